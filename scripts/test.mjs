@@ -1,0 +1,30 @@
+// The whole suite: lint, typecheck, build and every package's tests through nx, then one summed
+// result line taken from the JSON report each vitest project writes to .nx-test-results/.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const resultsDir = join(root, ".nx-test-results");
+rmSync(resultsDir, { recursive: true, force: true });
+
+const nx = spawnSync("npx", ["nx", "run-many", "-t", "lint", "typecheck", "build", "test", "--outputStyle=stream"], {
+  cwd: root,
+  stdio: "inherit",
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync(resultsDir)) {
+  for (const file of readdirSync(resultsDir).filter((f) => f.endsWith(".json"))) {
+    const report = JSON.parse(readFileSync(join(resultsDir, file), "utf8"));
+    passed += report.numPassedTests ?? 0;
+    failed += report.numFailedTests ?? 0;
+    skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  }
+}
+// A task that failed before its tests ran (lint, typecheck, build) still fails the run.
+if (nx.status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
+process.exit(nx.status === 0 && failed === 0 ? 0 : 1);
