@@ -1,0 +1,136 @@
+import type { Status, StatusCause, StatusDetails } from "./api/types.js";
+
+/**
+ * Every failure this package reports. The API-level codes are the `reason`s of kube `Status`
+ * objects, so an error thrown anywhere below the HTTP layer turns into the Status a Kubernetes
+ * client expects without a translation table.
+ */
+export type ControlPlaneErrorCode =
+  | "BadRequest"
+  | "Unauthorized"
+  | "Forbidden"
+  | "NotFound"
+  | "MethodNotAllowed"
+  | "NotAcceptable"
+  | "AlreadyExists"
+  | "Conflict"
+  | "Gone"
+  | "Expired"
+  | "RequestEntityTooLarge"
+  | "UnsupportedMediaType"
+  | "Invalid"
+  | "TooManyRequests"
+  | "InternalError"
+  | "Timeout"
+  | "ServiceUnavailable";
+
+const HTTP_STATUS: Record<ControlPlaneErrorCode, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  NotAcceptable: 406,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Gone: 410,
+  Expired: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+  Timeout: 504,
+  ServiceUnavailable: 503,
+};
+
+export interface ControlPlaneErrorOptions {
+  details?: StatusDetails;
+  cause?: unknown;
+  /** Extra Status metadata, e.g. the "inconsistent continue" token of a 410 on a compacted list. */
+  continueToken?: string;
+}
+
+export class ControlPlaneError extends Error {
+  override readonly name = "ControlPlaneError";
+  readonly code: ControlPlaneErrorCode;
+  readonly details: StatusDetails | undefined;
+  readonly continueToken: string | undefined;
+
+  constructor(code: ControlPlaneErrorCode, message: string, options: ControlPlaneErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+    this.continueToken = options.continueToken;
+  }
+
+  /** The HTTP status code a client sees for this error. */
+  get httpStatus(): number {
+    return HTTP_STATUS[this.code];
+  }
+
+  /** The `kind: Status` body for this error. */
+  toStatus(): Status {
+    const status: Status = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: this.continueToken === undefined ? {} : { continue: this.continueToken },
+      status: "Failure",
+      message: this.message,
+      reason: this.code,
+      code: this.httpStatus,
+    };
+    if (this.details !== undefined) status.details = this.details;
+    return status;
+  }
+}
+
+/** Matches by name as well as class, so two copies of the package still recognise each other's errors. */
+export function isControlPlaneError(error: unknown): error is ControlPlaneError {
+  return error instanceof ControlPlaneError || (error instanceof Error && error.name === "ControlPlaneError" && "code" in error);
+}
+
+/** `configmaps "foo" not found` — the upstream wording for a missing object. */
+export function notFound(resource: GroupResource, name: string): ControlPlaneError {
+  return new ControlPlaneError("NotFound", `${qualifiedResource(resource)} "${name}" not found`, {
+    details: detailsFor(resource, name),
+  });
+}
+
+/** `configmaps "foo" already exists`. */
+export function alreadyExists(resource: GroupResource, name: string): ControlPlaneError {
+  return new ControlPlaneError("AlreadyExists", `${qualifiedResource(resource)} "${name}" already exists`, {
+    details: detailsFor(resource, name),
+  });
+}
+
+/** The optimistic-concurrency conflict a stale resourceVersion gets. */
+export function conflict(resource: GroupResource, name: string, why = "the object has been modified; please apply your changes to the latest version and try again"): ControlPlaneError {
+  return new ControlPlaneError("Conflict", `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`, {
+    details: detailsFor(resource, name),
+  });
+}
+
+/** 422 with one cause per field error, worded like apimachinery's `NewInvalid`. */
+export function invalid(resource: GroupResource & { kind: string }, name: string, causes: StatusCause[]): ControlPlaneError {
+  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ""}` : (c.message ?? ""))).join(", ");
+  const list = causes.length > 1 ? `[${summary}]` : summary;
+  return new ControlPlaneError("Invalid", `${resource.kind} "${name}" is invalid: ${list}`, {
+    details: { ...detailsFor(resource, name), kind: resource.kind, causes },
+  });
+}
+
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+function qualifiedResource({ group, resource }: GroupResource): string {
+  return group === "" ? resource : `${resource}.${group}`;
+}
+
+function detailsFor({ group, resource }: GroupResource, name: string): StatusDetails {
+  const details: StatusDetails = { name, kind: resource };
+  if (group !== "") details.group = group;
+  return details;
+}

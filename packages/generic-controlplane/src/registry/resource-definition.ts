@@ -1,0 +1,91 @@
+import type { KubeObject } from "../api/types.js";
+import type { JSONSchemaProps } from "../schema/types.js";
+
+/** One field-level validation failure, reported as a `StatusCause` of a 422 Invalid. */
+export interface FieldError {
+  type:
+    | "FieldValueRequired"
+    | "FieldValueInvalid"
+    | "FieldValueDuplicate"
+    | "FieldValueForbidden"
+    | "FieldValueNotSupported"
+    | "FieldValueTooLong"
+    | "FieldValueTooMany"
+    | "FieldValueTypeInvalid";
+  /** JSON path in Go field-path notation, e.g. `metadata.name`, `data[foo bar]`, `spec.containers[0].name`. */
+  field: string;
+  /** The human-readable rule, e.g. `a valid config key must consist of alphanumeric characters, '-', '_' or '.'`. */
+  detail: string;
+  /** The offending value, quoted into the message like apimachinery does. */
+  value?: unknown;
+}
+
+/** A printer column of the Table (`kubectl get`) form of a resource. */
+export interface PrinterColumn<T extends KubeObject = KubeObject> {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  /** `name` marks the column kubectl treats as the object's name. */
+  format?: string;
+  description?: string;
+  /** 0 is always shown; > 0 only with `-o wide`. */
+  priority?: number;
+  /** The cell value; `date` columns return an RFC 3339 timestamp and are shown as an age. */
+  cell: (object: T) => unknown;
+}
+
+/**
+ * The hooks that give a resource type its behaviour, after k8s.io/apiserver's `RESTCreateStrategy`
+ * and `RESTUpdateStrategy`. Each hook receives a deep copy it may mutate.
+ */
+export interface ResourceStrategy<T extends KubeObject = KubeObject> {
+  /** Defaulting and normalisation before validation on create (e.g. secret type defaults to Opaque, stringData folds into data). */
+  prepareForCreate?(object: T): void;
+  /** Same on update; `old` is the stored object. */
+  prepareForUpdate?(object: T, old: T): void;
+  /** Type-specific validation on create. Object-meta rules are checked by the registry. */
+  validate?(object: T): FieldError[];
+  /** Type-specific validation on update, e.g. immutability. */
+  validateUpdate?(object: T, old: T): FieldError[];
+  /** Runs after every successful read from storage, e.g. to default fields added later. */
+  decorate?(object: T): void;
+}
+
+/**
+ * Everything the server needs to serve one resource type: its identity in discovery, its schema,
+ * its storage behaviour and its table form. Built-in resources and consumer-registered resources
+ * use the same definition.
+ */
+export interface ResourceDefinition<T extends KubeObject = KubeObject> {
+  /** API group; `""` is the core group served under `/api`. */
+  group: string;
+  version: string;
+  kind: string;
+  /** Defaults to `${kind}List`. */
+  listKind?: string;
+  /** Lower-case plural, the URL segment: `configmaps`. */
+  plural: string;
+  /** Lower-case singular: `configmap`. */
+  singular: string;
+  scope: "Namespaced" | "Cluster";
+  shortNames?: string[];
+  categories?: string[];
+  /**
+   * OpenAPI v3 schema of the whole object. `metadata` may be left as `{ type: "object" }`: the
+   * server substitutes the ObjectMeta schema. Its `x-kubernetes-patch-*` extensions enable
+   * strategic merge patch; a resource without a schema answers strategic merge with 415.
+   */
+  schema?: JSONSchemaProps;
+  /** Rule for `metadata.name`: DNS-1123 subdomain (default), DNS-1123 label, or any path segment. */
+  nameRule?: "DNS1123Subdomain" | "DNS1123Label" | "PathSegment";
+  /** A `/status` subresource: the main resource ignores status changes and `/status` ignores everything but status. */
+  statusSubresource?: boolean;
+  /** Bump `metadata.generation` when anything but metadata and status changes (CRD-style resources). */
+  tracksGeneration?: boolean;
+  /** Extra verbs beyond the standard set (e.g. a `finalize` subresource is declared by the resource's own handler). */
+  verbs?: string[];
+  /** Columns after NAME (NAME and AGE are the default when none are given). */
+  printerColumns?: PrinterColumn<T>[];
+  /** Field selector labels beyond `metadata.name` and `metadata.namespace`, e.g. `type` for secrets. */
+  fieldSelectors?: Record<string, (object: T) => string | undefined>;
+  strategy?: ResourceStrategy<T>;
+}

@@ -1,0 +1,81 @@
+/**
+ * The revisioned key-value contract every storage backend implements. It is shaped after etcd v3:
+ * one global, monotonically increasing revision; every write creates a new revision; reads can be
+ * served at a past revision until it is compacted; watches replay history after a revision.
+ *
+ * Keys follow kube-apiserver: `/registry/<group>/<resource>/[<namespace>/]<name>` (the core group
+ * is written without a group segment: `/registry/configmaps/default/foo`). Values are opaque
+ * strings (the registry stores JSON).
+ *
+ * Failures are `ControlPlaneError`s: `AlreadyExists` (create of an existing key), `Conflict`
+ * (compare-and-swap on a stale revision), `NotFound` (update/delete of a missing key), `Expired`
+ * (a read or watch below the compacted revision), `ServiceUnavailable` (backend closed).
+ */
+
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** Revision at which the key was (last) created. */
+  createRevision: number;
+  /** Revision of the last write to the key; this is the object's resourceVersion. */
+  modRevision: number;
+}
+
+export interface ListOptions {
+  /** Return at most this many items; 0 or unset means no limit. */
+  limit?: number;
+  /** Start strictly after this key (for paging with limit/continue). */
+  startAfter?: string;
+  /** Read the state as of this revision; 0 or unset means the current revision. */
+  revision?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. A continuation reads at the same revision. */
+  revision: number;
+  /** Number of keys under the prefix after the returned page, at `revision`. */
+  remaining: number;
+}
+
+export type StorageEvent =
+  | { type: "put"; kv: KeyValue; prev: KeyValue | undefined }
+  /** `kv.modRevision` is the revision of the delete; `kv.value` is the last value. */
+  | { type: "delete"; kv: KeyValue; prev: KeyValue };
+
+export interface WatchOptions {
+  /** Deliver every event with revision > afterRevision, replaying history first. */
+  afterRevision: number;
+  /** Called with events in revision order. Batches never reorder. */
+  onEvents: (events: StorageEvent[]) => void;
+  /** Called once if the watch ends for a reason other than `stop()` (e.g. compaction overtook it, backend closed). */
+  onError?: (error: Error) => void;
+}
+
+export interface StorageWatch {
+  stop(): void;
+}
+
+export interface Storage {
+  /** Current value of a key, or at `revision` when given. */
+  get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined>;
+  /** Keys under `prefix` in key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /** Number of live keys under `prefix`. */
+  count(prefix: string): Promise<number>;
+  /** Create; fails with AlreadyExists when the key exists. */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Compare-and-swap on the key's modRevision; fails with Conflict or NotFound. */
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  /** Delete; with `expectedModRevision` only if unchanged. Returns the deleted entry with the delete revision as modRevision. */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /** Watch a prefix from a revision. Rejects with Expired when `afterRevision` is below the compacted revision. */
+  watch(prefix: string, options: WatchOptions): Promise<StorageWatch>;
+  /** The latest revision. */
+  currentRevision(): Promise<number>;
+  /** The revision below which history is gone (0 when nothing was compacted). */
+  compactedRevision(): Promise<number>;
+  /** Discard history at or below `revision` (never the latest value of a live key). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
