@@ -1,0 +1,101 @@
+import type { DeleteOptions, KubeList, KubeObject, WatchEvent } from "../api/types.js";
+import type { ResourceDefinition } from "./resource-definition.js";
+
+/** Who is asking, and how: carried from the HTTP layer into storage and admission. */
+export interface RequestOptions {
+  /** `dryRun=All`: run every step, persist nothing. */
+  dryRun?: boolean;
+  /** Recorded in `metadata.managedFields`. */
+  fieldManager?: string;
+  /** Which subresource is written: the main resource or `status`. */
+  subresource?: "" | "status";
+}
+
+export interface ListRequest {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  /** Unset: most recent; `"0"`: any state; otherwise as per `resourceVersionMatch`. */
+  resourceVersion?: string;
+  resourceVersionMatch?: "Exact" | "NotOlderThan";
+}
+
+export interface WatchRequest {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Unset or `"0"`: synthetic ADDED events for the current state first; otherwise only later events. */
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** WatchList: initial ADDED events then a BOOKMARK annotated `k8s.io/initial-events-end`. */
+  sendInitialEvents?: boolean;
+  /** Interval between progress BOOKMARKs when bookmarks are allowed. */
+  bookmarkIntervalMs?: number;
+}
+
+export interface ResourceWatch {
+  stop(): void;
+}
+
+export interface DeleteResult {
+  /** The object as deleted, or as it now stands with `deletionTimestamp` when finalizers hold it. */
+  object: KubeObject;
+  /** False when finalizers keep the object (the response is then 200 with the object). */
+  deleted: boolean;
+}
+
+/**
+ * Generic REST storage for one resource type (k8s.io/apiserver's `registry/generic/registry.Store`):
+ * metadata rules, strategy hooks, optimistic concurrency, selectors, paging and watch. Namespace
+ * is `undefined` for cluster-scoped resources and for cluster-wide list/watch of namespaced ones.
+ */
+export interface ResourceStore {
+  readonly definition: ResourceDefinition;
+  get(namespace: string | undefined, name: string): Promise<KubeObject>;
+  list(namespace: string | undefined, request?: ListRequest): Promise<KubeList>;
+  watch(
+    namespace: string | undefined,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent) => void,
+    onClose?: (error?: Error) => void,
+  ): Promise<ResourceWatch>;
+  create(namespace: string | undefined, object: KubeObject, options?: RequestOptions): Promise<KubeObject>;
+  /** PUT: a stale `metadata.resourceVersion` fails with Conflict; an empty one is unconditional. */
+  update(namespace: string | undefined, name: string, object: KubeObject, options?: RequestOptions): Promise<KubeObject>;
+  /**
+   * Read-modify-write with retry on conflict (used by PATCH): `mutate` gets the current object and
+   * returns the desired one. A resourceVersion set by `mutate` is a precondition.
+   */
+  guaranteedUpdate(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options?: RequestOptions,
+  ): Promise<KubeObject>;
+  delete(namespace: string | undefined, name: string, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<DeleteResult>;
+  deleteCollection(
+    namespace: string | undefined,
+    request: ListRequest,
+    deleteOptions?: DeleteOptions,
+    options?: RequestOptions,
+  ): Promise<KubeList>;
+}
+
+/** What admission sees of a request; the seam for NamespaceLifecycle and, later, webhooks. */
+export interface AdmissionAttributes {
+  operation: "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
+  definition: ResourceDefinition;
+  namespace: string | undefined;
+  name: string;
+  subresource: string;
+  object: KubeObject | undefined;
+  oldObject: KubeObject | undefined;
+  dryRun: boolean;
+}
+
+/** Admission plugins run in order; mutating ones may change `attributes.object`, any may throw a ControlPlaneError. */
+export interface AdmissionPlugin {
+  name: string;
+  admit?(attributes: AdmissionAttributes): Promise<void> | void;
+  validate?(attributes: AdmissionAttributes): Promise<void> | void;
+}
