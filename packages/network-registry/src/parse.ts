@@ -1,0 +1,376 @@
+import ipaddr from "ipaddr.js";
+import { IPAddress } from "./address.js";
+import { NetworkRegistryError, type ParseRule } from "./errors.js";
+import { Prefix } from "./prefix.js";
+import { wordMask } from "./words.js";
+
+/*
+ * Strict parsing in two layers. The fast path is a scanner that accepts only canonical text
+ * (four-part decimal IPv4 without leading zeros; RFC 5952 IPv6) and builds words directly.
+ * Anything it refuses goes to the diagnosis path, which names the broken rule and uses
+ * ipaddr.js's lenient reading to propose the fix (the same fix-ups Kubernetes allows on update).
+ */
+
+let out0 = 0;
+let out1 = 0;
+let out2 = 0;
+let out3 = 0;
+const groups = new Int32Array(8);
+
+/** Scan canonical IPv4 in text[start, end); result in out0. */
+function scanIPv4(text: string, start: number, end: number): boolean {
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  let leadingZero = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (leadingZero) return false;
+      if (digits === 0 && c === 48) leadingZero = true;
+      part = part * 10 + (c - 48);
+      if (++digits > 3) return false;
+    } else if (c === 46) {
+      if (digits === 0 || part > 255 || ++dots > 3) return false;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      leadingZero = false;
+    } else {
+      return false;
+    }
+  }
+  if (digits === 0 || part > 255 || dots !== 3) return false;
+  out0 = value * 256 + part;
+  return true;
+}
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1; // upper case is not canonical
+}
+
+/** Scan RFC 5952 IPv6 in text[start, end); result in out0..out3. */
+function scanIPv6(text: string, start: number, end: number): boolean {
+  let i = start;
+  let count = 0;
+  let compressedAt = -1;
+  if (end - start < 2) return false;
+  if (text.charCodeAt(i) === 58) {
+    if (text.charCodeAt(i + 1) !== 58) return false;
+    compressedAt = 0;
+    i += 2;
+  }
+  while (i < end) {
+    let value = 0;
+    let digits = 0;
+    const firstDigit = text.charCodeAt(i);
+    while (i < end) {
+      const h = hexValue(text.charCodeAt(i));
+      if (h < 0) break;
+      value = value * 16 + h;
+      digits++;
+      i++;
+    }
+    if (digits === 0 || digits > 4 || (digits > 1 && firstDigit === 48) || count === 8) return false;
+    groups[count++] = value;
+    if (i === end) break;
+    if (text.charCodeAt(i) !== 58) return false;
+    i++;
+    if (i < end && text.charCodeAt(i) === 58) {
+      if (compressedAt >= 0) return false;
+      compressedAt = count;
+      i++;
+    } else if (i === end) {
+      return false;
+    }
+  }
+  if (compressedAt < 0 ? count !== 8 : count > 6) return false;
+  // Expand `::` in place, from the end.
+  if (compressedAt >= 0) {
+    const tail = count - compressedAt;
+    for (let k = 0; k < tail; k++) groups[7 - k] = groups[count - 1 - k]!;
+    for (let k = compressedAt; k < 8 - tail; k++) groups[k] = 0;
+  }
+  // RFC 5952: the compressed run must be the first longest run of two or more zero groups.
+  let bestStart = -1;
+  let bestLength = 1;
+  let runStart = -1;
+  for (let k = 0; k <= 8; k++) {
+    if (k < 8 && groups[k] === 0) {
+      if (runStart < 0) runStart = k;
+    } else if (runStart >= 0) {
+      if (k - runStart > bestLength) {
+        bestStart = runStart;
+        bestLength = k - runStart;
+      }
+      runStart = -1;
+    }
+  }
+  if (compressedAt < 0 ? bestStart >= 0 : bestStart !== compressedAt || bestLength !== 8 - count) return false;
+  out0 = ((groups[0]! << 16) | groups[1]!) >>> 0;
+  out1 = ((groups[2]! << 16) | groups[3]!) >>> 0;
+  out2 = ((groups[4]! << 16) | groups[5]!) >>> 0;
+  out3 = ((groups[6]! << 16) | groups[7]!) >>> 0;
+  // IPv4-mapped addresses are refused: the IPv4 form is the canonical one.
+  return !(out0 === 0 && out1 === 0 && out2 === 0xffff);
+}
+
+function hasColon(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === 58) return true;
+  return false;
+}
+
+/** Parse a canonical IP address. Throws `invalid-address` naming the broken rule and the fix. */
+export function parseAddress(text: string): IPAddress {
+  if (typeof text === "string") {
+    const end = text.length;
+    if (hasColon(text, 0, end)) {
+      if (scanIPv6(text, 0, end)) return new IPAddress(6, out0, out1, out2, out3);
+    } else if (scanIPv4(text, 0, end)) {
+      return new IPAddress(4, out0);
+    }
+  }
+  throw addressError(text);
+}
+
+/** Parse a canonical CIDR prefix. Throws `invalid-prefix` naming the broken rule and the fix. */
+export function parsePrefix(text: string): Prefix {
+  if (typeof text === "string") {
+    const slash = text.indexOf("/");
+    const end = text.length;
+    if (slash > 0 && slash < end - 1 && slash >= end - 4) {
+      let length = 0;
+      let ok = true;
+      for (let i = slash + 1; i < end; i++) {
+        const c = text.charCodeAt(i);
+        if (c < 48 || c > 57 || (i === slash + 1 && c === 48 && end - slash > 2)) {
+          ok = false;
+          break;
+        }
+        length = length * 10 + (c - 48);
+      }
+      if (ok) {
+        if (hasColon(text, 0, slash)) {
+          if (length <= 128 && scanIPv6(text, 0, slash) &&
+            ((out0 & ~wordMask(length, 0)) | (out1 & ~wordMask(length, 1)) | (out2 & ~wordMask(length, 2)) | (out3 & ~wordMask(length, 3))) === 0) {
+            return new Prefix(6, out0, out1, out2, out3, length);
+          }
+        } else if (length <= 32 && scanIPv4(text, 0, slash) && (out0 & ~wordMask(length, 0)) === 0) {
+          return new Prefix(4, out0, 0, 0, 0, length);
+        }
+      }
+    }
+  }
+  throw prefixError(text);
+}
+
+/** Parse text as a prefix, or as an address taken as a full-length prefix (`/32`, `/128`). */
+export function parsePrefixOrAddress(text: string): Prefix {
+  if (typeof text === "string" && !text.includes("/")) {
+    const address = parseAddress(text);
+    return Prefix.from(address, address.family === 4 ? 32 : 128);
+  }
+  return parsePrefix(text);
+}
+
+/** True when `text` is a canonical address. */
+export function isCanonicalAddress(text: string): boolean {
+  try {
+    parseAddress(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `text` is a canonical prefix. */
+export function isCanonicalPrefix(text: string): boolean {
+  try {
+    parsePrefix(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnosis path: only runs for invalid input.
+
+interface Problem {
+  rule: ParseRule;
+  reason: string;
+}
+
+/**
+ * The canonical form of a legacy or sloppy spelling, when its meaning is unambiguous enough to
+ * offer as a fix: `010.001.002.000/24` → `10.1.2.0/24`, `::ffff:192.168.0.0/112` → `192.168.0.0/16`,
+ * `1.2.3.4/24` → `1.2.3.0/24`, `2001:db8::/064` → `2001:db8::/64`. Undefined when there is none.
+ */
+export function fixPrefix(text: string): string | undefined {
+  if (typeof text !== "string") return undefined;
+  const slash = text.indexOf("/");
+  if (slash < 0) return undefined;
+  const lengthText = text.slice(slash + 1);
+  if (!/^\d+$/.test(lengthText)) return undefined;
+  let length = Number.parseInt(lengthText, 10);
+  const address = lenientAddress(text.slice(0, slash));
+  if (!address) return undefined;
+  let fixed = address.address;
+  if (address.mappedFrom6) {
+    if (length < 96) return undefined;
+    length -= 96;
+  }
+  if (length > (fixed.family === 4 ? 32 : 128)) return undefined;
+  return Prefix.from(fixed, length).toString();
+}
+
+/** The canonical form of a sloppy address spelling (see {@link fixPrefix}), or undefined. */
+export function fixAddress(text: string): string | undefined {
+  if (typeof text !== "string") return undefined;
+  return lenientAddress(text)?.address.toString();
+}
+
+function lenientAddress(text: string): { address: IPAddress; mappedFrom6: boolean } | undefined {
+  if (text.includes(":")) {
+    const noZone = text.split("%")[0] ?? "";
+    let hexForm = noZone;
+    const lastColon = noZone.lastIndexOf(":");
+    const tail = noZone.slice(lastColon + 1);
+    if (tail.includes(".")) {
+      const v4 = lenientIPv4(tail);
+      if (v4 === undefined) return undefined;
+      hexForm = `${noZone.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+    }
+    if (!ipaddr.IPv6.isValid(hexForm)) return undefined;
+    const parts = ipaddr.IPv6.parse(hexForm).parts;
+    const w = [0, 2, 4, 6].map((k) => (((parts[k] ?? 0) << 16) | (parts[k + 1] ?? 0)) >>> 0) as [number, number, number, number];
+    const mapped = w[0] === 0 && w[1] === 0 && (w[2] === 0xffff || (w[2] === 0 && tail.includes(".")));
+    if (mapped) return { address: new IPAddress(4, w[3]), mappedFrom6: true };
+    return { address: new IPAddress(6, ...w), mappedFrom6: false };
+  }
+  const v4 = lenientIPv4(text);
+  return v4 === undefined ? undefined : { address: new IPAddress(4, v4), mappedFrom6: false };
+}
+
+/** Reads leading zeros as decimal (as Kubernetes' fix-ups do) and hex parts as hex; 1–3 parts classfully. */
+function lenientIPv4(text: string): number | undefined {
+  const parts = text.split(".");
+  if (parts.length < 1 || parts.length > 4) return undefined;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (/^0x[0-9a-f]+$/i.test(part)) values.push(Number.parseInt(part.slice(2), 16));
+    else if (/^\d+$/.test(part)) values.push(Number.parseInt(part, 10));
+    else return undefined;
+  }
+  if (values.length === 4) {
+    if (values.some((v) => v > 255)) return undefined;
+    return ((values[0]! << 24) | (values[1]! << 16) | (values[2]! << 8) | values[3]!) >>> 0;
+  }
+  // Classful 1–3 part forms: the last part fills the remaining bytes (what inet_aton does).
+  const head = values.slice(0, -1);
+  const last = values[values.length - 1]!;
+  if (head.some((v) => v > 255) || last >= 2 ** (8 * (4 - head.length))) return undefined;
+  let value = 0;
+  for (const v of head) value = value * 256 + v;
+  return (value * 2 ** (8 * (4 - head.length)) + last) >>> 0;
+}
+
+function diagnoseIPv4(text: string): Problem {
+  if (text === "") return { rule: "syntax", reason: "it is empty" };
+  const parts = text.split(".");
+  if (parts.some((p) => /^0x/i.test(p))) return { rule: "not-decimal", reason: "hexadecimal parts are not allowed; write each octet in decimal" };
+  if (parts.some((p) => !/^\d+$/.test(p))) return { rule: "syntax", reason: "expected four decimal octets separated by dots" };
+  if (parts.length !== 4) {
+    return { rule: "not-four-parts", reason: `it has ${parts.length} part${parts.length === 1 ? "" : "s"}; only the four-part dotted-decimal form is allowed` };
+  }
+  const zeroed = parts.find((p) => p.length > 1 && p.startsWith("0"));
+  if (zeroed !== undefined) {
+    return { rule: "leading-zero", reason: `octet "${zeroed}" has a leading zero, which some parsers read as octal` };
+  }
+  const big = parts.find((p) => Number(p) > 255);
+  if (big !== undefined) return { rule: "octet-out-of-range", reason: `octet ${big} is larger than 255` };
+  return { rule: "syntax", reason: "expected four decimal octets separated by dots" };
+}
+
+function diagnoseIPv6(text: string): Problem {
+  if (text.includes("%")) return { rule: "zone-id", reason: "zone IDs (%…) are not allowed" };
+  const lenient = lenientAddress(text);
+  const lastColon = text.lastIndexOf(":");
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes(".")) {
+    const tailProblem = scanIPv4(tail, 0, tail.length) ? undefined : diagnoseIPv4(tail);
+    if (tailProblem) return { rule: tailProblem.rule, reason: `the embedded IPv4 part is invalid: ${tailProblem.reason}` };
+  }
+  if (!lenient) return { rule: "syntax", reason: "it is not an IPv6 address" };
+  if (lenient.mappedFrom6) {
+    return { rule: "ipv4-mapped", reason: "IPv4-mapped (and IPv4-compatible) IPv6 addresses are not allowed; use the IPv4 form" };
+  }
+  return { rule: "non-canonical", reason: "IPv6 must be written in RFC 5952 form (lower case, no leading zeros, longest zero run as ::)" };
+}
+
+function diagnoseAddress(text: string): Problem {
+  return text.includes(":") ? diagnoseIPv6(text) : diagnoseIPv4(text);
+}
+
+function withSuggestion(message: string, suggestion: string | undefined, original: string): string {
+  return suggestion !== undefined && suggestion !== original ? `${message}; did you mean ${suggestion}?` : message;
+}
+
+function addressError(input: unknown): NetworkRegistryError {
+  if (typeof input !== "string") {
+    return new NetworkRegistryError("invalid-address", `expected an IP address string, got ${typeof input}`, { rule: "syntax" });
+  }
+  const text = input;
+  if (text.includes("/")) {
+    return new NetworkRegistryError("invalid-address", `${text} is a prefix, not an address`, { rule: "syntax" });
+  }
+  const problem = diagnoseAddress(text);
+  const suggestion = fixAddress(text);
+  return new NetworkRegistryError(
+    "invalid-address",
+    withSuggestion(`${text} is not a valid IP address: ${problem.reason}`, suggestion, text),
+    { rule: problem.rule, ...(suggestion !== undefined && suggestion !== text ? { suggestion } : {}) },
+  );
+}
+
+function prefixError(input: unknown): NetworkRegistryError {
+  if (typeof input !== "string") {
+    return new NetworkRegistryError("invalid-prefix", `expected a CIDR prefix string, got ${typeof input}`, { rule: "syntax" });
+  }
+  const text = input;
+  const suggestion = fixPrefix(text);
+  const fail = (rule: ParseRule, message: string, fix = suggestion): NetworkRegistryError =>
+    new NetworkRegistryError("invalid-prefix", withSuggestion(message, fix, text), {
+      rule,
+      ...(fix !== undefined && fix !== text ? { suggestion: fix } : {}),
+    });
+  const slash = text.indexOf("/");
+  if (slash < 0) {
+    const address = fixAddress(text);
+    const full = address === undefined ? undefined : `${address}/${address.includes(":") ? 128 : 32}`;
+    return fail("missing-length", `${text} has no prefix length`, full);
+  }
+  const addressText = text.slice(0, slash);
+  const lengthText = text.slice(slash + 1);
+  const addressOk = addressText.includes(":") ? scanIPv6(addressText, 0, addressText.length) : scanIPv4(addressText, 0, addressText.length);
+  if (!addressOk) {
+    const problem = diagnoseAddress(addressText);
+    return fail(problem.rule, `${text} is not a valid prefix: ${problem.reason}`);
+  }
+  const family = addressText.includes(":") ? 6 : 4;
+  const maxLength = family === 4 ? 32 : 128;
+  if (!/^\d+$/.test(lengthText)) {
+    return fail("syntax", `${text} is not a valid prefix: the length must be decimal digits only`);
+  }
+  if (lengthText.length > 1 && lengthText.startsWith("0")) {
+    return fail("leading-zero", `${text} is not a valid prefix: the length "${lengthText}" has a leading zero`);
+  }
+  const length = Number.parseInt(lengthText, 10);
+  if (length > maxLength) {
+    return fail("length-out-of-range", `${text} is not a valid prefix: the length must be 0..${maxLength} for IPv${family}`);
+  }
+  return fail("host-bits-set", `${text} has host bits set`);
+}
