@@ -31,6 +31,8 @@ export type {
   StorageWatch,
   WatchOptions,
 } from "./storage/types.js";
+export { createMemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
+export type { CompactionOptions } from "./storage/compactor.js";
 export type { JSONSchemaProps } from "./schema/types.js";
 export type {
   FieldError,

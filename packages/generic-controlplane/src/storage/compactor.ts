@@ -1,0 +1,43 @@
+/** How a backend compacts itself; kine's defaults (every 5 minutes, keep at least 1,000 revisions). */
+export interface CompactionOptions {
+  /** Milliseconds between automatic compactions; 0 turns them off. Default 300000. */
+  compactInterval?: number;
+  /** Revisions automatic compaction keeps below the current one. Default 1000. */
+  minRetainRevisions?: number;
+}
+
+export const DEFAULT_COMPACT_INTERVAL = 300_000;
+export const DEFAULT_MIN_RETAIN_REVISIONS = 1000;
+
+interface Compactable {
+  currentRevision(): Promise<number>;
+  compactedRevision(): Promise<number>;
+  compact(revision: number): Promise<void>;
+}
+
+/** Starts the periodic compaction; the returned function stops it. The timer never keeps the process alive. */
+export function startCompactor(storage: Compactable, options: CompactionOptions): () => void {
+  const interval = options.compactInterval ?? DEFAULT_COMPACT_INTERVAL;
+  const retain = options.minRetainRevisions ?? DEFAULT_MIN_RETAIN_REVISIONS;
+  if (!Number.isFinite(interval) || interval <= 0) return () => {};
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void compactOnce(storage, retain)
+      .catch(() => {
+        // A failed round (e.g. the backend closed meanwhile) is retried on the next tick.
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, interval);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Compacts up to `current - retain`, when that moves the compacted revision forward. */
+export async function compactOnce(storage: Compactable, retain: number): Promise<void> {
+  const target = (await storage.currentRevision()) - retain;
+  if (target > (await storage.compactedRevision())) await storage.compact(target);
+}

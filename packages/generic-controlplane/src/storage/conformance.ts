@@ -1,0 +1,440 @@
+/**
+ * The behaviour every Storage backend must show, as a vitest suite. Backend test files call
+ * `runStorageConformance("name", factory)`; this module is imported only by tests.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { isControlPlaneError, type ControlPlaneErrorCode } from "../errors.js";
+import type { Storage, StorageEvent, StorageWatch } from "./types.js";
+
+export type StorageFactory = () => Storage | Promise<Storage>;
+
+export async function expectCode(operation: Promise<unknown>, code: ControlPlaneErrorCode): Promise<void> {
+  const outcome = await operation.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (outcome.ok) throw new Error(`expected ${code}, got success ${JSON.stringify(outcome.value)}`);
+  expect(isControlPlaneError(outcome.error), String(outcome.error)).toBe(true);
+  expect((outcome.error as { code: string }).code).toBe(code);
+}
+
+/** Resolves once `condition` holds, polling across macrotasks (watch delivery is asynchronous). */
+export async function eventually(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+interface Recorder {
+  events: StorageEvent[];
+  batches: number;
+  errors: Error[];
+  watch: StorageWatch;
+}
+
+async function record(storage: Storage, prefix: string, afterRevision: number): Promise<Recorder> {
+  const recorder: Omit<Recorder, "watch"> = { events: [], batches: 0, errors: [] };
+  const watch = await storage.watch(prefix, {
+    afterRevision,
+    onEvents: (events) => {
+      recorder.batches++;
+      recorder.events.push(...events);
+    },
+    onError: (error) => recorder.errors.push(error),
+  });
+  return Object.assign(recorder, { watch });
+}
+
+function summary(events: StorageEvent[]): string[] {
+  return events.map((e) => `${e.type} ${e.kv.key}=${e.kv.value}@${e.kv.modRevision}`);
+}
+
+export function runStorageConformance(name: string, factory: StorageFactory): void {
+  describe(`Storage conformance: ${name}`, () => {
+    const opened: Storage[] = [];
+    async function open(): Promise<Storage> {
+      const storage = await factory();
+      opened.push(storage);
+      return storage;
+    }
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+
+    describe("create and get", () => {
+      it("assigns one new revision per write and reports it on the key", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const a = await s.create("/registry/configmaps/ns/a", "A");
+        const b = await s.create("/registry/configmaps/ns/b", "B");
+        expect(a).toEqual({ key: "/registry/configmaps/ns/a", value: "A", createRevision: start + 1, modRevision: start + 1 });
+        expect(b.modRevision).toBe(start + 2);
+        expect(await s.currentRevision()).toBe(start + 2);
+        expect(await s.get("/registry/configmaps/ns/a")).toEqual(a);
+        expect(await s.get("/registry/configmaps/ns/missing")).toBeUndefined();
+      });
+
+      it("fails with AlreadyExists for a live key and does not spend a revision", async () => {
+        const s = await open();
+        await s.create("/k/x", "1");
+        const revision = await s.currentRevision();
+        await expectCode(s.create("/k/x", "2"), "AlreadyExists");
+        expect(await s.currentRevision()).toBe(revision);
+        expect((await s.get("/k/x"))?.value).toBe("1");
+      });
+
+      it("allows creating a deleted key again with a new createRevision", async () => {
+        const s = await open();
+        const first = await s.create("/k/x", "1");
+        await s.delete("/k/x");
+        const second = await s.create("/k/x", "2");
+        expect(second.createRevision).toBeGreaterThan(first.createRevision);
+        expect(second.createRevision).toBe(second.modRevision);
+        expect(await s.get("/k/x")).toEqual(second);
+      });
+
+      it("stores values byte for byte, including unicode and large values", async () => {
+        const s = await open();
+        const value = JSON.stringify({ data: { emoji: "✓ ünïcødé 🚀", nul: "a\u0000b", big: "x".repeat(1 << 20) } });
+        await s.create("/k/big", value);
+        expect((await s.get("/k/big"))?.value).toBe(value);
+      });
+    });
+
+    describe("update", () => {
+      it("swaps when the expected revision matches and keeps createRevision", async () => {
+        const s = await open();
+        const created = await s.create("/k/x", "1");
+        const updated = await s.update("/k/x", "2", created.modRevision);
+        expect(updated).toEqual({ key: "/k/x", value: "2", createRevision: created.createRevision, modRevision: created.modRevision + 1 });
+        expect(await s.get("/k/x")).toEqual(updated);
+      });
+
+      it("fails with Conflict on a stale revision and leaves the value alone", async () => {
+        const s = await open();
+        const created = await s.create("/k/x", "1");
+        await s.update("/k/x", "2", created.modRevision);
+        await expectCode(s.update("/k/x", "3", created.modRevision), "Conflict");
+        expect((await s.get("/k/x"))?.value).toBe("2");
+      });
+
+      it("fails with NotFound for a missing or deleted key", async () => {
+        const s = await open();
+        await expectCode(s.update("/k/none", "1", 1), "NotFound");
+        const created = await s.create("/k/x", "1");
+        await s.delete("/k/x");
+        await expectCode(s.update("/k/x", "2", created.modRevision), "NotFound");
+      });
+    });
+
+    describe("delete", () => {
+      it("deletes unconditionally and returns the last value at the delete revision", async () => {
+        const s = await open();
+        const created = await s.create("/k/x", "v");
+        const deleted = await s.delete("/k/x");
+        expect(deleted).toEqual({ key: "/k/x", value: "v", createRevision: created.createRevision, modRevision: created.modRevision + 1 });
+        expect(await s.currentRevision()).toBe(deleted.modRevision);
+        expect(await s.get("/k/x")).toBeUndefined();
+      });
+
+      it("honours a precondition", async () => {
+        const s = await open();
+        const created = await s.create("/k/x", "1");
+        const updated = await s.update("/k/x", "2", created.modRevision);
+        await expectCode(s.delete("/k/x", created.modRevision), "Conflict");
+        expect((await s.get("/k/x"))?.value).toBe("2");
+        const deleted = await s.delete("/k/x", updated.modRevision);
+        expect(deleted.value).toBe("2");
+      });
+
+      it("fails with NotFound for a missing key or a second delete", async () => {
+        const s = await open();
+        await expectCode(s.delete("/k/none"), "NotFound");
+        await s.create("/k/x", "1");
+        await s.delete("/k/x");
+        await expectCode(s.delete("/k/x"), "NotFound");
+      });
+    });
+
+    describe("reads at a past revision", () => {
+      it("returns each key's state as of that revision", async () => {
+        const s = await open();
+        await s.create("/before/x", "0"); // so that v1.modRevision - 1 is a real revision, not "current"
+        const v1 = await s.create("/k/x", "1");
+        const other = await s.create("/k/y", "y");
+        const v2 = await s.update("/k/x", "2", v1.modRevision);
+        const gone = await s.delete("/k/x");
+        const v3 = await s.create("/k/x", "3");
+        expect(await s.get("/k/x", { revision: v1.modRevision - 1 })).toBeUndefined();
+        expect(await s.get("/k/x", { revision: v1.modRevision })).toEqual(v1);
+        expect(await s.get("/k/x", { revision: other.modRevision })).toEqual(v1);
+        expect(await s.get("/k/x", { revision: v2.modRevision })).toEqual(v2);
+        expect(await s.get("/k/x", { revision: gone.modRevision })).toBeUndefined();
+        expect(await s.get("/k/x", { revision: v3.modRevision })).toEqual(v3);
+        expect(await s.get("/k/x", { revision: 0 })).toEqual(v3);
+        const listed = await s.list("/k", { revision: v2.modRevision });
+        expect(listed.revision).toBe(v2.modRevision);
+        expect(listed.items).toEqual([v2, other]);
+        expect((await s.list("/k", { revision: gone.modRevision })).items).toEqual([other]);
+      });
+
+      it("rejects a revision it has not reached with Timeout (ResourceVersionTooLarge)", async () => {
+        const s = await open();
+        await s.create("/k/x", "1");
+        const revision = await s.currentRevision();
+        await expectCode(s.get("/k/x", { revision: revision + 1 }), "Timeout");
+        await expectCode(s.list("/k", { revision: revision + 5 }), "Timeout");
+      });
+    });
+
+    describe("list", () => {
+      it("lists keys under a directory in key order, isolated from sibling prefixes", async () => {
+        const s = await open();
+        for (const key of ["/a/bc/1", "/a/b/2", "/a/b", "/a/b/1", "/a/b/sub/3", "/a/a/0", "/a/b0"]) await s.create(key, key);
+        const forB = await s.list("/a/b");
+        expect(forB.items.map((kv) => kv.key)).toEqual(["/a/b/1", "/a/b/2", "/a/b/sub/3"]);
+        expect(forB.remaining).toBe(0);
+        expect(forB.revision).toBe(await s.currentRevision());
+        expect((await s.list("/a/b/")).items.map((kv) => kv.key)).toEqual(["/a/b/1", "/a/b/2", "/a/b/sub/3"]);
+        expect((await s.list("/a/bc")).items.map((kv) => kv.key)).toEqual(["/a/bc/1"]);
+        expect((await s.list("/a")).items).toHaveLength(7);
+        expect((await s.list("/nothing")).items).toEqual([]);
+        expect(await s.count("/a/b")).toBe(3);
+        expect(await s.count("/a")).toBe(7);
+      });
+
+      it("omits deleted keys and counts only live ones", async () => {
+        const s = await open();
+        await s.create("/p/1", "1");
+        await s.create("/p/2", "2");
+        await s.create("/p/3", "3");
+        await s.delete("/p/2");
+        expect((await s.list("/p")).items.map((kv) => kv.value)).toEqual(["1", "3"]);
+        expect(await s.count("/p")).toBe(2);
+      });
+
+      it("pages with limit and startAfter at a fixed revision while writes continue", async () => {
+        const s = await open();
+        const keys = Array.from({ length: 10 }, (_, i) => `/p/item-${String(i).padStart(2, "0")}`);
+        for (const key of keys) await s.create(key, `v1 ${key}`);
+        const first = await s.list("/p", { limit: 4 });
+        expect(first.items.map((kv) => kv.key)).toEqual(keys.slice(0, 4));
+        expect(first.remaining).toBe(6);
+        // Writes between pages must not show up in the pages of this list.
+        await s.create("/p/item-05a", "new");
+        await s.create("/p/item-99", "new");
+        await s.delete(keys[6]!);
+        const current = await s.get(keys[7]!);
+        await s.update(keys[7]!, "v2", current!.modRevision);
+        const second = await s.list("/p", { limit: 4, startAfter: first.items.at(-1)!.key, revision: first.revision });
+        expect(second.revision).toBe(first.revision);
+        expect(second.items.map((kv) => kv.key)).toEqual(keys.slice(4, 8));
+        expect(second.items.map((kv) => kv.value)).toEqual(keys.slice(4, 8).map((k) => `v1 ${k}`));
+        expect(second.remaining).toBe(2);
+        const third = await s.list("/p", { limit: 4, startAfter: second.items.at(-1)!.key, revision: first.revision });
+        expect(third.items.map((kv) => kv.key)).toEqual(keys.slice(8));
+        expect(third.remaining).toBe(0);
+        const now = await s.list("/p");
+        expect(now.items.map((kv) => kv.key)).toEqual([...keys.slice(0, 5), "/p/item-05a", keys[5]!, ...keys.slice(7), "/p/item-99"].sort());
+      });
+
+      it("treats limit 0 as unlimited and a startAfter past the prefix as the end", async () => {
+        const s = await open();
+        await s.create("/p/a", "a");
+        await s.create("/p/b", "b");
+        await s.create("/q/a", "q");
+        expect((await s.list("/p", { limit: 0 })).items).toHaveLength(2);
+        expect((await s.list("/p", { startAfter: "/p/b" })).items).toEqual([]);
+        expect((await s.list("/p", { startAfter: "/a" })).items).toHaveLength(2);
+        expect((await s.list("/p", { startAfter: "/p/a" })).items.map((kv) => kv.key)).toEqual(["/p/b"]);
+        const exact = await s.list("/p", { limit: 2 });
+        expect(exact.items).toHaveLength(2);
+        expect(exact.remaining).toBe(0);
+      });
+    });
+
+    describe("watch", () => {
+      it("replays history after a revision, then delivers live events in revision order", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const a = await s.create("/w/a", "1");
+        const a2 = await s.update("/w/a", "2", a.modRevision);
+        await s.create("/other/x", "x");
+        const deleted = await s.delete("/w/a");
+        const recorder = await record(s, "/w", start);
+        await eventually(() => recorder.events.length === 3);
+        expect(recorder.events[0]).toEqual({ type: "put", kv: a, prev: undefined });
+        expect(recorder.events[1]).toEqual({ type: "put", kv: a2, prev: a });
+        expect(recorder.events[2]).toEqual({ type: "delete", kv: deleted, prev: a2 });
+        const b = await s.create("/w/b", "b");
+        await s.create("/other/y", "y");
+        const b2 = await s.update("/w/b", "b2", b.modRevision);
+        await eventually(() => recorder.events.length === 5);
+        expect(recorder.events.slice(3)).toEqual([
+          { type: "put", kv: b, prev: undefined },
+          { type: "put", kv: b2, prev: b },
+        ]);
+        expect(recorder.errors).toEqual([]);
+      });
+
+      it("from the current revision delivers only new events", async () => {
+        const s = await open();
+        await s.create("/w/old", "old");
+        const recorder = await record(s, "/w", await s.currentRevision());
+        const created = await s.create("/w/new", "new");
+        await eventually(() => recorder.events.length >= 1);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(summary(recorder.events)).toEqual([`put /w/new=new@${created.modRevision}`]);
+      });
+
+      it("isolates sibling prefixes", async () => {
+        const s = await open();
+        const recorder = await record(s, "/a/b", await s.currentRevision());
+        await s.create("/a/bc/1", "no");
+        await s.create("/a/b", "no");
+        const yes = await s.create("/a/b/1", "yes");
+        const deep = await s.create("/a/b/c/d", "deep");
+        await eventually(() => recorder.events.length >= 2);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(recorder.events.map((e) => e.kv)).toEqual([yes, deep]);
+      });
+
+      it("gives every watcher every event exactly once, contiguous and ordered, under a write burst", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const early = await record(s, "/burst", start);
+        const writes: Promise<unknown>[] = [];
+        for (let i = 0; i < 200; i++) writes.push(s.create(`/burst/${i}`, String(i)));
+        const late = await record(s, "/burst", start);
+        await Promise.all(writes);
+        const end = await s.currentRevision();
+        for (const recorder of [early, late]) {
+          await eventually(() => recorder.events.length === 200);
+          const revisions = recorder.events.map((e) => e.kv.modRevision);
+          expect(revisions).toEqual(Array.from({ length: 200 }, (_, i) => start + 1 + i));
+        }
+        expect(end).toBe(start + 200);
+      });
+
+      it("stops delivering after stop()", async () => {
+        const s = await open();
+        const recorder = await record(s, "/w", await s.currentRevision());
+        await s.create("/w/1", "1");
+        await eventually(() => recorder.events.length === 1);
+        recorder.watch.stop();
+        recorder.watch.stop();
+        await s.create("/w/2", "2");
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(recorder.events).toHaveLength(1);
+        expect(recorder.errors).toEqual([]);
+      });
+
+      it("starts after a future revision without replaying what comes before it", async () => {
+        const s = await open();
+        const now = await s.currentRevision();
+        const recorder = await record(s, "/w", now + 2);
+        await s.create("/w/1", "1");
+        await s.create("/w/2", "2");
+        const third = await s.create("/w/3", "3");
+        await eventually(() => recorder.events.length >= 1);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(recorder.events.map((e) => e.kv)).toEqual([third]);
+      });
+    });
+
+    describe("compaction", () => {
+      it("keeps the state at the compacted revision and rejects older reads and watches with Expired", async () => {
+        const s = await open();
+        expect(await s.compactedRevision()).toBe(0);
+        const stable = await s.create("/c/stable", "kept");
+        const x1 = await s.create("/c/x", "1");
+        const x2 = await s.update("/c/x", "2", x1.modRevision);
+        const gone = await s.create("/c/gone", "g");
+        await s.delete("/c/gone");
+        const target = await s.currentRevision();
+        const x3 = await s.update("/c/x", "3", x2.modRevision);
+        await s.compact(target);
+        expect(await s.compactedRevision()).toBe(target);
+        await expectCode(s.get("/c/x", { revision: target - 1 }), "Expired");
+        await expectCode(s.list("/c", { revision: x1.modRevision }), "Expired");
+        await expectCode(s.watch("/c", { afterRevision: gone.modRevision, onEvents: () => {} }), "Expired");
+        expect(await s.get("/c/x", { revision: target })).toEqual(x2);
+        expect(await s.get("/c/gone", { revision: target })).toBeUndefined();
+        expect((await s.list("/c", { revision: target })).items).toEqual([stable, x2]);
+        expect((await s.list("/c")).items).toEqual([stable, x3]);
+        const recorder = await record(s, "/c", target);
+        await eventually(() => recorder.events.length === 1);
+        expect(recorder.events[0]).toEqual({ type: "put", kv: x3, prev: x2 });
+        // Moving backwards or compacting again is a no-op.
+        await s.compact(target - 2);
+        await s.compact(target);
+        expect(await s.compactedRevision()).toBe(target);
+        // Writes continue with the same revision sequence.
+        expect((await s.create("/c/after", "a")).modRevision).toBe(x3.modRevision + 1);
+      });
+
+      it("never loses the latest value of a live key, whatever the revision", async () => {
+        const s = await open();
+        const kv = await s.create("/c/only", "v");
+        for (let i = 0; i < 5; i++) await s.create(`/c/n${i}`, "n");
+        await s.compact(await s.currentRevision());
+        expect(await s.get("/c/only")).toEqual(kv);
+        expect(await s.count("/c")).toBe(6);
+        const updated = await s.update("/c/only", "w", kv.modRevision);
+        expect(updated.createRevision).toBe(kv.createRevision);
+      });
+    });
+
+    describe("concurrent writers", () => {
+      it("lets exactly one of many compare-and-swaps on the same revision win", async () => {
+        const s = await open();
+        const created = await s.create("/cc/x", "0");
+        const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => s.update("/cc/x", `w${i}`, created.modRevision)));
+        const winners = outcomes.filter((o) => o.status === "fulfilled");
+        expect(winners).toHaveLength(1);
+        for (const o of outcomes) if (o.status === "rejected") expect((o.reason as { code: string }).code).toBe("Conflict");
+        expect((await s.get("/cc/x"))?.value).toBe((winners[0] as PromiseFulfilledResult<{ value: string }>).value.value);
+      });
+
+      it("lets exactly one of many creates of the same key win", async () => {
+        const s = await open();
+        const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => s.create("/cc/same", `w${i}`)));
+        expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+        expect(await s.count("/cc")).toBe(1);
+      });
+
+      it("gives concurrent creates of different keys distinct, gap-free revisions", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const created = await Promise.all(Array.from({ length: 100 }, (_, i) => s.create(`/cc/k${i}`, String(i))));
+        const revisions = created.map((kv) => kv.modRevision).sort((a, b) => a - b);
+        expect(revisions).toEqual(Array.from({ length: 100 }, (_, i) => start + 1 + i));
+        expect(await s.count("/cc")).toBe(100);
+      });
+    });
+
+    describe("close", () => {
+      it("ends watches with ServiceUnavailable and rejects every later call", async () => {
+        const s = await open();
+        await s.create("/z/a", "a");
+        const recorder = await record(s, "/z", 0);
+        await s.close();
+        expect(recorder.errors).toHaveLength(1);
+        expect((recorder.errors[0] as { code?: string }).code).toBe("ServiceUnavailable");
+        await expectCode(s.get("/z/a"), "ServiceUnavailable");
+        await expectCode(s.list("/z"), "ServiceUnavailable");
+        await expectCode(s.count("/z"), "ServiceUnavailable");
+        await expectCode(s.create("/z/b", "b"), "ServiceUnavailable");
+        await expectCode(s.update("/z/a", "b", 1), "ServiceUnavailable");
+        await expectCode(s.delete("/z/a"), "ServiceUnavailable");
+        await expectCode(s.watch("/z", { afterRevision: 0, onEvents: () => {} }), "ServiceUnavailable");
+        await expectCode(s.currentRevision(), "ServiceUnavailable");
+        await expectCode(s.compactedRevision(), "ServiceUnavailable");
+        await expectCode(s.compact(1), "ServiceUnavailable");
+        await s.close();
+      });
+    });
+  });
+}

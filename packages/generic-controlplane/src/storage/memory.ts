@@ -1,0 +1,242 @@
+import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
+import { startCompactor, type CompactionOptions } from "./compactor.js";
+import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
+import { directoryPrefix } from "./prefix.js";
+import { WatchHub } from "./watch-hub.js";
+
+export type MemoryStorageOptions = CompactionOptions;
+
+/** One write to a key: the value from `revision` on, or a tombstone (`kv` undefined). */
+interface Version {
+  revision: number;
+  kv: KeyValue | undefined;
+}
+
+/**
+ * An in-process Storage keeping the full MVCC history until compaction: reads at past revisions,
+ * paging at a fixed revision and watch replay behave exactly as on the persistent backends.
+ */
+export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
+  const storage = new MemoryStorage();
+  const stopCompactor = startCompactor(storage, options);
+  const close = storage.close.bind(storage);
+  storage.close = () => {
+    stopCompactor();
+    return close();
+  };
+  return storage;
+}
+
+class MemoryStorage implements Storage {
+  private revision = 0;
+  private compacted = 0;
+  private closed = false;
+  /** Every key with retained history, oldest version first. */
+  private readonly versions = new Map<string, Version[]>();
+  /** The keys of `versions` in ascending order, for range scans. */
+  private sortedKeys: string[] = [];
+  /** Retained events (revision > compacted), in revision order. */
+  private log: StorageEvent[] = [];
+  private readonly hub = new WatchHub();
+
+  get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
+    return settle(() => versionAt(this.versions.get(key), this.readRevision(options.revision)));
+  }
+
+  list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return settle(() => {
+      const revision = this.readRevision(options.revision);
+      const limit = options.limit ?? 0;
+      if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
+      const directory = directoryPrefix(prefix);
+      const start = options.startAfter !== undefined && options.startAfter >= directory ? firstAbove(this.sortedKeys, options.startAfter) : firstAtOrAbove(this.sortedKeys, directory);
+      const items: KeyValue[] = [];
+      let remaining = 0;
+      for (let i = start; i < this.sortedKeys.length; i++) {
+        const key = this.sortedKeys[i]!;
+        if (!key.startsWith(directory)) break;
+        const kv = versionAt(this.versions.get(key), revision);
+        if (kv === undefined) continue;
+        if (limit === 0 || items.length < limit) items.push(kv);
+        else remaining++;
+      }
+      return { items, revision, remaining };
+    });
+  }
+
+  count(prefix: string): Promise<number> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const directory = directoryPrefix(prefix);
+    let count = 0;
+    for (let i = firstAtOrAbove(this.sortedKeys, directory); i < this.sortedKeys.length; i++) {
+      const key = this.sortedKeys[i]!;
+      if (!key.startsWith(directory)) break;
+      if (this.versions.get(key)?.at(-1)?.kv !== undefined) count++;
+    }
+    return Promise.resolve(count);
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const history = this.versions.get(key);
+    if (history?.at(-1)?.kv !== undefined) return Promise.reject(keyExists(key));
+    const revision = ++this.revision;
+    const kv = Object.freeze({ key, value, createRevision: revision, modRevision: revision });
+    this.append(key, history, { revision, kv }, { type: "put", kv, prev: undefined });
+    return Promise.resolve(kv);
+  }
+
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const history = this.versions.get(key);
+    const prev = history?.at(-1)?.kv;
+    if (history === undefined || prev === undefined) return Promise.reject(keyNotFound(key));
+    if (prev.modRevision !== expectedModRevision) return Promise.reject(revisionConflict(key, expectedModRevision, prev.modRevision));
+    const revision = ++this.revision;
+    const kv = Object.freeze({ key, value, createRevision: prev.createRevision, modRevision: revision });
+    this.append(key, history, { revision, kv }, { type: "put", kv, prev });
+    return Promise.resolve(kv);
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const history = this.versions.get(key);
+    const prev = history?.at(-1)?.kv;
+    if (history === undefined || prev === undefined) return Promise.reject(keyNotFound(key));
+    if (expectedModRevision !== undefined && prev.modRevision !== expectedModRevision) {
+      return Promise.reject(revisionConflict(key, expectedModRevision, prev.modRevision));
+    }
+    const revision = ++this.revision;
+    const kv = Object.freeze({ key, value: prev.value, createRevision: prev.createRevision, modRevision: revision });
+    this.append(key, history, { revision, kv: undefined }, { type: "delete", kv, prev });
+    return Promise.resolve(kv);
+  }
+
+  watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
+    if (this.closed) return Promise.reject(storageClosed());
+    if (options.afterRevision < this.compacted) return Promise.reject(compacted(options.afterRevision, this.compacted));
+    const directory = directoryPrefix(prefix);
+    const replay: StorageEvent[] = [];
+    for (let i = firstLogIndexAbove(this.log, options.afterRevision); i < this.log.length; i++) {
+      const event = this.log[i]!;
+      if (event.kv.key.startsWith(directory)) replay.push(event);
+    }
+    return Promise.resolve(this.hub.add(directory, options, replay, Math.max(this.revision, options.afterRevision)));
+  }
+
+  currentRevision(): Promise<number> {
+    return this.closed ? Promise.reject(storageClosed()) : Promise.resolve(this.revision);
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.closed ? Promise.reject(storageClosed()) : Promise.resolve(this.compacted);
+  }
+
+  compact(revision: number): Promise<void> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const target = Math.min(revision, this.revision);
+    if (target <= this.compacted) return Promise.resolve();
+    let removedKeys = false;
+    for (const [key, history] of this.versions) {
+      // Keep the newest version at or below the target (the state a read at `target` sees) unless it is a tombstone.
+      let keep = history.length - 1;
+      while (keep >= 0 && history[keep]!.revision > target) keep--;
+      if (keep < 0) continue;
+      const dropThrough = history[keep]!.kv === undefined ? keep + 1 : keep;
+      if (dropThrough === 0) continue;
+      history.splice(0, dropThrough);
+      if (history.length === 0) {
+        this.versions.delete(key);
+        removedKeys = true;
+      }
+    }
+    if (removedKeys) this.sortedKeys = this.sortedKeys.filter((key) => this.versions.has(key));
+    this.log = this.log.slice(firstLogIndexAbove(this.log, target));
+    this.compacted = target;
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.hub.closeAll(storageClosed());
+    this.versions.clear();
+    this.sortedKeys = [];
+    this.log = [];
+    return Promise.resolve();
+  }
+
+  private append(key: string, history: Version[] | undefined, version: Version, event: StorageEvent): void {
+    if (history === undefined) {
+      this.versions.set(key, [version]);
+      const at = firstAtOrAbove(this.sortedKeys, key);
+      if (at === this.sortedKeys.length) this.sortedKeys.push(key);
+      else this.sortedKeys.splice(at, 0, key);
+    } else {
+      history.push(version);
+    }
+    this.log.push(event);
+    this.hub.publish([event]);
+  }
+
+  /** The revision a read is served at: the current one by default, never compacted or in the future. */
+  private readRevision(requested: number | undefined): number {
+    if (this.closed) throw storageClosed();
+    if (requested === undefined || requested === 0) return this.revision;
+    if (!Number.isInteger(requested) || requested < 0) throw invalidArgument(`invalid revision ${requested}`);
+    if (requested < this.compacted) throw compacted(requested, this.compacted);
+    if (requested > this.revision) throw futureRevision(requested, this.revision);
+    return requested;
+  }
+}
+
+/** Runs a synchronous read, turning a throw into a rejection. */
+function settle<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function versionAt(history: Version[] | undefined, revision: number): KeyValue | undefined {
+  if (history === undefined) return undefined;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const version = history[i]!;
+    if (version.revision <= revision) return version.kv;
+  }
+  return undefined;
+}
+
+function firstAtOrAbove(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function firstAbove(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function firstLogIndexAbove(log: readonly StorageEvent[], revision: number): number {
+  let low = 0;
+  let high = log.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (log[mid]!.kv.modRevision <= revision) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
