@@ -42,7 +42,7 @@ describe("validateObjectMeta", () => {
         `metadata.labels: Invalid value: "-x": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
       ],
     ],
-    ["empty label key", { name: "a", namespace: "n", labels: { "": "x" } }, true, [`metadata.labels: Invalid value: "": name part must be non-empty`, expect.stringContaining(`metadata.labels: Invalid value: "": name part must consist of`) as unknown as string]],
+    ["empty label key", { name: "a", namespace: "n", labels: { "": "x" } }, true, [`metadata.labels: Invalid value: "": name part must be non-empty`, expect.stringContaining(`metadata.labels: Invalid value: "": name part must consist of`)]],
     ["oversized annotations", { name: "a", namespace: "n", annotations: { big: "x".repeat(256 * 1024) } }, true, ["metadata.annotations: Too long: may not be more than 262144 bytes"]],
     [
       "orphan and foreground finalizers together",
@@ -50,7 +50,7 @@ describe("validateObjectMeta", () => {
       true,
       [`metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`],
     ],
-    ["invalid finalizer", { name: "a", namespace: "n", finalizers: ["a/b/c"] }, true, [expect.stringMatching(/^metadata\.finalizers: Invalid value: "a\/b\/c": a qualified name/) as unknown as string]],
+    ["invalid finalizer", { name: "a", namespace: "n", finalizers: ["a/b/c"] }, true, [expect.stringMatching(/^metadata\.finalizers: Invalid value: "a\/b\/c": a qualified name/)]],
     [
       "incomplete owner reference",
       { name: "a", namespace: "n", ownerReferences: [{ apiVersion: "", kind: "", name: "", uid: "" }] },
@@ -73,13 +73,13 @@ describe("validateObjectMeta", () => {
         ],
       },
       true,
-      [expect.stringContaining(`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/x and Secret/y`) as unknown as string],
+      [expect.stringContaining(`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/x and Secret/y`)],
     ],
     [
       "event owner",
       { name: "a", namespace: "n", ownerReferences: [{ apiVersion: "v1", kind: "Event", name: "e", uid: "1" }] },
       true,
-      [expect.stringContaining("/v1, Kind=Event is disallowed from being an owner") as unknown as string],
+      [expect.stringContaining("/v1, Kind=Event is disallowed from being an owner")],
     ],
   ])("reports %s", (_case, meta, namespaced, expected) => {
     expect(fmt(meta, namespaced)).toEqual(expected);
