@@ -117,6 +117,16 @@ export class Quantity {
     return new Quantity(this.nanos * factor, this.format);
   }
 
+  /** The quotient by a positive integer, rounded down (toward −∞) to nano precision. */
+  divFloor(divisor: bigint): Quantity {
+    if (divisor <= 0n) {
+      throw new BalloonError("invalid-argument", `a divisor must be a positive integer, got ${divisor}`);
+    }
+    const quotient = this.nanos / divisor;
+    const floored = quotient * divisor > this.nanos ? quotient - 1n : quotient;
+    return new Quantity(floored, this.format);
+  }
+
   neg(): Quantity {
     return new Quantity(-this.nanos, this.format);
   }
