@@ -21,3 +21,27 @@ export {
   type ResourceListInput,
   type Shortfall,
 } from "./resource-list.js";
+export {
+  effectiveNodeSize,
+  planResize,
+  type NodeResources,
+  type PlanResizeInput,
+  type ResizeDirection,
+  type ResizePlan,
+  type ResizeRefusal,
+  type ResourceResize,
+} from "./sizing.js";
+export { DEFAULT_FLOOR, DEFAULT_GRANULARITY, RESIZABLE_RESOURCES } from "./sizing-rules.js";
+export { splitHost, type HostSplit, type ResourceSplit, type SplitHostInput } from "./split-host.js";
+export { isBalloonPod, isPodActive, podRequests } from "./pods.js";
+export {
+  BALLOON_CAPACITY_ANNOTATION,
+  BALLOON_CAPACITY_ANNOTATION_VALUE,
+  BALLOON_CONTAINER,
+  BALLOON_LABEL,
+  BALLOON_LABEL_VALUE,
+  BALLOON_PRIORITY,
+  DEFAULT_NAME,
+  DEFAULT_NAMESPACE,
+  NODE_TARGET_ANNOTATION,
+} from "./names.js";

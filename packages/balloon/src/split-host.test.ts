@@ -1,0 +1,70 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Quantity } from "./quantity.js";
+import { parseResourceList as rl, resourceListStrings } from "./resource-list.js";
+import { splitHost } from "./split-host.js";
+
+describe("splitHost", () => {
+  it("caps each of N kubelets at 1/N of the host", () => {
+    const split = splitHost({ host: rl("cpu=64,memory=256Gi"), kubelets: 8 });
+    expect(resourceListStrings(split.effective)).toEqual({ cpu: "8", memory: "32Gi" });
+    // Each kubelet sees the whole host as allocatable, so the balloon hides the other 7/8.
+    expect(resourceListStrings(split.balloon)).toEqual({ cpu: "56", memory: "224Gi" });
+  });
+
+  it("keeps each node's reservation inside its share", () => {
+    const split = splitHost({ host: rl("cpu=64,memory=256Gi"), kubelets: 8, reservedPerNode: rl("cpu=500m,memory=1Gi") });
+    expect(resourceListStrings(split.effective)).toEqual({ cpu: "7500m", memory: "31Gi" });
+    expect(resourceListStrings(split.balloon)).toEqual({ cpu: "56", memory: "224Gi" });
+    expect(split.resources.map((r) => r.unused.toString())).toEqual(["0", "0"]);
+  });
+
+  it("uses a reported allocatable when given, and rounds shares down", () => {
+    const split = splitHost({ host: rl("cpu=10,memory=10Gi"), kubelets: 3, allocatable: rl("cpu=9,memory=9Gi") });
+    expect(resourceListStrings(split.effective)).toEqual({ cpu: "3333m", memory: "3413Mi" });
+    expect(resourceListStrings(split.balloon)).toEqual({ cpu: "5667m", memory: "5803Mi" });
+  });
+
+  it("refuses a host too small for its kubelets, and bad counts", () => {
+    expect(() => splitHost({ host: rl("cpu=2"), kubelets: 8, reservedPerNode: rl("cpu=500m") })).toThrow(
+      /does not cover the 500m each node reserves/,
+    );
+    expect(() => splitHost({ host: rl("cpu=2"), kubelets: 0 })).toThrow(/positive integer/);
+    expect(() => splitHost({ host: rl("cpu=2"), kubelets: 1.5 })).toThrow(/positive integer/);
+    expect(() => splitHost({ host: rl("pods=110"), kubelets: 2 })).toThrow(/only change cpu and memory/);
+  });
+
+  it("never oversubscribes the host: N × (effective + reserved) ≤ host", () => {
+    const NANO = 1_000_000_000n;
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: NANO, max: 512n * NANO }),
+        fc.bigInt({ min: 1n << 30n, max: 1n << 42n }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.bigInt({ min: 0n, max: 100n }),
+        (cpuNanos, memoryBytes, kubelets, reservedPerMille) => {
+          const host = { cpu: Quantity.fromNanos(cpuNanos), memory: Quantity.of(memoryBytes, "BinarySI") };
+          const reserved = {
+            cpu: Quantity.fromNanos((cpuNanos * reservedPerMille) / 1000n / BigInt(kubelets)),
+            memory: Quantity.of((memoryBytes * reservedPerMille) / 1000n / BigInt(kubelets), "BinarySI"),
+          };
+          let split;
+          try {
+            split = splitHost({ host, kubelets, reservedPerNode: reserved });
+          } catch {
+            return; // too small to split: refused loudly, which is the other acceptable outcome
+          }
+          for (const r of split.resources) {
+            const name = r.resource as "cpu" | "memory";
+            const used = r.effective.add(reserved[name]).mul(BigInt(kubelets));
+            expect(used.cmp(host[name])).toBeLessThanOrEqual(0);
+            expect(r.balloon.sign()).toBeGreaterThanOrEqual(0);
+            expect(r.balloon.cmp(r.allocatable)).toBeLessThanOrEqual(0);
+            expect(r.unused.sign()).toBeGreaterThanOrEqual(0);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
