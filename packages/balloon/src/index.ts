@@ -45,3 +45,11 @@ export {
   DEFAULT_NAMESPACE,
   NODE_TARGET_ANNOTATION,
 } from "./names.js";
+export {
+  balloonManifests,
+  DEFAULT_IMAGE,
+  manifestList,
+  manifestsToYaml,
+  type BalloonManifestOptions,
+  type BalloonManifests,
+} from "./manifests.js";
