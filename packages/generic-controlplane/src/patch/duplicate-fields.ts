@@ -1,0 +1,122 @@
+import { isMap, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
+
+/**
+ * Fields a request body names twice, as the messages upstream's strict decoders give:
+ * JSON `duplicate field "spec.replicas"` (sigs.k8s.io/json, full field path) and YAML
+ * `line 9: key "foo" already set in map` (go-yaml). Used for `fieldValidation=Strict` (400) and
+ * `Warn` (Warning headers). A body that does not parse yields no messages: decoding reports that.
+ */
+export function findDuplicateFields(text: string, contentType = "application/json"): string[] {
+  return /yaml/i.test(contentType) ? duplicateYamlKeys(text) : duplicateJsonFields(text);
+}
+
+function duplicateYamlKeys(text: string): string[] {
+  const lineCounter = new LineCounter();
+  const messages: string[] = [];
+  for (const document of parseAllDocuments(text, { uniqueKeys: false, lineCounter })) {
+    if (document.errors.length > 0) return [];
+    visit(document, {
+      Map(_, node) {
+        const seen = new Set<string>();
+        for (const pair of node.items) {
+          const key = pair.key;
+          if (!isScalar(key) && !isMap(key)) continue;
+          const name = isScalar(key) ? String(key.value) : JSON.stringify(key.toJSON());
+          if (seen.has(name)) {
+            const line = key.range === undefined || key.range === null ? 0 : lineCounter.linePos(key.range[0]).line;
+            messages.push(`line ${line}: key ${JSON.stringify(name)} already set in map`);
+          }
+          seen.add(name);
+        }
+      },
+    });
+  }
+  return messages;
+}
+
+/** A structural scan of JSON text that records keys repeated within one object. */
+function duplicateJsonFields(text: string): string[] {
+  const messages: string[] = [];
+  let i = 0;
+  const fail = (): never => {
+    throw new SyntaxError("invalid JSON");
+  };
+  const ws = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
+  };
+  const string = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    if (i >= text.length) fail();
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (path: string): void => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const seen = new Set<string>();
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        const key = string();
+        const keyPath = path === "" ? key : `${path}.${key}`;
+        if (seen.has(key)) messages.push(`duplicate field "${keyPath}"`);
+        seen.add(key);
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value(keyPath);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "}") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return;
+      }
+      for (let index = 0; ; index++) {
+        value(`${path}[${index}]`);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "]") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === '"') {
+      string();
+    } else {
+      const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
+      if (match === null) fail();
+      i += (match as RegExpExecArray)[0].length;
+    }
+  };
+  try {
+    value("");
+    return messages;
+  } catch {
+    return [];
+  }
+}
