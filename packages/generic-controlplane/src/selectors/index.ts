@@ -1,0 +1,10 @@
+/** Label and field selectors shared by the registry and the server. */
+export {
+  EVERYTHING_LABELS,
+  formatLabelSelector,
+  parseLabelSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelector,
+} from "./labels.js";
+export { EVERYTHING_FIELDS, parseFieldSelector, type FieldRequirement, type FieldSelector } from "./fields.js";
