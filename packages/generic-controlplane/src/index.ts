@@ -32,6 +32,8 @@ export type {
   WatchOptions,
 } from "./storage/types.js";
 export { createMemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
+export { createSqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
+export type { SqliteSynchronous } from "./storage/sqlite-schema.js";
 export type { CompactionOptions } from "./storage/compactor.js";
 export type { JSONSchemaProps } from "./schema/types.js";
 export type {

@@ -1,0 +1,34 @@
+/**
+ * Child process for the kill -9 test: opens the database given as argv[2] and creates keys with
+ * several concurrent writers, printing `ack <key> <revision>` only after each create resolved.
+ * Runs from source on Node's type stripping; the hook maps the `.js` specifiers to `.ts` files.
+ */
+import { existsSync } from "node:fs";
+import { registerHooks } from "node:module";
+import { fileURLToPath } from "node:url";
+
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
+      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
+      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
+    }
+    return nextResolve(specifier, context);
+  },
+});
+
+const { createSqliteStorage } = await import("./sqlite.js");
+const path = process.argv[2];
+if (path === undefined) throw new Error("usage: sqlite-crash-writer <database>");
+const storage = await createSqliteStorage({ path, compactInterval: 0 });
+process.stdout.write("ready\n");
+
+async function writer(id: number): Promise<never> {
+  for (let i = 0; ; i++) {
+    const key = `/registry/configmaps/burst/w${id}-${i}`;
+    const kv = await storage.create(key, JSON.stringify({ writer: id, i }));
+    process.stdout.write(`ack ${key} ${kv.modRevision}\n`);
+  }
+}
+
+await Promise.all(Array.from({ length: 4 }, (_, id) => writer(id)));

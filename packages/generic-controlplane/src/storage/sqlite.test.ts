@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually, expectCode, runStorageConformance } from "./conformance.js";
+import { createSqliteStorage } from "./sqlite.js";
+import type { StorageEvent } from "./types.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kubekit-sqlite-"));
+let counter = 0;
+const freshPath = () => join(dir, `db-${++counter}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+runStorageConformance("sqlite", () => createSqliteStorage({ path: freshPath(), compactInterval: 0 }));
+
+function rowCount(path: string): number {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return Number((db.prepare("SELECT COUNT(*) AS n FROM kine").get() as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+describe("createSqliteStorage", () => {
+  it("keeps data, history and the revision sequence across a restart", async () => {
+    const path = freshPath();
+    const first = await createSqliteStorage({ path, compactInterval: 0 });
+    await first.create("/registry/namespaces/default", "ns");
+    const a = await first.create("/registry/configmaps/ns/a", "a1");
+    const a2 = await first.update("/registry/configmaps/ns/a", "a2", a.modRevision);
+    await first.create("/registry/configmaps/ns/b", "b");
+    const deletedB = await first.delete("/registry/configmaps/ns/b");
+    await first.compact(a.modRevision);
+    await first.close();
+
+    const second = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      expect(await second.currentRevision()).toBe(deletedB.modRevision);
+      expect(await second.compactedRevision()).toBe(a.modRevision);
+      expect(await second.get("/registry/configmaps/ns/a")).toEqual(a2);
+      expect(await second.get("/registry/configmaps/ns/a", { revision: a.modRevision })).toEqual(a);
+      await expectCode(second.get("/registry/configmaps/ns/a", { revision: a.modRevision - 1 }), "Expired");
+      expect(await second.get("/registry/configmaps/ns/b")).toBeUndefined();
+      const events: StorageEvent[] = [];
+      await second.watch("/registry/configmaps", { afterRevision: a.modRevision, onEvents: (batch) => events.push(...batch) });
+      await eventually(() => events.length === 3);
+      expect(events.map((e) => `${e.type}@${e.kv.modRevision}`)).toEqual([`put@${a2.modRevision}`, `put@${a2.modRevision + 1}`, `delete@${deletedB.modRevision}`]);
+      expect(events[0]!.prev).toEqual(a);
+      const c = await second.create("/registry/configmaps/ns/c", "c");
+      expect(c.modRevision).toBe(deletedB.modRevision + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("continues the revision sequence even when compaction removed the newest row", async () => {
+    const path = freshPath();
+    const first = await createSqliteStorage({ path, compactInterval: 0 });
+    await first.create("/k/x", "x");
+    const deleted = await first.delete("/k/x");
+    await first.compact(deleted.modRevision);
+    await first.close();
+    expect(rowCount(path)).toBe(0);
+    const second = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      expect(await second.currentRevision()).toBe(deleted.modRevision);
+      expect((await second.create("/k/x", "again")).modRevision).toBe(deleted.modRevision + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("refuses a database another connection holds", async () => {
+    const path = freshPath();
+    const owner = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      await expectCode(createSqliteStorage({ path, compactInterval: 0, busyTimeout: 50 }), "ServiceUnavailable");
+      expect((await owner.create("/k/x", "still writable")).value).toBe("still writable");
+    } finally {
+      await owner.close();
+    }
+  });
+
+  it("compacts in batches, deleting superseded rows and tombstones, and truncates the WAL", async () => {
+    const path = freshPath();
+    const storage = await createSqliteStorage({ path, compactInterval: 0, compactBatchSize: 64 });
+    let kv = await storage.create("/c/hot", "0");
+    for (let i = 1; i < 500; i++) kv = await storage.update("/c/hot", String(i), kv.modRevision);
+    const cold = await storage.create("/c/cold", "cold");
+    for (let i = 0; i < 100; i++) {
+      await storage.create(`/c/tmp-${i}`, "t");
+      await storage.delete(`/c/tmp-${i}`);
+    }
+    const target = await storage.currentRevision();
+    await storage.compact(target);
+    expect(await storage.compactedRevision()).toBe(target);
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect((await storage.list("/c")).items).toEqual([cold, kv]);
+    await storage.close();
+    expect(rowCount(path)).toBe(2);
+  });
+
+  it("compacts itself on an interval, keeping minRetainRevisions (1,000 by default)", async () => {
+    const path = freshPath();
+    const storage = await createSqliteStorage({ path, compactInterval: 20 });
+    try {
+      let kv = await storage.create("/c/x", "0");
+      const writes = 1500;
+      for (let i = 1; i < writes; i++) kv = await storage.update("/c/x", String(i), kv.modRevision);
+      const deadline = Date.now() + 5000;
+      while ((await storage.compactedRevision()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(await storage.compactedRevision()).toBe(writes - 1000);
+      await expectCode(storage.get("/c/x", { revision: writes - 1001 }), "Expired");
+      expect((await storage.get("/c/x", { revision: writes - 1000 }))?.value).toBe(String(writes - 1001));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("loses no acknowledged write when the writing process is killed with SIGKILL", async () => {
+    const path = freshPath();
+    const fixture = join(import.meta.dirname, "sqlite-crash-writer.fixture.ts");
+    const child = spawn(process.execPath, [fixture, path], { stdio: ["ignore", "pipe", "pipe"] });
+    const acknowledged = new Map<string, number>();
+    let stderr = "";
+    let buffered = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split("\n");
+          buffered = lines.pop() ?? "";
+          for (const line of lines) {
+            const [word, key, revision] = line.split(" ");
+            if (word === "ack" && key !== undefined) acknowledged.set(key, Number(revision));
+          }
+          if (acknowledged.size >= 3000 && child.exitCode === null) {
+            child.kill("SIGKILL");
+            resolve();
+          }
+        });
+      });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+    expect(await exited).toBe("SIGKILL");
+    expect(existsSync(`${path}-wal`)).toBe(true);
+
+    const reopened = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      const stored = new Map((await reopened.list("/registry/configmaps/burst")).items.map((kv) => [kv.key, kv.modRevision]));
+      const missing = [...acknowledged].filter(([key, revision]) => stored.get(key) !== revision);
+      expect(missing).toEqual([]);
+      expect(stored.size).toBeGreaterThanOrEqual(acknowledged.size);
+      expect(await reopened.currentRevision()).toBeGreaterThanOrEqual(Math.max(...acknowledged.values()));
+      expect((await reopened.create("/registry/configmaps/burst/after", "x")).modRevision).toBe((await reopened.currentRevision()));
+    } finally {
+      await reopened.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,370 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { ControlPlaneError, isControlPlaneError } from "../errors.js";
+import { startCompactor, type CompactionOptions } from "./compactor.js";
+import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
+import { directoryPrefix, prefixEnd } from "./prefix.js";
+import { prepareDatabase, type SqliteSynchronous } from "./sqlite-schema.js";
+import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
+import { WatchHub } from "./watch-hub.js";
+
+export interface SqliteStorageOptions extends CompactionOptions {
+  /** Database file; created with its schema when missing. */
+  path: string;
+  /**
+   * `normal` (default) keeps every acknowledged write across a process kill; `full` also across
+   * power loss, at one fsync per commit. See the README's durability notes.
+   */
+  synchronous?: SqliteSynchronous;
+  /** How long to wait for a lock held by another connection. Default 5000 ms. */
+  busyTimeout?: number;
+  /** Revisions compacted per transaction, so writers are never held up for long. Default 1000. */
+  compactBatchSize?: number;
+}
+
+/** Most writes batched into one transaction; a larger backlog commits in several. */
+const MAX_WRITES_PER_TRANSACTION = 1000;
+
+/**
+ * A persistent Storage on the built-in `node:sqlite`, modelled on kine: one table where each
+ * write appends a row and the row id is the revision. One process owns the file; writes queued in
+ * the same tick commit together in one IMMEDIATE transaction (group commit), and watches are fed
+ * from the committed rows in-process, replaying older history from the table.
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
+  try {
+    const storage = new SqliteStorage(options);
+    const stopCompactor = startCompactor(storage, options);
+    const close = storage.close.bind(storage);
+    storage.close = () => {
+      stopCompactor();
+      return close();
+    };
+    return Promise.resolve(storage);
+  } catch (error) {
+    return Promise.reject(
+      isControlPlaneError(error) ? error : new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error }),
+    );
+  }
+}
+
+interface Row {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string | null;
+  old_value: string | null;
+}
+
+type LatestRow = Pick<Row, "id" | "created" | "deleted" | "create_revision" | "value">;
+
+type Write =
+  | { kind: "create"; key: string; value: string }
+  | { kind: "update"; key: string; value: string; expected: number }
+  | { kind: "delete"; key: string; expected: number | undefined };
+
+interface QueuedWrite {
+  write: Write;
+  resolve: (kv: KeyValue) => void;
+  reject: (error: Error) => void;
+}
+
+class SqliteStorage implements Storage {
+  private readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly hub = new WatchHub();
+  private readonly compactBatchSize: number;
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private queue: QueuedWrite[] = [];
+  private drainScheduled = false;
+  private compaction: Promise<void> | undefined;
+
+  constructor(options: SqliteStorageOptions) {
+    const sqlite = process.getBuiltinModule("node:sqlite");
+    this.db = new sqlite.DatabaseSync(options.path);
+    try {
+      prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: options.busyTimeout ?? 5000 });
+      this.statements = prepareStatements(this.db);
+      this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+      this.compacted = Number((this.statements.readMeta.get("compact_revision") as { value: number }).value);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    this.compactBatchSize = Math.max(1, options.compactBatchSize ?? 1000);
+  }
+
+  get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
+    return settle(() => {
+      const revision = this.readRevision(options.revision);
+      const row = (revision === this.revision ? this.statements.latest.get(key) : this.statements.atRevision.get(key, revision)) as LatestRow | undefined;
+      return row === undefined || row.deleted !== 0 ? undefined : toKeyValue(key, row);
+    });
+  }
+
+  list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return settle(() => {
+      const revision = this.readRevision(options.revision);
+      const limit = options.limit ?? 0;
+      if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
+      const low = directoryPrefix(prefix);
+      const high = prefixEnd(low);
+      const after = options.startAfter ?? "";
+      const rows = this.statements.list.all(low, high, after, revision, limit === 0 ? -1 : limit) as unknown as Array<LatestRow & { name: string }>;
+      const items = rows.map((row) => toKeyValue(row.name, row));
+      let remaining = 0;
+      if (limit !== 0 && items.length === limit) {
+        const last = items[items.length - 1]!.key;
+        remaining = Number((this.statements.countFrom.get(low, high, last, revision) as { count: number }).count);
+      }
+      return { items, revision, remaining };
+    });
+  }
+
+  count(prefix: string): Promise<number> {
+    return settle(() => {
+      if (this.closed) throw storageClosed();
+      const low = directoryPrefix(prefix);
+      return Number((this.statements.countFrom.get(low, prefixEnd(low), "", this.revision) as { count: number }).count);
+    });
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.enqueue({ kind: "create", key, value });
+  }
+
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return this.enqueue({ kind: "update", key, value, expected: expectedModRevision });
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.enqueue({ kind: "delete", key, expected: expectedModRevision });
+  }
+
+  watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
+    return settle(() => {
+      if (this.closed) throw storageClosed();
+      if (options.afterRevision < this.compacted) throw compacted(options.afterRevision, this.compacted);
+      const low = directoryPrefix(prefix);
+      // Replay and registration run in one synchronous step, and commits publish synchronously
+      // too, so no committed row can fall between the replayed history and the live stream.
+      const replay: StorageEvent[] = [];
+      if (options.afterRevision < this.revision) {
+        for (const row of this.statements.history.iterate(options.afterRevision, low, prefixEnd(low)) as Iterable<Row>) replay.push(toEvent(row));
+      }
+      return this.hub.add(low, options, replay, Math.max(this.revision, options.afterRevision));
+    });
+  }
+
+  currentRevision(): Promise<number> {
+    return this.closed ? Promise.reject(storageClosed()) : Promise.resolve(this.revision);
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.closed ? Promise.reject(storageClosed()) : Promise.resolve(this.compacted);
+  }
+
+  /**
+   * Deletes superseded rows and tombstones at or below `revision`, `compactBatchSize` revisions per
+   * transaction, yielding to other work between batches (kine's approach; one big transaction
+   * would stall writers on a large database). The WAL is checkpointed and freed pages returned after.
+   */
+  compact(revision: number): Promise<void> {
+    if (this.closed) return Promise.reject(storageClosed());
+    const previous = this.compaction ?? Promise.resolve();
+    const run = previous.then(() => this.compactTo(revision));
+    this.compaction = run.finally(() => {
+      if (this.compaction === tracked) this.compaction = undefined;
+    });
+    const tracked = this.compaction;
+    return run;
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    const pending = this.queue;
+    this.queue = [];
+    for (const queued of pending) queued.reject(storageClosed());
+    this.hub.closeAll(storageClosed());
+    this.db.close();
+    return Promise.resolve();
+  }
+
+  private async compactTo(revision: number): Promise<void> {
+    const target = Math.min(revision, this.revision);
+    let compactedAny = false;
+    while (this.compacted < target) {
+      if (this.closed) throw storageClosed();
+      const high = Math.min(target, this.compacted + this.compactBatchSize);
+      this.statements.begin.run();
+      try {
+        this.statements.compactBatch.run(this.compacted, high, this.compacted, high);
+        this.statements.writeMeta.run(high, "compact_revision");
+        this.statements.commit.run();
+      } catch (error) {
+        this.statements.rollback.run();
+        throw error;
+      }
+      this.compacted = high;
+      compactedAny = true;
+      if (this.compacted < target) await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (compactedAny && !this.closed) {
+      this.db.exec("PRAGMA incremental_vacuum");
+      this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+  }
+
+  private enqueue(write: Write): Promise<KeyValue> {
+    if (this.closed) return Promise.reject(storageClosed());
+    return new Promise<KeyValue>((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
+      if (!this.drainScheduled) {
+        this.drainScheduled = true;
+        queueMicrotask(() => this.drain());
+      }
+    });
+  }
+
+  /** Commits the queued writes in transactions, then acknowledges them and notifies watchers. */
+  private drain(): void {
+    this.drainScheduled = false;
+    while (this.queue.length > 0 && !this.closed) {
+      const batch = this.queue.splice(0, MAX_WRITES_PER_TRANSACTION);
+      const outcomes: Array<{ kv: KeyValue; event: StorageEvent } | Error> = [];
+      try {
+        this.statements.begin.run();
+        try {
+          for (const queued of batch) {
+            try {
+              outcomes.push(this.apply(queued.write));
+            } catch (error) {
+              if (!isControlPlaneError(error)) throw error;
+              outcomes.push(error);
+            }
+          }
+          this.statements.commit.run();
+        } catch (error) {
+          if (this.db.isTransaction) this.statements.rollback.run();
+          throw error;
+        }
+      } catch (error) {
+        // Nothing of this batch was committed; the revision counter is reloaded from the table.
+        this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+        const failure = new ControlPlaneError("InternalError", `storage write failed: ${String(error)}`, { cause: error });
+        for (const queued of batch) queued.reject(failure);
+        continue;
+      }
+      const events: StorageEvent[] = [];
+      for (let i = 0; i < batch.length; i++) {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof Error) continue;
+        events.push(outcome.event);
+        this.revision = outcome.kv.modRevision;
+      }
+      this.hub.publish(events);
+      for (let i = 0; i < batch.length; i++) {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof Error) batch[i]!.reject(outcome);
+        else batch[i]!.resolve(outcome.kv);
+      }
+    }
+  }
+
+  /** One write inside the open transaction; precondition failures throw before anything is written. */
+  private apply(write: Write): { kv: KeyValue; event: StorageEvent } {
+    const s = this.statements;
+    const latest = s.latest.get(write.key) as LatestRow | undefined;
+    const live = latest !== undefined && latest.deleted === 0 ? toKeyValue(write.key, latest) : undefined;
+    if (write.kind === "create") {
+      if (live !== undefined) throw keyExists(write.key);
+      const id = Number(s.insert.run(write.key, 1, 0, 0, latest?.id ?? 0, write.value, null).lastInsertRowid);
+      const kv: KeyValue = { key: write.key, value: write.value, createRevision: id, modRevision: id };
+      return { kv, event: { type: "put", kv, prev: undefined } };
+    }
+    if (live === undefined) throw keyNotFound(write.key);
+    if (write.expected !== undefined && write.expected !== live.modRevision) throw revisionConflict(write.key, write.expected, live.modRevision);
+    if (write.kind === "update") {
+      const id = Number(s.insert.run(write.key, 0, 0, live.createRevision, live.modRevision, write.value, live.value).lastInsertRowid);
+      const kv: KeyValue = { key: write.key, value: write.value, createRevision: live.createRevision, modRevision: id };
+      return { kv, event: { type: "put", kv, prev: live } };
+    }
+    const id = Number(s.insert.run(write.key, 0, 1, live.createRevision, live.modRevision, null, live.value).lastInsertRowid);
+    const kv: KeyValue = { key: write.key, value: live.value, createRevision: live.createRevision, modRevision: id };
+    return { kv, event: { type: "delete", kv, prev: live } };
+  }
+
+  private readRevision(requested: number | undefined): number {
+    if (this.closed) throw storageClosed();
+    if (requested === undefined || requested === 0) return this.revision;
+    if (!Number.isInteger(requested) || requested < 0) throw invalidArgument(`invalid revision ${requested}`);
+    if (requested < this.compacted) throw compacted(requested, this.compacted);
+    if (requested > this.revision) throw futureRevision(requested, this.revision);
+    return requested;
+  }
+}
+
+function prepareStatements(db: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    begin: prepare("BEGIN IMMEDIATE"),
+    commit: prepare("COMMIT"),
+    rollback: prepare("ROLLBACK"),
+    currentRevision: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision"),
+    readMeta: prepare("SELECT value FROM kine_meta WHERE name = ?"),
+    writeMeta: prepare("UPDATE kine_meta SET value = ? WHERE name = ?"),
+    latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1"),
+    atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1"),
+    insert: prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+    // The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone are skipped.
+    list: prepare(`
+      SELECT k.name, k.id, k.created, k.deleted, k.create_revision, k.value
+      FROM (SELECT name, MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name) AS m
+      CROSS JOIN kine AS k ON k.id = m.id
+      WHERE k.deleted = 0
+      ORDER BY m.name
+      LIMIT ?`),
+    countFrom: prepare(`
+      SELECT COUNT(*) AS count
+      FROM (SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name) AS m
+      CROSS JOIN kine AS k ON k.id = m.id
+      WHERE k.deleted = 0`),
+    // Scans by revision (the `+` keeps the planner off the name index): watches start at recent revisions.
+    history: prepare(`
+      SELECT id, name, created, deleted, create_revision, prev_revision, value, old_value
+      FROM kine WHERE id > ? AND +name >= ? AND +name < ? ORDER BY id`),
+    // kine's compaction: drop every row superseded by a row in the window, and every tombstone in it.
+    compactBatch: prepare(`
+      DELETE FROM kine WHERE id IN (
+        SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision != 0
+        UNION
+        SELECT id FROM kine WHERE id > ? AND id <= ? AND deleted != 0)`),
+  };
+}
+
+function toKeyValue(key: string, row: LatestRow): KeyValue {
+  return { key, value: row.value ?? "", createRevision: row.created !== 0 ? row.id : row.create_revision, modRevision: row.id };
+}
+
+function toEvent(row: Row): StorageEvent {
+  const createRevision = row.created !== 0 ? row.id : row.create_revision;
+  const prev: KeyValue | undefined =
+    row.created !== 0 ? undefined : { key: row.name, value: row.old_value ?? "", createRevision, modRevision: row.prev_revision };
+  if (row.deleted !== 0) {
+    return { type: "delete", kv: { key: row.name, value: row.old_value ?? "", createRevision, modRevision: row.id }, prev: prev! };
+  }
+  return { type: "put", kv: { key: row.name, value: row.value ?? "", createRevision, modRevision: row.id }, prev };
+}
+
+function settle<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
