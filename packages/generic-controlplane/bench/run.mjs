@@ -1,0 +1,138 @@
+// `npm run bench -w @kubekit/generic-controlplane`: one run prints every figure of the issue,
+// each next to a baseline measured in the same run. Server and storage live in this thread; the
+// load generator runs in a worker thread. Only 127.0.0.1; every loop is bounded; temp files go.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { Worker } from "node:worker_threads";
+import { createControlPlane, createMemoryStorage, createSqliteStorage } from "../dist/index.js";
+
+const CREATES = 3_000;
+const CREATE_CONCURRENCY = 16;
+const RAW_INSERTS = 20_000;
+const GET_RATE = 2_000;
+const GET_SECONDS = 5;
+const LIST_SIZE = 10_000;
+const WATCHERS = 1_000;
+const WATCH_EVENTS = 100;
+const WATCH_EVENT_RATE = 100;
+const STARTS = 10;
+
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const dir = mkdtempSync(join(tmpdir(), "kubekit-gcp-bench-"));
+const worker = new Worker(new URL("./load-worker.mjs", import.meta.url));
+let nextId = 0;
+const pending = new Map();
+worker.on("message", ({ id, result, error }) => {
+  const entry = pending.get(id);
+  pending.delete(id);
+  if (error) entry.reject(new Error(error));
+  else entry.resolve(result);
+});
+const load = (task, args) =>
+  new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, task, args });
+  });
+
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+const line = (text) => console.log(text);
+
+/** The same kine table and pragmas as the sqlite backend, one autocommit INSERT per row. */
+function rawSqliteInsertRate() {
+  const db = new DatabaseSync(join(dir, "raw.db"));
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA locking_mode = EXCLUSIVE");
+  db.exec(`CREATE TABLE kine (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created INTEGER NOT NULL, deleted INTEGER NOT NULL,
+    create_revision INTEGER NOT NULL, prev_revision INTEGER NOT NULL, lease INTEGER NOT NULL DEFAULT 0, value TEXT, old_value TEXT);
+    CREATE INDEX kine_name_id_index ON kine (name, id);
+    CREATE UNIQUE INDEX kine_name_prev_revision_uindex ON kine (name, prev_revision);`);
+  const insert = db.prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)");
+  const value = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "bench" }, data: { payload: "x".repeat(64) } });
+  const start = nowMs();
+  for (let i = 0; i < RAW_INSERTS; i++) insert.run(`/registry/configmaps/bench/raw-${i}`, value);
+  const seconds = (nowMs() - start) / 1000;
+  db.close();
+  return RAW_INSERTS / seconds;
+}
+
+async function createNamespace(url, name) {
+  const res = await fetch(`${url}/api/v1/namespaces`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ metadata: { name } }),
+  });
+  if (res.status !== 201) throw new Error(`namespace ${name}: ${res.status} ${await res.text()}`);
+}
+
+async function startToReady(kind) {
+  const times = [];
+  for (let i = 0; i < STARTS; i++) {
+    const start = nowMs();
+    const storage = kind === "sqlite" ? await createSqliteStorage({ path: join(dir, `start-${i}.db`) }) : createMemoryStorage();
+    const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1" });
+    const ready = await fetch(`${plane.url}/readyz`);
+    await ready.text();
+    times.push(nowMs() - start);
+    if (ready.status !== 200) throw new Error(`/readyz answered ${ready.status}`);
+    await plane.close();
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1) };
+}
+
+let plane;
+try {
+  line(`generic-controlplane bench (node ${process.version}, ${new Date().toISOString()})`);
+
+  const rawRate = rawSqliteInsertRate();
+  const storage = await createSqliteStorage({ path: join(dir, "state.db") });
+  plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1" });
+  const url = plane.url;
+  await createNamespace(url, "bench");
+  const created = await load("creates", { url, namespace: "bench", count: CREATES, concurrency: CREATE_CONCURRENCY, prefix: "create" });
+  line(
+    `creates through HTTP, sqlite backend (${CREATES}, ${CREATE_CONCURRENCY} in flight): ${fmt(created.perSecond, 0)}/s` +
+      ` | raw node:sqlite autocommit inserts, same table and pragmas: ${fmt(rawRate, 0)}/s | ratio ${fmt(created.perSecond / rawRate, 3)}` +
+      (created.errors ? ` | ${created.errors} errors` : ""),
+  );
+
+  const gets = await load("getsAtRate", { url, path: "/api/v1/namespaces/bench/configmaps/create-7", rate: GET_RATE, seconds: GET_SECONDS });
+  line(
+    `GET configmap at a fixed ${GET_RATE}/s for ${GET_SECONDS} s (achieved ${fmt(gets.achievedRate, 0)}/s): p50 ${fmt(gets.p50, 2)} ms, p99 ${fmt(gets.p99, 2)} ms, max ${fmt(gets.max, 1)} ms` +
+      ` (${gets.count} ok, ${gets.errors} errors)`,
+  );
+
+  const fill = await load("creates", { url, namespace: "bench", count: LIST_SIZE - CREATES, concurrency: CREATE_CONCURRENCY, prefix: "fill" });
+  if (fill.errors) throw new Error(`${fill.errors} creates failed while filling the list namespace`);
+  const listed = await load("list", { url, path: "/api/v1/namespaces/bench/configmaps", repeats: 5 });
+  if (listed.items !== LIST_SIZE) throw new Error(`LIST returned ${listed.items} items, expected ${LIST_SIZE}`);
+  const chunked = await load("list", { url, path: "/api/v1/namespaces/bench/configmaps?limit=500", repeats: 5 });
+  line(
+    `LIST ${LIST_SIZE} configmaps (sqlite, JSON ${fmt(listed.bytes / 1e6, 1)} MB, 5 runs): p50 ${fmt(listed.p50, 0)} ms, max ${fmt(listed.max, 0)} ms` +
+      ` | first page of limit=500: p50 ${fmt(chunked.p50, 1)} ms`,
+  );
+
+  await createNamespace(url, "fanout");
+  const fanout = await load("watchFanout", { url, namespace: "fanout", watchers: WATCHERS, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
+  line(
+    `watch delivery, ${WATCHERS} watchers x ${WATCH_EVENTS} creates at ${WATCH_EVENT_RATE}/s: p50 ${fmt(fanout.p50, 1)} ms, p99 ${fmt(fanout.p99, 1)} ms, max ${fmt(fanout.max, 1)} ms` +
+      ` (${fanout.delivered}/${fanout.expected} delivered${fanout.timedOut ? ", TIMED OUT" : ""})`,
+  );
+  await plane.close();
+  plane = undefined;
+
+  const memoryStart = await startToReady("memory");
+  const sqliteStart = await startToReady("sqlite");
+  line(
+    `in-process start-to-ready (createControlPlane → /readyz 200, ${STARTS} runs): memory median ${fmt(memoryStart.median, 1)} ms (min ${fmt(memoryStart.min, 1)})` +
+      ` | sqlite (new file) median ${fmt(sqliteStart.median, 1)} ms (min ${fmt(sqliteStart.min, 1)})`,
+  );
+} finally {
+  if (plane) await plane.close();
+  await worker.terminate();
+  rmSync(dir, { recursive: true, force: true });
+}
