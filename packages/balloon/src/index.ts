@@ -53,3 +53,6 @@ export {
   type BalloonManifestOptions,
   type BalloonManifests,
 } from "./manifests.js";
+export { nodeResources, nodesOf, parseObjectsYaml, podsOf } from "./objects.js";
+export { planNodeResize, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
+export { formatPlanText, formatSplitText } from "./plan-format.js";

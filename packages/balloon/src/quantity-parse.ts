@@ -53,10 +53,19 @@ function isDigit(ch: string | undefined): boolean {
   return ch !== undefined && ch >= "0" && ch <= "9";
 }
 
+/** A nudge for the spellings people carry over from other tools ("GB", "K", "mb"). */
+function hint(text: string): string {
+  const unit = /([kKmMgGtTpPeE])[bB]$/.exec(text)?.[1] ?? /K$/.exec(text)?.[0];
+  if (!unit) return "";
+  const upper = unit.toUpperCase();
+  const decimal = upper === "K" ? "k" : upper;
+  return ` (did you mean ${decimal} or ${upper}i?)`;
+}
+
 function formatError(text: string): BalloonError {
   return new BalloonError(
     "quantity-format",
-    `invalid quantity ${JSON.stringify(text)}: quantities must match the regular expression '${SPLIT_RE}'`,
+    `invalid quantity ${JSON.stringify(text)}: quantities must match the regular expression '${SPLIT_RE}'${hint(text)}`,
   );
 }
 
@@ -109,7 +118,10 @@ function interpretSuffix(text: string, suffix: string): Suffix {
     }
     return { base: 10n, exponent, format: "DecimalExponent" };
   }
-  throw new BalloonError("quantity-suffix", `invalid quantity ${JSON.stringify(text)}: unable to parse quantity's suffix ${JSON.stringify(suffix)}`);
+  throw new BalloonError(
+    "quantity-suffix",
+    `invalid quantity ${JSON.stringify(text)}: unable to parse quantity's suffix ${JSON.stringify(suffix)}${hint(text)}`,
+  );
 }
 
 /** |numerator / 10^digits| rounded away from zero, for a non-negative numerator. */

@@ -721,3 +721,13 @@ describe("reference-notes canonical forms", () => {
     expect(Quantity.of(1n << 70n, "BinarySI").toString()).toBe("1024Ei");
   });
 });
+
+describe("error hints", () => {
+  it.each([
+    ["32GB", "G or Gi"],
+    ["1K", "k or Ki"],
+    ["512mb", "M or Mi"],
+  ])("suggests the Kubernetes spelling for %s", (input, suggestion) => {
+    expect(() => Quantity.parse(input)).toThrow(`did you mean ${suggestion}?`);
+  });
+});

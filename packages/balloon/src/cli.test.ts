@@ -1,0 +1,119 @@
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { DaemonSet } from "kubernetes-models/apps/v1";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+
+const run = promisify(execFile);
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const pods = fileURLToPath(new URL("../test/fixtures/pods.yaml", import.meta.url));
+
+/** The newest source change, so a stale build is rebuilt instead of silently tested. */
+function newestSource(): number {
+  const dir = fileURLToPath(new URL(".", import.meta.url));
+  return Math.max(...readdirSync(dir).map((file) => statSync(`${dir}/${file}`).mtimeMs));
+}
+
+beforeAll(() => {
+  if (!existsSync(cli) || statSync(cli).mtimeMs < newestSource()) {
+    execFileSync("npm", ["run", "build"], { cwd: packageDir, stdio: "ignore" });
+  }
+}, 120_000);
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function balloon(...args: string[]): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cli, ...args], { timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe("balloon CLI (built, run as a child process)", () => {
+  it("plans a resize from flags and a pods file", async () => {
+    const result = await balloon(
+      "plan",
+      "--allocatable",
+      "cpu=8,memory=32Gi",
+      "--pods",
+      pods,
+      "--balloon",
+      "cpu=2,memory=8Gi",
+      "--target",
+      "cpu=4,memory=16Gi",
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("decision: resize");
+    expect(result.stdout).toContain("balloon requests: cpu=4,memory=16Gi");
+  });
+
+  it("counts the pods in the file (not the finished one, not the balloon) and exits 2 on a refusal", async () => {
+    const result = await balloon(
+      "plan",
+      "--allocatable=cpu=8,memory=32Gi",
+      `--pods=${pods}`,
+      "--balloon=cpu=2,memory=8Gi",
+      "--target=cpu=1,memory=5Gi",
+      "--output=json",
+    );
+    expect(result.code).toBe(2);
+    const plan = JSON.parse(result.stdout) as { decision: string; refusals: { resource: string; otherPods: string; room: string }[] };
+    expect(plan.decision).toBe("refused");
+    // web 1 cpu + worker 500m (limits default the requests); memory 4Gi + 2Gi = 6Gi > 5Gi as well.
+    expect(plan.refusals).toEqual([
+      expect.objectContaining({ resource: "cpu", otherPods: "1500m", room: "6500m" }),
+      expect.objectContaining({ resource: "memory", otherPods: "6Gi", room: "26Gi" }),
+    ]);
+  });
+
+  it("exits non-zero on a bad quantity with a message naming the value", async () => {
+    const result = await balloon("plan", "--allocatable", "cpu=8,memory=32GB", "--balloon", "cpu=2", "--target", "cpu=4");
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('invalid quantity "32GB"');
+    expect(result.stderr).toContain("--allocatable");
+    expect(result.stderr).toContain("did you mean G or Gi?");
+  });
+
+  it("reports a contract violation from the sizing API as an error", async () => {
+    const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", "cpu=2", "--target", "ephemeral-storage=1Gi");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^balloon: target names "ephemeral-storage"/);
+  });
+
+  it("splits a host between kubelets", async () => {
+    const result = await balloon("split", "--host", "cpu=64,memory=256Gi", "--kubelets", "8", "-o", "json");
+    expect(result.code).toBe(0);
+    const split = JSON.parse(result.stdout) as { kubelets: string; balloon: Record<string, string>; effective: Record<string, string> };
+    expect(split).toMatchObject({ kubelets: "8", balloon: { cpu: "56", memory: "224Gi" }, effective: { cpu: "8", memory: "32Gi" } });
+    const bad = await balloon("split", "--host", "cpu=64", "--kubelets", "eight");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('"eight" is not a positive integer');
+  });
+
+  it("prints manifests that parse as YAML and validate upstream", async () => {
+    const result = await balloon("manifests", "--namespace", "node-sizing", "--image", "example.com/pause:1");
+    expect(result.code).toBe(0);
+    const documents = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as { kind: string; metadata: { namespace?: string } });
+    expect(documents.map((doc) => doc.kind)).toContain("DaemonSet");
+    const daemonSet = documents.find((doc) => doc.kind === "DaemonSet");
+    expect(daemonSet?.metadata.namespace).toBe("node-sizing");
+    new DaemonSet(daemonSet).validate();
+  });
+
+  it("prints its version", async () => {
+    const result = await balloon("--version");
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});

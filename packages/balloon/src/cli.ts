@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { stringify } from "yaml";
+import { BalloonError, isBalloonError } from "./errors.js";
+import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
+import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
+import { parseObjectsYaml, podsOf } from "./objects.js";
+import { formatPlanText, formatSplitText } from "./plan-format.js";
+import { parseResourceList, type ResourceList } from "./resource-list.js";
+import { planResize } from "./sizing.js";
+import { splitHost } from "./split-host.js";
+import { VERSION } from "./version.js";
+
+/** Exit status of `balloon plan` when the plan is refused (a valid answer, but not a resize). */
+const EXIT_REFUSED = 2;
+
+type Output = "text" | "json" | "yaml";
+
+function resources(flag: string) {
+  return (value: string): ResourceList => {
+    try {
+      return parseResourceList(value, flag);
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
+  };
+}
+
+function outputOption(): Option {
+  return new Option("-o, --output <format>", "output format").choices(["text", "json", "yaml"]).default("text");
+}
+
+function print(value: unknown, output: Output, text: () => string): void {
+  if (output === "json") process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  else if (output === "yaml") process.stdout.write(stringify(JSON.parse(JSON.stringify(value)) as unknown));
+  else process.stdout.write(text());
+}
+
+function readInput(path: string): string {
+  try {
+    return readFileSync(path === "-" ? 0 : path, "utf8");
+  } catch (error) {
+    throw new BalloonError("invalid-input", `cannot read ${path === "-" ? "standard input" : path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function program(): Command {
+  const cli = new Command("balloon")
+    .description("Plan node resizes through KEP-5620 balloon pods, and print their manifests.")
+    .version(VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  cli
+    .command("manifests")
+    .description("print the balloon PriorityClass, DaemonSet and resizer RBAC as YAML")
+    .option("--name <name>", "base name of the objects", "node-balloon")
+    .option("--namespace <namespace>", "namespace of the DaemonSet and the agent", "kube-system")
+    .option("--image <image>", "balloon container image")
+    .option("--priority <value>", "PriorityClass value (at most 1000000000)", (v) => {
+      if (!/^-?[0-9]+$/.test(v)) throw new InvalidArgumentError(`--priority: ${JSON.stringify(v)} is not an integer`);
+      return Number(v);
+    })
+    .option("--requests <list>", "template requests, e.g. cpu=1m,memory=1Mi", resources("--requests"))
+    .addOption(new Option("-o, --output <format>", "output format").choices(["yaml", "json"]).default("yaml"))
+    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; output: "yaml" | "json" }) => {
+      const bundle = balloonManifests({
+        name: options.name,
+        namespace: options.namespace,
+        ...(options.image ? { image: options.image } : {}),
+        ...(options.priority !== undefined ? { priority: options.priority } : {}),
+        ...(options.requests ? { requests: options.requests } : {}),
+      });
+      if (options.output === "json") {
+        process.stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items: manifestList(bundle) }, null, 2)}\n`);
+      } else {
+        process.stdout.write(manifestsToYaml(bundle));
+      }
+    });
+
+  cli
+    .command("plan")
+    .description("decide the balloon's new requests for a target node size")
+    .requiredOption("--allocatable <list>", "node allocatable, e.g. cpu=8,memory=32Gi", resources("--allocatable"))
+    .option("--capacity <list>", "node capacity (checked against allocatable)", resources("--capacity"))
+    .requiredOption("--balloon <list>", "the balloon's current requests", resources("--balloon"))
+    .requiredOption("--target <list>", "the effective node size wanted", resources("--target"))
+    .option("--pods <file>", "YAML/JSON of the node's pods (Pod, List or PodList; - for stdin)")
+    .option("--node <name>", "only count pods bound to this node")
+    .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
+    .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(outputOption())
+    .action(
+      (options: {
+        allocatable: ResourceList;
+        capacity?: ResourceList;
+        balloon: ResourceList;
+        target: ResourceList;
+        pods?: string;
+        node?: string;
+        floor?: ResourceList;
+        granularity?: ResourceList;
+        output: Output;
+      }) => {
+        const pods = options.pods
+          ? podsOf(parseObjectsYaml(readInput(options.pods), options.pods))
+              .filter((pod) => isPodActive(pod) && !isBalloonPod(pod))
+              .filter((pod) => options.node === undefined || pod.spec?.nodeName === options.node)
+          : [];
+        const plan = planResize({
+          node: { allocatable: options.allocatable, ...(options.capacity ? { capacity: options.capacity } : {}) },
+          pods: pods.map(podRequests),
+          balloon: options.balloon,
+          target: options.target,
+          ...(options.floor ? { floor: options.floor } : {}),
+          ...(options.granularity ? { granularity: options.granularity } : {}),
+        });
+        print(plan, options.output, () => formatPlanText(plan));
+        if (plan.decision === "refused") process.exitCode = EXIT_REFUSED;
+      },
+    );
+
+  cli
+    .command("split")
+    .description("size balloons so N kubelets on one host never oversubscribe it")
+    .requiredOption("--host <list>", "the host's resources, e.g. cpu=64,memory=256Gi", resources("--host"))
+    .requiredOption("--kubelets <n>", "number of kubelets on the host", (v) => {
+      if (!/^[1-9][0-9]*$/.test(v)) throw new InvalidArgumentError(`--kubelets: ${JSON.stringify(v)} is not a positive integer`);
+      return BigInt(v);
+    })
+    .option("--reserved <list>", "what each node reserves for itself", resources("--reserved"))
+    .option("--allocatable <list>", "what each kubelet reports (default host − reserved)", resources("--allocatable"))
+    .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(outputOption())
+    .action(
+      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; output: Output }) => {
+        const split = splitHost({
+          host: options.host,
+          kubelets: options.kubelets,
+          ...(options.reserved ? { reservedPerNode: options.reserved } : {}),
+          ...(options.allocatable ? { allocatable: options.allocatable } : {}),
+          ...(options.granularity ? { granularity: options.granularity } : {}),
+        });
+        print({ ...split, kubelets: split.kubelets.toString() }, options.output, () => formatSplitText(split));
+      },
+    );
+
+  return cli;
+}
+
+function main(argv: readonly string[]): void {
+  try {
+    program().parse(argv, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its message (and help for usage errors).
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`balloon: ${isBalloonError(error) ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main(process.argv.slice(2));
