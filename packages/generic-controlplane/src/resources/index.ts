@@ -1,0 +1,33 @@
+import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { configMapsResource } from "./config-maps.js";
+import { eventsResource } from "./events.js";
+import { eventsV1Resource } from "./events-v1.js";
+import { leasesResource } from "./leases.js";
+import { namespacesResource } from "./namespaces.js";
+import { secretsResource } from "./secrets.js";
+import { serviceAccountsResource } from "./service-accounts.js";
+
+/** The built-in resources by `<plural>` (core group) or `<plural>.<group>`, as `kubectl api-resources` names them. */
+export const builtinResources = {
+  namespaces: namespacesResource,
+  configmaps: configMapsResource,
+  secrets: secretsResource,
+  serviceaccounts: serviceAccountsResource,
+  events: eventsResource,
+  "events.events.k8s.io": eventsV1Resource,
+  "leases.coordination.k8s.io": leasesResource,
+} as const satisfies Record<string, ResourceDefinition>;
+
+export type BuiltinResourceName = keyof typeof builtinResources;
+
+/** Every built-in, in upstream's discovery order, or just the named ones. */
+export function selectBuiltinResources(names?: readonly BuiltinResourceName[]): ResourceDefinition[] {
+  const chosen = names ?? (Object.keys(builtinResources) as BuiltinResourceName[]);
+  return chosen.map((name) => {
+    const definition = builtinResources[name] as ResourceDefinition | undefined;
+    if (definition === undefined) throw new TypeError(`unknown built-in resource ${JSON.stringify(name)}; known: ${Object.keys(builtinResources).join(", ")}`);
+    return definition;
+  });
+}
+
+export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource, secretsResource, serviceAccountsResource };

@@ -1,0 +1,20 @@
+import type { KubeObject } from "../api/types.js";
+import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { formatFieldError } from "../validation/index.js";
+
+/** Runs a definition's create path (prepare, then validate) the way the registry does, and formats the errors as a 422 lists them. */
+export function createErrors(definition: ResourceDefinition, object: KubeObject): { object: KubeObject; errors: string[] } {
+  const copy = structuredClone(object);
+  definition.strategy?.prepareForCreate?.(copy);
+  return { object: copy, errors: (definition.strategy?.validate?.(copy) ?? []).map(formatFieldError) };
+}
+
+export function updateErrors(definition: ResourceDefinition, object: KubeObject, old: KubeObject): { object: KubeObject; errors: string[] } {
+  const copy = structuredClone(object);
+  definition.strategy?.prepareForUpdate?.(copy, structuredClone(old));
+  return { object: copy, errors: (definition.strategy?.validateUpdate?.(copy, old) ?? []).map(formatFieldError) };
+}
+
+export function cells(definition: ResourceDefinition, object: KubeObject): Record<string, unknown> {
+  return Object.fromEntries((definition.printerColumns ?? []).map((column) => [column.name, column.cell(object)]));
+}
