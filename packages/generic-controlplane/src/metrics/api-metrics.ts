@@ -1,0 +1,89 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Labels kube-apiserver puts on `apiserver_request_total` and `apiserver_request_duration_seconds`. */
+export interface RequestLabels {
+  verb: string;
+  dry_run: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: string;
+}
+
+/** kube-apiserver's request duration buckets (`apiserver_request_duration_seconds`). */
+const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+export interface ApiMetricsOptions {
+  /** Counts stored objects per resource at scrape time (`apiserver_storage_objects`). */
+  countObjects?: () => Promise<Array<{ resource: string; count: number }>>;
+  /** Also export Node process metrics (CPU, memory, event loop). Default true. */
+  processMetrics?: boolean;
+}
+
+/**
+ * The Prometheus metrics of the server, named as upstream so dashboards and alerts written for
+ * kube-apiserver read them unchanged. Each control plane has its own registry.
+ */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<keyof RequestLabels | "code">;
+  readonly duration: Histogram<keyof RequestLabels>;
+  readonly inflight: Gauge<"request_kind">;
+  readonly watchers: Gauge<"group" | "version" | "kind">;
+
+  constructor(options: ApiMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: "apiserver_request_total",
+      help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+      labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: "apiserver_request_duration_seconds",
+      help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+      labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.inflight = new Gauge({
+      name: "apiserver_current_inflight_requests",
+      help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+      labelNames: ["request_kind"],
+      registers,
+    });
+    this.inflight.set({ request_kind: "readOnly" }, 0);
+    this.inflight.set({ request_kind: "mutating" }, 0);
+    this.watchers = new Gauge({
+      name: "apiserver_registered_watchers",
+      help: "Number of currently registered watchers for a given resources",
+      labelNames: ["group", "version", "kind"],
+      registers,
+    });
+    const countObjects = options.countObjects;
+    new Gauge({
+      name: "apiserver_storage_objects",
+      help: "Number of stored objects at the time of last check split by kind.",
+      labelNames: ["resource"],
+      registers,
+      async collect() {
+        if (!countObjects) return;
+        this.reset();
+        for (const { resource, count } of await countObjects()) this.set({ resource }, count);
+      },
+    });
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Records one finished request. Watches are counted when they end, like upstream. */
+  observe(labels: RequestLabels, code: number, seconds: number): void {
+    this.requests.inc({ ...labels, code: String(code) });
+    this.duration.observe(labels, seconds);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,265 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ControlPlaneError } from "../errors.js";
+import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
+import type { AdmissionPlugin } from "../registry/types.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
+import { createContext, type RequestContext } from "./context.js";
+import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
+import type { HandlerEnv } from "./handler-env.js";
+import type { HealthCheck, HealthEndpoint } from "./health.js";
+import type { Logger } from "./logger.js";
+import { serveNonResource } from "./non-resource.js";
+import { parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
+import { serveResource, type ResourceHandlers } from "./resource-handler.js";
+import type { HandlerCodecs, ServedResource } from "./served-resource.js";
+import { pathNotFound, writeError } from "./status.js";
+import { WatchTracker } from "./watch-tracker.js";
+
+/**
+ * A stage of the handler chain, run in order for every request after the request has been
+ * parsed (`ctx.info`) and before it is dispatched. This is where authentication,
+ * authorization, impersonation, priority-and-fairness and audit plug in. A stage that answers the
+ * request itself (e.g. 401) returns true; one that throws a ControlPlaneError answers its Status.
+ */
+export interface HandlerStage {
+  name: string;
+  handle(ctx: RequestContext): Promise<boolean | void> | boolean | void;
+}
+
+export interface ApiServerOptions {
+  resources?: readonly (ServedResource & { handlers?: ResourceHandlers })[];
+  codecs?: HandlerCodecs;
+  admission?: readonly AdmissionPlugin[];
+  discovery?: DiscoveryDocuments;
+  openapi?: OpenApiDocuments;
+  /** The `/version` body (version.Info). */
+  version: unknown;
+  health?: Partial<Record<HealthEndpoint, readonly HealthCheck[]>>;
+  metrics?: ApiMetrics;
+  logger?: Logger;
+  stages?: readonly HandlerStage[];
+  maxBodyBytes?: number;
+  /** Watches without `timeoutSeconds` last between this and twice this (kube-apiserver's `--min-request-timeout`, 1800). */
+  minRequestTimeoutSeconds?: number;
+}
+
+const READ_VERBS = new Set(["get", "list", "watch"]);
+
+function resourceKey(group: string, version: string, plural: string): string {
+  return `${group}/${version}/${plural}`;
+}
+
+/**
+ * The HTTP front of the control plane: a node:http server with the handler chain
+ * `request-info → in-flight accounting → [stages] → dispatch (non-resource | resource)`, where
+ * metrics and the request log are written when each response finishes.
+ */
+export class ApiServer {
+  readonly #resources = new Map<string, ServedResource>();
+  readonly #handlers = new Map<string, ResourceHandlers>();
+  readonly #env: HandlerEnv;
+  readonly #options: ApiServerOptions;
+  readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
+  readonly #server: Server;
+  readonly #inflight = new Set<ServerResponse>();
+  #drained: (() => void) | undefined;
+  #shuttingDown = false;
+
+  constructor(options: ApiServerOptions) {
+    this.#options = options;
+    const metrics = options.metrics;
+    this.#env = {
+      codecs: options.codecs ?? {},
+      admission: options.admission ?? [],
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+      watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
+    };
+    const shutdown: HealthCheck = {
+      name: "shutdown",
+      check: () => {
+        if (this.#shuttingDown) throw new Error("server is shutting down");
+      },
+    };
+    const health = options.health ?? {};
+    this.#health = {
+      healthz: health.healthz ?? [],
+      livez: health.livez ?? [],
+      readyz: [...(health.readyz ?? []), shutdown],
+    };
+    for (const served of options.resources ?? []) this.addResource(served, served.handlers);
+    this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
+  }
+
+  /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
+  addResource(served: ServedResource, handlers?: ResourceHandlers): void {
+    const { group, version, plural } = served.definition;
+    const key = resourceKey(group, version, plural);
+    this.#resources.set(key, served);
+    if (handlers) this.#handlers.set(key, handlers);
+    else this.#handlers.delete(key);
+  }
+
+  removeResource(group: string, version: string, plural: string): void {
+    const key = resourceKey(group, version, plural);
+    this.#resources.delete(key);
+    this.#handlers.delete(key);
+  }
+
+  resource(group: string, version: string, plural: string): ServedResource | undefined {
+    return this.#resources.get(resourceKey(group, version, plural));
+  }
+
+  get watchCount(): number {
+    return this.#env.watches.size;
+  }
+
+  get httpServer(): Server {
+    return this.#server;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off("error", reject);
+        resolve(this.#server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Graceful shutdown: `/readyz` fails, no new connections are accepted, open watches end
+   * cleanly (clients re-watch elsewhere), and in-flight requests finish (up to `timeoutMs`).
+   */
+  async close(timeoutMs = 10_000): Promise<void> {
+    this.#shuttingDown = true;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#env.watches.endAll();
+    if (this.#inflight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.#server.closeIdleConnections();
+    const force = setTimeout(() => this.#server.closeAllConnections(), Math.min(timeoutMs, 1000));
+    await closed;
+    clearTimeout(force);
+  }
+
+  /** Handles one request; usable as a plain `(req, res)` listener in another server. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const ctx = createContext(req, res);
+    const metrics = this.#options.metrics;
+    const logger = this.#options.logger;
+    let mutating = false;
+    if (metrics || logger) res.once("finish", () => this.#record(ctx, mutating));
+    res.once("close", () => {
+      if (!res.writableFinished && (metrics || logger)) this.#record(ctx, mutating);
+    });
+    try {
+      const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
+      ctx.info = info;
+      mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
+      if (info.isResourceRequest && info.verb !== "watch") this.#track(res, mutating);
+      for (const stage of this.#options.stages ?? []) {
+        if ((await stage.handle(ctx)) === true) return;
+      }
+      if (info.isResourceRequest) {
+        await this.#serveResource(ctx, info);
+        return;
+      }
+      this.#track(res, false);
+      const served = await serveNonResource(ctx, info.segments, {
+        version: this.#options.version,
+        discovery: this.#options.discovery,
+        openapi: this.#options.openapi,
+        health: this.#health,
+        metrics,
+      });
+      if (!served) throw pathNotFound();
+    } catch (error) {
+      if (!(error instanceof ControlPlaneError) && logger) {
+        logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      }
+      writeError(ctx, error);
+    }
+  }
+
+  #serveResource(ctx: RequestContext, info: ResourceRequestInfo): Promise<void> {
+    const key = resourceKey(info.group, info.version, info.resource);
+    const served = this.#resources.get(key);
+    if (served === undefined) throw pathNotFound();
+    return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
+  }
+
+  #track(res: ServerResponse, mutating: boolean): void {
+    if (this.#inflight.has(res)) return;
+    this.#inflight.add(res);
+    const kind = mutating ? "mutating" : "readOnly";
+    this.#options.metrics?.inflight.inc({ request_kind: kind });
+    res.once("close", () => {
+      this.#inflight.delete(res);
+      this.#options.metrics?.inflight.dec({ request_kind: kind });
+      if (this.#inflight.size === 0) this.#drained?.();
+    });
+  }
+
+  #recorded = new WeakSet<RequestContext>();
+
+  #record(ctx: RequestContext, mutating: boolean): void {
+    if (this.#recorded.has(ctx)) return;
+    this.#recorded.add(ctx);
+    const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
+    const code = ctx.res.statusCode;
+    const info = ctx.info;
+    const labels = metricLabels(ctx, info && info.isResourceRequest ? info : undefined);
+    this.#options.metrics?.observe(labels, code, seconds);
+    this.#options.logger?.({
+      msg: "request",
+      verb: labels.verb,
+      path: ctx.path,
+      code,
+      latencyMs: Math.round(seconds * 1e6) / 1e3,
+      resource: labels.resource || undefined,
+      namespace: info && info.isResourceRequest ? info.namespace : undefined,
+      userAgent: ctx.req.headers["user-agent"],
+      mutating,
+    });
+  }
+}
+
+function metricLabels(ctx: RequestContext, info: ResourceRequestInfo | undefined): RequestLabels {
+  if (info === undefined) {
+    return { verb: ctx.method, dry_run: "", group: "", version: "", resource: "", subresource: "", scope: "", component: "apiserver" };
+  }
+  let verb: string;
+  switch (info.verb) {
+    case "create":
+      verb = "POST";
+      break;
+    case "update":
+      verb = "PUT";
+      break;
+    case "patch":
+      verb = ctx.req.headers["content-type"]?.startsWith("application/apply-patch") ? "APPLY" : "PATCH";
+      break;
+    default:
+      verb = info.verb.toUpperCase();
+  }
+  return {
+    verb,
+    dry_run: ctx.dryRun ? "All" : "",
+    group: info.group,
+    version: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope: info.name !== "" ? "resource" : info.namespace !== undefined ? "namespace" : "cluster",
+    component: "apiserver",
+  };
+}

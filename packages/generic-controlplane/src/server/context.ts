@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestInfo } from "./request-info.js";
+
+/** One request as it travels through the handler chain. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Filled by the `request-info` stage. */
+  info: RequestInfo | undefined;
+  /** `Warning` headers to send with the response (already quoted as `299 - "..."`). */
+  readonly warnings: string[];
+  /** Whether the request is a dry run, for metrics. */
+  dryRun: boolean;
+  /** Set by a future authentication stage; `undefined` while the server runs without authentication. */
+  user: { name: string; groups: string[] } | undefined;
+  /** `process.hrtime.bigint()` at arrival. */
+  readonly startedAt: bigint;
+  /** Long-running requests (watch) are not counted as in flight for shutdown waiting and close their own stream. */
+  longRunning: boolean;
+}
+
+export function createContext(req: IncomingMessage, res: ServerResponse): RequestContext {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return {
+    req,
+    res,
+    method: req.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: new URLSearchParams(q < 0 ? "" : url.slice(q + 1)),
+    info: undefined,
+    warnings: [],
+    dryRun: false,
+    user: undefined,
+    startedAt: process.hrtime.bigint(),
+    longRunning: false,
+  };
+}

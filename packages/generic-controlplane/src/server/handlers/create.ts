@@ -1,0 +1,46 @@
+import { ControlPlaneError } from "../../errors.js";
+import { runAdmission } from "../admission.js";
+import { readBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import { decodeObject } from "../decode-object.js";
+import type { HandlerEnv } from "../handler-env.js";
+import type { ResponseFormat } from "../negotiation.js";
+import type { ResourceRequestInfo } from "../request-info.js";
+import { shapeObject, writeEncoded } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { parseWriteOptions } from "../write-options.js";
+import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
+
+export async function handleCreate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const options = parseWriteOptions(ctx.query, "CreateOptions");
+  ctx.dryRun = options.dryRun;
+  const definition = served.definition;
+  if (definition.scope === "Namespaced" && info.namespace === undefined) {
+    throw new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (post ${definition.plural})`);
+  }
+  const body = await readBody(ctx.req, env.maxBodyBytes);
+  const object = decodeObject(ctx, body, definition, env.codecs, options.fieldValidation);
+  defaultTypeMeta(object, definition);
+  reconcileNamespace(object, info, definition);
+
+  await runAdmission(env.admission, {
+    operation: "CREATE",
+    definition,
+    namespace: info.namespace,
+    name: object.metadata?.name ?? "",
+    subresource: "",
+    object,
+    oldObject: undefined,
+    dryRun: options.dryRun,
+  });
+  const created = await served.store.create(info.namespace, object, requestOptions(options));
+  writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format);
+}
+
+export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource: "" | "status" = ""): import("../../registry/types.js").RequestOptions {
+  const out: import("../../registry/types.js").RequestOptions = {};
+  if (options.dryRun) out.dryRun = true;
+  if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;
+  if (subresource !== "") out.subresource = subresource;
+  return out;
+}

@@ -1,0 +1,123 @@
+import { parse as parseYamlText } from "yaml";
+import { ControlPlaneError } from "../../errors.js";
+import type { DeleteOptions, Status, StatusCause } from "../../api/types.js";
+import { runAdmission } from "../admission.js";
+import { readBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import type { HandlerEnv } from "../handler-env.js";
+import { bodyFormat, type ResponseFormat } from "../negotiation.js";
+import { parseBool, type ResourceRequestInfo } from "../request-info.js";
+import { shapeList, shapeObject, writeEncoded } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { optionsInvalid, parseDryRun } from "../write-options.js";
+import { parseListRequest } from "./list-request.js";
+import { parseJson } from "../decode-object.js";
+
+const POLICIES = new Set(["Orphan", "Background", "Foreground"]);
+
+/** DeleteOptions from the body (JSON or YAML; kubectl sends `{"propagationPolicy":"Background"}`) and the query. */
+export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): Promise<DeleteOptions> {
+  let options: DeleteOptions = {};
+  const body = await readBody(ctx.req, env.maxBodyBytes);
+  if (body.length > 0) {
+    const contentType = ctx.req.headers["content-type"];
+    const format = bodyFormat(contentType);
+    let parsed: unknown;
+    if (format === "yaml") parsed = parseYamlText(body.toString("utf8"));
+    else if (format === "json") parsed = parseJson(body.toString("utf8"));
+    else if (format === "protobuf" && env.codecs.decodeProtobuf) parsed = env.codecs.decodeProtobuf(body);
+    else throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed as DeleteOptions;
+    else if (parsed !== null) throw new ControlPlaneError("BadRequest", "the body of a delete request must be a DeleteOptions object");
+  }
+  const query = ctx.query;
+  const causes: StatusCause[] = [];
+  const grace = query.get("gracePeriodSeconds");
+  if (grace !== null && grace !== "") {
+    const n = Number(grace);
+    if (!Number.isInteger(n)) causes.push({ reason: "FieldValueInvalid", field: "gracePeriodSeconds", message: `Invalid value: ${JSON.stringify(grace)}: must be an integer` });
+    else options.gracePeriodSeconds = n;
+  }
+  const policy = query.get("propagationPolicy");
+  if (policy !== null && policy !== "") options.propagationPolicy = policy as DeleteOptions["propagationPolicy"] & string;
+  const orphan = query.get("orphanDependents");
+  if (orphan !== null && orphan !== "") {
+    const b = parseBool(orphan);
+    if (b !== undefined) options.orphanDependents = b;
+  }
+  const dryRunValues = query.getAll("dryRun");
+  const dryRun = dryRunValues.length > 0 ? parseDryRun(dryRunValues, causes) : options.dryRun !== undefined ? parseDryRun(options.dryRun, causes) : false;
+  if (dryRun) options.dryRun = ["All"];
+  if (options.propagationPolicy !== undefined && !POLICIES.has(options.propagationPolicy)) {
+    causes.push({
+      reason: "FieldValueNotSupported",
+      field: "propagationPolicy",
+      message: `Unsupported value: ${JSON.stringify(options.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+    });
+  }
+  if (options.propagationPolicy !== undefined && options.orphanDependents !== undefined) {
+    causes.push({ reason: "FieldValueInvalid", field: "propagationPolicy", message: `Invalid value: ${JSON.stringify(options.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set` });
+  }
+  if (options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < 0) {
+    causes.push({ reason: "FieldValueInvalid", field: "gracePeriodSeconds", message: `Invalid value: ${options.gracePeriodSeconds}: must be greater than or equal to 0` });
+  }
+  if (causes.length > 0) throw optionsInvalid("DeleteOptions", causes);
+  ctx.dryRun = dryRun;
+  return options;
+}
+
+/**
+ * DELETE of one object. An object removed at once answers a `Status{status: Success}` with its
+ * name, kind (plural) and uid, like kube-apiserver for built-in types; one kept by finalizers (or a
+ * namespace entering `Terminating`) answers 200 with the object as it now stands.
+ */
+export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const deleteOptions = await readDeleteOptions(ctx, env);
+  const definition = served.definition;
+  await runAdmission(env.admission, {
+    operation: "DELETE",
+    definition,
+    namespace: info.namespace,
+    name: info.name,
+    subresource: "",
+    object: undefined,
+    oldObject: undefined,
+    dryRun: ctx.dryRun,
+  });
+  const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
+  if (!result.deleted) {
+    writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format);
+    return;
+  }
+  const status: Status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: { name: info.name, kind: definition.plural },
+    code: 200,
+  };
+  if (definition.group !== "") status.details!.group = definition.group;
+  const uid = result.object.metadata?.uid;
+  if (uid !== undefined) status.details!.uid = uid;
+  writeEncoded(ctx, 200, status, format);
+}
+
+/** DELETE on a collection: removes every object the selectors match and answers the list of them. */
+export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const deleteOptions = await readDeleteOptions(ctx, env);
+  const request = parseListRequest(ctx.query);
+  const definition = served.definition;
+  await runAdmission(env.admission, {
+    operation: "DELETE",
+    definition,
+    namespace: info.namespace,
+    name: "",
+    subresource: "",
+    object: undefined,
+    oldObject: undefined,
+    dryRun: ctx.dryRun,
+  });
+  const list = await served.store.deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
+  writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format);
+}

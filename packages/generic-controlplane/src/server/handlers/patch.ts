@@ -1,0 +1,113 @@
+import { ControlPlaneError } from "../../errors.js";
+import type { KubeObject, StatusCause } from "../../api/types.js";
+import { runAdmission } from "../admission.js";
+import { readBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import { checkUnknownFields, parseJson, unsupportedMediaType } from "../decode-object.js";
+import type { HandlerEnv } from "../handler-env.js";
+import { bodyFormat, type ResponseFormat } from "../negotiation.js";
+import type { ResourceRequestInfo } from "../request-info.js";
+import { shapeObject, writeEncoded } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { optionsInvalid, parseWriteOptions } from "../write-options.js";
+import { requestOptions } from "./create.js";
+import { groupVersionOf } from "./type-meta.js";
+
+type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
+
+/** The patch types this resource accepts, in the order a 415 lists them. */
+export function acceptedPatchTypes(served: ServedResource, env: HandlerEnv): string[] {
+  const types = ["application/json-patch+json", "application/merge-patch+json"];
+  if (served.definition.schema !== undefined && env.codecs.applyStrategicMergePatch) types.push("application/strategic-merge-patch+json");
+  return types;
+}
+
+/**
+ * PATCH: read-modify-write through the store's guaranteedUpdate (retried on conflicts). JSON
+ * patch (RFC 6902), merge patch (RFC 7386) and strategic merge patch (merge keys from the
+ * resource's schema); other types — including server-side apply — are a 415 naming the accepted ones.
+ */
+export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const contentType = ctx.req.headers["content-type"] ?? "";
+  const type = bodyFormat(contentType);
+  const accepted = acceptedPatchTypes(served, env);
+  const patchType = type as PatchType;
+  const mediaType = `application/${type}${type === "apply-patch" ? "+yaml" : "+json"}`;
+  if (!accepted.includes(mediaType)) throw unsupportedMediaType(contentType, accepted.join(", "));
+
+  const options = parseWriteOptions(ctx.query, "PatchOptions");
+  ctx.dryRun = options.dryRun;
+  if (options.force !== undefined) {
+    const causes: StatusCause[] = [{ reason: "FieldValueForbidden", field: "force", message: "Forbidden: may not be specified for non-apply patch" }];
+    throw optionsInvalid("PatchOptions", causes);
+  }
+  const body = await readBody(ctx.req, env.maxBodyBytes);
+  const patch = parseJson(body.toString("utf8"));
+  const definition = served.definition;
+  if (patchType === "json-patch" && !Array.isArray(patch)) {
+    throw new ControlPlaneError("BadRequest", "the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  }
+  if (patchType !== "json-patch" && (patch === null || typeof patch !== "object" || Array.isArray(patch))) {
+    throw new ControlPlaneError("BadRequest", "the body of a merge patch must be a JSON object");
+  }
+
+  const apply = (current: KubeObject): KubeObject => {
+    switch (patchType) {
+      case "json-patch":
+        return env.codecs.applyJsonPatch!(current, patch);
+      case "merge-patch":
+        return env.codecs.applyMergePatch!(current, patch);
+      default:
+        return env.codecs.applyStrategicMergePatch!(current, patch, definition.schema!);
+    }
+  };
+  if ((patchType === "json-patch" && !env.codecs.applyJsonPatch) || (patchType === "merge-patch" && !env.codecs.applyMergePatch)) {
+    throw unsupportedMediaType(contentType, accepted.join(", "));
+  }
+
+  const subresource = info.subresource === "status" ? "status" : "";
+  let checked = false;
+  const updated = await served.store.guaranteedUpdate(
+    info.namespace,
+    info.name,
+    async (current) => {
+      const patched = apply(current);
+      if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
+        throw new ControlPlaneError("BadRequest", "the patch produced something other than an object");
+      }
+      keepIdentity(patched, current, definition);
+      if (!checked) {
+        // Warnings are collected once even when a conflict makes the store retry the mutation.
+        checked = true;
+        checkUnknownFields(ctx, patched, definition, env.codecs, options.fieldValidation);
+      }
+      await runAdmission(env.admission, {
+        operation: "UPDATE",
+        definition,
+        namespace: info.namespace,
+        name: info.name,
+        subresource: info.subresource,
+        object: patched,
+        oldObject: current,
+        dryRun: options.dryRun,
+      });
+      return patched;
+    },
+    requestOptions(options, subresource),
+  );
+  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+}
+
+/** A patch cannot move an object: name, namespace and type stay those of the URL. */
+function keepIdentity(patched: KubeObject, current: KubeObject, definition: ServedResource["definition"]): void {
+  const metadata = (patched.metadata ??= {});
+  const name = current.metadata?.name;
+  if (metadata.name !== name) {
+    throw new ControlPlaneError("BadRequest", `the name of the object (${String(metadata.name)}) does not match the name on the URL (${String(name)})`);
+  }
+  if (definition.scope === "Namespaced" && metadata.namespace !== current.metadata?.namespace) {
+    throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (patched.apiVersion === undefined) patched.apiVersion = groupVersionOf(definition);
+  if (patched.kind === undefined) patched.kind = definition.kind;
+}

@@ -1,0 +1,20 @@
+import type { RequestContext } from "../context.js";
+import type { HandlerEnv } from "../handler-env.js";
+import type { ResponseFormat } from "../negotiation.js";
+import type { ResourceRequestInfo } from "../request-info.js";
+import { includeObjectOf, shapeList, shapeObject, writeEncoded } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { parseListRequest } from "./list-request.js";
+
+export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const includeObject = includeObjectOf(ctx.query);
+  const object = await served.store.get(info.namespace, info.name);
+  writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, includeObject), format);
+}
+
+export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const includeObject = includeObjectOf(ctx.query);
+  const request = parseListRequest(ctx.query);
+  const list = await served.store.list(info.namespace, request);
+  writeEncoded(ctx, 200, shapeList(list, format, served.definition, env.codecs, includeObject), format);
+}

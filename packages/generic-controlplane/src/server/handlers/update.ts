@@ -1,0 +1,48 @@
+import { ControlPlaneError } from "../../errors.js";
+import type { KubeObject } from "../../api/types.js";
+import { runAdmission } from "../admission.js";
+import { readBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import { decodeObject } from "../decode-object.js";
+import type { HandlerEnv } from "../handler-env.js";
+import type { ResponseFormat } from "../negotiation.js";
+import type { ResourceRequestInfo } from "../request-info.js";
+import { shapeObject, writeEncoded } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { parseWriteOptions } from "../write-options.js";
+import { requestOptions } from "./create.js";
+import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
+
+/** PUT of an object or its `status`: a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
+export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const options = parseWriteOptions(ctx.query, "UpdateOptions");
+  ctx.dryRun = options.dryRun;
+  const definition = served.definition;
+  const body = await readBody(ctx.req, env.maxBodyBytes);
+  const object = decodeObject(ctx, body, definition, env.codecs, options.fieldValidation);
+  defaultTypeMeta(object, definition);
+  reconcileNamespace(object, info, definition);
+  checkName(object, info.name);
+
+  await runAdmission(env.admission, {
+    operation: "UPDATE",
+    definition,
+    namespace: info.namespace,
+    name: info.name,
+    subresource: info.subresource,
+    object,
+    oldObject: undefined,
+    dryRun: options.dryRun,
+  });
+  const subresource = info.subresource === "status" ? "status" : "";
+  const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, subresource));
+  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+}
+
+export function checkName(object: KubeObject, name: string): void {
+  const metadata = (object.metadata ??= {});
+  if (metadata.name === undefined || metadata.name === "") metadata.name = name;
+  else if (metadata.name !== name) {
+    throw new ControlPlaneError("BadRequest", `the name of the object (${metadata.name}) does not match the name on the URL (${name})`);
+  }
+}

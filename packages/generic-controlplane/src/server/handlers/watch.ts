@@ -1,0 +1,146 @@
+import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
+import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
+import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
+import type { RequestContext } from "../context.js";
+import type { HandlerEnv } from "../handler-env.js";
+import type { ResponseFormat } from "../negotiation.js";
+import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
+import { includeObjectOf, shapeObject } from "../respond.js";
+import type { ServedResource } from "../served-resource.js";
+import { toStatus } from "../status.js";
+import type { TrackedWatch } from "../watch-tracker.js";
+import { optionsInvalid } from "../write-options.js";
+
+/**
+ * Serialised JSON lines per event object: the registry hands the same event object to every
+ * watcher of a resource, so a change fanned out to many watchers is serialised once.
+ */
+const encodedEvents = new WeakMap<object, string>();
+
+function encodeEvent(event: WatchEvent): string {
+  let line = encodedEvents.get(event);
+  if (line === undefined) {
+    line = JSON.stringify(event) + "\n";
+    encodedEvents.set(event, line);
+  }
+  return line;
+}
+
+export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo): { request: WatchRequest; timeoutSeconds: number | undefined } {
+  const query = ctx.query;
+  const request: WatchRequest = {};
+  const labelSelector = query.get("labelSelector");
+  if (labelSelector) request.labelSelector = labelSelector;
+  let fieldSelector = query.get("fieldSelector") ?? "";
+  if (info.name !== "") fieldSelector = fieldSelector === "" ? `metadata.name=${info.name}` : `${fieldSelector},metadata.name=${info.name}`;
+  if (fieldSelector !== "") request.fieldSelector = fieldSelector;
+  const rv = query.get("resourceVersion");
+  if (rv !== null && rv !== "") request.resourceVersion = rv;
+  if (isTrue(query.get("allowWatchBookmarks"))) request.allowWatchBookmarks = true;
+
+  const causes: StatusCause[] = [];
+  const rawInitial = query.get("sendInitialEvents");
+  const match = query.get("resourceVersionMatch");
+  if (rawInitial !== null && rawInitial !== "") {
+    const initial = parseBool(rawInitial);
+    if (initial === undefined) {
+      causes.push({ reason: "FieldValueInvalid", field: "sendInitialEvents", message: `Invalid value: ${JSON.stringify(rawInitial)}: must be a boolean` });
+    } else {
+      if (match !== "NotOlderThan") {
+        causes.push({ reason: "FieldValueForbidden", field: "sendInitialEvents", message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan" });
+      }
+      if (!request.allowWatchBookmarks) {
+        causes.push({ reason: "FieldValueForbidden", field: "allowWatchBookmarks", message: "Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is requested" });
+      }
+      if (initial) request.sendInitialEvents = true;
+    }
+  } else if (match !== null && match !== "") {
+    causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+  }
+  let timeoutSeconds: number | undefined;
+  const rawTimeout = query.get("timeoutSeconds");
+  if (rawTimeout !== null && rawTimeout !== "") {
+    const n = Number(rawTimeout);
+    if (!Number.isInteger(n) || n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
+    else if (n > 0) timeoutSeconds = n;
+  }
+  if (causes.length > 0) throw optionsInvalid("ListOptions", causes);
+  return { request, timeoutSeconds };
+}
+
+/**
+ * A watch stream: chunked `application/json`, one `{"type","object"}` per line, flushed per
+ * event. Ends after `timeoutSeconds` (the client re-watches from its last resourceVersion),
+ * when the client goes away, or on shutdown. A resourceVersion that is too old yields one ERROR
+ * event carrying a 410 Expired Status, which is what client-go, client-node and python expect.
+ */
+export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const { request, timeoutSeconds } = parseWatchRequest(ctx, info);
+  const includeObject = includeObjectOf(ctx.query);
+  const { res, req } = ctx;
+  const definition = served.definition;
+  const table = format.type === "table" || format.type === "partial";
+  ctx.longRunning = true;
+
+  let ended = false;
+  let watch: ResourceWatch | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const tracked: TrackedWatch = { group: definition.group, version: definition.version, kind: definition.kind, end: () => finish() };
+
+  const startStream = (): void => {
+    if (res.headersSent) return;
+    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
+    res.flushHeaders();
+  };
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
+    if (timer) clearTimeout(timer);
+    watch?.stop();
+    env.watches.delete(tracked);
+    startStream();
+    res.end();
+  };
+  const send = (event: WatchEvent): void => {
+    if (ended) return;
+    startStream();
+    if (table && event.type !== "ERROR" && event.type !== "BOOKMARK") {
+      const shaped = { type: event.type, object: shapeObject(event.object, format, definition, env.codecs, includeObject) };
+      res.write(JSON.stringify(shaped) + "\n");
+    } else {
+      res.write(encodeEvent(event));
+    }
+  };
+  const sendError = (error: unknown): void => {
+    send({ type: "ERROR", object: toStatus(error) as unknown as KubeObject });
+    finish();
+  };
+
+  req.on("close", finish);
+  res.on("close", finish);
+  env.watches.add(tracked);
+  const seconds = timeoutSeconds ?? env.minRequestTimeoutSeconds * (1 + Math.random());
+  timer = setTimeout(finish, seconds * 1000);
+
+  try {
+    watch = await served.store.watch(info.namespace, request, send, (error) => {
+      if (error) sendError(error);
+      else finish();
+    });
+  } catch (error) {
+    if (isControlPlaneError(error) && ((error as ControlPlaneError).code === "Expired" || (error as ControlPlaneError).code === "Gone")) {
+      startStream();
+      sendError(error);
+      return;
+    }
+    ended = true;
+    if (timer) clearTimeout(timer);
+    env.watches.delete(tracked);
+    throw error;
+  }
+  if (ended) {
+    watch.stop();
+    return;
+  }
+  startStream();
+}

@@ -1,0 +1,77 @@
+import { ControlPlaneError } from "../errors.js";
+import type { RequestContext } from "./context.js";
+import type { HandlerEnv } from "./handler-env.js";
+import { handleCreate } from "./handlers/create.js";
+import { handleDelete, handleDeleteCollection } from "./handlers/delete.js";
+import { handlePatch } from "./handlers/patch.js";
+import { handleGet, handleList } from "./handlers/read.js";
+import { handleUpdate } from "./handlers/update.js";
+import { handleWatch } from "./handlers/watch.js";
+import { negotiateObjectFormat } from "./negotiation.js";
+import type { ResourceRequestInfo } from "./request-info.js";
+import type { ServedResource } from "./served-resource.js";
+import { methodNotAllowed, notAcceptable, pathNotFound } from "./status.js";
+
+/** A handler registered beside (or instead of) the standard verbs, e.g. namespaces `finalize`. */
+export type SubresourceHandler = (ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv) => Promise<void>;
+
+/** Resource-specific handling: extra subresources, and replacements of standard verbs of the main resource. */
+export interface ResourceHandlers {
+  subresources?: Readonly<Record<string, SubresourceHandler>>;
+  verbs?: Readonly<Partial<Record<"delete", SubresourceHandler>>>;
+}
+
+/** Which verbs each subresource serves. */
+const STATUS_VERBS = new Set(["get", "update", "patch"]);
+
+/** Routes one resource request to its verb handler. */
+export async function serveResource(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  served: ServedResource,
+  env: HandlerEnv,
+  handlers: ResourceHandlers | undefined,
+): Promise<void> {
+  const definition = served.definition;
+  const verb = info.verb;
+  if (info.subresource !== "") {
+    const custom = handlers?.subresources?.[info.subresource];
+    if (custom !== undefined) {
+      await custom(ctx, info, served, env);
+      return;
+    }
+    if (info.subresource !== "status" || !definition.statusSubresource) throw pathNotFound();
+    if (!STATUS_VERBS.has(verb)) throw methodNotAllowed(ctx.method, ctx.path);
+  }
+  if (definition.scope === "Cluster" && info.namespace !== undefined) throw pathNotFound();
+  if (info.namespace === undefined && definition.scope === "Namespaced" && verb !== "list" && verb !== "watch" && verb !== "create") {
+    throw pathNotFound();
+  }
+  if ((verb === "update" || verb === "patch") && info.name === "") throw methodNotAllowed(ctx.method, ctx.path);
+
+  const format = negotiateObjectFormat(ctx.req.headers.accept, verb === "get" || verb === "list" || verb === "watch");
+  if (format === undefined) throw notAcceptable();
+
+  switch (verb) {
+    case "get":
+      return handleGet(ctx, info, served, env, format);
+    case "list":
+      return handleList(ctx, info, served, env, format);
+    case "watch":
+      return handleWatch(ctx, info, served, env, format);
+    case "create":
+      if (info.name !== "") throw methodNotAllowed(ctx.method, ctx.path);
+      return handleCreate(ctx, info, served, env, format);
+    case "update":
+      return handleUpdate(ctx, info, served, env, format);
+    case "patch":
+      return handlePatch(ctx, info, served, env, format);
+    case "delete":
+      if (handlers?.verbs?.delete) return handlers.verbs.delete(ctx, info, served, env);
+      return handleDelete(ctx, info, served, env, format);
+    case "deletecollection":
+      return handleDeleteCollection(ctx, info, served, env, format);
+    default:
+      throw new ControlPlaneError("MethodNotAllowed", `unsupported verb ${String(verb)}`);
+  }
+}

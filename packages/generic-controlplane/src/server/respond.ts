@@ -1,0 +1,115 @@
+import { stringify as stringifyYaml } from "yaml";
+import type { KubeList, KubeObject, ListMeta, Table } from "../api/types.js";
+import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { RequestContext } from "./context.js";
+import type { ResponseFormat } from "./negotiation.js";
+import type { HandlerCodecs, IncludeObject } from "./served-resource.js";
+import { ControlPlaneError } from "../errors.js";
+
+/** Writes a JSON body with the headers kube-apiserver sends. */
+export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {
+  const text = JSON.stringify(body);
+  const headers: Record<string, string | string[] | number> = {
+    "Content-Type": contentType,
+    "Cache-Control": "no-cache, private",
+    "Content-Length": Buffer.byteLength(text),
+  };
+  if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
+  ctx.res.writeHead(code, headers);
+  ctx.res.end(ctx.method === "HEAD" ? undefined : text);
+}
+
+function writeYaml(ctx: RequestContext, code: number, body: unknown): void {
+  const text = stringifyYaml(body);
+  const headers: Record<string, string | string[] | number> = {
+    "Content-Type": "application/yaml",
+    "Cache-Control": "no-cache, private",
+    "Content-Length": Buffer.byteLength(text),
+  };
+  if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
+  ctx.res.writeHead(code, headers);
+  ctx.res.end(ctx.method === "HEAD" ? undefined : text);
+}
+
+export function writeEncoded(ctx: RequestContext, code: number, body: unknown, format: ResponseFormat): void {
+  if (format.type === "yaml") writeYaml(ctx, code, body);
+  else writeJson(ctx, code, body);
+}
+
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const value = query.get("includeObject");
+  if (value === null || value === "" || value === "Metadata") return "Metadata";
+  if (value === "None" || value === "Object") return value;
+  throw new ControlPlaneError("BadRequest", `includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`);
+}
+
+/** The body of a single object in the negotiated form (object, Table, or PartialObjectMetadata). */
+export function shapeObject(
+  object: KubeObject,
+  format: ResponseFormat,
+  definition: ResourceDefinition,
+  codecs: HandlerCodecs,
+  includeObject: IncludeObject,
+): unknown {
+  switch (format.type) {
+    case "table":
+      return tableOf(definition, [object], { resourceVersion: object.metadata?.resourceVersion ?? "" }, format.version, codecs, includeObject);
+    case "partial":
+      return partialObject(object, format.version);
+    default:
+      return object;
+  }
+}
+
+/** The body of a list in the negotiated form. */
+export function shapeList(list: KubeList, format: ResponseFormat, definition: ResourceDefinition, codecs: HandlerCodecs, includeObject: IncludeObject): unknown {
+  switch (format.type) {
+    case "table":
+      return tableOf(definition, list.items, list.metadata, format.version, codecs, includeObject);
+    case "partial":
+      return {
+        kind: "PartialObjectMetadataList",
+        apiVersion: `meta.k8s.io/${format.version}`,
+        metadata: list.metadata,
+        items: list.items.map((item) => partialObject(item, format.version)),
+      };
+    default:
+      return list;
+  }
+}
+
+function tableOf(
+  definition: ResourceDefinition,
+  objects: KubeObject[],
+  listMeta: ListMeta,
+  version: "v1" | "v1beta1",
+  codecs: HandlerCodecs,
+  includeObject: IncludeObject,
+): Table {
+  const table = codecs.toTable ? codecs.toTable(definition, objects, { listMeta, includeObject }) : defaultTable(objects, listMeta, includeObject);
+  if (version === "v1beta1") return { ...table, apiVersion: "meta.k8s.io/v1beta1" };
+  return table;
+}
+
+/** NAME and AGE, used only when no Table converter is configured. */
+function defaultTable(objects: KubeObject[], listMeta: ListMeta, includeObject: IncludeObject): Table {
+  return {
+    kind: "Table",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: listMeta,
+    columnDefinitions: [
+      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+      { name: "Created At", type: "date", format: "", description: "CreationTimestamp is a timestamp representing the server time when this object was created.", priority: 0 },
+    ],
+    rows: objects.map((object) => {
+      const row: { cells: unknown[]; object?: unknown } = { cells: [object.metadata?.name ?? "", object.metadata?.creationTimestamp ?? ""] };
+      if (includeObject === "Object") row.object = object;
+      else if (includeObject === "Metadata") row.object = partialObject(object, "v1");
+      return row;
+    }),
+  };
+}
+
+export function partialObject(object: KubeObject, version: "v1" | "v1beta1"): KubeObject {
+  return { kind: "PartialObjectMetadata", apiVersion: `meta.k8s.io/${version}`, metadata: object.metadata ?? {} };
+}
