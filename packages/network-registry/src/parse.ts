@@ -374,3 +374,18 @@ function prefixError(input: unknown): NetworkRegistryError {
   }
   return fail("host-bits-set", `${text} has host bits set`);
 }
+
+/**
+ * Internal: reads a trusted table prefix, including the IPv4-mapped range `::ffff:0:0/96`
+ * that user input may not use.
+ */
+export function parseTablePrefix(text: string): Prefix {
+  const [address, length] = ipaddr.parseCIDR(text);
+  if (address.kind() === "ipv4") {
+    const [a, b, c, d] = address.toByteArray() as [number, number, number, number];
+    return Prefix.from(new IPAddress(4, ((a << 24) | (b << 16) | (c << 8) | d) >>> 0), length);
+  }
+  const parts = (address as ipaddr.IPv6).parts;
+  const w = [0, 2, 4, 6].map((k) => (((parts[k] ?? 0) << 16) | (parts[k + 1] ?? 0)) >>> 0) as [number, number, number, number];
+  return Prefix.from(new IPAddress(6, ...w), length);
+}
