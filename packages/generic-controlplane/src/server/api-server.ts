@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
-import type { AdmissionPlugin } from "../registry/types.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
@@ -30,7 +29,6 @@ export interface HandlerStage {
 export interface ApiServerOptions {
   resources?: readonly (ServedResource & { handlers?: ResourceHandlers })[];
   codecs?: HandlerCodecs;
-  admission?: readonly AdmissionPlugin[];
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
   /** The `/version` body (version.Info). */
@@ -71,7 +69,6 @@ export class ApiServer {
     const metrics = options.metrics;
     this.#env = {
       codecs: options.codecs ?? {},
-      admission: options.admission ?? [],
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),

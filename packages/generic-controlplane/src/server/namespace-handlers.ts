@@ -1,13 +1,12 @@
 import type { KubeObject, Status } from "../api/types.js";
-import type { ResourceStore } from "../registry/types.js";
+import type { AdmissionPlugin, ResourceStore } from "../registry/types.js";
 import {
   beginNamespaceTermination,
   finalizeNamespace,
   isNamespaceTerminating,
-  namespaceReadyForDeletion,
   shouldDeleteNamespaceDuringUpdate,
 } from "../resources/namespaces.js";
-import { ControlPlaneError } from "../errors.js";
+import { ControlPlaneError, isControlPlaneError } from "../errors.js";
 import { runAdmission } from "./admission.js";
 import { readBody } from "./body.js";
 import { decodeObject } from "./decode-object.js";
@@ -28,17 +27,24 @@ import { parseWriteOptions } from "./write-options.js";
  * it — the seam where a namespace-deletion controller (deleting the namespace's content, then
  * finalizing) plugs in.
  *
- * `lifecycle` is a store over the same storage whose strategy lets these transitions through
- * (`namespaceFinalizeStrategy`), written with `subresource: "status"` semantics.
+ * `stores` are stores over the same storage whose strategies let these transitions through;
+ * `admission` runs here for the DELETE and the finalize UPDATE because those stores have none.
  */
-export function namespaceHandlers(lifecycle: ResourceStore): ResourceHandlers {
+export interface NamespaceLifecycleStores {
+  /** Writes the Terminating transition (deletionTimestamp and status.phase together). */
+  termination: ResourceStore;
+  /** Writes `/finalize` (spec.finalizers only). */
+  finalize: ResourceStore;
+}
+
+export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: readonly AdmissionPlugin[]): ResourceHandlers {
   return {
     verbs: {
       async delete(ctx, info, served, env) {
         const format = negotiateObjectFormat(ctx.req.headers.accept, false);
         if (format === undefined) throw notAcceptable();
         const deleteOptions = await readDeleteOptions(ctx, env);
-        await runAdmission(env.admission, {
+        await runAdmission(admission, {
           operation: "DELETE",
           definition: served.definition,
           namespace: undefined,
@@ -56,19 +62,22 @@ export function namespaceHandlers(lifecycle: ResourceStore): ResourceHandlers {
           });
         }
         let object: KubeObject = current;
+        const writeOptions = ctx.dryRun ? { dryRun: true } : {};
         if (!isNamespaceTerminating(current)) {
-          const options = ctx.dryRun ? { dryRun: true, subresource: "status" as const } : { subresource: "status" as const };
-          object = await lifecycle.guaranteedUpdate(undefined, info.name, (cur) => beginNamespaceTermination(cur), options);
+          object = await stores.termination.guaranteedUpdate(undefined, info.name, (cur) => beginNamespaceTermination(cur), {
+            ...writeOptions,
+            allowSettingDeletionTimestamp: true,
+          });
         }
-        if (namespaceReadyForDeletion(object) && (object.metadata?.finalizers ?? []).length === 0) {
-          const result = await served.store.delete(undefined, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
-          if (result.deleted) {
-            const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: info.name, kind: "namespaces" }, code: 200 };
-            if (result.object.metadata?.uid !== undefined) status.details!.uid = result.object.metadata.uid;
-            writeEncoded(ctx, 200, status, format);
-            return;
-          }
-          object = result.object;
+        if (shouldDeleteNamespaceDuringUpdate(object)) {
+          // Nothing holds it: it goes now (the store may already have removed it during the update).
+          await served.store.delete(undefined, info.name, deleteOptions, writeOptions).catch((error: unknown) => {
+            if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "NotFound")) throw error;
+          });
+          const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: info.name, kind: "namespaces" }, code: 200 };
+          if (object.metadata?.uid !== undefined) status.details!.uid = object.metadata.uid;
+          writeEncoded(ctx, 200, status, format);
+          return;
         }
         writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, "Metadata"), format);
       },
@@ -84,7 +93,7 @@ export function namespaceHandlers(lifecycle: ResourceStore): ResourceHandlers {
         const requested = decodeObject(ctx, body, served.definition, env.codecs, options.fieldValidation);
         defaultTypeMeta(requested, served.definition);
         checkName(requested, info.name);
-        await runAdmission(env.admission, {
+        await runAdmission(admission, {
           operation: "UPDATE",
           definition: served.definition,
           namespace: undefined,
@@ -96,7 +105,7 @@ export function namespaceHandlers(lifecycle: ResourceStore): ResourceHandlers {
         });
         const precondition = requested.metadata?.resourceVersion;
         const writeOptions = options.dryRun ? { dryRun: true } : {};
-        const updated = await lifecycle.guaranteedUpdate(
+        const updated = await stores.finalize.guaranteedUpdate(
           undefined,
           info.name,
           (current) => {
@@ -107,7 +116,10 @@ export function namespaceHandlers(lifecycle: ResourceStore): ResourceHandlers {
           writeOptions,
         );
         if (shouldDeleteNamespaceDuringUpdate(updated)) {
-          await served.store.delete(undefined, info.name, {}, writeOptions);
+          // The store may already have removed it during the update (strategy.shouldDeleteDuringUpdate).
+          await served.store.delete(undefined, info.name, {}, writeOptions).catch((error: unknown) => {
+            if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "NotFound")) throw error;
+          });
         }
         writeEncoded(ctx, 200, shapeObject(updated, format, served.definition, env.codecs, "Metadata"), format);
       },

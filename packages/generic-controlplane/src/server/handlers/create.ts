@@ -1,5 +1,4 @@
 import { ControlPlaneError } from "../../errors.js";
-import { runAdmission } from "../admission.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "../decode-object.js";
@@ -23,16 +22,6 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   defaultTypeMeta(object, definition);
   reconcileNamespace(object, info, definition);
 
-  await runAdmission(env.admission, {
-    operation: "CREATE",
-    definition,
-    namespace: info.namespace,
-    name: object.metadata?.name ?? "",
-    subresource: "",
-    object,
-    oldObject: undefined,
-    dryRun: options.dryRun,
-  });
   const created = await served.store.create(info.namespace, object, requestOptions(options));
   writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format);
 }

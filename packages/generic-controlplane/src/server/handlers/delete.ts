@@ -1,7 +1,6 @@
 import { parse as parseYamlText } from "yaml";
 import { ControlPlaneError } from "../../errors.js";
 import type { DeleteOptions, Status, StatusCause } from "../../api/types.js";
-import { runAdmission } from "../admission.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
@@ -74,16 +73,6 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
 export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const deleteOptions = await readDeleteOptions(ctx, env);
   const definition = served.definition;
-  await runAdmission(env.admission, {
-    operation: "DELETE",
-    definition,
-    namespace: info.namespace,
-    name: info.name,
-    subresource: "",
-    object: undefined,
-    oldObject: undefined,
-    dryRun: ctx.dryRun,
-  });
   const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   if (!result.deleted) {
     writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format);
@@ -108,16 +97,6 @@ export async function handleDeleteCollection(ctx: RequestContext, info: Resource
   const deleteOptions = await readDeleteOptions(ctx, env);
   const request = parseListRequest(ctx.query);
   const definition = served.definition;
-  await runAdmission(env.admission, {
-    operation: "DELETE",
-    definition,
-    namespace: info.namespace,
-    name: "",
-    subresource: "",
-    object: undefined,
-    oldObject: undefined,
-    dryRun: ctx.dryRun,
-  });
   const list = await served.store.deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format);
 }

@@ -1,6 +1,5 @@
 import { ControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
-import { runAdmission } from "../admission.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { checkUnknownFields, parseJson, unsupportedMediaType } from "../decode-object.js";
@@ -70,7 +69,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   const updated = await served.store.guaranteedUpdate(
     info.namespace,
     info.name,
-    async (current) => {
+    (current) => {
       const patched = apply(current);
       if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
         throw new ControlPlaneError("BadRequest", "the patch produced something other than an object");
@@ -81,16 +80,6 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
         checked = true;
         checkUnknownFields(ctx, patched, definition, env.codecs, options.fieldValidation);
       }
-      await runAdmission(env.admission, {
-        operation: "UPDATE",
-        definition,
-        namespace: info.namespace,
-        name: info.name,
-        subresource: info.subresource,
-        object: patched,
-        oldObject: current,
-        dryRun: options.dryRun,
-      });
       return patched;
     },
     requestOptions(options, subresource),

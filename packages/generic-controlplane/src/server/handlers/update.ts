@@ -1,6 +1,5 @@
 import { ControlPlaneError } from "../../errors.js";
 import type { KubeObject } from "../../api/types.js";
-import { runAdmission } from "../admission.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "../decode-object.js";
@@ -24,16 +23,6 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
 
-  await runAdmission(env.admission, {
-    operation: "UPDATE",
-    definition,
-    namespace: info.namespace,
-    name: info.name,
-    subresource: info.subresource,
-    object,
-    oldObject: undefined,
-    dryRun: options.dryRun,
-  });
   const subresource = info.subresource === "status" ? "status" : "";
   const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, subresource));
   writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);

@@ -53,6 +53,7 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
         causes.push({ reason: "FieldValueForbidden", field: "allowWatchBookmarks", message: "Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is requested" });
       }
       if (initial) request.sendInitialEvents = true;
+      if (match === "NotOlderThan") request.resourceVersionMatch = "NotOlderThan";
     }
   } else if (match !== null && match !== "") {
     causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
