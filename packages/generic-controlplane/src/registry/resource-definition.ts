@@ -48,6 +48,12 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
   validateUpdate?(object: T, old: T): FieldError[];
   /** Runs after every successful read from storage, e.g. to default fields added later. */
   decorate?(object: T): void;
+  /**
+   * Whether an update leaves the object ready to go (upstream `shouldDeleteDuringUpdate`). The
+   * default: `deletionTimestamp` is set and no `metadata.finalizers` remain. Namespaces also wait
+   * for `spec.finalizers`.
+   */
+  shouldDeleteDuringUpdate?(object: T): boolean;
 }
 
 /**

@@ -9,6 +9,11 @@ export interface RequestOptions {
   fieldManager?: string;
   /** Which subresource is written: the main resource or `status`. */
   subresource?: "" | "status";
+  /**
+   * Server-internal writes only (e.g. namespace termination): lets an update set
+   * `metadata.deletionTimestamp`/`deletionGracePeriodSeconds`, which client updates may never change.
+   */
+  allowSettingDeletionTimestamp?: boolean;
 }
 
 export interface ListRequest {
@@ -31,6 +36,8 @@ export interface WatchRequest {
   sendInitialEvents?: boolean;
   /** Interval between progress BOOKMARKs when bookmarks are allowed. */
   bookmarkIntervalMs?: number;
+  /** Only `NotOlderThan`, and only together with `sendInitialEvents` (WatchList). */
+  resourceVersionMatch?: "NotOlderThan";
 }
 
 export interface ResourceWatch {

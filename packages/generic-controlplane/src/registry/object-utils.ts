@@ -1,0 +1,53 @@
+import { randomInt } from "node:crypto";
+import type { KubeObject, ObjectMeta } from "../api/types.js";
+import type { ResourceDefinition } from "./resource-definition.js";
+
+/** Deep copy of a JSON value. */
+export function cloneObject<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** JSON with object keys sorted, so two objects compare equal whatever order a client sent fields in. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}
+
+/** `metav1.Time`: RFC 3339 at second precision. */
+export function formatTime(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+export function apiVersionOf(definition: Pick<ResourceDefinition, "group" | "version">): string {
+  return definition.group === "" ? definition.version : `${definition.group}/${definition.version}`;
+}
+
+export function metadataOf(object: KubeObject): ObjectMeta {
+  if (object.metadata === undefined || object.metadata === null || typeof object.metadata !== "object") object.metadata = {};
+  return object.metadata;
+}
+
+/** Everything but type and object metadata and status: what `metadata.generation` tracks. */
+export function specOf(object: KubeObject): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...object };
+  delete rest.apiVersion;
+  delete rest.kind;
+  delete rest.metadata;
+  delete rest.status;
+  return rest;
+}
+
+const GENERATED_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const RANDOM_LENGTH = 5;
+const MAX_GENERATED_BASE = 63 - RANDOM_LENGTH;
+
+/** apiserver's `SimpleNameGenerator`: the base cut to 58 characters plus 5 random characters without vowels. */
+export function generateName(base: string, random: (max: number) => number = randomInt): string {
+  let suffix = "";
+  for (let i = 0; i < RANDOM_LENGTH; i++) suffix += GENERATED_ALPHABET[random(GENERATED_ALPHABET.length)];
+  return `${base.slice(0, MAX_GENERATED_BASE)}${suffix}`;
+}

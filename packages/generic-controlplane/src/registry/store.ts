@@ -1,0 +1,554 @@
+import { randomInt, randomUUID } from "node:crypto";
+import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
+import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
+import type { KeyValue, Storage } from "../storage/types.js";
+import { invalidError } from "../validation/field-errors.js";
+import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
+import { resourceKeys, type ResourceKeys } from "./keys.js";
+import { listObjects } from "./list.js";
+import { updateManagedFields } from "./managed-fields.js";
+import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
+import type { FieldError, ResourceDefinition } from "./resource-definition.js";
+import type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  DeleteResult,
+  ListRequest,
+  RequestOptions,
+  ResourceStore,
+  ResourceWatch,
+  WatchRequest,
+} from "./types.js";
+import { startWatch } from "./watch.js";
+
+export interface ResourceStoreOptions {
+  /** Admission plugins, run in order: every `admit` (mutating), then, after validation, every `validate`. */
+  admission?: AdmissionPlugin[];
+  /** Source of `creationTimestamp`, `deletionTimestamp` and managedFields times. */
+  clock?: () => Date;
+  /** New object UIDs. */
+  uid?: () => string;
+  /** Random integer in [0, max) for generated names. */
+  random?: (max: number) => number;
+  /** Key root, `/registry` by default. */
+  keyRoot?: string;
+  /** Progress BOOKMARK interval for watches that allow bookmarks, unless the request sets one (default 60 s). */
+  bookmarkIntervalMs?: number;
+  /**
+   * Whether DELETE honours `propagationPolicy` by adding the `orphan`/`foregroundDeletion`
+   * finalizers a garbage collector acts on (default true, like kube-apiserver).
+   */
+  garbageCollection?: boolean;
+}
+
+/** Attempts at a name from `generateName` before giving up (KEP-4420 retries on collision). */
+const GENERATE_NAME_ATTEMPTS = 8;
+/** Optimistic-concurrency retries of an unconditional write before reporting the conflict. */
+const MAX_UPDATE_RETRIES = 16;
+
+const INTERNAL_CAS_CONFLICT = Symbol("casConflict");
+
+export function createResourceStore<T extends KubeObject = KubeObject>(
+  definition: ResourceDefinition<T>,
+  storage: Storage,
+  options: ResourceStoreOptions = {},
+): ResourceStore {
+  return new GenericResourceStore(definition as unknown as ResourceDefinition, storage, options);
+}
+
+class GenericResourceStore implements ResourceStore {
+  readonly definition: ResourceDefinition;
+  private readonly keys: ResourceKeys;
+  private readonly apiVersion: string;
+  private readonly namespaced: boolean;
+  private readonly groupResource: { group: string; resource: string };
+  private readonly clock: () => Date;
+  private readonly uid: () => string;
+  private readonly random: (max: number) => number;
+  private readonly admission: AdmissionPlugin[];
+  private readonly gc: boolean;
+  /** Decoded objects per stored value, shared by every watcher of this store. */
+  private readonly decoded = new WeakMap<KeyValue, KubeObject>();
+  /** Watch events per storage event, shared by every watcher (so they are serialised once). */
+  private readonly eventCache = new WeakMap<object, Map<string, WatchEvent>>();
+
+  constructor(
+    definition: ResourceDefinition,
+    private readonly storage: Storage,
+    private readonly options: ResourceStoreOptions,
+  ) {
+    this.definition = definition;
+    this.keys = resourceKeys(definition, options.keyRoot);
+    this.apiVersion = apiVersionOf(definition);
+    this.namespaced = definition.scope === "Namespaced";
+    this.groupResource = { group: definition.group, resource: definition.plural };
+    this.clock = options.clock ?? (() => new Date());
+    this.uid = options.uid ?? randomUUID;
+    this.random = options.random ?? randomInt;
+    this.admission = options.admission ?? [];
+    this.gc = options.garbageCollection ?? true;
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+    const kv = await this.storage.get(this.keys.key(this.scopeNamespace(namespace), name));
+    if (kv === undefined) throw notFound(this.groupResource, name);
+    return cloneObject(this.decode(kv));
+  }
+
+  list(namespace: string | undefined, request: ListRequest = {}): Promise<KubeList> {
+    return listObjects(
+      {
+        definition: this.definition,
+        storage: this.storage,
+        apiVersion: this.apiVersion,
+        decode: (kv) => cloneObject(this.decode(kv)),
+      },
+      this.keys.prefix(this.scopeNamespace(namespace)),
+      request,
+    );
+  }
+
+  watch(
+    namespace: string | undefined,
+    request: WatchRequest,
+    onEvent: (event: WatchEvent) => void,
+    onClose?: (error?: Error) => void,
+  ): Promise<ResourceWatch> {
+    return startWatch(
+      {
+        definition: this.definition,
+        storage: this.storage,
+        apiVersion: this.apiVersion,
+        decode: (kv) => this.decode(kv),
+        eventCache: this.eventCache,
+        bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 60_000,
+      },
+      this.keys.prefix(this.scopeNamespace(namespace)),
+      request,
+      onEvent,
+      onClose,
+    );
+  }
+
+  // ---- create ------------------------------------------------------------------------------
+
+  async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
+    const dryRun = options.dryRun === true;
+    let object = cloneObject(input);
+    this.setTypeMeta(object);
+    this.adoptNamespace(metadataOf(object), namespace);
+    if (metadataOf(object).resourceVersion) {
+      throw new ControlPlaneError("BadRequest", "resourceVersion should not be set on objects to be created");
+    }
+    object = await this.admit("CREATE", object, undefined, namespace, metadataOf(object).name ?? "", options);
+    this.setTypeMeta(object);
+
+    // BeforeCreate: system fields are the server's.
+    const meta = metadataOf(object);
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.selfLink;
+    if (this.definition.statusSubresource) delete object.status;
+    if (this.definition.tracksGeneration) meta.generation = 1;
+    this.definition.strategy?.prepareForCreate?.(object);
+    const now = this.clock();
+    meta.uid = this.uid();
+    meta.creationTimestamp = formatTime(now);
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName ?? "", this.random);
+    if (options.fieldManager) {
+      delete meta.managedFields;
+      const managed = updateManagedFields(undefined, object, this.managedFieldsUpdate(options, now));
+      if (managed !== undefined && managed.length > 0) meta.managedFields = managed;
+    }
+
+    const errors: FieldError[] = [
+      ...validateObjectMeta(meta, { namespaced: this.namespaced, nameRule: this.definition.nameRule ?? "DNS1123Subdomain" }),
+      ...(this.definition.strategy?.validate?.(object) ?? []),
+    ];
+    if (errors.length > 0) throw invalidError(this.definition, meta.name ?? "", errors);
+    await this.validateAdmission("CREATE", object, undefined, namespace, meta.name ?? "", options);
+
+    for (let attempt = 1; ; attempt++) {
+      const key = this.keys.key(meta.namespace, meta.name ?? "");
+      try {
+        if (dryRun) {
+          if ((await this.storage.get(key)) !== undefined) throw alreadyExists(this.groupResource, meta.name ?? "");
+          return object;
+        }
+        const kv = await this.storage.create(key, this.encode(object));
+        return cloneObject(this.decode(kv));
+      } catch (error) {
+        if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
+        if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
+          meta.name = generateName(meta.generateName ?? "", this.random);
+          continue;
+        }
+        throw alreadyExists(this.groupResource, meta.name ?? "");
+      }
+    }
+  }
+
+  // ---- update ------------------------------------------------------------------------------
+
+  update(namespace: string | undefined, name: string, object: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
+    return this.updateLoop(namespace, name, () => cloneObject(object), options);
+  }
+
+  guaranteedUpdate(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options: RequestOptions = {},
+  ): Promise<KubeObject> {
+    return this.updateLoop(namespace, name, mutate, options);
+  }
+
+  private async updateLoop(
+    namespace: string | undefined,
+    name: string,
+    produce: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options: RequestOptions,
+  ): Promise<KubeObject> {
+    const key = this.keys.key(this.scopeNamespace(namespace), name);
+    for (let attempt = 1; ; attempt++) {
+      const kv = await this.storage.get(key);
+      if (kv === undefined) throw notFound(this.groupResource, name);
+      const current = cloneObject(this.decode(kv));
+      const desired = cloneObject(await produce(cloneObject(current)));
+      const requested = desired.metadata?.resourceVersion;
+      if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
+      try {
+        return await this.applyUpdate(namespace, name, key, kv, current, desired, options);
+      } catch (error) {
+        if (error !== INTERNAL_CAS_CONFLICT) throw error;
+        // Try again on fresh state; a resourceVersion precondition then fails the check above.
+        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
+      }
+    }
+  }
+
+  private async applyUpdate(
+    namespace: string | undefined,
+    name: string,
+    key: string,
+    kv: KeyValue,
+    current: KubeObject,
+    input: KubeObject,
+    options: RequestOptions,
+  ): Promise<KubeObject> {
+    const subresource = options.subresource ?? "";
+    let desired = input;
+    this.setTypeMeta(desired);
+    const requestMeta = metadataOf(desired);
+    if (!requestMeta.name) requestMeta.name = name;
+    else if (requestMeta.name !== name) {
+      throw new ControlPlaneError("BadRequest", `the name of the object (${requestMeta.name}) does not match the name on the URL (${name})`);
+    }
+    this.adoptNamespace(requestMeta, namespace);
+    desired = await this.admit("UPDATE", desired, current, namespace, name, options);
+    this.setTypeMeta(desired);
+
+    const oldMeta = current.metadata ?? {};
+    if (this.definition.statusSubresource) {
+      if (subresource === "status") desired = this.statusOnly(current, desired, options);
+      else if (current.status === undefined) delete desired.status;
+      else desired.status = cloneObject(current.status);
+    }
+    const meta = metadataOf(desired);
+    // BeforeUpdate: requests cannot change generation, uid, creation or deletion times.
+    if (oldMeta.generation === undefined) delete meta.generation;
+    else meta.generation = oldMeta.generation;
+    this.definition.strategy?.prepareForUpdate?.(desired, current);
+    if (!meta.uid && oldMeta.uid) meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    }
+    meta.resourceVersion = oldMeta.resourceVersion ?? "";
+    if (this.definition.tracksGeneration && canonicalJson(specOf(desired)) !== canonicalJson(specOf(current))) {
+      meta.generation = (oldMeta.generation ?? 0) + 1;
+    }
+    delete meta.selfLink;
+
+    let errors = [...validateObjectMetaUpdate(meta, oldMeta), ...(this.definition.strategy?.validateUpdate?.(desired, current) ?? [])];
+    if (options.allowSettingDeletionTimestamp) {
+      errors = errors.filter((e) => e.field !== "metadata.deletionTimestamp" && e.field !== "metadata.deletionGracePeriodSeconds");
+    }
+    if (errors.length > 0) throw invalidError(this.definition, name, errors);
+    await this.validateAdmission("UPDATE", desired, current, namespace, name, options);
+
+    // A write that changes nothing is not written (no new resourceVersion, no watch event).
+    if (this.sameContent(desired, current)) return current;
+    if (options.fieldManager) {
+      const managed = updateManagedFields(current, desired, this.managedFieldsUpdate(options, this.clock()));
+      if (managed === undefined || managed.length === 0) delete meta.managedFields;
+      else meta.managedFields = managed;
+    }
+
+    if (this.shouldDeleteDuringUpdate(desired)) {
+      if (options.dryRun) return desired;
+      const deleted = await this.casDelete(key, kv.modRevision);
+      meta.resourceVersion = String(deleted.modRevision);
+      return desired;
+    }
+    if (options.dryRun) return desired;
+    try {
+      return cloneObject(this.decode(await this.storage.update(key, this.encode(desired), kv.modRevision)));
+    } catch (error) {
+      throw this.casError(error, name);
+    }
+  }
+
+  /** `/status` writes keep everything of the stored object but its status. */
+  private statusOnly(current: KubeObject, desired: KubeObject, options: RequestOptions): KubeObject {
+    const next = cloneObject(current);
+    if (desired.status === undefined) delete next.status;
+    else next.status = desired.status;
+    const meta = metadataOf(next);
+    const wanted = desired.metadata ?? {};
+    if (wanted.resourceVersion !== undefined) meta.resourceVersion = wanted.resourceVersion;
+    if (options.allowSettingDeletionTimestamp) {
+      if (wanted.deletionTimestamp !== undefined) meta.deletionTimestamp = wanted.deletionTimestamp;
+      if (wanted.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = wanted.deletionGracePeriodSeconds;
+    }
+    return next;
+  }
+
+  private shouldDeleteDuringUpdate(object: KubeObject): boolean {
+    const strategy = this.definition.strategy;
+    if (strategy?.shouldDeleteDuringUpdate !== undefined) return strategy.shouldDeleteDuringUpdate(object);
+    const meta = object.metadata ?? {};
+    return !!meta.deletionTimestamp && (meta.finalizers ?? []).length === 0;
+  }
+
+  // ---- delete ------------------------------------------------------------------------------
+
+  async delete(namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
+    const key = this.keys.key(this.scopeNamespace(namespace), name);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.deleteOnce(namespace, name, key, deleteOptions, options);
+      } catch (error) {
+        if (error !== INTERNAL_CAS_CONFLICT) throw error;
+        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
+      }
+    }
+  }
+
+  private async deleteOnce(namespace: string | undefined, name: string, key: string, deleteOptions: DeleteOptions, options: RequestOptions): Promise<DeleteResult> {
+    const kv = await this.storage.get(key);
+    if (kv === undefined) throw notFound(this.groupResource, name);
+    const current = cloneObject(this.decode(kv));
+    const meta = current.metadata ?? {};
+    const preconditions = deleteOptions.preconditions;
+    if (preconditions?.uid !== undefined && preconditions.uid !== meta.uid) {
+      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid ?? ""}`);
+    }
+    if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        this.groupResource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ""}`,
+      );
+    }
+    await this.admit("DELETE", undefined, current, namespace, name, options);
+    await this.validateAdmission("DELETE", undefined, current, namespace, name, options);
+
+    const finalizers = this.gc ? finalizersForDeletion(meta.finalizers ?? [], deleteOptions) : (meta.finalizers ?? []);
+    if (finalizers.length > 0) {
+      // Finalizers hold the object: mark it deleted and let their controllers remove it.
+      const next = cloneObject(current);
+      const nextMeta = metadataOf(next);
+      nextMeta.finalizers = finalizers;
+      if (!nextMeta.deletionTimestamp) {
+        nextMeta.deletionTimestamp = formatTime(this.clock());
+        nextMeta.deletionGracePeriodSeconds = 0;
+      }
+      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (options.dryRun) return { object: next, deleted: false };
+      try {
+        return { object: cloneObject(this.decode(await this.storage.update(key, this.encode(next), kv.modRevision))), deleted: false };
+      } catch (error) {
+        throw this.casError(error, name);
+      }
+    }
+    if (options.dryRun) return { object: current, deleted: true };
+    const deleted = await this.casDelete(key, kv.modRevision);
+    return { object: cloneObject(this.decode(deleted)), deleted: true };
+  }
+
+  async deleteCollection(
+    namespace: string | undefined,
+    request: ListRequest,
+    deleteOptions: DeleteOptions = {},
+    options: RequestOptions = {},
+  ): Promise<KubeList> {
+    const { limit: _limit, continue: _continue, ...all } = request;
+    const list = await this.list(namespace, all);
+    const items: KubeObject[] = [];
+    for (const item of list.items) {
+      const itemMeta = item.metadata ?? {};
+      try {
+        const result = await this.delete(this.namespaced ? itemMeta.namespace : undefined, itemMeta.name ?? "", deleteOptions, options);
+        items.push(result.object);
+      } catch (error) {
+        // Deleted meanwhile by someone else: that is what was asked for.
+        if (isControlPlaneError(error) && error.code === "NotFound") continue;
+        throw error;
+      }
+    }
+    return { apiVersion: this.apiVersion, kind: this.definition.listKind ?? `${this.definition.kind}List`, metadata: { resourceVersion: list.metadata.resourceVersion ?? "" }, items };
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  private async casDelete(key: string, revision: number): Promise<KeyValue> {
+    try {
+      return await this.storage.delete(key, revision);
+    } catch (error) {
+      throw this.casError(error, key);
+    }
+  }
+
+  /** Storage conflicts become a retry signal; NotFound (deleted meanwhile) becomes the resource's 404. */
+  private casError(error: unknown, name: string): unknown {
+    if (isControlPlaneError(error)) {
+      if (error.code === "Conflict") return INTERNAL_CAS_CONFLICT;
+      if (error.code === "NotFound") return notFound(this.groupResource, name.slice(name.lastIndexOf("/") + 1));
+    }
+    return error;
+  }
+
+  private sameContent(a: KubeObject, b: KubeObject): boolean {
+    const strip = (o: KubeObject) => {
+      const meta: ObjectMeta = { ...(o.metadata ?? {}) };
+      delete meta.managedFields;
+      delete meta.resourceVersion;
+      return canonicalJson({ ...o, metadata: meta });
+    };
+    return strip(a) === strip(b);
+  }
+
+  private managedFieldsUpdate(options: RequestOptions, now: Date) {
+    return { manager: options.fieldManager ?? "", apiVersion: this.apiVersion, time: formatTime(now), subresource: options.subresource ?? "" };
+  }
+
+  private setTypeMeta(object: KubeObject): void {
+    object.apiVersion = this.apiVersion;
+    object.kind = this.definition.kind;
+  }
+
+  private scopeNamespace(namespace: string | undefined): string | undefined {
+    return this.namespaced ? namespace : undefined;
+  }
+
+  /** upstream `EnsureObjectNamespaceMatchesRequestNamespace`. */
+  private adoptNamespace(meta: ObjectMeta, requestNamespace: string | undefined): void {
+    if (!this.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (requestNamespace === undefined || requestNamespace === "") return;
+    if (!meta.namespace) meta.namespace = requestNamespace;
+    else if (meta.namespace !== requestNamespace) {
+      throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+    }
+  }
+
+  private encode(object: KubeObject): string {
+    const meta: ObjectMeta = { ...(object.metadata ?? {}) };
+    delete meta.resourceVersion;
+    return JSON.stringify({ ...object, metadata: meta });
+  }
+
+  /** The stored object with its resourceVersion; cached per stored value and never handed out without a copy. */
+  private decode(kv: KeyValue): KubeObject {
+    let object = this.decoded.get(kv);
+    if (object === undefined) {
+      object = JSON.parse(kv.value) as KubeObject;
+      metadataOf(object).resourceVersion = String(kv.modRevision);
+      this.definition.strategy?.decorate?.(object);
+      this.decoded.set(kv, object);
+    }
+    return object;
+  }
+
+  private attributes(
+    operation: AdmissionAttributes["operation"],
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    namespace: string | undefined,
+    name: string,
+    options: RequestOptions,
+  ): AdmissionAttributes {
+    return {
+      operation,
+      definition: this.definition,
+      namespace: this.scopeNamespace(namespace),
+      name,
+      subresource: options.subresource ?? "",
+      object,
+      oldObject,
+      dryRun: options.dryRun === true,
+    };
+  }
+
+  private async admit<O extends KubeObject | undefined>(
+    operation: AdmissionAttributes["operation"],
+    object: O,
+    oldObject: KubeObject | undefined,
+    namespace: string | undefined,
+    name: string,
+    options: RequestOptions,
+  ): Promise<O> {
+    if (this.admission.length === 0) return object;
+    const attributes = this.attributes(operation, object, oldObject, namespace, name, options);
+    for (const plugin of this.admission) await plugin.admit?.(attributes);
+    return attributes.object as O;
+  }
+
+  private async validateAdmission(
+    operation: AdmissionAttributes["operation"],
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    namespace: string | undefined,
+    name: string,
+    options: RequestOptions,
+  ): Promise<void> {
+    if (this.admission.length === 0) return;
+    const attributes = this.attributes(operation, object, oldObject, namespace, name, options);
+    for (const plugin of this.admission) await plugin.validate?.(attributes);
+  }
+}
+
+/**
+ * The garbage-collection finalizers after a DELETE (upstream `deletionFinalizersForGarbageCollection`):
+ * `Orphan` adds `orphan`, `Foreground` adds `foregroundDeletion`, `Background` removes both; with no
+ * policy the legacy `orphanDependents` decides, else the object's existing choice stays.
+ */
+export function finalizersForDeletion(existing: string[], options: DeleteOptions): string[] {
+  const has = (f: string) => existing.includes(f);
+  let orphan: boolean;
+  let foreground: boolean;
+  if (options.orphanDependents !== undefined) {
+    orphan = options.orphanDependents;
+    foreground = false;
+  } else if (options.propagationPolicy !== undefined) {
+    orphan = options.propagationPolicy === "Orphan";
+    foreground = options.propagationPolicy === "Foreground";
+  } else {
+    orphan = has(FINALIZER_ORPHAN_DEPENDENTS);
+    foreground = has(FINALIZER_DELETE_DEPENDENTS);
+  }
+  const next = existing.filter((f) => f !== FINALIZER_ORPHAN_DEPENDENTS && f !== FINALIZER_DELETE_DEPENDENTS);
+  if (orphan) next.push(FINALIZER_ORPHAN_DEPENDENTS);
+  if (foreground) next.push(FINALIZER_DELETE_DEPENDENTS);
+  const same = next.length === existing.length && next.every((f) => existing.includes(f));
+  return same ? existing : next;
+}
+

@@ -1,0 +1,45 @@
+import type { KubeObject } from "../api/types.js";
+import { createMemoryStorage } from "../storage/memory.js";
+import type { Storage } from "../storage/types.js";
+import type { ResourceDefinition } from "./resource-definition.js";
+import { createResourceStore, type ResourceStoreOptions } from "./store.js";
+
+/** A ConfigMap-like namespaced type for tests. */
+export const widgets: ResourceDefinition = {
+  group: "",
+  version: "v1",
+  kind: "Widget",
+  plural: "widgets",
+  singular: "widget",
+  scope: "Namespaced",
+  fieldSelectors: { color: (o) => (o as { spec?: { color?: string } }).spec?.color },
+  strategy: {
+    validate: (o) => ((o as { spec?: { color?: unknown } }).spec?.color === 1 ? [{ type: "FieldValueInvalid", field: "spec.color", detail: "must be a string", value: 1 }] : []),
+  },
+};
+
+/** A CRD-like cluster-scoped type with a status subresource and generation tracking. */
+export const gadgets: ResourceDefinition = {
+  group: "example.com",
+  version: "v1",
+  kind: "Gadget",
+  plural: "gadgets",
+  singular: "gadget",
+  scope: "Cluster",
+  statusSubresource: true,
+  tracksGeneration: true,
+};
+
+export function widget(name: string, extra: Partial<KubeObject> & { labels?: Record<string, string>; color?: string } = {}): KubeObject {
+  const { labels, color, ...rest } = extra;
+  return {
+    metadata: { name, ...(labels ? { labels } : {}) },
+    ...(color !== undefined ? { spec: { color } } : {}),
+    ...rest,
+  };
+}
+
+export function setup(definition: ResourceDefinition = widgets, options: ResourceStoreOptions = {}): { storage: Storage; store: ReturnType<typeof createResourceStore> } {
+  const storage = createMemoryStorage({ compactInterval: 0 });
+  return { storage, store: createResourceStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
+}

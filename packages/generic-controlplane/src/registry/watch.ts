@@ -1,0 +1,167 @@
+import type { KubeObject, WatchEvent, WatchEventType } from "../api/types.js";
+import { ControlPlaneError } from "../errors.js";
+import type { KeyValue, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
+import type { ResourceDefinition } from "./resource-definition.js";
+import { parseResourceVersion, validateWatchRequest } from "./request-validation.js";
+import { buildMatcher } from "./selection.js";
+import type { ResourceWatch, WatchRequest } from "./types.js";
+
+export interface WatchContext {
+  definition: ResourceDefinition;
+  storage: Storage;
+  apiVersion: string;
+  /** Decoded stored value; shared, never mutated. */
+  decode(kv: KeyValue): KubeObject;
+  /** Watch events already built for a storage event, shared by all watchers of the store. */
+  eventCache: WeakMap<object, Map<string, WatchEvent>>;
+  bookmarkIntervalMs: number;
+}
+
+export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+/**
+ * WATCH with kube-apiserver semantics:
+ * - resourceVersion unset or `"0"`: ADDED for every current object, then changes;
+ * - a revision: only changes after it (410 Expired when compacted away);
+ * - `sendInitialEvents` (WatchList): the initial ADDEDs end with a BOOKMARK annotated
+ *   `k8s.io/initial-events-end: "true"`; `false` starts at the current state with no ADDEDs;
+ * - selectors: an object that starts matching arrives as ADDED, one that stops as DELETED;
+ * - `allowWatchBookmarks`: periodic BOOKMARKs carrying the latest revision seen.
+ * Event objects are shared between watchers and must not be mutated.
+ */
+export async function startWatch(
+  ctx: WatchContext,
+  prefix: string,
+  request: WatchRequest,
+  onEvent: (event: WatchEvent) => void,
+  onClose?: (error?: Error) => void,
+): Promise<ResourceWatch> {
+  validateWatchRequest(request);
+  const matcher = buildMatcher(ctx.definition, request.labelSelector, request.fieldSelector);
+  const rv = request.resourceVersion ?? "";
+  const requested = rv === "" ? 0 : parseResourceVersion(rv);
+  const sendInitial = request.sendInitialEvents ?? requested === 0;
+  const bookmarks = request.allowWatchBookmarks === true;
+
+  let startRevision: number;
+  let initial: KubeObject[] = [];
+  if (sendInitial) {
+    const list = await ctx.storage.list(prefix);
+    if (list.revision < requested) {
+      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${list.revision}`, {
+        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
+      });
+    }
+    startRevision = list.revision;
+    initial = list.items.map((kv) => ctx.decode(kv)).filter((object) => matcher.matches(object));
+  } else {
+    startRevision = requested === 0 ? await ctx.storage.currentRevision() : requested;
+  }
+
+  let stopped = false;
+  let ready = false;
+  let lastRevision = startRevision;
+  let buffered: StorageEvent[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const handle: { storage?: StorageWatch } = {};
+
+  const bookmark = (annotations?: Record<string, string>): WatchEvent => ({
+    type: "BOOKMARK",
+    object: {
+      kind: ctx.definition.kind,
+      apiVersion: ctx.apiVersion,
+      metadata: annotations ? { resourceVersion: String(lastRevision), annotations } : { resourceVersion: String(lastRevision) },
+    },
+  });
+
+  const emit = (event: WatchEvent): void => {
+    if (!stopped) onEvent(event);
+  };
+
+  const process = (events: StorageEvent[]): void => {
+    for (const event of events) {
+      if (stopped) return;
+      lastRevision = Math.max(lastRevision, event.kv.modRevision);
+      const converted = convert(ctx, event, matcher.everything ? undefined : (o) => matcher.matches(o));
+      if (converted !== undefined) emit(converted);
+    }
+  };
+
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    if (timer !== undefined) clearInterval(timer);
+    handle.storage?.stop();
+    buffered = [];
+  };
+
+  const storageWatch: StorageWatch = await ctx.storage.watch(prefix, {
+    afterRevision: startRevision,
+    onEvents: (events) => {
+      if (stopped) return;
+      if (!ready) buffered.push(...events);
+      else process(events);
+    },
+    onError: (error) => {
+      if (stopped) return;
+      stop();
+      onClose?.(error);
+    },
+  });
+
+  handle.storage = storageWatch;
+  if (stopped) storageWatch.stop();
+
+  // Initial events go out after watch() resolved, ahead of any live event.
+  setImmediate(() => {
+    if (stopped) return;
+    for (const object of initial) emit({ type: "ADDED", object });
+    if (bookmarks && request.sendInitialEvents === true) emit(bookmark({ [INITIAL_EVENTS_END_ANNOTATION]: "true" }));
+    ready = true;
+    const pending = buffered;
+    buffered = [];
+    process(pending);
+    if (bookmarks && !stopped) {
+      const interval = request.bookmarkIntervalMs ?? ctx.bookmarkIntervalMs;
+      timer = setInterval(() => emit(bookmark()), interval);
+      timer.unref();
+    }
+  });
+
+  return { stop };
+}
+
+function cached(ctx: WatchContext, source: object, key: string, build: () => WatchEvent): WatchEvent {
+  let byType = ctx.eventCache.get(source);
+  if (byType === undefined) {
+    byType = new Map();
+    ctx.eventCache.set(source, byType);
+  }
+  let event = byType.get(key);
+  if (event === undefined) {
+    event = build();
+    byType.set(key, event);
+  }
+  return event;
+}
+
+function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: KubeObject) => boolean) | undefined): WatchEvent | undefined {
+  const simple = (type: WatchEventType) => cached(ctx, event, type, () => ({ type, object: ctx.decode(event.kv) }));
+  if (event.type === "delete") {
+    if (matches !== undefined && !matches(ctx.decode(event.kv))) return undefined;
+    return simple("DELETED");
+  }
+  const isNew = event.prev === undefined;
+  if (matches === undefined) return simple(isNew ? "ADDED" : "MODIFIED");
+  const nowMatches = matches(ctx.decode(event.kv));
+  const matchedBefore = event.prev !== undefined && matches(ctx.decode(event.prev));
+  if (nowMatches) return simple(matchedBefore ? "MODIFIED" : "ADDED");
+  if (!matchedBefore || event.prev === undefined) return undefined;
+  // Stopped matching: DELETED with the previous content at this event's revision, like the watch cache.
+  const prev = event.prev;
+  return cached(ctx, event, "DELETED-prev", () => {
+    const object = structuredClone(ctx.decode(prev));
+    (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
+    return { type: "DELETED", object };
+  });
+}
