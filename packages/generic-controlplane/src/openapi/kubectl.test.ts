@@ -8,8 +8,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiscoveryDocuments } from "../discovery/discovery.js";
 import { negotiateDiscovery } from "../discovery/negotiate.js";
+import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { buildOpenAPIv3 } from "./v3.js";
-import { testDefinitions } from "./test-fixtures.js";
+import { buildOpenAPIv2 } from "./v2.js";
+import { buildOpenAPIv2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./v2-protobuf.js";
+import { testConfigMaps, testDefinitions } from "./test-fixtures.js";
 
 const run = promisify(execFile);
 
@@ -35,6 +38,11 @@ const kubectl = findKubectl();
 describe.runIf(kubectl !== undefined)("kubectl against the published documents", () => {
   const discovery = createDiscoveryDocuments(testDefinitions);
   const openapi = buildOpenAPIv3(testDefinitions);
+  const swaggerProtobuf = buildOpenAPIv2Protobuf(testDefinitions);
+  const swaggerJson = JSON.stringify(buildOpenAPIv2(testDefinitions));
+  const objectPath = "/api/v1/namespaces/default/configmaps/demo";
+  let stored: Record<string, unknown> | undefined;
+  const patches: Array<{ contentType: string; body: unknown }> = [];
   let server: Server;
   let dir: string;
   let aggregated = true;
@@ -47,6 +55,12 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => route(req, res, Buffer.concat(chunks).toString("utf8")));
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push(`${req.method} ${url.pathname}`);
     const segments = url.pathname.split("/").filter((s) => s !== "");
@@ -68,6 +82,25 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     if (segments[0] === "apis" && segments.length === 3) {
       const list = discovery.resourceList(segments[1] ?? "", segments[2] ?? "");
       return list === undefined ? notFound() : reply(res, 200, list);
+    }
+    if (url.pathname === objectPath && stored !== undefined) {
+      if (req.method === "GET") return reply(res, 200, stored);
+      if (req.method === "PATCH") {
+        const contentType = req.headers["content-type"] ?? "";
+        const patch = JSON.parse(body) as unknown;
+        patches.push({ contentType, body: patch });
+        if (!contentType.startsWith("application/strategic-merge-patch+json")) return reply(res, 415, {});
+        stored = applyStrategicMergePatch(stored, patch, testConfigMaps.schema ?? {});
+        return reply(res, 200, stored);
+      }
+    }
+    if (url.pathname === "/openapi/v2") {
+      if ((req.headers.accept ?? "").includes("protobuf")) {
+        res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF_CONTENT_TYPE });
+        res.end(swaggerProtobuf);
+        return;
+      }
+      return reply(res, 200, swaggerJson);
     }
     if (segments[0] === "openapi" && segments[1] === "v3") {
       if (segments.length === 2) return reply(res, 200, openapi.index);
@@ -102,11 +135,14 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   });
 
   async function kubectlRun(...args: string[]): Promise<string> {
-    const { stdout } = await run(kubectl as string, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `cache-${String(aggregated)}`), ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: dir },
+    return (await kubectlOutput({}, ...args)).stdout;
+  }
+
+  async function kubectlOutput(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    return await run(kubectl as string, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `cache-${String(aggregated)}`), ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
       timeout: 20_000,
     });
-    return stdout;
   }
 
   function rows(output: string): string[][] {
@@ -159,5 +195,53 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     const out = await kubectlRun("explain", "leases.spec.holderIdentity");
     expect(out).toMatch(/GROUP:\s+coordination.k8s.io/);
     expect(out).toContain("holderIdentity contains the identity of the holder of a current lease.");
+  });
+
+  it("explains configmap.data from the protobuf OpenAPI v2 document", async () => {
+    const out = await kubectlRun("explain", "configmap.data", "--output", "plaintext-openapiv2");
+    expect(out).toMatch(/KIND:\s+ConfigMap/);
+    expect(out).toMatch(/FIELD:\s+data <map\[string\]string>/);
+    expect(out).toContain("Data contains the configuration data.");
+  });
+
+  it.each([true, false])("computes kubectl apply's strategic merge patch from the published merge keys (OpenAPI v3 patch metadata: %s)", async (v3Patch) => {
+    const lastApplied = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "demo", namespace: "default", finalizers: ["example.com/a", "example.com/b"] },
+      data: { keep: "1", drop: "2" },
+    };
+    stored = {
+      ...lastApplied,
+      metadata: {
+        ...lastApplied.metadata,
+        uid: "0d5ab2f4-7d0e-4d8a-9a8b-1f2e3d4c5b6a",
+        resourceVersion: "7",
+        creationTimestamp: "2026-01-01T00:00:00Z",
+        finalizers: ["example.com/a", "example.com/b", "example.com/server-added"],
+        annotations: { "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(lastApplied) },
+      },
+    };
+    const manifest = join(dir, "demo.yaml");
+    writeFileSync(
+      manifest,
+      ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: demo", "  namespace: default", "  finalizers: [example.com/a]", "data:", "  keep: '1'", "  added: '3'", ""].join("\n"),
+    );
+    requests.length = 0;
+    patches.length = 0;
+    const { stdout, stderr } = await kubectlOutput({ KUBECTL_OPENAPIV3_PATCH: String(v3Patch) }, "apply", "-f", manifest);
+    expect(stderr).not.toContain("error calculating patch from openapi");
+    expect(stdout.trim()).toBe("configmap/demo configured");
+    // kubectl 1.32 reads patch metadata from OpenAPI v3; with that off it falls back to the protobuf v2 document.
+    if (v3Patch) expect(requests).toContain("GET /openapi/v3/api/v1");
+    else expect(requests).toContain("GET /openapi/v2");
+    expect(patches).toHaveLength(1);
+    expect(patches[0]?.contentType).toContain("application/strategic-merge-patch+json");
+    expect(patches[0]?.body).toMatchObject({
+      data: { added: "3", drop: null },
+      metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/b"], "$setElementOrder/finalizers": ["example.com/a"] },
+    });
+    expect(stored).toMatchObject({ data: { keep: "1", added: "3" }, metadata: { finalizers: ["example.com/a", "example.com/server-added"] } });
+    expect((stored as { data: Record<string, string> }).data).not.toHaveProperty("drop");
   });
 });
