@@ -11,7 +11,7 @@ function table(rows: readonly (readonly string[])[]): string[] {
 /** A plan as a short human-readable report (what `balloon plan` prints). */
 export function formatPlanText(plan: ResizePlan): string {
   const rows = [
-    ["RESOURCE", "BALLOON", "NODE OFFERS", "TARGET", "DIRECTION"],
+    ["RESOURCE", "BALLOON", plan.decision === "refused" ? "NODE WOULD OFFER" : "NODE OFFERS", "TARGET", "DIRECTION"],
     ...plan.resources.map((r) => [
       r.resource,
       `${r.current.toString()} -> ${r.planned.toString()}`,

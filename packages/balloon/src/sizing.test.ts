@@ -171,7 +171,7 @@ describe("planResize properties", () => {
       { numRuns: 300 },
     );
     // The generator must exercise both sides of the equivalence.
-    expect([...seen].sort()).toEqual(["refused", "resize"]);
+    expect(seen.has("refused") && seen.has("resize")).toBe(true);
   });
 
   it("without floor or rounding, refuses exactly when some target is smaller than the other pods' requests", () => {
