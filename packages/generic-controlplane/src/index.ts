@@ -42,3 +42,61 @@ export type {
   ResourceDefinition,
   ResourceStrategy,
 } from "./registry/resource-definition.js";
+export {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  findDuplicateFields,
+  findUnknownFields,
+  patchMetaSchemas,
+  unknownFieldMessage,
+  type JsonPatchOperation,
+  type StrategicMergePatchOptions,
+  type UnknownFieldOptions,
+} from "./patch/index.js";
+export {
+  aggregatedDiscoveryContentType,
+  buildAggregatedDiscovery,
+  buildAPIGroup,
+  buildAPIGroupList,
+  buildAPIResourceList,
+  buildAPIVersions,
+  createDiscoveryDocuments,
+  discoveryETag,
+  etagMatches,
+  negotiateDiscovery,
+  storageVersionHash,
+  type APIGroup,
+  type APIGroupDiscoveryList,
+  type APIGroupList,
+  type APIResource,
+  type APIResourceList,
+  type APIVersions,
+  type DiscoveryDocuments,
+  type DiscoveryForm,
+  type DiscoveryOptions,
+  type SubresourceSpec,
+} from "./discovery/index.js";
+export {
+  buildOpenAPIv2,
+  buildOpenAPIv2Protobuf,
+  buildOpenAPIv3,
+  createOpenApiDocuments,
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+  type OpenAPIv3,
+  type OpenAPIv3Index,
+  type OpenApiDocuments,
+  type OpenApiOptions,
+  type SwaggerDocument,
+} from "./openapi/index.js";
+export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "./control-plane.js";
+export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
+export type { RequestContext } from "./server/context.js";
+export type { ResourceHandlers, SubresourceHandler } from "./server/resource-handler.js";
+export type { HandlerCodecs, IncludeObject, ServedResource } from "./server/served-resource.js";
+export type { HealthCheck, HealthEndpoint } from "./server/health.js";
+export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
+export { kubeconfigFor } from "./server/kubeconfig.js";
+export { namespaceLifecycle } from "./server/namespace-lifecycle.js";
+export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./server/version-info.js";
+export { ApiMetrics, type ApiMetricsOptions, type RequestLabels } from "./metrics/api-metrics.js";
