@@ -428,7 +428,7 @@ export class NetworkRegistry {
         return { warnings, conflict: { reason: "NotDelegable", message: `${parentText} does not delegate to ${claim} (add it to the parent's delegateTo)`, claim: parent.claim, prefix: parent.key } };
       }
       const exclusion = this.carveOut(parent.claim, prefix);
-      if (exclusion !== undefined && parent.prefix.contains(exclusion.prefix)) {
+      if (exclusion !== undefined) {
         return {
           warnings,
           conflict: { reason: "InsideExclusion", message: `${text} is inside ${exclusion.key}, which ${parent.claim} carved out of ${parent.key}`, claim: parent.claim, prefix: exclusion.key, ...optional("nearestFree", nearest()) },
