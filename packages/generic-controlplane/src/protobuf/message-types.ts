@@ -1,0 +1,110 @@
+import protobuf from "protobufjs";
+import { ALL_PROTO_SOURCES } from "./proto-source.js";
+
+const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
+const CORE = "k8s.io.api.core.v1";
+
+/** The message of each `apiVersion` + `kind` this codec reads and writes. */
+const MESSAGES_BY_KIND: Record<string, string> = {
+  "v1/Namespace": `${CORE}.Namespace`,
+  "v1/NamespaceList": `${CORE}.NamespaceList`,
+  "v1/ConfigMap": `${CORE}.ConfigMap`,
+  "v1/ConfigMapList": `${CORE}.ConfigMapList`,
+  "v1/Secret": `${CORE}.Secret`,
+  "v1/SecretList": `${CORE}.SecretList`,
+  "v1/ServiceAccount": `${CORE}.ServiceAccount`,
+  "v1/ServiceAccountList": `${CORE}.ServiceAccountList`,
+  "v1/Event": `${CORE}.Event`,
+  "v1/EventList": `${CORE}.EventList`,
+  "v1/Status": `${META}.Status`,
+  "coordination.k8s.io/v1/Lease": "k8s.io.api.coordination.v1.Lease",
+  "coordination.k8s.io/v1/LeaseList": "k8s.io.api.coordination.v1.LeaseList",
+  "events.k8s.io/v1/Event": "k8s.io.api.events.v1.Event",
+  "events.k8s.io/v1/EventList": "k8s.io.api.events.v1.EventList",
+  "rbac.authorization.k8s.io/v1/Role": "k8s.io.api.rbac.v1.Role",
+  "rbac.authorization.k8s.io/v1/RoleList": "k8s.io.api.rbac.v1.RoleList",
+  "rbac.authorization.k8s.io/v1/RoleBinding": "k8s.io.api.rbac.v1.RoleBinding",
+  "rbac.authorization.k8s.io/v1/RoleBindingList": "k8s.io.api.rbac.v1.RoleBindingList",
+  "rbac.authorization.k8s.io/v1/ClusterRole": "k8s.io.api.rbac.v1.ClusterRole",
+  "rbac.authorization.k8s.io/v1/ClusterRoleList": "k8s.io.api.rbac.v1.ClusterRoleList",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "k8s.io.api.rbac.v1.ClusterRoleBinding",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBindingList": "k8s.io.api.rbac.v1.ClusterRoleBindingList",
+  "authorization.k8s.io/v1/SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+};
+
+export const TIME_TYPE = `${META}.Time`;
+export const MICRO_TIME_TYPE = `${META}.MicroTime`;
+export const FIELDS_V1_TYPE = `${META}.FieldsV1`;
+export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
+
+/**
+ * Fields that are pointers in Go (`*bool`, `*int32`, `*Struct`): a zero value on the wire was set
+ * on purpose and appears in JSON. Every other scalar field is a Go value field with `omitempty`,
+ * whose zero value is omitted.
+ */
+export const KEEP_ZERO_FIELDS: ReadonlySet<string> = new Set([
+  `${META}.ObjectMeta.deletionGracePeriodSeconds`,
+  `${META}.OwnerReference.controller`,
+  `${META}.OwnerReference.blockOwnerDeletion`,
+  `${META}.ListMeta.remainingItemCount`,
+  `${CORE}.ConfigMap.immutable`,
+  `${CORE}.Secret.immutable`,
+  `${CORE}.ServiceAccount.automountServiceAccountToken`,
+  `${CORE}.Event.series`,
+  `${CORE}.Event.related`,
+  "k8s.io.api.coordination.v1.LeaseSpec.holderIdentity",
+  "k8s.io.api.coordination.v1.LeaseSpec.leaseDurationSeconds",
+  "k8s.io.api.coordination.v1.LeaseSpec.acquireTime",
+  "k8s.io.api.coordination.v1.LeaseSpec.renewTime",
+  "k8s.io.api.coordination.v1.LeaseSpec.leaseTransitions",
+  "k8s.io.api.coordination.v1.LeaseSpec.strategy",
+  "k8s.io.api.coordination.v1.LeaseSpec.preferredHolder",
+  "k8s.io.api.events.v1.Event.series",
+  "k8s.io.api.events.v1.Event.related",
+  "k8s.io.api.rbac.v1.ClusterRole.aggregationRule",
+  "k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec.resourceAttributes",
+  "k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec.nonResourceAttributes",
+  "k8s.io.api.authorization.v1.ResourceAttributes.fieldSelector",
+  "k8s.io.api.authorization.v1.ResourceAttributes.labelSelector",
+]);
+
+/** Go fields without `omitempty`: JSON always carries them, zero or not. */
+export const ALWAYS_PRESENT_FIELDS: ReadonlySet<string> = new Set([
+  "k8s.io.api.rbac.v1.RoleRef.apiGroup",
+  "k8s.io.api.rbac.v1.RoleRef.kind",
+  "k8s.io.api.rbac.v1.RoleRef.name",
+  "k8s.io.api.rbac.v1.Subject.kind",
+  "k8s.io.api.rbac.v1.Subject.name",
+  "k8s.io.api.authorization.v1.SubjectAccessReviewStatus.allowed",
+]);
+
+let root: protobuf.Root | undefined;
+
+function loadRoot(): protobuf.Root {
+  if (root === undefined) {
+    const parsed = new protobuf.Root();
+    for (const source of ALL_PROTO_SOURCES) protobuf.parse(source, parsed, { keepCase: true });
+    parsed.resolveAll();
+    root = parsed;
+  }
+  return root;
+}
+
+export function lookupType(fullName: string): protobuf.Type {
+  return loadRoot().lookupType(fullName);
+}
+
+/** The message type for an object's `apiVersion` and `kind`, if protobuf is supported for it. */
+export function messageTypeFor(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const name = MESSAGES_BY_KIND[`${apiVersion}/${kind}`];
+  return name === undefined ? undefined : lookupType(name);
+}
+
+/** `apiVersion/kind` pairs with protobuf support, e.g. `v1/ConfigMap`. */
+export function protobufKinds(): string[] {
+  return Object.keys(MESSAGES_BY_KIND);
+}
+
+export function fieldKey(type: protobuf.Type, field: protobuf.Field): string {
+  return `${type.fullName.replace(/^\./, "")}.${field.name}`;
+}
