@@ -42,53 +42,6 @@ export type {
   ResourceDefinition,
   ResourceStrategy,
 } from "./registry/resource-definition.js";
-export {
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
-  findDuplicateFields,
-  findUnknownFields,
-  patchMetaSchemas,
-  unknownFieldMessage,
-  type JsonPatchOperation,
-  type StrategicMergePatchOptions,
-  type UnknownFieldOptions,
-} from "./patch/index.js";
-export {
-  aggregatedDiscoveryContentType,
-  buildAggregatedDiscovery,
-  buildAPIGroup,
-  buildAPIGroupList,
-  buildAPIResourceList,
-  buildAPIVersions,
-  createDiscoveryDocuments,
-  discoveryETag,
-  etagMatches,
-  negotiateDiscovery,
-  storageVersionHash,
-  type APIGroup,
-  type APIGroupDiscoveryList,
-  type APIGroupList,
-  type APIResource,
-  type APIResourceList,
-  type APIVersions,
-  type DiscoveryDocuments,
-  type DiscoveryForm,
-  type DiscoveryOptions,
-  type SubresourceSpec,
-} from "./discovery/index.js";
-export {
-  buildOpenAPIv2,
-  buildOpenAPIv2Protobuf,
-  buildOpenAPIv3,
-  createOpenApiDocuments,
-  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
-  type OpenAPIv3,
-  type OpenAPIv3Index,
-  type OpenApiDocuments,
-  type OpenApiOptions,
-  type SwaggerDocument,
-} from "./openapi/index.js";
 export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "./control-plane.js";
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 export type { RequestContext } from "./server/context.js";

@@ -52,7 +52,7 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
       if (!request.allowWatchBookmarks) {
         causes.push({ reason: "FieldValueForbidden", field: "allowWatchBookmarks", message: "Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is requested" });
       }
-      if (initial) request.sendInitialEvents = true;
+      request.sendInitialEvents = initial;
       if (match === "NotOlderThan") request.resourceVersionMatch = "NotOlderThan";
     }
   } else if (match !== null && match !== "") {

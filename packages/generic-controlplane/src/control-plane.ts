@@ -1,0 +1,208 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ControlPlaneError, isControlPlaneError } from "./errors.js";
+import { createDiscoveryDocuments } from "./discovery/discovery.js";
+import { createOpenApiDocuments } from "./openapi/documents.js";
+import { ApiMetrics } from "./metrics/api-metrics.js";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields } from "./patch/index.js";
+import { createResourceStore } from "./registry/store.js";
+import type { ResourceDefinition } from "./registry/resource-definition.js";
+import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
+import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
+import { selectBuiltinResources } from "./resources/index.js";
+import { ApiServer, type HandlerStage } from "./server/api-server.js";
+import type { DiscoveryDocuments, OpenApiDocuments } from "./server/documents.js";
+import type { HealthCheck } from "./server/health.js";
+import { kubeconfigFor } from "./server/kubeconfig.js";
+import type { Logger } from "./server/logger.js";
+import { namespaceHandlers } from "./server/namespace-handlers.js";
+import { namespaceLifecycle } from "./server/namespace-lifecycle.js";
+import type { ResourceHandlers } from "./server/resource-handler.js";
+import type { HandlerCodecs, ServedResource } from "./server/served-resource.js";
+import { versionInfo } from "./server/version-info.js";
+import { createMemoryStorage } from "./storage/memory.js";
+import type { Storage } from "./storage/types.js";
+
+export interface ControlPlaneOptions {
+  /** Where objects live. Default: a fresh in-memory store. The control plane closes it on `close()`. */
+  storage?: Storage;
+  /** Resource types to serve. Default: every built-in. Pick a subset and add your own definitions. */
+  resources?: readonly ResourceDefinition[];
+  /** Admission plugins, run after NamespaceLifecycle in order (mutating `admit` hooks first, then `validate`). */
+  admission?: readonly AdmissionPlugin[];
+  /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
+  namespaceLifecycle?: boolean;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Names the kubeconfig's cluster, user and context. Default `kubekit`. */
+  name?: string;
+  /** Structured request and error logs. Default: none. */
+  logger?: Logger;
+  /**
+   * Extra handler-chain stages run before dispatch, in order — the seam for authentication,
+   * authorization, impersonation, flow control and audit.
+   */
+  stages?: readonly HandlerStage[];
+  /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
+  maxBodyBytes?: number;
+  /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
+  minRequestTimeoutSeconds?: number;
+  /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
+  processMetrics?: boolean;
+}
+
+export interface ControlPlane {
+  /** `http://<host>:<port>`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** A kubeconfig (YAML) for the server, its context named after the control plane. */
+  readonly kubeconfig: string;
+  writeKubeconfig(path: string): Promise<void>;
+  readonly storage: Storage;
+  /** The HTTP server: add resources at run time, or mount `handle` in another server. */
+  readonly server: ApiServer;
+  /** The REST storage of a served resource, for in-process controllers. */
+  store(group: string, plural: string): ResourceStore | undefined;
+  /** Graceful shutdown: ends watches, waits for in-flight requests, closes the storage. */
+  close(): Promise<void>;
+}
+
+function groupResource(definition: ResourceDefinition): string {
+  return definition.group === "" ? definition.plural : `${definition.plural}.${definition.group}`;
+}
+
+/**
+ * Starts a Kubernetes-style API server serving `resources` from `storage` (the shape of
+ * KEP-4080's generic control plane). Resolves once it accepts requests and the system
+ * namespaces exist.
+ */
+export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const storage = options.storage ?? createMemoryStorage();
+  const definitions = [...(options.resources ?? selectBuiltinResources())];
+  const seen = new Set<string>();
+  for (const definition of definitions) {
+    const key = `${definition.group}/${definition.version}/${definition.plural}`;
+    if (seen.has(key)) throw new ControlPlaneError("BadRequest", `resource ${groupResource(definition)} (${definition.version}) is defined twice`);
+    seen.add(key);
+  }
+
+  const admission: AdmissionPlugin[] = [];
+  const stores = new Map<string, ResourceStore>();
+  const served: Array<ServedResource & { handlers?: ResourceHandlers }> = [];
+  let namespaces: ResourceStore | undefined;
+  for (const definition of definitions) {
+    // Admission is shared by reference: NamespaceLifecycle is added once the namespaces store exists.
+    const store = createResourceStore(definition, storage, { admission });
+    stores.set(groupResource(definition), store);
+    const entry: ServedResource & { handlers?: ResourceHandlers } = { definition, store };
+    if (definition.group === "" && definition.plural === "namespaces") {
+      namespaces = store;
+      // Server-internal writers of the namespace lifecycle; see namespaceHandlers.
+      const internal = { ...namespacesResource, statusSubresource: false };
+      const termination = createResourceStore({ ...internal, strategy: { shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
+      const finalize = createResourceStore({ ...internal, strategy: { ...namespaceFinalizeStrategy, shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
+      entry.handlers = namespaceHandlers({ termination, finalize }, admission);
+    }
+    served.push(entry);
+  }
+
+  const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
+  if (withLifecycle) admission.push(namespaceLifecycle(namespaces!));
+  admission.push(...(options.admission ?? []));
+
+  const codecs: HandlerCodecs = {
+    applyJsonPatch: (original, patch) => applyJsonPatch(original, patch),
+    applyMergePatch: (original, patch) => applyMergePatch(original, patch),
+    applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),
+    findUnknownFields: (object, schema) => findUnknownFields(object, schema),
+    findDuplicateFields: (text, contentType) => findDuplicateFields(text, contentType),
+  };
+
+  let systemNamespacesReady = !withLifecycle;
+  const storageCheck: HealthCheck = { name: "etcd", check: async () => void (await storage.currentRevision()) };
+  const ping: HealthCheck = { name: "ping", check: () => undefined };
+  const log: HealthCheck = { name: "log", check: () => undefined };
+  const namespacesHook: HealthCheck = {
+    name: "poststarthook/start-system-namespaces-controller",
+    check: () => {
+      if (!systemNamespacesReady) throw new Error("not finished");
+    },
+  };
+
+  const metrics = new ApiMetrics({
+    processMetrics: options.processMetrics ?? true,
+    countObjects: async () => {
+      const counts: Array<{ resource: string; count: number }> = [];
+      for (const definition of definitions) {
+        const prefix = definition.group === "" ? `/registry/${definition.plural}` : `/registry/${definition.group}/${definition.plural}`;
+        counts.push({ resource: groupResource(definition), count: await storage.count(prefix) });
+      }
+      return counts;
+    },
+  });
+
+  const discovery: DiscoveryDocuments = createDiscoveryDocuments(definitions);
+  const openapi: OpenApiDocuments = createOpenApiDocuments(definitions, { version: versionInfo().gitVersion ?? "" });
+
+  const server = new ApiServer({
+    resources: served,
+    codecs,
+    discovery,
+    openapi,
+    version: versionInfo(),
+    health: {
+      healthz: [ping, log, storageCheck, namespacesHook],
+      livez: [ping, log, storageCheck, namespacesHook],
+      readyz: [ping, log, storageCheck, namespacesHook],
+    },
+    metrics,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.stages ? { stages: options.stages } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
+  });
+
+  if (withLifecycle) {
+    for (const name of SYSTEM_NAMESPACES) {
+      try {
+        await namespaces!.create(undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+      } catch (error) {
+        if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "AlreadyExists")) throw error;
+      }
+    }
+    systemNamespacesReady = true;
+  }
+
+  const host = options.host ?? "127.0.0.1";
+  const address = await server.listen(options.port ?? 0, host);
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost}:${address.port}`;
+  const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
+  options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    host,
+    port: address.port,
+    kubeconfig,
+    storage,
+    server,
+    async writeKubeconfig(path) {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, kubeconfig, { mode: 0o600 });
+    },
+    store: (group, plural) => stores.get(group === "" ? plural : `${plural}.${group}`),
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        await storage.close();
+        options.logger?.({ msg: "stopped" });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,305 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
+
+let t: TestPlane;
+beforeAll(async () => {
+  t = await startTestPlane();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const CM = "/api/v1/namespaces/default/configmaps";
+
+describe("create", () => {
+  it("creates from JSON with 201 and answers the stored object", async () => {
+    const r = await t.call("POST", CM, { body: configMap("c1", { k: "v" }) });
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c1", namespace: "default" }, data: { k: "v" } });
+    expect(r.json.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.json.metadata.resourceVersion).toMatch(/^\d+$/);
+  });
+
+  it("reads a body without Content-Type as JSON (kubectl 1.20)", async () => {
+        // fetch labels a string body text/plain; bytes go without a Content-Type.
+    const r = await t.call("POST", CM, { raw: new TextEncoder().encode(JSON.stringify(configMap("no-ct"))) });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.name).toBe("no-ct");
+  });
+
+  it("reads YAML bodies", async () => {
+    const yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  x: 'y'\n";
+    const r = await t.call("POST", CM, { raw: yaml, headers: { "Content-Type": "application/yaml" } });
+    expect(r.status).toBe(201);
+    expect(r.json.data).toEqual({ x: "y" });
+  });
+
+  it("defaults apiVersion, kind and namespace from the URL when the body omits them (python client)", async () => {
+    const r = await t.call("POST", CM, { body: { metadata: { name: "py" }, data: { a: "b" } } });
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "default" } });
+  });
+
+  it("rejects a body of another kind, apiVersion or namespace with 400", async () => {
+    const kind = await t.call("POST", CM, { body: { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } } });
+    expect(kind.status).toBe(400);
+    expect(kind.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400 });
+    const version = await t.call("POST", CM, { body: { apiVersion: "v2", kind: "ConfigMap", metadata: { name: "s" } } });
+    expect(version.status).toBe(400);
+    const ns = await t.call("POST", CM, { body: { ...configMap("s"), metadata: { name: "s", namespace: "kube-system" } } });
+    expect(ns.status).toBe(400);
+    expect(ns.json.message).toBe("the namespace of the provided object does not match the namespace sent on the request");
+  });
+
+  it("answers 409 AlreadyExists with upstream wording", async () => {
+    await t.call("POST", CM, { body: configMap("dup") });
+    const r = await t.call("POST", CM, { body: configMap("dup") });
+    expect(r.status).toBe(409);
+    expect(r.json).toMatchObject({ reason: "AlreadyExists", message: 'configmaps "dup" already exists', details: { name: "dup", kind: "configmaps" } });
+  });
+
+  it("answers 422 Invalid with causes for an invalid object", async () => {
+    const r = await t.call("POST", CM, { body: configMap("bad", { "bad key!": "v" }) });
+    expect(r.status).toBe(422);
+    expect(r.json.reason).toBe("Invalid");
+    expect(r.json.details.causes.length).toBeGreaterThan(0);
+  });
+
+  it("persists nothing with dryRun=All and rejects other dryRun values", async () => {
+    const dry = await t.call("POST", `${CM}?dryRun=All`, { body: configMap("dry") });
+    expect(dry.status).toBe(201);
+    expect((await t.call("GET", `${CM}/dry`)).status).toBe(404);
+    const bad = await t.call("POST", `${CM}?dryRun=Some`, { body: configMap("dry") });
+    expect(bad.status).toBe(422);
+    expect(bad.json.message).toContain('dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
+  });
+
+  it("limits fieldManager to 128 characters", async () => {
+    const ok = await t.call("POST", `${CM}?fieldManager=${"m".repeat(128)}`, { body: configMap("fm-ok") });
+    expect(ok.status).toBe(201);
+    const r = await t.call("POST", `${CM}?fieldManager=${"m".repeat(129)}`, { body: configMap("fm") });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain("fieldManager: Too long");
+  });
+
+  it("refuses bodies over 3 MiB with 413 RequestEntityTooLarge", async () => {
+    const big = configMap("big", { k: "x".repeat(3 * 1024 * 1024) });
+    const r = await t.call("POST", CM, { body: big });
+    expect(r.status).toBe(413);
+    expect(r.json).toMatchObject({ kind: "Status", reason: "RequestEntityTooLarge", code: 413 });
+  });
+
+  it("answers 415 for an unknown Content-Type, listing accepted ones", async () => {
+    const r = await t.call("POST", CM, { raw: "x", headers: { "Content-Type": "text/plain" } });
+    expect(r.status).toBe(415);
+    expect(r.json.reason).toBe("UnsupportedMediaType");
+    expect(r.json.message).toContain("application/json");
+  });
+
+  it("answers 400 for malformed JSON", async () => {
+    const r = await t.call("POST", CM, { raw: "{nope", headers: { "Content-Type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.kind).toBe("Status");
+  });
+
+  it("creates in a namespace that does not exist → 404 namespaces not found", async () => {
+    const r = await t.call("POST", "/api/v1/namespaces/missing/configmaps", { body: configMap("x") });
+    expect(r.status).toBe(404);
+    expect(r.json.message).toBe('namespaces "missing" not found');
+  });
+});
+
+describe("fieldValidation", () => {
+  const withUnknown = { ...configMap("fv"), spec: { x: 1 } };
+
+  it("Strict rejects unknown fields with a strict decoding error", async () => {
+    const r = await t.call("POST", `${CM}?fieldValidation=Strict`, { body: withUnknown });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe('strict decoding error: unknown field "spec"');
+  });
+
+  it("Strict rejects duplicate fields", async () => {
+    const raw = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dupfield"},"data":{"a":"1"},"data":{"b":"2"}}';
+    const r = await t.call("POST", `${CM}?fieldValidation=Strict`, { raw, headers: { "Content-Type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toContain('duplicate field "data"');
+  });
+
+  it("Warn stores the object without the unknown field and sends a Warning header", async () => {
+    const r = await t.call("POST", `${CM}?fieldValidation=Warn`, { body: { ...withUnknown, metadata: { name: "fv-warn" } } });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("warning")).toBe('299 - "unknown field \\"spec\\""');
+    expect(r.json.spec).toBeUndefined();
+  });
+
+  it("Ignore drops unknown fields silently; other values are rejected", async () => {
+    const r = await t.call("POST", `${CM}?fieldValidation=Ignore`, { body: { ...withUnknown, metadata: { name: "fv-ignore" } } });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("warning")).toBeNull();
+    const bad = await t.call("POST", `${CM}?fieldValidation=Loud`, { body: configMap("fv-bad") });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("get and list", () => {
+  it("gets an object and 404s a missing one with a Status", async () => {
+    await t.call("POST", CM, { body: configMap("g1") });
+    const r = await t.call("GET", `${CM}/g1`);
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.name).toBe("g1");
+    const missing = await t.call("GET", `${CM}/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "nope" not found' });
+  });
+
+  it("lists with a resourceVersion, label selectors and cluster-wide", async () => {
+    await t.call("POST", CM, { body: configMap("l1", {}, { app: "one" }) });
+    await t.call("POST", CM, { body: configMap("l2", {}, { app: "two" }) });
+    const r = await t.call("GET", `${CM}?labelSelector=app%3Done`);
+    expect(r.status).toBe(200);
+    expect(r.json.kind).toBe("ConfigMapList");
+    expect(r.json.metadata.resourceVersion).toMatch(/^\d+$/);
+    expect(r.json.items.map((i: any) => i.metadata.name)).toEqual(["l1"]);
+    const all = await t.call("GET", "/api/v1/configmaps?labelSelector=app");
+    expect(all.json.items.map((i: any) => i.metadata.name).sort()).toEqual(["l1", "l2"]);
+  });
+
+  it("pages with limit and continue", async () => {
+    for (const name of ["p1", "p2", "p3"]) await t.call("POST", "/api/v1/namespaces/kube-public/configmaps", { body: configMap(name) });
+    const first = await t.call("GET", "/api/v1/namespaces/kube-public/configmaps?limit=2");
+    expect(first.json.items).toHaveLength(2);
+    expect(first.json.metadata.continue).toBeTruthy();
+    const second = await t.call("GET", `/api/v1/namespaces/kube-public/configmaps?limit=2&continue=${encodeURIComponent(first.json.metadata.continue)}`);
+    expect(second.json.items.map((i: any) => i.metadata.name)).toEqual(["p3"]);
+  });
+
+  it("serves the Table form for kubectl's Accept and 406 for Table-only writes", async () => {
+    const accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+    const r = await t.call("GET", CM, { headers: { Accept: accept } });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ kind: "Table", apiVersion: "meta.k8s.io/v1" });
+    expect(r.json.columnDefinitions[0]).toMatchObject({ name: "Name", format: "name" });
+    expect(r.json.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata" });
+    const one = await t.call("GET", `${CM}/g1?includeObject=Object`, { headers: { Accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io" } });
+    expect(one.json.apiVersion).toBe("meta.k8s.io/v1beta1");
+    expect(one.json.rows).toHaveLength(1);
+    expect(one.json.rows[0].object.kind).toBe("ConfigMap");
+    const write = await t.call("POST", CM, { body: configMap("t406"), headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+    expect(write.status).toBe(406);
+    expect(write.json.reason).toBe("NotAcceptable");
+  });
+
+  it("answers YAML when asked", async () => {
+    const r = await t.call("GET", `${CM}/g1`, { headers: { Accept: "application/yaml" } });
+    expect(r.headers.get("content-type")).toBe("application/yaml");
+    expect(r.text).toContain("name: g1");
+  });
+
+  it("404s unknown resources and groups with a Status", async () => {
+    const r = await t.call("GET", "/api/v1/namespaces/default/pods");
+    expect(r.status).toBe(404);
+    expect(r.json.kind).toBe("Status");
+    expect((await t.call("GET", "/apis/apps/v1/deployments")).status).toBe(404);
+  });
+});
+
+describe("update", () => {
+  it("replaces with PUT, 409s a stale resourceVersion, 400s a name mismatch", async () => {
+    const created = (await t.call("POST", CM, { body: configMap("u1", { a: "1" }) })).json;
+    const updated = await t.call("PUT", `${CM}/u1`, { body: { ...created, data: { a: "2" } } });
+    expect(updated.status).toBe(200);
+    expect(updated.json.data).toEqual({ a: "2" });
+    const stale = await t.call("PUT", `${CM}/u1`, { body: { ...created, data: { a: "3" } } });
+    expect(stale.status).toBe(409);
+    expect(stale.json.reason).toBe("Conflict");
+    expect(stale.json.message).toContain('Operation cannot be fulfilled on configmaps "u1"');
+    const renamed = await t.call("PUT", `${CM}/u1`, { body: configMap("other") });
+    expect(renamed.status).toBe(400);
+    expect(renamed.json.message).toBe("the name of the object (other) does not match the name on the URL (u1)");
+  });
+
+  it("PUT without a resourceVersion is unconditional", async () => {
+    await t.call("POST", CM, { body: configMap("u2") });
+    const r = await t.call("PUT", `${CM}/u2`, { body: configMap("u2", { z: "9" }) });
+    expect(r.status).toBe(200);
+    expect(r.json.data).toEqual({ z: "9" });
+  });
+});
+
+describe("patch", () => {
+  it("applies JSON patch, merge patch and strategic merge patch", async () => {
+    await t.call("POST", CM, { body: configMap("pt", { a: "1", b: "2" }) });
+    const json = await t.call("PATCH", `${CM}/pt`, {
+      raw: JSON.stringify([{ op: "replace", path: "/data", value: { c: "3" } }]),
+      headers: { "Content-Type": "application/json-patch+json" },
+    });
+    expect(json.status).toBe(200);
+    expect(json.json.data).toEqual({ c: "3" });
+    const merge = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ metadata: { labels: { l: "x" } } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(merge.json.metadata.labels).toEqual({ l: "x" });
+    const smp = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ data: { d: "4", c: null } }), headers: { "Content-Type": "application/strategic-merge-patch+json" } });
+    expect(smp.status).toBe(200);
+    expect(smp.json.data).toEqual({ d: "4" });
+  });
+
+  it("404s a patch of a missing object and 415s unknown patch types", async () => {
+    const missing = await t.call("PATCH", `${CM}/nope`, { raw: "{}", headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(missing.status).toBe(404);
+    const bad = await t.call("PATCH", `${CM}/pt`, { raw: "{}", headers: { "Content-Type": "application/json" } });
+    expect(bad.status).toBe(415);
+    expect(bad.json.message).toContain("application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
+  });
+
+  it("rejects a failed JSON patch test and a patch that renames the object", async () => {
+    const test = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify([{ op: "test", path: "/data/d", value: "nope" }]), headers: { "Content-Type": "application/json-patch+json" } });
+    expect(test.status).toBeGreaterThanOrEqual(400);
+    expect(test.status).toBeLessThan(500);
+    const rename = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ metadata: { name: "other" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(rename.status).toBe(400);
+  });
+
+  it("fails Strict validation for unknown fields introduced by a patch", async () => {
+    const r = await t.call("PATCH", `${CM}/pt?fieldValidation=Strict`, { raw: JSON.stringify({ spec: { x: 1 } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe('strict decoding error: unknown field "spec"');
+  });
+});
+
+describe("delete", () => {
+  it("deletes with a DeleteOptions body and answers a Success Status", async () => {
+    const created = (await t.call("POST", CM, { body: configMap("d1") })).json;
+    const r = await t.call("DELETE", `${CM}/d1`, { body: { propagationPolicy: "Background" } });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ kind: "Status", status: "Success", details: { name: "d1", kind: "configmaps", uid: created.metadata.uid } });
+    expect((await t.call("GET", `${CM}/d1`)).status).toBe(404);
+    expect((await t.call("DELETE", `${CM}/d1`)).status).toBe(404);
+  });
+
+  it("validates propagationPolicy and honours dryRun from the query", async () => {
+    await t.call("POST", CM, { body: configMap("d2") });
+    const bad = await t.call("DELETE", `${CM}/d2?propagationPolicy=Sideways`);
+    expect(bad.status).toBe(422);
+    const dry = await t.call("DELETE", `${CM}/d2?dryRun=All`);
+    expect(dry.status).toBe(200);
+    expect((await t.call("GET", `${CM}/d2`)).status).toBe(200);
+  });
+
+  it("keeps an object with finalizers, answering 200 with deletionTimestamp set", async () => {
+    await t.call("POST", CM, { body: { ...configMap("d3"), metadata: { name: "d3", finalizers: ["example.com/hold"] } } });
+    const r = await t.call("DELETE", `${CM}/d3`);
+    expect(r.status).toBe(200);
+    expect(r.json.kind).toBe("ConfigMap");
+    expect(r.json.metadata.deletionTimestamp).toBeTruthy();
+  });
+
+  it("deletes a collection by label selector and answers the deleted list", async () => {
+    for (const name of ["dc1", "dc2", "dc3"]) await t.call("POST", CM, { body: configMap(name, {}, name === "dc3" ? { keep: "yes" } : { gone: "yes" }) });
+    const r = await t.call("DELETE", `${CM}?labelSelector=gone%3Dyes`);
+    expect(r.status).toBe(200);
+    expect(r.json.items.map((i: any) => i.metadata.name).sort()).toEqual(["dc1", "dc2"]);
+    expect((await t.call("GET", `${CM}/dc3`)).status).toBe(200);
+    expect((await t.call("GET", `${CM}/dc1`)).status).toBe(404);
+  });
+});
+

@@ -1,0 +1,120 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
+import type { LogRecord } from "./logger.js";
+
+let t: TestPlane;
+const logs: LogRecord[] = [];
+beforeAll(async () => {
+  t = await startTestPlane({ logger: (record) => logs.push(record) });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("version and discovery", () => {
+  it("serves version.Info with integer major and minor strings", async () => {
+    const r = await t.call("GET", "/version?timeout=32s");
+    expect(r.status).toBe(200);
+    expect(r.json.major).toMatch(/^\d+$/);
+    expect(r.json.minor).toMatch(/^\d+$/);
+    expect(r.json.gitVersion).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(r.json.platform).toContain("/");
+  });
+
+  it("serves legacy discovery and the resource lists", async () => {
+    const api = await t.call("GET", "/api", { headers: { Accept: "application/json, */*" } });
+    expect(api.json).toMatchObject({ kind: "APIVersions", versions: ["v1"] });
+    const v1 = await t.call("GET", "/api/v1");
+    expect(v1.json.kind).toBe("APIResourceList");
+    const names = v1.json.resources.map((r: { name: string }) => r.name);
+    expect(names).toEqual(expect.arrayContaining(["configmaps", "namespaces", "namespaces/finalize", "namespaces/status", "secrets", "serviceaccounts", "events"]));
+    const apis = await t.call("GET", "/apis");
+    expect(apis.json.kind).toBe("APIGroupList");
+    const group = await t.call("GET", "/apis/coordination.k8s.io");
+    expect(group.json.preferredVersion.groupVersion).toBe("coordination.k8s.io/v1");
+    expect((await t.call("GET", "/apis/coordination.k8s.io/v1")).json.resources[0].name).toBe("leases");
+    expect((await t.call("GET", "/apis/nope.example.com/v1")).status).toBe(404);
+  });
+
+  it("serves aggregated discovery with the echoed Content-Type", async () => {
+    const accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    const r = await t.call("GET", "/apis", { headers: { Accept: accept } });
+    expect(r.headers.get("content-type")).toBe("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    expect(r.json.kind).toBe("APIGroupDiscoveryList");
+    const beta = await t.call("GET", "/api", { headers: { Accept: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList" } });
+    expect(beta.headers.get("content-type")).toBe("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
+    expect(beta.json.items[0].versions[0].resources.map((x: { resource: string }) => x.resource)).toContain("configmaps");
+  });
+});
+
+describe("openapi", () => {
+  it("serves the v3 index, per-group-version documents with PATCH fieldValidation, and v2 as protobuf", async () => {
+    const index = await t.call("GET", "/openapi/v3");
+    expect(index.status).toBe(200);
+    const url: string = index.json.paths["api/v1"].serverRelativeURL;
+    expect(url).toMatch(/^\/openapi\/v3\/api\/v1\?hash=/);
+    const doc = await t.call("GET", url);
+    expect(doc.status).toBe(200);
+    expect(doc.headers.get("cache-control")).toContain("immutable");
+    const patch = doc.json.paths["/api/v1/namespaces/{namespace}/configmaps/{name}"].patch;
+    expect(patch.parameters.map((p: { name: string }) => p.name)).toContain("fieldValidation");
+    expect((await t.call("GET", "/openapi/v3/apis/nope/v1")).status).toBe(404);
+    const v2 = await fetch(`${t.url}/openapi/v2`, { headers: { Accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" } });
+    expect(v2.headers.get("content-type")).toBe("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    expect((await v2.arrayBuffer()).byteLength).toBeGreaterThan(15);
+    const json = await t.call("GET", "/openapi/v2");
+    expect(json.json.swagger).toBe("2.0");
+  });
+});
+
+describe("health", () => {
+  it("answers ok on /healthz, /livez and /readyz, lists checks with ?verbose, runs one check by path", async () => {
+    for (const path of ["/healthz", "/livez", "/readyz"]) {
+      const r = await t.call("GET", path);
+      expect(r.status).toBe(200);
+      expect(r.text).toBe("ok");
+    }
+    const verbose = await t.call("GET", "/readyz?verbose");
+    expect(verbose.text).toContain("[+]ping ok");
+    expect(verbose.text).toContain("[+]etcd ok");
+    expect(verbose.text).toContain("[+]shutdown ok");
+    expect(verbose.text).toContain("readyz check passed");
+    expect((await t.call("GET", "/livez/ping")).text).toBe("ok");
+    expect((await t.call("GET", "/livez/nope")).status).toBe(404);
+  });
+});
+
+describe("metrics and logs", () => {
+  it("exports upstream metric names with upstream labels", async () => {
+    await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("metered") });
+    await t.call("GET", "/api/v1/namespaces/default/configmaps/metered");
+    await t.call("GET", "/api/v1/namespaces/default/configmaps/absent");
+    const r = await t.call("GET", "/metrics");
+    expect(r.status).toBe(200);
+    expect(r.text).toContain(
+      'apiserver_request_total{verb="POST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="201"} 1',
+    );
+    expect(r.text).toContain('apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="404"} 1');
+    expect(r.text).toContain("apiserver_request_duration_seconds_bucket{");
+    expect(r.text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"}');
+    expect(r.text).toMatch(/apiserver_storage_objects\{resource="configmaps"\} [1-9]/);
+    expect(r.text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4/);
+    expect(r.text).toContain("# TYPE apiserver_registered_watchers gauge");
+  });
+
+  it("writes one structured log record per request", async () => {
+    logs.length = 0;
+    await t.call("GET", "/api/v1/namespaces/default/configmaps/metered");
+    const record = logs.find((l) => l.msg === "request" && l.path === "/api/v1/namespaces/default/configmaps/metered");
+    expect(record).toMatchObject({ verb: "GET", code: 200, resource: "configmaps", namespace: "default" });
+    expect(typeof record?.latencyMs).toBe("number");
+  });
+});
+
+describe("kubeconfig", () => {
+  it("points a context named after the server at the URL", () => {
+    expect(t.plane.kubeconfig).toContain(`server: ${t.url}`);
+    expect(t.plane.kubeconfig).toContain("current-context: kubekit");
+  });
+});
