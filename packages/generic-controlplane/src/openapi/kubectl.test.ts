@@ -12,7 +12,8 @@ import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { buildOpenAPIv3 } from "./v3.js";
 import { buildOpenAPIv2 } from "./v2.js";
 import { buildOpenAPIv2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./v2-protobuf.js";
-import { testConfigMaps, testDefinitions } from "./test-fixtures.js";
+import { configMapsResource, selectBuiltinResources } from "../resources/index.js";
+import { testWidgetsV1, testWidgetsV1beta1 } from "./test-fixtures.js";
 
 const run = promisify(execFile);
 
@@ -36,10 +37,12 @@ const kubectl = findKubectl();
  * real kubectl proves the documents are shaped the way client-go needs them.
  */
 describe.runIf(kubectl !== undefined)("kubectl against the published documents", () => {
-  const discovery = createDiscoveryDocuments(testDefinitions);
-  const openapi = buildOpenAPIv3(testDefinitions);
-  const swaggerProtobuf = buildOpenAPIv2Protobuf(testDefinitions);
-  const swaggerJson = JSON.stringify(buildOpenAPIv2(testDefinitions));
+  // The real built-in definitions plus a schema-less custom group with two versions.
+  const served = [...selectBuiltinResources(), testWidgetsV1beta1, testWidgetsV1];
+  const discovery = createDiscoveryDocuments(served);
+  const openapi = buildOpenAPIv3(served);
+  const swaggerProtobuf = buildOpenAPIv2Protobuf(served);
+  const swaggerJson = JSON.stringify(buildOpenAPIv2(served));
   const objectPath = "/api/v1/namespaces/default/configmaps/demo";
   let stored: Record<string, unknown> | undefined;
   const patches: Array<{ contentType: string; body: unknown }> = [];
@@ -90,7 +93,7 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
         const patch = JSON.parse(body) as unknown;
         patches.push({ contentType, body: patch });
         if (!contentType.startsWith("application/strategic-merge-patch+json")) return reply(res, 415, {});
-        stored = applyStrategicMergePatch(stored, patch, testConfigMaps.schema ?? {});
+        stored = applyStrategicMergePatch(stored, patch, configMapsResource.schema ?? {});
         return reply(res, 200, stored);
       }
     }
@@ -157,22 +160,23 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     requests.length = 0;
     const out = rows(await kubectlRun("api-resources"));
     expect(out[0]).toEqual(["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]);
-    expect(out.slice(1)).toEqual(
-      expect.arrayContaining([
-        ["namespaces", "ns", "v1", "false", "Namespace"],
-        ["configmaps", "cm", "v1", "true", "ConfigMap"],
-        ["leases", "coordination.k8s.io/v1", "true", "Lease"],
-        ["widgets", "wd", "widgets.example.com/v1", "true", "Widget"],
-      ]),
-    );
-    expect(out).toHaveLength(5);
+    expect(out.slice(1)).toEqual([
+      ["configmaps", "cm", "v1", "true", "ConfigMap"],
+      ["events", "ev", "v1", "true", "Event"],
+      ["namespaces", "ns", "v1", "false", "Namespace"],
+      ["secrets", "v1", "true", "Secret"],
+      ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
+      ["leases", "coordination.k8s.io/v1", "true", "Lease"],
+      ["events", "ev", "events.k8s.io/v1", "true", "Event"],
+      ["widgets", "wd", "widgets.example.com/v1", "true", "Widget"],
+    ]);
     if (mode) expect(requests).not.toContain("GET /api/v1");
     else expect(requests).toContain("GET /api/v1");
   });
 
   it("lists group versions with api-versions", async () => {
     aggregated = true;
-    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["coordination.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
+    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
   });
 
   it("explains configmap.data from the OpenAPI v3 document", async () => {
@@ -195,6 +199,13 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     const out = await kubectlRun("explain", "leases.spec.holderIdentity");
     expect(out).toMatch(/GROUP:\s+coordination.k8s.io/);
     expect(out).toContain("holderIdentity contains the identity of the holder of a current lease.");
+  });
+
+  it("explains a resource that publishes no schema", async () => {
+    const out = await kubectlRun("explain", "widgets");
+    expect(out).toMatch(/GROUP:\s+widgets.example.com/);
+    expect(out).toMatch(/KIND:\s+Widget/);
+    expect(out).toMatch(/VERSION:\s+v1/);
   });
 
   it("explains configmap.data from the protobuf OpenAPI v2 document", async () => {
