@@ -94,4 +94,21 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   /** Field selector labels beyond `metadata.name` and `metadata.namespace`, e.g. `type` for secrets. */
   fieldSelectors?: Record<string, (object: T) => string | undefined>;
   strategy?: ResourceStrategy<T>;
+  /**
+   * Serve objects kept under another resource's storage keys, in that resource's form (upstream
+   * stores events.k8s.io/v1 Events as core/v1 Events under `/registry/events`, so both APIs see
+   * the same objects). Keys come from `group`/`plural` here instead of the definition's own;
+   * objects are converted with `toStorage` before every write and `fromStorage` after every read
+   * and watch event. Strategy hooks, selectors and printer columns see this API's form.
+   */
+  storedAs?: StoredAs;
+}
+
+export interface StoredAs {
+  group: string;
+  plural: string;
+  /** This API's form → the stored form (including the stored `apiVersion`/`kind`). */
+  toStorage(object: KubeObject): KubeObject;
+  /** The stored form → this API's form. */
+  fromStorage(object: KubeObject): KubeObject;
 }

@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import type { ControlPlaneError } from "../errors.js";
+import { decodeContinueToken } from "./continue-token.js";
+import { setup, widget } from "./test-fixtures.js";
+
+async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ControlPlaneError;
+  }
+  throw new Error("expected a rejection");
+}
+
+async function seeded() {
+  const ctx = setup();
+  const { store } = ctx;
+  await store.create("default", widget("a", { labels: { app: "web" }, color: "red" }));
+  await store.create("default", widget("b", { labels: { app: "db" }, color: "blue" }));
+  await store.create("default", widget("c", { labels: { app: "web", tier: "x" }, color: "red" }));
+  await store.create("kube-system", widget("d", { labels: { app: "web" }, color: "red" }));
+  await store.create("kube-system", widget("e", { color: "green" }));
+  return ctx;
+}
+
+const names = (list: { items: { metadata?: { name?: string } }[] }) => list.items.map((o) => o.metadata?.name);
+
+describe("list", () => {
+  it("lists a namespace or everything, with the list kind and current revision", async () => {
+    const { store, storage } = await seeded();
+    const list = await store.list("default");
+    expect(list).toMatchObject({ apiVersion: "v1", kind: "WidgetList", metadata: { resourceVersion: String(await storage.currentRevision()) } });
+    expect(names(list)).toEqual(["a", "b", "c"]);
+    expect(names(await store.list(undefined))).toEqual(["a", "b", "c", "d", "e"]);
+    expect(names(await store.list("nothing"))).toEqual([]);
+  });
+
+  it("filters by label and field selectors, including the type's own fields", async () => {
+    const { store } = await seeded();
+    expect(names(await store.list(undefined, { labelSelector: "app=web" }))).toEqual(["a", "c", "d"]);
+    expect(names(await store.list(undefined, { labelSelector: "app in (web,db),!tier" }))).toEqual(["a", "b", "d"]);
+    expect(names(await store.list(undefined, { fieldSelector: "metadata.namespace=kube-system" }))).toEqual(["d", "e"]);
+    expect(names(await store.list(undefined, { fieldSelector: "metadata.name=b" }))).toEqual(["b"]);
+    expect(names(await store.list("default", { fieldSelector: "color!=red", labelSelector: "app" }))).toEqual(["b"]);
+    const error = await rejection(store.list(undefined, { fieldSelector: "spec.size=1" }));
+    expect(error.code).toBe("BadRequest");
+    expect(error.message).toBe("field label not supported: spec.size");
+    expect((await rejection(store.list(undefined, { labelSelector: "a b" }))).httpStatus).toBe(400);
+  });
+
+  it("pages with limit/continue over one snapshot and reports remainingItemCount", async () => {
+    const { store } = await seeded();
+    const first = await store.list(undefined, { limit: 2 });
+    expect(names(first)).toEqual(["a", "b"]);
+    expect(first.metadata.remainingItemCount).toBe(3);
+    expect(first.metadata.continue).toBeTruthy();
+    // Writes after the first page do not show up in later pages.
+    await store.create("default", widget("bb"));
+    await store.delete("kube-system", "e");
+    const second = await store.list(undefined, { limit: 2, continue: first.metadata.continue ?? "" });
+    expect(names(second)).toEqual(["c", "d"]);
+    expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    const third = await store.list(undefined, { limit: 2, continue: second.metadata.continue ?? "" });
+    expect(names(third)).toEqual(["e"]);
+    expect(third.metadata.continue).toBeUndefined();
+    expect(third.metadata.remainingItemCount).toBeUndefined();
+  });
+
+  it("fills pages with matching items when a selector filters, without remainingItemCount", async () => {
+    const { store } = await seeded();
+    const first = await store.list(undefined, { limit: 2, labelSelector: "app=web" });
+    expect(names(first)).toEqual(["a", "c"]);
+    expect(first.metadata.remainingItemCount).toBeUndefined();
+    const second = await store.list(undefined, { limit: 2, labelSelector: "app=web", continue: first.metadata.continue ?? "" });
+    expect(names(second)).toEqual(["d"]);
+    expect(second.metadata.continue).toBeUndefined();
+  });
+
+  it("answers a compacted continue token with 410 and an inconsistent token that continues at the latest state", async () => {
+    const { store, storage } = await seeded();
+    const first = await store.list(undefined, { limit: 2 });
+    await store.create("default", widget("z"));
+    await store.update("default", "c", { metadata: { name: "c" }, spec: { color: "pink" } });
+    await storage.compact(await storage.currentRevision());
+    const error = await rejection(store.list(undefined, { limit: 2, continue: first.metadata.continue ?? "" }));
+    expect(error.code).toBe("Expired");
+    expect(error.httpStatus).toBe(410);
+    expect(error.message).toMatch(/^The provided continue parameter is too old to display a consistent list result\./);
+    expect(decodeContinueToken(error.continueToken ?? "").revision).toBe(-1);
+    expect(error.toStatus().metadata.continue).toBe(error.continueToken);
+    const rest = await store.list(undefined, { limit: 10, continue: error.continueToken ?? "" });
+    // Keys sort by namespace first, so the new default/z comes before kube-system/d.
+    expect(names(rest)).toEqual(["c", "z", "d", "e"]);
+    expect(rest.items[0]?.spec).toEqual({ color: "pink" });
+  });
+
+  it("reads an exact past resourceVersion, and 410 once it is compacted", async () => {
+    const { store, storage } = await seeded();
+    const before = (await store.list("default")).metadata.resourceVersion ?? "";
+    await store.delete("default", "a");
+    expect(names(await store.list("default", { resourceVersion: before, resourceVersionMatch: "Exact" }))).toEqual(["a", "b", "c"]);
+    expect(names(await store.list("default", { resourceVersion: before, resourceVersionMatch: "NotOlderThan" }))).toEqual(["b", "c"]);
+    expect(names(await store.list("default", { resourceVersion: "0" }))).toEqual(["b", "c"]);
+    await storage.compact(await storage.currentRevision());
+    const error = await rejection(store.list("default", { resourceVersion: before, resourceVersionMatch: "Exact" }));
+    expect(error.code).toBe("Expired");
+    expect(error.message).toBe("The resourceVersion for the provided list is too old.");
+  });
+
+  it("answers a resourceVersion from the future with 504 ResourceVersionTooLarge", async () => {
+    const { store } = await seeded();
+    const error = await rejection(store.list("default", { resourceVersion: "9999", resourceVersionMatch: "NotOlderThan" }));
+    expect(error.code).toBe("Timeout");
+    expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
+  });
+
+  it.each([
+    [{ resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+    [{ resourceVersion: "0", resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+  ])("rejects invalid list options %j", async (request, message) => {
+    const { store } = await seeded();
+    const error = await rejection(store.list("default", request));
+    expect(error.code).toBe("Invalid");
+    expect(error.message).toBe(message);
+  });
+
+  it("rejects a garbled continue token with 400", async () => {
+    const { store } = await seeded();
+    expect((await rejection(store.list("default", { continue: "not-a-token" }))).code).toBe("BadRequest");
+  });
+});
