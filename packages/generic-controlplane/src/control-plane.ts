@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { ControlPlaneError, isControlPlaneError } from "./errors.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
+import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields } from "./patch/index.js";
 import { createResourceStore } from "./registry/store.js";
@@ -114,6 +115,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   admission.push(...(options.admission ?? []));
 
   const codecs: HandlerCodecs = {
+    decodeProtobuf,
     applyJsonPatch: (original, patch) => applyJsonPatch(original, patch),
     applyMergePatch: (original, patch) => applyMergePatch(original, patch),
     applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),

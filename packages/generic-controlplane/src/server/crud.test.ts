@@ -303,3 +303,22 @@ describe("delete", () => {
   });
 });
 
+describe("protobuf request bodies (kubectl 1.32 create)", () => {
+  it("creates from a k8s\\0 protobuf body and answers JSON", async () => {
+    const { encodeProtobuf } = await import("../protobuf/codec.js");
+    const body = encodeProtobuf({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "from-proto" }, data: { p: "q" } });
+    const r = await t.call("POST", `${CM}?fieldManager=kubectl-create&fieldValidation=Strict`, {
+      raw: body,
+      headers: { "Content-Type": "application/vnd.kubernetes.protobuf", Accept: "application/vnd.kubernetes.protobuf,application/json" },
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect(r.json).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-proto", namespace: "default" }, data: { p: "q" } });
+  });
+
+  it("answers a Status in JSON for a malformed protobuf body", async () => {
+    const r = await t.call("POST", CM, { raw: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff]), headers: { "Content-Type": "application/vnd.kubernetes.protobuf" } });
+    expect(r.status).toBe(400);
+    expect(r.json.kind).toBe("Status");
+  });
+});
