@@ -83,7 +83,7 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   schema?: JSONSchemaProps;
   /** Rule for `metadata.name`: DNS-1123 subdomain (default), DNS-1123 label, or any path segment. */
   nameRule?: "DNS1123Subdomain" | "DNS1123Label" | "PathSegment";
-  /** A `/status` subresource: the main resource ignores status changes and `/status` ignores everything but status. */
+  /** A `/status` subresource: the main resource ignores status changes and `/status` ignores spec changes (metadata stays writable, like upstream). */
   statusSubresource?: boolean;
   /** Bump `metadata.generation` when anything but metadata and status changes (CRD-style resources). */
   tracksGeneration?: boolean;

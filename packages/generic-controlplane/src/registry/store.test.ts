@@ -163,7 +163,11 @@ describe("update", () => {
     const ignoredSpec = await store.update(undefined, "g", { ...withStatus, spec: { size: 9 }, status: { ready: false } }, { subresource: "status" });
     expect(ignoredSpec.spec).toEqual({ size: 1 });
     expect(ignoredSpec.status).toEqual({ ready: false });
-    const specChange = await store.update(undefined, "g", { ...ignoredSpec, spec: { size: 2 }, status: { ready: true } });
+    // Metadata stays writable through /status (conformance: "should apply changes to a namespace status").
+    const annotated = await store.update(undefined, "g", { ...ignoredSpec, metadata: { ...ignoredSpec.metadata, annotations: { patched: "yes" } } }, { subresource: "status" });
+    expect(annotated.metadata?.annotations).toEqual({ patched: "yes" });
+    expect(annotated.metadata?.generation).toBe(1);
+    const specChange = await store.update(undefined, "g", { ...annotated, spec: { size: 2 }, status: { ready: true } });
     expect(specChange.spec).toEqual({ size: 2 });
     expect(specChange.status).toEqual({ ready: false });
     expect(specChange.metadata?.generation).toBe(2);

@@ -254,7 +254,7 @@ class GenericResourceStore implements ResourceStore {
 
     const oldMeta = current.metadata ?? {};
     if (this.definition.statusSubresource) {
-      if (subresource === "status") desired = this.statusOnly(current, desired, options);
+      if (subresource === "status") desired = this.statusOnly(current, desired);
       else if (current.status === undefined) delete desired.status;
       else desired.status = cloneObject(current.status);
     }
@@ -304,18 +304,13 @@ class GenericResourceStore implements ResourceStore {
     }
   }
 
-  /** `/status` writes keep everything of the stored object but its status. */
-  private statusOnly(current: KubeObject, desired: KubeObject, options: RequestOptions): KubeObject {
-    const next = cloneObject(current);
-    if (desired.status === undefined) delete next.status;
-    else next.status = desired.status;
-    const meta = metadataOf(next);
-    const wanted = desired.metadata ?? {};
-    if (wanted.resourceVersion !== undefined) meta.resourceVersion = wanted.resourceVersion;
-    if (options.allowSettingDeletionTimestamp) {
-      if (wanted.deletionTimestamp !== undefined) meta.deletionTimestamp = wanted.deletionTimestamp;
-      if (wanted.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = wanted.deletionGracePeriodSeconds;
-    }
+  /**
+   * `/status` writes keep the stored spec (everything but metadata and status), like upstream status
+   * strategies; metadata stays writable under the usual update rules.
+   */
+  private statusOnly(current: KubeObject, desired: KubeObject): KubeObject {
+    const next: KubeObject = { ...cloneObject(specOf(current)), apiVersion: desired.apiVersion, kind: desired.kind, metadata: desired.metadata ?? {} };
+    if (desired.status !== undefined) next.status = desired.status;
     return next;
   }
 
