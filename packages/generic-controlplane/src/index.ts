@@ -42,6 +42,50 @@ export type {
   ResourceDefinition,
   ResourceStrategy,
 } from "./registry/resource-definition.js";
+export type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  DeleteResult,
+  ListRequest,
+  RequestOptions,
+  ResourceStore,
+  ResourceWatch,
+  WatchRequest,
+} from "./registry/types.js";
+export { createResourceStore, finalizersForDeletion, type ResourceStoreOptions } from "./registry/store.js";
+export { resourceKeys, type ResourceKeys } from "./registry/keys.js";
+export { INITIAL_EVENTS_END_ANNOTATION } from "./registry/watch.js";
+export { humanDuration, tableColumns, toTable, translateTimestampSince, type TableOptions } from "./registry/table.js";
+export { fieldValuesOf, supportedFieldLabels } from "./registry/selection.js";
+export {
+  EVERYTHING_FIELDS,
+  EVERYTHING_LABELS,
+  formatLabelSelector,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldRequirement,
+  type FieldSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelector,
+} from "./selectors/index.js";
+export {
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+  fieldErrorBody,
+  formatFieldError,
+  invalidError,
+  isConfigMapKey,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  toStatusCauses,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  type NameRule,
+  type ObjectMetaValidationOptions,
+} from "./validation/index.js";
 export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "./control-plane.js";
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 export type { RequestContext } from "./server/context.js";
