@@ -7,6 +7,7 @@ import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields } from "./patch/index.js";
 import { createResourceStore } from "./registry/store.js";
+import { toTable } from "./registry/table.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
 import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
@@ -121,6 +122,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),
     findUnknownFields: (object, schema) => findUnknownFields(object, schema),
     findDuplicateFields: (text, contentType) => findDuplicateFields(text, contentType),
+    toTable: (definition, objects, tableOptions) => toTable(definition, objects, tableOptions),
   };
 
   let systemNamespacesReady = !withLifecycle;

@@ -180,6 +180,7 @@ describe("get and list", () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ kind: "Table", apiVersion: "meta.k8s.io/v1" });
     expect(r.json.columnDefinitions[0]).toMatchObject({ name: "Name", format: "name" });
+    expect(r.json.columnDefinitions.map((c: any) => c.name)).toEqual(["Name", "Data", "Age"]);
     expect(r.json.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata" });
     const one = await t.call("GET", `${CM}/g1?includeObject=Object`, { headers: { Accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io" } });
     expect(one.json.apiVersion).toBe("meta.k8s.io/v1beta1");
