@@ -210,6 +210,11 @@ export class Quantity {
   toJSON(): string {
     return this.toString();
   }
+
+  /** `Quantity <1536Mi>` in `console.log` and the REPL. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `Quantity <${this.toString()}>`;
+  }
 }
 
 function positiveStep(step: Quantity): bigint {

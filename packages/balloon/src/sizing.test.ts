@@ -50,6 +50,14 @@ describe("planResize", () => {
     expect(coarse.balloon.cpu?.toString()).toBe("5");
   });
 
+  it("refuses to leave the balloon without requests, which would make it BestEffort", () => {
+    expect(() => planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8,memory=32Gi"), floor: {} })).toThrow(
+      /BestEffort/,
+    );
+    const oneLeft = planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8"), floor: {} });
+    expect(resourceListStrings(oneLeft.balloon)).toEqual({ cpu: "0", memory: "1Gi" });
+  });
+
   it("reports unchanged when the balloon already has the target size", () => {
     const plan = planResize({ node, pods, balloon: rl("cpu=4,memory=16Gi"), target: rl("cpu=4,memory=16Gi") });
     expect(plan.decision).toBe("unchanged");
@@ -124,15 +132,25 @@ describe("planResize properties", () => {
       return input;
     });
 
+  /** planResize, with the all-zero (BestEffort) balloon error turned into an outcome. */
+  const plan = (input: PlanResizeInput) => {
+    try {
+      return planResize(input);
+    } catch (error) {
+      if ((error as Error).message.includes("BestEffort")) return undefined;
+      throw error;
+    }
+  };
+
   const sum = (lists: readonly ResourceList[], name: string) =>
     lists.reduce((total, list) => total.add(list[name] ?? Quantity.zero()), Quantity.zero());
 
   it("an accepted plan never lets the requests on the node exceed allocatable", () => {
     fc.assert(
       fc.property(scenario, (input) => {
-        const plan = planResize(input);
-        if (plan.decision === "refused") return;
-        const total = sumResourceLists(...input.pods, plan.balloon);
+        const result = plan(input);
+        if (!result || result.decision === "refused") return;
+        const total = sumResourceLists(...input.pods, result.balloon);
         for (const name of resources) expect(total[name]?.cmp(input.node.allocatable[name] as Quantity)).toBeLessThanOrEqual(0);
       }),
       { numRuns: 300 },
@@ -142,8 +160,7 @@ describe("planResize properties", () => {
   it("never plans a balloon below the floor or above allocatable", () => {
     fc.assert(
       fc.property(scenario, (input) => {
-        const plan = planResize(input);
-        for (const r of plan.resources) {
+        for (const r of plan(input)?.resources ?? []) {
           expect(r.planned.cmp(input.floor?.[r.resource] ?? Quantity.zero())).toBeGreaterThanOrEqual(0);
           expect(r.planned.cmp(input.node.allocatable[r.resource] as Quantity)).toBeLessThanOrEqual(0);
         }
@@ -156,17 +173,23 @@ describe("planResize properties", () => {
     const seen = new Set<string>();
     fc.assert(
       fc.property(scenario, (input) => {
-        const plan = planResize(input);
-        const cannotFit = resources.some((name) => {
+        const needs = resources.map((name) => {
           const a = input.node.allocatable[name] as Quantity;
           const step = input.granularity?.[name] as Quantity;
           const floor = (input.floor?.[name] ?? Quantity.zero()).ceilTo(step);
-          const need = a.sub(input.target[name] as Quantity).ceilTo(step).max(floor).min(a);
-          return sum(input.pods, name).add(need).cmp(a) > 0;
+          return { name, a, need: a.sub(input.target[name] as Quantity).ceilTo(step).max(floor).min(a) };
         });
-        expect(plan.decision === "refused").toBe(cannotFit);
-        if (plan.decision === "refused") expect(plan.balloon).toBe(input.balloon);
-        seen.add(plan.decision);
+        const cannotFit = needs.some(({ name, a, need }) => sum(input.pods, name).add(need).cmp(a) > 0);
+        const result = plan(input);
+        if (!result) {
+          // Only a fitting plan that zeroes every request is turned down as BestEffort.
+          expect(cannotFit).toBe(false);
+          expect(needs.every(({ need }) => need.isZero())).toBe(true);
+          return;
+        }
+        expect(result.decision === "refused").toBe(cannotFit);
+        if (result.decision === "refused") expect(result.balloon).toBe(input.balloon);
+        seen.add(result.decision);
       }),
       { numRuns: 300 },
     );
@@ -182,11 +205,15 @@ describe("planResize properties", () => {
     }));
     fc.assert(
       fc.property(exact, (input) => {
-        const plan = planResize(input);
         const tooSmall = resources.some((name) => (input.target[name] as Quantity).cmp(sum(input.pods, name)) < 0);
-        expect(plan.decision === "refused").toBe(tooSmall);
-        if (plan.decision !== "refused") {
-          for (const r of plan.resources) if (!r.limitedBy) expect(r.effective.equals(r.target)).toBe(true);
+        const result = plan(input);
+        if (!result) {
+          expect(tooSmall).toBe(false);
+          return;
+        }
+        expect(result.decision === "refused").toBe(tooSmall);
+        if (result.decision !== "refused") {
+          for (const r of result.resources) if (!r.limitedBy) expect(r.effective.equals(r.target)).toBe(true);
         }
       }),
       { numRuns: 300 },
@@ -196,9 +223,9 @@ describe("planResize properties", () => {
   it("an accepted plan offers at most the target (unless held by the floor) and misses it by less than one step", () => {
     fc.assert(
       fc.property(scenario, (input) => {
-        const plan = planResize(input);
-        if (plan.decision === "refused") return;
-        for (const r of plan.resources) {
+        const result = plan(input);
+        if (!result || result.decision === "refused") return;
+        for (const r of result.resources) {
           if (r.limitedBy === "floor") continue;
           expect(r.effective.cmp(r.target)).toBeLessThanOrEqual(0);
           if (!r.limitedBy) {

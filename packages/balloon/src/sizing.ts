@@ -117,11 +117,13 @@ function planResource(name: string, input: PlanResizeInput): ResourceResize {
       `the balloon floor for ${name} (${floor.toString()}) exceeds allocatable ${allocatable.toString()}`,
     );
   }
+  // Print in the step's family when it is binary (1Mi → "6Gi"), else in allocatable's.
+  const format = step.format === "BinarySI" ? "BinarySI" : allocatable.format;
   // Round the balloon up, so the node never offers more than the target.
-  let planned = allocatable.sub(target).ceilTo(step).withFormat(allocatable.format);
+  let planned = allocatable.sub(target).ceilTo(step).withFormat(format);
   let limitedBy: ResourceResize["limitedBy"];
   if (planned.cmp(floor) < 0) {
-    planned = floor.withFormat(allocatable.format);
+    planned = floor.withFormat(format);
     limitedBy = "floor";
   } else if (planned.cmp(allocatable) > 0) {
     planned = allocatable;
@@ -146,6 +148,7 @@ function describe(resource: ResourceResize): string {
  * within [floor, A]. Shrinking the balloon (growing the node) always succeeds. Growing it
  * (shrinking the node) must fit beside every other pod, O + B_new ≤ A, because a balloon never
  * displaces a running pod; otherwise the plan is refused, naming each resource that does not fit.
+ * Throws when the balloon would end with no request above zero (only possible with a zero floor).
  */
 export function planResize(input: PlanResizeInput): ResizePlan {
   validate(input);
@@ -180,6 +183,13 @@ export function planResize(input: PlanResizeInput): ResizePlan {
   const changed: Record<string, Quantity> = {};
   for (const resource of resources) changed[resource.resource] = resource.planned;
   const balloon = { ...input.balloon, ...changed };
+  if (!Object.values(balloon).some((amount) => amount.sign() > 0)) {
+    // With no request above zero the pod would turn BestEffort, and a resize may not change QoS.
+    throw new BalloonError(
+      "invalid-argument",
+      "the plan would leave the balloon with no request above zero (BestEffort), which in-place resize rejects; keep a floor above zero",
+    );
+  }
   const decision = resources.some((r) => r.direction !== "unchanged") ? "resize" : "unchanged";
   return {
     decision,
