@@ -20,6 +20,10 @@ registerHooks({
 const { createSqliteStorage } = await import("./sqlite.js");
 const path = process.argv[2];
 if (path === undefined) throw new Error("usage: sqlite-crash-writer <database>");
+// The test keeps stdin open; when it closes (the test runner went away) stop instead of writing forever.
+process.stdin.on("end", () => process.exit(2));
+process.stdin.on("close", () => process.exit(2));
+process.stdin.resume();
 const storage = await createSqliteStorage({ path, compactInterval: 0 });
 process.stdout.write("ready\n");
 

@@ -8,6 +8,9 @@ import type { DatabaseSync } from "node:sqlite";
  *   writer on the same predecessor fail, which is the compare-and-swap even across connections.
  * - `old_value` is the previous value, so a watch can replay `prev` after the predecessor row is
  *   compacted away. Delete rows keep the last value only there (`value` is NULL).
+ * - No separate (name, id) index: a key's rows chain through prev_revision, which therefore grows
+ *   with id, so the unique index also finds a key's newest row (ORDER BY prev_revision DESC) and
+ *   each write maintains one index instead of two.
  * - AUTOINCREMENT so ids are never reused, even when compaction deleted the newest row (a tombstone).
  */
 const SCHEMA = `
@@ -22,7 +25,6 @@ CREATE TABLE IF NOT EXISTS kine (
   value TEXT,
   old_value TEXT
 );
-CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
 CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
 CREATE TABLE IF NOT EXISTS kine_meta (
   name TEXT PRIMARY KEY,

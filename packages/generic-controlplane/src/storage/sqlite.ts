@@ -27,8 +27,9 @@ const MAX_WRITES_PER_TRANSACTION = 1000;
 /**
  * A persistent Storage on the built-in `node:sqlite`, modelled on kine: one table where each
  * write appends a row and the row id is the revision. One process owns the file; writes queued in
- * the same tick commit together in one IMMEDIATE transaction (group commit), and watches are fed
- * from the committed rows in-process, replaying older history from the table.
+ * one event-loop turn commit together in one IMMEDIATE transaction (group commit) on the next
+ * `setImmediate`, so a write burst never starves I/O and concurrent requests share one commit.
+ * Watches are fed from the committed rows in-process, replaying older history from the table.
  */
 export function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   try {
@@ -226,7 +227,7 @@ class SqliteStorage implements Storage {
       this.queue.push({ write, resolve, reject });
       if (!this.drainScheduled) {
         this.drainScheduled = true;
-        queueMicrotask(() => this.drain());
+        setImmediate(() => this.drain());
       }
     });
   }
@@ -237,8 +238,12 @@ class SqliteStorage implements Storage {
     while (this.queue.length > 0 && !this.closed) {
       const batch = this.queue.splice(0, MAX_WRITES_PER_TRANSACTION);
       const outcomes: Array<{ kv: KeyValue; event: StorageEvent } | Error> = [];
+      // A lone write is one INSERT after one SELECT: it runs in autocommit, which saves two statements.
+      // Nothing can write between the two (this process holds the exclusive lock and runs them
+      // synchronously), and the (name, prev_revision) index would refuse a lost race anyway.
+      const transaction = batch.length > 1;
       try {
-        this.statements.begin.run();
+        if (transaction) this.statements.begin.run();
         try {
           for (const queued of batch) {
             try {
@@ -248,7 +253,7 @@ class SqliteStorage implements Storage {
               outcomes.push(error);
             }
           }
-          this.statements.commit.run();
+          if (transaction) this.statements.commit.run();
         } catch (error) {
           if (this.db.isTransaction) this.statements.rollback.run();
           throw error;
@@ -318,8 +323,9 @@ function prepareStatements(db: DatabaseSync) {
     currentRevision: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision"),
     readMeta: prepare("SELECT value FROM kine_meta WHERE name = ?"),
     writeMeta: prepare("UPDATE kine_meta SET value = ? WHERE name = ?"),
-    latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1"),
-    atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1"),
+    // prev_revision grows with id along a key's rows, so these walk the unique index from the newest row.
+    latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
+    atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
     insert: prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     // The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone are skipped.
     list: prepare(`

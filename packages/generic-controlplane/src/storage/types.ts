@@ -9,7 +9,13 @@
  *
  * Failures are `ControlPlaneError`s: `AlreadyExists` (create of an existing key), `Conflict`
  * (compare-and-swap on a stale revision), `NotFound` (update/delete of a missing key), `Expired`
- * (a read or watch below the compacted revision), `ServiceUnavailable` (backend closed).
+ * (a read or watch below the compacted revision), `ServiceUnavailable` (backend closed),
+ * `Timeout` with cause `ResourceVersionTooLarge` (a read at a revision not reached yet, as
+ * kube-apiserver answers it).
+ *
+ * A prefix names a directory: `list`, `count` and `watch` on `/registry/configmaps/a` cover
+ * `/registry/configmaps/a/…` but neither `/registry/configmaps/ab/…` nor the key
+ * `/registry/configmaps/a` itself ("/" is appended when missing, as kube-apiserver's etcd3 store does).
  */
 
 export interface KeyValue {
