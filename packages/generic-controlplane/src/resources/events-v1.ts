@@ -143,6 +143,13 @@ export const eventsV1Resource = defineResource<EventsV1Event>({
   fieldSelectors: Object.fromEntries(
     Object.entries(SELECTORS).map(([label, coreLabel]) => [label, (event: EventsV1Event) => eventSelectableFields(eventsV1ToCore(event))[coreLabel]]),
   ),
+  // Upstream keeps both event APIs in one store: these are core/v1 Events under /registry/events.
+  storedAs: {
+    group: "",
+    plural: "events",
+    toStorage: (object) => eventsV1ToCore(object),
+    fromStorage: (object) => coreEventToEventsV1(object),
+  },
   strategy: {
     prepareForCreate: normalize,
     prepareForUpdate: normalize,

@@ -146,3 +146,16 @@ describe("event table", () => {
     expect(columns.at(-1)?.format).toBe("name");
   });
 });
+
+describe("one store for both event APIs", () => {
+  it("keeps events.k8s.io/v1 events as core/v1 Events under the core events keys", () => {
+    const storedAs = eventsV1Resource.storedAs;
+    expect(storedAs).toMatchObject({ group: "", plural: "events" });
+    const event = newEvent({});
+    const stored = storedAs?.toStorage(event);
+    expect(stored).toMatchObject({ apiVersion: "v1", kind: "Event", message: "synced", involvedObject: event.regarding });
+    // What the core API then validates, prints and selects on is the same object.
+    expect(createErrors(eventsResource, stored ?? {}).errors).toEqual([]);
+    expect(storedAs?.fromStorage(stored ?? {})).toEqual(event);
+  });
+});

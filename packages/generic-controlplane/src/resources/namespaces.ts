@@ -246,5 +246,6 @@ export const namespacesResource = defineResource<Namespace>({
     validate: validateNamespaceFinalizers,
     validateUpdate: (object) => [...validateNamespaceFinalizers(object), ...validateNamespacePhase(object)],
     decorate: labelWithName,
+    shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate,
   },
 });
