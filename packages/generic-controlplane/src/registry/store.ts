@@ -309,7 +309,7 @@ class GenericResourceStore implements ResourceStore {
    * strategies; metadata stays writable under the usual update rules.
    */
   private statusOnly(current: KubeObject, desired: KubeObject): KubeObject {
-    const next: KubeObject = { ...cloneObject(specOf(current)), apiVersion: desired.apiVersion, kind: desired.kind, metadata: desired.metadata ?? {} };
+    const next: KubeObject = { apiVersion: this.apiVersion, kind: this.definition.kind, metadata: desired.metadata ?? {}, ...cloneObject(specOf(current)) };
     if (desired.status !== undefined) next.status = desired.status;
     return next;
   }
