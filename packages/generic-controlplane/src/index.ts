@@ -41,6 +41,7 @@ export type {
   PrinterColumn,
   ResourceDefinition,
   ResourceStrategy,
+  StoredAs,
 } from "./registry/resource-definition.js";
 export type {
   AdmissionAttributes,
@@ -86,6 +87,53 @@ export {
   type NameRule,
   type ObjectMetaValidationOptions,
 } from "./validation/index.js";
+export {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  findDuplicateFields,
+  findUnknownFields,
+  patchMetaSchemas,
+  unknownFieldMessage,
+  type JsonPatchOperation,
+  type StrategicMergePatchOptions,
+  type UnknownFieldOptions,
+} from "./patch/index.js";
+export {
+  aggregatedDiscoveryContentType,
+  buildAggregatedDiscovery,
+  buildAPIGroup,
+  buildAPIGroupList,
+  buildAPIResourceList,
+  buildAPIVersions,
+  createDiscoveryDocuments,
+  discoveryETag,
+  etagMatches,
+  negotiateDiscovery,
+  storageVersionHash,
+  type APIGroup,
+  type APIGroupDiscoveryList,
+  type APIGroupList,
+  type APIResource,
+  type APIResourceList,
+  type APIVersions,
+  type DiscoveryDocuments,
+  type DiscoveryForm,
+  type DiscoveryOptions,
+  type SubresourceSpec,
+} from "./discovery/index.js";
+export {
+  buildOpenAPIv2,
+  buildOpenAPIv2Protobuf,
+  buildOpenAPIv3,
+  createOpenApiDocuments,
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+  type OpenAPIv3,
+  type OpenAPIv3Index,
+  type OpenApiDocuments,
+  type OpenApiOptions,
+  type SwaggerDocument,
+} from "./openapi/index.js";
 export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "./control-plane.js";
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 export type { RequestContext } from "./server/context.js";
@@ -97,3 +145,30 @@ export { kubeconfigFor } from "./server/kubeconfig.js";
 export { namespaceLifecycle } from "./server/namespace-lifecycle.js";
 export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./server/version-info.js";
 export { ApiMetrics, type ApiMetricsOptions, type RequestLabels } from "./metrics/api-metrics.js";
+export {
+  builtinResources,
+  configMapsResource,
+  eventsResource,
+  eventsV1Resource,
+  leasesResource,
+  namespacesResource,
+  secretsResource,
+  selectBuiltinResources,
+  serviceAccountsResource,
+  type BuiltinResourceName,
+} from "./resources/index.js";
+export {
+  IMMORTAL_NAMESPACES,
+  NAMESPACE_FINALIZER_KUBERNETES,
+  NAMESPACE_NAME_LABEL,
+  SYSTEM_NAMESPACES,
+  beginNamespaceTermination,
+  finalizeNamespace,
+  isNamespaceTerminating,
+  namespaceFinalizeStrategy,
+  namespaceReadyForDeletion,
+  shouldDeleteNamespaceDuringUpdate,
+} from "./resources/namespaces.js";
+export { SecretTypes } from "./resources/secrets.js";
+export { coreEventToEventsV1, eventsV1ToCore } from "./resources/events-v1.js";
+export { PROTOBUF_CONTENT_TYPE, PROTOBUF_MAGIC, decodeProtobuf, encodeProtobuf, protobufKinds, supportsProtobuf } from "./protobuf/index.js";
