@@ -124,7 +124,7 @@ function interpretSuffix(text: string, suffix: string): Suffix {
   );
 }
 
-/** |numerator / 10^digits| rounded away from zero, for a non-negative numerator. */
+/** numerator / divisor rounded up, for a non-negative numerator and a positive divisor. */
 function divideRoundingUp(numerator: bigint, divisor: bigint): bigint {
   const quotient = numerator / divisor;
   return quotient * divisor === numerator ? quotient : quotient + 1n;

@@ -181,4 +181,37 @@ describe("Quantity properties", () => {
       RUNS,
     );
   });
+
+  it("divFloor brackets the exact quotient at nano precision", () => {
+    fc.assert(
+      fc.property(quantity, fc.bigInt({ min: 1n, max: 10n ** 6n }), (q, k) => {
+        const quotient = q.divFloor(k);
+        expect(quotient.mul(k).cmp(q)).toBeLessThanOrEqual(0);
+        expect(quotient.add(Quantity.fromNanos(1n)).mul(k).cmp(q)).toBeGreaterThan(0);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("Quantity conveniences", () => {
+  it("tryParse returns undefined instead of throwing", () => {
+    expect(Quantity.tryParse("1Gi")?.toString()).toBe("1Gi");
+    expect(Quantity.tryParse("1GB")).toBeUndefined();
+  });
+
+  it("abs, isQuantity and inspection", async () => {
+    const { inspect } = await import("node:util");
+    expect(Quantity.parse("-1.5Gi").abs().toString()).toBe("1536Mi");
+    expect(Quantity.isQuantity(Quantity.zero())).toBe(true);
+    expect(Quantity.isQuantity("1Gi")).toBe(false);
+    expect(inspect({ memory: Quantity.parse("1.5Gi") })).toBe("{ memory: Quantity <1536Mi> }");
+  });
+
+  it("rejects non-integer or unbounded scales and non-positive divisors and steps", () => {
+    expect(() => Quantity.ofScaled(1n, 0.5)).toThrow(/integer exponent/);
+    expect(() => Quantity.parse("1").scaledValue(1e9)).toThrow(/within ±10000/);
+    expect(() => Quantity.parse("1").divFloor(0n)).toThrow(/positive integer/);
+    expect(() => Quantity.parse("1").floorTo(Quantity.zero())).toThrow(/must be positive/);
+  });
 });

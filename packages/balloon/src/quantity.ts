@@ -1,6 +1,6 @@
 import { BalloonError } from "./errors.js";
 import { formatQuantity } from "./quantity-format.js";
-import { parseQuantity, type QuantityFormat } from "./quantity-parse.js";
+import { MAX_EXPONENT, parseQuantity, type QuantityFormat } from "./quantity-parse.js";
 
 const NANO_PER_UNIT = 1_000_000_000n;
 const NANO_PER_MILLI = 1_000_000n;
@@ -18,11 +18,13 @@ function scaledToNanos(value: bigint, scale: bigint): bigint {
   return shift >= 0n ? value * 10n ** shift : divideAwayFromZero(value, 10n ** -shift);
 }
 
+/** A power-of-ten exponent as a bigint, bounded like parsed exponents. */
 function checkScale(scale: number): bigint {
-  if (!Number.isSafeInteger(scale)) {
-    throw new BalloonError("invalid-argument", `scale must be an integer power of ten, got ${scale}`);
+  const exponent = Number.isSafeInteger(scale) ? BigInt(scale) : undefined;
+  if (exponent === undefined || exponent > MAX_EXPONENT || exponent < -MAX_EXPONENT) {
+    throw new BalloonError("invalid-argument", `scale must be an integer exponent within ±${MAX_EXPONENT}, got ${scale}`);
   }
-  return BigInt(scale);
+  return exponent;
 }
 
 /**
