@@ -218,7 +218,7 @@ export function fixPrefix(text: string): string | undefined {
   let length = Number.parseInt(lengthText, 10);
   const address = lenientAddress(text.slice(0, slash));
   if (!address) return undefined;
-  let fixed = address.address;
+  const fixed = address.address;
   if (address.mappedFrom6) {
     if (length < 96) return undefined;
     length -= 96;

@@ -1,0 +1,237 @@
+import { Command, CommanderError, Option } from "commander";
+import { isNetworkRegistryError, NetworkRegistryError } from "../errors.js";
+import { parsePrefix } from "../parse.js";
+import { describeReference } from "../records.js";
+import { NetworkRegistry } from "../registry.js";
+import type { AddressRecord, NetworkClaim } from "../types.js";
+import { VERSION } from "../version.js";
+import { loadClaims } from "./load-claims.js";
+import { renderData, type OutputFormat } from "./output.js";
+
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** Exit codes: 0 ok, 1 conflicts (or a failed allocation), 2 bad usage or unreadable input. */
+export const EXIT_OK = 0;
+export const EXIT_CONFLICT = 1;
+export const EXIT_USAGE = 2;
+
+interface CheckedClaim {
+  name: string;
+  file: string;
+  claim?: NetworkClaim;
+  error?: string;
+}
+
+function outputOption(): Option {
+  return new Option("-o, --output <format>", "output format").choices(["human", "json", "yaml"]).default("human");
+}
+
+function filesOption(): Option {
+  return new Option("-f, --file <path...>", "NetworkClaim YAML/JSON files (repeatable)").makeOptionMandatory();
+}
+
+/** Register every claim in file order; malformed or mismatching claims are reported, not fatal. */
+async function buildRegistry(files: readonly string[]): Promise<{ registry: NetworkRegistry; checked: CheckedClaim[] }> {
+  const registry = new NetworkRegistry();
+  const checked: CheckedClaim[] = [];
+  for (const loaded of await loadClaims(files)) {
+    const name = String(loaded.claim.metadata?.name);
+    try {
+      checked.push({ name, file: loaded.file, claim: registry.claim(loaded.claim) });
+    } catch (error) {
+      if (!isNetworkRegistryError(error) || (error.code !== "invalid-claim" && error.code !== "claim-mismatch")) throw error;
+      checked.push({ name, file: loaded.file, error: error.message });
+    }
+  }
+  return { registry, checked };
+}
+
+function recordLine(record: AddressRecord): string {
+  const what = describeReference(record.reference);
+  const description = record.description ? ` "${record.description}"` : "";
+  if (record.status === "allocated") return `  ok        ${record.prefix}  ${what}${description}`;
+  if (record.conflict === undefined) return `  excluded  ${record.prefix}  ${what}${description} (carved out)`;
+  const hint = record.conflict.nearestFree !== undefined && !record.conflict.message.includes("nearest free") ? `; nearest free: ${record.conflict.nearestFree}` : "";
+  return `  CONFLICT  ${record.prefix}  ${what}: ${record.conflict.reason}: ${record.conflict.message}${hint}`;
+}
+
+async function check(files: string[], format: OutputFormat, io: CliIO): Promise<number> {
+  const { checked } = await buildRegistry(files);
+  const records = checked.flatMap((c) => (c.claim?.status?.addressSpace ?? []).map((record) => ({ claim: c.name, record })));
+  const conflicts = records.filter((r) => r.record.conflict !== undefined);
+  const errors = checked.filter((c) => c.error !== undefined);
+  const warnings = records.flatMap((r) => (r.record.warnings ?? []).map((warning) => ({ claim: r.claim, prefix: r.record.prefix, warning })));
+  const summary = {
+    claims: checked.length,
+    records: records.length,
+    allocated: records.filter((r) => r.record.status === "allocated").length,
+    carvedOut: records.filter((r) => r.record.status === "unavailable" && r.record.conflict === undefined).length,
+    conflicts: conflicts.length,
+    invalidClaims: errors.length,
+    warnings: warnings.length,
+  };
+  const failed = conflicts.length > 0 || errors.length > 0;
+  if (format !== "human") {
+    io.stdout(renderData({
+      ok: !failed,
+      summary,
+      conflicts: conflicts.map((c) => ({ claim: c.claim, prefix: c.record.prefix, conflict: c.record.conflict })),
+      errors: errors.map((e) => ({ claim: e.name, file: e.file, message: e.error })),
+      warnings,
+      claims: checked.flatMap((c) => (c.claim === undefined ? [] : [c.claim])),
+    }, format));
+    return failed ? EXIT_CONFLICT : EXIT_OK;
+  }
+  const lines: string[] = [];
+  for (const c of checked) {
+    lines.push(`${c.name} (${c.file})`);
+    if (c.error !== undefined) lines.push(`  INVALID   ${c.error}`);
+    for (const record of c.claim?.status?.addressSpace ?? []) {
+      lines.push(recordLine(record));
+      for (const warning of record.warnings ?? []) lines.push(`  warning   ${warning}`);
+    }
+  }
+  lines.push("");
+  lines.push(`${summary.claims} claims, ${summary.records} records: ${summary.allocated} allocated, ${summary.carvedOut} carved out, ${summary.conflicts} conflicts, ${summary.invalidClaims} invalid claims, ${summary.warnings} warnings`);
+  lines.push(failed ? "FAIL: the address plan has conflicts" : "OK: no conflicts");
+  io.stdout(`${lines.join("\n")}\n`);
+  return failed ? EXIT_CONFLICT : EXIT_OK;
+}
+
+async function whois(query: string, files: string[], format: OutputFormat, io: CliIO): Promise<number> {
+  const { registry } = await buildRegistry(files);
+  const result = registry.whois(query);
+  if (format !== "human") {
+    io.stdout(renderData(result, format));
+    return EXIT_OK;
+  }
+  const lines = [`${result.query}`];
+  const show = (label: string, owners: typeof result.exact) => {
+    for (const o of owners) lines.push(`  ${label.padEnd(9)} ${o.record.prefix}  ${o.claim}  ${describeReference(o.record.reference)}${o.record.status === "unavailable" ? " (carved out)" : ""}`);
+  };
+  lines.push(result.mostSpecific === undefined ? "  owner     none" : `  owner     ${result.mostSpecific.claim} (${result.mostSpecific.record.prefix})`);
+  show("exact", result.exact);
+  show("covering", result.covering);
+  show("covered", result.covered);
+  io.stdout(`${lines.join("\n")}\n`);
+  return EXIT_OK;
+}
+
+interface AllocateOptions {
+  from: string;
+  size: string;
+  file: string[];
+  claim?: string;
+  strategy: "first-fit" | "best-fit";
+  count: string;
+  group: string;
+  resource: string;
+  output: OutputFormat;
+}
+
+async function allocate(options: AllocateOptions, io: CliIO): Promise<number> {
+  const { registry } = await buildRegistry(options.file);
+  const pool = parsePrefix(options.from);
+  const size = Number.parseInt(options.size.replace(/^\//, ""), 10);
+  const count = Number.parseInt(options.count, 10);
+  if (!Number.isInteger(size) || !Number.isInteger(count) || count < 1) {
+    throw new NetworkRegistryError("invalid-argument", "--size must be a prefix length and --count a positive integer");
+  }
+  const owner = options.claim ?? registry.whois(pool).exact.find((o) => o.record.status === "allocated")?.claim;
+  if (owner === undefined) throw new NetworkRegistryError("pool-not-found", `${pool.toString()} is not an allocated record in the given claims`);
+  const allocated: AddressRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    allocated.push(registry.allocate({
+      claim: owner, reference: { group: options.group, resource: options.resource }, from: pool, prefixLength: size, strategy: options.strategy,
+    }));
+  }
+  if (options.output !== "human") io.stdout(renderData({ claim: owner, pool: pool.toString(), allocated }, options.output));
+  else io.stdout(`${allocated.map((r) => r.prefix).join("\n")}\n`);
+  return EXIT_OK;
+}
+
+async function free(options: { from: string; file: string[]; output: OutputFormat }, io: CliIO): Promise<number> {
+  const { registry } = await buildRegistry(options.file);
+  const usage = registry.utilization(options.from);
+  const blocks = registry.freeBlocks(options.from);
+  if (options.output !== "human") {
+    io.stdout(renderData({ ...usage, freeBlocks: blocks }, options.output));
+    return EXIT_OK;
+  }
+  const lines = [
+    `pool      ${usage.pool}`,
+    `used      ${usage.used} of ${usage.size} addresses (${usage.percentUsed}%)`,
+    `largest   ${usage.largestFree ?? "none"}`,
+    `by size   ${Object.entries(usage.freeBlocksByLength).map(([length, n]) => `${n}×/${length}`).join(" ") || "none"}`,
+    "free blocks:",
+    ...blocks.map((b) => `  ${b.toString()}`),
+  ];
+  io.stdout(`${lines.join("\n")}\n`);
+  return EXIT_OK;
+}
+
+/** Run `kana` with `argv` (without node and script); resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = new Command("kana")
+    .description("Check, query and allocate a cluster's address space from NetworkClaim files.")
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  program.command("check")
+    .description("validate claims from one or more clusters; exit 1 on any conflict")
+    .argument("<files...>", "NetworkClaim YAML/JSON files; with several clusters, names become <cluster>.<name>")
+    .addOption(outputOption())
+    .action(async (files: string[], options: { output: OutputFormat }) => {
+      exitCode = await check(files, options.output, io);
+    });
+
+  program.command("whois")
+    .description("who owns an address or prefix")
+    .argument("<query>", "IP address or CIDR prefix")
+    .addOption(filesOption())
+    .addOption(outputOption())
+    .action(async (query: string, options: { file: string[]; output: OutputFormat }) => {
+      exitCode = await whois(query, options.file, options.output, io);
+    });
+
+  program.command("allocate")
+    .description("take the next free block(s) from a pool record (a dry run: files are not changed)")
+    .requiredOption("--from <prefix>", "pool prefix (an allocated record)")
+    .requiredOption("--size <length>", "prefix length to allocate, e.g. 24")
+    .addOption(filesOption())
+    .option("--claim <name>", "claim receiving the block (default: the pool's owner)")
+    .addOption(new Option("--strategy <strategy>", "allocation strategy").choices(["best-fit", "first-fit"]).default("best-fit"))
+    .option("--count <n>", "number of blocks", "1")
+    .option("--group <group>", "reference group of the new records", "")
+    .option("--resource <resource>", "reference resource of the new records", "nodes")
+    .addOption(outputOption())
+    .action(async (options: AllocateOptions) => {
+      exitCode = await allocate(options, io);
+    });
+
+  program.command("free")
+    .description("free space and utilization of a pool or any prefix")
+    .requiredOption("--from <prefix>", "pool prefix")
+    .addOption(filesOption())
+    .addOption(outputOption())
+    .action(async (options: { from: string; file: string[]; output: OutputFormat }) => {
+      exitCode = await free(options, io);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (isNetworkRegistryError(error)) {
+      io.stderr(`kana: ${error.message}\n`);
+      return error.code === "invalid-argument" || error.code === "invalid-prefix" || error.code === "invalid-address" ? EXIT_USAGE : EXIT_CONFLICT;
+    }
+    throw error;
+  }
+}
