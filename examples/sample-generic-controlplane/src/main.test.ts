@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+
+const main = join(import.meta.dirname, "..", "dist", "main.js");
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const child of children) child.kill("SIGKILL");
+  children.clear();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  url: string;
+  child: ChildProcess;
+  stdout: string[];
+  exited: Promise<number | null>;
+}
+
+function start(args: string[], cwd: string): Promise<Running> {
+  if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" first`);
+  const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  const stdout: string[] = [];
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in time; stderr: ${stderr}`)), 20_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      stdout.push(line);
+      const match = /^ready (http:\/\/\S+)$/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child, stdout, exited });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready; stderr: ${stderr}`));
+    });
+  });
+}
+
+describe("sample-generic-controlplane binary", () => {
+  it("keeps objects across a restart on the same sqlite file and shuts down cleanly on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const args = ["--port", "0", "--storage", `sqlite:${join(dir, "data", "state.db")}`, "--kubeconfig", join(dir, "kube", "config"), "--quiet"];
+
+    const first = await start(args, dir);
+    expect(first.stdout).toEqual([`ready ${first.url}`]);
+    const kubeconfig = readFileSync(join(dir, "kube", "config"), "utf8");
+    expect(kubeconfig).toContain(`server: ${first.url}`);
+    expect(kubeconfig).toContain("current-context: sample-generic-controlplane");
+
+    const created = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "survivor" }, data: { k: "v" } }),
+    });
+    expect(created.status).toBe(201);
+    const uid = ((await created.json()) as { metadata: { uid: string } }).metadata.uid;
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const second = await start(args, dir);
+    const read = await fetch(`${second.url}/api/v1/namespaces/default/configmaps/survivor`);
+    expect(read.status).toBe(200);
+    const body = (await read.json()) as { data: Record<string, string>; metadata: { uid: string } };
+    expect(body.data).toEqual({ k: "v" });
+    expect(body.metadata.uid).toBe(uid);
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("rejects an unknown storage spec with a usage message and exit code 2", async () => {
+    const child = spawn(process.execPath, [main, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--storage must be "memory" or "sqlite:<path>"');
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { createControlPlane, createMemoryStorage, createSqliteStorage, jsonLineLogger, type Storage } from "@kubekit/generic-controlplane";
+import { parseOptions, UsageError, USAGE } from "./options.js";
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const log = jsonLineLogger(process.stderr);
+  let storage: Storage;
+  if (options.storage.kind === "sqlite") {
+    const path = resolve(options.storage.path);
+    mkdirSync(dirname(path), { recursive: true });
+    storage = await createSqliteStorage({ path });
+    log({ msg: "storage", backend: "sqlite", path });
+  } else {
+    storage = createMemoryStorage();
+    log({ msg: "storage", backend: "memory" });
+  }
+  const plane = await createControlPlane({
+    storage,
+    host: options.host,
+    port: options.port,
+    name: "sample-generic-controlplane",
+    logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
+  });
+  const kubeconfig = resolve(options.kubeconfig);
+  await plane.writeKubeconfig(kubeconfig);
+  log({ msg: "kubeconfig written", path: kubeconfig });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log({ msg: "second signal, exiting now", signal });
+      process.exit(1);
+    }
+    stopping = true;
+    log({ msg: "shutting down", signal });
+    plane.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log({ level: "error", msg: "shutdown failed", error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  process.stdout.write(`ready ${plane.url}\n`);
+  return -1;
+}
+
+main().then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
