@@ -1,0 +1,244 @@
+import {
+  CoreV1Api,
+  KubeConfig,
+  ListWatch,
+  PatchStrategy,
+  Watch,
+  makeInformer,
+  setHeaderOptions,
+  type V1ConfigMap,
+  type V1ConfigMapList,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startInProcess, type TestServer } from "./harness/server.js";
+
+// @kubernetes/client-node 2.0.1 against the server: typed CRUD, paging, raw watch, informers.
+
+let server: TestServer;
+let kc: KubeConfig;
+let core: CoreV1Api;
+
+beforeAll(async () => {
+  server = await startInProcess();
+  kc = new KubeConfig();
+  kc.loadFromFile(server.kubeconfigPath);
+  core = kc.makeApiClient(CoreV1Api);
+}, 30_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("@kubernetes/client-node", () => {
+  it("CoreV1Api creates, reads, replaces, patches and deletes a configmap", async () => {
+    const namespace = "default";
+    const created = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: "crud", labels: { app: "crud" } }, data: { a: "1" } },
+    });
+    expect(created.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.metadata?.creationTimestamp).toBeInstanceOf(Date);
+
+    const read = await core.readNamespacedConfigMap({ namespace, name: "crud" });
+    expect(read.data).toEqual({ a: "1" });
+
+    read.data = { b: "2" };
+    const replaced = await core.replaceNamespacedConfigMap({ namespace, name: "crud", body: read });
+    expect(replaced.data).toEqual({ b: "2" });
+    expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(created.metadata?.resourceVersion));
+
+    const conflict = core.replaceNamespacedConfigMap({ namespace, name: "crud", body: read });
+    await expect(conflict).rejects.toMatchObject({ code: 409 });
+
+    const patched = await core.patchNamespacedConfigMap(
+      { namespace, name: "crud", body: [{ op: "add", path: "/data/c", value: "3" }] },
+      setHeaderOptions("Content-Type", PatchStrategy.JsonPatch),
+    );
+    expect(patched.data).toEqual({ b: "2", c: "3" });
+    const merged = await core.patchNamespacedConfigMap(
+      { namespace, name: "crud", body: { data: { b: null } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    expect(merged.data).toEqual({ c: "3" });
+
+    await core.deleteNamespacedConfigMap({ namespace, name: "crud" });
+    await expect(core.readNamespacedConfigMap({ namespace, name: "crud" })).rejects.toMatchObject({ code: 404 });
+  });
+
+  it("lists in pages with limit and continue", async () => {
+    const namespace = "paging";
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const names = Array.from({ length: 7 }, (_, i) => `page-${i}`);
+    for (const name of names) {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name } } });
+    }
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    let listRv: string | undefined;
+    do {
+      const page: V1ConfigMapList = await core.listNamespacedConfigMap({ namespace, limit: 3, ...(token ? { _continue: token } : {}) });
+      pages++;
+      seen.push(...page.items.map((item) => item.metadata?.name ?? ""));
+      listRv ??= page.metadata?.resourceVersion;
+      expect(page.metadata?.resourceVersion).toBe(listRv);
+      if (page.metadata?._continue) expect(page.metadata.remainingItemCount).toBe(names.length - seen.length);
+      token = page.metadata?._continue || undefined;
+      // A write between pages is not visible: the continuation reads the first page's snapshot.
+      if (pages === 1) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "page-9" } } });
+    } while (token);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(names);
+
+    // With a label selector the remaining count is unknown and left out, as upstream does.
+    const selected = await core.listNamespacedConfigMap({ namespace, labelSelector: "!absent", limit: 2 });
+    expect(selected.items).toHaveLength(2);
+    expect(selected.metadata?._continue).toBeTruthy();
+    expect(selected.metadata?.remainingItemCount).toBeUndefined();
+  });
+
+  it("Watch streams ADDED, MODIFIED and DELETED", async () => {
+    const namespace = "default";
+    const events: { type: string; name: string | undefined }[] = [];
+    const watch = new Watch(kc);
+    const done = deferred<unknown>();
+    const controller = await watch.watch(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      { fieldSelector: "metadata.name=watched" },
+      (type, object: V1ConfigMap) => events.push({ type, name: object.metadata?.name }),
+      (error) => done.resolve(error),
+    );
+    try {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "watched" } } });
+      await core.patchNamespacedConfigMap(
+        { namespace, name: "watched", body: { data: { x: "1" } } },
+        setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+      );
+      await core.deleteNamespacedConfigMap({ namespace, name: "watched" });
+      await waitFor(() => events.length >= 3, 5_000, "three watch events");
+      expect(events).toEqual([
+        { type: "ADDED", name: "watched" },
+        { type: "MODIFIED", name: "watched" },
+        { type: "DELETED", name: "watched" },
+      ]);
+    } finally {
+      controller.abort();
+    }
+  });
+
+  it("an informer receives add, update and delete and keeps its cache", async () => {
+    const namespace = "default";
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "inf-existing", labels: { inf: "yes" } } } });
+    const informer = makeInformer<V1ConfigMap>(
+      kc,
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      () => core.listNamespacedConfigMap({ namespace, labelSelector: "inf=yes" }),
+      "inf=yes",
+    );
+    const log: string[] = [];
+    const errors: unknown[] = [];
+    informer.on("add", (object) => log.push(`add ${object.metadata?.name}`));
+    informer.on("update", (object) => log.push(`update ${object.metadata?.name} ${object.data?.["v"]}`));
+    informer.on("delete", (object) => log.push(`delete ${object.metadata?.name}`));
+    informer.on("error", (error) => errors.push(error));
+    await informer.start();
+    try {
+      await waitFor(() => log.includes("add inf-existing"), 5_000, "initial list delivered as add");
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "inf-new", labels: { inf: "yes" } } } });
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "inf-unlabelled" } } });
+      await waitFor(() => log.includes("add inf-new"), 5_000, "add");
+      await core.patchNamespacedConfigMap(
+        { namespace, name: "inf-new", body: { data: { v: "2" } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+      await waitFor(() => log.includes("update inf-new 2"), 5_000, "update");
+      expect(informer.get("inf-new", namespace)?.data).toEqual({ v: "2" });
+      // Dropping the label takes the object out of the selection: the informer sees a delete.
+      await core.patchNamespacedConfigMap(
+        { namespace, name: "inf-existing", body: { metadata: { labels: { inf: null } } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+      await core.deleteNamespacedConfigMap({ namespace, name: "inf-new" });
+      await waitFor(() => log.includes("delete inf-new") && log.includes("delete inf-existing"), 5_000, "deletes");
+      expect(informer.list(namespace)).toEqual([]);
+      expect(log.some((line) => line.includes("inf-unlabelled"))).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  it("informerReconnect: a label-selected ListWatch keeps delivering after the server ends its watch", async () => {
+    const namespace = "default";
+    const labelSelector = "informer-test=reconnect";
+    // The server ends each watch after timeoutSeconds, as kube-apiserver does after its request timeout.
+    class ShortWatch extends Watch {
+      override watch(
+        path: string,
+        queryParams: Record<string, string | number | boolean | undefined>,
+        callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+        done: (err: unknown) => void,
+      ): Promise<AbortController> {
+        return super.watch(path, { ...queryParams, timeoutSeconds: 1 }, callback, done);
+      }
+    }
+    const informer = new ListWatch<V1ConfigMap>(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      new ShortWatch(kc),
+      () => core.listNamespacedConfigMap({ namespace, labelSelector }),
+      false,
+      labelSelector,
+    );
+    const added: string[] = [];
+    let connects = 0;
+    const errors: unknown[] = [];
+    informer.on("add", (object) => added.push(object.metadata?.name ?? ""));
+    informer.on("connect", () => connects++);
+    informer.on("error", (error) => errors.push(error));
+    try {
+      await informer.start();
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: "reconnect-1", labels: { "informer-test": "reconnect" } }, data: { key: "value1" } },
+      });
+      await waitFor(() => added.includes("reconnect-1"), 5_000, "add of the first configmap");
+      await waitFor(() => connects > 1, 10_000, "a reconnect after the server closed the watch");
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: "reconnect-2", labels: { "informer-test": "reconnect" } }, data: { key: "value2" } },
+      });
+      await waitFor(() => added.includes("reconnect-2"), 10_000, "add of the second configmap after reconnecting");
+      // The reconnect resumed from the last resourceVersion: no replayed add for the first object.
+      expect(added.filter((name) => name === "reconnect-1")).toHaveLength(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await within(informer.stop(), 5_000, "informer stop");
+    }
+  }, 30_000);
+});

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestNamespace, expectStatus } from "./harness/framework.js";
+import { KubeHttp } from "./harness/http.js";
+import { startInProcess, type TestServer } from "./harness/server.js";
+
+// Ports of FieldValidation (typed objects), Discovery and "server version" Conformance tests.
+
+let server: TestServer;
+let http: KubeHttp;
+
+beforeAll(async () => {
+  server = await startInProcess();
+  http = new KubeHttp(server.url);
+}, 30_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+interface StatusBody {
+  kind: string;
+  code: number;
+  reason: string;
+  message: string;
+}
+
+describe("[sig-api-machinery] FieldValidation", () => {
+  // Upstream posts a Deployment; Lease is this server's typed object with a nested spec.
+  it("should detect unknown and duplicate fields of a typed object", async () => {
+    const ns = await createTestNamespace(http, "field-validation");
+    const body = `{
+      "apiVersion": "coordination.k8s.io/v1",
+      "kind": "Lease",
+      "metadata": { "name": "my-lease", "labels": {"app": "nginx"} },
+      "spec": {
+        "unknownField": "foo",
+        "leaseDurationSeconds": 2,
+        "leaseDurationSeconds": 3,
+        "holderIdentity": "holder"
+      }
+    }`;
+    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
+      body,
+      contentType: "application/json",
+    });
+    expectStatus(answer, 400);
+    expect(answer.body.kind).toBe("Status");
+    expect(answer.body.reason).toBe("BadRequest");
+    expect(answer.body.message).toContain('strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"');
+    expectStatus(await http.get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/my-lease`), 404);
+  });
+
+  it("should detect unknown metadata fields of a typed object", async () => {
+    const ns = await createTestNamespace(http, "field-validation");
+    const body = `{
+      "apiVersion": "coordination.k8s.io/v1",
+      "kind": "Lease",
+      "metadata": { "name": "my-lease", "unknownMeta": "foo", "labels": {"app": "nginx"} },
+      "spec": { "holderIdentity": "holder" }
+    }`;
+    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
+      body,
+      contentType: "application/json",
+    });
+    expectStatus(answer, 400);
+    expect(answer.body.message).toContain('strict decoding error: unknown field "metadata.unknownMeta"');
+  });
+
+  it("Warn accepts the object and reports unknown fields in Warning headers; Ignore drops them silently", async () => {
+    const ns = await createTestNamespace(http, "field-validation");
+    const warn = await http.request("POST", `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Warn`, {
+      body: { metadata: { name: "warned" }, data: { a: "1" }, unknownTop: true },
+    });
+    expectStatus(warn, 201);
+    expect(warn.headers.get("warning")).toMatch(/^299 - ".*unknown field \\"unknownTop\\".*"$/);
+    expect(warn.body["unknownTop"]).toBeUndefined();
+    const ignore = await http.request("POST", `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Ignore`, {
+      body: { metadata: { name: "ignored" }, unknownTop: true },
+    });
+    expectStatus(ignore, 201);
+    expect(ignore.headers.get("warning")).toBeNull();
+    expect(ignore.body["unknownTop"]).toBeUndefined();
+  });
+});
+
+interface APIGroup {
+  name: string;
+  versions: { groupVersion: string; version: string }[];
+  preferredVersion: { groupVersion: string; version: string };
+}
+
+interface APIResourceList {
+  kind: string;
+  groupVersion: string;
+  resources: { name: string; singularName: string; namespaced: boolean; kind: string; verbs: string[] }[];
+}
+
+describe("[sig-api-machinery] Discovery", () => {
+  it("should validate PreferredVersion for each APIGroup", async () => {
+    const groups = await http.get<{ kind: string; groups: APIGroup[] }>("/apis");
+    expectStatus(groups, 200);
+    expect(groups.body.kind).toBe("APIGroupList");
+    expect(groups.body.groups.map((g) => g.name)).toEqual(expect.arrayContaining(["coordination.k8s.io", "events.k8s.io"]));
+    for (const group of groups.body.groups) {
+      const single = await http.get<APIGroup & { kind: string }>(`/apis/${group.name}`);
+      expectStatus(single, 200);
+      expect(single.body.kind).toBe("APIGroup");
+      expect(single.body.preferredVersion).toEqual(group.preferredVersion);
+      expect(group.versions.map((v) => v.groupVersion)).toContain(group.preferredVersion.groupVersion);
+      expect(single.body.versions.map((v) => v.groupVersion)).toContain(single.body.preferredVersion.groupVersion);
+    }
+  });
+
+  it("should locate the groupVersion and a resource within each APIGroup", async () => {
+    const groups = await http.get<{ groups: APIGroup[] }>("/apis");
+    for (const group of groups.body.groups) {
+      for (const version of group.versions) {
+        const list = await http.get<APIResourceList>(`/apis/${version.groupVersion}`);
+        expectStatus(list, 200);
+        expect(list.body.kind).toBe("APIResourceList");
+        expect(list.body.groupVersion).toBe(version.groupVersion);
+        expect(list.body.resources.length).toBeGreaterThan(0);
+      }
+    }
+    const core = await http.get<{ kind: string; versions: string[] }>("/api");
+    expect(core.body.kind).toBe("APIVersions");
+    expect(core.body.versions).toEqual(["v1"]);
+    const v1 = await http.get<APIResourceList>("/api/v1");
+    expect(v1.body.groupVersion).toBe("v1");
+    const configmaps = v1.body.resources.find((r) => r.name === "configmaps");
+    expect(configmaps).toMatchObject({ singularName: "configmap", namespaced: true, kind: "ConfigMap" });
+    expect(configmaps?.verbs).toEqual(expect.arrayContaining(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]));
+    expect(v1.body.resources.map((r) => r.name)).toEqual(expect.arrayContaining(["namespaces", "namespaces/status", "namespaces/finalize", "secrets", "serviceaccounts", "events"]));
+    const leases = await http.get<APIResourceList>("/apis/coordination.k8s.io/v1");
+    expect(leases.body.resources.find((r) => r.name === "leases")).toMatchObject({ kind: "Lease", namespaced: true });
+  });
+});
+
+describe("[sig-api-machinery] AggregatedDiscovery", () => {
+  it("should support raw aggregated discovery endpoint Accept headers", async () => {
+    for (const version of ["v2", "v2beta1"]) {
+      const accept = `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+      for (const path of ["/api", "/apis"]) {
+        const answer = await http.get<{ kind: string; apiVersion: string; items: unknown[] }>(path, accept);
+        expectStatus(answer, 200);
+        const type = (answer.headers.get("content-type") ?? "").replace(/\s/g, "");
+        expect(type.split(";").sort()).toEqual(accept.split(";").sort());
+        expect(answer.body.kind).toBe("APIGroupDiscoveryList");
+        expect(answer.body.apiVersion).toBe(`apidiscovery.k8s.io/${version}`);
+        expect(answer.body.items.length).toBeGreaterThan(0);
+      }
+    }
+  });
+});
+
+describe("[sig-api-machinery] server version", () => {
+  it("should find the server version", async () => {
+    const version = await http.get<{ major: string; minor: string; gitVersion: string; platform: string }>("/version");
+    expectStatus(version, 200);
+    const major = /[1-9]/.exec(version.body.major)?.[0];
+    expect(major).toBe("1");
+    const minor = Number.parseInt(version.body.minor.replace(/[^0-9]+/g, ""), 10);
+    expect(Number.isInteger(minor)).toBe(true);
+    expect(version.body.gitVersion).toMatch(/^v1\.\d+\.\d+/);
+    expect(version.body.platform).toMatch(/^[a-z0-9]+\/[a-z0-9]+$/);
+  });
+});
+
+describe("[sig-api-machinery] Servers with support for Table transformation", () => {
+  it("should return generic metadata details across all namespaces", async () => {
+    const ns = await createTestNamespace(http, "tables");
+    expectStatus(await http.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "row" }, data: { a: "1", b: "2" } }), 201);
+    const table = await http.get<{ kind: string; columnDefinitions: { name: string; format: string }[]; rows: { cells: unknown[]; object: { kind: string; metadata: { name: string } } }[] }>(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      "application/json;as=Table;v=v1;g=meta.k8s.io",
+    );
+    expectStatus(table, 200);
+    expect(table.body.kind).toBe("Table");
+    expect(table.body.columnDefinitions.map((c) => c.name)).toEqual(["Name", "Data", "Age"]);
+    expect(table.body.columnDefinitions[0]?.format).toBe("name");
+    expect(table.body.rows[0]?.cells.slice(0, 2)).toEqual(["row", 2]);
+    expect(table.body.rows[0]?.object.kind).toBe("PartialObjectMetadata");
+  });
+
+  it("should return a 406 for a table request the server cannot serve", async () => {
+    // Only Table (no JSON fallback) on a discovery document, which has no table form.
+    const answer = await http.get<StatusBody>("/api/v1", "application/json;as=Table;v=v1;g=meta.k8s.io");
+    expectStatus(answer, 406);
+    expect(answer.body.kind).toBe("Status");
+    expect(answer.body.reason).toBe("NotAcceptable");
+  });
+});
