@@ -232,10 +232,22 @@ const upstreamCases = parse(`
         name: "1"
         mergingList: [{name: "1", value: "1"}]
   result: {mergingList: [{name: "1", other: a, mergingList: [{name: "2", value: "2", other: d}, {name: "1", value: "1"}]}, {name: "2", other: b}]}
+- description: add map to merging list by pointer
+  original: {mergeItemPtr: [{name: "1", other: a}, {name: "3"}]}
+  patch: {$setElementOrder/mergeItemPtr: [{name: "1"}, {name: "2"}], mergeItemPtr: [{name: "2"}]}
+  result: {mergeItemPtr: [{name: "1", other: a}, {name: "2"}, {name: "3"}]}
+- description: add map to merging list by pointer with conflict
+  original: {mergeItemPtr: [{name: "3"}]}
+  patch: {$setElementOrder/mergeItemPtr: [{name: "1"}, {name: "2"}], mergeItemPtr: [{name: "1"}, {name: "2"}]}
+  result: {mergeItemPtr: [{name: "1"}, {name: "2"}, {name: "3"}]}
 `) as Case[];
 
 /** Cases for directives upstream's tables leave out or only exercise through patch generation. */
 const directiveCases = parse(`
+- description: items new to a merging list go before the server-only ones (kubectl patch serviceaccount secrets)
+  original: {mergingList: [{name: one}]}
+  patch: {mergingList: [{name: two}]}
+  result: {mergingList: [{name: two}, {name: one}]}
 - description: $retainKeys drops the keys it does not list
   original: {retainKeysMap: {name: foo, value: a, other: b}}
   patch: {retainKeysMap: {$retainKeys: [name, value], value: c}}
@@ -318,7 +330,7 @@ describe("applyStrategicMergePatch on ObjectMeta", () => {
 
   it("merges finalizers as a set", () => {
     const out = applyStrategicMergePatch<typeof configMap>(configMap, { metadata: { finalizers: ["c.example.com/z", "a.example.com/x"] } }, configMapSchema);
-    expect(out.metadata.finalizers).toEqual(["b.example.com/y", "c.example.com/z", "a.example.com/x"]);
+    expect(out.metadata.finalizers).toEqual(["c.example.com/z", "a.example.com/x", "b.example.com/y"]);
   });
 
   it("removes a finalizer with $deleteFromPrimitiveList", () => {

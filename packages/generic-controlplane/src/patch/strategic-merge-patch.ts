@@ -213,10 +213,43 @@ class Merger {
       const merged = Array.isArray(patchList) ? this.mergeListField(originalList, patchList, listSchema, key) : originalList;
       const kind = elementKind(originalList, Array.isArray(patchList) ? patchList : []);
       const [patchItems, serverOnly] = partition(merged, order, mergeKey, kind);
-      original[key] = normalizeElementOrder(patchItems, serverOnly, order, originalList, mergeKey, kind);
+      const serverOrder =
+        Array.isArray(patchList) && kind === "map" && this.meta(listSchema).strategies.includes("merge")
+          ? liveOrderSeenByUpstream(originalList, patchList, mergeKey)
+          : originalList;
+      original[key] = normalizeElementOrder(patchItems, serverOnly, order, serverOrder, mergeKey, kind);
       delete patch[key];
     }
   }
+}
+
+/**
+ * The live list as apimachinery's `$setElementOrder` step sees it after merging. Upstream deletes
+ * `$patch: delete` items by shifting the slice in place and appends new items into the freed
+ * slots, and the ordering step then reads the original slice header over that shared array. The
+ * resulting order is part of the observable behaviour (kubectl apply relies on it), so it is
+ * reproduced here: deletions shift left, new items fill the slots up to the original length.
+ */
+function liveOrderSeenByUpstream(original: JsonValue[], patch: JsonValue[], mergeKey: string): JsonValue[] {
+  const slots = [...original];
+  let length = original.length;
+  const find = (item: JsonObject) =>
+    slots.slice(0, length).findIndex((candidate) => isJsonObject(candidate) && jsonEqual(candidate[mergeKey], item[mergeKey]));
+  if (patch.some((item) => isJsonObject(item) && item[DIRECTIVE] === "replace")) return original;
+  for (const item of patch) {
+    if (!isJsonObject(item) || item[DIRECTIVE] !== "delete") continue;
+    const index = find(item);
+    if (index === -1) continue;
+    slots.copyWithin(index, index + 1, length);
+    length--;
+  }
+  for (const item of patch) {
+    if (!isJsonObject(item) || Object.hasOwn(item, DIRECTIVE)) continue;
+    if (find(item) !== -1) continue;
+    if (length < original.length) slots[length] = item;
+    length++;
+  }
+  return slots;
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): ControlPlaneError {
@@ -295,8 +328,9 @@ function normalizeElementOrder(
     } else {
       const li = indexIn(serverOrder, left[i] as JsonValue, mergeKey, kind);
       const ri = indexIn(serverOrder, right[j] as JsonValue, mergeKey, kind);
-      // Unless the live list orders the two, server-only items go first (upstream's mergeSortedSlice).
-      if (li < 0 || ri < 0 || li < ri) out.push(left[i++] as JsonValue);
+      // A server-only item goes first only when the live list puts it before the patch item;
+      // items the live list lacks (new ones) win ties (upstream's mergeSortedSlice).
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++] as JsonValue);
       else out.push(right[j++] as JsonValue);
     }
   }
