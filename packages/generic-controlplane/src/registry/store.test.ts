@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ControlPlaneError } from "../errors.js";
+import { createResourceStore } from "./store.js";
 import { gadgets, setup, widget, widgets } from "./test-fixtures.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
 
@@ -342,5 +343,33 @@ describe("managedFields", () => {
       ["kubectl-label", { "f:metadata": { "f:labels": { ".": {}, "f:tier": {} } } }],
       ["kubectl-edit", { "f:data": { ".": {}, "f:k": {} } }],
     ]);
+  });
+});
+
+describe("storedAs", () => {
+  it("serves a type from another type's keys, converting on write and read", async () => {
+    const { storage, store: core } = setup();
+    const renamed = createResourceStore(
+      {
+        ...widgets,
+        group: "new.example.com",
+        kind: "Thing",
+        plural: "things",
+        storedAs: {
+          group: "",
+          plural: "widgets",
+          toStorage: ({ shade, ...rest }) => ({ ...rest, apiVersion: "v1", kind: "Widget", spec: { color: shade } }),
+          fromStorage: ({ spec, ...rest }) => ({ ...rest, apiVersion: "new.example.com/v1", kind: "Thing", shade: (spec as { color?: string } | undefined)?.color }),
+        },
+      },
+      storage,
+    );
+    const created = await renamed.create("default", { metadata: { name: "t" }, shade: "teal" });
+    expect(created).toMatchObject({ apiVersion: "new.example.com/v1", kind: "Thing", shade: "teal" });
+    const viaCore = await core.get("default", "t");
+    expect(viaCore).toMatchObject({ apiVersion: "v1", kind: "Widget", spec: { color: "teal" } });
+    expect(viaCore.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    await core.delete("default", "t");
+    await expect(renamed.get("default", "t")).rejects.toMatchObject({ code: "NotFound", message: 'things.new.example.com "t" not found' });
   });
 });

@@ -78,7 +78,8 @@ class GenericResourceStore implements ResourceStore {
     private readonly options: ResourceStoreOptions,
   ) {
     this.definition = definition;
-    this.keys = resourceKeys(definition, options.keyRoot);
+    // A type stored as another (events.k8s.io/v1 events as core events) shares that type's keys.
+    this.keys = resourceKeys(definition.storedAs ? { ...definition, group: definition.storedAs.group, plural: definition.storedAs.plural } : definition, options.keyRoot);
     this.apiVersion = apiVersionOf(definition);
     this.namespaced = definition.scope === "Namespaced";
     this.groupResource = { group: definition.group, resource: definition.plural };
@@ -456,9 +457,10 @@ class GenericResourceStore implements ResourceStore {
   }
 
   private encode(object: KubeObject): string {
-    const meta: ObjectMeta = { ...(object.metadata ?? {}) };
+    const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneObject(object)) : object;
+    const meta: ObjectMeta = { ...(stored.metadata ?? {}) };
     delete meta.resourceVersion;
-    return JSON.stringify({ ...object, metadata: meta });
+    return JSON.stringify({ ...stored, metadata: meta });
   }
 
   /** The stored object with its resourceVersion; cached per stored value and never handed out without a copy. */
@@ -466,6 +468,7 @@ class GenericResourceStore implements ResourceStore {
     let object = this.decoded.get(kv);
     if (object === undefined) {
       object = JSON.parse(kv.value) as KubeObject;
+      if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
       metadataOf(object).resourceVersion = String(kv.modRevision);
       this.definition.strategy?.decorate?.(object);
       this.decoded.set(kv, object);
