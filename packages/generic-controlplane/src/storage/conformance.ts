@@ -2,9 +2,10 @@
  * The behaviour every Storage backend must show, as a vitest suite. Backend test files call
  * `runStorageConformance("name", factory)`; this module is imported only by tests.
  */
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { isControlPlaneError, type ControlPlaneErrorCode } from "../errors.js";
-import type { Storage, StorageEvent, StorageWatch } from "./types.js";
+import type { KeyValue, Storage, StorageEvent, StorageWatch } from "./types.js";
 
 export type StorageFactory = () => Storage | Promise<Storage>;
 
@@ -49,6 +50,119 @@ async function record(storage: Storage, prefix: string, afterRevision: number): 
 
 function summary(events: StorageEvent[]): string[] {
   return events.map((e) => `${e.type} ${e.kv.key}=${e.kv.value}@${e.kv.modRevision}`);
+}
+
+
+/** The obvious implementation of the contract: an event log folded on demand. */
+class ReferenceModel {
+  events: StorageEvent[] = [];
+  revision = 0;
+  compacted = 0;
+
+  stateAt(revision: number): Map<string, KeyValue> {
+    const state = new Map<string, KeyValue>();
+    for (const event of this.events) {
+      if (event.kv.modRevision > revision) break;
+      if (event.type === "put") state.set(event.kv.key, event.kv);
+      else state.delete(event.kv.key);
+    }
+    return state;
+  }
+
+  live(key: string): KeyValue | undefined {
+    return this.stateAt(this.revision).get(key);
+  }
+
+  record(event: StorageEvent): KeyValue {
+    this.revision = event.kv.modRevision;
+    this.events.push(event);
+    return event.kv;
+  }
+}
+
+type Command =
+  | { op: "create"; key: string; value: string }
+  | { op: "update"; key: string; value: string; stale: boolean }
+  | { op: "delete"; key: string; precondition: "none" | "current" | "stale" }
+  | { op: "compact"; back: number };
+
+const MODEL_KEYS = ["/m/a", "/m/a/x", "/m/ab", "/m/b/c", "/m/b/d", "/m/a/y/z"];
+
+const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("create" as const), key: fc.constantFrom(...MODEL_KEYS), value: fc.string({ maxLength: 4 }) }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("update" as const), key: fc.constantFrom(...MODEL_KEYS), value: fc.string({ maxLength: 4 }), stale: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), key: fc.constantFrom(...MODEL_KEYS), precondition: fc.constantFrom("none" as const, "current" as const, "stale" as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("compact" as const), back: fc.nat({ max: 6 }) }) },
+);
+
+/** Runs one command on both, returning what each did as comparable text. */
+async function step(storage: Storage, model: ReferenceModel, command: Command): Promise<[unknown, unknown]> {
+  const outcome = (operation: Promise<unknown>) =>
+    operation.then(
+      (value) => ({ ok: value }),
+      (error: unknown) => ({ error: (error as { code?: string }).code ?? String(error) }),
+    );
+  const next = model.revision + 1;
+  const live = command.op === "compact" ? undefined : model.live(command.key);
+  switch (command.op) {
+    case "create": {
+      const actual = await outcome(storage.create(command.key, command.value));
+      if (live !== undefined) return [actual, { error: "AlreadyExists" }];
+      const kv = { key: command.key, value: command.value, createRevision: next, modRevision: next };
+      return [actual, { ok: model.record({ type: "put", kv, prev: undefined }) }];
+    }
+    case "update": {
+      const expected = live === undefined ? 1 : command.stale ? live.modRevision - 1 : live.modRevision;
+      const actual = await outcome(storage.update(command.key, command.value, expected));
+      if (live === undefined) return [actual, { error: "NotFound" }];
+      if (command.stale) return [actual, { error: "Conflict" }];
+      const kv = { key: command.key, value: command.value, createRevision: live.createRevision, modRevision: next };
+      return [actual, { ok: model.record({ type: "put", kv, prev: live }) }];
+    }
+    case "delete": {
+      const expected = live === undefined || command.precondition === "none" ? undefined : command.precondition === "stale" ? live.modRevision - 1 : live.modRevision;
+      const actual = await outcome(storage.delete(command.key, expected));
+      if (live === undefined) return [actual, { error: "NotFound" }];
+      if (command.precondition === "stale") return [actual, { error: "Conflict" }];
+      const kv = { key: command.key, value: live.value, createRevision: live.createRevision, modRevision: next };
+      return [actual, { ok: model.record({ type: "delete", kv, prev: live }) }];
+    }
+    case "compact": {
+      const target = Math.max(0, model.revision - command.back);
+      const actual = await outcome(storage.compact(target));
+      model.compacted = Math.max(model.compacted, target);
+      return [actual, { ok: undefined }];
+    }
+  }
+}
+
+async function expectMatchesModel(storage: Storage, model: ReferenceModel): Promise<void> {
+  expect(await storage.currentRevision()).toBe(model.revision);
+  expect(await storage.compactedRevision()).toBe(model.compacted);
+  for (let revision = Math.max(1, model.compacted); revision <= model.revision; revision++) {
+    const state = model.stateAt(revision);
+    const expected = (prefix: string) => [...state.values()].filter((kv) => kv.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
+    expect((await storage.list("/m", { revision })).items).toEqual(expected("/m/"));
+    expect((await storage.list("/m/a", { revision })).items).toEqual(expected("/m/a/"));
+    const paged: KeyValue[] = [];
+    let page = await storage.list("/m", { revision, limit: 2 });
+    for (;;) {
+      paged.push(...page.items);
+      expect(page.remaining).toBe(expected("/m/").length - paged.length);
+      if (page.remaining === 0) break;
+      page = await storage.list("/m", { revision, limit: 2, startAfter: page.items.at(-1)!.key });
+    }
+    expect(paged).toEqual(expected("/m/"));
+    for (const key of MODEL_KEYS) expect(await storage.get(key, { revision })).toEqual(state.get(key));
+  }
+  if (model.compacted > 1) await expectCode(storage.get("/m/a", { revision: model.compacted - 1 }), "Expired");
+  expect(await storage.count("/m/b")).toBe([...model.stateAt(model.revision).keys()].filter((key) => key.startsWith("/m/b/")).length);
+  const replayed: StorageEvent[] = [];
+  const watch = await storage.watch("/m", { afterRevision: model.compacted, onEvents: (events) => replayed.push(...events) });
+  const expectedEvents = model.events.filter((event) => event.kv.modRevision > model.compacted);
+  await eventually(() => replayed.length >= expectedEvents.length);
+  watch.stop();
+  expect(replayed).toEqual(expectedEvents);
 }
 
 export function runStorageConformance(name: string, factory: StorageFactory): void {
@@ -412,6 +526,27 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
         const revisions = created.map((kv) => kv.modRevision).sort((a, b) => a - b);
         expect(revisions).toEqual(Array.from({ length: 100 }, (_, i) => start + 1 + i));
         expect(await s.count("/cc")).toBe(100);
+      });
+    });
+
+    describe("against a reference model", () => {
+      it("agrees on every result, every past state, paging and the watch replay for random histories", async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(commandArbitrary, { minLength: 1, maxLength: 30 }), async (commands) => {
+            const storage = await factory();
+            try {
+              const model = new ReferenceModel();
+              for (const command of commands) {
+                const [actual, expected] = await step(storage, model, command);
+                expect(actual).toEqual(expected);
+              }
+              await expectMatchesModel(storage, model);
+            } finally {
+              await storage.close();
+            }
+          }),
+          { numRuns: 25 },
+        );
       });
     });
 
