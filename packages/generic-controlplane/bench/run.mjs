@@ -11,7 +11,7 @@ import { createControlPlane, createMemoryStorage, createSqliteStorage } from "..
 const CREATES = 3_000;
 const CREATE_CONCURRENCY = 16;
 const RAW_INSERTS = 20_000;
-const GET_RATE = 2_000;
+const GET_RATE = 500;
 const GET_SECONDS = 5;
 const LIST_SIZE = 10_000;
 const WATCHERS = 1_000;
