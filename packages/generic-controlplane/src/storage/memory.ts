@@ -2,6 +2,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageW
 import { startCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix } from "./prefix.js";
+import { RemainingCache } from "./remaining-cache.js";
 import { WatchHub } from "./watch-hub.js";
 
 export type MemoryStorageOptions = CompactionOptions;
@@ -38,6 +39,7 @@ class MemoryStorage implements Storage {
   /** Retained events (revision > compacted), in revision order. */
   private log: StorageEvent[] = [];
   private readonly hub = new WatchHub();
+  private readonly remainingAfter = new RemainingCache();
 
   get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
     return settle(() => versionAt(this.versions.get(key), this.readRevision(options.revision)));
@@ -50,6 +52,7 @@ class MemoryStorage implements Storage {
       if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
       const directory = directoryPrefix(prefix);
       const start = options.startAfter !== undefined && options.startAfter >= directory ? firstAbove(this.sortedKeys, options.startAfter) : firstAtOrAbove(this.sortedKeys, directory);
+      const known = options.startAfter === undefined ? undefined : this.remainingAfter.after(directory, revision, options.startAfter);
       const items: KeyValue[] = [];
       let remaining = 0;
       for (let i = start; i < this.sortedKeys.length; i++) {
@@ -57,9 +60,16 @@ class MemoryStorage implements Storage {
         if (!key.startsWith(directory)) break;
         const kv = versionAt(this.versions.get(key), revision);
         if (kv === undefined) continue;
-        if (limit === 0 || items.length < limit) items.push(kv);
-        else remaining++;
+        if (limit === 0 || items.length < limit) {
+          items.push(kv);
+        } else if (known !== undefined) {
+          remaining = known - items.length;
+          break;
+        } else {
+          remaining++;
+        }
       }
+      if (remaining > 0) this.remainingAfter.record(directory, revision, items[items.length - 1]!.key, remaining);
       return { items, revision, remaining };
     });
   }

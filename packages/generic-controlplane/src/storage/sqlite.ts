@@ -3,6 +3,7 @@ import { ControlPlaneError, isControlPlaneError } from "../errors.js";
 import { startCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
+import { RemainingCache } from "./remaining-cache.js";
 import { prepareDatabase, type SqliteSynchronous } from "./sqlite-schema.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 import { WatchHub } from "./watch-hub.js";
@@ -76,6 +77,7 @@ class SqliteStorage implements Storage {
   private readonly db: DatabaseSync;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly hub = new WatchHub();
+  private readonly remainingAfter = new RemainingCache();
   private readonly compactBatchSize: number;
   private revision: number;
   private compacted: number;
@@ -120,7 +122,9 @@ class SqliteStorage implements Storage {
       let remaining = 0;
       if (limit !== 0 && items.length === limit) {
         const last = items[items.length - 1]!.key;
-        remaining = Number((this.statements.countFrom.get(low, high, last, revision) as { count: number }).count);
+        const known = options.startAfter === undefined ? undefined : this.remainingAfter.after(low, revision, options.startAfter);
+        remaining = known !== undefined ? known - items.length : Number((this.statements.countFrom.get(low, high, last, revision) as { count: number }).count);
+        if (remaining > 0) this.remainingAfter.record(low, revision, last, remaining);
       }
       return { items, revision, remaining };
     });
