@@ -49,6 +49,18 @@ function manifest(path: string, text: string): string {
   return file;
 }
 
+/** PATCH requests on configmaps the server has answered, from its `apiserver_request_total` counter. */
+async function configMapPatches(): Promise<number> {
+  const metrics = await http.request("GET", "/metrics", { accept: "text/plain" });
+  let total = 0;
+  for (const line of metrics.text.split("\n")) {
+    if (line.startsWith("apiserver_request_total{") && line.includes('verb="PATCH"') && line.includes('resource="configmaps"')) {
+      total += Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return total;
+}
+
 async function namespace(name: string): Promise<string> {
   await kubectl.ok(["create", "namespace", name]);
   return name;
@@ -133,7 +145,9 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect(created.data).toEqual({ mode: "fast", retries: "3" });
     expect(created.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"]).toBeDefined();
 
+    const patchesBefore = await configMapPatches();
     expect(await kubectl.ok(["apply", "-f", v1])).toBe("configmap/app unchanged\n");
+    expect(await configMapPatches()).toBe(patchesBefore);
     const afterNoop = await kubectl.json<Obj>(["get", "cm", "app", "-n", ns]);
     expect(afterNoop.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
 
@@ -143,12 +157,14 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ${ns}\n  labels:\n    tier: web\ndata:\n  mode: slow\n  timeout: 10s\n`,
     );
     expect(await kubectl.ok(["apply", "-f", v2])).toBe("configmap/app configured\n");
+    expect(await configMapPatches()).toBe(patchesBefore + 1);
     const changed = await kubectl.json<Obj>(["get", "cm", "app", "-n", ns]);
     expect(changed.data).toEqual({ mode: "slow", timeout: "10s" });
     expect(changed.metadata.labels).toEqual({ tier: "web" });
     expect(Number(changed.metadata.resourceVersion)).toBeGreaterThan(Number(created.metadata.resourceVersion));
 
     expect(await kubectl.ok(["apply", "-f", v2])).toBe("configmap/app unchanged\n");
+    expect(await configMapPatches()).toBe(patchesBefore + 1);
     const afterSecondNoop = await kubectl.json<Obj>(["get", "cm", "app", "-n", ns]);
     expect(afterSecondNoop.metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
   });
