@@ -129,3 +129,18 @@ describe("list", () => {
     expect((await rejection(store.list("default", { continue: "not-a-token" }))).code).toBe("BadRequest");
   });
 });
+
+describe("list by name", () => {
+  it("reads one object for metadata.name, honouring the other selectors and past revisions", async () => {
+    const { store } = await seeded();
+    expect(names(await store.list("default", { fieldSelector: "metadata.name=b" }))).toEqual(["b"]);
+    expect(names(await store.list(undefined, { fieldSelector: "metadata.name=d,metadata.namespace=kube-system" }))).toEqual(["d"]);
+    expect(names(await store.list(undefined, { fieldSelector: "metadata.name=d" }))).toEqual(["d"]);
+    expect(names(await store.list("default", { fieldSelector: "metadata.name=b", labelSelector: "app=web" }))).toEqual([]);
+    expect(names(await store.list("default", { fieldSelector: "metadata.name=zz" }))).toEqual([]);
+    const before = (await store.list("default", { fieldSelector: "metadata.name=a" })).metadata.resourceVersion ?? "";
+    await store.delete("default", "a");
+    expect(names(await store.list("default", { fieldSelector: "metadata.name=a" }))).toEqual([]);
+    expect(names(await store.list("default", { fieldSelector: "metadata.name=a", resourceVersion: before, resourceVersionMatch: "Exact" }))).toEqual(["a"]);
+  });
+});

@@ -12,6 +12,8 @@ export interface ListContext {
   storage: Storage;
   apiVersion: string;
   decode(kv: KeyValue): KubeObject;
+  /** The key of one object, when the namespace is known (from the request or the field selector). */
+  exactKey?(name: string, namespaceFromSelector: string | undefined): string | undefined;
 }
 
 const EXPIRED = "The resourceVersion for the provided list is too old.";
@@ -57,6 +59,20 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
   let hasMore = false;
   let remaining = 0;
   try {
+    // `metadata.name=x` (kubectl delete/wait, single-object watches' relists) reads one key.
+    const name = request.continue ? undefined : matcher.requiredValue("metadata.name");
+    const key = name === undefined ? undefined : ctx.exactKey?.(name, matcher.requiredValue("metadata.namespace"));
+    if (key !== undefined) {
+      const at = revision > 0 ? revision : await ctx.storage.currentRevision();
+      const kv = await ctx.storage.get(key, { revision: at });
+      const object = kv === undefined ? undefined : ctx.decode(kv);
+      return {
+        apiVersion: ctx.apiVersion,
+        kind: ctx.definition.listKind ?? `${ctx.definition.kind}List`,
+        metadata: { resourceVersion: String(at) },
+        items: object !== undefined && matcher.matches(object) ? [object] : [],
+      };
+    }
     for (;;) {
       const page = await ctx.storage.list(prefix, {
         ...(limit > 0 ? { limit: Math.max(limit - items.length, matcher.everything ? 0 : 64) } : {}),

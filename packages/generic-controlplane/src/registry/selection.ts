@@ -22,15 +22,19 @@ export interface Matcher {
   /** True when every object matches (no selectors). */
   readonly everything: boolean;
   matches(object: KubeObject): boolean;
+  /** The value a field label must equal (`metadata.name=x`), if the field selector pins one. */
+  requiredValue(field: string): string | undefined;
 }
 
 /** Parses both selectors (400 on errors) into one predicate. */
 export function buildMatcher(definition: Pick<ResourceDefinition, "fieldSelectors">, labelSelector: string | undefined, fieldSelector: string | undefined): Matcher {
   const labels = parseLabelSelector(labelSelector);
   const fields = parseFieldSelector(fieldSelector, supportedFieldLabels(definition));
-  if (labels.empty && fields.empty) return { everything: true, matches: () => true };
+  const requiredValue = (field: string) => fields.requiredValue(field);
+  if (labels.empty && fields.empty) return { everything: true, matches: () => true, requiredValue };
   return {
     everything: false,
+    requiredValue,
     matches: (object) => labels.matches(object.metadata?.labels) && (fields.empty || fields.matches(fieldValuesOf(definition, object))),
   };
 }

@@ -95,7 +95,7 @@ class GenericResourceStore implements ResourceStore {
   async get(namespace: string | undefined, name: string): Promise<KubeObject> {
     const kv = await this.storage.get(this.keys.key(this.scopeNamespace(namespace), name));
     if (kv === undefined) throw notFound(this.groupResource, name);
-    return cloneObject(this.decode(kv));
+    return this.decodeFresh(kv);
   }
 
   list(namespace: string | undefined, request: ListRequest = {}): Promise<KubeList> {
@@ -104,7 +104,12 @@ class GenericResourceStore implements ResourceStore {
         definition: this.definition,
         storage: this.storage,
         apiVersion: this.apiVersion,
-        decode: (kv) => cloneObject(this.decode(kv)),
+        decode: (kv) => this.decodeFresh(kv),
+        exactKey: (name, selectedNamespace) => {
+          if (!this.namespaced) return this.keys.key(undefined, name);
+          const ns = namespace || selectedNamespace;
+          return ns ? this.keys.key(ns, name) : undefined;
+        },
       },
       this.keys.prefix(this.scopeNamespace(namespace)),
       request,
@@ -181,7 +186,7 @@ class GenericResourceStore implements ResourceStore {
           return object;
         }
         const kv = await this.storage.create(key, this.encode(object));
-        return cloneObject(this.decode(kv));
+        return this.decodeFresh(kv);
       } catch (error) {
         if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
         if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -218,7 +223,7 @@ class GenericResourceStore implements ResourceStore {
     for (let attempt = 1; ; attempt++) {
       const kv = await this.storage.get(key);
       if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = cloneObject(this.decode(kv));
+      const current = this.decodeFresh(kv);
       const desired = cloneObject(await produce(cloneObject(current)));
       const requested = desired.metadata?.resourceVersion;
       if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
@@ -299,7 +304,7 @@ class GenericResourceStore implements ResourceStore {
     }
     if (options.dryRun) return desired;
     try {
-      return cloneObject(this.decode(await this.storage.update(key, this.encode(desired), kv.modRevision)));
+      return this.decodeFresh(await this.storage.update(key, this.encode(desired), kv.modRevision));
     } catch (error) {
       throw this.casError(error, name);
     }
@@ -339,7 +344,7 @@ class GenericResourceStore implements ResourceStore {
   private async deleteOnce(namespace: string | undefined, name: string, key: string, deleteOptions: DeleteOptions, options: RequestOptions): Promise<DeleteResult> {
     const kv = await this.storage.get(key);
     if (kv === undefined) throw notFound(this.groupResource, name);
-    const current = cloneObject(this.decode(kv));
+    const current = this.decodeFresh(kv);
     const meta = current.metadata ?? {};
     const preconditions = deleteOptions.preconditions;
     if (preconditions?.uid !== undefined && preconditions.uid !== meta.uid) {
@@ -368,14 +373,14 @@ class GenericResourceStore implements ResourceStore {
       if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
-        return { object: cloneObject(this.decode(await this.storage.update(key, this.encode(next), kv.modRevision))), deleted: false };
+        return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
       } catch (error) {
         throw this.casError(error, name);
       }
     }
     if (options.dryRun) return { object: current, deleted: true };
     const deleted = await this.casDelete(key, kv.modRevision);
-    return { object: cloneObject(this.decode(deleted)), deleted: true };
+    return { object: this.decodeFresh(deleted), deleted: true };
   }
 
   async deleteCollection(
@@ -463,14 +468,20 @@ class GenericResourceStore implements ResourceStore {
     return JSON.stringify({ ...stored, metadata: meta });
   }
 
-  /** The stored object with its resourceVersion; cached per stored value and never handed out without a copy. */
+  /** The stored object with its resourceVersion, as a new object the caller owns. */
+  private decodeFresh(kv: KeyValue): KubeObject {
+    let object = JSON.parse(kv.value) as KubeObject;
+    if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
+    metadataOf(object).resourceVersion = String(kv.modRevision);
+    this.definition.strategy?.decorate?.(object);
+    return object;
+  }
+
+  /** Like `decodeFresh`, but cached per stored value for watch fan-out; the result is shared and never mutated. */
   private decode(kv: KeyValue): KubeObject {
     let object = this.decoded.get(kv);
     if (object === undefined) {
-      object = JSON.parse(kv.value) as KubeObject;
-      if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
-      metadataOf(object).resourceVersion = String(kv.modRevision);
-      this.definition.strategy?.decorate?.(object);
+      object = this.decodeFresh(kv);
       this.decoded.set(kv, object);
     }
     return object;
