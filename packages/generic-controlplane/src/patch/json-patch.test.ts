@@ -53,6 +53,15 @@ describe("applyJsonPatch", () => {
     expect(codeOf(() => applyJsonPatch(configMap, { op: "add" })).code).toBe("BadRequest");
   });
 
+  it("caps a patch at 10,000 operations like kube-apiserver (413)", () => {
+    const ops = Array.from({ length: 10_001 }, () => ({ op: "test", path: "/kind", value: "ConfigMap" }));
+    expect(codeOf(() => applyJsonPatch(configMap, ops))).toMatchObject({
+      code: "RequestEntityTooLarge",
+      message: "The allowed maximum operations in a JSON patch is 10000, got 10001",
+    });
+    expect(applyJsonPatch(configMap, ops.slice(1))).toEqual(configMap);
+  });
+
   it("refuses prototype pollution", () => {
     expect(() => applyJsonPatch({}, [{ op: "add", path: "/__proto__/polluted", value: 1 }])).toThrow();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -7,6 +7,9 @@ export type JsonPatchOperation = Operation;
 
 const OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
 
+/** kube-apiserver's cap on the operations of one JSON patch. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
 /**
  * RFC 6902 JSON patch (`application/json-patch+json`). Failures read like kube-apiserver's
  * (evanphx/json-patch): a malformed patch is 400 BadRequest, an operation that does not apply
@@ -15,6 +18,12 @@ const OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
 export function applyJsonPatch<T = unknown>(document: unknown, operations: unknown): T {
   if (!Array.isArray(operations)) {
     throw new ControlPlaneError("BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  }
+  if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new ControlPlaneError(
+      "RequestEntityTooLarge",
+      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
+    );
   }
   let current: unknown = cloneJson(document);
   for (const raw of operations) {
