@@ -241,4 +241,52 @@ describe("@kubernetes/client-node", () => {
       await within(informer.stop(), 5_000, "informer stop");
     }
   }, 30_000);
+
+  it("a ListWatch relists and keeps delivering after its resourceVersion is compacted away (410 Expired)", async () => {
+    const storage = server.storage;
+    if (!storage) throw new Error("the in-process server exposes its storage");
+    const namespace = "default";
+    const labelSelector = "informer-test=compacted";
+    class ShortWatch extends Watch {
+      override watch(
+        path: string,
+        queryParams: Record<string, string | number | boolean | undefined>,
+        callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+        done: (err: unknown) => void,
+      ): Promise<AbortController> {
+        return super.watch(path, { ...queryParams, timeoutSeconds: 1 }, callback, done);
+      }
+    }
+    let lists = 0;
+    const informer = new ListWatch<V1ConfigMap>(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      new ShortWatch(kc),
+      () => {
+        lists++;
+        return core.listNamespacedConfigMap({ namespace, labelSelector });
+      },
+      false,
+      labelSelector,
+    );
+    const added: string[] = [];
+    const errors: unknown[] = [];
+    informer.on("add", (object) => added.push(object.metadata?.name ?? ""));
+    informer.on("error", (error) => errors.push(error));
+    try {
+      await informer.start();
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-1", labels: { "informer-test": "compacted" } } } });
+      await waitFor(() => added.includes("compacted-1"), 5_000, "add of the first configmap");
+      // Move the revision past the informer's resourceVersion with writes it does not select, then compact.
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-unselected" } } });
+      await storage.compact(await storage.currentRevision());
+      await waitFor(() => lists > 1, 10_000, "a relist after the watch answered 410 Expired");
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-2", labels: { "informer-test": "compacted" } } } });
+      await waitFor(() => added.includes("compacted-2"), 10_000, "add of the second configmap after the relist");
+      expect(added.filter((name) => name === "compacted-1")).toHaveLength(1);
+      expect(informer.list(namespace).map((cm) => cm.metadata?.name).sort()).toEqual(["compacted-1", "compacted-2"]);
+      expect(errors).toEqual([]);
+    } finally {
+      await within(informer.stop(), 5_000, "informer stop");
+    }
+  }, 30_000);
 });
