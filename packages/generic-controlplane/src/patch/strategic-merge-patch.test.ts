@@ -252,9 +252,21 @@ const directiveCases = parse(`
   original: {retainKeysMap: {name: foo, value: a, other: b}}
   patch: {retainKeysMap: {$retainKeys: [name, value], value: c}}
   result: {retainKeysMap: {name: foo, value: c}}
+- description: $retainKeys must list every field the patch sets
+  original: {retainKeysMap: {name: foo, value: a}}
+  patch: {retainKeysMap: {$retainKeys: [name], value: c}}
+  error: invalid patch format of retainKeys
+- description: $retainKeys must be a list
+  original: {retainKeysMap: {name: foo}}
+  patch: {retainKeysMap: {$retainKeys: name}}
+  error: invalid patch format of retainKeys
+- description: $deleteFromPrimitiveList must be a list
+  original: {mergingIntList: [1]}
+  patch: {$deleteFromPrimitiveList/mergingIntList: 1}
+  error: invalid patch format of primitive list
 - description: $retainKeys inside a merging list item
   original: {retainKeysMergingList: [{name: foo, value: a, other: b}, {name: bar, other: c}]}
-  patch: {retainKeysMergingList: [{name: foo, $retainKeys: [name, other]}]}
+  patch: {retainKeysMergingList: [{name: foo, $retainKeys: [name, other, value], value: null}]}
   result: {retainKeysMergingList: [{name: foo, other: b}, {name: bar, other: c}]}
 - description: $patch replace on a nested map replaces it whole
   original: {simpleMap: {a: "1", b: "2"}}

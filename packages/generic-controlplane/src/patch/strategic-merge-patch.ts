@@ -180,8 +180,11 @@ class Merger {
     if (!Object.hasOwn(patch, RETAIN_KEYS)) return;
     const keep = patch[RETAIN_KEYS];
     delete patch[RETAIN_KEYS];
-    if (!Array.isArray(keep) || !keep.every((k) => typeof k === "string")) {
-      throw bad("invalid patch: $retainKeys must be a list of strings");
+    if (!Array.isArray(keep) || !keep.every((k) => typeof k === "string")) throw bad("invalid patch format of retainKeys");
+    // Every field the patch sets must be one the directive retains.
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null || key === DIRECTIVE || key.startsWith(DELETE_FROM_PRIMITIVE_LIST) || key.startsWith(SET_ELEMENT_ORDER)) continue;
+      if (!keep.includes(key)) throw bad("invalid patch format of retainKeys");
     }
     for (const key of Object.keys(original)) {
       if (!keep.includes(key)) delete original[key];
@@ -189,7 +192,7 @@ class Merger {
   }
 
   private deleteFromPrimitiveList(original: JsonObject, key: string, value: JsonValue): void {
-    if (!Array.isArray(value)) throw bad(`invalid patch: ${DELETE_FROM_PRIMITIVE_LIST}${key} must be a list`);
+    if (!Array.isArray(value)) throw bad("invalid patch format of primitive list");
     const current = original[key];
     if (!Array.isArray(current)) return;
     original[key] = current.filter((item) => !value.some((gone) => jsonEqual(gone, item)));
@@ -199,14 +202,14 @@ class Merger {
   private mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: JSONSchemaProps | undefined): void {
     for (const [directiveKey, order] of Object.entries(patch)) {
       if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue;
-      if (!Array.isArray(order)) throw bad(`invalid patch: ${directiveKey} must be a list`);
+      if (!Array.isArray(order)) throw bad("invalid patch format of setElementOrder list");
       const key = directiveKey.slice(SET_ELEMENT_ORDER.length);
       const listSchema = this.sub(schema, key);
       const { mergeKey } = this.meta(listSchema);
       const current = original[key];
       const patchList = patch[key];
-      if (current !== undefined && !Array.isArray(current)) throw bad(`invalid patch: ${key} is not a list`);
-      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw bad(`invalid patch: ${key} is not a list`);
+      if (current !== undefined && !Array.isArray(current)) throw bad(`expected a []interface {}, but received a ${goTypeName(current)}`);
+      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw bad(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
       if (current === undefined && (patchList === undefined || patchList === null)) continue;
       const originalList = current ?? [];
       checkOrderMatchesPatch(Array.isArray(patchList) ? patchList : [], order, mergeKey);
@@ -250,6 +253,12 @@ function liveOrderSeenByUpstream(original: JsonValue[], patch: JsonValue[], merg
     length++;
   }
   return slots;
+}
+
+function goTypeName(value: JsonValue): string {
+  if (isJsonObject(value)) return "map[string]interface {}";
+  if (typeof value === "number") return "float64";
+  return typeof value;
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): ControlPlaneError {
