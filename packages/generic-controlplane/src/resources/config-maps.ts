@@ -4,7 +4,7 @@ import { fieldForbidden, fieldInvalid, fieldTooLong, isConfigMapKey, keyPath } f
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, checkStringMap, type DecodeTarget } from "./wire-values.js";
 
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -21,6 +21,8 @@ export const IMMUTABLE_SET_MESSAGE = "field is immutable when `immutable` is set
 const TARGET: DecodeTarget = { kind: "ConfigMap", version: "v1" };
 
 function prepare(object: ConfigMap): void {
+  checkStringMap(object, "data", TARGET);
+  checkStringMap(object, "binaryData", TARGET);
   const binaryData = asRecord(object.binaryData);
   if (binaryData) {
     for (const [key, value] of Object.entries(binaryData)) binaryData[key] = canonicalBase64(value, TARGET);
@@ -105,7 +107,13 @@ export const configMapsResource = defineResource<ConfigMap>({
   shortNames: ["cm"],
   schema,
   printerColumns: [
-    { name: "Data", type: "integer", description: "Number of entries in data and binaryData.", cell: dataCount },
+    // Upstream declares the count as a string column; the cell stays a number.
+    {
+      name: "Data",
+      type: "string",
+      description: "Data contains the configuration data; the column counts the entries of data and binaryData.",
+      cell: dataCount,
+    },
     ageColumn(),
   ],
   strategy: {

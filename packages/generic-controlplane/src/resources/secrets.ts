@@ -5,7 +5,7 @@ import { IMMUTABLE_SET_MESSAGE, MAX_DATA_SIZE_BYTES, sameStringMap } from "./con
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema, stringSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, checkStringMap, type DecodeTarget } from "./wire-values.js";
 
 export interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -35,6 +35,8 @@ const TARGET: DecodeTarget = { kind: "Secret", version: "v1" };
  * `stringData` is write-only and merges over `data`, and `type` defaults to Opaque.
  */
 function prepare(object: Secret): void {
+  checkStringMap(object, "data", TARGET);
+  checkStringMap(object, "stringData", TARGET);
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(asRecord(object.data) ?? {})) data[key] = canonicalBase64(value, TARGET);
   const stringData = asRecord(object.stringData);
@@ -164,7 +166,7 @@ export const secretsResource = defineResource<Secret>({
   schema,
   printerColumns: [
     { name: "Type", type: "string", description: "Used to facilitate programmatic handling of secret data.", cell: (object) => object.type ?? "" },
-    { name: "Data", type: "integer", description: "Number of entries in data.", cell: (object) => Object.keys(asRecord(object.data) ?? {}).length },
+    { name: "Data", type: "string", description: "Data contains the secret data; the column counts its entries.", cell: (object) => Object.keys(asRecord(object.data) ?? {}).length },
     ageColumn(),
   ],
   fieldSelectors: { type: (object) => object.type ?? "" },

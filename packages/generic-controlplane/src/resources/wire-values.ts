@@ -182,3 +182,26 @@ export function normalizeField(object: Record<string, unknown> | undefined, key:
   if (value === undefined) delete object[key];
   else object[key] = value;
 }
+
+function jsonKind(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  if (typeof value === "boolean") return "bool";
+  return typeof value;
+}
+
+/**
+ * A `map[string]string` (or `map[string][]byte`) field as Go's JSON decoding insists on it:
+ * an object whose values are strings; anything else is Go's `cannot unmarshal` 400.
+ */
+export function checkStringMap(object: Record<string, unknown>, field: string, target: DecodeTarget): void {
+  const value = object[field];
+  if (value === undefined || value === null) return;
+  const where = `Go struct field ${target.kind}.${field}`;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where} of type map[string]string`);
+  }
+  for (const entry of Object.values(value as Record<string, unknown>)) {
+    if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
+  }
+}
