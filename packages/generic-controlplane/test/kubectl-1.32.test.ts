@@ -344,6 +344,32 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect((await http.get(`/api/v1/namespaces/${ns}/configmaps/held`)).status).toBe(404);
   });
 
+  it("server-side dry-run and diff persist nothing", async () => {
+    const ns = await namespace("dryrun-ns");
+    const dry = await kubectl.json<Obj>(["create", "configmap", "dry", "-n", ns, "--from-literal=a=1", "--dry-run=server"]);
+    expect(dry.metadata.name).toBe("dry");
+    expect(dry.data).toEqual({ a: "1" });
+    const missing = await kubectl.run(["get", "configmap", "dry", "-n", ns]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('configmaps "dry" not found');
+
+    await kubectl.ok(["create", "configmap", "real", "-n", ns, "--from-literal=a=1"]);
+    const before = await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns]);
+    const patched = await kubectl.json<Obj>(["patch", "configmap", "real", "-n", ns, "--type", "merge", "-p", '{"data":{"a":"2"}}', "--dry-run=server"]);
+    expect(patched.data).toEqual({ a: "2" });
+    const after = await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns]);
+    expect(after.data).toEqual({ a: "1" });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+
+    // kubectl diff asks the server for the would-be object (dry-run PATCH) and exits 1 on a difference.
+    const file = manifest("diff.yaml", `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: real\n  namespace: ${ns}\ndata:\n  a: "3"\n`);
+    const diff = await kubectl.run(["diff", "-f", file], { timeoutMs: 30_000 });
+    expect(diff.code, diff.stderr).toBe(1);
+    expect(diff.stdout).toMatch(/^-\s+a: "1"$/m);
+    expect(diff.stdout).toMatch(/^\+\s+a: "3"$/m);
+    expect((await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns])).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
   it("get -w prints events as they happen", async () => {
     const ns = await namespace("watch-ns");
     await kubectl.ok(["create", "configmap", "before", "-n", ns]);
