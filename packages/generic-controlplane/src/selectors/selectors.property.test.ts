@@ -6,13 +6,13 @@ import { parseFieldSelector } from "./fields.js";
 const token = fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,6}[a-z0-9])?$/);
 const key = fc.oneof(token, fc.tuple(token, token).map(([p, n]) => `${p.replace(/[._]/g, "")}.io/${n}`));
 const requirement: fc.Arbitrary<LabelRequirement> = fc.oneof(
-  fc.record({ key, operator: fc.constantFrom("=", "==", "!=") as fc.Arbitrary<"=" | "==" | "!=">, values: fc.tuple(token).map((v) => v) }),
+  fc.record({ key, operator: fc.constantFrom<"=" | "==" | "!=">("=", "==", "!="), values: fc.tuple(token) }),
   fc.record({
     key,
-    operator: fc.constantFrom("in", "notin") as fc.Arbitrary<"in" | "notin">,
+    operator: fc.constantFrom<"in" | "notin">("in", "notin"),
     values: fc.uniqueArray(token, { minLength: 1, maxLength: 3 }).map((v) => [...v].sort()),
   }),
-  fc.record({ key, operator: fc.constantFrom("exists", "!") as fc.Arbitrary<"exists" | "!">, values: fc.constant([] as string[]) }),
+  fc.record({ key, operator: fc.constantFrom<"exists" | "!">("exists", "!"), values: fc.constant([] as string[]) }),
 );
 const labels = fc.dictionary(key, token, { maxKeys: 4 });
 
