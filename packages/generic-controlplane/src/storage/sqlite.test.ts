@@ -73,6 +73,17 @@ describe("createSqliteStorage", () => {
     }
   });
 
+  it("creates the database directory when it is missing", async () => {
+    const path = join(dir, "nested", "data", "state.db");
+    const storage = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      await storage.create("/k/x", "x");
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it("refuses a database another connection holds", async () => {
     const path = freshPath();
     const owner = await createSqliteStorage({ path, compactInterval: 0 });

@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ControlPlaneError, isControlPlaneError } from "../errors.js";
 import { startCompactor, type CompactionOptions } from "./compactor.js";
@@ -9,7 +11,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageW
 import { WatchHub } from "./watch-hub.js";
 
 export interface SqliteStorageOptions extends CompactionOptions {
-  /** Database file; created with its schema when missing. */
+  /** Database file; created with its directory and schema when missing. */
   path: string;
   /**
    * `normal` (default) keeps every acknowledged write across a process kill; `full` also across
@@ -88,6 +90,8 @@ class SqliteStorage implements Storage {
 
   constructor(options: SqliteStorageOptions) {
     const sqlite = process.getBuiltinModule("node:sqlite");
+    // Like etcd's --data-dir, a fresh path just works: the directory is created with the file.
+    if (options.path !== ":memory:" && !options.path.startsWith("file:")) mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new sqlite.DatabaseSync(options.path);
     try {
       prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: options.busyTimeout ?? 5000 });
