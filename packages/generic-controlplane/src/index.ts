@@ -92,6 +92,7 @@ export {
   applyMergePatch,
   applyStrategicMergePatch,
   findDuplicateFields,
+  findStrictFieldErrors,
   findUnknownFields,
   patchMetaSchemas,
   unknownFieldMessage,

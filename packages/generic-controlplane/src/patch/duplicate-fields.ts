@@ -7,7 +7,16 @@ import { isMap, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
  * `Warn` (Warning headers). A body that does not parse yields no messages: decoding reports that.
  */
 export function findDuplicateFields(text: string, contentType = "application/json"): string[] {
-  return /yaml/i.test(contentType) ? duplicateYamlKeys(text) : duplicateJsonFields(text);
+  if (/yaml/i.test(contentType)) return duplicateYamlKeys(text);
+  return (scanJsonFields(text) ?? []).filter((field) => field.duplicate).map((field) => `duplicate field "${field.path}"`);
+}
+
+/** One object key of a JSON text, in document order. */
+export interface JsonField {
+  /** Field path, e.g. `spec.items[0].name`. */
+  path: string;
+  /** Whether an earlier key of the same object had this name. */
+  duplicate: boolean;
 }
 
 function duplicateYamlKeys(text: string): string[] {
@@ -34,9 +43,9 @@ function duplicateYamlKeys(text: string): string[] {
   return messages;
 }
 
-/** A structural scan of JSON text that records keys repeated within one object. */
-function duplicateJsonFields(text: string): string[] {
-  const messages: string[] = [];
+/** Every object key of a JSON text in document order, or undefined when the text is not JSON. */
+export function scanJsonFields(text: string): JsonField[] | undefined {
+  const fields: JsonField[] = [];
   let i = 0;
   const fail = (): never => {
     throw new SyntaxError("invalid JSON");
@@ -68,7 +77,7 @@ function duplicateJsonFields(text: string): string[] {
         if (text[i] !== '"') fail();
         const key = string();
         const keyPath = path === "" ? key : `${path}.${key}`;
-        if (seen.has(key)) messages.push(`duplicate field "${keyPath}"`);
+        fields.push({ path: keyPath, duplicate: seen.has(key) });
         seen.add(key);
         ws();
         if (text[i] !== ":") fail();
@@ -108,15 +117,17 @@ function duplicateJsonFields(text: string): string[] {
     } else if (c === '"') {
       string();
     } else {
-      const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
+      const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
       if (match === null) fail();
       i += (match as RegExpExecArray)[0].length;
     }
   };
   try {
     value("");
-    return messages;
+    ws();
+    if (i !== text.length) fail();
+    return fields;
   } catch {
-    return [];
+    return undefined;
   }
 }

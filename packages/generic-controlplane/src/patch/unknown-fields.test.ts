@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { findDuplicateFields } from "./duplicate-fields.js";
+import { findStrictFieldErrors } from "./strict-fields.js";
 import { findUnknownFields, unknownFieldMessage } from "./unknown-fields.js";
 
 const schema: JSONSchemaProps = {
@@ -82,5 +83,33 @@ describe("findDuplicateFields", () => {
     expect(findDuplicateFields('{"a":{"a":1},"b":[1,2]}')).toEqual([]);
     expect(findDuplicateFields('{"a":', "application/json")).toEqual([]);
     expect(findDuplicateFields("a: [", "application/yaml")).toEqual([]);
+  });
+});
+
+describe("findStrictFieldErrors", () => {
+  const lease: JSONSchemaProps = {
+    type: "object",
+    properties: { metadata: { type: "object" }, spec: { type: "object", properties: { holderIdentity: { type: "string" }, leaseDurationSeconds: { type: "integer" } } } },
+  };
+
+  it("lists unknown and duplicate JSON fields in document order, like one strict decoding pass", () => {
+    const text = `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"unknownField":"foo","leaseDurationSeconds":2,"leaseDurationSeconds":3,"holderIdentity":"h"},"extra":1}`;
+    expect(findStrictFieldErrors(text, "application/json", JSON.parse(text), lease)).toEqual([
+      'unknown field "spec.unknownField"',
+      'duplicate field "spec.leaseDurationSeconds"',
+      'unknown field "extra"',
+    ]);
+  });
+
+  it("puts YAML duplicate keys first", () => {
+    const text = ["apiVersion: v1", "kind: Lease", "spec:", "  bogus: 1", "  holderIdentity: a", "  holderIdentity: b", ""].join("\n");
+    expect(findStrictFieldErrors(text, "application/yaml", { apiVersion: "v1", kind: "Lease", spec: { bogus: 1, holderIdentity: "b" } }, lease)).toEqual([
+      'line 6: key "holderIdentity" already set in map',
+      'unknown field "spec.bogus"',
+    ]);
+  });
+
+  it("reports only duplicates when there is no schema", () => {
+    expect(findStrictFieldErrors('{"a":1,"a":2,"b":3}', "application/json", { a: 2, b: 3 }, undefined)).toEqual(['duplicate field "a"']);
   });
 });
