@@ -2,6 +2,7 @@
 // each next to a baseline measured in the same run. Server and storage live in this thread; the
 // load generator runs in a worker thread. Only 127.0.0.1; every loop is bounded; temp files go.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -68,6 +69,31 @@ async function createNamespace(url, name) {
   if (res.status !== 201) throw new Error(`namespace ${name}: ${res.status} ${await res.text()}`);
 }
 
+/** A bare node:http server answering every request with `body`: the floor for serving those bytes over HTTP. */
+async function bareServer(body) {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+async function bareStartToReady() {
+  const times = [];
+  for (let i = 0; i < STARTS; i++) {
+    const start = nowMs();
+    const bare = await bareServer(Buffer.from("ok"));
+    await (await fetch(`${bare.url}/readyz`)).text();
+    times.push(nowMs() - start);
+    await bare.close();
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
 async function startToReady(kind) {
   const times = [];
   for (let i = 0; i < STARTS; i++) {
@@ -100,10 +126,15 @@ try {
       (created.errors ? ` | ${created.errors} errors` : ""),
   );
 
-  const gets = await load("getsAtRate", { url, path: "/api/v1/namespaces/bench/configmaps/create-7", rate: GET_RATE, seconds: GET_SECONDS });
+  const getPath = "/api/v1/namespaces/bench/configmaps/create-7";
+  const gets = await load("getsAtRate", { url, path: getPath, rate: GET_RATE, seconds: GET_SECONDS });
+  const oneObject = Buffer.from(await (await fetch(url + getPath)).arrayBuffer());
+  const bareGet = await bareServer(oneObject);
+  const bareGets = await load("getsAtRate", { url: bareGet.url, path: getPath, rate: GET_RATE, seconds: GET_SECONDS });
+  await bareGet.close();
   line(
     `GET configmap at a fixed ${GET_RATE}/s for ${GET_SECONDS} s (achieved ${fmt(gets.achievedRate, 0)}/s): p50 ${fmt(gets.p50, 2)} ms, p99 ${fmt(gets.p99, 2)} ms, max ${fmt(gets.max, 1)} ms` +
-      ` (${gets.count} ok, ${gets.errors} errors)`,
+      ` (${gets.count} ok, ${gets.errors} errors) | bare node:http, same bytes: p50 ${fmt(bareGets.p50, 2)} ms, p99 ${fmt(bareGets.p99, 2)} ms | p99 ratio ${fmt(gets.p99 / bareGets.p99, 1)}`,
   );
 
   const fill = await load("creates", { url, namespace: "bench", count: LIST_SIZE - CREATES, concurrency: CREATE_CONCURRENCY, prefix: "fill" });
@@ -111,9 +142,13 @@ try {
   const listed = await load("list", { url, path: "/api/v1/namespaces/bench/configmaps", repeats: 5 });
   if (listed.items !== LIST_SIZE) throw new Error(`LIST returned ${listed.items} items, expected ${LIST_SIZE}`);
   const chunked = await load("list", { url, path: "/api/v1/namespaces/bench/configmaps?limit=500", repeats: 5 });
+  const listBody = Buffer.from(await (await fetch(`${url}/api/v1/namespaces/bench/configmaps`)).arrayBuffer());
+  const bareList = await bareServer(listBody);
+  const bareListed = await load("list", { url: bareList.url, path: "/", repeats: 5 });
+  await bareList.close();
   line(
     `LIST ${LIST_SIZE} configmaps (sqlite, JSON ${fmt(listed.bytes / 1e6, 1)} MB, 5 runs): p50 ${fmt(listed.p50, 0)} ms, max ${fmt(listed.max, 0)} ms` +
-      ` | first page of limit=500: p50 ${fmt(chunked.p50, 1)} ms`,
+      ` | first page of limit=500: p50 ${fmt(chunked.p50, 1)} ms | bare node:http, same bytes: p50 ${fmt(bareListed.p50, 0)} ms | ratio ${fmt(listed.p50 / bareListed.p50, 1)}`,
   );
 
   await createNamespace(url, "fanout");
@@ -127,9 +162,10 @@ try {
 
   const memoryStart = await startToReady("memory");
   const sqliteStart = await startToReady("sqlite");
+  const bareStart = await bareStartToReady();
   line(
     `in-process start-to-ready (createControlPlane → /readyz 200, ${STARTS} runs): memory median ${fmt(memoryStart.median, 1)} ms (min ${fmt(memoryStart.min, 1)})` +
-      ` | sqlite (new file) median ${fmt(sqliteStart.median, 1)} ms (min ${fmt(sqliteStart.min, 1)})`,
+      ` | sqlite (new file) median ${fmt(sqliteStart.median, 1)} ms (min ${fmt(sqliteStart.min, 1)}) | bare node:http listen → first answer: ${fmt(bareStart, 1)} ms | memory ratio ${fmt(memoryStart.median / bareStart, 1)}`,
   );
 } finally {
   if (plane) await plane.close();
