@@ -219,6 +219,27 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
       const labelled = parseTable(await kubectl.ok(["get", "configmaps", "-n", ns, "--show-labels"]));
       expect(labelled.header).toEqual(["NAME", "DATA", "AGE", "LABELS"]);
       expect(labelled.rows.find((row) => row[0] === "db-1")?.[3]).toBe("tier=db");
+
+      // Events have priority-1 columns that only -o wide shows.
+      const event = await http.post(`/api/v1/namespaces/${ns}/events`, {
+        metadata: { name: "web-1.restarted" },
+        involvedObject: { kind: "ConfigMap", namespace: ns, name: "web-1" },
+        reason: "Restarted",
+        message: "configmap reloaded",
+        type: "Normal",
+        count: 3,
+        source: { component: "tester" },
+        firstTimestamp: "2024-01-01T00:00:00Z",
+        lastTimestamp: "2024-01-01T00:05:00Z",
+      });
+      expect(event.status, event.text).toBe(201);
+      const events = parseTable(await kubectl.ok(["get", "events", "-n", ns]));
+      expect(events.header).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]);
+      expect(events.rows[0]?.slice(1)).toEqual(["Normal", "Restarted", "configmap/web-1", "configmap reloaded"]);
+      const wideEvents = parseTable(await kubectl.ok(["get", "events", "-n", ns, "-o", "wide"]));
+      expect(wideEvents.header).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"]);
+      expect(wideEvents.rows[0]?.slice(-4)).toEqual(["configmap reloaded", expect.stringMatching(/^\d+[dhmsy]/), "3", "web-1.restarted"]);
+      expect(wideEvents.rows[0]).toContain("tester");
     });
 
     it("-l filters by label selector", async () => {
