@@ -343,6 +343,11 @@ describe("managedFields", () => {
       ["kubectl-label", { "f:metadata": { "f:labels": { ".": {}, "f:tier": {} } } }],
       ["kubectl-edit", { "f:data": { ".": {}, "f:k": {} } }],
     ]);
+    // A body echoing the stored entries keeps ownership going; one that changes them (here: empties them) resets it.
+    const replaced = await store.update("default", "a", { ...changed, metadata: { ...changed.metadata, labels: { app: "z", tier: "y" } } }, { fieldManager: "kubectl-replace" });
+    expect(replaced.metadata?.managedFields?.map((e) => e.manager)).toEqual(["kubectl-label", "kubectl-edit", "kubectl-replace"]);
+    const reset = await store.update("default", "a", { ...replaced, data: { k: "r" }, metadata: { ...replaced.metadata, managedFields: [] } }, { fieldManager: "kubectl-reset" });
+    expect(reset.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([["kubectl-reset", { "f:data": { ".": {}, "f:k": {} } }]]);
   });
 });
 

@@ -290,11 +290,13 @@ class GenericResourceStore implements ResourceStore {
 
     // A write that changes nothing is not written (no new resourceVersion, no watch event).
     if (this.sameContent(desired, current)) return current;
-    if (options.fieldManager) {
-      const managed = updateManagedFields(current, desired, this.managedFieldsUpdate(options, this.clock()));
-      if (managed === undefined || managed.length === 0) delete meta.managedFields;
-      else meta.managedFields = managed;
-    }
+    // Ownership continues from the stored entries unless the request rewrote them (e.g. `managedFields: []` resets).
+    const sent = input.metadata?.managedFields;
+    const base = sent !== undefined && canonicalJson(sent) !== canonicalJson(oldMeta.managedFields ?? []) ? sent : oldMeta.managedFields;
+    const previous: KubeObject = { ...current, metadata: { ...oldMeta, ...(base === undefined ? {} : { managedFields: base }) } };
+    const managed = options.fieldManager ? updateManagedFields(previous, desired, this.managedFieldsUpdate(options, this.clock())) : base;
+    if (managed === undefined || managed.length === 0) delete meta.managedFields;
+    else meta.managedFields = managed;
 
     if (this.shouldDeleteDuringUpdate(desired)) {
       if (options.dryRun) return desired;
