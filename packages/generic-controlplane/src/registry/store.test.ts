@@ -191,6 +191,20 @@ describe("update", () => {
     expect(error.code).toBe("Conflict");
   });
 
+  it("serialises concurrent guaranteedUpdates without losing any", async () => {
+    const { store } = setup();
+    await store.create("default", { metadata: { name: "counter", annotations: { n: "0" } } });
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        store.guaranteedUpdate("default", "counter", (current) => ({
+          ...current,
+          metadata: { ...current.metadata, annotations: { n: String(Number(current.metadata?.annotations?.n) + 1) } },
+        })),
+      ),
+    );
+    expect((await store.get("default", "counter")).metadata?.annotations).toEqual({ n: "8" });
+  });
+
   it("forbids new finalizers after deletion started and deletes when the last one goes", async () => {
     const { store } = setup();
     await store.create("default", { metadata: { name: "a", finalizers: ["example.com/hold"] } });
