@@ -1,6 +1,6 @@
 import type protobuf from "protobufjs";
 import { formatMicroTime } from "../resources/wire-values.js";
-import { ALWAYS_PRESENT_FIELDS, FIELDS_V1_TYPE, KEEP_ZERO_FIELDS, MICRO_TIME_TYPE, TIME_TYPE, fieldKey } from "./message-types.js";
+import { ALWAYS_PRESENT_FIELDS, BYTES_ENTRY_TYPE, FIELDS_V1_TYPE, KEEP_ZERO_FIELDS, MICRO_TIME_TYPE, STRING_ENTRY_TYPE, TIME_TYPE, fieldKey } from "./message-types.js";
 
 /**
  * Conversion between decoded protobuf messages and the JSON form a JSON client sends for the same
@@ -30,6 +30,14 @@ function has(message: object, name: string): boolean {
 
 function formatSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Whether a repeated field is a protobuf map (declared as its key/value entries). */
+function isMapField(field: protobuf.Field): boolean {
+  const type = field.resolvedType;
+  if (type === null || !("fieldsArray" in type)) return false;
+  const name = fullName(type);
+  return name === STRING_ENTRY_TYPE || name === BYTES_ENTRY_TYPE;
 }
 
 function scalarToJson(field: protobuf.Field, value: unknown): unknown {
@@ -71,9 +79,15 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
   for (const field of type.fieldsArray) {
     const key = fieldKey(type, field);
     const value = record[field.name];
-    if (field.map) {
-      const entries = Object.entries((value ?? {}) as Plain);
-      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map(([k, v]) => [k, valueToJson(field, v)]));
+    if (isMapField(field)) {
+      const entries = (value ?? []) as Array<{ key?: string; value?: unknown }>;
+      if (entries.length > 0) {
+        const bytes = fullName(field.resolvedType as protobuf.Type) === BYTES_ENTRY_TYPE;
+        // Later entries win, as in protobuf map decoding; fromEntries keeps every key an own property.
+        out[field.name] = Object.fromEntries(
+          entries.map((entry) => [entry.key ?? "", bytes ? Buffer.from(entry.value instanceof Uint8Array ? entry.value : new Uint8Array()).toString("base64") : (entry.value ?? "")]),
+        );
+      }
       continue;
     }
     if (field.repeated) {
@@ -126,8 +140,12 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
   for (const field of type.fieldsArray) {
     const value = source[field.name];
     if (value === undefined || value === null) continue;
-    if (field.map) {
-      out[field.name] = Object.fromEntries(Object.entries(value as Plain).map(([k, v]) => [k, jsonToValue(field, v)]));
+    if (isMapField(field)) {
+      const bytes = fullName(field.resolvedType as protobuf.Type) === BYTES_ENTRY_TYPE;
+      // Go writes map entries in key order.
+      out[field.name] = Object.entries(value as Plain)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => ({ key: k, value: bytes && typeof v === "string" ? Buffer.from(v, "base64") : v }));
     } else if (field.repeated) {
       out[field.name] = (value as unknown[]).map((item) => jsonToValue(field, item));
     } else {

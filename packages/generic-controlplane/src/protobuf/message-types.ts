@@ -35,6 +35,8 @@ const MESSAGES_BY_KIND: Record<string, string> = {
 export const TIME_TYPE = `${META}.Time`;
 export const MICRO_TIME_TYPE = `${META}.MicroTime`;
 export const FIELDS_V1_TYPE = `${META}.FieldsV1`;
+export const STRING_ENTRY_TYPE = `${META}.StringEntry`;
+export const BYTES_ENTRY_TYPE = `${META}.BytesEntry`;
 export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
 
 /**

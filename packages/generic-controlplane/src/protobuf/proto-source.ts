@@ -10,6 +10,18 @@ export const META_V1_PROTO = `
 syntax = "proto2";
 package k8s.io.apimachinery.pkg.apis.meta.v1;
 
+// Map fields are declared as their wire form (repeated key/value entries) so the codec builds
+// JSON objects itself; that keeps keys such as "__proto__" ordinary keys.
+message StringEntry {
+  optional string key = 1;
+  optional string value = 2;
+}
+
+message BytesEntry {
+  optional string key = 1;
+  optional bytes value = 2;
+}
+
 message Time {
   optional int64 seconds = 1;
   optional int32 nanos = 2;
@@ -54,8 +66,8 @@ message ObjectMeta {
   optional Time creationTimestamp = 8;
   optional Time deletionTimestamp = 9;
   optional int64 deletionGracePeriodSeconds = 10;
-  map<string, string> labels = 11;
-  map<string, string> annotations = 12;
+  repeated StringEntry labels = 11;
+  repeated StringEntry annotations = 12;
   repeated OwnerReference ownerReferences = 13;
   repeated string finalizers = 14;
   repeated ManagedFieldsEntry managedFields = 17;
@@ -75,7 +87,7 @@ message LabelSelectorRequirement {
 }
 
 message LabelSelector {
-  map<string, string> matchLabels = 1;
+  repeated StringEntry matchLabels = 1;
   repeated LabelSelectorRequirement matchExpressions = 2;
 }
 
@@ -175,8 +187,8 @@ message NamespaceList {
 
 message ConfigMap {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
-  map<string, string> data = 2;
-  map<string, bytes> binaryData = 3;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.StringEntry data = 2;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.BytesEntry binaryData = 3;
   optional bool immutable = 4;
 }
 
@@ -187,9 +199,9 @@ message ConfigMapList {
 
 message Secret {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
-  map<string, bytes> data = 2;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.BytesEntry data = 2;
   optional string type = 3;
-  map<string, string> stringData = 4;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.StringEntry stringData = 4;
   optional bool immutable = 5;
 }
 

@@ -22,6 +22,13 @@ describe("Secret defaulting and stringData", () => {
     expect(object["data"]).toEqual({ a: b64("new"), b: b64("keep"), c: b64("ü") });
   });
 
+  it("keeps a `__proto__` key as data", () => {
+    const input = JSON.parse('{"metadata":{"name":"s"},"stringData":{"__proto__":"x"}}') as Record<string, unknown>;
+    const data = createErrors(secretsResource, input).object["data"] as Record<string, string>;
+    expect(Object.keys(data)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+  });
+
   it("validates stringData keys as data keys", () => {
     expect(createErrors(secretsResource, secret({ stringData: { "": "x" } })).errors).toEqual([
       `data[]: Invalid value: "": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,

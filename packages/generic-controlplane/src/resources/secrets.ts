@@ -37,12 +37,11 @@ const TARGET: DecodeTarget = { kind: "Secret", version: "v1" };
 function prepare(object: Secret): void {
   checkStringMap(object, "data", TARGET);
   checkStringMap(object, "stringData", TARGET);
-  const data: Record<string, string> = {};
-  for (const [key, value] of Object.entries(asRecord(object.data) ?? {})) data[key] = canonicalBase64(value, TARGET);
-  const stringData = asRecord(object.stringData);
-  if (stringData) {
-    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(String(value), "utf8").toString("base64");
-  }
+  // Built with entries so a key such as `__proto__` stays an ordinary key; a stringData key wins.
+  const entries = new Map<string, string>();
+  for (const [key, value] of Object.entries(asRecord(object.data) ?? {})) entries.set(key, canonicalBase64(value, TARGET));
+  for (const [key, value] of Object.entries(asRecord(object.stringData) ?? {})) entries.set(key, Buffer.from(String(value), "utf8").toString("base64"));
+  const data = Object.fromEntries(entries) as Record<string, string>;
   delete object.stringData;
   if (Object.keys(data).length > 0) object.data = data;
   else delete object.data;
