@@ -114,6 +114,25 @@ describe("createSqliteStorage", () => {
     expect(rowCount(path)).toBe(2);
   });
 
+  it("keeps accepting writes and reads while a batched compaction runs, and stops it on close", async () => {
+    const storage = await createSqliteStorage({ path: freshPath(), compactInterval: 0, compactBatchSize: 10 });
+    let kv = await storage.create("/c/x", "0");
+    for (let i = 1; i < 300; i++) kv = await storage.update("/c/x", String(i), kv.modRevision);
+    const target = await storage.currentRevision();
+    const compaction = storage.compact(target);
+    const during = await Promise.all(Array.from({ length: 20 }, (_, i) => storage.create(`/c/new-${i}`, "n")));
+    expect((await storage.get("/c/x"))?.value).toBe("299");
+    await compaction;
+    expect(await storage.compactedRevision()).toBe(target);
+    expect(await storage.count("/c")).toBe(21);
+    expect(during.map((created) => created.modRevision)).toEqual(Array.from({ length: 20 }, (_, i) => target + 1 + i));
+
+    for (let i = 0; i < 300; i++) kv = await storage.update("/c/x", `again ${i}`, kv.modRevision);
+    const interrupted = storage.compact(await storage.currentRevision());
+    await storage.close();
+    await expectCode(interrupted, "ServiceUnavailable");
+  });
+
   it("compacts itself on an interval, keeping minRetainRevisions (1,000 by default)", async () => {
     const path = freshPath();
     const storage = await createSqliteStorage({ path, compactInterval: 20 });

@@ -86,7 +86,7 @@ class SqliteStorage implements Storage {
   private closed = false;
   private queue: QueuedWrite[] = [];
   private drainScheduled = false;
-  private compaction: Promise<void> | undefined;
+  private compaction: Promise<void> = Promise.resolve();
 
   constructor(options: SqliteStorageOptions) {
     const sqlite = process.getBuiltinModule("node:sqlite");
@@ -184,12 +184,9 @@ class SqliteStorage implements Storage {
    */
   compact(revision: number): Promise<void> {
     if (this.closed) return Promise.reject(storageClosed());
-    const previous = this.compaction ?? Promise.resolve();
-    const run = previous.then(() => this.compactTo(revision));
-    this.compaction = run.finally(() => {
-      if (this.compaction === tracked) this.compaction = undefined;
-    });
-    const tracked = this.compaction;
+    // Compactions run one after another; a failed one does not fail the next.
+    const run = this.compaction.then(() => this.compactTo(revision));
+    this.compaction = run.catch(() => undefined);
     return run;
   }
 
