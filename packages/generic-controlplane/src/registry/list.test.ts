@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ControlPlaneError } from "../errors.js";
 import { decodeContinueToken } from "./continue-token.js";
-import { setup, widget } from "./test-fixtures.js";
+import { backends, closeAll, widget, type Backend } from "./test-fixtures.js";
 
 async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
   try {
@@ -12,8 +12,8 @@ async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> 
   throw new Error("expected a rejection");
 }
 
-async function seeded() {
-  const ctx = setup();
+async function seeded(backend: Backend) {
+  const ctx = await backend.open();
   const { store } = ctx;
   await store.create("default", widget("a", { labels: { app: "web" }, color: "red" }));
   await store.create("default", widget("b", { labels: { app: "db" }, color: "blue" }));
@@ -25,9 +25,11 @@ async function seeded() {
 
 const names = (list: { items: { metadata?: { name?: string } }[] }) => list.items.map((o) => o.metadata?.name);
 
-describe("list", () => {
+afterEach(closeAll);
+
+describe.each(backends)("list on $name", (backend: Backend) => {
   it("lists a namespace or everything, with the list kind and current revision", async () => {
-    const { store, storage } = await seeded();
+    const { store, storage } = await seeded(backend);
     const list = await store.list("default");
     expect(list).toMatchObject({ apiVersion: "v1", kind: "WidgetList", metadata: { resourceVersion: String(await storage.currentRevision()) } });
     expect(names(list)).toEqual(["a", "b", "c"]);
@@ -36,7 +38,7 @@ describe("list", () => {
   });
 
   it("filters by label and field selectors, including the type's own fields", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     expect(names(await store.list(undefined, { labelSelector: "app=web" }))).toEqual(["a", "c", "d"]);
     expect(names(await store.list(undefined, { labelSelector: "app in (web,db),!tier" }))).toEqual(["a", "b", "d"]);
     expect(names(await store.list(undefined, { fieldSelector: "metadata.namespace=kube-system" }))).toEqual(["d", "e"]);
@@ -49,7 +51,7 @@ describe("list", () => {
   });
 
   it("pages with limit/continue over one snapshot and reports remainingItemCount", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     const first = await store.list(undefined, { limit: 2 });
     expect(names(first)).toEqual(["a", "b"]);
     expect(first.metadata.remainingItemCount).toBe(3);
@@ -67,7 +69,7 @@ describe("list", () => {
   });
 
   it("fills pages with matching items when a selector filters, without remainingItemCount", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     const first = await store.list(undefined, { limit: 2, labelSelector: "app=web" });
     expect(names(first)).toEqual(["a", "c"]);
     expect(first.metadata.remainingItemCount).toBeUndefined();
@@ -77,7 +79,7 @@ describe("list", () => {
   });
 
   it("answers a compacted continue token with 410 and an inconsistent token that continues at the latest state", async () => {
-    const { store, storage } = await seeded();
+    const { store, storage } = await seeded(backend);
     const first = await store.list(undefined, { limit: 2 });
     await store.create("default", widget("z"));
     await store.update("default", "c", { metadata: { name: "c" }, spec: { color: "pink" } });
@@ -95,7 +97,7 @@ describe("list", () => {
   });
 
   it("reads an exact past resourceVersion, and 410 once it is compacted", async () => {
-    const { store, storage } = await seeded();
+    const { store, storage } = await seeded(backend);
     const before = (await store.list("default")).metadata.resourceVersion ?? "";
     await store.delete("default", "a");
     expect(names(await store.list("default", { resourceVersion: before, resourceVersionMatch: "Exact" }))).toEqual(["a", "b", "c"]);
@@ -108,7 +110,7 @@ describe("list", () => {
   });
 
   it("answers a resourceVersion from the future with 504 ResourceVersionTooLarge", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     const error = await rejection(store.list("default", { resourceVersion: "9999", resourceVersionMatch: "NotOlderThan" }));
     expect(error.code).toBe("Timeout");
     expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
@@ -118,21 +120,21 @@ describe("list", () => {
     [{ resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
     [{ resourceVersion: "0", resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
   ])("rejects invalid list options %j", async (request, message) => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     const error = await rejection(store.list("default", request));
     expect(error.code).toBe("Invalid");
     expect(error.message).toBe(message);
   });
 
   it("rejects a garbled continue token with 400", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     expect((await rejection(store.list("default", { continue: "not-a-token" }))).code).toBe("BadRequest");
   });
 });
 
-describe("list by name", () => {
+describe.each(backends)("list by name on $name", (backend: Backend) => {
   it("reads one object for metadata.name, honouring the other selectors and past revisions", async () => {
-    const { store } = await seeded();
+    const { store } = await seeded(backend);
     expect(names(await store.list("default", { fieldSelector: "metadata.name=b" }))).toEqual(["b"]);
     expect(names(await store.list(undefined, { fieldSelector: "metadata.name=d,metadata.namespace=kube-system" }))).toEqual(["d"]);
     expect(names(await store.list(undefined, { fieldSelector: "metadata.name=d" }))).toEqual(["d"]);

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
 import { createMemoryStorage } from "../storage/memory.js";
+import { createSqliteStorage } from "../storage/sqlite.js";
 import type { Storage } from "../storage/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import { createResourceStore, type ResourceStoreOptions } from "./store.js";
@@ -42,4 +46,39 @@ export function widget(name: string, extra: Partial<KubeObject> & { labels?: Rec
 export function setup(definition: ResourceDefinition = widgets, options: ResourceStoreOptions = {}): { storage: Storage; store: ReturnType<typeof createResourceStore> } {
   const storage = createMemoryStorage({ compactInterval: 0 });
   return { storage, store: createResourceStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
+}
+
+/** The storage backends the registry tests run on; each opened store is closed (and its files removed) by `closeAll`. */
+export interface Backend {
+  name: string;
+  open(definition?: ResourceDefinition, options?: ResourceStoreOptions): Promise<{ storage: Storage; store: ReturnType<typeof createResourceStore> }>;
+}
+
+const opened: { storage: Storage; dir?: string }[] = [];
+
+export const backends: Backend[] = [
+  {
+    name: "memory",
+    open: (definition = widgets, options = {}) => {
+      const ctx = setup(definition, options);
+      opened.push({ storage: ctx.storage });
+      return Promise.resolve(ctx);
+    },
+  },
+  {
+    name: "sqlite",
+    open: async (definition = widgets, options = {}) => {
+      const dir = mkdtempSync(join(tmpdir(), "kubekit-registry-"));
+      const storage = await createSqliteStorage({ path: join(dir, "state.db"), compactInterval: 0 });
+      opened.push({ storage, dir });
+      return { storage, store: createResourceStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
+    },
+  },
+];
+
+export async function closeAll(): Promise<void> {
+  for (const { storage, dir } of opened.splice(0)) {
+    await storage.close().catch(() => {});
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,7 +1,7 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WatchEvent } from "../api/types.js";
 import type { ControlPlaneError } from "../errors.js";
-import { setup, widget } from "./test-fixtures.js";
+import { backends, closeAll, widget, type Backend } from "./test-fixtures.js";
 import type { ResourceStore, WatchRequest } from "./types.js";
 
 interface Recorder {
@@ -38,9 +38,11 @@ async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> 
   throw new Error("expected a rejection");
 }
 
-describe("watch", () => {
+afterEach(closeAll);
+
+describe.each(backends)("watch on $name", (backend: Backend) => {
   it("without a resourceVersion sends ADDED for the current state, then changes", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     await store.create("default", widget("a"));
     await store.create("other", widget("x"));
     const w = await record(store, "default", {});
@@ -54,7 +56,7 @@ describe("watch", () => {
   });
 
   it("replays from a resourceVersion (the python e2e sequence)", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     await store.create("default", widget("a", { labels: { e2e: "true" } }));
     const rv = (await store.list("default")).metadata.resourceVersion ?? "";
     const b = await store.create("default", widget("b", { labels: { e2e: "true" } }));
@@ -66,7 +68,7 @@ describe("watch", () => {
   });
 
   it("rejects a compacted resourceVersion with 410 too old resource version", async () => {
-    const { store, storage } = setup();
+    const { store, storage } = await backend.open();
     await store.create("default", widget("a"));
     await store.create("default", widget("b"));
     await store.create("default", widget("c"));
@@ -78,7 +80,7 @@ describe("watch", () => {
   });
 
   it("turns selector transitions into ADDED and DELETED", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const a = await store.create("default", widget("a", { labels: { watch: "A" } }));
     const w = await record(store, "default", { labelSelector: "watch=A", resourceVersion: a.metadata?.resourceVersion ?? "" });
     const moved = await store.update("default", "a", { ...a, metadata: { ...a.metadata, labels: { watch: "B" }, resourceVersion: "" } });
@@ -93,7 +95,7 @@ describe("watch", () => {
   });
 
   it("filters by field selector, e.g. a single object by name", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const w = await record(store, "default", { fieldSelector: "metadata.name=b", resourceVersion: "0" });
     await store.create("default", widget("a"));
     await store.create("default", widget("b"));
@@ -104,7 +106,7 @@ describe("watch", () => {
   });
 
   it("watches from the same resourceVersion see the same sequence", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const first = await store.create("default", widget("a"));
     const rv = first.metadata?.resourceVersion ?? "";
     const w1 = await record(store, undefined, { resourceVersion: rv });
@@ -118,7 +120,7 @@ describe("watch", () => {
   });
 
   it("sends periodic BOOKMARKs with the latest revision when allowed", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const w = await record(store, "default", { resourceVersion: "0", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });
     const a = await store.create("default", widget("a"));
     await until(() => expect(w.summary()).toContain(`BOOKMARK ${a.metadata?.resourceVersion}`));
@@ -130,7 +132,7 @@ describe("watch", () => {
   });
 
   it("implements WatchList: ADDED for the state, then the initial-events-end BOOKMARK", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     await store.create("default", widget("a"));
     const b = await store.create("default", widget("b"));
     const w = await record(store, "default", { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true });
@@ -145,7 +147,7 @@ describe("watch", () => {
   });
 
   it("with sendInitialEvents=false starts at the current state without ADDEDs", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     await store.create("default", widget("a"));
     const w = await record(store, "default", { sendInitialEvents: false, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true });
     await store.create("default", widget("b"));
@@ -158,14 +160,14 @@ describe("watch", () => {
     [{ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }, "allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true"],
     [{ resourceVersionMatch: "NotOlderThan" }, "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"],
   ])("rejects the invalid WatchList combination %j with 422", async (request, message) => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const error = await rejection(store.watch("default", request, () => {}));
     expect(error.httpStatus).toBe(422);
     expect(error.message).toBe(`ListOptions.meta.k8s.io "" is invalid: ${message}`);
   });
 
   it("ends with onClose(error) when compaction overtakes the storage watch", async () => {
-    const { store, storage } = setup();
+    const { store, storage } = await backend.open();
     const w = await record(store, "default", { resourceVersion: "0" });
     await store.create("default", widget("a"));
     await until(() => expect(w.summary()).toEqual(["ADDED a"]));
@@ -175,7 +177,7 @@ describe("watch", () => {
   });
 
   it("delivers nothing after stop()", async () => {
-    const { store } = setup();
+    const { store } = await backend.open();
     const w = await record(store, "default", { resourceVersion: "0" });
     w.stop();
     await store.create("default", widget("a"));
