@@ -11,7 +11,7 @@ import { negotiateDiscovery } from "../discovery/negotiate.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { buildOpenAPIv3 } from "./v3.js";
 import { buildOpenAPIv2 } from "./v2.js";
-import { buildOpenAPIv2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./v2-protobuf.js";
+import { encodeGnosticDocument, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./v2-protobuf.js";
 import { configMapsResource, selectBuiltinResources } from "../resources/index.js";
 import { testWidgetsV1, testWidgetsV1beta1 } from "./test-fixtures.js";
 
@@ -41,8 +41,9 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   const served = [...selectBuiltinResources(), testWidgetsV1beta1, testWidgetsV1];
   const discovery = createDiscoveryDocuments(served);
   const openapi = buildOpenAPIv3(served);
-  const swaggerProtobuf = buildOpenAPIv2Protobuf(served);
-  const swaggerJson = JSON.stringify(buildOpenAPIv2(served));
+  const swagger = buildOpenAPIv2(served);
+  let swaggerProtobuf = encodeGnosticDocument(swagger);
+  const swaggerJson = JSON.stringify(swagger);
   const objectPath = "/api/v1/namespaces/default/configmaps/demo";
   let stored: Record<string, unknown> | undefined;
   const patches: Array<{ contentType: string; body: unknown }> = [];
@@ -215,7 +216,8 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     expect(out).toContain("Data contains the configuration data.");
   });
 
-  it.each([true, false])("computes kubectl apply's strategic merge patch from the published merge keys (OpenAPI v3 patch metadata: %s)", async (v3Patch) => {
+  /** kubectl apply of a changed ConfigMap whose last-applied finalizers were [a, b]; returns the PATCH it sent. */
+  async function applyChangedConfigMap(env: Record<string, string>): Promise<{ body: unknown; stdout: string; stderr: string }> {
     const lastApplied = {
       apiVersion: "v1",
       kind: "ConfigMap",
@@ -240,19 +242,40 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     );
     requests.length = 0;
     patches.length = 0;
-    const { stdout, stderr } = await kubectlOutput({ KUBECTL_OPENAPIV3_PATCH: String(v3Patch) }, "apply", "-f", manifest);
+    const { stdout, stderr } = await kubectlOutput(env, "apply", "-f", manifest);
+    expect(patches).toHaveLength(1);
+    expect(patches[0]?.contentType).toContain("application/strategic-merge-patch+json");
+    return { body: patches[0]?.body, stdout, stderr };
+  }
+
+  it.each([true, false])("computes kubectl apply's strategic merge patch from the published merge keys (OpenAPI v3 patch metadata: %s)", async (v3Patch) => {
+    const { body, stdout, stderr } = await applyChangedConfigMap({ KUBECTL_OPENAPIV3_PATCH: String(v3Patch) });
     expect(stderr).not.toContain("error calculating patch from openapi");
     expect(stdout.trim()).toBe("configmap/demo configured");
     // kubectl 1.32 reads patch metadata from OpenAPI v3; with that off it falls back to the protobuf v2 document.
     if (v3Patch) expect(requests).toContain("GET /openapi/v3/api/v1");
     else expect(requests).toContain("GET /openapi/v2");
-    expect(patches).toHaveLength(1);
-    expect(patches[0]?.contentType).toContain("application/strategic-merge-patch+json");
-    expect(patches[0]?.body).toMatchObject({
+    expect(body).toMatchObject({
       data: { added: "3", drop: null },
       metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/b"], "$setElementOrder/finalizers": ["example.com/a"] },
     });
     expect(stored).toMatchObject({ data: { keep: "1", added: "3" }, metadata: { finalizers: ["example.com/a", "example.com/server-added"] } });
     expect((stored as { data: Record<string, string> }).data).not.toHaveProperty("drop");
+  });
+
+  it("takes the patch strategy from the protobuf v2 document, not from kubectl's built-in types", async () => {
+    // Publish finalizers without a patch strategy: kubectl must then replace the list instead of merging it.
+    const altered = structuredClone(swagger);
+    const objectMeta = altered.definitions["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"] as { properties: Record<string, Record<string, unknown>> };
+    delete objectMeta.properties.finalizers?.["x-kubernetes-patch-strategy"];
+    const original = swaggerProtobuf;
+    swaggerProtobuf = encodeGnosticDocument(altered);
+    try {
+      const { body } = await applyChangedConfigMap({ KUBECTL_OPENAPIV3_PATCH: "false" });
+      expect(body).toMatchObject({ metadata: { finalizers: ["example.com/a"] } });
+      expect(JSON.stringify(body)).not.toContain("$deleteFromPrimitiveList");
+    } finally {
+      swaggerProtobuf = original;
+    }
   });
 });
