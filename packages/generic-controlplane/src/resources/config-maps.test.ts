@@ -36,6 +36,10 @@ describe("ConfigMap create validation", () => {
     );
   });
 
+  it("decodes null entries as empty values, like Go", () => {
+    expect(createErrors(configMapsResource, cm({ data: { a: null }, binaryData: { b: null } })).object).toMatchObject({ data: { a: "" }, binaryData: { b: "" } });
+  });
+
   it("stores binaryData in canonical base64", () => {
     expect(createErrors(configMapsResource, cm({ binaryData: { a: "YW\nJj" } })).object["binaryData"]).toEqual({ a: "YWJj" });
   });

@@ -192,7 +192,8 @@ function jsonKind(value: unknown): string {
 
 /**
  * A `map[string]string` (or `map[string][]byte`) field as Go's JSON decoding insists on it:
- * an object whose values are strings; anything else is Go's `cannot unmarshal` 400.
+ * an object whose values are strings (null entries become empty); anything else is Go's
+ * `cannot unmarshal` 400.
  */
 export function checkStringMap(object: Record<string, unknown>, field: string, target: DecodeTarget): void {
   const value = object[field];
@@ -201,7 +202,10 @@ export function checkStringMap(object: Record<string, unknown>, field: string, t
   if (typeof value !== "object" || Array.isArray(value)) {
     throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where} of type map[string]string`);
   }
-  for (const entry of Object.values(value as Record<string, unknown>)) {
-    if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
+  const map = value as Record<string, unknown>;
+  for (const [key, entry] of Object.entries(map)) {
+    // Go decodes a null entry as the zero value: the key stays, with an empty value.
+    if (entry === null) map[key] = "";
+    else if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
   }
 }
