@@ -50,6 +50,9 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   let server: Server;
   let dir: string;
   let aggregated = true;
+  /** A fresh kubectl cache directory name, for tests that change documents kubectl would otherwise cache. */
+  let cacheName = "cache";
+  const v3Overrides = new Map<string, string>();
   const requests: string[] = [];
 
   function reply(res: ServerResponse, code: number, body: unknown, contentType = "application/json"): void {
@@ -108,6 +111,8 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
     }
     if (segments[0] === "openapi" && segments[1] === "v3") {
       if (segments.length === 2) return reply(res, 200, openapi.index);
+      const override = v3Overrides.get(segments.slice(2).join("/"));
+      if (override !== undefined) return reply(res, 200, override);
       const doc = openapi.documents.get(segments.slice(2).join("/"));
       return doc === undefined ? notFound() : reply(res, 200, doc.json);
     }
@@ -143,7 +148,7 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   }
 
   async function kubectlOutput(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return await run(kubectl as string, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `cache-${String(aggregated)}`), ...args], {
+    return await run(kubectl as string, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `${cacheName}-${String(aggregated)}`), ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
       timeout: 20_000,
     });
@@ -276,6 +281,22 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
       expect(JSON.stringify(body)).not.toContain("$deleteFromPrimitiveList");
     } finally {
       swaggerProtobuf = original;
+    }
+  });
+
+  it("takes the patch strategy from the OpenAPI v3 document, not from kubectl's built-in types", async () => {
+    const core = JSON.parse(openapi.documents.get("api/v1")?.json ?? "{}") as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } };
+    delete core.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]?.properties.finalizers?.["x-kubernetes-patch-strategy"];
+    v3Overrides.set("api/v1", JSON.stringify(core));
+    cacheName = "cache-altered-v3";
+    try {
+      const { body } = await applyChangedConfigMap({ KUBECTL_OPENAPIV3_PATCH: "true" });
+      expect(requests).toContain("GET /openapi/v3/api/v1");
+      expect(body).toMatchObject({ metadata: { finalizers: ["example.com/a"] } });
+      expect(JSON.stringify(body)).not.toContain("$deleteFromPrimitiveList");
+    } finally {
+      v3Overrides.clear();
+      cacheName = "cache";
     }
   });
 });
