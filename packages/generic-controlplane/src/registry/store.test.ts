@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../api/types.js";
 import type { ControlPlaneError } from "../errors.js";
 import { createResourceStore } from "./store.js";
 import { gadgets, setup, widget, widgets } from "./test-fixtures.js";
@@ -87,6 +88,13 @@ describe("create", () => {
     expect(await storage.currentRevision()).toBe(before);
     await store.create("default", widget("a"));
     expect((await rejection(store.create("default", widget("a"), { dryRun: true }))).code).toBe("AlreadyExists");
+  });
+
+  it("answers wrongly typed metadata with 400 before validation", async () => {
+    const { store } = setup();
+    const error = await rejection(store.create("default", { metadata: { name: "a", labels: { n: 1 } } } as unknown as KubeObject));
+    expect(error.code).toBe("BadRequest");
+    expect(error.message).toBe("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string");
   });
 
   it("defaults apiVersion and kind from the definition", async () => {

@@ -51,3 +51,4 @@ export {
   validateOwnerReferences,
   type ObjectMetaValidationOptions,
 } from "./object-meta.js";
+export { checkMetadataTypes } from "./metadata-types.js";
