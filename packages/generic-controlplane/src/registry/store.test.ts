@@ -281,6 +281,16 @@ describe("delete", () => {
     expect((await store.get("default", "a")).metadata).toMatchObject({ finalizers, deletionGracePeriodSeconds: 0 });
   });
 
+  it("bumps generation when finalizers make deletion start, like markAsDeleting", async () => {
+    const { store } = setup(gadgets);
+    await store.create(undefined, { metadata: { name: "g", finalizers: ["example.com/hold"] }, spec: {} });
+    const { object } = await store.delete(undefined, "g");
+    expect(object.metadata).toMatchObject({ generation: 2, deletionGracePeriodSeconds: 0 });
+    const again = await store.delete(undefined, "g");
+    expect(again.object.metadata?.generation).toBe(2);
+    expect(again.object.metadata?.resourceVersion).toBe(object.metadata?.resourceVersion);
+  });
+
   it("dryRun leaves the object in place", async () => {
     const { store } = setup();
     await store.create("default", widget("a"));

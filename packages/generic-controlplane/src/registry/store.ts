@@ -372,6 +372,8 @@ class GenericResourceStore implements ResourceStore {
       const nextMeta = metadataOf(next);
       nextMeta.finalizers = finalizers;
       if (!nextMeta.deletionTimestamp) {
+        // upstream `markAsDeleting`: the start of deletion is a generation change for types that have one.
+        if ((nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }
