@@ -1,4 +1,5 @@
 import { Prefix } from "./prefix.js";
+import { TombstoneMap } from "./tombstone-map.js";
 
 export type AllocationStrategy = "first-fit" | "best-fit";
 
@@ -16,32 +17,105 @@ export interface Utilization {
   freeBlocksByLength: Record<number, number>;
 }
 
-function search(list: Prefix[], target: Prefix): number {
-  let low = 0;
-  let high = list.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    const order = list[mid]!.compare(target);
-    if (order === 0) return mid;
-    if (order < 0) low = mid + 1;
-    else high = mid - 1;
-  }
-  return -(low + 1);
+function blockKey(block: Prefix): number | string {
+  return block.family === 4 ? block.w0 : `${block.w0}:${block.w1}:${block.w2}:${block.w3}`;
 }
 
 /**
- * The free space of one pool as a buddy system: per prefix length, the sorted list of maximal
- * aligned free blocks. Taking a /L is O(L) list peeks plus O(log n) inserts; releasing
- * coalesces with free buddies on the way up.
+ * The free blocks of one length: a binary min-heap by address for "lowest first", plus a map
+ * of live blocks for O(1) membership. Removal is lazy (the heap entry is skipped when popped);
+ * all copies of a key are the same block, so a stale copy is never wrong.
+ */
+class BlockSet {
+  private heap: Prefix[] = [];
+  readonly live = new TombstoneMap<number | string, Prefix>();
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  has(block: Prefix): boolean {
+    return this.live.has(blockKey(block));
+  }
+
+  add(block: Prefix): void {
+    const key = blockKey(block);
+    if (this.live.has(key)) return;
+    this.live.set(key, block);
+    const heap = this.heap;
+    heap.push(block);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.compare(block) <= 0) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = block;
+    if (heap.length > 64 && heap.length > 4 * this.live.size) this.compact();
+  }
+
+  delete(block: Prefix): boolean {
+    return this.live.delete(blockKey(block));
+  }
+
+  /** The lowest live block, without removing it. */
+  peek(): Prefix | undefined {
+    const heap = this.heap;
+    while (heap.length > 0) {
+      const top = heap[0]!;
+      if (this.live.has(blockKey(top))) return top;
+      this.popHeap();
+    }
+    return undefined;
+  }
+
+  /** Remove and return the lowest live block. */
+  shift(): Prefix | undefined {
+    const top = this.peek();
+    if (top === undefined) return undefined;
+    this.popHeap();
+    this.live.delete(blockKey(top));
+    return top;
+  }
+
+  private popHeap(): void {
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let i = 0;
+    const n = heap.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && heap[right]!.compare(heap[left]!) < 0 ? right : left;
+      if (heap[child]!.compare(last) >= 0) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+  }
+
+  private compact(): void {
+    this.heap = [...this.live.values()].sort((a, b) => a.compare(b));
+  }
+}
+
+/**
+ * The free space of one pool as a buddy system: per prefix length, the set of maximal aligned
+ * free blocks. Taking a /L peeks at most one heap per length and splits one block; releasing
+ * coalesces with free buddies on the way up. No cost grows with the number of allocations
+ * beyond the heaps' O(log n).
  */
 export class FreeSpace {
   readonly pool: Prefix;
-  private readonly lists: Prefix[][];
+  private readonly sets: BlockSet[];
 
   /** `occupied`: every used prefix inside the pool, in address order (nesting allowed). */
   constructor(pool: Prefix, occupied: readonly Prefix[]) {
     this.pool = pool;
-    this.lists = Array.from({ length: pool.bits + 1 }, () => []);
+    this.sets = Array.from({ length: pool.bits + 1 }, () => new BlockSet());
     const top: Prefix[] = [];
     for (const prefix of occupied) {
       if (!pool.contains(prefix)) continue;
@@ -53,7 +127,7 @@ export class FreeSpace {
 
   private fill(block: Prefix, occupied: readonly Prefix[], from: number, to: number): void {
     if (from === to) {
-      this.lists[block.length]!.push(block);
+      this.sets[block.length]!.add(block);
       return;
     }
     if (occupied[from]!.contains(block)) return;
@@ -70,7 +144,7 @@ export class FreeSpace {
     let chosen = -1;
     if (strategy === "best-fit") {
       for (let l = length; l >= this.pool.length; l--) {
-        if (this.lists[l]!.length > 0) {
+        if (this.sets[l]!.size > 0) {
           chosen = l;
           break;
         }
@@ -78,7 +152,7 @@ export class FreeSpace {
     } else {
       let best: Prefix | undefined;
       for (let l = this.pool.length; l <= length; l++) {
-        const head = this.lists[l]![0];
+        const head = this.sets[l]!.peek();
         if (head !== undefined && (best === undefined || head.compare(best) < 0)) {
           best = head;
           chosen = l;
@@ -86,60 +160,37 @@ export class FreeSpace {
       }
     }
     if (chosen < 0) return undefined;
-    let block = this.lists[chosen]!.shift()!;
+    let block = this.sets[chosen]!.shift()!;
     while (block.length < length) {
-      this.insert(block.child(1));
+      this.sets[block.length + 1]!.add(block.child(1));
       block = block.child(0);
     }
     return block;
   }
 
-  /** Take a specific block if it is entirely free; returns whether it was. */
-  takeExact(prefix: Prefix): boolean {
-    for (let l = prefix.length; l >= this.pool.length; l--) {
-      const ancestor = l === prefix.length ? prefix : prefix.supernet(l);
-      const list = this.lists[l]!;
-      const at = search(list, ancestor);
-      if (at < 0) continue;
-      list.splice(at, 1);
-      let block = ancestor;
-      while (block.length < prefix.length) {
-        const bit = prefix.bit(block.length) as 0 | 1;
-        this.insert(block.child(bit === 0 ? 1 : 0));
-        block = block.child(bit);
-      }
-      return true;
-    }
-    return false;
-  }
-
   /** Return a block, merging it with free buddies. */
   release(prefix: Prefix): void {
     let block = prefix;
-    while (block.length > this.pool.length) {
-      const list = this.lists[block.length]!;
-      const at = search(list, block.sibling());
-      if (at < 0) break;
-      list.splice(at, 1);
+    while (block.length > this.pool.length && this.sets[block.length]!.delete(block.sibling())) {
       block = block.supernet();
     }
-    this.insert(block);
+    this.sets[block.length]!.add(block);
   }
 
   /** Free blocks in address order. */
   blocks(): Prefix[] {
-    return this.lists.flat().sort((a, b) => a.compare(b));
+    return this.sets.flatMap((set) => [...set.live.values()]).sort((a, b) => a.compare(b));
   }
 
   utilization(): Utilization {
     let free = 0n;
     let largestFree: Prefix | undefined;
     const freeBlocksByLength: Record<number, number> = {};
-    this.lists.forEach((list, length) => {
-      if (list.length === 0) return;
-      freeBlocksByLength[length] = list.length;
-      free += BigInt(list.length) << BigInt(this.pool.bits - length);
-      largestFree ??= list[0];
+    this.sets.forEach((set, length) => {
+      if (set.size === 0) return;
+      freeBlocksByLength[length] = set.size;
+      free += BigInt(set.size) << BigInt(this.pool.bits - length);
+      largestFree ??= set.peek();
     });
     const size = this.pool.size();
     const used = size - free;
@@ -152,11 +203,5 @@ export class FreeSpace {
       largestFree: largestFree?.toString(),
       freeBlocksByLength,
     };
-  }
-
-  private insert(block: Prefix): void {
-    const list = this.lists[block.length]!;
-    const at = search(list, block);
-    if (at < 0) list.splice(-(at + 1), 0, block);
   }
 }

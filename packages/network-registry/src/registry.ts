@@ -5,6 +5,7 @@ import { parsePrefix, parsePrefixOrAddress } from "./parse.js";
 import { Prefix } from "./prefix.js";
 import { describeReference, normalizeRecord, normalizeReference, specOf } from "./records.js";
 import { defaultSpecialPurposePolicy, type SpecialPurposePolicy } from "./special-purpose.js";
+import { TombstoneMap } from "./tombstone-map.js";
 import { PrefixTrie } from "./trie.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
@@ -77,6 +78,8 @@ interface Grant {
 }
 
 interface RecordState {
+  /** Order of the record in its claim (allocation churn must not reorder a claim's records). */
+  seq: number;
   spec: AddressRecord;
   status: AddressRecord;
   grant: Grant | undefined;
@@ -86,8 +89,10 @@ interface RecordState {
 interface ClaimState {
   name: string;
   metadata: NetworkClaimMetadata;
-  records: Map<string, RecordState>;
+  records: TombstoneMap<string, RecordState>;
 }
+
+let sequence = 0;
 
 const SEVERITY = { allow: 0, warn: 1, reject: 2 } as const;
 
@@ -119,6 +124,10 @@ export class NetworkRegistry {
   private readonly clock: () => Date;
   private readonly wellKnown: readonly string[];
   private generationCounter = 0;
+  private lastDateMs = Number.NaN;
+  private lastDate = "";
+  /** Refused records that a release might let in; re-checked only when there are any. */
+  private readonly refused = new Set<RecordState>();
 
   constructor(options: NetworkRegistryOptions = {}) {
     this.policy = options.policy ?? defaultSpecialPurposePolicy;
@@ -147,7 +156,7 @@ export class NetworkRegistry {
     const specs = records.map((v) => specOf(v.record, v.prefix.toString()));
     let state = this.claims.get(name);
     if (state !== undefined) {
-      const current = [...state.records.values()].map((r) => r.spec);
+      const current = [...state.records.values()].sort((a, b) => a.seq - b.seq).map((r) => r.spec);
       if (stableStringify(current) === stableStringify(specs)) return this.view(state);
       if (this.wellKnown.includes(name)) {
         throw new NetworkRegistryError(
@@ -157,30 +166,31 @@ export class NetworkRegistry {
       }
       // Update: keep records whose spec is unchanged, release the others, then add the new ones.
       const wanted = new Set(specs.map(stableStringify));
-      for (const [key, record] of [...state.records]) {
+      for (const [key, record] of [...state.records.entries()]) {
         if (!wanted.has(stableStringify(record.spec))) this.dropRecord(state, key);
       }
     } else {
-      state = { name, metadata: { name }, records: new Map() };
+      state = { name, metadata: { name }, records: new TombstoneMap() };
       this.claims.set(name, state);
     }
     state.metadata = structuredClone(input.metadata);
     const previous = state.records;
-    const ordered = new Map<string, RecordState>();
+    const ordered = new TombstoneMap<string, RecordState>();
     const fresh: RecordState[] = [];
     records.forEach((validated, i) => {
       const key = validated.prefix.toString();
       const kept = previous.get(key);
       if (kept !== undefined) {
+        kept.seq = sequence++;
         ordered.set(key, kept);
         return;
       }
-      const placeholder: RecordState = { spec: specs[i]!, status: specs[i]!, grant: undefined, validated };
+      const placeholder: RecordState = { seq: sequence++, spec: specs[i]!, status: specs[i]!, grant: undefined, validated };
       ordered.set(key, placeholder);
       fresh.push(placeholder);
     });
     state.records = ordered;
-    const date = this.clock().toISOString();
+    const date = this.now();
     for (const record of fresh.filter((r) => r.spec.status === "unavailable")) this.grantCarveOut(state, record, date);
     for (const record of fresh.filter((r) => r.spec.status !== "unavailable")) this.evaluateAndGrant(state, record, date);
     for (const record of fresh.filter((r) => r.spec.status === "unavailable")) {
@@ -198,10 +208,16 @@ export class NetworkRegistry {
    * The same rules as {@link claim}; costs one trie walk when there is no conflict.
    */
   check(claimName: string, record: AddressRecord): RecordCheck {
-    const validated = validateClaim({ metadata: { name: claimName }, spec: { addressSpace: [record] } });
-    const only = validated.records[0];
-    if (validated.problems.length > 0 || only === undefined) {
-      throw new NetworkRegistryError("invalid-claim", `record for ${claimName} is invalid: ${validated.problems.join("; ")}`);
+    let only: ValidatedRecord | undefined;
+    if (record.parent === undefined && typeof record.reference?.resource === "string" && (record.description?.length ?? 0) <= 255) {
+      // Lean path for the common shape; anything unusual goes through full validation.
+      only = { record, prefix: parsePrefix(record.prefix), parentPrefix: undefined };
+    } else {
+      const validated = validateClaim({ metadata: { name: claimName }, spec: { addressSpace: [record] } });
+      only = validated.records[0];
+      if (validated.problems.length > 0 || only === undefined) {
+        throw new NetworkRegistryError("invalid-claim", `record for ${claimName} is invalid: ${validated.problems.join("; ")}`);
+      }
     }
     if (record.status === "unavailable") return { status: "unavailable", warnings: [] };
     const outcome = this.evaluate(claimName, only);
@@ -296,19 +312,38 @@ export class NetworkRegistry {
         space.release(block);
         throw new NetworkRegistryError("invalid-claim", problems.join("; "));
       }
-      state = { name: request.claim, metadata: { name: request.claim }, records: new Map() };
+      state = { name: request.claim, metadata: { name: request.claim }, records: new TombstoneMap() };
       this.claims.set(request.claim, state);
     }
+    // Built field by field in canonical order and frozen, so the status record can be shared
+    // with the caller without copies (this is the allocation hot path).
     const key = block.toString();
-    const spec: AddressRecord = { reference: normalizeReference(request.reference), prefix: key };
-    if (request.description !== undefined) spec.description = request.description.slice(0, 255);
-    spec.parent = { claim: pool.claim, prefix: pool.key };
-    const status = normalizeRecord({ ...spec, date: this.clock().toISOString(), status: "allocated" });
+    const reference = Object.freeze(normalizeReference(request.reference));
+    const parent = Object.freeze({ claim: pool.claim, prefix: pool.key });
+    const description = request.description?.slice(0, 255);
+    const spec: AddressRecord = description === undefined
+      ? { reference, prefix: key, parent }
+      : { reference, prefix: key, description, parent };
+    const status: AddressRecord = description === undefined
+      ? { reference, prefix: key, date: this.now(), status: "allocated", parent }
+      : { reference, prefix: key, description, date: this.now(), status: "allocated", parent };
+    Object.freeze(status);
     const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status };
-    state.records.set(key, { spec, status, grant, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } });
-    this.addGrant(grant, pool);
+    state.records.set(key, { seq: sequence++, spec, status, grant, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } });
+    // The block was free, so no other grant has this prefix.
+    this.index.insert(block, [grant]);
     this.generationCounter++;
-    return normalizeRecord(status);
+    return status;
+  }
+
+  /** ISO-8601 time from the clock, formatted once per millisecond. */
+  private now(): string {
+    const ms = this.clock().getTime();
+    if (ms !== this.lastDateMs) {
+      this.lastDateMs = ms;
+      this.lastDate = new Date(ms).toISOString();
+    }
+    return this.lastDate;
   }
 
   /** Free blocks of a pool (a granted record, or any prefix), in address order. */
@@ -336,7 +371,7 @@ export class NetworkRegistry {
     for (const claim of snapshot.claims) {
       const { problems, records } = validateClaim(claim);
       if (problems.length > 0) throw new NetworkRegistryError("invalid-snapshot", `claim ${claim?.metadata?.name}: ${problems.join("; ")}`);
-      const state: ClaimState = { name: claim.metadata.name, metadata: structuredClone(claim.metadata), records: new Map() };
+      const state: ClaimState = { name: claim.metadata.name, metadata: structuredClone(claim.metadata), records: new TombstoneMap() };
       const statuses = new Map((claim.status?.addressSpace ?? []).map((s) => [s.prefix, s]));
       for (const validated of records) {
         const key = validated.prefix.toString();
@@ -353,7 +388,9 @@ export class NetworkRegistry {
           registry.addGrant(grant);
           if (spec.parent !== undefined) pending.push({ grant, parent: spec.parent });
         }
-        state.records.set(key, { spec, status, grant, validated });
+        const recordState: RecordState = { seq: sequence++, spec, status, grant, validated };
+        if (grant === undefined && status.conflict !== undefined && status.conflict.reason !== "SpecialPurpose") registry.refused.add(recordState);
+        state.records.set(key, recordState);
       }
       registry.claims.set(state.name, state);
     }
@@ -370,7 +407,7 @@ export class NetworkRegistry {
   // -------------------------------------------------------------------------------------------
 
   private view(state: ClaimState): NetworkClaim {
-    const records = [...state.records.values()];
+    const records = [...state.records.values()].sort((a, b) => a.seq - b.seq);
     return {
       apiVersion: NETWORK_CLAIM_API_VERSION,
       kind: NETWORK_CLAIM_KIND,
@@ -394,8 +431,10 @@ export class NetworkRegistry {
     if (outcome.conflict !== undefined) {
       record.status = normalizeRecord({ ...base, status: "unavailable", conflict: outcome.conflict }, key);
       record.grant = undefined;
+      if (outcome.conflict.reason !== "SpecialPurpose") this.refused.add(record);
       return;
     }
+    this.refused.delete(record);
     record.status = normalizeRecord({ ...base, status: "allocated" }, key);
     record.grant = {
       claim: state.name, prefix: record.validated.prefix, key, kind: "allocated", parent: outcome.parent, delegateTo: record.spec.delegateTo, status: record.status,
@@ -406,12 +445,14 @@ export class NetworkRegistry {
   /** The overlap policy for one allocated record. */
   private evaluate(claim: string, validated: ValidatedRecord): { conflict?: Conflict; parent?: Grant; warnings: string[] } {
     const prefix = validated.prefix;
-    const text = prefix.toString();
-    const verdict = this.policy.check(prefix);
-    const warnings = verdict.action === "warn" ? [verdict.message] : [];
-    if (verdict.action === "reject") {
-      return { warnings, conflict: { reason: "SpecialPurpose", message: `${verdict.message}; such ranges cannot be claimed` } };
+    const action = this.policy.actionOf(prefix);
+    const warnings = action === "allow" ? [] : [this.policy.check(prefix).message];
+    if (action === "reject") {
+      return { warnings: [], conflict: { reason: "SpecialPurpose", message: `${warnings[0]}; such ranges cannot be claimed` } };
     }
+    // The common case: nothing overlaps and nothing is delegated; one search of the flat index.
+    if (validated.parentPrefix === undefined && !this.index.overlapsAny(prefix)) return { warnings };
+    const text = prefix.toString();
     let parent: Grant | undefined;
     if (validated.parentPrefix !== undefined) {
       const parentRef = validated.record.parent!;
@@ -565,6 +606,7 @@ export class NetworkRegistry {
   private dropRecord(state: ClaimState, key: string): void {
     const record = state.records.get(key);
     state.records.delete(key);
+    if (record !== undefined) this.refused.delete(record);
     const grant = record?.grant;
     if (grant === undefined) return;
     const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
@@ -592,9 +634,11 @@ export class NetworkRegistry {
 
   /** After a release, give refused records another chance, in claim order. Granted records stay. */
   private recheckRefused(): void {
-    const date = this.clock().toISOString();
+    if (this.refused.size === 0) return;
+    const date = this.now();
     for (const state of this.claims.values()) {
-      for (const record of state.records.values()) {
+      for (const record of [...state.records.values()].sort((a, b) => a.seq - b.seq)) {
+        if (!this.refused.has(record)) continue;
         if (record.grant !== undefined || record.status.conflict === undefined || record.status.conflict.reason === "SpecialPurpose") continue;
         const outcome = this.evaluate(state.name, record.validated);
         if (outcome.conflict === undefined) this.evaluateAndGrant(state, record, date);

@@ -72,10 +72,16 @@ describe("PrefixTrie", () => {
           const keys = (entries: { prefix: Prefix }[]) => entries.map((e) => e.prefix.toString());
           expect(trie.size).toBe(all.length);
           expect(keys([...trie])).toEqual(keys(all));
-          for (const address of addresses) {
-            const expected = all.filter((e) => oracleContains(e.prefix, address)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
-            expect(trie.lookup(address)?.value).toBe(expected?.value);
-            if (family === 4) expect(trie.lookup4(address.w0)?.value).toBe(expected?.value);
+          // Enough lookups switch the trie to its flattened index: both paths must agree with the oracle.
+          for (const round of ["trie walk", "flat index"]) {
+            if (round === "flat index") { for (let k = 0; k < 40 + all.length; k++) trie.lookup(addresses[0]!); }
+            const probes = [...addresses, ...all.flatMap((e) => [e.prefix.first(), e.prefix.last()])];
+            for (const address of probes) {
+              const expected = all.filter((e) => oracleContains(e.prefix, address)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
+              expect(trie.lookup(address)?.value, `${round} ${address.toString()}`).toBe(expected?.value);
+              if (family === 4) expect(trie.lookup4(address.w0)?.value).toBe(expected?.value);
+            }
+            for (const query of queries) expect(trie.overlapsAny(query)).toBe(all.some((e) => oracleOverlaps(e.prefix, query)));
           }
           for (const query of [...queries, ...all.slice(0, 4).map((e) => e.prefix)]) {
             expect(keys(trie.covering(query))).toEqual(keys(all.filter((e) => oracleContains(e.prefix, query))));

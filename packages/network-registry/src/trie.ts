@@ -2,6 +2,7 @@ import { IPAddress } from "./address.js";
 import { NetworkRegistryError } from "./errors.js";
 import { parseAddress, parsePrefix } from "./parse.js";
 import { Prefix } from "./prefix.js";
+import { FlatIndex4, FlatIndex6 } from "./flat-index.js";
 import { bitAt, commonPrefixLength, wordMask } from "./words.js";
 
 /** One stored prefix and its value, as returned by {@link PrefixTrie} queries. */
@@ -68,11 +69,44 @@ function toAddress(input: string | IPAddress): IPAddress {
  * A path-compressed binary trie of prefixes with one root per address family (the design of
  * Kubernetes' `pkg/util/iptree`). Every operation costs O(prefix length) plus the size of its
  * output. Methods accept canonical strings or parsed {@link Prefix} / {@link IPAddress} values.
+ *
+ * Longest-prefix lookups on a read-mostly trie switch to a flattened interval index (binary
+ * search over a typed array), built lazily once enough lookups follow a change to pay for it;
+ * until then they walk the trie.
  */
 export class PrefixTrie<T> {
   private readonly root4 = new TrieNode<T>(Prefix.all(4));
   private readonly root6 = new TrieNode<T>(Prefix.all(6));
   private count = 0;
+  private flat4: FlatIndex4<PrefixEntry<T>> | undefined;
+  private flat6: FlatIndex6<PrefixEntry<T>> | undefined;
+  private reads4 = 0;
+  private reads6 = 0;
+
+  /** Lookups after a change before the flat index is (re)built: amortizes the O(n) build. */
+  private get rebuildThreshold(): number {
+    return 32 + (this.count >>> 4);
+  }
+
+  private changed(family: 4 | 6): void {
+    if (family === 4) {
+      this.flat4 = undefined;
+      this.reads4 = 0;
+    } else {
+      this.flat6 = undefined;
+      this.reads6 = 0;
+    }
+  }
+
+  private index4(): FlatIndex4<PrefixEntry<T>> | undefined {
+    if (this.flat4 === undefined && ++this.reads4 > this.rebuildThreshold) this.flat4 = new FlatIndex4(this.root4);
+    return this.flat4;
+  }
+
+  private index6(): FlatIndex6<PrefixEntry<T>> | undefined {
+    if (this.flat6 === undefined && ++this.reads6 > this.rebuildThreshold) this.flat6 = new FlatIndex6(this.root6);
+    return this.flat6;
+  }
 
   /** Number of stored prefixes. */
   get size(): number {
@@ -82,6 +116,7 @@ export class PrefixTrie<T> {
   /** Store `value` under `prefix`, replacing any previous value. */
   insert(input: string | Prefix, value: T): void {
     const prefix = toPrefix(input);
+    this.changed(prefix.family);
     const entry: PrefixEntry<T> = Object.freeze({ prefix, value });
     let parent: TrieNode<T> | undefined;
     let node: TrieNode<T> | undefined = prefix.family === 4 ? this.root4 : this.root6;
@@ -137,6 +172,7 @@ export class PrefixTrie<T> {
       node = nextBit(prefix, node.length) === 0 ? node.zero : node.one;
     }
     if (node === undefined || node.length !== prefix.length || node.entry === undefined || !node.matches(prefix)) return false;
+    this.changed(prefix.family);
     node.entry = undefined;
     this.count--;
     if (parent === undefined) return true; // a family root stays
@@ -175,6 +211,8 @@ export class PrefixTrie<T> {
   lookup(input: string | IPAddress): PrefixEntry<T> | undefined {
     const address = toAddress(input);
     if (address.family === 4) return this.lookup4(address.w0);
+    const flat = this.index6();
+    if (flat !== undefined) return flat.lookup(address.w0, address.w1, address.w2, address.w3);
     let best: PrefixEntry<T> | undefined;
     let node: TrieNode<T> | undefined = this.root6;
     while (node !== undefined && node.matches(address)) {
@@ -187,6 +225,8 @@ export class PrefixTrie<T> {
 
   /** IPv4 longest-prefix match on a 32-bit unsigned address (no parsing, no allocation). */
   lookup4(address: number): PrefixEntry<T> | undefined {
+    const flat = this.index4();
+    if (flat !== undefined) return flat.lookup(address);
     let best: PrefixEntry<T> | undefined;
     let node: TrieNode<T> | undefined = this.root4;
     while (node !== undefined && ((address ^ node.w0) & node.m0) === 0) {
@@ -232,6 +272,16 @@ export class PrefixTrie<T> {
   /** True when any stored prefix overlaps `prefix` (no output is built). */
   overlapsAny(input: string | Prefix): boolean {
     const prefix = toPrefix(input);
+    if (prefix.family === 4) {
+      const flat = this.index4();
+      if (flat !== undefined) return flat.overlaps(prefix.w0, (prefix.w0 | ~wordMask(prefix.length, 0)) >>> 0);
+    } else {
+      const flat = this.index6();
+      if (flat !== undefined) {
+        const last = prefix.last();
+        return flat.overlaps([prefix.w0, prefix.w1, prefix.w2, prefix.w3], [last.w0, last.w1, last.w2, last.w3]);
+      }
+    }
     let node: TrieNode<T> | undefined = prefix.family === 4 ? this.root4 : this.root6;
     while (node !== undefined && node.length <= prefix.length && node.matches(prefix)) {
       if (node.entry !== undefined) return true;
@@ -260,6 +310,8 @@ export class PrefixTrie<T> {
 
   /** Remove everything. */
   clear(): void {
+    this.changed(4);
+    this.changed(6);
     for (const root of [this.root4, this.root6]) {
       root.entry = undefined;
       root.zero = undefined;
