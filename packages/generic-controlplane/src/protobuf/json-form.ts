@@ -1,6 +1,6 @@
 import type protobuf from "protobufjs";
 import { formatMicroTime } from "../resources/wire-values.js";
-import { ALWAYS_PRESENT_FIELDS, BYTES_ENTRY_TYPE, FIELDS_V1_TYPE, KEEP_ZERO_FIELDS, MICRO_TIME_TYPE, STRING_ENTRY_TYPE, TIME_TYPE, fieldKey } from "./message-types.js";
+import { ALWAYS_PRESENT_FIELDS, FIELDS_V1_TYPE, KEEP_ZERO_FIELDS, MAP_ENTRY_SUFFIX, MICRO_TIME_TYPE, STRING_LIST_TYPES, TIME_TYPE, fieldKey } from "./message-types.js";
 
 /**
  * Conversion between decoded protobuf messages and the JSON form a JSON client sends for the same
@@ -32,12 +32,15 @@ function formatSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** Whether a repeated field is a protobuf map (declared as its key/value entries). */
-function isMapField(field: protobuf.Field): boolean {
+/** The entry type of a protobuf map field (declared as repeated key/value entries), if it is one. */
+function mapEntryType(field: protobuf.Field): protobuf.Type | undefined {
   const type = field.resolvedType;
-  if (type === null || !("fieldsArray" in type)) return false;
-  const name = fullName(type);
-  return name === STRING_ENTRY_TYPE || name === BYTES_ENTRY_TYPE;
+  if (!field.repeated || type === null || !("fieldsArray" in type)) return undefined;
+  return type.name.endsWith(MAP_ENTRY_SUFFIX) && type.fields["key"] !== undefined && type.fields["value"] !== undefined ? type : undefined;
+}
+
+function entryValueField(entryType: protobuf.Type): protobuf.Field {
+  return entryType.fields["value"] as protobuf.Field;
 }
 
 function scalarToJson(field: protobuf.Field, value: unknown): unknown {
@@ -61,6 +64,13 @@ function valueToJson(field: protobuf.Field, value: unknown): unknown {
   return messageToJson(type, value as protobuf.Message);
 }
 
+/** A map value: unset on the wire is the value type's zero value. */
+function entryValueToJson(valueField: protobuf.Field, entry: { value?: unknown }): unknown {
+  if (entry.value !== undefined && entry.value !== null) return valueToJson(valueField, entry.value) ?? null;
+  if (valueField.type === "bytes" || valueField.type === "string") return "";
+  return valueToJson(valueField, valueField.resolvedType !== null && "fieldsArray" in valueField.resolvedType ? {} : valueField.defaultValue) ?? null;
+}
+
 /** A decoded message as JSON; `undefined` for an unset `Time`/`MicroTime` (Go's zero time). */
 export function messageToJson(type: protobuf.Type, message: protobuf.Message): unknown {
   const name = fullName(type);
@@ -71,6 +81,7 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     if (name === TIME_TYPE) return formatSeconds(seconds);
     return formatMicroTime(seconds, Math.floor(toNumber(record["nanos"] ?? 0) / 1000));
   }
+  if (STRING_LIST_TYPES.has(name)) return [...((record["items"] ?? []) as string[])];
   if (name === FIELDS_V1_TYPE) {
     const raw = record["Raw"];
     return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : {};
@@ -79,15 +90,12 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
   for (const field of type.fieldsArray) {
     const key = fieldKey(type, field);
     const value = record[field.name];
-    if (isMapField(field)) {
+    const entryType = mapEntryType(field);
+    if (entryType) {
       const entries = (value ?? []) as Array<{ key?: string; value?: unknown }>;
-      if (entries.length > 0) {
-        const bytes = fullName(field.resolvedType as protobuf.Type) === BYTES_ENTRY_TYPE;
-        // Later entries win, as in protobuf map decoding; fromEntries keeps every key an own property.
-        out[field.name] = Object.fromEntries(
-          entries.map((entry) => [entry.key ?? "", bytes ? Buffer.from(entry.value instanceof Uint8Array ? entry.value : new Uint8Array()).toString("base64") : (entry.value ?? "")]),
-        );
-      }
+      const valueField = entryValueField(entryType);
+      // Later entries win, as in protobuf map decoding; fromEntries keeps every key (even `__proto__`) an own property.
+      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map((entry) => [entry.key ?? "", entryValueToJson(valueField, entry)]));
       continue;
     }
     if (field.repeated) {
@@ -133,6 +141,7 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
     // Time keeps whole seconds on the wire, as Go does; MicroTime keeps the fraction.
     return name === TIME_TYPE ? { seconds: time.seconds } : { seconds: time.seconds, nanos: Math.floor(time.nanos / 1000) * 1000 };
   }
+  if (STRING_LIST_TYPES.has(name)) return { items: Array.isArray(json) ? json : [] };
   if (name === FIELDS_V1_TYPE) return { Raw: Buffer.from(JSON.stringify(json ?? {}), "utf8") };
   if (json === null || typeof json !== "object") return {};
   const source = json as Plain;
@@ -140,12 +149,13 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
   for (const field of type.fieldsArray) {
     const value = source[field.name];
     if (value === undefined || value === null) continue;
-    if (isMapField(field)) {
-      const bytes = fullName(field.resolvedType as protobuf.Type) === BYTES_ENTRY_TYPE;
+    const entryType = mapEntryType(field);
+    if (entryType) {
+      const valueField = entryValueField(entryType);
       // Go writes map entries in key order.
       out[field.name] = Object.entries(value as Plain)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, v]) => ({ key: k, value: bytes && typeof v === "string" ? Buffer.from(v, "base64") : v }));
+        .map(([k, v]) => ({ key: k, value: v === null ? undefined : jsonToValue(valueField, v) }));
     } else if (field.repeated) {
       out[field.name] = (value as unknown[]).map((item) => jsonToValue(field, item));
     } else {

@@ -22,7 +22,10 @@ const CAPTURED: Record<string, string> = {
   rolebinding: "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b526f6c6542696e64696e6712660a120a02726212001a0022002a00320038004200122a0a04557365721219726261632e617574686f72697a6174696f6e2e6b38732e696f1a05616c69636522001a240a19726261632e617574686f72697a6174696f6e2e6b38732e696f1204526f6c651a01721a002200",
   clusterrole: "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c6512260a120a02637212001a0022002a0032003800420012100a0367657412001a07736563726574731a002200",
   clusterrolebinding: "6b3873000a320a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311212436c7573746572526f6c6542696e64696e67126f0a130a0363726212001a0022002a00320038004200122a0a0547726f75701219726261632e617574686f72697a6174696f6e2e6b38732e696f1a046465767322001a2c0a19726261632e617574686f72697a6174696f6e2e6b38732e696f120b436c7573746572526f6c651a0263721a002200",
-  selfsubjectaccessreview: "6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a65637441636365737352657669657712420a100a0012001a0022002a0032003800420012240a220a0764656661756c7412036765741a0022002a0a636f6e6669676d61707332003a001a08080012001a0020001a002200",};
+  selfsubjectaccessreview: "6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a65637441636365737352657669657712420a100a0012001a0022002a0032003800420012240a220a0764656661756c7412036765741a0022002a0a636f6e6669676d61707332003a001a08080012001a0020001a002200",  tokenrequest: "6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e5265717565737412220a100a0012001a0022002a0032003800420012080a0361706920901c1a040a0012001a002200",
+  selfsubjectreview: "6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a100a0012001a0022002a0032003800420012060a040a0012001a002200",
+  selfsubjectrulesreview: "6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200",
+};
 
 const EXPECTED: Record<string, unknown> = {
   configmap: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: { a: "b" } },
@@ -51,6 +54,21 @@ const EXPECTED: Record<string, unknown> = {
     metadata: {},
     spec: { resourceAttributes: { namespace: "default", verb: "get", resource: "configmaps" } },
     status: { allowed: false },
+  },
+  tokenrequest: {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    metadata: {},
+    spec: { audiences: ["api"], expirationSeconds: 3600 },
+    status: { token: "" },
+  },
+  selfsubjectreview: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview", metadata: {} },
+  selfsubjectrulesreview: {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectRulesReview",
+    metadata: {},
+    spec: { namespace: "default" },
+    status: { incomplete: false },
   },
 };
 
@@ -85,18 +103,31 @@ const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`
 /** Just enough legacy discovery for kubectl to map the resources, and a recorder for POST bodies. */
 const DISCOVERY: Record<string, unknown> = {
   "/api": { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1" }] },
-  "/apis": { kind: "APIGroupList", apiVersion: "v1", groups: [group("rbac.authorization.k8s.io"), group("authorization.k8s.io")] },
+  "/apis": { kind: "APIGroupList", apiVersion: "v1", groups: [group("rbac.authorization.k8s.io"), group("authorization.k8s.io"), group("authentication.k8s.io")] },
   "/api/v1": resourceList("v1", [
     ["configmaps", "ConfigMap", true],
     ["namespaces", "Namespace", false],
     ["secrets", "Secret", true],
     ["serviceaccounts", "ServiceAccount", true],
+    ["serviceaccounts/token", "TokenRequest", true],
   ]),
   "/apis/rbac.authorization.k8s.io/v1": resourceList("rbac.authorization.k8s.io/v1", [
     ["roles", "Role", true],
     ["rolebindings", "RoleBinding", true],
   ]),
-  "/apis/authorization.k8s.io/v1": resourceList("authorization.k8s.io/v1", [["selfsubjectaccessreviews", "SelfSubjectAccessReview", false]]),
+  "/apis/authorization.k8s.io/v1": resourceList("authorization.k8s.io/v1", [
+    ["selfsubjectaccessreviews", "SelfSubjectAccessReview", false],
+    ["selfsubjectrulesreviews", "SelfSubjectRulesReview", false],
+  ]),
+  "/apis/authentication.k8s.io/v1": resourceList("authentication.k8s.io/v1", [["selfsubjectreviews", "SelfSubjectReview", false]]),
+};
+
+/** What the recording server fills in for the review and token kinds, so kubectl finishes normally. */
+const ANSWERS: Record<string, Record<string, unknown>> = {
+  SelfSubjectAccessReview: { status: { allowed: true } },
+  SelfSubjectRulesReview: { status: { resourceRules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }], nonResourceRules: [], incomplete: false } },
+  SelfSubjectReview: { status: { userInfo: { username: "alice", groups: ["devs"] } } },
+  TokenRequest: { status: { token: "token-value", expirationTimestamp: "2030-01-01T00:00:00Z" } },
 };
 
 describe.runIf(kubectlInstalled)("live kubectl", () => {
@@ -115,7 +146,7 @@ describe.runIf(kubectlInstalled)("live kubectl", () => {
         posts.push({ contentType: req.headers["content-type"], body });
         // Echo the decoded object, as a server would after storing it.
         const object = decodeProtobuf(body);
-        return reply(201, object.kind === "SelfSubjectAccessReview" ? { ...object, status: { allowed: true } } : object);
+        return reply(201, { ...object, ...ANSWERS[object.kind ?? ""] });
       }
       const document = DISCOVERY[path];
       if (document !== undefined) return reply(200, document);
@@ -172,5 +203,17 @@ describe.runIf(kubectlInstalled)("live kubectl", () => {
     const { stdout } = await kubectl("auth", "can-i", "get", "configmaps");
     expect(stdout.trim()).toBe("yes");
     expect(decodeProtobuf(posts[before]?.body ?? Buffer.alloc(0))).toEqual(EXPECTED["selfsubjectaccessreview"]);
+  }, 40_000);
+
+  it.each([
+    ["tokenrequest", ["create", "token", "sa", "--audience=api", "--duration=1h"], /^token-value$/],
+    ["selfsubjectreview", ["auth", "whoami"], /alice/],
+    ["selfsubjectrulesreview", ["auth", "can-i", "--list"], /configmaps/],
+  ])("kubectl sends %s as protobuf this codec decodes", async (name, args, output) => {
+    const before = posts.length;
+    const { stdout } = await kubectl(...args);
+    expect(stdout.trim()).toMatch(output);
+    expect(posts[before]?.contentType).toBe("application/vnd.kubernetes.protobuf");
+    expect(decodeProtobuf(posts[before]?.body ?? Buffer.alloc(0))).toEqual(EXPECTED[name]);
   }, 40_000);
 });

@@ -30,13 +30,21 @@ const MESSAGES_BY_KIND: Record<string, string> = {
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "k8s.io.api.rbac.v1.ClusterRoleBinding",
   "rbac.authorization.k8s.io/v1/ClusterRoleBindingList": "k8s.io.api.rbac.v1.ClusterRoleBindingList",
   "authorization.k8s.io/v1/SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+  "authorization.k8s.io/v1/SubjectAccessReview": "k8s.io.api.authorization.v1.SubjectAccessReview",
+  "authorization.k8s.io/v1/LocalSubjectAccessReview": "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+  "authorization.k8s.io/v1/SelfSubjectRulesReview": "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+  "authentication.k8s.io/v1/TokenRequest": "k8s.io.api.authentication.v1.TokenRequest",
+  "authentication.k8s.io/v1/TokenReview": "k8s.io.api.authentication.v1.TokenReview",
+  "authentication.k8s.io/v1/SelfSubjectReview": "k8s.io.api.authentication.v1.SelfSubjectReview",
 };
 
 export const TIME_TYPE = `${META}.Time`;
 export const MICRO_TIME_TYPE = `${META}.MicroTime`;
 export const FIELDS_V1_TYPE = `${META}.FieldsV1`;
-export const STRING_ENTRY_TYPE = `${META}.StringEntry`;
-export const BYTES_ENTRY_TYPE = `${META}.BytesEntry`;
+/** Map fields are declared as repeated `*Entry` messages with `key` and `value` fields. */
+export const MAP_ENTRY_SUFFIX = "Entry";
+/** `ExtraValue` is a `[]string` in Go and JSON; protobuf wraps it in a message. */
+export const STRING_LIST_TYPES: ReadonlySet<string> = new Set(["k8s.io.api.authorization.v1.ExtraValue", "k8s.io.api.authentication.v1.ExtraValue"]);
 export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
 
 /**
@@ -68,6 +76,10 @@ export const KEEP_ZERO_FIELDS: ReadonlySet<string> = new Set([
   "k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec.nonResourceAttributes",
   "k8s.io.api.authorization.v1.ResourceAttributes.fieldSelector",
   "k8s.io.api.authorization.v1.ResourceAttributes.labelSelector",
+  "k8s.io.api.authorization.v1.SubjectAccessReviewSpec.resourceAttributes",
+  "k8s.io.api.authorization.v1.SubjectAccessReviewSpec.nonResourceAttributes",
+  "k8s.io.api.authentication.v1.TokenRequestSpec.expirationSeconds",
+  "k8s.io.api.authentication.v1.TokenRequestSpec.boundObjectRef",
 ]);
 
 /** Go fields without `omitempty`: JSON always carries them, zero or not. */
@@ -78,6 +90,8 @@ export const ALWAYS_PRESENT_FIELDS: ReadonlySet<string> = new Set([
   "k8s.io.api.rbac.v1.Subject.kind",
   "k8s.io.api.rbac.v1.Subject.name",
   "k8s.io.api.authorization.v1.SubjectAccessReviewStatus.allowed",
+  "k8s.io.api.authorization.v1.SubjectRulesReviewStatus.incomplete",
+  "k8s.io.api.authentication.v1.TokenRequestStatus.token",
 ]);
 
 let root: protobuf.Root | undefined;

@@ -431,10 +431,141 @@ message SubjectAccessReviewStatus {
   optional string evaluationError = 3;
 }
 
+message ExtraValue {
+  repeated string items = 1;
+}
+
+message ExtraEntry {
+  optional string key = 1;
+  optional ExtraValue value = 2;
+}
+
+message SubjectAccessReviewSpec {
+  optional ResourceAttributes resourceAttributes = 1;
+  optional NonResourceAttributes nonResourceAttributes = 2;
+  optional string user = 3;
+  repeated string groups = 4;
+  repeated ExtraEntry extra = 5;
+  optional string uid = 6;
+}
+
+message SubjectAccessReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message LocalSubjectAccessReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message ResourceRule {
+  repeated string verbs = 1;
+  repeated string apiGroups = 2;
+  repeated string resources = 3;
+  repeated string resourceNames = 4;
+}
+
+message NonResourceRule {
+  repeated string verbs = 1;
+  repeated string nonResourceURLs = 2;
+}
+
+message SelfSubjectRulesReviewSpec {
+  optional string namespace = 1;
+}
+
+message SubjectRulesReviewStatus {
+  repeated ResourceRule resourceRules = 1;
+  repeated NonResourceRule nonResourceRules = 2;
+  optional bool incomplete = 3;
+  optional string evaluationError = 4;
+}
+
+message SelfSubjectRulesReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectRulesReviewSpec spec = 2;
+  optional SubjectRulesReviewStatus status = 3;
+}
+
 message SelfSubjectAccessReview {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
   optional SelfSubjectAccessReviewSpec spec = 2;
   optional SubjectAccessReviewStatus status = 3;
+}
+`;
+
+export const AUTHENTICATION_V1_PROTO = `
+syntax = "proto2";
+package k8s.io.api.authentication.v1;
+
+message ExtraValue {
+  repeated string items = 1;
+}
+
+message ExtraEntry {
+  optional string key = 1;
+  optional ExtraValue value = 2;
+}
+
+message UserInfo {
+  optional string username = 1;
+  optional string uid = 2;
+  repeated string groups = 3;
+  repeated ExtraEntry extra = 4;
+}
+
+message BoundObjectReference {
+  optional string kind = 1;
+  optional string apiVersion = 2;
+  optional string name = 3;
+  optional string uid = 4;
+}
+
+message TokenRequestSpec {
+  repeated string audiences = 1;
+  optional int64 expirationSeconds = 4;
+  optional BoundObjectReference boundObjectRef = 3;
+}
+
+message TokenRequestStatus {
+  optional string token = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time expirationTimestamp = 2;
+}
+
+message TokenRequest {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenRequestSpec spec = 2;
+  optional TokenRequestStatus status = 3;
+}
+
+message TokenReviewSpec {
+  optional string token = 1;
+  repeated string audiences = 2;
+}
+
+message TokenReviewStatus {
+  optional bool authenticated = 1;
+  optional UserInfo user = 2;
+  repeated string audiences = 4;
+  optional string error = 3;
+}
+
+message TokenReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenReviewSpec spec = 2;
+  optional TokenReviewStatus status = 3;
+}
+
+message SelfSubjectReviewStatus {
+  optional UserInfo userInfo = 1;
+}
+
+message SelfSubjectReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectReviewStatus status = 2;
 }
 `;
 
@@ -446,4 +577,5 @@ export const ALL_PROTO_SOURCES: readonly string[] = [
   EVENTS_V1_PROTO,
   RBAC_V1_PROTO,
   AUTHORIZATION_V1_PROTO,
+  AUTHENTICATION_V1_PROTO,
 ];
