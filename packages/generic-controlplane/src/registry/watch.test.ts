@@ -176,6 +176,20 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(w.closed[0]).toBeInstanceOf(Error);
   });
 
+  it("ends only the watch whose consumer throws", async () => {
+    const { store } = await backend.open();
+    const closed: (Error | undefined)[] = [];
+    await store.watch("default", { resourceVersion: "0" }, () => {
+      throw new Error("socket gone");
+    }, (error) => closed.push(error));
+    const healthy = await record(store, "default", { resourceVersion: "0" });
+    await store.create("default", widget("a"));
+    await store.create("default", widget("b"));
+    await until(() => expect(healthy.summary()).toEqual(["ADDED a", "ADDED b"]));
+    expect(closed.map((e) => e?.message)).toEqual(["socket gone"]);
+    healthy.stop();
+  });
+
   it("delivers nothing after stop()", async () => {
     const { store } = await backend.open();
     const w = await record(store, "default", { resourceVersion: "0" });

@@ -75,7 +75,14 @@ export async function startWatch(
   });
 
   const emit = (event: WatchEvent): void => {
-    if (!stopped) onEvent(event);
+    if (stopped) return;
+    try {
+      onEvent(event);
+    } catch (error) {
+      // A failing consumer ends its own watch, never the fan-out to the others.
+      stop();
+      onClose?.(error instanceof Error ? error : new Error(String(error)));
+    }
   };
 
   const process = (events: StorageEvent[]): void => {
