@@ -5,7 +5,7 @@ import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields } from "./patch/index.js";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findStrictFieldErrors, findUnknownFields } from "./patch/index.js";
 import { createResourceStore } from "./registry/store.js";
 import { toTable } from "./registry/table.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
@@ -122,6 +122,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),
     findUnknownFields: (object, schema) => findUnknownFields(object, schema),
     findDuplicateFields: (text, contentType) => findDuplicateFields(text, contentType),
+    findStrictFieldErrors: (text, contentType, object, schema) => findStrictFieldErrors(text, contentType, object, schema),
     toTable: (definition, objects, tableOptions) => toTable(definition, objects, tableOptions),
   };
 
@@ -174,7 +175,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       try {
         await namespaces!.create(undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
       } catch (error) {
-        if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "AlreadyExists")) throw error;
+        if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
       }
     }
     systemNamespacesReady = true;

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
 
@@ -124,6 +124,14 @@ describe("fieldValidation", () => {
     const r = await t.call("POST", `${CM}?fieldValidation=Strict`, { raw, headers: { "Content-Type": "application/json" } });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain('duplicate field "data"');
+  });
+
+  it("Strict lists unknown and duplicate fields in document order, like upstream", async () => {
+    const raw =
+      '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"unknownField":"foo","leaseDurationSeconds":2,"leaseDurationSeconds":3}}';
+    const r = await t.call("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases?fieldValidation=Strict", { raw, headers: { "Content-Type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe('strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"');
   });
 
   it("Warn stores the object without the unknown field and sends a Warning header", async () => {

@@ -33,20 +33,16 @@ export function decodeObject(
   const contentType = ctx.req.headers["content-type"];
   const format = bodyFormat(contentType);
   let object: unknown;
-  const problems: string[] = [];
+  let text: string | undefined;
   switch (format) {
-    case "json": {
-      const text = body.toString("utf8");
+    case "json":
+      text = body.toString("utf8");
       object = parseJson(text);
-      if (validation !== "Ignore" && codecs.findDuplicateFields) problems.push(...codecs.findDuplicateFields(text, "application/json"));
       break;
-    }
-    case "yaml": {
-      const text = body.toString("utf8");
+    case "yaml":
+      text = body.toString("utf8");
       object = parseYaml(text);
-      if (validation !== "Ignore" && codecs.findDuplicateFields) problems.push(...codecs.findDuplicateFields(text, "application/yaml"));
       break;
-    }
     case "protobuf":
       if (!codecs.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml");
       object = codecs.decodeProtobuf(body);
@@ -58,29 +54,56 @@ export function decodeObject(
     throw new ControlPlaneError("BadRequest", `the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
   const kubeObject = object as KubeObject;
-  if (format !== "protobuf") checkUnknownFields(ctx, kubeObject, definition, codecs, validation, problems);
-  else reportProblems(ctx, validation, problems);
+  // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
+  if (text !== undefined) checkFields(ctx, kubeObject, definition, codecs, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
 }
 
-/** Unknown-field handling shared by object bodies and patch results. */
-export function checkUnknownFields(
+function schemaFor(definition: ResourceDefinition): ResourceDefinition["schema"] {
+  const schema = definition.schema;
+  return schema !== undefined && schema["x-kubernetes-preserve-unknown-fields"] !== true ? schema : undefined;
+}
+
+/**
+ * fieldValidation of a body: Strict fails with every unknown and duplicate field in upstream's
+ * order, Warn sends them as Warning headers; unknown fields are dropped unless the request fails.
+ */
+function checkFields(
   ctx: RequestContext,
   object: KubeObject,
   definition: ResourceDefinition,
   codecs: HandlerCodecs,
   validation: FieldValidation,
-  problems: string[] = [],
+  text: string,
+  contentType: string,
 ): void {
-  const schema = definition.schema;
-  if (schema !== undefined && codecs.findUnknownFields && schema["x-kubernetes-preserve-unknown-fields"] !== true) {
-    const unknown = codecs.findUnknownFields(object, schema);
-    if (unknown.length > 0) {
-      for (const path of unknown) problems.push(`unknown field ${JSON.stringify(path)}`);
-      if (validation !== "Strict") removeFieldPaths(object, unknown);
-    }
+  const schema = schemaFor(definition);
+  if (validation !== "Ignore") {
+    let problems: string[];
+    if (codecs.findStrictFieldErrors) problems = codecs.findStrictFieldErrors(text, contentType, object, schema);
+    else problems = [...(codecs.findDuplicateFields?.(text, contentType) ?? []), ...unknownMessages(object, schema, codecs)];
+    reportProblems(ctx, validation, problems);
   }
-  reportProblems(ctx, validation, problems);
+  pruneUnknown(object, schema, codecs);
+}
+
+function unknownMessages(object: KubeObject, schema: ResourceDefinition["schema"], codecs: HandlerCodecs): string[] {
+  if (schema === undefined || !codecs.findUnknownFields) return [];
+  return codecs.findUnknownFields(object, schema).map((path) => `unknown field ${JSON.stringify(path)}`);
+}
+
+/** A typed kube-apiserver never stores fields its types lack. */
+function pruneUnknown(object: KubeObject, schema: ResourceDefinition["schema"], codecs: HandlerCodecs): void {
+  if (schema === undefined || !codecs.findUnknownFields) return;
+  const unknown = codecs.findUnknownFields(object, schema);
+  if (unknown.length > 0) removeFieldPaths(object, unknown);
+}
+
+/** Unknown-field handling of a patch result (duplicates were a matter of the patch body). */
+export function checkUnknownFields(ctx: RequestContext, object: KubeObject, definition: ResourceDefinition, codecs: HandlerCodecs, validation: FieldValidation): void {
+  const schema = schemaFor(definition);
+  if (validation !== "Ignore") reportProblems(ctx, validation, unknownMessages(object, schema, codecs));
+  pruneUnknown(object, schema, codecs);
 }
 
 function reportProblems(ctx: RequestContext, validation: FieldValidation, problems: string[]): void {

@@ -9,7 +9,8 @@ export function kubeconfigFor(url: string, name: string, namespace = "default"):
     apiVersion: "v1",
     kind: "Config",
     preferences: {},
-    clusters: [{ name, cluster: { server: url } }],
+    // client-node 2.x refuses plain http unless TLS verification is declared skipped; kubectl and python accept it.
+    clusters: [{ name, cluster: url.startsWith("http://") ? { server: url, "insecure-skip-tls-verify": true } : { server: url } }],
     users: [{ name, user: {} }],
     contexts: [{ name, context: { cluster: name, user: name, namespace } }],
     "current-context": name,

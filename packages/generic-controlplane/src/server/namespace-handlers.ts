@@ -72,7 +72,7 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
         if (shouldDeleteNamespaceDuringUpdate(object)) {
           // Nothing holds it: it goes now (the store may already have removed it during the update).
           await served.store.delete(undefined, info.name, deleteOptions, writeOptions).catch((error: unknown) => {
-            if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "NotFound")) throw error;
+            if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
           });
           const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: info.name, kind: "namespaces" }, code: 200 };
           if (object.metadata?.uid !== undefined) status.details!.uid = object.metadata.uid;
@@ -118,7 +118,7 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
         if (shouldDeleteNamespaceDuringUpdate(updated)) {
           // The store may already have removed it during the update (strategy.shouldDeleteDuringUpdate).
           await served.store.delete(undefined, info.name, {}, writeOptions).catch((error: unknown) => {
-            if (!(isControlPlaneError(error) && (error as ControlPlaneError).code === "NotFound")) throw error;
+            if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
           });
         }
         writeEncoded(ctx, 200, shapeObject(updated, format, served.definition, env.codecs, "Metadata"), format);

@@ -13,7 +13,7 @@ function qualified(attributes: AdmissionAttributes): string {
 /** admission.NewForbidden: `<resource> "<name>" is forbidden: <reason>`. */
 function forbidden(attributes: AdmissionAttributes, name: string, reason: string): ControlPlaneError {
   const details: NonNullable<ConstructorParameters<typeof ControlPlaneError>[2]>["details"] = { name, kind: attributes.definition.plural };
-  if (attributes.definition.group !== "") details!.group = attributes.definition.group;
+  if (attributes.definition.group !== "") details.group = attributes.definition.group;
   return new ControlPlaneError("Forbidden", `${qualified(attributes)} "${name}" is forbidden: ${reason}`, { details });
 }
 
@@ -29,7 +29,7 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin {
     try {
       return await namespaces.get(undefined, name);
     } catch (error) {
-      if (isControlPlaneError(error) && (error as ControlPlaneError).code === "NotFound") return undefined;
+      if (isControlPlaneError(error) && error.code === "NotFound") return undefined;
       throw error;
     }
   };

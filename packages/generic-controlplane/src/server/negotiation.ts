@@ -93,11 +93,11 @@ export function negotiateObjectFormat(accept: string | undefined, allowTable: bo
   return undefined;
 }
 
-/** Whether a non-resource endpoint (discovery, version, health) may answer JSON for this Accept. */
+/** Whether a non-resource endpoint (discovery) may answer plain JSON: `as=` transformations (Table) do not apply there. */
 export function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined || accept === "") return true;
   for (const range of parseAccept(accept)) {
-    if (range.q <= 0) continue;
+    if (range.q <= 0 || range.params["as"] !== undefined) continue;
     if (range.type === "application/json" || range.type === "*/*" || range.type === "application/*") return true;
   }
   return false;

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
 import type { LogRecord } from "./logger.js";
@@ -35,6 +35,12 @@ describe("version and discovery", () => {
     expect(group.json.preferredVersion.groupVersion).toBe("coordination.k8s.io/v1");
     expect((await t.call("GET", "/apis/coordination.k8s.io/v1")).json.resources[0].name).toBe("leases");
     expect((await t.call("GET", "/apis/nope.example.com/v1")).status).toBe(404);
+  });
+
+  it("answers 406 to a Table-only Accept on discovery documents", async () => {
+    const r = await t.call("GET", "/api/v1", { headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+    expect(r.status).toBe(406);
+    expect(r.json).toMatchObject({ kind: "Status", reason: "NotAcceptable" });
   });
 
   it("serves aggregated discovery with the echoed Content-Type", async () => {
@@ -116,5 +122,7 @@ describe("kubeconfig", () => {
   it("points a context named after the server at the URL", () => {
     expect(t.plane.kubeconfig).toContain(`server: ${t.url}`);
     expect(t.plane.kubeconfig).toContain("current-context: kubekit");
+    // client-node 2.x only talks plain http to clusters marked insecure-skip-tls-verify.
+    expect(t.plane.kubeconfig).toContain("insecure-skip-tls-verify: true");
   });
 });

@@ -59,12 +59,13 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
 
   let namespace: string | undefined;
   if (rest[0] === "namespaces" && rest.length >= 2) {
-    namespace = rest[1] as string;
+    const named = rest[1] ?? "";
+    namespace = named;
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) {
       rest = rest.slice(2);
     } else {
       // `/namespaces/<n>` and `/namespaces/<n>/status|finalize` address the namespace object itself.
-      rest = ["namespaces", namespace, ...rest.slice(2)];
+      rest = ["namespaces", named, ...rest.slice(2)];
       namespace = undefined;
     }
   }

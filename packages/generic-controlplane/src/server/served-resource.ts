@@ -26,6 +26,11 @@ export interface HandlerCodecs {
   findUnknownFields?: (object: unknown, schema: JSONSchemaProps) => string[];
   /** Messages (`duplicate field "spec.x"`, `line 9: key "x" already set in map`) for keys a body repeats; used by `fieldValidation`. */
   findDuplicateFields?: (text: string, contentType: string) => string[];
+  /**
+   * Every fieldValidation message of a body in upstream's order (`unknown field "spec.x"`,
+   * `duplicate field "spec.y"`); preferred over the two finders above when present.
+   */
+  findStrictFieldErrors?: (text: string, contentType: string, object: unknown, schema: JSONSchemaProps | undefined) => string[];
   /** The Table form of objects (printer columns). */
   toTable?: (definition: ResourceDefinition, objects: KubeObject[], options: { listMeta: ListMeta; includeObject: IncludeObject }) => Table;
 }

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read arbitrary JSON responses */
 import { describe, expect, it } from "vitest";
 import { startTestPlane } from "./test-support.js";
 

@@ -9,7 +9,7 @@ export function writeError(ctx: RequestContext, error: unknown): void {
 }
 
 export function toStatus(error: unknown): Status {
-  if (isControlPlaneError(error)) return (error as ControlPlaneError).toStatus();
+  if (isControlPlaneError(error)) return error.toStatus();
   const message = error instanceof Error ? error.message : String(error);
   return new ControlPlaneError("InternalError", `Internal error occurred: ${message}`).toStatus();
 }

@@ -26,7 +26,7 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     else if (format === "json") parsed = parseJson(body.toString("utf8"));
     else if (format === "protobuf" && env.codecs.decodeProtobuf) parsed = env.codecs.decodeProtobuf(body);
     else throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed as DeleteOptions;
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw new ControlPlaneError("BadRequest", "the body of a delete request must be a DeleteOptions object");
   }
   const query = ctx.query;

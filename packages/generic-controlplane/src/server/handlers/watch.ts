@@ -1,4 +1,4 @@
-import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
 import type { RequestContext } from "../context.js";
@@ -85,7 +85,6 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
 
   let ended = false;
   let watch: ResourceWatch | undefined;
-  let timer: NodeJS.Timeout | undefined;
   const tracked: TrackedWatch = { group: definition.group, version: definition.version, kind: definition.kind, end: () => finish() };
 
   const startStream = (): void => {
@@ -96,7 +95,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    if (timer) clearTimeout(timer);
+    clearTimeout(timer);
     watch?.stop();
     env.watches.delete(tracked);
     startStream();
@@ -121,7 +120,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   res.on("close", finish);
   env.watches.add(tracked);
   const seconds = timeoutSeconds ?? env.minRequestTimeoutSeconds * (1 + Math.random());
-  timer = setTimeout(finish, seconds * 1000);
+  const timer = setTimeout(finish, seconds * 1000);
 
   try {
     watch = await served.store.watch(info.namespace, request, send, (error) => {
@@ -129,13 +128,13 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
       else finish();
     });
   } catch (error) {
-    if (isControlPlaneError(error) && ((error as ControlPlaneError).code === "Expired" || (error as ControlPlaneError).code === "Gone")) {
+    if (isControlPlaneError(error) && (error.code === "Expired" || error.code === "Gone")) {
       startStream();
       sendError(error);
       return;
     }
     ended = true;
-    if (timer) clearTimeout(timer);
+    clearTimeout(timer);
     env.watches.delete(tracked);
     throw error;
   }
