@@ -272,3 +272,17 @@ describe("NetworkRegistry snapshots", () => {
     expect(() => NetworkRegistry.restore({ kind: "nope" } as unknown as ReturnType<NetworkRegistry["snapshot"]>)).toThrow(/not a NetworkRegistrySnapshot/);
   });
 });
+
+describe("NetworkRegistry whole-pool delegation", () => {
+  it("delegates a whole pool to another claim once, and never to its owner", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("platform", { reference: pods, prefix: "10.8.0.0/16", delegateTo: ["cluster-a"] }));
+    expect(() => registry.allocate({ claim: "platform", reference: pods, from: "10.8.0.0/16", prefixLength: 16 })).toThrow(/changes nothing/);
+    expect(registry.allocate({ claim: "cluster-a", reference: pods, from: "10.8.0.0/16", prefixLength: 16 }).prefix).toBe("10.8.0.0/16");
+    expect(() => registry.allocate({ claim: "cluster-b", reference: pods, from: "10.8.0.0/16", prefixLength: 24 })).toThrow(/does not delegate/);
+    // The delegate now allocates from its own copy of the block.
+    expect(registry.allocate({ claim: "cluster-a", reference: nodes, from: "10.8.0.0/16", prefixLength: 24 }).prefix).toBe("10.8.0.0/24");
+    expect(registry.whois("10.8.0.0/16").exact.map((o) => o.claim)).toEqual(["platform", "cluster-a"]);
+    expect(registry.get("platform")!.status!.addressSpace.map((r) => r.prefix)).toEqual(["10.8.0.0/16"]);
+  });
+});

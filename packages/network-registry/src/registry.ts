@@ -296,6 +296,9 @@ export class NetworkRegistry {
     if (!Number.isInteger(request.prefixLength) || request.prefixLength < poolPrefix.length || request.prefixLength > poolPrefix.bits) {
       throw new NetworkRegistryError("invalid-argument", `cannot allocate a /${request.prefixLength} from ${poolPrefix.toString()}`);
     }
+    if (request.prefixLength === poolPrefix.length && request.claim === pool.claim) {
+      throw new NetworkRegistryError("invalid-argument", `${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
+    }
     const space = this.poolSpace(pool);
     const block = space.take(request.prefixLength, request.strategy ?? "best-fit");
     if (block === undefined) {
@@ -330,8 +333,9 @@ export class NetworkRegistry {
     Object.freeze(status);
     const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status };
     state.records.set(key, { seq: sequence++, spec, status, grant, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } });
-    // The block was free, so no other grant has this prefix.
-    this.index.insert(block, [grant]);
+    // The block was free, so only the pool itself can share its prefix (a whole-pool delegation).
+    const samePrefix = block.length === pool.prefix.length ? this.index.get(block) : undefined;
+    this.index.insert(block, samePrefix === undefined ? [grant] : [...samePrefix, grant]);
     this.generationCounter++;
     return status;
   }
@@ -569,7 +573,8 @@ export class NetworkRegistry {
   private poolGrant(prefix: Prefix, claim: string): Grant {
     const grants = (this.index.get(prefix) ?? []).filter((g) => g.kind === "allocated");
     if (grants.length === 0) throw new NetworkRegistryError("pool-not-found", `${prefix.toString()} is not an allocated record, so it cannot be a pool`);
-    const pool = grants.find((g) => canDelegate(g, claim));
+    // A claim's own record first: after a whole-pool delegation the delegate allocates from its copy.
+    const pool = grants.find((g) => g.claim === claim) ?? grants.find((g) => canDelegate(g, claim));
     if (pool === undefined) {
       throw new NetworkRegistryError("not-delegable", `${prefix.toString()} belongs to ${grants.map((g) => g.claim).join(", ")} and does not delegate to ${claim}`);
     }
@@ -579,7 +584,7 @@ export class NetworkRegistry {
   private poolSpace(pool: Grant): FreeSpace {
     let space = this.pools.get(pool);
     if (space === undefined) {
-      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => g !== pool).map((g) => g.prefix));
+      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => g !== pool && !isAncestor(g, pool.parent)).map((g) => g.prefix));
       space = new FreeSpace(pool.prefix, occupied);
       this.pools.set(pool, space);
     }

@@ -63,10 +63,9 @@ export class SpecialPurposePolicy {
 
   /** Only the action (no message): the cheap path for the common `allow` case. */
   actionOf(prefix: Prefix): SpecialPurposeAction {
-    let action: SpecialPurposeAction = "allow";
     const covering = this.table.covering(prefix);
     const innermost = covering[covering.length - 1]?.value ?? (prefix.family === 4 ? IPV4_DEFAULT : IPV6_DEFAULT);
-    action = innermost.action;
+    let action: SpecialPurposeAction = innermost.action;
     if (action === "reject") return action;
     for (const entry of this.table.coveredBy(prefix)) {
       if (entry.prefix.length > prefix.length && SEVERITY[entry.value.action] > SEVERITY[action]) action = entry.value.action;

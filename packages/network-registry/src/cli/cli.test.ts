@@ -154,9 +154,9 @@ describe("kana whois, allocate, free", () => {
     const run = await kana("allocate", "--from", "10.244.0.0/16", "--size", "24", "--count", "2", "-f", file("cluster-a.yaml"));
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split("\n")).toEqual(["10.244.0.0/24", "10.244.1.0/24"]);
-    const full = await kana("allocate", "--from", "10.244.0.0/16", "--size", "16", "--count", "2", "-f", file("cluster-a.yaml"));
+    const full = await kana("allocate", "--from", "10.244.0.0/16", "--size", "17", "--count", "3", "-f", file("cluster-a.yaml"));
     expect(full.code).toBe(1);
-    expect(full.stderr).toContain("no free /16 left in 10.244.0.0/16");
+    expect(full.stderr).toContain("no free /17 left in 10.244.0.0/16");
   });
 
   it("shows free space with the carve-out excluded", async () => {
