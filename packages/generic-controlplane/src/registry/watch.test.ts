@@ -131,6 +131,15 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(w.events.length).toBe(count);
   });
 
+  it("advances BOOKMARKs past changes a selector filters out", async () => {
+    const { store } = await backend.open();
+    const w = await record(store, "default", { labelSelector: "app=web", resourceVersion: "0", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });
+    const other = await store.create("default", widget("db", { labels: { app: "db" } }));
+    await until(() => expect(w.summary()).toContain(`BOOKMARK ${other.metadata?.resourceVersion}`));
+    expect(w.summary().filter((s) => !s.startsWith("BOOKMARK"))).toEqual([]);
+    w.stop();
+  });
+
   it("implements WatchList: ADDED for the state, then the initial-events-end BOOKMARK", async () => {
     const { store } = await backend.open();
     await store.create("default", widget("a"));
