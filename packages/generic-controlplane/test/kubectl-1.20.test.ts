@@ -19,7 +19,8 @@ let kubectl: Kubectl;
 
 beforeAll(async () => {
   const binary = findKubectl120();
-  server = await startForClients();
+  // The sample binary's default backend.
+  server = await startForClients({ storage: "sqlite" });
   kubectl = new Kubectl(binary, server);
 }, 120_000);
 

@@ -137,6 +137,6 @@ export function writeKubeconfig(path: string, url: string, namespace = "default"
  * its build output is absent (the package's own test run does not build the example) the same
  * `createControlPlane` runs in-process, which is what the binary wraps.
  */
-export async function startForClients(): Promise<TestServer> {
-  return existsSync(sampleBinary) ? startSampleBinary() : startInProcess();
+export async function startForClients(options: { storage?: "memory" | "sqlite" } = {}): Promise<TestServer> {
+  return existsSync(sampleBinary) ? startSampleBinary(options) : startInProcess(options);
 }
