@@ -153,6 +153,56 @@ describe("[sig-api-machinery] AggregatedDiscovery", () => {
   });
 });
 
+interface AggregatedList {
+  items: {
+    metadata: { name?: string };
+    versions: {
+      version: string;
+      freshness?: string;
+      resources: { resource: string; responseKind: { group: string; version: string; kind: string }; scope: string; verbs: string[]; subresources?: { subresource: string }[] }[];
+    }[];
+  }[];
+}
+
+describe("[sig-api-machinery] AggregatedDiscovery (consistency)", () => {
+  it("should support aggregated discovery interface", async () => {
+    const accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    const core = await http.get<AggregatedList>("/api", accept);
+    const groups = await http.get<AggregatedList>("/apis", accept);
+    const aggregated = [...core.body.items, ...groups.body.items];
+    // The core group has an empty name, which Go's omitempty leaves out.
+    expect(core.body.items.map((g) => g.metadata.name ?? "")).toEqual([""]);
+
+    // Everything legacy discovery lists is in the aggregated document, with the same kind, scope and verbs.
+    const legacyGroups = (await http.get<{ groups: APIGroup[] }>("/apis")).body.groups;
+    const gvs = ["v1", ...legacyGroups.flatMap((g) => g.versions.map((v) => v.groupVersion))];
+    for (const gv of gvs) {
+      const [group, version] = gv.includes("/") ? gv.split("/") : ["", gv];
+      const entry = aggregated.find((g) => (g.metadata.name ?? "") === group)?.versions.find((v) => v.version === version);
+      expect(entry, gv).toBeDefined();
+      expect(entry?.freshness ?? "Current").toBe("Current");
+      const legacy = (await http.get<APIResourceList>(gv === "v1" ? "/api/v1" : `/apis/${gv}`)).body.resources;
+      for (const resource of legacy.filter((r) => !r.name.includes("/"))) {
+        const match = entry?.resources.find((r) => r.resource === resource.name);
+        expect(match, `${gv} ${resource.name}`).toBeDefined();
+        expect(match?.responseKind.kind).toBe(resource.kind);
+        expect(match?.scope).toBe(resource.namespaced ? "Namespaced" : "Cluster");
+        expect([...(match?.verbs ?? [])].sort()).toEqual([...resource.verbs].sort());
+      }
+      for (const sub of legacy.filter((r) => r.name.includes("/"))) {
+        const [parent, subresource] = sub.name.split("/");
+        const owner = entry?.resources.find((r) => r.resource === parent);
+        expect(owner?.subresources?.map((s) => s.subresource), `${gv} ${sub.name}`).toContain(subresource);
+      }
+    }
+    // The preferred version of each group comes first, as clients take the first as preferred.
+    for (const group of legacyGroups) {
+      const entry = groups.body.items.find((g) => g.metadata.name === group.name);
+      expect(entry?.versions[0]?.version).toBe(group.preferredVersion.version);
+    }
+  });
+});
+
 describe("[sig-api-machinery] server version", () => {
   it("should find the server version", async () => {
     const version = await http.get<{ major: string; minor: string; gitVersion: string; platform: string }>("/version");
