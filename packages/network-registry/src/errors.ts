@@ -2,11 +2,9 @@
 export type NetworkRegistryErrorCode =
   | "invalid-address"
   | "invalid-prefix"
-  | "family-mismatch"
   | "invalid-argument"
   | "invalid-claim"
   | "claim-mismatch"
-  | "unknown-claim"
   | "pool-not-found"
   | "pool-exhausted"
   | "not-delegable"
