@@ -331,3 +331,45 @@ describe("protobuf request bodies (kubectl 1.32 create)", () => {
     expect(r.json.kind).toBe("Status");
   });
 });
+
+describe("server-side apply", () => {
+  const APPLY = { "Content-Type": "application/apply-patch+yaml" };
+  const applyBody = (data: Record<string, string>) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa" }, data });
+
+  it("creates a missing object and records an Apply entry in managedFields", async () => {
+    const r = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: applyBody({ a: "1", b: "2" }), headers: APPLY });
+    expect(r.status).toBe(201);
+    expect(r.json.data).toEqual({ a: "1", b: "2" });
+    expect(r.json.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: "tool-a", operation: "Apply", fieldsV1: { "f:data": { ".": {}, "f:a": {}, "f:b": {} } } }),
+    ]);
+  });
+
+  it("applies changes and removes fields the manager no longer lists", async () => {
+    const r = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: '10'\n", headers: APPLY });
+    expect(r.status).toBe(200);
+    expect(r.json.data).toEqual({ a: "10" });
+  });
+
+  it("409s a change to a field another manager owns, unless forced", async () => {
+    const other = await t.call("PATCH", `${CM}/ssa?fieldManager=editor`, { raw: JSON.stringify({ data: { a: "edited" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(other.status).toBe(200);
+    const conflict = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: applyBody({ a: "11" }), headers: APPLY });
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.reason).toBe("Conflict");
+    expect(conflict.json.message).toBe('Apply failed with 1 conflict: conflict with "editor" using v1: .data.a');
+    expect(conflict.json.details.causes[0]).toMatchObject({ reason: "FieldManagerConflict", field: ".data.a" });
+    const forced = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a&force=true`, { raw: applyBody({ a: "11" }), headers: APPLY });
+    expect(forced.status).toBe(200);
+    expect(forced.json.data).toEqual({ a: "11" });
+    expect(forced.json.metadata.managedFields.map((e: any) => e.manager)).toEqual(["tool-a"]);
+  });
+
+  it("requires a fieldManager and forbids force on other patch types", async () => {
+    const r = await t.call("PATCH", `${CM}/ssa`, { raw: applyBody({ a: "1" }), headers: APPLY });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain("fieldManager: Required value: is required for apply patch");
+    const force = await t.call("PATCH", `${CM}/ssa?force=true`, { raw: "{}", headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(force.status).toBe(422);
+  });
+});

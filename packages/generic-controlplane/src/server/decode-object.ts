@@ -83,6 +83,8 @@ function checkFields(
     if (codecs.findStrictFieldErrors) problems = codecs.findStrictFieldErrors(text, contentType, object, schema);
     else problems = [...(codecs.findDuplicateFields?.(text, contentType) ?? []), ...unknownMessages(object, schema, codecs)];
     reportProblems(ctx, validation, problems);
+    // Nothing unknown was reported: nothing to drop.
+    if (!problems.some((p) => p.startsWith("unknown field"))) return;
   }
   pruneUnknown(object, schema, codecs);
 }

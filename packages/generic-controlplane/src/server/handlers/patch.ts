@@ -1,16 +1,19 @@
-import { ControlPlaneError } from "../../errors.js";
+import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
+import type { RequestOptions } from "../../registry/types.js";
+import { applyConfiguration } from "../server-side-apply.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { checkUnknownFields, parseJson, unsupportedMediaType } from "../decode-object.js";
+import { checkUnknownFields, parseJson, parseYaml, unsupportedMediaType } from "../decode-object.js";
 import type { HandlerEnv } from "../handler-env.js";
 import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
 import { shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
-import { optionsInvalid, parseWriteOptions } from "../write-options.js";
+import { optionsInvalid, parseWriteOptions, type WriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
-import { groupVersionOf } from "./type-meta.js";
+import { defaultTypeMeta, groupVersionOf, reconcileNamespace } from "./type-meta.js";
+import { checkName } from "./update.js";
 
 type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
 
@@ -18,13 +21,15 @@ type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply
 export function acceptedPatchTypes(served: ServedResource, env: HandlerEnv): string[] {
   const types = ["application/json-patch+json", "application/merge-patch+json"];
   if (served.definition.schema !== undefined && env.codecs.applyStrategicMergePatch) types.push("application/strategic-merge-patch+json");
+  types.push("application/apply-patch+yaml");
   return types;
 }
 
 /**
  * PATCH: read-modify-write through the store's guaranteedUpdate (retried on conflicts). JSON
  * patch (RFC 6902), merge patch (RFC 7386) and strategic merge patch (merge keys from the
- * resource's schema); other types — including server-side apply — are a 415 naming the accepted ones.
+ * resource's schema), and server-side apply (see server-side-apply.ts); other types are a 415
+ * naming the accepted ones.
  */
 export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const contentType = ctx.req.headers["content-type"] ?? "";
@@ -36,6 +41,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
 
   const options = parseWriteOptions(ctx.query, "PatchOptions");
   ctx.dryRun = options.dryRun;
+  if (patchType === "apply-patch") return handleApply(ctx, info, served, env, format, options);
   if (options.force !== undefined) {
     const causes: StatusCause[] = [{ reason: "FieldValueForbidden", field: "force", message: "Forbidden: may not be specified for non-apply patch" }];
     throw optionsInvalid("PatchOptions", causes);
@@ -99,4 +105,44 @@ function keepIdentity(patched: KubeObject, current: KubeObject, definition: Serv
   }
   if (patched.apiVersion === undefined) patched.apiVersion = groupVersionOf(definition);
   if (patched.kind === undefined) patched.kind = definition.kind;
+}
+
+/** Server-side apply: creates the object when it is missing (201), otherwise merges by field ownership (200). */
+async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
+  const manager = options.fieldManager;
+  if (manager === undefined || manager === "") {
+    throw optionsInvalid("PatchOptions", [{ reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" }]);
+  }
+  const definition = served.definition;
+  const body = await readBody(ctx.req, env.maxBodyBytes);
+  const applied = parseYaml(body.toString("utf8"));
+  if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw new ControlPlaneError("BadRequest", "the body of an apply patch must be an object");
+  const object = applied as KubeObject;
+  checkUnknownFields(ctx, object, definition, env.codecs, options.fieldValidation);
+  defaultTypeMeta(object, definition);
+  reconcileNamespace(object, info, definition);
+  checkName(object, info.name);
+  const subresource = info.subresource === "status" ? "status" : "";
+  const request = { manager, force: options.force === true, apiVersion: groupVersionOf(definition), subresource, now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") };
+  // No fieldManager for the store: this handler writes the Apply entry of managedFields itself.
+  const writeOptions: RequestOptions = options.dryRun ? { dryRun: true } : {};
+  if (subresource !== "") writeOptions.subresource = subresource;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const updated = await served.store.guaranteedUpdate(info.namespace, info.name, (current) => applyConfiguration(current, object, request), writeOptions);
+      writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+      return;
+    } catch (error) {
+      if (!(isControlPlaneError(error) && error.code === "NotFound") || subresource !== "") throw error;
+    }
+    try {
+      const created = await served.store.create(info.namespace, applyConfiguration(undefined, object, request), writeOptions);
+      writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format);
+      return;
+    } catch (error) {
+      // Created concurrently: apply over it.
+      if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
+    }
+  }
+  throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on ${definition.plural} "${info.name}": the object was created and deleted concurrently; try again`);
 }
