@@ -9,6 +9,7 @@ export { PrefixTrie } from "./trie.js";
 export type { PrefixEntry } from "./trie.js";
 export { NetworkRegistry } from "./registry.js";
 export type { NetworkRegistryOptions, AllocateRequest, Owner, WhoisResult, RecordCheck, RegistrySnapshot } from "./registry.js";
+export { FreeSpace } from "./free-space.js";
 export type { AllocationStrategy, Utilization } from "./free-space.js";
 export { validateClaim, MAX_DESCRIPTION_LENGTH } from "./claim-validation.js";
 export { WELL_KNOWN_CLAIMS, NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND } from "./types.js";

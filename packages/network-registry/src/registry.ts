@@ -75,6 +75,8 @@ interface Grant {
   parent: Grant | undefined;
   readonly delegateTo: readonly string[] | undefined;
   readonly status: AddressRecord;
+  /** The `parent` value of records allocated from this grant, shared by all of them. */
+  asParent?: Readonly<{ claim: string; prefix: string }>;
 }
 
 interface RecordState {
@@ -126,6 +128,7 @@ export class NetworkRegistry {
   private generationCounter = 0;
   private lastDateMs = Number.NaN;
   private lastDate = "";
+  private lastReference: ResourceReference | undefined;
   /** Refused records that a release might let in; re-checked only when there are any. */
   private readonly refused = new Set<RecordState>();
 
@@ -321,8 +324,8 @@ export class NetworkRegistry {
     // Built field by field in canonical order and frozen, so the status record can be shared
     // with the caller without copies (this is the allocation hot path).
     const key = block.toString();
-    const reference = Object.freeze(normalizeReference(request.reference));
-    const parent = Object.freeze({ claim: pool.claim, prefix: pool.key });
+    const reference = this.frozenReference(request.reference);
+    const parent = (pool.asParent ??= Object.freeze({ claim: pool.claim, prefix: pool.key }));
     const description = request.description?.slice(0, 255);
     const spec: AddressRecord = description === undefined
       ? { reference, prefix: key, parent }
@@ -338,6 +341,19 @@ export class NetworkRegistry {
     this.index.insert(block, samePrefix === undefined ? [grant] : [...samePrefix, grant]);
     this.generationCounter++;
     return status;
+  }
+
+  /** Frozen copy of a reference; consecutive allocations for the same reference share one. */
+  private frozenReference(reference: ResourceReference): ResourceReference {
+    const last = this.lastReference;
+    if (
+      last !== undefined && last.group === reference.group && last.resource === reference.resource &&
+      last.namespace === reference.namespace && last.name === reference.name && last.uid === reference.uid
+    ) {
+      return last;
+    }
+    this.lastReference = Object.freeze(normalizeReference(reference));
+    return this.lastReference;
   }
 
   /** ISO-8601 time from the clock, formatted once per millisecond. */
