@@ -373,3 +373,12 @@ describe("server-side apply", () => {
     expect(force.status).toBe(422);
   });
 });
+
+describe("managedFields", () => {
+  it("records an Update entry for the fieldManager, or for the User-Agent prefix without one", async () => {
+    const named = await t.call("POST", `${CM}?fieldManager=my-tool`, { body: configMap("mf1") });
+    expect(named.json.metadata.managedFields[0]).toMatchObject({ manager: "my-tool", operation: "Update", fieldsType: "FieldsV1" });
+    const agent = await t.call("POST", CM, { body: configMap("mf2"), headers: { "User-Agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/abc" } });
+    expect(agent.json.metadata.managedFields[0].manager).toBe("kubectl");
+  });
+});

@@ -19,7 +19,7 @@ const FIELD_MANAGER_MAX_LENGTH = 128;
  * Parses and validates write options like apimachinery's `ValidateCreateOptions` & co.: failures
  * are a 422 against the options kind, e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: …`.
  */
-export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions"): WriteOptions {
+export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", userAgent?: string): WriteOptions {
   const causes: StatusCause[] = [];
   const dryRunValues = query.getAll("dryRun");
   const dryRun = parseDryRun(dryRunValues, causes);
@@ -56,7 +56,7 @@ export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" 
   }
 
   if (causes.length > 0) throw optionsInvalid(kind, causes);
-  return { dryRun, fieldManager, fieldValidation, force };
+  return { dryRun, fieldManager: fieldManager ?? managerFromUserAgent(userAgent), fieldValidation, force };
 }
 
 export function parseDryRun(values: string[], causes: StatusCause[]): boolean {
@@ -79,4 +79,11 @@ export function optionsInvalid(kind: string, causes: StatusCause[]): ControlPlan
   return new ControlPlaneError("Invalid", `${kind}.meta.k8s.io "" is invalid: ${causes.length > 1 ? `[${summary}]` : summary}`, {
     details: { group: "meta.k8s.io", kind, causes },
   });
+}
+
+/** Upstream's default field manager: the User-Agent up to its first "/" (`kubectl`, `python-requests`, `node`). */
+export function managerFromUserAgent(userAgent: string | undefined): string | undefined {
+  if (userAgent === undefined || userAgent === "") return undefined;
+  const prefix = userAgent.split("/")[0]!.slice(0, FIELD_MANAGER_MAX_LENGTH).replace(/[^\x20-\x7e]/g, "");
+  return prefix === "" ? undefined : prefix;
 }

@@ -11,7 +11,7 @@ import { parseWriteOptions } from "../write-options.js";
 import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
 
 export async function handleCreate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
-  const options = parseWriteOptions(ctx.query, "CreateOptions");
+  const options = parseWriteOptions(ctx.query, "CreateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
   const definition = served.definition;
   if (definition.scope === "Namespaced" && info.namespace === undefined) {

@@ -39,7 +39,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   const mediaType = `application/${type}${type === "apply-patch" ? "+yaml" : "+json"}`;
   if (!accepted.includes(mediaType)) throw unsupportedMediaType(contentType, accepted.join(", "));
 
-  const options = parseWriteOptions(ctx.query, "PatchOptions");
+  const options = parseWriteOptions(ctx.query, "PatchOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
   if (patchType === "apply-patch") return handleApply(ctx, info, served, env, format, options);
   if (options.force !== undefined) {
@@ -109,7 +109,8 @@ function keepIdentity(patched: KubeObject, current: KubeObject, definition: Serv
 
 /** Server-side apply: creates the object when it is missing (201), otherwise merges by field ownership (200). */
 async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
-  const manager = options.fieldManager;
+  // Apply needs an explicit manager: the User-Agent default does not count.
+  const manager = ctx.query.get("fieldManager") === null ? undefined : options.fieldManager;
   if (manager === undefined || manager === "") {
     throw optionsInvalid("PatchOptions", [{ reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" }]);
   }

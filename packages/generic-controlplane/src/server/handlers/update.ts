@@ -14,7 +14,7 @@ import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
 
 /** PUT of an object or its `status`: a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
 export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
-  const options = parseWriteOptions(ctx.query, "UpdateOptions");
+  const options = parseWriteOptions(ctx.query, "UpdateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
   const definition = served.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
