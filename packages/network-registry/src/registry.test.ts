@@ -286,3 +286,16 @@ describe("NetworkRegistry whole-pool delegation", () => {
     expect(registry.get("platform")!.status!.addressSpace.map((r) => r.prefix)).toEqual(["10.8.0.0/16"]);
   });
 });
+
+describe("NetworkRegistry restore keeps refused records re-checkable", () => {
+  it("grants a refused record after its blocker is released, also after a restore", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("a", { reference: pods, prefix: "10.0.0.0/16" }));
+    registry.claim(claim("b", { reference: pods, prefix: "10.0.0.0/17" }));
+    const restored = NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as ReturnType<NetworkRegistry["snapshot"]>, { clock });
+    restored.release("a");
+    expect(statuses(restored.get("b")!)).toEqual(["10.0.0.0/17 allocated"]);
+    expect(restored.check("c", { reference: pods, prefix: "10.0.0.0/24" }).conflict?.claim).toBe("b");
+    expect(restored.check("c", { reference: pods, prefix: "10.1.0.0/24" })).toEqual({ status: "allocated", warnings: [] });
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { FreeSpace } from "./free-space.js";
+import { parsePrefix } from "./parse.js";
+
+describe("FreeSpace (buddy allocator)", () => {
+  it("splits the free space into maximal aligned blocks around what is used", () => {
+    const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [parsePrefix("10.0.1.0/25"), parsePrefix("10.0.1.64/26"), parsePrefix("192.168.0.0/24")]);
+    expect(space.blocks().map(String)).toEqual(["10.0.0.0/24", "10.0.1.128/25", "10.0.2.0/23"]);
+    expect(space.utilization()).toMatchObject({ size: 1024n, used: 128n, free: 896n, percentUsed: 12.5, largestFree: "10.0.2.0/23", freeBlocksByLength: { 23: 1, 24: 1, 25: 1 } });
+  });
+
+  it("first-fit takes the lowest block, best-fit the smallest that fits, and release merges buddies", () => {
+    const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [parsePrefix("10.0.1.0/25")]);
+    expect(space.take(25, "first-fit")?.toString()).toBe("10.0.0.0/25");
+    expect(space.take(25, "best-fit")?.toString()).toBe("10.0.0.128/25");
+    expect(space.take(25, "best-fit")?.toString()).toBe("10.0.1.128/25");
+    expect(space.take(23)?.toString()).toBe("10.0.2.0/23");
+    expect(space.take(26)).toBeUndefined();
+    space.release(parsePrefix("10.0.0.128/25"));
+    space.release(parsePrefix("10.0.0.0/25"));
+    expect(space.blocks().map(String)).toEqual(["10.0.0.0/24"]);
+    expect(space.take(21)).toBeUndefined();
+  });
+
+  it("counts IPv6 space exactly", () => {
+    const space = new FreeSpace(parsePrefix("fd00::/8"), [parsePrefix("fd00::/64")]);
+    expect(space.utilization().free).toBe(2n ** 120n - 2n ** 64n);
+    expect(space.take(64, "first-fit")?.toString()).toBe("fd00:0:0:1::/64");
+  });
+});
