@@ -17,6 +17,13 @@ import { optionsInvalid } from "../write-options.js";
  */
 const encodedEvents = new WeakMap<object, string>();
 
+/**
+ * A watcher whose socket has this much unsent data is too slow to keep up: its stream is ended
+ * (the client re-watches from its last resourceVersion), as kube-apiserver's cacher drops lagging
+ * watchers rather than buffering without bound.
+ */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 function encodeEvent(event: WatchEvent): string {
   let line = encodedEvents.get(event);
   if (line === undefined) {
@@ -110,6 +117,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
     } else {
       res.write(encodeEvent(event));
     }
+    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) finish();
   };
   const sendError = (error: unknown): void => {
     send({ type: "ERROR", object: toStatus(error) as unknown as KubeObject });
