@@ -98,6 +98,17 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect(byName.get("leases coordination.k8s.io/v1")).toEqual(["leases", "coordination.k8s.io/v1", "true", "Lease"]);
   });
 
+  it("get --raw reads the health and metrics endpoints", async () => {
+    expect(await kubectl.ok(["get", "--raw", "/healthz"])).toBe("ok");
+    expect(await kubectl.ok(["get", "--raw", "/livez"])).toBe("ok");
+    const readyz = await kubectl.ok(["get", "--raw", "/readyz?verbose"]);
+    expect(readyz).toMatch(/^\[\+\]ping ok$/m);
+    expect(readyz.trim().split("\n").at(-1)).toBe("readyz check passed");
+    const metrics = await kubectl.ok(["get", "--raw", "/metrics"]);
+    expect(metrics).toMatch(/^# TYPE apiserver_request_total counter$/m);
+    expect(metrics).toMatch(/^# TYPE apiserver_request_duration_seconds histogram$/m);
+  });
+
   it("explain configmap.data prints the field's type and description", async () => {
     const out = await kubectl.ok(["explain", "configmap.data"]);
     expect(out).toMatch(/^KIND:\s+ConfigMap$/m);
