@@ -33,4 +33,8 @@ describe("python kubernetes client e2e ports", () => {
   it("test_watch_configmaps", async () => {
     await runPort("test_watch_configmaps.py");
   }, 90_000);
+
+  it("test_utils: create_from_yaml for namespaces, a NamespaceList and a conflicting multi-document file", async () => {
+    await runPort("test_create_from_yaml.py");
+  }, 90_000);
 });
