@@ -12,7 +12,9 @@ import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
 import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
 import { selectBuiltinResources } from "./resources/index.js";
+import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { ApiServer, type HandlerStage } from "./server/api-server.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./server/documents.js";
 import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
@@ -47,6 +49,11 @@ export interface ControlPlaneOptions {
    * authorization, impersonation, flow control and audit.
    */
   stages?: readonly HandlerStage[];
+  /**
+   * Answers the self-review APIs (`kubectl auth can-i`, `auth can-i --list`, `auth whoami`).
+   * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
+   */
+  authorizer?: Authorizer;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
@@ -165,7 +172,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     },
     metrics,
     ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.stages ? { stages: options.stages } : {}),
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
   });

@@ -145,6 +145,7 @@ export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js"
 export { kubeconfigFor } from "./server/kubeconfig.js";
 export { namespaceLifecycle } from "./server/namespace-lifecycle.js";
 export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./server/version-info.js";
+export { accessReviewStage, alwaysAllow, ANONYMOUS, type AuthorizationAttributes, type AuthorizationDecision, type Authorizer, type UserInfo } from "./server/access-reviews.js";
 export { ApiMetrics, type ApiMetricsOptions, type RequestLabels } from "./metrics/api-metrics.js";
 export {
   builtinResources,

@@ -74,6 +74,41 @@ describe("openapi", () => {
   });
 });
 
+describe("self reviews (kubectl auth can-i, whoami)", () => {
+  it("answers SelfSubjectAccessReview (JSON and protobuf) with allowed: true by default", async () => {
+    const review = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "get", resource: "configmaps", namespace: "default" } } };
+    const r = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review });
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject({ kind: "SelfSubjectAccessReview", status: { allowed: true }, spec: { resourceAttributes: { verb: "get" } } });
+    const { encodeProtobuf } = await import("../protobuf/codec.js");
+    const proto = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+      raw: encodeProtobuf(review),
+      headers: { "Content-Type": "application/vnd.kubernetes.protobuf", Accept: "application/vnd.kubernetes.protobuf,application/json" },
+    });
+    expect(proto.status).toBe(201);
+    expect(proto.json.status.allowed).toBe(true);
+  });
+
+  it("asks the configured authorizer", async () => {
+    const denied = await startTestPlane({ authorizer: { authorize: (_user, attributes) => ({ allowed: attributes.verb === "get", ...(attributes.verb === "get" ? {} : { reason: "read-only" }) }) } });
+    try {
+      const review = (verb: string) => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, resource: "secrets" } } });
+      expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("get") })).json.status).toEqual({ allowed: true });
+      expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("delete") })).json.status).toEqual({ allowed: false, reason: "read-only" });
+    } finally {
+      await denied.close();
+    }
+  });
+
+  it("answers SelfSubjectRulesReview and SelfSubjectReview for the anonymous user", async () => {
+    const rules = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", { body: { spec: { namespace: "default" } } });
+    expect(rules.json.status.resourceRules).toEqual([{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }]);
+    const whoami = await t.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body: {} });
+    expect(whoami.json.status.userInfo).toEqual({ username: "system:anonymous", groups: ["system:unauthenticated"] });
+    expect((await t.call("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")).status).toBe(405);
+  });
+});
+
 describe("health", () => {
   it("answers ok on /healthz, /livez and /readyz, lists checks with ?verbose, runs one check by path", async () => {
     for (const path of ["/healthz", "/livez", "/readyz"]) {

@@ -1,0 +1,122 @@
+import type { KubeObject } from "../api/types.js";
+import { ControlPlaneError } from "../errors.js";
+import type { HandlerStage } from "./api-server.js";
+import { readBody } from "./body.js";
+import type { RequestContext } from "./context.js";
+import { parseJson, parseYaml, unsupportedMediaType } from "./decode-object.js";
+import { bodyFormat } from "./negotiation.js";
+import { writeJson } from "./respond.js";
+import { methodNotAllowed } from "./status.js";
+
+export interface UserInfo {
+  name: string;
+  groups: string[];
+}
+
+/** What is being asked for: resource attributes (verb on a resource) or non-resource ones (verb on a path). */
+export interface AuthorizationAttributes {
+  verb: string;
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  path?: string;
+}
+
+export interface AuthorizationDecision {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+}
+
+/** Decides requests; the seam where RBAC plugs in. */
+export interface Authorizer {
+  authorize(user: UserInfo, attributes: AuthorizationAttributes): Promise<AuthorizationDecision> | AuthorizationDecision;
+}
+
+/** kube-apiserver's `--authorization-mode=AlwaysAllow`: what this server does until an authorizer is configured. */
+export const alwaysAllow: Authorizer = { authorize: () => ({ allowed: true }) };
+
+/** Who a request is from when no authentication stage has set `ctx.user`. */
+export const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
+
+const SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+const SSRR = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
+const SELF_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+
+/**
+ * Serves the self-review APIs clients use to ask what they may do — `kubectl auth can-i`
+ * (SelfSubjectAccessReview, sent as protobuf by kubectl 1.32), `auth can-i --list`
+ * (SelfSubjectRulesReview) and `auth whoami` (SelfSubjectReview) — answered by `authorizer`.
+ */
+export function accessReviewStage(authorizer: Authorizer, options: { decodeProtobuf?: (bytes: Uint8Array) => KubeObject; maxBodyBytes: number }): HandlerStage {
+  return {
+    name: "access-reviews",
+    async handle(ctx) {
+      const path = ctx.path;
+      if (path !== SSAR && path !== SSRR && path !== SELF_REVIEW) return false;
+      if (ctx.method !== "POST") throw methodNotAllowed(ctx.method, path);
+      const review = await readReview(ctx, options);
+      const user = ctx.user ?? ANONYMOUS;
+      if (path === SELF_REVIEW) {
+        writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: { username: user.name, groups: user.groups } } });
+        return true;
+      }
+      if (path === SSRR) {
+        const spec = (review["spec"] ?? {}) as { namespace?: string };
+        writeJson(ctx, 201, { kind: "SelfSubjectRulesReview", apiVersion: "authorization.k8s.io/v1", metadata: {}, spec, status: await rulesFor(authorizer, user, spec.namespace) });
+        return true;
+      }
+      const spec = (review["spec"] ?? {}) as { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> };
+      const attributes: AuthorizationAttributes = spec.resourceAttributes
+        ? { verb: spec.resourceAttributes["verb"] ?? "", ...pick(spec.resourceAttributes, ["group", "resource", "subresource", "namespace", "name"]) }
+        : { verb: spec.nonResourceAttributes?.["verb"] ?? "", ...pick(spec.nonResourceAttributes ?? {}, ["path"]) };
+      const decision = await authorizer.authorize(user, attributes);
+      const status: Record<string, unknown> = { allowed: decision.allowed };
+      if (decision.denied) status["denied"] = true;
+      if (decision.reason) status["reason"] = decision.reason;
+      writeJson(ctx, 201, { kind: "SelfSubjectAccessReview", apiVersion: "authorization.k8s.io/v1", metadata: {}, spec, status });
+      return true;
+    },
+  };
+}
+
+function pick(source: Record<string, string>, keys: Array<keyof AuthorizationAttributes>): Partial<AuthorizationAttributes> {
+  const out: Partial<AuthorizationAttributes> = {};
+  for (const key of keys) if (source[key] !== undefined && source[key] !== "") out[key] = source[key];
+  return out;
+}
+
+async function rulesFor(authorizer: Authorizer, user: UserInfo, namespace: string | undefined) {
+  // Without rule enumeration in the Authorizer seam, report what a wildcard check allows.
+  const everything = await authorizer.authorize(user, { verb: "*", group: "*", resource: "*", ...(namespace ? { namespace } : {}) });
+  const paths = await authorizer.authorize(user, { verb: "*", path: "*" });
+  return {
+    resourceRules: everything.allowed ? [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }] : [],
+    nonResourceRules: paths.allowed ? [{ verbs: ["*"], nonResourceURLs: ["*"] }] : [],
+    incomplete: !everything.allowed,
+  };
+}
+
+async function readReview(ctx: RequestContext, options: { decodeProtobuf?: (bytes: Uint8Array) => KubeObject; maxBodyBytes: number }): Promise<Record<string, unknown>> {
+  const body = await readBody(ctx.req, options.maxBodyBytes);
+  const contentType = ctx.req.headers["content-type"];
+  let parsed: unknown;
+  switch (bodyFormat(contentType)) {
+    case "json":
+      parsed = parseJson(body.toString("utf8"));
+      break;
+    case "yaml":
+      parsed = parseYaml(body.toString("utf8"));
+      break;
+    case "protobuf":
+      if (!options.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml");
+      parsed = options.decodeProtobuf(body);
+      break;
+    default:
+      throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml, application/vnd.kubernetes.protobuf");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new ControlPlaneError("BadRequest", "the body of a review must be an object");
+  return parsed as Record<string, unknown>;
+}
