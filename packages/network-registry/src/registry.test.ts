@@ -133,6 +133,11 @@ describe("NetworkRegistry overlap policy", () => {
     expect(statuses(updated)).toEqual(["10.1.0.0/16 allocated", "10.3.0.0/16 allocated"]);
     expect(registry.whois("10.0.0.1").mostSpecific).toBeUndefined();
     expect(registry.list().map((c) => c.metadata.name)).toEqual(["cni", "other"]);
+    // Space the update gave up goes to a record that was refused because of it.
+    registry.claim(claim("late", { reference: pods, prefix: "10.1.0.0/24" }));
+    expect(statuses(registry.get("late")!)).toEqual(["10.1.0.0/24 unavailable Overlap"]);
+    registry.claim(claim("cni", { reference: pods, prefix: "10.3.0.0/16" }));
+    expect(statuses(registry.get("late")!)).toEqual(["10.1.0.0/24 allocated"]);
   });
 
   it("re-checks refused records after a release, without revoking anything", () => {
@@ -171,6 +176,8 @@ describe("NetworkRegistry overlap policy", () => {
     expect(who.covering.map((o) => o.claim)).toEqual(["kcm"]);
     expect(registry.whois("0.0.0.0/0").covered.map((o) => o.record.prefix)).toEqual(["10.0.0.0/8", "10.96.0.0/12", "10.96.0.0/12"]);
     expect(registry.whois("fd00:10:96::a").mostSpecific?.record.prefix).toBe("fd00:10:96::/112");
+    expect(registry.whois("fd00:10:96::a").query).toBe("fd00:10:96::a");
+    expect(registry.whois("10.96.0.0/12").query).toBe("10.96.0.0/12");
     expect(() => registry.whois("10.0.0.01")).toThrow(/leading zero/);
   });
 });

@@ -157,6 +157,7 @@ export class NetworkRegistry {
     }
     const name = input.metadata.name;
     const specs = records.map((v) => specOf(v.record, v.prefix.toString()));
+    let dropped = false;
     let state = this.claims.get(name);
     if (state !== undefined) {
       const current = [...state.records.values()].sort((a, b) => a.seq - b.seq).map((r) => r.spec);
@@ -170,7 +171,10 @@ export class NetworkRegistry {
       // Update: keep records whose spec is unchanged, release the others, then add the new ones.
       const wanted = new Set(specs.map(stableStringify));
       for (const [key, record] of [...state.records.entries()]) {
-        if (!wanted.has(stableStringify(record.spec))) this.dropRecord(state, key);
+        if (!wanted.has(stableStringify(record.spec))) {
+          this.dropRecord(state, key);
+          dropped = true;
+        }
       }
     } else {
       state = { name, metadata: { name }, records: new TombstoneMap() };
@@ -202,6 +206,8 @@ export class NetworkRegistry {
         record.status.warnings = [`carve-out ${record.status.prefix} is not inside any allocated record of ${name}, so it carves nothing out`];
       }
     }
+    // Space given up by an update may let other claims' refused records in.
+    if (dropped) this.recheckRefused();
     this.generationCounter++;
     return this.view(state);
   }
@@ -285,7 +291,8 @@ export class NetworkRegistry {
     }
     covering.reverse();
     const mostSpecific = [...exact, ...covering].find((o) => o.record.status === "allocated");
-    return { query: prefix.toString(), mostSpecific, exact, covering, covered };
+    const isAddress = typeof query === "string" && !query.includes("/");
+    return { query: isAddress ? prefix.first().toString() : prefix.toString(), mostSpecific, exact, covering, covered };
   }
 
   /**
