@@ -19,35 +19,35 @@ interface StatusBody {
   metadata: { continue?: string };
 }
 
-let server: TestServer;
-let http: KubeHttp;
-let ns: string;
-
 const name = (i: number) => `template-${String(i).padStart(4, "0")}`;
 
-beforeAll(async () => {
-  server = await startInProcess();
-  http = new KubeHttp(server.url);
-  ns = await createTestNamespace(http, "chunking");
-  for (let start = 0; start < numberOfTotalResources; start += 20) {
-    await Promise.all(
-      Array.from({ length: 20 }, async (_, offset) => {
-        expectStatus(await http.post(configMapPath(ns), { metadata: { name: name(start + offset) } }), 201);
-      }),
-    );
+describe.each(["memory", "sqlite"] as const)("[sig-api-machinery] Servers with support for API chunking (%s storage)", (backend) => {
+  let server: TestServer;
+  let http: KubeHttp;
+  let ns: string;
+
+  beforeAll(async () => {
+    server = await startInProcess({ storage: backend });
+    http = new KubeHttp(server.url);
+    ns = await createTestNamespace(http, "chunking");
+    for (let start = 0; start < numberOfTotalResources; start += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, offset) => {
+          expectStatus(await http.post(configMapPath(ns), { metadata: { name: name(start + offset) } }), 201);
+        })
+      );
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function list(query: string): Promise<{ status: number; page: Page; text: string }> {
+    const answer = await http.get<Page>(`${configMapPath(ns)}?${query}`);
+    return { status: answer.status, page: answer.body, text: answer.text };
   }
-}, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-});
-
-async function list(query: string): Promise<{ status: number; page: Page; text: string }> {
-  const answer = await http.get<Page>(`${configMapPath(ns)}?${query}`);
-  return { status: answer.status, page: answer.body, text: answer.text };
-}
-
-describe("[sig-api-machinery] Servers with support for API chunking", () => {
   it("should return chunks of results for list calls", async () => {
     let found = 0;
     let lastRV = "";
