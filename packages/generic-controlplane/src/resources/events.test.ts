@@ -57,6 +57,12 @@ describe("core/v1 Event (legacy validation)", () => {
     expect(object).not.toHaveProperty("eventTime");
   });
 
+  it("rejects a fractional count like Go's decoder", () => {
+    expect(() => createErrors(eventsResource, coreEvent({ count: 1.5 }))).toThrow(
+      'Event in version "v1" cannot be handled as a Event: json: cannot unmarshal number 1.5 into Go struct field Event.count of type int32',
+    );
+  });
+
   it("allows core/v1 updates to change anything", () => {
     const old = coreEvent({ count: 1 });
     expect(updateErrors(eventsResource, coreEvent({ count: 2, message: "again" }), old).errors).toEqual([]);

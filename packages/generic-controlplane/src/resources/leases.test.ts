@@ -34,6 +34,17 @@ describe("Lease", () => {
     expect(() => createErrors(leasesResource, lease({ renewTime: input }))).toThrow(/^Lease in version "v1" cannot be handled as a Lease: parsing time/);
   });
 
+  it.each([
+    [{ leaseDurationSeconds: 1.5 }, "json: cannot unmarshal number 1.5 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32"],
+    [{ leaseDurationSeconds: "15" }, "json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32"],
+    [{ leaseTransitions: 2 ** 31 }, "json: cannot unmarshal number 2147483648 into Go struct field LeaseSpec.spec.leaseTransitions of type int32"],
+    [{ holderIdentity: 7 }, "json: cannot unmarshal number into Go struct field LeaseSpec.spec.holderIdentity of type string"],
+  ])("rejects mistyped spec %j like Go's decoder", (spec, reason) => {
+    expect(() => createErrors(leasesResource, lease(spec))).toThrow(
+      expect.objectContaining({ code: "BadRequest", message: `Lease in version "v1" cannot be handled as a Lease: ${reason}` }),
+    );
+  });
+
   it("treats null times as unset", () => {
     expect(createErrors(leasesResource, lease({ holderIdentity: "a", renewTime: null })).object["spec"]).toEqual({ holderIdentity: "a" });
   });

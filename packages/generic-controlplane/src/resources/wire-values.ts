@@ -209,3 +209,34 @@ export function checkStringMap(object: Record<string, unknown>, field: string, t
     else if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
   }
 }
+
+export interface GoField {
+  /** The Go struct holding the field, e.g. `LeaseSpec`. */
+  struct: string;
+  /** The JSON path of the field from the object root, e.g. `spec.leaseDurationSeconds`. */
+  path: string;
+}
+
+/** A Go `int32` field: an integer in range, or Go's `cannot unmarshal` 400. `null` means unset. */
+export function checkInt32(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
+  if (!record || !(key in record)) return;
+  const value = record[key];
+  if (value === null) {
+    delete record[key];
+    return;
+  }
+  const where = `Go struct field ${field.struct}.${field.path} of type int32`;
+  if (typeof value !== "number") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where}`);
+  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) throw decodeError(target, `json: cannot unmarshal number ${String(value)} into ${where}`);
+}
+
+/** A Go `string` field: a string, or Go's `cannot unmarshal` 400. `null` means unset. */
+export function checkString(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
+  if (!record || !(key in record)) return;
+  const value = record[key];
+  if (value === null) {
+    delete record[key];
+    return;
+  }
+  if (typeof value !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${field.struct}.${field.path} of type string`);
+}
