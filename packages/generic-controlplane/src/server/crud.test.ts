@@ -57,6 +57,8 @@ describe("create", () => {
     const r = await t.call("POST", CM, { body: configMap("dup") });
     expect(r.status).toBe(409);
     expect(r.json).toMatchObject({ reason: "AlreadyExists", message: 'configmaps "dup" already exists', details: { name: "dup", kind: "configmaps" } });
+    // Byte for byte what kube-apiserver writes (the python client's e2e compares it).
+    expect(r.text).toBe('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"dup\\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"configmaps"},"code":409}\n');
   });
 
   it("answers 422 Invalid with causes for an invalid object", async () => {

@@ -87,7 +87,7 @@ function serveDiscovery(ctx: RequestContext, head: "api" | "apis", segments: str
 
 /** Aggregated discovery carries an ETag so clients can revalidate cheaply, as kube-apiserver does. */
 function writeJsonEtag(ctx: RequestContext, body: unknown, contentType: string): void {
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(body) + "\n";
   const etag = `"${createHash("sha256").update(text).digest("hex").slice(0, 32)}"`;
   if (ctx.req.headers["if-none-match"] === etag) {
     ctx.res.writeHead(304, { ETag: etag, "Content-Type": contentType });

@@ -8,7 +8,8 @@ import { ControlPlaneError } from "../errors.js";
 
 /** Writes a JSON body with the headers kube-apiserver sends. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {
-  const text = JSON.stringify(body);
+  // json.Encoder ends every body with a newline; clients that compare bytes expect it.
+  const text = JSON.stringify(body) + "\n";
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": contentType,
     "Cache-Control": "no-cache, private",

@@ -9,9 +9,29 @@ export function writeError(ctx: RequestContext, error: unknown): void {
 }
 
 export function toStatus(error: unknown): Status {
-  if (isControlPlaneError(error)) return error.toStatus();
+  if (isControlPlaneError(error)) return inWireOrder(error.toStatus());
   const message = error instanceof Error ? error.message : String(error);
-  return new ControlPlaneError("InternalError", `Internal error occurred: ${message}`).toStatus();
+  return inWireOrder(new ControlPlaneError("InternalError", `Internal error occurred: ${message}`).toStatus());
+}
+
+/** metav1.Status in Go field order (kind, apiVersion, metadata, status, message, reason, details, code), as clients compare bytes. */
+function inWireOrder(status: Status): Status {
+  const ordered: Partial<Status> = { kind: status.kind, apiVersion: status.apiVersion, metadata: status.metadata, status: status.status };
+  if (status.message !== undefined) ordered.message = status.message;
+  if (status.reason !== undefined) ordered.reason = status.reason;
+  if (status.details !== undefined) {
+    const { name, group, kind, uid, causes, retryAfterSeconds } = status.details;
+    const details: NonNullable<Status["details"]> = {};
+    if (name !== undefined) details.name = name;
+    if (group !== undefined) details.group = group;
+    if (kind !== undefined) details.kind = kind;
+    if (uid !== undefined) details.uid = uid;
+    if (causes !== undefined) details.causes = causes.map((c) => ({ ...(c.reason === undefined ? {} : { reason: c.reason }), ...(c.message === undefined ? {} : { message: c.message }), ...(c.field === undefined ? {} : { field: c.field }) }));
+    if (retryAfterSeconds !== undefined) details.retryAfterSeconds = retryAfterSeconds;
+    ordered.details = details;
+  }
+  ordered.code = status.code;
+  return ordered as Status;
 }
 
 export function writeStatus(ctx: RequestContext, status: Status): void {
@@ -20,7 +40,8 @@ export function writeStatus(ctx: RequestContext, status: Status): void {
     res.end();
     return;
   }
-  const body = JSON.stringify(status);
+  // json.Encoder ends every body with a newline.
+  const body = JSON.stringify(status) + "\n";
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/json",
     "Cache-Control": "no-cache, private",
