@@ -14,7 +14,3 @@ export function defineResource<T extends KubeObject>(definition: ResourceDefinit
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
-
-export function isTrue(value: unknown): boolean {
-  return value === true;
-}
