@@ -7,21 +7,11 @@ import { startInProcess, type TestServer } from "./harness/server.js";
 // Ports of test/e2e/apimachinery/watch.go ("Watchers"), all on configmaps.
 
 const labelKey = "watch-this-configmap";
-const quietMs = 500;
 
 let server: TestServer;
 let http: KubeHttp;
 const open: WatchStream[] = [];
-
-beforeAll(async () => {
-  server = await startInProcess();
-  http = new KubeHttp(server.url);
-}, 30_000);
-
-afterAll(async () => {
-  for (const watch of open) watch.close();
-  await server?.close();
-});
+const quietMs = 500;
 
 /** `watchConfigMaps`: a watch whose selector is `watch-this-configmap in (labels…)`. */
 async function watchConfigMaps(namespace: string, resourceVersion: string, ...labels: string[]): Promise<WatchStream> {
@@ -64,7 +54,17 @@ async function remove(namespace: string, name: string): Promise<void> {
   expectStatus(await http.delete(configMapPath(namespace, name)), 200);
 }
 
-describe("[sig-api-machinery] Watchers", () => {
+describe.each(["memory", "sqlite"] as const)("[sig-api-machinery] Watchers (%s storage)", (backend) => {
+  beforeAll(async () => {
+    server = await startInProcess({ storage: backend });
+    http = new KubeHttp(server.url);
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const watch of open.splice(0)) watch.close();
+    await server?.close();
+  });
+
   it("should observe add, update, and delete watch notifications on configmaps", async () => {
     const ns = await createTestNamespace(http, "watch");
     const watchA = await watchConfigMaps(ns, "", "multiple-watchers-A");
