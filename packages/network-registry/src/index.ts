@@ -18,5 +18,5 @@ export type {
 } from "./types.js";
 export { SpecialPurposePolicy, defaultSpecialPurposePolicy } from "./special-purpose.js";
 export type { SpecialPurposeFinding, SpecialPurposeOverride, SpecialPurposeVerdict } from "./special-purpose.js";
-export { IPV4_SPECIAL_PURPOSE, IPV6_SPECIAL_PURPOSE, SPECIAL_PURPOSE_REGISTRY_DATE } from "./special-purpose-table.js";
+export { IPV4_SPECIAL_PURPOSE, IPV6_SPECIAL_PURPOSE } from "./special-purpose-table.js";
 export type { SpecialPurposeAction, SpecialPurposeRange } from "./special-purpose-table.js";

@@ -4,7 +4,9 @@
  * address plan should take. Classification is by longest match.
  *
  * Sources: https://www.iana.org/assignments/iana-ipv4-special-registry/ and
- * https://www.iana.org/assignments/iana-ipv6-special-registry/ (registry as of 2025).
+ * https://www.iana.org/assignments/iana-ipv6-special-registry/, including the additions of
+ * RFC 9637 (3fff::/20), RFC 9602 (5f00::/16), RFC 9665 and RFC 9780. Check new registry entries
+ * against the live registries when updating.
  */
 
 /** What the registry does with a record in a range: refuse it, accept with a warning, or accept. */
@@ -16,8 +18,6 @@ export interface SpecialPurposeRange {
   readonly rfc: string;
   readonly action: SpecialPurposeAction;
 }
-
-export const SPECIAL_PURPOSE_REGISTRY_DATE = "2025-06-23";
 
 export const IPV4_SPECIAL_PURPOSE: readonly SpecialPurposeRange[] = [
   { prefix: "0.0.0.0/8", name: "This network", rfc: "RFC 791", action: "reject" },
