@@ -32,6 +32,8 @@ export class ApiMetrics {
   readonly duration: Histogram<keyof RequestLabels>;
   readonly inflight: Gauge<"request_kind">;
   readonly watchers: Gauge<"group" | "version" | "kind">;
+  /** The two `apiserver_current_inflight_requests` series, resolved once. */
+  readonly inflightByKind: Record<"readOnly" | "mutating", { inc(): void; dec(): void }>;
 
   constructor(options: ApiMetricsOptions = {}) {
     const registers = [this.registry];
@@ -56,6 +58,7 @@ export class ApiMetrics {
     });
     this.inflight.set({ request_kind: "readOnly" }, 0);
     this.inflight.set({ request_kind: "mutating" }, 0);
+    this.inflightByKind = { readOnly: this.inflight.labels({ request_kind: "readOnly" }), mutating: this.inflight.labels({ request_kind: "mutating" }) };
     this.watchers = new Gauge({
       name: "apiserver_registered_watchers",
       help: "Number of currently registered watchers for a given resources",
@@ -77,10 +80,19 @@ export class ApiMetrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Label children by a joined key: prom-client hashes a labels object on every call otherwise. */
+  readonly #children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
+
   /** Records one finished request. Watches are counted when they end, like upstream. */
   observe(labels: RequestLabels, code: number, seconds: number): void {
-    this.requests.inc({ ...labels, code: String(code) });
-    this.duration.observe(labels, seconds);
+    const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${labels.component}|${code}`;
+    let child = this.#children.get(key);
+    if (child === undefined) {
+      child = { count: this.requests.labels({ ...labels, code: String(code) }), time: this.duration.labels(labels) };
+      this.#children.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(seconds);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

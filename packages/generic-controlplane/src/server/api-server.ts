@@ -198,11 +198,11 @@ export class ApiServer {
   #track(res: ServerResponse, mutating: boolean): void {
     if (this.#inflight.has(res)) return;
     this.#inflight.add(res);
-    const kind = mutating ? "mutating" : "readOnly";
-    this.#options.metrics?.inflight.inc({ request_kind: kind });
+    const gauge = this.#options.metrics?.inflightByKind[mutating ? "mutating" : "readOnly"];
+    gauge?.inc();
     res.once("close", () => {
       this.#inflight.delete(res);
-      this.#options.metrics?.inflight.dec({ request_kind: kind });
+      gauge?.dec();
       if (this.#inflight.size === 0) this.#drained?.();
     });
   }
