@@ -15,7 +15,6 @@ import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { ApiServer, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
-import type { DiscoveryDocuments, OpenApiDocuments } from "./server/documents.js";
 import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
@@ -156,14 +155,13 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     },
   });
 
-  const discovery: DiscoveryDocuments = createDiscoveryDocuments(definitions);
-  const openapi: OpenApiDocuments = createOpenApiDocuments(definitions, { version: versionInfo().gitVersion ?? "" });
+  const gitVersion = versionInfo().gitVersion ?? "";
 
   const server = new ApiServer({
     resources: served,
     codecs,
-    discovery,
-    openapi,
+    // Rebuilt whenever the served set changes (server.addResource / removeResource).
+    documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
     version: versionInfo(),
     health: {
       healthz: [ping, log, storageCheck, namespacesHook],

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
+import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
@@ -31,6 +32,12 @@ export interface ApiServerOptions {
   codecs?: HandlerCodecs;
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
+  /**
+   * Builds discovery and OpenAPI documents for the served definitions. When given, the documents
+   * are rebuilt (lazily, on the next request) whenever `addResource`/`removeResource` changes
+   * what is served; `discovery` and `openapi` above are then ignored.
+   */
+  documents?: (definitions: ResourceDefinition[]) => { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments };
   /** The `/version` body (version.Info). */
   version: unknown;
   health?: Partial<Record<HealthEndpoint, readonly HealthCheck[]>>;
@@ -62,6 +69,7 @@ export class ApiServer {
   readonly #server: Server;
   readonly #inflight = new Set<ServerResponse>();
   #drained: (() => void) | undefined;
+  #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
 
   constructor(options: ApiServerOptions) {
@@ -96,12 +104,30 @@ export class ApiServer {
     this.#resources.set(key, served);
     if (handlers) this.#handlers.set(key, handlers);
     else this.#handlers.delete(key);
+    this.#documents = undefined;
   }
 
   removeResource(group: string, version: string, plural: string): void {
     const key = resourceKey(group, version, plural);
     this.#resources.delete(key);
     this.#handlers.delete(key);
+    this.#documents = undefined;
+  }
+
+  /** The definitions served now, in the order they were added. */
+  get definitions(): ResourceDefinition[] {
+    return [...this.#resources.values()].map((served) => served.definition);
+  }
+
+  #currentDocuments(): { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } {
+    const build = this.#options.documents;
+    if (build === undefined) {
+      const fixed: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } = {};
+      if (this.#options.discovery) fixed.discovery = this.#options.discovery;
+      if (this.#options.openapi) fixed.openapi = this.#options.openapi;
+      return fixed;
+    }
+    return (this.#documents ??= build(this.definitions));
   }
 
   resource(group: string, version: string, plural: string): ServedResource | undefined {
@@ -172,10 +198,11 @@ export class ApiServer {
         return;
       }
       this.#track(res, false);
+      const documents = this.#currentDocuments();
       const served = await serveNonResource(ctx, info.segments, {
         version: this.#options.version,
-        discovery: this.#options.discovery,
-        openapi: this.#options.openapi,
+        discovery: documents.discovery,
+        openapi: documents.openapi,
         health: this.#health,
         metrics,
       });
