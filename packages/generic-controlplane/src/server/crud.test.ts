@@ -92,6 +92,20 @@ describe("create", () => {
     expect(r.json).toMatchObject({ kind: "Status", reason: "RequestEntityTooLarge", code: 413 });
   });
 
+  it("refuses a chunked body (no Content-Length) once it passes 3 MiB", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 4) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const response = await fetch(t.url + CM, { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { message: string }).message).toBe("Request entity too large: limit is 3145728");
+  });
+
   it("answers 415 for an unknown Content-Type, listing accepted ones", async () => {
     const r = await t.call("POST", CM, { raw: "x", headers: { "Content-Type": "text/plain" } });
     expect(r.status).toBe(415);
