@@ -101,7 +101,7 @@ describe("create", () => {
         else controller.close();
       },
     });
-    const response = await fetch(t.url + CM, { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const response = await fetch(t.url + CM, { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { message: string }).message).toBe("Request entity too large: limit is 3145728");
   });
