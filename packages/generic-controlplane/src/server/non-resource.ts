@@ -30,6 +30,10 @@ export async function serveNonResource(ctx: RequestContext, segments: string[], 
     return false;
   }
   switch (head) {
+    case undefined:
+      // `GET /`: the served paths, as kube-apiserver's index lists them.
+      writeJson(ctx, 200, { paths: rootPaths(env) });
+      return true;
     case "version":
       if (segments.length !== 1) return false;
       writeJson(ctx, 200, env.version);
@@ -61,6 +65,22 @@ export async function serveNonResource(ctx: RequestContext, segments: string[], 
 
 function methodNotAllowedFor(ctx: RequestContext) {
   return methodNotAllowed(ctx.method, ctx.path);
+}
+
+function rootPaths(env: NonResourceEnv): string[] {
+  const paths = ["/healthz", "/livez", "/readyz", "/version"];
+  if (env.metrics) paths.push("/metrics");
+  if (env.openapi) paths.push("/openapi/v2", "/openapi/v3");
+  const discovery = env.discovery;
+  if (discovery) {
+    paths.push("/api", "/apis");
+    for (const version of (discovery.legacyVersions() as { versions?: string[] }).versions ?? []) paths.push(`/api/${version}`);
+    for (const group of (discovery.groupList() as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> }).groups ?? []) {
+      paths.push(`/apis/${group.name}`);
+      for (const version of group.versions) paths.push(`/apis/${version.groupVersion}`);
+    }
+  }
+  return paths.sort();
 }
 
 function serveDiscovery(ctx: RequestContext, head: "api" | "apis", segments: string[], discovery: DiscoveryDocuments | undefined, accept: string | undefined): boolean {

@@ -22,6 +22,11 @@ describe("version and discovery", () => {
     expect(r.json.platform).toContain("/");
   });
 
+  it("lists the served paths at /", async () => {
+    const r = await t.call("GET", "/");
+    expect(r.json.paths).toEqual(expect.arrayContaining(["/api", "/api/v1", "/apis", "/apis/coordination.k8s.io", "/apis/coordination.k8s.io/v1", "/healthz", "/metrics", "/openapi/v3", "/version"]));
+  });
+
   it("serves legacy discovery and the resource lists", async () => {
     const api = await t.call("GET", "/api", { headers: { Accept: "application/json, */*" } });
     expect(api.json).toMatchObject({ kind: "APIVersions", versions: ["v1"] });
