@@ -398,3 +398,45 @@ describe("managedFields", () => {
     expect(agent.json.metadata.managedFields[0].manager).toBe("kubectl");
   });
 });
+
+describe("more paths and options", () => {
+  it("answers PartialObjectMetadata lists for the metadata-only Accept", async () => {
+    await t.call("POST", CM, { body: configMap("pom") });
+    const r = await t.call("GET", CM, { headers: { Accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json" } });
+    expect(r.json.kind).toBe("PartialObjectMetadataList");
+    expect(r.json.items[0]).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1" });
+    expect(r.json.items[0].data).toBeUndefined();
+  });
+
+  it("honours dryRun=All on PUT, PATCH and DELETE of a collection", async () => {
+    const created = (await t.call("POST", CM, { body: configMap("dry-w", { v: "1" }, { dry: "w" }) })).json;
+    const put = await t.call("PUT", `${CM}/dry-w?dryRun=All`, { body: { ...created, data: { v: "2" } } });
+    expect(put.status).toBe(200);
+    expect(put.json.data).toEqual({ v: "2" });
+    const patch = await t.call("PATCH", `${CM}/dry-w?dryRun=All`, { raw: JSON.stringify({ data: { v: "3" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(patch.json.data).toEqual({ v: "3" });
+    const collection = await t.call("DELETE", `${CM}?labelSelector=dry%3Dw&dryRun=All`);
+    expect(collection.json.items).toHaveLength(1);
+    const stored = await t.call("GET", `${CM}/dry-w`);
+    expect(stored.json.data).toEqual({ v: "1" });
+    expect(stored.json.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it("405s writes to the wrong place and 404s subresources a type does not have", async () => {
+    expect((await t.call("PUT", CM, { body: configMap("x") })).status).toBe(405);
+    expect((await t.call("POST", `${CM}/named`, { body: configMap("named") })).status).toBe(405);
+    expect((await t.call("POST", "/api/v1/configmaps", { body: configMap("nowhere") })).status).toBe(405);
+    const status = await t.call("GET", `${CM}/g1/status`);
+    expect(status.status).toBe(404);
+    expect(status.json.kind).toBe("Status");
+  });
+
+  it("counts open watches in apiserver_registered_watchers", async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${t.url}${CM}?watch=true&resourceVersion=0`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    const metrics = await t.call("GET", "/metrics");
+    expect(metrics.text).toMatch(/apiserver_registered_watchers\{group="",version="v1",kind="ConfigMap"\} [1-9]/);
+    controller.abort();
+  });
+});
