@@ -124,7 +124,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
   const subresource = info.subresource === "status" ? "status" : "";
-  const request = { manager, force: options.force === true, apiVersion: groupVersionOf(definition), subresource, now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") };
+  const request = { manager, force: options.force === true, apiVersion: groupVersionOf(definition), subresource, now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"), ...(definition.schema ? { schema: definition.schema } : {}) };
   // No fieldManager for the store: this handler writes the Apply entry of managedFields itself.
   const writeOptions: RequestOptions = options.dryRun ? { dryRun: true } : {};
   if (subresource !== "") writeOptions.subresource = subresource;
