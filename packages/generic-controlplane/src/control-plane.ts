@@ -148,6 +148,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     countObjects: async () => {
       const counts: Array<{ resource: string; count: number }> = [];
       for (const definition of definitions) {
+        // A type stored as another resource (events.k8s.io events) is counted under that resource.
+        if (definition.storedAs !== undefined) continue;
         const prefix = definition.group === "" ? `/registry/${definition.plural}` : `/registry/${definition.group}/${definition.plural}`;
         counts.push({ resource: groupResource(definition), count: await storage.count(prefix) });
       }

@@ -146,6 +146,9 @@ describe("metrics and logs", () => {
     expect(r.text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"}');
     expect(r.text).toMatch(/apiserver_storage_objects\{resource="configmaps"\} [1-9]/);
     expect(r.text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4/);
+    // events.k8s.io events live under the core events' keys and are counted there.
+    expect(r.text).toContain('apiserver_storage_objects{resource="events"}');
+    expect(r.text).not.toContain('apiserver_storage_objects{resource="events.events.k8s.io"}');
     expect(r.text).toContain("# TYPE apiserver_registered_watchers gauge");
   });
 
