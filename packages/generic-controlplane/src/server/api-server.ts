@@ -246,6 +246,7 @@ export class ApiServer {
     this.#options.metrics?.observe(labels, code, seconds);
     this.#options.logger?.({
       msg: "request",
+      level: code >= 500 ? "error" : "info",
       verb: labels.verb,
       path: ctx.path,
       code,
