@@ -69,4 +69,19 @@ describe("kubectl 1.20", { timeout: 60_000 }, () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('configmaps "doomed" not found');
   });
+
+  it("get -w prints rows as objects change", async () => {
+    await kubectl.ok(["create", "namespace", "old-watch"]);
+    const watch = kubectl.stream(["get", "configmaps", "-n", "old-watch", "-w"]);
+    try {
+      // Whether the create lands before kubectl's LIST or after it (then the watch from the list's RV), it is printed.
+      await kubectl.ok(["create", "configmap", "seen", "-n", "old-watch", "--from-literal=a=1"]);
+      await watch.waitFor((out) => /^seen\s+1\s+/m.test(out));
+      await kubectl.ok(["patch", "configmap", "seen", "-n", "old-watch", "--type", "merge", "-p", '{"data":{"b":"2"}}']);
+      await watch.waitFor((out) => /^seen\s+2\s+/m.test(out));
+      expect(watch.child.exitCode).toBeNull();
+    } finally {
+      await watch.stop();
+    }
+  });
 });
