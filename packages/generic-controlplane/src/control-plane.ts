@@ -55,6 +55,9 @@ export interface ControlPlaneOptions {
   authorizer?: Authorizer;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
+  /** Non-watch requests in flight beyond which new ones get 429 (defaults 400 and 200, like kube-apiserver; 0 = no limit). */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
   minRequestTimeoutSeconds?: number;
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
@@ -175,6 +178,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
+    ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
+    ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
   });
 
   if (withLifecycle) {

@@ -45,6 +45,13 @@ export interface ApiServerOptions {
   logger?: Logger;
   stages?: readonly HandlerStage[];
   maxBodyBytes?: number;
+  /**
+   * In-flight limits like kube-apiserver's `--max-requests-inflight` (400) and
+   * `--max-mutating-requests-inflight` (200): requests beyond them get 429 TooManyRequests with
+   * `Retry-After: 1`. Watches do not count. 0 turns a limit off.
+   */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this (kube-apiserver's `--min-request-timeout`, 1800). */
   minRequestTimeoutSeconds?: number;
 }
@@ -68,6 +75,7 @@ export class ApiServer {
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server;
   readonly #inflight = new Set<ServerResponse>();
+  readonly #inflightByKind = { readOnly: 0, mutating: 0 };
   #drained: (() => void) | undefined;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
@@ -178,6 +186,8 @@ export class ApiServer {
   /** Handles one request; usable as a plain `(req, res)` listener in another server. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ctx = createContext(req, res);
+    // Like kube-apiserver: every response names its request, and the log line carries the same id.
+    res.setHeader("Audit-Id", ctx.auditID);
     const metrics = this.#options.metrics;
     const logger = this.#options.logger;
     let mutating = false;
@@ -189,7 +199,10 @@ export class ApiServer {
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
       mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
-      if (info.isResourceRequest && info.verb !== "watch") this.#track(res, mutating);
+      if (info.isResourceRequest && info.verb !== "watch") {
+        this.#checkInflightLimit(mutating);
+        this.#track(res, mutating);
+      }
       for (const stage of this.#options.stages ?? []) {
         if ((await stage.handle(ctx)) === true) return;
       }
@@ -222,13 +235,23 @@ export class ApiServer {
     return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
   }
 
+  #checkInflightLimit(mutating: boolean): void {
+    const limit = mutating ? (this.#options.maxMutatingRequestsInflight ?? 200) : (this.#options.maxRequestsInflight ?? 400);
+    if (limit > 0 && this.#inflightByKind[mutating ? "mutating" : "readOnly"] >= limit) {
+      throw new ControlPlaneError("TooManyRequests", "Too many requests, please try again later.", { details: { retryAfterSeconds: 1 } });
+    }
+  }
+
   #track(res: ServerResponse, mutating: boolean): void {
     if (this.#inflight.has(res)) return;
     this.#inflight.add(res);
+    const kind = mutating ? "mutating" : "readOnly";
+    this.#inflightByKind[kind]++;
     const gauge = this.#options.metrics?.inflightByKind[mutating ? "mutating" : "readOnly"];
     gauge?.inc();
     res.once("close", () => {
       this.#inflight.delete(res);
+      this.#inflightByKind[kind]--;
       gauge?.dec();
       if (this.#inflight.size === 0) this.#drained?.();
     });
@@ -247,6 +270,7 @@ export class ApiServer {
     this.#options.logger?.({
       msg: "request",
       level: code >= 500 ? "error" : "info",
+      auditID: ctx.auditID,
       verb: labels.verb,
       path: ctx.path,
       code,

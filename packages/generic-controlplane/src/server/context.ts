@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestInfo } from "./request-info.js";
 
@@ -19,6 +20,8 @@ export interface RequestContext {
   user: { name: string; groups: string[] } | undefined;
   /** `process.hrtime.bigint()` at arrival. */
   readonly startedAt: bigint;
+  /** Sent as the `Audit-Id` response header and logged with the request. */
+  readonly auditID: string;
   /** Long-running requests (watch) are not counted as in flight for shutdown waiting and close their own stream. */
   longRunning: boolean;
 }
@@ -37,6 +40,7 @@ export function createContext(req: IncomingMessage, res: ServerResponse): Reques
     dryRun: false,
     user: undefined,
     startedAt: process.hrtime.bigint(),
+    auditID: randomUUID(),
     longRunning: false,
   };
 }
