@@ -341,6 +341,18 @@ describe("protobuf request bodies (kubectl 1.32 create)", () => {
     expect(r.json).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-proto", namespace: "default" }, data: { p: "q" } });
   });
 
+  it("answers protobuf to a client that accepts only protobuf (not for watches)", async () => {
+    const { decodeProtobuf } = await import("../protobuf/codec.js");
+    const one = await fetch(`${t.url}${CM}/from-proto`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
+    expect(one.headers.get("content-type")).toBe("application/vnd.kubernetes.protobuf");
+    expect(decodeProtobuf(new Uint8Array(await one.arrayBuffer()))).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-proto" }, data: { p: "q" } });
+    const list = await fetch(`${t.url}${CM}`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
+    expect(decodeProtobuf(new Uint8Array(await list.arrayBuffer())).kind).toBe("ConfigMapList");
+    const watch = await t.call("GET", `${CM}?watch=true`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
+    expect(watch.status).toBe(406);
+    expect(watch.json.kind).toBe("Status");
+  });
+
   it("answers a Status in JSON for a malformed protobuf body", async () => {
     const r = await t.call("POST", CM, { raw: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff]), headers: { "Content-Type": "application/vnd.kubernetes.protobuf" } });
     expect(r.status).toBe(400);

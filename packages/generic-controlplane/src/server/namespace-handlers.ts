@@ -76,10 +76,10 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
           });
           const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: info.name, kind: "namespaces" }, code: 200 };
           if (object.metadata?.uid !== undefined) status.details!.uid = object.metadata.uid;
-          writeEncoded(ctx, 200, status, format);
+          writeEncoded(ctx, 200, status, format, env.codecs);
           return;
         }
-        writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, "Metadata"), format);
+        writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, "Metadata"), format, env.codecs);
       },
     },
     subresources: {
@@ -121,7 +121,7 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
             if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
           });
         }
-        writeEncoded(ctx, 200, shapeObject(updated, format, served.definition, env.codecs, "Metadata"), format);
+        writeEncoded(ctx, 200, shapeObject(updated, format, served.definition, env.codecs, "Metadata"), format, env.codecs);
       },
     },
   };

@@ -12,9 +12,10 @@ describe("negotiateObjectFormat", () => {
     expect(negotiateObjectFormat("application/json;as=Table;v=v1beta1;g=meta.k8s.io", true)).toEqual({ type: "table", version: "v1beta1" });
   });
 
-  it("answers JSON to protobuf clients that also accept JSON, and nothing to Table-only writes", () => {
+  it("answers JSON to protobuf clients that also accept JSON, protobuf to protobuf-only ones, and nothing to Table-only writes", () => {
     expect(negotiateObjectFormat("application/vnd.kubernetes.protobuf,application/json", false)).toEqual({ type: "json" });
-    expect(negotiateObjectFormat("application/vnd.kubernetes.protobuf", false)).toBeUndefined();
+    expect(negotiateObjectFormat("application/vnd.kubernetes.protobuf", false)).toEqual({ type: "protobuf" });
+    expect(negotiateObjectFormat("text/html", false)).toBeUndefined();
     expect(negotiateObjectFormat("application/json;as=Table;v=v1;g=meta.k8s.io", false)).toBeUndefined();
     expect(negotiateObjectFormat("application/json;as=Table;v=v2;g=meta.k8s.io", true)).toBeUndefined();
   });

@@ -3,15 +3,20 @@
  * gets (Accept) and how a request body is read (Content-Type).
  */
 
-/** What a response is encoded as. Protobuf responses are not produced: every client also accepts JSON. */
+/**
+ * What a response is encoded as. Protobuf is chosen only when the client accepts nothing else:
+ * clients that list JSON too (kubectl, client-go) get JSON.
+ */
 export type ResponseFormat =
   | { readonly type: "json" }
+  | { readonly type: "protobuf" }
   | { readonly type: "yaml" }
   | { readonly type: "table"; readonly version: "v1" | "v1beta1" }
   | { readonly type: "partial"; readonly version: "v1" | "v1beta1" };
 
 export const JSON_FORMAT: ResponseFormat = { type: "json" };
 const YAML_FORMAT: ResponseFormat = { type: "yaml" };
+const PROTOBUF_FORMAT: ResponseFormat = { type: "protobuf" };
 const TABLE_V1: ResponseFormat = { type: "table", version: "v1" };
 const TABLE_V1BETA1: ResponseFormat = { type: "table", version: "v1beta1" };
 const PARTIAL_V1: ResponseFormat = { type: "partial", version: "v1" };
@@ -64,6 +69,7 @@ export function negotiateObjectFormat(accept: string | undefined, allowTable: bo
   if (accept === undefined || accept === "" || accept === "application/json" || accept === "*/*" || accept === "application/json, */*") {
     return JSON_FORMAT;
   }
+  let protobuf = false;
   for (const range of parseAccept(accept)) {
     if (range.q <= 0) continue;
     const as = range.params["as"];
@@ -86,11 +92,14 @@ export function negotiateObjectFormat(accept: string | undefined, allowTable: bo
         return JSON_FORMAT;
       case "application/yaml":
         return YAML_FORMAT;
+      case "application/vnd.kubernetes.protobuf":
+        protobuf = true;
+        continue;
       default:
         continue;
     }
   }
-  return undefined;
+  return protobuf ? PROTOBUF_FORMAT : undefined;
 }
 
 /** Whether a non-resource endpoint (discovery) may answer plain JSON: `as=` transformations (Table) do not apply there. */

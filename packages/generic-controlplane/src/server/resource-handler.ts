@@ -51,6 +51,8 @@ export async function serveResource(
 
   const format = negotiateObjectFormat(ctx.req.headers.accept, verb === "get" || verb === "list" || verb === "watch");
   if (format === undefined) throw notAcceptable();
+  // Protobuf watch streams need length-delimited framing, which is not produced.
+  if (format.type === "protobuf" && verb === "watch") throw notAcceptable();
 
   switch (verb) {
     case "get":

@@ -32,9 +32,24 @@ function writeYaml(ctx: RequestContext, code: number, body: unknown): void {
   ctx.res.end(ctx.method === "HEAD" ? undefined : text);
 }
 
-export function writeEncoded(ctx: RequestContext, code: number, body: unknown, format: ResponseFormat): void {
+export function writeEncoded(ctx: RequestContext, code: number, body: unknown, format: ResponseFormat, codecs?: HandlerCodecs): void {
   if (format.type === "yaml") writeYaml(ctx, code, body);
+  else if (format.type === "protobuf") writeProtobuf(ctx, code, body, codecs);
   else writeJson(ctx, code, body);
+}
+
+/** For clients that accept only protobuf; a kind without a protobuf form is a 406, as upstream. */
+function writeProtobuf(ctx: RequestContext, code: number, body: unknown, codecs: HandlerCodecs | undefined): void {
+  const bytes = codecs?.encodeProtobuf?.(body as KubeObject);
+  if (bytes === undefined) throw new ControlPlaneError("NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
+  const headers: Record<string, string | string[] | number> = {
+    "Content-Type": "application/vnd.kubernetes.protobuf",
+    "Cache-Control": "no-cache, private",
+    "Content-Length": bytes.byteLength,
+  };
+  if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
+  ctx.res.writeHead(code, headers);
+  ctx.res.end(ctx.method === "HEAD" ? undefined : bytes);
 }
 
 export function includeObjectOf(query: URLSearchParams): IncludeObject {

@@ -19,6 +19,8 @@ export type IncludeObject = "None" | "Metadata" | "Object";
 export interface HandlerCodecs {
   /** Decodes a `k8s\0` protobuf request body into the JSON form of the object. */
   decodeProtobuf?: (bytes: Uint8Array) => KubeObject;
+  /** Encodes an object or list as a `k8s\0` protobuf body; undefined when its kind has no protobuf form. */
+  encodeProtobuf?: (object: KubeObject) => Uint8Array | undefined;
   applyJsonPatch?: (original: KubeObject, patch: unknown) => KubeObject;
   applyMergePatch?: (original: KubeObject, patch: unknown) => KubeObject;
   applyStrategicMergePatch?: (original: KubeObject, patch: unknown, schema: JSONSchemaProps) => KubeObject;

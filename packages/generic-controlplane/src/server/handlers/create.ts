@@ -23,7 +23,7 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   reconcileNamespace(object, info, definition);
 
   const created = await served.store.create(info.namespace, object, requestOptions(options));
-  writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format);
+  writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
 export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource: "" | "status" = ""): import("../../registry/types.js").RequestOptions {

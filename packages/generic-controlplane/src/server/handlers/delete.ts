@@ -75,7 +75,7 @@ export async function handleDelete(ctx: RequestContext, info: ResourceRequestInf
   const definition = served.definition;
   const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   if (!result.deleted) {
-    writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format);
+    writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format, env.codecs);
     return;
   }
   const status: Status = {
@@ -89,7 +89,7 @@ export async function handleDelete(ctx: RequestContext, info: ResourceRequestInf
   if (definition.group !== "") status.details!.group = definition.group;
   const uid = result.object.metadata?.uid;
   if (uid !== undefined) status.details!.uid = uid;
-  writeEncoded(ctx, 200, status, format);
+  writeEncoded(ctx, 200, status, format, env.codecs);
 }
 
 /** DELETE on a collection: removes every object the selectors match and answers the list of them. */
@@ -98,5 +98,5 @@ export async function handleDeleteCollection(ctx: RequestContext, info: Resource
   const request = parseListRequest(ctx.query);
   const definition = served.definition;
   const list = await served.store.deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
-  writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format);
+  writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }

@@ -90,7 +90,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
     },
     requestOptions(options, subresource),
   );
-  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
 /** A patch cannot move an object: name, namespace and type stay those of the URL. */
@@ -131,14 +131,14 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const updated = await served.store.guaranteedUpdate(info.namespace, info.name, (current) => applyConfiguration(current, object, request), writeOptions);
-      writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+      writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
       return;
     } catch (error) {
       if (!(isControlPlaneError(error) && error.code === "NotFound") || subresource !== "") throw error;
     }
     try {
       const created = await served.store.create(info.namespace, applyConfiguration(undefined, object, request), writeOptions);
-      writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format);
+      writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
       return;
     } catch (error) {
       // Created concurrently: apply over it.

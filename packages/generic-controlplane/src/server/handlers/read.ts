@@ -9,12 +9,12 @@ import { parseListRequest } from "./list-request.js";
 export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const object = await served.store.get(info.namespace, info.name);
-  writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, includeObject), format);
+  writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, includeObject), format, env.codecs);
 }
 
 export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const request = parseListRequest(ctx.query);
   const list = await served.store.list(info.namespace, request);
-  writeEncoded(ctx, 200, shapeList(list, format, served.definition, env.codecs, includeObject), format);
+  writeEncoded(ctx, 200, shapeList(list, format, served.definition, env.codecs, includeObject), format, env.codecs);
 }

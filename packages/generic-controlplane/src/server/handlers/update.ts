@@ -25,7 +25,7 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
 
   const subresource = info.subresource === "status" ? "status" : "";
   const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, subresource));
-  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format);
+  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
 export function checkName(object: KubeObject, name: string): void {
