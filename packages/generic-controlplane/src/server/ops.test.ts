@@ -22,6 +22,12 @@ describe("version and discovery", () => {
     expect(r.json.platform).toContain("/");
   });
 
+  it("indents JSON for ?pretty=true and for curl, compact otherwise", async () => {
+    expect((await t.call("GET", "/version?pretty=true")).text).toContain('\n  "major"');
+    expect((await t.call("GET", "/version", { headers: { "User-Agent": "curl/8.0" } })).text).toContain('\n  "major"');
+    expect((await t.call("GET", "/version")).text).toMatch(/^\{"major":/);
+  });
+
   it("lists the served paths at /", async () => {
     const r = await t.call("GET", "/");
     expect(r.json.paths).toEqual(expect.arrayContaining(["/api", "/api/v1", "/apis", "/apis/coordination.k8s.io", "/apis/coordination.k8s.io/v1", "/healthz", "/metrics", "/openapi/v3", "/version"]));

@@ -9,7 +9,7 @@ import { ControlPlaneError } from "../errors.js";
 /** Writes a JSON body with the headers kube-apiserver sends. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {
   // json.Encoder ends every body with a newline; clients that compare bytes expect it.
-  const text = JSON.stringify(body) + "\n";
+  const text = (wantsPretty(ctx) ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + "\n";
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": contentType,
     "Cache-Control": "no-cache, private",
@@ -18,6 +18,14 @@ export function writeJson(ctx: RequestContext, code: number, body: unknown, cont
   if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
   ctx.res.writeHead(code, headers);
   ctx.res.end(ctx.method === "HEAD" ? undefined : text);
+}
+
+/** kube-apiserver indents JSON for `?pretty=true` and for people: curl, wget and browsers. */
+export function wantsPretty(ctx: RequestContext): boolean {
+  const pretty = ctx.query.get("pretty");
+  if (pretty !== null) return pretty === "true" || pretty === "1";
+  const agent = ctx.req.headers["user-agent"];
+  return agent !== undefined && (agent.startsWith("curl/") || agent.startsWith("Wget/") || agent.startsWith("Mozilla/5.0 ("));
 }
 
 function writeYaml(ctx: RequestContext, code: number, body: unknown): void {
