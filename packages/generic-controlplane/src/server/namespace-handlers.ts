@@ -40,6 +40,8 @@ export interface NamespaceLifecycleStores {
 export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: readonly AdmissionPlugin[]): ResourceHandlers {
   return {
     verbs: {
+      // Upstream serves no deletecollection for namespaces: each one goes through termination.
+      deletecollection: (ctx) => Promise.reject(methodNotAllowed(ctx.method, ctx.path)),
       async delete(ctx, info, served, env) {
         const format = negotiateObjectFormat(ctx.req.headers.accept, false);
         if (format === undefined) throw notAcceptable();
@@ -60,6 +62,14 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
           throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on namespaces "${info.name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ""}`, {
             details: { name: info.name, kind: "namespaces" },
           });
+        }
+        const rv = deleteOptions.preconditions?.resourceVersion;
+        if (rv !== undefined && rv !== current.metadata?.resourceVersion) {
+          throw new ControlPlaneError(
+            "Conflict",
+            `Operation cannot be fulfilled on namespaces "${info.name}": Precondition failed: ResourceVersion in precondition: ${rv}, ResourceVersion in object meta: ${current.metadata?.resourceVersion ?? ""}`,
+            { details: { name: info.name, kind: "namespaces" } },
+          );
         }
         let object: KubeObject = current;
         const writeOptions = ctx.dryRun ? { dryRun: true } : {};

@@ -48,6 +48,17 @@ describe("namespaces", () => {
     expect((await t.call("GET", "/api/v1/namespaces/doomed")).status).toBe(404);
   });
 
+  it("has no deletecollection, and honours DELETE preconditions", async () => {
+    expect((await t.call("DELETE", "/api/v1/namespaces")).status).toBe(405);
+    expect((await t.call("GET", "/api/v1/namespaces/default")).status).toBe(200);
+    await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "guarded" } } });
+    const uid = await t.call("DELETE", "/api/v1/namespaces/guarded", { body: { preconditions: { uid: "not-it" } } });
+    expect(uid.status).toBe(409);
+    const rv = await t.call("DELETE", "/api/v1/namespaces/guarded", { body: { preconditions: { resourceVersion: "1" } } });
+    expect(rv.status).toBe(409);
+    expect((await t.call("GET", "/api/v1/namespaces/guarded")).json.status.phase).toBe("Active");
+  });
+
   it("a namespace without spec finalizers goes at once", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "quick" } } });
     await t.call("PUT", "/api/v1/namespaces/quick/finalize", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "quick" }, spec: { finalizers: [] } } });

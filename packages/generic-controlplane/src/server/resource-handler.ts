@@ -18,7 +18,7 @@ export type SubresourceHandler = (ctx: RequestContext, info: ResourceRequestInfo
 /** Resource-specific handling: extra subresources, and replacements of standard verbs of the main resource. */
 export interface ResourceHandlers {
   subresources?: Readonly<Record<string, SubresourceHandler>>;
-  verbs?: Readonly<Partial<Record<"delete", SubresourceHandler>>>;
+  verbs?: Readonly<Partial<Record<"delete" | "deletecollection", SubresourceHandler>>>;
 }
 
 /** Which verbs each subresource serves. */
@@ -72,6 +72,7 @@ export async function serveResource(
       if (handlers?.verbs?.delete) return handlers.verbs.delete(ctx, info, served, env);
       return handleDelete(ctx, info, served, env, format);
     case "deletecollection":
+      if (handlers?.verbs?.deletecollection) return handlers.verbs.deletecollection(ctx, info, served, env);
       return handleDeleteCollection(ctx, info, served, env, format);
     default:
       throw new ControlPlaneError("MethodNotAllowed", `unsupported verb ${String(verb)}`);
