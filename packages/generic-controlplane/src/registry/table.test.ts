@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
-import { humanDuration, toTable } from "./table.js";
+import { toTable } from "./table.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 
 const now = new Date("2026-01-10T00:00:00Z");
@@ -57,29 +57,5 @@ describe("toTable", () => {
   it("shows a failing or missing cell as null", () => {
     const table = toTable({ printerColumns: [{ name: "Boom", type: "string", cell: () => { throw new Error("x"); } }] }, [cm("a", {})], { now });
     expect(table.rows[0]?.cells).toEqual(["a", null]);
-  });
-});
-
-describe("humanDuration", () => {
-  it.each([
-    [-5000, "<invalid>"],
-    [-500, "0s"],
-    [0, "0s"],
-    [119_000, "119s"],
-    [120_000, "2m"],
-    [150_000, "2m30s"],
-    [600_000, "10m"],
-    [3 * 3600_000, "3h"],
-    [3 * 3600_000 + 60_000, "3h1m"],
-    [8 * 3600_000, "8h"],
-    [47 * 3600_000, "47h"],
-    [48 * 3600_000, "2d"],
-    [50 * 3600_000, "2d2h"],
-    [9 * 86400_000, "9d"],
-    [3 * 365 * 86400_000, "3y"],
-    [3 * 365 * 86400_000 + 86400_000, "3y1d"],
-    [9 * 365 * 86400_000, "9y"],
-  ])("%d ms → %s", (ms, text) => {
-    expect(humanDuration(ms)).toBe(text);
   });
 });

@@ -1,3 +1,4 @@
+import { humanDuration, timestampSince } from "../api/human-duration.js";
 import type { KubeObject, ListMeta, Table, TableColumnDefinition, TableRow } from "../api/types.js";
 import type { PrinterColumn, ResourceDefinition } from "./resource-definition.js";
 
@@ -74,38 +75,6 @@ function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknow
 
 /** kubectl's age of a timestamp. */
 export function translateTimestampSince(timestamp: string, now: Date = new Date()): string {
-  const then = Date.parse(timestamp);
-  if (Number.isNaN(then)) return "<unknown>";
-  return humanDuration(now.getTime() - then);
+  return timestampSince(timestamp, now.getTime());
 }
-
-/** apimachinery's `duration.HumanDuration`. */
-export function humanDuration(milliseconds: number): string {
-  const seconds = Math.trunc(milliseconds / 1000);
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const days = Math.trunc(hours / 24) % 365;
-    const years = Math.trunc(hours / 24 / 365);
-    return days === 0 ? `${years}y` : `${years}y${days}d`;
-  }
-  return `${Math.trunc(hours / 24 / 365)}y`;
-}
+export { humanDuration };

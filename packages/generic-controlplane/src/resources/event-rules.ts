@@ -2,7 +2,7 @@ import type { KubeObject } from "../api/types.js";
 import type { FieldError, PrinterColumn } from "../registry/resource-definition.js";
 import { fieldInvalid, fieldRequired, isDNS1123Subdomain, isQualifiedName, validateImmutableField } from "../validation/index.js";
 import { asRecord } from "./define.js";
-import { timestampSince } from "./human-duration.js";
+import { timestampSince } from "../api/human-duration.js";
 
 /**
  * Both event APIs are one internal type upstream (`core.Event`); validation, printing and field

@@ -24,6 +24,16 @@ describe("humanDuration (apimachinery HumanDuration)", () => {
     [400 * d, "400d"],
     [3 * 365 * d + 10 * d, "3y10d"],
     [9 * 365 * d, "9y"],
+    [-5 * s, "<invalid>"],
+    [-500, "0s"],
+    [150 * s, "2m30s"],
+    [10 * m, "10m"],
+    [3 * h + 1 * m, "3h1m"],
+    [8 * h, "8h"],
+    [50 * h, "2d2h"],
+    [9 * d, "9d"],
+    [3 * 365 * d, "3y"],
+    [3 * 365 * d + 1 * d, "3y1d"],
   ])("%i ms → %s", (ms, text) => {
     expect(humanDuration(ms)).toBe(text);
   });
