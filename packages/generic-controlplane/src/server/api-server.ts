@@ -115,8 +115,11 @@ export class ApiServer {
     this.#documents = undefined;
   }
 
+  /** Stops serving a resource type; its open watches end (clients relist and get 404). */
   removeResource(group: string, version: string, plural: string): void {
     const key = resourceKey(group, version, plural);
+    const served = this.#resources.get(key);
+    if (served !== undefined) this.#env.watches.endOf(group, version, served.definition.kind);
     this.#resources.delete(key);
     this.#handlers.delete(key);
     this.#documents = undefined;

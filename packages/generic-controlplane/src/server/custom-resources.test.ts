@@ -72,7 +72,13 @@ describe("consumer-defined resources", () => {
     const doc = await t.call("GET", openapi.json.paths["apis/example.com/v1"].serverRelativeURL);
     expect(Object.keys(doc.json.paths)).toContain("/apis/example.com/v1/gadgets");
     expect((await t.call("POST", "/apis/example.com/v1/gadgets", { body: { metadata: { name: "g1" } } })).status).toBe(201);
+    const watch = await fetch(`${t.url}/apis/example.com/v1/gadgets?watch=true&resourceVersion=0`);
+    const reader = watch.body!.getReader();
+    const drained = (async () => {
+      for (;;) if ((await reader.read()).done) return "ended";
+    })();
     t.plane.server.removeResource("example.com", "v1", "gadgets");
+    expect(await drained).toBe("ended");
     expect((await t.call("GET", "/apis/example.com/v1/gadgets")).status).toBe(404);
     expect((await t.call("GET", "/apis/example.com/v1")).json.resources.map((r: any) => r.name)).toEqual(["widgets"]);
   });

@@ -34,4 +34,9 @@ export class WatchTracker {
   endAll(): void {
     for (const watch of [...this.#open]) watch.end();
   }
+
+  /** Ends the streams of one type (it stopped being served). */
+  endOf(group: string, version: string, kind: string): void {
+    for (const watch of [...this.#open]) if (watch.group === group && watch.version === version && watch.kind === kind) watch.end();
+  }
 }
