@@ -227,7 +227,13 @@ export class ApiServer {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       }
-      writeError(ctx, error);
+      try {
+        writeError(ctx, error);
+      } catch (writeFailure) {
+        // Nothing sensible can be sent any more; never let one request take the server down.
+        logger?.({ level: "error", msg: "response failed", path: ctx.path, error: String(writeFailure) });
+        res.destroy();
+      }
     }
   }
 

@@ -452,3 +452,12 @@ describe("more paths and options", () => {
     controller.abort();
   });
 });
+
+describe("hostile input", () => {
+  it("escapes non-ASCII unknown field names in Warning headers instead of failing", async () => {
+    const r = await t.call("POST", `${CM}?fieldValidation=Warn`, { body: { ...configMap("unicode-field"), "ключ": 1 } });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("warning")).toBe('299 - "unknown field \\"\\u043a\\u043b\\u044e\\u0447\\""');
+    expect((await t.call("GET", "/healthz")).status).toBe(200);
+  });
+});

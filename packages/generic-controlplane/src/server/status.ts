@@ -73,6 +73,10 @@ export function pathNotFound(): ControlPlaneError {
 
 /** Quotes a warning the way kube-apiserver's Warning header does: `299 - "text"`. */
 export function warningHeader(text: string): string {
-  const escaped = text.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+  const escaped = text
+    .replace(/\\/g, "\\\\")
+    .replace(/"/g, '\\"')
+    // A header value must stay printable ASCII: field names from a request body may not be.
+    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return `299 - "${escaped}"`;
 }
