@@ -274,7 +274,9 @@ export class ApiServer {
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
     const code = ctx.res.statusCode;
     const info = ctx.info;
-    const labels = metricLabels(ctx, info && info.isResourceRequest ? info : undefined);
+    // Paths of resources that are not served stay out of the resource labels: arbitrary URLs must not grow the series.
+    const served = info !== undefined && info.isResourceRequest && this.#resources.has(resourceKey(info.group, info.version, info.resource));
+    const labels = metricLabels(ctx, served && info.isResourceRequest ? info : undefined);
     this.#options.metrics?.observe(labels, code, seconds);
     this.#options.logger?.({
       msg: "request",

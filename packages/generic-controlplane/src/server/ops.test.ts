@@ -149,6 +149,8 @@ describe("metrics and logs", () => {
     );
     expect(r.text).toContain('apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="404"} 1');
     expect(r.text).toContain("apiserver_request_duration_seconds_bucket{");
+    await t.call("GET", "/apis/random.example/v9/things");
+    expect((await t.call("GET", "/metrics")).text).not.toContain("random.example");
     expect(r.text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"}');
     expect(r.text).toMatch(/apiserver_storage_objects\{resource="configmaps"\} [1-9]/);
     expect(r.text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4/);
