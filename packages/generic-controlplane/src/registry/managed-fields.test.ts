@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fromFieldsV1, toFieldsV1, updateManagedFields } from "./managed-fields.js";
+import { fromFieldsV1, toFieldsV1 } from "./fields-v1.js";
+import { updateManagedFields } from "./managed-fields.js";
 
 const SEP = "\u0000";
 
@@ -11,10 +12,12 @@ describe("FieldsV1", () => {
     expect([...fromFieldsV1(fields)].sort()).toEqual([...paths].sort());
   });
 
-  it("reads upstream set and map-list keys as opaque leaves", () => {
-    const owned = fromFieldsV1({ "f:metadata": { "f:finalizers": { ".": {}, 'v:"a/b"': {} } }, "f:spec": { "f:ports": { 'k:{"port":80}': { ".": {}, "f:port": {} } } } });
-    expect(owned.has(`metadata${SEP}finalizers${SEP}"a/b"`)).toBe(true);
-    expect(owned.has(`spec${SEP}ports${SEP}{"port":80}${SEP}port`)).toBe(true);
+  it("keeps upstream set and map-list keys, so applied entries survive a round trip", () => {
+    const upstream = { "f:metadata": { "f:finalizers": { ".": {}, 'v:"a/b"': {} } }, "f:spec": { ".": {}, "f:ports": { ".": {}, 'k:{"port":80}': { ".": {}, "f:port": {} } } } };
+    const owned = fromFieldsV1(upstream);
+    expect(owned.has(`metadata${SEP}finalizers${SEP}v:"a/b"`)).toBe(true);
+    expect(owned.has(`spec${SEP}ports${SEP}k:{"port":80}${SEP}port`)).toBe(true);
+    expect(toFieldsV1(owned)).toEqual(upstream);
   });
 });
 

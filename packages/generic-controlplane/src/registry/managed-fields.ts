@@ -1,4 +1,5 @@
 import type { KubeObject, ManagedFieldsEntry } from "../api/types.js";
+import { FIELD_PATH_SEPARATOR as SEP, fromFieldsV1, toFieldsV1 } from "./fields-v1.js";
 import { canonicalJson } from "./object-utils.js";
 
 /**
@@ -7,7 +8,6 @@ import { canonicalJson } from "./object-utils.js";
  * fields leave other managers' entries. Lists are owned as a whole.
  */
 
-const SEP = "\u0000";
 /** Metadata fields a manager can own; the rest are system-managed. */
 const OWNED_METADATA = new Set(["labels", "annotations", "finalizers", "ownerReferences", "generateName"]);
 
@@ -35,41 +35,6 @@ function leavesOf(object: KubeObject, subresource: string): Leaves {
     }
     collectLeaves(value, [key], out);
   }
-  return out;
-}
-
-export function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const path of paths) {
-    let node = root;
-    const segments = path.split(SEP);
-    segments.forEach((segment, i) => {
-      const key = `f:${segment}`;
-      let child = node[key] as Record<string, unknown> | undefined;
-      if (child === undefined) {
-        child = {};
-        node[key] = child;
-      }
-      // Nested maps are marked as owned themselves, except the metadata struct.
-      if (i < segments.length - 1 && !(i === 0 && segment === "metadata")) child["."] = {};
-      node = child;
-    });
-  }
-  return root;
-}
-
-export function fromFieldsV1(fields: unknown): Set<string> {
-  const out = new Set<string>();
-  const walk = (node: unknown, path: string[]): void => {
-    if (node === null || typeof node !== "object") return;
-    const children = Object.keys(node).filter((k) => k !== ".");
-    if (children.length === 0 && path.length > 0) {
-      out.add(path.join(SEP));
-      return;
-    }
-    for (const key of children) walk((node as Record<string, unknown>)[key], [...path, key.replace(/^[fkvi]:/, "")]);
-  };
-  walk(fields, []);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from "../api/types.js";
 import { ControlPlaneError } from "../errors.js";
 import { canonicalJson } from "../registry/object-utils.js";
+import { FIELD_PATH_SEPARATOR, fromFieldsV1, toFieldsV1 } from "../registry/fields-v1.js";
 import { fieldSchema, itemSchema, resolveSchema, withObjectMeta } from "../patch/schema-walk.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 
@@ -15,7 +16,7 @@ import type { JSONSchemaProps } from "../schema/types.js";
  * atomic (owned and replaced whole).
  */
 
-const SEP = "\u0000";
+const SEP = FIELD_PATH_SEPARATOR;
 /** Metadata a manager can own (the rest is system-managed or identity). */
 const OWNED_METADATA = new Set(["labels", "annotations", "finalizers", "ownerReferences"]);
 
@@ -92,42 +93,6 @@ export function ownedLeaves(object: KubeObject, subresource: string, schema?: JS
     }
     collect(value, [key], fieldSchema(root, key), out);
   }
-  return out;
-}
-
-/** FieldsV1 of leaf paths: plain segments as `f:`, list items as they are (`k:{…}`, `v:…`). */
-function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const path of paths) {
-    let node = root;
-    const segments = path.split(SEP);
-    segments.forEach((segment, i) => {
-      const key = segment.startsWith("k:") || segment.startsWith("v:") ? segment : `f:${segment}`;
-      let child = node[key] as Record<string, unknown> | undefined;
-      if (child === undefined) {
-        child = {};
-        node[key] = child;
-      }
-      if (i < segments.length - 1 && !(i === 0 && segment === "metadata")) child["."] = {};
-      node = child;
-    });
-  }
-  return root;
-}
-
-/** Leaf paths of a FieldsV1 set (`f:` stripped, `k:`/`v:` kept). */
-function fromFieldsV1(fields: unknown): Set<string> {
-  const out = new Set<string>();
-  const walk = (node: unknown, path: string[]): void => {
-    if (!isRecord(node)) return;
-    const children = Object.keys(node).filter((k) => k !== ".");
-    if (children.length === 0 && path.length > 0) {
-      out.add(path.join(SEP));
-      return;
-    }
-    for (const key of children) walk(node[key], [...path, key.startsWith("f:") ? key.slice(2) : key]);
-  };
-  walk(fields, []);
   return out;
 }
 
