@@ -13,7 +13,6 @@ interface PackageJson {
  */
 export function packageProject(packageDir: string, overrides: NonNullable<ViteUserConfig["test"]> = {}) {
   const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageJson;
-  const reportName = pkg.name.replace(/^@/, "").replace(/\//g, "__");
   return defineConfig({
     define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
     test: {
@@ -21,7 +20,8 @@ export function packageProject(packageDir: string, overrides: NonNullable<ViteUs
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
       environment: "node",
       reporters: ["default", "json"],
-      outputFile: { json: join(packageDir, "..", "..", ".nx-test-results", `${reportName}.json`) },
+      // Named like the nx project (the package name), so nx's `test` outputs restore it on a cache hit.
+      outputFile: { json: join(packageDir, "..", "..", ".nx-test-results", `${pkg.name}.json`) },
       ...overrides,
     },
   });

@@ -17,7 +17,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 if (existsSync(resultsDir)) {
-  for (const file of readdirSync(resultsDir).filter((f) => f.endsWith(".json"))) {
+  // Scoped package names (@kubekit/x) put their reports in a subfolder.
+  for (const file of readdirSync(resultsDir, { recursive: true }).filter((f) => String(f).endsWith(".json"))) {
     const report = JSON.parse(readFileSync(join(resultsDir, file), "utf8"));
     passed += report.numPassedTests ?? 0;
     failed += report.numFailedTests ?? 0;
