@@ -232,6 +232,26 @@ describe("[sig-api-machinery] Servers with support for Table transformation", ()
     expect(table.body.rows[0]?.object.kind).toBe("PartialObjectMetadata");
   });
 
+  it("should return a 406 for a backend which does not implement metadata", async () => {
+    // Upstream posts a SelfSubjectAccessReview accepting only the v1beta1 Table form.
+    const review = {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SelfSubjectAccessReview",
+      spec: { nonResourceAttributes: { path: "/", verb: "get" } },
+    };
+    const answer = await http.request<StatusBody>("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+      body: review,
+      accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+    });
+    expectStatus(answer, 406);
+    expect(answer.body.kind).toBe("Status");
+    expect(answer.body.reason).toBe("NotAcceptable");
+    // The same review with a JSON Accept is answered.
+    const allowed = await http.post<{ kind: string; status: { allowed: boolean } }>("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review);
+    expectStatus(allowed, 201);
+    expect(allowed.body.status.allowed).toBe(true);
+  });
+
   it("should return a 406 for a table request the server cannot serve", async () => {
     // Only Table (no JSON fallback) on a discovery document, which has no table form.
     const answer = await http.get<StatusBody>("/api/v1", "application/json;as=Table;v=v1;g=meta.k8s.io");

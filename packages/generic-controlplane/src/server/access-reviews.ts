@@ -4,9 +4,9 @@ import type { HandlerStage } from "./api-server.js";
 import { readBody } from "./body.js";
 import type { RequestContext } from "./context.js";
 import { parseJson, parseYaml, unsupportedMediaType } from "./decode-object.js";
-import { bodyFormat } from "./negotiation.js";
+import { bodyFormat, negotiateObjectFormat } from "./negotiation.js";
 import { writeJson } from "./respond.js";
-import { methodNotAllowed } from "./status.js";
+import { methodNotAllowed, notAcceptable } from "./status.js";
 
 export interface UserInfo {
   name: string;
@@ -57,6 +57,8 @@ export function accessReviewStage(authorizer: Authorizer, options: { decodeProto
       const path = ctx.path;
       if (path !== SSAR && path !== SSRR && path !== SELF_REVIEW) return false;
       if (ctx.method !== "POST") throw methodNotAllowed(ctx.method, path);
+      // Reviews have no Table form: a client that accepts only Table gets 406, as upstream.
+      if (negotiateObjectFormat(ctx.req.headers.accept, false) === undefined) throw notAcceptable();
       const review = await readReview(ctx, options);
       const user = ctx.user ?? ANONYMOUS;
       if (path === SELF_REVIEW) {
