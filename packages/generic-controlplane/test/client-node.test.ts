@@ -14,6 +14,19 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
+/** A Watch whose requests ask the server to end them after one second, as kube-apiserver does after its request timeout. */
+class ShortWatch extends Watch {
+  override watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    return super.watch(path, { ...queryParams, timeoutSeconds: 1 }, callback, done);
+  }
+}
+
+
 // @kubernetes/client-node 2.0.1 against the server: typed CRUD, paging, raw watch, informers.
 
 let server: TestServer;
@@ -199,17 +212,6 @@ describe("@kubernetes/client-node", () => {
   it("informerReconnect: a label-selected ListWatch keeps delivering after the server ends its watch", async () => {
     const namespace = "default";
     const labelSelector = "informer-test=reconnect";
-    // The server ends each watch after timeoutSeconds, as kube-apiserver does after its request timeout.
-    class ShortWatch extends Watch {
-      override watch(
-        path: string,
-        queryParams: Record<string, string | number | boolean | undefined>,
-        callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
-        done: (err: unknown) => void,
-      ): Promise<AbortController> {
-        return super.watch(path, { ...queryParams, timeoutSeconds: 1 }, callback, done);
-      }
-    }
     const informer = new ListWatch<V1ConfigMap>(
       `/api/v1/namespaces/${namespace}/configmaps`,
       new ShortWatch(kc),
@@ -249,16 +251,6 @@ describe("@kubernetes/client-node", () => {
     if (!storage) throw new Error("the in-process server exposes its storage");
     const namespace = "default";
     const labelSelector = "informer-test=compacted";
-    class ShortWatch extends Watch {
-      override watch(
-        path: string,
-        queryParams: Record<string, string | number | boolean | undefined>,
-        callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
-        done: (err: unknown) => void,
-      ): Promise<AbortController> {
-        return super.watch(path, { ...queryParams, timeoutSeconds: 1 }, callback, done);
-      }
-    }
     let lists = 0;
     const informer = new ListWatch<V1ConfigMap>(
       `/api/v1/namespaces/${namespace}/configmaps`,
