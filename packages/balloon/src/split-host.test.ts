@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isBalloonError } from "./errors.js";
 import { Quantity } from "./quantity.js";
 import { parseResourceList as rl, resourceListStrings } from "./resource-list.js";
 import { splitHost } from "./split-host.js";
@@ -34,29 +35,43 @@ describe("splitHost", () => {
     expect(() => splitHost({ host: rl("pods=110"), kubelets: 2 })).toThrow(/only change cpu and memory/);
   });
 
-  it("never oversubscribes the host: N × (effective + reserved) ≤ host", () => {
+  it("never oversubscribes the host: N × (effective + reserved) ≤ host, and refuses exactly when a share cannot cover the reservation", () => {
     const NANO = 1_000_000_000n;
+    const MI = 1n << 20n;
+    let splits = 0;
+    let refusals = 0;
     fc.assert(
       fc.property(
         fc.bigInt({ min: NANO, max: 512n * NANO }),
         fc.bigInt({ min: 1n << 30n, max: 1n << 42n }),
         fc.integer({ min: 1, max: 64 }),
-        fc.bigInt({ min: 0n, max: 100n }),
+        // Up to 1.5× a share, so both outcomes (split and refusal) are exercised.
+        fc.bigInt({ min: 0n, max: 1500n }),
         (cpuNanos, memoryBytes, kubelets, reservedPerMille) => {
+          const count = BigInt(kubelets);
+          const reservedCpu = (cpuNanos * reservedPerMille) / 1000n / count;
+          const reservedMemory = (memoryBytes * reservedPerMille) / 1000n / count;
           const host = { cpu: Quantity.fromNanos(cpuNanos), memory: Quantity.of(memoryBytes, "BinarySI") };
-          const reserved = {
-            cpu: Quantity.fromNanos((cpuNanos * reservedPerMille) / 1000n / BigInt(kubelets)),
-            memory: Quantity.of((memoryBytes * reservedPerMille) / 1000n / BigInt(kubelets), "BinarySI"),
-          };
+          const reserved = { cpu: Quantity.fromNanos(reservedCpu), memory: Quantity.of(reservedMemory, "BinarySI") };
+          // Independent oracle: a share is host / N rounded down to the default step (1m, 1Mi).
+          const cpuShare = ((cpuNanos / count) / 1_000_000n) * 1_000_000n;
+          const memoryShare = (memoryBytes / count / MI) * MI;
+          const mustRefuse = cpuShare <= reservedCpu || memoryShare <= reservedMemory;
           let split;
           try {
             split = splitHost({ host, kubelets, reservedPerNode: reserved });
-          } catch {
-            return; // too small to split: refused loudly, which is the other acceptable outcome
+          } catch (error) {
+            expect(isBalloonError(error) && error.code).toBe("invalid-argument");
+            expect((error as Error).message).toMatch(/does not cover the \S+ each node reserves/);
+            expect(mustRefuse).toBe(true);
+            refusals++;
+            return;
           }
+          expect(mustRefuse).toBe(false);
+          splits++;
           for (const r of split.resources) {
             const name = r.resource as "cpu" | "memory";
-            const used = r.effective.add(reserved[name]).mul(BigInt(kubelets));
+            const used = r.effective.add(reserved[name]).mul(count);
             expect(used.cmp(host[name])).toBeLessThanOrEqual(0);
             expect(r.balloon.sign()).toBeGreaterThanOrEqual(0);
             expect(r.balloon.cmp(r.allocatable)).toBeLessThanOrEqual(0);
@@ -64,7 +79,10 @@ describe("splitHost", () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+    // Both branches ran, so neither assertion block is vacuous.
+    expect(splits).toBeGreaterThan(50);
+    expect(refusals).toBeGreaterThan(10);
   });
 });
