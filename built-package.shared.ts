@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+interface PackageJson {
+  name: string;
+  version: string;
+}
+
+/**
+ * Checks the artefact users install, not the sources: the package is loaded by its own name, so
+ * resolution goes through the `exports` map to `dist/` exactly as in a consumer's project, for both
+ * ESM and CJS. The version each build reports must be the package.json version tsup injected.
+ */
+export function describeBuiltPackage(packageDir: string): void {
+  const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageJson;
+  describe(`${pkg.name} as built`, () => {
+    it("reports its package.json version from the ESM entry point", async () => {
+      const esm = (await import(pkg.name)) as { VERSION?: unknown };
+      expect(esm.VERSION).toBe(pkg.version);
+    });
+
+    it("reports its package.json version from the CJS entry point", () => {
+      const requireFromPackage = createRequire(join(packageDir, "package.json"));
+      const resolved = requireFromPackage.resolve(pkg.name);
+      expect(resolved).toMatch(/[/\\]dist[/\\][^/\\]+\.cjs$/);
+      const cjs = requireFromPackage(pkg.name) as { VERSION?: unknown };
+      expect(cjs.VERSION).toBe(pkg.version);
+    });
+  });
+}
