@@ -72,6 +72,14 @@ export class KubeHttp {
   }
 }
 
+/** Thrown by `WatchStream.next` when no event arrived in time; the stream itself is still healthy. */
+export class WatchQuiet extends Error {
+  constructor(timeoutMs: number) {
+    super(`no watch event within ${timeoutMs} ms`);
+    this.name = "WatchQuiet";
+  }
+}
+
 /** Reads `{"type","object"}` lines from a watch response, one event at a time. */
 export class WatchStream {
   private buffer = "";
@@ -100,6 +108,7 @@ export class WatchStream {
         }
         this.wake?.();
       }
+      if (this.buffer.trim()) throw new Error(`watch stream ended inside an event: ${this.buffer.slice(0, 200)}`);
     } catch (error) {
       if (!this.controller.signal.aborted) this.failure = error;
     }
@@ -112,16 +121,19 @@ export class WatchStream {
     return this.ended && this.queue.length === 0;
   }
 
-  /** The next event; rejects after `timeoutMs` or when the stream ends first. */
+  /**
+   * The next event. Rejects with `WatchQuiet` after `timeoutMs`, and with a plain error when the
+   * stream broke or the server ended it first.
+   */
   async next(timeoutMs = 5_000): Promise<WatchEvent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const event = this.queue.shift();
       if (event) return event;
-      if (this.failure) throw this.failure as Error;
+      if (this.failure) throw new Error("watch stream failed", { cause: this.failure });
       if (this.ended) throw new Error("watch stream ended");
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
+      if (remaining <= 0) throw new WatchQuiet(timeoutMs);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.wake = () => {
@@ -140,13 +152,19 @@ export class WatchStream {
     return events;
   }
 
-  /** Asserts quiet: resolves with whatever arrives within `ms` (expected to be nothing). */
+  /**
+   * Collects what arrives within `ms` of quiet (expected to be nothing). A stream that broke or
+   * was closed by the server is not quiet: it rejects, so a dead watch cannot pass for an idle one.
+   */
   async drain(ms: number): Promise<WatchEvent[]> {
     const events: WatchEvent[] = [];
-    try {
-      for (;;) events.push(await this.next(ms));
-    } catch {
-      return events;
+    for (;;) {
+      try {
+        events.push(await this.next(ms));
+      } catch (error) {
+        if (error instanceof WatchQuiet) return events;
+        throw error;
+      }
     }
   }
 
@@ -158,7 +176,7 @@ export class WatchStream {
       try {
         events.push(await this.next(Math.max(1, deadline - Date.now())));
       } catch (error) {
-        if (this.closed) break;
+        if (this.closed && !this.failure) break;
         throw error;
       }
     }
