@@ -23,6 +23,15 @@ if (existsSync(resultsDir)) {
     passed += report.numPassedTests ?? 0;
     failed += report.numFailedTests ?? 0;
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    // A file that failed outside its tests (an import error, a failing beforeAll) reports its
+    // tests as skipped and none as failed: count the file itself as a failure.
+    for (const result of report.testResults ?? []) {
+      const testFailed = (result.assertionResults ?? []).some((assertion) => assertion.status === "failed");
+      if (result.status === "failed" && !testFailed) {
+        failed++;
+        console.error(`failed outside its tests: ${result.name}\n${result.message ?? ""}`);
+      }
+    }
   }
 }
 // A task that failed before its tests ran (lint, typecheck, build) still fails the run.

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findKubectl132 } from "../../test/harness/tools.js";
 import { createDiscoveryDocuments } from "../discovery/discovery.js";
 import { negotiateDiscovery } from "../discovery/negotiate.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
@@ -17,26 +18,13 @@ import { testWidgetsV1, testWidgetsV1beta1 } from "./test-fixtures.js";
 
 const run = promisify(execFile);
 
-/** kubectl from PATH, when this machine has it. */
-function findKubectl(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    const candidate = join(dir, "kubectl");
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-const kubectl = findKubectl();
-
 /**
  * Serves only what this package builds (discovery and OpenAPI) from a loopback server, so the
  * real kubectl proves the documents are shaped the way client-go needs them.
  */
-describe.runIf(kubectl !== undefined)("kubectl against the published documents", () => {
+describe("kubectl 1.32 against the published documents", () => {
+  // A missing or wrong kubectl fails in beforeAll (tools.ts says where it looked); never a skip.
+  let kubectl = "";
   // The real built-in definitions plus a schema-less custom group with two versions.
   const served = [...selectBuiltinResources(), testWidgetsV1beta1, testWidgetsV1];
   const discovery = createDiscoveryDocuments(served);
@@ -47,8 +35,8 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   const objectPath = "/api/v1/namespaces/default/configmaps/demo";
   let stored: Record<string, unknown> | undefined;
   const patches: Array<{ contentType: string; body: unknown }> = [];
-  let server: Server;
-  let dir: string;
+  let server: Server | undefined;
+  let dir = "";
   let aggregated = true;
   /** A fresh kubectl cache directory name, for tests that change documents kubectl would otherwise cache. */
   let cacheName = "cache";
@@ -120,10 +108,12 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   }
 
   beforeAll(async () => {
+    kubectl = findKubectl132();
     dir = mkdtempSync(join(tmpdir(), "kubekit-openapi-"));
-    server = createServer(handle);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const listening = createServer(handle);
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+    const { port } = listening.address() as AddressInfo;
     writeFileSync(
       join(dir, "kubeconfig"),
       [
@@ -139,8 +129,10 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    rmSync(dir, { recursive: true, force: true });
+    // beforeAll may have failed before the server started (no kubectl).
+    const listening = server;
+    if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function kubectlRun(...args: string[]): Promise<string> {
@@ -148,7 +140,7 @@ describe.runIf(kubectl !== undefined)("kubectl against the published documents",
   }
 
   async function kubectlOutput(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return await run(kubectl as string, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `${cacheName}-${String(aggregated)}`), ...args], {
+    return await run(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `${cacheName}-${String(aggregated)}`), ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
       timeout: 20_000,
     });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findKubectl132 } from "../../test/harness/tools.js";
 import { decodeProtobuf } from "./codec.js";
 
 /**
@@ -80,17 +81,6 @@ describe("bodies kubectl 1.32 sent", () => {
 
 const run = promisify(execFile);
 
-async function hasKubectl(): Promise<boolean> {
-  try {
-    await run("kubectl", ["version", "--client"], { timeout: 20_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const kubectlInstalled = await hasKubectl();
-
 const resourceList = (groupVersion: string, resources: Array<[string, string, boolean]>) => ({
   kind: "APIResourceList",
   apiVersion: "v1",
@@ -130,7 +120,9 @@ const ANSWERS: Record<string, Record<string, unknown>> = {
   TokenRequest: { status: { token: "token-value", expirationTimestamp: "2030-01-01T00:00:00Z" } },
 };
 
-describe.runIf(kubectlInstalled)("live kubectl", () => {
+describe("live kubectl 1.32", () => {
+  // A missing or wrong kubectl fails here (tools.ts says where it looked); it is never a skip.
+  let kubectlBinary = "";
   const posts: Array<{ contentType: string | undefined; body: Buffer }> = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -157,6 +149,7 @@ describe.runIf(kubectlInstalled)("live kubectl", () => {
   let kubeconfig = "";
 
   beforeAll(async () => {
+    kubectlBinary = findKubectl132();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     dir = await mkdtemp(join(tmpdir(), "kubekit-kubectl-"));
@@ -180,7 +173,7 @@ describe.runIf(kubectlInstalled)("live kubectl", () => {
     if (dir !== "") await rm(dir, { recursive: true, force: true });
   });
 
-  const kubectl = (...args: string[]) => run("kubectl", [...args, "--kubeconfig", kubeconfig], { timeout: 30_000 });
+  const kubectl = (...args: string[]) => run(kubectlBinary, [...args, "--kubeconfig", kubeconfig], { timeout: 30_000 });
 
   it.each([
     ["configmap", ["create", "configmap", "x", "--from-literal=a=b"]],

@@ -37,9 +37,11 @@ function clientMinor(binary: string): string | undefined {
 let kubectl132: string | undefined;
 
 /**
- * kubectl 1.32: `$KUBECTL`, else `kubectl` on the PATH. A Cloud SDK `kubectl` is a dispatcher
- * that may pick another minor version depending on the server it talks to, so its pinned
- * `kubectl.1.32` sibling is preferred when present.
+ * kubectl 1.32: `$KUBECTL`, else `kubectl` on the PATH, else `.tools/kubectl-1.32/kubectl`, where
+ * `scripts/install-kubectl-1.32.sh` unpacks it (CI runs it; a test never installs). A Cloud SDK
+ * `kubectl` is a dispatcher that may pick another minor version depending on the server it talks
+ * to, so its pinned `kubectl.1.32` sibling is preferred when present. Only a client that reports
+ * exactly 1.32 is accepted.
  */
 export function findKubectl132(): string {
   if (kubectl132) return kubectl132;
@@ -55,26 +57,32 @@ export function findKubectl132(): string {
   for (const candidate of candidates) {
     if (clientMinor(candidate) === "1.32") return (kubectl132 = candidate);
   }
-  throw missing("kubectl 1.32", `Tried: ${candidates.join(", ") || "nothing on PATH"}; set KUBECTL to a 1.32 binary.`);
+  const unpacked = join(repoRoot, ".tools", "kubectl-1.32", "kubectl");
+  if (!fromEnv) {
+    if (clientMinor(unpacked) === "1.32") return (kubectl132 = unpacked);
+    candidates.push(unpacked);
+  }
+  throw missing(
+    "kubectl 1.32",
+    `Tried: ${candidates.join(", ")}; set KUBECTL to a 1.32 binary or run packages/generic-controlplane/scripts/install-kubectl-1.32.sh.`,
+  );
 }
 
 let kubectl120: string | undefined;
 
-/** kubectl 1.20 (Debian's kubernetes-client): `$KUBECTL_1_20`, else `.tools/kubectl-1.20`, installed on demand. */
+/**
+ * kubectl 1.20 (Debian's kubernetes-client): `$KUBECTL_1_20`, else `.tools/kubectl-1.20`, where
+ * `scripts/install-kubectl-1.20.sh` unpacks it (CI runs it; a test never installs).
+ */
 export function findKubectl120(): string {
   if (kubectl120) return kubectl120;
   const fromEnv = process.env["KUBECTL_1_20"];
   const binary = fromEnv ?? join(repoRoot, ".tools", "kubectl-1.20", "usr", "bin", "kubectl");
-  if (!existsSync(binary) && !fromEnv) {
-    try {
-      execFileSync(join(packageDir, "scripts", "install-kubectl-1.20.sh"), { stdio: "ignore", timeout: 120_000 });
-    } catch {
-      // reported below
-    }
-  }
   if (!existsSync(binary)) {
-    throw missing("kubectl 1.20", "Run packages/generic-controlplane/scripts/install-kubectl-1.20.sh (after apt-get update).");
+    throw missing("kubectl 1.20", `${binary} does not exist. Run packages/generic-controlplane/scripts/install-kubectl-1.20.sh (after apt-get update).`);
   }
+  const version = clientMinor(binary);
+  if (version !== "1.20") throw missing("kubectl 1.20", `${binary} reports client version ${version ?? "nothing"}.`);
   return (kubectl120 = binary);
 }
 
