@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
+import { mainScript, startBinary, type RunningBinary } from "./binary.test-support.js";
 
-const main = join(import.meta.dirname, "..", "dist", "main.js");
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
 
@@ -15,41 +14,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Running {
-  url: string;
-  child: ChildProcess;
-  stdout: string[];
-  exited: Promise<number | null>;
-}
-
-function start(args: string[], cwd: string): Promise<Running> {
-  if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" first`);
-  const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  const stdout: string[] = [];
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in time; stderr: ${stderr}`)), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      stdout.push(line);
-      const match = /^ready (http:\/\/\S+)$/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!, child, stdout, exited });
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready; stderr: ${stderr}`));
-    });
-  });
+async function start(args: string[], cwd: string): Promise<RunningBinary> {
+  const running = await startBinary(args, cwd);
+  children.add(running.child);
+  void running.exited.then(() => children.delete(running.child));
+  return running;
 }
 
 describe("sample-generic-controlplane binary", () => {
@@ -86,7 +55,7 @@ describe("sample-generic-controlplane binary", () => {
   });
 
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {
-    const child = spawn(process.execPath, [main, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [mainScript, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

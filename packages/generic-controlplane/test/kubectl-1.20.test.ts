@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Kubectl, parseTable } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
-import { startForClients, type TestServer } from "./harness/server.js";
+import { startInProcess, type TestServer } from "./harness/server.js";
 import { findKubectl120 } from "./harness/tools.js";
 
 // kubectl 1.20 is the "old client" profile: legacy discovery only, JSON POSTs without a
@@ -20,7 +20,7 @@ let kubectl: Kubectl;
 beforeAll(async () => {
   const binary = findKubectl120();
   // The sample binary's default backend.
-  server = await startForClients({ storage: "sqlite" });
+  server = await startInProcess({ storage: "sqlite" });
   kubectl = new Kubectl(binary, server);
 }, 120_000);
 

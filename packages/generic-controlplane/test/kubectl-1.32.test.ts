@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeHttp, jsonPatch } from "./harness/http.js";
 import { Kubectl, parseTable } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
-import { startForClients, type TestServer } from "./harness/server.js";
+import { startInProcess, type TestServer } from "./harness/server.js";
 import { findKubectl132 } from "./harness/tools.js";
 
 interface Obj {
@@ -33,7 +33,7 @@ let http: KubeHttp;
 
 beforeAll(async () => {
   const binary = findKubectl132();
-  server = await startForClients();
+  server = await startInProcess();
   kubectl = new Kubectl(binary, server);
   http = new KubeHttp(server.url);
 }, 60_000);
@@ -59,6 +59,13 @@ async function configMapPatches(): Promise<number> {
     }
   }
   return total;
+}
+
+/** Open watches on configmaps, from the server's `apiserver_registered_watchers` gauge. */
+async function registeredConfigMapWatchers(): Promise<number> {
+  const metrics = await http.request("GET", "/metrics", { accept: "text/plain" });
+  const line = metrics.text.split("\n").find((l) => l.startsWith("apiserver_registered_watchers{") && l.includes('kind="ConfigMap"'));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
 }
 
 async function namespace(name: string): Promise<string> {
@@ -362,8 +369,9 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     const deleting = kubectl.stream(["delete", "configmap", "held", "-n", ns, "--wait=true", "--timeout=30s"]);
     try {
       await waitUntil(async () => (await http.get<Obj>(`/api/v1/namespaces/${ns}/configmaps/held`)).body.metadata.deletionTimestamp !== undefined);
-      // Still held by the finalizer, so kubectl is still waiting.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // kubectl waits for the deletion with a watch; once it is registered, kubectl has seen the
+      // object still held by its finalizer and must still be waiting.
+      await waitUntil(async () => (await registeredConfigMapWatchers()) > 0);
       expect(deleting.child.exitCode).toBeNull();
       const released = await http.patch(`/api/v1/namespaces/${ns}/configmaps/held`, [{ op: "remove", path: "/metadata/finalizers" }], jsonPatch);
       expect(released.status).toBe(200);

@@ -37,13 +37,14 @@ export function run(command: string, args: readonly string[], options: RunOption
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
+      // No input: no pipe, so a command that exits at once cannot fail our write with EPIPE.
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     track(child);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       stderr += `\n[harness] killed after ${options.timeoutMs ?? 30_000} ms`;
@@ -56,7 +57,14 @@ export function run(command: string, args: readonly string[], options: RunOption
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
-    child.stdin.end(options.input ?? "");
+    if (child.stdin) {
+      // A command that exits before reading all of its input shows in its exit code and output;
+      // the EPIPE our write then gets is not a second error.
+      child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EPIPE") stderr += `\n[harness] stdin: ${error.message}`;
+      });
+      child.stdin.end(options.input);
+    }
   });
 }
 
