@@ -127,7 +127,11 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(w.summary()[0]).toBe("ADDED a");
     w.stop();
     const count = w.events.length;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A witness with the same interval: once it has seen two more BOOKMARKs, the stopped watch
+    // would have seen at least one had it not stopped.
+    const witness = await record(store, "default", { resourceVersion: a.metadata?.resourceVersion ?? "", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });
+    await until(() => expect(witness.events.filter((e) => e.type === "BOOKMARK").length).toBeGreaterThanOrEqual(2));
+    witness.stop();
     expect(w.events.length).toBe(count);
   });
 
@@ -202,9 +206,13 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
   it("delivers nothing after stop()", async () => {
     const { store } = await backend.open();
     const w = await record(store, "default", { resourceVersion: "0" });
+    const witness = await record(store, "default", { resourceVersion: "0" });
     w.stop();
     await store.create("default", widget("a"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Both watches are fed in order from one stream: once the witness has the event, the stopped
+    // watch would have it too.
+    await until(() => expect(witness.summary()).toEqual(["ADDED a"]));
+    witness.stop();
     expect(w.events).toEqual([]);
     expect(w.closed).toEqual([]);
   });

@@ -23,27 +23,35 @@ async function openWatch(path: string, headers: Record<string, string> = {}) {
   const events: any[] = [];
   const rawLines: string[] = [];
   const next = async (count: number, timeoutMs = 5000): Promise<any[]> => {
-    const deadline = Date.now() + timeoutMs;
-    while (events.length < count && !ended) {
-      if (Date.now() > deadline) throw new Error(`only ${events.length} of ${count} events: ${JSON.stringify(events)}`);
-      const { value, done } = await reader.read();
-      if (done) {
-        ended = true;
-        break;
+    // One deadline for the whole wait, raced against each read, so a stalled stream fails in time.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms: ${JSON.stringify(events)}`)), timeoutMs);
+    });
+    try {
+      while (events.length < count && !ended) {
+        const { value, done } = await Promise.race([reader.read(), deadline]);
+        if (done) {
+          ended = true;
+          break;
+        }
+        buffer += decoder.decode(value, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          rawLines.push(line);
+          events.push(JSON.parse(line));
+        }
       }
-      buffer += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        rawLines.push(line);
-        events.push(JSON.parse(line));
-      }
+    } finally {
+      clearTimeout(timer);
     }
     return events.slice(0, count);
   };
+  /** Reads until the server ends the stream; fails if it is still open after `timeoutMs`. */
   const untilEnd = async (timeoutMs = 5000) => {
-    await next(Number.MAX_SAFE_INTEGER, timeoutMs).catch(() => undefined);
+    await next(Number.MAX_SAFE_INTEGER, timeoutMs);
     return { ended, events, rest: buffer };
   };
   return { response, next, untilEnd, close: () => controller.abort(), rawLines };
