@@ -3,7 +3,11 @@ import { createTestNamespace, expectStatus } from "./harness/framework.js";
 import { KubeHttp } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
-// Ports of FieldValidation (typed objects), Discovery and "server version" Conformance tests.
+// Ports of Conformance tests from test/e2e/apimachinery: field_validation.go (the two typed-object
+// tests, with a Lease standing in for upstream's Deployment, plus the nested list-path case; the
+// four custom-resource tests wait for CustomResourceDefinitions), discovery.go (PreferredVersion
+// and "locate the groupVersion"), aggregated_discovery.go (raw Accept headers and the client
+// interface), server_version.go and table_conversion.go (see its block below).
 
 let server: TestServer;
 let http: KubeHttp;
@@ -47,6 +51,35 @@ describe("[sig-api-machinery] FieldValidation", () => {
     expect(answer.body.kind).toBe("Status");
     expect(answer.body.reason).toBe("BadRequest");
     expect(answer.body.message).toContain('strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"');
+    expectStatus(await http.get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/my-lease`), 404);
+  });
+
+  it("names unknown and duplicate fields inside a list of objects by their index path", async () => {
+    // Upstream's Deployment puts them under spec.template.spec.containers[0]; a Lease's
+    // metadata.ownerReferences is this server's typed list of objects.
+    const ns = await createTestNamespace(http, "field-validation");
+    const body = `{
+      "apiVersion": "coordination.k8s.io/v1",
+      "kind": "Lease",
+      "metadata": {
+        "name": "my-lease",
+        "ownerReferences": [
+          { "apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "6f0e4b1c-0000-4000-8000-000000000001" },
+          { "apiVersion": "v1", "kind": "ConfigMap", "name": "other", "uid": "6f0e4b1c-0000-4000-8000-000000000002",
+            "unknownNested": "foo", "controller": true, "controller": false }
+        ]
+      },
+      "spec": { "holderIdentity": "holder" }
+    }`;
+    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
+      body,
+      contentType: "application/json",
+    });
+    expectStatus(answer, 400);
+    expect(answer.body.reason).toBe("BadRequest");
+    expect(answer.body.message).toBe(
+      'strict decoding error: unknown field "metadata.ownerReferences[1].unknownNested", duplicate field "metadata.ownerReferences[1].controller"',
+    );
     expectStatus(await http.get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/my-lease`), 404);
   });
 
@@ -216,20 +249,91 @@ describe("[sig-api-machinery] server version", () => {
   });
 });
 
+// Ports of test/e2e/apimachinery/table_conversion.go, all four tests. This server serves no pods,
+// pod templates or nodes, so "pod details" reads one ConfigMap, "chunks of table results" pages
+// through 20 ConfigMaps named template-%04d, and "across all namespaces for nodes" lists the
+// cluster-scoped namespaces and the configmaps of every namespace. Upstream's client-side
+// printTable (cli-runtime) is not ported: kubectl's own printing is covered in kubectl-1.32.test.ts.
 describe("[sig-api-machinery] Servers with support for Table transformation", () => {
-  it("should return generic metadata details across all namespaces", async () => {
+  interface Table {
+    kind: string;
+    apiVersion: string;
+    metadata: { resourceVersion?: string; continue?: string };
+    columnDefinitions: { name: string; format: string }[];
+    rows: { cells: unknown[]; object: { kind: string; metadata: { name: string; namespace?: string } } }[];
+  }
+  const tableV1beta1 = "application/json;as=Table;v=v1beta1;g=meta.k8s.io";
+
+  function expectTableShape(table: Table, apiVersion = "meta.k8s.io/v1beta1"): void {
+    expect(table.kind).toBe("Table");
+    expect(table.apiVersion).toBe(apiVersion);
+    expect(table.columnDefinitions[0]?.name).toBe("Name");
+    for (const row of table.rows) expect(row.cells).toHaveLength(table.columnDefinitions.length);
+  }
+
+  it("should return pod details (one object as a Table)", async () => {
     const ns = await createTestNamespace(http, "tables");
-    expectStatus(await http.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "row" }, data: { a: "1", b: "2" } }), 201);
-    const table = await http.get<{ kind: string; columnDefinitions: { name: string; format: string }[]; rows: { cells: unknown[]; object: { kind: string; metadata: { name: string } } }[] }>(
-      `/api/v1/namespaces/${ns}/configmaps`,
-      "application/json;as=Table;v=v1;g=meta.k8s.io",
-    );
+    expectStatus(await http.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "pod-1" }, data: { a: "1", b: "2" } }), 201);
+    const table = await http.get<Table>(`/api/v1/namespaces/${ns}/configmaps/pod-1`, tableV1beta1);
     expectStatus(table, 200);
-    expect(table.body.kind).toBe("Table");
+    expectTableShape(table.body);
+    expect(table.body.columnDefinitions.length).toBeGreaterThan(2);
     expect(table.body.columnDefinitions.map((c) => c.name)).toEqual(["Name", "Data", "Age"]);
     expect(table.body.columnDefinitions[0]?.format).toBe("name");
-    expect(table.body.rows[0]?.cells.slice(0, 2)).toEqual(["row", 2]);
+    expect(table.body.rows).toHaveLength(1);
+    expect(table.body.rows[0]?.cells.slice(0, 2)).toEqual(["pod-1", 2]);
     expect(table.body.rows[0]?.object.kind).toBe("PartialObjectMetadata");
+  });
+
+  it("should return chunks of table results for list calls", async () => {
+    const ns = await createTestNamespace(http, "tables");
+    // workqueue.ParallelizeUntil(ctx, 5, 20, …)
+    for (let start = 0; start < 20; start += 5) {
+      await Promise.all(
+        Array.from({ length: 5 }, async (_, offset) => {
+          const name = `template-${String(start + offset).padStart(4, "0")}`;
+          expectStatus(await http.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name } }), 201);
+        }),
+      );
+    }
+    const paged = await http.get<Table>(`/api/v1/namespaces/${ns}/configmaps?limit=2`, tableV1beta1);
+    expectStatus(paged, 200);
+    expectTableShape(paged.body);
+    expect(paged.body.rows).toHaveLength(2);
+    expect(paged.body.metadata.resourceVersion ?? "").not.toBe("");
+    expect(paged.body.metadata.continue ?? "").not.toBe("");
+    expect(paged.body.rows[0]?.cells[0]).toBe("template-0000");
+    expect(paged.body.rows[1]?.cells[0]).toBe("template-0001");
+
+    const next = await http.get<Table>(`/api/v1/namespaces/${ns}/configmaps?continue=${encodeURIComponent(paged.body.metadata.continue!)}`, tableV1beta1);
+    expectStatus(next, 200);
+    expect(next.body.rows).not.toHaveLength(0);
+    expect(next.body.rows[0]?.cells[0]).toBe("template-0002");
+  });
+
+  it("should return generic metadata details across all namespaces", async () => {
+    const first = await createTestNamespace(http, "tables");
+    const second = await createTestNamespace(http, "tables");
+    for (const ns of [first, second]) {
+      expectStatus(await http.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `row-of-${ns}` }, data: { a: "1" } }), 201);
+    }
+
+    // A cluster-scoped resource, as upstream's nodes.
+    const namespaces = await http.get<Table>("/api/v1/namespaces", tableV1beta1);
+    expectStatus(namespaces, 200);
+    expectTableShape(namespaces.body);
+    expect(namespaces.body.columnDefinitions.length).toBeGreaterThanOrEqual(2);
+    expect(namespaces.body.rows).not.toHaveLength(0);
+    expect(namespaces.body.metadata.resourceVersion ?? "").not.toBe("");
+    expect(namespaces.body.rows.map((row) => row.cells[0])).toEqual(expect.arrayContaining([first, second]));
+
+    // A namespaced resource listed across all namespaces (kubectl get -A).
+    const all = await http.get<Table>("/api/v1/configmaps", "application/json;as=Table;v=v1;g=meta.k8s.io");
+    expectStatus(all, 200);
+    expectTableShape(all.body, "meta.k8s.io/v1");
+    expect(all.body.metadata.resourceVersion ?? "").not.toBe("");
+    const rows = all.body.rows.map((row) => [row.object.metadata.namespace, row.cells[0]]);
+    expect(rows).toEqual(expect.arrayContaining([[first, `row-of-${first}`], [second, `row-of-${second}`]]));
   });
 
   it("should return a 406 for a backend which does not implement metadata", async () => {

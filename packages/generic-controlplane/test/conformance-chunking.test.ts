@@ -3,8 +3,15 @@ import { configMapPath, createTestNamespace, expectStatus } from "./harness/fram
 import { KubeHttp } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
-// Ports of test/e2e/apimachinery/chunking.go ("Servers with support for API chunking"). Upstream
-// lists 400 PodTemplates; this server has no PodTemplates, so the same walk runs over ConfigMaps.
+// Ports of test/e2e/apimachinery/chunking.go ("Servers with support for API chunking"), both tests,
+// on both storage backends. Upstream lists 400 PodTemplates; this server serves no PodTemplates, so
+// the same walk runs over 400 ConfigMaps named template-%04d. Kept from upstream: three full paging
+// passes with a random limit per page, every page's resourceVersion equal to the first page's,
+// remainingItemCount present exactly when `continue` is set and adding up to the total, every item
+// checked by name in order (also after the inconsistent continue), and the all-at-once list.
+// Changed: upstream polls until etcd's periodic compaction expires the first token; here one write
+// (in another namespace, so the listed items stay exactly the 400) and an explicit compaction past
+// the first page's revision expire it at once.
 
 const numberOfTotalResources = 400;
 
@@ -30,11 +37,12 @@ describe.each(["memory", "sqlite"] as const)("[sig-api-machinery] Servers with s
     server = await startInProcess({ storage: backend });
     http = new KubeHttp(server.url);
     ns = await createTestNamespace(http, "chunking");
+    // workqueue.ParallelizeUntil(ctx, 20, numberOfTotalResources, …)
     for (let start = 0; start < numberOfTotalResources; start += 20) {
       await Promise.all(
         Array.from({ length: 20 }, async (_, offset) => {
           expectStatus(await http.post(configMapPath(ns), { metadata: { name: name(start + offset) } }), 201);
-        })
+        }),
       );
     }
   }, 60_000);
@@ -43,80 +51,93 @@ describe.each(["memory", "sqlite"] as const)("[sig-api-machinery] Servers with s
     await server?.close();
   });
 
-  async function list(query: string): Promise<{ status: number; page: Page; text: string }> {
+  async function list(limit: number, token = ""): Promise<Page> {
+    const query = `limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ""}`;
     const answer = await http.get<Page>(`${configMapPath(ns)}?${query}`);
-    return { status: answer.status, page: answer.body, text: answer.text };
+    expectStatus(answer, 200);
+    return answer.body;
+  }
+
+  /**
+   * The checks upstream makes on every page: at most `limit` items, the walk's resourceVersion,
+   * remainingItemCount set exactly when `continue` is, and the next names in order. Returns how
+   * many items have been seen.
+   */
+  function checkPage(page: Page, limit: number, found: number, resourceVersion: string): number {
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    expect(page.metadata.resourceVersion).toBe(resourceVersion);
+    if (page.metadata.continue) {
+      expect(page.metadata.remainingItemCount, "remainingItemCount must accompany continue").toBeTypeOf("number");
+      expect(page.metadata.remainingItemCount! + page.items.length + found).toBe(numberOfTotalResources);
+    } else {
+      expect(page.metadata.remainingItemCount).toBeUndefined();
+    }
+    for (const item of page.items) {
+      expect(item.metadata.name).toBe(name(found));
+      found++;
+    }
+    return found;
   }
 
   it("should return chunks of results for list calls", async () => {
-    let found = 0;
-    let lastRV = "";
-    let token = "";
-    for (;;) {
-      const limit = Math.floor(Math.random() * (numberOfTotalResources / 10)) + 1;
-      const { status, page, text } = await list(`limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ""}`);
-      expect(status, text).toBe(200);
-      expect(page.items.length).toBeLessThanOrEqual(limit);
-      if (!lastRV) lastRV = page.metadata.resourceVersion;
-      expect(page.metadata.resourceVersion).toBe(lastRV);
-      if (page.metadata.continue) {
-        expect(page.metadata.remainingItemCount).toBe(numberOfTotalResources - found - page.items.length);
-      } else {
-        expect(page.metadata.remainingItemCount).toBeUndefined();
+    // retrieving those results in paged fashion several times
+    for (let pass = 0; pass < 3; pass++) {
+      let found = 0;
+      let lastRV = "";
+      let token = "";
+      for (;;) {
+        const limit = Math.floor(Math.random() * (numberOfTotalResources / 10)) + 1;
+        const page = await list(limit, token);
+        lastRV ||= page.metadata.resourceVersion;
+        found = checkPage(page, limit, found, lastRV);
+        if (!page.metadata.continue) break;
+        token = page.metadata.continue;
       }
-      for (const item of page.items) {
-        expect(item.metadata.name).toBe(name(found));
-        found++;
-      }
-      if (!page.metadata.continue) break;
-      token = page.metadata.continue;
+      expect(found).toBe(numberOfTotalResources);
     }
-    expect(found).toBe(numberOfTotalResources);
 
-    const all = await list(`limit=${numberOfTotalResources + 1}`);
-    expect(all.page.items).toHaveLength(numberOfTotalResources);
-    expect(all.page.metadata.continue ?? "").toBe("");
+    // retrieving those results all at once
+    const all = await list(numberOfTotalResources + 1);
+    expect(all.items).toHaveLength(numberOfTotalResources);
+    expect(checkPage(all, numberOfTotalResources + 1, 0, all.metadata.resourceVersion)).toBe(numberOfTotalResources);
   });
 
   it("should support continue listing from the last key if the original version has been compacted away, though the list is inconsistent", async () => {
     const storage = server.storage;
     if (!storage) throw new Error("the in-process server exposes its storage");
+
+    // retrieving the first page
     const oneTenth = numberOfTotalResources / 10;
-    const first = await list(`limit=${oneTenth}`);
-    expect(first.status, first.text).toBe(200);
-    const firstToken = first.page.metadata.continue ?? "";
-    const firstRV = first.page.metadata.resourceVersion;
+    const first = await list(oneTenth);
+    const firstToken = first.metadata.continue ?? "";
+    const firstRV = first.metadata.resourceVersion;
     expect(firstToken).not.toBe("");
+    checkPage(first, oneTenth, 0, firstRV);
 
-    // A write after the first page, then compaction past the page's snapshot (upstream waits for etcd's periodic compaction).
-    expectStatus(await http.post(configMapPath(ns), { metadata: { name: "zz-written-after-first-page" } }), 201);
+    // retrieving the second page until the token expires: one write elsewhere, then compaction past it
+    const elsewhere = await createTestNamespace(http, "chunking-writes");
+    expectStatus(await http.post(configMapPath(elsewhere), { metadata: { name: "written-after-first-page" } }), 201);
     await storage.compact(await storage.currentRevision());
-
     const expired = await http.get<StatusBody>(`${configMapPath(ns)}?limit=${oneTenth}&continue=${encodeURIComponent(firstToken)}`);
     expect(expired.status, expired.text).toBe(410);
     expect(expired.body.reason).toBe("Expired");
     const inconsistentToken = expired.body.metadata.continue ?? "";
     expect(inconsistentToken).not.toBe("");
 
-    const second = await list(`limit=${oneTenth}&continue=${encodeURIComponent(inconsistentToken)}`);
-    expect(second.status, second.text).toBe(200);
-    expect(second.page.metadata.resourceVersion).not.toBe(firstRV);
-    expect(second.page.items).toHaveLength(oneTenth);
-    expect(second.page.items[0]?.metadata.name).toBe(name(oneTenth));
-    let found = oneTenth + second.page.items.length;
-    const total = numberOfTotalResources + 1;
-    if (second.page.metadata.remainingItemCount !== undefined) {
-      expect(second.page.metadata.remainingItemCount).toBe(total - found);
-    }
-    const lastRV = second.page.metadata.resourceVersion;
-    let token = second.page.metadata.continue ?? "";
+    // retrieving the second page again with the token received with the error message
+    const second = await list(oneTenth, inconsistentToken);
+    expect(second.metadata.resourceVersion).not.toBe(firstRV);
+    expect(second.items).toHaveLength(oneTenth);
+    const lastRV = second.metadata.resourceVersion;
+    let found = checkPage(second, oneTenth, oneTenth, lastRV);
+
+    // retrieving all remaining pages
+    let token = second.metadata.continue ?? "";
     while (token) {
-      const page = await list(`limit=${oneTenth}&continue=${encodeURIComponent(token)}`);
-      expect(page.status, page.text).toBe(200);
-      expect(page.page.metadata.resourceVersion).toBe(lastRV);
-      found += page.page.items.length;
-      token = page.page.metadata.continue ?? "";
+      const page = await list(oneTenth, token);
+      found = checkPage(page, oneTenth, found, lastRV);
+      token = page.metadata.continue ?? "";
     }
-    expect(found).toBe(total);
+    expect(found).toBe(numberOfTotalResources);
   });
 });

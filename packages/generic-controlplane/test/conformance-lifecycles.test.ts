@@ -3,8 +3,12 @@ import { configMapPath, createTestNamespace, expectStatus, updateObject, type Ob
 import { KubeHttp, strategicMergePatch, type WatchStream } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
-// Ports of the API-only Conformance lifecycles of ConfigMap, Secret, ServiceAccount, Event
-// (core and events.k8s.io) and Lease.
+// Ports of the API-only Conformance tests of ConfigMap (test/e2e/common/node/configmap.go and the
+// immutable test of common/storage), Secret (common/node/secrets.go), ServiceAccount
+// (auth/service_accounts.go), Event (instrumentation/core_events.go and events.go) and Lease
+// (common/node/lease.go), keeping upstream's steps and assertions on the API objects. Left out: the
+// ServiceAccount tests that need a root-CA publisher (kube-root-ca.crt), TokenRequest/TokenReview
+// or OIDC discovery, which this server does not serve yet.
 
 interface List<T = Obj> {
   kind: string;

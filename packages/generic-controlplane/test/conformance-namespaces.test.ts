@@ -3,8 +3,10 @@ import { createTestNamespace, expectStatus, updateObject, type Obj } from "./har
 import { KubeHttp, mergePatch, strategicMergePatch } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
-// Ports of test/e2e/apimachinery/namespace.go ("Namespaces") minus deletion, which needs the
-// namespace controller.
+// Ports of test/e2e/apimachinery/namespace.go ("Namespaces"): patch, update, status and finalizer
+// tests with upstream's assertions. Left out: the deletion tests ("should ensure that all pods/
+// services are removed when a namespace is deleted", OrderedNamespaceDeletion), which need the
+// namespace deletion controller.
 
 interface Namespace extends Obj {
   spec?: { finalizers?: string[] };
