@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { decodeError, type DecodeTarget } from "../validation/decode-errors.js";
 
 /**
  * The value encodings Go's JSON decoding enforces for built-in types before any validation runs:
@@ -7,14 +7,7 @@ import { ControlPlaneError } from "../errors.js";
  * reported as `BadRequest` with apiserver's `cannot be handled as a` wording.
  */
 
-export interface DecodeTarget {
-  kind: string;
-  version: string;
-}
-
-export function decodeError(target: DecodeTarget, reason: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${reason}`);
-}
+export { decodeError, type DecodeTarget };
 
 const BASE64_ALPHABET = /^[A-Za-z0-9+/]$/;
 
@@ -181,62 +174,4 @@ export function normalizeField(object: Record<string, unknown> | undefined, key:
   const value = normalize(object[key]);
   if (value === undefined) delete object[key];
   else object[key] = value;
-}
-
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  if (value === null) return "null";
-  if (typeof value === "boolean") return "bool";
-  return typeof value;
-}
-
-/**
- * A `map[string]string` (or `map[string][]byte`) field as Go's JSON decoding insists on it:
- * an object whose values are strings (null entries become empty); anything else is Go's
- * `cannot unmarshal` 400.
- */
-export function checkStringMap(object: Record<string, unknown>, field: string, target: DecodeTarget): void {
-  const value = object[field];
-  if (value === undefined || value === null) return;
-  const where = `Go struct field ${target.kind}.${field}`;
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where} of type map[string]string`);
-  }
-  const map = value as Record<string, unknown>;
-  for (const [key, entry] of Object.entries(map)) {
-    // Go decodes a null entry as the zero value: the key stays, with an empty value.
-    if (entry === null) map[key] = "";
-    else if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
-  }
-}
-
-export interface GoField {
-  /** The Go struct holding the field, e.g. `LeaseSpec`. */
-  struct: string;
-  /** The JSON path of the field from the object root, e.g. `spec.leaseDurationSeconds`. */
-  path: string;
-}
-
-/** A Go `int32` field: an integer in range, or Go's `cannot unmarshal` 400. `null` means unset. */
-export function checkInt32(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
-  if (!record || !(key in record)) return;
-  const value = record[key];
-  if (value === null) {
-    delete record[key];
-    return;
-  }
-  const where = `Go struct field ${field.struct}.${field.path} of type int32`;
-  if (typeof value !== "number") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where}`);
-  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) throw decodeError(target, `json: cannot unmarshal number ${String(value)} into ${where}`);
-}
-
-/** A Go `string` field: a string, or Go's `cannot unmarshal` 400. `null` means unset. */
-export function checkString(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
-  if (!record || !(key in record)) return;
-  const value = record[key];
-  if (value === null) {
-    delete record[key];
-    return;
-  }
-  if (typeof value !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${field.struct}.${field.path} of type string`);
 }

@@ -7,6 +7,7 @@ import { bodyFormat } from "./negotiation.js";
 import type { HandlerCodecs } from "./served-resource.js";
 import { warningHeader } from "./status.js";
 import type { FieldValidation } from "./write-options.js";
+import { checkFieldTypes } from "../validation/field-types.js";
 
 const ACCEPTED_OBJECT_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
@@ -54,6 +55,8 @@ export function decodeObject(
     throw new ControlPlaneError("BadRequest", `the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
   const kubeObject = object as KubeObject;
+  // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
+  checkFieldTypes(kubeObject, definition, numberLiteral);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, definition, codecs, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
@@ -114,10 +117,30 @@ function reportProblems(ctx: RequestContext, validation: FieldValidation, proble
   for (const problem of problems) ctx.warnings.push(warningHeader(problem));
 }
 
+/** Number literals JSON.parse rounded (integers beyond 2^53), by the object or array holding them. */
+const numberLiterals = new WeakMap<object, Map<string, string>>();
+/** A run of digits long enough to be an integer JSON.parse cannot hold exactly. */
+const LONG_NUMBER = /\d{16}/;
+
+/** The literal a client sent for `holder[key]`, when JSON.parse could not keep it exactly. */
+export function numberLiteral(holder: object, key: string): string | undefined {
+  return numberLiterals.get(holder)?.get(key);
+}
+
+function keepLongIntegers(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source !== undefined && typeof this === "object" && this !== null) {
+    let literals = numberLiterals.get(this);
+    if (literals === undefined) numberLiterals.set(this, (literals = new Map<string, string>()));
+    literals.set(key, context.source);
+  }
+  return value;
+}
+
 export function parseJson(text: string): unknown {
   if (text.length === 0) throw new ControlPlaneError("BadRequest", "the body of the request was empty");
   try {
-    return JSON.parse(text);
+    // Only bodies that may hold such numbers pay for the reviver.
+    return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
   } catch (error) {
     throw new ControlPlaneError("BadRequest", `error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
   }

@@ -1,0 +1,131 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestPlane, type TestPlane } from "./test-support.js";
+
+let t: TestPlane;
+beforeAll(async () => {
+  t = await startTestPlane();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const CM = "/api/v1/namespaces/default/configmaps";
+const SECRETS = "/api/v1/namespaces/default/secrets";
+const JSON_TYPE = { "Content-Type": "application/json" };
+
+function expectStatus(r: { status: number; json: any }, code: number, reason: string, message?: string): void {
+  expect(r.status).toBe(code);
+  expect(r.json).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason });
+  if (message !== undefined) expect(r.json.message).toBe(message);
+}
+
+describe("null maps and lists decode as empty, as Go does", () => {
+  it("stores labels: null as no labels, so label selectors keep working namespaced and cluster-wide", async () => {
+    const created = await t.call("POST", CM, { body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null } });
+    expect(created.status).toBe(201);
+    expect(created.json.metadata).not.toHaveProperty("labels");
+    expect(created.json.metadata).not.toHaveProperty("annotations");
+    expect(created.json.metadata).not.toHaveProperty("finalizers");
+    expect(created.json).not.toHaveProperty("data");
+    await t.call("POST", CM, { body: { metadata: { name: "web", labels: { app: "web" } } } });
+    for (const path of [`${CM}?labelSelector=app%3Dweb`, "/api/v1/configmaps?labelSelector=app%3Dweb"]) {
+      const list = await t.call("GET", path);
+      expect(list.status).toBe(200);
+      expect(list.json.items.map((o: any) => o.metadata.name)).toEqual(["web"]);
+    }
+    const watch = await t.call("GET", `${CM}?watch=true&labelSelector=!app&timeoutSeconds=1`);
+    expect(watch.status).toBe(200);
+    expect(watch.text).toContain('"name":"nl"');
+    const removed = await t.call("DELETE", `${CM}?labelSelector=app%3Dweb`);
+    expect(removed.status).toBe(200);
+    expect(removed.json.items.map((o: any) => o.metadata.name)).toEqual(["web"]);
+  });
+
+  it("turns null map values and list items into their zero values and drops null fields on update", async () => {
+    const created = await t.call("POST", CM, { body: { metadata: { name: "nv", labels: { a: null }, finalizers: [null] }, data: { k: null } } });
+    expect(created.status).toBe(422);
+    expect(created.json.message).toContain(`metadata.finalizers: Invalid value: ""`);
+    const ok = await t.call("POST", CM, { body: { metadata: { name: "nv", labels: { a: null } }, data: { k: null } } });
+    expect(ok.status).toBe(201);
+    expect(ok.json.metadata.labels).toEqual({ a: "" });
+    expect(ok.json.data).toEqual({ k: "" });
+    const put = await t.call("PUT", `${CM}/nv`, { body: { metadata: { name: "nv", labels: null }, data: { k: "v" }, immutable: null } });
+    expect(put.status).toBe(200);
+    expect(put.json.metadata).not.toHaveProperty("labels");
+    expect(put.json).not.toHaveProperty("immutable");
+  });
+});
+
+describe("wrongly typed fields are refused with Go's decode message", () => {
+  const immutable = (value: string) =>
+    `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${value} into Go struct field ConfigMap.immutable of type bool`;
+
+  it.each([
+    ["[1]", "array"],
+    ['"yes"', "string"],
+  ])("POST and PUT of immutable: %s answer 400", async (literal, jsonKind) => {
+    const post = await t.call("POST", CM, { raw: `{"metadata":{"name":"imm"},"immutable":${literal}}`, headers: JSON_TYPE });
+    expectStatus(post, 400, "BadRequest", immutable(jsonKind));
+    await t.call("POST", CM, { body: { metadata: { name: "imm" }, data: { a: "b" } } });
+    const put = await t.call("PUT", `${CM}/imm`, { raw: `{"metadata":{"name":"imm"},"immutable":${literal}}`, headers: JSON_TYPE });
+    expectStatus(put, 400, "BadRequest", immutable(jsonKind));
+    const stored = await t.call("GET", `${CM}/imm`);
+    expect(stored.json).not.toHaveProperty("immutable");
+    await t.call("DELETE", `${CM}/imm`);
+  });
+
+  it.each([
+    ["application/merge-patch+json", '{"immutable":[1]}'],
+    ["application/strategic-merge-patch+json", '{"immutable":"yes"}'],
+    ["application/json-patch+json", '[{"op":"add","path":"/immutable","value":[1]}]'],
+    ["application/json-patch+json", '[{"op":"add","path":"/metadata/generation","value":"1"}]'],
+  ])("a %s patch producing a wrong type answers 422 and stores nothing", async (contentType, patch) => {
+    await t.call("POST", CM, { body: { metadata: { name: "patched" }, data: { a: "b" } } });
+    const before = await t.call("GET", `${CM}/patched`);
+    const r = await t.call("PATCH", `${CM}/patched`, { raw: patch, headers: { "Content-Type": contentType } });
+    expectStatus(r, 422, "Invalid");
+    expect(r.json.message).toMatch(/^ "" is invalid: patch: Invalid value: .*json: cannot unmarshal (array|string) into Go struct field (ConfigMap\.immutable of type bool|ObjectMeta\.metadata\.generation of type int64)$/);
+    expect(r.json.details.causes).toEqual([expect.objectContaining({ reason: "FieldValueInvalid", field: "patch" })]);
+    const after = await t.call("GET", `${CM}/patched`);
+    expect(after.json.metadata.resourceVersion).toBe(before.json.metadata.resourceVersion);
+    await t.call("DELETE", `${CM}/patched`);
+  });
+
+  it("refuses a Secret type that is not a string", async () => {
+    const r = await t.call("POST", SECRETS, { body: { metadata: { name: "s5" }, type: 5 } });
+    expectStatus(r, 400, "BadRequest", 'Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field Secret.type of type v1.SecretType');
+  });
+
+  it("refuses a generation that is not an int64, quoting the number as sent", async () => {
+    const r = await t.call("POST", CM, { raw: '{"metadata":{"name":"gen","generation":123456789012345678901234567890}}', headers: JSON_TYPE });
+    expectStatus(
+      r,
+      400,
+      "BadRequest",
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 123456789012345678901234567890 into Go struct field ObjectMeta.metadata.generation of type int64',
+    );
+    expect((await t.call("GET", `${CM}/gen`)).status).toBe(404);
+  });
+
+  it.each([
+    [{ metadata: "x" }, "string"],
+    [{ metadata: 5 }, "number"],
+    [{ metadata: [] }, "array"],
+  ])("refuses metadata %j with 400", async (body, jsonKind) => {
+    const r = await t.call("POST", CM, { body });
+    expectStatus(r, 400, "BadRequest", `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${jsonKind} into Go struct field ConfigMap.metadata of type v1.ObjectMeta`);
+  });
+
+  it.each([
+    ["/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "sa" }, automountServiceAccountToken: "yes" }, "ServiceAccount.automountServiceAccountToken of type bool"],
+    ["/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "sa" }, secrets: [{ name: 5 }] }, "ObjectReference.secrets.name of type string"],
+    ["/apis/coordination.k8s.io/v1/namespaces/default/leases", { metadata: { name: "l" }, spec: { leaseDurationSeconds: 2 ** 31 } }, "LeaseSpec.spec.leaseDurationSeconds of type int32"],
+    ["/api/v1/namespaces", { metadata: { name: "n", ownerReferences: [{ controller: "yes" }] } }, "OwnerReference.metadata.ownerReferences.controller of type bool"],
+    [CM, { metadata: { name: "m", managedFields: [{ manager: 1 }] } }, "ManagedFieldsEntry.metadata.managedFields.manager of type string"],
+  ])("type-checks nested fields of every built-in (%s)", async (path, body, where) => {
+    const r = await t.call("POST", path, { body });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toContain(`into Go struct field ${where}`);
+  });
+});
