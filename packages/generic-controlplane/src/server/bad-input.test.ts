@@ -1,5 +1,9 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSqliteStorage } from "../storage/sqlite.js";
 import { startTestPlane, type TestPlane } from "./test-support.js";
 
 let t: TestPlane;
@@ -127,5 +131,59 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     const r = await t.call("POST", path, { body });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain(`into Go struct field ${where}`);
+  });
+});
+
+describe("numeric query parameters parse like Go's strconv.ParseInt (base 10)", () => {
+  let sqlite: TestPlane;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kubekit-bad-input-"));
+    sqlite = await startTestPlane({ storage: await createSqliteStorage({ path: join(dir, "state.db") }) });
+    for (const name of ["q1", "q2", "q3"]) await sqlite.call("POST", CM, { body: { metadata: { name } } });
+  });
+  afterAll(async () => {
+    await sqlite.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ["1e20", "invalid syntax"],
+    ["0x10", "invalid syntax"],
+    ["%201", "invalid syntax", " 1"],
+    ["1.0", "invalid syntax"],
+    ["", "invalid syntax"],
+    ["9223372036854775808", "value out of range"],
+    ["-9223372036854775809", "value out of range"],
+  ])("limit=%s is a 400 on LIST and deletecollection", async (raw, problem, decoded = raw) => {
+    const message = `strconv.ParseInt: parsing ${JSON.stringify(decoded)}: ${problem}`;
+    expectStatus(await sqlite.call("GET", `${CM}?limit=${raw}`), 400, "BadRequest", message);
+    expectStatus(await sqlite.call("GET", `/api/v1/configmaps?limit=${raw}`), 400, "BadRequest", message);
+    expectStatus(await sqlite.call("DELETE", `${CM}?limit=${raw}`), 400, "BadRequest", message);
+    expect((await sqlite.call("GET", CM)).json.items).toHaveLength(3);
+  });
+
+  it("accepts the whole int64 range, a sign and leading zeros", async () => {
+    const all = await sqlite.call("GET", `${CM}?limit=9223372036854775807`);
+    expect(all.status).toBe(200);
+    expect(all.json.items).toHaveLength(3);
+    expect(all.json.metadata.continue).toBeUndefined();
+    const two = await sqlite.call("GET", `${CM}?limit=%2B02`);
+    expect(two.status).toBe(200);
+    expect(two.json.items).toHaveLength(2);
+    expect((await sqlite.call("GET", `${CM}?limit=-1`)).json.items).toHaveLength(3);
+  });
+
+  it.each(["1e20", "0x10", "abc", "9223372036854775808"])("timeoutSeconds=%s is a 400 on LIST and WATCH", async (raw) => {
+    const problem = raw === "9223372036854775808" ? "value out of range" : "invalid syntax";
+    const message = `strconv.ParseInt: parsing ${JSON.stringify(raw)}: ${problem}`;
+    expectStatus(await sqlite.call("GET", `${CM}?watch=true&timeoutSeconds=${raw}`), 400, "BadRequest", message);
+    expectStatus(await sqlite.call("GET", `${CM}?timeoutSeconds=${raw}`), 400, "BadRequest", message);
+  });
+
+  it.each(["1e20", "0x10", "abc", " 1"])("gracePeriodSeconds=%j is a 400 and deletes nothing", async (raw) => {
+    const r = await sqlite.call("DELETE", `${CM}/q1?gracePeriodSeconds=${encodeURIComponent(raw)}`);
+    expectStatus(r, 400, "BadRequest", `strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+    expect((await sqlite.call("GET", `${CM}/q1`)).status).toBe(200);
   });
 });

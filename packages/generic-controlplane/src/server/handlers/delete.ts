@@ -10,6 +10,7 @@ import { shapeList, shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { optionsInvalid, parseDryRun } from "../write-options.js";
 import { parseListRequest } from "./list-request.js";
+import { parseInt64Query } from "../query-numbers.js";
 import { parseJson } from "../decode-object.js";
 
 const POLICIES = new Set(["Orphan", "Background", "Foreground"]);
@@ -32,11 +33,7 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
   const query = ctx.query;
   const causes: StatusCause[] = [];
   const grace = query.get("gracePeriodSeconds");
-  if (grace !== null && grace !== "") {
-    const n = Number(grace);
-    if (!Number.isInteger(n)) causes.push({ reason: "FieldValueInvalid", field: "gracePeriodSeconds", message: `Invalid value: ${JSON.stringify(grace)}: must be an integer` });
-    else options.gracePeriodSeconds = n;
-  }
+  if (grace !== null) options.gracePeriodSeconds = parseInt64Query(grace);
   const policy = query.get("propagationPolicy");
   if (policy !== null && policy !== "") options.propagationPolicy = policy as DeleteOptions["propagationPolicy"] & string;
   const orphan = query.get("orphanDependents");
