@@ -1,4 +1,3 @@
-import { ControlPlaneError } from "../../errors.js";
 import type { StatusCause } from "../../api/types.js";
 import type { ListRequest } from "../../registry/types.js";
 import { optionsInvalid } from "../write-options.js";
