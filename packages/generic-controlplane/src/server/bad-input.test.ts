@@ -187,3 +187,71 @@ describe("numeric query parameters parse like Go's strconv.ParseInt (base 10)", 
     expect((await sqlite.call("GET", `${CM}/q1`)).status).toBe(200);
   });
 });
+
+describe("over-deep and hostile bodies are refused at decode", () => {
+  const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  const nestedObjects = (depth: number) => '{"f:a":'.repeat(depth) + "{}" + "}".repeat(depth);
+  const TOO_DEEP = 1_001;
+
+  it.each([
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep"},"data":${nestedArrays(TOO_DEEP)}}`],
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep"},"unknown":${nestedArrays(TOO_DEEP)}}`],
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(TOO_DEEP)}}]}}`],
+    ["PUT", `${CM}/target`, JSON_TYPE, `{"metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedArrays(TOO_DEEP)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedArrays(TOO_DEEP)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedArrays(TOO_DEEP)}}]`],
+    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`],
+    ["DELETE", `${CM}/target`, JSON_TYPE, `{"preconditions":${nestedArrays(TOO_DEEP)}}`],
+  ])("%s %s with 1001 levels of nesting is a 400", async (method, path, headers, raw) => {
+    await t.call("POST", CM, { body: { metadata: { name: "target" } } });
+    const r = await t.call(method, path, { raw, headers });
+    expectStatus(r, 400, "BadRequest");
+    expect(r.json.message).toContain("exceeded max depth");
+    expect((await t.call("GET", `${CM}/target`)).status).toBe(200);
+  });
+
+  it.each([
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-ok"},"unknown":${nestedArrays(999)}}`],
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(995)}}]}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedObjects(998)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedObjects(998)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedObjects(997)}}]`],
+    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"metadata":{"name":"target"},"unknown":${nestedObjects(998)}}`],
+  ])("%s %s 1000 levels deep (the limit) never fails with 5xx", async (method, path, headers, raw) => {
+    await t.call("POST", CM, { body: { metadata: { name: "target" } } });
+    const r = await t.call(method, path, { raw, headers });
+    expect(r.status).toBeLessThan(500);
+    expect(r.text).not.toContain("exceeded max depth");
+  });
+
+  const YAML = { "Content-Type": "application/yaml" };
+  const laughs = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+  for (const [i, name] of ["b", "c", "d", "e", "f", "g", "h", "i"].entries()) {
+    const previous = String.fromCharCode("a".charCodeAt(0) + i);
+    laughs.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`);
+  }
+  const bomb = `${laughs.join("\n")}\nmetadata: {name: bomb}\n`;
+
+  it.each([
+    ["an alias bomb", CM, bomb, "error decoding YAML"],
+    ["!!binary", CM, "metadata: {name: bin}\ndata: {a: !!binary aGVsbG8=}\n", "error decoding YAML"],
+    ["a non-finite number", CM, "metadata: {name: inf}\nunknown: .inf\n", "error decoding YAML"],
+    ["1001 levels of flow nesting", CM, `metadata: {name: deep}\nunknown: ${nestedArrays(TOO_DEEP)}\n`, ""],
+    ["an alias bomb as DeleteOptions", `${CM}/target`, bomb, "error decoding YAML"],
+  ])("YAML with %s is a 400", async (_name, path, raw, message) => {
+    await t.call("POST", CM, { body: { metadata: { name: "target" } } });
+    const r = await t.call(path === CM ? "POST" : "DELETE", path, { raw, headers: YAML });
+    expectStatus(r, 400, "BadRequest");
+    expect(r.json.message).toContain(message);
+    expect((await t.call("GET", `${CM}/target`)).status).toBe(200);
+  });
+
+  it("type-checks a DeleteOptions body", async () => {
+    await t.call("POST", CM, { body: { metadata: { name: "target" } } });
+    const r = await t.call("DELETE", `${CM}/target`, { body: { dryRun: "All", gracePeriodSeconds: "5" } });
+    expectStatus(r, 400, "BadRequest");
+    expect(r.json.message).toContain("json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string");
+    expect((await t.call("GET", `${CM}/target`)).status).toBe(200);
+  });
+});
