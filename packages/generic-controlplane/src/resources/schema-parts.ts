@@ -18,11 +18,11 @@ export function objectMetaSchema(): JSONSchemaProps {
 }
 
 export function timeSchema(description: string): JSONSchemaProps {
-  return { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with second precision.` };
+  return goType("v1.Time", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with second precision.` });
 }
 
 export function microTimeSchema(description: string): JSONSchemaProps {
-  return { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` };
+  return goType("v1.MicroTime", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` });
 }
 
 export function stringSchema(description: string): JSONSchemaProps {

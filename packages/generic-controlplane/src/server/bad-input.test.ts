@@ -112,6 +112,16 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     expect((await t.call("GET", `${CM}/gen`)).status).toBe(404);
   });
 
+  it("refuses managedFields and metadata times a Go client could not parse", async () => {
+    await t.call("POST", CM, { body: { metadata: { name: "times" } } });
+    const managed = [{ manager: "m", operation: "Update", apiVersion: "v1", time: "yesterday", fieldsType: "FieldsV1", fieldsV1: {} }];
+    const put = await t.call("PUT", `${CM}/times`, { body: { metadata: { name: "times", managedFields: managed } } });
+    expectStatus(put, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"');
+    const post = await t.call("POST", CM, { body: { metadata: { name: "times2", deletionTimestamp: "2026-13-01T00:00:00Z" } } });
+    expectStatus(post, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "2026-13-01T00:00:00Z": month out of range');
+    expect((await t.call("GET", `${CM}/times`)).text).not.toContain("yesterday");
+  });
+
   it.each([
     [{ metadata: "x" }, "string"],
     [{ metadata: 5 }, "number"],

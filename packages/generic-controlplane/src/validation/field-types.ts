@@ -2,6 +2,7 @@ import { refName } from "../patch/meta-schemas.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema-walk.js";
 import { goTypeOf } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
+import { goTimeError } from "../resources/wire-values.js";
 import { decodeError } from "./decode-errors.js";
 
 /**
@@ -100,7 +101,6 @@ function goTypeName(given: JSONSchemaProps | undefined, resolved: JSONSchemaProp
   const named = (given && goTypeOf(given)) ?? (resolved && goTypeOf(resolved));
   if (named !== undefined) return named;
   const reference = given && referenceOf(given);
-  if (reference !== undefined && isTime(resolved)) return "string";
   if (reference !== undefined) return refTypeName(reference);
   if (resolved === undefined) return "interface {}";
   switch (resolved.type) {
@@ -124,7 +124,7 @@ function goTypeName(given: JSONSchemaProps | undefined, resolved: JSONSchemaProp
   }
 }
 
-/** metav1.Time and MicroTime unmarshal themselves from a string; their errors name `string`. */
+/** metav1.Time and MicroTime: strings in RFC 3339. */
 function isTime(schema: JSONSchemaProps | undefined): boolean {
   return schema?.type === "string" && schema.format === "date-time";
 }
@@ -188,6 +188,13 @@ function decodeValue(
     return;
   }
   const type = goTypeName(given, schema, structName);
+  if (isTime(schema)) {
+    // metav1.Time and MicroTime unmarshal themselves: from a string, through time.Parse.
+    if (typeof value !== "string") throw mismatch(value, place, "string");
+    const error = goTimeError(value, type.endsWith("MicroTime"));
+    if (error !== undefined) throw new TypeMismatch(error);
+    return;
+  }
   switch (schema.type) {
     case "string":
       if (typeof value !== "string") throw mismatch(value, place, type);
