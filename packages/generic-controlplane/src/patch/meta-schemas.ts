@@ -254,7 +254,7 @@ export const patchMetaSchemas: Readonly<Record<string, JSONSchemaProps>> = {
     description: "Preconditions must be fulfilled before an operation (update, delete, …) is carried out.",
     properties: {
       resourceVersion: { type: "string", description: "The target resourceVersion." },
-      uid: { type: "string", description: "The target UID." },
+      uid: goType("types.UID", { type: "string", description: "The target UID." }),
     },
   },
   [`${META_V1}.DeleteOptions`]: {
