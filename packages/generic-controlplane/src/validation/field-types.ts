@@ -187,29 +187,30 @@ function decodeValue(
     if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) throw mismatch(value, place, "intstr.IntOrString");
     return;
   }
-  const type = goTypeName(given, schema, structName);
+  // The Go type name is only spelled out when needed (an error, a struct): most values are fine.
+  const type = (): string => goTypeName(given, schema, structName);
   if (isTime(schema)) {
     // metav1.Time and MicroTime unmarshal themselves: from a string, through time.Parse.
     if (typeof value !== "string") throw mismatch(value, place, "string");
-    const error = goTimeError(value, type.endsWith("MicroTime"));
+    const error = goTimeError(value, type().endsWith("MicroTime"));
     if (error !== undefined) throw new TypeMismatch(error);
     return;
   }
   switch (schema.type) {
     case "string":
-      if (typeof value !== "string") throw mismatch(value, place, type);
+      if (typeof value !== "string") throw mismatch(value, place, type());
       return;
     case "boolean":
-      if (typeof value !== "boolean") throw mismatch(value, place, type);
+      if (typeof value !== "boolean") throw mismatch(value, place, type());
       return;
     case "number":
-      if (typeof value !== "number") throw mismatch(value, place, type);
+      if (typeof value !== "number") throw mismatch(value, place, type());
       return;
     case "integer":
       checkInteger(holder, key, value, place, schema.format === "int32" ? "int32" : "int64", type, options);
       return;
     case "array": {
-      if (!Array.isArray(value)) throw mismatch(value, place, type);
+      if (!Array.isArray(value)) throw mismatch(value, place, type());
       const items = schema.items;
       if (items === undefined) return;
       const resolvedItems = resolveSchema(items, options.definitions);
@@ -221,10 +222,11 @@ function decodeValue(
     }
     case "object":
     default: {
-      if (!isRecord(value)) throw mismatch(value, place, type);
+      if (!isRecord(value)) throw mismatch(value, place, type());
       if (schema.properties !== undefined) {
         if (schema["x-kubernetes-embedded-resource"] === true) schema = withObjectMeta(schema);
-        decodeStruct(value, schema, type.slice(type.lastIndexOf(".") + 1), place.field, options);
+        const structType = type();
+        decodeStruct(value, schema, structType.slice(structType.lastIndexOf(".") + 1), place.field, options);
         return;
       }
       const values = schema.additionalProperties;
@@ -239,16 +241,16 @@ function decodeValue(
   }
 }
 
-function checkInteger(holder: object, key: string, value: unknown, place: Place, bits: "int32" | "int64", type: string, options: FieldTypeOptions): void {
-  if (typeof value !== "number") throw mismatch(value, place, type);
+function checkInteger(holder: object, key: string, value: unknown, place: Place, bits: "int32" | "int64", type: () => string, options: FieldTypeOptions): void {
+  if (typeof value !== "number") throw mismatch(value, place, type());
   const literal = options.numberLiteral?.(holder, key);
   const [min, max] = INT_RANGE[bits];
   if (literal !== undefined && /^-?(0|[1-9]\d*)$/.test(literal)) {
     const exact = BigInt(literal);
-    if (exact < min || exact > max) throw mismatch(value, place, type, literal);
+    if (exact < min || exact > max) throw mismatch(value, place, type(), literal);
     return;
   }
-  if (!Number.isInteger(value) || value < Number(min) || value >= Number(max) + 1) throw mismatch(value, place, type, literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)));
+  if (!Number.isInteger(value) || value < Number(min) || value >= Number(max) + 1) throw mismatch(value, place, type(), literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)));
 }
 
 /**
