@@ -91,6 +91,7 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     expectStatus(r, 422, "Invalid");
     expect(r.json.message).toMatch(/^ "" is invalid: patch: Invalid value: .*json: cannot unmarshal (array|string) into Go struct field (ConfigMap\.immutable of type bool|ObjectMeta\.metadata\.generation of type int64)$/);
     expect(r.json.details.causes).toEqual([expect.objectContaining({ reason: "FieldValueInvalid", field: "patch" })]);
+    if (contentType === "application/strategic-merge-patch+json") expect(r.json.message).toContain('patch: Invalid value: "map[immutable:yes]"');
     const after = await t.call("GET", `${CM}/patched`);
     expect(after.json.metadata.resourceVersion).toBe(before.json.metadata.resourceVersion);
     await t.call("DELETE", `${CM}/patched`);

@@ -16,6 +16,7 @@ import { defaultTypeMeta, groupVersionOf, reconcileNamespace } from "./type-meta
 import { checkName } from "./update.js";
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
+import { goSprintValue } from "../../patch/json-value.js";
 
 type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
 
@@ -83,7 +84,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
         throw new ControlPlaneError("BadRequest", "the patch produced something other than an object");
       }
       const mistyped = fieldTypeError(patched, definition.schema, { kind: definition.kind });
-      if (mistyped !== undefined) throw patchInvalid(patchType === "strategic-merge-patch" ? JSON.stringify(patch) : JSON.stringify(patched), mistyped);
+      if (mistyped !== undefined) throw patchInvalid(patchType === "strategic-merge-patch" ? goSprintValue(patch) : JSON.stringify(patched), mistyped);
       keepIdentity(patched, current, definition);
       if (!checked) {
         // Warnings are collected once even when a conflict makes the store retry the mutation.
@@ -99,8 +100,8 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
 
 /**
  * A patch whose result does not decode into the Go type: upstream's 422 against the empty kind,
- * ` "" is invalid: patch: Invalid value: "<patched object>": json: cannot unmarshal …` (the patch
- * itself for strategic merge).
+ * ` "" is invalid: patch: Invalid value: "<patched object>": json: cannot unmarshal …` (for strategic
+ * merge, the patch as Go prints its map: `map[immutable:yes]`).
  */
 function patchInvalid(value: string, reason: string): ControlPlaneError {
   return invalidError({ group: "", plural: "", kind: "" }, "", [fieldInvalid("patch", value, reason)]);
