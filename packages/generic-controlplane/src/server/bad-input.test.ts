@@ -68,12 +68,14 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
   it.each([
     ["[1]", "array"],
     ['"yes"', "string"],
-  ])("POST and PUT of immutable: %s answer 400", async (literal, jsonKind) => {
+  ])("POST, PUT and apply of immutable: %s answer 400", async (literal, jsonKind) => {
     const post = await t.call("POST", CM, { raw: `{"metadata":{"name":"imm"},"immutable":${literal}}`, headers: JSON_TYPE });
     expectStatus(post, 400, "BadRequest", immutable(jsonKind));
     await t.call("POST", CM, { body: { metadata: { name: "imm" }, data: { a: "b" } } });
     const put = await t.call("PUT", `${CM}/imm`, { raw: `{"metadata":{"name":"imm"},"immutable":${literal}}`, headers: JSON_TYPE });
     expectStatus(put, 400, "BadRequest", immutable(jsonKind));
+    const apply = await t.call("PATCH", `${CM}/imm?fieldManager=m`, { raw: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"imm"},"immutable":${literal}}`, headers: { "Content-Type": "application/apply-patch+yaml" } });
+    expectStatus(apply, 400, "BadRequest", immutable(jsonKind));
     const stored = await t.call("GET", `${CM}/imm`);
     expect(stored.json).not.toHaveProperty("immutable");
     await t.call("DELETE", `${CM}/imm`);

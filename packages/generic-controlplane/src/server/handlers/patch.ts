@@ -133,7 +133,8 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   const applied = parseYaml(body.toString("utf8"));
   if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw new ControlPlaneError("BadRequest", "the body of an apply patch must be an object");
   const object = applied as KubeObject;
-  checkFieldTypes(object, definition);
+  // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
+  checkFieldTypes(structuredClone(object), definition);
   checkUnknownFields(ctx, object, definition, env.codecs, options.fieldValidation);
   defaultTypeMeta(object, definition);
   reconcileNamespace(object, info, definition);
