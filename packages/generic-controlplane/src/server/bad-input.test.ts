@@ -173,6 +173,7 @@ describe("numeric query parameters parse like Go's strconv.ParseInt (base 10)", 
     expectStatus(await sqlite.call("GET", `${CM}?limit=${raw}`), 400, "BadRequest", message);
     expectStatus(await sqlite.call("GET", `/api/v1/configmaps?limit=${raw}`), 400, "BadRequest", message);
     expectStatus(await sqlite.call("DELETE", `${CM}?limit=${raw}`), 400, "BadRequest", message);
+    expectStatus(await sqlite.call("GET", `${CM}?watch=true&timeoutSeconds=1&limit=${raw}`), 400, "BadRequest", message);
     expect((await sqlite.call("GET", CM)).json.items).toHaveLength(3);
   });
 

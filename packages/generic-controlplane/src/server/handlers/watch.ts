@@ -66,6 +66,9 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
   } else if (match !== null && match !== "") {
     causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
   }
+  // A watch decodes the same ListOptions as a LIST, so a malformed limit is refused here too.
+  const limit = query.get("limit");
+  if (limit !== null) parseInt64Query(limit);
   let timeoutSeconds: number | undefined;
   const rawTimeout = query.get("timeoutSeconds");
   if (rawTimeout !== null) {
