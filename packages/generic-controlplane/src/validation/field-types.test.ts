@@ -30,6 +30,7 @@ describe("fieldTypeError", () => {
     [{ metadata: { creationTimestamp: "yesterday" } }, 'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'],
     [{ metadata: { managedFields: [{ time: "2026-01-01T00:00:00" }] } }, 'parsing time "2026-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"'],
     [{ binaryData: { a: 1 } }, "json: cannot unmarshal number into Go struct field ConfigMap.binaryData of type []uint8"],
+    [{ binaryData: { a: "!!!" } }, "illegal base64 data at input byte 0"],
     [{ kind: 1 }, "json: cannot unmarshal number into Go struct field ConfigMap.kind of type string"],
   ])("rejects %j like Go's decoder", (object, message) => {
     expect(check(object)).toBe(message);

@@ -2,7 +2,7 @@ import { refName } from "../patch/meta-schemas.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema-walk.js";
 import { goTypeOf } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-import { goTimeError } from "../resources/wire-values.js";
+import { base64ErrorOffset, goTimeError } from "../resources/wire-values.js";
 import { decodeError } from "./decode-errors.js";
 
 /**
@@ -197,9 +197,13 @@ function decodeValue(
     return;
   }
   switch (schema.type) {
-    case "string":
+    case "string": {
       if (typeof value !== "string") throw mismatch(value, place, type());
+      // A []byte field decodes its string as standard base64.
+      const offset = schema.format === "byte" ? base64ErrorOffset(value) : undefined;
+      if (offset !== undefined) throw new TypeMismatch(`illegal base64 data at input byte ${offset}`);
       return;
+    }
     case "boolean":
       if (typeof value !== "boolean") throw mismatch(value, place, type());
       return;
