@@ -50,6 +50,18 @@ describe.each(backends)("list on $name", (backend: Backend) => {
     expect((await rejection(store.list(undefined, { labelSelector: "a b" }))).httpStatus).toBe(400);
   });
 
+  it("reads objects stored with null labels, annotations and finalizers (written by older versions) under selectors", async () => {
+    const { store, storage } = await seeded(backend);
+    const legacy = { apiVersion: "v1", kind: "Widget", metadata: { name: "n", namespace: "default", uid: "u", labels: null, annotations: null, finalizers: null } };
+    await storage.create("/registry/widgets/default/n", JSON.stringify(legacy));
+    expect(names(await store.list("default", { labelSelector: "app=web" }))).toEqual(["a", "c"]);
+    expect(names(await store.list(undefined, { labelSelector: "!app" }))).toEqual(["n", "e"]);
+    expect(names(await store.list(undefined, { labelSelector: "app notin (db)" }))).toEqual(["a", "c", "n", "d", "e"]);
+    const removed = await store.deleteCollection("default", { labelSelector: "!tier" });
+    expect(names(removed)).toEqual(["a", "b", "n"]);
+    expect(names(await store.list(undefined))).toEqual(["c", "d", "e"]);
+  });
+
   it("pages with limit/continue over one snapshot and reports remainingItemCount", async () => {
     const { store } = await seeded(backend);
     const first = await store.list(undefined, { limit: 2 });

@@ -94,7 +94,7 @@ describe("create", () => {
     const { store } = setup();
     const error = await rejection(store.create("default", { metadata: { name: "a", labels: { n: 1 } } } as unknown as KubeObject));
     expect(error.code).toBe("BadRequest");
-    expect(error.message).toBe("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string");
+    expect(error.message).toBe('Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string');
   });
 
   it("defaults apiVersion and kind from the definition", async () => {

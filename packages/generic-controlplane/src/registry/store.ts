@@ -3,7 +3,7 @@ import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from
 import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
-import { checkMetadataTypes } from "../validation/metadata-types.js";
+import { checkFieldTypes } from "../validation/field-types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects } from "./list.js";
@@ -143,8 +143,8 @@ class GenericResourceStore implements ResourceStore {
 
   async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
     const dryRun = options.dryRun === true;
-    checkMetadataTypes(input, this.definition.kind);
     let object = cloneObject(input);
+    checkFieldTypes(object, this.definition);
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
     if (metadataOf(object).resourceVersion) {
@@ -249,7 +249,7 @@ class GenericResourceStore implements ResourceStore {
     options: RequestOptions,
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? "";
-    checkMetadataTypes(input, this.definition.kind);
+    checkFieldTypes(input, this.definition);
     let desired = input;
     this.setTypeMeta(desired);
     const requestMeta = metadataOf(desired);

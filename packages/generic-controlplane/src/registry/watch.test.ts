@@ -55,6 +55,20 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     w.stop();
   });
 
+  it("filters objects stored with null labels (written by older versions) without ending the watch", async () => {
+    const { store, storage } = await backend.open();
+    const w = await record(store, undefined, { labelSelector: "app=web" });
+    const legacy = { apiVersion: "v1", kind: "Widget", metadata: { name: "n", namespace: "default", uid: "u", labels: null } };
+    await storage.create("/registry/widgets/default/n", JSON.stringify(legacy));
+    await store.create("default", widget("a", { labels: { app: "web" } }));
+    await until(() => expect(w.summary()).toEqual(["ADDED a"]));
+    expect(w.closed).toEqual([]);
+    const replay = await record(store, undefined, { labelSelector: "!app", resourceVersion: "0" });
+    await until(() => expect(replay.summary()).toEqual(["ADDED n"]));
+    w.stop();
+    replay.stop();
+  });
+
   it("replays from a resourceVersion (the python e2e sequence)", async () => {
     const { store } = await backend.open();
     await store.create("default", widget("a", { labels: { e2e: "true" } }));

@@ -29,7 +29,7 @@ describe("ConfigMap create validation", () => {
   it.each([
     [{ data: { a: 1 } }, "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"],
     [{ data: ["a"] }, "json: cannot unmarshal array into Go struct field ConfigMap.data of type map[string]string"],
-    [{ binaryData: { a: true } }, "json: cannot unmarshal bool into Go struct field ConfigMap.binaryData of type string"],
+    [{ binaryData: { a: true } }, "json: cannot unmarshal bool into Go struct field ConfigMap.binaryData of type []uint8"],
   ])("rejects mistyped maps %j like Go's decoder", (fields, reason) => {
     expect(() => createErrors(configMapsResource, cm(fields))).toThrow(
       expect.objectContaining({ code: "BadRequest", message: `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${reason}` }),

@@ -4,7 +4,7 @@ import { fieldForbidden, fieldInvalid, fieldTooLong, isConfigMapKey, keyPath } f
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, checkStringMap, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
 
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -21,8 +21,6 @@ export const IMMUTABLE_SET_MESSAGE = "field is immutable when `immutable` is set
 const TARGET: DecodeTarget = { kind: "ConfigMap", version: "v1" };
 
 function prepare(object: ConfigMap): void {
-  checkStringMap(object, "data", TARGET);
-  checkStringMap(object, "binaryData", TARGET);
   const binaryData = asRecord(object.binaryData);
   if (binaryData) {
     for (const [key, value] of Object.entries(binaryData)) binaryData[key] = canonicalBase64(value, TARGET);

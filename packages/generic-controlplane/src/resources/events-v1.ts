@@ -2,7 +2,7 @@ import type { KubeObject } from "../api/types.js";
 import { asRecord, defineResource } from "./define.js";
 import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent, type ObjectReference } from "./event-rules.js";
 import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
-import { canonicalMicroTime, canonicalTime, checkInt32, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "./wire-values.js";
 
 export interface EventsV1Event extends KubeObject {
   eventTime?: string;
@@ -78,8 +78,6 @@ function normalize(object: EventsV1Event): void {
   normalizeField(record, "deprecatedLastTimestamp", (v) => canonicalTime(v, TARGET));
   if (object.series === null) delete object.series;
   normalizeField(asRecord(object.series), "lastObservedTime", (v) => canonicalMicroTime(v, TARGET));
-  checkInt32(record, "deprecatedCount", { struct: "Event", path: "deprecatedCount" }, TARGET);
-  checkInt32(asRecord(object.series), "count", { struct: "EventSeries", path: "series.count" }, TARGET);
 }
 
 /** events.k8s.io/v1 field selectors, mapped onto the core ones as upstream's label conversion does. */

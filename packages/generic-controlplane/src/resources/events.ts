@@ -1,7 +1,7 @@
 import { asRecord, defineResource } from "./define.js";
 import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent } from "./event-rules.js";
 import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
-import { canonicalMicroTime, canonicalTime, checkInt32, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "./wire-values.js";
 
 export type { CoreEvent } from "./event-rules.js";
 
@@ -14,8 +14,6 @@ function normalize(object: CoreEvent): void {
   normalizeField(record, "eventTime", (v) => canonicalMicroTime(v, TARGET));
   if (object.series === null) delete object.series;
   normalizeField(asRecord(object.series), "lastObservedTime", (v) => canonicalMicroTime(v, TARGET));
-  checkInt32(record, "count", { struct: "Event", path: "count" }, TARGET);
-  checkInt32(asRecord(object.series), "count", { struct: "EventSeries", path: "series.count" }, TARGET);
 }
 
 const schema = kindSchema({

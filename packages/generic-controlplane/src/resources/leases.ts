@@ -4,7 +4,7 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName } from
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { int32Schema, kindSchema, microTimeSchema, stringSchema } from "./schema-parts.js";
-import { canonicalMicroTime, checkInt32, checkString, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, normalizeField, type DecodeTarget } from "./wire-values.js";
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -25,8 +25,6 @@ const VALID_STRATEGIES = ["OldestEmulationVersion"];
 
 function normalizeTimes(object: Lease): void {
   const spec = asRecord(object.spec);
-  for (const key of ["leaseDurationSeconds", "leaseTransitions"]) checkInt32(spec, key, { struct: "LeaseSpec", path: `spec.${key}` }, TARGET);
-  for (const key of ["holderIdentity", "strategy", "preferredHolder"]) checkString(spec, key, { struct: "LeaseSpec", path: `spec.${key}` }, TARGET);
   normalizeField(spec, "acquireTime", (v) => canonicalMicroTime(v, TARGET));
   normalizeField(spec, "renewTime", (v) => canonicalMicroTime(v, TARGET));
 }

@@ -1,4 +1,5 @@
 import type { KubeObject } from "../api/types.js";
+import { goType } from "../schema/go-type.js";
 import type { FieldError, ResourceStrategy } from "../registry/resource-definition.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, fieldInvalid, validateFinalizerName } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
@@ -182,7 +183,7 @@ const schema = kindSchema({
         finalizers: {
           type: "array",
           description: "Finalizers is an opaque list of values that must be empty to permanently remove the object from storage. See https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
-          items: { type: "string", default: "" },
+          items: goType("v1.FinalizerName", { type: "string", default: "" }),
           "x-kubernetes-list-type": "atomic",
         },
       },
@@ -195,7 +196,7 @@ const schema = kindSchema({
         conditions: {
           type: "array",
           description: "Represents the latest available observations of a namespace's current state.",
-          items: {
+          items: goType("v1.NamespaceCondition", {
             type: "object",
             description: "NamespaceCondition contains details about the state of a namespace.",
             required: ["type", "status"],
@@ -203,21 +204,21 @@ const schema = kindSchema({
               lastTransitionTime: timeSchema("Last time the condition transitioned from one status to another."),
               message: stringSchema("Human-readable message indicating details about the last transition."),
               reason: stringSchema("Unique, one-word, CamelCase reason for the condition's last transition."),
-              status: stringSchema("Status of the condition, one of True, False, Unknown."),
-              type: stringSchema("Type of namespace controller condition."),
+              status: goType("v1.ConditionStatus", stringSchema("Status of the condition, one of True, False, Unknown.")),
+              type: goType("v1.NamespaceConditionType", stringSchema("Type of namespace controller condition.")),
             },
-          },
+          }),
           "x-kubernetes-list-map-keys": ["type"],
           "x-kubernetes-list-type": "map",
           "x-kubernetes-patch-merge-key": "type",
           "x-kubernetes-patch-strategy": "merge",
         },
-        phase: {
+        phase: goType("v1.NamespacePhase", {
           type: "string",
           enum: [NAMESPACE_PHASE_ACTIVE, NAMESPACE_PHASE_TERMINATING],
           description:
             'Phase is the current lifecycle phase of the namespace. See https://kubernetes.io/docs/tasks/administer-cluster/namespaces/\n\nPossible enum values:\n - `"Active"` means the namespace is available for use in the system\n - `"Terminating"` means the namespace is undergoing graceful termination',
-        },
+        }),
       },
     },
   },

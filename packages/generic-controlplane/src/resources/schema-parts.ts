@@ -1,3 +1,4 @@
+import { goType } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 
 /**
@@ -17,11 +18,11 @@ export function objectMetaSchema(): JSONSchemaProps {
 }
 
 export function timeSchema(description: string): JSONSchemaProps {
-  return { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with second precision.` };
+  return goType("v1.Time", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with second precision.` });
 }
 
 export function microTimeSchema(description: string): JSONSchemaProps {
-  return { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` };
+  return goType("v1.MicroTime", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` });
 }
 
 export function stringSchema(description: string): JSONSchemaProps {
@@ -37,7 +38,7 @@ export function booleanSchema(description: string): JSONSchemaProps {
 }
 
 export function objectReferenceSchema(description: string): JSONSchemaProps {
-  return {
+  return goType("v1.ObjectReference", {
     type: "object",
     description,
     "x-kubernetes-map-type": "atomic",
@@ -50,13 +51,13 @@ export function objectReferenceSchema(description: string): JSONSchemaProps {
       name: stringSchema("Name of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"),
       namespace: stringSchema("Namespace of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/"),
       resourceVersion: stringSchema("Specific resourceVersion of the referent, if any."),
-      uid: stringSchema("UID of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"),
+      uid: goType("types.UID", stringSchema("UID of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids")),
     },
-  };
+  });
 }
 
 export function localObjectReferenceSchema(description: string): JSONSchemaProps {
-  return {
+  return goType("v1.LocalObjectReference", {
     type: "object",
     description,
     "x-kubernetes-map-type": "atomic",
@@ -67,18 +68,18 @@ export function localObjectReferenceSchema(description: string): JSONSchemaProps
         description: "Name of the referent. An empty value is allowed only for compatibility. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
       },
     },
-  };
+  });
 }
 
 export function eventSourceSchema(description: string): JSONSchemaProps {
-  return {
+  return goType("v1.EventSource", {
     type: "object",
     description,
     properties: {
       component: stringSchema("Component from which the event is generated."),
       host: stringSchema("Node name on which the event is generated."),
     },
-  };
+  });
 }
 
 export interface KindSchemaOptions {

@@ -1,11 +1,12 @@
 import type { KubeObject } from "../api/types.js";
+import { goType } from "../schema/go-type.js";
 import type { FieldError } from "../registry/resource-definition.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, isConfigMapKey, keyPath, validateImmutableField } from "../validation/index.js";
 import { IMMUTABLE_SET_MESSAGE, MAX_DATA_SIZE_BYTES, sameStringMap } from "./config-maps.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema, stringSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, checkStringMap, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
 
 export interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -35,8 +36,6 @@ const TARGET: DecodeTarget = { kind: "Secret", version: "v1" };
  * `stringData` is write-only and merges over `data`, and `type` defaults to Opaque.
  */
 function prepare(object: Secret): void {
-  checkStringMap(object, "data", TARGET);
-  checkStringMap(object, "stringData", TARGET);
   // Built with entries so a key such as `__proto__` stays an ordinary key; a stringData key wins.
   const entries = new Map<string, string>();
   for (const [key, value] of Object.entries(asRecord(object.data) ?? {})) entries.set(key, canonicalBase64(value, TARGET));
@@ -148,8 +147,11 @@ const schema = kindSchema({
         "stringData allows specifying non-binary secret data as plain strings. It is write-only: on write it is merged into the data field, overwriting existing values, and it is never output when reading from the API.",
       additionalProperties: { type: "string", default: "" },
     },
-    type: stringSchema(
-      "Used to facilitate programmatic handling of secret data. Defaults to Opaque and cannot be changed after creation. See https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+    type: goType(
+      "v1.SecretType",
+      stringSchema(
+        "Used to facilitate programmatic handling of secret data. Defaults to Opaque and cannot be changed after creation. See https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+      ),
     ),
   },
 });

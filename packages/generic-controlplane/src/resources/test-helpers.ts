@@ -1,16 +1,18 @@
 import type { KubeObject } from "../api/types.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
-import { formatFieldError } from "../validation/index.js";
+import { checkFieldTypes, formatFieldError } from "../validation/index.js";
 
-/** Runs a definition's create path (prepare, then validate) the way the registry does, and formats the errors as a 422 lists them. */
+/** Runs a definition's create path (decode, prepare, then validate) the way the registry does, and formats the errors as a 422 lists them. */
 export function createErrors(definition: ResourceDefinition, object: KubeObject): { object: KubeObject; errors: string[] } {
   const copy = structuredClone(object);
+  checkFieldTypes(copy, definition);
   definition.strategy?.prepareForCreate?.(copy);
   return { object: copy, errors: (definition.strategy?.validate?.(copy) ?? []).map(formatFieldError) };
 }
 
 export function updateErrors(definition: ResourceDefinition, object: KubeObject, old: KubeObject): { object: KubeObject; errors: string[] } {
   const copy = structuredClone(object);
+  checkFieldTypes(copy, definition);
   definition.strategy?.prepareForUpdate?.(copy, structuredClone(old));
   return { object: copy, errors: (definition.strategy?.validateUpdate?.(copy, old) ?? []).map(formatFieldError) };
 }

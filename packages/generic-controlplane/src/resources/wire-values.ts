@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { decodeError, type DecodeTarget } from "../validation/decode-errors.js";
 
 /**
  * The value encodings Go's JSON decoding enforces for built-in types before any validation runs:
@@ -7,14 +7,7 @@ import { ControlPlaneError } from "../errors.js";
  * reported as `BadRequest` with apiserver's `cannot be handled as a` wording.
  */
 
-export interface DecodeTarget {
-  kind: string;
-  version: string;
-}
-
-export function decodeError(target: DecodeTarget, reason: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${reason}`);
-}
+export { decodeError, type DecodeTarget };
 
 const BASE64_ALPHABET = /^[A-Za-z0-9+/]$/;
 
@@ -97,10 +90,10 @@ const ZONE: LayoutElement = { layout: "Z07:00", pattern: /^(?:Z|[+-]\d{2}:\d{2})
  * Parses like Go's `time.Parse` with the RFC 3339 layouts apimachinery uses and returns epoch
  * microseconds, or throws with Go's `parsing time … cannot parse … as …` wording.
  */
-function parseGoTime(value: string, micro: boolean, target: DecodeTarget): { epochSeconds: number; micros: number } {
+function parseGoTime(value: string, micro: boolean, invalid: (reason: string) => never): { epochSeconds: number; micros: number } {
   const layout = micro ? RFC3339_MICRO_LAYOUT : RFC3339_LAYOUT;
   const fail = (rest: string, element: string): never => {
-    throw decodeError(target, `parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}`);
+    return invalid(`parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}`);
   };
   let rest = value;
   const parts: string[] = [];
@@ -124,7 +117,7 @@ function parseGoTime(value: string, micro: boolean, target: DecodeTarget): { epo
   const zone = ZONE.pattern.exec(rest);
   if (!zone) return fail(rest, ZONE.layout);
   rest = rest.slice(zone[0].length);
-  if (rest !== "") throw decodeError(target, `parsing time ${JSON.stringify(value)}: extra text: ${JSON.stringify(rest)}`);
+  if (rest !== "") invalid(`parsing time ${JSON.stringify(value)}: extra text: ${JSON.stringify(rest)}`);
   const [year, , month, , day, , hour, , minute, , second] = parts.map((part) => Number(part));
   const ranges: Array<[number | undefined, number, number, string]> = [
     [month, 1, 12, "month"],
@@ -134,17 +127,42 @@ function parseGoTime(value: string, micro: boolean, target: DecodeTarget): { epo
     [second, 0, 59, "second"],
   ];
   for (const [v, min, max, name] of ranges) {
-    if (v === undefined || v < min || v > max) throw decodeError(target, `parsing time ${JSON.stringify(value)}: ${name} out of range`);
+    if (v === undefined || v < min || v > max) invalid(`parsing time ${JSON.stringify(value)}: ${name} out of range`);
   }
   const utc = Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1, hour ?? 0, minute ?? 0, second ?? 0);
   const check = new Date(utc);
-  if (check.getUTCDate() !== day) throw decodeError(target, `parsing time ${JSON.stringify(value)}: day out of range`);
+  if (check.getUTCDate() !== day) invalid(`parsing time ${JSON.stringify(value)}: day out of range`);
   let offsetSeconds = 0;
   if (zone[0] !== "Z") {
     const sign = zone[0].startsWith("-") ? -1 : 1;
     offsetSeconds = sign * (Number(zone[0].slice(1, 3)) * 3600 + Number(zone[0].slice(4, 6)) * 60);
   }
   return { epochSeconds: Math.floor(utc / 1000) - offsetSeconds, micros: fraction === "" ? 0 : Number(fraction) };
+}
+
+function decodeFailure(target: DecodeTarget): (reason: string) => never {
+  return (reason) => {
+    throw decodeError(target, reason);
+  };
+}
+
+class TimeSyntax extends Error {}
+
+/**
+ * Go's `time.Parse` error for a `metav1.Time` (RFC 3339) or `metav1.MicroTime` string, or
+ * undefined when it parses. The empty string counts as unset, as the strategies treat it.
+ */
+export function goTimeError(value: string, micro: boolean): string | undefined {
+  if (value === "") return undefined;
+  try {
+    parseGoTime(value, micro, (reason) => {
+      throw new TimeSyntax(reason);
+    });
+    return undefined;
+  } catch (error) {
+    if (error instanceof TimeSyntax) return error.message;
+    throw error;
+  }
 }
 
 function formatSeconds(epochSeconds: number): string {
@@ -156,7 +174,7 @@ export function canonicalTime(value: unknown, target: DecodeTarget): string | un
   if (value === null || value === undefined) return undefined;
   if (typeof value !== "string") throw decodeError(target, `parsing time: expected a string, got ${typeof value}`);
   if (value === "") return undefined;
-  return formatSeconds(parseGoTime(value, false, target).epochSeconds);
+  return formatSeconds(parseGoTime(value, false, decodeFailure(target)).epochSeconds);
 }
 
 /** `metav1.MicroTime` → canonical `2006-01-02T15:04:05.000000Z` (UTC). `null` means unset. */
@@ -164,7 +182,7 @@ export function canonicalMicroTime(value: unknown, target: DecodeTarget): string
   if (value === null || value === undefined) return undefined;
   if (typeof value !== "string") throw decodeError(target, `parsing time: expected a string, got ${typeof value}`);
   if (value === "") return undefined;
-  const { epochSeconds, micros } = parseGoTime(value, true, target);
+  const { epochSeconds, micros } = parseGoTime(value, true, decodeFailure(target));
   return formatMicroTime(epochSeconds, micros);
 }
 
@@ -181,62 +199,4 @@ export function normalizeField(object: Record<string, unknown> | undefined, key:
   const value = normalize(object[key]);
   if (value === undefined) delete object[key];
   else object[key] = value;
-}
-
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  if (value === null) return "null";
-  if (typeof value === "boolean") return "bool";
-  return typeof value;
-}
-
-/**
- * A `map[string]string` (or `map[string][]byte`) field as Go's JSON decoding insists on it:
- * an object whose values are strings (null entries become empty); anything else is Go's
- * `cannot unmarshal` 400.
- */
-export function checkStringMap(object: Record<string, unknown>, field: string, target: DecodeTarget): void {
-  const value = object[field];
-  if (value === undefined || value === null) return;
-  const where = `Go struct field ${target.kind}.${field}`;
-  if (typeof value !== "object" || Array.isArray(value)) {
-    throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where} of type map[string]string`);
-  }
-  const map = value as Record<string, unknown>;
-  for (const [key, entry] of Object.entries(map)) {
-    // Go decodes a null entry as the zero value: the key stays, with an empty value.
-    if (entry === null) map[key] = "";
-    else if (typeof entry !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(entry)} into ${where} of type string`);
-  }
-}
-
-export interface GoField {
-  /** The Go struct holding the field, e.g. `LeaseSpec`. */
-  struct: string;
-  /** The JSON path of the field from the object root, e.g. `spec.leaseDurationSeconds`. */
-  path: string;
-}
-
-/** A Go `int32` field: an integer in range, or Go's `cannot unmarshal` 400. `null` means unset. */
-export function checkInt32(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
-  if (!record || !(key in record)) return;
-  const value = record[key];
-  if (value === null) {
-    delete record[key];
-    return;
-  }
-  const where = `Go struct field ${field.struct}.${field.path} of type int32`;
-  if (typeof value !== "number") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into ${where}`);
-  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) throw decodeError(target, `json: cannot unmarshal number ${String(value)} into ${where}`);
-}
-
-/** A Go `string` field: a string, or Go's `cannot unmarshal` 400. `null` means unset. */
-export function checkString(record: Record<string, unknown> | undefined, key: string, field: GoField, target: DecodeTarget): void {
-  if (!record || !(key in record)) return;
-  const value = record[key];
-  if (value === null) {
-    delete record[key];
-    return;
-  }
-  if (typeof value !== "string") throw decodeError(target, `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${field.struct}.${field.path} of type string`);
 }

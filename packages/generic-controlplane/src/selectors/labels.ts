@@ -21,7 +21,8 @@ export interface LabelSelector {
   readonly requirements: readonly LabelRequirement[];
   /** True when the selector has no requirements and matches everything. */
   readonly empty: boolean;
-  matches(labels: Record<string, string> | undefined): boolean;
+  /** `null` (stored by older versions for `labels: null`) and non-objects count as no labels. */
+  matches(labels: Record<string, string> | null | undefined): boolean;
 }
 
 type TokenKind = "ident" | "(" | ")" | "," | "!" | "=" | "==" | "!=" | ">" | "<" | "in" | "notin" | "end" | "error";
@@ -246,8 +247,8 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
   return { key, operator, values };
 }
 
-function matchesRequirement(requirement: LabelRequirement, labels: Record<string, string> | undefined): boolean {
-  const has = labels !== undefined && Object.hasOwn(labels, requirement.key);
+function matchesRequirement(requirement: LabelRequirement, labels: Record<string, string> | null | undefined): boolean {
+  const has = typeof labels === "object" && labels !== null && Object.hasOwn(labels, requirement.key);
   const value = has ? labels[requirement.key] : undefined;
   switch (requirement.operator) {
     case "=":

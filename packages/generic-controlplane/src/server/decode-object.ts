@@ -7,6 +7,8 @@ import { bodyFormat } from "./negotiation.js";
 import type { HandlerCodecs } from "./served-resource.js";
 import { warningHeader } from "./status.js";
 import type { FieldValidation } from "./write-options.js";
+import { checkFieldTypes } from "../validation/field-types.js";
+import { checkDecodedBody } from "./decode-limits.js";
 
 const ACCEPTED_OBJECT_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
@@ -54,6 +56,8 @@ export function decodeObject(
     throw new ControlPlaneError("BadRequest", `the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
   const kubeObject = object as KubeObject;
+  // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
+  checkFieldTypes(kubeObject, definition, numberLiteral);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, definition, codecs, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
@@ -114,21 +118,83 @@ function reportProblems(ctx: RequestContext, validation: FieldValidation, proble
   for (const problem of problems) ctx.warnings.push(warningHeader(problem));
 }
 
+/** Number literals JSON.parse rounded (integers beyond 2^53), by the object or array holding them. */
+const numberLiterals = new WeakMap<object, Map<string, string>>();
+/** A run of digits long enough to be an integer JSON.parse cannot hold exactly. */
+const LONG_NUMBER = /\d{16}/;
+
+/** The literal a client sent for `holder[key]`, when JSON.parse could not keep it exactly. */
+export function numberLiteral(holder: object, key: string): string | undefined {
+  return numberLiterals.get(holder)?.get(key);
+}
+
+function keepLongIntegers(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source !== undefined && typeof this === "object" && this !== null) {
+    let literals = numberLiterals.get(this);
+    if (literals === undefined) numberLiterals.set(this, (literals = new Map<string, string>()));
+    literals.set(key, context.source);
+  }
+  return value;
+}
+
+function parseJsonText(text: string): unknown {
+  // Only bodies that may hold such numbers pay for the reviver.
+  return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
+}
+
 export function parseJson(text: string): unknown {
   if (text.length === 0) throw new ControlPlaneError("BadRequest", "the body of the request was empty");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
     throw new ControlPlaneError("BadRequest", `error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
   }
+  checkDecodedBody(value, "json");
+  return value;
 }
 
+/**
+ * One YAML document as JSON. Aliases are capped (a "billion laughs" body is a 400, as go-yaml
+ * refuses excessive aliasing), and values JSON cannot hold or over-deep nesting are refused.
+ */
 export function parseYaml(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: false });
-  const error = doc.errors[0];
-  if (error) throw new ControlPlaneError("BadRequest", `error decoding YAML: ${error.message}`);
-  return doc.toJS();
+  let value: unknown;
+  // Most YAML bodies are JSON (kubectl's apply patches are): read those as JSON, which is exact
+  // about large integers and does not recurse per nesting level like the YAML parser.
+  if (/^\s*\{/.test(text)) {
+    try {
+      value = parseJsonText(text);
+      checkDecodedBody(value, "yaml");
+      return value;
+    } catch (error) {
+      if (error instanceof ControlPlaneError) throw error;
+    }
+  }
+  try {
+    const doc = parseDocument(text, { uniqueKeys: false });
+    const error = doc.errors[0];
+    if (error) throw error;
+    value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
+  } catch (error) {
+    throw new ControlPlaneError("BadRequest", `error decoding YAML: ${yamlFailure(error)}`, { cause: error });
+  }
+  checkDecodedBody(value, "yaml");
+  return value;
 }
+
+/**
+ * The parser's failures on hostile input (alias expansion, nesting) are the body's fault. It
+ * recurses per level, so running out of stack (reported directly or as a parse error) means the
+ * nesting is too deep.
+ */
+function yamlFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof RangeError || message.includes("Maximum call stack size exceeded") ? "exceeded max depth" : message;
+}
+
+/** Alias expansions one YAML body may make (the yaml package's default, stated here on purpose). */
+const YAML_MAX_ALIAS_COUNT = 100;
 
 /** Removes fields addressed as `spec.x`, `items[0].y`, `data[some key]` — the paths findUnknownFields reports. */
 export function removeFieldPaths(object: Record<string, unknown>, paths: string[]): void {

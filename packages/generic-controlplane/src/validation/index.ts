@@ -51,4 +51,5 @@ export {
   validateOwnerReferences,
   type ObjectMetaValidationOptions,
 } from "./object-meta.js";
-export { checkMetadataTypes } from "./metadata-types.js";
+export { checkFieldTypes, fieldTypeError, type FieldTypeOptions, type NumberLiteral } from "./field-types.js";
+export { decodeError, type DecodeTarget } from "./decode-errors.js";

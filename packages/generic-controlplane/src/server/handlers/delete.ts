@@ -1,4 +1,3 @@
-import { parse as parseYamlText } from "yaml";
 import { ControlPlaneError } from "../../errors.js";
 import type { DeleteOptions, Status, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
@@ -10,7 +9,10 @@ import { shapeList, shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { optionsInvalid, parseDryRun } from "../write-options.js";
 import { parseListRequest } from "./list-request.js";
-import { parseJson } from "../decode-object.js";
+import { parseInt64Query } from "../query-numbers.js";
+import { parseJson, parseYaml } from "../decode-object.js";
+import { META_V1, patchMetaSchemas } from "../../patch/meta-schemas.js";
+import { fieldTypeError } from "../../validation/field-types.js";
 
 const POLICIES = new Set(["Orphan", "Background", "Foreground"]);
 
@@ -22,21 +24,19 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     const contentType = ctx.req.headers["content-type"];
     const format = bodyFormat(contentType);
     let parsed: unknown;
-    if (format === "yaml") parsed = parseYamlText(body.toString("utf8"));
+    if (format === "yaml") parsed = parseYaml(body.toString("utf8"));
     else if (format === "json") parsed = parseJson(body.toString("utf8"));
     else if (format === "protobuf" && env.codecs.decodeProtobuf) parsed = env.codecs.decodeProtobuf(body);
     else throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw new ControlPlaneError("BadRequest", "the body of a delete request must be a DeleteOptions object");
+    const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], { kind: "DeleteOptions" });
+    if (mistyped !== undefined) throw new ControlPlaneError("BadRequest", mistyped);
   }
   const query = ctx.query;
   const causes: StatusCause[] = [];
   const grace = query.get("gracePeriodSeconds");
-  if (grace !== null && grace !== "") {
-    const n = Number(grace);
-    if (!Number.isInteger(n)) causes.push({ reason: "FieldValueInvalid", field: "gracePeriodSeconds", message: `Invalid value: ${JSON.stringify(grace)}: must be an integer` });
-    else options.gracePeriodSeconds = n;
-  }
+  if (grace !== null) options.gracePeriodSeconds = parseInt64Query(grace);
   const policy = query.get("propagationPolicy");
   if (policy !== null && policy !== "") options.propagationPolicy = policy as DeleteOptions["propagationPolicy"] & string;
   const orphan = query.get("orphanDependents");

@@ -1,7 +1,10 @@
-import { ControlPlaneError } from "../../errors.js";
 import type { StatusCause } from "../../api/types.js";
 import type { ListRequest } from "../../registry/types.js";
 import { optionsInvalid } from "../write-options.js";
+import { parseInt64Query } from "../query-numbers.js";
+
+/** The largest page size passed on: any larger limit returns the whole collection just the same. */
+const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /** The list query of a LIST or DELETECOLLECTION (meta/v1 ListOptions), validated like apimachinery does. */
 export function parseListRequest(query: URLSearchParams): ListRequest {
@@ -11,11 +14,14 @@ export function parseListRequest(query: URLSearchParams): ListRequest {
   const fieldSelector = query.get("fieldSelector");
   if (fieldSelector) request.fieldSelector = fieldSelector;
   const limit = query.get("limit");
-  if (limit !== null && limit !== "") {
-    const n = Number(limit);
-    if (!Number.isInteger(n)) throw new ControlPlaneError("BadRequest", `limit: invalid value ${JSON.stringify(limit)}: must be an integer`);
-    if (n > 0) request.limit = n;
+  if (limit !== null) {
+    // Zero and negative limits mean no limit, as upstream.
+    const n = parseInt64Query(limit);
+    if (n > 0) request.limit = Math.min(n, MAX_LIMIT);
   }
+  // Parsed (and refused when malformed) like the other ListOptions, though a LIST is not cut short.
+  const timeoutSeconds = query.get("timeoutSeconds");
+  if (timeoutSeconds !== null) parseInt64Query(timeoutSeconds);
   const cont = query.get("continue");
   if (cont) request.continue = cont;
   const rv = query.get("resourceVersion");

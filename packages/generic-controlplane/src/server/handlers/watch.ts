@@ -10,6 +10,7 @@ import type { ServedResource } from "../served-resource.js";
 import { toStatus } from "../status.js";
 import type { TrackedWatch } from "../watch-tracker.js";
 import { optionsInvalid } from "../write-options.js";
+import { parseInt64Query } from "../query-numbers.js";
 
 /**
  * Serialised JSON lines per event object: the registry hands the same event object to every
@@ -65,11 +66,14 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
   } else if (match !== null && match !== "") {
     causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
   }
+  // A watch decodes the same ListOptions as a LIST, so a malformed limit is refused here too.
+  const limit = query.get("limit");
+  if (limit !== null) parseInt64Query(limit);
   let timeoutSeconds: number | undefined;
   const rawTimeout = query.get("timeoutSeconds");
-  if (rawTimeout !== null && rawTimeout !== "") {
-    const n = Number(rawTimeout);
-    if (!Number.isInteger(n) || n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
+  if (rawTimeout !== null) {
+    const n = parseInt64Query(rawTimeout);
+    if (n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
     else if (n > 0) timeoutSeconds = n;
   }
   if (causes.length > 0) throw optionsInvalid("ListOptions", causes);
