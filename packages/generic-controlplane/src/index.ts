@@ -47,6 +47,7 @@ export type {
   AdmissionAttributes,
   AdmissionPlugin,
   DeleteResult,
+  ListPages,
   ListRequest,
   RequestOptions,
   ResourceStore,

@@ -1,0 +1,70 @@
+import { once } from "node:events";
+import type { ListPages } from "../registry/types.js";
+import type { RequestContext } from "./context.js";
+import { wantsPretty, type ListShape } from "./respond.js";
+
+/**
+ * Writes a list read in pages while it is read: the body up to its element array, then each
+ * page's elements, then the closing brackets — byte for byte what `writeJson` sends for the whole
+ * list (compact, or indented for `pretty`), in chunked encoding instead of with a Content-Length.
+ * After each page it waits for the socket to take the bytes and yields to the event loop, so one
+ * large list holds about one page in memory and other requests are served while it goes out.
+ *
+ * A failure before the first byte rejects (the caller answers with a Status). Once the status line
+ * is out, a failure (the snapshot was compacted away mid-list, the client went away) can only cut
+ * the response short: the connection is destroyed, so a client never takes a truncated list for a
+ * whole one.
+ */
+export async function writeListPages(ctx: RequestContext, list: ListPages, shape: ListShape): Promise<void> {
+  const { res } = ctx;
+  const pretty = wantsPretty(ctx);
+  const pages = list.pages[Symbol.asyncIterator]();
+  const envelope = pretty ? JSON.stringify(shape.envelope, null, 2) : JSON.stringify(shape.envelope);
+  const closing = pretty ? "]\n}" : "]}";
+  if (Object.keys(shape.envelope).at(-1) !== shape.field || !envelope.endsWith(closing)) {
+    throw new Error(`list body must end with its empty ${shape.field} array`);
+  }
+  // Read the first page before the status line, so its failure is still a proper error response.
+  let next = await pages.next();
+  const headers: Record<string, string | string[]> = { "Content-Type": "application/json", "Cache-Control": "no-cache, private" };
+  if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
+  res.writeHead(200, headers);
+  if (ctx.method === "HEAD") {
+    await pages.return?.();
+    res.end();
+    return;
+  }
+  let chunk = envelope.slice(0, -closing.length);
+  let first = true;
+  try {
+    while (next.done !== true) {
+      for (const element of shape.elements(next.value)) {
+        const text = pretty ? JSON.stringify(element, null, 2).replaceAll("\n", "\n    ") : JSON.stringify(element);
+        chunk += (first ? (pretty ? "\n    " : "") : pretty ? ",\n    " : ",") + text;
+        first = false;
+      }
+      if (res.destroyed) {
+        await pages.return?.();
+        return;
+      }
+      if (!res.write(chunk)) await drained(ctx);
+      chunk = "";
+      await new Promise((resolve) => setImmediate(resolve));
+      next = await pages.next();
+    }
+  } catch {
+    res.destroy();
+    return;
+  }
+  res.end(`${chunk}${!first && pretty ? "\n  " : ""}${closing}\n`);
+}
+
+/** Resolves when the response's buffer drained, or the response closed (nothing more is read then). */
+async function drained(ctx: RequestContext): Promise<void> {
+  const abort = new AbortController();
+  try {
+    await Promise.race([once(ctx.res, "drain", { signal: abort.signal }), once(ctx.res, "close", { signal: abort.signal })]);
+  } finally {
+    abort.abort();
+  }
+}
