@@ -1,0 +1,149 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KubeList, KubeObject } from "../api/types.js";
+import { createContext } from "./context.js";
+import { writeListPages } from "./list-stream.js";
+import { listShape } from "./respond.js";
+import { startTestPlane, type TestPlane } from "./test-support.js";
+
+/** More than two storage pages, so the streamed bodies cross page boundaries. */
+const COUNT = 1234;
+
+let t: TestPlane;
+
+beforeAll(async () => {
+  t = await startTestPlane();
+  expect((await t.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "big" } } })).status).toBe(201);
+  const created = await t.call("POST", "/api/v1/namespaces/big/configmaps", {
+    body: { metadata: { name: "cm-0000", labels: { parity: "even" } }, data: { text: "line one\nline two \u00e9 \"quoted\"" } },
+  });
+  expect(created.status).toBe(201);
+  // The rest are written straight to storage (the stored form of the first, renamed), with a
+  // creationTimestamp long past, so Table ages read the same on every request.
+  const stored = JSON.parse((await t.plane.storage.get("/registry/configmaps/big/cm-0000"))!.value) as KubeObject & { metadata: Record<string, unknown> };
+  stored.metadata.creationTimestamp = "2020-01-01T00:00:00Z";
+  const createdMeta = (created.json as KubeObject).metadata;
+  await t.plane.storage.update("/registry/configmaps/big/cm-0000", JSON.stringify(stored), Number(createdMeta?.resourceVersion));
+  const writes: Array<Promise<unknown>> = [];
+  for (let i = 1; i < COUNT; i++) {
+    const name = `cm-${String(i).padStart(4, "0")}`;
+    stored.metadata.name = name;
+    stored.metadata.uid = `uid-${i}`;
+    stored.metadata.labels = { parity: i % 2 === 0 ? "even" : "odd" };
+    writes.push(t.plane.storage.create(`/registry/configmaps/big/${name}`, JSON.stringify(stored)));
+  }
+  await Promise.all(writes);
+});
+
+afterAll(() => t.close());
+
+/** A `limit` above the collection's size reads it whole in one go: the body the list had before it was streamed. */
+const WHOLE = "limit=100000";
+
+describe("streamed LIST", () => {
+  const accepts: Array<[string, string]> = [
+    ["JSON", "application/json"],
+    ["Table v1", "application/json;as=Table;v=v1;g=meta.k8s.io"],
+    ["Table v1beta1", "application/json;as=Table;v=v1beta1;g=meta.k8s.io"],
+    ["PartialObjectMetadataList v1", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"],
+    ["PartialObjectMetadataList v1beta1", "application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io"],
+  ];
+  for (const [name, accept] of accepts) {
+    for (const query of ["", "pretty=true", "labelSelector=parity%3Dodd", "includeObject=Object", "includeObject=None"]) {
+      it(`sends the same bytes as the whole list for ${name}${query ? ` with ${query}` : ""}`, async () => {
+        const sep = query ? "&" : "";
+        const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?${query}`, { headers: { Accept: accept } });
+        const whole = await t.call("GET", `/api/v1/namespaces/big/configmaps?${query}${sep}${WHOLE}`, { headers: { Accept: accept } });
+        expect(streamed.status).toBe(200);
+        expect(whole.headers.get("content-length")).not.toBeNull();
+        expect(streamed.headers.get("transfer-encoding")).toBe("chunked");
+        expect(streamed.headers.get("content-type")).toBe(whole.headers.get("content-type"));
+        expect(streamed.text.length).toBe(whole.text.length);
+        expect(streamed.text === whole.text).toBe(true);
+        const body = streamed.json as { items?: unknown[]; rows?: unknown[] };
+        expect((body.items ?? body.rows)?.length).toBe(query.startsWith("labelSelector") ? COUNT / 2 : COUNT);
+      });
+    }
+  }
+
+  it("sends the same bytes for an empty list, compact and indented", async () => {
+    for (const query of ["", "pretty=true"]) {
+      const streamed = await t.call("GET", `/api/v1/namespaces/empty/configmaps?${query}`);
+      const whole = await t.call("GET", `/api/v1/namespaces/empty/configmaps?${query}&${WHOLE}`);
+      expect(streamed.text).toBe(whole.text);
+      expect((streamed.json as KubeList).items).toEqual([]);
+    }
+  });
+
+  it("continues from a continue token to the end of the snapshot, at its resourceVersion", async () => {
+    const first = (await t.call("GET", "/api/v1/namespaces/big/configmaps?limit=100")).json as KubeList;
+    await t.call("POST", "/api/v1/namespaces/big/configmaps", { body: { metadata: { name: "cm-0500a" } } });
+    const response = await t.call("GET", `/api/v1/namespaces/big/configmaps?continue=${first.metadata.continue}`);
+    const rest = response.json as KubeList;
+    expect(response.headers.get("transfer-encoding")).toBe("chunked");
+    expect(rest.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect(rest.items.map((o) => o.metadata?.name)).toEqual(Array.from({ length: COUNT - 100 }, (_, i) => `cm-${String(i + 100).padStart(4, "0")}`));
+    await t.call("DELETE", "/api/v1/namespaces/big/configmaps/cm-0500a");
+  });
+
+  it("answers errors found before the first byte with a Status", async () => {
+    const tooLarge = await t.call("GET", "/api/v1/namespaces/big/configmaps?resourceVersion=99999999&resourceVersionMatch=NotOlderThan");
+    expect(tooLarge.status).toBe(504);
+    expect(tooLarge.json).toMatchObject({ kind: "Status", reason: "Timeout" });
+    const badSelector = await t.call("GET", "/api/v1/namespaces/big/configmaps?labelSelector=a%20b");
+    expect(badSelector.status).toBe(400);
+  });
+
+  it("sends only headers for HEAD", async () => {
+    const response = await fetch(`${t.url}/api/v1/namespaces/big/configmaps`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("");
+  });
+});
+
+describe("writeListPages", () => {
+  let server: Server;
+  let fail: "first" | "second" | undefined;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const ctx = createContext(req, res);
+      async function* pages(): AsyncGenerator<KubeObject[]> {
+        await Promise.resolve();
+        if (fail === "first") throw new Error("first page failed");
+        yield [{ metadata: { name: "a" } }];
+        if (fail === "second") throw new Error("second page failed");
+        yield [{ metadata: { name: "b" } }];
+      }
+      const list = { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: "7" }, pages: pages() };
+      const shape = listShape(list, { type: "json" }, { group: "", version: "v1", kind: "Thing", plural: "things", singular: "thing", scope: "Cluster" }, {}, "Metadata");
+      writeListPages(ctx, list, shape).catch((error: unknown) => {
+        res.writeHead(500);
+        res.end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+  it("writes every page between the list's envelope and its closing bracket", async () => {
+    fail = undefined;
+    const response = await fetch(url());
+    expect(await response.text()).toBe('{"apiVersion":"v1","kind":"ThingList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}\n');
+  });
+
+  it("rejects before any byte when the first page fails", async () => {
+    fail = "first";
+    const response = await fetch(url());
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe("Error: first page failed");
+  });
+
+  it("cuts the connection when a later page fails, so no client takes the list for whole", async () => {
+    fail = "second";
+    const response = await fetch(url());
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+  });
+});
