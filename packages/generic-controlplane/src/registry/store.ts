@@ -19,6 +19,7 @@ import type {
   RequestOptions,
   ResourceStore,
   ResourceWatch,
+  WatchFlowControl,
   WatchRequest,
 } from "./types.js";
 import { startWatch } from "./watch.js";
@@ -127,6 +128,7 @@ class GenericResourceStore implements ResourceStore {
     request: WatchRequest,
     onEvent: (event: WatchEvent) => void,
     onClose?: (error?: Error) => void,
+    flow?: WatchFlowControl,
   ): Promise<ResourceWatch> {
     return startWatch(
       {
@@ -141,6 +143,7 @@ class GenericResourceStore implements ResourceStore {
       request,
       onEvent,
       onClose,
+      flow,
     );
   }
 

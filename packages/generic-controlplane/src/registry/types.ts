@@ -44,6 +44,15 @@ export interface ResourceWatch {
   stop(): void;
 }
 
+/**
+ * How a watch consumer slows the watch down: consulted after each page of initial events or of
+ * replayed history; the next page is read only after the promise it returns settles (e.g. once
+ * the socket drained). Live events are never held back.
+ */
+export interface WatchFlowControl {
+  whenReady(): Promise<void> | undefined;
+}
+
 export interface DeleteResult {
   /** The object as deleted, or as it now stands with `deletionTimestamp` when finalizers hold it. */
   object: KubeObject;
@@ -82,6 +91,7 @@ export interface ResourceStore {
     request: WatchRequest,
     onEvent: (event: WatchEvent) => void,
     onClose?: (error?: Error) => void,
+    flow?: WatchFlowControl,
   ): Promise<ResourceWatch>;
   create(namespace: string | undefined, object: KubeObject, options?: RequestOptions): Promise<KubeObject>;
   /** PUT: a stale `metadata.resourceVersion` fails with Conflict; an empty one is unconditional. */

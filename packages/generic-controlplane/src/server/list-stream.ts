@@ -1,6 +1,6 @@
-import { once } from "node:events";
 import type { ListPages } from "../registry/types.js";
 import type { RequestContext } from "./context.js";
+import { drainedOrClosed } from "./drain.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 
 /**
@@ -47,7 +47,7 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
         await pages.return?.();
         return;
       }
-      if (!res.write(chunk)) await drained(ctx);
+      if (!res.write(chunk)) await drainedOrClosed(res);
       chunk = "";
       await new Promise((resolve) => setImmediate(resolve));
       next = await pages.next();
@@ -57,14 +57,4 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
     return;
   }
   res.end(`${chunk}${!first && pretty ? "\n  " : ""}${closing}\n`);
-}
-
-/** Resolves when the response's buffer drained, or the response closed (nothing more is read then). */
-async function drained(ctx: RequestContext): Promise<void> {
-  const abort = new AbortController();
-  try {
-    await Promise.race([once(ctx.res, "drain", { signal: abort.signal }), once(ctx.res, "close", { signal: abort.signal })]);
-  } finally {
-    abort.abort();
-  }
 }
