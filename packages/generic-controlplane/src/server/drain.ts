@@ -6,6 +6,7 @@ import type { ServerResponse } from "node:http";
  * then): what a streamed body waits for before producing its next page.
  */
 export async function drainedOrClosed(res: ServerResponse): Promise<void> {
+  if (res.destroyed || !res.writableNeedDrain) return;
   const abort = new AbortController();
   try {
     await Promise.race([once(res, "drain", { signal: abort.signal }), once(res, "close", { signal: abort.signal })]);

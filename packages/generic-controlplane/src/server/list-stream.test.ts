@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { KubeList, KubeObject } from "../api/types.js";
 import { createContext } from "./context.js";
 import { writeListPages } from "./list-stream.js";
@@ -105,15 +105,29 @@ describe("streamed LIST", () => {
 describe("writeListPages", () => {
   let server: Server;
   let fail: "first" | "second" | undefined;
+  let endless = false;
+  let pulled = 0;
+  let finished = false;
   beforeAll(async () => {
     server = createServer((req, res) => {
       const ctx = createContext(req, res);
       async function* pages(): AsyncGenerator<KubeObject[]> {
-        await Promise.resolve();
-        if (fail === "first") throw new Error("first page failed");
-        yield [{ metadata: { name: "a" } }];
-        if (fail === "second") throw new Error("second page failed");
-        yield [{ metadata: { name: "b" } }];
+        try {
+          await Promise.resolve();
+          if (fail === "first") throw new Error("first page failed");
+          pulled++;
+          yield [{ metadata: { name: "a" } }];
+          if (fail === "second") throw new Error("second page failed");
+          // A page of ~1 MB at a time, far more than the client reads before it goes away.
+          for (let page = 0; endless && page < 10_000; page++) {
+            pulled++;
+            yield Array.from({ length: 100 }, (_, i) => ({ metadata: { name: `p${page}-${i}` }, data: { fill: "x".repeat(10_000) } }));
+          }
+          pulled++;
+          yield [{ metadata: { name: "b" } }];
+        } finally {
+          finished = true;
+        }
       }
       const list = { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: "7" }, pages: pages() };
       const shape = listShape(list, { type: "json" }, { group: "", version: "v1", kind: "Thing", plural: "things", singular: "thing", scope: "Cluster" }, {}, "Metadata");
@@ -145,5 +159,23 @@ describe("writeListPages", () => {
     const response = await fetch(url());
     expect(response.status).toBe(200);
     await expect(response.text()).rejects.toThrow();
+  });
+
+  it("stops reading pages when the client goes away mid-list", async () => {
+    fail = undefined;
+    endless = true;
+    pulled = 0;
+    finished = false;
+    try {
+      const abort = new AbortController();
+      const response = await fetch(url(), { signal: abort.signal });
+      const reader = response.body!.getReader();
+      await reader.read();
+      abort.abort();
+      await vi.waitFor(() => expect(finished).toBe(true), { timeout: 5000, interval: 10 });
+      expect(pulled).toBeLessThan(1000);
+    } finally {
+      endless = false;
+    }
   });
 });
