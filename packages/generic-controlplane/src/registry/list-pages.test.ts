@@ -63,6 +63,16 @@ describe.each(backends)("listPages on $name", (backend: Backend) => {
     expect(reads.slice(1).every((read) => read.revision === before)).toBe(true);
   });
 
+  it("reads the list anew, at the same revision, when its pages are iterated again", async () => {
+    const { store, ctx } = await seeded(7);
+    const list = await listPages(ctx, "/registry/widgets/default", {}, 3);
+    const first = (await collect(list!.pages)).flat().map((o) => o.metadata?.name);
+    await store.create("default", widget("w-02a"));
+    const again = (await collect(list!.pages)).flat().map((o) => o.metadata?.name);
+    expect(first).toHaveLength(7);
+    expect(again).toEqual(first);
+  });
+
   it("filters with selectors page by page and continues after a continue token's key", async () => {
     const { ctx } = await seeded(8);
     const odd = await listPages(ctx, "/registry/widgets/default", { labelSelector: "parity=odd" }, 3);

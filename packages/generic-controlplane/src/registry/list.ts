@@ -137,15 +137,18 @@ export async function listPages(ctx: ListContext, prefix: string, request: ListR
     }
     return objects;
   };
+  let firstUnused = true;
   async function* pages(): AsyncGenerator<KubeObject[]> {
-    let page = first;
+    // The first iteration starts with the page already read; another one reads it again at the same revision.
+    let page = firstUnused ? first : await read(start.startAfter, revision);
+    firstUnused = false;
     for (;;) {
       yield matching(page.items);
       if (page.remaining === 0 || page.items.length === 0) return;
       page = await read(page.items[page.items.length - 1]!.key, revision);
     }
   }
-  return { apiVersion: ctx.apiVersion, kind: listKindOf(ctx), metadata: { resourceVersion: String(revision) }, pages: pages() };
+  return { apiVersion: ctx.apiVersion, kind: listKindOf(ctx), metadata: { resourceVersion: String(revision) }, pages: { [Symbol.asyncIterator]: pages } };
 }
 
 function directoryOf(prefix: string): string {

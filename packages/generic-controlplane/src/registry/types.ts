@@ -69,6 +69,8 @@ export interface DeleteResult {
  * A list read page by page: the envelope (with its resourceVersion) is known once the first page
  * was read, and `pages` yields the matching objects page after page, all read at that revision.
  * A caller that writes each page before pulling the next holds one page in memory, never the list.
+ * `pages` can be iterated again (each iteration reads the list anew at the same revision), e.g. to
+ * size a body before writing it.
  */
 export interface ListPages {
   apiVersion: string;

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { KubeList, KubeObject } from "../api/types.js";
+import { decodeProtobuf } from "../protobuf/codec.js";
 import { createContext } from "./context.js";
 import { writeListPages } from "./list-stream.js";
 import { listShape } from "./respond.js";
@@ -66,6 +67,22 @@ describe("streamed LIST", () => {
       });
     }
   }
+
+  it("sends the same protobuf body, with its Content-Length, as the whole list to a protobuf-only client", async () => {
+    const accept = { Accept: "application/vnd.kubernetes.protobuf" };
+    for (const query of ["", "labelSelector=parity%3Dodd"]) {
+      const streamed = await fetch(`${t.url}/api/v1/namespaces/big/configmaps?${query}`, { headers: accept });
+      const whole = await fetch(`${t.url}/api/v1/namespaces/big/configmaps?${query}&${WHOLE}`, { headers: accept });
+      expect(streamed.status).toBe(200);
+      expect(streamed.headers.get("content-type")).toBe("application/vnd.kubernetes.protobuf");
+      const [a, b] = [Buffer.from(await streamed.arrayBuffer()), Buffer.from(await whole.arrayBuffer())];
+      expect(streamed.headers.get("content-length")).toBe(String(a.length));
+      expect(a.length).toBe(b.length);
+      expect(a.equals(b)).toBe(true);
+      const decoded = decodeProtobuf(a) as unknown as KubeList;
+      expect(decoded.items).toHaveLength(query === "" ? COUNT : COUNT / 2);
+    }
+  });
 
   it("sends the same bytes for an empty list, compact and indented", async () => {
     for (const query of ["", "pretty=true"]) {
