@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parse as parseYaml } from "yaml";
 import type { KubeList, KubeObject } from "../api/types.js";
 import { decodeProtobuf } from "../protobuf/codec.js";
 import { createContext } from "./context.js";
@@ -17,7 +18,10 @@ beforeAll(async () => {
   t = await startTestPlane();
   expect((await t.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "big" } } })).status).toBe(201);
   const created = await t.call("POST", "/api/v1/namespaces/big/configmaps", {
-    body: { metadata: { name: "cm-0000", labels: { parity: "even" } }, data: { text: "line one\nline two \u00e9 \"quoted\"" } },
+    body: {
+      metadata: { name: "cm-0000", labels: { parity: "even" }, annotations: { long: "a long annotation, ".repeat(10), empty: "", number: "12" } },
+      data: { text: "line one\nline two \u00e9 \"quoted\"", list: "- not: a list", colon: "key: value" },
+    },
   });
   expect(created.status).toBe(201);
   // The rest are written straight to storage (the stored form of the first, renamed), with a
@@ -31,7 +35,8 @@ beforeAll(async () => {
     const name = `cm-${String(i).padStart(4, "0")}`;
     stored.metadata.name = name;
     stored.metadata.uid = `uid-${i}`;
-    stored.metadata.labels = { parity: i % 2 === 0 ? "even" : "odd" };
+    // The last few also match `tail`: a selector whose first pages match nothing.
+    stored.metadata.labels = { parity: i % 2 === 0 ? "even" : "odd", ...(i >= COUNT - 3 ? { tail: "yes" } : {}) };
     writes.push(t.plane.storage.create(`/registry/configmaps/big/${name}`, JSON.stringify(stored)));
   }
   await Promise.all(writes);
@@ -49,9 +54,11 @@ describe("streamed LIST", () => {
     ["Table v1beta1", "application/json;as=Table;v=v1beta1;g=meta.k8s.io"],
     ["PartialObjectMetadataList v1", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"],
     ["PartialObjectMetadataList v1beta1", "application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io"],
+    ["YAML", "application/yaml"],
   ];
   for (const [name, accept] of accepts) {
-    for (const query of ["", "pretty=true", "labelSelector=parity%3Dodd", "includeObject=Object", "includeObject=None"]) {
+    const expected: Record<string, number> = { "labelSelector=parity%3Dodd": COUNT / 2, "labelSelector=tail": 3 };
+    for (const query of ["", "pretty=true", "labelSelector=parity%3Dodd", "labelSelector=tail", "includeObject=Object", "includeObject=None"]) {
       it(`sends the same bytes as the whole list for ${name}${query ? ` with ${query}` : ""}`, async () => {
         const sep = query ? "&" : "";
         const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?${query}`, { headers: { Accept: accept } });
@@ -62,8 +69,8 @@ describe("streamed LIST", () => {
         expect(streamed.headers.get("content-type")).toBe(whole.headers.get("content-type"));
         expect(streamed.text.length).toBe(whole.text.length);
         expect(streamed.text === whole.text).toBe(true);
-        const body = streamed.json as { items?: unknown[]; rows?: unknown[] };
-        expect((body.items ?? body.rows)?.length).toBe(query.startsWith("labelSelector") ? COUNT / 2 : COUNT);
+        const body = (accept === "application/yaml" ? parseYaml(streamed.text) : streamed.json) as { items?: unknown[]; rows?: unknown[] };
+        expect((body.items ?? body.rows)?.length).toBe(expected[query] ?? COUNT);
       });
     }
   }
@@ -84,12 +91,13 @@ describe("streamed LIST", () => {
     }
   });
 
-  it("sends the same bytes for an empty list, compact and indented", async () => {
-    for (const query of ["", "pretty=true"]) {
-      const streamed = await t.call("GET", `/api/v1/namespaces/empty/configmaps?${query}`);
-      const whole = await t.call("GET", `/api/v1/namespaces/empty/configmaps?${query}&${WHOLE}`);
+  it("sends the same bytes for an empty list, compact, indented and in YAML", async () => {
+    for (const [query, accept] of [["", "application/json"], ["pretty=true", "application/json"], ["", "application/yaml"]] as const) {
+      const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}`, { headers: { Accept: accept } });
+      const whole = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}&${WHOLE}`, { headers: { Accept: accept } });
+      expect(streamed.headers.get("transfer-encoding")).toBe("chunked");
       expect(streamed.text).toBe(whole.text);
-      expect((streamed.json as KubeList).items).toEqual([]);
+      expect((accept === "application/yaml" ? parseYaml(streamed.text) : streamed.json) as KubeList).toMatchObject({ items: [] });
     }
   });
 

@@ -1,3 +1,4 @@
+import { stringify as stringifyYaml } from "yaml";
 import type { ProtobufListParts } from "../protobuf/codec.js";
 import type { ListPages } from "../registry/types.js";
 import type { RequestContext } from "./context.js";
@@ -5,29 +6,61 @@ import { drainedOrClosed } from "./drain.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 
 /**
+ * How a list body is spelled around its element array, so it can be written element by element:
+ * `prefix`, then `first(a) + next(b) + …`, then `close` — or `prefix + empty` for no elements.
+ */
+interface ListSyntax {
+  contentType: string;
+  prefix: string;
+  first(element: unknown): string;
+  next(element: unknown): string;
+  close: string;
+  empty: string;
+}
+
+/** The spelling `writeJson` (compact, or indented for `pretty`) or `writeYaml` uses for the whole list. */
+function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yaml"): ListSyntax {
+  if (Object.keys(shape.envelope).at(-1) !== shape.field) throw new Error(`list body must end with its ${shape.field} array`);
+  const split = (text: string, empty: string): string => {
+    if (!text.endsWith(empty)) throw new Error(`list body must end with its empty ${shape.field} array`);
+    return text.slice(0, -empty.length);
+  };
+  if (syntax === "yaml") {
+    // Each element is spelled inside a one-element list under the same key: same indentation, same folding.
+    const key = `${shape.field}:\n`;
+    const element = (value: unknown): string => stringifyYaml({ [shape.field]: [value] }).slice(key.length);
+    const empty = `${shape.field}: []\n`;
+    return { contentType: "application/yaml", prefix: split(stringifyYaml(shape.envelope), empty), first: (e) => key + element(e), next: element, close: "", empty };
+  }
+  if (wantsPretty(ctx)) {
+    const element = (value: unknown): string => JSON.stringify(value, null, 2).replaceAll("\n", "\n    ");
+    const prefix = split(JSON.stringify(shape.envelope, null, 2), "]\n}");
+    return { contentType: "application/json", prefix, first: (e) => `\n    ${element(e)}`, next: (e) => `,\n    ${element(e)}`, close: "\n  ]\n}\n", empty: "]\n}\n" };
+  }
+  const prefix = split(JSON.stringify(shape.envelope), "]}");
+  return { contentType: "application/json", prefix, first: (e) => JSON.stringify(e), next: (e) => `,${JSON.stringify(e)}`, close: "]}\n", empty: "]}\n" };
+}
+
+/**
  * Writes a list read in pages while it is read: the body up to its element array, then each
- * page's elements, then the closing brackets — byte for byte what `writeJson` sends for the whole
- * list (compact, or indented for `pretty`), in chunked encoding instead of with a Content-Length.
- * After each page it waits for the socket to take the bytes and yields to the event loop, so one
- * large list holds about one page in memory and other requests are served while it goes out.
+ * page's elements, then the closing brackets — byte for byte what `writeJson` (compact, or
+ * indented for `pretty`) or `writeYaml` sends for the whole list, in chunked encoding instead of
+ * with a Content-Length. After each page it waits for the socket to take the bytes and yields to
+ * the event loop, so one large list holds about one page in memory and other requests are served
+ * while it goes out.
  *
  * A failure before the first byte rejects (the caller answers with a Status). Once the status line
  * is out, a failure (the snapshot was compacted away mid-list, the client went away) can only cut
  * the response short: the connection is destroyed, so a client never takes a truncated list for a
  * whole one.
  */
-export async function writeListPages(ctx: RequestContext, list: ListPages, shape: ListShape): Promise<void> {
+export async function writeListPages(ctx: RequestContext, list: ListPages, shape: ListShape, syntax: "json" | "yaml" = "json"): Promise<void> {
   const { res } = ctx;
-  const pretty = wantsPretty(ctx);
+  const spelling = listSyntax(ctx, shape, syntax);
   const pages = list.pages[Symbol.asyncIterator]();
-  const envelope = pretty ? JSON.stringify(shape.envelope, null, 2) : JSON.stringify(shape.envelope);
-  const closing = pretty ? "]\n}" : "]}";
-  if (Object.keys(shape.envelope).at(-1) !== shape.field || !envelope.endsWith(closing)) {
-    throw new Error(`list body must end with its empty ${shape.field} array`);
-  }
   // Read the first page before the status line, so its failure is still a proper error response.
   let next = await pages.next();
-  const headers: Record<string, string | string[]> = { "Content-Type": "application/json", "Cache-Control": "no-cache, private" };
+  const headers: Record<string, string | string[]> = { "Content-Type": spelling.contentType, "Cache-Control": "no-cache, private" };
   if (ctx.warnings.length > 0) headers["Warning"] = ctx.warnings;
   res.writeHead(200, headers);
   if (ctx.method === "HEAD") {
@@ -35,13 +68,12 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
     res.end();
     return;
   }
-  let chunk = envelope.slice(0, -closing.length);
+  let chunk = spelling.prefix;
   let first = true;
   try {
     while (next.done !== true) {
       for (const element of shape.elements(next.value)) {
-        const text = pretty ? JSON.stringify(element, null, 2).replaceAll("\n", "\n    ") : JSON.stringify(element);
-        chunk += (first ? (pretty ? "\n    " : "") : pretty ? ",\n    " : ",") + text;
+        chunk += first ? spelling.first(element) : spelling.next(element);
         first = false;
       }
       if (res.destroyed) {
@@ -57,7 +89,7 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
     res.destroy();
     return;
   }
-  res.end(`${chunk}${!first && pretty ? "\n  " : ""}${closing}\n`);
+  res.end(chunk + (first ? spelling.empty : spelling.close));
 }
 
 /**

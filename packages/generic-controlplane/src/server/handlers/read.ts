@@ -16,9 +16,11 @@ export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, 
 export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const request = parseListRequest(ctx.query);
-  // JSON forms and protobuf go out page by page as storage reads them; YAML needs the whole body.
-  const pages = format.type === "yaml" ? undefined : await served.store.listPages?.(info.namespace, request);
-  if (pages !== undefined && format.type !== "protobuf") return writeListPages(ctx, pages, listShape(pages, format, served.definition, env.codecs, includeObject));
+  // Every form goes out page by page as storage reads it.
+  const pages = await served.store.listPages?.(info.namespace, request);
+  if (pages !== undefined && format.type !== "protobuf") {
+    return writeListPages(ctx, pages, listShape(pages, format, served.definition, env.codecs, includeObject), format.type === "yaml" ? "yaml" : "json");
+  }
   const parts = pages === undefined ? undefined : env.codecs.protobufListParts?.(pages);
   if (pages !== undefined && parts !== undefined) return writeProtobufListPages(ctx, pages, parts);
   const list = await served.store.list(info.namespace, request);
