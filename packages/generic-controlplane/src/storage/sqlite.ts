@@ -348,6 +348,20 @@ class SqliteStorage implements Storage {
   }
 }
 
+/**
+ * The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone
+ * are skipped. The inner ORDER BY lets the planner stream groups in (name, prev_revision) index
+ * order (a covering index: the rowid is the id), so LIMIT stops after the page instead of sorting
+ * the whole range. Parameters: low, high, startAfter, revision, limit (-1: none).
+ */
+export const LIST_SQL = `
+      SELECT k.name, k.id, k.created, k.deleted, k.create_revision, k.value
+      FROM (SELECT name, MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name ORDER BY name) AS m
+      CROSS JOIN kine AS k ON k.id = m.id
+      WHERE k.deleted = 0
+      ORDER BY m.name
+      LIMIT ?`;
+
 function prepareStatements(db: DatabaseSync) {
   const prepare = (sql: string): StatementSync => db.prepare(sql);
   return {
@@ -361,15 +375,7 @@ function prepareStatements(db: DatabaseSync) {
     latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
     atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
     insert: prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-    // The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone are skipped.
-    // The inner ORDER BY lets the planner stream groups in index order, so LIMIT stops early (no sort of the whole range).
-    list: prepare(`
-      SELECT k.name, k.id, k.created, k.deleted, k.create_revision, k.value
-      FROM (SELECT name, MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name ORDER BY name) AS m
-      CROSS JOIN kine AS k ON k.id = m.id
-      WHERE k.deleted = 0
-      ORDER BY m.name
-      LIMIT ?`),
+    list: prepare(LIST_SQL),
     countFrom: prepare(`
       SELECT COUNT(*) AS count
       FROM (SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name) AS m
