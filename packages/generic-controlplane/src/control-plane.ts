@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { ControlPlaneError, isControlPlaneError } from "./errors.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
-import { decodeProtobuf, encodeProtobuf, supportsProtobuf } from "./protobuf/codec.js";
+import { decodeProtobuf, encodeProtobuf, protobufListParts, supportsProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findStrictFieldErrors, findUnknownFields } from "./patch/index.js";
 import { createResourceStore } from "./registry/store.js";
@@ -127,6 +127,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const codecs: HandlerCodecs = {
     decodeProtobuf,
     encodeProtobuf: (object) => (supportsProtobuf(object.apiVersion ?? "", object.kind ?? "") ? encodeProtobuf(object) : undefined),
+    protobufListParts,
     applyJsonPatch: (original, patch) => applyJsonPatch(original, patch),
     applyMergePatch: (original, patch) => applyMergePatch(original, patch),
     applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),

@@ -47,6 +47,7 @@ export type {
   AdmissionAttributes,
   AdmissionPlugin,
   DeleteResult,
+  ListPages,
   ListRequest,
   RequestOptions,
   ResourceStore,
@@ -173,4 +174,13 @@ export {
 } from "./resources/namespaces.js";
 export { SecretTypes } from "./resources/secrets.js";
 export { coreEventToEventsV1, eventsV1ToCore } from "./resources/events-v1.js";
-export { PROTOBUF_CONTENT_TYPE, PROTOBUF_MAGIC, decodeProtobuf, encodeProtobuf, protobufKinds, supportsProtobuf } from "./protobuf/index.js";
+export {
+  PROTOBUF_CONTENT_TYPE,
+  PROTOBUF_MAGIC,
+  decodeProtobuf,
+  encodeProtobuf,
+  protobufKinds,
+  protobufListParts,
+  supportsProtobuf,
+  type ProtobufListParts,
+} from "./protobuf/index.js";

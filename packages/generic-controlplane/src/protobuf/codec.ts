@@ -1,4 +1,5 @@
-import type { KubeObject } from "../api/types.js";
+import protobuf from "protobufjs";
+import type { KubeObject, ListMeta } from "../api/types.js";
 import { ControlPlaneError } from "../errors.js";
 import { jsonToMessage, messageToJson } from "./json-form.js";
 import { UNKNOWN_TYPE, lookupType, messageTypeFor } from "./message-types.js";
@@ -85,5 +86,61 @@ export function encodeProtobuf(object: KubeObject): Uint8Array {
   const out = new Uint8Array(PROTOBUF_MAGIC.length + envelope.length);
   out.set(PROTOBUF_MAGIC, 0);
   out.set(envelope, PROTOBUF_MAGIC.length);
+  return out;
+}
+
+/**
+ * The `k8s\0` protobuf body of a list in parts, so a large list can be written while it is read:
+ * `head(itemsLength) + item(a) + item(b) + … + tail` is byte for byte `encodeProtobuf` of the whole
+ * list. The envelope carries the list's length up front, so a writer sums `item(…).length` over
+ * the list first (encoding and dropping each page), then writes.
+ */
+export interface ProtobufListParts {
+  /** One element of the list's `items` as the body carries it (field tag, length, message). */
+  item(object: KubeObject): Uint8Array;
+  /** Everything before the first item, given the summed length of all items. */
+  head(itemsLength: number): Uint8Array;
+  /** Everything after the last item. */
+  tail: Uint8Array;
+}
+
+/** The parts of a list's protobuf body, or undefined when its kind has no protobuf form. */
+export function protobufListParts(list: { apiVersion: string; kind: string; metadata: ListMeta }): ProtobufListParts | undefined {
+  const { apiVersion, kind } = list;
+  const type = messageTypeFor(apiVersion, kind);
+  const itemsField = type?.fields["items"];
+  const itemType = itemsField?.resolvedType;
+  if (type === undefined || itemsField === undefined || !(itemType instanceof protobuf.Type)) return undefined;
+  const encode = (messageType: protobuf.Type, json: unknown, what: string): Uint8Array => {
+    try {
+      return messageType.encode(messageType.fromObject(jsonToMessage(messageType, json) ?? {})).finish();
+    } catch (error) {
+      throw new ControlPlaneError("InternalError", `unable to encode ${what} as protobuf: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const itemKey = (itemsField.id << 3) | 2;
+  const listMeta = encode(type, { metadata: list.metadata }, `${apiVersion}, Kind=${kind}`);
+  const unknownType = lookupType(UNKNOWN_TYPE);
+  const rawKey = (unknownType.fields["raw"]!.id << 3) | 2;
+  // Unknown's fields go out in field order: typeMeta, raw, contentEncoding, contentType.
+  const before = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind } })).finish();
+  const after = unknownType.encode(unknownType.fromObject({ contentEncoding: "", contentType: "" })).finish();
+  return {
+    item: (object) => {
+      const message = encode(itemType, object, `${apiVersion}, Kind=${kind} item`);
+      return concat([protobuf.Writer.create().uint32(itemKey).uint32(message.length).finish(), message]);
+    },
+    head: (itemsLength) => concat([PROTOBUF_MAGIC, before, protobuf.Writer.create().uint32(rawKey).uint32(listMeta.length + itemsLength).finish(), listMeta]),
+    tail: after,
+  };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
   return out;
 }

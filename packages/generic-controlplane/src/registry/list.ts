@@ -5,7 +5,7 @@ import { decodeContinueToken, encodeContinueToken } from "./continue-token.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import { parseResourceVersion, validateListRequest } from "./request-validation.js";
 import { buildMatcher } from "./selection.js";
-import type { ListRequest } from "./types.js";
+import type { ListPages, ListRequest } from "./types.js";
 
 export interface ListContext {
   definition: ResourceDefinition;
@@ -29,30 +29,10 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
   validateListRequest(request);
   const matcher = buildMatcher(ctx.definition, request.labelSelector, request.fieldSelector);
   const limit = request.limit ?? 0;
-  const directory = prefix.endsWith("/") ? prefix : `${prefix}/`;
-
-  let revision = 0;
-  let startAfter: string | undefined;
-  let paging = false;
-  if (request.continue) {
-    const token = decodeContinueToken(request.continue);
-    paging = true;
-    revision = token.revision === -1 ? 0 : token.revision;
-    startAfter = directory + token.start;
-  } else if (request.resourceVersion !== undefined && request.resourceVersion !== "" && request.resourceVersion !== "0") {
-    const requested = parseResourceVersion(request.resourceVersion);
-    // Legacy paging semantics: a resourceVersion with a limit and no match means Exact.
-    const exact = request.resourceVersionMatch === "Exact" || (request.resourceVersionMatch === undefined && limit > 0);
-    if (exact) revision = requested;
-    else {
-      const current = await ctx.storage.currentRevision();
-      if (requested > current) {
-        throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
-          details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-        });
-      }
-    }
-  }
+  const directory = directoryOf(prefix);
+  const start = await listStart(ctx, request, directory, limit);
+  let revision = start.revision;
+  let startAfter = start.startAfter;
 
   const items: KubeObject[] = [];
   let lastKey: string | undefined;
@@ -68,7 +48,7 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
       const object = kv === undefined ? undefined : ctx.decode(kv);
       return {
         apiVersion: ctx.apiVersion,
-        kind: ctx.definition.listKind ?? `${ctx.definition.kind}List`,
+        kind: listKindOf(ctx),
         metadata: { resourceVersion: String(at) },
         items: object !== undefined && matcher.matches(object) ? [object] : [],
       };
@@ -78,6 +58,8 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
         ...(limit > 0 ? { limit: Math.max(limit - items.length, matcher.everything ? 0 : 64) } : {}),
         ...(startAfter !== undefined ? { startAfter } : {}),
         ...(revision > 0 ? { revision } : {}),
+        // remainingItemCount is only sent when nothing is filtered.
+        ...(matcher.everything ? {} : { countRemaining: false }),
       });
       revision = page.revision;
       let stoppedEarly = false;
@@ -99,19 +81,12 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
       startAfter = lastKey;
     }
   } catch (error) {
-    if (isControlPlaneError(error) && error.code === "Expired") {
-      if (paging && startAfter !== undefined) {
-        const token = encodeContinueToken({ revision: -1, start: startAfter.slice(directory.length) });
-        throw new ControlPlaneError("Expired", INCONSISTENT_CONTINUE, { continueToken: token, cause: error });
-      }
-      throw new ControlPlaneError("Expired", EXPIRED, { cause: error });
-    }
-    throw error;
+    throw listFailure(error, start.paging ? startAfter : undefined, directory);
   }
 
   const list: KubeList = {
     apiVersion: ctx.apiVersion,
-    kind: ctx.definition.listKind ?? `${ctx.definition.kind}List`,
+    kind: listKindOf(ctx),
     metadata: { resourceVersion: String(revision) },
     items,
   };
@@ -120,4 +95,97 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
     if (matcher.everything && remaining > 0) list.metadata.remainingItemCount = remaining;
   }
   return list;
+}
+
+/** Objects a paged read of a whole list asks storage for at a time. */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * LIST as pages, for requests whose answer is the whole (rest of the) collection: no `limit`, and
+ * not the single-key read of a `metadata.name` selector (undefined then; use `listObjects`).
+ * Errors up to the first page (bad request, too large or expired resourceVersion, inconsistent
+ * continue) reject like `listObjects`; a failure of a later page (its snapshot was compacted
+ * meanwhile) rejects the iteration.
+ */
+export async function listPages(ctx: ListContext, prefix: string, request: ListRequest, pageSize = LIST_PAGE_SIZE): Promise<ListPages | undefined> {
+  validateListRequest(request);
+  if ((request.limit ?? 0) > 0) return undefined;
+  const matcher = buildMatcher(ctx.definition, request.labelSelector, request.fieldSelector);
+  const name = request.continue ? undefined : matcher.requiredValue("metadata.name");
+  if (name !== undefined && ctx.exactKey?.(name, matcher.requiredValue("metadata.namespace")) !== undefined) return undefined;
+  const directory = directoryOf(prefix);
+  const start = await listStart(ctx, request, directory, 0);
+  const read = async (startAfter: string | undefined, revision: number) => {
+    try {
+      return await ctx.storage.list(prefix, {
+        limit: pageSize,
+        countRemaining: false,
+        ...(startAfter !== undefined ? { startAfter } : {}),
+        ...(revision > 0 ? { revision } : {}),
+      });
+    } catch (error) {
+      throw listFailure(error, start.paging ? startAfter : undefined, directory);
+    }
+  };
+  const first = await read(start.startAfter, start.revision);
+  const revision = first.revision;
+  const matching = (kvs: KeyValue[]): KubeObject[] => {
+    const objects: KubeObject[] = [];
+    for (const kv of kvs) {
+      const object = ctx.decode(kv);
+      if (matcher.matches(object)) objects.push(object);
+    }
+    return objects;
+  };
+  let firstUnused = true;
+  async function* pages(): AsyncGenerator<KubeObject[]> {
+    // The first iteration starts with the page already read; another one reads it again at the same revision.
+    let page = firstUnused ? first : await read(start.startAfter, revision);
+    firstUnused = false;
+    for (;;) {
+      yield matching(page.items);
+      if (page.remaining === 0 || page.items.length === 0) return;
+      page = await read(page.items[page.items.length - 1]!.key, revision);
+    }
+  }
+  return { apiVersion: ctx.apiVersion, kind: listKindOf(ctx), metadata: { resourceVersion: String(revision) }, pages: { [Symbol.asyncIterator]: pages } };
+}
+
+function directoryOf(prefix: string): string {
+  return prefix.endsWith("/") ? prefix : `${prefix}/`;
+}
+
+function listKindOf(ctx: ListContext): string {
+  return ctx.definition.listKind ?? `${ctx.definition.kind}List`;
+}
+
+/** Where a list starts: the revision to read at (0: the latest) and the key to continue after. */
+async function listStart(ctx: ListContext, request: ListRequest, directory: string, limit: number): Promise<{ revision: number; startAfter: string | undefined; paging: boolean }> {
+  if (request.continue) {
+    const token = decodeContinueToken(request.continue);
+    return { revision: token.revision === -1 ? 0 : token.revision, startAfter: directory + token.start, paging: true };
+  }
+  if (request.resourceVersion !== undefined && request.resourceVersion !== "" && request.resourceVersion !== "0") {
+    const requested = parseResourceVersion(request.resourceVersion);
+    // Legacy paging semantics: a resourceVersion with a limit and no match means Exact.
+    const exact = request.resourceVersionMatch === "Exact" || (request.resourceVersionMatch === undefined && limit > 0);
+    if (exact) return { revision: requested, startAfter: undefined, paging: false };
+    const current = await ctx.storage.currentRevision();
+    if (requested > current) {
+      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
+      });
+    }
+  }
+  return { revision: 0, startAfter: undefined, paging: false };
+}
+
+/** A storage failure as the list answers it: an expired snapshot is 410, with a fresh token when continuing. */
+function listFailure(error: unknown, continuingAfter: string | undefined, directory: string): unknown {
+  if (!isControlPlaneError(error) || error.code !== "Expired") return error;
+  if (continuingAfter !== undefined) {
+    const token = encodeContinueToken({ revision: -1, start: continuingAfter.slice(directory.length) });
+    return new ControlPlaneError("Expired", INCONSISTENT_CONTINUE, { continueToken: token, cause: error });
+  }
+  return new ControlPlaneError("Expired", EXPIRED, { cause: error });
 }

@@ -6,7 +6,7 @@ import { invalidError } from "../validation/field-errors.js";
 import { checkFieldTypes } from "../validation/field-types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
-import { listObjects } from "./list.js";
+import { listObjects, listPages, type ListContext } from "./list.js";
 import { updateManagedFields } from "./managed-fields.js";
 import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
 import type { FieldError, ResourceDefinition } from "./resource-definition.js";
@@ -14,10 +14,12 @@ import type {
   AdmissionAttributes,
   AdmissionPlugin,
   DeleteResult,
+  ListPages,
   ListRequest,
   RequestOptions,
   ResourceStore,
   ResourceWatch,
+  WatchFlowControl,
   WatchRequest,
 } from "./types.js";
 import { startWatch } from "./watch.js";
@@ -100,21 +102,25 @@ class GenericResourceStore implements ResourceStore {
   }
 
   list(namespace: string | undefined, request: ListRequest = {}): Promise<KubeList> {
-    return listObjects(
-      {
-        definition: this.definition,
-        storage: this.storage,
-        apiVersion: this.apiVersion,
-        decode: (kv) => this.decodeFresh(kv),
-        exactKey: (name, selectedNamespace) => {
-          if (!this.namespaced) return this.keys.key(undefined, name);
-          const ns = namespace || selectedNamespace;
-          return ns ? this.keys.key(ns, name) : undefined;
-        },
+    return listObjects(this.listContext(namespace), this.keys.prefix(this.scopeNamespace(namespace)), request);
+  }
+
+  listPages(namespace: string | undefined, request: ListRequest = {}): Promise<ListPages | undefined> {
+    return listPages(this.listContext(namespace), this.keys.prefix(this.scopeNamespace(namespace)), request);
+  }
+
+  private listContext(namespace: string | undefined): ListContext {
+    return {
+      definition: this.definition,
+      storage: this.storage,
+      apiVersion: this.apiVersion,
+      decode: (kv) => this.decodeFresh(kv),
+      exactKey: (name, selectedNamespace) => {
+        if (!this.namespaced) return this.keys.key(undefined, name);
+        const ns = namespace || selectedNamespace;
+        return ns ? this.keys.key(ns, name) : undefined;
       },
-      this.keys.prefix(this.scopeNamespace(namespace)),
-      request,
-    );
+    };
   }
 
   watch(
@@ -122,6 +128,7 @@ class GenericResourceStore implements ResourceStore {
     request: WatchRequest,
     onEvent: (event: WatchEvent) => void,
     onClose?: (error?: Error) => void,
+    flow?: WatchFlowControl,
   ): Promise<ResourceWatch> {
     return startWatch(
       {
@@ -136,6 +143,7 @@ class GenericResourceStore implements ResourceStore {
       request,
       onEvent,
       onClose,
+      flow,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { DeleteOptions, KubeList, KubeObject, WatchEvent } from "../api/types.js";
+import type { DeleteOptions, KubeList, KubeObject, ListMeta, WatchEvent } from "../api/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 
 /** Who is asking, and how: carried from the HTTP layer into storage and admission. */
@@ -44,6 +44,15 @@ export interface ResourceWatch {
   stop(): void;
 }
 
+/**
+ * How a watch consumer slows the watch down: consulted after each page of initial events or of
+ * replayed history; the next page is read only after the promise it returns settles (e.g. once
+ * the socket drained). Live events are never held back.
+ */
+export interface WatchFlowControl {
+  whenReady(): Promise<void> | undefined;
+}
+
 export interface DeleteResult {
   /** The object as deleted, or as it now stands with `deletionTimestamp` when finalizers hold it. */
   object: KubeObject;
@@ -56,15 +65,35 @@ export interface DeleteResult {
  * metadata rules, strategy hooks, optimistic concurrency, selectors, paging and watch. Namespace
  * is `undefined` for cluster-scoped resources and for cluster-wide list/watch of namespaced ones.
  */
+/**
+ * A list read page by page: the envelope (with its resourceVersion) is known once the first page
+ * was read, and `pages` yields the matching objects page after page, all read at that revision.
+ * A caller that writes each page before pulling the next holds one page in memory, never the list.
+ * `pages` can be iterated again (each iteration reads the list anew at the same revision), e.g. to
+ * size a body before writing it.
+ */
+export interface ListPages {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  pages: AsyncIterable<KubeObject[]>;
+}
+
 export interface ResourceStore {
   readonly definition: ResourceDefinition;
   get(namespace: string | undefined, name: string): Promise<KubeObject>;
   list(namespace: string | undefined, request?: ListRequest): Promise<KubeList>;
+  /**
+   * The same list read page by page at one revision, so it can be written out without holding it
+   * whole; undefined for requests `list` answers better (a `limit`, a single-name read).
+   */
+  listPages?(namespace: string | undefined, request?: ListRequest): Promise<ListPages | undefined>;
   watch(
     namespace: string | undefined,
     request: WatchRequest,
     onEvent: (event: WatchEvent) => void,
     onClose?: (error?: Error) => void,
+    flow?: WatchFlowControl,
   ): Promise<ResourceWatch>;
   create(namespace: string | undefined, object: KubeObject, options?: RequestOptions): Promise<KubeObject>;
   /** PUT: a stale `metadata.resourceVersion` fails with Conflict; an empty one is unconditional. */

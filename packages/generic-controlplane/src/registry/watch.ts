@@ -1,10 +1,11 @@
 import type { KubeObject, WatchEvent, WatchEventType } from "../api/types.js";
 import { ControlPlaneError } from "../errors.js";
-import type { KeyValue, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
+import type { KeyValue, ListResult, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import { parseResourceVersion, validateWatchRequest } from "./request-validation.js";
 import { buildMatcher } from "./selection.js";
-import type { ResourceWatch, WatchRequest } from "./types.js";
+import { LIST_PAGE_SIZE } from "./list.js";
+import type { ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
 
 export interface WatchContext {
   definition: ResourceDefinition;
@@ -26,6 +27,8 @@ export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
  * - `sendInitialEvents` (WatchList): the initial ADDEDs end with a BOOKMARK annotated
  *   `k8s.io/initial-events-end: "true"`; `false` starts at the current state with no ADDEDs;
  * - selectors: an object that starts matching arrives as ADDED, one that stops as DELETED;
+ * - initial events and replayed history are read a page at a time, each page after `flow` said
+ *   the consumer is ready, so neither is ever held in memory whole;
  * - `allowWatchBookmarks`: periodic BOOKMARKs carrying the latest revision seen.
  * Event objects are shared between watchers and must not be mutated.
  */
@@ -35,6 +38,7 @@ export async function startWatch(
   request: WatchRequest,
   onEvent: (event: WatchEvent) => void,
   onClose?: (error?: Error) => void,
+  flow?: WatchFlowControl,
 ): Promise<ResourceWatch> {
   validateWatchRequest(request);
   const matcher = buildMatcher(ctx.definition, request.labelSelector, request.fieldSelector);
@@ -44,16 +48,16 @@ export async function startWatch(
   const bookmarks = request.allowWatchBookmarks === true;
 
   let startRevision: number;
-  let initial: KubeObject[] = [];
+  let firstPage: ListResult | undefined;
   if (sendInitial) {
-    const list = await ctx.storage.list(prefix);
-    if (list.revision < requested) {
-      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${list.revision}`, {
+    // The first page fixes the revision; the rest of the initial state is read at it, page by page.
+    firstPage = await ctx.storage.list(prefix, { limit: LIST_PAGE_SIZE, countRemaining: false });
+    if (firstPage.revision < requested) {
+      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${firstPage.revision}`, {
         details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
       });
     }
-    startRevision = list.revision;
-    initial = list.items.map((kv) => ctx.decode(kv)).filter((object) => matcher.matches(object));
+    startRevision = firstPage.revision;
   } else {
     startRevision = requested === 0 ? await ctx.storage.currentRevision() : requested;
   }
@@ -102,6 +106,12 @@ export async function startWatch(
     buffered = [];
   };
 
+  const fail = (error: Error): void => {
+    if (stopped) return;
+    stop();
+    onClose?.(error);
+  };
+
   const storageWatch: StorageWatch = await ctx.storage.watch(prefix, {
     afterRevision: startRevision,
     onEvents: (events) => {
@@ -109,30 +119,48 @@ export async function startWatch(
       if (!ready) buffered.push(...events);
       else process(events);
     },
-    onError: (error) => {
-      if (stopped) return;
-      stop();
-      onClose?.(error);
-    },
+    onError: fail,
+    ...(flow ? { whenReady: () => flow.whenReady() } : {}),
   });
 
   handle.storage = storageWatch;
   if (stopped) storageWatch.stop();
 
+  /** ADDED for each object of the initial state, a page at a time at `startRevision`. */
+  const sendInitialEvents = async (): Promise<void> => {
+    let page = firstPage;
+    while (page !== undefined && !stopped) {
+      for (const kv of page.items) {
+        const object = ctx.decode(kv);
+        if (matcher.matches(object)) emit({ type: "ADDED", object });
+      }
+      if (page.remaining === 0 || page.items.length === 0) return;
+      await flow?.whenReady();
+      await new Promise((resolve) => setImmediate(resolve));
+      if (stopped) return;
+      const after = page.items[page.items.length - 1]!.key;
+      page = await ctx.storage.list(prefix, { limit: LIST_PAGE_SIZE, countRemaining: false, startAfter: after, revision: startRevision });
+    }
+  };
+
   // Initial events go out after watch() resolved, ahead of any live event.
   setImmediate(() => {
-    if (stopped) return;
-    for (const object of initial) emit({ type: "ADDED", object });
-    if (bookmarks && request.sendInitialEvents === true) emit(bookmark({ [INITIAL_EVENTS_END_ANNOTATION]: "true" }));
-    ready = true;
-    const pending = buffered;
-    buffered = [];
-    process(pending);
-    if (bookmarks && !stopped) {
-      const interval = request.bookmarkIntervalMs ?? ctx.bookmarkIntervalMs;
-      timer = setInterval(() => emit(bookmark()), interval);
-      timer.unref();
-    }
+    sendInitialEvents().then(
+      () => {
+        if (stopped) return;
+        if (bookmarks && request.sendInitialEvents === true) emit(bookmark({ [INITIAL_EVENTS_END_ANNOTATION]: "true" }));
+        ready = true;
+        const pending = buffered;
+        buffered = [];
+        process(pending);
+        if (bookmarks && !stopped) {
+          const interval = request.bookmarkIntervalMs ?? ctx.bookmarkIntervalMs;
+          timer = setInterval(() => emit(bookmark()), interval);
+          timer.unref();
+        }
+      },
+      (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+    );
   });
 
   return { stop };

@@ -102,6 +102,42 @@ export function shapeList(list: KubeList, format: ResponseFormat, definition: Re
   }
 }
 
+/**
+ * A list in the negotiated JSON form split for writing it page by page: the body with its element
+ * array (`items`, or a Table's `rows`) empty and last, and the elements a page of objects becomes.
+ * `{ ...envelope, [field]: elements(items) }` is what `shapeList` builds for the whole list.
+ */
+export interface ListShape {
+  envelope: Record<string, unknown>;
+  field: string;
+  elements(objects: KubeObject[]): unknown[];
+}
+
+export function listShape(
+  list: { apiVersion: string; kind: string; metadata: ListMeta },
+  format: ResponseFormat,
+  definition: ResourceDefinition,
+  codecs: HandlerCodecs,
+  includeObject: IncludeObject,
+): ListShape {
+  switch (format.type) {
+    case "table": {
+      const { rows: _rows, ...envelope } = tableOf(definition, [], list.metadata, format.version, codecs, includeObject);
+      return { envelope: { ...envelope, rows: [] }, field: "rows", elements: (objects) => tableOf(definition, objects, list.metadata, format.version, codecs, includeObject).rows };
+    }
+    case "partial": {
+      const version = format.version;
+      return {
+        envelope: { kind: "PartialObjectMetadataList", apiVersion: `meta.k8s.io/${version}`, metadata: list.metadata, items: [] },
+        field: "items",
+        elements: (objects) => objects.map((item) => partialObject(item, version)),
+      };
+    }
+    default:
+      return { envelope: { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items: [] }, field: "items", elements: (objects) => objects };
+  }
+}
+
 function tableOf(
   definition: ResourceDefinition,
   objects: KubeObject[],

@@ -1,6 +1,7 @@
 import type { KubeObject, ListMeta, Table } from "../api/types.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ProtobufListParts } from "../protobuf/codec.js";
 import type { ResourceStore } from "../registry/types.js";
 
 /** One resource type the server routes to: its definition and its REST storage. */
@@ -21,6 +22,8 @@ export interface HandlerCodecs {
   decodeProtobuf?: (bytes: Uint8Array) => KubeObject;
   /** Encodes an object or list as a `k8s\0` protobuf body; undefined when its kind has no protobuf form. */
   encodeProtobuf?: (object: KubeObject) => Uint8Array | undefined;
+  /** A list's protobuf body in parts, so a large list is written while it is read; undefined when its kind has no protobuf form. */
+  protobufListParts?: (list: { apiVersion: string; kind: string; metadata: ListMeta }) => ProtobufListParts | undefined;
   applyJsonPatch?: (original: KubeObject, patch: unknown) => KubeObject;
   applyMergePatch?: (original: KubeObject, patch: unknown) => KubeObject;
   applyStrategicMergePatch?: (original: KubeObject, patch: unknown, schema: JSONSchemaProps) => KubeObject;

@@ -367,6 +367,38 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
         expect(exact.items).toHaveLength(2);
         expect(exact.remaining).toBe(0);
       });
+
+      it("stops after the page without counting the rest when countRemaining is false", async () => {
+        const s = await open();
+        for (let i = 0; i < 5; i++) await s.create(`/p/${i}`, String(i));
+        await s.create("/q/0", "other");
+        const first = await s.list("/p", { limit: 2, countRemaining: false });
+        expect(first.items.map((kv) => kv.key)).toEqual(["/p/0", "/p/1"]);
+        expect(first.remaining).toBeGreaterThan(0);
+        const last = await s.list("/p", { limit: 3, startAfter: "/p/1", revision: first.revision, countRemaining: false });
+        expect(last.items.map((kv) => kv.key)).toEqual(["/p/2", "/p/3", "/p/4"]);
+        expect(last.remaining).toBe(0);
+      });
+
+      it("keeps the first page's remaining and count() exact as keys come and go", async () => {
+        const s = await open();
+        for (let i = 0; i < 6; i++) await s.create(`/r/d/${i}`, String(i));
+        expect((await s.list("/r/d", { limit: 2 })).remaining).toBe(4);
+        expect(await s.count("/r")).toBe(6);
+        await s.create("/r/d/6", "6");
+        await s.create("/r/e/0", "sibling");
+        const one = await s.get("/r/d/1");
+        await s.update("/r/d/1", "again", one!.modRevision);
+        await s.delete("/r/d/3");
+        await s.delete("/r/d/4");
+        await s.create("/r/d/3", "back");
+        expect((await s.list("/r/d", { limit: 2 })).remaining).toBe(4);
+        expect(await s.count("/r/d")).toBe(6);
+        expect(await s.count("/r")).toBe(7);
+        expect(await s.count("/r/e")).toBe(1);
+        // A past revision still counts what was live then.
+        expect((await s.list("/r/d", { limit: 2, revision: 6 })).remaining).toBe(4);
+      });
     });
 
     describe("watch", () => {
@@ -391,6 +423,78 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
           { type: "put", kv: b2, prev: b },
         ]);
         expect(recorder.errors).toEqual([]);
+      });
+
+      it("replays a history of many pages in order, exactly once, while writes continue", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const writes: Array<Promise<KeyValue>> = [];
+        for (let i = 0; i < 1200; i++) writes.push(s.create(`/h/${i}`, String(i)));
+        for (let i = 0; i < 300; i++) writes.push(s.create(`/other/${i}`, String(i)));
+        await Promise.all(writes);
+        const recorder = await record(s, "/h", start);
+        const live: Array<Promise<KeyValue>> = [];
+        for (let i = 1200; i < 1300; i++) live.push(s.create(`/h/${i}`, String(i)));
+        await Promise.all(live);
+        await eventually(() => recorder.events.length >= 1300);
+        expect(recorder.events.map((e) => e.kv.value)).toEqual(Array.from({ length: 1300 }, (_, i) => String(i)));
+        expect(recorder.batches).toBeGreaterThan(2);
+        recorder.watch.stop();
+      });
+
+      it("reads the next page of history only when whenReady settles", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const writes: Array<Promise<KeyValue>> = [];
+        for (let i = 0; i < 1200; i++) writes.push(s.create(`/b/${i}`, String(i)));
+        await Promise.all(writes);
+        const received: StorageEvent[] = [];
+        let release: (() => void) | undefined;
+        let waits = 0;
+        const watch = await s.watch("/b", {
+          afterRevision: start,
+          onEvents: (events) => received.push(...events),
+          whenReady: () => {
+            waits++;
+            return new Promise<void>((resolve) => (release = resolve));
+          },
+        });
+        await eventually(() => waits === 1);
+        const held = received.length;
+        expect(held).toBeGreaterThan(0);
+        expect(held).toBeLessThan(1200);
+        // Held back: further macrotasks bring nothing until the consumer is ready again.
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+        expect(received.length).toBe(held);
+        for (let round = 0; round < 10 && received.length < 1200; round++) {
+          const before = waits;
+          release?.();
+          await eventually(() => waits > before || received.length === 1200);
+        }
+        expect(received.map((e) => e.kv.value)).toEqual(Array.from({ length: 1200 }, (_, i) => String(i)));
+        watch.stop();
+      });
+
+      it("ends a replay that compaction overtook with Expired", async () => {
+        const s = await open();
+        const start = await s.currentRevision();
+        const writes: Array<Promise<KeyValue>> = [];
+        for (let i = 0; i < 1200; i++) writes.push(s.create(`/x/${i}`, String(i)));
+        await Promise.all(writes);
+        const errors: Error[] = [];
+        let release: (() => void) | undefined;
+        const watch = await s.watch("/x", {
+          afterRevision: start,
+          onEvents: () => {},
+          onError: (error) => errors.push(error),
+          whenReady: () => new Promise<void>((resolve) => (release = resolve)),
+        });
+        await eventually(() => release !== undefined);
+        await s.compact(await s.currentRevision());
+        release!();
+        await eventually(() => errors.length === 1);
+        expect((errors[0] as { code?: string }).code).toBe("Expired");
+        watch.stop();
       });
 
       it("from the current revision delivers only new events", async () => {

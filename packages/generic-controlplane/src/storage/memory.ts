@@ -2,8 +2,9 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageW
 import { startCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix } from "./prefix.js";
+import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
-import { WatchHub } from "./watch-hub.js";
+import { WatchHub, type ReplayPage } from "./watch-hub.js";
 
 export type MemoryStorageOptions = CompactionOptions;
 
@@ -40,6 +41,7 @@ class MemoryStorage implements Storage {
   private log: StorageEvent[] = [];
   private readonly hub = new WatchHub();
   private readonly remainingAfter = new RemainingCache();
+  private readonly liveCounts = new LiveCounts();
 
   get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
     return settle(() => versionAt(this.versions.get(key), this.readRevision(options.revision)));
@@ -52,7 +54,11 @@ class MemoryStorage implements Storage {
       if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
       const directory = directoryPrefix(prefix);
       const start = options.startAfter !== undefined && options.startAfter >= directory ? firstAbove(this.sortedKeys, options.startAfter) : firstAtOrAbove(this.sortedKeys, directory);
-      const known = options.startAfter === undefined ? undefined : this.remainingAfter.after(directory, revision, options.startAfter);
+      const counting = options.countRemaining !== false;
+      // Keys from the start of the page on: a first page at the current revision takes the
+      // directory's live count, a continuation what the previous page recorded.
+      const firstAtCurrent = options.startAfter === undefined && revision === this.revision;
+      const known = !counting || limit === 0 ? undefined : firstAtCurrent ? this.liveCount(directory) : this.remainingAfter.after(directory, revision, options.startAfter ?? "");
       const items: KeyValue[] = [];
       let remaining = 0;
       for (let i = start; i < this.sortedKeys.length; i++) {
@@ -62,6 +68,9 @@ class MemoryStorage implements Storage {
         if (kv === undefined) continue;
         if (limit === 0 || items.length < limit) {
           items.push(kv);
+        } else if (!counting) {
+          remaining = 1;
+          break;
         } else if (known !== undefined) {
           remaining = known - items.length;
           break;
@@ -69,21 +78,14 @@ class MemoryStorage implements Storage {
           remaining++;
         }
       }
-      if (remaining > 0) this.remainingAfter.record(directory, revision, items[items.length - 1]!.key, remaining);
+      if (counting && remaining > 0) this.remainingAfter.record(directory, revision, items[items.length - 1]!.key, remaining);
       return { items, revision, remaining };
     });
   }
 
   count(prefix: string): Promise<number> {
     if (this.closed) return Promise.reject(storageClosed());
-    const directory = directoryPrefix(prefix);
-    let count = 0;
-    for (let i = firstAtOrAbove(this.sortedKeys, directory); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
-      if (!key.startsWith(directory)) break;
-      if (this.versions.get(key)?.at(-1)?.kv !== undefined) count++;
-    }
-    return Promise.resolve(count);
+    return Promise.resolve(this.liveCount(directoryPrefix(prefix)));
   }
 
   create(key: string, value: string): Promise<KeyValue> {
@@ -126,12 +128,19 @@ class MemoryStorage implements Storage {
     if (this.closed) return Promise.reject(storageClosed());
     if (options.afterRevision < this.compacted) return Promise.reject(compacted(options.afterRevision, this.compacted));
     const directory = directoryPrefix(prefix);
-    const replay: StorageEvent[] = [];
-    for (let i = firstLogIndexAbove(this.log, options.afterRevision); i < this.log.length; i++) {
-      const event = this.log[i]!;
-      if (event.kv.key.startsWith(directory)) replay.push(event);
-    }
-    return Promise.resolve(this.hub.add(directory, options, replay, Math.max(this.revision, options.afterRevision)));
+    if (options.afterRevision >= this.revision) return Promise.resolve(this.hub.add(directory, options, [], options.afterRevision));
+    const readPage = (after: number, limit: number): ReplayPage => {
+      if (this.closed) throw storageClosed();
+      if (after < this.compacted) throw compacted(after, this.compacted);
+      const events: StorageEvent[] = [];
+      for (let i = firstLogIndexAbove(this.log, after); i < this.log.length && events.length < limit; i++) {
+        const event = this.log[i]!;
+        if (event.kv.key.startsWith(directory)) events.push(event);
+      }
+      const complete = events.length < limit;
+      return { events, complete, through: complete ? this.revision : events[events.length - 1]!.kv.modRevision };
+    };
+    return Promise.resolve(this.hub.addReplaying(directory, options, readPage, options.afterRevision));
   }
 
   currentRevision(): Promise<number> {
@@ -170,6 +179,7 @@ class MemoryStorage implements Storage {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     this.hub.closeAll(storageClosed());
+    this.liveCounts.clear();
     this.versions.clear();
     this.sortedKeys = [];
     this.log = [];
@@ -186,7 +196,20 @@ class MemoryStorage implements Storage {
       history.push(version);
     }
     this.log.push(event);
+    this.liveCounts.apply([event]);
     this.hub.publish([event]);
+  }
+
+  private liveCount(directory: string): number {
+    return this.liveCounts.get(directory, () => {
+      let count = 0;
+      for (let i = firstAtOrAbove(this.sortedKeys, directory); i < this.sortedKeys.length; i++) {
+        const key = this.sortedKeys[i]!;
+        if (!key.startsWith(directory)) break;
+        if (this.versions.get(key)?.at(-1)?.kv !== undefined) count++;
+      }
+      return count;
+    });
   }
 
   /** The revision a read is served at: the current one by default, never compacted or in the future. */

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
-import { createSqliteStorage } from "./sqlite.js";
+import { LIST_SQL, createSqliteStorage } from "./sqlite.js";
+import { prepareDatabase } from "./sqlite-schema.js";
 import type { StorageEvent } from "./types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kubekit-sqlite-"));
@@ -53,6 +54,25 @@ describe("createSqliteStorage", () => {
       expect(c.modRevision).toBe(deletedB.modRevision + 1);
     } finally {
       await second.close();
+    }
+  });
+
+  it("reads a list page from the name index and stops after it, whatever the size of the range", () => {
+    const db = new DatabaseSync(":memory:");
+    try {
+      prepareDatabase(db, { synchronous: "normal", busyTimeoutMs: 0 });
+      const insert = db.prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)");
+      db.exec("BEGIN");
+      for (let i = 0; i < 20_000; i++) insert.run(`/registry/configmaps/ns/cm-${String(i).padStart(5, "0")}`, "v".repeat(100));
+      db.exec("COMMIT");
+      const args = ["/registry/configmaps/ns/", "/registry/configmaps/ns0", "", 1e9, 501] as const;
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${LIST_SQL}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail);
+      expect(plan.some((detail) => detail.includes("USING COVERING INDEX kine_name_prev_revision_uindex"))).toBe(true);
+      // No temporary B-tree: the rows come out in index order, so LIMIT ends the scan.
+      expect(plan.filter((detail) => detail.includes("TEMP B-TREE"))).toEqual([]);
+      expect(db.prepare(LIST_SQL).all(...args)).toHaveLength(501);
+    } finally {
+      db.close();
     }
   });
 

@@ -5,10 +5,11 @@ import { ControlPlaneError, isControlPlaneError } from "../errors.js";
 import { startCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
+import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
 import { prepareDatabase, type SqliteSynchronous } from "./sqlite-schema.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
-import { WatchHub } from "./watch-hub.js";
+import { WatchHub, type ReplayPage } from "./watch-hub.js";
 
 export interface SqliteStorageOptions extends CompactionOptions {
   /** Database file; created with its directory and schema when missing. */
@@ -80,6 +81,7 @@ class SqliteStorage implements Storage {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly hub = new WatchHub();
   private readonly remainingAfter = new RemainingCache();
+  private readonly liveCounts = new LiveCounts();
   private readonly compactBatchSize: number;
   private revision: number;
   private compacted: number;
@@ -121,14 +123,17 @@ class SqliteStorage implements Storage {
       const low = directoryPrefix(prefix);
       const high = prefixEnd(low);
       const after = options.startAfter ?? "";
-      const rows = this.statements.list.all(low, high, after, revision, limit === 0 ? -1 : limit) as unknown as Array<LatestRow & { name: string }>;
+      const counting = options.countRemaining !== false;
+      // Without a count, one row past the page says whether anything follows it.
+      const rowLimit = limit === 0 ? -1 : counting ? limit : limit + 1;
+      const rows = this.statements.list.all(low, high, after, revision, rowLimit) as unknown as Array<LatestRow & { name: string }>;
+      const more = !counting && limit !== 0 && rows.length > limit;
+      if (more) rows.length = limit;
       const items = rows.map((row) => toKeyValue(row.name, row));
-      let remaining = 0;
-      if (limit !== 0 && items.length === limit) {
-        const last = items[items.length - 1]!.key;
-        const known = options.startAfter === undefined ? undefined : this.remainingAfter.after(low, revision, options.startAfter);
-        remaining = known !== undefined ? known - items.length : Number((this.statements.countFrom.get(low, high, last, revision) as { count: number }).count);
-        if (remaining > 0) this.remainingAfter.record(low, revision, last, remaining);
+      let remaining = more ? 1 : 0;
+      if (counting && limit !== 0 && items.length === limit) {
+        remaining = this.remainingAfterPage(low, high, revision, options.startAfter, items);
+        if (remaining > 0) this.remainingAfter.record(low, revision, items[items.length - 1]!.key, remaining);
       }
       return { items, revision, remaining };
     });
@@ -138,7 +143,7 @@ class SqliteStorage implements Storage {
     return settle(() => {
       if (this.closed) throw storageClosed();
       const low = directoryPrefix(prefix);
-      return Number((this.statements.countFrom.get(low, prefixEnd(low), "", this.revision) as { count: number }).count);
+      return this.liveCount(low);
     });
   }
 
@@ -159,13 +164,19 @@ class SqliteStorage implements Storage {
       if (this.closed) throw storageClosed();
       if (options.afterRevision < this.compacted) throw compacted(options.afterRevision, this.compacted);
       const low = directoryPrefix(prefix);
-      // Replay and registration run in one synchronous step, and commits publish synchronously
-      // too, so no committed row can fall between the replayed history and the live stream.
-      const replay: StorageEvent[] = [];
-      if (options.afterRevision < this.revision) {
-        for (const row of this.statements.history.iterate(options.afterRevision, low, prefixEnd(low)) as Iterable<Row>) replay.push(toEvent(row));
-      }
-      return this.hub.add(low, options, replay, Math.max(this.revision, options.afterRevision));
+      if (options.afterRevision >= this.revision) return this.hub.add(low, options, [], options.afterRevision);
+      // History is read a page at a time; reads and commits both run synchronously, so the page that
+      // reaches the current revision joins the live stream with no commit in between.
+      const high = prefixEnd(low);
+      const readPage = (after: number, limit: number): ReplayPage => {
+        if (this.closed) throw storageClosed();
+        if (after < this.compacted) throw compacted(after, this.compacted);
+        const rows = this.statements.history.all(after, low, high, limit) as unknown as Row[];
+        const events = rows.map(toEvent);
+        const complete = rows.length < limit;
+        return { events, complete, through: complete ? this.revision : rows[rows.length - 1]!.id };
+      };
+      return this.hub.addReplaying(low, options, readPage, options.afterRevision);
     });
   }
 
@@ -197,6 +208,7 @@ class SqliteStorage implements Storage {
     this.queue = [];
     for (const queued of pending) queued.reject(storageClosed());
     this.hub.closeAll(storageClosed());
+    this.liveCounts.clear();
     this.db.close();
     return Promise.resolve();
   }
@@ -277,6 +289,7 @@ class SqliteStorage implements Storage {
         events.push(outcome.event);
         this.revision = outcome.kv.modRevision;
       }
+      this.liveCounts.apply(events);
       this.hub.publish(events);
       for (let i = 0; i < batch.length; i++) {
         const outcome = outcomes[i]!;
@@ -309,6 +322,22 @@ class SqliteStorage implements Storage {
     return { kv, event: { type: "delete", kv, prev: live } };
   }
 
+  /**
+   * Keys after a full page. At the current revision a first page subtracts itself from the live
+   * count of the directory; a continuation uses what the previous page recorded; anything else
+   * (a first page at a past revision, an expired cache entry) counts the rest of the range.
+   */
+  private remainingAfterPage(low: string, high: string, revision: number, startAfter: string | undefined, items: KeyValue[]): number {
+    if (startAfter === undefined && revision === this.revision) return this.liveCount(low) - items.length;
+    const known = startAfter === undefined ? undefined : this.remainingAfter.after(low, revision, startAfter);
+    if (known !== undefined) return known - items.length;
+    return Number((this.statements.countFrom.get(low, high, items[items.length - 1]!.key, revision) as { count: number }).count);
+  }
+
+  private liveCount(low: string): number {
+    return this.liveCounts.get(low, () => Number((this.statements.countFrom.get(low, prefixEnd(low), "", this.revision) as { count: number }).count));
+  }
+
   private readRevision(requested: number | undefined): number {
     if (this.closed) throw storageClosed();
     if (requested === undefined || requested === 0) return this.revision;
@@ -318,6 +347,20 @@ class SqliteStorage implements Storage {
     return requested;
   }
 }
+
+/**
+ * The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone
+ * are skipped. The inner ORDER BY lets the planner stream groups in (name, prev_revision) index
+ * order (a covering index: the rowid is the id), so LIMIT stops after the page instead of sorting
+ * the whole range. Parameters: low, high, startAfter, revision, limit (-1: none).
+ */
+export const LIST_SQL = `
+      SELECT k.name, k.id, k.created, k.deleted, k.create_revision, k.value
+      FROM (SELECT name, MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name ORDER BY name) AS m
+      CROSS JOIN kine AS k ON k.id = m.id
+      WHERE k.deleted = 0
+      ORDER BY m.name
+      LIMIT ?`;
 
 function prepareStatements(db: DatabaseSync) {
   const prepare = (sql: string): StatementSync => db.prepare(sql);
@@ -332,15 +375,7 @@ function prepareStatements(db: DatabaseSync) {
     latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
     atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
     insert: prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-    // The newest row per key at or below a revision, in key order; keys whose newest row is a tombstone are skipped.
-    // The inner ORDER BY lets the planner stream groups in index order, so LIMIT stops early (no sort of the whole range).
-    list: prepare(`
-      SELECT k.name, k.id, k.created, k.deleted, k.create_revision, k.value
-      FROM (SELECT name, MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name ORDER BY name) AS m
-      CROSS JOIN kine AS k ON k.id = m.id
-      WHERE k.deleted = 0
-      ORDER BY m.name
-      LIMIT ?`),
+    list: prepare(LIST_SQL),
     countFrom: prepare(`
       SELECT COUNT(*) AS count
       FROM (SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ? AND name > ? AND id <= ? GROUP BY name) AS m
@@ -349,7 +384,7 @@ function prepareStatements(db: DatabaseSync) {
     // Scans by revision (the `+` keeps the planner off the name index): watches start at recent revisions.
     history: prepare(`
       SELECT id, name, created, deleted, create_revision, prev_revision, value, old_value
-      FROM kine WHERE id > ? AND +name >= ? AND +name < ? ORDER BY id`),
+      FROM kine WHERE id > ? AND +name >= ? AND +name < ? ORDER BY id LIMIT ?`),
     // kine's compaction: drop every row superseded by a row in the window, and every tombstone in it.
     compactBatch: prepare(`
       DELETE FROM kine WHERE id IN (

@@ -34,6 +34,12 @@ export interface ListOptions {
   startAfter?: string;
   /** Read the state as of this revision; 0 or unset means the current revision. */
   revision?: number;
+  /**
+   * Whether `remaining` must be the exact count (default true). With `false` the backend stops
+   * after the page: `remaining` is then 0 when no key follows the page and a positive lower bound
+   * otherwise. Readers that page through a whole range (a streamed LIST) need nothing more.
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -52,8 +58,18 @@ export type StorageEvent =
 export interface WatchOptions {
   /** Deliver every event with revision > afterRevision, replaying history first. */
   afterRevision: number;
-  /** Called with events in revision order. Batches never reorder. */
+  /**
+   * Called with events in revision order. Batches never reorder. History older than the current
+   * revision is replayed from the backend in pages, never all of it at once.
+   */
   onEvents: (events: StorageEvent[]) => void;
+  /**
+   * Backpressure for the replay: consulted after each replayed page; when it returns a promise,
+   * the next page is read only after it settles, so a consumer writing to a slow socket holds the
+   * replay back instead of buffering history. Live events (committed after the replay caught up)
+   * never wait.
+   */
+  whenReady?: () => Promise<void> | undefined;
   /** Called once if the watch ends for a reason other than `stop()` (e.g. compaction overtook it, backend closed). */
   onError?: (error: Error) => void;
 }
@@ -65,7 +81,11 @@ export interface StorageWatch {
 export interface Storage {
   /** Current value of a key, or at `revision` when given. */
   get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined>;
-  /** Keys under `prefix` in key order. */
+  /**
+   * Keys under `prefix` in key order. Reading a large range in pages (`limit`, `startAfter`, the
+   * first page's `revision`) sees one consistent snapshot and costs each page about its own size,
+   * whatever the size of the range.
+   */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   /** Number of live keys under `prefix`. */
   count(prefix: string): Promise<number>;

@@ -1,6 +1,19 @@
 import type { StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 import { parentDirectories } from "./prefix.js";
 
+/** Events a watch replays per page of history. */
+export const REPLAY_PAGE_SIZE = 500;
+
+/**
+ * One page of history after a revision, read synchronously by the backend. `complete` says the
+ * page reaches the current revision (`through`); otherwise `through` is its last event's revision.
+ */
+export interface ReplayPage {
+  events: StorageEvent[];
+  through: number;
+  complete: boolean;
+}
+
 interface Watcher {
   readonly prefix: string;
   readonly options: WatchOptions;
@@ -18,18 +31,72 @@ interface Watcher {
 export class WatchHub {
   private readonly byPrefix = new Map<string, Set<Watcher>>();
   private readonly dirty = new Set<Watcher>();
+  /** Watchers still replaying history (not yet in `byPrefix`). */
+  private readonly replaying = new Set<Watcher>();
   private flushScheduled = false;
 
   /** Registers a watcher whose history up to `replayedThrough` is `replay` (already filtered and ordered). */
   add(prefix: string, options: WatchOptions, replay: StorageEvent[], replayedThrough: number): StorageWatch {
     const watcher: Watcher = { prefix, options, queuedThrough: replayedThrough, pending: replay, active: true };
-    let set = this.byPrefix.get(prefix);
+    this.register(watcher);
+    if (replay.length > 0) this.markDirty(watcher);
+    return { stop: () => this.remove(watcher) };
+  }
+
+  private register(watcher: Watcher): void {
+    let set = this.byPrefix.get(watcher.prefix);
     if (set === undefined) {
       set = new Set();
-      this.byPrefix.set(prefix, set);
+      this.byPrefix.set(watcher.prefix, set);
     }
     set.add(watcher);
-    if (replay.length > 0) this.markDirty(watcher);
+  }
+
+  /**
+   * Registers a watcher that first replays the history after `afterRevision` page by page:
+   * `readPage(after, REPLAY_PAGE_SIZE)` reads the next page (it throws when the history is gone or
+   * the backend closed). Each full page is handed to `onEvents`, and the next one is read on a
+   * later macrotask once the promise `whenReady` returned (if any) settled. The page that reaches
+   * the current revision joins the live stream in the same synchronous step as its read, so no
+   * commit falls between replay and live events.
+   */
+  addReplaying(prefix: string, options: WatchOptions, readPage: (after: number, limit: number) => ReplayPage, afterRevision: number): StorageWatch {
+    const watcher: Watcher = { prefix, options, queuedThrough: afterRevision, pending: [], active: true };
+    this.replaying.add(watcher);
+    const fail = (error: unknown): void => {
+      if (!watcher.active) return;
+      this.remove(watcher);
+      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    };
+    const step = (): void => {
+      if (!watcher.active) return;
+      let page: ReplayPage;
+      try {
+        page = readPage(watcher.queuedThrough, REPLAY_PAGE_SIZE);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      watcher.queuedThrough = page.through;
+      if (page.complete) {
+        this.replaying.delete(watcher);
+        this.register(watcher);
+        watcher.pending = page.events;
+        if (page.events.length > 0) this.markDirty(watcher);
+        return;
+      }
+      let ready: Promise<void> | undefined;
+      try {
+        options.onEvents(page.events);
+        ready = options.whenReady?.();
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (ready === undefined) setImmediate(step);
+      else ready.then(() => setImmediate(step), fail);
+    };
+    setImmediate(step);
     return { stop: () => this.remove(watcher) };
   }
 
@@ -51,15 +118,16 @@ export class WatchHub {
   }
 
   get size(): number {
-    let size = 0;
+    let size = this.replaying.size;
     for (const set of this.byPrefix.values()) size += set.size;
     return size;
   }
 
   /** Ends every watch with `error` (e.g. the backend closed). */
   closeAll(error: Error): void {
-    const watchers = [...this.byPrefix.values()].flatMap((set) => [...set]);
+    const watchers = [...this.byPrefix.values()].flatMap((set) => [...set]).concat([...this.replaying]);
     this.byPrefix.clear();
+    this.replaying.clear();
     this.dirty.clear();
     for (const watcher of watchers) {
       watcher.active = false;
@@ -73,6 +141,7 @@ export class WatchHub {
     watcher.active = false;
     watcher.pending = [];
     this.dirty.delete(watcher);
+    this.replaying.delete(watcher);
     const set = this.byPrefix.get(watcher.prefix);
     set?.delete(watcher);
     if (set?.size === 0) this.byPrefix.delete(watcher.prefix);

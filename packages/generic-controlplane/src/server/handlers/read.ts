@@ -2,7 +2,8 @@ import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
 import type { ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
-import { includeObjectOf, shapeList, shapeObject, writeEncoded } from "../respond.js";
+import { writeListPages, writeProtobufListPages } from "../list-stream.js";
+import { includeObjectOf, listShape, shapeList, shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { parseListRequest } from "./list-request.js";
 
@@ -15,6 +16,13 @@ export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, 
 export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const request = parseListRequest(ctx.query);
+  // Every form goes out page by page as storage reads it.
+  const pages = await served.store.listPages?.(info.namespace, request);
+  if (pages !== undefined && format.type !== "protobuf") {
+    return writeListPages(ctx, pages, listShape(pages, format, served.definition, env.codecs, includeObject), format.type === "yaml" ? "yaml" : "json");
+  }
+  const parts = pages === undefined ? undefined : env.codecs.protobufListParts?.(pages);
+  if (pages !== undefined && parts !== undefined) return writeProtobufListPages(ctx, pages, parts);
   const list = await served.store.list(info.namespace, request);
   writeEncoded(ctx, 200, shapeList(list, format, served.definition, env.codecs, includeObject), format, env.codecs);
 }

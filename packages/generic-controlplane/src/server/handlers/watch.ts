@@ -2,6 +2,7 @@ import { isControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
 import type { RequestContext } from "../context.js";
+import { drainedOrClosed } from "../drain.js";
 import type { HandlerEnv } from "../handler-env.js";
 import type { ResponseFormat } from "../negotiation.js";
 import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
@@ -135,10 +136,17 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   const timer = setTimeout(finish, seconds * 1000);
 
   try {
-    watch = await served.store.watch(info.namespace, request, send, (error) => {
-      if (error) sendError(error);
-      else finish();
-    });
+    watch = await served.store.watch(
+      info.namespace,
+      request,
+      send,
+      (error) => {
+        if (error) sendError(error);
+        else finish();
+      },
+      // Initial events and history go out a page at a time, each once the socket took the last.
+      { whenReady: () => (ended || !res.writableNeedDrain ? undefined : drainedOrClosed(res)) },
+    );
   } catch (error) {
     if (isControlPlaneError(error) && (error.code === "Expired" || error.code === "Gone")) {
       startStream();

@@ -1,0 +1,73 @@
+/**
+ * Child process for the LIST memory test and the bench: serves a control plane on a sqlite
+ * database (argv[2]) holding `argv[3]` ConfigMaps in namespace `load`, then prints
+ * `ready <url>`. Running in its own process keeps its RSS apart from the test runner's. Runs from
+ * source on Node's type transform; the hook maps the `.js` specifiers to `.ts` files. A `gc` line
+ * on stdin collects garbage (with --expose-gc) and answers `gc` once done, so a measurement starts
+ * from the live heap. It exits when stdin closes, so it never outlives the process that started it.
+ */
+import { existsSync } from "node:fs";
+import { registerHooks } from "node:module";
+import { fileURLToPath } from "node:url";
+
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
+      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
+      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
+    }
+    return nextResolve(specifier, context);
+  },
+});
+(globalThis as { __PACKAGE_VERSION__?: string }).__PACKAGE_VERSION__ = "0.0.0-fixture";
+
+const { createControlPlane } = await import("../control-plane.js");
+const { createSqliteStorage } = await import("../storage/sqlite.js");
+
+const [path, countArg] = process.argv.slice(2);
+if (path === undefined) throw new Error("usage: list-load-server.fixture.ts <db path> <count>");
+const count = Number(countArg ?? "50000");
+
+const storage = await createSqliteStorage({ path, compactInterval: 0 });
+const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1", processMetrics: false });
+process.stdin.on("close", () => void plane.close().finally(() => process.exit(0)));
+process.stdin.on("data", (chunk: Buffer) => {
+  for (const line of chunk.toString().split("\n")) {
+    if (line !== "gc") continue;
+    globalThis.gc?.();
+    process.stdout.write("gc\n");
+  }
+});
+
+const ns = await fetch(`${plane.url}/api/v1/namespaces`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ metadata: { name: "load" } }),
+});
+if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${await ns.text()}`);
+
+// One ConfigMap created through the API is the template; the rest are written straight to storage
+// (same key layout and stored form, fresh name and uid), a thousand per group commit.
+const template = await fetch(`${plane.url}/api/v1/namespaces/load/configmaps`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    metadata: { name: "cm-0", labels: { app: "load", tier: "bench" }, annotations: { note: "n".repeat(200) } },
+    data: { payload: "x".repeat(1024), small: "value" },
+  }),
+});
+if (template.status !== 201) throw new Error(`template: ${template.status} ${await template.text()}`);
+const stored = await storage.get("/registry/configmaps/load/cm-0");
+if (stored === undefined) throw new Error("template object not found in storage");
+const value = JSON.parse(stored.value) as { metadata: { name: string; uid: string } };
+for (let start = 1; start < count; start += 1000) {
+  const writes: Array<Promise<unknown>> = [];
+  for (let i = start; i < Math.min(count, start + 1000); i++) {
+    value.metadata.name = `cm-${i}`;
+    value.metadata.uid = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+    writes.push(storage.create(`/registry/configmaps/load/cm-${i}`, JSON.stringify(value)));
+  }
+  await Promise.all(writes);
+}
+globalThis.gc?.();
+process.stdout.write(`ready ${plane.url}\n`);
