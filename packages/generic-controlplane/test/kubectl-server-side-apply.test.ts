@@ -1,5 +1,3 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Kubectl } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
@@ -37,10 +35,14 @@ afterAll(async () => {
   await server?.close();
 });
 
-function manifest(name: string, text: string): string {
-  const file = join(server.dir, name);
-  writeFileSync(file, text);
-  return file;
+/** `kubectl <args> -f -` with the manifest on stdin. */
+function withManifest(args: string[], manifest: string) {
+  return { args: [...args, "-f", "-"], input: manifest };
+}
+
+function applyAs(manager: string, manifest: string, ...flags: string[]): Promise<string> {
+  const { args, input } = withManifest(["apply", "--server-side", `--field-manager=${manager}`, ...flags], manifest);
+  return kubectl.ok(args, { input });
 }
 
 function managers(object: Obj): Record<string, unknown> {
@@ -50,19 +52,16 @@ function managers(object: Obj): Record<string, unknown> {
 describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
   it("removes a finalizer its applier drops while another manager's finalizer added by patch stays", async () => {
     await kubectl.ok(["create", "namespace", "ssa-finalizers"]);
-    const withFinalizer = manifest(
-      "fin-a1.yaml",
-      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\n  finalizers: [a.io/x]\ndata:\n  k: v\n",
-    );
-    await kubectl.ok(["apply", "--server-side", "--field-manager=a", "-f", withFinalizer]);
+    const withFinalizer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\n  finalizers: [a.io/x]\ndata:\n  k: v\n";
+    await applyAs("a", withFinalizer);
     await kubectl.ok(["patch", "configmap", "held", "-n", "ssa-finalizers", "--field-manager=b", "--type=strategic", "-p", '{"metadata":{"finalizers":["b.io/y"]}}']);
     const patched = await kubectl.json<Obj>(["get", "configmap", "held", "-n", "ssa-finalizers", "--show-managed-fields"]);
     expect([...(patched.metadata.finalizers ?? [])].sort()).toEqual(["a.io/x", "b.io/y"]);
     // Sets are owned per value: b owns only the finalizer it added.
     expect(managers(patched)["b/Update"]).toEqual({ "f:metadata": { "f:finalizers": { 'v:"b.io/y"': {} } } });
 
-    const withoutFinalizer = manifest("fin-a2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\ndata:\n  k: v\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=a", "-f", withoutFinalizer]);
+    const withoutFinalizer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\ndata:\n  k: v\n";
+    await applyAs("a", withoutFinalizer);
     const reapplied = await kubectl.json<Obj>(["get", "configmap", "held", "-n", "ssa-finalizers", "--show-managed-fields"]);
     expect(reapplied.metadata.finalizers).toEqual(["b.io/y"]);
     expect(managers(reapplied)).toEqual({
@@ -75,11 +74,11 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
 
   it("keeps a finalizer its applier drops while another manager also applies it", async () => {
     await kubectl.ok(["create", "namespace", "ssa-shared"]);
-    const both = manifest("shared.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: ssa-shared\n  finalizers: [a.io/x]\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=a", "-f", both]);
-    await kubectl.ok(["apply", "--server-side", "--field-manager=b", "-f", both]);
-    const none = manifest("shared-none.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: ssa-shared\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=a", "-f", none]);
+    const both = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: ssa-shared\n  finalizers: [a.io/x]\n";
+    await applyAs("a", both);
+    await applyAs("b", both);
+    const none = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: ssa-shared\n";
+    await applyAs("a", none);
     const object = await kubectl.json<Obj>(["get", "configmap", "shared", "-n", "ssa-shared", "--show-managed-fields"]);
     expect(object.metadata.finalizers).toEqual(["a.io/x"]);
     expect(Object.keys(managers(object))).toEqual(["b/Apply"]);
@@ -88,19 +87,20 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
 
   it("reports a conflict with the manager that changed a field, and takes it over with --force-conflicts", async () => {
     await kubectl.ok(["create", "namespace", "ssa-conflict"]);
-    const v1 = manifest("conflict-1.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: blue\n  size: small\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=deployer", "-f", v1]);
+    const v1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: blue\n  size: small\n";
+    await applyAs("deployer", v1);
     await kubectl.ok(["patch", "configmap", "app", "-n", "ssa-conflict", "--field-manager=operator", "--type=merge", "-p", '{"data":{"mode":"green","size":"large"}}']);
 
-    const v2 = manifest("conflict-2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: red\n  size: huge\n");
-    const refused = await kubectl.run(["apply", "--server-side", "--field-manager=deployer", "-f", v2]);
+    const v2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: red\n  size: huge\n";
+    const refusal = withManifest(["apply", "--server-side", "--field-manager=deployer"], v2);
+    const refused = await kubectl.run(refusal.args, { input: refusal.input });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('Apply failed with 2 conflicts: conflicts with "operator" using v1:\n- .data.mode\n- .data.size');
     expect(refused.stderr).toContain("--force-conflicts");
     const unchanged = await kubectl.json<Obj>(["get", "configmap", "app", "-n", "ssa-conflict"]);
     expect(unchanged.data).toEqual({ mode: "green", size: "large" });
 
-    await kubectl.ok(["apply", "--server-side", "--field-manager=deployer", "--force-conflicts", "-f", v2]);
+    await applyAs("deployer", v2, "--force-conflicts");
     const forced = await kubectl.json<Obj>(["get", "configmap", "app", "-n", "ssa-conflict", "--show-managed-fields"]);
     expect(forced.data).toEqual({ mode: "red", size: "huge" });
     // The operator owned nothing else, so its entry goes.
@@ -109,11 +109,11 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
 
   it("lets kubectl edit-style replaces keep applied ownership and a label removed by the applier go", async () => {
     await kubectl.ok(["create", "namespace", "ssa-labels"]);
-    const v1 = manifest("labels-1.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\n  namespace: ssa-labels\n  labels: {a: '1', b: '2'}\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=applier", "-f", v1]);
+    const v1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\n  namespace: ssa-labels\n  labels: {a: '1', b: '2'}\n";
+    await applyAs("applier", v1);
     await kubectl.ok(["label", "configmap", "lab", "-n", "ssa-labels", "c=3"]);
-    const v2 = manifest("labels-2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\n  namespace: ssa-labels\n  labels: {a: '1'}\n");
-    await kubectl.ok(["apply", "--server-side", "--field-manager=applier", "-f", v2]);
+    const v2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\n  namespace: ssa-labels\n  labels: {a: '1'}\n";
+    await applyAs("applier", v2);
     const object = await kubectl.json<Obj>(["get", "configmap", "lab", "-n", "ssa-labels", "--show-managed-fields"]);
     expect(object.metadata.labels).toEqual({ a: "1", c: "3" });
     expect(managers(object)).toEqual({

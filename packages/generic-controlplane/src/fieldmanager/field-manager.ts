@@ -105,7 +105,7 @@ export class FieldManager {
     } catch {
       managed = new Map();
     }
-    let before: KubeObject = live === undefined ? this.emptyObject() : withoutManagedFields(live);
+    const before: KubeObject = live === undefined ? this.emptyObject() : withoutManagedFields(live);
     // upstream `skipNonAppliedManager`: what an untracked object holds belongs to "before-first-apply".
     if (managed.size === 0) this.recordUpdate(managed, this.emptyObject(), before, { ...write, manager: BEFORE_FIRST_APPLY, subresource: "" });
 
@@ -261,7 +261,7 @@ function withoutManagedFields(object: KubeObject): KubeObject {
 }
 
 function asObject(value: unknown): KubeObject {
-  return isRecord(value) ? (value as KubeObject) : {};
+  return isRecord(value) ? value : {};
 }
 
 function sameSet(a: FieldSet, b: FieldSet): boolean {

@@ -152,5 +152,6 @@ function printValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `[${value.map(printValue).join(",")}]`;
   if (isRecord(value)) return `{${Object.entries(value).map(([k, v]) => `${k}=${printValue(v)}`).join(",")}}`;
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+  // Scalars: strings quoted (Go's %q), numbers and booleans as they are.
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
 }
