@@ -1,6 +1,6 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { canonicalJson } from "../registry/object-utils.js";
-import { childPath, fieldElement, hasPrefix, keyElement, pathElements, valueElement, type FieldPath } from "./fields-v1.js";
+import { childPath, fieldElement, keyElement, PATH_SEPARATOR, pathElements, valueElement, type FieldPath } from "./fields-v1.js";
 import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
 
 /**
@@ -158,15 +158,22 @@ function compareLeaf(lhs: unknown, rhs: unknown, path: FieldPath, out: Compariso
 /** `value` without the members of `remove` (each with everything under it); containers it empties go too. */
 export function removeItems(value: unknown, remove: FieldSet, schema: JSONSchemaProps | undefined): unknown {
   if (remove.size === 0) return value;
-  return removeUnder(value, remove, schema, "");
+  // Every proper ancestor of a member: the nodes the walk has to descend into.
+  const ancestors = new Set<FieldPath>();
+  for (const member of remove) {
+    const elements = pathElements(member);
+    for (let i = 1; i < elements.length; i++) ancestors.add(elements.slice(0, i).join(PATH_SEPARATOR));
+  }
+  return removeUnder(value, { members: remove, ancestors }, schema, "");
 }
 
-function hasUnder(set: FieldSet, path: FieldPath): boolean {
-  for (const member of set) if (member !== path && hasPrefix(member, path)) return true;
-  return false;
+interface Removal {
+  members: FieldSet;
+  ancestors: Set<FieldPath>;
 }
 
-function removeUnder(value: unknown, remove: FieldSet, schema: JSONSchemaProps | undefined, path: FieldPath): unknown {
+function removeUnder(value: unknown, removal: Removal, schema: JSONSchemaProps | undefined, path: FieldPath): unknown {
+  const remove = removal.members;
   const shape = shapeOf(schema, value);
   if (shape.kind === "list") {
     if (shape.type === "atomic" || !Array.isArray(value) || value.length === 0) return value;
@@ -175,7 +182,7 @@ function removeUnder(value: unknown, remove: FieldSet, schema: JSONSchemaProps |
     for (const item of value) {
       const itemPath = childPath(path, itemElement(shape, item));
       if (remove.has(itemPath)) continue;
-      kept.push(hasUnder(remove, itemPath) ? removeUnder(item, remove, items, itemPath) : item);
+      kept.push(removal.ancestors.has(itemPath) ? removeUnder(item, removal, items, itemPath) : item);
     }
     return kept.length === 0 ? undefined : kept;
   }
@@ -184,7 +191,7 @@ function removeUnder(value: unknown, remove: FieldSet, schema: JSONSchemaProps |
   for (const [key, child] of Object.entries(value)) {
     const path2 = childPath(path, fieldElement(key));
     if (remove.has(path2)) continue;
-    const next = hasUnder(remove, path2) ? removeUnder(child, remove, childSchema(shape, key), path2) : child;
+    const next = removal.ancestors.has(path2) ? removeUnder(child, removal, childSchema(shape, key), path2) : child;
     if (next !== undefined) out[key] = next;
   }
   return Object.keys(out).length === 0 ? undefined : out;

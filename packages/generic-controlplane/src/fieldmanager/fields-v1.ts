@@ -48,11 +48,6 @@ export function makePath(...elements: string[]): FieldPath {
   return elements.join(PATH_SEPARATOR);
 }
 
-/** Whether `path` is `prefix` or lies under it. */
-export function hasPrefix(path: FieldPath, prefix: FieldPath): boolean {
-  return prefix === "" || path === prefix || path.startsWith(prefix + PATH_SEPARATOR);
-}
-
 const ELEMENT_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 function compareElements(a: string, b: string): number {

@@ -90,6 +90,8 @@ class GenericResourceStore implements ResourceStore {
     this.random = options.random ?? randomInt;
     this.admission = options.admission ?? [];
     this.gc = options.garbageCollection ?? true;
+    // Field ownership is kept here because every write passes the store (upstream calls its field
+    // manager from each REST handler instead): create, update, every patch type and apply alike.
     this.fieldManager = new FieldManager({
       apiVersion: this.apiVersion,
       kind: definition.kind,
