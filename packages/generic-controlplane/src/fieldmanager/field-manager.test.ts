@@ -217,7 +217,8 @@ describe("FieldManager.apply", () => {
 
   it("refuses another version or kind, and managedFields in the configuration (TestVersionCheck, TestApplyFailsWithManagedFields)", () => {
     const live = new Live(configMapsResource);
-    expect(() => live.apply({ ...cm({}), apiVersion: "v2" }, "a")).toThrow("Incorrect version specified in apply patch. Specified patch version: v2, expected: v1");
+    expect(() => live.apply({ ...cm({}), apiVersion: "v2" }, "a")).toThrow("invalid object type: /v2, Kind=ConfigMap");
+    expect(() => live.apply({ metadata: { name: "cm" } }, "a")).toThrow("invalid object type: /, Kind=");
     expect(() => live.apply({ ...cm({}), apiVersion: "apps/v1", kind: "Deployment" }, "a")).toThrow("invalid object type: apps/v1, Kind=Deployment");
     expect(() => live.apply(cm({ managedFields: [] }), "a")).toThrow("metadata.managedFields must be nil");
     expect(live.apply(cm({}, { a: "1" }), "a").data).toEqual({ a: "1" }); // TestApplySuccessWithNoManagedFields

@@ -89,13 +89,8 @@ export class FieldManager {
 
   /** The object after applying `config` to `live` (undefined: the object is created), managedFields included. */
   apply(live: KubeObject | undefined, config: KubeObject, write: ApplyWrite): KubeObject {
+    // upstream `versionCheckManager`: the configuration is of this very type and version.
     if (config.apiVersion !== this.options.apiVersion || config.kind !== this.options.kind) {
-      if (config.apiVersion !== this.options.apiVersion && config.kind === this.options.kind) {
-        throw new ControlPlaneError(
-          "BadRequest",
-          `Incorrect version specified in apply patch. Specified patch version: ${config.apiVersion ?? ""}, expected: ${this.options.apiVersion}`,
-        );
-      }
       throw new ControlPlaneError("BadRequest", `invalid object type: ${gvkString(config)}`);
     }
     if (config.metadata?.managedFields !== undefined) throw new ControlPlaneError("BadRequest", "metadata.managedFields must be nil");

@@ -261,7 +261,9 @@ class GenericResourceStore implements ResourceStore {
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? "";
     checkMetadataTypes(input, this.definition.kind);
-    let desired = input;
+    // Server-side apply merges the configuration (whose type it checks) into the live object.
+    const apply = this.applyWrite(options);
+    let desired = apply === undefined ? input : this.fieldManager.apply(current, input, apply);
     this.setTypeMeta(desired);
     const requestMeta = metadataOf(desired);
     if (!requestMeta.name) requestMeta.name = name;
@@ -269,8 +271,6 @@ class GenericResourceStore implements ResourceStore {
       throw new ControlPlaneError("BadRequest", `the name of the object (${requestMeta.name}) does not match the name on the URL (${name})`);
     }
     this.adoptNamespace(requestMeta, namespace);
-    const apply = this.applyWrite(options);
-    if (apply !== undefined) desired = this.fieldManager.apply(current, desired, apply);
     desired = await this.admit("UPDATE", desired, current, namespace, name, options);
     this.setTypeMeta(desired);
 

@@ -394,6 +394,16 @@ describe("server-side apply", () => {
     expect(forced.json.metadata.managedFields.map((e: any) => e.manager)).toEqual(["tool-a"]);
   });
 
+  it("400s a configuration of another type or one that carries managedFields, like kube-apiserver", async () => {
+    const secret = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "ssa" } }), headers: APPLY });
+    expect(secret.status).toBe(400);
+    expect(secret.json).toMatchObject({ reason: "BadRequest", message: "invalid object type: /v1, Kind=Secret" });
+    const untyped = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ metadata: { name: "ssa" } }), headers: APPLY });
+    expect(untyped.json).toMatchObject({ code: 400, message: "invalid object type: /, Kind=" });
+    const managed = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa", managedFields: [] } }), headers: APPLY });
+    expect(managed.json).toMatchObject({ code: 400, reason: "BadRequest", message: "metadata.managedFields must be nil" });
+  });
+
   it("requires a fieldManager and forbids force on other patch types", async () => {
     const r = await t.call("PATCH", `${CM}/ssa`, { raw: applyBody({ a: "1" }), headers: APPLY });
     expect(r.status).toBe(422);

@@ -11,7 +11,7 @@ import { shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { optionsInvalid, parseWriteOptions, type WriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
-import { defaultTypeMeta, groupVersionOf, reconcileNamespace } from "./type-meta.js";
+import { groupVersionOf, reconcileNamespace } from "./type-meta.js";
 import { checkName } from "./update.js";
 
 type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
@@ -119,7 +119,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw new ControlPlaneError("BadRequest", "the body of an apply patch must be an object");
   const object = applied as KubeObject;
   checkUnknownFields(ctx, object, definition, env.codecs, options.fieldValidation);
-  defaultTypeMeta(object, definition);
+  // Unlike other writes, apply takes no type from the URL: the field manager requires the configuration's own.
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
   const subresource = info.subresource === "status" ? "status" : "";
