@@ -11,7 +11,8 @@
  *   - structured-merge-diff `merge/set_test.go`, `multiple_appliers_test.go`, `key_test.go` and
  *     `leaf_test.go` scenarios where they apply: sets (metadata.finalizers), associative lists keyed
  *     by uid with atomic items (metadata.ownerReferences), granular maps (data, labels), atomic
- *     lists (Namespace spec.finalizers, `+listType=atomic` upstream).
+ *     lists (Namespace spec.finalizers, `+listType=atomic` upstream), and associative lists with
+ *     granular items, untyped fields and atomic maps in a custom resource schema.
  * Left out: last-applied-configuration interop (TestInteropForClientSideApplyAndServerSideApply,
  * TestApplyWithInvalidLastApplied …: client-side apply annotations are not maintained), version
  * conversion between managers (one version per resource here), scale subresource and the
@@ -25,6 +26,7 @@ import { configMapsResource } from "../resources/config-maps.js";
 import { leasesResource } from "../resources/leases.js";
 import { namespacesResource } from "../resources/namespaces.js";
 import { secretsResource } from "../resources/secrets.js";
+import type { JSONSchemaProps } from "../schema/types.js";
 import { BEFORE_FIRST_APPLY, FieldManager } from "./field-manager.js";
 import { ANCIENT_CHANGES, MAX_UPDATE_MANAGERS } from "./managed-fields.js";
 
@@ -361,6 +363,103 @@ describe("FieldManager.apply", () => {
       expect(conflict.message).toBe('Apply failed with 1 conflict: conflict with "b" using v1: .spec.finalizers');
       live.apply(ns(["c"]), "a", true);
       expect(live.object?.["spec"]).toEqual({ finalizers: ["c"] });
+    });
+  });
+
+  describe("a custom resource schema (map-lists with granular items, sets, atomic lists and maps, untyped fields)", () => {
+    const widgetSchema: JSONSchemaProps = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: {
+            ports: {
+              type: "array",
+              "x-kubernetes-list-type": "map",
+              "x-kubernetes-list-map-keys": ["name"],
+              items: { type: "object", properties: { name: { type: "string" }, port: { type: "integer" }, protocol: { type: "string" } } },
+            },
+            tags: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } },
+            args: { type: "array", items: { type: "string" } },
+            selector: { type: "object", "x-kubernetes-map-type": "atomic", additionalProperties: { type: "string" } },
+            extra: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+            listOfLists: {
+              type: "array",
+              "x-kubernetes-list-type": "map",
+              "x-kubernetes-list-map-keys": ["name"],
+              items: { type: "object", properties: { name: { type: "string" }, value: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } } } },
+            },
+            struct: { type: "object", properties: { name: { type: "string" }, value: { type: "integer" } } },
+          },
+        },
+      },
+    };
+    const widgets = { group: "example.com", version: "v1", kind: "Widget", schema: widgetSchema } as ResourceDefinition;
+    const widget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" }, spec });
+
+    it("merges map-list items between managers, owning their fields, and removes the items an applier drops", () => {
+      const live = new Live(widgets);
+      live.apply(widget({ ports: [{ name: "a", port: 1 }, { name: "b", port: 2 }], tags: ["x"] }), "a");
+      expect(live.fieldsOf("a")).toEqual({
+        "f:spec": {
+          "f:ports": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} }, 'k:{"name":"b"}': { ".": {}, "f:name": {}, "f:port": {} } },
+          "f:tags": { 'v:"x"': {} },
+        },
+      });
+      live.apply(widget({ ports: [{ name: "c", port: 3 }], tags: ["y"] }), "b");
+      expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }, { name: "b", port: 2 }, { name: "c", port: 3 }], tags: ["x", "y"] });
+      live.apply(widget({ ports: [{ name: "a", port: 1 }], tags: ["x"] }), "a");
+      expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }, { name: "c", port: 3 }], tags: ["x", "y"] });
+    });
+
+    it("removes an item its applier drops even when an updater added to it (SMD remove_one_with_dangling_subitem_keep_one)", () => {
+      const live = new Live(widgets);
+      live.apply(widget({ listOfLists: [{ name: "a" }, { name: "b", value: ["c"] }] }), "apply-one");
+      live.apply(widget({ listOfLists: [{ name: "a", value: ["b"] }] }), "apply-two");
+      live.update(widget({ listOfLists: [{ name: "a", value: ["b"] }, { name: "b", value: ["c", "d"] }] }), "controller");
+      live.apply(widget({ listOfLists: [{ name: "a" }] }), "apply-one");
+      expect(live.object?.["spec"]).toEqual({ listOfLists: [{ name: "a", value: ["b"] }] });
+      expect(Object.fromEntries(live.managedFields.map((e) => [e.manager, e.fieldsV1]))).toEqual({
+        "apply-one": { "f:spec": { "f:listOfLists": { 'k:{"name":"a"}': { ".": {}, "f:name": {} } } } },
+        "apply-two": { "f:spec": { "f:listOfLists": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:value": { 'v:"b"': {} } } } } },
+      });
+    });
+
+    it.each([
+      // SMD nested_test: struct_apply_remove_all, struct_apply_remove_dangling, struct_apply_update_remove_all,
+      // struct_apply_update_dict_dangling, struct_apply_update_dict_null, struct_apply_update_took_over.
+      { name: "remove_all", update: undefined, last: undefined, object: {}, owned: undefined },
+      { name: "remove_dangling", update: undefined, last: { struct: null }, object: {}, owned: { "f:spec": { "f:struct": {} } } },
+      { name: "update_remove_all", update: { name: "a", value: 1 }, last: undefined, object: { struct: { value: 1 } }, owned: undefined },
+      { name: "update_dict_dangling", update: { name: "a", value: 1 }, last: { struct: {} }, object: { struct: { value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
+      { name: "update_dict_null", update: { name: "a", value: 1 }, last: { struct: null }, object: { struct: { value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
+      { name: "update_took_over", update: { name: "b", value: 1 }, last: { struct: null }, object: { struct: { name: "b", value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
+    ])("prunes structs like SMD struct_apply_$name", ({ update, last, object, owned }) => {
+      const live = new Live(widgets);
+      live.apply(widget({ struct: update === undefined ? { name: "a", value: 1 } : { name: "a" } }), "default");
+      if (update !== undefined) live.update(widget({ struct: update }), "controller");
+      // An applied configuration without spec (`last` undefined) is SMD's empty object.
+      live.apply(last === undefined ? { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } } : widget(last), "default");
+      expect(live.object?.["spec"] ?? {}).toEqual(object);
+      expect(live.fieldsOf("default")).toEqual(owned);
+    });
+
+    it("conflicts on another manager's item field and replaces atomic lists and maps whole", () => {
+      const live = new Live(widgets);
+      live.apply(widget({ ports: [{ name: "a", port: 1 }], args: ["1", "2"], selector: { app: "x", tier: "y" } }), "a");
+      const conflict = conflictOf(() => live.apply(widget({ ports: [{ name: "a", port: 9 }], args: ["3"], selector: { app: "z" } }), "b"));
+      expect(conflict.message).toBe('Apply failed with 3 conflicts: conflicts with "a":\n- .spec.args\n- .spec.ports[name="a"].port\n- .spec.selector');
+      live.apply(widget({ ports: [{ name: "a", port: 1 }], args: ["3"], selector: { app: "x" } }), "a");
+      expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }], args: ["3"], selector: { app: "x" } });
+      expect(live.fieldsOf("a")).toEqual({ "f:spec": { "f:args": {}, "f:selector": {}, "f:ports": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} } } } });
+    });
+
+    it("owns untyped fields key by key, with lists in them atomic", () => {
+      const live = new Live(widgets);
+      live.apply(widget({ extra: { a: { b: 1 }, list: [1, 2] } }), "a");
+      expect(live.fieldsOf("a")).toEqual({ "f:spec": { "f:extra": { "f:a": { ".": {}, "f:b": {} }, "f:list": {} } } });
+      live.apply(widget({ extra: { list: [3] } }), "a");
+      expect(live.object?.["spec"]).toEqual({ extra: { list: [3] } });
     });
   });
 });

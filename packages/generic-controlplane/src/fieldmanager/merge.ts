@@ -11,6 +11,8 @@ import { childSchema, elementSchema, isRecord, shapeOf, type Shape } from "./typ
 export function mergeValues(live: unknown, config: unknown, schema: JSONSchemaProps | undefined): unknown {
   if (config === undefined) return live;
   if (live === undefined) return structuredClone(config);
+  // A null map or list in a configuration claims the field but merges as empty (SMD merges a nil map).
+  if (config === null && live !== null && shapeOf(schema, live).kind !== "scalar") return live;
   const shape = shapeOf(schema, config);
   const liveShape = shapeOf(schema, live);
   if (shape.kind !== liveShape.kind) return structuredClone(config);
