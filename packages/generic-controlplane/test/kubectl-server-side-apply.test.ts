@@ -17,7 +17,7 @@ interface ManagedEntry {
 }
 
 interface Obj {
-  metadata: { name: string; finalizers?: string[]; labels?: Record<string, string>; managedFields?: ManagedEntry[] };
+  metadata: { name: string; finalizers?: string[]; labels?: Record<string, string>; annotations?: Record<string, string>; managedFields?: ManagedEntry[] };
   data?: Record<string, string>;
 }
 
@@ -120,5 +120,25 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
       "applier/Apply": { "f:metadata": { "f:labels": { "f:a": {} } } },
       "kubectl-label/Update": { "f:metadata": { "f:labels": { "f:c": {} } } },
     });
+  });
+
+  it("moves a client-side applied object to server-side apply, which then removes what it no longer lists", async () => {
+    await kubectl.ok(["create", "namespace", "ssa-upgrade"]);
+    const v1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: up\n  namespace: ssa-upgrade\ndata:\n  keep: '1'\n  drop: '2'\n";
+    await kubectl.ok(["apply", "-f", "-"], { input: v1 });
+    const clientSide = await kubectl.json<Obj>(["get", "configmap", "up", "-n", "ssa-upgrade", "--show-managed-fields"]);
+    expect(Object.keys(managers(clientSide))).toEqual(["kubectl-client-side-apply/Update"]);
+    // kubectl rewrites the client-side entry into its server-side one (a JSON patch of managedFields) before applying.
+    const v2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: up\n  namespace: ssa-upgrade\ndata:\n  keep: '1'\n";
+    await kubectl.ok(["apply", "--server-side", "-f", "-"], { input: v2 });
+    const serverSide = await kubectl.json<Obj>(["get", "configmap", "up", "-n", "ssa-upgrade", "--show-managed-fields"]);
+    expect(serverSide.data).toEqual({ keep: "1" });
+    // kubectl gives the client-side annotation to its own manager; the server keeps it in step with what kubectl applies.
+    expect(Object.keys(managers(serverSide))).toEqual(["kubectl/Apply", "kubectl-last-applied/Apply"]);
+    const lastApplied = JSON.parse(serverSide.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"] ?? "{}") as Obj;
+    expect(lastApplied.data).toEqual({ keep: "1" });
+    // So a later client-side apply starts from what was applied last.
+    await kubectl.ok(["apply", "-f", "-"], { input: v2.replace("keep: '1'", "keep: '1'\n  added: '3'") });
+    expect((await kubectl.json<Obj>(["get", "configmap", "up", "-n", "ssa-upgrade"])).data).toEqual({ keep: "1", added: "3" });
   });
 });

@@ -13,8 +13,9 @@
  *     by uid with atomic items (metadata.ownerReferences), granular maps (data, labels), atomic
  *     lists (Namespace spec.finalizers, `+listType=atomic` upstream), and associative lists with
  *     granular items, untyped fields and atomic maps in a custom resource schema.
- * Left out: last-applied-configuration interop (TestInteropForClientSideApplyAndServerSideApply,
- * TestApplyWithInvalidLastApplied …: client-side apply annotations are not maintained), version
+ *     The client-side apply annotation is kept in step on kubectl's applies (`lastappliedupdater_test.go`).
+ * Left out: `lastappliedmanager_test.go` (letting an apply through conflicts with the client-side
+ * manager when the last-applied annotation agrees), TestApplyWithInvalidLastApplied, version
  * conversion between managers (one version per resource here), scale subresource and the
  * probabilistic tracking on create (upstream's default probability is 1, which is what this does).
  */
@@ -275,6 +276,19 @@ describe("FieldManager.apply", () => {
       ["fieldmanager_test_apply", { "f:metadata": { "f:labels": { "f:app": {} } } }],
       [BEFORE_FIRST_APPLY, { "f:data": { ".": {}, "f:extra": {} }, "f:metadata": { "f:labels": {} } }],
     ]);
+  });
+
+  it("keeps kubectl's client-side apply annotation in step with what kubectl applies (lastappliedupdater_test)", () => {
+    const LAST = "kubectl.kubernetes.io/last-applied-configuration";
+    const live = new Live(configMapsResource);
+    live.update(cm({ annotations: { [LAST]: '{"old":true}\n' } }, { a: "1" }), "kubectl-client-side-apply");
+    live.apply(cm({}, { a: "<2>" }), "other", true);
+    expect(live.object?.metadata?.annotations?.[LAST]).toBe('{"old":true}\n');
+    live.apply(cm({}, { a: "<2>" }), "kubectl", true);
+    expect(live.object?.metadata?.annotations?.[LAST]).toBe('{"apiVersion":"v1","data":{"a":"\\u003c2\\u003e"},"kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"}}\n');
+    const fresh = new Live(configMapsResource);
+    fresh.apply(cm({}, { a: "1" }), "kubectl");
+    expect(fresh.object?.metadata?.annotations).toBeUndefined();
   });
 
   describe("granular maps (configmap data, secret data, labels)", () => {

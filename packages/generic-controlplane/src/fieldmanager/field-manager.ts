@@ -122,6 +122,11 @@ export class FieldManager {
     const metadata = { ...(result.metadata ?? {}) };
     if (managedFields === undefined) delete metadata.managedFields;
     else metadata.managedFields = managedFields;
+    // upstream `lastAppliedUpdater`: kubectl's server-side apply keeps a client-side apply annotation in step.
+    const annotations = metadata.annotations;
+    if (write.manager === "kubectl" && annotations?.[LAST_APPLIED] !== undefined) {
+      metadata.annotations = { ...annotations, [LAST_APPLIED]: lastAppliedOf(config) };
+    }
     return { ...result, metadata };
   }
 
@@ -239,6 +244,17 @@ export class FieldManager {
       throw error;
     }
   }
+}
+
+/** The client-side apply annotation (`kubectl apply` without `--server-side`). */
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** The annotation's value for an applied configuration: its JSON without the annotation itself, as Go encodes it. */
+function lastAppliedOf(config: KubeObject): string {
+  const copy = structuredClone(config);
+  if (copy.metadata?.annotations !== undefined) delete copy.metadata.annotations[LAST_APPLIED];
+  const json = canonicalJson(copy).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  return `${json}\n`;
 }
 
 /** `managedFields: []` or `managedFields: [{}]` asks for a reset (upstream `isResetManagedFields`). */
