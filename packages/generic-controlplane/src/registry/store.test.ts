@@ -367,19 +367,29 @@ describe("managedFields", () => {
     const labelled = await store.update("default", "a", { ...created, metadata: { ...created.metadata, labels: { app: "x", tier: "y" } } }, { fieldManager: "kubectl-label" });
     expect(labelled.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([
       ["kubectl-create", { "f:data": { ".": {}, "f:k": {} }, "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } }],
-      ["kubectl-label", { "f:metadata": { "f:labels": { ".": {}, "f:tier": {} } } }],
+      ["kubectl-label", { "f:metadata": { "f:labels": { "f:tier": {} } } }],
     ]);
     const changed = await store.update("default", "a", { ...labelled, data: { k: "w" } }, { fieldManager: "kubectl-edit" });
+    // Entries of one time sort by manager; the creator keeps `data` itself, the editor takes its key.
     expect(changed.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([
-      ["kubectl-create", { "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } }],
-      ["kubectl-label", { "f:metadata": { "f:labels": { ".": {}, "f:tier": {} } } }],
-      ["kubectl-edit", { "f:data": { ".": {}, "f:k": {} } }],
+      ["kubectl-create", { "f:data": {}, "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } }],
+      ["kubectl-edit", { "f:data": { "f:k": {} } }],
+      ["kubectl-label", { "f:metadata": { "f:labels": { "f:tier": {} } } }],
     ]);
-    // A body echoing the stored entries keeps ownership going; one that changes them (here: empties them) resets it.
+    // A body echoing the stored entries keeps ownership going.
     const replaced = await store.update("default", "a", { ...changed, metadata: { ...changed.metadata, labels: { app: "z", tier: "y" } } }, { fieldManager: "kubectl-replace" });
-    expect(replaced.metadata?.managedFields?.map((e) => e.manager)).toEqual(["kubectl-label", "kubectl-edit", "kubectl-replace"]);
+    expect(replaced.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([
+      ["kubectl-create", { "f:data": {}, "f:metadata": { "f:labels": {} } }],
+      ["kubectl-edit", { "f:data": { "f:k": {} } }],
+      ["kubectl-label", { "f:metadata": { "f:labels": { "f:tier": {} } } }],
+      ["kubectl-replace", { "f:metadata": { "f:labels": { "f:app": {} } } }],
+    ]);
+    // An empty list resets them, and the object is untracked from then on (upstream skipNonAppliedManager).
     const reset = await store.update("default", "a", { ...replaced, data: { k: "r" }, metadata: { ...replaced.metadata, managedFields: [] } }, { fieldManager: "kubectl-reset" });
-    expect(reset.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([["kubectl-reset", { "f:data": { ".": {}, "f:k": {} } }]]);
+    expect(reset.data).toEqual({ k: "r" });
+    expect(reset.metadata?.managedFields).toBeUndefined();
+    const untracked = await store.update("default", "a", { ...reset, data: { k: "s" } }, { fieldManager: "kubectl-edit" });
+    expect(untracked.metadata?.managedFields).toBeUndefined();
   });
 });
 

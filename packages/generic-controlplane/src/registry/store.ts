@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
+import { FieldManager, type FieldManagerWrite } from "../fieldmanager/field-manager.js";
 import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
@@ -7,7 +8,6 @@ import { checkFieldTypes } from "../validation/field-types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
-import { updateManagedFields } from "./managed-fields.js";
 import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
 import type { FieldError, ResourceDefinition } from "./resource-definition.js";
 import type {
@@ -70,6 +70,7 @@ class GenericResourceStore implements ResourceStore {
   private readonly random: (max: number) => number;
   private readonly admission: AdmissionPlugin[];
   private readonly gc: boolean;
+  private readonly fieldManager: FieldManager;
   /** Decoded objects per stored value, shared by every watcher of this store. */
   private readonly decoded = new WeakMap<KeyValue, KubeObject>();
   /** Watch events per storage event, shared by every watcher (so they are serialised once). */
@@ -91,6 +92,14 @@ class GenericResourceStore implements ResourceStore {
     this.random = options.random ?? randomInt;
     this.admission = options.admission ?? [];
     this.gc = options.garbageCollection ?? true;
+    // Field ownership is kept here because every write passes the store (upstream calls its field
+    // manager from each REST handler instead): create, update, every patch type and apply alike.
+    this.fieldManager = new FieldManager({
+      apiVersion: this.apiVersion,
+      kind: definition.kind,
+      schema: definition.schema,
+      statusSubresource: definition.statusSubresource === true,
+    });
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -152,6 +161,9 @@ class GenericResourceStore implements ResourceStore {
   async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
     const dryRun = options.dryRun === true;
     let object = cloneObject(input);
+    // Server-side apply creates what the configuration merged into an empty object gives.
+    const apply = this.applyWrite(options);
+    if (apply !== undefined) object = this.fieldManager.apply(undefined, object, apply);
     checkFieldTypes(object, this.definition);
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
@@ -175,10 +187,9 @@ class GenericResourceStore implements ResourceStore {
     meta.creationTimestamp = formatTime(now);
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName ?? "", this.random);
-    if (options.fieldManager) {
-      delete meta.managedFields;
-      const managed = updateManagedFields(undefined, object, this.managedFieldsUpdate(options, now));
-      if (managed !== undefined && managed.length > 0) meta.managedFields = managed;
+    // Without a manager nothing is tracked; managedFields a client sent are never stored unchecked.
+    if (apply === undefined) {
+      this.setManagedFields(meta, options.fieldManager === undefined ? undefined : this.fieldManager.update(undefined, object, this.fieldManagerWrite(options, now)));
     }
 
     const errors: FieldError[] = [
@@ -257,8 +268,10 @@ class GenericResourceStore implements ResourceStore {
     options: RequestOptions,
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? "";
-    checkFieldTypes(input, this.definition);
-    let desired = input;
+    // Server-side apply merges the configuration (whose type it checks) into the live object.
+    const apply = this.applyWrite(options);
+    let desired = apply === undefined ? input : this.fieldManager.apply(current, input, apply);
+    checkFieldTypes(desired, this.definition);
     this.setTypeMeta(desired);
     const requestMeta = metadataOf(desired);
     if (!requestMeta.name) requestMeta.name = name;
@@ -299,15 +312,12 @@ class GenericResourceStore implements ResourceStore {
     if (errors.length > 0) throw invalidError(this.definition, name, errors);
     await this.validateAdmission("UPDATE", desired, current, namespace, name, options);
 
-    // A write that changes nothing is not written (no new resourceVersion, no watch event).
+    if (apply === undefined) {
+      const managed = options.fieldManager === undefined ? oldMeta.managedFields : this.fieldManager.update(current, desired, this.fieldManagerWrite(options, this.clock()));
+      this.setManagedFields(meta, managed);
+    }
+    // A write that changes nothing, ownership included, is not written (no new resourceVersion, no watch event).
     if (this.sameContent(desired, current)) return current;
-    // Ownership continues from the stored entries unless the request rewrote them (e.g. `managedFields: []` resets).
-    const sent = input.metadata?.managedFields;
-    const base = sent !== undefined && canonicalJson(sent) !== canonicalJson(oldMeta.managedFields ?? []) ? sent : oldMeta.managedFields;
-    const previous: KubeObject = { ...current, metadata: { ...oldMeta, ...(base === undefined ? {} : { managedFields: base }) } };
-    const managed = options.fieldManager ? updateManagedFields(previous, desired, this.managedFieldsUpdate(options, this.clock())) : base;
-    if (managed === undefined || managed.length === 0) delete meta.managedFields;
-    else meta.managedFields = managed;
 
     if (this.shouldDeleteDuringUpdate(desired)) {
       if (options.dryRun) return desired;
@@ -443,15 +453,24 @@ class GenericResourceStore implements ResourceStore {
   private sameContent(a: KubeObject, b: KubeObject): boolean {
     const strip = (o: KubeObject) => {
       const meta: ObjectMeta = { ...(o.metadata ?? {}) };
-      delete meta.managedFields;
       delete meta.resourceVersion;
       return canonicalJson({ ...o, metadata: meta });
     };
     return strip(a) === strip(b);
   }
 
-  private managedFieldsUpdate(options: RequestOptions, now: Date) {
-    return { manager: options.fieldManager ?? "", apiVersion: this.apiVersion, time: formatTime(now), subresource: options.subresource ?? "" };
+  private fieldManagerWrite(options: RequestOptions, now: Date): FieldManagerWrite {
+    return { manager: options.fieldManager ?? "", time: formatTime(now), subresource: options.subresource ?? "" };
+  }
+
+  private applyWrite(options: RequestOptions) {
+    if (options.apply === undefined) return undefined;
+    return { ...this.fieldManagerWrite(options, this.clock()), force: options.apply.force };
+  }
+
+  private setManagedFields(meta: ObjectMeta, managed: ObjectMeta["managedFields"]): void {
+    if (managed === undefined || managed.length === 0) delete meta.managedFields;
+    else meta.managedFields = managed;
   }
 
   private setTypeMeta(object: KubeObject): void {

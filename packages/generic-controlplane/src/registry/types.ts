@@ -5,8 +5,13 @@ import type { ResourceDefinition } from "./resource-definition.js";
 export interface RequestOptions {
   /** `dryRun=All`: run every step, persist nothing. */
   dryRun?: boolean;
-  /** Recorded in `metadata.managedFields`. */
+  /** Recorded in `metadata.managedFields`; without one a write leaves them as stored. */
   fieldManager?: string;
+  /**
+   * Server-side apply: the object written is an applied configuration, merged into the live object
+   * by field ownership (see fieldmanager/). Needs `fieldManager`; `force` takes conflicting fields.
+   */
+  apply?: { force: boolean };
   /** Which subresource is written: the main resource or `status`. */
   subresource?: "" | "status";
   /**

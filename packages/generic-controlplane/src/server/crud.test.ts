@@ -369,7 +369,8 @@ describe("server-side apply", () => {
     expect(r.status).toBe(201);
     expect(r.json.data).toEqual({ a: "1", b: "2" });
     expect(r.json.metadata.managedFields).toEqual([
-      expect.objectContaining({ manager: "tool-a", operation: "Apply", fieldsV1: { "f:data": { ".": {}, "f:a": {}, "f:b": {} } } }),
+      // An applier owns what it lists: the keys of data, not data itself (a struct field).
+      expect.objectContaining({ manager: "tool-a", operation: "Apply", fieldsV1: { "f:data": { "f:a": {}, "f:b": {} } } }),
     ]);
   });
 
@@ -391,6 +392,16 @@ describe("server-side apply", () => {
     expect(forced.status).toBe(200);
     expect(forced.json.data).toEqual({ a: "11" });
     expect(forced.json.metadata.managedFields.map((e: any) => e.manager)).toEqual(["tool-a"]);
+  });
+
+  it("400s a configuration of another type or one that carries managedFields, like kube-apiserver", async () => {
+    const secret = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "ssa" } }), headers: APPLY });
+    expect(secret.status).toBe(400);
+    expect(secret.json).toMatchObject({ reason: "BadRequest", message: "invalid object type: /v1, Kind=Secret" });
+    const untyped = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ metadata: { name: "ssa" } }), headers: APPLY });
+    expect(untyped.json).toMatchObject({ code: 400, message: "invalid object type: /, Kind=" });
+    const managed = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa", managedFields: [] } }), headers: APPLY });
+    expect(managed.json).toMatchObject({ code: 400, reason: "BadRequest", message: "metadata.managedFields must be nil" });
   });
 
   it("requires a fieldManager and forbids force on other patch types", async () => {

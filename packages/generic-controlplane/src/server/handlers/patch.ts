@@ -1,6 +1,5 @@
 import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
 import type { RequestOptions } from "../../registry/types.js";
-import { applyConfiguration } from "../server-side-apply.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -12,7 +11,7 @@ import { shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { optionsInvalid, parseWriteOptions, type WriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
-import { defaultTypeMeta, groupVersionOf, reconcileNamespace } from "./type-meta.js";
+import { groupVersionOf, reconcileNamespace } from "./type-meta.js";
 import { checkName } from "./update.js";
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
@@ -31,7 +30,7 @@ export function acceptedPatchTypes(served: ServedResource, env: HandlerEnv): str
 /**
  * PATCH: read-modify-write through the store's guaranteedUpdate (retried on conflicts). JSON
  * patch (RFC 6902), merge patch (RFC 7386) and strategic merge patch (merge keys from the
- * resource's schema), and server-side apply (see server-side-apply.ts); other types are a 415
+ * resource's schema), and server-side apply (see fieldmanager/); other types are a 415
  * naming the accepted ones.
  */
 export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
@@ -136,24 +135,22 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
   checkFieldTypes(structuredClone(object), definition);
   checkUnknownFields(ctx, object, definition, env.codecs, options.fieldValidation);
-  defaultTypeMeta(object, definition);
+  // Unlike other writes, apply takes no type from the URL: the field manager requires the configuration's own.
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
   const subresource = info.subresource === "status" ? "status" : "";
-  const request = { manager, force: options.force === true, apiVersion: groupVersionOf(definition), subresource, now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"), ...(definition.schema ? { schema: definition.schema } : {}) };
-  // No fieldManager for the store: this handler writes the Apply entry of managedFields itself.
-  const writeOptions: RequestOptions = options.dryRun ? { dryRun: true } : {};
-  if (subresource !== "") writeOptions.subresource = subresource;
+  // The store merges the configuration into the live object by field ownership (fieldmanager/).
+  const writeOptions: RequestOptions = { ...requestOptions(options, subresource), fieldManager: manager, apply: { force: options.force === true } };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const updated = await served.store.guaranteedUpdate(info.namespace, info.name, (current) => applyConfiguration(current, object, request), writeOptions);
+      const updated = await served.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);
       writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
       return;
     } catch (error) {
       if (!(isControlPlaneError(error) && error.code === "NotFound") || subresource !== "") throw error;
     }
     try {
-      const created = await served.store.create(info.namespace, applyConfiguration(undefined, object, request), writeOptions);
+      const created = await served.store.create(info.namespace, object, writeOptions);
       writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
       return;
     } catch (error) {
