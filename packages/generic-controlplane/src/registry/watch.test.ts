@@ -79,6 +79,16 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(error.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
   });
 
+  it("rejects a resourceVersion the store has not reached with 504 ResourceVersionTooLarge", async () => {
+    const { store } = await backend.open();
+    const created = await store.create("default", widget("a"));
+    const ahead = String(Number(created.metadata?.resourceVersion) + 100);
+    const error = await rejection(store.watch("default", { resourceVersion: ahead }, () => {}));
+    expect(error.code).toBe("Timeout");
+    expect(error.httpStatus).toBe(504);
+    expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
+  });
+
   it("turns selector transitions into ADDED and DELETED", async () => {
     const { store } = await backend.open();
     const a = await store.create("default", widget("a", { labels: { watch: "A" } }));

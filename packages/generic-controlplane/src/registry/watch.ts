@@ -47,15 +47,15 @@ export async function startWatch(
   let initial: KubeObject[] = [];
   if (sendInitial) {
     const list = await ctx.storage.list(prefix);
-    if (list.revision < requested) {
-      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${list.revision}`, {
-        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-      });
-    }
+    if (list.revision < requested) throw tooLargeResourceVersion(requested, list.revision);
     startRevision = list.revision;
     initial = list.items.map((kv) => ctx.decode(kv)).filter((object) => matcher.matches(object));
   } else {
-    startRevision = requested === 0 ? await ctx.storage.currentRevision() : requested;
+    const current = await ctx.storage.currentRevision();
+    // A revision the store has not reached (e.g. a client of a server that lost its data) would
+    // otherwise wait silently; upstream answers it with ResourceVersionTooLarge so the client relists.
+    if (requested > current) throw tooLargeResourceVersion(requested, current);
+    startRevision = requested === 0 ? current : requested;
   }
 
   let stopped = false;
@@ -170,5 +170,11 @@ function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: Kube
     const object = structuredClone(ctx.decode(prev));
     (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
     return { type: "DELETED", object };
+  });
+}
+
+function tooLargeResourceVersion(requested: number, current: number): ControlPlaneError {
+  return new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+    details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
   });
 }
