@@ -1,0 +1,109 @@
+import { Registry } from "prom-client";
+import { afterEach, describe, expect, it } from "vitest";
+import type { KubeObject } from "../api/types.js";
+import { startTestPlane, type TestPlane } from "../server/test-support.js";
+import { KubeClient } from "./client.js";
+import { LEASES, LeaderElector } from "./leader-election.js";
+import { eventually } from "./test-support.js";
+
+let t: TestPlane | undefined;
+const stops: AbortController[] = [];
+const runs: Promise<void>[] = [];
+afterEach(async () => {
+  for (const s of stops.splice(0)) s.abort();
+  await Promise.all(runs.splice(0));
+  await t?.close();
+  t = undefined;
+});
+
+interface Candidate {
+  elector: LeaderElector;
+  stop: AbortController;
+  run: Promise<void>;
+  leading: () => boolean;
+}
+
+function candidate(client: KubeClient, identity: string, options: { releaseOnCancel?: boolean; registry?: Registry } = {}): Candidate {
+  let leading = false;
+  const stop = new AbortController();
+  const elector = new LeaderElector({
+    client,
+    namespace: "kube-system",
+    name: "test-controllers",
+    identity,
+    leaseDurationMs: 1_500,
+    renewDeadlineMs: 1_000,
+    retryPeriodMs: 200,
+    ...options,
+    onStartedLeading(signal) {
+      leading = true;
+      signal.addEventListener("abort", () => (leading = false));
+    },
+  });
+  const run = elector.run(stop.signal);
+  stops.push(stop);
+  runs.push(run);
+  return { elector, stop, run, leading: () => leading };
+}
+
+async function lease(client: KubeClient): Promise<{ spec: Record<string, unknown> } & KubeObject> {
+  return client.get(LEASES, "kube-system", "test-controllers");
+}
+
+describe("LeaderElector", () => {
+  it("elects exactly one of two candidates; a clean stop releases the lease and the other takes over at once", async () => {
+    t = await startTestPlane();
+    const client = new KubeClient(t.url);
+    const registry = new Registry();
+    const a = candidate(client, "a", { registry });
+    const b = candidate(client, "b");
+    const first = await eventually("a leader", () => (a.leading() ? a : b.leading() ? b : undefined));
+    const second = first === a ? b : a;
+    expect(second.leading()).toBe(false);
+    const held = await lease(client);
+    expect(held.spec.holderIdentity).toBe(first === a ? "a" : "b");
+    expect(held.spec.leaseDurationSeconds).toBe(2);
+    expect(held.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    if (first === a) expect(await registry.metrics()).toContain('leader_election_master_status{name="test-controllers"} 1');
+
+    const stoppedAt = Date.now();
+    first.stop.abort();
+    await first.run;
+    expect(first.leading()).toBe(false);
+    await eventually("the other candidate to lead", () => (second.leading() ? true : undefined));
+    // Released, not expired: the handover does not wait out the lease duration.
+    expect(Date.now() - stoppedAt).toBeLessThan(1_500);
+    const after = await lease(client);
+    expect(after.spec.holderIdentity).toBe(second === a ? "a" : "b");
+    expect(after.spec.leaseTransitions).toBe(1);
+    client.close();
+  });
+
+  it("a leader that vanishes without releasing is replaced once the lease duration has passed", async () => {
+    t = await startTestPlane();
+    const client = new KubeClient(t.url);
+    const a = candidate(client, "a", { releaseOnCancel: false });
+    await eventually("a to lead", () => (a.leading() ? true : undefined));
+    const b = candidate(client, "b");
+    const goneAt = Date.now();
+    a.stop.abort();
+    await a.run;
+    expect((await lease(client)).spec.holderIdentity).toBe("a");
+    await eventually("b to take over", () => (b.leading() ? true : undefined), 5_000);
+    expect(Date.now() - goneAt).toBeGreaterThanOrEqual(1_400);
+    client.close();
+  });
+
+  it("a leader that cannot renew before the deadline stops leading", async () => {
+    t = await startTestPlane();
+    const client = new KubeClient(t.url);
+    const a = candidate(client, "a");
+    await eventually("a to lead", () => (a.leading() ? true : undefined));
+    // Someone else takes the lease over (as after a long pause of this process).
+    const current = await lease(client);
+    await client.update(LEASES, "kube-system", { ...current, spec: { ...current.spec, holderIdentity: "intruder", renewTime: new Date(Date.now() + 60_000).toISOString().replace("Z", "000Z") } });
+    await eventually("a to stop leading", () => (a.leading() ? undefined : true), 5_000);
+    expect(a.elector.leader).toBe("intruder");
+    client.close();
+  });
+});
