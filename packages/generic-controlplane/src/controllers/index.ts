@@ -50,3 +50,4 @@ export {
 export { namespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";
 export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";
+export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
