@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ControlPlaneError, isControlPlaneError } from "./errors.js";
+import { KubeClient } from "./controllers/client.js";
+import { ControllerManager, type ControllerManagerOptions } from "./controllers/manager.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { decodeProtobuf, encodeProtobuf, supportsProtobuf } from "./protobuf/codec.js";
@@ -62,7 +64,18 @@ export interface ControlPlaneOptions {
   minRequestTimeoutSeconds?: number;
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
   processMetrics?: boolean;
+  /**
+   * Run controllers in-process against this server's loopback URL, like kube-controller-manager
+   * next to kube-apiserver: `true` for every controller (namespace deletion, garbage collection)
+   * under leader election on Lease `kube-system/kube-controller-manager`, or the manager's
+   * options (`controllers: ["*", "-garbagecollector"]`, `leaderElection: false`, ...). Default off.
+   * Their `workqueue_*` metrics join `/metrics`.
+   */
+  controllers?: boolean | ControlPlaneControllers;
 }
+
+/** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
+export type ControlPlaneControllers = Omit<ControllerManagerOptions, "client" | "registry" | "logger">;
 
 export interface ControlPlane {
   /** `http://<host>:<port>`. */
@@ -75,6 +88,8 @@ export interface ControlPlane {
   readonly storage: Storage;
   /** The HTTP server: add resources at run time, or mount `handle` in another server. */
   readonly server: ApiServer;
+  /** The in-process controller manager, when `controllers` is on. */
+  readonly controllers: ControllerManager | undefined;
   /** The REST storage of a served resource, for in-process controllers. */
   store(group: string, plural: string): ResourceStore | undefined;
   /** Graceful shutdown: ends watches, waits for in-flight requests, closes the storage. */
@@ -201,6 +216,28 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
   options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
 
+  let controllers: ControllerManager | undefined;
+  let loopback: KubeClient | undefined;
+  if (options.controllers !== undefined && options.controllers !== false) {
+    loopback = new KubeClient({ server: url, userAgent: "kube-controller-manager" });
+    try {
+      controllers = new ControllerManager({
+        // One API server over one store: nothing to wait for before emptying a deleted namespace.
+        namespaceDeletionGracePeriodMs: 0,
+        ...(options.controllers === true ? {} : options.controllers),
+        client: loopback,
+        registry: metrics.registry,
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      });
+    } catch (error) {
+      // An unknown controller name: nothing may keep running.
+      loopback.close();
+      await server.close();
+      throw new ControlPlaneError("BadRequest", (error as Error).message);
+    }
+    controllers.start();
+  }
+
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -209,6 +246,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     kubeconfig,
     storage,
     server,
+    controllers,
     async writeKubeconfig(path) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfig, { mode: 0o600 });
@@ -216,6 +254,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     store: (group, plural) => stores.get(group === "" ? plural : `${plural}.${group}`),
     close() {
       closing ??= (async () => {
+        // Controllers first, so they release their Lease while the server still answers.
+        await controllers?.stop();
+        loopback?.close();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

@@ -51,3 +51,4 @@ export { namespaceController, type NamespaceControllerOptions } from "./namespac
 export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";
 export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";
 export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
+export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
