@@ -3,8 +3,8 @@ import { createTestNamespace, expectStatus, updateObject, type Obj } from "./har
 import { KubeHttp, mergePatch, strategicMergePatch } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
-// Ports of test/e2e/apimachinery/namespace.go ("Namespaces") minus deletion, which needs the
-// namespace controller.
+// Ports of test/e2e/apimachinery/namespace.go ("Namespaces") minus deletion of a namespace with
+// content, which runs with the controllers in conformance-namespace-deletion.test.ts.
 
 interface Namespace extends Obj {
   spec?: { finalizers?: string[] };
