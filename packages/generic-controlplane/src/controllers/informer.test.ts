@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -147,5 +149,40 @@ describe("Informer", () => {
     const seen: KubeObject[] = [];
     informer.addEventHandler({ add: (o) => seen.push(o) });
     expect(seen.map((o) => o.metadata?.name)).toEqual(["x"]);
+  });
+
+  it("asks for bookmarks and resumes its watch from the last bookmark's resourceVersion", async () => {
+    // A scripted API server: one list at rv 10, a watch that sends one event and a BOOKMARK at rv 500, then ends.
+    const requests: string[] = [];
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      requests.push(url.search);
+      res.setHeader("Content-Type", "application/json");
+      if (url.searchParams.get("watch") !== "true") {
+        res.end(JSON.stringify({ kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "10" }, items: [] }));
+        return;
+      }
+      if (url.searchParams.get("resourceVersion") === "10") {
+        res.write(JSON.stringify({ type: "ADDED", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "default", resourceVersion: "11" } } }) + "\n");
+        res.end(JSON.stringify({ type: "BOOKMARK", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { resourceVersion: "500" } } }) + "\n");
+        return;
+      }
+      // Later watches stay open until the client goes.
+      res.write("");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    cleanups.push(() => server.closeAllConnections());
+    const client = new KubeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanups.push(() => client.close());
+    const { informer } = recordingInformer(client);
+    await eventually("a watch resumed after the bookmark", () => (requests.some((q) => q.includes("resourceVersion=500")) ? true : undefined));
+    const watches = requests.filter((q) => q.includes("watch=true"));
+    expect(watches[0]).toContain("allowWatchBookmarks=true");
+    expect(watches[0]).toContain("resourceVersion=10");
+    expect(watches[1]).toContain("resourceVersion=500");
+    expect(informer.listCount).toBe(1);
+    expect(informer.lastSyncResourceVersion).toBe("500");
+    expect(names(informer)).toEqual(["x"]);
   });
 });
