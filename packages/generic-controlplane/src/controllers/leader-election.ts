@@ -63,6 +63,8 @@ export class LeaderElector {
   #observedTime = 0;
   #leader = "";
   #leading = false;
+  /** The other holder last logged, so waiting candidates log each new holder once. */
+  #reportedHolder = "";
 
   constructor(options: LeaderElectionOptions) {
     this.#o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, releaseOnCancel: true, ...options };
@@ -178,7 +180,13 @@ export class LeaderElector {
     const holder = spec.holderIdentity ?? "";
     const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
     const heldByMe = holder === identity;
-    if (holder !== "" && !heldByMe && this.#observedTime + durationMs > now) return false;
+    if (holder !== "" && !heldByMe && this.#observedTime + durationMs > now) {
+      if (this.#leader !== this.#reportedHolder) {
+        this.#reportedHolder = this.#leader;
+        this.#o.logger?.({ msg: "lock is held by another candidate and has not yet expired", lease: this.#leaseName(), holder });
+      }
+      return false;
+    }
     if (heldByMe) {
       record.acquireTime = spec.acquireTime ?? microTime(now);
       record.leaseTransitions = spec.leaseTransitions ?? 0;
