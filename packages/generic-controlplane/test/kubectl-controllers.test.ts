@@ -73,7 +73,15 @@ describe("kubectl 1.32 with the in-process controllers", () => {
     expect(gone.stderr).toContain('namespaces "with-content" not found');
     // Re-creating it does not bring the old content back.
     await kubectl.ok(["create", "namespace", "with-content"]);
-    expect(await kubectl.ok(["get", "configmaps,secrets,serviceaccounts", "-n", "with-content", "-o", "name"])).toBe("");
+    expect(await kubectl.ok(["get", "configmaps,secrets", "-n", "with-content", "-o", "name"])).toBe("");
+    expect(await exists("serviceaccount", "sa1", "with-content")).toBe(false);
+  });
+
+  it("a new namespace gets the default ServiceAccount (ServiceAccounts: default service account in every namespace)", async () => {
+    await kubectl.ok(["create", "namespace", "with-sa"]);
+    await waitUntil("serviceaccount default in with-sa", () => exists("serviceaccount", "default", "with-sa"));
+    const names = await kubectl.ok(["get", "serviceaccounts", "-n", "with-sa", "-o", "name"]);
+    expect(names).toBe("serviceaccount/default\n");
   });
 
   it("delete --cascade=background removes the owner at once and its dependents soon after", async () => {

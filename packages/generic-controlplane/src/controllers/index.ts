@@ -52,3 +52,4 @@ export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemain
 export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";
 export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
 export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
+export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";

@@ -6,6 +6,7 @@ import type { KubeClient } from "./client.js";
 import { garbageCollector } from "./garbagecollector/controller.js";
 import { LeaderElector } from "./leader-election.js";
 import { namespaceController } from "./namespace/controller.js";
+import { serviceAccountController } from "./serviceaccount/controller.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
 
 /**
@@ -43,7 +44,7 @@ export interface ControllerManagerOptions {
   client: KubeClient;
   /** `--controllers` entries (default `["*"]`). */
   controllers?: readonly string[];
-  /** Controllers besides the built-in `namespace` and `garbagecollector`; selectable by name the same way. */
+  /** Controllers besides the built-in `namespace`, `garbagecollector` and `serviceaccount`; selectable by name the same way. */
   extraControllers?: readonly Controller[];
   /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
   leaderElection?: false | ControllerLeaderElection;
@@ -56,7 +57,7 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector"] as const;
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount"] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -73,7 +74,7 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector()];
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController()];
     const all = [...builtin, ...(options.extraControllers ?? [])];
     const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
     this.#controllers = all.filter((c) => selected.includes(c.name));

@@ -106,7 +106,10 @@ export class WorkQueue {
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter();
     if (options.registry !== undefined) {
       this.#metrics = WorkqueueMetrics.for(options.registry);
+      // Every series of the queue is exported from the start, at zero.
       this.#metrics.depth.set({ name: this.name }, 0);
+      this.#metrics.adds.inc({ name: this.name }, 0);
+      this.#metrics.retries.inc({ name: this.name }, 0);
       this.#untrack = this.#metrics.track({ name: this.name, processingSince: () => [...this.#processing.values()] });
     }
   }
