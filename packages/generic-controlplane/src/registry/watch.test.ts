@@ -141,6 +141,18 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(w.events.length).toBe(count);
   });
 
+  it("sends a BOOKMARK 2 s before the watch's deadline, besides the periodic ones", async () => {
+    const { store } = await backend.open();
+    const a = await store.create("default", widget("a"));
+    const rv = a.metadata?.resourceVersion ?? "";
+    const w = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: true, bookmarkIntervalMs: 60_000, deadline: Date.now() + 2_100 });
+    const without = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: false, deadline: Date.now() + 2_100 });
+    await until(() => expect(w.summary()).toEqual([`BOOKMARK ${rv}`]));
+    expect(without.events).toEqual([]);
+    w.stop();
+    without.stop();
+  });
+
   it("advances BOOKMARKs past changes a selector filters out", async () => {
     const { store } = await backend.open();
     const w = await record(store, "default", { labelSelector: "app=web", resourceVersion: "0", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });

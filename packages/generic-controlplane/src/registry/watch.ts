@@ -63,6 +63,7 @@ export async function startWatch(
   let lastRevision = startRevision;
   let buffered: StorageEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let preDeadline: NodeJS.Timeout | undefined;
   const handle: { storage?: StorageWatch } = {};
 
   const bookmark = (annotations?: Record<string, string>): WatchEvent => ({
@@ -98,6 +99,7 @@ export async function startWatch(
     if (stopped) return;
     stopped = true;
     if (timer !== undefined) clearInterval(timer);
+    if (preDeadline !== undefined) clearTimeout(preDeadline);
     handle.storage?.stop();
     buffered = [];
   };
@@ -132,6 +134,12 @@ export async function startWatch(
       const interval = request.bookmarkIntervalMs ?? ctx.bookmarkIntervalMs;
       timer = setInterval(() => emit(bookmark()), interval);
       timer.unref();
+      // Upstream's cacher also sends one 2 s before the watch's deadline (besides the periodic ones).
+      const pre = request.deadline === undefined ? -1 : request.deadline - PRE_DEADLINE_BOOKMARK_MS - Date.now();
+      if (pre >= 0) {
+        preDeadline = setTimeout(() => emit(bookmark()), pre);
+        preDeadline.unref();
+      }
     }
   });
 
@@ -172,6 +180,9 @@ function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: Kube
     return { type: "DELETED", object };
   });
 }
+
+/** How long before a watch's deadline the last BOOKMARK goes out (upstream cacher's 2 s). */
+const PRE_DEADLINE_BOOKMARK_MS = 2_000;
 
 function tooLargeResourceVersion(requested: number, current: number): ControlPlaneError {
   return new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
