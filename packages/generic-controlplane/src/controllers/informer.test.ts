@@ -139,6 +139,29 @@ describe("Informer", () => {
     expect(q.url).toBe(p.url);
   }, 30_000);
 
+  it("a throwing handler neither stops the other handlers nor the cache", async () => {
+    const p = await plane();
+    const client = new KubeClient(p.url);
+    cleanups.push(() => client.close());
+    const logs: string[] = [];
+    const informer = new Informer(client, CONFIGMAPS, { namespace: "default", logger: (r) => logs.push(r.msg) });
+    const seen: string[] = [];
+    informer.addEventHandler({
+      add: () => {
+        throw new Error("boom");
+      },
+    });
+    informer.addEventHandler({ add: (o) => seen.push(o.metadata?.name ?? "") });
+    informer.start();
+    cleanups.push(() => informer.stop());
+    await informer.waitForSync();
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "one" } });
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "two" } });
+    await eventually("both adds", () => (seen.length === 2 ? true : undefined));
+    expect(names(informer)).toEqual(["one", "two"]);
+    expect(logs.filter((m) => m === "event handler failed")).toHaveLength(2);
+  });
+
   it("late handlers see the cache as adds", async () => {
     const p = await plane();
     const client = new KubeClient(p.url);

@@ -67,7 +67,7 @@ export class Informer {
   addEventHandler(handlers: EventHandlers): void {
     this.#handlers.push(handlers);
     // Late handlers see the current cache as adds, as with client-go's shared informers.
-    if (this.#synced) for (const object of this.cache.list()) handlers.add?.(object, true);
+    if (this.#synced) for (const object of this.cache.list()) this.#call("add", () => handlers.add?.(object, true));
   }
 
   /** The resourceVersion the cache reflects (the last list, event or bookmark). */
@@ -96,7 +96,7 @@ export class Informer {
     this.#loop = this.#run();
     if (this.#options.resyncMs !== undefined && this.#options.resyncMs > 0) {
       this.#resyncTimer = setInterval(() => {
-        for (const object of this.cache.list()) for (const h of this.#handlers) h.update?.(object, object);
+        for (const object of this.cache.list()) this.#notify("update", (h) => h.update?.(object, object));
       }, this.#options.resyncMs);
       this.#resyncTimer.unref();
     }
@@ -177,16 +177,16 @@ export class Informer {
       seen.add(key);
       const old = this.cache.get(key);
       this.cache.set(key, object);
-      if (old === undefined) for (const h of this.#handlers) h.add?.(object, true);
+      if (old === undefined) this.#notify("add", (h) => h.add?.(object, true));
       else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion || old.metadata?.uid !== object.metadata?.uid) {
-        for (const h of this.#handlers) h.update?.(old, object);
+        this.#notify("update", (h) => h.update?.(old, object));
       }
     }
     for (const key of this.cache.keys()) {
       if (seen.has(key)) continue;
       const old = this.cache.get(key)!;
       this.cache.delete(key);
-      for (const h of this.#handlers) h.delete?.(old, true);
+      this.#notify("delete", (h) => h.delete?.(old, true));
     }
     this.#resourceVersion = resourceVersion;
     this.#log("info", "listed", { count: items.length, resourceVersion });
@@ -228,15 +228,15 @@ export class Informer {
         const key = objectKey(object);
         const old = this.cache.get(key);
         this.cache.set(key, object);
-        if (old === undefined) for (const h of this.#handlers) h.add?.(object, false);
-        else for (const h of this.#handlers) h.update?.(old, object);
+        if (old === undefined) this.#notify("add", (h) => h.add?.(object, false));
+        else this.#notify("update", (h) => h.update?.(old, object));
         break;
       }
       case "DELETED": {
         const key = objectKey(object);
         const old = this.cache.get(key);
         this.cache.delete(key);
-        if (old !== undefined) for (const h of this.#handlers) h.delete?.(object, false);
+        if (old !== undefined) this.#notify("delete", (h) => h.delete?.(object, false));
         break;
       }
       case "BOOKMARK":
@@ -251,6 +251,19 @@ export class Informer {
     const rv = object.metadata?.resourceVersion;
     if (rv !== undefined && rv !== "") this.#resourceVersion = rv;
     return undefined;
+  }
+
+  #notify(kind: string, call: (handlers: EventHandlers) => void): void {
+    for (const handlers of this.#handlers) this.#call(kind, () => call(handlers));
+  }
+
+  /** A failing handler is logged and does not stop the others or the reflector (client-go's HandleCrash). */
+  #call(kind: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.#log("warn", "event handler failed", { event: kind, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   #log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {
