@@ -38,6 +38,8 @@ export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface RequestInit {
   query?: Query;
+  /** `Accept` (default `application/json`), e.g. for PartialObjectMetadata. */
+  accept?: string;
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
@@ -49,6 +51,10 @@ export interface WatchHandle {
   /** Resolves when the stream ends (server closed it, `stop`, or a dropped connection). */
   readonly done: Promise<void>;
 }
+
+/** Accept headers asking for metadata only (what kube-apiserver serves metadata informers). */
+export const ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+export const ACCEPT_METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 export const PATCH_MERGE = "application/merge-patch+json";
 export const PATCH_JSON = "application/json-patch+json";
@@ -138,8 +144,8 @@ export class KubeClient {
    * Streams watch events of `path` (a collection) to `onEvent` until the server ends the stream or
    * `stop()`. A non-2xx answer rejects with `ApiError`; a dropped connection just ends `done`.
    */
-  async watch(path: string, query: Query, onEvent: (event: WatchEvent) => void): Promise<WatchHandle> {
-    const res = await this.#send("GET", path, { query: { ...query, watch: true } });
+  async watch(path: string, query: Query, onEvent: (event: WatchEvent) => void, accept?: string): Promise<WatchHandle> {
+    const res = await this.#send("GET", path, { query: { ...query, watch: true }, ...(accept !== undefined ? { accept } : {}) });
     const code = res.statusCode ?? 0;
     if (code < 200 || code > 299) {
       const text = await readAll(res);
@@ -180,7 +186,7 @@ export class KubeClient {
   #send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
     const url = new URL(this.#base.pathname.replace(/\/$/, "") + path, this.#base);
     for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = { Accept: "application/json" };
+    const headers: Record<string, string> = { Accept: init.accept ?? "application/json" };
     if (this.config.userAgent !== undefined) headers["User-Agent"] = this.config.userAgent;
     if (this.config.token !== undefined) headers.Authorization = `Bearer ${this.config.token}`;
     else if (this.config.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ""}`).toString("base64")}`;

@@ -2,6 +2,8 @@ export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubec
 export {
   ApiError,
   KubeClient,
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
   PATCH_JSON,
   PATCH_MERGE,
   PATCH_STRATEGIC,

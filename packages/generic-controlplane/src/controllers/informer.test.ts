@@ -162,6 +162,27 @@ describe("Informer", () => {
     expect(logs.filter((m) => m === "event handler failed")).toHaveLength(2);
   });
 
+  it("metadataOnly caches PartialObjectMetadata typed as the resource, from lists and watches", async () => {
+    const p = await plane();
+    const client = new KubeClient(p.url);
+    cleanups.push(() => client.close());
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "listed", labels: { a: "b" } }, data: { secret: "x" } });
+    const informer = new Informer(client, { ...CONFIGMAPS, kind: "ConfigMap" }, { namespace: "default", metadataOnly: true });
+    informer.start();
+    cleanups.push(() => informer.stop());
+    await informer.waitForSync();
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "watched" }, data: { secret: "y" } });
+    await eventually("the watched configmap", () => informer.cache.get("default/watched"));
+    for (const key of ["default/listed", "default/watched"]) {
+      const cached = informer.cache.get(key)!;
+      expect(cached.apiVersion).toBe("v1");
+      expect(cached.kind).toBe("ConfigMap");
+      expect(cached["data"]).toBeUndefined();
+      expect(cached.metadata?.uid).toBeDefined();
+    }
+    expect(informer.cache.get("default/listed")!.metadata?.labels).toEqual({ a: "b" });
+  });
+
   it("late handlers see the cache as adds", async () => {
     const p = await plane();
     const client = new KubeClient(p.url);

@@ -1,7 +1,7 @@
 import type { KubeObject, Status, WatchEvent } from "../api/types.js";
 import type { Logger } from "../server/logger.js";
 import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, objectKey, type IndexFunc } from "./cache.js";
-import { ApiError, isApiError, isGone, resourcePath, type KubeClient, type Query, type ResourceRef, type WatchHandle } from "./client.js";
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, ApiError, isApiError, isGone, resourcePath, type KubeClient, type Query, type ResourceRef, type WatchHandle } from "./client.js";
 
 export interface EventHandlers {
   /** A new object; `initialList` when it came with a (re)list rather than a watch event. */
@@ -19,6 +19,11 @@ export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Cache only metadata (PartialObjectMetadata, as client-go's metadata informers): objects carry
+   * `apiVersion` and `kind` of the resource and its `metadata`, nothing else.
+   */
+  metadataOnly?: boolean;
   /** Extra indexes; `namespace` is always there. */
   indexers?: Record<string, IndexFunc>;
   /** Page size of lists (default 500, like client-go's reflector). */
@@ -54,12 +59,15 @@ export class Informer {
   #resyncTimer: NodeJS.Timeout | undefined;
   #lists = 0;
 
+  readonly #kind: string | undefined;
+
   constructor(
     private readonly client: KubeClient,
-    readonly resource: ResourceRef,
+    readonly resource: ResourceRef & { kind?: string },
     options: InformerOptions = {},
   ) {
     this.#options = options;
+    this.#kind = resource.kind;
     this.cache = new Indexer({ [NAMESPACE_INDEX]: namespaceIndexFunc, ...options.indexers });
     this.#path = resourcePath(resource, options.namespace);
   }
@@ -163,9 +171,10 @@ export class Informer {
     do {
       const list = await this.client.request("GET", this.#path, {
         query: { ...this.#baseQuery(), limit: this.#options.pageSize ?? 500, continue: continueToken },
+        ...(this.#options.metadataOnly ? { accept: ACCEPT_METADATA_LIST } : {}),
       });
       const page = list as { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
-      items.push(...(page.items ?? []));
+      items.push(...(page.items ?? []).map((item) => this.#typed(item)));
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
       continueToken = page.metadata?.continue || undefined;
       if (this.#stopped) return;
@@ -208,9 +217,10 @@ export class Informer {
       (event) => {
         if (failure !== undefined) return;
         delivered = true;
-        failure = this.#apply(event);
+        failure = this.#apply(event.type === "ERROR" ? event : { type: event.type, object: this.#typed(event.object) });
         if (failure !== undefined) watch.stop();
       },
+      this.#options.metadataOnly ? ACCEPT_METADATA : undefined,
     );
     this.#watch = watch;
     if (this.#stopped) watch.stop();
@@ -251,6 +261,14 @@ export class Informer {
     const rv = object.metadata?.resourceVersion;
     if (rv !== undefined && rv !== "") this.#resourceVersion = rv;
     return undefined;
+  }
+
+  /** Objects as the resource's type: list items come without type meta, metadata-only ones as PartialObjectMetadata. */
+  #typed(object: KubeObject): KubeObject {
+    if (object.kind && object.kind !== "PartialObjectMetadata" && object.apiVersion) return object;
+    const apiVersion = this.resource.group === "" ? this.resource.version : `${this.resource.group}/${this.resource.version}`;
+    const kind = this.#kind ?? (object.kind === "PartialObjectMetadata" ? undefined : object.kind);
+    return { ...object, apiVersion, ...(kind !== undefined ? { kind } : {}) };
   }
 
   #notify(kind: string, call: (handlers: EventHandlers) => void): void {

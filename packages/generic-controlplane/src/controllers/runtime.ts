@@ -106,13 +106,17 @@ export interface ControllerContext {
   events(component: string): EventRecorder;
   /** How often controllers re-read discovery to notice resource types added or removed (default 30 s, as upstream). */
   discoveryPeriodMs: number;
+  /** The informer options of `informers`, for controllers that keep informers of their own (e.g. metadata-only ones). */
+  informerOptions: InformerOptions;
 }
 
 export function createControllerContext(client: KubeClient, options: { registry?: Registry; logger?: Logger; discoveryPeriodMs?: number; informer?: InformerOptions } = {}): ControllerContext {
   const logger = options.logger ?? (() => undefined);
+  const informerOptions: InformerOptions = { logger, ...options.informer };
   return {
     client,
-    informers: new SharedInformerFactory(client, { logger, ...options.informer }),
+    informers: new SharedInformerFactory(client, informerOptions),
+    informerOptions,
     mapper: new ResourceMapper(client),
     ...(options.registry !== undefined ? { registry: options.registry } : {}),
     logger,

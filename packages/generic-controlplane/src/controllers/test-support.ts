@@ -1,5 +1,6 @@
 import { Registry } from "prom-client";
 import type { KubeObject } from "../api/types.js";
+import type { LogRecord } from "../server/logger.js";
 import { startTestPlane, type TestPlane } from "../server/test-support.js";
 import { KubeClient, type ResourceRef } from "./client.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
@@ -14,6 +15,8 @@ export interface ControllerHarness {
   client: KubeClient;
   context: ControllerContext;
   registry: Registry;
+  /** Every structured log record the controllers wrote. */
+  logs: LogRecord[];
   close(): Promise<void>;
 }
 
@@ -21,7 +24,8 @@ export async function startControllers(controllers: Controller[], options: { dis
   const test = await startTestPlane();
   const client = new KubeClient(test.url);
   const registry = new Registry();
-  const context = createControllerContext(client, { registry, discoveryPeriodMs: options.discoveryPeriodMs ?? 200, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
+  const logs: LogRecord[] = [];
+  const context = createControllerContext(client, { registry, logger: (record) => logs.push(record), discoveryPeriodMs: options.discoveryPeriodMs ?? 200, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
   const stop = new AbortController();
   const running = Promise.all(controllers.map((c) => c.run(context, stop.signal)));
   context.informers.start();
@@ -30,6 +34,7 @@ export async function startControllers(controllers: Controller[], options: { dis
     client,
     context,
     registry,
+    logs,
     async close() {
       stop.abort();
       await running;

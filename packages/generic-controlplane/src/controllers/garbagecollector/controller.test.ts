@@ -157,6 +157,13 @@ const gadgets: ResourceDefinition = {
 };
 const GADGETS: ResourceRef = { group: "example.com", version: "v1", resource: "gadgets", namespaced: false };
 
+/** Waits until the collector has listed gadgets (its monitor of the type added at run time has synced). */
+function watchingGadgets(): Promise<true> {
+  return eventually("the collector to list gadgets", () =>
+    h!.logs.some((r) => r.msg === "listed" && r["informer"] === "gadgets.example.com") ? true : undefined,
+  );
+}
+
 describe("garbage collector", () => {
   it("deletes a dependent whose owner never existed or has another uid (dangling references)", async () => {
     await start();
@@ -190,7 +197,7 @@ describe("garbage collector", () => {
     await secret("in-default", { ownerReferences: [ownerRef(owner)] });
     await secret("in-kube-public", { ownerReferences: [ownerRef(owner)] }, "kube-public");
     // Wait until the collector watches the new type, so the delete is seen live.
-    await eventually("the collector to watch gadgets", async () => ((await h!.registry.metrics()).length > 0 && h!.context.informers.informerFor(GADGETS).hasSynced() ? true : undefined));
+    await watchingGadgets();
     await h!.client.delete(GADGETS, undefined, "cluster-owner");
     await gone(SECRETS, "in-default");
     await gone(SECRETS, "in-kube-public", "kube-public");
@@ -220,7 +227,7 @@ describe("garbage collector", () => {
     await start();
     h!.test.plane.server.addResource({ definition: gadgets, store: createResourceStore(gadgets, h!.test.plane.storage) });
     const owner = await configMap("ns-owner");
-    await eventually("the collector to watch gadgets", () => (h!.context.informers.informerFor(GADGETS).hasSynced() ? true : undefined));
+    await watchingGadgets();
     await h!.client.create(GADGETS, undefined, { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "bad-child", ownerReferences: [ownerRef(owner)] } });
     const events = await eventually("the warning event", async () => {
       const list = await h!.client.list({ group: "", version: "v1", resource: "events", namespaced: true }, "default");

@@ -3,7 +3,7 @@ import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../../
 import { isConflict, isNotFound, type KubeClient } from "../client.js";
 import { discoverPreferredResources, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
 import type { Informer } from "../informer.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
+import { SharedInformerFactory, aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
 import { WorkQueue } from "../workqueue.js";
 import { GraphBuilder } from "./graph-builder.js";
 import { formatIdentity, hasDeleteDependentsFinalizer, hasOrphanFinalizer, type GraphNode, type ObjectIdentity } from "./graph.js";
@@ -47,6 +47,8 @@ class GarbageCollector {
   readonly #attemptToOrphan: WorkQueue;
   readonly #graph: GraphBuilder;
   readonly #monitors = new Map<string, { resource: DiscoveredResource; informer: Informer }>();
+  /** Metadata-only informers of its own, as upstream's collector: owner references are all it reads. */
+  readonly #informers: SharedInformerFactory;
   readonly #ignored: Set<string>;
   readonly #workers: number;
 
@@ -59,10 +61,12 @@ class GarbageCollector {
     this.#graph = new GraphBuilder(this.#attemptToDelete, this.#attemptToOrphan, context.events("garbage-collector-controller"), context.logger);
     this.#ignored = new Set(options.ignoredResources ?? DEFAULT_IGNORED);
     this.#workers = options.workers ?? 20;
+    this.#informers = new SharedInformerFactory(context.client, { ...context.informerOptions, metadataOnly: true });
   }
 
   async run(signal: AbortSignal): Promise<void> {
     const logger = this.#context.logger;
+    this.#informers.start();
     await this.#syncMonitors().catch((error: unknown) => logger({ level: "warn", msg: "garbage collector discovery failed", error: String(error) }));
     // Resource types come and go: follow discovery.
     const resync = setInterval(() => {
@@ -75,6 +79,7 @@ class GarbageCollector {
     clearInterval(resync);
     await Promise.all([this.#attemptToDelete.shutDownWithDrain(), this.#attemptToOrphan.shutDownWithDrain()]);
     await Promise.all([deleters, orphaners]);
+    await this.#informers.stop();
   }
 
   /** Starts an informer per deletable resource not yet monitored; stops those no longer served. */
@@ -92,11 +97,11 @@ class GarbageCollector {
     for (const resource of deletable) {
       const key = `${resource.group}/${resource.resource}`;
       if (this.#monitors.has(key)) continue;
-      const informer = this.#context.informers.informerFor(resource);
+      const informer = this.#informers.informerFor(resource);
       informer.addEventHandler({
-        add: (object) => this.#graph.process({ type: "add", object: withTypeMeta(object, resource) }),
-        update: (oldObject, object) => this.#graph.process({ type: "update", object: withTypeMeta(object, resource), oldObject: withTypeMeta(oldObject, resource) }),
-        delete: (object) => this.#graph.process({ type: "delete", object: withTypeMeta(object, resource) }),
+        add: (object) => this.#graph.process({ type: "add", object }),
+        update: (oldObject, object) => this.#graph.process({ type: "update", object, oldObject }),
+        delete: (object) => this.#graph.process({ type: "delete", object }),
       });
       informer.start();
       this.#monitors.set(key, { resource, informer });
@@ -105,7 +110,7 @@ class GarbageCollector {
     for (const [key, monitor] of this.#monitors) {
       if (wanted.has(key)) continue;
       this.#monitors.delete(key);
-      await this.#context.informers.remove(monitor.resource);
+      await this.#informers.remove(monitor.resource);
     }
   }
 
@@ -320,10 +325,4 @@ class GarbageCollector {
 
 function versionOf(apiVersion: string): string {
   return apiVersion.slice(apiVersion.lastIndexOf("/") + 1);
-}
-
-/** List items may come without apiVersion/kind; the graph needs them. */
-function withTypeMeta(object: KubeObject, resource: DiscoveredResource): KubeObject {
-  if (object.apiVersion && object.kind) return object;
-  return { ...object, apiVersion: resource.group === "" ? resource.version : `${resource.group}/${resource.version}`, kind: resource.kind };
 }
