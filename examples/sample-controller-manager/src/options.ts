@@ -22,14 +22,14 @@ export const DEFAULT_PORT = 10257;
 
 export const USAGE = `Usage: sample-controller-manager [flags]
 
-Runs the namespace, garbage collector and service account controllers against any kube-compatible
-API server.
+Runs the namespace, garbage collector, service account and event TTL controllers against any
+kube-compatible API server.
 
 Flags:
   --kubeconfig <path>                      kubeconfig to use (default $KUBECONFIG, else ~/.kube/config)
   --context <name>                         kubeconfig context (default its current-context)
   --controllers <list>                     "*" every controller (namespace, garbagecollector,
-                                           serviceaccount), "-name" turns
+                                           serviceaccount, eventttl), "-name" turns
                                            one off, "name" turns one on (default "*")
   --leader-elect <bool>                    run only while holding the leader Lease (default true)
   --leader-elect-resource-namespace <ns>   the Lease's namespace (default kube-system)

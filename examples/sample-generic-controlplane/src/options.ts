@@ -28,8 +28,8 @@ Flags:
   --storage <spec>        memory | sqlite:<path> (default ${DEFAULT_STORAGE})
   --kubeconfig <path>     where to write a kubeconfig for this server (default ${DEFAULT_KUBECONFIG})
   --controllers <list>    controllers to run in-process, kube-controller-manager style: "*" is every
-                          controller (namespace, garbagecollector, serviceaccount), "-name" turns
-                          one off, "" none
+                          controller (namespace, garbagecollector, serviceaccount, eventttl), "-name"
+                          turns one off, "" none
                           (default "*")
   --leader-elect <bool>   run the controllers only while holding the Lease
                           kube-system/kube-controller-manager (default true)

@@ -55,3 +55,4 @@ export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateCo
 export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
 export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
 export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";
+export { EVENTS, eventTTLController, lastWriteOf, type EventTTLControllerOptions } from "./eventttl/controller.js";

@@ -7,6 +7,7 @@ import { garbageCollector } from "./garbagecollector/controller.js";
 import { LeaderElector } from "./leader-election.js";
 import { namespaceController } from "./namespace/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
+import { eventTTLController } from "./eventttl/controller.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
 
 /**
@@ -44,7 +45,7 @@ export interface ControllerManagerOptions {
   client: KubeClient;
   /** `--controllers` entries (default `["*"]`). */
   controllers?: readonly string[];
-  /** Controllers besides the built-in `namespace`, `garbagecollector` and `serviceaccount`; selectable by name the same way. */
+  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount` and `eventttl`; selectable by name the same way. */
   extraControllers?: readonly Controller[];
   /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
   leaderElection?: false | ControllerLeaderElection;
@@ -57,7 +58,7 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount"] as const;
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl"] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -74,7 +75,7 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController()];
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController()];
     const all = [...builtin, ...(options.extraControllers ?? [])];
     const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
     this.#controllers = all.filter((c) => selected.includes(c.name));
