@@ -96,6 +96,15 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
+/** Built-in controllers the default selection leaves out because what they work on is not served. */
+function defaultlessControllers(serves: (groupResource: string) => boolean): string[] {
+  const off: string[] = [];
+  if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
+  else if (!serves("serviceaccounts")) off.push("-serviceaccount");
+  if (!serves("events")) off.push("-eventttl");
+  return off;
+}
+
 function groupResource(definition: ResourceDefinition): string {
   return definition.group === "" ? definition.plural : `${definition.plural}.${definition.group}`;
 }
@@ -220,11 +229,19 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   let loopback: KubeClient | undefined;
   if (options.controllers !== undefined && options.controllers !== false) {
     loopback = new KubeClient({ server: url, userAgent: "kube-controller-manager" });
+    const chosen = options.controllers === true ? {} : options.controllers;
+    const serves = (groupResource: string) => stores.has(groupResource);
     try {
+      if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
+        throw new Error("leader election needs leases.coordination.k8s.io to be served");
+      }
       controllers = new ControllerManager({
         // One API server over one store: nothing to wait for before emptying a deleted namespace.
         namespaceDeletionGracePeriodMs: 0,
-        ...(options.controllers === true ? {} : options.controllers),
+        // By default only controllers whose resources are served, and election only on a served Lease.
+        controllers: ["*", ...defaultlessControllers(serves)],
+        ...(serves("leases.coordination.k8s.io") ? {} : { leaderElection: false as const }),
+        ...chosen,
         client: loopback,
         registry: metrics.registry,
         ...(options.logger !== undefined ? { logger: options.logger } : {}),

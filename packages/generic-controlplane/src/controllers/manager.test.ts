@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
 import { createControlPlane, type ControlPlane } from "../control-plane.js";
+import { selectBuiltinResources } from "../resources/index.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { KubeClient } from "./client.js";
 import { LEASES } from "./leader-election.js";
@@ -61,6 +62,15 @@ describe("createControlPlane({ controllers })", () => {
     expect(metrics).toContain('workqueue_adds_total{name="namespace"}');
     expect(metrics).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
     expect(metrics).not.toContain("garbage_collector_attempt_to_delete");
+  });
+
+  it("by default runs only the controllers whose resources are served, without election when leases are not", async () => {
+    const p = await plane({ resources: selectBuiltinResources(["namespaces", "configmaps"]), controllers: true });
+    expect(p.controllers?.controllers).toEqual(["namespace", "garbagecollector"]);
+    await eventually("the controllers to run", () => (p.controllers?.running ? true : undefined));
+    await expect(createControlPlane({ port: 0, processMetrics: false, resources: selectBuiltinResources(["namespaces"]), controllers: { leaderElection: {} } })).rejects.toThrow(
+      "leader election needs leases.coordination.k8s.io to be served",
+    );
   });
 
   it("rejects an unknown controller name", async () => {
