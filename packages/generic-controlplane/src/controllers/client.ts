@@ -101,20 +101,20 @@ export class KubeClient {
     this.#agent.destroy();
   }
 
-  async get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string): Promise<T> {
-    return (await this.request("GET", resourcePath(ref, namespace, name))) as T;
+  async get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
+    return (await this.request("GET", resourcePath(ref, namespace, name), signal ? { signal } : {})) as T;
   }
 
   async list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string, query: Query = {}, signal?: AbortSignal): Promise<KubeList<T>> {
     return (await this.request("GET", resourcePath(ref, namespace), { query, ...(signal ? { signal } : {}) })) as KubeList<T>;
   }
 
-  async create<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject): Promise<T> {
-    return (await this.request("POST", resourcePath(ref, namespace), { body: object })) as T;
+  async create<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, signal?: AbortSignal): Promise<T> {
+    return (await this.request("POST", resourcePath(ref, namespace), { body: object, ...(signal ? { signal } : {}) })) as T;
   }
 
-  async update<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, subresource?: string): Promise<T> {
-    return (await this.request("PUT", resourcePath(ref, namespace, object.metadata?.name ?? "", subresource), { body: object })) as T;
+  async update<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, subresource?: string, signal?: AbortSignal): Promise<T> {
+    return (await this.request("PUT", resourcePath(ref, namespace, object.metadata?.name ?? "", subresource), { body: object, ...(signal ? { signal } : {}) })) as T;
   }
 
   async patch<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, patch: unknown, contentType = PATCH_MERGE, subresource?: string): Promise<T> {

@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
@@ -106,5 +108,69 @@ describe("LeaderElector", () => {
     await eventually("a to stop leading", () => (a.leading() ? undefined : true), 5_000);
     expect(a.elector.leader).toBe("intruder");
     client.close();
+  });
+
+  it("stops leading by the renew deadline when the API server stops answering", async () => {
+    // A minimal Lease API that can be made to hang (as a partitioned or overloaded server would).
+    let lease: (KubeObject & { spec?: unknown }) | undefined;
+    let revision = 1;
+    let hang = false;
+    const hung: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      if (hang) {
+        hung.push(res);
+        return;
+      }
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        res.setHeader("Content-Type", "application/json");
+        if (req.method === "GET") {
+          if (lease === undefined) {
+            res.writeHead(404).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: "not found", metadata: {} }));
+          } else res.end(JSON.stringify(lease));
+          return;
+        }
+        const object = JSON.parse(body) as KubeObject;
+        if (req.method === "PUT" && object.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
+          res.writeHead(409).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409, message: "conflict", metadata: {} }));
+          return;
+        }
+        lease = { ...object, metadata: { ...object.metadata, resourceVersion: String(++revision) } };
+        res.writeHead(req.method === "POST" ? 201 : 200).end(JSON.stringify(lease));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = new KubeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    let stoppedAt: number | undefined;
+    const stop = new AbortController();
+    const elector = new LeaderElector({
+      client,
+      namespace: "kube-system",
+      name: "test-controllers",
+      identity: "a",
+      leaseDurationMs: 1_500,
+      renewDeadlineMs: 1_000,
+      retryPeriodMs: 200,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => (stoppedAt ??= Date.now()),
+    });
+    const run = elector.run(stop.signal);
+    try {
+      await eventually("a to lead", () => (elector.isLeader ? true : undefined));
+      const hangAt = Date.now();
+      hang = true;
+      await eventually("a to stop leading", () => (stoppedAt !== undefined ? true : undefined), 5_000);
+      // The last renewal was at most one retry period before the hang; the deadline runs from it.
+      expect(stoppedAt! - hangAt).toBeLessThanOrEqual(1_000 + 200 + 300);
+    } finally {
+      stop.abort();
+      hang = false;
+      for (const res of hung.splice(0)) res.destroy();
+      await run;
+      client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

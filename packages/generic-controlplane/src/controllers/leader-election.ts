@@ -124,7 +124,7 @@ export class LeaderElector {
   async #acquire(signal: AbortSignal): Promise<boolean> {
     this.#o.logger?.({ msg: "attempting to acquire leader lease", lease: this.#leaseName(), identity: this.#o.identity });
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew()) return true;
+      if (await this.#attempt(this.#o.renewDeadlineMs)) return true;
       await sleep(this.#o.retryPeriodMs * (1 + Math.random() * 1.2), signal);
     }
     return false;
@@ -136,7 +136,8 @@ export class LeaderElector {
     while (!signal.aborted) {
       await sleep(this.#o.retryPeriodMs, signal);
       if (signal.aborted) return;
-      if (await this.#tryAcquireOrRenew()) {
+      // An attempt may not outlast the renew deadline (client-go renews under a context with that timeout).
+      if (await this.#attempt(Math.max(1, this.#o.renewDeadlineMs - (this.#now() - lastRenew)))) {
         lastRenew = this.#now();
         continue;
       }
@@ -147,7 +148,18 @@ export class LeaderElector {
     }
   }
 
-  async #tryAcquireOrRenew(): Promise<boolean> {
+  /** One try, its requests aborted after `timeoutMs`. */
+  async #attempt(timeoutMs: number): Promise<boolean> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    try {
+      return await this.#tryAcquireOrRenew(abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { client, namespace, name, identity } = this.#o;
     const now = this.#now();
     const record: LeaseSpec = {
@@ -159,14 +171,14 @@ export class LeaderElector {
     };
     let current: Lease;
     try {
-      current = await client.get<Lease>(LEASES, namespace, name);
+      current = await client.get<Lease>(LEASES, namespace, name, signal);
     } catch (error) {
       if (!isNotFound(error)) {
         this.#o.logger?.({ level: "warn", msg: "error retrieving lease", lease: this.#leaseName(), error: String(error) });
         return false;
       }
       try {
-        const created = await client.create<Lease>(LEASES, namespace, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: record });
+        const created = await client.create<Lease>(LEASES, namespace, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: record }, signal);
         this.#observe(created, now);
         return true;
       } catch (createError) {
@@ -194,7 +206,7 @@ export class LeaderElector {
       record.leaseTransitions = (spec.leaseTransitions ?? 0) + 1;
     }
     try {
-      const updated = await client.update<Lease>(LEASES, namespace, { ...current, spec: { ...spec, ...record } });
+      const updated = await client.update<Lease>(LEASES, namespace, { ...current, spec: { ...spec, ...record } }, undefined, signal);
       this.#observe(updated, now);
       return true;
     } catch (error) {
