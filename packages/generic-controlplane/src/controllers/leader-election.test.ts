@@ -111,66 +111,101 @@ describe("LeaderElector", () => {
   });
 
   it("stops leading by the renew deadline when the API server stops answering", async () => {
-    // A minimal Lease API that can be made to hang (as a partitioned or overloaded server would).
-    let lease: (KubeObject & { spec?: unknown }) | undefined;
-    let revision = 1;
-    let hang = false;
-    const hung: ServerResponse[] = [];
-    const server = createServer((req, res) => {
-      if (hang) {
-        hung.push(res);
-        return;
-      }
-      let body = "";
-      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      req.on("end", () => {
-        res.setHeader("Content-Type", "application/json");
-        if (req.method === "GET") {
-          if (lease === undefined) {
-            res.writeHead(404).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: "not found", metadata: {} }));
-          } else res.end(JSON.stringify(lease));
-          return;
-        }
-        const object = JSON.parse(body) as KubeObject;
-        if (req.method === "PUT" && object.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
-          res.writeHead(409).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409, message: "conflict", metadata: {} }));
-          return;
-        }
-        lease = { ...object, metadata: { ...object.metadata, resourceVersion: String(++revision) } };
-        res.writeHead(req.method === "POST" ? 201 : 200).end(JSON.stringify(lease));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const client = new KubeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const fake = await fakeLeaseServer();
     let stoppedAt: number | undefined;
     const stop = new AbortController();
-    const elector = new LeaderElector({
-      client,
-      namespace: "kube-system",
-      name: "test-controllers",
-      identity: "a",
-      leaseDurationMs: 1_500,
-      renewDeadlineMs: 1_000,
-      retryPeriodMs: 200,
-      onStartedLeading: () => undefined,
-      onStoppedLeading: () => (stoppedAt ??= Date.now()),
-    });
+    const elector = hungElector(fake.client, () => (stoppedAt ??= Date.now()));
     const run = elector.run(stop.signal);
     try {
       await eventually("a to lead", () => (elector.isLeader ? true : undefined));
       const hangAt = Date.now();
-      hang = true;
+      fake.hang(true);
       await eventually("a to stop leading", () => (stoppedAt !== undefined ? true : undefined), 5_000);
       // The last renewal was at most one retry period before the hang; the deadline runs from it.
       expect(stoppedAt! - hangAt).toBeLessThanOrEqual(1_000 + 200 + 300);
     } finally {
       stop.abort();
-      hang = false;
-      for (const res of hung.splice(0)) res.destroy();
+      fake.hang(false);
       await run;
-      client.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await fake.close();
+    }
+  });
+
+  it("a leader stopped while the API server hangs gives up releasing at the renew deadline", async () => {
+    const fake = await fakeLeaseServer();
+    const stop = new AbortController();
+    const elector = hungElector(fake.client, () => undefined);
+    const run = elector.run(stop.signal);
+    try {
+      await eventually("a to lead", () => (elector.isLeader ? true : undefined));
+      fake.hang(true);
+      const stoppingAt = Date.now();
+      stop.abort();
+      await run;
+      expect(Date.now() - stoppingAt).toBeLessThan(1_000 + 500);
+    } finally {
+      fake.hang(false);
+      await fake.close();
     }
   });
 });
+
+function hungElector(client: KubeClient, onStoppedLeading: () => void): LeaderElector {
+  return new LeaderElector({
+    client,
+    namespace: "kube-system",
+    name: "test-controllers",
+    identity: "a",
+    leaseDurationMs: 1_500,
+    renewDeadlineMs: 1_000,
+    retryPeriodMs: 200,
+    onStartedLeading: () => undefined,
+    onStoppedLeading,
+  });
+}
+
+/** A minimal Lease API on 127.0.0.1 that can be made to stop answering (as a partitioned or overloaded server would). */
+async function fakeLeaseServer() {
+  let lease: KubeObject | undefined;
+  let revision = 1;
+  let hanging = false;
+  const hung: ServerResponse[] = [];
+  const status = (code: number, reason: string) => JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: reason, metadata: {} });
+  const server = createServer((req, res) => {
+    if (hanging) {
+      hung.push(res);
+      return;
+    }
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      res.setHeader("Content-Type", "application/json");
+      if (req.method === "GET") {
+        if (lease === undefined) res.writeHead(404).end(status(404, "NotFound"));
+        else res.end(JSON.stringify(lease));
+        return;
+      }
+      const object = JSON.parse(body) as KubeObject;
+      if (req.method === "PUT" && object.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
+        res.writeHead(409).end(status(409, "Conflict"));
+        return;
+      }
+      lease = { ...object, metadata: { ...object.metadata, resourceVersion: String(++revision) } };
+      res.writeHead(req.method === "POST" ? 201 : 200).end(JSON.stringify(lease));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const client = new KubeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  return {
+    client,
+    hang(on: boolean) {
+      hanging = on;
+      if (!on) for (const res of hung.splice(0)) res.destroy();
+    },
+    async close() {
+      client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

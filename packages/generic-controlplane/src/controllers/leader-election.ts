@@ -231,15 +231,23 @@ export class LeaderElector {
     const lease = this.#observed;
     if (lease === undefined || lease.spec?.holderIdentity !== this.#o.identity) return;
     const now = microTime(this.#now());
+    // Shutdown must not hang on an unresponsive server: the release gets the renew deadline too.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.#o.renewDeadlineMs);
     try {
-      const released = await this.#o.client.update<Lease>(LEASES, this.#o.namespace, {
-        ...lease,
-        spec: { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 },
-      });
+      const released = await this.#o.client.update<Lease>(
+        LEASES,
+        this.#o.namespace,
+        { ...lease, spec: { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 } },
+        undefined,
+        abort.signal,
+      );
       this.#observe(released, this.#now());
       this.#o.logger?.({ msg: "released leader lease", lease: this.#leaseName() });
     } catch (error) {
       this.#o.logger?.({ level: "warn", msg: "failed to release lease", lease: this.#leaseName(), error: String(error) });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
