@@ -54,6 +54,37 @@ describe("sample-generic-controlplane binary", () => {
     expect(await second.exited).toBe(0);
   });
 
+  it("runs the controllers selected with --controllers: a deleted namespace and its content go", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--controllers=*,-garbagecollector"], dir);
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${running.url}${path}`, { method, headers: { "Content-Type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    expect((await call("POST", "/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(201);
+    expect((await call("POST", "/api/v1/namespaces/doomed/configmaps", { metadata: { name: "c" } })).status).toBe(201);
+    expect((await call("DELETE", "/api/v1/namespaces/doomed")).status).toBe(200);
+    const deadline = Date.now() + 5_000;
+    while ((await call("GET", "/api/v1/namespaces/doomed")).status !== 404) {
+      if (Date.now() > deadline) throw new Error("namespace doomed still there after 5 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const metrics = await (await call("GET", "/metrics")).text();
+    expect(metrics).toContain('workqueue_adds_total{name="namespace"}');
+    expect(metrics).not.toContain("garbage_collector_attempt_to_delete");
+    running.child.kill("SIGTERM");
+    expect(await running.exited).toBe(0);
+  });
+
+  it("rejects an unknown controller with a usage message and exit code 2", async () => {
+    const child = spawn(process.execPath, [main, "--controllers", "*,-gc"], { stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--controllers: "gc" is not in the list of known controllers');
+  });
+
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {
     const child = spawn(process.execPath, [mainScript, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);

@@ -32,6 +32,7 @@ async function main(): Promise<number> {
     port: options.port,
     name: "sample-generic-controlplane",
     logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
+    ...(options.controllers.length > 0 ? { controllers: { controllers: options.controllers, ...(options.leaderElect ? {} : { leaderElection: false as const }) } } : {}),
   });
   const kubeconfig = resolve(options.kubeconfig);
   await plane.writeKubeconfig(kubeconfig);

@@ -9,19 +9,26 @@ describe("parseOptions", () => {
       storage: { kind: "sqlite", path: ".kubekit/data/state.db" },
       kubeconfig: DEFAULT_KUBECONFIG,
       requestLog: true,
+      controllers: ["*"],
+      leaderElect: true,
       help: false,
     });
   });
 
   it("reads every flag", () => {
-    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--quiet"])).toEqual({
+    expect(
+      parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--quiet", "--controllers=*,-garbagecollector", "--leader-elect=false"]),
+    ).toEqual({
       host: "::1",
       port: 0,
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
       requestLog: false,
+      controllers: ["*", "-garbagecollector"],
+      leaderElect: false,
       help: false,
     });
+    expect(parseOptions(["--controllers", ""]).controllers).toEqual([]);
   });
 
   it("rejects bad ports and storage specs", () => {
@@ -29,5 +36,7 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--port", "x"])).toThrow(/--port/);
     expect(() => parseOptions(["--storage", "sqlite:"])).toThrow(/--storage/);
     expect(() => parseOptions(["--nope"])).toThrow();
+    expect(() => parseOptions(["--leader-elect", "maybe"])).toThrow('--leader-elect must be true or false, got "maybe"');
+    expect(() => parseOptions(["--controllers", "*,-garbagecolector"])).toThrow('--controllers: "garbagecolector" is not in the list of known controllers');
   });
 });

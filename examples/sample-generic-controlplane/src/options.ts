@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlplane/controllers";
 
 export interface SampleOptions {
   host: string;
@@ -8,6 +9,10 @@ export interface SampleOptions {
   kubeconfig: string;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
+  /** kube-controller-manager's `--controllers` entries; empty runs no controllers. */
+  controllers: string[];
+  /** Run the controllers only while holding the kube-system/kube-controller-manager Lease. */
+  leaderElect: boolean;
   help: boolean;
 }
 
@@ -22,6 +27,12 @@ Flags:
   --port <n>              port to listen on; 0 picks a free port (default ${DEFAULT_PORT})
   --storage <spec>        memory | sqlite:<path> (default ${DEFAULT_STORAGE})
   --kubeconfig <path>     where to write a kubeconfig for this server (default ${DEFAULT_KUBECONFIG})
+  --controllers <list>    controllers to run in-process, kube-controller-manager style: "*" is every
+                          controller (namespace, garbagecollector, serviceaccount, eventttl), "-name"
+                          turns one off, "" none
+                          (default "*")
+  --leader-elect <bool>   run the controllers only while holding the Lease
+                          kube-system/kube-controller-manager (default true)
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
@@ -43,17 +54,32 @@ export function parseOptions(argv: string[]): SampleOptions {
       storage: { type: "string", default: DEFAULT_STORAGE },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
       quiet: { type: "boolean", default: false },
+      controllers: { type: "string", default: "*" },
+      "leader-elect": { type: "string", default: "true" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
+  const leaderElect = values["leader-elect"];
+  if (leaderElect !== "true" && leaderElect !== "false") throw new UsageError(`--leader-elect must be true or false, got ${JSON.stringify(leaderElect)}`);
+  const controllers = values.controllers
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  try {
+    selectControllers(controllers, KNOWN_CONTROLLERS);
+  } catch (error) {
+    throw new UsageError(`--controllers: ${(error as Error).message}`);
+  }
   return {
     host: values.host,
     port,
     storage: parseStorage(values.storage),
     kubeconfig: values.kubeconfig,
     requestLog: !values.quiet,
+    controllers,
+    leaderElect: leaderElect === "true",
     help: values.help,
   };
 }

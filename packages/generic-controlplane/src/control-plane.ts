@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ControlPlaneError, isControlPlaneError } from "./errors.js";
+import { KubeClient } from "./controllers/client.js";
+import { ControllerManager, type ControllerManagerOptions } from "./controllers/manager.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { decodeProtobuf, encodeProtobuf, protobufListParts, supportsProtobuf } from "./protobuf/codec.js";
@@ -62,7 +64,18 @@ export interface ControlPlaneOptions {
   minRequestTimeoutSeconds?: number;
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
   processMetrics?: boolean;
+  /**
+   * Run controllers in-process against this server's loopback URL, like kube-controller-manager
+   * next to kube-apiserver: `true` for every controller (namespace deletion, garbage collection)
+   * under leader election on Lease `kube-system/kube-controller-manager`, or the manager's
+   * options (`controllers: ["*", "-garbagecollector"]`, `leaderElection: false`, ...). Default off.
+   * Their `workqueue_*` metrics join `/metrics`.
+   */
+  controllers?: boolean | ControlPlaneControllers;
 }
+
+/** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
+export type ControlPlaneControllers = Omit<ControllerManagerOptions, "client" | "registry" | "logger">;
 
 export interface ControlPlane {
   /** `http://<host>:<port>`. */
@@ -75,10 +88,21 @@ export interface ControlPlane {
   readonly storage: Storage;
   /** The HTTP server: add resources at run time, or mount `handle` in another server. */
   readonly server: ApiServer;
+  /** The in-process controller manager, when `controllers` is on. */
+  readonly controllers: ControllerManager | undefined;
   /** The REST storage of a served resource, for in-process controllers. */
   store(group: string, plural: string): ResourceStore | undefined;
   /** Graceful shutdown: ends watches, waits for in-flight requests, closes the storage. */
   close(): Promise<void>;
+}
+
+/** Built-in controllers the default selection leaves out because what they work on is not served. */
+function defaultlessControllers(serves: (groupResource: string) => boolean): string[] {
+  const off: string[] = [];
+  if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
+  else if (!serves("serviceaccounts")) off.push("-serviceaccount");
+  if (!serves("events")) off.push("-eventttl");
+  return off;
 }
 
 function groupResource(definition: ResourceDefinition): string {
@@ -202,6 +226,36 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
   options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
 
+  let controllers: ControllerManager | undefined;
+  let loopback: KubeClient | undefined;
+  if (options.controllers !== undefined && options.controllers !== false) {
+    loopback = new KubeClient({ server: url, userAgent: "kube-controller-manager" });
+    const chosen = options.controllers === true ? {} : options.controllers;
+    const serves = (groupResource: string) => stores.has(groupResource);
+    try {
+      if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
+        throw new Error("leader election needs leases.coordination.k8s.io to be served");
+      }
+      controllers = new ControllerManager({
+        // One API server over one store: nothing to wait for before emptying a deleted namespace.
+        namespaceDeletionGracePeriodMs: 0,
+        // By default only controllers whose resources are served, and election only on a served Lease.
+        controllers: ["*", ...defaultlessControllers(serves)],
+        ...(serves("leases.coordination.k8s.io") ? {} : { leaderElection: false as const }),
+        ...chosen,
+        client: loopback,
+        registry: metrics.registry,
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      });
+    } catch (error) {
+      // An unknown controller name: nothing may keep running.
+      loopback.close();
+      await server.close();
+      throw new ControlPlaneError("BadRequest", (error as Error).message);
+    }
+    controllers.start();
+  }
+
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -210,6 +264,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     kubeconfig,
     storage,
     server,
+    controllers,
     async writeKubeconfig(path) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfig, { mode: 0o600 });
@@ -217,6 +272,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     store: (group, plural) => stores.get(group === "" ? plural : `${plural}.${group}`),
     close() {
       closing ??= (async () => {
+        // Controllers first, so they release their Lease while the server still answers.
+        await controllers?.stop();
+        loopback?.close();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

@@ -136,7 +136,7 @@ export {
   type OpenApiOptions,
   type SwaggerDocument,
 } from "./openapi/index.js";
-export { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "./control-plane.js";
+export { createControlPlane, type ControlPlane, type ControlPlaneControllers, type ControlPlaneOptions } from "./control-plane.js";
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 export type { RequestContext } from "./server/context.js";
 export type { ResourceHandlers, SubresourceHandler } from "./server/resource-handler.js";

@@ -4,9 +4,9 @@ import { KubeHttp, mergePatch, strategicMergePatch } from "./harness/http.js";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
 // Ports of test/e2e/apimachinery/namespace.go ("Namespaces"): patch, update, status and finalizer
-// tests with upstream's assertions. Left out: the deletion tests ("should ensure that all pods/
-// services are removed when a namespace is deleted", OrderedNamespaceDeletion), which need the
-// namespace deletion controller.
+// tests with upstream's assertions. The deletion of a namespace with content runs with the
+// controllers in conformance-namespace-deletion.test.ts; OrderedNamespaceDeletion (pods first) has
+// no counterpart on a server without pods.
 
 interface Namespace extends Obj {
   spec?: { finalizers?: string[] };

@@ -41,6 +41,11 @@ export interface WatchRequest {
   sendInitialEvents?: boolean;
   /** Interval between progress BOOKMARKs when bookmarks are allowed. */
   bookmarkIntervalMs?: number;
+  /**
+   * When the watch will be ended (epoch ms, e.g. from `timeoutSeconds`): with bookmarks allowed,
+   * one more BOOKMARK goes out 2 s before it, so the client resumes from the latest revision.
+   */
+  deadline?: number;
   /** Only `NotOlderThan`, and only together with `sendInitialEvents` (WatchList). */
   resourceVersionMatch?: "NotOlderThan";
 }

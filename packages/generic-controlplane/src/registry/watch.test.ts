@@ -93,6 +93,16 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     expect(error.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
   });
 
+  it("rejects a resourceVersion the store has not reached with 504 ResourceVersionTooLarge", async () => {
+    const { store } = await backend.open();
+    const created = await store.create("default", widget("a"));
+    const ahead = String(Number(created.metadata?.resourceVersion) + 100);
+    const error = await rejection(store.watch("default", { resourceVersion: ahead }, () => {}));
+    expect(error.code).toBe("Timeout");
+    expect(error.httpStatus).toBe(504);
+    expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
+  });
+
   it("turns selector transitions into ADDED and DELETED", async () => {
     const { store } = await backend.open();
     const a = await store.create("default", widget("a", { labels: { watch: "A" } }));
@@ -147,6 +157,18 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     await until(() => expect(witness.events.filter((e) => e.type === "BOOKMARK").length).toBeGreaterThanOrEqual(2));
     witness.stop();
     expect(w.events.length).toBe(count);
+  });
+
+  it("sends a BOOKMARK 2 s before the watch's deadline, besides the periodic ones", async () => {
+    const { store } = await backend.open();
+    const a = await store.create("default", widget("a"));
+    const rv = a.metadata?.resourceVersion ?? "";
+    const w = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: true, bookmarkIntervalMs: 60_000, deadline: Date.now() + 2_100 });
+    const without = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: false, deadline: Date.now() + 2_100 });
+    await until(() => expect(w.summary()).toEqual([`BOOKMARK ${rv}`]));
+    expect(without.events).toEqual([]);
+    w.stop();
+    without.stop();
   });
 
   it("advances BOOKMARKs past changes a selector filters out", async () => {

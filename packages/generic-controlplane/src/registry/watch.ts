@@ -52,14 +52,14 @@ export async function startWatch(
   if (sendInitial) {
     // The first page fixes the revision; the rest of the initial state is read at it, page by page.
     firstPage = await ctx.storage.list(prefix, { limit: LIST_PAGE_SIZE, countRemaining: false });
-    if (firstPage.revision < requested) {
-      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${firstPage.revision}`, {
-        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-      });
-    }
+    if (firstPage.revision < requested) throw tooLargeResourceVersion(requested, firstPage.revision);
     startRevision = firstPage.revision;
   } else {
-    startRevision = requested === 0 ? await ctx.storage.currentRevision() : requested;
+    const current = await ctx.storage.currentRevision();
+    // A revision the store has not reached (e.g. a client of a server that lost its data) would
+    // otherwise wait silently; upstream answers it with ResourceVersionTooLarge so the client relists.
+    if (requested > current) throw tooLargeResourceVersion(requested, current);
+    startRevision = requested === 0 ? current : requested;
   }
 
   let stopped = false;
@@ -67,6 +67,7 @@ export async function startWatch(
   let lastRevision = startRevision;
   let buffered: StorageEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let preDeadline: NodeJS.Timeout | undefined;
   const handle: { storage?: StorageWatch } = {};
 
   const bookmark = (annotations?: Record<string, string>): WatchEvent => ({
@@ -102,6 +103,7 @@ export async function startWatch(
     if (stopped) return;
     stopped = true;
     if (timer !== undefined) clearInterval(timer);
+    if (preDeadline !== undefined) clearTimeout(preDeadline);
     handle.storage?.stop();
     buffered = [];
   };
@@ -157,6 +159,12 @@ export async function startWatch(
           const interval = request.bookmarkIntervalMs ?? ctx.bookmarkIntervalMs;
           timer = setInterval(() => emit(bookmark()), interval);
           timer.unref();
+          // Upstream's cacher also sends one 2 s before the watch's deadline (besides the periodic ones).
+          const pre = request.deadline === undefined ? -1 : request.deadline - PRE_DEADLINE_BOOKMARK_MS - Date.now();
+          if (pre >= 0) {
+            preDeadline = setTimeout(() => emit(bookmark()), pre);
+            preDeadline.unref();
+          }
         }
       },
       (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
@@ -198,5 +206,14 @@ function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: Kube
     const object = structuredClone(ctx.decode(prev));
     (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
     return { type: "DELETED", object };
+  });
+}
+
+/** How long before a watch's deadline the last BOOKMARK goes out (upstream cacher's 2 s). */
+const PRE_DEADLINE_BOOKMARK_MS = 2_000;
+
+function tooLargeResourceVersion(requested: number, current: number): ControlPlaneError {
+  return new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
+    details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
   });
 }

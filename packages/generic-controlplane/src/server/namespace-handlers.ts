@@ -22,10 +22,9 @@ import { parseWriteOptions } from "./write-options.js";
 /**
  * Namespace deletion as upstream's namespace REST storage does it. The first DELETE stores the
  * namespace with `deletionTimestamp` and phase `Terminating` (200 with the object) instead of
- * removing it. This control plane runs no namespace controller yet: the namespace stays
- * Terminating until a client empties `spec.finalizers` through `PUT …/finalize`, which removes
- * it — the seam where a namespace-deletion controller (deleting the namespace's content, then
- * finalizing) plugs in.
+ * removing it. It stays Terminating until a client empties `spec.finalizers` through
+ * `PUT …/finalize`, which removes it: the namespace controller (`controllers/namespace`) deletes
+ * the namespace's content, then finalizes.
  *
  * `stores` are stores over the same storage whose strategies let these transitions through;
  * `admission` runs here for the DELETE and the finalize UPDATE because those stores have none.

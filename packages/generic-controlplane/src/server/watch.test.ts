@@ -96,6 +96,18 @@ describe("watch", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
+  it("with bookmarks allowed, sends a BOOKMARK 2 s before timeoutSeconds ends the stream", async () => {
+    const rv = (await t.call("GET", CM)).json.metadata.resourceVersion;
+    const started = Date.now();
+    const w = await openWatch(`${CM}?watch=1&resourceVersion=${rv}&timeoutSeconds=3&allowWatchBookmarks=true`);
+    const [event] = await w.next(1, 5000);
+    expect(event).toMatchObject({ type: "BOOKMARK", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: rv } } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const { ended, events } = await w.untilEnd(5000);
+    expect(ended).toBe(true);
+    expect(events).toHaveLength(1);
+  });
+
   it("starts with ADDED events for the current state when no resourceVersion is given, on the legacy /watch/ path", async () => {
     await t.call("POST", CM, { body: configMap("legacy-w") });
     const w = await openWatch(`/api/v1/watch/namespaces/default/configmaps/legacy-w`);

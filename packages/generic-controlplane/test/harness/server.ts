@@ -18,6 +18,8 @@ export interface TestServer {
 
 export interface InProcessOptions {
   storage?: "memory" | "sqlite";
+  /** Run the in-process controllers (namespace deletion, garbage collection). */
+  controllers?: boolean;
 }
 
 /** Starts `createControlPlane` in this process on a free 127.0.0.1 port. */
@@ -26,7 +28,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Te
   const storage =
     options.storage === "sqlite" ? await createSqliteStorage({ path: join(dir, "state.db") }) : createMemoryStorage();
   try {
-    const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1" });
+    const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1", ...(options.controllers ? { controllers: true } : {}) });
     const kubeconfigPath = join(dir, "kubeconfig");
     await plane.writeKubeconfig(kubeconfigPath);
     return {

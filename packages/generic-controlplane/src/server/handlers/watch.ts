@@ -134,6 +134,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   env.watches.add(tracked);
   const seconds = timeoutSeconds ?? env.minRequestTimeoutSeconds * (1 + Math.random());
   const timer = setTimeout(finish, seconds * 1000);
+  request.deadline = Date.now() + seconds * 1000;
 
   try {
     watch = await served.store.watch(

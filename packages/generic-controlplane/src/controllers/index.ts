@@ -1,0 +1,58 @@
+export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubeconfig.js";
+export {
+  ApiError,
+  KubeClient,
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  PATCH_JSON,
+  PATCH_MERGE,
+  PATCH_STRATEGIC,
+  isApiError,
+  isConflict,
+  isGone,
+  isNotFound,
+  resourcePath,
+  type Query,
+  type RequestInit,
+  type ResourceRef,
+  type WatchHandle,
+} from "./client.js";
+export {
+  GroupDiscoveryFailedError,
+  ResourceMapper,
+  apiVersionOf,
+  discoverPreferredResources,
+  formatGroupVersionResource,
+  supportsVerbs,
+  type DiscoveredResource,
+} from "./discovery.js";
+export { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, objectKey, splitKey, type IndexFunc } from "./cache.js";
+export { Informer, type EventHandlers, type InformerOptions } from "./informer.js";
+export {
+  BucketRateLimiter,
+  ExponentialRateLimiter,
+  MaxOfRateLimiter,
+  WorkQueue,
+  defaultControllerRateLimiter,
+  type RateLimiter,
+  type WorkQueueOptions,
+} from "./workqueue.js";
+export { WorkqueueMetrics } from "./metrics.js";
+export { LEASES, LeaderElector, type LeaderElectionOptions } from "./leader-election.js";
+export {
+  EventRecorder,
+  SharedInformerFactory,
+  createControllerContext,
+  runWorkers,
+  type Controller,
+  type ControllerContext,
+  type InvolvedObject,
+  type Requeue,
+} from "./runtime.js";
+export { namespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
+export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";
+export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";
+export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
+export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
+export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";
+export { EVENTS, eventTTLController, lastWriteOf, type EventTTLControllerOptions } from "./eventttl/controller.js";

@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Registry } from "prom-client";
+import type { Logger } from "../server/logger.js";
+import type { KubeClient } from "./client.js";
+import { garbageCollector } from "./garbagecollector/controller.js";
+import { LeaderElector } from "./leader-election.js";
+import { namespaceController } from "./namespace/controller.js";
+import { serviceAccountController } from "./serviceaccount/controller.js";
+import { eventTTLController } from "./eventttl/controller.js";
+import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
+
+/**
+ * Which controllers run, in kube-controller-manager's `--controllers` syntax: `*` turns on every
+ * controller on by default, `name` turns one on, `-name` turns one off. Unknown names are an
+ * error, as upstream.
+ */
+export function selectControllers(spec: readonly string[], known: readonly string[], disabledByDefault: readonly string[] = []): string[] {
+  const entries = spec.flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  for (const entry of entries) {
+    if (entry === "*") continue;
+    const name = entry.startsWith("-") ? entry.slice(1) : entry;
+    if (!known.includes(name)) throw new Error(`${JSON.stringify(name)} is not in the list of known controllers`);
+  }
+  const star = entries.includes("*");
+  return known.filter((name) => {
+    if (entries.includes(`-${name}`)) return false;
+    if (entries.includes(name)) return true;
+    return star && !disabledByDefault.includes(name);
+  });
+}
+
+export interface ControllerLeaderElection {
+  /** The Lease (default `kube-system/kube-controller-manager`, as upstream). */
+  namespace?: string;
+  name?: string;
+  /** Default `<hostname>_<uuid>`, as upstream. */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ControllerManagerOptions {
+  client: KubeClient;
+  /** `--controllers` entries (default `["*"]`). */
+  controllers?: readonly string[];
+  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount` and `eventttl`; selectable by name the same way. */
+  extraControllers?: readonly Controller[];
+  /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
+  leaderElection?: false | ControllerLeaderElection;
+  /** Wait before a deleted namespace is emptied (default 5 s as upstream; 0 suits a single API server and store). */
+  namespaceDeletionGracePeriodMs?: number;
+  /** How often discovery is re-read for resource types added or removed (default 30 s). */
+  discoveryPeriodMs?: number;
+  registry?: Registry;
+  logger?: Logger;
+}
+
+/** The built-in controllers' names. */
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl"] as const;
+
+/**
+ * Runs a set of controllers against one API server, like kube-controller-manager: optionally
+ * only while holding the leader Lease, with shared informers. Leadership lost stops the
+ * controllers and their informers; the manager then campaigns again.
+ */
+export class ControllerManager {
+  readonly #options: ControllerManagerOptions;
+  readonly #controllers: Controller[];
+  readonly #stop = new AbortController();
+  #running: Promise<void> | undefined;
+  #leading = false;
+  #elector: LeaderElector | undefined;
+
+  constructor(options: ControllerManagerOptions) {
+    this.#options = options;
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController()];
+    const all = [...builtin, ...(options.extraControllers ?? [])];
+    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
+    this.#controllers = all.filter((c) => selected.includes(c.name));
+  }
+
+  /** Names of the controllers this manager runs. */
+  get controllers(): string[] {
+    return this.#controllers.map((c) => c.name);
+  }
+
+  /** Whether the controllers are running (leading, or without leader election). */
+  get running(): boolean {
+    return this.#leading;
+  }
+
+  start(): void {
+    if (this.#running !== undefined) return;
+    const election = this.#options.leaderElection;
+    if (election === false) {
+      this.#running = this.#runControllers(this.#stop.signal);
+      return;
+    }
+    const logger = this.#options.logger;
+    this.#elector = new LeaderElector({
+      client: this.#options.client,
+      namespace: election?.namespace ?? "kube-system",
+      name: election?.name ?? "kube-controller-manager",
+      identity: election?.identity ?? `${hostname()}_${randomUUID()}`,
+      ...(election?.leaseDurationMs !== undefined ? { leaseDurationMs: election.leaseDurationMs } : {}),
+      ...(election?.renewDeadlineMs !== undefined ? { renewDeadlineMs: election.renewDeadlineMs } : {}),
+      ...(election?.retryPeriodMs !== undefined ? { retryPeriodMs: election.retryPeriodMs } : {}),
+      ...(this.#options.registry !== undefined ? { registry: this.#options.registry } : {}),
+      ...(logger !== undefined ? { logger } : {}),
+      onStartedLeading: (signal) => this.#runControllers(signal),
+    });
+    this.#running = this.#elector.run(this.#stop.signal);
+  }
+
+  /** Stops the controllers and, when leading, releases the Lease. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#running;
+  }
+
+  async #runControllers(signal: AbortSignal): Promise<void> {
+    const logger = this.#options.logger ?? (() => undefined);
+    const context: ControllerContext = createControllerContext(this.#options.client, {
+      logger,
+      ...(this.#options.registry !== undefined ? { registry: this.#options.registry } : {}),
+      ...(this.#options.discoveryPeriodMs !== undefined ? { discoveryPeriodMs: this.#options.discoveryPeriodMs } : {}),
+    });
+    this.#leading = true;
+    logger({ msg: "starting controllers", controllers: this.controllers });
+    const runs = this.#controllers.map((controller) =>
+      controller.run(context, signal).catch((error: unknown) => logger({ level: "error", msg: "controller failed", controller: controller.name, error: String(error) })),
+    );
+    context.informers.start();
+    await Promise.all(runs);
+    await context.informers.stop();
+    this.#leading = false;
+    logger({ msg: "stopped controllers" });
+  }
+}

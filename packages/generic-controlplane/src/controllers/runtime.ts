@@ -1,0 +1,174 @@
+import { randomBytes } from "node:crypto";
+import type { Registry } from "prom-client";
+import type { KubeObject } from "../api/types.js";
+import type { Logger } from "../server/logger.js";
+import type { KubeClient, ResourceRef } from "./client.js";
+import { ResourceMapper } from "./discovery.js";
+import { Informer, type InformerOptions } from "./informer.js";
+import type { WorkQueue } from "./workqueue.js";
+
+/**
+ * One informer per resource type, shared by every controller that asks (client-go's
+ * `SharedInformerFactory`): one list+watch and one cache per type however many controllers use it.
+ */
+export class SharedInformerFactory {
+  readonly #informers = new Map<string, Informer>();
+  #started = false;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly defaults: InformerOptions = {},
+  ) {}
+
+  /** The informer of `ref` (all namespaces), created on first use; started if the factory is. */
+  informerFor(ref: ResourceRef): Informer {
+    const key = `${ref.group}/${ref.version}/${ref.resource}`;
+    let informer = this.#informers.get(key);
+    if (informer === undefined) {
+      informer = new Informer(this.client, ref, this.defaults);
+      this.#informers.set(key, informer);
+      if (this.#started) informer.start();
+    }
+    return informer;
+  }
+
+  /** Starts every informer, and those created later. */
+  start(): void {
+    this.#started = true;
+    for (const informer of this.#informers.values()) informer.start();
+  }
+
+  /** Stops one type's informer (its resource stopped being served). */
+  async remove(ref: ResourceRef): Promise<void> {
+    const key = `${ref.group}/${ref.version}/${ref.resource}`;
+    const informer = this.#informers.get(key);
+    this.#informers.delete(key);
+    await informer?.stop();
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+}
+
+export interface InvolvedObject {
+  apiVersion?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+}
+
+/** Writes core/v1 Events about objects (client-go's `EventRecorder`), best effort. */
+export class EventRecorder {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly component: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  async event(involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
+    // Events about cluster-scoped objects go to "default", as client-go's recorder does.
+    const namespace = involved.namespace || "default";
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const event: KubeObject = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: `${involved.name ?? "unknown"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`, namespace },
+      involvedObject: { ...involved },
+      reason,
+      message,
+      type,
+      source: { component: this.component },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: this.component,
+      reportingInstance: "",
+    };
+    try {
+      await this.client.create({ group: "", version: "v1", resource: "events", namespaced: true }, namespace, event);
+    } catch (error) {
+      this.logger?.({ level: "warn", msg: "could not write event", reason, error: String(error) });
+    }
+  }
+}
+
+/** What a controller gets to run with. */
+export interface ControllerContext {
+  client: KubeClient;
+  informers: SharedInformerFactory;
+  mapper: ResourceMapper;
+  /** Where `workqueue_*` metrics go. */
+  registry?: Registry;
+  logger: Logger;
+  events(component: string): EventRecorder;
+  /** How often controllers re-read discovery to notice resource types added or removed (default 30 s, as upstream). */
+  discoveryPeriodMs: number;
+  /** The informer options of `informers`, for controllers that keep informers of their own (e.g. metadata-only ones). */
+  informerOptions: InformerOptions;
+}
+
+export function createControllerContext(client: KubeClient, options: { registry?: Registry; logger?: Logger; discoveryPeriodMs?: number; informer?: InformerOptions } = {}): ControllerContext {
+  const logger = options.logger ?? (() => undefined);
+  const informerOptions: InformerOptions = { logger, ...options.informer };
+  return {
+    client,
+    informers: new SharedInformerFactory(client, informerOptions),
+    informerOptions,
+    mapper: new ResourceMapper(client),
+    ...(options.registry !== undefined ? { registry: options.registry } : {}),
+    logger,
+    events: (component) => new EventRecorder(client, component, logger),
+    discoveryPeriodMs: options.discoveryPeriodMs ?? 30_000,
+  };
+}
+
+/** A reconcile result: retry after a delay without counting a failure. */
+export interface Requeue {
+  requeueAfterMs: number;
+}
+
+/**
+ * Runs `workers` loops taking keys from `queue` and reconciling them until the queue shuts
+ * down: success forgets the key's backoff; a thrown error re-adds it rate limited; a `Requeue`
+ * result re-adds it after the delay.
+ */
+export async function runWorkers(
+  queue: WorkQueue,
+  workers: number,
+  reconcile: (key: string) => Promise<void | Requeue>,
+  logger?: Logger,
+): Promise<void> {
+  const worker = async () => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        const result = await reconcile(key);
+        queue.forget(key);
+        if (result !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      } catch (error) {
+        logger?.({ level: "warn", msg: "reconcile failed, requeuing", queue: queue.name, key, retries: queue.numRequeues(key), error: error instanceof Error ? error.message : String(error) });
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
+}
+
+/** A controller the manager can run: `run` works until `signal` aborts, then resolves once stopped. */
+export interface Controller {
+  /** The name `--controllers` selects it by (e.g. `namespace`, `garbagecollector`). */
+  readonly name: string;
+  run(context: ControllerContext, signal: AbortSignal): Promise<void>;
+}
+
+/** Resolves when `signal` aborts. */
+export function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
