@@ -76,7 +76,7 @@ describe("sample-generic-controlplane binary", () => {
   });
 
   it("rejects an unknown controller with a usage message and exit code 2", async () => {
-    const child = spawn(process.execPath, [main, "--controllers", "*,-gc"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [mainScript, "--controllers", "*,-gc"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
