@@ -55,6 +55,12 @@ export interface ControlPlaneOptions {
   authorizer?: Authorizer;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
+  /**
+   * Request body deadlines in milliseconds: no byte for `bodyReadIdleTimeoutMs` (default 10000) or
+   * no complete body after `bodyReadTimeoutMs` (default 60000) answers 408 Timeout. 0 = no deadline.
+   */
+  bodyReadIdleTimeoutMs?: number;
+  bodyReadTimeoutMs?: number;
   /** Non-watch requests in flight beyond which new ones get 429 (defaults 400 and 200, like kube-apiserver; 0 = no limit). */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -178,6 +184,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     ...(options.logger ? { logger: options.logger } : {}),
     stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
+    ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),

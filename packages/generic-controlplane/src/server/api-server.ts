@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
+import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout, readBody, type BodyReadLimits } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import type { HandlerEnv } from "./handler-env.js";
@@ -46,6 +46,14 @@ export interface ApiServerOptions {
   stages?: readonly HandlerStage[];
   maxBodyBytes?: number;
   /**
+   * Deadlines for receiving a request body: no byte for `bodyReadIdleTimeoutMs` (default 10 s) or
+   * no complete body after `bodyReadTimeoutMs` (default 60 s, kube-apiserver's request timeout)
+   * answers 408 and closes the connection. Bodies are read before the request takes an in-flight
+   * seat, so clients that send slowly cannot lock others out. 0 turns a deadline off.
+   */
+  bodyReadIdleTimeoutMs?: number;
+  bodyReadTimeoutMs?: number;
+  /**
    * In-flight limits like kube-apiserver's `--max-requests-inflight` (400) and
    * `--max-mutating-requests-inflight` (200): requests beyond them get 429 TooManyRequests with
    * `Retry-After: 1`. Watches do not count. 0 turns a limit off.
@@ -71,6 +79,7 @@ export class ApiServer {
   readonly #resources = new Map<string, ServedResource>();
   readonly #handlers = new Map<string, ResourceHandlers>();
   readonly #env: HandlerEnv;
+  readonly #bodyLimits: BodyReadLimits;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server;
@@ -88,6 +97,11 @@ export class ApiServer {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
+    };
+    this.#bodyLimits = {
+      maxBytes: this.#env.maxBodyBytes,
+      idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
+      timeoutMs: options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
     };
     const shutdown: HealthCheck = {
       name: "shutdown",
@@ -203,8 +217,12 @@ export class ApiServer {
       ctx.info = info;
       mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
       if (info.isResourceRequest && info.verb !== "watch") {
+        // The body arrives before the request takes a seat: a client sending slowly (or never
+        // finishing) waits on its own socket, not in a seat other writers need.
+        this.#track(res);
+        if (mutating) await readBody(ctx.req, this.#bodyLimits);
         this.#checkInflightLimit(mutating);
-        this.#track(res, mutating);
+        this.#seat(res, mutating);
       }
       for (const stage of this.#options.stages ?? []) {
         if ((await stage.handle(ctx)) === true) return;
@@ -213,7 +231,8 @@ export class ApiServer {
         await this.#serveResource(ctx, info);
         return;
       }
-      this.#track(res, false);
+      this.#track(res);
+      this.#seat(res, false);
       const documents = this.#currentDocuments();
       const served = await serveNonResource(ctx, info.segments, {
         version: this.#options.version,
@@ -227,6 +246,8 @@ export class ApiServer {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       }
+      // The rest of a body that never came cannot be skipped: the connection is done.
+      if (isBodyTimeout(error) && !res.headersSent) res.setHeader("Connection", "close");
       try {
         writeError(ctx, error);
       } catch (writeFailure) {
@@ -251,18 +272,25 @@ export class ApiServer {
     }
   }
 
-  #track(res: ServerResponse, mutating: boolean): void {
+  /** Counts the request for the shutdown drain (every non-watch request, seated or not). */
+  #track(res: ServerResponse): void {
     if (this.#inflight.has(res)) return;
     this.#inflight.add(res);
-    const kind = mutating ? "mutating" : "readOnly";
-    this.#inflightByKind[kind]++;
-    const gauge = this.#options.metrics?.inflightByKind[mutating ? "mutating" : "readOnly"];
-    gauge?.inc();
     res.once("close", () => {
       this.#inflight.delete(res);
+      if (this.#inflight.size === 0) this.#drained?.();
+    });
+  }
+
+  /** Holds an in-flight seat of the request's kind until its response closes. */
+  #seat(res: ServerResponse, mutating: boolean): void {
+    const kind = mutating ? "mutating" : "readOnly";
+    this.#inflightByKind[kind]++;
+    const gauge = this.#options.metrics?.inflightByKind[kind];
+    gauge?.inc();
+    res.once("close", () => {
       this.#inflightByKind[kind]--;
       gauge?.dec();
-      if (this.#inflight.size === 0) this.#drained?.();
     });
   }
 
