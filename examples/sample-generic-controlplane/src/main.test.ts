@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { createSqliteStorage } from "@kubekit/generic-controlplane";
 import { afterEach, describe, expect, it } from "vitest";
 
 const main = join(import.meta.dirname, "..", "dist", "main.js");
@@ -83,6 +84,28 @@ describe("sample-generic-controlplane binary", () => {
     expect(body.metadata.uid).toBe(uid);
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
+  });
+
+  it("compacts the storage at startup, not one --compaction-interval later", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const path = join(dir, "state.db");
+    // 1,500 revisions of history: compaction keeps the last 1,000.
+    const seed = await createSqliteStorage({ path, compactInterval: 0 });
+    const configMap = (i: number) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { i: String(i) } });
+    let kv = await seed.create("/registry/configmaps/default/c", configMap(0));
+    for (let i = 1; i < 1500; i++) kv = await seed.update("/registry/configmaps/default/c", configMap(i), kv.modRevision);
+    await seed.close();
+
+    const server = await start(["--port", "0", "--storage", `sqlite:${path}`, "--kubeconfig", join(dir, "kubeconfig"), "--compaction-interval", "1h", "--quiet"], dir);
+    // A list at an early revision answers 410 Expired once that revision is compacted away.
+    const oldList = () => fetch(`${server.url}/api/v1/namespaces/default/configmaps?resourceVersion=10&resourceVersionMatch=Exact`);
+    const deadline = Date.now() + 10_000;
+    let status = (await oldList()).status;
+    while (status !== 410 && Date.now() < deadline) status = (await oldList()).status;
+    expect(status).toBe(410);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   });
 
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {

@@ -20,10 +20,10 @@ async function main(): Promise<number> {
   if (options.storage.kind === "sqlite") {
     const path = resolve(options.storage.path);
     mkdirSync(dirname(path), { recursive: true });
-    storage = await createSqliteStorage({ path });
+    storage = await createSqliteStorage({ path, compactInterval: options.compactionInterval });
     log({ msg: "storage", backend: "sqlite", path });
   } else {
-    storage = createMemoryStorage();
+    storage = createMemoryStorage({ compactInterval: options.compactionInterval });
     log({ msg: "storage", backend: "memory" });
   }
   const plane = await createControlPlane({

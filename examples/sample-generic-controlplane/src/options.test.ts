@@ -8,17 +8,19 @@ describe("parseOptions", () => {
       port: DEFAULT_PORT,
       storage: { kind: "sqlite", path: ".kubekit/data/state.db" },
       kubeconfig: DEFAULT_KUBECONFIG,
+      compactionInterval: 300_000,
       requestLog: true,
       help: false,
     });
   });
 
   it("reads every flag", () => {
-    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--quiet"])).toEqual({
+    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--compaction-interval", "1h30m", "--quiet"])).toEqual({
       host: "::1",
       port: 0,
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
+      compactionInterval: 5_400_000,
       requestLog: false,
       help: false,
     });
@@ -29,5 +31,15 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--port", "x"])).toThrow(/--port/);
     expect(() => parseOptions(["--storage", "sqlite:"])).toThrow(/--storage/);
     expect(() => parseOptions(["--nope"])).toThrow();
+  });
+
+  it("reads --compaction-interval as a Go duration, 0 turning compaction off", () => {
+    expect(parseOptions(["--compaction-interval", "0"]).compactionInterval).toBe(0);
+    expect(parseOptions(["--compaction-interval", "30s"]).compactionInterval).toBe(30_000);
+    expect(parseOptions(["--compaction-interval", "1.5h"]).compactionInterval).toBe(5_400_000);
+    expect(parseOptions(["--compaction-interval", "250ms"]).compactionInterval).toBe(250);
+    expect(() => parseOptions(["--compaction-interval", "5"])).toThrow(/--compaction-interval must be a duration/);
+    expect(() => parseOptions(["--compaction-interval", "5 m"])).toThrow(UsageError);
+    expect(() => parseOptions(["--compaction-interval=-1s"])).toThrow(UsageError);
   });
 });

@@ -6,6 +6,8 @@ export interface SampleOptions {
   /** `memory`, or `sqlite:<path>`. */
   storage: { kind: "memory" } | { kind: "sqlite"; path: string };
   kubeconfig: string;
+  /** Milliseconds between storage compactions (the first runs at startup); 0 turns them off. */
+  compactionInterval: number;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
   help: boolean;
@@ -14,6 +16,8 @@ export interface SampleOptions {
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_STORAGE = "sqlite:.kubekit/data/state.db";
 export const DEFAULT_KUBECONFIG = ".kubekit/kubeconfig";
+/** kube-apiserver's `--etcd-compaction-interval` default (and kine's): 5m. */
+export const DEFAULT_COMPACTION_INTERVAL = "5m";
 
 export const USAGE = `Usage: sample-generic-controlplane [flags]
 
@@ -22,6 +26,9 @@ Flags:
   --port <n>              port to listen on; 0 picks a free port (default ${DEFAULT_PORT})
   --storage <spec>        memory | sqlite:<path> (default ${DEFAULT_STORAGE})
   --kubeconfig <path>     where to write a kubeconfig for this server (default ${DEFAULT_KUBECONFIG})
+  --compaction-interval <duration>
+                          how often old revisions are compacted, e.g. 30s, 5m, 1h30m; the first
+                          compaction runs at startup; 0 turns compaction off (default ${DEFAULT_COMPACTION_INTERVAL})
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
@@ -42,6 +49,7 @@ export function parseOptions(argv: string[]): SampleOptions {
       port: { type: "string", default: String(DEFAULT_PORT) },
       storage: { type: "string", default: DEFAULT_STORAGE },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
+      "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -53,6 +61,7 @@ export function parseOptions(argv: string[]): SampleOptions {
     port,
     storage: parseStorage(values.storage),
     kubeconfig: values.kubeconfig,
+    compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
     requestLog: !values.quiet,
     help: values.help,
   };
@@ -62,4 +71,28 @@ export function parseStorage(spec: string): SampleOptions["storage"] {
   if (spec === "memory") return { kind: "memory" };
   if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return { kind: "sqlite", path: spec.slice("sqlite:".length) };
   throw new UsageError(`--storage must be "memory" or "sqlite:<path>", got ${JSON.stringify(spec)}`);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's `time.ParseDuration` syntax (`300ms`, `30s`, `1h30m`, `1.5h`, `0`), as kube-apiserver's duration flags take; in milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  if (text === "0") return 0;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < text.length) {
+    part.lastIndex = at;
+    const match = part.exec(text);
+    if (match === null) return undefined;
+    total += Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+    at = part.lastIndex;
+  }
+  return at === 0 ? undefined : total;
+}
+
+function parseFlagDuration(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}`);
+  return ms;
 }

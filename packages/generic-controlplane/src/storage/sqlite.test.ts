@@ -151,6 +151,24 @@ describe("createSqliteStorage", () => {
     }
   });
 
+  it("compacts as soon as it opens, not one interval later", async () => {
+    const path = freshPath();
+    const writer = await createSqliteStorage({ path, compactInterval: 0 });
+    let kv = await writer.create("/c/x", "0");
+    for (let i = 1; i < 1500; i++) kv = await writer.update("/c/x", String(i), kv.modRevision);
+    await writer.close();
+    // An hour-long interval: only a round at startup can compact within the test.
+    const reopened = await createSqliteStorage({ path, compactInterval: 3_600_000 });
+    try {
+      const deadline = Date.now() + 3000;
+      while ((await reopened.compactedRevision()) !== 500 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(await reopened.compactedRevision()).toBe(500);
+      await expectCode(reopened.get("/c/x", { revision: 499 }), "Expired");
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it("loses no acknowledged write when the writing process is killed with SIGKILL", async () => {
     const path = freshPath();
     const fixture = join(import.meta.dirname, "sqlite-crash-writer.fixture.ts");
