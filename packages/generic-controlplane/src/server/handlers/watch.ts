@@ -1,10 +1,11 @@
-import { isControlPlaneError } from "../../errors.js";
+import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
 import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
 import type { ResponseFormat } from "../negotiation.js";
 import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
+import { setLongTimeout } from "../long-timeout.js";
 import { includeObjectOf, shapeObject } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { toStatus } from "../status.js";
@@ -68,12 +69,25 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
   let timeoutSeconds: number | undefined;
   const rawTimeout = query.get("timeoutSeconds");
   if (rawTimeout !== null && rawTimeout !== "") {
-    const n = Number(rawTimeout);
-    if (!Number.isInteger(n) || n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
+    const n = parseInt64(rawTimeout);
+    if (n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
     else if (n > 0) timeoutSeconds = n;
   }
   if (causes.length > 0) throw optionsInvalid("ListOptions", causes);
   return { request, timeoutSeconds };
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An int64 query parameter read like apimachinery's conversion (strconv.ParseInt base 10): a bad
+ * one fails the request with 400 and Go's message, before any validation.
+ */
+function parseInt64(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new ControlPlaneError("BadRequest", `strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const value = BigInt(text);
+  if (value > INT64_MAX || value < -INT64_MAX - 1n) throw new ControlPlaneError("BadRequest", `strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
+  return Number(value);
 }
 
 /**
@@ -102,7 +116,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    clearTimeout(timer);
+    stopTimer();
     watch?.stop();
     env.watches.delete(tracked);
     startStream();
@@ -128,7 +142,8 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   res.on("close", finish);
   env.watches.add(tracked);
   const seconds = timeoutSeconds ?? env.minRequestTimeoutSeconds * (1 + Math.random());
-  const timer = setTimeout(finish, seconds * 1000);
+  // Upstream honours any timeoutSeconds; a long one must not overflow Node's timer and end at once.
+  const stopTimer = setLongTimeout(finish, seconds * 1000);
 
   try {
     watch = await served.store.watch(info.namespace, request, send, (error) => {
@@ -142,7 +157,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
       return;
     }
     ended = true;
-    clearTimeout(timer);
+    stopTimer();
     env.watches.delete(tracked);
     throw error;
   }
