@@ -108,6 +108,40 @@ describe("sample-generic-controlplane binary", () => {
     expect(await server.exited).toBe(0);
   });
 
+  it("lets exactly one of two servers started at the same instant on one sqlite file win; the other exits with a clear message", async () => {
+    const rounds = 5;
+    const outcomes = await Promise.all(
+      Array.from({ length: rounds }, async () => {
+        const dir = mkdtempSync(join(tmpdir(), "sample-gcp-race-"));
+        dirs.push(dir);
+        const args = (n: number) => ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, `kubeconfig-${n}`), "--quiet"];
+        const results = await Promise.allSettled([start(args(1), dir), start(args(2), dir)]);
+        const winners = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+        const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+        for (const winner of winners) {
+          // The winner serves writes: it owns the file.
+          const created = await fetch(`${winner.url}/api/v1/namespaces/default/configmaps`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner" } }),
+          });
+          expect(created.status).toBe(201);
+          winner.child.kill("SIGTERM");
+          expect(await winner.exited).toBe(0);
+        }
+        return { winners: winners.length, failures };
+      }),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.winners, JSON.stringify(outcome.failures)).toBe(1);
+      expect(outcome.failures).toHaveLength(1);
+      expect(outcome.failures[0]).toMatch(/exited with 1 before ready/);
+      expect(outcome.failures[0]).toMatch(/is in use by another process/);
+      // A clear message, not a stack trace.
+      expect(outcome.failures[0]).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {
     const child = spawn(process.execPath, [main, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);

@@ -20,7 +20,13 @@ async function main(): Promise<number> {
   if (options.storage.kind === "sqlite") {
     const path = resolve(options.storage.path);
     mkdirSync(dirname(path), { recursive: true });
-    storage = await createSqliteStorage({ path, compactInterval: options.compactionInterval });
+    try {
+      storage = await createSqliteStorage({ path, compactInterval: options.compactionInterval });
+    } catch (error) {
+      // E.g. another server already owns the file: say so plainly and exit 1.
+      process.stderr.write(`sample-generic-controlplane: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
     log({ msg: "storage", backend: "sqlite", path });
   } else {
     storage = createMemoryStorage({ compactInterval: options.compactionInterval });

@@ -18,7 +18,7 @@ export interface SqliteStorageOptions extends CompactionOptions {
    * power loss, at one fsync per commit. See the README's durability notes.
    */
   synchronous?: SqliteSynchronous;
-  /** How long to wait for a lock held by another connection. Default 5000 ms. */
+  /** How long to wait for a lock held by another connection (also how long opening waits for another process to let go of the file). Default 5000 ms. */
   busyTimeout?: number;
   /** Revisions compacted per transaction, so writers are never held up for long. Default 1000. */
   compactBatchSize?: number;
@@ -34,21 +34,53 @@ const MAX_WRITES_PER_TRANSACTION = 1000;
  * `setImmediate`, so a write burst never starves I/O and concurrent requests share one commit.
  * Watches are fed from the committed rows in-process, replaying older history from the table.
  */
-export function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
-  try {
-    const storage = new SqliteStorage(options);
-    const stopCompactor = startCompactor(storage, options);
-    const close = storage.close.bind(storage);
-    storage.close = () => {
-      stopCompactor();
-      return close();
-    };
-    return Promise.resolve(storage);
-  } catch (error) {
-    return Promise.reject(
-      isControlPlaneError(error) ? error : new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error }),
-    );
+export async function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
+  const storage = await openExclusively(options);
+  const stopCompactor = startCompactor(storage, options);
+  const close = storage.close.bind(storage);
+  storage.close = () => {
+    stopCompactor();
+    return close();
+  };
+  return storage;
+}
+
+/**
+ * Opens the file and takes its exclusive lock, waiting up to `busyTimeout` for another process to
+ * let go. Two processes opening the same file at once can each hold a shared lock while waiting
+ * for the other's (SQLite's exclusive locking mode keeps it while waiting), so both would time
+ * out: instead each attempt waits briefly, and on a lock conflict the connection is closed (which
+ * drops its locks) and tried again after a random pause, so exactly one of them wins.
+ */
+async function openExclusively(options: SqliteStorageOptions): Promise<SqliteStorage> {
+  const busyTimeout = Math.max(0, options.busyTimeout ?? 5000);
+  const deadline = Date.now() + busyTimeout;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    try {
+      return new SqliteStorage(options, Math.min(remaining, OPEN_ATTEMPT_BUSY_MS));
+    } catch (error) {
+      if (isControlPlaneError(error)) throw error;
+      if (!isLocked(error)) throw new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error });
+      if (Date.now() >= deadline) {
+        throw new ControlPlaneError(
+          "ServiceUnavailable",
+          `cannot open sqlite storage at ${options.path}: the database is in use by another process (database is locked after waiting ${busyTimeout} ms); only one server can use a file at a time`,
+          { cause: error },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(deadline - Date.now(), 5 + Math.random() * OPEN_ATTEMPT_BUSY_MS)));
+    }
   }
+}
+
+/** How long one open attempt waits on another connection's lock before backing off. */
+const OPEN_ATTEMPT_BUSY_MS = 50;
+
+/** SQLITE_BUSY / SQLITE_LOCKED (and their extended codes) from node:sqlite. */
+function isLocked(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
 interface Row {
@@ -88,13 +120,15 @@ class SqliteStorage implements Storage {
   private drainScheduled = false;
   private compaction: Promise<void> = Promise.resolve();
 
-  constructor(options: SqliteStorageOptions) {
+  /** `openBusyTimeoutMs`: how long opening waits for another connection's lock (then `busyTimeout` applies). */
+  constructor(options: SqliteStorageOptions, openBusyTimeoutMs: number) {
     const sqlite = process.getBuiltinModule("node:sqlite");
     // Like etcd's --data-dir, a fresh path just works: the directory is created with the file.
     if (options.path !== ":memory:" && !options.path.startsWith("file:")) mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new sqlite.DatabaseSync(options.path);
     try {
-      prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: options.busyTimeout ?? 5000 });
+      prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: openBusyTimeoutMs });
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeout ?? 5000))}`);
       this.statements = prepareStatements(this.db);
       this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
       this.compacted = Number((this.statements.readMeta.get("compact_revision") as { value: number }).value);
