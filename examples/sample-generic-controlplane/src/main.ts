@@ -37,6 +37,7 @@ async function main(): Promise<number> {
     host: options.host,
     port: options.port,
     name: "sample-generic-controlplane",
+    shutdownDelayMs: options.shutdownDelay,
     logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
   });
   const kubeconfig = resolve(options.kubeconfig);

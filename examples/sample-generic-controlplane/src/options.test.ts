@@ -9,18 +9,20 @@ describe("parseOptions", () => {
       storage: { kind: "sqlite", path: ".kubekit/data/state.db" },
       kubeconfig: DEFAULT_KUBECONFIG,
       compactionInterval: 300_000,
+      shutdownDelay: 0,
       requestLog: true,
       help: false,
     });
   });
 
   it("reads every flag", () => {
-    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--compaction-interval", "1h30m", "--quiet"])).toEqual({
+    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s", "--quiet"])).toEqual({
       host: "::1",
       port: 0,
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
       compactionInterval: 5_400_000,
+      shutdownDelay: 5000,
       requestLog: false,
       help: false,
     });

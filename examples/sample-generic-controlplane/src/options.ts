@@ -8,6 +8,8 @@ export interface SampleOptions {
   kubeconfig: string;
   /** Milliseconds between storage compactions (the first runs at startup); 0 turns them off. */
   compactionInterval: number;
+  /** Milliseconds `/readyz` fails before the drain starts on SIGTERM/SIGINT (kube-apiserver's `--shutdown-delay-duration`). */
+  shutdownDelay: number;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
   help: boolean;
@@ -29,11 +31,15 @@ Flags:
   --compaction-interval <duration>
                           how often old revisions are compacted, e.g. 30s, 5m, 1h30m; the first
                           compaction runs at startup; 0 turns compaction off (default ${DEFAULT_COMPACTION_INTERVAL})
+  --shutdown-delay-duration <duration>
+                          on SIGTERM/SIGINT, /readyz fails at once and requests are still served
+                          this long before the drain starts (default 0s)
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
 Prints "ready <url>" on stdout once serving; logs go to stderr as JSON lines.
-SIGINT/SIGTERM shut down gracefully (watches end, in-flight requests finish).`;
+SIGINT/SIGTERM shut down gracefully: /readyz fails, requests are served for --shutdown-delay-duration,
+then new requests get 429 with Retry-After while watches end and in-flight requests finish.`;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -50,6 +56,7 @@ export function parseOptions(argv: string[]): SampleOptions {
       storage: { type: "string", default: DEFAULT_STORAGE },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
       "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
+      "shutdown-delay-duration": { type: "string", default: "0s" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -62,6 +69,7 @@ export function parseOptions(argv: string[]): SampleOptions {
     storage: parseStorage(values.storage),
     kubeconfig: values.kubeconfig,
     compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
+    shutdownDelay: parseFlagDuration("--shutdown-delay-duration", values["shutdown-delay-duration"]),
     requestLog: !values.quiet,
     help: values.help,
   };

@@ -66,6 +66,11 @@ export interface ControlPlaneOptions {
   maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
   minRequestTimeoutSeconds?: number;
+  /**
+   * On `close()`, `/readyz` fails at once and requests are still served for this many
+   * milliseconds before the drain starts (kube-apiserver's `--shutdown-delay-duration`). Default 0.
+   */
+  shutdownDelayMs?: number;
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
   processMetrics?: boolean;
 }
@@ -143,7 +148,13 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   };
 
   let systemNamespacesReady = !withLifecycle;
-  const storageCheck: HealthCheck = { name: "etcd", check: async () => void (await storage.currentRevision()) };
+  const storageCheck: HealthCheck = {
+    name: "etcd",
+    check: async () => {
+      if (storage.checkHealth) await storage.checkHealth();
+      else await storage.currentRevision();
+    },
+  };
   const ping: HealthCheck = { name: "ping", check: () => undefined };
   const log: HealthCheck = { name: "log", check: () => undefined };
   const namespacesHook: HealthCheck = {
@@ -186,6 +197,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
+    ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),

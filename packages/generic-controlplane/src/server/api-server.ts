@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
@@ -62,7 +62,15 @@ export interface ApiServerOptions {
   maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this (kube-apiserver's `--min-request-timeout`, 1800). */
   minRequestTimeoutSeconds?: number;
+  /**
+   * kube-apiserver's `--shutdown-delay-duration`: on `close()`, `/readyz` fails at once but requests
+   * are served normally for this long, so load balancers stop sending here first. Default 0.
+   */
+  shutdownDelayMs?: number;
 }
+
+/** Health probes and metrics are answered during the drain, so probes see the real state. */
+const DRAIN_EXEMPT_PATHS = /^\/(readyz|livez|healthz|metrics)(\/|$)/;
 
 const READ_VERBS = new Set(["get", "list", "watch"]);
 
@@ -88,6 +96,8 @@ export class ApiServer {
   #drained: (() => void) | undefined;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
+  /** Set once the shutdown delay is over: new requests get 429 while in-flight ones finish. */
+  #draining = false;
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -178,12 +188,20 @@ export class ApiServer {
   }
 
   /**
-   * Graceful shutdown: `/readyz` fails, no new connections are accepted, open watches end
-   * cleanly (clients re-watch elsewhere), and in-flight requests finish (up to `timeoutMs`).
+   * Graceful shutdown, in kube-apiserver's order: `/readyz` fails at once; requests are served
+   * for `shutdownDelayMs`; then the listener closes, open watches end cleanly (clients re-watch
+   * elsewhere), new requests on kept-alive connections get 429 with `Retry-After: 5` and
+   * `Connection: close` (upstream's `--shutdown-send-retry-after`), in-flight requests finish (up to
+   * `timeoutMs`), and the remaining connections close.
    */
   async close(timeoutMs = 10_000): Promise<void> {
     this.#shuttingDown = true;
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    const delay = this.#options.shutdownDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    this.#draining = true;
+    // net.Server's close stops accepting connections but, unlike http.Server's, leaves kept-alive
+    // ones open, so a request sent on one gets the 429 above rather than a reset.
+    const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(this.#server, () => resolve()));
     this.#env.watches.endAll();
     if (this.#inflight.size > 0) {
       await new Promise<void>((resolve) => {
@@ -213,6 +231,10 @@ export class ApiServer {
       if (!res.writableFinished && (metrics || logger)) this.#record(ctx, mutating);
     });
     try {
+      if (this.#draining && !DRAIN_EXEMPT_PATHS.test(ctx.path)) {
+        res.setHeader("Connection", "close");
+        throw new ControlPlaneError("TooManyRequests", "The apiserver is shutting down, please try again later.", { details: { retryAfterSeconds: 5 } });
+      }
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
       mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);

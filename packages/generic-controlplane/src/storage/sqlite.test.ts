@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
+import { fillDiskUnder } from "./disk-full.fixture.js";
 import { createSqliteStorage } from "./sqlite.js";
 import type { StorageEvent } from "./types.js";
 
@@ -166,6 +167,20 @@ describe("createSqliteStorage", () => {
       await expectCode(reopened.get("/c/x", { revision: 499 }), "Expired");
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("reports itself unhealthy once writes fail (disk full)", async () => {
+    const path = freshPath();
+    const storage = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      await storage.create("/h/a", "1");
+      await storage.checkHealth!();
+      expect(fillDiskUnder(path)).toBeGreaterThan(0);
+      await expect(storage.create("/h/b", "2")).rejects.toThrow();
+      await expect(storage.checkHealth!()).rejects.toThrow(/storage writes are failing: (database or disk is full|disk I\/O error|database disk image is malformed)/);
+    } finally {
+      await storage.close();
     }
   });
 

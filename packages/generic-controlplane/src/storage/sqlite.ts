@@ -119,6 +119,8 @@ class SqliteStorage implements Storage {
   private queue: QueuedWrite[] = [];
   private drainScheduled = false;
   private compaction: Promise<void> = Promise.resolve();
+  /** The last storage-level write failure (disk full, I/O error), until a write succeeds again. */
+  private writeFailure: Error | undefined;
 
   /** `openBusyTimeoutMs`: how long opening waits for another connection's lock (then `busyTimeout` applies). */
   constructor(options: SqliteStorageOptions, openBusyTimeoutMs: number) {
@@ -224,6 +226,24 @@ class SqliteStorage implements Storage {
     return run;
   }
 
+  /**
+   * Healthy while the file can be read and the last write did not fail at the storage level.
+   * After a failed write it probes with a one-row write, so it recovers once the disk does.
+   */
+  checkHealth(): Promise<void> {
+    return settle(() => {
+      if (this.closed) throw storageClosed();
+      this.statements.readMeta.get("compact_revision");
+      if (this.writeFailure === undefined) return;
+      try {
+        this.statements.probeWrite.run(Date.now());
+        this.writeFailure = undefined;
+      } catch (error) {
+        throw new ControlPlaneError("ServiceUnavailable", `storage writes are failing: ${errorMessage(error)}`, { cause: error });
+      }
+    });
+  }
+
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
@@ -298,8 +318,14 @@ class SqliteStorage implements Storage {
           throw error;
         }
       } catch (error) {
-        // Nothing of this batch was committed; the revision counter is reloaded from the table.
-        this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+        this.writeFailure = error instanceof Error ? error : new Error(String(error));
+        // Nothing of this batch was committed; the revision counter is reloaded from the table
+        // (when even that read fails, the counter still holds the last committed revision).
+        try {
+          this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+        } catch {
+          // Reported by checkHealth; the next write reloads nothing it has not committed.
+        }
         const failure = new ControlPlaneError("InternalError", `storage write failed: ${String(error)}`, { cause: error });
         for (const queued of batch) queued.reject(failure);
         continue;
@@ -311,6 +337,7 @@ class SqliteStorage implements Storage {
         events.push(outcome.event);
         this.revision = outcome.kv.modRevision;
       }
+      this.writeFailure = undefined;
       this.hub.publish(events);
       for (let i = 0; i < batch.length; i++) {
         const outcome = outcomes[i]!;
@@ -362,6 +389,7 @@ function prepareStatements(db: DatabaseSync) {
     currentRevision: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision"),
     readMeta: prepare("SELECT value FROM kine_meta WHERE name = ?"),
     writeMeta: prepare("UPDATE kine_meta SET value = ? WHERE name = ?"),
+    probeWrite: prepare("INSERT OR REPLACE INTO kine_meta (name, value) VALUES ('health_probe', ?)"),
     // prev_revision grows with id along a key's rows, so these walk the unique index from the newest row.
     latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
     atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
@@ -405,6 +433,10 @@ function toEvent(row: Row): StorageEvent {
     return { type: "delete", kv: { key: row.name, value: row.old_value ?? "", createRevision, modRevision: row.id }, prev: prev! };
   }
   return { type: "put", kv: { key: row.name, value: row.value ?? "", createRevision, modRevision: row.id }, prev };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function settle<T>(read: () => T): Promise<T> {

@@ -110,7 +110,9 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
 
   const startStream = (): void => {
     if (res.headersSent) return;
-    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
+    // HTTP/1.0 has no chunked framing: the stream is sent as is and ends when the connection closes.
+    const framing: Record<string, string> = req.httpVersion === "1.0" ? {} : { "Transfer-Encoding": "chunked" };
+    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", ...framing });
     res.flushHeaders();
   };
   const finish = (): void => {
