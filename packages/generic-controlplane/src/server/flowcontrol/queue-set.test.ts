@@ -49,12 +49,12 @@ describe("QueueSet", () => {
 
   it("rejects with queue-full once the flow's chosen queue holds queueLengthLimit requests; other flows still queue", () => {
     const set = new QueueSet(1, { queues: 1, handSize: 1, queueLengthLimit: 2 }, 0);
-    set.acquire([0]);
+    void set.acquire([0]);
     void set.acquire([0]);
     void set.acquire([0]);
     expect(() => set.acquire([0])).toThrow(FlowControlRejection);
     try {
-      set.acquire([0]);
+      void set.acquire([0]);
     } catch (error) {
       expect((error as FlowControlRejection).reason).toBe("queue-full");
       expect((error as FlowControlRejection).httpStatus).toBe(429);
@@ -71,7 +71,7 @@ describe("QueueSet", () => {
 
   it("times a queued request out after the wait limit, and drops one whose client went away", async () => {
     const set = new QueueSet(1, config, 50);
-    set.acquire([0]);
+    void set.acquire([0]);
     await expect(set.acquire([1])).rejects.toMatchObject({ reason: "time-out" });
     const controller = new AbortController();
     const waiting = set.acquire([2], 1, controller.signal);
