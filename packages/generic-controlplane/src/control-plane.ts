@@ -13,7 +13,7 @@ import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
 import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
 import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
-import { ApiServer, type HandlerStage } from "./server/api-server.js";
+import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
@@ -61,6 +61,20 @@ export interface ControlPlaneOptions {
    */
   bodyReadIdleTimeoutMs?: number;
   bodyReadTimeoutMs?: number;
+  /**
+   * Who sent each request, before flow control sees it (the authentication filter's place);
+   * without it every request is `system:anonymous` in one flow.
+   */
+  authenticate?: ApiServerOptions["authenticate"];
+  /**
+   * API Priority and Fairness (default true, like kube-apiserver's `--enable-priority-and-fairness`):
+   * FlowSchemas classify requests into priority levels sharing `maxRequestsInflight +
+   * maxMutatingRequestsInflight` seats, with fair per-flow queues. false: the max-in-flight limits apply.
+   */
+  enablePriorityAndFairness?: boolean;
+  /** Flow control configuration; default upstream's mandatory and suggested FlowSchemas and priority levels. */
+  flowSchemas?: ApiServerOptions["flowSchemas"];
+  priorityLevels?: ApiServerOptions["priorityLevels"];
   /** Non-watch requests in flight beyond which new ones get 429 (defaults 400 and 200, like kube-apiserver; 0 = no limit). */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -197,6 +211,10 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
+    ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
+    ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
     ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),

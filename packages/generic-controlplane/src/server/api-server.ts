@@ -10,11 +10,14 @@ import type { HandlerEnv } from "./handler-env.js";
 import type { HealthCheck, HealthEndpoint } from "./health.js";
 import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
-import { parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
+import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { serveResource, type ResourceHandlers } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
 import { pathNotFound, writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
+import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
+import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
+import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
 
 /**
  * A stage of the handler chain, run in order for every request after the request has been
@@ -54,9 +57,25 @@ export interface ApiServerOptions {
   bodyReadIdleTimeoutMs?: number;
   bodyReadTimeoutMs?: number;
   /**
+   * Who sent the request (the authentication filter's place in the chain): runs before flow
+   * control and sets `ctx.user`. Without it every request is `system:anonymous`.
+   */
+  authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+  /**
+   * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
+   * requests are classified by FlowSchemas into priority levels that share
+   * `maxRequestsInflight + maxMutatingRequestsInflight` seats, with fair queues per flow. When
+   * false, the two max-in-flight limits below apply instead.
+   */
+  enablePriorityAndFairness?: boolean;
+  /** The FlowSchemas and priority levels; default upstream's mandatory and suggested ones. */
+  flowSchemas?: readonly FlowSchema[];
+  priorityLevels?: readonly PriorityLevelConfiguration[];
+  /**
    * In-flight limits like kube-apiserver's `--max-requests-inflight` (400) and
    * `--max-mutating-requests-inflight` (200): requests beyond them get 429 TooManyRequests with
-   * `Retry-After: 1`. Watches do not count. 0 turns a limit off.
+   * `Retry-After: 1`. Watches do not count. 0 turns a limit off. With priority and fairness
+   * enabled they only size its seats (their sum).
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -80,7 +99,8 @@ function resourceKey(group: string, version: string, plural: string): string {
 
 /**
  * The HTTP front of the control plane: a node:http server with the handler chain
- * `request-info → in-flight accounting → [stages] → dispatch (non-resource | resource)`, where
+ * `request-info → authenticate → body read → flow control (priority and fairness, or max-in-flight) →
+ * [stages] → dispatch (non-resource | resource)`, where
  * metrics and the request log are written when each response finishes.
  */
 export class ApiServer {
@@ -88,6 +108,7 @@ export class ApiServer {
   readonly #handlers = new Map<string, ResourceHandlers>();
   readonly #env: HandlerEnv;
   readonly #bodyLimits: BodyReadLimits;
+  readonly #flowControl: PriorityAndFairness | undefined;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server;
@@ -113,6 +134,15 @@ export class ApiServer {
       idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
       timeoutMs: options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
     };
+    this.#flowControl =
+      options.enablePriorityAndFairness === false
+        ? undefined
+        : new PriorityAndFairness({
+            serverConcurrencyLimit: Math.max(1, (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200)),
+            ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
+            ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
+            ...(metrics ? { registry: metrics.registry } : {}),
+          });
     const shutdown: HealthCheck = {
       name: "shutdown",
       check: () => {
@@ -238,14 +268,18 @@ export class ApiServer {
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
       mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
-      if (info.isResourceRequest && info.verb !== "watch") {
-        // The body arrives before the request takes a seat: a client sending slowly (or never
-        // finishing) waits on its own socket, not in a seat other writers need.
-        this.#track(res);
-        if (mutating) await readBody(ctx.req, this.#bodyLimits);
+      if (this.#options.authenticate) ctx.user = (await this.#options.authenticate(ctx)) ?? undefined;
+      const isWatch = info.isResourceRequest && info.verb === "watch";
+      if (!isWatch) this.#track(res);
+      // The body arrives before the request takes a seat: a client sending slowly (or never
+      // finishing) waits on its own socket, not in a seat other writers need.
+      if (mutating) await readBody(ctx.req, this.#bodyLimits);
+      if (this.#flowControl) {
+        await this.#admit(ctx, info, isWatch);
+      } else if (info.isResourceRequest && !isWatch) {
         this.#checkInflightLimit(mutating);
-        this.#seat(res, mutating);
       }
+      if (!isWatch) this.#seat(res, mutating);
       for (const stage of this.#options.stages ?? []) {
         if ((await stage.handle(ctx)) === true) return;
       }
@@ -253,8 +287,6 @@ export class ApiServer {
         await this.#serveResource(ctx, info);
         return;
       }
-      this.#track(res);
-      this.#seat(res, false);
       const documents = this.#currentDocuments();
       const served = await serveNonResource(ctx, info.segments, {
         version: this.#options.version,
@@ -285,6 +317,32 @@ export class ApiServer {
     const served = this.#resources.get(key);
     if (served === undefined) throw pathNotFound();
     return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
+  }
+
+  /**
+   * Waits for a seat in the request's priority level and holds it until the response closes (a
+   * watch: until it is initialized). Answers the `X-Kubernetes-PF-*` headers, rejections included.
+   */
+  async #admit(ctx: RequestContext, info: RequestInfo, isWatch: boolean): Promise<void> {
+    const { res } = ctx;
+    const cancelled = new AbortController();
+    const onClose = (): void => cancelled.abort();
+    res.once("close", onClose);
+    const admission = await this.#flowControl!.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
+      cancelled: cancelled.signal,
+      onClassified: ({ flowSchema, priorityLevel }) => {
+        res.setHeader("X-Kubernetes-PF-FlowSchema-UID", flowSchema.metadata.uid);
+        res.setHeader("X-Kubernetes-PF-PriorityLevel-UID", priorityLevel.metadata.uid);
+      },
+    });
+    res.off("close", onClose);
+    if (res.destroyed) {
+      admission.release();
+      return;
+    }
+    const release = (): void => admission.release();
+    res.once("close", release);
+    if (isWatch) ctx.watchInitialized = release;
   }
 
   #checkInflightLimit(mutating: boolean): void {

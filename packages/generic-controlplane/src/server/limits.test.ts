@@ -3,7 +3,7 @@ import type { AdmissionPlugin } from "../registry/types.js";
 import { describe, expect, it } from "vitest";
 import { configMap, startTestPlane } from "./test-support.js";
 
-describe("in-flight limits and request ids", () => {
+describe("max-in-flight limits (priority and fairness disabled) and request ids", () => {
   it("answers 429 with Retry-After beyond the mutating limit, and serves again once the slot frees", async () => {
     // An admission plugin that holds the first create keeps its seat taken for as long as the test needs.
     let entered = (): void => undefined;
@@ -18,7 +18,7 @@ describe("in-flight limits and request ids", () => {
         await released;
       },
     };
-    const t = await startTestPlane({ maxMutatingRequestsInflight: 1, admission: [hold] });
+    const t = await startTestPlane({ enablePriorityAndFairness: false, maxMutatingRequestsInflight: 1, admission: [hold] });
     try {
       const slow = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("slow") });
       await inAdmission;

@@ -46,8 +46,11 @@ function statusOf(raw: string): { code: number; headers: string; body: unknown }
 }
 
 describe("slow request bodies", () => {
-  it("do not hold mutating in-flight seats: writes from other clients still succeed", async () => {
-    const t = await startTestPlane({ maxMutatingRequestsInflight: 2 });
+  it.each([
+    ["max-in-flight", { enablePriorityAndFairness: false, maxMutatingRequestsInflight: 2 }],
+    ["priority and fairness", { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 }],
+  ] as const)("do not hold seats (%s): writes from other clients still succeed", async (_mode, limits) => {
+    const t = await startTestPlane(limits);
     try {
       const seen = requestsSeen(t, 5);
       for (let i = 0; i < 5; i++) openSlowPost(t, `slow-${i}`, 10);

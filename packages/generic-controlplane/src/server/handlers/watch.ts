@@ -152,6 +152,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
       if (error) sendError(error);
       else finish();
     });
+    ctx.watchInitialized?.();
   } catch (error) {
     if (isControlPlaneError(error) && (error.code === "Expired" || error.code === "Gone")) {
       startStream();

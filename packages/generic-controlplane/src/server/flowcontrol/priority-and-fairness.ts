@@ -1,0 +1,143 @@
+import type { Registry } from "prom-client";
+import type { UserInfo } from "../access-reviews.js";
+import type { RequestInfo } from "../request-info.js";
+import { distinguisherOf, orderSchemas, schemaMatches } from "./classifier.js";
+import { defaultFlowSchemas, defaultPriorityLevels, type FlowSchema, type PriorityLevelConfiguration } from "./defaults.js";
+import { FlowControlMetrics } from "./metrics.js";
+import { FlowControlRejection, QueueSet, type Grant } from "./queue-set.js";
+import { dealHand, flowHash } from "./shuffle-sharding.js";
+
+export interface PriorityAndFairnessOptions {
+  /** Seats shared by all limited priority levels: kube-apiserver's max-requests-inflight + max-mutating-requests-inflight (600). */
+  serverConcurrencyLimit: number;
+  flowSchemas?: readonly FlowSchema[];
+  priorityLevels?: readonly PriorityLevelConfiguration[];
+  /** How long a request may wait in a queue before it is rejected with 429 (upstream: 15 s). */
+  queueWaitLimitMs?: number;
+  registry?: Registry;
+}
+
+/** Where a request was classified, for the `X-Kubernetes-PF-*` headers and the metrics. */
+export interface Classification {
+  flowSchema: FlowSchema;
+  priorityLevel: PriorityLevelConfiguration;
+}
+
+interface Level {
+  config: PriorityLevelConfiguration;
+  /** Undefined for the exempt level. */
+  queues: QueueSet | undefined;
+  handSize: number;
+  deckSize: number;
+}
+
+/** A seat held by an admitted request; `release` is idempotent. */
+export interface Admission extends Classification {
+  release(): void;
+}
+
+/**
+ * API Priority and Fairness (KEP-1040), as kube-apiserver's `WithPriorityAndFairness` filter does it:
+ * each request is classified by the first matching FlowSchema into a priority level and a flow
+ * (schema + user or namespace); each limited level has its nominal share of the server's seats
+ * and fair queues dealt by shuffle sharding; the exempt level is never limited. A request that
+ * cannot be queued is rejected with 429 and `Retry-After`.
+ */
+export class PriorityAndFairness {
+  readonly #schemas: FlowSchema[];
+  readonly #levels = new Map<string, Level>();
+  readonly #metrics: FlowControlMetrics | undefined;
+
+  constructor(options: PriorityAndFairnessOptions) {
+    this.#schemas = orderSchemas(options.flowSchemas ?? defaultFlowSchemas());
+    const configs = options.priorityLevels ?? defaultPriorityLevels();
+    this.#metrics = options.registry ? new FlowControlMetrics(options.registry) : undefined;
+    let totalShares = 0;
+    for (const config of configs) if (config.spec.type === "Limited") totalShares += config.spec.limited.nominalConcurrencyShares;
+    for (const config of configs) {
+      if (config.spec.type === "Exempt") {
+        this.#levels.set(config.metadata.name, { config, queues: undefined, handSize: 0, deckSize: 0 });
+        this.#metrics?.nominalLimitSeats.set({ priority_level: config.metadata.name }, 0);
+        continue;
+      }
+      const limited = config.spec.limited;
+      // Upstream: NominalCL = ceil(ServerCL * shares / sum of shares).
+      const nominal = Math.ceil((options.serverConcurrencyLimit * limited.nominalConcurrencyShares) / Math.max(1, totalShares));
+      const queuing = limited.limitResponse.type === "Queue" ? limited.limitResponse.queuing : { queues: 0, handSize: 0, queueLengthLimit: 0 };
+      this.#levels.set(config.metadata.name, {
+        config,
+        queues: new QueueSet(nominal, queuing, options.queueWaitLimitMs ?? 15_000),
+        handSize: queuing.handSize,
+        deckSize: queuing.queues,
+      });
+      this.#metrics?.nominalLimitSeats.set({ priority_level: config.metadata.name }, nominal);
+    }
+  }
+
+  /** The first FlowSchema (by precedence) that matches, and its priority level. */
+  classify(user: UserInfo, info: RequestInfo, method: string, path: string): Classification & { distinguisher: string } {
+    for (const schema of this.#schemas) {
+      if (!schemaMatches(schema, user, info, method, path)) continue;
+      const level = this.#levels.get(schema.spec.priorityLevelConfiguration.name);
+      if (level === undefined) continue;
+      return { flowSchema: schema, priorityLevel: level.config, distinguisher: distinguisherOf(schema, user, info) };
+    }
+    // The mandatory catch-all matches everyone; without it, fall back to the lowest level.
+    const fallback = this.#levels.get("catch-all") ?? [...this.#levels.values()].at(-1)!;
+    return { flowSchema: this.#schemas.at(-1)!, priorityLevel: fallback.config, distinguisher: user.name };
+  }
+
+  /**
+   * Classifies and waits for a seat. `onClassified` runs first, so even a rejection carries the
+   * flow headers. Rejects with a 429 ControlPlaneError when the level's queues are full.
+   */
+  async admit(user: UserInfo, info: RequestInfo, method: string, path: string, options: { onClassified?: (c: Classification) => void; cancelled?: AbortSignal; seats?: number } = {}): Promise<Admission> {
+    const classification = this.classify(user, info, method, path);
+    options.onClassified?.(classification);
+    const labels = { flow_schema: classification.flowSchema.metadata.name, priority_level: classification.priorityLevel.metadata.name };
+    const level = this.#levels.get(labels.priority_level)!;
+    const metrics = this.#metrics;
+    if (level.queues === undefined) {
+      metrics?.dispatched.inc(labels);
+      return { ...classification, release: () => undefined };
+    }
+    const hand = level.deckSize === 0 ? [] : dealHand(flowHash(labels.flow_schema, classification.distinguisher), level.deckSize, level.handSize);
+    const seats = options.seats ?? 1;
+    const queuedAt = process.hrtime.bigint();
+    let grant: Grant;
+    try {
+      const acquired = level.queues.acquire(hand, seats, options.cancelled);
+      if (acquired instanceof Promise) {
+        metrics?.inQueue.inc(labels);
+        try {
+          grant = await acquired;
+        } finally {
+          metrics?.inQueue.dec(labels);
+        }
+      } else {
+        grant = acquired;
+      }
+    } catch (error) {
+      if (error instanceof FlowControlRejection) {
+        metrics?.reject(labels.flow_schema, labels.priority_level, error.reason);
+        metrics?.waitDuration.observe({ ...labels, execute: "false" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
+      }
+      throw error;
+    }
+    metrics?.waitDuration.observe({ ...labels, execute: "true" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
+    metrics?.dispatched.inc(labels);
+    metrics?.executing.inc(labels);
+    metrics?.executingSeats.inc(labels, seats);
+    let released = false;
+    return {
+      ...classification,
+      release: () => {
+        if (released) return;
+        released = true;
+        metrics?.executing.dec(labels);
+        metrics?.executingSeats.dec(labels, seats);
+        grant.release();
+      },
+    };
+  }
+}
