@@ -38,6 +38,9 @@ async function main(): Promise<number> {
     port: options.port,
     name: "sample-generic-controlplane",
     shutdownDelayMs: options.shutdownDelay,
+    enablePriorityAndFairness: options.enablePriorityAndFairness,
+    maxRequestsInflight: options.maxRequestsInflight,
+    maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
     logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
   });
   const kubeconfig = resolve(options.kubeconfig);

@@ -10,19 +10,25 @@ describe("parseOptions", () => {
       kubeconfig: DEFAULT_KUBECONFIG,
       compactionInterval: 300_000,
       shutdownDelay: 0,
+      enablePriorityAndFairness: true,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
       requestLog: true,
       help: false,
     });
   });
 
   it("reads every flag", () => {
-    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s", "--quiet"])).toEqual({
+    expect(parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s", "--enable-priority-and-fairness=false", "--max-requests-inflight", "10", "--max-mutating-requests-inflight", "5", "--quiet"])).toEqual({
       host: "::1",
       port: 0,
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
       compactionInterval: 5_400_000,
       shutdownDelay: 5000,
+      enablePriorityAndFairness: false,
+      maxRequestsInflight: 10,
+      maxMutatingRequestsInflight: 5,
       requestLog: false,
       help: false,
     });
@@ -33,6 +39,8 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--port", "x"])).toThrow(/--port/);
     expect(() => parseOptions(["--storage", "sqlite:"])).toThrow(/--storage/);
     expect(() => parseOptions(["--nope"])).toThrow();
+    expect(() => parseOptions(["--enable-priority-and-fairness=no"])).toThrow(/--enable-priority-and-fairness must be true or false/);
+    expect(() => parseOptions(["--max-requests-inflight", "1.5"])).toThrow(/--max-requests-inflight must be a non-negative integer/);
   });
 
   it("reads --compaction-interval as a Go duration, 0 turning compaction off", () => {

@@ -10,6 +10,10 @@ export interface SampleOptions {
   compactionInterval: number;
   /** Milliseconds `/readyz` fails before the drain starts on SIGTERM/SIGINT (kube-apiserver's `--shutdown-delay-duration`). */
   shutdownDelay: number;
+  /** API Priority and Fairness; false falls back to the max-in-flight limits. */
+  enablePriorityAndFairness: boolean;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
   help: boolean;
@@ -34,6 +38,14 @@ Flags:
   --shutdown-delay-duration <duration>
                           on SIGTERM/SIGINT, /readyz fails at once and requests are still served
                           this long before the drain starts (default 0s)
+  --enable-priority-and-fairness=<true|false>
+                          API Priority and Fairness: fair queues per client and priority level
+                          (default true); false limits requests with the two max-in-flight limits
+  --max-requests-inflight <n>
+                          read-only requests in flight (default 400); with priority and fairness,
+                          the two limits add up to the server's seats
+  --max-mutating-requests-inflight <n>
+                          mutating requests in flight (default 200)
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
@@ -57,6 +69,9 @@ export function parseOptions(argv: string[]): SampleOptions {
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
       "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
       "shutdown-delay-duration": { type: "string", default: "0s" },
+      "enable-priority-and-fairness": { type: "string", default: "true" },
+      "max-requests-inflight": { type: "string", default: "400" },
+      "max-mutating-requests-inflight": { type: "string", default: "200" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -70,6 +85,9 @@ export function parseOptions(argv: string[]): SampleOptions {
     kubeconfig: values.kubeconfig,
     compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
     shutdownDelay: parseFlagDuration("--shutdown-delay-duration", values["shutdown-delay-duration"]),
+    enablePriorityAndFairness: parseFlagBool("--enable-priority-and-fairness", values["enable-priority-and-fairness"]),
+    maxRequestsInflight: parseFlagCount("--max-requests-inflight", values["max-requests-inflight"]),
+    maxMutatingRequestsInflight: parseFlagCount("--max-mutating-requests-inflight", values["max-mutating-requests-inflight"]),
     requestLog: !values.quiet,
     help: values.help,
   };
@@ -103,4 +121,16 @@ function parseFlagDuration(flag: string, text: string): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}`);
   return ms;
+}
+
+function parseFlagBool(flag: string, text: string): boolean {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(text)}`);
+}
+
+function parseFlagCount(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return n;
 }
