@@ -24,6 +24,9 @@ import type { ResourceHandlers } from "./server/resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./server/served-resource.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
+import { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
+import { startFlowControlConfig } from "./server/flowcontrol/config-controller.js";
+import { defaultFlowSchemas, defaultPriorityLevels } from "./server/flowcontrol/defaults.js";
 import type { Storage } from "./storage/types.js";
 
 export interface ControlPlaneOptions {
@@ -118,6 +121,13 @@ function groupResource(definition: ResourceDefinition): string {
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
   const definitions = [...(options.resources ?? selectBuiltinResources())];
+  const withFlowControl = options.enablePriorityAndFairness !== false;
+  // Like kube-apiserver, the flow control configuration is served as API objects while it is in force.
+  if (withFlowControl) {
+    for (const definition of [flowSchemasResource, priorityLevelConfigurationsResource]) {
+      if (!definitions.some((d) => d.group === definition.group && d.plural === definition.plural)) definitions.push(definition);
+    }
+  }
   const seen = new Set<string>();
   for (const definition of definitions) {
     const key = `${definition.group}/${definition.version}/${definition.plural}`;
@@ -232,6 +242,17 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     systemNamespacesReady = true;
   }
 
+  let stopFlowControlConfig: (() => void) | undefined;
+  const flowSchemaStore = stores.get("flowschemas.flowcontrol.apiserver.k8s.io");
+  const priorityLevelStore = stores.get("prioritylevelconfigurations.flowcontrol.apiserver.k8s.io");
+  if (server.flowControl && flowSchemaStore && priorityLevelStore) {
+    stopFlowControlConfig = await startFlowControlConfig(
+      server.flowControl,
+      { flowSchemas: flowSchemaStore, priorityLevels: priorityLevelStore },
+      { flowSchemas: options.flowSchemas ?? defaultFlowSchemas(), priorityLevels: options.priorityLevels ?? defaultPriorityLevels() },
+    );
+  }
+
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -254,6 +275,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     store: (group, plural) => stores.get(group === "" ? plural : `${plural}.${group}`),
     close() {
       closing ??= (async () => {
+        stopFlowControlConfig?.();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

@@ -147,6 +147,7 @@ export {
   type ResourcePolicyRule,
   type Subject,
 } from "./server/flowcontrol/defaults.js";
+export { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
 export type { RequestContext } from "./server/context.js";
 export type { ResourceHandlers, SubresourceHandler } from "./server/resource-handler.js";
 export type { HandlerCodecs, IncludeObject, ServedResource } from "./server/served-resource.js";

@@ -199,6 +199,11 @@ export class ApiServer {
     return this.#resources.get(resourceKey(group, version, plural));
   }
 
+  /** API Priority and Fairness, when enabled: `configure()` applies FlowSchemas and priority levels. */
+  get flowControl(): PriorityAndFairness | undefined {
+    return this.#flowControl;
+  }
+
   get watchCount(): number {
     return this.#env.watches.size;
   }

@@ -1,9 +1,11 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- tests read arbitrary JSON responses */
 import { describe, expect, it } from "vitest";
 import type { AdmissionPlugin } from "../../registry/types.js";
 import { configMap, startTestPlane } from "../test-support.js";
 import { defaultFlowSchemas, defaultPriorityLevels, type FlowSchema, type PriorityLevelConfiguration } from "./defaults.js";
 
-const uidOf = (list: Array<FlowSchema | PriorityLevelConfiguration>, name: string) => list.find((o) => o.metadata.name === name)!.metadata.uid;
+const FC = "/apis/flowcontrol.apiserver.k8s.io/v1";
+const ADMIN = { "X-Test-User": "admin", "X-Test-Groups": "system:masters" };
 const SCHEMAS = defaultFlowSchemas();
 const LEVELS = defaultPriorityLevels();
 
@@ -57,19 +59,24 @@ function holdingAdmission() {
 describe("API Priority and Fairness", () => {
   it("classifies requests by the upstream FlowSchemas and names them in the X-Kubernetes-PF-* headers", async () => {
     const t = await startTestPlane({ authenticate });
+    const uids = new Map<string, string>();
+    for (const plural of ["flowschemas", "prioritylevelconfigurations"]) {
+      for (const item of (await t.call("GET", `${FC}/${plural}`, { headers: ADMIN })).json.items as FlowSchema[]) uids.set(`${plural}/${item.metadata.name}`, item.metadata.uid);
+    }
+    const uidOf = (kind: "schema" | "level", name: string) => uids.get(`${kind === "schema" ? "flowschemas" : "prioritylevelconfigurations"}/${name}`);
     try {
       const anonymous = await t.call("GET", "/api/v1/namespaces/default/configmaps");
-      expect(anonymous.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf(SCHEMAS, "global-default"));
-      expect(anonymous.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf(LEVELS, "global-default"));
+      expect(anonymous.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf("schema", "global-default"));
+      expect(anonymous.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf("level", "global-default"));
       const admin = await t.call("GET", "/api/v1/namespaces", { headers: { "X-Test-User": "admin", "X-Test-Groups": "system:masters" } });
-      expect(admin.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf(SCHEMAS, "exempt"));
-      expect(admin.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf(LEVELS, "exempt"));
+      expect(admin.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf("schema", "exempt"));
+      expect(admin.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf("level", "exempt"));
       const probe = await t.call("GET", "/readyz");
-      expect(probe.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf(SCHEMAS, "probes"));
+      expect(probe.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf("schema", "probes"));
       const sa = await t.call("GET", "/api/v1/namespaces/default/configmaps", {
         headers: { "X-Test-User": "system:serviceaccount:default:app", "X-Test-Groups": "system:serviceaccounts" },
       });
-      expect(sa.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf(LEVELS, "workload-low"));
+      expect(sa.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf("level", "workload-low"));
       const metrics = (await t.call("GET", "/metrics")).text;
       expect(metrics).toMatch(/apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} [1-9]/);
       expect(metrics).toContain('apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"} 245');
@@ -158,8 +165,9 @@ describe("API Priority and Fairness", () => {
       const rejected = await t.call("GET", "/api/v1/namespaces/default/configmaps");
       expect(rejected.status).toBe(429);
       expect(rejected.headers.get("retry-after")).toBe("1");
-      expect(rejected.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(everything.metadata.uid);
-      expect(rejected.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(level.metadata.uid);
+      const storedUid = async (path: string) => (await t.call("GET", `${FC}/${path}`, { headers: admin })).json.metadata.uid as string;
+      expect(rejected.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(await storedUid("flowschemas/everything"));
+      expect(rejected.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(await storedUid("prioritylevelconfigurations/tiny"));
       expect(rejected.json).toMatchObject({ kind: "Status", reason: "TooManyRequests", code: 429, details: { retryAfterSeconds: 1 } });
       const metrics = (await t.call("GET", "/metrics", { headers: admin })).text;
       expect(metrics).toMatch(/apiserver_flowcontrol_rejected_requests_total\{flow_schema="everything",priority_level="tiny",reason="queue-full"\} [1-9]/);
@@ -170,11 +178,53 @@ describe("API Priority and Fairness", () => {
       // A watch takes the only seat while it starts, then frees it: later requests are served.
       const watch = await fetch(`${t.url}/api/v1/namespaces/default/configmaps?watch=1`);
       expect(watch.status).toBe(200);
-      expect(watch.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(level.metadata.uid);
+      expect(watch.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(await storedUid("prioritylevelconfigurations/tiny"));
       expect((await t.call("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
       await watch.body?.cancel();
     } finally {
       hold.open();
+      await t.close();
+    }
+  });
+
+  it("serves FlowSchemas and PriorityLevelConfigurations, bootstrapped with upstream's, and applies changes to them", async () => {
+    const t = await startTestPlane({ authenticate });
+    try {
+      const schemas = (await t.call("GET", `${FC}/flowschemas`)).json.items.map((o: FlowSchema) => o.metadata.name);
+      expect(schemas).toEqual(expect.arrayContaining(SCHEMAS.map((o) => o.metadata.name)));
+      const levels = (await t.call("GET", `${FC}/prioritylevelconfigurations`)).json.items.map((o: PriorityLevelConfiguration) => o.metadata.name);
+      expect(levels).toEqual(expect.arrayContaining(["exempt", "system", "workload-low", "global-default", "catch-all"]));
+      const table = await t.call("GET", `${FC}/prioritylevelconfigurations/global-default`, { headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+      expect(table.json.rows[0].cells).toEqual(["global-default", "Limited", "20", "128", "6", "50", expect.any(String)]);
+
+      const exemptUid = (await t.call("GET", `${FC}/prioritylevelconfigurations/exempt`)).json.metadata.uid as string;
+      const vip = { "X-Test-User": "vip" };
+      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-prioritylevel-uid")).not.toBe(exemptUid);
+      const created = await t.call("POST", `${FC}/flowschemas`, {
+        body: {
+          apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+          kind: "FlowSchema",
+          metadata: { name: "vip" },
+          spec: {
+            priorityLevelConfiguration: { name: "exempt" },
+            matchingPrecedence: 50,
+            rules: [{ subjects: [{ kind: "User", user: { name: "vip" } }], resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"] }] }],
+          },
+        },
+      });
+      expect(created.status).toBe(201);
+      const deadline = Date.now() + 5000;
+      while ((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-prioritylevel-uid") !== exemptUid) {
+        if (Date.now() > deadline) throw new Error("the new FlowSchema was never applied");
+      }
+      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-flowschema-uid")).toBe(created.json.metadata.uid);
+
+      const invalid = await t.call("POST", `${FC}/prioritylevelconfigurations`, {
+        body: { apiVersion: "flowcontrol.apiserver.k8s.io/v1", kind: "PriorityLevelConfiguration", metadata: { name: "bad" }, spec: { type: "Limited", limited: { limitResponse: { type: "Queue", queuing: { queues: 2, handSize: 4, queueLengthLimit: 10 } } } } },
+      });
+      expect(invalid.status).toBe(422);
+      expect(invalid.json.message).toContain("spec.limited.limitResponse.queuing.handSize: Invalid value: 4: should not be greater than queues (2)");
+    } finally {
       await t.close();
     }
   });

@@ -29,6 +29,8 @@ interface Level {
   queues: QueueSet | undefined;
   handSize: number;
   deckSize: number;
+  /** Seats and queuing, to tell whether a new configuration changes the level. */
+  shape: string;
 }
 
 /** A seat held by an admitted request; `release` is idempotent. */
@@ -44,34 +46,52 @@ export interface Admission extends Classification {
  * cannot be queued is rejected with 429 and `Retry-After`.
  */
 export class PriorityAndFairness {
-  readonly #schemas: FlowSchema[];
-  readonly #levels = new Map<string, Level>();
+  #schemas: FlowSchema[] = [];
+  #levels = new Map<string, Level>();
   readonly #metrics: FlowControlMetrics | undefined;
+  readonly #serverConcurrencyLimit: number;
+  readonly #queueWaitLimitMs: number;
 
   constructor(options: PriorityAndFairnessOptions) {
-    this.#schemas = orderSchemas(options.flowSchemas ?? defaultFlowSchemas());
-    const configs = options.priorityLevels ?? defaultPriorityLevels();
     this.#metrics = options.registry ? new FlowControlMetrics(options.registry) : undefined;
+    this.#serverConcurrencyLimit = options.serverConcurrencyLimit;
+    this.#queueWaitLimitMs = options.queueWaitLimitMs ?? 15_000;
+    this.configure(options.flowSchemas ?? defaultFlowSchemas(), options.priorityLevels ?? defaultPriorityLevels());
+  }
+
+  /**
+   * Applies a new configuration (the FlowSchemas and PriorityLevelConfigurations as stored now).
+   * A level whose seats and queuing did not change keeps its queues and the requests in them;
+   * requests admitted under a replaced level finish there.
+   */
+  configure(flowSchemas: readonly FlowSchema[], priorityLevels: readonly PriorityLevelConfiguration[]): void {
+    this.#schemas = orderSchemas(flowSchemas);
     let totalShares = 0;
-    for (const config of configs) if (config.spec.type === "Limited") totalShares += config.spec.limited.nominalConcurrencyShares;
-    for (const config of configs) {
+    for (const config of priorityLevels) if (config.spec.type === "Limited") totalShares += config.spec.limited.nominalConcurrencyShares;
+    const levels = new Map<string, Level>();
+    for (const config of priorityLevels) {
+      const name = config.metadata.name;
       if (config.spec.type === "Exempt") {
-        this.#levels.set(config.metadata.name, { config, queues: undefined, handSize: 0, deckSize: 0 });
-        this.#metrics?.nominalLimitSeats.set({ priority_level: config.metadata.name }, 0);
+        levels.set(name, { config, queues: undefined, handSize: 0, deckSize: 0, shape: "exempt" });
+        this.#metrics?.nominalLimitSeats.set({ priority_level: name }, 0);
         continue;
       }
       const limited = config.spec.limited;
       // Upstream: NominalCL = ceil(ServerCL * shares / sum of shares).
-      const nominal = Math.ceil((options.serverConcurrencyLimit * limited.nominalConcurrencyShares) / Math.max(1, totalShares));
+      const nominal = Math.ceil((this.#serverConcurrencyLimit * limited.nominalConcurrencyShares) / Math.max(1, totalShares));
       const queuing = limited.limitResponse.type === "Queue" ? limited.limitResponse.queuing : { queues: 0, handSize: 0, queueLengthLimit: 0 };
-      this.#levels.set(config.metadata.name, {
+      const shape = JSON.stringify([nominal, queuing.queues, queuing.handSize, queuing.queueLengthLimit]);
+      const previous = this.#levels.get(name);
+      levels.set(name, {
         config,
-        queues: new QueueSet(nominal, queuing, options.queueWaitLimitMs ?? 15_000),
+        queues: previous?.shape === shape && previous.queues ? previous.queues : new QueueSet(nominal, queuing, this.#queueWaitLimitMs),
         handSize: queuing.handSize,
         deckSize: queuing.queues,
+        shape,
       });
-      this.#metrics?.nominalLimitSeats.set({ priority_level: config.metadata.name }, nominal);
+      this.#metrics?.nominalLimitSeats.set({ priority_level: name }, nominal);
     }
+    this.#levels = levels;
   }
 
   /** The first FlowSchema (by precedence) that matches, and its priority level. */
