@@ -33,6 +33,13 @@ interface Level {
   shape: string;
 }
 
+const MANDATORY = new Set(["exempt", "catch-all"]);
+
+function withMandatory<T extends { metadata: { name: string } }>(given: readonly T[], defaults: readonly T[]): T[] {
+  const names = new Set(given.map((o) => o.metadata.name));
+  return [...given, ...defaults.filter((o) => MANDATORY.has(o.metadata.name) && !names.has(o.metadata.name))];
+}
+
 /** A seat held by an admitted request; `release` is idempotent. */
 export interface Admission extends Classification {
   release(): void;
@@ -65,6 +72,9 @@ export class PriorityAndFairness {
    * requests admitted under a replaced level finish there.
    */
   configure(flowSchemas: readonly FlowSchema[], priorityLevels: readonly PriorityLevelConfiguration[]): void {
+    // The mandatory objects are always in force, as upstream re-creates them when deleted.
+    flowSchemas = withMandatory(flowSchemas, defaultFlowSchemas());
+    priorityLevels = withMandatory(priorityLevels, defaultPriorityLevels());
     this.#schemas = orderSchemas(flowSchemas);
     let totalShares = 0;
     for (const config of priorityLevels) if (config.spec.type === "Limited") totalShares += config.spec.limited.nominalConcurrencyShares;
@@ -94,6 +104,11 @@ export class PriorityAndFairness {
     this.#levels = levels;
   }
 
+  /** A limited level's nominal seats; undefined for an exempt or unknown level. */
+  nominalSeats(priorityLevel: string): number | undefined {
+    return this.#levels.get(priorityLevel)?.queues?.concurrencyLimit;
+  }
+
   /** The first FlowSchema (by precedence) that matches, and its priority level. */
   classify(user: UserInfo, info: RequestInfo, method: string, path: string): Classification & { distinguisher: string } {
     for (const schema of this.#schemas) {
@@ -103,8 +118,8 @@ export class PriorityAndFairness {
       return { flowSchema: schema, priorityLevel: level.config, distinguisher: distinguisherOf(schema, user, info) };
     }
     // The mandatory catch-all matches everyone; without it, fall back to the lowest level.
-    const fallback = this.#levels.get("catch-all") ?? [...this.#levels.values()].at(-1)!;
-    return { flowSchema: this.#schemas.at(-1)!, priorityLevel: fallback.config, distinguisher: user.name };
+    const catchAll = this.#schemas.find((schema) => schema.metadata.name === "catch-all")!;
+    return { flowSchema: catchAll, priorityLevel: this.#levels.get("catch-all")!.config, distinguisher: user.name };
   }
 
   /**
