@@ -216,6 +216,12 @@ export const flowSchemasResource = defineResource<FlowSchemaObject>({
     { name: "MatchingPrecedence", type: "integer", description: "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request.", cell: (o) => o.spec?.matchingPrecedence ?? 0 },
     { name: "DistinguisherMethod", type: "string", description: "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema.", cell: (o) => o.spec?.distinguisherMethod?.type ?? "<none>" },
     ageColumn(),
+    {
+      name: "MissingPL",
+      type: "string",
+      description: "The priority level this schema references does not exist (its Dangling condition).",
+      cell: (o) => ((o as { status?: { conditions?: Array<{ type?: string; status?: string }> } }).status?.conditions ?? []).find((c) => c.type === "Dangling")?.status ?? "?",
+    },
   ],
   strategy: {
     prepareForCreate(object) {

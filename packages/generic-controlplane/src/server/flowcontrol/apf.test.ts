@@ -219,6 +219,23 @@ describe("API Priority and Fairness", () => {
       }
       expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-flowschema-uid")).toBe(created.json.metadata.uid);
 
+      // A schema naming a level that does not exist is marked Dangling (and skipped).
+      await t.call("POST", `${FC}/flowschemas`, {
+        body: {
+          apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+          kind: "FlowSchema",
+          metadata: { name: "orphan" },
+          spec: { priorityLevelConfiguration: { name: "nowhere" }, matchingPrecedence: 60, rules: [{ subjects: [{ kind: "User", user: { name: "*" } }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }] }] },
+        },
+      });
+      let dangling;
+      while (!(dangling = (await t.call("GET", `${FC}/flowschemas/orphan`)).json.status?.conditions?.[0])) if (Date.now() > deadline) throw new Error("never marked");
+      expect(dangling).toMatchObject({ type: "Dangling", status: "True", reason: "NotFound", message: 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object' });
+      expect((await t.call("GET", `${FC}/flowschemas/vip`)).json.status.conditions[0]).toMatchObject({ type: "Dangling", status: "False", reason: "Found" });
+      // The dangling schema would match /version first (precedence 60); it is skipped instead.
+      const globalDefaultUid = (await t.call("GET", `${FC}/prioritylevelconfigurations/global-default`)).json.metadata.uid as string;
+      expect((await t.call("GET", "/version")).headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(globalDefaultUid);
+
       const invalid = await t.call("POST", `${FC}/prioritylevelconfigurations`, {
         body: { apiVersion: "flowcontrol.apiserver.k8s.io/v1", kind: "PriorityLevelConfiguration", metadata: { name: "bad" }, spec: { type: "Limited", limited: { limitResponse: { type: "Queue", queuing: { queues: 2, handSize: 4, queueLengthLimit: 10 } } } } },
       });
