@@ -204,6 +204,22 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   const gitVersion = versionInfo().gitVersion ?? "";
 
+  // Object counts for flow control's work estimates, refreshed at most every 10 s per resource
+  // (upstream reads them from its periodically updated storage object counts).
+  const counts = new Map<string, { count: Promise<number | undefined>; at: number }>();
+  const storedObjects = (group: string, resource: string): Promise<number | undefined> => {
+    const key = `${group}/${resource}`;
+    const cached = counts.get(key);
+    if (cached && Date.now() - cached.at < 10_000) return cached.count;
+    const definition = definitions.find((d) => d.group === group && d.plural === resource);
+    if (definition === undefined) return Promise.resolve(undefined);
+    const where = definition.storedAs ?? definition;
+    const prefix = where.group === "" ? `/registry/${where.plural}` : `/registry/${where.group}/${where.plural}`;
+    const count = storage.count(prefix).catch(() => undefined);
+    counts.set(key, { count, at: Date.now() });
+    return count;
+  };
+
   const server = new ApiServer({
     resources: served,
     codecs,
@@ -222,6 +238,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    storedObjects,
     ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
     ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
     ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),

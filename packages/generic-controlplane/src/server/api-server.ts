@@ -18,6 +18,7 @@ import { WatchTracker } from "./watch-tracker.js";
 import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
+import { estimateSeats } from "./flowcontrol/work-estimate.js";
 
 /**
  * A stage of the handler chain, run in order for every request after the request has been
@@ -68,6 +69,11 @@ export interface ApiServerOptions {
    * false, the two max-in-flight limits below apply instead.
    */
   enablePriorityAndFairness?: boolean;
+  /**
+   * How many objects a resource holds, for flow control's work estimate (a LIST of many objects
+   * takes up to 10 seats). Undefined: every request takes one seat.
+   */
+  storedObjects?: (group: string, resource: string) => Promise<number | undefined>;
   /** The FlowSchemas and priority levels; default upstream's mandatory and suggested ones. */
   flowSchemas?: readonly FlowSchema[];
   priorityLevels?: readonly PriorityLevelConfiguration[];
@@ -333,8 +339,10 @@ export class ApiServer {
     const cancelled = new AbortController();
     const onClose = (): void => cancelled.abort();
     res.once("close", onClose);
+    const stored = info.isResourceRequest && this.#options.storedObjects ? await this.#options.storedObjects(info.group, info.resource) : undefined;
     const admission = await this.#flowControl!.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
       cancelled: cancelled.signal,
+      seats: estimateSeats(info, ctx.query, stored),
       onClassified: ({ flowSchema, priorityLevel }) => {
         res.setHeader("X-Kubernetes-PF-FlowSchema-UID", flowSchema.metadata.uid);
         res.setHeader("X-Kubernetes-PF-PriorityLevel-UID", priorityLevel.metadata.uid);

@@ -245,4 +245,18 @@ describe("API Priority and Fairness", () => {
       await t.close();
     }
   });
+
+  it("charges a LIST over many objects several seats (one per 100, up to 10), as upstream's work estimator", async () => {
+    const t = await startTestPlane({ authenticate });
+    try {
+      const configmaps = t.plane.store("", "configmaps")!;
+      for (let i = 0; i < 250; i++) await configmaps.create("default", configMap(`many-${i}`));
+      expect((await t.call("GET", "/api/v1/namespaces/default/configmaps")).json.items).toHaveLength(250);
+      const metrics = (await t.call("GET", "/metrics", { headers: ADMIN })).text;
+      expect(metrics).toContain('apiserver_flowcontrol_work_estimated_seats_sum{flow_schema="global-default",priority_level="global-default"} 5');
+      expect(metrics).toContain('apiserver_flowcontrol_work_estimated_seats_count{flow_schema="global-default",priority_level="global-default"} 1');
+    } finally {
+      await t.close();
+    }
+  });
 });

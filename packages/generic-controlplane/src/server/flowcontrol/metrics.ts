@@ -12,6 +12,7 @@ export class FlowControlMetrics {
   readonly executingSeats: Gauge<FlowLabels>;
   readonly nominalLimitSeats: Gauge<"priority_level">;
   readonly waitDuration: Histogram<FlowLabels | "execute">;
+  readonly estimatedSeats: Histogram<FlowLabels>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -56,6 +57,13 @@ export class FlowControlMetrics {
       help: "Length of time a request spent waiting in its queue",
       labelNames: ["flow_schema", "priority_level", "execute"],
       buckets: [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30],
+      registers,
+    });
+    this.estimatedSeats = new Histogram({
+      name: "apiserver_flowcontrol_work_estimated_seats",
+      help: "Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness",
+      labelNames: ["flow_schema", "priority_level"],
+      buckets: [1, 2, 4, 10],
       registers,
     });
   }

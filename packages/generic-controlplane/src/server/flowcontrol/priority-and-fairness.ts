@@ -136,6 +136,7 @@ export class PriorityAndFairness {
       metrics?.dispatched.inc(labels);
       return { ...classification, release: () => undefined };
     }
+    metrics?.estimatedSeats.observe(labels, options.seats ?? 1);
     const hand = level.deckSize === 0 ? [] : dealHand(flowHash(labels.flow_schema, classification.distinguisher), level.deckSize, level.handSize);
     const seats = options.seats ?? 1;
     const queuedAt = process.hrtime.bigint();
