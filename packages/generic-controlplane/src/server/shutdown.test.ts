@@ -41,7 +41,7 @@ describe("graceful shutdown", () => {
   });
 
   it("fails /readyz first and keeps serving during the shutdown delay", async () => {
-    const t = await startTestPlane({ shutdownDelayMs: 1500 });
+    const t = await startTestPlane({ shutdownDelayMs: 3000 });
     const closed = t.close();
     const ready = await t.call("GET", "/readyz?verbose");
     expect(ready.status).toBe(500);
