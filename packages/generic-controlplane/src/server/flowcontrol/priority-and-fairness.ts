@@ -104,6 +104,20 @@ export class PriorityAndFairness {
     this.#levels = levels;
   }
 
+  // Hands are dealt once per flow and level shape; a bounded cache, dropped when full.
+  readonly #hands = new Map<string, number[]>();
+
+  #hand(flowSchema: string, distinguisher: string, level: Level): number[] {
+    const key = `${level.deckSize}/${level.handSize}/${flowSchema}/${distinguisher}`;
+    let hand = this.#hands.get(key);
+    if (hand === undefined) {
+      if (this.#hands.size >= 10_000) this.#hands.clear();
+      hand = dealHand(flowHash(flowSchema, distinguisher), level.deckSize, level.handSize);
+      this.#hands.set(key, hand);
+    }
+    return hand;
+  }
+
   /** A limited level's nominal seats; undefined for an exempt or unknown level. */
   nominalSeats(priorityLevel: string): number | undefined {
     return this.#levels.get(priorityLevel)?.queues?.concurrencyLimit;
@@ -137,7 +151,7 @@ export class PriorityAndFairness {
       return { ...classification, release: () => undefined };
     }
     metrics?.estimatedSeats.observe(labels, options.seats ?? 1);
-    const hand = level.deckSize === 0 ? [] : dealHand(flowHash(labels.flow_schema, classification.distinguisher), level.deckSize, level.handSize);
+    const hand = level.deckSize === 0 ? [] : this.#hand(labels.flow_schema, classification.distinguisher, level);
     const seats = options.seats ?? 1;
     const queuedAt = process.hrtime.bigint();
     let grant: Grant;
