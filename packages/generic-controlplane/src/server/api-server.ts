@@ -339,7 +339,9 @@ export class ApiServer {
     const cancelled = new AbortController();
     const onClose = (): void => cancelled.abort();
     res.once("close", onClose);
-    const stored = info.isResourceRequest && this.#options.storedObjects ? await this.#options.storedObjects(info.group, info.resource) : undefined;
+    // Only a LIST or a watch's initial listing is charged by collection size.
+    const sized = info.isResourceRequest && (info.verb === "list" || info.verb === "watch");
+    const stored = sized && this.#options.storedObjects ? await this.#options.storedObjects(info.group, info.resource) : undefined;
     const admission = await this.#flowControl!.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
       cancelled: cancelled.signal,
       seats: estimateSeats(info, ctx.query, stored),
