@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createSqliteStorage } from "@kubekit/generic-controlplane";
 import { afterEach, describe, expect, it } from "vitest";
 import { mainScript, startBinary, type RunningBinary } from "./binary.test-support.js";
 
@@ -83,6 +85,62 @@ describe("sample-generic-controlplane binary", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('--controllers: "gc" is not in the list of known controllers');
+  });
+
+  it("compacts the storage at startup, not one --compaction-interval later", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const path = join(dir, "state.db");
+    // 1,500 revisions of history: compaction keeps the last 1,000.
+    const seed = await createSqliteStorage({ path, compactInterval: 0 });
+    const configMap = (i: number) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { i: String(i) } });
+    let kv = await seed.create("/registry/configmaps/default/c", configMap(0));
+    for (let i = 1; i < 1500; i++) kv = await seed.update("/registry/configmaps/default/c", configMap(i), kv.modRevision);
+    await seed.close();
+
+    const server = await start(["--port", "0", "--storage", `sqlite:${path}`, "--kubeconfig", join(dir, "kubeconfig"), "--compaction-interval", "1h", "--quiet"], dir);
+    // A list at an early revision answers 410 Expired once that revision is compacted away.
+    const oldList = () => fetch(`${server.url}/api/v1/namespaces/default/configmaps?resourceVersion=10&resourceVersionMatch=Exact`);
+    const deadline = Date.now() + 10_000;
+    let status = (await oldList()).status;
+    while (status !== 410 && Date.now() < deadline) status = (await oldList()).status;
+    expect(status).toBe(410);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+
+  it("lets exactly one of two servers started at the same instant on one sqlite file win; the other exits with a clear message", async () => {
+    const rounds = 5;
+    const outcomes = await Promise.all(
+      Array.from({ length: rounds }, async () => {
+        const dir = mkdtempSync(join(tmpdir(), "sample-gcp-race-"));
+        dirs.push(dir);
+        const args = (n: number) => ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, `kubeconfig-${n}`), "--quiet"];
+        const results = await Promise.allSettled([start(args(1), dir), start(args(2), dir)]);
+        const winners = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+        const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+        for (const winner of winners) {
+          // The winner serves writes: it owns the file.
+          const created = await fetch(`${winner.url}/api/v1/namespaces/default/configmaps`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner" } }),
+          });
+          expect(created.status).toBe(201);
+          winner.child.kill("SIGTERM");
+          expect(await winner.exited).toBe(0);
+        }
+        return { winners: winners.length, failures };
+      }),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.winners, JSON.stringify(outcome.failures)).toBe(1);
+      expect(outcome.failures).toHaveLength(1);
+      expect(outcome.failures[0]).toMatch(/exited with 1 before ready/);
+      expect(outcome.failures[0]).toMatch(/is in use by another process/);
+      // A clear message, not a stack trace.
+      expect(outcome.failures[0]).not.toMatch(/\n\s+at /);
+    }
   });
 
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {

@@ -20,10 +20,16 @@ async function main(): Promise<number> {
   if (options.storage.kind === "sqlite") {
     const path = resolve(options.storage.path);
     mkdirSync(dirname(path), { recursive: true });
-    storage = await createSqliteStorage({ path });
+    try {
+      storage = await createSqliteStorage({ path, compactInterval: options.compactionInterval });
+    } catch (error) {
+      // E.g. another server already owns the file: say so plainly and exit 1.
+      process.stderr.write(`sample-generic-controlplane: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
     log({ msg: "storage", backend: "sqlite", path });
   } else {
-    storage = createMemoryStorage();
+    storage = createMemoryStorage({ compactInterval: options.compactionInterval });
     log({ msg: "storage", backend: "memory" });
   }
   const plane = await createControlPlane({
@@ -31,6 +37,10 @@ async function main(): Promise<number> {
     host: options.host,
     port: options.port,
     name: "sample-generic-controlplane",
+    shutdownDelayMs: options.shutdownDelay,
+    enablePriorityAndFairness: options.enablePriorityAndFairness,
+    maxRequestsInflight: options.maxRequestsInflight,
+    maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
     logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
     ...(options.controllers.length > 0 ? { controllers: { controllers: options.controllers, ...(options.leaderElect ? {} : { leaderElection: false as const }) } } : {}),
   });

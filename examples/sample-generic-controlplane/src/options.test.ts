@@ -8,6 +8,11 @@ describe("parseOptions", () => {
       port: DEFAULT_PORT,
       storage: { kind: "sqlite", path: ".kubekit/data/state.db" },
       kubeconfig: DEFAULT_KUBECONFIG,
+      compactionInterval: 300_000,
+      shutdownDelay: 0,
+      enablePriorityAndFairness: true,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
       requestLog: true,
       controllers: ["*"],
       leaderElect: true,
@@ -17,12 +22,22 @@ describe("parseOptions", () => {
 
   it("reads every flag", () => {
     expect(
-      parseOptions(["--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k", "--quiet", "--controllers=*,-garbagecollector", "--leader-elect=false"]),
+      parseOptions([
+        "--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k",
+        "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s",
+        "--enable-priority-and-fairness=false", "--max-requests-inflight", "10", "--max-mutating-requests-inflight", "5",
+        "--quiet", "--controllers=*,-garbagecollector", "--leader-elect=false",
+      ]),
     ).toEqual({
       host: "::1",
       port: 0,
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
+      compactionInterval: 5_400_000,
+      shutdownDelay: 5000,
+      enablePriorityAndFairness: false,
+      maxRequestsInflight: 10,
+      maxMutatingRequestsInflight: 5,
       requestLog: false,
       controllers: ["*", "-garbagecollector"],
       leaderElect: false,
@@ -38,5 +53,17 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--nope"])).toThrow();
     expect(() => parseOptions(["--leader-elect", "maybe"])).toThrow('--leader-elect must be true or false, got "maybe"');
     expect(() => parseOptions(["--controllers", "*,-garbagecolector"])).toThrow('--controllers: "garbagecolector" is not in the list of known controllers');
+    expect(() => parseOptions(["--enable-priority-and-fairness=no"])).toThrow(/--enable-priority-and-fairness must be true or false/);
+    expect(() => parseOptions(["--max-requests-inflight", "1.5"])).toThrow(/--max-requests-inflight must be a non-negative integer/);
+  });
+
+  it("reads --compaction-interval as a Go duration, 0 turning compaction off", () => {
+    expect(parseOptions(["--compaction-interval", "0"]).compactionInterval).toBe(0);
+    expect(parseOptions(["--compaction-interval", "30s"]).compactionInterval).toBe(30_000);
+    expect(parseOptions(["--compaction-interval", "1.5h"]).compactionInterval).toBe(5_400_000);
+    expect(parseOptions(["--compaction-interval", "250ms"]).compactionInterval).toBe(250);
+    expect(() => parseOptions(["--compaction-interval", "5"])).toThrow(/--compaction-interval must be a duration/);
+    expect(() => parseOptions(["--compaction-interval", "5 m"])).toThrow(UsageError);
+    expect(() => parseOptions(["--compaction-interval=-1s"])).toThrow(UsageError);
   });
 });

@@ -7,6 +7,14 @@ export interface SampleOptions {
   /** `memory`, or `sqlite:<path>`. */
   storage: { kind: "memory" } | { kind: "sqlite"; path: string };
   kubeconfig: string;
+  /** Milliseconds between storage compactions (the first runs at startup); 0 turns them off. */
+  compactionInterval: number;
+  /** Milliseconds `/readyz` fails before the drain starts on SIGTERM/SIGINT (kube-apiserver's `--shutdown-delay-duration`). */
+  shutdownDelay: number;
+  /** API Priority and Fairness; false falls back to the max-in-flight limits. */
+  enablePriorityAndFairness: boolean;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
   /** kube-controller-manager's `--controllers` entries; empty runs no controllers. */
@@ -19,6 +27,8 @@ export interface SampleOptions {
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_STORAGE = "sqlite:.kubekit/data/state.db";
 export const DEFAULT_KUBECONFIG = ".kubekit/kubeconfig";
+/** kube-apiserver's `--etcd-compaction-interval` default (and kine's): 5m. */
+export const DEFAULT_COMPACTION_INTERVAL = "5m";
 
 export const USAGE = `Usage: sample-generic-controlplane [flags]
 
@@ -33,11 +43,26 @@ Flags:
                           (default "*")
   --leader-elect <bool>   run the controllers only while holding the Lease
                           kube-system/kube-controller-manager (default true)
+  --compaction-interval <duration>
+                          how often old revisions are compacted, e.g. 30s, 5m, 1h30m; the first
+                          compaction runs at startup; 0 turns compaction off (default ${DEFAULT_COMPACTION_INTERVAL})
+  --shutdown-delay-duration <duration>
+                          on SIGTERM/SIGINT, /readyz fails at once and requests are still served
+                          this long before the drain starts (default 0s)
+  --enable-priority-and-fairness=<true|false>
+                          API Priority and Fairness: fair queues per client and priority level
+                          (default true); false limits requests with the two max-in-flight limits
+  --max-requests-inflight <n>
+                          read-only requests in flight (default 400); with priority and fairness,
+                          the two limits add up to the server's seats
+  --max-mutating-requests-inflight <n>
+                          mutating requests in flight (default 200)
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
 Prints "ready <url>" on stdout once serving; logs go to stderr as JSON lines.
-SIGINT/SIGTERM shut down gracefully (watches end, in-flight requests finish).`;
+SIGINT/SIGTERM shut down gracefully: /readyz fails, requests are served for --shutdown-delay-duration,
+then new requests get 429 with Retry-After while watches end and in-flight requests finish.`;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -53,6 +78,11 @@ export function parseOptions(argv: string[]): SampleOptions {
       port: { type: "string", default: String(DEFAULT_PORT) },
       storage: { type: "string", default: DEFAULT_STORAGE },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
+      "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
+      "shutdown-delay-duration": { type: "string", default: "0s" },
+      "enable-priority-and-fairness": { type: "string", default: "true" },
+      "max-requests-inflight": { type: "string", default: "400" },
+      "max-mutating-requests-inflight": { type: "string", default: "200" },
       quiet: { type: "boolean", default: false },
       controllers: { type: "string", default: "*" },
       "leader-elect": { type: "string", default: "true" },
@@ -77,6 +107,11 @@ export function parseOptions(argv: string[]): SampleOptions {
     port,
     storage: parseStorage(values.storage),
     kubeconfig: values.kubeconfig,
+    compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
+    shutdownDelay: parseFlagDuration("--shutdown-delay-duration", values["shutdown-delay-duration"]),
+    enablePriorityAndFairness: parseFlagBool("--enable-priority-and-fairness", values["enable-priority-and-fairness"]),
+    maxRequestsInflight: parseFlagCount("--max-requests-inflight", values["max-requests-inflight"]),
+    maxMutatingRequestsInflight: parseFlagCount("--max-mutating-requests-inflight", values["max-mutating-requests-inflight"]),
     requestLog: !values.quiet,
     controllers,
     leaderElect: leaderElect === "true",
@@ -88,4 +123,40 @@ export function parseStorage(spec: string): SampleOptions["storage"] {
   if (spec === "memory") return { kind: "memory" };
   if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return { kind: "sqlite", path: spec.slice("sqlite:".length) };
   throw new UsageError(`--storage must be "memory" or "sqlite:<path>", got ${JSON.stringify(spec)}`);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's `time.ParseDuration` syntax (`300ms`, `30s`, `1h30m`, `1.5h`, `0`), as kube-apiserver's duration flags take; in milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  if (text === "0") return 0;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < text.length) {
+    part.lastIndex = at;
+    const match = part.exec(text);
+    if (match === null) return undefined;
+    total += Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+    at = part.lastIndex;
+  }
+  return at === 0 ? undefined : total;
+}
+
+function parseFlagDuration(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+function parseFlagBool(flag: string, text: string): boolean {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(text)}`);
+}
+
+function parseFlagCount(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return n;
 }

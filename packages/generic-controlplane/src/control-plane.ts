@@ -15,7 +15,7 @@ import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
 import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
 import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
-import { ApiServer, type HandlerStage } from "./server/api-server.js";
+import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
@@ -26,6 +26,9 @@ import type { ResourceHandlers } from "./server/resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./server/served-resource.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
+import { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
+import { startFlowControlConfig } from "./server/flowcontrol/config-controller.js";
+import { defaultFlowSchemas, defaultPriorityLevels } from "./server/flowcontrol/defaults.js";
 import type { Storage } from "./storage/types.js";
 
 export interface ControlPlaneOptions {
@@ -57,11 +60,36 @@ export interface ControlPlaneOptions {
   authorizer?: Authorizer;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
+  /**
+   * Request body deadlines in milliseconds: no byte for `bodyReadIdleTimeoutMs` (default 10000) or
+   * no complete body after `bodyReadTimeoutMs` (default 60000) answers 408 Timeout. 0 = no deadline.
+   */
+  bodyReadIdleTimeoutMs?: number;
+  bodyReadTimeoutMs?: number;
+  /**
+   * Who sent each request, before flow control sees it (the authentication filter's place);
+   * without it every request is `system:anonymous` in one flow.
+   */
+  authenticate?: ApiServerOptions["authenticate"];
+  /**
+   * API Priority and Fairness (default true, like kube-apiserver's `--enable-priority-and-fairness`):
+   * FlowSchemas classify requests into priority levels sharing `maxRequestsInflight +
+   * maxMutatingRequestsInflight` seats, with fair per-flow queues. false: the max-in-flight limits apply.
+   */
+  enablePriorityAndFairness?: boolean;
+  /** Flow control configuration; default upstream's mandatory and suggested FlowSchemas and priority levels. */
+  flowSchemas?: ApiServerOptions["flowSchemas"];
+  priorityLevels?: ApiServerOptions["priorityLevels"];
   /** Non-watch requests in flight beyond which new ones get 429 (defaults 400 and 200, like kube-apiserver; 0 = no limit). */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
   minRequestTimeoutSeconds?: number;
+  /**
+   * On `close()`, `/readyz` fails at once and requests are still served for this many
+   * milliseconds before the drain starts (kube-apiserver's `--shutdown-delay-duration`). Default 0.
+   */
+  shutdownDelayMs?: number;
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
   processMetrics?: boolean;
   /**
@@ -117,6 +145,13 @@ function groupResource(definition: ResourceDefinition): string {
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
   const definitions = [...(options.resources ?? selectBuiltinResources())];
+  const withFlowControl = options.enablePriorityAndFairness !== false;
+  // Like kube-apiserver, the flow control configuration is served as API objects while it is in force.
+  if (withFlowControl) {
+    for (const definition of [flowSchemasResource, priorityLevelConfigurationsResource]) {
+      if (!definitions.some((d) => d.group === definition.group && d.plural === definition.plural)) definitions.push(definition);
+    }
+  }
   const seen = new Set<string>();
   for (const definition of definitions) {
     const key = `${definition.group}/${definition.version}/${definition.plural}`;
@@ -162,7 +197,13 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   };
 
   let systemNamespacesReady = !withLifecycle;
-  const storageCheck: HealthCheck = { name: "etcd", check: async () => void (await storage.currentRevision()) };
+  const storageCheck: HealthCheck = {
+    name: "etcd",
+    check: async () => {
+      if (storage.checkHealth) await storage.checkHealth();
+      else await storage.currentRevision();
+    },
+  };
   const ping: HealthCheck = { name: "ping", check: () => undefined };
   const log: HealthCheck = { name: "log", check: () => undefined };
   const namespacesHook: HealthCheck = {
@@ -188,6 +229,22 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   const gitVersion = versionInfo().gitVersion ?? "";
 
+  // Object counts for flow control's work estimates, refreshed at most every 10 s per resource
+  // (upstream reads them from its periodically updated storage object counts).
+  const counts = new Map<string, { count: Promise<number | undefined>; at: number }>();
+  const storedObjects = (group: string, resource: string): Promise<number | undefined> => {
+    const key = `${group}/${resource}`;
+    const cached = counts.get(key);
+    if (cached && Date.now() - cached.at < 10_000) return cached.count;
+    const definition = definitions.find((d) => d.group === group && d.plural === resource);
+    if (definition === undefined) return Promise.resolve(undefined);
+    const where = definition.storedAs ?? definition;
+    const prefix = where.group === "" ? `/registry/${where.plural}` : `/registry/${where.group}/${where.plural}`;
+    const count = storage.count(prefix).catch(() => undefined);
+    counts.set(key, { count, at: Date.now() });
+    return count;
+  };
+
   const server = new ApiServer({
     resources: served,
     codecs,
@@ -203,6 +260,14 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     ...(options.logger ? { logger: options.logger } : {}),
     stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
+    ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    storedObjects,
+    ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
+    ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
+    ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
+    ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
@@ -217,6 +282,17 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       }
     }
     systemNamespacesReady = true;
+  }
+
+  let stopFlowControlConfig: (() => void) | undefined;
+  const flowSchemaStore = stores.get("flowschemas.flowcontrol.apiserver.k8s.io");
+  const priorityLevelStore = stores.get("prioritylevelconfigurations.flowcontrol.apiserver.k8s.io");
+  if (server.flowControl && flowSchemaStore && priorityLevelStore) {
+    stopFlowControlConfig = await startFlowControlConfig(
+      server.flowControl,
+      { flowSchemas: flowSchemaStore, priorityLevels: priorityLevelStore },
+      { flowSchemas: options.flowSchemas ?? defaultFlowSchemas(), priorityLevels: options.priorityLevels ?? defaultPriorityLevels() },
+    );
   }
 
   const host = options.host ?? "127.0.0.1";
@@ -275,6 +351,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         // Controllers first, so they release their Lease while the server still answers.
         await controllers?.stop();
         loopback?.close();
+        stopFlowControlConfig?.();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

@@ -49,6 +49,11 @@ export interface ControlPlaneErrorOptions {
   cause?: unknown;
   /** Extra Status metadata, e.g. the "inconsistent continue" token of a 410 on a compacted list. */
   continueToken?: string;
+  /**
+   * The HTTP status when it is not the reason's usual one, as upstream does for a few Status
+   * errors (e.g. reason `Timeout` with 408 for a request body that never arrived).
+   */
+  httpStatus?: number;
 }
 
 export class ControlPlaneError extends Error {
@@ -56,17 +61,19 @@ export class ControlPlaneError extends Error {
   readonly code: ControlPlaneErrorCode;
   readonly details: StatusDetails | undefined;
   readonly continueToken: string | undefined;
+  readonly #httpStatus: number | undefined;
 
   constructor(code: ControlPlaneErrorCode, message: string, options: ControlPlaneErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;
     this.continueToken = options.continueToken;
+    this.#httpStatus = options.httpStatus;
   }
 
   /** The HTTP status code a client sees for this error. */
   get httpStatus(): number {
-    return HTTP_STATUS[this.code];
+    return this.#httpStatus ?? HTTP_STATUS[this.code];
   }
 
   /** The `kind: Status` body for this error. */

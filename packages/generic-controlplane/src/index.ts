@@ -138,6 +138,17 @@ export {
 } from "./openapi/index.js";
 export { createControlPlane, type ControlPlane, type ControlPlaneControllers, type ControlPlaneOptions } from "./control-plane.js";
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
+export {
+  defaultFlowSchemas,
+  defaultPriorityLevels,
+  type FlowSchema,
+  type NonResourcePolicyRule,
+  type PolicyRulesWithSubjects,
+  type PriorityLevelConfiguration,
+  type ResourcePolicyRule,
+  type Subject,
+} from "./server/flowcontrol/defaults.js";
+export { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
 export type { RequestContext } from "./server/context.js";
 export type { ResourceHandlers, SubresourceHandler } from "./server/resource-handler.js";
 export type { HandlerCodecs, IncludeObject, ServedResource } from "./server/served-resource.js";

@@ -161,7 +161,9 @@ export async function startWatch(
           timer.unref();
           // Upstream's cacher also sends one 2 s before the watch's deadline (besides the periodic ones).
           const pre = request.deadline === undefined ? -1 : request.deadline - PRE_DEADLINE_BOOKMARK_MS - Date.now();
-          if (pre >= 0) {
+          // Beyond Node's timer range (~24.8 days) setTimeout would fire at once; such a watch
+          // gets the periodic bookmarks only.
+          if (pre >= 0 && pre <= MAX_TIMER_MS) {
             preDeadline = setTimeout(() => emit(bookmark()), pre);
             preDeadline.unref();
           }
@@ -173,6 +175,8 @@ export async function startWatch(
 
   return { stop };
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function cached(ctx: WatchContext, source: object, key: string, build: () => WatchEvent): WatchEvent {
   let byType = ctx.eventCache.get(source);

@@ -1,20 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
+import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout, readBody, type BodyReadLimits } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import type { HandlerEnv } from "./handler-env.js";
 import type { HealthCheck, HealthEndpoint } from "./health.js";
 import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
-import { parseRequestInfo, type ResourceRequestInfo } from "./request-info.js";
+import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { serveResource, type ResourceHandlers } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
 import { pathNotFound, writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
+import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
+import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
+import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
+import { estimateSeats } from "./flowcontrol/work-estimate.js";
 
 /**
  * A stage of the handler chain, run in order for every request after the request has been
@@ -46,15 +50,52 @@ export interface ApiServerOptions {
   stages?: readonly HandlerStage[];
   maxBodyBytes?: number;
   /**
+   * Deadlines for receiving a request body: no byte for `bodyReadIdleTimeoutMs` (default 10 s) or
+   * no complete body after `bodyReadTimeoutMs` (default 60 s, kube-apiserver's request timeout)
+   * answers 408 and closes the connection. Bodies are read before the request takes an in-flight
+   * seat, so clients that send slowly cannot lock others out. 0 turns a deadline off.
+   */
+  bodyReadIdleTimeoutMs?: number;
+  bodyReadTimeoutMs?: number;
+  /**
+   * Who sent the request (the authentication filter's place in the chain): runs before flow
+   * control and sets `ctx.user`. Without it every request is `system:anonymous`.
+   */
+  authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+  /**
+   * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
+   * requests are classified by FlowSchemas into priority levels that share
+   * `maxRequestsInflight + maxMutatingRequestsInflight` seats, with fair queues per flow. When
+   * false, the two max-in-flight limits below apply instead.
+   */
+  enablePriorityAndFairness?: boolean;
+  /**
+   * How many objects a resource holds, for flow control's work estimate (a LIST of many objects
+   * takes up to 10 seats). Undefined: every request takes one seat.
+   */
+  storedObjects?: (group: string, resource: string) => Promise<number | undefined>;
+  /** The FlowSchemas and priority levels; default upstream's mandatory and suggested ones. */
+  flowSchemas?: readonly FlowSchema[];
+  priorityLevels?: readonly PriorityLevelConfiguration[];
+  /**
    * In-flight limits like kube-apiserver's `--max-requests-inflight` (400) and
    * `--max-mutating-requests-inflight` (200): requests beyond them get 429 TooManyRequests with
-   * `Retry-After: 1`. Watches do not count. 0 turns a limit off.
+   * `Retry-After: 1`. Watches do not count. 0 turns a limit off. With priority and fairness
+   * enabled they only size its seats (their sum).
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
   /** Watches without `timeoutSeconds` last between this and twice this (kube-apiserver's `--min-request-timeout`, 1800). */
   minRequestTimeoutSeconds?: number;
+  /**
+   * kube-apiserver's `--shutdown-delay-duration`: on `close()`, `/readyz` fails at once but requests
+   * are served normally for this long, so load balancers stop sending here first. Default 0.
+   */
+  shutdownDelayMs?: number;
 }
+
+/** Health probes and metrics are answered during the drain, so probes see the real state. */
+const DRAIN_EXEMPT_PATHS = /^\/(readyz|livez|healthz|metrics)(\/|$)/;
 
 const READ_VERBS = new Set(["get", "list", "watch"]);
 
@@ -64,13 +105,16 @@ function resourceKey(group: string, version: string, plural: string): string {
 
 /**
  * The HTTP front of the control plane: a node:http server with the handler chain
- * `request-info → in-flight accounting → [stages] → dispatch (non-resource | resource)`, where
+ * `request-info → authenticate → body read → flow control (priority and fairness, or max-in-flight) →
+ * [stages] → dispatch (non-resource | resource)`, where
  * metrics and the request log are written when each response finishes.
  */
 export class ApiServer {
   readonly #resources = new Map<string, ServedResource>();
   readonly #handlers = new Map<string, ResourceHandlers>();
   readonly #env: HandlerEnv;
+  readonly #bodyLimits: BodyReadLimits;
+  readonly #flowControl: PriorityAndFairness | undefined;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server;
@@ -79,6 +123,8 @@ export class ApiServer {
   #drained: (() => void) | undefined;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
+  /** Set once the shutdown delay is over: new requests get 429 while in-flight ones finish. */
+  #draining = false;
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
@@ -89,6 +135,20 @@ export class ApiServer {
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
     };
+    this.#bodyLimits = {
+      maxBytes: this.#env.maxBodyBytes,
+      idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
+      timeoutMs: options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
+    };
+    this.#flowControl =
+      options.enablePriorityAndFairness === false
+        ? undefined
+        : new PriorityAndFairness({
+            serverConcurrencyLimit: Math.max(1, (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200)),
+            ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
+            ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
+            ...(metrics ? { registry: metrics.registry } : {}),
+          });
     const shutdown: HealthCheck = {
       name: "shutdown",
       check: () => {
@@ -145,6 +205,11 @@ export class ApiServer {
     return this.#resources.get(resourceKey(group, version, plural));
   }
 
+  /** API Priority and Fairness, when enabled: `configure()` applies FlowSchemas and priority levels. */
+  get flowControl(): PriorityAndFairness | undefined {
+    return this.#flowControl;
+  }
+
   get watchCount(): number {
     return this.#env.watches.size;
   }
@@ -164,12 +229,20 @@ export class ApiServer {
   }
 
   /**
-   * Graceful shutdown: `/readyz` fails, no new connections are accepted, open watches end
-   * cleanly (clients re-watch elsewhere), and in-flight requests finish (up to `timeoutMs`).
+   * Graceful shutdown, in kube-apiserver's order: `/readyz` fails at once; requests are served
+   * for `shutdownDelayMs`; then the listener closes, open watches end cleanly (clients re-watch
+   * elsewhere), new requests on kept-alive connections get 429 with `Retry-After: 5` and
+   * `Connection: close` (upstream's `--shutdown-send-retry-after`), in-flight requests finish (up to
+   * `timeoutMs`), and the remaining connections close.
    */
   async close(timeoutMs = 10_000): Promise<void> {
     this.#shuttingDown = true;
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    const delay = this.#options.shutdownDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    this.#draining = true;
+    // net.Server's close stops accepting connections but, unlike http.Server's, leaves kept-alive
+    // ones open, so a request sent on one gets the 429 above rather than a reset.
+    const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(this.#server, () => resolve()));
     this.#env.watches.endAll();
     if (this.#inflight.size > 0) {
       await new Promise<void>((resolve) => {
@@ -199,13 +272,25 @@ export class ApiServer {
       if (!res.writableFinished && (metrics || logger)) this.#record(ctx, mutating);
     });
     try {
+      if (this.#draining && !DRAIN_EXEMPT_PATHS.test(ctx.path)) {
+        res.setHeader("Connection", "close");
+        throw new ControlPlaneError("TooManyRequests", "The apiserver is shutting down, please try again later.", { details: { retryAfterSeconds: 5 } });
+      }
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
       mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
-      if (info.isResourceRequest && info.verb !== "watch") {
+      if (this.#options.authenticate) ctx.user = (await this.#options.authenticate(ctx)) ?? undefined;
+      const isWatch = info.isResourceRequest && info.verb === "watch";
+      if (!isWatch) this.#track(res);
+      // The body arrives before the request takes a seat: a client sending slowly (or never
+      // finishing) waits on its own socket, not in a seat other writers need.
+      if (mutating) await readBody(ctx.req, this.#bodyLimits);
+      if (this.#flowControl) {
+        await this.#admit(ctx, info, isWatch);
+      } else if (info.isResourceRequest && !isWatch) {
         this.#checkInflightLimit(mutating);
-        this.#track(res, mutating);
       }
+      if (!isWatch) this.#seat(res, mutating);
       for (const stage of this.#options.stages ?? []) {
         if ((await stage.handle(ctx)) === true) return;
       }
@@ -213,7 +298,6 @@ export class ApiServer {
         await this.#serveResource(ctx, info);
         return;
       }
-      this.#track(res, false);
       const documents = this.#currentDocuments();
       const served = await serveNonResource(ctx, info.segments, {
         version: this.#options.version,
@@ -227,6 +311,8 @@ export class ApiServer {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       }
+      // The rest of a body that never came cannot be skipped: the connection is done.
+      if (isBodyTimeout(error) && !res.headersSent) res.setHeader("Connection", "close");
       try {
         writeError(ctx, error);
       } catch (writeFailure) {
@@ -244,6 +330,36 @@ export class ApiServer {
     return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
   }
 
+  /**
+   * Waits for a seat in the request's priority level and holds it until the response closes (a
+   * watch: until it is initialized). Answers the `X-Kubernetes-PF-*` headers, rejections included.
+   */
+  async #admit(ctx: RequestContext, info: RequestInfo, isWatch: boolean): Promise<void> {
+    const { res } = ctx;
+    const cancelled = new AbortController();
+    const onClose = (): void => cancelled.abort();
+    res.once("close", onClose);
+    // Only a LIST or a watch's initial listing is charged by collection size.
+    const sized = info.isResourceRequest && (info.verb === "list" || info.verb === "watch");
+    const stored = sized && this.#options.storedObjects ? await this.#options.storedObjects(info.group, info.resource) : undefined;
+    const admission = await this.#flowControl!.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
+      cancelled: cancelled.signal,
+      seats: estimateSeats(info, ctx.query, stored),
+      onClassified: ({ flowSchema, priorityLevel }) => {
+        res.setHeader("X-Kubernetes-PF-FlowSchema-UID", flowSchema.metadata.uid);
+        res.setHeader("X-Kubernetes-PF-PriorityLevel-UID", priorityLevel.metadata.uid);
+      },
+    });
+    res.off("close", onClose);
+    if (res.destroyed) {
+      admission.release();
+      return;
+    }
+    const release = (): void => admission.release();
+    res.once("close", release);
+    if (isWatch) ctx.watchInitialized = release;
+  }
+
   #checkInflightLimit(mutating: boolean): void {
     const limit = mutating ? (this.#options.maxMutatingRequestsInflight ?? 200) : (this.#options.maxRequestsInflight ?? 400);
     if (limit > 0 && this.#inflightByKind[mutating ? "mutating" : "readOnly"] >= limit) {
@@ -251,18 +367,25 @@ export class ApiServer {
     }
   }
 
-  #track(res: ServerResponse, mutating: boolean): void {
+  /** Counts the request for the shutdown drain (every non-watch request, seated or not). */
+  #track(res: ServerResponse): void {
     if (this.#inflight.has(res)) return;
     this.#inflight.add(res);
-    const kind = mutating ? "mutating" : "readOnly";
-    this.#inflightByKind[kind]++;
-    const gauge = this.#options.metrics?.inflightByKind[mutating ? "mutating" : "readOnly"];
-    gauge?.inc();
     res.once("close", () => {
       this.#inflight.delete(res);
+      if (this.#inflight.size === 0) this.#drained?.();
+    });
+  }
+
+  /** Holds an in-flight seat of the request's kind until its response closes. */
+  #seat(res: ServerResponse, mutating: boolean): void {
+    const kind = mutating ? "mutating" : "readOnly";
+    this.#inflightByKind[kind]++;
+    const gauge = this.#options.metrics?.inflightByKind[kind];
+    gauge?.inc();
+    res.once("close", () => {
       this.#inflightByKind[kind]--;
       gauge?.dec();
-      if (this.#inflight.size === 0) this.#drained?.();
     });
   }
 

@@ -4,12 +4,57 @@ import { ControlPlaneError } from "../errors.js";
 /** kube-apiserver's request body limit (3 MiB, `--max-request-body-bytes` default). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/** A body that sends no byte for this long is given up on (408). */
+export const DEFAULT_BODY_READ_IDLE_TIMEOUT_MS = 10_000;
+/** The whole body must arrive within this, like kube-apiserver's `--request-timeout` (60 s) for a whole request. */
+export const DEFAULT_BODY_READ_TIMEOUT_MS = 60_000;
+
+export interface BodyReadLimits {
+  /** Bytes; beyond them the request fails with 413. */
+  maxBytes: number;
+  /** Milliseconds without a byte before the read fails with 408; 0 = no limit. */
+  idleTimeoutMs?: number;
+  /** Milliseconds for the whole body before the read fails with 408; 0 = no limit. */
+  timeoutMs?: number;
+}
+
 function tooLarge(limit: number): ControlPlaneError {
   return new ControlPlaneError("RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
 }
 
-/** Reads the whole body, failing with 413 as soon as it passes `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * 408 with reason Timeout: the client did not send its body in time. Upstream's request-timeout
+ * filter answers a stuck request after 60 s; a body that stops arriving is the client's fault, so
+ * it gets HTTP's own code for that rather than a 5xx.
+ */
+function bodyTimeout(why: string): ControlPlaneError {
+  return new ControlPlaneError("Timeout", `Timeout: request body not received in time: ${why}`, { httpStatus: 408 });
+}
+
+/** Whether `error` is a body read that ran out of time (the connection cannot be reused after it). */
+export function isBodyTimeout(error: unknown): boolean {
+  return error instanceof ControlPlaneError && error.code === "Timeout" && error.httpStatus === 408;
+}
+
+// One read per request: the server reads a mutating request's body before it takes an in-flight
+// seat, and the handler that decodes it later gets the same bytes.
+const reads = new WeakMap<IncomingMessage, Promise<Buffer>>();
+
+/**
+ * Reads the whole body, failing with 413 as soon as it passes the byte limit and with 408 when it
+ * stalls or takes too long. Calling it again for the same request returns the first read.
+ */
+export function readBody(req: IncomingMessage, limits: number | BodyReadLimits): Promise<Buffer> {
+  let read = reads.get(req);
+  if (read === undefined) {
+    read = startRead(req, typeof limits === "number" ? { maxBytes: limits } : limits);
+    reads.set(req, read);
+  }
+  return read;
+}
+
+function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer> {
+  const limit = limits.maxBytes;
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume();
@@ -19,25 +64,47 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    let totalTimer: NodeJS.Timeout | undefined;
+    const stopTimers = (): void => {
+      clearTimeout(idleTimer);
+      clearTimeout(totalTimer);
+    };
+    const fail = (error: ControlPlaneError): void => {
+      if (failed) return;
+      failed = true;
+      chunks.length = 0;
+      stopTimers();
+      reject(error);
+    };
+    const idle = limits.idleTimeoutMs ?? 0;
+    const armIdle = (): void => {
+      if (idle <= 0) return;
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => fail(bodyTimeout(`no data for ${idle / 1000}s`)), idle);
+    };
+    const total = limits.timeoutMs ?? 0;
+    if (total > 0) totalTimer = setTimeout(() => fail(bodyTimeout(`not complete after ${total / 1000}s`)), total);
+    armIdle();
     req.on("data", (chunk: Buffer) => {
       if (failed) return;
+      armIdle();
       size += chunk.length;
       if (size > limit) {
-        failed = true;
-        chunks.length = 0;
-        reject(tooLarge(limit));
+        fail(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
     });
+    let ended = false;
     req.on("end", () => {
+      ended = true;
+      stopTimers();
       if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    req.on("error", (error) => {
-      if (!failed) {
-        failed = true;
-        reject(new ControlPlaneError("BadRequest", `error reading request body: ${error.message}`, { cause: error }));
-      }
+    req.on("error", (error) => fail(new ControlPlaneError("BadRequest", `error reading request body: ${error.message}`, { cause: error })));
+    req.on("close", () => {
+      if (!ended) fail(new ControlPlaneError("BadRequest", "error reading request body: the client closed the connection"));
     });
   });
 }

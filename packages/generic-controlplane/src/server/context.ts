@@ -24,6 +24,11 @@ export interface RequestContext {
   readonly auditID: string;
   /** Long-running requests (watch) are not counted as in flight for shutdown waiting and close their own stream. */
   longRunning: boolean;
+  /**
+   * Set by flow control for a watch: the handler calls it once the watch is set up and its
+   * initial events are sent, which frees the seat the watch held while doing that work.
+   */
+  watchInitialized?: () => void;
 }
 
 export function createContext(req: IncomingMessage, res: ServerResponse): RequestContext {

@@ -1,7 +1,7 @@
 /**
  * Child process for the LIST memory test and the bench: serves a control plane on a sqlite
  * database (argv[2]) holding `argv[3]` ConfigMaps in namespace `load`, then prints
- * `ready <url>`. Running in its own process keeps its RSS apart from the test runner's. Runs from
+ * `ready <url>`. A bearer token is taken as the user's name. Running in its own process keeps its RSS apart from the test runner's. Runs from
  * source on Node's type transform; the hook maps the `.js` specifiers to `.ts` files. A `gc` line
  * on stdin collects garbage (with --expose-gc) and answers `gc` once done, so a measurement starts
  * from the live heap. It exits when stdin closes, so it never outlives the process that started it.
@@ -29,7 +29,20 @@ if (path === undefined) throw new Error("usage: list-load-server.fixture.ts <db 
 const count = Number(countArg ?? "50000");
 
 const storage = await createSqliteStorage({ path, compactInterval: 0 });
-const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1", processMetrics: false });
+// "Authorization: Bearer <name>" names the user, so a test can be several clients; "admin" is in
+// system:masters, which priority and fairness exempts (as kube-apiserver's loopback client).
+const plane = await createControlPlane({
+  storage,
+  port: 0,
+  host: "127.0.0.1",
+  processMetrics: false,
+  authenticate: (ctx) => {
+    const bearer = /^Bearer (\S+)$/.exec(ctx.req.headers.authorization ?? "");
+    if (bearer === null) return undefined;
+    const name = bearer[1]!;
+    return { name, groups: name === "admin" ? ["system:masters", "system:authenticated"] : ["system:authenticated"] };
+  },
+});
 process.stdin.on("close", () => void plane.close().finally(() => process.exit(0)));
 process.stdin.on("data", (chunk: Buffer) => {
   for (const line of chunk.toString().split("\n")) {

@@ -108,6 +108,30 @@ describe("watch", () => {
     expect(events).toHaveLength(1);
   });
 
+  it("keeps a watch open for a timeoutSeconds beyond Node's timer range (2,147,484 s and more)", async () => {
+    for (const timeout of ["2147484", "9223372036854775807"]) {
+      const rv = (await t.call("GET", CM)).json.metadata.resourceVersion;
+      const w = await openWatch(`${CM}?watch=1&resourceVersion=${rv}&timeoutSeconds=${timeout}`);
+      await t.call("POST", CM, { body: configMap(`long-timeout-${timeout.length}`) });
+      const events = await w.next(1);
+      expect(events[0]).toMatchObject({ type: "ADDED", object: { metadata: { name: `long-timeout-${timeout.length}` } } });
+      w.close();
+    }
+  });
+
+  it("rejects a timeoutSeconds that is not an int64 with 400, as ParseInt does upstream", async () => {
+    for (const [value, why] of [
+      ["1e99", "invalid syntax"],
+      ["1.5", "invalid syntax"],
+      ["0x10", "invalid syntax"],
+      ["9223372036854775808", "value out of range"],
+    ] as const) {
+      const response = await t.call("GET", `${CM}?watch=1&timeoutSeconds=${value}`);
+      expect(response.status, value).toBe(400);
+      expect(response.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400, message: `strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}` });
+    }
+  });
+
   it("starts with ADDED events for the current state when no resourceVersion is given, on the legacy /watch/ path", async () => {
     await t.call("POST", CM, { body: configMap("legacy-w") });
     const w = await openWatch(`/api/v1/watch/namespaces/default/configmaps/legacy-w`);

@@ -1,6 +1,6 @@
-/** How a backend compacts itself; kine's defaults (every 5 minutes, keep at least 1,000 revisions). */
+/** How a backend compacts itself; kine's defaults (at start, then every 5 minutes; keep at least 1,000 revisions). */
 export interface CompactionOptions {
-  /** Milliseconds between automatic compactions; 0 turns them off. Default 300000. */
+  /** Milliseconds between automatic compactions (the first runs at startup); 0 turns them off. Default 300000. */
   compactInterval?: number;
   /** Revisions automatic compaction keeps below the current one. Default 1000. */
   minRetainRevisions?: number;
@@ -8,6 +8,7 @@ export interface CompactionOptions {
 
 export const DEFAULT_COMPACT_INTERVAL = 300_000;
 export const DEFAULT_MIN_RETAIN_REVISIONS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Compactable {
   currentRevision(): Promise<number>;
@@ -15,13 +16,17 @@ interface Compactable {
   compact(revision: number): Promise<void>;
 }
 
-/** Starts the periodic compaction; the returned function stops it. The timer never keeps the process alive. */
+/**
+ * Starts the periodic compaction: a first round right away (so a server restarted more often than
+ * the interval still compacts), then one every interval. The returned function stops it. The
+ * timers never keep the process alive.
+ */
 export function startCompactor(storage: Compactable, options: CompactionOptions): () => void {
   const interval = options.compactInterval ?? DEFAULT_COMPACT_INTERVAL;
   const retain = options.minRetainRevisions ?? DEFAULT_MIN_RETAIN_REVISIONS;
   if (!Number.isFinite(interval) || interval <= 0) return () => {};
   let running = false;
-  const timer = setInterval(() => {
+  const round = (): void => {
     if (running) return;
     running = true;
     void compactOnce(storage, retain)
@@ -31,9 +36,16 @@ export function startCompactor(storage: Compactable, options: CompactionOptions)
       .finally(() => {
         running = false;
       });
-  }, interval);
+  };
+  const first = setTimeout(round, 0);
+  first.unref();
+  // Node fires a timer longer than 2^31-1 ms after 1 ms; a longer interval waits the longest it can.
+  const timer = setInterval(round, Math.min(interval, MAX_TIMER_MS));
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
 }
 
 /** Compacts up to `current - retain`, when that moves the compacted revision forward. */

@@ -175,6 +175,11 @@ class MemoryStorage implements Storage {
     return Promise.resolve();
   }
 
+  /** Memory cannot fail underneath; only a closed store is unhealthy. */
+  checkHealth(): Promise<void> {
+    return this.closed ? Promise.reject(storageClosed()) : Promise.resolve();
+  }
+
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
+import { fillDiskUnder } from "./disk-full.fixture.js";
 import { LIST_SQL, createSqliteStorage } from "./sqlite.js";
 import { prepareDatabase } from "./sqlite-schema.js";
 import type { StorageEvent } from "./types.js";
@@ -166,6 +167,38 @@ describe("createSqliteStorage", () => {
       expect(await storage.compactedRevision()).toBe(writes - 1000);
       await expectCode(storage.get("/c/x", { revision: writes - 1001 }), "Expired");
       expect((await storage.get("/c/x", { revision: writes - 1000 }))?.value).toBe(String(writes - 1001));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("compacts as soon as it opens, not one interval later", async () => {
+    const path = freshPath();
+    const writer = await createSqliteStorage({ path, compactInterval: 0 });
+    let kv = await writer.create("/c/x", "0");
+    for (let i = 1; i < 1500; i++) kv = await writer.update("/c/x", String(i), kv.modRevision);
+    await writer.close();
+    // An hour-long interval: only a round at startup can compact within the test.
+    const reopened = await createSqliteStorage({ path, compactInterval: 3_600_000 });
+    try {
+      const deadline = Date.now() + 3000;
+      while ((await reopened.compactedRevision()) !== 500 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(await reopened.compactedRevision()).toBe(500);
+      await expectCode(reopened.get("/c/x", { revision: 499 }), "Expired");
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("reports itself unhealthy once writes fail (disk full)", async () => {
+    const path = freshPath();
+    const storage = await createSqliteStorage({ path, compactInterval: 0 });
+    try {
+      await storage.create("/h/a", "1");
+      await storage.checkHealth!();
+      expect(fillDiskUnder(path)).toBeGreaterThan(0);
+      await expect(storage.create("/h/b", "2")).rejects.toThrow();
+      await expect(storage.checkHealth!()).rejects.toThrow(/storage writes are failing: (database or disk is full|disk I\/O error|database disk image is malformed)/);
     } finally {
       await storage.close();
     }

@@ -19,7 +19,7 @@ export interface SqliteStorageOptions extends CompactionOptions {
    * power loss, at one fsync per commit. See the README's durability notes.
    */
   synchronous?: SqliteSynchronous;
-  /** How long to wait for a lock held by another connection. Default 5000 ms. */
+  /** How long to wait for a lock held by another connection (also how long opening waits for another process to let go of the file). Default 5000 ms. */
   busyTimeout?: number;
   /** Revisions compacted per transaction, so writers are never held up for long. Default 1000. */
   compactBatchSize?: number;
@@ -35,21 +35,53 @@ const MAX_WRITES_PER_TRANSACTION = 1000;
  * `setImmediate`, so a write burst never starves I/O and concurrent requests share one commit.
  * Watches are fed from the committed rows in-process, replaying older history from the table.
  */
-export function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
-  try {
-    const storage = new SqliteStorage(options);
-    const stopCompactor = startCompactor(storage, options);
-    const close = storage.close.bind(storage);
-    storage.close = () => {
-      stopCompactor();
-      return close();
-    };
-    return Promise.resolve(storage);
-  } catch (error) {
-    return Promise.reject(
-      isControlPlaneError(error) ? error : new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error }),
-    );
+export async function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
+  const storage = await openExclusively(options);
+  const stopCompactor = startCompactor(storage, options);
+  const close = storage.close.bind(storage);
+  storage.close = () => {
+    stopCompactor();
+    return close();
+  };
+  return storage;
+}
+
+/**
+ * Opens the file and takes its exclusive lock, waiting up to `busyTimeout` for another process to
+ * let go. Two processes opening the same file at once can each hold a shared lock while waiting
+ * for the other's (SQLite's exclusive locking mode keeps it while waiting), so both would time
+ * out: instead each attempt waits briefly, and on a lock conflict the connection is closed (which
+ * drops its locks) and tried again after a random pause, so exactly one of them wins.
+ */
+async function openExclusively(options: SqliteStorageOptions): Promise<SqliteStorage> {
+  const busyTimeout = Math.max(0, options.busyTimeout ?? 5000);
+  const deadline = Date.now() + busyTimeout;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    try {
+      return new SqliteStorage(options, Math.min(remaining, OPEN_ATTEMPT_BUSY_MS));
+    } catch (error) {
+      if (isControlPlaneError(error)) throw error;
+      if (!isLocked(error)) throw new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error });
+      if (Date.now() >= deadline) {
+        throw new ControlPlaneError(
+          "ServiceUnavailable",
+          `cannot open sqlite storage at ${options.path}: the database is in use by another process (database is locked after waiting ${busyTimeout} ms); only one server can use a file at a time`,
+          { cause: error },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(deadline - Date.now(), 5 + Math.random() * OPEN_ATTEMPT_BUSY_MS)));
+    }
   }
+}
+
+/** How long one open attempt waits on another connection's lock before backing off. */
+const OPEN_ATTEMPT_BUSY_MS = 50;
+
+/** SQLITE_BUSY / SQLITE_LOCKED (and their extended codes) from node:sqlite. */
+function isLocked(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
 interface Row {
@@ -89,14 +121,18 @@ class SqliteStorage implements Storage {
   private queue: QueuedWrite[] = [];
   private drainScheduled = false;
   private compaction: Promise<void> = Promise.resolve();
+  /** The last storage-level write failure (disk full, I/O error), until a write succeeds again. */
+  private writeFailure: Error | undefined;
 
-  constructor(options: SqliteStorageOptions) {
+  /** `openBusyTimeoutMs`: how long opening waits for another connection's lock (then `busyTimeout` applies). */
+  constructor(options: SqliteStorageOptions, openBusyTimeoutMs: number) {
     const sqlite = process.getBuiltinModule("node:sqlite");
     // Like etcd's --data-dir, a fresh path just works: the directory is created with the file.
     if (options.path !== ":memory:" && !options.path.startsWith("file:")) mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new sqlite.DatabaseSync(options.path);
     try {
-      prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: options.busyTimeout ?? 5000 });
+      prepareDatabase(this.db, { synchronous: options.synchronous ?? "normal", busyTimeoutMs: openBusyTimeoutMs });
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeout ?? 5000))}`);
       this.statements = prepareStatements(this.db);
       this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
       this.compacted = Number((this.statements.readMeta.get("compact_revision") as { value: number }).value);
@@ -201,6 +237,24 @@ class SqliteStorage implements Storage {
     return run;
   }
 
+  /**
+   * Healthy while the file can be read and the last write did not fail at the storage level.
+   * After a failed write it probes with a one-row write, so it recovers once the disk does.
+   */
+  checkHealth(): Promise<void> {
+    return settle(() => {
+      if (this.closed) throw storageClosed();
+      this.statements.readMeta.get("compact_revision");
+      if (this.writeFailure === undefined) return;
+      try {
+        this.statements.probeWrite.run(Date.now());
+        this.writeFailure = undefined;
+      } catch (error) {
+        throw new ControlPlaneError("ServiceUnavailable", `storage writes are failing: ${errorMessage(error)}`, { cause: error });
+      }
+    });
+  }
+
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
@@ -276,8 +330,14 @@ class SqliteStorage implements Storage {
           throw error;
         }
       } catch (error) {
-        // Nothing of this batch was committed; the revision counter is reloaded from the table.
-        this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+        this.writeFailure = error instanceof Error ? error : new Error(String(error));
+        // Nothing of this batch was committed; the revision counter is reloaded from the table
+        // (when even that read fails, the counter still holds the last committed revision).
+        try {
+          this.revision = Number((this.statements.currentRevision.get() as { revision: number }).revision);
+        } catch {
+          // Reported by checkHealth; the next write reloads nothing it has not committed.
+        }
         const failure = new ControlPlaneError("InternalError", `storage write failed: ${String(error)}`, { cause: error });
         for (const queued of batch) queued.reject(failure);
         continue;
@@ -290,6 +350,7 @@ class SqliteStorage implements Storage {
         this.revision = outcome.kv.modRevision;
       }
       this.liveCounts.apply(events);
+      this.writeFailure = undefined;
       this.hub.publish(events);
       for (let i = 0; i < batch.length; i++) {
         const outcome = outcomes[i]!;
@@ -371,6 +432,7 @@ function prepareStatements(db: DatabaseSync) {
     currentRevision: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision"),
     readMeta: prepare("SELECT value FROM kine_meta WHERE name = ?"),
     writeMeta: prepare("UPDATE kine_meta SET value = ? WHERE name = ?"),
+    probeWrite: prepare("INSERT OR REPLACE INTO kine_meta (name, value) VALUES ('health_probe', ?)"),
     // prev_revision grows with id along a key's rows, so these walk the unique index from the newest row.
     latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
     atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
@@ -406,6 +468,10 @@ function toEvent(row: Row): StorageEvent {
     return { type: "delete", kv: { key: row.name, value: row.old_value ?? "", createRevision, modRevision: row.id }, prev: prev! };
   }
   return { type: "put", kv: { key: row.name, value: row.value ?? "", createRevision, modRevision: row.id }, prev };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function settle<T>(read: () => T): Promise<T> {

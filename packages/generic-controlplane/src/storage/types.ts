@@ -103,5 +103,11 @@ export interface Storage {
   compactedRevision(): Promise<number>;
   /** Discard history at or below `revision` (never the latest value of a live key). */
   compact(revision: number): Promise<void>;
+  /**
+   * Rejects while the backend cannot serve (closed, unreadable, writes failing on a full disk or
+   * an I/O error); `/readyz`, `/livez` and `/healthz` report it as their `etcd` check. Optional:
+   * without it the server only checks that `currentRevision()` answers.
+   */
+  checkHealth?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,12 +1,36 @@
-import type { DeleteOptions, KubeObject, OwnerReference } from "../../api/types.js";
-import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../../validation/object-meta.js";
+import type {
+  DeleteOptions,
+  KubeObject,
+  OwnerReference,
+} from "../../api/types.js";
+import {
+  FINALIZER_DELETE_DEPENDENTS,
+  FINALIZER_ORPHAN_DEPENDENTS,
+} from "../../validation/object-meta.js";
 import { isConflict, isNotFound, type KubeClient } from "../client.js";
-import { discoverPreferredResources, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
+import {
+  discoverPreferredResources,
+  GroupDiscoveryFailedError,
+  supportsVerbs,
+  type DiscoveredResource,
+} from "../discovery.js";
 import type { Informer } from "../informer.js";
-import { SharedInformerFactory, aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
+import {
+  SharedInformerFactory,
+  aborted,
+  runWorkers,
+  type Controller,
+  type ControllerContext,
+} from "../runtime.js";
 import { WorkQueue } from "../workqueue.js";
 import { GraphBuilder } from "./graph-builder.js";
-import { formatIdentity, hasDeleteDependentsFinalizer, hasOrphanFinalizer, type GraphNode, type ObjectIdentity } from "./graph.js";
+import {
+  formatIdentity,
+  hasDeleteDependentsFinalizer,
+  hasOrphanFinalizer,
+  type GraphNode,
+  type ObjectIdentity,
+} from "./graph.js";
 
 export interface GarbageCollectorOptions {
   /** Workers per queue (default 20, kube-controller-manager's `--concurrent-gc-syncs`). */
@@ -16,6 +40,9 @@ export interface GarbageCollectorOptions {
 }
 
 const DEFAULT_IGNORED = ["events.", "events.events.k8s.io"];
+
+/** How long workers wait for a newly monitored resource's first list (upstream: the resync period, 30 s by default). */
+const SYNC_TIMEOUT_MS = 30_000;
 
 /** Why `attemptToDelete` forgets a node instead of retrying. */
 const enum Outcome {
@@ -33,10 +60,13 @@ const enum Outcome {
  * propagation. A dependent goes once none of its owners exists (a reference whose uid does not
  * match counts as absent); a namespaced owner counts only in its dependent's namespace.
  */
-export function garbageCollector(options: GarbageCollectorOptions = {}): Controller {
+export function garbageCollector(
+  options: GarbageCollectorOptions = {}
+): Controller {
   return {
     name: "garbagecollector",
-    run: (context, signal) => new GarbageCollector(context, options).run(signal),
+    run: (context, signal) =>
+      new GarbageCollector(context, options).run(signal),
   };
 }
 
@@ -46,38 +76,95 @@ class GarbageCollector {
   readonly #attemptToDelete: WorkQueue;
   readonly #attemptToOrphan: WorkQueue;
   readonly #graph: GraphBuilder;
-  readonly #monitors = new Map<string, { resource: DiscoveredResource; informer: Informer }>();
+  readonly #monitors = new Map<
+    string,
+    { resource: DiscoveredResource; informer: Informer }
+  >();
   /** Metadata-only informers of its own, as upstream's collector: owner references are all it reads. */
   readonly #informers: SharedInformerFactory;
   readonly #ignored: Set<string>;
   readonly #workers: number;
+  /**
+   * Settles once every monitor started so far has its first list in the graph. Workers wait on it
+   * (a later one at most SYNC_TIMEOUT_MS, as upstream's Sync), so no owner is orphaned or
+   * dependent deleted on a graph that is still missing a resource's objects.
+   */
+  #graphSynced: Promise<void> = Promise.resolve();
 
   constructor(context: ControllerContext, options: GarbageCollectorOptions) {
     this.#context = context;
     this.#client = context.client;
-    const registry = context.registry !== undefined ? { registry: context.registry } : {};
-    this.#attemptToDelete = new WorkQueue({ name: "garbage_collector_attempt_to_delete", ...registry });
-    this.#attemptToOrphan = new WorkQueue({ name: "garbage_collector_attempt_to_orphan", ...registry });
-    this.#graph = new GraphBuilder(this.#attemptToDelete, this.#attemptToOrphan, context.events("garbage-collector-controller"), context.logger);
+    const registry =
+      context.registry !== undefined ? { registry: context.registry } : {};
+    this.#attemptToDelete = new WorkQueue({
+      name: "garbage_collector_attempt_to_delete",
+      ...registry,
+    });
+    this.#attemptToOrphan = new WorkQueue({
+      name: "garbage_collector_attempt_to_orphan",
+      ...registry,
+    });
+    this.#graph = new GraphBuilder(
+      this.#attemptToDelete,
+      this.#attemptToOrphan,
+      context.events("garbage-collector-controller"),
+      context.logger
+    );
     this.#ignored = new Set(options.ignoredResources ?? DEFAULT_IGNORED);
     this.#workers = options.workers ?? 20;
-    this.#informers = new SharedInformerFactory(context.client, { ...context.informerOptions, metadataOnly: true });
+    this.#informers = new SharedInformerFactory(context.client, {
+      ...context.informerOptions,
+      metadataOnly: true,
+    });
   }
 
   async run(signal: AbortSignal): Promise<void> {
     const logger = this.#context.logger;
     this.#informers.start();
-    await this.#syncMonitors().catch((error: unknown) => logger({ level: "warn", msg: "garbage collector discovery failed", error: String(error) }));
+    await this.#syncMonitors().catch((error: unknown) =>
+      logger({
+        level: "warn",
+        msg: "garbage collector discovery failed",
+        error: String(error),
+      })
+    );
+    // Upstream's Run waits for the graph before its first worker, however long that takes.
+    await Promise.race([this.#graphSynced, aborted(signal)]);
     // Resource types come and go: follow discovery.
     const resync = setInterval(() => {
-      void this.#syncMonitors().catch((error: unknown) => logger({ level: "warn", msg: "garbage collector discovery failed", error: String(error) }));
+      void this.#syncMonitors().catch((error: unknown) =>
+        logger({
+          level: "warn",
+          msg: "garbage collector discovery failed",
+          error: String(error),
+        })
+      );
     }, this.#context.discoveryPeriodMs);
     resync.unref();
-    const deleters = runWorkers(this.#attemptToDelete, this.#workers, (uid) => this.#attemptToDeleteWorker(uid), logger);
-    const orphaners = runWorkers(this.#attemptToOrphan, this.#workers, (uid) => this.#attemptToOrphanWorker(uid), logger);
+    const deleters = runWorkers(
+      this.#attemptToDelete,
+      this.#workers,
+      async (uid) => {
+        await this.#whenGraphSynced();
+        await this.#attemptToDeleteWorker(uid);
+      },
+      logger
+    );
+    const orphaners = runWorkers(
+      this.#attemptToOrphan,
+      this.#workers,
+      async (uid) => {
+        await this.#whenGraphSynced();
+        await this.#attemptToOrphanWorker(uid);
+      },
+      logger
+    );
     await aborted(signal);
     clearInterval(resync);
-    await Promise.all([this.#attemptToDelete.shutDownWithDrain(), this.#attemptToOrphan.shutDownWithDrain()]);
+    await Promise.all([
+      this.#attemptToDelete.shutDownWithDrain(),
+      this.#attemptToOrphan.shutDownWithDrain(),
+    ]);
     await Promise.all([deleters, orphaners]);
     await this.#informers.stop();
   }
@@ -92,26 +179,54 @@ class GarbageCollector {
       resources = error.resources;
     }
     this.#context.mapper.set(resources);
-    const deletable = resources.filter((r) => supportsVerbs(r, "delete", "list", "watch") && !this.#ignored.has(`${r.resource}.${r.group}`));
+    const deletable = resources.filter(
+      (r) =>
+        supportsVerbs(r, "delete", "list", "watch") &&
+        !this.#ignored.has(`${r.resource}.${r.group}`)
+    );
     const wanted = new Set(deletable.map((r) => `${r.group}/${r.resource}`));
+    const started: Informer[] = [];
     for (const resource of deletable) {
       const key = `${resource.group}/${resource.resource}`;
       if (this.#monitors.has(key)) continue;
       const informer = this.#informers.informerFor(resource);
       informer.addEventHandler({
         add: (object) => this.#graph.process({ type: "add", object }),
-        update: (oldObject, object) => this.#graph.process({ type: "update", object, oldObject }),
+        update: (oldObject, object) =>
+          this.#graph.process({ type: "update", object, oldObject }),
         delete: (object) => this.#graph.process({ type: "delete", object }),
       });
       informer.start();
+      started.push(informer);
       this.#monitors.set(key, { resource, informer });
-      this.#context.logger({ msg: "garbage collector monitoring", resource: key });
+      this.#context.logger({
+        msg: "garbage collector monitoring",
+        resource: key,
+      });
+    }
+    if (started.length > 0) {
+      const previous = this.#graphSynced;
+      this.#graphSynced = Promise.all([
+        previous,
+        ...started.map((informer) => informer.waitForSync()),
+      ]).then(() => undefined);
     }
     for (const [key, monitor] of this.#monitors) {
       if (wanted.has(key)) continue;
       this.#monitors.delete(key);
       await this.#informers.remove(monitor.resource);
     }
+  }
+
+  /** Waits for the graph, giving up after SYNC_TIMEOUT_MS (a resource that never lists must not stop collection). */
+  async #whenGraphSynced(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SYNC_TIMEOUT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.#graphSynced, timeout]);
+    clearTimeout(timer);
   }
 
   // ---- attemptToDelete ---------------------------------------------------------------------
@@ -123,7 +238,12 @@ class GarbageCollector {
     if (outcome !== Outcome.Done) return;
     // A virtual node not yet observed is checked again, so one added and removed while the watch
     // was down does not linger (upstream issue 56121).
-    if (!node.observed && this.#graph.uidToNode.get(uid) === node) throw new Error(`item ${formatIdentity(node.identity)} hasn't been observed via informer yet`);
+    if (!node.observed && this.#graph.uidToNode.get(uid) === node)
+      throw new Error(
+        `item ${formatIdentity(
+          node.identity
+        )} hasn't been observed via informer yet`
+      );
   }
 
   async #attemptToDeleteItem(item: GraphNode): Promise<Outcome> {
@@ -141,30 +261,54 @@ class GarbageCollector {
     if (references.length === 0) return Outcome.Done;
 
     const classified = await this.#classifyReferences(item, references);
-    if (classified === Outcome.NamespacedOwnerOfClusterScoped) return classified;
+    if (classified === Outcome.NamespacedOwnerOfClusterScoped)
+      return classified;
     const { solid, dangling, waiting } = classified;
     if (solid.length > 0) {
       if (dangling.length === 0 && waiting.length === 0) return Outcome.Done;
       // Some owner still holds it: only the references to absent or foreground-deleting owners go.
       const remove = new Set([...dangling, ...waiting].map((r) => r.uid));
-      this.#context.logger({ msg: "removing dangling owner references", item: formatIdentity(item.identity), owners: [...remove] });
-      await this.#patchOwnerReferences(item, (refs) => refs.filter((r) => !remove.has(r.uid)));
+      this.#context.logger({
+        msg: "removing dangling owner references",
+        item: formatIdentity(item.identity),
+        owners: [...remove],
+      });
+      await this.#patchOwnerReferences(item, (refs) =>
+        refs.filter((r) => !remove.has(r.uid))
+      );
       return Outcome.Done;
     }
     if (waiting.length > 0 && item.dependents.size > 0) {
       for (const dep of item.dependents) {
         if (!dep.deletingDependents) continue;
         // Break a possible cycle of foreground deletions: make this item's references non-blocking first.
-        this.#context.logger({ msg: "unblocking owner references to prevent a cycle", item: formatIdentity(item.identity) });
-        await this.#patchOwnerReferences(item, (refs) => refs.map((r) => (r.blockOwnerDeletion === true ? { ...r, blockOwnerDeletion: false } : r)));
+        this.#context.logger({
+          msg: "unblocking owner references to prevent a cycle",
+          item: formatIdentity(item.identity),
+        });
+        await this.#patchOwnerReferences(item, (refs) =>
+          refs.map((r) =>
+            r.blockOwnerDeletion === true
+              ? { ...r, blockOwnerDeletion: false }
+              : r
+          )
+        );
         break;
       }
       // Its owner waits for it and it has dependents itself: it goes in the foreground too.
       await this.#deleteObject(item.identity, "Foreground");
       return Outcome.Done;
     }
-    const policy = hasOrphanFinalizer(latest) ? "Orphan" : hasDeleteDependentsFinalizer(latest) ? "Foreground" : "Background";
-    this.#context.logger({ msg: "deleting object", item: formatIdentity(item.identity), propagationPolicy: policy });
+    const policy = hasOrphanFinalizer(latest)
+      ? "Orphan"
+      : hasDeleteDependentsFinalizer(latest)
+      ? "Foreground"
+      : "Background";
+    this.#context.logger({
+      msg: "deleting object",
+      item: formatIdentity(item.identity),
+      propagationPolicy: policy,
+    });
     await this.#deleteObject(item.identity, policy);
     return Outcome.Done;
   }
@@ -172,17 +316,28 @@ class GarbageCollector {
   async #processDeletingDependentsItem(item: GraphNode): Promise<void> {
     const blocking = item.blockingDependents();
     if (blocking.length === 0) {
-      this.#context.logger({ msg: "removing foregroundDeletion finalizer", item: formatIdentity(item.identity) });
+      this.#context.logger({
+        msg: "removing foregroundDeletion finalizer",
+        item: formatIdentity(item.identity),
+      });
       await this.#removeFinalizer(item, FINALIZER_DELETE_DEPENDENTS);
       return;
     }
-    for (const dep of blocking) if (!dep.deletingDependents) this.#graph.enqueueDelete(dep);
+    for (const dep of blocking)
+      if (!dep.deletingDependents) this.#graph.enqueueDelete(dep);
   }
 
   async #classifyReferences(
     item: GraphNode,
-    references: readonly OwnerReference[],
-  ): Promise<{ solid: OwnerReference[]; dangling: OwnerReference[]; waiting: OwnerReference[] } | Outcome.NamespacedOwnerOfClusterScoped> {
+    references: readonly OwnerReference[]
+  ): Promise<
+    | {
+        solid: OwnerReference[];
+        dangling: OwnerReference[];
+        waiting: OwnerReference[];
+      }
+    | Outcome.NamespacedOwnerOfClusterScoped
+  > {
     const solid: OwnerReference[] = [];
     const dangling: OwnerReference[] = [];
     const waiting: OwnerReference[] = [];
@@ -190,19 +345,41 @@ class GarbageCollector {
       const result = await this.#isDangling(reference, item);
       if (result === Outcome.NamespacedOwnerOfClusterScoped) return result;
       if (result.dangling) dangling.push(reference);
-      else if (result.owner?.metadata?.deletionTimestamp !== undefined && hasDeleteDependentsFinalizer(result.owner)) waiting.push(reference);
+      else if (
+        result.owner?.metadata?.deletionTimestamp !== undefined &&
+        hasDeleteDependentsFinalizer(result.owner)
+      )
+        waiting.push(reference);
       else solid.push(reference);
     }
     return { solid, dangling, waiting };
   }
 
-  async #isDangling(reference: OwnerReference, item: GraphNode): Promise<{ dangling: boolean; owner?: KubeObject } | Outcome.NamespacedOwnerOfClusterScoped> {
-    const key: ObjectIdentity = { apiVersion: reference.apiVersion, kind: reference.kind, name: reference.name, uid: reference.uid, namespace: "" };
+  async #isDangling(
+    reference: OwnerReference,
+    item: GraphNode
+  ): Promise<
+    | { dangling: boolean; owner?: KubeObject }
+    | Outcome.NamespacedOwnerOfClusterScoped
+  > {
+    const key: ObjectIdentity = {
+      apiVersion: reference.apiVersion,
+      kind: reference.kind,
+      name: reference.name,
+      uid: reference.uid,
+      namespace: "",
+    };
     if (this.#graph.absentOwners.has(key)) return { dangling: true };
     const namespacedKey = { ...key, namespace: item.identity.namespace };
     if (this.#graph.absentOwners.has(namespacedKey)) return { dangling: true };
-    const resource = await this.#context.mapper.lookup(reference.apiVersion, reference.kind);
-    if (resource === undefined) throw new Error(`unable to get REST mapping for ${reference.apiVersion}/${reference.kind}`);
+    const resource = await this.#context.mapper.lookup(
+      reference.apiVersion,
+      reference.kind
+    );
+    if (resource === undefined)
+      throw new Error(
+        `unable to get REST mapping for ${reference.apiVersion}/${reference.kind}`
+      );
     if (resource.namespaced && item.identity.namespace === "") {
       this.#graph.reportInvalidNamespaceOwnerRef(item, reference.uid);
       return Outcome.NamespacedOwnerOfClusterScoped;
@@ -210,7 +387,11 @@ class GarbageCollector {
     const cacheKey = resource.namespaced ? namespacedKey : key;
     let owner: KubeObject;
     try {
-      owner = await this.#client.get({ ...resource, version: versionOf(reference.apiVersion) }, resource.namespaced ? item.identity.namespace : undefined, reference.name);
+      owner = await this.#client.get(
+        { ...resource, version: versionOf(reference.apiVersion) },
+        resource.namespaced ? item.identity.namespace : undefined,
+        reference.name
+      );
     } catch (error) {
       if (!isNotFound(error)) throw error;
       this.#graph.absentOwners.add(cacheKey);
@@ -228,7 +409,11 @@ class GarbageCollector {
   /** A namespaced owner that exists, but in another namespace than its dependent: say so on the dependent. */
   #reportIfElsewhere(item: GraphNode, reference: OwnerReference): void {
     const known = this.#graph.uidToNode.get(reference.uid);
-    if (known?.observed && known.identity.namespace !== "" && known.identity.namespace !== item.identity.namespace) {
+    if (
+      known?.observed &&
+      known.identity.namespace !== "" &&
+      known.identity.namespace !== item.identity.namespace
+    ) {
       this.#graph.reportInvalidNamespaceOwnerRef(item, reference.uid);
     }
   }
@@ -242,11 +427,18 @@ class GarbageCollector {
     await Promise.all(
       [...owner.dependents].map(async (dep) => {
         try {
-          await this.#patchOwnerReferences(dep, (refs) => refs.filter((r) => r.uid !== owner.identity.uid));
+          await this.#patchOwnerReferences(dep, (refs) =>
+            refs.filter((r) => r.uid !== owner.identity.uid)
+          );
         } catch (error) {
-          if (!isNotFound(error)) failures.push(`orphaning ${formatIdentity(dep.identity)} failed, ${String(error)}`);
+          if (!isNotFound(error))
+            failures.push(
+              `orphaning ${formatIdentity(dep.identity)} failed, ${String(
+                error
+              )}`
+            );
         }
-      }),
+      })
     );
     if (failures.length > 0) throw new Error(failures.join("; "));
     await this.#removeFinalizer(owner, FINALIZER_ORPHAN_DEPENDENTS);
@@ -255,9 +447,18 @@ class GarbageCollector {
   // ---- API calls ---------------------------------------------------------------------------
 
   async #resourceOf(identity: ObjectIdentity) {
-    const resource = await this.#context.mapper.lookup(identity.apiVersion, identity.kind);
-    if (resource === undefined) throw new Error(`unable to get REST mapping for ${identity.apiVersion}/${identity.kind}`);
-    return { ref: { ...resource, version: versionOf(identity.apiVersion) }, namespace: resource.namespaced ? identity.namespace : undefined };
+    const resource = await this.#context.mapper.lookup(
+      identity.apiVersion,
+      identity.kind
+    );
+    if (resource === undefined)
+      throw new Error(
+        `unable to get REST mapping for ${identity.apiVersion}/${identity.kind}`
+      );
+    return {
+      ref: { ...resource, version: versionOf(identity.apiVersion) },
+      namespace: resource.namespaced ? identity.namespace : undefined,
+    };
   }
 
   async #getObject(identity: ObjectIdentity): Promise<KubeObject | undefined> {
@@ -271,20 +472,33 @@ class GarbageCollector {
     }
   }
 
-  async #deleteObject(identity: ObjectIdentity, policy: NonNullable<DeleteOptions["propagationPolicy"]>): Promise<void> {
+  async #deleteObject(
+    identity: ObjectIdentity,
+    policy: NonNullable<DeleteOptions["propagationPolicy"]>
+  ): Promise<void> {
     const { ref, namespace } = await this.#resourceOf(identity);
     try {
-      await this.#client.delete(ref, namespace, identity.name, { propagationPolicy: policy, preconditions: { uid: identity.uid } });
+      await this.#client.delete(ref, namespace, identity.name, {
+        propagationPolicy: policy,
+        preconditions: { uid: identity.uid },
+      });
     } catch (error) {
       // Gone already, or replaced by a namesake (the uid precondition failed): nothing to do.
       if (isNotFound(error)) return;
-      if (isConflict(error) && /Precondition failed: UID/.test((error as Error).message)) return;
+      if (
+        isConflict(error) &&
+        /Precondition failed: UID/.test((error as Error).message)
+      )
+        return;
       throw error;
     }
   }
 
   /** Rewrites an object's ownerReferences with optimistic concurrency (merge patch carrying uid and resourceVersion). */
-  async #patchOwnerReferences(node: GraphNode, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<void> {
+  async #patchOwnerReferences(
+    node: GraphNode,
+    change: (refs: OwnerReference[]) => OwnerReference[]
+  ): Promise<void> {
     const { ref, namespace } = await this.#resourceOf(node.identity);
     const current = await this.#client.get(ref, namespace, node.identity.name);
     if (current.metadata?.uid !== node.identity.uid) return;
@@ -292,7 +506,11 @@ class GarbageCollector {
     const next = change(refs);
     if (JSON.stringify(next) === JSON.stringify(refs)) return;
     await this.#client.patch(ref, namespace, node.identity.name, {
-      metadata: { uid: node.identity.uid, resourceVersion: current.metadata.resourceVersion, ownerReferences: next.length > 0 ? next : null },
+      metadata: {
+        uid: node.identity.uid,
+        resourceVersion: current.metadata.resourceVersion,
+        ownerReferences: next.length > 0 ? next : null,
+      },
     });
   }
 
@@ -312,7 +530,11 @@ class GarbageCollector {
       const next = finalizers.filter((f) => f !== finalizer);
       try {
         await this.#client.patch(ref, namespace, node.identity.name, {
-          metadata: { uid: node.identity.uid, resourceVersion: current.metadata.resourceVersion, finalizers: next.length > 0 ? next : null },
+          metadata: {
+            uid: node.identity.uid,
+            resourceVersion: current.metadata.resourceVersion,
+            finalizers: next.length > 0 ? next : null,
+          },
         });
         return;
       } catch (error) {

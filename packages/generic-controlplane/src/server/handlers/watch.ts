@@ -6,6 +6,7 @@ import { drainedOrClosed } from "../drain.js";
 import type { HandlerEnv } from "../handler-env.js";
 import type { ResponseFormat } from "../negotiation.js";
 import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
+import { setLongTimeout } from "../long-timeout.js";
 import { includeObjectOf, shapeObject } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
 import { toStatus } from "../status.js";
@@ -101,13 +102,15 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
 
   const startStream = (): void => {
     if (res.headersSent) return;
-    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
+    // HTTP/1.0 has no chunked framing: the stream is sent as is and ends when the connection closes.
+    const framing: Record<string, string> = req.httpVersion === "1.0" ? {} : { "Transfer-Encoding": "chunked" };
+    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", ...framing });
     res.flushHeaders();
   };
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    clearTimeout(timer);
+    stopTimer();
     watch?.stop();
     env.watches.delete(tracked);
     startStream();
@@ -133,7 +136,8 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   res.on("close", finish);
   env.watches.add(tracked);
   const seconds = timeoutSeconds ?? env.minRequestTimeoutSeconds * (1 + Math.random());
-  const timer = setTimeout(finish, seconds * 1000);
+  // Upstream honours any timeoutSeconds; a long one must not overflow Node's timer and end at once.
+  const stopTimer = setLongTimeout(finish, seconds * 1000);
   request.deadline = Date.now() + seconds * 1000;
 
   try {
@@ -148,6 +152,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
       // Initial events and history go out a page at a time, each once the socket took the last.
       { whenReady: () => (ended || !res.writableNeedDrain ? undefined : drainedOrClosed(res)) },
     );
+    ctx.watchInitialized?.();
   } catch (error) {
     if (isControlPlaneError(error) && (error.code === "Expired" || error.code === "Gone")) {
       startStream();
@@ -155,7 +160,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
       return;
     }
     ended = true;
-    clearTimeout(timer);
+    stopTimer();
     env.watches.delete(tracked);
     throw error;
   }
