@@ -1,38 +1,26 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
-import type { AdmissionPlugin } from "../registry/types.js";
 import { describe, expect, it } from "vitest";
-import { configMap, startTestPlane } from "./test-support.js";
+import { configMap, holdAdmission, startTestPlane } from "./test-support.js";
 
 describe("max-in-flight limits (priority and fairness disabled) and request ids", () => {
   it("answers 429 with Retry-After beyond the mutating limit, and serves again once the slot frees", async () => {
     // An admission plugin that holds the first create keeps its seat taken for as long as the test needs.
-    let entered = (): void => undefined;
-    const inAdmission = new Promise<void>((resolve) => (entered = resolve));
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const hold: AdmissionPlugin = {
-      name: "Hold",
-      async validate(attributes) {
-        if (attributes.name !== "slow") return;
-        entered();
-        await released;
-      },
-    };
-    const t = await startTestPlane({ enablePriorityAndFairness: false, maxMutatingRequestsInflight: 1, admission: [hold] });
+    const hold = holdAdmission("slow");
+    const t = await startTestPlane({ enablePriorityAndFairness: false, maxMutatingRequestsInflight: 1, admission: [hold.plugin] });
     try {
       const slow = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("slow") });
-      await inAdmission;
+      await hold.entered;
       const rejected = await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("second") });
       expect(rejected.status).toBe(429);
       expect(rejected.headers.get("retry-after")).toBe("1");
       expect(rejected.json.reason).toBe("TooManyRequests");
       // Reads have their own budget.
       expect((await t.call("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
-      release();
+      hold.release();
       expect((await slow).status).toBe(201);
       expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("third") })).status).toBe(201);
     } finally {
-      release();
+      hold.release();
       await t.close();
     }
   });

@@ -1,9 +1,8 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read arbitrary JSON responses */
 import { once } from "node:events";
 import { Agent, request } from "node:http";
-import type { AdmissionPlugin } from "../registry/types.js";
 import { describe, expect, it } from "vitest";
-import { startTestPlane } from "./test-support.js";
+import { holdAdmission, startTestPlane } from "./test-support.js";
 
 describe("graceful shutdown", () => {
   it("ends open watches cleanly and stops accepting connections", async () => {
@@ -58,19 +57,8 @@ describe("graceful shutdown", () => {
   });
 
   it("answers new requests on kept-alive connections with 429, Retry-After and a Status while in-flight requests drain", async () => {
-    let entered = (): void => undefined;
-    const inAdmission = new Promise<void>((resolve) => (entered = resolve));
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const hold: AdmissionPlugin = {
-      name: "Hold",
-      async validate(attributes) {
-        if (attributes.name !== "held") return;
-        entered();
-        await released;
-      },
-    };
-    const t = await startTestPlane({ admission: [hold] });
+    const hold = holdAdmission("held");
+    const t = await startTestPlane({ admission: [hold.plugin] });
     const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 1 })];
     const get = (agent: Agent, path: string) =>
       new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; reused: boolean }>((resolve, reject) => {
@@ -85,7 +73,7 @@ describe("graceful shutdown", () => {
     try {
       for (const agent of agents) expect((await get(agent, "/api/v1/namespaces/default/configmaps")).status).toBe(200);
       const held = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held" } } });
-      await inAdmission;
+      await hold.entered;
       const closed = t.close();
 
       const rejected = await get(agents[0]!, "/api/v1/namespaces/default/configmaps");
@@ -105,11 +93,11 @@ describe("graceful shutdown", () => {
       expect(ready.reused).toBe(true);
       expect(ready.status).toBe(500);
 
-      release();
+      hold.release();
       expect((await held).status).toBe(201);
       await closed;
     } finally {
-      release();
+      hold.release();
       for (const agent of agents) agent.destroy();
     }
   });

@@ -1,4 +1,5 @@
 import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "../control-plane.js";
+import type { AdmissionPlugin } from "../registry/types.js";
 
 /** A control plane on a free loopback port, plus a fetch helper; for tests. */
 export interface TestPlane {
@@ -46,4 +47,25 @@ export async function startTestPlane(options: ControlPlaneOptions = {}): Promise
 
 export function configMap(name: string, data: Record<string, string> = { a: "1" }, labels?: Record<string, string>) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(labels ? { labels } : {}) }, data };
+}
+
+/**
+ * An admission plugin that holds the write of the object named `name` until `release()`, keeping
+ * that request in flight (and its seat taken) for as long as a test needs. `entered` resolves once
+ * the request is inside admission.
+ */
+export function holdAdmission(name: string): { plugin: AdmissionPlugin; entered: Promise<void>; release(): void } {
+  let enter = (): void => undefined;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const plugin: AdmissionPlugin = {
+    name: "Hold",
+    async validate(attributes) {
+      if (attributes.name !== name) return;
+      enter();
+      await released;
+    },
+  };
+  return { plugin, entered, release };
 }

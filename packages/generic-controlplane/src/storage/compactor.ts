@@ -16,6 +16,17 @@ interface Compactable {
   compact(revision: number): Promise<void>;
 }
 
+/** Runs the periodic compaction for `storage` until its `close()`; returns the same storage. */
+export function withCompactor<T extends Compactable & { close(): Promise<void> }>(storage: T, options: CompactionOptions): T {
+  const stopCompactor = startCompactor(storage, options);
+  const close = storage.close.bind(storage);
+  storage.close = () => {
+    stopCompactor();
+    return close();
+  };
+  return storage;
+}
+
 /**
  * Starts the periodic compaction: a first round right away (so a server restarted more often than
  * the interval still compacts), then one every interval. The returned function stops it. The

@@ -1,5 +1,5 @@
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
-import { startCompactor, type CompactionOptions } from "./compactor.js";
+import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix } from "./prefix.js";
 import { LiveCounts } from "./live-counts.js";
@@ -19,14 +19,7 @@ interface Version {
  * paging at a fixed revision and watch replay behave exactly as on the persistent backends.
  */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
-  const storage = new MemoryStorage();
-  const stopCompactor = startCompactor(storage, options);
-  const close = storage.close.bind(storage);
-  storage.close = () => {
-    stopCompactor();
-    return close();
-  };
-  return storage;
+  return withCompactor(new MemoryStorage(), options);
 }
 
 class MemoryStorage implements Storage {

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ControlPlaneError, isControlPlaneError } from "../errors.js";
-import { startCompactor, type CompactionOptions } from "./compactor.js";
+import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
 import { LiveCounts } from "./live-counts.js";
@@ -36,14 +36,7 @@ const MAX_WRITES_PER_TRANSACTION = 1000;
  * Watches are fed from the committed rows in-process, replaying older history from the table.
  */
 export async function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
-  const storage = await openExclusively(options);
-  const stopCompactor = startCompactor(storage, options);
-  const close = storage.close.bind(storage);
-  storage.close = () => {
-    stopCompactor();
-    return close();
-  };
-  return storage;
+  return withCompactor(await openExclusively(options), options);
 }
 
 /**
