@@ -15,7 +15,6 @@ export { kubeconfigFor } from "./kubeconfig.js";
 export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./version-info.js";
 export {
   ANONYMOUS,
-  accessReviewStage,
   alwaysAllow,
   type AuthorizationAttributes,
   type AuthorizationDecision,
