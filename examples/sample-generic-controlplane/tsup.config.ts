@@ -1,16 +1,6 @@
 import { defineConfig } from "tsup";
+import { bundledBinaryBuild } from "../../tsup.shared.js";
 
-export default defineConfig({
-  entry: { main: "src/main.ts" },
-  format: ["esm"],
-  target: "node22",
-  platform: "node",
-  sourcemap: true,
-  clean: true,
-  splitting: false,
-  banner: { js: "#!/usr/bin/env node" },
-  // The library is bundled in, so the binary keeps running while the library's dist/ is rebuilt.
-  // Its own dependencies stay imports, resolved from the workspace's node_modules.
-  noExternal: ["@kubekit/generic-controlplane"],
-  external: ["yaml", "prom-client", "protobufjs", "fast-json-patch", "ajv", "etcd3"],
-});
+// The library is bundled in, so the binary keeps running while the library's dist/ is rebuilt;
+// its dependencies (and this package's own) stay imports, taken from the package.json files.
+export default defineConfig(bundledBinaryBuild(import.meta.dirname, ["@kubekit/generic-controlplane"]));

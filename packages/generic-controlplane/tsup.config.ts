@@ -1,4 +1,24 @@
 import { defineConfig } from "tsup";
 import { packageBuild } from "../../tsup.shared.js";
 
-export default defineConfig(packageBuild(import.meta.dirname, { entry: { index: "src/index.ts", "controllers/index": "src/controllers/index.ts" } }));
+// One entry per subpath export. Splitting puts shared code in chunks, so the entries share one
+// copy of each module (one ControlPlaneError class, whichever entry a consumer imports it through).
+// `/testing` is ESM only: it imports vitest, which cannot be required.
+export default defineConfig(
+  packageBuild(import.meta.dirname, {
+    entry: {
+      index: "src/index.ts",
+      "storage/index": "src/storage/index.ts",
+      "registry/index": "src/registry/index.ts",
+      "server/index": "src/server/index.ts",
+      "controllers/index": "src/controllers/index.ts",
+      "testing/index": "src/testing/index.ts",
+    },
+    splitting: true,
+    esbuildOptions(options, { format }) {
+      if (format === "cjs" && options.entryPoints !== undefined && !Array.isArray(options.entryPoints)) {
+        options.entryPoints = Object.fromEntries(Object.entries(options.entryPoints).filter(([name]) => name !== "testing/index"));
+      }
+    },
+  }),
+);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { createSqliteStorage } from "@kubekit/generic-controlplane";
+import { createSqliteStorage } from "@kubekit/generic-controlplane/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { mainScript, startBinary, type RunningBinary } from "./binary.test-support.js";
 

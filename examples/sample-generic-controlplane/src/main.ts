@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createControlPlane, createMemoryStorage, createSqliteStorage, jsonLineLogger, type Storage } from "@kubekit/generic-controlplane";
+import { createControlPlane, jsonLineLogger } from "@kubekit/generic-controlplane";
+import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { parseOptions, UsageError, USAGE } from "./options.js";
 
 async function main(): Promise<number> {

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
-import { createControlPlane, createMemoryStorage, createSqliteStorage } from "../dist/index.js";
+import { createControlPlane } from "../dist/index.js";
+import { createMemoryStorage, createSqliteStorage } from "../dist/storage/index.js";
 
 const CREATES = 3_000;
 const CREATE_CONCURRENCY = 16;

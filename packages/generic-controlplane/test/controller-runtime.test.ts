@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { configMapsResource, createControlPlane, createResourceStore, createSqliteStorage, type ControlPlane, type KubeObject } from "../src/index.js";
+import { createControlPlane, type ControlPlane, type KubeObject } from "../src/index.js";
+import { createResourceStore } from "../src/registry/index.js";
+import { configMapsResource } from "../src/resources/index.js";
+import { createSqliteStorage } from "../src/storage/index.js";
 import { Informer, KubeClient, WorkQueue, isNotFound, runWorkers, splitKey, type ResourceRef } from "../src/controllers/index.js";
 
 // A controller written with the runtime (informer + work queue + workers) over real HTTP keeps a

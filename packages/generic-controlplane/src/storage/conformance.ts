@@ -1,6 +1,7 @@
 /**
  * The behaviour every Storage backend must show, as a vitest suite. Backend test files call
- * `runStorageConformance("name", factory)`; this module is imported only by tests.
+ * `runStorageConformance("name", factory)`; third-party backends get it from `/testing`, which
+ * is loaded only by tests.
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";

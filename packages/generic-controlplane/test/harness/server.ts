@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createControlPlane, createMemoryStorage, createSqliteStorage } from "../../src/index.js";
-import type { Storage } from "../../src/index.js";
+import { createControlPlane } from "../../src/index.js";
+import { createMemoryStorage, createSqliteStorage, type Storage } from "../../src/storage/index.js";
 
 /** A running server plus what a client needs to reach it; `close()` frees the port and temp dir. */
 export interface TestServer {

@@ -1,0 +1,43 @@
+/**
+ * `@kubekit/generic-controlplane/registry`: what registering your own resource type takes — its
+ * definition and strategy, the field-error constructors and name rules validation uses, admission
+ * plugins, and the generic REST store (k8s.io/apiserver's `registry.Store`) for using one directly.
+ */
+export type { FieldError, PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs } from "./resource-definition.js";
+export type { JSONSchemaProps } from "../schema/types.js";
+export type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  DeleteResult,
+  ListPages,
+  ListRequest,
+  RequestOptions,
+  ResourceStore,
+  ResourceWatch,
+  WatchFlowControl,
+  WatchRequest,
+} from "./types.js";
+export { createResourceStore, type ResourceStoreOptions } from "./store.js";
+export { toTable, translateTimestampSince, type TableOptions } from "./table.js";
+export { namespaceLifecycle } from "../server/namespace-lifecycle.js";
+export {
+  childPath,
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  fieldTooMany,
+  indexPath,
+  isConfigMapKey,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  keyPath,
+  validateImmutableField,
+  validateLabels,
+  type NameRule,
+} from "../validation/index.js";

@@ -1,0 +1,35 @@
+/**
+ * `@kubekit/generic-controlplane/server`: the HTTP front a consumer composes or extends — the
+ * `ApiServer` (`plane.server`: add resources at run time, mount `handle` in another server), the
+ * handler-chain seams (stages, authentication, authorization), health checks, flow control
+ * configuration and metrics.
+ */
+export { ApiServer, type ApiServerOptions, type HandlerStage } from "./api-server.js";
+export type { RequestContext } from "./context.js";
+export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
+export type { ResourceHandlers, SubresourceHandler } from "./resource-handler.js";
+export type { HandlerCodecs, IncludeObject, ServedResource } from "./served-resource.js";
+export type { HealthCheck, HealthEndpoint } from "./health.js";
+export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
+export { kubeconfigFor } from "./kubeconfig.js";
+export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./version-info.js";
+export {
+  ANONYMOUS,
+  alwaysAllow,
+  type AuthorizationAttributes,
+  type AuthorizationDecision,
+  type Authorizer,
+  type UserInfo,
+} from "./access-reviews.js";
+export {
+  defaultFlowSchemas,
+  defaultPriorityLevels,
+  type FlowSchema,
+  type NonResourcePolicyRule,
+  type PolicyRulesWithSubjects,
+  type PriorityLevelConfiguration,
+  type ResourcePolicyRule,
+  type Subject,
+} from "./flowcontrol/defaults.js";
+export { ApiMetrics, type ApiMetricsOptions, type RequestLabels } from "../metrics/api-metrics.js";
+export type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
