@@ -12,8 +12,11 @@ export interface RequestOptions {
    * by field ownership (see fieldmanager/). Needs `fieldManager`; `force` takes conflicting fields.
    */
   apply?: { force: boolean };
-  /** Which subresource is written: the main resource or `status`. */
-  subresource?: "" | "status";
+  /**
+   * Which subresource is written: the main resource, `status` (the stored spec is kept), or one a
+   * resource's own REST storage writes through its own strategy, e.g. namespaces' `finalize`.
+   */
+  subresource?: string;
   /**
    * Server-internal writes only (e.g. namespace termination): lets an update set
    * `metadata.deletionTimestamp`/`deletionGracePeriodSeconds`, which client updates may never change.
