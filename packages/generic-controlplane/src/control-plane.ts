@@ -12,7 +12,8 @@ import { createResourceStore } from "./registry/store.js";
 import { toTable } from "./registry/table.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
-import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
+import { createNamespaceStorage } from "./resources/namespace-store.js";
+import { SYSTEM_NAMESPACES } from "./resources/namespaces.js";
 import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
@@ -20,9 +21,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
-import { namespaceHandlers } from "./server/namespace-handlers.js";
 import { namespaceLifecycle } from "./server/namespace-lifecycle.js";
-import type { ResourceHandlers } from "./server/resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./server/served-resource.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
@@ -161,21 +160,16 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   const admission: AdmissionPlugin[] = [];
   const stores = new Map<string, ResourceStore>();
-  const served: Array<ServedResource & { handlers?: ResourceHandlers }> = [];
+  const served: ServedResource[] = [];
   let namespaces: ResourceStore | undefined;
   for (const definition of definitions) {
     // Admission is shared by reference: NamespaceLifecycle is added once the namespaces store exists.
-    const store = createResourceStore(definition, storage, { admission });
-    stores.set(groupResource(definition), store);
-    const entry: ServedResource & { handlers?: ResourceHandlers } = { definition, store };
-    if (definition.group === "" && definition.plural === "namespaces") {
-      namespaces = store;
-      // Server-internal writers of the namespace lifecycle; see namespaceHandlers.
-      const internal = { ...namespacesResource, statusSubresource: false };
-      const termination = createResourceStore({ ...internal, strategy: { shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
-      const finalize = createResourceStore({ ...internal, strategy: { ...namespaceFinalizeStrategy, shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
-      entry.handlers = namespaceHandlers({ termination, finalize }, admission);
-    }
+    const entry: ServedResource =
+      definition.group === "" && definition.plural === "namespaces"
+        ? { definition, ...createNamespaceStorage(storage, { admission }, definition) }
+        : { definition, store: createResourceStore(definition, storage, { admission }) };
+    if (definition.group === "" && definition.plural === "namespaces") namespaces = entry.store;
+    stores.set(groupResource(definition), entry.store);
     served.push(entry);
   }
 

@@ -150,7 +150,6 @@ export {
 } from "./server/flowcontrol/defaults.js";
 export { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
 export type { RequestContext } from "./server/context.js";
-export type { ResourceHandlers, SubresourceHandler } from "./server/resource-handler.js";
 export type { HandlerCodecs, IncludeObject, ServedResource } from "./server/served-resource.js";
 export type { HealthCheck, HealthEndpoint } from "./server/health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
@@ -176,13 +175,11 @@ export {
   NAMESPACE_FINALIZER_KUBERNETES,
   NAMESPACE_NAME_LABEL,
   SYSTEM_NAMESPACES,
-  beginNamespaceTermination,
-  finalizeNamespace,
   isNamespaceTerminating,
   namespaceFinalizeStrategy,
-  namespaceReadyForDeletion,
   shouldDeleteNamespaceDuringUpdate,
 } from "./resources/namespaces.js";
+export { createNamespaceStorage, type NamespaceStorage } from "./resources/namespace-store.js";
 export { SecretTypes } from "./resources/secrets.js";
 export { coreEventToEventsV1, eventsV1ToCore } from "./resources/events-v1.js";
 export {

@@ -67,6 +67,7 @@ export type Preconditions = NonNullable<DeleteOptions["preconditions"]>;
  * types reach into their `genericregistry.Store` the same way, e.g. namespaces' Delete).
  */
 export interface GenericStore extends ResourceStore {
+  deleteCollection: NonNullable<ResourceStore["deleteCollection"]>;
   /**
    * Storage's own read-modify-write (upstream `Store.Storage.GuaranteedUpdate`): no strategy,
    * validation, admission or managedFields, for transitions only the server makes. `mutate` gets

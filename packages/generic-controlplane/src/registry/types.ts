@@ -71,6 +71,11 @@ export interface DeleteResult {
   object: KubeObject;
   /** False when finalizers keep the object (the response is then 200 with the object). */
   deleted: boolean;
+  /**
+   * Answer with the object even when it was removed, instead of a Status naming it (upstream's
+   * `Store.ReturnDeletedObject`, set for namespaces).
+   */
+  returnDeletedObject?: boolean;
 }
 
 /**
@@ -122,7 +127,8 @@ export interface ResourceStore {
     options?: RequestOptions,
   ): Promise<KubeObject>;
   delete(namespace: string | undefined, name: string, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<DeleteResult>;
-  deleteCollection(
+  /** Absent when the resource serves no DELETE on its collection (405), like namespaces. */
+  deleteCollection?(
     namespace: string | undefined,
     request: ListRequest,
     deleteOptions?: DeleteOptions,
