@@ -83,6 +83,15 @@ describe("namespaces", () => {
     expect((await t.call("GET", "/api/v1/namespaces/orphaning")).json.metadata.finalizers).toEqual(["orphan"]);
   });
 
+  it("/finalize records its manager's ownership of spec.finalizers under the finalize subresource", async () => {
+    const created = await t.call("POST", "/api/v1/namespaces?fieldManager=creator", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "owned" } } });
+    const fin = await t.call("PUT", "/api/v1/namespaces/owned/finalize?fieldManager=finalizer", { body: { ...created.json, spec: { finalizers: ["example.com/x"] } } });
+    expect(fin.status).toBe(200);
+    expect(fin.json.spec.finalizers).toEqual(["example.com/x"]);
+    const entry = fin.json.metadata.managedFields.find((m: { manager: string }) => m.manager === "finalizer");
+    expect(entry).toMatchObject({ operation: "Update", apiVersion: "v1", subresource: "finalize", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:finalizers": {} } } });
+  });
+
   it("/finalize takes PUT only and validates the finalizer names", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "fin" } } });
     expect((await t.call("GET", "/api/v1/namespaces/fin/finalize")).status).toBe(405);
