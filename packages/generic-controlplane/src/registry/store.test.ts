@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
-import type { ControlPlaneError } from "../errors.js";
 import { createGenericStore, createResourceStore } from "./store.js";
-import { gadgets, setup, widget, widgets } from "./test-fixtures.js";
+import { gadgets, rejection, setup, widget, widgets } from "./test-fixtures.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("create", () => {
   it("fills system metadata and stores under the core key", async () => {

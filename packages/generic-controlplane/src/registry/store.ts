@@ -291,19 +291,29 @@ class GenericResourceStore implements GenericStore {
     options: RequestOptions,
   ): Promise<KubeObject> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
-    for (let attempt = 1; ; attempt++) {
-      const kv = await this.storage.get(key);
-      if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = this.decodeFresh(kv);
+    // On a lost race the next attempt reads fresh state, where a resourceVersion precondition fails.
+    return this.retryOnConflict(key, name, async (kv, current) => {
       const desired = cloneObject(await produce(cloneObject(current)));
       const requested = desired.metadata?.resourceVersion;
       if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
+      return this.applyUpdate(namespace, name, key, kv, current, desired, options);
+    });
+  }
+
+  /**
+   * Runs `attempt` on the stored object, and again on fresh state each time its compare-and-swap
+   * loses (it throws INTERNAL_CAS_CONFLICT): upstream's GuaranteedUpdate loop. NotFound when the
+   * object is gone; Conflict when the races go on.
+   */
+  private async retryOnConflict<R>(key: string, name: string, attempt: (kv: KeyValue, current: KubeObject) => Promise<R>): Promise<R> {
+    for (let n = 1; ; n++) {
+      const kv = await this.storage.get(key);
+      if (kv === undefined) throw notFound(this.groupResource, name);
       try {
-        return await this.applyUpdate(namespace, name, key, kv, current, desired, options);
+        return await attempt(kv, this.decodeFresh(kv));
       } catch (error) {
         if (error !== INTERNAL_CAS_CONFLICT) throw error;
-        // Try again on fresh state; a resourceVersion precondition then fails the check above.
-        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
+        if (n >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
       }
     }
   }
@@ -404,20 +414,18 @@ class GenericResourceStore implements GenericStore {
 
   async delete(namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.deleteOnce(namespace, name, key, deleteOptions, options);
-      } catch (error) {
-        if (error !== INTERNAL_CAS_CONFLICT) throw error;
-        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
-      }
-    }
+    return this.retryOnConflict(key, name, (kv, current) => this.deleteOnce(namespace, name, key, kv, current, deleteOptions, options));
   }
 
-  private async deleteOnce(namespace: string | undefined, name: string, key: string, deleteOptions: DeleteOptions, options: RequestOptions): Promise<DeleteResult> {
-    const kv = await this.storage.get(key);
-    if (kv === undefined) throw notFound(this.groupResource, name);
-    const current = this.decodeFresh(kv);
+  private async deleteOnce(
+    namespace: string | undefined,
+    name: string,
+    key: string,
+    kv: KeyValue,
+    current: KubeObject,
+    deleteOptions: DeleteOptions,
+    options: RequestOptions,
+  ): Promise<DeleteResult> {
     const meta = current.metadata ?? {};
     checkPreconditions(this.groupResource, name, deleteOptions.preconditions, meta);
     await this.validateDeletion(namespace, name, current, options);
@@ -459,10 +467,7 @@ class GenericResourceStore implements GenericStore {
     options: { dryRun?: boolean; preconditions?: Preconditions } = {},
   ): Promise<KubeObject> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
-    for (let attempt = 1; ; attempt++) {
-      const kv = await this.storage.get(key);
-      if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = this.decodeFresh(kv);
+    return this.retryOnConflict(key, name, async (kv, current) => {
       checkPreconditions(this.groupResource, name, options.preconditions, current.metadata);
       const next = cloneObject(await mutate(cloneObject(current)));
       if (this.sameContent(next, current)) return current;
@@ -470,11 +475,9 @@ class GenericResourceStore implements GenericStore {
       try {
         return this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision));
       } catch (error) {
-        const reason = this.casError(error, name);
-        if (reason !== INTERNAL_CAS_CONFLICT) throw reason;
-        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
+        throw this.casError(error, name);
       }
-    }
+    });
   }
 
   async deleteCollection(

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
+import type { ControlPlaneError } from "../errors.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
 import type { Storage } from "../storage/types.js";
@@ -81,4 +82,14 @@ export async function closeAll(): Promise<void> {
     await storage.close().catch(() => {});
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The error `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ControlPlaneError;
+  }
+  throw new Error("expected a rejection");
 }

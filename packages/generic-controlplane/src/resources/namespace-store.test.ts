@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { DeleteOptions } from "../api/types.js";
 import type { ControlPlaneError } from "../errors.js";
 import type { AdmissionAttributes, AdmissionPlugin, ResourceStore } from "../registry/types.js";
+import { rejection } from "../registry/test-fixtures.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import type { Storage } from "../storage/types.js";
 import { createNamespaceStorage } from "./namespace-store.js";
@@ -29,15 +30,6 @@ function setup(admission: AdmissionPlugin[] = []): { storage: Storage; store: Re
 async function putRaw(storage: Storage, namespace: Namespace): Promise<void> {
   const object: Namespace = { apiVersion: "v1", kind: "Namespace", ...namespace, metadata: { uid: "uid-1", creationTimestamp: EARLIER, ...namespace.metadata } };
   await storage.create(`/registry/namespaces/${object.metadata?.name ?? ""}`, JSON.stringify(object));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
 }
 
 async function exists(store: ResourceStore, name: string): Promise<boolean> {
