@@ -33,7 +33,7 @@ import { isRecord } from "./type-shape.js";
 /** Who writes: the manager, its subresource, and the time recorded for it. */
 export interface FieldManagerWrite {
   manager: string;
-  subresource: "" | "status";
+  subresource: string;
   /** metav1.Time of the write. */
   time: string;
 }

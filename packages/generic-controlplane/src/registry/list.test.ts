@@ -1,16 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ControlPlaneError } from "../errors.js";
 import { decodeContinueToken } from "./continue-token.js";
-import { backends, closeAll, widget, type Backend } from "./test-fixtures.js";
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
-}
+import { backends, closeAll, rejection, widget, type Backend } from "./test-fixtures.js";
 
 async function seeded(backend: Backend) {
   const ctx = await backend.open();

@@ -11,7 +11,7 @@ import type { HealthCheck, HealthEndpoint } from "./health.js";
 import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
-import { serveResource, type ResourceHandlers } from "./resource-handler.js";
+import { serveResource } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
 import { pathNotFound, writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
@@ -32,7 +32,7 @@ export interface HandlerStage {
 }
 
 export interface ApiServerOptions {
-  resources?: readonly (ServedResource & { handlers?: ResourceHandlers })[];
+  resources?: readonly ServedResource[];
   codecs?: HandlerCodecs;
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
@@ -111,7 +111,6 @@ function resourceKey(group: string, version: string, plural: string): string {
  */
 export class ApiServer {
   readonly #resources = new Map<string, ServedResource>();
-  readonly #handlers = new Map<string, ResourceHandlers>();
   readonly #env: HandlerEnv;
   readonly #bodyLimits: BodyReadLimits;
   readonly #flowControl: PriorityAndFairness | undefined;
@@ -161,17 +160,15 @@ export class ApiServer {
       livez: health.livez ?? [],
       readyz: [...(health.readyz ?? []), shutdown],
     };
-    for (const served of options.resources ?? []) this.addResource(served, served.handlers);
+    for (const served of options.resources ?? []) this.addResource(served);
     this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
   }
 
   /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
-  addResource(served: ServedResource, handlers?: ResourceHandlers): void {
+  addResource(served: ServedResource): void {
     const { group, version, plural } = served.definition;
     const key = resourceKey(group, version, plural);
     this.#resources.set(key, served);
-    if (handlers) this.#handlers.set(key, handlers);
-    else this.#handlers.delete(key);
     this.#documents = undefined;
   }
 
@@ -181,7 +178,6 @@ export class ApiServer {
     const served = this.#resources.get(key);
     if (served !== undefined) this.#env.watches.endOf(group, version, served.definition.kind);
     this.#resources.delete(key);
-    this.#handlers.delete(key);
     this.#documents = undefined;
   }
 
@@ -327,7 +323,7 @@ export class ApiServer {
     const key = resourceKey(info.group, info.version, info.resource);
     const served = this.#resources.get(key);
     if (served === undefined) throw pathNotFound();
-    return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
+    return serveResource(ctx, info, served, this.#env);
   }
 
   /**

@@ -26,7 +26,7 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
-export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource: "" | "status" = ""): import("../../registry/types.js").RequestOptions {
+export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = ""): import("../../registry/types.js").RequestOptions {
   const out: import("../../registry/types.js").RequestOptions = {};
   if (options.dryRun) out.dryRun = true;
   if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;

@@ -7,6 +7,7 @@ import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import { parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { shapeList, shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
+import { methodNotAllowed } from "../status.js";
 import { optionsInvalid, parseDryRun } from "../write-options.js";
 import { parseListRequest } from "./list-request.js";
 import { parseInt64Query } from "../query-numbers.js";
@@ -68,13 +69,14 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
 /**
  * DELETE of one object. An object removed at once answers a `Status{status: Success}` with its
  * name, kind (plural) and uid, like kube-apiserver for built-in types; one kept by finalizers (or a
- * namespace entering `Terminating`) answers 200 with the object as it now stands.
+ * namespace entering `Terminating`), or one whose storage returns deleted objects (namespaces),
+ * answers 200 with the object as it now stands.
  */
 export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const deleteOptions = await readDeleteOptions(ctx, env);
   const definition = served.definition;
   const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
-  if (!result.deleted) {
+  if (!result.deleted || result.returnDeletedObject === true) {
     writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format, env.codecs);
     return;
   }
@@ -94,9 +96,11 @@ export async function handleDelete(ctx: RequestContext, info: ResourceRequestInf
 
 /** DELETE on a collection: removes every object the selectors match and answers the list of them. */
 export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const deleteCollection = served.store.deleteCollection?.bind(served.store);
+  if (deleteCollection === undefined) throw methodNotAllowed(ctx.method, ctx.path);
   const deleteOptions = await readDeleteOptions(ctx, env);
   const request = parseListRequest(ctx.query);
   const definition = served.definition;
-  const list = await served.store.deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
+  const list = await deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
