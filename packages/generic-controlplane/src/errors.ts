@@ -21,6 +21,7 @@ export type ControlPlaneErrorCode =
   | "Invalid"
   | "TooManyRequests"
   | "InternalError"
+  | "ServerTimeout"
   | "Timeout"
   | "ServiceUnavailable";
 
@@ -40,6 +41,7 @@ const HTTP_STATUS: Record<ControlPlaneErrorCode, number> = {
   Invalid: 422,
   TooManyRequests: 429,
   InternalError: 500,
+  ServerTimeout: 500,
   Timeout: 504,
   ServiceUnavailable: 503,
 };
