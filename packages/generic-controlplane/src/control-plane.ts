@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ControlPlaneError, isControlPlaneError } from "./errors.js";
+import { badRequest } from "./api/errors/index.js";
+import { isControlPlaneError } from "./errors.js";
 import { KubeClient } from "./controllers/client.js";
 import { ControllerManager, type ControllerManagerOptions } from "./controllers/manager.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
@@ -155,7 +156,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const seen = new Set<string>();
   for (const definition of definitions) {
     const key = `${definition.group}/${definition.version}/${definition.plural}`;
-    if (seen.has(key)) throw new ControlPlaneError("BadRequest", `resource ${groupResource(definition)} (${definition.version}) is defined twice`);
+    if (seen.has(key)) throw badRequest(`resource ${groupResource(definition)} (${definition.version}) is defined twice`);
     seen.add(key);
   }
 
@@ -327,7 +328,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       // An unknown controller name: nothing may keep running.
       loopback.close();
       await server.close();
-      throw new ControlPlaneError("BadRequest", (error as Error).message);
+      throw badRequest((error as Error).message, { cause: error });
     }
     controllers.start();
   }

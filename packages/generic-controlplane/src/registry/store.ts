@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
 import { FieldManager, type FieldManagerWrite } from "../fieldmanager/field-manager.js";
-import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
+import { alreadyExists, conflict, namespaceMismatch, nameMismatch, notFound, preconditionFailed, resourceVersionSetOnCreate } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
 import { checkFieldTypes } from "../validation/field-types.js";
@@ -168,7 +169,7 @@ class GenericResourceStore implements ResourceStore {
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
     if (metadataOf(object).resourceVersion) {
-      throw new ControlPlaneError("BadRequest", "resourceVersion should not be set on objects to be created");
+      throw resourceVersionSetOnCreate();
     }
     object = await this.admit("CREATE", object, undefined, namespace, metadataOf(object).name ?? "", options);
     this.setTypeMeta(object);
@@ -276,7 +277,7 @@ class GenericResourceStore implements ResourceStore {
     const requestMeta = metadataOf(desired);
     if (!requestMeta.name) requestMeta.name = name;
     else if (requestMeta.name !== name) {
-      throw new ControlPlaneError("BadRequest", `the name of the object (${requestMeta.name}) does not match the name on the URL (${name})`);
+      throw nameMismatch(requestMeta.name, name);
     }
     this.adoptNamespace(requestMeta, namespace);
     desired = await this.admit("UPDATE", desired, current, namespace, name, options);
@@ -371,14 +372,10 @@ class GenericResourceStore implements ResourceStore {
     const meta = current.metadata ?? {};
     const preconditions = deleteOptions.preconditions;
     if (preconditions?.uid !== undefined && preconditions.uid !== meta.uid) {
-      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid ?? ""}`);
+      throw preconditionFailed(this.groupResource, name, "UID", preconditions.uid, meta.uid ?? "");
     }
     if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta.resourceVersion) {
-      throw conflict(
-        this.groupResource,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ""}`,
-      );
+      throw preconditionFailed(this.groupResource, name, "ResourceVersion", preconditions.resourceVersion, meta.resourceVersion ?? "");
     }
     await this.admit("DELETE", undefined, current, namespace, name, options);
     await this.validateAdmission("DELETE", undefined, current, namespace, name, options);
@@ -491,7 +488,7 @@ class GenericResourceStore implements ResourceStore {
     if (requestNamespace === undefined || requestNamespace === "") return;
     if (!meta.namespace) meta.namespace = requestNamespace;
     else if (meta.namespace !== requestNamespace) {
-      throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+      throw namespaceMismatch();
     }
   }
 

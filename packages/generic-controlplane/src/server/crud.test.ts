@@ -449,6 +449,15 @@ describe("more paths and options", () => {
     expect((await t.call("PUT", CM, { body: configMap("x") })).status).toBe(405);
     expect((await t.call("POST", `${CM}/named`, { body: configMap("named") })).status).toBe(405);
     expect((await t.call("POST", "/api/v1/configmaps", { body: configMap("nowhere") })).status).toBe(405);
+    // What a client makes of the router's bare 405, naming the resource as group-qualified.
+    const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "nowhere" } };
+    const grouped = await t.call("POST", "/apis/coordination.k8s.io/v1/leases", { body: lease });
+    expect(grouped.status).toBe(405);
+    expect(grouped.json).toMatchObject({
+      reason: "MethodNotAllowed",
+      message: "the server does not allow this method on the requested resource (post leases.coordination.k8s.io)",
+      details: { group: "coordination.k8s.io", kind: "leases" },
+    });
     const status = await t.call("GET", `${CM}/g1/status`);
     expect(status.status).toBe(404);
     expect(status.json.kind).toBe("Status");

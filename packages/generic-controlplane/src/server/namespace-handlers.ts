@@ -1,4 +1,4 @@
-import type { KubeObject, Status } from "../api/types.js";
+import type { KubeObject } from "../api/types.js";
 import type { AdmissionPlugin, ResourceStore } from "../registry/types.js";
 import {
   beginNamespaceTermination,
@@ -6,14 +6,14 @@ import {
   isNamespaceTerminating,
   shouldDeleteNamespaceDuringUpdate,
 } from "../resources/namespaces.js";
-import { ControlPlaneError, isControlPlaneError } from "../errors.js";
+import { deletedStatus, methodNotAllowed, notAcceptable, preconditionFailed } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import { runAdmission } from "./admission.js";
 import { readBody } from "./body.js";
 import { decodeObject } from "./decode-object.js";
 import { readDeleteOptions } from "./handlers/delete.js";
 import { defaultTypeMeta } from "./handlers/type-meta.js";
 import { checkName } from "./handlers/update.js";
-import { methodNotAllowed, notAcceptable } from "./status.js";
 import { negotiateObjectFormat } from "./negotiation.js";
 import { shapeObject, writeEncoded } from "./respond.js";
 import type { ResourceHandlers } from "./resource-handler.js";
@@ -35,6 +35,8 @@ export interface NamespaceLifecycleStores {
   /** Writes `/finalize` (spec.finalizers only). */
   finalize: ResourceStore;
 }
+
+const NAMESPACES = { group: "", resource: "namespaces" };
 
 export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: readonly AdmissionPlugin[]): ResourceHandlers {
   return {
@@ -58,17 +60,11 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
         const current = await served.store.get(undefined, info.name);
         const uid = deleteOptions.preconditions?.uid;
         if (uid !== undefined && uid !== current.metadata?.uid) {
-          throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on namespaces "${info.name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ""}`, {
-            details: { name: info.name, kind: "namespaces" },
-          });
+          throw preconditionFailed(NAMESPACES, info.name, "UID", uid, current.metadata?.uid ?? "");
         }
         const rv = deleteOptions.preconditions?.resourceVersion;
         if (rv !== undefined && rv !== current.metadata?.resourceVersion) {
-          throw new ControlPlaneError(
-            "Conflict",
-            `Operation cannot be fulfilled on namespaces "${info.name}": Precondition failed: ResourceVersion in precondition: ${rv}, ResourceVersion in object meta: ${current.metadata?.resourceVersion ?? ""}`,
-            { details: { name: info.name, kind: "namespaces" } },
-          );
+          throw preconditionFailed(NAMESPACES, info.name, "ResourceVersion", rv, current.metadata?.resourceVersion ?? "");
         }
         let object: KubeObject = current;
         const writeOptions = ctx.dryRun ? { dryRun: true } : {};
@@ -83,9 +79,7 @@ export function namespaceHandlers(stores: NamespaceLifecycleStores, admission: r
           await served.store.delete(undefined, info.name, deleteOptions, writeOptions).catch((error: unknown) => {
             if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
           });
-          const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: info.name, kind: "namespaces" }, code: 200 };
-          if (object.metadata?.uid !== undefined) status.details!.uid = object.metadata.uid;
-          writeEncoded(ctx, 200, status, format, env.codecs);
+          writeEncoded(ctx, 200, deletedStatus(NAMESPACES, info.name, object.metadata?.uid), format, env.codecs);
           return;
         }
         writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, "Metadata"), format, env.codecs);

@@ -1,4 +1,3 @@
-import { ControlPlaneError } from "../errors.js";
 import type { RequestContext } from "./context.js";
 import type { HandlerEnv } from "./handler-env.js";
 import { handleCreate } from "./handlers/create.js";
@@ -10,7 +9,7 @@ import { handleWatch } from "./handlers/watch.js";
 import { negotiateObjectFormat } from "./negotiation.js";
 import type { ResourceRequestInfo } from "./request-info.js";
 import type { ServedResource } from "./served-resource.js";
-import { methodNotAllowed, notAcceptable, pathNotFound } from "./status.js";
+import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } from "../api/errors/index.js";
 
 /** A handler registered beside (or instead of) the standard verbs, e.g. namespaces `finalize`. */
 export type SubresourceHandler = (ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv) => Promise<void>;
@@ -75,6 +74,6 @@ export async function serveResource(
       if (handlers?.verbs?.deletecollection) return handlers.verbs.deletecollection(ctx, info, served, env);
       return handleDeleteCollection(ctx, info, served, env, format);
     default:
-      throw new ControlPlaneError("MethodNotAllowed", `unsupported verb ${String(verb)}`);
+      throw methodNotSupported({ group: definition.group, resource: definition.plural }, String(verb));
   }
 }
