@@ -1,7 +1,7 @@
 import type { Registry } from "prom-client";
 import { KubeClient } from "../controllers/client.js";
 import { ControllerManager, type ControllerManagerOptions } from "../controllers/manager.js";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import type { Logger } from "../server/logger.js";
 
 /** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
@@ -51,6 +51,6 @@ export function createControllers(
     return { manager, loopback };
   } catch (error) {
     loopback.close();
-    throw new ControlPlaneError("BadRequest", (error as Error).message);
+    throw badRequest((error as Error).message, { cause: error });
   }
 }

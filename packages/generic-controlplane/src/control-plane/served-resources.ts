@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
 import type { AdmissionPlugin, ResourceStore } from "../registry/types.js";
@@ -26,7 +26,7 @@ export function servedDefinitions(resources: readonly ResourceDefinition[], with
   const seen = new Set<string>();
   for (const definition of definitions) {
     const key = `${definition.group}/${definition.version}/${definition.plural}`;
-    if (seen.has(key)) throw new ControlPlaneError("BadRequest", `resource ${groupResource(definition)} (${definition.version}) is defined twice`);
+    if (seen.has(key)) throw badRequest(`resource ${groupResource(definition)} (${definition.version}) is defined twice`);
     seen.add(key);
   }
   return definitions;

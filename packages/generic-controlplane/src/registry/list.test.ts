@@ -115,6 +115,9 @@ describe.each(backends)("list on $name", (backend: Backend) => {
     const { store } = await seeded(backend);
     const error = await rejection(store.list("default", { resourceVersion: "9999", resourceVersionMatch: "NotOlderThan" }));
     expect(error.code).toBe("Timeout");
+    // apierrors.NewTimeoutError prefixes "Timeout: ".
+    expect(error.message).toMatch(/^Timeout: Too large resource version: 9999, current: \d+$/);
+    expect(error.details?.retryAfterSeconds).toBe(1);
     expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
   });
 

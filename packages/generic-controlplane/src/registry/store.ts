@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
 import { FieldManager, type FieldManagerWrite } from "../fieldmanager/field-manager.js";
-import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
+import { alreadyExists, conflict, namespaceMismatch, nameMismatch, notFound, preconditionFailed, resourceVersionSetOnCreate } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
 import { checkFieldTypes } from "../validation/field-types.js";
@@ -98,14 +99,10 @@ export function createGenericStore<T extends KubeObject = KubeObject>(
 /** upstream `storage.Preconditions.Check`: a Conflict naming which precondition failed. */
 export function checkPreconditions(groupResource: { group: string; resource: string }, name: string, preconditions: Preconditions | undefined, meta: ObjectMeta | undefined): void {
   if (preconditions?.uid !== undefined && preconditions.uid !== meta?.uid) {
-    throw conflict(groupResource, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta?.uid ?? ""}`);
+    throw preconditionFailed(groupResource, name, "UID", preconditions.uid, meta?.uid ?? "");
   }
   if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta?.resourceVersion) {
-    throw conflict(
-      groupResource,
-      name,
-      `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${meta?.resourceVersion ?? ""}`,
-    );
+    throw preconditionFailed(groupResource, name, "ResourceVersion", preconditions.resourceVersion, meta?.resourceVersion ?? "");
   }
 }
 
@@ -218,7 +215,7 @@ class GenericResourceStore implements GenericStore {
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
     if (metadataOf(object).resourceVersion) {
-      throw new ControlPlaneError("BadRequest", "resourceVersion should not be set on objects to be created");
+      throw resourceVersionSetOnCreate();
     }
     object = await this.admit("CREATE", object, undefined, namespace, metadataOf(object).name ?? "", options);
     this.setTypeMeta(object);
@@ -336,7 +333,7 @@ class GenericResourceStore implements GenericStore {
     const requestMeta = metadataOf(desired);
     if (!requestMeta.name) requestMeta.name = name;
     else if (requestMeta.name !== name) {
-      throw new ControlPlaneError("BadRequest", `the name of the object (${requestMeta.name}) does not match the name on the URL (${name})`);
+      throw nameMismatch(requestMeta.name, name);
     }
     this.adoptNamespace(requestMeta, namespace);
     desired = await this.admit("UPDATE", desired, current, namespace, name, options);
@@ -563,7 +560,7 @@ class GenericResourceStore implements GenericStore {
     if (requestNamespace === undefined || requestNamespace === "") return;
     if (!meta.namespace) meta.namespace = requestNamespace;
     else if (meta.namespace !== requestNamespace) {
-      throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+      throw namespaceMismatch();
     }
   }
 

@@ -90,6 +90,7 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     const error = await rejection(store.watch("default", { resourceVersion: ahead }, () => {}));
     expect(error.code).toBe("Timeout");
     expect(error.httpStatus).toBe(504);
+    expect(error.message).toBe(`Timeout: Too large resource version: ${ahead}, current: ${created.metadata?.resourceVersion}`);
     expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
   });
 

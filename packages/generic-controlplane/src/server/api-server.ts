@@ -13,7 +13,8 @@ import { serveNonResource } from "./non-resource.js";
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { serveResource } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
-import { pathNotFound, writeError } from "./status.js";
+import { pathNotFound, shuttingDown, tooManyInFlight } from "../api/errors/index.js";
+import { writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
 import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
@@ -270,7 +271,7 @@ export class ApiServer {
     try {
       if (this.#draining && !DRAIN_EXEMPT_PATHS.test(ctx.path)) {
         res.setHeader("Connection", "close");
-        throw new ControlPlaneError("TooManyRequests", "The apiserver is shutting down, please try again later.", { details: { retryAfterSeconds: 5 } });
+        throw shuttingDown();
       }
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
@@ -359,7 +360,7 @@ export class ApiServer {
   #checkInflightLimit(mutating: boolean): void {
     const limit = mutating ? (this.#options.maxMutatingRequestsInflight ?? 200) : (this.#options.maxRequestsInflight ?? 400);
     if (limit > 0 && this.#inflightByKind[mutating ? "mutating" : "readOnly"] >= limit) {
-      throw new ControlPlaneError("TooManyRequests", "Too many requests, please try again later.", { details: { retryAfterSeconds: 1 } });
+      throw tooManyInFlight();
     }
   }
 

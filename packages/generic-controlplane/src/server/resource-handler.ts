@@ -1,4 +1,3 @@
-import { ControlPlaneError } from "../errors.js";
 import type { RequestContext } from "./context.js";
 import type { HandlerEnv } from "./handler-env.js";
 import { handleCreate } from "./handlers/create.js";
@@ -10,7 +9,7 @@ import { handleWatch } from "./handlers/watch.js";
 import { negotiateObjectFormat } from "./negotiation.js";
 import type { ResourceRequestInfo } from "./request-info.js";
 import type { ServedResource } from "./served-resource.js";
-import { methodNotAllowed, notAcceptable, pathNotFound } from "./status.js";
+import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } from "../api/errors/index.js";
 
 /** Which verbs each subresource serves. */
 const STATUS_VERBS = new Set(["get", "update", "patch"]);
@@ -64,6 +63,6 @@ export async function serveResource(
     case "deletecollection":
       return handleDeleteCollection(ctx, info, served, env, format);
     default:
-      throw new ControlPlaneError("MethodNotAllowed", `unsupported verb ${String(verb)}`);
+      throw methodNotSupported({ group: definition.group, resource: definition.plural }, String(verb));
   }
 }

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { nameMismatch } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -31,6 +31,6 @@ export function checkName(object: KubeObject, name: string): void {
   const metadata = (object.metadata ??= {});
   if (metadata.name === undefined || metadata.name === "") metadata.name = name;
   else if (metadata.name !== name) {
-    throw new ControlPlaneError("BadRequest", `the name of the object (${metadata.name}) does not match the name on the URL (${name})`);
+    throw nameMismatch(metadata.name, name);
   }
 }
