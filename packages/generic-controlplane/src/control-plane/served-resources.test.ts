@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { AdmissionPlugin } from "../registry/types.js";
+import type { AdmissionPlugin } from "../admission/types.js";
 import { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource } from "../resources/index.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import type { Storage } from "../storage/types.js";

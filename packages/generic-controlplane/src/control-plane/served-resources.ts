@@ -1,7 +1,8 @@
 import { badRequest } from "../api/errors/index.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
-import type { AdmissionPlugin, ResourceStore } from "../registry/types.js";
+import type { ResourceStore } from "../registry/types.js";
+import type { AdmissionPlugin } from "../admission/types.js";
 import { flowSchemasResource, priorityLevelConfigurationsResource } from "../resources/flowcontrol.js";
 import { createNamespaceStorage } from "../resources/namespace-store.js";
 import type { ServedResource } from "../server/served-resource.js";

@@ -3,11 +3,10 @@
  * definition and strategy, the field-error constructors and name rules validation uses, admission
  * plugins, and the generic REST store (k8s.io/apiserver's `registry.Store`) for using one directly.
  */
-export type { FieldError, PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs } from "./resource-definition.js";
+export type { PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs } from "./resource-definition.js";
 export type { JSONSchemaProps } from "../schema/types.js";
+export type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 export type {
-  AdmissionAttributes,
-  AdmissionPlugin,
   DeleteResult,
   ListPages,
   ListRequest,
@@ -19,7 +18,7 @@ export type {
 } from "./types.js";
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
 export { toTable, translateTimestampSince, type TableOptions } from "./table.js";
-export { namespaceLifecycle } from "../server/namespace-lifecycle.js";
+export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
 export {
   childPath,
   fieldDuplicate,
@@ -39,5 +38,6 @@ export {
   keyPath,
   validateImmutableField,
   validateLabels,
+  type FieldError,
   type NameRule,
 } from "../validation/index.js";

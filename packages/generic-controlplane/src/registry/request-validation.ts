@@ -1,6 +1,5 @@
 import { badRequest } from "../api/errors/index.js";
-import type { FieldError } from "./resource-definition.js";
-import { fieldForbidden, fieldNotSupported, invalidError } from "../validation/field-errors.js";
+import { fieldForbidden, fieldNotSupported, invalidError, type FieldError } from "../validation/field-errors.js";
 import type { ListRequest, WatchRequest } from "./types.js";
 
 /**

@@ -1,24 +1,6 @@
 import type { KubeObject } from "../api/types.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-
-/** One field-level validation failure, reported as a `StatusCause` of a 422 Invalid. */
-export interface FieldError {
-  type:
-    | "FieldValueRequired"
-    | "FieldValueInvalid"
-    | "FieldValueDuplicate"
-    | "FieldValueForbidden"
-    | "FieldValueNotSupported"
-    | "FieldValueTooLong"
-    | "FieldValueTooMany"
-    | "FieldValueTypeInvalid";
-  /** JSON path in Go field-path notation, e.g. `metadata.name`, `data[foo bar]`, `spec.containers[0].name`. */
-  field: string;
-  /** The human-readable rule, e.g. `a valid config key must consist of alphanumeric characters, '-', '_' or '.'`. */
-  detail: string;
-  /** The offending value, quoted into the message like apimachinery does. */
-  value?: unknown;
-}
+import type { FieldError } from "../validation/field-errors.js";
 
 /** A printer column of the Table (`kubectl get`) form of a resource. */
 export interface PrinterColumn<T extends KubeObject = KubeObject> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
 import { createGenericStore, createResourceStore } from "./store.js";
 import { gadgets, rejection, setup, widget, widgets } from "./test-fixtures.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 
 describe("create", () => {
   it("fills system metadata and stores under the core key", async () => {

@@ -10,10 +10,11 @@ import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjec
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
 import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
-import type { FieldError, ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
+import { runMutatingAdmission, runValidatingAdmission } from "../admission/runner.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 import type {
-  AdmissionAttributes,
-  AdmissionPlugin,
   DeleteResult,
   ListPages,
   ListRequest,
@@ -620,7 +621,7 @@ class GenericResourceStore implements GenericStore {
   ): Promise<O> {
     if (this.admission.length === 0) return object;
     const attributes = this.attributes(operation, object, oldObject, namespace, name, options);
-    for (const plugin of this.admission) await plugin.admit?.(attributes);
+    await runMutatingAdmission(this.admission, attributes);
     return attributes.object as O;
   }
 
@@ -634,7 +635,7 @@ class GenericResourceStore implements GenericStore {
   ): Promise<void> {
     if (this.admission.length === 0) return;
     const attributes = this.attributes(operation, object, oldObject, namespace, name, options);
-    for (const plugin of this.admission) await plugin.validate?.(attributes);
+    await runValidatingAdmission(this.admission, attributes);
   }
 }
 

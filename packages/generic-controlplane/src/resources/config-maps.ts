@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { FieldError } from "../registry/resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
 import { fieldForbidden, fieldInvalid, fieldTooLong, isConfigMapKey, keyPath } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";

@@ -1,5 +1,6 @@
 import type { KubeObject } from "../api/types.js";
-import type { FieldError, PrinterColumn } from "../registry/resource-definition.js";
+import type { PrinterColumn } from "../registry/resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
 import { fieldInvalid, fieldRequired, isDNS1123Subdomain, isQualifiedName, validateImmutableField } from "../validation/index.js";
 import { asRecord } from "./define.js";
 import { timestampSince } from "../api/human-duration.js";

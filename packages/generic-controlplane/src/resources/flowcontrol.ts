@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { FieldError } from "../registry/resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "../server/flowcontrol/defaults.js";
 import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/index.js";

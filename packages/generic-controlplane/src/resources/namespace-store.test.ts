@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { DeleteOptions } from "../api/types.js";
 import type { ControlPlaneError } from "../errors.js";
-import type { AdmissionAttributes, AdmissionPlugin, ResourceStore } from "../registry/types.js";
+import type { ResourceStore } from "../registry/types.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 import { rejection } from "../registry/test-fixtures.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import type { Storage } from "../storage/types.js";

@@ -1,6 +1,7 @@
 import type { KubeObject } from "../api/types.js";
 import { goType } from "../schema/go-type.js";
-import type { FieldError, ResourceStrategy } from "../registry/resource-definition.js";
+import type { ResourceStrategy } from "../registry/resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, fieldInvalid, validateFinalizerName } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";

@@ -1,6 +1,6 @@
 import type { KubeObject } from "../api/types.js";
 import { goType } from "../schema/go-type.js";
-import type { FieldError } from "../registry/resource-definition.js";
+import type { FieldError } from "../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, isConfigMapKey, keyPath, validateImmutableField } from "../validation/index.js";
 import { IMMUTABLE_SET_MESSAGE, MAX_DATA_SIZE_BYTES, sameStringMap } from "./config-maps.js";
 import { asRecord, defineResource } from "./define.js";

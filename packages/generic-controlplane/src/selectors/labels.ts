@@ -1,7 +1,6 @@
 import { badRequest } from "../api/errors/index.js";
-import { fieldInvalid, formatFieldError } from "../validation/field-errors.js";
+import { fieldInvalid, formatFieldError, type FieldError } from "../validation/field-errors.js";
 import { isQualifiedName, isValidLabelValue } from "../validation/names.js";
-import type { FieldError } from "../registry/resource-definition.js";
 
 /**
  * Label selectors with the grammar, matching and error messages of apimachinery's

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdmissionPlugin } from "../registry/types.js";
+import type { AdmissionPlugin } from "../admission/types.js";
 import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
 
 let t: TestPlane;

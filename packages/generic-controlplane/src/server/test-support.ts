@@ -1,5 +1,5 @@
 import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from "../control-plane.js";
-import type { AdmissionPlugin } from "../registry/types.js";
+import type { AdmissionPlugin } from "../admission/types.js";
 
 /** A control plane on a free loopback port, plus a fetch helper; for tests. */
 export interface TestPlane {

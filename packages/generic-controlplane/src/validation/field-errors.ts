@@ -1,13 +1,31 @@
 import type { StatusCause } from "../api/types.js";
 import { invalid } from "../api/errors/index.js";
 import type { ControlPlaneError } from "../errors.js";
-import type { FieldError } from "../registry/resource-definition.js";
 
 /**
  * Constructors and formatting for `FieldError`s, after apimachinery's `util/validation/field`.
  * The formatted body is what a 422's `details.causes[].message` carries, and
  * `<field>: <body>` is what its `message` lists.
  */
+
+/** One field-level validation failure, reported as a `StatusCause` of a 422 Invalid. */
+export interface FieldError {
+  type:
+    | "FieldValueRequired"
+    | "FieldValueInvalid"
+    | "FieldValueDuplicate"
+    | "FieldValueForbidden"
+    | "FieldValueNotSupported"
+    | "FieldValueTooLong"
+    | "FieldValueTooMany"
+    | "FieldValueTypeInvalid";
+  /** JSON path in Go field-path notation, e.g. `metadata.name`, `data[foo bar]`, `spec.containers[0].name`. */
+  field: string;
+  /** The human-readable rule, e.g. `a valid config key must consist of alphanumeric characters, '-', '_' or '.'`. */
+  detail: string;
+  /** The offending value, quoted into the message like apimachinery does. */
+  value?: unknown;
+}
 
 /** Field paths in Go notation: `child("metadata", "name")` → `metadata.name`. */
 export function childPath(parent: string, ...names: string[]): string {

@@ -35,6 +35,7 @@ export {
   invalidError,
   keyPath,
   toStatusCauses,
+  type FieldError,
 } from "./field-errors.js";
 export {
   FINALIZER_DELETE_DEPENDENTS,

@@ -1,5 +1,5 @@
 import type { ObjectMeta, OwnerReference } from "../api/types.js";
-import type { FieldError } from "../registry/resource-definition.js";
+import type { FieldError } from "./field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from "./field-errors.js";
 import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from "./messages.js";
 import { isQualifiedName, isValidLabelValue, nameValidatorFor, validateNamespaceName, type NameRule, type NameValidator } from "./names.js";

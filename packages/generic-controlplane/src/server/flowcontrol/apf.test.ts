@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- tests read arbitrary JSON responses */
 import { describe, expect, it } from "vitest";
-import type { AdmissionPlugin } from "../../registry/types.js";
+import type { AdmissionPlugin } from "../../admission/types.js";
 import { configMap, startTestPlane } from "../test-support.js";
 import { defaultFlowSchemas, defaultPriorityLevels, type FlowSchema, type PriorityLevelConfiguration } from "./defaults.js";
 

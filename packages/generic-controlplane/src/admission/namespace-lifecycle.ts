@@ -1,7 +1,8 @@
 import { forbidden, notFound } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
-import type { AdmissionAttributes, AdmissionPlugin, ResourceStore } from "../registry/types.js";
+import type { ResourceStore } from "../registry/types.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
 import { IMMORTAL_NAMESPACES, isNamespaceTerminating } from "../resources/namespaces.js";
 
 const NAMESPACES = { group: "", resource: "namespaces" };

@@ -1,0 +1,15 @@
+import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
+
+/**
+ * The admission chain of k8s.io/apiserver's `admission.chainAdmissionHandler`: the mutating phase
+ * runs every plugin's `admit` in order, each seeing what the previous one left in
+ * `attributes.object`; the validating phase, run after the object passed validation, calls every
+ * `validate`. The first plugin that throws ends the request with its Status.
+ */
+export async function runMutatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
+  for (const plugin of plugins) await plugin.admit?.(attributes);
+}
+
+export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
+  for (const plugin of plugins) await plugin.validate?.(attributes);
+}
