@@ -3,9 +3,9 @@ import { OBJECT_MEDIA_TYPES, badRequest, methodNotAllowed, notAcceptable, unsupp
 import type { HandlerStage } from "./api-server.js";
 import { readBody } from "./body.js";
 import type { RequestContext } from "./context.js";
-import { parseJson, parseYaml } from "./decode-object.js";
-import { bodyFormat, negotiateObjectFormat } from "./negotiation.js";
-import { writeJson } from "./respond.js";
+import { parseJson, parseYaml } from "./handlers/decode/decode-object.js";
+import { bodyFormat, negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
+import { writeJson } from "./handlers/responsewriters/respond.js";
 
 export interface UserInfo {
   name: string;

@@ -14,7 +14,7 @@ import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./
 import { serveResource } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
 import { pathNotFound, shuttingDown, tooManyInFlight } from "../api/errors/index.js";
-import { writeError } from "./status.js";
+import { writeError } from "./handlers/responsewriters/status.js";
 import { WatchTracker } from "./watch-tracker.js";
 import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";

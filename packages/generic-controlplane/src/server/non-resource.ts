@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import { runHealthChecks, type HealthCheck, type HealthEndpoint } from "./health.js";
-import { acceptsJson, negotiateDiscovery, parseAccept } from "./negotiation.js";
-import { writeJson } from "./respond.js";
+import { acceptsJson, negotiateDiscovery, parseAccept } from "./handlers/negotiation/negotiation.js";
+import { writeJson } from "./handlers/responsewriters/respond.js";
 import { methodNotAllowed, notAcceptable, pathNotFound } from "../api/errors/index.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
 

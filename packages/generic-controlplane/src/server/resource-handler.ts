@@ -6,7 +6,7 @@ import { handlePatch } from "./handlers/patch.js";
 import { handleGet, handleList } from "./handlers/read.js";
 import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
-import { negotiateObjectFormat } from "./negotiation.js";
+import { negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
 import type { ResourceRequestInfo } from "./request-info.js";
 import type { ServedResource } from "./served-resource.js";
 import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } from "../api/errors/index.js";

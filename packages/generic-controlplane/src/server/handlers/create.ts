@@ -1,14 +1,14 @@
 import { verbNotRouted } from "../../api/errors/index.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { decodeObject } from "../decode-object.js";
+import { decodeObject } from "./decode/decode-object.js";
 import type { HandlerEnv } from "../handler-env.js";
-import type { ResponseFormat } from "../negotiation.js";
+import type { ResponseFormat } from "./negotiation/negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
-import { shapeObject, writeEncoded } from "../respond.js";
+import { shapeObject, writeEncoded } from "./responsewriters/respond.js";
 import type { ServedResource } from "../served-resource.js";
-import { parseWriteOptions } from "../write-options.js";
-import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
+import { parseWriteOptions } from "./options/write-options.js";
+import { defaultTypeMeta, reconcileNamespace, requestOptions } from "./rest.js";
 
 export async function handleCreate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const options = parseWriteOptions(ctx.query, "CreateOptions", ctx.req.headers["user-agent"]);
@@ -24,12 +24,4 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
 
   const created = await served.store.create(info.namespace, object, requestOptions(options));
   writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
-}
-
-export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = ""): import("../../registry/types.js").RequestOptions {
-  const out: import("../../registry/types.js").RequestOptions = {};
-  if (options.dryRun) out.dryRun = true;
-  if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;
-  if (subresource !== "") out.subresource = subresource;
-  return out;
 }

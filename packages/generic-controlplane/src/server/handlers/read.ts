@@ -1,11 +1,11 @@
 import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
-import type { ResponseFormat } from "../negotiation.js";
+import type { ResponseFormat } from "./negotiation/negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
-import { writeListPages, writeProtobufListPages } from "../list-stream.js";
-import { includeObjectOf, listShape, shapeList, shapeObject, writeEncoded } from "../respond.js";
+import { writeListPages, writeProtobufListPages } from "./responsewriters/list-stream.js";
+import { includeObjectOf, listShape, shapeList, shapeObject, writeEncoded } from "./responsewriters/respond.js";
 import type { ServedResource } from "../served-resource.js";
-import { parseListRequest } from "./list-request.js";
+import { parseListRequest } from "./options/list-options.js";
 
 export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);

@@ -1,16 +1,13 @@
-import { nameMismatch } from "../../api/errors/index.js";
-import type { KubeObject } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { decodeObject } from "../decode-object.js";
+import { decodeObject } from "./decode/decode-object.js";
 import type { HandlerEnv } from "../handler-env.js";
-import type { ResponseFormat } from "../negotiation.js";
+import type { ResponseFormat } from "./negotiation/negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
-import { shapeObject, writeEncoded } from "../respond.js";
+import { shapeObject, writeEncoded } from "./responsewriters/respond.js";
 import type { ServedResource } from "../served-resource.js";
-import { parseWriteOptions } from "../write-options.js";
-import { requestOptions } from "./create.js";
-import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
+import { parseWriteOptions } from "./options/write-options.js";
+import { checkName, defaultTypeMeta, reconcileNamespace, requestOptions } from "./rest.js";
 
 /** PUT of an object, its `status`, or a subresource with its own storage (namespaces' `finalize`): a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
 export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
@@ -25,12 +22,4 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
 
   const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource));
   writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
-}
-
-export function checkName(object: KubeObject, name: string): void {
-  const metadata = (object.metadata ??= {});
-  if (metadata.name === undefined || metadata.name === "") metadata.name = name;
-  else if (metadata.name !== name) {
-    throw nameMismatch(metadata.name, name);
-  }
 }

@@ -2,17 +2,17 @@ import { isControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
 import type { RequestContext } from "../context.js";
-import { drainedOrClosed } from "../drain.js";
+import { drainedOrClosed } from "./responsewriters/drain.js";
 import type { HandlerEnv } from "../handler-env.js";
-import type { ResponseFormat } from "../negotiation.js";
+import type { ResponseFormat } from "./negotiation/negotiation.js";
 import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { setLongTimeout } from "../long-timeout.js";
-import { includeObjectOf, shapeObject } from "../respond.js";
+import { includeObjectOf, shapeObject } from "./responsewriters/respond.js";
 import type { ServedResource } from "../served-resource.js";
-import { toStatus } from "../status.js";
+import { toStatus } from "./responsewriters/status.js";
 import type { TrackedWatch } from "../watch-tracker.js";
-import { optionsInvalid } from "../write-options.js";
-import { parseInt64Query } from "../query-numbers.js";
+import { optionsInvalid } from "./options/write-options.js";
+import { parseInt64Query } from "./options/query-numbers.js";
 
 /**
  * Serialised JSON lines per event object: the registry hands the same event object to every

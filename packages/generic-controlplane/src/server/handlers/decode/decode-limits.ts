@@ -1,4 +1,4 @@
-import { badRequest } from "../api/errors/index.js";
+import { badRequest } from "../../../api/errors/index.js";
 
 /**
  * The deepest nesting of arrays and objects a request body may have. Go's JSON decoder stops at

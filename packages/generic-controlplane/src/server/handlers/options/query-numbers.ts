@@ -1,5 +1,5 @@
-import { badRequest } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../../../api/errors/index.js";
+import type { ControlPlaneError } from "../../../errors.js";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

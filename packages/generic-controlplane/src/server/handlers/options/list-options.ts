@@ -1,7 +1,7 @@
-import type { StatusCause } from "../../api/types.js";
-import type { ListRequest } from "../../registry/types.js";
-import { optionsInvalid } from "../write-options.js";
-import { parseInt64Query } from "../query-numbers.js";
+import type { StatusCause } from "../../../api/types.js";
+import type { ListRequest } from "../../../registry/types.js";
+import { optionsInvalid } from "./write-options.js";
+import { parseInt64Query } from "./query-numbers.js";
 
 /** The largest page size passed on: any larger limit returns the whole collection just the same. */
 const MAX_LIMIT = Number.MAX_SAFE_INTEGER;

@@ -1,14 +1,14 @@
 import { parseDocument } from "yaml";
-import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../api/errors/index.js";
-import { isControlPlaneError } from "../errors.js";
-import type { KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
-import type { RequestContext } from "./context.js";
-import { bodyFormat } from "./negotiation.js";
-import type { HandlerCodecs } from "./served-resource.js";
-import { warningHeader } from "./status.js";
-import type { FieldValidation } from "./write-options.js";
-import { checkFieldTypes } from "../validation/field-types.js";
+import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../../../api/errors/index.js";
+import { isControlPlaneError } from "../../../errors.js";
+import type { KubeObject } from "../../../api/types.js";
+import type { ResourceDefinition } from "../../../registry/resource-definition.js";
+import type { RequestContext } from "../../context.js";
+import { bodyFormat } from "../negotiation/negotiation.js";
+import type { HandlerCodecs } from "../../served-resource.js";
+import { warningHeader } from "../responsewriters/status.js";
+import type { FieldValidation } from "../options/write-options.js";
+import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 
 

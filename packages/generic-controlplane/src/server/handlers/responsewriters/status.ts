@@ -1,7 +1,7 @@
-import { internalError } from "../api/errors/index.js";
-import { isControlPlaneError } from "../errors.js";
-import type { Status } from "../api/types.js";
-import type { RequestContext } from "./context.js";
+import { internalError } from "../../../api/errors/index.js";
+import { isControlPlaneError } from "../../../errors.js";
+import type { Status } from "../../../api/types.js";
+import type { RequestContext } from "../../context.js";
 
 /** Writes any error as a kube `Status` (JSON, which every client accepts, protobuf ones included). */
 export function writeError(ctx: RequestContext, error: unknown): void {

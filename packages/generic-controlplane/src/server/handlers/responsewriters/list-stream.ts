@@ -1,7 +1,7 @@
 import { stringify as stringifyYaml } from "yaml";
-import type { ProtobufListParts } from "../protobuf/codec.js";
-import type { ListPages } from "../registry/types.js";
-import type { RequestContext } from "./context.js";
+import type { ProtobufListParts } from "../../../protobuf/codec.js";
+import type { ListPages } from "../../../registry/types.js";
+import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 

@@ -1,7 +1,7 @@
-import { invalid } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
-import type { StatusCause } from "../api/types.js";
-import { parseBool } from "./request-info.js";
+import { invalid } from "../../../api/errors/index.js";
+import type { ControlPlaneError } from "../../../errors.js";
+import type { StatusCause } from "../../../api/types.js";
+import { parseBool } from "../../request-info.js";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 

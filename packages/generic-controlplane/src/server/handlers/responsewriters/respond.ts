@@ -1,10 +1,10 @@
 import { stringify as stringifyYaml } from "yaml";
-import type { KubeList, KubeObject, ListMeta, Table } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
-import type { RequestContext } from "./context.js";
-import type { ResponseFormat } from "./negotiation.js";
-import type { HandlerCodecs, IncludeObject } from "./served-resource.js";
-import { badRequest, notAcceptable } from "../api/errors/index.js";
+import type { KubeList, KubeObject, ListMeta, Table } from "../../../api/types.js";
+import type { ResourceDefinition } from "../../../registry/resource-definition.js";
+import type { RequestContext } from "../../context.js";
+import type { ResponseFormat } from "../negotiation/negotiation.js";
+import type { HandlerCodecs, IncludeObject } from "../../served-resource.js";
+import { badRequest, notAcceptable } from "../../../api/errors/index.js";
 
 /** Writes a JSON body with the headers kube-apiserver sends. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {

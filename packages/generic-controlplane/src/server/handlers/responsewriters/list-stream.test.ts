@@ -2,12 +2,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse as parseYaml } from "yaml";
-import type { KubeList, KubeObject } from "../api/types.js";
-import { decodeProtobuf } from "../protobuf/codec.js";
-import { createContext } from "./context.js";
+import type { KubeList, KubeObject } from "../../../api/types.js";
+import { decodeProtobuf } from "../../../protobuf/codec.js";
+import { createContext } from "../../context.js";
 import { writeListPages } from "./list-stream.js";
 import { listShape } from "./respond.js";
-import { startTestPlane, type TestPlane } from "./test-support.js";
+import { startTestPlane, type TestPlane } from "../../test-support.js";
 
 /** More than two storage pages, so the streamed bodies cross page boundaries. */
 const COUNT = 1234;

@@ -1,7 +1,33 @@
-import { badRequest, namespaceMismatch } from "../../api/errors/index.js";
+import { badRequest, nameMismatch, namespaceMismatch } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
+import type { RequestOptions } from "../../registry/types.js";
 import type { ResourceRequestInfo } from "../request-info.js";
+
+/**
+ * What every REST handler shares, after k8s.io/apiserver's `endpoints/handlers/rest.go`: the
+ * checks that tie a decoded body to its URL and the registry options of a write. Handlers import
+ * from here and from the helpers beside it (decode/, negotiation/, options/, responsewriters/),
+ * never from one another; `src/layers.test.ts` keeps it that way.
+ */
+
+/** The registry's options of a write: dry run, field manager and the subresource written. */
+export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = ""): RequestOptions {
+  const out: RequestOptions = {};
+  if (options.dryRun) out.dryRun = true;
+  if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;
+  if (subresource !== "") out.subresource = subresource;
+  return out;
+}
+
+/** Takes the name from the URL when the body has none; a different one is a 400, as upstream's `checkName`. */
+export function checkName(object: KubeObject, name: string): void {
+  const metadata = (object.metadata ??= {});
+  if (metadata.name === undefined || metadata.name === "") metadata.name = name;
+  else if (metadata.name !== name) {
+    throw nameMismatch(metadata.name, name);
+  }
+}
 
 export function groupVersionOf(definition: ResourceDefinition): string {
   return definition.group === "" ? definition.version : `${definition.group}/${definition.version}`;
