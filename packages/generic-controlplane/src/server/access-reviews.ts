@@ -1,6 +1,6 @@
 import type { KubeObject } from "../api/types.js";
 import { OBJECT_MEDIA_TYPES, badRequest, methodNotAllowed, notAcceptable, unsupportedMediaType } from "../api/errors/index.js";
-import type { HandlerStage } from "./api-server.js";
+import type { HandlerStage } from "./filters/stages.js";
 import { readBody } from "./body.js";
 import type { RequestContext } from "./context.js";
 import { parseJson, parseYaml } from "./handlers/decode/decode-object.js";

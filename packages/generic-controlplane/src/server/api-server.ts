@@ -2,35 +2,37 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
-import type { ApiMetrics, RequestLabels } from "../metrics/api-metrics.js";
-import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout, readBody, type BodyReadLimits } from "./body.js";
+import type { ApiMetrics } from "../metrics/api-metrics.js";
+import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import type { HandlerEnv } from "./handler-env.js";
 import type { HealthCheck, HealthEndpoint } from "./health.js";
 import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
-import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
+import type { ResourceRequestInfo } from "./request-info.js";
 import { serveResource } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
-import { pathNotFound, shuttingDown, tooManyInFlight } from "../api/errors/index.js";
+import { pathNotFound } from "../api/errors/index.js";
 import { writeError } from "./handlers/responsewriters/status.js";
 import { WatchTracker } from "./watch-tracker.js";
-import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
-import { estimateSeats } from "./flowcontrol/work-estimate.js";
+import { withAudit } from "./filters/audit.js";
+import { withAuthentication, type Authenticate } from "./filters/authentication.js";
+import { withAuthorization } from "./filters/authorization.js";
+import { withBodyRead } from "./filters/body-read.js";
+import { buildHandlerChain, type RequestFilter } from "./filters/chain.js";
+import { withImpersonation } from "./filters/impersonation.js";
+import { withMaxInFlight } from "./filters/max-in-flight.js";
+import { withPriorityAndFairness } from "./filters/priority-and-fairness.js";
+import { withRequestInfo } from "./filters/request-info.js";
+import { withRequestLog } from "./filters/request-log.js";
+import { withRetryAfter } from "./filters/retry-after.js";
+import { withStages, type HandlerStage } from "./filters/stages.js";
+import { NonLongRunningRequests, withWaitGroup } from "./filters/wait-group.js";
 
-/**
- * A stage of the handler chain, run in order for every request after the request has been
- * parsed (`ctx.info`) and before it is dispatched. This is where authentication,
- * authorization, impersonation, priority-and-fairness and audit plug in. A stage that answers the
- * request itself (e.g. 401) returns true; one that throws a ControlPlaneError answers its Status.
- */
-export interface HandlerStage {
-  name: string;
-  handle(ctx: RequestContext): Promise<boolean | void> | boolean | void;
-}
+export type { HandlerStage } from "./filters/stages.js";
 
 export interface ApiServerOptions {
   resources?: readonly ServedResource[];
@@ -62,7 +64,7 @@ export interface ApiServerOptions {
    * Who sent the request (the authentication filter's place in the chain): runs before flow
    * control and sets `ctx.user`. Without it every request is `system:anonymous`.
    */
-  authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+  authenticate?: Authenticate;
   /**
    * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
    * requests are classified by FlowSchemas into priority levels that share
@@ -95,32 +97,27 @@ export interface ApiServerOptions {
   shutdownDelayMs?: number;
 }
 
-/** Health probes and metrics are answered during the drain, so probes see the real state. */
-const DRAIN_EXEMPT_PATHS = /^\/(readyz|livez|healthz|metrics)(\/|$)/;
-
-const READ_VERBS = new Set(["get", "list", "watch"]);
-
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
 }
 
 /**
- * The HTTP front of the control plane: a node:http server with the handler chain
- * `request-info → authenticate → body read → flow control (priority and fairness, or max-in-flight) →
- * [stages] → dispatch (non-resource | resource)`, where
- * metrics and the request log are written when each response finishes.
+ * The HTTP front of the control plane: a node:http server whose handler chain runs the filters of
+ * `server/filters` in kube-apiserver's order (`DefaultBuildHandlerChain`), then dispatches to a
+ * resource handler (`server/handlers`) or a non-resource endpoint:
+ * `request-info → request-log → retry-after → wait-group → authentication → audit → impersonation →
+ * body-read → priority-and-fairness | max-in-flight → authorization → [stages] → dispatch`.
+ * Errors from any stage are answered as their Status.
  */
 export class ApiServer {
   readonly #resources = new Map<string, ServedResource>();
   readonly #env: HandlerEnv;
-  readonly #bodyLimits: BodyReadLimits;
   readonly #flowControl: PriorityAndFairness | undefined;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server;
-  readonly #inflight = new Set<ServerResponse>();
-  readonly #inflightByKind = { readOnly: 0, mutating: 0 };
-  #drained: (() => void) | undefined;
+  readonly #nonLongRunning = new NonLongRunningRequests();
+  readonly #chain: (ctx: RequestContext) => Promise<void>;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
   /** Set once the shutdown delay is over: new requests get 429 while in-flight ones finish. */
@@ -134,11 +131,6 @@ export class ApiServer {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
-    };
-    this.#bodyLimits = {
-      maxBytes: this.#env.maxBodyBytes,
-      idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
-      timeoutMs: options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
     };
     this.#flowControl =
       options.enablePriorityAndFairness === false
@@ -162,6 +154,7 @@ export class ApiServer {
       readyz: [...(health.readyz ?? []), shutdown],
     };
     for (const served of options.resources ?? []) this.addResource(served);
+    this.#chain = buildHandlerChain(this.#filters(), (ctx) => this.#dispatch(ctx));
     this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
   }
 
@@ -241,19 +234,39 @@ export class ApiServer {
     // ones open, so a request sent on one gets the 429 above rather than a reset.
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(this.#server, () => resolve()));
     this.#env.watches.endAll();
-    if (this.#inflight.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        this.#drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+    await this.#nonLongRunning.drained(timeoutMs);
     this.#server.closeIdleConnections();
     const force = setTimeout(() => this.#server.closeAllConnections(), Math.min(timeoutMs, 1000));
     await closed;
     clearTimeout(force);
+  }
+
+  /** The filters every request passes, in kube-apiserver's order (outermost first). */
+  #filters(): RequestFilter[] {
+    const options = this.#options;
+    const metrics = options.metrics;
+    return [
+      withRequestInfo(),
+      withRequestLog({ metrics, logger: options.logger, isServed: (info) => this.#resources.has(resourceKey(info.group, info.version, info.resource)) }),
+      withRetryAfter(() => this.#draining),
+      withWaitGroup(this.#nonLongRunning),
+      withAuthentication(options.authenticate),
+      withAudit(),
+      withImpersonation(),
+      withBodyRead({
+        maxBytes: this.#env.maxBodyBytes,
+        idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
+        timeoutMs: options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
+      }),
+      ...(this.#flowControl ? [withPriorityAndFairness(this.#flowControl, { storedObjects: options.storedObjects })] : []),
+      // With priority and fairness the seats are its own; max-in-flight then only counts requests.
+      withMaxInFlight({
+        limits: this.#flowControl ? undefined : { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 },
+        gauges: metrics?.inflightByKind,
+      }),
+      withAuthorization(),
+      withStages(options.stages ?? []),
+    ];
   }
 
   /** Handles one request; usable as a plain `(req, res)` listener in another server. */
@@ -261,49 +274,9 @@ export class ApiServer {
     const ctx = createContext(req, res);
     // Like kube-apiserver: every response names its request, and the log line carries the same id.
     res.setHeader("Audit-Id", ctx.auditID);
-    const metrics = this.#options.metrics;
     const logger = this.#options.logger;
-    let mutating = false;
-    if (metrics || logger) res.once("finish", () => this.#record(ctx, mutating));
-    res.once("close", () => {
-      if (!res.writableFinished && (metrics || logger)) this.#record(ctx, mutating);
-    });
     try {
-      if (this.#draining && !DRAIN_EXEMPT_PATHS.test(ctx.path)) {
-        res.setHeader("Connection", "close");
-        throw shuttingDown();
-      }
-      const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
-      ctx.info = info;
-      mutating = info.isResourceRequest && !READ_VERBS.has(info.verb);
-      if (this.#options.authenticate) ctx.user = (await this.#options.authenticate(ctx)) ?? undefined;
-      const isWatch = info.isResourceRequest && info.verb === "watch";
-      if (!isWatch) this.#track(res);
-      // The body arrives before the request takes a seat: a client sending slowly (or never
-      // finishing) waits on its own socket, not in a seat other writers need.
-      if (mutating) await readBody(ctx.req, this.#bodyLimits);
-      if (this.#flowControl) {
-        await this.#admit(ctx, info, isWatch);
-      } else if (info.isResourceRequest && !isWatch) {
-        this.#checkInflightLimit(mutating);
-      }
-      if (!isWatch) this.#seat(res, mutating);
-      for (const stage of this.#options.stages ?? []) {
-        if ((await stage.handle(ctx)) === true) return;
-      }
-      if (info.isResourceRequest) {
-        await this.#serveResource(ctx, info);
-        return;
-      }
-      const documents = this.#currentDocuments();
-      const served = await serveNonResource(ctx, info.segments, {
-        version: this.#options.version,
-        discovery: documents.discovery,
-        openapi: documents.openapi,
-        health: this.#health,
-        metrics,
-      });
-      if (!served) throw pathNotFound();
+      await this.#chain(ctx);
     } catch (error) {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -320,126 +293,28 @@ export class ApiServer {
     }
   }
 
+  /** The end of the chain: a served resource's handler, or a non-resource endpoint. */
+  async #dispatch(ctx: RequestContext): Promise<void> {
+    const info = ctx.info!;
+    if (info.isResourceRequest) {
+      await this.#serveResource(ctx, info);
+      return;
+    }
+    const documents = this.#currentDocuments();
+    const served = await serveNonResource(ctx, info.segments, {
+      version: this.#options.version,
+      discovery: documents.discovery,
+      openapi: documents.openapi,
+      health: this.#health,
+      metrics: this.#options.metrics,
+    });
+    if (!served) throw pathNotFound();
+  }
+
   #serveResource(ctx: RequestContext, info: ResourceRequestInfo): Promise<void> {
     const key = resourceKey(info.group, info.version, info.resource);
     const served = this.#resources.get(key);
     if (served === undefined) throw pathNotFound();
     return serveResource(ctx, info, served, this.#env);
   }
-
-  /**
-   * Waits for a seat in the request's priority level and holds it until the response closes (a
-   * watch: until it is initialized). Answers the `X-Kubernetes-PF-*` headers, rejections included.
-   */
-  async #admit(ctx: RequestContext, info: RequestInfo, isWatch: boolean): Promise<void> {
-    const { res } = ctx;
-    const cancelled = new AbortController();
-    const onClose = (): void => cancelled.abort();
-    res.once("close", onClose);
-    // Only a LIST or a watch's initial listing is charged by collection size.
-    const sized = info.isResourceRequest && (info.verb === "list" || info.verb === "watch");
-    const stored = sized && this.#options.storedObjects ? await this.#options.storedObjects(info.group, info.resource) : undefined;
-    const admission = await this.#flowControl!.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
-      cancelled: cancelled.signal,
-      seats: estimateSeats(info, ctx.query, stored),
-      onClassified: ({ flowSchema, priorityLevel }) => {
-        res.setHeader("X-Kubernetes-PF-FlowSchema-UID", flowSchema.metadata.uid);
-        res.setHeader("X-Kubernetes-PF-PriorityLevel-UID", priorityLevel.metadata.uid);
-      },
-    });
-    res.off("close", onClose);
-    if (res.destroyed) {
-      admission.release();
-      return;
-    }
-    const release = (): void => admission.release();
-    res.once("close", release);
-    if (isWatch) ctx.watchInitialized = release;
-  }
-
-  #checkInflightLimit(mutating: boolean): void {
-    const limit = mutating ? (this.#options.maxMutatingRequestsInflight ?? 200) : (this.#options.maxRequestsInflight ?? 400);
-    if (limit > 0 && this.#inflightByKind[mutating ? "mutating" : "readOnly"] >= limit) {
-      throw tooManyInFlight();
-    }
-  }
-
-  /** Counts the request for the shutdown drain (every non-watch request, seated or not). */
-  #track(res: ServerResponse): void {
-    if (this.#inflight.has(res)) return;
-    this.#inflight.add(res);
-    res.once("close", () => {
-      this.#inflight.delete(res);
-      if (this.#inflight.size === 0) this.#drained?.();
-    });
-  }
-
-  /** Holds an in-flight seat of the request's kind until its response closes. */
-  #seat(res: ServerResponse, mutating: boolean): void {
-    const kind = mutating ? "mutating" : "readOnly";
-    this.#inflightByKind[kind]++;
-    const gauge = this.#options.metrics?.inflightByKind[kind];
-    gauge?.inc();
-    res.once("close", () => {
-      this.#inflightByKind[kind]--;
-      gauge?.dec();
-    });
-  }
-
-  #recorded = new WeakSet<RequestContext>();
-
-  #record(ctx: RequestContext, mutating: boolean): void {
-    if (this.#recorded.has(ctx)) return;
-    this.#recorded.add(ctx);
-    const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
-    const code = ctx.res.statusCode;
-    const info = ctx.info;
-    // Paths of resources that are not served stay out of the resource labels: arbitrary URLs must not grow the series.
-    const served = info !== undefined && info.isResourceRequest && this.#resources.has(resourceKey(info.group, info.version, info.resource));
-    const labels = metricLabels(ctx, served && info.isResourceRequest ? info : undefined);
-    this.#options.metrics?.observe(labels, code, seconds);
-    this.#options.logger?.({
-      msg: "request",
-      level: code >= 500 ? "error" : "info",
-      auditID: ctx.auditID,
-      verb: labels.verb,
-      path: ctx.path,
-      code,
-      latencyMs: Math.round(seconds * 1e6) / 1e3,
-      resource: labels.resource || undefined,
-      namespace: info && info.isResourceRequest ? info.namespace : undefined,
-      userAgent: ctx.req.headers["user-agent"],
-      mutating,
-    });
-  }
-}
-
-function metricLabels(ctx: RequestContext, info: ResourceRequestInfo | undefined): RequestLabels {
-  if (info === undefined) {
-    return { verb: ctx.method, dry_run: "", group: "", version: "", resource: "", subresource: "", scope: "", component: "apiserver" };
-  }
-  let verb: string;
-  switch (info.verb) {
-    case "create":
-      verb = "POST";
-      break;
-    case "update":
-      verb = "PUT";
-      break;
-    case "patch":
-      verb = ctx.req.headers["content-type"]?.startsWith("application/apply-patch") ? "APPLY" : "PATCH";
-      break;
-    default:
-      verb = info.verb.toUpperCase();
-  }
-  return {
-    verb,
-    dry_run: ctx.dryRun ? "All" : "",
-    group: info.group,
-    version: info.version,
-    resource: info.resource,
-    subresource: info.subresource,
-    scope: info.name !== "" ? "resource" : info.namespace !== undefined ? "namespace" : "cluster",
-    component: "apiserver",
-  };
 }

@@ -1,0 +1,19 @@
+import type { RequestContext } from "../context.js";
+
+/** Passes the request on to the rest of the chain. */
+export type Next = () => Promise<void>;
+
+/**
+ * One stage of the handler chain, after k8s.io/apiserver's `endpoints/filters`: it may answer the
+ * request itself (throw a ControlPlaneError, or write a response and not call `next`), fill in the
+ * context, or hold something until the response closes.
+ */
+export interface RequestFilter {
+  readonly name: string;
+  handle(ctx: RequestContext, next: Next): Promise<void>;
+}
+
+/** Wraps `handler` in `filters`, the first of which sees the request first. */
+export function buildHandlerChain(filters: readonly RequestFilter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
+  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>((inner, filter) => (ctx) => filter.handle(ctx, () => inner(ctx)), handler);
+}
