@@ -13,7 +13,13 @@ export interface RequestFilter {
   handle(ctx: RequestContext, next: Next): Promise<void>;
 }
 
-/** Wraps `handler` in `filters`, the first of which sees the request first. */
+/**
+ * Wraps `handler` in `filters`, the first of which sees the request first. A filter that throws,
+ * at once or later, rejects the chain's promise, so one catch answers every stage's error.
+ */
 export function buildHandlerChain(filters: readonly RequestFilter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
-  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>((inner, filter) => (ctx) => filter.handle(ctx, () => inner(ctx)), handler);
+  return filters.reduceRight<(ctx: RequestContext) => Promise<void>>(
+    (inner, filter) => async (ctx) => filter.handle(ctx, () => inner(ctx)),
+    handler,
+  );
 }

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { UserInfo } from "../access-reviews.js";
+import { withAuthentication } from "./authentication.js";
+import { startChain, type ChainServer } from "./test-support.js";
+
+let server: ChainServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("the authentication filter", () => {
+  it("tells later stages who sent the request", async () => {
+    const users: (UserInfo | undefined)[] = [];
+    server = await startChain(
+      [withAuthentication((ctx) => (ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["system:authenticated"] } : undefined))],
+      (ctx) => {
+        users.push(ctx.user);
+        ctx.res.end();
+      },
+    );
+    await fetch(`${server.url}/api`, { headers: { authorization: "Bearer alice" } });
+    await fetch(`${server.url}/api`);
+    expect(users).toEqual([{ name: "alice", groups: ["system:authenticated"] }, undefined]);
+  });
+
+  it("leaves every request anonymous without an authenticator", async () => {
+    const users: (UserInfo | undefined)[] = [];
+    server = await startChain([withAuthentication(undefined)], (ctx) => {
+      users.push(ctx.user);
+      ctx.res.end();
+    });
+    await fetch(`${server.url}/api`, { headers: { authorization: "Bearer alice" } });
+    expect(users).toEqual([undefined]);
+  });
+});

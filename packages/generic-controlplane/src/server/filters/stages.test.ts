@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { unauthorized } from "../../api/errors/index.js";
+import { withStages, type HandlerStage } from "./stages.js";
+import { startChain, type ChainServer } from "./test-support.js";
+
+let server: ChainServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("configured stages", () => {
+  it("run in order; one that answers or throws ends the request before dispatch", async () => {
+    const seen: string[] = [];
+    const stages: HandlerStage[] = [
+      { name: "note", handle: (ctx) => void seen.push(`note ${ctx.path}`) },
+      {
+        name: "answer",
+        handle(ctx) {
+          if (ctx.path !== "/answered") return false;
+          ctx.res.end("by stage");
+          return true;
+        },
+      },
+      {
+        name: "deny",
+        handle(ctx) {
+          if (ctx.path === "/denied") throw unauthorized("Unauthorized");
+        },
+      },
+    ];
+    server = await startChain([withStages(stages)], (ctx) => {
+      seen.push(`dispatch ${ctx.path}`);
+      ctx.res.end("dispatched");
+    });
+    expect(await (await fetch(`${server.url}/answered`)).text()).toBe("by stage");
+    expect((await fetch(`${server.url}/denied`)).status).toBe(401);
+    expect(await (await fetch(`${server.url}/other`)).text()).toBe("dispatched");
+    expect(seen).toEqual(["note /answered", "note /denied", "note /other", "dispatch /other"]);
+  });
+});
