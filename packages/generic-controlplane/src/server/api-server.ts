@@ -19,7 +19,8 @@ import { WatchTracker } from "./watch-tracker.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
 import { withAudit } from "./filters/audit.js";
-import { withAuthentication, type Authenticate } from "./filters/authentication.js";
+import { withAuthentication } from "./filters/authentication.js";
+import type { UserInfo } from "./access-reviews.js";
 import { withAuthorization } from "./filters/authorization.js";
 import { withBodyRead } from "./filters/body-read.js";
 import { buildHandlerChain, type RequestFilter } from "./filters/chain.js";
@@ -64,7 +65,7 @@ export interface ApiServerOptions {
    * Who sent the request (the authentication filter's place in the chain): runs before flow
    * control and sets `ctx.user`. Without it every request is `system:anonymous`.
    */
-  authenticate?: Authenticate;
+  authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
   /**
    * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
    * requests are classified by FlowSchemas into priority levels that share
