@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ControllerManager } from "./controllers/manager.js";
-import { handlerCodecs } from "./control-plane/codecs.js";
 import { createControllers, type ControlPlaneControllers, type InProcessControllers } from "./control-plane/controllers.js";
 import { startFlowControlObjects } from "./control-plane/flow-control.js";
 import { healthChecks } from "./control-plane/health-checks.js";
@@ -118,7 +117,7 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "codecs" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
@@ -160,7 +159,6 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const server = new ApiServer(
     apiServerOptions(options, {
       resources: served,
-      codecs: handlerCodecs(),
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
       documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
       health: healthChecks(storage, () => systemNamespacesReady),
