@@ -9,7 +9,6 @@ import { buildServedResources, groupResource, servedDefinitions } from "./contro
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
-import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
@@ -122,7 +121,7 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
