@@ -5,7 +5,7 @@ import { decodeProtobuf, encodeProtobuf } from "../protobuf/codec.js";
 import { createResourceStore } from "../registry/index.js";
 import { createMemoryStorage } from "../storage/index.js";
 import { ApiServer, versionInfo } from "./index.js";
-import { configMap, startTestPlane, type TestPlane, type TestResponse } from "./test-support.js";
+import { callerFor, configMap, startTestPlane, type TestPlane, type TestResponse } from "./test-support.js";
 
 /**
  * A bare `ApiServer` from the `/server` entry point, serving one resource, behaves like the one
@@ -15,15 +15,13 @@ import { configMap, startTestPlane, type TestPlane, type TestResponse } from "./
 const CM = "/api/v1/namespaces/default/configmaps";
 const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
-interface Target {
-  url: string;
-  call(method: string, path: string, init?: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> }): Promise<TestResponse>;
-}
+/** A server under test: where it listens, a request helper, and its shutdown. */
+type Target = Pick<TestPlane, "url" | "call" | "close">;
 
-let bare: Target & { close(): Promise<void> };
+let bare: Target;
 let plane: TestPlane;
 
-async function startBare(): Promise<Target & { close(): Promise<void> }> {
+async function startBare(): Promise<Target> {
   const storage = createMemoryStorage({ compactInterval: 0 });
   const definition = builtinResources.configmaps;
   const server = new ApiServer({ version: versionInfo(), resources: [{ definition, store: createResourceStore(definition, storage) }] });
@@ -31,23 +29,7 @@ async function startBare(): Promise<Target & { close(): Promise<void> }> {
   const url = `http://127.0.0.1:${address.port}`;
   return {
     url,
-    async call(method, path, init = {}) {
-      const headers: Record<string, string> = { ...init.headers };
-      let body: string | Uint8Array | undefined = init.raw;
-      if (init.body !== undefined) {
-        body = JSON.stringify(init.body);
-        headers["Content-Type"] ??= "application/json";
-      }
-      const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, json };
-    },
+    call: callerFor(url),
     async close() {
       await server.close();
       await storage.close();
