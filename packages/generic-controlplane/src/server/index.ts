@@ -7,7 +7,7 @@
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./api-server.js";
 export type { RequestContext } from "./context.js";
 export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
-export type { HandlerCodecs, IncludeObject, ServedResource } from "./served-resource.js";
+export type { ServedResource } from "./served-resource.js";
 export type { HealthCheck, HealthEndpoint } from "./health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
 export { kubeconfigFor } from "./kubeconfig.js";
