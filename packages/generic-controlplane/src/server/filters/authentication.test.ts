@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { UserInfo } from "../access-reviews.js";
 import { withAuthentication } from "./authentication.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the authentication filter", () => {
   it("tells later stages who sent the request", async () => {
     const users: (UserInfo | undefined)[] = [];
-    server = await startChain(
+    const server = await startChain(
       [withAuthentication((ctx) => (ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["system:authenticated"] } : undefined))],
       (ctx) => {
         users.push(ctx.user);
@@ -26,7 +22,7 @@ describe("the authentication filter", () => {
 
   it("leaves every request anonymous without an authenticator", async () => {
     const users: (UserInfo | undefined)[] = [];
-    server = await startChain([withAuthentication(undefined)], (ctx) => {
+    const server = await startChain([withAuthentication(undefined)], (ctx) => {
       users.push(ctx.user);
       ctx.res.end();
     });

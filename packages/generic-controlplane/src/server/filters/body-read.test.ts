@@ -1,26 +1,22 @@
 import { request } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withBodyRead } from "./body-read.js";
 import { withRequestInfo } from "./request-info.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the body-read filter", () => {
   it("has a write's whole body read before the later stages run, and leaves reads alone", async () => {
     const seen: [string, boolean][] = [];
-    server = await startChain([withRequestInfo(), withBodyRead({ maxBytes: 1024 })], (ctx) => {
+    const server = await startChain([withRequestInfo(), withBodyRead({ maxBytes: 1024 })], (ctx) => {
       seen.push([ctx.method, ctx.req.complete]);
       ctx.res.end();
     });
     await fetch(`${server.url}/api/v1/namespaces/ns/configmaps`, { method: "POST", body: JSON.stringify({ data: { a: "1" } }) });
     // A GET whose body is sent only after the answer came: the answer came without waiting for it.
     const get = await new Promise<number>((resolve, reject) => {
-      const req = request(`${server!.url}/api/v1/namespaces/ns/configmaps`, { method: "GET", headers: { "content-length": "5" } }, (res) => {
+      const req = request(`${server.url}/api/v1/namespaces/ns/configmaps`, { method: "GET", headers: { "content-length": "5" } }, (res) => {
         res.resume();
         req.end("hello");
         resolve(res.statusCode ?? 0);
@@ -37,7 +33,7 @@ describe("the body-read filter", () => {
 
   it("answers 413 for a body over the limit before the later stages run", async () => {
     let reached = false;
-    server = await startChain([withRequestInfo(), withBodyRead({ maxBytes: 10 })], (ctx) => {
+    const server = await startChain([withRequestInfo(), withBodyRead({ maxBytes: 10 })], (ctx) => {
       reached = true;
       ctx.res.end();
     });

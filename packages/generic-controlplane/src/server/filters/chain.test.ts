@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { badRequest } from "../../api/errors/index.js";
 import type { RequestFilter } from "./chain.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 function recording(name: string, seen: string[]): RequestFilter {
   return {
@@ -23,7 +19,7 @@ function recording(name: string, seen: string[]): RequestFilter {
 describe("the handler chain", () => {
   it("runs filters in the given order around the handler", async () => {
     const seen: string[] = [];
-    server = await startChain([recording("a", seen), recording("b", seen)], (ctx) => {
+    const server = await startChain([recording("a", seen), recording("b", seen)], (ctx) => {
       seen.push("handler");
       ctx.res.end("ok");
     });
@@ -41,7 +37,7 @@ describe("the handler chain", () => {
         return Promise.resolve();
       },
     };
-    server = await startChain([refuse, recording("after", seen)], () => void seen.push("handler"));
+    const server = await startChain([refuse, recording("after", seen)], () => void seen.push("handler"));
     expect(await (await fetch(`${server.url}/x`)).text()).toBe("answered");
     const bad = await fetch(`${server.url}/bad`);
     expect(bad.status).toBe(400);

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withMaxInFlight } from "./max-in-flight.js";
 import { withRequestInfo } from "./request-info.js";
-import { gate, startChain, until, type ChainServer } from "./test-support.js";
+import { chainServers, gate, until } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 function counter() {
   const gauge = { value: 0, inc: () => void gauge.value++, dec: () => void gauge.value-- };
@@ -19,7 +15,7 @@ describe("the max-in-flight filter", () => {
     const held = gate();
     const gauges = { readOnly: counter(), mutating: counter() };
     let entered = 0;
-    server = await startChain([withRequestInfo(), withMaxInFlight({ limits: { readOnly: 1, mutating: 1 }, gauges })], async (ctx) => {
+    const server = await startChain([withRequestInfo(), withMaxInFlight({ limits: { readOnly: 1, mutating: 1 }, gauges })], async (ctx) => {
       entered++;
       if (ctx.info?.isResourceRequest === true && ctx.info.verb === "watch") {
         ctx.res.writeHead(200).write("streaming");
@@ -53,11 +49,11 @@ describe("the max-in-flight filter", () => {
   it("only counts when no limits are given (priority and fairness admits instead)", async () => {
     const gauges = { readOnly: counter(), mutating: counter() };
     const held = gate();
-    server = await startChain([withRequestInfo(), withMaxInFlight({ gauges })], async (ctx) => {
+    const server = await startChain([withRequestInfo(), withMaxInFlight({ gauges })], async (ctx) => {
       await held.opened;
       ctx.res.end();
     });
-    const requests = [1, 2, 3].map(() => fetch(`${server!.url}/api/v1/configmaps`));
+    const requests = [1, 2, 3].map(() => fetch(`${server.url}/api/v1/configmaps`));
     await until(() => gauges.readOnly.value === 3, "three reads in flight");
     held.open();
     for (const response of await Promise.all(requests)) expect(response.status).toBe(200);

@@ -1,16 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANONYMOUS } from "../access-reviews.js";
 import { PriorityAndFairness } from "../flowcontrol/priority-and-fairness.js";
 import { parseRequestInfo } from "../request-info.js";
 import { withPriorityAndFairness } from "./priority-and-fairness.js";
 import { withRequestInfo } from "./request-info.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 const LIST_PATH = "/api/v1/namespaces/default/configmaps";
 
@@ -18,7 +14,7 @@ describe("the priority-and-fairness filter", () => {
   it("names the request's flow schema and priority level, and charges a LIST by the collection's size", async () => {
     const apf = new PriorityAndFairness({ serverConcurrencyLimit: 10 });
     const sized: string[] = [];
-    server = await startChain(
+    const server = await startChain(
       [
         withRequestInfo(),
         withPriorityAndFairness(apf, {
@@ -41,7 +37,7 @@ describe("the priority-and-fairness filter", () => {
   it("lets a watch give its seat back once initialized, and holds other requests' seats to the end", async () => {
     const apf = new PriorityAndFairness({ serverConcurrencyLimit: 10 });
     const initializers: [string, boolean][] = [];
-    server = await startChain([withRequestInfo(), withPriorityAndFairness(apf, {})], (ctx) => {
+    const server = await startChain([withRequestInfo(), withPriorityAndFairness(apf, {})], (ctx) => {
       initializers.push([ctx.query.get("watch") ?? "", typeof ctx.watchInitialized === "function"]);
       ctx.res.end();
     });

@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RequestInfo } from "../request-info.js";
 import { withRequestInfo } from "./request-info.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the request-info filter", () => {
   it("tells later stages what a request addresses", async () => {
     const seen: (RequestInfo | undefined)[] = [];
-    server = await startChain([withRequestInfo()], (ctx) => {
+    const server = await startChain([withRequestInfo()], (ctx) => {
       seen.push(ctx.info);
       ctx.res.end();
     });

@@ -1,19 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LogRecord } from "../logger.js";
 import { withRequestInfo } from "./request-info.js";
 import { withRequestLog } from "./request-log.js";
-import { startChain, until, type ChainServer } from "./test-support.js";
+import { chainServers, until } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the request-log filter", () => {
   it("logs each request once when it finishes, with its Audit-Id, verb and code; unserved resources stay out of the labels", async () => {
     const records: LogRecord[] = [];
-    server = await startChain([withRequestInfo(), withRequestLog({ logger: (r) => records.push(r), isServed: (info) => info.resource === "configmaps" })], (ctx) => {
+    const server = await startChain([withRequestInfo(), withRequestLog({ logger: (r) => records.push(r), isServed: (info) => info.resource === "configmaps" })], (ctx) => {
       ctx.res.setHeader("Audit-Id", ctx.auditID);
       ctx.res.statusCode = ctx.path.includes("widgets") ? 404 : 201;
       ctx.res.end();

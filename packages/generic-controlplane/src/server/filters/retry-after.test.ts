@@ -1,17 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withRetryAfter } from "./retry-after.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the retry-after filter", () => {
   it("sends new requests elsewhere once the server stops accepting them, but still answers probes and metrics", async () => {
     let draining = false;
-    server = await startChain([withRetryAfter(() => draining)]);
+    const server = await startChain([withRetryAfter(() => draining)]);
     expect((await fetch(`${server.url}/api/v1/configmaps`)).status).toBe(200);
     draining = true;
     const refused = await fetch(`${server.url}/api/v1/configmaps`);

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { unauthorized } from "../../api/errors/index.js";
 import { withStages, type HandlerStage } from "./stages.js";
-import { startChain, type ChainServer } from "./test-support.js";
+import { chainServers } from "./test-support.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("configured stages", () => {
   it("run in order; one that answers or throws ends the request before dispatch", async () => {
@@ -29,7 +25,7 @@ describe("configured stages", () => {
         },
       },
     ];
-    server = await startChain([withStages(stages)], (ctx) => {
+    const server = await startChain([withStages(stages)], (ctx) => {
       seen.push(`dispatch ${ctx.path}`);
       ctx.res.end("dispatched");
     });

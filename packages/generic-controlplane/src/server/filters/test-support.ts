@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 import { createContext, type RequestContext } from "../context.js";
 import { writeError } from "../handlers/responsewriters/status.js";
 import { buildHandlerChain, type RequestFilter } from "./chain.js";
@@ -27,6 +28,19 @@ export async function startChain(filters: readonly RequestFilter[], handler: (ct
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** `startChain` for one test file: every server it starts is closed after the test that started it. */
+export function chainServers(): typeof startChain {
+  const started: ChainServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((server) => server.close()));
+  });
+  return async (filters, handler) => {
+    const server = await startChain(filters, handler);
+    started.push(server);
+    return server;
   };
 }
 

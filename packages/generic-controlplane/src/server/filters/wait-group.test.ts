@@ -1,20 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withRequestInfo } from "./request-info.js";
-import { gate, startChain, until, type ChainServer } from "./test-support.js";
+import { chainServers, gate, until } from "./test-support.js";
 import { NonLongRunningRequests, withWaitGroup } from "./wait-group.js";
 
-let server: ChainServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const startChain = chainServers();
 
 describe("the wait-group filter", () => {
   it("makes shutdown wait for requests in flight, but not for watches", async () => {
     const requests = new NonLongRunningRequests();
     const held = gate();
     let entered = 0;
-    server = await startChain([withRequestInfo(), withWaitGroup(requests)], async (ctx) => {
+    const server = await startChain([withRequestInfo(), withWaitGroup(requests)], async (ctx) => {
       entered++;
       if (ctx.info?.isResourceRequest === true && ctx.info.verb === "watch") {
         ctx.res.writeHead(200).write("streaming");
@@ -43,7 +39,7 @@ describe("the wait-group filter", () => {
   it("stops waiting at the deadline", async () => {
     const requests = new NonLongRunningRequests();
     const held = gate();
-    server = await startChain([withRequestInfo(), withWaitGroup(requests)], () => held.opened);
+    const server = await startChain([withRequestInfo(), withWaitGroup(requests)], () => held.opened);
     const abort = new AbortController();
     void fetch(`${server.url}/api/v1/configmaps`, { signal: abort.signal }).catch(() => undefined);
     await until(() => requests.size === 1, "the request to be tracked");
