@@ -1,11 +1,10 @@
-import { OBJECT_MEDIA_TYPES, badRequest, methodNotAllowed, notAcceptable, unsupportedMediaType } from "../api/errors/index.js";
+import { badRequest, methodNotAllowed, notAcceptable } from "../api/errors/index.js";
 import type { HandlerStage } from "./filters/stages.js";
 import { readBody } from "./body.js";
 import type { RequestContext } from "./context.js";
-import { parseJson, parseYaml } from "./handlers/decode/decode-object.js";
-import { bodyFormat, negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
+import { decodeBody } from "./handlers/decode/decode-object.js";
+import { negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
 import { writeJson } from "./handlers/responsewriters/respond.js";
-import { decodeProtobuf } from "../protobuf/codec.js";
 
 export interface UserInfo {
   name: string;
@@ -102,21 +101,7 @@ async function rulesFor(authorizer: Authorizer, user: UserInfo, namespace: strin
 
 async function readReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req, options.maxBodyBytes);
-  const contentType = ctx.req.headers["content-type"];
-  let parsed: unknown;
-  switch (bodyFormat(contentType)) {
-    case "json":
-      parsed = parseJson(body.toString("utf8"));
-      break;
-    case "yaml":
-      parsed = parseYaml(body.toString("utf8"));
-      break;
-    case "protobuf":
-      parsed = decodeProtobuf(body);
-      break;
-    default:
-      throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
-  }
+  const parsed = decodeBody(body, ctx.req.headers["content-type"]).value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("the body of a review must be an object");
   return parsed as Record<string, unknown>;
 }

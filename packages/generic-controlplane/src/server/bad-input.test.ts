@@ -268,4 +268,16 @@ describe("over-deep and hostile bodies are refused at decode", () => {
     expect(r.json.message).toBe("json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string");
     expect((await t.call("GET", `${CM}/target`)).status).toBe(200);
   });
+
+  it("refuses a DeleteOptions body in an unknown format with the media types every body accepts", async () => {
+    await t.call("POST", CM, { body: { metadata: { name: "kept" } } });
+    const r = await t.call("DELETE", `${CM}/kept`, { raw: "propagationPolicy=Orphan", headers: { "Content-Type": "text/plain" } });
+    expectStatus(
+      r,
+      415,
+      "UnsupportedMediaType",
+      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+    );
+    expect((await t.call("GET", `${CM}/kept`)).status).toBe(200);
+  });
 });

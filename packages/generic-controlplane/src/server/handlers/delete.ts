@@ -1,20 +1,18 @@
-import { badRequest, deletedStatus, unsupportedMediaType } from "../../api/errors/index.js";
+import { badRequest, deletedStatus, methodNotAllowed } from "../../api/errors/index.js";
 import type { DeleteOptions, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
-import { bodyFormat, type ResponseFormat } from "./negotiation/negotiation.js";
+import type { ResponseFormat } from "./negotiation/negotiation.js";
 import { parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { shapeList, shapeObject, writeEncoded } from "./responsewriters/respond.js";
 import type { RequestScope } from "../request-scope.js";
-import { methodNotAllowed } from "../../api/errors/index.js";
 import { optionsInvalid, parseDryRun } from "./options/write-options.js";
 import { parseListRequest } from "./options/list-options.js";
 import { parseInt64Query } from "./options/query-numbers.js";
-import { parseJson, parseYaml } from "./decode/decode-object.js";
+import { decodeBody } from "./decode/decode-object.js";
 import { META_V1, patchMetaSchemas } from "../../patch/meta-schemas.js";
 import { fieldTypeError } from "../../validation/field-types.js";
-import { decodeProtobuf } from "../../protobuf/codec.js";
 
 const POLICIES = new Set(["Orphan", "Background", "Foreground"]);
 
@@ -23,13 +21,7 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
   let options: DeleteOptions = {};
   const body = await readBody(ctx.req, env.maxBodyBytes);
   if (body.length > 0) {
-    const contentType = ctx.req.headers["content-type"];
-    const format = bodyFormat(contentType);
-    let parsed: unknown;
-    if (format === "yaml") parsed = parseYaml(body.toString("utf8"));
-    else if (format === "json") parsed = parseJson(body.toString("utf8"));
-    else if (format === "protobuf") parsed = decodeProtobuf(body);
-    else throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
+    const parsed = decodeBody(body, ctx.req.headers["content-type"]).value;
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw badRequest("the body of a delete request must be a DeleteOptions object");
     const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], { kind: "DeleteOptions" });

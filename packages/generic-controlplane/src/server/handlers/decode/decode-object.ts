@@ -15,6 +15,26 @@ import { checkDecodedBody } from "./decode-limits.js";
 
 
 /**
+ * A request body in the format its Content-Type names (JSON when absent, YAML, or protobuf), as
+ * upstream decodes a body with the resource's serializers; any other type is 415. `text` is the
+ * body's text for the textual formats (fieldValidation reads it for duplicate keys).
+ */
+export function decodeBody(body: Buffer, contentType: string | undefined): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
+  const format = bodyFormat(contentType);
+  switch (format) {
+    case "json":
+    case "yaml": {
+      const text = body.toString("utf8");
+      return { value: format === "json" ? parseJson(text) : parseYaml(text), text, format };
+    }
+    case "protobuf":
+      return { value: decodeProtobuf(body), text: undefined, format };
+    default:
+      throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
+  }
+}
+
+/**
  * Decodes a create/update body (JSON, no Content-Type, YAML or protobuf) and applies
  * `fieldValidation`: unknown and duplicate fields fail the request (Strict), become `Warning`
  * headers (Warn), or are dropped silently (Ignore) — a typed kube-apiserver drops them too.
@@ -26,25 +46,7 @@ export function decodeObject(
   validation: FieldValidation,
 ): KubeObject {
   const definition = scope.definition;
-  const contentType = ctx.req.headers["content-type"];
-  const format = bodyFormat(contentType);
-  let object: unknown;
-  let text: string | undefined;
-  switch (format) {
-    case "json":
-      text = body.toString("utf8");
-      object = parseJson(text);
-      break;
-    case "yaml":
-      text = body.toString("utf8");
-      object = parseYaml(text);
-      break;
-    case "protobuf":
-      object = decodeProtobuf(body);
-      break;
-    default:
-      throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
-  }
+  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"]);
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
