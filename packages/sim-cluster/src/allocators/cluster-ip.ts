@@ -75,6 +75,11 @@ export class ClusterIPAllocator {
     this.#used.add(value);
   }
 
+  /** The addresses handed out, in no particular order. */
+  *allocated(): Generator<string> {
+    for (const value of this.#used) yield formatIPv4(value);
+  }
+
   /** Frees `ip`; freeing a free or foreign address does nothing (upstream's Release). */
   release(ip: string): void {
     const value = parseIPv4(ip);
