@@ -8,6 +8,8 @@ export { ApiServer, type ApiServerOptions, type HandlerStage } from "./api-serve
 export type { RequestContext } from "./context.js";
 export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
 export type { ResourceHandlers, SubresourceHandler } from "./resource-handler.js";
+// Subresource handlers of other packages (a binding, a scale) read their request body through this.
+export { readBody, type BodyReadLimits } from "./body.js";
 export type { HandlerCodecs, IncludeObject, ServedResource } from "./served-resource.js";
 export type { HealthCheck, HealthEndpoint } from "./health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
