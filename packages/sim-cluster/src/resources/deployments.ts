@@ -1,5 +1,6 @@
 import { fieldInvalid, fieldNotSupported, fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
+import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { defineResource } from "./define.js";
 import { podTemplateSchema } from "./pod-spec.js";
 import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
@@ -108,6 +109,7 @@ export const deploymentsResource = defineResource<Deployment>({
   categories: ["all"],
   statusSubresource: true,
   tracksGeneration: true,
+  subresources: [SCALE_SUBRESOURCE],
   schema,
   printerColumns: [
     { name: "Ready", type: "string", description: "Number of the pod with ready state", cell: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}` },

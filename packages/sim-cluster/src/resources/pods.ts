@@ -135,6 +135,8 @@ export const podsResource = defineResource<Pod>({
   shortNames: ["po"],
   categories: ["all"],
   statusSubresource: true,
+  // Served by the cluster's binding handler (the scheduler's way to place a pod).
+  subresources: [{ name: "binding", verbs: ["create"] }],
   schema,
   fieldSelectors: {
     "spec.nodeName": (pod) => pod.spec?.nodeName ?? "",

@@ -1,5 +1,6 @@
 import type { FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
+import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { defineResource } from "./define.js";
 import { podTemplateSchema } from "./pod-spec.js";
 import { conditions, int32, kindSchema, labelSelector, open } from "./schema.js";
@@ -38,6 +39,7 @@ export const replicaSetsResource = defineResource<ReplicaSet>({
   categories: ["all"],
   statusSubresource: true,
   tracksGeneration: true,
+  subresources: [SCALE_SUBRESOURCE],
   schema,
   printerColumns: [
     { name: "Desired", type: "integer", description: "Replicas is the number of desired replicas.", cell: (rs) => rs.spec?.replicas ?? 0 },
