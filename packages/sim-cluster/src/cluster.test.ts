@@ -1,3 +1,4 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
 import { ApiError, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../test/kubectl.js";
@@ -19,11 +20,10 @@ async function start(options: Parameters<typeof startSimCluster>[0]): Promise<{ 
   return { cluster, client };
 }
 
-interface Pod {
-  metadata: { name: string };
+type Pod = KubeObject & {
   spec: { nodeName?: string; priority?: number };
   status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
-}
+};
 
 const pod = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "x" }], ...spec } });
 

@@ -1,3 +1,4 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { afterEach, expect, it } from "vitest";
 import { startSimCluster, type SimCluster } from "../src/index.js";
@@ -13,10 +14,10 @@ afterEach(async () => {
 const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
 const deployments = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
 
-interface Pod {
+type Pod = KubeObject & {
   spec: { nodeName?: string };
   status: { phase?: string; podIP?: string; hostIP?: string };
-}
+};
 
 it("runs the README example: 3 pods Running over 3 nodes with IPs from each node's pod range", async () => {
   cluster = await startSimCluster({ nodes: 3 });
@@ -30,7 +31,7 @@ it("runs the README example: 3 pods Running over 3 nodes with IPs from each node
     },
   });
   const pods = await eventually("3 running pods", async () => {
-    const list = await client!.list<Pod & { metadata: { name: string } }>(PODS, "default", { labelSelector: "app=web" });
+    const list = await client!.list<Pod>(PODS, "default", { labelSelector: "app=web" });
     return list.items.length === 3 && list.items.every((p) => p.status.phase === "Running") ? list.items : undefined;
   });
   expect(new Set(pods.map((p) => p.spec.nodeName))).toEqual(new Set(cluster.nodes));
