@@ -2,7 +2,7 @@ import protobuf from "protobufjs";
 import type { KubeObject, ListMeta } from "../api/types.js";
 import { ControlPlaneError } from "../errors.js";
 import { jsonToMessage, messageToJson } from "./json-form.js";
-import { UNKNOWN_TYPE, lookupType, messageTypeFor } from "./message-types.js";
+import { UNKNOWN_TYPE, isStrictKind, lookupType, messageTypeFor } from "./message-types.js";
 
 /** `k8s\0`: the prefix of every `application/vnd.kubernetes.protobuf` body. */
 export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -58,15 +58,42 @@ export function decodeProtobuf(body: Uint8Array): KubeObject {
     );
   }
   let message;
+  let undeclared: string | undefined;
   try {
     message = type.decode(envelope.raw);
+    if (isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
   } catch (error) {
     throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, error);
+  }
+  if (undeclared !== undefined) {
+    throw new ControlPlaneError(
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format: protobuf field ${undeclared} is not supported for ${envelope.apiVersion}, Kind=${envelope.kind} - accepted media types include: application/json, application/yaml`,
+    );
   }
   const { metadata, ...fields } = messageToJson(type, message) as Record<string, unknown>;
   // Go always writes the embedded ObjectMeta/ListMeta struct, so JSON clients send `metadata: {}` at least.
   if (type.fields["metadata"] === undefined) return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...fields };
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, metadata: (metadata ?? {}), ...fields };
+}
+
+/**
+ * The first field on the wire that `type` (or a message inside it) does not declare, as
+ * `<message>.<number>`; protobufjs would skip it silently, losing what the client sent.
+ */
+function undeclaredField(type: protobuf.Type, bytes: Uint8Array): string | undefined {
+  const reader = protobuf.Reader.create(bytes);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const field = type.fieldsById[tag >>> 3];
+    if (field === undefined) return `${type.fullName.replace(/^\./, "")}.${tag >>> 3}`;
+    const nested = field.resolvedType;
+    if ((tag & 7) === 2 && nested instanceof protobuf.Type) {
+      const inner = undeclaredField(nested, reader.bytes());
+      if (inner !== undefined) return inner;
+    } else reader.skipType(tag & 7);
+  }
+  return undefined;
 }
 
 /** Encodes an object of a supported kind as a `k8s\0` protobuf body (for protobuf responses). */
