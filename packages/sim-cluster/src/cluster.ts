@@ -5,6 +5,7 @@ import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-ip.js";
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
+import { registerWorkloadProtobuf } from "./protobuf.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { bindingHandler } from "./handlers/binding.js";
@@ -101,6 +102,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     clusterIPs: new ClusterIPAllocator(options.serviceCIDR ?? "10.96.0.0/16"),
     nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
   };
+  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
+  registerWorkloadProtobuf();
   const podCIDR = options.podCIDR ?? "10.244.0.0/16";
   const nodeCIDR = options.nodeCIDR ?? "172.18.0.0/16";
   subnet24(podCIDR, 0);

@@ -46,18 +46,10 @@ describe("kubectl 1.32 against a simulated cluster", () => {
     expect(lines[1]).toContain("172.18.0.2");
   });
 
-  it("a deployment of 3 replicas runs 3 pods spread over the nodes; scale and rollout status work", async () => {
-    const manifest = join(dir, "web.yaml");
-    await writeFile(
-      manifest,
-      JSON.stringify({
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        metadata: { name: "web", labels: { app: "web" } },
-        spec: { replicas: 3, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "x", image: "x" }] } } },
-      }),
-    );
-    expect((await run("apply", "-f", manifest)).code).toBe(0);
+  it("create deployment --replicas=3 runs 3 pods spread over the nodes; scale and rollout status work", async () => {
+    // kubectl 1.32 sends this typed create as protobuf.
+    const created = await run("create", "deployment", "web", "--image=x", "--replicas=3");
+    expect(created).toMatchObject({ code: 0, stdout: "deployment.apps/web created\n" });
     const running = await eventually("3 running web pods", async () => {
       const pods = await webPods();
       return pods.length === 3 && pods.every((p) => p.status.phase === "Running") ? pods : undefined;
@@ -107,5 +99,15 @@ describe("kubectl 1.32 against a simulated cluster", () => {
     // Freed by the time the delete answered.
     const again = await run("create", "-f", clash);
     expect(again).toMatchObject({ code: 0, stdout: "service/clash created\n" });
+  });
+
+  it("create service nodeport (protobuf) allocates from the range, and a taken port is refused", async () => {
+    const created = await run("create", "service", "nodeport", "fixed", "--tcp=80:8080", "--node-port=30555");
+    expect(created).toMatchObject({ code: 0, stdout: "service/fixed created\n" });
+    const svc = JSON.parse((await run("get", "svc", "fixed", "-o", "json")).stdout) as { spec: { ports: Array<{ port: number; targetPort: number; nodePort: number }> } };
+    expect(svc.spec.ports).toEqual([{ name: "80-8080", port: 80, protocol: "TCP", targetPort: 8080, nodePort: 30555 }]);
+    const taken = await run("create", "service", "nodeport", "other", "--tcp=80:8080", "--node-port=30555");
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toBe('error: failed to create NodePort service: Service "other" is invalid: spec.ports[0].nodePort: Invalid value: 30555: provided port is already allocated\n');
   });
 });
