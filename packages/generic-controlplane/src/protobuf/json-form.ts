@@ -93,9 +93,9 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     return formatMicroTime(seconds, Math.floor(toNumber(record["nanos"] ?? 0) / 1000));
   }
   if (STRING_LIST_TYPES.has(name)) return [...((record["items"] ?? []) as string[])];
-  if (name === QUANTITY_TYPE) return (record["string"] as string | undefined) ?? "";
+  if (name === QUANTITY_TYPE) return record["string"] ?? "";
   // IntOrString: type 1 is the string form; otherwise the int.
-  if (name === INT_OR_STRING_TYPE) return toNumber(record["type"] ?? 0) === 1 ? ((record["strVal"] as string | undefined) ?? "") : toNumber(record["intVal"] ?? 0);
+  if (name === INT_OR_STRING_TYPE) return toNumber(record["type"] ?? 0) === 1 ? (record["strVal"] ?? "") : toNumber(record["intVal"] ?? 0);
   if (name === FIELDS_V1_TYPE) {
     const raw = record["Raw"];
     return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : {};
