@@ -110,4 +110,24 @@ describe("kubectl 1.32 against a simulated cluster", () => {
     expect(taken.code).not.toBe(0);
     expect(taken.stderr).toBe('error: failed to create NodePort service: Service "other" is invalid: spec.ports[0].nodePort: Invalid value: 30555: provided port is already allocated\n');
   });
+
+  it("rollout restart replaces every pod, and deleting the deployment removes its ReplicaSets and pods", async () => {
+    const before = new Set((await webPods()).map((p) => p.metadata.name));
+    expect((await run("rollout", "restart", "deployment/web")).code).toBe(0);
+    const status = await run("rollout", "status", "deployment/web", "--timeout=20s");
+    expect(status.stdout).toContain('deployment "web" successfully rolled out');
+    const after = await eventually("only restarted pods", async () => {
+      const pods = await webPods();
+      return pods.length === 5 && pods.every((p) => !before.has(p.metadata.name)) ? pods : undefined;
+    });
+    expect(after.every((p) => p.status.phase === "Running")).toBe(true);
+    const history = await run("rollout", "history", "deployment/web");
+    expect(history.stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n3\s+<none>/);
+
+    expect((await run("delete", "deployment", "web")).code).toBe(0);
+    await eventually("the ReplicaSets and pods to be collected", async () => {
+      const left = await run("get", "rs,pods", "-l", "app=web", "-o", "name");
+      return left.code === 0 && left.stdout === "" ? true : undefined;
+    });
+  });
 });
