@@ -1,34 +1,28 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ControlPlaneError, isControlPlaneError } from "./errors.js";
-import { KubeClient } from "./controllers/client.js";
-import { ControllerManager, type ControllerManagerOptions } from "./controllers/manager.js";
+import type { ControllerManager } from "./controllers/manager.js";
+import { handlerCodecs } from "./control-plane/codecs.js";
+import { createControllers, type ControlPlaneControllers, type InProcessControllers } from "./control-plane/controllers.js";
+import { startFlowControlObjects } from "./control-plane/flow-control.js";
+import { healthChecks } from "./control-plane/health-checks.js";
+import { cachedObjectCounts, countStoredObjects } from "./control-plane/object-counts.js";
+import { buildServedResources, groupResource, servedDefinitions } from "./control-plane/served-resources.js";
+import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
-import { decodeProtobuf, encodeProtobuf, protobufListParts, supportsProtobuf } from "./protobuf/codec.js";
+import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findStrictFieldErrors, findUnknownFields } from "./patch/index.js";
-import { createResourceStore } from "./registry/store.js";
-import { toTable } from "./registry/table.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
-import { namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate, SYSTEM_NAMESPACES } from "./resources/namespaces.js";
 import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
-import type { HealthCheck } from "./server/health.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
-import { namespaceHandlers } from "./server/namespace-handlers.js";
 import { namespaceLifecycle } from "./server/namespace-lifecycle.js";
-import type { ResourceHandlers } from "./server/resource-handler.js";
-import type { HandlerCodecs, ServedResource } from "./server/served-resource.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
-import { flowSchemasResource, priorityLevelConfigurationsResource } from "./resources/flowcontrol.js";
-import { startFlowControlConfig } from "./server/flowcontrol/config-controller.js";
-import { defaultFlowSchemas, defaultPriorityLevels } from "./server/flowcontrol/defaults.js";
 import type { Storage } from "./storage/types.js";
 
 export interface ControlPlaneOptions {
@@ -102,8 +96,7 @@ export interface ControlPlaneOptions {
   controllers?: boolean | ControlPlaneControllers;
 }
 
-/** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
-export type ControlPlaneControllers = Omit<ControllerManagerOptions, "client" | "registry" | "logger">;
+export type { ControlPlaneControllers };
 
 export interface ControlPlane {
   /** `http://<host>:<port>`. */
@@ -124,17 +117,25 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-/** Built-in controllers the default selection leaves out because what they work on is not served. */
-function defaultlessControllers(serves: (groupResource: string) => boolean): string[] {
-  const off: string[] = [];
-  if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
-  else if (!serves("serviceaccounts")) off.push("-serviceaccount");
-  if (!serves("events")) off.push("-eventttl");
-  return off;
-}
-
-function groupResource(definition: ResourceDefinition): string {
-  return definition.group === "" ? definition.plural : `${definition.plural}.${definition.group}`;
+/** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
+function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "codecs" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+  return {
+    ...parts,
+    version: versionInfo(),
+    ...(options.logger ? { logger: options.logger } : {}),
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
+    ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
+    ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
+    ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
+    ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
+    ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
+    ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
+    ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
+  };
 }
 
 /**
@@ -144,156 +145,36 @@ function groupResource(definition: ResourceDefinition): string {
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = [...(options.resources ?? selectBuiltinResources())];
-  const withFlowControl = options.enablePriorityAndFairness !== false;
-  // Like kube-apiserver, the flow control configuration is served as API objects while it is in force.
-  if (withFlowControl) {
-    for (const definition of [flowSchemasResource, priorityLevelConfigurationsResource]) {
-      if (!definitions.some((d) => d.group === definition.group && d.plural === definition.plural)) definitions.push(definition);
-    }
-  }
-  const seen = new Set<string>();
-  for (const definition of definitions) {
-    const key = `${definition.group}/${definition.version}/${definition.plural}`;
-    if (seen.has(key)) throw new ControlPlaneError("BadRequest", `resource ${groupResource(definition)} (${definition.version}) is defined twice`);
-    seen.add(key);
-  }
+  const definitions = servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false);
 
+  // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
-  const stores = new Map<string, ResourceStore>();
-  const served: Array<ServedResource & { handlers?: ResourceHandlers }> = [];
-  let namespaces: ResourceStore | undefined;
-  for (const definition of definitions) {
-    // Admission is shared by reference: NamespaceLifecycle is added once the namespaces store exists.
-    const store = createResourceStore(definition, storage, { admission });
-    stores.set(groupResource(definition), store);
-    const entry: ServedResource & { handlers?: ResourceHandlers } = { definition, store };
-    if (definition.group === "" && definition.plural === "namespaces") {
-      namespaces = store;
-      // Server-internal writers of the namespace lifecycle; see namespaceHandlers.
-      const internal = { ...namespacesResource, statusSubresource: false };
-      const termination = createResourceStore({ ...internal, strategy: { shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
-      const finalize = createResourceStore({ ...internal, strategy: { ...namespaceFinalizeStrategy, shouldDeleteDuringUpdate: shouldDeleteNamespaceDuringUpdate } }, storage);
-      entry.handlers = namespaceHandlers({ termination, finalize }, admission);
-    }
-    served.push(entry);
-  }
-
+  const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
-  if (withLifecycle) admission.push(namespaceLifecycle(namespaces!));
+  if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
 
-  const codecs: HandlerCodecs = {
-    decodeProtobuf,
-    encodeProtobuf: (object) => (supportsProtobuf(object.apiVersion ?? "", object.kind ?? "") ? encodeProtobuf(object) : undefined),
-    protobufListParts,
-    applyJsonPatch: (original, patch) => applyJsonPatch(original, patch),
-    applyMergePatch: (original, patch) => applyMergePatch(original, patch),
-    applyStrategicMergePatch: (original, patch, schema) => applyStrategicMergePatch(original, patch, schema),
-    findUnknownFields: (object, schema) => findUnknownFields(object, schema),
-    findDuplicateFields: (text, contentType) => findDuplicateFields(text, contentType),
-    findStrictFieldErrors: (text, contentType, object, schema) => findStrictFieldErrors(text, contentType, object, schema),
-    toTable: (definition, objects, tableOptions) => toTable(definition, objects, tableOptions),
-  };
-
   let systemNamespacesReady = !withLifecycle;
-  const storageCheck: HealthCheck = {
-    name: "etcd",
-    check: async () => {
-      if (storage.checkHealth) await storage.checkHealth();
-      else await storage.currentRevision();
-    },
-  };
-  const ping: HealthCheck = { name: "ping", check: () => undefined };
-  const log: HealthCheck = { name: "log", check: () => undefined };
-  const namespacesHook: HealthCheck = {
-    name: "poststarthook/start-system-namespaces-controller",
-    check: () => {
-      if (!systemNamespacesReady) throw new Error("not finished");
-    },
-  };
-
-  const metrics = new ApiMetrics({
-    processMetrics: options.processMetrics ?? true,
-    countObjects: async () => {
-      const counts: Array<{ resource: string; count: number }> = [];
-      for (const definition of definitions) {
-        // A type stored as another resource (events.k8s.io events) is counted under that resource.
-        if (definition.storedAs !== undefined) continue;
-        const prefix = definition.group === "" ? `/registry/${definition.plural}` : `/registry/${definition.group}/${definition.plural}`;
-        counts.push({ resource: groupResource(definition), count: await storage.count(prefix) });
-      }
-      return counts;
-    },
-  });
-
+  const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
-
-  // Object counts for flow control's work estimates, refreshed at most every 10 s per resource
-  // (upstream reads them from its periodically updated storage object counts).
-  const counts = new Map<string, { count: Promise<number | undefined>; at: number }>();
-  const storedObjects = (group: string, resource: string): Promise<number | undefined> => {
-    const key = `${group}/${resource}`;
-    const cached = counts.get(key);
-    if (cached && Date.now() - cached.at < 10_000) return cached.count;
-    const definition = definitions.find((d) => d.group === group && d.plural === resource);
-    if (definition === undefined) return Promise.resolve(undefined);
-    const where = definition.storedAs ?? definition;
-    const prefix = where.group === "" ? `/registry/${where.plural}` : `/registry/${where.group}/${where.plural}`;
-    const count = storage.count(prefix).catch(() => undefined);
-    counts.set(key, { count, at: Date.now() });
-    return count;
-  };
-
-  const server = new ApiServer({
-    resources: served,
-    codecs,
-    // Rebuilt whenever the served set changes (server.addResource / removeResource).
-    documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
-    version: versionInfo(),
-    health: {
-      healthz: [ping, log, storageCheck, namespacesHook],
-      livez: [ping, log, storageCheck, namespacesHook],
-      readyz: [ping, log, storageCheck, namespacesHook],
-    },
-    metrics,
-    ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
-    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
-    ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
-    storedObjects,
-    ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
-    ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
-    ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
-    ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
-    ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
-    ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
-    ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
-  });
+  const server = new ApiServer(
+    apiServerOptions(options, {
+      resources: served,
+      codecs: handlerCodecs(),
+      // Rebuilt whenever the served set changes (server.addResource / removeResource).
+      documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
+      health: healthChecks(storage, () => systemNamespacesReady),
+      metrics,
+      storedObjects: cachedObjectCounts(definitions, storage),
+    }),
+  );
 
   if (withLifecycle) {
-    for (const name of SYSTEM_NAMESPACES) {
-      try {
-        await namespaces!.create(undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-      } catch (error) {
-        if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
-      }
-    }
+    await createSystemNamespaces(namespaces);
     systemNamespacesReady = true;
   }
 
-  let stopFlowControlConfig: (() => void) | undefined;
-  const flowSchemaStore = stores.get("flowschemas.flowcontrol.apiserver.k8s.io");
-  const priorityLevelStore = stores.get("prioritylevelconfigurations.flowcontrol.apiserver.k8s.io");
-  if (server.flowControl && flowSchemaStore && priorityLevelStore) {
-    stopFlowControlConfig = await startFlowControlConfig(
-      server.flowControl,
-      { flowSchemas: flowSchemaStore, priorityLevels: priorityLevelStore },
-      { flowSchemas: options.flowSchemas ?? defaultFlowSchemas(), priorityLevels: options.priorityLevels ?? defaultPriorityLevels() },
-    );
-  }
+  const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
 
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
@@ -302,34 +183,21 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
   options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
 
-  let controllers: ControllerManager | undefined;
-  let loopback: KubeClient | undefined;
+  let inProcess: InProcessControllers | undefined;
   if (options.controllers !== undefined && options.controllers !== false) {
-    loopback = new KubeClient({ server: url, userAgent: "kube-controller-manager" });
-    const chosen = options.controllers === true ? {} : options.controllers;
-    const serves = (groupResource: string) => stores.has(groupResource);
     try {
-      if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
-        throw new Error("leader election needs leases.coordination.k8s.io to be served");
-      }
-      controllers = new ControllerManager({
-        // One API server over one store: nothing to wait for before emptying a deleted namespace.
-        namespaceDeletionGracePeriodMs: 0,
-        // By default only controllers whose resources are served, and election only on a served Lease.
-        controllers: ["*", ...defaultlessControllers(serves)],
-        ...(serves("leases.coordination.k8s.io") ? {} : { leaderElection: false as const }),
-        ...chosen,
-        client: loopback,
+      inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
+        url,
+        serves: (name) => stores.has(name),
         registry: metrics.registry,
-        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+        logger: options.logger,
       });
     } catch (error) {
-      // An unknown controller name: nothing may keep running.
-      loopback.close();
+      // An impossible selection: nothing may keep running.
       await server.close();
-      throw new ControlPlaneError("BadRequest", (error as Error).message);
+      throw error;
     }
-    controllers.start();
+    inProcess.manager.start();
   }
 
   let closing: Promise<void> | undefined;
@@ -340,18 +208,18 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     kubeconfig,
     storage,
     server,
-    controllers,
+    controllers: inProcess?.manager,
     async writeKubeconfig(path) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfig, { mode: 0o600 });
     },
-    store: (group, plural) => stores.get(group === "" ? plural : `${plural}.${group}`),
+    store: (group, plural) => stores.get(groupResource({ group, plural })),
     close() {
       closing ??= (async () => {
         // Controllers first, so they release their Lease while the server still answers.
-        await controllers?.stop();
-        loopback?.close();
-        stopFlowControlConfig?.();
+        await inProcess?.manager.stop();
+        inProcess?.loopback.close();
+        stopFlowControlObjects?.();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

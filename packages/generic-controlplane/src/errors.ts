@@ -1,9 +1,10 @@
-import type { Status, StatusCause, StatusDetails } from "./api/types.js";
+import type { Status, StatusDetails } from "./api/types.js";
 
 /**
  * Every failure this package reports. The API-level codes are the `reason`s of kube `Status`
  * objects, so an error thrown anywhere below the HTTP layer turns into the Status a Kubernetes
- * client expects without a translation table.
+ * client expects without a translation table. The errors themselves come from the catalogue in
+ * `api/errors/` (after apimachinery's `api/errors`), which words each one as kube-apiserver does.
  */
 export type ControlPlaneErrorCode =
   | "BadRequest"
@@ -21,6 +22,7 @@ export type ControlPlaneErrorCode =
   | "Invalid"
   | "TooManyRequests"
   | "InternalError"
+  | "ServerTimeout"
   | "Timeout"
   | "ServiceUnavailable";
 
@@ -40,6 +42,7 @@ const HTTP_STATUS: Record<ControlPlaneErrorCode, number> = {
   Invalid: 422,
   TooManyRequests: 429,
   InternalError: 500,
+  ServerTimeout: 500,
   Timeout: 504,
   ServiceUnavailable: 503,
 };
@@ -95,49 +98,4 @@ export class ControlPlaneError extends Error {
 /** Matches by name as well as class, so two copies of the package still recognise each other's errors. */
 export function isControlPlaneError(error: unknown): error is ControlPlaneError {
   return error instanceof ControlPlaneError || (error instanceof Error && error.name === "ControlPlaneError" && "code" in error);
-}
-
-/** `configmaps "foo" not found` — the upstream wording for a missing object. */
-export function notFound(resource: GroupResource, name: string): ControlPlaneError {
-  return new ControlPlaneError("NotFound", `${qualifiedResource(resource)} "${name}" not found`, {
-    details: detailsFor(resource, name),
-  });
-}
-
-/** `configmaps "foo" already exists`. */
-export function alreadyExists(resource: GroupResource, name: string): ControlPlaneError {
-  return new ControlPlaneError("AlreadyExists", `${qualifiedResource(resource)} "${name}" already exists`, {
-    details: detailsFor(resource, name),
-  });
-}
-
-/** The optimistic-concurrency conflict a stale resourceVersion gets. */
-export function conflict(resource: GroupResource, name: string, why = "the object has been modified; please apply your changes to the latest version and try again"): ControlPlaneError {
-  return new ControlPlaneError("Conflict", `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`, {
-    details: detailsFor(resource, name),
-  });
-}
-
-/** 422 with one cause per field error, worded like apimachinery's `NewInvalid`. */
-export function invalid(resource: GroupResource & { kind: string }, name: string, causes: StatusCause[]): ControlPlaneError {
-  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ""}` : (c.message ?? ""))).join(", ");
-  const list = causes.length > 1 ? `[${summary}]` : summary;
-  return new ControlPlaneError("Invalid", `${resource.kind} "${name}" is invalid: ${list}`, {
-    details: { ...detailsFor(resource, name), kind: resource.kind, causes },
-  });
-}
-
-export interface GroupResource {
-  group: string;
-  resource: string;
-}
-
-function qualifiedResource({ group, resource }: GroupResource): string {
-  return group === "" ? resource : `${resource}.${group}`;
-}
-
-function detailsFor({ group, resource }: GroupResource, name: string): StatusDetails {
-  const details: StatusDetails = { name, kind: resource };
-  if (group !== "") details.group = group;
-  return details;
 }

@@ -1,7 +1,8 @@
 /**
  * `@kubekit/generic-controlplane`: start a control plane. The layers under it have their own entry
  * points (`/storage`, `/registry`, `/server`, `/controllers`, `/testing`); this one holds what
- * `createControlPlane` takes and returns, the API object types and the error every layer throws.
+ * `createControlPlane` takes and returns, the API object types, and the error every layer throws
+ * with the catalogue that builds it (apimachinery's `api/errors`).
  * Types of the layers that the options mention (`Storage`, `ResourceDefinition`, `AdmissionPlugin`,
  * `HandlerStage`, `ApiServer`, ...) come from their layer's entry point.
  */
@@ -13,6 +14,35 @@ export {
   type ControlPlaneErrorCode,
   type ControlPlaneErrorOptions,
 } from "./errors.js";
+// The errors of apimachinery's api/errors, worded as kube-apiserver words them, for admission
+// plugins, strategies and handlers of your own.
+export {
+  OPTIMISTIC_LOCK_ERROR_MSG,
+  alreadyExists,
+  applyConflict,
+  badRequest,
+  conflict,
+  forbidden,
+  generateNameConflict,
+  genericServerResponse,
+  gone,
+  internalError,
+  invalid,
+  methodNotSupported,
+  notFound,
+  requestEntityTooLarge,
+  resourceExpired,
+  serverTimeout,
+  serviceUnavailable,
+  timeoutError,
+  tooManyRequests,
+  tooManyRequestsError,
+  unauthorized,
+  type CauseOption,
+  type GenericServerResponse,
+  type GroupKind,
+  type GroupResource,
+} from "./api/errors/index.js";
 export type {
   DeleteOptions,
   KubeList,

@@ -58,6 +58,15 @@ describe(`${pkg.name} entry points as built`, () => {
     expect((error as InstanceType<RootModule["ControlPlaneError"]>).code).toBe("AlreadyExists");
   });
 
+  it("builds the catalogue's errors as the root's ControlPlaneError, from the root and from /storage", async () => {
+    const root = (await import(pkg.name)) as RootModule;
+    const storage = (await import(`${pkg.name}/storage`)) as StorageModule;
+    const missing = root.notFound({ group: "coordination.k8s.io", resource: "leases" }, "l");
+    expect(missing).toBeInstanceOf(root.ControlPlaneError);
+    expect(missing.toStatus()).toMatchObject({ reason: "NotFound", code: 404, message: 'leases.coordination.k8s.io "l" not found' });
+    expect(storage.keyExists("/registry/things/a")).toBeInstanceOf(root.ControlPlaneError);
+  });
+
   it("shares one ControlPlaneError between the root and /storage (CJS)", async () => {
     const root = requireFromPackage(pkg.name) as RootModule;
     const storage = requireFromPackage(`${pkg.name}/storage`) as StorageModule;

@@ -77,6 +77,16 @@ describe("kubectl 1.32 with the in-process controllers", () => {
     expect(await exists("serviceaccount", "sa1", "with-content")).toBe(false);
   });
 
+  it.each(["foreground", "orphan"])("delete ns --cascade=%s finishes: the namespace is emptied, then its garbage-collection finalizer released", async (cascade) => {
+    const name = `cascade-ns-${cascade}`;
+    await kubectl.ok(["create", "namespace", name]);
+    await kubectl.ok(["create", "configmap", "c1", "-n", name, "--from-literal=a=b"]);
+    const out = await kubectl.ok(["delete", "namespace", name, `--cascade=${cascade}`], { timeoutMs: 20_000 });
+    expect(out.trim()).toBe(`namespace "${name}" deleted`);
+    const gone = await kubectl.run(["get", "namespace", name]);
+    expect(gone.stderr).toContain(`namespaces "${name}" not found`);
+  });
+
   it("a new namespace gets the default ServiceAccount (ServiceAccounts: default service account in every namespace)", async () => {
     await kubectl.ok(["create", "namespace", "with-sa"]);
     await waitUntil("serviceaccount default in with-sa", () => exists("serviceaccount", "default", "with-sa"));

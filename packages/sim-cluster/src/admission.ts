@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "@kubekit/generic-controlplane";
+import { forbidden } from "@kubekit/generic-controlplane";
 import type { AdmissionPlugin, ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Pod } from "./resources/pods.js";
 import type { PriorityClass } from "./resources/priority-classes.js";
@@ -23,7 +23,7 @@ export function priorityAdmission(priorityClasses: () => ResourceStore | undefin
         try {
           pc = (await store.get(undefined, name));
         } catch {
-          throw new ControlPlaneError("Forbidden", `pods "${attributes.name}" is forbidden: no PriorityClass with name ${name} was found`, { details: { name: attributes.name, kind: "pods" } });
+          throw forbidden({ group: "", resource: "pods" }, attributes.name, `no PriorityClass with name ${name} was found`);
         }
         pod.spec.priority = pc.value ?? 0;
         if (pc.preemptionPolicy !== undefined) pod.spec["preemptionPolicy"] = pc.preemptionPolicy;

@@ -8,8 +8,7 @@ import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { replicaSetController } from "./controllers/replicaset.js";
-import { bindingHandler } from "./handlers/binding.js";
-import { scaleHandler } from "./handlers/scale.js";
+import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
 import { podsResource } from "./resources/pods.js";
@@ -109,10 +108,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   subnet24(podCIDR, 0);
   hostAddress(nodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
+  let subresourceStores: SubresourceStores | undefined;
+  const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
     resources: [...selectBuiltinResources(), ...simResources(allocators)],
     admission: [priorityAdmission(() => priorityClasses)],
+    stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
     name: options.name ?? "sim-cluster",
     ...(options.host !== undefined ? { host: options.host } : {}),
@@ -124,18 +126,16 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let manager: ControllerManager | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
-    const maxBodyBytes = 3 * 1024 * 1024;
     const served = (group: string, plural: string) => {
       const store = plane.store(group, plural);
       const definition = plane.server.definitions.find((d) => d.group === group && d.plural === plural);
       if (store === undefined || definition === undefined) throw new Error(`${plural} is not served`);
       return { definition, store };
     };
-    // The subresources upstream serves from these resources' REST storage.
+    // The subresources upstream serves from these resources' REST storage (see subresourceStage).
     const bindings = createResourceStore({ ...podsResource, statusSubresource: false, strategy: {} }, plane.storage);
-    plane.server.addResource(served("", "pods"), { subresources: { binding: bindingHandler(bindings, maxBodyBytes) } });
-    plane.server.addResource(served("apps", "deployments"), { subresources: { scale: scaleHandler(maxBodyBytes) } });
-    plane.server.addResource(served("apps", "replicasets"), { subresources: { scale: scaleHandler(maxBodyBytes) } });
+    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
+    subresourceStores = { bindings, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });

@@ -35,6 +35,10 @@ export function repairingServiceStore(inner: ResourceStore, allocators: ServiceA
     update: (namespace, name, object, options) => write(() => inner.update(namespace, name, object, options)),
     guaranteedUpdate: (namespace, name, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, options) => write(() => inner.guaranteedUpdate(namespace, name, mutate, options)),
     delete: (namespace, name, deleteOptions, options) => write(() => inner.delete(namespace, name, deleteOptions, options)),
-    deleteCollection: (namespace, request, deleteOptions, options) => write(() => inner.deleteCollection(namespace, request, deleteOptions, options)),
+    ...(inner.deleteCollection !== undefined
+      ? {
+          deleteCollection: (...args: Parameters<NonNullable<ResourceStore["deleteCollection"]>>) => write(() => inner.deleteCollection!(...args)),
+        }
+      : {}),
   };
 }

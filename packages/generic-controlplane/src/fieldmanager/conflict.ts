@@ -1,5 +1,6 @@
 import type { StatusCause } from "../api/types.js";
-import { ControlPlaneError } from "../errors.js";
+import { applyConflict } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 import { printPath, sortPaths, type FieldPath } from "./fields-v1.js";
 import type { ManagerEntry } from "./managed-fields.js";
 
@@ -43,5 +44,5 @@ export function conflictError(conflicts: Conflict[]): ControlPlaneError {
     }
     message = `Apply failed with ${ordered.length} conflicts: ${lines.join("\n")}`;
   }
-  return new ControlPlaneError("Conflict", message, { details: { causes } });
+  return applyConflict(causes, message);
 }

@@ -1,5 +1,5 @@
 import type { KubeObject, ManagedFieldsEntry } from "../api/types.js";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import { withObjectMeta } from "../patch/schema-walk.js";
 import { canonicalJson } from "../registry/object-utils.js";
 import type { JSONSchemaProps } from "../schema/types.js";
@@ -33,7 +33,7 @@ import { isRecord } from "./type-shape.js";
 /** Who writes: the manager, its subresource, and the time recorded for it. */
 export interface FieldManagerWrite {
   manager: string;
-  subresource: "" | "status";
+  subresource: string;
   /** metav1.Time of the write. */
   time: string;
 }
@@ -91,9 +91,9 @@ export class FieldManager {
   apply(live: KubeObject | undefined, config: KubeObject, write: ApplyWrite): KubeObject {
     // upstream `versionCheckManager`: the configuration is of this very type and version.
     if (config.apiVersion !== this.options.apiVersion || config.kind !== this.options.kind) {
-      throw new ControlPlaneError("BadRequest", `invalid object type: ${gvkString(config)}`);
+      throw badRequest(`invalid object type: ${gvkString(config)}`);
     }
-    if (config.metadata?.managedFields !== undefined) throw new ControlPlaneError("BadRequest", "metadata.managedFields must be nil");
+    if (config.metadata?.managedFields !== undefined) throw badRequest("metadata.managedFields must be nil");
     let managed: Managed;
     try {
       managed = decodeManagedFields(live?.metadata?.managedFields);

@@ -57,7 +57,8 @@ describe("applyJsonPatch", () => {
     const ops = Array.from({ length: 10_001 }, () => ({ op: "test", path: "/kind", value: "ConfigMap" }));
     expect(codeOf(() => applyJsonPatch(configMap, ops))).toMatchObject({
       code: "RequestEntityTooLarge",
-      message: "The allowed maximum operations in a JSON patch is 10000, got 10001",
+      // apierrors.NewRequestEntityTooLargeError prefixes "Request entity too large: ".
+      message: "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001",
     });
     expect(applyJsonPatch(configMap, ops.slice(1))).toEqual(configMap);
   });

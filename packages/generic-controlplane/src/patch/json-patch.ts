@@ -1,6 +1,7 @@
 import jsonPatch from "fast-json-patch";
 import type { Operation } from "fast-json-patch";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest, patchNotApplicable, requestEntityTooLarge } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 import { cloneJson, describeValue, isJsonObject } from "./json-value.js";
 
 export type JsonPatchOperation = Operation;
@@ -17,13 +18,10 @@ export const MAX_JSON_PATCH_OPERATIONS = 10_000;
  */
 export function applyJsonPatch<T = unknown>(document: unknown, operations: unknown): T {
   if (!Array.isArray(operations)) {
-    throw new ControlPlaneError("BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
   if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new ControlPlaneError(
-      "RequestEntityTooLarge",
-      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
-    );
+    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`);
   }
   let current: unknown = cloneJson(document);
   for (const raw of operations) {
@@ -40,20 +38,20 @@ export function applyJsonPatch<T = unknown>(document: unknown, operations: unkno
 
 function checkOperation(raw: unknown): Operation {
   if (!isJsonObject(raw)) {
-    throw new ControlPlaneError("BadRequest", `json patch operation must be an object, got ${describeValue(raw)}`);
+    throw badRequest(`json patch operation must be an object, got ${describeValue(raw)}`);
   }
   const op = raw.op;
   if (typeof op !== "string" || !OPS.has(op)) {
-    throw new ControlPlaneError("Invalid", `Unexpected kind: ${typeof op === "string" ? op : "unknown"}`);
+    throw patchNotApplicable(`Unexpected kind: ${typeof op === "string" ? op : "unknown"}`);
   }
   if (typeof raw.path !== "string") {
-    throw new ControlPlaneError("Invalid", `${op} operation does not apply: missing path`);
+    throw patchNotApplicable(`${op} operation does not apply: missing path`);
   }
   if ((op === "move" || op === "copy") && typeof raw.from !== "string") {
-    throw new ControlPlaneError("Invalid", `${op} operation does not apply: missing from`);
+    throw patchNotApplicable(`${op} operation does not apply: missing from`);
   }
   if ((op === "add" || op === "replace" || op === "test") && !("value" in raw)) {
-    throw new ControlPlaneError("Invalid", `${op} operation does not apply: missing value`);
+    throw patchNotApplicable(`${op} operation does not apply: missing value`);
   }
   return raw as unknown as Operation;
 }
@@ -82,7 +80,7 @@ function parentOf(pointer: string): string {
 
 /** The missing-path errors, worded as upstream's json-patch library words them. */
 function checkApplies(document: unknown, operation: Operation): void {
-  const missing = (message: string) => new ControlPlaneError("Invalid", `${message}: missing value`);
+  const missing = (message: string) => patchNotApplicable(`${message}: missing value`);
   switch (operation.op) {
     case "replace":
       if (!exists(document, operation.path)) {
@@ -121,8 +119,8 @@ function checkApplies(document: unknown, operation: Operation): void {
 function translate(error: unknown, operation: Operation): ControlPlaneError {
   const name = error instanceof Error ? error.name : "";
   if (name === "TEST_OPERATION_FAILED") {
-    return new ControlPlaneError("Invalid", `testing value ${operation.path} failed: test failed`, { cause: error });
+    return patchNotApplicable(`testing value ${operation.path} failed: test failed`, { cause: error });
   }
   const message = error instanceof Error ? error.message.split("\n")[0] ?? error.message : String(error);
-  return new ControlPlaneError("Invalid", `${operation.op} operation does not apply: ${message}`, { cause: error });
+  return patchNotApplicable(`${operation.op} operation does not apply: ${message}`, { cause: error });
 }

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
 
 /**
@@ -7,7 +7,7 @@ import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "./json
  */
 export function applyMergePatch<T = unknown>(document: unknown, patch: unknown): T {
   if (patch === undefined) {
-    throw new ControlPlaneError("BadRequest", "merge patch body must be a JSON value");
+    throw badRequest("merge patch body must be a JSON value");
   }
   return merge(cloneJson(document) as JsonValue | undefined, patch as JsonValue) as T;
 }

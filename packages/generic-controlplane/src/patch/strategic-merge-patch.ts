@@ -1,4 +1,5 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest, patchNotApplicable } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { cloneJson, describeValue, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "./json-value.js";
 import { fieldSchema, itemSchema, resolveSchema, withObjectMeta, type Definitions } from "./schema-walk.js";
@@ -28,7 +29,7 @@ export function applyStrategicMergePatch<T = unknown>(
   options: StrategicMergePatchOptions = {},
 ): T {
   if (!isJsonObject(patch)) {
-    throw new ControlPlaneError("BadRequest", `strategic merge patch must be a JSON object, got ${describeValue(patch)}`);
+    throw badRequest(`strategic merge patch must be a JSON object, got ${describeValue(patch)}`);
   }
   const start = isJsonObject(original) ? (cloneJson(original)) : {};
   const merger = new Merger(options.definitions);
@@ -41,10 +42,6 @@ interface PatchMeta {
 }
 
 type ElementKind = "map" | "scalar";
-
-function bad(message: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", message);
-}
 
 class Merger {
   constructor(private readonly definitions: Definitions | undefined) {}
@@ -78,7 +75,7 @@ class Merger {
       if (directive === "replace") return this.mergeMap({}, patch, schema);
       if (directive === "delete") return {};
       if (directive !== "merge") {
-        throw bad(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(patch)}`);
+        throw badRequest(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(patch)}`);
       }
     }
     this.applyRetainKeys(original, patch);
@@ -135,13 +132,13 @@ class Merger {
       const [patchItems, serverOnly] = partition(merged, patch, "", kind);
       return normalizeElementOrder(patchItems, serverOnly, patch, original, "", kind);
     }
-    if (mergeKey === "") throw bad(`cannot merge lists without merge key for ${key === "" ? "list" : key}`);
+    if (mergeKey === "") throw badRequest(`cannot merge lists without merge key for ${key === "" ? "list" : key}`);
 
     let server = original;
     const plain: JsonObject[] = [];
     let replace = false;
     for (const item of patch) {
-      if (!isJsonObject(item)) throw bad(`lists must hold items of one type: ${describeValue(item)}`);
+      if (!isJsonObject(item)) throw badRequest(`lists must hold items of one type: ${describeValue(item)}`);
       if (!Object.hasOwn(item, DIRECTIVE)) {
         plain.push(item);
         continue;
@@ -154,9 +151,9 @@ class Merger {
       } else if (directive === "replace") {
         replace = true;
       } else if (directive === "merge") {
-        throw bad("merging lists cannot yet be specified in the patch");
+        throw badRequest("merging lists cannot yet be specified in the patch");
       } else {
-        throw bad(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(item)}`);
+        throw badRequest(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(item)}`);
       }
     }
     if (replace) return plain.map((item) => this.mergeMap({}, item, items));
@@ -180,11 +177,11 @@ class Merger {
     if (!Object.hasOwn(patch, RETAIN_KEYS)) return;
     const keep = patch[RETAIN_KEYS];
     delete patch[RETAIN_KEYS];
-    if (!Array.isArray(keep) || !keep.every((k) => typeof k === "string")) throw bad("invalid patch format of retainKeys");
+    if (!Array.isArray(keep) || !keep.every((k) => typeof k === "string")) throw badRequest("invalid patch format of retainKeys");
     // Every field the patch sets must be one the directive retains.
     for (const [key, value] of Object.entries(patch)) {
       if (value === null || key === DIRECTIVE || key.startsWith(DELETE_FROM_PRIMITIVE_LIST) || key.startsWith(SET_ELEMENT_ORDER)) continue;
-      if (!keep.includes(key)) throw bad("invalid patch format of retainKeys");
+      if (!keep.includes(key)) throw badRequest("invalid patch format of retainKeys");
     }
     for (const key of Object.keys(original)) {
       if (!keep.includes(key)) delete original[key];
@@ -192,7 +189,7 @@ class Merger {
   }
 
   private deleteFromPrimitiveList(original: JsonObject, key: string, value: JsonValue): void {
-    if (!Array.isArray(value)) throw bad("invalid patch format of primitive list");
+    if (!Array.isArray(value)) throw badRequest("invalid patch format of primitive list");
     const current = original[key];
     if (!Array.isArray(current)) return;
     original[key] = current.filter((item) => !value.some((gone) => jsonEqual(gone, item)));
@@ -202,14 +199,14 @@ class Merger {
   private mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: JSONSchemaProps | undefined): void {
     for (const [directiveKey, order] of Object.entries(patch)) {
       if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue;
-      if (!Array.isArray(order)) throw bad("invalid patch format of setElementOrder list");
+      if (!Array.isArray(order)) throw badRequest("invalid patch format of setElementOrder list");
       const key = directiveKey.slice(SET_ELEMENT_ORDER.length);
       const listSchema = this.sub(schema, key);
       const { mergeKey } = this.meta(listSchema);
       const current = original[key];
       const patchList = patch[key];
-      if (current !== undefined && !Array.isArray(current)) throw bad(`expected a []interface {}, but received a ${goTypeName(current)}`);
-      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw bad(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
+      if (current !== undefined && !Array.isArray(current)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(current)}`);
+      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
       if (current === undefined && (patchList === undefined || patchList === null)) continue;
       const originalList = current ?? [];
       checkOrderMatchesPatch(Array.isArray(patchList) ? patchList : [], order, mergeKey);
@@ -262,13 +259,13 @@ function goTypeName(value: JsonValue): string {
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): ControlPlaneError {
-  return bad(`map: ${describeValue(item)} does not contain declared merge key: ${mergeKey}`);
+  return badRequest(`map: ${describeValue(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
 function elementKind(...lists: JsonValue[][]): ElementKind {
   for (const list of lists) {
     for (const item of list) {
-      if (Array.isArray(item)) throw new ControlPlaneError("Invalid", "lists of lists are not supported");
+      if (Array.isArray(item)) throw patchNotApplicable("lists of lists are not supported");
       if (item !== null) return isJsonObject(item) ? "map" : "scalar";
     }
   }
@@ -360,7 +357,7 @@ function checkOrderMatchesPatch(patchList: JsonValue[], order: JsonValue[], merg
     o++;
   }
   if (p < plain.length) {
-    throw bad(
+    throw badRequest(
       `The order in patch list:\n${describeValue(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${describeValue(order)}\n`,
     );
   }

@@ -1,6 +1,6 @@
 import protobuf from "protobufjs";
 import type { KubeObject, ListMeta } from "../api/types.js";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest, internalError, protobufFieldNotSupported, protobufNotAcceptable, protobufNotSupported } from "../api/errors/index.js";
 import { jsonToMessage, messageToJson } from "./json-form.js";
 import { UNKNOWN_TYPE, isStrictKind, lookupType, messageTypeFor } from "./message-types.js";
 
@@ -12,9 +12,6 @@ function hasMagic(body: Uint8Array): boolean {
   return body.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((byte, i) => body[i] === byte);
 }
 
-function badRequest(message: string, cause?: unknown): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", message, cause === undefined ? {} : { cause });
-}
 
 interface Envelope {
   apiVersion: string;
@@ -28,7 +25,7 @@ function decodeEnvelope(body: Uint8Array): Envelope {
   try {
     unknown = lookupType(UNKNOWN_TYPE).decode(body.subarray(PROTOBUF_MAGIC.length)) as unknown as Record<string, unknown>;
   } catch (error) {
-    throw badRequest(`unable to decode the protobuf envelope: ${(error as Error).message}`, error);
+    throw badRequest(`unable to decode the protobuf envelope: ${(error as Error).message}`, { cause: error });
   }
   const typeMeta = (unknown["typeMeta"] ?? {}) as { apiVersion?: string; kind?: string };
   const encoding = unknown["contentEncoding"];
@@ -52,10 +49,7 @@ export function decodeProtobuf(body: Uint8Array): KubeObject {
   if (envelope.kind === "" || envelope.apiVersion === "") throw badRequest("the protobuf envelope does not name an apiVersion and kind");
   const type = messageTypeFor(envelope.apiVersion, envelope.kind);
   if (type === undefined) {
-    throw new ControlPlaneError(
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format: protobuf is not supported for ${envelope.apiVersion}, Kind=${envelope.kind} - accepted media types include: application/json, application/yaml`,
-    );
+    throw protobufNotSupported(envelope.apiVersion, envelope.kind);
   }
   let message;
   let undeclared: string | undefined;
@@ -63,14 +57,9 @@ export function decodeProtobuf(body: Uint8Array): KubeObject {
     message = type.decode(envelope.raw);
     if (isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
   } catch (error) {
-    throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, error);
+    throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, { cause: error });
   }
-  if (undeclared !== undefined) {
-    throw new ControlPlaneError(
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format: protobuf field ${undeclared} is not supported for ${envelope.apiVersion}, Kind=${envelope.kind} - accepted media types include: application/json, application/yaml`,
-    );
-  }
+  if (undeclared !== undefined) throw protobufFieldNotSupported(envelope.apiVersion, envelope.kind, undeclared);
   const { metadata, ...fields } = messageToJson(type, message) as Record<string, unknown>;
   // Go always writes the embedded ObjectMeta/ListMeta struct, so JSON clients send `metadata: {}` at least.
   if (type.fields["metadata"] === undefined) return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...fields };
@@ -101,12 +90,12 @@ export function encodeProtobuf(object: KubeObject): Uint8Array {
   const apiVersion = object.apiVersion ?? "";
   const kind = object.kind ?? "";
   const type = messageTypeFor(apiVersion, kind);
-  if (type === undefined) throw new ControlPlaneError("NotAcceptable", `protobuf is not supported for ${apiVersion}, Kind=${kind}`);
+  if (type === undefined) throw protobufNotAcceptable(apiVersion, kind);
   let raw: Uint8Array;
   try {
     raw = type.encode(type.fromObject(jsonToMessage(type, object) ?? {})).finish();
   } catch (error) {
-    throw new ControlPlaneError("InternalError", `unable to encode ${apiVersion}, Kind=${kind} as protobuf: ${(error as Error).message}`, { cause: error });
+    throw internalError(new Error(`unable to encode ${apiVersion}, Kind=${kind} as protobuf: ${(error as Error).message}`, { cause: error }));
   }
   const unknownType = lookupType(UNKNOWN_TYPE);
   const envelope = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
@@ -142,7 +131,7 @@ export function protobufListParts(list: { apiVersion: string; kind: string; meta
     try {
       return messageType.encode(messageType.fromObject(jsonToMessage(messageType, json) ?? {})).finish();
     } catch (error) {
-      throw new ControlPlaneError("InternalError", `unable to encode ${what} as protobuf: ${(error as Error).message}`, { cause: error });
+      throw internalError(new Error(`unable to encode ${what} as protobuf: ${(error as Error).message}`, { cause: error }));
     }
   };
   const itemKey = (itemsField.id << 3) | 2;

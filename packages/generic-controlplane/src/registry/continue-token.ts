@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 
 /**
  * The opaque `metadata.continue` of a paged list, shaped like kube-apiserver's
@@ -23,17 +23,17 @@ export function decodeContinueToken(value: string): ContinueToken {
   try {
     parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8"));
   } catch (cause) {
-    throw new ControlPlaneError("BadRequest", `invalid continue token: ${(cause as Error).message}`, { cause });
+    throw badRequest(`invalid continue token: ${(cause as Error).message}`, { cause });
   }
   const token = parsed as { v?: unknown; rv?: unknown; start?: unknown } | null;
   if (token === null || typeof token !== "object" || token.v !== "meta.k8s.io/v1") {
-    throw new ControlPlaneError("BadRequest", "invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    throw badRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
   }
   if (typeof token.rv !== "number" || !Number.isInteger(token.rv) || token.rv === 0 || token.rv < -1) {
-    throw new ControlPlaneError("BadRequest", "invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    throw badRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
   }
   if (typeof token.start !== "string" || token.start === "" || token.start.includes("..") || token.start.startsWith("/")) {
-    throw new ControlPlaneError("BadRequest", "invalid continue token: continue key is not valid: encoded start key is invalid");
+    throw badRequest("invalid continue token: continue key is not valid: encoded start key is invalid");
   }
   return { revision: token.rv, start: token.start };
 }

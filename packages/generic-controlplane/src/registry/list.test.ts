@@ -1,16 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ControlPlaneError } from "../errors.js";
 import { decodeContinueToken } from "./continue-token.js";
-import { backends, closeAll, widget, type Backend } from "./test-fixtures.js";
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
-}
+import { backends, closeAll, rejection, widget, type Backend } from "./test-fixtures.js";
 
 async function seeded(backend: Backend) {
   const ctx = await backend.open();
@@ -125,6 +115,9 @@ describe.each(backends)("list on $name", (backend: Backend) => {
     const { store } = await seeded(backend);
     const error = await rejection(store.list("default", { resourceVersion: "9999", resourceVersionMatch: "NotOlderThan" }));
     expect(error.code).toBe("Timeout");
+    // apierrors.NewTimeoutError prefixes "Timeout: ".
+    expect(error.message).toMatch(/^Timeout: Too large resource version: 9999, current: \d+$/);
+    expect(error.details?.retryAfterSeconds).toBe(1);
     expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
   });
 

@@ -1,5 +1,6 @@
 import type { KubeList, KubeObject } from "../api/types.js";
-import { ControlPlaneError, isControlPlaneError } from "../errors.js";
+import { resourceExpired, tooLargeResourceVersion } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { decodeContinueToken, encodeContinueToken } from "./continue-token.js";
 import type { ResourceDefinition } from "./resource-definition.js";
@@ -172,9 +173,7 @@ async function listStart(ctx: ListContext, request: ListRequest, directory: stri
     if (exact) return { revision: requested, startAfter: undefined, paging: false };
     const current = await ctx.storage.currentRevision();
     if (requested > current) {
-      throw new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
-        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-      });
+      throw tooLargeResourceVersion(requested, current);
     }
   }
   return { revision: 0, startAfter: undefined, paging: false };
@@ -185,7 +184,7 @@ function listFailure(error: unknown, continuingAfter: string | undefined, direct
   if (!isControlPlaneError(error) || error.code !== "Expired") return error;
   if (continuingAfter !== undefined) {
     const token = encodeContinueToken({ revision: -1, start: continuingAfter.slice(directory.length) });
-    return new ControlPlaneError("Expired", INCONSISTENT_CONTINUE, { continueToken: token, cause: error });
+    return resourceExpired(INCONSISTENT_CONTINUE, { continueToken: token, cause: error });
   }
-  return new ControlPlaneError("Expired", EXPIRED, { cause: error });
+  return resourceExpired(EXPIRED, { cause: error });
 }

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import type { FieldError } from "./resource-definition.js";
 import { fieldForbidden, fieldNotSupported, invalidError } from "../validation/field-errors.js";
 import type { ListRequest, WatchRequest } from "./types.js";
@@ -21,10 +21,10 @@ export function validateListRequest(request: ListRequest): void {
   }
   if (errors.length > 0) throw invalidError(LIST_OPTIONS, "", errors);
   if (request.continue && request.resourceVersion && request.resourceVersion !== "0") {
-    throw new ControlPlaneError("BadRequest", "specifying resource version is not allowed when using continue");
+    throw badRequest("specifying resource version is not allowed when using continue");
   }
   if (request.limit !== undefined && (!Number.isInteger(request.limit) || request.limit < 0)) {
-    throw new ControlPlaneError("BadRequest", `invalid limit: ${request.limit}`);
+    throw badRequest(`invalid limit: ${request.limit}`);
   }
 }
 
@@ -46,7 +46,7 @@ export function validateWatchRequest(request: WatchRequest): void {
 /** A resourceVersion a client sent: a decimal revision (0 = any). */
 export function parseResourceVersion(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new ControlPlaneError("BadRequest", `invalid resource version: ${JSON.stringify(value)}`);
+    throw badRequest(`invalid resource version: ${JSON.stringify(value)}`);
   }
   return Number(value);
 }

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
-import type { ControlPlaneError } from "../errors.js";
-import { createResourceStore } from "./store.js";
-import { gadgets, setup, widget, widgets } from "./test-fixtures.js";
+import { createGenericStore, createResourceStore } from "./store.js";
+import { gadgets, rejection, setup, widget, widgets } from "./test-fixtures.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("create", () => {
   it("fills system metadata and stores under the core key", async () => {
@@ -267,7 +257,7 @@ describe("delete", () => {
     expect(uid.code).toBe("Conflict");
     expect(uid.message).toMatch(/^Operation cannot be fulfilled on widgets "a": Precondition failed: UID in precondition: nope, UID in object meta: /);
     const rv = await rejection(store.delete("default", "a", { preconditions: { resourceVersion: "999" } }));
-    expect(rv.message).toMatch(/Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in meta: \d+/);
+    expect(rv.message).toMatch(/Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: \d+$/);
   });
 
   it.each([
@@ -390,6 +380,56 @@ describe("managedFields", () => {
     expect(reset.metadata?.managedFields).toBeUndefined();
     const untracked = await store.update("default", "a", { ...reset, data: { k: "s" } }, { fieldManager: "kubectl-edit" });
     expect(untracked.metadata?.managedFields).toBeUndefined();
+  });
+});
+
+describe("updateStored", () => {
+  function genericSetup(admission: AdmissionPlugin[] = []) {
+    const { storage } = setup();
+    return { storage, store: createGenericStore(gadgets, storage, { admission, clock: () => new Date("2026-01-02T03:04:05.678Z") }) };
+  }
+
+  it("writes what mutate returns without strategy, admission or managedFields, and skips a write that changes nothing", async () => {
+    let admitted = 0;
+    const { store } = genericSetup([{ name: "count", admit: () => void admitted++ }]);
+    const created = await store.create(undefined, { metadata: { name: "g" }, spec: { a: 1 } });
+    admitted = 0;
+    // A status change through the main path would be dropped (status subresource); here it is stored as given.
+    const updated = await store.updateStored(undefined, "g", (current) => ({ ...current, status: { phase: "Gone" } }));
+    expect(updated.status).toEqual({ phase: "Gone" });
+    expect(updated.metadata?.generation).toBe(created.metadata?.generation);
+    expect(Number(updated.metadata?.resourceVersion)).toBeGreaterThan(Number(created.metadata?.resourceVersion));
+    const same = await store.updateStored(undefined, "g", (current) => current);
+    expect(same.metadata?.resourceVersion).toBe(updated.metadata?.resourceVersion);
+    expect(admitted).toBe(0);
+  });
+
+  it("checks preconditions against the stored object, and dryRun stores nothing", async () => {
+    const { store } = genericSetup();
+    const created = await store.create(undefined, { metadata: { name: "g" } });
+    const uid = await rejection(store.updateStored(undefined, "g", (c) => c, { preconditions: { uid: "other" } }));
+    expect(uid).toMatchObject({ code: "Conflict", message: `Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}` });
+    const rv = await rejection(store.updateStored(undefined, "g", (c) => c, { preconditions: { resourceVersion: "999" } }));
+    expect(rv.message).toBe(`Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: ${created.metadata?.resourceVersion}`);
+    const dry = await store.updateStored(undefined, "g", (c) => ({ ...c, spec: { b: 2 } }), { dryRun: true, preconditions: { uid: created.metadata?.uid ?? "" } });
+    expect(dry.spec).toEqual({ b: 2 });
+    expect((await store.get(undefined, "g")).spec).toBeUndefined();
+    expect((await rejection(store.updateStored(undefined, "missing", (c) => c))).code).toBe("NotFound");
+  });
+
+  it("validateDeletion runs every admit then every validate with the stored object as old", async () => {
+    const seen: string[] = [];
+    const plugins: AdmissionPlugin[] = ["one", "two"].map((name) => ({
+      name,
+      admit: (a: AdmissionAttributes) => void seen.push(`${name} admit ${a.operation} ${a.name} old=${a.oldObject?.metadata?.uid ?? "-"} object=${a.object === undefined ? "-" : "set"}`),
+      validate: (a: AdmissionAttributes) => void seen.push(`${name} validate ${a.operation} dryRun=${a.dryRun}`),
+    }));
+    const { store } = genericSetup(plugins);
+    const created = await store.create(undefined, { metadata: { name: "g" } });
+    seen.length = 0;
+    await store.validateDeletion(undefined, "g", created, { dryRun: true });
+    const uid = created.metadata?.uid ?? "";
+    expect(seen).toEqual([`one admit DELETE g old=${uid} object=-`, `two admit DELETE g old=${uid} object=-`, "one validate DELETE dryRun=true", "two validate DELETE dryRun=true"]);
   });
 });
 

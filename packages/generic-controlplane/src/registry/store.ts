@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
 import { FieldManager, type FieldManagerWrite } from "../fieldmanager/field-manager.js";
-import { ControlPlaneError, alreadyExists, conflict, isControlPlaneError, notFound } from "../errors.js";
+import { alreadyExists, conflict, namespaceMismatch, nameMismatch, notFound, preconditionFailed, resourceVersionSetOnCreate } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
 import { checkFieldTypes } from "../validation/field-types.js";
@@ -56,10 +57,56 @@ export function createResourceStore<T extends KubeObject = KubeObject>(
   storage: Storage,
   options: ResourceStoreOptions = {},
 ): ResourceStore {
+  return createGenericStore(definition, storage, options);
+}
+
+/** DeleteOptions' preconditions: the uid and resourceVersion the stored object must still have. */
+export type Preconditions = NonNullable<DeleteOptions["preconditions"]>;
+
+/**
+ * The generic store with the parts a resource-specific REST storage builds on (upstream's REST
+ * types reach into their `genericregistry.Store` the same way, e.g. namespaces' Delete).
+ */
+export interface GenericStore extends ResourceStore {
+  deleteCollection: NonNullable<ResourceStore["deleteCollection"]>;
+  /**
+   * Storage's own read-modify-write (upstream `Store.Storage.GuaranteedUpdate`): no strategy,
+   * validation, admission or managedFields, for transitions only the server makes. `mutate` gets
+   * the stored object on every attempt and may throw to abort; `preconditions` are checked
+   * against it first. A result equal to the stored object is not written.
+   */
+  updateStored(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options?: { dryRun?: boolean; preconditions?: Preconditions },
+  ): Promise<KubeObject>;
+  /**
+   * Admission of deleting `old` (upstream `AdmissionToValidateObjectDeleteFunc`): every mutating
+   * then every validating plugin sees a DELETE with the stored object as the old object.
+   */
+  validateDeletion(namespace: string | undefined, name: string, old: KubeObject, options?: RequestOptions): Promise<void>;
+}
+
+export function createGenericStore<T extends KubeObject = KubeObject>(
+  definition: ResourceDefinition<T>,
+  storage: Storage,
+  options: ResourceStoreOptions = {},
+): GenericStore {
   return new GenericResourceStore(definition as unknown as ResourceDefinition, storage, options);
 }
 
-class GenericResourceStore implements ResourceStore {
+/** upstream `storage.Preconditions.Check`: a Conflict naming which precondition failed. */
+export function checkPreconditions(groupResource: { group: string; resource: string }, name: string, preconditions: Preconditions | undefined, meta: ObjectMeta | undefined): void {
+  if (preconditions?.uid !== undefined && preconditions.uid !== meta?.uid) {
+    throw preconditionFailed(groupResource, name, "UID", preconditions.uid, meta?.uid ?? "");
+  }
+  if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta?.resourceVersion) {
+    throw preconditionFailed(groupResource, name, "ResourceVersion", preconditions.resourceVersion, meta?.resourceVersion ?? "");
+  }
+}
+
+class GenericResourceStore implements GenericStore {
   readonly definition: ResourceDefinition;
   private readonly keys: ResourceKeys;
   private readonly apiVersion: string;
@@ -168,7 +215,7 @@ class GenericResourceStore implements ResourceStore {
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
     if (metadataOf(object).resourceVersion) {
-      throw new ControlPlaneError("BadRequest", "resourceVersion should not be set on objects to be created");
+      throw resourceVersionSetOnCreate();
     }
     object = await this.admit("CREATE", object, undefined, namespace, metadataOf(object).name ?? "", options);
     this.setTypeMeta(object);
@@ -241,19 +288,29 @@ class GenericResourceStore implements ResourceStore {
     options: RequestOptions,
   ): Promise<KubeObject> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
-    for (let attempt = 1; ; attempt++) {
-      const kv = await this.storage.get(key);
-      if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = this.decodeFresh(kv);
+    // On a lost race the next attempt reads fresh state, where a resourceVersion precondition fails.
+    return this.retryOnConflict(key, name, async (kv, current) => {
       const desired = cloneObject(await produce(cloneObject(current)));
       const requested = desired.metadata?.resourceVersion;
       if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
+      return this.applyUpdate(namespace, name, key, kv, current, desired, options);
+    });
+  }
+
+  /**
+   * Runs `attempt` on the stored object, and again on fresh state each time its compare-and-swap
+   * loses (it throws INTERNAL_CAS_CONFLICT): upstream's GuaranteedUpdate loop. NotFound when the
+   * object is gone; Conflict when the races go on.
+   */
+  private async retryOnConflict<R>(key: string, name: string, attempt: (kv: KeyValue, current: KubeObject) => Promise<R>): Promise<R> {
+    for (let n = 1; ; n++) {
+      const kv = await this.storage.get(key);
+      if (kv === undefined) throw notFound(this.groupResource, name);
       try {
-        return await this.applyUpdate(namespace, name, key, kv, current, desired, options);
+        return await attempt(kv, this.decodeFresh(kv));
       } catch (error) {
         if (error !== INTERNAL_CAS_CONFLICT) throw error;
-        // Try again on fresh state; a resourceVersion precondition then fails the check above.
-        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
+        if (n >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
       }
     }
   }
@@ -276,7 +333,7 @@ class GenericResourceStore implements ResourceStore {
     const requestMeta = metadataOf(desired);
     if (!requestMeta.name) requestMeta.name = name;
     else if (requestMeta.name !== name) {
-      throw new ControlPlaneError("BadRequest", `the name of the object (${requestMeta.name}) does not match the name on the URL (${name})`);
+      throw nameMismatch(requestMeta.name, name);
     }
     this.adoptNamespace(requestMeta, namespace);
     desired = await this.admit("UPDATE", desired, current, namespace, name, options);
@@ -354,34 +411,21 @@ class GenericResourceStore implements ResourceStore {
 
   async delete(namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.deleteOnce(namespace, name, key, deleteOptions, options);
-      } catch (error) {
-        if (error !== INTERNAL_CAS_CONFLICT) throw error;
-        if (attempt >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
-      }
-    }
+    return this.retryOnConflict(key, name, (kv, current) => this.deleteOnce(namespace, name, key, kv, current, deleteOptions, options));
   }
 
-  private async deleteOnce(namespace: string | undefined, name: string, key: string, deleteOptions: DeleteOptions, options: RequestOptions): Promise<DeleteResult> {
-    const kv = await this.storage.get(key);
-    if (kv === undefined) throw notFound(this.groupResource, name);
-    const current = this.decodeFresh(kv);
+  private async deleteOnce(
+    namespace: string | undefined,
+    name: string,
+    key: string,
+    kv: KeyValue,
+    current: KubeObject,
+    deleteOptions: DeleteOptions,
+    options: RequestOptions,
+  ): Promise<DeleteResult> {
     const meta = current.metadata ?? {};
-    const preconditions = deleteOptions.preconditions;
-    if (preconditions?.uid !== undefined && preconditions.uid !== meta.uid) {
-      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid ?? ""}`);
-    }
-    if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta.resourceVersion) {
-      throw conflict(
-        this.groupResource,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ""}`,
-      );
-    }
-    await this.admit("DELETE", undefined, current, namespace, name, options);
-    await this.validateAdmission("DELETE", undefined, current, namespace, name, options);
+    checkPreconditions(this.groupResource, name, deleteOptions.preconditions, meta);
+    await this.validateDeletion(namespace, name, current, options);
 
     const finalizers = this.gc ? finalizersForDeletion(meta.finalizers ?? [], deleteOptions) : (meta.finalizers ?? []);
     if (finalizers.length > 0) {
@@ -406,6 +450,31 @@ class GenericResourceStore implements ResourceStore {
     if (options.dryRun) return { object: current, deleted: true };
     const deleted = await this.casDelete(key, kv.modRevision);
     return { object: this.decodeFresh(deleted), deleted: true };
+  }
+
+  async validateDeletion(namespace: string | undefined, name: string, old: KubeObject, options: RequestOptions = {}): Promise<void> {
+    await this.admit("DELETE", undefined, old, namespace, name, options);
+    await this.validateAdmission("DELETE", undefined, old, namespace, name, options);
+  }
+
+  async updateStored(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options: { dryRun?: boolean; preconditions?: Preconditions } = {},
+  ): Promise<KubeObject> {
+    const key = this.keys.key(this.scopeNamespace(namespace), name);
+    return this.retryOnConflict(key, name, async (kv, current) => {
+      checkPreconditions(this.groupResource, name, options.preconditions, current.metadata);
+      const next = cloneObject(await mutate(cloneObject(current)));
+      if (this.sameContent(next, current)) return current;
+      if (options.dryRun) return next;
+      try {
+        return this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision));
+      } catch (error) {
+        throw this.casError(error, name);
+      }
+    });
   }
 
   async deleteCollection(
@@ -491,7 +560,7 @@ class GenericResourceStore implements ResourceStore {
     if (requestNamespace === undefined || requestNamespace === "") return;
     if (!meta.namespace) meta.namespace = requestNamespace;
     else if (meta.namespace !== requestNamespace) {
-      throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+      throw namespaceMismatch();
     }
   }
 

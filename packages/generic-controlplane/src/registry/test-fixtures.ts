@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
+import type { ControlPlaneError } from "../errors.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
 import type { Storage } from "../storage/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
-import { createResourceStore, type ResourceStoreOptions } from "./store.js";
+import { createGenericStore, type ResourceStoreOptions } from "./store.js";
 
 /** A ConfigMap-like namespaced type for tests. */
 export const widgets: ResourceDefinition = {
@@ -43,15 +44,15 @@ export function widget(name: string, extra: Partial<KubeObject> & { labels?: Rec
   };
 }
 
-export function setup(definition: ResourceDefinition = widgets, options: ResourceStoreOptions = {}): { storage: Storage; store: ReturnType<typeof createResourceStore> } {
+export function setup(definition: ResourceDefinition = widgets, options: ResourceStoreOptions = {}): { storage: Storage; store: ReturnType<typeof createGenericStore> } {
   const storage = createMemoryStorage({ compactInterval: 0 });
-  return { storage, store: createResourceStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
+  return { storage, store: createGenericStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
 }
 
 /** The storage backends the registry tests run on; each opened store is closed (and its files removed) by `closeAll`. */
 export interface Backend {
   name: string;
-  open(definition?: ResourceDefinition, options?: ResourceStoreOptions): Promise<{ storage: Storage; store: ReturnType<typeof createResourceStore> }>;
+  open(definition?: ResourceDefinition, options?: ResourceStoreOptions): Promise<{ storage: Storage; store: ReturnType<typeof createGenericStore> }>;
 }
 
 const opened: { storage: Storage; dir?: string }[] = [];
@@ -71,7 +72,7 @@ export const backends: Backend[] = [
       const dir = mkdtempSync(join(tmpdir(), "kubekit-registry-"));
       const storage = await createSqliteStorage({ path: join(dir, "state.db"), compactInterval: 0 });
       opened.push({ storage, dir });
-      return { storage, store: createResourceStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
+      return { storage, store: createGenericStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
     },
   },
 ];
@@ -81,4 +82,14 @@ export async function closeAll(): Promise<void> {
     await storage.close().catch(() => {});
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The error `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ControlPlaneError;
+  }
+  throw new Error("expected a rejection");
 }

@@ -12,8 +12,11 @@ export interface RequestOptions {
    * by field ownership (see fieldmanager/). Needs `fieldManager`; `force` takes conflicting fields.
    */
   apply?: { force: boolean };
-  /** Which subresource is written: the main resource or `status`. */
-  subresource?: "" | "status";
+  /**
+   * Which subresource is written: the main resource, `status` (the stored spec is kept), or one a
+   * resource's own REST storage writes through its own strategy, e.g. namespaces' `finalize`.
+   */
+  subresource?: string;
   /**
    * Server-internal writes only (e.g. namespace termination): lets an update set
    * `metadata.deletionTimestamp`/`deletionGracePeriodSeconds`, which client updates may never change.
@@ -68,6 +71,11 @@ export interface DeleteResult {
   object: KubeObject;
   /** False when finalizers keep the object (the response is then 200 with the object). */
   deleted: boolean;
+  /**
+   * Answer with the object even when it was removed, instead of a Status naming it (upstream's
+   * `Store.ReturnDeletedObject`, set for namespaces).
+   */
+  returnDeletedObject?: boolean;
 }
 
 /**
@@ -119,7 +127,8 @@ export interface ResourceStore {
     options?: RequestOptions,
   ): Promise<KubeObject>;
   delete(namespace: string | undefined, name: string, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<DeleteResult>;
-  deleteCollection(
+  /** Absent when the resource serves no DELETE on its collection (405), like namespaces. */
+  deleteCollection?(
     namespace: string | undefined,
     request: ListRequest,
     deleteOptions?: DeleteOptions,

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WatchEvent } from "../api/types.js";
-import type { ControlPlaneError } from "../errors.js";
-import { backends, closeAll, widget, type Backend } from "./test-fixtures.js";
+import { backends, closeAll, rejection, widget, type Backend } from "./test-fixtures.js";
 import type { ResourceStore, WatchRequest } from "./types.js";
 
 interface Recorder {
@@ -28,15 +27,6 @@ async function record(store: ResourceStore, namespace: string | undefined, reque
 }
 
 const until = (check: () => void) => vi.waitFor(check, { timeout: 2000, interval: 5 });
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ControlPlaneError;
-  }
-  throw new Error("expected a rejection");
-}
 
 afterEach(closeAll);
 
@@ -100,6 +90,7 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     const error = await rejection(store.watch("default", { resourceVersion: ahead }, () => {}));
     expect(error.code).toBe("Timeout");
     expect(error.httpStatus).toBe(504);
+    expect(error.message).toBe(`Timeout: Too large resource version: ${ahead}, current: ${created.metadata?.resourceVersion}`);
     expect(error.details?.causes?.[0]?.reason).toBe("ResourceVersionTooLarge");
   });
 

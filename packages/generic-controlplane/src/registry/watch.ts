@@ -1,5 +1,5 @@
 import type { KubeObject, WatchEvent, WatchEventType } from "../api/types.js";
-import { ControlPlaneError } from "../errors.js";
+import { tooLargeResourceVersion } from "../api/errors/index.js";
 import type { KeyValue, ListResult, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import { parseResourceVersion, validateWatchRequest } from "./request-validation.js";
@@ -215,9 +215,3 @@ function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: Kube
 
 /** How long before a watch's deadline the last BOOKMARK goes out (upstream cacher's 2 s). */
 const PRE_DEADLINE_BOOKMARK_MS = 2_000;
-
-function tooLargeResourceVersion(requested: number, current: number): ControlPlaneError {
-  return new ControlPlaneError("Timeout", `Too large resource version: ${requested}, current: ${current}`, {
-    details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-  });
-}

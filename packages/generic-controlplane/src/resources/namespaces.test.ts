@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  beginNamespaceTermination,
-  finalizeNamespace,
   isNamespaceTerminating,
   namespaceFinalizeStrategy,
-  namespaceReadyForDeletion,
   namespacesResource,
   shouldDeleteNamespaceDuringUpdate,
 } from "./namespaces.js";
@@ -70,26 +67,14 @@ describe("Namespace update", () => {
 describe("Namespace termination and finalize", () => {
   const stored = createErrors(namespacesResource, ns()).object;
 
-  it("marks the first delete as Terminating without removing anything", () => {
-    const terminating = beginNamespaceTermination(stored, new Date("2024-05-06T07:08:09.123Z"));
-    expect(terminating.metadata?.deletionTimestamp).toBe("2024-05-06T07:08:09Z");
-    expect(terminating["status"]).toEqual({ phase: "Terminating" });
-    expect(terminating["spec"]).toEqual({ finalizers: ["kubernetes"] });
-    expect(isNamespaceTerminating(terminating)).toBe(true);
+  it("a terminating namespace goes during an update once no spec and no metadata finalizers remain", () => {
+    const deleting = { ...stored, metadata: { ...stored.metadata, deletionTimestamp: "2024-05-06T07:08:09Z" } };
+    expect(isNamespaceTerminating(deleting)).toBe(true);
     expect(isNamespaceTerminating(stored)).toBe(false);
-    expect(shouldDeleteNamespaceDuringUpdate(terminating)).toBe(false);
-    expect(namespaceReadyForDeletion(terminating)).toBe(false);
-    // A second call keeps the original deletion time.
-    expect(beginNamespaceTermination(terminating, new Date("2030-01-01T00:00:00Z")).metadata?.deletionTimestamp).toBe("2024-05-06T07:08:09Z");
-  });
-
-  it("finalize replaces spec.finalizers only and then allows deletion", () => {
-    const terminating = beginNamespaceTermination(stored);
-    const finalized = finalizeNamespace(terminating, { ...terminating, spec: { finalizers: [] }, status: { phase: "Active" } });
-    expect(finalized["spec"]).toEqual({});
-    expect(finalized["status"]).toEqual({ phase: "Terminating" });
-    expect(shouldDeleteNamespaceDuringUpdate(finalized)).toBe(true);
-    expect(shouldDeleteNamespaceDuringUpdate({ ...finalized, metadata: { ...finalized.metadata, finalizers: ["example.com/x"] } })).toBe(false);
+    expect(shouldDeleteNamespaceDuringUpdate(deleting)).toBe(false);
+    expect(shouldDeleteNamespaceDuringUpdate({ ...deleting, spec: {} })).toBe(true);
+    expect(shouldDeleteNamespaceDuringUpdate({ ...deleting, spec: {}, metadata: { ...deleting.metadata, finalizers: ["example.com/x"] } })).toBe(false);
+    expect(shouldDeleteNamespaceDuringUpdate({ ...stored, spec: {} })).toBe(false);
   });
 
   it("finalize strategy keeps status and validates the new finalizers", () => {

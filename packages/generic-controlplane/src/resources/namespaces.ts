@@ -100,8 +100,7 @@ export function validateNamespacePhase(object: Namespace): FieldError[] {
 
 /**
  * `PUT /api/v1/namespaces/<name>/finalize`: the one way to change `spec.finalizers`. Status stays
- * as stored; metadata may change like on any update. Serve it with this strategy on the same
- * storage, then apply `shouldDeleteNamespaceDuringUpdate` to the result.
+ * as stored; metadata may change like on any update (see `createNamespaceStorage`).
  */
 export const namespaceFinalizeStrategy: ResourceStrategy = {
   prepareForUpdate(object, old) {
@@ -113,60 +112,15 @@ export const namespaceFinalizeStrategy: ResourceStrategy = {
   },
 };
 
-/**
- * The result of a finalize: the stored object with `requested`'s spec finalizers and metadata
- * (kept from `current`: name, namespace, uid, creation and deletion data). For servers that
- * handle `/finalize` outside the generic update path.
- */
-export function finalizeNamespace(current: KubeObject, requested: KubeObject): KubeObject {
-  const next = structuredClone(current) as Namespace;
-  const request = requested as Namespace;
-  next.spec = { ...asRecord(next.spec), finalizers: [...finalizersOf(request)] };
-  if (next.spec.finalizers?.length === 0) delete next.spec.finalizers;
-  if (request.metadata) {
-    next.metadata = {
-      ...next.metadata,
-      ...pick(request.metadata, ["labels", "annotations", "finalizers", "ownerReferences"]),
-    };
-  }
-  labelWithName(next);
-  return next;
-}
-
-function pick<T extends object, K extends keyof T>(source: T, keys: K[]): Partial<T> {
-  const out: Partial<T> = {};
-  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
-  return out;
-}
-
 export function isNamespaceTerminating(object: KubeObject): boolean {
   const ns = object as Namespace;
   return ns.metadata?.deletionTimestamp !== undefined || ns.status?.phase === NAMESPACE_PHASE_TERMINATING;
-}
-
-/**
- * The first DELETE of a namespace (upstream's namespace REST `Delete`): instead of removing it,
- * set `deletionTimestamp` and phase Terminating. Returns the object to store. Upstream never
- * removes a namespace on this first request; a later DELETE or update removes it once
- * `shouldDeleteNamespaceDuringUpdate` holds.
- */
-export function beginNamespaceTermination(object: KubeObject, now: Date = new Date()): KubeObject {
-  const next = structuredClone(object) as Namespace;
-  next.metadata ??= {};
-  next.metadata.deletionTimestamp ??= now.toISOString().replace(/\.\d{3}Z$/, "Z");
-  next.status = { ...asRecord(next.status), phase: NAMESPACE_PHASE_TERMINATING };
-  return next;
 }
 
 /** A terminating namespace with no spec and no metadata finalizers left is gone (upstream's `ShouldDeleteNamespaceDuringUpdate`). */
 export function shouldDeleteNamespaceDuringUpdate(object: KubeObject): boolean {
   const ns = object as Namespace;
   return ns.metadata?.deletionTimestamp !== undefined && finalizersOf(ns).length === 0 && (ns.metadata.finalizers ?? []).length === 0;
-}
-
-/** Whether a DELETE of an already terminating namespace may remove it now (spec finalizers done). */
-export function namespaceReadyForDeletion(object: KubeObject): boolean {
-  return finalizersOf(object).length === 0;
 }
 
 const schema = kindSchema({
@@ -224,7 +178,7 @@ const schema = kindSchema({
   },
 });
 
-/** core/v1 Namespace, with `/status`; `/finalize` is served with `namespaceFinalizeStrategy`. */
+/** core/v1 Namespace, with `/status`; served by `createNamespaceStorage`, which adds `/finalize`. */
 export const namespacesResource = defineResource<Namespace>({
   group: "",
   version: "v1",

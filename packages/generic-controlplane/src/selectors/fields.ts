@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 
 /**
  * Field selectors with the grammar of apimachinery's `pkg/fields/selector.go`: comma-separated
@@ -74,10 +74,6 @@ function unescapeValue(value: string): string {
   }
   if (escaped) throw badRequest("invalid field selector: invalid escape sequence: \\");
   return out;
-}
-
-function badRequest(message: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", message);
 }
 
 function selectorFrom(requirements: FieldRequirement[]): FieldSelector {

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 import { fieldInvalid, formatFieldError } from "../validation/field-errors.js";
 import { isQualifiedName, isValidLabelValue } from "../validation/names.js";
 import type { FieldError } from "../registry/resource-definition.js";
@@ -292,7 +292,7 @@ export function parseLabelSelector(selector: string | undefined): LabelSelector 
   try {
     return selectorFrom(new Parser(lex(selector)).parse());
   } catch (cause) {
-    if (cause instanceof ParseError) throw new ControlPlaneError("BadRequest", cause.message, { cause });
+    if (cause instanceof ParseError) throw badRequest(cause.message, { cause });
     throw cause;
   }
 }

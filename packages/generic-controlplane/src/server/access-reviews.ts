@@ -1,12 +1,11 @@
 import type { KubeObject } from "../api/types.js";
-import { ControlPlaneError } from "../errors.js";
+import { OBJECT_MEDIA_TYPES, badRequest, methodNotAllowed, notAcceptable, unsupportedMediaType } from "../api/errors/index.js";
 import type { HandlerStage } from "./api-server.js";
 import { readBody } from "./body.js";
 import type { RequestContext } from "./context.js";
-import { parseJson, parseYaml, unsupportedMediaType } from "./decode-object.js";
+import { parseJson, parseYaml } from "./decode-object.js";
 import { bodyFormat, negotiateObjectFormat } from "./negotiation.js";
 import { writeJson } from "./respond.js";
-import { methodNotAllowed, notAcceptable } from "./status.js";
 
 export interface UserInfo {
   name: string;
@@ -113,12 +112,12 @@ async function readReview(ctx: RequestContext, options: { decodeProtobuf?: (byte
       parsed = parseYaml(body.toString("utf8"));
       break;
     case "protobuf":
-      if (!options.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml");
+      if (!options.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
       parsed = options.decodeProtobuf(body);
       break;
     default:
-      throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml, application/vnd.kubernetes.protobuf");
+      throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new ControlPlaneError("BadRequest", "the body of a review must be an object");
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("the body of a review must be an object");
   return parsed as Record<string, unknown>;
 }

@@ -11,9 +11,10 @@ import type { HealthCheck, HealthEndpoint } from "./health.js";
 import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
-import { serveResource, type ResourceHandlers } from "./resource-handler.js";
+import { serveResource } from "./resource-handler.js";
 import type { HandlerCodecs, ServedResource } from "./served-resource.js";
-import { pathNotFound, writeError } from "./status.js";
+import { pathNotFound, shuttingDown, tooManyInFlight } from "../api/errors/index.js";
+import { writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
 import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
@@ -32,7 +33,7 @@ export interface HandlerStage {
 }
 
 export interface ApiServerOptions {
-  resources?: readonly (ServedResource & { handlers?: ResourceHandlers })[];
+  resources?: readonly ServedResource[];
   codecs?: HandlerCodecs;
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
@@ -111,7 +112,6 @@ function resourceKey(group: string, version: string, plural: string): string {
  */
 export class ApiServer {
   readonly #resources = new Map<string, ServedResource>();
-  readonly #handlers = new Map<string, ResourceHandlers>();
   readonly #env: HandlerEnv;
   readonly #bodyLimits: BodyReadLimits;
   readonly #flowControl: PriorityAndFairness | undefined;
@@ -161,17 +161,15 @@ export class ApiServer {
       livez: health.livez ?? [],
       readyz: [...(health.readyz ?? []), shutdown],
     };
-    for (const served of options.resources ?? []) this.addResource(served, served.handlers);
+    for (const served of options.resources ?? []) this.addResource(served);
     this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
   }
 
   /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
-  addResource(served: ServedResource, handlers?: ResourceHandlers): void {
+  addResource(served: ServedResource): void {
     const { group, version, plural } = served.definition;
     const key = resourceKey(group, version, plural);
     this.#resources.set(key, served);
-    if (handlers) this.#handlers.set(key, handlers);
-    else this.#handlers.delete(key);
     this.#documents = undefined;
   }
 
@@ -181,7 +179,6 @@ export class ApiServer {
     const served = this.#resources.get(key);
     if (served !== undefined) this.#env.watches.endOf(group, version, served.definition.kind);
     this.#resources.delete(key);
-    this.#handlers.delete(key);
     this.#documents = undefined;
   }
 
@@ -274,7 +271,7 @@ export class ApiServer {
     try {
       if (this.#draining && !DRAIN_EXEMPT_PATHS.test(ctx.path)) {
         res.setHeader("Connection", "close");
-        throw new ControlPlaneError("TooManyRequests", "The apiserver is shutting down, please try again later.", { details: { retryAfterSeconds: 5 } });
+        throw shuttingDown();
       }
       const info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
       ctx.info = info;
@@ -327,7 +324,7 @@ export class ApiServer {
     const key = resourceKey(info.group, info.version, info.resource);
     const served = this.#resources.get(key);
     if (served === undefined) throw pathNotFound();
-    return serveResource(ctx, info, served, this.#env, this.#handlers.get(key));
+    return serveResource(ctx, info, served, this.#env);
   }
 
   /**
@@ -363,7 +360,7 @@ export class ApiServer {
   #checkInflightLimit(mutating: boolean): void {
     const limit = mutating ? (this.#options.maxMutatingRequestsInflight ?? 200) : (this.#options.maxRequestsInflight ?? 400);
     if (limit > 0 && this.#inflightByKind[mutating ? "mutating" : "readOnly"] >= limit) {
-      throw new ControlPlaneError("TooManyRequests", "Too many requests, please try again later.", { details: { retryAfterSeconds: 1 } });
+      throw tooManyInFlight();
     }
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest, bodyReadTimeout, requestEntityTooLarge } from "../api/errors/index.js";
+import { isControlPlaneError, type ControlPlaneError } from "../errors.js";
 
 /** kube-apiserver's request body limit (3 MiB, `--max-request-body-bytes` default). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -19,21 +20,12 @@ export interface BodyReadLimits {
 }
 
 function tooLarge(limit: number): ControlPlaneError {
-  return new ControlPlaneError("RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
-}
-
-/**
- * 408 with reason Timeout: the client did not send its body in time. Upstream's request-timeout
- * filter answers a stuck request after 60 s; a body that stops arriving is the client's fault, so
- * it gets HTTP's own code for that rather than a 5xx.
- */
-function bodyTimeout(why: string): ControlPlaneError {
-  return new ControlPlaneError("Timeout", `Timeout: request body not received in time: ${why}`, { httpStatus: 408 });
+  return requestEntityTooLarge(`limit is ${limit}`);
 }
 
 /** Whether `error` is a body read that ran out of time (the connection cannot be reused after it). */
 export function isBodyTimeout(error: unknown): boolean {
-  return error instanceof ControlPlaneError && error.code === "Timeout" && error.httpStatus === 408;
+  return isControlPlaneError(error) && error.code === "Timeout" && error.httpStatus === 408;
 }
 
 // One read per request: the server reads a mutating request's body before it takes an in-flight
@@ -81,10 +73,10 @@ function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer
     const armIdle = (): void => {
       if (idle <= 0) return;
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => fail(bodyTimeout(`no data for ${idle / 1000}s`)), idle);
+      idleTimer = setTimeout(() => fail(bodyReadTimeout(`no data for ${idle / 1000}s`)), idle);
     };
     const total = limits.timeoutMs ?? 0;
-    if (total > 0) totalTimer = setTimeout(() => fail(bodyTimeout(`not complete after ${total / 1000}s`)), total);
+    if (total > 0) totalTimer = setTimeout(() => fail(bodyReadTimeout(`not complete after ${total / 1000}s`)), total);
     armIdle();
     req.on("data", (chunk: Buffer) => {
       if (failed) return;
@@ -102,9 +94,9 @@ function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer
       stopTimers();
       if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
-    req.on("error", (error) => fail(new ControlPlaneError("BadRequest", `error reading request body: ${error.message}`, { cause: error })));
+    req.on("error", (error) => fail(badRequest(`error reading request body: ${error.message}`, { cause: error })));
     req.on("close", () => {
-      if (!ended) fail(new ControlPlaneError("BadRequest", "error reading request body: the client closed the connection"));
+      if (!ended) fail(badRequest("error reading request body: the client closed the connection"));
     });
   });
 }

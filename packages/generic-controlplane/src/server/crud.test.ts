@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AdmissionPlugin } from "../registry/types.js";
 import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
 
 let t: TestPlane;
@@ -413,6 +414,44 @@ describe("server-side apply", () => {
   });
 });
 
+describe("server-side apply racing a namesake", () => {
+  it("gives up with a conflict naming the group-qualified resource when the object keeps being created and deleted", async () => {
+    const LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+    const lease = (holder: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "race" }, spec: { holderIdentity: holder } });
+    const other: { plane?: TestPlane } = {};
+    let nested = false;
+    // Another client wins every race: it creates the lease just before the apply's create and
+    // deletes it just before the apply's update.
+    const plugin: AdmissionPlugin = {
+      name: "Racer",
+      async validate(attributes) {
+        const racer = other.plane;
+        if (nested || attributes.name !== "race" || racer === undefined) return;
+        nested = true;
+        try {
+          if (attributes.operation === "CREATE") expect((await racer.call("POST", LEASES, { body: lease("other") })).status).toBe(201);
+          if (attributes.operation === "UPDATE") expect((await racer.call("DELETE", `${LEASES}/race`)).status).toBe(200);
+        } finally {
+          nested = false;
+        }
+      },
+    };
+    const racer = await startTestPlane({ admission: [plugin] });
+    other.plane = racer;
+    try {
+      const r = await racer.call("PATCH", `${LEASES}/race?fieldManager=tool&force=true`, { raw: JSON.stringify(lease("tool")), headers: { "Content-Type": "application/apply-patch+yaml" } });
+      expect(r.status).toBe(409);
+      expect(r.json).toMatchObject({
+        reason: "Conflict",
+        message: 'Operation cannot be fulfilled on leases.coordination.k8s.io "race": the object was created and deleted concurrently; try again',
+        details: { name: "race", group: "coordination.k8s.io", kind: "leases" },
+      });
+    } finally {
+      await racer.close();
+    }
+  });
+});
+
 describe("managedFields", () => {
   it("records an Update entry for the fieldManager, or for the User-Agent prefix without one", async () => {
     const named = await t.call("POST", `${CM}?fieldManager=my-tool`, { body: configMap("mf1") });
@@ -449,6 +488,15 @@ describe("more paths and options", () => {
     expect((await t.call("PUT", CM, { body: configMap("x") })).status).toBe(405);
     expect((await t.call("POST", `${CM}/named`, { body: configMap("named") })).status).toBe(405);
     expect((await t.call("POST", "/api/v1/configmaps", { body: configMap("nowhere") })).status).toBe(405);
+    // What a client makes of the router's bare 405, naming the resource as group-qualified.
+    const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "nowhere" } };
+    const grouped = await t.call("POST", "/apis/coordination.k8s.io/v1/leases", { body: lease });
+    expect(grouped.status).toBe(405);
+    expect(grouped.json).toMatchObject({
+      reason: "MethodNotAllowed",
+      message: "the server does not allow this method on the requested resource (post leases.coordination.k8s.io)",
+      details: { group: "coordination.k8s.io", kind: "leases" },
+    });
     const status = await t.call("GET", `${CM}/g1/status`);
     expect(status.status).toBe(404);
     expect(status.json.kind).toBe("Status");

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
 
 /**
  * The deepest nesting of arrays and objects a request body may have. Go's JSON decoder stops at
@@ -43,10 +43,10 @@ export function checkDecodedBody(value: unknown, syntax: BodySyntax): void {
     const [current, depth] = entry;
     if (syntax === "yaml") {
       const problem = unsupported(current);
-      if (problem !== undefined) throw new ControlPlaneError("BadRequest", `${prefix(syntax)}: ${problem}`);
+      if (problem !== undefined) throw badRequest(`${prefix(syntax)}: ${problem}`);
     }
     if (current === null || typeof current !== "object") continue;
-    if (depth > MAX_NESTING_DEPTH) throw new ControlPlaneError("BadRequest", `${prefix(syntax)}: exceeded max depth`);
+    if (depth > MAX_NESTING_DEPTH) throw badRequest(`${prefix(syntax)}: exceeded max depth`);
     for (const child of Array.isArray(current) ? current : Object.values(current)) {
       if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
       else if (syntax === "yaml") stack.push([child, depth + 1]);

@@ -1,5 +1,6 @@
 import { parseDocument } from "yaml";
-import { ControlPlaneError } from "../errors.js";
+import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { RequestContext } from "./context.js";
@@ -10,15 +11,6 @@ import type { FieldValidation } from "./write-options.js";
 import { checkFieldTypes } from "../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 
-const ACCEPTED_OBJECT_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
-
-export function unsupportedMediaType(contentType: string, accepted: string): ControlPlaneError {
-  return new ControlPlaneError(
-    "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
-    { details: { causes: [{ reason: "UnexpectedServerResponse", message: `unsupported media type ${JSON.stringify(contentType)}` }] } },
-  );
-}
 
 /**
  * Decodes a create/update body (JSON, no Content-Type, YAML or protobuf) and applies
@@ -46,14 +38,14 @@ export function decodeObject(
       object = parseYaml(text);
       break;
     case "protobuf":
-      if (!codecs.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", "application/json, application/yaml");
+      if (!codecs.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
       object = codecs.decodeProtobuf(body);
       break;
     default:
-      throw unsupportedMediaType(contentType ?? "", ACCEPTED_OBJECT_TYPES);
+      throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
   }
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
-    throw new ControlPlaneError("BadRequest", `the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
+    throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
   const kubeObject = object as KubeObject;
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
@@ -114,7 +106,7 @@ export function checkUnknownFields(ctx: RequestContext, object: KubeObject, defi
 
 function reportProblems(ctx: RequestContext, validation: FieldValidation, problems: string[]): void {
   if (problems.length === 0 || validation === "Ignore") return;
-  if (validation === "Strict") throw new ControlPlaneError("BadRequest", `strict decoding error: ${problems.join(", ")}`);
+  if (validation === "Strict") throw badRequest(`strict decoding error: ${problems.join(", ")}`);
   for (const problem of problems) ctx.warnings.push(warningHeader(problem));
 }
 
@@ -143,12 +135,12 @@ function parseJsonText(text: string): unknown {
 }
 
 export function parseJson(text: string): unknown {
-  if (text.length === 0) throw new ControlPlaneError("BadRequest", "the body of the request was empty");
+  if (text.length === 0) throw badRequest("the body of the request was empty");
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    throw new ControlPlaneError("BadRequest", `error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
+    throw badRequest(`error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
   }
   checkDecodedBody(value, "json");
   return value;
@@ -168,7 +160,7 @@ export function parseYaml(text: string): unknown {
       checkDecodedBody(value, "yaml");
       return value;
     } catch (error) {
-      if (error instanceof ControlPlaneError) throw error;
+      if (isControlPlaneError(error)) throw error;
     }
   }
   try {
@@ -177,7 +169,7 @@ export function parseYaml(text: string): unknown {
     if (error) throw error;
     value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
   } catch (error) {
-    throw new ControlPlaneError("BadRequest", `error decoding YAML: ${yamlFailure(error)}`, { cause: error });
+    throw badRequest(`error decoding YAML: ${yamlFailure(error)}`, { cause: error });
   }
   checkDecodedBody(value, "yaml");
   return value;

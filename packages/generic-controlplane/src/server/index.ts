@@ -7,8 +7,7 @@
 export { ApiServer, type ApiServerOptions, type HandlerStage } from "./api-server.js";
 export type { RequestContext } from "./context.js";
 export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
-export type { ResourceHandlers, SubresourceHandler } from "./resource-handler.js";
-// Subresource handlers of other packages (a binding, a scale) read their request body through this.
+// Handlers of other packages' subresources (a binding, a scale, served from a stage) read their request body through this.
 export { readBody, type BodyReadLimits } from "./body.js";
 // Resources of other packages whose typed clients send protobuf (kubectl 1.32's `create`).
 export { registerProtobufKinds, type ProtobufKinds } from "../protobuf/message-types.js";

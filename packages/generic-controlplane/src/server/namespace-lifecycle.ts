@@ -1,20 +1,14 @@
-import { ControlPlaneError, isControlPlaneError, notFound } from "../errors.js";
+import { forbidden, notFound } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
 import type { AdmissionAttributes, AdmissionPlugin, ResourceStore } from "../registry/types.js";
 import { IMMORTAL_NAMESPACES, isNamespaceTerminating } from "../resources/namespaces.js";
 
 const NAMESPACES = { group: "", resource: "namespaces" };
 
-function qualified(attributes: AdmissionAttributes): string {
-  const { group, plural } = attributes.definition;
-  return group === "" ? plural : `${plural}.${group}`;
-}
-
 /** admission.NewForbidden: `<resource> "<name>" is forbidden: <reason>`. */
-function forbidden(attributes: AdmissionAttributes, name: string, reason: string): ControlPlaneError {
-  const details: NonNullable<ConstructorParameters<typeof ControlPlaneError>[2]>["details"] = { name, kind: attributes.definition.plural };
-  if (attributes.definition.group !== "") details.group = attributes.definition.group;
-  return new ControlPlaneError("Forbidden", `${qualified(attributes)} "${name}" is forbidden: ${reason}`, { details });
+function admissionForbidden(attributes: AdmissionAttributes, name: string, reason: string) {
+  return forbidden({ group: attributes.definition.group, resource: attributes.definition.plural }, name, reason);
 }
 
 /**
@@ -39,7 +33,7 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin {
     async validate(attributes) {
       const definition = attributes.definition;
       if (attributes.operation === "DELETE" && definition.group === "" && definition.plural === "namespaces") {
-        if (IMMORTAL_NAMESPACES.includes(attributes.name)) throw forbidden(attributes, attributes.name, "this namespace may not be deleted");
+        if (IMMORTAL_NAMESPACES.includes(attributes.name)) throw admissionForbidden(attributes, attributes.name, "this namespace may not be deleted");
         return;
       }
       if (attributes.operation !== "CREATE" || definition.scope !== "Namespaced" || attributes.namespace === undefined) return;
@@ -47,7 +41,7 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin {
       const found = await lookup(namespace);
       if (found === undefined) throw notFound(NAMESPACES, namespace);
       if (isNamespaceTerminating(found)) {
-        const error = forbidden(attributes, attributes.name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+        const error = admissionForbidden(attributes, attributes.name, `unable to create new content in namespace ${namespace} because it is being terminated`);
         error.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }];
         throw error;
       }

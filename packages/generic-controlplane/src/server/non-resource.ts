@@ -4,7 +4,7 @@ import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import { runHealthChecks, type HealthCheck, type HealthEndpoint } from "./health.js";
 import { acceptsJson, negotiateDiscovery, parseAccept } from "./negotiation.js";
 import { writeJson } from "./respond.js";
-import { methodNotAllowed, notAcceptable, pathNotFound } from "./status.js";
+import { methodNotAllowed, notAcceptable, pathNotFound } from "../api/errors/index.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
 
 export interface NonResourceEnv {

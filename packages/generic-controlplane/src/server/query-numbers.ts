@@ -1,4 +1,5 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -17,5 +18,5 @@ export function parseInt64Query(value: string): number {
 }
 
 function parseIntError(value: string, problem: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", `strconv.ParseInt: parsing ${JSON.stringify(value)}: ${problem}`);
+  return badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: ${problem}`);
 }

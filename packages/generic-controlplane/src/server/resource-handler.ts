@@ -1,4 +1,3 @@
-import { ControlPlaneError } from "../errors.js";
 import type { RequestContext } from "./context.js";
 import type { HandlerEnv } from "./handler-env.js";
 import { handleCreate } from "./handlers/create.js";
@@ -10,16 +9,7 @@ import { handleWatch } from "./handlers/watch.js";
 import { negotiateObjectFormat } from "./negotiation.js";
 import type { ResourceRequestInfo } from "./request-info.js";
 import type { ServedResource } from "./served-resource.js";
-import { methodNotAllowed, notAcceptable, pathNotFound } from "./status.js";
-
-/** A handler registered beside (or instead of) the standard verbs, e.g. namespaces `finalize`. */
-export type SubresourceHandler = (ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv) => Promise<void>;
-
-/** Resource-specific handling: extra subresources, and replacements of standard verbs of the main resource. */
-export interface ResourceHandlers {
-  subresources?: Readonly<Record<string, SubresourceHandler>>;
-  verbs?: Readonly<Partial<Record<"delete" | "deletecollection", SubresourceHandler>>>;
-}
+import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } from "../api/errors/index.js";
 
 /** Which verbs each subresource serves. */
 const STATUS_VERBS = new Set(["get", "update", "patch"]);
@@ -30,18 +20,18 @@ export async function serveResource(
   info: ResourceRequestInfo,
   served: ServedResource,
   env: HandlerEnv,
-  handlers: ResourceHandlers | undefined,
 ): Promise<void> {
   const definition = served.definition;
   const verb = info.verb;
   if (info.subresource !== "") {
-    const custom = handlers?.subresources?.[info.subresource];
-    if (custom !== undefined) {
-      await custom(ctx, info, served, env);
-      return;
+    const own = served.subresources?.[info.subresource];
+    if (own !== undefined) {
+      if (verb !== "update") throw methodNotAllowed(ctx.method, ctx.path);
+      served = { definition, store: own };
+    } else {
+      if (info.subresource !== "status" || !definition.statusSubresource) throw pathNotFound();
+      if (!STATUS_VERBS.has(verb)) throw methodNotAllowed(ctx.method, ctx.path);
     }
-    if (info.subresource !== "status" || !definition.statusSubresource) throw pathNotFound();
-    if (!STATUS_VERBS.has(verb)) throw methodNotAllowed(ctx.method, ctx.path);
   }
   if (definition.scope === "Cluster" && info.namespace !== undefined) throw pathNotFound();
   if (info.namespace === undefined && definition.scope === "Namespaced" && verb !== "list" && verb !== "watch" && verb !== "create") {
@@ -69,12 +59,10 @@ export async function serveResource(
     case "patch":
       return handlePatch(ctx, info, served, env, format);
     case "delete":
-      if (handlers?.verbs?.delete) return handlers.verbs.delete(ctx, info, served, env);
       return handleDelete(ctx, info, served, env, format);
     case "deletecollection":
-      if (handlers?.verbs?.deletecollection) return handlers.verbs.deletecollection(ctx, info, served, env);
       return handleDeleteCollection(ctx, info, served, env, format);
     default:
-      throw new ControlPlaneError("MethodNotAllowed", `unsupported verb ${String(verb)}`);
+      throw methodNotSupported({ group: definition.group, resource: definition.plural }, String(verb));
   }
 }

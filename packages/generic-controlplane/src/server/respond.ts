@@ -4,7 +4,7 @@ import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { RequestContext } from "./context.js";
 import type { ResponseFormat } from "./negotiation.js";
 import type { HandlerCodecs, IncludeObject } from "./served-resource.js";
-import { ControlPlaneError } from "../errors.js";
+import { badRequest, notAcceptable } from "../api/errors/index.js";
 
 /** Writes a JSON body with the headers kube-apiserver sends. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {
@@ -49,7 +49,7 @@ export function writeEncoded(ctx: RequestContext, code: number, body: unknown, f
 /** For clients that accept only protobuf; a kind without a protobuf form is a 406, as upstream. */
 function writeProtobuf(ctx: RequestContext, code: number, body: unknown, codecs: HandlerCodecs | undefined): void {
   const bytes = codecs?.encodeProtobuf?.(body as KubeObject);
-  if (bytes === undefined) throw new ControlPlaneError("NotAcceptable", "only the following media types are accepted: application/json, application/yaml");
+  if (bytes === undefined) throw notAcceptable(["application/json", "application/yaml"]);
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/vnd.kubernetes.protobuf",
     "Cache-Control": "no-cache, private",
@@ -64,7 +64,7 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
   const value = query.get("includeObject");
   if (value === null || value === "" || value === "Metadata") return "Metadata";
   if (value === "None" || value === "Object") return value;
-  throw new ControlPlaneError("BadRequest", `includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`);
+  throw badRequest(`includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`);
 }
 
 /** The body of a single object in the negotiated form (object, Table, or PartialObjectMetadata). */

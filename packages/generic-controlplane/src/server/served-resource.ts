@@ -8,6 +8,11 @@ import type { ResourceStore } from "../registry/types.js";
 export interface ServedResource {
   readonly definition: ResourceDefinition;
   readonly store: ResourceStore;
+  /**
+   * Subresources written through their own storage, PUT only (upstream's `namespaces/finalize`,
+   * an Updater); `status` is served by `store` when the definition has it.
+   */
+  readonly subresources?: Readonly<Record<string, ResourceStore>>;
 }
 
 /** `includeObject` of a Table request: what each row carries besides its cells. */

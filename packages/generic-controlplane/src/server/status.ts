@@ -1,4 +1,5 @@
-import { ControlPlaneError, isControlPlaneError } from "../errors.js";
+import { internalError } from "../api/errors/index.js";
+import { isControlPlaneError } from "../errors.js";
 import type { Status } from "../api/types.js";
 import type { RequestContext } from "./context.js";
 
@@ -10,8 +11,7 @@ export function writeError(ctx: RequestContext, error: unknown): void {
 
 export function toStatus(error: unknown): Status {
   if (isControlPlaneError(error)) return inWireOrder(error.toStatus());
-  const message = error instanceof Error ? error.message : String(error);
-  return inWireOrder(new ControlPlaneError("InternalError", `Internal error occurred: ${message}`).toStatus());
+  return inWireOrder(internalError(error).toStatus());
 }
 
 /** metav1.Status in Go field order (kind, apiVersion, metadata, status, message, reason, details, code), as clients compare bytes. */
@@ -52,23 +52,6 @@ export function writeStatus(ctx: RequestContext, status: Status): void {
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
   res.writeHead(status.code, headers);
   res.end(ctx.method === "HEAD" ? undefined : body);
-}
-
-export function badRequest(message: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", message);
-}
-
-export function notAcceptable(): ControlPlaneError {
-  return new ControlPlaneError("NotAcceptable", "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf");
-}
-
-export function methodNotAllowed(method: string, path: string): ControlPlaneError {
-  return new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (${method} ${path})`);
-}
-
-/** The 404 kube-apiserver gives for a path it does not serve at all. */
-export function pathNotFound(): ControlPlaneError {
-  return new ControlPlaneError("NotFound", "the server could not find the requested resource");
 }
 
 /** Quotes a warning the way kube-apiserver's Warning header does: `299 - "text"`. */

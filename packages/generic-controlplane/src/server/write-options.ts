@@ -1,4 +1,5 @@
-import { ControlPlaneError } from "../errors.js";
+import { invalid } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 import type { StatusCause } from "../api/types.js";
 import { parseBool } from "./request-info.js";
 
@@ -75,10 +76,7 @@ export function parseDryRun(values: string[], causes: StatusCause[]): boolean {
 
 /** A 422 against an options kind of meta.k8s.io, as the handlers of kube-apiserver report it. */
 export function optionsInvalid(kind: string, causes: StatusCause[]): ControlPlaneError {
-  const summary = causes.map((c) => `${c.field ?? ""}: ${c.message ?? ""}`).join(", ");
-  return new ControlPlaneError("Invalid", `${kind}.meta.k8s.io "" is invalid: ${causes.length > 1 ? `[${summary}]` : summary}`, {
-    details: { group: "meta.k8s.io", kind, causes },
-  });
+  return invalid({ group: "meta.k8s.io", kind }, "", causes);
 }
 
 /** Upstream's default field manager: the User-Agent up to its first "/" (`kubectl`, `python-requests`, `node`). */

@@ -1,6 +1,6 @@
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
-import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
+import { badRequest, keyExists, keyNotFound, revisionConflict, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { directoryPrefix } from "./prefix.js";
 import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
@@ -44,7 +44,7 @@ class MemoryStorage implements Storage {
     return settle(() => {
       const revision = this.readRevision(options.revision);
       const limit = options.limit ?? 0;
-      if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
+      if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit ${limit}`);
       const directory = directoryPrefix(prefix);
       const start = options.startAfter !== undefined && options.startAfter >= directory ? firstAbove(this.sortedKeys, options.startAfter) : firstAtOrAbove(this.sortedKeys, directory);
       const counting = options.countRemaining !== false;
@@ -119,12 +119,12 @@ class MemoryStorage implements Storage {
 
   watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
     if (this.closed) return Promise.reject(storageClosed());
-    if (options.afterRevision < this.compacted) return Promise.reject(compacted(options.afterRevision, this.compacted));
+    if (options.afterRevision < this.compacted) return Promise.reject(tooOldResourceVersion(options.afterRevision, this.compacted));
     const directory = directoryPrefix(prefix);
     if (options.afterRevision >= this.revision) return Promise.resolve(this.hub.add(directory, options, [], options.afterRevision));
     const readPage = (after: number, limit: number): ReplayPage => {
       if (this.closed) throw storageClosed();
-      if (after < this.compacted) throw compacted(after, this.compacted);
+      if (after < this.compacted) throw tooOldResourceVersion(after, this.compacted);
       const events: StorageEvent[] = [];
       for (let i = firstLogIndexAbove(this.log, after); i < this.log.length && events.length < limit; i++) {
         const event = this.log[i]!;
@@ -214,9 +214,9 @@ class MemoryStorage implements Storage {
   private readRevision(requested: number | undefined): number {
     if (this.closed) throw storageClosed();
     if (requested === undefined || requested === 0) return this.revision;
-    if (!Number.isInteger(requested) || requested < 0) throw invalidArgument(`invalid revision ${requested}`);
-    if (requested < this.compacted) throw compacted(requested, this.compacted);
-    if (requested > this.revision) throw futureRevision(requested, this.revision);
+    if (!Number.isInteger(requested) || requested < 0) throw badRequest(`invalid revision ${requested}`);
+    if (requested < this.compacted) throw tooOldResourceVersion(requested, this.compacted);
+    if (requested > this.revision) throw tooLargeResourceVersion(requested, this.revision);
     return requested;
   }
 }

@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { ControlPlaneError, isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../errors.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
-import { compacted, futureRevision, invalidArgument, keyExists, keyNotFound, revisionConflict, storageClosed } from "./failures.js";
+import { badRequest, internalError, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
 import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
@@ -55,10 +55,9 @@ async function openExclusively(options: SqliteStorageOptions): Promise<SqliteSto
       return new SqliteStorage(options, Math.min(remaining, OPEN_ATTEMPT_BUSY_MS));
     } catch (error) {
       if (isControlPlaneError(error)) throw error;
-      if (!isLocked(error)) throw new ControlPlaneError("ServiceUnavailable", `cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error });
+      if (!isLocked(error)) throw serviceUnavailable(`cannot open sqlite storage at ${options.path}: ${String(error)}`, { cause: error });
       if (Date.now() >= deadline) {
-        throw new ControlPlaneError(
-          "ServiceUnavailable",
+        throw serviceUnavailable(
           `cannot open sqlite storage at ${options.path}: the database is in use by another process (database is locked after waiting ${busyTimeout} ms); only one server can use a file at a time`,
           { cause: error },
         );
@@ -148,7 +147,7 @@ class SqliteStorage implements Storage {
     return settle(() => {
       const revision = this.readRevision(options.revision);
       const limit = options.limit ?? 0;
-      if (!Number.isInteger(limit) || limit < 0) throw invalidArgument(`invalid limit ${limit}`);
+      if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit ${limit}`);
       const low = directoryPrefix(prefix);
       const high = prefixEnd(low);
       const after = options.startAfter ?? "";
@@ -191,7 +190,7 @@ class SqliteStorage implements Storage {
   watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
     return settle(() => {
       if (this.closed) throw storageClosed();
-      if (options.afterRevision < this.compacted) throw compacted(options.afterRevision, this.compacted);
+      if (options.afterRevision < this.compacted) throw tooOldResourceVersion(options.afterRevision, this.compacted);
       const low = directoryPrefix(prefix);
       if (options.afterRevision >= this.revision) return this.hub.add(low, options, [], options.afterRevision);
       // History is read a page at a time; reads and commits both run synchronously, so the page that
@@ -199,7 +198,7 @@ class SqliteStorage implements Storage {
       const high = prefixEnd(low);
       const readPage = (after: number, limit: number): ReplayPage => {
         if (this.closed) throw storageClosed();
-        if (after < this.compacted) throw compacted(after, this.compacted);
+        if (after < this.compacted) throw tooOldResourceVersion(after, this.compacted);
         const rows = this.statements.history.all(after, low, high, limit) as unknown as Row[];
         const events = rows.map(toEvent);
         const complete = rows.length < limit;
@@ -243,7 +242,7 @@ class SqliteStorage implements Storage {
         this.statements.probeWrite.run(Date.now());
         this.writeFailure = undefined;
       } catch (error) {
-        throw new ControlPlaneError("ServiceUnavailable", `storage writes are failing: ${errorMessage(error)}`, { cause: error });
+        throw serviceUnavailable(`storage writes are failing: ${errorMessage(error)}`, { cause: error });
       }
     });
   }
@@ -331,7 +330,7 @@ class SqliteStorage implements Storage {
         } catch {
           // Reported by checkHealth; the next write reloads nothing it has not committed.
         }
-        const failure = new ControlPlaneError("InternalError", `storage write failed: ${String(error)}`, { cause: error });
+        const failure = internalError(new Error(`storage write failed: ${String(error)}`, { cause: error }));
         for (const queued of batch) queued.reject(failure);
         continue;
       }
@@ -395,9 +394,9 @@ class SqliteStorage implements Storage {
   private readRevision(requested: number | undefined): number {
     if (this.closed) throw storageClosed();
     if (requested === undefined || requested === 0) return this.revision;
-    if (!Number.isInteger(requested) || requested < 0) throw invalidArgument(`invalid revision ${requested}`);
-    if (requested < this.compacted) throw compacted(requested, this.compacted);
-    if (requested > this.revision) throw futureRevision(requested, this.revision);
+    if (!Number.isInteger(requested) || requested < 0) throw badRequest(`invalid revision ${requested}`);
+    if (requested < this.compacted) throw tooOldResourceVersion(requested, this.compacted);
+    if (requested > this.revision) throw tooLargeResourceVersion(requested, this.revision);
     return requested;
   }
 }

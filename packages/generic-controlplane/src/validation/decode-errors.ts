@@ -1,4 +1,5 @@
-import { ControlPlaneError } from "../errors.js";
+import { badRequest } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 
 /** The kind and version a body was decoded as. */
 export interface DecodeTarget {
@@ -11,5 +12,5 @@ export interface DecodeTarget {
  * `<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder error>` wording.
  */
 export function decodeError(target: DecodeTarget, reason: string): ControlPlaneError {
-  return new ControlPlaneError("BadRequest", `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${reason}`);
+  return badRequest(`${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${reason}`);
 }

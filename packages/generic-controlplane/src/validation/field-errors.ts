@@ -1,5 +1,6 @@
 import type { StatusCause } from "../api/types.js";
-import { ControlPlaneError, invalid } from "../errors.js";
+import { invalid } from "../api/errors/index.js";
+import type { ControlPlaneError } from "../errors.js";
 import type { FieldError } from "../registry/resource-definition.js";
 
 /**
@@ -86,16 +87,7 @@ export function toStatusCauses(errors: readonly FieldError[]): StatusCause[] {
   return errors.map((error) => ({ reason: error.type, message: fieldErrorBody(error), field: error.field }));
 }
 
-/** `ConfigMap "x" is invalid: [data[a b]: Invalid value: …]` with one cause per error. */
-export function invalidError(
-  target: { group: string; plural: string; kind: string },
-  name: string,
-  errors: readonly FieldError[],
-): ControlPlaneError {
-  const causes = toStatusCauses(errors);
-  const error = invalid({ group: target.group, resource: target.plural, kind: target.kind }, name, causes);
-  // Upstream qualifies the kind with its group in the message (`Lease.coordination.k8s.io "x" is invalid`).
-  if (target.group === "") return error;
-  const message = error.message.replace(`${target.kind} "`, `${target.kind}.${target.group} "`);
-  return new ControlPlaneError("Invalid", message, error.details === undefined ? {} : { details: error.details });
+/** `ConfigMap "x" is invalid: [data[a b]: Invalid value: …]` (`Lease.coordination.k8s.io "x"` in a group) with one cause per error. */
+export function invalidError(target: { group: string; kind: string }, name: string, errors: readonly FieldError[]): ControlPlaneError {
+  return invalid({ group: target.group, kind: target.kind }, name, toStatusCauses(errors));
 }

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "@kubekit/generic-controlplane";
+import { badRequest, internalError } from "@kubekit/generic-controlplane";
 
 /**
  * ClusterIP allocation from an IPv4 service CIDR, as kube-apiserver's `ipallocator`: the network
@@ -17,10 +17,10 @@ export class ClusterIPAllocator {
     const prefix = Number(bits);
     const base = parseIPv4(address ?? "");
     if (base === undefined || !Number.isInteger(prefix) || prefix < 1 || prefix > 30 || bits !== String(prefix)) {
-      throw new ControlPlaneError("BadRequest", `invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30`);
+      throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30`);
     }
     const mask = (0xffffffff << (32 - prefix)) >>> 0;
-    if ((base & ~mask) >>> 0 !== 0) throw new ControlPlaneError("BadRequest", `invalid service CIDR ${JSON.stringify(cidr)}: host bits are set`);
+    if ((base & ~mask) >>> 0 !== 0) throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: host bits are set`);
     this.cidr = cidr;
     this.#base = base;
     this.#size = 2 ** (32 - prefix);
@@ -49,7 +49,7 @@ export class ClusterIPAllocator {
   /** A free address; an error when the range is full (upstream's ErrFull). */
   allocateNext(): string {
     if (this.#used.size >= this.capacity) {
-      throw new ControlPlaneError("InternalError", `failed to allocate a serviceIP: range is full`);
+      throw internalError(new Error("failed to allocate a serviceIP: range is full"));
     }
     const start = this.#random(this.capacity);
     for (let i = 0; i < this.capacity; i++) {
@@ -59,7 +59,7 @@ export class ClusterIPAllocator {
         return formatIPv4(value);
       }
     }
-    throw new ControlPlaneError("InternalError", `failed to allocate a serviceIP: range is full`);
+    throw internalError(new Error("failed to allocate a serviceIP: range is full"));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "@kubekit/generic-controlplane";
+import { badRequest, internalError } from "@kubekit/generic-controlplane";
 import { AllocationError } from "./cluster-ip.js";
 
 /** kube-apiserver's default `--service-node-port-range`. */
@@ -17,7 +17,7 @@ export class NodePortAllocator {
 
   constructor(range: { base: number; size: number } = DEFAULT_NODE_PORT_RANGE, random: (max: number) => number = (max) => Math.floor(Math.random() * max)) {
     if (!Number.isInteger(range.base) || !Number.isInteger(range.size) || range.base < 1 || range.size < 1 || range.base + range.size - 1 > 65535) {
-      throw new ControlPlaneError("BadRequest", `invalid node port range ${range.base}-${range.base + range.size - 1}`);
+      throw badRequest(`invalid node port range ${range.base}-${range.base + range.size - 1}`);
     }
     this.base = range.base;
     this.size = range.size;
@@ -38,7 +38,7 @@ export class NodePortAllocator {
   }
 
   allocateNext(): number {
-    if (this.#used.size >= this.size) throw new ControlPlaneError("InternalError", "failed to allocate a nodePort: range is full");
+    if (this.#used.size >= this.size) throw internalError(new Error("failed to allocate a nodePort: range is full"));
     const start = this.#random(this.size);
     for (let i = 0; i < this.size; i++) {
       const port = this.base + ((start + i) % this.size);
@@ -47,7 +47,7 @@ export class NodePortAllocator {
         return port;
       }
     }
-    throw new ControlPlaneError("InternalError", "failed to allocate a nodePort: range is full");
+    throw internalError(new Error("failed to allocate a nodePort: range is full"));
   }
 
   /** Takes `port` as asked, with upstream's `provided port is already allocated` / `provided port is not in the valid range. The range of valid ports is 30000-32767`. */

@@ -1,4 +1,4 @@
-import { ControlPlaneError, type KubeObject } from "@kubekit/generic-controlplane";
+import { ControlPlaneError, badRequest, type KubeObject } from "@kubekit/generic-controlplane";
 import { readBody, type RequestContext } from "@kubekit/generic-controlplane/server";
 
 /** Writes `body` as JSON, which every client these subresources serve accepts. */
@@ -19,9 +19,9 @@ export async function readJsonObject(ctx: RequestContext, maxBytes: number, kind
   try {
     parsed = JSON.parse(body.toString("utf8"));
   } catch (error) {
-    throw new ControlPlaneError("BadRequest", `couldn't get version/kind; json parse error: ${(error as Error).message}`);
+    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new ControlPlaneError("BadRequest", `the body of the request is not a ${kind} object`);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest(`the body of the request is not a ${kind} object`);
   return parsed as KubeObject;
 }
 

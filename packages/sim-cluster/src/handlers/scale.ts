@@ -1,5 +1,5 @@
-import { ControlPlaneError, type KubeObject } from "@kubekit/generic-controlplane";
-import type { SubresourceHandler } from "@kubekit/generic-controlplane/server";
+import { ControlPlaneError, conflict, invalid, type KubeObject } from "@kubekit/generic-controlplane";
+import type { ServedResource, RequestContext, ResourceRequestInfo } from "@kubekit/generic-controlplane/server";
 import { selectorString, type LabelSelector } from "../selector.js";
 import { mergePatch, readJsonObject, writeJson } from "./respond.js";
 
@@ -33,15 +33,13 @@ export function scaleOf(workload: Workload): Scale {
 const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json"];
 
 /** `GET`, `PUT` and `PATCH` (merge and strategic merge) on `<workload>/scale`. */
-export function scaleHandler(maxBodyBytes: number): SubresourceHandler {
-  return async (ctx, info, served) => {
+export async function serveScale(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, maxBodyBytes: number): Promise<void> {
     const { definition, store } = served;
-    const resource = definition.group === "" ? definition.plural : `${definition.plural}.${definition.group}`;
     if (info.verb === "get") {
       writeJson(ctx, 200, scaleOf((await store.get(info.namespace, info.name))));
       return;
     }
-    if (info.verb !== "update" && info.verb !== "patch") throw new ControlPlaneError("MethodNotAllowed", "the server does not allow this method on the requested resource");
+    if (info.verb !== "update" && info.verb !== "patch") throw new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (${ctx.method} ${ctx.path})`);
     const contentType = (ctx.req.headers["content-type"] ?? "").split(";")[0]!.trim();
     if (info.verb === "patch" && !PATCH_TYPES.includes(contentType)) {
       throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(", ")}`);
@@ -56,20 +54,17 @@ export function scaleHandler(maxBodyBytes: number): SubresourceHandler {
         const scale = (info.verb === "patch" ? mergePatch(scaleOf(workload), body) : body) as Scale;
         const precondition = scale.metadata?.resourceVersion;
         if (precondition && precondition !== workload.metadata?.resourceVersion) {
-          throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on ${resource} "${info.name}": the object has been modified; please apply your changes to the latest version and try again`, {
-            details: { name: info.name, group: definition.group, kind: definition.plural },
-          });
+          throw conflict({ group: definition.group, resource: definition.plural }, info.name);
         }
         const replicas = scale.spec?.replicas;
         if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
-          throw new ControlPlaneError("Invalid", `Scale.autoscaling "${info.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, {
-            details: { name: info.name, group: "autoscaling", kind: "Scale", causes: [{ reason: "FieldValueInvalid", field: "spec.replicas", message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` }] },
-          });
+          throw invalid({ group: "autoscaling", kind: "Scale" }, info.name, [
+            { reason: "FieldValueInvalid", field: "spec.replicas", message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` },
+          ]);
         }
         return { ...workload, spec: { ...(workload.spec ?? {}), replicas } };
       },
       { ...(ctx.dryRun ? { dryRun: true } : {}), ...(fieldManager ? { fieldManager } : {}) },
     );
     writeJson(ctx, 200, scaleOf(updated));
-  };
 }

@@ -1,3 +1,4 @@
+import { tooManyInFlight } from "../../api/errors/index.js";
 import { ControlPlaneError } from "../../errors.js";
 
 export interface QueuingConfig {
@@ -9,11 +10,15 @@ export interface QueuingConfig {
 
 export type RejectReason = "queue-full" | "concurrency-limit" | "time-out" | "cancelled";
 
-/** A request turned away by flow control: 429 with Retry-After, like upstream's `tooManyRequests`. */
+/**
+ * A request turned away by flow control: the catalogue's 429 with Retry-After (upstream's
+ * `tooManyRequests`), marked with why so metrics can count it.
+ */
 export class FlowControlRejection extends ControlPlaneError {
   readonly reason: RejectReason;
   constructor(reason: RejectReason) {
-    super("TooManyRequests", "Too many requests, please try again later.", { details: { retryAfterSeconds: 1 } });
+    const rejection = tooManyInFlight();
+    super(rejection.code, rejection.message, rejection.details === undefined ? {} : { details: rejection.details });
     this.reason = reason;
   }
 }

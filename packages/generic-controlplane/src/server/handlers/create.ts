@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { verbNotRouted } from "../../api/errors/index.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "../decode-object.js";
@@ -15,7 +15,7 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   ctx.dryRun = options.dryRun;
   const definition = served.definition;
   if (definition.scope === "Namespaced" && info.namespace === undefined) {
-    throw new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (post ${definition.plural})`);
+    throw verbNotRouted("POST", { group: definition.group, resource: definition.plural });
   }
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const object = decodeObject(ctx, body, definition, env.codecs, options.fieldValidation);
@@ -26,7 +26,7 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
-export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource: "" | "status" = ""): import("../../registry/types.js").RequestOptions {
+export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = ""): import("../../registry/types.js").RequestOptions {
   const out: import("../../registry/types.js").RequestOptions = {};
   if (options.dryRun) out.dryRun = true;
   if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;

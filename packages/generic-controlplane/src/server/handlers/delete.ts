@@ -1,5 +1,5 @@
-import { ControlPlaneError } from "../../errors.js";
-import type { DeleteOptions, Status, StatusCause } from "../../api/types.js";
+import { badRequest, deletedStatus, unsupportedMediaType } from "../../api/errors/index.js";
+import type { DeleteOptions, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import type { HandlerEnv } from "../handler-env.js";
@@ -7,6 +7,7 @@ import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import { parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { shapeList, shapeObject, writeEncoded } from "../respond.js";
 import type { ServedResource } from "../served-resource.js";
+import { methodNotAllowed } from "../../api/errors/index.js";
 import { optionsInvalid, parseDryRun } from "../write-options.js";
 import { parseListRequest } from "./list-request.js";
 import { parseInt64Query } from "../query-numbers.js";
@@ -27,11 +28,11 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     if (format === "yaml") parsed = parseYaml(body.toString("utf8"));
     else if (format === "json") parsed = parseJson(body.toString("utf8"));
     else if (format === "protobuf" && env.codecs.decodeProtobuf) parsed = env.codecs.decodeProtobuf(body);
-    else throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    else throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
-    else if (parsed !== null) throw new ControlPlaneError("BadRequest", "the body of a delete request must be a DeleteOptions object");
+    else if (parsed !== null) throw badRequest("the body of a delete request must be a DeleteOptions object");
     const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], { kind: "DeleteOptions" });
-    if (mistyped !== undefined) throw new ControlPlaneError("BadRequest", mistyped);
+    if (mistyped !== undefined) throw badRequest(mistyped);
   }
   const query = ctx.query;
   const causes: StatusCause[] = [];
@@ -68,35 +69,28 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
 /**
  * DELETE of one object. An object removed at once answers a `Status{status: Success}` with its
  * name, kind (plural) and uid, like kube-apiserver for built-in types; one kept by finalizers (or a
- * namespace entering `Terminating`) answers 200 with the object as it now stands.
+ * namespace entering `Terminating`), or one whose storage returns deleted objects (namespaces),
+ * answers 200 with the object as it now stands.
  */
 export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const deleteOptions = await readDeleteOptions(ctx, env);
   const definition = served.definition;
   const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
-  if (!result.deleted) {
+  if (!result.deleted || result.returnDeletedObject === true) {
     writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format, env.codecs);
     return;
   }
-  const status: Status = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Success",
-    details: { name: info.name, kind: definition.plural },
-    code: 200,
-  };
-  if (definition.group !== "") status.details!.group = definition.group;
-  const uid = result.object.metadata?.uid;
-  if (uid !== undefined) status.details!.uid = uid;
+  const status = deletedStatus({ group: definition.group, resource: definition.plural }, info.name, result.object.metadata?.uid);
   writeEncoded(ctx, 200, status, format, env.codecs);
 }
 
 /** DELETE on a collection: removes every object the selectors match and answers the list of them. */
 export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const deleteCollection = served.store.deleteCollection?.bind(served.store);
+  if (deleteCollection === undefined) throw methodNotAllowed(ctx.method, ctx.path);
   const deleteOptions = await readDeleteOptions(ctx, env);
   const request = parseListRequest(ctx.query);
   const definition = served.definition;
-  const list = await served.store.deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
+  const list = await deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }

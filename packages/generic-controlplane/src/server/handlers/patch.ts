@@ -1,9 +1,10 @@
-import { ControlPlaneError, isControlPlaneError } from "../../errors.js";
+import { badRequest, conflict, namespaceMismatch, nameMismatch, unsupportedMediaType } from "../../api/errors/index.js";
+import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
 import type { RequestOptions } from "../../registry/types.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { checkUnknownFields, parseJson, parseYaml, unsupportedMediaType } from "../decode-object.js";
+import { checkUnknownFields, parseJson, parseYaml } from "../decode-object.js";
 import type { HandlerEnv } from "../handler-env.js";
 import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
@@ -39,7 +40,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   const accepted = acceptedPatchTypes(served, env);
   const patchType = type as PatchType;
   const mediaType = `application/${type}${type === "apply-patch" ? "+yaml" : "+json"}`;
-  if (!accepted.includes(mediaType)) throw unsupportedMediaType(contentType, accepted.join(", "));
+  if (!accepted.includes(mediaType)) throw unsupportedMediaType(contentType, accepted);
 
   const options = parseWriteOptions(ctx.query, "PatchOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
@@ -52,10 +53,10 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   const patch = parseJson(body.toString("utf8"));
   const definition = served.definition;
   if (patchType === "json-patch" && !Array.isArray(patch)) {
-    throw new ControlPlaneError("BadRequest", "the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    throw badRequest("the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
   if (patchType !== "json-patch" && (patch === null || typeof patch !== "object" || Array.isArray(patch))) {
-    throw new ControlPlaneError("BadRequest", "the body of a merge patch must be a JSON object");
+    throw badRequest("the body of a merge patch must be a JSON object");
   }
 
   const apply = (current: KubeObject): KubeObject => {
@@ -69,7 +70,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
     }
   };
   if ((patchType === "json-patch" && !env.codecs.applyJsonPatch) || (patchType === "merge-patch" && !env.codecs.applyMergePatch)) {
-    throw unsupportedMediaType(contentType, accepted.join(", "));
+    throw unsupportedMediaType(contentType, accepted);
   }
 
   const subresource = info.subresource === "status" ? "status" : "";
@@ -80,7 +81,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
     (current) => {
       const patched = apply(current);
       if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
-        throw new ControlPlaneError("BadRequest", "the patch produced something other than an object");
+        throw badRequest("the patch produced something other than an object");
       }
       const mistyped = fieldTypeError(patched, definition.schema, { kind: definition.kind });
       if (mistyped !== undefined) throw patchInvalid(patchType === "strategic-merge-patch" ? goSprintValue(patch) : JSON.stringify(patched), mistyped);
@@ -103,7 +104,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
  * merge, the patch as Go prints its map: `map[immutable:yes]`).
  */
 function patchInvalid(value: string, reason: string): ControlPlaneError {
-  return invalidError({ group: "", plural: "", kind: "" }, "", [fieldInvalid("patch", value, reason)]);
+  return invalidError({ group: "", kind: "" }, "", [fieldInvalid("patch", value, reason)]);
 }
 
 /** A patch cannot move an object: name, namespace and type stay those of the URL. */
@@ -111,10 +112,10 @@ function keepIdentity(patched: KubeObject, current: KubeObject, definition: Serv
   const metadata = (patched.metadata ??= {});
   const name = current.metadata?.name;
   if (metadata.name !== name) {
-    throw new ControlPlaneError("BadRequest", `the name of the object (${String(metadata.name)}) does not match the name on the URL (${String(name)})`);
+    throw nameMismatch(metadata.name ?? "", name ?? "");
   }
   if (definition.scope === "Namespaced" && metadata.namespace !== current.metadata?.namespace) {
-    throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+    throw namespaceMismatch();
   }
   if (patched.apiVersion === undefined) patched.apiVersion = groupVersionOf(definition);
   if (patched.kind === undefined) patched.kind = definition.kind;
@@ -130,7 +131,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   const definition = served.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const applied = parseYaml(body.toString("utf8"));
-  if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw new ControlPlaneError("BadRequest", "the body of an apply patch must be an object");
+  if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw badRequest("the body of an apply patch must be an object");
   const object = applied as KubeObject;
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
   checkFieldTypes(structuredClone(object), definition);
@@ -158,5 +159,5 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
       if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
     }
   }
-  throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on ${definition.plural} "${info.name}": the object was created and deleted concurrently; try again`);
+  throw conflict({ group: definition.group, resource: definition.plural }, info.name, "the object was created and deleted concurrently; try again");
 }

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { badRequest, namespaceMismatch } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { ResourceRequestInfo } from "../request-info.js";
@@ -15,11 +15,11 @@ export function defaultTypeMeta(object: KubeObject, definition: ResourceDefiniti
   const apiVersion = groupVersionOf(definition);
   if (object.apiVersion === undefined || object.apiVersion === "") object.apiVersion = apiVersion;
   else if (object.apiVersion !== apiVersion) {
-    throw new ControlPlaneError("BadRequest", `the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+    throw badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
   }
   if (object.kind === undefined || object.kind === "") object.kind = definition.kind;
   else if (object.kind !== definition.kind) {
-    throw new ControlPlaneError("BadRequest", `the object provided is unrecognized (must be of type ${definition.kind}): kind ${JSON.stringify(object.kind)} does not match`);
+    throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): kind ${JSON.stringify(object.kind)} does not match`);
   }
 }
 
@@ -30,6 +30,6 @@ export function reconcileNamespace(object: KubeObject, info: ResourceRequestInfo
   if (metadata.namespace === undefined || metadata.namespace === "") {
     if (info.namespace !== undefined) metadata.namespace = info.namespace;
   } else if (info.namespace !== undefined && metadata.namespace !== info.namespace) {
-    throw new ControlPlaneError("BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+    throw namespaceMismatch();
   }
 }

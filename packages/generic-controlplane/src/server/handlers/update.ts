@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { nameMismatch } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -12,7 +12,7 @@ import { parseWriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
 import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
 
-/** PUT of an object or its `status`: a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
+/** PUT of an object, its `status`, or a subresource with its own storage (namespaces' `finalize`): a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
 export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const options = parseWriteOptions(ctx.query, "UpdateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
@@ -23,8 +23,7 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
 
-  const subresource = info.subresource === "status" ? "status" : "";
-  const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, subresource));
+  const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource));
   writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
 }
 
@@ -32,6 +31,6 @@ export function checkName(object: KubeObject, name: string): void {
   const metadata = (object.metadata ??= {});
   if (metadata.name === undefined || metadata.name === "") metadata.name = name;
   else if (metadata.name !== name) {
-    throw new ControlPlaneError("BadRequest", `the name of the object (${metadata.name}) does not match the name on the URL (${name})`);
+    throw nameMismatch(metadata.name, name);
   }
 }
