@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ControllerManager } from "./controllers/manager.js";
-import { handlerCodecs } from "./control-plane/codecs.js";
 import { createControllers, type ControlPlaneControllers, type InProcessControllers } from "./control-plane/controllers.js";
 import { startFlowControlObjects } from "./control-plane/flow-control.js";
 import { healthChecks } from "./control-plane/health-checks.js";
@@ -10,7 +9,6 @@ import { buildServedResources, groupResource, servedDefinitions } from "./contro
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
-import { decodeProtobuf } from "./protobuf/codec.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { AdmissionPlugin, ResourceStore } from "./registry/types.js";
@@ -118,12 +116,12 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "codecs" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { decodeProtobuf, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
@@ -160,7 +158,6 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const server = new ApiServer(
     apiServerOptions(options, {
       resources: served,
-      codecs: handlerCodecs(),
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
       documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
       health: healthChecks(storage, () => systemNamespacesReady),

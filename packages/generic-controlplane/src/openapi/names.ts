@@ -19,7 +19,8 @@ export function definitionName(group: string, version: string, kind: string): st
   return `${group.split(".").reverse().join(".")}.${version}.${kind}`;
 }
 
-function pascal(word: string): string {
+/** `status` → `Status`: a word as it appears inside an identifier. */
+export function pascal(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 

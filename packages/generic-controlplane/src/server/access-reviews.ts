@@ -1,4 +1,3 @@
-import type { KubeObject } from "../api/types.js";
 import { OBJECT_MEDIA_TYPES, badRequest, methodNotAllowed, notAcceptable, unsupportedMediaType } from "../api/errors/index.js";
 import type { HandlerStage } from "./api-server.js";
 import { readBody } from "./body.js";
@@ -6,6 +5,7 @@ import type { RequestContext } from "./context.js";
 import { parseJson, parseYaml } from "./decode-object.js";
 import { bodyFormat, negotiateObjectFormat } from "./negotiation.js";
 import { writeJson } from "./respond.js";
+import { decodeProtobuf } from "../protobuf/codec.js";
 
 export interface UserInfo {
   name: string;
@@ -49,7 +49,7 @@ const SELF_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
  * (SelfSubjectAccessReview, sent as protobuf by kubectl 1.32), `auth can-i --list`
  * (SelfSubjectRulesReview) and `auth whoami` (SelfSubjectReview) — answered by `authorizer`.
  */
-export function accessReviewStage(authorizer: Authorizer, options: { decodeProtobuf?: (bytes: Uint8Array) => KubeObject; maxBodyBytes: number }): HandlerStage {
+export function accessReviewStage(authorizer: Authorizer, options: { maxBodyBytes: number }): HandlerStage {
   return {
     name: "access-reviews",
     async handle(ctx) {
@@ -100,7 +100,7 @@ async function rulesFor(authorizer: Authorizer, user: UserInfo, namespace: strin
   };
 }
 
-async function readReview(ctx: RequestContext, options: { decodeProtobuf?: (bytes: Uint8Array) => KubeObject; maxBodyBytes: number }): Promise<Record<string, unknown>> {
+async function readReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req, options.maxBodyBytes);
   const contentType = ctx.req.headers["content-type"];
   let parsed: unknown;
@@ -112,8 +112,7 @@ async function readReview(ctx: RequestContext, options: { decodeProtobuf?: (byte
       parsed = parseYaml(body.toString("utf8"));
       break;
     case "protobuf":
-      if (!options.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
-      parsed = options.decodeProtobuf(body);
+      parsed = decodeProtobuf(body);
       break;
     default:
       throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);

@@ -12,7 +12,8 @@ import type { Logger } from "./logger.js";
 import { serveNonResource } from "./non-resource.js";
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from "./request-info.js";
 import { serveResource } from "./resource-handler.js";
-import type { HandlerCodecs, ServedResource } from "./served-resource.js";
+import { requestScope, type RequestScope } from "./request-scope.js";
+import type { ServedResource } from "./served-resource.js";
 import { pathNotFound, shuttingDown, tooManyInFlight } from "../api/errors/index.js";
 import { writeError } from "./status.js";
 import { WatchTracker } from "./watch-tracker.js";
@@ -34,7 +35,6 @@ export interface HandlerStage {
 
 export interface ApiServerOptions {
   resources?: readonly ServedResource[];
-  codecs?: HandlerCodecs;
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
   /**
@@ -111,7 +111,8 @@ function resourceKey(group: string, version: string, plural: string): string {
  * metrics and the request log are written when each response finishes.
  */
 export class ApiServer {
-  readonly #resources = new Map<string, ServedResource>();
+  /** The request scope of each served resource, built when it is added. */
+  readonly #resources = new Map<string, RequestScope>();
   readonly #env: HandlerEnv;
   readonly #bodyLimits: BodyReadLimits;
   readonly #flowControl: PriorityAndFairness | undefined;
@@ -130,7 +131,6 @@ export class ApiServer {
     this.#options = options;
     const metrics = options.metrics;
     this.#env = {
-      codecs: options.codecs ?? {},
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
@@ -169,7 +169,7 @@ export class ApiServer {
   addResource(served: ServedResource): void {
     const { group, version, plural } = served.definition;
     const key = resourceKey(group, version, plural);
-    this.#resources.set(key, served);
+    this.#resources.set(key, requestScope(served));
     this.#documents = undefined;
   }
 
@@ -184,7 +184,7 @@ export class ApiServer {
 
   /** The definitions served now, in the order they were added. */
   get definitions(): ResourceDefinition[] {
-    return [...this.#resources.values()].map((served) => served.definition);
+    return [...this.#resources.values()].map((scope) => scope.definition);
   }
 
   #currentDocuments(): { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } {
@@ -199,7 +199,8 @@ export class ApiServer {
   }
 
   resource(group: string, version: string, plural: string): ServedResource | undefined {
-    return this.#resources.get(resourceKey(group, version, plural));
+    const scope = this.#resources.get(resourceKey(group, version, plural));
+    return scope === undefined ? undefined : { definition: scope.definition, store: scope.store, subresources: scope.subresources };
   }
 
   /** API Priority and Fairness, when enabled: `configure()` applies FlowSchemas and priority levels. */
@@ -322,9 +323,9 @@ export class ApiServer {
 
   #serveResource(ctx: RequestContext, info: ResourceRequestInfo): Promise<void> {
     const key = resourceKey(info.group, info.version, info.resource);
-    const served = this.#resources.get(key);
-    if (served === undefined) throw pathNotFound();
-    return serveResource(ctx, info, served, this.#env);
+    const scope = this.#resources.get(key);
+    if (scope === undefined) throw pathNotFound();
+    return serveResource(ctx, info, scope, this.#env);
   }
 
   /**

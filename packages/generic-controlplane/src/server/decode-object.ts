@@ -2,10 +2,12 @@ import { parseDocument } from "yaml";
 import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { findStrictFieldErrors, findUnknownFields } from "../patch/index.js";
+import { decodeProtobuf } from "../protobuf/codec.js";
+import type { JSONSchemaProps } from "../schema/types.js";
 import type { RequestContext } from "./context.js";
 import { bodyFormat } from "./negotiation.js";
-import type { HandlerCodecs } from "./served-resource.js";
+import type { RequestScope } from "./request-scope.js";
 import { warningHeader } from "./status.js";
 import type { FieldValidation } from "./write-options.js";
 import { checkFieldTypes } from "../validation/field-types.js";
@@ -20,10 +22,10 @@ import { checkDecodedBody } from "./decode-limits.js";
 export function decodeObject(
   ctx: RequestContext,
   body: Buffer,
-  definition: ResourceDefinition,
-  codecs: HandlerCodecs,
+  scope: RequestScope,
   validation: FieldValidation,
 ): KubeObject {
+  const definition = scope.definition;
   const contentType = ctx.req.headers["content-type"];
   const format = bodyFormat(contentType);
   let object: unknown;
@@ -38,8 +40,7 @@ export function decodeObject(
       object = parseYaml(text);
       break;
     case "protobuf":
-      if (!codecs.decodeProtobuf) throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
-      object = codecs.decodeProtobuf(body);
+      object = decodeProtobuf(body);
       break;
     default:
       throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
@@ -51,13 +52,8 @@ export function decodeObject(
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
   checkFieldTypes(kubeObject, definition, numberLiteral);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
-  if (text !== undefined) checkFields(ctx, kubeObject, definition, codecs, validation, text, format === "yaml" ? "application/yaml" : "application/json");
+  if (text !== undefined) checkFields(ctx, kubeObject, scope.fieldSchema, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
-}
-
-function schemaFor(definition: ResourceDefinition): ResourceDefinition["schema"] {
-  const schema = definition.schema;
-  return schema !== undefined && schema["x-kubernetes-preserve-unknown-fields"] !== true ? schema : undefined;
 }
 
 /**
@@ -67,41 +63,36 @@ function schemaFor(definition: ResourceDefinition): ResourceDefinition["schema"]
 function checkFields(
   ctx: RequestContext,
   object: KubeObject,
-  definition: ResourceDefinition,
-  codecs: HandlerCodecs,
+  schema: JSONSchemaProps | undefined,
   validation: FieldValidation,
   text: string,
   contentType: string,
 ): void {
-  const schema = schemaFor(definition);
   if (validation !== "Ignore") {
-    let problems: string[];
-    if (codecs.findStrictFieldErrors) problems = codecs.findStrictFieldErrors(text, contentType, object, schema);
-    else problems = [...(codecs.findDuplicateFields?.(text, contentType) ?? []), ...unknownMessages(object, schema, codecs)];
+    const problems = findStrictFieldErrors(text, contentType, object, schema);
     reportProblems(ctx, validation, problems);
     // Nothing unknown was reported: nothing to drop.
     if (!problems.some((p) => p.startsWith("unknown field"))) return;
   }
-  pruneUnknown(object, schema, codecs);
+  pruneUnknown(object, schema);
 }
 
-function unknownMessages(object: KubeObject, schema: ResourceDefinition["schema"], codecs: HandlerCodecs): string[] {
-  if (schema === undefined || !codecs.findUnknownFields) return [];
-  return codecs.findUnknownFields(object, schema).map((path) => `unknown field ${JSON.stringify(path)}`);
+function unknownMessages(object: KubeObject, schema: JSONSchemaProps | undefined): string[] {
+  if (schema === undefined) return [];
+  return findUnknownFields(object, schema).map((path) => `unknown field ${JSON.stringify(path)}`);
 }
 
 /** A typed kube-apiserver never stores fields its types lack. */
-function pruneUnknown(object: KubeObject, schema: ResourceDefinition["schema"], codecs: HandlerCodecs): void {
-  if (schema === undefined || !codecs.findUnknownFields) return;
-  const unknown = codecs.findUnknownFields(object, schema);
+function pruneUnknown(object: KubeObject, schema: JSONSchemaProps | undefined): void {
+  if (schema === undefined) return;
+  const unknown = findUnknownFields(object, schema);
   if (unknown.length > 0) removeFieldPaths(object, unknown);
 }
 
 /** Unknown-field handling of a patch result (duplicates were a matter of the patch body). */
-export function checkUnknownFields(ctx: RequestContext, object: KubeObject, definition: ResourceDefinition, codecs: HandlerCodecs, validation: FieldValidation): void {
-  const schema = schemaFor(definition);
-  if (validation !== "Ignore") reportProblems(ctx, validation, unknownMessages(object, schema, codecs));
-  pruneUnknown(object, schema, codecs);
+export function checkUnknownFields(ctx: RequestContext, object: KubeObject, scope: RequestScope, validation: FieldValidation): void {
+  if (validation !== "Ignore") reportProblems(ctx, validation, unknownMessages(object, scope.fieldSchema));
+  pruneUnknown(object, scope.fieldSchema);
 }
 
 function reportProblems(ctx: RequestContext, validation: FieldValidation, problems: string[]): void {

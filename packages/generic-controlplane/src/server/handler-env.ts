@@ -1,9 +1,7 @@
-import type { HandlerCodecs } from "./served-resource.js";
 import type { WatchTracker } from "./watch-tracker.js";
 
-/** What resource handlers share: codecs and limits. Admission runs inside the resource stores. */
+/** What resource handlers share across resources: limits and open watches. Admission runs inside the resource stores. */
 export interface HandlerEnv {
-  readonly codecs: HandlerCodecs;
   readonly maxBodyBytes: number;
   readonly watches: WatchTracker;
   /** Default watch duration range like kube-apiserver's `--min-request-timeout` (randomised up to twice this). */

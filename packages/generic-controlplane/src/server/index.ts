@@ -11,7 +11,7 @@ export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } f
 export { readBody, type BodyReadLimits } from "./body.js";
 // Resources of other packages whose typed clients send protobuf (kubectl 1.32's `create`).
 export { registerProtobufKinds, type ProtobufKinds } from "../protobuf/message-types.js";
-export type { HandlerCodecs, IncludeObject, ServedResource } from "./served-resource.js";
+export type { ServedResource } from "./served-resource.js";
 export type { HealthCheck, HealthEndpoint } from "./health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
 export { kubeconfigFor } from "./kubeconfig.js";

@@ -7,6 +7,8 @@ import { decodeProtobuf } from "../protobuf/codec.js";
 import { createContext } from "./context.js";
 import { writeListPages } from "./list-stream.js";
 import { listShape } from "./respond.js";
+import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { toTable } from "../registry/table.js";
 import { startTestPlane, type TestPlane } from "./test-support.js";
 
 /** More than two storage pages, so the streamed bodies cross page boundaries. */
@@ -155,7 +157,8 @@ describe("writeListPages", () => {
         }
       }
       const list = { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: "7" }, pages: pages() };
-      const shape = listShape(list, { type: "json" }, { group: "", version: "v1", kind: "Thing", plural: "things", singular: "thing", scope: "Cluster" }, {}, "Metadata");
+      const definition: ResourceDefinition = { group: "", version: "v1", kind: "Thing", plural: "things", singular: "thing", scope: "Cluster" };
+      const shape = listShape(list, { type: "json" }, { toTable: (objects, options) => toTable(definition, objects, options) }, "Metadata");
       writeListPages(ctx, list, shape).catch((error: unknown) => {
         res.writeHead(500);
         res.end(String(error));

@@ -8,7 +8,7 @@ import { handleUpdate } from "./handlers/update.js";
 import { handleWatch } from "./handlers/watch.js";
 import { negotiateObjectFormat } from "./negotiation.js";
 import type { ResourceRequestInfo } from "./request-info.js";
-import type { ServedResource } from "./served-resource.js";
+import { subresourceScope, type RequestScope } from "./request-scope.js";
 import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } from "../api/errors/index.js";
 
 /** Which verbs each subresource serves. */
@@ -18,16 +18,16 @@ const STATUS_VERBS = new Set(["get", "update", "patch"]);
 export async function serveResource(
   ctx: RequestContext,
   info: ResourceRequestInfo,
-  served: ServedResource,
+  scope: RequestScope,
   env: HandlerEnv,
 ): Promise<void> {
-  const definition = served.definition;
+  const definition = scope.definition;
   const verb = info.verb;
   if (info.subresource !== "") {
-    const own = served.subresources?.[info.subresource];
+    const own = scope.subresources[info.subresource];
     if (own !== undefined) {
       if (verb !== "update") throw methodNotAllowed(ctx.method, ctx.path);
-      served = { definition, store: own };
+      scope = subresourceScope(scope, own);
     } else {
       if (info.subresource !== "status" || !definition.statusSubresource) throw pathNotFound();
       if (!STATUS_VERBS.has(verb)) throw methodNotAllowed(ctx.method, ctx.path);
@@ -46,22 +46,22 @@ export async function serveResource(
 
   switch (verb) {
     case "get":
-      return handleGet(ctx, info, served, env, format);
+      return handleGet(ctx, info, scope, env, format);
     case "list":
-      return handleList(ctx, info, served, env, format);
+      return handleList(ctx, info, scope, env, format);
     case "watch":
-      return handleWatch(ctx, info, served, env, format);
+      return handleWatch(ctx, info, scope, env, format);
     case "create":
       if (info.name !== "") throw methodNotAllowed(ctx.method, ctx.path);
-      return handleCreate(ctx, info, served, env, format);
+      return handleCreate(ctx, info, scope, env, format);
     case "update":
-      return handleUpdate(ctx, info, served, env, format);
+      return handleUpdate(ctx, info, scope, env, format);
     case "patch":
-      return handlePatch(ctx, info, served, env, format);
+      return handlePatch(ctx, info, scope, env, format);
     case "delete":
-      return handleDelete(ctx, info, served, env, format);
+      return handleDelete(ctx, info, scope, env, format);
     case "deletecollection":
-      return handleDeleteCollection(ctx, info, served, env, format);
+      return handleDeleteCollection(ctx, info, scope, env, format);
     default:
       throw methodNotSupported({ group: definition.group, resource: definition.plural }, String(verb));
   }

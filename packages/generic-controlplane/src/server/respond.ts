@@ -1,9 +1,13 @@
 import { stringify as stringifyYaml } from "yaml";
 import type { KubeList, KubeObject, ListMeta, Table } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { encodeProtobuf, supportsProtobuf } from "../protobuf/codec.js";
+import type { IncludeObject } from "../registry/table.js";
 import type { RequestContext } from "./context.js";
 import type { ResponseFormat } from "./negotiation.js";
-import type { HandlerCodecs, IncludeObject } from "./served-resource.js";
+import type { RequestScope } from "./request-scope.js";
+
+/** What shaping a body takes from a resource's request scope. */
+type TableConvertor = Pick<RequestScope, "toTable">;
 import { badRequest, notAcceptable } from "../api/errors/index.js";
 
 /** Writes a JSON body with the headers kube-apiserver sends. */
@@ -40,16 +44,16 @@ function writeYaml(ctx: RequestContext, code: number, body: unknown): void {
   ctx.res.end(ctx.method === "HEAD" ? undefined : text);
 }
 
-export function writeEncoded(ctx: RequestContext, code: number, body: unknown, format: ResponseFormat, codecs?: HandlerCodecs): void {
+export function writeEncoded(ctx: RequestContext, code: number, body: unknown, format: ResponseFormat): void {
   if (format.type === "yaml") writeYaml(ctx, code, body);
-  else if (format.type === "protobuf") writeProtobuf(ctx, code, body, codecs);
+  else if (format.type === "protobuf") writeProtobuf(ctx, code, body as KubeObject);
   else writeJson(ctx, code, body);
 }
 
 /** For clients that accept only protobuf; a kind without a protobuf form is a 406, as upstream. */
-function writeProtobuf(ctx: RequestContext, code: number, body: unknown, codecs: HandlerCodecs | undefined): void {
-  const bytes = codecs?.encodeProtobuf?.(body as KubeObject);
-  if (bytes === undefined) throw notAcceptable(["application/json", "application/yaml"]);
+function writeProtobuf(ctx: RequestContext, code: number, body: KubeObject): void {
+  if (!supportsProtobuf(body.apiVersion ?? "", body.kind ?? "")) throw notAcceptable(["application/json", "application/yaml"]);
+  const bytes = encodeProtobuf(body);
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/vnd.kubernetes.protobuf",
     "Cache-Control": "no-cache, private",
@@ -71,13 +75,12 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
 export function shapeObject(
   object: KubeObject,
   format: ResponseFormat,
-  definition: ResourceDefinition,
-  codecs: HandlerCodecs,
+  convertor: TableConvertor,
   includeObject: IncludeObject,
 ): unknown {
   switch (format.type) {
     case "table":
-      return tableOf(definition, [object], { resourceVersion: object.metadata?.resourceVersion ?? "" }, format.version, codecs, includeObject);
+      return tableOf(convertor, [object], { resourceVersion: object.metadata?.resourceVersion ?? "" }, format.version, includeObject);
     case "partial":
       return partialObject(object, format.version);
     default:
@@ -86,10 +89,10 @@ export function shapeObject(
 }
 
 /** The body of a list in the negotiated form. */
-export function shapeList(list: KubeList, format: ResponseFormat, definition: ResourceDefinition, codecs: HandlerCodecs, includeObject: IncludeObject): unknown {
+export function shapeList(list: KubeList, format: ResponseFormat, convertor: TableConvertor, includeObject: IncludeObject): unknown {
   switch (format.type) {
     case "table":
-      return tableOf(definition, list.items, list.metadata, format.version, codecs, includeObject);
+      return tableOf(convertor, list.items, list.metadata, format.version, includeObject);
     case "partial":
       return {
         kind: "PartialObjectMetadataList",
@@ -116,14 +119,13 @@ export interface ListShape {
 export function listShape(
   list: { apiVersion: string; kind: string; metadata: ListMeta },
   format: ResponseFormat,
-  definition: ResourceDefinition,
-  codecs: HandlerCodecs,
+  convertor: TableConvertor,
   includeObject: IncludeObject,
 ): ListShape {
   switch (format.type) {
     case "table": {
-      const { rows: _rows, ...envelope } = tableOf(definition, [], list.metadata, format.version, codecs, includeObject);
-      return { envelope: { ...envelope, rows: [] }, field: "rows", elements: (objects) => tableOf(definition, objects, list.metadata, format.version, codecs, includeObject).rows };
+      const { rows: _rows, ...envelope } = tableOf(convertor, [], list.metadata, format.version, includeObject);
+      return { envelope: { ...envelope, rows: [] }, field: "rows", elements: (objects) => tableOf(convertor, objects, list.metadata, format.version, includeObject).rows };
     }
     case "partial": {
       const version = format.version;
@@ -138,36 +140,10 @@ export function listShape(
   }
 }
 
-function tableOf(
-  definition: ResourceDefinition,
-  objects: KubeObject[],
-  listMeta: ListMeta,
-  version: "v1" | "v1beta1",
-  codecs: HandlerCodecs,
-  includeObject: IncludeObject,
-): Table {
-  const table = codecs.toTable ? codecs.toTable(definition, objects, { listMeta, includeObject }) : defaultTable(objects, listMeta, includeObject);
+function tableOf(convertor: TableConvertor, objects: KubeObject[], listMeta: ListMeta, version: "v1" | "v1beta1", includeObject: IncludeObject): Table {
+  const table = convertor.toTable(objects, { listMeta, includeObject });
   if (version === "v1beta1") return { ...table, apiVersion: "meta.k8s.io/v1beta1" };
   return table;
-}
-
-/** NAME and AGE, used only when no Table converter is configured. */
-function defaultTable(objects: KubeObject[], listMeta: ListMeta, includeObject: IncludeObject): Table {
-  return {
-    kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: listMeta,
-    columnDefinitions: [
-      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
-      { name: "Created At", type: "date", format: "", description: "CreationTimestamp is a timestamp representing the server time when this object was created.", priority: 0 },
-    ],
-    rows: objects.map((object) => {
-      const row: { cells: unknown[]; object?: unknown } = { cells: [object.metadata?.name ?? "", object.metadata?.creationTimestamp ?? ""] };
-      if (includeObject === "Object") row.object = object;
-      else if (includeObject === "Metadata") row.object = partialObject(object, "v1");
-      return row;
-    }),
-  };
 }
 
 export function partialObject(object: KubeObject, version: "v1" | "v1beta1"): KubeObject {

@@ -21,27 +21,27 @@ export interface TestResponse {
 export async function startTestPlane(options: ControlPlaneOptions = {}): Promise<TestPlane> {
   const plane = await createControlPlane({ port: 0, host: "127.0.0.1", processMetrics: false, ...options });
   const url = plane.url;
-  return {
-    plane,
-    url,
-    async call(method, path, init = {}) {
-      const headers: Record<string, string> = { ...init.headers };
-      let body: string | Uint8Array | undefined = init.raw;
-      if (init.body !== undefined) {
-        body = JSON.stringify(init.body);
-        headers["Content-Type"] ??= "application/json";
-      }
-      const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, json };
-    },
-    close: () => plane.close(),
+  return { plane, url, call: callerFor(url), close: () => plane.close() };
+}
+
+/** `TestPlane.call` for any server at `url`: JSON bodies by default, the response read whole. */
+export function callerFor(url: string): TestPlane["call"] {
+  return async (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | Uint8Array | undefined = init.raw;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers["Content-Type"] ??= "application/json";
+    }
+    const response = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
   };
 }
 

@@ -6,7 +6,7 @@ import type { HandlerEnv } from "../handler-env.js";
 import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import { parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { shapeList, shapeObject, writeEncoded } from "../respond.js";
-import type { ServedResource } from "../served-resource.js";
+import type { RequestScope } from "../request-scope.js";
 import { methodNotAllowed } from "../../api/errors/index.js";
 import { optionsInvalid, parseDryRun } from "../write-options.js";
 import { parseListRequest } from "./list-request.js";
@@ -14,6 +14,7 @@ import { parseInt64Query } from "../query-numbers.js";
 import { parseJson, parseYaml } from "../decode-object.js";
 import { META_V1, patchMetaSchemas } from "../../patch/meta-schemas.js";
 import { fieldTypeError } from "../../validation/field-types.js";
+import { decodeProtobuf } from "../../protobuf/codec.js";
 
 const POLICIES = new Set(["Orphan", "Background", "Foreground"]);
 
@@ -27,7 +28,7 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     let parsed: unknown;
     if (format === "yaml") parsed = parseYaml(body.toString("utf8"));
     else if (format === "json") parsed = parseJson(body.toString("utf8"));
-    else if (format === "protobuf" && env.codecs.decodeProtobuf) parsed = env.codecs.decodeProtobuf(body);
+    else if (format === "protobuf") parsed = decodeProtobuf(body);
     else throw unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw badRequest("the body of a delete request must be a DeleteOptions object");
@@ -72,25 +73,24 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
  * namespace entering `Terminating`), or one whose storage returns deleted objects (namespaces),
  * answers 200 with the object as it now stands.
  */
-export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const deleteOptions = await readDeleteOptions(ctx, env);
-  const definition = served.definition;
-  const result = await served.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
+  const definition = scope.definition;
+  const result = await scope.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
   if (!result.deleted || result.returnDeletedObject === true) {
-    writeEncoded(ctx, 200, shapeObject(result.object, format, definition, env.codecs, "Metadata"), format, env.codecs);
+    writeEncoded(ctx, 200, shapeObject(result.object, format, scope, "Metadata"), format);
     return;
   }
   const status = deletedStatus({ group: definition.group, resource: definition.plural }, info.name, result.object.metadata?.uid);
-  writeEncoded(ctx, 200, status, format, env.codecs);
+  writeEncoded(ctx, 200, status, format);
 }
 
 /** DELETE on a collection: removes every object the selectors match and answers the list of them. */
-export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
-  const deleteCollection = served.store.deleteCollection?.bind(served.store);
+export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+  const deleteCollection = scope.store.deleteCollection?.bind(scope.store);
   if (deleteCollection === undefined) throw methodNotAllowed(ctx.method, ctx.path);
   const deleteOptions = await readDeleteOptions(ctx, env);
   const request = parseListRequest(ctx.query);
-  const definition = served.definition;
   const list = await deleteCollection(info.namespace, request, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
-  writeEncoded(ctx, 200, shapeList(list, format, definition, env.codecs, "Metadata"), format, env.codecs);
+  writeEncoded(ctx, 200, shapeList(list, format, scope, "Metadata"), format);
 }

@@ -9,7 +9,7 @@ import type { HandlerEnv } from "../handler-env.js";
 import { bodyFormat, type ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
 import { shapeObject, writeEncoded } from "../respond.js";
-import type { ServedResource } from "../served-resource.js";
+import type { RequestScope } from "../request-scope.js";
 import { optionsInvalid, parseWriteOptions, type WriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
 import { groupVersionOf, reconcileNamespace } from "./type-meta.js";
@@ -17,16 +17,9 @@ import { checkName } from "./update.js";
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
 import { goSprintValue } from "../../patch/json-value.js";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../patch/index.js";
 
 type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
-
-/** The patch types this resource accepts, in the order a 415 lists them. */
-export function acceptedPatchTypes(served: ServedResource, env: HandlerEnv): string[] {
-  const types = ["application/json-patch+json", "application/merge-patch+json"];
-  if (served.definition.schema !== undefined && env.codecs.applyStrategicMergePatch) types.push("application/strategic-merge-patch+json");
-  types.push("application/apply-patch+yaml");
-  return types;
-}
 
 /**
  * PATCH: read-modify-write through the store's guaranteedUpdate (retried on conflicts). JSON
@@ -34,24 +27,24 @@ export function acceptedPatchTypes(served: ServedResource, env: HandlerEnv): str
  * resource's schema), and server-side apply (see fieldmanager/); other types are a 415
  * naming the accepted ones.
  */
-export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const contentType = ctx.req.headers["content-type"] ?? "";
   const type = bodyFormat(contentType);
-  const accepted = acceptedPatchTypes(served, env);
+  const accepted = scope.patchTypes;
   const patchType = type as PatchType;
   const mediaType = `application/${type}${type === "apply-patch" ? "+yaml" : "+json"}`;
   if (!accepted.includes(mediaType)) throw unsupportedMediaType(contentType, accepted);
 
   const options = parseWriteOptions(ctx.query, "PatchOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
-  if (patchType === "apply-patch") return handleApply(ctx, info, served, env, format, options);
+  if (patchType === "apply-patch") return handleApply(ctx, info, scope, env, format, options);
   if (options.force !== undefined) {
     const causes: StatusCause[] = [{ reason: "FieldValueForbidden", field: "force", message: "Forbidden: may not be specified for non-apply patch" }];
     throw optionsInvalid("PatchOptions", causes);
   }
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const patch = parseJson(body.toString("utf8"));
-  const definition = served.definition;
+  const definition = scope.definition;
   if (patchType === "json-patch" && !Array.isArray(patch)) {
     throw badRequest("the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
@@ -62,20 +55,18 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   const apply = (current: KubeObject): KubeObject => {
     switch (patchType) {
       case "json-patch":
-        return env.codecs.applyJsonPatch!(current, patch);
+        return applyJsonPatch(current, patch);
       case "merge-patch":
-        return env.codecs.applyMergePatch!(current, patch);
+        return applyMergePatch(current, patch);
       default:
-        return env.codecs.applyStrategicMergePatch!(current, patch, definition.schema!);
+        // Accepted only for a resource with a schema (see RequestScope.patchTypes).
+        return applyStrategicMergePatch(current, patch, definition.schema!);
     }
   };
-  if ((patchType === "json-patch" && !env.codecs.applyJsonPatch) || (patchType === "merge-patch" && !env.codecs.applyMergePatch)) {
-    throw unsupportedMediaType(contentType, accepted);
-  }
 
   const subresource = info.subresource === "status" ? "status" : "";
   let checked = false;
-  const updated = await served.store.guaranteedUpdate(
+  const updated = await scope.store.guaranteedUpdate(
     info.namespace,
     info.name,
     (current) => {
@@ -89,13 +80,13 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
       if (!checked) {
         // Warnings are collected once even when a conflict makes the store retry the mutation.
         checked = true;
-        checkUnknownFields(ctx, patched, definition, env.codecs, options.fieldValidation);
+        checkUnknownFields(ctx, patched, scope, options.fieldValidation);
       }
       return patched;
     },
     requestOptions(options, subresource),
   );
-  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
+  writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
 
 /**
@@ -108,7 +99,7 @@ function patchInvalid(value: string, reason: string): ControlPlaneError {
 }
 
 /** A patch cannot move an object: name, namespace and type stay those of the URL. */
-function keepIdentity(patched: KubeObject, current: KubeObject, definition: ServedResource["definition"]): void {
+function keepIdentity(patched: KubeObject, current: KubeObject, definition: RequestScope["definition"]): void {
   const metadata = (patched.metadata ??= {});
   const name = current.metadata?.name;
   if (metadata.name !== name) {
@@ -122,20 +113,20 @@ function keepIdentity(patched: KubeObject, current: KubeObject, definition: Serv
 }
 
 /** Server-side apply: creates the object when it is missing (201), otherwise merges by field ownership (200). */
-async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
+async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
   // Apply needs an explicit manager: the User-Agent default does not count.
   const manager = ctx.query.get("fieldManager") === null ? undefined : options.fieldManager;
   if (manager === undefined || manager === "") {
     throw optionsInvalid("PatchOptions", [{ reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" }]);
   }
-  const definition = served.definition;
+  const definition = scope.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const applied = parseYaml(body.toString("utf8"));
   if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw badRequest("the body of an apply patch must be an object");
   const object = applied as KubeObject;
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
   checkFieldTypes(structuredClone(object), definition);
-  checkUnknownFields(ctx, object, definition, env.codecs, options.fieldValidation);
+  checkUnknownFields(ctx, object, scope, options.fieldValidation);
   // Unlike other writes, apply takes no type from the URL: the field manager requires the configuration's own.
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
@@ -144,15 +135,15 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, serve
   const writeOptions: RequestOptions = { ...requestOptions(options, subresource), fieldManager: manager, apply: { force: options.force === true } };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const updated = await served.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);
-      writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
+      const updated = await scope.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);
+      writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
       return;
     } catch (error) {
       if (!(isControlPlaneError(error) && error.code === "NotFound") || subresource !== "") throw error;
     }
     try {
-      const created = await served.store.create(info.namespace, object, writeOptions);
-      writeEncoded(ctx, 201, shapeObject(created, format, definition, env.codecs, "Metadata"), format, env.codecs);
+      const created = await scope.store.create(info.namespace, object, writeOptions);
+      writeEncoded(ctx, 201, shapeObject(created, format, scope, "Metadata"), format);
       return;
     } catch (error) {
       // Created concurrently: apply over it.

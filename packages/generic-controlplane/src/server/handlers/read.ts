@@ -4,25 +4,26 @@ import type { ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
 import { writeListPages, writeProtobufListPages } from "../list-stream.js";
 import { includeObjectOf, listShape, shapeList, shapeObject, writeEncoded } from "../respond.js";
-import type { ServedResource } from "../served-resource.js";
+import type { RequestScope } from "../request-scope.js";
 import { parseListRequest } from "./list-request.js";
+import { protobufListParts } from "../../protobuf/codec.js";
 
-export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
-  const object = await served.store.get(info.namespace, info.name);
-  writeEncoded(ctx, 200, shapeObject(object, format, served.definition, env.codecs, includeObject), format, env.codecs);
+  const object = await scope.store.get(info.namespace, info.name);
+  writeEncoded(ctx, 200, shapeObject(object, format, scope, includeObject), format);
 }
 
-export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const request = parseListRequest(ctx.query);
   // Every form goes out page by page as storage reads it.
-  const pages = await served.store.listPages?.(info.namespace, request);
+  const pages = await scope.store.listPages?.(info.namespace, request);
   if (pages !== undefined && format.type !== "protobuf") {
-    return writeListPages(ctx, pages, listShape(pages, format, served.definition, env.codecs, includeObject), format.type === "yaml" ? "yaml" : "json");
+    return writeListPages(ctx, pages, listShape(pages, format, scope, includeObject), format.type === "yaml" ? "yaml" : "json");
   }
-  const parts = pages === undefined ? undefined : env.codecs.protobufListParts?.(pages);
+  const parts = pages === undefined ? undefined : protobufListParts(pages);
   if (pages !== undefined && parts !== undefined) return writeProtobufListPages(ctx, pages, parts);
-  const list = await served.store.list(info.namespace, request);
-  writeEncoded(ctx, 200, shapeList(list, format, served.definition, env.codecs, includeObject), format, env.codecs);
+  const list = await scope.store.list(info.namespace, request);
+  writeEncoded(ctx, 200, shapeList(list, format, scope, includeObject), format);
 }

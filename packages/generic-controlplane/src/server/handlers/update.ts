@@ -7,24 +7,24 @@ import type { HandlerEnv } from "../handler-env.js";
 import type { ResponseFormat } from "../negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
 import { shapeObject, writeEncoded } from "../respond.js";
-import type { ServedResource } from "../served-resource.js";
+import type { RequestScope } from "../request-scope.js";
 import { parseWriteOptions } from "../write-options.js";
 import { requestOptions } from "./create.js";
 import { defaultTypeMeta, reconcileNamespace } from "./type-meta.js";
 
 /** PUT of an object, its `status`, or a subresource with its own storage (namespaces' `finalize`): a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
-export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const options = parseWriteOptions(ctx.query, "UpdateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
-  const definition = served.definition;
+  const definition = scope.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
-  const object = decodeObject(ctx, body, definition, env.codecs, options.fieldValidation);
+  const object = decodeObject(ctx, body, scope, options.fieldValidation);
   defaultTypeMeta(object, definition);
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
 
-  const updated = await served.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource));
-  writeEncoded(ctx, 200, shapeObject(updated, format, definition, env.codecs, "Metadata"), format, env.codecs);
+  const updated = await scope.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource));
+  writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
 
 export function checkName(object: KubeObject, name: string): void {

@@ -8,7 +8,7 @@ import type { ResponseFormat } from "../negotiation.js";
 import { isTrue, parseBool, type ResourceRequestInfo } from "../request-info.js";
 import { setLongTimeout } from "../long-timeout.js";
 import { includeObjectOf, shapeObject } from "../respond.js";
-import type { ServedResource } from "../served-resource.js";
+import type { RequestScope } from "../request-scope.js";
 import { toStatus } from "../status.js";
 import type { TrackedWatch } from "../watch-tracker.js";
 import { optionsInvalid } from "../write-options.js";
@@ -88,11 +88,11 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
  * when the client goes away, or on shutdown. A resourceVersion that is too old yields one ERROR
  * event carrying a 410 Expired Status, which is what client-go, client-node and python expect.
  */
-export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo, served: ServedResource, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
   const { request, timeoutSeconds } = parseWatchRequest(ctx, info);
   const includeObject = includeObjectOf(ctx.query);
   const { res, req } = ctx;
-  const definition = served.definition;
+  const definition = scope.definition;
   const table = format.type === "table" || format.type === "partial";
   ctx.longRunning = true;
 
@@ -120,7 +120,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
     if (ended) return;
     startStream();
     if (table && event.type !== "ERROR" && event.type !== "BOOKMARK") {
-      const shaped = { type: event.type, object: shapeObject(event.object, format, definition, env.codecs, includeObject) };
+      const shaped = { type: event.type, object: shapeObject(event.object, format, scope, includeObject) };
       res.write(JSON.stringify(shaped) + "\n");
     } else {
       res.write(encodeEvent(event));
@@ -141,7 +141,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   request.deadline = Date.now() + seconds * 1000;
 
   try {
-    watch = await served.store.watch(
+    watch = await scope.store.watch(
       info.namespace,
       request,
       send,
