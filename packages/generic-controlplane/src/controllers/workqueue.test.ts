@@ -39,6 +39,21 @@ describe("WorkQueue", () => {
     expect(limiter.when("k")).toBe(5);
   });
 
+  it("shutDownWithDrain finishes when the last key in progress was added again meanwhile", async () => {
+    const queue = new WorkQueue({ name: "t" });
+    queue.add("a");
+    expect(await queue.get()).toBe("a");
+    queue.add("a");
+    const drained = queue.shutDownWithDrain();
+    let finished = false;
+    void drained.then(() => (finished = true));
+    queue.done("a");
+    await drained;
+    expect(finished).toBe(true);
+    // Nothing is handed out after shutdown, the re-added key included.
+    expect(await queue.get()).toBeUndefined();
+  });
+
   it("shutDown resolves waiting gets with undefined and drops delayed adds", async () => {
     const queue = new WorkQueue({ name: "t" });
     const waiting = queue.get();

@@ -179,7 +179,8 @@ export class WorkQueue {
     if (started === undefined) return;
     this.#processing.delete(key);
     this.#metrics?.workDuration.observe({ name: this.name }, (performance.now() - started) / 1000);
-    if (this.#dirty.has(key)) this.#push(key);
+    // After shutdown nothing is handed out again, so a key added meanwhile must not hold up the drain.
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
     else if (this.#shuttingDown && this.#processing.size === 0) for (const resolve of this.#drained.splice(0)) resolve();
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testDefinitions } from "../openapi/test-fixtures.js";
+import type { ResourceDefinition } from "../registry/resource-definition.js";
 import {
   buildAggregatedDiscovery,
   buildAPIGroup,
@@ -109,6 +110,27 @@ describe("aggregated discovery", () => {
     const widgets = doc.items[1];
     expect(widgets?.versions.map((v) => v.version)).toEqual(["v1", "v1beta1"]);
     expect(widgets?.versions[0]).toMatchObject({ freshness: "Current", resources: [{ resource: "widgets", categories: ["all"], shortNames: ["wd"], scope: "Namespaced" }] });
+  });
+
+  it("lists a definition's own subresources, with the kind a scale speaks", () => {
+    const deployments: ResourceDefinition = {
+      group: "apps",
+      version: "v1",
+      kind: "Deployment",
+      plural: "deployments",
+      singular: "deployment",
+      scope: "Namespaced",
+      statusSubresource: true,
+      subresources: [{ name: "scale", verbs: ["get", "patch", "update"], kind: { group: "autoscaling", version: "v1", kind: "Scale" } }],
+    };
+    const list = buildAPIResourceList([deployments], "apps", "v1") as { resources: unknown[] };
+    expect(list.resources).toContainEqual({ name: "deployments/scale", singularName: "", namespaced: true, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] });
+    expect(list.resources).toContainEqual({ name: "deployments/status", singularName: "", namespaced: true, kind: "Deployment", verbs: ["get", "patch", "update"] });
+    const doc = buildAggregatedDiscovery([deployments], "apis", "v2");
+    expect(doc.items[0]?.versions[0]?.resources[0]?.subresources).toEqual([
+      { subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] },
+      { subresource: "status", responseKind: { group: "apps", version: "v1", kind: "Deployment" }, verbs: ["get", "patch", "update"] },
+    ]);
   });
 
   it("memoises every document", () => {

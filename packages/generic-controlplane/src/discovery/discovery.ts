@@ -19,6 +19,8 @@ import { compareKubeVersions } from "./versions.js";
 export interface SubresourceSpec {
   name: string;
   verbs: string[];
+  /** The kind it speaks when not the resource's own. */
+  kind?: { group: string; version: string; kind: string };
 }
 
 export interface DiscoveryOptions {
@@ -61,7 +63,7 @@ export function subresourcesOf(definition: ResourceDefinition, options: Discover
   const out: SubresourceSpec[] = [];
   if (definition.statusSubresource === true) out.push(STATUS);
   if (definition.group === "" && definition.plural === "namespaces") out.push(FINALIZE);
-  for (const extra of options.subresources?.[resourceKey(definition)] ?? []) {
+  for (const extra of [...(definition.subresources ?? []), ...(options.subresources?.[resourceKey(definition)] ?? [])]) {
     if (!out.some((s) => s.name === extra.name)) out.push(extra);
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -142,7 +144,8 @@ export function buildAPIResourceList(
     resource.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
     resources.push(resource);
     for (const sub of subresourcesOf(d, options)) {
-      resources.push({ name: `${d.plural}/${sub.name}`, singularName: "", namespaced: d.scope === "Namespaced", kind: d.kind, verbs: [...sub.verbs] });
+      const speaks = sub.kind === undefined ? {} : { group: sub.kind.group, version: sub.kind.version };
+      resources.push({ name: `${d.plural}/${sub.name}`, singularName: "", namespaced: d.scope === "Namespaced", ...speaks, kind: sub.kind?.kind ?? d.kind, verbs: [...sub.verbs] });
     }
   }
   const list: APIResourceList = { kind: "APIResourceList", groupVersion: groupVersion(group, version), resources };
@@ -162,7 +165,7 @@ function resourceDiscovery(d: ResourceDefinition, options: DiscoveryOptions): AP
   if (d.categories !== undefined && d.categories.length > 0) entry.categories = [...d.categories];
   const subresources: APISubresourceDiscovery[] = subresourcesOf(d, options).map((s) => ({
     subresource: s.name,
-    responseKind: { ...responseKind },
+    responseKind: s.kind !== undefined ? { ...s.kind } : { ...responseKind },
     verbs: [...s.verbs],
   }));
   if (subresources.length > 0) entry.subresources = subresources;

@@ -1,8 +1,8 @@
 import protobuf from "protobufjs";
 import type { KubeObject, ListMeta } from "../api/types.js";
-import { badRequest, internalError, protobufNotAcceptable, protobufNotSupported } from "../api/errors/index.js";
+import { badRequest, internalError, protobufFieldNotSupported, protobufNotAcceptable, protobufNotSupported } from "../api/errors/index.js";
 import { jsonToMessage, messageToJson } from "./json-form.js";
-import { UNKNOWN_TYPE, lookupType, messageTypeFor } from "./message-types.js";
+import { UNKNOWN_TYPE, isStrictKind, lookupType, messageTypeFor } from "./message-types.js";
 
 /** `k8s\0`: the prefix of every `application/vnd.kubernetes.protobuf` body. */
 export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -52,15 +52,37 @@ export function decodeProtobuf(body: Uint8Array): KubeObject {
     throw protobufNotSupported(envelope.apiVersion, envelope.kind);
   }
   let message;
+  let undeclared: string | undefined;
   try {
     message = type.decode(envelope.raw);
+    if (isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
   } catch (error) {
     throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, { cause: error });
   }
+  if (undeclared !== undefined) throw protobufFieldNotSupported(envelope.apiVersion, envelope.kind, undeclared);
   const { metadata, ...fields } = messageToJson(type, message) as Record<string, unknown>;
   // Go always writes the embedded ObjectMeta/ListMeta struct, so JSON clients send `metadata: {}` at least.
   if (type.fields["metadata"] === undefined) return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...fields };
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, metadata: (metadata ?? {}), ...fields };
+}
+
+/**
+ * The first field on the wire that `type` (or a message inside it) does not declare, as
+ * `<message>.<number>`; protobufjs would skip it silently, losing what the client sent.
+ */
+function undeclaredField(type: protobuf.Type, bytes: Uint8Array): string | undefined {
+  const reader = protobuf.Reader.create(bytes);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const field = type.fieldsById[tag >>> 3];
+    if (field === undefined) return `${type.fullName.replace(/^\./, "")}.${tag >>> 3}`;
+    const nested = field.resolvedType;
+    if ((tag & 7) === 2 && nested instanceof protobuf.Type) {
+      const inner = undeclaredField(nested, reader.bytes());
+      if (inner !== undefined) return inner;
+    } else reader.skipType(tag & 7);
+  }
+  return undefined;
 }
 
 /** Encodes an object of a supported kind as a `k8s\0` protobuf body (for protobuf responses). */

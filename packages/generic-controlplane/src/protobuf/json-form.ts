@@ -1,6 +1,17 @@
 import type protobuf from "protobufjs";
 import { formatMicroTime } from "../resources/wire-values.js";
-import { ALWAYS_PRESENT_FIELDS, FIELDS_V1_TYPE, KEEP_ZERO_FIELDS, MAP_ENTRY_SUFFIX, MICRO_TIME_TYPE, STRING_LIST_TYPES, TIME_TYPE, fieldKey } from "./message-types.js";
+import {
+  ALWAYS_PRESENT_FIELDS,
+  FIELDS_V1_TYPE,
+  INT_OR_STRING_TYPE,
+  KEEP_ZERO_FIELDS,
+  MAP_ENTRY_SUFFIX,
+  MICRO_TIME_TYPE,
+  QUANTITY_TYPE,
+  STRING_LIST_TYPES,
+  TIME_TYPE,
+  fieldKey,
+} from "./message-types.js";
 
 /**
  * Conversion between decoded protobuf messages and the JSON form a JSON client sends for the same
@@ -82,6 +93,9 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     return formatMicroTime(seconds, Math.floor(toNumber(record["nanos"] ?? 0) / 1000));
   }
   if (STRING_LIST_TYPES.has(name)) return [...((record["items"] ?? []) as string[])];
+  if (name === QUANTITY_TYPE) return record["string"] ?? "";
+  // IntOrString: type 1 is the string form; otherwise the int.
+  if (name === INT_OR_STRING_TYPE) return toNumber(record["type"] ?? 0) === 1 ? (record["strVal"] ?? "") : toNumber(record["intVal"] ?? 0);
   if (name === FIELDS_V1_TYPE) {
     const raw = record["Raw"];
     return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : {};
@@ -142,6 +156,8 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
     return name === TIME_TYPE ? { seconds: time.seconds } : { seconds: time.seconds, nanos: Math.floor(time.nanos / 1000) * 1000 };
   }
   if (STRING_LIST_TYPES.has(name)) return { items: Array.isArray(json) ? json : [] };
+  if (name === QUANTITY_TYPE) return { string: typeof json === "number" ? String(json) : json };
+  if (name === INT_OR_STRING_TYPE) return typeof json === "string" ? { type: 1, strVal: json } : { type: 0, intVal: json };
   if (name === FIELDS_V1_TYPE) return { Raw: Buffer.from(JSON.stringify(json ?? {}), "utf8") };
   if (json === null || typeof json !== "object") return {};
   const source = json as Plain;

@@ -5,7 +5,7 @@ const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
 const CORE = "k8s.io.api.core.v1";
 
 /** The message of each `apiVersion` + `kind` this codec reads and writes. */
-const MESSAGES_BY_KIND: Record<string, string> = {
+const MESSAGES_BY_KIND: Record<string, string | undefined> = {
   "v1/Namespace": `${CORE}.Namespace`,
   "v1/NamespaceList": `${CORE}.NamespaceList`,
   "v1/ConfigMap": `${CORE}.ConfigMap`,
@@ -46,13 +46,15 @@ export const MAP_ENTRY_SUFFIX = "Entry";
 /** `ExtraValue` is a `[]string` in Go and JSON; protobuf wraps it in a message. */
 export const STRING_LIST_TYPES: ReadonlySet<string> = new Set(["k8s.io.api.authorization.v1.ExtraValue", "k8s.io.api.authentication.v1.ExtraValue"]);
 export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
+export const QUANTITY_TYPE = "k8s.io.apimachinery.pkg.api.resource.Quantity";
+export const INT_OR_STRING_TYPE = "k8s.io.apimachinery.pkg.util.intstr.IntOrString";
 
 /**
  * Fields that are pointers in Go (`*bool`, `*int32`, `*Struct`): a zero value on the wire was set
  * on purpose and appears in JSON. Every other scalar field is a Go value field with `omitempty`,
  * whose zero value is omitted.
  */
-export const KEEP_ZERO_FIELDS: ReadonlySet<string> = new Set([
+export const KEEP_ZERO_FIELDS: Set<string> = new Set([
   `${META}.ObjectMeta.deletionGracePeriodSeconds`,
   `${META}.OwnerReference.controller`,
   `${META}.OwnerReference.blockOwnerDeletion`,
@@ -83,7 +85,7 @@ export const KEEP_ZERO_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Go fields without `omitempty`: JSON always carries them, zero or not. */
-export const ALWAYS_PRESENT_FIELDS: ReadonlySet<string> = new Set([
+export const ALWAYS_PRESENT_FIELDS: Set<string> = new Set([
   "k8s.io.api.rbac.v1.RoleRef.apiGroup",
   "k8s.io.api.rbac.v1.RoleRef.kind",
   "k8s.io.api.rbac.v1.RoleRef.name",
@@ -95,15 +97,63 @@ export const ALWAYS_PRESENT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 let root: protobuf.Root | undefined;
+const registeredSources: string[] = [];
+/** Kinds added by `registerProtobufKinds`: decoded strictly (a field their messages do not declare is refused, not dropped). */
+const STRICT_KINDS = new Set<string>();
 
 function loadRoot(): protobuf.Root {
   if (root === undefined) {
     const parsed = new protobuf.Root();
-    for (const source of ALL_PROTO_SOURCES) protobuf.parse(source, parsed, { keepCase: true });
+    for (const source of [...ALL_PROTO_SOURCES, ...registeredSources]) protobuf.parse(source, parsed, { keepCase: true });
     parsed.resolveAll();
     root = parsed;
   }
   return root;
+}
+
+/** Protobuf messages for kinds served by resources registered outside this package. */
+export interface ProtobufKinds {
+  /** `.proto` text (proto2) with upstream's field numbers; maps declared as repeated `<Name>Entry { key = 1; value = 2; }`. */
+  sources: readonly string[];
+  /** `apiVersion/kind` → message, e.g. `"apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment"`. */
+  kinds: Readonly<Record<string, string>>;
+  /** `<message>.<field>` of Go pointer fields, whose zero value on the wire was set on purpose and is kept in JSON. */
+  keepZeroFields?: readonly string[];
+  /** `<message>.<field>` of Go fields without `omitempty`. */
+  alwaysPresentFields?: readonly string[];
+}
+
+/**
+ * Teaches the protobuf codec (request bodies of kubectl 1.32's typed creates, protobuf-only
+ * responses) more kinds, process-wide. Their messages may declare only some of upstream's
+ * fields: a body carrying a field they do not declare is refused with 415 rather than stored
+ * without it.
+ */
+export function registerProtobufKinds(registration: ProtobufKinds): void {
+  // Registering the same messages again (a second cluster in the process) changes nothing.
+  const fresh = registration.sources.filter((source) => !registeredSources.includes(source));
+  const candidate = new protobuf.Root();
+  const sources = [...ALL_PROTO_SOURCES, ...registeredSources, ...fresh];
+  for (const source of sources) protobuf.parse(source, candidate, { keepCase: true });
+  candidate.resolveAll();
+  for (const [kind, message] of Object.entries(registration.kinds)) {
+    const known = MESSAGES_BY_KIND[kind];
+    if (known !== undefined && (!STRICT_KINDS.has(kind) || known !== message)) throw new Error(`protobuf for ${kind} is already ${known}`);
+    candidate.lookupType(message);
+  }
+  registeredSources.push(...fresh);
+  root = candidate;
+  for (const [kind, message] of Object.entries(registration.kinds)) {
+    MESSAGES_BY_KIND[kind] = message;
+    STRICT_KINDS.add(kind);
+  }
+  for (const field of registration.keepZeroFields ?? []) KEEP_ZERO_FIELDS.add(field);
+  for (const field of registration.alwaysPresentFields ?? []) ALWAYS_PRESENT_FIELDS.add(field);
+}
+
+/** Whether a kind's bodies must not carry fields its message does not declare. */
+export function isStrictKind(apiVersion: string, kind: string): boolean {
+  return STRICT_KINDS.has(`${apiVersion}/${kind}`);
 }
 
 export function lookupType(fullName: string): protobuf.Type {
@@ -118,7 +168,7 @@ export function messageTypeFor(apiVersion: string, kind: string): protobuf.Type 
 
 /** `apiVersion/kind` pairs with protobuf support, e.g. `v1/ConfigMap`. */
 export function protobufKinds(): string[] {
-  return Object.keys(MESSAGES_BY_KIND);
+  return Object.keys(MESSAGES_BY_KIND).filter((kind) => MESSAGES_BY_KIND[kind] !== undefined);
 }
 
 export function fieldKey(type: protobuf.Type, field: protobuf.Field): string {

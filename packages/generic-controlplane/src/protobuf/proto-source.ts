@@ -569,7 +569,30 @@ message SelfSubjectReview {
 }
 `;
 
+/** apimachinery's value types: `resource.Quantity` (JSON: its string) and `intstr.IntOrString` (JSON: a number or a string). */
+export const QUANTITY_PROTO = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.api.resource;
+
+message Quantity {
+  optional string string = 1;
+}
+`;
+
+export const INT_OR_STRING_PROTO = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.util.intstr;
+
+message IntOrString {
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
+}
+`;
+
 export const ALL_PROTO_SOURCES: readonly string[] = [
+  QUANTITY_PROTO,
+  INT_OR_STRING_PROTO,
   META_V1_PROTO,
   RUNTIME_PROTO,
   CORE_V1_PROTO,

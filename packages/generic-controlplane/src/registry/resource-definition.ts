@@ -71,6 +71,12 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   tracksGeneration?: boolean;
   /** Extra verbs beyond the standard set (e.g. a `finalize` subresource is declared by the resource's own handler). */
   verbs?: string[];
+  /**
+   * Subresources served outside the generic handlers (e.g. by a `HandlerStage` of the package that
+   * defines the resource), listed in discovery; `kind` when the subresource speaks another kind (a `scale` answers autoscaling/v1 Scale,
+   * which `kubectl scale` looks up in discovery).
+   */
+  subresources?: Array<{ name: string; verbs: string[]; kind?: { group: string; version: string; kind: string } }>;
   /** Columns after NAME (NAME and AGE are the default when none are given). */
   printerColumns?: PrinterColumn<T>[];
   /** Field selector labels beyond `metadata.name` and `metadata.namespace`, e.g. `type` for secrets. */

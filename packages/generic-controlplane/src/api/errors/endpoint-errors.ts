@@ -55,6 +55,14 @@ export function protobufNotSupported(apiVersion: string, kind: string): ControlP
   );
 }
 
+/** 415 for a protobuf body carrying a field the kind's registered messages do not declare (it would otherwise be dropped). */
+export function protobufFieldNotSupported(apiVersion: string, kind: string, field: string): ControlPlaneError {
+  return new ControlPlaneError(
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format: protobuf field ${field} is not supported for ${apiVersion}, Kind=${kind} - accepted media types include: application/json, application/yaml`,
+  );
+}
+
 /** 406 for a protobuf answer asked of a kind that has no protobuf form. */
 export function protobufNotAcceptable(apiVersion: string, kind: string): ControlPlaneError {
   return new ControlPlaneError("NotAcceptable", `protobuf is not supported for ${apiVersion}, Kind=${kind}`);

@@ -50,6 +50,7 @@ export {
   namespaceMismatch,
   notAcceptable,
   pathNotFound,
+  protobufFieldNotSupported,
   protobufNotAcceptable,
   protobufNotSupported,
   shuttingDown,

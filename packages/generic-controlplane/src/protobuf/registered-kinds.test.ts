@@ -1,0 +1,86 @@
+import protobuf from "protobufjs";
+import { describe, expect, it } from "vitest";
+import { isControlPlaneError } from "../errors.js";
+import { PROTOBUF_MAGIC, decodeProtobuf, encodeProtobuf, supportsProtobuf } from "./codec.js";
+import { UNKNOWN_TYPE, lookupType, registerProtobufKinds } from "./message-types.js";
+
+const GADGET_PROTO = `
+syntax = "proto2";
+package example.gadgets.v1;
+
+message QuantityEntry {
+  optional string key = 1;
+  optional .k8s.io.apimachinery.pkg.api.resource.Quantity value = 2;
+}
+
+message GadgetSpec {
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString port = 1;
+  repeated QuantityEntry limits = 2;
+  optional int32 replicas = 3;
+}
+
+message Gadget {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional GadgetSpec spec = 2;
+}
+`;
+
+/** The same kind as a newer client knows it: one more spec field. */
+const NEWER_GADGET_PROTO = `
+syntax = "proto2";
+package example.newer.v1;
+
+message GadgetSpec {
+  optional int32 replicas = 3;
+  optional string color = 9;
+}
+
+message Gadget {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional GadgetSpec spec = 2;
+}
+`;
+
+function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  const unknown = lookupType(UNKNOWN_TYPE);
+  const body = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
+  return new Uint8Array([...PROTOBUF_MAGIC, ...body]);
+}
+
+describe("registerProtobufKinds", () => {
+  registerProtobufKinds({
+    sources: [GADGET_PROTO],
+    kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" },
+    keepZeroFields: ["example.gadgets.v1.GadgetSpec.replicas"],
+  });
+
+  it("decodes a registered kind, with quantities and int-or-strings in their JSON forms", () => {
+    expect(supportsProtobuf("gadgets.example.com/v1", "Gadget")).toBe(true);
+    const gadget = { apiVersion: "gadgets.example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { port: "http", limits: { cpu: "500m", memory: "1Gi" }, replicas: 0 } };
+    expect(decodeProtobuf(encodeProtobuf(gadget))).toEqual(gadget);
+    const numeric = { ...gadget, spec: { port: 8080, limits: {}, replicas: 2 } };
+    expect(decodeProtobuf(encodeProtobuf(numeric))).toEqual({ ...gadget, spec: { port: 8080, replicas: 2 } });
+  });
+
+  it("registering the same messages again changes nothing; another message for the kind is refused", () => {
+    expect(() => registerProtobufKinds({ sources: [GADGET_PROTO], kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" } })).not.toThrow();
+    expect(() => registerProtobufKinds({ sources: [], kinds: { "v1/ConfigMap": "example.gadgets.v1.Gadget" } })).toThrow("protobuf for v1/ConfigMap is already");
+  });
+
+  it("refuses a body with a field the registered message does not declare, instead of dropping it", () => {
+    const newer = new protobuf.Root();
+    protobuf.parse(NEWER_GADGET_PROTO.replace(".k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "bytes"), newer, { keepCase: true });
+    const type = newer.lookupType("example.newer.v1.Gadget");
+    const raw = type.encode(type.fromObject({ spec: { replicas: 1, color: "red" } })).finish();
+    let refused: unknown;
+    try {
+      decodeProtobuf(envelope("gadgets.example.com/v1", "Gadget", raw));
+    } catch (error) {
+      refused = error;
+    }
+    expect(isControlPlaneError(refused) && refused.code).toBe("UnsupportedMediaType");
+    expect((refused as Error).message).toBe(
+      "the body of the request was in an unknown format: protobuf field example.gadgets.v1.GadgetSpec.9 is not supported for gadgets.example.com/v1, Kind=Gadget - accepted media types include: application/json, application/yaml",
+    );
+  });
+});

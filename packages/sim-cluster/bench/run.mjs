@@ -1,0 +1,82 @@
+import { createControlPlane } from "@kubekit/generic-controlplane";
+import { KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { startSimCluster } from "../dist/index.js";
+
+/*
+ * Benchmarks for @kubekit/sim-cluster, each next to a baseline measured in the same run:
+ * - start to ready of a 3-node cluster in-process (target ≤ 300 ms), against a bare control
+ *   plane's start (the generic control plane with its built-ins and controllers, no nodes);
+ * - 1,000 pods of one Deployment Running and Ready on 10 nodes (its status says so), against creating 1,000 ConfigMaps through
+ *   the same API (the write path without scheduling, binding and kubelets).
+ */
+
+const QUICK = process.argv.includes("--quick");
+const ROUNDS = QUICK ? 3 : 7;
+const PODS = QUICK ? 200 : 1000;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timeStart(start) {
+  const times = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    const running = await start();
+    times.push(performance.now() - t0);
+    await running.close();
+  }
+  return median(times);
+}
+
+const bare = await timeStart(() => createControlPlane({ controllers: true }));
+const sim = await timeStart(() => startSimCluster({ nodes: 3 }));
+
+async function podsRunning() {
+  const cluster = await startSimCluster({ nodes: 10 });
+  const client = new KubeClient({ server: cluster.url });
+  const deployments = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
+  const t0 = performance.now();
+  await client.create(deployments, "default", {
+    metadata: { name: "load" },
+    spec: { replicas: PODS, selector: { matchLabels: { app: "load" } }, template: { metadata: { labels: { app: "load" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+  });
+  // Watching the Deployment's status (as `kubectl rollout status` does) costs one GET per poll;
+  // listing the pods would load the server with the observer's own work.
+  const deadline = t0 + 120_000;
+  for (;;) {
+    const status = (await client.get(deployments, "default", "load")).status ?? {};
+    if (status.availableReplicas === PODS && status.updatedReplicas === PODS) break;
+    if (performance.now() > deadline) throw new Error(`only ${status.availableReplicas ?? 0} of ${PODS} pods available after 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const elapsed = performance.now() - t0;
+  client.close();
+  await cluster.close();
+  return elapsed;
+}
+
+async function configMaps() {
+  const plane = await createControlPlane({ controllers: true });
+  const client = new KubeClient({ server: plane.url });
+  const ref = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+  const t0 = performance.now();
+  for (let i = 0; i < PODS; i += 16) {
+    await Promise.all(Array.from({ length: Math.min(16, PODS - i) }, (_, j) => client.create(ref, "default", { metadata: { name: `cm-${i + j}` }, data: { a: "b" } })));
+  }
+  const elapsed = performance.now() - t0;
+  client.close();
+  await plane.close();
+  return elapsed;
+}
+
+const baselineWrites = await configMaps();
+const running = await podsRunning();
+
+const rows = [
+  ["3-node cluster start to ready (median of " + ROUNDS + ")", `${sim.toFixed(1)} ms`, `bare control plane start: ${bare.toFixed(1)} ms`, (sim / bare).toFixed(2)],
+  [`${PODS} pods Running on 10 nodes`, `${running.toFixed(0)} ms`, `${PODS} ConfigMap creates, 16 in flight: ${baselineWrites.toFixed(0)} ms`, (running / baselineWrites).toFixed(2)],
+];
+console.log("| figure | result | baseline in the same run | ratio |\n|---|---|---|---|");
+for (const row of rows) console.log(`| ${row.join(" | ")} |`);

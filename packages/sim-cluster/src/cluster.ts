@@ -1,0 +1,238 @@
+import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
+import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
+import type { Storage } from "@kubekit/generic-controlplane/storage";
+import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-ip.js";
+import { NodePortAllocator } from "./allocators/node-port.js";
+import { priorityAdmission } from "./admission.js";
+import { registerWorkloadProtobuf } from "./protobuf.js";
+import { deploymentController } from "./controllers/deployment.js";
+import { replicaSetController } from "./controllers/replicaset.js";
+import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
+import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
+import { simResources } from "./resources/index.js";
+import { podsResource } from "./resources/pods.js";
+import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
+import type { ServiceAllocators } from "./resources/services.js";
+import { scheduler } from "./scheduler/scheduler.js";
+import { repairingServiceStore } from "./services-store.js";
+
+/** One simulated node; everything is optional. */
+export interface SimNodeOptions {
+  /** Default `sim-node-<n>`. */
+  name?: string;
+  /** Merged over the cluster's `nodeCapacity`. */
+  capacity?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface SimClusterOptions {
+  /** How many nodes to start with, or each one's options. Default 1. */
+  nodes?: number | readonly SimNodeOptions[];
+  /** Where objects live (default: in memory); closed by `close()`. */
+  storage?: Storage;
+  /** The ClusterIP range (kube-apiserver's `--service-cluster-ip-range`). Default `10.96.0.0/16`. */
+  serviceCIDR?: string;
+  /** NodePorts (`--service-node-port-range`). Default `30000-32767`. */
+  nodePortRange?: string;
+  /** The cluster's pod range; node n gets the n-th /24 of it. Default `10.244.0.0/16`. */
+  podCIDR?: string;
+  /** Where nodes' InternalIPs come from. Default `172.18.0.0/16`. */
+  nodeCIDR?: string;
+  /** Every node's capacity (and allocatable). Default 4 CPUs, 16Gi memory, 110 pods, 100Gi ephemeral storage. */
+  nodeCapacity?: Record<string, string>;
+  /** Node Lease renewal, as kubelet's default 10 s. */
+  leaseRenewIntervalMs?: number;
+  /** Ready heartbeat, as kubelet's default 5 min. */
+  statusReportIntervalMs?: number;
+  host?: string;
+  port?: number;
+  /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
+  name?: string;
+  logger?: Logger;
+}
+
+export interface SimCluster {
+  readonly url: string;
+  readonly kubeconfig: string;
+  /** The control plane underneath (its stores, server and storage). */
+  readonly plane: ControlPlane;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Names of the running simulated nodes. */
+  readonly nodes: readonly string[];
+  /** Starts one more node; resolves with its name once it is registered and Ready. */
+  addNode(options?: SimNodeOptions): Promise<string>;
+  /** Stops a node's kubelet and deletes the Node and the pods bound to it (as the pod garbage collector does). */
+  removeNode(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_NODE_CAPACITY: Readonly<Record<string, string>> = { cpu: "4", memory: "16Gi", pods: "110", "ephemeral-storage": "100Gi" };
+const KUBELET_VERSION = "v1.32.0";
+
+function parseRange(text: string): { base: number; size: number } {
+  const match = /^(\d+)-(\d+)$/.exec(text);
+  if (match === null || Number(match[2]) < Number(match[1])) throw new Error(`invalid node port range ${JSON.stringify(text)}: want <first>-<last>`);
+  return { base: Number(match[1]), size: Number(match[2]) - Number(match[1]) + 1 };
+}
+
+/** The n-th /24 of a /16 (or wider) range. */
+function subnet24(cidr: string, index: number): string {
+  const [address, bits] = cidr.split("/");
+  const base = parseIPv4(address ?? "");
+  if (base === undefined || Number(bits) > 16) throw new Error(`invalid pod CIDR ${JSON.stringify(cidr)}: want an IPv4 range of /16 or wider`);
+  return `${formatIPv4((base + index * 256) >>> 0)}/24`;
+}
+
+function hostAddress(cidr: string, index: number): string {
+  const base = parseIPv4(cidr.split("/")[0] ?? "");
+  if (base === undefined) throw new Error(`invalid node CIDR ${JSON.stringify(cidr)}`);
+  return formatIPv4((base + index + 2) >>> 0);
+}
+
+/**
+ * Starts a simulated cluster: a generic control plane serving the built-ins plus nodes, pods,
+ * services, deployments, replicasets and priorityclasses; its in-process controllers (namespace,
+ * garbage collector, service accounts) plus a scheduler and the ReplicaSet and Deployment
+ * controllers; and one simulated kubelet per node. Resolves once every node is Ready.
+ */
+export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const allocators: ServiceAllocators = {
+    clusterIPs: new ClusterIPAllocator(options.serviceCIDR ?? "10.96.0.0/16"),
+    nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
+  };
+  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
+  registerWorkloadProtobuf();
+  const podCIDR = options.podCIDR ?? "10.244.0.0/16";
+  const nodeCIDR = options.nodeCIDR ?? "172.18.0.0/16";
+  subnet24(podCIDR, 0);
+  hostAddress(nodeCIDR, 0);
+  let priorityClasses: ResourceStore | undefined;
+  let subresourceStores: SubresourceStores | undefined;
+  const maxBodyBytes = 3 * 1024 * 1024;
+  const plane = await createControlPlane({
+    ...(options.storage !== undefined ? { storage: options.storage } : {}),
+    resources: [...selectBuiltinResources(), ...simResources(allocators)],
+    admission: [priorityAdmission(() => priorityClasses)],
+    stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
+    controllers: { leaderElection: false },
+    name: options.name ?? "sim-cluster",
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
+  const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
+  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number }>();
+  let manager: ControllerManager | undefined;
+  try {
+    priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
+    const served = (group: string, plural: string) => {
+      const store = plane.store(group, plural);
+      const definition = plane.server.definitions.find((d) => d.group === group && d.plural === plural);
+      if (store === undefined || definition === undefined) throw new Error(`${plural} is not served`);
+      return { definition, store };
+    };
+    // The subresources upstream serves from these resources' REST storage (see subresourceStage).
+    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, strategy: {} }, plane.storage);
+    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
+    subresourceStores = { bindings, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
+    const services = served("", "services");
+    const repairing = repairingServiceStore(services.store, allocators);
+    plane.server.addResource({ definition: services.definition, store: repairing });
+    await repairing.resync();
+    for (const pc of SYSTEM_PRIORITY_CLASSES) {
+      await priorityClasses!.create(undefined, structuredClone(pc)).catch((error: unknown) => {
+        if (!(error instanceof Error && "code" in error && error.code === "AlreadyExists")) throw error;
+      });
+    }
+
+    manager = new ControllerManager({
+      client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
+      controllers: ["scheduler", "replicaset", "deployment"],
+      extraControllers: [scheduler(), replicaSetController(), deploymentController()],
+      leaderElection: false,
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+    manager.start();
+  } catch (error) {
+    client.close();
+    await plane.close();
+    throw error;
+  }
+
+  const capacity = { ...DEFAULT_NODE_CAPACITY, ...(options.nodeCapacity ?? {}) };
+  const kubeletOptions = {
+    leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
+    statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
+    kubeletVersion: KUBELET_VERSION,
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  };
+  let counter = 0;
+  const addNode = async (node: SimNodeOptions = {}): Promise<string> => {
+    let index = 0;
+    const used = new Set([...kubelets.values()].map((k) => k.index));
+    while (used.has(index)) index++;
+    let name = node.name;
+    if (name === undefined) {
+      do name = `sim-node-${++counter}`;
+      while (kubelets.has(name));
+    }
+    if (kubelets.has(name)) throw new Error(`node ${name} is already running`);
+    const spec: SimNodeSpec = {
+      name,
+      capacity: { ...capacity, ...(node.capacity ?? {}) },
+      labels: { ...(node.labels ?? {}) },
+      address: hostAddress(nodeCIDR, index),
+      podCIDR: subnet24(podCIDR, index),
+      providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
+    };
+    const kubelet = new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${KUBELET_VERSION} (${name})` }), spec, kubeletOptions);
+    kubelets.set(name, { kubelet, index });
+    try {
+      await kubelet.start();
+    } catch (error) {
+      kubelets.delete(name);
+      await kubelet.stop();
+      throw error;
+    }
+    return name;
+  };
+
+  const initial = typeof options.nodes === "number" ? Array.from({ length: options.nodes }, () => ({})) : (options.nodes ?? [{}]);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await Promise.all([...kubelets.values()].map(({ kubelet }) => kubelet.stop()));
+      await manager?.stop();
+      client.close();
+      await plane.close();
+    })());
+  try {
+    for (const node of initial) await addNode(node);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return {
+    url: plane.url,
+    kubeconfig: plane.kubeconfig,
+    plane,
+    writeKubeconfig: (path) => plane.writeKubeconfig(path),
+    get nodes() {
+      return [...kubelets.keys()];
+    },
+    addNode,
+    async removeNode(name) {
+      const entry = kubelets.get(name);
+      if (entry === undefined) throw new Error(`no running node ${name}`);
+      kubelets.delete(name);
+      await entry.kubelet.stop();
+      const pods = plane.store("", "pods")!;
+      await plane.store("", "nodes")!.delete(undefined, name);
+      const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
+      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "").catch(() => undefined)));
+    },
+    close,
+  };
+}

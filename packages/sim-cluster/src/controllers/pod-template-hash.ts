@@ -1,0 +1,34 @@
+/** The alphabet of apimachinery's `rand.SafeEncodeString`: no vowels, no look-alikes. */
+const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
+
+/** JSON with object keys sorted, so equal templates give equal text whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function fnv32a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, "utf8")) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/**
+ * The `pod-template-hash` of a template, as the deployment controller's ComputeHash shapes it: an
+ * FNV-32a hash (with the collision count mixed in), printed in decimal and safe-encoded. Upstream
+ * hashes Go's printed form of the template; this hashes its canonical JSON, so the values differ
+ * from a real cluster's but have the same form and stability.
+ */
+export function podTemplateHash(template: unknown, collisionCount = 0): string {
+  const text = canonicalJson(template) + (collisionCount > 0 ? String(collisionCount) : "");
+  return [...String(fnv32a(text))].map((c) => SAFE_ALPHANUMS[c.charCodeAt(0) % SAFE_ALPHANUMS.length]).join("");
+}

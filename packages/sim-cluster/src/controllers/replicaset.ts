@@ -1,0 +1,134 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import type { Pod } from "../resources/pods.js";
+import type { ReplicaSet } from "../resources/replicasets.js";
+import { PODS, REPLICA_SETS } from "../refs.js";
+import { selectorMatches } from "../selector.js";
+import { Expectations } from "./expectations.js";
+import { aborted, controllerRefOf, isOwnedBy, isPodActive, isPodReady, keyOf, ownerReferenceTo } from "./util.js";
+
+/** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
+function deletionRank(pod: Pod): number[] {
+  return [pod.spec?.nodeName ? 1 : 0, pod.status?.phase === "Pending" ? 0 : 1, isPodReady(pod) ? 1 : 0, -Date.parse(pod.metadata?.creationTimestamp ?? "0")];
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/**
+ * The ReplicaSet controller (upstream `pkg/controller/replicaset`): keeps `spec.replicas` active
+ * pods of each ReplicaSet, created from its template with a controller reference, and reports
+ * replicas, ready and available counts in its status. Not yet: adopting orphans whose labels
+ * match, slow-start batches and expectations (a second sync waits for the cache instead).
+ */
+export function replicaSetController(options: { workers?: number } = {}): Controller {
+  return {
+    name: "replicaset",
+    async run(context: ControllerContext, signal: AbortSignal) {
+      const queue = new WorkQueue({ name: "replicaset", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
+      const replicaSets = context.informers.informerFor(REPLICA_SETS);
+      const pods = context.informers.informerFor(PODS);
+      const enqueue = (rs: KubeObject) => queue.add(keyOf(rs));
+      replicaSets.addEventHandler({ add: enqueue, update: (_old, rs) => enqueue(rs), delete: enqueue });
+      const expectations = new Expectations();
+      const ownerKey = (pod: KubeObject): string | undefined => {
+        const ref = controllerRefOf(pod);
+        return ref?.kind === "ReplicaSet" ? `${pod.metadata?.namespace ?? ""}/${ref.name}` : undefined;
+      };
+      const enqueueOwner = (pod: KubeObject) => {
+        const key = ownerKey(pod);
+        if (key !== undefined) queue.add(key);
+      };
+      pods.addEventHandler({
+        add: (pod) => {
+          const key = ownerKey(pod);
+          if (key !== undefined) expectations.creationObserved(key);
+          enqueueOwner(pod);
+        },
+        update: (_old, pod) => enqueueOwner(pod),
+        delete: (pod) => {
+          const key = ownerKey(pod);
+          if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+          enqueueOwner(pod);
+        },
+      });
+      replicaSets.start();
+      pods.start();
+      await Promise.race([Promise.all([replicaSets.waitForSync(), pods.waitForSync()]), aborted(signal)]);
+
+      const workers = runWorkers(
+        queue,
+        options.workers ?? 2,
+        async (key) => {
+          const rs = replicaSets.cache.get(key) as ReplicaSet | undefined;
+          if (rs === undefined || rs.metadata?.deletionTimestamp !== undefined) {
+            expectations.forget(key);
+            return;
+          }
+          const { namespace } = splitKey(key);
+          const owned = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isOwnedBy(pod, rs) && selectorMatches(rs.spec?.selector, pod.metadata?.labels));
+          const active = owned.filter(isPodActive);
+          const diff = expectations.satisfied(key) ? (rs.spec?.replicas ?? 0) - active.length : 0;
+          if (diff > 0) {
+            expectations.expectCreations(key, diff);
+            const template = rs.spec?.template ?? {};
+            await Promise.all(
+              Array.from({ length: diff }, () =>
+                context.client.create(PODS, namespace, {
+                  apiVersion: "v1",
+                  kind: "Pod",
+                  metadata: {
+                    generateName: `${rs.metadata?.name ?? ""}-`,
+                    namespace: namespace ?? "",
+                    labels: { ...(template.metadata?.labels ?? {}) },
+                    ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+                    ownerReferences: [ownerReferenceTo(rs, "apps/v1", "ReplicaSet")],
+                  },
+                  spec: structuredClone(template.spec ?? {}),
+                }).catch((error: unknown) => {
+                  expectations.creationObserved(key);
+                  throw error;
+                }),
+              ),
+            );
+          } else if (diff < 0) {
+            const victims = [...active].sort((a, b) => compareRanks(deletionRank(a), deletionRank(b))).slice(0, -diff);
+            expectations.expectDeletions(key, victims.map((pod) => pod.metadata?.name ?? ""));
+            await Promise.all(
+              victims.map((pod) =>
+                context.client.delete(PODS, namespace, pod.metadata?.name ?? "").catch((error: unknown) => {
+                  // Gone already, or the delete failed: either way no event will come for it.
+                  expectations.deletionObserved(key, pod.metadata?.name ?? "");
+                  if (!isNotFound(error)) throw error;
+                }),
+              ),
+            );
+          }
+          const ready = active.filter(isPodReady).length;
+          const status = {
+            replicas: active.length,
+            fullyLabeledReplicas: active.length,
+            readyReplicas: ready,
+            availableReplicas: ready,
+            observedGeneration: rs.metadata?.generation ?? 0,
+          };
+          const current = rs.status ?? {};
+          const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]);
+          if (changed) {
+            try {
+              await context.client.patch(REPLICA_SETS, namespace, rs.metadata?.name ?? "", { status }, "application/merge-patch+json", "status");
+            } catch (error) {
+              if (!isNotFound(error)) throw error;
+            }
+          }
+        },
+        context.logger,
+      );
+      await aborted(signal);
+      await queue.shutDownWithDrain();
+      await workers;
+    },
+  };
+}

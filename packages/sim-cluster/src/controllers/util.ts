@@ -1,0 +1,38 @@
+import type { KubeObject, OwnerReference } from "@kubekit/generic-controlplane";
+import type { Pod } from "../resources/pods.js";
+
+/** Resolves when `signal` aborts. */
+export function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+export function controllerRefOf(object: KubeObject): OwnerReference | undefined {
+  return object.metadata?.ownerReferences?.find((ref) => ref.controller === true);
+}
+
+export function isOwnedBy(object: KubeObject, owner: KubeObject): boolean {
+  return controllerRefOf(object)?.uid === owner.metadata?.uid;
+}
+
+export function ownerReferenceTo(owner: KubeObject, apiVersion: string, kind: string): OwnerReference {
+  return { apiVersion, kind, name: owner.metadata?.name ?? "", uid: owner.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true };
+}
+
+export function isPodReady(pod: Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+}
+
+export function isPodActive(pod: Pod): boolean {
+  return pod.metadata?.deletionTimestamp === undefined && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
+}
+
+/** `namespace/name`, the work queue key. */
+export function keyOf(object: KubeObject): string {
+  const meta = object.metadata ?? {};
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ""}` : (meta.name ?? "");
+}
+
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+}

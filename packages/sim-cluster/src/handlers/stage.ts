@@ -1,0 +1,40 @@
+import type { ResourceStore } from "@kubekit/generic-controlplane/registry";
+import type { HandlerStage, ServedResource } from "@kubekit/generic-controlplane/server";
+import { serveBinding } from "./binding.js";
+import { serveScale } from "./scale.js";
+
+export interface SubresourceStores {
+  /** Pods as the binding writes them (a strategy that lets `spec.nodeName` be set). */
+  bindings: ResourceStore;
+  /** The served resource behind a `scale`: deployments and replicasets. */
+  scalable(group: string, plural: string): ServedResource | undefined;
+}
+
+/**
+ * Serves `pods/binding` and `<deployments|replicasets>/scale`, which upstream serves from those
+ * resources' REST storage and the generic handlers do not: a stage ahead of dispatch answers
+ * them and lets every other request through. `stores` is read per request, so the stage can be
+ * handed to the control plane before the stores exist.
+ */
+export function subresourceStage(stores: () => SubresourceStores | undefined, maxBodyBytes: number): HandlerStage {
+  return {
+    name: "sim-cluster-subresources",
+    async handle(ctx) {
+      const info = ctx.info;
+      if (info === undefined || !info.isResourceRequest || info.name === "") return false;
+      const ready = stores();
+      if (ready === undefined) return false;
+      if (info.group === "" && info.resource === "pods" && info.subresource === "binding") {
+        await serveBinding(ctx, info, ready.bindings, maxBodyBytes);
+        return true;
+      }
+      if (info.group === "apps" && info.version === "v1" && info.subresource === "scale" && (info.resource === "deployments" || info.resource === "replicasets")) {
+        const served = ready.scalable(info.group, info.resource);
+        if (served === undefined) return false;
+        await serveScale(ctx, info, served, maxBodyBytes);
+        return true;
+      }
+      return false;
+    },
+  };
+}

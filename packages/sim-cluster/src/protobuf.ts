@@ -1,0 +1,218 @@
+import { registerProtobufKinds } from "@kubekit/generic-controlplane/server";
+
+/**
+ * The protobuf messages of the kinds kubectl 1.32 creates with typed clients (`create
+ * deployment`, `create service`), written for this package with the field numbers of upstream's
+ * k8s.io/api `generated.proto`. They declare the fields those clients send and the cluster acts
+ * on; the codec refuses a body carrying any other field (415) rather than dropping it.
+ */
+const CORE_V1 = `
+syntax = "proto2";
+package k8s.io.api.core.v1;
+
+message QuantityEntry {
+  optional string key = 1;
+  optional .k8s.io.apimachinery.pkg.api.resource.Quantity value = 2;
+}
+
+message ResourceRequirements {
+  repeated QuantityEntry limits = 1;
+  repeated QuantityEntry requests = 2;
+}
+
+message ContainerPort {
+  optional string name = 1;
+  optional int32 hostPort = 2;
+  optional int32 containerPort = 3;
+  optional string protocol = 4;
+  optional string hostIP = 5;
+}
+
+message EnvVar {
+  optional string name = 1;
+  optional string value = 2;
+}
+
+message Container {
+  optional string name = 1;
+  optional string image = 2;
+  repeated string command = 3;
+  repeated string args = 4;
+  optional string workingDir = 5;
+  repeated ContainerPort ports = 6;
+  repeated EnvVar env = 7;
+  optional ResourceRequirements resources = 8;
+  optional string terminationMessagePath = 13;
+  optional string imagePullPolicy = 14;
+  optional bool stdin = 16;
+  optional bool stdinOnce = 17;
+  optional bool tty = 18;
+  optional string terminationMessagePolicy = 20;
+  optional string restartPolicy = 24;
+}
+
+message Toleration {
+  optional string key = 1;
+  optional string operator = 2;
+  optional string value = 3;
+  optional string effect = 4;
+  optional int64 tolerationSeconds = 5;
+}
+
+message PodSpec {
+  repeated Container containers = 2;
+  optional string restartPolicy = 3;
+  optional int64 terminationGracePeriodSeconds = 4;
+  optional int64 activeDeadlineSeconds = 5;
+  optional string dnsPolicy = 6;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.StringEntry nodeSelector = 7;
+  optional string serviceAccountName = 8;
+  optional string serviceAccount = 9;
+  optional string nodeName = 10;
+  optional bool hostNetwork = 11;
+  optional bool hostPID = 12;
+  optional bool hostIPC = 13;
+  optional string hostname = 16;
+  optional string subdomain = 17;
+  optional string schedulerName = 19;
+  repeated Container initContainers = 20;
+  optional bool automountServiceAccountToken = 21;
+  repeated Toleration tolerations = 22;
+  optional string priorityClassName = 24;
+  optional int32 priority = 25;
+  optional bool shareProcessNamespace = 27;
+  optional bool enableServiceLinks = 30;
+  optional string preemptionPolicy = 31;
+}
+
+message PodTemplateSpec {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional PodSpec spec = 2;
+}
+
+message ServicePort {
+  optional string name = 1;
+  optional string protocol = 2;
+  optional int32 port = 3;
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString targetPort = 4;
+  optional int32 nodePort = 5;
+  optional string appProtocol = 6;
+}
+
+message ServiceSpec {
+  repeated ServicePort ports = 1;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.StringEntry selector = 2;
+  optional string clusterIP = 3;
+  optional string type = 4;
+  repeated string externalIPs = 5;
+  optional string sessionAffinity = 7;
+  optional string loadBalancerIP = 8;
+  optional string externalName = 10;
+  optional string externalTrafficPolicy = 11;
+  optional int32 healthCheckNodePort = 12;
+  optional bool publishNotReadyAddresses = 13;
+  optional string ipFamilyPolicy = 17;
+  repeated string clusterIPs = 18;
+  repeated string ipFamilies = 19;
+  optional bool allocateLoadBalancerNodePorts = 20;
+  optional string loadBalancerClass = 21;
+  optional string internalTrafficPolicy = 22;
+}
+
+message LoadBalancerStatus {
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+}
+
+message Service {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+`;
+
+const APPS_V1 = `
+syntax = "proto2";
+package k8s.io.api.apps.v1;
+
+message RollingUpdateDeployment {
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString maxUnavailable = 1;
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString maxSurge = 2;
+}
+
+message DeploymentStrategy {
+  optional string type = 1;
+  optional RollingUpdateDeployment rollingUpdate = 2;
+}
+
+message DeploymentSpec {
+  optional int32 replicas = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector selector = 2;
+  optional .k8s.io.api.core.v1.PodTemplateSpec template = 3;
+  optional DeploymentStrategy strategy = 4;
+  optional int32 minReadySeconds = 5;
+  optional int32 revisionHistoryLimit = 6;
+  optional bool paused = 7;
+  optional int32 progressDeadlineSeconds = 9;
+}
+
+message DeploymentCondition {
+  optional string type = 1;
+  optional string status = 2;
+  optional string reason = 4;
+  optional string message = 5;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastUpdateTime = 6;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 7;
+}
+
+message DeploymentStatus {
+  optional int64 observedGeneration = 1;
+  optional int32 replicas = 2;
+  optional int32 updatedReplicas = 3;
+  optional int32 availableReplicas = 4;
+  optional int32 unavailableReplicas = 5;
+  repeated DeploymentCondition conditions = 6;
+  optional int32 readyReplicas = 7;
+  optional int32 collisionCount = 8;
+}
+
+message Deployment {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional DeploymentSpec spec = 2;
+  optional DeploymentStatus status = 3;
+}
+`;
+
+/** Go pointer fields of these messages: a zero on the wire was set on purpose. */
+const POINTER_FIELDS = [
+  "k8s.io.api.apps.v1.DeploymentSpec.replicas",
+  "k8s.io.api.apps.v1.DeploymentSpec.revisionHistoryLimit",
+  "k8s.io.api.apps.v1.DeploymentSpec.progressDeadlineSeconds",
+  "k8s.io.api.apps.v1.RollingUpdateDeployment.maxUnavailable",
+  "k8s.io.api.apps.v1.RollingUpdateDeployment.maxSurge",
+  "k8s.io.api.apps.v1.DeploymentStatus.collisionCount",
+  "k8s.io.api.core.v1.PodSpec.terminationGracePeriodSeconds",
+  "k8s.io.api.core.v1.PodSpec.activeDeadlineSeconds",
+  "k8s.io.api.core.v1.PodSpec.automountServiceAccountToken",
+  "k8s.io.api.core.v1.PodSpec.priority",
+  "k8s.io.api.core.v1.PodSpec.shareProcessNamespace",
+  "k8s.io.api.core.v1.PodSpec.enableServiceLinks",
+  "k8s.io.api.core.v1.PodSpec.preemptionPolicy",
+  "k8s.io.api.core.v1.Container.restartPolicy",
+  "k8s.io.api.core.v1.Toleration.tolerationSeconds",
+  "k8s.io.api.core.v1.ServiceSpec.ipFamilyPolicy",
+  "k8s.io.api.core.v1.ServiceSpec.allocateLoadBalancerNodePorts",
+  "k8s.io.api.core.v1.ServiceSpec.loadBalancerClass",
+  "k8s.io.api.core.v1.ServiceSpec.internalTrafficPolicy",
+];
+
+/** Makes the control plane's protobuf codec read and write Deployments and Services. */
+export function registerWorkloadProtobuf(): void {
+  registerProtobufKinds({
+    sources: [CORE_V1, APPS_V1],
+    kinds: { "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment", "v1/Service": "k8s.io.api.core.v1.Service" },
+    keepZeroFields: POINTER_FIELDS,
+  });
+}

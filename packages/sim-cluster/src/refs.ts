@@ -1,0 +1,9 @@
+import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
+
+export const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
+export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+export const SERVICES: ResourceRef = { group: "", version: "v1", resource: "services", namespaced: true };
+export const REPLICA_SETS: ResourceRef = { group: "apps", version: "v1", resource: "replicasets", namespaced: true };
+export const DEPLOYMENTS: ResourceRef = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
+export const PRIORITY_CLASSES: ResourceRef = { group: "scheduling.k8s.io", version: "v1", resource: "priorityclasses", namespaced: false };
+export const NODE_LEASES: ResourceRef = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };

@@ -1,0 +1,129 @@
+import { fieldInvalid, fieldNotSupported, fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
+import { ageColumn } from "./columns.js";
+import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
+import { defineResource } from "./define.js";
+import { podTemplateSchema } from "./pod-spec.js";
+import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
+import { containersCell, defaultWorkloadTemplate, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type Workload, type WorkloadSpec } from "./workloads.js";
+
+export interface DeploymentSpec extends WorkloadSpec {
+  strategy?: { type?: string; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
+  paused?: boolean;
+  progressDeadlineSeconds?: number;
+}
+
+export interface Deployment extends Workload {
+  spec?: DeploymentSpec;
+}
+
+const STRATEGIES = ["Recreate", "RollingUpdate"];
+
+/** An int-or-percent value resolved against `total`, rounding up or down as upstream's GetScaledValueFromIntOrPercent. */
+export function scaledValue(value: number | string | undefined, total: number, roundUp: boolean): number {
+  if (value === undefined) return 0;
+  if (typeof value === "number") return value;
+  const percent = Number(value.slice(0, -1));
+  const exact = (percent * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+function validateIntOrPercent(value: number | string | undefined, field: string): FieldError[] {
+  if (value === undefined) return [];
+  if (typeof value === "number") return value < 0 ? [fieldInvalid(field, value, "must be greater than or equal to 0")] : [];
+  if (!/^[0-9]+%$/.test(value)) return [fieldInvalid(field, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
+  if (Number(value.slice(0, -1)) > 100) return [fieldInvalid(field, value, "must not be greater than 100%")];
+  return [];
+}
+
+function isZero(value: number | string | undefined): boolean {
+  return value === 0 || value === "0%";
+}
+
+export function validateDeployment(deployment: Deployment): FieldError[] {
+  const errors = validateWorkloadSpec(deployment.spec, "deployment");
+  const strategy = deployment.spec?.strategy;
+  const type = strategy?.type;
+  if (type !== undefined && !STRATEGIES.includes(type)) errors.push(fieldNotSupported("spec.strategy.type", type, STRATEGIES));
+  if (type === "Recreate" && strategy?.rollingUpdate !== undefined) {
+    errors.push(fieldForbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"));
+  }
+  const rolling = strategy?.rollingUpdate;
+  if (type === "RollingUpdate" && rolling !== undefined) {
+    errors.push(...validateIntOrPercent(rolling.maxUnavailable, "spec.strategy.rollingUpdate.maxUnavailable"));
+    errors.push(...validateIntOrPercent(rolling.maxSurge, "spec.strategy.rollingUpdate.maxSurge"));
+    if (isZero(rolling.maxSurge) && isZero(rolling.maxUnavailable)) {
+      errors.push(fieldInvalid("spec.strategy.rollingUpdate.maxUnavailable", rolling.maxUnavailable, "may not be 0 when `maxSurge` is 0"));
+    }
+  }
+  const deadline = deployment.spec?.progressDeadlineSeconds;
+  if (typeof deadline === "number" && deadline <= (deployment.spec?.minReadySeconds ?? 0)) {
+    errors.push(fieldInvalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"));
+  }
+  return errors;
+}
+
+function prepare(deployment: Deployment): void {
+  deployment.spec ??= {};
+  const spec = deployment.spec;
+  defaultWorkloadTemplate(spec);
+  spec.strategy ??= {};
+  spec.strategy.type ??= "RollingUpdate";
+  if (spec.strategy.type === "RollingUpdate") {
+    spec.strategy.rollingUpdate ??= {};
+    spec.strategy.rollingUpdate.maxUnavailable ??= "25%";
+    spec.strategy.rollingUpdate.maxSurge ??= "25%";
+  }
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+}
+
+const schema = kindSchema("apps", "v1", "Deployment", "Deployment enables declarative updates for Pods and ReplicaSets.", {
+  spec: open("Specification of the desired behavior of the Deployment.", {
+    replicas: int32("Number of desired pods."),
+    selector: labelSelector("Label selector for pods. It must match the pod template's labels."),
+    template: podTemplateSchema(),
+    strategy: open("The deployment strategy to use to replace existing pods with new ones.", {
+      type: str('Type of deployment. Can be "Recreate" or "RollingUpdate".'),
+      rollingUpdate: open("Rolling update config params.", {
+        maxSurge: intOrString("The maximum number of pods that can be scheduled above the desired number of pods."),
+        maxUnavailable: intOrString("The maximum number of pods that can be unavailable during the update."),
+      }),
+    }),
+    minReadySeconds: int32("Minimum number of seconds for which a newly created pod should be ready."),
+    revisionHistoryLimit: int32("The number of old ReplicaSets to retain to allow rollback."),
+    progressDeadlineSeconds: int32("The maximum time in seconds for a deployment to make progress before it is considered to be failed."),
+    paused: { type: "boolean", description: "Indicates that the deployment is paused." },
+  }),
+  status: open("Most recently observed status of the Deployment.", { conditions: conditions("Represents the latest available observations of a deployment's current state.") }),
+});
+
+/** apps/v1 Deployment (with /status and /scale). */
+export const deploymentsResource = defineResource<Deployment>({
+  group: "apps",
+  version: "v1",
+  kind: "Deployment",
+  plural: "deployments",
+  singular: "deployment",
+  scope: "Namespaced",
+  shortNames: ["deploy"],
+  categories: ["all"],
+  statusSubresource: true,
+  tracksGeneration: true,
+  subresources: [SCALE_SUBRESOURCE],
+  schema,
+  printerColumns: [
+    { name: "Ready", type: "string", description: "Number of the pod with ready state", cell: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}` },
+    { name: "Up-to-date", type: "string", description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", cell: (d) => d.status?.updatedReplicas ?? 0 },
+    { name: "Available", type: "string", description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", cell: (d) => d.status?.availableReplicas ?? 0 },
+    ageColumn(),
+    { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
+    { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },
+    { name: "Selector", type: "string", priority: 1, description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", cell: selectorCell },
+  ],
+  strategy: {
+    prepareForCreate: prepare,
+    prepareForUpdate: prepare,
+    validate: validateDeployment,
+    validateUpdate: (deployment, old) => [...validateDeployment(deployment), ...validateSelectorUnchanged(deployment.spec, old.spec)],
+  },
+});

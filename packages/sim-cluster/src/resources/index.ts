@@ -1,0 +1,14 @@
+import type { ResourceDefinition } from "@kubekit/generic-controlplane/registry";
+import { deploymentsResource } from "./deployments.js";
+import { nodesResource } from "./nodes.js";
+import { podsResource } from "./pods.js";
+import { priorityClassesResource } from "./priority-classes.js";
+import { replicaSetsResource } from "./replicasets.js";
+import { servicesResource, type ServiceAllocators } from "./services.js";
+
+/** Every resource a simulated cluster serves beyond the control plane's built-ins. */
+export function simResources(allocators: ServiceAllocators): ResourceDefinition[] {
+  return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource];
+}
+
+export { deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };

@@ -1,0 +1,178 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import {
+  childPath,
+  fieldDuplicate,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  isDNS1123Label,
+  keyPath,
+  validateLabels,
+  type FieldError,
+  type JSONSchemaProps,
+} from "@kubekit/generic-controlplane/registry";
+import { parseMilli, quantityText } from "../quantity.js";
+import { bool, int32, intOrString, mapList, objectMeta, open, quantityMap, str, stringMap } from "./schema.js";
+
+export interface ResourceList {
+  [resource: string]: string | number;
+}
+
+export interface Container {
+  name?: string;
+  image?: string;
+  imagePullPolicy?: string;
+  ports?: Array<{ containerPort?: number; protocol?: string; name?: string }>;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+  [field: string]: unknown;
+}
+
+export interface PodSpec {
+  containers?: Container[];
+  initContainers?: Container[];
+  nodeName?: string;
+  nodeSelector?: Record<string, string>;
+  restartPolicy?: string;
+  schedulerName?: string;
+  priorityClassName?: string;
+  priority?: number;
+  dnsPolicy?: string;
+  terminationGracePeriodSeconds?: number;
+  securityContext?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+export interface PodTemplateSpec {
+  metadata?: KubeObject["metadata"];
+  spec?: PodSpec;
+}
+
+const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
+
+function containerSchema(): JSONSchemaProps {
+  return open("A single application container that you want to run within a pod.", {
+    name: str("Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name."),
+    image: str("Container image name."),
+    imagePullPolicy: str("Image pull policy. One of Always, Never, IfNotPresent."),
+    ports: mapList(
+      "List of ports to expose from the container.",
+      "containerPort",
+      open("A network port in a single container.", { containerPort: int32("Number of port to expose on the pod's IP address."), protocol: str("Protocol for port: UDP, TCP, or SCTP."), name: str("Name of the port.") }),
+    ),
+    resources: open("Compute Resources required by this container.", {
+      requests: quantityMap("Requests describes the minimum amount of compute resources required."),
+      limits: quantityMap("Limits describes the maximum amount of compute resources allowed."),
+    }),
+  });
+}
+
+export function podSpecSchema(): JSONSchemaProps {
+  return open("PodSpec is a description of a pod.", {
+    containers: mapList("List of containers belonging to the pod.", "name", containerSchema()),
+    initContainers: mapList("List of initialization containers belonging to the pod.", "name", containerSchema()),
+    nodeName: str("NodeName indicates in which node this pod is scheduled."),
+    nodeSelector: { ...stringMap("NodeSelector is a selector which must be true for the pod to fit on a node."), "x-kubernetes-map-type": "atomic" },
+    restartPolicy: str("Restart policy for all containers within the pod. One of Always, OnFailure, Never."),
+    schedulerName: str("If specified, the pod will be dispatched by specified scheduler."),
+    priorityClassName: str("If specified, indicates the pod's priority."),
+    priority: int32("The priority value, filled in from the PriorityClass by admission."),
+    terminationGracePeriodSeconds: { type: "integer", format: "int64", description: "Optional duration in seconds the pod needs to terminate gracefully." },
+    dnsPolicy: str("Set DNS policy for the pod."),
+    hostNetwork: bool("Host networking requested for this pod."),
+  });
+}
+
+export function podTemplateSchema(): JSONSchemaProps {
+  return { type: "object", description: "Template describes the pods that will be created.", properties: { metadata: objectMeta(), spec: podSpecSchema() } };
+}
+
+export { intOrString };
+
+/** SetDefaults_PodSpec and SetDefaults_Container for the fields kubectl shows. */
+export function defaultPodSpec(spec: PodSpec): void {
+  spec.restartPolicy ??= "Always";
+  spec.dnsPolicy ??= "ClusterFirst";
+  spec.schedulerName ??= "default-scheduler";
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
+    container.terminationMessagePath ??= "/dev/termination-log";
+    container.terminationMessagePolicy ??= "File";
+    if (container.imagePullPolicy === undefined && typeof container.image === "string") {
+      const tag = /:([^/:@]+)$/.exec(container.image.split("@")[0] ?? "")?.[1];
+      container.imagePullPolicy = container.image.includes("@") || (tag !== undefined && tag !== "latest") ? "IfNotPresent" : "Always";
+    }
+    for (const port of container.ports ?? []) port.protocol ??= "TCP";
+    container.resources ??= {};
+  }
+}
+
+/** Quantities as upstream prints them in messages: the text the client sent. */
+function quantityString(value: unknown): string {
+  return quantityText(value) ?? String(value);
+}
+
+/** ValidateResourceRequirements: valid, non-negative quantities, and requests within limits. */
+function validateResources(resources: Container["resources"], path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const parsed: Record<"requests" | "limits", Map<string, bigint>> = { requests: new Map(), limits: new Map() };
+  for (const kind of ["limits", "requests"] as const) {
+    for (const [name, value] of Object.entries(resources?.[kind] ?? {})) {
+      const field = keyPath(childPath(path, kind), name);
+      const text = quantityText(value);
+      const milli = text === undefined ? undefined : parseMilli(text);
+      if (milli === undefined) {
+        errors.push(fieldInvalid(field, value, "must be a valid quantity"));
+        continue;
+      }
+      if (milli < 0n) errors.push(fieldInvalid(field, quantityString(value), "must be greater than or equal to 0"));
+      parsed[kind].set(name, milli);
+    }
+  }
+  for (const [name, request] of parsed.requests) {
+    const limit = parsed.limits.get(name);
+    if (limit !== undefined && request > limit) {
+      errors.push(fieldInvalid(childPath(path, "requests"), quantityString(resources?.requests?.[name]), `must be less than or equal to ${name} limit of ${quantityString(resources?.limits?.[name])}`));
+    }
+  }
+  return errors;
+}
+
+function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>): FieldError[] {
+  const errors: FieldError[] = [];
+  (containers ?? []).forEach((container, i) => {
+    const at = indexPath(path, i);
+    if (!container.name) errors.push(fieldRequired(childPath(at, "name")));
+    else {
+      for (const message of isDNS1123Label(container.name)) errors.push(fieldInvalid(childPath(at, "name"), container.name, message));
+      if (names.has(container.name)) errors.push(fieldDuplicate(childPath(at, "name"), container.name));
+      names.add(container.name);
+    }
+    if (!container.image) errors.push(fieldRequired(childPath(at, "image")));
+    (container.ports ?? []).forEach((port, j) => {
+      const portPath = childPath(indexPath(childPath(at, "ports"), j), "containerPort");
+      if (typeof port.containerPort !== "number" || port.containerPort < 1 || port.containerPort > 65535) {
+        errors.push(fieldInvalid(portPath, port.containerPort ?? 0, "must be between 1 and 65535, inclusive"));
+      }
+    });
+    errors.push(...validateResources(container.resources, childPath(at, "resources")));
+  });
+  return errors;
+}
+
+/** ValidatePodSpec for the fields a simulated cluster acts on. */
+export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const names = new Set<string>();
+  if (!spec?.containers || spec.containers.length === 0) errors.push(fieldRequired(childPath(path, "containers")));
+  errors.push(...validateContainers(spec?.containers, childPath(path, "containers"), names));
+  errors.push(...validateContainers(spec?.initContainers, childPath(path, "initContainers"), names));
+  if (spec?.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy)) {
+    errors.push(fieldNotSupported(childPath(path, "restartPolicy"), spec.restartPolicy, RESTART_POLICIES));
+  }
+  errors.push(...validateLabels(spec?.nodeSelector, childPath(path, "nodeSelector")));
+  return errors;
+}

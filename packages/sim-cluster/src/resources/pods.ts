@@ -1,0 +1,160 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import { fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
+import { ageColumn, orNone } from "./columns.js";
+import { defineResource } from "./define.js";
+import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec } from "./pod-spec.js";
+import { conditions, kindSchema, open, str } from "./schema.js";
+
+export interface PodCondition {
+  type: string;
+  status: "True" | "False" | "Unknown";
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started?: boolean;
+  state?: Record<string, unknown>;
+}
+
+export interface Pod extends KubeObject {
+  spec?: PodSpec;
+  status?: {
+    phase?: string;
+    reason?: string;
+    conditions?: PodCondition[];
+    hostIP?: string;
+    hostIPs?: Array<{ ip: string }>;
+    podIP?: string;
+    podIPs?: Array<{ ip: string }>;
+    startTime?: string;
+    qosClass?: string;
+    containerStatuses?: ContainerStatus[];
+    nominatedNodeName?: string;
+  };
+}
+
+/** Upstream's message for a pod update that touches more than the mutable fields. */
+export const POD_SPEC_IMMUTABLE_MESSAGE =
+  "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/** The QoS class kubelet and the API server derive from requests and limits (GetPodQOS). */
+export function qosClass(spec: PodSpec | undefined): string {
+  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  let any = false;
+  let guaranteed = true;
+  for (const container of containers) {
+    const requests = container.resources?.requests ?? {};
+    const limits = container.resources?.limits ?? {};
+    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
+    for (const resource of ["cpu", "memory"]) {
+      const limit = limits[resource];
+      const request = requests[resource] ?? limit;
+      if (limit === undefined || String(request) !== String(limit)) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+function prepareForCreate(pod: Pod): void {
+  pod.spec ??= {};
+  defaultPodSpec(pod.spec);
+  // Requests default to limits (SetDefaults_Pod).
+  for (const container of [...(pod.spec.containers ?? []), ...(pod.spec.initContainers ?? [])]) {
+    const limits = container.resources?.limits;
+    if (limits === undefined) continue;
+    container.resources!.requests ??= {};
+    for (const [name, value] of Object.entries(limits)) container.resources!.requests[name] ??= value;
+  }
+  pod.status = { phase: "Pending", qosClass: qosClass(pod.spec) };
+}
+
+function withoutImages(spec: PodSpec | undefined): string {
+  const copy = JSON.parse(JSON.stringify(spec ?? {})) as PodSpec;
+  for (const container of [...(copy.containers ?? []), ...(copy.initContainers ?? [])]) delete container.image;
+  delete copy.activeDeadlineSeconds;
+  delete copy.tolerations;
+  return JSON.stringify(copy);
+}
+
+export function validatePod(pod: Pod): FieldError[] {
+  return validatePodSpec(pod.spec, "spec");
+}
+
+/** ValidatePodUpdate: a pod's spec is fixed once created, but for images and a few fields. */
+export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
+  const errors = validatePod(pod);
+  if (withoutImages(pod.spec) !== withoutImages(old.spec)) errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
+  return errors;
+}
+
+/** kubectl's READY, STATUS and RESTARTS columns (printPod). */
+export function podStatusCell(pod: Pod): string {
+  if (pod.metadata?.deletionTimestamp) return "Terminating";
+  let reason = pod.status?.reason ?? pod.status?.phase ?? "";
+  for (const status of pod.status?.containerStatuses ?? []) {
+    const waiting = status.state?.["waiting"] as { reason?: string } | undefined;
+    if (waiting?.reason) reason = waiting.reason;
+  }
+  return reason;
+}
+
+function readyCell(pod: Pod): string {
+  const total = pod.spec?.containers?.length ?? 0;
+  const ready = (pod.status?.containerStatuses ?? []).filter((s) => s.ready).length;
+  return `${ready}/${total}`;
+}
+
+const schema = kindSchema("", "v1", "Pod", "Pod is a collection of containers that can run on a host.", {
+  spec: podSpecSchema(),
+  status: open("Most recently observed status of the pod.", {
+    phase: str("The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle."),
+    conditions: conditions("Current service state of pod."),
+    podIP: str("podIP address allocated to the pod."),
+    hostIP: str("hostIP holds the IP address of the host to which the pod is assigned."),
+  }),
+});
+
+/** core/v1 Pod (with /status; /binding is served by the cluster's handlers). */
+export const podsResource = defineResource<Pod>({
+  group: "",
+  version: "v1",
+  kind: "Pod",
+  plural: "pods",
+  singular: "pod",
+  scope: "Namespaced",
+  shortNames: ["po"],
+  categories: ["all"],
+  statusSubresource: true,
+  // Served by the cluster's binding handler (the scheduler's way to place a pod).
+  subresources: [{ name: "binding", verbs: ["create"] }],
+  schema,
+  fieldSelectors: {
+    "spec.nodeName": (pod) => pod.spec?.nodeName ?? "",
+    "spec.schedulerName": (pod) => pod.spec?.schedulerName ?? "",
+    "spec.restartPolicy": (pod) => pod.spec?.restartPolicy ?? "",
+    "status.phase": (pod) => pod.status?.phase ?? "",
+    "status.podIP": (pod) => pod.status?.podIP ?? "",
+    "status.nominatedNodeName": (pod) => pod.status?.nominatedNodeName ?? "",
+  },
+  printerColumns: [
+    { name: "Ready", type: "string", description: "The aggregate readiness state of this pod for accepting traffic.", cell: readyCell },
+    { name: "Status", type: "string", description: "The aggregate status of the containers in this pod.", cell: podStatusCell },
+    { name: "Restarts", type: "string", description: "The number of times the containers in this pod have been restarted.", cell: (pod) => String((pod.status?.containerStatuses ?? []).reduce((n, s) => n + (s.restartCount ?? 0), 0)) },
+    ageColumn(),
+    { name: "IP", type: "string", priority: 1, description: "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", cell: (pod) => orNone(pod.status?.podIP) },
+    { name: "Node", type: "string", priority: 1, description: "NodeName is a request to schedule this pod onto a specific node.", cell: (pod) => orNone(pod.spec?.nodeName) },
+    { name: "Nominated Node", type: "string", priority: 1, description: "nominatedNodeName is set when this pod preempts other pods on the node.", cell: (pod) => orNone(pod.status?.nominatedNodeName) },
+    { name: "Readiness Gates", type: "string", priority: 1, description: "If specified, all readiness gates will be evaluated for pod readiness.", cell: () => "<none>" },
+  ],
+  strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate },
+});

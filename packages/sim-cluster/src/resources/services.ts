@@ -1,0 +1,319 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import {
+  childPath,
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  isDNS1123Label,
+  validateLabels,
+  type FieldError,
+  type ResourceDefinition,
+} from "@kubekit/generic-controlplane/registry";
+import { AllocationError, parseIPv4, type ClusterIPAllocator } from "../allocators/cluster-ip.js";
+import type { NodePortAllocator } from "../allocators/node-port.js";
+import { ageColumn, orNone } from "./columns.js";
+import { defineResource } from "./define.js";
+import { int32, intOrString, kindSchema, mapList, open, str, stringMap } from "./schema.js";
+
+export interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port?: number;
+  targetPort?: number | string;
+  nodePort?: number;
+  [field: string]: unknown;
+}
+
+export interface Service extends KubeObject {
+  spec?: {
+    type?: string;
+    clusterIP?: string;
+    clusterIPs?: string[];
+    ports?: ServicePort[];
+    selector?: Record<string, string>;
+    sessionAffinity?: string;
+    externalTrafficPolicy?: string;
+    internalTrafficPolicy?: string;
+    ipFamilies?: string[];
+    ipFamilyPolicy?: string;
+    externalName?: string;
+    [field: string]: unknown;
+  };
+  status?: { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } };
+}
+
+export interface ServiceAllocators {
+  clusterIPs: ClusterIPAllocator;
+  nodePorts: NodePortAllocator;
+}
+
+const TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
+const PROTOCOLS = ["SCTP", "TCP", "UDP"];
+const AFFINITIES = ["ClientIP", "None"];
+const TRAFFIC_POLICIES = ["Cluster", "Local"];
+
+function usesNodePorts(service: Service): boolean {
+  return service.spec?.type === "NodePort" || service.spec?.type === "LoadBalancer";
+}
+
+function hasClusterIP(service: Service): boolean {
+  return service.spec?.type !== "ExternalName" && service.spec?.clusterIP !== "None";
+}
+
+/** SetDefaults_Service and the defaults the service REST storage fills in. */
+function prepareForCreate(service: Service): void {
+  service.spec ??= {};
+  const spec = service.spec;
+  spec.type ??= "ClusterIP";
+  spec.sessionAffinity ??= "None";
+  if (spec.type !== "ExternalName") {
+    spec.internalTrafficPolicy ??= "Cluster";
+    spec.ipFamilies ??= ["IPv4"];
+    spec.ipFamilyPolicy ??= "SingleStack";
+  }
+  if (usesNodePorts(service)) spec.externalTrafficPolicy ??= "Cluster";
+  if (spec.clusterIP !== undefined && spec.clusterIP !== "" && spec.clusterIPs === undefined) spec.clusterIPs = [spec.clusterIP];
+  for (const port of spec.ports ?? []) {
+    port.protocol ??= "TCP";
+    if (port.port !== undefined) port.targetPort ??= port.port;
+  }
+  service.status = { loadBalancer: {} };
+}
+
+function prepareForUpdate(service: Service, old: Service): void {
+  prepareForCreate(service);
+  service.status = old.status ?? { loadBalancer: {} };
+  // A client that leaves them out keeps what was allocated (as the service REST storage patches them in).
+  if (hasClusterIP(service) && !service.spec?.clusterIP && old.spec?.clusterIP) {
+    service.spec!.clusterIP = old.spec.clusterIP;
+    service.spec!.clusterIPs = old.spec.clusterIPs ?? [old.spec.clusterIP];
+  }
+  if (usesNodePorts(service)) {
+    for (const port of service.spec?.ports ?? []) {
+      if (port.nodePort !== undefined) continue;
+      const before = old.spec?.ports?.find((p) => p.port === port.port && (p.protocol ?? "TCP") === (port.protocol ?? "TCP"));
+      if (before?.nodePort !== undefined) port.nodePort = before.nodePort;
+    }
+  }
+}
+
+/** ValidateService for the fields a simulated cluster acts on. */
+export function validateService(service: Service): FieldError[] {
+  const errors: FieldError[] = [];
+  const spec = service.spec ?? {};
+  const type = spec.type ?? "ClusterIP";
+  if (!TYPES.includes(type)) errors.push(fieldNotSupported("spec.type", type, TYPES));
+  if (spec.sessionAffinity !== undefined && !AFFINITIES.includes(spec.sessionAffinity)) errors.push(fieldNotSupported("spec.sessionAffinity", spec.sessionAffinity, AFFINITIES));
+  if (spec.externalTrafficPolicy !== undefined) {
+    if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
+    else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
+  }
+  if (type === "ExternalName") {
+    if (!spec.externalName) errors.push(fieldRequired("spec.externalName"));
+  } else if (spec.clusterIP !== "None" && (spec.ports ?? []).length === 0) {
+    errors.push(fieldRequired("spec.ports"));
+  }
+  const ips = spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : []);
+  ips.forEach((ip, i) => {
+    if (ip !== "None" && parseIPv4(ip) === undefined) errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+  });
+  const ports = spec.ports ?? [];
+  const names = new Set<string>();
+  ports.forEach((port, i) => {
+    const at = indexPath("spec.ports", i);
+    if (ports.length > 1 && !port.name) errors.push(fieldRequired(childPath(at, "name")));
+    else if (port.name) {
+      for (const message of isDNS1123Label(port.name)) errors.push(fieldInvalid(childPath(at, "name"), port.name, message));
+      if (names.has(port.name)) errors.push(fieldDuplicate(childPath(at, "name"), port.name));
+      names.add(port.name);
+    }
+    if (typeof port.port !== "number" || port.port < 1 || port.port > 65535) errors.push(fieldInvalid(childPath(at, "port"), port.port ?? 0, "must be between 1 and 65535, inclusive"));
+    if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol)) errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PROTOCOLS));
+    if (port.nodePort !== undefined && port.nodePort !== 0 && !usesNodePorts(service)) {
+      errors.push(fieldForbidden(childPath(at, "nodePort"), `may not be used when \`type\` is '${type}'`));
+    }
+    if (typeof port.targetPort === "number" && (port.targetPort < 1 || port.targetPort > 65535)) {
+      errors.push(fieldInvalid(childPath(at, "targetPort"), port.targetPort, "must be between 1 and 65535, inclusive"));
+    }
+  });
+  errors.push(...validateLabels(spec.selector, "spec.selector"));
+  return errors;
+}
+
+/** ValidateServiceUpdate: an allocated ClusterIP stays. */
+export function validateServiceUpdate(service: Service, old: Service): FieldError[] {
+  const errors = validateService(service);
+  const before = old.spec?.clusterIPs ?? [];
+  const after = service.spec?.clusterIPs ?? [];
+  if (hasClusterIP(old) && hasClusterIP(service) && before.length > 0 && before[0] !== after[0]) {
+    errors.push(fieldInvalid("spec.clusterIPs[0]", after, "may not change once set"));
+  }
+  return errors;
+}
+
+/**
+ * Takes the ClusterIP and NodePorts `service` asks for, or free ones, writing them into the
+ * object; what it took is released again when one of them cannot be had. Like the service REST
+ * storage (`alloc.go`), the errors name the field: `spec.clusterIPs: Invalid value: ["10.96.0.10"]:
+ * failed to allocate IP 10.96.0.10: provided IP is already allocated`, `spec.ports[0].nodePort:
+ * Invalid value: 30080: provided port is already allocated`. `old` is the stored object on update:
+ * what it already holds is not taken again.
+ */
+export function allocateServiceAddresses(service: Service, allocators: ServiceAllocators, old?: Service): FieldError[] {
+  const spec = (service.spec ??= {});
+  const takenIPs: string[] = [];
+  const takenPorts: number[] = [];
+  const errors: FieldError[] = [];
+  if (hasClusterIP(service) && !(old !== undefined && hasClusterIP(old) && old.spec?.clusterIP === spec.clusterIP && spec.clusterIP)) {
+    if (spec.clusterIP) {
+      try {
+        allocators.clusterIPs.allocate(spec.clusterIP);
+        takenIPs.push(spec.clusterIP);
+      } catch (error) {
+        if (!(error instanceof AllocationError)) throw error;
+        errors.push(fieldInvalid("spec.clusterIPs", spec.clusterIPs ?? [spec.clusterIP], `failed to allocate IP ${spec.clusterIP}: ${error.message}`));
+      }
+    } else {
+      const ip = allocators.clusterIPs.allocateNext();
+      takenIPs.push(ip);
+      spec.clusterIP = ip;
+      spec.clusterIPs = [ip];
+    }
+  }
+  if (usesNodePorts(service)) {
+    const held = new Set((old !== undefined && usesNodePorts(old) ? (old.spec?.ports ?? []) : []).map((p) => p.nodePort));
+    (spec.ports ?? []).forEach((port, i) => {
+      if (port.nodePort !== undefined && port.nodePort !== 0 && held.has(port.nodePort)) return;
+      if (port.nodePort !== undefined && port.nodePort !== 0) {
+        if (takenPorts.includes(port.nodePort)) return;
+        try {
+          allocators.nodePorts.allocate(port.nodePort);
+          takenPorts.push(port.nodePort);
+        } catch (error) {
+          if (!(error instanceof AllocationError)) throw error;
+          errors.push(fieldInvalid(childPath(indexPath("spec.ports", i), "nodePort"), port.nodePort, error.message));
+        }
+        return;
+      }
+      // Ports of the same number on several protocols share one node port, as upstream.
+      const sibling = (spec.ports ?? []).find((p) => p !== port && p.port === port.port && p.nodePort);
+      if (sibling?.nodePort !== undefined) port.nodePort = sibling.nodePort;
+      else {
+        port.nodePort = allocators.nodePorts.allocateNext();
+        takenPorts.push(port.nodePort);
+      }
+    });
+  }
+  if (errors.length > 0) {
+    for (const ip of takenIPs) allocators.clusterIPs.release(ip);
+    for (const port of takenPorts) allocators.nodePorts.release(port);
+  }
+  return errors;
+}
+
+/** Rebuilds both allocators from the stored services (the repair loops' job upstream). */
+export function resyncAllocations(services: readonly Service[], allocators: ServiceAllocators): void {
+  const { clusterIPs, nodePorts } = allocators;
+  for (const ip of [...clusterIPs.allocated()]) clusterIPs.release(ip);
+  for (let port = nodePorts.base; port < nodePorts.base + nodePorts.size; port++) nodePorts.release(port);
+  for (const service of services) {
+    const ip = service.spec?.clusterIP;
+    if (ip && ip !== "None" && clusterIPs.contains(ip) && !clusterIPs.isAllocated(ip)) clusterIPs.allocate(ip);
+    for (const port of service.spec?.ports ?? []) {
+      if (port.nodePort !== undefined && port.nodePort >= nodePorts.base && port.nodePort < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(port.nodePort)) nodePorts.allocate(port.nodePort);
+    }
+  }
+}
+
+function portsCell(service: Service): string {
+  const ports = service.spec?.ports ?? [];
+  if (ports.length === 0) return "<none>";
+  return ports.map((p) => (p.nodePort ? `${p.port}:${p.nodePort}/${p.protocol ?? "TCP"}` : `${p.port}/${p.protocol ?? "TCP"}`)).join(",");
+}
+
+function externalIPCell(service: Service): string {
+  const type = service.spec?.type;
+  if (type === "ExternalName") return service.spec?.externalName ?? "<none>";
+  const external = (service.spec?.["externalIPs"] as string[] | undefined) ?? [];
+  if (type === "LoadBalancer") {
+    const ingress = (service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? i.hostname ?? "");
+    const all = [...ingress, ...external];
+    return all.length > 0 ? all.join(",") : "<pending>";
+  }
+  return external.length > 0 ? external.join(",") : "<none>";
+}
+
+function selectorCell(service: Service): string {
+  return orNone(Object.entries(service.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(","));
+}
+
+const schema = kindSchema("", "v1", "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.", {
+  spec: open("Spec defines the behavior of a service.", {
+    type: str("type determines how the Service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName."),
+    clusterIP: str("clusterIP is the IP address of the service, usually assigned randomly."),
+    clusterIPs: { type: "array", items: { type: "string" }, description: "ClusterIPs is a list of IP addresses assigned to this service.", "x-kubernetes-list-type": "atomic" },
+    ports: {
+      ...mapList(
+        "The list of ports that are exposed by this service.",
+        "port",
+        open("ServicePort contains information on service's port.", {
+          name: str("The name of this port within the service."),
+          protocol: str('The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.'),
+          port: int32("The port that will be exposed by this service."),
+          targetPort: intOrString("Number or name of the port to access on the pods targeted by the service."),
+          nodePort: int32("The port on each node on which this service is exposed when type is NodePort or LoadBalancer."),
+        }),
+      ),
+      "x-kubernetes-list-map-keys": ["port", "protocol"],
+    },
+    selector: { ...stringMap("Route service traffic to pods with label keys and values matching this selector."), "x-kubernetes-map-type": "atomic" },
+    sessionAffinity: str('Supports "ClientIP" and "None". Used to maintain session affinity.'),
+    externalTrafficPolicy: str("describes how nodes distribute service traffic they receive on one of the Service's externally-facing addresses."),
+    internalTrafficPolicy: str("describes how nodes distribute service traffic they receive on the ClusterIP."),
+    ipFamilies: { type: "array", items: { type: "string" }, description: "IPFamilies is a list of IP families assigned to this service.", "x-kubernetes-list-type": "atomic" },
+    ipFamilyPolicy: str("IPFamilyPolicy represents the dual-stack-ness requested or required by this Service."),
+  }),
+  status: open("Most recently observed status of the service."),
+});
+
+/**
+ * core/v1 Service (with /status). Addresses come from `allocators`: the strategy takes them once
+ * the object passed validation, as the service REST storage does in BeginCreate/BeginUpdate.
+ */
+export function servicesResource(allocators: ServiceAllocators): ResourceDefinition {
+  return defineResource<Service>({
+    group: "",
+    version: "v1",
+    kind: "Service",
+    plural: "services",
+    singular: "service",
+    scope: "Namespaced",
+    shortNames: ["svc"],
+    categories: ["all"],
+    statusSubresource: true,
+    schema,
+    printerColumns: [
+      { name: "Type", type: "string", description: "type determines how the Service is exposed.", cell: (s) => s.spec?.type ?? "" },
+      { name: "Cluster-IP", type: "string", description: "clusterIP is the IP address of the service and is usually assigned randomly by the master.", cell: (s) => orNone(s.spec?.clusterIP) },
+      { name: "External-IP", type: "string", description: "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.", cell: externalIPCell },
+      { name: "Port(s)", type: "string", description: "The list of ports that are exposed by this service.", cell: portsCell },
+      ageColumn(),
+      { name: "Selector", type: "string", priority: 1, description: "Route service traffic to pods with label keys and values matching this selector.", cell: selectorCell },
+    ],
+    strategy: {
+      prepareForCreate,
+      prepareForUpdate,
+      validate: (service) => {
+        const errors = validateService(service);
+        return errors.length > 0 ? errors : allocateServiceAddresses(service, allocators);
+      },
+      validateUpdate: (service, old) => {
+        const errors = validateServiceUpdate(service, old);
+        return errors.length > 0 ? errors : allocateServiceAddresses(service, allocators, old);
+      },
+    },
+  });
+}
