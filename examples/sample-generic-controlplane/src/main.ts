@@ -38,6 +38,7 @@ async function main(): Promise<number> {
     host: options.host,
     port: options.port,
     name: "sample-generic-controlplane",
+    requestTimeoutMs: options.requestTimeout,
     shutdownDelayMs: options.shutdownDelay,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     maxRequestsInflight: options.maxRequestsInflight,

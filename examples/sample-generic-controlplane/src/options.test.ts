@@ -9,6 +9,7 @@ describe("parseOptions", () => {
       storage: { kind: "sqlite", path: ".kubekit/data/state.db" },
       kubeconfig: DEFAULT_KUBECONFIG,
       compactionInterval: 300_000,
+      requestTimeout: 60_000,
       shutdownDelay: 0,
       enablePriorityAndFairness: true,
       maxRequestsInflight: 400,
@@ -24,7 +25,7 @@ describe("parseOptions", () => {
     expect(
       parseOptions([
         "--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k",
-        "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s",
+        "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s", "--request-timeout", "30s",
         "--enable-priority-and-fairness=false", "--max-requests-inflight", "10", "--max-mutating-requests-inflight", "5",
         "--quiet", "--controllers=*,-garbagecollector", "--leader-elect=false",
       ]),
@@ -34,6 +35,7 @@ describe("parseOptions", () => {
       storage: { kind: "memory" },
       kubeconfig: "/tmp/k",
       compactionInterval: 5_400_000,
+      requestTimeout: 30_000,
       shutdownDelay: 5000,
       enablePriorityAndFairness: false,
       maxRequestsInflight: 10,

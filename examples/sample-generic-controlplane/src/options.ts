@@ -9,6 +9,8 @@ export interface SampleOptions {
   kubeconfig: string;
   /** Milliseconds between storage compactions (the first runs at startup); 0 turns them off. */
   compactionInterval: number;
+  /** Deadline of every request but watches, in milliseconds (kube-apiserver's `--request-timeout`); 0 = none. */
+  requestTimeout: number;
   /** Milliseconds `/readyz` fails before the drain starts on SIGTERM/SIGINT (kube-apiserver's `--shutdown-delay-duration`). */
   shutdownDelay: number;
   /** API Priority and Fairness; false falls back to the max-in-flight limits. */
@@ -46,6 +48,9 @@ Flags:
   --compaction-interval <duration>
                           how often old revisions are compacted, e.g. 30s, 5m, 1h30m; the first
                           compaction runs at startup; 0 turns compaction off (default ${DEFAULT_COMPACTION_INTERVAL})
+  --request-timeout <duration>
+                          every request but watches must finish within this, or gets 504 Timeout
+                          (a shorter ?timeout= applies to its own request) (default 1m0s)
   --shutdown-delay-duration <duration>
                           on SIGTERM/SIGINT, /readyz fails at once and requests are still served
                           this long before the drain starts (default 0s)
@@ -79,6 +84,7 @@ export function parseOptions(argv: string[]): SampleOptions {
       storage: { type: "string", default: DEFAULT_STORAGE },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
       "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
+      "request-timeout": { type: "string", default: "1m0s" },
       "shutdown-delay-duration": { type: "string", default: "0s" },
       "enable-priority-and-fairness": { type: "string", default: "true" },
       "max-requests-inflight": { type: "string", default: "400" },
@@ -108,6 +114,7 @@ export function parseOptions(argv: string[]): SampleOptions {
     storage: parseStorage(values.storage),
     kubeconfig: values.kubeconfig,
     compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
+    requestTimeout: parseFlagDuration("--request-timeout", values["request-timeout"]),
     shutdownDelay: parseFlagDuration("--shutdown-delay-duration", values["shutdown-delay-duration"]),
     enablePriorityAndFairness: parseFlagBool("--enable-priority-and-fairness", values["enable-priority-and-fairness"]),
     maxRequestsInflight: parseFlagCount("--max-requests-inflight", values["max-requests-inflight"]),

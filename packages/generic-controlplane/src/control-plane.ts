@@ -76,6 +76,8 @@ export interface ControlPlaneOptions {
   /** Non-watch requests in flight beyond which new ones get 429 (defaults 400 and 200, like kube-apiserver; 0 = no limit). */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** Deadline of every request but watches, in ms (kube-apiserver's `--request-timeout`, default 60000; 0 = only the `timeout` parameter). */
+  requestTimeoutMs?: number;
   /** Watches without `timeoutSeconds` last between this and twice this many seconds (default 1800). */
   minRequestTimeoutSeconds?: number;
   /**
@@ -132,6 +134,7 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
     ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
     ...(options.shutdownDelayMs !== undefined ? { shutdownDelayMs: options.shutdownDelayMs } : {}),
     ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
   };

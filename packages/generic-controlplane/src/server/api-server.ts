@@ -32,6 +32,7 @@ import { withRequestInfo } from "./filters/request-info.js";
 import { withRequestLog } from "./filters/request-log.js";
 import { withRetryAfter } from "./filters/retry-after.js";
 import { withStages, type HandlerStage } from "./filters/stages.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, withRequestTimeout } from "./filters/timeout.js";
 import { NonLongRunningRequests, withWaitGroup } from "./filters/wait-group.js";
 
 export type { HandlerStage } from "./filters/stages.js";
@@ -89,6 +90,12 @@ export interface ApiServerOptions {
    */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /**
+   * kube-apiserver's `--request-timeout`: a request that is not a watch must finish within this many
+   * milliseconds (or its shorter `timeout` query parameter) or gets 504 Timeout. Default 60000; 0
+   * leaves only the `timeout` parameter.
+   */
+  requestTimeoutMs?: number;
   /** Watches without `timeoutSeconds` last between this and twice this (kube-apiserver's `--min-request-timeout`, 1800). */
   minRequestTimeoutSeconds?: number;
   /**
@@ -252,6 +259,7 @@ export class ApiServer {
       withRequestLog({ metrics, logger: options.logger, isServed: (info) => this.#resources.has(resourceKey(info.group, info.version, info.resource)) }),
       withRetryAfter(() => this.#draining),
       withWaitGroup(this.#nonLongRunning),
+      withRequestTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
       withAuthentication(options.authenticate),
       withAudit(),
       withImpersonation(),
