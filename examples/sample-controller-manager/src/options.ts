@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseGoDuration } from "@kubekit/generic-controlplane";
 import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlplane/controllers";
 
 export interface ManagerOptions {
@@ -48,11 +49,16 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** A Go duration of the simple kinds kube flags use: `500ms`, `15s`, `1m`, `1m30s`. */
+/** A Go duration flag (`500ms`, `15s`, `1m`, `1h30m`), as kube-controller-manager reads it; in milliseconds. */
 export function parseDuration(flag: string, text: string): number {
-  const match = /^(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$/.exec(text);
-  if (text === "" || match === null) throw new UsageError(`--${flag} must be a duration such as 15s, got ${JSON.stringify(text)}`);
-  return Number(match[1] ?? 0) * 60_000 + Number(match[2] ?? 0) * 1000 + Number(match[3] ?? 0);
+  let ms: number;
+  try {
+    ms = parseGoDuration(text);
+  } catch (error) {
+    throw new UsageError(`--${flag} must be a duration such as 15s, got ${JSON.stringify(text)}: ${(error as Error).message}`);
+  }
+  if (ms < 0) throw new UsageError(`--${flag} must not be negative, got ${JSON.stringify(text)}`);
+  return ms;
 }
 
 export function parseOptions(argv: string[]): ManagerOptions {

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseGoDuration } from "@kubekit/generic-controlplane";
 import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlplane/controllers";
 
 export interface SampleOptions {
@@ -132,27 +133,14 @@ export function parseStorage(spec: string): SampleOptions["storage"] {
   throw new UsageError(`--storage must be "memory" or "sqlite:<path>", got ${JSON.stringify(spec)}`);
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's `time.ParseDuration` syntax (`300ms`, `30s`, `1h30m`, `1.5h`, `0`), as kube-apiserver's duration flags take; in milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  if (text === "0") return 0;
-  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let at = 0;
-  while (at < text.length) {
-    part.lastIndex = at;
-    const match = part.exec(text);
-    if (match === null) return undefined;
-    total += Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
-    at = part.lastIndex;
-  }
-  return at === 0 ? undefined : total;
-}
-
 function parseFlagDuration(flag: string, text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}`);
+  let ms: number;
+  try {
+    ms = parseGoDuration(text);
+  } catch (error) {
+    throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}: ${(error as Error).message}`);
+  }
+  if (ms < 0) throw new UsageError(`${flag} must not be negative, got ${JSON.stringify(text)}`);
   return ms;
 }
 

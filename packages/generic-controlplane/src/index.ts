@@ -62,3 +62,4 @@ export type {
 } from "./api/types.js";
 export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./resources/index.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
+export { parseGoDuration } from "./api/go-duration.js";
