@@ -1,48 +1,7 @@
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
-
-/**
- * The real kubectl 1.32 these tests drive, found as the control plane's suites find it:
- * `$KUBECTL`, else `kubectl` on the PATH (or its pinned `kubectl.1.32` sibling), else
- * `.tools/kubectl-1.32/kubectl`. A missing client fails the suite, never skips it.
- */
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
-
-function clientMinor(binary: string): string | undefined {
-  try {
-    const out = execFileSync(binary, ["version", "--client", "-o", "json"], { encoding: "utf8", timeout: 20_000 });
-    const parsed = JSON.parse(out) as { clientVersion?: { major?: string; minor?: string } };
-    return `${parsed.clientVersion?.major}.${parsed.clientVersion?.minor}`;
-  } catch {
-    return undefined;
-  }
-}
-
-function which(command: string): string | undefined {
-  try {
-    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-let found: string | undefined;
-
-export function findKubectl132(): string {
-  if (found) return found;
-  const candidates: string[] = [];
-  if (process.env["KUBECTL"]) candidates.push(process.env["KUBECTL"]);
-  const onPath = which("kubectl");
-  if (onPath) {
-    const pinned = join(dirname(realpathSync(onPath)), "kubectl.1.32");
-    if (existsSync(pinned)) candidates.push(pinned);
-    candidates.push(onPath);
-  }
-  candidates.push(join(repoRoot, ".tools", "kubectl-1.32", "kubectl"));
-  for (const candidate of candidates) if (clientMinor(candidate) === "1.32") return (found = candidate);
-  throw new Error(`kubectl 1.32 is required by these tests and was not found (tried ${candidates.join(", ")}); set KUBECTL or run packages/generic-controlplane/scripts/install-kubectl-1.32.sh`);
-}
+import { execFile } from "node:child_process";
+// The real kubectl 1.32, found exactly as the control plane's suites find it (a missing or
+// wrong-version client fails the suite, never skips it).
+import { findKubectl132 } from "../../generic-controlplane/test/harness/tools.js";
 
 export interface KubectlResult {
   code: number;
