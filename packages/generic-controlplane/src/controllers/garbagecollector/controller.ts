@@ -90,6 +90,8 @@ class GarbageCollector {
    * dependent deleted on a graph that is still missing a resource's objects.
    */
   #graphSynced: Promise<void> = Promise.resolve();
+  /** Whether `#graphSynced` has settled, so a work item on a synced graph waits on nothing. */
+  #graphIsSynced = true;
 
   constructor(context: ControllerContext, options: GarbageCollectorOptions) {
     this.#context = context;
@@ -205,11 +207,14 @@ class GarbageCollector {
       });
     }
     if (started.length > 0) {
-      const previous = this.#graphSynced;
-      this.#graphSynced = Promise.all([
-        previous,
+      const synced = Promise.all([
+        this.#graphSynced,
         ...started.map((informer) => informer.waitForSync()),
-      ]).then(() => undefined);
+      ]).then(() => {
+        if (this.#graphSynced === synced) this.#graphIsSynced = true;
+      });
+      this.#graphSynced = synced;
+      this.#graphIsSynced = false;
     }
     for (const [key, monitor] of this.#monitors) {
       if (wanted.has(key)) continue;
@@ -220,6 +225,7 @@ class GarbageCollector {
 
   /** Waits for the graph, giving up after SYNC_TIMEOUT_MS (a resource that never lists must not stop collection). */
   async #whenGraphSynced(): Promise<void> {
+    if (this.#graphIsSynced) return;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SYNC_TIMEOUT_MS);
