@@ -93,6 +93,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
+/** One sample's value from a server's /metrics, or undefined when the series is absent. */
+async function metric(url: string, series: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split("\n").find((entry) => entry.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 const lease = (url: string) => getJson<Lease>(`${url}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager`);
 
 describe("sample-generic-controlplane on etcd", () => {
@@ -120,6 +127,19 @@ describe("sample-generic-controlplane on etcd", () => {
     }
     // The controllers elected one leader: both servers read the same holder, the one that started first.
     expect((await lease(b.url)).spec.holderIdentity).toBe(leaderA);
+    // Exactly one runs them: only the leader reports leading, and only its queues see a new namespace.
+    expect(await metric(a.url, 'leader_election_master_status{name="kube-controller-manager"}')).toBe(1);
+    // A backup reports nothing until it has led once (then 0).
+    expect(await metric(b.url, 'leader_election_master_status{name="kube-controller-manager"}')).toBeUndefined();
+    const created = await fetch(`${b.url}/api/v1/namespaces`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ha" } }),
+    });
+    expect(created.status).toBe(201);
+    await until("the leader's serviceaccount controller creates the default ServiceAccount", () => getJson(`${b.url}/api/v1/namespaces/ha/serviceaccounts/default`), 20_000);
+    expect(await metric(a.url, 'workqueue_adds_total{name="serviceaccount"}')).toBeGreaterThan(0);
+    expect(await metric(b.url, 'workqueue_adds_total{name="serviceaccount"}')).toBeUndefined();
     expect(watch.errors).toEqual([]);
   }, 90_000);
 
@@ -136,6 +156,7 @@ describe("sample-generic-controlplane on etcd", () => {
     const acknowledged: ConfigMap[] = [];
     let next = 0;
     let killed = false;
+    let killedAt = 0;
     const writer = async (preferred: RunningBinary, other: RunningBinary): Promise<void> => {
       let target = preferred;
       while (acknowledged.length < 200) {
@@ -148,6 +169,7 @@ describe("sample-generic-controlplane on etcd", () => {
         }
         if (!killed && acknowledged.length >= 60) {
           killed = true;
+          killedAt = Date.now();
           a.child.kill("SIGKILL");
         }
       }
@@ -174,7 +196,10 @@ describe("sample-generic-controlplane on etcd", () => {
       },
       45_000,
     );
+    // Within the lease duration (15 s) plus one retry period (2 s), and a little scheduling slack.
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
     expect(taken.spec.holderIdentity).toBeTruthy();
     expect(taken.spec.leaseTransitions).toBe((before.spec.leaseTransitions ?? 0) + 1);
+    expect(await metric(b.url, 'leader_election_master_status{name="kube-controller-manager"}')).toBe(1);
   }, 120_000);
 });
