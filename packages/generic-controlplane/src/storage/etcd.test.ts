@@ -99,6 +99,20 @@ describe("createEtcdStorage", () => {
     await expectCode(s.create("/registry/configmaps/ns/b", "b"), "ServiceUnavailable");
   }, 30_000);
 
+  it("speaks TLS with a client certificate to an etcd that requires one, and a client without it is refused", async () => {
+    const etcd = await startEtcd({ tls: true });
+    cleanup.push(() => etcd.stop());
+    const tls = etcd.clientTls!;
+    const secure = createEtcdStorage({ endpoints: [etcd.endpoint], compactInterval: 0, tls });
+    cleanup.push(() => secure.close());
+    const created = await secure.create("/registry/secrets/ns/s", "v");
+    expect(await secure.get("/registry/secrets/ns/s")).toEqual(created);
+    await secure.checkHealth!();
+    const anonymous = createEtcdStorage({ endpoints: [etcd.endpoint], compactInterval: 0, requestTimeoutMs: 2000, tls: { ca: tls.ca } });
+    cleanup.push(() => anonymous.close());
+    await expectCode(anonymous.get("/registry/secrets/ns/s"), "ServiceUnavailable");
+  }, 30_000);
+
   it("refuses an empty endpoint list and a malformed prefix, naming the rule", () => {
     expect(() => createEtcdStorage({ endpoints: [] })).toThrow("etcd storage needs at least one endpoint");
     expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow('etcd prefix must start with "/" and not end with it, got "registry/"');

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { get as httpsGet } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ export interface EtcdProcess {
   /** The client URL, e.g. `http://127.0.0.1:41234`. */
   readonly endpoint: string;
   readonly process: ChildProcess;
+  /** With `tls`: the CA and a client certificate etcd accepts (PEM). */
+  readonly clientTls?: { ca: string; cert: string; key: string };
   /** SIGKILLs the member and removes its data (idempotent). */
   stop(): Promise<void>;
 }
@@ -26,10 +29,37 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startEtcd(timeoutMs = 15_000): Promise<EtcdProcess> {
+/**
+ * A CA, a serving certificate for 127.0.0.1 and a client certificate, made with the openssl CLI
+ * (test fixtures only; the library itself never makes certificates).
+ */
+function makeCertificates(dir: string): { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string } {
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
+  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=etcd-ca", "-keyout", at("ca.key"), "-out", at("ca.crt"));
+  for (const [name, subject, extensions] of [
+    ["server", "/CN=etcd", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth"],
+    ["client", "/CN=kube-apiserver", "extendedKeyUsage=clientAuth"],
+  ] as const) {
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", subject, "-keyout", at(`${name}.key`), "-out", at(`${name}.csr`));
+    const ext = at(`${name}.ext`);
+    writeFileSync(ext, `${extensions}\n`);
+    openssl("x509", "-req", "-in", at(`${name}.csr`), "-CA", at("ca.crt"), "-CAkey", at("ca.key"), "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", at(`${name}.crt`));
+  }
+  return { ca: at("ca.crt"), serverCert: at("server.crt"), serverKey: at("server.key"), clientCert: at("client.crt"), clientKey: at("client.key") };
+}
+
+/** `tls`: clients must speak TLS and present a certificate signed by the member's CA. */
+export async function startEtcd(options: { tls?: boolean; timeoutMs?: number } = {}): Promise<EtcdProcess> {
+  const timeoutMs = options.timeoutMs ?? 15_000;
   const dir = mkdtempSync(join(tmpdir(), "kubekit-etcd-"));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const certificates = options.tls === true ? makeCertificates(dir) : undefined;
+  const endpoint = `${certificates === undefined ? "http" : "https"}://127.0.0.1:${clientPort}`;
+  const clientTls =
+    certificates === undefined
+      ? undefined
+      : { ca: readFileSync(certificates.ca, "utf8"), cert: readFileSync(certificates.clientCert, "utf8"), key: readFileSync(certificates.clientKey, "utf8") };
   const peer = `http://127.0.0.1:${peerPort}`;
   const child = spawn(
     "etcd",
@@ -45,6 +75,9 @@ export async function startEtcd(timeoutMs = 15_000): Promise<EtcdProcess> {
       "--heartbeat-interval", "10",
       "--election-timeout", "50",
       "--log-level", "error",
+      ...(certificates === undefined
+        ? []
+        : ["--cert-file", certificates.serverCert, "--key-file", certificates.serverKey, "--client-cert-auth", "--trusted-ca-file", certificates.ca]),
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -64,22 +97,21 @@ export async function startEtcd(timeoutMs = 15_000): Promise<EtcdProcess> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await Promise.race([spawnError, waitHealthy(endpoint, timeoutMs, () => stderr, () => child.exitCode)]);
+    await Promise.race([spawnError, waitHealthy(endpoint, clientTls, timeoutMs, () => stderr, () => child.exitCode)]);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoint, process: child, stop };
+  return { endpoint, process: child, stop, ...(clientTls === undefined ? {} : { clientTls }) };
 }
 
 /** etcd's `/health` answers `{"health":"true"}` once the member has a leader and serves requests. */
-async function waitHealthy(endpoint: string, timeoutMs: number, stderr: () => string, exitCode: () => number | null): Promise<void> {
+async function waitHealthy(endpoint: string, tls: EtcdProcess["clientTls"], timeoutMs: number, stderr: () => string, exitCode: () => number | null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exitCode() !== null) throw new Error(`etcd exited with code ${exitCode()}: ${stderr()}`);
     try {
-      const response = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
-      const body = (await response.json()) as { health?: string };
+      const body = JSON.parse(tls === undefined ? await (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) })).text() : await httpsHealth(endpoint, tls)) as { health?: string };
       if (body.health === "true") return;
     } catch {
       // Not listening yet.
@@ -102,4 +134,17 @@ export async function startEtcdStorage(options: Omit<EtcdStorageOptions, "endpoi
     }
   };
   return Object.assign(storage, { etcd });
+}
+
+function httpsHealth(endpoint: string, tls: NonNullable<EtcdProcess["clientTls"]>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpsGet(`${endpoint}/health`, { ...tls, timeout: 1000 }, (response) => {
+      let body = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve(body));
+      response.on("error", reject);
+    });
+    request.on("timeout", () => request.destroy(new Error("timed out")));
+    request.on("error", reject);
+  });
 }
