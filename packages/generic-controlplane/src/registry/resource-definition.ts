@@ -36,6 +36,14 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
    * for `spec.finalizers`.
    */
   shouldDeleteDuringUpdate?(object: T): boolean;
+  /**
+   * Graceful deletion (upstream `RESTGracefulDeleteStrategy.CheckGracefulDelete`): the grace
+   * period in seconds a DELETE of `object` gets, given the request's `gracePeriodSeconds`;
+   * undefined deletes at once, as for types without the hook. A period above 0 keeps the object
+   * with `deletionTimestamp` (now + period) and `deletionGracePeriodSeconds` until a DELETE with a
+   * shorter period (0 from the agent that finished the cleanup, e.g. a kubelet) removes it.
+   */
+  gracefulDeletePeriod?(object: T, requestedSeconds: number | undefined): number | undefined;
 }
 
 /**
