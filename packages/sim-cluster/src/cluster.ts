@@ -11,6 +11,7 @@ import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
+import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
@@ -133,7 +134,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       return { definition, store };
     };
     // The subresources upstream serves from these resources' REST storage (see subresourceStage).
-    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, strategy: {} }, plane.storage);
+    // A binding sets spec.nodeName without moving the generation, as upstream's BindingREST.
+    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
+    const pods = served("", "pods");
+    plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
     subresourceStores = { bindings, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");

@@ -2,12 +2,13 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec } from "./pod-spec.js";
+import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
 import { conditions, kindSchema, open, str } from "./schema.js";
 
 export interface PodCondition {
   type: string;
   status: "True" | "False" | "Unknown";
+  observedGeneration?: number;
   reason?: string;
   message?: string;
   lastProbeTime?: string | null;
@@ -23,6 +24,11 @@ export interface ContainerStatus {
   containerID?: string;
   started?: boolean;
   state?: Record<string, unknown>;
+  lastState?: Record<string, unknown>;
+  /** What the kubelet admitted: the containers' requests it counts against the node. */
+  allocatedResources?: ResourceList;
+  /** What the container runs with now (requests and limits). */
+  resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
 export interface Pod extends KubeObject {
@@ -39,6 +45,7 @@ export interface Pod extends KubeObject {
     qosClass?: string;
     containerStatuses?: ContainerStatus[];
     nominatedNodeName?: string;
+    observedGeneration?: number;
   };
 }
 
@@ -135,8 +142,14 @@ export const podsResource = defineResource<Pod>({
   shortNames: ["po"],
   categories: ["all"],
   statusSubresource: true,
-  // Served by the cluster's binding handler (the scheduler's way to place a pod).
-  subresources: [{ name: "binding", verbs: ["create"] }],
+  // metadata.generation moves with the spec (upstream's updatePodGeneration); the kubelet reports status.observedGeneration.
+  tracksGeneration: true,
+  // binding is served by the cluster's binding handler (the scheduler's way to place a pod);
+  // resize by its own store with podResizeStrategy (see pod-resize.ts).
+  subresources: [
+    { name: "binding", verbs: ["create"] },
+    { name: "resize", verbs: ["get", "patch", "update"] },
+  ],
   schema,
   fieldSelectors: {
     "spec.nodeName": (pod) => pod.spec?.nodeName ?? "",
