@@ -44,6 +44,7 @@ export interface Pod extends KubeObject {
     startTime?: string;
     qosClass?: string;
     containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
     nominatedNodeName?: string;
     observedGeneration?: number;
   };
