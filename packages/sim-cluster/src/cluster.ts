@@ -46,6 +46,8 @@ export interface SimClusterOptions {
   leaseRenewIntervalMs?: number;
   /** Ready heartbeat, as kubelet's default 5 min. */
   statusReportIntervalMs?: number;
+  /** How long a deleted pod's containers take to stop before its kubelet removes it (at most its grace period). Default 100 ms. */
+  podShutdownMs?: number;
   host?: string;
   port?: number;
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
@@ -168,6 +170,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const kubeletOptions = {
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
+    ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
     kubeletVersion: KUBELET_VERSION,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
@@ -235,7 +238,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       const pods = plane.store("", "pods")!;
       await plane.store("", "nodes")!.delete(undefined, name);
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
-      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "").catch(() => undefined)));
+      // No kubelet will finish a graceful delete: force them, as the pod garbage collector does.
+      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined)));
     },
     close,
   };

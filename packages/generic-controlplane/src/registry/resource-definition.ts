@@ -32,8 +32,8 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
   decorate?(object: T): void;
   /**
    * Whether an update leaves the object ready to go (upstream `shouldDeleteDuringUpdate`). The
-   * default: `deletionTimestamp` is set and no `metadata.finalizers` remain. Namespaces also wait
-   * for `spec.finalizers`.
+   * default: `deletionTimestamp` is set, no `metadata.finalizers` remain and no grace period runs
+   * (`deletionGracePeriodSeconds` unset or 0). Namespaces also wait for `spec.finalizers`.
    */
   shouldDeleteDuringUpdate?(object: T): boolean;
   /**

@@ -478,9 +478,13 @@ describe("graceful delete (a strategy's gracefulDeletePeriod)", () => {
     expect(first.deleted).toBe(false);
     expect(first.object.metadata).toMatchObject({ deletionTimestamp: "2026-01-02T03:04:35Z", deletionGracePeriodSeconds: 30 });
     expect(first.object.metadata?.finalizers).toBeUndefined();
+    // Writes during the grace period (a kubelet reporting stopped containers) keep it.
+    const updated = await store.guaranteedUpdate("default", "p", (o) => ({ ...o, metadata: { ...o.metadata, labels: { stopped: "yes" } } }));
+    expect(updated.metadata?.labels).toEqual({ stopped: "yes" });
+    expect((await store.get("default", "p")).metadata?.deletionGracePeriodSeconds).toBe(30);
     // Asking again with the same or a longer period changes nothing.
     const again = await store.delete("default", "p", { gracePeriodSeconds: 60 });
-    expect(again).toEqual({ object: first.object, deleted: false });
+    expect(again).toEqual({ object: updated, deleted: false });
     // A shorter period moves the deadline earlier.
     const shorter = await store.delete("default", "p", { gracePeriodSeconds: 10 });
     expect(shorter.deleted).toBe(false);

@@ -405,7 +405,8 @@ class GenericResourceStore implements GenericStore {
     const strategy = this.definition.strategy;
     if (strategy?.shouldDeleteDuringUpdate !== undefined) return strategy.shouldDeleteDuringUpdate(object);
     const meta = object.metadata ?? {};
-    return !!meta.deletionTimestamp && (meta.finalizers ?? []).length === 0;
+    // An object within a grace period stays until the DELETE that ends it (upstream's default).
+    return !!meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !((meta.deletionGracePeriodSeconds ?? 0) > 0);
   }
 
   // ---- delete ------------------------------------------------------------------------------

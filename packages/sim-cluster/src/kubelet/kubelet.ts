@@ -70,8 +70,8 @@ export class SimulatedKubelet {
   readonly #records = new Map<string, PodRecord>();
   /** Each pod's work runs after the previous, so events arriving meanwhile never overlap. */
   readonly #queues = new Map<string, Promise<void>>();
-  /** Pods shutting down after a graceful delete, by uid. */
-  readonly #shutdowns = new Map<string, NodeJS.Timeout>();
+  /** Pods shutting down after a graceful delete, by uid: the timer that ends it and when. */
+  readonly #shutdowns = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   #bootID: string | undefined;
   #stopped = false;
 
@@ -112,7 +112,7 @@ export class SimulatedKubelet {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#stopTimers();
-    for (const timer of this.#shutdowns.values()) clearTimeout(timer);
+    for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
     this.#shutdowns.clear();
     await this.#pods.stop();
     await this.#settle();
@@ -385,14 +385,17 @@ export class SimulatedKubelet {
   async #beginShutdown(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
     const record = this.#records.get(uid);
-    if (this.#shutdowns.has(uid) || record?.terminating) return;
+    if (record?.terminating) return;
     const graceMs = (pod.metadata?.deletionGracePeriodSeconds ?? 0) * 1000;
     if (record === undefined || graceMs === 0) return this.#remove(pod);
     const delay = Math.max(1, Math.min(this.#options.podShutdownMs ?? DEFAULT_POD_SHUTDOWN_MS, graceMs));
-    this.#shutdowns.set(
-      uid,
-      setTimeout(() => void this.#run(uid, () => this.#finishShutdown(pod, record)), delay),
-    );
+    const at = Date.now() + delay;
+    const running = this.#shutdowns.get(uid);
+    // A shorter grace period asked for later brings the end forward; a longer one changes nothing.
+    if (running !== undefined && running.at <= at) return;
+    if (running !== undefined) clearTimeout(running.timer);
+    const timer = setTimeout(() => void this.#run(uid, () => this.#finishShutdown(pod, record)), delay);
+    this.#shutdowns.set(uid, { timer, at });
   }
 
   async #finishShutdown(pod: Pod, record: PodRecord): Promise<void> {
@@ -424,8 +427,8 @@ export class SimulatedKubelet {
   #forget(pod: Pod): void {
     const uid = pod.metadata?.uid ?? "";
     const record = this.#records.get(uid);
-    const timer = this.#shutdowns.get(uid);
-    if (timer !== undefined) clearTimeout(timer);
+    const shutdown = this.#shutdowns.get(uid);
+    if (shutdown !== undefined) clearTimeout(shutdown.timer);
     this.#shutdowns.delete(uid);
     if (record === undefined) return;
     this.#records.delete(uid);

@@ -105,6 +105,18 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   return errors;
 }
 
+/**
+ * The pod strategy's CheckGracefulDelete: the period asked for, else the pod's
+ * terminationGracePeriodSeconds; 0 (at once) for a pod no node runs or one that already ended;
+ * a negative period counts as 1 s. The kubelet removes the pod when its containers stopped.
+ */
+function gracefulDeletePeriod(pod: Pod, requested: number | undefined): number {
+  let period = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 0;
+  if (!pod.spec?.nodeName) period = 0;
+  if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") period = 0;
+  return period < 0 ? 1 : period;
+}
+
 /** kubectl's READY, STATUS and RESTARTS columns (printPod). */
 export function podStatusCell(pod: Pod): string {
   if (pod.metadata?.deletionTimestamp) return "Terminating";
@@ -170,5 +182,5 @@ export const podsResource = defineResource<Pod>({
     { name: "Nominated Node", type: "string", priority: 1, description: "nominatedNodeName is set when this pod preempts other pods on the node.", cell: (pod) => orNone(pod.status?.nominatedNodeName) },
     { name: "Readiness Gates", type: "string", priority: 1, description: "If specified, all readiness gates will be evaluated for pod readiness.", cell: () => "<none>" },
   ],
-  strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate },
+  strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate, gracefulDeletePeriod },
 });
