@@ -47,7 +47,13 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
           if (key !== undefined) expectations.creationObserved(key);
           enqueueOwner(pod);
         },
-        update: (_old, pod) => enqueueOwner(pod),
+        update: (_old, pod) => {
+          // A graceful delete shows first as a deletionTimestamp: count it deleted now, as upstream,
+          // rather than wait for the kubelet to remove the pod.
+          const key = pod.metadata?.deletionTimestamp === undefined ? undefined : ownerKey(pod);
+          if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+          enqueueOwner(pod);
+        },
         delete: (pod) => {
           const key = ownerKey(pod);
           if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");

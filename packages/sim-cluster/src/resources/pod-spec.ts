@@ -62,6 +62,14 @@ function containerSchema(): JSONSchemaProps {
       "containerPort",
       open("A network port in a single container.", { containerPort: int32("Number of port to expose on the pod's IP address."), protocol: str("Protocol for port: UDP, TCP, or SCTP."), name: str("Name of the port.") }),
     ),
+    resizePolicy: mapList(
+      "Resources resize policy for the container.",
+      "resourceName",
+      open("ContainerResizePolicy represents resource resize policy for the container.", {
+        resourceName: str("Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."),
+        restartPolicy: str("Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."),
+      }),
+    ),
     resources: open("Compute Resources required by this container.", {
       requests: quantityMap("Requests describes the minimum amount of compute resources required."),
       limits: quantityMap("Limits describes the maximum amount of compute resources allowed."),
@@ -141,7 +149,31 @@ function validateResources(resources: Container["resources"], path: string): Fie
   return errors;
 }
 
-function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>): FieldError[] {
+const RESIZE_RESOURCES = ["cpu", "memory"];
+const RESIZE_RESTART_POLICIES = ["NotRequired", "RestartContainer"];
+
+/** validateResizePolicy: cpu or memory once each, a known policy, and NotRequired for pods that never restart. */
+function validateResizePolicy(policies: unknown, path: string, podRestartPolicy: string | undefined): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!Array.isArray(policies)) return errors;
+  const seen = new Set<unknown>();
+  policies.forEach((policy: { resourceName?: unknown; restartPolicy?: unknown } | null, i) => {
+    const resourceName = policy?.resourceName ?? "";
+    const restartPolicy = policy?.restartPolicy ?? "";
+    if (seen.has(resourceName)) errors.push(fieldDuplicate(indexPath(path, i), resourceName));
+    seen.add(resourceName);
+    if (resourceName === "") errors.push(fieldRequired(path));
+    else if (typeof resourceName !== "string" || !RESIZE_RESOURCES.includes(resourceName)) errors.push(fieldNotSupported(path, resourceName, RESIZE_RESOURCES));
+    if (restartPolicy === "") errors.push(fieldRequired(path));
+    else if (typeof restartPolicy !== "string" || !RESIZE_RESTART_POLICIES.includes(restartPolicy)) errors.push(fieldNotSupported(path, restartPolicy, RESIZE_RESTART_POLICIES));
+    if (podRestartPolicy === "Never" && restartPolicy !== "NotRequired") {
+      errors.push(fieldInvalid(path, restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
+    }
+  });
+  return errors;
+}
+
+function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>, podRestartPolicy?: string): FieldError[] {
   const errors: FieldError[] = [];
   (containers ?? []).forEach((container, i) => {
     const at = indexPath(path, i);
@@ -159,6 +191,7 @@ function validateContainers(containers: Container[] | undefined, path: string, n
       }
     });
     errors.push(...validateResources(container.resources, childPath(at, "resources")));
+    errors.push(...validateResizePolicy(container["resizePolicy"], childPath(at, "resizePolicy"), podRestartPolicy));
   });
   return errors;
 }
@@ -168,7 +201,7 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
   const errors: FieldError[] = [];
   const names = new Set<string>();
   if (!spec?.containers || spec.containers.length === 0) errors.push(fieldRequired(childPath(path, "containers")));
-  errors.push(...validateContainers(spec?.containers, childPath(path, "containers"), names));
+  errors.push(...validateContainers(spec?.containers, childPath(path, "containers"), names, spec?.restartPolicy));
   errors.push(...validateContainers(spec?.initContainers, childPath(path, "initContainers"), names));
   if (spec?.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy)) {
     errors.push(fieldNotSupported(childPath(path, "restartPolicy"), spec.restartPolicy, RESTART_POLICIES));
