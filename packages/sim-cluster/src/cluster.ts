@@ -7,6 +7,8 @@ import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { deploymentController } from "./controllers/deployment.js";
+import { endpointsController } from "./controllers/endpoints.js";
+import { endpointSliceController } from "./controllers/endpointslice.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -148,8 +150,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment"],
-      extraControllers: [scheduler(), replicaSetController(), deploymentController()],
+      controllers: ["scheduler", "replicaset", "deployment", "endpoints", "endpointslice"],
+      extraControllers: [scheduler(), replicaSetController(), deploymentController(), endpointsController(), endpointSliceController()],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
