@@ -18,6 +18,8 @@ import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
 import { repairingServiceStore } from "./services-store.js";
+import { assertLoopbackRanges, randomTrafficRanges } from "./traffic/loopback.js";
+import { TrafficPlane } from "./traffic/traffic.js";
 
 /** One simulated node; everything is optional. */
 export interface SimNodeOptions {
@@ -52,6 +54,13 @@ export interface SimClusterOptions {
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
   name?: string;
   logger?: Logger;
+  /**
+   * Traffic mode: nodes, pods and ClusterIPs get loopback addresses (random neighbouring /16s of
+   * 127.0.0.0/8 unless `nodeCIDR`, `podCIDR` and `serviceCIDR` say otherwise, which must then be
+   * loopback too), every Running pod answers on its ports as agnhost netexec does, and a
+   * kube-proxy stand-in forwards ClusterIP and NodePort traffic (TCP and UDP) to endpoints.
+   */
+  traffic?: boolean;
 }
 
 export interface SimCluster {
@@ -99,14 +108,18 @@ function hostAddress(cidr: string, index: number): string {
  * controllers; and one simulated kubelet per node. Resolves once every node is Ready.
  */
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const traffic = options.traffic === true;
+  const loopback = traffic ? randomTrafficRanges() : undefined;
+  const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
+  const podCIDR = options.podCIDR ?? loopback?.podCIDR ?? "10.244.0.0/16";
+  const nodeCIDR = options.nodeCIDR ?? loopback?.nodeCIDR ?? "172.18.0.0/16";
+  if (traffic) assertLoopbackRanges({ podCIDR, serviceCIDR, nodeCIDR });
   const allocators: ServiceAllocators = {
-    clusterIPs: new ClusterIPAllocator(options.serviceCIDR ?? "10.96.0.0/16"),
+    clusterIPs: new ClusterIPAllocator(serviceCIDR),
     nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
   };
   // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
   registerWorkloadProtobuf();
-  const podCIDR = options.podCIDR ?? "10.244.0.0/16";
-  const nodeCIDR = options.nodeCIDR ?? "172.18.0.0/16";
   subnet24(podCIDR, 0);
   hostAddress(nodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
@@ -114,7 +127,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
-    resources: [...selectBuiltinResources(), ...simResources(allocators)],
+    resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [priorityAdmission(() => priorityClasses)],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
@@ -126,6 +139,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
   const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number }>();
   let manager: ControllerManager | undefined;
+  let trafficPlane: TrafficPlane | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
     const served = (group: string, plural: string) => {
@@ -156,7 +170,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
+    if (traffic) {
+      trafficPlane = new TrafficPlane(new KubeClient({ server: plane.url, userAgent: "sim-cluster-traffic" }), options.logger);
+      await trafficPlane.start();
+    }
   } catch (error) {
+    await trafficPlane?.close();
+    await manager?.stop();
     client.close();
     await plane.close();
     throw error;
@@ -192,6 +212,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     kubelets.set(name, { kubelet, index });
     try {
       await kubelet.start();
+      await trafficPlane?.addNode(name, { address: spec.address, podCIDR: spec.podCIDR });
     } catch (error) {
       kubelets.delete(name);
       await kubelet.stop();
@@ -204,6 +225,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      await trafficPlane?.close();
       await Promise.all([...kubelets.values()].map(({ kubelet }) => kubelet.stop()));
       await manager?.stop();
       client.close();
@@ -234,6 +256,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       await plane.store("", "nodes")!.delete(undefined, name);
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
       await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "").catch(() => undefined)));
+      await trafficPlane?.removeNode(name);
     },
     close,
   };
