@@ -57,7 +57,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("traffic mode with kubectl 1.32", { timeout: 30_000 }, () => {
+describe("traffic mode with kubectl 1.32", () => {
   it("gives every node its own loopback address", () => {
     expect([...nodeAddress.values()].every((ip) => ip.startsWith("127."))).toBe(true);
     expect(new Set(nodeAddress.values()).size).toBe(3);

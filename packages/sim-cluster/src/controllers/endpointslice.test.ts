@@ -173,7 +173,7 @@ describe("endpoints and endpointslice controllers", () => {
     expect((await slicesOf(ns, "manual")).map((s) => s.metadata?.name)).toEqual(["manual-1"]);
   });
 
-  it("should support a Service with many endpoints spread over slices of at most 100", async () => {
+  it("should support a Service with many endpoints spread over slices of at most 100", { timeout: 60_000 }, async () => {
     const ns = await namespace();
     await client.create(SERVICES, ns, { metadata: { name: "big" }, spec: { selector: { app: "big" }, ports: [{ port: 80 }] } });
     await Promise.all(Array.from({ length: 120 }, (_, i) => client.create(PODS, ns, podWith(`big-${i}`, { app: "big" }, { nodeName: i % 2 === 0 ? "n1" : "n2" }))));
@@ -183,7 +183,7 @@ describe("endpoints and endpointslice controllers", () => {
         const all = await slicesOf(ns, "big");
         return all.reduce((n, s) => n + (s.endpoints?.length ?? 0), 0) === 120 ? all : undefined;
       },
-      20_000,
+      45_000,
     );
     expect(slices.map((s) => s.endpoints?.length ?? 0).sort((a, b) => b - a)).toEqual([100, 20]);
     const addresses = slices.flatMap((s) => (s.endpoints ?? []).map((e) => e.addresses[0]));
