@@ -24,6 +24,8 @@ export class PodServers {
   readonly #log: Log | undefined;
   /** Nodes removed from the cluster: their pods run nowhere. */
   readonly #goneNodes = new Set<string>();
+  /** Addresses whose servers are still closing: a pod given the same IP waits for them. */
+  readonly #closingIPs = new Map<string, Promise<void>>();
   #closed = false;
 
   constructor(log?: Log) {
@@ -39,6 +41,10 @@ export class PodServers {
       const current = this.#running.get(uid);
       if (current !== undefined && (!wanted || current.ip !== ip)) await this.#stop(uid);
       if (!wanted || this.#running.has(uid) || this.#closed) return;
+      // The kubelet hands a deleted pod's IP out again: a pod still listening there is gone.
+      const previous = [...this.#running.entries()].find(([, r]) => r.ip === ip);
+      if (previous !== undefined) await this.#stop(previous[0]);
+      await this.#closingIPs.get(ip);
       const running: Running = { ip, node: pod.spec?.nodeName ?? "", hostname: podHostname(pod), servers: [] };
       this.#running.set(uid, running);
       for (const listen of echoListensOf(pod)) {
@@ -78,7 +84,10 @@ export class PodServers {
     const running = this.#running.get(uid);
     if (running === undefined) return;
     this.#running.delete(uid);
-    await Promise.all(running.servers.map((s) => s.close()));
+    const closing = Promise.all(running.servers.map((s) => s.close())).then(() => undefined);
+    this.#closingIPs.set(running.ip, closing);
+    await closing;
+    if (this.#closingIPs.get(running.ip) === closing) this.#closingIPs.delete(running.ip);
   }
 
   #enqueue(uid: string, work: () => Promise<void>): Promise<void> {
