@@ -3,6 +3,7 @@ import type { EndpointSlice } from "../resources/endpoint-slices.js";
 import type { Service } from "../resources/services.js";
 import { AffinityTable, DEFAULT_AFFINITY_SECONDS } from "./affinity.js";
 import { startTcpForwarder, startUdpForwarder, type Forwarder, type Target } from "./forwarders.js";
+import { startHealthCheckServer, type HealthReport } from "./health-check.js";
 import { isLoopback } from "./loopback.js";
 import { clusterEndpoints, endpointsOfPort, localEndpoints, type ProxyEndpoint } from "./service-endpoints.js";
 
@@ -72,6 +73,9 @@ export class ServiceProxy {
   readonly #slicesOf: (namespace: string, name: string) => readonly EndpointSlice[];
   readonly #log: Log | undefined;
   #routes = new Map<string, Route>();
+  /** Health check NodePorts (`TCP/<node address>:<port>`) and what each reports. */
+  #healthChecks = new Map<string, HealthReport>();
+  readonly #healthServers = new Map<string, { close(): Promise<void> }>();
   #dirty = false;
   #running: Promise<void> = Promise.resolve();
   #closed = false;
@@ -106,9 +110,27 @@ export class ServiceProxy {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#running;
-    const forwarders = [...this.#forwarders.values()];
+    const servers = [...this.#forwarders.values(), ...this.#healthServers.values()];
     this.#forwarders.clear();
-    await Promise.all(forwarders.map((f) => f.close()));
+    this.#healthServers.clear();
+    await Promise.all(servers.map((s) => s.close()));
+  }
+
+  /** Every LoadBalancer service with `externalTrafficPolicy: Local` and a `healthCheckNodePort`, on every node. */
+  #computeHealthChecks(): Map<string, HealthReport> {
+    const checks = new Map<string, HealthReport>();
+    for (const service of this.#services()) {
+      const port = service.spec?.healthCheckNodePort;
+      if (!port || service.spec?.type !== "LoadBalancer" || service.spec.externalTrafficPolicy !== "Local") continue;
+      const namespace = service.metadata?.namespace ?? "";
+      const name = service.metadata?.name ?? "";
+      const first = service.spec.ports?.[0];
+      const endpoints = first !== undefined ? endpointsOfPort(this.#slicesOf(namespace, name), first) : [];
+      for (const [node, { address }] of this.#nodes) {
+        if (isLoopback(address)) checks.set(`TCP/${address}:${port}`, { namespace, name, localEndpoints: endpoints.filter((e) => e.nodeName === node && e.ready).length });
+      }
+    }
+    return checks;
   }
 
   #computeRoutes(): Map<string, Route> {
@@ -165,6 +187,8 @@ export class ServiceProxy {
     if (this.#closed) return;
     const routes = this.#computeRoutes();
     this.#routes = routes;
+    this.#healthChecks = this.#computeHealthChecks();
+    await this.#reconcileHealthServers();
     this.#affinity.retain(new Set([...routes.values()].filter((r) => r.affinitySeconds !== undefined).map((r) => r.servicePort)));
     const stale = [...this.#forwarders.entries()].filter(([key]) => !routes.has(key));
     for (const [key] of stale) this.#forwarders.delete(key);
@@ -185,6 +209,26 @@ export class ServiceProxy {
             else this.#forwarders.set(key, forwarder);
           } catch (error) {
             this.#log?.({ level: "warn", msg: "service address could not be bound", address: key, service: route.servicePort, error: String(error) });
+          }
+        }),
+    );
+  }
+
+  async #reconcileHealthServers(): Promise<void> {
+    const stale = [...this.#healthServers.entries()].filter(([key]) => !this.#healthChecks.has(key));
+    for (const [key] of stale) this.#healthServers.delete(key);
+    await Promise.all(stale.map(([, server]) => server.close()));
+    await Promise.all(
+      [...this.#healthChecks.keys()]
+        .filter((key) => !this.#healthServers.has(key))
+        .map(async (key) => {
+          const [, ip, port] = /^TCP\/(.+):(\d+)$/.exec(key)!;
+          try {
+            const server = await startHealthCheckServer(ip!, Number(port), () => this.#healthChecks.get(key));
+            if (this.#closed) await server.close();
+            else this.#healthServers.set(key, server);
+          } catch (error) {
+            this.#log?.({ level: "warn", msg: "health check port could not be bound", address: key, error: String(error) });
           }
         }),
     );

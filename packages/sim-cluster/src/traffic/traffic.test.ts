@@ -105,6 +105,28 @@ describe("traffic mode", () => {
     }
   });
 
+  it("answers on a LoadBalancer's healthCheckNodePort as kube-proxy: 200 on nodes with a ready endpoint, 503 elsewhere", async () => {
+    const { client } = await start(2);
+    await runPod(client, "only", { app: "hc" }, "sim-node-2");
+    const service = await client.create<KubeObject & { spec: { healthCheckNodePort: number } }>(SERVICES, "default", {
+      metadata: { name: "hc" },
+      spec: { type: "LoadBalancer", externalTrafficPolicy: "Local", selector: { app: "hc" }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    const port = service.spec.healthCheckNodePort;
+    const withEndpoint = await nodeAddress(client, "sim-node-2");
+    const without = await nodeAddress(client, "sim-node-1");
+    const healthy = await eventually("the endpoint node to report healthy", async () => {
+      const answer = await httpGet(withEndpoint, port, "/healthz");
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(JSON.parse(healthy.body)).toEqual({ service: { namespace: "default", name: "hc" }, localEndpoints: 1, serviceProxyHealthy: true });
+    const unhealthy = await httpGet(without, port, "/healthz");
+    expect(unhealthy.status).toBe(503);
+    expect(JSON.parse(unhealthy.body)).toMatchObject({ localEndpoints: 0 });
+    await client.delete(PODS, "default", "only");
+    await eventually("the endpoint node to report unhealthy once its pod is gone", async () => ((await httpGet(withEndpoint, port, "/healthz")).status === 503 ? true : undefined));
+  });
+
   it("close() releases every address it bound", async () => {
     const { cluster, client } = await start(1);
     const pod = await runPod(client, "p", { app: "c" }, "sim-node-1");
