@@ -57,6 +57,8 @@ function containerSchema(): JSONSchemaProps {
     name: str("Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name."),
     image: str("Container image name."),
     imagePullPolicy: str("Image pull policy. One of Always, Never, IfNotPresent."),
+    command: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Entrypoint array. Not executed within a shell." },
+    args: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Arguments to the entrypoint." },
     ports: mapList(
       "List of ports to expose from the container.",
       "containerPort",
