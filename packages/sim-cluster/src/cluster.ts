@@ -24,6 +24,8 @@ export interface SimNodeOptions {
   /** Merged over the cluster's `nodeCapacity`. */
   capacity?: Record<string, string>;
   labels?: Record<string, string>;
+  /** Taints the node registers with, e.g. `{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }`. */
+  taints?: Array<{ key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }>;
 }
 
 export interface SimClusterOptions {
@@ -185,6 +187,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       address: hostAddress(nodeCIDR, index),
       podCIDR: subnet24(podCIDR, index),
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
+      ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
     const kubelet = new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${KUBELET_VERSION} (${name})` }), spec, kubeletOptions);
     kubelets.set(name, { kubelet, index });
