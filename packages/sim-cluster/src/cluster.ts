@@ -6,6 +6,7 @@ import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
+import { daemonSetController } from "./controllers/daemonset.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
@@ -150,8 +151,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment"],
-      extraControllers: [scheduler(), replicaSetController(), deploymentController()],
+      controllers: ["scheduler", "replicaset", "deployment", "daemonset"],
+      extraControllers: [scheduler(), replicaSetController(), deploymentController(), daemonSetController()],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });

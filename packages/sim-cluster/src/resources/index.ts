@@ -1,4 +1,6 @@
 import type { ResourceDefinition } from "@kubekit/generic-controlplane/registry";
+import { controllerRevisionsResource } from "./controller-revisions.js";
+import { daemonSetsResource } from "./daemonsets.js";
 import { deploymentsResource } from "./deployments.js";
 import { nodesResource } from "./nodes.js";
 import { podsResource } from "./pods.js";
@@ -8,7 +10,7 @@ import { servicesResource, type ServiceAllocators } from "./services.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
 export function simResources(allocators: ServiceAllocators): ResourceDefinition[] {
-  return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource];
+  return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource, daemonSetsResource, controllerRevisionsResource];
 }
 
-export { deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
+export { controllerRevisionsResource, daemonSetsResource, deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
