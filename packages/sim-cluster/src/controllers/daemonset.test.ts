@@ -1,9 +1,10 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { Informer, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../../test/kubectl.js";
 import { startSimCluster, type SimCluster } from "../cluster.js";
 import type { DaemonSet } from "../resources/daemonsets.js";
+import { targetNodeName } from "./daemonset-pods.js";
 import { CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS } from "../refs.js";
 
 let cluster: SimCluster | undefined;
@@ -125,23 +126,44 @@ describe("DaemonSet controller", () => {
     const { client } = await start({ nodes: 3 });
     await client.create(DAEMON_SETS, "default", daemonSet("surge", { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
     await runningOn(client, "surge", ["sim-node-1", "sim-node-2", "sim-node-3"]);
-    await client.patch(DAEMON_SETS, "default", "surge", { spec: { template: { spec: { containers: [{ name: "c", image: "agent:2" }] } } } }, "application/strategic-merge-patch+json");
-    // Never fewer than 3 available pods, never more than 4 pods.
-    let maxPods = 0;
-    let minRunning = Infinity;
-    let sawSurge = false;
-    await eventually("every pod replaced", async () => {
-      const pods = await daemonPods(client, "surge");
-      maxPods = Math.max(maxPods, pods.length);
-      const running = pods.filter((p) => p.status.phase === "Running");
-      minRunning = Math.min(minRunning, running.length);
-      if (new Set(pods.map((p) => p.spec.nodeName)).size < pods.length) sawSurge = true;
-      return pods.length === 3 && running.length === 3 && running.every((p) => p.spec.containers[0]!.image === "agent:2") ? true : undefined;
-    });
-    expect(maxPods).toBeLessThanOrEqual(4);
-    expect(minRunning).toBeGreaterThanOrEqual(3);
-    // The new pod ran beside the old one on its node before the old one went.
-    expect(sawSurge).toBe(true);
+    // Every pod event in order: at most one node (maxSurge) waits for a new pod to become ready
+    // beside its old one, never fewer than 3 pods are ready, and on each node the new pod is
+    // there before the old one goes.
+    const live = new Map<string, { node: string; image: string; ready: boolean }>();
+    let maxSurging = 0;
+    let minReady = Infinity;
+    const surgedNodes = new Set<string>();
+    const record = (pod: KubeObject, deleted: boolean) => {
+      const p = pod as Pod & { status: { conditions?: Array<{ type: string; status: string }> } };
+      const name = p.metadata!.name!;
+      if (deleted) {
+        const gone = live.get(name);
+        live.delete(name);
+        if (gone?.image === "agent:1" && [...live.values()].some((other) => other.node === gone.node && other.image === "agent:2")) surgedNodes.add(gone.node);
+      } else {
+        live.set(name, { node: targetNodeName(p as never) ?? "", image: p.spec.containers[0]!.image, ready: p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true });
+      }
+      const pods = [...live.values()];
+      const surging = new Set(pods.filter((x) => x.image === "agent:2" && !x.ready && pods.some((o) => o.node === x.node && o.image === "agent:1")).map((x) => x.node));
+      maxSurging = Math.max(maxSurging, surging.size);
+      minReady = Math.min(minReady, [...live.values()].filter((x) => x.ready).length);
+    };
+    const watcher = new Informer(client, PODS, { namespace: "default", labelSelector: "app=surge" });
+    watcher.addEventHandler({ add: (p) => record(p, false), update: (_o, p) => record(p, false), delete: (p) => record(p, true) });
+    watcher.start();
+    try {
+      await watcher.waitForSync();
+      expect([...live.values()].filter((x) => x.ready)).toHaveLength(3);
+      // Measured from here: the initial list arrives one pod at a time.
+      minReady = Infinity;
+      await client.patch(DAEMON_SETS, "default", "surge", { spec: { template: { spec: { containers: [{ name: "c", image: "agent:2" }] } } } }, "application/strategic-merge-patch+json");
+      await eventually("every pod replaced", () => Promise.resolve(live.size === 3 && [...live.values()].every((x) => x.image === "agent:2" && x.ready) ? true : undefined));
+    } finally {
+      await watcher.stop();
+    }
+    expect(maxSurging).toBe(1);
+    expect(minReady).toBeGreaterThanOrEqual(3);
+    expect(surgedNodes).toEqual(new Set(["sim-node-1", "sim-node-2", "sim-node-3"]));
   });
 
   it("should not update pod when spec was updated and update strategy is OnDelete", async () => {
