@@ -52,7 +52,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("kubectl 1.32: DaemonSets", () => {
+// Each case runs a dozen kubectl processes and waits on rollouts: more than the default 5 s on a loaded machine.
+describe("kubectl 1.32: DaemonSets", { timeout: 30_000 }, () => {
   it("create -f ds.yaml runs one pod per untainted node; get ds shows upstream's columns; rollout status finishes", async () => {
     const file = join(dir, "ds.yaml");
     await writeFile(file, DS_YAML);

@@ -41,7 +41,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("kubectl 1.32: Deployments", () => {
+// Each case runs a dozen kubectl processes and waits on rollouts: more than the default 5 s on a loaded machine.
+describe("kubectl 1.32: Deployments", { timeout: 30_000 }, () => {
   it("rollout undo goes back to the previous revision, and --to-revision to any kept one", async () => {
     expect((await run("create", "deployment", "web", "--image=v1", "--replicas=3")).code).toBe(0);
     expect(await rolloutStatus("web")).toBe('deployment "web" successfully rolled out');

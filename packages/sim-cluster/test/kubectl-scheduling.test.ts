@@ -51,7 +51,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("kubectl 1.32: scheduling", () => {
+// Each case runs a dozen kubectl processes and waits on rollouts: more than the default 5 s on a loaded machine.
+describe("kubectl 1.32: scheduling", { timeout: 30_000 }, () => {
   it("kubectl taint keeps new pods off the node; a toleration lets them on", async () => {
     expect(await run("taint", "nodes", "sim-node-3", "dedicated=gpu:NoSchedule")).toMatchObject({ code: 0, stdout: "node/sim-node-3 tainted\n" });
     await apply("plain", deployment("plain", 6, {}));

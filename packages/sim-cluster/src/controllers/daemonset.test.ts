@@ -55,7 +55,8 @@ async function settledStatus(c: KubeClient, name: string, want: Record<string, n
 }
 
 // After test/e2e/apps/daemon_set.go.
-describe("DaemonSet controller", () => {
+// Each case starts a cluster and waits on several rollouts: more than the default 5 s on a loaded machine.
+describe("DaemonSet controller", { timeout: 20_000 }, () => {
   it("should run and stop simple daemon: one pod per node; a deleted pod is revived", async () => {
     const { client } = await start({ nodes: 3 });
     await client.create(DAEMON_SETS, "default", daemonSet("simple"));
@@ -183,5 +184,26 @@ describe("DaemonSet controller", () => {
     });
     expect(Object.fromEntries(after.map((p) => [p.spec.nodeName, p.spec.containers[0]!.image]))).toEqual({ "sim-node-1": "agent:2", "sim-node-2": "agent:1" });
     expect(await settledStatus(client, "ondelete", { updatedNumberScheduled: 1 })).toBeDefined();
+  });
+
+  // The ControllerRefManager every controller shares: a matching orphan is adopted, not duplicated.
+  it("adopts a matching orphaned pod on its node and releases a pod that no longer matches", async () => {
+    const { client } = await start({ nodes: 2 });
+    await client.create(PODS, "default", { metadata: { name: "orphan", labels: { app: "adopter" } }, spec: { nodeName: "sim-node-1", containers: [{ name: "c", image: "agent:1" }] } });
+    // OnDelete: under RollingUpdate the adopted pod, without the revision hash label, would be replaced as out of date (as upstream).
+    await client.create(DAEMON_SETS, "default", daemonSet("adopter", { updateStrategy: { type: "OnDelete" } }));
+    const adopted = await eventually("the orphan to be adopted", async () => {
+      const p = await client.get<Pod>(PODS, "default", "orphan");
+      return p.metadata?.ownerReferences?.length ? p : undefined;
+    });
+    expect(adopted.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: "DaemonSet", name: "adopter", controller: true })]);
+    // It serves as the node's daemon pod: one pod a node, the adopted one kept.
+    const pods = await runningOn(client, "adopter", ["sim-node-1", "sim-node-2"]);
+    expect(pods.find((p) => p.spec.nodeName === "sim-node-1")?.metadata?.name).toBe("orphan");
+
+    await client.patch(PODS, "default", "orphan", { metadata: { labels: { app: "elsewhere" } } }, "application/merge-patch+json");
+    const replaced = await runningOn(client, "adopter", ["sim-node-1", "sim-node-2"]);
+    expect(replaced.map((p) => p.metadata?.name)).not.toContain("orphan");
+    expect((await client.get<Pod>(PODS, "default", "orphan")).metadata?.ownerReferences ?? []).toEqual([]);
   });
 });

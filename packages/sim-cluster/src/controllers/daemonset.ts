@@ -7,7 +7,9 @@ import type { Pod } from "../resources/pods.js";
 import { CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS } from "../refs.js";
 import { cleanupHistory, currentRevision } from "./daemonset-history.js";
 import { byCreationAndPhase, CONTROLLER_REVISION_HASH, daemonPodFor, nodeShouldRunDaemonPod, rollingUpdateStep, surgeAndUnavailable, targetNodeName } from "./daemonset-pods.js";
+import { claimPods } from "./claim.js";
 import { Expectations } from "./expectations.js";
+import { selectorMatches } from "../selector.js";
 import { aborted, controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
 
 /** Pods the DaemonSet should create (one node each) and delete in this sync (`podsShouldBeOnNode` over every node). */
@@ -128,14 +130,28 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         const key = ownerKey(object);
         if (key !== undefined) queue.add(key);
       };
+      // An orphaned pod: the DaemonSets whose selector matches it may adopt it (getDaemonSetsForPod).
+      const enqueueMatching = (pod: KubeObject) => {
+        if (controllerRefOf(pod) !== undefined || pod.metadata?.deletionTimestamp !== undefined) return;
+        for (const ds of daemonSets.cache.list() as DaemonSet[]) {
+          if (ds.metadata?.namespace === pod.metadata?.namespace && selectorMatches(ds.spec?.selector, pod.metadata?.labels)) enqueue(ds);
+        }
+      };
       daemonSets.addEventHandler({ add: enqueue, update: (_old, ds) => enqueue(ds), delete: enqueue });
       pods.addEventHandler({
         add: (pod) => {
           const key = ownerKey(pod);
           if (key !== undefined) expectations.creationObserved(key);
           enqueueOwner(pod);
+          enqueueMatching(pod);
         },
-        update: (_old, pod) => enqueueOwner(pod),
+        update: (old, pod) => {
+          enqueueOwner(pod);
+          enqueueMatching(pod);
+          // Released or re-owned: the former owner counts again.
+          const before = ownerKey(old);
+          if (before !== undefined && before !== ownerKey(pod)) queue.add(before);
+        },
         delete: (pod) => {
           const key = ownerKey(pod);
           if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
@@ -156,7 +172,8 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         const { namespace } = splitKey(key);
         const owned = (revisions.cache.list() as ControllerRevision[]).filter((r) => r.metadata?.namespace === namespace && isOwnedBy(r, ds));
         const { hash, old } = await currentRevision(client, ds, owned);
-        const daemonPods = (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace && isOwnedBy(p, ds));
+        // Its pods, with matching orphans adopted and pods that no longer match released (claimPods).
+        const daemonPods = await claimPods(client, ds, "DaemonSet", (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace));
         const nodeToPods = new Map<string, Pod[]>();
         for (const pod of daemonPods) {
           const node = targetNodeName(pod);

@@ -62,7 +62,8 @@ function progressing(d: Deployment): Condition | undefined {
   return d.status.conditions?.find((c) => c.type === "Progressing");
 }
 
-describe("Deployment controller", () => {
+// Each case starts a cluster and waits on several rollouts: more than the default 5 s on a loaded machine.
+describe("Deployment controller", { timeout: 20_000 }, () => {
   // test/e2e/apps/deployment.go: testProportionalScalingDeployment (the blocked new ReplicaSet is
   // one whose pods fit no node, rather than one with an image that does not exist).
   it("deployment should support proportional scaling", async () => {

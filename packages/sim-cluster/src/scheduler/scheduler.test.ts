@@ -39,7 +39,8 @@ async function placed(c: KubeClient, name: string): Promise<string> {
   return eventually(`${name} to be bound`, async () => (await c.get<Pod>(PODS, "default", name)).spec.nodeName);
 }
 
-describe("scheduler", () => {
+// Each case starts a cluster and waits on several rollouts: more than the default 5 s on a loaded machine.
+describe("scheduler", { timeout: 20_000 }, () => {
   it("keeps pods off a tainted node unless they tolerate it, and reports each reason with its count", async () => {
     const { client } = await start({ nodes: [{ name: "gpu", taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] }, { name: "n2" }, { name: "n3" }] });
     const zoned = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values: ["z1"] }] }] } } } };
