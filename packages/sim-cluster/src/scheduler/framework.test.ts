@@ -23,6 +23,14 @@ describe("filter plugins in upstream's order", () => {
     expect(filterReasons(pod(), { ...readyNode("n"), spec: { unschedulable: true, taints: [{ key: "k", effect: "NoSchedule" }] } }, emptyUsage())).toEqual(["node(s) were unschedulable"]);
   });
 
+  it("keeps a second pod wanting the same host port off the node", () => {
+    const wantsPort = pod({ containers: [{ name: "c", image: "x", ports: [{ containerPort: 80, hostPort: 80 }] }] });
+    const usage = emptyUsage();
+    expect(filterReasons(wantsPort, readyNode("n"), usage)).toEqual([]);
+    addToUsage(usage, wantsPort);
+    expect(filterReasons(wantsPort, readyNode("n"), usage)).toEqual(["node(s) didn't have free ports for the requested pod ports"]);
+  });
+
   it("counts each reason over the nodes in the FitError message", () => {
     expect(fitErrorMessage(3, [["node(s) had untolerated taint {k: v}"], ["node(s) didn't match Pod's node affinity/selector"], ["node(s) didn't match Pod's node affinity/selector"]])).toBe(
       "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 node(s) didn't match Pod's node affinity/selector.",

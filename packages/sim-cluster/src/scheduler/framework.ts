@@ -2,6 +2,7 @@ import { parseMilli, quantityText } from "../quantity.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { allocatableOf, podRequests, resourceFitReasons } from "./fit.js";
+import { ERR_REASON_NODE_PORTS, hostPortsConflict, hostPortsOf, type HostPort } from "./node-ports.js";
 import { ERR_REASON_POD_AFFINITY, preferredNodeAffinityScore, requiredNodeAffinityMatches } from "./node-affinity.js";
 import { intolerablePreferNoScheduleCount, schedulingTaints, taintTolerationReason, unschedulableReason } from "./taint-toleration.js";
 
@@ -12,10 +13,11 @@ export interface NodeUsage {
   nonZeroCpu: bigint;
   nonZeroMemory: bigint;
   podCount: number;
+  hostPorts: HostPort[];
 }
 
 export function emptyUsage(): NodeUsage {
-  return { requested: new Map(), nonZeroCpu: 0n, nonZeroMemory: 0n, podCount: 0 };
+  return { requested: new Map(), nonZeroCpu: 0n, nonZeroMemory: 0n, podCount: 0, hostPorts: [] };
 }
 
 /** `DefaultMilliCPURequest` and `DefaultMemoryRequest` (100m, 200 MB), in milli-units. */
@@ -45,11 +47,12 @@ export function addToUsage(usage: NodeUsage, pod: Pod): void {
   usage.nonZeroCpu += nonZero.cpu;
   usage.nonZeroMemory += nonZero.memory;
   usage.podCount++;
+  usage.hostPorts.push(...hostPortsOf(pod));
 }
 
 /**
  * The default profile's filter plugins in upstream's order (NodeUnschedulable, TaintToleration,
- * NodeAffinity, NodeResourcesFit). As upstream, a node is judged by the first plugin that
+ * NodeAffinity, NodePorts, NodeResourcesFit). As upstream, a node is judged by the first plugin that
  * rejects it: its reasons are the ones the FitError counts.
  */
 export function filterReasons(pod: Pod, node: Node, usage: NodeUsage): string[] {
@@ -58,6 +61,7 @@ export function filterReasons(pod: Pod, node: Node, usage: NodeUsage): string[] 
   const taint = taintTolerationReason(pod, schedulingTaints(node));
   if (taint !== undefined) return [taint];
   if (!requiredNodeAffinityMatches(pod, node)) return [ERR_REASON_POD_AFFINITY];
+  if (hostPortsConflict(hostPortsOf(pod), usage.hostPorts)) return [ERR_REASON_NODE_PORTS];
   return resourceFitReasons(pod, node, usage.requested, usage.podCount);
 }
 
