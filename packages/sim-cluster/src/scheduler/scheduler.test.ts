@@ -76,6 +76,14 @@ describe("scheduler", { timeout: 20_000 }, () => {
     expect(await unschedulableMessage(client, "only-cp")).toBe("0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector.");
   });
 
+  it("a pending pod that gains a toleration is attempted again", async () => {
+    const { client } = await start({ nodes: [{ name: "tainted", taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] }] });
+    await client.create(PODS, "default", pod("db"));
+    expect(await unschedulableMessage(client, "db")).toBe("0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}.");
+    await client.patch(PODS, "default", "db", { spec: { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] } }, "application/strategic-merge-patch+json");
+    expect(await placed(client, "db")).toBe("tainted");
+  });
+
   it("a cordoned node gets no new pods; uncordoning it is a cluster event", async () => {
     const { client } = await start({ nodes: 1 });
     await client.patch(NODES, undefined, "sim-node-1", { spec: { unschedulable: true } }, "application/merge-patch+json");

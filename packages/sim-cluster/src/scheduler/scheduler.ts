@@ -1,5 +1,6 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isApiError, splitKey, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { canonicalJson } from "../controllers/pod-template-hash.js";
 import { aborted, isPodActive, keyOf, nowRFC3339 } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
@@ -59,7 +60,13 @@ export function scheduler(): Controller {
       };
       pods.addEventHandler({
         add: onPod,
-        update: (_old, pod) => onPod(pod),
+        update: (old, pod) => {
+          // A pending pod changed by its owner (tolerations added, labels changed) gets another
+          // attempt at once (upstream's isPodUpdated); its own status updates do not.
+          const key = keyOf(pod);
+          if (unschedulable.has(key) && canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !== canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })) unschedulable.delete(key);
+          onPod(pod);
+        },
         delete: (pod) => {
           assumed.delete(keyOf(pod));
           unschedulable.delete(keyOf(pod));
