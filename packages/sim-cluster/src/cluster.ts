@@ -6,6 +6,7 @@ import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
+import { daemonSetController } from "./controllers/daemonset.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
@@ -30,6 +31,8 @@ export interface SimNodeOptions {
   /** Merged over the cluster's `nodeCapacity`. */
   capacity?: Record<string, string>;
   labels?: Record<string, string>;
+  /** Taints the node registers with, e.g. `{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }`. */
+  taints?: Array<{ key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }>;
 }
 
 export interface SimClusterOptions {
@@ -185,7 +188,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -196,6 +199,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         }),
         endpointsController(),
         endpointSliceController(),
+        daemonSetController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
@@ -245,6 +249,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       address: hostAddress(nodeCIDR, index),
       podCIDR: subnet24(podCIDR, index),
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
+      ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
     const kubelet = newKubelet(spec);
     kubelets.set(name, { kubelet, index, running: true });

@@ -3,10 +3,12 @@ export { startSimCluster, DEFAULT_NODE_CAPACITY, type SimCluster, type SimCluste
 export { ClusterIPAllocator, AllocationError } from "./allocators/cluster-ip.js";
 export { NodePortAllocator, DEFAULT_NODE_PORT_RANGE } from "./allocators/node-port.js";
 export { simResources, endpointsResource, endpointSlicesResource, nodesResource, podsResource, servicesResource, deploymentsResource, replicaSetsResource, priorityClassesResource } from "./resources/index.js";
+export { daemonSetsResource, controllerRevisionsResource } from "./resources/index.js";
 export { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 export { scheduler } from "./scheduler/scheduler.js";
 export { replicaSetController } from "./controllers/replicaset.js";
 export { deploymentController } from "./controllers/deployment.js";
+export { daemonSetController } from "./controllers/daemonset.js";
 export { SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
