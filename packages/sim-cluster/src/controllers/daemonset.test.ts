@@ -34,8 +34,9 @@ const daemonSet = (name: string, extra: { image?: string; podSpec?: Record<strin
   },
 });
 
+/** The DaemonSet's pods that are not terminating (a deleted pod lingers while its kubelet stops it). */
 async function daemonPods(c: KubeClient, app: string): Promise<Pod[]> {
-  return (await c.list<Pod>(PODS, "default", { labelSelector: `app=${app}` })).items;
+  return (await c.list<Pod>(PODS, "default", { labelSelector: `app=${app}` })).items.filter((p) => p.metadata?.deletionTimestamp === undefined);
 }
 
 /** Waits until every node in `nodes` runs exactly one Running pod of `app` with `image`, and no other node runs one. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Informer, isApiError, isNotFound, objectKey, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { ClusterIPAllocator } from "../allocators/cluster-ip.js";
 import { nowRFC3339 } from "../controllers/util.js";
+import { shutdownDelayMsOf } from "../traffic/echo-ports.js";
 import { canonical } from "./canonical.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
@@ -380,7 +381,8 @@ export class SimulatedKubelet {
   }
 
   /**
-   * A graceful delete: the containers get `podShutdownMs` (at most the grace period) to stop,
+   * A graceful delete: the containers get `podShutdownMs`, or longer when they delay their
+   * shutdown (agnhost netexec's `--delay-shutdown`), and at most the grace period to stop,
    * then they are reported terminated and the pod is deleted with grace period 0. A pod this
    * kubelet never ran, or one deleted with grace 0, goes at once.
    */
@@ -390,7 +392,7 @@ export class SimulatedKubelet {
     if (record?.terminating) return;
     const graceMs = (pod.metadata?.deletionGracePeriodSeconds ?? 0) * 1000;
     if (record === undefined || graceMs === 0) return this.#remove(pod);
-    const delay = Math.max(1, Math.min(this.#options.podShutdownMs ?? DEFAULT_POD_SHUTDOWN_MS, graceMs));
+    const delay = Math.max(1, Math.min(Math.max(this.#options.podShutdownMs ?? DEFAULT_POD_SHUTDOWN_MS, shutdownDelayMsOf(pod)), graceMs));
     const at = Date.now() + delay;
     const running = this.#shutdowns.get(uid);
     // A shorter grace period asked for later brings the end forward; a longer one changes nothing.
