@@ -113,6 +113,19 @@ describe("createEtcdStorage", () => {
     await expectCode(anonymous.get("/registry/secrets/ns/s"), "ServiceUnavailable");
   }, 30_000);
 
+  it("keeps serving after many watches are stopped (a stopped watch is no failure of the connection)", async () => {
+    const etcd = await member();
+    const s = client(etcd);
+    for (let round = 0; round < 6; round++) {
+      const watch = await s.watch("/registry/configmaps", { afterRevision: await s.currentRevision(), onEvents: () => {} });
+      watch.stop();
+    }
+    // Every request right after still answers (no circuit opened, no connection reset under it).
+    const writes = await Promise.all(Array.from({ length: 20 }, (_, i) => s.create(`/registry/configmaps/ns/after-${i}`, "v")));
+    expect(writes).toHaveLength(20);
+    expect(await s.count("/registry/configmaps/ns")).toBe(20);
+  });
+
   it("refuses an empty endpoint list and a malformed prefix, naming the rule", () => {
     expect(() => createEtcdStorage({ endpoints: [] })).toThrow("etcd storage needs at least one endpoint");
     expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow('etcd prefix must start with "/" and not end with it, got "registry/"');

@@ -1,3 +1,4 @@
+import { noop } from "cockatiel";
 import { Etcd3, type IOptions } from "etcd3";
 import type * as RPC from "etcd3";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
@@ -59,7 +60,13 @@ class EtcdStorage implements Storage {
     this.prefix = prefix;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
-    const clientOptions: IOptions = { hosts: [...options.endpoints] };
+    const clientOptions: IOptions = {
+      hosts: [...options.endpoints],
+      // The client's per-host circuit breaker steers requests to the other members after three
+      // failures in a row; with one member there is nowhere else to go, and an open circuit would
+      // fail every request for 5 s after a passing hiccup, so requests just go through.
+      ...(options.endpoints.length === 1 ? { faultHandling: { host: () => noop } } : {}),
+    };
     if (options.tls !== undefined) {
       clientOptions.credentials = {
         rootCertificate: Buffer.from(options.tls.ca),
@@ -372,6 +379,9 @@ class EtcdWatch implements StorageWatch {
     this.ended = true;
     this.forget();
     this.stream.on("error", () => {});
+    // Ending our side first tells the client this is no connection failure (it would otherwise
+    // count the cancelled stream against the member and reset its channels).
+    this.stream.end();
     this.stream.cancel();
   }
 

@@ -49,8 +49,22 @@ function makeCertificates(dir: string): { ca: string; serverCert: string; server
   return { ca: at("ca.crt"), serverCert: at("server.crt"), serverKey: at("server.key"), clientCert: at("client.crt"), clientKey: at("client.key") };
 }
 
-/** `tls`: clients must speak TLS and present a certificate signed by the member's CA. */
+/**
+ * `tls`: clients must speak TLS and present a certificate signed by the member's CA. The ports are
+ * picked free just before etcd binds them, so another process may take one in between: then etcd
+ * exits with "address already in use" and a new pair is tried.
+ */
 export async function startEtcd(options: { tls?: boolean; timeoutMs?: number } = {}): Promise<EtcdProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce(options);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof Error && error.message.includes("address already in use"))) throw error;
+    }
+  }
+}
+
+async function startEtcdOnce(options: { tls?: boolean; timeoutMs?: number }): Promise<EtcdProcess> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const dir = mkdtempSync(join(tmpdir(), "kubekit-etcd-"));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
