@@ -92,6 +92,18 @@ describe("kubectl 1.32: DaemonSets", { timeout: 30_000 }, () => {
     expect((await run("rollout", "history", "daemonset/agent")).stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>/);
   });
 
+  it("rollout restart replaces every pod through a new revision", async () => {
+    const names = async () => (JSON.parse((await run("get", "pods", "-l", "app=agent", "-o", "json")).stdout) as PodList).items.map((p) => p.metadata.name);
+    const before = await names();
+    expect(await run("rollout", "restart", "daemonset/agent")).toMatchObject({ code: 0, stdout: "daemonset.apps/agent restarted\n" });
+    expect((await run("rollout", "status", "daemonset/agent", "--timeout=20s")).stdout).toContain('daemon set "agent" successfully rolled out');
+    await eventually("only restarted pods", async () => {
+      const now = await names();
+      return now.length === 2 && now.every((n) => !before.includes(n)) ? true : undefined;
+    });
+    expect((await run("rollout", "history", "daemonset/agent")).stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>\n4\s+<none>/);
+  });
+
   it("refuses an invalid update strategy with upstream's message", async () => {
     const bad = join(dir, "bad.json");
     await writeFile(bad, JSON.stringify({ apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "bad" }, spec: { selector: { matchLabels: { a: "b" } }, updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } } } }));

@@ -1,28 +1,26 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
-import type { Pod } from "../resources/pods.js";
-import { PODS } from "../refs.js";
+import { isApiError, isNotFound, type KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { selectorMatches, type LabelSelector } from "../selector.js";
 import { controllerRefOf, ownerReferenceTo } from "./util.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
 
 /**
- * `PodControllerRefManager.ClaimPods`: of `pods` (one namespace, active), the ones `owner`
- * controls once it has adopted the orphans its selector matches and released its own pods whose
- * labels no longer match. Each patch carries the pod's resourceVersion, so a pod that changed
- * meanwhile is left for the next sync (which its change brings). A controller being deleted
- * neither adopts nor releases.
+ * `ControllerRefManager.ClaimObject` over `objects` (pods or ReplicaSets of one namespace): the
+ * ones `owner` controls once it has adopted the orphans its selector matches and released its
+ * own objects whose labels no longer match. Each patch carries the object's resourceVersion, so
+ * one that changed meanwhile is left for the next sync (which its change brings). A controller
+ * being deleted neither adopts nor releases.
  */
-export async function claimPods(client: KubeClient, owner: KubeObject & { spec?: { selector?: LabelSelector } }, kind: string, pods: readonly Pod[]): Promise<Pod[]> {
+export async function claimObjects<T extends KubeObject>(client: KubeClient, resource: ResourceRef, owner: KubeObject & { spec?: { selector?: LabelSelector } }, kind: string, objects: readonly T[]): Promise<T[]> {
   const uid = owner.metadata?.uid;
   const deleting = owner.metadata?.deletionTimestamp !== undefined;
-  const claimed: Pod[] = [];
+  const claimed: T[] = [];
   const changes: Array<Promise<void>> = [];
-  const patchOwners = (pod: Pod, ownerReferences: unknown[], claim: boolean) =>
+  const patchOwners = (pod: T, ownerReferences: unknown[], claim: boolean) =>
     changes.push(
       client
-        .patch<Pod>(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { metadata: { ownerReferences, resourceVersion: pod.metadata?.resourceVersion } }, MERGE_PATCH)
+        .patch<T>(resource, pod.metadata?.namespace, pod.metadata?.name ?? "", { metadata: { ownerReferences, resourceVersion: pod.metadata?.resourceVersion } }, MERGE_PATCH)
         .then((patched) => {
           if (claim) claimed.push(patched);
         })
@@ -30,7 +28,7 @@ export async function claimPods(client: KubeClient, owner: KubeObject & { spec?:
           if (!(isNotFound(error) || (isApiError(error) && error.code === 409))) throw error;
         }),
     );
-  for (const pod of pods) {
+  for (const pod of objects) {
     const ref = controllerRefOf(pod);
     const matches = selectorMatches(owner.spec?.selector, pod.metadata?.labels);
     if (ref !== undefined) {

@@ -7,7 +7,7 @@ import type { Pod } from "../resources/pods.js";
 import { CONTROLLER_REVISIONS, DAEMON_SETS, NODES, PODS } from "../refs.js";
 import { cleanupHistory, currentRevision } from "./daemonset-history.js";
 import { byCreationAndPhase, CONTROLLER_REVISION_HASH, daemonPodFor, nodeShouldRunDaemonPod, rollingUpdateStep, surgeAndUnavailable, targetNodeName } from "./daemonset-pods.js";
-import { claimPods } from "./claim.js";
+import { claimObjects } from "./claim.js";
 import { Expectations } from "./expectations.js";
 import { selectorMatches } from "../selector.js";
 import { aborted, controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
@@ -173,7 +173,7 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         const owned = (revisions.cache.list() as ControllerRevision[]).filter((r) => r.metadata?.namespace === namespace && isOwnedBy(r, ds));
         const { hash, old } = await currentRevision(client, ds, owned);
         // Its pods, with matching orphans adopted and pods that no longer match released (claimPods).
-        const daemonPods = await claimPods(client, ds, "DaemonSet", (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace));
+        const daemonPods = await claimObjects(client, PODS, ds, "DaemonSet", (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace));
         const nodeToPods = new Map<string, Pod[]>();
         for (const pod of daemonPods) {
           const node = targetNodeName(pod);

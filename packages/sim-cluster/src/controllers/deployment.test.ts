@@ -167,4 +167,30 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
       return (p.metadata?.ownerReferences ?? []).length === 0 && owned.length === 1 ? true : undefined;
     });
   });
+
+  // test/e2e/apps/deployment.go: testDeploymentsControllerRef.
+  it("test Deployment ReplicaSet orphaning and adoption regarding controllerRef", async () => {
+    const c = await start({ nodes: 1 });
+    const first = await c.create<Deployment>(DEPLOYMENTS, "default", deployment("test-orphan-deployment", { replicas: 1 }));
+    await rolledOut(c, "test-orphan-deployment");
+    const [rs] = await replicaSets(c, "test-orphan-deployment");
+    expect(rs!.metadata?.ownerReferences?.[0]?.uid).toBe(first.metadata?.uid);
+    const pods = (await c.list<Pod>(PODS, "default")).items.map((p) => p.metadata?.name);
+
+    await c.delete(DEPLOYMENTS, "default", "test-orphan-deployment", { propagationPolicy: "Orphan" });
+    await eventually("the ReplicaSet to be orphaned", async () => {
+      const [left] = await replicaSets(c, "test-orphan-deployment");
+      return left !== undefined && (left.metadata?.ownerReferences ?? []).length === 0 ? true : undefined;
+    });
+
+    // A Deployment with the same selector adopts it: the same ReplicaSet and pods, none new.
+    const second = await c.create<Deployment>(DEPLOYMENTS, "default", { ...deployment("test-adopt-deployment", { replicas: 1 }), spec: { ...deployment("x", { replicas: 1 }).spec, selector: { matchLabels: { app: "test-orphan-deployment" } }, template: { metadata: { labels: { app: "test-orphan-deployment" } }, spec: { containers: [{ name: "c", image: "v1" }] } } } });
+    await eventually("the ReplicaSet to be adopted", async () => {
+      const [adopted] = await replicaSets(c, "test-orphan-deployment");
+      return adopted?.metadata?.ownerReferences?.[0]?.uid === second.metadata?.uid ? true : undefined;
+    });
+    await rolledOut(c, "test-adopt-deployment");
+    expect((await replicaSets(c, "test-orphan-deployment")).map((r) => r.metadata?.name)).toEqual([rs!.metadata?.name]);
+    expect((await c.list<Pod>(PODS, "default")).items.map((p) => p.metadata?.name)).toEqual(pods);
+  });
 });

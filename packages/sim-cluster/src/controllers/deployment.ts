@@ -3,7 +3,9 @@ import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controlle
 import { scaledValue, type Deployment } from "../resources/deployments.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
 import { DEPLOYMENTS, REPLICA_SETS } from "../refs.js";
-import { aborted, controllerRefOf, isOwnedBy, keyOf, nowRFC3339, ownerReferenceTo } from "./util.js";
+import { selectorMatches } from "../selector.js";
+import { claimObjects } from "./claim.js";
+import { aborted, controllerRefOf, keyOf, nowRFC3339, ownerReferenceTo } from "./util.js";
 import { canonicalJson, podTemplateHash } from "./pod-template-hash.js";
 import { activeOrLatest, DESIRED_REPLICAS, isScalingEvent, MAX_REPLICAS, proportionalSizes } from "./deployment-scale.js";
 import { deploymentConditions, newCondition, pausedCondition, setCondition, type DeploymentCondition } from "./deployment-progress.js";
@@ -102,7 +104,26 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         const ref = controllerRefOf(rs);
         if (ref?.kind === "Deployment") queue.add(`${rs.metadata?.namespace ?? ""}/${ref.name}`);
       };
-      replicaSets.addEventHandler({ add: enqueueOwner, update: (_old, rs) => enqueueOwner(rs), delete: enqueueOwner });
+      // An orphaned ReplicaSet: the Deployments whose selector matches it may adopt it (getDeploymentsForReplicaSet).
+      const enqueueMatching = (rs: KubeObject) => {
+        if (controllerRefOf(rs) !== undefined || rs.metadata?.deletionTimestamp !== undefined) return;
+        for (const d of deployments.cache.list() as Deployment[]) {
+          if (d.metadata?.namespace === rs.metadata?.namespace && selectorMatches(d.spec?.selector, rs.metadata?.labels)) enqueue(d);
+        }
+      };
+      replicaSets.addEventHandler({
+        add: (rs) => {
+          enqueueOwner(rs);
+          enqueueMatching(rs);
+        },
+        update: (old, rs) => {
+          enqueueOwner(rs);
+          enqueueMatching(rs);
+          // Released or re-owned: the former owner looks again.
+          if (controllerRefOf(old)?.uid !== controllerRefOf(rs)?.uid) enqueueOwner(old);
+        },
+        delete: enqueueOwner,
+      });
       deployments.start();
       replicaSets.start();
       await Promise.race([Promise.all([deployments.waitForSync(), replicaSets.waitForSync()]), aborted(signal)]);
@@ -112,7 +133,8 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         if (deployment === undefined || deployment.metadata?.deletionTimestamp !== undefined) return;
         const { namespace } = splitKey(key);
         const name = deployment.metadata?.name ?? "";
-        const owned = (replicaSets.cache.list() as ReplicaSet[]).filter((rs) => rs.metadata?.namespace === namespace && isOwnedBy(rs, deployment));
+        // Its ReplicaSets, with matching orphans adopted and ones that no longer match released (claimReplicaSets).
+        const owned = await claimObjects(client, REPLICA_SETS, deployment, "Deployment", (replicaSets.cache.list() as ReplicaSet[]).filter((rs) => rs.metadata?.namespace === namespace));
         const wanted = templateWithoutHash(deployment.spec?.template);
         let newRS = owned.find((rs) => templateWithoutHash(rs.spec?.template) === wanted);
         const oldRSs = owned.filter((rs) => rs !== newRS);

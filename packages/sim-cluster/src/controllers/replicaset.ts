@@ -5,7 +5,7 @@ import type { ReplicaSet } from "../resources/replicasets.js";
 import { PODS, REPLICA_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { Expectations } from "./expectations.js";
-import { claimPods } from "./claim.js";
+import { claimObjects } from "./claim.js";
 import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
 
 /** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
@@ -85,7 +85,7 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
           }
           const { namespace } = splitKey(key);
           const inNamespace = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isPodActive(pod));
-          const active = await claimPods(context.client, rs, "ReplicaSet", inNamespace);
+          const active = await claimObjects(context.client, PODS, rs, "ReplicaSet", inNamespace);
           const diff = expectations.satisfied(key) ? (rs.spec?.replicas ?? 0) - active.length : 0;
           if (diff > 0) {
             expectations.expectCreations(key, diff);

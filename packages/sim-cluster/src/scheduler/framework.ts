@@ -41,13 +41,32 @@ export function nonZeroRequests(pod: Pod): { cpu: bigint; memory: bigint } {
   return { cpu, memory };
 }
 
+interface PodFootprint {
+  requests: Map<string, bigint>;
+  nonZero: { cpu: bigint; memory: bigint };
+  hostPorts: HostPort[];
+}
+
+// What each pod takes, worked out once per object: the informer replaces an object on every
+// change, and every attempt adds up all placed pods (the scheduler cache's NodeInfo).
+const footprints = new WeakMap<Pod, PodFootprint>();
+
+function footprintOf(pod: Pod): PodFootprint {
+  let footprint = footprints.get(pod);
+  if (footprint === undefined) {
+    footprint = { requests: podRequests(pod), nonZero: nonZeroRequests(pod), hostPorts: hostPortsOf(pod) };
+    footprints.set(pod, footprint);
+  }
+  return footprint;
+}
+
 export function addToUsage(usage: NodeUsage, pod: Pod): void {
-  for (const [name, milli] of podRequests(pod)) usage.requested.set(name, (usage.requested.get(name) ?? 0n) + milli);
-  const nonZero = nonZeroRequests(pod);
+  const { requests, nonZero, hostPorts } = footprintOf(pod);
+  for (const [name, milli] of requests) usage.requested.set(name, (usage.requested.get(name) ?? 0n) + milli);
   usage.nonZeroCpu += nonZero.cpu;
   usage.nonZeroMemory += nonZero.memory;
   usage.podCount++;
-  usage.hostPorts.push(...hostPortsOf(pod));
+  if (hostPorts.length > 0) usage.hostPorts.push(...hostPorts);
 }
 
 /**

@@ -9,6 +9,9 @@ export class SchedulingQueue {
   readonly #queued = new Set<string>();
   readonly #attempting = new Set<string>();
   readonly #readded = new Set<string>();
+  /** Keys forgotten while being attempted: dropped once done. */
+  readonly #forgotten = new Set<string>();
+  readonly #orders = new Map<string, { priority: number; created: number }>();
   /** When each key was first queued, breaking ties between pods of one priority and age. */
   readonly #firstSeen = new Map<string, number>();
   readonly #waiters: Array<(key: string | undefined) => void> = [];
@@ -28,7 +31,10 @@ export class SchedulingQueue {
 
   add(key: string): void {
     if (this.#shutDown) return;
+    this.#forgotten.delete(key);
     if (!this.#firstSeen.has(key)) this.#firstSeen.set(key, this.#sequence++);
+    // A pod's priority and creation time never change: read once, not at every pick.
+    if (!this.#orders.has(key)) this.#orders.set(key, this.#order(key));
     if (this.#attempting.has(key)) {
       this.#readded.add(key);
       return;
@@ -60,7 +66,8 @@ export class SchedulingQueue {
   forget(key: string): void {
     this.#queued.delete(key);
     this.#readded.delete(key);
-    if (!this.#attempting.has(key)) this.#firstSeen.delete(key);
+    if (this.#attempting.has(key)) this.#forgotten.add(key);
+    else this.#drop(key);
   }
 
   /** The next key to attempt, once there is one; `undefined` after shutdown. Call `done` after. */
@@ -74,6 +81,13 @@ export class SchedulingQueue {
   done(key: string): void {
     this.#attempting.delete(key);
     if (this.#readded.delete(key)) this.add(key);
+    else if (this.#forgotten.has(key)) this.#drop(key);
+    this.#forgotten.delete(key);
+  }
+
+  #drop(key: string): void {
+    this.#firstSeen.delete(key);
+    this.#orders.delete(key);
   }
 
   shutDown(): void {
@@ -86,7 +100,7 @@ export class SchedulingQueue {
   #take(): string | undefined {
     let best: { key: string; priority: number; created: number; seen: number } | undefined;
     for (const key of this.#queued) {
-      const { priority, created } = this.#order(key);
+      const { priority, created } = this.#orders.get(key) ?? this.#order(key);
       const seen = this.#firstSeen.get(key) ?? 0;
       if (best === undefined || priority > best.priority || (priority === best.priority && (created < best.created || (created === best.created && seen < best.seen)))) {
         best = { key, priority, created, seen };
