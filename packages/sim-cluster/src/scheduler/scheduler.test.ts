@@ -110,4 +110,18 @@ describe("scheduler", { timeout: 20_000 }, () => {
     const low = await client.get<Pod>(PODS, "default", "low");
     expect(low.spec.nodeName).toBeUndefined();
   });
+
+  it("counts a terminating pod against its node until it is gone, as upstream's NodeInfo does", async () => {
+    // The kubelet takes 3 s to stop the deleted pod: its room frees only when it is removed.
+    const { client } = await start({ nodes: 1, nodeCapacity: { cpu: "1" }, podShutdownMs: 3_000 });
+    await client.create(PODS, "default", pod("leaving", cpu("1")));
+    expect(await placed(client, "leaving")).toBe("sim-node-1");
+    await client.delete(PODS, "default", "leaving");
+    expect((await client.get<Pod>(PODS, "default", "leaving")).metadata?.deletionTimestamp).toBeDefined();
+    await client.create(PODS, "default", pod("next", cpu("1")));
+    expect(await unschedulableMessage(client, "next")).toBe("0/1 nodes are available: 1 Insufficient cpu.");
+    expect((await client.get<Pod>(PODS, "default", "leaving")).metadata?.deletionTimestamp).toBeDefined();
+    expect(await placed(client, "next")).toBe("sim-node-1");
+    await eventually("the terminating pod to be gone", async () => ((await client.list<Pod>(PODS, "default", { fieldSelector: "metadata.name=leaving" })).items.length === 0 ? true : undefined));
+  });
 });

@@ -27,6 +27,14 @@ function wantsScheduling(pod: Pod): boolean {
  * message, and is attempted again when nodes or pods change. There is no preemption: a pending
  * pod of high priority waits for room rather than evicting pods of lower priority.
  */
+/**
+ * Whether a bound pod takes room on its node: until it has finished, even while terminating (a
+ * deleted pod's containers run until its kubelet stops them), as upstream's NodeInfo counts it.
+ */
+function occupiesNode(pod: Pod): boolean {
+  return pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
+}
+
 export function scheduler(): Controller {
   return {
     name: "scheduler",
@@ -55,7 +63,7 @@ export function scheduler(): Controller {
           unschedulable.delete(key);
           queue.forget(key);
           // A pod that stops counting against its node (finished) makes room.
-          if ((pod as Pod).spec?.nodeName && !isPodActive(pod)) retryUnschedulable();
+          if ((pod as Pod).spec?.nodeName && !occupiesNode(pod as Pod)) retryUnschedulable();
         }
       };
       pods.addEventHandler({
@@ -86,7 +94,7 @@ export function scheduler(): Controller {
           if (forNode === undefined) byNode.set(node, (forNode = emptyUsage()));
           addToUsage(forNode, pod);
         };
-        for (const pod of pods.cache.list() as Pod[]) if (pod.spec?.nodeName && isPodActive(pod)) add(pod.spec.nodeName, pod);
+        for (const pod of pods.cache.list() as Pod[]) if (pod.spec?.nodeName && occupiesNode(pod)) add(pod.spec.nodeName, pod);
         for (const [key, { node, pod }] of assumed) if (!(pods.cache.get(key) as Pod | undefined)?.spec?.nodeName) add(node, pod);
         return byNode;
       };
