@@ -63,7 +63,7 @@ export function scheduler(): Controller {
           unschedulable.delete(key);
           queue.forget(key);
           // A pod that stops counting against its node (finished) makes room.
-          if ((pod as Pod).spec?.nodeName && !occupiesNode(pod as Pod)) retryUnschedulable();
+          if ((pod as Pod).spec?.nodeName && !occupiesNode(pod)) retryUnschedulable();
         }
       };
       pods.addEventHandler({
