@@ -8,7 +8,7 @@ export { parseAddress, parsePrefix, parsePrefixOrAddress, isCanonicalAddress, is
 export { PrefixTrie } from "./trie.js";
 export type { PrefixEntry } from "./trie.js";
 export { NetworkRegistry } from "./registry.js";
-export type { NetworkRegistryOptions, AllocateRequest, Owner, WhoisResult, RecordCheck, RegistrySnapshot } from "./registry.js";
+export type { NetworkRegistryOptions, AllocateRequest, Allocation, Owner, ReleaseOptions, WhoisResult, RecordCheck, RegistrySnapshot } from "./registry.js";
 export { FreeSpace } from "./free-space.js";
 export type { AllocationStrategy, Utilization } from "./free-space.js";
 export { validateClaim, MAX_DESCRIPTION_LENGTH } from "./claim-validation.js";

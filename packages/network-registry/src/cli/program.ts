@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { isNetworkRegistryError, NetworkRegistryError } from "../errors.js";
+import { formatPercent } from "../free-space.js";
 import { parsePrefix } from "../parse.js";
 import { describeReference } from "../records.js";
 import { NetworkRegistry } from "../registry.js";
@@ -163,7 +164,7 @@ async function free(options: { from: string; file: string[]; output: OutputForma
   }
   const lines = [
     `pool      ${usage.pool}`,
-    `used      ${usage.used} of ${usage.size} addresses (${usage.percentUsed}%)`,
+    `used      ${usage.used} of ${usage.size} addresses (${formatPercent(usage.percentUsed)})`,
     `largest   ${usage.largestFree ?? "none"}`,
     `by size   ${Object.entries(usage.freeBlocksByLength).map(([length, n]) => `${n}×/${length}`).join(" ") || "none"}`,
     "free blocks:",
