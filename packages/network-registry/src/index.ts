@@ -5,6 +5,7 @@ export type { IPFamily } from "./words.js";
 export { IPAddress } from "./address.js";
 export { Prefix, MAX_SPLIT_PIECES } from "./prefix.js";
 export { parseAddress, parsePrefix, parsePrefixOrAddress, isCanonicalAddress, isCanonicalPrefix, fixAddress, fixPrefix } from "./parse.js";
+export type { LenientParse, ParseOptions } from "./parse.js";
 export { PrefixTrie } from "./trie.js";
 export type { PrefixEntry } from "./trie.js";
 export { NetworkRegistry } from "./registry.js";
