@@ -48,6 +48,8 @@ async function buildRegistry(files: readonly string[]): Promise<{ registry: Netw
       checked.push({ name, file: loaded.file, error: error.message });
     }
   }
+  // Report the final state: a claim applied early may be granted by one applied later (its parent).
+  for (const c of checked) if (c.claim !== undefined) c.claim = registry.get(c.claim.metadata.name) ?? c.claim;
   return { registry, checked, skipped };
 }
 
