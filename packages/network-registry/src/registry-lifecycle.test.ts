@@ -202,3 +202,30 @@ describe("well-known claims can grow", () => {
     expect(thrown(() => registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.100.0.0/16" }))).code).toBe("claim-mismatch");
   });
 });
+
+describe("regressions found by the lifecycle model", () => {
+  it("keeps a pool fully used by a whole-pool delegate when the delegate releases a block of its own", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("alpha", { reference: pods, prefix: "fd00::/16", delegateTo: ["beta"] }));
+    registry.allocate({ claim: "beta", reference: pods, from: "fd00::/16", prefixLength: 16 });
+    const block = registry.allocate({ claim: "beta", reference: pods, from: "fd00::/16", prefixLength: 17 });
+    expect(registry.utilization("fd00::/16").percentUsed).toBe(100);
+    registry.releaseRecord("beta", block.prefix);
+    expect(registry.utilization("fd00::/16").percentUsed).toBe(100);
+  });
+
+  it("restores an allocation at the prefix of the same claim's refused declared record", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("kube-apiserver", { reference: services, prefix: "fd00::/21" }, { reference: services, prefix: "fd00::/23" }));
+    expect(registry.allocate({ claim: "kube-apiserver", reference: services, from: "fd00::/21", prefixLength: 23, strategy: "first-fit" }).prefix).toBe("fd00::/23");
+    expect(roundTrip(registry).snapshot()).toEqual(registry.snapshot());
+  });
+
+  it("gives no suggestion when the parent does not delegate to the claim at all", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/10" }));
+    const check = registry.check("newcomer", { reference: pods, prefix: "10.64.0.0/10", parent: { claim: "alpha", prefix: "10.0.0.0/10" } });
+    expect(check.conflict).toMatchObject({ reason: "OutsideParent" });
+    expect(check.conflict?.nearestFree).toBeUndefined();
+  });
+});

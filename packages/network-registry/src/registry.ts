@@ -202,6 +202,8 @@ export class NetworkRegistry {
   private lastReference: ResourceReference | undefined;
   /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
   private readonly refused = new Set<RecordState>();
+  /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
+  private readonly carving = new Set<ClaimState>();
 
   constructor(options: NetworkRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) throw invalidArgument("NetworkRegistry options must be an object");
@@ -281,12 +283,9 @@ export class NetworkRegistry {
       if (record.spec.status === "unavailable") this.grantCarveOut(record, date);
       else this.refused.add(record);
     }
+    if (state.declared.some((r) => r.spec.status === "unavailable")) this.carving.add(state);
+    else this.carving.delete(state);
     this.settle();
-    for (const record of state.declared.filter((r) => r.spec.status === "unavailable")) {
-      const inside = state.declared.some((r) => r.grant?.kind === "allocated" && r.grant.prefix.contains(record.validated.prefix));
-      const warnings = inside ? undefined : [`carve-out ${record.status.prefix} is not inside any allocated record of ${name}, so it carves nothing out`];
-      if (stableStringify(warnings) !== stableStringify(record.status.warnings)) this.setStatus(record, { ...record.status, warnings });
-    }
     this.generationCounter++;
     return this.view(state);
   }
@@ -328,6 +327,7 @@ export class NetworkRegistry {
     for (const record of [...state.allocations.values()]) this.dropAllocation(record);
     for (const record of state.declared) this.dropDeclared(record);
     this.claims.delete(name);
+    this.carving.delete(state);
     this.settle();
     this.generationCounter++;
     return true;
@@ -470,10 +470,10 @@ export class NetworkRegistry {
     record.grant = grant;
     pool.children.add(grant);
     state.allocations.set(key, record);
-    // The block was free, so only the pool itself can share its prefix (a whole-pool delegation).
-    const samePrefix = block.length === pool.prefix.length ? this.index.get(block) : undefined;
-    this.index.insert(block, samePrefix === undefined ? [grant] : [...samePrefix, grant]);
-    this.settle();
+    // The block was free, so only the pool itself can share its prefix (a whole-pool delegation),
+    // and no other pool's free space changes.
+    this.indexGrant(grant);
+    this.decideRefused();
     this.generationCounter++;
     return status;
   }
@@ -538,6 +538,7 @@ export class NetworkRegistry {
         const status = statusOf(raw, key, spec, (m) => fail(`claim ${name} ${key}: ${m}`));
         const record: RecordState = { claim: state, allocation: false, spec, status, grant: undefined, validated };
         state.declared.push(record);
+        if (spec.status === "unavailable") registry.carving.add(state);
         recorded.set(record, status);
         if (status.status === "allocated" || spec.status === "unavailable") {
           record.grant = registry.newGrant(record, spec.status === "unavailable" ? "carve-out" : "allocated");
@@ -556,7 +557,7 @@ export class NetworkRegistry {
       const key = validated.prefix.toString();
       const spec = specOf(validated.record, key);
       if (spec.parent === undefined || spec.status === "unavailable" || spec.delegateTo !== undefined) throw fail(`allocation ${state.name} ${key} must name its pool as parent and nothing else`);
-      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key)) throw fail(`claim ${state.name} holds ${key} twice`);
+      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant !== undefined)) throw fail(`claim ${state.name} holds ${key} twice`);
       const status = statusOf(allocation.record, key, spec, (m) => fail(`allocation ${state.name} ${key}: ${m}`));
       if (status.status !== "allocated") throw fail(`allocation ${state.name} ${key} must be allocated`);
       const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated };
@@ -571,6 +572,8 @@ export class NetworkRegistry {
       parent.children.add(grant);
     }
     registry.assertConsistent(fail);
+    // Grants of one prefix are ordered by delegation depth, which is known only now.
+    for (const entry of [...registry.index]) if (entry.value.length > 1) registry.index.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
     // Refused records must say what the registry would say now.
     for (const record of [...registry.claims.values()].flatMap((c) => c.declared.filter((r) => r.grant === undefined))) {
       const outcome = registry.evaluate(record.claim.name, record.validated, true);
@@ -724,12 +727,24 @@ export class NetworkRegistry {
     record.grant = undefined;
   }
 
+  /** After a change to granted records: decide refused records again and refresh carve-out warnings. */
+  private settle(): void {
+    this.decideRefused();
+    for (const state of this.carving) {
+      for (const record of state.declared.filter((r) => r.spec.status === "unavailable")) {
+        const inside = state.declared.some((r) => r.grant?.kind === "allocated" && r.grant.prefix.contains(record.validated.prefix));
+        const warnings = inside ? undefined : [`carve-out ${record.status.prefix} is not inside any allocated record of ${state.name}, so it carves nothing out`];
+        if (stableStringify(warnings) !== stableStringify(record.status.warnings)) this.setStatus(record, { ...record.status, warnings });
+      }
+    }
+  }
+
   /**
    * Decide every record without a grant again, in claim order, until nothing more is granted:
    * after each grant the scan restarts, so an earlier claim always goes first. Records that
    * stay refused get a conflict that names the current blocker and a current suggestion.
    */
-  private settle(): void {
+  private decideRefused(): void {
     if (this.refused.size === 0) return;
     const date = this.now();
     let pending = [...this.refused].sort(compareRecords);
@@ -888,7 +903,9 @@ export class NetworkRegistry {
       for (let steps = 0; steps < NEAREST_FREE_STEPS; steps++) {
         if (start < boundFirst || start + step - 1n > boundLast) return undefined;
         const candidate = at(start);
-        const { blocker } = this.place(claim, candidate, parent);
+        const { blocker, conflict } = this.place(claim, candidate, parent);
+        // A refusal that no position fixes (the parent does not delegate to the claim): nothing to suggest.
+        if (conflict !== undefined && blocker === undefined) return undefined;
         if (blocker === undefined) {
           const verdict = this.policy.check(candidate);
           if (SEVERITY[verdict.action] <= ceiling) return start;
@@ -959,9 +976,14 @@ export class NetworkRegistry {
     return new FreeSpace(prefix, this.index.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
   }
 
-  private insertGrant(grant: Grant): void {
+  /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
+  private indexGrant(grant: Grant): void {
     const existing = this.index.get(grant.prefix);
-    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant]);
+    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
+  }
+
+  private insertGrant(grant: Grant): void {
+    this.indexGrant(grant);
     for (const pool of [...this.pools.keys()]) {
       if (pool.prefix.contains(grant.prefix)) this.pools.delete(pool);
     }
@@ -980,7 +1002,7 @@ export class NetworkRegistry {
       if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant)) continue;
       // Still occupied by something between the pool and the record: the pool's free space is unchanged.
       const shadowed = this.index.covering(grant.prefix).some(
-        (e) => e.prefix.length > pool.prefix.length && e.value.some((g) => countsIn(pool, g)),
+        (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
       );
       if (shadowed) continue;
       if (this.index.coveredBy(grant.prefix).length > 0) this.pools.delete(pool);
@@ -1023,6 +1045,22 @@ export class NetworkRegistry {
   private nestingDeclared(outer: Grant, inner: Grant): boolean {
     return isAncestor(outer, inner.parent) || (outer.claim !== inner.claim && this.carveOut(outer.claim, inner.prefix) !== undefined);
   }
+}
+
+function depthOf(grant: Grant): number {
+  let depth = 0;
+  for (let g = grant.parent; g !== undefined; g = g.parent) depth++;
+  return depth;
+}
+
+/**
+ * The order of grants that share a prefix (a whole-pool delegation, or a range nested in an
+ * equal carve-out): the pool before its delegates, then claim order, allocated before
+ * carve-outs. It depends on the state only, never on history, so a restored registry answers
+ * like the live one: the pool owner is the pool, and the deepest delegate is the most specific owner.
+ */
+function compareSamePrefix(a: Grant, b: Grant): number {
+  return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
 }
 
 /** Claim order, then spec order. */
