@@ -1,3 +1,4 @@
+import { describeValue } from "./describe-value.js";
 import { isNetworkRegistryError } from "./errors.js";
 import { parsePrefix } from "./parse.js";
 import type { Prefix } from "./prefix.js";
@@ -17,7 +18,7 @@ export interface ValidatedRecord {
 /** The problem with a claim name, or undefined when it is a DNS subdomain. */
 export function nameProblem(name: unknown, field = "metadata.name"): string | undefined {
   if (typeof name === "string" && name.length > 0 && name.length <= 253 && DNS_SUBDOMAIN.test(name)) return undefined;
-  return `${field} ${JSON.stringify(name) ?? String(name)} must be a DNS subdomain (lower case alphanumerics, '-' and '.')`;
+  return `${field} ${describeValue(name)} must be a DNS subdomain (lower case alphanumerics, '-' and '.')`;
 }
 
 /** The problem with a record's reference, or undefined. */
@@ -48,6 +49,12 @@ export function validateClaim(claim: unknown): { problems: string[]; records: Va
   else {
     const problem = nameProblem(c.metadata.name);
     if (problem !== undefined) problems.push(problem);
+    for (const field of ["labels", "annotations"] as const) {
+      const map: unknown = c.metadata[field];
+      if (map !== undefined && (typeof map !== "object" || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== "string"))) {
+        problems.push(`metadata.${field} must map strings to strings`);
+      }
+    }
   }
   const space = typeof c.spec === "object" && c.spec !== null ? c.spec.addressSpace : undefined;
   if (!Array.isArray(space)) {

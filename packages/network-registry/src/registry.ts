@@ -1,4 +1,5 @@
 import { descriptionProblem, nameProblem, referenceProblem, validateClaim, type ValidatedRecord } from "./claim-validation.js";
+import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
 import { ALLOCATION_STRATEGIES, FreeSpace, formatPercent, type AllocationStrategy, type Utilization } from "./free-space.js";
 import { parsePrefix, parsePrefixOrAddress } from "./parse.js";
@@ -175,7 +176,7 @@ function checkReleaseOptions(options: unknown): boolean {
 function toPrefixArgument(input: unknown, what: string): Prefix {
   if (input instanceof Prefix) return input;
   if (typeof input === "string") return parsePrefix(input);
-  throw invalidArgument(`${what} must be a CIDR prefix string or a Prefix, got ${input === null ? "null" : typeof input}`);
+  throw invalidArgument(`${what} must be a CIDR prefix string or a Prefix, got ${describeValue(input)}`);
 }
 
 /**
@@ -234,7 +235,7 @@ export class NetworkRegistry {
   claim(input: NetworkClaim): NetworkClaim {
     const { problems, records } = validateClaim(input);
     if (problems.length > 0) {
-      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${JSON.stringify(input?.metadata?.name) ?? "undefined"} is invalid: ${problems.join("; ")}`);
+      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${describeValue((input as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name)} is invalid: ${problems.join("; ")}`);
     }
     const name = input.metadata.name;
     const specs = records.map((v) => specOf(v.record, v.prefix.toString()));
@@ -264,7 +265,7 @@ export class NetworkRegistry {
 
     const state: ClaimState = existing ?? { name, order: this.claimCounter++, metadata: { name }, declared: [], allocations: new TombstoneMap() };
     if (existing === undefined) this.claims.set(name, state);
-    state.metadata = structuredClone(input.metadata);
+    state.metadata = metadataOf(input.metadata);
     for (const record of dropped) this.dropDeclared(record);
     const date = this.now();
     const fresh: RecordState[] = [];
@@ -428,11 +429,11 @@ export class NetworkRegistry {
     if (descriptionIssue !== undefined) throw invalidArgument(descriptionIssue);
     const strategy = request.strategy ?? "best-fit";
     if (!ALLOCATION_STRATEGIES.includes(strategy)) {
-      throw invalidArgument(`unknown allocation strategy ${JSON.stringify(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`);
+      throw invalidArgument(`unknown allocation strategy ${describeValue(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`);
     }
     const poolPrefix = toPrefixArgument(request.from, "from");
     if (!Number.isInteger(request.prefixLength) || request.prefixLength < poolPrefix.length || request.prefixLength > poolPrefix.bits) {
-      throw invalidArgument(`cannot allocate a /${String(request.prefixLength)} from ${poolPrefix.toString()}`);
+      throw invalidArgument(`cannot allocate a /${describeValue(request.prefixLength)} from ${poolPrefix.toString()}`);
     }
     const pool = this.poolGrant(poolPrefix, request.claim);
     if (request.prefixLength === poolPrefix.length && request.claim === pool.claim) {
@@ -512,7 +513,7 @@ export class NetworkRegistry {
     const registry = new NetworkRegistry(options);
     const fail = (message: string) => new NetworkRegistryError("invalid-snapshot", `invalid NetworkRegistrySnapshot: ${message}`);
     if (typeof snapshot !== "object" || snapshot === null || snapshot.kind !== "NetworkRegistrySnapshot") throw fail("kind must be NetworkRegistrySnapshot");
-    if (snapshot.apiVersion !== NETWORK_CLAIM_API_VERSION) throw fail(`apiVersion must be ${NETWORK_CLAIM_API_VERSION}, got ${JSON.stringify(snapshot.apiVersion) ?? "undefined"}`);
+    if (snapshot.apiVersion !== NETWORK_CLAIM_API_VERSION) throw fail(`apiVersion must be ${NETWORK_CLAIM_API_VERSION}, got ${describeValue(snapshot.apiVersion)}`);
     if (!Number.isSafeInteger(snapshot.generation) || snapshot.generation < 0) throw fail("generation must be a non-negative integer");
     if (!Array.isArray(snapshot.claims)) throw fail("claims must be a list");
     if (!Array.isArray(snapshot.allocations)) throw fail("allocations must be a list");
@@ -529,7 +530,7 @@ export class NetworkRegistry {
       if (registry.claims.has(name)) throw fail(`claim ${name} appears twice`);
       const statuses: unknown = claim.status?.addressSpace;
       if (!Array.isArray(statuses) || statuses.length !== records.length) throw fail(`claim ${name}: status.addressSpace must have one entry per spec record`);
-      const state: ClaimState = { name, order: registry.claimCounter++, metadata: structuredClone(claim.metadata), declared: [], allocations: new TombstoneMap() };
+      const state: ClaimState = { name, order: registry.claimCounter++, metadata: metadataOf(claim.metadata), declared: [], allocations: new TombstoneMap() };
       registry.claims.set(name, state);
       records.forEach((validated, r) => {
         const key = validated.prefix.toString();
@@ -550,7 +551,7 @@ export class NetworkRegistry {
     }
     for (const [i, allocation] of snapshot.allocations.entries()) {
       const state = typeof allocation?.claim === "string" ? registry.claims.get(allocation.claim) : undefined;
-      if (state === undefined) throw fail(`allocations[${i}]: claim ${JSON.stringify(allocation?.claim) ?? "undefined"} is not in the snapshot`);
+      if (state === undefined) throw fail(`allocations[${i}]: claim ${describeValue((allocation as { claim?: unknown } | null | undefined)?.claim)} is not in the snapshot`);
       const { problems, records } = validateClaim({ metadata: { name: state.name }, spec: { addressSpace: [allocation.record] } });
       const validated = records[0];
       if (problems.length > 0 || validated === undefined) throw fail(`allocations[${i}]: ${problems.join("; ")}`);
@@ -1061,6 +1062,14 @@ function depthOf(grant: Grant): number {
  */
 function compareSamePrefix(a: Grant, b: Grant): number {
   return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
+}
+
+/** The metadata a claim keeps (validated by validateClaim): its name, labels and annotations. */
+function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
+  const result: NetworkClaimMetadata = { name: metadata.name };
+  if (metadata.labels !== undefined) result.labels = { ...metadata.labels };
+  if (metadata.annotations !== undefined) result.annotations = { ...metadata.annotations };
+  return result;
 }
 
 /** Claim order, then spec order. */
