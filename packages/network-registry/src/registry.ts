@@ -203,6 +203,7 @@ export class NetworkRegistry {
   private lastReference: ResourceReference | undefined;
   /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
   private readonly refused = new Set<RecordState>();
+  private readonly tablePrefixes = new Map<string, Prefix>();
   /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
   private readonly carving = new Set<ClaimState>();
 
@@ -748,13 +749,13 @@ export class NetworkRegistry {
   private decideRefused(): void {
     if (this.refused.size === 0) return;
     const date = this.now();
-    let pending = [...this.refused].sort(compareRecords);
+    const pending = [...this.refused].sort(compareRecords);
     for (let i = 0; i < pending.length;) {
       const record = pending[i]!;
       const outcome = this.evaluate(record.claim.name, record.validated, false);
       if (outcome.conflict === undefined) {
         this.grantRecord(record, outcome, date);
-        pending = pending.filter((r) => r !== record);
+        pending.splice(i, 1);
         i = 0;
       } else {
         i++;
@@ -873,10 +874,20 @@ export class NetworkRegistry {
   private searchBound(prefix: Prefix): Prefix {
     const covering = this.policy.check(prefix).findings[0]?.range.prefix;
     if (covering !== undefined) {
-      const bound = parsePrefixOrTable(covering);
+      const bound = this.tablePrefix(covering);
       if (bound.length < prefix.length) return bound;
     }
     return Prefix.all(prefix.family);
+  }
+
+  /** A special-purpose table prefix, parsed once. */
+  private tablePrefix(text: string): Prefix {
+    let prefix = this.tablePrefixes.get(text);
+    if (prefix === undefined) {
+      prefix = parsePrefixOrTable(text);
+      this.tablePrefixes.set(text, prefix);
+    }
+    return prefix;
   }
 
   /**
@@ -899,19 +910,22 @@ export class NetworkRegistry {
       const [w0, w1, w2, w3] = bigIntToWords(family, value);
       return new Prefix(family, w0, w1, w2, w3, prefix.length);
     };
-    const search = (direction: 1 | -1): bigint | undefined => {
+    const distance = (x: bigint) => (x > requested ? x - requested : requested - x);
+    /** The nearest acceptable start in one direction, no farther than `limit` from the request. */
+    const search = (direction: 1 | -1, limit: bigint | undefined): bigint | undefined => {
       let start = origin;
       for (let steps = 0; steps < NEAREST_FREE_STEPS; steps++) {
         if (start < boundFirst || start + step - 1n > boundLast) return undefined;
+        if (limit !== undefined && distance(start) > limit) return undefined;
         const candidate = at(start);
         const { blocker, conflict } = this.place(claim, candidate, parent);
         // A refusal that no position fixes (the parent does not delegate to the claim): nothing to suggest.
         if (conflict !== undefined && blocker === undefined) return undefined;
         if (blocker === undefined) {
-          const verdict = this.policy.check(candidate);
-          if (SEVERITY[verdict.action] <= ceiling) return start;
+          if (SEVERITY[this.policy.actionOf(candidate)] <= ceiling) return start;
           // Jump over the innermost range around the candidate that the policy likes less.
-          const worse = verdict.findings.filter((f) => SEVERITY[f.range.action] > ceiling).map((f) => parsePrefixOrTable(f.range.prefix)).filter((p) => p.contains(candidate));
+          const verdict = this.policy.check(candidate);
+          const worse = verdict.findings.filter((f) => SEVERITY[f.range.action] > ceiling).map((f) => this.tablePrefix(f.range.prefix)).filter((p) => p.contains(candidate));
           const skip = worse.sort((a, b) => a.length - b.length)[0];
           start = skip === undefined ? start + BigInt(direction) * step : jump(skip, direction);
           continue;
@@ -922,13 +936,11 @@ export class NetworkRegistry {
     };
     const jump = (range: Prefix, direction: 1 | -1): bigint =>
       direction === 1 ? range.last().toBigInt() + 1n : range.first().toBigInt() - step;
-    const after = search(1);
-    const before = search(-1);
-    if (after === undefined && before === undefined) return undefined;
-    if (after === undefined) return at(before!);
-    if (before === undefined) return at(after);
-    const distance = (x: bigint) => (x > requested ? x - requested : requested - x);
-    return at(distance(after) <= distance(before) ? after : before);
+    const after = search(1, undefined);
+    // Only a strictly nearer block below can win (ties go to the higher one).
+    const before = search(-1, after === undefined ? undefined : distance(after) - 1n);
+    if (before !== undefined) return at(before);
+    return after === undefined ? undefined : at(after);
   }
 
   /** The next candidate start past a blocking record, in `direction`; never past a hole its owner carved out. */
