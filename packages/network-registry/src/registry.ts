@@ -860,6 +860,8 @@ export class NetworkRegistry {
   }
 
   private carveOut(owner: string, target: Prefix): Grant | undefined {
+    const state = this.claims.get(owner);
+    if (state === undefined || !this.carving.has(state)) return undefined; // most claims carve nothing out
     for (const entry of this.index.covering(target)) {
       for (const grant of entry.value) if (grant.kind === "carve-out" && grant.claim === owner) return grant;
     }
