@@ -229,3 +229,41 @@ describe("regressions found by the lifecycle model", () => {
     expect(check.conflict?.nearestFree).toBeUndefined();
   });
 });
+
+describe("an allocation at the prefix of the same claim's carve-out", () => {
+  it("survives a snapshot round trip", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/8", status: "unavailable" }));
+    registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.0.0.0/8", delegateTo: ["*"] }));
+    expect(registry.allocate({ claim: "alpha", reference: pods, from: "10.0.0.0/8", prefixLength: 8 }).prefix).toBe("10.0.0.0/8");
+    const restored = roundTrip(registry);
+    expect(restored.snapshot()).toEqual(registry.snapshot());
+    expect(restored.whois("10.1.2.3")).toEqual(registry.whois("10.1.2.3"));
+    expect(restored.utilization("10.0.0.0/8")).toEqual(registry.utilization("10.0.0.0/8"));
+  });
+
+  it("refuses a block that would overlap the requester's own record around the pool", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("beta", { reference: pods, prefix: "10.0.0.0/9", status: "unavailable" }, { reference: pods, prefix: "10.0.0.0/8" }));
+    registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/9", delegateTo: ["*"] }));
+    const before = registry.snapshot();
+    const error = thrown(() => registry.allocate({ claim: "beta", reference: pods, from: "10.0.0.0/9", prefixLength: 9 }));
+    expect(error.code).toBe("invalid-argument");
+    expect(error.message).toBe("beta cannot hold a block of alpha 10.0.0.0/9: its own record 10.0.0.0/8 contains the pool (which sits in its carve-out), so the block would overlap it");
+    expect(registry.snapshot()).toEqual(before);
+    expect(registry.allocate({ claim: "gamma", reference: pods, from: "10.0.0.0/9", prefixLength: 9 }).prefix).toBe("10.0.0.0/9");
+  });
+});
+
+describe("a pool inside its owner's own carve-out", () => {
+  it("has no space to give, also after a record inside it is released", () => {
+    const registry = new NetworkRegistry({ clock });
+    registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.0.0.0/9" }, { reference: services, prefix: "10.0.0.0/8", status: "unavailable" }));
+    registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/10" }));
+    expect(registry.get("alpha")!.status!.addressSpace[0]!.status).toBe("allocated");
+    expect(registry.utilization("10.0.0.0/9").percentUsed).toBe(100);
+    expect(thrown(() => registry.allocate({ claim: "kube-apiserver", reference: services, from: "10.0.0.0/9", prefixLength: 10 })).code).toBe("pool-exhausted");
+    registry.release("alpha");
+    expect(registry.utilization("10.0.0.0/9").percentUsed).toBe(100);
+  });
+});

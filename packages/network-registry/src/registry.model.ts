@@ -330,9 +330,13 @@ export class RegistryModel {
     return pool;
   }
 
-  /** What takes space from a pool: granted records inside it, except its ancestors and other claims' carve-outs. */
+  /**
+   * What takes space from a pool: granted records inside it, except its ancestors and other
+   * claims' carve-outs; all of it when its owner carved out a range around it.
+   */
   used(pool: ModelRecord): Block[] {
     const chain = this.ancestors(pool.parent);
+    if (this.granted().some((g) => g.spec.carveOut && g.claim === pool.claim && contains(g.block, pool.block))) return [pool.block];
     return this.granted()
       .filter((g) => g !== pool && !chain.includes(g) && contains(pool.block, g.block) && !(g.spec.carveOut && g.claim !== pool.claim))
       .map((g) => g.block);
@@ -358,6 +362,8 @@ export class RegistryModel {
     const chosen = strategy === "first-fit" ? fitting[0]! : [...fitting].sort((a, b) => b.length - a.length || (a.lo < b.lo ? -1 : 1))[0]!;
     const block: Block = { family: chosen.family, lo: chosen.lo, hi: chosen.lo + (1n << BigInt(bitsOf(chosen.family) - length)) - 1n, length };
     const prefix = textOf(block);
+    // The block must be one the claim could hold by the overlap rules, delegated from the pool.
+    if (this.place(claim, block, { reference, prefix, carveOut: false, parent: { claim: pool.claim, prefix: pool.spec.prefix } }) !== undefined) throw new ModelError("invalid-argument");
     let state = this.find(claim);
     if (state === undefined) {
       state = { name: claim, declared: [], allocations: [] };

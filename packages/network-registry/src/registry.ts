@@ -449,6 +449,13 @@ export class NetworkRegistry {
         `no free /${request.prefixLength} left in ${pool.key} (${formatPercent(usage.percentUsed)} used; largest free block ${usage.largestFree ?? "none"})`,
       );
     }
+    // A record of the requester around the pool (the pool sits in its carve-out) would overlap any block.
+    const outer = this.index.covering(pool.prefix).flatMap((e) => e.value)
+      .find((g) => g.claim === request.claim && g.kind === "allocated" && g !== pool && !isAncestor(g, pool.parent));
+    if (outer !== undefined) {
+      space.release(block);
+      throw invalidArgument(`${request.claim} cannot hold a block of ${pool.claim} ${pool.key}: its own record ${outer.key} contains the pool (which sits in its carve-out), so the block would overlap it`);
+    }
     let state = this.claims.get(request.claim);
     if (state === undefined) {
       state = { name: request.claim, order: this.claimCounter++, metadata: { name: request.claim }, declared: [], allocations: new TombstoneMap() };
@@ -559,7 +566,7 @@ export class NetworkRegistry {
       const key = validated.prefix.toString();
       const spec = specOf(validated.record, key);
       if (spec.parent === undefined || spec.status === "unavailable" || spec.delegateTo !== undefined) throw fail(`allocation ${state.name} ${key} must name its pool as parent and nothing else`);
-      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant !== undefined)) throw fail(`claim ${state.name} holds ${key} twice`);
+      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant?.kind === "allocated")) throw fail(`claim ${state.name} holds ${key} twice`);
       const status = statusOf(allocation.record, key, spec, (m) => fail(`allocation ${state.name} ${key}: ${m}`));
       if (status.status !== "allocated") throw fail(`allocation ${state.name} ${key} must be allocated`);
       const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated };
@@ -978,10 +985,16 @@ export class NetworkRegistry {
     let space = this.pools.get(pool);
     if (space === undefined) {
       const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => countsIn(pool, g)).map((g) => g.prefix));
-      space = new FreeSpace(pool.prefix, occupied);
+      space = new FreeSpace(pool.prefix, this.insideOwnCarveOut(pool) ? [pool.prefix] : occupied);
       this.pools.set(pool, space);
     }
     return space;
+  }
+
+  /** A pool inside its owner's own carve-out has no space to give (as for a declared delegation: InsideExclusion). */
+  private insideOwnCarveOut(pool: Grant): boolean {
+    if (!this.carving.has(pool.record.claim)) return false;
+    return this.index.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
   }
 
   private spaceOf(prefix: Prefix): FreeSpace {
@@ -1000,7 +1013,7 @@ export class NetworkRegistry {
   private insertGrant(grant: Grant): void {
     this.indexGrant(grant);
     for (const pool of [...this.pools.keys()]) {
-      if (pool.prefix.contains(grant.prefix)) this.pools.delete(pool);
+      if (pool.prefix.overlaps(grant.prefix)) this.pools.delete(pool);
     }
   }
 
@@ -1010,11 +1023,11 @@ export class NetworkRegistry {
     if (remaining.length === 0) this.index.remove(grant.prefix);
     else this.index.insert(grant.prefix, remaining);
     for (const [pool, space] of [...this.pools]) {
-      if (pool === grant || pool.prefix.equals(grant.prefix)) {
+      if (pool === grant || pool.prefix.equals(grant.prefix) || (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))) {
         this.pools.delete(pool);
         continue;
       }
-      if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant)) continue;
+      if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant) || this.insideOwnCarveOut(pool)) continue;
       // Still occupied by something between the pool and the record: the pool's free space is unchanged.
       const shadowed = this.index.covering(grant.prefix).some(
         (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
