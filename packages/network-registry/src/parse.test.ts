@@ -204,6 +204,11 @@ describe("lenient parsing for importing existing configuration", () => {
     },
   );
 
+  it("stays strict when mapped over a list (the index is not an options object)", () => {
+    expect(["10.0.0.0/8", "fd00::/64"].map(parsePrefix).map(String)).toEqual(["10.0.0.0/8", "fd00::/64"]);
+    expect(["10.0.0.1"].map(parseAddress).map(String)).toEqual(["10.0.0.1"]);
+  });
+
   it("validates its options", () => {
     expect(failure(() => parsePrefix("10.0.0.0/8", { lenient: "yes" } as unknown as { lenient: true })).code).toBe("invalid-argument");
   });

@@ -143,8 +143,9 @@ export interface LenientParse<T> {
 const LENIENT_RULES: ReadonlySet<ParseRule> = new Set<ParseRule>(["leading-zero", "host-bits-set", "ipv4-mapped", "non-canonical"]);
 
 function isLenient(options: ParseOptions | undefined): boolean {
-  if (options === undefined) return false;
-  if (typeof options !== "object" || options === null || (options.lenient !== undefined && typeof options.lenient !== "boolean")) {
+  // Anything but an object (such as the index Array.prototype.map passes) means strict, so `list.map(parsePrefix)` works.
+  if (typeof options !== "object" || options === null) return false;
+  if (options.lenient !== undefined && typeof options.lenient !== "boolean") {
     throw new NetworkRegistryError("invalid-argument", "parse options must be an object like { lenient: true }");
   }
   return options.lenient === true;
