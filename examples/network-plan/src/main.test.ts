@@ -34,7 +34,8 @@ describe("network-plan", () => {
       for (const a of nodeCidrs) for (const b of nodeCidrs) if (a !== b) expect(a.overlaps(b)).toBe(false);
     }
     // Every record the registry holds was granted.
-    const statuses = plan.claims.flatMap((c) => c.status?.addressSpace ?? []).map((r) => r.status);
+    const statuses = [...plan.claims.flatMap((c) => c.status?.addressSpace ?? []), ...plan.allocations.map((a) => a.record)].map((r) => r.status);
+    expect(plan.allocations).toHaveLength(4 * (4 + 3 * 2));
     expect(new Set(statuses)).toEqual(new Set(["allocated"]));
   });
 

@@ -1,4 +1,4 @@
-import { NetworkRegistry, type AddressRecord, type NetworkClaim } from "@kubekit/network-registry";
+import { NetworkRegistry, type AddressRecord, type Allocation, type NetworkClaim } from "@kubekit/network-registry";
 
 export interface PlanOptions {
   clusters: number;
@@ -37,8 +37,10 @@ export interface ClusterPlan {
 
 export interface Plan {
   clusters: ClusterPlan[];
-  /** Every claim as the registry holds it, ready to apply or to check with `kana check`. */
+  /** The declared claims as the registry holds them (the platform's supernets), with status. */
   claims: NetworkClaim[];
+  /** Every block handed out (cluster ranges and node pod CIDRs), one record each. */
+  allocations: Allocation[];
   utilization: { pool: string; percentUsed: number; largestFree: string | undefined }[];
 }
 
@@ -93,7 +95,7 @@ export function planClusters(options: PlanOptions = DEFAULT_PLAN, clock: () => D
     const usage = registry.utilization(pool);
     return { pool, percentUsed: usage.percentUsed, largestFree: usage.largestFree };
   });
-  return { clusters, claims: registry.list(), utilization };
+  return { clusters, claims: registry.list(), allocations: registry.allocations(), utilization };
 }
 
 /** The plan as an aligned text table. */
@@ -106,6 +108,6 @@ export function formatPlan(plan: Plan): string {
     for (const node of cluster.nodes) lines.push(`  ${node.name.padEnd(8)}  ${node.podCIDRs.join("  ")}`);
   }
   lines.push("");
-  for (const u of plan.utilization) lines.push(`${u.pool}: ${u.percentUsed}% used, largest free block ${u.largestFree ?? "none"}`);
+  for (const u of plan.utilization) lines.push(`${u.pool}: ${Number(u.percentUsed.toPrecision(3))}% used, largest free block ${u.largestFree ?? "none"}`);
   return `${lines.join("\n")}\n`;
 }

@@ -9,31 +9,26 @@ export function consume(value) {
 }
 
 /**
- * Nanoseconds of CPU time per call: the best of several timing windows. The benchmark machine
- * may be shared, so time is taken from process.cpuUsage() (time spent running, not waiting for
- * a core; it includes GC helper threads), and the least disturbed window is reported.
+ * Nanoseconds of CPU time per call: the best of several windows of a fixed number of calls.
+ * The work is fixed, not the time, so a fast machine does the same calls as a slow one (and
+ * stateful measurements such as allocation never run out of space). The benchmark machine may
+ * be shared, so time is taken from process.cpuUsage() (time spent running, not waiting for a
+ * core; it includes GC helper threads), and the least disturbed window is reported.
  */
-export function measure(fn, { minMs = 400, warmupMs = 60, windows = 5 } = {}) {
+export function measure(fn, { calls, warmup = Math.ceil(calls / 4), windows = 5 }) {
   let ops = 0;
   const cpuNs = () => {
     const usage = process.cpuUsage();
     return (usage.user + usage.system) * 1000;
   };
-  const run = (budgetNs) => {
-    let count = 0;
-    let batch = 1;
-    const wallStart = process.hrtime.bigint();
+  const run = (count) => {
     const cpuStart = cpuNs();
-    while (process.hrtime.bigint() - wallStart < budgetNs) {
-      for (let i = 0; i < batch; i++) consume(fn(ops++));
-      count += batch;
-      if (batch < 1 << 12) batch *= 2;
-    }
+    for (let i = 0; i < count; i++) consume(fn(ops++));
     return (cpuNs() - cpuStart) / count;
   };
-  run(BigInt(warmupMs) * 1_000_000n);
+  run(warmup);
   let best = Infinity;
-  for (let w = 0; w < windows; w++) best = Math.min(best, run(BigInt(Math.ceil(minMs / windows)) * 1_000_000n));
+  for (let w = 0; w < windows; w++) best = Math.min(best, run(calls));
   return best;
 }
 
@@ -57,7 +52,8 @@ export function formatNs(ns) {
 }
 
 export function ratio(baseline, ours) {
-  return `${(baseline / ours).toFixed(baseline / ours >= 100 ? 0 : 1)}×`;
+  const r = baseline / ours;
+  return `${r >= 100 ? r.toFixed(0) : r >= 0.1 ? r.toFixed(1) : r.toPrecision(2)}×`;
 }
 
 /** Print rows as an aligned table. */

@@ -8,11 +8,13 @@ export type NetworkRegistryErrorCode =
   | "pool-not-found"
   | "pool-exhausted"
   | "not-delegable"
+  | "has-dependants"
   | "invalid-snapshot";
 
 /** The strict parsing rule an address or prefix broke (only on `invalid-address` / `invalid-prefix`). */
 export type ParseRule =
   | "syntax"
+  | "whitespace"
   | "not-four-parts"
   | "not-decimal"
   | "leading-zero"

@@ -6,7 +6,7 @@ describe("FreeSpace (buddy allocator)", () => {
   it("splits the free space into maximal aligned blocks around what is used", () => {
     const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [parsePrefix("10.0.1.0/25"), parsePrefix("10.0.1.64/26"), parsePrefix("192.168.0.0/24")]);
     expect(space.blocks().map(String)).toEqual(["10.0.0.0/24", "10.0.1.128/25", "10.0.2.0/23"]);
-    expect(space.utilization()).toMatchObject({ size: 1024n, used: 128n, free: 896n, percentUsed: 12.5, largestFree: "10.0.2.0/23", freeBlocksByLength: { 23: 1, 24: 1, 25: 1 } });
+    expect(space.utilization()).toMatchObject({ size: "1024", used: "128", free: "896", percentUsed: 12.5, largestFree: "10.0.2.0/23", freeBlocksByLength: { 23: 1, 24: 1, 25: 1 } });
   });
 
   it("first-fit takes the lowest block, best-fit the smallest that fits, and release merges buddies", () => {
@@ -19,12 +19,25 @@ describe("FreeSpace (buddy allocator)", () => {
     space.release(parsePrefix("10.0.0.128/25"));
     space.release(parsePrefix("10.0.0.0/25"));
     expect(space.blocks().map(String)).toEqual(["10.0.0.0/24"]);
-    expect(space.take(21)).toBeUndefined();
+    expect(() => space.take(21)).toThrow(/cannot take a \/21 from 10.0.0.0\/22/);
+    expect(() => space.take(24, "worst-fit" as "best-fit")).toThrow(/unknown allocation strategy "worst-fit"/);
   });
 
   it("counts IPv6 space exactly", () => {
     const space = new FreeSpace(parsePrefix("fd00::/8"), [parsePrefix("fd00::/64")]);
-    expect(space.utilization().free).toBe(2n ** 120n - 2n ** 64n);
+    expect(BigInt(space.utilization().free)).toBe(2n ** 120n - 2n ** 64n);
     expect(space.take(64, "first-fit")?.toString()).toBe("fd00:0:0:1::/64");
+  });
+
+  it("refuses to release space that is not in the pool or already free, and stays intact", () => {
+    const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [parsePrefix("10.0.1.0/24")]);
+    const before = space.blocks().map(String);
+    expect(() => space.release(parsePrefix("10.0.8.0/24"))).toThrow(/not inside the pool 10.0.0.0\/22/);
+    expect(() => space.release(parsePrefix("10.0.0.0/25"))).toThrow(/already free/);
+    expect(() => space.release(parsePrefix("10.0.0.0/23"))).toThrow(/already free/);
+    expect(space.blocks().map(String)).toEqual(before);
+    space.release(parsePrefix("10.0.1.0/24"));
+    expect(() => space.release(parsePrefix("10.0.1.0/24"))).toThrow(/already free/);
+    expect(space.blocks().map(String)).toEqual(["10.0.0.0/22"]);
   });
 });

@@ -1,20 +1,34 @@
+import { describeValue } from "./describe-value.js";
+import { NetworkRegistryError } from "./errors.js";
 import { Prefix } from "./prefix.js";
 import { TombstoneMap } from "./tombstone-map.js";
+import { PrefixTrie } from "./trie.js";
 
 export type AllocationStrategy = "first-fit" | "best-fit";
 
-/** Free and used space of a pool. Sizes are BigInt so IPv6 pools count exactly. */
+/** The allocation strategies, for validating input. */
+export const ALLOCATION_STRATEGIES: readonly AllocationStrategy[] = ["best-fit", "first-fit"];
+
+/**
+ * Free and used space of a pool. Address counts are decimal strings (IPv6 counts exceed 2^53),
+ * so the object serialises to JSON as is; `BigInt(usage.used)` gives the exact number.
+ */
 export interface Utilization {
   pool: string;
-  size: bigint;
-  used: bigint;
-  free: bigint;
-  /** Used share, 0..100. */
+  size: string;
+  used: string;
+  free: string;
+  /** Used share, 0..100, as a float: a single /64 in a /8 is a tiny positive number, never 0. */
   percentUsed: number;
   /** The largest free block (lowest address among equals). */
   largestFree: string | undefined;
   /** Number of free blocks per prefix length (the maximal aligned blocks the free space splits into). */
   freeBlocksByLength: Record<number, number>;
+}
+
+/** A share for people: two decimals, or two significant digits when it is below 0.01 % (never a false 0). */
+export function formatPercent(percent: number): string {
+  return percent === 0 || percent >= 0.01 ? `${Math.round(percent * 100) / 100}%` : `${percent.toPrecision(2)}%`;
 }
 
 function blockKey(block: Prefix): number | string {
@@ -111,13 +125,18 @@ class BlockSet {
 export class FreeSpace {
   readonly pool: Prefix;
   private readonly sets: BlockSet[];
+  /** The same free blocks in a trie, to refuse a release of space that is (partly) free. */
+  private readonly freeIndex = new PrefixTrie<true>();
 
-  /** `occupied`: every used prefix inside the pool, in address order (nesting allowed). */
+  /** `occupied`: every used prefix inside the pool, in any order (nesting allowed; outside ones are ignored). */
   constructor(pool: Prefix, occupied: readonly Prefix[]) {
+    if (!(pool instanceof Prefix) || !Array.isArray(occupied) || !occupied.every((p) => p instanceof Prefix)) {
+      throw new NetworkRegistryError("invalid-argument", "FreeSpace needs a Prefix pool and a list of occupied Prefixes");
+    }
     this.pool = pool;
     this.sets = Array.from({ length: pool.bits + 1 }, () => new BlockSet());
     const top: Prefix[] = [];
-    for (const prefix of occupied) {
+    for (const prefix of [...occupied].sort((a, b) => a.compare(b))) {
       if (!pool.contains(prefix)) continue;
       const previous = top[top.length - 1];
       if (previous === undefined || !previous.contains(prefix)) top.push(prefix);
@@ -127,7 +146,7 @@ export class FreeSpace {
 
   private fill(block: Prefix, occupied: readonly Prefix[], from: number, to: number): void {
     if (from === to) {
-      this.sets[block.length]!.add(block);
+      this.addFree(block);
       return;
     }
     if (occupied[from]!.contains(block)) return;
@@ -140,7 +159,12 @@ export class FreeSpace {
 
   /** Take the lowest aligned free /length (first-fit) or the lowest in the smallest block that fits (best-fit). */
   take(length: number, strategy: AllocationStrategy = "best-fit"): Prefix | undefined {
-    if (length < this.pool.length || length > this.pool.bits) return undefined;
+    if (!ALLOCATION_STRATEGIES.includes(strategy)) {
+      throw new NetworkRegistryError("invalid-argument", `unknown allocation strategy ${describeValue(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`);
+    }
+    if (!Number.isInteger(length) || length < this.pool.length || length > this.pool.bits) {
+      throw new NetworkRegistryError("invalid-argument", `cannot take a /${describeValue(length)} from ${this.pool.toString()}`);
+    }
     let chosen = -1;
     if (strategy === "best-fit") {
       for (let l = length; l >= this.pool.length; l--) {
@@ -161,20 +185,39 @@ export class FreeSpace {
     }
     if (chosen < 0) return undefined;
     let block = this.sets[chosen]!.shift()!;
+    this.freeIndex.remove(block);
     while (block.length < length) {
-      this.sets[block.length + 1]!.add(block.child(1));
+      this.addFree(block.child(1));
       block = block.child(0);
     }
     return block;
   }
 
-  /** Return a block, merging it with free buddies. */
+  /**
+   * Return a used block, merging it with free buddies. Throws `invalid-argument` for a prefix
+   * outside the pool or one that is already (partly) free, so a double release cannot corrupt
+   * the free space.
+   */
   release(prefix: Prefix): void {
+    if (!(prefix instanceof Prefix) || !this.pool.contains(prefix)) {
+      throw new NetworkRegistryError("invalid-argument", `cannot release ${prefix instanceof Prefix ? prefix.toString() : describeValue(prefix)}: it is not inside the pool ${this.pool.toString()}`);
+    }
+    if (this.freeIndex.overlapsAny(prefix)) {
+      throw new NetworkRegistryError("invalid-argument", `cannot release ${prefix.toString()}: it is already free (in part or whole) in ${this.pool.toString()}`);
+    }
     let block = prefix;
-    while (block.length > this.pool.length && this.sets[block.length]!.delete(block.sibling())) {
+    while (block.length > this.pool.length) {
+      const sibling = block.sibling();
+      if (!this.sets[block.length]!.delete(sibling)) break;
+      this.freeIndex.remove(sibling);
       block = block.supernet();
     }
+    this.addFree(block);
+  }
+
+  private addFree(block: Prefix): void {
     this.sets[block.length]!.add(block);
+    this.freeIndex.insert(block, true);
   }
 
   /** Free blocks in address order. */
@@ -196,10 +239,11 @@ export class FreeSpace {
     const used = size - free;
     return {
       pool: this.pool.toString(),
-      size,
-      used,
-      free,
-      percentUsed: Number((used * 10_000n) / size) / 100,
+      size: size.toString(),
+      used: used.toString(),
+      free: free.toString(),
+      // Both counts are at most 2^128, well inside a double's range; the ratio keeps 15 digits.
+      percentUsed: (Number(used) / Number(size)) * 100,
       largestFree: largestFree?.toString(),
       freeBlocksByLength,
     };

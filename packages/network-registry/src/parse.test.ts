@@ -27,11 +27,11 @@ describe("parseAddress: every strictness rule", () => {
     ["1.2.3.4.5", "not-four-parts", undefined],
     ["1.2.3.", "syntax", undefined],
     ["", "syntax", undefined],
-    [" 10.0.0.1", "syntax", undefined],
+    [" 10.0.0.1", "whitespace", "10.0.0.1"],
     ["fe80::1%eth0", "zone-id", "fe80::1"],
     ["::ffff:1.2.3.4", "ipv4-mapped", "1.2.3.4"],
     ["::ffff:102:304", "ipv4-mapped", "1.2.3.4"],
-    ["::1.2.3.4", "ipv4-mapped", "1.2.3.4"],
+    ["::1.2.3.4", "non-canonical", "::102:304"],
     ["::ffff:0177.0.0.1", "leading-zero", "177.0.0.1"],
     ["2001:DB8::1", "non-canonical", "2001:db8::1"],
     ["2001:db8:0:0:1:0:0:1", "non-canonical", "2001:db8::1:0:0:1"],
@@ -121,7 +121,10 @@ describe("parsePrefix: every strictness rule", () => {
     ["10.0.0.0/8/8", "syntax", undefined],
     ["10.0.0.0", "missing-length", "10.0.0.0/32"],
     ["2001:db8::", "missing-length", "2001:db8::/128"],
-    ["10.1/16", "not-four-parts", "10.0.0.0/16"],
+    ["10.1/16", "not-four-parts", "10.1.0.0/16"],
+    ["192.168/16", "not-four-parts", "192.168.0.0/16"],
+    [" 10.0.0.0/8", "whitespace", "10.0.0.0/8"],
+    ["10.0.0.0 /8", "whitespace", "10.0.0.0/8"],
     ["0x0a.0.0.0/8", "not-decimal", "10.0.0.0/8"],
     ["fe80::%eth0/64", "zone-id", "fe80::/64"],
     ["2001:DB8::/32", "non-canonical", "2001:db8::/32"],
@@ -131,6 +134,12 @@ describe("parsePrefix: every strictness rule", () => {
     expect(error.rule).toBe(rule);
     expect(error.suggestion).toBe(suggestion);
     if (suggestion !== undefined) expect(error.message).toContain(`did you mean ${suggestion}?`);
+  });
+
+  it("says whitespace when there is whitespace", () => {
+    expect(() => parsePrefix("10.0.0.0/8 ")).toThrow('"10.0.0.0/8 " contains whitespace; did you mean 10.0.0.0/8?');
+    expect(() => parseAddress("\t10.0.0.1")).toThrow(/contains whitespace/);
+    expect(() => parseAddress("10.0.0.1\n")).toThrow(/contains whitespace; did you mean 10.0.0.1\?/);
   });
 
   it("explains host bits the way users expect", () => {
@@ -166,5 +175,41 @@ describe("parsePrefix: every strictness rule", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("lenient parsing for importing existing configuration", () => {
+  it.each([
+    ["10.0.0.1/24", "10.0.0.0/24", "host-bits-set"],
+    ["010.001.002.000/24", "10.1.2.0/24", "leading-zero"],
+    ["10.0.0.0/024", "10.0.0.0/24", "leading-zero"],
+    ["::ffff:192.168.0.0/112", "192.168.0.0/16", "ipv4-mapped"],
+    ["2001:DB8::/32", "2001:db8::/32", "non-canonical"],
+  ])("reads %s as %s with a warning", (input, value, rule) => {
+    const result = parsePrefix(input, { lenient: true });
+    expect(result.value.toString()).toBe(value);
+    expect(result.warnings).toEqual([`${JSON.stringify(input)} is not canonical (${rule}); read as ${value}`]);
+  });
+
+  it("returns canonical input without warnings", () => {
+    expect(parsePrefix("10.0.0.0/8", { lenient: true })).toEqual({ value: parsePrefix("10.0.0.0/8"), warnings: [] });
+    expect(parseAddress("010.0.0.1", { lenient: true }).value.toString()).toBe("10.0.0.1");
+  });
+
+  it.each([["10.1/16", "not-four-parts"], ["0x0a.0.0.0/8", "not-decimal"], ["fe80::%eth0/64", "zone-id"], [" 10.0.0.0/8", "whitespace"], ["10.0.0.0/33", "length-out-of-range"]])(
+    "still refuses %s (%s), which Kubernetes' legacy validation refuses too",
+    (input, rule) => {
+      const error = failure(() => parsePrefix(input, { lenient: true }));
+      expect(error.rule).toBe(rule);
+    },
+  );
+
+  it("stays strict when mapped over a list (the index is not an options object)", () => {
+    expect(["10.0.0.0/8", "fd00::/64"].map(parsePrefix).map(String)).toEqual(["10.0.0.0/8", "fd00::/64"]);
+    expect(["10.0.0.1"].map(parseAddress).map(String)).toEqual(["10.0.0.1"]);
+  });
+
+  it("validates its options", () => {
+    expect(failure(() => parsePrefix("10.0.0.0/8", { lenient: "yes" } as unknown as { lenient: true })).code).toBe("invalid-argument");
   });
 });

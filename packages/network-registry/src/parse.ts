@@ -123,8 +123,56 @@ function hasColon(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/** Options of {@link parseAddress} and {@link parsePrefix}. */
+export interface ParseOptions {
+  /**
+   * Accept what Kubernetes' validation of legacy fields accepts (leading zeros read as
+   * decimal, host bits, IPv4-mapped IPv6, non-RFC 5952 IPv6) and return the canonical value
+   * with a warning per fix. Anything else is still an error.
+   */
+  lenient?: boolean;
+}
+
+/** A leniently parsed value and what was fixed to get it. */
+export interface LenientParse<T> {
+  value: T;
+  warnings: string[];
+}
+
+/** The rules lenient parsing fixes (Kubernetes' legacy-field validation accepts these spellings). */
+const LENIENT_RULES: ReadonlySet<ParseRule> = new Set<ParseRule>(["leading-zero", "host-bits-set", "ipv4-mapped", "non-canonical"]);
+
+function isLenient(options: ParseOptions | undefined): boolean {
+  // Anything but an object (such as the index Array.prototype.map passes) means strict, so `list.map(parsePrefix)` works.
+  if (typeof options !== "object" || options === null) return false;
+  if (options.lenient !== undefined && typeof options.lenient !== "boolean") {
+    throw new NetworkRegistryError("invalid-argument", "parse options must be an object like { lenient: true }");
+  }
+  return options.lenient === true;
+}
+
+function lenient<T>(text: string, strict: (text: string) => T, fix: (text: string) => string | undefined): LenientParse<T> {
+  try {
+    return { value: strict(text), warnings: [] };
+  } catch (error) {
+    const rule = (error as NetworkRegistryError).rule;
+    const fixed = rule !== undefined && LENIENT_RULES.has(rule) ? fix(text) : undefined;
+    if (fixed === undefined) throw error;
+    return { value: strict(fixed), warnings: [`${JSON.stringify(text)} is not canonical (${rule}); read as ${fixed}`] };
+  }
+}
+
 /** Parse a canonical IP address. Throws `invalid-address` naming the broken rule and the fix. */
-export function parseAddress(text: string): IPAddress {
+export function parseAddress(text: string): IPAddress;
+/** Parse an address leniently (see {@link ParseOptions}): the canonical value plus warnings. */
+export function parseAddress(text: string, options: ParseOptions & { lenient: true }): LenientParse<IPAddress>;
+export function parseAddress(text: string, options?: ParseOptions): IPAddress | LenientParse<IPAddress>;
+export function parseAddress(text: string, options?: ParseOptions): IPAddress | LenientParse<IPAddress> {
+  if (isLenient(options)) return lenient(text, strictAddress, fixAddress);
+  return strictAddress(text);
+}
+
+function strictAddress(text: string): IPAddress {
   if (typeof text === "string") {
     const end = text.length;
     if (hasColon(text, 0, end)) {
@@ -137,7 +185,16 @@ export function parseAddress(text: string): IPAddress {
 }
 
 /** Parse a canonical CIDR prefix. Throws `invalid-prefix` naming the broken rule and the fix. */
-export function parsePrefix(text: string): Prefix {
+export function parsePrefix(text: string): Prefix;
+/** Parse a prefix leniently (see {@link ParseOptions}): the canonical value plus warnings. */
+export function parsePrefix(text: string, options: ParseOptions & { lenient: true }): LenientParse<Prefix>;
+export function parsePrefix(text: string, options?: ParseOptions): Prefix | LenientParse<Prefix>;
+export function parsePrefix(text: string, options?: ParseOptions): Prefix | LenientParse<Prefix> {
+  if (isLenient(options)) return lenient(text, strictPrefix, fixPrefix);
+  return strictPrefix(text);
+}
+
+function strictPrefix(text: string): Prefix {
   if (typeof text === "string") {
     const slash = text.indexOf("/");
     const end = text.length;
@@ -170,10 +227,10 @@ export function parsePrefix(text: string): Prefix {
 /** Parse text as a prefix, or as an address taken as a full-length prefix (`/32`, `/128`). */
 export function parsePrefixOrAddress(text: string): Prefix {
   if (typeof text === "string" && !text.includes("/")) {
-    const address = parseAddress(text);
+    const address = strictAddress(text);
     return Prefix.from(address, address.family === 4 ? 32 : 128);
   }
-  return parsePrefix(text);
+  return strictPrefix(text);
 }
 
 /** True when `text` is a canonical address. */
@@ -216,7 +273,13 @@ export function fixPrefix(text: string): string | undefined {
   const lengthText = text.slice(slash + 1);
   if (!/^\d+$/.test(lengthText)) return undefined;
   let length = Number.parseInt(lengthText, 10);
-  const address = lenientAddress(text.slice(0, slash));
+  const addressText = text.slice(0, slash);
+  // A short IPv4 network (`10.1/16`) means what iproute2 reads: the missing octets are zero.
+  const parts = addressText.split(".");
+  const padded = !addressText.includes(":") && parts.length < 4 && parts.every((p) => /^\d+$/.test(p))
+    ? [...parts, ...Array<string>(4 - parts.length).fill("0")].join(".")
+    : addressText;
+  const address = lenientAddress(padded);
   if (!address) return undefined;
   const fixed = address.address;
   if (address.mappedFrom6) {
@@ -247,7 +310,8 @@ function lenientAddress(text: string): { address: IPAddress; mappedFrom6: boolea
     if (!ipaddr.IPv6.isValid(hexForm)) return undefined;
     const parts = ipaddr.IPv6.parse(hexForm).parts;
     const w = [0, 2, 4, 6].map((k) => (((parts[k] ?? 0) << 16) | (parts[k + 1] ?? 0)) >>> 0) as [number, number, number, number];
-    const mapped = w[0] === 0 && w[1] === 0 && (w[2] === 0xffff || (w[2] === 0 && tail.includes(".")));
+    // Only ::ffff:a.b.c.d is IPv4-mapped; ::a.b.c.d (deprecated IPv4-compatible) is the IPv6 address ::xxxx:yyyy.
+    const mapped = w[0] === 0 && w[1] === 0 && w[2] === 0xffff;
     if (mapped) return { address: new IPAddress(4, w[3]), mappedFrom6: true };
     return { address: new IPAddress(6, ...w), mappedFrom6: false };
   }
@@ -319,11 +383,33 @@ function withSuggestion(message: string, suggestion: string | undefined, origina
   return suggestion !== undefined && suggestion !== original ? `${message}; did you mean ${suggestion}?` : message;
 }
 
+const WHITESPACE = /\s/;
+
+/** The error for text with whitespace in it, suggesting the text without it when that is valid (or fixable). */
+function whitespaceError(code: "invalid-address" | "invalid-prefix", text: string, fix: (text: string) => string | undefined): NetworkRegistryError {
+  const compact = text.replace(/\s+/g, "");
+  const suggestion = fix(compact);
+  return new NetworkRegistryError(code, withSuggestion(`${JSON.stringify(text)} contains whitespace`, suggestion, text), {
+    rule: "whitespace", ...(suggestion !== undefined ? { suggestion } : {}),
+  });
+}
+
+function canonicalOrFixed<T extends { toString(): string }>(strict: (text: string) => T, fix: (text: string) => string | undefined): (text: string) => string | undefined {
+  return (text) => {
+    try {
+      return strict(text).toString();
+    } catch {
+      return fix(text);
+    }
+  };
+}
+
 function addressError(input: unknown): NetworkRegistryError {
   if (typeof input !== "string") {
     return new NetworkRegistryError("invalid-address", `expected an IP address string, got ${typeof input}`, { rule: "syntax" });
   }
   const text = input;
+  if (WHITESPACE.test(text)) return whitespaceError("invalid-address", text, canonicalOrFixed(strictAddress, fixAddress));
   if (text.includes("/")) {
     return new NetworkRegistryError("invalid-address", `${text} is a prefix, not an address`, { rule: "syntax" });
   }
@@ -341,6 +427,7 @@ function prefixError(input: unknown): NetworkRegistryError {
     return new NetworkRegistryError("invalid-prefix", `expected a CIDR prefix string, got ${typeof input}`, { rule: "syntax" });
   }
   const text = input;
+  if (WHITESPACE.test(text)) return whitespaceError("invalid-prefix", text, canonicalOrFixed(strictPrefix, fixPrefix));
   const suggestion = fixPrefix(text);
   const fail = (rule: ParseRule, message: string, fix = suggestion): NetworkRegistryError =>
     new NetworkRegistryError("invalid-prefix", withSuggestion(message, fix, text), {

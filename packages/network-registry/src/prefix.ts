@@ -1,7 +1,8 @@
 import { IPAddress } from "./address.js";
+import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
 import {
-  bigIntToWords, bitAt, compareWords, familyBits, formatIPv4, formatIPv6, wordMask, wordsToBigInt, type IPFamily,
+  bigIntToWords, bitAt, compareWords, familyBits, formatIPv4, formatIPv6, isWord, wordMask, wordsToBigInt, type IPFamily,
 } from "./words.js";
 
 /** Splitting into more pieces than this throws: enumerate with a loop over `first()`/`size()` instead. */
@@ -22,6 +23,14 @@ export class Prefix {
 
   /** Words must be unsigned and already masked to `length`; use {@link Prefix.from} otherwise. */
   constructor(family: IPFamily, w0: number, w1: number, w2: number, w3: number, length: number) {
+    const bits = family === 4 ? 32 : 128;
+    if (
+      (family !== 4 && family !== 6) || !isWord(w0) || !isWord(w1) || !isWord(w2) || !isWord(w3) || (family === 4 && (w1 | w2 | w3) !== 0) ||
+      !Number.isInteger(length) || length < 0 || length > bits ||
+      ((w0 & ~wordMask(length, 0)) | (w1 & ~wordMask(length, 1)) | (w2 & ~wordMask(length, 2)) | (w3 & ~wordMask(length, 3))) !== 0
+    ) {
+      throw new NetworkRegistryError("invalid-argument", `a Prefix needs family 4 or 6, unsigned 32-bit words with the host bits clear and a length of 0..${bits}; use Prefix.from(address, length) to clear host bits`);
+    }
     this.family = family;
     this.w0 = w0;
     this.w1 = w1;
@@ -32,9 +41,10 @@ export class Prefix {
 
   /** The prefix of `length` bits that contains `address` (host bits are cleared). */
   static from(address: IPAddress, length: number): Prefix {
+    if (!(address instanceof IPAddress)) throw new NetworkRegistryError("invalid-argument", `Prefix.from takes an IPAddress, got ${describeValue(address)}`);
     const bits = familyBits(address.family);
     if (!Number.isInteger(length) || length < 0 || length > bits) {
-      throw new NetworkRegistryError("invalid-argument", `prefix length ${length} is outside 0..${bits} for IPv${address.family}`);
+      throw new NetworkRegistryError("invalid-argument", `prefix length ${describeValue(length)} is outside 0..${bits} for IPv${address.family}`);
     }
     return new Prefix(
       address.family,
@@ -48,6 +58,7 @@ export class Prefix {
 
   /** The whole address space of a family: `0.0.0.0/0` or `::/0`. */
   static all(family: IPFamily): Prefix {
+    if (family !== 4 && family !== 6) throw new NetworkRegistryError("invalid-argument", `the family must be 4 or 6, got ${describeValue(family)}`);
     return new Prefix(family, 0, 0, 0, 0, 0);
   }
 
@@ -68,6 +79,7 @@ export class Prefix {
 
   /** True when `other` (a prefix or an address) lies inside this prefix (equal counts). */
   contains(other: Prefix | IPAddress): boolean {
+    if (!(other instanceof Prefix) && !(other instanceof IPAddress)) throw notPrefix("contains", other, "a Prefix or an IPAddress");
     if (other.family !== this.family) return false;
     const length = this.length;
     if (other instanceof Prefix && other.length < length) return false;
@@ -82,10 +94,12 @@ export class Prefix {
 
   /** Two prefixes overlap exactly when one contains the other. */
   overlaps(other: Prefix): boolean {
+    if (!(other instanceof Prefix)) throw notPrefix("overlaps", other);
     return this.contains(other) || other.contains(this);
   }
 
   equals(other: Prefix): boolean {
+    if (!(other instanceof Prefix)) throw notPrefix("equals", other);
     return (
       this.family === other.family && this.length === other.length &&
       this.w0 === other.w0 && this.w1 === other.w1 && this.w2 === other.w2 && this.w3 === other.w3
@@ -94,6 +108,7 @@ export class Prefix {
 
   /** Order by family (IPv4 first), then first address, then length (shorter first). */
   compare(other: Prefix): number {
+    if (!(other instanceof Prefix)) throw notPrefix("compare", other);
     if (this.family !== other.family) return this.family === 4 ? -1 : 1;
     const byAddress = compareWords(this.w0, this.w1, this.w2, this.w3, other.w0, other.w1, other.w2, other.w3);
     return byAddress !== 0 ? byAddress : this.length - other.length;
@@ -129,6 +144,7 @@ export class Prefix {
 
   /** The half of this prefix whose next bit is `bit` (length + 1). */
   child(bit: 0 | 1): Prefix {
+    if (bit !== 0 && bit !== 1) throw new NetworkRegistryError("invalid-argument", `child takes bit 0 or 1, got ${describeValue(bit)}`);
     const l = this.length;
     if (l >= this.bits) throw new NetworkRegistryError("invalid-argument", `${this.toString()} has no subnets`);
     if (bit === 0) return new Prefix(this.family, this.w0, this.w1, this.w2, this.w3, l + 1);
@@ -145,7 +161,7 @@ export class Prefix {
   /** The enclosing prefix of `newLength` bits (default: one bit shorter). */
   supernet(newLength = this.length - 1): Prefix {
     if (!Number.isInteger(newLength) || newLength < 0 || newLength > this.length) {
-      throw new NetworkRegistryError("invalid-argument", `cannot take a /${newLength} supernet of ${this.toString()}`);
+      throw new NetworkRegistryError("invalid-argument", `cannot take a /${describeValue(newLength)} supernet of ${this.toString()}`);
     }
     return Prefix.from(this.first(), newLength);
   }
@@ -153,7 +169,7 @@ export class Prefix {
   /** All subnets of `newLength` bits in address order (default: the two halves). */
   split(newLength = this.length + 1): Prefix[] {
     if (!Number.isInteger(newLength) || newLength < this.length || newLength > this.bits) {
-      throw new NetworkRegistryError("invalid-argument", `cannot split ${this.toString()} into /${newLength} subnets`);
+      throw new NetworkRegistryError("invalid-argument", `cannot split ${this.toString()} into /${describeValue(newLength)} subnets`);
     }
     const pieces = newLength - this.length;
     if (pieces > 16) {
@@ -172,6 +188,7 @@ export class Prefix {
 
   /** This prefix minus `other`: the fewest prefixes covering what remains, in address order. */
   subtract(other: Prefix): Prefix[] {
+    if (!(other instanceof Prefix)) throw notPrefix("subtract", other);
     if (!this.overlaps(other)) return [this];
     if (other.contains(this)) return [];
     // `other` is strictly inside: keep the sibling of each ancestor of `other` below this prefix.
@@ -207,4 +224,8 @@ export class Prefix {
       this.length,
     );
   }
+}
+
+function notPrefix(method: string, value: unknown, expected = "a Prefix"): NetworkRegistryError {
+  return new NetworkRegistryError("invalid-argument", `${method} takes ${expected}, got ${describeValue(value)}`);
 }

@@ -23,8 +23,11 @@ export function normalizeConflict(conflict: Conflict): Conflict {
   return result;
 }
 
+/** A record whose optional fields may also be present as `undefined` (they are dropped). */
+export type LooseRecord = { [K in keyof AddressRecord]?: AddressRecord[K] | undefined } & Pick<AddressRecord, "reference" | "prefix">;
+
 /** A copy of `record` with canonical field order; `prefix` is replaced by its canonical text. */
-export function normalizeRecord(record: AddressRecord, prefix: string = record.prefix): AddressRecord {
+export function normalizeRecord(record: LooseRecord, prefix: string = record.prefix): AddressRecord {
   const result: AddressRecord = { reference: normalizeReference(record.reference), prefix };
   if (record.description !== undefined) result.description = record.description;
   if (record.date !== undefined) result.date = record.date;

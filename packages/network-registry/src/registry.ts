@@ -1,10 +1,11 @@
-import { validateClaim, type ValidatedRecord } from "./claim-validation.js";
+import { descriptionProblem, nameProblem, referenceProblem, validateClaim, type ValidatedRecord } from "./claim-validation.js";
+import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
-import { FreeSpace, type AllocationStrategy, type Utilization } from "./free-space.js";
+import { ALLOCATION_STRATEGIES, FreeSpace, formatPercent, type AllocationStrategy, type Utilization } from "./free-space.js";
 import { parsePrefix, parsePrefixOrAddress } from "./parse.js";
 import { Prefix } from "./prefix.js";
-import { describeReference, normalizeRecord, normalizeReference, specOf } from "./records.js";
-import { defaultSpecialPurposePolicy, type SpecialPurposePolicy } from "./special-purpose.js";
+import { describeReference, normalizeRecord, normalizeReference, specOf, type LooseRecord } from "./records.js";
+import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
 import { PrefixTrie } from "./trie.js";
 import {
@@ -23,7 +24,7 @@ export interface NetworkRegistryOptions {
 }
 
 export interface AllocateRequest {
-  /** The claim that receives the record; created when missing. */
+  /** The claim that receives the block; created when missing. */
   claim: string;
   reference: ResourceReference;
   /** The pool: a granted record the claim owns or may delegate from. */
@@ -31,7 +32,18 @@ export interface AllocateRequest {
   prefixLength: number;
   /** `best-fit` (default) keeps large blocks whole; `first-fit` takes the lowest address. */
   strategy?: AllocationStrategy;
+  /** At most 255 characters. */
   description?: string;
+}
+
+/** Options of {@link NetworkRegistry.release} and {@link NetworkRegistry.releaseRecord}. */
+export interface ReleaseOptions {
+  /**
+   * Also release what was delegated from the released records (like a cascading delete):
+   * allocations are removed, declared records of other claims lose their grant and stay
+   * refused until their parent is granted again. Without it, such a release is refused.
+   */
+  cascade?: boolean;
 }
 
 /** One owner in a {@link WhoisResult}. */
@@ -60,11 +72,20 @@ export interface RecordCheck {
   warnings: string[];
 }
 
+/** A dynamic allocation: one record per block taken with {@link NetworkRegistry.allocate}. */
+export interface Allocation {
+  claim: string;
+  record: AddressRecord;
+}
+
 export interface RegistrySnapshot {
   apiVersion: string;
   kind: "NetworkRegistrySnapshot";
   generation: number;
+  /** Declared intent and its outcome, in claim order. */
   claims: NetworkClaim[];
+  /** Dynamic allocations, in claim order and then address order. */
+  allocations: Allocation[];
 }
 
 interface Grant {
@@ -73,15 +94,18 @@ interface Grant {
   readonly key: string;
   readonly kind: "allocated" | "carve-out";
   parent: Grant | undefined;
-  readonly delegateTo: readonly string[] | undefined;
-  readonly status: AddressRecord;
+  delegateTo: readonly string[] | undefined;
+  status: AddressRecord;
+  /** Granted records delegated from this one. */
+  readonly children: Set<Grant>;
+  readonly record: RecordState;
   /** The `parent` value of records allocated from this grant, shared by all of them. */
   asParent?: Readonly<{ claim: string; prefix: string }>;
 }
 
 interface RecordState {
-  /** Order of the record in its claim (allocation churn must not reorder a claim's records). */
-  seq: number;
+  readonly claim: ClaimState;
+  readonly allocation: boolean;
   spec: AddressRecord;
   status: AddressRecord;
   grant: Grant | undefined;
@@ -89,16 +113,33 @@ interface RecordState {
 }
 
 interface ClaimState {
-  name: string;
+  readonly name: string;
+  /** Creation order: conflicts are decided in this order. */
+  readonly order: number;
   metadata: NetworkClaimMetadata;
-  records: TombstoneMap<string, RecordState>;
+  /** The spec records, in spec order. */
+  declared: RecordState[];
+  allocations: TombstoneMap<string, RecordState>;
 }
 
-let sequence = 0;
+interface Evaluation {
+  conflict?: Conflict;
+  parent?: Grant;
+  warnings: string[];
+}
+
+/** What placed a candidate prefix: a conflict and the grant behind it, or nothing (free). */
+interface Placement {
+  conflict?: Conflict;
+  blocker?: Grant;
+}
 
 const SEVERITY = { allow: 0, warn: 1, reject: 2 } as const;
 
 const RELATION_TEXT: Record<OverlapRelation, string> = { equal: "is the same range as", inside: "is inside", contains: "contains" };
+
+/** How many blocking records the nearest-free search steps over in each direction. */
+const NEAREST_FREE_STEPS = 1024;
 
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
@@ -109,14 +150,44 @@ function stableStringify(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The fields that decide a record's grant; everything else is metadata an update may change. */
+function decisionKey(spec: AddressRecord): string {
+  return stableStringify({ prefix: spec.prefix, carveOut: spec.status === "unavailable", parent: spec.parent });
+}
+
+function invalidArgument(message: string): NetworkRegistryError {
+  return new NetworkRegistryError("invalid-argument", message);
+}
+
+function checkName(name: unknown, what: string): string {
+  const problem = nameProblem(name, what);
+  if (problem !== undefined) throw invalidArgument(problem);
+  return name as string;
+}
+
+function checkReleaseOptions(options: unknown): boolean {
+  if (options === undefined) return false;
+  if (typeof options !== "object" || options === null) throw invalidArgument("release options must be an object like { cascade: true }");
+  const cascade = (options as ReleaseOptions).cascade;
+  if (cascade !== undefined && typeof cascade !== "boolean") throw invalidArgument("release option cascade must be a boolean");
+  return cascade === true;
+}
+
+function toPrefixArgument(input: unknown, what: string): Prefix {
+  if (input instanceof Prefix) return input;
+  if (typeof input === "string") return parsePrefix(input);
+  throw invalidArgument(`${what} must be a CIDR prefix string or a Prefix, got ${describeValue(input)}`);
+}
+
 /**
  * The address-space registry of one estate (one cluster, or several that must not overlap).
  * Pure and synchronous: all state is in memory and serializes with {@link snapshot}.
  *
  * Policy: records of different claims are disjoint unless nesting is declared — a record may
  * name a `parent` it is delegated from (the parent's owner allows it via `delegateTo`), or the
- * owner of the outer record carves the inner range out with an `unavailable` record. The first
- * writer wins; granted records are never revoked by later claims.
+ * owner of the outer record carves the inner range out with an `unavailable` record. Records
+ * are decided in claim order; granted records are never revoked by later claims; refused
+ * records are decided again, in claim order, whenever the granted records change.
  */
 export class NetworkRegistry {
   private readonly index = new PrefixTrie<Grant[]>();
@@ -126,13 +197,23 @@ export class NetworkRegistry {
   private readonly clock: () => Date;
   private readonly wellKnown: readonly string[];
   private generationCounter = 0;
+  private claimCounter = 0;
   private lastDateMs = Number.NaN;
   private lastDate = "";
   private lastReference: ResourceReference | undefined;
-  /** Refused records that a release might let in; re-checked only when there are any. */
+  /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
   private readonly refused = new Set<RecordState>();
+  private readonly tablePrefixes = new Map<string, Prefix>();
+  /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
+  private readonly carving = new Set<ClaimState>();
 
   constructor(options: NetworkRegistryOptions = {}) {
+    if (typeof options !== "object" || options === null) throw invalidArgument("NetworkRegistry options must be an object");
+    if (options.policy !== undefined && !(options.policy instanceof SpecialPurposePolicy)) throw invalidArgument("options.policy must be a SpecialPurposePolicy");
+    if (options.clock !== undefined && typeof options.clock !== "function") throw invalidArgument("options.clock must be a function returning a Date");
+    if (options.wellKnownClaims !== undefined && (!Array.isArray(options.wellKnownClaims) || options.wellKnownClaims.some((n) => typeof n !== "string"))) {
+      throw invalidArgument("options.wellKnownClaims must be a list of claim names");
+    }
     this.policy = options.policy ?? defaultSpecialPurposePolicy;
     this.clock = options.clock ?? (() => new Date());
     this.wellKnown = options.wellKnownClaims ?? WELL_KNOWN_CLAIMS;
@@ -144,122 +225,147 @@ export class NetworkRegistry {
   }
 
   /**
-   * Register (or update) a claim and return it with `status.addressSpace` filled: each record
-   * `allocated`, or `unavailable` with a `conflict`. Carve-outs (`status: unavailable` in spec)
-   * are registered first so the claim's own records may enclose other components' ranges.
-   * Throws `invalid-claim` for malformed input and `claim-mismatch` when a well-known claim
-   * already exists with a different spec.
+   * Register (or update) a claim's declared intent and return it with `status.addressSpace`
+   * filled: each record `allocated`, or `unavailable` with a `conflict`. Applying the same spec
+   * again changes nothing. An update compares record by record: a record whose prefix, kind
+   * and parent are unchanged keeps its grant (its description, reference and delegateTo are
+   * updated). Throws `invalid-claim` for malformed input, `claim-mismatch` when a well-known
+   * claim would lose or change a record, and `has-dependants` when the update would orphan
+   * records delegated from it; a failed call changes nothing.
    */
   claim(input: NetworkClaim): NetworkClaim {
     const { problems, records } = validateClaim(input);
     if (problems.length > 0) {
-      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${JSON.stringify(input?.metadata?.name)} is invalid: ${problems.join("; ")}`);
+      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${describeValue((input as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name)} is invalid: ${problems.join("; ")}`);
     }
     const name = input.metadata.name;
     const specs = records.map((v) => specOf(v.record, v.prefix.toString()));
-    let dropped = false;
-    let state = this.claims.get(name);
-    if (state !== undefined) {
-      const current = [...state.records.values()].sort((a, b) => a.seq - b.seq).map((r) => r.spec);
-      if (stableStringify(current) === stableStringify(specs)) return this.view(state);
+    const existing = this.claims.get(name);
+    const previous = new Map((existing?.declared ?? []).map((r) => [r.validated.prefix.toString(), r]));
+    if (existing !== undefined) {
+      const current = existing.declared.map((r) => r.spec);
+      if (stableStringify(current) === stableStringify(specs)) return this.view(existing);
       if (this.wellKnown.includes(name)) {
-        throw new NetworkRegistryError(
-          "claim-mismatch",
-          `NetworkClaim ${name} already exists with a different spec (${current.map((r) => r.prefix).join(", ") || "empty"}); the first writer wins and the new spec (${specs.map((r) => r.prefix).join(", ") || "empty"}) was not applied`,
-        );
-      }
-      // Update: keep records whose spec is unchanged, release the others, then add the new ones.
-      const wanted = new Set(specs.map(stableStringify));
-      for (const [key, record] of [...state.records.entries()]) {
-        if (!wanted.has(stableStringify(record.spec))) {
-          this.dropRecord(state, key);
-          dropped = true;
+        const wanted = new Set(specs.map(stableStringify));
+        if (!current.every((r) => wanted.has(stableStringify(r)))) {
+          throw new NetworkRegistryError(
+            "claim-mismatch",
+            `NetworkClaim ${name} already exists with a different spec (${current.map((r) => r.prefix).join(", ") || "empty"}); the first writer wins and the new spec (${specs.map((r) => r.prefix).join(", ") || "empty"}) was not applied (a well-known claim may only add records)`,
+          );
         }
       }
-    } else {
-      state = { name, metadata: { name }, records: new TombstoneMap() };
-      this.claims.set(name, state);
     }
-    state.metadata = structuredClone(input.metadata);
-    const previous = state.records;
-    const ordered = new TombstoneMap<string, RecordState>();
-    const fresh: RecordState[] = [];
-    records.forEach((validated, i) => {
-      const key = validated.prefix.toString();
-      const kept = previous.get(key);
-      if (kept !== undefined) {
-        kept.seq = sequence++;
-        ordered.set(key, kept);
-        return;
-      }
-      const placeholder: RecordState = { seq: sequence++, spec: specs[i]!, status: specs[i]!, grant: undefined, validated };
-      ordered.set(key, placeholder);
-      fresh.push(placeholder);
+    // Plan the update without touching state, so that a refusal leaves everything as it was.
+    const kept = new Map<string, { record: RecordState; spec: AddressRecord }>();
+    specs.forEach((spec) => {
+      const old = previous.get(spec.prefix);
+      if (old !== undefined && decisionKey(old.spec) === decisionKey(spec)) kept.set(spec.prefix, { record: old, spec });
     });
-    state.records = ordered;
+    const dropped = [...previous.values()].filter((r) => !kept.has(r.validated.prefix.toString()));
+    if (existing !== undefined) this.assertUpdateKeepsDependants(existing, dropped, kept, specs);
+
+    const state: ClaimState = existing ?? { name, order: this.claimCounter++, metadata: { name }, declared: [], allocations: new TombstoneMap() };
+    if (existing === undefined) this.claims.set(name, state);
+    state.metadata = metadataOf(input.metadata);
+    for (const record of dropped) this.dropDeclared(record);
     const date = this.now();
-    for (const record of fresh.filter((r) => r.spec.status === "unavailable")) this.grantCarveOut(state, record, date);
-    for (const record of fresh.filter((r) => r.spec.status !== "unavailable")) this.evaluateAndGrant(state, record, date);
-    for (const record of fresh.filter((r) => r.spec.status === "unavailable")) {
-      const inside = [...state.records.values()].some((r) => r.grant?.kind === "allocated" && r.grant.prefix.contains(record.validated.prefix));
-      if (!inside) {
-        record.status.warnings = [`carve-out ${record.status.prefix} is not inside any allocated record of ${name}, so it carves nothing out`];
+    const fresh: RecordState[] = [];
+    state.declared = records.map((validated, i) => {
+      const spec = specs[i]!;
+      const keep = kept.get(spec.prefix);
+      if (keep !== undefined) {
+        this.updateMetadata(keep.record, spec, validated);
+        return keep.record;
       }
+      const record: RecordState = { claim: state, allocation: false, spec, status: spec, grant: undefined, validated };
+      fresh.push(record);
+      return record;
+    });
+    for (const record of fresh) {
+      if (record.spec.status === "unavailable") this.grantCarveOut(record, date);
+      else this.refused.add(record);
     }
-    // Space given up by an update may let other claims' refused records in.
-    if (dropped) this.recheckRefused();
+    if (state.declared.some((r) => r.spec.status === "unavailable")) this.carving.add(state);
+    else this.carving.delete(state);
+    this.settle();
     this.generationCounter++;
     return this.view(state);
   }
 
   /**
    * Check one record for `claimName` against the registry without registering it (dry run).
-   * The same rules as {@link claim}; costs one trie walk when there is no conflict.
+   * The same rules as {@link claim}; costs one index search when there is no conflict.
    */
   check(claimName: string, record: AddressRecord): RecordCheck {
-    let only: ValidatedRecord | undefined;
-    if (record.parent === undefined && typeof record.reference?.resource === "string" && (record.description?.length ?? 0) <= 255) {
-      // Lean path for the common shape; anything unusual goes through full validation.
-      only = { record, prefix: parsePrefix(record.prefix), parentPrefix: undefined };
-    } else {
-      const validated = validateClaim({ metadata: { name: claimName }, spec: { addressSpace: [record] } });
-      only = validated.records[0];
-      if (validated.problems.length > 0 || only === undefined) {
-        throw new NetworkRegistryError("invalid-claim", `record for ${claimName} is invalid: ${validated.problems.join("; ")}`);
-      }
+    checkName(claimName, "claim name");
+    const validated = validateClaim({ metadata: { name: claimName }, spec: { addressSpace: [record] } });
+    const only = validated.records[0];
+    if (validated.problems.length > 0 || only === undefined) {
+      throw new NetworkRegistryError("invalid-claim", `record for ${claimName} is invalid: ${validated.problems.join("; ")}`);
     }
     if (record.status === "unavailable") return { status: "unavailable", warnings: [] };
-    const outcome = this.evaluate(claimName, only);
+    const outcome = this.evaluate(claimName, only, true);
     return outcome.conflict === undefined
       ? { status: "allocated", warnings: outcome.warnings }
       : { status: "unavailable", conflict: outcome.conflict, warnings: outcome.warnings };
   }
 
-  /** Remove a claim and all its records; refused records of other claims are re-checked in claim order. */
-  release(name: string): boolean {
+  /**
+   * Remove a claim with its records and allocations. Refused when records of other claims are
+   * delegated from it (`has-dependants`, naming them), unless `cascade` is set. Returns false
+   * when there is no such claim.
+   */
+  release(name: string, options?: ReleaseOptions): boolean {
+    checkName(name, "claim name");
+    const cascade = checkReleaseOptions(options);
     const state = this.claims.get(name);
     if (state === undefined) return false;
-    for (const key of [...state.records.keys()]) this.dropRecord(state, key);
+    const own = [...state.declared, ...state.allocations.values()].flatMap((r) => (r.grant === undefined ? [] : [r.grant]));
+    const outside = this.dependantsOutside(own);
+    if (outside.length > 0 && !cascade) {
+      throw new NetworkRegistryError("has-dependants", `NetworkClaim ${name} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`);
+    }
+    for (const [, children] of outside) for (const child of children) this.releaseTree(child);
+    for (const record of [...state.allocations.values()]) this.dropAllocation(record);
+    for (const record of state.declared) this.dropDeclared(record);
     this.claims.delete(name);
-    this.recheckRefused();
+    this.carving.delete(state);
+    this.settle();
     this.generationCounter++;
     return true;
   }
 
-  /** Remove one record of a claim (e.g. a dynamic allocation); its space merges back into its pool. */
-  releaseRecord(claimName: string, prefix: string | Prefix): boolean {
+  /**
+   * Remove one allocation of a claim; its space merges back into its pool. Declared records
+   * are changed with {@link claim}. Refused (`has-dependants`) when blocks were allocated from
+   * it, unless `cascade` is set. Returns false when the claim holds no such allocation.
+   */
+  releaseRecord(claimName: string, prefix: string | Prefix, options?: ReleaseOptions): boolean {
+    checkName(claimName, "claim name");
+    const key = toPrefixArgument(prefix, "prefix").toString();
+    const cascade = checkReleaseOptions(options);
     const state = this.claims.get(claimName);
     if (state === undefined) return false;
-    const key = typeof prefix === "string" ? parsePrefix(prefix).toString() : prefix.toString();
-    if (!state.records.has(key)) return false;
-    this.dropRecord(state, key);
-    this.recheckRefused();
+    const record = state.allocations.get(key);
+    if (record === undefined) {
+      if (state.declared.some((r) => r.spec.prefix === key)) {
+        throw invalidArgument(`${key} is declared in the spec of NetworkClaim ${claimName}; apply the claim without it to give it up`);
+      }
+      return false;
+    }
+    const outside = this.dependantsOutside([record.grant!]);
+    if (outside.length > 0 && !cascade) {
+      throw new NetworkRegistryError("has-dependants", `${claimName} ${key} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`);
+    }
+    this.releaseTree(record.grant!);
+    this.settle();
     this.generationCounter++;
     return true;
   }
 
   /** A claim with its status, or undefined. */
   get(name: string): NetworkClaim | undefined {
+    checkName(name, "claim name");
     const state = this.claims.get(name);
     return state === undefined ? undefined : this.view(state);
   }
@@ -269,7 +375,17 @@ export class NetworkRegistry {
     return [...this.claims.values()].map((state) => this.view(state));
   }
 
-  /** Every granted record (allocated and carved out), IPv4 first, in address order. */
+  /** Dynamic allocations of one claim, or of all claims in claim order; each claim's in address order. */
+  allocations(claimName?: string): Allocation[] {
+    if (claimName !== undefined) checkName(claimName, "claim name");
+    const states = claimName === undefined ? [...this.claims.values()] : [this.claims.get(claimName)].filter((s) => s !== undefined);
+    return states.flatMap((state) =>
+      [...state.allocations.values()]
+        .sort((a, b) => a.validated.prefix.compare(b.validated.prefix))
+        .map((r) => ({ claim: state.name, record: normalizeRecord(r.status) })));
+  }
+
+  /** Every granted record (allocated, carved out and allocations), IPv4 first, in address order. */
   records(): { claim: string; record: AddressRecord }[] {
     const result: { claim: string; record: AddressRecord }[] = [];
     for (const entry of this.index) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
@@ -278,7 +394,10 @@ export class NetworkRegistry {
 
   /** Who owns an address or prefix: the exact record, the covering ones and the covered ones. */
   whois(query: string | Prefix): WhoisResult {
-    const prefix = typeof query === "string" ? parsePrefixOrAddress(query) : query;
+    let prefix: Prefix;
+    if (typeof query === "string") prefix = parsePrefixOrAddress(query);
+    else if (query instanceof Prefix) prefix = query;
+    else throw invalidArgument(`whois takes an address or prefix string or a Prefix, got ${query === null ? "null" : typeof query}`);
     const exact: Owner[] = [];
     const covering: Owner[] = [];
     const covered: Owner[] = [];
@@ -296,36 +415,50 @@ export class NetworkRegistry {
   }
 
   /**
-   * Take the lowest aligned free `/prefixLength` from a pool record and record it in `claim`
-   * as delegated from the pool. Carve-outs and every granted record inside the pool are skipped.
-   * Throws `pool-not-found`, `not-delegable` or `pool-exhausted`.
+   * Take a free `/prefixLength` from a pool record and keep it as an allocation of `claim`
+   * (its own record, delegated from the pool; the claim's declared spec is not touched).
+   * Carve-outs of the pool's owner and every granted record inside the pool are skipped.
+   * Throws `invalid-argument`, `pool-not-found`, `not-delegable` or `pool-exhausted`; a
+   * failed call changes nothing.
    */
   allocate(request: AllocateRequest): AddressRecord {
-    const poolPrefix = typeof request.from === "string" ? parsePrefix(request.from) : request.from;
-    const pool = this.poolGrant(poolPrefix, request.claim);
-    if (!Number.isInteger(request.prefixLength) || request.prefixLength < poolPrefix.length || request.prefixLength > poolPrefix.bits) {
-      throw new NetworkRegistryError("invalid-argument", `cannot allocate a /${request.prefixLength} from ${poolPrefix.toString()}`);
+    if (typeof request !== "object" || request === null) throw invalidArgument("allocate takes a request object");
+    checkName(request.claim, "claim");
+    const referenceIssue = referenceProblem(request.reference, "reference");
+    if (referenceIssue !== undefined) throw invalidArgument(referenceIssue);
+    const descriptionIssue = descriptionProblem(request.description, "description");
+    if (descriptionIssue !== undefined) throw invalidArgument(descriptionIssue);
+    const strategy = request.strategy ?? "best-fit";
+    if (!ALLOCATION_STRATEGIES.includes(strategy)) {
+      throw invalidArgument(`unknown allocation strategy ${describeValue(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`);
     }
+    const poolPrefix = toPrefixArgument(request.from, "from");
+    if (!Number.isInteger(request.prefixLength) || request.prefixLength < poolPrefix.length || request.prefixLength > poolPrefix.bits) {
+      throw invalidArgument(`cannot allocate a /${describeValue(request.prefixLength)} from ${poolPrefix.toString()}`);
+    }
+    const pool = this.poolGrant(poolPrefix, request.claim);
     if (request.prefixLength === poolPrefix.length && request.claim === pool.claim) {
-      throw new NetworkRegistryError("invalid-argument", `${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
+      throw invalidArgument(`${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
     }
     const space = this.poolSpace(pool);
-    const block = space.take(request.prefixLength, request.strategy ?? "best-fit");
+    const block = space.take(request.prefixLength, strategy);
     if (block === undefined) {
       const usage = space.utilization();
       throw new NetworkRegistryError(
         "pool-exhausted",
-        `no free /${request.prefixLength} left in ${pool.key} (${usage.percentUsed}% used; largest free block ${usage.largestFree ?? "none"})`,
+        `no free /${request.prefixLength} left in ${pool.key} (${formatPercent(usage.percentUsed)} used; largest free block ${usage.largestFree ?? "none"})`,
       );
+    }
+    // A record of the requester around the pool (the pool sits in its carve-out) would overlap any block.
+    const outer = this.index.covering(pool.prefix).flatMap((e) => e.value)
+      .find((g) => g.claim === request.claim && g.kind === "allocated" && g !== pool && !isAncestor(g, pool.parent));
+    if (outer !== undefined) {
+      space.release(block);
+      throw invalidArgument(`${request.claim} cannot hold a block of ${pool.claim} ${pool.key}: its own record ${outer.key} contains the pool (which sits in its carve-out), so the block would overlap it`);
     }
     let state = this.claims.get(request.claim);
     if (state === undefined) {
-      const { problems } = validateClaim({ metadata: { name: request.claim }, spec: { addressSpace: [] } });
-      if (problems.length > 0) {
-        space.release(block);
-        throw new NetworkRegistryError("invalid-claim", problems.join("; "));
-      }
-      state = { name: request.claim, metadata: { name: request.claim }, records: new TombstoneMap() };
+      state = { name: request.claim, order: this.claimCounter++, metadata: { name: request.claim }, declared: [], allocations: new TombstoneMap() };
       this.claims.set(request.claim, state);
     }
     // Built field by field in canonical order and frozen, so the status record can be shared
@@ -333,7 +466,7 @@ export class NetworkRegistry {
     const key = block.toString();
     const reference = this.frozenReference(request.reference);
     const parent = (pool.asParent ??= Object.freeze({ claim: pool.claim, prefix: pool.key }));
-    const description = request.description?.slice(0, 255);
+    const description = request.description;
     const spec: AddressRecord = description === undefined
       ? { reference, prefix: key, parent }
       : { reference, prefix: key, description, parent };
@@ -341,13 +474,138 @@ export class NetworkRegistry {
       ? { reference, prefix: key, date: this.now(), status: "allocated", parent }
       : { reference, prefix: key, description, date: this.now(), status: "allocated", parent };
     Object.freeze(status);
-    const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status };
-    state.records.set(key, { seq: sequence++, spec, status, grant, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } });
-    // The block was free, so only the pool itself can share its prefix (a whole-pool delegation).
-    const samePrefix = block.length === pool.prefix.length ? this.index.get(block) : undefined;
-    this.index.insert(block, samePrefix === undefined ? [grant] : [...samePrefix, grant]);
+    const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } };
+    const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status, children: new Set(), record };
+    record.grant = grant;
+    pool.children.add(grant);
+    state.allocations.set(key, record);
+    // The block was free, so only the pool itself can share its prefix (a whole-pool delegation),
+    // and no other pool's free space changes.
+    this.indexGrant(grant);
+    this.decideRefused();
     this.generationCounter++;
     return status;
+  }
+
+  /** Free blocks of a pool (a granted record, or any prefix), in address order. */
+  freeBlocks(pool: string | Prefix): Prefix[] {
+    return this.spaceOf(toPrefixArgument(pool, "pool")).blocks();
+  }
+
+  /**
+   * Used and free space of a pool (a granted record, or any prefix). The pool owner's own
+   * carve-outs and every granted record inside count as used; other claims' carve-outs do not.
+   */
+  utilization(pool: string | Prefix): Utilization {
+    return this.spaceOf(toPrefixArgument(pool, "pool")).utilization();
+  }
+
+  /** Deterministic, JSON-serializable state: the claims in claim order with their status, and the allocations. */
+  snapshot(): RegistrySnapshot {
+    return {
+      apiVersion: NETWORK_CLAIM_API_VERSION,
+      kind: "NetworkRegistrySnapshot",
+      generation: this.generationCounter,
+      claims: this.list(),
+      allocations: this.allocations(),
+    };
+  }
+
+  /**
+   * Rebuild a registry from {@link snapshot} output. Everything is validated again: the shape,
+   * every record, that granted records obey the overlap and delegation rules and the policy,
+   * that parents exist without cycles, and that every status is what the registry would say
+   * now (a refused record names its current blocker). Throws `invalid-snapshot` otherwise.
+   */
+  static restore(snapshot: RegistrySnapshot, options: NetworkRegistryOptions = {}): NetworkRegistry {
+    const registry = new NetworkRegistry(options);
+    const fail = (message: string) => new NetworkRegistryError("invalid-snapshot", `invalid NetworkRegistrySnapshot: ${message}`);
+    if (typeof snapshot !== "object" || snapshot === null || snapshot.kind !== "NetworkRegistrySnapshot") throw fail("kind must be NetworkRegistrySnapshot");
+    if (snapshot.apiVersion !== NETWORK_CLAIM_API_VERSION) throw fail(`apiVersion must be ${NETWORK_CLAIM_API_VERSION}, got ${describeValue(snapshot.apiVersion)}`);
+    if (!Number.isSafeInteger(snapshot.generation) || snapshot.generation < 0) throw fail("generation must be a non-negative integer");
+    if (!Array.isArray(snapshot.claims)) throw fail("claims must be a list");
+    if (!Array.isArray(snapshot.allocations)) throw fail("allocations must be a list");
+    const parents: { grant: Grant; claim: string; prefix: Prefix }[] = [];
+    const add = (grant: Grant, parent: AddressRecord["parent"], parentPrefix: Prefix | undefined) => {
+      registry.insertGrant(grant);
+      if (parent !== undefined && parentPrefix !== undefined) parents.push({ grant, claim: parent.claim, prefix: parentPrefix });
+    };
+    const recorded = new Map<RecordState, AddressRecord>();
+    for (const [i, claim] of snapshot.claims.entries()) {
+      const { problems, records } = validateClaim(claim);
+      if (problems.length > 0) throw fail(`claims[${i}]: ${problems.join("; ")}`);
+      const name = claim.metadata.name;
+      if (registry.claims.has(name)) throw fail(`claim ${name} appears twice`);
+      const statuses: unknown = claim.status?.addressSpace;
+      if (!Array.isArray(statuses) || statuses.length !== records.length) throw fail(`claim ${name}: status.addressSpace must have one entry per spec record`);
+      const state: ClaimState = { name, order: registry.claimCounter++, metadata: metadataOf(claim.metadata), declared: [], allocations: new TombstoneMap() };
+      registry.claims.set(name, state);
+      records.forEach((validated, r) => {
+        const key = validated.prefix.toString();
+        const spec = specOf(validated.record, key);
+        const raw = (statuses as unknown[])[r] as AddressRecord | undefined;
+        const status = statusOf(raw, key, spec, (m) => fail(`claim ${name} ${key}: ${m}`));
+        const record: RecordState = { claim: state, allocation: false, spec, status, grant: undefined, validated };
+        state.declared.push(record);
+        if (spec.status === "unavailable") registry.carving.add(state);
+        recorded.set(record, status);
+        if (status.status === "allocated" || spec.status === "unavailable") {
+          record.grant = registry.newGrant(record, spec.status === "unavailable" ? "carve-out" : "allocated");
+          add(record.grant, spec.parent, validated.parentPrefix);
+        } else if (status.conflict?.reason !== "SpecialPurpose") {
+          registry.refused.add(record);
+        }
+      });
+    }
+    for (const [i, allocation] of snapshot.allocations.entries()) {
+      const state = typeof allocation?.claim === "string" ? registry.claims.get(allocation.claim) : undefined;
+      if (state === undefined) throw fail(`allocations[${i}]: claim ${describeValue((allocation as { claim?: unknown } | null | undefined)?.claim)} is not in the snapshot`);
+      const { problems, records } = validateClaim({ metadata: { name: state.name }, spec: { addressSpace: [allocation.record] } });
+      const validated = records[0];
+      if (problems.length > 0 || validated === undefined) throw fail(`allocations[${i}]: ${problems.join("; ")}`);
+      const key = validated.prefix.toString();
+      const spec = specOf(validated.record, key);
+      if (spec.parent === undefined || spec.status === "unavailable" || spec.delegateTo !== undefined) throw fail(`allocation ${state.name} ${key} must name its pool as parent and nothing else`);
+      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant?.kind === "allocated")) throw fail(`claim ${state.name} holds ${key} twice`);
+      const status = statusOf(allocation.record, key, spec, (m) => fail(`allocation ${state.name} ${key}: ${m}`));
+      if (status.status !== "allocated") throw fail(`allocation ${state.name} ${key} must be allocated`);
+      const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated };
+      record.grant = registry.newGrant(record, "allocated");
+      state.allocations.set(key, record);
+      add(record.grant, spec.parent, validated.parentPrefix);
+    }
+    for (const { grant, claim, prefix } of parents) {
+      const parent = registry.findGrant(claim, prefix);
+      if (parent === undefined) throw fail(`${grant.claim} ${grant.key}: parent ${claim} ${prefix.toString()} is not a granted record`);
+      grant.parent = parent;
+      parent.children.add(grant);
+    }
+    registry.assertConsistent(fail);
+    // Grants of one prefix are ordered by delegation depth, which is known only now.
+    for (const entry of [...registry.index]) if (entry.value.length > 1) registry.index.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
+    // Refused records must say what the registry would say now.
+    for (const record of [...registry.claims.values()].flatMap((c) => c.declared.filter((r) => r.grant === undefined))) {
+      const outcome = registry.evaluate(record.claim.name, record.validated, true);
+      if (outcome.conflict === undefined) throw fail(`claim ${record.claim.name} ${record.status.prefix} is recorded as refused, but nothing blocks it`);
+      const expected = normalizeRecord({ ...record.status, conflict: outcome.conflict, warnings: outcome.warnings });
+      if (stableStringify(expected) !== stableStringify(recorded.get(record))) {
+        throw fail(`claim ${record.claim.name} ${record.status.prefix}: the recorded conflict is stale (now: ${outcome.conflict.message})`);
+      }
+    }
+    registry.generationCounter = snapshot.generation;
+    return registry;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private view(state: ClaimState): NetworkClaim {
+    return {
+      apiVersion: NETWORK_CLAIM_API_VERSION,
+      kind: NETWORK_CLAIM_KIND,
+      metadata: structuredClone(state.metadata),
+      spec: { addressSpace: state.declared.map((r) => normalizeRecord(r.spec)) },
+      status: { addressSpace: state.declared.map((r) => normalizeRecord(r.status)) },
+    };
   }
 
   /** Frozen copy of a reference; consecutive allocations for the same reference share one. */
@@ -373,104 +631,164 @@ export class NetworkRegistry {
     return this.lastDate;
   }
 
-  /** Free blocks of a pool (a granted record, or any prefix), in address order. */
-  freeBlocks(pool: string | Prefix): Prefix[] {
-    return this.spaceOf(pool).blocks();
-  }
-
-  /** Used and free space of a pool (a granted record, or any prefix). */
-  utilization(pool: string | Prefix): Utilization {
-    return this.spaceOf(pool).utilization();
-  }
-
-  /** Deterministic, JSON-serializable state: the claims in claim order with their status. */
-  snapshot(): RegistrySnapshot {
-    return { apiVersion: NETWORK_CLAIM_API_VERSION, kind: "NetworkRegistrySnapshot", generation: this.generationCounter, claims: this.list() };
-  }
-
-  /** Rebuild a registry from {@link snapshot} output, keeping every status exactly as recorded. */
-  static restore(snapshot: RegistrySnapshot, options: NetworkRegistryOptions = {}): NetworkRegistry {
-    if (snapshot?.kind !== "NetworkRegistrySnapshot" || !Array.isArray(snapshot.claims)) {
-      throw new NetworkRegistryError("invalid-snapshot", "not a NetworkRegistrySnapshot");
-    }
-    const registry = new NetworkRegistry(options);
-    const pending: { grant: Grant; parent: { claim: string; prefix: string } }[] = [];
-    for (const claim of snapshot.claims) {
-      const { problems, records } = validateClaim(claim);
-      if (problems.length > 0) throw new NetworkRegistryError("invalid-snapshot", `claim ${claim?.metadata?.name}: ${problems.join("; ")}`);
-      const state: ClaimState = { name: claim.metadata.name, metadata: structuredClone(claim.metadata), records: new TombstoneMap() };
-      const statuses = new Map((claim.status?.addressSpace ?? []).map((s) => [s.prefix, s]));
-      for (const validated of records) {
-        const key = validated.prefix.toString();
-        const recorded = statuses.get(key);
-        if (recorded === undefined) throw new NetworkRegistryError("invalid-snapshot", `claim ${state.name}: no status for ${key}`);
-        const spec = specOf(validated.record, key);
-        const status = normalizeRecord(recorded, key);
-        let grant: Grant | undefined;
-        if (status.status === "allocated" || (status.status === "unavailable" && status.conflict === undefined)) {
-          grant = {
-            claim: state.name, prefix: validated.prefix, key, kind: status.status === "allocated" ? "allocated" : "carve-out",
-            parent: undefined, delegateTo: spec.delegateTo, status,
-          };
-          registry.addGrant(grant);
-          if (spec.parent !== undefined) pending.push({ grant, parent: spec.parent });
-        }
-        const recordState: RecordState = { seq: sequence++, spec, status, grant, validated };
-        if (grant === undefined && status.conflict !== undefined && status.conflict.reason !== "SpecialPurpose") registry.refused.add(recordState);
-        state.records.set(key, recordState);
-      }
-      registry.claims.set(state.name, state);
-    }
-    for (const { grant, parent } of pending) {
-      grant.parent = registry.findGrant(parent.claim, parsePrefix(parent.prefix));
-      if (grant.parent === undefined) {
-        throw new NetworkRegistryError("invalid-snapshot", `${grant.claim} ${grant.key}: parent ${parent.claim} ${parent.prefix} is not granted`);
-      }
-    }
-    registry.generationCounter = snapshot.generation ?? 0;
-    return registry;
-  }
-
-  // -------------------------------------------------------------------------------------------
-
-  private view(state: ClaimState): NetworkClaim {
-    const records = [...state.records.values()].sort((a, b) => a.seq - b.seq);
+  private newGrant(record: RecordState, kind: Grant["kind"]): Grant {
     return {
-      apiVersion: NETWORK_CLAIM_API_VERSION,
-      kind: NETWORK_CLAIM_KIND,
-      metadata: structuredClone(state.metadata),
-      spec: { addressSpace: records.map((r) => normalizeRecord(r.spec)) },
-      status: { addressSpace: records.map((r) => normalizeRecord(r.status)) },
+      claim: record.claim.name, prefix: record.validated.prefix, key: record.validated.prefix.toString(), kind,
+      parent: undefined, delegateTo: record.spec.delegateTo, status: record.status, children: new Set(), record,
     };
   }
 
-  private grantCarveOut(state: ClaimState, record: RecordState, date: string): void {
-    const key = record.validated.prefix.toString();
-    record.status = normalizeRecord({ ...record.spec, date, status: "unavailable" }, key);
-    record.grant = { claim: state.name, prefix: record.validated.prefix, key, kind: "carve-out", parent: undefined, delegateTo: undefined, status: record.status };
-    this.addGrant(record.grant);
+  private setStatus(record: RecordState, status: LooseRecord): void {
+    record.status = normalizeRecord(status);
+    if (record.grant !== undefined) record.grant.status = record.status;
   }
 
-  private evaluateAndGrant(state: ClaimState, record: RecordState, date: string): void {
-    const key = record.validated.prefix.toString();
-    const outcome = this.evaluate(state.name, record.validated);
-    const base = { ...record.spec, date, warnings: outcome.warnings };
-    if (outcome.conflict !== undefined) {
-      record.status = normalizeRecord({ ...base, status: "unavailable", conflict: outcome.conflict }, key);
-      record.grant = undefined;
-      if (outcome.conflict.reason !== "SpecialPurpose") this.refused.add(record);
+  private grantCarveOut(record: RecordState, date: string): void {
+    record.status = normalizeRecord({ ...record.spec, date, status: "unavailable" });
+    record.grant = this.newGrant(record, "carve-out");
+    this.insertGrant(record.grant);
+  }
+
+  /** A kept record takes the new spec's metadata; its grant and decision stay. */
+  private updateMetadata(record: RecordState, spec: AddressRecord, validated: ValidatedRecord): void {
+    record.spec = spec;
+    record.validated = validated;
+    const { reference, description, delegateTo } = spec;
+    this.setStatus(record, { ...record.status, reference, description, delegateTo });
+    if (record.grant !== undefined) record.grant.delegateTo = delegateTo;
+  }
+
+  /**
+   * Refuse an update that would orphan delegations, take a delegate's permission away, or
+   * drop a carve-out another claim's record relies on.
+   */
+  private assertUpdateKeepsDependants(
+    state: ClaimState, dropped: readonly RecordState[], kept: ReadonlyMap<string, { record: RecordState; spec: AddressRecord }>, specs: readonly AddressRecord[],
+  ): void {
+    const droppedGrants = dropped.flatMap((r) => (r.grant === undefined ? [] : [r.grant]));
+    const problems: string[] = [];
+    const orphans = this.dependantsOutside(droppedGrants);
+    if (orphans.length > 0) problems.push(this.describeDependants(orphans));
+    for (const { record, spec } of kept.values()) {
+      const grant = record.grant;
+      if (grant === undefined) continue;
+      const allowed = (claim: string) => claim === state.name || (spec.delegateTo ?? []).some((d) => d === claim || d === "*");
+      const lost = [...grant.children].filter((c) => !allowed(c.claim));
+      if (lost.length > 0) problems.push(`${grant.key} would no longer delegate to ${lost.map((c) => `${c.claim} ${c.key}`).join(", ")}`);
+    }
+    const remainingCarveOuts = specs.filter((s) => s.status === "unavailable").map((s) => parsePrefix(s.prefix));
+    const remainingOuter = [...kept.values()].flatMap(({ record }) => (record.grant?.kind === "allocated" ? [record.grant] : []));
+    for (const carve of droppedGrants.filter((g) => g.kind === "carve-out")) {
+      for (const entry of this.index.coveredBy(carve.prefix)) {
+        for (const inner of entry.value) {
+          if (inner.kind !== "allocated" || inner.claim === state.name || remainingCarveOuts.some((c) => c.contains(inner.prefix))) continue;
+          const outer = remainingOuter.find((o) => o.prefix.contains(inner.prefix) && !isAncestor(o, inner.parent));
+          if (outer !== undefined) problems.push(`${inner.claim} ${inner.key} sits inside ${outer.key} only because ${carve.key} is carved out`);
+        }
+      }
+    }
+    if (problems.length > 0) {
+      throw new NetworkRegistryError("has-dependants", `NetworkClaim ${state.name} cannot be updated: ${problems.join("; ")}; release them first`);
+    }
+  }
+
+  /** Granted records delegated from `grants` that are not among them, grouped by the grant they hang on. */
+  private dependantsOutside(grants: readonly Grant[]): [Grant, Grant[]][] {
+    const set = new Set(grants);
+    const result: [Grant, Grant[]][] = [];
+    for (const grant of grants) {
+      const outside = [...grant.children].filter((c) => !set.has(c));
+      if (outside.length > 0) result.push([grant, outside.sort((a, b) => this.compareGrants(a, b))]);
+    }
+    return result;
+  }
+
+  private compareGrants(a: Grant, b: Grant): number {
+    const byClaim = a.record.claim.order - b.record.claim.order;
+    return byClaim !== 0 ? byClaim : a.prefix.compare(b.prefix);
+  }
+
+  private describeDependants(groups: readonly [Grant, Grant[]][]): string {
+    return groups.map(([grant, children]) => `${grant.key} has delegations (${children.map((c) => `${c.claim} ${c.key}`).join(", ")})`).join("; ");
+  }
+
+  /** Release a grant and everything delegated from it: allocations go, declared records lose their grant. */
+  private releaseTree(grant: Grant): void {
+    for (const child of [...grant.children]) this.releaseTree(child);
+    const record = grant.record;
+    if (record.allocation) {
+      this.dropAllocation(record);
       return;
     }
+    this.removeGrant(grant);
+    record.grant = undefined;
+    this.refused.add(record);
+  }
+
+  private dropAllocation(record: RecordState): void {
+    if (record.grant !== undefined) this.removeGrant(record.grant);
+    record.claim.allocations.delete(record.validated.prefix.toString());
+  }
+
+  private dropDeclared(record: RecordState): void {
     this.refused.delete(record);
-    record.status = normalizeRecord({ ...base, status: "allocated" }, key);
-    record.grant = {
-      claim: state.name, prefix: record.validated.prefix, key, kind: "allocated", parent: outcome.parent, delegateTo: record.spec.delegateTo, status: record.status,
-    };
-    this.addGrant(record.grant);
+    if (record.grant !== undefined) this.removeGrant(record.grant);
+    record.grant = undefined;
+  }
+
+  /** After a change to granted records: decide refused records again and refresh carve-out warnings. */
+  private settle(): void {
+    this.decideRefused();
+    for (const state of this.carving) {
+      for (const record of state.declared.filter((r) => r.spec.status === "unavailable")) {
+        const inside = state.declared.some((r) => r.grant?.kind === "allocated" && r.grant.prefix.contains(record.validated.prefix));
+        const warnings = inside ? undefined : [`carve-out ${record.status.prefix} is not inside any allocated record of ${state.name}, so it carves nothing out`];
+        if (stableStringify(warnings) !== stableStringify(record.status.warnings)) this.setStatus(record, { ...record.status, warnings });
+      }
+    }
+  }
+
+  /**
+   * Decide every record without a grant again, in claim order, until nothing more is granted:
+   * after each grant the scan restarts, so an earlier claim always goes first. Records that
+   * stay refused get a conflict that names the current blocker and a current suggestion.
+   */
+  private decideRefused(): void {
+    if (this.refused.size === 0) return;
+    const date = this.now();
+    const pending = [...this.refused].sort(compareRecords);
+    for (let i = 0; i < pending.length;) {
+      const record = pending[i]!;
+      const outcome = this.evaluate(record.claim.name, record.validated, false);
+      if (outcome.conflict === undefined) {
+        this.grantRecord(record, outcome, date);
+        pending.splice(i, 1);
+        i = 0;
+      } else {
+        i++;
+      }
+    }
+    for (const record of pending) {
+      const outcome = this.evaluate(record.claim.name, record.validated, true);
+      const status = normalizeRecord({ ...record.spec, date: record.status.date, status: "unavailable", conflict: outcome.conflict, warnings: outcome.warnings });
+      const { date: _old, ...before } = record.status;
+      const { date: _new, ...after } = status;
+      if (record.status.date === undefined || stableStringify(before) !== stableStringify(after)) this.setStatus(record, { ...status, date });
+      if (outcome.conflict?.reason === "SpecialPurpose") this.refused.delete(record);
+    }
+  }
+
+  private grantRecord(record: RecordState, outcome: Evaluation, date: string): void {
+    this.refused.delete(record);
+    record.status = normalizeRecord({ ...record.spec, date, status: "allocated", warnings: outcome.warnings });
+    record.grant = this.newGrant(record, "allocated");
+    record.grant.parent = outcome.parent;
+    outcome.parent?.children.add(record.grant);
+    this.insertGrant(record.grant);
   }
 
   /** The overlap policy for one allocated record. */
-  private evaluate(claim: string, validated: ValidatedRecord): { conflict?: Conflict; parent?: Grant; warnings: string[] } {
+  private evaluate(claim: string, validated: ValidatedRecord, withNearest: boolean): Evaluation {
     const prefix = validated.prefix;
     const action = this.policy.actionOf(prefix);
     const warnings = action === "allow" ? [] : [this.policy.check(prefix).message];
@@ -479,30 +797,53 @@ export class NetworkRegistry {
     }
     // The common case: nothing overlaps and nothing is delegated; one search of the flat index.
     if (validated.parentPrefix === undefined && !this.index.overlapsAny(prefix)) return { warnings };
-    const text = prefix.toString();
     let parent: Grant | undefined;
     if (validated.parentPrefix !== undefined) {
       const parentRef = validated.record.parent!;
       parent = this.findGrant(parentRef.claim, validated.parentPrefix);
-      const parentText = `${parentRef.claim} ${validated.parentPrefix.toString()}`;
       if (parent === undefined) {
-        return { warnings, conflict: { reason: "ParentNotFound", message: `${text} names parent ${parentText}, which is not an allocated record`, claim: parentRef.claim, prefix: validated.parentPrefix.toString() } };
+        return {
+          warnings,
+          conflict: {
+            reason: "ParentNotFound", message: `${prefix.toString()} names parent ${parentRef.claim} ${validated.parentPrefix.toString()}, which is not an allocated record`,
+            claim: parentRef.claim, prefix: validated.parentPrefix.toString(),
+          },
+        };
       }
-      const nearest = (): string | undefined => this.nearestFree(prefix, parent!.prefix, true)?.toString();
+    }
+    const placed = this.place(claim, prefix, parent);
+    if (placed.conflict === undefined) return parent === undefined ? { warnings } : { warnings, parent };
+    const conflict = placed.conflict;
+    if (withNearest && conflict.reason !== "NotDelegable") {
+      const nearest = this.nearestFree(claim, prefix, parent)?.toString();
+      if (nearest !== undefined) {
+        conflict.nearestFree = nearest;
+        if (conflict.reason === "Overlap") conflict.message += `; nearest free /${prefix.length}: ${nearest}`;
+      }
+    }
+    return { warnings, conflict };
+  }
+
+  /** Where a prefix stands with its parent already resolved: free, or the first rule it breaks and the record behind it. */
+  private place(claim: string, prefix: Prefix, parent: Grant | undefined): Placement {
+    const text = prefix.toString();
+    if (parent !== undefined) {
+      const parentText = `${parent.claim} ${parent.key}`;
       if (!parent.prefix.contains(prefix)) {
-        return { warnings, conflict: { reason: "OutsideParent", message: `${text} is not inside its parent ${parentText}`, claim: parent.claim, prefix: parent.key, ...optional("nearestFree", nearest()) } };
+        return { conflict: { reason: "OutsideParent", message: `${text} is not inside its parent ${parentText}`, claim: parent.claim, prefix: parent.key } };
       }
       if (!canDelegate(parent, claim)) {
-        return { warnings, conflict: { reason: "NotDelegable", message: `${parentText} does not delegate to ${claim} (add it to the parent's delegateTo)`, claim: parent.claim, prefix: parent.key } };
+        return { conflict: { reason: "NotDelegable", message: `${parentText} does not delegate to ${claim} (add it to the parent's delegateTo)`, claim: parent.claim, prefix: parent.key } };
       }
       const exclusion = this.carveOut(parent.claim, prefix);
       if (exclusion !== undefined) {
         return {
-          warnings,
-          conflict: { reason: "InsideExclusion", message: `${text} is inside ${exclusion.key}, which ${parent.claim} carved out of ${parent.key}`, claim: parent.claim, prefix: exclusion.key, ...optional("nearestFree", nearest()) },
+          blocker: exclusion,
+          conflict: { reason: "InsideExclusion", message: `${text} is inside ${exclusion.key}, which ${parent.claim} carved out of ${parent.key}`, claim: parent.claim, prefix: exclusion.key },
         };
       }
     }
+    if (!this.index.overlapsAny(prefix)) return {};
     for (const entry of this.index.overlapping(prefix)) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out" || isAncestor(grant, parent)) continue;
@@ -512,23 +853,22 @@ export class NetworkRegistry {
           if (relation !== "contains" && this.carveOut(grant.claim, prefix) !== undefined) continue;
           if (relation !== "inside" && this.carveOut(claim, grant.prefix) !== undefined) continue;
         }
-        const nearest = parent !== undefined ? this.nearestFree(prefix, parent.prefix, true) : this.nearestFree(prefix, this.searchBound(prefix), false);
         const owner = grant.claim === claim ? `${claim}'s own record` : grant.claim;
-        const message = `${text} ${RELATION_TEXT[relation]} ${grant.key} allocated to ${owner} (${describeReference(grant.status.reference)})` +
-          (nearest === undefined ? "" : `; nearest free /${prefix.length}: ${nearest.toString()}`);
         return {
-          warnings,
+          blocker: grant,
           conflict: {
-            reason: "Overlap", message, relation, claim: grant.claim, prefix: grant.key, reference: grant.status.reference,
-            ...optional("nearestFree", nearest?.toString()),
+            reason: "Overlap", message: `${text} ${RELATION_TEXT[relation]} ${grant.key} allocated to ${owner} (${describeReference(grant.status.reference)})`,
+            relation, claim: grant.claim, prefix: grant.key, reference: grant.status.reference,
           },
         };
       }
     }
-    return parent === undefined ? { warnings } : { warnings, parent };
+    return {};
   }
 
   private carveOut(owner: string, target: Prefix): Grant | undefined {
+    const state = this.claims.get(owner);
+    if (state === undefined || !this.carving.has(state)) return undefined; // most claims carve nothing out
     for (const entry of this.index.covering(target)) {
       for (const grant of entry.value) if (grant.kind === "carve-out" && grant.claim === owner) return grant;
     }
@@ -543,54 +883,91 @@ export class NetworkRegistry {
   private searchBound(prefix: Prefix): Prefix {
     const covering = this.policy.check(prefix).findings[0]?.range.prefix;
     if (covering !== undefined) {
-      const bound = parsePrefixOrTable(covering);
+      const bound = this.tablePrefix(covering);
       if (bound.length < prefix.length) return bound;
     }
     return Prefix.all(prefix.family);
   }
 
-  /** The free block of the same size nearest to `prefix` inside `bound`, or undefined. */
-  private nearestFree(prefix: Prefix, bound: Prefix, boundIsParent: boolean): Prefix | undefined {
-    const bits = BigInt(prefix.bits);
-    const step = 1n << (bits - BigInt(prefix.length));
-    const maxAddress = (1n << bits) - 1n;
-    const origin = prefix.first().toBigInt();
-    // Never suggest a range the policy likes less than the one asked for (no public space for a private range).
-    const ceiling = SEVERITY[this.policy.check(prefix).action];
+  /** A special-purpose table prefix, parsed once. */
+  private tablePrefix(text: string): Prefix {
+    let prefix = this.tablePrefixes.get(text);
+    if (prefix === undefined) {
+      prefix = parsePrefixOrTable(text);
+      this.tablePrefixes.set(text, prefix);
+    }
+    return prefix;
+  }
+
+  /**
+   * The free block of the same size nearest to `prefix` (ties go to the higher one) that the
+   * claim could have: inside the parent, or inside the innermost IANA range around the prefix,
+   * never in a range the policy likes less. Each step jumps over the record that blocks the
+   * candidate, so the cost grows with the records in the way, not with the distance.
+   */
+  private nearestFree(claim: string, prefix: Prefix, parent: Grant | undefined): Prefix | undefined {
+    const bound = parent?.prefix ?? this.searchBound(prefix);
+    if (prefix.length < bound.length) return undefined;
+    const family = prefix.family;
+    const step = 1n << BigInt(prefix.bits - prefix.length);
+    const boundFirst = bound.first().toBigInt();
+    const boundLast = bound.last().toBigInt();
+    const requested = prefix.first().toBigInt();
+    const origin = requested < boundFirst ? boundFirst : requested > boundLast ? boundLast - step + 1n : requested;
+    const ceiling = SEVERITY[this.policy.actionOf(prefix)];
     const at = (value: bigint): Prefix => {
-      const [w0, w1, w2, w3] = bigIntToWords(prefix.family, value);
-      return new Prefix(prefix.family, w0, w1, w2, w3, prefix.length);
+      const [w0, w1, w2, w3] = bigIntToWords(family, value);
+      return new Prefix(family, w0, w1, w2, w3, prefix.length);
     };
-    const blockers = (candidate: Prefix): Grant[] =>
-      this.index.overlapping(candidate).flatMap((e) => e.value).filter((g) => !(boundIsParent && g.prefix.contains(bound)));
-    const search = (direction: 1 | -1): Prefix | undefined => {
+    const distance = (x: bigint) => (x > requested ? x - requested : requested - x);
+    /** The nearest acceptable start in one direction, no farther than `limit` from the request. */
+    const search = (direction: 1 | -1, limit: bigint | undefined): bigint | undefined => {
       let start = origin;
-      for (let attempt = 0; attempt < 256; attempt++) {
-        if (start < 0n || start > maxAddress) return undefined;
+      for (let steps = 0; steps < NEAREST_FREE_STEPS; steps++) {
+        if (start < boundFirst || start + step - 1n > boundLast) return undefined;
+        if (limit !== undefined && distance(start) > limit) return undefined;
         const candidate = at(start);
-        if (!bound.contains(candidate)) return undefined;
-        const found = blockers(candidate);
-        if (found.length === 0) {
-          if (SEVERITY[this.policy.check(candidate).action] <= ceiling) return candidate;
-          start += BigInt(direction) * step;
+        const { blocker, conflict } = this.place(claim, candidate, parent);
+        // A refusal that no position fixes (the parent does not delegate to the claim): nothing to suggest.
+        if (conflict !== undefined && blocker === undefined) return undefined;
+        if (blocker === undefined) {
+          if (SEVERITY[this.policy.actionOf(candidate)] <= ceiling) return start;
+          // Jump over the innermost range around the candidate that the policy likes less.
+          const verdict = this.policy.check(candidate);
+          const worse = verdict.findings.filter((f) => SEVERITY[f.range.action] > ceiling).map((f) => this.tablePrefix(f.range.prefix)).filter((p) => p.contains(candidate));
+          const skip = worse.sort((a, b) => a.length - b.length)[0];
+          start = skip === undefined ? start + BigInt(direction) * step : jump(skip, direction);
           continue;
         }
-        if (direction === 1) {
-          const end = found.reduce((max, g) => { const last = g.prefix.last().toBigInt(); return last > max ? last : max; }, 0n);
-          start = ((end + 1n + step - 1n) / step) * step;
-        } else {
-          const begin = found.reduce((min, g) => { const first = g.prefix.first().toBigInt(); return first < min ? first : min; }, maxAddress);
-          if (begin === 0n) return undefined;
-          start = ((begin - 1n) / step) * step;
-        }
+        start = this.jumpOver(blocker, candidate, start, step, direction);
       }
       return undefined;
     };
-    const after = search(1);
-    const before = search(-1);
-    if (after === undefined) return before;
-    if (before === undefined) return after;
-    return after.first().toBigInt() - origin <= origin - before.first().toBigInt() ? after : before;
+    const jump = (range: Prefix, direction: 1 | -1): bigint =>
+      direction === 1 ? range.last().toBigInt() + 1n : range.first().toBigInt() - step;
+    const after = search(1, undefined);
+    // Only a strictly nearer block below can win (ties go to the higher one).
+    const before = search(-1, after === undefined ? undefined : distance(after) - 1n);
+    if (before !== undefined) return at(before);
+    return after === undefined ? undefined : at(after);
+  }
+
+  /** The next candidate start past a blocking record, in `direction`; never past a hole its owner carved out. */
+  private jumpOver(blocker: Grant, candidate: Prefix, start: bigint, step: bigint, direction: 1 | -1): bigint {
+    if (blocker.prefix.length >= candidate.length) return start + BigInt(direction) * step;
+    let next = direction === 1 ? blocker.prefix.last().toBigInt() + 1n : blocker.prefix.first().toBigInt() - step;
+    if (blocker.kind === "allocated") {
+      // Candidates inside a carve-out of the blocker's owner may be free although the blocker contains them.
+      for (const record of this.claims.get(blocker.claim)?.declared ?? []) {
+        const hole = record.grant;
+        if (hole?.kind !== "carve-out" || hole.prefix.length > candidate.length || !blocker.prefix.contains(hole.prefix)) continue;
+        const first = hole.prefix.first().toBigInt();
+        const last = hole.prefix.last().toBigInt();
+        if (direction === 1 && first > start && first < next) next = first;
+        if (direction === -1 && last < start && last - step + 1n > next) next = last - step + 1n;
+      }
+    }
+    return next;
   }
 
   private poolGrant(prefix: Prefix, claim: string): Grant {
@@ -607,52 +984,53 @@ export class NetworkRegistry {
   private poolSpace(pool: Grant): FreeSpace {
     let space = this.pools.get(pool);
     if (space === undefined) {
-      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => g !== pool && !isAncestor(g, pool.parent)).map((g) => g.prefix));
-      space = new FreeSpace(pool.prefix, occupied);
+      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => countsIn(pool, g)).map((g) => g.prefix));
+      space = new FreeSpace(pool.prefix, this.insideOwnCarveOut(pool) ? [pool.prefix] : occupied);
       this.pools.set(pool, space);
     }
     return space;
   }
 
-  private spaceOf(input: string | Prefix): FreeSpace {
-    const prefix = typeof input === "string" ? parsePrefix(input) : input;
-    const pool = this.index.get(prefix)?.find((g) => g.kind === "allocated");
-    if (pool !== undefined) return this.poolSpace(pool);
-    if (this.index.covering(prefix).length > 0) return new FreeSpace(prefix, [prefix]);
-    return new FreeSpace(prefix, this.index.coveredBy(prefix).map((e) => e.prefix));
+  /** A pool inside its owner's own carve-out has no space to give (as for a declared delegation: InsideExclusion). */
+  private insideOwnCarveOut(pool: Grant): boolean {
+    if (!this.carving.has(pool.record.claim)) return false;
+    return this.index.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
   }
 
-  private addGrant(grant: Grant, allocatedFrom?: Grant): void {
+  private spaceOf(prefix: Prefix): FreeSpace {
+    const pool = this.index.get(prefix)?.find((g) => g.kind === "allocated");
+    if (pool !== undefined) return this.poolSpace(pool);
+    if (this.index.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
+    return new FreeSpace(prefix, this.index.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
+  }
+
+  /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
+  private indexGrant(grant: Grant): void {
     const existing = this.index.get(grant.prefix);
-    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant]);
-    if (allocatedFrom !== undefined) return; // the pool already took the block; no other pool changes
+    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
+  }
+
+  private insertGrant(grant: Grant): void {
+    this.indexGrant(grant);
     for (const pool of [...this.pools.keys()]) {
-      if (pool.prefix.overlaps(grant.prefix) && !(grant.prefix.length < pool.prefix.length)) this.pools.delete(pool);
+      if (pool.prefix.overlaps(grant.prefix)) this.pools.delete(pool);
     }
   }
 
-  private dropRecord(state: ClaimState, key: string): void {
-    const record = state.records.get(key);
-    state.records.delete(key);
-    if (record !== undefined) this.refused.delete(record);
-    const grant = record?.grant;
-    if (grant === undefined) return;
+  private removeGrant(grant: Grant): void {
+    grant.parent?.children.delete(grant);
     const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
     if (remaining.length === 0) this.index.remove(grant.prefix);
     else this.index.insert(grant.prefix, remaining);
     for (const [pool, space] of [...this.pools]) {
-      if (pool === grant) {
+      if (pool === grant || pool.prefix.equals(grant.prefix) || (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))) {
         this.pools.delete(pool);
         continue;
       }
-      if (!pool.prefix.contains(grant.prefix)) continue;
-      if (pool.prefix.length === grant.prefix.length) {
-        this.pools.delete(pool);
-        continue;
-      }
+      if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant) || this.insideOwnCarveOut(pool)) continue;
       // Still occupied by something between the pool and the record: the pool's free space is unchanged.
       const shadowed = this.index.covering(grant.prefix).some(
-        (e) => e.prefix.length > pool.prefix.length || (e.prefix.length === pool.prefix.length && e.value.some((g) => g !== pool)),
+        (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
       );
       if (shadowed) continue;
       if (this.index.coveredBy(grant.prefix).length > 0) this.pools.delete(pool);
@@ -660,19 +1038,89 @@ export class NetworkRegistry {
     }
   }
 
-  /** After a release, give refused records another chance, in claim order. Granted records stay. */
-  private recheckRefused(): void {
-    if (this.refused.size === 0) return;
-    const date = this.now();
-    for (const state of this.claims.values()) {
-      for (const record of [...state.records.values()].sort((a, b) => a.seq - b.seq)) {
-        if (!this.refused.has(record)) continue;
-        if (record.grant !== undefined || record.status.conflict === undefined || record.status.conflict.reason === "SpecialPurpose") continue;
-        const outcome = this.evaluate(state.name, record.validated);
-        if (outcome.conflict === undefined) this.evaluateAndGrant(state, record, date);
+  /**
+   * The invariant every state of the registry keeps (checked on restore): granted records obey
+   * the policy and their parent, parents have no cycles, and two granted records overlap only
+   * through delegation or a carve-out of the outer record's owner.
+   */
+  private assertConsistent(fail: (message: string) => NetworkRegistryError): void {
+    const grants = [...this.index].flatMap((entry) => entry.value);
+    for (const grant of grants) {
+      const seen = new Set<Grant>();
+      for (let g: Grant | undefined = grant; g !== undefined; g = g.parent) {
+        if (seen.has(g)) throw fail(`${grant.claim} ${grant.key}: its parents form a cycle`);
+        seen.add(g);
+      }
+    }
+    for (const entry of this.index) {
+      for (const grant of entry.value) {
+        if (grant.kind === "carve-out") continue;
+        if (this.policy.actionOf(grant.prefix) === "reject") throw fail(`${grant.claim} ${grant.key} is granted, but the policy rejects it`);
+        const parent = grant.parent;
+        if (parent !== undefined && !parent.prefix.contains(grant.prefix)) throw fail(`${grant.claim} ${grant.key} is not inside its parent ${parent.claim} ${parent.key}`);
+        if (parent !== undefined && !canDelegate(parent, grant.claim)) throw fail(`${parent.claim} ${parent.key} does not delegate to ${grant.claim} (${grant.key})`);
+        for (const other of this.index.overlapping(grant.prefix).flatMap((e) => e.value)) {
+          if (other === grant || other.kind === "carve-out") continue;
+          const [outer, inner] = other.prefix.length <= grant.prefix.length ? [other, grant] : [grant, other];
+          if (!this.nestingDeclared(outer, inner) && !(outer.prefix.length === inner.prefix.length && this.nestingDeclared(inner, outer))) {
+            throw fail(`${grant.claim} ${grant.key} and ${other.claim} ${other.key} overlap without a delegation or carve-out`);
+          }
+        }
       }
     }
   }
+
+  private nestingDeclared(outer: Grant, inner: Grant): boolean {
+    return isAncestor(outer, inner.parent) || (outer.claim !== inner.claim && this.carveOut(outer.claim, inner.prefix) !== undefined);
+  }
+}
+
+function depthOf(grant: Grant): number {
+  let depth = 0;
+  for (let g = grant.parent; g !== undefined; g = g.parent) depth++;
+  return depth;
+}
+
+/**
+ * The order of grants that share a prefix (a whole-pool delegation, or a range nested in an
+ * equal carve-out): the pool before its delegates, then claim order, allocated before
+ * carve-outs. It depends on the state only, never on history, so a restored registry answers
+ * like the live one: the pool owner is the pool, and the deepest delegate is the most specific owner.
+ */
+function compareSamePrefix(a: Grant, b: Grant): number {
+  return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
+}
+
+/** The metadata a claim keeps (validated by validateClaim): its name, labels and annotations. */
+function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
+  const result: NetworkClaimMetadata = { name: metadata.name };
+  if (metadata.labels !== undefined) result.labels = { ...metadata.labels };
+  if (metadata.annotations !== undefined) result.annotations = { ...metadata.annotations };
+  return result;
+}
+
+/** Claim order, then spec order. */
+function compareRecords(a: RecordState, b: RecordState): number {
+  if (a.claim !== b.claim) return a.claim.order - b.claim.order;
+  return a.claim.declared.indexOf(a) - b.claim.declared.indexOf(b);
+}
+
+/** Whether `grant` takes space from `pool`: everything inside except the pool's own ancestors and other claims' carve-outs. */
+function countsIn(pool: Grant, grant: Grant): boolean {
+  return grant !== pool && !isAncestor(grant, pool.parent) && !(grant.kind === "carve-out" && grant.claim !== pool.claim);
+}
+
+/** A recorded status, checked against its spec: the spec's fields, an outcome, and a conflict only when refused. */
+function statusOf(raw: AddressRecord | undefined, key: string, spec: AddressRecord, fail: (message: string) => NetworkRegistryError): AddressRecord {
+  if (typeof raw !== "object" || raw === null || raw.prefix !== key) throw fail("the status entry does not match the spec record");
+  if (raw.status !== "allocated" && raw.status !== "unavailable") throw fail("status must be allocated or unavailable");
+  if (typeof raw.date !== "string" || Number.isNaN(Date.parse(raw.date))) throw fail("status date must be an ISO-8601 time");
+  const status = normalizeRecord(raw, key);
+  const { date: _date, status: outcome, conflict, warnings: _warnings, ...fields } = status;
+  if (stableStringify(fields) !== stableStringify({ ...spec, status: undefined })) throw fail("status disagrees with spec");
+  if (spec.status === "unavailable" && (outcome !== "unavailable" || conflict !== undefined)) throw fail("a carve-out's status must be unavailable without a conflict");
+  if (spec.status !== "unavailable" && (outcome === "allocated") === (conflict !== undefined)) throw fail("a record is either allocated or refused with a conflict");
+  return status;
 }
 
 function canDelegate(grant: Grant, claim: string): boolean {
@@ -682,10 +1130,6 @@ function canDelegate(grant: Grant, claim: string): boolean {
 function isAncestor(grant: Grant, parent: Grant | undefined): boolean {
   for (let g = parent; g !== undefined; g = g.parent) if (g === grant) return true;
   return false;
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 function parsePrefixOrTable(text: string): Prefix {

@@ -3,7 +3,8 @@ import { NetworkRegistryError } from "./errors.js";
 import { parseAddress, parsePrefix } from "./parse.js";
 import { Prefix } from "./prefix.js";
 import { FlatIndex4, FlatIndex6 } from "./flat-index.js";
-import { bitAt, commonPrefixLength, wordMask } from "./words.js";
+import { bitAt, commonPrefixLength, isWord, wordMask } from "./words.js";
+import { describeValue } from "./describe-value.js";
 
 /** One stored prefix and its value, as returned by {@link PrefixTrie} queries. */
 export interface PrefixEntry<T> {
@@ -58,11 +59,15 @@ function nextBit(p: Prefix | IPAddress, position: number): number {
 }
 
 function toPrefix(input: string | Prefix): Prefix {
-  return typeof input === "string" ? parsePrefix(input) : input;
+  if (typeof input === "string") return parsePrefix(input);
+  if (input instanceof Prefix) return input;
+  throw new NetworkRegistryError("invalid-argument", `expected a prefix string or a Prefix, got ${describeValue(input)}`);
 }
 
 function toAddress(input: string | IPAddress): IPAddress {
-  return typeof input === "string" ? parseAddress(input) : input;
+  if (typeof input === "string") return parseAddress(input);
+  if (input instanceof IPAddress) return input;
+  throw new NetworkRegistryError("invalid-argument", `expected an address string or an IPAddress, got ${describeValue(input)}`);
 }
 
 /**
@@ -225,6 +230,7 @@ export class PrefixTrie<T> {
 
   /** IPv4 longest-prefix match on a 32-bit unsigned address (no parsing, no allocation). */
   lookup4(address: number): PrefixEntry<T> | undefined {
+    if (!isWord(address)) throw new NetworkRegistryError("invalid-argument", `lookup4 takes an unsigned 32-bit IPv4 address, got ${describeValue(address)}`);
     const flat = this.index4();
     if (flat !== undefined) return flat.lookup(address);
     let best: PrefixEntry<T> | undefined;

@@ -6,6 +6,11 @@
 
 export type IPFamily = 4 | 6;
 
+/** True for an unsigned 32-bit integer. */
+export function isWord(value: unknown): value is number {
+  return typeof value === "number" && value >>> 0 === value;
+}
+
 /** Number of address bits per family. */
 export function familyBits(family: IPFamily): 32 | 128 {
   return family === 4 ? 32 : 128;

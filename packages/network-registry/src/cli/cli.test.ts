@@ -76,6 +76,29 @@ spec:
       prefix: 100.64.0.0/16
 `;
 
+const MIXED = `
+metadata: { name: first }
+spec:
+  addressSpace:
+    - reference: { group: "", resource: pods }
+      prefix: 10.0.0.1/24
+    - reference: { group: "", resource: pods }
+      prefix: 10.1/16
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: settings }
+data: { x: y }
+---
+- just a string
+---
+metadata: { name: second }
+spec:
+  addressSpace:
+    - reference: { group: "", resource: pods }
+      prefix: 010.0.0.0/8
+`;
+
 let dir = "";
 const file = (name: string) => join(dir, name);
 
@@ -84,6 +107,7 @@ beforeAll(async () => {
   await writeFile(file("cluster-a.yaml"), CLUSTER_A);
   await writeFile(file("cluster-b.yaml"), CLUSTER_B_DISJOINT);
   await writeFile(file("cluster-c.yaml"), CLUSTER_C_OVERLAPPING);
+  await writeFile(file("mixed.yaml"), MIXED);
   await writeFile(file("broken.yaml"), "metadata: { name: x }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.1/24\n");
 });
 
@@ -134,6 +158,32 @@ describe("kana check", () => {
     expect(run.stdout).toContain("10.0.0.1/24 has host bits set; did you mean 10.0.0.0/24?");
   });
 
+  it("reports every invalid record and skips documents that are not claims, with a note", async () => {
+    const run = await kana("check", file("mixed.yaml"));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("10.0.0.1/24 has host bits set; did you mean 10.0.0.0/24?");
+    expect(run.stdout).toContain("did you mean 10.1.0.0/16?");
+    expect(run.stdout).toContain("did you mean 10.0.0.0/8?");
+    expect(run.stdout).toMatch(/note\s+skipped document 2 of .*mixed\.yaml: v1 ConfigMap settings is not a NetworkClaim/);
+    expect(run.stdout).toMatch(/INVALID\s+document 3 item 1 of .*mixed\.yaml: expected a NetworkClaim object, got "just a string"/);
+    expect(run.stdout).toContain("3 invalid claims");
+    const json = JSON.parse((await kana("check", file("mixed.yaml"), "-o", "json")).stdout) as { errors: unknown[]; skipped: string[] };
+    expect(json.errors).toHaveLength(3);
+    expect(json.skipped).toHaveLength(1);
+  });
+
+  it("gives the same verdict for any document order (a delegation listed before its parent)", async () => {
+    const child = "metadata: { name: cluster-1 }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.1.0.0/16\n      parent: { claim: platform, prefix: 10.0.0.0/8 }\n";
+    const parent = "metadata: { name: platform }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.0/8\n      delegateTo: [cluster-1]\n";
+    await writeFile(file("child-first.yaml"), `${child}---\n${parent}`);
+    await writeFile(file("parent-first.yaml"), `${parent}---\n${child}`);
+    for (const name of ["child-first.yaml", "parent-first.yaml"]) {
+      const run = await kana("check", file(name));
+      expect(run.code, name).toBe(0);
+      expect(run.stdout).toContain("OK: no conflicts");
+    }
+  });
+
   it("exits 2 for unreadable files and bad usage", async () => {
     expect((await kana("check", file("missing.yaml"))).code).toBe(2);
     expect((await kana("check", file("cluster-a.yaml"), "-o", "xml")).code).toBe(2);
@@ -156,7 +206,17 @@ describe("kana whois, allocate, free", () => {
     expect(run.stdout.trim().split("\n")).toEqual(["10.244.0.0/24", "10.244.1.0/24"]);
     const full = await kana("allocate", "--from", "10.244.0.0/16", "--size", "17", "--count", "3", "-f", file("cluster-a.yaml"));
     expect(full.code).toBe(1);
+    expect(full.stderr).toContain("only 2 of 3 /17 blocks are free in 10.244.0.0/16");
     expect(full.stderr).toContain("no free /17 left in 10.244.0.0/16");
+    expect(full.stdout).toBe("");
+  });
+
+  it("rejects sizes and counts that are not plain numbers", async () => {
+    for (const args of [["--size", "24x"], ["--size", "24", "--count", "2.5"], ["--size", " 24"]]) {
+      const run = await kana("allocate", "--from", "10.244.0.0/16", ...args, "-f", file("cluster-a.yaml"));
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/--size must be a prefix length|--count must be a positive integer/);
+    }
   });
 
   it("shows free space with the carve-out excluded", async () => {

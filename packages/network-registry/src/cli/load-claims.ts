@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { NetworkRegistryError } from "../errors.js";
-import type { NetworkClaim } from "../types.js";
+import { NETWORK_CLAIM_KIND, type NetworkClaim } from "../types.js";
 
 /** Label that names the cluster a claim belongs to; defaults to the file name. */
 export const CLUSTER_LABEL = "kana.kubekit.io/cluster";
@@ -26,9 +26,24 @@ function itemsOf(document: unknown): unknown[] {
   return [document];
 }
 
-/** Read NetworkClaims from YAML or JSON files: multi-document streams, lists, or `kind: …List`. */
-export async function loadClaims(files: readonly string[]): Promise<LoadedClaim[]> {
+/** What a set of files held: the claims, the documents skipped (not claims) and the items that cannot be claims. */
+export interface LoadedFiles {
+  claims: LoadedClaim[];
+  /** One note per document that is another kind of object. */
+  skipped: string[];
+  /** Items that are not objects at all, each with where it was. */
+  invalid: { file: string; where: string; message: string }[];
+}
+
+/**
+ * Read NetworkClaims from YAML or JSON files: multi-document streams, lists, or `kind: …List`.
+ * Objects of another kind (a ConfigMap in the same stream) are skipped with a note; items that
+ * are not objects are reported, and reading goes on, so every problem is reported at once.
+ */
+export async function loadClaims(files: readonly string[]): Promise<LoadedFiles> {
   const loaded: LoadedClaim[] = [];
+  const skipped: string[] = [];
+  const invalid: LoadedFiles["invalid"] = [];
   for (const file of files) {
     let text: string;
     try {
@@ -36,21 +51,30 @@ export async function loadClaims(files: readonly string[]): Promise<LoadedClaim[
     } catch (error) {
       throw new NetworkRegistryError("invalid-argument", `cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
-    for (const document of parseAllDocuments(text)) {
-      if (document.errors.length > 0) {
-        throw new NetworkRegistryError("invalid-argument", `${file}: ${document.errors[0]!.message}`);
-      }
-      for (const item of itemsOf(document.toJS())) {
-        if (typeof item !== "object" || item === null) {
-          throw new NetworkRegistryError("invalid-claim", `${file}: expected NetworkClaim objects`);
+    const documents = parseAllDocuments(text);
+    const syntax = documents.flatMap((d) => d.errors.map((e) => e.message));
+    if (syntax.length > 0) throw new NetworkRegistryError("invalid-argument", `${file}: ${syntax.join("; ")}`);
+    documents.forEach((document, d) => {
+      const items = itemsOf(document.toJS());
+      items.forEach((item, i) => {
+        const where = `document ${d + 1}${items.length > 1 || Array.isArray(document.toJS()) ? ` item ${i + 1}` : ""} of ${file}`;
+        if (typeof item !== "object" || item === null || Array.isArray(item)) {
+          invalid.push({ file, where, message: `${where}: expected a NetworkClaim object, got ${Array.isArray(item) ? "a list" : JSON.stringify(item)}` });
+          return;
+        }
+        const object = item as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } };
+        if (typeof object.kind === "string" && object.kind !== NETWORK_CLAIM_KIND) {
+          const what = [object.apiVersion, object.kind, object.metadata?.name].filter((x) => typeof x === "string").join(" ");
+          skipped.push(`skipped ${where}: ${what} is not a NetworkClaim`);
+          return;
         }
         const claim = item as NetworkClaim;
         const label = claim.metadata?.labels?.[CLUSTER_LABEL];
         loaded.push({ claim, cluster: typeof label === "string" && label !== "" ? label : clusterFromFile(file), file });
-      }
-    }
+      });
+    });
   }
-  return qualify(loaded);
+  return { claims: qualify(loaded), skipped, invalid };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { isNetworkRegistryError, NetworkRegistryError } from "../errors.js";
+import { formatPercent } from "../free-space.js";
 import { parsePrefix } from "../parse.js";
 import { describeReference } from "../records.js";
 import { NetworkRegistry } from "../registry.js";
@@ -34,10 +35,11 @@ function filesOption(): Option {
 }
 
 /** Register every claim in file order; malformed or mismatching claims are reported, not fatal. */
-async function buildRegistry(files: readonly string[]): Promise<{ registry: NetworkRegistry; checked: CheckedClaim[] }> {
+async function buildRegistry(files: readonly string[]): Promise<{ registry: NetworkRegistry; checked: CheckedClaim[]; skipped: string[] }> {
   const registry = new NetworkRegistry();
-  const checked: CheckedClaim[] = [];
-  for (const loaded of await loadClaims(files)) {
+  const { claims, skipped, invalid } = await loadClaims(files);
+  const checked: CheckedClaim[] = invalid.map((i) => ({ name: i.where, file: i.file, error: i.message }));
+  for (const loaded of claims) {
     const name = String(loaded.claim.metadata?.name);
     try {
       checked.push({ name, file: loaded.file, claim: registry.claim(loaded.claim) });
@@ -46,7 +48,9 @@ async function buildRegistry(files: readonly string[]): Promise<{ registry: Netw
       checked.push({ name, file: loaded.file, error: error.message });
     }
   }
-  return { registry, checked };
+  // Report the final state: a claim applied early may be granted by one applied later (its parent).
+  for (const c of checked) if (c.claim !== undefined) c.claim = registry.get(c.claim.metadata.name) ?? c.claim;
+  return { registry, checked, skipped };
 }
 
 function recordLine(record: AddressRecord): string {
@@ -59,7 +63,7 @@ function recordLine(record: AddressRecord): string {
 }
 
 async function check(files: string[], format: OutputFormat, io: CliIO): Promise<number> {
-  const { checked } = await buildRegistry(files);
+  const { checked, skipped } = await buildRegistry(files);
   const records = checked.flatMap((c) => (c.claim?.status?.addressSpace ?? []).map((record) => ({ claim: c.name, record })));
   const conflicts = records.filter((r) => r.record.conflict !== undefined);
   const errors = checked.filter((c) => c.error !== undefined);
@@ -80,13 +84,18 @@ async function check(files: string[], format: OutputFormat, io: CliIO): Promise<
       summary,
       conflicts: conflicts.map((c) => ({ claim: c.claim, prefix: c.record.prefix, conflict: c.record.conflict })),
       errors: errors.map((e) => ({ claim: e.name, file: e.file, message: e.error })),
+      skipped,
       warnings,
       claims: checked.flatMap((c) => (c.claim === undefined ? [] : [c.claim])),
     }, format));
     return failed ? EXIT_CONFLICT : EXIT_OK;
   }
-  const lines: string[] = [];
+  const lines: string[] = skipped.map((note) => `note      ${note}`);
   for (const c of checked) {
+    if (c.claim === undefined && c.name.startsWith("document ")) {
+      lines.push(`INVALID   ${c.error ?? ""}`);
+      continue;
+    }
     lines.push(`${c.name} (${c.file})`);
     if (c.error !== undefined) lines.push(`  INVALID   ${c.error}`);
     for (const record of c.claim?.status?.addressSpace ?? []) {
@@ -102,7 +111,8 @@ async function check(files: string[], format: OutputFormat, io: CliIO): Promise<
 }
 
 async function whois(query: string, files: string[], format: OutputFormat, io: CliIO): Promise<number> {
-  const { registry } = await buildRegistry(files);
+  const { registry, skipped } = await buildRegistry(files);
+  for (const note of skipped) io.stderr(`kana: note: ${note}\n`);
   const result = registry.whois(query);
   if (format !== "human") {
     io.stdout(renderData(result, format));
@@ -133,20 +143,26 @@ interface AllocateOptions {
 }
 
 async function allocate(options: AllocateOptions, io: CliIO): Promise<number> {
-  const { registry } = await buildRegistry(options.file);
+  if (!/^\/?\d{1,3}$/.test(options.size)) throw new NetworkRegistryError("invalid-argument", `--size must be a prefix length such as 24 or /24, got ${JSON.stringify(options.size)}`);
+  if (!/^[1-9]\d{0,5}$/.test(options.count)) throw new NetworkRegistryError("invalid-argument", `--count must be a positive integer, got ${JSON.stringify(options.count)}`);
+  const size = Number(options.size.replace(/^\//, ""));
+  const count = Number(options.count);
+  const { registry, skipped } = await buildRegistry(options.file);
+  for (const note of skipped) io.stderr(`kana: note: ${note}\n`);
   const pool = parsePrefix(options.from);
-  const size = Number.parseInt(options.size.replace(/^\//, ""), 10);
-  const count = Number.parseInt(options.count, 10);
-  if (!Number.isInteger(size) || !Number.isInteger(count) || count < 1) {
-    throw new NetworkRegistryError("invalid-argument", "--size must be a prefix length and --count a positive integer");
-  }
   const owner = options.claim ?? registry.whois(pool).exact.find((o) => o.record.status === "allocated")?.claim;
   if (owner === undefined) throw new NetworkRegistryError("pool-not-found", `${pool.toString()} is not an allocated record in the given claims`);
   const allocated: AddressRecord[] = [];
   for (let i = 0; i < count; i++) {
-    allocated.push(registry.allocate({
-      claim: owner, reference: { group: options.group, resource: options.resource }, from: pool, prefixLength: size, strategy: options.strategy,
-    }));
+    try {
+      allocated.push(registry.allocate({
+        claim: owner, reference: { group: options.group, resource: options.resource }, from: pool, prefixLength: size, strategy: options.strategy,
+      }));
+    } catch (error) {
+      if (!isNetworkRegistryError(error) || error.code !== "pool-exhausted" || count === 1) throw error;
+      // All or nothing: a plan that needs three blocks gets none when only two fit.
+      throw new NetworkRegistryError("pool-exhausted", `only ${i} of ${count} /${size} blocks are free in ${pool.toString()}: ${error.message}`);
+    }
   }
   if (options.output !== "human") io.stdout(renderData({ claim: owner, pool: pool.toString(), allocated }, options.output));
   else io.stdout(`${allocated.map((r) => r.prefix).join("\n")}\n`);
@@ -154,7 +170,8 @@ async function allocate(options: AllocateOptions, io: CliIO): Promise<number> {
 }
 
 async function free(options: { from: string; file: string[]; output: OutputFormat }, io: CliIO): Promise<number> {
-  const { registry } = await buildRegistry(options.file);
+  const { registry, skipped } = await buildRegistry(options.file);
+  for (const note of skipped) io.stderr(`kana: note: ${note}\n`);
   const usage = registry.utilization(options.from);
   const blocks = registry.freeBlocks(options.from);
   if (options.output !== "human") {
@@ -163,7 +180,7 @@ async function free(options: { from: string; file: string[]; output: OutputForma
   }
   const lines = [
     `pool      ${usage.pool}`,
-    `used      ${usage.used} of ${usage.size} addresses (${usage.percentUsed}%)`,
+    `used      ${usage.used} of ${usage.size} addresses (${formatPercent(usage.percentUsed)})`,
     `largest   ${usage.largestFree ?? "none"}`,
     `by size   ${Object.entries(usage.freeBlocksByLength).map(([length, n]) => `${n}×/${length}`).join(" ") || "none"}`,
     "free blocks:",
