@@ -49,7 +49,9 @@ afterAll(() => t.close());
 /** A `limit` above the collection's size reads it whole in one go: the body the list had before it was streamed. */
 const WHOLE = "limit=100000";
 
-describe("streamed LIST", () => {
+// Each case serialises 1,234 objects twice (YAML through the yaml library, and parses one back):
+// well under a second alone, several on a loaded 2-core machine, so not the 5 s default.
+describe("streamed LIST", { timeout: 60_000 }, () => {
   const accepts: Array<[string, string]> = [
     ["JSON", "application/json"],
     ["Table v1", "application/json;as=Table;v=v1;g=meta.k8s.io"],
