@@ -162,11 +162,14 @@ function lenient<T>(text: string, strict: (text: string) => T, fix: (text: strin
   }
 }
 
-/** Parse a canonical IP address. Throws `invalid-address` naming the broken rule and the fix. */
-export function parseAddress(text: string): IPAddress;
 /** Parse an address leniently (see {@link ParseOptions}): the canonical value plus warnings. */
 export function parseAddress(text: string, options: ParseOptions & { lenient: true }): LenientParse<IPAddress>;
-export function parseAddress(text: string, options?: ParseOptions): IPAddress | LenientParse<IPAddress>;
+export function parseAddress(text: string, options: ParseOptions): IPAddress | LenientParse<IPAddress>;
+/**
+ * Parse a canonical IP address. Throws `invalid-address` naming the broken rule and the fix. Last, so that a callback
+ * position (`texts.map(parseAddress)`) takes this signature.
+ */
+export function parseAddress(text: string): IPAddress;
 export function parseAddress(text: string, options?: ParseOptions): IPAddress | LenientParse<IPAddress> {
   if (isLenient(options)) return lenient(text, strictAddress, fixAddress);
   return strictAddress(text);
@@ -184,11 +187,14 @@ function strictAddress(text: string): IPAddress {
   throw addressError(text);
 }
 
-/** Parse a canonical CIDR prefix. Throws `invalid-prefix` naming the broken rule and the fix. */
-export function parsePrefix(text: string): Prefix;
 /** Parse a prefix leniently (see {@link ParseOptions}): the canonical value plus warnings. */
 export function parsePrefix(text: string, options: ParseOptions & { lenient: true }): LenientParse<Prefix>;
-export function parsePrefix(text: string, options?: ParseOptions): Prefix | LenientParse<Prefix>;
+export function parsePrefix(text: string, options: ParseOptions): Prefix | LenientParse<Prefix>;
+/**
+ * Parse a canonical CIDR prefix. Throws `invalid-prefix` naming the broken rule and the fix. Last, so that a callback
+ * position (`texts.map(parsePrefix)`) takes this signature.
+ */
+export function parsePrefix(text: string): Prefix;
 export function parsePrefix(text: string, options?: ParseOptions): Prefix | LenientParse<Prefix> {
   if (isLenient(options)) return lenient(text, strictPrefix, fixPrefix);
   return strictPrefix(text);
