@@ -119,7 +119,8 @@ export class SimulatedKubelet {
   }
 
   #startTimers(): void {
-    this.#timers.push(setInterval(() => this.#track(this.#renewLease()), this.#options.leaseRenewIntervalMs));
+    // nodeStatusUpdateFrequency runs with the Lease renewal (both 10 s upstream).
+    this.#timers.push(setInterval(() => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())), this.#options.leaseRenewIntervalMs));
     this.#timers.push(setInterval(() => this.#track(this.#postNodeStatus(true)), this.#options.statusReportIntervalMs));
     this.#timers.push(setInterval(() => this.#workers.retryDeferred(), this.#options.resizeRetryIntervalMs ?? DEFAULT_RESIZE_RETRY_MS));
   }
@@ -190,6 +191,17 @@ export class SimulatedKubelet {
     const node = await this.#client.get<Node>(NODES, undefined, this.name);
     const status = this.#nodeStatus(node.status, ready);
     await this.#client.patch(NODES, undefined, this.name, { status: { conditions: status?.conditions, nodeInfo: status?.nodeInfo } }, MERGE_PATCH, "status");
+  }
+
+  /**
+   * Between full reports the kubelet posts its status when the API holds another one (upstream's
+   * tryUpdateNodeStatus posts on any change): a node lifecycle controller that marked the node
+   * Unknown while it was slow is answered within one renewal.
+   */
+  async #restoreNodeStatus(): Promise<void> {
+    const node = await this.#client.get<Node>(NODES, undefined, this.name);
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID) await this.#postNodeStatus(true);
   }
 
   async #renewLease(): Promise<void> {
