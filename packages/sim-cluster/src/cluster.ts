@@ -6,8 +6,11 @@ import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
+import { daemonSetController } from "./controllers/daemonset.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
+import { endpointsController } from "./controllers/endpoints.js";
+import { endpointSliceController } from "./controllers/endpointslice.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -18,6 +21,8 @@ import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
 import { repairingServiceStore } from "./services-store.js";
+import { assertLoopbackRanges, randomTrafficRanges } from "./traffic/loopback.js";
+import { TrafficPlane } from "./traffic/traffic.js";
 
 /** One simulated node; everything is optional. */
 export interface SimNodeOptions {
@@ -26,6 +31,8 @@ export interface SimNodeOptions {
   /** Merged over the cluster's `nodeCapacity`. */
   capacity?: Record<string, string>;
   labels?: Record<string, string>;
+  /** Taints the node registers with, e.g. `{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }`. */
+  taints?: Array<{ key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }>;
 }
 
 export interface SimClusterOptions {
@@ -58,6 +65,13 @@ export interface SimClusterOptions {
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
   name?: string;
   logger?: Logger;
+  /**
+   * Traffic mode: nodes, pods and ClusterIPs get loopback addresses (random neighbouring /16s of
+   * 127.0.0.0/8 unless `nodeCIDR`, `podCIDR` and `serviceCIDR` say otherwise, which must then be
+   * loopback too), every Running pod answers on its ports as agnhost netexec does, and a
+   * kube-proxy stand-in forwards ClusterIP and NodePort traffic (TCP and UDP) to endpoints.
+   */
+  traffic?: boolean;
 }
 
 export interface SimCluster {
@@ -115,14 +129,18 @@ function hostAddress(cidr: string, index: number): string {
  * controllers; and one simulated kubelet per node. Resolves once every node is Ready.
  */
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const traffic = options.traffic === true;
+  const loopback = traffic ? randomTrafficRanges() : undefined;
+  const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
+  const podCIDR = options.podCIDR ?? loopback?.podCIDR ?? "10.244.0.0/16";
+  const nodeCIDR = options.nodeCIDR ?? loopback?.nodeCIDR ?? "172.18.0.0/16";
+  if (traffic) assertLoopbackRanges({ podCIDR, serviceCIDR, nodeCIDR });
   const allocators: ServiceAllocators = {
-    clusterIPs: new ClusterIPAllocator(options.serviceCIDR ?? "10.96.0.0/16"),
+    clusterIPs: new ClusterIPAllocator(serviceCIDR),
     nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
   };
   // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
   registerWorkloadProtobuf();
-  const podCIDR = options.podCIDR ?? "10.244.0.0/16";
-  const nodeCIDR = options.nodeCIDR ?? "172.18.0.0/16";
   subnet24(podCIDR, 0);
   hostAddress(nodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
@@ -130,7 +148,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
-    resources: [...selectBuiltinResources(), ...simResources(allocators)],
+    resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [priorityAdmission(() => priorityClasses)],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
@@ -142,6 +160,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
   const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean }>();
   let manager: ControllerManager | undefined;
+  let trafficPlane: TrafficPlane | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
     const served = (group: string, plural: string) => {
@@ -169,7 +188,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -178,12 +197,21 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
           ...(options.nodeMonitorGracePeriodMs !== undefined ? { gracePeriodMs: options.nodeMonitorGracePeriodMs } : {}),
           ...(options.nodeMonitorPeriodMs !== undefined ? { monitorPeriodMs: options.nodeMonitorPeriodMs } : {}),
         }),
+        endpointsController(),
+        endpointSliceController(),
+        daemonSetController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
+    if (traffic) {
+      trafficPlane = new TrafficPlane(new KubeClient({ server: plane.url, userAgent: "sim-cluster-traffic" }), options.logger);
+      await trafficPlane.start();
+    }
   } catch (error) {
+    await trafficPlane?.close();
+    await manager?.stop();
     client.close();
     await plane.close();
     throw error;
@@ -221,11 +249,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       address: hostAddress(nodeCIDR, index),
       podCIDR: subnet24(podCIDR, index),
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
+      ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
     const kubelet = newKubelet(spec);
     kubelets.set(name, { kubelet, index, running: true });
     try {
       await kubelet.start();
+      await trafficPlane?.addNode(name, { address: spec.address, podCIDR: spec.podCIDR });
     } catch (error) {
       kubelets.delete(name);
       await kubelet.stop();
@@ -238,6 +268,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      await trafficPlane?.close();
       await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
       await manager?.stop();
       client.close();
@@ -268,6 +299,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
       // No kubelet will finish a graceful delete: force them, as the pod garbage collector does.
       await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined)));
+      await trafficPlane?.removeNode(name);
     },
     async stopNode(name) {
       const entry = entryOf(name);

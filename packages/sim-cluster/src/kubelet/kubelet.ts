@@ -19,6 +19,8 @@ export interface SimNodeSpec {
   /** The range its pods' IPs come from. */
   podCIDR: string;
   providerID: string;
+  /** Taints the node registers with (kubelet's `--register-with-taints`). */
+  taints?: Array<{ key: string; value?: string; effect: string }>;
 }
 
 export interface KubeletOptions {
@@ -177,7 +179,7 @@ export class SimulatedKubelet {
         apiVersion: "v1",
         kind: "Node",
         metadata: { name: this.name, labels },
-        spec: { podCIDR: this.spec.podCIDR, podCIDRs: [this.spec.podCIDR], providerID: this.spec.providerID },
+        spec: { podCIDR: this.spec.podCIDR, podCIDRs: [this.spec.podCIDR], providerID: this.spec.providerID, ...(this.spec.taints?.length ? { taints: this.spec.taints } : {}) },
       });
     } catch (error) {
       if (!(isApiError(error) && error.code === 409)) throw error;

@@ -3,6 +3,7 @@ import { isApiError, isNotFound, objectKey } from "@kubekit/generic-controlplane
 import type { ClusterIPAllocator } from "../allocators/cluster-ip.js";
 import { canonicalJson } from "../controllers/pod-template-hash.js";
 import { nowRFC3339 } from "../controllers/util.js";
+import { shutdownDelayMsOf } from "../traffic/echo-ports.js";
 import type { Pod } from "../resources/pods.js";
 import { podRequests } from "../scheduler/fit.js";
 import { PODS } from "../refs.js";
@@ -225,7 +226,8 @@ export class PodWorkers {
   }
 
   /**
-   * A graceful delete: the containers get `podShutdownMs` (at most the grace period) to stop,
+   * A graceful delete: the containers get `podShutdownMs`, or longer when they delay their
+   * shutdown (agnhost netexec's `--delay-shutdown`), and at most the grace period to stop,
    * then they are reported terminated and the pod is deleted with grace period 0. A pod this
    * kubelet never ran, or one deleted with grace 0, goes at once.
    */
@@ -235,7 +237,7 @@ export class PodWorkers {
     if (record?.terminating) return;
     const graceMs = (pod.metadata?.deletionGracePeriodSeconds ?? 0) * 1000;
     if (record === undefined || graceMs === 0) return this.#remove(pod);
-    const delay = Math.max(1, Math.min(this.#podShutdownMs, graceMs));
+    const delay = Math.max(1, Math.min(Math.max(this.#podShutdownMs, shutdownDelayMsOf(pod)), graceMs));
     const at = Date.now() + delay;
     const running = this.#shutdowns.get(uid);
     // A shorter grace period asked for later brings the end forward; a longer one changes nothing.

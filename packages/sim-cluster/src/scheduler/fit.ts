@@ -55,25 +55,12 @@ export function allocatableOf(node: Node): Map<string, bigint> {
   return out;
 }
 
-export function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-}
-
 /**
- * Why `pod` does not fit `node` given what is already placed there (`used`, by resource, and
- * `podCount`), in the words of the scheduler's filter plugins; undefined when it fits.
+ * The NodeResourcesFit filter (with the pod count): why `pod` does not fit `node` given what is
+ * already placed there (`used`, by resource, and `podCount`), in upstream's words; empty when it fits.
  */
-export function unfitReasons(pod: Pod, node: Node, used: Map<string, bigint>, podCount: number): string[] {
+export function resourceFitReasons(pod: Pod, node: Node, used: Map<string, bigint>, podCount: number): string[] {
   const reasons: string[] = [];
-  if (!isNodeReady(node)) reasons.push("node(s) had untolerated taint {node.kubernetes.io/not-ready: }");
-  if (node.spec?.unschedulable === true) reasons.push("node(s) were unschedulable");
-  const labels = node.metadata?.labels ?? {};
-  for (const [key, value] of Object.entries(pod.spec?.nodeSelector ?? {})) {
-    if (labels[key] !== value) {
-      reasons.push("node(s) didn't match Pod's node affinity/selector");
-      break;
-    }
-  }
   const allocatable = allocatableOf(node);
   const maxPods = allocatable.get("pods");
   if (maxPods !== undefined && BigInt(podCount + 1) * 1000n > maxPods) reasons.push("Too many pods");
