@@ -32,7 +32,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("kubectl 1.32 against a simulated cluster", () => {
+// Rollouts now wait for graceful pod termination; each wait below fails with its own message first.
+describe("kubectl 1.32 against a simulated cluster", { timeout: 30_000 }, () => {
   it("get nodes -o wide lists the simulated nodes Ready with their addresses", async () => {
     const out = await run("get", "nodes", "-o", "wide");
     expect(out.code).toBe(0);

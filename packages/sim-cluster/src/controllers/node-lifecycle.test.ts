@@ -15,9 +15,9 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-/** A cluster whose kubelets renew their Lease every 100 ms and whose node monitor gives up after 600 ms. */
+/** A cluster whose kubelets renew their Lease every 100 ms and whose node monitor gives up after 2 s (margin for a loaded machine). */
 async function start(): Promise<{ cluster: SimCluster; client: KubeClient }> {
-  cluster = await startSimCluster({ nodes: 2, leaseRenewIntervalMs: 100, nodeMonitorGracePeriodMs: 600, nodeMonitorPeriodMs: 100 });
+  cluster = await startSimCluster({ nodes: 2, leaseRenewIntervalMs: 100, nodeMonitorGracePeriodMs: 2000, nodeMonitorPeriodMs: 100 });
   client = new KubeClient({ server: cluster.url });
   return { cluster, client };
 }
@@ -67,6 +67,18 @@ describe("nodes stopped, started and rebooted from the outside", { timeout: 30_0
     });
     expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
     await expect(cluster.startNode("sim-node-2")).rejects.toThrow("node sim-node-2 is running already");
+  });
+
+  it("a running kubelet answers a node marked Unknown (it was only slow) by posting Ready again", async () => {
+    const { client: c } = await start();
+    const node = await c.get<Node>(NODES, undefined, "sim-node-1");
+    const conditions = (node.status?.conditions ?? []).map((cond) => (cond.type === "Ready" ? { ...cond, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." } : cond));
+    await c.patch(NODES, undefined, "sim-node-1", { status: { conditions } }, "application/merge-patch+json", "status");
+    const back = await eventually("sim-node-1 Ready again", async () => {
+      const n = await c.get<Node>(NODES, undefined, "sim-node-1");
+      return ready(n)?.status === "True" && (n.spec?.taints ?? []).length === 0 ? n : undefined;
+    });
+    expect(ready(back)).toMatchObject({ reason: "KubeletReady" });
   });
 
   it("a rebooted node reports NotReady, then Ready with a new boot ID, and its containers restart", async () => {
