@@ -10,6 +10,7 @@ const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const pods = fileURLToPath(new URL("../test/fixtures/pods.yaml", import.meta.url));
+const mixedPods = fileURLToPath(new URL("../test/fixtures/pods-two-nodes.yaml", import.meta.url));
 
 /** The newest change to the shipped sources, so a stale build is rebuilt instead of silently tested. */
 function newestSource(): number {
@@ -91,6 +92,46 @@ describe("balloon CLI (built, run as a child process)", () => {
     const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", "cpu=2", "--target", "ephemeral-storage=1Gi");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^balloon: target names "ephemeral-storage"/);
+  });
+
+  it("turns nonsense units into errors naming the flag's value and the rule", async () => {
+    const plan = (target: string, ...extra: string[]) => balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
+    const halfByte = await plan("memory=500m");
+    expect(halfByte.code).toBe(1);
+    expect(halfByte.stderr).toContain('target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)');
+    const cpuBytes = await plan("cpu=4Gi");
+    expect(cpuBytes.code).toBe(1);
+    expect(cpuBytes.stderr).toContain('target cpu: "4Gi" uses a binary (byte) suffix');
+    const milliBytes = await plan("memory=16Gi", "--granularity", "memory=1m");
+    expect(milliBytes.code).toBe(1);
+    expect(milliBytes.stderr).toContain('granularity memory: fractional byte value "1m" is invalid');
+  });
+
+  it("refuses a BestEffort balloon, empty or zero", async () => {
+    for (const requests of ["", "cpu=0,memory=0"]) {
+      const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", requests, "--target", "cpu=4");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("BestEffort");
+    }
+  });
+
+  it("does not add up pods of several nodes unless --node names one", async () => {
+    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${mixedPods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=4,memory=16Gi"];
+    const mixed = await balloon(...args);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain("holds pods of 2 nodes (node-a, node-b); pass --node");
+    const one = await balloon(...args, "--node=node-b", "-o", "json");
+    expect(one.code).toBe(0);
+    expect((JSON.parse(one.stdout) as { decision: string }).decision).toBe("resize");
+  });
+
+  it("submits an upsize that does not fit when asked to defer, or grows the balloon partially", async () => {
+    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${pods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=1", "-o", "json"];
+    const defer = await balloon(...args, "--on-shortfall=defer");
+    expect(defer.code).toBe(0);
+    expect(JSON.parse(defer.stdout)).toMatchObject({ decision: "defer", balloon: { cpu: "7" } });
+    const partial = await balloon(...args, "--on-shortfall=partial");
+    expect(JSON.parse(partial.stdout)).toMatchObject({ decision: "resize", balloon: { cpu: "6500m" } });
   });
 
   it("splits a host between kubelets", async () => {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import type { V1Pod } from "@kubernetes/client-node";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
@@ -8,7 +9,7 @@ import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
 import { formatPlanText, formatSplitText } from "./plan-format.js";
 import { parseResourceList, type ResourceList } from "./resource-list.js";
-import { planResize } from "./sizing.js";
+import { planResize, type ShortfallPolicy } from "./sizing.js";
 import { splitHost } from "./split-host.js";
 import { VERSION } from "./version.js";
 
@@ -47,6 +48,23 @@ function readInput(path: string): string {
   }
 }
 
+/**
+ * The active, non-balloon pods of one node: `--node`'s, or the only node the file's bound pods
+ * are on. Pods of several nodes without `--node` are an error, not a sum over the cluster.
+ */
+function podsOnOneNode(pods: readonly V1Pod[], node: string | undefined, source: string): V1Pod[] {
+  const counted = pods.filter((pod) => isPodActive(pod) && !isBalloonPod(pod) && pod.spec?.nodeName);
+  if (node !== undefined) return counted.filter((pod) => pod.spec?.nodeName === node);
+  const nodes = [...new Set(counted.map((pod) => pod.spec?.nodeName))];
+  if (nodes.length > 1) {
+    throw new BalloonError(
+      "invalid-input",
+      `--pods ${source} holds pods of ${nodes.length} nodes (${nodes.join(", ")}); pass --node to say which node to plan for`,
+    );
+  }
+  return counted;
+}
+
 function program(): Command {
   const cli = new Command("balloon")
     .description("Plan node resizes through KEP-5620 balloon pods, and print their manifests.")
@@ -65,11 +83,13 @@ function program(): Command {
       return Number(v);
     })
     .option("--requests <list>", "template requests, e.g. cpu=1m,memory=1Mi", resources("--requests"))
+    .option("--memory-limit", "give the balloon a memory limit equal to its request, so it never swaps (LimitedSwap nodes)")
     .addOption(new Option("-o, --output <format>", "output format").choices(["yaml", "json"]).default("yaml"))
-    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; output: "yaml" | "json" }) => {
+    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; memoryLimit?: boolean; output: "yaml" | "json" }) => {
       const bundle = balloonManifests({
         name: options.name,
         namespace: options.namespace,
+        ...(options.memoryLimit ? { memoryLimit: true } : {}),
         ...(options.image ? { image: options.image } : {}),
         ...(options.priority !== undefined ? { priority: options.priority } : {}),
         ...(options.requests ? { requests: options.requests } : {}),
@@ -92,9 +112,15 @@ function program(): Command {
     .option("--node <name>", "only count pods bound to this node")
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(
+      new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods: refuse, defer (submit and wait), partial")
+        .choices(["refuse", "defer", "partial"])
+        .default("refuse"),
+    )
     .addOption(outputOption())
     .action(
       (options: {
+        onShortfall: ShortfallPolicy;
         allocatable: ResourceList;
         capacity?: ResourceList;
         balloon: ResourceList;
@@ -105,12 +131,9 @@ function program(): Command {
         granularity?: ResourceList;
         output: Output;
       }) => {
-        const pods = options.pods
-          ? podsOf(parseObjectsYaml(readInput(options.pods), options.pods))
-              .filter((pod) => isPodActive(pod) && !isBalloonPod(pod))
-              .filter((pod) => options.node === undefined || pod.spec?.nodeName === options.node)
-          : [];
+        const pods = options.pods ? podsOnOneNode(podsOf(parseObjectsYaml(readInput(options.pods), options.pods)), options.node, options.pods) : [];
         const plan = planResize({
+          onShortfall: options.onShortfall,
           node: { allocatable: options.allocatable, ...(options.capacity ? { capacity: options.capacity } : {}) },
           pods: pods.map(podRequests),
           balloon: options.balloon,
@@ -134,10 +157,12 @@ function program(): Command {
     .option("--reserved <list>", "what each node reserves for itself", resources("--reserved"))
     .option("--allocatable <list>", "what each kubelet reports (default host − reserved)", resources("--allocatable"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .option("--floor <list>", "smallest balloon per node (default cpu=1m,memory=1Mi)", resources("--floor"))
     .addOption(outputOption())
     .action(
-      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; output: Output }) => {
+      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; floor?: ResourceList; output: Output }) => {
         const split = splitHost({
+          ...(options.floor ? { floor: options.floor } : {}),
           host: options.host,
           kubelets: options.kubelets,
           ...(options.reserved ? { reservedPerNode: options.reserved } : {}),

@@ -1,10 +1,11 @@
-import type { V1Node, V1Pod } from "@kubernetes/client-node";
+import type { V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
 import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
-import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
-import { resourceList, subtractResourceLists, type ResourceList } from "./resource-list.js";
-import { planResize, type ResizePlan } from "./sizing.js";
+import { isBalloonPod, isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
+import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
+import { swapRisk, type SwapRisk } from "./swap.js";
 
 export interface PlanNodeResizeInput {
   readonly node: V1Node;
@@ -13,43 +14,104 @@ export interface PlanNodeResizeInput {
   readonly target: ResourceList;
   readonly floor?: ResourceList;
   readonly granularity?: ResourceList;
+  readonly onShortfall?: ShortfallPolicy;
 }
 
-/** A plan for one node, with the balloon pod it applies to. */
-export type NodeResizePlan = ResizePlan & { readonly node: string; readonly balloonPod: string };
+/** The balloon pod a plan applies to, as read from the cluster. */
+export interface BalloonPodRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+/** A plan for one node, with the balloon pod it applies to and what the kubelet reports about it. */
+export type NodeResizePlan = ResizePlan & {
+  readonly node: string;
+  readonly balloonPod: string;
+  readonly balloonRef: BalloonPodRef;
+  /** The balloon's resize conditions before the plan (a Deferred or Infeasible resize already submitted). */
+  readonly resizeState: PodResizeState;
+  /**
+   * Other balloon pods on the node, counted as ordinary pods: one being replaced (terminating)
+   * under `OnDelete`, or a surplus one. Only the newest live balloon is resized.
+   */
+  readonly otherBalloons: readonly string[];
+  /** Set when a memory resize of this balloon may be Infeasible because the node has swap. */
+  readonly swap?: SwapRisk;
+};
+
+function byNewest(a: V1Pod, b: V1Pod): number {
+  const time = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+  return time(b) - time(a) || (b.metadata?.name ?? "").localeCompare(a.metadata?.name ?? "");
+}
+
+/** The balloon container's allocated and desired requests; the kubelet resizes from the allocated ones. */
+function balloonSizes(pod: V1Pod, container: V1Container): { allocated: ResourceList; desired: ResourceList } {
+  const context = `balloon pod ${pod.metadata?.name ?? "?"} container ${container.name}`;
+  const desired = resourceList({ ...container.resources?.limits, ...container.resources?.requests }, `${context} requests`);
+  const status = pod.status?.containerStatuses?.find((s) => s.name === container.name);
+  // Before the kubelet has admitted the pod there is no allocation: it will admit the spec.
+  const allocated = status?.allocatedResources ? resourceList(status.allocatedResources, `${context} allocatedResources`) : desired;
+  return { allocated, desired };
+}
 
 /**
- * `planResize` from live objects: finds the node's balloon pod (by the well-known label), takes
- * the `balloon` container's requests as B, and counts everything else on the node (other active
- * pods, and the balloon pod's own overhead) as O.
+ * `planResize` from live objects, the way the kubelet will judge the resize: finds the node's
+ * balloon pod (by the well-known label), takes the `balloon` container's allocated requests as B
+ * (its spec as the resize already asked for), the rest of the balloon pod (RuntimeClass overhead,
+ * other containers) as fixed, and every other active pod on the node at upstream's
+ * `determineContainerReqs` size as O. A terminating balloon (an `OnDelete` replacement) still
+ * holds its requests and counts as O.
  */
 export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   const nodeName = input.node.metadata?.name;
   if (!nodeName) throw new BalloonError("invalid-input", "the node has no metadata.name");
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
-  const balloons = onNode.filter(isBalloonPod);
-  if (balloons.length !== 1) {
+  const live = onNode.filter((pod) => isBalloonPod(pod) && !isPodTerminating(pod)).sort(byNewest);
+  const balloonPod = live[0];
+  if (!balloonPod) {
+    const leaving = onNode.some(isBalloonPod);
     throw new BalloonError(
       "invalid-input",
-      balloons.length === 0 ? `node ${nodeName} has no running balloon pod` : `node ${nodeName} has ${balloons.length} balloon pods; expected one`,
+      leaving ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement` : `node ${nodeName} has no running balloon pod`,
     );
   }
-  const balloonPod = balloons[0] as V1Pod;
-  const container = balloonPod.spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
-  if (!container) {
+  const spec = balloonPod.spec;
+  const container = spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
+  if (!spec || !container) {
     throw new BalloonError("invalid-input", `balloon pod ${balloonPod.metadata?.name ?? "?"} has no container named ${BALLOON_CONTAINER}`);
   }
-  const balloonContainer = resourceList(container.resources?.requests ?? {}, "balloon container requests");
+  const { allocated, desired } = balloonSizes(balloonPod, container);
   // Whatever the balloon pod holds besides the resizable container (overhead, other containers) stays put.
-  const balloonRest = subtractResourceLists(podRequests(balloonPod), balloonContainer);
-  const others = onNode.filter((pod) => pod !== balloonPod).map(podRequests);
+  const rest: V1Pod = { ...balloonPod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
+  const others = onNode.filter((pod) => pod !== balloonPod);
   const plan = planResize({
     node: nodeResources(input.node),
-    pods: [...others, balloonRest],
-    balloon: balloonContainer,
+    pods: others.map(podRequests),
+    balloon: allocated,
+    balloonDesired: desired,
+    balloonFixed: podRequests(rest),
     target: input.target,
     ...(input.floor ? { floor: input.floor } : {}),
     ...(input.granularity ? { granularity: input.granularity } : {}),
+    ...(input.onShortfall ? { onShortfall: input.onShortfall } : {}),
   });
-  return { ...plan, node: nodeName, balloonPod: balloonPod.metadata?.name ?? "?" };
+  const memoryChanges = !amountOf(plan.balloon, "memory").equals(amountOf(allocated, "memory"));
+  const swap = memoryChanges ? swapRisk(input.node, balloonPod, container) : undefined;
+  const metadata = balloonPod.metadata ?? {};
+  return {
+    ...plan,
+    node: nodeName,
+    balloonPod: metadata.name ?? "?",
+    balloonRef: {
+      namespace: metadata.namespace ?? "default",
+      name: metadata.name ?? "?",
+      ...(metadata.uid ? { uid: metadata.uid } : {}),
+      ...(metadata.resourceVersion ? { resourceVersion: metadata.resourceVersion } : {}),
+    },
+    resizeState: podResizeState(balloonPod),
+    otherBalloons: others.filter(isBalloonPod).map((pod) => pod.metadata?.name ?? "?"),
+    ...(swap ? { swap } : {}),
+  };
 }

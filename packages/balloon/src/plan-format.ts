@@ -21,13 +21,18 @@ export function formatPlanText(plan: ResizePlan): string {
     ]),
   ];
   const lines = [`decision: ${plan.decision}`, ...table(rows)];
-  if (plan.decision === "refused") {
+  if (plan.decision === "refused" || plan.decision === "defer") {
+    const verb = plan.decision === "refused" ? "refused" : "waits for";
     for (const r of plan.refusals) {
       lines.push(
-        `refused ${r.resource}: the balloon needs ${r.requested.toString()}, but other pods request ${r.otherPods.toString()} of ${r.allocatable.toString()} allocatable, leaving ${r.room.toString()}`,
+        `${verb} ${r.resource}: the balloon needs ${r.requested.toString()}, but other pods request ${r.otherPods.toString()} of ${r.allocatable.toString()} allocatable, leaving ${r.room.toString()}`,
       );
     }
+  }
+  if (plan.decision === "refused") {
     lines.push(`balloon stays: ${formatResourceList(plan.balloon)}`);
+  } else if (plan.decision === "defer") {
+    lines.push(`balloon requests (Deferred until pods leave): ${formatResourceList(plan.balloon)}`);
   } else {
     lines.push(`balloon requests: ${formatResourceList(plan.balloon)}`);
   }
