@@ -1,10 +1,15 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { DaemonSet } from "kubernetes-models/apps/v1";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { startBalloonSim, type BalloonSim } from "../test/sim.js";
+import { NODE_TARGET_ANNOTATION } from "./names.js";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -41,7 +46,8 @@ async function balloon(...args: string[]): Promise<Result> {
   }
 }
 
-describe("balloon CLI (built, run as a child process)", () => {
+// Each test starts child processes on a machine shared with other work: give them room.
+describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () => {
   it("plans a resize from flags and a pods file", async () => {
     const result = await balloon(
       "plan",
@@ -96,13 +102,11 @@ describe("balloon CLI (built, run as a child process)", () => {
 
   it("turns nonsense units into errors naming the flag's value and the rule", async () => {
     const plan = (target: string, ...extra: string[]) => balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
-    const halfByte = await plan("memory=500m");
+    const [halfByte, cpuBytes, milliBytes] = await Promise.all([plan("memory=500m"), plan("cpu=4Gi"), plan("memory=16Gi", "--granularity", "memory=1m")]);
     expect(halfByte.code).toBe(1);
     expect(halfByte.stderr).toContain('target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)');
-    const cpuBytes = await plan("cpu=4Gi");
     expect(cpuBytes.code).toBe(1);
     expect(cpuBytes.stderr).toContain('target cpu: "4Gi" uses a binary (byte) suffix');
-    const milliBytes = await plan("memory=16Gi", "--granularity", "memory=1m");
     expect(milliBytes.code).toBe(1);
     expect(milliBytes.stderr).toContain('granularity memory: fractional byte value "1m" is invalid');
   });
@@ -157,5 +161,48 @@ describe("balloon CLI (built, run as a child process)", () => {
   it("prints its version", async () => {
     const result = await balloon("--version");
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe("balloon status (built, against a simulated cluster)", { timeout: 30_000 }, () => {
+  let sim: BalloonSim;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "balloon-status-"));
+    sim = await startBalloonSim([{ name: "node-a" }, { name: "node-b" }], { cpu: "8", memory: "32Gi" });
+    await sim.cluster.writeKubeconfig(join(dir, "kubeconfig"));
+    await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
+    await sim.core.patchNode(
+      { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prints the table from a kubeconfig file", async () => {
+    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig")], { timeout: 30_000 });
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^NODE\s+CAPACITY\s+ALLOCATABLE\s+BALLOON DESIRED\s+BALLOON ALLOCATED\s+EFFECTIVE\s+TARGET\s+RESIZE$/);
+    expect(lines[1]?.split(/\s+/)).toEqual([
+      "node-a",
+      "cpu=8,memory=32Gi",
+      "cpu=8,memory=32Gi",
+      "cpu=2,memory=8Gi",
+      "cpu=2,memory=8Gi",
+      "cpu=6,memory=24Gi",
+      "cpu=6,memory=24Gi",
+      "-",
+    ]);
+    expect(lines[2]?.split(/\s+/)).toEqual(["node-b", "cpu=8,memory=32Gi", "cpu=8,memory=32Gi", "-", "-", "cpu=8,memory=32Gi", "-", "-"]);
+  });
+
+  it("fails clearly without a reachable cluster", async () => {
+    const missing = run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "nope")], { timeout: 30_000 });
+    await expect(missing).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^balloon: .*nope/) as unknown });
   });
 });

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import type { V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Api, V1Pod } from "@kubernetes/client-node";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
 import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
 import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
-import { formatPlanText, formatSplitText } from "./plan-format.js";
-import { parseResourceList, type ResourceList } from "./resource-list.js";
+import { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
+import type { ResizeResult } from "./resize-client.js";
+import { formatResourceList, parseResourceList, type ResourceList } from "./resource-list.js";
 import { planResize, type ShortfallPolicy } from "./sizing.js";
 import { splitHost } from "./split-host.js";
 import { VERSION } from "./version.js";
@@ -173,12 +174,71 @@ function program(): Command {
       },
     );
 
+  cli
+    .command("status")
+    .description("show every node's capacity, allocatable, balloon and effective size from a kubeconfig")
+    .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context")
+    .addOption(outputOption())
+    .action(async (options: { kubeconfig?: string; context?: string; output: Output }) => {
+      const { readNodeBalloonStatus } = await import("./node-status.js");
+      const rows = await readNodeBalloonStatus(await coreApi(options));
+      print(rows, options.output, () => formatStatusText(rows));
+    });
+
+  cli
+    .command("resize")
+    .description("resize a node through its balloon pod and wait for the kubelet")
+    .requiredOption("--node <name>", "the node")
+    .requiredOption("--target <list>", "the effective node size wanted, e.g. cpu=4,memory=16Gi", resources("--target"))
+    .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context")
+    .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
+    .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods").choices(["refuse", "defer", "partial"]).default("refuse"))
+    .option("--timeout <seconds>", "how long to wait for the kubelet", (v) => {
+      if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`--timeout: ${JSON.stringify(v)} is not a whole number of seconds`);
+      return Number(v);
+    }, 60)
+    .addOption(outputOption())
+    .action(
+      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; output: Output }) => {
+        const { resizeNode } = await import("./resize-client.js");
+        const result = await resizeNode(await coreApi(options), options.node, options.target, {
+          onShortfall: options.onShortfall,
+          timeoutMs: options.timeout * 1000,
+          ...(options.floor ? { floor: options.floor } : {}),
+          ...(options.granularity ? { granularity: options.granularity } : {}),
+        });
+        print(result, options.output, () => formatResizeText(result));
+        process.exitCode = RESIZE_EXIT[result.outcome];
+      },
+    );
+
   return cli;
 }
 
-function main(argv: readonly string[]): void {
+/** `balloon resize` exit status per outcome: 0 when the node has (or is reserving) its size. */
+const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible: 3, timeout: 4 } as const;
+
+function formatResizeText(result: ResizeResult): string {
+  const detail = result.outcome === "applied" ? `allocated ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? result.reason : result.message;
+  return `${result.node}: ${result.outcome}${result.patched ? " (patched)" : ""}: ${detail}\n`;
+}
+
+/** A client from the kubeconfig; the client library loads only for the commands that talk to a cluster. */
+async function coreApi(options: { kubeconfig?: string; context?: string }): Promise<CoreV1Api> {
+  const { CoreV1Api, KubeConfig } = await import("@kubernetes/client-node");
+  const config = new KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  if (options.context) config.setCurrentContext(options.context);
+  return config.makeApiClient(CoreV1Api);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
   try {
-    program().parse(argv, { from: "user" });
+    await program().parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has already printed its message (and help for usage errors).
@@ -190,4 +250,4 @@ function main(argv: readonly string[]): void {
   }
 }
 
-main(process.argv.slice(2));
+void main(process.argv.slice(2));

@@ -56,5 +56,8 @@ export {
   type BalloonManifests,
 } from "./manifests.js";
 export { nodeResources, nodesOf, parseObjectsYaml, podsOf } from "./objects.js";
-export { planNodeResize, type BalloonPodRef, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
-export { formatPlanText, formatSplitText } from "./plan-format.js";
+export { balloonParts, nodeBalloon, planNodeResize, type BalloonParts, type BalloonPodRef, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
+export { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
+export { balloonResizePatch, resizeNode, type ResizeNodeOptions, type ResizeResult } from "./resize-client.js";
+export { resizeProgress, type ResizeProgress } from "./resize-progress.js";
+export { nodeBalloonStatus, readNodeBalloonStatus, type NodeBalloonStatus } from "./node-status.js";

@@ -1,7 +1,8 @@
-import type { V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
+import { bestEffortBalloon } from "./sizing-rules.js";
 import { isBalloonPod, isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
 import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
 import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
@@ -46,14 +47,39 @@ function byNewest(a: V1Pod, b: V1Pod): number {
   return time(b) - time(a) || (b.metadata?.name ?? "").localeCompare(a.metadata?.name ?? "");
 }
 
-/** The balloon container's allocated and desired requests; the kubelet resizes from the allocated ones. */
-function balloonSizes(pod: V1Pod, container: V1Container): { allocated: ResourceList; desired: ResourceList } {
+/**
+ * The balloon pod to resize on a node: the newest active, non-terminating pod with the balloon
+ * label bound to it (a DaemonSet replacement is newer than the balloon it replaces).
+ */
+export function nodeBalloon(pods: readonly V1Pod[], nodeName: string): V1Pod | undefined {
+  return pods
+    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isBalloonPod(pod) && !isPodTerminating(pod))
+    .sort(byNewest)[0];
+}
+
+/** A balloon pod split the way the kubelet holds it. */
+export interface BalloonParts {
+  /** The `balloon` container's `allocatedResources` (its spec before the kubelet has admitted the pod). */
+  readonly allocated: ResourceList;
+  /** The `balloon` container's spec. */
+  readonly desired: ResourceList;
+  /** Everything else the pod holds: RuntimeClass overhead and any other container. */
+  readonly fixed: ResourceList;
+}
+
+/** Splits a balloon pod into its resizable container (allocated and desired) and the fixed rest. */
+export function balloonParts(pod: V1Pod): BalloonParts {
+  const spec = pod.spec;
+  const container = spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
+  if (!spec || !container) {
+    throw new BalloonError("invalid-input", `balloon pod ${pod.metadata?.name ?? "?"} has no container named ${BALLOON_CONTAINER}`);
+  }
   const context = `balloon pod ${pod.metadata?.name ?? "?"} container ${container.name}`;
   const desired = resourceList({ ...container.resources?.limits, ...container.resources?.requests }, `${context} requests`);
   const status = pod.status?.containerStatuses?.find((s) => s.name === container.name);
-  // Before the kubelet has admitted the pod there is no allocation: it will admit the spec.
   const allocated = status?.allocatedResources ? resourceList(status.allocatedResources, `${context} allocatedResources`) : desired;
-  return { allocated, desired };
+  const rest: V1Pod = { ...pod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
+  return { allocated, desired, fixed: podRequests(rest) };
 }
 
 /**
@@ -68,8 +94,7 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   const nodeName = input.node.metadata?.name;
   if (!nodeName) throw new BalloonError("invalid-input", "the node has no metadata.name");
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
-  const live = onNode.filter((pod) => isBalloonPod(pod) && !isPodTerminating(pod)).sort(byNewest);
-  const balloonPod = live[0];
+  const balloonPod = nodeBalloon(onNode, nodeName);
   if (!balloonPod) {
     const leaving = onNode.some(isBalloonPod);
     throw new BalloonError(
@@ -77,28 +102,27 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
       leaving ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement` : `node ${nodeName} has no running balloon pod`,
     );
   }
-  const spec = balloonPod.spec;
-  const container = spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
-  if (!spec || !container) {
-    throw new BalloonError("invalid-input", `balloon pod ${balloonPod.metadata?.name ?? "?"} has no container named ${BALLOON_CONTAINER}`);
+  const { allocated, desired, fixed } = balloonParts(balloonPod);
+  if (!Object.values(allocated).some((amount) => amount.sign() > 0)) {
+    // The cluster's state, not the caller's input, is wrong here.
+    throw new BalloonError("invalid-input", bestEffortBalloon(`balloon pod ${balloonPod.metadata?.name ?? "?"}`));
   }
-  const { allocated, desired } = balloonSizes(balloonPod, container);
-  // Whatever the balloon pod holds besides the resizable container (overhead, other containers) stays put.
-  const rest: V1Pod = { ...balloonPod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
   const others = onNode.filter((pod) => pod !== balloonPod);
   const plan = planResize({
     node: nodeResources(input.node),
     pods: others.map(podRequests),
     balloon: allocated,
     balloonDesired: desired,
-    balloonFixed: podRequests(rest),
+    // Whatever the balloon pod holds besides the resizable container (overhead, other containers) stays put.
+    balloonFixed: fixed,
     target: input.target,
     ...(input.floor ? { floor: input.floor } : {}),
     ...(input.granularity ? { granularity: input.granularity } : {}),
     ...(input.onShortfall ? { onShortfall: input.onShortfall } : {}),
   });
   const memoryChanges = !amountOf(plan.balloon, "memory").equals(amountOf(allocated, "memory"));
-  const swap = memoryChanges ? swapRisk(input.node, balloonPod, container) : undefined;
+  const container = balloonPod.spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
+  const swap = memoryChanges && container ? swapRisk(input.node, balloonPod, container) : undefined;
   const metadata = balloonPod.metadata ?? {};
   return {
     ...plan,

@@ -91,3 +91,8 @@ function suggestBytes(quantity: Quantity): string {
 export function floorWithDefaults(floor: ResourceList | undefined): ResourceList {
   return { ...DEFAULT_FLOOR, ...floor };
 }
+
+/** Why a balloon with no request above zero can never be resized (one wording for every caller). */
+export function bestEffortBalloon(subject: string): string {
+  return `${subject} has no request above zero, so its pod is BestEffort and in-place resize can never change it (a resize may not change the QoS class); recreate it from a template with requests, e.g. cpu=1m,memory=1Mi`;
+}

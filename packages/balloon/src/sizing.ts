@@ -1,7 +1,7 @@
 import { BalloonError } from "./errors.js";
 import { Quantity } from "./quantity.js";
 import { amountOf, resourceListsEqual, sumResourceLists, type ResourceList } from "./resource-list.js";
-import { floorWithDefaults, granularityFor, requireNonNegative, requireResizable, requireSensibleUnits } from "./sizing-rules.js";
+import { bestEffortBalloon, floorWithDefaults, granularityFor, requireNonNegative, requireResizable, requireSensibleUnits } from "./sizing-rules.js";
 
 /** A node's sizes as reported in `status.capacity` and `status.allocatable`. */
 export interface NodeResources {
@@ -144,10 +144,7 @@ function validate(input: PlanResizeInput): void {
   }
   if (!Object.values(balloon).some((amount) => amount.sign() > 0)) {
     // A pod with no requests is BestEffort, and a resize may not change the QoS class.
-    throw new BalloonError(
-      "invalid-argument",
-      "the balloon has no request above zero, so its pod is BestEffort and in-place resize can never change it (a resize may not change the QoS class); recreate it from a template with requests, e.g. cpu=1m,memory=1Mi",
-    );
+    throw new BalloonError("invalid-argument", bestEffortBalloon("the balloon"));
   }
   for (const name of Object.keys(target)) {
     requireResizable(name, "target");
