@@ -2,7 +2,7 @@ import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
-import { bestEffortBalloon } from "./sizing-rules.js";
+import { bestEffortBalloon, requireValidTarget } from "./sizing-rules.js";
 import { isBalloonPod, isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
 import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
 import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
@@ -93,6 +93,8 @@ export function balloonParts(pod: V1Pod): BalloonParts {
 export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   const nodeName = input.node.metadata?.name;
   if (!nodeName) throw new BalloonError("invalid-input", "the node has no metadata.name");
+  // A target no node could meet is the caller's error, whatever the node holds.
+  requireValidTarget(input.target);
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
   const balloonPod = nodeBalloon(onNode, nodeName);
   if (!balloonPod) {

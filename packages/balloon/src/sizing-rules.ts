@@ -96,3 +96,10 @@ export function floorWithDefaults(floor: ResourceList | undefined): ResourceList
 export function bestEffortBalloon(subject: string): string {
   return `${subject} has no request above zero, so its pod is BestEffort and in-place resize can never change it (a resize may not change the QoS class); recreate it from a template with requests, e.g. cpu=1m,memory=1Mi`;
 }
+
+/** The checks a target passes before any node is looked at: non-negative, resizable, sensible units. */
+export function requireValidTarget(target: ResourceList): void {
+  requireNonNegative(target, "target");
+  requireSensibleUnits(target, "target");
+  for (const name of Object.keys(target)) requireResizable(name, "target");
+}

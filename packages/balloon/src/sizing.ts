@@ -1,7 +1,7 @@
 import { BalloonError } from "./errors.js";
 import { Quantity } from "./quantity.js";
 import { amountOf, resourceListsEqual, sumResourceLists, type ResourceList } from "./resource-list.js";
-import { bestEffortBalloon, floorWithDefaults, granularityFor, requireNonNegative, requireResizable, requireSensibleUnits } from "./sizing-rules.js";
+import { bestEffortBalloon, floorWithDefaults, granularityFor, requireNonNegative, requireSensibleUnits, requireValidTarget } from "./sizing-rules.js";
 
 /** A node's sizes as reported in `status.capacity` and `status.allocatable`. */
 export interface NodeResources {
@@ -125,9 +125,8 @@ function validate(input: PlanResizeInput): void {
   requireNonNegative(balloon, "balloon request");
   requireNonNegative(input.balloonDesired, "balloon desired request");
   requireNonNegative(input.balloonFixed, "balloon fixed request");
-  requireNonNegative(target, "target");
+  requireValidTarget(target);
   requireNonNegative(floor, "floor");
-  requireSensibleUnits(target, "target");
   requireSensibleUnits(floor, "floor");
   requireSensibleUnits(balloon, "balloon request");
   pods.forEach((pod, index) => requireNonNegative(pod, `pod ${index} request`));
@@ -147,7 +146,6 @@ function validate(input: PlanResizeInput): void {
     throw new BalloonError("invalid-argument", bestEffortBalloon("the balloon"));
   }
   for (const name of Object.keys(target)) {
-    requireResizable(name, "target");
     if (!node.allocatable[name]) {
       throw new BalloonError("invalid-argument", `target names ${name}, which the node's allocatable does not list`);
     }
