@@ -137,6 +137,14 @@ describe("planNodeResize reads live state like the kubelet", () => {
     expect(partial.resources[0]?.limitedBy).toBe("room");
   });
 
+  it("keeps a Deferred resize already at the planned size as the defer decision, with nothing to change", () => {
+    const waiting = podOn("balloon", { cpu: "4" }, { balloon: true, allocated: { cpu: "2" }, conditions: [deferred] });
+    const plan = planNodeResize({ node: eightCpu, pods: [workload, waiting], target: parseResourceList("cpu=4"), onShortfall: "defer" });
+    expect(plan.decision).toBe("defer");
+    expect(plan.resources.map((r) => [r.desired.toString(), r.planned.toString()])).toEqual([["4", "4"]]);
+    expect(planNodeResize({ node: eightCpu, pods: [workload, waiting], target: parseResourceList("cpu=4") }).decision).toBe("refused");
+  });
+
   it("cancels an in-flight resize that the target no longer needs", () => {
     const plan = planNodeResize({ node: eightCpu, pods: [workload, inFlight], target: parseResourceList("cpu=6") });
     // Target 6 needs a balloon of 2, which is what is allocated: the spec goes back to 2.

@@ -208,7 +208,9 @@ export async function resizeNode(core: CoreV1Api, nodeName: string, target: Reso
 
     let submitted = balloonPod;
     let patched = false;
-    if (plan.decision !== "unchanged") {
+    // Submit only what the spec does not already ask for: a resize in flight at the planned size
+    // (an agent restarted mid-resize, a Deferred upsize) is waited on, never submitted twice.
+    if (plan.resources.some((r) => !r.desired.equals(r.planned))) {
       try {
         submitted = await core.patchNamespacedPodResize(
           { name: plan.balloonRef.name, namespace: plan.balloonRef.namespace, body: balloonResizePatch(balloonPod, plan.balloon) },
