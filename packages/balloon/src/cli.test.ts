@@ -173,6 +173,7 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     sim = await startBalloonSim([{ name: "node-a" }, { name: "node-b" }], { cpu: "8", memory: "32Gi" });
     await sim.cluster.writeKubeconfig(join(dir, "kubeconfig"));
     await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
+    await sim.workload("node-a", "web", { cpu: "5", memory: "1Gi" });
     await sim.core.patchNode(
       { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
@@ -199,6 +200,15 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
       "-",
     ]);
     expect(lines[2]?.split(/\s+/)).toEqual(["node-b", "cpu=8,memory=32Gi", "cpu=8,memory=32Gi", "-", "-", "cpu=8,memory=32Gi", "-", "-"]);
+  });
+
+  it("resize exits 2 with the reason when the target does not fit beside the running pods", async () => {
+    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-a", "--target", "cpu=2"], { timeout: 30_000 });
+    await expect(refused).rejects.toMatchObject({
+      code: 2,
+      stdout:
+        "node: node-a\noutcome: refused\npatched: false\nreason: refused: the target does not fit beside running pods; cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3\n",
+    });
   });
 
   it("fails clearly without a reachable cluster", async () => {

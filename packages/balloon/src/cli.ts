@@ -222,8 +222,9 @@ function program(): Command {
 const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible: 3, timeout: 4 } as const;
 
 function formatResizeText(result: ResizeResult): string {
-  const detail = result.outcome === "applied" ? `allocated ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? result.reason : result.message;
-  return `${result.node}: ${result.outcome}${result.patched ? " (patched)" : ""}: ${detail}\n`;
+  const detail =
+    result.outcome === "applied" ? `allocated: ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? `reason: ${result.reason}` : `message: ${result.message}`;
+  return `node: ${result.node}\noutcome: ${result.outcome}\npatched: ${String(result.patched)}\n${detail}\n`;
 }
 
 /** A client from the kubeconfig; the client library loads only for the commands that talk to a cluster. */
