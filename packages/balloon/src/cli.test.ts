@@ -1,15 +1,21 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { DaemonSet } from "kubernetes-models/apps/v1";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { startBalloonSim, type BalloonSim } from "../test/sim.js";
+import { NODE_TARGET_ANNOTATION } from "./names.js";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const pods = fileURLToPath(new URL("../test/fixtures/pods.yaml", import.meta.url));
+const mixedPods = fileURLToPath(new URL("../test/fixtures/pods-two-nodes.yaml", import.meta.url));
 
 /** The newest change to the shipped sources, so a stale build is rebuilt instead of silently tested. */
 function newestSource(): number {
@@ -40,7 +46,8 @@ async function balloon(...args: string[]): Promise<Result> {
   }
 }
 
-describe("balloon CLI (built, run as a child process)", () => {
+// Each test starts child processes on a machine shared with other work: give them room.
+describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () => {
   it("plans a resize from flags and a pods file", async () => {
     const result = await balloon(
       "plan",
@@ -93,6 +100,44 @@ describe("balloon CLI (built, run as a child process)", () => {
     expect(result.stderr).toMatch(/^balloon: target names "ephemeral-storage"/);
   });
 
+  it("turns nonsense units into errors naming the flag's value and the rule", async () => {
+    const plan = (target: string, ...extra: string[]) => balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
+    const [halfByte, cpuBytes, milliBytes] = await Promise.all([plan("memory=500m"), plan("cpu=4Gi"), plan("memory=16Gi", "--granularity", "memory=1m")]);
+    expect(halfByte.code).toBe(1);
+    expect(halfByte.stderr).toContain('target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)');
+    expect(cpuBytes.code).toBe(1);
+    expect(cpuBytes.stderr).toContain('target cpu: "4Gi" uses a binary (byte) suffix');
+    expect(milliBytes.code).toBe(1);
+    expect(milliBytes.stderr).toContain('granularity memory: fractional byte value "1m" is invalid');
+  });
+
+  it("refuses a BestEffort balloon, empty or zero", async () => {
+    for (const requests of ["", "cpu=0,memory=0"]) {
+      const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", requests, "--target", "cpu=4");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("BestEffort");
+    }
+  });
+
+  it("does not add up pods of several nodes unless --node names one", async () => {
+    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${mixedPods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=4,memory=16Gi"];
+    const mixed = await balloon(...args);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain("holds pods of 2 nodes (node-a, node-b); pass --node");
+    const one = await balloon(...args, "--node=node-b", "-o", "json");
+    expect(one.code).toBe(0);
+    expect((JSON.parse(one.stdout) as { decision: string }).decision).toBe("resize");
+  });
+
+  it("submits an upsize that does not fit when asked to defer, or grows the balloon partially", async () => {
+    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${pods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=1", "-o", "json"];
+    const defer = await balloon(...args, "--on-shortfall=defer");
+    expect(defer.code).toBe(0);
+    expect(JSON.parse(defer.stdout)).toMatchObject({ decision: "defer", balloon: { cpu: "7" } });
+    const partial = await balloon(...args, "--on-shortfall=partial");
+    expect(JSON.parse(partial.stdout)).toMatchObject({ decision: "resize", balloon: { cpu: "6500m" } });
+  });
+
   it("splits a host between kubelets", async () => {
     const result = await balloon("split", "--host", "cpu=64,memory=256Gi", "--kubelets", "8", "-o", "json");
     expect(result.code).toBe(0);
@@ -116,5 +161,58 @@ describe("balloon CLI (built, run as a child process)", () => {
   it("prints its version", async () => {
     const result = await balloon("--version");
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe("balloon status (built, against a simulated cluster)", { timeout: 30_000 }, () => {
+  let sim: BalloonSim;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "balloon-status-"));
+    sim = await startBalloonSim([{ name: "node-a" }, { name: "node-b" }], { cpu: "8", memory: "32Gi" });
+    await sim.cluster.writeKubeconfig(join(dir, "kubeconfig"));
+    await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
+    await sim.workload("node-a", "web", { cpu: "5", memory: "1Gi" });
+    await sim.core.patchNode(
+      { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prints the table from a kubeconfig file", async () => {
+    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig")], { timeout: 30_000 });
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^NODE\s+CAPACITY\s+ALLOCATABLE\s+BALLOON DESIRED\s+BALLOON ALLOCATED\s+EFFECTIVE\s+TARGET\s+RESIZE$/);
+    expect(lines[1]?.split(/\s+/)).toEqual([
+      "node-a",
+      "cpu=8,memory=32Gi",
+      "cpu=8,memory=32Gi",
+      "cpu=2,memory=8Gi",
+      "cpu=2,memory=8Gi",
+      "cpu=6,memory=24Gi",
+      "cpu=6,memory=24Gi",
+      "-",
+    ]);
+    expect(lines[2]?.split(/\s+/)).toEqual(["node-b", "cpu=8,memory=32Gi", "cpu=8,memory=32Gi", "-", "-", "cpu=8,memory=32Gi", "-", "-"]);
+  });
+
+  it("resize exits 2 with the reason when the target does not fit beside the running pods", async () => {
+    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-a", "--target", "cpu=2"], { timeout: 30_000 });
+    await expect(refused).rejects.toMatchObject({
+      code: 2,
+      stdout:
+        "node: node-a\noutcome: refused\npatched: false\nreason: refused: the target does not fit beside running pods; cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3\n",
+    });
+  });
+
+  it("fails clearly without a reachable cluster", async () => {
+    const missing = run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "nope")], { timeout: 30_000 });
+    await expect(missing).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^balloon: .*nope/) as unknown });
   });
 });

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import type { CoreV1Api, V1Pod } from "@kubernetes/client-node";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
 import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
 import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
-import { formatPlanText, formatSplitText } from "./plan-format.js";
-import { parseResourceList, type ResourceList } from "./resource-list.js";
-import { planResize } from "./sizing.js";
+import { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
+import type { ResizeResult } from "./resize-client.js";
+import { formatResourceList, parseResourceList, type ResourceList } from "./resource-list.js";
+import { planResize, type ShortfallPolicy } from "./sizing.js";
 import { splitHost } from "./split-host.js";
 import { VERSION } from "./version.js";
 
@@ -47,6 +49,23 @@ function readInput(path: string): string {
   }
 }
 
+/**
+ * The active, non-balloon pods of one node: `--node`'s, or the only node the file's bound pods
+ * are on. Pods of several nodes without `--node` are an error, not a sum over the cluster.
+ */
+function podsOnOneNode(pods: readonly V1Pod[], node: string | undefined, source: string): V1Pod[] {
+  const counted = pods.filter((pod) => isPodActive(pod) && !isBalloonPod(pod) && pod.spec?.nodeName);
+  if (node !== undefined) return counted.filter((pod) => pod.spec?.nodeName === node);
+  const nodes = [...new Set(counted.map((pod) => pod.spec?.nodeName))];
+  if (nodes.length > 1) {
+    throw new BalloonError(
+      "invalid-input",
+      `--pods ${source} holds pods of ${nodes.length} nodes (${nodes.join(", ")}); pass --node to say which node to plan for`,
+    );
+  }
+  return counted;
+}
+
 function program(): Command {
   const cli = new Command("balloon")
     .description("Plan node resizes through KEP-5620 balloon pods, and print their manifests.")
@@ -65,11 +84,13 @@ function program(): Command {
       return Number(v);
     })
     .option("--requests <list>", "template requests, e.g. cpu=1m,memory=1Mi", resources("--requests"))
+    .option("--memory-limit", "give the balloon a memory limit equal to its request, so it never swaps (LimitedSwap nodes)")
     .addOption(new Option("-o, --output <format>", "output format").choices(["yaml", "json"]).default("yaml"))
-    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; output: "yaml" | "json" }) => {
+    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; memoryLimit?: boolean; output: "yaml" | "json" }) => {
       const bundle = balloonManifests({
         name: options.name,
         namespace: options.namespace,
+        ...(options.memoryLimit ? { memoryLimit: true } : {}),
         ...(options.image ? { image: options.image } : {}),
         ...(options.priority !== undefined ? { priority: options.priority } : {}),
         ...(options.requests ? { requests: options.requests } : {}),
@@ -92,9 +113,15 @@ function program(): Command {
     .option("--node <name>", "only count pods bound to this node")
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(
+      new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods: refuse, defer (submit and wait), partial")
+        .choices(["refuse", "defer", "partial"])
+        .default("refuse"),
+    )
     .addOption(outputOption())
     .action(
       (options: {
+        onShortfall: ShortfallPolicy;
         allocatable: ResourceList;
         capacity?: ResourceList;
         balloon: ResourceList;
@@ -105,12 +132,9 @@ function program(): Command {
         granularity?: ResourceList;
         output: Output;
       }) => {
-        const pods = options.pods
-          ? podsOf(parseObjectsYaml(readInput(options.pods), options.pods))
-              .filter((pod) => isPodActive(pod) && !isBalloonPod(pod))
-              .filter((pod) => options.node === undefined || pod.spec?.nodeName === options.node)
-          : [];
+        const pods = options.pods ? podsOnOneNode(podsOf(parseObjectsYaml(readInput(options.pods), options.pods)), options.node, options.pods) : [];
         const plan = planResize({
+          onShortfall: options.onShortfall,
           node: { allocatable: options.allocatable, ...(options.capacity ? { capacity: options.capacity } : {}) },
           pods: pods.map(podRequests),
           balloon: options.balloon,
@@ -134,10 +158,12 @@ function program(): Command {
     .option("--reserved <list>", "what each node reserves for itself", resources("--reserved"))
     .option("--allocatable <list>", "what each kubelet reports (default host − reserved)", resources("--allocatable"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .option("--floor <list>", "smallest balloon per node (default cpu=1m,memory=1Mi)", resources("--floor"))
     .addOption(outputOption())
     .action(
-      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; output: Output }) => {
+      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; floor?: ResourceList; output: Output }) => {
         const split = splitHost({
+          ...(options.floor ? { floor: options.floor } : {}),
           host: options.host,
           kubelets: options.kubelets,
           ...(options.reserved ? { reservedPerNode: options.reserved } : {}),
@@ -148,12 +174,72 @@ function program(): Command {
       },
     );
 
+  cli
+    .command("status")
+    .description("show every node's capacity, allocatable, balloon and effective size from a kubeconfig")
+    .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context")
+    .addOption(outputOption())
+    .action(async (options: { kubeconfig?: string; context?: string; output: Output }) => {
+      const { readNodeBalloonStatus } = await import("./node-status.js");
+      const rows = await readNodeBalloonStatus(await coreApi(options));
+      print(rows, options.output, () => formatStatusText(rows));
+    });
+
+  cli
+    .command("resize")
+    .description("resize a node through its balloon pod and wait for the kubelet")
+    .requiredOption("--node <name>", "the node")
+    .requiredOption("--target <list>", "the effective node size wanted, e.g. cpu=4,memory=16Gi", resources("--target"))
+    .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context")
+    .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
+    .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
+    .addOption(new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods").choices(["refuse", "defer", "partial"]).default("refuse"))
+    .option("--timeout <seconds>", "how long to wait for the kubelet", (v) => {
+      if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`--timeout: ${JSON.stringify(v)} is not a whole number of seconds`);
+      return Number(v);
+    }, 60)
+    .addOption(outputOption())
+    .action(
+      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; output: Output }) => {
+        const { resizeNode } = await import("./resize-client.js");
+        const result = await resizeNode(await coreApi(options), options.node, options.target, {
+          onShortfall: options.onShortfall,
+          timeoutMs: options.timeout * 1000,
+          ...(options.floor ? { floor: options.floor } : {}),
+          ...(options.granularity ? { granularity: options.granularity } : {}),
+        });
+        print(result, options.output, () => formatResizeText(result));
+        process.exitCode = RESIZE_EXIT[result.outcome];
+      },
+    );
+
   return cli;
 }
 
-function main(argv: readonly string[]): void {
+/** `balloon resize` exit status per outcome: 0 when the node has (or is reserving) its size. */
+const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible: 3, timeout: 4 } as const;
+
+function formatResizeText(result: ResizeResult): string {
+  const detail =
+    result.outcome === "applied" ? `allocated: ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? `reason: ${result.reason}` : `message: ${result.message}`;
+  return `node: ${result.node}\noutcome: ${result.outcome}\npatched: ${String(result.patched)}\n${detail}\n`;
+}
+
+/** A client from the kubeconfig; the client library loads only for the commands that talk to a cluster. */
+async function coreApi(options: { kubeconfig?: string; context?: string }): Promise<CoreV1Api> {
+  const { CoreV1Api, KubeConfig } = await import("@kubernetes/client-node");
+  const config = new KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  if (options.context) config.setCurrentContext(options.context);
+  return config.makeApiClient(CoreV1Api);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
   try {
-    program().parse(argv, { from: "user" });
+    await program().parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has already printed its message (and help for usage errors).
@@ -165,4 +251,4 @@ function main(argv: readonly string[]): void {
   }
 }
 
-main(process.argv.slice(2));
+void main(process.argv.slice(2));

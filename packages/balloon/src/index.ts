@@ -30,10 +30,12 @@ export {
   type ResizePlan,
   type ResizeRefusal,
   type ResourceResize,
+  type ShortfallPolicy,
 } from "./sizing.js";
 export { DEFAULT_FLOOR, DEFAULT_GRANULARITY, RESIZABLE_RESOURCES } from "./sizing-rules.js";
 export { splitHost, type HostSplit, type ResourceSplit, type SplitHostInput } from "./split-host.js";
-export { isBalloonPod, isPodActive, podRequests } from "./pods.js";
+export { isBalloonPod, isPodActive, isPodTerminating, podQOSClass, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+export { swapRisk, type SwapRisk } from "./swap.js";
 export {
   BALLOON_CAPACITY_ANNOTATION,
   BALLOON_CAPACITY_ANNOTATION_VALUE,
@@ -54,5 +56,8 @@ export {
   type BalloonManifests,
 } from "./manifests.js";
 export { nodeResources, nodesOf, parseObjectsYaml, podsOf } from "./objects.js";
-export { planNodeResize, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
-export { formatPlanText, formatSplitText } from "./plan-format.js";
+export { balloonParts, nodeBalloon, planNodeResize, type BalloonParts, type BalloonPodRef, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
+export { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
+export { balloonResizePatch, resizeNode, type ResizeNodeOptions, type ResizeResult } from "./resize-client.js";
+export { resizeProgress, type ResizeProgress } from "./resize-progress.js";
+export { nodeBalloonStatus, readNodeBalloonStatus, type NodeBalloonStatus } from "./node-status.js";

@@ -28,6 +28,20 @@ function validateUpstream(object: { kind?: string }): void {
 describe("balloonManifests", () => {
   const bundle = balloonManifests();
 
+  it("prints plain YAML with no anchors or aliases, even where objects share a value", () => {
+    const text = manifestsToYaml(bundle);
+    expect(text).not.toMatch(/[&*]a\d/);
+    for (const doc of parseAllDocuments(text)) expect(doc.toString()).not.toMatch(/: [&*]\w/);
+  });
+
+  it("can give the balloon a memory limit equal to its request, so it never swaps under LimitedSwap", () => {
+    const swapSafe = balloonManifests({ memoryLimit: true, requests: parseResourceList("cpu=1m,memory=4Mi") });
+    const container = swapSafe.daemonSet.spec?.template.spec?.containers[0];
+    expect(container?.resources).toEqual({ requests: { cpu: "1m", memory: "4Mi" }, limits: { memory: "4Mi" } });
+    validateUpstream(swapSafe.daemonSet);
+    expect(balloonManifests().daemonSet.spec?.template.spec?.containers[0]?.resources?.limits).toBeUndefined();
+  });
+
   it("validates against the upstream schemas, object by object and after a YAML round trip", () => {
     for (const object of manifestList(bundle)) validateUpstream(object);
     const documents = parseAllDocuments(manifestsToYaml(bundle)).map((doc) => doc.toJS() as { kind: string });

@@ -39,6 +39,12 @@ export interface BalloonManifestOptions {
   readonly requests?: ResourceList;
   /** PriorityClass value, at most 1,000,000,000 (the user-definable maximum). */
   readonly priority?: number;
+  /**
+   * Give the balloon a memory limit equal to its memory request (the pod stays Burstable: CPU has
+   * no limit). The kubelet never lets such a container swap, so memory resizes stay feasible on
+   * nodes with `LimitedSwap`; the resizer then moves the limit with the request.
+   */
+  readonly memoryLimit?: boolean;
   /** Node selector for the DaemonSet (default `kubernetes.io/os: linux`). */
   readonly nodeSelector?: Readonly<Record<string, string>>;
 }
@@ -95,6 +101,9 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
   const priority = options.priority ?? BALLOON_PRIORITY;
   const requests = options.requests ?? DEFAULT_FLOOR;
   checkOptions(name, namespace, priority, requests);
+  if (options.memoryLimit && !requests.memory?.sign()) {
+    throw new BalloonError("invalid-argument", "memoryLimit needs a memory request above zero to equal");
+  }
   const agent = `${name}-resizer`;
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "kubekit-balloon" };
   const podLabels = { ...labels, [BALLOON_LABEL]: BALLOON_LABEL_VALUE };
@@ -138,7 +147,11 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
               name: BALLOON_CONTAINER,
               image: options.image ?? DEFAULT_IMAGE,
               // Requests only (Burstable): no memory-limit decreases, no static CPU manager pinning.
-              resources: { requests: resourceListStrings(requests) },
+              // With memoryLimit, memory gets limit = request so the container never swaps.
+              resources: {
+                requests: resourceListStrings(requests),
+                ...(options.memoryLimit && requests.memory ? { limits: { memory: requests.memory.toString() } } : {}),
+              },
               resizePolicy: [
                 { resourceName: "cpu", restartPolicy: "NotRequired" },
                 { resourceName: "memory", restartPolicy: "NotRequired" },
@@ -212,7 +225,9 @@ export function manifestList(bundle: BalloonManifests): KubernetesObject[] {
 
 /** The bundle as one multi-document YAML stream, ready for `kubectl apply -f -`. */
 export function manifestsToYaml(bundle: BalloonManifests): string {
+  // Objects share values (the pod labels are both selector and template labels); print each
+  // occurrence in full rather than as YAML anchors and aliases, which many tools mishandle.
   return manifestList(bundle)
-    .map((object) => stringify(object))
+    .map((object) => stringify(object, { aliasDuplicateObjects: false }))
     .join("---\n");
 }

@@ -2,9 +2,11 @@ import type { V1Node, V1Pod } from "@kubernetes/client-node";
 import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
-import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
-import { resourceList, subtractResourceLists, type ResourceList } from "./resource-list.js";
-import { planResize, type ResizePlan } from "./sizing.js";
+import { bestEffortBalloon, requireValidTarget } from "./sizing-rules.js";
+import { isBalloonPod, isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
+import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
+import { swapRisk, type SwapRisk } from "./swap.js";
 
 export interface PlanNodeResizeInput {
   readonly node: V1Node;
@@ -13,43 +15,129 @@ export interface PlanNodeResizeInput {
   readonly target: ResourceList;
   readonly floor?: ResourceList;
   readonly granularity?: ResourceList;
+  readonly onShortfall?: ShortfallPolicy;
 }
 
-/** A plan for one node, with the balloon pod it applies to. */
-export type NodeResizePlan = ResizePlan & { readonly node: string; readonly balloonPod: string };
+/** The balloon pod a plan applies to, as read from the cluster. */
+export interface BalloonPodRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+/** A plan for one node, with the balloon pod it applies to and what the kubelet reports about it. */
+export type NodeResizePlan = ResizePlan & {
+  readonly node: string;
+  readonly balloonPod: string;
+  readonly balloonRef: BalloonPodRef;
+  /** The balloon's resize conditions before the plan (a Deferred or Infeasible resize already submitted). */
+  readonly resizeState: PodResizeState;
+  /**
+   * Other balloon pods on the node, counted as ordinary pods: one being replaced (terminating)
+   * under `OnDelete`, or a surplus one. Only the newest live balloon is resized.
+   */
+  readonly otherBalloons: readonly string[];
+  /** Set when a memory resize of this balloon may be Infeasible because the node has swap. */
+  readonly swap?: SwapRisk;
+};
+
+function byNewest(a: V1Pod, b: V1Pod): number {
+  const time = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+  return time(b) - time(a) || (b.metadata?.name ?? "").localeCompare(a.metadata?.name ?? "");
+}
 
 /**
- * `planResize` from live objects: finds the node's balloon pod (by the well-known label), takes
- * the `balloon` container's requests as B, and counts everything else on the node (other active
- * pods, and the balloon pod's own overhead) as O.
+ * The balloon pod to resize on a node: the newest active, non-terminating pod with the balloon
+ * label bound to it (a DaemonSet replacement is newer than the balloon it replaces).
+ */
+export function nodeBalloon(pods: readonly V1Pod[], nodeName: string): V1Pod | undefined {
+  return pods
+    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isBalloonPod(pod) && !isPodTerminating(pod))
+    .sort(byNewest)[0];
+}
+
+/** A balloon pod split the way the kubelet holds it. */
+export interface BalloonParts {
+  /** The `balloon` container's `allocatedResources` (its spec before the kubelet has admitted the pod). */
+  readonly allocated: ResourceList;
+  /** The `balloon` container's spec. */
+  readonly desired: ResourceList;
+  /** Everything else the pod holds: RuntimeClass overhead and any other container. */
+  readonly fixed: ResourceList;
+}
+
+/** Splits a balloon pod into its resizable container (allocated and desired) and the fixed rest. */
+export function balloonParts(pod: V1Pod): BalloonParts {
+  const spec = pod.spec;
+  const container = spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
+  if (!spec || !container) {
+    throw new BalloonError("invalid-input", `balloon pod ${pod.metadata?.name ?? "?"} has no container named ${BALLOON_CONTAINER}`);
+  }
+  const context = `balloon pod ${pod.metadata?.name ?? "?"} container ${container.name}`;
+  const desired = resourceList({ ...container.resources?.limits, ...container.resources?.requests }, `${context} requests`);
+  const status = pod.status?.containerStatuses?.find((s) => s.name === container.name);
+  const allocated = status?.allocatedResources ? resourceList(status.allocatedResources, `${context} allocatedResources`) : desired;
+  const rest: V1Pod = { ...pod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
+  return { allocated, desired, fixed: podRequests(rest) };
+}
+
+/**
+ * `planResize` from live objects, the way the kubelet will judge the resize: finds the node's
+ * balloon pod (by the well-known label), takes the `balloon` container's allocated requests as B
+ * (its spec as the resize already asked for), the rest of the balloon pod (RuntimeClass overhead,
+ * other containers) as fixed, and every other active pod on the node at upstream's
+ * `determineContainerReqs` size as O. A terminating balloon (an `OnDelete` replacement) still
+ * holds its requests and counts as O.
  */
 export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   const nodeName = input.node.metadata?.name;
   if (!nodeName) throw new BalloonError("invalid-input", "the node has no metadata.name");
+  // A target no node could meet is the caller's error, whatever the node holds.
+  requireValidTarget(input.target);
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
-  const balloons = onNode.filter(isBalloonPod);
-  if (balloons.length !== 1) {
+  const balloonPod = nodeBalloon(onNode, nodeName);
+  if (!balloonPod) {
+    const leaving = onNode.some(isBalloonPod);
     throw new BalloonError(
       "invalid-input",
-      balloons.length === 0 ? `node ${nodeName} has no running balloon pod` : `node ${nodeName} has ${balloons.length} balloon pods; expected one`,
+      leaving ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement` : `node ${nodeName} has no running balloon pod`,
     );
   }
-  const balloonPod = balloons[0] as V1Pod;
-  const container = balloonPod.spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
-  if (!container) {
-    throw new BalloonError("invalid-input", `balloon pod ${balloonPod.metadata?.name ?? "?"} has no container named ${BALLOON_CONTAINER}`);
+  const { allocated, desired, fixed } = balloonParts(balloonPod);
+  if (!Object.values(allocated).some((amount) => amount.sign() > 0)) {
+    // The cluster's state, not the caller's input, is wrong here.
+    throw new BalloonError("invalid-input", bestEffortBalloon(`balloon pod ${balloonPod.metadata?.name ?? "?"}`));
   }
-  const balloonContainer = resourceList(container.resources?.requests ?? {}, "balloon container requests");
-  // Whatever the balloon pod holds besides the resizable container (overhead, other containers) stays put.
-  const balloonRest = subtractResourceLists(podRequests(balloonPod), balloonContainer);
-  const others = onNode.filter((pod) => pod !== balloonPod).map(podRequests);
+  const others = onNode.filter((pod) => pod !== balloonPod);
   const plan = planResize({
     node: nodeResources(input.node),
-    pods: [...others, balloonRest],
-    balloon: balloonContainer,
+    pods: others.map(podRequests),
+    balloon: allocated,
+    balloonDesired: desired,
+    // Whatever the balloon pod holds besides the resizable container (overhead, other containers) stays put.
+    balloonFixed: fixed,
     target: input.target,
     ...(input.floor ? { floor: input.floor } : {}),
     ...(input.granularity ? { granularity: input.granularity } : {}),
+    ...(input.onShortfall ? { onShortfall: input.onShortfall } : {}),
   });
-  return { ...plan, node: nodeName, balloonPod: balloonPod.metadata?.name ?? "?" };
+  const memoryChanges = !amountOf(plan.balloon, "memory").equals(amountOf(allocated, "memory"));
+  const container = balloonPod.spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
+  const swap = memoryChanges && container ? swapRisk(input.node, balloonPod, container) : undefined;
+  const metadata = balloonPod.metadata ?? {};
+  return {
+    ...plan,
+    node: nodeName,
+    balloonPod: metadata.name ?? "?",
+    balloonRef: {
+      namespace: metadata.namespace ?? "default",
+      name: metadata.name ?? "?",
+      ...(metadata.uid ? { uid: metadata.uid } : {}),
+      ...(metadata.resourceVersion ? { resourceVersion: metadata.resourceVersion } : {}),
+    },
+    resizeState: podResizeState(balloonPod),
+    otherBalloons: others.filter(isBalloonPod).map((pod) => pod.metadata?.name ?? "?"),
+    ...(swap ? { swap } : {}),
+  };
 }

@@ -1,4 +1,5 @@
-import { formatResourceList } from "./resource-list.js";
+import type { NodeBalloonStatus } from "./node-status.js";
+import { formatResourceList, type ResourceList } from "./resource-list.js";
 import type { ResizePlan } from "./sizing.js";
 import type { HostSplit } from "./split-host.js";
 
@@ -21,13 +22,18 @@ export function formatPlanText(plan: ResizePlan): string {
     ]),
   ];
   const lines = [`decision: ${plan.decision}`, ...table(rows)];
-  if (plan.decision === "refused") {
+  if (plan.decision === "refused" || plan.decision === "defer") {
+    const verb = plan.decision === "refused" ? "refused" : "waits for";
     for (const r of plan.refusals) {
       lines.push(
-        `refused ${r.resource}: the balloon needs ${r.requested.toString()}, but other pods request ${r.otherPods.toString()} of ${r.allocatable.toString()} allocatable, leaving ${r.room.toString()}`,
+        `${verb} ${r.resource}: the balloon needs ${r.requested.toString()}, but other pods request ${r.otherPods.toString()} of ${r.allocatable.toString()} allocatable, leaving ${r.room.toString()}`,
       );
     }
+  }
+  if (plan.decision === "refused") {
     lines.push(`balloon stays: ${formatResourceList(plan.balloon)}`);
+  } else if (plan.decision === "defer") {
+    lines.push(`balloon requests (Deferred until pods leave): ${formatResourceList(plan.balloon)}`);
   } else {
     lines.push(`balloon requests: ${formatResourceList(plan.balloon)}`);
   }
@@ -48,4 +54,13 @@ export function formatSplitText(split: HostSplit): string {
     ]),
   ];
   return `${[`kubelets: ${split.kubelets}`, ...table(rows), `balloon requests per node: ${formatResourceList(split.balloon)}`].join("\n")}\n`;
+}
+
+/** Nodes with their balloons as a table (what `balloon status` prints). */
+export function formatStatusText(rows: readonly NodeBalloonStatus[]): string {
+  const list = (l: ResourceList) => (Object.keys(l).length === 0 ? "-" : formatResourceList(l));
+  return `${table([
+    ["NODE", "CAPACITY", "ALLOCATABLE", "BALLOON DESIRED", "BALLOON ALLOCATED", "EFFECTIVE", "TARGET", "RESIZE"],
+    ...rows.map((r) => [r.node, list(r.capacity), list(r.allocatable), list(r.desired), list(r.allocated), list(r.effective), r.target ?? "-", r.resize || "-"]),
+  ]).join("\n")}\n`;
 }

@@ -13,16 +13,20 @@ function containerRequests(pod: V1Pod, container: V1Container, statuses: StatusB
   // The API server defaults a missing request to the limit.
   const desired = resourceList({ ...container.resources?.limits, ...container.resources?.requests }, context);
   const status = statuses.get(container.name);
-  if (!status) return desired;
-  // The scheduler counts max(desired, allocated, actual) while a resize is in flight.
+  // Upstream's determineContainerReqs applies only once the kubelet reports the container's resources.
+  if (!status?.resources) return desired;
   const allocated = resourceList(status.allocatedResources ?? {}, `${context} allocatedResources`);
-  const actual = resourceList(status.resources?.requests ?? {}, `${context} status.resources`);
-  return maxResourceLists(desired, allocated, actual);
+  const actual = resourceList(status.resources.requests ?? {}, `${context} status.resources`);
+  // An Infeasible resize will never be applied, so it holds only what is allocated and actuated;
+  // any other resize in flight counts at max(desired, actual, allocated).
+  if (podResizeState(pod).pending === "Infeasible") return maxResourceLists(actual, allocated);
+  return maxResourceLists(desired, actual, allocated);
 }
 
 /**
- * The requests a pod holds on its node, the way the scheduler and kubelet add them up:
- * containers summed (counting in-flight resizes as max of desired, allocated and actual), sidecars
+ * The requests a pod holds on its node, the way the scheduler adds them up
+ * (`computePodResourceRequest` with status resources): containers summed (an in-flight resize
+ * counts as max of desired, allocated and actual, an Infeasible one without desired), sidecars
  * (init containers with `restartPolicy: Always`) added, the largest ordinary init container taken
  * if bigger, pod-level `spec.resources.requests` winning where set, and pod overhead added.
  */
@@ -60,4 +64,56 @@ export function isPodActive(pod: V1Pod): boolean {
 /** True for a pod carrying the well-known balloon label. */
 export function isBalloonPod(pod: V1Pod): boolean {
   return pod.metadata?.labels?.[BALLOON_LABEL] === BALLOON_LABEL_VALUE;
+}
+
+/** The in-place resize conditions of a pod (KEP-1287), as the kubelet reports them. */
+export interface PodResizeState {
+  /** `PodResizePending`'s reason: the kubelet has not allocated the spec yet. */
+  readonly pending?: "Deferred" | "Infeasible";
+  readonly pendingMessage?: string;
+  /** `PodResizeInProgress`: allocated but not yet actuated. */
+  readonly inProgress: boolean;
+  /** `PodResizeInProgress` with reason `Error`: actuation failed, with the kubelet's message. */
+  readonly inProgressError?: string;
+}
+
+/** Reads `PodResizePending` and `PodResizeInProgress` from `status.conditions`. */
+export function podResizeState(pod: V1Pod): PodResizeState {
+  const conditions = pod.status?.conditions ?? [];
+  const pending = conditions.find((c) => c.type === "PodResizePending" && c.status === "True");
+  const progress = conditions.find((c) => c.type === "PodResizeInProgress" && c.status === "True");
+  const reason = pending?.reason === "Deferred" || pending?.reason === "Infeasible" ? pending.reason : undefined;
+  return {
+    ...(reason ? { pending: reason } : {}),
+    ...(pending?.message ? { pendingMessage: pending.message } : {}),
+    inProgress: progress !== undefined,
+    ...(progress?.reason === "Error" ? { inProgressError: progress.message ?? "" } : {}),
+  };
+}
+
+/** True once a pod is being deleted: it still holds its requests until the kubelet has stopped it. */
+export function isPodTerminating(pod: V1Pod): boolean {
+  return Boolean(pod.metadata?.deletionTimestamp);
+}
+
+/** The pod's QoS class: `status.qosClass` when the API server has set it, else computed as upstream's `GetPodQOS`. */
+export function podQOSClass(pod: V1Pod): "Guaranteed" | "Burstable" | "BestEffort" {
+  const reported = pod.status?.qosClass;
+  if (reported === "Guaranteed" || reported === "Burstable" || reported === "BestEffort") return reported;
+  const containers = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const container of containers) {
+    const requests = resourceList(container.resources?.requests ?? {}, "requests");
+    const limits = resourceList(container.resources?.limits ?? {}, "limits");
+    for (const name of ["cpu", "memory"]) {
+      const request = requests[name];
+      const limit = limits[name];
+      if ((request && request.sign() > 0) || (limit && limit.sign() > 0)) any = true;
+      // A missing request defaults to the limit; Guaranteed needs both limits, each equal to its request.
+      if (!limit || (request && !request.equals(limit))) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
 }

@@ -4,6 +4,8 @@ import { MAX_EXPONENT, parseQuantity, type QuantityFormat } from "./quantity-par
 
 const NANO_PER_UNIT = 1_000_000_000n;
 const NANO_PER_MILLI = 1_000_000n;
+/** Magnitudes from 10^(MAX_EXPONENT+1) on (in nanos) are out of range. */
+const NANO_LIMIT = 10n ** (MAX_EXPONENT + 1n + 9n);
 
 /** n / d rounded away from zero (d > 0), the rounding apimachinery uses for every accessor. */
 function divideAwayFromZero(n: bigint, d: bigint): bigint {
@@ -43,6 +45,13 @@ export class Quantity {
   readonly format: QuantityFormat;
 
   private constructor(nanos: bigint, format: QuantityFormat) {
+    if (nanos >= NANO_LIMIT || nanos <= -NANO_LIMIT) {
+      // Past this, the canonical form needs an exponent above MAX_EXPONENT and would not parse back.
+      throw new BalloonError(
+        "quantity-range",
+        `quantity out of range: its magnitude must stay below 1e${MAX_EXPONENT + 1n} so that its canonical form parses back`,
+      );
+    }
     this.nanos = nanos;
     this.format = format;
   }

@@ -716,6 +716,16 @@ describe("reference-notes canonical forms", () => {
     expect(Quantity.parse("1e-10000").nanos).toBe(1n);
   });
 
+  it("keeps every value's canonical form parseable: larger values are out of range, not printed as 1e10002", () => {
+    const largest = Quantity.parse("9999e9997");
+    expect(Quantity.parse(largest.toString()).equals(largest)).toBe(true);
+    expect(() => Quantity.parse("100e10000")).toThrow(expect.objectContaining({ code: "quantity-range" }));
+    expect(() => Quantity.parse("1e10000").mul(100n)).toThrow(expect.objectContaining({ code: "quantity-range" }));
+    expect(() => Quantity.parse("-1e10000").mul(10n)).toThrow(/parses back/);
+    const huge = Quantity.parse("1e10000");
+    expect(Quantity.parse(huge.toString()).equals(huge)).toBe(true);
+  });
+
   it("prints binary values past Ei with the Ei suffix instead of dropping the unit", () => {
     expect(Quantity.of(1n << 64n, "BinarySI").toString()).toBe("16Ei");
     expect(Quantity.of(1n << 70n, "BinarySI").toString()).toBe("1024Ei");

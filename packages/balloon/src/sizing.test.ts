@@ -51,11 +51,38 @@ describe("planResize", () => {
   });
 
   it("refuses to leave the balloon without requests, which would make it BestEffort", () => {
-    expect(() => planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8,memory=32Gi"), floor: {} })).toThrow(
+    const zero = rl("cpu=0,memory=0");
+    expect(() => planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8,memory=32Gi"), floor: zero })).toThrow(
       /BestEffort/,
     );
-    const oneLeft = planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8"), floor: {} });
+    const oneLeft = planResize({ node, pods: [], balloon: rl("cpu=1,memory=1Gi"), target: rl("cpu=8"), floor: zero });
     expect(resourceListStrings(oneLeft.balloon)).toEqual({ cpu: "0", memory: "1Gi" });
+  });
+
+  it("keeps the default floor for every resource a partial floor does not name", () => {
+    const plan = planResize({ node, pods: [], balloon: rl("cpu=2,memory=8Gi"), target: rl("cpu=8,memory=32Gi"), floor: rl("cpu=250m") });
+    expect(resourceListStrings(plan.balloon)).toEqual({ cpu: "250m", memory: "1Mi" });
+  });
+
+  it("rejects units that make no sense for the resource, naming the rule", () => {
+    const base = { node, pods, balloon: rl("cpu=2,memory=8Gi") };
+    // 500m of memory is half a byte: planned naively, it asks for a 32Gi balloon.
+    expect(() => planResize({ ...base, target: rl("memory=500m") })).toThrow(
+      'target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)',
+    );
+    expect(() => planResize({ ...base, target: rl("cpu=4Gi") })).toThrow(/target cpu: "4Gi" uses a binary \(byte\) suffix/);
+    expect(() => planResize({ ...base, target: rl("memory=16Gi"), granularity: rl("memory=1m") })).toThrow(
+      /granularity memory: fractional byte value "1m" is invalid/,
+    );
+    expect(() => planResize({ ...base, target: rl("cpu=4"), granularity: rl("cpu=1500u") })).toThrow(/whole number of millicores/);
+    expect(() => planResize({ ...base, target: rl("cpu=4"), floor: rl("memory=0.5") })).toThrow(/floor memory: fractional byte/);
+  });
+
+  it("refuses to plan for a balloon with no requests above zero (BestEffort), which no resize can change", () => {
+    expect(() => planResize({ node, pods, balloon: {}, target: rl("cpu=4") })).toThrow(/BestEffort/);
+    expect(() => planResize({ node, pods, balloon: rl("cpu=0,memory=0"), target: rl("cpu=4") })).toThrow(
+      /a resize may not change the QoS class/,
+    );
   });
 
   it("reports unchanged when the balloon already has the target size", () => {
@@ -90,7 +117,11 @@ describe("planResize properties", () => {
   /** A consistent node: other pods and the current balloon together fit in allocatable. */
   const scenario = fc
     .record({
-      allocatable: fc.tuple(fc.bigInt({ min: 1n, max: 256n * NANO }), fc.bigInt({ min: 1n, max: (1n << 40n) * NANO })),
+      // CPU from 1m, memory in whole bytes: the units planResize accepts.
+      allocatable: fc.tuple(
+        fc.bigInt({ min: 1_000_000n, max: 256n * NANO }),
+        fc.bigInt({ min: 1n, max: 1n << 40n }).map((bytes) => bytes * NANO),
+      ),
       podShares: fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 500n }), fc.bigInt({ min: 0n, max: 500n })), { maxLength: 6 }),
       balloonShare: fc.tuple(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 0n, max: 1000n })),
       targetShare: fc.tuple(fc.bigInt({ min: 0n, max: 1100n }), fc.bigInt({ min: 0n, max: 1100n })),
@@ -106,18 +137,22 @@ describe("planResize properties", () => {
       const floor: Record<string, Quantity> = {};
       const granularity: Record<string, Quantity> = {};
       resources.forEach((name, i) => {
-        const a = s.allocatable[i] as bigint;
+        // Whole millicores and bytes; the balloon holds at least 1m cpu and 1 byte (it is never BestEffort).
+        const unit = name === "memory" ? NANO : 1_000_000n;
+        const whole = (nanos: bigint) => (nanos / unit) * unit;
+        const a = whole(s.allocatable[i] as bigint);
         allocatable[name] = Quantity.fromNanos(a);
         // Split at most all of A between the other pods and the balloon, in per-mille slices.
-        const balloonNanos = (a * (s.balloonShare[i] as bigint)) / 2000n;
+        let balloonNanos = whole((a * (s.balloonShare[i] as bigint)) / 2000n);
+        if (balloonNanos < unit) balloonNanos = unit;
         let left = a - balloonNanos;
         s.podShares.forEach((share, p) => {
-          const slice = (left * (share[i] as bigint)) / 1000n;
+          const slice = whole((left * (share[i] as bigint)) / 1000n);
           left -= slice;
           (others[p] as Record<string, Quantity>)[name] = Quantity.fromNanos(slice);
         });
         balloon[name] = Quantity.fromNanos(balloonNanos);
-        target[name] = Quantity.fromNanos((a * (s.targetShare[i] as bigint)) / 1000n);
+        target[name] = Quantity.fromNanos(whole((a * (s.targetShare[i] as bigint)) / 1000n));
         floor[name] = Quantity.fromNanos((a * (s.floorShare[i] as bigint)) / 1000n).floorTo(Quantity.parse(s.step[i] as string));
         granularity[name] = Quantity.parse(s.step[i] as string);
       });
@@ -127,7 +162,7 @@ describe("planResize properties", () => {
         balloon,
         target,
         granularity,
-        floor: s.withFloor ? floor : {},
+        floor: s.withFloor ? floor : { cpu: Quantity.zero(), memory: Quantity.zero() },
       };
       return input;
     });
@@ -200,8 +235,8 @@ describe("planResize properties", () => {
   it("without floor or rounding, refuses exactly when some target is smaller than the other pods' requests", () => {
     const exact = scenario.map((input) => ({
       ...input,
-      floor: {},
-      granularity: { cpu: Quantity.fromNanos(1n), memory: Quantity.fromNanos(1n) },
+      floor: { cpu: Quantity.zero(), memory: Quantity.zero() },
+      granularity: { cpu: Quantity.parse("1m"), memory: Quantity.parse("1") },
     }));
     fc.assert(
       fc.property(exact, (input) => {

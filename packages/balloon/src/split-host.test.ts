@@ -26,6 +26,21 @@ describe("splitHost", () => {
     expect(resourceListStrings(split.balloon)).toEqual({ cpu: "5667m", memory: "5803Mi" });
   });
 
+  it("refuses an allocatable above the host, which no kubelet can offer", () => {
+    expect(() => splitHost({ host: rl("cpu=8,memory=32Gi"), kubelets: 2, allocatable: rl("cpu=16") })).toThrow(
+      /allocatable cpu 16 exceeds the host's 8/,
+    );
+  });
+
+  it("keeps every balloon at least at the floor (defaults for resources the floor does not name), so none is BestEffort", () => {
+    const one = splitHost({ host: rl("cpu=8,memory=32Gi"), kubelets: 1 });
+    expect(resourceListStrings(one.balloon)).toEqual({ cpu: "1m", memory: "1Mi" });
+    expect(resourceListStrings(one.effective)).toEqual({ cpu: "7999m", memory: "32767Mi" });
+    const custom = splitHost({ host: rl("cpu=8,memory=32Gi"), kubelets: 1, floor: rl("cpu=100m") });
+    expect(resourceListStrings(custom.balloon)).toEqual({ cpu: "100m", memory: "1Mi" });
+    expect(() => splitHost({ host: rl("cpu=8"), kubelets: 1, floor: rl("cpu=9") })).toThrow(/floor for cpu \(9\) exceeds allocatable 8/);
+  });
+
   it("refuses a host too small for its kubelets, and bad counts", () => {
     expect(() => splitHost({ host: rl("cpu=2"), kubelets: 8, reservedPerNode: rl("cpu=500m") })).toThrow(
       /does not cover the 500m each node reserves/,

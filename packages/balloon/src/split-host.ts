@@ -1,7 +1,7 @@
 import { BalloonError } from "./errors.js";
 import type { Quantity } from "./quantity.js";
 import { amountOf, type ResourceList } from "./resource-list.js";
-import { granularityFor, requireNonNegative, requireResizable } from "./sizing-rules.js";
+import { floorWithDefaults, granularityFor, requireNonNegative, requireResizable, requireSensibleUnits } from "./sizing-rules.js";
 
 export interface SplitHostInput {
   /** The physical host's resources (cpu and/or memory) that N kubelets share. */
@@ -17,6 +17,8 @@ export interface SplitHostInput {
   readonly allocatable?: ResourceList;
   /** Rounding step per resource; defaults to 1m cpu and 1Mi memory. */
   readonly granularity?: ResourceList;
+  /** Smallest balloon per resource; resources it does not name keep `DEFAULT_FLOOR` (1m cpu, 1Mi memory). */
+  readonly floor?: ResourceList;
 }
 
 /** One resource of the split. */
@@ -60,6 +62,12 @@ export function splitHost(input: SplitHostInput): HostSplit {
   requireNonNegative(input.host, "host");
   requireNonNegative(input.reservedPerNode, "reservedPerNode");
   requireNonNegative(input.allocatable, "allocatable");
+  requireNonNegative(input.floor, "floor");
+  requireSensibleUnits(input.host, "host");
+  requireSensibleUnits(input.reservedPerNode, "reservedPerNode");
+  requireSensibleUnits(input.allocatable, "allocatable");
+  requireSensibleUnits(input.floor, "floor");
+  const floors = floorWithDefaults(input.floor);
 
   const resources: ResourceSplit[] = [];
   const balloon: Record<string, Quantity> = {};
@@ -69,6 +77,10 @@ export function splitHost(input: SplitHostInput): HostSplit {
     const step = granularityFor(name, input.granularity);
     const reserved = amountOf(input.reservedPerNode ?? {}, name);
     const allocatable = input.allocatable?.[name] ?? host.sub(reserved);
+    if (allocatable.cmp(host) > 0) {
+      // A kubelet cannot offer more than the machine it runs on.
+      throw new BalloonError("invalid-argument", `allocatable ${name} ${allocatable.toString()} exceeds the host's ${host.toString()}`);
+    }
     const share = host.divFloor(count).floorTo(step);
     const budget = share.sub(reserved);
     if (budget.sign() <= 0 || allocatable.sign() <= 0) {
@@ -77,8 +89,13 @@ export function splitHost(input: SplitHostInput): HostSplit {
         `host ${name} ${host.toString()} split ${count} ways gives ${share.toString()} per node, which does not cover the ${reserved.toString()} each node reserves`,
       );
     }
-    // The balloon is rounded up so a node never offers more than its budget.
-    const nodeBalloon = allocatable.sub(budget.min(allocatable)).ceilTo(step).min(allocatable);
+    const floor = amountOf(floors, name).ceilTo(step);
+    if (floor.cmp(allocatable) > 0) {
+      throw new BalloonError("invalid-argument", `the balloon floor for ${name} (${floor.toString()}) exceeds allocatable ${allocatable.toString()}`);
+    }
+    // The balloon is rounded up so a node never offers more than its budget, and never below the
+    // floor, which keeps it Burstable (a BestEffort balloon can never be resized).
+    const nodeBalloon = allocatable.sub(budget.min(allocatable)).ceilTo(step).max(floor).min(allocatable);
     const nodeEffective = allocatable.sub(nodeBalloon);
     const unused = host.sub(nodeEffective.add(reserved).mul(count));
     resources.push({ resource: name, share, effective: nodeEffective, balloon: nodeBalloon, allocatable, unused });

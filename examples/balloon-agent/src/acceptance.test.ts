@@ -1,0 +1,96 @@
+import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { balloonAgentController } from "./controller.js";
+import { AgentMetrics } from "./metrics.js";
+import { startTestCluster, type TestCluster } from "./test-cluster.js";
+
+function startAgent(sim: TestCluster, identity: string) {
+  const client = new KubeClient(sim.cluster.url);
+  const registry = new Registry();
+  const manager = new ControllerManager({
+    client,
+    controllers: ["balloon"],
+    extraControllers: [
+      balloonAgentController({ core: sim.core, metrics: new AgentMetrics(registry), onShortfall: "defer", retryAfterMs: 500, resizeTimeoutMs: 1_000, pollIntervalMs: 20 }),
+    ],
+    leaderElection: { namespace: "kube-system", name: "balloon-agent", identity, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
+    registry,
+  });
+  manager.start();
+  return {
+    manager,
+    registry,
+    async stop() {
+      await manager.stop();
+      client.close();
+    },
+  };
+}
+
+describe("the balloon agent with in-place resize (simulated kubelets)", () => {
+  let sim: TestCluster;
+
+  beforeAll(async () => {
+    sim = await startTestCluster(["node-a", "node-b"], { cpu: "8", memory: "32Gi" });
+    await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" });
+    await sim.balloon("node-b", { cpu: "1m", memory: "1Mi" });
+    await sim.workload("node-b", "busy", { cpu: "5" });
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  const allocatedCpu = async (name: string) =>
+    (await sim.core.readNamespacedPod({ namespace: "kube-system", name })).status?.containerStatuses?.[0]?.allocatedResources?.cpu;
+
+  it("resizes a node to its annotation and restores the size after the balloon pod is recreated", async () => {
+    const agent = startAgent(sim, "agent-a");
+    try {
+      await sim.target("node-a", "cpu=4,memory=16Gi");
+      await sim.until("node-a's balloon at 4 cpus", async () => ((await allocatedCpu("node-balloon-node-a")) === "4" ? true : undefined));
+      // The balloon goes (a reboot, a preemption, kubectl delete) and the DaemonSet brings it back at the template size.
+      await sim.core.deleteNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+      await sim.until("the old balloon gone", async () => {
+        const pods = await sim.core.listNamespacedPod({ namespace: "kube-system", fieldSelector: "metadata.name=node-balloon-node-a" });
+        return pods.items.length === 0 ? true : undefined;
+      });
+      await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
+      await sim.until("the new balloon resized back to 4 cpus", async () => ((await allocatedCpu("node-balloon-node-a-2")) === "4" ? true : undefined));
+      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+      expect(pod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "4", memory: "16Gi" });
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it("restarted mid-resize, converges without submitting the resize again", async () => {
+    const first = startAgent(sim, "agent-1");
+    // node-b: 8 cpus, 5 used: a target of 2 needs a 6-cpu balloon, which waits Deferred.
+    await sim.target("node-b", "cpu=2");
+    const deferred = await sim.until("node-b's balloon Deferred", async () => {
+      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-b" });
+      return pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.reason === "Deferred") ? pod : undefined;
+    });
+    expect(deferred.spec?.containers[0]?.resources?.requests?.cpu).toBe("6");
+    const generation = deferred.metadata?.generation;
+    await first.stop();
+
+    const second = startAgent(sim, "agent-2");
+    try {
+      await sim.until("agent-2 leading", () => Promise.resolve(second.manager.running ? true : undefined));
+      // The room appears: the kubelet applies the resize agent-1 submitted.
+      await sim.core.deleteNamespacedPod({ namespace: "default", name: "busy" });
+      await sim.until("node-b's balloon at 6 cpus", async () => ((await allocatedCpu("node-balloon-node-b")) === "6" ? true : undefined));
+      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-b" });
+      expect(pod.metadata?.generation).toBe(generation);
+      await sim.until("agent-2's metrics at the target", async () => {
+        const values = (await second.registry.getSingleMetric("balloon_node_effective")?.get())?.values;
+        return values?.find((v) => v.labels.node === "node-b" && v.labels.resource === "cpu" && v.value === 2);
+      });
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import {
+  isBalloonError,
+  isBalloonPod,
+  NODE_TARGET_ANNOTATION,
+  nodeBalloonStatus,
+  parseResourceList,
+  planNodeResize,
+  resizeNode,
+  type ResizeResult,
+  type ResourceList,
+  type ShortfallPolicy,
+} from "@kubekit/balloon";
+import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { AgentMetrics } from "./metrics.js";
+
+const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
+const BY_NODE = "node";
+
+interface CachedObject {
+  metadata?: { name?: string };
+}
+
+/**
+ * An informer's object as the client-node type the balloon API reads. Informers keep the JSON
+ * as served, so timestamps are strings where client-node would hold Dates; the balloon API only
+ * passes them to `new Date(…)`, which takes either.
+ */
+function typed<T>(object: CachedObject): T {
+  return object as unknown as T;
+}
+
+function whenAborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+export interface BalloonAgentOptions {
+  /** The client `resizeNode` patches and reads with. */
+  readonly core: CoreV1Api;
+  readonly metrics: AgentMetrics;
+  /** What to do when a node's target does not fit beside its pods (default `refuse`). */
+  readonly onShortfall?: ShortfallPolicy;
+  /** How long one resize may wait for the kubelet (default 60 s). */
+  readonly resizeTimeoutMs?: number;
+  /** When to look again at a node whose resize was refused, deferred or timed out (default 30 s). */
+  readonly retryAfterMs?: number;
+  /** Parallel reconciles (default 2): resizes of different nodes wait on different kubelets. */
+  readonly workers?: number;
+  readonly pollIntervalMs?: number;
+}
+
+/** What to do after a resize ended: nothing, or look again later. */
+function requeueFor(result: ResizeResult, retryAfterMs: number): Requeue | undefined {
+  switch (result.outcome) {
+    case "applied":
+    case "infeasible":
+      // Infeasible never becomes feasible by waiting; a change to the node or its pods enqueues it again.
+      return undefined;
+    default:
+      return { requeueAfterMs: retryAfterMs };
+  }
+}
+
+/**
+ * Keeps every node at the effective size its `balloon.kubekit.dev/target` annotation asks for,
+ * by resizing the node's balloon pod with `resizeNode`. Watches nodes (the annotation) and pods (a
+ * balloon recreated at its template size by the DaemonSet is resized back; a pod that leaves may
+ * make room for a refused upsize). A node already at its target, or with a resize in flight at
+ * the planned size, is not patched again, so a restarted agent picks up where it stopped.
+ */
+export function balloonAgentController(options: BalloonAgentOptions): Controller {
+  return {
+    name: "balloon",
+    async run(context: ControllerContext, signal: AbortSignal) {
+      const retryAfterMs = options.retryAfterMs ?? 30_000;
+      const queue = new WorkQueue({ name: "balloon", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
+      const nodes = context.informers.informerFor(NODES);
+      const pods = context.informers.informerFor(PODS);
+      pods.cache.addIndexer(BY_NODE, (pod) => {
+        const nodeName = typed<V1Pod>(pod).spec?.nodeName;
+        return nodeName ? [nodeName] : [];
+      });
+      const enqueueNode = (node: CachedObject) => queue.add(node.metadata?.name ?? "");
+      const enqueuePodNode = (pod: V1Pod) => {
+        if (pod.spec?.nodeName) queue.add(pod.spec.nodeName);
+      };
+      nodes.addEventHandler({ add: enqueueNode, update: (_old, node) => enqueueNode(node), delete: enqueueNode });
+      pods.addEventHandler({
+        add: (pod) => {
+          if (isBalloonPod(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
+        },
+        update: (old, pod) => {
+          const before = typed<V1Pod>(old);
+          const after = typed<V1Pod>(pod);
+          // A balloon's resize conditions or allocation moved, a pod got bound, or a pod finished (room freed).
+          if (isBalloonPod(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
+        },
+        delete: (pod) => enqueuePodNode(typed<V1Pod>(pod)),
+      });
+      nodes.start();
+      pods.start();
+      await Promise.race([Promise.all([nodes.waitForSync(), pods.waitForSync()]), whenAborted(signal)]);
+      const recorder = context.events("balloon-agent");
+      // The annotation last reported invalid per node, so each bad value is reported once, not on every heartbeat.
+      const reportedInvalid = new Map<string, string>();
+
+      const reconcile = async (nodeName: string): Promise<void | Requeue> => {
+        const cached = nodes.cache.get(nodeName);
+        if (cached === undefined) {
+          options.metrics.forget(nodeName);
+          return;
+        }
+        const node = typed<V1Node>(cached);
+        const onNode = pods.cache.byIndex(BY_NODE, nodeName).map((pod) => typed<V1Pod>(pod));
+        const annotation = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+        let target: ResourceList | undefined;
+        try {
+          target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
+          options.metrics.observe(nodeBalloonStatus(node, onNode), target);
+          if (target === undefined) return;
+          // From the caches: nothing to do when the balloon already has (or is being given) the planned size.
+          const plan = planNodeResize({ node, pods: onNode, target, ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
+          if (plan.decision === "unchanged" && !plan.inFlight) return;
+        } catch (error) {
+          if (!isBalloonError(error)) throw error;
+          // No balloon on the node yet (or none usable): its creation enqueues the node again.
+          if (error.code === "invalid-input") return;
+          // The annotation asks for something no resize can give: say so on the Node, and wait for it to change.
+          if (reportedInvalid.get(nodeName) === annotation) return;
+          reportedInvalid.set(nodeName, annotation ?? "");
+          const involved = { apiVersion: "v1", kind: "Node", name: nodeName, ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) };
+          await recorder.event(involved, "Warning", "InvalidBalloonTarget", `${NODE_TARGET_ANNOTATION}=${annotation ?? ""}: ${error.message}`);
+          return;
+        }
+        const result = await resizeNode(options.core, nodeName, target, {
+          timeoutMs: options.resizeTimeoutMs ?? 60_000,
+          component: "balloon-agent",
+          signal,
+          ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}),
+          ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+        });
+        options.metrics.resizes.inc({ outcome: result.outcome });
+        context.logger({ msg: "balloon resize", node: nodeName, outcome: result.outcome, patched: result.patched, detail: result.outcome === "refused" ? result.reason : result.outcome === "applied" ? undefined : result.message });
+        return requeueFor(result, retryAfterMs);
+      };
+
+      const workers = runWorkers(queue, options.workers ?? 2, reconcile, context.logger);
+      await whenAborted(signal);
+      await queue.shutDownWithDrain();
+      await workers;
+    },
+  };
+}
