@@ -175,7 +175,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
-    subresourceStores = { bindings, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
+    subresourceStores = { bindings, pods: pods.store, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });

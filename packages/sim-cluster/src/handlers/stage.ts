@@ -1,17 +1,20 @@
 import type { ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { HandlerStage, ServedResource } from "@kubekit/generic-controlplane/server";
 import { serveBinding } from "./binding.js";
+import { serveEviction } from "./eviction.js";
 import { serveScale } from "./scale.js";
 
 export interface SubresourceStores {
   /** Pods as the binding writes them (a strategy that lets `spec.nodeName` be set). */
   bindings: ResourceStore;
+  /** Pods as a DELETE sees them (graceful), for evictions. */
+  pods: ResourceStore;
   /** The served resource behind a `scale`: deployments and replicasets. */
   scalable(group: string, plural: string): ServedResource | undefined;
 }
 
 /**
- * Serves `pods/binding` and `<deployments|replicasets>/scale`, which upstream serves from those
+ * Serves `pods/binding`, `pods/eviction` and `<deployments|replicasets>/scale`, which upstream serves from those
  * resources' REST storage and the generic handlers do not: a stage ahead of dispatch answers
  * them and lets every other request through. `stores` is read per request, so the stage can be
  * handed to the control plane before the stores exist.
@@ -26,6 +29,10 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
       if (ready === undefined) return false;
       if (info.group === "" && info.resource === "pods" && info.subresource === "binding") {
         await serveBinding(ctx, info, ready.bindings, maxBodyBytes);
+        return true;
+      }
+      if (info.group === "" && info.resource === "pods" && info.subresource === "eviction") {
+        await serveEviction(ctx, info, ready.pods, maxBodyBytes);
         return true;
       }
       if (info.group === "apps" && info.version === "v1" && info.subresource === "scale" && (info.resource === "deployments" || info.resource === "replicasets")) {

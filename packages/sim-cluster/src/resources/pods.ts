@@ -161,6 +161,8 @@ export const podsResource = defineResource<Pod>({
   // resize by its own store with podResizeStrategy (see pod-resize.ts).
   subresources: [
     { name: "binding", verbs: ["create"] },
+    // kubectl drain looks for this entry (kind policy/v1 Eviction) before it evicts instead of deleting.
+    { name: "eviction", verbs: ["create"], kind: { group: "policy", version: "v1", kind: "Eviction" } },
     { name: "resize", verbs: ["get", "patch", "update"] },
   ],
   schema,
