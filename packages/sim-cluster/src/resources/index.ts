@@ -14,4 +14,5 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
   return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource, endpointsResource(endpointRules), endpointSlicesResource(endpointRules)];
 }
 
-export { deploymentsResource, endpointSlicesResource, endpointsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
+export { deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
+export { endpointsResource, endpointSlicesResource };
