@@ -164,7 +164,8 @@ describe("traffic mode with kubectl 1.32", () => {
         apiVersion: "v1",
         kind: "List",
         items: [
-          { apiVersion: "v1", kind: "Pod", metadata: { name: "held", labels: { app: "held" }, finalizers: ["example.com/hold"] }, spec: { containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080"] }] } },
+          // As upstream's test: netexec keeps serving for --delay-shutdown seconds after SIGTERM, within a long grace period.
+          { apiVersion: "v1", kind: "Pod", metadata: { name: "held", labels: { app: "held" } }, spec: { terminationGracePeriodSeconds: 600, containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--delay-shutdown=600"] }] } },
           { apiVersion: "v1", kind: "Service", metadata: { name: "held" }, spec: { selector: { app: "held" }, ports: [{ port: 80, targetPort: 8080 }] } },
         ],
       }),
@@ -187,7 +188,7 @@ describe("traffic mode with kubectl 1.32", () => {
       for (let i = 0; i < 10; i++) hosts.add((await httpGet(clusterIP, 80, "/hostname")).body);
       return hosts.size === 1 && hosts.has("fresh") ? true : undefined;
     });
-    await run("patch", "pod", "held", "--type=merge", "-p", '{"metadata":{"finalizers":null}}');
+    await run("delete", "pod", "held", "--grace-period=0", "--force");
   });
 
   it("closes a removed node's NodePorts and pods' servers", async () => {

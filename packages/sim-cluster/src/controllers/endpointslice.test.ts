@@ -149,7 +149,12 @@ describe("endpoints and endpointslice controllers", () => {
 
   it("lists not-ready pods as not ready, and leaves services without a selector alone", async () => {
     const ns = await namespace();
-    const pod = await runningPod(ns, podWith("p", { app: "r" }));
+    // A running kubelet reasserts its pods' Ready condition; on a node whose kubelet is stopped, the
+    // condition stays as written.
+    const quiet = await cluster.addNode({ name: "quiet" });
+    const body = podWith("p", { app: "r" });
+    const pod = await runningPod(ns, { ...body, spec: { ...(body as { spec: object }).spec, nodeName: quiet } });
+    await cluster.stopNode(quiet);
     await client.patch(PODS, ns, "p", { status: { conditions: [{ type: "Ready", status: "False" }] } }, "application/strategic-merge-patch+json", "status");
     await client.create(SERVICES, ns, { metadata: { name: "svc" }, spec: { selector: { app: "r" }, ports: [{ port: 80 }] } });
     const endpoints = await eventually("a not-ready address", async () => {
@@ -171,6 +176,7 @@ describe("endpoints and endpointslice controllers", () => {
     await eventually("the marker service's slice", async () => ((await slicesOf(ns, "marker"))[0]?.endpoints?.length === 1 ? true : undefined));
     expect((await client.get<Endpoints>(ENDPOINTS, ns, "manual")).subsets).toEqual([{ addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80, protocol: "TCP" }] }]);
     expect((await slicesOf(ns, "manual")).map((s) => s.metadata?.name)).toEqual(["manual-1"]);
+    await cluster.removeNode(quiet);
   });
 
   it("should support a Service with many endpoints spread over slices of at most 100", { timeout: 60_000 }, async () => {

@@ -1,4 +1,6 @@
 import type { ResourceDefinition } from "@kubekit/generic-controlplane/registry";
+import { controllerRevisionsResource } from "./controller-revisions.js";
+import { daemonSetsResource } from "./daemonsets.js";
 import { deploymentsResource } from "./deployments.js";
 import type { EndpointAddressRules } from "./endpoint-ip.js";
 import { endpointSlicesResource } from "./endpoint-slices.js";
@@ -11,8 +13,29 @@ import { servicesResource, type ServiceAllocators } from "./services.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
 export function simResources(allocators: ServiceAllocators, endpointRules: EndpointAddressRules = {}): ResourceDefinition[] {
-  return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource, endpointsResource(endpointRules), endpointSlicesResource(endpointRules)];
+  return [
+    nodesResource,
+    podsResource,
+    servicesResource(allocators),
+    deploymentsResource,
+    replicaSetsResource,
+    priorityClassesResource,
+    daemonSetsResource,
+    controllerRevisionsResource,
+    endpointsResource(endpointRules),
+    endpointSlicesResource(endpointRules),
+  ];
 }
 
-export { deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
-export { endpointsResource, endpointSlicesResource };
+export {
+  controllerRevisionsResource,
+  daemonSetsResource,
+  deploymentsResource,
+  endpointSlicesResource,
+  endpointsResource,
+  nodesResource,
+  podsResource,
+  priorityClassesResource,
+  replicaSetsResource,
+  servicesResource,
+};

@@ -99,3 +99,19 @@ export function podHostname(pod: Pod): string {
   const hostname = pod.spec?.["hostname"];
   return (typeof hostname === "string" && hostname !== "" ? hostname : (pod.metadata?.name ?? "")).slice(0, 63);
 }
+
+/**
+ * How long a pod's containers take to stop once asked to: agnhost netexec's `--delay-shutdown`
+ * (seconds it keeps serving after SIGTERM), the longest of its containers; 0 for anything else.
+ * Upstream's terminating-endpoint e2e tests hold pods in Terminating this way.
+ */
+export function shutdownDelayMsOf(pod: Pod): number {
+  let longest = 0;
+  for (const container of pod.spec?.containers ?? []) {
+    const agnhost = agnhostArgs(container);
+    if (agnhost?.[0] !== "netexec") continue;
+    const seconds = Number(flag(agnhost, "delay-shutdown") ?? 0);
+    if (Number.isFinite(seconds) && seconds > 0) longest = Math.max(longest, seconds * 1000);
+  }
+  return longest;
+}
