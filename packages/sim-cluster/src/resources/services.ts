@@ -56,6 +56,11 @@ const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 const AFFINITIES = ["ClientIP", "None"];
 const TRAFFIC_POLICIES = ["Cluster", "Local"];
 
+/** needsNodePort: a NodePort service, or a LoadBalancer unless `allocateLoadBalancerNodePorts` is false. */
+function allocatesNodePorts(service: Service): boolean {
+  return service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec["allocateLoadBalancerNodePorts"] !== false);
+}
+
 function usesNodePorts(service: Service): boolean {
   return service.spec?.type === "NodePort" || service.spec?.type === "LoadBalancer";
 }
@@ -81,6 +86,7 @@ function prepareForCreate(service: Service): void {
     spec.ipFamilyPolicy ??= "SingleStack";
   }
   if (usesNodePorts(service)) spec.externalTrafficPolicy ??= "Cluster";
+  if (spec.type === "LoadBalancer") spec["allocateLoadBalancerNodePorts"] ??= true;
   if (spec.clusterIP !== undefined && spec.clusterIP !== "" && spec.clusterIPs === undefined) spec.clusterIPs = [spec.clusterIP];
   for (const port of spec.ports ?? []) {
     port.protocol ??= "TCP";
@@ -100,9 +106,18 @@ function prepareForUpdate(service: Service, old: Service): void {
   if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
     service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
   }
+  // dropTypeDependentFields: what a new type no longer needs goes, when the client left it as it was.
+  const spec = service.spec!;
+  if (allocatesNodePorts(old) && !allocatesNodePorts(service) && (spec.ports ?? []).every((p, i) => p.nodePort === old.spec?.ports?.[i]?.nodePort)) {
+    for (const port of spec.ports ?? []) delete port.nodePort;
+  }
+  if (usesNodePorts(old) && !usesNodePorts(service) && spec.externalTrafficPolicy === old.spec?.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+  if (old.spec?.type === "LoadBalancer" && service.spec?.type !== "LoadBalancer" && service.spec?.["allocateLoadBalancerNodePorts"] === old.spec["allocateLoadBalancerNodePorts"]) {
+    delete service.spec?.["allocateLoadBalancerNodePorts"];
+  }
   // dropTypeDependentFields: the health check port goes with the need for it (the repair frees it).
   if (needsHealthCheck(old) && !needsHealthCheck(service) && service.spec?.healthCheckNodePort === old.spec?.healthCheckNodePort) delete service.spec?.healthCheckNodePort;
-  if (usesNodePorts(service)) {
+  if (allocatesNodePorts(service) && allocatesNodePorts(old)) {
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined) continue;
       const before = old.spec?.ports?.find((p) => p.port === port.port && (p.protocol ?? "TCP") === (port.protocol ?? "TCP"));
@@ -121,6 +136,9 @@ export function validateService(service: Service): FieldError[] {
   if (spec.externalTrafficPolicy !== undefined) {
     if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
     else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
+  }
+  if (spec["allocateLoadBalancerNodePorts"] !== undefined && type !== "LoadBalancer") {
+    errors.push(fieldForbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"));
   }
   if (spec.healthCheckNodePort && !needsHealthCheck(service)) {
     errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
@@ -212,6 +230,8 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
         }
         return;
       }
+      // A LoadBalancer with allocateLoadBalancerNodePorts false gets only the node ports it names.
+      if (!allocatesNodePorts(service)) return;
       // Ports of the same number on several protocols share one node port, as upstream.
       const sibling = (spec.ports ?? []).find((p) => p !== port && p.port === port.port && p.nodePort);
       if (sibling?.nodePort !== undefined) port.nodePort = sibling.nodePort;
@@ -307,6 +327,7 @@ const schema = kindSchema("", "v1", "Service", "Service is a named abstraction o
     healthCheckNodePort: int32("healthCheckNodePort specifies the healthcheck nodePort for the service, for LoadBalancer services with externalTrafficPolicy Local."),
     ipFamilies: { type: "array", items: { type: "string" }, description: "IPFamilies is a list of IP families assigned to this service.", "x-kubernetes-list-type": "atomic" },
     ipFamilyPolicy: str("IPFamilyPolicy represents the dual-stack-ness requested or required by this Service."),
+    allocateLoadBalancerNodePorts: { type: "boolean", description: "allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer. Default is true." },
   }),
   status: open("Most recently observed status of the service."),
 });

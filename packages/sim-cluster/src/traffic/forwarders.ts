@@ -32,7 +32,8 @@ export async function startTcpForwarder(ip: string, port: number, choose: Choose
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   };
-  const server = createServer({ pauseOnConnect: true }, (client) => {
+  // Half-open both ways: a client that shuts down its side after sending still gets the answer.
+  const server = createServer({ pauseOnConnect: true, allowHalfOpen: true }, (client) => {
     track(client);
     client.on("error", () => undefined);
     const target = choose(client.remoteAddress ?? "");
@@ -40,7 +41,7 @@ export async function startTcpForwarder(ip: string, port: number, choose: Choose
       client.resetAndDestroy();
       return;
     }
-    const upstream = connect({ host: target.endpoint.ip, port: target.endpoint.port, localAddress: target.localAddress });
+    const upstream = connect({ host: target.endpoint.ip, port: target.endpoint.port, localAddress: target.localAddress, allowHalfOpen: true });
     track(upstream);
     upstream.on("error", () => client.resetAndDestroy());
     upstream.on("connect", () => {

@@ -1,5 +1,6 @@
 import { createSocket } from "node:dgram";
 import { once } from "node:events";
+import { connect } from "node:net";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -125,6 +126,25 @@ describe("traffic mode", () => {
     expect(JSON.parse(unhealthy.body)).toMatchObject({ localEndpoints: 0 });
     await client.delete(PODS, "default", "only");
     await eventually("the endpoint node to report unhealthy once its pod is gone", async () => ((await httpGet(withEndpoint, port, "/healthz")).status === 503 ? true : undefined));
+  });
+
+  it("answers a TCP client that shuts down its sending side right after the request", async () => {
+    const { client } = await start(1);
+    await runPod(client, "raw", { app: "raw" }, "sim-node-1");
+    const service = await client.create<KubeObject & { spec: { clusterIP: string } }>(SERVICES, "default", {
+      metadata: { name: "raw" },
+      spec: { selector: { app: "raw" }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    await eventually("the ClusterIP", () => httpGet(service.spec.clusterIP, 80, "/hostname"));
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: service.spec.clusterIP, port: 80, allowHalfOpen: true }, () => socket.end("GET /hostname HTTP/1.0\r\n\r\n"));
+      let data = "";
+      socket.setEncoding("utf8").on("data", (chunk: string) => (data += chunk));
+      socket.on("end", () => resolve(data));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.[01] 200 OK\r\n/);
+    expect(answer.endsWith("\r\n\r\nraw")).toBe(true);
   });
 
   it("close() releases every address it bound", async () => {

@@ -61,3 +61,40 @@ describe("services' healthCheckNodePort", () => {
     );
   });
 });
+
+describe("services' type-dependent fields", () => {
+  const fresh = () => {
+    const allocators: ServiceAllocators = { clusterIPs: new ClusterIPAllocator("10.96.0.0/24"), nodePorts: new NodePortAllocator() };
+    return { allocators, store: services(allocators) };
+  };
+
+  it("gives a LoadBalancer with allocateLoadBalancerNodePorts false no NodePort, and one once it turns true", async () => {
+    const { allocators, store } = fresh();
+    const created = (await store.create("default", { metadata: { name: "lb" }, spec: { type: "LoadBalancer", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] } })) as Service;
+    expect(created.spec!.ports![0]!.nodePort).toBeUndefined();
+    expect(allocators.nodePorts.used).toBe(0);
+    const defaulted = (await store.create("default", { metadata: { name: "lb2" }, spec: { type: "LoadBalancer", ports: [{ port: 80 }] } })) as Service;
+    expect(defaulted.spec!["allocateLoadBalancerNodePorts"]).toBe(true);
+    const turned = (await store.guaranteedUpdate("default", "lb", (s) => ({ ...s, spec: { ...(s as Service).spec, allocateLoadBalancerNodePorts: true } }))) as Service;
+    expect(turned.spec!.ports![0]!.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(await refusal(store.create("default", { metadata: { name: "c" }, spec: { allocateLoadBalancerNodePorts: true, ports: [{ port: 80 }] } }))).toBe(
+      "Service \"c\" is invalid: spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'",
+    );
+  });
+
+  it("drops NodePorts, the traffic policy, the health check port and allocateLoadBalancerNodePorts when a LoadBalancer becomes a ClusterIP service", async () => {
+    const { allocators, store } = fresh();
+    const created = (await store.create("default", lb("web"))) as Service;
+    const nodePort = created.spec!.ports![0]!.nodePort!;
+    // What `kubectl patch svc web -p '{"spec":{"type":"ClusterIP"}}'` sends after merging: everything else as it was.
+    const changed = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Service).spec, type: "ClusterIP" } }))) as Service;
+    expect(changed.spec!.type).toBe("ClusterIP");
+    expect(changed.spec!.ports![0]!.nodePort).toBeUndefined();
+    expect(changed.spec!.externalTrafficPolicy).toBeUndefined();
+    expect(changed.spec!.healthCheckNodePort).toBeUndefined();
+    expect(changed.spec!["allocateLoadBalancerNodePorts"]).toBeUndefined();
+    expect(changed.spec!.clusterIP).toBe(created.spec!.clusterIP);
+    expect(allocators.nodePorts.isAllocated(nodePort)).toBe(false);
+    expect(allocators.nodePorts.used).toBe(0);
+  });
+});
