@@ -306,6 +306,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       if (!entry.running) throw new Error(`node ${name} is stopped already`);
       entry.running = false;
       await entry.kubelet.stop();
+      // A machine that is off answers nothing: its NodePorts and its pods' servers close.
+      await trafficPlane?.removeNode(name);
     },
     async startNode(name) {
       const entry = entryOf(name);
@@ -313,6 +315,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       entry.kubelet = newKubelet(entry.kubelet.spec);
       entry.running = true;
       try {
+        await trafficPlane?.addNode(name, { address: entry.kubelet.spec.address, podCIDR: entry.kubelet.spec.podCIDR });
         await entry.kubelet.start();
       } catch (error) {
         entry.running = false;

@@ -191,6 +191,21 @@ describe("traffic mode with kubectl 1.32", () => {
     await run("delete", "pod", "held", "--grace-period=0", "--force");
   });
 
+  it("a stopped node answers nothing until it starts again", async () => {
+    await run("create", "deployment", "halt", "--image=x", "--replicas=1");
+    await run("expose", "deployment", "halt", "--type=NodePort", "--port=80", "--target-port=8080");
+    await runningPods("app=halt", 1);
+    const nodePort = Number(await jsonpath("get", "svc", "halt", "-o", "jsonpath={.spec.ports[0].nodePort}"));
+    const address = nodeAddress.get("sim-node-1")!;
+    await reach(address, nodePort, "/hostname");
+    await cluster.stopNode("sim-node-1");
+    expect(await httpFailure(address, nodePort, "/hostname")).toBe("ECONNREFUSED");
+    await cluster.startNode("sim-node-1");
+    await reach(address, nodePort, "/hostname");
+    await run("delete", "deployment", "halt");
+    await run("delete", "service", "halt");
+  });
+
   it("closes a removed node's NodePorts and pods' servers", async () => {
     await run("create", "deployment", "gone", "--image=x", "--replicas=1");
     await run("expose", "deployment", "gone", "--type=NodePort", "--port=80", "--target-port=8080");
