@@ -1,7 +1,7 @@
 import { createSocket } from "node:dgram";
 import { request } from "node:http";
 import { isIPv6 } from "node:net";
-import type { ProbeResponse, TrafficClient } from "./types.js";
+import type { ProbeOptions, ProbeResponse, TrafficClient } from "./types.js";
 
 /**
  * The test host as the vantage point (what upstream's `TestReachableHTTP` uses): plain sockets
@@ -9,7 +9,7 @@ import type { ProbeResponse, TrafficClient } from "./types.js";
  * requires), each bounded by its timeout.
  */
 export const hostTraffic: TrafficClient = {
-  httpGet(host: string, port: number, path: string, options: { timeoutMs: number }): Promise<ProbeResponse> {
+  httpGet(host: string, port: number, path: string, options: ProbeOptions): Promise<ProbeResponse> {
     return new Promise((resolve, reject) => {
       const req = request({ host, port, path, method: "GET", agent: false, timeout: options.timeoutMs, headers: { connection: "close" } }, (res) => {
         let body = "";
@@ -24,7 +24,7 @@ export const hostTraffic: TrafficClient = {
     });
   },
 
-  udpExchange(host: string, port: number, payload: string, options: { timeoutMs: number; srcPort?: number }): Promise<string> {
+  udpExchange(host: string, port: number, payload: string, options: ProbeOptions & { srcPort?: number }): Promise<string> {
     return new Promise((resolve, reject) => {
       const socket = createSocket({ type: isIPv6(host) ? "udp6" : "udp4", reuseAddr: options.srcPort !== undefined });
       const finish = (error: Error | undefined, answer?: string) => {

@@ -16,6 +16,7 @@ const FUNCTION_FIELDS = [
   "stopInstance",
   "startInstance",
   "rebootInstance",
+  "disruptNetwork",
   "instanceExists",
   "getLoadBalancer",
   "cleanupServiceResources",

@@ -114,6 +114,8 @@ export interface CloudLoadBalancer {
 
 export type RebootMode = "clean" | "hard" | "kernel-panic";
 
+export type NetworkDirection = "all" | "inbound" | "outbound";
+
 /** Identifies the running test to the per-test hooks. */
 export interface TestInfo {
   name: string;
@@ -133,9 +135,18 @@ export interface ProbeResponse {
  * (the test host upstream). Rejections (connection refused, timeout, no UDP answer) are thrown.
  */
 export interface TrafficClient {
-  httpGet(host: string, port: number, path: string, options: { timeoutMs: number }): Promise<ProbeResponse>;
+  httpGet(host: string, port: number, path: string, options: ProbeOptions): Promise<ProbeResponse>;
   /** Sends one datagram and resolves with the first answer; `srcPort` fixes the client port. */
-  udpExchange(host: string, port: number, payload: string, options: { timeoutMs: number; srcPort?: number }): Promise<string>;
+  udpExchange(host: string, port: number, payload: string, options: ProbeOptions & { srcPort?: number }): Promise<string>;
+}
+
+export interface ProbeOptions {
+  timeoutMs: number;
+  /**
+   * For an in-cluster vantage point: send from a pod on this node (what `internalTrafficPolicy:
+   * Local` depends on). An outside vantage point ignores it.
+   */
+  fromNode?: string;
 }
 
 /** What the runner gives `setup` and `teardown`. */
@@ -166,6 +177,8 @@ export interface CcmDriver {
   stopInstance?(node: NodeRef): Promise<void>;
   startInstance?(node: NodeRef): Promise<void>;
   rebootInstance?(node: NodeRef, mode: RebootMode): Promise<void>;
+  /** Cuts the node's network (`all`: the interface down; `inbound`/`outbound`: packets dropped) for `seconds`, then restores it. Resolves once the disruption has started. */
+  disruptNetwork?(node: NodeRef, direction: NetworkDirection, seconds: number): Promise<void>;
 
   /** Cloud truth: does the instance exist (stopped instances exist)? */
   instanceExists?(node: NodeRef): Promise<boolean>;
@@ -190,6 +203,7 @@ export type DriverHookName =
   | "stopInstance"
   | "startInstance"
   | "rebootInstance"
+  | "disruptNetwork"
   | "instanceExists"
   | "getLoadBalancer"
   | "cleanupServiceResources"

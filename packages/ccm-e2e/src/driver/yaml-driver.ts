@@ -22,6 +22,7 @@ const HOOK_VARIABLES = {
   stopInstance: NODE_VARIABLES,
   startInstance: NODE_VARIABLES,
   rebootInstance: [...NODE_VARIABLES, "mode"],
+  disruptNetwork: [...NODE_VARIABLES, "direction", "seconds"],
   instanceExists: NODE_VARIABLES,
   getLoadBalancer: SERVICE_VARIABLES,
   cleanupServiceResources: SERVICE_VARIABLES,
@@ -101,6 +102,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   if (hooks.stopInstance) driver.stopInstance = async (ref) => void (await run("stopInstance", node(ref)));
   if (hooks.startInstance) driver.startInstance = async (ref) => void (await run("startInstance", node(ref)));
   if (hooks.rebootInstance) driver.rebootInstance = async (ref, mode) => void (await run("rebootInstance", { ...node(ref), mode }));
+  if (hooks.disruptNetwork) driver.disruptNetwork = async (ref, direction, seconds) => void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
   if (hooks.instanceExists) {
     driver.instanceExists = async (ref) => {
       const answer = (await run("instanceExists", node(ref))).trim();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isApiError, isConflict } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, isConflict, isNotFound } from "@kubekit/generic-controlplane/controllers";
 import type { ServiceRef } from "../driver/types.js";
 import { fail } from "./assert.js";
 import type { TestContext } from "./context.js";
@@ -177,16 +177,36 @@ export class TestJig {
       const current = await this.getService();
       return (current.status?.loadBalancer?.ingress?.length ?? 0) === 0 ? current : undefined;
     });
-    if (this.ctx.driver.getLoadBalancer) {
-      const ref = serviceRef(service);
+    await this.expectNoCloudLoadBalancer(service, timeoutMs);
+    return service;
+  }
+
+  /** Where the driver can say: until the cloud holds no load balancer for the Service (a leak fails here). */
+  async expectNoCloudLoadBalancer(service: Service, timeoutMs: number): Promise<void> {
+    const driver = this.ctx.driver;
+    if (!driver.getLoadBalancer) return;
+    const ref = serviceRef(service);
+    try {
       await poll(`the cloud load balancer ${ref.loadBalancerName} of ${ref.namespace}/${ref.name} to be deleted`, { timeoutMs, signal: this.ctx.signal }, async (note) => {
-        const lb = await this.ctx.driver.getLoadBalancer!(ref);
+        const lb = await driver.getLoadBalancer!(ref);
         if (lb === undefined) return true;
-        note(`still exists with ingress ${JSON.stringify(lb.ingress)}`);
+        note(`it still exists with ingress ${JSON.stringify(lb.ingress)}`);
         return undefined;
       });
+    } catch (error) {
+      fail(`load balancer of service ${ref.namespace}/${ref.name} was not deleted in the cloud: ${(error as Error).message}`);
     }
-    return service;
+  }
+
+  /** `ChangeServiceType`: sets the type and clears the first NodePort; waits for the LB to go if there was one. */
+  async changeServiceType(type: NonNullable<Service["spec"]["type"]>, timeoutMs: number): Promise<void> {
+    let hadIngress = false;
+    await this.updateService((s) => {
+      hadIngress = ingressPoint(s) !== "";
+      s.spec.type = type;
+      if (s.spec.ports?.[0]) delete s.spec.ports[0].nodePort;
+    });
+    if (hadIngress) await this.waitForLoadBalancerDestroy(timeoutMs);
   }
 
   /** `WaitForNewIngressIP`: until the ingress differs from `existing`. */
@@ -250,6 +270,21 @@ export class TestJig {
       const ready = pods.filter((pod) => pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
       note(`${ready.length} ready of ${pods.length}`);
       return ready.length === count && pods.length === count ? ready : undefined;
+    });
+  }
+
+  /** Deletes the backends (`DeleteRCAndWaitForGC`): the Deployment, then waits until no pod is left. */
+  async deleteBackends(): Promise<void> {
+    await this.ctx.client.delete(DEPLOYMENTS, this.ctx.namespace, this.name, { propagationPolicy: "Foreground" });
+    await poll(`the pods of ${this.name} to be deleted`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async () => ((await this.pods()).length === 0 ? true : undefined));
+    await poll(`deployment ${this.name} to be deleted`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async () => {
+      try {
+        await this.ctx.client.get(DEPLOYMENTS, this.ctx.namespace, this.name);
+        return undefined;
+      } catch (error) {
+        if (isNotFound(error)) return true;
+        throw error;
+      }
     });
   }
 

@@ -59,6 +59,7 @@ export async function runTest(test: SuiteTest, options: RunTestOptions): Promise
     driver: options.driver,
     timeouts: options.timeouts,
     external: options.external,
+    inCluster: options.driver.inCluster,
     signal: controller.signal,
     step: (text) => {
       record(`STEP: ${text}`);
