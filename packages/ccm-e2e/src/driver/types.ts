@@ -28,7 +28,7 @@ export interface Capabilities {
   reboot?: boolean;
   /** `spec.externalIPs` not assigned to any node are routed to the service. */
   externalIPs?: boolean;
-  /** NodePorts and ClusterIPs carry traffic (a kube-proxy or equivalent runs). */
+  /** ClusterIPs and NodePorts carry traffic (kube-proxy or an equivalent runs): every real cluster; tests that send traffic need it. */
   serviceTraffic?: boolean;
   /** Load balancer ingress mode: `VIP` (the IP is on the nodes) or `Proxy` (a proxy in front). */
   ipMode?: "VIP" | "Proxy";

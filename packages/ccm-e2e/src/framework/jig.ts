@@ -32,6 +32,24 @@ export function ingressPoint(service: Service): string {
 export type ServiceTweak = (service: Service) => void;
 
 /**
+ * Sets a Service's type and leaves out what only the old type allowed (NodePorts, the health
+ * check NodePort, the external traffic policy, `allocateLoadBalancerNodePorts`), as kube-apiserver's
+ * `dropTypeDependentFields` does on its own, so the update is valid on servers that do not.
+ */
+export function setServiceType(service: Service, type: NonNullable<Service["spec"]["type"]>): void {
+  service.spec.type = type;
+  const external = type === "NodePort" || type === "LoadBalancer";
+  if (!external) {
+    for (const port of service.spec.ports ?? []) delete port.nodePort;
+    delete service.spec.externalTrafficPolicy;
+  }
+  if (type !== "LoadBalancer") {
+    delete service.spec.healthCheckNodePort;
+    delete service.spec.allocateLoadBalancerNodePorts;
+  }
+}
+
+/**
  * A port of upstream's `e2eservice.TestJig`: one Service named `name` in the test's namespace,
  * selecting pods labelled `testid: <name>-<uuid>`, and the waits and sanity checks the tests use.
  * The backends are a Deployment of agnhost netexec (upstream uses a ReplicationController).
@@ -203,7 +221,7 @@ export class TestJig {
     let hadIngress = false;
     await this.updateService((s) => {
       hadIngress = ingressPoint(s) !== "";
-      s.spec.type = type;
+      setServiceType(s, type);
       if (s.spec.ports?.[0]) delete s.spec.ports[0].nodePort;
     });
     if (hadIngress) await this.waitForLoadBalancerDestroy(timeoutMs);

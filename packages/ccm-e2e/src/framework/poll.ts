@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { CcmE2eError } from "../errors.js";
 
 export interface PollOptions {
@@ -30,12 +29,23 @@ export async function poll<T>(what: string, options: PollOptions, attempt: (note
     if (left <= 0) {
       throw new CcmE2eError("timeout", `timed out after ${formatDuration(options.timeoutMs)} waiting for ${what}${last === "" ? "" : ` (last: ${last})`}`);
     }
-    try {
-      await sleep(Math.min(interval, left), undefined, options.signal ? { signal: options.signal } : {});
-    } catch {
-      throw new CcmE2eError("interrupted", `interrupted while waiting for ${what}`);
-    }
+    if (!(await sleep(Math.min(interval, left), options.signal))) throw new CcmE2eError("interrupted", `interrupted while waiting for ${what}`);
   }
+}
+
+/** Waits `ms`; resolves false at once if `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 export function formatDuration(ms: number): string {

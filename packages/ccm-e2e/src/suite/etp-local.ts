@@ -56,7 +56,7 @@ async function createOnlyLocalLoadBalancer(ctx: TestContext, jig: TestJig, creat
 const workForLoadBalancer: SuiteTest = {
   name: `${ETP_LOCAL} should work for type=LoadBalancer`,
   upstream: "test/e2e/network/loadbalancer.go",
-  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal"] },
+  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"] },
   async run(ctx) {
     const jig = new TestJig(ctx, "external-local-lb");
     const svc = await createOnlyLocalLoadBalancer(ctx, jig, true);
@@ -108,7 +108,7 @@ async function endpointNodes(ctx: TestContext, jig: TestJig): Promise<Node[]> {
 const onlyTargetNodesWithEndpoints: SuiteTest = {
   name: `${ETP_LOCAL} should only target nodes with endpoints`,
   upstream: "test/e2e/network/loadbalancer.go",
-  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal", "healthCheckNodePort"] },
+  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal", "healthCheckNodePort", "serviceTraffic"] },
   async run(ctx) {
     const nodes = (await readySchedulableNodes(ctx.client)).slice(0, MAX_NODES_FOR_ENDPOINTS_TESTS);
     const jig = new TestJig(ctx, "external-local-nodes");
@@ -157,7 +157,7 @@ const onlyTargetNodesWithEndpoints: SuiteTest = {
 const targetAllNodesWithEndpoints: SuiteTest = {
   name: `${ETP_LOCAL} should target all nodes with endpoints`,
   upstream: "test/e2e/network/loadbalancer.go",
-  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal"] },
+  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"] },
   async run(ctx) {
     const nodes = await readySchedulableNodes(ctx.client);
     if (nodes.length < 2) skip("Test requires multiple schedulable nodes");

@@ -45,7 +45,7 @@ function affinity(policy: "Local" | "Cluster", transition: boolean, serviceName:
   return {
     name: `${LOAD_BALANCERS} ${what} for LoadBalancer service with ${policy} traffic policy [Slow] [LinuxOnly]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: policy === "Local" ? ["loadBalancer", "sessionAffinityClientIP", "externalTrafficPolicyLocal"] : ["loadBalancer", "sessionAffinityClientIP"] },
+    requires: { capabilities: policy === "Local" ? ["loadBalancer", "sessionAffinityClientIP", "externalTrafficPolicyLocal", "serviceTraffic"] : ["loadBalancer", "sessionAffinityClientIP", "serviceTraffic"] },
     run: (ctx) => affinityTest(ctx, serviceName, policy, transition),
   };
 }

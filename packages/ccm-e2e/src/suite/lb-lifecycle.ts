@@ -1,6 +1,6 @@
 import { fail } from "../framework/assert.js";
 import { expectCloudLoadBalancer, portsMatch } from "../framework/cloud-truth.js";
-import { ingressPoint, LOAD_BALANCER_CLEANUP_FINALIZER, TestJig } from "../framework/jig.js";
+import { ingressPoint, LOAD_BALANCER_CLEANUP_FINALIZER, setServiceType, TestJig } from "../framework/jig.js";
 import { poll } from "../framework/poll.js";
 import { testNotReachableHTTP, testNotReachableUDP, testReachableHTTP, testReachableUDP } from "../framework/reachability.js";
 import type { SuiteTest } from "../framework/registry.js";
@@ -22,7 +22,7 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
   return {
     name: `${LOAD_BALANCERS} [${protocol}] should be able to change the type and ports of the service [Slow]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: protocol === "UDP" ? ["loadBalancer", "udp"] : ["loadBalancer"], hooks: ["inCluster"] },
+    requires: { capabilities: protocol === "UDP" ? ["loadBalancer", "udp", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"], hooks: ["inCluster"] },
     async run(ctx) {
       const reachable = protocol === "TCP" ? testReachableHTTP : testReachableUDP;
       const notReachable = protocol === "TCP" ? testNotReachableHTTP : testNotReachableUDP;
@@ -85,7 +85,7 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
       await reachable(ctx.external, ingressIP, svcPort, lag, ctx.signal);
 
       ctx.step(`[${protocol}] changing service back to type=ClusterIP`);
-      svc = await jig.updateService((s) => void (s.spec.type = "ClusterIP"));
+      svc = await jig.updateService((s) => setServiceType(s, "ClusterIP"));
       if ((svc.spec.ports![0]!.nodePort ?? 0) !== 0) fail(`[${protocol}] Spec.Ports[0].NodePort was not cleared`);
       await jig.waitForLoadBalancerDestroy(ctx.timeouts.lbCreate);
       ctx.step(`[${protocol}] checking the LoadBalancer is closed`);
@@ -165,7 +165,7 @@ const cleanupFinalizer: SuiteTest = {
 const withoutNodePort: SuiteTest = {
   name: `${LOAD_BALANCERS} should be able to create LoadBalancer Service without NodePort and change it [Slow]`,
   upstream: "test/e2e/network/loadbalancer.go",
-  requires: { capabilities: ["loadBalancer", "allocateLoadBalancerNodePortsFalse"] },
+  requires: { capabilities: ["loadBalancer", "allocateLoadBalancerNodePortsFalse", "serviceTraffic"] },
   async run(ctx) {
     const lag = ctx.timeouts.lbLag;
     const jig = new TestJig(ctx, "reallocate-nodeport-test");

@@ -117,7 +117,7 @@ function rolling(policy: "Cluster" | "Local"): SuiteTest {
   return {
     name: `${LOAD_BALANCERS} should not have connectivity disruption during rolling update with externalTrafficPolicy=${policy} [Slow]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: policy === "Local" ? ["loadBalancer", "externalTrafficPolicyLocal"] : ["loadBalancer"] },
+    requires: { capabilities: policy === "Local" ? ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"] },
     run: (ctx) => rollingUpdate(ctx, policy),
   };
 }

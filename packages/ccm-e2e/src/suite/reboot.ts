@@ -57,6 +57,8 @@ async function podsRunningReady(ctx: TestContext, nodeName: string, names: strin
  */
 async function testReboot(ctx: TestContext, disruption: Disruption): Promise<void> {
   const nodes = await readySchedulableNodes(ctx.client);
+  // `GetReadySchedulableNodesOrDie`: a cluster with no node left to reboot fails the test.
+  if (nodes.length === 0) fail("there are currently no ready, schedulable nodes in the cluster");
   const failures: string[] = [];
   await Promise.all(
     nodes.map(async (node) => {

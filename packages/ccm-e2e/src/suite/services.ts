@@ -52,7 +52,7 @@ const deleteCollection: SuiteTest = {
 const externalIPNotOnNode: SuiteTest = {
   name: `${SERVICES} should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node`,
   upstream: UPSTREAM,
-  requires: { capabilities: ["externalIPs"], hooks: ["inCluster"] },
+  requires: { capabilities: ["externalIPs", "serviceTraffic"], hooks: ["inCluster"] },
   async run(ctx) {
     const externalIP = "203.0.113.250";
     const jig = new TestJig(ctx, "externalip-test");
@@ -81,7 +81,7 @@ const externalIPNotOnNode: SuiteTest = {
 const sameNodePortDifferentProtocols: SuiteTest = {
   name: `${SERVICES} should be able to update service type to NodePort listening on same port number but different protocols`,
   upstream: UPSTREAM,
-  requires: { hooks: ["inCluster"] },
+  requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
   async run(ctx) {
     const jig = new TestJig(ctx, "nodeport-update-service");
     ctx.step(`creating a TCP service ${jig.name} with type=ClusterIP in namespace ${ctx.namespace}`);
@@ -113,7 +113,7 @@ function fromExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ExternalName to ${type} [Conformance]`,
     upstream: UPSTREAM,
-    requires: { hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
     async run(ctx) {
       const jig = new TestJig(ctx, type === "ClusterIP" ? "externalname-service" : "externalname-service-np");
       ctx.step(`creating a service externalname-service with the type=ExternalName in namespace ${ctx.namespace}`);
@@ -139,7 +139,7 @@ function toExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ${type} to ExternalName [Conformance]`,
     upstream: UPSTREAM,
-    requires: { hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
     async run(ctx) {
       const target = new TestJig(ctx, "externalsvc");
       ctx.step(`creating a service ${target.name} in namespace ${ctx.namespace}`);
