@@ -94,14 +94,17 @@ export async function runTest(test: SuiteTest, options: RunTestOptions): Promise
   try {
     await options.client.create(NAMESPACES, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { "e2e-run": "ccm-e2e", "e2e-framework": "ccm-e2e" } } });
     record(`created namespace ${namespace}`);
-    await options.driver.beforeEach?.(info);
-    // Listen before the body starts: it may abort the run synchronously.
+    // Listen before the hook and body start: either may abort the run synchronously.
     const aborted = new Promise<never>((_resolve, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason as Error);
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason as Error), { once: true });
     });
     aborted.catch(() => {});
-    await Promise.race([test.run(context), aborted]);
+    const body = async () => {
+      await options.driver.beforeEach?.(info);
+      await test.run(context);
+    };
+    await Promise.race([body(), aborted]);
   } catch (error) {
     failWith(error);
   } finally {
