@@ -62,7 +62,8 @@ export class TestJig {
     private readonly ctx: TestContext,
     readonly name: string,
   ) {
-    this.id = `${name}-${randomUUID()}`;
+    // A label value holds 63 characters: the uuid's 36 and a dash leave 26 for the name.
+    this.id = `${name.slice(0, 26).replace(/-+$/, "")}-${randomUUID()}`;
     this.labels = { testid: this.id };
   }
 
