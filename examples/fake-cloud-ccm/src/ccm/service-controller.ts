@@ -114,7 +114,8 @@ function resolveTargetPort(pod: PodObject, targetPort: number | string | undefin
 }
 
 async function patchStatus(context: ControllerContext, service: ServiceObject, ingress: { ip: string }[]): Promise<void> {
-  await context.client.patch(SERVICES, service.metadata.namespace, service.metadata.name, { status: { loadBalancer: ingress.length === 0 ? {} : { ingress } } }, undefined, "status");
+  // A merge patch removes a field with null; an empty object would leave the old ingress in place.
+  await context.client.patch(SERVICES, service.metadata.namespace, service.metadata.name, { status: { loadBalancer: { ingress: ingress.length === 0 ? null : ingress } } }, undefined, "status");
 }
 
 /** Adds or removes the cleanup finalizer with a JSON patch guarded by the list read (a conflict retries). */
