@@ -9,6 +9,7 @@ export default defineConfig(
     entry: {
       index: "src/index.ts",
       "storage/index": "src/storage/index.ts",
+      "storage/etcd": "src/storage/etcd-entry.ts",
       "registry/index": "src/registry/index.ts",
       "server/index": "src/server/index.ts",
       "controllers/index": "src/controllers/index.ts",

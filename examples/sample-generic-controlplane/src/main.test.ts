@@ -144,12 +144,12 @@ describe("sample-generic-controlplane binary", () => {
   });
 
   it("rejects an unknown storage spec with a usage message and exit code 2", async () => {
-    const child = spawn(process.execPath, [mainScript, "--storage", "etcd://x"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [mainScript, "--storage", "postgres://x"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);
-    expect(stderr).toContain('--storage must be "memory" or "sqlite:<path>"');
+    expect(stderr).toContain('--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got "postgres://x"');
   });
 });

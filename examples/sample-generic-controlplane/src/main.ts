@@ -1,7 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createControlPlane, jsonLineLogger } from "@kubekit/generic-controlplane";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
+import { createEtcdStorage } from "@kubekit/generic-controlplane/storage/etcd";
 import { parseOptions, UsageError, USAGE } from "./options.js";
 
 async function main(): Promise<number> {
@@ -29,6 +30,23 @@ async function main(): Promise<number> {
       return 1;
     }
     log({ msg: "storage", backend: "sqlite", path });
+  } else if (options.storage.kind === "etcd") {
+    const etcd = options.storage;
+    try {
+      storage = createEtcdStorage({
+        endpoints: etcd.endpoints,
+        prefix: etcd.prefix,
+        compactInterval: options.compactionInterval,
+        ...(etcd.caFile === undefined
+          ? {}
+          : { tls: { ca: readFileSync(etcd.caFile), ...(etcd.certFile === undefined || etcd.keyFile === undefined ? {} : { cert: readFileSync(etcd.certFile), key: readFileSync(etcd.keyFile) }) } }),
+      });
+      await waitForStorage(storage, ETCD_WAIT_MS);
+    } catch (error) {
+      process.stderr.write(`sample-generic-controlplane: cannot use etcd at ${etcd.endpoints.join(",")}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+    log({ msg: "storage", backend: "etcd", endpoints: etcd.endpoints, prefix: etcd.prefix });
   } else {
     storage = createMemoryStorage({ compactInterval: options.compactionInterval });
     log({ msg: "storage", backend: "memory" });
@@ -70,6 +88,25 @@ async function main(): Promise<number> {
   process.on("SIGTERM", stop);
   process.stdout.write(`ready ${plane.url}\n`);
   return -1;
+}
+
+/** How long a server started beside its etcd waits for it, as kube-apiserver retries its first connection. */
+const ETCD_WAIT_MS = 20_000;
+
+async function waitForStorage(storage: Storage, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await (storage.checkHealth?.() ?? storage.currentRevision());
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        await storage.close();
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 main().then(

@@ -59,6 +59,29 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--max-requests-inflight", "1.5"])).toThrow(/--max-requests-inflight must be a non-negative integer/);
   });
 
+  it("reads etcd endpoints and kube-apiserver's --etcd-* settings", () => {
+    expect(parseOptions(["--storage", "etcd:http://127.0.0.1:2379,http://[::1]:22379"]).storage).toEqual({
+      kind: "etcd",
+      endpoints: ["http://127.0.0.1:2379", "http://[::1]:22379"],
+      prefix: "/registry",
+    });
+    expect(
+      parseOptions([
+        "--storage", "etcd:https://127.0.0.1:2379", "--etcd-prefix", "/kubekit",
+        "--etcd-cafile", "ca.pem", "--etcd-certfile", "client.pem", "--etcd-keyfile", "client-key.pem",
+      ]).storage,
+    ).toEqual({ kind: "etcd", endpoints: ["https://127.0.0.1:2379"], prefix: "/kubekit", caFile: "ca.pem", certFile: "client.pem", keyFile: "client-key.pem" });
+  });
+
+  it("rejects etcd settings that cannot work, naming the flag and the rule", () => {
+    expect(() => parseOptions(["--storage", "etcd://x"])).toThrow('--storage etcd: "//x" is not an etcd client URL (http://host:port or https://host:port)');
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1"])).toThrow('--storage etcd: "http://127.0.0.1" is not an etcd client URL');
+    expect(() => parseOptions(["--storage", "etcd:https://127.0.0.1:2379"])).toThrow("--storage etcd: https://127.0.0.1:2379 is https, which needs --etcd-cafile");
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-prefix", "registry"])).toThrow('--etcd-prefix must start with "/" and not end with it, got "registry"');
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-certfile", "c.pem"])).toThrow("--etcd-certfile and --etcd-keyfile go together");
+    expect(() => parseOptions(["--storage", "postgres://x"])).toThrow('--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got "postgres://x"');
+  });
+
   it("reads --compaction-interval as a Go duration, 0 turning compaction off", () => {
     expect(parseOptions(["--compaction-interval", "0"]).compactionInterval).toBe(0);
     expect(parseOptions(["--compaction-interval", "30s"]).compactionInterval).toBe(30_000);

@@ -5,8 +5,8 @@ import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlpl
 export interface SampleOptions {
   host: string;
   port: number;
-  /** `memory`, or `sqlite:<path>`. */
-  storage: { kind: "memory" } | { kind: "sqlite"; path: string };
+  /** `memory`, `sqlite:<path>`, or `etcd:<url>[,<url>…]` with kube-apiserver's `--etcd-*` settings. */
+  storage: { kind: "memory" } | { kind: "sqlite"; path: string } | ({ kind: "etcd" } & EtcdOptions);
   kubeconfig: string;
   /** Milliseconds between storage compactions (the first runs at startup); 0 turns them off. */
   compactionInterval: number;
@@ -27,6 +27,15 @@ export interface SampleOptions {
   help: boolean;
 }
 
+export interface EtcdOptions {
+  endpoints: string[];
+  prefix: string;
+  /** PEM files (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_STORAGE = "sqlite:.kubekit/data/state.db";
 export const DEFAULT_KUBECONFIG = ".kubekit/kubeconfig";
@@ -38,7 +47,11 @@ export const USAGE = `Usage: sample-generic-controlplane [flags]
 Flags:
   --host <address>        address to listen on (default 127.0.0.1)
   --port <n>              port to listen on; 0 picks a free port (default ${DEFAULT_PORT})
-  --storage <spec>        memory | sqlite:<path> (default ${DEFAULT_STORAGE})
+  --storage <spec>        memory | sqlite:<path> | etcd:<url>[,<url>...] (default ${DEFAULT_STORAGE});
+                          several servers may share one etcd, e.g. etcd:http://127.0.0.1:2379
+  --etcd-prefix <prefix>  where objects live in etcd (default /registry)
+  --etcd-cafile, --etcd-certfile, --etcd-keyfile <path>
+                          TLS to etcd (https:// URLs need --etcd-cafile)
   --kubeconfig <path>     where to write a kubeconfig for this server (default ${DEFAULT_KUBECONFIG})
   --controllers <list>    controllers to run in-process, kube-controller-manager style: "*" is every
                           controller (namespace, garbagecollector, serviceaccount, eventttl), "-name"
@@ -83,6 +96,10 @@ export function parseOptions(argv: string[]): SampleOptions {
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string", default: String(DEFAULT_PORT) },
       storage: { type: "string", default: DEFAULT_STORAGE },
+      "etcd-prefix": { type: "string", default: "/registry" },
+      "etcd-cafile": { type: "string" },
+      "etcd-certfile": { type: "string" },
+      "etcd-keyfile": { type: "string" },
       kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
       "compaction-interval": { type: "string", default: DEFAULT_COMPACTION_INTERVAL },
       "request-timeout": { type: "string", default: "1m0s" },
@@ -112,7 +129,12 @@ export function parseOptions(argv: string[]): SampleOptions {
   return {
     host: values.host,
     port,
-    storage: parseStorage(values.storage),
+    storage: parseStorage(values.storage, {
+      prefix: values["etcd-prefix"],
+      ...(values["etcd-cafile"] === undefined ? {} : { caFile: values["etcd-cafile"] }),
+      ...(values["etcd-certfile"] === undefined ? {} : { certFile: values["etcd-certfile"] }),
+      ...(values["etcd-keyfile"] === undefined ? {} : { keyFile: values["etcd-keyfile"] }),
+    }),
     kubeconfig: values.kubeconfig,
     compactionInterval: parseFlagDuration("--compaction-interval", values["compaction-interval"]),
     requestTimeout: parseFlagDuration("--request-timeout", values["request-timeout"]),
@@ -127,10 +149,35 @@ export function parseOptions(argv: string[]): SampleOptions {
   };
 }
 
-export function parseStorage(spec: string): SampleOptions["storage"] {
+export function parseStorage(spec: string, etcd: Omit<EtcdOptions, "endpoints"> = { prefix: "/registry" }): SampleOptions["storage"] {
   if (spec === "memory") return { kind: "memory" };
   if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return { kind: "sqlite", path: spec.slice("sqlite:".length) };
-  throw new UsageError(`--storage must be "memory" or "sqlite:<path>", got ${JSON.stringify(spec)}`);
+  if (spec.startsWith("etcd:")) return { kind: "etcd", endpoints: parseEtcdEndpoints(spec.slice("etcd:".length), etcd), ...checkEtcdSettings(etcd) };
+  throw new UsageError(`--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got ${JSON.stringify(spec)}`);
+}
+
+/** kube-apiserver's `--etcd-servers`: a comma-separated list of http(s)://host:port client URLs. */
+function parseEtcdEndpoints(list: string, etcd: Omit<EtcdOptions, "endpoints">): string[] {
+  const endpoints = list.split(",").map((entry) => entry.trim());
+  for (const endpoint of endpoints) {
+    let url: URL | undefined;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.port === "" || (url.pathname !== "/" && url.pathname !== "")) {
+      throw new UsageError(`--storage etcd: ${JSON.stringify(endpoint)} is not an etcd client URL (http://host:port or https://host:port)`);
+    }
+    if (url.protocol === "https:" && etcd.caFile === undefined) throw new UsageError(`--storage etcd: ${endpoint} is https, which needs --etcd-cafile`);
+  }
+  return endpoints;
+}
+
+function checkEtcdSettings(etcd: Omit<EtcdOptions, "endpoints">): Omit<EtcdOptions, "endpoints"> {
+  if (!etcd.prefix.startsWith("/") || etcd.prefix.endsWith("/")) throw new UsageError(`--etcd-prefix must start with "/" and not end with it, got ${JSON.stringify(etcd.prefix)}`);
+  if ((etcd.certFile === undefined) !== (etcd.keyFile === undefined)) throw new UsageError("--etcd-certfile and --etcd-keyfile go together");
+  return etcd;
 }
 
 function parseFlagDuration(flag: string, text: string): number {

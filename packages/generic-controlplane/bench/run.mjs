@@ -9,6 +9,10 @@ import { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
 import { createControlPlane } from "../dist/index.js";
 import { createMemoryStorage, createSqliteStorage } from "../dist/storage/index.js";
+import { createEtcdStorage } from "../dist/storage/etcd.js";
+import { spawn } from "node:child_process";
+import { createServer as createNetServer } from "node:net";
+import { Etcd3 } from "etcd3";
 
 const CREATES = 3_000;
 const CREATE_CONCURRENCY = 16;
@@ -232,6 +236,8 @@ try {
       ` | sqlite (new file) median ${fmt(sqliteStart.median, 1)} ms (min ${fmt(sqliteStart.min, 1)}) | bare node:http listen → first answer: ${fmt(bareStart, 1)} ms | memory ratio ${fmt(memoryStart.median / bareStart, 1)}`,
   );
 
+  await etcdFigures();
+
   const cascade = await cascadeDeletion();
   line(
     `garbage collection, background delete of an owner with ${GC_DEPENDENTS} dependent secrets (memory, controllers in-process): all gone in ${fmt(cascade.gcMs, 0)} ms` +
@@ -284,5 +290,74 @@ async function cascadeDeletion() {
     return { gcMs: nowMs() - gcStart, directMs };
   } finally {
     await gcPlane.close();
+  }
+}
+
+async function freePort() {
+  const server = createNetServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A one-member etcd (Debian's etcd-server) on loopback ports, its data under the bench's temp dir. */
+async function startEtcdMember() {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const child = spawn("etcd", ["--name", "bench", "--data-dir", join(dir, "etcd"), "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+    "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", `bench=${peer}`, "--log-level", "error"], { stdio: "ignore" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const deadline = nowMs() + 20_000;
+  for (;;) {
+    const healthy = await fetch(`${endpoint}/health`).then((r) => r.json()).then((b) => b.health === "true", () => false);
+    if (healthy) break;
+    if (child.exitCode !== null || nowMs() > deadline) throw new Error("etcd did not become healthy within 20 s (is etcd-server installed?)");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { endpoint, stop: async () => { child.kill("SIGKILL"); await exited; } };
+}
+
+/** Raw etcd3 puts of the same value, `concurrency` in flight: the floor of the etcd write path. */
+async function rawEtcdPutRate(endpoint, count, concurrency) {
+  const client = new Etcd3({ hosts: [endpoint] });
+  const value = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "bench" }, data: { payload: "x".repeat(64) } });
+  let next = 0;
+  const start = nowMs();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) await client.put(`/raw/configmaps/bench/raw-${next++}`).value(value);
+  }));
+  const rate = count / ((nowMs() - start) / 1000);
+  client.close();
+  return rate;
+}
+
+/** Creates and LIST on the etcd backend, each against its baseline in the same run. */
+async function etcdFigures() {
+  const etcd = await startEtcdMember();
+  let etcdPlane;
+  try {
+    const rawRate = await rawEtcdPutRate(etcd.endpoint, CREATES, CREATE_CONCURRENCY);
+    etcdPlane = await createControlPlane({ storage: createEtcdStorage({ endpoints: [etcd.endpoint] }), port: 0, host: "127.0.0.1" });
+    const url = etcdPlane.url;
+    await createNamespace(url, "bench");
+    const created = await load("creates", { url, namespace: "bench", count: CREATES, concurrency: CREATE_CONCURRENCY, prefix: "create" });
+    line(
+      `creates through HTTP, etcd backend (${CREATES}, ${CREATE_CONCURRENCY} in flight): ${fmt(created.perSecond, 0)}/s` +
+        ` | raw etcd3 puts, same value and concurrency: ${fmt(rawRate, 0)}/s | ratio ${fmt(created.perSecond / rawRate, 3)}` +
+        (created.errors ? ` | ${created.errors} errors` : ""),
+    );
+    const fill = await load("creates", { url, namespace: "bench", count: LIST_SIZE - CREATES, concurrency: CREATE_CONCURRENCY, prefix: "fill" });
+    if (fill.errors) throw new Error(`${fill.errors} creates failed while filling the etcd list namespace`);
+    const listed = await listAgainstBare(url, "/api/v1/namespaces/bench/configmaps", 5);
+    if (listed.served.items !== LIST_SIZE) throw new Error(`etcd LIST returned ${listed.served.items} items, expected ${LIST_SIZE}`);
+    line(
+      `LIST ${LIST_SIZE} configmaps (etcd, JSON ${fmt(listed.bytes / 1e6, 1)} MB, 5 runs): p50 ${fmt(listed.served.p50, 0)} ms` +
+        ` | bare node:http, same bytes: p50 ${fmt(listed.bare.p50, 0)} ms | ratio ${fmt(listed.served.p50 / listed.bare.p50, 1)}`,
+    );
+  } finally {
+    if (etcdPlane) await etcdPlane.close();
+    await etcd.stop();
   }
 }

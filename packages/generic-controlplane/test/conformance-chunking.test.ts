@@ -28,7 +28,7 @@ interface StatusBody {
 
 const name = (i: number) => `template-${String(i).padStart(4, "0")}`;
 
-describe.each(["memory", "sqlite"] as const)("[sig-api-machinery] Servers with support for API chunking (%s storage)", (backend) => {
+describe.each(["memory", "sqlite", "etcd"] as const)("[sig-api-machinery] Servers with support for API chunking (%s storage)", (backend) => {
   let server: TestServer;
   let http: KubeHttp;
   let ns: string;

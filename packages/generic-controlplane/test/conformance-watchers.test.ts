@@ -18,7 +18,7 @@ const labelKey = "watch-this-configmap";
 const quietMs = 10_000;
 const quietTestTimeoutMs = 120_000;
 
-describe.concurrent.each(["memory", "sqlite"] as const)("[sig-api-machinery] Watchers (%s storage)", (backend) => {
+describe.concurrent.each(["memory", "sqlite", "etcd"] as const)("[sig-api-machinery] Watchers (%s storage)", (backend) => {
   let server: TestServer;
   let http: KubeHttp;
   const open: WatchStream[] = [];

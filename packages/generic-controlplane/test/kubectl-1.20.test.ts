@@ -14,22 +14,22 @@ interface Obj {
   data?: Record<string, string>;
 }
 
-let server: TestServer;
-let kubectl: Kubectl;
+// On the sample binary's default backend, and on etcd for the deployments that share one.
+describe.each(["sqlite", "etcd"] as const)("kubectl 1.20 (%s storage)", { timeout: 60_000 }, (backend) => {
+  let server: TestServer;
+  let kubectl: Kubectl;
 
-beforeAll(async () => {
-  const binary = findKubectl120();
-  // The sample binary's default backend.
-  server = await startInProcess({ storage: "sqlite" });
-  kubectl = new Kubectl(binary, server);
-}, 120_000);
+  beforeAll(async () => {
+    const binary = findKubectl120();
+    server = await startInProcess({ storage: backend });
+    kubectl = new Kubectl(binary, server);
+  }, 120_000);
 
-afterAll(async () => {
-  killAllChildren();
-  await server?.close();
-});
+  afterAll(async () => {
+    killAllChildren();
+    await server?.close();
+  });
 
-describe("kubectl 1.20", { timeout: 60_000 }, () => {
   it("create namespace and configmap --from-literal, then get them", async () => {
     expect(await kubectl.ok(["create", "namespace", "old-client"])).toBe("namespace/old-client created\n");
     expect(await kubectl.ok(["create", "configmap", "legacy", "-n", "old-client", "--from-literal=a=1"])).toBe("configmap/legacy created\n");

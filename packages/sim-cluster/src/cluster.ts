@@ -6,16 +6,23 @@ import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
+import { daemonSetController } from "./controllers/daemonset.js";
 import { deploymentController } from "./controllers/deployment.js";
+import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
+import { endpointsController } from "./controllers/endpoints.js";
+import { endpointSliceController } from "./controllers/endpointslice.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
+import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
 import { repairingServiceStore } from "./services-store.js";
+import { assertLoopbackRanges, randomTrafficRanges } from "./traffic/loopback.js";
+import { TrafficPlane } from "./traffic/traffic.js";
 
 /** One simulated node; everything is optional. */
 export interface SimNodeOptions {
@@ -24,6 +31,8 @@ export interface SimNodeOptions {
   /** Merged over the cluster's `nodeCapacity`. */
   capacity?: Record<string, string>;
   labels?: Record<string, string>;
+  /** Taints the node registers with, e.g. `{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }`. */
+  taints?: Array<{ key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }>;
 }
 
 export interface SimClusterOptions {
@@ -45,11 +54,24 @@ export interface SimClusterOptions {
   leaseRenewIntervalMs?: number;
   /** Ready heartbeat, as kubelet's default 5 min. */
   statusReportIntervalMs?: number;
+  /** How long a deleted pod's containers take to stop before its kubelet removes it (at most its grace period). Default 100 ms. */
+  podShutdownMs?: number;
+  /** The node lifecycle controller's `--node-monitor-grace-period`: a node silent this long goes Unknown. Default 40 s. */
+  nodeMonitorGracePeriodMs?: number;
+  /** How often the node lifecycle controller checks nodes (`--node-monitor-period`). Default 5 s. */
+  nodeMonitorPeriodMs?: number;
   host?: string;
   port?: number;
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
   name?: string;
   logger?: Logger;
+  /**
+   * Traffic mode: nodes, pods and ClusterIPs get loopback addresses (random neighbouring /16s of
+   * 127.0.0.0/8 unless `nodeCIDR`, `podCIDR` and `serviceCIDR` say otherwise, which must then be
+   * loopback too), every Running pod answers on its ports as agnhost netexec does, and a
+   * kube-proxy stand-in forwards ClusterIP and NodePort traffic (TCP and UDP) to endpoints.
+   */
+  traffic?: boolean;
 }
 
 export interface SimCluster {
@@ -64,6 +86,16 @@ export interface SimCluster {
   addNode(options?: SimNodeOptions): Promise<string>;
   /** Stops a node's kubelet and deletes the Node and the pods bound to it (as the pod garbage collector does). */
   removeNode(name: string): Promise<void>;
+  /**
+   * Stops a node's kubelet, as a machine that went down: no Lease renewals or status, its pods
+   * keep their last status; after the node monitor grace period the node lifecycle controller
+   * marks it Unknown and taints it unreachable.
+   */
+  stopNode(name: string): Promise<void>;
+  /** Starts a stopped node's kubelet again (same name, addresses and boot ID); resolves once it reports Ready. */
+  startNode(name: string): Promise<void>;
+  /** Reboots a node: NotReady, a new boot ID, every container restarted (restartCount + 1), then Ready. */
+  rebootNode(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,14 +129,18 @@ function hostAddress(cidr: string, index: number): string {
  * controllers; and one simulated kubelet per node. Resolves once every node is Ready.
  */
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const traffic = options.traffic === true;
+  const loopback = traffic ? randomTrafficRanges() : undefined;
+  const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
+  const podCIDR = options.podCIDR ?? loopback?.podCIDR ?? "10.244.0.0/16";
+  const nodeCIDR = options.nodeCIDR ?? loopback?.nodeCIDR ?? "172.18.0.0/16";
+  if (traffic) assertLoopbackRanges({ podCIDR, serviceCIDR, nodeCIDR });
   const allocators: ServiceAllocators = {
-    clusterIPs: new ClusterIPAllocator(options.serviceCIDR ?? "10.96.0.0/16"),
+    clusterIPs: new ClusterIPAllocator(serviceCIDR),
     nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
   };
   // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
   registerWorkloadProtobuf();
-  const podCIDR = options.podCIDR ?? "10.244.0.0/16";
-  const nodeCIDR = options.nodeCIDR ?? "172.18.0.0/16";
   subnet24(podCIDR, 0);
   hostAddress(nodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
@@ -112,7 +148,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
-    resources: [...selectBuiltinResources(), ...simResources(allocators)],
+    resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [priorityAdmission(() => priorityClasses)],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
@@ -122,8 +158,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
-  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number }>();
+  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean }>();
   let manager: ControllerManager | undefined;
+  let trafficPlane: TrafficPlane | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
     const served = (group: string, plural: string) => {
@@ -133,7 +170,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       return { definition, store };
     };
     // The subresources upstream serves from these resources' REST storage (see subresourceStage).
-    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, strategy: {} }, plane.storage);
+    // A binding sets spec.nodeName without moving the generation, as upstream's BindingREST.
+    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
+    const pods = served("", "pods");
+    plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
     subresourceStores = { bindings, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
@@ -148,13 +188,30 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment"],
-      extraControllers: [scheduler(), replicaSetController(), deploymentController()],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset"],
+      extraControllers: [
+        scheduler(),
+        replicaSetController(),
+        deploymentController(),
+        nodeLifecycleController({
+          ...(options.nodeMonitorGracePeriodMs !== undefined ? { gracePeriodMs: options.nodeMonitorGracePeriodMs } : {}),
+          ...(options.nodeMonitorPeriodMs !== undefined ? { monitorPeriodMs: options.nodeMonitorPeriodMs } : {}),
+        }),
+        endpointsController(),
+        endpointSliceController(),
+        daemonSetController(),
+      ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
+    if (traffic) {
+      trafficPlane = new TrafficPlane(new KubeClient({ server: plane.url, userAgent: "sim-cluster-traffic" }), options.logger);
+      await trafficPlane.start();
+    }
   } catch (error) {
+    await trafficPlane?.close();
+    await manager?.stop();
     client.close();
     await plane.close();
     throw error;
@@ -164,8 +221,15 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const kubeletOptions = {
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
+    ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
     kubeletVersion: KUBELET_VERSION,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  };
+  const newKubelet = (spec: SimNodeSpec) => new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${KUBELET_VERSION} (${spec.name})` }), spec, kubeletOptions);
+  const entryOf = (name: string) => {
+    const entry = kubelets.get(name);
+    if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
+    return entry;
   };
   let counter = 0;
   const addNode = async (node: SimNodeOptions = {}): Promise<string> => {
@@ -185,11 +249,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       address: hostAddress(nodeCIDR, index),
       podCIDR: subnet24(podCIDR, index),
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
+      ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
-    const kubelet = new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${KUBELET_VERSION} (${name})` }), spec, kubeletOptions);
-    kubelets.set(name, { kubelet, index });
+    const kubelet = newKubelet(spec);
+    kubelets.set(name, { kubelet, index, running: true });
     try {
       await kubelet.start();
+      await trafficPlane?.addNode(name, { address: spec.address, podCIDR: spec.podCIDR });
     } catch (error) {
       kubelets.delete(name);
       await kubelet.stop();
@@ -202,7 +268,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      await Promise.all([...kubelets.values()].map(({ kubelet }) => kubelet.stop()));
+      await trafficPlane?.close();
+      await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
       await manager?.stop();
       client.close();
       await plane.close();
@@ -220,18 +287,43 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     plane,
     writeKubeconfig: (path) => plane.writeKubeconfig(path),
     get nodes() {
-      return [...kubelets.keys()];
+      return [...kubelets].filter(([, k]) => k.running).map(([name]) => name);
     },
     addNode,
     async removeNode(name) {
-      const entry = kubelets.get(name);
-      if (entry === undefined) throw new Error(`no running node ${name}`);
+      const entry = entryOf(name);
       kubelets.delete(name);
-      await entry.kubelet.stop();
+      if (entry.running) await entry.kubelet.stop();
       const pods = plane.store("", "pods")!;
       await plane.store("", "nodes")!.delete(undefined, name);
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
-      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "").catch(() => undefined)));
+      // No kubelet will finish a graceful delete: force them, as the pod garbage collector does.
+      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined)));
+      await trafficPlane?.removeNode(name);
+    },
+    async stopNode(name) {
+      const entry = entryOf(name);
+      if (!entry.running) throw new Error(`node ${name} is stopped already`);
+      entry.running = false;
+      await entry.kubelet.stop();
+    },
+    async startNode(name) {
+      const entry = entryOf(name);
+      if (entry.running) throw new Error(`node ${name} is running already`);
+      entry.kubelet = newKubelet(entry.kubelet.spec);
+      entry.running = true;
+      try {
+        await entry.kubelet.start();
+      } catch (error) {
+        entry.running = false;
+        await entry.kubelet.stop();
+        throw error;
+      }
+    },
+    async rebootNode(name) {
+      const entry = entryOf(name);
+      if (!entry.running) throw new Error(`node ${name} is stopped; start it instead`);
+      await entry.kubelet.reboot();
     },
     close,
   };

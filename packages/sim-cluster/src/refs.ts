@@ -7,3 +7,5 @@ export const REPLICA_SETS: ResourceRef = { group: "apps", version: "v1", resourc
 export const DEPLOYMENTS: ResourceRef = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
 export const PRIORITY_CLASSES: ResourceRef = { group: "scheduling.k8s.io", version: "v1", resource: "priorityclasses", namespaced: false };
 export const NODE_LEASES: ResourceRef = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
+export const DAEMON_SETS: ResourceRef = { group: "apps", version: "v1", resource: "daemonsets", namespaced: true };
+export const CONTROLLER_REVISIONS: ResourceRef = { group: "apps", version: "v1", resource: "controllerrevisions", namespaced: true };

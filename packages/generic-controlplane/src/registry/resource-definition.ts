@@ -32,10 +32,18 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
   decorate?(object: T): void;
   /**
    * Whether an update leaves the object ready to go (upstream `shouldDeleteDuringUpdate`). The
-   * default: `deletionTimestamp` is set and no `metadata.finalizers` remain. Namespaces also wait
-   * for `spec.finalizers`.
+   * default: `deletionTimestamp` is set, no `metadata.finalizers` remain and no grace period runs
+   * (`deletionGracePeriodSeconds` unset or 0). Namespaces also wait for `spec.finalizers`.
    */
   shouldDeleteDuringUpdate?(object: T): boolean;
+  /**
+   * Graceful deletion (upstream `RESTGracefulDeleteStrategy.CheckGracefulDelete`): the grace
+   * period in seconds a DELETE of `object` gets, given the request's `gracePeriodSeconds`;
+   * undefined deletes at once, as for types without the hook. A period above 0 keeps the object
+   * with `deletionTimestamp` (now + period) and `deletionGracePeriodSeconds` until a DELETE with a
+   * shorter period (0 from the agent that finished the cleanup, e.g. a kubelet) removes it.
+   */
+  gracefulDeletePeriod?(object: T, requestedSeconds: number | undefined): number | undefined;
 }
 
 /**

@@ -460,3 +460,59 @@ describe("storedAs", () => {
     await expect(renamed.get("default", "t")).rejects.toMatchObject({ code: "NotFound", message: 'things.new.example.com "t" not found' });
   });
 });
+
+describe("graceful delete (a strategy's gracefulDeletePeriod)", () => {
+  // A pod-like type: the period asked for, else the object's own, and 0 when nothing runs it.
+  const graceful = {
+    ...widgets,
+    strategy: {
+      gracefulDeletePeriod: (o: KubeObject, requested: number | undefined) =>
+        (o.spec as { node?: string } | undefined)?.node === undefined ? 0 : (requested ?? (o.spec as { grace?: number }).grace ?? 30),
+    },
+  };
+
+  it("keeps the object with deletionTimestamp now + period until a DELETE with grace 0", async () => {
+    const { store } = setup(graceful);
+    await store.create("default", { metadata: { name: "p" }, spec: { node: "n1", grace: 30 } });
+    const first = await store.delete("default", "p");
+    expect(first.deleted).toBe(false);
+    expect(first.object.metadata).toMatchObject({ deletionTimestamp: "2026-01-02T03:04:35Z", deletionGracePeriodSeconds: 30 });
+    expect(first.object.metadata?.finalizers).toBeUndefined();
+    // Writes during the grace period (a kubelet reporting stopped containers) keep it.
+    const updated = await store.guaranteedUpdate("default", "p", (o) => ({ ...o, metadata: { ...o.metadata, labels: { stopped: "yes" } } }));
+    expect(updated.metadata?.labels).toEqual({ stopped: "yes" });
+    expect((await store.get("default", "p")).metadata?.deletionGracePeriodSeconds).toBe(30);
+    // Asking again with the same or a longer period changes nothing.
+    const again = await store.delete("default", "p", { gracePeriodSeconds: 60 });
+    expect(again).toEqual({ object: updated, deleted: false });
+    // A shorter period moves the deadline earlier.
+    const shorter = await store.delete("default", "p", { gracePeriodSeconds: 10 });
+    expect(shorter.deleted).toBe(false);
+    expect(shorter.object.metadata).toMatchObject({ deletionTimestamp: "2026-01-02T03:04:15Z", deletionGracePeriodSeconds: 10 });
+    const now = await store.delete("default", "p", { gracePeriodSeconds: 0 });
+    expect(now.deleted).toBe(true);
+    expect((await rejection(store.get("default", "p"))).code).toBe("NotFound");
+  });
+
+  it("deletes at once when the strategy gives 0 or the request asks for 0", async () => {
+    const { store } = setup(graceful);
+    await store.create("default", { metadata: { name: "unscheduled" }, spec: {} });
+    expect((await store.delete("default", "unscheduled")).deleted).toBe(true);
+    await store.create("default", { metadata: { name: "forced" }, spec: { node: "n1" } });
+    expect((await store.delete("default", "forced", { gracePeriodSeconds: 0 })).deleted).toBe(true);
+  });
+
+  it("with finalizers marks the object with the grace period, not 0", async () => {
+    const { store } = setup(graceful);
+    await store.create("default", { metadata: { name: "f", finalizers: ["example.com/hold"] }, spec: { node: "n1", grace: 5 } });
+    const { object, deleted } = await store.delete("default", "f");
+    expect(deleted).toBe(false);
+    expect(object.metadata).toMatchObject({ deletionGracePeriodSeconds: 5, finalizers: ["example.com/hold"] });
+  });
+
+  it("is not consulted by types without the hook", async () => {
+    const { store } = setup();
+    await store.create("default", widget("w"));
+    expect((await store.delete("default", "w", { gracePeriodSeconds: 30 })).deleted).toBe(true);
+  });
+});

@@ -405,7 +405,8 @@ class GenericResourceStore implements GenericStore {
     const strategy = this.definition.strategy;
     if (strategy?.shouldDeleteDuringUpdate !== undefined) return strategy.shouldDeleteDuringUpdate(object);
     const meta = object.metadata ?? {};
-    return !!meta.deletionTimestamp && (meta.finalizers ?? []).length === 0;
+    // An object within a grace period stays until the DELETE that ends it (upstream's default).
+    return !!meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !((meta.deletionGracePeriodSeconds ?? 0) > 0);
   }
 
   // ---- delete ------------------------------------------------------------------------------
@@ -429,6 +430,25 @@ class GenericResourceStore implements GenericStore {
     await this.validateDeletion(namespace, name, current, options);
 
     const finalizers = this.gc ? finalizersForDeletion(meta.finalizers ?? [], deleteOptions) : (meta.finalizers ?? []);
+    const graceful = this.gracefulDeletion(current, deleteOptions);
+    if (graceful === "pending") return { object: current, deleted: false };
+    if (graceful !== undefined && (graceful.period > 0 || finalizers.length > 0)) {
+      // A grace period (or finalizers) holds the object: mark it deleted for the agent that cleans up.
+      const next = cloneObject(current);
+      const nextMeta = metadataOf(next);
+      nextMeta.finalizers = finalizers;
+      if (nextMeta.finalizers.length === 0) delete nextMeta.finalizers;
+      if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
+      nextMeta.deletionTimestamp = graceful.deletionTimestamp;
+      nextMeta.deletionGracePeriodSeconds = graceful.period;
+      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (options.dryRun) return { object: next, deleted: false };
+      try {
+        return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
+      } catch (error) {
+        throw this.casError(error, name);
+      }
+    }
     if (finalizers.length > 0) {
       // Finalizers hold the object: mark it deleted and let their controllers remove it.
       const next = cloneObject(current);
@@ -451,6 +471,33 @@ class GenericResourceStore implements GenericStore {
     if (options.dryRun) return { object: current, deleted: true };
     const deleted = await this.casDelete(key, kv.modRevision);
     return { object: this.decodeFresh(deleted), deleted: true };
+  }
+
+  /**
+   * upstream `rest.BeforeDelete` for a type with a graceful-delete strategy: the deletion
+   * timestamp and grace period a DELETE sets; "pending" when a deletion with a period no longer
+   * than the one asked for is already under way (the object is answered as it stands); undefined
+   * when the object goes at once.
+   */
+  private gracefulDeletion(current: KubeObject, deleteOptions: DeleteOptions): { period: number; deletionTimestamp: string } | "pending" | undefined {
+    const strategy = this.definition.strategy;
+    if (strategy?.gracefulDeletePeriod === undefined) return undefined;
+    const meta = current.metadata ?? {};
+    // Negative values mean 1 s on the delete path.
+    const asked = deleteOptions.gracePeriodSeconds;
+    const requested = asked === undefined ? undefined : asked < 0 ? 1 : asked;
+    if (meta.deletionTimestamp) {
+      const period = meta.deletionGracePeriodSeconds;
+      // Already at 0 (or never graceful): the object goes now, as upstream recovers a half-done deletion.
+      if (period === undefined || period === 0) return undefined;
+      // Only a shorter grace period may be asked for; it moves the deadline earlier.
+      if (requested === undefined || requested >= period) return "pending";
+      const deadline = Date.parse(meta.deletionTimestamp) - period * 1000 + requested * 1000;
+      return { period: requested, deletionTimestamp: formatTime(new Date(deadline)) };
+    }
+    const period = strategy.gracefulDeletePeriod(cloneObject(current), requested);
+    if (period === undefined) return undefined;
+    return { period, deletionTimestamp: formatTime(new Date(this.clock().getTime() + period * 1000)) };
   }
 
   async validateDeletion(namespace: string | undefined, name: string, old: KubeObject, options: RequestOptions = {}): Promise<void> {

@@ -14,7 +14,7 @@ import type { ServedResource } from "./served-resource.js";
 export interface RequestScope {
   readonly definition: ResourceDefinition;
   readonly store: ResourceStore;
-  /** Subresources written through their own storage (PUT only), e.g. `namespaces/finalize`. */
+  /** Subresources written through their own storage, e.g. `namespaces/finalize` (see ServedResource). */
   readonly subresources: Readonly<Record<string, ResourceStore>>;
   /**
    * The schema `fieldValidation` checks bodies against and unknown fields are pruned by;

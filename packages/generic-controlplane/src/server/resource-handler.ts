@@ -14,6 +14,14 @@ import { methodNotAllowed, methodNotSupported, notAcceptable, pathNotFound } fro
 /** Which verbs each subresource serves. */
 const STATUS_VERBS = new Set(["get", "update", "patch"]);
 
+/**
+ * The verbs a subresource with its own storage serves: those the definition declares for it
+ * (upstream's `pods/resize` is a getter, updater and patcher), else PUT only (`namespaces/finalize`).
+ */
+function ownSubresourceVerbs(definition: RequestScope["definition"], name: string): readonly string[] {
+  return definition.subresources?.find((s) => s.name === name)?.verbs ?? ["update"];
+}
+
 /** Routes one resource request to its verb handler. */
 export async function serveResource(
   ctx: RequestContext,
@@ -26,7 +34,7 @@ export async function serveResource(
   if (info.subresource !== "") {
     const own = scope.subresources[info.subresource];
     if (own !== undefined) {
-      if (verb !== "update") throw methodNotAllowed(ctx.method, ctx.path);
+      if (!ownSubresourceVerbs(definition, info.subresource).includes(verb)) throw methodNotAllowed(ctx.method, ctx.path);
       scope = subresourceScope(scope, own);
     } else {
       if (info.subresource !== "status" || !definition.statusSubresource) throw pathNotFound();

@@ -6,8 +6,9 @@ export interface ServedResource {
   readonly definition: ResourceDefinition;
   readonly store: ResourceStore;
   /**
-   * Subresources written through their own storage, PUT only (upstream's `namespaces/finalize`,
-   * an Updater); `status` is served by `store` when the definition has it.
+   * Subresources written through their own storage: PUT only (upstream's `namespaces/finalize`,
+   * an Updater), or the verbs the definition's `subresources` lists for it (GET, PUT and PATCH
+   * for a `pods/resize`); `status` is served by `store` when the definition has it.
    */
   readonly subresources?: Readonly<Record<string, ResourceStore>>;
 }

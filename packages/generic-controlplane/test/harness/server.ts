@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createControlPlane } from "../../src/index.js";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "../../src/storage/index.js";
+import { startEtcdStorage } from "./etcd.js";
 
 /** A running server plus what a client needs to reach it; `close()` frees the port and temp dir. */
 export interface TestServer {
@@ -17,7 +18,8 @@ export interface TestServer {
 }
 
 export interface InProcessOptions {
-  storage?: "memory" | "sqlite";
+  /** `etcd` starts a real etcd member of its own, stopped by `close()`. */
+  storage?: "memory" | "sqlite" | "etcd";
   /** Run the in-process controllers (namespace deletion, garbage collection). */
   controllers?: boolean;
 }
@@ -25,8 +27,7 @@ export interface InProcessOptions {
 /** Starts `createControlPlane` in this process on a free 127.0.0.1 port. */
 export async function startInProcess(options: InProcessOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "kubekit-gcp-e2e-"));
-  const storage =
-    options.storage === "sqlite" ? await createSqliteStorage({ path: join(dir, "state.db") }) : createMemoryStorage();
+  const storage = await openStorage(options.storage ?? "memory", dir);
   try {
     const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1", ...(options.controllers ? { controllers: true } : {}) });
     const kubeconfigPath = join(dir, "kubeconfig");
@@ -49,4 +50,10 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Te
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+async function openStorage(kind: NonNullable<InProcessOptions["storage"]>, dir: string): Promise<Storage> {
+  if (kind === "sqlite") return createSqliteStorage({ path: join(dir, "state.db") });
+  if (kind === "memory") return createMemoryStorage();
+  return startEtcdStorage();
 }

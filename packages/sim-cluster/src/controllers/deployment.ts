@@ -1,15 +1,18 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import { scaledValue, type Deployment } from "../resources/deployments.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
 import { DEPLOYMENTS, REPLICA_SETS } from "../refs.js";
 import { aborted, controllerRefOf, isOwnedBy, keyOf, nowRFC3339, ownerReferenceTo } from "./util.js";
 import { canonicalJson, podTemplateHash } from "./pod-template-hash.js";
+import { activeOrLatest, DESIRED_REPLICAS, isScalingEvent, MAX_REPLICAS, proportionalSizes } from "./deployment-scale.js";
+import { deploymentConditions, newCondition, pausedCondition, setCondition, type DeploymentCondition } from "./deployment-progress.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";
 export const REVISION = "deployment.kubernetes.io/revision";
-const DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas";
-const MAX_REPLICAS = "deployment.kubernetes.io/max-replicas";
+const REVISION_HISTORY = "deployment.kubernetes.io/revision-history";
+/** Annotations of the Deployment's own bookkeeping, not copied between it and its ReplicaSets. */
+const ANNOTATIONS_TO_SKIP = new Set(["kubectl.kubernetes.io/last-applied-configuration", REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, "deprecated.deployment.rollback.to"]);
 
 const MERGE_PATCH = "application/merge-patch+json";
 
@@ -40,42 +43,50 @@ export function fenceposts(deployment: Deployment): { maxSurge: number; maxUnava
   return { maxSurge, maxUnavailable };
 }
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastUpdateTime: string;
-  lastTransitionTime: string;
-}
-
-function condition(existing: Condition[] | undefined, type: string, status: string, reason: string, message: string): Condition {
-  const now = nowRFC3339();
-  const before = existing?.find((c) => c.type === type);
-  if (before !== undefined && before.status === status && before.reason === reason && before.message === message) return before;
-  return { type, status, reason, message, lastUpdateTime: now, lastTransitionTime: before !== undefined && before.status === status ? before.lastTransitionTime : now };
+/** The Deployment's annotations a ReplicaSet carries (`copyDeploymentAnnotationsToReplicaSet`), e.g. `kubernetes.io/change-cause` for `rollout history`. */
+function copiedAnnotations(deployment: Deployment): Record<string, string> {
+  return Object.fromEntries(Object.entries(deployment.metadata?.annotations ?? {}).filter(([k]) => !ANNOTATIONS_TO_SKIP.has(k)));
 }
 
 async function scaleReplicaSet(client: KubeClient, rs: ReplicaSet, replicas: number, deployment: Deployment, maxSurge: number): Promise<void> {
-  await client.patch(
-    REPLICA_SETS,
-    rs.metadata?.namespace,
-    rs.metadata?.name ?? "",
-    {
-      metadata: { annotations: { [DESIRED_REPLICAS]: String(deployment.spec?.replicas ?? 0), [MAX_REPLICAS]: String((deployment.spec?.replicas ?? 0) + maxSurge) } },
-      spec: { replicas },
-    },
-    MERGE_PATCH,
-  );
+  const desired = String(deployment.spec?.replicas ?? 0);
+  const max = String((deployment.spec?.replicas ?? 0) + maxSurge);
+  const annotations = rs.metadata?.annotations ?? {};
+  if (replicasOf(rs) === replicas && annotations[DESIRED_REPLICAS] === desired && annotations[MAX_REPLICAS] === max) return;
+  await client.patch(REPLICA_SETS, rs.metadata?.namespace, rs.metadata?.name ?? "", { metadata: { annotations: { [DESIRED_REPLICAS]: desired, [MAX_REPLICAS]: max } }, spec: { replicas } }, MERGE_PATCH);
+}
+
+/**
+ * `DeploymentController.scale`: a change of `spec.replicas` (or a paused Deployment) resizes the
+ * only active ReplicaSet, or, mid-rollout, every active one in proportion.
+ */
+async function scale(client: KubeClient, deployment: Deployment, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], maxSurge: number): Promise<void> {
+  const replicas = deployment.spec?.replicas ?? 0;
+  const only = activeOrLatest(newRS, oldRSs);
+  if (only !== undefined) {
+    await scaleReplicaSet(client, only, replicas, deployment, maxSurge);
+    return;
+  }
+  // A saturated new ReplicaSet: the old ones go.
+  if (newRS !== undefined && replicasOf(newRS) === replicas && (newRS.status?.availableReplicas ?? 0) === replicas) {
+    await Promise.all(oldRSs.filter((rs) => replicasOf(rs) > 0).map((rs) => scaleReplicaSet(client, rs, 0, deployment, maxSurge)));
+    return;
+  }
+  if (deployment.spec?.strategy?.type === "Recreate") return;
+  const sizes = proportionalSizes(replicas, maxSurge, (deployment.status?.replicas) ?? 0, [...(newRS ? [newRS] : []), ...oldRSs]);
+  for (const [rs, size] of sizes) await scaleReplicaSet(client, rs, size, deployment, maxSurge);
 }
 
 /**
  * The Deployment controller (upstream `pkg/controller/deployment`): a ReplicaSet per pod
- * template, named `<deployment>-<pod-template-hash>` and revisioned; RollingUpdate moves pods to
- * the new ReplicaSet within maxSurge and maxUnavailable, Recreate scales the old ones to zero
- * first; status and the Available/Progressing conditions are what `kubectl rollout status`
- * reads. Old ReplicaSets beyond `revisionHistoryLimit` are deleted. Not yet: pausing, rollback,
- * proportional scaling of several active ReplicaSets, progress deadlines and minReadySeconds.
+ * template, named `<deployment>-<pod-template-hash>` and revisioned (a template that comes back,
+ * as by `kubectl rollout undo`, makes its ReplicaSet the newest revision, the older numbers kept
+ * in `revision-history`); RollingUpdate moves pods to the new ReplicaSet within maxSurge and
+ * maxUnavailable, Recreate scales the old ones to zero first. A paused Deployment only scales; a
+ * change of replicas mid-rollout is spread over the active ReplicaSets in proportion. Status and
+ * the Available/Progressing conditions are what `kubectl rollout status` reads, with
+ * `ProgressDeadlineExceeded` when no pod moved for `progressDeadlineSeconds`. Old ReplicaSets
+ * beyond `revisionHistoryLimit` are deleted.
  */
 export function deploymentController(options: { workers?: number } = {}): Controller {
   return {
@@ -96,7 +107,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
       replicaSets.start();
       await Promise.race([Promise.all([deployments.waitForSync(), replicaSets.waitForSync()]), aborted(signal)]);
 
-      const sync = async (key: string): Promise<void> => {
+      const sync = async (key: string): Promise<void | Requeue> => {
         const deployment = deployments.cache.get(key) as Deployment | undefined;
         if (deployment === undefined || deployment.metadata?.deletionTimestamp !== undefined) return;
         const { namespace } = splitKey(key);
@@ -109,9 +120,14 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         const recreate = deployment.spec?.strategy?.type === "Recreate";
         const { maxSurge, maxUnavailable } = recreate ? { maxSurge: 0, maxUnavailable: 0 } : fenceposts(deployment);
         const maxOldRevision = Math.max(0, ...oldRSs.map(revisionOf));
+        const paused = deployment.spec?.paused === true;
+        const nowText = nowRFC3339();
+        let conditions = pausedCondition((deployment.status?.["conditions"] as DeploymentCondition[] | undefined) ?? [], paused, nowText);
         let created = false;
 
-        if (newRS === undefined) {
+        // A paused Deployment, or one whose replica count changed, is only scaled (upstream `sync`).
+        const rollout = !paused && !isScalingEvent(replicas, [...(newRS ? [newRS] : []), ...oldRSs]);
+        if (newRS === undefined && rollout) {
           const current = owned.reduce((n, rs) => n + replicasOf(rs), 0);
           const initial = recreate ? 0 : Math.max(0, Math.min(replicas + maxSurge - current, replicas));
           const hash = podTemplateHash(deployment.spec?.template);
@@ -127,28 +143,44 @@ export function deploymentController(options: { workers?: number } = {}): Contro
                 name: `${name}-${hash}`,
                 namespace: namespace ?? "",
                 labels: { ...(template.metadata.labels ?? {}) },
-                annotations: { [REVISION]: String(maxOldRevision + 1), [DESIRED_REPLICAS]: String(replicas), [MAX_REPLICAS]: String(replicas + maxSurge) },
+                annotations: { ...copiedAnnotations(deployment), [REVISION]: String(maxOldRevision + 1), [DESIRED_REPLICAS]: String(replicas), [MAX_REPLICAS]: String(replicas + maxSurge) },
                 ownerReferences: [ownerReferenceTo(deployment, "apps/v1", "Deployment")],
               },
               spec: { replicas: initial, selector, template, ...(deployment.spec?.minReadySeconds !== undefined ? { minReadySeconds: deployment.spec.minReadySeconds } : {}) },
             });
             created = true;
+            conditions = setProgressing(conditions, "NewReplicaSetCreated", `Created new replica set "${newRS.metadata?.name ?? ""}"`, nowText);
           } catch (error) {
             // Created by an earlier sync the cache has not shown yet: the next event brings it.
             if (isApiError(error) && error.code === 409) return;
             throw error;
           }
-        } else if (revisionOf(newRS) <= maxOldRevision) {
-          // A template that came back (rollout undo by hand): it becomes the newest revision.
-          await client.patch(REPLICA_SETS, namespace, newRS.metadata?.name ?? "", { metadata: { annotations: { [REVISION]: String(maxOldRevision + 1) } } }, MERGE_PATCH);
+        } else if (newRS !== undefined) {
+          // SetNewReplicaSetAnnotations: the newest revision (a template that came back keeps its
+          // earlier numbers in revision-history), the Deployment's annotations, and minReadySeconds.
+          const annotations: Record<string, string> = {};
+          const had = newRS.metadata?.annotations ?? {};
+          for (const [k, v] of Object.entries(copiedAnnotations(deployment))) if (had[k] !== v) annotations[k] = v;
+          if (revisionOf(newRS) <= maxOldRevision) {
+            annotations[REVISION] = String(maxOldRevision + 1);
+            if (had[REVISION] !== undefined) annotations[REVISION_HISTORY] = had[REVISION_HISTORY] ? `${had[REVISION_HISTORY]},${had[REVISION]}` : had[REVISION];
+          }
+          const minReady = deployment.spec?.minReadySeconds ?? 0;
+          const spec = (newRS.spec?.minReadySeconds ?? 0) !== minReady ? { minReadySeconds: minReady } : undefined;
+          if (Object.keys(annotations).length > 0 || spec !== undefined) {
+            newRS = await client.patch<ReplicaSet>(REPLICA_SETS, namespace, newRS.metadata?.name ?? "", { metadata: { annotations }, ...(spec ? { spec } : {}) }, MERGE_PATCH);
+          }
+          if (rollout && !conditions.some((c) => c.type === "Progressing")) conditions = setProgressing(conditions, "FoundNewReplicaSet", `Found new replica set "${newRS.metadata?.name ?? ""}"`, nowText);
         }
-        const revision = created ? maxOldRevision + 1 : Math.max(revisionOf(newRS), maxOldRevision + (revisionOf(newRS) <= maxOldRevision ? 1 : 0));
-        if (deployment.metadata?.annotations?.[REVISION] !== String(revision)) {
+        const revision = Math.max(maxOldRevision, newRS !== undefined ? revisionOf(newRS) : 0);
+        if (revision > 0 && deployment.metadata?.annotations?.[REVISION] !== String(revision)) {
           await client.patch(DEPLOYMENTS, namespace, name, { metadata: { annotations: { [REVISION]: String(revision) } } }, MERGE_PATCH);
         }
 
         const active = oldRSs.filter((rs) => replicasOf(rs) > 0);
-        if (!created) {
+        if (!rollout) {
+          await scale(client, deployment, newRS, oldRSs, maxSurge);
+        } else if (newRS !== undefined && !created) {
           if (recreate) {
             if (active.length > 0) {
               await Promise.all(active.map((rs) => scaleReplicaSet(client, rs, 0, deployment, 0)));
@@ -168,9 +200,10 @@ export function deploymentController(options: { workers?: number } = {}): Contro
               const minAvailable = replicas - maxUnavailable;
               const newUnavailable = newReplicas - (newRS.status?.availableReplicas ?? 0);
               const allPods = owned.reduce((n, rs) => n + replicasOf(rs), 0);
-              // Unhealthy old replicas can go without touching availability (cleanupUnhealthyReplicas).
+              // Unhealthy old replicas can go without touching availability (cleanupUnhealthyReplicas);
+              // nothing goes while the new ReplicaSet's unavailable pods use up the budget.
               let budget = Math.max(0, allPods - minAvailable - newUnavailable);
-              let totalScaleDown = Math.max(0, available - minAvailable);
+              let totalScaleDown = budget === 0 ? 0 : Math.max(0, available - minAvailable);
               const oldestFirst = [...active].sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? "0") - Date.parse(b.metadata?.creationTimestamp ?? "0"));
               for (const rs of oldestFirst) {
                 const unhealthy = Math.max(0, replicasOf(rs) - (rs.status?.availableReplicas ?? 0));
@@ -186,39 +219,41 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         }
 
         // Status (calculateStatus) from the cache; the ReplicaSet events that follow bring it up to date.
-        const all = created ? [...owned, newRS] : owned;
+        const all = created && newRS !== undefined ? [...owned, newRS] : owned;
         const sum = (pick: (rs: ReplicaSet) => number | undefined) => all.reduce((n, rs) => n + (pick(rs) ?? 0), 0);
-        const available = sum((rs) => rs.status?.availableReplicas);
-        const updated = created ? 0 : (newRS.status?.replicas ?? 0);
-        const actual = sum((rs) => rs.status?.replicas);
-        const complete = updated === replicas && actual === replicas && available === replicas && replicasOf(newRS) === replicas;
-        const conditions = deployment.status?.["conditions"] as Condition[] | undefined;
-        const newName = newRS.metadata?.name ?? "";
+        const counts = {
+          replicas: sum((rs) => rs.status?.replicas),
+          updatedReplicas: created || newRS === undefined ? 0 : (newRS.status?.replicas ?? 0),
+          readyReplicas: sum((rs) => rs.status?.readyReplicas),
+          availableReplicas: sum((rs) => rs.status?.availableReplicas),
+        };
+        const before = deployment.status ?? {};
+        const num = (k: keyof typeof counts) => (before[k]) ?? 0;
+        const progress = deploymentConditions({
+          name,
+          newRSName: newRS?.metadata?.name,
+          replicas,
+          maxUnavailable: recreate ? 0 : Math.min(maxUnavailable, replicas),
+          progressDeadlineSeconds: deployment.spec?.progressDeadlineSeconds,
+          before: { replicas: num("replicas"), updatedReplicas: num("updatedReplicas"), readyReplicas: num("readyReplicas"), availableReplicas: num("availableReplicas") },
+          after: counts,
+          conditions,
+          rollout,
+          now: Date.now(),
+        });
         const status = {
           observedGeneration: deployment.metadata?.generation ?? 0,
-          replicas: actual,
-          updatedReplicas: updated,
-          readyReplicas: sum((rs) => rs.status?.readyReplicas),
-          availableReplicas: available,
-          unavailableReplicas: Math.max(0, replicas - available),
-          conditions: [
-            available >= replicas - maxUnavailable
-              ? condition(conditions, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
-              : condition(conditions, "Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability."),
-            complete
-              ? condition(conditions, "Progressing", "True", "NewReplicaSetAvailable", `ReplicaSet "${newName}" has successfully progressed.`)
-              : created
-                ? condition(conditions, "Progressing", "True", "NewReplicaSetCreated", `Created new replica set "${newName}"`)
-                : condition(conditions, "Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${newName}" is progressing.`),
-          ],
+          ...counts,
+          unavailableReplicas: Math.max(0, all.reduce((n, rs) => n + replicasOf(rs), 0) - counts.availableReplicas),
+          conditions: progress.conditions,
         };
-        const { conditions: _c, ...counts } = status;
-        const before = deployment.status ?? {};
+        const { conditions: _c, ...numbers } = status;
         const changed =
-          (Object.keys(counts) as Array<keyof typeof counts>).some((k) => (before[k] ?? 0) !== counts[k]) || JSON.stringify(conditions ?? []) !== JSON.stringify(status.conditions);
+          (Object.keys(numbers) as Array<keyof typeof numbers>).some((k) => (before[k] ?? 0) !== numbers[k]) ||
+          canonicalJson(deployment.status?.["conditions"] ?? []) !== canonicalJson(progress.conditions);
         if (changed) await client.patch(DEPLOYMENTS, namespace, name, { status }, MERGE_PATCH, "status");
 
-        if (complete) {
+        if (newRS !== undefined && ((paused && rollout === false) || (counts.updatedReplicas === replicas && counts.replicas === replicas && counts.availableReplicas === replicas && replicasOf(newRS) === replicas))) {
           // Keep at most revisionHistoryLimit old ReplicaSets, oldest revisions go first (cleanupDeployment).
           const limit = deployment.spec?.revisionHistoryLimit ?? 10;
           const idle = oldRSs.filter((rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0).sort((a, b) => revisionOf(a) - revisionOf(b));
@@ -228,6 +263,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
             });
           }
         }
+        if (progress.deadlineInMs !== undefined) return { requeueAfterMs: progress.deadlineInMs + 1000 };
       };
 
       const workers = runWorkers(
@@ -235,7 +271,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         options.workers ?? 2,
         async (key) => {
           try {
-            await sync(key);
+            return await sync(key);
           } catch (error) {
             // A stale cache: the event that updates it requeues the deployment.
             if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
@@ -249,4 +285,9 @@ export function deploymentController(options: { workers?: number } = {}): Contro
       await workers;
     },
   };
+}
+
+/** A Progressing=True condition of `reason` (when the new ReplicaSet is created or found), unless the Deployment has no deadline. */
+function setProgressing(conditions: DeploymentCondition[], reason: string, message: string, now: string): DeploymentCondition[] {
+  return setCondition(conditions, newCondition("Progressing", "True", reason, message, now));
 }

@@ -29,6 +29,11 @@ export class Expectations {
     this.#pending.set(key, { adds: 0, deletes: new Set(names), at: Date.now() });
   }
 
+  /** Expects `adds` creations and the deletion of `deletes` at once (a sync that does both). */
+  expect(key: string, adds: number, deletes: readonly string[]): void {
+    this.#pending.set(key, { adds, deletes: new Set(deletes), at: Date.now() });
+  }
+
   creationObserved(key: string): void {
     const entry = this.#pending.get(key);
     if (entry !== undefined) entry.adds--;

@@ -1,11 +1,12 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
 import { PODS, REPLICA_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { Expectations } from "./expectations.js";
-import { aborted, controllerRefOf, isOwnedBy, isPodActive, isPodReady, keyOf, ownerReferenceTo } from "./util.js";
+import { claimPods } from "./claim.js";
+import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
 
 /** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
 function deletionRank(pod: Pod): number[] {
@@ -19,9 +20,9 @@ function compareRanks(a: number[], b: number[]): number {
 
 /**
  * The ReplicaSet controller (upstream `pkg/controller/replicaset`): keeps `spec.replicas` active
- * pods of each ReplicaSet, created from its template with a controller reference, and reports
- * replicas, ready and available counts in its status. Not yet: adopting orphans whose labels
- * match, slow-start batches and expectations (a second sync waits for the cache instead).
+ * pods of each ReplicaSet, created from its template with a controller reference, adopting
+ * orphaned pods its selector matches and releasing its pods whose labels no longer match; and
+ * reports replicas, ready and available (ready for `minReadySeconds`) counts in its status.
  */
 export function replicaSetController(options: { workers?: number } = {}): Controller {
   return {
@@ -40,6 +41,12 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
       const enqueueOwner = (pod: KubeObject) => {
         const key = ownerKey(pod);
         if (key !== undefined) queue.add(key);
+        // An orphan: the ReplicaSets whose selector matches it may adopt it (getPodReplicaSets).
+        else if (controllerRefOf(pod) === undefined && isPodActive(pod)) {
+          for (const rs of replicaSets.cache.list() as ReplicaSet[]) {
+            if (rs.metadata?.namespace === pod.metadata?.namespace && selectorMatches(rs.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(rs));
+          }
+        }
       };
       pods.addEventHandler({
         add: (pod) => {
@@ -47,7 +54,16 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
           if (key !== undefined) expectations.creationObserved(key);
           enqueueOwner(pod);
         },
-        update: (_old, pod) => enqueueOwner(pod),
+        update: (old, pod) => {
+          // A graceful delete shows first as a deletionTimestamp: count it deleted now, as upstream,
+          // rather than wait for the kubelet to remove the pod.
+          const key = pod.metadata?.deletionTimestamp === undefined ? undefined : ownerKey(pod);
+          if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+          enqueueOwner(pod);
+          // Released or re-owned: the former owner counts again.
+          const before = ownerKey(old);
+          if (before !== undefined && before !== ownerKey(pod)) queue.add(before);
+        },
         delete: (pod) => {
           const key = ownerKey(pod);
           if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
@@ -61,15 +77,15 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
       const workers = runWorkers(
         queue,
         options.workers ?? 2,
-        async (key) => {
+        async (key): Promise<void | Requeue> => {
           const rs = replicaSets.cache.get(key) as ReplicaSet | undefined;
           if (rs === undefined || rs.metadata?.deletionTimestamp !== undefined) {
             expectations.forget(key);
             return;
           }
           const { namespace } = splitKey(key);
-          const owned = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isOwnedBy(pod, rs) && selectorMatches(rs.spec?.selector, pod.metadata?.labels));
-          const active = owned.filter(isPodActive);
+          const inNamespace = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isPodActive(pod));
+          const active = await claimPods(context.client, rs, "ReplicaSet", inNamespace);
           const diff = expectations.satisfied(key) ? (rs.spec?.replicas ?? 0) - active.length : 0;
           if (diff > 0) {
             expectations.expectCreations(key, diff);
@@ -107,11 +123,19 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
             );
           }
           const ready = active.filter(isPodReady).length;
+          const now = Date.now();
+          let availableInMs: number | undefined;
+          let available = 0;
+          for (const pod of active) {
+            const availability = podAvailability(pod, rs.spec?.minReadySeconds ?? 0, now);
+            if (availability.available) available++;
+            else if (availability.inMs !== undefined) availableInMs = Math.min(availableInMs ?? Infinity, availability.inMs);
+          }
           const status = {
             replicas: active.length,
             fullyLabeledReplicas: active.length,
             readyReplicas: ready,
-            availableReplicas: ready,
+            availableReplicas: available,
             observedGeneration: rs.metadata?.generation ?? 0,
           };
           const current = rs.status ?? {};
@@ -123,6 +147,8 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
               if (!isNotFound(error)) throw error;
             }
           }
+          // A pod ready but not yet for minReadySeconds becomes available without an event.
+          if (availableInMs !== undefined) return { requeueAfterMs: availableInMs + 10 };
         },
         context.logger,
       );

@@ -36,3 +36,17 @@ export function keyOf(object: KubeObject): string {
 export function nowRFC3339(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
+
+/**
+ * `podutil.IsPodAvailable`: ready, and ready for at least `minReadySeconds` by `now` (ms); with
+ * the time until it will be when it is ready but not yet available.
+ */
+export function podAvailability(pod: Pod, minReadySeconds: number, now: number): { available: boolean; inMs?: number } {
+  const ready = pod.status?.conditions?.find((c) => c.type === "Ready" && c.status === "True");
+  if (ready === undefined) return { available: false };
+  if (minReadySeconds <= 0) return { available: true };
+  const since = Date.parse(ready.lastTransitionTime ?? "");
+  if (!Number.isFinite(since)) return { available: false };
+  const at = since + minReadySeconds * 1000;
+  return at <= now ? { available: true } : { available: false, inMs: at - now };
+}

@@ -1,5 +1,10 @@
 import type { ResourceDefinition } from "@kubekit/generic-controlplane/registry";
+import { controllerRevisionsResource } from "./controller-revisions.js";
+import { daemonSetsResource } from "./daemonsets.js";
 import { deploymentsResource } from "./deployments.js";
+import type { EndpointAddressRules } from "./endpoint-ip.js";
+import { endpointSlicesResource } from "./endpoint-slices.js";
+import { endpointsResource } from "./endpoints.js";
 import { nodesResource } from "./nodes.js";
 import { podsResource } from "./pods.js";
 import { priorityClassesResource } from "./priority-classes.js";
@@ -7,8 +12,30 @@ import { replicaSetsResource } from "./replicasets.js";
 import { servicesResource, type ServiceAllocators } from "./services.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
-export function simResources(allocators: ServiceAllocators): ResourceDefinition[] {
-  return [nodesResource, podsResource, servicesResource(allocators), deploymentsResource, replicaSetsResource, priorityClassesResource];
+export function simResources(allocators: ServiceAllocators, endpointRules: EndpointAddressRules = {}): ResourceDefinition[] {
+  return [
+    nodesResource,
+    podsResource,
+    servicesResource(allocators),
+    deploymentsResource,
+    replicaSetsResource,
+    priorityClassesResource,
+    daemonSetsResource,
+    controllerRevisionsResource,
+    endpointsResource(endpointRules),
+    endpointSlicesResource(endpointRules),
+  ];
 }
 
-export { deploymentsResource, nodesResource, podsResource, priorityClassesResource, replicaSetsResource, servicesResource };
+export {
+  controllerRevisionsResource,
+  daemonSetsResource,
+  deploymentsResource,
+  endpointSlicesResource,
+  endpointsResource,
+  nodesResource,
+  podsResource,
+  priorityClassesResource,
+  replicaSetsResource,
+  servicesResource,
+};

@@ -13,6 +13,9 @@ import {
   type JSONSchemaProps,
 } from "@kubekit/generic-controlplane/registry";
 import { parseMilli, quantityText } from "../quantity.js";
+import type { NodeAffinity } from "../scheduler/node-affinity.js";
+import type { Toleration } from "../scheduler/taint-toleration.js";
+import { validateNodeAffinity, validateTolerations } from "./scheduling-fields.js";
 import { bool, int32, intOrString, mapList, objectMeta, open, quantityMap, str, stringMap } from "./schema.js";
 
 export interface ResourceList {
@@ -57,10 +60,20 @@ function containerSchema(): JSONSchemaProps {
     name: str("Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name."),
     image: str("Container image name."),
     imagePullPolicy: str("Image pull policy. One of Always, Never, IfNotPresent."),
+    command: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Entrypoint array. Not executed within a shell." },
+    args: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Arguments to the entrypoint." },
     ports: mapList(
       "List of ports to expose from the container.",
       "containerPort",
       open("A network port in a single container.", { containerPort: int32("Number of port to expose on the pod's IP address."), protocol: str("Protocol for port: UDP, TCP, or SCTP."), name: str("Name of the port.") }),
+    ),
+    resizePolicy: mapList(
+      "Resources resize policy for the container.",
+      "resourceName",
+      open("ContainerResizePolicy represents resource resize policy for the container.", {
+        resourceName: str("Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."),
+        restartPolicy: str("Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."),
+      }),
     ),
     resources: open("Compute Resources required by this container.", {
       requests: quantityMap("Requests describes the minimum amount of compute resources required."),
@@ -82,6 +95,51 @@ export function podSpecSchema(): JSONSchemaProps {
     terminationGracePeriodSeconds: { type: "integer", format: "int64", description: "Optional duration in seconds the pod needs to terminate gracefully." },
     dnsPolicy: str("Set DNS policy for the pod."),
     hostNetwork: bool("Host networking requested for this pod."),
+    tolerations: { type: "array", description: "If specified, the pod's tolerations.", items: tolerationSchema() },
+    affinity: open("If specified, the pod's scheduling constraints.", { nodeAffinity: nodeAffinitySchema() }),
+  });
+}
+
+function tolerationSchema(): JSONSchemaProps {
+  return open("The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>.", {
+    key: str("Key is the taint key that the toleration applies to. Empty means match all taint keys."),
+    operator: str("Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal."),
+    value: str("Value is the taint value the toleration matches to."),
+    effect: str("Effect indicates the taint effect to match. Empty means match all taint effects."),
+    tolerationSeconds: { type: "integer", format: "int64", description: "TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute) tolerates the taint." },
+  });
+}
+
+function nodeSelectorTermSchema(description: string): JSONSchemaProps {
+  const requirement = (what: string): JSONSchemaProps => ({
+    type: "array",
+    description: `A list of node selector requirements by node's ${what}.`,
+    items: {
+      type: "object",
+      required: ["key", "operator"],
+      properties: {
+        key: str("The label key that the selector applies to."),
+        operator: str("Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."),
+        values: { type: "array", items: { type: "string" }, description: "An array of string values." },
+      },
+    },
+  });
+  return { type: "object", description, "x-kubernetes-map-type": "atomic", properties: { matchExpressions: requirement("labels"), matchFields: requirement("fields") } };
+}
+
+function nodeAffinitySchema(): JSONSchemaProps {
+  return open("Describes node affinity scheduling rules for the pod.", {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      type: "object",
+      description: "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.",
+      "x-kubernetes-map-type": "atomic",
+      properties: { nodeSelectorTerms: { type: "array", description: "Required. A list of node selector terms. The terms are ORed.", items: nodeSelectorTermSchema("A null or empty node selector term matches no objects.") } },
+    },
+    preferredDuringSchedulingIgnoredDuringExecution: {
+      type: "array",
+      description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field.",
+      items: { type: "object", required: ["weight", "preference"], properties: { weight: int32("Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."), preference: nodeSelectorTermSchema("A node selector term, associated with the corresponding weight.") } },
+    },
   });
 }
 
@@ -141,7 +199,31 @@ function validateResources(resources: Container["resources"], path: string): Fie
   return errors;
 }
 
-function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>): FieldError[] {
+const RESIZE_RESOURCES = ["cpu", "memory"];
+const RESIZE_RESTART_POLICIES = ["NotRequired", "RestartContainer"];
+
+/** validateResizePolicy: cpu or memory once each, a known policy, and NotRequired for pods that never restart. */
+function validateResizePolicy(policies: unknown, path: string, podRestartPolicy: string | undefined): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!Array.isArray(policies)) return errors;
+  const seen = new Set<unknown>();
+  policies.forEach((policy: { resourceName?: unknown; restartPolicy?: unknown } | null, i) => {
+    const resourceName = policy?.resourceName ?? "";
+    const restartPolicy = policy?.restartPolicy ?? "";
+    if (seen.has(resourceName)) errors.push(fieldDuplicate(indexPath(path, i), resourceName));
+    seen.add(resourceName);
+    if (resourceName === "") errors.push(fieldRequired(path));
+    else if (typeof resourceName !== "string" || !RESIZE_RESOURCES.includes(resourceName)) errors.push(fieldNotSupported(path, resourceName, RESIZE_RESOURCES));
+    if (restartPolicy === "") errors.push(fieldRequired(path));
+    else if (typeof restartPolicy !== "string" || !RESIZE_RESTART_POLICIES.includes(restartPolicy)) errors.push(fieldNotSupported(path, restartPolicy, RESIZE_RESTART_POLICIES));
+    if (podRestartPolicy === "Never" && restartPolicy !== "NotRequired") {
+      errors.push(fieldInvalid(path, restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
+    }
+  });
+  return errors;
+}
+
+function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>, podRestartPolicy?: string): FieldError[] {
   const errors: FieldError[] = [];
   (containers ?? []).forEach((container, i) => {
     const at = indexPath(path, i);
@@ -159,6 +241,7 @@ function validateContainers(containers: Container[] | undefined, path: string, n
       }
     });
     errors.push(...validateResources(container.resources, childPath(at, "resources")));
+    errors.push(...validateResizePolicy(container["resizePolicy"], childPath(at, "resizePolicy"), podRestartPolicy));
   });
   return errors;
 }
@@ -168,11 +251,13 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
   const errors: FieldError[] = [];
   const names = new Set<string>();
   if (!spec?.containers || spec.containers.length === 0) errors.push(fieldRequired(childPath(path, "containers")));
-  errors.push(...validateContainers(spec?.containers, childPath(path, "containers"), names));
+  errors.push(...validateContainers(spec?.containers, childPath(path, "containers"), names, spec?.restartPolicy));
   errors.push(...validateContainers(spec?.initContainers, childPath(path, "initContainers"), names));
   if (spec?.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy)) {
     errors.push(fieldNotSupported(childPath(path, "restartPolicy"), spec.restartPolicy, RESTART_POLICIES));
   }
   errors.push(...validateLabels(spec?.nodeSelector, childPath(path, "nodeSelector")));
+  errors.push(...validateTolerations(spec?.["tolerations"] as Toleration[] | undefined, childPath(path, "tolerations")));
+  errors.push(...validateNodeAffinity((spec?.["affinity"] as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity, childPath(childPath(path, "affinity"), "nodeAffinity")));
   return errors;
 }

@@ -2,12 +2,13 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec } from "./pod-spec.js";
+import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
 import { conditions, kindSchema, open, str } from "./schema.js";
 
 export interface PodCondition {
   type: string;
   status: "True" | "False" | "Unknown";
+  observedGeneration?: number;
   reason?: string;
   message?: string;
   lastProbeTime?: string | null;
@@ -23,6 +24,11 @@ export interface ContainerStatus {
   containerID?: string;
   started?: boolean;
   state?: Record<string, unknown>;
+  lastState?: Record<string, unknown>;
+  /** What the kubelet admitted: the containers' requests it counts against the node. */
+  allocatedResources?: ResourceList;
+  /** What the container runs with now (requests and limits). */
+  resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
 export interface Pod extends KubeObject {
@@ -38,7 +44,9 @@ export interface Pod extends KubeObject {
     startTime?: string;
     qosClass?: string;
     containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
     nominatedNodeName?: string;
+    observedGeneration?: number;
   };
 }
 
@@ -97,6 +105,18 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   return errors;
 }
 
+/**
+ * The pod strategy's CheckGracefulDelete: the period asked for, else the pod's
+ * terminationGracePeriodSeconds; 0 (at once) for a pod no node runs or one that already ended;
+ * a negative period counts as 1 s. The kubelet removes the pod when its containers stopped.
+ */
+function gracefulDeletePeriod(pod: Pod, requested: number | undefined): number {
+  let period = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 0;
+  if (!pod.spec?.nodeName) period = 0;
+  if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") period = 0;
+  return period < 0 ? 1 : period;
+}
+
 /** kubectl's READY, STATUS and RESTARTS columns (printPod). */
 export function podStatusCell(pod: Pod): string {
   if (pod.metadata?.deletionTimestamp) return "Terminating";
@@ -135,8 +155,14 @@ export const podsResource = defineResource<Pod>({
   shortNames: ["po"],
   categories: ["all"],
   statusSubresource: true,
-  // Served by the cluster's binding handler (the scheduler's way to place a pod).
-  subresources: [{ name: "binding", verbs: ["create"] }],
+  // metadata.generation moves with the spec (upstream's updatePodGeneration); the kubelet reports status.observedGeneration.
+  tracksGeneration: true,
+  // binding is served by the cluster's binding handler (the scheduler's way to place a pod);
+  // resize by its own store with podResizeStrategy (see pod-resize.ts).
+  subresources: [
+    { name: "binding", verbs: ["create"] },
+    { name: "resize", verbs: ["get", "patch", "update"] },
+  ],
   schema,
   fieldSelectors: {
     "spec.nodeName": (pod) => pod.spec?.nodeName ?? "",
@@ -156,5 +182,5 @@ export const podsResource = defineResource<Pod>({
     { name: "Nominated Node", type: "string", priority: 1, description: "nominatedNodeName is set when this pod preempts other pods on the node.", cell: (pod) => orNone(pod.status?.nominatedNodeName) },
     { name: "Readiness Gates", type: "string", priority: 1, description: "If specified, all readiness gates will be evaluated for pod readiness.", cell: () => "<none>" },
   ],
-  strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate },
+  strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate, gracefulDeletePeriod },
 });

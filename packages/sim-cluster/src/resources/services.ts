@@ -40,6 +40,7 @@ export interface Service extends KubeObject {
     ipFamilies?: string[];
     ipFamilyPolicy?: string;
     externalName?: string;
+    healthCheckNodePort?: number;
     [field: string]: unknown;
   };
   status?: { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } };
@@ -57,6 +58,11 @@ const TRAFFIC_POLICIES = ["Cluster", "Local"];
 
 function usesNodePorts(service: Service): boolean {
   return service.spec?.type === "NodePort" || service.spec?.type === "LoadBalancer";
+}
+
+/** NeedsHealthCheck: a LoadBalancer with `externalTrafficPolicy: Local` gets a health check NodePort. */
+export function needsHealthCheck(service: Service): boolean {
+  return service.spec?.type === "LoadBalancer" && service.spec.externalTrafficPolicy === "Local";
 }
 
 function hasClusterIP(service: Service): boolean {
@@ -91,6 +97,11 @@ function prepareForUpdate(service: Service, old: Service): void {
     service.spec!.clusterIP = old.spec.clusterIP;
     service.spec!.clusterIPs = old.spec.clusterIPs ?? [old.spec.clusterIP];
   }
+  if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
+    service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
+  }
+  // dropTypeDependentFields: the health check port goes with the need for it (the repair frees it).
+  if (needsHealthCheck(old) && !needsHealthCheck(service) && service.spec?.healthCheckNodePort === old.spec?.healthCheckNodePort) delete service.spec?.healthCheckNodePort;
   if (usesNodePorts(service)) {
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined) continue;
@@ -110,6 +121,9 @@ export function validateService(service: Service): FieldError[] {
   if (spec.externalTrafficPolicy !== undefined) {
     if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
     else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
+  }
+  if (spec.healthCheckNodePort && !needsHealthCheck(service)) {
+    errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   }
   if (type === "ExternalName") {
     if (!spec.externalName) errors.push(fieldRequired("spec.externalName"));
@@ -207,6 +221,21 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
       }
     });
   }
+  if (needsHealthCheck(service) && !(old !== undefined && needsHealthCheck(old) && old.spec?.healthCheckNodePort && old.spec.healthCheckNodePort === spec.healthCheckNodePort)) {
+    // allocHealthCheckNodePort: the port asked for, or a free one from the NodePort range.
+    if (spec.healthCheckNodePort) {
+      try {
+        allocators.nodePorts.allocate(spec.healthCheckNodePort);
+        takenPorts.push(spec.healthCheckNodePort);
+      } catch (error) {
+        if (!(error instanceof AllocationError)) throw error;
+        errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, `failed to allocate requested HealthCheck NodePort ${spec.healthCheckNodePort}: ${error.message}`));
+      }
+    } else {
+      spec.healthCheckNodePort = allocators.nodePorts.allocateNext();
+      takenPorts.push(spec.healthCheckNodePort);
+    }
+  }
   if (errors.length > 0) {
     for (const ip of takenIPs) allocators.clusterIPs.release(ip);
     for (const port of takenPorts) allocators.nodePorts.release(port);
@@ -222,6 +251,8 @@ export function resyncAllocations(services: readonly Service[], allocators: Serv
   for (const service of services) {
     const ip = service.spec?.clusterIP;
     if (ip && ip !== "None" && clusterIPs.contains(ip) && !clusterIPs.isAllocated(ip)) clusterIPs.allocate(ip);
+    const health = service.spec?.healthCheckNodePort;
+    if (health && health >= nodePorts.base && health < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(health)) nodePorts.allocate(health);
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined && port.nodePort >= nodePorts.base && port.nodePort < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(port.nodePort)) nodePorts.allocate(port.nodePort);
     }
@@ -273,6 +304,7 @@ const schema = kindSchema("", "v1", "Service", "Service is a named abstraction o
     sessionAffinity: str('Supports "ClientIP" and "None". Used to maintain session affinity.'),
     externalTrafficPolicy: str("describes how nodes distribute service traffic they receive on one of the Service's externally-facing addresses."),
     internalTrafficPolicy: str("describes how nodes distribute service traffic they receive on the ClusterIP."),
+    healthCheckNodePort: int32("healthCheckNodePort specifies the healthcheck nodePort for the service, for LoadBalancer services with externalTrafficPolicy Local."),
     ipFamilies: { type: "array", items: { type: "string" }, description: "IPFamilies is a list of IP families assigned to this service.", "x-kubernetes-list-type": "atomic" },
     ipFamilyPolicy: str("IPFamilyPolicy represents the dual-stack-ness requested or required by this Service."),
   }),

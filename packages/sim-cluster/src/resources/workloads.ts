@@ -33,8 +33,8 @@ export function defaultWorkloadTemplate(spec: WorkloadSpec): void {
   defaultPodSpec(spec.template.spec);
 }
 
-/** apps/v1 ValidateDeploymentSpec / ValidateReplicaSetSpec, for the fields both share. */
-export function validateWorkloadSpec(spec: WorkloadSpec | undefined, kind: "deployment" | "replicaset"): FieldError[] {
+/** apps/v1 ValidateDeploymentSpec / ValidateReplicaSetSpec / ValidateDaemonSetSpec, for the fields they share. */
+export function validateWorkloadSpec(spec: WorkloadSpec | undefined, kind: "deployment" | "replicaset" | "daemonset"): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof spec?.replicas === "number" && spec.replicas < 0) errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   if (typeof spec?.minReadySeconds === "number" && spec.minReadySeconds < 0) errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));
@@ -67,14 +67,14 @@ export function validateSelectorUnchanged(spec: WorkloadSpec | undefined, old: W
   return validateImmutableField(spec?.selector ?? null, old?.selector ?? null, "spec.selector");
 }
 
-export function containersCell(object: Workload): string {
+export function containersCell(object: Pick<Workload, "spec">): string {
   return (object.spec?.template?.spec?.containers ?? []).map((c) => c.name ?? "").join(",");
 }
 
-export function imagesCell(object: Workload): string {
+export function imagesCell(object: Pick<Workload, "spec">): string {
   return (object.spec?.template?.spec?.containers ?? []).map((c) => c.image ?? "").join(",");
 }
 
-export function selectorCell(object: Workload): string {
+export function selectorCell(object: Pick<Workload, "spec">): string {
   return object.spec?.selector ? selectorString(object.spec.selector) || "<none>" : "<none>";
 }

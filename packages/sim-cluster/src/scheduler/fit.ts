@@ -1,22 +1,48 @@
-import { parseMilli, quantityText, sumMilli } from "../quantity.js";
+import { parseMilli, quantityText } from "../quantity.js";
 import type { Node } from "../resources/nodes.js";
+import type { Container } from "../resources/pod-spec.js";
 import type { Pod } from "../resources/pods.js";
 
-/** What a pod asks of a node: the larger of its containers' summed requests and its largest init container's (upstream's PodRequests). */
-export function podRequests(pod: Pod): Map<string, bigint> {
+function milliMap(list: Record<string, unknown> | undefined): Map<string, bigint> {
   const out = new Map<string, bigint>();
-  const names = new Set<string>();
-  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) for (const n of Object.keys(c.resources?.requests ?? {})) names.add(n);
-  for (const name of names) {
-    const regular = sumMilli((pod.spec?.containers ?? []).map((c) => c.resources?.requests as Record<string, unknown> | undefined), name);
-    let init = 0n;
-    for (const c of pod.spec?.initContainers ?? []) {
-      const text = quantityText(c.resources?.requests?.[name]);
-      const milli = text === undefined ? undefined : parseMilli(text);
-      if (milli !== undefined && milli > init) init = milli;
-    }
-    out.set(name, regular > init ? regular : init);
+  for (const [name, value] of Object.entries(list ?? {})) {
+    const text = quantityText(value);
+    const milli = text === undefined ? undefined : parseMilli(text);
+    if (milli !== undefined) out.set(name, milli);
   }
+  return out;
+}
+
+function maxInto(into: Map<string, bigint>, from: Map<string, bigint>): void {
+  for (const [name, milli] of from) if (milli > (into.get(name) ?? 0n)) into.set(name, milli);
+}
+
+/**
+ * What a pod asks of a node: the larger of its containers' summed requests and its largest init
+ * container's (upstream's PodRequests). With `useStatusResources` (the default, as the scheduler's
+ * computePodResourceRequest) each container counts max(desired, allocated, actual) while a resize
+ * is under way, so a pending upsize already reserves its room; a resize reported Infeasible
+ * counts only what was allocated and actuated.
+ */
+export function podRequests(pod: Pod, options: { useStatusResources?: boolean } = {}): Map<string, bigint> {
+  const phase = pod.status?.phase;
+  const useStatus = (options.useStatusResources ?? true) && phase !== "Succeeded" && phase !== "Failed";
+  const infeasible = pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.status === "True" && c.reason === "Infeasible") === true;
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  const requestsOf = (container: Container): Map<string, bigint> => {
+    const desired = milliMap(container.resources?.requests);
+    const status = useStatus ? statuses.find((s) => s.name === container.name) : undefined;
+    if (status === undefined) return desired;
+    const out = infeasible ? new Map<string, bigint>() : desired;
+    maxInto(out, milliMap(status.allocatedResources));
+    maxInto(out, milliMap(status.resources?.requests));
+    return out;
+  };
+  const out = new Map<string, bigint>();
+  for (const container of pod.spec?.containers ?? []) {
+    for (const [name, milli] of requestsOf(container)) out.set(name, (out.get(name) ?? 0n) + milli);
+  }
+  for (const container of pod.spec?.initContainers ?? []) maxInto(out, requestsOf(container));
   return out;
 }
 
@@ -29,25 +55,12 @@ export function allocatableOf(node: Node): Map<string, bigint> {
   return out;
 }
 
-export function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-}
-
 /**
- * Why `pod` does not fit `node` given what is already placed there (`used`, by resource, and
- * `podCount`), in the words of the scheduler's filter plugins; undefined when it fits.
+ * The NodeResourcesFit filter (with the pod count): why `pod` does not fit `node` given what is
+ * already placed there (`used`, by resource, and `podCount`), in upstream's words; empty when it fits.
  */
-export function unfitReasons(pod: Pod, node: Node, used: Map<string, bigint>, podCount: number): string[] {
+export function resourceFitReasons(pod: Pod, node: Node, used: Map<string, bigint>, podCount: number): string[] {
   const reasons: string[] = [];
-  if (!isNodeReady(node)) reasons.push("node(s) had untolerated taint {node.kubernetes.io/not-ready: }");
-  if (node.spec?.unschedulable === true) reasons.push("node(s) were unschedulable");
-  const labels = node.metadata?.labels ?? {};
-  for (const [key, value] of Object.entries(pod.spec?.nodeSelector ?? {})) {
-    if (labels[key] !== value) {
-      reasons.push("node(s) didn't match Pod's node affinity/selector");
-      break;
-    }
-  }
   const allocatable = allocatableOf(node);
   const maxPods = allocatable.get("pods");
   if (maxPods !== undefined && BigInt(podCount + 1) * 1000n > maxPods) reasons.push("Too many pods");

@@ -1,10 +1,13 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, splitKey, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { canonicalJson } from "../controllers/pod-template-hash.js";
 import { aborted, isPodActive, keyOf, nowRFC3339 } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PODS } from "../refs.js";
-import { allocatableOf, fitErrorMessage, podRequests, unfitReasons } from "./fit.js";
+import { fitErrorMessage } from "./fit.js";
+import { addToUsage, emptyUsage, filterReasons, scoreNodes, type NodeUsage } from "./framework.js";
+import { SchedulingQueue } from "./queue.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 
@@ -13,128 +16,160 @@ function wantsScheduling(pod: Pod): boolean {
 }
 
 /**
- * A scheduler for pods with `schedulerName: default-scheduler`: filters nodes on readiness,
- * cordoning, `nodeSelector`, the pod count and resource requests against allocatable, scores the
- * rest by least requested share (spreading pods), and binds through `pods/binding`. A pod that
- * fits nowhere gets `PodScheduled=False` with reason `Unschedulable` and the scheduler's message,
- * and is retried when nodes or pods change. Not yet: node affinity, taints and tolerations,
- * priority order and preemption, topology spread.
+ * A scheduler for pods with `schedulerName: default-scheduler`, after kube-scheduler's default
+ * profile: pending pods are attempted highest priority first, then oldest (PrioritySort); nodes
+ * are filtered by NodeUnschedulable, TaintToleration (NoSchedule and NoExecute taints, with the
+ * not-ready and unreachable taints a node's Ready condition implies), NodeAffinity (nodeSelector
+ * and required node affinity) and NodeResourcesFit (the pod count and requests against
+ * allocatable); the rest are scored by TaintToleration (PreferNoSchedule), preferred node
+ * affinity, LeastAllocated and BalancedAllocation, and the pod is bound through `pods/binding`.
+ * A pod that fits nowhere gets `PodScheduled=False` with reason `Unschedulable` and upstream's
+ * message, and is attempted again when nodes or pods change. There is no preemption: a pending
+ * pod of high priority waits for room rather than evicting pods of lower priority.
  */
-export function scheduler(options: { workers?: number } = {}): Controller {
+export function scheduler(): Controller {
   return {
     name: "scheduler",
     async run(context: ControllerContext, signal: AbortSignal) {
       const { client } = context;
-      const queue = new WorkQueue({ name: "scheduler", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
       const pods = context.informers.informerFor(PODS);
       const nodes = context.informers.informerFor(NODES);
+      const queue = new SchedulingQueue((key) => {
+        const pod = pods.cache.get(key) as Pod | undefined;
+        return { priority: pod?.spec?.priority ?? 0, created: Date.parse(pod?.metadata?.creationTimestamp ?? "") || 0 };
+      });
       // Bindings sent whose pods the cache does not show bound yet (the scheduler cache's assumed pods).
       const assumed = new Map<string, { node: string; pod: Pod }>();
+      // Pods that fit nowhere at their last attempt (unschedulablePods), moved back on cluster events.
       const unschedulable = new Set<string>();
       const retryUnschedulable = () => {
         for (const key of unschedulable) queue.add(key);
+        unschedulable.clear();
       };
       const onPod = (pod: KubeObject) => {
         const key = keyOf(pod);
-        if (wantsScheduling(pod)) queue.add(key);
-        else {
+        if (wantsScheduling(pod)) {
+          if (!unschedulable.has(key)) queue.add(key);
+        } else {
           assumed.delete(key);
           unschedulable.delete(key);
+          queue.forget(key);
+          // A pod that stops counting against its node (finished) makes room.
+          if ((pod as Pod).spec?.nodeName && !isPodActive(pod)) retryUnschedulable();
         }
       };
       pods.addEventHandler({
         add: onPod,
-        update: (_old, pod) => onPod(pod),
+        update: (old, pod) => {
+          // A pending pod changed by its owner (tolerations added, labels changed) gets another
+          // attempt at once (upstream's isPodUpdated); its own status updates do not.
+          const key = keyOf(pod);
+          if (unschedulable.has(key) && canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !== canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })) unschedulable.delete(key);
+          onPod(pod);
+        },
         delete: (pod) => {
           assumed.delete(keyOf(pod));
           unschedulable.delete(keyOf(pod));
+          queue.forget(keyOf(pod));
           retryUnschedulable();
         },
       });
-      nodes.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable });
+      nodes.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable, delete: retryUnschedulable });
       pods.start();
       nodes.start();
       await Promise.race([Promise.all([pods.waitForSync(), nodes.waitForSync()]), aborted(signal)]);
 
       const usage = () => {
-        const used = new Map<string, Map<string, bigint>>();
-        const counts = new Map<string, number>();
+        const byNode = new Map<string, NodeUsage>();
         const add = (node: string, pod: Pod) => {
-          const forNode = used.get(node) ?? new Map<string, bigint>();
-          for (const [name, milli] of podRequests(pod)) forNode.set(name, (forNode.get(name) ?? 0n) + milli);
-          used.set(node, forNode);
-          counts.set(node, (counts.get(node) ?? 0) + 1);
+          let forNode = byNode.get(node);
+          if (forNode === undefined) byNode.set(node, (forNode = emptyUsage()));
+          addToUsage(forNode, pod);
         };
         for (const pod of pods.cache.list() as Pod[]) if (pod.spec?.nodeName && isPodActive(pod)) add(pod.spec.nodeName, pod);
         for (const [key, { node, pod }] of assumed) if (!(pods.cache.get(key) as Pod | undefined)?.spec?.nodeName) add(node, pod);
-        return { used, counts };
+        return byNode;
       };
 
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 1,
-        async (key) => {
-          const pod = pods.cache.get(key) as Pod | undefined;
-          if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
-          const { used, counts } = usage();
-          const all = nodes.cache.list() as Node[];
-          const reasons: string[][] = [];
-          let best: { node: Node; score: number } | undefined;
-          for (const node of all) {
-            const name = node.metadata?.name ?? "";
-            const why = unfitReasons(pod, node, used.get(name) ?? new Map<string, bigint>(), counts.get(name) ?? 0);
-            if (why.length > 0) {
-              reasons.push(why);
-              continue;
-            }
-            // NodeResourcesFit LeastAllocated over cpu and memory, the pod count breaking ties.
-            const allocatable = allocatableOf(node);
-            const requested = new Map(used.get(name) ?? []);
-            for (const [r, milli] of podRequests(pod)) requested.set(r, (requested.get(r) ?? 0n) + milli);
-            let share = 0;
-            for (const r of ["cpu", "memory"]) {
-              const cap = allocatable.get(r) ?? 0n;
-              share += cap > 0n ? Number(((requested.get(r) ?? 0n) * 10_000n) / cap) / 10_000 : 0;
-            }
-            const score = share * 1000 + (counts.get(name) ?? 0);
-            if (best === undefined || score < best.score || (score === best.score && name < (best.node.metadata?.name ?? ""))) best = { node, score };
-          }
-          const { namespace, name } = splitKey(key);
-          if (best === undefined) {
-            unschedulable.add(key);
-            const message = fitErrorMessage(all.length, reasons);
-            const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
-            if (current?.status === "False" && current.message === message) return;
-            const others = (pod.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled");
-            await client.patch(
-              PODS,
-              namespace,
-              name,
-              { status: { conditions: [...others, { type: "PodScheduled", status: "False", reason: "Unschedulable", message, lastProbeTime: null, lastTransitionTime: nowRFC3339() }] } },
-              "application/merge-patch+json",
-              "status",
-            );
-            return;
-          }
-          unschedulable.delete(key);
-          const nodeName = best.node.metadata?.name ?? "";
-          assumed.set(key, { node: nodeName, pod });
+      const attempt = async (key: string): Promise<void> => {
+        const pod = pods.cache.get(key) as Pod | undefined;
+        if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
+        const used = usage();
+        const all = nodes.cache.list() as Node[];
+        const reasons: string[][] = [];
+        const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
+        for (const node of all) {
+          const forNode = used.get(node.metadata?.name ?? "") ?? emptyUsage();
+          const why = filterReasons(pod, node, forNode);
+          if (why.length > 0) reasons.push(why);
+          else feasible.push({ node, usage: forNode });
+        }
+        const { namespace, name } = splitKey(key);
+        if (feasible.length === 0) {
+          unschedulable.add(key);
+          const message = fitErrorMessage(all.length, reasons);
+          const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
+          if (current?.status === "False" && current.message === message) return;
+          const others = (pod.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled");
+          await client.patch(
+            PODS,
+            namespace,
+            name,
+            { status: { conditions: [...others, { type: "PodScheduled", status: "False", reason: "Unschedulable", message, lastProbeTime: null, lastTransitionTime: nowRFC3339() }] } },
+            "application/merge-patch+json",
+            "status",
+          );
+          return;
+        }
+        // The highest score wins; ties go to the node with fewer pods, then by name.
+        const scores = scoreNodes(pod, feasible);
+        let best = 0;
+        for (let i = 1; i < feasible.length; i++) {
+          const a = feasible[i]!;
+          const b = feasible[best]!;
+          if (scores[i]! !== scores[best]!) {
+            if (scores[i]! > scores[best]!) best = i;
+          } else if (a.usage.podCount !== b.usage.podCount) {
+            if (a.usage.podCount < b.usage.podCount) best = i;
+          } else if ((a.node.metadata?.name ?? "") < (b.node.metadata?.name ?? "")) best = i;
+        }
+        const nodeName = feasible[best]!.node.metadata?.name ?? "";
+        assumed.set(key, { node: nodeName, pod });
+        try {
+          await client.request("POST", `/api/v1/namespaces/${namespace ?? ""}/pods/${name}/binding`, {
+            body: { apiVersion: "v1", kind: "Binding", metadata: { name, namespace }, target: { apiVersion: "v1", kind: "Node", name: nodeName } },
+          });
+        } catch (error) {
+          assumed.delete(key);
+          // Bound meanwhile, or gone: nothing to do.
+          if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
+          throw error;
+        }
+      };
+
+      // One attempt at a time, as kube-scheduler's scheduling cycle: each sees the last one's assumed pod.
+      const loop = async () => {
+        let failures = 0;
+        for (;;) {
+          const key = await queue.pop();
+          if (key === undefined) return;
           try {
-            await client.request("POST", `/api/v1/namespaces/${namespace ?? ""}/pods/${name}/binding`, {
-              body: { apiVersion: "v1", kind: "Binding", metadata: { name, namespace }, target: { apiVersion: "v1", kind: "Node", name: nodeName } },
-            });
+            await attempt(key);
+            failures = 0;
           } catch (error) {
-            assumed.delete(key);
-            // Bound meanwhile, or gone: nothing to do.
-            if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
-            throw error;
+            failures++;
+            context.logger?.({ level: "warn", msg: "scheduling attempt failed, retrying", key, error: error instanceof Error ? error.message : String(error) });
+            // The backoff queue: 1 s doubling to 10 s, as upstream's podInitialBackoff/podMaxBackoff.
+            queue.addAfter(key, Math.min(10_000, 1000 * 2 ** Math.min(failures - 1, 4)));
+          } finally {
+            queue.done(key);
           }
-        },
-        context.logger,
-      );
+        }
+      };
+      const running = loop();
       await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
+      queue.shutDown();
+      await running;
     },
   };
 }

@@ -1,0 +1,69 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import type { Informer, WorkQueue } from "@kubekit/generic-controlplane/controllers";
+import type { Pod } from "../resources/pods.js";
+import type { Service, ServicePort } from "../resources/services.js";
+import { selectorMatches } from "../selector.js";
+import { keyOf } from "./util.js";
+
+/**
+ * The service's port on `pod` (podutil.FindPort): a number as given, a name looked up among the
+ * pod's container ports of the same protocol; undefined when the pod has no such port.
+ */
+export function findPort(pod: Pod, servicePort: ServicePort): number | undefined {
+  const target = servicePort.targetPort ?? servicePort.port;
+  if (typeof target === "number") return target;
+  const protocol = servicePort.protocol ?? "TCP";
+  for (const container of pod.spec?.containers ?? []) {
+    for (const port of container.ports ?? []) {
+      if (port.name === target && (port.protocol ?? "TCP") === protocol) return port.containerPort;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * ShouldPodBeInEndpoints: a pod with an IP that has not finished; a terminating one only when
+ * `includeTerminating`.
+ */
+export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): boolean {
+  if (!pod.status?.podIP && (pod.status?.podIPs ?? []).length === 0) return false;
+  if (!includeTerminating && pod.metadata?.deletionTimestamp) return false;
+  const phase = pod.status?.phase;
+  return phase !== "Succeeded" && phase !== "Failed";
+}
+
+/** ShouldSetHostname: the pod names a hostname and sits in the service's subdomain. */
+export function hostnameFor(pod: Pod, service: Service): string | undefined {
+  const hostname = pod.spec?.["hostname"];
+  return typeof hostname === "string" && hostname !== "" && pod.spec?.["subdomain"] === service.metadata?.name && pod.metadata?.namespace === service.metadata?.namespace ? hostname : undefined;
+}
+
+/** Whether the endpoints controllers act on `service`: one with a selector that is not ExternalName. */
+export function hasManagedEndpoints(service: Service): boolean {
+  return service.spec?.selector !== undefined && service.spec.type !== "ExternalName";
+}
+
+/** The pods `service` selects, from the informer cache. */
+export function podsOf(service: Service, pods: Informer): Pod[] {
+  const selector = { matchLabels: service.spec?.selector ?? {} };
+  const namespace = service.metadata?.namespace;
+  return (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && selectorMatches(selector, pod.metadata?.labels));
+}
+
+/**
+ * Enqueues a service when it changes and when a pod it selects (before or after the change)
+ * appears, changes or goes, as both upstream controllers do.
+ */
+export function enqueueServicesOfPods(queue: WorkQueue, services: Informer, pods: Informer): void {
+  const enqueue = (object: KubeObject) => queue.add(keyOf(object));
+  services.addEventHandler({ add: enqueue, update: (_old, service) => enqueue(service), delete: enqueue });
+  const forPod = (...versions: KubeObject[]) => {
+    const namespace = versions[0]?.metadata?.namespace;
+    for (const service of services.cache.list() as Service[]) {
+      if (service.metadata?.namespace !== namespace || service.spec?.selector === undefined) continue;
+      const selector = { matchLabels: service.spec.selector };
+      if (versions.some((pod) => selectorMatches(selector, pod.metadata?.labels))) enqueue(service);
+    }
+  };
+  pods.addEventHandler({ add: (pod) => forPod(pod), update: (old, pod) => forPod(old, pod), delete: (pod) => forPod(pod) });
+}

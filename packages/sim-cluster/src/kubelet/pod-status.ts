@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import type { Container } from "../resources/pod-spec.js";
+import type { ContainerStatus, Pod, PodCondition } from "../resources/pods.js";
+import type { ContainerResources, PendingReason } from "./allocation.js";
+
+/** One simulated container: what was allocated to it, what it runs with, and its run history. */
+export interface ContainerRecord {
+  name: string;
+  image: string;
+  containerID: string;
+  startedAt: string;
+  restartCount: number;
+  lastState?: Record<string, unknown>;
+  /** Terminated (the pod is shutting down): its final state. */
+  terminated?: Record<string, unknown>;
+  allocated: ContainerResources;
+  actuated: ContainerResources;
+}
+
+/** What the kubelet knows of a pod it runs (upstream keeps the allocation in a checkpoint). */
+export interface PodRecord {
+  uid: string;
+  podIP: string;
+  startTime: string;
+  containers: ContainerRecord[];
+  /** A resize the kubelet has not admitted yet. */
+  pending?: { reason: PendingReason; message: string } | undefined;
+  /** Allocated but not yet actuated: PodResizeInProgress. */
+  inProgress: boolean;
+  /** Shutting down after a graceful delete. */
+  terminating: boolean;
+  /** The generation the kubelet last acted on. */
+  generation: number;
+}
+
+export function newContainerID(): string {
+  return `sim://${randomUUID()}`;
+}
+
+/** A fresh container record running with what its spec asks for. */
+export function startContainer(container: Container, resources: ContainerResources, now: string): ContainerRecord {
+  return {
+    name: container.name ?? "",
+    image: container.image ?? "",
+    containerID: newContainerID(),
+    startedAt: now,
+    restartCount: 0,
+    allocated: resources,
+    actuated: resources,
+  };
+}
+
+/** Restarts a container (resize with RestartContainer, node reboot): restartCount + 1 and the old run as lastState. */
+export function restartContainer(record: ContainerRecord, now: string, reason: string, exitCode: number): void {
+  record.lastState = { terminated: { exitCode, reason, startedAt: record.startedAt, finishedAt: now, containerID: record.containerID } };
+  record.containerID = newContainerID();
+  record.startedAt = now;
+  record.restartCount++;
+}
+
+function withoutEmpty(resources: ContainerResources): ContainerResources {
+  const out: ContainerResources = {};
+  if (resources.requests !== undefined) out.requests = { ...resources.requests };
+  if (resources.limits !== undefined) out.limits = { ...resources.limits };
+  return out;
+}
+
+function containerStatus(record: ContainerRecord): ContainerStatus {
+  const running = record.terminated === undefined;
+  return {
+    name: record.name,
+    ready: running,
+    started: running,
+    restartCount: record.restartCount,
+    image: record.image,
+    imageID: `sim://${record.image}`,
+    containerID: record.containerID,
+    state: running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
+    ...(record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
+    // allocatedResources holds requests only; resources is what the container runs with.
+    allocatedResources: { ...(record.allocated.requests ?? {}) },
+    resources: withoutEmpty(record.actuated),
+  };
+}
+
+/** A condition keeping its lastTransitionTime while its status stays, as the status manager does. */
+function condition(pod: Pod, type: string, status: "True" | "False", now: string, generation: number, reason?: string, message?: string): PodCondition {
+  const before = pod.status?.conditions?.find((c) => c.type === type);
+  const since = before !== undefined && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : now;
+  return {
+    type,
+    status,
+    observedGeneration: generation,
+    lastProbeTime: null,
+    lastTransitionTime: since,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(message !== undefined ? { message } : {}),
+  };
+}
+
+/** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
+export function podStatus(pod: Pod, record: PodRecord, node: { address: string }, now: string): NonNullable<Pod["status"]> {
+  const generation = pod.metadata?.generation ?? 0;
+  const ready = record.containers.every((c) => c.terminated === undefined);
+  const readyStatus = ready ? "True" : "False";
+  const notReady = ready ? undefined : "PodCompleted";
+  const conditions: PodCondition[] = [
+    condition(pod, "PodReadyToStartContainers", readyStatus, now, generation),
+    condition(pod, "Initialized", "True", now, generation),
+    condition(pod, "Ready", readyStatus, now, generation, notReady),
+    condition(pod, "ContainersReady", readyStatus, now, generation, notReady),
+  ];
+  const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
+  conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
+  if (record.pending !== undefined) conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
+  if (record.inProgress) conditions.push(condition(pod, "PodResizeInProgress", "True", now, generation));
+  return {
+    observedGeneration: generation,
+    // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
+    phase: ready ? "Running" : "Succeeded",
+    hostIP: node.address,
+    hostIPs: [{ ip: node.address }],
+    podIP: record.podIP,
+    podIPs: [{ ip: record.podIP }],
+    startTime: record.startTime,
+    conditions,
+    containerStatuses: record.containers.map(containerStatus),
+  };
+}

@@ -1,0 +1,131 @@
+import { parseMilli, quantityText } from "../quantity.js";
+import type { Node } from "../resources/nodes.js";
+import type { Pod } from "../resources/pods.js";
+import { allocatableOf, podRequests, resourceFitReasons } from "./fit.js";
+import { ERR_REASON_NODE_PORTS, hostPortsConflict, hostPortsOf, type HostPort } from "./node-ports.js";
+import { ERR_REASON_POD_AFFINITY, preferredNodeAffinityScore, requiredNodeAffinityMatches } from "./node-affinity.js";
+import { intolerablePreferNoScheduleCount, schedulingTaints, taintTolerationReason, unschedulableReason } from "./taint-toleration.js";
+
+/** What the pods already on (or assumed onto) a node take of it. */
+export interface NodeUsage {
+  requested: Map<string, bigint>;
+  /** cpu and memory with upstream's non-zero defaults for containers that request none (scoring only). */
+  nonZeroCpu: bigint;
+  nonZeroMemory: bigint;
+  podCount: number;
+  hostPorts: HostPort[];
+}
+
+export function emptyUsage(): NodeUsage {
+  return { requested: new Map(), nonZeroCpu: 0n, nonZeroMemory: 0n, podCount: 0, hostPorts: [] };
+}
+
+/** `DefaultMilliCPURequest` and `DefaultMemoryRequest` (100m, 200 MB), in milli-units. */
+const DEFAULT_CPU_MILLI = 100n;
+const DEFAULT_MEMORY_MILLI = 200n * 1024n * 1024n * 1000n;
+
+function requestMilli(value: unknown): bigint {
+  const text = quantityText(value);
+  return (text === undefined ? undefined : parseMilli(text)) ?? 0n;
+}
+
+/** `GetNonzeroRequests` summed over the pod's containers: what scoring counts a container without requests as. */
+export function nonZeroRequests(pod: Pod): { cpu: bigint; memory: bigint } {
+  let cpu = 0n;
+  let memory = 0n;
+  for (const c of pod.spec?.containers ?? []) {
+    const requests = c.resources?.requests ?? {};
+    cpu += Object.hasOwn(requests, "cpu") ? requestMilli(requests["cpu"]) : DEFAULT_CPU_MILLI;
+    memory += Object.hasOwn(requests, "memory") ? requestMilli(requests["memory"]) : DEFAULT_MEMORY_MILLI;
+  }
+  return { cpu, memory };
+}
+
+export function addToUsage(usage: NodeUsage, pod: Pod): void {
+  for (const [name, milli] of podRequests(pod)) usage.requested.set(name, (usage.requested.get(name) ?? 0n) + milli);
+  const nonZero = nonZeroRequests(pod);
+  usage.nonZeroCpu += nonZero.cpu;
+  usage.nonZeroMemory += nonZero.memory;
+  usage.podCount++;
+  usage.hostPorts.push(...hostPortsOf(pod));
+}
+
+/**
+ * The default profile's filter plugins in upstream's order (NodeUnschedulable, TaintToleration,
+ * NodeAffinity, NodePorts, NodeResourcesFit). As upstream, a node is judged by the first plugin that
+ * rejects it: its reasons are the ones the FitError counts.
+ */
+export function filterReasons(pod: Pod, node: Node, usage: NodeUsage): string[] {
+  const unschedulable = unschedulableReason(pod, node);
+  if (unschedulable !== undefined) return [unschedulable];
+  const taint = taintTolerationReason(pod, schedulingTaints(node));
+  if (taint !== undefined) return [taint];
+  if (!requiredNodeAffinityMatches(pod, node)) return [ERR_REASON_POD_AFFINITY];
+  if (hostPortsConflict(hostPortsOf(pod), usage.hostPorts)) return [ERR_REASON_NODE_PORTS];
+  return resourceFitReasons(pod, node, usage.requested, usage.podCount);
+}
+
+export const MAX_NODE_SCORE = 100;
+
+/** `DefaultNormalizeScore`: scales to 0..100 by the highest raw score, reversed when fewer is better. */
+export function normalizeScores(raw: readonly number[], reverse: boolean): number[] {
+  const max = Math.max(0, ...raw);
+  if (max === 0) return raw.map(() => (reverse ? MAX_NODE_SCORE : 0));
+  return raw.map((score) => {
+    const scaled = Math.floor((MAX_NODE_SCORE * score) / max);
+    return reverse ? MAX_NODE_SCORE - scaled : scaled;
+  });
+}
+
+function leastRequested(requested: bigint, capacity: bigint): number {
+  if (capacity <= 0n || requested > capacity) return 0;
+  return Number(((capacity - requested) * BigInt(MAX_NODE_SCORE)) / capacity);
+}
+
+/** NodeResourcesFit's LeastAllocated score over cpu and memory (weight 1 each), counting non-zero requests. */
+export function leastAllocatedScore(pod: Pod, node: Node, usage: NodeUsage): number {
+  const allocatable = allocatableOf(node);
+  const nonZero = nonZeroRequests(pod);
+  const cpu = leastRequested(usage.nonZeroCpu + nonZero.cpu, allocatable.get("cpu") ?? 0n);
+  const memory = leastRequested(usage.nonZeroMemory + nonZero.memory, allocatable.get("memory") ?? 0n);
+  return Math.floor((cpu + memory) / 2);
+}
+
+/** NodeResourcesBalancedAllocation: 100 when cpu and memory are equally used, less as they diverge. */
+export function balancedAllocationScore(pod: Pod, node: Node, usage: NodeUsage): number {
+  const allocatable = allocatableOf(node);
+  const requests = podRequests(pod);
+  const fraction = (name: string) => {
+    const capacity = allocatable.get(name) ?? 0n;
+    if (capacity <= 0n) return 0;
+    const requested = (usage.requested.get(name) ?? 0n) + (requests.get(name) ?? 0n);
+    return Math.min(1, Number((requested * 1_000_000n) / capacity) / 1_000_000);
+  };
+  const std = Math.abs(fraction("cpu") - fraction("memory")) / 2;
+  return Math.floor((1 - std) * MAX_NODE_SCORE);
+}
+
+/** The default profile's score plugins' weights. */
+const WEIGHTS = { taintToleration: 3, nodeAffinity: 2, nodeResourcesFit: 1, balancedAllocation: 1 };
+
+/**
+ * Each feasible node's weighted score (TaintToleration, NodeAffinity, NodeResourcesFit,
+ * NodeResourcesBalancedAllocation), in the order of `nodes`.
+ */
+export function scoreNodes(pod: Pod, nodes: ReadonlyArray<{ node: Node; usage: NodeUsage }>): number[] {
+  const taints = normalizeScores(
+    nodes.map(({ node }) => intolerablePreferNoScheduleCount(pod, schedulingTaints(node))),
+    true,
+  );
+  const affinity = normalizeScores(
+    nodes.map(({ node }) => preferredNodeAffinityScore(pod, node)),
+    false,
+  );
+  return nodes.map(
+    ({ node, usage }, i) =>
+      WEIGHTS.taintToleration * taints[i]! +
+      WEIGHTS.nodeAffinity * affinity[i]! +
+      WEIGHTS.nodeResourcesFit * leastAllocatedScore(pod, node, usage) +
+      WEIGHTS.balancedAllocation * balancedAllocationScore(pod, node, usage),
+  );
+}
