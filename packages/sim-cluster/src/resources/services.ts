@@ -8,11 +8,13 @@ import {
   fieldRequired,
   indexPath,
   isDNS1123Label,
+  isDNS1123Subdomain,
   validateLabels,
   type FieldError,
   type ResourceDefinition,
 } from "@kubekit/generic-controlplane/registry";
 import { AllocationError, parseIPv4, type ClusterIPAllocator } from "../allocators/cluster-ip.js";
+import { isIP } from "node:net";
 import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -70,7 +72,7 @@ function hasClusterIP(service: Service): boolean {
 }
 
 /** SetDefaults_Service and the defaults the service REST storage fills in. */
-function prepareForCreate(service: Service): void {
+function defaultSpec(service: Service): void {
   service.spec ??= {};
   const spec = service.spec;
   spec.type ??= "ClusterIP";
@@ -86,12 +88,56 @@ function prepareForCreate(service: Service): void {
     port.protocol ??= "TCP";
     if (port.port !== undefined) port.targetPort ??= port.port;
   }
+}
+
+function prepareForCreate(service: Service): void {
+  defaultSpec(service);
   service.status = { loadBalancer: {} };
 }
 
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * The storage's `dropTypeDependentFields`: a type change drops what the old type had allocated or
+ * defaulted and the new one cannot use, but only where the write left the field as it was (a
+ * field the user changed too still meets validation).
+ */
+function dropTypeDependentFields(service: Service, old: Service): void {
+  const spec = (service.spec ??= {});
+  const oldSpec = old.spec ?? {};
+  if (hasClusterIP(old) && !hasClusterIP(service)) {
+    if (spec.clusterIP === oldSpec.clusterIP && sameJson(spec.clusterIPs, oldSpec.clusterIPs)) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    if (sameJson(spec.ipFamilies, oldSpec.ipFamilies)) delete spec.ipFamilies;
+    if (spec.ipFamilyPolicy === oldSpec.ipFamilyPolicy) delete spec.ipFamilyPolicy;
+  }
+  if (usesNodePorts(old) && !usesNodePorts(service)) {
+    const ports = spec.ports ?? [];
+    const oldPorts = oldSpec.ports ?? [];
+    if (ports.length === oldPorts.length && ports.every((p, i) => p.nodePort === oldPorts[i]?.nodePort)) for (const port of ports) delete port.nodePort;
+  }
+  // The health check port goes with the need for it (the repair frees it).
+  if (needsHealthCheck(old) && !needsHealthCheck(service) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
+  if (externallyAccessible(old) && !externallyAccessible(service) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+  // Load balancer de-provisioning is asynchronous, but a service that is no LoadBalancer shows no ingress.
+  if (spec.type !== "LoadBalancer") service.status = { ...service.status, loadBalancer: {} };
+}
+
+/** ExternallyAccessible: reachable from outside through node ports or external IPs. */
+function externallyAccessible(service: Service): boolean {
+  const external = service.spec?.["externalIPs"];
+  return usesNodePorts(service) || (service.spec?.type === "ClusterIP" && Array.isArray(external) && external.length > 0);
+}
+
+/**
+ * Main resource and `/status` alike: the store has already kept the stored status (main resource)
+ * or the stored spec (`/status`), so status is left as the request has it.
+ */
 function prepareForUpdate(service: Service, old: Service): void {
-  prepareForCreate(service);
-  service.status = old.status ?? { loadBalancer: {} };
+  dropTypeDependentFields(service, old);
+  defaultSpec(service);
   // A client that leaves them out keeps what was allocated (as the service REST storage patches them in).
   if (hasClusterIP(service) && !service.spec?.clusterIP && old.spec?.clusterIP) {
     service.spec!.clusterIP = old.spec.clusterIP;
@@ -100,8 +146,6 @@ function prepareForUpdate(service: Service, old: Service): void {
   if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
     service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
   }
-  // dropTypeDependentFields: the health check port goes with the need for it (the repair frees it).
-  if (needsHealthCheck(old) && !needsHealthCheck(service) && service.spec?.healthCheckNodePort === old.spec?.healthCheckNodePort) delete service.spec?.healthCheckNodePort;
   if (usesNodePorts(service)) {
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined) continue;
@@ -109,6 +153,20 @@ function prepareForUpdate(service: Service, old: Service): void {
       if (before?.nodePort !== undefined) port.nodePort = before.nodePort;
     }
   }
+}
+
+/** ValidateLoadBalancerStatus: each ingress point is an IP address or a DNS name. */
+export function validateLoadBalancerStatus(service: Service): FieldError[] {
+  const errors: FieldError[] = [];
+  (service.status?.loadBalancer?.ingress ?? []).forEach((point, i) => {
+    const at = indexPath("status.loadBalancer.ingress", i);
+    if (point.ip && isIP(point.ip) === 0) errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+    if (point.hostname) {
+      for (const message of isDNS1123Subdomain(point.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, message));
+      if (isIP(point.hostname) !== 0) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
+    }
+  });
+  return errors;
 }
 
 /** ValidateService for the fields a simulated cluster acts on. */
@@ -159,7 +217,7 @@ export function validateService(service: Service): FieldError[] {
 
 /** ValidateServiceUpdate: an allocated ClusterIP stays. */
 export function validateServiceUpdate(service: Service, old: Service): FieldError[] {
-  const errors = validateService(service);
+  const errors = [...validateService(service), ...validateLoadBalancerStatus(service)];
   const before = old.spec?.clusterIPs ?? [];
   const after = service.spec?.clusterIPs ?? [];
   if (hasClusterIP(old) && hasClusterIP(service) && before.length > 0 && before[0] !== after[0]) {
