@@ -94,3 +94,27 @@ describe("services' type changes (dropTypeDependentFields)", () => {
     expect(allocators.clusterIPs.isAllocated(created.spec!.clusterIP!)).toBe(false);
   });
 });
+
+describe("services' allocateLoadBalancerNodePorts", () => {
+  it("defaults to true for a LoadBalancer; false allocates no node ports until it turns true", async () => {
+    const { store } = services();
+    const defaulted = (await store.create("default", { metadata: { name: "a" }, spec: { type: "LoadBalancer", ports: [{ port: 80 }] } })) as Service;
+    expect(defaulted.spec?.["allocateLoadBalancerNodePorts"]).toBe(true);
+    expect(defaulted.spec?.ports?.[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+
+    const without = (await store.create("default", { metadata: { name: "b" }, spec: { type: "LoadBalancer", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] } })) as Service;
+    expect(without.spec?.ports?.[0]?.nodePort).toBeUndefined();
+    const turned = (await store.guaranteedUpdate("default", "b", (s) => ({ ...s, spec: { ...(s as Service).spec, allocateLoadBalancerNodePorts: true } }))) as Service;
+    expect(turned.spec?.ports?.[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+
+    const back = (await store.guaranteedUpdate("default", "a", (s) => ({ ...s, spec: { ...(s as Service).spec, type: "ClusterIP" } }))) as Service;
+    expect(back.spec?.["allocateLoadBalancerNodePorts"]).toBeUndefined();
+  });
+
+  it("is refused on a service that is no LoadBalancer, with upstream's message", async () => {
+    const { store } = services();
+    expect(await refusal(store.create("default", { metadata: { name: "np" }, spec: { type: "NodePort", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] } }))).toBe(
+      "Service \"np\" is invalid: spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'",
+    );
+  });
+});

@@ -43,6 +43,7 @@ export interface Service extends KubeObject {
     ipFamilyPolicy?: string;
     externalName?: string;
     healthCheckNodePort?: number;
+    allocateLoadBalancerNodePorts?: boolean;
     [field: string]: unknown;
   };
   status?: { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } };
@@ -60,6 +61,11 @@ const TRAFFIC_POLICIES = ["Cluster", "Local"];
 
 function usesNodePorts(service: Service): boolean {
   return service.spec?.type === "NodePort" || service.spec?.type === "LoadBalancer";
+}
+
+/** needsNodePort: node ports are allocated for ports that ask for none (a LoadBalancer may opt out). */
+function allocatesNodePorts(service: Service): boolean {
+  return service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec.allocateLoadBalancerNodePorts !== false);
 }
 
 /** NeedsHealthCheck: a LoadBalancer with `externalTrafficPolicy: Local` gets a health check NodePort. */
@@ -83,6 +89,7 @@ function defaultSpec(service: Service): void {
     spec.ipFamilyPolicy ??= "SingleStack";
   }
   if (usesNodePorts(service)) spec.externalTrafficPolicy ??= "Cluster";
+  if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
   if (spec.clusterIP !== undefined && spec.clusterIP !== "" && spec.clusterIPs === undefined) spec.clusterIPs = [spec.clusterIP];
   for (const port of spec.ports ?? []) {
     port.protocol ??= "TCP";
@@ -118,6 +125,7 @@ function dropTypeDependentFields(service: Service, old: Service): void {
     const oldPorts = oldSpec.ports ?? [];
     if (ports.length === oldPorts.length && ports.every((p, i) => p.nodePort === oldPorts[i]?.nodePort)) for (const port of ports) delete port.nodePort;
   }
+  if (oldSpec.type === "LoadBalancer" && spec.type !== "LoadBalancer" && spec.allocateLoadBalancerNodePorts === oldSpec.allocateLoadBalancerNodePorts) delete spec.allocateLoadBalancerNodePorts;
   // The health check port goes with the need for it (the repair frees it).
   if (needsHealthCheck(old) && !needsHealthCheck(service) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
   if (externallyAccessible(old) && !externallyAccessible(service) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) delete spec.externalTrafficPolicy;
@@ -146,7 +154,7 @@ function prepareForUpdate(service: Service, old: Service): void {
   if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
     service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
   }
-  if (usesNodePorts(service)) {
+  if (allocatesNodePorts(service) && allocatesNodePorts(old)) {
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined) continue;
       const before = old.spec?.ports?.find((p) => p.port === port.port && (p.protocol ?? "TCP") === (port.protocol ?? "TCP"));
@@ -179,6 +187,9 @@ export function validateService(service: Service): FieldError[] {
   if (spec.externalTrafficPolicy !== undefined) {
     if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
     else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
+  }
+  if (spec.allocateLoadBalancerNodePorts !== undefined && type !== "LoadBalancer") {
+    errors.push(fieldForbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"));
   }
   if (spec.healthCheckNodePort && !needsHealthCheck(service)) {
     errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
@@ -270,6 +281,7 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
         }
         return;
       }
+      if (!allocatesNodePorts(service)) return;
       // Ports of the same number on several protocols share one node port, as upstream.
       const sibling = (spec.ports ?? []).find((p) => p !== port && p.port === port.port && p.nodePort);
       if (sibling?.nodePort !== undefined) port.nodePort = sibling.nodePort;
