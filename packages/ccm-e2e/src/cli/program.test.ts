@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUITE } from "../suite/index.js";
-import { EXIT_OK, EXIT_USAGE, runCli } from "./program.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runCli } from "./program.js";
 
 describe("ccm-e2e CLI", () => {
   let cluster: SimCluster;
@@ -48,6 +48,23 @@ describe("ccm-e2e CLI", () => {
     for (const test of skippedLb) expect(out).toContain(`SKIP ${test.name}`);
     expect(out).toContain("Skipped:");
     expect(await readFile(join(junit, "junit_01.xml"), "utf8")).toContain('<property name="SuiteSucceeded" value="true">');
+  }, 60_000);
+
+  it("exits 1 when a test fails, with the assertion text in the summary and as the JUnit failure", async () => {
+    // The cluster has no CCM: a driver claiming load balancers waits for an ingress that never comes.
+    const driver = join(dir, "claims-lb.yaml");
+    await writeFile(driver, "name: no-ccm\ncapabilities:\n  loadBalancer: true\ntimeouts:\n  lbCreate: 1s\n");
+    const junit = join(dir, "junit-failed");
+    const { code, out } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "--junit-dir", junit, "--focus", "cleanup finalizer");
+    expect(code).toBe(EXIT_FAILED);
+    const name = "[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup finalizer for service [Slow]";
+    expect(out).toContain(`FAIL ${name}`);
+    const assertion = /timed out after 1s waiting for service [\w-]+\/lb-finalizer to have a load balancer/;
+    expect(out).toMatch(assertion);
+    const xml = await readFile(join(junit, "junit_01.xml"), "utf8");
+    expect(xml).toContain(`<testcase name="[It] ${name} [sig-network, Feature:LoadBalancer, Slow]" classname="CCM e2e suite" status="failed"`);
+    expect(xml).toMatch(new RegExp(`<failure type="failed">${assertion.source}`));
+    expect(xml).toContain('<property name="SuiteSucceeded" value="false">');
   }, 60_000);
 
   it("exits 2 naming the field of an invalid driver", async () => {
