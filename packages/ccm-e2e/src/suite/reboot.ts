@@ -51,9 +51,22 @@ async function podsRunningReady(ctx: TestContext, nodeName: string, names: strin
 }
 
 /**
+ * Beyond upstream: a rebooted machine keeps its Node. One deleted meanwhile (a CCM that takes a
+ * failed instance lookup for a gone instance) and registered again by the kubelet has lost what
+ * was set on it, and its pods go to the pod garbage collector; upstream sees that through the
+ * node's kube-system pods, which a cluster may not run.
+ */
+async function sameNodeObject(ctx: TestContext, before: Node): Promise<void> {
+  const after = await ctx.client.get<Node>(NODES, undefined, before.metadata.name);
+  if (after.metadata.uid !== before.metadata.uid) {
+    fail(`Node ${before.metadata.name} failed reboot test: the Node was deleted and registered again (uid ${String(before.metadata.uid)} -> ${String(after.metadata.uid)})`);
+  }
+}
+
+/**
  * `rebootNode`, per node and in parallel: Ready at first; the kube-system pods without liveness
  * probes running and ready; the disruption; NotReady within 2 minutes; Ready again within 5; the
- * same pods running and ready again within 5.
+ * same Node object (see `sameNodeObject`) and the same pods running and ready again within 5.
  */
 async function testReboot(ctx: TestContext, disruption: Disruption): Promise<void> {
   const nodes = await readySchedulableNodes(ctx.client);
@@ -72,6 +85,7 @@ async function testReboot(ctx: TestContext, disruption: Disruption): Promise<voi
         else await ctx.driver.disruptNetwork!(nodeRef(node), disruption.direction, Math.max(1, Math.round(NETWORK_DISRUPTION_SECONDS * (ctx.driver.timeoutScale ?? 1))));
         await nodeCondition(ctx, name, false, ctx.timeouts.nodeNotReady, "did not go NotReady");
         await nodeCondition(ctx, name, true, ctx.timeouts.nodeReadyAgain, "did not become Ready again");
+        await sameNodeObject(ctx, node);
         await podsRunningReady(ctx, name, podNames, ctx.timeouts.podStart);
       } catch (error) {
         failures.push((error as Error).message);
