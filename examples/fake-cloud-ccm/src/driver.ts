@@ -8,6 +8,11 @@ export interface FakeCloudDriverOptions {
   inCluster?: TrafficClient;
   /** How long a rebooted machine stays down. */
   rebootDownMs?: number;
+  /**
+   * Cuts a node off the network for `seconds` (resolving once it is cut): its kubelet can no
+   * longer reach the API server, whichever direction the packets are dropped in.
+   */
+  disruptNetwork?: (nodeName: string, seconds: number) => Promise<void>;
 }
 
 /**
@@ -24,6 +29,8 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       udp: true,
       sessionAffinityClientIP: true,
       externalTrafficPolicyLocal: true,
+      // The cluster's kube-proxy stand-in answers it; the mini CCM programs the same nodes.
+      healthCheckNodePort: options.serviceTraffic,
       allocateLoadBalancerNodePortsFalse: true,
       serviceTraffic: options.serviceTraffic,
       nodeDeletion: machines,
@@ -46,5 +53,7 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
     driver.rebootInstance = (node) => cloud.instances.reboot(node.providerID, options.rebootDownMs ?? 2000);
   }
   if (options.inCluster !== undefined) driver.inCluster = options.inCluster;
+  const disrupt = options.disruptNetwork;
+  if (disrupt !== undefined) driver.disruptNetwork = (node, _direction, seconds) => disrupt(node.name, seconds);
   return driver;
 }

@@ -7,7 +7,6 @@ import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
 import { startMiniCcm, type MiniCcm } from "./ccm/mini-ccm.js";
 import { NODES, type NodeObject } from "./ccm/objects.js";
 import { FakeCloud } from "./cloud/fake-cloud.js";
-import { nodeConditionMachines } from "./cloud/node-condition-machines.js";
 import { startAdminServer, type AdminServer } from "./admin-server.js";
 import { clusterTraffic } from "./cluster-traffic.js";
 import { fakeCloudDriver } from "./driver.js";
@@ -17,7 +16,7 @@ export interface FakeCloudEnvironmentOptions {
   nodes?: number;
   /** Build the mini CCM with this defect (default: the one `FAKE_CLOUD_FAULT` names, if any). */
   fault?: Fault;
-  /** The lifecycle controller's monitor period (default 500 ms here). */
+  /** The mini CCM's node lifecycle controller's monitor period (default 500 ms here). */
   nodeMonitorPeriodMs?: number;
 }
 
@@ -34,15 +33,32 @@ export interface FakeCloudEnvironment {
   close(): Promise<void>;
 }
 
+/** A node off the network looks to the control plane like a silent kubelet: stopped, started again after `seconds`. */
+async function cutOff(cluster: SimCluster, name: string, seconds: number): Promise<void> {
+  await cluster.stopNode(name);
+  // A cluster closed meanwhile has no node to start.
+  setTimeout(() => void cluster.startNode(name).catch(() => undefined), seconds * 1000).unref();
+}
+
 export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOptions = {}): Promise<FakeCloudEnvironment> {
   const fault = options.fault ?? parseFault(process.env.FAKE_CLOUD_FAULT);
   const dir = await mkdtemp(join(tmpdir(), "fake-cloud-"));
-  // The kubelets' own status reports would undo a stopped machine's NotReady: far apart here.
-  const cluster = await startSimCluster({ nodes: options.nodes ?? 3, name: "fake", statusReportIntervalMs: 3_600_000 });
+  // Traffic mode: ClusterIPs, NodePorts and pods answer, so the load balancers have something to
+  // forward to. A stopped machine's kubelet falls silent; the cluster's node lifecycle controller
+  // marks it Unknown after its grace period, here 1.5 s instead of 40 s, as the timeouts are scaled.
+  const cluster = await startSimCluster({
+    nodes: options.nodes ?? 3,
+    name: "fake",
+    traffic: true,
+    leaseRenewIntervalMs: 250,
+    nodeMonitorGracePeriodMs: 1_500,
+    nodeMonitorPeriodMs: 250,
+  });
   const client = new KubeClient({ server: cluster.url });
   let ccm: MiniCcm | undefined;
   let admin: AdminServer | undefined;
-  const cloud = new FakeCloud(nodeConditionMachines(client));
+  // The machines behind the instances are the simulated nodes' kubelets.
+  const cloud = new FakeCloud({ stop: (name) => cluster.stopNode(name), start: (name) => cluster.startNode(name) });
   const close = async () => {
     await ccm?.stop();
     await admin?.close();
@@ -58,9 +74,8 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
     admin = await startAdminServer(cloud);
     const kubeconfig = join(dir, "kubeconfig");
     await cluster.writeKubeconfig(kubeconfig);
-    // Traffic mode is what makes ClusterIPs and NodePorts answer; without it the traffic tests skip.
-    const serviceTraffic = false;
-    const driver = fakeCloudDriver(cloud, { serviceTraffic, ...(serviceTraffic ? { inCluster: clusterTraffic(client) } : {}) });
+    // A rebooted machine stays down past the grace period, so its Node is seen NotReady.
+    const driver = fakeCloudDriver(cloud, { serviceTraffic: true, inCluster: clusterTraffic(client), rebootDownMs: 4_000, disruptNetwork: (name, seconds) => cutOff(cluster, name, seconds) });
     return { cluster, cloud, driver, kubeconfig, adminUrl: admin.url, close };
   } catch (error) {
     await close();
