@@ -8,11 +8,13 @@ import {
   fieldRequired,
   indexPath,
   isDNS1123Label,
+  isDNS1123Subdomain,
   validateLabels,
   type FieldError,
   type ResourceDefinition,
 } from "@kubekit/generic-controlplane/registry";
 import { AllocationError, parseIPv4, type ClusterIPAllocator } from "../allocators/cluster-ip.js";
+import { isIP } from "node:net";
 import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -41,6 +43,7 @@ export interface Service extends KubeObject {
     ipFamilyPolicy?: string;
     externalName?: string;
     healthCheckNodePort?: number;
+    allocateLoadBalancerNodePorts?: boolean;
     [field: string]: unknown;
   };
   status?: { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } };
@@ -56,13 +59,13 @@ const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 const AFFINITIES = ["ClientIP", "None"];
 const TRAFFIC_POLICIES = ["Cluster", "Local"];
 
-/** needsNodePort: a NodePort service, or a LoadBalancer unless `allocateLoadBalancerNodePorts` is false. */
-function allocatesNodePorts(service: Service): boolean {
-  return service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec["allocateLoadBalancerNodePorts"] !== false);
-}
-
 function usesNodePorts(service: Service): boolean {
   return service.spec?.type === "NodePort" || service.spec?.type === "LoadBalancer";
+}
+
+/** needsNodePort: node ports are allocated for ports that ask for none (a LoadBalancer may opt out). */
+function allocatesNodePorts(service: Service): boolean {
+  return service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec.allocateLoadBalancerNodePorts !== false);
 }
 
 /** NeedsHealthCheck: a LoadBalancer with `externalTrafficPolicy: Local` gets a health check NodePort. */
@@ -75,7 +78,7 @@ function hasClusterIP(service: Service): boolean {
 }
 
 /** SetDefaults_Service and the defaults the service REST storage fills in. */
-function prepareForCreate(service: Service): void {
+function defaultSpec(service: Service): void {
   service.spec ??= {};
   const spec = service.spec;
   spec.type ??= "ClusterIP";
@@ -86,18 +89,63 @@ function prepareForCreate(service: Service): void {
     spec.ipFamilyPolicy ??= "SingleStack";
   }
   if (usesNodePorts(service)) spec.externalTrafficPolicy ??= "Cluster";
-  if (spec.type === "LoadBalancer") spec["allocateLoadBalancerNodePorts"] ??= true;
+  if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
   if (spec.clusterIP !== undefined && spec.clusterIP !== "" && spec.clusterIPs === undefined) spec.clusterIPs = [spec.clusterIP];
   for (const port of spec.ports ?? []) {
     port.protocol ??= "TCP";
     if (port.port !== undefined) port.targetPort ??= port.port;
   }
+}
+
+function prepareForCreate(service: Service): void {
+  defaultSpec(service);
   service.status = { loadBalancer: {} };
 }
 
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * The storage's `dropTypeDependentFields`: a type change drops what the old type had allocated or
+ * defaulted and the new one cannot use, but only where the write left the field as it was (a
+ * field the user changed too still meets validation).
+ */
+function dropTypeDependentFields(service: Service, old: Service): void {
+  const spec = (service.spec ??= {});
+  const oldSpec = old.spec ?? {};
+  if (hasClusterIP(old) && !hasClusterIP(service)) {
+    if (spec.clusterIP === oldSpec.clusterIP && sameJson(spec.clusterIPs, oldSpec.clusterIPs)) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    if (sameJson(spec.ipFamilies, oldSpec.ipFamilies)) delete spec.ipFamilies;
+    if (spec.ipFamilyPolicy === oldSpec.ipFamilyPolicy) delete spec.ipFamilyPolicy;
+  }
+  if (usesNodePorts(old) && !usesNodePorts(service)) {
+    const ports = spec.ports ?? [];
+    const oldPorts = oldSpec.ports ?? [];
+    if (ports.length === oldPorts.length && ports.every((p, i) => p.nodePort === oldPorts[i]?.nodePort)) for (const port of ports) delete port.nodePort;
+  }
+  if (oldSpec.type === "LoadBalancer" && spec.type !== "LoadBalancer" && spec.allocateLoadBalancerNodePorts === oldSpec.allocateLoadBalancerNodePorts) delete spec.allocateLoadBalancerNodePorts;
+  // The health check port goes with the need for it (the repair frees it).
+  if (needsHealthCheck(old) && !needsHealthCheck(service) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
+  if (externallyAccessible(old) && !externallyAccessible(service) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+  // Load balancer de-provisioning is asynchronous, but a service that is no LoadBalancer shows no ingress.
+  if (spec.type !== "LoadBalancer") service.status = { ...service.status, loadBalancer: {} };
+}
+
+/** ExternallyAccessible: reachable from outside through node ports or external IPs. */
+function externallyAccessible(service: Service): boolean {
+  const external = service.spec?.["externalIPs"];
+  return usesNodePorts(service) || (service.spec?.type === "ClusterIP" && Array.isArray(external) && external.length > 0);
+}
+
+/**
+ * Main resource and `/status` alike: the store has already kept the stored status (main resource)
+ * or the stored spec (`/status`), so status is left as the request has it.
+ */
 function prepareForUpdate(service: Service, old: Service): void {
-  prepareForCreate(service);
-  service.status = old.status ?? { loadBalancer: {} };
+  dropTypeDependentFields(service, old);
+  defaultSpec(service);
   // A client that leaves them out keeps what was allocated (as the service REST storage patches them in).
   if (hasClusterIP(service) && !service.spec?.clusterIP && old.spec?.clusterIP) {
     service.spec!.clusterIP = old.spec.clusterIP;
@@ -106,17 +154,6 @@ function prepareForUpdate(service: Service, old: Service): void {
   if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
     service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
   }
-  // dropTypeDependentFields: what a new type no longer needs goes, when the client left it as it was.
-  const spec = service.spec!;
-  if (allocatesNodePorts(old) && !allocatesNodePorts(service) && (spec.ports ?? []).every((p, i) => p.nodePort === old.spec?.ports?.[i]?.nodePort)) {
-    for (const port of spec.ports ?? []) delete port.nodePort;
-  }
-  if (usesNodePorts(old) && !usesNodePorts(service) && spec.externalTrafficPolicy === old.spec?.externalTrafficPolicy) delete spec.externalTrafficPolicy;
-  if (old.spec?.type === "LoadBalancer" && service.spec?.type !== "LoadBalancer" && service.spec?.["allocateLoadBalancerNodePorts"] === old.spec["allocateLoadBalancerNodePorts"]) {
-    delete service.spec?.["allocateLoadBalancerNodePorts"];
-  }
-  // dropTypeDependentFields: the health check port goes with the need for it (the repair frees it).
-  if (needsHealthCheck(old) && !needsHealthCheck(service) && service.spec?.healthCheckNodePort === old.spec?.healthCheckNodePort) delete service.spec?.healthCheckNodePort;
   if (allocatesNodePorts(service) && allocatesNodePorts(old)) {
     for (const port of service.spec?.ports ?? []) {
       if (port.nodePort !== undefined) continue;
@@ -124,6 +161,20 @@ function prepareForUpdate(service: Service, old: Service): void {
       if (before?.nodePort !== undefined) port.nodePort = before.nodePort;
     }
   }
+}
+
+/** ValidateLoadBalancerStatus: each ingress point is an IP address or a DNS name. */
+export function validateLoadBalancerStatus(service: Service): FieldError[] {
+  const errors: FieldError[] = [];
+  (service.status?.loadBalancer?.ingress ?? []).forEach((point, i) => {
+    const at = indexPath("status.loadBalancer.ingress", i);
+    if (point.ip && isIP(point.ip) === 0) errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+    if (point.hostname) {
+      for (const message of isDNS1123Subdomain(point.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, message));
+      if (isIP(point.hostname) !== 0) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
+    }
+  });
+  return errors;
 }
 
 /** ValidateService for the fields a simulated cluster acts on. */
@@ -137,7 +188,7 @@ export function validateService(service: Service): FieldError[] {
     if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
     else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
   }
-  if (spec["allocateLoadBalancerNodePorts"] !== undefined && type !== "LoadBalancer") {
+  if (spec.allocateLoadBalancerNodePorts !== undefined && type !== "LoadBalancer") {
     errors.push(fieldForbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"));
   }
   if (spec.healthCheckNodePort && !needsHealthCheck(service)) {
@@ -177,7 +228,7 @@ export function validateService(service: Service): FieldError[] {
 
 /** ValidateServiceUpdate: an allocated ClusterIP stays. */
 export function validateServiceUpdate(service: Service, old: Service): FieldError[] {
-  const errors = validateService(service);
+  const errors = [...validateService(service), ...validateLoadBalancerStatus(service)];
   const before = old.spec?.clusterIPs ?? [];
   const after = service.spec?.clusterIPs ?? [];
   if (hasClusterIP(old) && hasClusterIP(service) && before.length > 0 && before[0] !== after[0]) {
@@ -230,7 +281,6 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
         }
         return;
       }
-      // A LoadBalancer with allocateLoadBalancerNodePorts false gets only the node ports it names.
       if (!allocatesNodePorts(service)) return;
       // Ports of the same number on several protocols share one node port, as upstream.
       const sibling = (spec.ports ?? []).find((p) => p !== port && p.port === port.port && p.nodePort);
@@ -327,7 +377,6 @@ const schema = kindSchema("", "v1", "Service", "Service is a named abstraction o
     healthCheckNodePort: int32("healthCheckNodePort specifies the healthcheck nodePort for the service, for LoadBalancer services with externalTrafficPolicy Local."),
     ipFamilies: { type: "array", items: { type: "string" }, description: "IPFamilies is a list of IP families assigned to this service.", "x-kubernetes-list-type": "atomic" },
     ipFamilyPolicy: str("IPFamilyPolicy represents the dual-stack-ness requested or required by this Service."),
-    allocateLoadBalancerNodePorts: { type: "boolean", description: "allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer. Default is true." },
   }),
   status: open("Most recently observed status of the service."),
 });

@@ -1,0 +1,106 @@
+import type { CloudLoadBalancer, Protocol } from "@kubekit/ccm-e2e";
+import { AddressPool } from "./address-pool.js";
+import { tcpListener, udpListener, type Listener, type Target } from "./listener.js";
+
+/** What the service controller asks the cloud for (`EnsureLoadBalancer`'s service and nodes). */
+export interface LoadBalancerSpec {
+  /** `cloudprovider.DefaultLoadBalancerName`. */
+  name: string;
+  ports: { port: number; protocol: Protocol; nodePort?: number }[];
+  sessionAffinity: "None" | "ClientIP";
+  /** Per listener (`<port>/<protocol>`), the targets: NodePorts of the backend nodes, or pods. */
+  targets: Map<string, Target[]>;
+  /** The backend nodes, as the cloud reports them. */
+  backendNodes: string[];
+}
+
+interface LoadBalancer {
+  spec: LoadBalancerSpec;
+  ingressIP: string;
+  listeners: Map<string, Listener>;
+  /** ClientIP affinity: client address → backend name, per listener. */
+  affinity: Map<string, string>;
+  roundRobin: number;
+}
+
+export const listenerKey = (port: number, protocol: string) => `${port}/${protocol}`;
+
+/**
+ * The fake cloud's load balancers: one VIP each, with a real TCP or UDP listener per port on it,
+ * forwarding to the targets the CCM last programmed. `ensure` creates or updates (keeping the
+ * VIP), `delete` closes everything.
+ */
+export class FakeLoadBalancers {
+  readonly #pool = new AddressPool();
+  readonly #lbs = new Map<string, LoadBalancer>();
+
+  /** Creates or updates; resolves with the ingress IP. */
+  async ensure(spec: LoadBalancerSpec): Promise<string> {
+    let lb = this.#lbs.get(spec.name);
+    if (lb === undefined) {
+      lb = { spec, ingressIP: this.#pool.allocate(), listeners: new Map(), affinity: new Map(), roundRobin: 0 };
+      this.#lbs.set(spec.name, lb);
+    }
+    if (spec.sessionAffinity !== lb.spec.sessionAffinity) lb.affinity.clear();
+    lb.spec = spec;
+    const wanted = new Set(spec.ports.map((p) => listenerKey(p.port, p.protocol)));
+    for (const [key, listener] of lb.listeners) {
+      if (!wanted.has(key)) {
+        lb.listeners.delete(key);
+        await listener.close();
+      }
+    }
+    for (const port of spec.ports) {
+      const key = listenerKey(port.port, port.protocol);
+      if (lb.listeners.has(key)) continue;
+      const current = lb;
+      const pick = (client: string) => this.#pick(current, key, client);
+      lb.listeners.set(key, port.protocol === "UDP" ? await udpListener(lb.ingressIP, port.port, pick) : await tcpListener(lb.ingressIP, port.port, pick));
+    }
+    return lb.ingressIP;
+  }
+
+  #pick(lb: LoadBalancer, key: string, client: string): Target | undefined {
+    const targets = lb.spec.targets.get(key) ?? [];
+    if (targets.length === 0) return undefined;
+    if (lb.spec.sessionAffinity === "ClientIP") {
+      const held = targets.find((t) => t.name === lb.affinity.get(`${key} ${client}`));
+      if (held !== undefined) return held;
+    }
+    const target = targets[lb.roundRobin++ % targets.length]!;
+    if (lb.spec.sessionAffinity === "ClientIP") lb.affinity.set(`${key} ${client}`, target.name);
+    return target;
+  }
+
+  async delete(name: string): Promise<void> {
+    const lb = this.#lbs.get(name);
+    if (lb === undefined) return;
+    this.#lbs.delete(name);
+    await Promise.all([...lb.listeners.values()].map((l) => l.close()));
+  }
+
+  /** The cloud's view (`GetLoadBalancer`). */
+  get(name: string): CloudLoadBalancer | undefined {
+    const lb = this.#lbs.get(name);
+    if (lb === undefined) return undefined;
+    return {
+      ingress: [{ ip: lb.ingressIP }],
+      ports: lb.spec.ports.map((p) => ({ ...p })),
+      backendNodes: [...lb.spec.backendNodes],
+      sessionAffinity: lb.spec.sessionAffinity,
+    };
+  }
+
+  /** What the CCM last programmed (the fault that ignores port changes keeps it). */
+  spec(name: string): LoadBalancerSpec | undefined {
+    return this.#lbs.get(name)?.spec;
+  }
+
+  names(): string[] {
+    return [...this.#lbs.keys()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.names().map((name) => this.delete(name)));
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SUITE } from "../suite/index.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runCli } from "./program.js";
+
+describe("ccm-e2e CLI", () => {
+  let cluster: SimCluster;
+  let dir: string;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    cluster = await startSimCluster({ nodes: 1 });
+    dir = await mkdtemp(join(tmpdir(), "ccm-e2e-cli-"));
+    kubeconfig = join(dir, "kubeconfig");
+    await cluster.writeKubeconfig(kubeconfig);
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = "";
+    let err = "";
+    const code = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t), tty: false });
+    return { code, out, err };
+  }
+
+  it("lists every test with its labels, requirements and upstream file", async () => {
+    const { code, out } = await cli("list");
+    expect(code).toBe(EXIT_OK);
+    for (const test of SUITE) expect(out).toContain(`${test.name}\n  labels: `);
+    expect(out).toContain("[sig-network] Services should delete a collection of services [Conformance]\n  labels: sig-network, Conformance\n  requires: -\n  ports: test/e2e/network/service.go");
+  });
+
+  it("skips what a driver without load balancers cannot run, with reasons, and exits 0", async () => {
+    const driver = join(dir, "none.yaml");
+    await writeFile(driver, "name: no-cloud\ncapabilities: {}\n");
+    const junit = join(dir, "junit");
+    const { code, out } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "--junit-dir", junit);
+    expect(code).toBe(EXIT_OK);
+    expect(out).toMatch(/PASS \[sig-network\] Services should delete a collection of services \[Conformance\]/);
+    const skippedLb = SUITE.filter((t) => t.requires.capabilities?.includes("loadBalancer"));
+    expect(skippedLb.length).toBeGreaterThan(10);
+    for (const test of skippedLb) expect(out).toContain(`SKIP ${test.name}`);
+    expect(out).toContain("Skipped:");
+    expect(await readFile(join(junit, "junit_01.xml"), "utf8")).toContain('<property name="SuiteSucceeded" value="true">');
+  }, 60_000);
+
+  it("exits 1 when a test fails, with the assertion text in the summary and as the JUnit failure", async () => {
+    // The cluster has no CCM: a driver claiming load balancers waits for an ingress that never comes.
+    const driver = join(dir, "claims-lb.yaml");
+    await writeFile(driver, "name: no-ccm\ncapabilities:\n  loadBalancer: true\ntimeouts:\n  lbCreate: 1s\n");
+    const junit = join(dir, "junit-failed");
+    const { code, out } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "--junit-dir", junit, "--focus", "cleanup finalizer");
+    expect(code).toBe(EXIT_FAILED);
+    const name = "[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup finalizer for service [Slow]";
+    expect(out).toContain(`FAIL ${name}`);
+    const assertion = /timed out after 1s waiting for service [\w-]+\/lb-finalizer to have a load balancer/;
+    expect(out).toMatch(assertion);
+    const xml = await readFile(join(junit, "junit_01.xml"), "utf8");
+    expect(xml).toContain(`<testcase name="[It] ${name} [sig-network, Feature:LoadBalancer, Slow]" classname="CCM e2e suite" status="failed"`);
+    expect(xml).toMatch(new RegExp(`<failure type="failed">${assertion.source}`));
+    expect(xml).toContain('<property name="SuiteSucceeded" value="false">');
+  }, 60_000);
+
+  it("exits 2 naming the field of an invalid driver", async () => {
+    const driver = join(dir, "bad.yaml");
+    await writeFile(driver, "name: x\ncapabilities:\n  loadbalancer: true\n");
+    const { code, err } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver);
+    expect(code).toBe(EXIT_USAGE);
+    expect(err).toBe(`ccm-e2e: ${driver}: capabilities.loadbalancer: unknown field "loadbalancer"\n`);
+  });
+
+  it("exits 2 on a bad flag value", async () => {
+    expect((await cli("run", "--driver", "x.yaml", "--parallel", "0")).code).toBe(EXIT_USAGE);
+    const driver = join(dir, "ok.yaml");
+    await writeFile(driver, "name: x\ncapabilities: {}\n");
+    const { code, err } = await cli("run", "--driver", driver, "--dry-run", "--label-filter", "Slow &");
+    expect(code).toBe(EXIT_USAGE);
+    expect(err).toContain('invalid label filter "Slow &"');
+  });
+
+  it("prints the selection on a dry run without contacting the cluster", async () => {
+    const driver = join(dir, "ok.yaml");
+    await writeFile(driver, "name: x\ncapabilities: {}\n");
+    const { code, out } = await cli("run", "--kubeconfig", join(dir, "absent"), "--driver", driver, "--dry-run", "--focus", "collection");
+    expect(code).toBe(EXIT_OK);
+    expect(out).toContain('Running 1 tests with driver "x" (dry run)');
+  });
+});
