@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { ControllerRevision } from "../resources/controller-revisions.js";
 import type { DaemonSet, DaemonSetStatus } from "../resources/daemonsets.js";
 import type { Node } from "../resources/nodes.js";
@@ -10,7 +10,7 @@ import { byCreationAndPhase, CONTROLLER_REVISION_HASH, daemonPodFor, nodeShouldR
 import { claimObjects } from "./claim.js";
 import { Expectations } from "./expectations.js";
 import { selectorMatches } from "../selector.js";
-import { aborted, controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
+import { aborted, controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability, toleratingStaleCache } from "./util.js";
 
 /** Pods the DaemonSet should create (one node each) and delete in this sync (`podsShouldBeOnNode` over every node). */
 function manage(ds: DaemonSet, nodes: readonly Node[], nodeToPods: ReadonlyMap<string, Pod[]>, hash: string, surge: boolean): { createOn: string[]; deletePods: Pod[] } {
@@ -236,15 +236,7 @@ export function daemonSetController(options: { workers?: number } = {}): Control
       const workers = runWorkers(
         queue,
         options.workers ?? 2,
-        async (key) => {
-          try {
-            return await sync(key);
-          } catch (error) {
-            // A stale cache: the event that updates it requeues the DaemonSet.
-            if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
-            throw error;
-          }
-        },
+        toleratingStaleCache(sync),
         context.logger,
       );
       await aborted(signal);

@@ -5,7 +5,7 @@ import type { ReplicaSet } from "../resources/replicasets.js";
 import { DEPLOYMENTS, REPLICA_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { claimObjects } from "./claim.js";
-import { aborted, controllerRefOf, keyOf, nowRFC3339, ownerReferenceTo } from "./util.js";
+import { aborted, controllerRefOf, keyOf, nowRFC3339, ownerReferenceTo, toleratingStaleCache } from "./util.js";
 import { canonicalJson, podTemplateHash } from "./pod-template-hash.js";
 import { activeOrLatest, DESIRED_REPLICAS, isScalingEvent, MAX_REPLICAS, proportionalSizes } from "./deployment-scale.js";
 import { deploymentConditions, newCondition, pausedCondition, setCondition, type DeploymentCondition } from "./deployment-progress.js";
@@ -291,15 +291,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
       const workers = runWorkers(
         queue,
         options.workers ?? 2,
-        async (key) => {
-          try {
-            return await sync(key);
-          } catch (error) {
-            // A stale cache: the event that updates it requeues the deployment.
-            if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
-            throw error;
-          }
-        },
+        toleratingStaleCache(sync),
         context.logger,
       );
       await aborted(signal);

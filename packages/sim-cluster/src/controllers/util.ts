@@ -1,4 +1,5 @@
 import type { KubeObject, OwnerReference } from "@kubekit/generic-controlplane";
+import { isApiError } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 
 /** Resolves when `signal` aborts. */
@@ -25,6 +26,21 @@ export function isPodReady(pod: Pod): boolean {
 
 export function isPodActive(pod: Pod): boolean {
   return pod.metadata?.deletionTimestamp === undefined && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
+}
+
+/**
+ * A sync that ends quietly on a 409 or 404: the cache it read was stale, and the event that
+ * updates the cache requeues the key (as upstream's controllers rely on).
+ */
+export function toleratingStaleCache<T>(sync: (key: string) => Promise<T>): (key: string) => Promise<T | undefined> {
+  return async (key) => {
+    try {
+      return await sync(key);
+    } catch (error) {
+      if (isApiError(error) && (error.code === 409 || error.code === 404)) return undefined;
+      throw error;
+    }
+  };
 }
 
 /** `namespace/name`, the work queue key. */
