@@ -1,7 +1,7 @@
-// The client side of the benchmark, in its own thread so request generation and response parsing
-// do not share the server's event loop. Talks plain HTTP/1.1 to 127.0.0.1 only.
+// The client side of the benchmark, in its own process so request generation and response parsing
+// share neither the server's event loop nor its file-descriptor limit (10,000 watches are 10,000
+// sockets on each side). Talks plain HTTP/1.1 to 127.0.0.1 only; driven over the IPC channel.
 import http from "node:http";
-import { parentPort } from "node:worker_threads";
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
@@ -121,37 +121,40 @@ async function watchFanout({ url, namespace, watchers, events, rate }) {
   let allDelivered;
   const done = new Promise((resolve) => (allDelivered = resolve));
   const stampPattern = /"sentAt":"([0-9.]+)"/;
-  await Promise.all(
-    Array.from(
-      { length: watchers },
-      () =>
-        new Promise((resolve, reject) => {
-          const req = http.get(`${url}/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=0`, { agent: false }, (res) => {
-            if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
-            let buffer = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk) => {
-              const received = nowMs();
-              buffer += chunk;
-              let newline;
-              while ((newline = buffer.indexOf("\n")) >= 0) {
-                const line = buffer.slice(0, newline);
-                buffer = buffer.slice(newline + 1);
-                const stamp = stampPattern.exec(line);
-                if (stamp) {
-                  latencies.push(received - Number(stamp[1]));
-                  if (++delivered === expected) allDelivered();
-                }
-              }
-            });
-            res.on("error", () => {});
-            resolve();
-          });
-          req.on("error", reject);
-          streams.push(req);
-        }),
-    ),
-  );
+  /** Opens one watch; a 429 from flow control is retried after its Retry-After, as client-go does. */
+  const open = (attempt = 0) =>
+    new Promise((resolve, reject) => {
+      const req = http.get(`${url}/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=0`, { agent: false }, (res) => {
+        if (res.statusCode === 429 && attempt < 20) {
+          res.resume();
+          const seconds = Number(res.headers["retry-after"] ?? 1);
+          setTimeout(() => open(attempt + 1).then(resolve, reject), seconds * 1000);
+          return;
+        }
+        if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
+        let buffer = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          const received = nowMs();
+          buffer += chunk;
+          let newline;
+          while ((newline = buffer.indexOf("\n")) >= 0) {
+            const line = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + 1);
+            const stamp = stampPattern.exec(line);
+            if (stamp) {
+              latencies.push(received - Number(stamp[1]));
+              if (++delivered === expected) allDelivered();
+            }
+          }
+        });
+        res.on("error", () => {});
+        streams.push(req);
+        resolve();
+      });
+      req.on("error", reject);
+    });
+  await Promise.all(Array.from({ length: watchers }, () => open()));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const start = nowMs();
   for (let i = 0; i < events; i++) {
@@ -164,7 +167,9 @@ async function watchFanout({ url, namespace, watchers, events, rate }) {
     });
     if (res.status !== 201) throw new Error(`create answered ${res.status}`);
   }
-  const timedOut = await Promise.race([done.then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), 30_000))]);
+  let timer;
+  const timedOut = await Promise.race([done.then(() => false), new Promise((resolve) => (timer = setTimeout(() => resolve(true), 60_000)))]);
+  clearTimeout(timer);
   for (const req of streams) req.destroy();
   agent.destroy();
   return { ...summary(latencies), delivered, expected, timedOut };
@@ -172,10 +177,11 @@ async function watchFanout({ url, namespace, watchers, events, rate }) {
 
 const tasks = { creates, getsAtRate, list, watchFanout };
 
-parentPort.on("message", async ({ id, task, args }) => {
+process.on("message", async ({ id, task, args }) => {
   try {
-    parentPort.postMessage({ id, result: await tasks[task](args) });
+    process.send({ id, result: await tasks[task](args) });
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error?.stack ?? error) });
+    process.send({ id, error: String(error?.stack ?? error) });
   }
 });
+process.on("disconnect", () => process.exit(0));
