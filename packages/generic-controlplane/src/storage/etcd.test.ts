@@ -4,9 +4,38 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startEtcd, startEtcdStorage, type EtcdProcess } from "../../test/harness/etcd.js";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
 import { createEtcdStorage } from "./etcd.js";
-import type { Storage, StorageEvent } from "./types.js";
+import type { KeyValue, Storage, StorageEvent } from "./types.js";
 
 runStorageConformance("etcd", () => startEtcdStorage({ compactInterval: 0 }));
+// The same contract with every key under /registry, where watches go through the watch cache.
+runStorageConformance("etcd, keys under /registry (watch cache)", async () => underRegistry(await startEtcdStorage({ compactInterval: 0 })));
+
+/** `inner` with every key moved under `/registry` and back, so the conformance keys (`/c/x`) reach the watch cache. */
+function underRegistry(inner: Storage): Storage {
+  const into = (key: string): string => `/registry${key}`;
+  const out = (kv: KeyValue): KeyValue => ({ ...kv, key: kv.key.slice("/registry".length) });
+  const outEvent = (event: StorageEvent): StorageEvent =>
+    event.type === "put" ? { type: "put", kv: out(event.kv), prev: event.prev && out(event.prev) } : { type: "delete", kv: out(event.kv), prev: out(event.prev) };
+  return {
+    get: async (key, options) => {
+      const kv = await inner.get(into(key), options);
+      return kv && out(kv);
+    },
+    list: async (prefix, options = {}) => {
+      const result = await inner.list(into(prefix), options.startAfter === undefined ? options : { ...options, startAfter: into(options.startAfter) });
+      return { ...result, items: result.items.map(out) };
+    },
+    count: (prefix) => inner.count(into(prefix)),
+    create: async (key, value) => out(await inner.create(into(key), value)),
+    update: async (key, value, expected) => out(await inner.update(into(key), value, expected)),
+    delete: async (key, expected) => out(await inner.delete(into(key), expected)),
+    watch: (prefix, options) => inner.watch(into(prefix), { ...options, onEvents: (events) => options.onEvents(events.map(outEvent)) }),
+    currentRevision: () => inner.currentRevision(),
+    compactedRevision: () => inner.compactedRevision(),
+    compact: (revision) => inner.compact(revision),
+    close: () => inner.close(),
+  };
+}
 
 const run = promisify(execFile);
 
@@ -26,8 +55,14 @@ describe("createEtcdStorage", () => {
     cleanup.push(() => etcd.stop());
     return etcd;
   }
-  function client(etcd: EtcdProcess, prefix?: string): Storage {
-    const storage = createEtcdStorage({ endpoints: [etcd.endpoint], compactInterval: 0, requestTimeoutMs: 2000, ...(prefix === undefined ? {} : { prefix }) });
+  function client(etcd: EtcdProcess, prefix?: string, watchCacheEvents?: number): Storage {
+    const storage = createEtcdStorage({
+      endpoints: [etcd.endpoint],
+      compactInterval: 0,
+      requestTimeoutMs: 2000,
+      ...(prefix === undefined ? {} : { prefix }),
+      ...(watchCacheEvents === undefined ? {} : { watchCacheEvents }),
+    });
     cleanup.push(() => storage.close());
     return storage;
   }
@@ -129,5 +164,71 @@ describe("createEtcdStorage", () => {
   it("refuses an empty endpoint list and a malformed prefix, naming the rule", () => {
     expect(() => createEtcdStorage({ endpoints: [] })).toThrow("etcd storage needs at least one endpoint");
     expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow('etcd prefix must start with "/" and not end with it, got "registry/"');
+  });
+
+  /** etcd's own count of its watchers (`etcd_debugging_mvcc_watcher_total` on its /metrics). */
+  async function etcdWatchers(etcd: EtcdProcess): Promise<number> {
+    const metrics = await (await fetch(`${etcd.endpoint}/metrics`)).text();
+    const line = metrics.split("\n").find((l) => l.startsWith("etcd_debugging_mvcc_watcher_total "));
+    if (line === undefined) throw new Error("etcd's /metrics has no etcd_debugging_mvcc_watcher_total");
+    return Number(line.split(" ")[1]);
+  }
+
+  it("serves every watch under /registry from one etcd watch, each watcher seeing every event in order", async () => {
+    const etcd = await member();
+    const s = client(etcd);
+    const start = await s.currentRevision();
+    const seen: StorageEvent[][] = [];
+    for (let i = 0; i < 50; i++) {
+      const events: StorageEvent[] = [];
+      seen.push(events);
+      await s.watch(i % 2 === 0 ? "/registry/configmaps" : "/registry/configmaps/ns", { afterRevision: start, onEvents: (batch) => events.push(...batch) });
+    }
+    expect(await etcdWatchers(etcd)).toBe(1);
+    const a = await s.create("/registry/configmaps/ns/a", "1");
+    const a2 = await s.update("/registry/configmaps/ns/a", "2", a.modRevision);
+    await s.create("/registry/secrets/ns/other", "not watched");
+    const gone = await s.delete("/registry/configmaps/ns/a");
+    await eventually(() => seen.every((events) => events.length === 3));
+    for (const events of seen) {
+      expect(events).toEqual([
+        { type: "put", kv: a, prev: undefined },
+        { type: "put", kv: a2, prev: a },
+        { type: "delete", kv: gone, prev: a2 },
+      ]);
+    }
+  });
+
+  it("replays a watch from a revision the cache holds without etcd, and one from before it from etcd's history", async () => {
+    const etcd = await member();
+    const s = client(etcd, undefined, 3);
+    const live: StorageEvent[] = [];
+    await s.watch("/registry/configmaps", { afterRevision: await s.currentRevision(), onEvents: (batch) => live.push(...batch) });
+    const written: KeyValue[] = [];
+    for (let i = 0; i < 5; i++) written.push(await s.create(`/registry/configmaps/ns/c${i}`, String(i)));
+    // Once the cache has seen the writes, its window holds the last three.
+    await eventually(() => live.length === 5);
+    const recent: StorageEvent[] = [];
+    await s.watch("/registry/configmaps/ns", { afterRevision: written[2]!.modRevision, onEvents: (batch) => recent.push(...batch) });
+    await eventually(() => recent.length === 2);
+    expect(recent.map((event) => event.kv)).toEqual(written.slice(3));
+    expect(await etcdWatchers(etcd)).toBe(1);
+    const older: StorageEvent[] = [];
+    await s.watch("/registry/configmaps/ns", { afterRevision: written[0]!.modRevision, onEvents: (batch) => older.push(...batch) });
+    expect(await etcdWatchers(etcd)).toBe(2);
+    await eventually(() => older.length === 4);
+    expect(older.map((event) => event.kv)).toEqual(written.slice(1));
+  });
+
+  it("refuses a cached watch below a compaction it made, and starts the cache again after etcd came back", async () => {
+    const etcd = await member();
+    const s = client(etcd);
+    await s.watch("/registry/configmaps", { afterRevision: await s.currentRevision(), onEvents: () => {} });
+    const first = await s.create("/registry/configmaps/ns/a", "1");
+    const latest = await s.update("/registry/configmaps/ns/a", "2", first.modRevision);
+    await s.compact(latest.modRevision);
+    await expect(s.watch("/registry/configmaps", { afterRevision: first.modRevision, onEvents: () => {} })).rejects.toThrow(
+      `too old resource version: ${first.modRevision} (${latest.modRevision})`,
+    );
   });
 });

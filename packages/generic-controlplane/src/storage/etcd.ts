@@ -4,7 +4,9 @@ import type * as RPC from "etcd3";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
+import { EventWindow } from "./event-window.js";
 import { directoryPrefix } from "./prefix.js";
+import { WatchHub } from "./watch-hub.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 
 /** Where the etcd cluster is and how to reach it, as kube-apiserver's `--etcd-*` flags say it. */
@@ -23,11 +25,23 @@ export interface EtcdStorageOptions extends CompactionOptions {
   requestTimeoutMs?: number;
   /** Deadline of the health check's read (kube-apiserver's `--etcd-healthcheck-timeout`, default 2000). */
   healthCheckTimeoutMs?: number;
+  /**
+   * Events the watch cache keeps for replaying watches (default 10000): a watch from a revision the
+   * cache still holds is served without a request to etcd; an older one gets its own etcd watch.
+   */
+  watchCacheEvents?: number;
+}
+
+/** The watch cache: one etcd watch over every object, its recent events, and the watchers it serves. */
+interface WatchCache {
+  window: EventWindow;
+  watch: EtcdWatch;
 }
 
 const REGISTRY = "/registry";
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
+const DEFAULT_WATCH_CACHE_EVENTS = 10_000;
 /** etcd's messages for reads outside the retained history (mvcc.ErrCompacted, mvcc.ErrFutureRev). */
 const COMPACTED = "required revision has been compacted";
 const FUTURE = "required revision is a future revision";
@@ -35,9 +49,13 @@ const FUTURE = "required revision is a future revision";
 /**
  * A Storage on etcd v3, the engine kube-apiserver uses: objects are JSON values under
  * kube-apiserver's key layout, resourceVersions are etcd revisions, writes are transactions that
- * compare `create_revision`/`mod_revision` (as kube-apiserver's etcd3 store does), watches are etcd
- * watches with the previous value, and compaction is etcd's own. Several control planes may share
- * one etcd: each sees the others' writes in revision order.
+ * compare `create_revision`/`mod_revision` (as kube-apiserver's etcd3 store does), and compaction is
+ * etcd's own. Several control planes may share one etcd: each sees the others' writes in revision order.
+ *
+ * Watches under `/registry` go through a watch cache, as kube-apiserver's cacher: one etcd watch
+ * (with previous values) feeds every watcher of the process, and a window of recent events replays
+ * a watch from a recent revision without asking etcd. A watch from before the window gets an etcd
+ * watch of its own, so history etcd still holds stays readable.
  */
 export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   return withCompactor(new EtcdStorage(options), options);
@@ -49,6 +67,9 @@ class EtcdStorage implements Storage {
   private readonly requestTimeoutMs: number;
   private readonly healthCheckTimeoutMs: number;
   private readonly watches = new Set<EtcdWatch>();
+  private readonly watchCacheEvents: number;
+  private readonly hub = new WatchHub();
+  private watchCache: Promise<WatchCache> | undefined;
   /** The highest compacted revision seen; compaction only moves it forward. */
   private knownCompacted = 0;
   private closed = false;
@@ -60,6 +81,8 @@ class EtcdStorage implements Storage {
     this.prefix = prefix;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
+    this.watchCacheEvents = options.watchCacheEvents ?? DEFAULT_WATCH_CACHE_EVENTS;
+    if (!Number.isInteger(this.watchCacheEvents) || this.watchCacheEvents < 1) throw badRequest(`watchCacheEvents must be a positive integer, got ${this.watchCacheEvents}`);
     const clientOptions: IOptions = {
       hosts: [...options.endpoints],
       // The client's per-host circuit breaker steers requests to the other members after three
@@ -167,6 +190,52 @@ class EtcdStorage implements Storage {
   async watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
     if (this.closed) throw storageClosed();
     const directory = directoryPrefix(prefix);
+    if (directory.startsWith(`${REGISTRY}/`)) {
+      const cache = await this.cached();
+      if (cache.window.covers(options.afterRevision)) {
+        // Compaction this process did or saw is honoured; the window itself outlives etcd's history,
+        // as the cacher's does.
+        if (options.afterRevision < this.knownCompacted) throw tooOldResourceVersion(options.afterRevision, this.knownCompacted);
+        if (options.afterRevision >= cache.window.latest) return this.hub.add(directory, options, [], options.afterRevision);
+        return this.hub.addReplaying(directory, options, (after, limit) => cache.window.readPage(directory, after, limit), options.afterRevision);
+      }
+    }
+    return this.openWatch(directory, options);
+  }
+
+  /** The running watch cache, started on first use and again after its etcd watch failed. */
+  private cached(): Promise<WatchCache> {
+    if (this.watchCache === undefined) {
+      const starting: Promise<WatchCache> = this.startWatchCache(() => {
+        if (this.watchCache === starting) this.watchCache = undefined;
+      });
+      this.watchCache = starting;
+      starting.catch(() => {
+        if (this.watchCache === starting) this.watchCache = undefined;
+      });
+    }
+    return this.watchCache;
+  }
+
+  private async startWatchCache(forget: () => void): Promise<WatchCache> {
+    const window = new EventWindow(this.watchCacheEvents, await this.currentRevision());
+    const watch = await this.openWatch(`${REGISTRY}/`, {
+      afterRevision: window.from,
+      onEvents: (events) => {
+        window.append(events);
+        this.hub.publish(events);
+      },
+      onError: (error) => {
+        // Every watcher it served ends with the error (clients re-watch); the next watch starts a new cache.
+        forget();
+        this.hub.closeAll(error);
+      },
+    });
+    return { window, watch };
+  }
+
+  /** A watch of its own on etcd, replaying etcd's history after `options.afterRevision`. */
+  private async openWatch(directory: string, options: WatchOptions): Promise<EtcdWatch> {
     // etcd answers a watch below its compacted revision by cancelling it; checking first gives the
     // caller a rejected promise, as the contract asks, instead of a watch that errors at once.
     const compacted = await this.compactedRevision();
