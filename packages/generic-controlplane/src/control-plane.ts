@@ -20,6 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { resourceQuotaAdmission } from "./admission/resource-quota.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -154,6 +155,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
+  const quotaStore = stores.get("resourcequotas");
+  const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore);
+  if (quota !== undefined) admission.push(quota);
   admission.push(...(options.admission ?? []));
 
   let systemNamespacesReady = !withLifecycle;
@@ -221,6 +225,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        quota?.stop();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

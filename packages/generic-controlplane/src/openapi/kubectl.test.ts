@@ -162,6 +162,7 @@ describe("kubectl 1.32 against the published documents", () => {
       ["configmaps", "cm", "v1", "true", "ConfigMap"],
       ["events", "ev", "v1", "true", "Event"],
       ["namespaces", "ns", "v1", "false", "Namespace"],
+      ["resourcequotas", "quota", "v1", "true", "ResourceQuota"],
       ["secrets", "v1", "true", "Secret"],
       ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],

@@ -4,6 +4,7 @@ import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
 import { namespacesResource } from "./namespaces.js";
+import { resourceQuotasResource } from "./resource-quotas.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./service-accounts.js";
 
@@ -12,6 +13,7 @@ export const builtinResources = {
   namespaces: namespacesResource,
   configmaps: configMapsResource,
   secrets: secretsResource,
+  resourcequotas: resourceQuotasResource,
   serviceaccounts: serviceAccountsResource,
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
@@ -30,4 +32,4 @@ export function selectBuiltinResources(names?: readonly BuiltinResourceName[]): 
   });
 }
 
-export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource, secretsResource, serviceAccountsResource };
+export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource, resourceQuotasResource, secretsResource, serviceAccountsResource };
