@@ -52,6 +52,12 @@ export interface ControlPlaneOptions {
    * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
    */
   authorizer?: Authorizer;
+  /**
+   * Audit logging, as kube-apiserver's `--audit-policy-file` with a log backend:
+   * `{ policy: parseAuditPolicy(yaml), backend: createAuditLog({ path, maxSizeMB, maxBackups }) }`.
+   * The control plane closes the backend on `close()`. Default: no audit events.
+   */
+  audit?: ApiServerOptions["audit"];
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -125,6 +131,7 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.audit ? { audit: options.audit } : {}),
     stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
@@ -227,6 +234,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         stopFlowControlObjects?.();
         quota?.stop();
         await server.close();
+        await options.audit?.backend.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });
       })();
