@@ -112,7 +112,7 @@ function usageCell(quota: ResourceQuota, limits: boolean): string {
   return Object.keys(hard)
     .filter((name) => name.startsWith("limits.") === limits)
     .sort()
-    .map((name) => `${name}: ${String(used[name] ?? "0")}/${String(hard[name])}`)
+    .map((name) => `${name}: ${quantityText(used[name]) ?? "0"}/${quantityText(hard[name]) ?? ""}`)
     .join(", ");
 }
 

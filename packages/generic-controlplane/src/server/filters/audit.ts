@@ -190,7 +190,7 @@ function captureResponse(res: ServerResponse, wanted: () => boolean): { body(): 
     const result = writeHead(...args);
     state.onHeaders();
     return result;
-  }) as ServerResponse["writeHead"];
+  });
   res.write = ((...args: unknown[]) => {
     record(args[0], args[1]);
     return write(...args);
