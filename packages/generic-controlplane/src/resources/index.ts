@@ -3,6 +3,7 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { limitRangesResource } from "./limit-ranges.js";
 import { namespacesResource } from "./namespaces.js";
 import { resourceQuotasResource } from "./resource-quotas.js";
 import { secretsResource } from "./secrets.js";
@@ -14,6 +15,7 @@ export const builtinResources = {
   configmaps: configMapsResource,
   secrets: secretsResource,
   resourcequotas: resourceQuotasResource,
+  limitranges: limitRangesResource,
   serviceaccounts: serviceAccountsResource,
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
@@ -32,4 +34,4 @@ export function selectBuiltinResources(names?: readonly BuiltinResourceName[]): 
   });
 }
 
-export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource, resourceQuotasResource, secretsResource, serviceAccountsResource };
+export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, limitRangesResource, namespacesResource, resourceQuotasResource, secretsResource, serviceAccountsResource };
