@@ -20,6 +20,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { limitRanger } from "./admission/limit-ranger.js";
+import { resourceQuotaAdmission } from "./admission/resource-quota.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -29,7 +31,10 @@ export interface ControlPlaneOptions {
   storage?: Storage;
   /** Resource types to serve. Default: every built-in. Pick a subset and add your own definitions. */
   resources?: readonly ResourceDefinition[];
-  /** Admission plugins, run after NamespaceLifecycle in order (mutating `admit` hooks first, then `validate`). */
+  /**
+   * Admission plugins, run in order after NamespaceLifecycle and LimitRanger and before
+   * ResourceQuota, which upstream runs last (mutating `admit` hooks first, then `validate`).
+   */
   admission?: readonly AdmissionPlugin[];
   /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
   namespaceLifecycle?: boolean;
@@ -51,6 +56,12 @@ export interface ControlPlaneOptions {
    * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
    */
   authorizer?: Authorizer;
+  /**
+   * Audit logging, as kube-apiserver's `--audit-policy-file` with a log backend:
+   * `{ policy: parseAuditPolicy(yaml), backend: createAuditLog({ path, maxSizeMB, maxBackups }) }`.
+   * The control plane closes the backend on `close()`. Default: no audit events.
+   */
+  audit?: ApiServerOptions["audit"];
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -124,6 +135,7 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.audit ? { audit: options.audit } : {}),
     stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
@@ -154,7 +166,14 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
+  // Upstream's order: LimitRanger defaults pods early; ResourceQuota, the last plugin, charges what the others let through.
+  const limitRangeStore = stores.get("limitranges");
+  const quotaStore = stores.get("resourcequotas");
+  const limits = limitRangeStore === undefined ? undefined : limitRanger(limitRangeStore);
+  const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore);
+  if (limits !== undefined) admission.push(limits);
   admission.push(...(options.admission ?? []));
+  if (quota !== undefined) admission.push(quota);
 
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
@@ -221,7 +240,10 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        limits?.stop();
+        quota?.stop();
         await server.close();
+        await options.audit?.backend.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });
       })();

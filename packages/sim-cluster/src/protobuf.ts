@@ -10,11 +10,7 @@ const CORE_V1 = `
 syntax = "proto2";
 package k8s.io.api.core.v1;
 
-message QuantityEntry {
-  optional string key = 1;
-  optional .k8s.io.apimachinery.pkg.api.resource.Quantity value = 2;
-}
-
+// QuantityEntry (a ResourceList entry) comes with the generic control plane's core/v1 messages.
 message ResourceRequirements {
   repeated QuantityEntry limits = 1;
   repeated QuantityEntry requests = 2;

@@ -19,6 +19,7 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
   if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
   else if (!serves("serviceaccounts")) off.push("-serviceaccount");
   if (!serves("events")) off.push("-eventttl");
+  if (!serves("resourcequotas")) off.push("-resourcequota");
   return off;
 }
 

@@ -115,6 +115,15 @@ export class ResourceMapper {
     return this.#find(apiVersion, kind);
   }
 
+  /** The served `resource` of `group` (its preferred version), refreshing discovery once when unknown. */
+  async resource(group: string, resource: string): Promise<DiscoveredResource | undefined> {
+    const find = () => [...this.#byKind.values()].find((r) => r.group === group && r.resource === resource);
+    const found = find();
+    if (found !== undefined) return found;
+    await this.refresh();
+    return find();
+  }
+
   #find(apiVersion: string, kind: string): DiscoveredResource | undefined {
     const exact = this.#byKind.get(`${apiVersion}/${kind}`);
     if (exact !== undefined) return exact;

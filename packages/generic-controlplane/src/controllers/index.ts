@@ -56,3 +56,4 @@ export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollect
 export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
 export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";
 export { EVENTS, eventTTLController, lastWriteOf, type EventTTLControllerOptions } from "./eventttl/controller.js";
+export { RESOURCE_QUOTAS, resourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";

@@ -45,7 +45,7 @@ function client(p: ControlPlane): KubeClient {
 describe("createControlPlane({ controllers })", () => {
   it("runs the selected controllers under a kube-system Lease and exports their metrics", async () => {
     const p = await plane({ controllers: { controllers: ["*", "-garbagecollector"] } });
-    expect(p.controllers?.controllers).toEqual(["namespace", "serviceaccount", "eventttl"]);
+    expect(p.controllers?.controllers).toEqual(["namespace", "serviceaccount", "eventttl", "resourcequota"]);
     const c = client(p);
     const lease = await eventually("the controller manager lease", async () => {
       try {

@@ -8,6 +8,7 @@ import { LeaderElector } from "./leader-election.js";
 import { namespaceController } from "./namespace/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { eventTTLController } from "./eventttl/controller.js";
+import { resourceQuotaController } from "./resourcequota/controller.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
 
 /**
@@ -45,7 +46,7 @@ export interface ControllerManagerOptions {
   client: KubeClient;
   /** `--controllers` entries (default `["*"]`). */
   controllers?: readonly string[];
-  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount` and `eventttl`; selectable by name the same way. */
+  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount`, `eventttl` and `resourcequota`; selectable by name the same way. */
   extraControllers?: readonly Controller[];
   /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
   leaderElection?: false | ControllerLeaderElection;
@@ -58,7 +59,7 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl"] as const;
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota"] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -75,7 +76,7 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController()];
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController()];
     const all = [...builtin, ...(options.extraControllers ?? [])];
     const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
     this.#controllers = all.filter((c) => selected.includes(c.name));

@@ -161,7 +161,9 @@ describe("kubectl 1.32 against the published documents", () => {
     expect(out.slice(1)).toEqual([
       ["configmaps", "cm", "v1", "true", "ConfigMap"],
       ["events", "ev", "v1", "true", "Event"],
+      ["limitranges", "limits", "v1", "true", "LimitRange"],
       ["namespaces", "ns", "v1", "false", "Namespace"],
+      ["resourcequotas", "quota", "v1", "true", "ResourceQuota"],
       ["secrets", "v1", "true", "Secret"],
       ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],

@@ -27,6 +27,13 @@ const samples: Array<Record<string, unknown>> = [
   { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active", conditions: [{ type: "NamespaceContentRemaining", status: "False", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "R", message: "m" }] } },
   { apiVersion: "v1", kind: "ConfigMap", metadata: meta, data: { a: "1", empty: "" }, binaryData: { bin: "AAEC/w==" }, immutable: false },
   { apiVersion: "v1", kind: "Secret", metadata: meta, data: { password: "czNjcjN0" }, type: "Opaque", stringData: { extra: "x" }, immutable: true },
+  {
+    apiVersion: "v1",
+    kind: "ResourceQuota",
+    metadata: meta,
+    spec: { hard: { configmaps: "10", "requests.cpu": "500m" }, scopes: ["NotTerminating"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } },
+    status: { hard: { configmaps: "10" }, used: { configmaps: "3" } },
+  },
   { apiVersion: "v1", kind: "ServiceAccount", metadata: meta, secrets: [{ name: "token", kind: "Secret" }], imagePullSecrets: [{ name: "registry" }], automountServiceAccountToken: false },
   {
     apiVersion: "v1",

@@ -210,6 +210,44 @@ message SecretList {
   repeated Secret items = 2;
 }
 
+// A ResourceList (map[ResourceName]resource.Quantity) entry.
+message QuantityEntry {
+  optional string key = 1;
+  optional .k8s.io.apimachinery.pkg.api.resource.Quantity value = 2;
+}
+
+message ScopedResourceSelectorRequirement {
+  optional string scopeName = 1;
+  optional string operator = 2;
+  repeated string values = 3;
+}
+
+message ScopeSelector {
+  repeated ScopedResourceSelectorRequirement matchExpressions = 1;
+}
+
+message ResourceQuotaSpec {
+  repeated QuantityEntry hard = 1;
+  repeated string scopes = 2;
+  optional ScopeSelector scopeSelector = 3;
+}
+
+message ResourceQuotaStatus {
+  repeated QuantityEntry hard = 1;
+  repeated QuantityEntry used = 2;
+}
+
+message ResourceQuota {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ResourceQuotaSpec spec = 2;
+  optional ResourceQuotaStatus status = 3;
+}
+
+message ResourceQuotaList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ResourceQuota items = 2;
+}
+
 message ServiceAccount {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
   repeated ObjectReference secrets = 2;

@@ -8,6 +8,8 @@ describe("built-in resources", () => {
       "/v1/namespaces",
       "/v1/configmaps",
       "/v1/secrets",
+      "/v1/resourcequotas",
+      "/v1/limitranges",
       "/v1/serviceaccounts",
       "/v1/events",
       "events.k8s.io/v1/events",

@@ -3,7 +3,9 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { limitRangesResource } from "./limit-ranges.js";
 import { namespacesResource } from "./namespaces.js";
+import { resourceQuotasResource } from "./resource-quotas.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./service-accounts.js";
 
@@ -12,6 +14,8 @@ export const builtinResources = {
   namespaces: namespacesResource,
   configmaps: configMapsResource,
   secrets: secretsResource,
+  resourcequotas: resourceQuotasResource,
+  limitranges: limitRangesResource,
   serviceaccounts: serviceAccountsResource,
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
@@ -30,4 +34,4 @@ export function selectBuiltinResources(names?: readonly BuiltinResourceName[]): 
   });
 }
 
-export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource, secretsResource, serviceAccountsResource };
+export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, limitRangesResource, namespacesResource, resourceQuotasResource, secretsResource, serviceAccountsResource };

@@ -19,7 +19,7 @@ import { writeError } from "./handlers/responsewriters/status.js";
 import { WatchTracker } from "./watch-tracker.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
-import { withAudit } from "./filters/audit.js";
+import { withAudit, type AuditOptions } from "./filters/audit.js";
 import { withAuthentication } from "./filters/authentication.js";
 import type { UserInfo } from "./access-reviews.js";
 import { withAuthorization } from "./filters/authorization.js";
@@ -39,6 +39,8 @@ export type { HandlerStage } from "./filters/stages.js";
 
 export interface ApiServerOptions {
   resources?: readonly ServedResource[];
+  /** Audit events of requests the policy levels above `None` (kube-apiserver's `--audit-policy-file` and log backend). */
+  audit?: AuditOptions;
   discovery?: DiscoveryDocuments;
   openapi?: OpenApiDocuments;
   /**
@@ -261,7 +263,7 @@ export class ApiServer {
       withWaitGroup(this.#nonLongRunning),
       withRequestTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
       withAuthentication(options.authenticate),
-      withAudit(),
+      withAudit(options.audit),
       withImpersonation(),
       withBodyRead({
         maxBytes: this.#env.maxBodyBytes,

@@ -45,6 +45,11 @@ export function readBody(req: IncomingMessage, limits: number | BodyReadLimits):
   return read;
 }
 
+/** The body of a request whose body was read (a write), without reading one that was not. */
+export function bodyIfRead(req: IncomingMessage): Promise<Buffer> | undefined {
+  return reads.get(req);
+}
+
 function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer> {
   const limit = limits.maxBytes;
   const declared = req.headers["content-length"];

@@ -39,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   rmSync(dir, { recursive: true, force: true });
+  console.log(`fuzz: ${sent} requests sent (seed ${SEED}, ${RUNS} runs per property)`);
 });
 
 interface FuzzRequest {
@@ -72,8 +73,12 @@ function objectPath(definition: ResourceDefinition, name: string): string {
   return `${collectionPath(definition)}/${definition.scope === "Cluster" ? `fuzz-${name}` : name}`;
 }
 
+/** Requests sent, reported when the suite ends. */
+let sent = 0;
+
 /** Sends one request; a successful streaming answer (a watch) is cut off after its status line. */
 async function send(request: FuzzRequest): Promise<Answer> {
+  sent++;
   const init: RequestInit = { method: request.method, headers: request.headers, redirect: "manual" };
   if (request.body !== undefined) init.body = request.body;
   const response = await fetch(t.url + request.path, init);

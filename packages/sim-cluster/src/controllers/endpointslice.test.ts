@@ -141,7 +141,9 @@ describe("endpoints and endpointslice controllers", () => {
     });
     expect(published.conditions).toEqual({ ready: true, serving: true, terminating: true });
     await eventually("the plain Endpoints drop the pod", async () => (((await client.get<Endpoints>(ENDPOINTS, ns, "plain")).subsets ?? []).length === 0 ? true : undefined));
-    expect((await client.get<Endpoints>(ENDPOINTS, ns, "publish")).subsets?.[0]?.addresses).toHaveLength(1);
+    // The two services' Endpoints are synced one after the other: wait for the second, too.
+    const publishing = await eventually("the publishing Endpoints to list the pod", async () => (await client.get<Endpoints>(ENDPOINTS, ns, "publish")).subsets?.[0]?.addresses);
+    expect(publishing).toHaveLength(1);
 
     await client.patch(PODS, ns, "held", { metadata: { finalizers: null } });
     await eventually("the slice to become a placeholder", async () => ((await slicesOf(ns, "plain"))[0]?.endpoints?.length === 0 ? true : undefined));
