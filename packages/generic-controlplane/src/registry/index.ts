@@ -19,6 +19,7 @@ export type {
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
 export { toTable, translateTimestampSince, type TableOptions } from "./table.js";
 export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
+export { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 export {
   childPath,
   fieldDuplicate,
