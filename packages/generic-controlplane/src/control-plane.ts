@@ -165,7 +165,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const admission: AdmissionPlugin[] = [];
   const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
-  if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
+  const lifecycle = withLifecycle ? namespaceLifecycle(namespaces) : undefined;
+  if (lifecycle !== undefined) admission.push(lifecycle);
   // Upstream's order: LimitRanger defaults pods early; ResourceQuota, the last plugin, charges what the others let through.
   const limitRangeStore = stores.get("limitranges");
   const quotaStore = stores.get("resourcequotas");
@@ -240,6 +241,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        lifecycle?.stop();
         limits?.stop();
         quota?.stop();
         await server.close();

@@ -2,6 +2,7 @@ import { forbidden, notFound } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
 import type { ResourceStore } from "../registry/types.js";
+import { StoreCache } from "./store-cache.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
 import { IMMORTAL_NAMESPACES, isNamespaceTerminating } from "../resources/namespaces.js";
 
@@ -13,14 +14,23 @@ function admissionForbidden(attributes: AdmissionAttributes, name: string, reaso
 }
 
 /**
+ * How long a namespace this server was asked to delete is read from storage rather than from the
+ * cache (upstream's `forceLiveLookupTTL`): the cache may not have seen it become Terminating yet.
+ */
+const FORCE_LIVE_LOOKUP_MS = 30_000;
+
+/**
  * The NamespaceLifecycle admission plugin: no object may be created in a namespace that does not
  * exist (404 `namespaces "x" not found`) or is being terminated (403, cause NamespaceTerminating),
- * and `default`, `kube-system` and `kube-public` cannot be deleted. The namespace is read from the
- * store on each create (one keyed read) rather than from a cache, so a create right after a
- * namespace DELETE is refused without any window.
+ * and `default`, `kube-system` and `kube-public` cannot be deleted. Namespaces are read from a
+ * watch-fed cache, as upstream reads its informer, so a create costs no storage read; a namespace
+ * the cache does not hold (created a moment ago) and one deleted through this server in the last
+ * 30 s are read from the store, so a create right after a DELETE is refused without a window.
  */
-export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin {
-  const lookup = async (name: string): Promise<KubeObject | undefined> => {
+export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin & { stop(): void } {
+  const cache = new StoreCache(namespaces);
+  const deletedAt = new Map<string, number>();
+  const live = async (name: string): Promise<KubeObject | undefined> => {
     try {
       return await namespaces.get(undefined, name);
     } catch (error) {
@@ -28,13 +38,23 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin {
       throw error;
     }
   };
+  const lookup = async (name: string): Promise<KubeObject | undefined> => {
+    const deleted = deletedAt.get(name);
+    if (deleted !== undefined) {
+      if (Date.now() - deleted < FORCE_LIVE_LOOKUP_MS) return live(name);
+      deletedAt.delete(name);
+    }
+    return (await cache.get("", name)) ?? live(name);
+  };
 
   return {
     name: "NamespaceLifecycle",
+    stop: () => cache.stop(),
     async validate(attributes) {
       const definition = attributes.definition;
       if (attributes.operation === "DELETE" && definition.group === "" && definition.plural === "namespaces") {
         if (IMMORTAL_NAMESPACES.includes(attributes.name)) throw admissionForbidden(attributes, attributes.name, "this namespace may not be deleted");
+        deletedAt.set(attributes.name, Date.now());
         return;
       }
       if (attributes.operation !== "CREATE" || definition.scope !== "Namespaced" || attributes.namespace === undefined) return;

@@ -20,6 +20,12 @@ export class StoreCache {
     return [...(this.byNamespace.get(namespace)?.values() ?? [])];
   }
 
+  /** One object (`""` is the namespace of cluster-scoped ones), or undefined when the cache has none. */
+  async get(namespace: string, name: string): Promise<KubeObject | undefined> {
+    await this.ready();
+    return this.byNamespace.get(namespace)?.get(name);
+  }
+
   stop(): void {
     this.watch?.stop();
     this.reset();
