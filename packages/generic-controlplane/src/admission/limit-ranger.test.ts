@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read arbitrary JSON responses */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { selectBuiltinResources } from "../resources/index.js";

@@ -1,6 +1,6 @@
 import { forbidden } from "../api/errors/index.js";
 import type { KubeObject } from "../api/types.js";
-import { parseMilli, quantityText } from "../api/quantity.js";
+import { milliOf, quantityText } from "../api/quantity.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { LimitRange, LimitRangeItem, ResourceList } from "../resources/limit-ranges.js";
 import { StoreCache } from "./store-cache.js";
@@ -17,11 +17,6 @@ interface PodLike extends KubeObject {
 
 /** The annotation upstream's plugin records its defaults in. */
 export const LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger";
-
-const milli = (value: unknown): bigint | undefined => {
-  const text = quantityText(value);
-  return text === undefined ? undefined : parseMilli(text);
-};
 
 const isPodCreate = (attributes: AdmissionAttributes): boolean =>
   attributes.operation === "CREATE" && attributes.subresource === "" && attributes.definition.group === "" && attributes.definition.plural === "pods" && attributes.namespace !== undefined;
@@ -113,7 +108,7 @@ function effective(container: Container): Usage {
   const read = (list: ResourceList | undefined) => {
     const out = new Map<string, { milli: bigint; text: string }>();
     for (const [name, value] of Object.entries(list ?? {})) {
-      const parsed = milli(value);
+      const parsed = milliOf(value);
       if (parsed !== undefined) out.set(name, { milli: parsed, text: quantityText(value)! });
     }
     return out;
@@ -155,7 +150,7 @@ function formatMilli(value: bigint): string {
 function constraints(item: LimitRangeItem, type: "Container" | "Pod", usage: Usage): string[] {
   const errors: string[] = [];
   for (const [name, text] of Object.entries(item.min ?? {})) {
-    const enforced = milli(text)!;
+    const enforced = milliOf(text)!;
     const request = usage.requests.get(name);
     const limit = usage.limits.get(name);
     if (request === undefined) errors.push(`minimum ${name} usage per ${type} is ${text}.  No request is specified`);
@@ -163,7 +158,7 @@ function constraints(item: LimitRangeItem, type: "Container" | "Pod", usage: Usa
     else if (limit !== undefined && limit.milli < enforced) errors.push(`minimum ${name} usage per ${type} is ${text}, but limit is ${limit.text}`);
   }
   for (const [name, text] of Object.entries(item.max ?? {})) {
-    const enforced = milli(text)!;
+    const enforced = milliOf(text)!;
     const request = usage.requests.get(name);
     const limit = usage.limits.get(name);
     if (limit === undefined) errors.push(`maximum ${name} usage per ${type} is ${text}.  No limit is specified`);
@@ -171,7 +166,7 @@ function constraints(item: LimitRangeItem, type: "Container" | "Pod", usage: Usa
     else if (request !== undefined && request.milli > enforced) errors.push(`maximum ${name} usage per ${type} is ${text}, but request is ${request.text}`);
   }
   for (const [name, text] of Object.entries(item.maxLimitRequestRatio ?? {})) {
-    const enforced = milli(text)!;
+    const enforced = milliOf(text)!;
     const request = usage.requests.get(name);
     const limit = usage.limits.get(name);
     if (request === undefined || request.milli === 0n) errors.push(`${name} max limit to request ratio per ${type} is ${text}, but no request is specified or request is 0`);

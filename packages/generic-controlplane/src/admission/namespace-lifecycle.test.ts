@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "../server/test-support.js";
 import { createMemoryStorage } from "../storage/memory.js";

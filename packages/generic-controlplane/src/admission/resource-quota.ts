@@ -1,5 +1,5 @@
 import { forbidden } from "../api/errors/index.js";
-import { parseMilli, quantityText } from "../api/quantity.js";
+import { milliOf } from "../api/quantity.js";
 import { isControlPlaneError } from "../errors.js";
 import type { ResourceStore } from "../registry/types.js";
 import { objectCountNames, type ResourceQuota } from "../resources/resource-quotas.js";
@@ -8,11 +8,6 @@ import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
 
 /** Conflicts on a quota's status (another create charged it first) are retried this often, as upstream. */
 const MAX_CHARGE_ATTEMPTS = 5;
-
-const milliOf = (value: unknown): bigint | undefined => {
-  const text = quantityText(value);
-  return text === undefined ? undefined : parseMilli(text);
-};
 
 /** Whole objects in a quantity's text, as `resource.Quantity.String()` prints a count. */
 const formatCount = (milli: bigint): string => String(milli / 1000n);

@@ -38,3 +38,9 @@ export function quantityText(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return undefined;
 }
+
+/** A JSON value's quantity in thousandths, or undefined when it is none. */
+export function milliOf(value: unknown): bigint | undefined {
+  const text = quantityText(value);
+  return text === undefined ? undefined : parseMilli(text);
+}

@@ -1,9 +1,9 @@
 import type { KubeObject } from "../api/types.js";
-import { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
+import { milliOf, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { childPath, fieldDuplicate, fieldInvalid, fieldRequired, indexPath, isQualifiedName, keyPath } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
-import { kindSchema } from "./schema-parts.js";
+import { kindSchema, resourceListSchema } from "./schema-parts.js";
 
 export type ResourceList = Record<string, string>;
 
@@ -24,11 +24,6 @@ const LIST_FIELDS = ["max", "min", "default", "defaultRequest", "maxLimitRequest
 
 /** Resource names a container or pod can be limited in without a domain (`IsStandardContainerResourceName` and friends). */
 const STANDARD_RESOURCES = new Set(["cpu", "memory", "ephemeral-storage", "storage"]);
-
-const milli = (value: unknown): bigint | undefined => {
-  const text = quantityText(value);
-  return text === undefined ? undefined : parseMilli(text);
-};
 
 /**
  * `SetDefaults_LimitRangeItem` for Container items: the default limit falls back to the max, the
@@ -69,7 +64,7 @@ export function validateLimitRange(range: LimitRange): FieldError[] {
       for (const [name, value] of Object.entries(asRecord(item[field]) ?? {})) {
         const at = keyPath(childPath(path, field), name);
         errors.push(...validateResourceName(name, at));
-        const parsed = milli(value);
+        const parsed = milliOf(value);
         if (parsed === undefined) errors.push(fieldInvalid(at, value, QUANTITY_FORMAT_MESSAGE));
         else if (parsed < 0n) errors.push(fieldInvalid(at, value, "must be greater than or equal to 0"));
         else values[field].set(name, parsed);
@@ -108,12 +103,6 @@ export function validateLimitRange(range: LimitRange): FieldError[] {
   });
   return errors;
 }
-
-const resourceListSchema = (description: string) => ({
-  type: "object" as const,
-  description,
-  additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" as const }, { type: "string" as const }] },
-});
 
 const schema = kindSchema({
   group: "",

@@ -1,10 +1,10 @@
 import type { KubeObject } from "../api/types.js";
-import { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
+import { milliOf, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { childPath, fieldInvalid, fieldNotSupported, indexPath, isQualifiedName, keyPath } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
-import { kindSchema } from "./schema-parts.js";
+import { kindSchema, resourceListSchema } from "./schema-parts.js";
 
 export interface ResourceQuota extends KubeObject {
   spec?: {
@@ -68,8 +68,8 @@ function validateQuotaResourceName(name: string, field: string): FieldError[] {
 /** `ValidateResourceQuantityValue`: a quantity, not negative, whole for the integer resources. */
 function validateQuantity(name: string, value: unknown, field: string): FieldError[] {
   const text = quantityText(value);
-  const milli = text === undefined ? undefined : parseMilli(text);
-  if (milli === undefined) return [fieldInvalid(field, value, QUANTITY_FORMAT_MESSAGE)];
+  const milli = milliOf(value);
+  if (text === undefined || milli === undefined) return [fieldInvalid(field, value, QUANTITY_FORMAT_MESSAGE)];
   if (milli < 0n) return [fieldInvalid(field, text, "must be greater than or equal to 0")];
   if ((INTEGER_RESOURCES.has(name) || name.startsWith("count/")) && milli % 1000n !== 0n) return [fieldInvalid(field, text, "must be an integer")];
   return [];
@@ -115,12 +115,6 @@ function usageCell(quota: ResourceQuota, limits: boolean): string {
     .map((name) => `${name}: ${quantityText(used[name]) ?? "0"}/${quantityText(hard[name]) ?? ""}`)
     .join(", ");
 }
-
-const resourceListSchema = (description: string) => ({
-  type: "object" as const,
-  description,
-  additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" as const }, { type: "string" as const }] },
-});
 
 const schema = kindSchema({
   group: "",

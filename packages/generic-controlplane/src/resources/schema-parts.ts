@@ -25,6 +25,11 @@ export function microTimeSchema(description: string): JSONSchemaProps {
   return goType("v1.MicroTime", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` });
 }
 
+/** A `ResourceList` (`map[ResourceName]resource.Quantity`): quantities as JSON strings or integers. */
+export function resourceListSchema(description: string): JSONSchemaProps {
+  return { type: "object", description, additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] } };
+}
+
 export function stringSchema(description: string): JSONSchemaProps {
   return { type: "string", description };
 }
