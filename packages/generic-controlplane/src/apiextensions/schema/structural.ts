@@ -1,6 +1,7 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, formatFieldError, indexPath, keyPath } from "../../validation/field-errors.js";
+import { patternError } from "./openapi-validation.js";
 import { additionalSchemaOf, itemsOf } from "./walk.js";
 
 /**
@@ -21,7 +22,7 @@ const FORBIDDEN_IN_JUNCTORS: ReadonlyArray<{ key: keyof JSONSchemaProps; detail:
   { key: "title", detail: "must be empty to be structural", present: (s) => typeof s.title === "string" && s.title !== "" },
   { key: "description", detail: "must be empty to be structural", present: (s) => typeof s.description === "string" && s.description !== "" },
   { key: "nullable", detail: "must be false to be structural", present: (s) => s.nullable === true },
-  { key: "x-kubernetes-preserve-unknown-fields", detail: "must be undefined to be structural", present: (s) => s["x-kubernetes-preserve-unknown-fields"] !== undefined },
+  { key: "x-kubernetes-preserve-unknown-fields", detail: "must be false to be structural", present: (s) => s["x-kubernetes-preserve-unknown-fields"] === true },
   { key: "x-kubernetes-embedded-resource", detail: "must be false to be structural", present: (s) => s["x-kubernetes-embedded-resource"] === true },
   { key: "x-kubernetes-int-or-string", detail: "must be false to be structural", present: (s) => s["x-kubernetes-int-or-string"] === true },
   { key: "x-kubernetes-list-map-keys", detail: "must be empty to be structural", present: (s) => (s["x-kubernetes-list-map-keys"] ?? []).length > 0 },
@@ -84,10 +85,14 @@ function invariantErrors(schema: JSONSchemaProps | undefined, level: Level, path
   if (embedded && type !== "object") {
     if (type === "") errors.push(fieldRequired(childPath(path, "type"), "must be object if x-kubernetes-embedded-resource is true"));
     else errors.push(fieldInvalid(childPath(path, "type"), type, "must be object if x-kubernetes-embedded-resource is true"));
-  } else if (type === "" && !embedded && !intOrString) {
+  } else if (type === "" && !intOrString && schema["x-kubernetes-preserve-unknown-fields"] !== true) {
     const where = level === "root" ? "at the root" : level === "item" ? "for specified array items" : "for specified object fields";
     errors.push(fieldRequired(childPath(path, "type"), `must not be empty ${where}`));
-  } else if (level === "root" && type !== "" && type !== "object") {
+  }
+  if (embedded && schema.additionalProperties !== undefined) {
+    errors.push(fieldForbidden(childPath(path, "additionalProperties"), "must not be used if x-kubernetes-embedded-resource is set"));
+  }
+  if (level === "root" && type !== "" && type !== "object") {
     errors.push(fieldInvalid(childPath(path, "type"), type, "must be object at the root"));
   }
 
@@ -139,6 +144,10 @@ function junctorErrors(schema: JSONSchemaProps, skipAnyOf: boolean, skipFirstAll
   (schema.allOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, skipFirstAllOfAnyOf && i === 0, level, indexPath(childPath(path, "allOf"), i))));
   (schema.oneOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, false, level, indexPath(childPath(path, "oneOf"), i))));
   errors.push(...nestedErrors(schema.not, false, level, childPath(path, "not")));
+  if (typeof schema.pattern === "string" && schema.pattern !== "") {
+    const problem = patternError(schema.pattern);
+    if (problem !== undefined) errors.push(fieldInvalid(childPath(path, "pattern"), schema.pattern, `must be a valid regular expression, but isn't: ${problem}`));
+  }
   return errors;
 }
 
@@ -153,7 +162,7 @@ function nestedErrors(schema: JSONSchemaProps | undefined, skipAnyOf: boolean, l
   for (const { key, detail, present } of FORBIDDEN_IN_JUNCTORS) {
     if (present(schema)) errors.push(fieldForbidden(childPath(path, key), detail));
   }
-  if (level === "root" && schema.properties?.metadata !== undefined) {
+  if (schema.properties?.metadata !== undefined) {
     errors.push(fieldForbidden(keyPath(childPath(path, "properties"), "metadata"), "must not be specified in a nested context"));
   }
   return errors;
