@@ -5,7 +5,7 @@ import { fieldInvalid } from "../../validation/field-errors.js";
 import { applyDefaultValues, pruneNonNullableNullsWithoutDefaults } from "./defaulting.js";
 import { validateEmbeddedResources } from "./embedded.js";
 import { validateListSetsAndMaps } from "./list-type.js";
-import { validateOpenAPI } from "./openapi-validation.js";
+import { ROOT_FIELD, validateOpenAPI } from "./openapi-validation.js";
 import { pruneValue } from "./prune.js";
 
 /**
@@ -65,7 +65,7 @@ export function compileSchema(schema: JSONSchemaProps, options: CompileSchemaOpt
       const errors = [...validateOpenAPI(schema, object), ...validateEmbeddedResources("", object, schema, true), ...validateListSetsAndMaps("", schema, object)];
       if (rules === undefined) return errors;
       if (errors.some((e) => BLOCKING.has(e.type))) {
-        errors.push(fieldInvalid("", null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
+        errors.push(fieldInvalid(ROOT_FIELD, null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
         return errors;
       }
       return [...errors, ...rules(object, oldObject)];

@@ -149,7 +149,7 @@ function validateSchema(schema: JSONSchemaProps, data: unknown, path: string): R
     if (check !== undefined && !check(data)) step({ errors: [invalidType(path, schema.format ?? "", data)], matchCount: 0 });
     else if (check !== undefined) step(undefined);
   }
-  if (typeof data === "number") step(numberValidator(schema, types.length === 1 ? (types[0] ?? "") : "", data, path));
+  if (typeof data === "number") step(numberValidator(schema, data, path));
   if (Array.isArray(data)) step(sliceValidator(schema, data, path));
   step(enumValidator(schema, data, path));
   if (isObject(data)) step(objectValidator(schema, data, path));
@@ -214,57 +214,35 @@ function stringValidator(schema: JSONSchemaProps, data: string, path: string): R
   return undefined;
 }
 
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX = 2 ** 63;
-
-/** `IsValueValidAgainstRange` for the formats left after kube strips numeric ones: integers must be integral int64s. */
-function rangeError(value: number, type: string, prefix: string, path: string): OpenAPIError | undefined {
-  if (type !== "integer") return undefined;
-  if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) return undefined;
-  return { name: "", message: `${prefix} value must be of type integer (default format) in ${path}` };
-}
-
-function numberValidator(schema: JSONSchemaProps, type: string, data: number, path: string): Result {
+/**
+ * `numberValidator` as Kubernetes has run it: bounds apply in integers to integral data (the bound
+ * truncated, as Go converts it) and in floats otherwise. Numeric formats do not constrain values:
+ * kube strips them from custom resource schemas.
+ */
+function numberValidator(schema: JSONSchemaProps, data: number, path: string): Result {
   const result: Result = { errors: [], matchCount: 1 };
-  // Only a schema with exactly one numeric type checks ranges against it (`numberValidator.Type`).
-  const numericType = type === "integer" || type === "number" ? type : "";
-  const checked = rangeError(data, numericType, "Checked", path);
-  if (checked !== undefined) result.errors.push(checked);
   const isInt = Number.isInteger(data);
   const fail = (code: Code, message: string): OpenAPIError => ({ code, name: path, value: data, message });
-
-  const multipleErrors: OpenAPIError[] = [];
   if (typeof schema.multipleOf === "number") {
-    const factor = schema.multipleOf;
-    const invalidFactor = rangeError(factor, numericType, "MultipleOf", path);
-    if (invalidFactor !== undefined) multipleErrors.push(invalidFactor);
-    // A valid integral factor on integral data is checked in integers (factor truncated, as Go converts it).
-    const useInt = invalidFactor === undefined && isInt;
-    const f = useInt ? Math.trunc(factor) : factor;
-    if (f <= 0) {
-      multipleErrors.push({ code: "MultipleOfMustBePositive", name: path, value: f, message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(f)}` });
+    const factor = isInt ? Math.trunc(schema.multipleOf) : schema.multipleOf;
+    if (factor <= 0) {
+      result.errors.push({ code: "MultipleOfMustBePositive", name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor)}` });
     } else {
-      const ok = useInt ? data % f === 0 : Number.isInteger(f < 1 ? (1 / f) * data : data / f);
-      if (!ok) multipleErrors.push(fail("MultipleOf", `${path} in ${IN} should be a multiple of ${goNumber(f)}`));
+      const ok = isInt ? data % factor === 0 : Number.isInteger(factor < 1 ? (1 / factor) * data : data / factor);
+      if (!ok) result.errors.push(fail("MultipleOf", `${path} in ${IN} should be a multiple of ${goNumber(factor)}`));
     }
   }
-  const bound = (limit: number | undefined, exclusive: boolean | undefined, isMax: boolean): OpenAPIError[] => {
-    if (typeof limit !== "number") return [];
-    const errors: OpenAPIError[] = [];
-    const invalid = rangeError(limit, numericType, isMax ? "Maximum boundary" : "Minimum boundary", path);
-    if (invalid !== undefined) errors.push(invalid);
-    const l = invalid === undefined && isInt ? Math.trunc(limit) : limit;
+  const bound = (limit: number | undefined, exclusive: boolean | undefined, isMax: boolean): void => {
+    if (typeof limit !== "number") return;
+    const l = isInt ? Math.trunc(limit) : limit;
     const excl = exclusive === true;
     const broken = isMax ? (excl ? data >= l : data > l) : excl ? data <= l : data < l;
-    if (broken) {
-      const relation = isMax ? (excl ? "less than" : "less than or equal to") : excl ? "greater than" : "greater than or equal to";
-      errors.push(fail(isMax ? "Max" : "Min", `${path} in ${IN} should be ${relation} ${goNumber(l)}`));
-    }
-    return errors;
+    if (!broken) return;
+    const relation = isMax ? (excl ? "less than" : "less than or equal to") : excl ? "greater than" : "greater than or equal to";
+    result.errors.push(fail(isMax ? "Max" : "Min", `${path} in ${IN} should be ${relation} ${goNumber(l)}`));
   };
-  const minErrors = bound(schema.minimum, schema.exclusiveMinimum, false);
-  const maxErrors = bound(schema.maximum, schema.exclusiveMaximum, true);
-  result.errors.push(...multipleErrors, ...minErrors, ...maxErrors);
+  bound(schema.minimum, schema.exclusiveMinimum, false);
+  bound(schema.maximum, schema.exclusiveMaximum, true);
   return result;
 }
 
@@ -381,9 +359,12 @@ function junctorValidator(schema: JSONSchemaProps, data: unknown, path: string):
   return result;
 }
 
+/** The path Go prints for the nil root path: errors not tied to a field are reported there. */
+export const ROOT_FIELD = "<nil>";
+
 /** apiextensions-apiserver's mapping of one go-openapi error to a field error. */
 function toFieldError(error: OpenAPIError): FieldError {
-  if (error.code === undefined) return fieldInvalid("", "", error.message);
+  if (error.code === undefined) return fieldInvalid(ROOT_FIELD, "", error.message);
   const field = error.name.replace(/^\./, "");
   const value = error.value ?? "";
   switch (error.code) {
