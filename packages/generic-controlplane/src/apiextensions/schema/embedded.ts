@@ -78,3 +78,34 @@ export function validateEmbeddedResources(path: string, value: unknown, schema: 
   }
   return errors;
 }
+
+/**
+ * `objectmeta.Coerce` below the root: an embedded resource's metadata keeps only ObjectMeta's
+ * fields (the others are dropped and their paths returned, sorted), and a null creationTimestamp
+ * is removed. The root's metadata is decoded with the request, not here.
+ */
+export function coerceEmbeddedMetadata(value: unknown, schema: JSONSchemaProps | undefined, path = "", isRoot = true): string[] {
+  if (schema === undefined) return [];
+  const unknown: string[] = [];
+  if (isPlainObject(value)) {
+    const metadata = value.metadata;
+    if (schema["x-kubernetes-embedded-resource"] === true && !isRoot && isPlainObject(metadata)) {
+      for (const key of Object.keys(metadata)) {
+        if (OBJECT_META_FIELDS.has(key)) continue;
+        unknown.push(`${childPath(path, "metadata")}.${key}`);
+        delete metadata[key];
+      }
+      if (metadata.creationTimestamp === null) delete metadata.creationTimestamp;
+    }
+    const additional = additionalSchemaOf(schema);
+    for (const [key, child] of Object.entries(value)) {
+      const property = schema.properties?.[key];
+      if (property !== undefined) unknown.push(...coerceEmbeddedMetadata(child, property, childPath(path, key), false));
+      else if (additional !== undefined) unknown.push(...coerceEmbeddedMetadata(child, additional, childPath(path, key), false));
+    }
+  } else if (Array.isArray(value)) {
+    const items = itemsOf(schema);
+    value.forEach((item, i) => unknown.push(...coerceEmbeddedMetadata(item, items, indexPath(path, i), false)));
+  }
+  return unknown.sort();
+}

@@ -3,7 +3,7 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { fieldInvalid } from "../../validation/field-errors.js";
 import { applyDefaultValues, pruneNonNullableNullsWithoutDefaults } from "./defaulting.js";
-import { validateEmbeddedResources } from "./embedded.js";
+import { coerceEmbeddedMetadata, validateEmbeddedResources } from "./embedded.js";
 import { validateListSetsAndMaps } from "./list-type.js";
 import { ROOT_FIELD, validateOpenAPI } from "./openapi-validation.js";
 import { pruneValue } from "./prune.js";
@@ -55,7 +55,10 @@ export function compileSchema(schema: JSONSchemaProps, options: CompileSchemaOpt
   const rules = hasRules(schema) ? options.validationRules?.(schema) : undefined;
   return {
     prune(object) {
-      return pruneValue(object, schema, true);
+      // As the custom resource decoder does: prune, drop nulls that cannot stay, coerce embedded metadata.
+      const unknown = pruneValue(object, schema, true);
+      pruneNonNullableNullsWithoutDefaults(object, schema);
+      return [...unknown, ...coerceEmbeddedMetadata(object, schema)];
     },
     applyDefaults(object) {
       pruneNonNullableNullsWithoutDefaults(object, schema);

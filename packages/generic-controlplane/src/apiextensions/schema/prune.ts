@@ -1,5 +1,4 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
-import { OBJECT_META_FIELDS } from "./embedded.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
 
 /**
@@ -7,11 +6,8 @@ import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
  * schema does not specify is dropped, except below `x-kubernetes-preserve-unknown-fields: true`
  * (where specified fields are still pruned inside), and except apiVersion, kind and metadata of
  * the root and of embedded resources. The dropped fields' paths (`spec.foo`, `spec.items[0].bar`)
- * come back sorted, for fieldValidation=Warn/Strict.
- *
- * The metadata of embedded resources is coerced to ObjectMeta like upstream's `objectmeta.Coerce`:
- * fields ObjectMeta lacks are dropped and reported too. The root's metadata is left to the caller,
- * which decodes it with the rest of the request.
+ * come back sorted, for fieldValidation=Warn/Strict. Metadata is not looked into here (see
+ * `coerceEmbeddedMetadata`).
  */
 
 const META_FIELDS = new Set(["apiVersion", "kind", "metadata"]);
@@ -25,20 +21,6 @@ class Pruner {
 
   private static child(parent: string, key: string): string {
     return parent === "" ? key : `${parent}.${key}`;
-  }
-
-  /** ObjectMeta has a fixed set of fields: drop and report the rest, and a null creationTimestamp. */
-  private coerceMetadata(object: Record<string, unknown>, path: string): void {
-    const metadata = object.metadata;
-    if (!isPlainObject(metadata)) return;
-    const metaPath = Pruner.child(path, "metadata");
-    for (const key of Object.keys(metadata)) {
-      if (!OBJECT_META_FIELDS.has(key)) {
-        this.record(metaPath, key);
-        delete metadata[key];
-      }
-    }
-    if (metadata.creationTimestamp === null) delete metadata.creationTimestamp;
   }
 
   prune(value: unknown, schema: JSONSchemaProps | undefined, path: string): void {
@@ -55,7 +37,6 @@ class Pruner {
         return;
       }
       const embedded = schema["x-kubernetes-embedded-resource"] === true;
-      if (embedded && path !== "") this.coerceMetadata(value, path);
       // `additionalProperties: true` or `false` has no schema: values under it are pruned as unspecified.
       const additional = schema.additionalProperties;
       for (const key of Object.keys(value)) {
@@ -79,7 +60,6 @@ class Pruner {
   private skipPrune(value: unknown, schema: JSONSchemaProps, path: string): void {
     if (isPlainObject(value)) {
       const embedded = schema["x-kubernetes-embedded-resource"] === true;
-      if (embedded && path !== "") this.coerceMetadata(value, path);
       for (const key of Object.keys(value)) {
         if (embedded && META_FIELDS.has(key)) continue;
         const property = schema.properties?.[key];
