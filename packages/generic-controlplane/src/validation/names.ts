@@ -10,6 +10,10 @@ const DNS1123_LABEL_ERR = "a lowercase RFC 1123 label must consist of lower case
 export const DNS1123_LABEL_MAX_LENGTH = 63;
 const dns1123Label = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR = "a lowercase RFC 1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_ERR = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
@@ -45,6 +49,14 @@ export function isDNS1123Label(value: string): string[] {
     if (dns1123Subdomain.test(value)) errors.push("must not contain dots");
     else errors.push(regexError(DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"));
   }
+  return errors;
+}
+
+/** `IsDNS1035Label`: at most 63 characters of `[a-z0-9-]`, starting with a letter (resource and version names of CRDs). */
+export function isDNS1035Label(value: string): string[] {
+  const errors: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!dns1035Label.test(value)) errors.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   return errors;
 }
 
