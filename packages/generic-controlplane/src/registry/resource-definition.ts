@@ -71,6 +71,11 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * strategic merge patch; a resource without a schema answers strategic merge with 415.
    */
   schema?: JSONSchemaProps;
+  /**
+   * Whether PATCH takes strategic merge patch (default: when there is a schema). Custom resources
+   * set false: upstream answers strategic merge on them with 415 even though they have a schema.
+   */
+  strategicMergePatch?: boolean;
   /** Rule for `metadata.name`: DNS-1123 subdomain (default), DNS-1123 label, or any path segment. */
   nameRule?: "DNS1123Subdomain" | "DNS1123Label" | "PathSegment";
   /** A `/status` subresource: the main resource ignores status changes and `/status` ignores spec changes (metadata stays writable, like upstream). */
