@@ -1,12 +1,15 @@
 import type { KubeObject } from "../../api/types.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
-import { fieldInvalid } from "../../validation/field-errors.js";
+import { childPath, fieldForbidden, fieldInvalid } from "../../validation/field-errors.js";
+import { defaultErrors } from "./default-validation.js";
 import { applyDefaultValues, pruneNonNullableNullsWithoutDefaults } from "./defaulting.js";
 import { coerceEmbeddedMetadata, validateEmbeddedResources } from "./embedded.js";
 import { validateListSetsAndMaps } from "./list-type.js";
 import { ROOT_FIELD, validateOpenAPI } from "./openapi-validation.js";
 import { pruneValue } from "./prune.js";
+import { openAPISchemaErrors } from "./schema-rules.js";
+import { structuralErrors } from "./structural.js";
 
 /**
  * Structural schemas for custom resources, after apiextensions-apiserver's `pkg/apiserver/schema`
@@ -15,9 +18,23 @@ import { pruneValue } from "./prune.js";
  * the schema and the object; serving is the CustomResourceDefinition handler's job.
  */
 
-export { structuralErrors } from "./structural.js";
+export { structuralErrors };
 export { formatCheck } from "./formats.js";
 export { patternError } from "./openapi-validation.js";
+
+/**
+ * Everything wrong with a CRD version's schema at `fieldPath` (`spec.versions[0].schema.openAPIV3Schema`)
+ * as CRD validation reports it: a nullable root, the structural violations, or when there are none
+ * the defaults that are unpruned or invalid, and the keyword, list/map-type and rule checks.
+ */
+export function schemaErrors(schema: JSONSchemaProps, fieldPath: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (schema.nullable === true) errors.push(fieldForbidden(childPath(fieldPath, "nullable"), "nullable cannot be true at the root"));
+  const structural = structuralErrors(schema, fieldPath);
+  errors.push(...(structural.length > 0 ? structural : defaultErrors(schema, fieldPath)));
+  errors.push(...openAPISchemaErrors(schema, fieldPath));
+  return errors;
+}
 
 /** Checks an object's `x-kubernetes-validations` rules (with the old object on update). */
 export type ValidationRulesCheck = (object: KubeObject, oldObject: KubeObject | undefined) => FieldError[];
