@@ -11,6 +11,7 @@ import { converterFor, type ConverterFactory } from "./conversion.js";
 import { customResourceDefinitionsFor } from "./custom-resource.js";
 import { calculateNames } from "./names.js";
 import type { CustomResourceSchemas } from "./schema-seam.js";
+import { compileSchema, structuralErrors } from "./schema/index.js";
 import {
   CUSTOM_RESOURCE_CLEANUP_FINALIZER,
   findCondition,
@@ -29,6 +30,7 @@ export interface CrdControllerOptions {
   storage: Storage;
   /** Admission plugins every custom resource store runs (shared by reference). */
   admission: AdmissionPlugin[];
+  /** Pruning, defaulting and validation of custom resources; default the schema module's. */
   schemas?: CustomResourceSchemas | undefined;
   converters?: ConverterFactory | undefined;
   clock?: () => Date;
@@ -61,7 +63,7 @@ export class CrdController {
   #stopped = false;
 
   constructor(options: CrdControllerOptions) {
-    this.#options = options;
+    this.#options = { ...options, schemas: options.schemas ?? { compileSchema: (schema) => compileSchema(schema), structuralErrors } };
   }
 
   /**

@@ -112,11 +112,14 @@ function customResourceStrategy(crd: CustomResourceDefinition, version: CustomRe
     ...(scale !== undefined ? scaleErrors(object, scale) : []),
   ];
   return {
+    // As the custom resource decoder does: unknown fields pruned, then defaults filled in.
     prepareForCreate(object) {
       if (terminating) throw notAllowedWhileTerminating({ group, resource: plural }, "create");
+      compiled?.prune(object);
       compiled?.applyDefaults(object);
     },
     prepareForUpdate(object) {
+      compiled?.prune(object);
       compiled?.applyDefaults(object);
     },
     validate: (object) => validate(object),
@@ -157,7 +160,7 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
         ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
         ...(names.categories?.length ? { categories: names.categories } : {}),
         schema: servedSchema(schema),
-        strategicMergePatch: false,
+        unstructured: true,
         statusSubresource: version.subresources?.status !== undefined,
         tracksGeneration: true,
         ...(scale !== undefined ? { subresources: [SCALE_SUBRESOURCE] } : {}),

@@ -127,7 +127,7 @@ describe("CustomResourceDefinition validation", () => {
       expect.arrayContaining([
         'metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group',
         'spec.group: Invalid value: "example": should be a domain with at least one dot',
-        expect.stringMatching(/^spec\.versions\[1\]\.name: Invalid value: "V2": a lowercase RFC 1035 label must consist of/),
+        expect.stringMatching(/^spec\.versions\[1\]\.name: Invalid value: "V2": a DNS-1035 label must consist of/),
         'spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string',
         'spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "spec.x": must be a simple json path starting with .',
         expect.stringMatching(/^spec\.versions: Invalid value: .*: must have exactly one version marked as storage version$/),

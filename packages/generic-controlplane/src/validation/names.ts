@@ -10,10 +10,6 @@ const DNS1123_LABEL_ERR = "a lowercase RFC 1123 label must consist of lower case
 export const DNS1123_LABEL_MAX_LENGTH = 63;
 const dns1123Label = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 
-const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR = "a lowercase RFC 1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
-
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_ERR = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
@@ -52,7 +48,11 @@ export function isDNS1123Label(value: string): string[] {
   return errors;
 }
 
-/** `IsDNS1035Label`: at most 63 characters of `[a-z0-9-]`, starting with a letter (resource and version names of CRDs). */
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** `IsDNS1035Label`: like a DNS-1123 label, but starting with a letter. */
 export function isDNS1035Label(value: string): string[] {
   const errors: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
