@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../api/types.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { formatFieldError, toStatusCauses } from "../../validation/field-errors.js";
+import { isDNS1035Label } from "../../validation/names.js";
 import { compileSchema } from "./index.js";
 
 /** The errors as apimachinery prints them (`field: body`), deduplicated and sorted like upstream's test compares them. */
@@ -330,7 +331,7 @@ properties:
   it("checks apiVersion, kind and metadata as a resource's", () => {
     expect(errorsOf(schema, { template: { apiVersion: "a/b/c", kind: "9Pod", metadata: { name: "a/b", labels: { "bad key!": "x" } } } })).toEqual([
       `template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`,
-      `template.kind: Invalid value: "9Pod": may have mixed case, but should otherwise match: a lowercase RFC 1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+      `template.kind: Invalid value: "9Pod": may have mixed case, but should otherwise match: ${isDNS1035Label("9pod").join(",")}`,
       `template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       `template.metadata.name: Invalid value: "a/b": may not contain '/'`,
     ]);
