@@ -1,4 +1,4 @@
-import { isCelError, type CelInput, type CelResult, type CelValue } from "@bufbuild/cel";
+import { isCelError, type CelInput, type CelResult } from "@bufbuild/cel";
 import type { JSONSchemaProps } from "../schema/types.js";
 import {
   childPath,
@@ -188,7 +188,7 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
     if (usesOldSelf && !hasOld && !optionalOldSelf) continue;
     const bindings: Record<string, unknown> = { [SELF]: selfValue() };
     if (usesOldSelf) {
-      if (optionalOldSelf) bindings[OLD_SELF] = hasOld ? optionalOf(oldSelfValue() as CelValue) : optionalNone();
+      if (optionalOldSelf) bindings[OLD_SELF] = hasOld ? optionalOf(oldSelfValue()) : optionalNone();
       else bindings[OLD_SELF] = oldSelfValue();
     }
     const result = expression.evaluate(bindings);

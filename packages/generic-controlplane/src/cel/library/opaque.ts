@@ -1,4 +1,4 @@
-import { celMap, type CelMap, type CelValue } from "@bufbuild/cel";
+import { celMap, type CelInput, type CelMap } from "@bufbuild/cel";
 
 /**
  * Kubernetes' CEL object types (Quantity, IP, CIDR, URL, optional) carried as CEL maps whose
@@ -10,7 +10,7 @@ export class OpaqueType<T> {
 
   constructor(readonly typeName: string) {}
 
-  wrap(value: T, canonical: CelValue): CelMap {
+  wrap(value: T, canonical: CelInput): CelMap {
     const map = celMap(new Map([[`@${this.typeName}`, canonical]]));
     this.values.set(map, value);
     return map;

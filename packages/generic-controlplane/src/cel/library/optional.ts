@@ -1,4 +1,4 @@
-import { CelScalar, celFunc, celMethod, type CelValue } from "@bufbuild/cel";
+import { CelScalar, celFunc, celMethod, type CelInput } from "@bufbuild/cel";
 import { OpaqueType } from "./opaque.js";
 
 /**
@@ -7,16 +7,16 @@ import { OpaqueType } from "./opaque.js";
  */
 interface Optional {
   present: boolean;
-  value: CelValue | undefined;
+  value: CelInput | undefined;
 }
 
 export const optionalType = new OpaqueType<Optional>("optional_type");
 
-export function optionalOf(value: CelValue): CelValue {
+export function optionalOf(value: CelInput): CelInput {
   return optionalType.wrap({ present: true, value }, value);
 }
 
-export function optionalNone(): CelValue {
+export function optionalNone(): CelInput {
   return optionalType.wrap({ present: false, value: undefined }, null);
 }
 
