@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../api/types.js";
+import { compileErrors, compileValidationRules } from "../../cel/index.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid } from "../../validation/field-errors.js";
@@ -33,6 +34,8 @@ export function schemaErrors(schema: JSONSchemaProps, fieldPath: string): FieldE
   const structural = structuralErrors(schema, fieldPath);
   errors.push(...(structural.length > 0 ? structural : defaultErrors(schema, fieldPath)));
   errors.push(...openAPISchemaErrors(schema, fieldPath));
+  // Rules are typed by the schema, so they are compiled only once it is structural.
+  if (structural.length === 0) errors.push(...compileErrors(schema, fieldPath));
   return errors;
 }
 
@@ -40,8 +43,14 @@ export function schemaErrors(schema: JSONSchemaProps, fieldPath: string): FieldE
 export type ValidationRulesCheck = (object: KubeObject, oldObject: KubeObject | undefined) => FieldError[];
 
 export interface CompileSchemaOptions {
-  /** Compiles the schema's `x-kubernetes-validations` rules, or returns undefined when it has none. */
+  /** Compiles the schema's `x-kubernetes-validations` rules, or returns undefined when it has none (default: src/cel's). */
   validationRules?: (schema: JSONSchemaProps) => ValidationRulesCheck | undefined;
+}
+
+/** src/cel's rule validator over whole objects, the resource root seeing apiVersion, kind and metadata. */
+function celRules(schema: JSONSchemaProps): ValidationRulesCheck | undefined {
+  const validator = compileValidationRules(schema);
+  return validator === undefined ? undefined : (object, oldObject) => validator(object, oldObject);
 }
 
 export interface CompiledSchema {
@@ -56,20 +65,9 @@ export interface CompiledSchema {
 /** Error types after which rules are not evaluated: the object does not have the shape they assume. */
 const BLOCKING = new Set<FieldError["type"]>(["FieldValueNotSupported", "FieldValueTypeInvalid"]);
 
-function hasRules(schema: JSONSchemaProps | undefined): boolean {
-  if (schema === undefined || schema === null) return false;
-  if ((schema["x-kubernetes-validations"] ?? []).length > 0) return true;
-  const additional = schema.additionalProperties;
-  return (
-    Object.values(schema.properties ?? {}).some(hasRules) ||
-    (typeof additional === "object" && hasRules(additional)) ||
-    (typeof schema.items === "object" && !Array.isArray(schema.items) && hasRules(schema.items))
-  );
-}
-
 /** Prepares pruning, defaulting and validation of custom resources against `schema` (a structural schema). */
 export function compileSchema(schema: JSONSchemaProps, options: CompileSchemaOptions = {}): CompiledSchema {
-  const rules = hasRules(schema) ? options.validationRules?.(schema) : undefined;
+  const rules = (options.validationRules ?? celRules)(schema);
   return {
     prune(object) {
       // As the custom resource decoder does: prune, drop nulls that cannot stay, coerce embedded metadata.

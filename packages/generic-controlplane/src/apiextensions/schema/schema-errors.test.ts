@@ -130,3 +130,15 @@ x-kubernetes-validations:
     ]);
   });
 });
+
+describe("schemaErrors: rules compiled by src/cel", () => {
+  it("reports a rule that does not compile", () => {
+    const errors = schemaErrors(parse("type: object\nproperties:\n  n:\n    type: integer\n    x-kubernetes-validations:\n    - rule: 'self >'\n") as JSONSchemaProps, ROOT);
+    expect(errors.map((e) => [e.type, e.field])).toEqual([["FieldValueInvalid", `${ROOT}.properties[n].x-kubernetes-validations[0].rule`]]);
+  });
+
+  it("does not compile rules of a schema that is not structural", () => {
+    const errors = errorsFor("type: object\nproperties:\n  n:\n    x-kubernetes-validations:\n    - rule: self.startsWith('a')\n");
+    expect(errors).toEqual([`${ROOT}.properties[n].type: Required value: must not be empty for specified object fields`]);
+  });
+});

@@ -7,12 +7,11 @@ import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
  * The rules a CustomResourceDefinition's schema must follow beyond being structural, after
  * apiextensions' `ValidateCustomResourceDefinitionOpenAPISchema` (for v1 CRDs: defaults allowed,
  * property types checked, set items atomic, map keys required or defaulted): unsupported keywords,
- * where defaults may not be, list and map types, and the static parts of `x-kubernetes-validations`
- * (compiling the rules is CEL's).
+ * where defaults may not be, and list and map types. `x-kubernetes-validations` entries are
+ * checked by src/cel's `compileErrors`.
  */
 
 const OPENAPI_V3_TYPES = ["array", "boolean", "integer", "number", "object", "string"];
-const VALIDATION_REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 const META_FIELDS = new Set(["metadata", "kind", "apiVersion"]);
 
 interface Context {
@@ -133,35 +132,6 @@ function listAndMapTypeErrors(schema: JSONSchemaProps, path: string): FieldError
   return errors;
 }
 
-function hasNewlines(text: string): boolean {
-  return /[\n\r]/.test(text);
-}
-
-/** The static checks of each `x-kubernetes-validations` entry. */
-function ruleErrors(schema: JSONSchemaProps, path: string): FieldError[] {
-  const errors: FieldError[] = [];
-  (schema["x-kubernetes-validations"] ?? []).forEach((rule, i) => {
-    const at = indexPath(childPath(path, "x-kubernetes-validations"), i);
-    const text = typeof rule.rule === "string" ? rule.rule : "";
-    const message = typeof rule.message === "string" ? rule.message : "";
-    const trimmedRule = text.trim();
-    const trimmedMessage = message.trim();
-    if (trimmedRule === "") errors.push(fieldRequired(childPath(at, "rule"), "rule is not specified"));
-    else if (message.length > 0 && trimmedMessage === "") errors.push(fieldInvalid(childPath(at, "message"), message, "message must be non-empty if specified"));
-    else if (hasNewlines(trimmedMessage)) errors.push(fieldInvalid(childPath(at, "message"), message, "message must not contain line breaks"));
-    else if (hasNewlines(trimmedRule) && trimmedMessage === "") errors.push(fieldRequired(childPath(at, "message"), "message must be specified if rule contains line breaks"));
-    const messageExpression = typeof rule.messageExpression === "string" ? rule.messageExpression : "";
-    if (messageExpression.length > 0 && messageExpression.trim() === "") {
-      errors.push(fieldRequired(childPath(at, "messageExpression"), "messageExpression must be non-empty if specified"));
-    }
-    if (rule.reason !== undefined && !VALIDATION_REASONS.includes(rule.reason)) errors.push(fieldNotSupported(childPath(at, "reason"), rule.reason, VALIDATION_REASONS));
-    const fieldPath = typeof rule.fieldPath === "string" ? rule.fieldPath : "";
-    if (fieldPath.length > 0 && fieldPath.trim() === "") errors.push(fieldInvalid(childPath(at, "fieldPath"), fieldPath, "fieldPath must be non-empty if specified"));
-    if (hasNewlines(fieldPath)) errors.push(fieldInvalid(childPath(at, "fieldPath"), fieldPath, "fieldPath must not contain line breaks"));
-  });
-  return errors;
-}
-
 function walk(schema: JSONSchemaProps | undefined, path: string, ctx: Context, isRoot: boolean): FieldError[] {
   if (schema === undefined || schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
   const errors = keywordErrors(schema, path, ctx);
@@ -196,7 +166,7 @@ function walk(schema: JSONSchemaProps | undefined, path: string, ctx: Context, i
   for (const [name, dependency] of Object.entries(schema.dependencies ?? {})) {
     if (!Array.isArray(dependency)) errors.push(...walk(dependency, keyPath(childPath(path, "dependencies"), name), ctx, false));
   }
-  errors.push(...listAndMapTypeErrors(schema, path), ...ruleErrors(schema, path));
+  errors.push(...listAndMapTypeErrors(schema, path));
   return errors;
 }
 

@@ -375,3 +375,34 @@ describe("validate: x-kubernetes-validations seam", () => {
     expect(ran).toBe(false);
   });
 });
+
+describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomResource's CEL rows)", () => {
+  const immutable: JSONSchemaProps = { type: "object", properties: { field: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf" }] } } };
+
+  it("checks a transition rule against the old object on update only", () => {
+    const compiled = compileSchema(immutable);
+    expect(compiled.validate({ field: "x" }, { field: "x" })).toEqual([]);
+    expect(compiled.validate({ field: "y" })).toEqual([]);
+    const errors = compiled.validate({ field: "y" }, { field: "x" }).map(formatFieldError);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^field: Invalid value: "(y|string)": failed rule: self == oldSelf$/);
+  });
+
+  it("reports a rule under a list item at the item's path", () => {
+    const schema: JSONSchemaProps = {
+      type: "object",
+      properties: { field: { type: "array", items: { type: "object", properties: { x: { type: "string", "x-kubernetes-validations": [{ rule: "self == 'x'" }] } } } } },
+    };
+    const compiled = compileSchema(schema);
+    expect(compiled.validate({ field: [{ x: "x" }] })).toEqual([]);
+    expect(compiled.validate({ field: [{ x: "y" }] }).map((e) => e.field)).toEqual(["field[0].x"]);
+  });
+
+  it("skips rules on an object with type errors", () => {
+    const schema: JSONSchemaProps = { type: "object", properties: { n: { type: "integer", "x-kubernetes-validations": [{ rule: "self > 0" }] } } };
+    expect(compileSchema(schema).validate({ n: "one" }).map(formatFieldError)).toEqual([
+      `n: Invalid value: "string": n in body must be of type integer: "string"`,
+      "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    ]);
+  });
+});
