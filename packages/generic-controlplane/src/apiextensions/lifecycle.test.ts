@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPlane, type TestPlane } from "../server/test-support.js";
+import { startEtcd } from "../../test/harness/etcd.js";
+import { createEtcdStorage } from "../storage/etcd.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
+import type { Storage } from "../storage/types.js";
 import { establish, eventually, widgetCrd } from "./test-fixtures.js";
 import type { CustomResourceDefinition } from "./types.js";
 
@@ -152,16 +155,16 @@ describe("CRDs across a restart", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("serves the stored CRDs and their custom resources again when started on the same SQLite file", async () => {
-    const path = join(dir, "state.db");
-    const first = await startTestPlane({ storage: await createSqliteStorage({ path }) });
+  /** A CRD and a custom resource written by one control plane are served by the next one on the same storage. */
+  async function survivesRestart(open: () => Promise<Storage>): Promise<void> {
+    const first = await startTestPlane({ storage: await open() });
     try {
       await establish(first, widgetCrd({ group: "restart.example.com" }));
       expect((await first.call("POST", "/apis/restart.example.com/v1/namespaces/default/widgets", { body: { metadata: { name: "kept" }, spec: { color: "gold" } } })).status).toBe(201);
     } finally {
       await first.close();
     }
-    const second = await startTestPlane({ storage: await createSqliteStorage({ path }) });
+    const second = await startTestPlane({ storage: await open() });
     try {
       // Served as soon as the control plane is up: no waiting for a controller.
       const kept = await second.call("GET", "/apis/restart.example.com/v1/namespaces/default/widgets/kept");
@@ -171,5 +174,19 @@ describe("CRDs across a restart", () => {
     } finally {
       await second.close();
     }
+  }
+
+  it("serves the stored CRDs and their custom resources again when started on the same SQLite file", async () => {
+    const path = join(dir, "state.db");
+    await survivesRestart(() => createSqliteStorage({ path }));
   });
+
+  it("serves the stored CRDs and their custom resources again when started on the same etcd", async () => {
+    const etcd = await startEtcd();
+    try {
+      await survivesRestart(() => Promise.resolve(createEtcdStorage({ endpoints: [etcd.endpoint], compactInterval: 0 })));
+    } finally {
+      await etcd.stop();
+    }
+  }, 60_000);
 });
