@@ -7,6 +7,10 @@ import { healthChecks } from "./control-plane/health-checks.js";
 import { cachedObjectCounts, countStoredObjects } from "./control-plane/object-counts.js";
 import { buildServedResources, groupResource, servedDefinitions } from "./control-plane/served-resources.js";
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
+import { CrdController } from "./apiextensions/controller.js";
+import type { ConverterFactory } from "./apiextensions/conversion.js";
+import { scaleStage } from "./apiextensions/scale-stage.js";
+import { CRD_GROUP, CRD_PLURAL } from "./apiextensions/types.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
@@ -106,6 +110,18 @@ export interface ControlPlaneOptions {
    * Their `workqueue_*` metrics join `/metrics`.
    */
   controllers?: boolean | ControlPlaneControllers;
+  /**
+   * Serve the custom resources that CustomResourceDefinitions define, with their naming,
+   * establishing and cleanup (default true whenever `customresourcedefinitions.apiextensions.k8s.io`
+   * is among `resources`, as it is by default). An object plugs in `converters` for conversion
+   * strategies other than `None`.
+   */
+  customResourceDefinitions?: boolean | CustomResourceDefinitionOptions;
+}
+
+export interface CustomResourceDefinitionOptions {
+  /** Builds the converter of a CRD whose `spec.conversion.strategy` is not `None` (e.g. `Webhook`). */
+  converters?: ConverterFactory;
 }
 
 export type { ControlPlaneControllers };
@@ -130,13 +146,17 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(
+  options: ControlPlaneOptions,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">,
+  ownStages: readonly HandlerStage[],
+): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.audit ? { audit: options.audit } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
@@ -176,6 +196,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   admission.push(...(options.admission ?? []));
   if (quota !== undefined) admission.push(quota);
 
+  const crdStore = options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
+  let crdController: CrdController | undefined;
+
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
@@ -187,7 +210,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       health: healthChecks(storage, () => systemNamespacesReady),
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
-    }),
+    }, crdStore === undefined ? [] : [scaleStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
   );
 
   if (withLifecycle) {
@@ -196,6 +219,13 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   }
 
   const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
+
+  if (crdStore !== undefined) {
+    const crdOptions = typeof options.customResourceDefinitions === "object" ? options.customResourceDefinitions : {};
+    crdController = new CrdController({ crds: crdStore, server, storage, admission, converters: crdOptions.converters, logger: options.logger });
+    // CRDs already stored are served before the server answers (a restart serves them at once).
+    await crdController.start();
+  }
 
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
@@ -241,6 +271,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        crdController?.stop();
         lifecycle?.stop();
         limits?.stop();
         quota?.stop();

@@ -37,4 +37,8 @@ describe("python kubernetes client e2e ports", () => {
   it("test_utils: create_from_yaml for namespaces, a NamespaceList and a conflicting multi-document file", async () => {
     await runPort("test_create_from_yaml.py");
   }, 90_000);
+
+  it("custom objects: a CRD through ApiextensionsV1Api, CRUD, status and scale through CustomObjectsApi", async () => {
+    await runPort("test_custom_objects.py");
+  }, 90_000);
 });

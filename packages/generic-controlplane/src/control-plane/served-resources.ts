@@ -1,4 +1,6 @@
 import { badRequest } from "../api/errors/index.js";
+import { createCrdStorage } from "../apiextensions/crd-store.js";
+import { CRD_GROUP, CRD_PLURAL } from "../apiextensions/types.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
 import type { ResourceStore } from "../registry/types.js";
@@ -43,7 +45,8 @@ export interface ServedResources {
 
 /**
  * The REST storage of each definition (upstream's per-group storage providers): namespaces get
- * their own (termination and `/finalize`), every other type the generic store. All share
+ * their own (termination and `/finalize`), CRDs theirs (the cleanup finalizer on delete), every
+ * other type the generic store. All share
  * `admission` by reference, so plugins added to it later apply to every store.
  */
 export function buildServedResources(definitions: readonly ResourceDefinition[], storage: Storage, admission: AdmissionPlugin[]): ServedResources {
@@ -55,6 +58,8 @@ export function buildServedResources(definitions: readonly ResourceDefinition[],
     if (definition.group === "" && definition.plural === "namespaces") {
       entry = { definition, ...createNamespaceStorage(storage, { admission }, definition) };
       namespaces = entry.store;
+    } else if (definition.group === CRD_GROUP && definition.plural === CRD_PLURAL) {
+      entry = { definition, store: createCrdStorage(definition, storage, { admission }) };
     } else {
       entry = { definition, store: createResourceStore(definition, storage, { admission }) };
     }

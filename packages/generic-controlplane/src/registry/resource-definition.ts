@@ -71,6 +71,12 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * strategic merge patch; a resource without a schema answers strategic merge with 415.
    */
   schema?: JSONSchemaProps;
+  /**
+   * Objects are decoded as unstructured JSON, as custom resources are: field types are not checked
+   * by a typed decoder (400) but left to the strategy's schema validation (422), and strategic
+   * merge patch is answered with 415 even though there is a schema.
+   */
+  unstructured?: boolean;
   /** Rule for `metadata.name`: DNS-1123 subdomain (default), DNS-1123 label, or any path segment. */
   nameRule?: "DNS1123Subdomain" | "DNS1123Label" | "PathSegment";
   /** A `/status` subresource: the main resource ignores status changes and `/status` ignores spec changes (metadata stays writable, like upstream). */

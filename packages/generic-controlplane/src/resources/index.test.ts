@@ -14,6 +14,7 @@ describe("built-in resources", () => {
       "/v1/events",
       "events.k8s.io/v1/events",
       "coordination.k8s.io/v1/leases",
+      "apiextensions.k8s.io/v1/customresourcedefinitions",
     ]);
     for (const definition of all) {
       expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([{ group: definition.group, version: definition.version, kind: definition.kind }]);

@@ -1,3 +1,4 @@
+import { customResourceDefinitionsResource } from "../apiextensions/crd-resource.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
@@ -20,6 +21,7 @@ export const builtinResources = {
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
   "leases.coordination.k8s.io": leasesResource,
+  "customresourcedefinitions.apiextensions.k8s.io": customResourceDefinitionsResource(),
 } as const satisfies Record<string, ResourceDefinition>;
 
 export type BuiltinResourceName = keyof typeof builtinResources;

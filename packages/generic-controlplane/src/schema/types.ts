@@ -22,7 +22,23 @@ export interface JSONSchemaProps {
   maxItems?: number;
   minItems?: number;
   maxProperties?: number;
+  minProperties?: number;
+  exclusiveMaximum?: boolean;
+  exclusiveMinimum?: boolean;
+  multipleOf?: number;
+  uniqueItems?: boolean;
   pattern?: string;
+  title?: string;
+  example?: unknown;
+  externalDocs?: { description?: string; url?: string };
+  /** Forbidden in CustomResourceDefinition schemas; present so they can be reported. */
+  id?: string;
+  $schema?: string;
+  additionalItems?: JSONSchemaProps | boolean;
+  patternProperties?: Record<string, JSONSchemaProps>;
+  definitions?: Record<string, JSONSchemaProps>;
+  dependencies?: Record<string, JSONSchemaProps | string[]>;
+  not?: JSONSchemaProps;
   allOf?: JSONSchemaProps[];
   anyOf?: JSONSchemaProps[];
   oneOf?: JSONSchemaProps[];
@@ -34,9 +50,21 @@ export interface JSONSchemaProps {
   "x-kubernetes-list-type"?: "atomic" | "set" | "map";
   "x-kubernetes-list-map-keys"?: string[];
   "x-kubernetes-map-type"?: "atomic" | "granular";
+  /** CEL rules of a CustomResourceDefinition schema, checked against the value at this node. */
+  "x-kubernetes-validations"?: ValidationRule[];
   /** Strategic merge patch: the key that identifies list items to merge (e.g. `name`, `uid`). */
   "x-kubernetes-patch-merge-key"?: string;
   /** Strategic merge patch: `merge`, `replace`, `retainKeys` or `merge,retainKeys`. */
   "x-kubernetes-patch-strategy"?: string;
   "x-kubernetes-group-version-kind"?: Array<{ group: string; version: string; kind: string }>;
+}
+
+/** One `x-kubernetes-validations` entry (apiextensions `ValidationRule`). */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }

@@ -43,7 +43,7 @@ export function requestScope(served: ServedResource): RequestScope {
 /** Strategic merge needs the merge keys a schema names; without one it is a 415, as for custom resources. */
 function patchTypes(definition: ResourceDefinition): string[] {
   const types = ["application/json-patch+json", "application/merge-patch+json"];
-  if (definition.schema !== undefined) types.push("application/strategic-merge-patch+json");
+  if (definition.schema !== undefined && definition.unstructured !== true) types.push("application/strategic-merge-patch+json");
   types.push("application/apply-patch+yaml");
   return types;
 }

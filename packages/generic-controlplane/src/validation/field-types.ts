@@ -260,8 +260,14 @@ function checkInteger(holder: object, key: string, value: unknown, place: Place,
 /**
  * Type-checks an object of `definition` on its way into storage, as decoding into the Go type
  * would: a mistyped field is a 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: json: …`.
+ * Unstructured types (custom resources) have no Go type: their schema validation reports types.
  */
-export function checkFieldTypes(object: Record<string, unknown>, definition: { kind: string; version: string; schema?: JSONSchemaProps | undefined }, numberLiteral?: NumberLiteral): void {
+export function checkFieldTypes(
+  object: Record<string, unknown>,
+  definition: { kind: string; version: string; schema?: JSONSchemaProps | undefined; unstructured?: boolean | undefined },
+  numberLiteral?: NumberLiteral,
+): void {
+  if (definition.unstructured === true) return;
   const options: FieldTypeOptions = { kind: definition.kind };
   if (numberLiteral !== undefined) options.numberLiteral = numberLiteral;
   const message = fieldTypeError(object, definition.schema, options);

@@ -5,6 +5,7 @@ export {
   LABEL_VALUE_MAX_LENGTH,
   QUALIFIED_NAME_MAX_LENGTH,
   isConfigMapKey,
+  isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,

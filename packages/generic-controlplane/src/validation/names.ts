@@ -48,6 +48,18 @@ export function isDNS1123Label(value: string): string[] {
   return errors;
 }
 
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_ERR = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** `IsDNS1035Label`: like a DNS-1123 label, but starting with a letter. */
+export function isDNS1035Label(value: string): string[] {
+  const errors: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!dns1035Label.test(value)) errors.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, "my-name", "abc-123"));
+  return errors;
+}
+
 /** `IsDNS1123Subdomain`: at most 253 characters, dot-separated DNS-1123 labels. */
 export function isDNS1123Subdomain(value: string): string[] {
   const errors: string[] = [];

@@ -18,13 +18,17 @@ export class Kubectl {
     return ["--kubeconfig", this.server.kubeconfigPath, "--cache-dir", join(this.server.dir, "kube-cache"), ...args];
   }
 
-  /** Runs kubectl to completion. */
-  run(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-    return run(this.binary, this.args(args), { env: this.env(), timeoutMs: options.timeoutMs ?? 30_000, ...(options.input === undefined ? {} : { input: options.input }) });
+  /** Runs kubectl to completion; `env` adds variables (e.g. `KUBE_EDITOR`). */
+  run(args: readonly string[], options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RunResult> {
+    return run(this.binary, this.args(args), {
+      env: { ...this.env(), ...options.env },
+      timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.input === undefined ? {} : { input: options.input }),
+    });
   }
 
   /** Runs kubectl and fails with its output unless it exits 0; returns stdout. */
-  async ok(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<string> {
+  async ok(args: readonly string[], options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<string> {
     const result = await this.run(args, options);
     if (result.code !== 0) {
       throw new Error(`kubectl ${args.join(" ")} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);

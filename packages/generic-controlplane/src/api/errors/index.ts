@@ -15,6 +15,7 @@ export {
   generateNameConflict,
   invalid,
   methodNotSupported,
+  notAllowedWhileTerminating,
   notFound,
   serverTimeout,
 } from "./resource-errors.js";

@@ -62,6 +62,16 @@ export function methodNotSupported(resource: GroupResource, action: string): Con
   });
 }
 
+/**
+ * 405 `create not allowed while custom resource definition is terminating`: the custom resources
+ * of a CRD being deleted take no new objects (upstream's crdHandler).
+ */
+export function notAllowedWhileTerminating(resource: GroupResource, verb: string): ControlPlaneError {
+  return new ControlPlaneError("MethodNotAllowed", `${verb} not allowed while custom resource definition is terminating`, {
+    details: resourceDetails(resource, ""),
+  });
+}
+
 /** 500 ServerTimeout: a transient failure the client should retry (`NewServerTimeout`); the operation rides in details.name. */
 export function serverTimeout(resource: GroupResource, operation: string, retryAfterSeconds: number): ControlPlaneError {
   return new ControlPlaneError(
