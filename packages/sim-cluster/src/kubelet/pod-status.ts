@@ -21,6 +21,8 @@ export interface ContainerRecord {
 export interface PodRecord {
   uid: string;
   podIP: string;
+  /** On a dual-stack node, the pod's address of the other family. */
+  secondaryPodIP?: string;
   startTime: string;
   containers: ContainerRecord[];
   /** A resize the kubelet has not admitted yet. */
@@ -99,7 +101,7 @@ function condition(pod: Pod, type: string, status: "True" | "False", now: string
 }
 
 /** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
-export function podStatus(pod: Pod, record: PodRecord, node: { address: string }, now: string): NonNullable<Pod["status"]> {
+export function podStatus(pod: Pod, record: PodRecord, node: { address: string; secondaryAddress?: string }, now: string): NonNullable<Pod["status"]> {
   const generation = pod.metadata?.generation ?? 0;
   const ready = record.containers.every((c) => c.terminated === undefined);
   const readyStatus = ready ? "True" : "False";
@@ -119,9 +121,9 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string }
     // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
     phase: ready ? "Running" : "Succeeded",
     hostIP: node.address,
-    hostIPs: [{ ip: node.address }],
+    hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],
     podIP: record.podIP,
-    podIPs: [{ ip: record.podIP }],
+    podIPs: [{ ip: record.podIP }, ...(record.secondaryPodIP !== undefined ? [{ ip: record.secondaryPodIP }] : [])],
     startTime: record.startTime,
     conditions,
     containerStatuses: record.containers.map(containerStatus),
