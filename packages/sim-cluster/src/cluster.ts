@@ -8,6 +8,7 @@ import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { daemonSetController } from "./controllers/daemonset.js";
+import { disruptionController } from "./controllers/disruption.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
@@ -184,7 +185,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
-    subresourceStores = { bindings, pods: pods.store, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
+    subresourceStores = { bindings, pods: pods.store, budgets: plane.store("policy", "poddisruptionbudgets"), scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
@@ -197,7 +198,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -209,6 +210,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         endpointsController(),
         endpointSliceController(),
         daemonSetController(),
+        disruptionController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
