@@ -6,9 +6,11 @@ import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
 import { nodeSubnet, podRanges, serviceRanges } from "./allocators/cidrs.js";
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
+import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { daemonSetController } from "./controllers/daemonset.js";
 import { disruptionController } from "./controllers/disruption.js";
+import { taintEvictionController } from "./controllers/taint-eviction.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
@@ -70,6 +72,13 @@ export interface SimClusterOptions {
   nodeMonitorGracePeriodMs?: number;
   /** How often the node lifecycle controller checks nodes (`--node-monitor-period`). Default 5 s. */
   nodeMonitorPeriodMs?: number;
+  /**
+   * kube-apiserver's `--default-not-ready-toleration-seconds` and
+   * `--default-unreachable-toleration-seconds`: how long a pod that does not say otherwise stays on
+   * a node tainted not-ready or unreachable before the taint eviction controller deletes it. Default 300.
+   */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
   host?: string;
   port?: number;
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
@@ -159,7 +168,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
     resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
-    admission: [priorityAdmission(() => priorityClasses)],
+    admission: [
+      priorityAdmission(() => priorityClasses),
+      defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
+    ],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
     name: options.name ?? "sim-cluster",
@@ -198,7 +210,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -211,6 +223,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         endpointSliceController(),
         daemonSetController(),
         disruptionController(),
+        taintEvictionController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

@@ -2,7 +2,7 @@ import { ControlPlaneError, badRequest, isControlPlaneError, type DeleteOptions,
 import type { ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { RequestContext, ResourceRequestInfo } from "@kubekit/generic-controlplane/server";
 import { disruptionAllowedCondition } from "../controllers/disruption-status.js";
-import { isPodReady } from "../controllers/util.js";
+import { isPodReady, nowRFC3339 } from "../controllers/util.js";
 import { ALWAYS_ALLOW, type PodDisruptionBudget } from "../resources/pod-disruption-budgets.js";
 import type { Pod } from "../resources/pods.js";
 import { isEmptySelector, selectorMatches } from "../selector.js";
@@ -54,15 +54,16 @@ async function checkAndDecrement(pdb: PodDisruptionBudget, podName: string, budg
   if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS) throw forbiddenBudget(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller");
   if (allowed === 0) throw budgetRefusal(`The disruption budget ${name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`, 0);
   if (dryRun) return;
-  const next = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [podName]: new Date().toISOString().replace(/\.\d+Z$/, "Z") } };
-  if (next.disruptionsAllowed === 0) next.conditions = disruptionAllowedCondition(next, new Date().toISOString().replace(/\.\d+Z$/, "Z"));
+  const next = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [podName]: nowRFC3339() } };
+  if (next.disruptionsAllowed === 0) next.conditions = disruptionAllowedCondition(next, nowRFC3339());
   await budgets.update(pdb.metadata?.namespace, name, { ...pdb, status: next }, { subresource: "status" });
 }
 
 /**
  * `POST pods/<name>/eviction` (upstream's EvictionREST), what `kubectl drain` sends: a policy/v1
  * (or v1beta1) Eviction deletes the pod with the eviction's `deleteOptions`, gracefully as any
- * DELETE, once the PodDisruptionBudget that selects the pod allows it. A pod that is not ready
+ * DELETE, once the PodDisruptionBudget that selects the pod allows it, after marking it with the
+ * `DisruptionTarget` condition. A pod that is not ready
  * is deleted without taking from the budget when the budget is met or its
  * `unhealthyPodEvictionPolicy` is `AlwaysAllow` (then only if the pod has not changed since).
  * More than one budget for a pod is a 500, as upstream.
@@ -83,7 +84,8 @@ export async function serveEviction(ctx: RequestContext, info: ResourceRequestIn
       const pod = (await stores.pods.get(info.namespace, info.name)) as Pod;
       const deleteOptions = await admit(pod, stores.budgets, requested, dryRun);
       if (deleteOptions === "refused") return writeJson(ctx, 500, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", code: 500 } satisfies Status);
-      await stores.pods.delete(info.namespace, info.name, deleteOptions, dryRun ? { dryRun: true } : {});
+      if (dryRun) await stores.pods.delete(info.namespace, info.name, deleteOptions, { dryRun: true });
+      else await markAndDelete(pod, stores.pods, deleteOptions);
       break;
     } catch (error) {
       if (!isConflict(error) || attempt >= EVICTION_ATTEMPTS) throw error;
@@ -91,6 +93,27 @@ export async function serveEviction(ctx: RequestContext, info: ResourceRequestIn
   }
   const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
   writeJson(ctx, 201, status);
+}
+
+/**
+ * addConditionAndDeletePod: the pod gets the `DisruptionTarget` condition (`EvictionByEvictionAPI`)
+ * through its status, then is deleted; a resourceVersion precondition moves to the version that
+ * write made. A pod changed meanwhile is a conflict (the eviction is tried again).
+ */
+async function markAndDelete(pod: Pod, pods: ResourceStore, deleteOptions: DeleteOptions): Promise<void> {
+  const namespace = pod.metadata?.namespace;
+  const name = pod.metadata?.name ?? "";
+  const preconditions = deleteOptions.preconditions;
+  if ((preconditions?.uid && preconditions.uid !== pod.metadata?.uid) || (preconditions?.resourceVersion && preconditions.resourceVersion !== pod.metadata?.resourceVersion)) {
+    throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`, { details: { name, kind: "pods" } });
+  }
+  const now = nowRFC3339();
+  const conditions = pod.status?.conditions ?? [];
+  const before = conditions.find((c) => c.type === "DisruptionTarget");
+  const marked = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting", lastProbeTime: null, lastTransitionTime: before?.status === "True" ? (before.lastTransitionTime ?? now) : now };
+  const updated = await pods.update(namespace, name, { ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } }, { subresource: "status" });
+  const options = preconditions?.resourceVersion ? { ...deleteOptions, preconditions: { ...preconditions, resourceVersion: updated.metadata?.resourceVersion ?? "" } } : deleteOptions;
+  await pods.delete(namespace, name, options);
 }
 
 /** What the eviction may delete the pod with, after the budget allowed it; "refused" for several budgets. */

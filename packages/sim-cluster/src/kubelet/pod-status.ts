@@ -100,6 +100,9 @@ function condition(pod: Pod, type: string, status: "True" | "False", now: string
   };
 }
 
+/** The conditions the kubelet sets itself (PodConditionByKubelet, and PodScheduled which it carries over). */
+const KUBELET_CONDITIONS = new Set(["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled", "PodResizePending", "PodResizeInProgress"]);
+
 /** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
 export function podStatus(pod: Pod, record: PodRecord, node: { address: string; secondaryAddress?: string }, now: string): NonNullable<Pod["status"]> {
   const generation = pod.metadata?.generation ?? 0;
@@ -116,6 +119,8 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
   if (record.pending !== undefined) conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
   if (record.inProgress) conditions.push(condition(pod, "PodResizeInProgress", "True", now, generation));
+  // Conditions others own (DisruptionTarget, readiness gates' types) are kept as the API has them, as generateAPIPodStatus does.
+  for (const other of pod.status?.conditions ?? []) if (!KUBELET_CONDITIONS.has(other.type)) conditions.push(other);
   return {
     observedGeneration: generation,
     // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
