@@ -104,16 +104,26 @@ async function markAndDelete(pod: Pod, pods: ResourceStore, deleteOptions: Delet
   const namespace = pod.metadata?.namespace;
   const name = pod.metadata?.name ?? "";
   const preconditions = deleteOptions.preconditions;
-  if ((preconditions?.uid && preconditions.uid !== pod.metadata?.uid) || (preconditions?.resourceVersion && preconditions.resourceVersion !== pod.metadata?.resourceVersion)) {
-    throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`, { details: { name, kind: "pods" } });
+  let latest = pod;
+  for (let attempt = 1; ; attempt++) {
+    // getLatestPod: the preconditions hold against the stored pod, whatever else (its kubelet) wrote meanwhile.
+    if ((preconditions?.uid && preconditions.uid !== latest.metadata?.uid) || (preconditions?.resourceVersion && preconditions.resourceVersion !== latest.metadata?.resourceVersion)) {
+      throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`, { details: { name, kind: "pods" } });
+    }
+    const now = nowRFC3339();
+    const conditions = latest.status?.conditions ?? [];
+    const before = conditions.find((c) => c.type === "DisruptionTarget");
+    const marked = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting", lastProbeTime: null, lastTransitionTime: before?.status === "True" ? (before.lastTransitionTime ?? now) : now };
+    try {
+      const updated = await pods.update(namespace, name, { ...latest, status: { ...latest.status, conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } }, { subresource: "status" });
+      const options = preconditions?.resourceVersion ? { ...deleteOptions, preconditions: { ...preconditions, resourceVersion: updated.metadata?.resourceVersion ?? "" } } : deleteOptions;
+      await pods.delete(namespace, name, options);
+      return;
+    } catch (error) {
+      if (!isConflict(error) || attempt >= EVICTION_ATTEMPTS || preconditions?.resourceVersion) throw error;
+      latest = await pods.get(namespace, name);
+    }
   }
-  const now = nowRFC3339();
-  const conditions = pod.status?.conditions ?? [];
-  const before = conditions.find((c) => c.type === "DisruptionTarget");
-  const marked = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting", lastProbeTime: null, lastTransitionTime: before?.status === "True" ? (before.lastTransitionTime ?? now) : now };
-  const updated = await pods.update(namespace, name, { ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } }, { subresource: "status" });
-  const options = preconditions?.resourceVersion ? { ...deleteOptions, preconditions: { ...preconditions, resourceVersion: updated.metadata?.resourceVersion ?? "" } } : deleteOptions;
-  await pods.delete(namespace, name, options);
 }
 
 /** What the eviction may delete the pod with, after the budget allowed it; "refused" for several budgets. */
