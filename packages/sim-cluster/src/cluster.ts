@@ -2,11 +2,15 @@ import { createControlPlane, selectBuiltinResources, type ControlPlane, type Log
 import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
-import { ClusterIPAllocator, formatIPv4, parseIPv4 } from "./allocators/cluster-ip.js";
+import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
+import { nodeSubnet, podRanges, serviceRanges } from "./allocators/cidrs.js";
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
+import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { daemonSetController } from "./controllers/daemonset.js";
+import { disruptionController } from "./controllers/disruption.js";
+import { taintEvictionController } from "./controllers/taint-eviction.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
@@ -40,13 +44,21 @@ export interface SimClusterOptions {
   nodes?: number | readonly SimNodeOptions[];
   /** Where objects live (default: in memory); closed by `close()`. */
   storage?: Storage;
-  /** The ClusterIP range (kube-apiserver's `--service-cluster-ip-range`). Default `10.96.0.0/16`. */
+  /**
+   * The ClusterIP range (kube-apiserver's `--service-cluster-ip-range`). Default `10.96.0.0/16`.
+   * Two ranges of different families (`"10.96.0.0/16,fd00:10:96::/112"`) make the cluster
+   * dual-stack: services may ask for both families, nodes get a pod range of each and pods an
+   * address of each.
+   */
   serviceCIDR?: string;
   /** NodePorts (`--service-node-port-range`). Default `30000-32767`. */
   nodePortRange?: string;
-  /** The cluster's pod range; node n gets the n-th /24 of it. Default `10.244.0.0/16`. */
+  /**
+   * The cluster's pod range; node n gets the n-th /24 of it (and the n-th /64 of an IPv6 range
+   * after a comma). Default `10.244.0.0/16`, plus `fd00:10:244::/56` when `serviceCIDR` is dual-stack.
+   */
   podCIDR?: string;
-  /** Where nodes' InternalIPs come from. Default `172.18.0.0/16`. */
+  /** Where nodes' InternalIPs come from. Default `172.18.0.0/16`, plus `fc00:f853:ccd:e793::/64` (a second InternalIP) when `serviceCIDR` is dual-stack. */
   nodeCIDR?: string;
   /** Every node's capacity (and allocatable). Default 4 CPUs, 16Gi memory, 110 pods, 100Gi ephemeral storage. */
   nodeCapacity?: Record<string, string>;
@@ -60,6 +72,13 @@ export interface SimClusterOptions {
   nodeMonitorGracePeriodMs?: number;
   /** How often the node lifecycle controller checks nodes (`--node-monitor-period`). Default 5 s. */
   nodeMonitorPeriodMs?: number;
+  /**
+   * kube-apiserver's `--default-not-ready-toleration-seconds` and
+   * `--default-unreachable-toleration-seconds`: how long a pod that does not say otherwise stays on
+   * a node tainted not-ready or unreachable before the taint eviction controller deletes it. Default 300.
+   */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
   host?: string;
   port?: number;
   /** Names the kubeconfig's cluster, user and context. Default `sim-cluster`. */
@@ -108,18 +127,10 @@ function parseRange(text: string): { base: number; size: number } {
   return { base: Number(match[1]), size: Number(match[2]) - Number(match[1]) + 1 };
 }
 
-/** The n-th /24 of a /16 (or wider) range. */
-function subnet24(cidr: string, index: number): string {
-  const [address, bits] = cidr.split("/");
-  const base = parseIPv4(address ?? "");
-  if (base === undefined || Number(bits) > 16) throw new Error(`invalid pod CIDR ${JSON.stringify(cidr)}: want an IPv4 range of /16 or wider`);
-  return `${formatIPv4((base + index * 256) >>> 0)}/24`;
-}
-
 function hostAddress(cidr: string, index: number): string {
-  const base = parseIPv4(cidr.split("/")[0] ?? "");
+  const base = parseIP(cidr.split("/")[0] ?? "");
   if (base === undefined) throw new Error(`invalid node CIDR ${JSON.stringify(cidr)}`);
-  return formatIPv4((base + index + 2) >>> 0);
+  return formatIP({ family: base.family, value: base.value + BigInt(index + 2) });
 }
 
 /**
@@ -132,24 +143,35 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const traffic = options.traffic === true;
   const loopback = traffic ? randomTrafficRanges() : undefined;
   const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
-  const podCIDR = options.podCIDR ?? loopback?.podCIDR ?? "10.244.0.0/16";
-  const nodeCIDR = options.nodeCIDR ?? loopback?.nodeCIDR ?? "172.18.0.0/16";
-  if (traffic) assertLoopbackRanges({ podCIDR, serviceCIDR, nodeCIDR });
   const allocators: ServiceAllocators = {
-    clusterIPs: new ClusterIPAllocator(serviceCIDR),
+    ...serviceRanges(serviceCIDR),
     nodePorts: new NodePortAllocator(parseRange(options.nodePortRange ?? "30000-32767")),
   };
+  // A dual-stack cluster's pods get both families too (kind's default IPv6 pod range), in the services' order.
+  const dualStack = allocators.secondaryClusterIPs !== undefined;
+  const defaultPodCIDRs = [loopback?.podCIDR ?? "10.244.0.0/16", ...(dualStack ? ["fd00:10:244::/56"] : [])];
+  if (allocators.clusterIPs.family === "IPv6") defaultPodCIDRs.reverse();
+  const podCIDRs = podRanges(options.podCIDR ?? defaultPodCIDRs.join(","));
+  // Dual-stack nodes have an InternalIP of each family (kind's default IPv6 node network).
+  const [nodeCIDR, secondaryNodeCIDR] = (options.nodeCIDR ?? [loopback?.nodeCIDR ?? "172.18.0.0/16", ...(dualStack ? ["fc00:f853:ccd:e793::/64"] : [])].join(",")).split(",") as [string, string | undefined];
+  if (traffic) {
+    if (allocators.clusterIPs.family !== "IPv4" || familyOf(podCIDRs[0]!.split("/")[0]!) !== "IPv4") throw new Error("traffic mode needs IPv4 as the primary family of serviceCIDR and podCIDR (it forwards IPv4 loopback traffic only)");
+    assertLoopbackRanges({ podCIDR: podCIDRs[0]!, serviceCIDR: allocators.clusterIPs.cidr, nodeCIDR });
+  }
   // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
   registerWorkloadProtobuf();
-  subnet24(podCIDR, 0);
   hostAddress(nodeCIDR, 0);
+  if (secondaryNodeCIDR !== undefined) hostAddress(secondaryNodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
   let subresourceStores: SubresourceStores | undefined;
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
     resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
-    admission: [priorityAdmission(() => priorityClasses)],
+    admission: [
+      priorityAdmission(() => priorityClasses),
+      defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
+    ],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
     name: options.name ?? "sim-cluster",
@@ -175,7 +197,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
-    subresourceStores = { bindings, pods: pods.store, scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
+    subresourceStores = { bindings, pods: pods.store, budgets: plane.store("policy", "poddisruptionbudgets"), scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
@@ -188,7 +210,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -200,6 +222,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         endpointsController(),
         endpointSliceController(),
         daemonSetController(),
+        disruptionController(),
+        taintEvictionController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
@@ -247,7 +271,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       capacity: { ...capacity, ...(node.capacity ?? {}) },
       labels: { ...(node.labels ?? {}) },
       address: hostAddress(nodeCIDR, index),
-      podCIDR: subnet24(podCIDR, index),
+      ...(secondaryNodeCIDR !== undefined ? { secondaryAddress: hostAddress(secondaryNodeCIDR, index) } : {}),
+      podCIDR: nodeSubnet(podCIDRs[0]!, index),
+      ...(podCIDRs[1] !== undefined ? { secondaryPodCIDR: nodeSubnet(podCIDRs[1], index) } : {}),
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
       ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };

@@ -12,3 +12,5 @@ export { daemonSetController } from "./controllers/daemonset.js";
 export { SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
+export { disruptionController } from "./controllers/disruption.js";
+export { podDisruptionBudgetsResource } from "./resources/pod-disruption-budgets.js";

@@ -2,7 +2,7 @@ import { registerProtobufKinds } from "@kubekit/generic-controlplane/server";
 
 /**
  * The protobuf messages of the kinds kubectl 1.32 creates with typed clients (`create
- * deployment`, `create service`), written for this package with the field numbers of upstream's
+ * deployment`, `create service`, `create pdb`), written for this package with the field numbers of upstream's
  * k8s.io/api `generated.proto`. They declare the fields those clients send and the cluster acts
  * on; the codec refuses a body carrying any other field (415) rather than dropping it.
  */
@@ -181,6 +181,32 @@ message Deployment {
 }
 `;
 
+const POLICY_V1 = `
+syntax = "proto2";
+package k8s.io.api.policy.v1;
+
+message PodDisruptionBudgetSpec {
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString minAvailable = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector selector = 2;
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString maxUnavailable = 3;
+  optional string unhealthyPodEvictionPolicy = 4;
+}
+
+message PodDisruptionBudgetStatus {
+  optional int64 observedGeneration = 1;
+  optional int32 disruptionsAllowed = 3;
+  optional int32 currentHealthy = 4;
+  optional int32 desiredHealthy = 5;
+  optional int32 expectedPods = 6;
+}
+
+message PodDisruptionBudget {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional PodDisruptionBudgetSpec spec = 2;
+  optional PodDisruptionBudgetStatus status = 3;
+}
+`;
+
 /** Go pointer fields of these messages: a zero on the wire was set on purpose. */
 const POINTER_FIELDS = [
   "k8s.io.api.apps.v1.DeploymentSpec.replicas",
@@ -202,13 +228,16 @@ const POINTER_FIELDS = [
   "k8s.io.api.core.v1.ServiceSpec.allocateLoadBalancerNodePorts",
   "k8s.io.api.core.v1.ServiceSpec.loadBalancerClass",
   "k8s.io.api.core.v1.ServiceSpec.internalTrafficPolicy",
+  "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.minAvailable",
+  "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.maxUnavailable",
+  "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.unhealthyPodEvictionPolicy",
 ];
 
-/** Makes the control plane's protobuf codec read and write Deployments and Services. */
+/** Makes the control plane's protobuf codec read and write Deployments, Services and PodDisruptionBudgets (`kubectl create pdb`). */
 export function registerWorkloadProtobuf(): void {
   registerProtobufKinds({
-    sources: [CORE_V1, APPS_V1],
-    kinds: { "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment", "v1/Service": "k8s.io.api.core.v1.Service" },
+    sources: [CORE_V1, APPS_V1, POLICY_V1],
+    kinds: { "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment", "v1/Service": "k8s.io.api.core.v1.Service", "policy/v1/PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget" },
     keepZeroFields: POINTER_FIELDS,
   });
 }

@@ -1,3 +1,5 @@
+import { childPath, fieldForbidden, fieldInvalid, fieldRequired, indexPath, isQualifiedName, isValidLabelValue, validateLabels, type FieldError } from "@kubekit/generic-controlplane/registry";
+
 /** A `metav1.LabelSelector`. */
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -50,4 +52,26 @@ export function selectorString(selector: LabelSelector): string {
     else if (e.operator === "DoesNotExist") parts.push(`!${e.key}`);
   }
   return parts.join(",");
+}
+
+/** metav1validation.ValidateLabelSelector: label pairs, and each expression's key, operator and values. */
+export function validateLabelSelector(selector: LabelSelector | undefined, field: string): FieldError[] {
+  if (selector === undefined) return [];
+  const errors = validateLabels(selector.matchLabels, childPath(field, "matchLabels"));
+  (selector.matchExpressions ?? []).forEach((expression, i) => {
+    const at = indexPath(childPath(field, "matchExpressions"), i);
+    const values = expression.values ?? [];
+    if (expression.operator === "In" || expression.operator === "NotIn") {
+      if (values.length === 0) errors.push(fieldRequired(childPath(at, "values"), "must be specified when `operator` is 'In' or 'NotIn'"));
+    } else if (expression.operator === "Exists" || expression.operator === "DoesNotExist") {
+      if (values.length > 0) errors.push(fieldForbidden(childPath(at, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+    } else {
+      errors.push(fieldInvalid(childPath(at, "operator"), expression.operator, "not a valid selector operator"));
+    }
+    for (const message of isQualifiedName(expression.key ?? "")) errors.push(fieldInvalid(childPath(at, "key"), expression.key, message));
+    values.forEach((value, j) => {
+      for (const message of isValidLabelValue(value)) errors.push(fieldInvalid(indexPath(childPath(at, "values"), j), value, message));
+    });
+  });
+  return errors;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ClusterIPAllocator, parseIPv4 } from "./cluster-ip.js";
+import { ClusterIPAllocator, formatIP, parseIP, parseIPv4 } from "./cluster-ip.js";
 import { NodePortAllocator } from "./node-port.js";
 
 describe("ClusterIPAllocator", () => {
@@ -20,6 +20,31 @@ describe("ClusterIPAllocator", () => {
     expect(() => allocator.allocate("10.96.0.0")).toThrow("not in the valid range");
     allocator.release("10.96.0.10");
     expect(() => allocator.allocate("10.96.0.10")).not.toThrow();
+  });
+
+  it("allocates from an IPv6 range as upstream: the network address skipped, the range capped at 65536 addresses, addresses printed as Go does", () => {
+    const small = new ClusterIPAllocator("fd00:10:96::/125");
+    expect(small.family).toBe("IPv6");
+    const got = new Set<string>();
+    for (let i = 0; i < 7; i++) got.add(small.allocateNext());
+    expect([...got].sort()).toEqual(["fd00:10:96::1", "fd00:10:96::2", "fd00:10:96::3", "fd00:10:96::4", "fd00:10:96::5", "fd00:10:96::6", "fd00:10:96::7"]);
+    expect(() => small.allocateNext()).toThrow("range is full");
+
+    const big = new ClusterIPAllocator("fd00:10:96::/108");
+    expect(big.capacity).toBe(65_535);
+    big.allocate("fd00:10:96:0:0:0:0:a");
+    expect(big.isAllocated("fd00:10:96::a")).toBe(true);
+    expect(() => big.allocate("fd00:10:96::A")).toThrow("provided IP is already allocated");
+    expect(() => big.allocate("fd00:10:96::1:0")).toThrow("the provided IP (fd00:10:96::1:0) is not in the valid range. The range of valid IPs is fd00:10:96::/108");
+    expect(() => big.allocate("10.96.0.1")).toThrow("not in the valid range");
+    expect(new ClusterIPAllocator("10.96.0.0/16").contains("fd00:10:96::1")).toBe(false);
+  });
+
+  it("parses both families and formats IPv6 as RFC 5952", () => {
+    expect(parseIP("10.0.0.1")).toEqual({ family: "IPv4", value: 0x0a000001n });
+    expect(formatIP(parseIP("2001:DB8:0:0:1:0:0:1")!)).toBe("2001:db8::1:0:0:1");
+    expect(formatIP(parseIP("fd00:0:0:0:0:0:0:1")!)).toBe("fd00::1");
+    for (const bad of ["fe80::1%eth0", "1::2::3", "10.0.0.01", ""]) expect(parseIP(bad)).toBeUndefined();
   });
 
   it("rejects a range with host bits or a bad prefix", () => {

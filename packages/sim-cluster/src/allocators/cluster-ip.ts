@@ -1,35 +1,51 @@
+import { isIPv6 } from "node:net";
 import { badRequest, internalError } from "@kubekit/generic-controlplane";
+import ipaddr from "ipaddr.js";
+
+export type IPFamily = "IPv4" | "IPv6";
+
+/** An address as a number of its family (IPv4 32 bits, IPv6 128 bits). */
+export interface ParsedIP {
+  family: IPFamily;
+  value: bigint;
+}
 
 /**
- * ClusterIP allocation from an IPv4 service CIDR, as kube-apiserver's `ipallocator`: the network
- * and broadcast addresses are never handed out, a random free address is chosen (upstream scans
- * from a random offset), and an address is either free or allocated to exactly one Service.
+ * ClusterIP allocation from a service CIDR of either family, as kube-apiserver's `ipallocator`:
+ * the network address (and an IPv4 range's broadcast address) is never handed out, an IPv6 range
+ * is capped at 65,536 addresses (upstream keeps a bitmap of that size), a random free address is
+ * chosen (upstream scans from a random offset), and an address is either free or allocated to
+ * exactly one Service. Pod IPs of a node's range are handed out the same way.
  */
 export class ClusterIPAllocator {
   readonly cidr: string;
-  readonly #base: number;
-  readonly #size: number;
-  readonly #used = new Set<number>();
+  readonly family: IPFamily;
+  readonly #base: bigint;
+  readonly #capacity: number;
+  readonly #used = new Set<bigint>();
   readonly #random: (max: number) => number;
 
   constructor(cidr: string, random: (max: number) => number = (max) => Math.floor(Math.random() * max)) {
     const [address, bits] = cidr.split("/");
     const prefix = Number(bits);
-    const base = parseIPv4(address ?? "");
-    if (base === undefined || !Number.isInteger(prefix) || prefix < 1 || prefix > 30 || bits !== String(prefix)) {
-      throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30`);
+    const base = parseIP(address ?? "");
+    const width = base?.family === "IPv6" ? 128 : 32;
+    if (base === undefined || !Number.isInteger(prefix) || prefix < 1 || prefix > width - 2 || bits !== String(prefix)) {
+      throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30 or an IPv6 CIDR with one of 1 to 126`);
     }
-    const mask = (0xffffffff << (32 - prefix)) >>> 0;
-    if ((base & ~mask) >>> 0 !== 0) throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: host bits are set`);
+    const hostBits = BigInt(width - prefix);
+    if (base.value & ((1n << hostBits) - 1n)) throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: host bits are set`);
     this.cidr = cidr;
-    this.#base = base;
-    this.#size = 2 ** (32 - prefix);
+    this.family = base.family;
+    this.#base = base.value;
+    // The network address is never handed out; nor is an IPv4 range's broadcast address.
+    this.#capacity = base.family === "IPv4" ? 2 ** Number(hostBits) - 2 : Math.min(2 ** Number(hostBits), 65_536) - 1;
     this.#random = random;
   }
 
-  /** Addresses that can be handed out (the range less its network and broadcast address). */
+  /** Addresses that can be handed out (the range less its network address, and an IPv4 range's broadcast address). */
   get capacity(): number {
-    return this.#size - 2;
+    return this.#capacity;
   }
 
   get used(): number {
@@ -37,13 +53,13 @@ export class ClusterIPAllocator {
   }
 
   contains(ip: string): boolean {
-    const value = parseIPv4(ip);
-    return value !== undefined && this.#offset(value) !== undefined;
+    const parsed = parseIP(ip);
+    return parsed !== undefined && parsed.family === this.family && this.#offset(parsed.value) !== undefined;
   }
 
   isAllocated(ip: string): boolean {
-    const value = parseIPv4(ip);
-    return value !== undefined && this.#used.has(value);
+    const parsed = parseIP(ip);
+    return parsed !== undefined && parsed.family === this.family && this.#used.has(parsed.value);
   }
 
   /** A free address; an error when the range is full (upstream's ErrFull). */
@@ -53,10 +69,10 @@ export class ClusterIPAllocator {
     }
     const start = this.#random(this.capacity);
     for (let i = 0; i < this.capacity; i++) {
-      const value = (this.#base + 1 + ((start + i) % this.capacity)) >>> 0;
+      const value = this.#base + 1n + BigInt((start + i) % this.capacity);
       if (!this.#used.has(value)) {
         this.#used.add(value);
-        return formatIPv4(value);
+        return formatIP({ family: this.family, value });
       }
     }
     throw internalError(new Error("failed to allocate a serviceIP: range is full"));
@@ -67,28 +83,28 @@ export class ClusterIPAllocator {
    * `provided IP is already allocated` and `the provided IP (<ip>) is not in the valid range. The range of valid IPs is <cidr>`.
    */
   allocate(ip: string): void {
-    const value = parseIPv4(ip);
-    if (value === undefined || this.#offset(value) === undefined) {
+    const parsed = parseIP(ip);
+    if (parsed === undefined || parsed.family !== this.family || this.#offset(parsed.value) === undefined) {
       throw new AllocationError(`the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.cidr}`);
     }
-    if (this.#used.has(value)) throw new AllocationError("provided IP is already allocated");
-    this.#used.add(value);
+    if (this.#used.has(parsed.value)) throw new AllocationError("provided IP is already allocated");
+    this.#used.add(parsed.value);
   }
 
   /** The addresses handed out, in no particular order. */
   *allocated(): Generator<string> {
-    for (const value of this.#used) yield formatIPv4(value);
+    for (const value of this.#used) yield formatIP({ family: this.family, value });
   }
 
   /** Frees `ip`; freeing a free or foreign address does nothing (upstream's Release). */
   release(ip: string): void {
-    const value = parseIPv4(ip);
-    if (value !== undefined) this.#used.delete(value);
+    const parsed = parseIP(ip);
+    if (parsed !== undefined && parsed.family === this.family) this.#used.delete(parsed.value);
   }
 
-  #offset(value: number): number | undefined {
+  #offset(value: bigint): number | undefined {
     const offset = value - this.#base;
-    return offset >= 1 && offset <= this.capacity ? offset : undefined;
+    return offset >= 1n && offset <= BigInt(this.capacity) ? Number(offset) : undefined;
   }
 }
 
@@ -113,4 +129,27 @@ export function parseIPv4(text: string): number | undefined {
 
 export function formatIPv4(value: number): string {
   return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".");
+}
+
+/** An IPv4 or IPv6 address (no zone), or undefined. IPv4 must be canonical dotted decimal, as Go's netip. */
+export function parseIP(text: string): ParsedIP | undefined {
+  const v4 = parseIPv4(text);
+  if (v4 !== undefined) return { family: "IPv4", value: BigInt(v4) };
+  if (text.includes("%") || !isIPv6(text)) return undefined;
+  let value = 0n;
+  for (const part of ipaddr.IPv6.parse(text).parts) value = (value << 16n) | BigInt(part);
+  return { family: "IPv6", value };
+}
+
+/** The address in its canonical form (an IPv6 address as RFC 5952, as Go prints it). */
+export function formatIP(ip: ParsedIP): string {
+  if (ip.family === "IPv4") return formatIPv4(Number(ip.value));
+  const parts: number[] = [];
+  for (let i = 7; i >= 0; i--) parts.push(Number((ip.value >> BigInt(i * 16)) & 0xffffn));
+  return new ipaddr.IPv6(parts).toRFC5952String();
+}
+
+/** The family of an address, or undefined when it is none. */
+export function familyOf(ip: string): IPFamily | undefined {
+  return parseIP(ip)?.family;
 }

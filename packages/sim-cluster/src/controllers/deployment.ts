@@ -1,6 +1,7 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
-import { scaledValue, type Deployment } from "../resources/deployments.js";
+import type { Deployment } from "../resources/deployments.js";
+import { scaledValue } from "../resources/int-or-percent.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
 import { DEPLOYMENTS, REPLICA_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";

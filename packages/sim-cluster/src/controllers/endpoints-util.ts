@@ -3,6 +3,7 @@ import type { Informer, WorkQueue } from "@kubekit/generic-controlplane/controll
 import type { Pod } from "../resources/pods.js";
 import type { Service, ServicePort } from "../resources/services.js";
 import { selectorMatches } from "../selector.js";
+import { familyOf, type IPFamily } from "../allocators/cluster-ip.js";
 import { keyOf } from "./util.js";
 
 /**
@@ -66,4 +67,23 @@ export function enqueueServicesOfPods(queue: WorkQueue, services: Informer, pods
     }
   };
   pods.addEventHandler({ add: (pod) => forPod(pod), update: (old, pod) => forPod(old, pod), delete: (pod) => forPod(pod) });
+}
+
+/** The pod's address of `family` (from `status.podIPs`, or `podIP` of a client that sets only that). */
+export function podIPOfFamily(pod: Pod, family: IPFamily): string | undefined {
+  const ips = (pod.status?.podIPs ?? []).map((p) => p.ip);
+  if (ips.length === 0 && pod.status?.podIP) ips.push(pod.status.podIP);
+  return ips.find((ip) => familyOf(ip) === family);
+}
+
+/**
+ * The family the Endpoints object lists (podToEndpointAddressForService): the service's primary
+ * `ipFamilies` entry, else its ClusterIP's family, else (headless) the pod's primary address's.
+ */
+export function endpointsFamily(service: Service, pod: Pod): IPFamily {
+  const primary = service.spec?.ipFamilies?.[0];
+  if (primary === "IPv4" || primary === "IPv6") return primary;
+  const clusterIP = service.spec?.clusterIP;
+  if (clusterIP && clusterIP !== "None") return familyOf(clusterIP) ?? "IPv4";
+  return familyOf(pod.status?.podIPs?.[0]?.ip ?? pod.status?.podIP ?? "") ?? "IPv4";
 }

@@ -3,16 +3,19 @@ import { ENDPOINTS, type EndpointAddress, type EndpointPort, type Endpoints, typ
 import type { Pod } from "../resources/pods.js";
 import type { Service } from "../resources/services.js";
 import { PODS, SERVICES } from "../refs.js";
-import { enqueueServicesOfPods, findPort, hasManagedEndpoints, hostnameFor, podsOf, shouldPodBeInEndpoints } from "./endpoints-util.js";
+import { endpointsFamily, enqueueServicesOfPods, findPort, hasManagedEndpoints, hostnameFor, podIPOfFamily, podsOf, shouldPodBeInEndpoints } from "./endpoints-util.js";
 import { aborted, isPodReady } from "./util.js";
 
 /** The label upstream puts on Endpoints (and slices) of a headless service. */
 export const LABEL_HEADLESS = "service.kubernetes.io/headless";
 
-function addressOf(pod: Pod, service: Service): EndpointAddress {
+/** The pod as an address of the service's primary family; undefined when it has no IP of that family. */
+function addressOf(pod: Pod, service: Service): EndpointAddress | undefined {
   const hostname = hostnameFor(pod, service);
+  const ip = podIPOfFamily(pod, endpointsFamily(service, pod));
+  if (ip === undefined) return undefined;
   return {
-    ip: pod.status?.podIP ?? pod.status?.podIPs?.[0]?.ip ?? "",
+    ip,
     ...(hostname !== undefined ? { hostname } : {}),
     ...(pod.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
     targetRef: { kind: "Pod", namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" },
@@ -60,6 +63,7 @@ export function desiredSubsets(service: Service, pods: Pod[]): EndpointSubset[] 
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, publishNotReady)) continue;
     const address = addressOf(pod, service);
+    if (address === undefined) continue;
     const ready = publishNotReady || isPodReady(pod);
     if (ports.length === 0) {
       // A headless service without ports still lists its pods.

@@ -1,11 +1,11 @@
-import { isIPv4 } from "node:net";
 import type { OwnerReference } from "@kubekit/generic-controlplane";
 import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type Endpoint, type EndpointSlice, type SlicePort } from "../resources/endpoint-slices.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import type { Service } from "../resources/services.js";
 import { LABEL_HEADLESS } from "./endpoints.js";
-import { findPort, hostnameFor, shouldPodBeInEndpoints } from "./endpoints-util.js";
+import { familyOf } from "../allocators/cluster-ip.js";
+import { findPort, hostnameFor, podIPOfFamily, shouldPodBeInEndpoints } from "./endpoints-util.js";
 import { isPodReady } from "./util.js";
 
 /** The value of `endpointslice.kubernetes.io/managed-by` on the slices this controller writes. */
@@ -28,20 +28,34 @@ function endpointId(endpoint: Endpoint): string {
   return `${endpoint.addresses.join(",")}/${endpoint.targetRef?.uid ?? ""}`;
 }
 
+export type SliceAddressType = "IPv4" | "IPv6";
+
 /**
- * podToEndpoint: the pod's IPv4 address, its conditions (serving follows readiness, a pod with a
+ * getAddressTypesForService: the service's `ipFamilies`; for a service without them, its
+ * ClusterIP's family, or both for a headless one.
+ */
+export function addressTypesFor(service: Service): SliceAddressType[] {
+  const families = (service.spec?.ipFamilies ?? []).filter((f): f is SliceAddressType => f === "IPv4" || f === "IPv6");
+  if (families.length > 0) return [...new Set(families)];
+  const clusterIP = service.spec?.clusterIP;
+  if (clusterIP && clusterIP !== "None") return [familyOf(clusterIP) ?? "IPv4"];
+  return ["IPv4", "IPv6"];
+}
+
+/**
+ * podToEndpoint: the pod's address of the slice's type, its conditions (serving follows readiness, a pod with a
  * deletionTimestamp is terminating, and ready is serving and not terminating unless the service
  * publishes not-ready addresses), node, zone, hostname and a reference to the pod.
  */
-export function endpointFor(pod: Pod, service: Service, node: Node | undefined): Endpoint {
+export function endpointFor(pod: Pod, service: Service, node: Node | undefined, addressType: SliceAddressType = "IPv4"): Endpoint {
   const serving = isPodReady(pod);
   const terminating = pod.metadata?.deletionTimestamp !== undefined;
   const ready = service.spec?.["publishNotReadyAddresses"] === true || (serving && !terminating);
-  const addresses = [pod.status?.podIP, ...(pod.status?.podIPs ?? []).map((p) => p.ip)].filter((ip): ip is string => typeof ip === "string" && isIPv4(ip));
+  const address = podIPOfFamily(pod, addressType);
   const hostname = hostnameFor(pod, service);
   const zone = node?.metadata?.labels?.[LABEL_ZONE];
   return {
-    addresses: [...new Set(addresses)].slice(0, 1),
+    addresses: address !== undefined ? [address] : [],
     conditions: { ready, serving, terminating },
     ...(hostname !== undefined ? { hostname } : {}),
     targetRef: { kind: "Pod", namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" },
@@ -62,12 +76,12 @@ export function endpointPortsFor(pod: Pod, service: Service): SlicePort[] {
   return ports;
 }
 
-/** The endpoints `service` should have, grouped by the port set they serve (terminating pods included). */
-export function desiredGroups(service: Service, pods: readonly Pod[], nodeNamed: (name: string) => Node | undefined): EndpointGroup[] {
+/** The endpoints of one address type `service` should have, grouped by the port set they serve (terminating pods included). */
+export function desiredGroups(service: Service, pods: readonly Pod[], nodeNamed: (name: string) => Node | undefined, addressType: SliceAddressType = "IPv4"): EndpointGroup[] {
   const groups = new Map<string, EndpointGroup>();
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, true)) continue;
-    const endpoint = endpointFor(pod, service, pod.spec?.nodeName ? nodeNamed(pod.spec.nodeName) : undefined);
+    const endpoint = endpointFor(pod, service, pod.spec?.nodeName ? nodeNamed(pod.spec.nodeName) : undefined, addressType);
     if (endpoint.addresses.length === 0) continue;
     const ports = endpointPortsFor(pod, service);
     const key = portsKey(ports);
@@ -94,12 +108,12 @@ export interface SliceChanges {
   delete: EndpointSlice[];
 }
 
-function newSlice(service: Service, owner: OwnerReference, ports: SlicePort[], endpoints: Endpoint[]): EndpointSlice {
+function newSlice(service: Service, owner: OwnerReference, addressType: SliceAddressType, ports: SlicePort[], endpoints: Endpoint[]): EndpointSlice {
   return {
     apiVersion: "discovery.k8s.io/v1",
     kind: "EndpointSlice",
     metadata: { generateName: `${service.metadata?.name ?? ""}-`, namespace: service.metadata?.namespace ?? "", labels: sliceLabels(service), ownerReferences: [owner] },
-    addressType: "IPv4",
+    addressType,
     endpoints,
     ports,
   };
@@ -115,12 +129,19 @@ function sameContent(a: EndpointSlice, b: EndpointSlice): boolean {
 }
 
 /**
- * What to write so that `existing` (this controller's slices of the service) hold `groups`, after
- * upstream's reconciler: an endpoint stays in the slice that holds it, slices of a port set no
+ * What to write so that `existing` (this controller's slices of the service of `addressType`)
+ * hold `groups`, after upstream's reconciler (reconcileByAddressType): an endpoint stays in the slice that holds it, slices of a port set no
  * longer served go, free room in kept slices is filled before new slices of at most `max`
  * endpoints are made, and a service without endpoints keeps one empty placeholder slice.
  */
-export function reconcileSlices(service: Service, owner: OwnerReference, groups: readonly EndpointGroup[], existing: readonly EndpointSlice[], max = MAX_ENDPOINTS_PER_SLICE): SliceChanges {
+export function reconcileSlices(
+  service: Service,
+  owner: OwnerReference,
+  groups: readonly EndpointGroup[],
+  existing: readonly EndpointSlice[],
+  max = MAX_ENDPOINTS_PER_SLICE,
+  addressType: SliceAddressType = "IPv4",
+): SliceChanges {
   const changes: SliceChanges = { create: [], update: [], delete: [] };
   const labels = sliceLabels(service);
   const pending = new Map(groups.map((g) => [portsKey(g.ports), { ports: g.ports, endpoints: new Map(g.endpoints.map((e) => [endpointId(e), e])) }]));
@@ -128,7 +149,7 @@ export function reconcileSlices(service: Service, owner: OwnerReference, groups:
   for (const slice of [...existing].sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""))) {
     const key = portsKey(slice.ports);
     const group = pending.get(key);
-    if (group === undefined || slice.addressType !== "IPv4") {
+    if (group === undefined || slice.addressType !== addressType) {
       changes.delete.push(slice);
       continue;
     }
@@ -153,7 +174,7 @@ export function reconcileSlices(service: Service, owner: OwnerReference, groups:
   }
   for (const group of pending.values()) {
     const rest = [...group.endpoints.values()];
-    for (let i = 0; i < rest.length; i += max) changes.create.push(newSlice(service, owner, group.ports, rest.slice(i, i + max)));
+    for (let i = 0; i < rest.length; i += max) changes.create.push(newSlice(service, owner, addressType, group.ports, rest.slice(i, i + max)));
   }
   for (const entry of kept) {
     if (entry.endpoints.length === 0) {
@@ -165,13 +186,13 @@ export function reconcileSlices(service: Service, owner: OwnerReference, groups:
   }
   if (groups.every((g) => g.endpoints.length === 0)) {
     // A placeholder: an empty slice says the service has been seen and has no endpoints.
-    const placeholder = changes.delete.find((s) => (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0 && s.addressType === "IPv4");
+    const placeholder = changes.delete.find((s) => (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0 && s.addressType === addressType);
     if (placeholder !== undefined) {
       changes.delete = changes.delete.filter((s) => s !== placeholder);
       const wanted: EndpointSlice = { ...placeholder, metadata: { ...placeholder.metadata, labels, ownerReferences: [owner] }, endpoints: [], ports: [] };
       if (!sameContent(wanted, placeholder)) changes.update.push(wanted);
     } else {
-      changes.create.push(newSlice(service, owner, [], []));
+      changes.create.push(newSlice(service, owner, addressType, [], []));
     }
   }
   return changes;

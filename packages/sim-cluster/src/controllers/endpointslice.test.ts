@@ -12,7 +12,8 @@ let client: KubeClient;
 let namespaceCounter = 0;
 
 beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: [{ name: "n1", labels: { "topology.kubernetes.io/zone": "zone-a" } }, { name: "n2" }] });
+  // Deleted pods stay terminating (and serving) for 5 s: long enough to observe them in the slices and Endpoints on a loaded machine.
+  cluster = await startSimCluster({ nodes: [{ name: "n1", labels: { "topology.kubernetes.io/zone": "zone-a" } }, { name: "n2" }], podShutdownMs: 5_000 });
   client = new KubeClient({ server: cluster.url });
 });
 

@@ -4,7 +4,7 @@ import { ENDPOINT_SLICES, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type EndpointSli
 import type { Service } from "../resources/services.js";
 import { NODES, PODS, SERVICES } from "../refs.js";
 import { enqueueServicesOfPods, hasManagedEndpoints, podsOf } from "./endpoints-util.js";
-import { desiredGroups, ENDPOINTSLICE_CONTROLLER_NAME, LABEL_ZONE, MAX_ENDPOINTS_PER_SLICE, reconcileSlices } from "./endpointslice-reconcile.js";
+import { addressTypesFor, desiredGroups, ENDPOINTSLICE_CONTROLLER_NAME, LABEL_ZONE, MAX_ENDPOINTS_PER_SLICE, reconcileSlices, type SliceChanges } from "./endpointslice-reconcile.js";
 import { aborted, ownerReferenceTo } from "./util.js";
 
 function resourceVersionAtLeast(have: string | undefined, want: string): boolean {
@@ -18,7 +18,7 @@ function resourceVersionAtLeast(have: string | undefined, want: string): boolean
 
 /**
  * The EndpointSlice controller (upstream `pkg/controller/endpointslice`): for every Service
- * with a selector, IPv4 EndpointSlices of at most `maxEndpointsPerSlice` endpoints grouped by
+ * with a selector, EndpointSlices of each address type it has (IPv4, IPv6: its `ipFamilies`) of at most `maxEndpointsPerSlice` endpoints grouped by
  * resolved port set, labelled `kubernetes.io/service-name` and
  * `endpointslice.kubernetes.io/managed-by`, owned by the Service (the garbage collector removes
  * them with it). Terminating pods stay as terminating endpoints. Like upstream's slice tracker, a
@@ -77,8 +77,18 @@ export function endpointSliceController(options: { workers?: number; maxEndpoint
           const existing = (slices.cache.list() as EndpointSlice[]).filter(
             (s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name && s.metadata?.labels?.[LABEL_MANAGED_BY] === ENDPOINTSLICE_CONTROLLER_NAME,
           );
-          const groups = desiredGroups(service, podsOf(service, pods), (node) => nodes.cache.get(node));
-          const changes = reconcileSlices(service, ownerReferenceTo(service, "v1", "Service"), groups, existing, options.maxEndpointsPerSlice ?? MAX_ENDPOINTS_PER_SLICE);
+          // One set of slices per address type the service has; slices of a type it no longer has go.
+          const types = addressTypesFor(service);
+          const selected = podsOf(service, pods);
+          const owner = ownerReferenceTo(service, "v1", "Service");
+          const changes: SliceChanges = { create: [], update: [], delete: existing.filter((s) => !(types as string[]).includes(s.addressType ?? "")) };
+          for (const type of types) {
+            const groups = desiredGroups(service, selected, (node) => nodes.cache.get(node), type);
+            const ofType = reconcileSlices(service, owner, groups, existing.filter((s) => s.addressType === type), options.maxEndpointsPerSlice ?? MAX_ENDPOINTS_PER_SLICE, type);
+            changes.create.push(...ofType.create);
+            changes.update.push(...ofType.update);
+            changes.delete.push(...ofType.delete);
+          }
           const marks = new Map<string, string | undefined>();
           try {
             await Promise.all([

@@ -35,8 +35,8 @@ function taintsFor(ready: NodeCondition | undefined): Array<{ key: string; effec
  * neither renews its Lease nor posts status for the grace period gets its kubelet conditions set
  * to Unknown ("Kubelet stopped posting node status.") and its pods marked not Ready; Ready=Unknown
  * adds the `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints, Ready=False the
- * `node.kubernetes.io/not-ready` ones, and both go when the node is Ready again. Pods are not
- * evicted (there is no taint-based eviction yet).
+ * `node.kubernetes.io/not-ready` ones, and both go when the node is Ready again. The NoExecute
+ * taints are what the taint eviction controller evicts pods by.
  */
 export function nodeLifecycleController(options: NodeLifecycleOptions = {}): Controller {
   const gracePeriodMs = options.gracePeriodMs ?? 40_000;

@@ -11,7 +11,7 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-type Pod = KubeObject & { metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number }; status: { phase?: string } };
+type Pod = KubeObject & { metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number }; status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> } };
 
 async function evict(url: string, name: string, body: Record<string, unknown>): Promise<{ status: number; json: { reason?: string; message?: string; status?: string } }> {
   const response = await fetch(`${url}/api/v1/namespaces/default/pods/${name}/eviction`, {
@@ -39,6 +39,8 @@ describe("pods/eviction", () => {
       const terminating = await client.get<Pod>(PODS, "default", "web");
       expect(terminating.metadata.deletionTimestamp).toBeDefined();
       expect(terminating.metadata.deletionGracePeriodSeconds).toBe(30);
+      // PodDisruptionConditions: the pod says why it goes, and its kubelet keeps the condition.
+      expect(terminating.status.conditions).toContainEqual(expect.objectContaining({ type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting" }));
       await eventually("the kubelet to finish the eviction", async () => ((await client.list<Pod>(PODS, "default")).items.length === 0 ? true : undefined), 15_000);
     } finally {
       client.close();

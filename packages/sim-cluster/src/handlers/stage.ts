@@ -9,6 +9,8 @@ export interface SubresourceStores {
   bindings: ResourceStore;
   /** Pods as a DELETE sees them (graceful), for evictions. */
   pods: ResourceStore;
+  /** PodDisruptionBudgets, which evictions check and take from. */
+  budgets: ResourceStore | undefined;
   /** The served resource behind a `scale`: deployments and replicasets. */
   scalable(group: string, plural: string): ServedResource | undefined;
 }
@@ -32,7 +34,7 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
         return true;
       }
       if (info.group === "" && info.resource === "pods" && info.subresource === "eviction") {
-        await serveEviction(ctx, info, ready.pods, maxBodyBytes);
+        await serveEviction(ctx, info, { pods: ready.pods, budgets: ready.budgets }, maxBodyBytes);
         return true;
       }
       if (info.group === "apps" && info.version === "v1" && info.subresource === "scale" && (info.resource === "deployments" || info.resource === "replicasets")) {

@@ -16,8 +16,12 @@ export interface SimNodeSpec {
   labels: Record<string, string>;
   /** The node's InternalIP. */
   address: string;
+  /** On a dual-stack cluster, its InternalIP of the other family. */
+  secondaryAddress?: string;
   /** The range its pods' IPs come from. */
   podCIDR: string;
+  /** On a dual-stack cluster, the range of the other family: each pod gets an address from both. */
+  secondaryPodCIDR?: string;
   providerID: string;
   /** Taints the node registers with (kubelet's `--register-with-taints`). */
   taints?: Array<{ key: string; value?: string; effect: string }>;
@@ -68,9 +72,11 @@ export class SimulatedKubelet {
     this.#pods = new Informer(client, { ...PODS, kind: "Pod" }, { fieldSelector: `spec.nodeName=${spec.name}` });
     const node = {
       address: spec.address,
+      ...(spec.secondaryAddress !== undefined ? { secondaryAddress: spec.secondaryAddress } : {}),
       allocatable: allocatableOf({ status: { allocatable: spec.capacity } }),
       // Pod IPs are handed out like service IPs: any free host address of the node's range.
       podIPs: new ClusterIPAllocator(spec.podCIDR),
+      ...(spec.secondaryPodCIDR !== undefined ? { secondaryPodIPs: new ClusterIPAllocator(spec.secondaryPodCIDR) } : {}),
       pods: this.#pods,
       track: (work: Promise<unknown>) => this.#track(work),
       stopped: () => this.#stopped,
@@ -153,6 +159,7 @@ export class SimulatedKubelet {
       conditions: nodeConditions(nowRFC3339(), previous?.conditions, ready),
       addresses: [
         { type: "InternalIP", address: this.spec.address },
+        ...(this.spec.secondaryAddress !== undefined ? [{ type: "InternalIP", address: this.spec.secondaryAddress }] : []),
         { type: "Hostname", address: this.name },
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
@@ -179,7 +186,7 @@ export class SimulatedKubelet {
         apiVersion: "v1",
         kind: "Node",
         metadata: { name: this.name, labels },
-        spec: { podCIDR: this.spec.podCIDR, podCIDRs: [this.spec.podCIDR], providerID: this.spec.providerID, ...(this.spec.taints?.length ? { taints: this.spec.taints } : {}) },
+        spec: { podCIDR: this.spec.podCIDR, podCIDRs: [this.spec.podCIDR, ...(this.spec.secondaryPodCIDR !== undefined ? [this.spec.secondaryPodCIDR] : [])], providerID: this.spec.providerID, ...(this.spec.taints?.length ? { taints: this.spec.taints } : {}) },
       });
     } catch (error) {
       if (!(isApiError(error) && error.code === 409)) throw error;

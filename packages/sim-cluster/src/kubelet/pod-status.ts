@@ -21,6 +21,8 @@ export interface ContainerRecord {
 export interface PodRecord {
   uid: string;
   podIP: string;
+  /** On a dual-stack node, the pod's address of the other family. */
+  secondaryPodIP?: string;
   startTime: string;
   containers: ContainerRecord[];
   /** A resize the kubelet has not admitted yet. */
@@ -98,8 +100,11 @@ function condition(pod: Pod, type: string, status: "True" | "False", now: string
   };
 }
 
+/** The conditions the kubelet sets itself (PodConditionByKubelet, and PodScheduled which it carries over). */
+const KUBELET_CONDITIONS = new Set(["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled", "PodResizePending", "PodResizeInProgress"]);
+
 /** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
-export function podStatus(pod: Pod, record: PodRecord, node: { address: string }, now: string): NonNullable<Pod["status"]> {
+export function podStatus(pod: Pod, record: PodRecord, node: { address: string; secondaryAddress?: string }, now: string): NonNullable<Pod["status"]> {
   const generation = pod.metadata?.generation ?? 0;
   const ready = record.containers.every((c) => c.terminated === undefined);
   const readyStatus = ready ? "True" : "False";
@@ -114,14 +119,16 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string }
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
   if (record.pending !== undefined) conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
   if (record.inProgress) conditions.push(condition(pod, "PodResizeInProgress", "True", now, generation));
+  // Conditions others own (DisruptionTarget, readiness gates' types) are kept as the API has them, as generateAPIPodStatus does.
+  for (const other of pod.status?.conditions ?? []) if (!KUBELET_CONDITIONS.has(other.type)) conditions.push(other);
   return {
     observedGeneration: generation,
     // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
     phase: ready ? "Running" : "Succeeded",
     hostIP: node.address,
-    hostIPs: [{ ip: node.address }],
+    hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],
     podIP: record.podIP,
-    podIPs: [{ ip: record.podIP }],
+    podIPs: [{ ip: record.podIP }, ...(record.secondaryPodIP !== undefined ? [{ ip: record.secondaryPodIP }] : [])],
     startTime: record.startTime,
     conditions,
     containerStatuses: record.containers.map(containerStatus),

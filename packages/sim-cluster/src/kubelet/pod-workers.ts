@@ -19,8 +19,11 @@ const QOS_RANK: Record<string, number> = { Guaranteed: 0, Burstable: 1, BestEffo
 /** What the pod workers need of their node. */
 export interface PodWorkersNode {
   address: string;
+  secondaryAddress?: string;
   allocatable: ReadonlyMap<string, bigint>;
   podIPs: ClusterIPAllocator;
+  /** A dual-stack node's range of the other family. */
+  secondaryPodIPs?: ClusterIPAllocator;
   /** Pods bound to the node, from the kubelet's informer. */
   pods: Informer;
   /** Keeps the kubelet aware of work under way (awaited on stop, failures logged). */
@@ -126,12 +129,9 @@ export class PodWorkers {
   #admit(pod: Pod): PodRecord {
     const now = nowRFC3339();
     const statuses = pod.status?.containerStatuses ?? [];
-    const reported = pod.status?.podIP;
-    let podIP: string;
-    if (reported !== undefined && this.#node.podIPs.contains(reported)) {
-      if (!this.#node.podIPs.isAllocated(reported)) this.#node.podIPs.allocate(reported);
-      podIP = reported;
-    } else podIP = this.#node.podIPs.allocateNext();
+    const reported = (pod.status?.podIPs ?? []).map((p) => p.ip);
+    const podIP = takePodIP(this.#node.podIPs, reported);
+    const secondary = this.#node.secondaryPodIPs;
     const containers = (pod.spec?.containers ?? []).map((container): ContainerRecord => {
       const fresh = startContainer(container, resourcesOf(container), now);
       const status = statuses.find((s) => s.name === container.name);
@@ -149,7 +149,7 @@ export class PodWorkers {
         actuated: status.resources ?? allocated,
       };
     });
-    return { uid: pod.metadata?.uid ?? "", podIP, startTime: pod.status?.startTime ?? now, containers, inProgress: false, terminating: false, generation: pod.metadata?.generation ?? 0 };
+    return { uid: pod.metadata?.uid ?? "", podIP, ...(secondary !== undefined ? { secondaryPodIP: takePodIP(secondary, reported) } : {}), startTime: pod.status?.startTime ?? now, containers, inProgress: false, terminating: false, generation: pod.metadata?.generation ?? 0 };
   }
 
   /** The other pods this node runs, as the kubelet counts them: spec = allocated, status = actuated. */
@@ -282,8 +282,17 @@ export class PodWorkers {
     if (record === undefined) return;
     this.#records.delete(uid);
     this.#node.podIPs.release(record.podIP);
+    if (record.secondaryPodIP !== undefined) this.#node.secondaryPodIPs?.release(record.secondaryPodIP);
     this.retryDeferred();
   }
+}
+
+/** The address of `range`'s family the pod reported before (a kubelet restart keeps it), else a free one. */
+function takePodIP(range: ClusterIPAllocator, reported: readonly string[]): string {
+  const kept = reported.find((ip) => range.contains(ip));
+  if (kept === undefined) return range.allocateNext();
+  if (!range.isAllocated(kept)) range.allocate(kept);
+  return kept;
 }
 
 /** A record's summed allocated requests. */

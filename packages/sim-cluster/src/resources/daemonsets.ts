@@ -1,6 +1,7 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
+import { validateIntOrPercent } from "./int-or-percent.js";
 import { defineResource } from "./define.js";
 import { defaultPodSpec, podTemplateSchema } from "./pod-spec.js";
 import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
@@ -34,15 +35,6 @@ function percentOrInt(value: number | string | undefined): number {
   if (value === undefined) return 0;
   if (typeof value === "number") return value;
   return /^[0-9]+%$/.test(value) ? Number(value.slice(0, -1)) : 0;
-}
-
-/** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
-function validateIntOrPercent(value: number | string | undefined, field: string): FieldError[] {
-  if (value === undefined) return [];
-  if (typeof value === "number") return value < 0 ? [fieldInvalid(field, value, "must be greater than or equal to 0")] : [];
-  if (!/^[0-9]+%$/.test(value)) return [fieldInvalid(field, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  if (Number(value.slice(0, -1)) > 100) return [fieldInvalid(field, value, "must not be greater than 100%")];
-  return [];
 }
 
 /** apps/v1 ValidateDaemonSetSpec for the fields users rely on. */

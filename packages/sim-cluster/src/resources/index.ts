@@ -6,6 +6,7 @@ import type { EndpointAddressRules } from "./endpoint-ip.js";
 import { endpointSlicesResource } from "./endpoint-slices.js";
 import { endpointsResource } from "./endpoints.js";
 import { nodesResource } from "./nodes.js";
+import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
 import { priorityClassesResource } from "./priority-classes.js";
 import { replicaSetsResource } from "./replicasets.js";
@@ -24,6 +25,7 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     controllerRevisionsResource,
     endpointsResource(endpointRules),
     endpointSlicesResource(endpointRules),
+    podDisruptionBudgetsResource,
   ];
 }
 
@@ -34,6 +36,7 @@ export {
   endpointSlicesResource,
   endpointsResource,
   nodesResource,
+  podDisruptionBudgetsResource,
   podsResource,
   priorityClassesResource,
   replicaSetsResource,

@@ -3,7 +3,7 @@ import { fieldForbidden, fieldInvalid, keyPath, type FieldError } from "@kubekit
 import { parseMilli, quantityText } from "../quantity.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { bool, conditions, kindSchema, mapList, open, quantityMap, str } from "./schema.js";
+import { bool, conditions, kindSchema, open, quantityMap, str } from "./schema.js";
 
 export interface NodeCondition {
   type: string;
@@ -86,7 +86,14 @@ const schema = kindSchema("", "v1", "Node", "Node is a worker node in Kubernetes
     capacity: quantityMap("Capacity represents the total resources of a node."),
     allocatable: quantityMap("Allocatable represents the resources of a node that are available for scheduling."),
     conditions: conditions("Conditions is an array of current observed node conditions."),
-    addresses: mapList("List of addresses reachable to the node.", "type", open("A node address.", { type: str("Node address type."), address: str("The node address.") })),
+    // Upstream declares a merge key but no list type: a dual-stack node has two InternalIPs, so the list is atomic.
+    addresses: {
+      type: "array",
+      description: "List of addresses reachable to the node.",
+      items: open("A node address.", { type: str("Node address type."), address: str("The node address.") }),
+      "x-kubernetes-patch-merge-key": "type",
+      "x-kubernetes-patch-strategy": "merge",
+    },
     nodeInfo: open("Set of ids/uuids to uniquely identify the node."),
   }),
 });

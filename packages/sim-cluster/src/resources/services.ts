@@ -13,11 +13,12 @@ import {
   type FieldError,
   type ResourceDefinition,
 } from "@kubekit/generic-controlplane/registry";
-import { AllocationError, parseIPv4, type ClusterIPAllocator } from "../allocators/cluster-ip.js";
+import { AllocationError, familyOf } from "../allocators/cluster-ip.js";
 import { isIP } from "node:net";
 import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
+import { allocatorFor, initIPFamilyFields, isHeadless, keepsPreferDualStack, validateClusterIPsRelatedFields, validateUpgradeDowngrade, type ClusterIPRanges } from "./service-ip-families.js";
 import { int32, intOrString, kindSchema, mapList, open, str, stringMap } from "./schema.js";
 
 export interface ServicePort {
@@ -49,8 +50,8 @@ export interface Service extends KubeObject {
   status?: { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } };
 }
 
-export interface ServiceAllocators {
-  clusterIPs: ClusterIPAllocator;
+/** The cluster's service ranges: ClusterIPs of the primary family (and the secondary one when dual-stack) and NodePorts. */
+export interface ServiceAllocators extends ClusterIPRanges {
   nodePorts: NodePortAllocator;
 }
 
@@ -85,12 +86,9 @@ function defaultSpec(service: Service): void {
   spec.sessionAffinity ??= "None";
   if (spec.type !== "ExternalName") {
     spec.internalTrafficPolicy ??= "Cluster";
-    spec.ipFamilies ??= ["IPv4"];
-    spec.ipFamilyPolicy ??= "SingleStack";
   }
   if (usesNodePorts(service)) spec.externalTrafficPolicy ??= "Cluster";
   if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
-  if (spec.clusterIP !== undefined && spec.clusterIP !== "" && spec.clusterIPs === undefined) spec.clusterIPs = [spec.clusterIP];
   for (const port of spec.ports ?? []) {
     port.protocol ??= "TCP";
     if (port.port !== undefined) port.targetPort ??= port.port;
@@ -99,6 +97,9 @@ function defaultSpec(service: Service): void {
 
 function prepareForCreate(service: Service): void {
   defaultSpec(service);
+  // NormalizeClusterIPs on create: a client that sets only the singular field (an old one) means the plural too.
+  const spec = service.spec!;
+  if (spec.clusterIP && (spec.clusterIPs ?? []).length === 0) spec.clusterIPs = [spec.clusterIP];
   service.status = { loadBalancer: {} };
 }
 
@@ -146,11 +147,13 @@ function externallyAccessible(service: Service): boolean {
 function prepareForUpdate(service: Service, old: Service): void {
   dropTypeDependentFields(service, old);
   defaultSpec(service);
-  // A client that leaves them out keeps what was allocated (as the service REST storage patches them in).
-  if (hasClusterIP(service) && !service.spec?.clusterIP && old.spec?.clusterIP) {
-    service.spec!.clusterIP = old.spec.clusterIP;
-    service.spec!.clusterIPs = old.spec.clusterIPs ?? [old.spec.clusterIP];
+  const spec = service.spec!;
+  // patchAllocatedValues: a client that leaves them out keeps what was allocated.
+  if (spec.type !== "ExternalName" && old.spec?.type !== "ExternalName") {
+    if (!spec.clusterIP && old.spec?.clusterIP) spec.clusterIP = old.spec.clusterIP;
+    if ((spec.clusterIPs ?? []).length === 0 && (old.spec?.clusterIPs ?? []).length > 0) spec.clusterIPs = [...old.spec!.clusterIPs!];
   }
+  normalizeClusterIPsOnUpdate(spec, old.spec ?? {});
   if (needsHealthCheck(service) && !service.spec?.healthCheckNodePort && needsHealthCheck(old) && old.spec?.healthCheckNodePort) {
     service.spec!.healthCheckNodePort = old.spec.healthCheckNodePort;
   }
@@ -161,6 +164,18 @@ function prepareForUpdate(service: Service, old: Service): void {
       if (before?.nodePort !== undefined) port.nodePort = before.nodePort;
     }
   }
+}
+
+/**
+ * NormalizeClusterIPs on update: a changed `clusterIP` with `clusterIPs` left as they were
+ * replaces them (an old client), a cleared one clears them.
+ */
+function normalizeClusterIPsOnUpdate(spec: NonNullable<Service["spec"]>, oldSpec: NonNullable<Service["spec"]>): void {
+  if ((oldSpec.clusterIPs ?? []).length > 0 && (spec.clusterIPs ?? []).length === 0 && oldSpec.clusterIP === spec.clusterIP) spec.clusterIPs = [...oldSpec.clusterIPs!];
+  if ((oldSpec.clusterIP ?? "") === (spec.clusterIP ?? "")) return;
+  if (!sameJson(spec.clusterIPs ?? [], oldSpec.clusterIPs ?? [])) return;
+  if (oldSpec.clusterIP && !spec.clusterIP) delete spec.clusterIPs;
+  else spec.clusterIPs = [spec.clusterIP!];
 }
 
 /** ValidateLoadBalancerStatus: each ingress point is an IP address or a DNS name. */
@@ -199,10 +214,10 @@ export function validateService(service: Service): FieldError[] {
   } else if (spec.clusterIP !== "None" && (spec.ports ?? []).length === 0) {
     errors.push(fieldRequired("spec.ports"));
   }
-  const ips = spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : []);
-  ips.forEach((ip, i) => {
-    if (ip !== "None" && parseIPv4(ip) === undefined) errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
-  });
+  errors.push(...validateClusterIPsRelatedFields(service));
+  if ((type === "NodePort" || type === "LoadBalancer") && isHeadless(service)) {
+    errors.push(fieldInvalid("spec.clusterIPs[0]", "None", `may not be set to 'None' for ${type} services`));
+  }
   const ports = spec.ports ?? [];
   const names = new Set<string>();
   ports.forEach((port, i) => {
@@ -226,15 +241,41 @@ export function validateService(service: Service): FieldError[] {
   return errors;
 }
 
-/** ValidateServiceUpdate: an allocated ClusterIP stays. */
-export function validateServiceUpdate(service: Service, old: Service): FieldError[] {
-  const errors = [...validateService(service), ...validateLoadBalancerStatus(service)];
-  const before = old.spec?.clusterIPs ?? [];
-  const after = service.spec?.clusterIPs ?? [];
-  if (hasClusterIP(old) && hasClusterIP(service) && before.length > 0 && before[0] !== after[0]) {
-    errors.push(fieldInvalid("spec.clusterIPs[0]", after, "may not change once set"));
+/** ValidateServiceUpdate, but for the upgrade/downgrade rules, which are checked once the IP family fields are defaulted. */
+export function validateServiceUpdate(service: Service): FieldError[] {
+  return [...validateService(service), ...validateLoadBalancerStatus(service)];
+}
+
+/**
+ * What the service REST storage does before and after validation: the IP family fields are
+ * defaulted against the cluster's ranges (initIPFamilyFields), an update is checked against the
+ * upgrade/downgrade rules, and addresses and ports are taken.
+ */
+function validateAndAllocate(service: Service, old: Service | undefined, allocators: ServiceAllocators): FieldError[] {
+  const errors = old === undefined ? validateService(service) : validateServiceUpdate(service);
+  if (errors.length > 0) return errors;
+  const familyErrors = initIPFamilyFields(service, old, allocators);
+  if (familyErrors.length > 0) return familyErrors;
+  if (old !== undefined) {
+    const changeErrors = validateUpgradeDowngrade(service, old);
+    if (changeErrors.length > 0) return changeErrors;
   }
-  return errors;
+  return allocateServiceAddresses(service, allocators, old);
+}
+
+/**
+ * Which of `spec.ipFamilies` need an address now (allocClusterIPs and updateClusterIPs): all of
+ * them on create and when an ExternalName service gets a type with a ClusterIP; the secondary
+ * when a service is upgraded to dual-stack; none for headless services, a PreferDualStack service
+ * written back as it was, or any other update (a downgrade's secondary is freed once written).
+ */
+function clusterIPsToAllocate(service: Service, old: Service | undefined): number[] {
+  if (!hasClusterIP(service) || isHeadless(service)) return [];
+  const all = (service.spec?.ipFamilies ?? []).map((_, i) => i);
+  if (old === undefined || old.spec?.type === "ExternalName") return all;
+  if (keepsPreferDualStack(service, old) || isHeadless(old)) return [];
+  const upgraded = (old.spec?.ipFamilies ?? []).length === 1 && (service.spec?.ipFamilies ?? []).length === 2;
+  return upgraded ? [1] : [];
 }
 
 /**
@@ -250,20 +291,32 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
   const takenIPs: string[] = [];
   const takenPorts: number[] = [];
   const errors: FieldError[] = [];
-  if (hasClusterIP(service) && !(old !== undefined && hasClusterIP(old) && old.spec?.clusterIP === spec.clusterIP && spec.clusterIP)) {
-    if (spec.clusterIP) {
+  const wanted = clusterIPsToAllocate(service, old);
+  if (wanted.length > 0) {
+    const ips = [...(spec.clusterIPs ?? [])];
+    // Upstream pads the list with "" markers for the families still to allocate (they show in its errors).
+    while (ips.length < (spec.ipFamilies ?? []).length) ips.push("");
+    for (const index of wanted) {
+      const family = spec.ipFamilies![index]!;
+      const allocator = allocatorFor(allocators, family)!;
+      const ip = ips[index] ?? "";
+      if (ip === "") {
+        ips[index] = allocator.allocateNext();
+        takenIPs.push(ips[index]);
+        continue;
+      }
       try {
-        allocators.clusterIPs.allocate(spec.clusterIP);
-        takenIPs.push(spec.clusterIP);
+        allocator.allocate(ip);
+        takenIPs.push(ip);
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
-        errors.push(fieldInvalid("spec.clusterIPs", spec.clusterIPs ?? [spec.clusterIP], `failed to allocate IP ${spec.clusterIP}: ${error.message}`));
+        errors.push(fieldInvalid("spec.clusterIPs", ips, `failed to allocate IP ${ip}: ${error.message}`));
+        break;
       }
-    } else {
-      const ip = allocators.clusterIPs.allocateNext();
-      takenIPs.push(ip);
-      spec.clusterIP = ip;
-      spec.clusterIPs = [ip];
+    }
+    if (errors.length === 0) {
+      spec.clusterIPs = ips;
+      spec.clusterIP = ips[0]!;
     }
   }
   if (usesNodePorts(service)) {
@@ -307,7 +360,7 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
     }
   }
   if (errors.length > 0) {
-    for (const ip of takenIPs) allocators.clusterIPs.release(ip);
+    for (const ip of takenIPs) allocatorFor(allocators, familyOf(ip))?.release(ip);
     for (const port of takenPorts) allocators.nodePorts.release(port);
   }
   return errors;
@@ -315,12 +368,15 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
 
 /** Rebuilds both allocators from the stored services (the repair loops' job upstream). */
 export function resyncAllocations(services: readonly Service[], allocators: ServiceAllocators): void {
-  const { clusterIPs, nodePorts } = allocators;
-  for (const ip of [...clusterIPs.allocated()]) clusterIPs.release(ip);
+  const { nodePorts } = allocators;
+  const ranges = [allocators.clusterIPs, ...(allocators.secondaryClusterIPs !== undefined ? [allocators.secondaryClusterIPs] : [])];
+  for (const range of ranges) for (const ip of [...range.allocated()]) range.release(ip);
   for (let port = nodePorts.base; port < nodePorts.base + nodePorts.size; port++) nodePorts.release(port);
   for (const service of services) {
-    const ip = service.spec?.clusterIP;
-    if (ip && ip !== "None" && clusterIPs.contains(ip) && !clusterIPs.isAllocated(ip)) clusterIPs.allocate(ip);
+    for (const ip of service.spec?.clusterIPs ?? (service.spec?.clusterIP ? [service.spec.clusterIP] : [])) {
+      const range = ranges.find((r) => r.contains(ip));
+      if (range !== undefined && !range.isAllocated(ip)) range.allocate(ip);
+    }
     const health = service.spec?.healthCheckNodePort;
     if (health && health >= nodePorts.base && health < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(health)) nodePorts.allocate(health);
     for (const port of service.spec?.ports ?? []) {
@@ -408,14 +464,8 @@ export function servicesResource(allocators: ServiceAllocators): ResourceDefinit
     strategy: {
       prepareForCreate,
       prepareForUpdate,
-      validate: (service) => {
-        const errors = validateService(service);
-        return errors.length > 0 ? errors : allocateServiceAddresses(service, allocators);
-      },
-      validateUpdate: (service, old) => {
-        const errors = validateServiceUpdate(service, old);
-        return errors.length > 0 ? errors : allocateServiceAddresses(service, allocators, old);
-      },
+      validate: (service) => validateAndAllocate(service, undefined, allocators),
+      validateUpdate: (service, old) => validateAndAllocate(service, old, allocators),
     },
   });
 }
