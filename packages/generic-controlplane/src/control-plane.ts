@@ -14,7 +14,9 @@ import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { ResourceStore } from "./registry/types.js";
 import type { AdmissionPlugin } from "./admission/types.js";
 import { selectBuiltinResources } from "./resources/index.js";
-import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
+import { accessReviewStage, type Authorizer } from "./server/access-reviews.js";
+import { BOOTSTRAP_HOOK } from "./rbac/bootstrap.js";
+import { setUpAuthorization, withLoopbackToken, withRbacDefinitions, type AuthorizationOptions } from "./control-plane/authorization.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
@@ -47,10 +49,18 @@ export interface ControlPlaneOptions {
    */
   stages?: readonly HandlerStage[];
   /**
-   * Answers the self-review APIs (`kubectl auth can-i`, `auth can-i --list`, `auth whoami`).
-   * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
+   * Authorizes every request and answers the access reviews (`kubectl auth can-i`), like a
+   * `Webhook` authorization mode; `system:masters` is always allowed. Default: every request
+   * allowed, like kube-apiserver's `--authorization-mode=AlwaysAllow`. See also `authorization`.
    */
   authorizer?: Authorizer;
+  /**
+   * kube-apiserver's `--authorization-mode`: e.g. `{ modes: ["RBAC"] }` serves the RBAC types,
+   * ensures the bootstrap roles and bindings (post-start hook `rbac/bootstrap-roles`), runs the
+   * ClusterRole aggregation controller, checks escalation on RBAC writes and authorizes every
+   * request; `Webhook` asks `webhook`. Unset: AlwaysAllow (or `authorizer` alone).
+   */
+  authorization?: AuthorizationOptions;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -97,7 +107,7 @@ export interface ControlPlaneOptions {
   controllers?: boolean | ControlPlaneControllers;
 }
 
-export type { ControlPlaneControllers };
+export type { ControlPlaneControllers, AuthorizationOptions };
 
 export interface ControlPlane {
   /** `http://<host>:<port>`. */
@@ -119,16 +129,18 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(
+  options: ControlPlaneOptions,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate">,
+): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    stages: [accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
     ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
     ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
@@ -147,7 +159,7 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false);
+  const definitions = withRbacDefinitions(servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false), options.authorization);
 
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
@@ -156,15 +168,29 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
 
+  const authorization = setUpAuthorization(options, served, stores);
+  // In-process controllers authenticate with the loopback token, as system:masters.
+  const loopback = authorization.enforced === undefined ? undefined : withLoopbackToken(options.authenticate);
+
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
+  const health = healthChecks(storage, () => systemNamespacesReady);
+  const bootstrapHook = {
+    name: `poststarthook/${BOOTSTRAP_HOOK}`,
+    check: () => {
+      if (!authorization.bootstrapped) throw new Error("not finished");
+    },
+  };
+  for (const checks of Object.values(health)) checks.push(bootstrapHook);
   const server = new ApiServer(
     apiServerOptions(options, {
+      ...(authorization.enforced ? { authorizer: authorization.enforced } : {}),
+      ...(loopback ? { authenticate: loopback.authenticate } : options.authenticate ? { authenticate: options.authenticate } : {}),
       resources: served,
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
       documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
-      health: healthChecks(storage, () => systemNamespacesReady),
+      health,
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
     }),
@@ -173,6 +199,14 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (withLifecycle) {
     await createSystemNamespaces(namespaces);
     systemNamespacesReady = true;
+  }
+
+  try {
+    await authorization.start((error) => options.logger?.({ level: "error", msg: "clusterrole aggregation failed", error: String(error) }));
+  } catch (error) {
+    authorization.stop();
+    await storage.close();
+    throw error;
   }
 
   const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
@@ -189,6 +223,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     try {
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
+        ...(loopback ? { token: loopback.token } : {}),
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,
@@ -221,6 +256,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        authorization.stop();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });
