@@ -62,8 +62,8 @@ function onlyGCFields(object: KubeObject, old: KubeObject): boolean {
   return strip(object) === strip(old);
 }
 
-function sameRules(object: Role, old: Role): boolean {
-  return JSON.stringify(object.rules ?? []) === JSON.stringify(old.rules ?? []);
+function sameRules(object: Role, old: KubeObject): boolean {
+  return JSON.stringify(object.rules ?? []) === JSON.stringify((old as Role).rules ?? []);
 }
 
 /**
@@ -79,7 +79,7 @@ function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, 
       const escalate = await authorizer.authorize(user, { verb: "escalate", group: RBAC_GROUP, resource, name, ...(namespace ? { namespace } : {}) });
       if (escalate.allowed) return;
       const role = object as ClusterRole;
-      if (old !== undefined && sameRules(role, old as Role) && JSON.stringify(role.aggregationRule ?? null) === JSON.stringify((old as ClusterRole).aggregationRule ?? null)) return;
+      if (old !== undefined && sameRules(role, old) && JSON.stringify(role.aggregationRule ?? null) === JSON.stringify((old as ClusterRole).aggregationRule ?? null)) return;
       const groupResource = { group: RBAC_GROUP, resource };
       const problem = await confirmNoEscalation(resolver, user, namespace, role.rules ?? []);
       if (problem !== undefined) throw forbidden(groupResource, name, problem);

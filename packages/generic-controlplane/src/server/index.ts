@@ -22,6 +22,9 @@ export {
   type AuthorizationAttributes,
   type AuthorizationDecision,
   type Authorizer,
+  type NonResourceRuleInfo,
+  type ResourceRuleInfo,
+  type RulesInfo,
   type UserInfo,
 } from "./access-reviews.js";
 export {
