@@ -39,13 +39,7 @@ const user = (token: string, method: string, path: string, body?: unknown) =>
 
 const RBAC = "/apis/rbac.authorization.k8s.io/v1";
 
-function roleBinding(
-  name: string,
-  namespace: string,
-  roleKind: "Role" | "ClusterRole",
-  role: string,
-  subjects: Array<{ kind: string; name: string }>
-) {
+function roleBinding(name: string, namespace: string, roleKind: "Role" | "ClusterRole", role: string, subjects: Array<{ kind: string; name: string }>) {
   return {
     metadata: { name, namespace },
     roleRef: {
@@ -64,21 +58,9 @@ function roleBinding(
  * kubectl as the anonymous user: kubectl sends no credentials over plain HTTP, so these tests bind
  * roles to `system:anonymous` and `system:unauthenticated`, as an operator opening a server up would.
  */
-async function kubectlAnonymous(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+async function kubectlAnonymous(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(
-      kubectl,
-      [
-        "--kubeconfig",
-        join(dir, "kubeconfig"),
-        "--cache-dir",
-        join(dir, "cache"),
-        ...args,
-      ],
-      { timeout: 30_000 }
-    );
+    const { stdout, stderr } = await run(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, "cache"), ...args], { timeout: 30_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -91,11 +73,7 @@ async function kubectlAnonymous(
 }
 
 /** Polls `check` until it holds, failing with `what` after the deadline. */
-async function eventually(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs = 10_000
-): Promise<void> {
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -119,9 +97,7 @@ beforeAll(async () => {
       await admin(
         "POST",
         `${RBAC}/namespaces/default/rolebindings`,
-        roleBinding("jane-view", "default", "ClusterRole", "view", [
-          { kind: "User", name: "jane" },
-        ])
+        roleBinding("jane-view", "default", "ClusterRole", "view", [{ kind: "User", name: "jane" }])
       )
     ).status
   ).toBe(201);
@@ -134,61 +110,34 @@ afterAll(async () => {
 
 describe("authorization on every request", () => {
   it("lets a user bound to view list configmaps but not create them (403 with upstream's message)", async () => {
-    expect(
-      (await user("jane-token", "GET", "/api/v1/namespaces/default/configmaps"))
-        .status
-    ).toBe(200);
-    const create = await user(
-      "jane-token",
-      "POST",
-      "/api/v1/namespaces/default/configmaps",
-      { metadata: { name: "nope" } }
-    );
+    expect((await user("jane-token", "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
+    const create = await user("jane-token", "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "nope" } });
     expect(create.status).toBe(403);
     expect(create.json).toEqual({
       kind: "Status",
       apiVersion: "v1",
       metadata: {},
       status: "Failure",
-      message:
-        'configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"',
+      message: 'configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"',
       reason: "Forbidden",
       details: { kind: "configmaps" },
       code: 403,
     });
     // Nothing was stored.
-    expect(
-      (await admin("GET", "/api/v1/namespaces/default/configmaps/nope")).status
-    ).toBe(404);
+    expect((await admin("GET", "/api/v1/namespaces/default/configmaps/nope")).status).toBe(404);
     // The binding is in default only.
-    const other = await user(
-      "jane-token",
-      "GET",
-      "/api/v1/namespaces/kube-system/configmaps"
-    );
+    const other = await user("jane-token", "GET", "/api/v1/namespaces/kube-system/configmaps");
     expect(other.status).toBe(403);
-    expect(other.json.message).toBe(
-      'configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "kube-system"'
-    );
+    expect(other.json.message).toBe('configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "kube-system"');
     // A namespace object is in its own namespace: view there lets jane read it.
-    expect(
-      (await user("jane-token", "GET", "/api/v1/namespaces/default")).status
-    ).toBe(200);
-    const named = await user(
-      "jane-token",
-      "DELETE",
-      "/api/v1/namespaces/default/configmaps/x"
-    );
-    expect(named.json.message).toBe(
-      'configmaps "x" is forbidden: User "jane" cannot delete resource "configmaps" in API group "" in the namespace "default"'
-    );
+    expect((await user("jane-token", "GET", "/api/v1/namespaces/default")).status).toBe(200);
+    const named = await user("jane-token", "DELETE", "/api/v1/namespaces/default/configmaps/x");
+    expect(named.json.message).toBe('configmaps "x" is forbidden: User "jane" cannot delete resource "configmaps" in API group "" in the namespace "default"');
   });
 
   it("answers cluster-scope and non-resource denials with their own wording; anonymous users see only public info", async () => {
     const cluster = await user("jane-token", "GET", "/api/v1/namespaces");
-    expect(cluster.json.message).toBe(
-      'namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope'
-    );
+    expect(cluster.json.message).toBe('namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope');
     const metrics = await user("jane-token", "GET", "/metrics");
     expect(metrics.status).toBe(403);
     expect(metrics.json).toMatchObject({
@@ -197,12 +146,8 @@ describe("authorization on every request", () => {
     });
     // system:discovery and system:public-info-viewer.
     expect((await user("jane-token", "GET", "/apis")).status).toBe(200);
-    for (const path of ["/version", "/healthz", "/readyz", "/livez"])
-      expect((await t.call("GET", path)).status).toBe(200);
-    const anonymous = await t.call(
-      "GET",
-      "/api/v1/namespaces/default/configmaps"
-    );
+    for (const path of ["/version", "/healthz", "/readyz", "/livez"]) expect((await t.call("GET", path)).status).toBe(200);
+    const anonymous = await t.call("GET", "/api/v1/namespaces/default/configmaps");
     expect(anonymous.status).toBe(403);
     expect(anonymous.json.message).toBe(
       'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"'
@@ -224,20 +169,14 @@ describe("authorization on every request", () => {
         })
       ).status
     ).toBe(201);
-    const denied = await user(
-      "nobody-token",
-      "GET",
-      "/api/v1/namespaces/default/secrets"
-    );
+    const denied = await user("nobody-token", "GET", "/api/v1/namespaces/default/secrets");
     expect(denied.json.message).toBe(
       'secrets is forbidden: User "nobody" cannot list resource "secrets" in API group "" in the namespace "default": RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found'
     );
   });
 
   it("serves the bootstrap policy and reports the post-start hook", async () => {
-    const roles = (await admin("GET", `${RBAC}/clusterroles`)).json.items.map(
-      (r: { metadata: { name: string } }) => r.metadata.name
-    );
+    const roles = (await admin("GET", `${RBAC}/clusterroles`)).json.items.map((r: { metadata: { name: string } }) => r.metadata.name);
     for (const name of [
       "cluster-admin",
       "admin",
@@ -252,9 +191,7 @@ describe("authorization on every request", () => {
     ]) {
       expect(roles).toContain(name);
     }
-    const bindings = (
-      await admin("GET", `${RBAC}/clusterrolebindings/cluster-admin`)
-    ).json;
+    const bindings = (await admin("GET", `${RBAC}/clusterrolebindings/cluster-admin`)).json;
     expect(bindings.subjects).toEqual([
       {
         kind: "Group",
@@ -275,9 +212,7 @@ describe("authorization on every request", () => {
       apiGroups: [""],
       resources: ["namespaces"],
     });
-    expect((await admin("GET", "/readyz?verbose")).text).toContain(
-      "[+]poststarthook/rbac/bootstrap-roles ok"
-    );
+    expect((await admin("GET", "/readyz?verbose")).text).toContain("[+]poststarthook/rbac/bootstrap-roles ok");
   });
 });
 
@@ -290,22 +225,18 @@ describe("escalation and bind checks", () => {
         {
           apiGroups: ["rbac.authorization.k8s.io"],
           resources: ["roles", "rolebindings"],
-          verbs: ["create", "get", "update"],
+          verbs: ["create", "get", "update", "patch"],
         },
         { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] },
       ],
     };
-    expect(
-      (await admin("POST", `${RBAC}/namespaces/default/roles`, role)).status
-    ).toBe(201);
+    expect((await admin("POST", `${RBAC}/namespaces/default/roles`, role)).status).toBe(201);
     expect(
       (
         await admin(
           "POST",
           `${RBAC}/namespaces/default/rolebindings`,
-          roleBinding("lead-writer", "default", "Role", "role-writer", [
-            { kind: "User", name: "lead" },
-          ])
+          roleBinding("lead-writer", "default", "Role", "role-writer", [{ kind: "User", name: "lead" }])
         )
       ).status
     ).toBe(201);
@@ -322,12 +253,7 @@ describe("escalation and bind checks", () => {
         },
       ],
     };
-    const r = await user(
-      "lead-token",
-      "POST",
-      `${RBAC}/namespaces/default/roles`,
-      role
-    );
+    const r = await user("lead-token", "POST", `${RBAC}/namespaces/default/roles`, role);
     expect(r.status).toBe(403);
     expect(r.json).toMatchObject({
       reason: "Forbidden",
@@ -345,45 +271,32 @@ describe("escalation and bind checks", () => {
       metadata: { name: "cm-reader", namespace: "default" },
       rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }],
     };
-    expect(
-      (
-        await user(
-          "lead-token",
-          "POST",
-          `${RBAC}/namespaces/default/roles`,
-          held
-        )
-      ).status
-    ).toBe(201);
+    expect((await user("lead-token", "POST", `${RBAC}/namespaces/default/roles`, held)).status).toBe(201);
     // Widening it by update is refused too.
     const widened = {
       ...held,
-      rules: [
-        { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "patch"] },
-      ],
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "patch"] }],
     };
-    const update = await user(
-      "lead-token",
-      "PUT",
-      `${RBAC}/namespaces/default/roles/cm-reader`,
-      widened
-    );
+    const update = await user("lead-token", "PUT", `${RBAC}/namespaces/default/roles/cm-reader`, widened);
     expect(update.status).toBe(403);
-    expect(update.json.message).toContain(
-      '{APIGroups:[""], Resources:["configmaps"], Verbs:["patch"]}'
-    );
+    expect(update.json.message).toContain('{APIGroups:[""], Resources:["configmaps"], Verbs:["patch"]}');
+    const patched = await t.call("PATCH", `${RBAC}/namespaces/default/roles/cm-reader`, {
+      headers: { ...as("lead-token"), "Content-Type": "application/merge-patch+json" },
+      raw: JSON.stringify({ rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }] }),
+    });
+    expect(patched.status).toBe(403);
+    expect(patched.json.message).toContain('{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}');
+    // A change that grants nothing new (labels) passes.
+    const labelled = await t.call("PATCH", `${RBAC}/namespaces/default/roles/cm-reader`, {
+      headers: { ...as("lead-token"), "Content-Type": "application/merge-patch+json" },
+      raw: JSON.stringify({ metadata: { labels: { team: "a" } } }),
+    });
+    expect(labelled.status).toBe(200);
   });
 
   it("refuses binding a role the writer could not grant, unless bound with bind; escalate allows writing any rules", async () => {
-    const binding = roleBinding("jane-edit", "default", "ClusterRole", "edit", [
-      { kind: "User", name: "jane" },
-    ]);
-    const refused = await user(
-      "lead-token",
-      "POST",
-      `${RBAC}/namespaces/default/rolebindings`,
-      binding
-    );
+    const binding = roleBinding("jane-edit", "default", "ClusterRole", "edit", [{ kind: "User", name: "jane" }]);
+    const refused = await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, binding);
     expect(refused.status).toBe(403);
     expect(refused.json.message).toMatch(
       /^rolebindings.rbac.authorization.k8s.io "jane-edit" is forbidden: user "lead" \(groups=\["system:authenticated" "leads"\]\) is attempting to grant RBAC permissions not currently held:\n/
@@ -405,54 +318,30 @@ describe("escalation and bind checks", () => {
         },
       ],
     };
-    expect(
-      (await admin("POST", `${RBAC}/namespaces/default/roles`, powers)).status
-    ).toBe(201);
+    expect((await admin("POST", `${RBAC}/namespaces/default/roles`, powers)).status).toBe(201);
     expect(
       (
         await admin(
           "POST",
           `${RBAC}/namespaces/default/rolebindings`,
-          roleBinding("lead-powers", "default", "Role", "lead-powers", [
-            { kind: "Group", name: "leads" },
-          ])
+          roleBinding("lead-powers", "default", "Role", "lead-powers", [{ kind: "Group", name: "leads" }])
         )
       ).status
     ).toBe(201);
 
-    expect(
-      (
-        await user(
-          "lead-token",
-          "POST",
-          `${RBAC}/namespaces/default/rolebindings`,
-          binding
-        )
-      ).status
-    ).toBe(201);
+    expect((await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, binding)).status).toBe(201);
     const other = await user(
       "lead-token",
       "POST",
       `${RBAC}/namespaces/default/rolebindings`,
-      roleBinding("jane-admin", "default", "ClusterRole", "admin", [
-        { kind: "User", name: "jane" },
-      ])
+      roleBinding("jane-admin", "default", "ClusterRole", "admin", [{ kind: "User", name: "jane" }])
     );
     expect(other.status).toBe(403);
     const role = {
       metadata: { name: "anything", namespace: "default" },
       rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
     };
-    expect(
-      (
-        await user(
-          "lead-token",
-          "POST",
-          `${RBAC}/namespaces/default/roles`,
-          role
-        )
-      ).status
-    ).toBe(201);
+    expect((await user("lead-token", "POST", `${RBAC}/namespaces/default/roles`, role)).status).toBe(201);
     await admin("DELETE", `${RBAC}/namespaces/default/rolebindings/jane-edit`);
   });
 });
@@ -464,19 +353,13 @@ describe("RBAC object validation", () => {
       rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: [] }],
     });
     expect(noVerbs.status).toBe(422);
-    expect(noVerbs.json.message).toBe(
-      'Role.rbac.authorization.k8s.io "bad" is invalid: rules[0].verbs: Required value: verbs must contain at least one value'
-    );
+    expect(noVerbs.json.message).toBe('Role.rbac.authorization.k8s.io "bad" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
     const urls = await admin("POST", `${RBAC}/namespaces/default/roles`, {
       metadata: { name: "bad" },
       rules: [{ nonResourceURLs: ["/x"], verbs: ["get"] }],
     });
-    expect(urls.json.message).toContain(
-      "rules[0].nonResourceURLs: Invalid value"
-    );
-    expect(urls.json.message).toContain(
-      "namespaced rules cannot apply to non-resource URLs"
-    );
+    expect(urls.json.message).toContain("rules[0].nonResourceURLs: Invalid value");
+    expect(urls.json.message).toContain("namespaced rules cannot apply to non-resource URLs");
     const kind = await admin("POST", `${RBAC}/clusterrolebindings`, {
       metadata: { name: "bad" },
       roleRef: {
@@ -498,9 +381,7 @@ describe("RBAC object validation", () => {
       },
       subjects: [{ kind: "ServiceAccount", name: "default" }],
     });
-    expect(sa.json.message).toBe(
-      'ClusterRoleBinding.rbac.authorization.k8s.io "bad" is invalid: subjects[0].namespace: Required value'
-    );
+    expect(sa.json.message).toBe('ClusterRoleBinding.rbac.authorization.k8s.io "bad" is invalid: subjects[0].namespace: Required value');
     const agg = await admin("POST", `${RBAC}/clusterroles`, {
       metadata: { name: "bad" },
       aggregationRule: { clusterRoleSelectors: [] },
@@ -511,18 +392,14 @@ describe("RBAC object validation", () => {
   });
 
   it("defaults subjects' apiGroup and keeps roleRef immutable", async () => {
-    const created = await admin(
-      "POST",
-      `${RBAC}/namespaces/default/rolebindings`,
-      {
-        metadata: { name: "defaults" },
-        roleRef: { kind: "ClusterRole", name: "view" },
-        subjects: [
-          { kind: "User", name: "u" },
-          { kind: "ServiceAccount", name: "default" },
-        ],
-      }
-    );
+    const created = await admin("POST", `${RBAC}/namespaces/default/rolebindings`, {
+      metadata: { name: "defaults" },
+      roleRef: { kind: "ClusterRole", name: "view" },
+      subjects: [
+        { kind: "User", name: "u" },
+        { kind: "ServiceAccount", name: "default" },
+      ],
+    });
     expect(created.status).toBe(201);
     expect(created.json.roleRef).toEqual({
       apiGroup: "rbac.authorization.k8s.io",
@@ -533,18 +410,14 @@ describe("RBAC object validation", () => {
       { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "u" },
       { kind: "ServiceAccount", name: "default" },
     ]);
-    const changed = await admin(
-      "PUT",
-      `${RBAC}/namespaces/default/rolebindings/defaults`,
-      {
-        ...created.json,
-        roleRef: {
-          apiGroup: "rbac.authorization.k8s.io",
-          kind: "ClusterRole",
-          name: "edit",
-        },
-      }
-    );
+    const changed = await admin("PUT", `${RBAC}/namespaces/default/rolebindings/defaults`, {
+      ...created.json,
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: "edit",
+      },
+    });
     expect(changed.status).toBe(422);
     expect(changed.json.message).toContain("roleRef: Invalid value");
     expect(changed.json.message).toContain("cannot change roleRef");
@@ -566,44 +439,18 @@ describe("ClusterRole aggregation", () => {
         },
       ],
     };
-    expect((await admin("POST", `${RBAC}/clusterroles`, extra)).status).toBe(
-      201
-    );
+    expect((await admin("POST", `${RBAC}/clusterroles`, extra)).status).toBe(201);
     const hasRule = (name: string) => async () =>
-      (
-        (await admin("GET", `${RBAC}/clusterroles/${name}`)).json.rules ?? []
-      ).some(
-        (r: { resources?: string[] }) =>
-          r.resources?.includes("leases") && r.resources.length === 1
+      ((await admin("GET", `${RBAC}/clusterroles/${name}`)).json.rules ?? []).some(
+        (r: { resources?: string[] }) => r.resources?.includes("leases") && r.resources.length === 1
       );
     await eventually("view to gather lease-reader", hasRule("view"));
     await eventually("admin to gather it through edit", hasRule("admin"));
-    expect(
-      (
-        await user(
-          "jane-token",
-          "GET",
-          "/apis/coordination.k8s.io/v1/namespaces/default/leases"
-        )
-      ).status
-    ).toBe(200);
+    expect((await user("jane-token", "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases")).status).toBe(200);
     // Removing the label takes the rule away again.
-    expect(
-      (await admin("DELETE", `${RBAC}/clusterroles/lease-reader`)).status
-    ).toBe(200);
-    await eventually(
-      "view to drop the rule",
-      async () => !(await hasRule("view")())
-    );
-    expect(
-      (
-        await user(
-          "jane-token",
-          "GET",
-          "/apis/coordination.k8s.io/v1/namespaces/default/leases"
-        )
-      ).status
-    ).toBe(403);
+    expect((await admin("DELETE", `${RBAC}/clusterroles/lease-reader`)).status).toBe(200);
+    await eventually("view to drop the rule", async () => !(await hasRule("view")()));
+    expect((await user("jane-token", "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases")).status).toBe(403);
   });
 
   it("refuses an aggregationRule to a user without full authority", async () => {
@@ -617,9 +464,7 @@ describe("ClusterRole aggregation", () => {
         },
       ],
     };
-    expect((await admin("POST", `${RBAC}/clusterroles`, powers)).status).toBe(
-      201
-    );
+    expect((await admin("POST", `${RBAC}/clusterroles`, powers)).status).toBe(201);
     expect(
       (
         await admin("POST", `${RBAC}/clusterrolebindings`, {
@@ -653,13 +498,7 @@ describe("ClusterRole aggregation", () => {
 describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () => {
   it("lists the four reviews in discovery as create-only resources", async () => {
     const list = (await admin("GET", "/apis/authorization.k8s.io/v1")).json;
-    const names = list.resources.map(
-      (r: { name: string; verbs: string[]; namespaced: boolean }) => [
-        r.name,
-        r.verbs,
-        r.namespaced,
-      ]
-    );
+    const names = list.resources.map((r: { name: string; verbs: string[]; namespaced: boolean }) => [r.name, r.verbs, r.namespaced]);
     expect(names).toEqual(
       expect.arrayContaining([
         ["localsubjectaccessreviews", ["create"], true],
@@ -668,10 +507,7 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
         ["subjectaccessreviews", ["create"], false],
       ])
     );
-    expect(
-      (await admin("GET", "/apis/authorization.k8s.io/v1/subjectaccessreviews"))
-        .status
-    ).toBe(405);
+    expect((await admin("GET", "/apis/authorization.k8s.io/v1/subjectaccessreviews")).status).toBe(405);
   });
 
   it("SubjectReview: SAR, LSAR and SSAR agree with each other and with the requests themselves", async () => {
@@ -680,90 +516,58 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
       resource: "configmaps",
       namespace: "default",
     };
-    const sar = await admin(
-      "POST",
-      "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-      {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        spec: {
-          user: "jane",
-          groups: ["system:authenticated"],
-          resourceAttributes: attributes,
-        },
-      }
-    );
+    const sar = await admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SubjectAccessReview",
+      spec: {
+        user: "jane",
+        groups: ["system:authenticated"],
+        resourceAttributes: attributes,
+      },
+    });
     expect(sar.status).toBe(201);
     expect(sar.json.status.allowed).toBe(true);
-    expect(sar.json.status.reason).toBe(
-      'RBAC: allowed by RoleBinding "jane-view/default" of ClusterRole "view" to User "jane"'
-    );
-    const lsar = await admin(
-      "POST",
-      "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
-      {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "LocalSubjectAccessReview",
-        spec: { user: "jane", resourceAttributes: attributes },
-      }
-    );
+    expect(sar.json.status.reason).toBe('RBAC: allowed by RoleBinding "jane-view/default" of ClusterRole "view" to User "jane"');
+    const lsar = await admin("POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "LocalSubjectAccessReview",
+      spec: { user: "jane", resourceAttributes: attributes },
+    });
     expect(lsar.status).toBe(201);
     expect(lsar.json.status.allowed).toBe(sar.json.status.allowed);
-    const ssar = await user(
-      "jane-token",
-      "POST",
-      "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-      {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "SelfSubjectAccessReview",
-        spec: { resourceAttributes: attributes },
-      }
-    );
+    const ssar = await user("jane-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SelfSubjectAccessReview",
+      spec: { resourceAttributes: attributes },
+    });
     expect(ssar.json.status.allowed).toBe(true);
-    const create = await admin(
-      "POST",
-      "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-      {
-        spec: {
-          user: "jane",
-          resourceAttributes: { ...attributes, verb: "create" },
-        },
-      }
-    );
+    const create = await admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      spec: {
+        user: "jane",
+        resourceAttributes: { ...attributes, verb: "create" },
+      },
+    });
     expect(create.json.status).toEqual({ allowed: false });
 
     // Only some users may ask about others.
-    const forbidden = await user(
-      "jane-token",
-      "POST",
-      "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-      { spec: { user: "x", resourceAttributes: attributes } }
-    );
+    const forbidden = await user("jane-token", "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      spec: { user: "x", resourceAttributes: attributes },
+    });
     expect(forbidden.status).toBe(403);
     // Bad reviews.
-    const noSubject = await admin(
-      "POST",
-      "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-      { spec: { resourceAttributes: attributes } }
-    );
+    const noSubject = await admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { spec: { resourceAttributes: attributes } });
     expect(noSubject.status).toBe(422);
     expect(noSubject.json.message).toBe(
       'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified'
     );
-    const mismatch = await admin(
-      "POST",
-      "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
-      {
-        spec: {
-          user: "jane",
-          resourceAttributes: { ...attributes, namespace: "other" },
-        },
-      }
-    );
+    const mismatch = await admin("POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
+      spec: {
+        user: "jane",
+        resourceAttributes: { ...attributes, namespace: "other" },
+      },
+    });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.json.message).toBe(
-      "spec.resourceAttributes.namespace must match namespace: default"
-    );
+    expect(mismatch.json.message).toBe("spec.resourceAttributes.namespace must match namespace: default");
   });
 
   describe("with kubectl", () => {
@@ -780,9 +584,7 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
           await admin(
             "POST",
             `${RBAC}/namespaces/open/rolebindings`,
-            roleBinding("anonymous-view", "open", "ClusterRole", "view", [
-              { kind: "User", name: "system:anonymous" },
-            ])
+            roleBinding("anonymous-view", "open", "ClusterRole", "view", [{ kind: "User", name: "system:anonymous" }])
           )
         ).status
       ).toBe(201);
@@ -802,89 +604,40 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
             },
           ],
         };
-        expect(
-          (await admin("POST", `${RBAC}/clusterrolebindings`, binding)).status
-        ).toBe(201);
+        expect((await admin("POST", `${RBAC}/clusterrolebindings`, binding)).status).toBe(201);
       }
     });
 
     it("kubectl auth can-i answers what a request gets", async () => {
-      const canList = await kubectlAnonymous(
-        "auth",
-        "can-i",
-        "list",
-        "configmaps",
-        "-n",
-        "open"
-      );
+      const canList = await kubectlAnonymous("auth", "can-i", "list", "configmaps", "-n", "open");
       expect(canList).toMatchObject({ code: 0, stdout: "yes\n" });
-      const canCreate = await kubectlAnonymous(
-        "auth",
-        "can-i",
-        "create",
-        "configmaps",
-        "-n",
-        "open"
-      );
+      const canCreate = await kubectlAnonymous("auth", "can-i", "create", "configmaps", "-n", "open");
       expect(canCreate.code).toBe(1);
       expect(canCreate.stdout).toBe("no\n");
-      expect(
-        (await kubectlAnonymous("get", "configmaps", "-n", "open")).code
-      ).toBe(0);
-      const created = await kubectlAnonymous(
-        "create",
-        "configmap",
-        "kc",
-        "-n",
-        "open"
-      );
+      expect((await kubectlAnonymous("get", "configmaps", "-n", "open")).code).toBe(0);
+      const created = await kubectlAnonymous("create", "configmap", "kc", "-n", "open");
       expect(created.code).toBe(1);
       expect(created.stderr).toContain(
         'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "open"'
       );
-      const elsewhere = await kubectlAnonymous(
-        "auth",
-        "can-i",
-        "list",
-        "configmaps",
-        "-n",
-        "default"
-      );
+      const elsewhere = await kubectlAnonymous("auth", "can-i", "list", "configmaps", "-n", "default");
       expect(elsewhere.stdout).toBe("no\n");
-      expect(
-        (await kubectlAnonymous("get", "configmaps", "-n", "default")).stderr
-      ).toContain(
+      expect((await kubectlAnonymous("get", "configmaps", "-n", "default")).stderr).toContain(
         'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps"'
       );
     });
 
     it("kubectl auth can-i --list shows the rules of the user's bindings", async () => {
-      const list = await kubectlAnonymous(
-        "auth",
-        "can-i",
-        "--list",
-        "-n",
-        "open"
-      );
+      const list = await kubectlAnonymous("auth", "can-i", "--list", "-n", "open");
       expect(list.code).toBe(0);
-      const lines = list.stdout
-        .split("\n")
-        .map((l) => l.trim().split(/\s+/).join(" "));
+      const lines = list.stdout.split("\n").map((l) => l.trim().split(/\s+/).join(" "));
       expect(lines[0]).toBe("Resources Non-Resource URLs Resource Names Verbs");
       // From view (through system:aggregate-to-view), system:basic-user and system:discovery.
       expect(lines).toContain("configmaps [] [] [get list watch]");
-      expect(lines).toContain(
-        "selfsubjectaccessreviews.authorization.k8s.io [] [] [create]"
-      );
+      expect(lines).toContain("selfsubjectaccessreviews.authorization.k8s.io [] [] [create]");
       expect(lines).toContain("[/api/*] [] [get]");
       expect(lines.some((l) => l.startsWith("secrets "))).toBe(false);
-      const elsewhere = await kubectlAnonymous(
-        "auth",
-        "can-i",
-        "--list",
-        "-n",
-        "kube-system"
-      );
+      const elsewhere = await kubectlAnonymous("auth", "can-i", "--list", "-n", "kube-system");
       expect(elsewhere.stdout).not.toContain("configmaps ");
     });
   });
