@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
-import { ClusterRoleAggregationController, ensureBootstrapPolicy, guardRbacStores, RbacAuthorizer, storePolicySource, type RbacStores } from "../rbac/index.js";
+import { ClusterRoleAggregationController, ensureBootstrapPolicy, guardRbacStores, RbacAuthorizer, type RbacStores } from "../rbac/index.js";
+import { PolicyCache } from "../rbac/policy-cache.js";
 import { rbacResources } from "../rbac/resources.js";
 import { accessReviewResources, alwaysAllow, type Authorizer, type UserInfo } from "../server/access-reviews.js";
 import { authorizerChain, SYSTEM_MASTERS, type AuthorizationMode } from "../server/authorizers.js";
@@ -45,8 +46,11 @@ export function setUpAuthorization(
   served: ServedResource[],
   stores: Map<string, ResourceStore>,
 ): Authorization {
-  const raw = rbacStores(stores);
-  const rbac = raw === undefined ? undefined : new RbacAuthorizer(storePolicySource(raw));
+  const plain = rbacStores(stores);
+  const cache = plain === undefined ? undefined : new PolicyCache(plain);
+  // Every write goes through the cache's stores, so the authorizer never answers from stale policy.
+  const raw = cache?.stores;
+  const rbac = cache === undefined ? undefined : new RbacAuthorizer(cache);
   let enforced: Authorizer | undefined;
   if (options.authorization !== undefined) {
     enforced = authorizerChain(options.authorization.modes, { ...(rbac ? { rbac } : {}), ...(options.authorization.webhook ? { webhook: options.authorization.webhook } : {}), alwaysAllow });
@@ -57,9 +61,8 @@ export function setUpAuthorization(
   served.push(...accessReviewResources(reviews));
 
   const rbacOn = raw !== undefined && rbac !== undefined && options.authorization?.modes.includes("RBAC") === true;
-  if (raw !== undefined && rbac !== undefined && enforced !== undefined) {
-    const guarded = guardRbacStores(raw, enforced, rbac.resolver);
-    replaceStores(served, stores, guarded);
+  if (raw !== undefined && rbac !== undefined) {
+    replaceStores(served, stores, enforced === undefined ? raw : guardRbacStores(raw, enforced, rbac.resolver));
   }
   let aggregation: ClusterRoleAggregationController | undefined;
   let bootstrapped = !rbacOn;
@@ -70,7 +73,8 @@ export function setUpAuthorization(
       return bootstrapped;
     },
     async start(onError) {
-      if (!rbacOn || raw === undefined) return;
+      if (!rbacOn || raw === undefined || cache === undefined) return;
+      await cache.start();
       await ensureBootstrapPolicy(raw.clusterRoles, raw.clusterRoleBindings);
       aggregation = new ClusterRoleAggregationController(raw.clusterRoles, onError);
       await aggregation.start();
@@ -78,6 +82,7 @@ export function setUpAuthorization(
     },
     stop() {
       aggregation?.stop();
+      cache?.stop();
     },
   };
 }
