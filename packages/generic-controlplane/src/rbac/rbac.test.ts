@@ -640,5 +640,33 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
       const elsewhere = await kubectlAnonymous("auth", "can-i", "--list", "-n", "kube-system");
       expect(elsewhere.stdout).not.toContain("configmaps ");
     });
+
+    it("kubectl creates Roles and RoleBindings (protobuf) as a namespace admin, refused where they would escalate", async () => {
+      expect((await admin("POST", "/api/v1/namespaces", { metadata: { name: "team" } })).status).toBe(201);
+      const asAdmin = roleBinding("anonymous-admin", "team", "ClusterRole", "admin", [{ kind: "User", name: "system:anonymous" }]);
+      expect((await admin("POST", `${RBAC}/namespaces/team/rolebindings`, asAdmin)).status).toBe(201);
+
+      const role = await kubectlAnonymous("create", "role", "cm-reader", "--verb=get,list", "--resource=configmaps", "-n", "team");
+      expect(role).toMatchObject({ code: 0, stdout: "role.rbac.authorization.k8s.io/cm-reader created\n" });
+      const binding = await kubectlAnonymous("create", "rolebinding", "bob-reads", "--role=cm-reader", "--user=bob", "--serviceaccount=team:bot", "-n", "team");
+      expect(binding).toMatchObject({ code: 0, stdout: "rolebinding.rbac.authorization.k8s.io/bob-reads created\n" });
+      const stored = (await admin("GET", `${RBAC}/namespaces/team/rolebindings/bob-reads`)).json;
+      expect(stored.subjects).toEqual([
+        { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "bob" },
+        { kind: "ServiceAccount", name: "bot", namespace: "team" },
+      ]);
+      const wide = await kubectlAnonymous("get", "rolebindings", "bob-reads", "-n", "team", "-o", "wide");
+      expect(wide.stdout.split("\n")[0]?.split(/\s{2,}/)).toEqual(["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]);
+      expect(wide.stdout).toMatch(/bob-reads\s+Role\/cm-reader\s+\S+\s+bob\s+team\/bot/);
+      const roles = await kubectlAnonymous("get", "roles", "-n", "team");
+      expect(roles.stdout).toMatch(/^NAME\s+CREATED AT\ncm-reader\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
+
+      // admin may only read namespaces, so it cannot hand out deleting them.
+      const nodes = await kubectlAnonymous("create", "role", "ns-deleter", "--verb=delete", "--resource=namespaces", "-n", "team");
+      expect(nodes.code).toBe(1);
+      expect(nodes.stderr).toContain(
+        'roles.rbac.authorization.k8s.io "ns-deleter" is forbidden: user "system:anonymous" (groups=["system:unauthenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["namespaces"], Verbs:["delete"]}',
+      );
+    });
   });
 });

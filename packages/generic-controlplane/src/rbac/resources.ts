@@ -1,6 +1,7 @@
 import { defineResource } from "../resources/define.js";
 import { ageColumn } from "../resources/printer-columns.js";
 import { kindSchema, stringSchema } from "../resources/schema-parts.js";
+import type { PrinterColumn } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from "./validation.js";
 import { RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type Role, type RoleBinding } from "./types.js";
@@ -77,7 +78,8 @@ const roleRefSchema: JSONSchemaProps = {
   },
 };
 
-const roleColumns = [{ name: "Created At", type: "date" as const, description: "CreationTimestamp", cell: (o: Role) => o.metadata?.creationTimestamp ?? "" }];
+// upstream prints the creation time itself (RFC 3339), not an age, for roles.
+const roleColumns = [{ name: "Created At", type: "string" as const, description: "Time at which the role was created", cell: (o: Role) => o.metadata?.creationTimestamp ?? "" }];
 
 /** rbac.authorization.k8s.io/v1 Role. */
 export const rolesResource = defineResource<Role>({
@@ -120,10 +122,12 @@ export const clusterRolesResource = defineResource<ClusterRole>({
   strategy: { validate: validateClusterRole, validateUpdate: validateClusterRole },
 });
 
-function bindingColumns(): Array<{ name: string; type: "string"; priority: number; description: string; cell: (o: RoleBinding) => string }> {
+/** upstream's printer: NAME, ROLE, AGE, and with `-o wide` USERS, GROUPS, SERVICEACCOUNTS. */
+function bindingColumns(): PrinterColumn<RoleBinding>[] {
   const subjectsOf = (o: RoleBinding, kind: string) => (o.subjects ?? []).filter((s) => s.kind === kind).map((s) => (kind === "ServiceAccount" ? `${s.namespace ?? ""}/${s.name}` : s.name)).join(", ");
   return [
-    { name: "Role", type: "string", priority: 0, description: "RoleRef", cell: (o) => `${o.roleRef?.kind ?? ""}/${o.roleRef?.name ?? ""}` },
+    { name: "Role", type: "string", priority: 0, description: "RoleRef is the reference to Role", cell: (o) => `${o.roleRef?.kind ?? ""}/${o.roleRef?.name ?? ""}` },
+    ageColumn(),
     { name: "Users", type: "string", priority: 1, description: "Users", cell: (o) => subjectsOf(o, "User") },
     { name: "Groups", type: "string", priority: 1, description: "Groups", cell: (o) => subjectsOf(o, "Group") },
     { name: "ServiceAccounts", type: "string", priority: 1, description: "ServiceAccounts", cell: (o) => subjectsOf(o, "ServiceAccount") },
@@ -147,7 +151,7 @@ export const roleBindingsResource = defineResource<RoleBinding>({
     properties: { roleRef: roleRefSchema, subjects: subjectsSchema },
     required: ["roleRef"],
   }),
-  printerColumns: [...bindingColumns(), ageColumn()],
+  printerColumns: bindingColumns(),
   strategy: {
     prepareForCreate: defaultBinding,
     prepareForUpdate: (object) => defaultBinding(object),
@@ -173,7 +177,7 @@ export const clusterRoleBindingsResource = defineResource<ClusterRoleBinding>({
     properties: { roleRef: roleRefSchema, subjects: subjectsSchema },
     required: ["roleRef"],
   }),
-  printerColumns: [...bindingColumns(), ageColumn()],
+  printerColumns: bindingColumns(),
   strategy: {
     prepareForCreate: defaultBinding,
     prepareForUpdate: (object) => defaultBinding(object),
