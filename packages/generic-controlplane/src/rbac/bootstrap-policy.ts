@@ -84,7 +84,6 @@ export function bootstrapClusterRoles(): ClusterRole[] {
         rule(WRITE, ["extensions"], ["daemonsets", "deployments", "deployments/rollback", "deployments/scale", "ingresses", "networkpolicies", "replicasets", "replicasets/scale", "replicationcontrollers/scale"]),
         rule(WRITE, ["policy"], ["poddisruptionbudgets"]),
         rule(WRITE, ["networking.k8s.io"], ["ingresses", "networkpolicies"]),
-        rule(READ_WRITE, ["coordination.k8s.io"], ["leases"]),
       ],
       { labels: { [AGGREGATE_TO("edit")]: "true" } },
     ),
