@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { ApiException, AuthorizationV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findKubectl132 } from "../../test/harness/tools.js";
 import { startTestPlane, type TestPlane } from "../server/test-support.js";
@@ -668,5 +669,43 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
         'roles.rbac.authorization.k8s.io "ns-deleter" is forbidden: user "system:anonymous" (groups=["system:unauthenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["namespaces"], Verbs:["delete"]}',
       );
     });
+  });
+});
+
+describe("with @kubernetes/client-node as jane (bearer token)", () => {
+  function clientFor(token: string): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      // client-node sends the token over plain HTTP only when told TLS is not verified.
+      clusters: [{ name: "c", server: t.url, skipTLSVerify: true }],
+      users: [{ name: "u", token }],
+      contexts: [{ name: "c", cluster: "c", user: "u" }],
+      currentContext: "c",
+    });
+    return kc;
+  }
+
+  it("reads what view allows, gets a 403 ApiException with upstream's Status for the rest, and can-i agrees", async () => {
+    const kc = clientFor("jane-token");
+    const core = kc.makeApiClient(CoreV1Api);
+    const list = await core.listNamespacedConfigMap({ namespace: "default" });
+    expect(Array.isArray(list.items)).toBe(true);
+    const refused = await core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "from-client-node" } } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ApiException);
+    const exception = refused as ApiException<string>;
+    expect(exception.code).toBe(403);
+    expect(JSON.parse(exception.body)).toMatchObject({
+      reason: "Forbidden",
+      message: 'configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    });
+    const authz = kc.makeApiClient(AuthorizationV1Api);
+    const review = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: "create", resource: "configmaps", namespace: "default" } } } });
+    expect(review.status?.allowed).toBe(false);
+    const rules = await authz.createSelfSubjectRulesReview({ body: { spec: { namespace: "default" } } });
+    expect(rules.status?.incomplete).toBe(false);
+    expect(rules.status?.resourceRules).toContainEqual({ verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["namespaces"] });
   });
 });
