@@ -18,7 +18,9 @@ import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { ResourceStore } from "./registry/types.js";
 import type { AdmissionPlugin } from "./admission/types.js";
 import { selectBuiltinResources } from "./resources/index.js";
-import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
+import { accessReviewStage, type Authorizer } from "./server/access-reviews.js";
+import { BOOTSTRAP_HOOK } from "./rbac/bootstrap.js";
+import { setUpAuthorization, withLoopbackToken, withRbacDefinitions, type AuthorizationOptions } from "./control-plane/authorization.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
@@ -56,8 +58,9 @@ export interface ControlPlaneOptions {
    */
   stages?: readonly HandlerStage[];
   /**
-   * Answers the self-review APIs (`kubectl auth can-i`, `auth can-i --list`, `auth whoami`).
-   * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
+   * Authorizes every request and answers the access reviews (`kubectl auth can-i`), like a
+   * `Webhook` authorization mode; `system:masters` is always allowed. Default: every request
+   * allowed, like kube-apiserver's `--authorization-mode=AlwaysAllow`. See also `authorization`.
    */
   authorizer?: Authorizer;
   /**
@@ -66,6 +69,13 @@ export interface ControlPlaneOptions {
    * The control plane closes the backend on `close()`. Default: no audit events.
    */
   audit?: ApiServerOptions["audit"];
+  /**
+   * kube-apiserver's `--authorization-mode`: e.g. `{ modes: ["RBAC"] }` serves the RBAC types,
+   * ensures the bootstrap roles and bindings (post-start hook `rbac/bootstrap-roles`), runs the
+   * ClusterRole aggregation controller, checks escalation on RBAC writes and authorizes every
+   * request; `Webhook` asks `webhook`. Unset: AlwaysAllow (or `authorizer` alone).
+   */
+  authorization?: AuthorizationOptions;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -124,7 +134,7 @@ export interface CustomResourceDefinitionOptions {
   converters?: ConverterFactory;
 }
 
-export type { ControlPlaneControllers };
+export type { ControlPlaneControllers, AuthorizationOptions };
 
 export interface ControlPlane {
   /** `http://<host>:<port>`. */
@@ -148,7 +158,7 @@ export interface ControlPlane {
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
 function apiServerOptions(
   options: ControlPlaneOptions,
-  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate">,
   ownStages: readonly HandlerStage[],
 ): ApiServerOptions {
   return {
@@ -156,11 +166,10 @@ function apiServerOptions(
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.audit ? { audit: options.audit } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? [])],
+    stages: [accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
     ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
     ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
@@ -179,7 +188,7 @@ function apiServerOptions(
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false);
+  const definitions = withRbacDefinitions(servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false), options.authorization);
 
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
@@ -199,15 +208,29 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const crdStore = options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
   let crdController: CrdController | undefined;
 
+  const authorization = setUpAuthorization(options, served, stores);
+  // In-process controllers authenticate with the loopback token, as system:masters.
+  const loopback = authorization.enforced === undefined ? undefined : withLoopbackToken(options.authenticate);
+
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
+  const health = healthChecks(storage, () => systemNamespacesReady);
+  const bootstrapHook = {
+    name: `poststarthook/${BOOTSTRAP_HOOK}`,
+    check: () => {
+      if (!authorization.bootstrapped) throw new Error("not finished");
+    },
+  };
+  for (const checks of Object.values(health)) checks.push(bootstrapHook);
   const server = new ApiServer(
     apiServerOptions(options, {
+      ...(authorization.enforced ? { authorizer: authorization.enforced } : {}),
+      ...(loopback ? { authenticate: loopback.authenticate } : options.authenticate ? { authenticate: options.authenticate } : {}),
       resources: served,
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
       documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
-      health: healthChecks(storage, () => systemNamespacesReady),
+      health,
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
     }, crdStore === undefined ? [] : [scaleStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
@@ -216,6 +239,14 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (withLifecycle) {
     await createSystemNamespaces(namespaces);
     systemNamespacesReady = true;
+  }
+
+  try {
+    await authorization.start((error) => options.logger?.({ level: "error", msg: "clusterrole aggregation failed", error: String(error) }));
+  } catch (error) {
+    authorization.stop();
+    await storage.close();
+    throw error;
   }
 
   const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
@@ -239,6 +270,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     try {
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
+        ...(loopback ? { token: loopback.token } : {}),
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,
@@ -271,6 +303,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        authorization.stop();
         crdController?.stop();
         lifecycle?.stop();
         limits?.stop();

@@ -7,7 +7,9 @@
  * `HandlerStage`, `ApiServer`, ...) come from their layer's entry point.
  */
 export { VERSION } from "./version.js";
-export { createControlPlane, type ControlPlane, type ControlPlaneControllers, type ControlPlaneOptions } from "./control-plane.js";
+export { createControlPlane, type AuthorizationOptions, type ControlPlane, type ControlPlaneControllers, type ControlPlaneOptions } from "./control-plane.js";
+export type { AuthorizationMode } from "./server/authorizers.js";
+export { clusterRoleBindingsResource, clusterRolesResource, roleBindingsResource, rolesResource } from "./rbac/index.js";
 export {
   ControlPlaneError,
   isControlPlaneError,

@@ -31,10 +31,10 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
  */
 export function createControllers(
   chosen: ControlPlaneControllers,
-  context: { url: string; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
+  context: { url: string; token?: string; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
 ): InProcessControllers {
   const { serves } = context;
-  const loopback = new KubeClient({ server: context.url, userAgent: "kube-controller-manager" });
+  const loopback = new KubeClient({ server: context.url, userAgent: "kube-controller-manager", ...(context.token !== undefined ? { token: context.token } : {}) });
   try {
     if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
       throw new Error("leader election needs leases.coordination.k8s.io to be served");

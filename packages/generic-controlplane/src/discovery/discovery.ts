@@ -53,6 +53,7 @@ function resourceKey(definition: ResourceDefinition): string {
 
 /** The verbs of the main resource: the standard set (namespaces have no deletecollection upstream) plus extras. */
 export function resourceVerbs(definition: ResourceDefinition): string[] {
+  if (definition.restVerbs !== undefined) return [...definition.restVerbs].sort();
   const standard = definition.group === "" && definition.plural === "namespaces" ? STANDARD_VERBS.filter((v) => v !== "deletecollection") : STANDARD_VERBS;
   const extra = (definition.verbs ?? []).filter((v) => !standard.includes(v) && v !== "finalize");
   return [...standard, ...extra].sort();

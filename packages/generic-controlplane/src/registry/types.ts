@@ -22,6 +22,8 @@ export interface RequestOptions {
    * `metadata.deletionTimestamp`/`deletionGracePeriodSeconds`, which client updates may never change.
    */
   allowSettingDeletionTimestamp?: boolean;
+  /** Who sent the request; unset for the server's own writes (checked by RBAC's escalation rules). */
+  user?: { name: string; groups: string[] };
 }
 
 export interface ListRequest {

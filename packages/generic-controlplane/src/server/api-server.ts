@@ -21,7 +21,7 @@ import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defau
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
 import { withAudit, type AuditOptions } from "./filters/audit.js";
 import { withAuthentication } from "./filters/authentication.js";
-import type { UserInfo } from "./access-reviews.js";
+import type { Authorizer, UserInfo } from "./access-reviews.js";
 import { withAuthorization } from "./filters/authorization.js";
 import { withBodyRead } from "./filters/body-read.js";
 import { buildHandlerChain, type RequestFilter } from "./filters/chain.js";
@@ -69,6 +69,8 @@ export interface ApiServerOptions {
    * control and sets `ctx.user`. Without it every request is `system:anonymous`.
    */
   authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+  /** Authorizes every request after flow control (403 Forbidden when not allowed); unset: all allowed. */
+  authorizer?: Authorizer;
   /**
    * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
    * requests are classified by FlowSchemas into priority levels that share
@@ -276,7 +278,7 @@ export class ApiServer {
         limits: this.#flowControl ? undefined : { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 },
         gauges: metrics?.inflightByKind,
       }),
-      withAuthorization(),
+      withAuthorization(options.authorizer),
       withStages(options.stages ?? []),
     ];
   }

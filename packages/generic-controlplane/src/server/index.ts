@@ -25,6 +25,9 @@ export {
   type AuthorizationAttributes,
   type AuthorizationDecision,
   type Authorizer,
+  type NonResourceRuleInfo,
+  type ResourceRuleInfo,
+  type RulesInfo,
   type UserInfo,
 } from "./access-reviews.js";
 export {

@@ -100,12 +100,26 @@ describe("self reviews (kubectl auth can-i, whoami)", () => {
     expect(proto.json.status.allowed).toBe(true);
   });
 
-  it("asks the configured authorizer", async () => {
-    const denied = await startTestPlane({ authorizer: { authorize: (_user, attributes) => ({ allowed: attributes.verb === "get", ...(attributes.verb === "get" ? {} : { reason: "read-only" }) }) } });
+  it("asks the configured authorizer, for the reviews and for every request", async () => {
+    // Read-only, but may ask what it may do (kubectl auth can-i creates reviews).
+    const readOnly = (_user: unknown, attributes: { verb: string; resource?: string }) =>
+      attributes.verb === "get" || attributes.verb === "list" || attributes.resource === "selfsubjectaccessreviews" ? { allowed: true } : { allowed: false, reason: "read-only" };
+    const denied = await startTestPlane({ authorizer: { authorize: readOnly } });
     try {
       const review = (verb: string) => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, resource: "secrets" } } });
       expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("get") })).json.status).toEqual({ allowed: true });
       expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("delete") })).json.status).toEqual({ allowed: false, reason: "read-only" });
+      // What can-i says is what a request gets.
+      expect((await denied.call("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
+      const create = await denied.call("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "x" } } });
+      expect(create.status).toBe(403);
+      expect(create.json).toMatchObject({
+        kind: "Status",
+        reason: "Forbidden",
+        code: 403,
+        message: 'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default": read-only',
+        details: { kind: "configmaps" },
+      });
     } finally {
       await denied.close();
     }

@@ -31,6 +31,7 @@ export async function serveResource(
 ): Promise<void> {
   const definition = scope.definition;
   const verb = info.verb;
+  if (definition.restVerbs !== undefined && !definition.restVerbs.includes(verb)) throw methodNotAllowed(ctx.method, ctx.path);
   if (info.subresource !== "") {
     const own = scope.subresources[info.subresource];
     if (own !== undefined) {

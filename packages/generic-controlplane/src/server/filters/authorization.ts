@@ -1,11 +1,57 @@
+import { forbidden } from "../../api/errors/index.js";
+import { ANONYMOUS, type AuthorizationAttributes, type Authorizer, type UserInfo } from "../access-reviews.js";
+import type { RequestContext } from "../context.js";
 import type { RequestFilter } from "./chain.js";
 
 /**
- * upstream `WithAuthorization`'s place in the chain, after flow control and just before dispatch.
- * Requests are not authorized yet, as kube-apiserver with `--authorization-mode=AlwaysAllow`; the
- * configured `Authorizer` answers the self-review APIs (access-reviews.ts) only. The stage passes
- * every request on.
+ * What a request asks to do, as upstream's `GetAuthorizerAttributes`: the verb on a resource (a
+ * request on a namespace object is in that namespace, so a RoleBinding there can grant reading
+ * it), or the lower-cased HTTP method on a path.
  */
-export function withAuthorization(): RequestFilter {
-  return { name: "authorization", handle: (_ctx, next) => next() };
+export function requestAttributes(ctx: RequestContext): AuthorizationAttributes {
+  const info = ctx.info;
+  if (info === undefined || !info.isResourceRequest) return { verb: ctx.method.toLowerCase(), path: ctx.path };
+  const namespace = info.group === "" && info.resource === "namespaces" && info.name !== "" ? info.name : info.namespace;
+  const attributes: AuthorizationAttributes = { verb: info.verb, group: info.group, resource: info.resource };
+  if (info.subresource !== "") attributes.subresource = info.subresource;
+  if (namespace !== undefined && namespace !== "") attributes.namespace = namespace;
+  if (info.name !== "") attributes.name = info.name;
+  return attributes;
+}
+
+/** upstream `forbiddenMessage` (endpoints/handlers/responsewriters/errors.go). */
+export function forbiddenMessage(user: UserInfo, attributes: AuthorizationAttributes): string {
+  if (attributes.path !== undefined) return `User ${JSON.stringify(user.name)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path)}`;
+  let resource = attributes.resource ?? "";
+  if (attributes.subresource) resource = `${resource}/${attributes.subresource}`;
+  const what = `User ${JSON.stringify(user.name)} cannot ${attributes.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attributes.group ?? "")}`;
+  if (attributes.namespace) return `${what} in the namespace ${JSON.stringify(attributes.namespace)}`;
+  return `${what} at the cluster scope`;
+}
+
+/**
+ * upstream `WithAuthorization`, after flow control and just before dispatch: every request is
+ * asked of `authorizer`; one not allowed gets 403 Forbidden with upstream's message, e.g.
+ * `configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in
+ * the namespace "default"`, and the authorizer's reason after a colon when it gave one. Without an
+ * authorizer every request passes (kube-apiserver's `--authorization-mode=AlwaysAllow`).
+ */
+export function withAuthorization(authorizer?: Authorizer): RequestFilter {
+  return {
+    name: "authorization",
+    async handle(ctx, next) {
+      if (authorizer !== undefined) {
+        const user = ctx.user ?? ANONYMOUS;
+        const attributes = requestAttributes(ctx);
+        const decision = await authorizer.authorize(user, attributes);
+        if (!decision.allowed) {
+          const message = forbiddenMessage(user, attributes);
+          const why = decision.reason ? `${message}: ${decision.reason}` : message;
+          const resource = attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
+          throw forbidden(resource, attributes.name ?? "", why);
+        }
+      }
+      await next();
+    },
+  };
 }

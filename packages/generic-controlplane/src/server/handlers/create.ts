@@ -1,3 +1,4 @@
+import { ANONYMOUS } from "../access-reviews.js";
 import { verbNotRouted } from "../../api/errors/index.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -22,6 +23,6 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   defaultTypeMeta(object, definition);
   reconcileNamespace(object, info, definition);
 
-  const created = await scope.store.create(info.namespace, object, requestOptions(options));
+  const created = await scope.store.create(info.namespace, object, requestOptions(options, "", ctx.user ?? ANONYMOUS));
   writeEncoded(ctx, 201, shapeObject(created, format, scope, "Metadata"), format);
 }

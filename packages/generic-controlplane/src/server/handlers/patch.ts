@@ -1,3 +1,4 @@
+import { ANONYMOUS } from "../access-reviews.js";
 import { badRequest, conflict, namespaceMismatch, nameMismatch, unsupportedMediaType } from "../../api/errors/index.js";
 import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
 import type { RequestOptions } from "../../registry/types.js";
@@ -82,7 +83,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
       }
       return patched;
     },
-    requestOptions(options, subresource),
+    requestOptions(options, subresource, ctx.user ?? ANONYMOUS),
   );
   writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
@@ -130,7 +131,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   checkName(object, info.name);
   const subresource = info.subresource === "status" ? "status" : "";
   // The store merges the configuration into the live object by field ownership (fieldmanager/).
-  const writeOptions: RequestOptions = { ...requestOptions(options, subresource), fieldManager: manager, apply: { force: options.force === true } };
+  const writeOptions: RequestOptions = { ...requestOptions(options, subresource, ctx.user ?? ANONYMOUS), fieldManager: manager, apply: { force: options.force === true } };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const updated = await scope.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);

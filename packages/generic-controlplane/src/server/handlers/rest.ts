@@ -12,8 +12,9 @@ import type { ResourceRequestInfo } from "../request-info.js";
  */
 
 /** The registry's options of a write: dry run, field manager and the subresource written. */
-export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = ""): RequestOptions {
+export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = "", user?: RequestOptions["user"]): RequestOptions {
   const out: RequestOptions = {};
+  if (user !== undefined) out.user = user;
   if (options.dryRun) out.dryRun = true;
   if (options.fieldManager !== undefined) out.fieldManager = options.fieldManager;
   if (subresource !== "") out.subresource = subresource;
