@@ -2,7 +2,7 @@ import { defineResource } from "../resources/define.js";
 import { booleanSchema, int32Schema, kindSchema, stringSchema } from "../resources/schema-parts.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-import { structuralErrors } from "./schema/index.js";
+import { schemaErrors } from "./schema/index.js";
 import { CRD_GROUP, CRD_PLURAL, CRD_VERSION, storageVersionOf, type CustomResourceDefinition } from "./types.js";
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate, type CrdValidationOptions } from "./validation.js";
 
@@ -143,9 +143,10 @@ function recordStorageVersion(crd: CustomResourceDefinition): void {
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinitions with their `/status`, defaulting and
  * upstream's validation. v1 requires structural schemas, so the schema module's structural
- * checks are validation errors here (`options.schemaErrors` replaces them).
+ * checks, with the schema module's default, keyword and list-type rules, are validation errors
+ * here (`options.schemaErrors` replaces them).
  */
-export function customResourceDefinitionsResource(options: CrdValidationOptions = { schemaErrors: structuralErrors }): ResourceDefinition {
+export function customResourceDefinitionsResource(options: CrdValidationOptions = { schemaErrors }): ResourceDefinition {
   return defineResource<CustomResourceDefinition>({
     group: CRD_GROUP,
     version: CRD_VERSION,

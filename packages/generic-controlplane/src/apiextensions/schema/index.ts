@@ -1,12 +1,16 @@
 import type { KubeObject } from "../../api/types.js";
+import { compileErrors, compileValidationRules } from "../../cel/index.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
-import { fieldInvalid } from "../../validation/field-errors.js";
+import { childPath, fieldForbidden, fieldInvalid } from "../../validation/field-errors.js";
+import { defaultErrors } from "./default-validation.js";
 import { applyDefaultValues, pruneNonNullableNullsWithoutDefaults } from "./defaulting.js";
 import { coerceEmbeddedMetadata, validateEmbeddedResources } from "./embedded.js";
 import { validateListSetsAndMaps } from "./list-type.js";
 import { ROOT_FIELD, validateOpenAPI } from "./openapi-validation.js";
 import { pruneValue } from "./prune.js";
+import { openAPISchemaErrors } from "./schema-rules.js";
+import { structuralErrors } from "./structural.js";
 
 /**
  * Structural schemas for custom resources, after apiextensions-apiserver's `pkg/apiserver/schema`
@@ -15,16 +19,38 @@ import { pruneValue } from "./prune.js";
  * the schema and the object; serving is the CustomResourceDefinition handler's job.
  */
 
-export { structuralErrors } from "./structural.js";
+export { structuralErrors };
 export { formatCheck } from "./formats.js";
 export { patternError } from "./openapi-validation.js";
+
+/**
+ * Everything wrong with a CRD version's schema at `fieldPath` (`spec.versions[0].schema.openAPIV3Schema`)
+ * as CRD validation reports it: a nullable root, the structural violations, or when there are none
+ * the defaults that are unpruned or invalid, and the keyword, list/map-type and rule checks.
+ */
+export function schemaErrors(schema: JSONSchemaProps, fieldPath: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (schema.nullable === true) errors.push(fieldForbidden(childPath(fieldPath, "nullable"), "nullable cannot be true at the root"));
+  const structural = structuralErrors(schema, fieldPath);
+  errors.push(...(structural.length > 0 ? structural : defaultErrors(schema, fieldPath)));
+  errors.push(...openAPISchemaErrors(schema, fieldPath));
+  // Rules are typed by the schema, so they are compiled only once it is structural.
+  if (structural.length === 0) errors.push(...compileErrors(schema, fieldPath));
+  return errors;
+}
 
 /** Checks an object's `x-kubernetes-validations` rules (with the old object on update). */
 export type ValidationRulesCheck = (object: KubeObject, oldObject: KubeObject | undefined) => FieldError[];
 
 export interface CompileSchemaOptions {
-  /** Compiles the schema's `x-kubernetes-validations` rules, or returns undefined when it has none. */
+  /** Compiles the schema's `x-kubernetes-validations` rules, or returns undefined when it has none (default: src/cel's). */
   validationRules?: (schema: JSONSchemaProps) => ValidationRulesCheck | undefined;
+}
+
+/** src/cel's rule validator over whole objects, the resource root seeing apiVersion, kind and metadata. */
+function celRules(schema: JSONSchemaProps): ValidationRulesCheck | undefined {
+  const validator = compileValidationRules(schema);
+  return validator === undefined ? undefined : (object, oldObject) => validator(object, oldObject);
 }
 
 export interface CompiledSchema {
@@ -39,20 +65,9 @@ export interface CompiledSchema {
 /** Error types after which rules are not evaluated: the object does not have the shape they assume. */
 const BLOCKING = new Set<FieldError["type"]>(["FieldValueNotSupported", "FieldValueTypeInvalid"]);
 
-function hasRules(schema: JSONSchemaProps | undefined): boolean {
-  if (schema === undefined || schema === null) return false;
-  if ((schema["x-kubernetes-validations"] ?? []).length > 0) return true;
-  const additional = schema.additionalProperties;
-  return (
-    Object.values(schema.properties ?? {}).some(hasRules) ||
-    (typeof additional === "object" && hasRules(additional)) ||
-    (typeof schema.items === "object" && !Array.isArray(schema.items) && hasRules(schema.items))
-  );
-}
-
 /** Prepares pruning, defaulting and validation of custom resources against `schema` (a structural schema). */
 export function compileSchema(schema: JSONSchemaProps, options: CompileSchemaOptions = {}): CompiledSchema {
-  const rules = hasRules(schema) ? options.validationRules?.(schema) : undefined;
+  const rules = (options.validationRules ?? celRules)(schema);
   return {
     prune(object) {
       // As the custom resource decoder does: prune, drop nulls that cannot stay, coerce embedded metadata.

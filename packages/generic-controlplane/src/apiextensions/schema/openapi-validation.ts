@@ -362,10 +362,11 @@ function junctorValidator(schema: JSONSchemaProps, data: unknown, path: string):
 /** The path Go prints for the nil root path: errors not tied to a field are reported there. */
 export const ROOT_FIELD = "<nil>";
 
-/** apiextensions-apiserver's mapping of one go-openapi error to a field error. */
-function toFieldError(error: OpenAPIError): FieldError {
-  if (error.code === undefined) return fieldInvalid(ROOT_FIELD, "", error.message);
-  const field = error.name.replace(/^\./, "");
+/** apiextensions-apiserver's mapping of one go-openapi error to a field error, under `prefix` (Go's `fldPath`). */
+function toFieldError(error: OpenAPIError, prefix: string): FieldError {
+  if (error.code === undefined) return fieldInvalid(prefix === "" ? ROOT_FIELD : prefix, "", error.message);
+  const name = error.name.replace(/^\./, "");
+  const field = prefix === "" ? name : name === "" ? prefix : `${prefix}.${name}`;
   const value = error.value ?? "";
   switch (error.code) {
     case "Required":
@@ -388,7 +389,7 @@ function toFieldError(error: OpenAPIError): FieldError {
   }
 }
 
-/** Validates `data` (a whole object, rooted at the empty path) against `schema`. */
-export function validateOpenAPI(schema: JSONSchemaProps, data: unknown): FieldError[] {
-  return validateSchema(schema, data, "").errors.map(toFieldError);
+/** Validates `data` against `schema`; field paths are rooted at `prefix` (a whole object: the empty path). */
+export function validateOpenAPI(schema: JSONSchemaProps, data: unknown, prefix = ""): FieldError[] {
+  return validateSchema(schema, data, "").errors.map((error) => toFieldError(error, prefix));
 }

@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../api/types.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { formatFieldError, toStatusCauses } from "../../validation/field-errors.js";
+import { isDNS1035Label } from "../../validation/names.js";
 import { compileSchema } from "./index.js";
 
 /** The errors as apimachinery prints them (`field: body`), deduplicated and sorted like upstream's test compares them. */
@@ -330,7 +331,7 @@ properties:
   it("checks apiVersion, kind and metadata as a resource's", () => {
     expect(errorsOf(schema, { template: { apiVersion: "a/b/c", kind: "9Pod", metadata: { name: "a/b", labels: { "bad key!": "x" } } } })).toEqual([
       `template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`,
-      `template.kind: Invalid value: "9Pod": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+      `template.kind: Invalid value: "9Pod": may have mixed case, but should otherwise match: ${isDNS1035Label("9pod").join(",")}`,
       `template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       `template.metadata.name: Invalid value: "a/b": may not contain '/'`,
     ]);
@@ -372,5 +373,36 @@ describe("validate: x-kubernetes-validations seam", () => {
       "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     ]);
     expect(ran).toBe(false);
+  });
+});
+
+describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomResource's CEL rows)", () => {
+  const immutable: JSONSchemaProps = { type: "object", properties: { field: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf" }] } } };
+
+  it("checks a transition rule against the old object on update only", () => {
+    const compiled = compileSchema(immutable);
+    expect(compiled.validate({ field: "x" }, { field: "x" })).toEqual([]);
+    expect(compiled.validate({ field: "y" })).toEqual([]);
+    const errors = compiled.validate({ field: "y" }, { field: "x" }).map(formatFieldError);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^field: Invalid value: "(y|string)": failed rule: self == oldSelf$/);
+  });
+
+  it("reports a rule under a list item at the item's path", () => {
+    const schema: JSONSchemaProps = {
+      type: "object",
+      properties: { field: { type: "array", items: { type: "object", properties: { x: { type: "string", "x-kubernetes-validations": [{ rule: "self == 'x'" }] } } } } },
+    };
+    const compiled = compileSchema(schema);
+    expect(compiled.validate({ field: [{ x: "x" }] })).toEqual([]);
+    expect(compiled.validate({ field: [{ x: "y" }] }).map((e) => e.field)).toEqual(["field[0].x"]);
+  });
+
+  it("skips rules on an object with type errors", () => {
+    const schema: JSONSchemaProps = { type: "object", properties: { n: { type: "integer", "x-kubernetes-validations": [{ rule: "self > 0" }] } } };
+    expect(compileSchema(schema).validate({ n: "one" }).map(formatFieldError)).toEqual([
+      `n: Invalid value: "string": n in body must be of type integer: "string"`,
+      "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    ]);
   });
 });
