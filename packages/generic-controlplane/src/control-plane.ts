@@ -9,7 +9,7 @@ import { buildServedResources, groupResource, servedDefinitions } from "./contro
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { CrdController } from "./apiextensions/controller.js";
 import type { ConverterFactory } from "./apiextensions/conversion.js";
-import { scaleStage } from "./apiextensions/scale-stage.js";
+import { customResourceStage } from "./apiextensions/custom-resource-stage.js";
 import { CRD_GROUP, CRD_PLURAL } from "./apiextensions/types.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
@@ -233,7 +233,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       health,
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
-    }, crdStore === undefined ? [] : [scaleStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
+    }, crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
   );
 
   if (withLifecycle) {

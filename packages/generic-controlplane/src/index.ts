@@ -7,7 +7,30 @@
  * `HandlerStage`, `ApiServer`, ...) come from their layer's entry point.
  */
 export { VERSION } from "./version.js";
-export { createControlPlane, type AuthorizationOptions, type ControlPlane, type ControlPlaneControllers, type ControlPlaneOptions } from "./control-plane.js";
+export {
+  createControlPlane,
+  type AuthorizationOptions,
+  type ControlPlane,
+  type ControlPlaneControllers,
+  type ControlPlaneOptions,
+  type CustomResourceDefinitionOptions,
+} from "./control-plane.js";
+// CustomResourceDefinitions: the object types and the conversion seam (`customResourceDefinitions.converters`).
+export { noneConverter, type ConverterFactory, type CustomResourceConverter } from "./apiextensions/conversion.js";
+export type {
+  CustomResourceColumnDefinition,
+  CustomResourceConversion,
+  CustomResourceDefinition,
+  CustomResourceDefinitionCondition,
+  CustomResourceDefinitionNames,
+  CustomResourceDefinitionSpec,
+  CustomResourceDefinitionStatus,
+  CustomResourceDefinitionVersion,
+  CustomResourceSubresourceScale,
+  CustomResourceSubresources,
+  SelectableField,
+  WebhookClientConfig,
+} from "./apiextensions/types.js";
 export type { AuthorizationMode } from "./server/authorizers.js";
 export { clusterRoleBindingsResource, clusterRolesResource, roleBindingsResource, rolesResource } from "./rbac/index.js";
 export {

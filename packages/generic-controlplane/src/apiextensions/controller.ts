@@ -8,7 +8,7 @@ import type { ApiServer } from "../server/api-server.js";
 import type { Logger } from "../server/logger.js";
 import type { Storage } from "../storage/types.js";
 import { converterFor, type ConverterFactory } from "./conversion.js";
-import { customResourceDefinitionsFor } from "./custom-resource.js";
+import { customResourceDefinitionsFor, deprecationWarning } from "./custom-resource.js";
 import { calculateNames } from "./names.js";
 import type { CustomResourceSchemas } from "./schema-seam.js";
 import { compileSchema, structuralErrors } from "./schema/index.js";
@@ -44,7 +44,7 @@ interface Served {
   fingerprint: string;
   group: string;
   plural: string;
-  versions: Map<string, { store: ResourceStore; scale: CustomResourceSubresourceScale | undefined }>;
+  versions: Map<string, { store: ResourceStore; scale: CustomResourceSubresourceScale | undefined; warning: string | undefined }>;
 }
 
 /**
@@ -113,14 +113,22 @@ export class CrdController {
     this.#retries.clear();
   }
 
-  /** The store and scale paths of a served custom resource version, for its `scale` subresource. */
-  scalable(group: string, version: string, plural: string): { store: ResourceStore; scale: CustomResourceSubresourceScale } | undefined {
+  #version(group: string, version: string, plural: string) {
     for (const served of this.#served.values()) {
-      if (served.group !== group || served.plural !== plural) continue;
-      const entry = served.versions.get(version);
-      return entry?.scale !== undefined ? { store: entry.store, scale: entry.scale } : undefined;
+      if (served.group === group && served.plural === plural) return served.versions.get(version);
     }
     return undefined;
+  }
+
+  /** The store and scale paths of a served custom resource version, for its `scale` subresource. */
+  scalable(group: string, version: string, plural: string): { store: ResourceStore; scale: CustomResourceSubresourceScale } | undefined {
+    const entry = this.#version(group, version, plural);
+    return entry?.scale !== undefined ? { store: entry.store, scale: entry.scale } : undefined;
+  }
+
+  /** The warning requests to a deprecated custom resource version get. */
+  deprecationWarning(group: string, version: string, plural: string): string | undefined {
+    return this.#version(group, version, plural)?.warning;
   }
 
   /** A change to one CRD can free or take names of the others in its group. */
@@ -319,7 +327,7 @@ export class CrdController {
     for (const definition of this.#definitions(crd)) {
       const store = createResourceStore(definition, this.#options.storage, { admission: this.#options.admission });
       const version = crd.spec?.versions?.find((v) => v.name === definition.version);
-      served.versions.set(definition.version, { store, scale: version?.subresources?.scale });
+      served.versions.set(definition.version, { store, scale: version?.subresources?.scale, warning: version === undefined ? undefined : deprecationWarning(crd, version) });
       this.#options.server.addResource({ definition, store });
     }
     for (const version of current?.versions.keys() ?? []) {

@@ -3,6 +3,7 @@ import { notAllowedWhileTerminating } from "../api/errors/index.js";
 import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FieldError } from "../validation/index.js";
+import { compareKubeVersions } from "../discovery/versions.js";
 import type { CustomResourceConverter } from "./conversion.js";
 import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
@@ -94,6 +95,24 @@ function servedSchema(schema: JSONSchemaProps | undefined): JSONSchemaProps {
       metadata: { type: "object" },
     },
   };
+}
+
+/**
+ * upstream `defaultDeprecationWarning`, or the version's own `deprecationWarning`: what requests to
+ * a deprecated version are warned, naming the newest served version that is not deprecated.
+ */
+export function deprecationWarning(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion): string | undefined {
+  if (version.deprecated !== true) return undefined;
+  if (version.deprecationWarning !== undefined) return version.deprecationWarning;
+  const group = crd.spec?.group ?? "";
+  const kind = crd.spec?.names?.kind ?? "";
+  const deprecated = version.name ?? "";
+  const message = `${group}/${deprecated} ${kind} is deprecated`;
+  const newer = (crd.spec?.versions ?? [])
+    .filter((v) => v.served === true && v.deprecated !== true && v.name !== undefined && compareKubeVersions(v.name, deprecated) < 0)
+    .map((v) => v.name!)
+    .sort(compareKubeVersions);
+  return newer.length === 0 ? message : `${message}; use ${group}/${newer[0]} ${kind}`;
 }
 
 export interface CustomResourceOptions {

@@ -115,6 +115,23 @@ describe("CRD lifecycle", () => {
     expect(group.preferredVersion.version).toBe("v1");
   });
 
+  it("warns on every request to a deprecated version, naming the newest served one", async () => {
+    const crd = widgetCrd({ group: "deprecated.example.com", plural: "relics", kind: "Relic" });
+    const v1 = crd.spec!.versions![0]!;
+    crd.spec!.versions = [
+      { ...v1, name: "v1alpha1", storage: false, deprecated: true, selectableFields: [] },
+      { ...v1, name: "v1beta1", storage: false, deprecated: true, deprecationWarning: "v1beta1 relics go away in 2027", selectableFields: [] },
+      v1,
+    ];
+    await establish(t, crd);
+    const alpha = await t.call("GET", "/apis/deprecated.example.com/v1alpha1/namespaces/default/relics");
+    expect(alpha.status).toBe(200);
+    expect(alpha.headers.get("warning")).toBe('299 - "deprecated.example.com/v1alpha1 Relic is deprecated; use deprecated.example.com/v1 Relic"');
+    const beta = await t.call("POST", "/apis/deprecated.example.com/v1beta1/namespaces/default/relics", { body: { metadata: { name: "r1" } } });
+    expect(beta.headers.get("warning")).toBe('299 - "v1beta1 relics go away in 2027"');
+    expect((await t.call("GET", "/apis/deprecated.example.com/v1/namespaces/default/relics")).headers.get("warning")).toBeNull();
+  });
+
   it("watches custom resources (CustomResourceDefinition Watch)", async () => {
     const crd = widgetCrd({ group: "watch.example.com", plural: "noisemakers", kind: "NoiseMaker" });
     await establish(t, crd);

@@ -66,6 +66,24 @@ describe("custom resources against their CRD's schema", () => {
     expect(patched.json.spec).toEqual({ color: "red" });
   });
 
+  it("checks x-kubernetes-validations rules, with oldSelf on updates", async () => {
+    const crd = widgetCrd({ group: "rules.example.com", plural: "gauges", kind: "Gauge" });
+    const spec = crd.spec!.versions![0]!.schema!.openAPIV3Schema!.properties!["spec"]!;
+    spec["x-kubernetes-validations"] = [
+      { rule: "self.replicas <= 10", message: "replicas must be at most 10" },
+      { rule: "!has(oldSelf.color) || self.color == oldSelf.color", message: "color is immutable" },
+    ];
+    await establish(t, crd);
+    const gauges = "/apis/rules.example.com/v1/namespaces/default/gauges";
+    const tooMany = await t.call("POST", gauges, { body: { metadata: { name: "g1" }, spec: { replicas: 11, color: "red" } } });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.json.message).toBe('Gauge.rules.example.com "g1" is invalid: spec: Invalid value: "object": replicas must be at most 10');
+    expect((await t.call("POST", gauges, { body: { metadata: { name: "g1" }, spec: { replicas: 1, color: "red" } } })).status).toBe(201);
+    const recolored = await t.call("PATCH", `${gauges}/g1`, { body: { spec: { color: "blue" } }, headers: MERGE });
+    expect(recolored.status).toBe(422);
+    expect(recolored.json.message).toBe('Gauge.rules.example.com "g1" is invalid: spec: Invalid value: "object": color is immutable');
+  });
+
   it("refuses a CRD whose schema is not structural", async () => {
     const crd = widgetCrd({ group: "structural.example.com", plural: "axles", kind: "Axle" });
     delete crd.spec!.versions![0]!.schema!.openAPIV3Schema!.properties!["spec"]!.type;
