@@ -17,7 +17,15 @@ import { selectBuiltinResources } from "./resources/index.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
-import { kubeconfigFor } from "./server/kubeconfig.js";
+import { kubeconfigFor, type KubeconfigCredentials } from "./server/kubeconfig.js";
+import type { TlsServingOptions } from "./server/api-server.js";
+import {
+  controlPlaneAuthentication,
+  loopbackCredentials,
+  serviceAccountTokenConfig,
+  type AuthenticationOptions,
+  type ServiceAccountTokenOptions,
+} from "./control-plane/authentication.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { versionInfo } from "./server/version-info.js";
@@ -51,6 +59,22 @@ export interface ControlPlaneOptions {
    * Default `alwaysAllow`, like kube-apiserver's `--authorization-mode=AlwaysAllow`.
    */
   authorizer?: Authorizer;
+  /**
+   * Serve HTTPS (kube-apiserver's `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`):
+   * PEM serving certificate and key; with `clientCA`, client certificates signed by it authenticate
+   * their CN as the user and O as the groups (when `authentication` is on). Default: plain HTTP.
+   */
+  tls?: Pick<TlsServingOptions, "cert" | "key" | "clientCA">;
+  /**
+   * Authenticate every request, in kube-apiserver's order: client certificates, bearer tokens (the
+   * token file, service account tokens), then anonymous for health, version and discovery only.
+   * Failed credentials get 401. Default off: every request is `system:anonymous` (or `authenticate`).
+   */
+  authentication?: AuthenticationOptions;
+  /** Service account token signing and verification (TokenRequest, TokenReview, OIDC discovery). Default: a key generated at startup. */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
+  /** Credentials the generated kubeconfig carries: the CA of the serving certificate and a client certificate or token. */
+  kubeconfigCredentials?: KubeconfigCredentials;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -100,7 +124,7 @@ export interface ControlPlaneOptions {
 export type { ControlPlaneControllers };
 
 export interface ControlPlane {
-  /** `http://<host>:<port>`. */
+  /** `http://<host>:<port>`, or `https://` with `tls`. */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -119,16 +143,22 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(
+  options: ControlPlaneOptions,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "tls">,
+  authentication: { authenticate: ApiServerOptions["authenticate"]; endpoints: HandlerStage },
+): ApiServerOptions {
+  const authenticate = options.authenticate ?? authentication.authenticate;
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    authorizer: options.authorizer ?? alwaysAllow,
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), authentication.endpoints, ...(options.stages ?? [])],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    ...(authenticate ? { authenticate } : {}),
     ...(options.enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness: options.enablePriorityAndFairness } : {}),
     ...(options.flowSchemas ? { flowSchemas: options.flowSchemas } : {}),
     ...(options.priorityLevels ? { priorityLevels: options.priorityLevels } : {}),
@@ -156,6 +186,21 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
 
+  const loopback = await loopbackCredentials(options.tls !== undefined);
+  const tokenOptions = options.serviceAccountTokens ?? {};
+  const authentication = controlPlaneAuthentication({
+    authentication: options.authentication,
+    clientCertificates: options.tls?.clientCA !== undefined,
+    tokens: await serviceAccountTokenConfig(tokenOptions),
+    tokenOptions,
+    loopback,
+    serviceAccounts: stores.get("serviceaccounts"),
+    secrets: stores.get("secrets"),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  });
+  const tls: TlsServingOptions | undefined =
+    options.tls === undefined ? undefined : { ...options.tls, ...(loopback.serving && loopback.serverName ? { sniCertificates: { [loopback.serverName]: loopback.serving } } : {}) };
+
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
@@ -167,7 +212,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       health: healthChecks(storage, () => systemNamespacesReady),
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
-    }),
+      ...(tls ? { tls } : {}),
+    }, authentication),
   );
 
   if (withLifecycle) {
@@ -180,8 +226,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost}:${address.port}`;
-  const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
+  const url = `${tls ? "https" : "http"}://${urlHost}:${address.port}`;
+  const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit", "default", options.kubeconfigCredentials);
   options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
 
   let inProcess: InProcessControllers | undefined;
@@ -189,6 +235,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     try {
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
+        loopback,
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,

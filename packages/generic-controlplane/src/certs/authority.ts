@@ -1,3 +1,4 @@
+import { webcrypto } from "node:crypto";
 import { isIP } from "node:net";
 import { x509 } from "./x509.js";
 
@@ -8,7 +9,7 @@ export interface CertificateAndKey {
 }
 
 /** ECDSA P-256 with SHA-256: what kubeadm and client-go's cert utilities generate today. */
-const KEY_ALGORITHM: EcKeyGenParams & EcdsaParams = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+const KEY_ALGORITHM: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** kubeadm's lifetimes: CAs for ten years, leaf certificates for one. */
@@ -20,22 +21,22 @@ const BACKDATE_MS = 5 * 60 * 1000;
 const EXT_KEY_USAGE_SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 const EXT_KEY_USAGE_CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
 
-async function newKeys(): Promise<CryptoKeyPair> {
-  return crypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
+async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
+  return webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
 }
 
-async function privateKeyPem(key: CryptoKey): Promise<string> {
-  const der = await crypto.subtle.exportKey("pkcs8", key);
+async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+  const der = await webcrypto.subtle.exportKey("pkcs8", key);
   return x509.PemConverter.encode(der, "PRIVATE KEY");
 }
 
-async function importPrivateKey(pem: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("pkcs8", x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, false, ["sign"]);
+async function importPrivateKey(pem: string): Promise<webcrypto.CryptoKey> {
+  return webcrypto.subtle.importKey("pkcs8", x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, false, ["sign"]);
 }
 
 function serialNumber(): string {
   // A positive 127-bit serial, as Go's crypto/x509 users pick (the high bit clear keeps DER positive).
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
   bytes[0] = bytes[0]! & 0x7f;
   return Buffer.from(bytes).toString("hex");
 }

@@ -5,10 +5,15 @@ import type { RequestContext } from "./context.js";
 import { decodeBody } from "./handlers/decode/decode-object.js";
 import { negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
 import { writeJson } from "./handlers/responsewriters/respond.js";
+import { reviewUserInfo } from "../authn/token-review.js";
 
 export interface UserInfo {
   name: string;
   groups: string[];
+  /** A unique value that identifies the user across time (a ServiceAccount's uid, a token file's uid column). */
+  uid?: string;
+  /** Additional information from the authenticator (e.g. a service account token's `authentication.kubernetes.io/credential-id`). */
+  extra?: Record<string, string[]>;
 }
 
 /** What is being asked for: resource attributes (verb on a resource) or non-resource ones (verb on a path). */
@@ -60,7 +65,7 @@ export function accessReviewStage(authorizer: Authorizer, options: { maxBodyByte
       const review = await readReview(ctx, options);
       const user = ctx.user ?? ANONYMOUS;
       if (path === SELF_REVIEW) {
-        writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: { username: user.name, groups: user.groups } } });
+        writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(user) } });
         return true;
       }
       if (path === SSRR) {

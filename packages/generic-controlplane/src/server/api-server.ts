@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { Server as NetServer, type AddressInfo } from "node:net";
+import { createSecureContext, type SecureContext } from "node:tls";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
@@ -21,7 +23,7 @@ import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defau
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
 import { withAudit } from "./filters/audit.js";
 import { withAuthentication } from "./filters/authentication.js";
-import type { UserInfo } from "./access-reviews.js";
+import type { Authorizer, UserInfo } from "./access-reviews.js";
 import { withAuthorization } from "./filters/authorization.js";
 import { withBodyRead } from "./filters/body-read.js";
 import { buildHandlerChain, type RequestFilter } from "./filters/chain.js";
@@ -68,6 +70,18 @@ export interface ApiServerOptions {
    */
   authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
   /**
+   * Decides whether the authenticated user may act as another (`impersonate` on users, groups,
+   * serviceaccounts, uids and userextras). Without it impersonation headers are refused (403).
+   */
+  authorizer?: Authorizer;
+  /**
+   * Serve HTTPS instead of plain HTTP (kube-apiserver's `--tls-cert-file`/`--tls-private-key-file`):
+   * PEM certificate chain and key. With `clientCA` (`--client-ca-file`) clients are asked for a
+   * certificate, which is verified against it; a request without one is still served (other
+   * credentials, or anonymous), so certificates are requested, not required.
+   */
+  tls?: TlsServingOptions;
+  /**
    * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
    * requests are classified by FlowSchemas into priority levels that share
    * `maxRequestsInflight + maxMutatingRequestsInflight` seats, with fair queues per flow. When
@@ -105,6 +119,23 @@ export interface ApiServerOptions {
   shutdownDelayMs?: number;
 }
 
+export interface TlsServingOptions {
+  cert: string | Buffer;
+  key: string | Buffer;
+  clientCA?: string | Buffer;
+  /** More certificates chosen by the name a client asks for (SNI), e.g. the loopback client's. */
+  sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
+}
+
+/** Serves each SNI name its own certificate (client certificates still verified against the client CA); others get the default. */
+function sniCallback(tls: TlsServingOptions): (servername: string, callback: (error: Error | null, context?: SecureContext) => void) => void {
+  const contexts = new Map<string, SecureContext>();
+  for (const [name, pair] of Object.entries(tls.sniCertificates ?? {})) {
+    contexts.set(name.toLowerCase(), createSecureContext({ cert: pair.cert, key: pair.key, ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA }) }));
+  }
+  return (servername, callback) => callback(null, contexts.get(servername.toLowerCase()));
+}
+
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
 }
@@ -124,7 +155,7 @@ export class ApiServer {
   readonly #flowControl: PriorityAndFairness | undefined;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
-  readonly #server: Server;
+  readonly #server: Server | HttpsServer;
   readonly #nonLongRunning = new NonLongRunningRequests();
   readonly #chain: (ctx: RequestContext) => Promise<void>;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
@@ -163,7 +194,21 @@ export class ApiServer {
     };
     for (const served of options.resources ?? []) this.addResource(served);
     this.#chain = buildHandlerChain(this.#filters(), (ctx) => this.#dispatch(ctx));
-    this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
+    const listener = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const tls = options.tls;
+    this.#server =
+      tls === undefined
+        ? createServer({ keepAliveTimeout: 65_000 }, listener)
+        : createHttpsServer(
+            {
+              keepAliveTimeout: 65_000,
+              cert: tls.cert,
+              key: tls.key,
+              ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false }),
+              ...(tls.sniCertificates === undefined ? {} : { SNICallback: sniCallback(tls) }),
+            },
+            listener,
+          );
   }
 
   /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
@@ -213,7 +258,12 @@ export class ApiServer {
     return this.#env.watches.size;
   }
 
-  get httpServer(): Server {
+  /** Whether the server speaks HTTPS. */
+  get secure(): boolean {
+    return this.#options.tls !== undefined;
+  }
+
+  get httpServer(): Server | HttpsServer {
     return this.#server;
   }
 
@@ -262,7 +312,7 @@ export class ApiServer {
       withRequestTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
       withAuthentication(options.authenticate),
       withAudit(),
-      withImpersonation(),
+      withImpersonation(options.authorizer),
       withBodyRead({
         maxBytes: this.#env.maxBodyBytes,
         idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
