@@ -8,6 +8,7 @@ import { cachedObjectCounts, countStoredObjects } from "./control-plane/object-c
 import { buildServedResources, groupResource, servedDefinitions } from "./control-plane/served-resources.js";
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
+import { authenticationApiResources, serviceAccountTokenSubresource } from "./authn/api-resources.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
@@ -208,7 +209,10 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     apiServerOptions(options, {
       resources: served,
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
-      documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
+      documents: (served) => ({
+        discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], { subresources: serviceAccountTokenSubresource }),
+        openapi: createOpenApiDocuments(served, { version: gitVersion }),
+      }),
       health: healthChecks(storage, () => systemNamespacesReady),
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),

@@ -53,6 +53,7 @@ function resourceKey(definition: ResourceDefinition): string {
 
 /** The verbs of the main resource: the standard set (namespaces have no deletecollection upstream) plus extras. */
 export function resourceVerbs(definition: ResourceDefinition): string[] {
+  if (definition.restVerbs !== undefined) return [...definition.restVerbs].sort();
   const standard = definition.group === "" && definition.plural === "namespaces" ? STANDARD_VERBS.filter((v) => v !== "deletecollection") : STANDARD_VERBS;
   const extra = (definition.verbs ?? []).filter((v) => !standard.includes(v) && v !== "finalize");
   return [...standard, ...extra].sort();
@@ -141,7 +142,7 @@ export function buildAPIResourceList(
     };
     if (d.shortNames !== undefined && d.shortNames.length > 0) resource.shortNames = [...d.shortNames];
     if (d.categories !== undefined && d.categories.length > 0) resource.categories = [...d.categories];
-    resource.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
+    if (d.restVerbs === undefined) resource.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
     resources.push(resource);
     for (const sub of subresourcesOf(d, options)) {
       const speaks = sub.kind === undefined ? {} : { group: sub.kind.group, version: sub.kind.version };

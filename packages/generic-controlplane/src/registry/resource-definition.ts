@@ -80,6 +80,11 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   /** Extra verbs beyond the standard set (e.g. a `finalize` subresource is declared by the resource's own handler). */
   verbs?: string[];
   /**
+   * The only verbs the resource serves, replacing the standard set, for a type served outside the
+   * generic handlers and never stored (a review is `["create"]`); it gets no `storageVersionHash`.
+   */
+  restVerbs?: string[];
+  /**
    * Subresources served outside the generic handlers (e.g. by a `HandlerStage` of the package that
    * defines the resource), listed in discovery; `kind` when the subresource speaks another kind (a `scale` answers autoscaling/v1 Scale,
    * which `kubectl scale` looks up in discovery).
