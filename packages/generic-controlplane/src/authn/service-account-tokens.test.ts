@@ -153,7 +153,8 @@ describe("service account tokens", () => {
     const oldToken = (await requestToken(first, "builder")).json.status.token as string;
     const storage = first.plane.storage;
 
-    const rotated = await rotateServiceAccountKeys(dir);
+    await rotateServiceAccountKeys(dir);
+    const rotated = await loadOrCreateServiceAccountKeys(dir);
     expect(rotated.signing.kid).not.toBe(before.signing.kid);
     expect(rotated.verification.map((k) => k.kid)).toEqual([rotated.signing.kid, before.signing.kid]);
     const second = await start({ storage, serviceAccountTokens: pem(rotated) });

@@ -71,24 +71,31 @@ const PUBLIC_KEY_FILE = "sa.pub";
 const RETIRED_PREFIX = "sa-retired-";
 
 /**
- * The service account keys kept in `dir`: `sa.key` signs new tokens, `sa.pub` is its public half and
- * every `sa-retired-*.pub` still verifies tokens signed before a rotation. Created on first use.
+ * The service account keys kept in `dir`, as PEM: `sa.key` signs new tokens (`sa.pub` is its public
+ * half) and every `sa-retired-*.pub` still verifies tokens signed before a rotation. Created on
+ * first use, like kubeadm's `sa.key`/`sa.pub`.
  */
-export async function loadOrCreateServiceAccountKeys(dir: string): Promise<ServiceAccountKeys> {
+export async function loadOrCreateServiceAccountKeyFiles(dir: string): Promise<{ signingKey: string; verificationKeys: string[] }> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  let signingPem: string;
+  let signingKey: string;
   try {
-    signingPem = await readFile(join(dir, SIGNING_KEY_FILE), "utf8");
+    signingKey = await readFile(join(dir, SIGNING_KEY_FILE), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    signingPem = await generateServiceAccountSigningKey();
-    await writeSigningKey(dir, signingPem);
+    signingKey = await generateServiceAccountSigningKey();
+    await writeSigningKey(dir, signingKey);
   }
-  const retired: string[] = [];
+  const verificationKeys: string[] = [];
   for (const name of (await readdir(dir)).sort()) {
-    if (name.startsWith(RETIRED_PREFIX) && name.endsWith(".pub")) retired.push(await readFile(join(dir, name), "utf8"));
+    if (name.startsWith(RETIRED_PREFIX) && name.endsWith(".pub")) verificationKeys.push(await readFile(join(dir, name), "utf8"));
   }
-  return serviceAccountKeysFromPem(signingPem, retired);
+  return { signingKey, verificationKeys };
+}
+
+/** `loadOrCreateServiceAccountKeyFiles`, parsed. */
+export async function loadOrCreateServiceAccountKeys(dir: string): Promise<ServiceAccountKeys> {
+  const files = await loadOrCreateServiceAccountKeyFiles(dir);
+  return serviceAccountKeysFromPem(files.signingKey, files.verificationKeys);
 }
 
 async function writeSigningKey(dir: string, signingPem: string): Promise<void> {
@@ -100,15 +107,15 @@ async function writeSigningKey(dir: string, signingPem: string): Promise<void> {
 /**
  * Rotates the signing key in `dir`: a new `sa.key` signs from now on, and the old key's public half
  * is kept as `sa-retired-<kid>.pub`, so tokens already handed out keep verifying until they expire
- * (or until that file is removed). Returns the keys now in force.
+ * (or until that file is removed). Returns the key files now in force.
  */
-export async function rotateServiceAccountKeys(dir: string): Promise<ServiceAccountKeys> {
+export async function rotateServiceAccountKeys(dir: string): Promise<{ signingKey: string; verificationKeys: string[] }> {
   const current = await loadOrCreateServiceAccountKeys(dir);
   const retiredPem = createPublicKey(current.signing.key).export({ type: "spki", format: "pem" }) as string;
   await writeFile(join(dir, `${RETIRED_PREFIX}${current.signing.kid}.pub.tmp`), retiredPem, { mode: 0o644 });
   await rename(join(dir, `${RETIRED_PREFIX}${current.signing.kid}.pub.tmp`), join(dir, `${RETIRED_PREFIX}${current.signing.kid}.pub`));
   await writeSigningKey(dir, await generateServiceAccountSigningKey());
-  return loadOrCreateServiceAccountKeys(dir);
+  return loadOrCreateServiceAccountKeyFiles(dir);
 }
 
 /** The JSON Web Key Set of the verification keys, as `/openid/v1/jwks` serves it. */
