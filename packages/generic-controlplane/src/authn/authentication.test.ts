@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { createCertificateAuthority, issueClientCertificate } from "../certs/authority.js";
 import { startSecurePlane, type SecurePlane } from "./test-support.js";

@@ -8,7 +8,9 @@ import { writeJson } from "./handlers/responsewriters/respond.js";
 import { reviewUserInfo } from "../authn/token-review.js";
 
 export interface UserInfo {
+  /** The user name, e.g. `jane` or `system:serviceaccount:default:builder`. */
   name: string;
+  /** The groups the user is in, e.g. `system:authenticated`. */
   groups: string[];
   /** A unique value that identifies the user across time (a ServiceAccount's uid, a token file's uid column). */
   uid?: string;

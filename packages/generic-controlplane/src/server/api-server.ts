@@ -120,8 +120,11 @@ export interface ApiServerOptions {
 }
 
 export interface TlsServingOptions {
+  /** PEM serving certificate (chain). */
   cert: string | Buffer;
+  /** PEM private key of `cert`. */
   key: string | Buffer;
+  /** PEM CA bundle client certificates are verified against; requests them from clients when set. */
   clientCA?: string | Buffer;
   /** More certificates chosen by the name a client asks for (SNI), e.g. the loopback client's. */
   sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
