@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type PeerCertificate } from "node:tls";
 import { parse } from "yaml";
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "@kubekit/generic-controlplane";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Kubectl } from "../../../packages/generic-controlplane/test/harness/kubectl.js";
 import { killAllChildren } from "../../../packages/generic-controlplane/test/harness/run.js";
@@ -54,13 +55,18 @@ function caOf(dir: string): string {
 }
 
 function get(url: string, ca: string, token?: string): Promise<number> {
+  return send(url, ca, { ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) }).then((reply) => reply.status);
+}
+
+function send(url: string, ca: string, options: { method?: string; headers?: Record<string, string>; cert?: string; key?: string; body?: string } = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca, agent: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
+    const req = request(url, { ca, agent: false, method: options.method ?? "GET", headers: options.headers ?? {}, ...(options.cert ? { cert: options.cert, key: options.key } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
     });
     req.on("error", reject);
-    req.end();
+    req.end(options.body);
   });
 }
 
@@ -109,6 +115,31 @@ describe("sample-generic-controlplane over TLS", () => {
     expect(caOf(dir)).toBe(ca);
     expect(await get(`${second.url}/api/v1/namespaces/default/configmaps`, ca, token)).toBe(200);
     expect((await servingCertificate(second.url, ca, "api.example.test")).subjectaltname).toContain("DNS:api.example.test");
+  });
+
+  it("serves the user's certificate with --tls-cert-file/--tls-private-key-file and accepts client certificates of --client-ca-file", async () => {
+    const dir = tempDir();
+    const theirs = await createCertificateAuthority("corp-ca");
+    const serving = await issueServingCertificate(theirs, "api", ["localhost", "127.0.0.1"]);
+    writeFileSync(join(dir, "tls.crt"), serving.cert);
+    writeFileSync(join(dir, "tls.key"), serving.key);
+    writeFileSync(join(dir, "clients.crt"), theirs.cert);
+    const binary = await start(dir, ["--tls-cert-file", join(dir, "tls.crt"), "--tls-private-key-file", join(dir, "tls.key"), "--client-ca-file", join(dir, "clients.crt")]);
+    expect(await get(`${binary.url}/healthz`, theirs.cert)).toBe(200);
+    const jane = await issueClientCertificate(theirs, { name: "jane", groups: ["corp"] });
+    const whoami = await send(`${binary.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, theirs.cert, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }),
+      cert: jane.cert,
+      key: jane.key,
+    });
+    expect(whoami.status).toBe(201);
+    expect((JSON.parse(whoami.text) as { status: { userInfo: unknown } }).status.userInfo).toEqual({ username: "jane", groups: ["corp", "system:authenticated"] });
+    // The kubeconfig trusts the system's CAs for a certificate of the user's, and still carries the admin certificate.
+    const config = parse(readFileSync(join(dir, "kubeconfig"), "utf8")) as Kubeconfig;
+    expect(config.clusters[0]!.cluster["certificate-authority-data"]).toBeUndefined();
+    expect(config.users[0]!.user["client-certificate-data"]).toBeDefined();
   });
 
   it("serves plain HTTP without authentication only with --insecure-http", async () => {

@@ -40,7 +40,7 @@ describe("certificate authority", () => {
   it("issues a serving certificate that TLS clients trusting the CA accept for each of its names, and no other", async () => {
     const ca = await createCertificateAuthority("kubernetes");
     const serving = await issueServingCertificate(ca, "kube-apiserver", ["localhost", "127.0.0.1", "::1", "api.example.test"]);
-    expect(certificateHosts(serving.cert)).toEqual(["localhost", "127.0.0.1", "::1", "api.example.test"]);
+    expect(await certificateHosts(serving.cert)).toEqual(["localhost", "127.0.0.1", "::1", "api.example.test"]);
     const { port } = await tlsServer(serving, ca.cert);
     for (const name of ["localhost", "api.example.test"]) expect(await handshake(port, { ca: ca.cert, servername: name })).toBe("ok");
     await expect(handshake(port, { ca: ca.cert, servername: "other.example.test" })).rejects.toThrow(/altnames/);
@@ -68,14 +68,14 @@ describe("loadOrCreateServingPki", () => {
     const dir = await mkdtemp(join(tmpdir(), "kubekit-pki-"));
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const first = await loadOrCreateServingPki(join(dir, "pki"));
-    expect(certificateHosts(first.serving.cert)).toEqual(["localhost", "127.0.0.1", "::1"]);
+    expect(await certificateHosts(first.serving.cert)).toEqual(["localhost", "127.0.0.1", "::1"]);
     expect((await stat(join(dir, "pki", "ca.key"))).mode & 0o777).toBe(0o600);
     const again = await loadOrCreateServingPki(join(dir, "pki"));
     expect(again).toEqual(first);
     const widened = await loadOrCreateServingPki(join(dir, "pki"), ["api.example.test"]);
     expect(widened.ca).toEqual(first.ca);
     expect(widened.admin).toEqual(first.admin);
-    expect(certificateHosts(widened.serving.cert)).toContain("api.example.test");
+    expect(await certificateHosts(widened.serving.cert)).toContain("api.example.test");
     expect(await readFile(join(dir, "pki", "apiserver.crt"), "utf8")).toBe(widened.serving.cert);
   });
 });

@@ -1,6 +1,11 @@
 import { webcrypto } from "node:crypto";
 import { isIP } from "node:net";
-import { x509 } from "./x509.js";
+import type { x509 as X509 } from "./x509.js";
+
+/** @peculiar/x509 is loaded on first use: importing the package should not pay for it. */
+async function x509Library(): Promise<typeof X509> {
+  return (await import("./x509.js")).x509;
+}
 
 /** A certificate and its private key, both PEM. */
 export interface CertificateAndKey {
@@ -26,11 +31,13 @@ async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
 }
 
 async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+  const x509 = await x509Library();
   const der = await webcrypto.subtle.exportKey("pkcs8", key);
   return x509.PemConverter.encode(der, "PRIVATE KEY");
 }
 
 async function importPrivateKey(pem: string): Promise<webcrypto.CryptoKey> {
+  const x509 = await x509Library();
   return webcrypto.subtle.importKey("pkcs8", x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, false, ["sign"]);
 }
 
@@ -52,6 +59,7 @@ function subjectName(commonName: string, organizations: readonly string[] = []):
 
 /** A self-signed CA that can sign serving and client certificates. */
 export async function createCertificateAuthority(commonName: string, now = new Date()): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
@@ -78,9 +86,10 @@ interface LeafRequest {
 }
 
 async function issue(ca: CertificateAndKey, request: LeafRequest, now: Date): Promise<CertificateAndKey> {
+  const x509 = await x509Library();
   const caCert = new x509.X509Certificate(ca.cert);
   const keys = await newKeys();
-  const extensions: x509.Extension[] = [
+  const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension([request.usage === "server" ? EXT_KEY_USAGE_SERVER_AUTH : EXT_KEY_USAGE_CLIENT_AUTH], false),
@@ -115,14 +124,16 @@ export function issueClientCertificate(ca: CertificateAndKey, user: { name: stri
 }
 
 /** The DNS names and IP addresses a serving certificate is valid for. */
-export function certificateHosts(certPem: string): string[] {
+export async function certificateHosts(certPem: string): Promise<string[]> {
+  const x509 = await x509Library();
   const cert = new x509.X509Certificate(certPem);
   const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
   return san === null ? [] : san.names.items.map((name) => name.value);
 }
 
 /** Whether a certificate is within its validity period at `now` (and will be for `marginMs`). */
-export function certificateValid(certPem: string, now = new Date(), marginMs = 0): boolean {
+export async function certificateValid(certPem: string, now = new Date(), marginMs = 0): Promise<boolean> {
+  const x509 = await x509Library();
   const cert = new x509.X509Certificate(certPem);
   return cert.notBefore.getTime() <= now.getTime() && now.getTime() + marginMs < cert.notAfter.getTime();
 }

@@ -49,12 +49,12 @@ export async function loadOrCreateServingPki(dir: string, extraHosts: readonly s
     fresh = true;
   }
   let serving = fresh ? undefined : await readPair(dir, "apiserver");
-  if (serving === undefined || !certificateValid(serving.cert, new Date(), RENEW_MARGIN_MS) || !covers(certificateHosts(serving.cert), hosts)) {
+  if (serving === undefined || !(await certificateValid(serving.cert, new Date(), RENEW_MARGIN_MS)) || !covers(await certificateHosts(serving.cert), hosts)) {
     serving = await issueServingCertificate(ca, "kube-apiserver", hosts);
     await writePair(dir, "apiserver", serving);
   }
   let admin = fresh ? undefined : await readPair(dir, "admin");
-  if (admin === undefined || !certificateValid(admin.cert, new Date(), RENEW_MARGIN_MS)) {
+  if (admin === undefined || !(await certificateValid(admin.cert, new Date(), RENEW_MARGIN_MS))) {
     admin = await issueClientCertificate(ca, ADMIN_USER);
     await writePair(dir, "admin", admin);
   }

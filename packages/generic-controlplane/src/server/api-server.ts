@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { Server as NetServer, type AddressInfo } from "node:net";
-import { createSecureContext, type SecureContext } from "node:tls";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
@@ -130,15 +129,6 @@ export interface TlsServingOptions {
   sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
 }
 
-/** Serves each SNI name its own certificate (client certificates still verified against the client CA); others get the default. */
-function sniCallback(tls: TlsServingOptions): (servername: string, callback: (error: Error | null, context?: SecureContext) => void) => void {
-  const contexts = new Map<string, SecureContext>();
-  for (const [name, pair] of Object.entries(tls.sniCertificates ?? {})) {
-    contexts.set(name.toLowerCase(), createSecureContext({ cert: pair.cert, key: pair.key, ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA }) }));
-  }
-  return (servername, callback) => callback(null, contexts.get(servername.toLowerCase()));
-}
-
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
 }
@@ -208,10 +198,15 @@ export class ApiServer {
               cert: tls.cert,
               key: tls.key,
               ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false }),
-              ...(tls.sniCertificates === undefined ? {} : { SNICallback: sniCallback(tls) }),
             },
             listener,
           );
+    if (tls !== undefined && "addContext" in this.#server) {
+      // Each SNI name gets its own certificate (client certificates still verified against the client CA); others the default.
+      for (const [name, pair] of Object.entries(tls.sniCertificates ?? {})) {
+        this.#server.addContext(name, { cert: pair.cert, key: pair.key, ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA }) });
+      }
+    }
   }
 
   /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
