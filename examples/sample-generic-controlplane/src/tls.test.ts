@@ -3,8 +3,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type PeerCertificate } from "node:tls";
-import { parse } from "yaml";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "@kubekit/generic-controlplane";
+import { configFromKubeconfig, type ClientConfig } from "@kubekit/generic-controlplane/controllers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Kubectl } from "../../../packages/generic-controlplane/test/harness/kubectl.js";
 import { killAllChildren } from "../../../packages/generic-controlplane/test/harness/run.js";
@@ -15,9 +15,9 @@ import { startBinary, type RunningBinary } from "./binary.test-support.js";
 // --cert-dir and reused on restart, the kubeconfig carrying the CA and the admin certificate, and
 // service account tokens signed with a key kept there too.
 
-interface Kubeconfig {
-  clusters: { cluster: { server: string; "certificate-authority-data"?: string } }[];
-  users: { user: { "client-certificate-data"?: string; "client-key-data"?: string } }[];
+/** The kubeconfig the binary wrote, as a client reads it. */
+function kubeconfigOf(dir: string): Promise<ClientConfig> {
+  return configFromKubeconfig(readFileSync(join(dir, "kubeconfig"), "utf8"));
 }
 
 let kubectlBinary: string;
@@ -49,9 +49,8 @@ function kubectl(url: string, dir: string): Kubectl {
   return new Kubectl(kubectlBinary, { url, kubeconfigPath: join(dir, "kubeconfig"), dir, close: () => Promise.resolve() });
 }
 
-function caOf(dir: string): string {
-  const config = parse(readFileSync(join(dir, "kubeconfig"), "utf8")) as Kubeconfig;
-  return Buffer.from(config.clusters[0]!.cluster["certificate-authority-data"] ?? "", "base64").toString();
+async function caOf(dir: string): Promise<string> {
+  return (await kubeconfigOf(dir)).ca ?? "";
 }
 
 function get(url: string, ca: string, token?: string): Promise<number> {
@@ -86,14 +85,14 @@ describe("sample-generic-controlplane over TLS", () => {
     const dir = tempDir();
     const binary = await start(dir);
     expect(binary.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const config = parse(readFileSync(join(dir, "kubeconfig"), "utf8")) as Kubeconfig;
-    expect(config.clusters[0]!.cluster.server).toBe(binary.url);
-    expect(config.users[0]!.user["client-certificate-data"]).toBeDefined();
+    const config = await kubeconfigOf(dir);
+    expect(config.server).toBe(binary.url);
+    expect(config.cert).toContain("BEGIN CERTIFICATE");
     const k = kubectl(binary.url, dir);
     const whoami = await k.json<{ status: { userInfo: unknown } }>(["auth", "whoami"]);
     expect(whoami.status.userInfo).toEqual({ username: "kubernetes-admin", groups: ["system:masters", "system:authenticated"] });
     expect(await k.ok(["get", "namespace", "kube-system", "-o", "name"])).toBe("namespace/kube-system\n");
-    const ca = caOf(dir);
+    const ca = await caOf(dir);
     expect(await get(`${binary.url}/healthz`, ca)).toBe(200);
     expect(await get(`${binary.url}/api/v1/namespaces`, ca)).toBe(401);
     const certificate = await servingCertificate(binary.url, ca, "localhost");
@@ -106,13 +105,13 @@ describe("sample-generic-controlplane over TLS", () => {
     const k1 = kubectl(first.url, dir);
     await k1.ok(["create", "serviceaccount", "builder"]);
     const token = (await k1.ok(["create", "token", "builder"])).trim();
-    const ca = caOf(dir);
+    const ca = await caOf(dir);
     expect(await get(`${first.url}/api/v1/namespaces/default/configmaps`, ca, token)).toBe(200);
     await first.stop();
     running.splice(running.indexOf(first), 1);
 
     const second = await start(dir, ["--tls-san", "api.example.test"]);
-    expect(caOf(dir)).toBe(ca);
+    expect(await caOf(dir)).toBe(ca);
     expect(await get(`${second.url}/api/v1/namespaces/default/configmaps`, ca, token)).toBe(200);
     expect((await servingCertificate(second.url, ca, "api.example.test")).subjectaltname).toContain("DNS:api.example.test");
   });
@@ -137,9 +136,9 @@ describe("sample-generic-controlplane over TLS", () => {
     expect(whoami.status).toBe(201);
     expect((JSON.parse(whoami.text) as { status: { userInfo: unknown } }).status.userInfo).toEqual({ username: "jane", groups: ["corp", "system:authenticated"] });
     // The kubeconfig trusts the system's CAs for a certificate of the user's, and still carries the admin certificate.
-    const config = parse(readFileSync(join(dir, "kubeconfig"), "utf8")) as Kubeconfig;
-    expect(config.clusters[0]!.cluster["certificate-authority-data"]).toBeUndefined();
-    expect(config.users[0]!.user["client-certificate-data"]).toBeDefined();
+    const config = await kubeconfigOf(dir);
+    expect(config.ca).toBeUndefined();
+    expect(config.cert).toContain("BEGIN CERTIFICATE");
   });
 
   it("serves plain HTTP without authentication only with --insecure-http", async () => {
