@@ -39,7 +39,7 @@ export function startBinary(args: string[], cwd: string): Promise<RunningBinary>
     }, 20_000);
     createInterface({ input: child.stdout! }).on("line", (line) => {
       stdout.push(line);
-      const match = /^ready (http:\/\/\S+)$/.exec(line);
+      const match = /^ready (https?:\/\/\S+)$/.exec(line);
       if (match) {
         clearTimeout(timer);
         resolve({ url: match[1]!, child, stdout, exited, stop });

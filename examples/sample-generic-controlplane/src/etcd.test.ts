@@ -33,7 +33,7 @@ async function etcdMember(): Promise<EtcdProcess> {
 async function server(etcd: EtcdProcess, name: string): Promise<RunningBinary> {
   const dir = mkdtempSync(join(tmpdir(), `sample-gcp-${name}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const running = await startBinary(["--port", "0", "--storage", `etcd:${etcd.endpoint}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet"], dir);
+  const running = await startBinary(["--port", "0", "--storage", `etcd:${etcd.endpoint}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet", "--insecure-http"], dir);
   cleanup.push(() => {
     if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill("SIGKILL");
   });

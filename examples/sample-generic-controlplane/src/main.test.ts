@@ -27,7 +27,7 @@ describe("sample-generic-controlplane binary", () => {
   it("keeps objects across a restart on the same sqlite file and shuts down cleanly on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
-    const args = ["--port", "0", "--storage", `sqlite:${join(dir, "data", "state.db")}`, "--kubeconfig", join(dir, "kube", "config"), "--quiet"];
+    const args = ["--port", "0", "--storage", `sqlite:${join(dir, "data", "state.db")}`, "--kubeconfig", join(dir, "kube", "config"), "--quiet", "--insecure-http"];
 
     const first = await start(args, dir);
     expect(first.stdout).toEqual([`ready ${first.url}`]);
@@ -59,7 +59,7 @@ describe("sample-generic-controlplane binary", () => {
   it("runs the controllers selected with --controllers: a deleted namespace and its content go", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
-    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--controllers=*,-garbagecollector"], dir);
+    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--insecure-http", "--controllers=*,-garbagecollector"], dir);
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${running.url}${path}`, { method, headers: { "Content-Type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     expect((await call("POST", "/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(201);
@@ -98,7 +98,7 @@ describe("sample-generic-controlplane binary", () => {
     for (let i = 1; i < 1500; i++) kv = await seed.update("/registry/configmaps/default/c", configMap(i), kv.modRevision);
     await seed.close();
 
-    const server = await start(["--port", "0", "--storage", `sqlite:${path}`, "--kubeconfig", join(dir, "kubeconfig"), "--compaction-interval", "1h", "--quiet"], dir);
+    const server = await start(["--port", "0", "--storage", `sqlite:${path}`, "--kubeconfig", join(dir, "kubeconfig"), "--compaction-interval", "1h", "--quiet", "--insecure-http"], dir);
     // A list at an early revision answers 410 Expired once that revision is compacted away.
     const oldList = () => fetch(`${server.url}/api/v1/namespaces/default/configmaps?resourceVersion=10&resourceVersionMatch=Exact`);
     const deadline = Date.now() + 10_000;
@@ -115,7 +115,7 @@ describe("sample-generic-controlplane binary", () => {
       Array.from({ length: rounds }, async () => {
         const dir = mkdtempSync(join(tmpdir(), "sample-gcp-race-"));
         dirs.push(dir);
-        const args = (n: number) => ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, `kubeconfig-${n}`), "--quiet"];
+        const args = (n: number) => ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, `kubeconfig-${n}`), "--quiet", "--insecure-http"];
         const results = await Promise.allSettled([start(args(1), dir), start(args(2), dir)]);
         const winners = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
         const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));

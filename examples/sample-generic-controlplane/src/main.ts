@@ -4,6 +4,7 @@ import { createControlPlane, jsonLineLogger } from "@kubekit/generic-controlplan
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { createEtcdStorage } from "@kubekit/generic-controlplane/storage/etcd";
 import { parseOptions, UsageError, USAGE } from "./options.js";
+import { securitySettings, type SecuritySettings } from "./security.js";
 
 async function main(): Promise<number> {
   let options;
@@ -18,6 +19,13 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = jsonLineLogger(process.stderr);
+  let security: SecuritySettings;
+  try {
+    security = await securitySettings(options.security);
+  } catch (error) {
+    process.stderr.write(`sample-generic-controlplane: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   let storage: Storage;
   if (options.storage.kind === "sqlite") {
     const path = resolve(options.storage.path);
@@ -56,6 +64,7 @@ async function main(): Promise<number> {
     host: options.host,
     port: options.port,
     name: "sample-generic-controlplane",
+    ...security,
     requestTimeoutMs: options.requestTimeout,
     shutdownDelayMs: options.shutdownDelay,
     enablePriorityAndFairness: options.enablePriorityAndFairness,

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_KUBECONFIG, DEFAULT_PORT, parseOptions, UsageError } from "./options.js";
+import { DEFAULT_CERT_DIR, DEFAULT_KUBECONFIG, DEFAULT_PORT, parseOptions, UsageError } from "./options.js";
+
+const DEFAULT_SECURITY = {
+  insecureHttp: false,
+  certDir: DEFAULT_CERT_DIR,
+  tlsSans: [],
+  anonymousAuth: true,
+  serviceAccountIssuers: [],
+  apiAudiences: [],
+  serviceAccountKeyFiles: [],
+  serviceAccountMaxTokenExpiration: 0,
+  rotateServiceAccountKey: false,
+};
 
 describe("parseOptions", () => {
   it("defaults to sqlite under .kubekit, port 8080 on loopback, request logs on", () => {
@@ -17,6 +29,7 @@ describe("parseOptions", () => {
       requestLog: true,
       controllers: ["*"],
       leaderElect: true,
+      security: DEFAULT_SECURITY,
       help: false,
     });
   });
@@ -43,9 +56,44 @@ describe("parseOptions", () => {
       requestLog: false,
       controllers: ["*", "-garbagecollector"],
       leaderElect: false,
+      security: DEFAULT_SECURITY,
       help: false,
     });
     expect(parseOptions(["--controllers", ""]).controllers).toEqual([]);
+  });
+
+  it("reads the TLS and authentication flags, kube-apiserver style", () => {
+    expect(
+      parseOptions([
+        "--cert-dir", "/etc/pki", "--tls-san", "api.example.test", "--tls-san", "10.0.0.1,api2.example.test",
+        "--tls-cert-file", "/c.pem", "--tls-private-key-file", "/k.pem", "--client-ca-file", "/ca.pem", "--token-auth-file", "/t.csv",
+        "--anonymous-auth=false", "--service-account-issuer", "https://issuer.example", "--service-account-issuer", "https://old.example",
+        "--api-audiences", "api,vault", "--service-account-key-file", "/old.pub", "--service-account-max-token-expiration", "24h",
+      ]).security,
+    ).toEqual({
+      insecureHttp: false,
+      certDir: "/etc/pki",
+      tlsSans: ["api.example.test", "10.0.0.1", "api2.example.test"],
+      tlsCertFile: "/c.pem",
+      tlsPrivateKeyFile: "/k.pem",
+      clientCaFile: "/ca.pem",
+      tokenAuthFile: "/t.csv",
+      anonymousAuth: false,
+      serviceAccountIssuers: ["https://issuer.example", "https://old.example"],
+      apiAudiences: ["api", "vault"],
+      serviceAccountKeyFiles: ["/old.pub"],
+      serviceAccountMaxTokenExpiration: 86_400_000,
+      rotateServiceAccountKey: false,
+    });
+    expect(parseOptions(["--insecure-http"]).security.insecureHttp).toBe(true);
+  });
+
+  it("rejects TLS and token flags that cannot work, naming the flag and the rule", () => {
+    expect(() => parseOptions(["--tls-cert-file", "/c.pem"])).toThrow("--tls-cert-file and --tls-private-key-file go together");
+    expect(() => parseOptions(["--service-account-issuer", "http://plain:80"])).toThrow('--service-account-issuer "http://plain:80" contained a \':\' but was not a valid https URL');
+    expect(() => parseOptions(["--service-account-max-token-expiration", "10m"])).toThrow("--service-account-max-token-expiration must be at least 1h0m0s");
+    expect(() => parseOptions(["--anonymous-auth", "maybe"])).toThrow("--anonymous-auth must be true or false");
+    expect(() => parseOptions(["--rotate-service-account-key", "--service-account-signing-key-file", "/k"])).toThrow(/--rotate-service-account-key/);
   });
 
   it("rejects bad ports and storage specs", () => {

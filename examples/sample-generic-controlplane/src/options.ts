@@ -24,7 +24,36 @@ export interface SampleOptions {
   controllers: string[];
   /** Run the controllers only while holding the kube-system/kube-controller-manager Lease. */
   leaderElect: boolean;
+  /** How clients reach the server and prove who they are; `insecureHttp` serves plain HTTP without authentication. */
+  security: SecurityOptions;
   help: boolean;
+}
+
+export interface SecurityOptions {
+  /** Plain HTTP, every request anonymous (`--insecure-http`). */
+  insecureHttp: boolean;
+  /** Where the generated CA, serving and admin certificates and the service account keys live (`--cert-dir`). */
+  certDir: string;
+  /** Extra names for the generated serving certificate (`--tls-san`). */
+  tlsSans: string[];
+  /** A serving certificate and key of the user's (`--tls-cert-file`, `--tls-private-key-file`). */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** More CAs whose client certificates are accepted (`--client-ca-file`). */
+  clientCaFile?: string;
+  /** `--token-auth-file`. */
+  tokenAuthFile?: string;
+  /** `--anonymous-auth`: requests without credentials reach health, version and discovery. */
+  anonymousAuth: boolean;
+  /** `--service-account-issuer` (repeatable), `--api-audiences`, `--service-account-*-file`. */
+  serviceAccountIssuers: string[];
+  apiAudiences: string[];
+  serviceAccountSigningKeyFile?: string;
+  serviceAccountKeyFiles: string[];
+  /** Milliseconds; 0 = no cap. */
+  serviceAccountMaxTokenExpiration: number;
+  /** Rotate the generated signing key in `certDir` at startup, keeping the old one for verification. */
+  rotateServiceAccountKey: boolean;
 }
 
 export interface EtcdOptions {
@@ -39,6 +68,7 @@ export interface EtcdOptions {
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_STORAGE = "sqlite:.kubekit/data/state.db";
 export const DEFAULT_KUBECONFIG = ".kubekit/kubeconfig";
+export const DEFAULT_CERT_DIR = ".kubekit/pki";
 /** kube-apiserver's `--etcd-compaction-interval` default (and kine's): 5m. */
 export const DEFAULT_COMPACTION_INTERVAL = "5m";
 
@@ -76,6 +106,33 @@ Flags:
                           the two limits add up to the server's seats
   --max-mutating-requests-inflight <n>
                           mutating requests in flight (default 200)
+  --insecure-http         serve plain HTTP with no authentication (every request anonymous)
+                          instead of HTTPS
+  --cert-dir <path>       where the generated CA, serving and admin certificates and the service
+                          account signing keys are kept and reused (default ${DEFAULT_CERT_DIR})
+  --tls-san <name>        another DNS name or IP address for the generated serving certificate
+                          (repeatable; localhost, 127.0.0.1 and ::1 are always included)
+  --tls-cert-file, --tls-private-key-file <path>
+                          serve with this PEM certificate and key instead of a generated one
+  --client-ca-file <path> also accept client certificates signed by these CAs (CN = user, O = groups)
+  --token-auth-file <path>
+                          static bearer tokens, one "token,user,uid,\"group1,group2\"" line each
+  --anonymous-auth=<true|false>
+                          requests without credentials may reach health, version and discovery
+                          endpoints as system:anonymous (default true)
+  --service-account-issuer <url>
+                          iss of service account tokens; repeat to keep accepting older issuers
+                          (default https://kubernetes.default.svc.cluster.local)
+  --api-audiences <list>  audiences the server accepts in tokens (default: the issuer)
+  --service-account-signing-key-file <path>
+                          PEM private key tokens are signed with (default: <cert-dir>/sa.key, generated)
+  --service-account-key-file <path>
+                          PEM public keys whose tokens are accepted too (repeatable)
+  --service-account-max-token-expiration <duration>
+                          longest lifetime a requested token gets (default 0: no cap)
+  --rotate-service-account-key
+                          start signing with a new <cert-dir>/sa.key; tokens of the old key stay
+                          valid while <cert-dir>/sa-retired-<kid>.pub is kept
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
@@ -110,6 +167,20 @@ export function parseOptions(argv: string[]): SampleOptions {
       quiet: { type: "boolean", default: false },
       controllers: { type: "string", default: "*" },
       "leader-elect": { type: "string", default: "true" },
+      "insecure-http": { type: "boolean", default: false },
+      "cert-dir": { type: "string", default: DEFAULT_CERT_DIR },
+      "tls-san": { type: "string", multiple: true, default: [] },
+      "tls-cert-file": { type: "string" },
+      "tls-private-key-file": { type: "string" },
+      "client-ca-file": { type: "string" },
+      "token-auth-file": { type: "string" },
+      "anonymous-auth": { type: "string", default: "true" },
+      "service-account-issuer": { type: "string", multiple: true, default: [] },
+      "api-audiences": { type: "string", default: "" },
+      "service-account-signing-key-file": { type: "string" },
+      "service-account-key-file": { type: "string", multiple: true, default: [] },
+      "service-account-max-token-expiration": { type: "string", default: "0s" },
+      "rotate-service-account-key": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -145,7 +216,60 @@ export function parseOptions(argv: string[]): SampleOptions {
     requestLog: !values.quiet,
     controllers,
     leaderElect: leaderElect === "true",
+    security: parseSecurity(values),
     help: values.help,
+  };
+}
+
+function parseSecurity(values: {
+  "insecure-http": boolean;
+  "cert-dir": string;
+  "tls-san": string[];
+  "tls-cert-file"?: string | undefined;
+  "tls-private-key-file"?: string | undefined;
+  "client-ca-file"?: string | undefined;
+  "token-auth-file"?: string | undefined;
+  "anonymous-auth": string;
+  "service-account-issuer": string[];
+  "api-audiences": string;
+  "service-account-signing-key-file"?: string | undefined;
+  "service-account-key-file": string[];
+  "service-account-max-token-expiration": string;
+  "rotate-service-account-key": boolean;
+}): SecurityOptions {
+  if ((values["tls-cert-file"] === undefined) !== (values["tls-private-key-file"] === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
+  if (values["rotate-service-account-key"] && values["service-account-signing-key-file"] !== undefined) {
+    throw new UsageError("--rotate-service-account-key rotates the generated key in --cert-dir; it cannot be used with --service-account-signing-key-file");
+  }
+  for (const issuer of values["service-account-issuer"]) {
+    if (issuer === "") throw new UsageError("--service-account-issuer must not be empty");
+    if (issuer.includes(":") && !issuer.startsWith("https://")) {
+      let ok = false;
+      try {
+        ok = new URL(issuer).protocol === "https:";
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw new UsageError(`--service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid https URL`);
+    }
+  }
+  const maxExpiration = parseFlagDuration("--service-account-max-token-expiration", values["service-account-max-token-expiration"]);
+  if (maxExpiration !== 0 && maxExpiration < 3600_000) throw new UsageError("--service-account-max-token-expiration must be at least 1h0m0s");
+  return {
+    insecureHttp: values["insecure-http"],
+    certDir: values["cert-dir"],
+    tlsSans: values["tls-san"].flatMap((san) => san.split(",")).map((san) => san.trim()).filter((san) => san !== ""),
+    ...(values["tls-cert-file"] === undefined ? {} : { tlsCertFile: values["tls-cert-file"] }),
+    ...(values["tls-private-key-file"] === undefined ? {} : { tlsPrivateKeyFile: values["tls-private-key-file"] }),
+    ...(values["client-ca-file"] === undefined ? {} : { clientCaFile: values["client-ca-file"] }),
+    ...(values["token-auth-file"] === undefined ? {} : { tokenAuthFile: values["token-auth-file"] }),
+    anonymousAuth: parseFlagBool("--anonymous-auth", values["anonymous-auth"]),
+    serviceAccountIssuers: values["service-account-issuer"],
+    apiAudiences: values["api-audiences"].split(",").map((a) => a.trim()).filter((a) => a !== ""),
+    ...(values["service-account-signing-key-file"] === undefined ? {} : { serviceAccountSigningKeyFile: values["service-account-signing-key-file"] }),
+    serviceAccountKeyFiles: values["service-account-key-file"],
+    serviceAccountMaxTokenExpiration: maxExpiration,
+    rotateServiceAccountKey: values["rotate-service-account-key"],
   };
 }
 

@@ -12,18 +12,27 @@ import type { ConverterFactory } from "./apiextensions/conversion.js";
 import { customResourceStage } from "./apiextensions/custom-resource-stage.js";
 import { CRD_GROUP, CRD_PLURAL } from "./apiextensions/types.js";
 import { createDiscoveryDocuments } from "./discovery/discovery.js";
+import { authenticationApiResources, serviceAccountTokenSubresource } from "./authn/api-resources.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
 import type { ResourceDefinition } from "./registry/resource-definition.js";
 import type { ResourceStore } from "./registry/types.js";
 import type { AdmissionPlugin } from "./admission/types.js";
 import { selectBuiltinResources } from "./resources/index.js";
-import { accessReviewStage, type Authorizer } from "./server/access-reviews.js";
+import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { BOOTSTRAP_HOOK } from "./rbac/bootstrap.js";
 import { setUpAuthorization, withLoopbackToken, withRbacDefinitions, type AuthorizationOptions } from "./control-plane/authorization.js";
 import { ApiServer, type ApiServerOptions, type HandlerStage } from "./server/api-server.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
-import { kubeconfigFor } from "./server/kubeconfig.js";
+import { kubeconfigFor, type KubeconfigCredentials } from "./server/kubeconfig.js";
+import type { TlsServingOptions } from "./server/api-server.js";
+import {
+  controlPlaneAuthentication,
+  loopbackCredentials,
+  serviceAccountTokenConfig,
+  type AuthenticationOptions,
+  type ServiceAccountTokenOptions,
+} from "./control-plane/authentication.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { limitRanger } from "./admission/limit-ranger.js";
@@ -76,6 +85,22 @@ export interface ControlPlaneOptions {
    * request; `Webhook` asks `webhook`. Unset: AlwaysAllow (or `authorizer` alone).
    */
   authorization?: AuthorizationOptions;
+  /**
+   * Serve HTTPS (kube-apiserver's `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`):
+   * PEM serving certificate and key; with `clientCA`, client certificates signed by it authenticate
+   * their CN as the user and O as the groups (when `authentication` is on). Default: plain HTTP.
+   */
+  tls?: Pick<TlsServingOptions, "cert" | "key" | "clientCA">;
+  /**
+   * Authenticate every request, in kube-apiserver's order: client certificates, bearer tokens (the
+   * token file, service account tokens), then anonymous for health, version and discovery only.
+   * Failed credentials get 401. Default off: every request is `system:anonymous` (or `authenticate`).
+   */
+  authentication?: AuthenticationOptions;
+  /** Service account token signing and verification (TokenRequest, TokenReview, OIDC discovery). Default: a key generated at startup. */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
+  /** Credentials the generated kubeconfig carries: the CA of the serving certificate and a client certificate or token. */
+  kubeconfigCredentials?: KubeconfigCredentials;
   /** Request body limit in bytes (default 3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -137,7 +162,7 @@ export interface CustomResourceDefinitionOptions {
 export type { ControlPlaneControllers, AuthorizationOptions };
 
 export interface ControlPlane {
-  /** `http://<host>:<port>`. */
+  /** `http://<host>:<port>`, or `https://` with `tls`. */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -158,7 +183,7 @@ export interface ControlPlane {
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
 function apiServerOptions(
   options: ControlPlaneOptions,
-  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate">,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate" | "tls">,
   ownStages: readonly HandlerStage[],
 ): ApiServerOptions {
   return {
@@ -210,7 +235,25 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   const authorization = setUpAuthorization(options, served, stores);
   // In-process controllers authenticate with the loopback token, as system:masters.
-  const loopback = authorization.enforced === undefined ? undefined : withLoopbackToken(options.authenticate);
+  const loopback = await loopbackCredentials(options.tls !== undefined);
+  const tokenOptions = options.serviceAccountTokens ?? {};
+  const authentication = controlPlaneAuthentication({
+    authentication: options.authentication,
+    clientCertificates: options.tls?.clientCA !== undefined,
+    tokens: await serviceAccountTokenConfig(tokenOptions),
+    tokenOptions,
+    loopback,
+    serviceAccounts: stores.get("serviceaccounts"),
+    secrets: stores.get("secrets"),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  });
+  // A consumer's `authenticate` replaces the chain; the loopback token stays known either way while requests are authorized.
+  const authenticate =
+    options.authenticate !== undefined || (authentication.authenticate === undefined && authorization.enforced !== undefined)
+      ? withLoopbackToken(loopback.token, options.authenticate)
+      : authentication.authenticate;
+  const tls: TlsServingOptions | undefined =
+    options.tls === undefined ? undefined : { ...options.tls, ...(loopback.serving && loopback.serverName ? { sniCertificates: { [loopback.serverName]: loopback.serving } } : {}) };
 
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
@@ -225,15 +268,20 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   for (const checks of Object.values(health)) checks.push(bootstrapHook);
   const server = new ApiServer(
     apiServerOptions(options, {
-      ...(authorization.enforced ? { authorizer: authorization.enforced } : {}),
-      ...(loopback ? { authenticate: loopback.authenticate } : options.authenticate ? { authenticate: options.authenticate } : {}),
+      // Impersonation asks the authorizer too: without one configured, everything is allowed (AlwaysAllow).
+      authorizer: authorization.enforced ?? alwaysAllow,
+      ...(authenticate ? { authenticate } : {}),
       resources: served,
       // Rebuilt whenever the served set changes (server.addResource / removeResource).
-      documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
+      documents: (served) => ({
+        discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], { subresources: serviceAccountTokenSubresource }),
+        openapi: createOpenApiDocuments(served, { version: gitVersion }),
+      }),
       health,
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
-    }, crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
+      ...(tls ? { tls } : {}),
+    }, [authentication.endpoints, ...(crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)])]),
   );
 
   if (withLifecycle) {
@@ -261,8 +309,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost}:${address.port}`;
-  const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit");
+  const url = `${tls ? "https" : "http"}://${urlHost}:${address.port}`;
+  const kubeconfig = kubeconfigFor(url, options.name ?? "kubekit", "default", options.kubeconfigCredentials);
   options.logger?.({ msg: "serving", url, resources: definitions.map(groupResource) });
 
   let inProcess: InProcessControllers | undefined;
@@ -270,7 +318,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     try {
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
-        ...(loopback ? { token: loopback.token } : {}),
+        loopback,
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,

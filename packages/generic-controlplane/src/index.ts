@@ -88,3 +88,11 @@ export type {
 export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./resources/index.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
 export { parseGoDuration } from "./api/go-duration.js";
+// TLS and authentication material a server keeps on disk, and the options that use it.
+export { loadOrCreateServingPki, ADMIN_USER, DEFAULT_SERVING_HOSTS, type ServingPki } from "./certs/pki.js";
+export { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAndKey } from "./certs/authority.js";
+export { loadOrCreateServiceAccountKeyFiles, rotateServiceAccountKeys } from "./authn/serviceaccount/keys.js";
+export { TokenFileError } from "./authn/token-file.js";
+export type { AuthenticationOptions, ServiceAccountTokenOptions } from "./control-plane/authentication.js";
+export type { AnonymousPaths } from "./authn/anonymous.js";
+export type { KubeconfigCredentials } from "./server/kubeconfig.js";

@@ -7,8 +7,8 @@ import { startInProcess, type TestServer } from "./harness/server.js";
 // immutable test of common/storage), Secret (common/node/secrets.go), ServiceAccount
 // (auth/service_accounts.go), Event (instrumentation/core_events.go and events.go) and Lease
 // (common/node/lease.go), keeping upstream's steps and assertions on the API objects. Left out: the
-// ServiceAccount tests that need a root-CA publisher (kube-root-ca.crt), TokenRequest/TokenReview
-// or OIDC discovery, which this server does not serve yet.
+// ServiceAccount test that needs a root-CA publisher (kube-root-ca.crt). TokenRequest/TokenReview and
+// OIDC discovery are ported in conformance-auth.test.ts.
 
 interface List<T = Obj> {
   kind: string;

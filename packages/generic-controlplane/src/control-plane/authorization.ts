@@ -115,12 +115,12 @@ function replaceStores(served: ServedResource[], stores: Map<string, ResourceSto
 /** The identity of the server's own loopback clients (in-process controllers), as upstream's loopback token. */
 export const LOOPBACK_USER: UserInfo = { name: "system:apiserver", groups: [SYSTEM_MASTERS, "system:authenticated"] };
 
-/** A fresh loopback token and an authenticator that knows it before asking `authenticate`. */
-export function withLoopbackToken(authenticate: Authenticate | undefined): { token: string; authenticate: Authenticate } {
-  const token = randomBytes(32).toString("base64url");
+/**
+ * An authenticator that knows the server's loopback `token` before asking `authenticate`: for a
+ * consumer's own `authenticate` callback (or none) while authorization is enforced, so the
+ * in-process controllers keep their identity. The authentication chain knows the token itself.
+ */
+export function withLoopbackToken(token: string, authenticate: Authenticate | undefined): Authenticate {
   const expected = `Bearer ${token}`;
-  return {
-    token,
-    authenticate: (ctx) => (ctx.req.headers.authorization === expected ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] } : authenticate?.(ctx)),
-  };
+  return (ctx) => (ctx.req.headers.authorization === expected ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] } : authenticate?.(ctx));
 }

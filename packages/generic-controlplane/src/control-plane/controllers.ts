@@ -3,6 +3,7 @@ import { KubeClient } from "../controllers/client.js";
 import { ControllerManager, type ControllerManagerOptions } from "../controllers/manager.js";
 import { badRequest } from "../api/errors/index.js";
 import type { Logger } from "../server/logger.js";
+import type { LoopbackCredentials } from "./authentication.js";
 
 /** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
 export type ControlPlaneControllers = Omit<ControllerManagerOptions, "client" | "registry" | "logger">;
@@ -31,10 +32,18 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
  */
 export function createControllers(
   chosen: ControlPlaneControllers,
-  context: { url: string; token?: string; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
+  context: { url: string; loopback?: LoopbackCredentials; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
 ): InProcessControllers {
   const { serves } = context;
-  const loopback = new KubeClient({ server: context.url, userAgent: "kube-controller-manager", ...(context.token !== undefined ? { token: context.token } : {}) });
+  // The server's own loopback identity: controllers keep working when requests are authenticated.
+  const credentials = context.loopback;
+  const loopback = new KubeClient({
+    server: context.url,
+    userAgent: "kube-controller-manager",
+    ...(credentials ? { token: credentials.token } : {}),
+    ...(credentials?.ca ? { ca: credentials.ca } : {}),
+    ...(credentials?.serverName ? { tlsServerName: credentials.serverName } : {}),
+  });
   try {
     if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
       throw new Error("leader election needs leases.coordination.k8s.io to be served");

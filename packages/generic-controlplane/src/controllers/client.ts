@@ -91,6 +91,7 @@ export class KubeClient {
           ...(this.config.ca !== undefined ? { ca: this.config.ca } : {}),
           ...(this.config.cert !== undefined ? { cert: this.config.cert } : {}),
           ...(this.config.key !== undefined ? { key: this.config.key } : {}),
+          ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
           rejectUnauthorized: this.config.insecureSkipTLSVerify !== true,
         })
       : new HttpAgent({ keepAlive: true });

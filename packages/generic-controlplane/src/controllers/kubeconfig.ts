@@ -17,6 +17,8 @@ export interface ClientConfig {
   cert?: string;
   key?: string;
   insecureSkipTLSVerify?: boolean;
+  /** The name the server's certificate is checked against instead of the URL's host (kubeconfig `tls-server-name`). */
+  tlsServerName?: string;
   /** Default namespace of the context. */
   namespace?: string;
   /** Sent as `User-Agent`. */
@@ -59,6 +61,7 @@ export async function configFromKubeconfig(text: string, options: { context?: st
   const ca = await material(cluster["certificate-authority-data"], cluster["certificate-authority"]);
   if (ca !== undefined) config.ca = ca;
   if (cluster["insecure-skip-tls-verify"] === true) config.insecureSkipTLSVerify = true;
+  if (typeof cluster["tls-server-name"] === "string" && cluster["tls-server-name"] !== "") config.tlsServerName = cluster["tls-server-name"];
   const cert = await material(user["client-certificate-data"], user["client-certificate"]);
   if (cert !== undefined) config.cert = cert;
   const key = await material(user["client-key-data"], user["client-key"]);

@@ -142,7 +142,7 @@ export function buildAPIResourceList(
     };
     if (d.shortNames !== undefined && d.shortNames.length > 0) resource.shortNames = [...d.shortNames];
     if (d.categories !== undefined && d.categories.length > 0) resource.categories = [...d.categories];
-    resource.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
+    if (d.restVerbs === undefined) resource.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
     resources.push(resource);
     for (const sub of subresourcesOf(d, options)) {
       const speaks = sub.kind === undefined ? {} : { group: sub.kind.group, version: sub.kind.version };

@@ -85,7 +85,7 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   tracksGeneration?: boolean;
   /**
    * The only verbs the resource serves, when not the standard set: `["create"]` for the review
-   * types (access reviews), which are evaluated and answered, never stored. Others get 405.
+   * types, which are evaluated and answered, never stored (no `storageVersionHash`). Others get 405.
    */
   restVerbs?: string[];
   /** Extra verbs beyond the standard set (e.g. a `finalize` subresource is declared by the resource's own handler). */

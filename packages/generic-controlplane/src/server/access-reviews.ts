@@ -11,10 +11,17 @@ import { decodeBody } from "./handlers/decode/decode-object.js";
 import { negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
 import { writeJson } from "./handlers/responsewriters/respond.js";
 import type { ServedResource } from "./served-resource.js";
+import { reviewUserInfo } from "../authn/token-review.js";
 
 export interface UserInfo {
+  /** The user name, e.g. `jane` or `system:serviceaccount:default:builder`. */
   name: string;
+  /** The groups the user is in, e.g. `system:authenticated`. */
   groups: string[];
+  /** A unique value that identifies the user across time (a ServiceAccount's uid, a token file's uid column). */
+  uid?: string;
+  /** Additional information from the authenticator (e.g. a service account token's `authentication.kubernetes.io/credential-id`). */
+  extra?: Record<string, string[]>;
 }
 
 /** What is being asked for: resource attributes (verb on a resource) or non-resource ones (verb on a path). */
@@ -87,7 +94,7 @@ export function accessReviewStage(options: { maxBodyBytes: number }): HandlerSta
       if (negotiateObjectFormat(ctx.req.headers.accept, false) === undefined) throw notAcceptable();
       await readReview(ctx, options);
       const user = ctx.user ?? ANONYMOUS;
-      writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: { username: user.name, groups: user.groups } } });
+      writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(user) } });
       return true;
     },
   };

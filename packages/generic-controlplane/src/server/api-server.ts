@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
@@ -69,8 +70,20 @@ export interface ApiServerOptions {
    * control and sets `ctx.user`. Without it every request is `system:anonymous`.
    */
   authenticate?: (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
-  /** Authorizes every request after flow control (403 Forbidden when not allowed); unset: all allowed. */
+  /**
+   * Authorizes every request after flow control (403 Forbidden when not allowed), and decides
+   * whether the authenticated user may act as another (`impersonate` on users, groups,
+   * serviceaccounts, uids and userextras). Unset: every request is allowed and impersonation
+   * headers are refused (403).
+   */
   authorizer?: Authorizer;
+  /**
+   * Serve HTTPS instead of plain HTTP (kube-apiserver's `--tls-cert-file`/`--tls-private-key-file`):
+   * PEM certificate chain and key. With `clientCA` (`--client-ca-file`) clients are asked for a
+   * certificate, which is verified against it; a request without one is still served (other
+   * credentials, or anonymous), so certificates are requested, not required.
+   */
+  tls?: TlsServingOptions;
   /**
    * API Priority and Fairness (kube-apiserver's `--enable-priority-and-fairness`, default true):
    * requests are classified by FlowSchemas into priority levels that share
@@ -109,6 +122,17 @@ export interface ApiServerOptions {
   shutdownDelayMs?: number;
 }
 
+export interface TlsServingOptions {
+  /** PEM serving certificate (chain). */
+  cert: string | Buffer;
+  /** PEM private key of `cert`. */
+  key: string | Buffer;
+  /** PEM CA bundle client certificates are verified against; requests them from clients when set. */
+  clientCA?: string | Buffer;
+  /** More certificates chosen by the name a client asks for (SNI), e.g. the loopback client's. */
+  sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
+}
+
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
 }
@@ -128,7 +152,7 @@ export class ApiServer {
   readonly #flowControl: PriorityAndFairness | undefined;
   readonly #options: ApiServerOptions;
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
-  readonly #server: Server;
+  readonly #server: Server | HttpsServer;
   readonly #nonLongRunning = new NonLongRunningRequests();
   readonly #chain: (ctx: RequestContext) => Promise<void>;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
@@ -167,7 +191,26 @@ export class ApiServer {
     };
     for (const served of options.resources ?? []) this.addResource(served);
     this.#chain = buildHandlerChain(this.#filters(), (ctx) => this.#dispatch(ctx));
-    this.#server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
+    const listener = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const tls = options.tls;
+    this.#server =
+      tls === undefined
+        ? createServer({ keepAliveTimeout: 65_000 }, listener)
+        : createHttpsServer(
+            {
+              keepAliveTimeout: 65_000,
+              cert: tls.cert,
+              key: tls.key,
+              ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false }),
+            },
+            listener,
+          );
+    if (tls !== undefined && "addContext" in this.#server) {
+      // Each SNI name gets its own certificate (client certificates still verified against the client CA); others the default.
+      for (const [name, pair] of Object.entries(tls.sniCertificates ?? {})) {
+        this.#server.addContext(name, { cert: pair.cert, key: pair.key, ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA }) });
+      }
+    }
   }
 
   /** Starts serving a resource type (also the seam for resources added at run time, e.g. CRDs). */
@@ -217,7 +260,12 @@ export class ApiServer {
     return this.#env.watches.size;
   }
 
-  get httpServer(): Server {
+  /** Whether the server speaks HTTPS. */
+  get secure(): boolean {
+    return this.#options.tls !== undefined;
+  }
+
+  get httpServer(): Server | HttpsServer {
     return this.#server;
   }
 
@@ -266,7 +314,7 @@ export class ApiServer {
       withRequestTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
       withAuthentication(options.authenticate),
       withAudit(options.audit),
-      withImpersonation(),
+      withImpersonation(options.authorizer),
       withBodyRead({
         maxBytes: this.#env.maxBodyBytes,
         idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { UserInfo } from "./access-reviews.js";
 import type { RequestInfo } from "./request-info.js";
 
 /** One request as it travels through the handler chain. */
@@ -16,8 +17,8 @@ export interface RequestContext {
   readonly warnings: string[];
   /** Whether the request is a dry run, for metrics. */
   dryRun: boolean;
-  /** Set by a future authentication stage; `undefined` while the server runs without authentication. */
-  user: { name: string; groups: string[] } | undefined;
+  /** Set by the authentication filter (and replaced by impersonation); `undefined` while the server runs without authentication. */
+  user: UserInfo | undefined;
   /** `process.hrtime.bigint()` at arrival. */
   readonly startedAt: bigint;
   /** Sent as the `Audit-Id` response header and logged with the request. */

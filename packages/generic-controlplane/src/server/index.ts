@@ -4,7 +4,7 @@
  * handler-chain seams (stages, authentication, authorization), health checks, flow control
  * configuration and metrics.
  */
-export { ApiServer, type ApiServerOptions, type HandlerStage } from "./api-server.js";
+export { ApiServer, type ApiServerOptions, type HandlerStage, type TlsServingOptions } from "./api-server.js";
 export type { RequestContext } from "./context.js";
 export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
 // Handlers of other packages' subresources (a binding, a scale, served from a stage) read their request body through this.
@@ -17,7 +17,7 @@ export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
 export type { AuditOptions } from "./filters/audit.js";
 export { createAuditLog, type AuditBackend, type AuditLogOptions } from "../audit/log-backend.js";
 export { evaluateAuditPolicy, METADATA_POLICY, parseAuditPolicy, type AuditLevel, type AuditPolicy, type AuditPolicyRule, type AuditStage } from "../audit/policy.js";
-export { kubeconfigFor } from "./kubeconfig.js";
+export { kubeconfigFor, type KubeconfigCredentials } from "./kubeconfig.js";
 export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./version-info.js";
 export {
   ANONYMOUS,

@@ -6,6 +6,7 @@
  * `toStatus()` is the body a client gets; callers supply only what varies (names, values, reasons).
  */
 export { qualifiedKind, qualifiedResource, type GroupKind, type GroupResource } from "./group-resource.js";
+export { authorizationForbidden, forbiddenMessage } from "./authorization-errors.js";
 export {
   OPTIMISTIC_LOCK_ERROR_MSG,
   alreadyExists,

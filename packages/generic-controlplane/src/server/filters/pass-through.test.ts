@@ -4,14 +4,12 @@ import { withAudit } from "./audit.js";
 import { withAuthentication } from "./authentication.js";
 import { withAuthorization } from "./authorization.js";
 import type { RequestFilter } from "./chain.js";
-import { withImpersonation } from "./impersonation.js";
 import { chainServers } from "./test-support.js";
 
 const startChain = chainServers();
 
 const SEAMS: [string, () => RequestFilter][] = [
   ["audit", withAudit],
-  ["impersonation", withImpersonation],
   ["authorization", withAuthorization],
 ];
 
