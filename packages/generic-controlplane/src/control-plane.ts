@@ -20,6 +20,10 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
+import { webhookAdmission } from "./admission/webhooks/plugin.js";
+import { withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
+import type { ServiceResolver } from "./webhook/client-config.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -31,6 +35,12 @@ export interface ControlPlaneOptions {
   resources?: readonly ResourceDefinition[];
   /** Admission plugins, run after NamespaceLifecycle in order (mutating `admit` hooks first, then `validate`). */
   admission?: readonly AdmissionPlugin[];
+  /**
+   * Admission webhooks (served when the webhook configuration resources are): how `service`
+   * client configs are reached (default `https://<name>.<namespace>.svc:<port>`), and the CEL
+   * environment of matchConditions.
+   */
+  webhooks?: { serviceResolver?: ServiceResolver; matchConditions?: MatchConditionEvaluator };
   /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
   namespaceLifecycle?: boolean;
   /** Default `127.0.0.1`. */
@@ -147,7 +157,8 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false);
+  const resources = withMatchConditionEvaluator(options.resources ?? selectBuiltinResources(), options.webhooks?.matchConditions);
+  const definitions = servedDefinitions(resources, options.enablePriorityAndFairness !== false);
 
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
@@ -155,6 +166,15 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
+  const webhooks = webhookAdmission({
+    mutatingConfigurations: stores.get("mutatingwebhookconfigurations.admissionregistration.k8s.io"),
+    validatingConfigurations: stores.get("validatingwebhookconfigurations.admissionregistration.k8s.io"),
+    namespaces,
+    served: () => server.definitions,
+    serviceResolver: options.webhooks?.serviceResolver,
+    matchConditions: options.webhooks?.matchConditions,
+  });
+  admission.push(webhooks.mutating, webhooks.validating);
 
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });

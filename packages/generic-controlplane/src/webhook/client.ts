@@ -45,6 +45,8 @@ function goDuration(ms: number): string {
 
 interface Endpoint {
   url: URL;
+  /** Go keeps an explicit `:443` in a resolved service URL, which WHATWG URLs drop; errors print it as Go does. */
+  keepsDefaultPort: boolean;
   /** The name the serving certificate is checked against. */
   serverName: string;
   ca: string | undefined;
@@ -55,7 +57,7 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
   if (config.url !== undefined && config.service === undefined) {
     const url = new URL(config.url);
     if (url.protocol !== "https:") throw new WebhookCallError(`unsupported scheme ${JSON.stringify(url.protocol.slice(0, -1))}: webhooks are called over https`);
-    return { url, serverName: url.hostname.replace(/^\[|\]$/g, ""), ca };
+    return { url, keepsDefaultPort: false, serverName: url.hostname.replace(/^\[|\]$/g, ""), ca };
   }
   if (config.service !== undefined && config.url === undefined) {
     const service = config.service;
@@ -67,7 +69,7 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
     }
     const url = new URL(base.href);
     url.pathname = service.path ?? "/";
-    return { url, serverName: serviceServerName(service), ca };
+    return { url, keepsDefaultPort: true, serverName: serviceServerName(service), ca };
   }
   throw new WebhookCallError("exactly one of url and service must be set in the webhook client config");
 }
@@ -159,7 +161,8 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, op
   const url = new URL(endpoint.url.href);
   url.searchParams.set("timeout", goDuration(options.timeoutMs));
   // Go prints the URL the client requested.
-  const requested = `Post ${JSON.stringify(url.href)}`;
+  const shown = endpoint.keepsDefaultPort && url.port === "" ? `${url.protocol}//${url.host}:443${url.pathname}${url.search}` : url.href;
+  const requested = `Post ${JSON.stringify(shown)}`;
   const payload = Buffer.from(JSON.stringify(body));
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
