@@ -14,6 +14,7 @@ describe("built-in resources", () => {
       "coordination.k8s.io/v1/leases",
       "admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+      "apiregistration.k8s.io/v1/apiservices",
     ]);
     for (const definition of all) {
       expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([{ group: definition.group, version: definition.version, kind: definition.kind }]);

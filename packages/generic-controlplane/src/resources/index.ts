@@ -3,6 +3,7 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { apiServicesResource } from "../aggregator/api-services.js";
 import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/webhooks/configurations.js";
 import { namespacesResource } from "./namespaces.js";
 import { secretsResource } from "./secrets.js";
@@ -19,6 +20,7 @@ export const builtinResources = {
   "leases.coordination.k8s.io": leasesResource,
   "validatingwebhookconfigurations.admissionregistration.k8s.io": validatingWebhookConfigurationsResource,
   "mutatingwebhookconfigurations.admissionregistration.k8s.io": mutatingWebhookConfigurationsResource,
+  "apiservices.apiregistration.k8s.io": apiServicesResource,
 } as const satisfies Record<string, ResourceDefinition>;
 
 export type BuiltinResourceName = keyof typeof builtinResources;

@@ -74,8 +74,8 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
   throw new WebhookCallError("exactly one of url and service must be set in the webhook client config");
 }
 
-/** The text of a transport failure as Go's net and crypto/tls packages give it. */
-function transportMessage(error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string }, url: URL): string {
+/** The text of a transport failure as Go's net and crypto/tls packages give it (shared with the aggregator's proxy and health checks). */
+export function transportMessage(error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string }, url: URL): string {
   const address = `${error.address ?? url.hostname}:${error.port ?? url.port}`;
   switch (error.code) {
     case "ECONNREFUSED":
