@@ -2,7 +2,7 @@ import { request as httpsRequest } from "node:https";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { PeerCertificate } from "node:tls";
-import { genericServerResponse } from "../api/errors/index.js";
+import { genericServerResponse, unknownServerResponse } from "../api/errors/index.js";
 import type { Status } from "../api/types.js";
 import { defaultServiceResolver, serviceServerName, type ServiceResolver, type WebhookClientConfig } from "./client-config.js";
 
@@ -138,14 +138,7 @@ function statusOfErrorResponse(code: number, body: string): Status {
   try {
     return genericServerResponse({ code, verb: "POST", serverMessage: body, isUnexpectedResponse: true }).toStatus();
   } catch {
-    return {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message: `the server responded with the status code ${code} but did not return more information`,
-      code,
-    };
+    return unknownServerResponse(code);
   }
 }
 
