@@ -20,6 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -155,6 +156,19 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
+  const policies = stores.get("validatingadmissionpolicies.admissionregistration.k8s.io");
+  const policyBindings = stores.get("validatingadmissionpolicybindings.admissionregistration.k8s.io");
+  if (policies !== undefined && policyBindings !== undefined) {
+    admission.push(
+      validatingAdmissionPolicy({
+        policies,
+        bindings: policyBindings,
+        namespaces,
+        served: () => server.definitions,
+        store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
+      }),
+    );
+  }
 
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });

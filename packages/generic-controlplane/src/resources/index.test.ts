@@ -12,6 +12,8 @@ describe("built-in resources", () => {
       "/v1/events",
       "events.k8s.io/v1/events",
       "coordination.k8s.io/v1/leases",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
     ]);
     for (const definition of all) {
       expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([{ group: definition.group, version: definition.version, kind: definition.kind }]);

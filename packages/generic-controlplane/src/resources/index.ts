@@ -3,6 +3,7 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/validating-policy/resources.js";
 import { namespacesResource } from "./namespaces.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./service-accounts.js";
@@ -16,6 +17,8 @@ export const builtinResources = {
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
   "leases.coordination.k8s.io": leasesResource,
+  "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
+  "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
 } as const satisfies Record<string, ResourceDefinition>;
 
 export type BuiltinResourceName = keyof typeof builtinResources;
