@@ -21,6 +21,11 @@ import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
+import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
+import { webhookAdmission } from "./admission/webhooks/plugin.js";
+import { withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
+import type { ServiceResolver } from "./webhook/client-config.js";
+import { currentAdmissionRequestContext } from "./admission/request-context.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -32,6 +37,12 @@ export interface ControlPlaneOptions {
   resources?: readonly ResourceDefinition[];
   /** Admission plugins, run after NamespaceLifecycle in order (mutating `admit` hooks first, then `validate`). */
   admission?: readonly AdmissionPlugin[];
+  /**
+   * Admission webhooks (served when the webhook configuration resources are): how `service`
+   * client configs are reached (default `https://<name>.<namespace>.svc:<port>`), and the CEL
+   * environment of matchConditions.
+   */
+  webhooks?: { serviceResolver?: ServiceResolver; matchConditions?: MatchConditionEvaluator };
   /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
   namespaceLifecycle?: boolean;
   /** Default `127.0.0.1`. */
@@ -148,7 +159,8 @@ function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOpt
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false);
+  const resources = withMatchConditionEvaluator(options.resources ?? selectBuiltinResources(), options.webhooks?.matchConditions);
+  const definitions = servedDefinitions(resources, options.enablePriorityAndFairness !== false);
 
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
@@ -156,6 +168,16 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   if (withLifecycle) admission.push(namespaceLifecycle(namespaces));
   admission.push(...(options.admission ?? []));
+  const webhooks = webhookAdmission({
+    mutatingConfigurations: stores.get("mutatingwebhookconfigurations.admissionregistration.k8s.io"),
+    validatingConfigurations: stores.get("validatingwebhookconfigurations.admissionregistration.k8s.io"),
+    namespaces,
+    served: () => server.definitions,
+    serviceResolver: options.webhooks?.serviceResolver,
+    matchConditions: options.webhooks?.matchConditions,
+  });
+  // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
+  admission.push(webhooks.mutating);
   const policies = stores.get("validatingadmissionpolicies.admissionregistration.k8s.io");
   const policyBindings = stores.get("validatingadmissionpolicybindings.admissionregistration.k8s.io");
   if (policies !== undefined && policyBindings !== undefined) {
@@ -166,9 +188,11 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         namespaces,
         served: () => server.definitions,
         store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
+        requestContext: currentAdmissionRequestContext,
       }),
     );
   }
+  admission.push(webhooks.validating);
 
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });

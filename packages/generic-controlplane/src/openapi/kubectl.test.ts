@@ -164,6 +164,8 @@ describe("kubectl 1.32 against the published documents", () => {
       ["namespaces", "ns", "v1", "false", "Namespace"],
       ["secrets", "v1", "true", "Secret"],
       ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
+      ["mutatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "MutatingWebhookConfiguration"],
+      ["validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],
       ["events", "ev", "events.k8s.io/v1", "true", "Event"],
       ["widgets", "wd", "widgets.example.com/v1", "true", "Widget"],
@@ -174,7 +176,7 @@ describe("kubectl 1.32 against the published documents", () => {
 
   it("lists group versions with api-versions", async () => {
     aggregated = true;
-    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
+    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["admissionregistration.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
   });
 
   it("explains configmap.data from the OpenAPI v3 document", async () => {

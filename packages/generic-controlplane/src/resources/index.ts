@@ -3,6 +3,7 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/webhooks/configurations.js";
 import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/validating-policy/resources.js";
 import { namespacesResource } from "./namespaces.js";
 import { secretsResource } from "./secrets.js";
@@ -17,6 +18,8 @@ export const builtinResources = {
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
   "leases.coordination.k8s.io": leasesResource,
+  "validatingwebhookconfigurations.admissionregistration.k8s.io": validatingWebhookConfigurationsResource,
+  "mutatingwebhookconfigurations.admissionregistration.k8s.io": mutatingWebhookConfigurationsResource,
   "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
   "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
 } as const satisfies Record<string, ResourceDefinition>;

@@ -15,7 +15,8 @@ import { serveResource } from "./resource-handler.js";
 import { requestScope, type RequestScope } from "./request-scope.js";
 import type { ServedResource } from "./served-resource.js";
 import { pathNotFound } from "../api/errors/index.js";
-import { writeError } from "./handlers/responsewriters/status.js";
+import { warningHeader, writeError } from "./handlers/responsewriters/status.js";
+import { runWithAdmissionRequestContext, type AdmissionRequestContext } from "../admission/request-context.js";
 import { WatchTracker } from "./watch-tracker.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
@@ -103,6 +104,19 @@ export interface ApiServerOptions {
    * are served normally for this long, so load balancers stop sending here first. Default 0.
    */
   shutdownDelayMs?: number;
+}
+
+/** What admission plugins see of the request (the user as authentication or impersonation left it). */
+function admissionContextOf(ctx: RequestContext): AdmissionRequestContext {
+  return {
+    get user() {
+      return ctx.user;
+    },
+    addWarning: (text) => ctx.warnings.push(warningHeader(text)),
+    addAuditAnnotation: (key, value) => {
+      ctx.auditAnnotations[key] = value;
+    },
+  };
 }
 
 function resourceKey(group: string, version: string, plural: string): string {
@@ -286,7 +300,7 @@ export class ApiServer {
     res.setHeader("Audit-Id", ctx.auditID);
     const logger = this.#options.logger;
     try {
-      await this.#chain(ctx);
+      await runWithAdmissionRequestContext(admissionContextOf(ctx), () => this.#chain(ctx));
     } catch (error) {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -147,16 +147,14 @@ export function nameValidatorFor(rule: NameRule = "DNS1123Subdomain"): NameValid
 /** The rule for a namespace name (also used for `metadata.namespace`). */
 export const validateNamespaceName: NameValidator = nameIsDNSLabel;
 
-export const DNS1035_LABEL_MAX_LENGTH = 63;
 const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const DNS1035_LABEL_ERR = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 
-/** `IsDNS1035Label`: at most 63 characters of `[a-z0-9-]`, starting with a letter. */
+/** `IsDNS1035Label`: at most 63 characters of `[a-z0-9-]`, starting with a letter (API versions, for one). */
 export function isDNS1035Label(value: string): string[] {
   const errors: string[] = [];
-  if (byteLength(value) > DNS1035_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1035_LABEL_MAX_LENGTH));
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
   if (!dns1035Label.test(value)) errors.push(regexError(DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   return errors;
 }
