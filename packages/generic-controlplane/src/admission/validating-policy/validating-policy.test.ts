@@ -242,6 +242,20 @@ spec:
     expect((await request("POST", path, configMap("c", {}))).status).toBe(201);
   });
 
+  it("warns instead of denying under validationActions Warn, as a Warning header kubectl prints", async () => {
+    await kubectl.ok(["create", "namespace", "vap-warn"]);
+    await created(VAP, policy("warn-keys", { matchConstraints: configMapRules("vap-warn"), validations: [{ expression: "!has(object.data.legacy)", message: "the legacy key is deprecated" }] }));
+    await created(BINDINGS, binding("warn-keys", { policyName: "warn-keys", validationActions: ["Warn", "Audit"] }));
+    const response = await request("POST", "/api/v1/namespaces/vap-warn/configmaps", configMap("old", { legacy: "1" }));
+    expect(response.status).toBe(201);
+    expect(response.warnings).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated"`);
+    const clean = await request("POST", "/api/v1/namespaces/vap-warn/configmaps", configMap("new", { modern: "1" }));
+    expect(clean.warnings).toBeNull();
+    const created_ = await kubectl.run(["create", "configmap", "older", "-n", "vap-warn", "--from-literal=legacy=1"]);
+    expect(created_.code).toBe(0);
+    expect(created_.stderr).toContain("Warning: Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated");
+  });
+
   it("refuses policies and bindings that cannot work, naming the field and the rule", async () => {
     const bad = await request(
       "POST",
