@@ -5,7 +5,10 @@ import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { ResourceStore } from "../../registry/types.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.js";
 import { CompiledPolicy, type PolicyEvaluation } from "./compiled-policy.js";
-import { isExemptAdmissionConfiguration, labelSelectorOf, matchesResources } from "./matching.js";
+import { labelSelectorFromObject } from "../../selectors/label-selector-object.js";
+import { storageEquivalents } from "../webhooks/equivalents.js";
+import { isExemptAdmissionConfigurationResource } from "../webhooks/rules.js";
+import { matchesResources } from "./matching.js";
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from "./types.js";
 
 /**
@@ -91,6 +94,7 @@ function requestOf(attributes: AdmissionAttributes, context: PolicyRequestContex
 
 export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): AdmissionPlugin {
   const compiled = new Map<string, { version: string; policy: CompiledPolicy }>();
+  const equivalents = storageEquivalents(options.served);
   const compiledPolicy = (policy: ValidatingAdmissionPolicy): CompiledPolicy => {
     const key = policy.metadata?.uid ?? policy.metadata?.name ?? "";
     const version = policy.metadata?.resourceVersion ?? "";
@@ -122,7 +126,7 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
       const found = await getOrUndefined(store, namespace, paramRef.name);
       params = found === undefined ? [] : [found];
     } else {
-      const selector = labelSelectorOf(paramRef.selector);
+      const selector = labelSelectorFromObject(paramRef.selector);
       params = (await store.list(namespace)).items.filter((item) => selector.matches(item.metadata?.labels));
     }
     if (params.length > 0) return { params };
@@ -131,7 +135,7 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
   }
 
   async function validate(attributes: AdmissionAttributes): Promise<void> {
-    if (isExemptAdmissionConfiguration(attributes)) return;
+    if (isExemptAdmissionConfigurationResource(attributes)) return;
     const bindings = (await options.bindings.list(undefined)).items as ValidatingAdmissionPolicyBinding[];
     if (bindings.length === 0) return;
     const policies = new Map(((await options.policies.list(undefined)).items as ValidatingAdmissionPolicy[]).map((p) => [p.metadata?.name ?? "", p]));
@@ -147,8 +151,8 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
     for (const binding of bindings) {
       const policy = policies.get(binding.spec?.policyName ?? "");
       if (policy === undefined) continue;
-      if (!(await matchesResources(policy.spec?.matchConstraints, attributes, { namespace }))) continue;
-      if (binding.spec?.matchResources !== undefined && !(await matchesResources(binding.spec.matchResources, attributes, { namespace }))) continue;
+      if (!(await matchesResources(policy.spec?.matchConstraints, attributes, { namespace, equivalents }))) continue;
+      if (binding.spec?.matchResources !== undefined && !(await matchesResources(binding.spec.matchResources, attributes, { namespace, equivalents }))) continue;
       const policyName = policy.metadata?.name ?? "";
       const bindingName = binding.metadata?.name ?? "";
       const actions = binding.spec?.validationActions ?? [];

@@ -1,11 +1,7 @@
 import type { KubeObject } from "../../api/types.js";
+import type { LabelSelectorObject } from "../../selectors/label-selector-object.js";
 
 /** admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its binding, as stored. */
-
-export interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
 
 export interface NamedRuleWithOperations {
   apiGroups?: string[];
