@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../api/types.js";
-import { forbidden } from "../../api/errors/index.js";
-import { ControlPlaneError, isControlPlaneError, type ControlPlaneErrorCode } from "../../errors.js";
+import { policyDenied } from "../../api/errors/index.js";
+import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { ResourceStore } from "../../registry/types.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.js";
@@ -38,13 +38,6 @@ export interface ValidatingPolicyOptions {
   /** The request being served; absent for writes made in-process. */
   requestContext?: () => PolicyRequestContext | undefined;
 }
-
-const REASON_CODES: Record<string, ControlPlaneErrorCode> = {
-  Unauthorized: "Unauthorized",
-  Forbidden: "Forbidden",
-  Invalid: "Invalid",
-  RequestEntityTooLarge: "RequestEntityTooLarge",
-};
 
 const VALIDATION_FAILURE_ANNOTATION = "validation.policy.admission.k8s.io/validation_failure";
 
@@ -211,10 +204,8 @@ function enforce(decisions: readonly Decision[], attributes: AdmissionAttributes
   throw denial(denied, attributes);
 }
 
-/** admission.NewForbidden with the validation's reason and its HTTP code, and the message as a cause. */
+/** `ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied request: <message>`, as a Forbidden-worded Status with the validation's reason. */
 function denial(decision: Decision, attributes: AdmissionAttributes): ControlPlaneError {
   const message = `ValidatingAdmissionPolicy '${decision.policy}' with binding '${decision.binding}' denied request: ${decision.message}`;
-  const base = forbidden({ group: attributes.definition.group, resource: attributes.definition.plural }, attributes.name, message);
-  const code = REASON_CODES[decision.reason ?? "Invalid"] ?? "Invalid";
-  return new ControlPlaneError(code, base.message, { details: { ...base.details, causes: [{ message }] } });
+  return policyDenied({ group: attributes.definition.group, resource: attributes.definition.plural }, attributes.name, message, decision.reason);
 }
