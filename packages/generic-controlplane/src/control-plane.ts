@@ -26,6 +26,7 @@ import { webhookAdmission } from "./admission/webhooks/plugin.js";
 import { withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
 import type { ServiceResolver } from "./webhook/client-config.js";
 import { currentAdmissionRequestContext } from "./admission/request-context.js";
+import { createAggregator, type Aggregator } from "./aggregator/aggregator.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -43,6 +44,11 @@ export interface ControlPlaneOptions {
    * environment of matchConditions.
    */
   webhooks?: { serviceResolver?: ServiceResolver; matchConditions?: MatchConditionEvaluator };
+  /**
+   * APIService aggregation (when APIServices are served): how `spec.service` is reached (default
+   * `https://<name>.<namespace>.svc:<port>`) and how often extension servers are checked (default 30 s).
+   */
+  aggregator?: { serviceResolver?: ServiceResolver; availabilityIntervalMs?: number };
   /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
   namespaceLifecycle?: boolean;
   /** Default `127.0.0.1`. */
@@ -131,12 +137,16 @@ export interface ControlPlane {
 }
 
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
-function apiServerOptions(options: ControlPlaneOptions, parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects">): ApiServerOptions {
+function apiServerOptions(
+  options: ControlPlaneOptions,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "onResourcesChanged">,
+  lastStages: readonly HandlerStage[] = [],
+): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
-    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? [])],
+    stages: [accessReviewStage(options.authorizer ?? alwaysAllow, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...(options.stages ?? []), ...lastStages],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
@@ -194,18 +204,35 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   }
   admission.push(webhooks.validating);
 
+  const apiServices = stores.get("apiservices.apiregistration.k8s.io");
+  const aggregator: Aggregator | undefined =
+    apiServices === undefined
+      ? undefined
+      : createAggregator({
+          store: apiServices,
+          serviceResolver: options.aggregator?.serviceResolver,
+          availabilityIntervalMs: options.aggregator?.availabilityIntervalMs,
+          maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          definitions: (): readonly ResourceDefinition[] => server.definitions,
+          invalidateDocuments: () => server.invalidateDocuments(),
+        });
+
   let systemNamespacesReady = !withLifecycle;
   const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
   const gitVersion = versionInfo().gitVersion ?? "";
   const server = new ApiServer(
     apiServerOptions(options, {
       resources: served,
-      // Rebuilt whenever the served set changes (server.addResource / removeResource).
-      documents: (served) => ({ discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) }),
+      // Rebuilt whenever the served set changes (server.addResource / removeResource) or an extension server's APIs do.
+      documents: (served) => {
+        const local = { discovery: createDiscoveryDocuments(served), openapi: createOpenApiDocuments(served, { version: gitVersion }) };
+        return aggregator ? aggregator.documents(local) : local;
+      },
       health: healthChecks(storage, () => systemNamespacesReady),
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
-    }),
+      onResourcesChanged: () => aggregator?.resourcesChanged(),
+    }, aggregator ? [aggregator.stage] : []),
   );
 
   if (withLifecycle) {
@@ -214,6 +241,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   }
 
   const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
+  await aggregator?.start();
 
   const host = options.host ?? "127.0.0.1";
   const address = await server.listen(options.port ?? 0, host);
@@ -259,6 +287,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        await aggregator?.stop();
         await server.close();
         await storage.close();
         options.logger?.({ msg: "stopped" });

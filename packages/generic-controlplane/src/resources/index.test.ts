@@ -16,6 +16,7 @@ describe("built-in resources", () => {
       "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
       "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
       "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+      "apiregistration.k8s.io/v1/apiservices",
     ]);
     for (const definition of all) {
       expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([{ group: definition.group, version: definition.version, kind: definition.kind }]);

@@ -3,6 +3,7 @@ import { configMapsResource } from "./config-maps.js";
 import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
+import { apiServicesResource } from "../aggregator/api-services.js";
 import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/webhooks/configurations.js";
 import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/validating-policy/resources.js";
 import { namespacesResource } from "./namespaces.js";
@@ -22,6 +23,7 @@ export const builtinResources = {
   "mutatingwebhookconfigurations.admissionregistration.k8s.io": mutatingWebhookConfigurationsResource,
   "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
   "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
+  "apiservices.apiregistration.k8s.io": apiServicesResource,
 } as const satisfies Record<string, ResourceDefinition>;
 
 export type BuiltinResourceName = keyof typeof builtinResources;

@@ -48,6 +48,8 @@ export interface ApiServerOptions {
    * what is served; `discovery` and `openapi` above are then ignored.
    */
   documents?: (definitions: ResourceDefinition[]) => { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments };
+  /** Called after `addResource` or `removeResource` changed the served set (e.g. to register its APIServices). */
+  onResourcesChanged?: () => void;
   /** The `/version` body (version.Info). */
   version: unknown;
   health?: Partial<Record<HealthEndpoint, readonly HealthCheck[]>>;
@@ -186,6 +188,7 @@ export class ApiServer {
     const key = resourceKey(group, version, plural);
     this.#resources.set(key, requestScope(served));
     this.#documents = undefined;
+    this.#options.onResourcesChanged?.();
   }
 
   /** Stops serving a resource type; its open watches end (clients relist and get 404). */
@@ -194,6 +197,12 @@ export class ApiServer {
     const served = this.#resources.get(key);
     if (served !== undefined) this.#env.watches.endOf(group, version, served.definition.kind);
     this.#resources.delete(key);
+    this.#documents = undefined;
+    this.#options.onResourcesChanged?.();
+  }
+
+  /** Rebuilds discovery and OpenAPI on the next request, e.g. after an extension server's APIs changed. */
+  invalidateDocuments(): void {
     this.#documents = undefined;
   }
 

@@ -2,7 +2,7 @@ import { request as httpsRequest } from "node:https";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { PeerCertificate } from "node:tls";
-import { genericServerResponse } from "../api/errors/index.js";
+import { genericServerResponse, unknownServerResponse } from "../api/errors/index.js";
 import type { Status } from "../api/types.js";
 import { defaultServiceResolver, serviceServerName, type ServiceResolver, type WebhookClientConfig } from "./client-config.js";
 
@@ -74,8 +74,8 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
   throw new WebhookCallError("exactly one of url and service must be set in the webhook client config");
 }
 
-/** The text of a transport failure as Go's net and crypto/tls packages give it. */
-function transportMessage(error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string }, url: URL): string {
+/** The text of a transport failure as Go's net and crypto/tls packages give it (shared with the aggregator's proxy and health checks). */
+export function transportMessage(error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string }, url: URL): string {
   const address = `${error.address ?? url.hostname}:${error.port ?? url.port}`;
   switch (error.code) {
     case "ECONNREFUSED":
@@ -138,14 +138,7 @@ function statusOfErrorResponse(code: number, body: string): Status {
   try {
     return genericServerResponse({ code, verb: "POST", serverMessage: body, isUnexpectedResponse: true }).toStatus();
   } catch {
-    return {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message: `the server responded with the status code ${code} but did not return more information`,
-      code,
-    };
+    return unknownServerResponse(code);
   }
 }
 

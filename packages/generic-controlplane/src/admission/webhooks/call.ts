@@ -1,10 +1,10 @@
-import { forbidden } from "../../api/errors/index.js";
+import { dryRunUnsupported, forbidden } from "../../api/errors/index.js";
 import { callWebhook, WebhookCallError } from "../../webhook/client.js";
 import type { ServiceResolver } from "../../webhook/client-config.js";
 import { currentAdmissionRequestContext } from "../request-context.js";
 import type { AdmissionAttributes } from "../types.js";
 import { admissionReview, verifyAdmissionResponse, type AdmissionResult, type Invocation } from "./admission-review.js";
-import { dryRunUnsupported, ErrCallingWebhook } from "./errors.js";
+import { ErrCallingWebhook } from "./errors.js";
 import { matchConditions, type MatchConditionEvaluator } from "./match-conditions.js";
 import type { Webhook } from "./types.js";
 

@@ -1,11 +1,11 @@
-import { internalError } from "../../api/errors/index.js";
+import { internalError, webhookDenied } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import { canonicalJson } from "../../registry/object-utils.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";
 import { currentAdmissionRequestContext } from "../request-context.js";
 import type { AdmissionAttributes } from "../types.js";
 import { callHook, type CallContext } from "./call.js";
-import { ErrCallingWebhook, failingClosed, webhookDenied } from "./errors.js";
+import { ErrCallingWebhook, failingClosed } from "./errors.js";
 import { shouldCallHook, type MatchingContext } from "./matching.js";
 import type { Webhook } from "./types.js";
 

@@ -1,6 +1,7 @@
 import type { AdmissionAttributes } from "../types.js";
 import { callHook, type CallContext } from "./call.js";
-import { ErrCallingWebhook, failingClosed, webhookDenied } from "./errors.js";
+import { webhookDenied } from "../../api/errors/index.js";
+import { ErrCallingWebhook, failingClosed } from "./errors.js";
 import { shouldCallHook, type MatchingContext } from "./matching.js";
 import type { Webhook } from "./types.js";
 

@@ -32,6 +32,7 @@ export {
   type CauseOption,
 } from "./request-errors.js";
 export { genericServerResponse, type GenericServerResponse } from "./generic-server-response.js";
+export { dryRunUnsupported, unknownServerResponse, webhookDenied } from "./webhook-errors.js";
 export {
   keyExists,
   keyNotFound,
