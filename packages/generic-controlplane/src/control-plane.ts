@@ -20,10 +20,12 @@ import { DEFAULT_MAX_BODY_BYTES } from "./server/body.js";
 import { kubeconfigFor } from "./server/kubeconfig.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
 import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
 import { webhookAdmission } from "./admission/webhooks/plugin.js";
 import { withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
 import type { ServiceResolver } from "./webhook/client-config.js";
+import { currentAdmissionRequestContext } from "./admission/request-context.js";
 import { createAggregator, type Aggregator } from "./aggregator/aggregator.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
@@ -184,7 +186,23 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     serviceResolver: options.webhooks?.serviceResolver,
     matchConditions: options.webhooks?.matchConditions,
   });
-  admission.push(webhooks.mutating, webhooks.validating);
+  // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
+  admission.push(webhooks.mutating);
+  const policies = stores.get("validatingadmissionpolicies.admissionregistration.k8s.io");
+  const policyBindings = stores.get("validatingadmissionpolicybindings.admissionregistration.k8s.io");
+  if (policies !== undefined && policyBindings !== undefined) {
+    admission.push(
+      validatingAdmissionPolicy({
+        policies,
+        bindings: policyBindings,
+        namespaces,
+        served: () => server.definitions,
+        store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
+        requestContext: currentAdmissionRequestContext,
+      }),
+    );
+  }
+  admission.push(webhooks.validating);
 
   const apiServices = stores.get("apiservices.apiregistration.k8s.io");
   const aggregator: Aggregator | undefined =

@@ -165,6 +165,8 @@ describe("kubectl 1.32 against the published documents", () => {
       ["secrets", "v1", "true", "Secret"],
       ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
       ["mutatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "MutatingWebhookConfiguration"],
+      ["validatingadmissionpolicies", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicy"],
+      ["validatingadmissionpolicybindings", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicyBinding"],
       ["validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"],
       ["apiservices", "apiregistration.k8s.io/v1", "false", "APIService"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],

@@ -14,6 +14,8 @@ describe("built-in resources", () => {
       "coordination.k8s.io/v1/leases",
       "admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
       "apiregistration.k8s.io/v1/apiservices",
     ]);
     for (const definition of all) {

@@ -5,6 +5,7 @@ import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
 import { apiServicesResource } from "../aggregator/api-services.js";
 import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/webhooks/configurations.js";
+import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/validating-policy/resources.js";
 import { namespacesResource } from "./namespaces.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./service-accounts.js";
@@ -20,6 +21,8 @@ export const builtinResources = {
   "leases.coordination.k8s.io": leasesResource,
   "validatingwebhookconfigurations.admissionregistration.k8s.io": validatingWebhookConfigurationsResource,
   "mutatingwebhookconfigurations.admissionregistration.k8s.io": mutatingWebhookConfigurationsResource,
+  "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
+  "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
   "apiservices.apiregistration.k8s.io": apiServicesResource,
 } as const satisfies Record<string, ResourceDefinition>;
 

@@ -61,3 +61,4 @@ export {
 } from "./endpoint-errors.js";
 export { patchNotApplicable } from "./patch-errors.js";
 export { deletedStatus } from "./success-status.js";
+export { policyDenied } from "./admission-errors.js";
