@@ -59,7 +59,7 @@ const mutateConfigMap: TestWebhookHandler = (request) => {
   return { allowed: true, patch: [{ op: "add", path: `/data/${key}`, value: "yes" }] };
 };
 
-describe("AdmissionWebhook", () => {
+describe("AdmissionWebhook", { timeout: 30_000 }, () => {
   it("should be able to deny configmap creation and update, skipping an exempt namespace, with a fail-open webhook that cannot be reached", async () => {
     const { plane, webhook } = await setup({ "/configmaps": denyUnwantedConfigMapData });
     await register(plane, VALIDATING, "e2e-test-webhook-config", [
@@ -301,7 +301,55 @@ describe("AdmissionWebhook", () => {
   });
 });
 
-describe("AdmissionWebhook match conditions", () => {
+describe("AdmissionWebhook configuration API", { timeout: 30_000 }, () => {
+  it("should include webhook resources in discovery documents", async () => {
+    const { plane } = await setup({});
+    const groups = await plane.call("GET", "/apis");
+    expect(groups.json.groups).toContainEqual({
+      name: "admissionregistration.k8s.io",
+      versions: [{ groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }],
+      preferredVersion: { groupVersion: "admissionregistration.k8s.io/v1", version: "v1" },
+    });
+    const resources = await plane.call("GET", "/apis/admissionregistration.k8s.io/v1");
+    const names = (resources.json.resources as Array<{ name: string }>).map((r) => r.name);
+    expect(names).toEqual(expect.arrayContaining(["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]));
+  });
+
+  it("patching/updating a validating webhook should work", async () => {
+    const { plane, webhook } = await setup({ "/configmaps": denyUnwantedConfigMapData });
+    await register(plane, VALIDATING, "patched", [hook(webhook, "deny-unwanted-configmap-data.k8s.io", "/configmaps")]);
+    const disallowed = () => plane.call("POST", CONFIGMAPS, { body: { metadata: { generateName: "disallowed-" }, data: { "webhook-e2e-test": "webhook-disallow" } } });
+    expect((await disallowed()).status).toBe(400);
+    // Updating the rules to leave out CREATE lets the configmap in...
+    const current = (await plane.call("GET", `${VALIDATING}/patched`)).json;
+    current.webhooks[0].rules[0].operations = ["UPDATE"];
+    expect((await plane.call("PUT", `${VALIDATING}/patched`, { body: current })).status).toBe(200);
+    expect((await disallowed()).status).toBe(201);
+    // ...and patching CREATE back in refuses it again.
+    const patch = [{ op: "replace", path: "/webhooks/0/rules/0/operations", value: ["CREATE"] }];
+    const patched = await plane.call("PATCH", `${VALIDATING}/patched`, { raw: JSON.stringify(patch), headers: { "Content-Type": "application/json-patch+json" } });
+    expect(patched.status).toBe(200);
+    expect((await disallowed()).status).toBe(400);
+  });
+
+  it("listing and deleting a collection of mutating webhooks should work", async () => {
+    const { plane, webhook } = await setup({ "/mutating-configmaps": mutateConfigMap });
+    for (const name of ["first", "second"]) {
+      await plane.call("POST", MUTATING, {
+        body: { metadata: { name, labels: { "e2e-list-test-uuid": "abc" } }, webhooks: [hook(webhook, "adding-configmap-data-stage-1.k8s.io", "/mutating-configmaps", { rules: [configMapRule(["CREATE"])] })] },
+      });
+    }
+    const listed = await plane.call("GET", `${MUTATING}?labelSelector=e2e-list-test-uuid%3Dabc`);
+    expect(listed.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["first", "second"]);
+    // Both configurations mutate, the second seeing the first one's result.
+    expect((await plane.call("POST", CONFIGMAPS, { body: configMap("mutated", {}) })).json.data).toEqual({ "mutation-stage-1": "yes", "mutation-stage-2": "yes" });
+    expect((await plane.call("DELETE", `${MUTATING}?labelSelector=e2e-list-test-uuid%3Dabc`)).status).toBe(200);
+    expect((await plane.call("GET", MUTATING)).json.items).toEqual([]);
+    expect((await plane.call("POST", CONFIGMAPS, { body: configMap("not-mutated", {}) })).json.data).toEqual({});
+  });
+});
+
+describe("AdmissionWebhook match conditions", { timeout: 30_000 }, () => {
   it("should mutate everything except 'skip-me' configmaps", async () => {
     const { plane, webhook } = await setup({ "/mutating-configmaps": mutateConfigMap });
     await register(plane, MUTATING, "skip-me", [
@@ -359,7 +407,7 @@ describe("AdmissionWebhook match conditions", () => {
   });
 });
 
-describe("webhook configuration validation", () => {
+describe("webhook configuration validation", { timeout: 30_000 }, () => {
   it("defaults failurePolicy, matchPolicy, selectors, timeoutSeconds, scope, port and reinvocationPolicy", async () => {
     const { plane, webhook } = await setup({});
     const mutating = await register(plane, MUTATING, "defaults", [

@@ -93,7 +93,7 @@ afterAll(async () => {
   await extension?.close();
 });
 
-describe("Aggregator", () => {
+describe("Aggregator", { timeout: 30_000 }, () => {
   it("registers a Local, Available APIService for every group version served here", async () => {
     const list = await main.call("GET", APISERVICES);
     const names = (list.json.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name);
@@ -193,7 +193,7 @@ describe("Aggregator", () => {
     const apiservices = parseTable(await kubectl.ok(["get", "apiservices", "v1alpha1.wardle.example.com"]));
     expect(apiservices.header).toEqual(["NAME", "SERVICE", "AVAILABLE", "AGE"]);
     expect(apiservices.rows[0]?.slice(0, 3)).toEqual(["v1alpha1.wardle.example.com", "wardle/api", "True"]);
-  });
+  }, 60_000);
 
   it("reports ServiceNotFound and FailedDiscoveryCheck, and answers 503 while unavailable", async () => {
     const missing = await main.call("POST", APISERVICES, {
@@ -234,7 +234,7 @@ describe("Aggregator", () => {
   });
 });
 
-describe("Aggregator after the extension server stops", () => {
+describe("Aggregator after the extension server stops", { timeout: 30_000 }, () => {
   it("marks the APIService FailedDiscoveryCheck and answers 503", async () => {
     await front.close();
     const failed = await waitForCondition("v1alpha1.wardle.example.com", "False", "FailedDiscoveryCheck");

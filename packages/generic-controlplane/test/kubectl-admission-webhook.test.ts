@@ -82,5 +82,5 @@ webhooks:
       'validatingwebhookconfiguration.admissionregistration.k8s.io "e2e-test-webhook-config" deleted\n',
     );
     expect((await kubectl.run(["create", "configmap", "disallowed", "--from-literal=webhook-e2e-test=webhook-disallow"])).code).toBe(0);
-  });
+  }, 120_000);
 });

@@ -46,36 +46,8 @@ function localAPIService(group: string, version: string): APIService {
 export async function syncLocalAPIServices(store: ResourceStore, definitions: readonly ResourceDefinition[]): Promise<void> {
   const served = new Map<string, { group: string; version: string }>();
   for (const d of definitions) served.set(apiServiceName(d.group, d.version), { group: d.group, version: d.version });
-  for (const [name, { group, version }] of served) {
-    let current: APIService | undefined;
-    try {
-      current = (await store.get(undefined, name));
-    } catch (error) {
-      if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
-    }
-    if (current === undefined) {
-      try {
-        current = (await store.create(undefined, localAPIService(group, version)));
-      } catch (error) {
-        if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
-        current = (await store.get(undefined, name));
-      }
-    }
-    if (current.spec?.service !== undefined) continue;
-    const available = current.status?.conditions?.find((c) => c.type === "Available");
-    if (available?.status === "True" && available.reason === LOCAL_CONDITION.reason) continue;
-    await store.guaranteedUpdate(
-      undefined,
-      name,
-      (object) => {
-        const apiService = object as APIService;
-        const others = (apiService.status?.conditions ?? []).filter((c) => c.type !== "Available");
-        apiService.status = { conditions: [...others, { ...LOCAL_CONDITION, lastTransitionTime: formatTime(new Date()) }] };
-        return apiService;
-      },
-      { subresource: "status" },
-    );
-  }
+  // One APIService's create and status write after another, all group versions at once: this runs while the server starts.
+  await Promise.all([...served].map(([name, { group, version }]) => ensureLocal(store, name, group, version)));
   const list = await store.list(undefined, { labelSelector: AUTOMANAGED_LABEL });
   for (const item of list.items as APIService[]) {
     const name = item.metadata?.name ?? "";
@@ -86,4 +58,36 @@ export async function syncLocalAPIServices(store: ResourceStore, definitions: re
       if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
     }
   }
+}
+
+/** The Local APIService of one group version exists and is Available. */
+async function ensureLocal(store: ResourceStore, name: string, group: string, version: string): Promise<void> {
+  let current: APIService | undefined;
+  try {
+    current = await store.get(undefined, name);
+  } catch (error) {
+    if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
+  }
+  if (current === undefined) {
+    try {
+      current = await store.create(undefined, localAPIService(group, version));
+    } catch (error) {
+      if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
+      current = await store.get(undefined, name);
+    }
+  }
+  if (current.spec?.service !== undefined) return;
+  const available = current.status?.conditions?.find((c) => c.type === "Available");
+  if (available?.status === "True" && available.reason === LOCAL_CONDITION.reason) return;
+  await store.guaranteedUpdate(
+    undefined,
+    name,
+    (object) => {
+      const apiService = object as APIService;
+      const others = (apiService.status?.conditions ?? []).filter((c) => c.type !== "Available");
+      apiService.status = { conditions: [...others, { ...LOCAL_CONDITION, lastTransitionTime: formatTime(new Date()) }] };
+      return apiService;
+    },
+    { subresource: "status" },
+  );
 }
