@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "../src/server/test-support.js";
 import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
