@@ -37,6 +37,13 @@ import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { limitRanger } from "./admission/limit-ranger.js";
 import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
+import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
+import { webhookAdmission } from "./admission/webhooks/plugin.js";
+import { defaultMatchConditionEvaluator, withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
+import type { ServiceResolver } from "./webhook/client-config.js";
+import { currentAdmissionRequestContext } from "./admission/request-context.js";
+import { createAggregator, type Aggregator } from "./aggregator/aggregator.js";
 import { versionInfo } from "./server/version-info.js";
 import { createMemoryStorage } from "./storage/memory.js";
 import type { Storage } from "./storage/types.js";
@@ -51,6 +58,17 @@ export interface ControlPlaneOptions {
    * ResourceQuota, which upstream runs last (mutating `admit` hooks first, then `validate`).
    */
   admission?: readonly AdmissionPlugin[];
+  /**
+   * Admission webhooks (served when the webhook configuration resources are): how `service`
+   * client configs are reached (default `https://<name>.<namespace>.svc:<port>`), and the CEL
+   * environment of matchConditions (default: the admission CEL environment, as upstream's).
+   */
+  webhooks?: { serviceResolver?: ServiceResolver; matchConditions?: MatchConditionEvaluator };
+  /**
+   * APIService aggregation (when APIServices are served): how `spec.service` is reached (default
+   * `https://<name>.<namespace>.svc:<port>`) and how often extension servers are checked (default 30 s).
+   */
+  aggregator?: { serviceResolver?: ServiceResolver; availabilityIntervalMs?: number };
   /** NamespaceLifecycle admission and the system namespaces. Default true (when namespaces are served). */
   namespaceLifecycle?: boolean;
   /** Default `127.0.0.1`. */
@@ -183,15 +201,16 @@ export interface ControlPlane {
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
 function apiServerOptions(
   options: ControlPlaneOptions,
-  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate" | "tls">,
+  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate" | "tls" | "onResourcesChanged">,
   ownStages: readonly HandlerStage[],
+  lastStages: readonly HandlerStage[] = [],
 ): ApiServerOptions {
   return {
     ...parts,
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.audit ? { audit: options.audit } : {}),
-    stages: [accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? [])],
+    stages: [accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? []), ...lastStages],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
@@ -213,7 +232,8 @@ function apiServerOptions(
  */
 export async function createControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? createMemoryStorage();
-  const definitions = withRbacDefinitions(servedDefinitions(options.resources ?? selectBuiltinResources(), options.enablePriorityAndFairness !== false), options.authorization);
+  const resources = withMatchConditionEvaluator(options.resources ?? selectBuiltinResources(), options.webhooks?.matchConditions);
+  const definitions = withRbacDefinitions(servedDefinitions(resources, options.enablePriorityAndFairness !== false), options.authorization);
 
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
@@ -228,6 +248,44 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore);
   if (limits !== undefined) admission.push(limits);
   admission.push(...(options.admission ?? []));
+  const webhooks = webhookAdmission({
+    mutatingConfigurations: stores.get("mutatingwebhookconfigurations.admissionregistration.k8s.io"),
+    validatingConfigurations: stores.get("validatingwebhookconfigurations.admissionregistration.k8s.io"),
+    namespaces,
+    served: () => server.definitions,
+    serviceResolver: options.webhooks?.serviceResolver,
+    matchConditions: options.webhooks?.matchConditions ?? defaultMatchConditionEvaluator,
+  });
+  // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
+  admission.push(webhooks.mutating);
+  const policies = stores.get("validatingadmissionpolicies.admissionregistration.k8s.io");
+  const policyBindings = stores.get("validatingadmissionpolicybindings.admissionregistration.k8s.io");
+  if (policies !== undefined && policyBindings !== undefined) {
+    admission.push(
+      validatingAdmissionPolicy({
+        policies,
+        bindings: policyBindings,
+        namespaces,
+        served: () => server.definitions,
+        store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
+        requestContext: currentAdmissionRequestContext,
+      }),
+    );
+  }
+  admission.push(webhooks.validating);
+
+  const apiServices = stores.get("apiservices.apiregistration.k8s.io");
+  const aggregator: Aggregator | undefined =
+    apiServices === undefined
+      ? undefined
+      : createAggregator({
+          store: apiServices,
+          serviceResolver: options.aggregator?.serviceResolver,
+          availabilityIntervalMs: options.aggregator?.availabilityIntervalMs,
+          maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          definitions: (): readonly ResourceDefinition[] => server.definitions,
+          invalidateDocuments: () => server.invalidateDocuments(),
+        });
   if (quota !== undefined) admission.push(quota);
 
   const crdStore = options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
@@ -272,16 +330,20 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       authorizer: authorization.enforced ?? alwaysAllow,
       ...(authenticate ? { authenticate } : {}),
       resources: served,
-      // Rebuilt whenever the served set changes (server.addResource / removeResource).
-      documents: (served) => ({
-        discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], { subresources: serviceAccountTokenSubresource }),
-        openapi: createOpenApiDocuments(served, { version: gitVersion }),
-      }),
+      // Rebuilt whenever the served set changes (server.addResource / removeResource) or an extension server's APIs do.
+      documents: (served) => {
+        const local = {
+          discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], { subresources: serviceAccountTokenSubresource }),
+          openapi: createOpenApiDocuments(served, { version: gitVersion }),
+        };
+        return aggregator ? aggregator.documents(local) : local;
+      },
       health,
       metrics,
       storedObjects: cachedObjectCounts(definitions, storage),
+      onResourcesChanged: () => aggregator?.resourcesChanged(),
       ...(tls ? { tls } : {}),
-    }, [authentication.endpoints, ...(crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)])]),
+    }, [authentication.endpoints, ...(crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)])], aggregator ? [aggregator.stage] : []),
   );
 
   if (withLifecycle) {
@@ -298,6 +360,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   }
 
   const stopFlowControlObjects = await startFlowControlObjects(server, stores, options);
+  await aggregator?.start();
 
   if (crdStore !== undefined) {
     const crdOptions = typeof options.customResourceDefinitions === "object" ? options.customResourceDefinitions : {};
@@ -351,6 +414,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         await inProcess?.manager.stop();
         inProcess?.loopback.close();
         stopFlowControlObjects?.();
+        await aggregator?.stop();
         authorization.stop();
         crdController?.stop();
         lifecycle?.stop();

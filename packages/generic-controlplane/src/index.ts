@@ -29,7 +29,6 @@ export type {
   CustomResourceSubresourceScale,
   CustomResourceSubresources,
   SelectableField,
-  WebhookClientConfig,
 } from "./apiextensions/types.js";
 export type { AuthorizationMode } from "./server/authorizers.js";
 export { clusterRoleBindingsResource, clusterRolesResource, roleBindingsResource, rolesResource } from "./rbac/index.js";
@@ -96,3 +95,7 @@ export { TokenFileError } from "./authn/token-file.js";
 export type { AuthenticationOptions, ServiceAccountTokenOptions } from "./control-plane/authentication.js";
 export type { AnonymousPaths } from "./authn/anonymous.js";
 export type { KubeconfigCredentials } from "./server/kubeconfig.js";
+// Admission webhooks and APIService aggregation: how services are reached, and the CEL seam of matchConditions.
+export { defaultServiceResolver, staticServiceResolver, type ServiceReference, type ServiceResolver, type WebhookClientConfig } from "./webhook/client-config.js";
+export type { MatchConditionEvaluator, MatchConditionVariables } from "./admission/webhooks/match-conditions.js";
+export type { AdmissionReview, AdmissionReviewRequest } from "./admission/webhooks/admission-review.js";

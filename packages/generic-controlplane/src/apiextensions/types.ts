@@ -1,3 +1,4 @@
+import type { WebhookClientConfig } from "../webhook/client-config.js";
 import type { KubeObject } from "../api/types.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 
@@ -54,11 +55,8 @@ export interface CustomResourceDefinitionVersion {
   selectableFields?: SelectableField[];
 }
 
-export interface WebhookClientConfig {
-  url?: string;
-  service?: { namespace?: string; name?: string; path?: string; port?: number };
-  caBundle?: string;
-}
+/** A conversion webhook is reached as an admission webhook is. */
+export type { WebhookClientConfig } from "../webhook/client-config.js";
 
 export interface CustomResourceConversion {
   strategy?: string;

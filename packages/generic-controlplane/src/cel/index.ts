@@ -7,3 +7,4 @@ export { toCelValue } from "./values.js";
 export { escapePropertyName } from "./escape.js";
 export type { ValidationRule } from "./rules.js";
 export { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from "./limits.js";
+export { admissionMatchConditionEvaluator, compileAdmissionExpression, type AdmissionBindings } from "./admission.js";

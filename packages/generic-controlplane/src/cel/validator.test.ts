@@ -125,6 +125,22 @@ describe("compileValidationRules", () => {
     expect(messages(schema, { spec: { i: 1, n: 1 } })).toEqual([]);
   });
 
+  it("types date-time strings as timestamps and duration strings as durations", () => {
+    const schema = schemaWith({
+      type: "object",
+      properties: { expires: { type: "string", format: "date-time" }, timeout: { type: "string", format: "duration" } },
+      ...rules(
+        { rule: "self.expires > timestamp('2024-01-01T00:00:00Z')", message: "expires must be in 2024 or later" },
+        { rule: "self.timeout <= duration('1h')", message: "timeout is at most an hour" },
+      ),
+    });
+    expect(messages(schema, { spec: { expires: "2024-06-01T10:00:00.5+02:00", timeout: "1h" } })).toEqual([]);
+    expect(messages(schema, { spec: { expires: "2023-12-31T23:59:59Z", timeout: "1h0m0.001s" } })).toEqual([
+      'spec: Invalid value: "object": expires must be in 2024 or later',
+      'spec: Invalid value: "object": timeout is at most an hour',
+    ]);
+  });
+
   it("escapes property names and exposes metadata.name at the root", () => {
     const schema: JSONSchemaProps = {
       type: "object",

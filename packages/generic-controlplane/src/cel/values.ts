@@ -1,6 +1,7 @@
 import { celMap, type CelInput, type CelMap } from "@bufbuild/cel";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { escapePropertyName } from "./escape.js";
+import { parseDuration, parseTimestamp } from "./time-values.js";
 
 /**
  * Unstructured JSON to CEL values, typed by the structural schema as apiextensions'
@@ -20,6 +21,10 @@ export function toCelValue(value: unknown, schema: JSONSchemaProps | undefined):
       return Array.isArray(value) ? value.map((item) => toCelValue(item, schema.items)) : untypedValue(value, schema);
     case "object":
       return isPlainObject(value) ? objectValue(value, schema) : untypedValue(value, schema);
+    case "string":
+      if (typeof value === "string" && schema.format === "date-time") return parseTimestamp(value) ?? value;
+      if (typeof value === "string" && schema.format === "duration") return parseDuration(value) ?? value;
+      return untypedValue(value, schema);
     default:
       return untypedValue(value, schema);
   }

@@ -166,6 +166,11 @@ describe("kubectl 1.32 against the published documents", () => {
       ["resourcequotas", "quota", "v1", "true", "ResourceQuota"],
       ["secrets", "v1", "true", "Secret"],
       ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"],
+      ["mutatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "MutatingWebhookConfiguration"],
+      ["validatingadmissionpolicies", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicy"],
+      ["validatingadmissionpolicybindings", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicyBinding"],
+      ["validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"],
+      ["apiservices", "apiregistration.k8s.io/v1", "false", "APIService"],
       ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],
       ["events", "ev", "events.k8s.io/v1", "true", "Event"],
@@ -177,7 +182,7 @@ describe("kubectl 1.32 against the published documents", () => {
 
   it("lists group versions with api-versions", async () => {
     aggregated = true;
-    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["apiextensions.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
+    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
   });
 
   it("explains configmap.data from the OpenAPI v3 document", async () => {

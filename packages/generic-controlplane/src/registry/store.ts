@@ -13,7 +13,7 @@ import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, met
 import type { ResourceDefinition } from "./resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { runMutatingAdmission, runValidatingAdmission } from "../admission/runner.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
+import { operationOptions, type AdmissionAttributes, type AdmissionPlugin } from "../admission/types.js";
 import type {
   DeleteResult,
   ListPages,
@@ -655,6 +655,7 @@ class GenericResourceStore implements GenericStore {
       object,
       oldObject,
       dryRun: options.dryRun === true,
+      options: operationOptions(operation, options),
     };
   }
 

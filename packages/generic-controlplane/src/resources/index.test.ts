@@ -14,6 +14,11 @@ describe("built-in resources", () => {
       "/v1/events",
       "events.k8s.io/v1/events",
       "coordination.k8s.io/v1/leases",
+      "admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+      "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+      "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+      "apiregistration.k8s.io/v1/apiservices",
       "apiextensions.k8s.io/v1/customresourcedefinitions",
     ]);
     for (const definition of all) {

@@ -5,6 +5,9 @@ import { eventsResource } from "./events.js";
 import { eventsV1Resource } from "./events-v1.js";
 import { leasesResource } from "./leases.js";
 import { limitRangesResource } from "./limit-ranges.js";
+import { apiServicesResource } from "../aggregator/api-services.js";
+import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/webhooks/configurations.js";
+import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/validating-policy/resources.js";
 import { namespacesResource } from "./namespaces.js";
 import { resourceQuotasResource } from "./resource-quotas.js";
 import { secretsResource } from "./secrets.js";
@@ -21,6 +24,11 @@ export const builtinResources = {
   events: eventsResource,
   "events.events.k8s.io": eventsV1Resource,
   "leases.coordination.k8s.io": leasesResource,
+  "validatingwebhookconfigurations.admissionregistration.k8s.io": validatingWebhookConfigurationsResource,
+  "mutatingwebhookconfigurations.admissionregistration.k8s.io": mutatingWebhookConfigurationsResource,
+  "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
+  "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
+  "apiservices.apiregistration.k8s.io": apiServicesResource,
   "customresourcedefinitions.apiextensions.k8s.io": customResourceDefinitionsResource(),
 } as const satisfies Record<string, ResourceDefinition>;
 

@@ -16,7 +16,8 @@ import { serveResource } from "./resource-handler.js";
 import { requestScope, type RequestScope } from "./request-scope.js";
 import type { ServedResource } from "./served-resource.js";
 import { pathNotFound } from "../api/errors/index.js";
-import { writeError } from "./handlers/responsewriters/status.js";
+import { warningHeader, writeError } from "./handlers/responsewriters/status.js";
+import { runWithAdmissionRequestContext, type AdmissionRequestContext } from "../admission/request-context.js";
 import { WatchTracker } from "./watch-tracker.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
@@ -50,6 +51,8 @@ export interface ApiServerOptions {
    * what is served; `discovery` and `openapi` above are then ignored.
    */
   documents?: (definitions: ResourceDefinition[]) => { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments };
+  /** Called after `addResource` or `removeResource` changed the served set (e.g. to register its APIServices). */
+  onResourcesChanged?: () => void;
   /** The `/version` body (version.Info). */
   version: unknown;
   health?: Partial<Record<HealthEndpoint, readonly HealthCheck[]>>;
@@ -131,6 +134,19 @@ export interface TlsServingOptions {
   clientCA?: string | Buffer;
   /** More certificates chosen by the name a client asks for (SNI), e.g. the loopback client's. */
   sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
+}
+
+/** What admission plugins see of the request (the user as authentication or impersonation left it). */
+function admissionContextOf(ctx: RequestContext): AdmissionRequestContext {
+  return {
+    get user() {
+      return ctx.user;
+    },
+    addWarning: (text) => ctx.warnings.push(warningHeader(text)),
+    addAuditAnnotation: (key, value) => {
+      ctx.auditAnnotations[key] = value;
+    },
+  };
 }
 
 function resourceKey(group: string, version: string, plural: string): string {
@@ -219,6 +235,7 @@ export class ApiServer {
     const key = resourceKey(group, version, plural);
     this.#resources.set(key, requestScope(served));
     this.#documents = undefined;
+    this.#options.onResourcesChanged?.();
   }
 
   /** Stops serving a resource type; its open watches end (clients relist and get 404). */
@@ -227,6 +244,12 @@ export class ApiServer {
     const served = this.#resources.get(key);
     if (served !== undefined) this.#env.watches.endOf(group, version, served.definition.kind);
     this.#resources.delete(key);
+    this.#documents = undefined;
+    this.#options.onResourcesChanged?.();
+  }
+
+  /** Rebuilds discovery and OpenAPI on the next request, e.g. after an extension server's APIs changed. */
+  invalidateDocuments(): void {
     this.#documents = undefined;
   }
 
@@ -338,7 +361,7 @@ export class ApiServer {
     res.setHeader("Audit-Id", ctx.auditID);
     const logger = this.#options.logger;
     try {
-      await this.#chain(ctx);
+      await runWithAdmissionRequestContext(admissionContextOf(ctx), () => this.#chain(ctx));
     } catch (error) {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -15,6 +15,8 @@ export interface RequestContext {
   info: RequestInfo | undefined;
   /** `Warning` headers to send with the response (already quoted as `299 - "..."`). */
   readonly warnings: string[];
+  /** Audit annotations added while serving the request (admission webhooks add theirs), by key. */
+  readonly auditAnnotations: Record<string, string>;
   /** Whether the request is a dry run, for metrics. */
   dryRun: boolean;
   /** Set by the authentication filter (and replaced by impersonation); `undefined` while the server runs without authentication. */
@@ -43,6 +45,7 @@ export function createContext(req: IncomingMessage, res: ServerResponse): Reques
     query: new URLSearchParams(q < 0 ? "" : url.slice(q + 1)),
     info: undefined,
     warnings: [],
+    auditAnnotations: {},
     dryRun: false,
     user: undefined,
     startedAt: process.hrtime.bigint(),

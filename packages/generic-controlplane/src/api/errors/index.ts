@@ -34,6 +34,7 @@ export {
   type CauseOption,
 } from "./request-errors.js";
 export { genericServerResponse, type GenericServerResponse } from "./generic-server-response.js";
+export { dryRunUnsupported, unknownServerResponse, webhookDenied } from "./webhook-errors.js";
 export {
   keyExists,
   keyNotFound,
@@ -62,3 +63,4 @@ export {
 } from "./endpoint-errors.js";
 export { patchNotApplicable } from "./patch-errors.js";
 export { deletedStatus } from "./success-status.js";
+export { policyDenied } from "./admission-errors.js";
