@@ -167,7 +167,7 @@ describe("compileValidationRules", () => {
   });
 
   it("stops a rule whose cost on the actual value exceeds the per-call limit", () => {
-    const schema = schemaWith({ type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) } as JSONSchemaProps);
+    const schema = schemaWith({ type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) });
     expect(messages(schema, { spec: new Array<number>(1000).fill(0) })).toEqual([]);
     expect(messages(schema, { spec: new Array<number>(250_000).fill(0) })).toEqual([
       `spec: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.exists(x, x == 0)`,
@@ -178,7 +178,7 @@ describe("compileValidationRules", () => {
     const schema = schemaWith({
       type: "object",
       properties: { lists: { type: "array", items: { type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) } } },
-    } as JSONSchemaProps);
+    });
     const lists = (count: number) => Array.from({ length: count }, () => new Array<number>(100_000).fill(0));
     expect(messages(schema, { spec: { lists: lists(19) } })).toEqual([]);
     expect(messages(schema, { spec: { lists: lists(21) } })).toEqual([
