@@ -23,7 +23,7 @@ import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
 import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
 import { webhookAdmission } from "./admission/webhooks/plugin.js";
-import { withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
+import { defaultMatchConditionEvaluator, withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
 import type { ServiceResolver } from "./webhook/client-config.js";
 import { currentAdmissionRequestContext } from "./admission/request-context.js";
 import { createAggregator, type Aggregator } from "./aggregator/aggregator.js";
@@ -41,7 +41,7 @@ export interface ControlPlaneOptions {
   /**
    * Admission webhooks (served when the webhook configuration resources are): how `service`
    * client configs are reached (default `https://<name>.<namespace>.svc:<port>`), and the CEL
-   * environment of matchConditions.
+   * environment of matchConditions (default: the admission CEL environment, as upstream's).
    */
   webhooks?: { serviceResolver?: ServiceResolver; matchConditions?: MatchConditionEvaluator };
   /**
@@ -184,7 +184,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     namespaces,
     served: () => server.definitions,
     serviceResolver: options.webhooks?.serviceResolver,
-    matchConditions: options.webhooks?.matchConditions,
+    matchConditions: options.webhooks?.matchConditions ?? defaultMatchConditionEvaluator,
   });
   // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
   admission.push(webhooks.mutating);

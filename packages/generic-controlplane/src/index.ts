@@ -63,3 +63,7 @@ export type {
 export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./resources/index.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
 export { parseGoDuration } from "./api/go-duration.js";
+// Admission webhooks and APIService aggregation: how services are reached, and the CEL seam of matchConditions.
+export { defaultServiceResolver, staticServiceResolver, type ServiceReference, type ServiceResolver, type WebhookClientConfig } from "./webhook/client-config.js";
+export type { MatchConditionEvaluator, MatchConditionVariables } from "./admission/webhooks/match-conditions.js";
+export type { AdmissionReview, AdmissionReviewRequest } from "./admission/webhooks/admission-review.js";

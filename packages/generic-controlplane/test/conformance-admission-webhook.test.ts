@@ -301,6 +301,64 @@ describe("AdmissionWebhook", () => {
   });
 });
 
+describe("AdmissionWebhook match conditions", () => {
+  it("should mutate everything except 'skip-me' configmaps", async () => {
+    const { plane, webhook } = await setup({ "/mutating-configmaps": mutateConfigMap });
+    await register(plane, MUTATING, "skip-me", [
+      hook(webhook, "adding-configmap-data-stage-1.k8s.io", "/mutating-configmaps", {
+        rules: [configMapRule(["CREATE"])],
+        matchConditions: [{ name: "exclude-skip-me", expression: "object.metadata.name != 'skip-me'" }],
+      }),
+    ]);
+    const mutated = await plane.call("POST", CONFIGMAPS, { body: configMap("mutate-me", { "mutation-start": "yes" }) });
+    expect(mutated.json.data).toEqual({ "mutation-start": "yes", "mutation-stage-1": "yes" });
+    const skipped = await plane.call("POST", CONFIGMAPS, { body: configMap("skip-me", { "mutation-start": "yes" }) });
+    expect(skipped.json.data).toEqual({ "mutation-start": "yes" });
+    expect(webhook.received("/mutating-configmaps").map((r) => r.name)).toEqual(["mutate-me"]);
+  });
+
+  it("should be able to create and update validating and mutating webhook configurations with match conditions", async () => {
+    const { plane, webhook } = await setup({});
+    for (const collection of [VALIDATING, MUTATING]) {
+      const created = await register(plane, collection, "with-conditions", [
+        hook(webhook, "conditions.k8s.io", "/x", { matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system'" }] }),
+      ]);
+      const webhooks = created.webhooks.map((w) => ({ ...w, matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" }] }));
+      const updated = await plane.call("PUT", `${collection}/with-conditions`, { body: { ...created, webhooks } });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.json.webhooks[0].matchConditions).toEqual([{ name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" }]);
+    }
+  });
+
+  it("should reject validating and mutating webhook configurations with invalid match conditions", async () => {
+    const { plane, webhook } = await setup({});
+    for (const collection of [VALIDATING, MUTATING]) {
+      const refused = await plane.call("POST", collection, {
+        body: { metadata: { name: "invalid-conditions" }, webhooks: [hook(webhook, "conditions.k8s.io", "/x", { matchConditions: [{ name: "invalid-expression-1", expression: "object.nonExistentProperty ==" }] })] },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.json.details.causes).toMatchObject([{ reason: "FieldValueInvalid", field: "webhooks[0].matchConditions[0].expression" }]);
+      expect(refused.json.details.causes[0].message).toMatch(/^Invalid value: "object\.nonExistentProperty ==": compilation failed: ERROR: <input>:1:/);
+    }
+  });
+
+  it("refuses the request when a condition fails to evaluate under failurePolicy Fail, and skips the webhook under Ignore", async () => {
+    const { plane, webhook } = await setup({ "/deny": () => ({ allowed: false, status: { message: "called" } }) });
+    const erroring = [{ name: "needs-label", expression: "object.metadata.labels.team == 'a'" }];
+    await register(plane, VALIDATING, "erroring", [hook(webhook, "erroring.k8s.io", "/deny", { matchConditions: erroring })]);
+    const refused = await plane.call("POST", CONFIGMAPS, { body: configMap("unlabelled") });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe(`configmaps "unlabelled" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted in error: no such key: labels`);
+    // A condition that is false skips the webhook even when another one errs.
+    const labelled = await plane.call("POST", CONFIGMAPS, { body: configMap("labelled", { a: "1" }, { team: "b" }) });
+    expect(labelled.status).toBe(201);
+    await plane.call("DELETE", `${VALIDATING}/erroring`);
+    await register(plane, VALIDATING, "erroring-ignored", [hook(webhook, "erroring.k8s.io", "/deny", { matchConditions: erroring, failurePolicy: "Ignore" })]);
+    expect((await plane.call("POST", CONFIGMAPS, { body: configMap("unlabelled") })).status).toBe(201);
+    expect(webhook.received("/deny")).toEqual([]);
+  });
+});
+
 describe("webhook configuration validation", () => {
   it("defaults failurePolicy, matchPolicy, selectors, timeoutSeconds, scope, port and reinvocationPolicy", async () => {
     const { plane, webhook } = await setup({});
@@ -333,7 +391,7 @@ describe("webhook configuration validation", () => {
             timeoutSeconds: 31,
             admissionReviewVersions: ["v2"],
           },
-          { name: "dup.example.com", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"], matchConditions: [{ name: "a", expression: "true" }] },
+          { name: "dup.example.com", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"], matchConditions: [{ name: "a", expression: "nope.x" }] },
           { name: "dup.example.com", clientConfig: { service: { namespace: "", name: "x", port: 0, path: "no-slash" } }, sideEffects: "None", admissionReviewVersions: ["v1"] },
         ],
       },
@@ -354,7 +412,7 @@ describe("webhook configuration validation", () => {
       'webhooks[0].clientConfig.url: Invalid value: "x=1": query parameters are not permitted in the URL',
       'webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
       "webhooks[1].clientConfig: Required value: exactly one of url or service is required",
-      'webhooks[1].matchConditions[0].expression: Invalid value: "true": compilation failed: no CEL environment is configured for matchConditions',
+      "webhooks[1].matchConditions[0].expression: Invalid value: \"nope.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope' (in container '')\n | nope.x\n | ^",
       "webhooks[2].clientConfig.service.namespace: Required value: service namespace is required",
       "webhooks[2].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive",
       `webhooks[2].clientConfig.service.path: Invalid value: "no-slash": must start with a '/'`,

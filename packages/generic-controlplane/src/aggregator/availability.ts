@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { KubeObject } from "../api/types.js";
 import { isControlPlaneError } from "../errors.js";
 import { formatTime } from "../registry/object-utils.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
@@ -72,8 +71,8 @@ export class AvailabilityController {
 
   async start(): Promise<void> {
     this.#watch = await this.#options.store.watch(undefined, {}, (event) => {
-      if (event.type === "ADDED" || event.type === "MODIFIED") this.#observe(event.object as APIService);
-      else if (event.type === "DELETED") this.#forget((event.object as KubeObject).metadata?.name ?? "");
+      if (event.type === "ADDED" || event.type === "MODIFIED") this.#observe(event.object);
+      else if (event.type === "DELETED") this.#forget(event.object.metadata?.name ?? "");
     });
     const interval = this.#options.intervalMs ?? 30_000;
     this.#timer = setInterval(() => {
@@ -132,7 +131,7 @@ export class AvailabilityController {
   async #check(name: string): Promise<void> {
     let apiService: APIService;
     try {
-      apiService = (await this.#options.store.get(undefined, name)) as APIService;
+      apiService = (await this.#options.store.get(undefined, name));
     } catch (error) {
       if (isControlPlaneError(error) && error.code === "NotFound") return this.#forget(name);
       throw error;
@@ -153,7 +152,7 @@ export class AvailabilityController {
       try {
         answer = await getFromRemote(remote.endpoint, path, this.#options.checkTimeoutMs ?? 6000);
       } catch (error) {
-        throw new Error(`failing or missing response from ${discoveryURL}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`failing or missing response from ${discoveryURL}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
       if (answer.status < 200 || answer.status >= 300) throw new Error(`bad status from ${discoveryURL}: ${answer.status}`);
       resources = JSON.parse(answer.body.toString("utf8")) as RemoteGroupVersion["resources"];

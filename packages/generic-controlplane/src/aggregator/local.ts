@@ -49,16 +49,16 @@ export async function syncLocalAPIServices(store: ResourceStore, definitions: re
   for (const [name, { group, version }] of served) {
     let current: APIService | undefined;
     try {
-      current = (await store.get(undefined, name)) as APIService;
+      current = (await store.get(undefined, name));
     } catch (error) {
       if (!(isControlPlaneError(error) && error.code === "NotFound")) throw error;
     }
     if (current === undefined) {
       try {
-        current = (await store.create(undefined, localAPIService(group, version))) as APIService;
+        current = (await store.create(undefined, localAPIService(group, version)));
       } catch (error) {
         if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
-        current = (await store.get(undefined, name)) as APIService;
+        current = (await store.get(undefined, name));
       }
     }
     if (current.spec?.service !== undefined) continue;

@@ -3,6 +3,7 @@ import { ageColumn } from "../../resources/printer-columns.js";
 import { int32Schema, kindSchema, stringSchema } from "../../resources/schema-parts.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
+import { admissionMatchConditionEvaluator } from "../../cel/admission.js";
 import type { MatchConditionEvaluator } from "./match-conditions.js";
 import type { WebhookConfiguration, WebhookKind } from "./types.js";
 import { defaultWebhookConfiguration, validateWebhookConfiguration } from "./validation.js";
@@ -142,19 +143,23 @@ function configurationResource(kind: WebhookKind, evaluator: MatchConditionEvalu
 
 /**
  * admissionregistration.k8s.io/v1 MutatingWebhookConfiguration and ValidatingWebhookConfiguration;
- * `evaluator` compiles matchConditions (without one, configurations with matchConditions are refused).
+ * `evaluator` compiles matchConditions (without one, configurations with matchConditions are refused;
+ * the built-ins use the admission CEL environment).
  */
 export function webhookConfigurationResources(evaluator?: MatchConditionEvaluator): { mutating: ResourceDefinition; validating: ResourceDefinition } {
   return { mutating: configurationResource("Mutating", evaluator), validating: configurationResource("Validating", evaluator) };
 }
 
-const builtins = webhookConfigurationResources();
+/** The admission CEL environment (upstream's), the default for matchConditions. */
+export const defaultMatchConditionEvaluator: MatchConditionEvaluator = admissionMatchConditionEvaluator();
+
+const builtins = webhookConfigurationResources(defaultMatchConditionEvaluator);
 export const mutatingWebhookConfigurationsResource = builtins.mutating;
 export const validatingWebhookConfigurationsResource = builtins.validating;
 
 /** `definitions` with the built-in webhook configuration types swapped for ones validating matchConditions with `evaluator`. */
 export function withMatchConditionEvaluator(definitions: readonly ResourceDefinition[], evaluator: MatchConditionEvaluator | undefined): ResourceDefinition[] {
-  if (evaluator === undefined) return [...definitions];
+  if (evaluator === undefined || evaluator === defaultMatchConditionEvaluator) return [...definitions];
   const replacements = webhookConfigurationResources(evaluator);
   return definitions.map((d) => (d === mutatingWebhookConfigurationsResource ? replacements.mutating : d === validatingWebhookConfigurationsResource ? replacements.validating : d));
 }
