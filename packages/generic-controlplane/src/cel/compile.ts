@@ -21,6 +21,8 @@ export interface CompiledExpression {
   references: ReadonlySet<string>;
   /** cel-go's estimated maximum cost with sizes bounded by the schema. */
   maxCost: number;
+  /** The cost bound for variables typed by these (value-bounded) schemas: what one evaluation may cost. */
+  costFor(variables: ReadonlyMap<string, JSONSchemaProps | undefined>): number;
 }
 
 export type CompileResult = { ok: true; expression: CompiledExpression } | { ok: false; error: string };
@@ -52,7 +54,13 @@ export function compileExpression(source: string, variables: ReadonlyMap<string,
   const program = plan(env(), parsed);
   return {
     ok: true,
-    expression: { source, references, maxCost, evaluate: (bindings) => program(bindings as never) },
+    expression: {
+      source,
+      references,
+      maxCost,
+      costFor: (bounded) => new CostEstimator(bounded).estimate(parsed.expr),
+      evaluate: (bindings) => program(bindings as never),
+    },
   };
 }
 

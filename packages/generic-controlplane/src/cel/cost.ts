@@ -193,10 +193,13 @@ export class CostEstimator {
       }
     }
     if (LIST_TRAVERSING.has(fn)) {
+      // Only values of a known list, map or string type are traversed; scalars compare in one step.
       const container = fn === "@in" ? argEstimates[1] : subject;
+      const type = container?.shape.schema?.type;
       const size = container?.shape.maxSize ?? 1;
-      const isString = container?.shape.schema?.type === "string";
-      return { cost: cost + (isString ? traversal(size) : Math.max(1, size)), shape: UNKNOWN };
+      if (type === "string") return { cost: cost + traversal(size), shape: UNKNOWN };
+      if (type === "array" || type === "object") return { cost: cost + Math.max(1, size), shape: UNKNOWN };
+      return { cost: cost + 1, shape: UNKNOWN };
     }
     if (STRING_TRAVERSING.has(fn)) {
       return { cost: cost + Math.max(1, traversal(subjectSize)), shape: { schema: subject?.shape.schema, maxSize: subjectSize } };

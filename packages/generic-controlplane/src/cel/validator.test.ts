@@ -166,6 +166,26 @@ describe("compileValidationRules", () => {
     ]);
   });
 
+  it("stops a rule whose cost on the actual value exceeds the per-call limit", () => {
+    const schema = schemaWith({ type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) });
+    expect(messages(schema, { spec: new Array<number>(1000).fill(0) })).toEqual([]);
+    expect(messages(schema, { spec: new Array<number>(250_000).fill(0) })).toEqual([
+      `spec: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.exists(x, x == 0)`,
+    ]);
+  });
+
+  it("stops validating once the object's cost budget is spent", () => {
+    const schema = schemaWith({
+      type: "object",
+      properties: { lists: { type: "array", items: { type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) } } },
+    });
+    const lists = (count: number) => Array.from({ length: count }, () => new Array<number>(100_000).fill(0));
+    expect(messages(schema, { spec: { lists: lists(19) } })).toEqual([]);
+    expect(messages(schema, { spec: { lists: lists(21) } })).toEqual([
+      'spec.lists[19]: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
+  });
+
   it("reports root rules at <nil> as upstream does", () => {
     const schema = { type: "object", properties: { spec: { type: "object" } }, ...rules({ rule: "has(self.spec)", message: "spec is required" }) } as JSONSchemaProps;
     expect(messages(schema, { metadata: { name: "x" } })).toEqual(['<nil>: Invalid value: "object": spec is required']);

@@ -12,7 +12,8 @@ import {
 } from "../validation/field-errors.js";
 import { compileExpression, type CompiledExpression } from "./compile.js";
 import { parseRuleFieldPath } from "./field-path.js";
-import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES } from "./limits.js";
+import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from "./limits.js";
+import { boundedSchema } from "./value-bounds.js";
 import { optionalNone, optionalOf } from "./library/optional.js";
 import { OLD_SELF, SELF, hasValidationRules, ruleErrorString, ruleMessageOrDefault, validationRulesOf, type ValidationRule } from "./rules.js";
 import { toCelValue, withTypeAndObjectMeta } from "./values.js";
@@ -63,7 +64,7 @@ export function compileValidationRules(schema: JSONSchemaProps, options: Compile
   const rootPath = options.fieldPath ?? "";
   return (self, oldSelf) => {
     const errors: FieldError[] = [];
-    validateNode(root, rootPath, self, oldSelf, errors);
+    validateNode(root, rootPath, self, oldSelf, { errors, remaining: RUNTIME_CEL_COST_BUDGET });
     return errors;
   };
 }
@@ -122,15 +123,21 @@ function typeName(schema: JSONSchemaProps): string {
   return schema.type ?? "";
 }
 
-function validateNode(node: ValidatorNode, path: string, value: unknown, oldValue: unknown, errors: FieldError[]): void {
-  if (value === null || value === undefined) return;
-  evaluateRules(node, path, value, oldValue, errors);
-  for (const part of node.allOf) evaluateRules(part, path, value, oldValue, errors);
+/** One object's validation: its errors and what is left of its cost budget (negative once exhausted). */
+interface Run {
+  errors: FieldError[];
+  remaining: number;
+}
+
+function validateNode(node: ValidatorNode, path: string, value: unknown, oldValue: unknown, run: Run): void {
+  if (value === null || value === undefined || run.remaining < 0) return;
+  evaluateRules(node, path, value, oldValue, run);
+  for (const part of node.allOf) evaluateRules(part, path, value, oldValue, run);
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
     const oldItems = correlatedListItems(node.schema, oldValue);
     value.forEach((item, i) => {
-      if (node.items !== undefined) validateNode(node.items, indexPath(path, i), item, oldItems(item), errors);
+      if (node.items !== undefined) validateNode(node.items, indexPath(path, i), item, oldItems(item), run);
     });
     return;
   }
@@ -142,11 +149,11 @@ function validateNode(node: ValidatorNode, path: string, value: unknown, oldValu
       : undefined;
   if (node.additionalProperties !== undefined) {
     for (const [key, child] of Object.entries(object)) {
-      validateNode(node.additionalProperties, keyPath(path, key), child, oldObject?.[key], errors);
+      validateNode(node.additionalProperties, keyPath(path, key), child, oldObject?.[key], run);
     }
   }
   for (const [name, property] of node.properties) {
-    if (name in object) validateNode(property, childPath(path, name), object[name], oldObject?.[name], errors);
+    if (name in object) validateNode(property, childPath(path, name), object[name], oldObject?.[name], run);
   }
 }
 
@@ -167,8 +174,9 @@ function correlatedListItems(schema: JSONSchemaProps, oldValue: unknown): (item:
   };
 }
 
-function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldValue: unknown, errors: FieldError[]): void {
-  if (node.rules.length === 0) return;
+function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldValue: unknown, run: Run): void {
+  if (node.rules.length === 0 || run.remaining < 0) return;
+  const { errors } = run;
   const type = typeName(node.schema);
   const reportPath = path === "" ? "<nil>" : path;
   let self: CelInput | undefined;
@@ -176,6 +184,29 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
   const selfValue = () => (self ??= toCelValue(value, node.celSchema));
   const oldSelfValue = () => (oldSelf ??= toCelValue(oldValue, node.celSchema));
   const hasOld = oldValue !== null && oldValue !== undefined;
+  let bounds: Map<string, JSONSchemaProps> | undefined;
+  /** Charges an evaluation's cost bound to the budget; false (with the error recorded) when it does not fit. */
+  const charge = (expression: CompiledExpression, rule: ValidationRule): boolean => {
+    bounds ??= new Map([
+      [SELF, boundedSchema(value, node.celSchema)],
+      [OLD_SELF, boundedSchema(oldValue, node.celSchema)],
+    ]);
+    const cost = expression.costFor(bounds);
+    if (cost > PER_CALL_LIMIT) {
+      errors.push(
+        fieldInvalid(reportPath, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`),
+      );
+      run.remaining = -1;
+      return false;
+    }
+    if (cost > run.remaining) {
+      errors.push(fieldInvalid(reportPath, type, "validation failed due to running out of cost budget, no further validation rules will be run"));
+      run.remaining = -1;
+      return false;
+    }
+    run.remaining -= cost;
+    return true;
+  };
   for (const compiled of node.rules) {
     const { rule, expression } = compiled;
     if (compiled.error !== undefined) {
@@ -191,6 +222,7 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
       if (optionalOldSelf) bindings[OLD_SELF] = hasOld ? optionalOf(oldSelfValue()) : optionalNone();
       else bindings[OLD_SELF] = oldSelfValue();
     }
+    if (!charge(expression, rule)) return;
     const result = expression.evaluate(bindings);
     if (isCelError(result)) {
       errors.push(fieldInvalid(reportPath, type, evaluationErrorDetail(result.message, rule)));
@@ -202,6 +234,7 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
       continue;
     }
     const target = compiled.fieldPath === "" ? reportPath : appendFieldPath(path, compiled.fieldPath);
+    if (compiled.message !== undefined && !charge(compiled.message, rule)) return;
     const detail = (compiled.message !== undefined ? messageExpressionResult(compiled.message.evaluate(bindings)) : undefined) ?? ruleMessageOrDefault(rule);
     errors.push(errorForReason(target, type, detail, rule.reason));
   }
