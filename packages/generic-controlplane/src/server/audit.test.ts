@@ -40,7 +40,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "kubekit-audit-"));
   t = await startTestPlane({
     audit: { policy: POLICY, backend: createAuditLog({ path: join(dir, "audit.log") }) },
-    authenticate: (ctx) => (ctx.req.headers["x-test-user"] ? { name: String(ctx.req.headers["x-test-user"]), groups: ["devs", "system:authenticated"] } : undefined),
+    authenticate: (ctx) => (ctx.req.headers["x-test-user"] ? { name: String(ctx.req.headers["x-test-user"]), uid: "uid-1", groups: ["devs", "system:authenticated"], extra: { scopes: ["a"] } } : undefined),
   });
 });
 afterAll(async () => {
@@ -61,7 +61,7 @@ describe("audit log", () => {
       stage: "RequestReceived",
       requestURI: "/api/v1/namespaces/default/configmaps?fieldManager=audit-test",
       verb: "create",
-      user: { username: "jane", groups: ["devs", "system:authenticated"] },
+      user: { username: "jane", uid: "uid-1", groups: ["devs", "system:authenticated"], extra: { scopes: ["a"] } },
       sourceIPs: ["127.0.0.1"],
       userAgent: "audit-test/1.0",
       objectRef: { resource: "configmaps", namespace: "default", apiGroup: "", apiVersion: "v1" },

@@ -96,7 +96,7 @@ function baseEvent(ctx: RequestContext, decision: AuditDecision, user: User | un
     auditID: ctx.auditID,
     requestURI: ctx.req.url ?? ctx.path,
     verb: info?.isResourceRequest ? info.verb : ctx.method.toLowerCase(),
-    user: { username: user?.name ?? "system:anonymous", groups: user?.groups ?? ["system:unauthenticated"] },
+    user: user === undefined ? { username: "system:anonymous", groups: ["system:unauthenticated"] } : auditUser(user),
     sourceIPs: [...forwarded, ...(remote !== undefined && !forwarded.includes(remote) ? [remote] : [])],
     ...(ctx.req.headers["user-agent"] !== undefined ? { userAgent: ctx.req.headers["user-agent"] } : {}),
     ...(info?.isResourceRequest
@@ -125,7 +125,7 @@ async function completeEvent(ctx: RequestContext, decision: AuditDecision, user:
       ? { metadata: {}, ...pick(status, ["status", "message", "reason", "details"]), code }
       : { metadata: {}, code };
   if (ctx.user !== undefined && user !== undefined && ctx.user.name !== user.name) {
-    extra["impersonatedUser"] = { username: ctx.user.name, groups: ctx.user.groups };
+    extra["impersonatedUser"] = auditUser(ctx.user);
   }
   if (decision.level === "Request" || decision.level === "RequestResponse") {
     const request = jsonOf(await bodyIfRead(ctx.req)?.catch(() => undefined), ctx.req.headers["content-type"]);
@@ -136,6 +136,16 @@ async function completeEvent(ctx: RequestContext, decision: AuditDecision, user:
     if (object !== undefined) extra["responseObject"] = withoutManagedFields(object, decision.omitManagedFields);
   }
   return extra;
+}
+
+/** authentication/v1 `UserInfo` as audit events carry it. */
+function auditUser(user: User): Record<string, unknown> {
+  return {
+    username: user.name,
+    ...(user.uid ? { uid: user.uid } : {}),
+    groups: user.groups,
+    ...(user.extra !== undefined && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+  };
 }
 
 function pick(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
