@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createControlPlane, jsonLineLogger } from "@kubekit/generic-controlplane";
+import { createAuditLog, parseAuditPolicy, type AuditOptions } from "@kubekit/generic-controlplane/server";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { createEtcdStorage } from "@kubekit/generic-controlplane/storage/etcd";
 import { parseOptions, UsageError, USAGE } from "./options.js";
@@ -24,6 +25,19 @@ async function main(): Promise<number> {
     security = await securitySettings(options.security);
   } catch (error) {
     process.stderr.write(`sample-generic-controlplane: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  let audit: AuditOptions | undefined;
+  try {
+    audit =
+      options.audit === undefined
+        ? undefined
+        : {
+            policy: parseAuditPolicy(readFileSync(options.audit.policyFile, "utf8")),
+            backend: createAuditLog({ path: options.audit.logPath, maxSizeMB: options.audit.maxSizeMB, maxBackups: options.audit.maxBackups, maxAgeDays: options.audit.maxAgeDays }),
+          };
+  } catch (error) {
+    process.stderr.write(`sample-generic-controlplane: --audit-policy-file: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   let storage: Storage;
@@ -65,6 +79,8 @@ async function main(): Promise<number> {
     port: options.port,
     name: "sample-generic-controlplane",
     ...security,
+    authorization: { modes: options.authorizationModes },
+    ...(audit === undefined ? {} : { audit }),
     requestTimeoutMs: options.requestTimeout,
     shutdownDelayMs: options.shutdownDelay,
     enablePriorityAndFairness: options.enablePriorityAndFairness,

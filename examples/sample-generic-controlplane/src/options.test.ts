@@ -30,6 +30,8 @@ describe("parseOptions", () => {
       controllers: ["*"],
       leaderElect: true,
       security: DEFAULT_SECURITY,
+      authorizationModes: ["RBAC"],
+      audit: undefined,
       help: false,
     });
   });
@@ -57,6 +59,8 @@ describe("parseOptions", () => {
       controllers: ["*", "-garbagecollector"],
       leaderElect: false,
       security: DEFAULT_SECURITY,
+      authorizationModes: ["RBAC"],
+      audit: undefined,
       help: false,
     });
     expect(parseOptions(["--controllers", ""]).controllers).toEqual([]);
@@ -86,6 +90,27 @@ describe("parseOptions", () => {
       rotateServiceAccountKey: false,
     });
     expect(parseOptions(["--insecure-http"]).security.insecureHttp).toBe(true);
+  });
+
+  it("authorizes with RBAC over HTTPS and lets --insecure-http allow everything, unless --authorization-mode says otherwise", () => {
+    expect(parseOptions(["--insecure-http"]).authorizationModes).toEqual(["AlwaysAllow"]);
+    expect(parseOptions(["--insecure-http", "--authorization-mode", "RBAC"]).authorizationModes).toEqual(["RBAC"]);
+    expect(parseOptions(["--authorization-mode", "RBAC,AlwaysDeny"]).authorizationModes).toEqual(["RBAC", "AlwaysDeny"]);
+    expect(() => parseOptions(["--authorization-mode", "Node,RBAC"])).toThrow('--authorization-mode: "Node" is not one of RBAC, AlwaysAllow, AlwaysDeny');
+    expect(() => parseOptions(["--authorization-mode", "RBAC,RBAC"])).toThrow("names a mode twice");
+  });
+
+  it("reads the audit flags, auditing only with both a policy and a log path", () => {
+    expect(parseOptions(["--audit-policy-file", "/p.yaml", "--audit-log-path", "/var/log/audit.log", "--audit-log-maxsize", "10", "--audit-log-maxbackup", "3", "--audit-log-maxage", "7"]).audit).toEqual({
+      policyFile: "/p.yaml",
+      logPath: "/var/log/audit.log",
+      maxSizeMB: 10,
+      maxBackups: 3,
+      maxAgeDays: 7,
+    });
+    expect(parseOptions(["--audit-policy-file", "/p.yaml"]).audit).toBeUndefined();
+    expect(parseOptions(["--audit-log-path", "-"]).audit).toBeUndefined();
+    expect(() => parseOptions(["--audit-log-maxsize", "1.5"])).toThrow("--audit-log-maxsize must be a non-negative integer");
   });
 
   it("rejects TLS and token flags that cannot work, naming the flag and the rule", () => {

@@ -26,6 +26,10 @@ export interface SampleOptions {
   leaderElect: boolean;
   /** How clients reach the server and prove who they are; `insecureHttp` serves plain HTTP without authentication. */
   security: SecurityOptions;
+  /** kube-apiserver's `--authorization-mode`; by default RBAC over HTTPS and AlwaysAllow with `--insecure-http`. */
+  authorizationModes: AuthorizationModeName[];
+  /** `--audit-policy-file` and `--audit-log-*`: audit events go to the log only when both a policy and a path are given. */
+  audit: AuditFlags | undefined;
   help: boolean;
 }
 
@@ -54,6 +58,18 @@ export interface SecurityOptions {
   serviceAccountMaxTokenExpiration: number;
   /** Rotate the generated signing key in `certDir` at startup, keeping the old one for verification. */
   rotateServiceAccountKey: boolean;
+}
+
+export type AuthorizationModeName = "RBAC" | "AlwaysAllow" | "AlwaysDeny";
+const AUTHORIZATION_MODES: readonly AuthorizationModeName[] = ["RBAC", "AlwaysAllow", "AlwaysDeny"];
+
+export interface AuditFlags {
+  policyFile: string;
+  /** A file, or `-` for stdout. */
+  logPath: string;
+  maxSizeMB: number;
+  maxBackups: number;
+  maxAgeDays: number;
 }
 
 export interface EtcdOptions {
@@ -133,6 +149,17 @@ Flags:
   --rotate-service-account-key
                           start signing with a new <cert-dir>/sa.key; tokens of the old key stay
                           valid while <cert-dir>/sa-retired-<kid>.pub is kept
+  --authorization-mode <list>
+                          RBAC, AlwaysAllow or AlwaysDeny, asked in order (default RBAC, or
+                          AlwaysAllow with --insecure-http); the admin kubeconfig's user is in
+                          system:masters, which RBAC always allows
+  --audit-policy-file <path>
+                          an audit.k8s.io/v1 Policy (YAML or JSON); with --audit-log-path, requests
+                          are written to the audit log at the levels it gives them
+  --audit-log-path <path> where audit events go as JSON lines ("-" for stdout)
+  --audit-log-maxsize <n>, --audit-log-maxbackup <n>, --audit-log-maxage <n>
+                          rotate the audit log at n megabytes (default 100), keep n rotated files
+                          (default 0: all), and remove those older than n days (default 0: never)
   --quiet                 no per-request log lines on stderr
   -h, --help              show this help
 
@@ -181,6 +208,12 @@ export function parseOptions(argv: string[]): SampleOptions {
       "service-account-key-file": { type: "string", multiple: true, default: [] },
       "service-account-max-token-expiration": { type: "string", default: "0s" },
       "rotate-service-account-key": { type: "boolean", default: false },
+      "authorization-mode": { type: "string" },
+      "audit-policy-file": { type: "string" },
+      "audit-log-path": { type: "string" },
+      "audit-log-maxsize": { type: "string", default: "100" },
+      "audit-log-maxbackup": { type: "string", default: "0" },
+      "audit-log-maxage": { type: "string", default: "0" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -217,6 +250,8 @@ export function parseOptions(argv: string[]): SampleOptions {
     controllers,
     leaderElect: leaderElect === "true",
     security: parseSecurity(values),
+    authorizationModes: parseAuthorizationModes(values["authorization-mode"], values["insecure-http"]),
+    audit: parseAudit(values),
     help: values.help,
   };
 }
@@ -302,6 +337,35 @@ function checkEtcdSettings(etcd: Omit<EtcdOptions, "endpoints">): Omit<EtcdOptio
   if (!etcd.prefix.startsWith("/") || etcd.prefix.endsWith("/")) throw new UsageError(`--etcd-prefix must start with "/" and not end with it, got ${JSON.stringify(etcd.prefix)}`);
   if ((etcd.certFile === undefined) !== (etcd.keyFile === undefined)) throw new UsageError("--etcd-certfile and --etcd-keyfile go together");
   return etcd;
+}
+
+function parseAuthorizationModes(list: string | undefined, insecureHttp: boolean): AuthorizationModeName[] {
+  if (list === undefined) return insecureHttp ? ["AlwaysAllow"] : ["RBAC"];
+  const modes = list.split(",").map((mode) => mode.trim());
+  for (const mode of modes) {
+    if (!AUTHORIZATION_MODES.includes(mode as AuthorizationModeName)) {
+      throw new UsageError(`--authorization-mode: ${JSON.stringify(mode)} is not one of ${AUTHORIZATION_MODES.join(", ")}`);
+    }
+  }
+  if (new Set(modes).size !== modes.length) throw new UsageError(`--authorization-mode: ${JSON.stringify(list)} names a mode twice`);
+  return modes as AuthorizationModeName[];
+}
+
+function parseAudit(values: {
+  "audit-policy-file"?: string | undefined;
+  "audit-log-path"?: string | undefined;
+  "audit-log-maxsize": string;
+  "audit-log-maxbackup": string;
+  "audit-log-maxage": string;
+}): AuditFlags | undefined {
+  const maxSizeMB = parseFlagCount("--audit-log-maxsize", values["audit-log-maxsize"]);
+  const maxBackups = parseFlagCount("--audit-log-maxbackup", values["audit-log-maxbackup"]);
+  const maxAgeDays = parseFlagCount("--audit-log-maxage", values["audit-log-maxage"]);
+  const policyFile = values["audit-policy-file"];
+  const logPath = values["audit-log-path"];
+  // As kube-apiserver: a policy without a backend (or a backend without a policy) audits nothing.
+  if (policyFile === undefined || logPath === undefined || logPath === "") return undefined;
+  return { policyFile, logPath, maxSizeMB, maxBackups, maxAgeDays };
 }
 
 function parseFlagDuration(flag: string, text: string): number {

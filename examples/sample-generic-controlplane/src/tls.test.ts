@@ -104,6 +104,8 @@ describe("sample-generic-controlplane over TLS", () => {
     const first = await start(dir);
     const k1 = kubectl(first.url, dir);
     await k1.ok(["create", "serviceaccount", "builder"]);
+    // RBAC is on by default: the service account may read what `view` allows.
+    await k1.ok(["create", "rolebinding", "builder-view", "--clusterrole=view", "--serviceaccount=default:builder"]);
     const token = (await k1.ok(["create", "token", "builder"])).trim();
     const ca = await caOf(dir);
     expect(await get(`${first.url}/api/v1/namespaces/default/configmaps`, ca, token)).toBe(200);
@@ -139,6 +141,30 @@ describe("sample-generic-controlplane over TLS", () => {
     const config = await kubeconfigOf(dir);
     expect(config.ca).toBeUndefined();
     expect(config.cert).toContain("BEGIN CERTIFICATE");
+  });
+
+  it("authorizes with RBAC by default: a token-file user bound to view lists but cannot create; every request lands in the audit log", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "tokens.csv"), 'viewer-token,jane,uid-jane,"devs"\n');
+    writeFileSync(join(dir, "audit-policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n");
+    const binary = await start(dir, ["--token-auth-file", join(dir, "tokens.csv"), "--audit-policy-file", join(dir, "audit-policy.yaml"), "--audit-log-path", join(dir, "audit.log")]);
+    const admin = kubectl(binary.url, dir);
+    await admin.ok(["create", "rolebinding", "jane-view", "--clusterrole=view", "--user=jane", "-n", "default"]);
+    const ca = await caOf(dir);
+    const asJane = { Authorization: "Bearer viewer-token" };
+    expect((await send(`${binary.url}/api/v1/namespaces/default/configmaps`, ca, { headers: asJane })).status).toBe(200);
+    const refused = await send(`${binary.url}/api/v1/namespaces/default/configmaps`, ca, {
+      method: "POST",
+      headers: { ...asJane, "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "x" } }),
+    });
+    expect(refused.status).toBe(403);
+    expect((JSON.parse(refused.text) as { message: string }).message).toContain('configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    // Events are appended as responses complete; wait for the two this test made.
+    const auditLog = () => readFileSync(join(dir, "audit.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { stage: string; verb: string; user: { username: string }; responseStatus?: { code: number } });
+    const logged = (user: string, code: number) => () => auditLog().some((e) => e.stage === "ResponseComplete" && e.verb === "create" && e.user.username === user && e.responseStatus?.code === code);
+    await expect.poll(logged("jane", 403), { timeout: 5000 }).toBe(true);
+    await expect.poll(logged("kubernetes-admin", 201), { timeout: 5000 }).toBe(true);
   });
 
   it("serves plain HTTP without authentication only with --insecure-http", async () => {
