@@ -160,6 +160,14 @@ describe("sample-generic-controlplane over TLS", () => {
     });
     expect(refused.status).toBe(403);
     expect((JSON.parse(refused.text) as { message: string }).message).toContain('configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    // A viewer may not impersonate (kubectl whoami --as=bob as jane).
+    const impersonating = await send(`${binary.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, ca, {
+      method: "POST",
+      headers: { ...asJane, "Impersonate-User": "bob", "Content-Type": "application/json" },
+      body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }),
+    });
+    expect(impersonating.status).toBe(403);
+    expect((JSON.parse(impersonating.text) as { message: string }).message).toBe('users "bob" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope');
     // Events are appended as responses complete; wait for the two this test made.
     const auditLog = () => readFileSync(join(dir, "audit.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { stage: string; verb: string; user: { username: string }; responseStatus?: { code: number } });
     const logged = (user: string, code: number) => () => auditLog().some((e) => e.stage === "ResponseComplete" && e.verb === "create" && e.user.username === user && e.responseStatus?.code === code);
