@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
-import { configMap, startTestPlane, type TestPlane } from "../server/test-support.js";
-import { createMemoryStorage } from "../storage/memory.js";
-import type { Storage } from "../storage/types.js";
+import { configMap, startTestPlane, type TestPlane } from "../src/server/test-support.js";
+import { createMemoryStorage } from "../src/storage/memory.js";
+import type { Storage } from "../src/storage/types.js";
 
 /** A memory storage that counts keyed reads of namespaces. */
 function countingStorage(): { storage: Storage; namespaceReads: () => number } {

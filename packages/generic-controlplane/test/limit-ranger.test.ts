@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
-import { selectBuiltinResources } from "../resources/index.js";
-import { startTestPlane, type TestPlane } from "../server/test-support.js";
+import type { ResourceDefinition } from "../src/registry/resource-definition.js";
+import { selectBuiltinResources } from "../src/resources/index.js";
+import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
 
 // Ports of test/e2e/scheduling/limit_range.go ("LimitRange should create a LimitRange with defaults
 // and ensure pod has those defaults applied") against a consumer-served core/v1 Pod, the way a
