@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
 import { ClusterRoleAggregationController, ensureBootstrapPolicy, guardRbacStores, RbacAuthorizer, type RbacStores } from "../rbac/index.js";
