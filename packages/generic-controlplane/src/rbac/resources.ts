@@ -1,52 +1,25 @@
 import { defineResource } from "../resources/define.js";
 import { ageColumn } from "../resources/printer-columns.js";
-import { kindSchema, stringSchema } from "../resources/schema-parts.js";
+import { kindSchema, labelSelectorSchema, stringListSchema, stringSchema } from "../resources/schema-parts.js";
 import type { PrinterColumn } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from "./validation.js";
 import { RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type Role, type RoleBinding } from "./types.js";
-
-function stringList(description: string): JSONSchemaProps {
-  return { type: "array", description, items: { type: "string", default: "" }, "x-kubernetes-list-type": "atomic" };
-}
 
 const policyRuleSchema: JSONSchemaProps = {
   type: "object",
   description: "PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.",
   required: ["verbs"],
   properties: {
-    apiGroups: stringList('APIGroups is the name of the APIGroup that contains the resources. If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.'),
-    nonResourceURLs: stringList('NonResourceURLs is a set of partial urls that a user should have access to. *s are allowed, but only as the full, final step in the path. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"), but not both.'),
-    resourceNames: stringList("ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."),
-    resources: stringList("Resources is a list of resources this rule applies to. '*' represents all resources."),
-    verbs: stringList("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
+    apiGroups: stringListSchema('APIGroups is the name of the APIGroup that contains the resources. If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.'),
+    nonResourceURLs: stringListSchema('NonResourceURLs is a set of partial urls that a user should have access to. *s are allowed, but only as the full, final step in the path. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"), but not both.'),
+    resourceNames: stringListSchema("ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."),
+    resources: stringListSchema("Resources is a list of resources this rule applies to. '*' represents all resources."),
+    verbs: stringListSchema("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
   },
 };
 
 const rulesSchema = (what: string): JSONSchemaProps => ({ type: "array", description: `Rules holds all the PolicyRules for this ${what}`, items: policyRuleSchema, "x-kubernetes-list-type": "atomic" });
-
-const labelSelectorSchema: JSONSchemaProps = {
-  type: "object",
-  description: "A label selector is a label query over a set of resources. An empty label selector matches all objects. A null label selector matches no objects.",
-  "x-kubernetes-map-type": "atomic",
-  properties: {
-    matchExpressions: {
-      type: "array",
-      description: "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
-      "x-kubernetes-list-type": "atomic",
-      items: {
-        type: "object",
-        required: ["key", "operator"],
-        properties: {
-          key: stringSchema("key is the label key that the selector applies to."),
-          operator: stringSchema("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
-          values: stringList("values is an array of string values."),
-        },
-      },
-    },
-    matchLabels: { type: "object", description: "matchLabels is a map of {key,value} pairs.", additionalProperties: { type: "string", default: "" } },
-  },
-};
 
 const subjectsSchema: JSONSchemaProps = {
   type: "array",
@@ -113,7 +86,7 @@ export const clusterRolesResource = defineResource<ClusterRole>({
       aggregationRule: {
         type: "object",
         description: "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.",
-        properties: { clusterRoleSelectors: { type: "array", description: "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added", items: labelSelectorSchema, "x-kubernetes-list-type": "atomic" } },
+        properties: { clusterRoleSelectors: { type: "array", description: "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added", items: labelSelectorSchema("A label selector is a label query over a set of resources. An empty label selector matches all objects. A null label selector matches no objects."), "x-kubernetes-list-type": "atomic" } },
       },
       rules: rulesSchema("ClusterRole"),
     },

@@ -30,6 +30,44 @@ export function resourceListSchema(description: string): JSONSchemaProps {
   return { type: "object", description, additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] } };
 }
 
+/** A `[]string` kube replaces whole (`x-kubernetes-list-type: atomic`). */
+export function stringListSchema(description: string): JSONSchemaProps {
+  return { type: "array", description, items: { type: "string", default: "" }, "x-kubernetes-list-type": "atomic" };
+}
+
+/** A `metav1.LabelSelector` field, with upstream's descriptions of its parts. */
+export function labelSelectorSchema(description: string): JSONSchemaProps {
+  return {
+    type: "object",
+    description,
+    "x-kubernetes-map-type": "atomic",
+    properties: {
+      matchExpressions: {
+        type: "array",
+        description: "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
+        "x-kubernetes-list-type": "atomic",
+        items: {
+          type: "object",
+          required: ["key", "operator"],
+          properties: {
+            key: stringSchema("key is the label key that the selector applies to."),
+            operator: stringSchema("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
+            values: stringListSchema(
+              "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.",
+            ),
+          },
+        },
+      },
+      matchLabels: {
+        type: "object",
+        description:
+          'matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.',
+        additionalProperties: { type: "string", default: "" },
+      },
+    },
+  };
+}
+
 export function stringSchema(description: string): JSONSchemaProps {
   return { type: "string", description };
 }

@@ -1,11 +1,10 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
-import { kindSchema } from "../../resources/schema-parts.js";
+import { kindSchema, labelSelectorSchema, stringListSchema } from "../../resources/schema-parts.js";
 import { GROUP, VERSION } from "./types.js";
 
 /** OpenAPI schemas of ValidatingAdmissionPolicy and its binding (what explain and unknown-field checks read). */
 
 const string = (description: string): JSONSchemaProps => ({ type: "string", description });
-const strings = (description: string): JSONSchemaProps => ({ type: "array", description, items: { type: "string", default: "" }, "x-kubernetes-list-type": "atomic" });
 const objects = (description: string, item: JSONSchemaProps, key?: string): JSONSchemaProps => ({
   type: "array",
   description,
@@ -13,33 +12,15 @@ const objects = (description: string, item: JSONSchemaProps, key?: string): JSON
   ...(key === undefined ? { "x-kubernetes-list-type": "atomic" as const } : { "x-kubernetes-list-type": "map" as const, "x-kubernetes-list-map-keys": [key] }),
 });
 
-const labelSelector = (description: string): JSONSchemaProps => ({
-  type: "object",
-  description,
-  "x-kubernetes-map-type": "atomic",
-  properties: {
-    matchLabels: { type: "object", additionalProperties: { type: "string", default: "" }, description: "matchLabels is a map of {key,value} pairs." },
-    matchExpressions: objects("matchExpressions is a list of label selector requirements. The requirements are ANDed.", {
-      type: "object",
-      required: ["key", "operator"],
-      properties: {
-        key: string("key is the label key that the selector applies to."),
-        operator: string("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
-        values: strings("values is an array of string values."),
-      },
-    }),
-  },
-});
-
 const namedRule: JSONSchemaProps = {
   type: "object",
   "x-kubernetes-map-type": "atomic",
   properties: {
-    apiGroups: strings("APIGroups is the API groups the resources belong to. '*' is all groups."),
-    apiVersions: strings("APIVersions is the API versions the resources belong to. '*' is all versions."),
-    operations: strings("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations."),
-    resources: strings("Resources is a list of resources this rule applies to."),
-    resourceNames: strings("ResourceNames is an optional white list of names that the rule applies to."),
+    apiGroups: stringListSchema("APIGroups is the API groups the resources belong to. '*' is all groups."),
+    apiVersions: stringListSchema("APIVersions is the API versions the resources belong to. '*' is all versions."),
+    operations: stringListSchema("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations."),
+    resources: stringListSchema("Resources is a list of resources this rule applies to."),
+    resourceNames: stringListSchema("ResourceNames is an optional white list of names that the rule applies to."),
     scope: string('scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*".'),
   },
 };
@@ -49,8 +30,8 @@ export const matchResourcesSchema = (description: string): JSONSchemaProps => ({
   description,
   "x-kubernetes-map-type": "atomic",
   properties: {
-    namespaceSelector: labelSelector("NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector."),
-    objectSelector: labelSelector("ObjectSelector decides whether to run the validation based on if the object has matching labels."),
+    namespaceSelector: labelSelectorSchema("NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector."),
+    objectSelector: labelSelectorSchema("ObjectSelector decides whether to run the validation based on if the object has matching labels."),
     resourceRules: objects("ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches.", namedRule),
     excludeResourceRules: objects("ExcludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about.", namedRule),
     matchPolicy: string('matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".'),
@@ -142,13 +123,13 @@ export const bindingSchema = kindSchema({
           properties: {
             name: string("name is the name of the resource being referenced."),
             namespace: string("namespace is the namespace of the referenced resource."),
-            selector: labelSelector("selector can be used to match multiple param objects based on their labels."),
+            selector: labelSelectorSchema("selector can be used to match multiple param objects based on their labels."),
             parameterNotFoundAction: string("parameterNotFoundAction controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding."),
           },
         },
         matchResources: matchResourcesSchema("MatchResources declares what resources match this binding and will be validated by it."),
         validationActions: {
-          ...strings("validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced."),
+          ...stringListSchema("validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced."),
           "x-kubernetes-list-type": "set",
         },
       },

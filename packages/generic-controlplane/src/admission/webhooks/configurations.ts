@@ -1,6 +1,6 @@
 import { defineResource } from "../../resources/define.js";
 import { ageColumn } from "../../resources/printer-columns.js";
-import { int32Schema, kindSchema, stringSchema } from "../../resources/schema-parts.js";
+import { int32Schema, kindSchema, labelSelectorSchema, stringListSchema, stringSchema } from "../../resources/schema-parts.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { admissionMatchConditionEvaluator } from "../../cel/admission.js";
@@ -9,31 +9,6 @@ import type { WebhookConfiguration, WebhookKind } from "./types.js";
 import { defaultWebhookConfiguration, validateWebhookConfiguration } from "./validation.js";
 
 const GROUP = "admissionregistration.k8s.io";
-
-const strings = (description: string): JSONSchemaProps => ({ type: "array", description, items: { type: "string", default: "" }, "x-kubernetes-list-type": "atomic" });
-
-const labelSelector = (description: string): JSONSchemaProps => ({
-  type: "object",
-  description,
-  "x-kubernetes-map-type": "atomic",
-  properties: {
-    matchExpressions: {
-      type: "array",
-      description: "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
-      "x-kubernetes-list-type": "atomic",
-      items: {
-        type: "object",
-        required: ["key", "operator"],
-        properties: {
-          key: stringSchema("key is the label key that the selector applies to."),
-          operator: stringSchema("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
-          values: strings("values is an array of string values; non-empty for In and NotIn, empty for Exists and DoesNotExist."),
-        },
-      },
-    },
-    matchLabels: { type: "object", description: "matchLabels is a map of {key,value} pairs, each equivalent to a matchExpressions element with operator In and that one value.", additionalProperties: { type: "string", default: "" } },
-  },
-});
 
 const clientConfig: JSONSchemaProps = {
   type: "object",
@@ -57,7 +32,7 @@ const clientConfig: JSONSchemaProps = {
 
 function webhookSchema(kind: WebhookKind): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {
-    admissionReviewVersions: strings("AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects."),
+    admissionReviewVersions: stringListSchema("AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects."),
     clientConfig,
     failurePolicy: stringSchema("FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail."),
     matchConditions: {
@@ -78,8 +53,8 @@ function webhookSchema(kind: WebhookKind): JSONSchemaProps {
     },
     matchPolicy: stringSchema("matchPolicy defines how the \"rules\" list is used to match incoming requests. Allowed values are \"Exact\" or \"Equivalent\". Defaults to \"Equivalent\"."),
     name: stringSchema("The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io."),
-    namespaceSelector: labelSelector("NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector."),
-    objectSelector: labelSelector("ObjectSelector decides whether to run the webhook based on if the object has matching labels."),
+    namespaceSelector: labelSelectorSchema("NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector."),
+    objectSelector: labelSelectorSchema("ObjectSelector decides whether to run the webhook based on if the object has matching labels."),
     rules: {
       type: "array",
       description: "Rules describes what operations on what resources/subresources the webhook cares about.",
@@ -87,10 +62,10 @@ function webhookSchema(kind: WebhookKind): JSONSchemaProps {
       items: {
         type: "object",
         properties: {
-          apiGroups: strings("APIGroups is the API groups the resources belong to. '*' is all groups."),
-          apiVersions: strings("APIVersions is the API versions the resources belong to. '*' is all versions."),
-          operations: strings("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added."),
-          resources: strings("Resources is a list of resources this rule applies to. 'pods/status' means the status subresource of pods, '*' all resources, '*/*' all resources and their subresources."),
+          apiGroups: stringListSchema("APIGroups is the API groups the resources belong to. '*' is all groups."),
+          apiVersions: stringListSchema("APIVersions is the API versions the resources belong to. '*' is all versions."),
+          operations: stringListSchema("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added."),
+          resources: stringListSchema("Resources is a list of resources this rule applies to. 'pods/status' means the status subresource of pods, '*' all resources, '*/*' all resources and their subresources."),
           scope: stringSchema("scope specifies the scope of this rule. Valid values are \"Cluster\", \"Namespaced\", and \"*\". Default is \"*\"."),
         },
       },
