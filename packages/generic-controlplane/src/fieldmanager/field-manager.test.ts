@@ -26,6 +26,7 @@ import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { configMapsResource } from "../resources/config-maps.js";
 import { leasesResource } from "../resources/leases.js";
 import { namespacesResource } from "../resources/namespaces.js";
+import { clusterRolesResource } from "../rbac/resources.js";
 import { secretsResource } from "../resources/secrets.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { BEFORE_FIRST_APPLY, FieldManager } from "./field-manager.js";
@@ -216,6 +217,18 @@ describe("FieldManager.apply", () => {
     expect(live.managedFields).toEqual([
       { manager: "applier", operation: "Apply", apiVersion: "v1", time: "2026-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} }, "f:metadata": { "f:labels": { "f:app": {} } } } },
     ]);
+  });
+
+  it("creates no top-level struct the configuration leaves out (a ClusterRole applied without aggregationRule has none)", () => {
+    const live = new Live(clusterRolesResource);
+    const rules = [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }];
+    const created = live.apply({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules }, "applier");
+    expect(created).not.toHaveProperty("aggregationRule");
+    expect(created.rules).toEqual(rules);
+    const lease = new Live(leasesResource).apply({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" } }, "applier");
+    expect(lease).not.toHaveProperty("spec");
+    const withSpec = new Live(leasesResource).apply({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" }, spec: {} }, "applier");
+    expect(withSpec.spec).toEqual({});
   });
 
   it("refuses another version or kind, and managedFields in the configuration (TestVersionCheck, TestApplyFailsWithManagedFields)", () => {

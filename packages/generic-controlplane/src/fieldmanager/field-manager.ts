@@ -127,7 +127,15 @@ export class FieldManager {
     if (write.manager === "kubectl" && annotations?.[LAST_APPLIED] !== undefined) {
       metadata.annotations = { ...annotations, [LAST_APPLIED]: lastAppliedOf(config) };
     }
-    return { ...result, metadata };
+    const object: KubeObject = { ...result, metadata };
+    // The empty structs of the new object only keep ownership right; a struct the configuration
+    // leaves out is not created (an optional one, e.g. a ClusterRole's aggregationRule, means something when present).
+    if (live === undefined) {
+      for (const key of Object.keys(before)) {
+        if (key !== "metadata" && !(key in config) && isEmptyRecord(object[key])) delete object[key];
+      }
+    }
+    return object;
   }
 
   // ---- the structured-merge-diff updater -------------------------------------------------
@@ -286,4 +294,8 @@ function gvkString(object: KubeObject): string {
   const group = slash === -1 ? "" : apiVersion.slice(0, slash);
   const version = slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
   return `${group}/${version}, Kind=${object.kind ?? ""}`;
+}
+
+function isEmptyRecord(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
 }

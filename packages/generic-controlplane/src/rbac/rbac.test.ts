@@ -392,6 +392,24 @@ describe("RBAC object validation", () => {
     );
   });
 
+  it("server-side applies a ClusterRole without an aggregationRule, creating and then updating it", async () => {
+    const applied = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "applied-reader" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }],
+    };
+    const apply = () =>
+      t.call("PATCH", `${RBAC}/clusterroles/applied-reader?fieldManager=installer`, {
+        headers: { ...as("admin-token"), "Content-Type": "application/apply-patch+yaml" },
+        raw: JSON.stringify(applied),
+      });
+    const created = await apply();
+    expect(created.status).toBe(201);
+    expect(created.json).not.toHaveProperty("aggregationRule");
+    expect((await apply()).status).toBe(200);
+  });
+
   it("defaults subjects' apiGroup and keeps roleRef immutable", async () => {
     const created = await admin("POST", `${RBAC}/namespaces/default/rolebindings`, {
       metadata: { name: "defaults" },
