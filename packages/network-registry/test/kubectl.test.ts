@@ -100,7 +100,7 @@ current-context: test
   });
 
   it("installs from the YAML stream kana install prints", async () => {
-    const second = await startKanaPlane({}, false);
+    const second = await startKanaPlane({}, { install: false });
     try {
       const config = join(dir, "kubeconfig-2");
       writeFileSync(config, `apiVersion: v1

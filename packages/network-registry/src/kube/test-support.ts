@@ -24,10 +24,14 @@ const refOf = (apiVersion: string, kind: string): ResourceRef => {
   return { group, version, resource: resources[kind]!, namespaced: false };
 };
 
-/** `options` go to the control plane; the ClusterRoles are installed only when it serves RBAC. */
-export async function startKanaPlane(options: ControlPlaneOptions = {}, install = true): Promise<KanaPlane> {
+/**
+ * `options` go to the control plane; the ClusterRoles are installed only when it serves RBAC.
+ * `setup.token` authenticates the returned client; `setup.install: false` installs nothing.
+ */
+export async function startKanaPlane(options: ControlPlaneOptions = {}, setup: { install?: boolean; token?: string } = {}): Promise<KanaPlane> {
   const test = await startTestPlane(options);
-  const client = new KubeClient(test.url);
+  const client = new KubeClient(setup.token === undefined ? test.url : { server: test.url, token: setup.token });
+  const install = setup.install ?? true;
   const rbac = options.authorization !== undefined;
   for (const object of install ? installManifests() : []) {
     if (object.kind === "ClusterRole" && !rbac) continue;
