@@ -150,6 +150,7 @@ export class Decider {
             prefixLength: spec.prefixLength,
             ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
             ...(spec.description !== undefined ? { description: spec.description } : {}),
+            ...(spec.prefix !== undefined ? { prefix: spec.prefix } : {}),
           });
           this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix });
           status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };

@@ -65,6 +65,19 @@ describe("client library against a control plane and an arbiter", () => {
     expect(left).toEqual(["node-b", "node-c", "node-d"]);
   });
 
+  it("allocate() of a specific block names the object after it; a second request for the block is refused by name", async () => {
+    await claim(plane.client, { metadata: { name: "lb" }, spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.70.0.0/16", delegateTo: ["*"] }] } });
+    const mine = await allocate(plane.client, { claim: "metallb", pool: "10.70.0.0/16", prefixLength: 28, prefix: "10.70.3.16/28", reference: { group: "", resource: "services", namespace: "web", name: "front" } });
+    expect(mine.metadata.name).toBe("10.70.3.16-28");
+    expect(mine.status).toMatchObject({ phase: "Allocated", prefix: "10.70.3.16/28" });
+    const again = await allocate(plane.client, { claim: "other", pool: "10.70.0.0/16", prefixLength: 28, prefix: "10.70.3.16/28", reference: nodes }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: "api-error" });
+    expect((again as Error).message).toContain('networkallocations.kana.kubekit.io "10.70.3.16-28" already exists');
+    const misfit = await allocate(plane.client, { claim: "other", pool: "10.70.0.0/16", prefixLength: 24, prefix: "10.71.0.0/24", reference: nodes }).catch((e: unknown) => e);
+    expect((misfit as Error).message).toContain("spec.prefix: Invalid value: \"object\": must be a block of the pool with the requested prefixLength");
+    await release(plane.client, mine.metadata.name);
+  });
+
   it("allocate() from a pool that does not delegate to the claim throws not-delegable", async () => {
     const error = await allocate(plane.client, { claim: "someone-else", pool: "10.244.0.0/22", prefixLength: 28, reference: nodes }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "not-delegable" });
