@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, type KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import { resourcePath, type KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { NetworkRegistryError } from "../errors.js";
 import { installManifests } from "./manifests.js";
 
@@ -22,19 +22,20 @@ export interface InstallOptions {
   timeoutMs?: number;
 }
 
-/** Create the object, or replace the stored one (keeping its resourceVersion for the write). */
-async function createOrReplace(client: KubeClient, ref: ResourceRef, object: KubeObject): Promise<KubeObject> {
-  try {
-    return await client.create(ref, undefined, object);
-  } catch (error) {
-    if (!isApiError(error, "AlreadyExists")) throw error;
-    const current = await client.get(ref, undefined, object.metadata!.name!);
-    return client.update(ref, undefined, { ...object, metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion ?? "" } });
-  }
+/** The field manager the installation applies as. */
+const INSTALL_FIELD_MANAGER = "kana-install";
+
+/** Server-side apply, forced: the installation owns what its manifests set, as `kubectl apply --server-side --force-conflicts`. */
+function applyObject(client: KubeClient, ref: ResourceRef, object: KubeObject): Promise<KubeObject> {
+  return client.request("PATCH", resourcePath(ref, undefined, object.metadata!.name), {
+    body: object,
+    contentType: "application/apply-patch+yaml",
+    query: { fieldManager: INSTALL_FIELD_MANAGER, force: true },
+  }) as Promise<KubeObject>;
 }
 
 /**
- * Create (or replace) every object of {@link installManifests} and wait until both CRDs are
+ * Server-side apply every object of {@link installManifests} and wait until both CRDs are
  * Established; running it again updates an installation. Errors are `api-error`, or `timeout`.
  */
 export async function install(client: KubeClient, options: InstallOptions = {}): Promise<KubeObject[]> {
@@ -43,7 +44,7 @@ export async function install(client: KubeClient, options: InstallOptions = {}):
     if (object.kind === "ClusterRole" && options.clusterRoles === false) continue;
     const ref = refOf(object);
     try {
-      applied.push(await createOrReplace(client, ref, object));
+      applied.push(await applyObject(client, ref, object));
     } catch (error) {
       throw new NetworkRegistryError("api-error", `applying ${object.kind} ${object.metadata!.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
