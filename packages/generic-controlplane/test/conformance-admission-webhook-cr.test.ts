@@ -1,7 +1,9 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- tests read arbitrary JSON responses */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { establish } from "../src/apiextensions/test-fixtures.js";
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "../src/apiextensions/types.js";
+
+type CustomResourceValidation = NonNullable<CustomResourceDefinitionVersion["schema"]>;
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
 import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
 
@@ -74,7 +76,7 @@ const admitCrd: TestWebhookHandler = (request) => {
   return { allowed: true };
 };
 
-const preserveUnknown = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
+const preserveUnknown: CustomResourceValidation = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
 
 /** test/utils/crd's `genRandomCRD`: a namespaced CRD whose kind is its lower-case, dashed singular. */
 function testCrd(unique: string, versions: CustomResourceDefinitionVersion[]): CustomResourceDefinition {
@@ -98,7 +100,7 @@ const twoVersions = (): CustomResourceDefinitionVersion[] => [
 ];
 
 function servedVersions(crd: CustomResourceDefinition): string[] {
-  return (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name);
+  return (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name!);
 }
 
 function webhookFor(s: Setup, name: string, path: string, rules: unknown[], selector: Record<string, unknown> = { namespaceSelector: { matchLabels: { [s.unique]: "true" } } }) {
@@ -214,7 +216,7 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
 
   it("should mutate custom resource with pruning", async () => {
     const s = await setup({ "/mutating-custom-resource": mutateCustomResource });
-    const schema = {
+    const schema: CustomResourceValidation = {
       openAPIV3Schema: {
         type: "object",
         properties: {
