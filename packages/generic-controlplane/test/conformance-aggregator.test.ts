@@ -11,7 +11,7 @@ import { staticServiceResolver } from "../src/webhook/client-config.js";
 import { createTestCertificateAuthority, startTestHttpsServer, type TestCertificateAuthority, type TestHttpsServer } from "../src/webhook/test-tls.js";
 import { Kubectl, parseTable } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
-import { findKubectl132 } from "./harness/tools.js";
+import { findKubectl120, findKubectl132 } from "./harness/tools.js";
 
 /**
  * The Aggregator e2e ("Should be able to support the 1.17 Sample API Server using the current
@@ -193,6 +193,33 @@ describe("Aggregator", { timeout: 30_000 }, () => {
     const apiservices = parseTable(await kubectl.ok(["get", "apiservices", "v1alpha1.wardle.example.com"]));
     expect(apiservices.header).toEqual(["NAME", "SERVICE", "AVAILABLE", "AGE"]);
     expect(apiservices.rows[0]?.slice(0, 3)).toEqual(["v1alpha1.wardle.example.com", "wardle/api", "True"]);
+  }, 60_000);
+
+  it("merges the extension server's /openapi/v2 into its own, which kubectl 1.20's explain reads", async () => {
+    const swagger = await main.call("GET", "/openapi/v2");
+    expect(swagger.status).toBe(200);
+    expect(Object.keys(swagger.json.paths)).toEqual(expect.arrayContaining(["/api/v1/namespaces/{namespace}/configmaps", "/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}"]));
+    const definitions = Object.keys(swagger.json.definitions);
+    expect(definitions).toEqual(expect.arrayContaining(["io.k8s.api.core.v1.ConfigMap", "com.example.wardle.v1alpha1.Flunder"]));
+    expect(swagger.json.definitions["com.example.wardle.v1alpha1.Flunder"].properties.spec.description).toBe("What the flunder refers to.");
+    // Definitions both servers publish alike (ObjectMeta, ...) are there once; those that differ
+    // (DeleteOptions and WatchEvent list each server's group versions) are the extension's as `_v2`.
+    expect(definitions).toContain("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    expect(definitions.filter((name) => /_v\d+$/.test(name)).sort()).toEqual(["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2", "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent_v2"]);
+    const bodyOf = (path: string) => (swagger.json.paths[path].delete.parameters as Array<{ in: string; schema?: { $ref: string } }>).find((p) => p.in === "body")?.schema?.$ref;
+    expect(bodyOf("/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}")).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2");
+    expect(bodyOf("/api/v1/namespaces/{namespace}/configmaps/{name}")).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions");
+
+    const dir = mkdtempSync(join(tmpdir(), "kubekit-aggregator-v2-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const kubeconfigPath = join(dir, "kubeconfig");
+    await main.plane.writeKubeconfig(kubeconfigPath);
+    // kubectl 1.20 explains from the protobuf /openapi/v2.
+    const kubectl = new Kubectl(findKubectl120(), { url: main.url, kubeconfigPath, dir, close: () => Promise.resolve() });
+    const explained = await kubectl.ok(["explain", "flunders.spec"]);
+    expect(explained).toContain("KIND:     Flunder\nVERSION:  wardle.example.com/v1alpha1");
+    expect(explained).toContain("DESCRIPTION:\n     What the flunder refers to.");
+    expect(explained).toMatch(/reference\t<string>\n\s+A reference to another flunder\./);
   }, 60_000);
 
   it("reports ServiceNotFound and FailedDiscoveryCheck, and answers 503 while unavailable", async () => {

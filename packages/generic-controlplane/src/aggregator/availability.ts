@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { isControlPlaneError } from "../errors.js";
 import { formatTime } from "../registry/object-utils.js";
+import type { SwaggerDocument } from "../openapi/v2.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
 import type { ServiceResolver } from "../webhook/client-config.js";
 import { getFromRemote, resolveRemote, ServiceNotFoundError, type RemoteEndpoint } from "./remote.js";
@@ -20,6 +21,8 @@ export interface RemoteGroupVersion {
   resources: { resources?: Array<Record<string, unknown>> } | undefined;
   /** Its OpenAPI v3 document for the group version, when it publishes one. */
   openapi: { json: string; hash: string } | undefined;
+  /** Its whole OpenAPI v2 document (`/openapi/v2`), when it publishes one: merged into ours. */
+  openapiV2: { document: SwaggerDocument; hash: string } | undefined;
 }
 
 export interface AvailabilityOptions {
@@ -109,6 +112,7 @@ export class AvailabilityController {
       available: known?.available ?? false,
       resources: known?.resources,
       openapi: known?.openapi,
+      openapiV2: known?.openapiV2,
     });
     if (specChanged) this.#schedule(name);
   }
@@ -143,6 +147,7 @@ export class AvailabilityController {
     let condition: APIServiceCondition;
     let resources: RemoteGroupVersion["resources"];
     let openapi: RemoteGroupVersion["openapi"];
+    let openapiV2: RemoteGroupVersion["openapiV2"];
     try {
       remote.endpoint = await resolveRemote(apiService, this.#options.resolver);
       const path = name === "v1." ? `/api/${version}` : `/apis/${group}/${version}`;
@@ -157,6 +162,7 @@ export class AvailabilityController {
       if (answer.status < 200 || answer.status >= 300) throw new Error(`bad status from ${discoveryURL}: ${answer.status}`);
       resources = JSON.parse(answer.body.toString("utf8")) as RemoteGroupVersion["resources"];
       openapi = await this.#openapiOf(remote.endpoint, group, version);
+      openapiV2 = await this.#openapiV2Of(remote.endpoint);
       condition = { type: "Available", status: "True", reason: "Passed", message: "all checks passed" };
     } catch (error) {
       const reason = error instanceof ServiceNotFoundError ? "ServiceNotFound" : DISCOVERY_FAILED;
@@ -164,10 +170,15 @@ export class AvailabilityController {
     }
     if (this.#stopped) return;
     const available = condition.status === "True";
-    const changed = remote.available !== available || JSON.stringify(remote.resources) !== JSON.stringify(resources) || remote.openapi?.hash !== openapi?.hash;
+    const changed =
+      remote.available !== available ||
+      JSON.stringify(remote.resources) !== JSON.stringify(resources) ||
+      remote.openapi?.hash !== openapi?.hash ||
+      remote.openapiV2?.hash !== openapiV2?.hash;
     remote.available = available;
     remote.resources = available ? resources : undefined;
     remote.openapi = available ? openapi : undefined;
+    remote.openapiV2 = available ? openapiV2 : undefined;
     await this.#record(name, condition);
     if (changed) this.#options.onChange();
   }
@@ -179,6 +190,19 @@ export class AvailabilityController {
       if (answer.status !== 200) return undefined;
       const json = answer.body.toString("utf8");
       return { json, hash: createHash("sha512").update(json).digest("hex").toUpperCase() };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The extension server's OpenAPI v2 document, if it publishes one (a server without one still serves its APIs). */
+  async #openapiV2Of(endpoint: RemoteEndpoint): Promise<RemoteGroupVersion["openapiV2"]> {
+    try {
+      const answer = await getFromRemote(endpoint, "/openapi/v2", this.#options.checkTimeoutMs ?? 6000);
+      if (answer.status !== 200) return undefined;
+      const document = JSON.parse(answer.body.toString("utf8")) as SwaggerDocument | null;
+      if (document === null || typeof document !== "object" || typeof document.paths !== "object") return undefined;
+      return { document, hash: createHash("sha512").update(answer.body).digest("hex") };
     } catch {
       return undefined;
     }

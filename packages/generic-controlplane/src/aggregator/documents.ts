@@ -1,6 +1,9 @@
 import type { DiscoveryDocuments } from "../discovery/discovery.js";
 import type { APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResourceDiscovery, APISubresourceDiscovery } from "../discovery/types.js";
 import type { OpenApiDocuments } from "../openapi/documents.js";
+import type { SwaggerDocument } from "../openapi/v2.js";
+import { encodeGnosticDocument } from "../openapi/v2-protobuf.js";
+import { mergeSwagger } from "./openapi-v2.js";
 import type { RemoteGroupVersion } from "./availability.js";
 
 interface RemoteResource {
@@ -98,10 +101,19 @@ export function mergedDiscovery(local: DiscoveryDocuments, remotes: readonly Rem
   };
 }
 
-/** The OpenAPI v3 index and documents with each available extension server's group version document added; v2 is the local one. */
+/**
+ * The OpenAPI v3 index and documents with each available extension server's group version document
+ * added, and `/openapi/v2` with their v2 documents merged in (paths and definitions, see
+ * mergeSwagger), extension servers in the order discovery lists their groups.
+ */
 export function mergedOpenApi(local: OpenApiDocuments, remotes: readonly RemoteGroupVersion[]): OpenApiDocuments {
   const documents = new Map<string, { json: string; hash: string }>();
   for (const remote of remotes) if (remote.available && remote.openapi !== undefined) documents.set(`apis/${remote.group}/${remote.version}`, remote.openapi);
+  const swaggers = remoteGroups(remotes).flatMap((group) => group.versions.flatMap((v) => (v.openapiV2 === undefined ? [] : [v.openapiV2.document])));
+  let merged: SwaggerDocument | undefined;
+  let json: string | undefined;
+  let protobuf: Uint8Array | undefined;
+  const swagger = () => (merged ??= swaggers.reduce(mergeSwagger, JSON.parse(local.v2Json()) as SwaggerDocument));
   return {
     v3Index() {
       const index = local.v3Index();
@@ -110,7 +122,7 @@ export function mergedOpenApi(local: OpenApiDocuments, remotes: readonly RemoteG
       return { ...index, paths };
     },
     v3Document: (path) => documents.get(path.replace(/^\/+|\/+$/g, "")) ?? local.v3Document(path),
-    v2Protobuf: () => local.v2Protobuf(),
-    v2Json: () => local.v2Json(),
+    v2Protobuf: () => (swaggers.length === 0 ? local.v2Protobuf() : (protobuf ??= encodeGnosticDocument(swagger()))),
+    v2Json: () => (swaggers.length === 0 ? local.v2Json() : (json ??= JSON.stringify(swagger()))),
   };
 }

@@ -1,20 +1,33 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { findDuplicateFields, scanJsonFields } from "./duplicate-fields.js";
-import { findUnknownFields, unknownFieldMessage, type UnknownFieldOptions } from "./unknown-fields.js";
+import { findUnknownCustomResourceFields, findUnknownFields, unknownFieldMessage, type UnknownFieldOptions } from "./unknown-fields.js";
+
+export interface StrictFieldOptions extends UnknownFieldOptions {
+  /**
+   * The body is a custom resource: apiextensions-apiserver decodes it as unstructured JSON (which
+   * reports duplicates) and then prunes it, so every duplicate comes before every unknown field.
+   */
+  customResource?: boolean;
+}
 
 /**
  * Everything `fieldValidation` reports for one request body, in the order kube-apiserver lists it
  * after `strict decoding error: `. JSON bodies are decoded in one pass, so unknown and duplicate
  * fields interleave in document order (`unknown field "spec.x", duplicate field "spec.y"`); YAML
- * bodies report go-yaml's duplicate keys first, then the unknown fields.
+ * bodies report go-yaml's duplicate keys first, then the unknown fields. Custom resources list
+ * duplicates first, then unknown fields in apiextensions' order (findUnknownCustomResourceFields).
  */
 export function findStrictFieldErrors(
   text: string,
   contentType: string,
   object: unknown,
   schema: JSONSchemaProps | undefined,
-  options: UnknownFieldOptions = {},
+  options: StrictFieldOptions = {},
 ): string[] {
+  if (options.customResource === true) {
+    const unknown = schema === undefined ? [] : findUnknownCustomResourceFields(object, schema, options);
+    return [...findDuplicateFields(text, contentType), ...unknown.map(unknownFieldMessage)];
+  }
   const unknown = schema === undefined ? [] : findUnknownFields(object, schema, options);
   if (/yaml/i.test(contentType)) return [...findDuplicateFields(text, contentType), ...unknown.map(unknownFieldMessage)];
   const fields = scanJsonFields(text);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { findDuplicateFields } from "./duplicate-fields.js";
 import { findStrictFieldErrors } from "./strict-fields.js";
-import { findUnknownFields, unknownFieldMessage } from "./unknown-fields.js";
+import { findUnknownCustomResourceFields, findUnknownFields, unknownFieldMessage } from "./unknown-fields.js";
 
 const schema: JSONSchemaProps = {
   type: "object",
@@ -56,6 +56,19 @@ describe("findUnknownFields", () => {
   it("checks embedded resources against ObjectMeta", () => {
     const object = { spec: { template: { apiVersion: "v1", kind: "X", metadata: { name: "n", unknownSubMeta: 1 }, spec: { x: "a", y: "b" } } } };
     expect(findUnknownFields(object, schema).sort()).toEqual(["spec.template.metadata.unknownSubMeta", "spec.template.spec.y"]);
+  });
+
+  it("orders a custom resource's as apiextensions does: root ObjectMeta, pruned fields sorted, embedded ObjectMeta", () => {
+    const object = {
+      spec: { zeta: 1, template: { metadata: { unknownSubMeta: 1 }, spec: { y: "b" } }, alpha: 1 },
+      metadata: { unknownMeta: "x" },
+    };
+    expect(findUnknownCustomResourceFields(object, schema)).toEqual(["metadata.unknownMeta", "spec.alpha", "spec.template.spec.y", "spec.zeta", "spec.template.metadata.unknownSubMeta"]);
+    expect(findStrictFieldErrors('{"spec":{"zeta":1,"zeta":2},"metadata":{"unknownMeta":"x"}}', "application/json", { spec: { zeta: 2 }, metadata: { unknownMeta: "x" } }, schema, { customResource: true })).toEqual([
+      'duplicate field "spec.zeta"',
+      'unknown field "metadata.unknownMeta"',
+      'unknown field "spec.zeta"',
+    ]);
   });
 });
 

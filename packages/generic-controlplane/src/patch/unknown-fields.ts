@@ -16,8 +16,29 @@ export interface UnknownFieldOptions {
  * value, and embedded resources (and the object itself) get apiVersion, kind and ObjectMeta.
  */
 export function findUnknownFields(object: unknown, schema: JSONSchemaProps, options: UnknownFieldOptions = {}): string[] {
-  const unknown: string[] = [];
-  walk(object, withObjectMeta(schema), "", options.definitions, unknown);
+  return collectUnknownFields(object, schema, options).map((field) => field.path);
+}
+
+/**
+ * The unknown fields of a custom resource in the order apiextensions-apiserver reports them: the
+ * root's ObjectMeta first (it is decoded before pruning), then the pruned fields sorted (the
+ * pruner sorts them), then those of embedded resources' ObjectMeta (coerced after pruning).
+ */
+export function findUnknownCustomResourceFields(object: unknown, schema: JSONSchemaProps, options: UnknownFieldOptions = {}): string[] {
+  const fields = collectUnknownFields(object, schema, options);
+  const of = (origin: UnknownField["origin"]) => fields.filter((field) => field.origin === origin).map((field) => field.path);
+  return [...of("objectMeta"), ...of("pruned").sort(), ...of("embeddedObjectMeta")];
+}
+
+interface UnknownField {
+  path: string;
+  /** Whether the field is in the root's ObjectMeta, an embedded resource's, or anywhere else. */
+  origin: "objectMeta" | "embeddedObjectMeta" | "pruned";
+}
+
+function collectUnknownFields(object: unknown, schema: JSONSchemaProps, options: UnknownFieldOptions): UnknownField[] {
+  const unknown: UnknownField[] = [];
+  walk(object, withObjectMeta(schema), "", options.definitions, unknown, "pruned", true);
   return unknown;
 }
 
@@ -30,15 +51,24 @@ function child(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-function walk(value: unknown, given: JSONSchemaProps | undefined, path: string, definitions: Definitions | undefined, out: string[]): void {
+function walk(
+  value: unknown,
+  given: JSONSchemaProps | undefined,
+  path: string,
+  definitions: Definitions | undefined,
+  out: UnknownField[],
+  origin: UnknownField["origin"],
+  resourceRoot: boolean,
+): void {
   let schema = resolveSchema(given, definitions);
   if (schema === undefined || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, schema?.items, `${path}[${index}]`, definitions, out));
+    value.forEach((item, index) => walk(item, schema?.items, `${path}[${index}]`, definitions, out, origin, false));
     return;
   }
   if (!isJsonObject(value)) return;
-  if (schema["x-kubernetes-embedded-resource"] === true && path !== "") schema = withObjectMeta(schema);
+  const embedded = schema["x-kubernetes-embedded-resource"] === true && path !== "";
+  if (embedded) schema = withObjectMeta(schema);
   if (schema["x-kubernetes-int-or-string"] === true) return;
   const { properties, additionalProperties } = schema;
   const preserve = schema["x-kubernetes-preserve-unknown-fields"] === true || additionalProperties === true;
@@ -47,12 +77,14 @@ function walk(value: unknown, given: JSONSchemaProps | undefined, path: string, 
   if (unconstrained && schema.allOf === undefined) return;
   for (const [key, fieldValue] of Object.entries(value)) {
     const declared = properties?.[key];
+    // Fields under a resource's metadata are ObjectMeta's, reported where upstream decodes it.
+    const childOrigin = key === "metadata" && (resourceRoot || embedded) ? (resourceRoot ? "objectMeta" : "embeddedObjectMeta") : origin;
     if (declared !== undefined) {
-      walk(fieldValue, declared, child(path, key), definitions, out);
+      walk(fieldValue, declared, child(path, key), definitions, out, childOrigin, false);
     } else if (typeof additionalProperties === "object") {
-      walk(fieldValue, additionalProperties, child(path, key), definitions, out);
+      walk(fieldValue, additionalProperties, child(path, key), definitions, out, childOrigin, false);
     } else if (!preserve) {
-      out.push(child(path, key));
+      out.push({ path: child(path, key), origin });
     }
   }
 }

@@ -5,7 +5,7 @@ import type { RequestOptions } from "../../registry/types.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { checkUnknownFields, parseJson, parseYaml } from "./decode/decode-object.js";
+import { checkUnknownFields, parseJson, parseYaml, yamlUnmarshalErrors } from "./decode/decode-object.js";
 import type { HandlerEnv } from "../handler-env.js";
 import { bodyFormat, type ResponseFormat } from "./negotiation/negotiation.js";
 import type { ResourceRequestInfo } from "../request-info.js";
@@ -16,7 +16,9 @@ import { checkName, groupVersionOf, reconcileNamespace, requestOptions } from ".
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
 import { goSprintValue } from "../../patch/json-value.js";
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../patch/index.js";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields, withObjectMeta } from "../../patch/index.js";
+import { undeclaredFieldsError } from "../../fieldmanager/undeclared-fields.js";
+import { warningHeader } from "./responsewriters/status.js";
 
 type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch";
 
@@ -111,6 +113,19 @@ function keepIdentity(patched: KubeObject, current: KubeObject, definition: Requ
   if (patched.kind === undefined) patched.kind = definition.kind;
 }
 
+/**
+ * fieldValidation of an apply patch: it is YAML (JSON included), so duplicates are go-yaml's
+ * `line 11: key "foo" already set in map`, refused as upstream's strict YAML decoding refuses them
+ * (Strict) or sent as one Warning each (Warn).
+ */
+function checkApplyDuplicates(ctx: RequestContext, text: string, validation: WriteOptions["fieldValidation"]): void {
+  if (validation === "Ignore") return;
+  const duplicates = findDuplicateFields(text, "application/yaml");
+  if (duplicates.length === 0) return;
+  if (validation === "Strict") throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
+  for (const duplicate of duplicates) ctx.warnings.push(warningHeader(duplicate));
+}
+
 /** Server-side apply: creates the object when it is missing (201), otherwise merges by field ownership (200). */
 async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
   // Apply needs an explicit manager: the User-Agent default does not count.
@@ -120,12 +135,19 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   }
   const definition = scope.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
-  const applied = parseYaml(body.toString("utf8"));
+  const text = body.toString("utf8");
+  const applied = parseYaml(text);
   if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw badRequest("the body of an apply patch must be an object");
   const object = applied as KubeObject;
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
   checkFieldTypes(structuredClone(object), definition);
-  checkUnknownFields(ctx, object, scope, options.fieldValidation);
+  // The field manager types the configuration: fields the schema lacks fail whatever fieldValidation says.
+  const unknown = scope.fieldSchema === undefined ? [] : findUnknownFields(object, scope.fieldSchema);
+  if (unknown.length > 0) {
+    const identity = { namespace: info.namespace ?? "", name: info.name, apiVersion: object.apiVersion ?? groupVersionOf(definition), kind: object.kind ?? definition.kind };
+    throw undeclaredFieldsError(object, withObjectMeta(scope.fieldSchema!), unknown, identity);
+  }
+  checkApplyDuplicates(ctx, text, options.fieldValidation);
   // Unlike other writes, apply takes no type from the URL: the field manager requires the configuration's own.
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);

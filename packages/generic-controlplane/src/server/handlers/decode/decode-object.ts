@@ -54,7 +54,7 @@ export function decodeObject(
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
   checkFieldTypes(kubeObject, definition, numberLiteral);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
-  if (text !== undefined) checkFields(ctx, kubeObject, scope.fieldSchema, validation, text, format === "yaml" ? "application/yaml" : "application/json");
+  if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
 }
 
@@ -62,16 +62,10 @@ export function decodeObject(
  * fieldValidation of a body: Strict fails with every unknown and duplicate field in upstream's
  * order, Warn sends them as Warning headers; unknown fields are dropped unless the request fails.
  */
-function checkFields(
-  ctx: RequestContext,
-  object: KubeObject,
-  schema: JSONSchemaProps | undefined,
-  validation: FieldValidation,
-  text: string,
-  contentType: string,
-): void {
+function checkFields(ctx: RequestContext, object: KubeObject, scope: RequestScope, validation: FieldValidation, text: string, contentType: string): void {
+  const schema = scope.fieldSchema;
   if (validation !== "Ignore") {
-    const problems = findStrictFieldErrors(text, contentType, object, schema);
+    const problems = findStrictFieldErrors(text, contentType, object, schema, { customResource: scope.definition.unstructured === true });
     reportProblems(ctx, validation, problems);
     // Nothing unknown was reported: nothing to drop.
     if (!problems.some((p) => p.startsWith("unknown field"))) return;
@@ -99,8 +93,22 @@ export function checkUnknownFields(ctx: RequestContext, object: KubeObject, scop
 
 function reportProblems(ctx: RequestContext, validation: FieldValidation, problems: string[]): void {
   if (problems.length === 0 || validation === "Ignore") return;
-  if (validation === "Strict") throw badRequest(`strict decoding error: ${problems.join(", ")}`);
+  if (validation === "Strict") throw badRequest(`strict decoding error: ${strictDecodingErrors(problems)}`);
   for (const problem of problems) ctx.warnings.push(warningHeader(problem));
+}
+
+/** go-yaml's duplicate keys are one error (`yaml: unmarshal errors:` and a line each), then the rest. */
+function strictDecodingErrors(problems: string[]): string {
+  const yamlErrors = problems.filter((problem) => YAML_KEY_ERROR.test(problem));
+  const others = problems.filter((problem) => !YAML_KEY_ERROR.test(problem));
+  return [...(yamlErrors.length === 0 ? [] : [yamlUnmarshalErrors(yamlErrors)]), ...others].join(", ");
+}
+
+const YAML_KEY_ERROR = /^line \d+: key /;
+
+/** go-yaml's `yaml.TypeError` text for several errors: a header, then each on its own indented line. */
+export function yamlUnmarshalErrors(errors: string[]): string {
+  return `yaml: unmarshal errors:\n  ${errors.join("\n  ")}`;
 }
 
 /** Number literals JSON.parse rounded (integers beyond 2^53), by the object or array holding them. */
