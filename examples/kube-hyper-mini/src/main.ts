@@ -1,26 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createControlPlane, jsonLineLogger, loadOrCreateServiceAccountKeyFiles, loadOrCreateServingPki, type ControlPlane } from "@kubekit/generic-controlplane";
+import { createControlPlane, loadOrCreateServiceAccountKeyFiles, loadOrCreateServingPki, runCommand, type ControlPlane, type Logger, type RunningCommand } from "@kubekit/generic-controlplane";
 import { configFromKubeconfig, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { applyManifest, manifestObjects, readManifest } from "./manifest.js";
-import { parseOptions, UsageError, USAGE, type HyperMiniOptions } from "./options.js";
+import { parseOptions, USAGE, type HyperMiniOptions } from "./options.js";
 import { startPaletteWebhook, type PaletteWebhook } from "./palette-webhook.js";
 
-async function main(): Promise<number> {
-  let options: HyperMiniOptions;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const log = jsonLineLogger(process.stderr);
+async function run(options: HyperMiniOptions, log: Logger): Promise<RunningCommand> {
   let storage: Storage;
   if (options.storage.kind === "sqlite") {
     const path = resolve(options.storage.path);
@@ -70,23 +57,8 @@ async function main(): Promise<number> {
   await plane.writeKubeconfig(kubeconfig);
   log({ msg: "kubeconfig written", path: kubeconfig });
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    log({ msg: "shutting down", signal });
-    stopAll().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log({ level: "error", msg: "shutdown failed", error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
   process.stdout.write(`ready ${plane.url}\n`);
-  return -1;
+  return { stop: stopAll };
 }
 
 /** Applies the manifest as the admin the kubeconfig names, through the API like any client. */
@@ -99,12 +71,4 @@ async function installWidgetApi(plane: ControlPlane, webhook: PaletteWebhook): P
   }
 }
 
-main().then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (error: unknown) => {
-    process.stderr.write(`kube-hyper-mini: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runCommand({ usage: USAGE, parse: parseOptions, run });

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { UsageError } from "@kubekit/generic-controlplane";
 
 export interface HyperMiniOptions {
   host: string;
@@ -35,10 +36,6 @@ Flags:
   -h, --help           show this help
 
 Prints "ready <url>" on stdout once the Widget API is served; logs go to stderr as JSON lines.`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
 
 export function parseOptions(argv: string[]): HyperMiniOptions {
   let values;
