@@ -106,13 +106,14 @@ export interface ControlPlaneOptions {
   /**
    * Serve HTTPS (kube-apiserver's `--tls-cert-file`, `--tls-private-key-file`, `--client-ca-file`):
    * PEM serving certificate and key; with `clientCA`, client certificates signed by it authenticate
-   * their CN as the user and O as the groups (when `authentication` is on). Default: plain HTTP.
+   * their CN as the user and O as the groups (a `clientCA` turns `authentication` on). Default: plain HTTP.
    */
   tls?: Pick<TlsServingOptions, "cert" | "key" | "clientCA">;
   /**
    * Authenticate every request, in kube-apiserver's order: client certificates, bearer tokens (the
    * token file, service account tokens), then anonymous for health, version and discovery only.
-   * Failed credentials get 401. Default off: every request is `system:anonymous` (or `authenticate`).
+   * Failed credentials get 401. Default: on with its defaults when `tls.clientCA` is given, otherwise
+   * off (every request is `system:anonymous`, or who `authenticate` says).
    */
   authentication?: AuthenticationOptions;
   /** Service account token signing and verification (TokenRequest, TokenReview, OIDC discovery). Default: a key generated at startup. */
@@ -296,7 +297,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const loopback = await loopbackCredentials(options.tls !== undefined);
   const tokenOptions = options.serviceAccountTokens ?? {};
   const authentication = controlPlaneAuthentication({
-    authentication: options.authentication,
+    // A client CA is only given to authenticate with it (kube-apiserver's --client-ca-file turns the x509 authenticator on).
+    authentication: options.authentication ?? (options.tls?.clientCA !== undefined ? {} : undefined),
     clientCertificates: options.tls?.clientCA !== undefined,
     tokens: await serviceAccountTokenConfig(tokenOptions),
     tokenOptions,

@@ -28,6 +28,13 @@ describe("authentication over HTTPS", () => {
     expect((await t.call("POST", WHOAMI, { client: jane }, {})).json.status.userInfo).toEqual({ username: "jane", groups: ["devs", "ops", "system:authenticated"] });
   });
 
+  it("authenticates client certificates whenever tls.clientCA is given, even without an authentication option", async () => {
+    const t = await start({ authentication: undefined });
+    const review = await t.asAdmin("POST", WHOAMI, {});
+    expect(review.json.status.userInfo).toEqual({ username: "kubernetes-admin", groups: ["system:masters", "system:authenticated"] });
+    expect((await t.call("GET", "/api/v1/namespaces")).status).toBe(401);
+  });
+
   it("answers 401 for a certificate from another CA rather than treating the request as anonymous", async () => {
     const t = await start();
     const foreign = await issueClientCertificate(await createCertificateAuthority("elsewhere"), { name: "kubernetes-admin", groups: ["system:masters"] });
