@@ -4,7 +4,7 @@ import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../reg
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FieldError } from "../validation/index.js";
 import { compareKubeVersions } from "../discovery/versions.js";
-import type { CustomResourceConverter } from "./conversion.js";
+import { convertNone } from "./conversion.js";
 import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { isConditionTrue, storageVersionOf, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionVersion } from "./types.js";
@@ -116,7 +116,12 @@ export function deprecationWarning(crd: CustomResourceDefinition, version: Custo
 }
 
 export interface CustomResourceOptions {
-  converter: CustomResourceConverter;
+  /**
+   * Whether objects convert through a converter (strategy `Webhook`): then the definitions carry
+   * no `storedAs` conversion, and the store of each is given storage that converts (see
+   * `conversion/converting-storage.ts`). Otherwise `None` rewrites `apiVersion` on the way.
+   */
+  converted?: boolean;
   schemas?: CustomResourceSchemas | undefined;
 }
 
@@ -160,7 +165,6 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
   const plural = spec.names?.plural ?? "";
   const storageVersion = storageVersionOf(crd) ?? "";
   const storageApiVersion = `${group}/${storageVersion}`;
-  const converter = options.converter;
   return (spec.versions ?? [])
     .filter((version) => version.served === true && version.name)
     .map((version): ResourceDefinition => {
@@ -186,12 +190,16 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
         printerColumns: printerColumns(version),
         fieldSelectors: fieldSelectors(version),
         strategy: customResourceStrategy(crd, version, compiled),
-        storedAs: {
-          group,
-          plural,
-          toStorage: (object) => converter.convert(object, storageApiVersion),
-          fromStorage: (object) => (object.apiVersion === apiVersion ? object : converter.convert(object, apiVersion)),
-        },
+        ...(options.converted === true
+          ? {}
+          : {
+              storedAs: {
+                group,
+                plural,
+                toStorage: (object: KubeObject) => convertNone(object, storageApiVersion),
+                fromStorage: (object: KubeObject) => (object.apiVersion === apiVersion ? object : convertNone(object, apiVersion)),
+              },
+            }),
       };
     });
 }
