@@ -1,4 +1,5 @@
 import { createCertificateAuthority, issueServingCertificate } from "../../certs/authority.js";
+import type { Server } from "node:https";
 import type { KubeObject } from "../../api/types.js";
 import { readJson, startTestHttpsServer } from "../../webhook/test-tls.js";
 
@@ -31,6 +32,7 @@ export interface TestConversionWebhook {
   /** Base64 PEM of the CA, for `caBundle`. */
   readonly caBundle: string;
   readonly reviews: ReceivedReview[];
+  readonly server: Server;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export async function startTestConversionWebhook(handlers: Record<string, Review
       res.end(String(error));
     });
   });
-  return { url: server.url, port: server.port, caBundle: Buffer.from(ca.cert).toString("base64"), reviews, close: () => server.close() };
+  return { url: server.url, port: server.port, caBundle: Buffer.from(ca.cert).toString("base64"), reviews, server: server.server, close: () => server.close() };
 }
 
 /** What converting one object gives: the object (its apiVersion set by the framework) or a failure message. */
