@@ -18,6 +18,7 @@ import {
   type ReviewHandler,
   type TestConversionWebhook,
 } from "../src/apiextensions/conversion/test-conversion-webhook.js";
+import { startTestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
 import { Kubectl } from "./harness/kubectl.js";
 import { findKubectl132 } from "./harness/tools.js";
 
@@ -339,6 +340,44 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     const created = await t.call("POST", CRDS, { body: crd });
     expect(created.status).toBe(422);
     expect(created.json.details.causes).toContainEqual(expect.objectContaining({ field: "spec.conversion.webhook.conversionReviewVersions" }));
+  });
+});
+
+describe("conversion webhook and admission", { timeout: 30_000 }, () => {
+  it("hands a v2 request to a webhook registered for v1 (matchPolicy Equivalent) converted to v1, and its patch back in v2", async () => {
+    const admission = await startTestWebhookServer({
+      "/v1-only": (request) => {
+        const object = request.object as { apiVersion?: string; hostPort?: string };
+        // Only a v1 object has hostPort: the patch is written against v1.
+        return object.apiVersion === `${GROUP}/v1` && object.hostPort !== undefined ? { allowed: true, patch: [{ op: "replace", path: "/hostPort", value: "mutated:9090" }] } : { allowed: true };
+      },
+    });
+    cleanups.push(() => admission.close());
+    const { t, storage } = await setup();
+    const registered = await t.call("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {
+      body: {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "MutatingWebhookConfiguration",
+        metadata: { name: "v1-only" },
+        webhooks: [
+          {
+            name: "v1-only.example.com",
+            rules: [{ operations: ["CREATE"], apiGroups: [GROUP], apiVersions: ["v1"], resources: [PLURAL] }],
+            matchPolicy: "Equivalent",
+            clientConfig: { url: `${admission.url}/v1-only`, caBundle: admission.ca.caBundle },
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+          },
+        ],
+      },
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const created = await t.call("POST", crs("v2"), { body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "admitted", namespace: NS }, host: "localhost", port: "8080" } });
+    expect(created.status, created.text).toBe(201);
+    const [review] = admission.received("/v1-only");
+    expect(review).toMatchObject({ kind: { group: GROUP, version: "v1", kind: KIND }, requestKind: { version: "v2" }, object: { apiVersion: `${GROUP}/v1`, hostPort: "localhost:8080" } });
+    expect(created.json).toMatchObject({ apiVersion: `${GROUP}/v2`, host: "mutated", port: "9090" });
+    expect(await stored(storage, "admitted")).toMatchObject({ apiVersion: `${GROUP}/v1`, hostPort: "mutated:9090" });
   });
 });
 

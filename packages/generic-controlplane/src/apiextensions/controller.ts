@@ -319,7 +319,7 @@ export class CrdController {
   }
 
   #definitions(crd: CustomResourceDefinition): ResourceDefinition[] {
-    return customResourceDefinitionsFor(crd, { converted: this.#converter(crd) !== undefined, schemas: this.#options.schemas });
+    return customResourceDefinitionsFor(crd, { converter: this.#converter(crd), schemas: this.#options.schemas });
   }
 
   /** The CRD's converter, undefined for `None`: the embedder's factory first, then the `Webhook` strategy's. */
@@ -329,7 +329,7 @@ export class CrdController {
 
   /** The store of one served version; with a converter, over storage that converts to and from that version. */
   #store(crd: CustomResourceDefinition, definition: ResourceDefinition): ResourceStore {
-    const converter = this.#converter(crd);
+    const converter = definition.versionConverter;
     const group = crd.spec?.group ?? "";
     const storage =
       converter === undefined

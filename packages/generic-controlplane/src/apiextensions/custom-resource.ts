@@ -4,7 +4,7 @@ import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../reg
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FieldError } from "../validation/index.js";
 import { compareKubeVersions } from "../discovery/versions.js";
-import { convertNone } from "./conversion.js";
+import { convertNone, type CustomResourceConverter } from "./conversion.js";
 import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { isConditionTrue, storageVersionOf, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionVersion } from "./types.js";
@@ -117,11 +117,11 @@ export function deprecationWarning(crd: CustomResourceDefinition, version: Custo
 
 export interface CustomResourceOptions {
   /**
-   * Whether objects convert through a converter (strategy `Webhook`): then the definitions carry
-   * no `storedAs` conversion, and the store of each is given storage that converts (see
-   * `conversion/converting-storage.ts`). Otherwise `None` rewrites `apiVersion` on the way.
+   * The CRD's converter (strategy `Webhook`), undefined for `None`. With one, the definitions carry
+   * it as `versionConverter` and no `storedAs` conversion: the store of each is given storage that
+   * converts (see `conversion/converting-storage.ts`). Without, `None` rewrites `apiVersion`.
    */
-  converted?: boolean;
+  converter?: CustomResourceConverter | undefined;
   schemas?: CustomResourceSchemas | undefined;
 }
 
@@ -190,8 +190,8 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
         printerColumns: printerColumns(version),
         fieldSelectors: fieldSelectors(version),
         strategy: customResourceStrategy(crd, version, compiled),
-        ...(options.converted === true
-          ? {}
+        ...(options.converter !== undefined
+          ? { versionConverter: options.converter }
           : {
               storedAs: {
                 group,

@@ -109,6 +109,18 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * and watch event. Strategy hooks, selectors and printer columns see this API's form.
    */
   storedAs?: StoredAs;
+  /**
+   * How objects of this resource in another of its versions become this version when that takes
+   * more than rewriting `apiVersion` (a CRD's conversion webhook): admission with matchPolicy
+   * Equivalent hands objects between versions through it. Storage does not use it (such a
+   * resource's store is given storage that converts).
+   */
+  versionConverter?: VersionConverter;
+}
+
+/** Converts a batch of objects (each in any version of one resource) to `apiVersion`. */
+export interface VersionConverter {
+  convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
 }
 
 export interface StoredAs {
