@@ -1,4 +1,5 @@
 import type { KubeObject } from "../api/types.js";
+import type { VersionConverter } from "../registry/resource-definition.js";
 import type { CustomResourceDefinition } from "./types.js";
 
 /**
@@ -6,15 +7,7 @@ import type { CustomResourceDefinition } from "./types.js";
  * convert from the stored version to the requested one, writes from the requested version to the
  * storage version. The control plane picks one per CRD by `spec.conversion.strategy`.
  */
-export interface CustomResourceConverter {
-  /**
-   * `objects` (each in any version of the CRD) as `apiVersion` (`<group>/<version>`), in the same
-   * order. One call per batch: a page of a list, the events a watch delivers together, the one
-   * object of a get or a write. Objects already in `apiVersion` are never passed. The inputs are
-   * the caller's to change. A failure rejects with the error the request answers with.
-   */
-  convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
-}
+export type CustomResourceConverter = VersionConverter;
 
 /**
  * Builds the converter of a CRD whose strategy is not `None`, or undefined when `factory` does not

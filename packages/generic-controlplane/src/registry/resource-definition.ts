@@ -118,8 +118,14 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   versionConverter?: VersionConverter;
 }
 
-/** Converts a batch of objects (each in any version of one resource) to `apiVersion`. */
+/** Converts objects between the versions of one resource. */
 export interface VersionConverter {
+  /**
+   * `objects` (each in any version of the resource) as `apiVersion` (`<group>/<version>`), in the
+   * same order. One call per batch: a page of a list, the events a watch delivers together, the
+   * one object of a get or a write. Objects already in `apiVersion` are never passed. The inputs
+   * are the caller's to change. A failure rejects with the error the request answers with.
+   */
   convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
 }
 
