@@ -325,6 +325,18 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     expect(got.metadata.garbage).toBeUndefined();
   });
 
+  it("deleting the CRD deletes its custom resources stored in either version", async () => {
+    const { t, storage } = await setup();
+    expect((await t.call("POST", crs("v1"), { body: crInstance("stored-as-v1") })).status).toBe(201);
+    await setStorageVersion(t, alternativeAPIVersions());
+    expect((await t.call("POST", crs("v1"), { body: crInstance("stored-as-v2") })).status).toBe(201);
+    verifyV2Object(await stored(storage, "stored-as-v2"));
+    expect((await t.call("DELETE", `${CRDS}/${PLURAL}.${GROUP}`)).status).toBe(200);
+    await eventually("the CRD to be gone", async () => ((await t.call("GET", `${CRDS}/${PLURAL}.${GROUP}`)).status === 404 ? true : undefined));
+    expect(await stored(storage, "stored-as-v1")).toBeUndefined();
+    expect(await stored(storage, "stored-as-v2")).toBeUndefined();
+  });
+
   it("calls the webhook with ConversionReview v1beta1 when that is the only version listed", async () => {
     const { t, webhook } = await setup(convertEach(hostPortConversion), ["v1beta1"]);
     expect((await t.call("POST", crs("v1"), { body: crInstance("beta") })).status).toBe(201);
