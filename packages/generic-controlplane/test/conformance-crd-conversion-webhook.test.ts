@@ -337,6 +337,36 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     expect(await stored(storage, "stored-as-v2")).toBeUndefined();
   });
 
+  it("defaults on read in the stored version only, as upstream's validateDefaulting checks", async () => {
+    // Each version defaults its own key of `.defaults`; the webhook only changes apiVersion.
+    const { t, webhook, storage } = await setup(convertEach((object) => object));
+    const defaulting = (own: string) => ({
+      openAPIV3Schema: {
+        type: "object" as const,
+        properties: { defaults: { type: "object" as const, properties: { v1: { type: "boolean" as const, ...(own === "v1" ? { default: true } : {}) }, v2: { type: "boolean" as const, ...(own === "v2" ? { default: true } : {}) } } } },
+      },
+    });
+    const crd = await setStorageVersion(t, [
+      { name: "v1", served: true, storage: true, schema: defaulting("v1") },
+      { name: "v2", served: true, storage: false, schema: defaulting("v2") },
+    ]);
+    expect(crd.spec?.conversion?.webhook?.clientConfig?.caBundle).toBe(webhook.caBundle);
+    for (const createVersion of ["v1", "v2"]) {
+      const name = `defaulting-${createVersion}`;
+      const created = await t.call("POST", crs(createVersion), { body: { apiVersion: `${GROUP}/${createVersion}`, kind: KIND, metadata: { name, namespace: NS }, defaults: {} } });
+      expect(created.status, created.text).toBe(201);
+      // The request version's default when decoding the request, the storage version's on the read-back.
+      expect(created.json.defaults).toEqual(createVersion === "v1" ? { v1: true } : { v1: true, v2: true });
+      // Only the first is persisted.
+      expect((await stored(storage, name)).defaults).toEqual({ [createVersion]: true });
+      // Reading another version defaults only the (not persisted) storage version's key.
+      const other = createVersion === "v1" ? "v2" : "v1";
+      const got = (await t.call("GET", `${crs(other)}/${name}`)).json;
+      expect(got.defaults.v1).toBe(true);
+      if (other !== "v1") expect(got.defaults[other]).toBeUndefined();
+    }
+  });
+
   it("calls the webhook with ConversionReview v1beta1 when that is the only version listed", async () => {
     const { t, webhook } = await setup(convertEach(hostPortConversion), ["v1beta1"]);
     expect((await t.call("POST", crs("v1"), { body: crInstance("beta") })).status).toBe(201);

@@ -1,3 +1,4 @@
+import type { KubeObject } from "../api/types.js";
 import type { AdmissionPlugin } from "../admission/types.js";
 import { isControlPlaneError } from "../errors.js";
 import { formatTime } from "../registry/object-utils.js";
@@ -13,7 +14,7 @@ import { convertingStorage } from "./conversion/converting-storage.js";
 import { webhookConverter } from "./conversion/webhook-converter.js";
 import { customResourceDefinitionsFor, deprecationWarning } from "./custom-resource.js";
 import { calculateNames } from "./names.js";
-import type { CustomResourceSchemas } from "./schema-seam.js";
+import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { compileSchema, structuralErrors } from "./schema/index.js";
 import {
   CUSTOM_RESOURCE_CLEANUP_FINALIZER,
@@ -327,6 +328,18 @@ export class CrdController {
     return converterFor(crd, this.#options.converters, (c) => (c.spec?.conversion?.strategy === "Webhook" ? webhookConverter(c, { resolver: this.#options.serviceResolver }) : undefined));
   }
 
+  /** Fills in the defaults of the CRD version an object is in (by its apiVersion). */
+  #storedDefaults(crd: CustomResourceDefinition): (object: KubeObject) => void {
+    const group = crd.spec?.group ?? "";
+    const compiled = new Map<string, CompiledCustomResourceSchema>();
+    for (const version of crd.spec?.versions ?? []) {
+      const schema = version.schema?.openAPIV3Schema;
+      const schemas = this.#options.schemas;
+      if (schema !== undefined && schemas !== undefined) compiled.set(`${group}/${version.name ?? ""}`, schemas.compileSchema(schema));
+    }
+    return (object) => compiled.get(object.apiVersion ?? "")?.applyDefaults(object);
+  }
+
   /** The store of one served version; with a converter, over storage that converts to and from that version. */
   #store(crd: CustomResourceDefinition, definition: ResourceDefinition): ResourceStore {
     const converter = definition.versionConverter;
@@ -339,6 +352,7 @@ export class CrdController {
             servedApiVersion: `${group}/${definition.version}`,
             storageApiVersion: `${group}/${storageVersionOf(crd) ?? ""}`,
             knownApiVersions: new Set((crd.spec?.versions ?? []).map((v) => `${group}/${v.name ?? ""}`)),
+            defaultStored: this.#storedDefaults(crd),
           });
     return createResourceStore(definition, storage, { admission: this.#options.admission });
   }

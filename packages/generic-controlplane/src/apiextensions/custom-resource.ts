@@ -126,7 +126,12 @@ export interface CustomResourceOptions {
 }
 
 /** The strategy of one served version: schema defaulting and validation, scale checks, termination. */
-function customResourceStrategy(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion, compiled: CompiledCustomResourceSchema | undefined): ResourceStrategy {
+function customResourceStrategy(
+  crd: CustomResourceDefinition,
+  version: CustomResourceDefinitionVersion,
+  compiled: CompiledCustomResourceSchema | undefined,
+  defaultOnRead: boolean,
+): ResourceStrategy {
   const group = crd.spec?.group ?? "";
   const plural = crd.spec?.names?.plural ?? "";
   const terminating = isConditionTrue(crd, "Terminating");
@@ -148,9 +153,14 @@ function customResourceStrategy(crd: CustomResourceDefinition, version: CustomRe
     },
     validate: (object) => validate(object),
     validateUpdate: (object, old) => validate(object, old),
-    decorate(object) {
-      compiled?.applyDefaults(object);
-    },
+    // With a converter, reads are defaulted in the stored version before conversion (converting-storage.ts).
+    ...(defaultOnRead
+      ? {
+          decorate(object: KubeObject) {
+            compiled?.applyDefaults(object);
+          },
+        }
+      : {}),
   };
 }
 
@@ -189,7 +199,7 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
         ...(scale !== undefined ? { subresources: [SCALE_SUBRESOURCE] } : {}),
         printerColumns: printerColumns(version),
         fieldSelectors: fieldSelectors(version),
-        strategy: customResourceStrategy(crd, version, compiled),
+        strategy: customResourceStrategy(crd, version, compiled, options.converter === undefined),
         ...(options.converter !== undefined
           ? { versionConverter: options.converter }
           : {

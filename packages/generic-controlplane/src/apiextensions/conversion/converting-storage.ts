@@ -11,6 +11,12 @@ export interface ConvertingStorageOptions {
   storageApiVersion: string;
   /** Every version of the CRD (`<group>/<version>`), served or not: upstream's valid versions. */
   knownApiVersions: ReadonlySet<string>;
+  /**
+   * Fills in the defaults of the version an object is stored in. Upstream defaults what it
+   * decodes from storage in that version, before converting; the requested version's defaults
+   * are not applied on reads.
+   */
+  defaultStored?: (object: KubeObject) => void;
 }
 
 /**
@@ -165,18 +171,29 @@ class ConvertingStorage implements Storage {
    */
   private async toServed(kvs: KeyValue[]): Promise<KeyValue[]> {
     const served = this.options.servedApiVersion;
+    const defaultStored = this.options.defaultStored;
     const pending = new Map<string, KubeObject>();
+    /** Stored values whose served form is the value with the stored version's defaults filled in. */
+    const defaulted = new Map<string, string>();
     for (const kv of kvs) {
-      if (pending.has(kv.value)) continue;
+      if (pending.has(kv.value) || defaulted.has(kv.value)) continue;
       const object = JSON.parse(kv.value) as KubeObject;
+      defaultStored?.(object);
       if (object.apiVersion !== served) pending.set(kv.value, object);
+      else if (defaultStored !== undefined) {
+        // Written by JSON.stringify, so the same text unless a default was filled in.
+        const value = JSON.stringify(object);
+        if (value !== kv.value) defaulted.set(kv.value, value);
+      }
     }
-    if (pending.size === 0) return kvs;
-    const originals = [...pending.values()];
-    this.checkKnown(originals);
-    const converted = await this.options.converter.convert(originals, served);
-    const values = new Map<string, string>();
-    [...pending.keys()].forEach((value, i) => values.set(value, JSON.stringify(converted[i])));
+    if (pending.size === 0 && defaulted.size === 0) return kvs;
+    const values = defaulted;
+    if (pending.size > 0) {
+      const originals = [...pending.values()];
+      this.checkKnown(originals);
+      const converted = await this.options.converter.convert(originals, served);
+      [...pending.keys()].forEach((value, i) => values.set(value, JSON.stringify(converted[i])));
+    }
     return kvs.map((kv) => {
       const value = values.get(kv.value);
       return value === undefined ? kv : { ...kv, value };
