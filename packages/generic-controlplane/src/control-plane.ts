@@ -167,14 +167,15 @@ export interface ControlPlaneOptions {
   /**
    * Serve the custom resources that CustomResourceDefinitions define, with their naming,
    * establishing and cleanup (default true whenever `customresourcedefinitions.apiextensions.k8s.io`
-   * is among `resources`, as it is by default). An object plugs in `converters` for conversion
-   * strategies other than `None`.
+   * is among `resources`, as it is by default). Conversion `Webhook` calls the CRD's conversion
+   * webhook (a `service` resolved by `webhooks.serviceResolver`); an object plugs in `converters`
+   * that take precedence.
    */
   customResourceDefinitions?: boolean | CustomResourceDefinitionOptions;
 }
 
 export interface CustomResourceDefinitionOptions {
-  /** Builds the converter of a CRD whose `spec.conversion.strategy` is not `None` (e.g. `Webhook`). */
+  /** Builds the converter of a CRD whose `spec.conversion.strategy` is not `None`, instead of the built-in `Webhook` one (undefined: the built-in one). */
   converters?: ConverterFactory;
 }
 
@@ -366,7 +367,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   if (crdStore !== undefined) {
     const crdOptions = typeof options.customResourceDefinitions === "object" ? options.customResourceDefinitions : {};
-    crdController = new CrdController({ crds: crdStore, server, storage, admission, converters: crdOptions.converters, logger: options.logger });
+    crdController = new CrdController({ crds: crdStore, server, storage, admission, converters: crdOptions.converters, serviceResolver: options.webhooks?.serviceResolver, logger: options.logger });
     // CRDs already stored are served before the server answers (a restart serves them at once).
     await crdController.start();
   }

@@ -1,3 +1,4 @@
+import type { KubeObject } from "../api/types.js";
 import type { AdmissionPlugin } from "../admission/types.js";
 import { isControlPlaneError } from "../errors.js";
 import { formatTime } from "../registry/object-utils.js";
@@ -7,10 +8,13 @@ import type { ResourceStore, ResourceWatch } from "../registry/types.js";
 import type { ApiServer } from "../server/api-server.js";
 import type { Logger } from "../server/logger.js";
 import type { Storage } from "../storage/types.js";
+import type { ServiceResolver } from "../webhook/client-config.js";
 import { converterFor, type ConverterFactory } from "./conversion.js";
+import { convertingStorage } from "./conversion/converting-storage.js";
+import { webhookConverter } from "./conversion/webhook-converter.js";
 import { customResourceDefinitionsFor, deprecationWarning } from "./custom-resource.js";
 import { calculateNames } from "./names.js";
-import type { CustomResourceSchemas } from "./schema-seam.js";
+import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { compileSchema, structuralErrors } from "./schema/index.js";
 import {
   CUSTOM_RESOURCE_CLEANUP_FINALIZER,
@@ -33,6 +37,8 @@ export interface CrdControllerOptions {
   /** Pruning, defaulting and validation of custom resources; default the schema module's. */
   schemas?: CustomResourceSchemas | undefined;
   converters?: ConverterFactory | undefined;
+  /** Resolves the `service` of conversion webhooks (the admission webhooks' resolver). */
+  serviceResolver?: ServiceResolver | undefined;
   clock?: () => Date;
   logger?: Logger | undefined;
   /** Delay before a failed or unfinished sync runs again (default 1000 ms). */
@@ -310,11 +316,45 @@ export class CrdController {
     const unserved = structuredClone(crd);
     for (const version of unserved.spec?.versions ?? []) version.served = version.name === storageVersion;
     const definition = this.#definitions(unserved)[0];
-    return definition === undefined ? undefined : createResourceStore(definition, this.#options.storage, { admission: this.#options.admission });
+    return definition === undefined ? undefined : this.#store(unserved, definition);
   }
 
   #definitions(crd: CustomResourceDefinition): ResourceDefinition[] {
-    return customResourceDefinitionsFor(crd, { converter: converterFor(crd, this.#options.converters), schemas: this.#options.schemas });
+    return customResourceDefinitionsFor(crd, { converter: this.#converter(crd), schemas: this.#options.schemas });
+  }
+
+  /** The CRD's converter, undefined for `None`: the embedder's factory first, then the `Webhook` strategy's. */
+  #converter(crd: CustomResourceDefinition) {
+    return converterFor(crd, this.#options.converters, (c) => (c.spec?.conversion?.strategy === "Webhook" ? webhookConverter(c, { resolver: this.#options.serviceResolver }) : undefined));
+  }
+
+  /** Fills in the defaults of the CRD version an object is in (by its apiVersion). */
+  #storedDefaults(crd: CustomResourceDefinition): (object: KubeObject) => void {
+    const group = crd.spec?.group ?? "";
+    const compiled = new Map<string, CompiledCustomResourceSchema>();
+    for (const version of crd.spec?.versions ?? []) {
+      const schema = version.schema?.openAPIV3Schema;
+      const schemas = this.#options.schemas;
+      if (schema !== undefined && schemas !== undefined) compiled.set(`${group}/${version.name ?? ""}`, schemas.compileSchema(schema));
+    }
+    return (object) => compiled.get(object.apiVersion ?? "")?.applyDefaults(object);
+  }
+
+  /** The store of one served version; with a converter, over storage that converts to and from that version. */
+  #store(crd: CustomResourceDefinition, definition: ResourceDefinition): ResourceStore {
+    const converter = definition.versionConverter;
+    const group = crd.spec?.group ?? "";
+    const storage =
+      converter === undefined
+        ? this.#options.storage
+        : convertingStorage(this.#options.storage, {
+            converter,
+            servedApiVersion: `${group}/${definition.version}`,
+            storageApiVersion: `${group}/${storageVersionOf(crd) ?? ""}`,
+            knownApiVersions: new Set((crd.spec?.versions ?? []).map((v) => `${group}/${v.name ?? ""}`)),
+            defaultStored: this.#storedDefaults(crd),
+          });
+    return createResourceStore(definition, storage, { admission: this.#options.admission });
   }
 
   /** Serves the CRD's served versions as they are now (re-adding them only when something changed). */
@@ -325,7 +365,7 @@ export class CrdController {
     if (current?.fingerprint === fingerprint) return;
     const served: Served = { fingerprint, group: crd.spec?.group ?? "", plural: crd.spec?.names?.plural ?? "", versions: new Map() };
     for (const definition of this.#definitions(crd)) {
-      const store = createResourceStore(definition, this.#options.storage, { admission: this.#options.admission });
+      const store = this.#store(crd, definition);
       const version = crd.spec?.versions?.find((v) => v.name === definition.version);
       served.versions.set(definition.version, { store, scale: version?.subresources?.scale, warning: version === undefined ? undefined : deprecationWarning(crd, version) });
       this.#options.server.addResource({ definition, store });

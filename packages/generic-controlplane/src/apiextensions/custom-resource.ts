@@ -4,7 +4,7 @@ import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../reg
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FieldError } from "../validation/index.js";
 import { compareKubeVersions } from "../discovery/versions.js";
-import type { CustomResourceConverter } from "./conversion.js";
+import { convertNone, type CustomResourceConverter } from "./conversion.js";
 import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { isConditionTrue, storageVersionOf, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionVersion } from "./types.js";
@@ -116,12 +116,22 @@ export function deprecationWarning(crd: CustomResourceDefinition, version: Custo
 }
 
 export interface CustomResourceOptions {
-  converter: CustomResourceConverter;
+  /**
+   * The CRD's converter (strategy `Webhook`), undefined for `None`. With one, the definitions carry
+   * it as `versionConverter` and no `storedAs` conversion: the store of each is given storage that
+   * converts (see `conversion/converting-storage.ts`). Without, `None` rewrites `apiVersion`.
+   */
+  converter?: CustomResourceConverter | undefined;
   schemas?: CustomResourceSchemas | undefined;
 }
 
 /** The strategy of one served version: schema defaulting and validation, scale checks, termination. */
-function customResourceStrategy(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion, compiled: CompiledCustomResourceSchema | undefined): ResourceStrategy {
+function customResourceStrategy(
+  crd: CustomResourceDefinition,
+  version: CustomResourceDefinitionVersion,
+  compiled: CompiledCustomResourceSchema | undefined,
+  defaultOnRead: boolean,
+): ResourceStrategy {
   const group = crd.spec?.group ?? "";
   const plural = crd.spec?.names?.plural ?? "";
   const terminating = isConditionTrue(crd, "Terminating");
@@ -143,9 +153,14 @@ function customResourceStrategy(crd: CustomResourceDefinition, version: CustomRe
     },
     validate: (object) => validate(object),
     validateUpdate: (object, old) => validate(object, old),
-    decorate(object) {
-      compiled?.applyDefaults(object);
-    },
+    // With a converter, reads are defaulted in the stored version before conversion (converting-storage.ts).
+    ...(defaultOnRead
+      ? {
+          decorate(object: KubeObject) {
+            compiled?.applyDefaults(object);
+          },
+        }
+      : {}),
   };
 }
 
@@ -160,7 +175,6 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
   const plural = spec.names?.plural ?? "";
   const storageVersion = storageVersionOf(crd) ?? "";
   const storageApiVersion = `${group}/${storageVersion}`;
-  const converter = options.converter;
   return (spec.versions ?? [])
     .filter((version) => version.served === true && version.name)
     .map((version): ResourceDefinition => {
@@ -185,13 +199,17 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
         ...(scale !== undefined ? { subresources: [SCALE_SUBRESOURCE] } : {}),
         printerColumns: printerColumns(version),
         fieldSelectors: fieldSelectors(version),
-        strategy: customResourceStrategy(crd, version, compiled),
-        storedAs: {
-          group,
-          plural,
-          toStorage: (object) => converter.convert(object, storageApiVersion),
-          fromStorage: (object) => (object.apiVersion === apiVersion ? object : converter.convert(object, apiVersion)),
-        },
+        strategy: customResourceStrategy(crd, version, compiled, options.converter === undefined),
+        ...(options.converter !== undefined
+          ? { versionConverter: options.converter }
+          : {
+              storedAs: {
+                group,
+                plural,
+                toStorage: (object: KubeObject) => convertNone(object, storageApiVersion),
+                fromStorage: (object: KubeObject) => (object.apiVersion === apiVersion ? object : convertNone(object, apiVersion)),
+              },
+            }),
       };
     });
 }

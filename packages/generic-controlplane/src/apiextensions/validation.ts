@@ -182,6 +182,25 @@ function validateVersion(version: CustomResourceDefinitionVersion, path: string,
   return errors;
 }
 
+/** upstream `validateConversionReviewVersions`: unique DNS-1035 labels, at least one this server speaks. */
+function validateConversionReviewVersions(versions: string[], path: string): FieldError[] {
+  if (versions.length === 0) return [fieldRequired(path)];
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  versions.forEach((version, i) => {
+    if (seen.has(version)) {
+      errors.push(fieldInvalid(indexPath(path, i), version, "duplicate version"));
+      return;
+    }
+    seen.add(version);
+    for (const problem of isDNS1035Label(version)) errors.push(fieldInvalid(indexPath(path, i), version, problem));
+  });
+  if (!versions.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v))) {
+    errors.push(fieldInvalid(path, versions, `must include at least one of ${CONVERSION_REVIEW_VERSIONS.join(", ")}`));
+  }
+  return errors;
+}
+
 /** `ValidateCustomResourceConversion` (v1 paths: `spec.conversion.webhook.*`). */
 export function validateConversion(conversion: CustomResourceConversion | undefined, path: string): FieldError[] {
   if (conversion === undefined) return [];
@@ -205,10 +224,7 @@ export function validateConversion(conversion: CustomResourceConversion | undefi
         errors.push(fieldInvalid(childPath(path, "webhook.clientConfig.service.port"), service.port, "port is not valid: must be between 1 and 65535, inclusive"));
       }
     }
-    const versions = webhook?.conversionReviewVersions ?? [];
-    if (!versions.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v))) {
-      errors.push(fieldRequired(childPath(path, "webhook.conversionReviewVersions"), `must include at least one of ${CONVERSION_REVIEW_VERSIONS.join(", ")}`));
-    }
+    errors.push(...validateConversionReviewVersions(webhook?.conversionReviewVersions ?? [], childPath(path, "webhook.conversionReviewVersions")));
   } else if (webhook?.clientConfig !== undefined) {
     errors.push(fieldForbidden(childPath(path, "webhook.clientConfig"), "should not be set when strategy is not set to Webhook"));
   }

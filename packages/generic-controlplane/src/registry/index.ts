@@ -3,7 +3,7 @@
  * definition and strategy, the field-error constructors and name rules validation uses, admission
  * plugins, and the generic REST store (k8s.io/apiserver's `registry.Store`) for using one directly.
  */
-export type { PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs } from "./resource-definition.js";
+export type { PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs, VersionConverter } from "./resource-definition.js";
 export type { JSONSchemaProps } from "../schema/types.js";
 export type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 export type {

@@ -109,6 +109,24 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * and watch event. Strategy hooks, selectors and printer columns see this API's form.
    */
   storedAs?: StoredAs;
+  /**
+   * How objects of this resource in another of its versions become this version when that takes
+   * more than rewriting `apiVersion` (a CRD's conversion webhook): admission with matchPolicy
+   * Equivalent hands objects between versions through it. Storage does not use it (such a
+   * resource's store is given storage that converts).
+   */
+  versionConverter?: VersionConverter;
+}
+
+/** Converts objects between the versions of one resource. */
+export interface VersionConverter {
+  /**
+   * `objects` (each in any version of the resource) as `apiVersion` (`<group>/<version>`), in the
+   * same order. One call per batch: a page of a list, the events a watch delivers together, the
+   * one object of a get or a write. Objects already in `apiVersion` are never passed. The inputs
+   * are the caller's to change. A failure rejects with the error the request answers with.
+   */
+  convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
 }
 
 export interface StoredAs {

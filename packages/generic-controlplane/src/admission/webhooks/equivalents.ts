@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../api/types.js";
+import { apiVersionOf } from "../../registry/object-utils.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 
 /**
@@ -9,8 +10,8 @@ import type { ResourceDefinition } from "../../registry/resource-definition.js";
 export interface EquivalentResources {
   /** Served resources storing the same objects as `definition` (itself excluded). */
   equivalentsOf(definition: ResourceDefinition): ResourceDefinition[];
-  /** `object` in `from`'s form → the same object in `to`'s form. */
-  convert(object: KubeObject, from: ResourceDefinition, to: ResourceDefinition): KubeObject;
+  /** `object` in `from`'s form → the same object in `to`'s form (asynchronously when `to` has a `versionConverter`). */
+  convert(object: KubeObject, from: ResourceDefinition, to: ResourceDefinition): KubeObject | Promise<KubeObject>;
 }
 
 const storageKey = (d: ResourceDefinition) => (d.storedAs ? `${d.storedAs.group}/${d.storedAs.plural}` : `${d.group}/${d.plural}`);
@@ -28,6 +29,8 @@ export function storageEquivalents(served: () => readonly ResourceDefinition[]):
     },
     convert(object, from, to) {
       if (from === to) return object;
+      // A CRD's conversion webhook, as upstream's admission converts through the CRD's converter.
+      if (to.versionConverter !== undefined) return to.versionConverter.convert([structuredClone(object)], apiVersionOf(to)).then(([converted]) => converted!);
       const stored = from.storedAs ? from.storedAs.toStorage(object) : object;
       return to.storedAs ? to.storedAs.fromStorage(stored) : stored;
     },

@@ -70,8 +70,8 @@ export async function shouldCallHook(webhook: Webhook, attributes: AdmissionAttr
     for (const equivalent of equivalents) {
       if (!ruleMatches(rule, attributes, equivalent)) continue;
       try {
-        const convert = (object: KubeObject | undefined) => (object === undefined ? undefined : context.equivalents.convert(object, attributes.definition, equivalent));
-        return { definition: equivalent, object: convert(attributes.object), oldObject: convert(attributes.oldObject) };
+        const convert = async (object: KubeObject | undefined) => (object === undefined ? undefined : await context.equivalents.convert(object, attributes.definition, equivalent));
+        return { definition: equivalent, object: await convert(attributes.object), oldObject: await convert(attributes.oldObject) };
       } catch (error) {
         throw new ErrCallingWebhook(webhook.name, `unable to convert to ${equivalent.group}/${equivalent.version}, Resource=${equivalent.plural}: ${error instanceof Error ? error.message : String(error)}`);
       }

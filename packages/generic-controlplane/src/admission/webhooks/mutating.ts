@@ -40,7 +40,7 @@ async function callMutating(entry: ConfiguredWebhook, attributes: AdmissionAttri
     } catch (error) {
       throw internalError(error);
     }
-    const back = invocation.definition === attributes.definition ? patched : context.equivalents.convert(patched, invocation.definition, attributes.definition);
+    const back = invocation.definition === attributes.definition ? patched : await context.equivalents.convert(patched, invocation.definition, attributes.definition);
     changed = canonicalJson(back) !== canonicalJson(attributes.object);
     attributes.object = back;
   }

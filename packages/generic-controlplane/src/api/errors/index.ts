@@ -34,7 +34,7 @@ export {
   type CauseOption,
 } from "./request-errors.js";
 export { genericServerResponse, type GenericServerResponse } from "./generic-server-response.js";
-export { dryRunUnsupported, unknownServerResponse, webhookDenied } from "./webhook-errors.js";
+export { conversionFailed, dryRunUnsupported, unknownServerResponse, webhookDenied } from "./webhook-errors.js";
 export {
   keyExists,
   keyNotFound,

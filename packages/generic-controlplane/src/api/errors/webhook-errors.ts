@@ -34,7 +34,8 @@ class PassedStatusError extends ControlPlaneError {
 
   constructor(status: Status) {
     const reason = status.reason ?? "";
-    super(REASONS.has(reason) ? (reason as ControlPlaneErrorCode) : "BadRequest", status.message ?? "", {
+    const fallback: ControlPlaneErrorCode = (status.code ?? 0) >= 500 ? "InternalError" : "BadRequest";
+    super(REASONS.has(reason) ? (reason as ControlPlaneErrorCode) : fallback, status.message ?? "", {
       httpStatus: status.code,
       ...(status.details === undefined ? {} : { details: status.details }),
     });
@@ -61,6 +62,15 @@ export function webhookDenied(webhookName: string, result: Partial<Status> | und
   if (result?.reason) status.reason = result.reason;
   if (result?.details) status.details = result.details;
   return new PassedStatusError(status);
+}
+
+/**
+ * What kube-apiserver answers for an error that carries no Status (upstream `ErrorToAPIStatus`'s
+ * default), e.g. a custom resource conversion webhook that failed: 500, the error's own text as
+ * the message, and no reason (kubectl prints `Error from server: <message>`).
+ */
+export function conversionFailed(message: string): ControlPlaneError {
+  return new PassedStatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, code: 500 });
 }
 
 /** Upstream `NewDryRunUnsupportedErr`. */
