@@ -9,7 +9,9 @@ export type NetworkRegistryErrorCode =
   | "pool-exhausted"
   | "not-delegable"
   | "has-dependants"
-  | "invalid-snapshot";
+  | "invalid-snapshot"
+  | "timeout"
+  | "api-error";
 
 /** The strict parsing rule an address or prefix broke (only on `invalid-address` / `invalid-prefix`). */
 export type ParseRule =

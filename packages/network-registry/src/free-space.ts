@@ -194,6 +194,26 @@ export class FreeSpace {
   }
 
   /**
+   * Take exactly `block` when all of it is free (splitting the free block that holds it), else
+   * return undefined and change nothing. For replaying a block decided earlier.
+   */
+  takeExact(block: Prefix): Prefix | undefined {
+    if (!(block instanceof Prefix) || !this.pool.contains(block)) return undefined;
+    const holder = this.freeIndex.covering(block)[0]?.prefix;
+    if (holder === undefined) return undefined;
+    this.sets[holder.length]!.delete(holder);
+    this.freeIndex.remove(holder);
+    let current = holder;
+    while (current.length < block.length) {
+      const low = current.child(0);
+      const inLow = low.contains(block);
+      this.addFree(inLow ? current.child(1) : low);
+      current = inLow ? low : current.child(1);
+    }
+    return block;
+  }
+
+  /**
    * Return a used block, merging it with free buddies. Throws `invalid-argument` for a prefix
    * outside the pool or one that is already (partly) free, so a double release cannot corrupt
    * the free space.

@@ -34,6 +34,11 @@ export interface AllocateRequest {
   strategy?: AllocationStrategy;
   /** At most 255 characters. */
   description?: string;
+  /**
+   * Take exactly this block of the pool instead of choosing one (to replay a decision recorded
+   * elsewhere, e.g. in an allocation object's status). Must be free and of `prefixLength`.
+   */
+  prefix?: string | Prefix;
 }
 
 /** Options of {@link NetworkRegistry.release} and {@link NetworkRegistry.releaseRecord}. */
@@ -441,7 +446,14 @@ export class NetworkRegistry {
       throw invalidArgument(`${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
     }
     const space = this.poolSpace(pool);
-    const block = space.take(request.prefixLength, strategy);
+    const exact = request.prefix === undefined ? undefined : toPrefixArgument(request.prefix, "prefix");
+    if (exact !== undefined && (exact.length !== request.prefixLength || !poolPrefix.contains(exact))) {
+      throw invalidArgument(`prefix ${exact.toString()} is not a /${request.prefixLength} of ${poolPrefix.toString()}`);
+    }
+    const block = exact === undefined ? space.take(request.prefixLength, strategy) : space.takeExact(exact);
+    if (block === undefined && exact !== undefined) {
+      throw new NetworkRegistryError("pool-exhausted", `${exact.toString()} is not free in ${pool.key}`);
+    }
     if (block === undefined) {
       const usage = space.utilization();
       throw new NetworkRegistryError(

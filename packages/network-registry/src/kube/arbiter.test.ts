@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NETWORK_CLAIMS, type NetworkClaimObject } from "./api.js";
+import { runArbiter, type Arbiter } from "./arbiter.js";
+import { claim } from "./client.js";
+import { claimOf, eventually, startKanaPlane, type KanaPlane } from "./test-support.js";
+
+describe("arbiter", () => {
+  let plane: KanaPlane;
+  let arbiter: Arbiter;
+  beforeAll(async () => {
+    plane = await startKanaPlane();
+    arbiter = await runArbiter({ config: plane.url, leaderElection: false });
+  });
+  afterAll(async () => {
+    await arbiter?.stop();
+    await plane?.close();
+  });
+
+  it("grants the first claim and refuses an overlapping later one, naming the holder", async () => {
+    const first = await claim(plane.client, claimOf("svc-a", "10.96.0.0/12"), { timeoutMs: 10_000 });
+    expect(first.status?.phase).toBe("Allocated");
+    expect(first.status?.allocatedPrefixes).toBe("10.96.0.0/12");
+    const second = await claim(plane.client, claimOf("svc-b", "10.100.0.0/16"), { timeoutMs: 10_000 });
+    expect(second.status?.phase).toBe("Conflict");
+    const record = second.status?.addressSpace?.[0];
+    expect(record?.status).toBe("unavailable");
+    expect(record?.conflict).toMatchObject({ reason: "Overlap", claim: "svc-a", prefix: "10.96.0.0/12", relation: "inside" });
+    expect(second.status!.sequence).toBeGreaterThan(first.status!.sequence!);
+    const stored = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "svc-a");
+    expect(stored.metadata.finalizers).toContain("kana.kubekit.io/delegations");
+  });
+
+  it("grants a refused claim once the holder is deleted", async () => {
+    await plane.client.delete(NETWORK_CLAIMS, undefined, "svc-a");
+    const granted = await eventually("svc-b to be granted", async () => {
+      const object = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "svc-b");
+      return object.status?.phase === "Allocated" ? object : undefined;
+    });
+    expect(granted.status?.allocatedPrefixes).toBe("10.100.0.0/16");
+  });
+});

@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import { hostname } from "node:os";
+import type { Logger } from "@kubekit/generic-controlplane";
+import {
+  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, type ClientConfig,
+} from "@kubekit/generic-controlplane/controllers";
+import type { NetworkRegistryOptions } from "../registry.js";
+import { NETWORK_CLAIM_KIND } from "../types.js";
+import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
+import { ArbiterMetrics, serveMetrics } from "./arbiter-metrics.js";
+import { planDecisions, type ClaimDecision } from "./arbiter-pass.js";
+
+export interface ArbiterLeaderElection {
+  /** The Lease (default `kube-system/kana-arbiter`). */
+  namespace?: string;
+  name?: string;
+  /** This instance (default `hostname_uuid`). */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ArbiterOptions {
+  /** The API server: a client config (e.g. from `configFromKubeconfig`), a URL, or a client. */
+  config: ClientConfig | string | KubeClient;
+  /** Leader election through a Lease (default on); `false` runs without (one instance only). */
+  leaderElection?: ArbiterLeaderElection | false;
+  /** Serve Prometheus metrics on this port (0: any free port); default: not served. */
+  metricsPort?: number;
+  metricsHost?: string;
+  /** Options of the pure registry (special-purpose policy, well-known names). */
+  registry?: NetworkRegistryOptions;
+  logger?: Logger;
+}
+
+export interface Arbiter {
+  readonly isLeader: boolean;
+  /** Where `/metrics` is served, when `metricsPort` was given. */
+  readonly metricsUrl: string | undefined;
+  readonly metrics: ArbiterMetrics;
+  /** Stops deciding, releases the Lease and closes the metrics server. */
+  stop(): Promise<void>;
+}
+
+const ALL = "all";
+
+/**
+ * Runs the arbiter: while it holds the Lease it decides every NetworkClaim and NetworkAllocation
+ * (see {@link planDecisions}), writes their status, emits `ClaimAllocated` / `ClaimConflict`
+ * Events and manages the claims' finalizer. Resolves once started (not once leading).
+ */
+export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
+  const client = options.config instanceof KubeClient ? options.config : new KubeClient(options.config);
+  const logger: Logger = options.logger ?? (() => undefined);
+  const metrics = new ArbiterMetrics();
+  let served: { server: Server; url: string } | undefined;
+  if (options.metricsPort !== undefined) served = await serveMetrics(metrics.registry, options.metricsPort, options.metricsHost);
+  const stop = new AbortController();
+  const lead = (signal: AbortSignal) => decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal);
+  let elector: LeaderElector | undefined;
+  let running: Promise<void>;
+  if (options.leaderElection === false) {
+    running = lead(stop.signal);
+  } else {
+    const election = options.leaderElection ?? {};
+    elector = new LeaderElector({
+      client,
+      namespace: election.namespace ?? "kube-system",
+      name: election.name ?? ARBITER_NAME,
+      identity: election.identity ?? `${hostname()}_${randomUUID()}`,
+      ...(election.leaseDurationMs !== undefined ? { leaseDurationMs: election.leaseDurationMs } : {}),
+      ...(election.renewDeadlineMs !== undefined ? { renewDeadlineMs: election.renewDeadlineMs } : {}),
+      ...(election.retryPeriodMs !== undefined ? { retryPeriodMs: election.retryPeriodMs } : {}),
+      registry: metrics.registry,
+      logger,
+      onStartedLeading: lead,
+    });
+    running = elector.run(stop.signal);
+  }
+  return {
+    get isLeader() {
+      return elector === undefined ? !stop.signal.aborted : elector.isLeader;
+    },
+    metricsUrl: served?.url,
+    metrics,
+    async stop() {
+      stop.abort();
+      await running;
+      const server = served?.server;
+      if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!(options.config instanceof KubeClient)) client.close();
+    },
+  };
+}
+
+/** One leadership term: fresh caches, one worker, every change re-runs the whole pass. */
+async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal): Promise<void> {
+  const claims = new Informer(client, NETWORK_CLAIMS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
+  const allocations = new Informer(client, NETWORK_ALLOCATIONS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
+  const queue = new WorkQueue({ name: ARBITER_NAME, registry: metrics.registry });
+  const enqueue = { add: () => queue.add(ALL), update: () => queue.add(ALL), delete: () => queue.add(ALL) };
+  claims.addEventHandler(enqueue);
+  allocations.addEventHandler(enqueue);
+  const events = new EventRecorder(client, ARBITER_NAME, logger);
+  const onAbort = () => queue.shutDown();
+  signal.addEventListener("abort", onAbort, { once: true });
+  claims.start();
+  allocations.start();
+  try {
+    await Promise.race([Promise.all([claims.waitForSync(), allocations.waitForSync()]), new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))]);
+    if (!signal.aborted) {
+      queue.add(ALL);
+      await runWorkers(queue, 1, () => pass(), logger);
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    queue.shutDown();
+    await Promise.all([claims.stop(), allocations.stop()]);
+  }
+
+  async function pass(): Promise<void> {
+    if (signal.aborted) return;
+    const plan = planDecisions(claims.cache.list() as NetworkClaimObject[], allocations.cache.list() as NetworkAllocationObject[], registryOptions);
+    // In decision order, stopping at the first failed write: a claim's sequence is never
+    // recorded before the sequence of a claim ahead of it.
+    for (const decision of plan.claims) {
+      if (signal.aborted) return;
+      let current = decision.object;
+      if (decision.changed) {
+        current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
+        metrics.wrote("claim");
+        await announce(decision);
+      }
+      if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
+        await client.patch(NETWORK_CLAIMS, undefined, current.metadata.name, {
+          metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
+        }, PATCH_MERGE);
+      }
+    }
+    for (const decision of plan.allocations) {
+      if (signal.aborted || !decision.changed) continue;
+      if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
+      try {
+        await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
+        metrics.wrote("allocation");
+      } catch (error) {
+        // Deleted meanwhile: the next pass no longer sees it.
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    for (const name of plan.releasable) {
+      const object = claims.cache.get(name) as NetworkClaimObject | undefined;
+      const finalizers = object?.metadata.finalizers ?? [];
+      if (object === undefined || !finalizers.includes(CLAIM_FINALIZER)) continue;
+      try {
+        await client.patch(NETWORK_CLAIMS, undefined, name, {
+          metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
+        }, PATCH_MERGE);
+      } catch (error) {
+        if (!isNotFound(error) && !isConflict(error)) throw error;
+      }
+    }
+    metrics.observe(plan.registry, plan.exhaustedPools);
+  }
+
+  async function announce(decision: ClaimDecision): Promise<void> {
+    const { object, status } = decision;
+    const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name: object.metadata.name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
+    const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, r.conflict?.message]));
+    const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== r.conflict.message);
+    for (const record of newlyRefused) await events.event(involved, "Warning", "ClaimConflict", record.conflict!.message);
+    const decidedBefore = object.status?.phase === "Allocated" && object.status.observedGeneration === status.observedGeneration;
+    if (status.phase === "Allocated" && !decidedBefore) {
+      await events.event(involved, "Normal", "ClaimAllocated", `granted ${status.allocatedPrefixes ?? "nothing"} (sequence ${status.sequence})`);
+    }
+  }
+}
