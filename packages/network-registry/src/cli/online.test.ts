@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { runArbiter, type Arbiter } from "../kube/arbiter.js";
 import { NETWORK_CLAIMS, type NetworkClaimObject } from "../kube/api.js";
-import { NODES, node } from "../kube/importers/test-plane.js";
+import { NODES, node, SERVICE_CIDRS, serveServiceCIDRs, serviceCIDR } from "../kube/importers/test-plane.js";
 import { eventually, startKanaPlane, type KanaPlane } from "../kube/test-support.js";
 // The real kubectl 1.32, found as the control plane's suites find it (missing fails, never skips).
 import { findKubectl132 } from "../../../generic-controlplane/test/harness/tools.js";
@@ -177,6 +177,17 @@ spec:
     const clean = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.64.0.0/10", "--service-cluster-ip-range", "10.96.0.0/16"]);
     expect(clean.stdout).toContain("OK: the cluster uses what it claims");
     expect(clean.code).toBe(0);
+
+    // Where ServiceCIDRs are served, they are the service ranges in use.
+    await serveServiceCIDRs(plane.client);
+    await plane.client.create(SERVICE_CIDRS, undefined, serviceCIDR("kubernetes", ["10.96.0.0/16"]));
+    await plane.client.create(SERVICE_CIDRS, undefined, serviceCIDR("extra", ["10.100.0.0/16"]));
+    const served = await kana(["drift", "--kubeconfig", kubeconfig]);
+    expect(served.code).toBe(1);
+    expect(served.stdout.split("\n").filter((l) => /^(Unclaimed|Overlap|OutsidePodRange|Unused|note) /.test(l))).toEqual([
+      "Unclaimed  10.100.0.0/16 (services (ServiceCIDR extra)) is in use but not claimed for services",
+      "Overlap    10.100.0.0/16 (services (ServiceCIDR extra)) is inside 10.64.0.0/10 claimed by node-ipam for pods",
+    ]);
   });
 
   it("picks the context with --context, and says when it does not exist", async () => {
