@@ -25,3 +25,9 @@ export { planDecisions } from "./arbiter-pass.js";
 export type { AllocationDecision, ClaimDecision, DecisionPlan } from "./arbiter-pass.js";
 export { arbiterMain } from "./arbiter-main.js";
 export type { ArbiterMainOptions } from "./arbiter-main.js";
+export {
+  controllerManagerFlagsFromArgs, importControllerManagerFlags, importNodePodCIDRs, importObservedSpace, importServiceCIDRs, SERVICE_CIDR_GROUP,
+} from "./importers/index.js";
+export type { ControllerManagerFlags, ImportResult, ObservedRange, ObservedSource, ObservedSpace, ObservedUse } from "./importers/index.js";
+export { detectDrift, renderDrift, useOfReference } from "./drift.js";
+export type { DriftFinding, DriftReport, DriftType } from "./drift.js";
