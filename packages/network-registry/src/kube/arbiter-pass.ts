@@ -3,16 +3,15 @@ import type { NetworkRegistry, NetworkRegistryOptions } from "../registry.js";
 import type { AddressRecord } from "../types.js";
 import type { ClaimPhase, NetworkAllocationObject, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus } from "./api.js";
 import { decisionOrder } from "./order.js";
-import { claimOf, loadRecordedDecisions } from "./recorded.js";
+import { claimOf, loadRecordedDecisions, recordedGrants } from "./recorded.js";
 
 /*
- * One decision pass, pure: from the stored claims and allocations to the statuses they should
- * have. Every arbiter instance computes the same plan from the same objects:
- *   1. the recorded grants are loaded (nothing once written is taken back by a later claim);
- *   2. each claim's full spec is applied in decision order, so new records are granted or
- *      refused against everything decided before them;
- *   3. allocation requests are decided in their order;
- * and the statuses are read back from the registry.
+ * Decision passes: from the stored claims and allocations to the statuses they should have.
+ * The first pass of a leadership term loads the decisions recorded in the objects' statuses
+ * (nothing once written is taken back by a later claim, whichever instance wrote it); every pass
+ * then applies what changed since, in decision order — new and changed specs, deleted claims,
+ * new and deleted allocations — so each change costs one registry update, and the statuses are
+ * read back from the registry.
  */
 
 export interface ClaimDecision {
@@ -63,69 +62,146 @@ function phaseOf(records: readonly AddressRecord[]): ClaimPhase {
   return records.some((r) => r.conflict !== undefined) ? "Conflict" : "Allocated";
 }
 
-export function planDecisions(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[], options: NetworkRegistryOptions = {}): DecisionPlan {
-  const claimOrder = decisionOrder(storedClaims);
-  const allocationOrder = decisionOrder(storedAllocations);
-  const { registry, lost } = loadRecordedDecisions(claimOrder.ordered, allocationOrder.ordered, options);
+interface AppliedAllocation {
+  claim: string;
+  prefix: string;
+}
 
-  const invalid = new Map<string, string>();
-  const live = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp === undefined);
-  for (const object of live) {
-    try {
-      registry.claim(claimOf(object));
-    } catch (error) {
-      invalid.set(object.metadata.name, isNetworkRegistryError(error) ? error.message : String(error));
-    }
+/** Decides claims and allocations pass after pass, keeping one pure registry between passes. */
+export class Decider {
+  readonly #options: NetworkRegistryOptions;
+  #registry: NetworkRegistry | undefined;
+  /** The spec (canonical JSON) each claim has in the registry. */
+  readonly #applied = new Map<string, string>();
+  /** Why a claim's latest spec could not be applied (its status says Invalid). */
+  readonly #invalid = new Map<string, string>();
+  readonly #allocations = new Map<string, AppliedAllocation>();
+
+  constructor(options: NetworkRegistryOptions = {}) {
+    this.#options = options;
   }
 
-  const allocations: AllocationDecision[] = [];
-  const exhausted = new Set<string>();
-  for (const object of allocationOrder.ordered) {
-    const { spec, status: stored } = object;
-    const base = { sequence: allocationOrder.sequence.get(object.metadata.name)!, observedGeneration: object.metadata.generation ?? 1 };
-    let status: NetworkAllocationStatus;
-    if (stored?.phase === "Allocated" && stored.prefix !== undefined && !lost.has(object.metadata.name)) {
-      status = { ...stored, ...base };
-    } else {
+  plan(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[]): DecisionPlan {
+    const claimOrder = decisionOrder(storedClaims);
+    const allocationOrder = decisionOrder(storedAllocations);
+    const registry = this.#registry ?? this.#load(claimOrder.ordered, allocationOrder.ordered);
+
+    // Claims gone from the store: their records go (the finalizer kept them while anything depended on them).
+    const present = new Set(storedClaims.map((c) => c.metadata.name));
+    for (const name of [...this.#applied.keys()]) {
+      if (present.has(name)) continue;
+      this.#applied.delete(name);
+      this.#invalid.delete(name);
       try {
-        const record = registry.allocate({
-          claim: spec.claim,
-          reference: spec.reference,
-          from: spec.pool,
-          prefixLength: spec.prefixLength,
-          ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
-          ...(spec.description !== undefined ? { description: spec.description } : {}),
-        });
-        status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
-      } catch (error) {
-        const code = isNetworkRegistryError(error) ? error.code : "invalid-argument";
-        const message = error instanceof Error ? error.message : String(error);
-        if (code === "pool-exhausted") exhausted.add(spec.pool);
-        status = { ...base, phase: "Failed", reason: code, message };
+        registry.claim({ metadata: { name }, spec: { addressSpace: [] } });
+      } catch {
+        registry.release(name, { cascade: true });
       }
     }
-    allocations.push({ object, status, changed: canonical(status) !== canonical(stored) });
+    // Allocation objects gone: their blocks go back to the pool.
+    const presentAllocations = new Set(storedAllocations.map((a) => a.metadata.name));
+    for (const [name, applied] of [...this.#allocations]) {
+      if (presentAllocations.has(name)) continue;
+      this.#allocations.delete(name);
+      try {
+        registry.releaseRecord(applied.claim, applied.prefix, { cascade: true });
+      } catch {
+        // Already gone with its claim.
+      }
+    }
+
+    const live = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp === undefined);
+    for (const object of live) {
+      const name = object.metadata.name;
+      const key = canonical(object.spec?.addressSpace ?? []);
+      if (this.#applied.get(name) === key) continue;
+      this.#applied.set(name, key);
+      try {
+        registry.claim(claimOf(object));
+        this.#invalid.delete(name);
+      } catch (error) {
+        this.#invalid.set(name, isNetworkRegistryError(error) ? error.message : String(error));
+      }
+    }
+
+    // A block released with its claim is decided again.
+    const held = new Set(registry.allocations().map((a) => `${a.claim} ${a.record.prefix}`));
+    for (const [name, applied] of [...this.#allocations]) if (!held.has(`${applied.claim} ${applied.prefix}`)) this.#allocations.delete(name);
+
+    const allocations: AllocationDecision[] = [];
+    const exhausted = new Set<string>();
+    for (const object of allocationOrder.ordered) {
+      const { spec, status: stored } = object;
+      const name = object.metadata.name;
+      const base = { sequence: allocationOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
+      let status: NetworkAllocationStatus;
+      const applied = this.#allocations.get(name);
+      if (applied !== undefined && stored?.phase === "Allocated" && stored.prefix === applied.prefix) {
+        status = { ...stored, ...base };
+      } else if (applied !== undefined) {
+        const record = registry.allocations(applied.claim).find((a) => a.record.prefix === applied.prefix)?.record;
+        status = { prefix: applied.prefix, ...(record?.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
+      } else {
+        try {
+          const record = registry.allocate({
+            claim: spec.claim,
+            reference: spec.reference,
+            from: spec.pool,
+            prefixLength: spec.prefixLength,
+            ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
+            ...(spec.description !== undefined ? { description: spec.description } : {}),
+          });
+          this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix });
+          status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
+        } catch (error) {
+          const code = isNetworkRegistryError(error) ? error.code : "invalid-argument";
+          const message = error instanceof Error ? error.message : String(error);
+          if (code === "pool-exhausted") exhausted.add(spec.pool);
+          status = { ...base, phase: "Failed", reason: code, message };
+        }
+      }
+      allocations.push({ object, status, changed: canonical(status) !== canonical(stored) });
+    }
+
+    const claims: ClaimDecision[] = live.map((object) => {
+      const name = object.metadata.name;
+      const stored = object.status;
+      const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
+      const problem = this.#invalid.get(name);
+      let status: NetworkClaimStatus;
+      if (problem !== undefined) {
+        status = { ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem };
+      } else {
+        const addressSpace = keepDates(registry.get(name)?.status?.addressSpace ?? [], stored?.addressSpace);
+        const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
+        status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
+      }
+      return { object, status, changed: canonical(status) !== canonical(stored) };
+    });
+
+    // A claim being deleted holds its records until nothing is delegated or allocated from them.
+    const dependedOn = new Set(registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim));
+    const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
+
+    return { registry, claims, allocations, releasable, exhaustedPools: [...exhausted] };
   }
 
-  const claims: ClaimDecision[] = live.map((object) => {
-    const name = object.metadata.name;
-    const stored = object.status;
-    const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
-    const problem = invalid.get(name);
-    let status: NetworkClaimStatus;
-    if (problem !== undefined) {
-      status = { ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem };
-    } else {
-      const addressSpace = keepDates(registry.get(name)?.status?.addressSpace ?? [], stored?.addressSpace);
-      const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
-      status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
+  /** The registry of the recorded decisions; what each claim has applied is its recorded grants. */
+  #load(claims: readonly NetworkClaimObject[], allocations: readonly NetworkAllocationObject[]): NetworkRegistry {
+    const { registry, lost } = loadRecordedDecisions(claims, allocations, this.#options);
+    for (const claim of claims) this.#applied.set(claim.metadata.name, canonical(recordedGrants(claim)));
+    for (const allocation of allocations) {
+      const prefix = allocation.status?.prefix;
+      if (allocation.status?.phase === "Allocated" && prefix !== undefined && !lost.has(allocation.metadata.name)) {
+        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix });
+      }
     }
-    return { object, status, changed: canonical(status) !== canonical(stored) };
-  });
+    this.#registry = registry;
+    return registry;
+  }
+}
 
-  // A claim being deleted holds its records until nothing is delegated or allocated from them.
-  const dependedOn = new Set(registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim));
-  const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
-
-  return { registry, claims, allocations, releasable, exhaustedPools: [...exhausted] };
+/** One pass from nothing: what a new leader decides from the stored objects. */
+export function planDecisions(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[], options: NetworkRegistryOptions = {}): DecisionPlan {
+  return new Decider(options).plan(storedClaims, storedAllocations);
 }

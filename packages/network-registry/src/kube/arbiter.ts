@@ -9,7 +9,8 @@ import type { NetworkRegistryOptions } from "../registry.js";
 import { NETWORK_CLAIM_KIND } from "../types.js";
 import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
 import { ArbiterMetrics, serveMetrics } from "./arbiter-metrics.js";
-import { planDecisions, type ClaimDecision } from "./arbiter-pass.js";
+import { Decider, type ClaimDecision } from "./arbiter-pass.js";
+import { compareResourceVersion } from "./order.js";
 
 export interface ArbiterLeaderElection {
   /** The Lease (default `kube-system/kana-arbiter`). */
@@ -104,6 +105,9 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
   claims.addEventHandler(enqueue);
   allocations.addEventHandler(enqueue);
   const events = new EventRecorder(client, ARBITER_NAME, logger);
+  const decider = new Decider(registryOptions);
+  /** The resourceVersion of each object this term last wrote, until the cache has caught up with it. */
+  const written = new Map<string, string>();
   const onAbort = () => queue.shutDown();
   signal.addEventListener("abort", onAbort, { once: true });
   claims.start();
@@ -120,9 +124,26 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
     await Promise.all([claims.stop(), allocations.stop()]);
   }
 
+  /** Whether the caches hold every write of this term (else the pass waits for the watch to deliver them). */
+  function cachesCaughtUp(claimObjects: readonly NetworkClaimObject[], allocationObjects: readonly NetworkAllocationObject[]): boolean {
+    const seen = new Map<string, string>();
+    for (const o of claimObjects) seen.set(`claim/${o.metadata.name}`, o.metadata.resourceVersion ?? "");
+    for (const o of allocationObjects) seen.set(`allocation/${o.metadata.name}`, o.metadata.resourceVersion ?? "");
+    let caughtUp = true;
+    for (const [key, version] of written) {
+      const cached = seen.get(key);
+      if (cached === undefined || compareResourceVersion(cached, version) >= 0) written.delete(key);
+      else caughtUp = false;
+    }
+    return caughtUp;
+  }
+
   async function pass(): Promise<void> {
     if (signal.aborted) return;
-    const plan = planDecisions(claims.cache.list() as NetworkClaimObject[], allocations.cache.list() as NetworkAllocationObject[], registryOptions);
+    const claimObjects = claims.cache.list() as NetworkClaimObject[];
+    const allocationObjects = allocations.cache.list() as NetworkAllocationObject[];
+    if (!cachesCaughtUp(claimObjects, allocationObjects)) return;
+    const plan = decider.plan(claimObjects, allocationObjects);
     // In decision order, stopping at the first failed write: a claim's sequence is never
     // recorded before the sequence of a claim ahead of it.
     for (const decision of plan.claims) {
@@ -130,20 +151,23 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
       let current = decision.object;
       if (decision.changed) {
         current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
+        written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
         metrics.wrote("claim");
         await announce(decision);
       }
       if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
-        await client.patch(NETWORK_CLAIMS, undefined, current.metadata.name, {
+        const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
           metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
         }, PATCH_MERGE);
+        written.set(`claim/${patched.metadata.name}`, patched.metadata.resourceVersion ?? "");
       }
     }
     for (const decision of plan.allocations) {
       if (signal.aborted || !decision.changed) continue;
       if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
       try {
-        await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
+        const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
+        written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
         metrics.wrote("allocation");
       } catch (error) {
         // Deleted meanwhile: the next pass no longer sees it.

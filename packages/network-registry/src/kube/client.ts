@@ -29,6 +29,8 @@ export interface ClaimOptions extends WaitOptions {
   fieldManager?: string;
   /** Take over fields another manager owns (`--force-conflicts`). */
   force?: boolean;
+  /** Called with the stored object right after the apply, before waiting (its resourceVersion is the write's). */
+  onApplied?(object: NetworkClaimObject): void;
 }
 
 /** An allocation request: a `/prefixLength` from `pool` for `claim`. */
@@ -128,6 +130,7 @@ export async function claim(client: KubeClient, input: NetworkClaim, options: Cl
   } catch (error) {
     throw apiError(`applying NetworkClaim ${name}`, error);
   }
+  options.onApplied?.(applied);
   if (isClaimDecided(applied)) return applied;
   const generation = applied.metadata.generation ?? 1;
   return waitFor<NetworkClaimObject>(client, NETWORK_CLAIMS, name, (o) => isClaimDecided(o) && (o.metadata.generation ?? 1) >= generation, `NetworkClaim ${name}`, options);

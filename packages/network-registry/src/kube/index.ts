@@ -21,7 +21,7 @@ export type { RecordedDecisions } from "./recorded.js";
 export { runArbiter } from "./arbiter.js";
 export type { Arbiter, ArbiterLeaderElection, ArbiterOptions } from "./arbiter.js";
 export { ArbiterMetrics } from "./arbiter-metrics.js";
-export { planDecisions } from "./arbiter-pass.js";
+export { Decider, planDecisions } from "./arbiter-pass.js";
 export type { AllocationDecision, ClaimDecision, DecisionPlan } from "./arbiter-pass.js";
 export { arbiterMain } from "./arbiter-main.js";
 export type { ArbiterMainOptions } from "./arbiter-main.js";

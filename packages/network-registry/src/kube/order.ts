@@ -10,7 +10,7 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
  */
 
 /** Compares resourceVersions as numbers when both are decimal (they are on this server and on etcd), else as text. */
-function compareResourceVersion(a: string, b: string): number {
+export function compareResourceVersion(a: string, b: string): number {
   if (/^\d+$/.test(a) && /^\d+$/.test(b)) {
     if (a.length !== b.length) return a.length - b.length;
   }
