@@ -220,7 +220,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .addOption(new Option("-f, --file <path...>", "NetworkClaim YAML/JSON files (offline)"))
     .addOption(outputOption())
     .action(async (query: string, _options: unknown, command: Command) => {
-      const options = optionsOf<{ file?: string[]; output: OutputFormat } & online.DriftOptions>(command);
+      const options = optionsOf<{ file?: string[]; output: OutputFormat; kubeconfig?: string; context?: string }>(command);
       exitCode = options.file !== undefined ? await whois(query, options.file, options.output, io) : await online.whoisOnline(query, options, io);
     });
 

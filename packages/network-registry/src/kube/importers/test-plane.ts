@@ -2,28 +2,13 @@ import { selectBuiltinResources } from "@kubekit/generic-controlplane";
 import { KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { startTestPlane, type TestPlane } from "@kubekit/generic-controlplane/testing";
 import { nodesResource } from "@kubekit/sim-cluster";
+import { eventually } from "../test-support.js";
 
 /** Test support: a control plane that serves Nodes (and, on request, ServiceCIDRs), plus a client. */
 
 export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 export const SERVICE_CIDRS: ResourceRef = { group: "networking.k8s.io", version: "v1", resource: "servicecidrs", namespaced: false };
 const CRDS: ResourceRef = { group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions", namespaced: false };
-
-/** Polls `probe` until it returns a value; fails naming `what` and the last error after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 export interface KubeTestCluster {
   plane: TestPlane;
