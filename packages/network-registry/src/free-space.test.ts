@@ -41,3 +41,15 @@ describe("FreeSpace (buddy allocator)", () => {
     expect(space.blocks().map(String)).toEqual(["10.0.0.0/22"]);
   });
 });
+
+describe("FreeSpace.takeExact", () => {
+  it("takes exactly the block asked for, splitting the free block around it, and only when it is free", () => {
+    const space = new FreeSpace(parsePrefix("10.0.0.0/16"), [parsePrefix("10.0.0.0/24")]);
+    expect(space.takeExact(parsePrefix("10.0.7.0/24"))?.toString()).toBe("10.0.7.0/24");
+    expect(space.takeExact(parsePrefix("10.0.7.0/24"))).toBeUndefined();
+    expect(space.takeExact(parsePrefix("10.0.0.0/25"))).toBeUndefined();
+    expect(space.takeExact(parsePrefix("10.1.0.0/24"))).toBeUndefined();
+    expect(space.utilization().used).toBe("512");
+    expect(space.blocks().map(String)).toEqual(["10.0.1.0/24", "10.0.2.0/23", "10.0.4.0/23", "10.0.6.0/24", "10.0.8.0/21", "10.0.16.0/20", "10.0.32.0/19", "10.0.64.0/18", "10.0.128.0/17"]);
+  });
+});

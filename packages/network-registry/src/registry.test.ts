@@ -306,3 +306,15 @@ describe("NetworkRegistry restore keeps refused records re-checkable", () => {
     expect(restored.check("c", { reference: pods, prefix: "10.1.0.0/24" })).toEqual({ status: "allocated", warnings: [] });
   });
 });
+
+describe("NetworkRegistry.allocate at a given prefix (replaying a recorded block)", () => {
+  it("takes exactly that block when it is free, and refuses a taken or misfit one", () => {
+    const registry = new NetworkRegistry();
+    registry.claim({ metadata: { name: "pods" }, spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.244.0.0/16", delegateTo: ["*"] }] } });
+    const request = { claim: "kubelet", reference: { group: "", resource: "nodes" }, from: "10.244.0.0/16", prefixLength: 24 };
+    expect(registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toMatchObject({ prefix: "10.244.9.0/24", status: "allocated", parent: { claim: "pods", prefix: "10.244.0.0/16" } });
+    expect(() => registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toThrow(expect.objectContaining({ code: "pool-exhausted", message: "10.244.9.0/24 is not free in 10.244.0.0/16" }) as Error);
+    expect(() => registry.allocate({ ...request, prefix: "10.244.10.0/25" })).toThrow(expect.objectContaining({ code: "invalid-argument", message: "prefix 10.244.10.0/25 is not a /24 of 10.244.0.0/16" }) as Error);
+    expect(registry.allocate({ ...request, strategy: "first-fit" }).prefix).toBe("10.244.0.0/24");
+  });
+});

@@ -1,5 +1,5 @@
 import { jsonLineLogger } from "@kubekit/generic-controlplane";
-import { KubeClient, ResourceMapper, resourcePath, type ClientConfig } from "@kubekit/generic-controlplane/controllers";
+import { KubeClient, type ClientConfig } from "@kubekit/generic-controlplane/controllers";
 import { validateClaim } from "../claim-validation.js";
 import { isNetworkRegistryError, NetworkRegistryError } from "../errors.js";
 import { describeReference } from "../records.js";
@@ -8,8 +8,9 @@ import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type AddressRecord, type NetworkClaim, type ResourceReference } from "../types.js";
 import { detectDrift, renderDrift } from "../kube/drift.js";
 import { importObservedSpace, type ControllerManagerFlags } from "../kube/importers/index.js";
+import { servedResource } from "../kube/importers/served.js";
 import {
-  allocate as requestAllocation, claim as applyClaim, installManifests, NETWORK_CLAIMS, runArbiter, type NetworkAllocationObject, type NetworkClaimObject,
+  allocate as requestAllocation, claim as applyClaim, install as installKanaAPI, installManifests, NETWORK_CLAIMS, runArbiter, type NetworkAllocationObject, type NetworkClaimObject,
 } from "../kube/index.js";
 import { CliError, EXIT_CONFLICT, EXIT_OK, EXIT_SERVER, EXIT_USAGE } from "./cli-error.js";
 import { decidedRegistry, readClusterClaims } from "./cluster-state.js";
@@ -286,24 +287,12 @@ export async function install(options: KubeconfigFlags & { apply: boolean; outpu
     return EXIT_OK;
   }
   return withCluster(options, io, async (client) => {
-    const mapper = new ResourceMapper(client);
-    for (const manifest of manifests) {
-      const apiVersion = manifest.apiVersion ?? "";
-      const kind = manifest.kind ?? "";
-      const ref = await mapper.lookup(apiVersion, kind);
-      const name = manifest.metadata?.name ?? "";
-      if (ref === undefined) {
-        // The bootstrap roles need RBAC; a server that does not authorize by RBAC works without them.
-        if (kind !== "ClusterRole") throw new CliError(`the server does not serve ${kind} (${apiVersion}), needed by the NetworkClaim API`, EXIT_SERVER);
-        io.stderr(`kana: note: skipped ${kind} ${name}: the server does not serve ${apiVersion} ${kind}\n`);
-        continue;
-      }
-      await client.request("PATCH", resourcePath(ref, manifest.metadata?.namespace, name), {
-        body: manifest,
-        contentType: "application/apply-patch+yaml",
-        query: { fieldManager: "kana", force: true },
-      });
-      io.stdout(`${ref.group === "" ? kind.toLowerCase() : `${kind.toLowerCase()}.${ref.group}`}/${name} serverside-applied\n`);
+    // The bootstrap roles need RBAC; a server that does not authorize by RBAC works without them.
+    const clusterRoles = (await servedResource(client, "rbac.authorization.k8s.io", "clusterroles")) !== undefined;
+    if (!clusterRoles) io.stderr("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
+    for (const object of await installKanaAPI(client, { clusterRoles })) {
+      const group = (object.apiVersion ?? "").includes("/") ? `.${(object.apiVersion ?? "").split("/")[0]}` : "";
+      io.stdout(`${(object.kind ?? "").toLowerCase()}${group}/${object.metadata?.name ?? ""} applied\n`);
     }
     return EXIT_OK;
   });

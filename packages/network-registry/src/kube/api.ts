@@ -65,6 +65,12 @@ export interface NetworkAllocationSpec {
   /** `best-fit` (default) or `first-fit`. */
   strategy?: "best-fit" | "first-fit";
   description?: string;
+  /**
+   * A specific block instead of any free one. Such a request is named after the block
+   * ({@link prefixObjectName}), so the API server's name uniqueness refuses a second request
+   * for it, as upstream's IPAddress objects are named after their address.
+   */
+  prefix?: string;
 }
 
 /** `Allocated`: `status.prefix` is the block. `Failed`: no block (the reason says why); the arbiter tries again when the pool changes. */
@@ -93,7 +99,7 @@ export interface NetworkAllocationObject extends KubeObject {
 /**
  * The object name of a prefix, as upstream names an IPAddress after its address: the canonical
  * CIDR with `:` and `/` spelled `-` (object names are DNS subdomains), e.g. `10.244.1.0-24`,
- * `fd00-10-96---112`; a name may not start with `-`, so `::/96` becomes `0--96`.
+ * `fd00-10-96---112`; a name may not start with `-`, so `::/96` becomes `0---96`.
  */
 export function prefixObjectName(prefix: string): string {
   const name = parsePrefix(prefix).toString().replaceAll(":", "-").replace("/", "-");

@@ -81,7 +81,7 @@ export class Decider {
     this.#options = options;
   }
 
-  plan(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[]): DecisionPlan {
+  plan(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = []): DecisionPlan {
     const claimOrder = decisionOrder(storedClaims);
     const allocationOrder = decisionOrder(storedAllocations);
     const registry = this.#registry ?? this.#load(claimOrder.ordered, allocationOrder.ordered);
@@ -150,6 +150,7 @@ export class Decider {
             prefixLength: spec.prefixLength,
             ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
             ...(spec.description !== undefined ? { description: spec.description } : {}),
+            ...(spec.prefix !== undefined ? { prefix: spec.prefix } : {}),
           });
           this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix });
           status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
@@ -202,6 +203,6 @@ export class Decider {
 }
 
 /** One pass from nothing: what a new leader decides from the stored objects. */
-export function planDecisions(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[], options: NetworkRegistryOptions = {}): DecisionPlan {
+export function planDecisions(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = [], options: NetworkRegistryOptions = {}): DecisionPlan {
   return new Decider(options).plan(storedClaims, storedAllocations);
 }

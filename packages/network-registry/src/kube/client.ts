@@ -5,7 +5,7 @@ import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type NetworkClaim, type ResourceReference } from "../types.js";
 import {
   CLAIM_LABEL, CLIENT_FIELD_MANAGER, IP_FAMILY_LABEL, NETWORK_ALLOCATION_KIND, NETWORK_ALLOCATIONS, NETWORK_CLAIMS,
-  isAllocationDecided, isClaimDecided, type NetworkAllocationObject, type NetworkClaimObject,
+  isAllocationDecided, isClaimDecided, prefixObjectName, type NetworkAllocationObject, type NetworkClaimObject,
 } from "./api.js";
 import { decisionOrder } from "./order.js";
 import { loadRecordedDecisions } from "./recorded.js";
@@ -41,7 +41,9 @@ export interface AllocationRequest {
   reference: ResourceReference;
   strategy?: "best-fit" | "first-fit";
   description?: string;
-  /** Object name; default: generated from the claim name. */
+  /** A specific block of the pool; the object is then named after it (see `prefixObjectName`). */
+  prefix?: string;
+  /** Object name; default: the block's name for a specific block, else generated from the claim name. */
   name?: string;
 }
 
@@ -137,7 +139,8 @@ export async function claim(client: KubeClient, input: NetworkClaim, options: Cl
 }
 
 /**
- * Create a NetworkAllocation and wait for the arbiter to pick the block. Resolves with the object
+ * Create a NetworkAllocation and wait for the arbiter to pick the block (or to grant the one
+ * asked for: a second request for the same block fails at once, with `api-error` AlreadyExists). Resolves with the object
  * (`status.prefix` is the block). When the arbiter cannot allocate, the request is deleted and
  * the registry's error is thrown (`pool-exhausted`, `pool-not-found`, `not-delegable`,
  * `invalid-argument`); also on `timeout` the request is deleted.
@@ -147,7 +150,7 @@ export async function allocate(client: KubeClient, request: AllocationRequest, o
     apiVersion: NETWORK_CLAIM_API_VERSION,
     kind: NETWORK_ALLOCATION_KIND,
     metadata: {
-      ...(request.name !== undefined ? { name: request.name } : { generateName: `${request.claim}-` }),
+      ...(request.name !== undefined ? { name: request.name } : request.prefix !== undefined ? { name: prefixObjectName(request.prefix) } : { generateName: `${request.claim}-` }),
       labels: { [CLAIM_LABEL]: request.claim, [IP_FAMILY_LABEL]: request.pool.includes(":") ? "IPv6" : "IPv4" },
     },
     spec: {
@@ -157,6 +160,7 @@ export async function allocate(client: KubeClient, request: AllocationRequest, o
       reference: request.reference,
       ...(request.strategy !== undefined ? { strategy: request.strategy } : {}),
       ...(request.description !== undefined ? { description: request.description } : {}),
+      ...(request.prefix !== undefined ? { prefix: request.prefix } : {}),
     },
   };
   let created: NetworkAllocationObject;

@@ -25,6 +25,8 @@ export { Decider, planDecisions } from "./arbiter-pass.js";
 export type { AllocationDecision, ClaimDecision, DecisionPlan } from "./arbiter-pass.js";
 export { arbiterMain } from "./arbiter-main.js";
 export type { ArbiterMainOptions } from "./arbiter-main.js";
+export { install } from "./install.js";
+export type { InstallOptions } from "./install.js";
 export {
   controllerManagerFlagsFromArgs, importControllerManagerFlags, importNodePodCIDRs, importObservedSpace, importServiceCIDRs, SERVICE_CIDR_GROUP,
 } from "./importers/index.js";

@@ -180,6 +180,12 @@ export const networkAllocationCRD: KubeObject = crd(
             fieldPath: ".prefixLength",
             reason: "FieldValueInvalid",
           },
+          {
+            rule: "!has(self.prefix) || !isCIDR(self.prefix) || !isCIDR(self.pool) || (cidr(self.pool).containsCIDR(self.prefix) && cidr(self.prefix).prefixLength() == self.prefixLength)",
+            message: "must be a block of the pool with the requested prefixLength",
+            fieldPath: ".prefix",
+            reason: "FieldValueInvalid",
+          },
         ],
         properties: {
           claim: str("The claim that receives the block.", { minLength: 1, maxLength: 253 }),
@@ -188,6 +194,7 @@ export const networkAllocationCRD: KubeObject = crd(
           reference: referenceSchema,
           strategy: str("best-fit (default) keeps large blocks whole; first-fit takes the lowest address.", { enum: ["best-fit", "first-fit"] }),
           description: str("Free text about the block.", { maxLength: MAX_DESCRIPTION_LENGTH }),
+          prefix: cidrSchema("A specific block of the pool instead of any free one; the object is then named after it (10.244.1.0-24)."),
         },
       },
       status: {

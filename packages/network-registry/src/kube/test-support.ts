@@ -1,9 +1,8 @@
-import { KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import type { ControlPlaneOptions } from "@kubekit/generic-controlplane";
 import { startTestPlane, type TestPlane } from "@kubekit/generic-controlplane/testing";
 import type { NetworkClaim, ResourceReference } from "../types.js";
-import { NETWORK_CLAIMS } from "./api.js";
-import { installManifests } from "./manifests.js";
+import { install as installKana } from "./install.js";
 
 /** A control plane on 127.0.0.1 with the kana manifests installed, and a client on it; for tests. */
 export interface KanaPlane {
@@ -13,27 +12,15 @@ export interface KanaPlane {
   close(): Promise<void>;
 }
 
-const refOf = (apiVersion: string, kind: string): ResourceRef => {
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") as [string, string] : ["", apiVersion];
-  const resources: Record<string, string> = {
-    CustomResourceDefinition: "customresourcedefinitions",
-    ValidatingAdmissionPolicy: "validatingadmissionpolicies",
-    ValidatingAdmissionPolicyBinding: "validatingadmissionpolicybindings",
-    ClusterRole: "clusterroles",
-  };
-  return { group, version, resource: resources[kind]!, namespaced: false };
-};
-
-/** `options` go to the control plane; the ClusterRoles are installed only when it serves RBAC. */
-export async function startKanaPlane(options: ControlPlaneOptions = {}): Promise<KanaPlane> {
+/**
+ * `options` go to the control plane; the ClusterRoles are installed only when it serves RBAC.
+ * `setup.token` authenticates the returned client; `setup.install: false` installs nothing.
+ */
+export async function startKanaPlane(options: ControlPlaneOptions = {}, setup: { install?: boolean; token?: string } = {}): Promise<KanaPlane> {
   const test = await startTestPlane(options);
-  const client = new KubeClient(test.url);
-  const rbac = options.authorization !== undefined;
-  for (const object of installManifests()) {
-    if (object.kind === "ClusterRole" && !rbac) continue;
-    await client.create(refOf(object.apiVersion!, object.kind!), undefined, object);
-  }
-  await eventually("the NetworkClaim resource to be served", async () => ((await client.list(NETWORK_CLAIMS)).items ? true : undefined));
+  const client = new KubeClient(setup.token === undefined ? test.url : { server: test.url, token: setup.token });
+  const install = setup.install ?? true;
+  if (install) await installKana(client, { clusterRoles: options.authorization !== undefined });
   return {
     test,
     url: test.url,
