@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 /** The `/kube` subpath as users load it: through the exports map, ESM and CJS. */
 describe("@kubekit/network-registry/kube as built", () => {
   it("loads from ESM and shares the root entry's error class", { timeout: 30_000 }, async () => {
-    const kube = (await import("@kubekit/network-registry/kube")) as typeof import("../src/kube/index.js");
-    const root = (await import("@kubekit/network-registry")) as typeof import("../src/index.js");
+    const kube = (await import("@kubekit/network-registry/kube")) as unknown as typeof import("../src/kube/index.js");
+    const root = (await import("@kubekit/network-registry")) as unknown as typeof import("../src/index.js");
     expect(typeof kube.runArbiter).toBe("function");
     expect(kube.installManifests().map((o) => o.kind)).toContain("CustomResourceDefinition");
     const error = (() => {
