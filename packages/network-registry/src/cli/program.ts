@@ -6,18 +6,14 @@ import { describeReference } from "../records.js";
 import { NetworkRegistry } from "../registry.js";
 import type { AddressRecord, NetworkClaim } from "../types.js";
 import { VERSION } from "../version.js";
+import { CliError, EXIT_CONFLICT, EXIT_OK, EXIT_USAGE } from "./cli-error.js";
 import { loadClaims } from "./load-claims.js";
+import * as online from "./online.js";
 import { renderData, type OutputFormat } from "./output.js";
 
-export interface CliIO {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-/** Exit codes: 0 ok, 1 conflicts (or a failed allocation), 2 bad usage or unreadable input. */
-export const EXIT_OK = 0;
-export const EXIT_CONFLICT = 1;
-export const EXIT_USAGE = 2;
+export type { CliIO } from "./online.js";
+type CliIO = online.CliIO;
+export { EXIT_CONFLICT, EXIT_OK, EXIT_SERVER, EXIT_USAGE } from "./cli-error.js";
 
 interface CheckedClaim {
   name: string;
@@ -118,15 +114,7 @@ async function whois(query: string, files: string[], format: OutputFormat, io: C
     io.stdout(renderData(result, format));
     return EXIT_OK;
   }
-  const lines = [`${result.query}`];
-  const show = (label: string, owners: typeof result.exact) => {
-    for (const o of owners) lines.push(`  ${label.padEnd(9)} ${o.record.prefix}  ${o.claim}  ${describeReference(o.record.reference)}${o.record.status === "unavailable" ? " (carved out)" : ""}`);
-  };
-  lines.push(result.mostSpecific === undefined ? "  owner     none" : `  owner     ${result.mostSpecific.claim} (${result.mostSpecific.record.prefix})`);
-  show("exact", result.exact);
-  show("covering", result.covering);
-  show("covered", result.covered);
-  io.stdout(`${lines.join("\n")}\n`);
+  io.stdout(online.renderWhois(result));
   return EXIT_OK;
 }
 
@@ -190,11 +178,30 @@ async function free(options: { from: string; file: string[]; output: OutputForma
   return EXIT_OK;
 }
 
+function kubeconfigOptions(command: Command): Command {
+  return command
+    .option("--kubeconfig <path>", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context (default: its current-context)");
+}
+
+/** Options of the command merged with the program's (`kana --kubeconfig x list` and `kana list --kubeconfig x` mean the same). */
+function optionsOf<T>(command: Command): T {
+  return command.optsWithGlobals<T & object>();
+}
+
+export interface RunOptions {
+  /** How the program is called in help and messages: `kana`, or `kubectl kana` as a kubectl plugin. */
+  name?: string;
+  /** Where `kana arbiter` listens for SIGTERM and SIGINT (default `process`). */
+  signals?: NodeJS.EventEmitter;
+}
+
 /** Run `kana` with `argv` (without node and script); resolves to the exit code. */
-export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIO, runOptions: RunOptions = {}): Promise<number> {
+  const name = runOptions.name ?? "kana";
   let exitCode = EXIT_OK;
-  const program = new Command("kana")
-    .description("Check, query and allocate a cluster's address space from NetworkClaim files.")
+  const program = kubeconfigOptions(new Command(name))
+    .description("Check, query and allocate a cluster's address space: NetworkClaim files offline, or a cluster's NetworkClaims with --kubeconfig.")
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
@@ -207,32 +214,47 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       exitCode = await check(files, options.output, io);
     });
 
-  program.command("whois")
-    .description("who owns an address or prefix")
+  kubeconfigOptions(program.command("whois"))
+    .description("who owns an address or prefix: in the cluster's NetworkClaims, or in files with -f")
     .argument("<query>", "IP address or CIDR prefix")
-    .addOption(filesOption())
+    .addOption(new Option("-f, --file <path...>", "NetworkClaim YAML/JSON files (offline)"))
     .addOption(outputOption())
-    .action(async (query: string, options: { file: string[]; output: OutputFormat }) => {
-      exitCode = await whois(query, options.file, options.output, io);
+    .action(async (query: string, _options: unknown, command: Command) => {
+      const options = optionsOf<{ file?: string[]; output: OutputFormat; kubeconfig?: string; context?: string }>(command);
+      exitCode = options.file !== undefined ? await whois(query, options.file, options.output, io) : await online.whoisOnline(query, options, io);
     });
 
-  program.command("allocate")
-    .description("take the next free block(s) from a pool record (a dry run: files are not changed)")
-    .requiredOption("--from <prefix>", "pool prefix (an allocated record)")
-    .requiredOption("--size <length>", "prefix length to allocate, e.g. 24")
-    .addOption(filesOption())
+  kubeconfigOptions(program.command("allocate"))
+    .description("take a free block: from a claim in the cluster (--from <claim> --length 24 --for nodes/node-1), or a dry run on files (-f … --from <prefix> --size 24)")
+    .requiredOption("--from <claim|prefix>", "online: the claim to allocate from; with -f: the pool prefix")
+    .option("--length <length>", "prefix length of the block, e.g. 24")
+    .option("--size <length>", "the same as --length")
+    .option("--for <resource>", "online: what the block is for, <resource>[.<group>][/<name>], e.g. nodes/node-1")
+    .option("--pool <prefix>", "online: the pool record when the claim has several")
+    .addOption(new Option("-f, --file <path...>", "NetworkClaim YAML/JSON files (a dry run; files are not changed)"))
     .option("--claim <name>", "claim receiving the block (default: the pool's owner)")
     .addOption(new Option("--strategy <strategy>", "allocation strategy").choices(["best-fit", "first-fit"]).default("best-fit"))
-    .option("--count <n>", "number of blocks", "1")
-    .option("--group <group>", "reference group of the new records", "")
-    .option("--resource <resource>", "reference resource of the new records", "nodes")
+    .option("--count <n>", "with -f: number of blocks", "1")
+    .option("--group <group>", "with -f: reference group of the new records", "")
+    .option("--resource <resource>", "with -f: reference resource of the new records", "nodes")
+    .option("--description <text>", "online: description of the block")
+    .option("--timeout <duration>", "online: how long to wait for the arbiter's decision", "30s")
     .addOption(outputOption())
-    .action(async (options: AllocateOptions) => {
-      exitCode = await allocate(options, io);
+    .action(async (_options: unknown, command: Command) => {
+      const options = optionsOf<AllocateOptions & Partial<online.OnlineAllocateOptions> & { length?: string; size?: string; for?: string }>(command);
+      if (options.length !== undefined && options.size !== undefined && options.length !== options.size) throw new CliError("--length and --size mean the same; pass one", EXIT_USAGE);
+      const length = options.length ?? options.size;
+      if (length === undefined) throw new CliError("pass --length <prefix length>, e.g. --length 24", EXIT_USAGE);
+      if (options.file !== undefined) {
+        exitCode = await allocate({ ...options, size: length }, io);
+        return;
+      }
+      if (options.for === undefined) throw new CliError("pass --for <resource>[/<name>] (what the block is for), or -f <files> for a dry run", EXIT_USAGE);
+      exitCode = await online.allocateOnline({ ...options, length, for: options.for } as online.OnlineAllocateOptions, io);
     });
 
   program.command("free")
-    .description("free space and utilization of a pool or any prefix")
+    .description("free space and utilization of a pool or any prefix (in files)")
     .requiredOption("--from <prefix>", "pool prefix")
     .addOption(filesOption())
     .addOption(outputOption())
@@ -240,15 +262,69 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       exitCode = await free(options, io);
     });
 
+  kubeconfigOptions(program.command("claim"))
+    .description("apply NetworkClaims to the cluster and wait for the arbiter's decision; exit 1 on a conflict")
+    .addOption(new Option("-f, --file <path...>", "NetworkClaim YAML/JSON files"))
+    .option("--name <name>", "claim name (instead of -f)")
+    .option("--prefix <cidr...>", "prefixes to claim (with --name)")
+    .option("--resource <resource>", "what the prefixes are for (with --name)", "pods")
+    .option("--group <group>", "API group of --resource", "")
+    .option("--description <text>", "record description")
+    .option("--timeout <duration>", "how long to wait for the arbiter's decision", "30s")
+    .addOption(outputOption())
+    .action(async (_options: unknown, command: Command) => {
+      exitCode = await online.claim(optionsOf<online.ClaimOptions>(command), io);
+    });
+
+  kubeconfigOptions(program.command("list"))
+    .description("list the cluster's NetworkClaims (or allocations) like kubectl get")
+    .argument("[what]", "claims or allocations", "claims")
+    .addOption(outputOption())
+    .action(async (what: string, _options: unknown, command: Command) => {
+      if (what !== "claims" && what !== "allocations") throw new CliError(`list takes "claims" or "allocations", got ${JSON.stringify(what)}`, EXIT_USAGE);
+      exitCode = await online.list(what, optionsOf<{ output: OutputFormat }>(command), io);
+    });
+
+  kubeconfigOptions(program.command("drift"))
+    .description("compare the address space the cluster uses (ServiceCIDRs, node pod CIDRs, flags) with its claims; exit 1 on drift")
+    .option("--cluster-cidr <cidrs>", "kube-controller-manager's --cluster-cidr (comma-separated for dual-stack)")
+    .option("--service-cluster-ip-range <cidrs>", "the --service-cluster-ip-range (when ServiceCIDRs are not served)")
+    .addOption(outputOption())
+    .action(async (_options: unknown, command: Command) => {
+      exitCode = await online.drift(optionsOf<online.DriftOptions>(command), io);
+    });
+
+  kubeconfigOptions(program.command("install"))
+    .description("print the NetworkClaim API's manifests (CRDs, policy, RBAC), or apply them with --apply")
+    .option("--apply", "server-side apply them to the cluster", false)
+    .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
+    .action(async (_options: unknown, command: Command) => {
+      exitCode = await online.install(optionsOf<KubeconfigFlagsWith<{ apply: boolean; output: "yaml" | "json" }>>(command), io);
+    });
+
+  kubeconfigOptions(program.command("arbiter"))
+    .description("run the arbiter that decides NetworkClaims and allocations, until SIGTERM or SIGINT")
+    .option("--metrics-port <port>", "serve Prometheus metrics on this port")
+    .option("--no-leader-elect", "run without leader election (one instance only)")
+    .action(async (_options: unknown, command: Command) => {
+      exitCode = await online.arbiter(optionsOf<online.ArbiterCliOptions>(command), io, runOptions.signals);
+    });
+
   try {
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof CliError) {
+      io.stderr(`${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
     if (isNetworkRegistryError(error)) {
-      io.stderr(`kana: ${error.message}\n`);
-      return error.code === "invalid-argument" || error.code === "invalid-prefix" || error.code === "invalid-address" ? EXIT_USAGE : EXIT_CONFLICT;
+      io.stderr(`${name}: ${error.message}\n`);
+      return ["invalid-argument", "invalid-prefix", "invalid-address", "invalid-claim"].includes(error.code) ? EXIT_USAGE : EXIT_CONFLICT;
     }
     throw error;
   }
 }
+
+type KubeconfigFlagsWith<T> = T & { kubeconfig?: string; context?: string };

@@ -27,3 +27,9 @@ export { arbiterMain } from "./arbiter-main.js";
 export type { ArbiterMainOptions } from "./arbiter-main.js";
 export { install } from "./install.js";
 export type { InstallOptions } from "./install.js";
+export {
+  controllerManagerFlagsFromArgs, importControllerManagerFlags, importNodePodCIDRs, importObservedSpace, importServiceCIDRs, SERVICE_CIDR_GROUP,
+} from "./importers/index.js";
+export type { ControllerManagerFlags, ImportResult, ObservedRange, ObservedSource, ObservedSpace, ObservedUse } from "./importers/index.js";
+export { detectDrift, renderDrift, useOfReference } from "./drift.js";
+export type { DriftFinding, DriftReport, DriftType } from "./drift.js";
