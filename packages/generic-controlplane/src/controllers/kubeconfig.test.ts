@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { kubeconfigFor } from "../server/kubeconfig.js";
@@ -53,5 +53,69 @@ describe("configFromKubeconfig", () => {
       users: [{ name: "u", user: { exec: { command: "aws" } } }],
     });
     await expect(configFromKubeconfig(exec)).rejects.toThrow('kubeconfig context "x": exec and auth-provider credentials are not supported');
+  });
+});
+
+describe("loadKubeconfig", () => {
+  /** Two kubeconfigs in sibling folders, each with a CA file beside it, naming some entries alike. */
+  function twoKubeconfigs(): { dir: string; a: string; b: string } {
+    const dir = mkdtempSync(join(tmpdir(), "kubeconfig-merge-"));
+    dirs.push(dir);
+    mkdirSync(join(dir, "a"));
+    mkdirSync(join(dir, "b"));
+    writeFileSync(join(dir, "a", "ca.crt"), "CA FROM A");
+    writeFileSync(join(dir, "b", "ca.crt"), "CA FROM B");
+    const a = join(dir, "a", "config");
+    const b = join(dir, "b", "config");
+    writeFileSync(
+      a,
+      stringify({
+        "current-context": "one",
+        clusters: [{ name: "shared", cluster: { server: "https://a.example:6443", "certificate-authority": "ca.crt" } }],
+        users: [{ name: "shared", user: { token: "token-a" } }],
+        contexts: [{ name: "one", context: { cluster: "shared", user: "shared" } }],
+      }),
+    );
+    writeFileSync(
+      b,
+      stringify({
+        "current-context": "two",
+        clusters: [
+          { name: "shared", cluster: { server: "https://b.example:6443" } },
+          { name: "other", cluster: { server: "https://other.example:6443", "certificate-authority": "ca.crt" } },
+        ],
+        users: [{ name: "shared", user: { token: "token-b" } }],
+        contexts: [
+          { name: "one", context: { cluster: "other", user: "shared" } },
+          { name: "two", context: { cluster: "other", user: "shared", namespace: "kube-system" } },
+        ],
+      }),
+    );
+    return { dir, a, b };
+  }
+
+  it("merges the KUBECONFIG list as kubectl does: the first file to name an entry or set current-context wins", async () => {
+    const { dir, a, b } = twoKubeconfigs();
+    const KUBECONFIG = [join(dir, "missing"), a, b].join(delimiter);
+    expect(await loadKubeconfig(undefined, undefined, { KUBECONFIG })).toEqual({ server: "https://a.example:6443", token: "token-a", ca: "CA FROM A" });
+    // Context "two" and its cluster "other" exist only in b (paths relative to b), but the user "shared" is a's.
+    expect(await loadKubeconfig(undefined, "two", { KUBECONFIG })).toEqual({ server: "https://other.example:6443", token: "token-a", ca: "CA FROM B", namespace: "kube-system" });
+  });
+
+  it("reads only the given file when there is one, and falls back to ~/.kube/config", async () => {
+    const { dir, a, b } = twoKubeconfigs();
+    expect(await loadKubeconfig(b, "one", { KUBECONFIG: a })).toEqual({ server: "https://other.example:6443", token: "token-b", ca: "CA FROM B" });
+    mkdirSync(join(dir, "home", ".kube"), { recursive: true });
+    writeFileSync(join(dir, "home", ".kube", "config"), "current-context: c\nclusters: [{ name: c, cluster: { server: 'http://127.0.0.1:1' } }]\ncontexts: [{ name: c, context: { cluster: c } }]\n");
+    expect((await loadKubeconfig(undefined, undefined, { HOME: join(dir, "home") })).server).toBe("http://127.0.0.1:1");
+  });
+
+  it("names the file and what is wrong with it", async () => {
+    const { dir, a } = twoKubeconfigs();
+    await expect(loadKubeconfig(join(dir, "nope"), undefined, {})).rejects.toThrow(new RegExp(`^error loading kubeconfig ${join(dir, "nope")}: ENOENT`));
+    await expect(loadKubeconfig(undefined, undefined, { HOME: join(dir, "nobody") })).rejects.toThrow(`no kubeconfig found (${join(dir, "nobody", ".kube", "config")}); pass --kubeconfig or set KUBECONFIG`);
+    await expect(loadKubeconfig(a, "zzz", {})).rejects.toThrow(`context "zzz" does not exist in ${a}`);
+    writeFileSync(join(dir, "list"), "- 1\n");
+    await expect(loadKubeconfig(join(dir, "list"), undefined, {})).rejects.toThrow(`error loading kubeconfig ${join(dir, "list")}: not a kubeconfig`);
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parse } from "yaml";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { parse, stringify } from "yaml";
 
 /** How to reach one API server: what a kubeconfig context resolves to. */
 export interface ClientConfig {
@@ -74,9 +74,95 @@ export async function configFromKubeconfig(text: string, options: { context?: st
   return config;
 }
 
-/** Reads the kubeconfig at `path`, else the first file of `$KUBECONFIG`, else `~/.kube/config`. */
-export async function loadKubeconfig(path?: string, context?: string): Promise<ClientConfig> {
-  const file = path ?? process.env.KUBECONFIG?.split(":").find((p) => p !== "") ?? join(homedir(), ".kube", "config");
-  const text = await readFile(file, "utf8");
-  return configFromKubeconfig(text, { baseDir: dirname(resolve(file)), ...(context !== undefined ? { context } : {}) });
+type Entry = { name?: unknown } & Record<string, unknown>;
+type KubeconfigDocument = Record<string, unknown> & { "current-context"?: unknown; clusters?: Entry[]; users?: Entry[]; contexts?: Entry[] };
+
+/** Fields holding file paths; a relative one is relative to the file it is written in. */
+const PATH_FIELDS = [
+  { list: "clusters", key: "cluster", fields: ["certificate-authority"] },
+  { list: "users", key: "user", fields: ["client-certificate", "client-key", "tokenFile"] },
+] as const;
+
+function absolutePaths(config: KubeconfigDocument, file: string): void {
+  for (const { list, key, fields } of PATH_FIELDS) {
+    for (const entry of config[list] ?? []) {
+      const body = entry[key];
+      if (body === undefined || body === null || typeof body !== "object") continue;
+      for (const field of fields) {
+        const value = (body as Fields)[field];
+        if (typeof value === "string" && value !== "" && !isAbsolute(value)) (body as Fields)[field] = resolve(dirname(file), value);
+      }
+    }
+  }
+}
+
+async function readKubeconfig(file: string, required: boolean): Promise<KubeconfigDocument | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if (!required && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new Error(`error loading kubeconfig ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let config: unknown;
+  try {
+    config = parse(text) ?? {};
+  } catch (error) {
+    throw new Error(`error loading kubeconfig ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof config !== "object" || config === null || Array.isArray(config)) throw new Error(`error loading kubeconfig ${file}: not a kubeconfig`);
+  absolutePaths(config as KubeconfigDocument, file);
+  return config as KubeconfigDocument;
+}
+
+/**
+ * kubectl's merge of the `KUBECONFIG` files: the first file to define a cluster, user or
+ * context name wins, and the first file that sets `current-context` sets it.
+ */
+function merge(configs: readonly KubeconfigDocument[]): KubeconfigDocument {
+  const merged: KubeconfigDocument = { apiVersion: "v1", kind: "Config", clusters: [], users: [], contexts: [] };
+  for (const config of configs) {
+    if (merged["current-context"] === undefined && typeof config["current-context"] === "string" && config["current-context"] !== "") merged["current-context"] = config["current-context"];
+    for (const list of ["clusters", "users", "contexts"] as const) {
+      for (const entry of config[list] ?? []) {
+        if (!merged[list]!.some((e) => e.name === entry.name)) merged[list]!.push(entry);
+      }
+    }
+  }
+  return merged;
+}
+
+/**
+ * The connection kubectl would use: the kubeconfig at `path` (that file only), else the files
+ * listed in `$KUBECONFIG` merged as kubectl merges them (missing ones skipped), else
+ * `~/.kube/config`; the context is `context`, else the current one. Errors name the file and
+ * what is wrong with it.
+ */
+export async function loadKubeconfig(path?: string, context?: string, env: NodeJS.ProcessEnv = process.env): Promise<ClientConfig> {
+  let configs: KubeconfigDocument[];
+  let where: string;
+  const listed = env.KUBECONFIG ?? "";
+  if (path !== undefined && path !== "") {
+    configs = [(await readKubeconfig(path, true))!];
+    where = path;
+  } else if (listed !== "") {
+    const files = listed.split(delimiter).filter((f) => f !== "");
+    configs = (await Promise.all(files.map((f) => readKubeconfig(f, false)))).filter((c) => c !== undefined);
+    where = `KUBECONFIG=${listed}`;
+  } else {
+    const file = join(env.HOME ?? homedir(), ".kube", "config");
+    const config = await readKubeconfig(file, false);
+    configs = config === undefined ? [] : [config];
+    where = file;
+  }
+  if (configs.length === 0) throw new Error(`no kubeconfig found (${where}); pass --kubeconfig or set KUBECONFIG`);
+  const merged = merge(configs);
+  const contextName = context !== undefined && context !== "" ? context : merged["current-context"];
+  if (typeof contextName !== "string" || contextName === "") throw new Error(`the kubeconfig (${where}) sets no current-context; pass --context`);
+  if (!merged.contexts!.some((c) => c.name === contextName)) throw new Error(`context "${contextName}" does not exist in ${where}`);
+  try {
+    return await configFromKubeconfig(stringify(merged), { context: contextName });
+  } catch (error) {
+    throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Registry } from "prom-client";
 import type { NetworkRegistry } from "../registry.js";
 
@@ -49,32 +48,4 @@ export class ArbiterMetrics {
   wrote(kind: "claim" | "allocation"): void {
     this.#writes.inc({ kind });
   }
-}
-
-/** Serves `/metrics` (and `/healthz`) of `registry` on host:port; resolves with the server and its URL. */
-export async function serveMetrics(registry: Registry, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    if (req.url === "/metrics") {
-      registry.metrics().then((text) => {
-        res.writeHead(200, { "Content-Type": registry.contentType });
-        res.end(text);
-      }, (error: unknown) => {
-        res.writeHead(500);
-        res.end(String(error));
-      });
-    } else if (req.url === "/healthz") {
-      res.writeHead(200, { "Content-Type": "text/plain" });
-      res.end("ok");
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  const address = server.address();
-  const actual = typeof address === "object" && address !== null ? address.port : port;
-  return { server, url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}/metrics` };
 }

@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Server } from "node:http";
 import { hostname } from "node:os";
 import type { Logger } from "@kubekit/generic-controlplane";
 import {
-  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, type ClientConfig,
+  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, serveControllerEndpoints, type ClientConfig, type ControllerEndpoints,
 } from "@kubekit/generic-controlplane/controllers";
 import type { NetworkRegistryOptions } from "../registry.js";
 import { NETWORK_CLAIM_KIND } from "../types.js";
 import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
-import { ArbiterMetrics, serveMetrics } from "./arbiter-metrics.js";
+import { ArbiterMetrics } from "./arbiter-metrics.js";
 import { Decider, type ClaimDecision } from "./arbiter-pass.js";
 import { compareResourceVersion } from "./order.js";
 
@@ -56,8 +55,8 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
   const client = options.config instanceof KubeClient ? options.config : new KubeClient(options.config);
   const logger: Logger = options.logger ?? (() => undefined);
   const metrics = new ArbiterMetrics();
-  let served: { server: Server; url: string } | undefined;
-  if (options.metricsPort !== undefined) served = await serveMetrics(metrics.registry, options.metricsPort, options.metricsHost);
+  let served: ControllerEndpoints | undefined;
+  if (options.metricsPort !== undefined) served = await serveControllerEndpoints({ registry: metrics.registry, port: options.metricsPort, bindAddress: options.metricsHost ?? "127.0.0.1" });
   const stop = new AbortController();
   const lead = (signal: AbortSignal) => decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal);
   let elector: LeaderElector | undefined;
@@ -84,13 +83,12 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
     get isLeader() {
       return elector === undefined ? !stop.signal.aborted : elector.isLeader;
     },
-    metricsUrl: served?.url,
+    metricsUrl: served === undefined ? undefined : `${served.url}/metrics`,
     metrics,
     async stop() {
       stop.abort();
       await running;
-      const server = served?.server;
-      if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+      served?.close();
       if (!(options.config instanceof KubeClient)) client.close();
     },
   };

@@ -23,8 +23,6 @@ export type { Arbiter, ArbiterLeaderElection, ArbiterOptions } from "./arbiter.j
 export { ArbiterMetrics } from "./arbiter-metrics.js";
 export { Decider, planDecisions } from "./arbiter-pass.js";
 export type { AllocationDecision, ClaimDecision, DecisionPlan } from "./arbiter-pass.js";
-export { arbiterMain } from "./arbiter-main.js";
-export type { ArbiterMainOptions } from "./arbiter-main.js";
 export { install } from "./install.js";
 export type { InstallOptions } from "./install.js";
 export {
