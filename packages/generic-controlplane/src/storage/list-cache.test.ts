@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "./conformance.js";
 import { withListCache } from "./list-cache.js";
 import { createMemoryStorage } from "./memory.js";
 import type { Storage, WatchOptions } from "./types.js";
@@ -8,6 +9,7 @@ function backend(lagMs = 0) {
   const inner = createMemoryStorage({ compactInterval: 0 });
   const counts = { lists: 0, currentRevisions: 0 };
   const failures: Array<(error: Error) => void> = [];
+  const delivered = { events: 0 };
   const list = inner.list.bind(inner);
   const watch = inner.watch.bind(inner);
   const currentRevision = inner.currentRevision.bind(inner);
@@ -21,10 +23,14 @@ function backend(lagMs = 0) {
   };
   inner.watch = (prefix, options: WatchOptions) => {
     if (options.onError !== undefined) failures.push(options.onError);
-    const onEvents = lagMs === 0 ? options.onEvents : (events: Parameters<WatchOptions["onEvents"]>[0]) => void setTimeout(() => options.onEvents(events), lagMs);
+    const deliver = (events: Parameters<WatchOptions["onEvents"]>[0]) => {
+      delivered.events += events.length;
+      options.onEvents(events);
+    };
+    const onEvents = lagMs === 0 ? deliver : (events: Parameters<WatchOptions["onEvents"]>[0]) => void setTimeout(() => deliver(events), lagMs);
     return watch(prefix, { ...options, onEvents });
   };
-  return { inner, counts, breakWatches: (error: Error) => failures.splice(0).forEach((fail) => fail(error)) };
+  return { inner, counts, delivered, breakWatches: (error: Error) => failures.splice(0).forEach((fail) => fail(error)) };
 }
 
 const opened: Storage[] = [];
@@ -83,6 +89,21 @@ describe("withListCache", () => {
     const late = await impatient.create("/registry/a/2", "2");
     expect((await impatient.list("/registry/a")).items).toEqual([late]);
     expect(slow.counts.lists).toBe(listsBefore + 1);
+  });
+
+  it("after a consistent list timed out, reads the backend for a while even once the cache caught up", async () => {
+    const slow = backend(100);
+    const s = cached(slow.inner, { consistentReadTimeoutMs: 10, bypassAfterTimeoutMs: 60_000 });
+    await s.list("/registry/a");
+    await s.create("/registry/a/1", "1");
+    const before = slow.counts.lists;
+    expect((await s.list("/registry/a")).items).toHaveLength(1);
+    await eventually(() => slow.delivered.events === 1);
+    expect((await s.list("/registry/a")).items).toHaveLength(1);
+    expect(slow.counts.lists).toBe(before + 2);
+    // Lists that take an older state still come from the cache.
+    expect((await s.list("/registry/a", { minRevision: 0 })).items).toHaveLength(1);
+    expect(slow.counts.lists).toBe(before + 2);
   });
 
   it("serves the pages of a list from the snapshot its first page was cut from while the directory changes", async () => {

@@ -9,6 +9,12 @@ export interface ListCacheOptions {
   consistentReadTimeoutMs?: number;
   /** Keys read per page when the cache loads the backend's state (default 1000). */
   loadPageSize?: number;
+  /**
+   * After a consistent list timed out waiting for the cache, consistent lists read the backend for
+   * this long (default 30000 ms): a backend whose revision moves without events under the root (an
+   * etcd shared with writers elsewhere) is then read directly instead of waited on at every list.
+   */
+  bypassAfterTimeoutMs?: number;
 }
 
 /** Past snapshots kept for continuations of lists whose directory changed since (upstream keeps its cache's snapshots too). */
@@ -69,6 +75,9 @@ class ListCache implements Storage {
   /** Compaction made through this storage: snapshots below it are gone, as the backend's history is. */
   private compacted = 0;
   private closed = false;
+  private readonly bypassMs: number;
+  /** Until when consistent lists read the backend (`bypassAfterTimeoutMs`). */
+  private bypassUntil = 0;
 
   private readonly inner: Storage;
 
@@ -77,6 +86,7 @@ class ListCache implements Storage {
     this.root = directoryPrefix(options.root ?? "/");
     this.timeoutMs = options.consistentReadTimeoutMs ?? 3000;
     this.loadPageSize = options.loadPageSize ?? 1000;
+    this.bypassMs = options.bypassAfterTimeoutMs ?? 30_000;
   }
 
   get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
@@ -93,8 +103,12 @@ class ListCache implements Storage {
       if (snapshot !== undefined) return page(snapshot, revision, options);
       return this.inner.list(prefix, options);
     }
+    if (options.minRevision === undefined && Date.now() < this.bypassUntil) return this.inner.list(prefix, options);
     const target = options.minRevision ?? (await this.inner.currentRevision());
-    if (!(await this.caughtUp(target))) return this.inner.list(prefix, options);
+    if (!(await this.caughtUp(target))) {
+      if (this.loading !== undefined) this.bypassUntil = Date.now() + this.bypassMs;
+      return this.inner.list(prefix, options);
+    }
     const snapshot = this.currentSnapshot(directory);
     return page(snapshot, this.revision, options);
   }
