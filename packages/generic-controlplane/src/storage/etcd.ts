@@ -59,8 +59,12 @@ const FUTURE = "required revision is a future revision";
  * watch of its own, so history etcd still holds stays readable.
  */
 export function createEtcdStorage(options: EtcdStorageOptions): Storage {
-  // Lists under /registry are served from memory, fed by the watch cache's one etcd watch.
-  return withCompactor(withListCache(new EtcdStorage(options), { root: `${REGISTRY}/` }), options);
+  // Lists under /registry at resourceVersion 0 or NotOlderThan, and the pages of any list, are served
+  // from memory, fed by the watch cache's one etcd watch. Lists of the latest state read etcd: writes
+  // under other prefixes move etcd's revision without an event reaching the cache, and etcd 3.4 before
+  // 3.4.31 (Debian's) does not order progress notifications after pending events, which is what
+  // kube-apiserver needs before it serves consistent reads from its cache.
+  return withCompactor(withListCache(new EtcdStorage(options), { root: `${REGISTRY}/`, consistentReads: false }), options);
 }
 
 class EtcdStorage implements Storage {

@@ -146,6 +146,18 @@ describe("withListCache", () => {
     expect(counts.lists).toBe(loaded);
   });
 
+  it("without consistent reads, reads the backend for the latest state and serves minRevision and continuations from memory", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner, { consistentReads: false });
+    for (let i = 0; i < 6; i++) await s.create(`/registry/a/${i}`, String(i));
+    const first = await s.list("/registry/a", { minRevision: 0, limit: 3 });
+    const loaded = counts.lists;
+    expect((await s.list("/registry/a", { limit: 3, revision: first.revision, startAfter: first.items.at(-1)!.key })).items.map((kv) => kv.value)).toEqual(["3", "4", "5"]);
+    expect(counts.lists).toBe(loaded);
+    expect((await s.list("/registry/a")).items).toHaveLength(6);
+    expect(counts.lists).toBe(loaded + 1);
+  });
+
   it("lists outside its root read the backend", async () => {
     const { inner, counts } = backend();
     const s = cached(inner, { root: "/registry/" });

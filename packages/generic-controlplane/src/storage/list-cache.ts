@@ -5,6 +5,13 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageW
 export interface ListCacheOptions {
   /** The directory whose keys the cache holds (default `/`, every key); lists elsewhere go to the backend. */
   root?: string;
+  /**
+   * Whether lists without a revision are served from the cache (default true). A backend whose
+   * revision can move without an event under `root` reaching the cache (an etcd shared with other
+   * prefixes) cannot tell when the cache is current, so it reads those itself, as kube-apiserver
+   * does on an etcd without ordered progress notifications.
+   */
+  consistentReads?: boolean;
   /** How long a consistent list waits for the cache to reach the backend's revision before reading the backend (default 3000 ms, upstream's). */
   consistentReadTimeoutMs?: number;
   /** Keys read per page when the cache loads the backend's state (default 1000). */
@@ -76,6 +83,7 @@ class ListCache implements Storage {
   private compacted = 0;
   private closed = false;
   private readonly bypassMs: number;
+  private readonly consistentReads: boolean;
   /** Until when consistent lists read the backend (`bypassAfterTimeoutMs`). */
   private bypassUntil = 0;
 
@@ -87,6 +95,7 @@ class ListCache implements Storage {
     this.timeoutMs = options.consistentReadTimeoutMs ?? 3000;
     this.loadPageSize = options.loadPageSize ?? 1000;
     this.bypassMs = options.bypassAfterTimeoutMs ?? 30_000;
+    this.consistentReads = options.consistentReads ?? true;
   }
 
   get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
@@ -103,7 +112,7 @@ class ListCache implements Storage {
       if (snapshot !== undefined) return page(snapshot, revision, options);
       return this.inner.list(prefix, options);
     }
-    if (options.minRevision === undefined && Date.now() < this.bypassUntil) return this.inner.list(prefix, options);
+    if (options.minRevision === undefined && (!this.consistentReads || Date.now() < this.bypassUntil)) return this.inner.list(prefix, options);
     const target = options.minRevision ?? (await this.inner.currentRevision());
     if (!(await this.caughtUp(target))) {
       if (this.loading !== undefined) this.bypassUntil = Date.now() + this.bypassMs;
