@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { ShortfallPolicy } from "@kubekit/balloon";
-import { parseGoDuration } from "@kubekit/generic-controlplane";
+import { parseGoDuration, UsageError } from "@kubekit/generic-controlplane";
 
 export interface AgentOptions {
   /** Kubeconfig file; undefined means `$KUBECONFIG`, else in-cluster, else `~/.kube/config`. */
@@ -45,10 +45,6 @@ Flags:
   -h, --help                      show this help
 
 Prints "ready <url>" on stdout once /metrics is served; logs go to stderr as JSON lines.`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
 
 function duration(flag: string, text: string): number {
   let ms: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PORT, parseDuration, parseOptions, UsageError } from "./options.js";
+import { UsageError } from "@kubekit/generic-controlplane";
+import { DEFAULT_PORT, parseDuration, parseOptions } from "./options.js";
 
 describe("parseOptions", () => {
   it("defaults to every controller under the kube-system/kube-controller-manager Lease with upstream timings", () => {

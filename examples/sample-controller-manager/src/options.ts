@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "@kubekit/generic-controlplane";
+import { parseGoDuration, UsageError } from "@kubekit/generic-controlplane";
 import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlplane/controllers";
 
 export interface ManagerOptions {
@@ -44,10 +44,6 @@ Flags:
 
 Prints "ready <url>" on stdout once /metrics is served; logs go to stderr as JSON lines.
 SIGINT/SIGTERM stop the controllers and release the Lease.`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
 
 /** A Go duration flag (`500ms`, `15s`, `1m`, `1h30m`), as kube-controller-manager reads it; in milliseconds. */
 export function parseDuration(flag: string, text: string): number {

@@ -1,25 +1,13 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createControlPlane, jsonLineLogger } from "@kubekit/generic-controlplane";
+import { createControlPlane, runCommand, type Logger, type RunningCommand } from "@kubekit/generic-controlplane";
 import { createAuditLog, parseAuditPolicy, type AuditOptions } from "@kubekit/generic-controlplane/server";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { createEtcdStorage } from "@kubekit/generic-controlplane/storage/etcd";
-import { parseOptions, UsageError, USAGE } from "./options.js";
+import { parseOptions, USAGE, type SampleOptions } from "./options.js";
 import { securitySettings, type SecuritySettings } from "./security.js";
 
-async function main(): Promise<number> {
-  let options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const log = jsonLineLogger(process.stderr);
+async function run(options: SampleOptions, log: Logger): Promise<number | RunningCommand> {
   let security: SecuritySettings;
   try {
     security = await securitySettings(options.security);
@@ -93,26 +81,8 @@ async function main(): Promise<number> {
   await plane.writeKubeconfig(kubeconfig);
   log({ msg: "kubeconfig written", path: kubeconfig });
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log({ msg: "second signal, exiting now", signal });
-      process.exit(1);
-    }
-    stopping = true;
-    log({ msg: "shutting down", signal });
-    plane.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log({ level: "error", msg: "shutdown failed", error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
   process.stdout.write(`ready ${plane.url}\n`);
-  return -1;
+  return { stop: () => plane.close() };
 }
 
 /** How long a server started beside its etcd waits for it, as kube-apiserver retries its first connection. */
@@ -134,12 +104,4 @@ async function waitForStorage(storage: Storage, timeoutMs: number): Promise<void
   }
 }
 
-main().then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runCommand({ usage: USAGE, parse: parseOptions, run });

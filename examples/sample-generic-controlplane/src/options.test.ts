@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CERT_DIR, DEFAULT_KUBECONFIG, DEFAULT_PORT, parseOptions, UsageError } from "./options.js";
+import { UsageError } from "@kubekit/generic-controlplane";
+import { DEFAULT_CERT_DIR, DEFAULT_KUBECONFIG, DEFAULT_PORT, parseOptions } from "./options.js";
 
 const DEFAULT_SECURITY = {
   insecureHttp: false,

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "@kubekit/generic-controlplane";
+import { parseGoDuration, UsageError } from "@kubekit/generic-controlplane";
 import { KNOWN_CONTROLLERS, selectControllers } from "@kubekit/generic-controlplane/controllers";
 
 export interface SampleOptions {
@@ -166,10 +166,6 @@ Flags:
 Prints "ready <url>" on stdout once serving; logs go to stderr as JSON lines.
 SIGINT/SIGTERM shut down gracefully: /readyz fails, requests are served for --shutdown-delay-duration,
 then new requests get 429 with Retry-After while watches end and in-flight requests finish.`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
 
 export function parseOptions(argv: string[]): SampleOptions {
   const { values } = parseArgs({

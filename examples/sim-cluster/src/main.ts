@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { jsonLineLogger } from "@kubekit/generic-controlplane";
+import { runCommand } from "@kubekit/generic-controlplane";
 import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
-import { parseOptions, UsageError, USAGE } from "./options.js";
+import { parseOptions, USAGE } from "./options.js";
 
 interface NodeObject {
   status?: { addresses?: Array<{ type: string; address: string }> };
@@ -27,57 +27,20 @@ async function howTo(cluster: SimCluster, kubeconfig: string, traffic: boolean):
   return `${lines.join("\n")}\n`;
 }
 
-async function main(): Promise<number> {
-  let options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const log = jsonLineLogger(process.stderr);
-  const cluster = await startSimCluster({
-    nodes: options.nodes,
-    traffic: options.traffic,
-    host: options.host,
-    port: options.port,
-    logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
-  });
-  const kubeconfig = resolve(options.kubeconfig);
-  await cluster.writeKubeconfig(kubeconfig);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log({ msg: "second signal, exiting now", signal });
-      process.exit(1);
-    }
-    stopping = true;
-    log({ msg: "shutting down", signal });
-    cluster.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log({ level: "error", msg: "shutdown failed", error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  process.stdout.write(`ready ${cluster.url}\n${await howTo(cluster, kubeconfig, options.traffic)}`);
-  return -1;
-}
-
-main().then(
-  (code) => {
-    if (code >= 0) process.exit(code);
+runCommand({
+  usage: USAGE,
+  parse: parseOptions,
+  async run(options, log) {
+    const cluster = await startSimCluster({
+      nodes: options.nodes,
+      traffic: options.traffic,
+      host: options.host,
+      port: options.port,
+      logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
+    });
+    const kubeconfig = resolve(options.kubeconfig);
+    await cluster.writeKubeconfig(kubeconfig);
+    process.stdout.write(`ready ${cluster.url}\n${await howTo(cluster, kubeconfig, options.traffic)}`);
+    return { stop: () => cluster.close() };
   },
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+});

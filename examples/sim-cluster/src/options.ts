@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { UsageError } from "@kubekit/generic-controlplane";
 
 export interface SimClusterBinaryOptions {
   host: string;
@@ -28,10 +29,6 @@ Flags:
 
 Prints "ready <url>" on stdout once every node is Ready, then how to use the cluster; logs go to
 stderr as JSON lines. SIGINT/SIGTERM shut it down: every server, forwarder and node stops.`;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
 
 function integer(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);

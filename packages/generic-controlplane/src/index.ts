@@ -87,6 +87,7 @@ export type {
 export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./resources/index.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
 export { parseGoDuration } from "./api/go-duration.js";
+export { runCommand, UsageError, type CommandProcess, type CommandSpec, type RunningCommand } from "./command/run-command.js";
 // TLS and authentication material a server keeps on disk, and the options that use it.
 export { loadOrCreateServingPki, ADMIN_USER, DEFAULT_SERVING_HOSTS, type ServingPki } from "./certs/pki.js";
 export { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAndKey } from "./certs/authority.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMilli } from "./quantity.js";
+import { QUANTITY_FORMAT_MESSAGE, parseMilli, parseQuantityScaled } from "./quantity.js";
 
 describe("parseMilli", () => {
   it("reads decimal, binary and exponent forms as apimachinery does", () => {
@@ -17,5 +17,20 @@ describe("parseMilli", () => {
 
   it("rejects text that is not a quantity", () => {
     for (const bad of ["", "abc", "1x", "1.2.3", "Gi", "1 Gi", "1iG"]) expect(parseMilli(bad)).toBeUndefined();
+  });
+});
+
+describe("parseQuantityScaled", () => {
+  it("keeps nano units exact and rounds below them away from zero", () => {
+    expect(parseQuantityScaled("1.5Gi", 9)).toEqual({ ok: true, value: 1610612736_000_000_000n });
+    expect(parseQuantityScaled("1n", 9)).toEqual({ ok: true, value: 1n });
+    expect(parseQuantityScaled("0.1n", 9)).toEqual({ ok: true, value: 1n });
+    expect(parseQuantityScaled("-0.1n", 9)).toEqual({ ok: true, value: -1n });
+  });
+
+  it("says why text is not a quantity, in apimachinery's words", () => {
+    expect(parseQuantityScaled("abc", 9)).toEqual({ ok: false, error: QUANTITY_FORMAT_MESSAGE });
+    expect(parseQuantityScaled("1e", 9)).toEqual({ ok: false, error: "unable to parse quantity's suffix" });
+    expect(parseQuantityScaled("1e10001", 9)).toEqual({ ok: false, error: QUANTITY_FORMAT_MESSAGE });
   });
 });

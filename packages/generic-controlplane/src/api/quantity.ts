@@ -6,30 +6,45 @@
 /** apimachinery's error for text that is not a quantity. */
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
-const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
-const DECIMAL_EXPONENT: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_EXPONENT: Record<string, bigint> = { n: -9n, u: -6n, m: -3n, "": 0n, k: 3n, M: 6n, G: 9n, T: 12n, P: 15n, E: 18n };
+const BINARY_EXPONENT: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
+
+/**
+ * The amount of a quantity in units of 10^-`decimals` (3: milli, 9: nano), rounded away from zero
+ * below that as apimachinery's `ParseQuantity` rounds, or why the text is not a quantity
+ * (apimachinery's wording).
+ */
+export function parseQuantityScaled(text: string, decimals: number): { ok: true; value: bigint } | { ok: false; error: string } {
+  const match = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(text);
+  if (match === null) return { ok: false, error: QUANTITY_FORMAT_MESSAGE };
+  const [, sign = "", whole = "", fraction = "", suffix = ""] = match;
+  if (whole.length === 0 && fraction.length === 0) return { ok: false, error: QUANTITY_FORMAT_MESSAGE };
+  let binaryExponent = 0n;
+  let decimalExponent: bigint;
+  if (suffix in DECIMAL_EXPONENT) decimalExponent = DECIMAL_EXPONENT[suffix] ?? 0n;
+  else if (suffix in BINARY_EXPONENT) {
+    decimalExponent = 0n;
+    binaryExponent = BINARY_EXPONENT[suffix] ?? 0n;
+  } else if (/^[eE][-+]?[0-9]+$/.test(suffix)) {
+    decimalExponent = BigInt(suffix.slice(1));
+    if (decimalExponent > 10000n || decimalExponent < -10000n) return { ok: false, error: QUANTITY_FORMAT_MESSAGE };
+  } else return { ok: false, error: "unable to parse quantity's suffix" };
+  // value = digits × 2^binary × 10^(decimal − fraction length), scaled by 10^decimals.
+  const digits = BigInt(whole + fraction || "0") << binaryExponent;
+  const tenPower = BigInt(decimals - fraction.length) + decimalExponent;
+  let value: bigint;
+  if (tenPower >= 0n) value = digits * 10n ** tenPower;
+  else {
+    const divisor = 10n ** -tenPower;
+    value = (digits + divisor - 1n) / divisor;
+  }
+  return { ok: true, value: sign === "-" ? -value : value };
+}
 
 /** The quantity in thousandths (rounded up, as upstream's MilliValue), or undefined when it is not one. */
 export function parseMilli(text: string): bigint | undefined {
-  const match = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$/.exec(text);
-  if (match === null) return undefined;
-  const [, sign, number, suffix, exponentText] = match;
-  const [whole = "", fraction = ""] = (number ?? "").split(".");
-  // value = digits × 10^(exponent − fraction length), scaled to milli-units.
-  let digits = BigInt((whole || "0") + fraction);
-  let multiplier = 1n;
-  let exponent = -fraction.length + 3;
-  if (suffix !== undefined && BINARY[suffix] !== undefined) multiplier = BINARY[suffix];
-  else if (suffix !== undefined) exponent += DECIMAL_EXPONENT[suffix] ?? 0;
-  else if (exponentText !== undefined) exponent += Number(exponentText);
-  digits *= multiplier;
-  let milli: bigint;
-  if (exponent >= 0) milli = digits * 10n ** BigInt(exponent);
-  else {
-    const divisor = 10n ** BigInt(-exponent);
-    milli = (digits + divisor - 1n) / divisor;
-  }
-  return sign === "-" ? -milli : milli;
+  const parsed = parseQuantityScaled(text, 3);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** Whether `value` is a quantity as a JSON client may send it (a string or a plain number). */

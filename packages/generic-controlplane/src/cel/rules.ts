@@ -1,19 +1,11 @@
-import type { JSONSchemaProps } from "../schema/types.js";
+import type { JSONSchemaProps, ValidationRule } from "../schema/types.js";
 
-/** One `x-kubernetes-validations` entry (apiextensions `ValidationRule`). */
-export interface ValidationRule {
-  rule: string;
-  message?: string;
-  messageExpression?: string;
-  reason?: string;
-  fieldPath?: string;
-  optionalOldSelf?: boolean;
-}
+export type { ValidationRule };
 
 export const SUPPORTED_REASONS = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
 export function validationRulesOf(schema: JSONSchemaProps): readonly ValidationRule[] {
-  const rules = (schema as { "x-kubernetes-validations"?: unknown })["x-kubernetes-validations"];
+  const rules: unknown = schema["x-kubernetes-validations"];
   return Array.isArray(rules) ? (rules as ValidationRule[]) : [];
 }
 

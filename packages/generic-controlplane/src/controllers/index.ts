@@ -38,6 +38,7 @@ export {
   type WorkQueueOptions,
 } from "./workqueue.js";
 export { WorkqueueMetrics } from "./metrics.js";
+export { serveControllerEndpoints, type ControllerEndpoints, type ControllerEndpointsOptions } from "./endpoints.js";
 export { LEASES, LeaderElector, type LeaderElectionOptions } from "./leader-election.js";
 export {
   EventRecorder,

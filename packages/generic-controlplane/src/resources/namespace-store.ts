@@ -1,13 +1,12 @@
-import type { DeleteOptions, KubeObject } from "../api/types.js";
+import type { DeleteOptions } from "../api/types.js";
 import { formatTime, metadataOf } from "../registry/object-utils.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
-import { checkPreconditions, createGenericStore, type GenericStore, type Preconditions, type ResourceStoreOptions } from "../registry/store.js";
-import type { DeleteResult, ListPages, ListRequest, RequestOptions, ResourceStore, ResourceWatch, WatchFlowControl, WatchRequest } from "../registry/types.js";
+import { createGenericStore, type GenericStore, type ResourceStoreOptions } from "../registry/store.js";
+import { TerminatingStore } from "../registry/terminating-store.js";
+import type { DeleteResult, RequestOptions, ResourceStore } from "../registry/types.js";
 import type { Storage } from "../storage/types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../validation/index.js";
 import { NAMESPACE_PHASE_TERMINATING, namespaceFinalizeStrategy, namespacesResource, type Namespace } from "./namespaces.js";
-
-const NAMESPACES = { group: "", resource: "namespaces" };
 
 /** The REST storage of namespaces: the main resource (with `/status`) and `/finalize`, which takes PUT only. */
 export interface NamespaceStorage {
@@ -31,48 +30,12 @@ export function createNamespaceStorage(storage: Storage, options: ResourceStoreO
  * The main namespace resource. It serves no DELETE on the collection (upstream's REST is no
  * CollectionDeleter): every namespace goes through termination.
  */
-class NamespaceStore implements ResourceStore {
-  readonly definition: ResourceDefinition;
-
+class NamespaceStore extends TerminatingStore {
   constructor(
-    private readonly main: GenericStore,
+    main: GenericStore,
     private readonly clock: () => Date,
   ) {
-    this.definition = main.definition;
-  }
-
-  get(namespace: string | undefined, name: string): Promise<KubeObject> {
-    return this.main.get(namespace, name);
-  }
-
-  list(namespace: string | undefined, request?: ListRequest) {
-    return this.main.list(namespace, request);
-  }
-
-  listPages(namespace: string | undefined, request?: ListRequest): Promise<ListPages | undefined> {
-    return this.main.listPages?.(namespace, request) ?? Promise.resolve(undefined);
-  }
-
-  watch(
-    namespace: string | undefined,
-    request: WatchRequest,
-    onEvent: Parameters<ResourceStore["watch"]>[2],
-    onClose?: (error?: Error) => void,
-    flow?: WatchFlowControl,
-  ): Promise<ResourceWatch> {
-    return this.main.watch(namespace, request, onEvent, onClose, flow);
-  }
-
-  create(namespace: string | undefined, object: KubeObject, options?: RequestOptions): Promise<KubeObject> {
-    return this.main.create(namespace, object, options);
-  }
-
-  update(namespace: string | undefined, name: string, object: KubeObject, options?: RequestOptions): Promise<KubeObject> {
-    return this.main.update(namespace, name, object, options);
-  }
-
-  guaranteedUpdate(namespace: string | undefined, name: string, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, options?: RequestOptions): Promise<KubeObject> {
-    return this.main.guaranteedUpdate(namespace, name, mutate, options);
+    super(main);
   }
 
   /**
@@ -84,26 +47,14 @@ class NamespaceStore implements ResourceStore {
    * namespace, removed or not (upstream's `ReturnDeletedObject`).
    */
   async delete(_namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
-    const current = (await this.main.get(undefined, name)) as Namespace;
-    // The uid read here is a precondition of what follows, so a namespace re-created meanwhile is left alone.
-    const preconditions: Preconditions = { ...deleteOptions.preconditions };
-    if (preconditions.uid === undefined && current.metadata?.uid !== undefined) preconditions.uid = current.metadata.uid;
-    checkPreconditions(NAMESPACES, name, preconditions, current.metadata);
-
+    const start = await this.startDeletion(name, deleteOptions);
+    const current = start.current as Namespace;
     if (current.metadata?.deletionTimestamp === undefined) {
-      const object = await this.main.updateStored(
-        undefined,
-        name,
-        async (existing) => {
-          await this.main.validateDeletion(undefined, name, existing, options);
-          return beginTermination(existing, deleteOptions, this.clock());
-        },
-        { dryRun: options.dryRun === true, preconditions },
-      );
+      const object = await this.terminate(name, start, options, (existing) => beginTermination(existing, deleteOptions, this.clock()));
       return { object, deleted: false, returnDeletedObject: true };
     }
     if ((current.spec?.finalizers ?? []).length > 0) return { object: current, deleted: false, returnDeletedObject: true };
-    const result = await this.main.delete(undefined, name, { ...deleteOptions, preconditions }, options);
+    const result = await this.main.delete(undefined, name, { ...deleteOptions, preconditions: start.preconditions }, options);
     return { ...result, returnDeletedObject: true };
   }
 }

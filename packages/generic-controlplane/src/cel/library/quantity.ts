@@ -1,4 +1,5 @@
 import { CelScalar, celError, celFunc, celMethod } from "@bufbuild/cel";
+import { parseQuantityScaled } from "../../api/quantity.js";
 import { OpaqueType } from "./opaque.js";
 
 /**
@@ -9,47 +10,14 @@ import { OpaqueType } from "./opaque.js";
  * `ParseQuantity` rounds.
  */
 
-const QUANTITY_PATTERN = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+const NANO_DECIMALS = 9;
 const NANOS_PER_UNIT = 1_000_000_000n;
 const MAX_INT64 = 9223372036854775807n;
 const MIN_INT64 = -9223372036854775808n;
 
-const DECIMAL: Record<string, bigint> = { n: -9n, u: -6n, m: -3n, "": 0n, k: 3n, M: 6n, G: 9n, T: 12n, P: 15n, E: 18n };
-const BINARY: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
-
 interface Quantity {
   /** The amount in nano units. */
   nanos: bigint;
-}
-
-/** The amount of a quantity string in nano units, or why it is not one (apimachinery's wording). */
-export function parseQuantityNanos(text: string): { ok: true; nanos: bigint } | { ok: false; error: string } {
-  const formatError = { ok: false as const, error: `quantities must match the regular expression '${QUANTITY_PATTERN}'` };
-  const match = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(text);
-  if (text.length === 0 || match === null) return formatError;
-  const [, sign = "", whole = "", fraction = "", suffix = ""] = match;
-  if (whole.length === 0 && fraction.length === 0) return formatError;
-  let base = 10n;
-  let exponent: bigint;
-  if (suffix in DECIMAL) exponent = DECIMAL[suffix] ?? 0n;
-  else if (suffix in BINARY) {
-    base = 2n;
-    exponent = BINARY[suffix] ?? 0n;
-  } else if (/^[eE][-+]?[0-9]+$/.test(suffix)) {
-    exponent = BigInt(suffix.slice(1));
-    if (exponent > 10000n || exponent < -10000n) return formatError;
-  } else return { ok: false, error: "unable to parse quantity's suffix" };
-  let numerator = BigInt(whole + fraction || "0");
-  let tenPower = 9n - BigInt(fraction.length);
-  if (base === 10n) tenPower += exponent;
-  else numerator <<= exponent;
-  let nanos: bigint;
-  if (tenPower >= 0n) nanos = numerator * 10n ** tenPower;
-  else {
-    const divisor = 10n ** -tenPower;
-    nanos = numerator / divisor + (numerator % divisor === 0n ? 0n : 1n);
-  }
-  return { ok: true, nanos: sign === "-" ? -nanos : nanos };
 }
 
 const quantityType = new OpaqueType<Quantity>("k8s.io/Quantity");
@@ -64,11 +32,11 @@ function compare(a: bigint, b: bigint): bigint {
 
 export const quantityLibrary = [
   celFunc("quantity", [CelScalar.STRING], CelScalar.DYN, (text) => {
-    const parsed = parseQuantityNanos(text);
+    const parsed = parseQuantityScaled(text, NANO_DECIMALS);
     if (!parsed.ok) throw celError(parsed.error);
-    return wrap(parsed.nanos);
+    return wrap(parsed.value);
   }),
-  celFunc("isQuantity", [CelScalar.STRING], CelScalar.BOOL, (text) => parseQuantityNanos(text).ok),
+  celFunc("isQuantity", [CelScalar.STRING], CelScalar.BOOL, (text) => parseQuantityScaled(text, NANO_DECIMALS).ok),
   celMethod("sign", CelScalar.DYN, [], CelScalar.INT, function () {
     return compare(quantityType.expect(this).nanos, 0n);
   }),
