@@ -6,6 +6,7 @@ import { startFlowControlObjects } from "./control-plane/flow-control.js";
 import { healthChecks } from "./control-plane/health-checks.js";
 import { cachedObjectCounts, countStoredObjects } from "./control-plane/object-counts.js";
 import { buildServedResources, groupResource, servedDefinitions } from "./control-plane/served-resources.js";
+import { cacheAdmissionConfigurations } from "./control-plane/admission-caches.js";
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { CrdController } from "./apiextensions/controller.js";
 import type { ConverterFactory } from "./apiextensions/conversion.js";
@@ -240,6 +241,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
   const admission: AdmissionPlugin[] = [];
   const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
+  const configurations = cacheAdmissionConfigurations(served, stores);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   const lifecycle = withLifecycle ? namespaceLifecycle(namespaces) : undefined;
   if (lifecycle !== undefined) admission.push(lifecycle);
@@ -251,8 +253,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (limits !== undefined) admission.push(limits);
   admission.push(...(options.admission ?? []));
   const webhooks = webhookAdmission({
-    mutatingConfigurations: stores.get("mutatingwebhookconfigurations.admissionregistration.k8s.io"),
-    validatingConfigurations: stores.get("validatingwebhookconfigurations.admissionregistration.k8s.io"),
+    mutatingConfigurations: configurations["mutatingwebhookconfigurations.admissionregistration.k8s.io"],
+    validatingConfigurations: configurations["validatingwebhookconfigurations.admissionregistration.k8s.io"],
     namespaces,
     served: () => server.definitions,
     serviceResolver: options.webhooks?.serviceResolver,
@@ -260,8 +262,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   });
   // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
   admission.push(webhooks.mutating);
-  const policies = stores.get("validatingadmissionpolicies.admissionregistration.k8s.io");
-  const policyBindings = stores.get("validatingadmissionpolicybindings.admissionregistration.k8s.io");
+  const policies = configurations["validatingadmissionpolicies.admissionregistration.k8s.io"];
+  const policyBindings = configurations["validatingadmissionpolicybindings.admissionregistration.k8s.io"];
   if (policies !== undefined && policyBindings !== undefined) {
     admission.push(
       validatingAdmissionPolicy({
@@ -423,6 +425,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         lifecycle?.stop();
         limits?.stop();
         quota?.stop();
+        for (const cache of Object.values(configurations)) cache.stop();
         await server.close();
         await options.audit?.backend.close();
         await storage.close();

@@ -58,7 +58,7 @@ export async function listObjects(ctx: ListContext, prefix: string, request: Lis
       const page = await ctx.storage.list(prefix, {
         ...(limit > 0 ? { limit: Math.max(limit - items.length, matcher.everything ? 0 : 64) } : {}),
         ...(startAfter !== undefined ? { startAfter } : {}),
-        ...(revision > 0 ? { revision } : {}),
+        ...(revision > 0 ? { revision } : start.minRevision !== undefined ? { minRevision: start.minRevision } : {}),
         // remainingItemCount is only sent when nothing is filtered.
         ...(matcher.everything ? {} : { countRemaining: false }),
       });
@@ -122,7 +122,7 @@ export async function listPages(ctx: ListContext, prefix: string, request: ListR
         limit: pageSize,
         countRemaining: false,
         ...(startAfter !== undefined ? { startAfter } : {}),
-        ...(revision > 0 ? { revision } : {}),
+        ...(revision > 0 ? { revision } : start.minRevision !== undefined ? { minRevision: start.minRevision } : {}),
       });
     } catch (error) {
       throw listFailure(error, start.paging ? startAfter : undefined, directory);
@@ -160,23 +160,34 @@ function listKindOf(ctx: ListContext): string {
   return ctx.definition.listKind ?? `${ctx.definition.kind}List`;
 }
 
-/** Where a list starts: the revision to read at (0: the latest) and the key to continue after. */
-async function listStart(ctx: ListContext, request: ListRequest, directory: string, limit: number): Promise<{ revision: number; startAfter: string | undefined; paging: boolean }> {
+/**
+ * Where a list starts: the revision to read at (0: the latest), the key to continue after, and
+ * for a latest read the oldest state that will do (undefined: a consistent read of the current one).
+ */
+async function listStart(
+  ctx: ListContext,
+  request: ListRequest,
+  directory: string,
+  limit: number,
+): Promise<{ revision: number; startAfter: string | undefined; paging: boolean; minRevision: number | undefined }> {
   if (request.continue) {
     const token = decodeContinueToken(request.continue);
-    return { revision: token.revision === -1 ? 0 : token.revision, startAfter: directory + token.start, paging: true };
+    return { revision: token.revision === -1 ? 0 : token.revision, startAfter: directory + token.start, paging: true, minRevision: undefined };
   }
-  if (request.resourceVersion !== undefined && request.resourceVersion !== "" && request.resourceVersion !== "0") {
+  // resourceVersion "0": any state will do, as upstream serves it from its watch cache.
+  if (request.resourceVersion === "0") return { revision: 0, startAfter: undefined, paging: false, minRevision: 0 };
+  if (request.resourceVersion !== undefined && request.resourceVersion !== "") {
     const requested = parseResourceVersion(request.resourceVersion);
     // Legacy paging semantics: a resourceVersion with a limit and no match means Exact.
     const exact = request.resourceVersionMatch === "Exact" || (request.resourceVersionMatch === undefined && limit > 0);
-    if (exact) return { revision: requested, startAfter: undefined, paging: false };
+    if (exact) return { revision: requested, startAfter: undefined, paging: false, minRevision: undefined };
     const current = await ctx.storage.currentRevision();
     if (requested > current) {
       throw tooLargeResourceVersion(requested, current);
     }
+    return { revision: 0, startAfter: undefined, paging: false, minRevision: requested };
   }
-  return { revision: 0, startAfter: undefined, paging: false };
+  return { revision: 0, startAfter: undefined, paging: false, minRevision: undefined };
 }
 
 /** A storage failure as the list answers it: an expired snapshot is 410, with a fresh token when continuing. */

@@ -163,7 +163,8 @@ class GenericResourceStore implements GenericStore {
   }
 
   listPages(namespace: string | undefined, request: ListRequest = {}): Promise<ListPages | undefined> {
-    return listPages(this.listContext(namespace), this.keys.prefix(this.scopeNamespace(namespace)), request);
+    // Pages are written out, never handed to callers to change: each stored value is decoded once.
+    return listPages({ ...this.listContext(namespace), decode: (kv) => this.decode(kv) }, this.keys.prefix(this.scopeNamespace(namespace)), request);
   }
 
   private listContext(namespace: string | undefined): ListContext {

@@ -90,7 +90,8 @@ export interface DeleteResult {
  * was read, and `pages` yields the matching objects page after page, all read at that revision.
  * A caller that writes each page before pulling the next holds one page in memory, never the list.
  * `pages` can be iterated again (each iteration reads the list anew at the same revision), e.g. to
- * size a body before writing it.
+ * size a body before writing it. The objects may be shared with other readers (a stored value is
+ * decoded once) and must not be mutated.
  */
 export interface ListPages {
   apiVersion: string;

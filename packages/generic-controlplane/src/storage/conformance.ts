@@ -418,6 +418,66 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
       });
     });
 
+    describe("consistent list", () => {
+      it("sees every write acknowledged before it, at once, whoever wrote and whatever the list started first", async () => {
+        const s = await open();
+        // The first list may load a cache; later ones must still see each write at once.
+        expect((await s.list("/c/l")).items).toEqual([]);
+        for (let i = 0; i < 30; i++) {
+          const key = `/c/l/${String(i).padStart(2, "0")}`;
+          const created = await s.create(key, `v${i}`);
+          const afterCreate = await s.list("/c/l");
+          expect(afterCreate.revision).toBeGreaterThanOrEqual(created.modRevision);
+          expect(afterCreate.items.at(-1)).toEqual(created);
+          const updated = await s.update(key, `w${i}`, created.modRevision);
+          expect((await s.list("/c/l", { limit: 100 })).items.find((kv) => kv.key === updated.key)?.value).toBe(`w${i}`);
+          if (i % 3 === 0) {
+            await s.delete(key);
+            expect((await s.list("/c/l")).items.some((kv) => kv.key === updated.key)).toBe(false);
+          }
+          // A write under another directory moves the revision a list of this one reports.
+          const elsewhere = await s.create(`/c/other/${i}`, "x");
+          expect((await s.list("/c/l")).revision).toBeGreaterThanOrEqual(elsewhere.modRevision);
+        }
+        expect((await s.list("/c/l")).items).toHaveLength(20);
+      });
+
+      it("with minRevision answers a state at least that new", async () => {
+        const s = await open();
+        const a = await s.create("/c/m/a", "a");
+        const any = await s.list("/c/m", { minRevision: 0 });
+        expect(any.revision).toBeGreaterThanOrEqual(0);
+        const b = await s.create("/c/m/b", "b");
+        const notOlder = await s.list("/c/m", { minRevision: b.modRevision });
+        expect(notOlder.revision).toBeGreaterThanOrEqual(b.modRevision);
+        expect(notOlder.items).toEqual([a, b]);
+      });
+
+      it("pages a list started before a burst of writes at its own revision, from its first page to its last", async () => {
+        const s = await open();
+        for (let i = 0; i < 25; i++) await s.create(`/c/p/${String(i).padStart(2, "0")}`, "v1");
+        const pages: KeyValue[][] = [];
+        let page = await s.list("/c/p", { limit: 10 });
+        const revision = page.revision;
+        pages.push(page.items);
+        let round = 0;
+        while (page.remaining > 0) {
+          // Every page is followed by writes under the listed directory.
+          const victim = `/c/p/${String(round * 10 + 12).padStart(2, "0")}`;
+          const current = await s.get(victim);
+          if (current !== undefined) await s.update(victim, "v2", current.modRevision);
+          await s.create(`/c/p/${String(round).padStart(2, "0")}x`, "new");
+          round++;
+          page = await s.list("/c/p", { limit: 10, revision, startAfter: page.items.at(-1)!.key });
+          expect(page.revision).toBe(revision);
+          pages.push(page.items);
+        }
+        const all = pages.flat();
+        expect(all.map((kv) => kv.key)).toEqual(Array.from({ length: 25 }, (_, i) => `/c/p/${String(i).padStart(2, "0")}`));
+        expect(all.every((kv) => kv.value === "v1")).toBe(true);
+      });
+    });
+
     describe("watch", () => {
       it("replays history after a revision, then delivers live events in revision order", async () => {
         const s = await open();

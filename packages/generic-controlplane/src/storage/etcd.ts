@@ -5,6 +5,7 @@ import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import { EventWindow } from "./event-window.js";
+import { withListCache } from "./list-cache.js";
 import { directoryPrefix } from "./prefix.js";
 import { WatchHub } from "./watch-hub.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
@@ -58,7 +59,12 @@ const FUTURE = "required revision is a future revision";
  * watch of its own, so history etcd still holds stays readable.
  */
 export function createEtcdStorage(options: EtcdStorageOptions): Storage {
-  return withCompactor(new EtcdStorage(options), options);
+  // Lists under /registry at resourceVersion 0 or NotOlderThan, and the pages of any list, are served
+  // from memory, fed by the watch cache's one etcd watch. Lists of the latest state read etcd: writes
+  // under other prefixes move etcd's revision without an event reaching the cache, and etcd 3.4 before
+  // 3.4.31 (Debian's) does not order progress notifications after pending events, which is what
+  // kube-apiserver needs before it serves consistent reads from its cache.
+  return withCompactor(withListCache(new EtcdStorage(options), { root: `${REGISTRY}/`, consistentReads: false }), options);
 }
 
 class EtcdStorage implements Storage {

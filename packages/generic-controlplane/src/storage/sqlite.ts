@@ -5,6 +5,7 @@ import { isControlPlaneError } from "../errors.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { badRequest, internalError, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
+import { withListCache } from "./list-cache.js";
 import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
 import { prepareDatabase, type SqliteSynchronous } from "./sqlite-schema.js";
@@ -36,7 +37,7 @@ const MAX_WRITES_PER_TRANSACTION = 1000;
  * Watches are fed from the committed rows in-process, replaying older history from the table.
  */
 export async function createSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
-  return withCompactor(await openExclusively(options), options);
+  return withCompactor(withListCache(await openExclusively(options)), options);
 }
 
 /**

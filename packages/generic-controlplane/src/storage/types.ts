@@ -40,6 +40,13 @@ export interface ListOptions {
    * otherwise. Readers that page through a whole range (a streamed LIST) need nothing more.
    */
   countRemaining?: boolean;
+  /**
+   * Without `revision`: any state at or after this revision will do (resourceVersion "0" or a
+   * NotOlderThan match), so a backend serving lists from a watch cache answers from memory once
+   * the cache got there, without reading the backend's current revision. Backends without a cache
+   * read the current revision, which is never older. Unset: the current revision (a consistent read).
+   */
+  minRevision?: number;
 }
 
 export interface ListResult {

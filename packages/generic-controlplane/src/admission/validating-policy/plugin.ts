@@ -4,6 +4,7 @@ import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { ResourceStore } from "../../registry/types.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.js";
+import type { StoreCache } from "../store-cache.js";
 import { CompiledPolicy, type PolicyEvaluation } from "./compiled-policy.js";
 import { labelSelectorFromObject } from "../../selectors/label-selector-object.js";
 import { storageEquivalents } from "../webhooks/equivalents.js";
@@ -17,7 +18,8 @@ import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from
  * and enforces failed validations by the binding's `validationActions`: Deny refuses the request
  * with `ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied request: <message>`,
  * Warn adds a `Warning` header, Audit an audit annotation. Policies and bindings are read from
- * their stores on every request, so a new binding applies to the very next request.
+ * watch-fed caches whose stores are served writing through them, so a new binding applies to the
+ * very next request without a storage read per request.
  */
 
 /** What the plugin reads from and adds to the request being served (user, warnings, audit annotations). */
@@ -28,8 +30,8 @@ export interface PolicyRequestContext {
 }
 
 export interface ValidatingPolicyOptions {
-  policies: ResourceStore;
-  bindings: ResourceStore;
+  policies: StoreCache;
+  bindings: StoreCache;
   namespaces?: ResourceStore | undefined;
   /** The served resources, to resolve a policy's `paramKind`. */
   served: () => readonly ResourceDefinition[];
@@ -129,9 +131,10 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
 
   async function validate(attributes: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attributes)) return;
-    const bindings = (await options.bindings.list(undefined)).items as ValidatingAdmissionPolicyBinding[];
+    // Bindings in name order, as the informer-fed lister upstream hands them out.
+    const bindings = ((await options.bindings.all()) as ValidatingAdmissionPolicyBinding[]).sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
     if (bindings.length === 0) return;
-    const policies = new Map(((await options.policies.list(undefined)).items as ValidatingAdmissionPolicy[]).map((p) => [p.metadata?.name ?? "", p]));
+    const policies = new Map(((await options.policies.all()) as ValidatingAdmissionPolicy[]).map((p) => [p.metadata?.name ?? "", p]));
     const context = options.requestContext?.();
     let namespaceObject: Promise<KubeObject | undefined> | undefined;
     const namespace = () => {

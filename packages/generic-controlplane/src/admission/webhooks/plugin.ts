@@ -1,5 +1,6 @@
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { ResourceStore } from "../../registry/types.js";
+import type { StoreCache } from "../store-cache.js";
 import type { ServiceResolver } from "../../webhook/client-config.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.js";
 import type { CallContext } from "./call.js";
@@ -12,8 +13,9 @@ import type { WebhookConfiguration } from "./types.js";
 import { dispatchValidating } from "./validating.js";
 
 export interface WebhookAdmissionOptions {
-  mutatingConfigurations: ResourceStore | undefined;
-  validatingConfigurations: ResourceStore | undefined;
+  /** The configurations, read from caches whose stores are served `writingThrough` them. */
+  mutatingConfigurations: StoreCache | undefined;
+  validatingConfigurations: StoreCache | undefined;
   /** For namespaceSelector. */
   namespaces: ResourceStore | undefined;
   /** The resources served now, for matchPolicy Equivalent. */
@@ -25,16 +27,16 @@ export interface WebhookAdmissionOptions {
 }
 
 /** Every webhook of every configuration, configurations by name (upstream sorts them so), webhooks in order. */
-async function configuredWebhooks(store: ResourceStore | undefined): Promise<ConfiguredWebhook[]> {
-  if (store === undefined) return [];
-  const list = await store.list(undefined);
-  const configurations = (list.items as WebhookConfiguration[]).slice().sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
+async function configuredWebhooks(cache: StoreCache | undefined): Promise<ConfiguredWebhook[]> {
+  if (cache === undefined) return [];
+  const configurations = ((await cache.all()) as WebhookConfiguration[]).sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
   return configurations.flatMap((configuration) => (configuration.webhooks ?? []).map((webhook) => ({ webhook, configuration: configuration.metadata?.name ?? "" })));
 }
 
 /**
  * The MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: the configurations are read
- * from storage on each request, so a configuration applies from the request after its write.
+ * from watch-fed caches (no storage read per request), and their stores are served writing
+ * through the caches, so a configuration applies from the request after its write returned.
  */
 export function webhookAdmission(options: WebhookAdmissionOptions): { mutating: AdmissionPlugin; validating: AdmissionPlugin } {
   const context: MatchingContext & CallContext = {

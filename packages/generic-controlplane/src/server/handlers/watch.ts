@@ -15,10 +15,11 @@ import { optionsInvalid } from "./options/write-options.js";
 import { parseInt64Query } from "./options/query-numbers.js";
 
 /**
- * Serialised JSON lines per event object: the registry hands the same event object to every
- * watcher of a resource, so a change fanned out to many watchers is serialised once.
+ * Serialised JSON lines per event object, as UTF-8: the registry hands the same event object to
+ * every watcher of a resource, so a change fanned out to many watchers is serialised and encoded
+ * once, and the same bytes are written to every watcher.
  */
-const encodedEvents = new WeakMap<object, string>();
+const encodedEvents = new WeakMap<object, Buffer>();
 
 /**
  * A watcher whose socket has this much unsent data is too slow to keep up: its stream is ended
@@ -27,10 +28,10 @@ const encodedEvents = new WeakMap<object, string>();
  */
 export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
 
-function encodeEvent(event: WatchEvent): string {
+function encodeEvent(event: WatchEvent): Buffer {
   let line = encodedEvents.get(event);
   if (line === undefined) {
-    line = JSON.stringify(event) + "\n";
+    line = Buffer.from(JSON.stringify(event) + "\n");
     encodedEvents.set(event, line);
   }
   return line;

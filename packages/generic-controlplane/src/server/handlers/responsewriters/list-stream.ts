@@ -3,6 +3,7 @@ import type { ProtobufListParts } from "../../../protobuf/codec.js";
 import type { ListPages } from "../../../registry/types.js";
 import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
+import { sharedJsonAfterComma } from "./json-cache.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 
 /**
@@ -12,8 +13,8 @@ import { wantsPretty, type ListShape } from "./respond.js";
 interface ListSyntax {
   contentType: string;
   prefix: string;
-  first(element: unknown): string;
-  next(element: unknown): string;
+  first(element: unknown): string | Buffer;
+  next(element: unknown): string | Buffer;
   close: string;
   empty: string;
 }
@@ -38,7 +39,13 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
     return { contentType: "application/json", prefix, first: (e) => `\n    ${element(e)}`, next: (e) => `,\n    ${element(e)}`, close: "\n  ]\n}\n", empty: "]\n}\n" };
   }
   const prefix = split(JSON.stringify(shape.envelope), "]}");
-  return { contentType: "application/json", prefix, first: (e) => JSON.stringify(e), next: (e) => `,${JSON.stringify(e)}`, close: "]}\n", empty: "]}\n" };
+  // Listed objects are shared and never changed, so each is serialised once while it is stored.
+  const next = (e: unknown): string | Buffer => (typeof e === "object" && e !== null ? sharedJsonAfterComma(e) : `,${JSON.stringify(e)}`);
+  const first = (e: unknown): string | Buffer => {
+    const bytes = next(e);
+    return typeof bytes === "string" ? bytes.slice(1) : bytes.subarray(1);
+  };
+  return { contentType: "application/json", prefix, first, next, close: "]}\n", empty: "]}\n" };
 }
 
 /**
@@ -68,20 +75,20 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
     res.end();
     return;
   }
-  let chunk = spelling.prefix;
+  let chunk: Array<string | Buffer> = [spelling.prefix];
   let first = true;
   try {
     while (next.done !== true) {
       for (const element of shape.elements(next.value)) {
-        chunk += first ? spelling.first(element) : spelling.next(element);
+        chunk.push(first ? spelling.first(element) : spelling.next(element));
         first = false;
       }
       if (res.destroyed) {
         await pages.return?.();
         return;
       }
-      if (!res.write(chunk)) await drainedOrClosed(res);
-      chunk = "";
+      if (!res.write(bytesOf(chunk))) await drainedOrClosed(res);
+      chunk = [];
       await new Promise((resolve) => setImmediate(resolve));
       next = await pages.next();
     }
@@ -89,7 +96,14 @@ export async function writeListPages(ctx: RequestContext, list: ListPages, shape
     res.destroy();
     return;
   }
-  res.end(chunk + (first ? spelling.empty : spelling.close));
+  chunk.push(first ? spelling.empty : spelling.close);
+  res.end(bytesOf(chunk));
+}
+
+/** One write's bytes: cached element bytes are copied once, text is encoded once. */
+function bytesOf(parts: ReadonlyArray<string | Buffer>): Buffer {
+  if (parts.every((part) => typeof part === "string")) return Buffer.from(parts.join(""));
+  return Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
 }
 
 /**

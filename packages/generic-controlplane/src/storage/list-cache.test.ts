@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually } from "./conformance.js";
+import { withListCache } from "./list-cache.js";
+import { createMemoryStorage } from "./memory.js";
+import type { Storage, WatchOptions } from "./types.js";
+
+/** A memory backend counting its list calls, whose watches can lag and be broken. */
+function backend(lagMs = 0) {
+  const inner = createMemoryStorage({ compactInterval: 0 });
+  const counts = { lists: 0, currentRevisions: 0 };
+  const failures: Array<(error: Error) => void> = [];
+  const delivered = { events: 0 };
+  const list = inner.list.bind(inner);
+  const watch = inner.watch.bind(inner);
+  const currentRevision = inner.currentRevision.bind(inner);
+  inner.list = (prefix, options) => {
+    counts.lists++;
+    return list(prefix, options);
+  };
+  inner.currentRevision = () => {
+    counts.currentRevisions++;
+    return currentRevision();
+  };
+  inner.watch = (prefix, options: WatchOptions) => {
+    if (options.onError !== undefined) failures.push(options.onError);
+    const deliver = (events: Parameters<WatchOptions["onEvents"]>[0]) => {
+      delivered.events += events.length;
+      options.onEvents(events);
+    };
+    const onEvents = lagMs === 0 ? deliver : (events: Parameters<WatchOptions["onEvents"]>[0]) => void setTimeout(() => deliver(events), lagMs);
+    return watch(prefix, { ...options, onEvents });
+  };
+  return { inner, counts, delivered, breakWatches: (error: Error) => failures.splice(0).forEach((fail) => fail(error)) };
+}
+
+const opened: Storage[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+function cached(inner: Storage, options: Parameters<typeof withListCache>[1] = {}): Storage {
+  const storage = withListCache(inner, options);
+  opened.push(storage);
+  return storage;
+}
+
+describe("withListCache", () => {
+  it("once loaded, answers consistent lists from memory: one revision read and no backend list each", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner);
+    for (let i = 0; i < 5; i++) await s.create(`/registry/configmaps/ns/seed-${i}`, "x");
+    expect((await s.list("/registry/configmaps/ns")).items).toHaveLength(5);
+    const listsAfterLoad = counts.lists;
+    const revisionsBefore = counts.currentRevisions;
+    for (let i = 0; i < 40; i++) {
+      const written = await s.create(`/registry/configmaps/ns/c-${String(i).padStart(2, "0")}`, String(i));
+      const list = await s.list("/registry/configmaps/ns", { limit: 500 });
+      expect(list.items.find((kv) => kv.key === written.key)).toEqual(written);
+      expect(list.revision).toBe(written.modRevision);
+    }
+    expect(counts.lists).toBe(listsAfterLoad);
+    expect(counts.currentRevisions - revisionsBefore).toBe(40);
+  });
+
+  it("with minRevision reads no revision and waits only for that one", async () => {
+    const { inner, counts } = backend(30);
+    const s = cached(inner);
+    await s.list("/registry/a");
+    const written = await s.create("/registry/a/x", "1");
+    const before = counts.currentRevisions;
+    const seen = await s.list("/registry/a", { minRevision: written.modRevision });
+    expect(seen.items).toEqual([written]);
+    expect(counts.currentRevisions).toBe(before);
+  });
+
+  it("waits for a lagging watch to deliver the backend's revision, and reads the backend when it lags past the timeout", async () => {
+    const lagging = backend(40);
+    const s = cached(lagging.inner, { consistentReadTimeoutMs: 2000 });
+    await s.list("/registry/a");
+    const listsAfterLoad = lagging.counts.lists;
+    const written = await s.create("/registry/a/1", "1");
+    expect((await s.list("/registry/a")).items).toEqual([written]);
+    expect(lagging.counts.lists).toBe(listsAfterLoad);
+
+    const slow = backend(500);
+    const impatient = cached(slow.inner, { consistentReadTimeoutMs: 20 });
+    await impatient.list("/registry/a");
+    const listsBefore = slow.counts.lists;
+    const late = await impatient.create("/registry/a/2", "2");
+    expect((await impatient.list("/registry/a")).items).toEqual([late]);
+    expect(slow.counts.lists).toBe(listsBefore + 1);
+  });
+
+  it("after a consistent list timed out, reads the backend for a while even once the cache caught up", async () => {
+    const slow = backend(100);
+    const s = cached(slow.inner, { consistentReadTimeoutMs: 10, bypassAfterTimeoutMs: 60_000 });
+    await s.list("/registry/a");
+    await s.create("/registry/a/1", "1");
+    const before = slow.counts.lists;
+    expect((await s.list("/registry/a")).items).toHaveLength(1);
+    await eventually(() => slow.delivered.events === 1);
+    expect((await s.list("/registry/a")).items).toHaveLength(1);
+    expect(slow.counts.lists).toBe(before + 2);
+    // Lists that take an older state still come from the cache.
+    expect((await s.list("/registry/a", { minRevision: 0 })).items).toHaveLength(1);
+    expect(slow.counts.lists).toBe(before + 2);
+  });
+
+  it("serves the pages of a list from the snapshot its first page was cut from while the directory changes", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner);
+    const keys = Array.from({ length: 30 }, (_, i) => `/registry/p/${String(i).padStart(2, "0")}`);
+    for (const key of keys) await s.create(key, "v1");
+    let page = await s.list("/registry/p", { limit: 10 });
+    const revision = page.revision;
+    const seen = [...page.items];
+    const listsAfterFirst = counts.lists;
+    while (page.remaining > 0) {
+      const next = keys[seen.length + 2]!;
+      const current = await s.get(next);
+      await s.update(next, "v2", current!.modRevision);
+      await s.delete(keys[seen.length + 1]!);
+      await s.create(`${page.items.at(-1)!.key}a`, "new");
+      page = await s.list("/registry/p", { limit: 10, revision, startAfter: page.items.at(-1)!.key });
+      expect(page.revision).toBe(revision);
+      seen.push(...page.items);
+    }
+    expect(seen.map((kv) => kv.key)).toEqual(keys);
+    expect(seen.every((kv) => kv.value === "v1")).toBe(true);
+    expect(counts.lists).toBe(listsAfterFirst);
+  });
+
+  it("after its watch breaks, reads the backend and loads again on the next list", async () => {
+    const { inner, counts, breakWatches } = backend();
+    const s = cached(inner);
+    await s.create("/registry/a/1", "1");
+    await s.list("/registry/a");
+    breakWatches(new Error("watch broke"));
+    const written = await s.create("/registry/a/2", "2");
+    const before = counts.lists;
+    expect((await s.list("/registry/a")).items.map((kv) => kv.key)).toEqual(["/registry/a/1", "/registry/a/2"]);
+    // Loaded again: the next list is answered from memory.
+    expect(counts.lists).toBeGreaterThan(before);
+    const loaded = counts.lists;
+    expect((await s.list("/registry/a", { minRevision: written.modRevision })).items).toHaveLength(2);
+    expect(counts.lists).toBe(loaded);
+  });
+
+  it("without consistent reads, reads the backend for the latest state and serves minRevision and continuations from memory", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner, { consistentReads: false });
+    for (let i = 0; i < 6; i++) await s.create(`/registry/a/${i}`, String(i));
+    const first = await s.list("/registry/a", { minRevision: 0, limit: 3 });
+    const loaded = counts.lists;
+    expect((await s.list("/registry/a", { limit: 3, revision: first.revision, startAfter: first.items.at(-1)!.key })).items.map((kv) => kv.value)).toEqual(["3", "4", "5"]);
+    expect(counts.lists).toBe(loaded);
+    expect((await s.list("/registry/a")).items).toHaveLength(6);
+    expect(counts.lists).toBe(loaded + 1);
+  });
+
+  it("lists outside its root read the backend", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner, { root: "/registry/" });
+    await s.create("/other/a", "1");
+    const before = counts.lists;
+    expect((await s.list("/other")).items).toHaveLength(1);
+    expect(counts.lists).toBe(before + 1);
+  });
+});

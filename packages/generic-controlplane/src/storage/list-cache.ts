@@ -1,0 +1,361 @@
+import { storageClosed } from "../api/errors/index.js";
+import { directoryPrefix, parentDirectories } from "./prefix.js";
+import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
+
+export interface ListCacheOptions {
+  /** The directory whose keys the cache holds (default `/`, every key); lists elsewhere go to the backend. */
+  root?: string;
+  /**
+   * Whether lists without a revision are served from the cache (default true). A backend whose
+   * revision can move without an event under `root` reaching the cache (an etcd shared with other
+   * prefixes) cannot tell when the cache is current, so it reads those itself, as kube-apiserver
+   * does on an etcd without ordered progress notifications.
+   */
+  consistentReads?: boolean;
+  /** How long a consistent list waits for the cache to reach the backend's revision before reading the backend (default 3000 ms, upstream's). */
+  consistentReadTimeoutMs?: number;
+  /** Keys read per page when the cache loads the backend's state (default 1000). */
+  loadPageSize?: number;
+  /**
+   * After a consistent list timed out waiting for the cache, consistent lists read the backend for
+   * this long (default 30000 ms): a backend whose revision moves without events under the root (an
+   * etcd shared with writers elsewhere) is then read directly instead of waited on at every list.
+   */
+  bypassAfterTimeoutMs?: number;
+}
+
+/** Past snapshots kept for continuations of lists whose directory changed since (upstream keeps its cache's snapshots too). */
+const RETIRED_SNAPSHOTS = 16;
+const RETIRED_SNAPSHOT_TTL_MS = 60_000;
+
+/**
+ * The keys of one directory in key order, as they stood at every revision from `from` (the
+ * directory's last change) to `until` (the revision before its next change; open while current).
+ */
+interface Snapshot {
+  directory: string;
+  items: KeyValue[];
+  from: number;
+  until: number;
+  retiredAt: number;
+}
+
+interface Waiter {
+  revision: number;
+  resolve: (caughtUp: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Serves lists from memory, as kube-apiserver's watch cache serves LISTs (KEP-2340, consistent
+ * reads from cache): one watch keeps a copy of every key under `root` at the backend's latest
+ * revision, loaded from the backend on first use.
+ * - A list without a revision is consistent: the backend's current revision is read (one cheap
+ *   read), the cache waits until its watch has delivered it (bounded; on timeout the backend
+ *   answers), then serves its state, which is at least that new.
+ * - A list with `minRevision` (resourceVersion "0" or NotOlderThan) waits only for that revision.
+ * - A continuation at a revision is served from the snapshot its first page was cut from (or the
+ *   directory's current state, when nothing under it changed since); otherwise the backend reads
+ *   at that revision.
+ * Everything else (writes, gets, counts, watches) goes to the backend.
+ */
+export function withListCache(storage: Storage, options: ListCacheOptions = {}): Storage {
+  return new ListCache(storage, options);
+}
+
+class ListCache implements Storage {
+  private readonly root: string;
+  private readonly timeoutMs: number;
+  private readonly loadPageSize: number;
+  /** The live keys under `root`, sorted, and their current entries. */
+  private keys: string[] = [];
+  private readonly entries = new Map<string, KeyValue>();
+  /** Every event up to this revision is applied (0 while not loaded). */
+  private revision = 0;
+  /** The revision of the last change under each directory that was listed from the cache. */
+  private readonly lastChange = new Map<string, number>();
+  private readonly current = new Map<string, Snapshot>();
+  private retired: Snapshot[] = [];
+  private waiters: Waiter[] = [];
+  private loading: Promise<void> | undefined;
+  private feed: StorageWatch | undefined;
+  /** Compaction made through this storage: snapshots below it are gone, as the backend's history is. */
+  private compacted = 0;
+  private closed = false;
+  private readonly bypassMs: number;
+  private readonly consistentReads: boolean;
+  /** Until when consistent lists read the backend (`bypassAfterTimeoutMs`). */
+  private bypassUntil = 0;
+
+  private readonly inner: Storage;
+
+  constructor(inner: Storage, options: ListCacheOptions) {
+    this.inner = inner;
+    this.root = directoryPrefix(options.root ?? "/");
+    this.timeoutMs = options.consistentReadTimeoutMs ?? 3000;
+    this.loadPageSize = options.loadPageSize ?? 1000;
+    this.bypassMs = options.bypassAfterTimeoutMs ?? 30_000;
+    this.consistentReads = options.consistentReads ?? true;
+  }
+
+  get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
+    return this.inner.get(key, options);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const directory = directoryPrefix(prefix);
+    if (this.closed) throw storageClosed();
+    if (!directory.startsWith(this.root) || !validLimit(options.limit)) return this.inner.list(prefix, options);
+    const revision = options.revision ?? 0;
+    if (revision > 0) {
+      const snapshot = revision >= this.compacted ? this.snapshotAt(directory, revision) : undefined;
+      if (snapshot !== undefined) return page(snapshot, revision, options);
+      return this.inner.list(prefix, options);
+    }
+    if (options.minRevision === undefined && (!this.consistentReads || Date.now() < this.bypassUntil)) return this.inner.list(prefix, options);
+    const target = options.minRevision ?? (await this.inner.currentRevision());
+    if (!(await this.caughtUp(target))) {
+      if (this.loading !== undefined) this.bypassUntil = Date.now() + this.bypassMs;
+      return this.inner.list(prefix, options);
+    }
+    const snapshot = this.currentSnapshot(directory);
+    return page(snapshot, this.revision, options);
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.inner.count(prefix);
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.inner.create(key, value);
+  }
+
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return this.inner.update(key, value, expectedModRevision);
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.inner.delete(key, expectedModRevision);
+  }
+
+  watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
+    return this.inner.watch(prefix, options);
+  }
+
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.inner.compactedRevision();
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.inner.compact(revision);
+    this.compacted = Math.max(this.compacted, Math.min(revision, await this.inner.currentRevision()));
+    this.retired = this.retired.filter((snapshot) => snapshot.until >= this.compacted);
+  }
+
+  checkHealth(): Promise<void> {
+    return this.inner.checkHealth?.() ?? this.inner.currentRevision().then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.unload();
+    }
+    await this.inner.close();
+  }
+
+  /**
+   * Resolves true once every event up to `revision` is applied (loading the cache first, when
+   * needed); false when that takes longer than the timeout or the cache cannot load.
+   */
+  private async caughtUp(revision: number): Promise<boolean> {
+    try {
+      await this.load();
+    } catch {
+      return false;
+    }
+    if (revision <= this.revision) return true;
+    return new Promise<boolean>((resolve) => {
+      const waiter: Waiter = {
+        revision,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, this.timeoutMs),
+      };
+      waiter.timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
+  private load(): Promise<void> {
+    if (this.loading === undefined) {
+      const loading = this.start();
+      this.loading = loading;
+      loading.catch(() => {
+        if (this.loading === loading) this.unload();
+      });
+    }
+    return this.loading;
+  }
+
+  /** Reads every key under `root` at one revision, a page at a time, then watches from that revision. */
+  private async start(): Promise<void> {
+    const entries: KeyValue[] = [];
+    let page = await this.inner.list(this.root, { limit: this.loadPageSize, countRemaining: false });
+    const at = page.revision;
+    for (;;) {
+      entries.push(...page.items);
+      if (page.remaining === 0 || page.items.length === 0) break;
+      page = await this.inner.list(this.root, { limit: this.loadPageSize, countRemaining: false, revision: at, startAfter: page.items[page.items.length - 1]!.key });
+    }
+    if (this.closed) throw storageClosed();
+    for (const kv of entries) this.entries.set(kv.key, kv);
+    this.keys = entries.map((kv) => kv.key);
+    this.revision = at;
+    const loading = this.loading;
+    this.feed = await this.inner.watch(this.root, {
+      afterRevision: at,
+      onEvents: (events) => this.apply(events),
+      onError: () => {
+        // The next list loads again; until then lists read the backend.
+        if (this.loading === loading) this.unload();
+      },
+    });
+  }
+
+  private unload(): void {
+    this.feed?.stop();
+    this.feed = undefined;
+    this.loading = undefined;
+    this.keys = [];
+    this.entries.clear();
+    this.revision = 0;
+    this.lastChange.clear();
+    this.current.clear();
+    this.retired = [];
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+  }
+
+  private apply(events: readonly StorageEvent[]): void {
+    const now = Date.now();
+    for (const event of events) {
+      const { key, modRevision } = event.kv;
+      // A revision may hold several keys (one transaction), so only older events are skipped.
+      if (modRevision < this.revision) continue;
+      const known = this.entries.has(key);
+      if (event.type === "put") {
+        this.entries.set(key, event.kv);
+        if (!known) this.keys.splice(firstAtOrAbove(this.keys, key), 0, key);
+      } else if (known) {
+        this.entries.delete(key);
+        this.keys.splice(firstAtOrAbove(this.keys, key), 1);
+      }
+      for (const directory of parentDirectories(key)) {
+        if (!this.lastChange.has(directory)) continue;
+        this.lastChange.set(directory, modRevision);
+        const snapshot = this.current.get(directory);
+        if (snapshot === undefined) continue;
+        this.current.delete(directory);
+        snapshot.until = modRevision - 1;
+        snapshot.retiredAt = now;
+        this.retired.push(snapshot);
+      }
+      this.revision = modRevision;
+    }
+    if (this.retired.length > RETIRED_SNAPSHOTS) this.retired = this.retired.slice(-RETIRED_SNAPSHOTS);
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const waiting: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.revision > this.revision) {
+        waiting.push(waiter);
+        continue;
+      }
+      clearTimeout(waiter.timer);
+      waiter.resolve(true);
+    }
+    this.waiters = waiting;
+  }
+
+  /** The directory's keys now; reused until something under the directory changes. */
+  private currentSnapshot(directory: string): Snapshot {
+    const existing = this.current.get(directory);
+    if (existing !== undefined) return existing;
+    // A directory listed for the first time changed last at or before the cache's revision; the
+    // cache's revision is as precise a start as any.
+    const from = this.lastChange.get(directory) ?? this.revision;
+    if (!this.lastChange.has(directory)) this.lastChange.set(directory, from);
+    const start = firstAtOrAbove(this.keys, directory);
+    const items: KeyValue[] = [];
+    for (let i = start; i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(directory)) break;
+      items.push(this.entries.get(key)!);
+    }
+    const snapshot: Snapshot = { directory, items, from, until: Number.POSITIVE_INFINITY, retiredAt: 0 };
+    this.current.set(directory, snapshot);
+    return snapshot;
+  }
+
+  /** The directory's keys as they stood at `revision`, if the cache still has them. */
+  private snapshotAt(directory: string, revision: number): Snapshot | undefined {
+    if (this.loading === undefined || this.revision === 0) return undefined;
+    const now = Date.now();
+    this.retired = this.retired.filter((snapshot) => now - snapshot.retiredAt < RETIRED_SNAPSHOT_TTL_MS);
+    for (const snapshot of this.retired) {
+      if (snapshot.directory === directory && snapshot.from <= revision && revision <= snapshot.until) return snapshot;
+    }
+    const changed = this.lastChange.get(directory);
+    if (changed === undefined || revision < changed || revision > this.revision) return undefined;
+    return this.currentSnapshot(directory);
+  }
+}
+
+function validLimit(limit: number | undefined): boolean {
+  return limit === undefined || (Number.isInteger(limit) && limit >= 0);
+}
+
+/** One page of a snapshot after `startAfter`, as the backends page (remaining is exact). */
+function page(snapshot: Snapshot, revision: number, options: ListOptions): ListResult {
+  const { items } = snapshot;
+  const start = options.startAfter !== undefined && options.startAfter >= snapshot.directory ? firstAbove(items, options.startAfter) : 0;
+  const limit = options.limit ?? 0;
+  const end = limit > 0 ? Math.min(items.length, start + limit) : items.length;
+  return { items: items.slice(start, end), revision, remaining: items.length - end };
+}
+
+function firstAtOrAbove(sorted: readonly string[], value: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function firstAbove(items: readonly KeyValue[], key: string): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (items[middle]!.key <= key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
