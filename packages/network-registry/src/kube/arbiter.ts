@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@kubekit/generic-controlplane";
 import {
-  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, serveControllerEndpoints, type ClientConfig, type ControllerEndpoints,
+  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, serveControllerEndpoints, type ClientConfig, type ControllerEndpoints, type ControllerLeaderElection,
 } from "@kubekit/generic-controlplane/controllers";
 import type { NetworkRegistryOptions } from "../registry.js";
 import { NETWORK_CLAIM_KIND } from "../types.js";
@@ -11,16 +11,8 @@ import { ArbiterMetrics } from "./arbiter-metrics.js";
 import { Decider, type ClaimDecision } from "./arbiter-pass.js";
 import { compareResourceVersion } from "./order.js";
 
-export interface ArbiterLeaderElection {
-  /** The Lease (default `kube-system/kana-arbiter`). */
-  namespace?: string;
-  name?: string;
-  /** This instance (default `hostname_uuid`). */
-  identity?: string;
-  leaseDurationMs?: number;
-  renewDeadlineMs?: number;
-  retryPeriodMs?: number;
-}
+/** The arbiter's Lease and timings (default Lease `kube-system/kana-arbiter`), as the controller manager's. */
+export type ArbiterLeaderElection = ControllerLeaderElection;
 
 export interface ArbiterOptions {
   /** The API server: a client config (e.g. from `configFromKubeconfig`), a URL, or a client. */

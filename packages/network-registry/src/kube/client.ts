@@ -2,10 +2,10 @@ import type { KubeObject, WatchEvent } from "@kubekit/generic-controlplane";
 import { Informer, isNotFound, resourcePath, type KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { NetworkRegistryError } from "../errors.js";
 import type { WhoisResult } from "../registry.js";
-import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type NetworkClaim, type ResourceReference } from "../types.js";
+import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type NetworkClaim } from "../types.js";
 import {
   CLAIM_LABEL, CLIENT_FIELD_MANAGER, IP_FAMILY_LABEL, NETWORK_ALLOCATION_KIND, NETWORK_ALLOCATIONS, NETWORK_CLAIMS,
-  isAllocationDecided, isClaimDecided, prefixObjectName, type NetworkAllocationObject, type NetworkClaimObject,
+  isAllocationDecided, isClaimDecided, prefixObjectName, type NetworkAllocationObject, type NetworkAllocationSpec, type NetworkClaimObject,
 } from "./api.js";
 import { decisionOrder } from "./order.js";
 import { loadRecordedDecisions } from "./recorded.js";
@@ -33,16 +33,8 @@ export interface ClaimOptions extends WaitOptions {
   onApplied?(object: NetworkClaimObject): void;
 }
 
-/** An allocation request: a `/prefixLength` from `pool` for `claim`. */
-export interface AllocationRequest {
-  claim: string;
-  pool: string;
-  prefixLength: number;
-  reference: ResourceReference;
-  strategy?: "best-fit" | "first-fit";
-  description?: string;
-  /** A specific block of the pool; the object is then named after it (see `prefixObjectName`). */
-  prefix?: string;
+/** An allocation request: a `/prefixLength` from `pool` for `claim` (the object's spec), and the object's name. */
+export interface AllocationRequest extends NetworkAllocationSpec {
   /** Object name; default: the block's name for a specific block, else generated from the claim name. */
   name?: string;
 }
