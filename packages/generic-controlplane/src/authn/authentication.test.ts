@@ -29,7 +29,8 @@ describe("authentication over HTTPS", () => {
   });
 
   it("authenticates client certificates whenever tls.clientCA is given, even without an authentication option", async () => {
-    const t = await start({ authentication: undefined });
+    // startSecurePlane gives a client CA and no authentication option.
+    const t = await start();
     const review = await t.asAdmin("POST", WHOAMI, {});
     expect(review.json.status.userInfo).toEqual({ username: "kubernetes-admin", groups: ["system:masters", "system:authenticated"] });
     expect((await t.call("GET", "/api/v1/namespaces")).status).toBe(401);

@@ -61,8 +61,8 @@ export async function startSecurePlane(options: ControlPlaneOptions = {}): Promi
     port: 0,
     host: "127.0.0.1",
     processMetrics: false,
+    // No `authentication` option: the client CA turns authentication on.
     tls: { cert: serving.cert, key: serving.key, clientCA: ca.cert },
-    authentication: {},
     kubeconfigCredentials: { certificateAuthority: ca.cert, clientCertificate: admin.cert, clientKey: admin.key },
     ...options,
   });
