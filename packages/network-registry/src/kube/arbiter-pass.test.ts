@@ -103,5 +103,21 @@ describe("decision passes", () => {
     const plan = decider.plan([changed], []);
     expect(plan.claims[0]!.status).toMatchObject({ phase: "Invalid", observedGeneration: 2, addressSpace: [{ prefix: "10.96.0.0/12", status: "allocated" }] });
     expect(plan.claims[0]!.status.message).toContain("the first writer wins");
+    // A new leader decides the same from what was written.
+    expect(planDecisions(written(plan)).claims[0]!.status).toEqual(plan.claims[0]!.status);
+  });
+
+  it("keeps a record others delegate from when a spec update drops it, in the running leader and in a new one", () => {
+    const decider = new Decider();
+    const pool = stored("pool", 1, ["10.244.0.0/16"], { extra: { delegateTo: ["*"] } });
+    const node = stored("node", 2, ["10.244.1.0/24"], { extra: { parent: { claim: "pool", prefix: "10.244.0.0/16" } } });
+    const first = written(decider.plan([pool, node], []));
+    expect(outcome(decider.plan(first, []))).toEqual({ pool: [1, "Allocated", "10.244.0.0/16"], node: [2, "Allocated", "10.244.1.0/24"] });
+    const dropped = { ...first[0]!, metadata: { ...first[0]!.metadata, generation: 2 }, spec: { addressSpace: [] } };
+    const running = decider.plan([dropped, first[1]!], []);
+    expect(outcome(running)).toEqual({ pool: [1, "Invalid", ""], node: [2, "Allocated", "10.244.1.0/24"] });
+    const next = written(running);
+    expect(outcome(planDecisions(next))).toEqual(outcome(running));
+    expect(planDecisions(next).claims.map((d) => d.changed)).toEqual([false, false]);
   });
 });

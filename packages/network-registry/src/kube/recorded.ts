@@ -17,16 +17,30 @@ export function claimOf(object: NetworkClaimObject, addressSpace: AddressRecord[
 
 const sameParent = (a: AddressRecord["parent"], b: AddressRecord["parent"]) => a?.claim === b?.claim && a?.prefix === b?.prefix;
 
+/** A record of a claim's status as the spec record it was granted from (no outcome fields). */
+function asSpecRecord(record: AddressRecord): AddressRecord {
+  const { conflict: _conflict, warnings: _warnings, status, ...granted } = record;
+  return status === "unavailable" ? { ...granted, status } : granted;
+}
+
 /**
- * The spec records whose grant the status records: carve-outs, and records the status says are
- * allocated (same prefix, same parent). Records the spec no longer has are gone.
+ * What the claim holds by its recorded decision: the records its status grants and its
+ * carve-outs. While that decision is about the current spec, these are the spec's records the
+ * status grants; when the status is about an older spec (the latest was Invalid, or is not decided
+ * yet) they are the records of that older spec, as the status holds them, so the next pass
+ * applies the new spec with every rule checked (e.g. a record others delegate from is kept).
  */
 export function recordedGrants(object: NetworkClaimObject): AddressRecord[] {
-  const granted = new Map((object.status?.addressSpace ?? []).filter((r) => r.status === "allocated").map((r) => [r.prefix, r]));
+  const status = object.status;
+  const current = status !== undefined && status.phase !== "Invalid" && (status.observedGeneration ?? 0) >= (object.metadata.generation ?? 1);
+  if (status?.addressSpace !== undefined && !current) {
+    return status.addressSpace.filter((r) => r.status === "allocated" || (r.status === "unavailable" && r.conflict === undefined)).map(asSpecRecord);
+  }
+  const granted = new Map((status?.addressSpace ?? []).filter((r) => r.status === "allocated").map((r) => [r.prefix, r]));
   return (object.spec?.addressSpace ?? []).filter((record) => {
     if (record.status === "unavailable") return true;
-    const status = granted.get(record.prefix);
-    return status !== undefined && sameParent(status.parent, record.parent);
+    const recorded = granted.get(record.prefix);
+    return recorded !== undefined && sameParent(recorded.parent, record.parent);
   });
 }
 
