@@ -46,7 +46,7 @@ export function aggregatorProxyStage(availability: AvailabilityController, optio
       for (const [name, value] of Object.entries(ctx.req.headers)) {
         if (value !== undefined && !DROPPED.has(name) && !isIdentityHeader(name)) headers[name] = value;
       }
-      Object.assign(headers, remoteUserHeaders(ctx.user ?? { name: "system:anonymous", groups: ["system:unauthenticated"] }));
+      Object.assign(headers, remoteUserHeaders(ctx.user));
       if (body !== undefined) headers["content-length"] = body.length;
       const target = new URL(ctx.req.url ?? "/", endpoint.base);
       const watch = isLongRunning(ctx.info);

@@ -93,7 +93,7 @@ export function accessReviewStage(options: { maxBodyBytes: number }): HandlerSta
       // Reviews have no Table form: a client that accepts only Table gets 406, as upstream.
       if (negotiateObjectFormat(ctx.req.headers.accept, false) === undefined) throw notAcceptable();
       await readReview(ctx, options);
-      const user = ctx.user ?? ANONYMOUS;
+      const user = ctx.user;
       writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(user) } });
       return true;
     },

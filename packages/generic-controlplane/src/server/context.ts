@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { UserInfo } from "./access-reviews.js";
+import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { RequestInfo } from "./request-info.js";
 
 /** One request as it travels through the handler chain. */
@@ -19,8 +19,8 @@ export interface RequestContext {
   readonly auditAnnotations: Record<string, string>;
   /** Whether the request is a dry run, for metrics. */
   dryRun: boolean;
-  /** Set by the authentication filter (and replaced by impersonation); `undefined` while the server runs without authentication. */
-  user: UserInfo | undefined;
+  /** Who sent the request: `system:anonymous` until the authentication filter says otherwise (and impersonation replaces it). */
+  user: UserInfo;
   /** `process.hrtime.bigint()` at arrival. */
   readonly startedAt: bigint;
   /** Sent as the `Audit-Id` response header and logged with the request. */
@@ -47,7 +47,7 @@ export function createContext(req: IncomingMessage, res: ServerResponse): Reques
     warnings: [],
     auditAnnotations: {},
     dryRun: false,
-    user: undefined,
+    user: ANONYMOUS,
     startedAt: process.hrtime.bigint(),
     auditID: randomUUID(),
     longRunning: false,

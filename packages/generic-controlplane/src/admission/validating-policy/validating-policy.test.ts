@@ -157,6 +157,26 @@ spec:
     expect((await request("POST", "/api/v1/namespaces/vap-reasons/configmaps", configMap("fine", {}))).status).toBe(201);
   });
 
+  it("sees an unauthenticated request's user as system:anonymous on every verb, deletes included", async () => {
+    await namespace("vap-user");
+    await created(
+      VAP,
+      policy("who", {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "DELETE"], resources: ["configmaps"] }],
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-user" } },
+        },
+        validations: [{ expression: "request.operation == 'CREATE' && object.metadata.name != 'refused'", messageExpression: "request.operation + ' by ' + request.userInfo.username + ' in ' + request.userInfo.groups[0]" }],
+      }),
+    );
+    await created(BINDINGS, binding("who", { policyName: "who", validationActions: ["Deny"] }));
+    const refused = await request("POST", "/api/v1/namespaces/vap-user/configmaps", configMap("refused", {}));
+    expect(refused.body.message).toContain("denied request: CREATE by system:anonymous in system:unauthenticated");
+    expect((await request("POST", "/api/v1/namespaces/vap-user/configmaps", configMap("kept", {}))).status).toBe(201);
+    const deletion = await request("DELETE", "/api/v1/namespaces/vap-user/configmaps/kept");
+    expect(deletion.body.message).toContain("denied request: DELETE by system:anonymous in system:unauthenticated");
+  });
+
   it("evaluates variables, matchConditions, object selectors, exclusions and oldObject on update", async () => {
     await namespace("vap-compose");
     await created(

@@ -1,7 +1,7 @@
 import { unauthorized } from "../../api/errors/index.js";
 import { AuthenticationFailure } from "../../authn/types.js";
 import type { RequestContext } from "../context.js";
-import type { UserInfo } from "../access-reviews.js";
+import { ANONYMOUS, type UserInfo } from "../access-reviews.js";
 import type { RequestFilter } from "./chain.js";
 
 /**
@@ -22,7 +22,7 @@ export function withAuthentication(authenticate: Authenticate | undefined): Requ
     async handle(ctx, next) {
       if (authenticate) {
         try {
-          ctx.user = (await authenticate(ctx)) ?? undefined;
+          ctx.user = (await authenticate(ctx)) ?? ANONYMOUS;
         } catch (error) {
           if (error instanceof AuthenticationFailure) throw unauthorized("Unauthorized");
           throw error;

@@ -1,5 +1,5 @@
 import { forbidden } from "../../api/errors/index.js";
-import { ANONYMOUS, type AuthorizationAttributes, type Authorizer, type UserInfo } from "../access-reviews.js";
+import type { AuthorizationAttributes, Authorizer, UserInfo } from "../access-reviews.js";
 import type { RequestContext } from "../context.js";
 import type { RequestFilter } from "./chain.js";
 
@@ -41,7 +41,7 @@ export function withAuthorization(authorizer?: Authorizer): RequestFilter {
     name: "authorization",
     async handle(ctx, next) {
       if (authorizer !== undefined) {
-        const user = ctx.user ?? ANONYMOUS;
+        const user = ctx.user;
         const attributes = requestAttributes(ctx);
         const decision = await authorizer.authorize(user, attributes);
         if (!decision.allowed) {

@@ -1,7 +1,7 @@
 import { authorizationForbidden, internalError } from "../../api/errors/index.js";
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER } from "../../authn/types.js";
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername } from "../../authn/serviceaccount/claims.js";
-import { ANONYMOUS, type AuthorizationAttributes, type Authorizer, type UserInfo } from "../access-reviews.js";
+import type { AuthorizationAttributes, Authorizer, UserInfo } from "../access-reviews.js";
 import type { RequestFilter } from "./chain.js";
 
 const USER_HEADER = "impersonate-user";
@@ -108,7 +108,7 @@ export function withImpersonation(authorizer?: Authorizer): RequestFilter {
       const headers = ctx.req.headersDistinct;
       const requests = impersonationRequests(headers);
       if (requests.length === 0) return next();
-      const requester = ctx.user ?? ANONYMOUS;
+      const requester = ctx.user;
       // Without an authorizer nobody may impersonate: that would let any client pick its user.
       for (const request of requests) {
         const decision = authorizer === undefined ? { allowed: false, reason: "" } : await authorizer.authorize(requester, request.attributes);

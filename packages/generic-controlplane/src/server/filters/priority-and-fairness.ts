@@ -1,4 +1,3 @@
-import { ANONYMOUS } from "../access-reviews.js";
 import type { PriorityAndFairness } from "../flowcontrol/priority-and-fairness.js";
 import { estimateSeats } from "../flowcontrol/work-estimate.js";
 import type { RequestFilter } from "./chain.js";
@@ -26,7 +25,7 @@ export function withPriorityAndFairness(flowControl: PriorityAndFairness, option
       // Only a LIST or a watch's initial listing is charged by collection size.
       const sized = info.isResourceRequest && (info.verb === "list" || info.verb === "watch");
       const stored = sized && options.storedObjects ? await options.storedObjects(info.group, info.resource) : undefined;
-      const admission = await flowControl.admit(ctx.user ?? ANONYMOUS, info, ctx.method, ctx.path, {
+      const admission = await flowControl.admit(ctx.user, info, ctx.method, ctx.path, {
         cancelled: cancelled.signal,
         seats: estimateSeats(info, ctx.query, stored),
         onClassified: ({ flowSchema, priorityLevel }) => {

@@ -1,4 +1,3 @@
-import { ANONYMOUS } from "../access-reviews.js";
 import { verbNotRouted } from "../../api/errors/index.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -23,6 +22,6 @@ export async function handleCreate(ctx: RequestContext, info: ResourceRequestInf
   defaultTypeMeta(object, definition);
   reconcileNamespace(object, info, definition);
 
-  const created = await scope.store.create(info.namespace, object, requestOptions(options, "", ctx.user ?? ANONYMOUS));
+  const created = await scope.store.create(info.namespace, object, requestOptions(options, "", ctx.user));
   writeEncoded(ctx, 201, shapeObject(created, format, scope, "Metadata"), format);
 }

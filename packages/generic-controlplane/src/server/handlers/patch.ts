@@ -1,4 +1,3 @@
-import { ANONYMOUS } from "../access-reviews.js";
 import { badRequest, conflict, namespaceMismatch, nameMismatch, unsupportedMediaType } from "../../api/errors/index.js";
 import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
 import type { RequestOptions } from "../../registry/types.js";
@@ -85,7 +84,7 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
       }
       return patched;
     },
-    requestOptions(options, subresource, ctx.user ?? ANONYMOUS),
+    requestOptions(options, subresource, ctx.user),
   );
   writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
@@ -153,7 +152,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   checkName(object, info.name);
   const subresource = info.subresource === "status" ? "status" : "";
   // The store merges the configuration into the live object by field ownership (fieldmanager/).
-  const writeOptions: RequestOptions = { ...requestOptions(options, subresource, ctx.user ?? ANONYMOUS), fieldManager: manager, apply: { force: options.force === true } };
+  const writeOptions: RequestOptions = { ...requestOptions(options, subresource, ctx.user), fieldManager: manager, apply: { force: options.force === true } };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const updated = await scope.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);

@@ -1,4 +1,3 @@
-import { ANONYMOUS } from "../access-reviews.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "./decode/decode-object.js";
@@ -21,6 +20,6 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
 
-  const updated = await scope.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource, ctx.user ?? ANONYMOUS));
+  const updated = await scope.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource, ctx.user));
   writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
