@@ -1,7 +1,7 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPlane, type TestPlane } from "../server/test-support.js";
-import { establish, widgetCrd } from "./test-fixtures.js";
+import { establish, watchReader, widgetCrd } from "./test-fixtures.js";
 
 /**
  * Assertions of upstream's conformance tests `test/e2e/apimachinery/custom_resource_definition.go`
@@ -18,27 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-/** Reads newline-delimited watch events from a streaming response. */
-function watchReader(response: Response): { next: () => Promise<any>; cancel: () => Promise<void> } {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
-  const next = async () => {
-    for (;;) {
-      const newline = buffered.indexOf("\n");
-      if (newline >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        return JSON.parse(line);
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error("watch ended");
-      buffered += decoder.decode(value, { stream: true });
-    }
-  };
-  return { next, cancel: () => reader.cancel() };
-}
 
 describe("[sig-api-machinery] CustomResourceDefinition resources [Privileged:ClusterAdmin]", () => {
   it("Simple CustomResourceDefinition creating/deleting custom resource definition objects works", async () => {

@@ -8,7 +8,7 @@ import { startEtcd } from "../../test/harness/etcd.js";
 import { createEtcdStorage } from "../storage/etcd.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
 import type { Storage } from "../storage/types.js";
-import { establish, eventually, widgetCrd } from "./test-fixtures.js";
+import { establish, eventually, watchReader, widgetCrd } from "./test-fixtures.js";
 import type { CustomResourceDefinition } from "./types.js";
 
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -137,29 +137,14 @@ describe("CRD lifecycle", () => {
     await establish(t, crd);
     const path = "/apis/watch.example.com/v1/namespaces/default/noisemakers";
     const response = await fetch(`${t.url}${path}?watch=true`);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffered = "";
-    const next = async (): Promise<any> => {
-      for (;;) {
-        const newline = buffered.indexOf("\n");
-        if (newline >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          return JSON.parse(line);
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error("watch ended");
-        buffered += decoder.decode(value, { stream: true });
-      }
-    };
+    const { next, cancel } = watchReader(response);
     await t.call("POST", path, { body: { metadata: { name: "n1" }, spec: { color: "a" } } });
     expect(await next()).toMatchObject({ type: "ADDED", object: { kind: "NoiseMaker", metadata: { name: "n1" } } });
     await t.call("PATCH", `${path}/n1`, { body: { spec: { color: "b" } }, headers: { "Content-Type": "application/merge-patch+json" } });
     expect(await next()).toMatchObject({ type: "MODIFIED", object: { spec: { color: "b" } } });
     await t.call("DELETE", `${path}/n1`);
     expect(await next()).toMatchObject({ type: "DELETED", object: { metadata: { name: "n1" } } });
-    await reader.cancel();
+    await cancel();
   });
 });
 

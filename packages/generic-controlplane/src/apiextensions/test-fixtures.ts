@@ -81,3 +81,25 @@ export async function establish(t: TestPlane, crd: CustomResourceDefinition, tim
     timeoutMs,
   );
 }
+
+/** Reads newline-delimited watch events from a streaming response. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary watch events
+export function watchReader(response: Response): { next: () => Promise<any>; cancel: () => Promise<void> } {
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const next = async (): Promise<unknown> => {
+    for (;;) {
+      const newline = buffered.indexOf("\n");
+      if (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        return JSON.parse(line);
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("watch ended");
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+  return { next, cancel: () => reader.cancel() };
+}
