@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { SwaggerDocument } from "../openapi/v2.js";
+import { cloneJson } from "../patch/json-value.js";
 
 const DEFINITION_PREFIX = "#/definitions/";
 
@@ -15,7 +16,7 @@ const DEFINITION_PREFIX = "#/definitions/";
 export function mergeSwagger(dest: SwaggerDocument, source: SwaggerDocument): SwaggerDocument {
   const keep = Object.keys(source.paths ?? {}).filter((path) => !(path in dest.paths));
   if (keep.length === 0) return dest;
-  const filtered = keepPaths(structuredClone(source), keep);
+  const filtered = keepPaths(cloneJson(source), keep);
   const used = new Set(Object.keys(dest.definitions));
   const renames = new Map<string, string>();
   for (const [name, schema] of Object.entries(filtered.definitions)) {

@@ -26,6 +26,7 @@ import {
   type CustomResourceDefinitionCondition,
   type CustomResourceSubresourceScale,
 } from "./types.js";
+import { cloneJson } from "../patch/json-value.js";
 
 export interface CrdControllerOptions {
   /** The CRDs' REST storage. */
@@ -220,7 +221,7 @@ export class CrdController {
     // Naming: accepted names and NamesAccepted, with Established False until served.
     const all = (await this.#options.crds.list(undefined)).items as CustomResourceDefinition[];
     const names = calculateNames(crd, all);
-    const next = structuredClone(crd);
+    const next = cloneJson(crd);
     (next.status ??= {}).acceptedNames = names.acceptedNames;
     setCondition(next, names.namesAccepted, now);
     setCondition(next, names.established, now);
@@ -271,7 +272,7 @@ export class CrdController {
   async #cleanUp(crd: CustomResourceDefinition, now: string): Promise<boolean> {
     const progress: CustomResourceDefinitionCondition = { type: "Terminating", status: "True", reason: "InstanceDeletionInProgress", message: "CustomResource deletion is in progress" };
     if (findCondition(crd, "Terminating")?.reason !== "InstanceDeletionInProgress") {
-      const next = structuredClone(crd);
+      const next = cloneJson(crd);
       setCondition(next, progress, now);
       await this.#updateStatus(next);
       return false;
@@ -290,7 +291,7 @@ export class CrdController {
           if (!result.deleted) remaining++;
         } catch (error) {
           if (!(isControlPlaneError(error) && error.code === "NotFound")) {
-            const failed = structuredClone(crd);
+            const failed = cloneJson(crd);
             setCondition(failed, { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not issue all deletes: ${(error as Error).message}` }, now);
             await this.#updateStatus(failed);
             return true;
@@ -300,7 +301,7 @@ export class CrdController {
     }
     // Custom resources held by their own finalizers: look again until they are gone.
     if (remaining > 0) return true;
-    const done = structuredClone(crd);
+    const done = cloneJson(crd);
     setCondition(done, { type: "Terminating", status: "False", reason: "InstanceDeletionCompleted", message: "removed all instances" }, now);
     done.metadata!.finalizers = (done.metadata!.finalizers ?? []).filter((f) => f !== CUSTOM_RESOURCE_CLEANUP_FINALIZER);
     await this.#updateStatus(done);
@@ -313,7 +314,7 @@ export class CrdController {
     if (storageVersion === undefined) return undefined;
     const served = this.#served.get(crd.metadata?.name ?? "")?.versions.get(storageVersion);
     if (served !== undefined) return served.store;
-    const unserved = structuredClone(crd);
+    const unserved = cloneJson(crd);
     for (const version of unserved.spec?.versions ?? []) version.served = version.name === storageVersion;
     const definition = this.#definitions(unserved)[0];
     return definition === undefined ? undefined : this.#store(unserved, definition);

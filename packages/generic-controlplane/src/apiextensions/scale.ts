@@ -8,6 +8,7 @@ import { writeJson } from "../server/handlers/responsewriters/respond.js";
 import type { ResourceRequestInfo } from "../server/request-info.js";
 import { fieldInvalid, toStatusCauses, type FieldError } from "../validation/index.js";
 import type { CustomResourceSubresourceScale } from "./types.js";
+import { cloneJson } from "../patch/json-value.js";
 
 /** The `scale` subresource as discovery lists it: it speaks autoscaling/v1 Scale, which `kubectl scale` looks up. */
 export const SCALE_SUBRESOURCE = { name: "scale", verbs: ["get", "patch", "update"], kind: { group: "autoscaling", version: "v1", kind: "Scale" } };
@@ -144,7 +145,7 @@ export async function serveScale(
       const precondition = requested.metadata?.resourceVersion;
       if (precondition && precondition !== current.metadata?.resourceVersion) throw conflict({ group, resource: plural }, info.name);
       const replicas = replicasOf(requested, info.name);
-      const next = structuredClone(current);
+      const next = cloneJson(current);
       writePath(next, scale.specReplicasPath ?? ".spec.replicas", replicas);
       return next;
     },

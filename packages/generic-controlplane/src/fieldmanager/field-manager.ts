@@ -20,6 +20,7 @@ import { fieldElement, makePath, pathElements, type FieldPath } from "./fields-v
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed, type ManagerEntry } from "./managed-fields.js";
 import { mergeValues } from "./merge.js";
 import { isRecord } from "./type-shape.js";
+import { cloneJson } from "../patch/json-value.js";
 
 /**
  * Field ownership for every write, after k8s.io/apimachinery's `managedfields` FieldManager and
@@ -259,7 +260,7 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** The annotation's value for an applied configuration: its JSON without the annotation itself, as Go encodes it. */
 function lastAppliedOf(config: KubeObject): string {
-  const copy = structuredClone(config);
+  const copy = cloneJson(config);
   if (copy.metadata?.annotations !== undefined) delete copy.metadata.annotations[LAST_APPLIED];
   const json = canonicalJson(copy).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
   return `${json}\n`;

@@ -1,6 +1,7 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { itemElement } from "./field-set.js";
 import { childSchema, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
+import { cloneJson } from "../patch/json-value.js";
 
 /**
  * Merges an applied configuration into the live object, after structured-merge-diff's
@@ -10,18 +11,18 @@ import { childSchema, elementSchema, isRecord, shapeOf, type Shape } from "./typ
  */
 export function mergeValues(live: unknown, config: unknown, schema: JSONSchemaProps | undefined): unknown {
   if (config === undefined) return live;
-  if (live === undefined) return structuredClone(config);
+  if (live === undefined) return cloneJson(config);
   // A null map or list in a configuration claims the field but merges as empty (SMD merges a nil map).
   if (config === null && live !== null && shapeOf(schema, live).kind !== "scalar") return live;
   const shape = shapeOf(schema, config);
   const liveShape = shapeOf(schema, live);
-  if (shape.kind !== liveShape.kind) return structuredClone(config);
+  if (shape.kind !== liveShape.kind) return cloneJson(config);
   if (shape.kind === "list") {
-    if (shape.type === "atomic" || !Array.isArray(live) || !Array.isArray(config) || (live.length === 0 && config.length === 0)) return structuredClone(config);
+    if (shape.type === "atomic" || !Array.isArray(live) || !Array.isArray(config) || (live.length === 0 && config.length === 0)) return cloneJson(config);
     return mergeLists(shape, live, config);
   }
-  if (shape.kind === "scalar" || shape.atomic || !isRecord(live) || !isRecord(config)) return structuredClone(config);
-  if (Object.keys(live).length === 0 && Object.keys(config).length === 0) return structuredClone(config);
+  if (shape.kind === "scalar" || shape.atomic || !isRecord(live) || !isRecord(config)) return cloneJson(config);
+  if (Object.keys(live).length === 0 && Object.keys(config).length === 0) return cloneJson(config);
   const out: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
     const merged = mergeValues(live[key], config[key], childSchema(shape, key));

@@ -4,6 +4,7 @@ import type { ResourceStore } from "../registry/types.js";
 import { AUTOUPDATE_ANNOTATION, bootstrapClusterRoleBindings, bootstrapClusterRoles } from "./bootstrap-policy.js";
 import { covers } from "./escalation.js";
 import type { ClusterRole, ClusterRoleBinding } from "./types.js";
+import { cloneJson } from "../patch/json-value.js";
 
 /** Name of upstream's post-start hook that ensures the bootstrap policy. */
 export const BOOTSTRAP_HOOK = "rbac/bootstrap-roles";
@@ -86,7 +87,7 @@ export async function ensureBootstrapPolicy(clusterRoles: ResourceStore, cluster
 
 async function createIgnoringExisting(store: ResourceStore, object: KubeObject): Promise<void> {
   try {
-    await store.create(undefined, structuredClone(object));
+    await store.create(undefined, cloneJson(object));
   } catch (error) {
     if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
   }

@@ -6,6 +6,7 @@ import { parseResourceVersion, validateWatchRequest } from "./request-validation
 import { buildMatcher } from "./selection.js";
 import { LIST_PAGE_SIZE } from "./list.js";
 import type { ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
+import { cloneJson } from "../patch/json-value.js";
 
 export interface WatchContext {
   definition: ResourceDefinition;
@@ -209,7 +210,7 @@ function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: Kube
   // Stopped matching: DELETED with the previous content at this event's revision, like the watch cache.
   const prev = event.prev;
   return cached(ctx, event, "DELETED-prev", () => {
-    const object = structuredClone(ctx.decode(prev));
+    const object = cloneJson(ctx.decode(prev));
     (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
     return { type: "DELETED", object };
   });

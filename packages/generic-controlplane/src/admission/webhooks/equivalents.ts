@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../api/types.js";
 import { apiVersionOf } from "../../registry/object-utils.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 /**
  * Upstream's `EquivalentResourceMapper` for matchPolicy Equivalent: the other group/versions that
@@ -30,7 +31,7 @@ export function storageEquivalents(served: () => readonly ResourceDefinition[]):
     convert(object, from, to) {
       if (from === to) return object;
       // A CRD's conversion webhook, as upstream's admission converts through the CRD's converter.
-      if (to.versionConverter !== undefined) return to.versionConverter.convert([structuredClone(object)], apiVersionOf(to)).then(([converted]) => converted!);
+      if (to.versionConverter !== undefined) return to.versionConverter.convert([cloneJson(object)], apiVersionOf(to)).then(([converted]) => converted!);
       const stored = from.storedAs ? from.storedAs.toStorage(object) : object;
       return to.storedAs ? to.storedAs.fromStorage(stored) : stored;
     },

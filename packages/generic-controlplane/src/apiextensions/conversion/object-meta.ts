@@ -2,6 +2,7 @@ import type { KubeObject } from "../../api/types.js";
 import { formatFieldError, type FieldError } from "../../validation/field-errors.js";
 import { validateAnnotations, validateLabels } from "../../validation/object-meta.js";
 import { goTypeName } from "./go-text.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -23,7 +24,7 @@ export function restoreObjectMeta(original: KubeObject, converted: KubeObject): 
   if (!("metadata" in converted)) return "missing metadata in converted object";
   const returned: unknown = converted.metadata;
   if (!isRecord(returned)) return `invalid metadata of type ${goTypeName(returned)} in converted object`;
-  const restored: Record<string, unknown> = isRecord(original.metadata) ? structuredClone(original.metadata) : {};
+  const restored: Record<string, unknown> = isRecord(original.metadata) ? cloneJson(original.metadata) : {};
   for (const field of ["labels", "annotations"] as const) {
     const value = returned[field];
     if (value === undefined || value === null) {

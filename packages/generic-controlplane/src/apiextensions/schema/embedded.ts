@@ -7,6 +7,7 @@ import { fieldTypeError } from "../../validation/field-types.js";
 import { isDNS1035Label } from "../../validation/names.js";
 import { validateObjectMeta } from "../../validation/object-meta.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 /**
  * Objects under `x-kubernetes-embedded-resource: true` are resources themselves (apiextensions'
@@ -24,7 +25,7 @@ function groupVersionError(apiVersion: string): string | undefined {
 
 /** `ValidateObjectMeta` with errors moved under `path` (it reports them under `metadata`). */
 function embeddedMetaErrors(path: string, metadata: unknown): FieldError[] {
-  const decodeError = fieldTypeError({ metadata: structuredClone(metadata) }, undefined, { kind: "ObjectMeta" });
+  const decodeError = fieldTypeError({ metadata: cloneJson(metadata) }, undefined, { kind: "ObjectMeta" });
   if (decodeError !== undefined) return [fieldInvalid(childPath(path, "metadata"), metadata, decodeError)];
   const meta = { ...((metadata ?? {}) as ObjectMeta) };
   // A name is not required here; upstream fills one in so the rule does not fire.

@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 /** Small accessors shared by the schema algorithms: a decoded JSON object, the single `items` schema, the `additionalProperties` schema. */
 
@@ -20,5 +21,5 @@ export function additionalSchemaOf(schema: JSONSchemaProps): JSONSchemaProps | u
 
 /** A deep copy of decoded JSON (`runtime.DeepCopyJSONValue`). */
 export function deepCopyJSON<T>(value: T): T {
-  return structuredClone(value);
+  return cloneJson(value);
 }

@@ -5,6 +5,7 @@ import type { Logger } from "../../server/logger.js";
 import { isApiError, isConflict, isNotFound, type KubeClient, type ResourceRef } from "../client.js";
 import { discoverPreferredResources, formatGroupVersionResource, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
 import { NamespaceConditionUpdater, type ContentTotals } from "./conditions.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 export const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 
@@ -154,7 +155,7 @@ export class NamespacedResourcesDeleter {
     }
     conditions.processContentTotals(totals);
     // Always written when changed: a condition may go back to its "ok" form.
-    const status = structuredClone(namespace.status ?? {});
+    const status = cloneJson(namespace.status ?? {});
     if (conditions.update(status)) {
       try {
         await this.#client.update(NAMESPACES, undefined, { ...namespace, status }, "status");

@@ -14,7 +14,7 @@ import { optionsInvalid, parseWriteOptions, type WriteOptions } from "./options/
 import { checkName, groupVersionOf, reconcileNamespace, requestOptions } from "./rest.js";
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
-import { goSprintValue } from "../../patch/json-value.js";
+import { cloneJson, goSprintValue } from "../../patch/json-value.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields, withObjectMeta } from "../../patch/index.js";
 import { undeclaredFieldsError } from "../../fieldmanager/undeclared-fields.js";
 import { warningHeader } from "./responsewriters/status.js";
@@ -139,7 +139,7 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw badRequest("the body of an apply patch must be an object");
   const object = applied as KubeObject;
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
-  checkFieldTypes(structuredClone(object), definition);
+  checkFieldTypes(cloneJson(object), definition);
   // The field manager types the configuration: fields the schema lacks fail whatever fieldValidation says.
   const unknown = scope.fieldSchema === undefined ? [] : findUnknownFields(object, scope.fieldSchema);
   if (unknown.length > 0) {
