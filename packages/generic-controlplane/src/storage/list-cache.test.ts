@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "./conformance.js";
 import { withListCache } from "./list-cache.js";
 import { createMemoryStorage } from "./memory.js";
-import type { Storage, WatchOptions } from "./types.js";
+import type { KeyValue, Storage, WatchOptions } from "./types.js";
 
 /** A memory backend counting its list calls, whose watches can lag and be broken. */
 function backend(lagMs = 0) {
@@ -45,6 +45,51 @@ function cached(inner: Storage, options: Parameters<typeof withListCache>[1] = {
 }
 
 describe("withListCache", () => {
+  it("lists every directory in key order while thousands of keys come and go in any order", async () => {
+    const { inner } = backend();
+    const s = cached(inner);
+    const live = new Map<string, KeyValue>();
+    live.set("/registry/configmaps/a/seed", await s.create("/registry/configmaps/a/seed", "x"));
+    expect((await s.list("/registry/configmaps/a")).items).toHaveLength(1);
+    // A shuffled order of 3,000 writes across two directories: creates, deletes, and re-creates of deleted keys.
+    const names = Array.from({ length: 1500 }, (_, i) => `k-${(i * 7919) % 1500}`);
+    for (const [i, name] of names.entries()) {
+      const key = `/registry/configmaps/${i % 2 === 0 ? "a" : "b"}/${name}`;
+      live.set(key, await s.create(key, String(i)));
+      if (i % 3 === 0) {
+        const gone = `/registry/configmaps/${i % 2 === 0 ? "a" : "b"}/${names[Math.floor(i / 2)]}`;
+        if (live.has(gone)) {
+          await s.delete(gone);
+          live.delete(gone);
+        }
+      }
+      if (i % 250 === 0) {
+        for (const directory of ["a", "b"]) {
+          const listed = await s.list(`/registry/configmaps/${directory}`);
+          const expected = [...live.values()].filter((kv) => kv.key.startsWith(`/registry/configmaps/${directory}/`)).sort((x, y) => (x.key < y.key ? -1 : 1));
+          expect(listed.items).toEqual(expected);
+          expect(listed.items).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
+        }
+      }
+    }
+    for (const key of [...live.keys()].slice(0, 200)) {
+      await s.delete(key);
+      live.delete(key);
+      live.set(key, await s.create(key, "again"));
+    }
+    for (const directory of ["a", "b"]) {
+      expect((await s.list(`/registry/configmaps/${directory}`)).items).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
+      const pages: KeyValue[] = [];
+      let page = await s.list(`/registry/configmaps/${directory}`, { limit: 100 });
+      pages.push(...page.items);
+      while (page.remaining > 0) {
+        page = await s.list(`/registry/configmaps/${directory}`, { limit: 100, revision: page.revision, startAfter: page.items.at(-1)!.key });
+        pages.push(...page.items);
+      }
+      expect(pages).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
+    }
+  });
+
   it("once loaded, answers consistent lists from memory: one revision read and no backend list each", async () => {
     const { inner, counts } = backend();
     const s = cached(inner);

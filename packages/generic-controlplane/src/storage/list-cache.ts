@@ -24,6 +24,12 @@ export interface ListCacheOptions {
   bypassAfterTimeoutMs?: number;
 }
 
+/**
+ * Keys added (or deleted) since the sorted key list was last rebuilt, before it is rebuilt: a
+ * write then costs a set insertion instead of moving half the sorted list, and a list merges the
+ * few pending keys of its directory in.
+ */
+const MERGE_AFTER = 1024;
 /** Past snapshots kept for continuations of lists whose directory changed since (upstream keeps its cache's snapshots too). */
 const RETIRED_SNAPSHOTS = 16;
 const RETIRED_SNAPSHOT_TTL_MS = 60_000;
@@ -67,8 +73,13 @@ class ListCache implements Storage {
   private readonly root: string;
   private readonly timeoutMs: number;
   private readonly loadPageSize: number;
-  /** The live keys under `root`, sorted, and their current entries. */
+  /**
+   * The keys under `root`, sorted, as of the last rebuild; the live keys are these minus `removed`
+   * plus `added`. `entries` holds every live key's current entry.
+   */
   private keys: string[] = [];
+  private readonly added = new Set<string>();
+  private readonly removed = new Set<string>();
   private readonly entries = new Map<string, KeyValue>();
   /** Every event up to this revision is applied (0 while not loaded). */
   private revision = 0;
@@ -234,6 +245,8 @@ class ListCache implements Storage {
     this.feed = undefined;
     this.loading = undefined;
     this.keys = [];
+    this.added.clear();
+    this.removed.clear();
     this.entries.clear();
     this.revision = 0;
     this.lastChange.clear();
@@ -256,10 +269,10 @@ class ListCache implements Storage {
       const known = this.entries.has(key);
       if (event.type === "put") {
         this.entries.set(key, event.kv);
-        if (!known) this.keys.splice(firstAtOrAbove(this.keys, key), 0, key);
+        if (!known && !this.removed.delete(key)) this.added.add(key);
       } else if (known) {
         this.entries.delete(key);
-        this.keys.splice(firstAtOrAbove(this.keys, key), 1);
+        if (!this.added.delete(key)) this.removed.add(key);
       }
       for (const directory of parentDirectories(key)) {
         if (!this.lastChange.has(directory)) continue;
@@ -274,7 +287,15 @@ class ListCache implements Storage {
       this.revision = modRevision;
     }
     if (this.retired.length > RETIRED_SNAPSHOTS) this.retired = this.retired.slice(-RETIRED_SNAPSHOTS);
+    if (this.added.size + this.removed.size >= MERGE_AFTER) this.rebuildKeys();
     this.release();
+  }
+
+  /** Folds the pending additions and deletions into the sorted key list. */
+  private rebuildKeys(): void {
+    this.keys = mergeSorted(this.keys.filter((key) => !this.removed.has(key)), [...this.added].sort());
+    this.added.clear();
+    this.removed.clear();
   }
 
   private release(): void {
@@ -299,13 +320,15 @@ class ListCache implements Storage {
     // cache's revision is as precise a start as any.
     const from = this.lastChange.get(directory) ?? this.revision;
     if (!this.lastChange.has(directory)) this.lastChange.set(directory, from);
-    const start = firstAtOrAbove(this.keys, directory);
-    const items: KeyValue[] = [];
-    for (let i = start; i < this.keys.length; i++) {
+    const listed: string[] = [];
+    for (let i = firstAtOrAbove(this.keys, directory); i < this.keys.length; i++) {
       const key = this.keys[i]!;
       if (!key.startsWith(directory)) break;
-      items.push(this.entries.get(key)!);
+      if (!this.removed.has(key)) listed.push(key);
     }
+    const pending: string[] = [];
+    for (const key of this.added) if (key.startsWith(directory)) pending.push(key);
+    const items = mergeSorted(listed, pending.sort()).map((key) => this.entries.get(key)!);
     const snapshot: Snapshot = { directory, items, from, until: Number.POSITIVE_INFINITY, retiredAt: 0 };
     this.current.set(directory, snapshot);
     return snapshot;
@@ -336,6 +359,19 @@ function page(snapshot: Snapshot, revision: number, options: ListOptions): ListR
   const limit = options.limit ?? 0;
   const end = limit > 0 ? Math.min(items.length, start + limit) : items.length;
   return { items: items.slice(start, end), revision, remaining: items.length - end };
+}
+
+/** The union of two sorted, disjoint key lists, sorted. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return a as string[];
+  const merged: string[] = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) merged[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) merged[k++] = a[i++]!;
+  while (j < b.length) merged[k++] = b[j++]!;
+  return merged;
 }
 
 function firstAtOrAbove(sorted: readonly string[], value: string): number {
