@@ -5,7 +5,7 @@ import { alreadyExists, conflict, namespaceMismatch, nameMismatch, notFound, pre
 import { isControlPlaneError } from "../errors.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
-import { checkFieldTypes } from "../validation/field-types.js";
+import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
@@ -210,6 +210,7 @@ class GenericResourceStore implements GenericStore {
   async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
     const dryRun = options.dryRun === true;
     let object = cloneObject(input);
+    carryFieldTypesCheck(input, object);
     // Server-side apply creates what the configuration merged into an empty object gives.
     const apply = this.applyWrite(options);
     if (apply !== undefined) object = this.fieldManager.apply(undefined, object, apply);
@@ -271,7 +272,7 @@ class GenericResourceStore implements GenericStore {
   // ---- update ------------------------------------------------------------------------------
 
   update(namespace: string | undefined, name: string, object: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
-    return this.updateLoop(namespace, name, () => cloneObject(object), options);
+    return this.updateLoop(namespace, name, () => object, options);
   }
 
   guaranteedUpdate(
@@ -292,7 +293,9 @@ class GenericResourceStore implements GenericStore {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
     // On a lost race the next attempt reads fresh state, where a resourceVersion precondition fails.
     return this.retryOnConflict(key, name, async (kv, current) => {
-      const desired = cloneObject(await produce(cloneObject(current)));
+      const produced = await produce(cloneObject(current));
+      const desired = cloneObject(produced);
+      carryFieldTypesCheck(produced, desired);
       const requested = desired.metadata?.resourceVersion;
       if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
       return this.applyUpdate(namespace, name, key, kv, current, desired, options);

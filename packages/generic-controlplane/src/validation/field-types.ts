@@ -264,12 +264,28 @@ function checkInteger(holder: object, key: string, value: unknown, place: Place,
  */
 export function checkFieldTypes(
   object: Record<string, unknown>,
-  definition: { kind: string; version: string; schema?: JSONSchemaProps | undefined; unstructured?: boolean | undefined },
+  definition: TypedDefinition,
   numberLiteral?: NumberLiteral,
 ): void {
-  if (definition.unstructured === true) return;
+  if (definition.unstructured === true || checked.get(object) === definition) return;
   const options: FieldTypeOptions = { kind: definition.kind };
   if (numberLiteral !== undefined) options.numberLiteral = numberLiteral;
   const message = fieldTypeError(object, definition.schema, options);
   if (message !== undefined) throw decodeError(definition, message);
+  checked.set(object, definition);
 }
+
+/**
+ * Marks `copy` (a deep copy of `original`) as checked when `original` passed `checkFieldTypes`:
+ * the wire decoder checks a body (it alone knows the exact number literals), and the registry,
+ * which checks what in-process callers hand it, need not walk the same values again.
+ */
+export function carryFieldTypesCheck(original: object, copy: object): void {
+  const definition = checked.get(original);
+  if (definition !== undefined) checked.set(copy, definition);
+}
+
+type TypedDefinition = { kind: string; version: string; schema?: JSONSchemaProps | undefined; unstructured?: boolean | undefined };
+
+/** Objects known to have passed `checkFieldTypes` for a definition. */
+const checked = new WeakMap<object, TypedDefinition>();
