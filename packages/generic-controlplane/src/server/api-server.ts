@@ -16,8 +16,7 @@ import { serveResource } from "./resource-handler.js";
 import { requestScope, type RequestScope } from "./request-scope.js";
 import type { ServedResource } from "./served-resource.js";
 import { pathNotFound } from "../api/errors/index.js";
-import { warningHeader, writeError } from "./handlers/responsewriters/status.js";
-import { runWithAdmissionRequestContext, type AdmissionRequestContext } from "../admission/request-context.js";
+import { writeError } from "./handlers/responsewriters/status.js";
 import { WatchTracker } from "./watch-tracker.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol/defaults.js";
 import { PriorityAndFairness } from "./flowcontrol/priority-and-fairness.js";
@@ -28,6 +27,7 @@ import { withAuthorization } from "./filters/authorization.js";
 import { withBodyRead } from "./filters/body-read.js";
 import { buildHandlerChain, type RequestFilter } from "./filters/chain.js";
 import { withImpersonation } from "./filters/impersonation.js";
+import { withAdmissionRequestContext } from "./filters/admission-context.js";
 import { withMaxInFlight } from "./filters/max-in-flight.js";
 import { withPriorityAndFairness } from "./filters/priority-and-fairness.js";
 import { withRequestInfo } from "./filters/request-info.js";
@@ -134,19 +134,6 @@ export interface TlsServingOptions {
   clientCA?: string | Buffer;
   /** More certificates chosen by the name a client asks for (SNI), e.g. the loopback client's. */
   sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
-}
-
-/** What admission plugins see of the request (the user as authentication or impersonation left it). */
-function admissionContextOf(ctx: RequestContext): AdmissionRequestContext {
-  return {
-    get user() {
-      return ctx.user;
-    },
-    addWarning: (text) => ctx.warnings.push(warningHeader(text)),
-    addAuditAnnotation: (key, value) => {
-      ctx.auditAnnotations[key] = value;
-    },
-  };
 }
 
 function resourceKey(group: string, version: string, plural: string): string {
@@ -338,6 +325,7 @@ export class ApiServer {
       withAuthentication(options.authenticate),
       withAudit(options.audit),
       withImpersonation(options.authorizer),
+      withAdmissionRequestContext(),
       withBodyRead({
         maxBytes: this.#env.maxBodyBytes,
         idleTimeoutMs: options.bodyReadIdleTimeoutMs ?? DEFAULT_BODY_READ_IDLE_TIMEOUT_MS,
@@ -361,7 +349,7 @@ export class ApiServer {
     res.setHeader("Audit-Id", ctx.auditID);
     const logger = this.#options.logger;
     try {
-      await runWithAdmissionRequestContext(admissionContextOf(ctx), () => this.#chain(ctx));
+      await this.#chain(ctx);
     } catch (error) {
       if (!(error instanceof ControlPlaneError) && logger) {
         logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
