@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import { isControlPlaneError } from "../../errors.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
@@ -35,6 +36,24 @@ function encodeEvent(event: WatchEvent): Buffer {
     encodedEvents.set(event, line);
   }
   return line;
+}
+
+/**
+ * The same line as one HTTP/1.1 chunk (size, line, CRLF), also built once per event. A chunked
+ * watch writes it straight to its socket: one buffer and one write per watcher, where a response
+ * write would frame each event again and hand the kernel four pieces. Fan-out to many watchers is
+ * bound by those writes.
+ */
+const framedEvents = new WeakMap<object, Buffer>();
+
+function framedEvent(event: WatchEvent): Buffer {
+  let chunk = framedEvents.get(event);
+  if (chunk === undefined) {
+    const line = `${JSON.stringify(event)}\n`;
+    chunk = Buffer.from(`${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`);
+    framedEvents.set(event, chunk);
+  }
+  return chunk;
 }
 
 export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo): { request: WatchRequest; timeoutSeconds: number | undefined } {
@@ -101,12 +120,16 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   let watch: ResourceWatch | undefined;
   const tracked: TrackedWatch = { group: definition.group, version: definition.version, kind: definition.kind, end: () => finish() };
 
+  // HTTP/1.0 has no chunked framing: the stream is sent as is and ends when the connection closes.
+  const chunked = req.httpVersion !== "1.0";
+  // Chunked events go to the socket itself once the headers are out (they are queued on it first,
+  // and the response's closing chunk after the events), so order is kept.
+  let direct: Socket | undefined;
   const startStream = (): void => {
     if (res.headersSent) return;
-    // HTTP/1.0 has no chunked framing: the stream is sent as is and ends when the connection closes.
-    const framing: Record<string, string> = req.httpVersion === "1.0" ? {} : { "Transfer-Encoding": "chunked" };
-    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", ...framing });
+    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", ...(chunked ? { "Transfer-Encoding": "chunked" } : {}) });
     res.flushHeaders();
+    if (chunked && !table && res.socket !== null) direct = res.socket;
   };
   const finish = (): void => {
     if (ended) return;
@@ -123,10 +146,12 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
     if (table && event.type !== "ERROR" && event.type !== "BOOKMARK") {
       const shaped = { type: event.type, object: shapeObject(event.object, format, scope, includeObject) };
       res.write(JSON.stringify(shaped) + "\n");
+    } else if (direct !== undefined) {
+      direct.write(framedEvent(event));
     } else {
       res.write(encodeEvent(event));
     }
-    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) finish();
+    if (res.writableLength + (direct?.writableLength ?? 0) > MAX_WATCH_BACKLOG_BYTES) finish();
   };
   const sendError = (error: unknown): void => {
     send({ type: "ERROR", object: toStatus(error) as unknown as KubeObject });
@@ -151,7 +176,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
         else finish();
       },
       // Initial events and history go out a page at a time, each once the socket took the last.
-      { whenReady: () => (ended || !res.writableNeedDrain ? undefined : drainedOrClosed(res)) },
+      { whenReady: () => (ended || !(direct ?? res).writableNeedDrain ? undefined : drainedOrClosed(direct ?? res)) },
     );
     ctx.watchInitialized?.();
   } catch (error) {

@@ -1,11 +1,11 @@
 import { once } from "node:events";
-import type { ServerResponse } from "node:http";
+import type { Writable } from "node:stream";
 
 /**
- * Resolves once the response's write buffer drained, or once it closed (nothing more is written
+ * Resolves once a response's (or its socket's) write buffer drained, or once it closed (nothing more is written
  * then): what a streamed body waits for before producing its next page.
  */
-export async function drainedOrClosed(res: ServerResponse): Promise<void> {
+export async function drainedOrClosed(res: Writable): Promise<void> {
   if (res.destroyed || !res.writableNeedDrain) return;
   const abort = new AbortController();
   try {
