@@ -26,3 +26,40 @@ export function stringifyMs(value, repeats) {
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
 }
+
+/**
+ * A bare node:http server that fans each POSTed object out to every open watch as an ADDED event
+ * line, with the same chunked framing the API server uses: the floor of watch delivery for the same
+ * watchers on this machine (socket writes and the client's reads, with no storage or registry).
+ */
+export async function bareFanoutServer() {
+  const watchers = new Set();
+  const server = createServer((req, res) => {
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+      res.flushHeaders();
+      watchers.add(res);
+      res.on("close", () => watchers.delete(res));
+      return;
+    }
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      const line = `{"type":"ADDED","object":${Buffer.concat(chunks).toString("utf8")}}\n`;
+      res.writeHead(201, { "content-type": "application/json", "content-length": 2 });
+      res.end("{}");
+      for (const watcher of watchers) watcher.write(line);
+    });
+  });
+  server.keepAliveTimeout = 0;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      for (const watcher of watchers) watcher.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -11,9 +11,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createControlPlane } from "../dist/index.js";
 import { openBackend } from "./backends.mjs";
-import { bareServer, stringifyMs } from "./http-baselines.mjs";
+import { bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
 
-const CREATE_COUNTS = { 1: 1_000, 32: 3_000 };
+const CREATE_COUNTS = { 1: 2_000, 32: 6_000 };
+/** Creates through the server before any is timed, so the figures are of a warmed-up process, not of its first compilations. */
+const WARM_UP_CREATES = 6_000;
+/** Each create figure (and its baseline) is the median of this many runs. */
+const CREATE_RUNS = 3;
 const RAW_WRITES = { memory: 20_000, sqlite: 20_000, etcd: 3_000 };
 const GET_RATE = 2_000;
 const GET_SECONDS = 5;
@@ -108,10 +112,23 @@ async function getsAgainstBare(url, path) {
   return { served, bare: bareRun };
 }
 
+/** Watch delivery through the server, then through a bare server fanning the same creates out to as many watchers. */
 async function fanout(url, namespace, watchers) {
   await createNamespace(url, namespace);
-  return load("watchFanout", { url, namespace, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
+  const served = await load("watchFanout", { url, namespace, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
+  const bare = await bareFanoutServer();
+  try {
+    const floor = await load("watchFanout", { url: bare.url, namespace, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
+    return { ...served, bareP50: floor.p50, bareP99: floor.p99 };
+  } finally {
+    await bare.close();
+  }
 }
+
+const fanoutLine = (watchers, watched) =>
+  `  watch delivery, ${watchers} watchers x ${WATCH_EVENTS} creates at ${WATCH_EVENT_RATE}/s: p50 ${fmt(watched.p50, 1)} ms, p99 ${fmt(watched.p99, 1)} ms, max ${fmt(watched.max, 0)} ms` +
+  ` (${watched.delivered}/${watched.expected} delivered${watched.timedOut ? ", TIMED OUT" : ""})` +
+  ` | bare node:http fanning the same creates out: p50 ${fmt(watched.bareP50, 1)} ms, p99 ${fmt(watched.bareP99, 1)} ms | p99 ratio ${fmt(watched.p99 / watched.bareP99, 1)}`;
 
 async function startToReady(backend) {
   const times = [];
@@ -146,15 +163,22 @@ async function measureBackend(backend) {
   try {
     const url = plane.url;
     await createNamespace(url, "bench");
+    await createNamespace(url, "warm-up");
+    await creates(url, "warm-up", WARM_UP_CREATES, 32, "w");
     figures.creates = {};
     for (const concurrency of [1, 32]) {
-      const raw = await backend.rawWriteRate(RAW_WRITES[backend.kind], concurrency);
-      const perSecond = await creates(url, "bench", CREATE_COUNTS[concurrency], concurrency, `c${concurrency}`);
-      figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw };
-      line(`  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}`);
+      const raws = [];
+      const rates = [];
+      for (let run = 0; run < CREATE_RUNS; run++) {
+        raws.push(await backend.rawWriteRate(RAW_WRITES[backend.kind], concurrency));
+        rates.push(await creates(url, "bench", CREATE_COUNTS[concurrency], concurrency, `c${concurrency}-r${run}`));
+      }
+      const [raw, perSecond] = [median(raws), median(rates)];
+      figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw, runs: CREATE_RUNS };
+      line(`  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}, median of ${CREATE_RUNS}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}`);
     }
 
-    const gets = await getsAgainstBare(url, "/api/v1/namespaces/bench/configmaps/c32-7");
+    const gets = await getsAgainstBare(url, "/api/v1/namespaces/bench/configmaps/c32-r0-7");
     figures.get = { p50: gets.served.p50, p99: gets.served.p99, achievedRate: gets.served.achievedRate, errors: gets.served.errors, bareP50: gets.bare.p50, bareP99: gets.bare.p99 };
     line(
       `  GET a configmap at ${GET_RATE}/s for ${GET_SECONDS} s (achieved ${fmt(gets.served.achievedRate, 0)}/s, ${gets.served.errors} errors): p50 ${fmt(gets.served.p50, 2)} ms, p99 ${fmt(gets.served.p99, 2)} ms` +
@@ -178,11 +202,8 @@ async function measureBackend(backend) {
     );
 
     const watched = await fanout(url, "fanout", FANOUT_WATCHERS);
-    figures.fanout = { watchers: FANOUT_WATCHERS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected };
-    line(
-      `  watch delivery, ${FANOUT_WATCHERS} watchers x ${WATCH_EVENTS} creates at ${WATCH_EVENT_RATE}/s: p50 ${fmt(watched.p50, 1)} ms, p99 ${fmt(watched.p99, 1)} ms, max ${fmt(watched.max, 0)} ms` +
-        ` (${watched.delivered}/${watched.expected} delivered${watched.timedOut ? ", TIMED OUT" : ""})`,
-    );
+    figures.fanout = { watchers: FANOUT_WATCHERS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected, bareP50: watched.bareP50, bareP99: watched.bareP99 };
+    line(fanoutLine(FANOUT_WATCHERS, watched));
   } finally {
     await plane.close();
   }
@@ -240,11 +261,8 @@ async function measureScale(backend) {
         ` | bare node:http, same bytes: p50 ${fmt(full.bare.p50, 0)} ms | ratio ${fmt(full.served.p50 / full.bare.p50, 1)}`,
     );
     const watched = await fanout(url, "fanout-large", LARGE_FANOUT_WATCHERS);
-    figures.largeFanout = { watchers: LARGE_FANOUT_WATCHERS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected };
-    line(
-      `  watch delivery, ${LARGE_FANOUT_WATCHERS} watchers x ${WATCH_EVENTS} creates at ${WATCH_EVENT_RATE}/s: p50 ${fmt(watched.p50, 1)} ms, p99 ${fmt(watched.p99, 1)} ms, max ${fmt(watched.max, 0)} ms` +
-        ` (${watched.delivered}/${watched.expected} delivered${watched.timedOut ? ", TIMED OUT" : ""})`,
-    );
+    figures.largeFanout = { watchers: LARGE_FANOUT_WATCHERS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected, bareP50: watched.bareP50, bareP99: watched.bareP99 };
+    line(fanoutLine(LARGE_FANOUT_WATCHERS, watched));
   } finally {
     await plane.close();
   }
