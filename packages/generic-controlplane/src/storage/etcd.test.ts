@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { Etcd3 } from "etcd3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEtcd, startEtcdStorage, type EtcdProcess } from "../../test/harness/etcd.js";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
@@ -82,6 +83,58 @@ describe("createEtcdStorage", () => {
     expect(stored.kvs[0]!.mod_revision).toBe(created.modRevision);
     // Prefixes do not see each other.
     expect((await other.list("/registry/configmaps")).items.map((kv) => kv.value)).toEqual(["b"]);
+  });
+
+  /** Bytes etcd has sent to its gRPC clients (`etcd_network_client_grpc_sent_bytes_total`). */
+  async function etcdSentBytes(etcd: EtcdProcess): Promise<number> {
+    const metrics = await (await fetch(`${etcd.endpoint}/metrics`)).text();
+    const line = metrics.split("\n").find((l) => l.startsWith("etcd_network_client_grpc_sent_bytes_total "));
+    if (line === undefined) throw new Error("etcd's /metrics has no etcd_network_client_grpc_sent_bytes_total");
+    return Number(line.split(" ")[1]);
+  }
+
+  it("answers a list of the latest state from the watch cache after one range proves the directory unchanged, and from etcd when it changed", async () => {
+    const etcd = await member();
+    const kube = client(etcd);
+    const tenant = client(etcd, "/tenant-b");
+    const payload = "x".repeat(2000);
+    for (let i = 0; i < 100; i++) await kube.create(`/registry/configmaps/ns/cm-${String(i).padStart(3, "0")}`, payload);
+    expect((await kube.list("/registry/configmaps/ns")).items).toHaveLength(100);
+    // What the check relies on: etcd counts the whole range before it drops keys older than
+    // min_mod_revision, so one range tells both "nothing newer" and "none deleted".
+    const raw = new Etcd3({ hosts: [etcd.endpoint] });
+    try {
+      const range = { key: Buffer.from("/registry/configmaps/ns/"), range_end: Buffer.from("/registry/configmaps/ns0"), keys_only: true, limit: 1 };
+      const now = Number((await raw.kv.range({ ...range, count_only: true })).header.revision);
+      const unchanged = await raw.kv.range({ ...range, min_mod_revision: now + 1 });
+      expect([Number(unchanged.count), unchanged.kvs.length]).toEqual([100, 0]);
+      const sinceTenth = await raw.kv.range({ ...range, min_mod_revision: now - 9 });
+      expect([Number(sinceTenth.count), sinceTenth.kvs.length]).toEqual([100, 1]);
+    } finally {
+      raw.close();
+    }
+    // Writes under another prefix move etcd's revision; the directory stays as it was.
+    const before = await etcdSentBytes(etcd);
+    for (let i = 0; i < 10; i++) {
+      await tenant.create(`/registry/configmaps/other/t-${i}`, "t");
+      const list = await kube.list("/registry/configmaps/ns");
+      expect(list.items.map((kv) => kv.key)).toEqual(Array.from({ length: 100 }, (_, j) => `/registry/configmaps/ns/cm-${String(j).padStart(3, "0")}`));
+    }
+    // Ten lists of 200 KB each from etcd would be 2 MB; the checks are a few hundred bytes each.
+    expect((await etcdSentBytes(etcd)) - before).toBeLessThan(100_000);
+
+    // Writes made behind the cache's back (etcdctl) are in the very next list, whichever answers it.
+    const keys = async () => (await kube.list("/registry/configmaps/ns")).items.map((kv) => `${kv.key}=${kv.value.length}`);
+    const etcdKeys = async () =>
+      (await etcdctl(etcd, "get", "--prefix", "/registry/configmaps/ns/", "-w", "json").then((out) => (JSON.parse(out) as { kvs?: Array<{ key: string; value: string }> }).kvs ?? []))
+        .map((kv) => `${Buffer.from(kv.key, "base64").toString()}=${Buffer.from(kv.value, "base64").length}`);
+    await etcdctl(etcd, "put", "/registry/configmaps/ns/cm-new", "short");
+    expect(await keys()).toEqual(await etcdKeys());
+    await etcdctl(etcd, "del", "/registry/configmaps/ns/cm-007");
+    expect(await keys()).toEqual(await etcdKeys());
+    await etcdctl(etcd, "put", "/registry/configmaps/ns/cm-008", "changed");
+    expect(await keys()).toEqual(await etcdKeys());
+    expect(await keys()).toHaveLength(100);
   });
 
   it("lets two clients on one etcd share revisions, compare-and-swap and watches, in order", async () => {

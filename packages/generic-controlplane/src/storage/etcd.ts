@@ -60,11 +60,16 @@ const FUTURE = "required revision is a future revision";
  */
 export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   // Lists under /registry at resourceVersion 0 or NotOlderThan, and the pages of any list, are served
-  // from memory, fed by the watch cache's one etcd watch. Lists of the latest state read etcd: writes
-  // under other prefixes move etcd's revision without an event reaching the cache, and etcd 3.4 before
-  // 3.4.31 (Debian's) does not order progress notifications after pending events, which is what
-  // kube-apiserver needs before it serves consistent reads from its cache.
-  return withCompactor(withListCache(new EtcdStorage(options), { root: `${REGISTRY}/`, consistentReads: false }), options);
+  // from memory, fed by the watch cache's one etcd watch. A list of the latest state cannot just wait
+  // for the cache to reach etcd's revision, as kube-apiserver does: writes under other prefixes move
+  // that revision without an event reaching the cache, and etcd 3.4 before 3.4.31 (Debian's) does not
+  // order progress notifications after pending events. Instead one range over the listed directory
+  // proves it unchanged since the cache's revision, and the cache answers; otherwise etcd does.
+  const storage = new EtcdStorage(options);
+  return withCompactor(
+    withListCache(storage, { root: `${REGISTRY}/`, consistentReads: false, unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count) }),
+    options,
+  );
 }
 
 class EtcdStorage implements Storage {
@@ -127,6 +132,19 @@ class EtcdStorage implements Storage {
     // etcd counts every key in the range from the page's start, so the rest is exact either way.
     const remaining = Number(response.count) - items.length;
     return { items, revision: requested === 0 ? Number(response.header.revision) : requested, remaining: Math.max(0, remaining) };
+  }
+
+  /**
+   * etcd's current revision if the keys under `directory` are the `count` keys it held at `revision`: no key under
+   * it has a later mod revision (a write or a re-creation would have one), and as many keys are
+   * there (so none was deleted). One range: etcd counts the whole range before it drops the keys
+   * older than `min_mod_revision`, and sends at most one key.
+   */
+  async unchangedSince(directory: string, revision: number, count: number): Promise<number | undefined> {
+    const response = await this.call((kv, callOptions) =>
+      kv.range({ key: this.toEtcd(directory), range_end: this.rangeEnd(directory), keys_only: true, min_mod_revision: revision + 1, limit: 1 }, callOptions),
+    );
+    return response.kvs.length === 0 && Number(response.count) === count ? Number(response.header.revision) : undefined;
   }
 
   async count(prefix: string): Promise<number> {

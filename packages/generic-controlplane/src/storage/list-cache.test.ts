@@ -203,6 +203,32 @@ describe("withListCache", () => {
     expect(counts.lists).toBe(loaded + 1);
   });
 
+  it("without consistent reads, serves the latest state from memory when the backend proves the directory unchanged, and reads the backend when it cannot", async () => {
+    const { inner, counts } = backend();
+    const checks: Array<[string, number, number]> = [];
+    let unchanged = true;
+    const s = cached(inner, {
+      consistentReads: false,
+      unchangedSince: async (directory, revision, count) => {
+        checks.push([directory, revision, count]);
+        return unchanged ? inner.currentRevision() : undefined;
+      },
+    });
+    for (let i = 0; i < 3; i++) await s.create(`/registry/configmaps/ns/c-${i}`, String(i));
+    const last = await s.create("/registry/secrets/ns/s", "x");
+    const first = await s.list("/registry/configmaps/ns");
+    expect(first.items.map((kv) => kv.value)).toEqual(["0", "1", "2"]);
+    expect(first.revision).toBe(last.modRevision);
+    expect(checks.at(-1)).toEqual(["/registry/configmaps/ns/", last.modRevision, 3]);
+    const lists = counts.lists;
+    expect((await s.list("/registry/configmaps/ns", { limit: 2 })).items).toHaveLength(2);
+    expect(counts.lists).toBe(lists);
+    unchanged = false;
+    await s.create("/registry/configmaps/ns/c-3", "3");
+    expect((await s.list("/registry/configmaps/ns")).items.map((kv) => kv.value)).toEqual(["0", "1", "2", "3"]);
+    expect(counts.lists).toBe(lists + 1);
+  });
+
   it("lists outside its root read the backend", async () => {
     const { inner, counts } = backend();
     const s = cached(inner, { root: "/registry/" });

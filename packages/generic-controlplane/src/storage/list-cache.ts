@@ -12,6 +12,14 @@ export interface ListCacheOptions {
    * does on an etcd without ordered progress notifications.
    */
   consistentReads?: boolean;
+  /**
+   * For a backend without consistent reads from the cache: proves that the backend's keys under
+   * `directory` are, now, the `count` keys the cache held at `revision` (nothing under it was
+   * written or deleted since, whatever happened elsewhere), answering the backend's current
+   * revision, or undefined when it cannot. A list of the latest state is then served from the
+   * cache at that current revision after one check, and read from the backend when it fails.
+   */
+  unchangedSince?: (directory: string, revision: number, count: number) => Promise<number | undefined>;
   /** How long a consistent list waits for the cache to reach the backend's revision before reading the backend (default 3000 ms, upstream's). */
   consistentReadTimeoutMs?: number;
   /** Keys read per page when the cache loads the backend's state (default 1000). */
@@ -95,6 +103,7 @@ class ListCache implements Storage {
   private closed = false;
   private readonly bypassMs: number;
   private readonly consistentReads: boolean;
+  private readonly unchangedSince: ListCacheOptions["unchangedSince"];
   /** Until when consistent lists read the backend (`bypassAfterTimeoutMs`). */
   private bypassUntil = 0;
 
@@ -107,6 +116,7 @@ class ListCache implements Storage {
     this.loadPageSize = options.loadPageSize ?? 1000;
     this.bypassMs = options.bypassAfterTimeoutMs ?? 30_000;
     this.consistentReads = options.consistentReads ?? true;
+    this.unchangedSince = options.unchangedSince;
   }
 
   get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
@@ -123,6 +133,7 @@ class ListCache implements Storage {
       if (snapshot !== undefined) return page(snapshot, revision, options);
       return this.inner.list(prefix, options);
     }
+    if (options.minRevision === undefined && !this.consistentReads && this.unchangedSince !== undefined) return this.listVerified(prefix, directory, options, this.unchangedSince);
     if (options.minRevision === undefined && (!this.consistentReads || Date.now() < this.bypassUntil)) return this.inner.list(prefix, options);
     const target = options.minRevision ?? (await this.inner.currentRevision());
     if (!(await this.caughtUp(target))) {
@@ -131,6 +142,17 @@ class ListCache implements Storage {
     }
     const snapshot = this.currentSnapshot(directory);
     return page(snapshot, this.revision, options);
+  }
+
+  /** A list of the latest state on a backend that can prove a directory unchanged since the cache's revision. */
+  private async listVerified(prefix: string, directory: string, options: ListOptions, unchangedSince: NonNullable<ListCacheOptions["unchangedSince"]>): Promise<ListResult> {
+    if (!(await this.caughtUp(0))) return this.inner.list(prefix, options);
+    const snapshot = this.currentSnapshot(directory);
+    const revision = this.revision;
+    const current = await unchangedSince(directory, revision, snapshot.items.length).catch(() => undefined);
+    // The directory is the same at the backend's revision as at the cache's: the list reports the
+    // newer one, so it is never older than a write acknowledged anywhere before it.
+    return current === undefined ? this.inner.list(prefix, options) : page(snapshot, current, options);
   }
 
   count(prefix: string): Promise<number> {
