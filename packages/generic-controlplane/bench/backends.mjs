@@ -93,6 +93,21 @@ export async function openBackend(kind, dir) {
         const run = prefixes++;
         return rateOf(count, concurrency, (i) => client.put(`/raw-${run}/configmaps/bench/raw-${i}`).value(rawValue));
       },
+      // What a create through the server needs of etcd at the least: a create-if-absent transaction
+      // per object, with one watch (with previous values) on the prefix, as the watch cache keeps.
+      async rawCreateTransactionRate(count, concurrency) {
+        const run = prefixes++;
+        const prefix = `/raw-${run}/`;
+        const watcher = await client.watch().prefix(prefix).withPreviousKV().create();
+        try {
+          return await rateOf(count, concurrency, (i) => {
+            const key = Buffer.from(`${prefix}configmaps/bench/raw-${i}`);
+            return client.kv.txn({ compare: [{ key, target: "Create", result: "Equal", create_revision: 0 }], success: [{ request_put: { key, value: Buffer.from(rawValue) } }] });
+          });
+        } finally {
+          await watcher.cancel();
+        }
+      },
       close: async () => {
         client.close();
         await member.stop();

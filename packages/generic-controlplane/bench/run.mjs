@@ -175,7 +175,13 @@ async function measureBackend(backend) {
       }
       const [raw, perSecond] = [median(raws), median(rates)];
       figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw, runs: CREATE_RUNS };
-      line(`  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}, median of ${CREATE_RUNS}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}`);
+      let transactions = "";
+      if (backend.rawCreateTransactionRate !== undefined) {
+        const rate = await backend.rawCreateTransactionRate(RAW_WRITES[backend.kind], concurrency);
+        figures.creates[concurrency].rawCreateTransactions = rate;
+        transactions = ` | raw create transactions with a watch on the prefix: ${fmt(rate, 0)}/s (ratio ${fmt(perSecond / rate, 3)})`;
+      }
+      line(`  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}, median of ${CREATE_RUNS}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}${transactions}`);
     }
 
     const gets = await getsAgainstBare(url, "/api/v1/namespaces/bench/configmaps/c32-r0-7");
