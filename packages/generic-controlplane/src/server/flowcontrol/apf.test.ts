@@ -100,6 +100,9 @@ describe("API Priority and Fairness", () => {
         Number(/apiserver_flowcontrol_current_inqueue_requests\{flow_schema="global-default",priority_level="global-default"\} (\d+)/.exec((await t.call("GET", "/metrics", { headers: admin })).text)?.[1] ?? 0);
       const deadline = Date.now() + 5000;
       while ((await inQueue()) < heavyCount - 1) if (Date.now() > deadline) throw new Error("the heavy backlog never queued");
+      const metrics = (await t.call("GET", "/metrics", { headers: admin })).text;
+      expect(metrics).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 1');
+      expect(metrics).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 1');
       // Now the light client asks, behind 29 queued heavy requests.
       const light = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("light"), headers: { "X-Test-User": "light" } });
       while ((await inQueue()) < heavyCount) if (Date.now() > deadline) throw new Error("the light request never queued");
@@ -118,6 +121,9 @@ describe("API Priority and Fairness", () => {
       expect(ran.indexOf("light")).toBeLessThanOrEqual(7);
       hold.open();
       for (const response of await Promise.all(heavy)) expect(response.status).toBe(201);
+      const after = (await t.call("GET", "/metrics", { headers: admin })).text;
+      expect(after).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 0');
+      expect(after).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 0');
     } finally {
       hold.open();
       await t.close();

@@ -3,6 +3,13 @@ import type { RejectReason } from "./queue-set.js";
 
 type FlowLabels = "flow_schema" | "priority_level";
 
+/** Requests and seats of one flow schema and priority level that are executing now. */
+interface Executing {
+  labels: Record<FlowLabels, string>;
+  requests: number;
+  seats: number;
+}
+
 /** kube-apiserver's `apiserver_flowcontrol_*` metrics, under upstream names and labels. */
 export class FlowControlMetrics {
   readonly rejected: Counter<FlowLabels | "reason">;
@@ -13,9 +20,15 @@ export class FlowControlMetrics {
   readonly nominalLimitSeats: Gauge<"priority_level">;
   readonly waitDuration: Histogram<FlowLabels | "execute">;
   readonly estimatedSeats: Histogram<FlowLabels>;
+  /**
+   * What is executing, counted in plain numbers and read into the two gauges when they are scraped:
+   * two gauge updates on entry and two on exit cost every request more than its flow control.
+   */
+  readonly #executing = new Map<string, Executing>();
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const executing = this.#executing;
     this.rejected = new Counter({
       name: "apiserver_flowcontrol_rejected_requests_total",
       help: "Number of requests rejected by API Priority and Fairness subsystem",
@@ -39,12 +52,18 @@ export class FlowControlMetrics {
       help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
       labelNames: ["flow_schema", "priority_level"],
       registers,
+      collect() {
+        for (const entry of executing.values()) this.set(entry.labels, entry.requests);
+      },
     });
     this.executingSeats = new Gauge({
       name: "apiserver_flowcontrol_current_executing_seats",
       help: "Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem",
       labelNames: ["flow_schema", "priority_level"],
       registers,
+      collect() {
+        for (const entry of executing.values()) this.set(entry.labels, entry.seats);
+      },
     });
     this.nominalLimitSeats = new Gauge({
       name: "apiserver_flowcontrol_nominal_limit_seats",
@@ -66,6 +85,23 @@ export class FlowControlMetrics {
       buckets: [1, 2, 4, 10],
       registers,
     });
+  }
+
+  /** Counts a request of `labels` holding `seats` as executing; the returned function counts it done. */
+  startExecuting(labels: Record<FlowLabels, string>, seats: number): () => void {
+    const key = `${labels.flow_schema}\0${labels.priority_level}`;
+    let entry = this.#executing.get(key);
+    if (entry === undefined) {
+      entry = { labels, requests: 0, seats: 0 };
+      this.#executing.set(key, entry);
+    }
+    const counted = entry;
+    counted.requests++;
+    counted.seats += seats;
+    return () => {
+      counted.requests--;
+      counted.seats -= seats;
+    };
   }
 
   reject(flowSchema: string, priorityLevel: string, reason: RejectReason): void {

@@ -176,16 +176,14 @@ export class PriorityAndFairness {
     }
     metrics?.waitDuration.observe({ ...labels, execute: "true" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
     metrics?.dispatched.inc(labels);
-    metrics?.executing.inc(labels);
-    metrics?.executingSeats.inc(labels, seats);
+    const done = metrics?.startExecuting(labels, seats);
     let released = false;
     return {
       ...classification,
       release: () => {
         if (released) return;
         released = true;
-        metrics?.executing.dec(labels);
-        metrics?.executingSeats.dec(labels, seats);
+        done?.();
         grant.release();
       },
     };
