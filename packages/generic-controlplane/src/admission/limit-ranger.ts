@@ -33,50 +33,55 @@ const isPodCreate = (attributes: AdmissionAttributes): boolean =>
 export function limitRanger(limitRanges: ResourceStore): AdmissionPlugin & { stop(): void } {
   const cache = new StoreCache(limitRanges);
   const itemsIn = async (namespace: string): Promise<LimitRangeItem[]> => ((await cache.list(namespace)) as LimitRange[]).flatMap((range) => range.spec?.limits ?? []);
+
+  async function admitPod(attributes: AdmissionAttributes): Promise<void> {
+    const items = (await itemsIn(attributes.namespace!)).filter((item) => item.type === "Container");
+    if (items.length === 0) return;
+    const defaults: { limits: ResourceList; requests: ResourceList } = { limits: {}, requests: {} };
+    for (const item of items) {
+      Object.assign(defaults.limits, item.default);
+      Object.assign(defaults.requests, item.defaultRequest);
+    }
+    const pod = attributes.object as PodLike;
+    const notes: string[] = [];
+    for (const [containers, kind] of [
+      [pod.spec?.initContainers ?? [], "init container"],
+      [pod.spec?.containers ?? [], "container"],
+    ] as const) {
+      for (const container of containers) notes.push(...applyDefaults(container, defaults, kind));
+    }
+    if (notes.length > 0) {
+      pod.metadata ??= {};
+      pod.metadata.annotations = { ...pod.metadata.annotations, [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join("; ")}` };
+    }
+  }
+
+  async function validatePod(attributes: AdmissionAttributes): Promise<void> {
+    const items = await itemsIn(attributes.namespace!);
+    if (items.length === 0) return;
+    const pod = attributes.object as PodLike;
+    const errors: string[] = [];
+    for (const item of items) {
+      if (item.type === "Container") {
+        for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+          errors.push(...constraints(item, "Container", effective(container)));
+        }
+      } else if (item.type === "Pod") {
+        errors.push(...constraints(item, "Pod", podTotals(pod)));
+      }
+    }
+    if (errors.length > 0) {
+      throw forbidden({ group: "", resource: "pods" }, attributes.name, errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
+    }
+  }
+
+  // Anything but a pod create is answered at once, with no promise to wait for.
+  const applies = (attributes: AdmissionAttributes): boolean => isPodCreate(attributes) && attributes.object !== undefined;
   return {
     name: "LimitRanger",
     stop: () => cache.stop(),
-    async admit(attributes) {
-      if (!isPodCreate(attributes) || attributes.object === undefined) return;
-      const items = (await itemsIn(attributes.namespace!)).filter((item) => item.type === "Container");
-      if (items.length === 0) return;
-      const defaults: { limits: ResourceList; requests: ResourceList } = { limits: {}, requests: {} };
-      for (const item of items) {
-        Object.assign(defaults.limits, item.default);
-        Object.assign(defaults.requests, item.defaultRequest);
-      }
-      const pod = attributes.object as PodLike;
-      const notes: string[] = [];
-      for (const [containers, kind] of [
-        [pod.spec?.initContainers ?? [], "init container"],
-        [pod.spec?.containers ?? [], "container"],
-      ] as const) {
-        for (const container of containers) notes.push(...applyDefaults(container, defaults, kind));
-      }
-      if (notes.length > 0) {
-        pod.metadata ??= {};
-        pod.metadata.annotations = { ...pod.metadata.annotations, [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join("; ")}` };
-      }
-    },
-    async validate(attributes) {
-      if (!isPodCreate(attributes) || attributes.object === undefined) return;
-      const items = await itemsIn(attributes.namespace!);
-      if (items.length === 0) return;
-      const pod = attributes.object as PodLike;
-      const errors: string[] = [];
-      for (const item of items) {
-        if (item.type === "Container") {
-          for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-            errors.push(...constraints(item, "Container", effective(container)));
-          }
-        } else if (item.type === "Pod") {
-          errors.push(...constraints(item, "Pod", podTotals(pod)));
-        }
-      }
-      if (errors.length > 0) {
-        throw forbidden({ group: "", resource: "pods" }, attributes.name, errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
-      }
-    },
+    admit: (attributes) => (applies(attributes) ? admitPod(attributes) : undefined),
+    validate: (attributes) => (applies(attributes) ? validatePod(attributes) : undefined),
   };
 }
 

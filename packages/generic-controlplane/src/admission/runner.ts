@@ -7,9 +7,16 @@ import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
  * `validate`. The first plugin that throws ends the request with its Status.
  */
 export async function runMutatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
-  for (const plugin of plugins) await plugin.admit?.(attributes);
+  for (const plugin of plugins) {
+    // Only a plugin that is still working is waited for: most have nothing to do for most requests.
+    const working = plugin.admit?.(attributes);
+    if (working !== undefined) await working;
+  }
 }
 
 export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[], attributes: AdmissionAttributes): Promise<void> {
-  for (const plugin of plugins) await plugin.validate?.(attributes);
+  for (const plugin of plugins) {
+    const working = plugin.validate?.(attributes);
+    if (working !== undefined) await working;
+  }
 }
