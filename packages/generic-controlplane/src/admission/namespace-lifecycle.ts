@@ -47,10 +47,19 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin &
     return (await cache.get("", name)) ?? live(name);
   };
 
+  const admitInto = (attributes: AdmissionAttributes, namespace: string, found: KubeObject | undefined): void => {
+    if (found === undefined) throw notFound(NAMESPACES, namespace);
+    if (isNamespaceTerminating(found)) {
+      const error = admissionForbidden(attributes, attributes.name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      error.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }];
+      throw error;
+    }
+  };
+
   return {
     name: "NamespaceLifecycle",
     stop: () => cache.stop(),
-    async validate(attributes) {
+    validate(attributes) {
       const definition = attributes.definition;
       if (attributes.operation === "DELETE" && definition.group === "" && definition.plural === "namespaces") {
         if (IMMORTAL_NAMESPACES.includes(attributes.name)) throw admissionForbidden(attributes, attributes.name, "this namespace may not be deleted");
@@ -59,13 +68,10 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin &
       }
       if (attributes.operation !== "CREATE" || definition.scope !== "Namespaced" || attributes.namespace === undefined) return;
       const namespace = attributes.namespace;
-      const found = await lookup(namespace);
-      if (found === undefined) throw notFound(NAMESPACES, namespace);
-      if (isNamespaceTerminating(found)) {
-        const error = admissionForbidden(attributes, attributes.name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-        error.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }];
-        throw error;
-      }
+      // A namespace the cache holds, not deleted here lately, is checked at once, with no promise to wait for.
+      const held = deletedAt.has(namespace) ? undefined : cache.peek("", namespace);
+      if (held !== undefined) return admitInto(attributes, namespace, held);
+      return lookup(namespace).then((found) => admitInto(attributes, namespace, found));
     },
   };
 }

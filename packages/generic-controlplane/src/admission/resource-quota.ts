@@ -29,25 +29,32 @@ export function resourceQuotaAdmission(quotas: ResourceStore): AdmissionPlugin &
   return {
     stop: () => cache.stop(),
     name: "ResourceQuota",
-    async validate(attributes) {
+    validate(attributes) {
       if (attributes.operation !== "CREATE" || attributes.subresource !== "" || attributes.namespace === undefined) return;
       const counted = objectCountNames(attributes.definition.group, attributes.definition.plural);
-      for (let attempt = 1; ; attempt++) {
-        const current = attempt === 1 ? await cache.list(attributes.namespace) : (await quotas.list(attributes.namespace)).items;
-        const limiting = (current as ResourceQuota[]).filter((quota) => counted.some((name) => quota.spec?.hard?.[name] !== undefined));
-        if (limiting.length === 0) return;
-        const charged = limiting.map((quota) => charge(quota, counted, attributes));
-        if (attributes.dryRun) return;
-        try {
-          for (const quota of charged) await quotas.update(attributes.namespace, quota.metadata?.name ?? "", quota, { subresource: "status" });
-          return;
-        } catch (error) {
-          // Another create charged a quota meanwhile: evaluate again against its new usage.
-          if (!(isControlPlaneError(error) && error.code === "Conflict") || attempt >= MAX_CHARGE_ATTEMPTS) throw error;
-        }
-      }
+      // No quota in the namespace limits this resource (the cache can tell at once): no promise to wait for.
+      const held = cache.peekNamespace(attributes.namespace) as ResourceQuota[] | undefined;
+      if (held !== undefined && !held.some((quota) => counted.some((name) => quota.spec?.hard?.[name] !== undefined))) return;
+      return chargeQuotas(attributes, attributes.namespace, counted);
     },
   };
+
+  async function chargeQuotas(attributes: AdmissionAttributes, namespace: string, counted: readonly string[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = attempt === 1 ? await cache.list(namespace) : (await quotas.list(namespace)).items;
+      const limiting = (current as ResourceQuota[]).filter((quota) => counted.some((name) => quota.spec?.hard?.[name] !== undefined));
+      if (limiting.length === 0) return;
+      const charged = limiting.map((quota) => charge(quota, counted, attributes));
+      if (attributes.dryRun) return;
+      try {
+        for (const quota of charged) await quotas.update(namespace, quota.metadata?.name ?? "", quota, { subresource: "status" });
+        return;
+      } catch (error) {
+        // Another create charged a quota meanwhile: evaluate again against its new usage.
+        if (!(isControlPlaneError(error) && error.code === "Conflict") || attempt >= MAX_CHARGE_ATTEMPTS) throw error;
+      }
+    }
+  }
 }
 
 /** The quota with one more object of each counted name in `status.used`, or the 403 when that goes over. */

@@ -24,6 +24,8 @@ export class StoreCache {
   /** The store's resourceVersion the cache holds: its list's, then each event's. */
   private revision = 0;
   private waiters: Waiter[] = [];
+  /** The cache holds the store (listed and watching): the `peek` reads answer only then. */
+  private held = false;
 
   constructor(private readonly store: ResourceStore) {}
 
@@ -42,6 +44,24 @@ export class StoreCache {
   async get(namespace: string, name: string): Promise<KubeObject | undefined> {
     await this.ready();
     return this.byNamespace.get(namespace)?.get(name);
+  }
+
+  /**
+   * Reads that answer at once, for the common request that finds nothing to do: every object, or
+   * those of one namespace, or one object; undefined while the cache does not hold the store (not
+   * started, or starting over), when the caller reads through the waiting methods above instead.
+   */
+  peekAll(): KubeObject[] | undefined {
+    return this.held ? [...this.byNamespace.values()].flatMap((objects) => [...objects.values()]) : undefined;
+  }
+
+  peekNamespace(namespace: string): KubeObject[] | undefined {
+    return this.held ? [...(this.byNamespace.get(namespace)?.values() ?? [])] : undefined;
+  }
+
+  /** One object the cache holds; undefined when it does not (or does not hold the store). */
+  peek(namespace: string, name: string): KubeObject | undefined {
+    return this.held ? this.byNamespace.get(namespace)?.get(name) : undefined;
   }
 
   /**
@@ -110,9 +130,14 @@ export class StoreCache {
     if (this.starting === undefined) {
       const starting = this.start();
       this.starting = starting;
-      starting.catch(() => {
-        if (this.starting === starting) this.reset();
-      });
+      starting.then(
+        () => {
+          if (this.starting === starting) this.held = true;
+        },
+        () => {
+          if (this.starting === starting) this.reset();
+        },
+      );
     }
     return this.starting;
   }
@@ -127,6 +152,7 @@ export class StoreCache {
   private reset(): void {
     this.watch = undefined;
     this.starting = undefined;
+    this.held = false;
     this.revision = 0;
     this.byNamespace.clear();
     // Nothing stale is held any more: the next read lists.

@@ -186,7 +186,11 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
     enforce(decisions, attributes, context);
   }
 
-  return { name: "ValidatingAdmissionPolicy", validate };
+  return {
+    name: "ValidatingAdmissionPolicy",
+    // With no binding (which the cache can tell at once), a request gets no promise to wait for.
+    validate: (attributes) => (options.bindings.peekAll()?.length === 0 ? undefined : validate(attributes)),
+  };
 }
 
 function enforce(decisions: readonly Decision[], attributes: AdmissionAttributes, context: PolicyRequestContext | undefined): void {

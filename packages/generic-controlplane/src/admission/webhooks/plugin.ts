@@ -45,22 +45,27 @@ export function webhookAdmission(options: WebhookAdmissionOptions): { mutating: 
     resolver: options.serviceResolver,
     matchConditions: options.matchConditions,
   };
-  const applies = (attributes: AdmissionAttributes) => !isExemptAdmissionConfigurationResource(attributes);
+  // With no configuration (which the cache can tell at once), a request gets no promise to wait for.
+  const applies = (attributes: AdmissionAttributes, cache: StoreCache | undefined): cache is StoreCache => {
+    if (cache === undefined || isExemptAdmissionConfigurationResource(attributes)) return false;
+    const configurations = cache.peekAll();
+    return configurations === undefined || configurations.length > 0;
+  };
   return {
     mutating: {
       name: "MutatingAdmissionWebhook",
-      async admit(attributes) {
-        if (!applies(attributes)) return;
-        const webhooks = await configuredWebhooks(options.mutatingConfigurations);
-        if (webhooks.length > 0) await dispatchMutating(webhooks, attributes, context);
+      admit(attributes) {
+        if (!applies(attributes, options.mutatingConfigurations)) return;
+        return configuredWebhooks(options.mutatingConfigurations).then((webhooks) => (webhooks.length > 0 ? dispatchMutating(webhooks, attributes, context) : undefined));
       },
     },
     validating: {
       name: "ValidatingAdmissionWebhook",
-      async validate(attributes) {
-        if (!applies(attributes)) return;
-        const webhooks = await configuredWebhooks(options.validatingConfigurations);
-        if (webhooks.length > 0) await dispatchValidating(webhooks.map((entry) => entry.webhook), attributes, context);
+      validate(attributes) {
+        if (!applies(attributes, options.validatingConfigurations)) return;
+        return configuredWebhooks(options.validatingConfigurations).then((webhooks) =>
+          webhooks.length > 0 ? dispatchValidating(webhooks.map((entry) => entry.webhook), attributes, context) : undefined,
+        );
       },
     },
   };
