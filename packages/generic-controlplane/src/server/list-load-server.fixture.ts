@@ -3,8 +3,9 @@
  * database (argv[2]) holding `argv[3]` ConfigMaps in namespace `load`, then prints
  * `ready <url>`. A bearer token is taken as the user's name. Running in its own process keeps its RSS apart from the test runner's. Runs from
  * source on Node's type transform; the hook maps the `.js` specifiers to `.ts` files. A `gc` line
- * on stdin collects garbage (with --expose-gc) and answers `gc` once done, so a measurement starts
- * from the live heap. It exits when stdin closes, so it never outlives the process that started it.
+ * on stdin collects garbage (with --expose-gc) and answers `gc <heap> <external>` (bytes in use)
+ * once done, so a measurement starts from the live heap; a `peak` line answers
+ * `peak <heap> <external>`, the most of each in use since. It exits when stdin closes, so it never outlives the process that started it.
  */
 import { existsSync } from "node:fs";
 import { registerHooks } from "node:module";
@@ -44,11 +45,25 @@ const plane = await createControlPlane({
   },
 });
 process.stdin.on("close", () => void plane.close().finally(() => process.exit(0)));
+// The most V8 heap and the most external (Buffer) memory in use since the last `gc` line, sampled
+// every 10 ms: what the server holds, without the allocator's slack that RSS also counts.
+let peak = { heap: 0, external: 0 };
+const sample = (): void => {
+  const usage = process.memoryUsage();
+  peak = { heap: Math.max(peak.heap, usage.heapUsed), external: Math.max(peak.external, usage.external) };
+};
+setInterval(sample, 10).unref();
 process.stdin.on("data", (chunk: Buffer) => {
   for (const line of chunk.toString().split("\n")) {
-    if (line !== "gc") continue;
-    globalThis.gc?.();
-    process.stdout.write("gc\n");
+    if (line === "gc") {
+      globalThis.gc?.();
+      const usage = process.memoryUsage();
+      peak = { heap: usage.heapUsed, external: usage.external };
+      process.stdout.write(`gc ${peak.heap} ${peak.external}\n`);
+    } else if (line === "peak") {
+      sample();
+      process.stdout.write(`peak ${peak.heap} ${peak.external}\n`);
+    }
   }
 });
 

@@ -49,8 +49,14 @@ const framedEvents = new WeakMap<object, Buffer>();
 function framedEvent(event: WatchEvent): Buffer {
   let chunk = framedEvents.get(event);
   if (chunk === undefined) {
-    const line = `${JSON.stringify(event)}\n`;
-    chunk = Buffer.from(`${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`);
+    // Encoded straight into the chunk: no second copy of the line as a string.
+    const json = JSON.stringify(event);
+    const size = Buffer.byteLength(json) + 1;
+    const header = `${size.toString(16)}\r\n`;
+    chunk = Buffer.allocUnsafe(header.length + size + 2);
+    let at = chunk.write(header, "latin1");
+    at += chunk.write(json, at, "utf8");
+    chunk.write("\n\r\n", at, "latin1");
     framedEvents.set(event, chunk);
   }
   return chunk;
