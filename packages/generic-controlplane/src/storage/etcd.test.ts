@@ -85,13 +85,17 @@ describe("createEtcdStorage", () => {
     expect((await other.list("/registry/configmaps")).items.map((kv) => kv.value)).toEqual(["b"]);
   });
 
-  /** Bytes etcd has sent to its gRPC clients (`etcd_network_client_grpc_sent_bytes_total`). */
-  async function etcdSentBytes(etcd: EtcdProcess): Promise<number> {
+  /** One unlabelled figure of etcd's own /metrics. */
+  async function etcdMetric(etcd: EtcdProcess, name: string): Promise<number> {
     const metrics = await (await fetch(`${etcd.endpoint}/metrics`)).text();
-    const line = metrics.split("\n").find((l) => l.startsWith("etcd_network_client_grpc_sent_bytes_total "));
-    if (line === undefined) throw new Error("etcd's /metrics has no etcd_network_client_grpc_sent_bytes_total");
+    const line = metrics.split("\n").find((l) => l.startsWith(`${name} `));
+    if (line === undefined) throw new Error(`etcd's /metrics has no ${name}`);
     return Number(line.split(" ")[1]);
   }
+  /** Bytes etcd has sent to its gRPC clients. */
+  const etcdSentBytes = (etcd: EtcdProcess) => etcdMetric(etcd, "etcd_network_client_grpc_sent_bytes_total");
+  /** etcd's own count of its watchers. */
+  const etcdWatchers = (etcd: EtcdProcess) => etcdMetric(etcd, "etcd_debugging_mvcc_watcher_total");
 
   it("answers a list of the latest state from the watch cache after one range proves the directory unchanged, and from etcd when it changed", async () => {
     const etcd = await member();
@@ -218,14 +222,6 @@ describe("createEtcdStorage", () => {
     expect(() => createEtcdStorage({ endpoints: [] })).toThrow("etcd storage needs at least one endpoint");
     expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow('etcd prefix must start with "/" and not end with it, got "registry/"');
   });
-
-  /** etcd's own count of its watchers (`etcd_debugging_mvcc_watcher_total` on its /metrics). */
-  async function etcdWatchers(etcd: EtcdProcess): Promise<number> {
-    const metrics = await (await fetch(`${etcd.endpoint}/metrics`)).text();
-    const line = metrics.split("\n").find((l) => l.startsWith("etcd_debugging_mvcc_watcher_total "));
-    if (line === undefined) throw new Error("etcd's /metrics has no etcd_debugging_mvcc_watcher_total");
-    return Number(line.split(" ")[1]);
-  }
 
   it("serves every watch under /registry from one etcd watch, each watcher seeing every event in order", async () => {
     const etcd = await member();
