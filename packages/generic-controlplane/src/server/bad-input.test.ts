@@ -24,6 +24,14 @@ function expectStatus(r: { status: number; json: any }, code: number, reason: st
   if (message !== undefined) expect(r.json.message).toBe(message);
 }
 
+describe("integers beyond what a JavaScript number holds exactly", () => {
+  it("are not stored past their range: an int64 that rounds to 2^63 as a double is refused, not stored as another number", async () => {
+    const edge = await t.call("POST", CM, { raw: '{"metadata":{"name":"int64-edge","generation":9223372036854775807}}', headers: { "content-type": "application/json" } });
+    expectStatus(edge, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64');
+    expect((await t.call("GET", `${CM}/int64-edge`)).status).toBe(404);
+  });
+});
+
 describe("null maps and lists decode as empty, as Go does", () => {
   it("stores labels: null as no labels, so label selectors keep working namespaced and cluster-wide", async () => {
     const created = await t.call("POST", CM, { body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null } });

@@ -272,7 +272,9 @@ export function checkFieldTypes(
   if (numberLiteral !== undefined) options.numberLiteral = numberLiteral;
   const message = fieldTypeError(object, definition.schema, options);
   if (message !== undefined) throw decodeError(definition, message);
-  checked.set(object, definition);
+  // An object checked against exact literals may hold integers JSON.parse rounded past their
+  // range; the registry's own check, on the values it would store, still runs for it.
+  if (numberLiteral === undefined) checked.set(object, definition);
 }
 
 /**

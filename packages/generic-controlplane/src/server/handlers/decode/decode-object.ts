@@ -52,7 +52,8 @@ export function decodeObject(
   }
   const kubeObject = object as KubeObject;
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
-  checkFieldTypes(kubeObject, definition, numberLiteral);
+  // Exact literals matter only where JSON.parse may have rounded an integer.
+  checkFieldTypes(kubeObject, definition, text !== undefined && LONG_NUMBER.test(text) ? numberLiteral : undefined);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
