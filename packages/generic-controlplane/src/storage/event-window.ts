@@ -1,4 +1,5 @@
 import { tooOldResourceVersion } from "../api/errors/index.js";
+import { partitionPoint } from "./sorted.js";
 import type { ReplayPage } from "./watch-hub.js";
 import type { StorageEvent } from "./types.js";
 
@@ -64,13 +65,6 @@ export class EventWindow {
 
   /** Index of the first held event with a revision above `revision` (binary search). */
   private firstAfter(revision: number): number {
-    let low = this.head;
-    let high = this.events.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.events[middle]!.kv.modRevision <= revision) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return partitionPoint(this.events, (event) => event.kv.modRevision > revision, this.head);
   }
 }

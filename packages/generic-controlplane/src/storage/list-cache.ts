@@ -1,5 +1,6 @@
 import { storageClosed } from "../api/errors/index.js";
 import { directoryPrefix, parentDirectories } from "./prefix.js";
+import { firstAtOrAbove, partitionPoint } from "./sorted.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 
 export interface ListCacheOptions {
@@ -377,7 +378,8 @@ function validLimit(limit: number | undefined): boolean {
 /** One page of a snapshot after `startAfter`, as the backends page (remaining is exact). */
 function page(snapshot: Snapshot, revision: number, options: ListOptions): ListResult {
   const { items } = snapshot;
-  const start = options.startAfter !== undefined && options.startAfter >= snapshot.directory ? firstAbove(items, options.startAfter) : 0;
+  const after = options.startAfter;
+  const start = after !== undefined && after >= snapshot.directory ? partitionPoint(items, (kv) => kv.key > after) : 0;
   const limit = options.limit ?? 0;
   const end = limit > 0 ? Math.min(items.length, start + limit) : items.length;
   return { items: items.slice(start, end), revision, remaining: items.length - end };
@@ -394,26 +396,4 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   while (i < a.length) merged[k++] = a[i++]!;
   while (j < b.length) merged[k++] = b[j++]!;
   return merged;
-}
-
-function firstAtOrAbove(sorted: readonly string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function firstAbove(items: readonly KeyValue[], key: string): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (items[middle]!.key <= key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

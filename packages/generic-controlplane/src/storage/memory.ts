@@ -2,6 +2,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageW
 import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { badRequest, keyExists, keyNotFound, revisionConflict, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { directoryPrefix } from "./prefix.js";
+import { firstAbove, firstAtOrAbove, partitionPoint } from "./sorted.js";
 import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
 import { WatchHub, type ReplayPage } from "./watch-hub.js";
@@ -239,35 +240,6 @@ function versionAt(history: Version[] | undefined, revision: number): KeyValue |
   return undefined;
 }
 
-function firstAtOrAbove(sorted: readonly string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! < value) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-function firstAbove(sorted: readonly string[], value: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! <= value) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 function firstLogIndexAbove(log: readonly StorageEvent[], revision: number): number {
-  let low = 0;
-  let high = log.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (log[mid]!.kv.modRevision <= revision) low = mid + 1;
-    else high = mid;
-  }
-  return low;
+  return partitionPoint(log, (event) => event.kv.modRevision > revision);
 }
