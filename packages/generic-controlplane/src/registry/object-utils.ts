@@ -1,10 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { KubeObject, ObjectMeta } from "../api/types.js";
-import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./resource-definition.js";
-
-/** Deep copy of a JSON value. */
-export const cloneObject: <T>(value: T) => T = cloneJson;
 
 /** JSON with object keys sorted, so two objects compare equal whatever order a client sent fields in. */
 export function canonicalJson(value: unknown): string {

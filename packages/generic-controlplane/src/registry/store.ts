@@ -9,7 +9,8 @@ import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
-import { apiVersionOf, canonicalJson, cloneObject, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
+import { apiVersionOf, canonicalJson, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
+import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { runMutatingAdmission, runValidatingAdmission } from "../admission/runner.js";
@@ -209,7 +210,7 @@ class GenericResourceStore implements GenericStore {
 
   async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
     const dryRun = options.dryRun === true;
-    let object = cloneObject(input);
+    let object = cloneJson(input);
     carryFieldTypesCheck(input, object);
     // Server-side apply creates what the configuration merged into an empty object gives.
     const apply = this.applyWrite(options);
@@ -293,8 +294,8 @@ class GenericResourceStore implements GenericStore {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
     // On a lost race the next attempt reads fresh state, where a resourceVersion precondition fails.
     return this.retryOnConflict(key, name, async (kv, current) => {
-      const produced = await produce(cloneObject(current));
-      const desired = cloneObject(produced);
+      const produced = await produce(cloneJson(current));
+      const desired = cloneJson(produced);
       carryFieldTypesCheck(produced, desired);
       const requested = desired.metadata?.resourceVersion;
       if (requested && requested !== current.metadata?.resourceVersion) throw conflict(this.groupResource, name);
@@ -348,7 +349,7 @@ class GenericResourceStore implements GenericStore {
     if (this.definition.statusSubresource) {
       if (subresource === "status") desired = this.statusOnly(current, desired);
       else if (current.status === undefined) delete desired.status;
-      else desired.status = cloneObject(current.status);
+      else desired.status = cloneJson(current.status);
     }
     const meta = metadataOf(desired);
     // BeforeUpdate: requests cannot change generation, uid, creation or deletion times.
@@ -400,7 +401,7 @@ class GenericResourceStore implements GenericStore {
    * strategies; metadata stays writable under the usual update rules.
    */
   private statusOnly(current: KubeObject, desired: KubeObject): KubeObject {
-    const next: KubeObject = { apiVersion: this.apiVersion, kind: this.definition.kind, metadata: desired.metadata ?? {}, ...cloneObject(specOf(current)) };
+    const next: KubeObject = { apiVersion: this.apiVersion, kind: this.definition.kind, metadata: desired.metadata ?? {}, ...cloneJson(specOf(current)) };
     if (desired.status !== undefined) next.status = desired.status;
     return next;
   }
@@ -438,7 +439,7 @@ class GenericResourceStore implements GenericStore {
     if (graceful === "pending") return { object: current, deleted: false };
     if (graceful !== undefined && (graceful.period > 0 || finalizers.length > 0)) {
       // A grace period (or finalizers) holds the object: mark it deleted for the agent that cleans up.
-      const next = cloneObject(current);
+      const next = cloneJson(current);
       const nextMeta = metadataOf(next);
       nextMeta.finalizers = finalizers;
       if (nextMeta.finalizers.length === 0) delete nextMeta.finalizers;
@@ -455,7 +456,7 @@ class GenericResourceStore implements GenericStore {
     }
     if (finalizers.length > 0) {
       // Finalizers hold the object: mark it deleted and let their controllers remove it.
-      const next = cloneObject(current);
+      const next = cloneJson(current);
       const nextMeta = metadataOf(next);
       nextMeta.finalizers = finalizers;
       if (!nextMeta.deletionTimestamp) {
@@ -499,7 +500,7 @@ class GenericResourceStore implements GenericStore {
       const deadline = Date.parse(meta.deletionTimestamp) - period * 1000 + requested * 1000;
       return { period: requested, deletionTimestamp: formatTime(new Date(deadline)) };
     }
-    const period = strategy.gracefulDeletePeriod(cloneObject(current), requested);
+    const period = strategy.gracefulDeletePeriod(cloneJson(current), requested);
     if (period === undefined) return undefined;
     return { period, deletionTimestamp: formatTime(new Date(this.clock().getTime() + period * 1000)) };
   }
@@ -518,7 +519,7 @@ class GenericResourceStore implements GenericStore {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
     return this.retryOnConflict(key, name, async (kv, current) => {
       checkPreconditions(this.groupResource, name, options.preconditions, current.metadata);
-      const next = cloneObject(await mutate(cloneObject(current)));
+      const next = cloneJson(await mutate(cloneJson(current)));
       if (this.sameContent(next, current)) return current;
       if (options.dryRun) return next;
       try {
@@ -617,7 +618,7 @@ class GenericResourceStore implements GenericStore {
   }
 
   private encode(object: KubeObject): string {
-    const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneObject(object)) : object;
+    const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneJson(object)) : object;
     const meta: ObjectMeta = { ...(stored.metadata ?? {}) };
     delete meta.resourceVersion;
     return JSON.stringify({ ...stored, metadata: meta });

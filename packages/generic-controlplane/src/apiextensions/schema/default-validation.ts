@@ -4,7 +4,8 @@ import { childPath, fieldInvalid, keyPath } from "../../validation/field-errors.
 import { validateEmbeddedResources } from "./embedded.js";
 import { validateOpenAPI } from "./openapi-validation.js";
 import { pruneValue } from "./prune.js";
-import { deepCopyJSON, isPlainObject, itemsOf } from "./walk.js";
+import { isPlainObject, itemsOf } from "./walk.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 /**
  * `defaulting.ValidateDefaults`: every `default` of a structural schema must already be pruned
@@ -27,7 +28,7 @@ function defaultValueErrors(schema: JSONSchemaProps, path: string, isResourceRoo
   const value = schema.default;
   const at = childPath(path, "default");
   const errors: FieldError[] = [];
-  const pruned = deepCopyJSON(value);
+  const pruned = cloneJson(value);
   pruneValue(pruned, schema, schema["x-kubernetes-embedded-resource"] === true);
   if (!isEqualJSON(pruned, value)) errors.push(fieldInvalid(at, value, "must not have unknown fields"));
   // Upstream's order: embedded resources' type and object meta first, then the schema.

@@ -1,6 +1,7 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { pruneValue } from "./prune.js";
-import { additionalSchemaOf, deepCopyJSON, isPlainObject, itemsOf } from "./walk.js";
+import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { cloneJson } from "../../patch/json-value.js";
 
 /**
  * Defaulting as apiextensions-apiserver's `schema/defaulting` does it, on write and on read:
@@ -15,7 +16,7 @@ function isNonNullableNull(value: unknown, schema: JSONSchemaProps | undefined):
 
 /** A copy of `schema.default`, pruned like a value at that place would be. */
 function defaultValue(schema: JSONSchemaProps): unknown {
-  const value = deepCopyJSON(schema.default);
+  const value = cloneJson(schema.default);
   pruneValue(value, schema, false);
   return value;
 }

@@ -1,5 +1,4 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
-import { cloneJson } from "../../patch/json-value.js";
 
 /** Small accessors shared by the schema algorithms: a decoded JSON object, the single `items` schema, the `additionalProperties` schema. */
 
@@ -19,7 +18,3 @@ export function additionalSchemaOf(schema: JSONSchemaProps): JSONSchemaProps | u
   return isPlainObject(additional) ? (additional) : undefined;
 }
 
-/** A deep copy of decoded JSON (`runtime.DeepCopyJSONValue`). */
-export function deepCopyJSON<T>(value: T): T {
-  return cloneJson(value);
-}
