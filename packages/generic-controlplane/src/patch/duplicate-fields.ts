@@ -11,6 +11,56 @@ export function findDuplicateFields(text: string, contentType = "application/jso
   return (scanJsonFields(text) ?? []).filter((field) => field.duplicate).map((field) => `duplicate field "${field.path}"`);
 }
 
+/**
+ * Whether a JSON text that parsed to `parsed` may name a key twice in one object. JSON.parse keeps
+ * one property per key spelled (the last of duplicates), so a text without duplicates spells exactly
+ * as many keys as the parsed value holds: counting both is far cheaper than scanJsonFields, and only
+ * a text that fails the count needs the full scan.
+ */
+export function mayHaveDuplicateJsonKeys(text: string, parsed: unknown): boolean {
+  return countKeyTokens(text) !== countProperties(parsed);
+}
+
+/** The strings of a valid JSON text that a colon follows: its object keys. */
+function countKeyTokens(text: string): number {
+  let count = 0;
+  let quote = text.indexOf('"');
+  while (quote !== -1) {
+    // The closing quote is the first one not escaped by an odd run of backslashes.
+    let end = text.indexOf('"', quote + 1);
+    for (;;) {
+      let backslashes = 0;
+      while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+      if (backslashes % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
+    }
+    if (end === -1) return -1;
+    let after = end + 1;
+    while (isJsonSpace(text.charCodeAt(after))) after++;
+    if (text.charCodeAt(after) === COLON) count++;
+    quote = text.indexOf('"', after);
+  }
+  return count;
+}
+
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+function countProperties(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += countProperties(item);
+    return count;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    count += 1 + countProperties((value as Record<string, unknown>)[key]);
+  }
+  return count;
+}
+
 /** One object key of a JSON text, in document order. */
 export interface JsonField {
   /** Field path, e.g. `spec.items[0].name`. */
