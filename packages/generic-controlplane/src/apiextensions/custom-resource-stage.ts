@@ -12,7 +12,7 @@ import { serveScale } from "./scale.js";
 export function customResourceStage(controller: () => CrdController | undefined, maxBodyBytes: number): HandlerStage {
   return {
     name: "custom-resources",
-    async handle(ctx) {
+    handle(ctx) {
       const info = ctx.info;
       const crds = controller();
       if (info === undefined || !info.isResourceRequest || crds === undefined) return false;
@@ -21,8 +21,7 @@ export function customResourceStage(controller: () => CrdController | undefined,
       if (info.subresource !== "scale" || info.name === "") return false;
       const target = crds.scalable(info.group, info.version, info.resource);
       if (target === undefined) return false;
-      await serveScale(ctx, info, target.store, target.scale, maxBodyBytes);
-      return true;
+      return serveScale(ctx, info, target.store, target.scale, maxBodyBytes).then(() => true);
     },
   };
 }

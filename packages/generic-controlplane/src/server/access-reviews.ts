@@ -87,17 +87,20 @@ const SELF_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 export function accessReviewStage(options: { maxBodyBytes: number }): HandlerStage {
   return {
     name: "access-reviews",
-    async handle(ctx) {
+    handle(ctx) {
       if (ctx.path !== SELF_REVIEW) return false;
       if (ctx.method !== "POST") throw methodNotAllowed(ctx.method, ctx.path);
       // Reviews have no Table form: a client that accepts only Table gets 406, as upstream.
       if (negotiateObjectFormat(ctx.req.headers.accept, false) === undefined) throw notAcceptable();
-      await readReview(ctx, options);
-      const user = ctx.user;
-      writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(user) } });
-      return true;
+      return serveSelfReview(ctx, options);
     },
   };
+}
+
+async function serveSelfReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<true> {
+  await readReview(ctx, options);
+  writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(ctx.user) } });
+  return true;
 }
 
 async function readReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<Record<string, unknown>> {

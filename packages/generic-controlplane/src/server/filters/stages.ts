@@ -4,7 +4,8 @@ import type { RequestFilter } from "./chain.js";
 /**
  * A stage of the handler chain, run in order for every request after authorization and before it
  * is dispatched. A stage that answers the request itself (e.g. 401) returns true; one that throws a
- * ControlPlaneError answers its Status.
+ * ControlPlaneError answers its Status. A stage that does not apply to a request should say so
+ * without a promise: every request passes every stage.
  */
 export interface HandlerStage {
   name: string;
@@ -13,13 +14,16 @@ export interface HandlerStage {
 
 /** Runs the configured stages; the first that answers the request ends the chain. */
 export function withStages(stages: readonly HandlerStage[]): RequestFilter {
+  const runFrom = (index: number, ctx: RequestContext, next: () => Promise<void>): Promise<void> => {
+    for (let i = index; i < stages.length; i++) {
+      const answered = (stages[i] as HandlerStage).handle(ctx);
+      if (answered instanceof Promise) return answered.then((done) => (done === true ? undefined : runFrom(i + 1, ctx, next)));
+      if (answered === true) return Promise.resolve();
+    }
+    return next();
+  };
   return {
     name: "stages",
-    async handle(ctx, next) {
-      for (const stage of stages) {
-        if ((await stage.handle(ctx)) === true) return;
-      }
-      await next();
-    },
+    handle: (ctx, next) => runFrom(0, ctx, next),
   };
 }
