@@ -19,6 +19,8 @@ function subjectMatches(subject: Subject, user: UserInfo): boolean {
   }
 }
 
+const NONE: readonly never[] = [];
+
 const matchesAny = (values: readonly string[], value: string): boolean => values.includes("*") || values.includes(value);
 
 function resourceRuleMatches(rule: ResourcePolicyRule, info: ResourceRequestInfo): boolean {
@@ -26,21 +28,39 @@ function resourceRuleMatches(rule: ResourcePolicyRule, info: ResourceRequestInfo
   const resource = info.subresource === "" ? info.resource : `${info.resource}/${info.subresource}`;
   if (!matchesAny(rule.resources, resource)) return false;
   if (info.namespace === undefined || info.namespace === "") return rule.clusterScope === true;
-  return matchesAny(rule.namespaces ?? [], info.namespace);
+  return rule.namespaces !== undefined && matchesAny(rule.namespaces, info.namespace);
 }
 
 function nonResourceRuleMatches(rule: NonResourcePolicyRule, verb: string, path: string): boolean {
   if (!matchesAny(rule.verbs, verb)) return false;
-  return rule.nonResourceURLs.some((pattern) => pattern === "*" || pattern === path || (pattern.endsWith("/*") && path.startsWith(pattern.slice(0, -1))));
+  for (const pattern of rule.nonResourceURLs) {
+    if (pattern === "*" || pattern === path || (pattern.endsWith("/*") && path.startsWith(pattern.slice(0, -1)))) return true;
+  }
+  return false;
 }
 
-/** Whether a FlowSchema matches a request, as upstream's `matchesFlowSchema`. */
+/**
+ * Whether a FlowSchema matches a request, as upstream's `matchesFlowSchema`. Every request is
+ * matched against the schemas in order, so this walks them with plain loops and allocates nothing.
+ */
 export function schemaMatches(schema: FlowSchema, user: UserInfo, info: RequestInfo, method: string, path: string): boolean {
-  return schema.spec.rules.some((rule) => {
-    if (!rule.subjects.some((subject) => subjectMatches(subject, user))) return false;
-    if (info.isResourceRequest) return (rule.resourceRules ?? []).some((r) => resourceRuleMatches(r, info));
-    return (rule.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, method.toLowerCase(), path));
-  });
+  for (const rule of schema.spec.rules) {
+    let subjectMatched = false;
+    for (const subject of rule.subjects) {
+      if (subjectMatches(subject, user)) {
+        subjectMatched = true;
+        break;
+      }
+    }
+    if (!subjectMatched) continue;
+    if (info.isResourceRequest) {
+      for (const resourceRule of rule.resourceRules ?? NONE) if (resourceRuleMatches(resourceRule, info)) return true;
+    } else {
+      const verb = method.toLowerCase();
+      for (const nonResourceRule of rule.nonResourceRules ?? NONE) if (nonResourceRuleMatches(nonResourceRule, verb, path)) return true;
+    }
+  }
+  return false;
 }
 
 /** FlowSchemas in matching order: lowest matchingPrecedence first, then by name. */
