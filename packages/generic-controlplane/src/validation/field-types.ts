@@ -93,8 +93,16 @@ function referenceOf(schema: JSONSchemaProps): string | undefined {
 
 /** `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` → `v1.ObjectMeta`: Go's package-qualified type name. */
 function refTypeName(reference: string): string {
-  return refName(reference).split(".").slice(-2).join(".");
+  let name = refTypeNames.get(reference);
+  if (name === undefined) {
+    name = refName(reference).split(".").slice(-2).join(".");
+    refTypeNames.set(reference, name);
+  }
+  return name;
 }
+
+/** Every struct field names its type: spelled once per reference (schemas hold a bounded set). */
+const refTypeNames = new Map<string, string>();
 
 /** The Go type of a (resolved) schema node, for messages. `structName` names an inline struct. */
 function goTypeName(given: JSONSchemaProps | undefined, resolved: JSONSchemaProps | undefined, structName: string): string {
