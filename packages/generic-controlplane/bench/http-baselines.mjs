@@ -1,5 +1,6 @@
 // Baselines that isolate the server's own cost: the same bytes from a bare node:http server, and
 // JSON.stringify of the same objects (the encoding floor of a LIST).
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 
 /** A bare node:http server answering every request with `body`: the floor for serving those bytes over HTTP. */
@@ -25,6 +26,35 @@ export function stringifyMs(value, repeats) {
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
+}
+
+/**
+ * A bare node:http server answering each POSTed object as a create does (201 and the object back
+ * with a uid, resourceVersion and creationTimestamp), storing nothing: the floor of the HTTP part of
+ * a create for the same client on this machine.
+ */
+export async function bareCreateServer() {
+  let revision = 0;
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      const object = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      object.metadata = { ...object.metadata, uid: randomUUID(), resourceVersion: String(++revision), creationTimestamp: new Date().toISOString() };
+      const body = JSON.stringify(object);
+      res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createControlPlane } from "../dist/index.js";
 import { openBackend } from "./backends.mjs";
-import { bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
+import { bareCreateServer, bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
 
 const CREATE_COUNTS = { 1: 2_000, 32: 6_000 };
 /** Creates through the server before any is timed, so the figures are of a warmed-up process, not of its first compilations. */
@@ -169,19 +169,30 @@ async function measureBackend(backend) {
     for (const concurrency of [1, 32]) {
       const raws = [];
       const rates = [];
-      for (let run = 0; run < CREATE_RUNS; run++) {
-        raws.push(await backend.rawWriteRate(RAW_WRITES[backend.kind], concurrency));
-        rates.push(await creates(url, "bench", CREATE_COUNTS[concurrency], concurrency, `c${concurrency}-r${run}`));
+      const bareRates = [];
+      const bare = await bareCreateServer();
+      try {
+        await creates(bare.url, "bench", CREATE_COUNTS[concurrency], concurrency, "warm-up");
+        for (let run = 0; run < CREATE_RUNS; run++) {
+          raws.push(await backend.rawWriteRate(RAW_WRITES[backend.kind], concurrency));
+          rates.push(await creates(url, "bench", CREATE_COUNTS[concurrency], concurrency, `c${concurrency}-r${run}`));
+          bareRates.push(await creates(bare.url, "bench", CREATE_COUNTS[concurrency], concurrency, `c${concurrency}-r${run}`));
+        }
+      } finally {
+        await bare.close();
       }
-      const [raw, perSecond] = [median(raws), median(rates)];
-      figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw, runs: CREATE_RUNS };
+      const [raw, perSecond, bareHttp] = [median(raws), median(rates), median(bareRates)];
+      figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw, bareHttp, bareHttpRatio: perSecond / bareHttp, runs: CREATE_RUNS };
       let transactions = "";
       if (backend.rawCreateTransactionRate !== undefined) {
         const rate = await backend.rawCreateTransactionRate(RAW_WRITES[backend.kind], concurrency);
         figures.creates[concurrency].rawCreateTransactions = rate;
         transactions = ` | raw create transactions with a watch on the prefix: ${fmt(rate, 0)}/s (ratio ${fmt(perSecond / rate, 3)})`;
       }
-      line(`  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}, median of ${CREATE_RUNS}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}${transactions}`);
+      line(
+        `  creates through HTTP, ${concurrency} client${concurrency > 1 ? "s" : ""}, median of ${CREATE_RUNS}: ${fmt(perSecond, 0)}/s | ${backend.baselineName}, same concurrency: ${fmt(raw, 0)}/s | ratio ${fmt(perSecond / raw, 3)}${transactions}` +
+          ` | bare node:http answering the same POSTs: ${fmt(bareHttp, 0)}/s (ratio ${fmt(perSecond / bareHttp, 3)})`,
+      );
     }
 
     const gets = await getsAgainstBare(url, "/api/v1/namespaces/bench/configmaps/c32-r0-7");
