@@ -316,7 +316,8 @@ class ListCache implements Storage {
 
   /** Folds the pending additions and deletions into the sorted key list. */
   private rebuildKeys(): void {
-    this.keys = mergeSorted(this.keys.filter((key) => !this.removed.has(key)), [...this.added].sort());
+    const kept = this.removed.size === 0 ? this.keys : this.keys.filter((key) => !this.removed.has(key));
+    this.keys = mergeSorted(kept, [...this.added].sort());
     this.added.clear();
     this.removed.clear();
   }
