@@ -13,16 +13,13 @@ export interface RequestLogOptions {
 }
 
 /**
- * upstream `WithHTTPLogging` and `WithLatencyTrackers`: when the response finishes (or the
- * connection closes first), the request is counted in the request metrics and logged once, with
- * its `Audit-Id`.
+ * upstream `WithHTTPLogging` and `WithLatencyTrackers`: when the response is done (finished, or
+ * cut short by the connection closing), the request is counted in the request metrics and logged
+ * once, with its `Audit-Id`.
  */
 export function withRequestLog(options: RequestLogOptions): RequestFilter {
   const { metrics, logger } = options;
-  const recorded = new WeakSet<RequestContext>();
   const record = (ctx: RequestContext): void => {
-    if (recorded.has(ctx)) return;
-    recorded.add(ctx);
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
     const code = ctx.res.statusCode;
     const info = ctx.info;
@@ -47,13 +44,8 @@ export function withRequestLog(options: RequestLogOptions): RequestFilter {
   return {
     name: "request-log",
     handle(ctx, next) {
-      if (metrics || logger) {
-        const { res } = ctx;
-        res.once("finish", () => record(ctx));
-        res.once("close", () => {
-          if (!res.writableFinished) record(ctx);
-        });
-      }
+      // A response emits "close" once, after "finish" or when the connection went first.
+      if (metrics || logger) ctx.res.once("close", () => record(ctx));
       return next();
     },
   };
