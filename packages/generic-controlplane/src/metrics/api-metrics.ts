@@ -32,8 +32,8 @@ export class ApiMetrics {
   readonly duration: Histogram<keyof RequestLabels>;
   readonly inflight: Gauge<"request_kind">;
   readonly watchers: Gauge<"group" | "version" | "kind">;
-  /** The two `apiserver_current_inflight_requests` series, resolved once. */
-  readonly inflightByKind: Record<"readOnly" | "mutating", { inc(): void; dec(): void }>;
+  /** Requests in flight by kind, counted by the max-in-flight filter and read into `inflight` when scraped. */
+  readonly inflightRequests: Record<"readOnly" | "mutating", number> = { readOnly: 0, mutating: 0 };
 
   constructor(options: ApiMetricsOptions = {}) {
     const registers = [this.registry];
@@ -50,15 +50,17 @@ export class ApiMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
+    const inflightRequests = this.inflightRequests;
     this.inflight = new Gauge({
       name: "apiserver_current_inflight_requests",
       help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
       labelNames: ["request_kind"],
       registers,
+      collect() {
+        this.set({ request_kind: "readOnly" }, inflightRequests.readOnly);
+        this.set({ request_kind: "mutating" }, inflightRequests.mutating);
+      },
     });
-    this.inflight.set({ request_kind: "readOnly" }, 0);
-    this.inflight.set({ request_kind: "mutating" }, 0);
-    this.inflightByKind = { readOnly: this.inflight.labels({ request_kind: "readOnly" }), mutating: this.inflight.labels({ request_kind: "mutating" }) };
     this.watchers = new Gauge({
       name: "apiserver_registered_watchers",
       help: "Number of currently registered watchers for a given resources",

@@ -335,7 +335,7 @@ export class ApiServer {
       // With priority and fairness the seats are its own; max-in-flight then only counts requests.
       withMaxInFlight({
         limits: this.#flowControl ? undefined : { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 },
-        gauges: metrics?.inflightByKind,
+        inflight: metrics?.inflightRequests,
       }),
       withAuthorization(options.authorizer),
       withStages(options.stages ?? []),

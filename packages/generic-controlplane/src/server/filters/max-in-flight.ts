@@ -11,8 +11,11 @@ export interface MaxInFlightOptions {
    * limit off.
    */
   limits?: Record<RequestKind, number> | undefined;
-  /** `apiserver_current_inflight_requests` by request kind. */
-  gauges?: Record<RequestKind, { inc(): void; dec(): void }> | undefined;
+  /**
+   * The requests in flight by kind, counted here: `apiserver_current_inflight_requests` reads them
+   * when scraped (two gauge updates per request cost more than the count itself).
+   */
+  inflight?: Record<RequestKind, number> | undefined;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface MaxInFlightOptions {
  * until its response closes, counted in the in-flight gauge, and is refused when its kind is full.
  */
 export function withMaxInFlight(options: MaxInFlightOptions): RequestFilter {
-  const inflight: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
+  const inflight: Record<RequestKind, number> = options.inflight ?? { readOnly: 0, mutating: 0 };
   return {
     name: "max-in-flight",
     handle(ctx, next) {
@@ -29,11 +32,8 @@ export function withMaxInFlight(options: MaxInFlightOptions): RequestFilter {
       const limit = options.limits?.[kind] ?? 0;
       if (ctx.info?.isResourceRequest === true && limit > 0 && inflight[kind] >= limit) throw tooManyInFlight();
       inflight[kind]++;
-      const gauge = options.gauges?.[kind];
-      gauge?.inc();
       ctx.res.once("close", () => {
         inflight[kind]--;
-        gauge?.dec();
       });
       return next();
     },

@@ -103,6 +103,8 @@ describe("API Priority and Fairness", () => {
       const metrics = (await t.call("GET", "/metrics", { headers: admin })).text;
       expect(metrics).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 1');
       expect(metrics).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 1');
+      // Only the admitted write is in flight; the queued ones have not reached the in-flight count.
+      expect(metrics).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 1');
       // Now the light client asks, behind 29 queued heavy requests.
       const light = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("light"), headers: { "X-Test-User": "light" } });
       while ((await inQueue()) < heavyCount) if (Date.now() > deadline) throw new Error("the light request never queued");
@@ -124,6 +126,7 @@ describe("API Priority and Fairness", () => {
       const after = (await t.call("GET", "/metrics", { headers: admin })).text;
       expect(after).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 0');
       expect(after).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 0');
+      expect(after).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 0');
     } finally {
       hold.open();
       await t.close();
