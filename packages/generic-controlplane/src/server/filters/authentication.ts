@@ -17,19 +17,38 @@ export type Authenticate = (ctx: RequestContext) => UserInfo | undefined | Promi
  * 401 `Unauthorized`, and the `Authorization` header is not passed further on.
  */
 export function withAuthentication(authenticate: Authenticate | undefined): RequestFilter {
+  if (authenticate === undefined) return { name: "authentication", handle: (_ctx, next) => next() };
+  const accept = (ctx: RequestContext, user: UserInfo | undefined): void => {
+    ctx.user = user ?? ANONYMOUS;
+    delete ctx.req.headers.authorization;
+  };
   return {
     name: "authentication",
-    async handle(ctx, next) {
-      if (authenticate) {
-        try {
-          ctx.user = (await authenticate(ctx)) ?? ANONYMOUS;
-        } catch (error) {
-          if (error instanceof AuthenticationFailure) throw unauthorized("Unauthorized");
-          throw error;
-        }
-        delete ctx.req.headers.authorization;
+    handle(ctx, next) {
+      // Most authenticators answer at once (a client certificate, a cached token): no promise then.
+      let user: UserInfo | undefined | Promise<UserInfo | undefined>;
+      try {
+        user = authenticate(ctx);
+      } catch (error) {
+        return failure(error);
       }
-      await next();
+      if (user instanceof Promise) {
+        return user.then(
+          (found) => {
+            accept(ctx, found);
+            return next();
+          },
+          (error: unknown) => failure(error),
+        );
+      }
+      accept(ctx, user);
+      return next();
     },
   };
+}
+
+/** An authenticator's rejection of the credentials is upstream's 401; anything else passes as it is. */
+function failure(error: unknown): never {
+  if (error instanceof AuthenticationFailure) throw unauthorized("Unauthorized");
+  throw error;
 }

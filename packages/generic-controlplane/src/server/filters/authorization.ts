@@ -1,7 +1,7 @@
 import { forbidden } from "../../api/errors/index.js";
-import type { AuthorizationAttributes, Authorizer, UserInfo } from "../access-reviews.js";
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, UserInfo } from "../access-reviews.js";
 import type { RequestContext } from "../context.js";
-import type { RequestFilter } from "./chain.js";
+import type { Next, RequestFilter } from "./chain.js";
 
 /**
  * What a request asks to do, as upstream's `GetAuthorizerAttributes`: the verb on a resource (a
@@ -37,21 +37,25 @@ export function forbiddenMessage(user: UserInfo, attributes: AuthorizationAttrib
  * authorizer every request passes (kube-apiserver's `--authorization-mode=AlwaysAllow`).
  */
 export function withAuthorization(authorizer?: Authorizer): RequestFilter {
+  if (authorizer === undefined) return { name: "authorization", handle: (_ctx, next) => next() };
   return {
     name: "authorization",
-    async handle(ctx, next) {
-      if (authorizer !== undefined) {
-        const user = ctx.user;
-        const attributes = requestAttributes(ctx);
-        const decision = await authorizer.authorize(user, attributes);
-        if (!decision.allowed) {
-          const message = forbiddenMessage(user, attributes);
-          const why = decision.reason ? `${message}: ${decision.reason}` : message;
-          const resource = attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
-          throw forbidden(resource, attributes.name ?? "", why);
-        }
-      }
-      await next();
+    handle(ctx, next) {
+      const attributes = requestAttributes(ctx);
+      const decision = authorizer.authorize(ctx.user, attributes);
+      // A decision the authorizer has at hand (AlwaysAllow, a cached answer) needs no promise.
+      if (decision instanceof Promise) return decision.then((answer) => decide(ctx, attributes, answer, next));
+      return decide(ctx, attributes, decision, next);
     },
   };
+}
+
+function decide(ctx: RequestContext, attributes: AuthorizationAttributes, decision: AuthorizationDecision, next: Next): Promise<void> {
+  if (!decision.allowed) {
+    const message = forbiddenMessage(ctx.user, attributes);
+    const why = decision.reason ? `${message}: ${decision.reason}` : message;
+    const resource = attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
+    throw forbidden(resource, attributes.name ?? "", why);
+  }
+  return next();
 }

@@ -10,9 +10,9 @@ import { isMutating } from "./long-running.js";
 export function withBodyRead(limits: BodyReadLimits): RequestFilter {
   return {
     name: "body-read",
-    async handle(ctx, next) {
-      if (isMutating(ctx.info)) await readBody(ctx.req, limits);
-      await next();
+    handle(ctx, next) {
+      if (!isMutating(ctx.info)) return next();
+      return readBody(ctx.req, limits).then(() => next());
     },
   };
 }

@@ -2,12 +2,15 @@ import { authorizationForbidden, internalError } from "../../api/errors/index.js
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER } from "../../authn/types.js";
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername } from "../../authn/serviceaccount/claims.js";
 import type { AuthorizationAttributes, Authorizer, UserInfo } from "../access-reviews.js";
-import type { RequestFilter } from "./chain.js";
+import type { IncomingHttpHeaders } from "node:http";
+import type { RequestContext } from "../context.js";
+import type { Next, RequestFilter } from "./chain.js";
 
 const USER_HEADER = "impersonate-user";
 const GROUP_HEADER = "impersonate-group";
 const UID_HEADER = "impersonate-uid";
 const EXTRA_PREFIX = "impersonate-extra-";
+const IMPERSONATE_PREFIX = "impersonate-";
 
 /** One thing the requester asks to act as, and the check it needs (upstream's ObjectReference per header value). */
 interface ImpersonationRequest {
@@ -104,21 +107,32 @@ function impersonatedUser(requests: readonly ImpersonationRequest[], groupsSpeci
 export function withImpersonation(authorizer?: Authorizer): RequestFilter {
   return {
     name: "impersonation",
-    async handle(ctx, next) {
-      const headers = ctx.req.headersDistinct;
-      const requests = impersonationRequests(headers);
-      if (requests.length === 0) return next();
-      const requester = ctx.user;
-      // Without an authorizer nobody may impersonate: that would let any client pick its user.
-      for (const request of requests) {
-        const decision = authorizer === undefined ? { allowed: false, reason: "" } : await authorizer.authorize(requester, request.attributes);
-        if (!decision.allowed) throw authorizationForbidden(requester.name, request.attributes, decision.reason);
-      }
-      ctx.user = impersonatedUser(requests, headerValues(headers, GROUP_HEADER).length > 0);
-      for (const name of Object.keys(ctx.req.headers)) {
-        if (name === USER_HEADER || name === GROUP_HEADER || name === UID_HEADER || name.startsWith(EXTRA_PREFIX)) delete ctx.req.headers[name];
-      }
-      return next();
+    handle(ctx, next) {
+      // Nearly every request impersonates nobody: that is settled without building headersDistinct.
+      if (!asksToImpersonate(ctx.req.headers)) return next();
+      return impersonate(ctx, next, authorizer);
     },
   };
+}
+
+async function impersonate(ctx: RequestContext, next: Next, authorizer: Authorizer | undefined): Promise<void> {
+  const headers = ctx.req.headersDistinct;
+  const requests = impersonationRequests(headers);
+  if (requests.length === 0) return next();
+  const requester = ctx.user;
+  // Without an authorizer nobody may impersonate: that would let any client pick its user.
+  for (const request of requests) {
+    const decision = authorizer === undefined ? { allowed: false, reason: "" } : await authorizer.authorize(requester, request.attributes);
+    if (!decision.allowed) throw authorizationForbidden(requester.name, request.attributes, decision.reason);
+  }
+  ctx.user = impersonatedUser(requests, headerValues(headers, GROUP_HEADER).length > 0);
+  for (const name of Object.keys(ctx.req.headers)) {
+    if (name === USER_HEADER || name === GROUP_HEADER || name === UID_HEADER || name.startsWith(EXTRA_PREFIX)) delete ctx.req.headers[name];
+  }
+  return next();
+}
+
+function asksToImpersonate(headers: IncomingHttpHeaders): boolean {
+  for (const name in headers) if (name.startsWith(IMPERSONATE_PREFIX)) return true;
+  return false;
 }
