@@ -23,6 +23,8 @@ export interface Classification {
   priorityLevel: PriorityLevelConfiguration;
 }
 
+type FlowLabels = { flow_schema: string; priority_level: string };
+
 interface Level {
   config: PriorityLevelConfiguration;
   /** Undefined for the exempt level. */
@@ -137,10 +139,18 @@ export class PriorityAndFairness {
   }
 
   /**
-   * Classifies and waits for a seat. `onClassified` runs first, so even a rejection carries the
-   * flow headers. Rejects with a 429 ControlPlaneError when the level's queues are full.
+   * Classifies and takes a seat: at once when one is free (no promise then), else after waiting in
+   * the level's queues. `onClassified` runs first, so even a rejection carries the flow headers.
+   * Throws (or rejects with) a 429 ControlPlaneError when the level's queues are full.
+   * `cancellation` gives the signal that ends a queued wait; it is asked for only if the request queues.
    */
-  async admit(user: UserInfo, info: RequestInfo, method: string, path: string, options: { onClassified?: (c: Classification) => void; cancelled?: AbortSignal; seats?: number } = {}): Promise<Admission> {
+  admit(
+    user: UserInfo,
+    info: RequestInfo,
+    method: string,
+    path: string,
+    options: { onClassified?: (c: Classification) => void; cancellation?: () => AbortSignal; seats?: number } = {},
+  ): Admission | Promise<Admission> {
     const classification = this.classify(user, info, method, path);
     options.onClassified?.(classification);
     const labels = { flow_schema: classification.flowSchema.metadata.name, priority_level: classification.priorityLevel.metadata.name };
@@ -150,36 +160,41 @@ export class PriorityAndFairness {
       metrics?.dispatched.inc(labels);
       return { ...classification, release: () => undefined };
     }
-    metrics?.estimatedSeats.observe(labels, options.seats ?? 1);
-    const hand = level.deckSize === 0 ? [] : this.#hand(labels.flow_schema, classification.distinguisher, level);
     const seats = options.seats ?? 1;
+    metrics?.estimatedSeats.observe(labels, seats);
+    const hand = level.deckSize === 0 ? [] : this.#hand(labels.flow_schema, classification.distinguisher, level);
     const queuedAt = process.hrtime.bigint();
-    let grant: Grant;
+    let acquired: Grant | Promise<Grant>;
     try {
-      const acquired = level.queues.acquire(hand, seats, options.cancelled);
-      if (acquired instanceof Promise) {
-        metrics?.inQueue.inc(labels);
-        try {
-          grant = await acquired;
-        } finally {
-          metrics?.inQueue.dec(labels);
-        }
-      } else {
-        grant = acquired;
-      }
+      acquired = level.queues.acquire(hand, seats, options.cancellation);
     } catch (error) {
-      if (error instanceof FlowControlRejection) {
-        metrics?.reject(labels.flow_schema, labels.priority_level, error.reason);
-        metrics?.waitDuration.observe({ ...labels, execute: "false" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
-      }
+      this.#rejected(labels, queuedAt, error);
       throw error;
     }
+    if (!(acquired instanceof Promise)) return this.#admitted(classification, labels, seats, queuedAt, acquired);
+    metrics?.inQueue.inc(labels);
+    return acquired.then(
+      (grant) => {
+        metrics?.inQueue.dec(labels);
+        return this.#admitted(classification, labels, seats, queuedAt, grant);
+      },
+      (error: unknown) => {
+        metrics?.inQueue.dec(labels);
+        this.#rejected(labels, queuedAt, error);
+        throw error;
+      },
+    );
+  }
+
+  #admitted(classification: Classification, labels: FlowLabels, seats: number, queuedAt: bigint, grant: Grant): Admission {
+    const metrics = this.#metrics;
     metrics?.waitDuration.observe({ ...labels, execute: "true" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
     metrics?.dispatched.inc(labels);
     const done = metrics?.startExecuting(labels, seats);
     let released = false;
     return {
-      ...classification,
+      flowSchema: classification.flowSchema,
+      priorityLevel: classification.priorityLevel,
       release: () => {
         if (released) return;
         released = true;
@@ -187,5 +202,11 @@ export class PriorityAndFairness {
         grant.release();
       },
     };
+  }
+
+  #rejected(labels: FlowLabels, queuedAt: bigint, error: unknown): void {
+    if (!(error instanceof FlowControlRejection)) return;
+    this.#metrics?.reject(labels.flow_schema, labels.priority_level, error.reason);
+    this.#metrics?.waitDuration.observe({ ...labels, execute: "false" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
   }
 }

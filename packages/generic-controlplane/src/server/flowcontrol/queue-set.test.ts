@@ -93,9 +93,23 @@ describe("QueueSet", () => {
     void set.acquire([0]);
     await expect(set.acquire([1])).rejects.toMatchObject({ reason: "time-out" });
     const controller = new AbortController();
-    const waiting = set.acquire([2], 1, controller.signal);
+    const waiting = set.acquire([2], 1, () => controller.signal);
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ reason: "cancelled" });
     expect(set.waitingRequests).toBe(0);
+    // A signal that aborted before the request queued drops it at once.
+    const gone = new AbortController();
+    gone.abort();
+    await expect(set.acquire([3], 1, () => gone.signal)).rejects.toMatchObject({ reason: "cancelled" });
+    expect(set.waitingRequests).toBe(0);
+    // A request admitted at once never asks for a signal.
+    const fresh = new QueueSet(1, config, 50);
+    let asked = 0;
+    const grant = fresh.acquire([0], 1, () => {
+      asked++;
+      return new AbortController().signal;
+    });
+    expect(grant).toHaveProperty("release");
+    expect(asked).toBe(0);
   });
 });

@@ -82,9 +82,11 @@ export class QueueSet {
   /**
    * Takes `seats` seats now, or queues for them in the least loaded queue of `hand` (queue indices
    * dealt for the request's flow). Rejects with FlowControlRejection when the chosen queue is
-   * full, when the level does not queue, after the wait limit, or when `cancelled` fires.
+   * full, when the level does not queue, after the wait limit, or when the signal `cancellation`
+   * gives aborts. `cancellation` is called only for a request that has to queue, so one admitted
+   * at once never builds a signal.
    */
-  acquire(hand: readonly number[], seats = 1, cancelled?: AbortSignal): Promise<Grant> | Grant {
+  acquire(hand: readonly number[], seats = 1, cancellation?: () => AbortSignal): Promise<Grant> | Grant {
     const width = Math.min(seats, this.#limit);
     if (this.#queues.length === 0) {
       if (this.#executingSeats + width > this.#limit) throw new FlowControlRejection("concurrency-limit");
@@ -116,8 +118,11 @@ export class QueueSet {
       }
       queue.waiting.push(entry);
       queue.waitingSeats += width;
-      // A client that goes away while queued gives up its place.
-      cancelled?.addEventListener("abort", () => this.#remove(entry, new FlowControlRejection("cancelled")), { once: true });
+      // A client that goes away while queued (or went before it queued) gives up its place.
+      const cancelled = cancellation?.();
+      const cancel = (): void => this.#remove(entry, new FlowControlRejection("cancelled"));
+      if (cancelled?.aborted === true) cancel();
+      else cancelled?.addEventListener("abort", cancel, { once: true });
     });
     // As upstream, a request is queued and then dispatched if it goes first and fits: a narrow
     // request need not wait while free seats are too few for the wide ones queued before it.
