@@ -7,9 +7,12 @@ import { isMap, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
  * `Warn` (Warning headers). A body that does not parse yields no messages: decoding reports that.
  */
 export function findDuplicateFields(text: string, contentType = "application/json"): string[] {
-  if (/yaml/i.test(contentType)) return duplicateYamlKeys(text);
+  if (isYamlContentType(contentType)) return duplicateYamlKeys(text);
   return (scanJsonFields(text) ?? []).filter((field) => field.duplicate).map((field) => `duplicate field "${field.path}"`);
 }
+
+/** Whether a body's Content-Type names YAML (its duplicate keys are go-yaml's, not JSON's). */
+export const isYamlContentType = (contentType: string): boolean => /yaml/i.test(contentType);
 
 /**
  * Whether a JSON text that parsed to `parsed` may name a key twice in one object. JSON.parse keeps

@@ -1,5 +1,5 @@
 import type { JSONSchemaProps } from "../schema/types.js";
-import { findDuplicateFields, mayHaveDuplicateJsonKeys, scanJsonFields } from "./duplicate-fields.js";
+import { findDuplicateFields, isYamlContentType, mayHaveDuplicateJsonKeys, scanJsonFields } from "./duplicate-fields.js";
 import { findUnknownCustomResourceFields, findUnknownFields, unknownFieldMessage, type UnknownFieldOptions } from "./unknown-fields.js";
 
 export interface StrictFieldOptions extends UnknownFieldOptions {
@@ -26,11 +26,11 @@ export function findStrictFieldErrors(
 ): string[] {
   if (options.customResource === true) {
     const unknown = schema === undefined ? [] : findUnknownCustomResourceFields(object, schema, options);
-    const duplicates = isYaml(contentType) || mayHaveDuplicateJsonKeys(text, object) ? findDuplicateFields(text, contentType) : [];
+    const duplicates = isYamlContentType(contentType) || mayHaveDuplicateJsonKeys(text, object) ? findDuplicateFields(text, contentType) : [];
     return [...duplicates, ...unknown.map(unknownFieldMessage)];
   }
   const unknown = schema === undefined ? [] : findUnknownFields(object, schema, options);
-  if (isYaml(contentType)) return [...findDuplicateFields(text, contentType), ...unknown.map(unknownFieldMessage)];
+  if (isYamlContentType(contentType)) return [...findDuplicateFields(text, contentType), ...unknown.map(unknownFieldMessage)];
   // The common case, a clean body, is settled without scanning the text key by key.
   if (unknown.length === 0 && !mayHaveDuplicateJsonKeys(text, object)) return [];
   const fields = scanJsonFields(text);
@@ -45,5 +45,3 @@ export function findStrictFieldErrors(
   for (const path of pending) messages.push(unknownFieldMessage(path));
   return messages;
 }
-
-const isYaml = (contentType: string): boolean => /yaml/i.test(contentType);
