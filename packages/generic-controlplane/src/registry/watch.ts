@@ -3,7 +3,7 @@ import { tooLargeResourceVersion } from "../api/errors/index.js";
 import type { KeyValue, ListResult, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import { parseResourceVersion, validateWatchRequest } from "./request-validation.js";
-import { buildMatcher } from "./selection.js";
+import { buildMatcher, type Matcher } from "./selection.js";
 import { LIST_PAGE_SIZE } from "./list.js";
 import type { ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
 import { cloneJson } from "../patch/json-value.js";
@@ -97,7 +97,7 @@ export async function startWatch(
     for (const event of events) {
       if (stopped) return;
       lastRevision = Math.max(lastRevision, event.kv.modRevision);
-      const converted = convert(ctx, event, matcher.everything ? undefined : (o) => matcher.matches(o));
+      const converted = convert(ctx, event, matcher);
       if (converted !== undefined) emit(converted);
     }
   };
@@ -181,39 +181,44 @@ export async function startWatch(
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function cached(ctx: WatchContext, source: object, key: string, build: () => WatchEvent): WatchEvent {
+/** The watch event built for `source` under `key`, if a watcher of the store built it already. */
+function cachedEvent(ctx: WatchContext, source: object, key: string): WatchEvent | undefined {
+  return ctx.eventCache.get(source)?.get(key);
+}
+
+function rememberEvent(ctx: WatchContext, source: object, key: string, event: WatchEvent): WatchEvent {
   let byType = ctx.eventCache.get(source);
   if (byType === undefined) {
     byType = new Map();
     ctx.eventCache.set(source, byType);
   }
-  let event = byType.get(key);
-  if (event === undefined) {
-    event = build();
-    byType.set(key, event);
-  }
+  byType.set(key, event);
   return event;
 }
 
-function convert(ctx: WatchContext, event: StorageEvent, matches: ((object: KubeObject) => boolean) | undefined): WatchEvent | undefined {
-  const simple = (type: WatchEventType) => cached(ctx, event, type, () => ({ type, object: ctx.decode(event.kv) }));
+/** ADDED, MODIFIED or DELETED with the event's own object, built once per storage event. */
+function simpleEvent(ctx: WatchContext, event: StorageEvent, type: WatchEventType): WatchEvent {
+  return cachedEvent(ctx, event, type) ?? rememberEvent(ctx, event, type, { type, object: ctx.decode(event.kv) });
+}
+
+// Runs once per watcher per change, so it allocates nothing when the event was built already.
+function convert(ctx: WatchContext, event: StorageEvent, matcher: Matcher): WatchEvent | undefined {
   if (event.type === "delete") {
-    if (matches !== undefined && !matches(ctx.decode(event.kv))) return undefined;
-    return simple("DELETED");
+    if (!matcher.everything && !matcher.matches(ctx.decode(event.kv))) return undefined;
+    return simpleEvent(ctx, event, "DELETED");
   }
   const isNew = event.prev === undefined;
-  if (matches === undefined) return simple(isNew ? "ADDED" : "MODIFIED");
-  const nowMatches = matches(ctx.decode(event.kv));
-  const matchedBefore = event.prev !== undefined && matches(ctx.decode(event.prev));
-  if (nowMatches) return simple(matchedBefore ? "MODIFIED" : "ADDED");
+  if (matcher.everything) return simpleEvent(ctx, event, isNew ? "ADDED" : "MODIFIED");
+  const nowMatches = matcher.matches(ctx.decode(event.kv));
+  const matchedBefore = event.prev !== undefined && matcher.matches(ctx.decode(event.prev));
+  if (nowMatches) return simpleEvent(ctx, event, matchedBefore ? "MODIFIED" : "ADDED");
   if (!matchedBefore || event.prev === undefined) return undefined;
   // Stopped matching: DELETED with the previous content at this event's revision, like the watch cache.
-  const prev = event.prev;
-  return cached(ctx, event, "DELETED-prev", () => {
-    const object = cloneJson(ctx.decode(prev));
-    (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
-    return { type: "DELETED", object };
-  });
+  const built = cachedEvent(ctx, event, "DELETED-prev");
+  if (built !== undefined) return built;
+  const object = cloneJson(ctx.decode(event.prev));
+  (object.metadata ??= {}).resourceVersion = String(event.kv.modRevision);
+  return rememberEvent(ctx, event, "DELETED-prev", { type: "DELETED", object });
 }
 
 /** How long before a watch's deadline the last BOOKMARK goes out (upstream cacher's 2 s). */

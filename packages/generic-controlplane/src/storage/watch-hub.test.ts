@@ -46,4 +46,25 @@ describe("WatchHub", () => {
     await eventually(() => seen.length >= 3);
     expect(seen).toEqual([1, 2, 3]);
   });
+
+  it("drops what a stopped watcher had queued, and delivers one published during a flush in the next flush", async () => {
+    const hub = new WatchHub();
+    const stoppedSeen: number[] = [];
+    const batches: number[][] = [];
+    const stopped = hub.add("/r/", { afterRevision: 0, onEvents: (e) => stoppedSeen.push(...e.map((x) => x.kv.modRevision)) }, [], 0);
+    hub.add("/r/", {
+      afterRevision: 0,
+      onEvents: (e) => {
+        batches.push(e.map((x) => x.kv.modRevision));
+        // A change committed while this batch is delivered (e.g. by the consumer itself).
+        if (batches.length === 1) hub.publish([put("/r/c", 3)]);
+      },
+    }, [], 0);
+    hub.publish([put("/r/a", 1), put("/r/b", 2)]);
+    stopped.stop();
+    await eventually(() => batches.length === 2);
+    expect(batches).toEqual([[1, 2], [3]]);
+    expect(stoppedSeen).toEqual([]);
+    expect(hub.size).toBe(1);
+  });
 });

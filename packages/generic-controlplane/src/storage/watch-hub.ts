@@ -21,6 +21,8 @@ interface Watcher {
   queuedThrough: number;
   pending: StorageEvent[];
   active: boolean;
+  /** Listed in the hub's `dirty` for the next flush. */
+  dirty: boolean;
 }
 
 /**
@@ -30,14 +32,18 @@ interface Watcher {
  */
 export class WatchHub {
   private readonly byPrefix = new Map<string, Set<Watcher>>();
-  private readonly dirty = new Set<Watcher>();
+  /**
+   * Watchers with events to deliver at the next flush, each once (its `dirty` flag). An array, not
+   * a Set: one change reaching thousands of watchers is queued without hashing or growing a table.
+   */
+  private dirty: Watcher[] = [];
   /** Watchers still replaying history (not yet in `byPrefix`). */
   private readonly replaying = new Set<Watcher>();
   private flushScheduled = false;
 
   /** Registers a watcher whose history up to `replayedThrough` is `replay` (already filtered and ordered). */
   add(prefix: string, options: WatchOptions, replay: StorageEvent[], replayedThrough: number): StorageWatch {
-    const watcher: Watcher = { prefix, options, queuedThrough: replayedThrough, pending: replay, active: true };
+    const watcher: Watcher = { prefix, options, queuedThrough: replayedThrough, pending: replay, active: true, dirty: false };
     this.register(watcher);
     if (replay.length > 0) this.markDirty(watcher);
     return { stop: () => this.remove(watcher) };
@@ -61,7 +67,7 @@ export class WatchHub {
    * commit falls between replay and live events.
    */
   addReplaying(prefix: string, options: WatchOptions, readPage: (after: number, limit: number) => ReplayPage, afterRevision: number): StorageWatch {
-    const watcher: Watcher = { prefix, options, queuedThrough: afterRevision, pending: [], active: true };
+    const watcher: Watcher = { prefix, options, queuedThrough: afterRevision, pending: [], active: true, dirty: false };
     this.replaying.add(watcher);
     const fail = (error: unknown): void => {
       if (!watcher.active) return;
@@ -110,7 +116,10 @@ export class WatchHub {
         for (const watcher of set) {
           if (event.kv.modRevision <= watcher.queuedThrough) continue;
           watcher.queuedThrough = event.kv.modRevision;
-          watcher.pending.push(event);
+          // Most flushes carry one event: an exact one-element array, where a push onto an empty
+          // one would allocate room for seventeen (per watcher, per change).
+          if (watcher.pending.length === 0) watcher.pending = [event];
+          else watcher.pending.push(event);
           this.markDirty(watcher);
         }
       }
@@ -128,7 +137,7 @@ export class WatchHub {
     const watchers = [...this.byPrefix.values()].flatMap((set) => [...set]).concat([...this.replaying]);
     this.byPrefix.clear();
     this.replaying.clear();
-    this.dirty.clear();
+    this.dirty = [];
     for (const watcher of watchers) {
       watcher.active = false;
       watcher.pending = [];
@@ -140,7 +149,6 @@ export class WatchHub {
     if (!watcher.active) return;
     watcher.active = false;
     watcher.pending = [];
-    this.dirty.delete(watcher);
     this.replaying.delete(watcher);
     const set = this.byPrefix.get(watcher.prefix);
     set?.delete(watcher);
@@ -148,7 +156,10 @@ export class WatchHub {
   }
 
   private markDirty(watcher: Watcher): void {
-    this.dirty.add(watcher);
+    if (!watcher.dirty) {
+      watcher.dirty = true;
+      this.dirty.push(watcher);
+    }
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
@@ -156,9 +167,10 @@ export class WatchHub {
 
   private flush(): void {
     this.flushScheduled = false;
-    const watchers = [...this.dirty];
-    this.dirty.clear();
+    const watchers = this.dirty;
+    this.dirty = [];
     for (const watcher of watchers) {
+      watcher.dirty = false;
       if (!watcher.active || watcher.pending.length === 0) continue;
       const batch = watcher.pending;
       watcher.pending = [];
