@@ -21,9 +21,9 @@ export interface AdmissionRequestContext {
 
 const storage = new AsyncLocalStorage<AdmissionRequestContext>();
 
-/** Runs `fn` (the serving of one request) with `context` visible to admission plugins below it. */
-export function runWithAdmissionRequestContext<T>(context: AdmissionRequestContext, fn: () => T): T {
-  return storage.run(context, fn);
+/** Runs `fn(arg)` (the serving of one request) with `context` visible to admission plugins below it. */
+export function runWithAdmissionRequestContext<A, T>(context: AdmissionRequestContext, fn: (arg: A) => T, arg: A): T {
+  return storage.run(context, fn, arg);
 }
 
 /** The request being admitted; undefined for writes that come from no HTTP request (in-process callers). */

@@ -17,7 +17,7 @@ const asAlice: RequestFilter = {
   name: "as-alice",
   handle(ctx, next) {
     ctx.user = { name: "alice", groups: ["system:authenticated"] };
-    return next();
+    return next(ctx);
   },
 };
 

@@ -16,6 +16,8 @@ import type { RequestFilter } from "./chain.js";
 export function withAdmissionRequestContext(): RequestFilter {
   return {
     name: "admission-context",
+    // `ctx` goes to `next` as an argument: a closure over it here would share its scope with the
+    // context's own functions, and so hold the request after all.
     handle(ctx, next) {
       const { user, warnings, auditAnnotations } = ctx;
       return runWithAdmissionRequestContext(
@@ -27,6 +29,7 @@ export function withAdmissionRequestContext(): RequestFilter {
           },
         },
         next,
+        ctx,
       );
     },
   };

@@ -26,13 +26,13 @@ type User = NonNullable<RequestContext["user"]>;
  * response already carries the `Audit-Id` the events are keyed by.
  */
 export function withAudit(options?: AuditOptions): RequestFilter {
-  if (options === undefined) return { name: "audit", handle: (_ctx, next) => next() };
+  if (options === undefined) return { name: "audit", handle: (ctx, next) => next(ctx) };
   const { policy, backend } = options;
   return {
     name: "audit",
     async handle(ctx, next) {
       const decision = evaluateAuditPolicy(policy, auditAttributes(ctx));
-      if (decision.level === "None") return next();
+      if (decision.level === "None") return next(ctx);
       const user = ctx.user;
       const received = arrivalTime(ctx);
       const emit = (stage: AuditStage, extra: Record<string, unknown> = {}): void => {
@@ -55,7 +55,7 @@ export function withAudit(options?: AuditOptions): RequestFilter {
       ctx.res.once("close", () => {
         if (!ctx.res.writableFinished) complete();
       });
-      await next();
+      await next(ctx);
     },
   };
 }

@@ -17,7 +17,7 @@ export type Authenticate = (ctx: RequestContext) => UserInfo | undefined | Promi
  * 401 `Unauthorized`, and the `Authorization` header is not passed further on.
  */
 export function withAuthentication(authenticate: Authenticate | undefined): RequestFilter {
-  if (authenticate === undefined) return { name: "authentication", handle: (_ctx, next) => next() };
+  if (authenticate === undefined) return { name: "authentication", handle: (ctx, next) => next(ctx) };
   const accept = (ctx: RequestContext, user: UserInfo | undefined): void => {
     ctx.user = user ?? ANONYMOUS;
     delete ctx.req.headers.authorization;
@@ -36,13 +36,13 @@ export function withAuthentication(authenticate: Authenticate | undefined): Requ
         return user.then(
           (found) => {
             accept(ctx, found);
-            return next();
+            return next(ctx);
           },
           (error: unknown) => failure(error),
         );
       }
       accept(ctx, user);
-      return next();
+      return next(ctx);
     },
   };
 }

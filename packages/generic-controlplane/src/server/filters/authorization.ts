@@ -37,7 +37,7 @@ export function forbiddenMessage(user: UserInfo, attributes: AuthorizationAttrib
  * authorizer every request passes (kube-apiserver's `--authorization-mode=AlwaysAllow`).
  */
 export function withAuthorization(authorizer?: Authorizer): RequestFilter {
-  if (authorizer === undefined) return { name: "authorization", handle: (_ctx, next) => next() };
+  if (authorizer === undefined) return { name: "authorization", handle: (ctx, next) => next(ctx) };
   return {
     name: "authorization",
     handle(ctx, next) {
@@ -57,5 +57,5 @@ function decide(ctx: RequestContext, attributes: AuthorizationAttributes, decisi
     const resource = attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
     throw forbidden(resource, attributes.name ?? "", why);
   }
-  return next();
+  return next(ctx);
 }

@@ -11,8 +11,8 @@ export function withBodyRead(limits: BodyReadLimits): RequestFilter {
   return {
     name: "body-read",
     handle(ctx, next) {
-      if (!isMutating(ctx.info)) return next();
-      return readBody(ctx.req, limits).then(() => next());
+      if (!isMutating(ctx.info)) return next(ctx);
+      return readBody(ctx.req, limits).then(() => next(ctx));
     },
   };
 }

@@ -8,9 +8,9 @@ const startChain = chainServers();
 function recording(name: string, seen: string[]): RequestFilter {
   return {
     name,
-    async handle(_ctx, next) {
+    async handle(ctx, next) {
       seen.push(`> ${name}`);
-      await next();
+      await next(ctx);
       seen.push(`< ${name}`);
     },
   };

@@ -109,7 +109,7 @@ export function withImpersonation(authorizer?: Authorizer): RequestFilter {
     name: "impersonation",
     handle(ctx, next) {
       // Nearly every request impersonates nobody: that is settled without building headersDistinct.
-      if (!asksToImpersonate(ctx.req.headers)) return next();
+      if (!asksToImpersonate(ctx.req.headers)) return next(ctx);
       return impersonate(ctx, next, authorizer);
     },
   };
@@ -118,7 +118,7 @@ export function withImpersonation(authorizer?: Authorizer): RequestFilter {
 async function impersonate(ctx: RequestContext, next: Next, authorizer: Authorizer | undefined): Promise<void> {
   const headers = ctx.req.headersDistinct;
   const requests = impersonationRequests(headers);
-  if (requests.length === 0) return next();
+  if (requests.length === 0) return next(ctx);
   const requester = ctx.user;
   // Without an authorizer nobody may impersonate: that would let any client pick its user.
   for (const request of requests) {
@@ -129,7 +129,7 @@ async function impersonate(ctx: RequestContext, next: Next, authorizer: Authoriz
   for (const name of Object.keys(ctx.req.headers)) {
     if (name === USER_HEADER || name === GROUP_HEADER || name === UID_HEADER || name.startsWith(EXTRA_PREFIX)) delete ctx.req.headers[name];
   }
-  return next();
+  return next(ctx);
 }
 
 function asksToImpersonate(headers: IncomingHttpHeaders): boolean {

@@ -27,7 +27,7 @@ export function withMaxInFlight(options: MaxInFlightOptions): RequestFilter {
   return {
     name: "max-in-flight",
     handle(ctx, next) {
-      if (isLongRunning(ctx.info)) return next();
+      if (isLongRunning(ctx.info)) return next(ctx);
       const kind: RequestKind = isMutating(ctx.info) ? "mutating" : "readOnly";
       const limit = options.limits?.[kind] ?? 0;
       if (ctx.info?.isResourceRequest === true && limit > 0 && inflight[kind] >= limit) throw tooManyInFlight();
@@ -35,7 +35,7 @@ export function withMaxInFlight(options: MaxInFlightOptions): RequestFilter {
       ctx.res.once("close", () => {
         inflight[kind]--;
       });
-      return next();
+      return next(ctx);
     },
   };
 }

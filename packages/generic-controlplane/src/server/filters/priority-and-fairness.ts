@@ -39,12 +39,12 @@ export function withPriorityAndFairness(flowControl: PriorityAndFairness, option
       if (queued !== undefined) res.off("close", abort);
       if (res.destroyed) {
         admission.release();
-        return next();
+        return next(ctx);
       }
       const release = (): void => admission.release();
       res.once("close", release);
       if (isLongRunning(info)) ctx.watchInitialized = release;
-      return next();
+      return next(ctx);
     };
     if (admitted instanceof Promise) {
       return admitted.then(serve, (error: unknown) => {

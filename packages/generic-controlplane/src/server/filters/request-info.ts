@@ -7,7 +7,7 @@ export function withRequestInfo(): RequestFilter {
     name: "request-info",
     handle(ctx, next) {
       ctx.info = parseRequestInfo(ctx.method, ctx.path, ctx.query);
-      return next();
+      return next(ctx);
     },
   };
 }

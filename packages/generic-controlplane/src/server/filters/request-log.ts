@@ -46,7 +46,7 @@ export function withRequestLog(options: RequestLogOptions): RequestFilter {
     handle(ctx, next) {
       // A response emits "close" once, after "finish" or when the connection went first.
       if (metrics || logger) ctx.res.once("close", () => record(ctx));
-      return next();
+      return next(ctx);
     },
   };
 }

@@ -17,7 +17,7 @@ export function withRetryAfter(notAcceptingNewRequests: () => boolean): RequestF
         ctx.res.setHeader("Connection", "close");
         throw shuttingDown();
       }
-      return next();
+      return next(ctx);
     },
   };
 }

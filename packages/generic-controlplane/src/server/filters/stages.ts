@@ -1,5 +1,5 @@
 import type { RequestContext } from "../context.js";
-import type { RequestFilter } from "./chain.js";
+import type { Next, RequestFilter } from "./chain.js";
 
 /**
  * A stage of the handler chain, run in order for every request after authorization and before it
@@ -14,13 +14,13 @@ export interface HandlerStage {
 
 /** Runs the configured stages; the first that answers the request ends the chain. */
 export function withStages(stages: readonly HandlerStage[]): RequestFilter {
-  const runFrom = (index: number, ctx: RequestContext, next: () => Promise<void>): Promise<void> => {
+  const runFrom = (index: number, ctx: RequestContext, next: Next): Promise<void> => {
     for (let i = index; i < stages.length; i++) {
       const answered = (stages[i] as HandlerStage).handle(ctx);
       if (answered instanceof Promise) return answered.then((done) => (done === true ? undefined : runFrom(i + 1, ctx, next)));
       if (answered === true) return Promise.resolve();
     }
-    return next();
+    return next(ctx);
   };
   return {
     name: "stages",

@@ -18,9 +18,9 @@ export function withRequestTimeout(requestTimeoutMs: number): RequestFilter {
   return {
     name: "timeout",
     handle(ctx, next) {
-      if (isLongRunning(ctx.info)) return next();
+      if (isLongRunning(ctx.info)) return next(ctx);
       const timeoutMs = deadlineOf(ctx.query.get("timeout"), requestTimeoutMs);
-      if (timeoutMs <= 0) return next();
+      if (timeoutMs <= 0) return next(ctx);
       return new Promise<void>((resolve, reject) => {
         let settled = false;
         const timer = setTimeout(() => {
@@ -36,7 +36,7 @@ export function withRequestTimeout(requestTimeoutMs: number): RequestFilter {
           res.setHeader("Connection", "close");
           reject(timeoutError("request did not complete within requested timeout - context deadline exceeded", 0));
         }, timeoutMs);
-        next().then(
+        next(ctx).then(
           () => {
             if (settled) return;
             settled = true;

@@ -39,7 +39,7 @@ export function withWaitGroup(requests: NonLongRunningRequests): RequestFilter {
     name: "wait-group",
     handle(ctx, next) {
       if (!isLongRunning(ctx.info)) requests.track(ctx.res);
-      return next();
+      return next(ctx);
     },
   };
 }
