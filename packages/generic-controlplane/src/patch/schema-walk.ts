@@ -9,7 +9,23 @@ export type Definitions = Readonly<Record<string, JSONSchemaProps>>;
  * so patch extensions written on a property apply even when its type lives elsewhere.
  */
 export function resolveSchema(schema: JSONSchemaProps | undefined, definitions?: Definitions): JSONSchemaProps | undefined {
-  let current = schema;
+  if (schema === undefined || (schema.$ref === undefined && schema.allOf?.length !== 1)) return schema;
+  // Against the built-in definitions (which never change) a node resolves the same way every time:
+  // once per node, rather than a merged copy per field of every request body walked.
+  if (definitions !== undefined) return resolveChain(schema, definitions);
+  let resolved = resolvedBuiltIn.get(schema);
+  if (resolved === undefined) {
+    resolved = resolveChain(schema, undefined) ?? null;
+    resolvedBuiltIn.set(schema, resolved);
+  }
+  return resolved ?? undefined;
+}
+
+/** Built-in resolutions per schema node (null: the reference names nothing). Schemas are never mutated. */
+const resolvedBuiltIn = new WeakMap<JSONSchemaProps, JSONSchemaProps | null>();
+
+function resolveChain(schema: JSONSchemaProps, definitions: Definitions | undefined): JSONSchemaProps | undefined {
+  let current: JSONSchemaProps | undefined = schema;
   for (let depth = 0; current !== undefined && depth < 32; depth++) {
     const single = current.allOf?.length === 1 ? current.allOf[0] : undefined;
     const reference = current.$ref ?? single?.$ref;
@@ -57,6 +73,18 @@ function isBareObject(schema: JSONSchemaProps | undefined): boolean {
  * the schema sees the real thing.
  */
 export function withObjectMeta(schema: JSONSchemaProps): JSONSchemaProps {
+  let completed = withObjectMetaCache.get(schema);
+  if (completed === undefined) {
+    completed = completeWithObjectMeta(schema);
+    withObjectMetaCache.set(schema, completed);
+  }
+  return completed;
+}
+
+/** Built once per schema: every request body of a resource is walked against the same one. Schemas are never mutated. */
+const withObjectMetaCache = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
+
+function completeWithObjectMeta(schema: JSONSchemaProps): JSONSchemaProps {
   const properties = { ...(schema.properties ?? {}) };
   if (isBareObject(properties.metadata)) {
     const meta = objectMetaProperty();

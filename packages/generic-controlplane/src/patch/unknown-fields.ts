@@ -75,14 +75,15 @@ function walk(
   // A schema that says nothing about its shape (no type, no properties) accepts anything.
   const unconstrained = schema.type === undefined && properties === undefined && additionalProperties === undefined;
   if (unconstrained && schema.allOf === undefined) return;
-  for (const [key, fieldValue] of Object.entries(value)) {
-    const declared = properties?.[key];
-    // Fields under a resource's metadata are ObjectMeta's, reported where upstream decodes it.
-    const childOrigin = key === "metadata" && (resourceRoot || embedded) ? (resourceRoot ? "objectMeta" : "embeddedObjectMeta") : origin;
-    if (declared !== undefined) {
-      walk(fieldValue, declared, child(path, key), definitions, out, childOrigin, false);
-    } else if (typeof additionalProperties === "object") {
-      walk(fieldValue, additionalProperties, child(path, key), definitions, out, childOrigin, false);
+  for (const key of Object.keys(value)) {
+    const fieldSchema = properties?.[key] ?? (typeof additionalProperties === "object" ? additionalProperties : undefined);
+    const fieldValue = value[key];
+    if (fieldSchema !== undefined) {
+      // Only objects and arrays hold fields: a scalar needs no walk (nor its path spelled out).
+      if (typeof fieldValue !== "object" || fieldValue === null) continue;
+      // Fields under a resource's metadata are ObjectMeta's, reported where upstream decodes it.
+      const childOrigin = key === "metadata" && (resourceRoot || embedded) ? (resourceRoot ? "objectMeta" : "embeddedObjectMeta") : origin;
+      walk(fieldValue, fieldSchema, child(path, key), definitions, out, childOrigin, false);
     } else if (!preserve) {
       out.push({ path: child(path, key), origin });
     }

@@ -29,22 +29,29 @@ export interface FieldTypeOptions {
 class TypeMismatch extends Error {}
 
 const ANY_OBJECT: JSONSchemaProps = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
-const roots = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
 
-/** The schema with apiVersion, kind and the full ObjectMeta, built once per schema. */
-function rootSchema(schema: JSONSchemaProps = ANY_OBJECT): JSONSchemaProps {
-  let root = roots.get(schema);
-  if (root === undefined) {
-    root = withObjectMeta(schema);
-    roots.set(schema, root);
-  }
-  return root;
-}
-
-/** Where a value sits, as Go's decoder reports it: the innermost struct and the field path from the root. */
+/**
+ * Where a value sits, as Go's decoder reports it: the innermost struct, and the field path from
+ * the root as the path of the field's parent and its key. The path and the Go name of an inline
+ * struct here are only spelled out when a message or a nested struct needs them.
+ */
 interface Place {
   struct: string;
-  field: string;
+  parent: string;
+  key: string;
+}
+
+function fieldOf(place: Place): string {
+  return place.parent === "" ? place.key : `${place.parent}.${place.key}`;
+}
+
+/** The Go name an inline struct at this place gets when its schema does not name one. */
+function structNameOf(place: Place): string {
+  return `${place.struct}${pascal(place.key)}`;
+}
+
+function typeName(given: JSONSchemaProps | undefined, resolved: JSONSchemaProps | undefined, place: Place): string {
+  return goTypeName(given, resolved, structNameOf(place));
 }
 
 const INT_RANGE = {
@@ -57,7 +64,7 @@ const INT_RANGE = {
  * mistyped field, or undefined.
  */
 export function fieldTypeError(object: Record<string, unknown>, schema: JSONSchemaProps | undefined, options: FieldTypeOptions): string | undefined {
-  const root = rootSchema(schema);
+  const root = withObjectMeta(schema ?? ANY_OBJECT);
   try {
     decodeStruct(object, root, options.kind, "", options);
     return undefined;
@@ -76,7 +83,7 @@ function jsonKind(value: unknown): string {
 
 function mismatch(value: unknown, place: Place, type: string, literal?: string): TypeMismatch {
   const what = typeof value === "number" && literal !== undefined ? `number ${literal}` : jsonKind(value);
-  return new TypeMismatch(`json: cannot unmarshal ${what} into Go struct field ${place.struct}.${place.field} of type ${type}`);
+  return new TypeMismatch(`json: cannot unmarshal ${what} into Go struct field ${place.struct}.${fieldOf(place)} of type ${type}`);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -171,22 +178,17 @@ function decodeStruct(object: Record<string, unknown>, schema: JSONSchemaProps, 
       delete object[key];
       continue;
     }
-    const field = path === "" ? key : `${path}.${key}`;
-    decodeValue(object, key, value, properties[key] as JSONSchemaProps, { struct, field }, `${struct}${pascal(key)}`, options);
+    decodeValue(object, key, value, properties[key] as JSONSchemaProps, { struct, parent: path, key }, options);
   }
 }
 
-/**
- * Decodes `holder[key]` (already known not to be null) against `given`. `structName` is the Go
- * name an inline struct at this place gets when its schema does not name one.
- */
+/** Decodes `holder[key]` (already known not to be null) against `given`. */
 function decodeValue(
   holder: object,
   key: string,
   value: unknown,
   given: JSONSchemaProps,
   place: Place,
-  structName: string,
   options: FieldTypeOptions,
 ): void {
   let schema = resolveSchema(given, options.definitions);
@@ -196,49 +198,48 @@ function decodeValue(
     return;
   }
   // The Go type name is only spelled out when needed (an error, a struct): most values are fine.
-  const type = (): string => goTypeName(given, schema, structName);
   if (isTime(schema)) {
     // metav1.Time and MicroTime unmarshal themselves: from a string, through time.Parse.
     if (typeof value !== "string") throw mismatch(value, place, "string");
-    const error = goTimeError(value, type().endsWith("MicroTime"));
+    const error = goTimeError(value, typeName(given, schema, place).endsWith("MicroTime"));
     if (error !== undefined) throw new TypeMismatch(error);
     return;
   }
   switch (schema.type) {
     case "string": {
-      if (typeof value !== "string") throw mismatch(value, place, type());
+      if (typeof value !== "string") throw mismatch(value, place, typeName(given, schema, place));
       // A []byte field decodes its string as standard base64.
       const offset = schema.format === "byte" ? base64ErrorOffset(value) : undefined;
       if (offset !== undefined) throw new TypeMismatch(`illegal base64 data at input byte ${offset}`);
       return;
     }
     case "boolean":
-      if (typeof value !== "boolean") throw mismatch(value, place, type());
+      if (typeof value !== "boolean") throw mismatch(value, place, typeName(given, schema, place));
       return;
     case "number":
-      if (typeof value !== "number") throw mismatch(value, place, type());
+      if (typeof value !== "number") throw mismatch(value, place, typeName(given, schema, place));
       return;
     case "integer":
-      checkInteger(holder, key, value, place, schema.format === "int32" ? "int32" : "int64", type, options);
+      checkInteger(holder, key, value, place, schema.format === "int32" ? "int32" : "int64", given, schema, options);
       return;
     case "array": {
-      if (!Array.isArray(value)) throw mismatch(value, place, type());
+      if (!Array.isArray(value)) throw mismatch(value, place, typeName(given, schema, place));
       const items = schema.items;
       if (items === undefined) return;
       const resolvedItems = resolveSchema(items, options.definitions);
       value.forEach((item, index) => {
         if (item === null || item === undefined) value[index] = zeroValue(resolvedItems);
-        else decodeValue(value, String(index), item, items, place, structName, options);
+        else decodeValue(value, String(index), item, items, place, options);
       });
       return;
     }
     case "object":
     default: {
-      if (!isRecord(value)) throw mismatch(value, place, type());
+      if (!isRecord(value)) throw mismatch(value, place, typeName(given, schema, place));
       if (schema.properties !== undefined) {
         if (schema["x-kubernetes-embedded-resource"] === true) schema = withObjectMeta(schema);
-        const structType = type();
-        decodeStruct(value, schema, structType.slice(structType.lastIndexOf(".") + 1), place.field, options);
+        const structType = typeName(given, schema, place);
+        decodeStruct(value, schema, structType.slice(structType.lastIndexOf(".") + 1), fieldOf(place), options);
         return;
       }
       const values = schema.additionalProperties;
@@ -247,22 +248,33 @@ function decodeValue(
       for (const entry of Object.keys(value)) {
         const item = value[entry];
         if (item === null || item === undefined) value[entry] = zeroValue(resolvedValues);
-        else decodeValue(value, entry, item, values, place, structName, options);
+        else decodeValue(value, entry, item, values, place, options);
       }
     }
   }
 }
 
-function checkInteger(holder: object, key: string, value: unknown, place: Place, bits: "int32" | "int64", type: () => string, options: FieldTypeOptions): void {
-  if (typeof value !== "number") throw mismatch(value, place, type());
+function checkInteger(
+  holder: object,
+  key: string,
+  value: unknown,
+  place: Place,
+  bits: "int32" | "int64",
+  given: JSONSchemaProps,
+  schema: JSONSchemaProps,
+  options: FieldTypeOptions,
+): void {
+  if (typeof value !== "number") throw mismatch(value, place, typeName(given, schema, place));
   const literal = options.numberLiteral?.(holder, key);
   const [min, max] = INT_RANGE[bits];
   if (literal !== undefined && /^-?(0|[1-9]\d*)$/.test(literal)) {
     const exact = BigInt(literal);
-    if (exact < min || exact > max) throw mismatch(value, place, type(), literal);
+    if (exact < min || exact > max) throw mismatch(value, place, typeName(given, schema, place), literal);
     return;
   }
-  if (!Number.isInteger(value) || value < Number(min) || value >= Number(max) + 1) throw mismatch(value, place, type(), literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)));
+  if (!Number.isInteger(value) || value < Number(min) || value >= Number(max) + 1) {
+    throw mismatch(value, place, typeName(given, schema, place), literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)));
+  }
 }
 
 /**
