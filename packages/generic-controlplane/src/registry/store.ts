@@ -258,7 +258,7 @@ class GenericResourceStore implements GenericStore {
           return object;
         }
         const kv = await this.storage.create(key, this.encode(object));
-        return this.decodeFresh(kv);
+        return this.created(object, kv);
       } catch (error) {
         if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
         if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -619,6 +619,8 @@ class GenericResourceStore implements GenericStore {
 
   private encode(object: KubeObject): string {
     const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneJson(object)) : object;
+    // The stored value never carries a resourceVersion (the revision is one): copied without it only when it has one.
+    if (stored.metadata != null && stored.metadata.resourceVersion === undefined) return JSON.stringify(stored);
     const meta: ObjectMeta = { ...(stored.metadata ?? {}) };
     delete meta.resourceVersion;
     return JSON.stringify({ ...stored, metadata: meta });
@@ -628,6 +630,18 @@ class GenericResourceStore implements GenericStore {
   private decodeFresh(kv: KeyValue): KubeObject {
     let object = JSON.parse(kv.value) as KubeObject;
     if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
+    metadataOf(object).resourceVersion = String(kv.modRevision);
+    this.definition.strategy?.decorate?.(object);
+    return object;
+  }
+
+  /**
+   * What `decodeFresh(kv)` gives for the value a create just encoded from `object`, without parsing
+   * back the JSON made from it a moment ago: the object itself (create's own copy of its input)
+   * with its resourceVersion. A resource stored in another form is decoded from storage.
+   */
+  private created(object: KubeObject, kv: KeyValue): KubeObject {
+    if (this.definition.storedAs) return this.decodeFresh(kv);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);
     return object;
