@@ -21,6 +21,18 @@ describe("create", () => {
     expect((JSON.parse(kv?.value ?? "{}") as { metadata: { resourceVersion?: string } }).metadata.resourceVersion).toBeUndefined();
   });
 
+  it("answers with what it stored, in an object neither the input nor the store shares", async () => {
+    const { store } = setup();
+    const input = widget("a", { color: "red" });
+    const sent = JSON.stringify(input);
+    const created = await store.create("default", input);
+    // The answer is byte for byte what a read of the stored object gives.
+    expect(JSON.stringify(created)).toBe(JSON.stringify(await store.get("default", "a")));
+    expect(JSON.stringify(input)).toBe(sent);
+    (created.spec as { color: string }).color = "blue";
+    expect((await store.get("default", "a")).spec).toEqual({ color: "red" });
+  });
+
   it("keys grouped cluster-scoped types by group and clears status, starting generation at 1", async () => {
     const { store, storage } = setup(gadgets);
     const created = await store.create(undefined, { metadata: { name: "g", namespace: "ignored" }, spec: { a: 1 }, status: { ready: true } });
