@@ -257,8 +257,8 @@ class GenericResourceStore implements GenericStore {
           if ((await this.storage.get(key)) !== undefined) throw alreadyExists(this.groupResource, meta.name ?? "");
           return object;
         }
-        const kv = await this.storage.create(key, this.encode(object));
-        return this.created(object, kv);
+        const value = this.encode(object);
+        return this.created(object, value, await this.storage.create(key, value));
       } catch (error) {
         if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
         if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -638,10 +638,11 @@ class GenericResourceStore implements GenericStore {
   /**
    * What `decodeFresh(kv)` gives for the value a create just encoded from `object`, without parsing
    * back the JSON made from it a moment ago: the object itself (create's own copy of its input)
-   * with its resourceVersion. A resource stored in another form is decoded from storage.
+   * with its resourceVersion. A resource stored in another form, or storage that answers with a
+   * value of its own (a converting one), is decoded as any read is.
    */
-  private created(object: KubeObject, kv: KeyValue): KubeObject {
-    if (this.definition.storedAs) return this.decodeFresh(kv);
+  private created(object: KubeObject, value: string, kv: KeyValue): KubeObject {
+    if (this.definition.storedAs || kv.value !== value) return this.decodeFresh(kv);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);
     return object;
