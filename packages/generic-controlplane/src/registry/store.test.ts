@@ -3,6 +3,8 @@ import type { KubeObject } from "../api/types.js";
 import { createGenericStore, createResourceStore } from "./store.js";
 import { gadgets, rejection, setup, widget, widgets } from "./test-fixtures.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
+import { createMemoryStorage } from "../storage/memory.js";
+import type { Storage } from "../storage/types.js";
 
 describe("create", () => {
   it("fills system metadata and stores under the core key", async () => {
@@ -31,6 +33,21 @@ describe("create", () => {
     expect(JSON.stringify(input)).toBe(sent);
     (created.spec as { color: string }).color = "blue";
     expect((await store.get("default", "a")).spec).toEqual({ color: "red" });
+  });
+
+  it("answers with what storage answered when storage keeps a value of its own", async () => {
+    // As storage converting custom resources between versions does: the value it answers is not the one written.
+    const storage = createMemoryStorage({ compactInterval: 0 });
+    const stamping: Storage = Object.assign(Object.create(storage) as Storage, {
+      create: async (key: string, value: string) => {
+        const kv = await storage.create(key, value);
+        const stored = JSON.parse(kv.value) as KubeObject;
+        return { ...kv, value: JSON.stringify({ ...stored, spec: { ...(stored.spec as object), stamped: true } }) };
+      },
+    });
+    const store = createGenericStore(widgets, stamping, { clock: () => new Date("2026-01-02T03:04:05.678Z") });
+    const created = await store.create("default", widget("a", { color: "red" }));
+    expect(created.spec).toEqual({ color: "red", stamped: true });
   });
 
   it("keys grouped cluster-scoped types by group and clears status, starting generation at 1", async () => {
