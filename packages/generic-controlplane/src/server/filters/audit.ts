@@ -3,7 +3,7 @@ import type { AuditBackend } from "../../audit/log-backend.js";
 import { evaluateAuditPolicy, type AuditAttributes, type AuditDecision, type AuditPolicy, type AuditStage } from "../../audit/policy.js";
 import { bodyIfRead } from "../body.js";
 import type { RequestContext } from "../context.js";
-import type { RequestFilter } from "./chain.js";
+import { passThrough, type RequestFilter } from "./chain.js";
 
 /** Audit logging: which requests at which level (the policy) and where the events go. */
 export interface AuditOptions {
@@ -26,7 +26,7 @@ type User = NonNullable<RequestContext["user"]>;
  * response already carries the `Audit-Id` the events are keyed by.
  */
 export function withAudit(options?: AuditOptions): RequestFilter {
-  if (options === undefined) return { name: "audit", handle: (ctx, next) => next(ctx) };
+  if (options === undefined) return passThrough("audit");
   const { policy, backend } = options;
   return {
     name: "audit",

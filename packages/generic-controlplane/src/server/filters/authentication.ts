@@ -2,7 +2,7 @@ import { unauthorized } from "../../api/errors/index.js";
 import { AuthenticationFailure } from "../../authn/types.js";
 import type { RequestContext } from "../context.js";
 import { ANONYMOUS, type UserInfo } from "../access-reviews.js";
-import type { RequestFilter } from "./chain.js";
+import { passThrough, type RequestFilter } from "./chain.js";
 
 /**
  * Says who sent a request; `undefined` leaves it anonymous. Rejecting with an
@@ -17,7 +17,7 @@ export type Authenticate = (ctx: RequestContext) => UserInfo | undefined | Promi
  * 401 `Unauthorized`, and the `Authorization` header is not passed further on.
  */
 export function withAuthentication(authenticate: Authenticate | undefined): RequestFilter {
-  if (authenticate === undefined) return { name: "authentication", handle: (ctx, next) => next(ctx) };
+  if (authenticate === undefined) return passThrough("authentication");
   const accept = (ctx: RequestContext, user: UserInfo | undefined): void => {
     ctx.user = user ?? ANONYMOUS;
     delete ctx.req.headers.authorization;

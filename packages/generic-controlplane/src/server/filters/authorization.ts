@@ -1,7 +1,7 @@
 import { forbidden } from "../../api/errors/index.js";
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, UserInfo } from "../access-reviews.js";
 import type { RequestContext } from "../context.js";
-import type { Next, RequestFilter } from "./chain.js";
+import { passThrough, type Next, type RequestFilter } from "./chain.js";
 
 /**
  * What a request asks to do, as upstream's `GetAuthorizerAttributes`: the verb on a resource (a
@@ -37,7 +37,7 @@ export function forbiddenMessage(user: UserInfo, attributes: AuthorizationAttrib
  * authorizer every request passes (kube-apiserver's `--authorization-mode=AlwaysAllow`).
  */
 export function withAuthorization(authorizer?: Authorizer): RequestFilter {
-  if (authorizer === undefined) return { name: "authorization", handle: (ctx, next) => next(ctx) };
+  if (authorizer === undefined) return passThrough("authorization");
   return {
     name: "authorization",
     handle(ctx, next) {

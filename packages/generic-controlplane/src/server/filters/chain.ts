@@ -13,6 +13,11 @@ export interface RequestFilter {
   handle(ctx: RequestContext, next: Next): Promise<void>;
 }
 
+/** A filter with nothing to do in this server's configuration (no authenticator, authorizer or audit policy): it passes every request on. */
+export function passThrough(name: string): RequestFilter {
+  return { name, handle: (ctx, next) => next(ctx) };
+}
+
 /**
  * Wraps `handler` in `filters`, the first of which sees the request first. A filter that throws,
  * at once or later, rejects the chain's promise, so one catch answers every stage's error.
