@@ -3,11 +3,13 @@ import type { Expr, ParsedExpr } from "@bufbuild/cel-spec/cel/expr/syntax_pb.js"
 import type { JSONSchemaProps } from "../schema/types.js";
 import { CostEstimator } from "./cost.js";
 import { createCelEnv, isKnownFunction } from "./environment.js";
+import { findPatternError, invalidMatchesLiterals } from "./regex-literals.js";
 
 /**
  * Compiling one CEL expression: parse, check that every identifier and function it names exists
  * (cel-go's checker, less its type inference over the schema), estimate its worst-case cost, and
- * plan it. Failures are worded as cel-go's `Issues` are:
+ * plan it, compiling its constant regular expressions on the way (`regex-literals.ts`). Failures
+ * are worded as cel-go's `Issues` are:
  * `ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')` followed by the source line
  * and a caret under the position.
  */
@@ -50,6 +52,10 @@ export function compileExpression(source: string, variables: ReadonlyMap<string,
     issues.push(issueText(source, positionOf(parsed, id), message));
   });
   if (issues.length > 0) return { ok: false, error: `compilation failed: ${issues.join("\n")}` };
+  for (const { id, message } of invalidMatchesLiterals(parsed.expr)) issues.push(issueText(source, positionOf(parsed, id), message));
+  if (issues.length > 0) return { ok: false, error: `compilation failed: ${issues.join("\n")}` };
+  const patternError = findPatternError(parsed.expr);
+  if (patternError !== undefined) return { ok: false, error: `program instantiation failed: ${patternError}` };
   const maxCost = new CostEstimator(variables).estimate(parsed.expr);
   const program = plan(env(), parsed);
   return {

@@ -1,5 +1,6 @@
 import { celEnv, type CelEnv, type CelFunc } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
+import { compileRegexp } from "../regex/index.js";
 import { kubernetesLibraries } from "./library/index.js";
 
 /**
@@ -11,8 +12,9 @@ export const celFunctions: readonly CelFunc[] = [...strings, ...kubernetesLibrar
 
 const functionNames = new Set(celFunctions.map((f) => f.name));
 
+/** `matches` runs on the same RE2 engine and pattern cache as every other client-supplied pattern. */
 export function createCelEnv(): CelEnv {
-  return celEnv({ funcs: [...celFunctions] });
+  return celEnv({ funcs: [...celFunctions], re2: { compile: compileRegexp } });
 }
 
 /** Whether a function or method of this (possibly qualified) name exists in the environment. */

@@ -21,7 +21,6 @@ import { structuralErrors } from "./structural.js";
 
 export { structuralErrors };
 export { formatCheck } from "./formats.js";
-export { patternError } from "./openapi-validation.js";
 
 /**
  * Everything wrong with a CRD version's schema at `fieldPath` (`spec.versions[0].schema.openAPIV3Schema`)

@@ -1,8 +1,8 @@
-import { RE2JS } from "re2js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany } from "../../validation/field-errors.js";
 import { formatCheck } from "./formats.js";
+import { compileRegexp, regexpError } from "../../regex/index.js";
 
 /**
  * OpenAPI v3 value validation with the semantics and messages of kube-openapi's
@@ -13,7 +13,8 @@ import { formatCheck } from "./formats.js";
  *
  * A general JSON-schema library does not fit: go-openapi reports type mismatches with the JSON
  * type it saw, picks the "best" failing branch of anyOf/oneOf by how far validation got, quotes
- * Go's formatting of bounds, and compiles patterns as RE2. Patterns here are RE2 too (re2js).
+ * Go's formatting of bounds, and compiles patterns as RE2. Patterns here run on the server's one
+ * RE2 engine (`regex/`).
  */
 
 type Code =
@@ -101,28 +102,6 @@ function isObject(data: unknown): data is Record<string, unknown> {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
 
-const patternCache = new Map<string, RE2JS | Error>();
-
-/** Patterns are Go regular expressions (RE2 syntax), unanchored like Go's `MatchString`. */
-function compilePattern(pattern: string): RE2JS | Error {
-  let compiled = patternCache.get(pattern);
-  if (compiled === undefined) {
-    try {
-      compiled = RE2JS.compile(pattern);
-    } catch (error) {
-      compiled = error instanceof Error ? error : new Error(String(error));
-    }
-    patternCache.set(pattern, compiled);
-  }
-  return compiled;
-}
-
-/** Whether `pattern` compiles as a Go regular expression, with the error text if not. */
-export function patternError(pattern: string): string | undefined {
-  const compiled = compilePattern(pattern);
-  return compiled instanceof Error ? compiled.message : undefined;
-}
-
 function childName(path: string, key: string): string {
   return `${path}.${key}`;
 }
@@ -203,11 +182,12 @@ function stringValidator(schema: JSONSchemaProps, data: string, path: string): R
     return { errors: [{ code: "TooShort", name: path, value: data, valid: schema.minLength, message: `${path} in ${IN} should be at least ${schema.minLength} chars long` }], matchCount: 0 };
   }
   if (typeof schema.pattern === "string" && schema.pattern !== "") {
-    const compiled = compilePattern(schema.pattern);
-    if (compiled instanceof Error) {
-      return { errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}, but pattern is invalid: ${compiled.message}'` }], matchCount: 0 };
+    // Patterns are Go regular expressions, unanchored like Go's `MatchString`.
+    const problem = regexpError(schema.pattern);
+    if (problem !== undefined) {
+      return { errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}, but pattern is invalid: ${problem}'` }], matchCount: 0 };
     }
-    if (!compiled.matcher(data).find()) {
+    if (!compileRegexp(schema.pattern).test(data)) {
       return { errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}'` }], matchCount: 0 };
     }
   }

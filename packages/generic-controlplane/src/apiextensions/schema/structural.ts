@@ -1,7 +1,7 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, formatFieldError, indexPath, keyPath } from "../../validation/field-errors.js";
-import { patternError } from "./openapi-validation.js";
+import { regexpError } from "../../regex/index.js";
 import { additionalSchemaOf, itemsOf } from "./walk.js";
 
 /**
@@ -145,7 +145,7 @@ function junctorErrors(schema: JSONSchemaProps, skipAnyOf: boolean, skipFirstAll
   (schema.oneOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, false, level, indexPath(childPath(path, "oneOf"), i))));
   errors.push(...nestedErrors(schema.not, false, level, childPath(path, "not")));
   if (typeof schema.pattern === "string" && schema.pattern !== "") {
-    const problem = patternError(schema.pattern);
+    const problem = regexpError(schema.pattern);
     if (problem !== undefined) errors.push(fieldInvalid(childPath(path, "pattern"), schema.pattern, `must be a valid regular expression, but isn't: ${problem}`));
   }
   return errors;

@@ -79,7 +79,32 @@ describe("regex", () => {
     "'123 abc 456'.findAll('[0-9]+', 0) == []",
     "'123 abc 456'.findAll('[0-9]+', -1) == ['123', '456']",
   ]);
-  errors([["'abc'.find('[')", "error parsing regexp"]]);
+  // A pattern computed at run time fails the call; a constant one fails compilation (below).
+  errors([
+    ["'abc'.find('[' + '')", "Illegal regex: error parsing regexp: missing closing ]: `[`"],
+    ["'aa'.findAll('(a)' + '\\\\1')", "Illegal regex: error parsing regexp: invalid escape sequence: `\\1`"],
+    ["'aa'.matches('(a)' + '\\\\1')", "error parsing regexp: invalid escape sequence: `\\1`"],
+  ]);
+
+  it("refuses a constant pattern RE2 refuses when the expression compiles", () => {
+    expect(compileExpression("'aa'.find('(a)\\\\1') == 'aa'", new Map())).toEqual({
+      ok: false,
+      error: "program instantiation failed: error parsing regexp: invalid escape sequence: `\\1`",
+    });
+    expect(compileExpression("'aa'.findAll('(?=a)', 1) == []", new Map())).toEqual({
+      ok: false,
+      error: "program instantiation failed: error parsing regexp: invalid or unsupported Perl syntax: `(?=`",
+    });
+    expect(compileExpression("'aa'.matches('x++')", new Map())).toEqual({
+      ok: false,
+      error: "compilation failed: ERROR: <input>:1:14: invalid matches argument\n | 'aa'.matches('x++')\n | .............^",
+    });
+  });
+
+  it("runs in time linear in the text where a backtracking engine never finishes", () => {
+    const text = `${"a".repeat(5000)}!`;
+    expect(evaluate(`'${text}'.find('(a+)+$') == '' && '${text}'.findAll('(a+)+$').size() == 0 && !'${text}'.matches('(a+)+$')`)).toBe(true);
+  });
 });
 
 describe("quantity", () => {

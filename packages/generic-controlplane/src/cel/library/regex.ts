@@ -1,47 +1,36 @@
 import { CelScalar, celError, celMethod, listType } from "@bufbuild/cel";
+import { compileRegexp, RegexpSyntaxError, type Regexp } from "../../regex/index.js";
 
 /**
  * Kubernetes' regex library (apiserver `library/regex.go`): `find` returns the first match or
  * the empty string, `findAll` every match, at most `limit` of them when a limit is given
- * (a negative limit means no limit). Patterns are RE2 as written in Kubernetes objects; the
- * JavaScript engine runs them in Unicode mode, which agrees on the RE2 syntax rules use.
+ * (a negative limit means no limit). Patterns are Go regular expressions on the server's RE2
+ * engine. A constant pattern that does not compile fails the expression's compilation
+ * (`compile.ts`); one computed at run time fails the call as upstream words it.
  */
 
-const cache = new Map<string, RegExp>();
-
-function compile(pattern: string): RegExp {
-  let regex = cache.get(pattern);
-  if (regex === undefined) {
-    try {
-      regex = new RegExp(pattern, "gu");
-    } catch (err) {
-      throw celError(`error parsing regexp: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (cache.size > 1000) cache.clear();
-    cache.set(pattern, regex);
+function compile(pattern: string): Regexp {
+  try {
+    return compileRegexp(pattern);
+  } catch (err) {
+    if (err instanceof RegexpSyntaxError) throw celError(`Illegal regex: ${err.message}`);
+    throw err;
   }
-  regex.lastIndex = 0;
-  return regex;
 }
 
-function findAll(text: string, pattern: string, limit: bigint): string[] {
-  if (limit === 0n) return [];
-  const matches: string[] = [];
-  for (const match of text.matchAll(compile(pattern))) {
-    matches.push(match[0]);
-    if (limit > 0n && BigInt(matches.length) >= limit) break;
-  }
-  return matches;
+/** Go's `int(n)` of a CEL int: any negative limit, or one past every possible match, is "all". */
+function matchLimit(text: string, limit: bigint): number {
+  return limit < 0n || limit > BigInt(text.length + 1) ? -1 : Number(limit);
 }
 
 export const regexLibrary = [
   celMethod("find", CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern) {
-    return compile(pattern).exec(this)?.[0] ?? "";
+    return compile(pattern).find(this);
   }),
   celMethod("findAll", CelScalar.STRING, [CelScalar.STRING], listType(CelScalar.STRING), function (pattern) {
-    return findAll(this, pattern, -1n);
+    return compile(pattern).findAll(this, -1);
   }),
   celMethod("findAll", CelScalar.STRING, [CelScalar.STRING, CelScalar.INT], listType(CelScalar.STRING), function (pattern, limit) {
-    return findAll(this, pattern, limit);
+    return compile(pattern).findAll(this, matchLimit(this, limit));
   }),
 ];
