@@ -5,6 +5,7 @@ import { ControlPlaneError } from "../errors.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
 import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout } from "./body.js";
+import { answerClientError } from "./client-errors.js";
 import { createContext, type RequestContext } from "./context.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import type { HandlerEnv } from "./handler-env.js";
@@ -136,6 +137,13 @@ export interface TlsServingOptions {
   sniCertificates?: Readonly<Record<string, { cert: string | Buffer; key: string | Buffer }>>;
 }
 
+/**
+ * The most request-line and header bytes a request may carry: kube-apiserver's serving
+ * `http.Server` sets `MaxHeaderBytes: 1 << 20`, where node's default (16 KiB) would answer 431 to
+ * requests Kubernetes serves, such as long impersonation or bearer-token headers.
+ */
+const MAX_HEADER_BYTES = 1 << 20;
+
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
 }
@@ -198,16 +206,18 @@ export class ApiServer {
     const tls = options.tls;
     this.#server =
       tls === undefined
-        ? createServer({ keepAliveTimeout: 65_000 }, listener)
+        ? createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, listener)
         : createHttpsServer(
             {
               keepAliveTimeout: 65_000,
+              maxHeaderSize: MAX_HEADER_BYTES,
               cert: tls.cert,
               key: tls.key,
               ...(tls.clientCA === undefined ? {} : { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false }),
             },
             listener,
           );
+    this.#server.on("clientError", answerClientError);
     if (tls !== undefined && "addContext" in this.#server) {
       // Each SNI name gets its own certificate (client certificates still verified against the client CA); others the default.
       for (const [name, pair] of Object.entries(tls.sniCertificates ?? {})) {
