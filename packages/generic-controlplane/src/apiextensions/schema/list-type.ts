@@ -2,6 +2,7 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldDuplicate, fieldInvalid, indexPath, keyPath } from "../../validation/field-errors.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * The invariants of `x-kubernetes-list-type: set` and `map` (apiextensions-apiserver's
@@ -78,7 +79,7 @@ export function validateListSetsAndMaps(path: string, schema: JSONSchemaProps | 
   } else if (isPlainObject(value)) {
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key];
+      const property = declaredProperty(schema, key);
       if (property !== undefined) errors.push(...validateListSetsAndMaps(childPath(path, key), property, child));
       else if (additional !== undefined) errors.push(...validateListSetsAndMaps(keyPath(path, key), additional, child));
     }
