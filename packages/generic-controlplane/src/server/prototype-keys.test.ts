@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { establish, widgetCrd } from "../apiextensions/test-fixtures.js";
 import type { JSONSchemaProps } from "../schema/types.js";
+import type { KubeObject } from "../api/types.js";
+import { encodeProtobuf } from "../protobuf/codec.js";
 import { startTestPlane, type TestPlane } from "./test-support.js";
 
 /**
@@ -53,9 +55,10 @@ const PLACES: Place[] = [
   { label: "custom resource preserved fields", resource: "widgets", parent: ["spec", "extra"], kind: "map", values: ["v", { polluted: "yes" }, 7] },
 ];
 
-type Operation = "create-json" | "create-yaml" | "update-json" | "merge-patch" | "strategic-merge-patch" | "json-patch" | "apply-yaml" | "apply-json";
-const OPERATIONS: Operation[] = ["create-json", "create-yaml", "update-json", "merge-patch", "strategic-merge-patch", "json-patch", "apply-yaml", "apply-json"];
+type Operation = "create-json" | "create-yaml" | "create-protobuf" | "update-json" | "merge-patch" | "strategic-merge-patch" | "json-patch" | "apply-yaml" | "apply-json";
+const OPERATIONS: Operation[] = ["create-json", "create-yaml", "create-protobuf", "update-json", "merge-patch", "strategic-merge-patch", "json-patch", "apply-yaml", "apply-json"];
 const VALIDATIONS = ["Strict", "Warn", "Ignore"] as const;
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 interface Case {
   place: Place;
@@ -190,7 +193,7 @@ interface Outcome {
   stored: unknown;
 }
 
-async function call(method: string, path: string, contentType: string, body: string) {
+async function call(method: string, path: string, contentType: string, body: string | Uint8Array) {
   sent++;
   const response = await fetch(t.url + path, { method, headers: { "Content-Type": contentType }, body });
   const text = await response.text();
@@ -212,7 +215,7 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
   const full = withKey(base, place.parent, key, value);
   const query = `?fieldValidation=${validation}${dryRun ? "&dryRun=All" : ""}`;
   const item = `${collection}/${objectName}`;
-  if (operation !== "create-json" && operation !== "create-yaml") {
+  if (!operation.startsWith("create-")) {
     const created = await call("POST", collection, "application/json", JSON.stringify(base));
     expect(created.status, created.text).toBe(201);
   }
@@ -225,6 +228,13 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
       break;
     case "create-yaml":
       answer = await call("POST", collection + query, "application/yaml", stringifyYaml(full));
+      break;
+    case "create-protobuf":
+      // Custom resources have no protobuf form; a typed message has no unknown fields to send.
+      answer =
+        place.resource === "widgets"
+          ? await call("POST", collection + query, PROTOBUF, JSON.stringify(full))
+          : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? (full as KubeObject) : (base as KubeObject)));
       break;
     case "update-json":
       answer = await call("PUT", item + query, "application/json", JSON.stringify(full));
@@ -270,6 +280,10 @@ function expectUpstreamOutcome(testCase: Case, outcome: Outcome): void {
     expect(outcome.status, described).toBe(415);
     return;
   }
+  if (place.resource === "widgets" && operation === "create-protobuf") {
+    expect(outcome.status, described).toBeGreaterThanOrEqual(400);
+    return;
+  }
   const written = [outcome.body, ...(dryRun ? [] : [outcome.stored])];
   if (place.kind === "map") {
     if (place.qualifiedKeys && !QUALIFIED_NAME.test(name)) {
@@ -281,6 +295,10 @@ function expectUpstreamOutcome(testCase: Case, outcome: Outcome): void {
       expect(at(object, place.parent)).toSatisfy((map: unknown) => typeof map === "object" && map !== null && Object.hasOwn(map, name), described);
       expect(at(object, [...place.parent, name]), described).toEqual(value);
     }
+    return;
+  }
+  if (operation === "create-protobuf") {
+    expect(outcome.status, described).toBe(201);
     return;
   }
   // Server-side apply types the configuration by the schema, whatever fieldValidation says.
@@ -347,6 +365,53 @@ describe("prototype keys are ordinary keys", () => {
       }
     }
   }, 120_000);
+
+  it("prototype names in paths, selectors and impersonation headers, then /metrics", async () => {
+    const get = async (path: string, headers: Record<string, string> = {}) => {
+      sent++;
+      const response = await fetch(t.url + path, { headers });
+      return { status: response.status, text: await response.text() };
+    };
+    const labelled = await call("POST", COLLECTIONS.configmaps, "application/json", JSON.stringify({ ...baseObject("configmaps", "labelled"), metadata: { name: "labelled", labels: { constructor: "yes" } } }));
+    expect(labelled.status, labelled.text).toBe(201);
+    for (const name of PROTOTYPE_NAMES) {
+      // Each path answers as it does for an ordinary name of the same shape.
+      const paths = (key: string) => [
+        `${COLLECTIONS.configmaps}/${key}`,
+        `${COLLECTIONS.configmaps}/labelled/${key}`,
+        `/api/v1/namespaces/default/${key}`,
+        `/api/v1/namespaces/default/${key}/x`,
+        `/apis/${key}/v1`,
+        `/apis/example.com/v1/namespaces/default/widgets/${key}`,
+        `${COLLECTIONS.configmaps}?fieldSelector=${encodeURIComponent(`${key}=x`)}`,
+      ];
+      const controls = paths(controlName(name));
+      for (const [i, path] of paths(name).entries()) {
+        const answer = await get(path);
+        const control = await get(controls[i]!);
+        expect(answer.status, `${path}: ${answer.text}`).toBeLessThan(500);
+        expect(answer.status, `${path}: ${answer.text}`).toBe(control.status);
+      }
+      const bySelector = await get(`${COLLECTIONS.configmaps}?labelSelector=${encodeURIComponent(name)}`);
+      if (QUALIFIED_NAME.test(name)) {
+        expect(bySelector.status, bySelector.text).toBe(200);
+        // Only objects that carry the label match (the cases above label some with every name).
+        const items = (JSON.parse(bySelector.text) as { items: KubeObject[] }).items;
+        for (const item of items) expect(Object.hasOwn(item.metadata?.labels ?? {}, name), `${item.metadata?.name} matched ${name}`).toBe(true);
+        if (name === "constructor") expect(items.map((item) => item.metadata?.name)).toContain("labelled");
+      } else {
+        expect(bySelector.status, bySelector.text).toBe(400);
+      }
+      const inNamespace = await get(`/api/v1/namespaces/${encodeURIComponent(name)}/configmaps`);
+      expect(inNamespace.status, inNamespace.text).toBeLessThan(500);
+      const impersonating = await get(COLLECTIONS.configmaps, { "Impersonate-User": "jane", [`Impersonate-Extra-${name}`]: "x" });
+      expect(impersonating.status, impersonating.text).toBeLessThan(500);
+      expectPrototypeUntouched();
+    }
+    const metrics = await get("/metrics");
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain("apiserver_request_total");
+  }, 60_000);
 
   it("random combinations of name, place, value, operation, validation and dry run", async () => {
     await fc.assert(fc.asyncProperty(caseArbitrary, check), { seed: SEED, numRuns: RUNS, endOnFailure: true });

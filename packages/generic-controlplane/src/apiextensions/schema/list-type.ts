@@ -52,13 +52,12 @@ function validateMap(path: string, schema: JSONSchemaProps, list: unknown[]): Fi
   }
   if (list.length <= 1) return [];
   const keyFields = schema["x-kubernetes-list-map-keys"] ?? [];
-  const itemProperties = itemsOf(schema)?.properties ?? {};
   const keys = list.map((x) => {
     if (x === null) return "unspecified";
     const item = x as Record<string, unknown>;
     const tuple = keyFields.map((field) => {
       if (Object.hasOwn(item, field)) return scalarKey(item[field]);
-      const fallback = itemProperties[field]?.default;
+      const fallback = declaredProperty(itemsOf(schema), field)?.default;
       return fallback !== undefined ? scalarKey(fallback) : "unspecified";
     });
     return JSON.stringify(tuple);
