@@ -234,7 +234,7 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
       answer =
         place.resource === "widgets"
           ? await call("POST", collection + query, PROTOBUF, JSON.stringify(full))
-          : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? (full as KubeObject) : (base as KubeObject)));
+          : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? full : base));
       break;
     case "update-json":
       answer = await call("PUT", item + query, "application/json", JSON.stringify(full));
