@@ -23,7 +23,7 @@ const PROTOTYPE_NAMES = [...new Set([...Object.getOwnPropertyNames(Object.protot
 const SEED = Number(process.env["FUZZ_SEED"] ?? 4_080);
 const RUNS = Number(process.env["FUZZ_RUNS"] ?? 120);
 
-type Resource = "configmaps" | "secrets" | "roles" | "rolebindings" | "widgets";
+type Resource = "configmaps" | "secrets" | "roles" | "rolebindings" | "clusterroles" | "widgets";
 type Segment = string | number;
 
 interface Place {
@@ -48,11 +48,15 @@ const PLACES: Place[] = [
   { label: "secret data", resource: "secrets", parent: ["data"], kind: "map", values: ["dg=="] },
   { label: "role rule", resource: "roles", parent: ["rules", 0], kind: "field", values: FIELD_VALUES },
   { label: "rolebinding roleRef", resource: "rolebindings", parent: ["roleRef"], kind: "field", values: FIELD_VALUES },
+  // The aggregation controller matches these labels against every ClusterRole's.
+  { label: "clusterrole aggregation selector", resource: "clusterroles", parent: ["aggregationRule", "clusterRoleSelectors", 0, "matchLabels"], kind: "map", qualifiedKeys: true, values: ["v"] },
   { label: "custom resource top level", resource: "widgets", parent: [], kind: "field", values: FIELD_VALUES },
   { label: "custom resource spec", resource: "widgets", parent: ["spec"], kind: "field", values: FIELD_VALUES },
   { label: "custom resource list item", resource: "widgets", parent: ["spec", "ports", 0], kind: "field", values: FIELD_VALUES },
-  { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v"] },
+  // "forbidden" breaks the map's CEL rule, which must see every key.
+  { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden"] },
   { label: "custom resource preserved fields", resource: "widgets", parent: ["spec", "extra"], kind: "map", values: ["v", { polluted: "yes" }, 7] },
+  { label: "custom resource preserved fields, deep", resource: "widgets", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
 ];
 
 type Operation = "create-json" | "create-yaml" | "create-protobuf" | "update-json" | "merge-patch" | "strategic-merge-patch" | "json-patch" | "apply-yaml" | "apply-json";
@@ -74,6 +78,7 @@ const COLLECTIONS: Record<Resource, string> = {
   secrets: "/api/v1/namespaces/default/secrets",
   roles: "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
   rolebindings: "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+  clusterroles: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
   widgets: "/apis/example.com/v1/namespaces/default/widgets",
 };
 
@@ -86,6 +91,14 @@ function baseObject(resource: Resource, name: string): Record<string, unknown> {
       return { apiVersion: "v1", kind: "Secret", metadata, type: "Opaque", data: { a: "MQ==" } };
     case "roles":
       return { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] };
+    case "clusterroles":
+      return {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata,
+        rules: [],
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { app: "x" } }] },
+      };
     case "rolebindings":
       return {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -99,7 +112,7 @@ function baseObject(resource: Resource, name: string): Record<string, unknown> {
         apiVersion: "example.com/v1",
         kind: "Widget",
         metadata,
-        spec: { color: "blue", ports: [{ name: "http", port: 80 }], labels: { a: "b" }, extra: { a: "b" } },
+        spec: { color: "blue", ports: [{ name: "http", port: 80 }], labels: { a: "b" }, extra: { a: "b", deep: { x: { y: "z" } } } },
       };
   }
 }
@@ -286,7 +299,7 @@ function expectUpstreamOutcome(testCase: Case, outcome: Outcome): void {
   }
   const written = [outcome.body, ...(dryRun ? [] : [outcome.stored])];
   if (place.kind === "map") {
-    if (place.qualifiedKeys && !QUALIFIED_NAME.test(name)) {
+    if ((place.qualifiedKeys && !QUALIFIED_NAME.test(name)) || value === "forbidden") {
       expect(outcome.status, described).toBe(422);
       return;
     }
