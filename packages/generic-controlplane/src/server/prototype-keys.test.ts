@@ -186,11 +186,26 @@ const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 let t: TestPlane;
 let sent = 0;
 let serial = 0;
+/** Audit events that carried a `__proto__` key in an object they logged. */
+let auditedPrototypeKeys = 0;
 const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
 beforeAll(async () => {
-  // RBAC on, so roles and bindings are served and every request passes the RBAC authorizer.
-  t = await startTestPlane({ authorization: { modes: ["RBAC"] }, authenticate: () => ({ name: "root", groups: ["system:masters", "system:authenticated"] }) });
+  // RBAC on, so roles and bindings are served and every request passes the RBAC authorizer; every
+  // request and response body is audited and written out as the log backend writes it.
+  t = await startTestPlane({
+    authorization: { modes: ["RBAC"] },
+    authenticate: () => ({ name: "root", groups: ["system:masters", "system:authenticated"] }),
+    audit: {
+      policy: { rules: [{ level: "RequestResponse" }] },
+      backend: {
+        write: (event) => {
+          if (JSON.stringify(event).includes('"__proto__":')) auditedPrototypeKeys++;
+        },
+        close: () => Promise.resolve(),
+      },
+    },
+  });
   await establish(t, widgetWithMaps());
 }, 30_000);
 afterAll(async () => {
@@ -424,6 +439,7 @@ describe("prototype keys are ordinary keys", () => {
     const metrics = await get("/metrics");
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain("apiserver_request_total");
+    expect(auditedPrototypeKeys).toBeGreaterThan(0);
   }, 60_000);
 
   it("random combinations of name, place, value, operation, validation and dry run", async () => {
