@@ -1,5 +1,6 @@
 import { refName } from "../patch/meta-schemas.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema-walk.js";
+import { setOwn } from "../patch/json-value.js";
 import { goTypeOf } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { base64ErrorOffset, goTimeError } from "../resources/wire-values.js";
@@ -248,7 +249,7 @@ function decodeValue(
       const resolvedValues = resolveSchema(values, options.definitions);
       for (const entry of Object.keys(value)) {
         const item = value[entry];
-        if (item === null || item === undefined) value[entry] = zeroValue(resolvedValues);
+        if (item === null || item === undefined) setOwn(value, entry, zeroValue(resolvedValues));
         else decodeValue(value, entry, item, values, place, options);
       }
     }
