@@ -23,7 +23,7 @@ const PROTOTYPE_NAMES = [...new Set([...Object.getOwnPropertyNames(Object.protot
 const SEED = Number(process.env["FUZZ_SEED"] ?? 4_080);
 const RUNS = Number(process.env["FUZZ_RUNS"] ?? 120);
 
-type Resource = "configmaps" | "secrets" | "roles" | "rolebindings" | "clusterroles" | "widgets";
+type Resource = "configmaps" | "secrets" | "roles" | "rolebindings" | "clusterroles" | "widgets" | "widgets-v2";
 type Segment = string | number;
 
 interface Place {
@@ -58,6 +58,10 @@ const PLACES: Place[] = [
   { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden"] },
   { label: "custom resource preserved fields", resource: "widgets", parent: ["spec", "extra"], kind: "map", values: ["v", { polluted: "yes" }, 7] },
   { label: "custom resource preserved fields, deep", resource: "widgets", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
+  // Served as v2, stored as v1: every request converts.
+  { label: "converted custom resource spec", resource: "widgets-v2", parent: ["spec"], kind: "field", values: FIELD_VALUES },
+  { label: "converted custom resource map", resource: "widgets-v2", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden"] },
+  { label: "converted custom resource preserved fields", resource: "widgets-v2", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
 ];
 
 type Operation = "create-json" | "create-yaml" | "create-protobuf" | "update-json" | "merge-patch" | "strategic-merge-patch" | "json-patch" | "apply-yaml" | "apply-json";
@@ -81,6 +85,7 @@ const COLLECTIONS: Record<Resource, string> = {
   rolebindings: "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
   clusterroles: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
   widgets: "/apis/example.com/v1/namespaces/default/widgets",
+  "widgets-v2": "/apis/example.com/v2/namespaces/default/widgets",
 };
 
 function baseObject(resource: Resource, name: string): Record<string, unknown> {
@@ -109,8 +114,9 @@ function baseObject(resource: Resource, name: string): Record<string, unknown> {
         subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "u" }],
       };
     case "widgets":
+    case "widgets-v2":
       return {
-        apiVersion: "example.com/v1",
+        apiVersion: resource === "widgets" ? "example.com/v1" : "example.com/v2",
         kind: "Widget",
         metadata,
         spec: { color: "blue", ports: [{ name: "http", port: 80 }], labels: { a: "b" }, extra: { a: "b", deep: { x: { y: "z" } } } },
@@ -130,6 +136,8 @@ function widgetWithMaps() {
     "x-kubernetes-validations": [{ rule: "self.all(k, self[k] != 'forbidden')" }],
   };
   properties["extra"] = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const stored = crd.spec!.versions![0]!;
+  crd.spec!.versions!.push({ ...structuredClone(stored), name: "v2", storage: false });
   return crd;
 }
 
@@ -261,7 +269,7 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
     case "create-protobuf":
       // Custom resources have no protobuf form; a typed message has no unknown fields to send.
       answer =
-        place.resource === "widgets"
+        place.resource.startsWith("widgets")
           ? await call("POST", collection + query, PROTOBUF, JSON.stringify(full))
           : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? full : base));
       break;
@@ -305,11 +313,11 @@ function expectUpstreamOutcome(testCase: Case, outcome: Outcome): void {
   const { place, name, value, operation, validation, dryRun } = testCase;
   const described = `${place.label} ${JSON.stringify(name)}=${JSON.stringify(value)} ${operation} ${validation}${dryRun ? " dry-run" : ""}: ${outcome.status} ${outcome.text.slice(0, 400)}`;
   expect(outcome.status, described).toBeLessThan(500);
-  if (place.resource === "widgets" && operation === "strategic-merge-patch") {
+  if (place.resource.startsWith("widgets") && operation === "strategic-merge-patch") {
     expect(outcome.status, described).toBe(415);
     return;
   }
-  if (place.resource === "widgets" && operation === "create-protobuf") {
+  if (place.resource.startsWith("widgets") && operation === "create-protobuf") {
     expect(outcome.status, described).toBeGreaterThanOrEqual(400);
     return;
   }
