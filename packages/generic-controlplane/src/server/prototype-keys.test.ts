@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { establish, widgetCrd } from "../apiextensions/test-fixtures.js";
+import { startTestWebhookServer } from "../admission/webhooks/test-webhook-server.js";
+import { establish, eventually, widgetCrd } from "../apiextensions/test-fixtures.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { KubeObject } from "../api/types.js";
 import { encodeProtobuf } from "../protobuf/codec.js";
@@ -450,6 +451,53 @@ describe("prototype keys are ordinary keys", () => {
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain("apiserver_request_total");
     expect(auditedPrototypeKeys).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("an admission webhook sees prototype names as keys and patches them like any key", async () => {
+    const webhook = await startTestWebhookServer({
+      "/mutate": (request) => {
+        const data = (request.object as { data?: Record<string, string> }).data ?? {};
+        // `replace` needs the key to be there: the review must carry it as an own key.
+        return { allowed: true, patch: Object.keys(data).map((key) => ({ op: "replace", path: pointer(["data", key]), value: `webhook ${data[key]}` })) };
+      },
+    });
+    try {
+      const configuration = {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "MutatingWebhookConfiguration",
+        metadata: { name: "prototype-keys" },
+        webhooks: [
+          {
+            name: "prototype-keys.example.com",
+            clientConfig: { url: `${webhook.url}/mutate`, caBundle: webhook.ca.caBundle },
+            rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+            objectSelector: { matchLabels: { "prototype-keys": "mutate" } },
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+          },
+        ],
+      };
+      const registered = await call("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", "application/json", JSON.stringify(configuration));
+      expect(registered.status, registered.text).toBe(201);
+      const create = (name: string, data: Record<string, string>) =>
+        call("POST", COLLECTIONS.configmaps, "application/json", JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { "prototype-keys": "mutate" } }, data }));
+      // The configuration reaches admission through a watch-fed cache.
+      await eventually("the webhook to mutate", async () => {
+        const answer = await create(`webhook-probe-${++serial}`, { probe: "x" });
+        return answer.text.includes("webhook x") ? true : undefined;
+      });
+      for (const name of PROTOTYPE_NAMES) {
+        const data = Object.defineProperty({ a: "1" }, name, { value: "v", enumerable: true, writable: true, configurable: true }) as Record<string, string>;
+        const objectName = `webhook-${++serial}`;
+        const created = await create(objectName, data);
+        expect(created.status, created.text).toBe(201);
+        const stored = (await read("configmaps", objectName)) as { data: Record<string, string> };
+        expect(Object.entries(stored.data).sort(), name).toEqual([[name, "webhook v"], ["a", "webhook 1"]].sort());
+        expectPrototypeUntouched();
+      }
+    } finally {
+      await webhook.close();
+    }
   }, 60_000);
 
   it("random combinations of name, place, value, operation, validation and dry run", async () => {
