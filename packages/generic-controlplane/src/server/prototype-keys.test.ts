@@ -55,13 +55,13 @@ const PLACES: Place[] = [
   { label: "custom resource top level", resource: "widgets", parent: [], kind: "field", values: FIELD_VALUES },
   { label: "custom resource spec", resource: "widgets", parent: ["spec"], kind: "field", values: FIELD_VALUES },
   { label: "custom resource list item", resource: "widgets", parent: ["spec", "ports", 0], kind: "field", values: FIELD_VALUES },
-  // "forbidden" breaks the map's CEL rule, which must see every key.
-  { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden"] },
+  // "forbidden" breaks the map's CEL rule, which must see every key; null is defaulted.
+  { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden", null] },
   { label: "custom resource preserved fields", resource: "widgets", parent: ["spec", "extra"], kind: "map", values: ["v", { polluted: "yes" }, 7] },
   { label: "custom resource preserved fields, deep", resource: "widgets", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
   // Served as v2, stored as v1: every request converts.
   { label: "converted custom resource spec", resource: "widgets-v2", parent: ["spec"], kind: "field", values: FIELD_VALUES },
-  { label: "converted custom resource map", resource: "widgets-v2", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden"] },
+  { label: "converted custom resource map", resource: "widgets-v2", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden", null] },
   { label: "converted custom resource preserved fields", resource: "widgets-v2", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
 ];
 
@@ -133,7 +133,8 @@ function widgetWithMaps() {
   properties["labels"] = {
     type: "object",
     maxProperties: 20,
-    additionalProperties: { type: "string", maxLength: 20 },
+    // A null value takes the default.
+    additionalProperties: { type: "string", maxLength: 20, default: "defaulted" },
     "x-kubernetes-validations": [{ rule: "self.all(k, self[k] != 'forbidden')" }],
   };
   properties["extra"] = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
@@ -400,7 +401,10 @@ describe("prototype keys are ordinary keys", () => {
     for (const [p, place] of PLACES.entries()) {
       for (const [n, name] of PROTOTYPE_NAMES.entries()) {
         const operation = OPERATIONS[(p + n) % OPERATIONS.length]!;
-        await check({ place, name, operation, validation: VALIDATIONS[(p + n) % VALIDATIONS.length]!, dryRun: n % 4 === 0, value: place.values[n % place.values.length] });
+        const validation = VALIDATIONS[(p + n) % VALIDATIONS.length]!;
+        // The two names that reach the prototype itself go with every value; the others take turns.
+        const values = name === "__proto__" || name === "constructor" ? place.values : [place.values[n % place.values.length]];
+        for (const value of values) await check({ place, name, operation, validation, dryRun: n % 4 === 0, value });
       }
     }
   }, 120_000);
