@@ -338,6 +338,27 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect((await kubectl.json<Obj>(["get", "sa", "robot", "-n", ns])).secrets).toEqual([{ name: "three" }]);
   });
 
+  it("patch treats __proto__ and constructor as ordinary keys, leaving the server's Object.prototype alone", async () => {
+    const ns = await namespace("proto-ns");
+    await kubectl.ok(["create", "configmap", "x", "-n", ns, "--from-literal=a=1"]);
+    // The reproduction from the review: a dry run that changed Object.prototype, failing other requests
+    // with 500 until the process died. A top-level key ConfigMap lacks is an unknown field, whatever
+    // its name: kubectl patch sends no fieldValidation, so the server warns and drops it.
+    for (const type of ["merge", "strategic"]) {
+      for (const dryRun of [["--dry-run=server"], []]) {
+        const patched = await kubectl.run(["patch", "cm", "x", "-n", ns, `--type=${type}`, "-p", '{"__proto__":{"polluted":"yes"}}', ...dryRun]);
+        expect(patched.code, patched.stderr).toBe(0);
+        expect(patched.stderr).toContain('unknown field "__proto__"');
+        expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+      }
+    }
+    await kubectl.ok(["patch", "cm", "x", "-n", ns, "--type=merge", "-p", '{"data":{"__proto__":"p","constructor":"c"}}']);
+    await kubectl.ok(["patch", "cm", "x", "-n", ns, "--type=json", "-p", '[{"op":"add","path":"/data/toString","value":"t"}]']);
+    const data = JSON.parse(await kubectl.ok(["get", "cm", "x", "-n", ns, "-o", "jsonpath={.data}"])) as Record<string, string>;
+    expect(Object.entries(data).sort()).toEqual([["__proto__", "p"], ["a", "1"], ["constructor", "c"], ["toString", "t"]]);
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
+
   it("replace -f writes the whole object and rejects a stale resourceVersion", async () => {
     const ns = await namespace("replace-ns");
     await kubectl.ok(["create", "configmap", "whole", "-n", ns, "--from-literal=a=1"]);

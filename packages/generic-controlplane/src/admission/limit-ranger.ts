@@ -39,8 +39,9 @@ export function limitRanger(limitRanges: ResourceStore): AdmissionPlugin & { sto
     if (items.length === 0) return;
     const defaults: { limits: ResourceList; requests: ResourceList } = { limits: {}, requests: {} };
     for (const item of items) {
-      Object.assign(defaults.limits, item.default);
-      Object.assign(defaults.requests, item.defaultRequest);
+      // Spread, not Object.assign: a resource name is a plain key, `__proto__` included.
+      defaults.limits = { ...defaults.limits, ...item.default };
+      defaults.requests = { ...defaults.requests, ...item.defaultRequest };
     }
     const pod = attributes.object as PodLike;
     const notes: string[] = [];

@@ -78,7 +78,7 @@ function apply(steps: readonly Step[], values: unknown[]): unknown[] {
     for (const value of current) {
       switch (step.kind) {
         case "field":
-          if (value !== null && typeof value === "object" && !Array.isArray(value) && step.name in value) next.push((value as Record<string, unknown>)[step.name]);
+          if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.name)) next.push((value as Record<string, unknown>)[step.name]);
           break;
         case "index":
           if (Array.isArray(value)) {

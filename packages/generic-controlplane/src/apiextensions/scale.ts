@@ -8,7 +8,7 @@ import { writeJson } from "../server/handlers/responsewriters/respond.js";
 import type { ResourceRequestInfo } from "../server/request-info.js";
 import { fieldInvalid, toStatusCauses, type FieldError } from "../validation/index.js";
 import type { CustomResourceSubresourceScale } from "./types.js";
-import { cloneJson } from "../patch/json-value.js";
+import { cloneJson, ownValue, setOwn } from "../patch/json-value.js";
 
 /** The `scale` subresource as discovery lists it: it speaks autoscaling/v1 Scale, which `kubectl scale` looks up. */
 export const SCALE_SUBRESOURCE = { name: "scale", verbs: ["get", "patch", "update"], kind: { group: "autoscaling", version: "v1", kind: "Scale" } };
@@ -24,7 +24,7 @@ function readPath(object: unknown, path: string): unknown {
   let current = object;
   for (const segment of segments(path)) {
     if (current === null || typeof current !== "object" || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[segment];
+    current = ownValue(current as Record<string, unknown>, segment);
   }
   return current;
 }
@@ -33,11 +33,11 @@ function writePath(object: Record<string, unknown>, path: string, value: unknown
   const parts = segments(path);
   let current = object;
   for (const segment of parts.slice(0, -1)) {
-    const next = current[segment];
-    if (next === null || typeof next !== "object" || Array.isArray(next)) current[segment] = {};
-    current = current[segment] as Record<string, unknown>;
+    let next = ownValue(current, segment);
+    if (next === undefined || next === null || typeof next !== "object" || Array.isArray(next)) setOwn(current, segment, (next = {}));
+    current = next as Record<string, unknown>;
   }
-  current[parts.at(-1)!] = value;
+  setOwn(current, parts.at(-1)!, value);
 }
 
 /** Go's name for a JSON value's type, as unstructured accessors word their errors. */

@@ -24,6 +24,7 @@ import {
   type CustomResourceDefinitionVersion,
   type CustomResourceSubresources,
 } from "./types.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 /**
  * CustomResourceDefinition validation after upstream's
@@ -133,7 +134,7 @@ function schemaAt(schema: JSONSchemaProps, path: string): { schema: JSONSchemaPr
   let current: JSONSchemaProps | undefined = schema;
   for (const part of parts) {
     if (part === "" || /[[\]]/.test(part)) return "array notation is not allowed";
-    const next: JSONSchemaProps | undefined = current?.properties?.[part] ?? (typeof current?.additionalProperties === "object" ? current.additionalProperties : undefined);
+    const next: JSONSchemaProps | undefined = declaredProperty(current, part) ?? (typeof current?.additionalProperties === "object" ? current.additionalProperties : undefined);
     if (next === undefined) return `does not refer to a valid field`;
     current = next;
   }

@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from "../schema/types.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 /**
  * A rule's `fieldPath` (`.spec.replicas`, `.labels['app.kubernetes.io/name']`): a JSON path of
@@ -12,7 +13,7 @@ export function parseRuleFieldPath(path: string, schema: JSONSchemaProps): { ok:
   const step = (name: string): string | undefined => {
     if (current?.properties !== undefined) {
       out = out === "" ? name : `${out}.${name}`;
-      current = current.properties[name];
+      current = declaredProperty(current, name);
       return current === undefined ? "does not refer to a valid field" : undefined;
     }
     if (current !== undefined && typeof current.additionalProperties === "object") {

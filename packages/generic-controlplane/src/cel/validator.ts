@@ -17,6 +17,7 @@ import { boundedSchema } from "./value-bounds.js";
 import { optionalNone, optionalOf } from "./library/optional.js";
 import { OLD_SELF, SELF, hasValidationRules, ruleErrorString, ruleMessageOrDefault, validationRulesOf, type ValidationRule } from "./rules.js";
 import { toCelValue, withTypeAndObjectMeta } from "./values.js";
+import { ownValue } from "../patch/json-value.js";
 
 /**
  * Evaluation of `x-kubernetes-validations` (apiextensions `schema/cel.Validator`): one node per
@@ -149,11 +150,11 @@ function validateNode(node: ValidatorNode, path: string, value: unknown, oldValu
       : undefined;
   if (node.additionalProperties !== undefined) {
     for (const [key, child] of Object.entries(object)) {
-      validateNode(node.additionalProperties, keyPath(path, key), child, oldObject?.[key], run);
+      validateNode(node.additionalProperties, keyPath(path, key), child, oldObject && ownValue(oldObject, key), run);
     }
   }
   for (const [name, property] of node.properties) {
-    if (name in object) validateNode(property, childPath(path, name), object[name], oldObject?.[name], run);
+    if (Object.hasOwn(object, name)) validateNode(property, childPath(path, name), object[name], oldObject && ownValue(oldObject, name), run);
   }
 }
 

@@ -2,6 +2,7 @@ import { celMap, type CelInput, type CelMap } from "@bufbuild/cel";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { escapePropertyName } from "./escape.js";
 import { parseDuration, parseTimestamp } from "./time-values.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 /**
  * Unstructured JSON to CEL values, typed by the structural schema as apiextensions'
@@ -34,7 +35,7 @@ function objectValue(value: Record<string, unknown>, schema: JSONSchemaProps): C
   const entries = new Map<string, CelInput>();
   if (schema.properties !== undefined) {
     for (const [name, field] of Object.entries(value)) {
-      const fieldSchema = schema.properties[name];
+      const fieldSchema = declaredProperty(schema, name);
       const celName = escapePropertyName(name);
       if (celName === undefined) continue;
       if (fieldSchema === undefined && schema["x-kubernetes-preserve-unknown-fields"] !== true) continue;

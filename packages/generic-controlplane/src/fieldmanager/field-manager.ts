@@ -133,7 +133,7 @@ export class FieldManager {
     // leaves out is not created (an optional one, e.g. a ClusterRole's aggregationRule, means something when present).
     if (live === undefined) {
       for (const key of Object.keys(before)) {
-        if (key !== "metadata" && !(key in config) && isEmptyRecord(object[key])) delete object[key];
+        if (key !== "metadata" && !Object.hasOwn(config, key) && isEmptyRecord(object[key])) delete object[key];
       }
     }
     return object;

@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from "../schema/types.js";
+import { ownValue, setOwn } from "../patch/json-value.js";
 import { canonicalJson } from "../registry/object-utils.js";
 import { childPath, fieldElement, keyElement, PATH_SEPARATOR, pathElements, valueElement, type FieldPath } from "./fields-v1.js";
 import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
@@ -19,7 +20,10 @@ function equal(a: unknown, b: unknown): boolean {
 export function itemElement(shape: Shape, item: unknown): string {
   if (shape.kind === "list" && shape.type === "map" && isRecord(item)) {
     const key: Record<string, unknown> = {};
-    for (const name of shape.keys) if (item[name] !== undefined) key[name] = item[name];
+    for (const name of shape.keys) {
+      const value = ownValue(item, name);
+      if (value !== undefined) setOwn(key, name, value);
+    }
     return keyElement(key);
   }
   return valueElement(item);
@@ -140,7 +144,7 @@ function compareAs(shape: Shape, lhs: unknown, rhs: unknown, path: FieldPath, ou
   const left = isRecord(lhs) ? lhs : {};
   const right = isRecord(rhs) ? rhs : {};
   for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-    compareNode(left[key], right[key], childSchema(shape, key), childPath(path, fieldElement(key)), out);
+    compareNode(ownValue(left, key), ownValue(right, key), childSchema(shape, key), childPath(path, fieldElement(key)), out);
   }
   return false;
 }
@@ -192,7 +196,7 @@ function removeUnder(value: unknown, removal: Removal, schema: JSONSchemaProps |
     const path2 = childPath(path, fieldElement(key));
     if (remove.has(path2)) continue;
     const next = removal.ancestors.has(path2) ? removeUnder(child, removal, childSchema(shape, key), path2) : child;
-    if (next !== undefined) out[key] = next;
+    if (next !== undefined) setOwn(out, key, next);
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }

@@ -1,3 +1,5 @@
+import { setOwn } from "../patch/json-value.js";
+
 /**
  * The FieldsV1 codec (`metadata.managedFields[].fieldsV1`), after structured-merge-diff's
  * `fieldpath.Set` JSON form. A field set is a set of member paths; a path is its elements in
@@ -19,7 +21,7 @@ function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (!isRecord(v)) return v;
     const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = v[k];
+    for (const k of Object.keys(v).sort()) setOwn(sorted, k, v[k]);
     return sorted;
   });
 }

@@ -1,7 +1,7 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { itemElement } from "./field-set.js";
 import { childSchema, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
-import { cloneJson } from "../patch/json-value.js";
+import { cloneJson, ownValue, setOwn } from "../patch/json-value.js";
 
 /**
  * Merges an applied configuration into the live object, after structured-merge-diff's
@@ -25,9 +25,9 @@ export function mergeValues(live: unknown, config: unknown, schema: JSONSchemaPr
   if (Object.keys(live).length === 0 && Object.keys(config).length === 0) return cloneJson(config);
   const out: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
-    const merged = mergeValues(live[key], config[key], childSchema(shape, key));
-    if (merged !== undefined && merged !== null) out[key] = merged;
-    else if (merged === null && !(key in config)) out[key] = null;
+    const merged = mergeValues(ownValue(live, key), ownValue(config, key), childSchema(shape, key));
+    if (merged !== undefined && merged !== null) setOwn(out, key, merged);
+    else if (merged === null && !Object.hasOwn(config, key)) setOwn(out, key, null);
   }
   return out;
 }

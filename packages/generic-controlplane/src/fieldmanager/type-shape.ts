@@ -1,5 +1,6 @@
 import { fieldSchema, itemSchema, resolveSchema } from "../patch/schema-walk.js";
 import type { JSONSchemaProps } from "../schema/types.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 /**
  * How structured-merge-diff sees one node of a schema (after k8s.io's OpenAPI-to-SMD conversion):
@@ -57,7 +58,7 @@ export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Sh
 
 /** Whether `key` is a declared field of a struct (SMD's `FindField`), rather than a map key. */
 export function declaresField(shape: Shape, key: string): boolean {
-  return shape.kind === "map" && shape.schema?.properties?.[key] !== undefined;
+  return shape.kind === "map" && declaredProperty(shape.schema, key) !== undefined;
 }
 
 /** The schema of a map's child. */

@@ -1,4 +1,5 @@
 import { badRequest } from "../api/errors/index.js";
+import { ownValue } from "../patch/json-value.js";
 import type { ControlPlaneError } from "../errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { itemElement } from "./field-set.js";
@@ -36,7 +37,7 @@ function typedPath(object: unknown, schema: JSONSchemaProps | undefined, dotted:
     if (match[1] !== undefined) {
       path = childPath(path, fieldElement(match[1]));
       current = childSchema(shape, match[1]);
-      value = isRecord(value) ? value[match[1]] : undefined;
+      value = isRecord(value) ? ownValue(value, match[1]) : undefined;
     } else {
       const index = Number(match[2]);
       const item = Array.isArray(value) ? (value[index] as unknown) : undefined;

@@ -1,5 +1,6 @@
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
+import { setOwn } from "../patch/json-value.js";
 import { refName } from "../patch/meta-schemas.js";
 import { groupVersionSpec, metaDefinitions, servedGroupVersions, type OperationSpec, type ParameterSpec } from "./model.js";
 import type { OpenApiOptions } from "./v3.js";
@@ -110,7 +111,7 @@ export function toV2Schema(schema: JSONSchemaProps): SwaggerSchema {
       out.$ref = definitionRef(refName(value as string));
     } else if (key === "properties") {
       const properties: Record<string, SwaggerSchema> = {};
-      for (const [name, child] of Object.entries(value as Record<string, JSONSchemaProps>)) properties[name] = toV2Schema(child);
+      for (const [name, child] of Object.entries(value as Record<string, JSONSchemaProps>)) setOwn(properties, name, toV2Schema(child));
       out.properties = properties;
     } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
       out[key] = toV2Schema(value as JSONSchemaProps);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
+import { setOwn } from "../patch/json-value.js";
 import { schemaRef } from "../patch/meta-schemas.js";
 import { groupVersionPath } from "./names.js";
 import { groupVersionSpec, metaDefinitions, servedGroupVersions, type OperationSpec, type ParameterSpec } from "./model.js";
@@ -124,7 +125,7 @@ export function toV3Schema(schema: JSONSchemaProps): Record<string, unknown> {
     if (value === undefined) continue;
     if (key === "properties") {
       const properties: Record<string, unknown> = {};
-      for (const [name, child] of Object.entries(value as Record<string, JSONSchemaProps>)) properties[name] = toV3Schema(child);
+      for (const [name, child] of Object.entries(value as Record<string, JSONSchemaProps>)) setOwn(properties, name, toV3Schema(child));
       out.properties = properties;
     } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
       out[key] = toV3Schema(value as JSONSchemaProps);

@@ -1,10 +1,12 @@
-import jsonPatch from "fast-json-patch";
-import type { Operation } from "fast-json-patch";
 import { badRequest, patchNotApplicable, requestEntityTooLarge } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
-import { cloneJson, describeValue, isJsonObject } from "./json-value.js";
+import { cloneJson, describeValue, isJsonObject, jsonEqual, ownValue, setOwn, type JsonValue } from "./json-value.js";
 
-export type JsonPatchOperation = Operation;
+/** One RFC 6902 operation as a client sends it. */
+export type JsonPatchOperation =
+  | { op: "add" | "replace" | "test"; path: string; value: unknown }
+  | { op: "remove"; path: string }
+  | { op: "move" | "copy"; path: string; from: string };
+type Operation = JsonPatchOperation;
 
 const OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
 
@@ -27,13 +29,82 @@ export function applyJsonPatch<T = unknown>(document: unknown, operations: unkno
   for (const raw of operations) {
     const operation = checkOperation(raw);
     checkApplies(current, operation);
-    try {
-      current = jsonPatch.applyOperation(current, operation, true, true, true).newDocument;
-    } catch (error) {
-      throw translate(error, operation);
-    }
+    current = applyOperation(current as JsonValue, operation);
   }
   return current as T;
+}
+
+/**
+ * Applies one operation that `checkApplies` accepted to `document`, which the caller owns. Every
+ * token is a plain key (`__proto__` and `constructor` included), as evanphx/json-patch reads it.
+ */
+function applyOperation(document: JsonValue, operation: Operation): JsonValue {
+  switch (operation.op) {
+    case "add":
+      return add(document, operation.path, cloneJson(operation.value as JsonValue), operation);
+    case "replace":
+      return add(remove(document, operation.path), operation.path, cloneJson(operation.value as JsonValue), operation);
+    case "remove":
+      return remove(document, operation.path);
+    case "move": {
+      if (operation.path === operation.from) return document;
+      const value = valueAt(document, operation.from);
+      return add(remove(document, operation.from), operation.path, value, operation);
+    }
+    case "copy":
+      return add(document, operation.path, cloneJson(valueAt(document, operation.from)), operation);
+    case "test":
+      if (!jsonEqual(valueAt(document, operation.path), operation.value)) {
+        throw patchNotApplicable(`testing value ${operation.path} failed: test failed`);
+      }
+      return document;
+  }
+}
+
+function tokensOf(pointer: string): string[] {
+  return pointer === "" ? [] : pointer.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function valueAt(document: JsonValue, pointer: string): JsonValue {
+  return valueAtTokens(document, tokensOf(pointer));
+}
+
+function valueAtTokens(document: JsonValue, tokens: string[]): JsonValue {
+  let node: JsonValue | undefined = document;
+  for (const token of tokens) {
+    node = Array.isArray(node) ? node[Number(token)] : isJsonObject(node) ? ownValue(node, token) : undefined;
+  }
+  return node as JsonValue;
+}
+
+/** The container a pointer ends in, and the last token. */
+function parentAndKey(document: JsonValue, pointer: string): { parent: JsonValue; key: string } {
+  const tokens = tokensOf(pointer);
+  const key = tokens.pop() ?? "";
+  return { parent: valueAtTokens(document, tokens), key };
+}
+
+function add(document: JsonValue, pointer: string, value: JsonValue, operation: Operation): JsonValue {
+  if (pointer === "") return value;
+  const { parent, key } = parentAndKey(document, pointer);
+  if (Array.isArray(parent)) {
+    const index = key === "-" ? parent.length : /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : Number.NaN;
+    if (!(index <= parent.length)) throw patchNotApplicable(`${operation.op} operation does not apply: Unable to access invalid index: ${key}: invalid index referenced`);
+    parent.splice(index, 0, value);
+  } else if (isJsonObject(parent)) {
+    setOwn(parent, key, value);
+  } else {
+    throw patchNotApplicable(`${operation.op} operation does not apply: doc is missing path: "${pointer}": missing value`);
+  }
+  return document;
+}
+
+function remove(document: JsonValue, pointer: string): JsonValue {
+  if (pointer === "") return null;
+  const { parent, key } = parentAndKey(document, pointer);
+  if (Array.isArray(parent)) parent.splice(Number(key), 1);
+  else if (isJsonObject(parent)) delete parent[key];
+  return document;
 }
 
 function checkOperation(raw: unknown): Operation {
@@ -114,13 +185,4 @@ function checkApplies(document: unknown, operation: Operation): void {
     default:
       return;
   }
-}
-
-function translate(error: unknown, operation: Operation): ControlPlaneError {
-  const name = error instanceof Error ? error.name : "";
-  if (name === "TEST_OPERATION_FAILED") {
-    return patchNotApplicable(`testing value ${operation.path} failed: test failed`, { cause: error });
-  }
-  const message = error instanceof Error ? error.message.split("\n")[0] ?? error.message : String(error);
-  return patchNotApplicable(`${operation.op} operation does not apply: ${message}`, { cause: error });
 }

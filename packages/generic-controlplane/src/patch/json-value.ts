@@ -4,6 +4,23 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
+/**
+ * The value `object` holds under `key` itself, never one it inherits: a client's key is a plain
+ * string, and `constructor` or `__proto__` must read as absent, not as `Object.prototype`'s.
+ */
+export function ownValue<T>(object: { readonly [key: string]: T }, key: string): T | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
+ * Stores `value` under `key` as an own property. Assigning `__proto__` would replace the object's
+ * prototype (and merging into what it reads would change `Object.prototype` for the process).
+ */
+export function setOwn<T>(object: { [key: string]: T }, key: string, value: T): void {
+  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -25,10 +42,8 @@ export function cloneJson<T>(value: T): T {
   if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = cloneJson((value as Record<string, unknown>)[key]);
-    // JSON.parse makes "__proto__" an own key; assigning it would set the copy's prototype instead.
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else copy[key] = item;
+    // JSON.parse makes "__proto__" an own key, which the copy keeps as one.
+    setOwn(copy, key, cloneJson((value as Record<string, unknown>)[key]));
   }
   return copy as T;
 }

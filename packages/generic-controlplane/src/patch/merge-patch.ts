@@ -1,5 +1,5 @@
 import { badRequest } from "../api/errors/index.js";
-import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
+import { cloneJson, isJsonObject, ownValue, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 
 /**
  * RFC 7386 JSON merge patch (`application/merge-patch+json`): objects merge recursively, `null`
@@ -20,7 +20,7 @@ function merge(target: JsonValue | undefined, patch: JsonValue): JsonValue {
     if (value === null) {
       delete result[key];
     } else {
-      result[key] = merge(result[key], value);
+      setOwn(result, key, merge(ownValue(result, key), value));
     }
   }
   return result;

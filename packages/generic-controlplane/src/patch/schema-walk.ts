@@ -1,5 +1,6 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { apiVersionProperty, kindProperty, objectMetaProperty, resolveRef } from "./meta-schemas.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 export type Definitions = Readonly<Record<string, JSONSchemaProps>>;
 
@@ -46,7 +47,7 @@ export function fieldSchema(
 ): JSONSchemaProps | undefined {
   const resolved = resolveSchema(schema, definitions);
   if (resolved === undefined) return undefined;
-  const property = resolved.properties?.[key];
+  const property = declaredProperty(resolved, key);
   if (property !== undefined) return property;
   if (typeof resolved.additionalProperties === "object") return resolved.additionalProperties;
   return undefined;

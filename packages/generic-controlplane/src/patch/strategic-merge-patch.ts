@@ -1,7 +1,7 @@
 import { badRequest, patchNotApplicable } from "../api/errors/index.js";
 import type { ControlPlaneError } from "../errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-import { cloneJson, describeValue, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "./json-value.js";
+import { cloneJson, describeValue, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { fieldSchema, itemSchema, resolveSchema, withObjectMeta, type Definitions } from "./schema-walk.js";
 
 const DIRECTIVE = "$patch";
@@ -92,14 +92,14 @@ class Merger {
         continue;
       }
       const fieldSchemaOfKey = this.sub(schema, key);
-      const current = original[key];
+      const current = ownValue(original, key);
       if (isJsonObject(current) && isJsonObject(value)) {
         const { strategies } = this.meta(fieldSchemaOfKey);
-        original[key] = strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMap(current, value, fieldSchemaOfKey);
+        setOwn(original, key, strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMap(current, value, fieldSchemaOfKey));
       } else if (Array.isArray(current) && Array.isArray(value)) {
-        original[key] = this.mergeListField(current, value, fieldSchemaOfKey, key);
+        setOwn(original, key, this.mergeListField(current, value, fieldSchemaOfKey, key));
       } else {
-        original[key] = this.fresh(value, fieldSchemaOfKey);
+        setOwn(original, key, this.fresh(value, fieldSchemaOfKey));
       }
     }
     return original;
@@ -190,9 +190,9 @@ class Merger {
 
   private deleteFromPrimitiveList(original: JsonObject, key: string, value: JsonValue): void {
     if (!Array.isArray(value)) throw badRequest("invalid patch format of primitive list");
-    const current = original[key];
+    const current = ownValue(original, key);
     if (!Array.isArray(current)) return;
-    original[key] = current.filter((item) => !value.some((gone) => jsonEqual(gone, item)));
+    setOwn(original, key, current.filter((item) => !value.some((gone) => jsonEqual(gone, item))));
   }
 
   /** `$setElementOrder/<field>`: merge the field's list now, then order it as the directive says. */
@@ -203,8 +203,8 @@ class Merger {
       const key = directiveKey.slice(SET_ELEMENT_ORDER.length);
       const listSchema = this.sub(schema, key);
       const { mergeKey } = this.meta(listSchema);
-      const current = original[key];
-      const patchList = patch[key];
+      const current = ownValue(original, key);
+      const patchList = ownValue(patch, key);
       if (current !== undefined && !Array.isArray(current)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(current)}`);
       if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
       if (current === undefined && (patchList === undefined || patchList === null)) continue;
@@ -217,7 +217,7 @@ class Merger {
         Array.isArray(patchList) && kind === "map" && this.meta(listSchema).strategies.includes("merge")
           ? liveOrderSeenByUpstream(originalList, patchList, mergeKey)
           : originalList;
-      original[key] = normalizeElementOrder(patchItems, serverOnly, order, serverOrder, mergeKey, kind);
+      setOwn(original, key, normalizeElementOrder(patchItems, serverOnly, order, serverOrder, mergeKey, kind));
       delete patch[key];
     }
   }

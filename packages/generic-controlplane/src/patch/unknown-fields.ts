@@ -1,6 +1,7 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { isJsonObject } from "./json-value.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "./schema-walk.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 export interface UnknownFieldOptions {
   /** Definitions `$ref`s in the schema point to, beyond the meta/v1 ones that are always known. */
@@ -76,7 +77,7 @@ function walk(
   const unconstrained = schema.type === undefined && properties === undefined && additionalProperties === undefined;
   if (unconstrained && schema.allOf === undefined) return;
   for (const key of Object.keys(value)) {
-    const fieldSchema = properties?.[key] ?? (typeof additionalProperties === "object" ? additionalProperties : undefined);
+    const fieldSchema = declaredProperty(schema, key) ?? (typeof additionalProperties === "object" ? additionalProperties : undefined);
     const fieldValue = value[key];
     if (fieldSchema !== undefined) {
       // Only objects and arrays hold fields: a scalar needs no walk (nor its path spelled out).

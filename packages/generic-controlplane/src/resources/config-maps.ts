@@ -5,6 +5,7 @@ import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema } from "./schema-parts.js";
 import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
+import { setOwn } from "../patch/json-value.js";
 
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -23,7 +24,7 @@ const TARGET: DecodeTarget = { kind: "ConfigMap", version: "v1" };
 function prepare(object: ConfigMap): void {
   const binaryData = asRecord(object.binaryData);
   if (binaryData) {
-    for (const [key, value] of Object.entries(binaryData)) binaryData[key] = canonicalBase64(value, TARGET);
+    for (const [key, value] of Object.entries(binaryData)) setOwn(binaryData, key, canonicalBase64(value, TARGET));
   }
 }
 

@@ -4,6 +4,7 @@ import type { FieldError } from "../validation/field-errors.js";
 import { childPath, fieldDuplicate, fieldInvalid, fieldRequired, indexPath, isQualifiedName, keyPath } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { kindSchema, resourceListSchema } from "./schema-parts.js";
+import { ownValue, setOwn } from "../patch/json-value.js";
 
 export type ResourceList = Record<string, string>;
 
@@ -33,10 +34,10 @@ function applyDefaults(range: LimitRange): void {
   for (const item of range.spec?.limits ?? []) {
     if (item.type !== "Container") continue;
     const limits = { ...(item.default ?? {}) };
-    for (const [name, value] of Object.entries(item.max ?? {})) limits[name] ??= value;
+    for (const [name, value] of Object.entries(item.max ?? {})) if (ownValue(limits, name) === undefined) setOwn(limits, name, value);
     const requests = { ...(item.defaultRequest ?? {}) };
-    for (const [name, value] of Object.entries(limits)) requests[name] ??= value;
-    for (const [name, value] of Object.entries(item.min ?? {})) requests[name] ??= value;
+    for (const [name, value] of Object.entries(limits)) if (ownValue(requests, name) === undefined) setOwn(requests, name, value);
+    for (const [name, value] of Object.entries(item.min ?? {})) if (ownValue(requests, name) === undefined) setOwn(requests, name, value);
     if (Object.keys(limits).length > 0) item.default = limits;
     if (Object.keys(requests).length > 0) item.defaultRequest = requests;
   }

@@ -82,7 +82,7 @@ function selectorFrom(requirements: FieldRequirement[]): FieldSelector {
     empty: requirements.length === 0,
     matches: (fields) =>
       requirements.every((r) => {
-        const actual = fields[r.field] ?? "";
+        const actual = (Object.hasOwn(fields, r.field) ? fields[r.field] : undefined) ?? "";
         return r.operator === "=" ? actual === r.value : actual !== r.value;
       }),
     requiredValue: (field) => requirements.find((r) => r.field === field && r.operator === "=")?.value,

@@ -33,7 +33,7 @@ export async function serveResource(
   const verb = info.verb;
   if (definition.restVerbs !== undefined && !definition.restVerbs.includes(verb)) throw methodNotAllowed(ctx.method, ctx.path);
   if (info.subresource !== "") {
-    const own = scope.subresources[info.subresource];
+    const own = Object.hasOwn(scope.subresources, info.subresource) ? scope.subresources[info.subresource] : undefined;
     if (own !== undefined) {
       if (!ownSubresourceVerbs(definition, info.subresource).includes(verb)) throw methodNotAllowed(ctx.method, ctx.path);
       scope = subresourceScope(scope, own);

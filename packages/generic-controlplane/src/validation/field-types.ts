@@ -1,9 +1,11 @@
 import { refName } from "../patch/meta-schemas.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema-walk.js";
+import { setOwn } from "../patch/json-value.js";
 import { goTypeOf } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { base64ErrorOffset, goTimeError } from "../resources/wire-values.js";
 import { decodeError } from "./decode-errors.js";
+import { declaredProperty } from "../schema/declared-property.js";
 
 /**
  * What kube-apiserver gets from decoding a body into its Go struct, driven by the resource's
@@ -169,16 +171,16 @@ function zeroValue(schema: JSONSchemaProps | undefined): unknown {
 }
 
 function decodeStruct(object: Record<string, unknown>, schema: JSONSchemaProps, struct: string, path: string, options: FieldTypeOptions): void {
-  const properties = schema.properties ?? {};
   for (const key of Object.keys(object)) {
-    if (!Object.hasOwn(properties, key)) continue;
+    const property = declaredProperty(schema, key);
+    if (property === undefined) continue;
     const value = object[key];
     // undefined is how in-process callers leave a field out; JSON has no such value.
     if (value === null || value === undefined) {
       delete object[key];
       continue;
     }
-    decodeValue(object, key, value, properties[key] as JSONSchemaProps, { struct, parent: path, key }, options);
+    decodeValue(object, key, value, property, { struct, parent: path, key }, options);
   }
 }
 
@@ -247,7 +249,7 @@ function decodeValue(
       const resolvedValues = resolveSchema(values, options.definitions);
       for (const entry of Object.keys(value)) {
         const item = value[entry];
-        if (item === null || item === undefined) value[entry] = zeroValue(resolvedValues);
+        if (item === null || item === undefined) setOwn(value, entry, zeroValue(resolvedValues));
         else decodeValue(value, entry, item, values, place, options);
       }
     }

@@ -15,6 +15,13 @@ describe("verifyAdmissionResponse (upstream VerifyAdmissionResponse, v1)", () =>
     });
   });
 
+  it("keeps audit annotation keys named like Object.prototype's members as ordinary keys", () => {
+    const body = JSON.parse('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u1","allowed":true,"auditAnnotations":{"__proto__":"a","constructor":"b"}}}') as unknown;
+    const { auditAnnotations } = verifyAdmissionResponse("u1", false, body);
+    expect(Object.getPrototypeOf(auditAnnotations)).toBe(Object.prototype);
+    expect(JSON.stringify(auditAnnotations)).toBe('{"__proto__":"a","constructor":"b"}');
+  });
+
   it("refuses answers that are absent, for another request or of another version", () => {
     expect(() => verifyAdmissionResponse("u1", false, {})).toThrow("webhook response was absent");
     expect(() => verifyAdmissionResponse("u1", false, review({ uid: "u2", allowed: true }))).toThrow('expected response.uid="u1", got "u2"');

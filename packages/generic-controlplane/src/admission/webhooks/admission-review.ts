@@ -3,6 +3,7 @@ import type { KubeObject, Status } from "../../api/types.js";
 import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { AdmissionUserInfo } from "../request-context.js";
 import type { AdmissionAttributes } from "../types.js";
+import { setOwn } from "../../patch/json-value.js";
 
 export const ADMISSION_REVIEW_API_VERSION = "admission.k8s.io/v1";
 
@@ -115,7 +116,7 @@ export function verifyAdmissionResponse(uid: string, mutating: boolean, review: 
   }
   const annotations: Record<string, string> = {};
   if (isRecord(response.auditAnnotations)) {
-    for (const [key, value] of Object.entries(response.auditAnnotations)) if (typeof value === "string") annotations[key] = value;
+    for (const [key, value] of Object.entries(response.auditAnnotations)) if (typeof value === "string") setOwn(annotations, key, value);
   }
   return {
     allowed: response.allowed === true,

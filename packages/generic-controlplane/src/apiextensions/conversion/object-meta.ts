@@ -2,7 +2,7 @@ import type { KubeObject } from "../../api/types.js";
 import { formatFieldError, type FieldError } from "../../validation/field-errors.js";
 import { validateAnnotations, validateLabels } from "../../validation/object-meta.js";
 import { goTypeName } from "./go-text.js";
-import { cloneJson } from "../../patch/json-value.js";
+import { cloneJson, ownValue } from "../../patch/json-value.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -38,7 +38,7 @@ export function restoreObjectMeta(original: KubeObject, converted: KubeObject): 
     let changed = Object.keys(previous).length !== Object.keys(value).length;
     for (const [key, entry] of Object.entries(value)) {
       if (typeof entry !== "string") return `metadata.${field}[${key}] must be a string, but is ${goTypeName(entry)} in converted object`;
-      if (previous[key] !== entry) changed = true;
+      if (ownValue(previous, key) !== entry) changed = true;
     }
     if (changed) {
       const strings = value as Record<string, string>;

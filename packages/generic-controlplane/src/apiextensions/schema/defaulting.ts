@@ -2,6 +2,8 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import { pruneValue } from "./prune.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
 import { cloneJson } from "../../patch/json-value.js";
+import { declaredProperty } from "../../schema/declared-property.js";
+import { setOwn } from "../../patch/json-value.js";
 
 /**
  * Defaulting as apiextensions-apiserver's `schema/defaulting` does it, on write and on read:
@@ -27,7 +29,7 @@ export function pruneNonNullableNullsWithoutDefaults(value: unknown, schema: JSO
   if (isPlainObject(value)) {
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key] ?? additional;
+      const property = declaredProperty(schema, key) ?? additional;
       if (property === undefined) continue;
       if (child === null && property.nullable !== true && property.default === undefined) delete value[key];
       else pruneNonNullableNullsWithoutDefaults(child, property);
@@ -48,11 +50,11 @@ export function applyDefaultValues(value: unknown, schema: JSONSchemaProps | und
     }
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key];
+      const property = declaredProperty(schema, key);
       if (property !== undefined) {
         applyDefaultValues(child, property);
       } else if (additional !== undefined) {
-        if (isNonNullableNull(child, additional) && additional.default !== undefined && additional.default !== null) value[key] = defaultValue(additional);
+        if (isNonNullableNull(child, additional) && additional.default !== undefined && additional.default !== null) setOwn(value, key, defaultValue(additional));
         applyDefaultValues(child, additional);
       }
     }

@@ -8,6 +8,7 @@ import { isDNS1035Label } from "../../validation/names.js";
 import { validateObjectMeta } from "../../validation/object-meta.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
 import { cloneJson } from "../../patch/json-value.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * Objects under `x-kubernetes-embedded-resource: true` are resources themselves (apiextensions'
@@ -69,7 +70,7 @@ export function validateEmbeddedResources(path: string, value: unknown, schema: 
     if (schema["x-kubernetes-embedded-resource"] === true && !isRoot) errors.push(...embeddedResourceErrors(path, value));
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key];
+      const property = declaredProperty(schema, key);
       if (property !== undefined) errors.push(...validateEmbeddedResources(childPath(path, key), child, property, false));
       else if (additional !== undefined) errors.push(...validateEmbeddedResources(keyPath(path, key), child, additional, false));
     }
@@ -100,7 +101,7 @@ export function coerceEmbeddedMetadata(value: unknown, schema: JSONSchemaProps |
     }
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key];
+      const property = declaredProperty(schema, key);
       if (property !== undefined) unknown.push(...coerceEmbeddedMetadata(child, property, childPath(path, key), false));
       else if (additional !== undefined) unknown.push(...coerceEmbeddedMetadata(child, additional, childPath(path, key), false));
     }

@@ -2,6 +2,7 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldDuplicate, fieldInvalid, indexPath, keyPath } from "../../validation/field-errors.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * The invariants of `x-kubernetes-list-type: set` and `map` (apiextensions-apiserver's
@@ -51,13 +52,12 @@ function validateMap(path: string, schema: JSONSchemaProps, list: unknown[]): Fi
   }
   if (list.length <= 1) return [];
   const keyFields = schema["x-kubernetes-list-map-keys"] ?? [];
-  const itemProperties = itemsOf(schema)?.properties ?? {};
   const keys = list.map((x) => {
     if (x === null) return "unspecified";
     const item = x as Record<string, unknown>;
     const tuple = keyFields.map((field) => {
       if (Object.hasOwn(item, field)) return scalarKey(item[field]);
-      const fallback = itemProperties[field]?.default;
+      const fallback = declaredProperty(itemsOf(schema), field)?.default;
       return fallback !== undefined ? scalarKey(fallback) : "unspecified";
     });
     return JSON.stringify(tuple);
@@ -78,7 +78,7 @@ export function validateListSetsAndMaps(path: string, schema: JSONSchemaProps | 
   } else if (isPlainObject(value)) {
     const additional = additionalSchemaOf(schema);
     for (const [key, child] of Object.entries(value)) {
-      const property = schema.properties?.[key];
+      const property = declaredProperty(schema, key);
       if (property !== undefined) errors.push(...validateListSetsAndMaps(childPath(path, key), property, child));
       else if (additional !== undefined) errors.push(...validateListSetsAndMaps(keyPath(path, key), additional, child));
     }

@@ -3,6 +3,7 @@ import type { FieldError } from "../../validation/field-errors.js";
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany } from "../../validation/field-errors.js";
 import { formatCheck } from "./formats.js";
 import { compileRegexp, regexpError } from "../../regex/index.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * OpenAPI v3 value validation with the semantics and messages of kube-openapi's
@@ -263,11 +264,11 @@ function objectValidator(schema: JSONSchemaProps, data: Record<string, unknown>,
   const additional = schema.additionalProperties;
   if (additional === false) {
     for (const key of keys) {
-      if (!Object.hasOwn(properties, key)) result.errors.push({ code: "UnallowedProperty", name: path, value: key, message: `${path}.${key} in ${IN} is a forbidden property` });
+      if (declaredProperty(schema, key) === undefined) result.errors.push({ code: "UnallowedProperty", name: path, value: key, message: `${path}.${key} in ${IN} is a forbidden property` });
     }
   } else if (isObject(additional)) {
     for (const key of keys) {
-      if (!Object.hasOwn(properties, key)) merge(result, validateSchema(additional, data[key], childName(path, key)));
+      if (declaredProperty(schema, key) === undefined) merge(result, validateSchema(additional, data[key], childName(path, key)));
     }
   }
   for (const [name, property] of Object.entries(properties)) {

@@ -1,5 +1,6 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * Pruning as apiextensions-apiserver's `schema/pruning` does it: every field the structural
@@ -41,7 +42,7 @@ class Pruner {
       const additional = schema.additionalProperties;
       for (const key of Object.keys(value)) {
         if (embedded && META_FIELDS.has(key)) continue;
-        const property = schema.properties?.[key];
+        const property = declaredProperty(schema, key);
         if (property !== undefined) this.prune(value[key], property, Pruner.child(path, key));
         else if (additional !== undefined) this.prune(value[key], additionalSchemaOf(schema), Pruner.child(path, key));
         else {
@@ -62,7 +63,7 @@ class Pruner {
       const embedded = schema["x-kubernetes-embedded-resource"] === true;
       for (const key of Object.keys(value)) {
         if (embedded && META_FIELDS.has(key)) continue;
-        const property = schema.properties?.[key];
+        const property = declaredProperty(schema, key);
         if (property !== undefined) this.prune(value[key], property, Pruner.child(path, key));
         else if (schema.additionalProperties !== undefined) {
           this.prune(value[key], additionalSchemaOf(schema), Pruner.child(path, key));

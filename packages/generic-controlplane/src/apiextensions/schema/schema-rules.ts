@@ -2,6 +2,7 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, keyPath } from "../../validation/field-errors.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * The rules a CustomResourceDefinition's schema must follow beyond being structural, after
@@ -96,7 +97,7 @@ function listAndMapTypeErrors(schema: JSONSchemaProps, path: string): FieldError
     if (items !== undefined && typeOf(items) === "object") {
       const seen = new Set<string>();
       for (const key of mapKeys) {
-        const property = items.properties?.[key];
+        const property = declaredProperty(items, key);
         if (property !== undefined) {
           const keyType = typeOf(property);
           if (keyType === "array" || keyType === "object") {
@@ -119,7 +120,7 @@ function listAndMapTypeErrors(schema: JSONSchemaProps, path: string): FieldError
     if (listType === "map") {
       const required = new Set(items.required ?? []);
       for (const key of mapKeys) {
-        const property = items.properties?.[key];
+        const property = declaredProperty(items, key);
         if (property === undefined) continue;
         const keyPathText = keyPath(childPath(childPath(path, "items"), "properties"), key);
         if (!required.has(key) && property.default === undefined) {

@@ -3,6 +3,7 @@ import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, formatFieldError, indexPath, keyPath } from "../../validation/field-errors.js";
 import { regexpError } from "../../regex/index.js";
 import { additionalSchemaOf, itemsOf } from "./walk.js";
+import { declaredProperty } from "../../schema/declared-property.js";
 
 /**
  * The structural-schema invariants of apiextensions-apiserver's `schema/validation.go`
@@ -187,7 +188,7 @@ function nestedCompleteness(v: JSONSchemaProps | undefined, s: JSONSchemaProps |
   if (vItems !== undefined) errors.push(...nestedCompleteness(vItems, itemsOf(s), childPath(sPath, "items"), childPath(vPath, "items")));
   for (const [name, vField] of Object.entries(v.properties ?? {})) {
     const vFieldPath = keyPath(childPath(vPath, "properties"), name);
-    const sField = s.properties?.[name];
+    const sField = declaredProperty(s, name);
     if (sField !== undefined) {
       errors.push(...nestedCompleteness(vField, sField, keyPath(childPath(sPath, "properties"), name), vFieldPath));
     } else {

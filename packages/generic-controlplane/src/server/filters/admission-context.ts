@@ -1,5 +1,6 @@
 import { runWithAdmissionRequestContext } from "../../admission/request-context.js";
 import { warningHeader } from "../handlers/responsewriters/status.js";
+import { setOwn } from "../../patch/json-value.js";
 import type { RequestFilter } from "./chain.js";
 
 /**
@@ -25,7 +26,7 @@ export function withAdmissionRequestContext(): RequestFilter {
           user,
           addWarning: (text) => warnings.push(warningHeader(text)),
           addAuditAnnotation: (key, value) => {
-            auditAnnotations[key] = value;
+            setOwn(auditAnnotations, key, value);
           },
         },
         next,

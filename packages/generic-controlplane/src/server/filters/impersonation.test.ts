@@ -78,6 +78,22 @@ describe("impersonation", () => {
     ]);
   });
 
+  it("keeps extra keys named like Object.prototype's members as ordinary keys", async () => {
+    const { authorizer } = recordingAuthorizer(() => true);
+    const { seen, call } = await serve(authorizer);
+    const response = await call([
+      ["Impersonate-User", "jane"],
+      ["Impersonate-Extra-__proto__", "a"],
+      ["Impersonate-Extra-constructor", "b"],
+      ["Impersonate-Extra-constructor", "c"],
+    ]);
+    expect(response.status).toBe(200);
+    const extra = seen[0]?.user?.extra ?? {};
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(Object.keys(extra)).toEqual(["__proto__", "constructor"]);
+    expect(JSON.stringify(extra)).toBe('{"__proto__":["a"],"constructor":["b","c"]}');
+  });
+
   it("checks a service account in its namespace and gives it the service account groups when none are asked for", async () => {
     const { authorizer, checks } = recordingAuthorizer(() => true);
     const { seen, call } = await serve(authorizer);

@@ -4,6 +4,7 @@ import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUserna
 import type { AuthorizationAttributes, Authorizer, UserInfo } from "../access-reviews.js";
 import type { IncomingHttpHeaders } from "node:http";
 import type { RequestContext } from "../context.js";
+import { ownValue, setOwn } from "../../patch/json-value.js";
 import type { Next, RequestFilter } from "./chain.js";
 
 const USER_HEADER = "impersonate-user";
@@ -83,9 +84,14 @@ function impersonatedUser(requests: readonly ImpersonationRequest[], groupsSpeci
       case "groups":
         groups.push(attributes.name ?? "");
         break;
-      case "userextras":
-        (extra[attributes.subresource ?? ""] ??= []).push(attributes.name ?? "");
+      case "userextras": {
+        // The key comes from a header name: `Impersonate-Extra-__proto__` is an ordinary key.
+        const key = attributes.subresource ?? "";
+        const values = ownValue(extra, key) ?? [];
+        values.push(attributes.name ?? "");
+        setOwn(extra, key, values);
         break;
+      }
       case "uids":
         uid = attributes.name ?? "";
         break;

@@ -196,7 +196,7 @@ export function removeFieldPaths(object: Record<string, unknown>, paths: string[
     const segments = splitFieldPath(path);
     let cursor: unknown = object;
     for (let i = 0; i < segments.length - 1 && cursor !== undefined; i++) {
-      cursor = cursor !== null && typeof cursor === "object" ? (cursor as Record<string, unknown>)[segments[i] as string] : undefined;
+      cursor = cursor !== null && typeof cursor === "object" && Object.hasOwn(cursor, segments[i] as string) ? (cursor as Record<string, unknown>)[segments[i] as string] : undefined;
     }
     const last = segments[segments.length - 1];
     if (last !== undefined && cursor !== null && typeof cursor === "object" && !Array.isArray(cursor)) {
