@@ -128,10 +128,8 @@ function checkOperation(raw: unknown): Operation {
 }
 
 function exists(document: unknown, pointer: string): boolean {
-  if (pointer === "") return true;
-  const tokens = pointer.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
   let node: unknown = document;
-  for (const token of tokens) {
+  for (const token of tokensOf(pointer)) {
     if (Array.isArray(node)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= node.length) return false;
       node = node[Number(token)];
