@@ -1,8 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { UserInfo } from "../server/access-reviews.js";
 import { parseCsv } from "./csv.js";
 import type { AuthenticationResult, TokenAuthenticator } from "./types.js";
+import { secretEquals } from "./secret-equal.js";
 
 /** A token file could not be read as kube-apiserver's `--token-auth-file` format. */
 export class TokenFileError extends Error {
@@ -32,11 +32,9 @@ export function tokenFileAuthenticator(csv: string, source = "token file"): Toke
   return {
     authenticateToken(token: string): Promise<AuthenticationResult | undefined> {
       // Compare every stored token in constant time, so response timing says nothing about near misses.
-      const presented = Buffer.from(token);
       let found: UserInfo | undefined;
       for (const [known, user] of users) {
-        const candidate = Buffer.from(known);
-        if (candidate.length === presented.length && timingSafeEqual(candidate, presented)) found = user;
+        if (secretEquals(token, known)) found = user;
       }
       return Promise.resolve(found === undefined ? undefined : { user: { ...found, groups: [...found.groups] } });
     },

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createCertificateAuthority, issueServingCertificate, type CertificateAndKey } from "../certs/authority.js";
 import type { KubeObject } from "../api/types.js";
 import { isControlPlaneError } from "../errors.js";
@@ -14,6 +14,7 @@ import { ALL_AUTHENTICATED, SYSTEM_MASTERS, type AuthenticationResult, type Requ
 import { x509Authenticator } from "../authn/x509.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { ApiServerOptions, HandlerStage } from "../server/api-server.js";
+import { secretEquals } from "../authn/secret-equal.js";
 
 /** Who may call the server and how they prove it (kube-apiserver's authentication flags). */
 export interface AuthenticationOptions {
@@ -68,12 +69,9 @@ export async function loopbackCredentials(secure: boolean): Promise<LoopbackCred
 }
 
 function loopbackTokenAuthenticator(token: string): TokenAuthenticator {
-  const expected = Buffer.from(token);
   return {
     authenticateToken(presented) {
-      const candidate = Buffer.from(presented);
-      const match = candidate.length === expected.length && timingSafeEqual(candidate, expected);
-      return Promise.resolve(match ? { user: { name: LOOPBACK_USER, uid: "", groups: [SYSTEM_MASTERS] } } : undefined);
+      return Promise.resolve(secretEquals(presented, token) ? { user: { name: LOOPBACK_USER, uid: "", groups: [SYSTEM_MASTERS] } } : undefined);
     },
   };
 }

@@ -8,6 +8,7 @@ import { authorizerChain, SYSTEM_MASTERS, type AuthorizationMode } from "../serv
 import type { Authenticate } from "../server/filters/authentication.js";
 import type { ServedResource } from "../server/served-resource.js";
 import { groupResource } from "./served-resources.js";
+import { secretEquals } from "../authn/secret-equal.js";
 
 export interface AuthorizationOptions {
   /** In order, like `--authorization-mode`; the first decisive answer wins. `system:masters` is always allowed. */
@@ -121,5 +122,5 @@ export const LOOPBACK_USER: UserInfo = { name: "system:apiserver", groups: [SYST
  */
 export function withLoopbackToken(token: string, authenticate: Authenticate | undefined): Authenticate {
   const expected = `Bearer ${token}`;
-  return (ctx) => (ctx.req.headers.authorization === expected ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] } : authenticate?.(ctx));
+  return (ctx) => (secretEquals(ctx.req.headers.authorization ?? "", expected) ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] } : authenticate?.(ctx));
 }
