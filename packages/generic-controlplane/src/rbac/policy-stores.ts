@@ -1,9 +1,11 @@
-import { forbidden } from "../api/errors/index.js";
+import { forbidden, notFound } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import type { KubeObject } from "../api/types.js";
 import type { RequestOptions, ResourceStore } from "../registry/types.js";
 import type { Authorizer, UserInfo } from "../server/access-reviews.js";
 import { SYSTEM_MASTERS } from "../server/authorizers.js";
+import { jsonEqual } from "../patch/json-value.js";
+import { wireLabelSelectorAsSelector } from "./label-selector.js";
 import { confirmNoEscalation } from "./escalation.js";
 import type { PolicySource, RuleResolver } from "./rule-resolver.js";
 import { ALL, RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Role, type RoleBinding } from "./types.js";
@@ -53,40 +55,73 @@ interface Checks {
   check(user: UserInfo, namespace: string, object: KubeObject, old: KubeObject | undefined): Promise<void>;
 }
 
-/** Whether an update changes only what the garbage collector writes (upstream `IsOnlyMutatingGCFields`). */
-function onlyGCFields(object: KubeObject, old: KubeObject): boolean {
+/**
+ * Whether an update changes only what the garbage collector writes (upstream
+ * `IsOnlyMutatingGCFields`): owner references and finalizers, besides the managed fields and the
+ * resourceVersion every write carries. Values are compared, not their serializations.
+ */
+export function onlyGCFields(object: KubeObject, old: KubeObject): boolean {
   const strip = (o: KubeObject) => {
-    const { ownerReferences: _o, finalizers: _f, resourceVersion: _r, managedFields: _m, ...metadata } = o.metadata ?? {};
-    return JSON.stringify({ ...o, metadata });
+    const { ownerReferences: _o, finalizers: _f, resourceVersion: _r, managedFields: _m, selfLink: _s, ...metadata } = o.metadata ?? {};
+    return { ...o, metadata };
   };
-  return strip(object) === strip(old);
+  return jsonEqual(strip(object), strip(old));
 }
 
-function sameRules(object: Role, old: KubeObject): boolean {
-  return JSON.stringify(object.rules ?? []) === JSON.stringify((old as Role).rules ?? []);
+function hasAggregationRule(role: KubeObject | undefined): boolean {
+  return ((role as ClusterRole | undefined)?.aggregationRule?.clusterRoleSelectors ?? []).length > 0;
+}
+
+/**
+ * The other ClusterRole whose aggregationRule would gather this write's rules anew: one that selects
+ * the new object and did not select the old one, or selects both while the rules change. Either way
+ * the aggregating role, and everyone bound to it, gains the rules: only full authority may do that.
+ */
+async function newlyAggregatedBy(clusterRoles: ResourceStore, role: ClusterRole, old: ClusterRole | undefined): Promise<string | undefined> {
+  const name = role.metadata?.name ?? "";
+  const rulesChange = old === undefined || !jsonEqual(role.rules ?? [], old.rules ?? []);
+  for (const other of (await clusterRoles.list(undefined)).items as ClusterRole[]) {
+    if (other.metadata?.name === name) continue;
+    for (const wire of other.aggregationRule?.clusterRoleSelectors ?? []) {
+      const selector = wireLabelSelectorAsSelector(wire);
+      if (!selector.matches(role.metadata?.labels)) continue;
+      if (rulesChange || !selector.matches(old.metadata?.labels)) return other.metadata?.name ?? "";
+    }
+  }
+  return undefined;
 }
 
 /**
  * Roles and ClusterRoles (upstream `role/policybased`, `clusterrole/policybased`): a user who may
- * not `escalate` the role may only write rules they already hold; the aggregationRule of a
- * ClusterRole gathers anything, so it needs full authority.
+ * not `escalate` the role may only write one whose every rule they already hold, on every create and
+ * every update but one that changes only garbage-collector fields (a label alone is a change: it can
+ * put the role under an aggregationRule). An aggregationRule, on the old or the new object, gathers
+ * anything, so it needs full authority; so does a write that hands its rules to an aggregated
+ * ClusterRole (a role newly selected by another's aggregationRule, or a selected role's new rules).
  */
-function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, resolver: RuleResolver): Checks {
+function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, resolver: RuleResolver, clusterRoles: ResourceStore): Checks {
+  const groupResource = { group: RBAC_GROUP, resource };
+  const requireFullAuthority = async (user: UserInfo, name: string, why: string) => {
+    if ((await confirmNoEscalation(resolver, user, "", FULL_AUTHORITY)) !== undefined) throw forbidden(groupResource, name, why);
+  };
   return {
     async check(user, namespace, object, old) {
       if (escalationAllowed(user)) return;
       const name = object.metadata?.name ?? "";
       const escalate = await authorizer.authorize(user, { verb: "escalate", group: RBAC_GROUP, resource, name, ...(namespace ? { namespace } : {}) });
       if (escalate.allowed) return;
+      if (old !== undefined && onlyGCFields(object, old)) return;
       const role = object as ClusterRole;
-      if (old !== undefined && sameRules(role, old) && JSON.stringify(role.aggregationRule ?? null) === JSON.stringify((old as ClusterRole).aggregationRule ?? null)) return;
-      const groupResource = { group: RBAC_GROUP, resource };
       const problem = await confirmNoEscalation(resolver, user, namespace, role.rules ?? []);
       if (problem !== undefined) throw forbidden(groupResource, name, problem);
-      if (resource === "clusterroles" && role.aggregationRule !== undefined && role.aggregationRule !== null) {
-        if ((await confirmNoEscalation(resolver, user, namespace, FULL_AUTHORITY)) !== undefined) {
-          throw forbidden(groupResource, name, "must have cluster-admin privileges to use the aggregationRule");
-        }
+      if (resource !== "clusterroles") return;
+      if (hasAggregationRule(role) || hasAggregationRule(old)) {
+        await requireFullAuthority(user, name, "must have cluster-admin privileges to use the aggregationRule");
+        return;
+      }
+      const aggregator = await newlyAggregatedBy(clusterRoles, role, old);
+      if (aggregator !== undefined) {
+        await requireFullAuthority(user, name, `must have cluster-admin privileges to change the rules the aggregationRule of ClusterRole ${JSON.stringify(aggregator)} gathers`);
       }
     },
   };
@@ -109,6 +144,8 @@ function bindingChecks(resource: "rolebindings" | "clusterrolebindings", authori
       if (bind.allowed) return;
       const groupResource = { group: RBAC_GROUP, resource };
       const { rules, error } = await resolver.rulesOf(roleRef, namespace);
+      // A missing role is upstream's NotFound from GetRoleReferenceRules, worded as the role's own store words it.
+      if (error !== undefined && (roleRef.kind === "Role" || roleRef.kind === "ClusterRole")) throw notFound({ group: RBAC_GROUP, resource: roleResource }, roleRef.name);
       if (error !== undefined) throw forbidden(groupResource, name, error);
       const problem = await confirmNoEscalation(resolver, user, namespace, rules);
       if (problem !== undefined) throw forbidden(groupResource, name, problem);
@@ -166,8 +203,8 @@ function guarded(store: ResourceStore, checks: Checks): ResourceStore {
 /** The four RBAC stores with upstream's escalation and bind checks on every write by a user. */
 export function guardRbacStores(stores: RbacStores, authorizer: Authorizer, resolver: RuleResolver): RbacStores {
   return {
-    roles: guarded(stores.roles, roleChecks("roles", authorizer, resolver)),
-    clusterRoles: guarded(stores.clusterRoles, roleChecks("clusterroles", authorizer, resolver)),
+    roles: guarded(stores.roles, roleChecks("roles", authorizer, resolver, stores.clusterRoles)),
+    clusterRoles: guarded(stores.clusterRoles, roleChecks("clusterroles", authorizer, resolver, stores.clusterRoles)),
     roleBindings: guarded(stores.roleBindings, bindingChecks("rolebindings", authorizer, resolver)),
     clusterRoleBindings: guarded(stores.clusterRoleBindings, bindingChecks("clusterrolebindings", authorizer, resolver)),
   };

@@ -20,6 +20,7 @@ const USERS: Record<string, { name: string; groups: string[] }> = {
   "jane-token": { name: "jane", groups: ["system:authenticated"] },
   "lead-token": { name: "lead", groups: ["system:authenticated", "leads"] },
   "nobody-token": { name: "nobody", groups: ["system:authenticated"] },
+  "patcher-token": { name: "patcher", groups: ["system:authenticated"] },
 };
 
 let t: TestPlane;
@@ -344,6 +345,45 @@ describe("escalation and bind checks", () => {
     };
     expect((await user("lead-token", "POST", `${RBAC}/namespaces/default/roles`, role)).status).toBe(201);
     await admin("DELETE", `${RBAC}/namespaces/default/rolebindings/jane-edit`);
+  });
+
+  it("answers a binding to a missing role with the role's NotFound, as upstream's GetRoleReferenceRules", async () => {
+    const r = await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, roleBinding("to-ghost", "default", "Role", "ghost-role", [{ kind: "User", name: "jane" }]));
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({
+      reason: "NotFound",
+      message: 'roles.rbac.authorization.k8s.io "ghost-role" not found',
+      details: { name: "ghost-role", group: "rbac.authorization.k8s.io", kind: "roles" },
+    });
+  });
+
+  it("refuses labelling cluster-admin or admin into view's aggregation (kubectl label's patch) to a user who may only patch clusterroles", async () => {
+    const patcher = {
+      metadata: { name: "clusterrole-patcher" },
+      rules: [{ apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "patch"] }],
+    };
+    expect((await admin("POST", `${RBAC}/clusterroles`, patcher)).status).toBe(201);
+    const binding = {
+      metadata: { name: "patcher" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "clusterrole-patcher" },
+      subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "patcher" }],
+    };
+    expect((await admin("POST", `${RBAC}/clusterrolebindings`, binding)).status).toBe(201);
+    const viewBefore = (await admin("GET", `${RBAC}/clusterroles/view`)).json;
+    for (const role of ["cluster-admin", "admin"]) {
+      // What `kubectl label clusterrole <role> rbac.authorization.k8s.io/aggregate-to-view=true` sends
+      // (kubectl sends no bearer token over plain HTTP, so the request is made as it would make it).
+      const r = await t.call("PATCH", `${RBAC}/clusterroles/${role}?fieldManager=kubectl-label`, {
+        headers: { ...as("patcher-token"), "Content-Type": "application/merge-patch+json" },
+        raw: JSON.stringify({ metadata: { labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } } }),
+      });
+      expect(r.status).toBe(403);
+      expect(r.json.message).toMatch(new RegExp(`^clusterroles.rbac.authorization.k8s.io "${role}" is forbidden: user "patcher" \\(groups=\\["system:authenticated"\\]\\) is attempting to grant RBAC permissions not currently held:\\n`));
+      expect((await admin("GET", `${RBAC}/clusterroles/${role}`)).json.metadata.labels?.["rbac.authorization.k8s.io/aggregate-to-view"]).toBeUndefined();
+    }
+    const viewAfter = (await admin("GET", `${RBAC}/clusterroles/view`)).json;
+    expect(viewAfter.rules).toEqual(viewBefore.rules);
+    expect(JSON.stringify(viewAfter.rules)).not.toContain('"*"');
   });
 });
 
