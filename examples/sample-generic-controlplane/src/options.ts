@@ -47,7 +47,7 @@ export interface SecurityOptions {
   clientCaFile?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
-  /** `--anonymous-auth`: requests without credentials reach health, version and discovery. */
+  /** `--anonymous-auth`: requests without credentials are `system:anonymous`, and the authorizer decides them. */
   anonymousAuth: boolean;
   /** `--service-account-issuer` (repeatable), `--api-audiences`, `--service-account-*-file`. */
   serviceAccountIssuers: string[];
@@ -134,8 +134,8 @@ Flags:
   --token-auth-file <path>
                           static bearer tokens, one "token,user,uid,\"group1,group2\"" line each
   --anonymous-auth=<true|false>
-                          requests without credentials may reach health, version and discovery
-                          endpoints as system:anonymous (default true)
+                          requests without credentials are system:anonymous and the authorizer
+                          decides them (RBAC lets them read health and version) (default true)
   --service-account-issuer <url>
                           iss of service account tokens; repeat to keep accepting older issuers
                           (default https://kubernetes.default.svc.cluster.local)

@@ -94,7 +94,16 @@ describe("sample-generic-controlplane over TLS", () => {
     expect(await k.ok(["get", "namespace", "kube-system", "-o", "name"])).toBe("namespace/kube-system\n");
     const ca = await caOf(dir);
     expect(await get(`${binary.url}/healthz`, ca)).toBe(200);
-    expect(await get(`${binary.url}/api/v1/namespaces`, ca)).toBe(401);
+    // As kube-apiserver with --anonymous-auth=true and RBAC: anonymous reaches the authorizer, which denies it.
+    const anonymous = await send(`${binary.url}/api/v1/namespaces`, ca);
+    expect(anonymous.status).toBe(403);
+    expect(JSON.parse(anonymous.text)).toMatchObject({
+      reason: "Forbidden",
+      message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+    });
+    expect(await get(`${binary.url}/version`, ca)).toBe(200);
+    // A bad credential is still 401, never anonymous.
+    expect((await send(`${binary.url}/api/v1/namespaces`, ca, { headers: { Authorization: "Bearer not-a-token" } })).status).toBe(401);
     const certificate = await servingCertificate(binary.url, ca, "localhost");
     expect(certificate.subjectaltname).toBe("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1");
   });

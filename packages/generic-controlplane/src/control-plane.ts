@@ -303,6 +303,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     // A client CA is only given to authenticate with it (kube-apiserver's --client-ca-file turns the x509 authenticator on).
     authentication: options.authentication ?? (options.tls?.clientCA !== undefined ? {} : undefined),
     clientCertificates: options.tls?.clientCA !== undefined,
+    // kube-apiserver hands anonymous requests to an authorizer that decides (RBAC denies what
+    // system:anonymous may not do with 403), and never combines anonymous with AlwaysAllow.
+    anonymousToAuthorizer: authorization.enforced !== undefined && options.authorization?.modes.includes("AlwaysAllow") !== true,
     tokens: await serviceAccountTokenConfig(tokenOptions),
     tokenOptions,
     loopback,

@@ -21,9 +21,12 @@ export interface AuthenticationOptions {
   /** Static bearer tokens in kube-apiserver's `--token-auth-file` CSV format: `token,user,uid,"group1,group2"`. */
   tokenFile?: string;
   /**
-   * Requests without credentials. Default: only health, version and discovery endpoints, as
-   * `system:anonymous` in `system:unauthenticated` (any other gets 401); `"*"` lets all of them reach
-   * the authorizer (`--anonymous-auth=true`); `false` refuses them all (`--anonymous-auth=false`).
+   * Requests without credentials, as `system:anonymous` in `system:unauthenticated`. Default, when
+   * an authorizer decides (RBAC, Webhook): every one reaches it, as kube-apiserver's
+   * `--anonymous-auth=true`, so RBAC answers 403 where anonymous may not go; when every request is
+   * allowed (no authorization, or AlwaysAllow, which kube-apiserver never combines with anonymous):
+   * only health, version and discovery, any other gets 401. `"*"` or a list of paths chooses
+   * explicitly; `false` refuses them all (`--anonymous-auth=false`).
    */
   anonymous?: false | AnonymousPaths;
 }
@@ -122,6 +125,8 @@ export interface ControlPlaneAuthentication {
 export function controlPlaneAuthentication(input: {
   authentication: AuthenticationOptions | undefined;
   clientCertificates: boolean;
+  /** Whether an authorizer that can deny decides anonymous requests (the default `anonymous` is then `"*"`). */
+  anonymousToAuthorizer: boolean;
   tokens: ServiceAccountTokenConfig;
   tokenOptions: ServiceAccountTokenOptions;
   loopback: LoopbackCredentials;
@@ -140,7 +145,8 @@ export function controlPlaneAuthentication(input: {
   let authenticate: ApiServerOptions["authenticate"];
   if (input.authentication !== undefined) {
     const authenticators: RequestAuthenticator[] = [...(input.clientCertificates ? [x509Authenticator()] : []), bearerTokenAuthenticator(bearerTokens)];
-    authenticate = requestAuthentication({ authenticators, ...(input.authentication.anonymous !== undefined ? { anonymous: input.authentication.anonymous } : {}) });
+    const anonymous = input.authentication.anonymous ?? (input.anonymousToAuthorizer ? "*" : undefined);
+    authenticate = requestAuthentication({ authenticators, ...(anonymous !== undefined ? { anonymous } : {}) });
   }
   return {
     authenticate,
