@@ -1,4 +1,6 @@
 import {
+  ApiException,
+  CoordinationV1Api,
   CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
@@ -104,6 +106,32 @@ describe("@kubernetes/client-node", () => {
 
     await core.deleteNamespacedConfigMap({ namespace, name: "crud" });
     await expect(core.readNamespacedConfigMap({ namespace, name: "crud" })).rejects.toMatchObject({ code: 404 });
+  });
+
+  it("replaceNamespacedLease creates a missing Lease (201), as upstream's AllowCreateOnUpdate, while a missing ConfigMap stays 404", async () => {
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+    const lease = { metadata: { name: "put-created", namespace: "default" }, spec: { holderIdentity: "a", leaseDurationSeconds: 15 } };
+    const created = await coordination.replaceNamespacedLease({ name: "put-created", namespace: "default", body: lease });
+    expect(created.spec?.holderIdentity).toBe("a");
+    expect(created.metadata?.uid).toBeTruthy();
+    const read = await coordination.readNamespacedLease({ name: "put-created", namespace: "default" });
+    expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    const renewed = await coordination.replaceNamespacedLease({ name: "put-created", namespace: "default", body: { ...read, spec: { ...read.spec, holderIdentity: "b" } } });
+    expect(renewed.metadata?.uid).toBe(created.metadata?.uid);
+    expect(renewed.spec?.holderIdentity).toBe("b");
+
+    const status = await fetch(`${server.url}/apis/coordination.k8s.io/v1/namespaces/default/leases/put-raw`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "put-raw" } }),
+    });
+    expect(status.status).toBe(201);
+
+    const missing = await core
+      .replaceNamespacedConfigMap({ name: "put-missing", namespace: "default", body: { metadata: { name: "put-missing" }, data: {} } })
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(ApiException);
+    expect((missing as ApiException<unknown>).code).toBe(404);
   });
 
   it("lists in pages with limit and continue", async () => {

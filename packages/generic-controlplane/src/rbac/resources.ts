@@ -65,7 +65,7 @@ export const rolesResource = defineResource<Role>({
   nameRule: "PathSegment",
   schema: kindSchema({ group: RBAC_GROUP, version: "v1", kind: "Role", description: "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.", properties: { rules: rulesSchema("Role") } }),
   printerColumns: roleColumns,
-  strategy: { validate: validateRole, validateUpdate: validateRole },
+  strategy: { validate: validateRole, validateUpdate: validateRole, allowCreateOnUpdate: true },
 });
 
 /** rbac.authorization.k8s.io/v1 ClusterRole. */
@@ -92,7 +92,7 @@ export const clusterRolesResource = defineResource<ClusterRole>({
     },
   }),
   printerColumns: roleColumns,
-  strategy: { validate: validateClusterRole, validateUpdate: validateClusterRole },
+  strategy: { validate: validateClusterRole, validateUpdate: validateClusterRole, allowCreateOnUpdate: true },
 });
 
 /** upstream's printer: NAME, ROLE, AGE, and with `-o wide` USERS, GROUPS, SERVICEACCOUNTS. */
@@ -126,6 +126,7 @@ export const roleBindingsResource = defineResource<RoleBinding>({
   }),
   printerColumns: bindingColumns(),
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate: defaultBinding,
     prepareForUpdate: (object) => defaultBinding(object),
     validate: (object) => validateBinding(object, true),
@@ -152,6 +153,7 @@ export const clusterRoleBindingsResource = defineResource<ClusterRoleBinding>({
   }),
   printerColumns: bindingColumns(),
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate: defaultBinding,
     prepareForUpdate: (object) => defaultBinding(object),
     validate: (object) => validateBinding(object, false),

@@ -44,6 +44,11 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
    * shorter period (0 from the agent that finished the cleanup, e.g. a kubelet) removes it.
    */
   gracefulDeletePeriod?(object: T, requestedSeconds: number | undefined): number | undefined;
+  /**
+   * Whether a PUT of an object that does not exist creates it (upstream `AllowCreateOnUpdate`):
+   * true for leases, events, limit ranges and the RBAC types, as upstream; off by default.
+   */
+  allowCreateOnUpdate?: boolean;
 }
 
 /**

@@ -151,6 +151,7 @@ export const eventsV1Resource = defineResource<EventsV1Event>({
     fromStorage: (object) => coreEventToEventsV1(object),
   },
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate: normalize,
     prepareForUpdate: normalize,
     validate: (event) => validateEventCreate(eventsV1ToCore(event), "events.k8s.io/v1"),

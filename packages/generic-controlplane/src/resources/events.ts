@@ -66,6 +66,7 @@ export const eventsResource = defineResource<CoreEvent>({
     Object.keys(eventSelectableFields({})).map((key) => [key, (event: CoreEvent) => eventSelectableFields(event)[key]]),
   ),
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate: normalize,
     prepareForUpdate: normalize,
     validate: (event) => validateEventCreate(event, "v1"),

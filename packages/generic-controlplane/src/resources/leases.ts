@@ -108,6 +108,7 @@ export const leasesResource = defineResource<Lease>({
     ageColumn(),
   ],
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate(object) {
       dropDisabledFields(object, undefined);
       normalizeTimes(object);

@@ -151,6 +151,7 @@ export const limitRangesResource = defineResource<LimitRange>({
   // Upstream prints the creation time itself here, not an age.
   printerColumns: [{ name: "Created At", type: "string", description: "CreationTimestamp is a timestamp representing the server time when this object was created, in UTC.", cell: (range) => range.metadata?.creationTimestamp }],
   strategy: {
+    allowCreateOnUpdate: true,
     prepareForCreate: applyDefaults,
     prepareForUpdate: applyDefaults,
     validate: validateLimitRange,

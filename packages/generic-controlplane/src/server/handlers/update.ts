@@ -1,3 +1,4 @@
+import { isControlPlaneError } from "../../errors.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "./decode/decode-object.js";
@@ -20,6 +21,18 @@ export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInf
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
 
-  const updated = await scope.store.update(info.namespace, info.name, object, requestOptions(options, info.subresource, ctx.user));
+  const writeOptions = requestOptions(options, info.subresource, ctx.user);
+  const createsWhenMissing = !info.subresource && definition.strategy?.allowCreateOnUpdate === true;
+  let updated;
+  try {
+    updated = await scope.store.update(info.namespace, info.name, object, writeOptions);
+  } catch (error) {
+    if (!createsWhenMissing || !isControlPlaneError(error) || error.code !== "NotFound") throw error;
+    // Upstream's AllowCreateOnUpdate: the PUT of a missing object creates it, answered as a create.
+    const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+    const created = await scope.store.create(info.namespace, { ...object, metadata }, writeOptions);
+    writeEncoded(ctx, 201, shapeObject(created, format, scope, "Metadata"), format);
+    return;
+  }
   writeEncoded(ctx, 200, shapeObject(updated, format, scope, "Metadata"), format);
 }
