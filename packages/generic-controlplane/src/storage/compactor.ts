@@ -1,4 +1,8 @@
-/** How a backend compacts itself; kine's defaults (at start, then every 5 minutes; keep at least 1,000 revisions). */
+/**
+ * How an embedded backend (memory, SQLite) compacts itself; kine's defaults: at start, then every
+ * 5 minutes, keeping at least 1,000 revisions. etcd follows kube-apiserver's schedule instead
+ * (`storage/etcd-compaction.ts`), and only `compactInterval` applies to it.
+ */
 export interface CompactionOptions {
   /** Milliseconds between automatic compactions (the first runs at startup); 0 turns them off. Default 300000. */
   compactInterval?: number;
@@ -29,27 +33,33 @@ export function withCompactor<T extends Compactable & { close(): Promise<void> }
 
 /**
  * Starts the periodic compaction: a first round right away (so a server restarted more often than
- * the interval still compacts), then one every interval. The returned function stops it. The
- * timers never keep the process alive.
+ * the interval still compacts), then one every interval. The returned function stops it.
  */
 export function startCompactor(storage: Compactable, options: CompactionOptions): () => void {
-  const interval = options.compactInterval ?? DEFAULT_COMPACT_INTERVAL;
   const retain = options.minRetainRevisions ?? DEFAULT_MIN_RETAIN_REVISIONS;
+  return repeatEvery(options.compactInterval ?? DEFAULT_COMPACT_INTERVAL, () => compactOnce(storage, retain), { immediately: true });
+}
+
+/**
+ * Runs `task` every `interval` milliseconds (and once at once with `immediately`), never two runs
+ * at a time, on timers that never keep the process alive. A failed run (e.g. the backend closed
+ * meanwhile) is simply tried again on the next tick. An interval of 0 runs nothing. The returned
+ * function stops it.
+ */
+export function repeatEvery(interval: number, task: () => Promise<void>, options: { immediately: boolean }): () => void {
   if (!Number.isFinite(interval) || interval <= 0) return () => {};
   let running = false;
   const round = (): void => {
     if (running) return;
     running = true;
-    void compactOnce(storage, retain)
-      .catch(() => {
-        // A failed round (e.g. the backend closed meanwhile) is retried on the next tick.
-      })
+    void task()
+      .catch(() => {})
       .finally(() => {
         running = false;
       });
   };
-  const first = setTimeout(round, 0);
-  first.unref();
+  const first = options.immediately ? setTimeout(round, 0) : undefined;
+  first?.unref();
   // Node fires a timer longer than 2^31-1 ms after 1 ms; a longer interval waits the longest it can.
   const timer = setInterval(round, Math.min(interval, MAX_TIMER_MS));
   timer.unref();

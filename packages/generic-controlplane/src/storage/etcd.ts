@@ -1,7 +1,8 @@
 import { noop } from "cockatiel";
 import { Etcd3, type IOptions } from "etcd3";
 import type * as RPC from "etcd3";
-import { withCompactor, type CompactionOptions } from "./compactor.js";
+import { DEFAULT_COMPACT_INTERVAL, repeatEvery, type CompactionOptions } from "./compactor.js";
+import { compactionRound, FIRST_ROUND, type CompactionRound } from "./etcd-compaction.js";
 import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import { EventWindow } from "./event-window.js";
@@ -11,7 +12,7 @@ import { WatchHub } from "./watch-hub.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 
 /** Where the etcd cluster is and how to reach it, as kube-apiserver's `--etcd-*` flags say it. */
-export interface EtcdStorageOptions extends CompactionOptions {
+export interface EtcdStorageOptions extends Pick<CompactionOptions, "compactInterval"> {
   /** Client URLs or `host:port`s of the etcd members, e.g. `["http://127.0.0.1:2379"]`. */
   endpoints: readonly string[];
   /**
@@ -66,10 +67,23 @@ export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   // order progress notifications after pending events. Instead one range over the listed directory
   // proves it unchanged since the cache's revision, and the cache answers; otherwise etcd does.
   const storage = new EtcdStorage(options);
-  return withCompactor(
-    withListCache(storage, { root: `${REGISTRY}/`, consistentReads: false, unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count) }),
-    options,
+  const cached = withListCache(storage, { root: `${REGISTRY}/`, consistentReads: false, unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count) });
+  // kube-apiserver's compaction (etcd-compaction.ts): the first round an interval after start only
+  // records a revision, so a server's restart never takes history from the others' clients.
+  let round = FIRST_ROUND;
+  const stopCompaction = repeatEvery(
+    options.compactInterval ?? DEFAULT_COMPACT_INTERVAL,
+    async () => {
+      round = await storage.compactionRound(round);
+    },
+    { immediately: false },
   );
+  const close = cached.close.bind(cached);
+  cached.close = () => {
+    stopCompaction();
+    return close();
+  };
+  return cached;
 }
 
 class EtcdStorage implements Storage {
@@ -308,6 +322,16 @@ class EtcdStorage implements Storage {
       if (!(isControlPlaneError(error) && error.code === "Expired")) throw error;
     }
     this.remember(target);
+  }
+
+  /**
+   * One round of kube-apiserver's compaction schedule (etcd-compaction.ts): the round to run next.
+   * Like upstream, a failed compaction still moves the schedule on; a failed write of the key does not.
+   */
+  async compactionRound(round: CompactionRound): Promise<CompactionRound> {
+    const { next, compactTo } = await compactionRound((request) => this.call((kv, callOptions) => kv.txn(request, callOptions)), round);
+    if (compactTo !== undefined) await this.compact(compactTo).catch(() => {});
+    return next;
   }
 
   /** A linearizable read of a key, as kube-apiserver's etcd health check does. */
