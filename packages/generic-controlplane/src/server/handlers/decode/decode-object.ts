@@ -12,6 +12,7 @@ import { warningHeader } from "../responsewriters/status.js";
 import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
+import { goJsonSyntaxError } from "./go-json-syntax.js";
 
 
 /**
@@ -142,7 +143,7 @@ export function parseJson(text: string): unknown {
   try {
     value = parseJsonText(text);
   } catch (error) {
-    throw badRequest(`error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
+    throw badRequest(`error decoding request body: json parse error: ${goJsonSyntaxError(text) ?? (error as Error).message}`, { cause: error });
   }
   checkDecodedBody(value, "json");
   return value;
