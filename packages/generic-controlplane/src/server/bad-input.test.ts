@@ -32,6 +32,28 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
   });
 });
 
+describe("malformed JSON bodies", () => {
+  it.each([
+    ['{"metadata":{"name":"bad"},}', "invalid character '}' looking for beginning of object key string"],
+    ['{"metadata":{"name":"bad"}', "unexpected end of JSON input"],
+    ['{"metadata" {"name":"bad"}}', "invalid character '{' after object key"],
+  ])("%j is a 400 in Go encoding/json's words", async (raw, goMessage) => {
+    const r = await t.call("POST", CM, { raw, headers: JSON_TYPE });
+    expectStatus(r, 400, "BadRequest");
+    expect(r.json.message).toContain(goMessage);
+    expect((await t.call("GET", `${CM}/bad`)).status).toBe(404);
+  });
+
+  it("on create and update, is kube-apiserver's unrecognized-object 400 quoting the body's start", async () => {
+    const raw = '{"metadata":{"name":"bad"},"data":{"a":"1",}}';
+    const summary = `${raw.slice(0, 30)} ...`;
+    const message = `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string (${summary})`;
+    expectStatus(await t.call("POST", CM, { raw, headers: JSON_TYPE }), 400, "BadRequest", message);
+    await t.call("POST", CM, { body: { metadata: { name: "bad-update" } } });
+    expectStatus(await t.call("PUT", `${CM}/bad-update`, { raw: "{", headers: JSON_TYPE }), 400, "BadRequest", "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({)");
+  });
+});
+
 describe("null maps and lists decode as empty, as Go does", () => {
   it("stores labels: null as no labels, so label selectors keep working namespaced and cluster-wide", async () => {
     const created = await t.call("POST", CM, { body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null } });

@@ -64,11 +64,21 @@ function merge(into: Result, from: Result | undefined): void {
   into.matchCount += from.matchCount;
 }
 
+/**
+ * Doubles beyond these an int64 cannot hold: upstream decodes such a number as a float64
+ * (sigs.k8s.io/json), which is "number". 2^63 itself stays an integer, since int64's maximum
+ * reads as that double here.
+ */
+const INT64_DOUBLE_MAX = 2 ** 63;
+const INT64_DOUBLE_MIN = -(2 ** 63);
+
 /** The JSON type of a decoded value, and the Go format go-openapi infers for numbers. */
 function schemaInfo(data: unknown): { type: string; format: string } {
   if (typeof data === "boolean") return { type: "boolean", format: "" };
   if (typeof data === "string") return { type: "string", format: "" };
-  if (typeof data === "number") return Number.isInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
+  if (typeof data === "number") {
+    return Number.isInteger(data) && data >= INT64_DOUBLE_MIN && data <= INT64_DOUBLE_MAX ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
+  }
   if (Array.isArray(data)) return { type: "array", format: "" };
   return { type: "object", format: "" };
 }
@@ -157,7 +167,8 @@ function typeValidator(schema: JSONSchemaProps, types: string[], format: string,
   const info = schemaInfo(data);
   const isString = typeof data === "string";
   const isSlice = Array.isArray(data);
-  const isFloatInt = info.type === "number" && Number.isInteger(data) && types.includes("integer");
+  // swag.IsFloat64AJSONInteger: a float64 is an integer only within ±2^53.
+  const isFloatInt = info.type === "number" && Number.isSafeInteger(data) && types.includes("integer");
   const isIntFloat = info.type === "integer" && types.includes("number");
   if (!isString && !isSlice && format !== "" && !(types.includes(info.type) || info.format === format || isFloatInt || isIntFloat)) {
     return { errors: [invalidType(path, format, info.format)], matchCount: 0 };

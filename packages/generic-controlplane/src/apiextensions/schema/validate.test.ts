@@ -406,3 +406,24 @@ describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomRes
     ]);
   });
 });
+
+/**
+ * Integers beyond int64 in a custom resource. Upstream decodes a number that does not fit an int64
+ * as a float64 (sigs.k8s.io/json's convertNumber), and kube-openapi's typeValidator
+ * (pkg/validation/validate/type.go) takes a float64 as an integer only within ±2^53
+ * (swag.IsFloat64AJSONInteger); so `type: integer` refuses 1e20 as a "number".
+ */
+describe("integer fields beyond int64", () => {
+  const schema: JSONSchemaProps = { type: "object", properties: { field: { type: "integer", format: "int64" }, plain: { type: "integer" } } };
+
+  it.each([1e20, -1e20, 2 ** 64, 1.5e300])("refuses %d as a number", (value) => {
+    expect(errorsOf(schema, { field: value, plain: value })).toEqual([
+      `field: Invalid value: "number": field in body must be of type integer: "number"`,
+      `plain: Invalid value: "number": plain in body must be of type integer: "number"`,
+    ]);
+  });
+
+  it.each([0, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 63 - 1024, -(2 ** 63)])("accepts %d, which an int64 holds", (value) => {
+    expect(errorsOf(schema, { field: value, plain: value })).toEqual([]);
+  });
+});

@@ -12,6 +12,7 @@ import { warningHeader } from "../responsewriters/status.js";
 import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
+import { goJsonSyntaxError } from "./go-json-syntax.js";
 
 
 /**
@@ -46,7 +47,16 @@ export function decodeObject(
   validation: FieldValidation,
 ): KubeObject {
   const definition = scope.definition;
-  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"]);
+  let decoded: ReturnType<typeof decodeBody>;
+  try {
+    decoded = decodeBody(body, ctx.req.headers["content-type"]);
+  } catch (error) {
+    const syntaxError = jsonSyntaxErrors.get(error as object);
+    if (syntaxError === undefined) throw error;
+    // Upstream's transformDecodeError: the serializer could not read apiVersion and kind.
+    throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): couldn't get version/kind; json parse error: ${syntaxError} (${summarizeData(body)})`, { cause: error });
+  }
+  const { value: object, text, format } = decoded;
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
@@ -136,13 +146,25 @@ function parseJsonText(text: string): unknown {
   return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
 }
 
+/** Go encoding/json's message for a body's syntax error, by the error reporting it. */
+const jsonSyntaxErrors = new WeakMap<object, string>();
+
+/** apimachinery's summarizeData: the start of a body a decode error quotes. */
+function summarizeData(body: Buffer, maxLength = 30): string {
+  if (body.length === 0) return "<empty>";
+  return body.length > maxLength ? `${body.subarray(0, maxLength).toString("utf8")} ...` : body.toString("utf8");
+}
+
 export function parseJson(text: string): unknown {
   if (text.length === 0) throw badRequest("the body of the request was empty");
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    throw badRequest(`error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
+    const syntaxError = goJsonSyntaxError(text) ?? (error as Error).message;
+    const failure = badRequest(`error decoding request body: json parse error: ${syntaxError}`, { cause: error });
+    jsonSyntaxErrors.set(failure, syntaxError);
+    throw failure;
   }
   checkDecodedBody(value, "json");
   return value;
