@@ -24,7 +24,9 @@ export type ControlPlaneErrorCode =
   | "InternalError"
   | "ServerTimeout"
   | "Timeout"
-  | "ServiceUnavailable";
+  | "ServiceUnavailable"
+  /** An error that is no Status (upstream `StatusReasonUnknown`, the empty reason): 500 without a `reason`. */
+  | "Unknown";
 
 const HTTP_STATUS: Record<ControlPlaneErrorCode, number> = {
   BadRequest: 400,
@@ -45,6 +47,7 @@ const HTTP_STATUS: Record<ControlPlaneErrorCode, number> = {
   ServerTimeout: 500,
   Timeout: 504,
   ServiceUnavailable: 503,
+  Unknown: 500,
 };
 
 export interface ControlPlaneErrorOptions {
@@ -90,6 +93,8 @@ export class ControlPlaneError extends Error {
       reason: this.code,
       code: this.httpStatus,
     };
+    // Go omits the empty StatusReasonUnknown.
+    if (this.code === "Unknown") delete status.reason;
     if (this.details !== undefined) status.details = this.details;
     return status;
   }

@@ -58,6 +58,7 @@ export {
   resourceExpired,
   serverTimeout,
   serviceUnavailable,
+  unknownError,
   timeoutError,
   tooManyRequests,
   tooManyRequestsError,

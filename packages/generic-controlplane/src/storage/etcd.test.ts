@@ -4,6 +4,7 @@ import { Etcd3 } from "etcd3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEtcd, startEtcdStorage, type EtcdProcess } from "../../test/harness/etcd.js";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
+import { createControlPlane } from "../control-plane.js";
 import { createEtcdStorage } from "./etcd.js";
 import type { KeyValue, Storage, StorageEvent } from "./types.js";
 
@@ -267,6 +268,28 @@ describe("createEtcdStorage", () => {
     expect(await etcdWatchers(etcd)).toBe(2);
     await eventually(() => older.length === 4);
     expect(older.map((event) => event.kv)).toEqual(written.slice(1));
+  });
+
+  it("answers an object over etcd's request limit as kube-apiserver does (500, no reason, not retryable) and keeps what was stored", async () => {
+    const etcd = await startEtcd({ maxRequestBytes: 16 * 1024 });
+    cleanup.push(() => etcd.stop());
+    const storage = createEtcdStorage({ endpoints: [etcd.endpoint], compactInterval: 0, requestTimeoutMs: 2000 });
+    const plane = await createControlPlane({ storage, port: 0 });
+    cleanup.push(() => plane.close());
+    const post = (name: string, bytes: number) =>
+      fetch(`${plane.url}/api/v1/namespaces/default/configmaps`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ metadata: { name }, data: { blob: "x".repeat(bytes) } }),
+      });
+    expect((await post("small", 1024)).status).toBe(201);
+    const large = await post("large", 64 * 1024);
+    expect(large.status).toBe(500);
+    expect(large.headers.get("retry-after")).toBeNull();
+    expect(await large.json()).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 });
+    expect((await fetch(`${plane.url}/api/v1/namespaces/default/configmaps/large`)).status).toBe(404);
+    const small = (await (await fetch(`${plane.url}/api/v1/namespaces/default/configmaps/small`)).json()) as { data: { blob: string } };
+    expect(small.data.blob).toHaveLength(1024);
   });
 
   it("refuses a cached watch below a compaction it made, and starts the cache again after etcd came back", async () => {

@@ -3,7 +3,7 @@ import { Etcd3, type IOptions } from "etcd3";
 import type * as RPC from "etcd3";
 import { DEFAULT_COMPACT_INTERVAL, repeatEvery, type CompactionOptions } from "./compactor.js";
 import { compactionRound, FIRST_ROUND, type CompactionRound } from "./etcd-compaction.js";
-import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
+import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion, unknownError } from "../api/errors/index.js";
 import { isControlPlaneError } from "../errors.js";
 import { EventWindow } from "./event-window.js";
 import { withListCache } from "./list-cache.js";
@@ -47,6 +47,8 @@ const DEFAULT_WATCH_CACHE_EVENTS = 10_000;
 /** etcd's messages for reads outside the retained history (mvcc.ErrCompacted, mvcc.ErrFutureRev). */
 const COMPACTED = "required revision has been compacted";
 const FUTURE = "required revision is a future revision";
+/** etcd's refusal of a request over its `--max-request-bytes` (rpctypes.ErrRequestTooLarge). */
+const TOO_LARGE = "etcdserver: request is too large";
 
 /**
  * A Storage on etcd v3, the engine kube-apiserver uses: objects are JSON values under
@@ -397,6 +399,8 @@ class EtcdStorage implements Storage {
       return tooOldResourceVersion(revision, compacted);
     }
     if (message.includes(FUTURE)) return tooLargeResourceVersion(revision, await this.currentRevision().catch(() => 0));
+    // Not retryable: kube-apiserver passes etcd's error on as it is, a 500 without a reason.
+    if (message.includes(TOO_LARGE)) return unknownError(TOO_LARGE, { cause: error });
     return serviceUnavailable(`etcd: ${message}`, { cause: error });
   }
 

@@ -49,12 +49,19 @@ function makeCertificates(dir: string): { ca: string; serverCert: string; server
   return { ca: at("ca.crt"), serverCert: at("server.crt"), serverKey: at("server.key"), clientCert: at("client.crt"), clientKey: at("client.key") };
 }
 
+export interface EtcdStartOptions {
+  tls?: boolean;
+  timeoutMs?: number;
+  /** etcd's `--max-request-bytes` (default 1.5 MiB): larger requests are refused. */
+  maxRequestBytes?: number;
+}
+
 /**
  * `tls`: clients must speak TLS and present a certificate signed by the member's CA. The ports are
  * picked free just before etcd binds them, so another process may take one in between: then etcd
  * exits with "address already in use" and a new pair is tried.
  */
-export async function startEtcd(options: { tls?: boolean; timeoutMs?: number } = {}): Promise<EtcdProcess> {
+export async function startEtcd(options: EtcdStartOptions = {}): Promise<EtcdProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startEtcdOnce(options);
@@ -64,7 +71,7 @@ export async function startEtcd(options: { tls?: boolean; timeoutMs?: number } =
   }
 }
 
-async function startEtcdOnce(options: { tls?: boolean; timeoutMs?: number }): Promise<EtcdProcess> {
+async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const dir = mkdtempSync(join(tmpdir(), "kubekit-etcd-"));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -89,6 +96,7 @@ async function startEtcdOnce(options: { tls?: boolean; timeoutMs?: number }): Pr
       "--heartbeat-interval", "10",
       "--election-timeout", "50",
       "--log-level", "error",
+      ...(options.maxRequestBytes === undefined ? [] : ["--max-request-bytes", String(options.maxRequestBytes)]),
       ...(certificates === undefined
         ? []
         : ["--cert-file", certificates.serverCert, "--key-file", certificates.serverKey, "--client-cert-auth", "--trusted-ca-file", certificates.ca]),

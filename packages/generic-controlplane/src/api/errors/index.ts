@@ -27,6 +27,7 @@ export {
   requestEntityTooLarge,
   resourceExpired,
   serviceUnavailable,
+  unknownError,
   timeoutError,
   tooManyRequests,
   tooManyRequestsError,

@@ -60,6 +60,14 @@ export function requestEntityTooLarge(message: string): ControlPlaneError {
   return new ControlPlaneError("RequestEntityTooLarge", `Request entity too large: ${message}`);
 }
 
+/**
+ * 500 with the error's own text and no reason: kube-apiserver's answer (`ErrorToAPIStatus`) to an
+ * error that is no Status, such as etcd's `etcdserver: request is too large`.
+ */
+export function unknownError(message: string, options?: CauseOption): ControlPlaneError {
+  return new ControlPlaneError("Unknown", message, withCause(options));
+}
+
 /** 500 `Internal error occurred: <error>`, the error's text also as the one cause (`NewInternalError`). */
 export function internalError(error: unknown): ControlPlaneError {
   const text = error instanceof Error ? error.message : String(error);
