@@ -77,6 +77,30 @@ describe("sample-generic-controlplane binary", () => {
     expect(await running.exited).toBe(0);
   });
 
+  it("serves rbac.authorization.k8s.io with --insecure-http (AlwaysAllow), with the bootstrap policy, as kube-apiserver in every mode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--insecure-http"], dir);
+    const groups = (await (await fetch(`${running.url}/apis`)).json()) as { groups: Array<{ name: string }> };
+    expect(groups.groups.map((g) => g.name)).toContain("rbac.authorization.k8s.io");
+    const deadline = Date.now() + 5_000;
+    let names: string[] = [];
+    while (!names.includes("cluster-admin")) {
+      if (Date.now() > deadline) throw new Error(`no bootstrap ClusterRoles after 5 s: ${names.join(", ")}`);
+      const list = (await (await fetch(`${running.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`)).json()) as { items?: Array<{ metadata: { name: string } }> };
+      names = (list.items ?? []).map((r) => r.metadata.name);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const role = await fetch(`${running.url}/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] }),
+    });
+    expect(role.status).toBe(201);
+    running.child.kill("SIGTERM");
+    expect(await running.exited).toBe(0);
+  });
+
   it("rejects an unknown controller with a usage message and exit code 2", async () => {
     const child = spawn(process.execPath, [mainScript, "--controllers", "*,-gc"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);

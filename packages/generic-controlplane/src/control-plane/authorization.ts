@@ -17,9 +17,12 @@ export interface AuthorizationOptions {
   webhook?: Authorizer;
 }
 
-/** The RBAC types are served when RBAC decides (they are the policy it reads). */
+/**
+ * The RBAC types are served whenever authorization is configured, in every mode, as kube-apiserver
+ * serves them (with AlwaysAllow too, so RBAC policy can be written before it is enforced).
+ */
 export function withRbacDefinitions(definitions: ResourceDefinition[], authorization: AuthorizationOptions | undefined): ResourceDefinition[] {
-  if (!authorization?.modes.includes("RBAC")) return definitions;
+  if (authorization === undefined) return definitions;
   const missing = rbacResources.filter((r) => !definitions.some((d) => d.group === r.group && d.plural === r.plural));
   return [...definitions, ...missing];
 }
@@ -60,7 +63,9 @@ export function setUpAuthorization(
   const reviews = enforced ?? alwaysAllow;
   served.push(...accessReviewResources(reviews));
 
-  const rbacOn = raw !== undefined && rbac !== undefined && options.authorization?.modes.includes("RBAC") === true;
+  // Wherever the RBAC API is served with authorization configured, its bootstrap policy and the
+  // aggregation controller run, as upstream's post-start hook and controller do in every mode.
+  const rbacOn = raw !== undefined && rbac !== undefined && options.authorization !== undefined;
   if (raw !== undefined && rbac !== undefined) {
     replaceStores(served, stores, enforced === undefined ? raw : guardRbacStores(raw, enforced, rbac.resolver));
   }
