@@ -120,6 +120,28 @@ describe.each([
   });
 });
 
+describe("escalate scoped to a name", () => {
+  it("covers updates of that role but never a create, whose request has no name (upstream RoleEscalationAuthorized)", async () => {
+    const asked: Array<string | undefined> = [];
+    const authorizer: Authorizer = {
+      authorize: (_user, attributes) => {
+        asked.push(attributes.name);
+        return { allowed: attributes.verb === "escalate" && attributes.name === "myrole" };
+      },
+    };
+    const resolver = new RuleResolver({ getRole: () => Promise.resolve(undefined), getClusterRole: () => Promise.resolve(undefined), listRoleBindings: () => Promise.resolve([]), listClusterRoleBindings: () => Promise.resolve([]) });
+    const target = fakeStorage();
+    const stores: RbacStores = { roles: fakeStorage().store, clusterRoles: target.store, roleBindings: fakeStorage().store, clusterRoleBindings: fakeStorage().store };
+    const guarded = guardRbacStores(stores, authorizer, resolver).clusterRoles;
+    const role = { metadata: { name: "myrole" }, rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] } as KubeObject;
+    const created = await guarded.create(undefined, role, { user: bob }).catch((e: unknown) => e);
+    expect(isForbidden(created)).toBe(true);
+    await expect(guarded.update(undefined, "myrole", role, { user: bob })).resolves.toBeDefined();
+    expect(asked).toEqual(["", "myrole"]);
+    expect(target.counts).toEqual({ created: 0, updated: 1 });
+  });
+});
+
 function newPod(): KubeObject {
   return { apiVersion: "v1", kind: "Pod", metadata: { annotations: {}, name: "foo", ownerReferences: [] }, spec: {} };
 }

@@ -51,8 +51,11 @@ const FULL_AUTHORITY: PolicyRule[] = [
 ];
 
 interface Checks {
-  /** Throws when `user` may not write `object` (the `policybased` storage's check). */
-  check(user: UserInfo, namespace: string, object: KubeObject, old: KubeObject | undefined): Promise<void>;
+  /**
+   * Throws when `user` may not write `object` (the `policybased` storage's check). `requestName` is
+   * the name in the request's URL, as upstream's authorizer attributes carry it: empty on a create.
+   */
+  check(user: UserInfo, namespace: string, object: KubeObject, old: KubeObject | undefined, requestName: string): Promise<void>;
 }
 
 /**
@@ -105,10 +108,11 @@ function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, 
     if ((await confirmNoEscalation(resolver, user, "", FULL_AUTHORITY)) !== undefined) throw forbidden(groupResource, name, why);
   };
   return {
-    async check(user, namespace, object, old) {
+    async check(user, namespace, object, old, requestName) {
       if (escalationAllowed(user)) return;
       const name = object.metadata?.name ?? "";
-      const escalate = await authorizer.authorize(user, { verb: "escalate", group: RBAC_GROUP, resource, name, ...(namespace ? { namespace } : {}) });
+      // Upstream's RoleEscalationAuthorized asks with the request's name, so a name-scoped `escalate` never covers a create.
+      const escalate = await authorizer.authorize(user, { verb: "escalate", group: RBAC_GROUP, resource, name: requestName, ...(namespace ? { namespace } : {}) });
       if (escalate.allowed) return;
       if (old !== undefined && onlyGCFields(object, old)) return;
       const role = object as ClusterRole;
@@ -169,7 +173,7 @@ function guarded(store: ResourceStore, checks: Checks): ResourceStore {
     ...(store.listPages ? { listPages: store.listPages.bind(store) } : {}),
     watch: (...args) => store.watch(...args),
     async create(namespace, object, options?: RequestOptions) {
-      if (options?.user !== undefined) await checks.check(options.user, namespaceOf(namespace), object, undefined);
+      if (options?.user !== undefined) await checks.check(options.user, namespaceOf(namespace), object, undefined, "");
       return store.create(namespace, object, options);
     },
     async update(namespace, name, object, options?: RequestOptions) {
@@ -177,7 +181,7 @@ function guarded(store: ResourceStore, checks: Checks): ResourceStore {
       if (user !== undefined) {
         // PUT may create (RBAC types allow create on update): then there is no old object.
         const current = await getOrUndefined<KubeObject>(store, namespace, name);
-        await checks.check(user, namespaceOf(namespace), object, current);
+        await checks.check(user, namespaceOf(namespace), object, current, name);
       }
       return store.update(namespace, name, object, options);
     },
@@ -189,7 +193,7 @@ function guarded(store: ResourceStore, checks: Checks): ResourceStore {
         name,
         async (current) => {
           const next = await mutate(current);
-          await checks.check(user, namespaceOf(namespace), next, current);
+          await checks.check(user, namespaceOf(namespace), next, current, name);
           return next;
         },
         options,
