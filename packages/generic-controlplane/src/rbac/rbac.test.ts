@@ -554,6 +554,53 @@ describe("ClusterRole aggregation", () => {
   });
 });
 
+describe("escalation through aggregation labels, with kubectl", () => {
+  it("refuses a user who may get and patch clusterroles labelling cluster-admin or admin into view's aggregation", async () => {
+    const patcher = {
+      metadata: { name: "clusterrole-label-patcher" },
+      rules: [{ apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["get", "patch"] }],
+    };
+    expect((await admin("POST", `${RBAC}/clusterroles`, patcher)).status).toBe(201);
+    // kubectl sends no token over plain HTTP, so the patcher is the anonymous user here; the
+    // bindings go again at the end.
+    const bindings = [
+      ["anonymous-patcher", "clusterrole-label-patcher"],
+      ["anonymous-discovery", "system:discovery"],
+    ].map(([name, role]) => ({
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+      subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "system:anonymous" }],
+    }));
+    for (const binding of bindings) expect((await admin("POST", `${RBAC}/clusterrolebindings`, binding)).status).toBe(201);
+    const viewBefore = (await admin("GET", `${RBAC}/clusterroles/view`)).json;
+    const adminBefore = (await admin("GET", `${RBAC}/clusterroles/cluster-admin`)).json;
+
+    const label = (role: string) => kubectlAnonymous("label", "clusterrole", role, "rbac.authorization.k8s.io/aggregate-to-view=true");
+    const clusterAdmin = await label("cluster-admin");
+    expect(clusterAdmin.code).toBe(1);
+    expect(clusterAdmin.stderr).toContain(
+      'clusterroles.rbac.authorization.k8s.io "cluster-admin" is forbidden: user "system:anonymous" (groups=["system:unauthenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}',
+    );
+    const aggregated = await label("admin");
+    expect(aggregated.code).toBe(1);
+    expect(aggregated.stderr).toContain('clusterroles.rbac.authorization.k8s.io "admin" is forbidden: user "system:anonymous"');
+    // A role the patcher may write, with no rules and no aggregation, still takes a label.
+    expect((await admin("POST", `${RBAC}/clusterroles`, { metadata: { name: "empty" } })).status).toBe(201);
+    expect(await kubectlAnonymous("label", "clusterrole", "empty", "team=a")).toMatchObject({ code: 0 });
+
+    // Give the aggregation controller its chance: nothing changed, so view keeps its rules.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const viewAfter = (await admin("GET", `${RBAC}/clusterroles/view`)).json;
+    expect(viewAfter.rules).toEqual(viewBefore.rules);
+    expect(viewAfter.rules).not.toContainEqual({ verbs: ["*"], apiGroups: ["*"], resources: ["*"] });
+    const adminAfter = (await admin("GET", `${RBAC}/clusterroles/cluster-admin`)).json;
+    expect(adminAfter.metadata.labels).toEqual(adminBefore.metadata.labels);
+    expect(adminAfter.metadata.resourceVersion).toBe(adminBefore.metadata.resourceVersion);
+    expect((await user("jane-token", "GET", "/api/v1/namespaces/default/secrets")).status).toBe(403);
+    for (const binding of bindings) expect((await admin("DELETE", `${RBAC}/clusterrolebindings/${binding.metadata.name}`)).status).toBe(200);
+  });
+});
+
 describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () => {
   it("lists the four reviews in discovery as create-only resources", async () => {
     const list = (await admin("GET", "/apis/authorization.k8s.io/v1")).json;
