@@ -32,6 +32,24 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
   });
 });
 
+describe("malformed JSON bodies are refused in Go encoding/json's words", () => {
+  it("a create with a trailing comma: upstream's transformDecodeError around the serializer's version/kind error", async () => {
+    const r = await t.call("POST", CM, { raw: '{"metadata":{"name":"x",}}', headers: JSON_TYPE });
+    expectStatus(r, 400, "BadRequest", `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string ({"metadata":{"name":"x",}})`);
+  });
+
+  it("a truncated update: unexpected end of JSON input, with the body cut at 30 bytes", async () => {
+    const r = await t.call("PUT", `${CM}/x`, { raw: '{"metadata":{"name":"x"},"data":{"a":"b"', headers: JSON_TYPE });
+    expectStatus(r, 400, "BadRequest", `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"metadata":{"name":"x"},"data ...)`);
+  });
+
+  it("a malformed merge patch names Go's syntax error", async () => {
+    const r = await t.call("PATCH", `${CM}/x`, { raw: '{"data":{"a" "b"}}', headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toContain("invalid character '\"' after object key");
+  });
+});
+
 describe("null maps and lists decode as empty, as Go does", () => {
   it("stores labels: null as no labels, so label selectors keep working namespaced and cluster-wide", async () => {
     const created = await t.call("POST", CM, { body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null } });

@@ -12,6 +12,7 @@ import { warningHeader } from "../responsewriters/status.js";
 import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
+import { goJsonSyntaxError } from "./go-json-syntax.js";
 
 
 /**
@@ -19,13 +20,17 @@ import { checkDecodedBody } from "./decode-limits.js";
  * upstream decodes a body with the resource's serializers; any other type is 415. `text` is the
  * body's text for the textual formats (fieldValidation reads it for duplicate keys).
  */
-export function decodeBody(body: Buffer, contentType: string | undefined): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
+export function decodeBody(
+  body: Buffer,
+  contentType: string | undefined,
+  syntaxMessage?: JsonSyntaxMessage,
+): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
   const format = bodyFormat(contentType);
   switch (format) {
     case "json":
     case "yaml": {
       const text = body.toString("utf8");
-      return { value: format === "json" ? parseJson(text) : parseYaml(text), text, format };
+      return { value: format === "json" ? parseJson(text, syntaxMessage) : parseYaml(text), text, format };
     }
     case "protobuf":
       return { value: decodeProtobuf(body), text: undefined, format };
@@ -46,7 +51,7 @@ export function decodeObject(
   validation: FieldValidation,
 ): KubeObject {
   const definition = scope.definition;
-  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"]);
+  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"], (syntaxError) => unrecognizedBody(definition.kind, syntaxError, body));
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
@@ -57,6 +62,23 @@ export function decodeObject(
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
+}
+
+/**
+ * upstream's transformDecodeError for a body whose kind could not be read: the serializer's
+ * `couldn't get version/kind` error and the first 30 bytes of the body (summarizeData).
+ */
+function unrecognizedBody(kind: string, syntaxError: string, body: Buffer): string {
+  return `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${syntaxError} (${summarizeBody(body)})`;
+}
+
+/** upstream's summarizeData: an object's text, anything else in hex, cut at 30 bytes. */
+function summarizeBody(body: Buffer): string {
+  const SUMMARY_BYTES = 30;
+  if (body.length === 0) return "<empty>";
+  const head = body.subarray(0, SUMMARY_BYTES);
+  const shown = body[0] === 0x7b ? head.toString("utf8") : head.toString("hex");
+  return body.length > SUMMARY_BYTES ? `${shown} ...` : shown;
 }
 
 /**
@@ -136,13 +158,20 @@ function parseJsonText(text: string): unknown {
   return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
 }
 
-export function parseJson(text: string): unknown {
+/** The Status message for a body Go's JSON decoder would refuse, from the decoder's own error. */
+export type JsonSyntaxMessage = (syntaxError: string) => string;
+
+const requestBodyMessage: JsonSyntaxMessage = (syntaxError) => `error decoding request body: json parse error: ${syntaxError}`;
+
+export function parseJson(text: string, syntaxMessage: JsonSyntaxMessage = requestBodyMessage): unknown {
   if (text.length === 0) throw badRequest("the body of the request was empty");
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    throw badRequest(`error decoding request body: json parse error: ${(error as Error).message}`, { cause: error });
+    // Clients (and their users) read Go's wording from a kube-apiserver; JavaScript's is the fallback.
+    const syntaxError = goJsonSyntaxError(Buffer.from(text, "utf8")) ?? (error as Error).message;
+    throw badRequest(syntaxMessage(syntaxError), { cause: error });
   }
   checkDecodedBody(value, "json");
   return value;
