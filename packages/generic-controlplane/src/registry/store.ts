@@ -26,6 +26,7 @@ import type {
   WatchRequest,
 } from "./types.js";
 import { startWatch } from "./watch.js";
+import { parseExactJson, stringifyExactJson } from "../api/exact-json.js";
 
 export interface ResourceStoreOptions {
   /** Admission plugins, run in order: every `admit` (mutating), then, after validation, every `validate`. */
@@ -620,15 +621,15 @@ class GenericResourceStore implements GenericStore {
   private encode(object: KubeObject): string {
     const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneJson(object)) : object;
     // The stored value never carries a resourceVersion (the revision is one): copied without it only when it has one.
-    if (stored.metadata != null && stored.metadata.resourceVersion === undefined) return JSON.stringify(stored);
+    if (stored.metadata != null && stored.metadata.resourceVersion === undefined) return stringifyExactJson(stored);
     const meta: ObjectMeta = { ...(stored.metadata ?? {}) };
     delete meta.resourceVersion;
-    return JSON.stringify({ ...stored, metadata: meta });
+    return stringifyExactJson({ ...stored, metadata: meta });
   }
 
   /** The stored object with its resourceVersion, as a new object the caller owns. */
   private decodeFresh(kv: KeyValue): KubeObject {
-    let object = JSON.parse(kv.value) as KubeObject;
+    let object = parseExactJson(kv.value) as KubeObject;
     if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);

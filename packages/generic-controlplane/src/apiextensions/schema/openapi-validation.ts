@@ -65,10 +65,16 @@ function merge(into: Result, from: Result | undefined): void {
 }
 
 /** The JSON type of a decoded value, and the Go format go-openapi infers for numbers. */
+/** go-openapi's maxJSONFloat: the largest float64 every integer up to which is exact. */
+const MAX_JSON_FLOAT = 2 ** 53;
+
 function schemaInfo(data: unknown): { type: string; format: string } {
   if (typeof data === "boolean") return { type: "boolean", format: "" };
   if (typeof data === "string") return { type: "string", format: "" };
-  if (typeof data === "number") return Number.isInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
+  if (typeof data === "bigint") return { type: "integer", format: "int64" };
+  // A decoded integer beyond 2^53 that fits int64 is a bigint; a number JSON.parse could not hold
+  // exactly (1e20, 2^63) is what Go decodes as float64.
+  if (typeof data === "number") return Number.isSafeInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
   if (Array.isArray(data)) return { type: "array", format: "" };
   return { type: "object", format: "" };
 }
@@ -130,6 +136,8 @@ function validateSchema(schema: JSONSchemaProps, data: unknown, path: string): R
     else if (check !== undefined) step(undefined);
   }
   if (typeof data === "number") step(numberValidator(schema, data, path));
+  // Bounds and multipleOf are float64 in the schema; an exact int64 is checked against them as one.
+  if (typeof data === "bigint") step(numberValidator(schema, Number(data), path));
   if (Array.isArray(data)) step(sliceValidator(schema, data, path));
   step(enumValidator(schema, data, path));
   if (isObject(data)) step(objectValidator(schema, data, path));
@@ -157,7 +165,8 @@ function typeValidator(schema: JSONSchemaProps, types: string[], format: string,
   const info = schemaInfo(data);
   const isString = typeof data === "string";
   const isSlice = Array.isArray(data);
-  const isFloatInt = info.type === "number" && Number.isInteger(data) && types.includes("integer");
+  // go-openapi's IsFloat64AJSONInteger: a whole float64 within ±2^53.
+  const isFloatInt = info.type === "number" && Number.isInteger(data) && Math.abs(data as number) <= MAX_JSON_FLOAT && types.includes("integer");
   const isIntFloat = info.type === "integer" && types.includes("number");
   if (!isString && !isSlice && format !== "" && !(types.includes(info.type) || info.format === format || isFloatInt || isIntFloat)) {
     return { errors: [invalidType(path, format, info.format)], matchCount: 0 };

@@ -13,6 +13,7 @@ import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
+import { int64Literal, mayHoldLongIntegers } from "../../../api/exact-json.js";
 
 
 /**
@@ -58,7 +59,7 @@ export function decodeObject(
   const kubeObject = object as KubeObject;
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
   // Exact literals matter only where JSON.parse may have rounded an integer.
-  checkFieldTypes(kubeObject, definition, text !== undefined && LONG_NUMBER.test(text) ? numberLiteral : undefined);
+  checkFieldTypes(kubeObject, definition, text !== undefined && mayHoldLongIntegers(text) ? numberLiteral : undefined);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
@@ -134,18 +135,20 @@ export function yamlUnmarshalErrors(errors: string[]): string {
   return `yaml: unmarshal errors:\n  ${errors.join("\n  ")}`;
 }
 
-/** Number literals JSON.parse rounded (integers beyond 2^53), by the object or array holding them. */
+/** Number literals JSON.parse rounded and no int64 holds, by the object or array holding them. */
 const numberLiterals = new WeakMap<object, Map<string, string>>();
-/** A run of digits long enough to be an integer JSON.parse cannot hold exactly. */
-const LONG_NUMBER = /\d{16}/;
 
-/** The literal a client sent for `holder[key]`, when JSON.parse could not keep it exactly. */
+/** The literal a client sent for `holder[key]`, when it is a number no int64 or double holds exactly. */
 export function numberLiteral(holder: object, key: string): string | undefined {
   return numberLiterals.get(holder)?.get(key);
 }
 
+/** Integer literals that fit int64 decode as exact bigints; the others keep their literal for error messages. */
 function keepLongIntegers(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source !== undefined && typeof this === "object" && this !== null) {
+  if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
+  const exact = int64Literal(context.source);
+  if (exact !== undefined) return exact;
+  if (Number.isInteger(value) && typeof this === "object" && this !== null) {
     let literals = numberLiterals.get(this);
     if (literals === undefined) numberLiterals.set(this, (literals = new Map<string, string>()));
     literals.set(key, context.source);
@@ -155,7 +158,7 @@ function keepLongIntegers(this: unknown, key: string, value: unknown, context?: 
 
 function parseJsonText(text: string): unknown {
   // Only bodies that may hold such numbers pay for the reviver.
-  return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
+  return mayHoldLongIntegers(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
 }
 
 /** The Status message for a body Go's JSON decoder would refuse, from the decoder's own error. */
