@@ -38,8 +38,13 @@ export function parseExactJson(text: string): unknown {
 /** Node 22+'s JSON.rawJSON, which TypeScript's lib does not declare yet. */
 const rawJson = (text: string): unknown => (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(text);
 
+/** What a JSON.stringify replacer returns for a bigint: its exact integer literal. */
+export function int64Json(value: bigint): unknown {
+  return rawJson(value.toString());
+}
+
 function bigintAsRawJson(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? rawJson(value.toString()) : value;
+  return typeof value === "bigint" ? int64Json(value) : value;
 }
 
 /**

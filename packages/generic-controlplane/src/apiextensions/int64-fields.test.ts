@@ -43,6 +43,25 @@ describe("custom resource int64 fields stay exact", () => {
     expect(stored).toContain(`"total":${literal}`);
   });
 
+  it("keeps the int64 exact through merge, JSON and apply patches, YAML answers and watch events", async () => {
+    const created = await t.call("POST", COUNTERS, { raw: counter("patched", '{"total":1}'), headers: JSON_TYPE });
+    expect(created.status, created.text).toBe(201);
+    const watch = await fetch(`${t.plane.url}${COUNTERS}?watch=true&resourceVersion=${created.json.metadata.resourceVersion}&timeoutSeconds=2`);
+    const merged = await t.call("PATCH", `${COUNTERS}/patched`, { raw: '{"spec":{"total":9007199254740993}}', headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.text).toContain('"total":9007199254740993');
+    expect(await watch.text()).toContain('"total":9007199254740993');
+    const patched = await t.call("PATCH", `${COUNTERS}/patched`, { raw: '[{"op":"add","path":"/spec/free","value":{"n":-9223372036854775808}}]', headers: { "Content-Type": "application/json-patch+json" } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.text).toContain('"n":-9223372036854775808');
+    expect(patched.text).toContain('"total":9007199254740993');
+    const applied = await t.call("PATCH", `${COUNTERS}/patched?fieldManager=m&force=true`, { raw: counter("patched", '{"total":9223372036854775807}'), headers: { "Content-Type": "application/apply-patch+yaml" } });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.text).toContain('"total":9223372036854775807');
+    const yaml = await fetch(`${t.plane.url}${COUNTERS}/patched`, { headers: { Accept: "application/yaml" } });
+    expect(await yaml.text()).toContain("total: 9223372036854775807");
+  });
+
   it("CEL sees the exact int64: 2^53 is refused by the rule, 2^53+1 is not", async () => {
     const refused = await t.call("POST", COUNTERS, { raw: counter("cel-2-53", '{"total":9007199254740992}'), headers: JSON_TYPE });
     expect(refused.status).toBe(422);

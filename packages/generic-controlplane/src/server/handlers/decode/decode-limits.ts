@@ -19,6 +19,8 @@ function unsupported(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
+    // An exact int64 (from JSON-form YAML).
+    case "bigint":
       return undefined;
     case "number":
       if (Number.isFinite(value)) return undefined;
