@@ -15,6 +15,16 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
+/**
+ * The generation after `generation` (0 when unset). An int64 beyond 2^53 is held as a bigint and
+ * counts on as one; at the int64 maximum it wraps to the minimum, as Go's int64 addition does.
+ */
+export function nextGeneration(generation: number | undefined): number {
+  const current = generation as number | bigint | undefined;
+  if (typeof current !== "bigint") return (current ?? 0) + 1;
+  return BigInt.asIntN(64, current + 1n) as unknown as number;
+}
+
 /** `metav1.Time`: RFC 3339 at second precision. */
 export function formatTime(date: Date): string {
   const second = Math.floor(date.getTime() / 1000);

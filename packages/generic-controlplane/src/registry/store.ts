@@ -9,7 +9,7 @@ import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
-import { apiVersionOf, canonicalJson, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
+import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
@@ -365,7 +365,7 @@ class GenericResourceStore implements GenericStore {
     }
     meta.resourceVersion = oldMeta.resourceVersion ?? "";
     if (this.definition.tracksGeneration && canonicalJson(specOf(desired)) !== canonicalJson(specOf(current))) {
-      meta.generation = (oldMeta.generation ?? 0) + 1;
+      meta.generation = nextGeneration(oldMeta.generation);
     }
     delete meta.selfLink;
 
@@ -444,7 +444,7 @@ class GenericResourceStore implements GenericStore {
       const nextMeta = metadataOf(next);
       nextMeta.finalizers = finalizers;
       if (nextMeta.finalizers.length === 0) delete nextMeta.finalizers;
-      if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
+      if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
       nextMeta.deletionTimestamp = graceful.deletionTimestamp;
       nextMeta.deletionGracePeriodSeconds = graceful.period;
       if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
@@ -462,7 +462,7 @@ class GenericResourceStore implements GenericStore {
       nextMeta.finalizers = finalizers;
       if (!nextMeta.deletionTimestamp) {
         // upstream `markAsDeleting`: the start of deletion is a generation change for types that have one.
-        if ((nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
+        if ((nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }

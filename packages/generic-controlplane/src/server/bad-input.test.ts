@@ -33,6 +33,16 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
     expect(read.text).toContain('"generation":9223372036854775807');
   });
 
+  it("count an int64 generation on exactly when deletion starts", async () => {
+    const raw = '{"metadata":{"name":"int64-held","generation":9007199254740993,"finalizers":["example.com/hold"]}}';
+    expect((await t.call("POST", CM, { raw, headers: JSON_TYPE })).status).toBe(201);
+    const deleting = await t.call("DELETE", `${CM}/int64-held`);
+    expect(deleting.status, deleting.text).toBe(200);
+    expect(deleting.text).toContain('"generation":9007199254740994');
+    const released = await t.call("PATCH", `${CM}/int64-held`, { raw: '{"metadata":{"finalizers":null}}', headers: { "Content-Type": "application/merge-patch+json" } });
+    expect(released.status).toBe(200);
+  });
+
   it("keep an int64 exact through protobuf, both ways", async () => {
     // An int64 beyond 2^53 is a bigint in a decoded object, which ObjectMeta's number type does not name.
     const metadata = { name: "int64-proto", generation: 9007199254740993n } as unknown as { name: string; generation: number };
