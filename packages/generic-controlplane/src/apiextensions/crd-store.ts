@@ -1,6 +1,6 @@
 import type { DeleteOptions, KubeList, KubeObject } from "../api/types.js";
 import { isControlPlaneError } from "../errors.js";
-import { formatTime } from "../registry/object-utils.js";
+import { formatTime, nextGeneration } from "../registry/object-utils.js";
 import type { ResourceDefinition } from "../registry/resource-definition.js";
 import { createGenericStore, type GenericStore, type ResourceStoreOptions } from "../registry/store.js";
 import { TerminatingStore } from "../registry/terminating-store.js";
@@ -13,7 +13,7 @@ function beginTermination(crd: CustomResourceDefinition, now: Date): CustomResou
   const meta = (crd.metadata ??= {});
   meta.deletionTimestamp = formatTime(now);
   meta.deletionGracePeriodSeconds = 0;
-  if ((meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
+  if ((meta.generation ?? 0) > 0) meta.generation = nextGeneration(meta.generation);
   const finalizers = meta.finalizers ?? [];
   if (!finalizers.includes(CUSTOM_RESOURCE_CLEANUP_FINALIZER)) meta.finalizers = [...finalizers, CUSTOM_RESOURCE_CLEANUP_FINALIZER];
   setCondition(

@@ -17,7 +17,7 @@ export function toCelValue(value: unknown, schema: JSONSchemaProps | undefined):
     case "integer":
       return typeof value === "number" && Number.isInteger(value) ? BigInt(value) : untypedValue(value, schema);
     case "number":
-      return typeof value === "number" ? value : untypedValue(value, schema);
+      return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : untypedValue(value, schema);
     case "array":
       return Array.isArray(value) ? value.map((item) => toCelValue(item, schema.items)) : untypedValue(value, schema);
     case "object":
@@ -50,6 +50,8 @@ function objectValue(value: Record<string, unknown>, schema: JSONSchemaProps): C
 
 function untypedValue(value: unknown, schema: JSONSchemaProps | undefined): CelInput {
   if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : value;
+  // An int64 the decoder kept exactly is already a CEL int.
+  if (typeof value === "bigint") return value;
   if (typeof value === "string" || typeof value === "boolean") return value;
   if (Array.isArray(value)) return value.map((item) => toCelValue(item, schema?.items));
   if (isPlainObject(value)) return objectValue(value, schema ?? {});

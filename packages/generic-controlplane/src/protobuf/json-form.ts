@@ -31,6 +31,14 @@ function toNumber(value: unknown): number {
   return Number(value);
 }
 
+/** A 64-bit wire integer as the decoded JSON form holds it: a number when exact, else a bigint. */
+function toExactInteger(value: unknown): number | bigint {
+  const number = toNumber(value);
+  // protobufjs hands 64-bit integers over as a Long, whose toString is the exact decimal.
+  if (Number.isSafeInteger(number) || value === null || typeof value !== "object" || !("toString" in value)) return number;
+  return BigInt((value as { toString(): string }).toString());
+}
+
 function isZero(value: unknown): boolean {
   return value === "" || value === 0 || value === false || (value !== null && typeof value === "object" && Object.keys(value).length === 0);
 }
@@ -63,7 +71,7 @@ function scalarToJson(field: protobuf.Field, value: unknown): unknown {
     case "sint64":
     case "fixed64":
     case "sfixed64":
-      return toNumber(value);
+      return toExactInteger(value);
     default:
       return value;
   }
@@ -143,6 +151,8 @@ function jsonToValue(field: protobuf.Field, value: unknown): unknown {
   const type = field.resolvedType;
   if (type !== null && "fieldsArray" in type) return jsonToMessage(type, value);
   if (field.type === "bytes") return typeof value === "string" ? Buffer.from(value, "base64") : value;
+  // protobufjs reads an int64 exactly from its decimal string (it has no bigint input).
+  if (typeof value === "bigint") return value.toString();
   return value;
 }
 

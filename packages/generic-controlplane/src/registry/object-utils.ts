@@ -1,16 +1,28 @@
 import { randomInt } from "node:crypto";
 import type { KubeObject, ObjectMeta } from "../api/types.js";
+import { int64Json } from "../api/exact-json.js";
 import { setOwn } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 
 /** JSON with object keys sorted, so two objects compare equal whatever order a client sent fields in. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "bigint") return int64Json(v);
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};
     for (const k of Object.keys(v).sort()) setOwn(sorted, k, (v as Record<string, unknown>)[k]);
     return sorted;
   });
+}
+
+/**
+ * The generation after `generation` (0 when unset). An int64 beyond 2^53 is held as a bigint and
+ * counts on as one; at the int64 maximum it wraps to the minimum, as Go's int64 addition does.
+ */
+export function nextGeneration(generation: number | undefined): number {
+  const current = generation as number | bigint | undefined;
+  if (typeof current !== "bigint") return (current ?? 0) + 1;
+  return BigInt.asIntN(64, current + 1n) as unknown as number;
 }
 
 /** `metav1.Time`: RFC 3339 at second precision. */

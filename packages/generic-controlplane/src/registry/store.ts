@@ -9,7 +9,7 @@ import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
-import { apiVersionOf, canonicalJson, formatTime, generateName, metadataOf, specOf } from "./object-utils.js";
+import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
@@ -26,6 +26,7 @@ import type {
   WatchRequest,
 } from "./types.js";
 import { startWatch } from "./watch.js";
+import { parseExactJson, stringifyExactJson } from "../api/exact-json.js";
 
 export interface ResourceStoreOptions {
   /** Admission plugins, run in order: every `admit` (mutating), then, after validation, every `validate`. */
@@ -364,7 +365,7 @@ class GenericResourceStore implements GenericStore {
     }
     meta.resourceVersion = oldMeta.resourceVersion ?? "";
     if (this.definition.tracksGeneration && canonicalJson(specOf(desired)) !== canonicalJson(specOf(current))) {
-      meta.generation = (oldMeta.generation ?? 0) + 1;
+      meta.generation = nextGeneration(oldMeta.generation);
     }
     delete meta.selfLink;
 
@@ -443,7 +444,7 @@ class GenericResourceStore implements GenericStore {
       const nextMeta = metadataOf(next);
       nextMeta.finalizers = finalizers;
       if (nextMeta.finalizers.length === 0) delete nextMeta.finalizers;
-      if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
+      if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
       nextMeta.deletionTimestamp = graceful.deletionTimestamp;
       nextMeta.deletionGracePeriodSeconds = graceful.period;
       if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
@@ -461,7 +462,7 @@ class GenericResourceStore implements GenericStore {
       nextMeta.finalizers = finalizers;
       if (!nextMeta.deletionTimestamp) {
         // upstream `markAsDeleting`: the start of deletion is a generation change for types that have one.
-        if ((nextMeta.generation ?? 0) > 0) nextMeta.generation = (nextMeta.generation ?? 0) + 1;
+        if ((nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }
@@ -620,15 +621,15 @@ class GenericResourceStore implements GenericStore {
   private encode(object: KubeObject): string {
     const stored = this.definition.storedAs ? this.definition.storedAs.toStorage(cloneJson(object)) : object;
     // The stored value never carries a resourceVersion (the revision is one): copied without it only when it has one.
-    if (stored.metadata != null && stored.metadata.resourceVersion === undefined) return JSON.stringify(stored);
+    if (stored.metadata != null && stored.metadata.resourceVersion === undefined) return stringifyExactJson(stored);
     const meta: ObjectMeta = { ...(stored.metadata ?? {}) };
     delete meta.resourceVersion;
-    return JSON.stringify({ ...stored, metadata: meta });
+    return stringifyExactJson({ ...stored, metadata: meta });
   }
 
   /** The stored object with its resourceVersion, as a new object the caller owns. */
   private decodeFresh(kv: KeyValue): KubeObject {
-    let object = JSON.parse(kv.value) as KubeObject;
+    let object = parseExactJson(kv.value) as KubeObject;
     if (this.definition.storedAs) object = this.definition.storedAs.fromStorage(object);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);

@@ -84,7 +84,7 @@ function jsonKind(value: unknown): string {
 }
 
 function mismatch(value: unknown, place: Place, type: string, literal?: string): TypeMismatch {
-  const what = typeof value === "number" && literal !== undefined ? `number ${literal}` : jsonKind(value);
+  const what = (typeof value === "number" || typeof value === "bigint") && literal !== undefined ? `number ${literal}` : jsonKind(value);
   return new TypeMismatch(`json: cannot unmarshal ${what} into Go struct field ${place.struct}.${fieldOf(place)} of type ${type}`);
 }
 
@@ -266,9 +266,14 @@ function checkInteger(
   schema: JSONSchemaProps,
   options: FieldTypeOptions,
 ): void {
+  const [min, max] = INT_RANGE[bits];
+  // A bigint is an integer literal the decoder kept exactly (it fits int64).
+  if (typeof value === "bigint") {
+    if (value < min || value > max) throw mismatch(value, place, typeName(given, schema, place), value.toString());
+    return;
+  }
   if (typeof value !== "number") throw mismatch(value, place, typeName(given, schema, place));
   const literal = options.numberLiteral?.(holder, key);
-  const [min, max] = INT_RANGE[bits];
   if (literal !== undefined && /^-?(0|[1-9]\d*)$/.test(literal)) {
     const exact = BigInt(literal);
     if (exact < min || exact > max) throw mismatch(value, place, typeName(given, schema, place), literal);

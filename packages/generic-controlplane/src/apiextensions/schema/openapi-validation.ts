@@ -64,21 +64,17 @@ function merge(into: Result, from: Result | undefined): void {
   into.matchCount += from.matchCount;
 }
 
-/**
- * Doubles beyond these an int64 cannot hold: upstream decodes such a number as a float64
- * (sigs.k8s.io/json), which is "number". 2^63 itself stays an integer, since int64's maximum
- * reads as that double here.
- */
-const INT64_DOUBLE_MAX = 2 ** 63;
-const INT64_DOUBLE_MIN = -(2 ** 63);
-
 /** The JSON type of a decoded value, and the Go format go-openapi infers for numbers. */
+/** go-openapi's maxJSONFloat: the largest float64 every integer up to which is exact. */
+const MAX_JSON_FLOAT = 2 ** 53;
+
 function schemaInfo(data: unknown): { type: string; format: string } {
   if (typeof data === "boolean") return { type: "boolean", format: "" };
   if (typeof data === "string") return { type: "string", format: "" };
-  if (typeof data === "number") {
-    return Number.isInteger(data) && data >= INT64_DOUBLE_MIN && data <= INT64_DOUBLE_MAX ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
-  }
+  if (typeof data === "bigint") return { type: "integer", format: "int64" };
+  // A decoded integer beyond 2^53 that fits int64 is a bigint; a number JSON.parse could not hold
+  // exactly (1e20, 2^63) is what Go decodes as float64.
+  if (typeof data === "number") return Number.isSafeInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
   if (Array.isArray(data)) return { type: "array", format: "" };
   return { type: "object", format: "" };
 }
@@ -140,6 +136,8 @@ function validateSchema(schema: JSONSchemaProps, data: unknown, path: string): R
     else if (check !== undefined) step(undefined);
   }
   if (typeof data === "number") step(numberValidator(schema, data, path));
+  // Bounds and multipleOf are float64 in the schema; an exact int64 is checked against them as one.
+  if (typeof data === "bigint") step(numberValidator(schema, Number(data), path));
   if (Array.isArray(data)) step(sliceValidator(schema, data, path));
   step(enumValidator(schema, data, path));
   if (isObject(data)) step(objectValidator(schema, data, path));
@@ -167,8 +165,8 @@ function typeValidator(schema: JSONSchemaProps, types: string[], format: string,
   const info = schemaInfo(data);
   const isString = typeof data === "string";
   const isSlice = Array.isArray(data);
-  // swag.IsFloat64AJSONInteger: a float64 is an integer only within ±2^53.
-  const isFloatInt = info.type === "number" && Number.isSafeInteger(data) && types.includes("integer");
+  // go-openapi's IsFloat64AJSONInteger: a whole float64 within ±2^53.
+  const isFloatInt = info.type === "number" && Number.isInteger(data) && Math.abs(data as number) <= MAX_JSON_FLOAT && types.includes("integer");
   const isIntFloat = info.type === "integer" && types.includes("number");
   if (!isString && !isSlice && format !== "" && !(types.includes(info.type) || info.format === format || isFloatInt || isIntFloat)) {
     return { errors: [invalidType(path, format, info.format)], matchCount: 0 };

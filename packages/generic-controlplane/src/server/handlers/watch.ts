@@ -14,6 +14,7 @@ import { toStatus } from "./responsewriters/status.js";
 import type { TrackedWatch } from "../watch-tracker.js";
 import { optionsInvalid } from "./options/write-options.js";
 import { parseInt64Query } from "./options/query-numbers.js";
+import { stringifyExactJson } from "../../api/exact-json.js";
 
 /**
  * Serialised JSON lines per event object, as UTF-8: the registry hands the same event object to
@@ -32,7 +33,7 @@ export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
 function encodeEvent(event: WatchEvent): Buffer {
   let line = encodedEvents.get(event);
   if (line === undefined) {
-    line = Buffer.from(JSON.stringify(event) + "\n");
+    line = Buffer.from(stringifyExactJson(event) + "\n");
     encodedEvents.set(event, line);
   }
   return line;
@@ -50,7 +51,7 @@ function framedEvent(event: WatchEvent): Buffer {
   let chunk = framedEvents.get(event);
   if (chunk === undefined) {
     // Encoded straight into the chunk: no second copy of the line as a string.
-    const json = JSON.stringify(event);
+    const json = stringifyExactJson(event);
     const size = Buffer.byteLength(json) + 1;
     const header = `${size.toString(16)}\r\n`;
     chunk = Buffer.allocUnsafe(header.length + size + 2);
@@ -151,7 +152,7 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
     startStream();
     if (table && event.type !== "ERROR" && event.type !== "BOOKMARK") {
       const shaped = { type: event.type, object: shapeObject(event.object, format, scope, includeObject) };
-      res.write(JSON.stringify(shaped) + "\n");
+      res.write(stringifyExactJson(shaped) + "\n");
     } else if (direct !== undefined) {
       direct.write(framedEvent(event));
     } else {

@@ -17,8 +17,10 @@ function prefix(syntax: BodySyntax): string {
 /** The JSON form of a YAML value that has none (`!!binary`, `.inf`, `!!set`), for the error message. */
 function unsupported(value: unknown): string | undefined {
   switch (typeof value) {
+    // A bigint is an exact int64 (from JSON-form YAML).
     case "string":
     case "boolean":
+    case "bigint":
       return undefined;
     case "number":
       if (Number.isFinite(value)) return undefined;

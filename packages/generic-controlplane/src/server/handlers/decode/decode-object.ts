@@ -13,6 +13,7 @@ import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
+import { int64Literal, mayHoldLongIntegers } from "../../../api/exact-json.js";
 
 
 /**
@@ -20,13 +21,17 @@ import { goJsonSyntaxError } from "./go-json-syntax.js";
  * upstream decodes a body with the resource's serializers; any other type is 415. `text` is the
  * body's text for the textual formats (fieldValidation reads it for duplicate keys).
  */
-export function decodeBody(body: Buffer, contentType: string | undefined): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
+export function decodeBody(
+  body: Buffer,
+  contentType: string | undefined,
+  syntaxMessage?: JsonSyntaxMessage,
+): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
   const format = bodyFormat(contentType);
   switch (format) {
     case "json":
     case "yaml": {
       const text = body.toString("utf8");
-      return { value: format === "json" ? parseJson(text) : parseYaml(text), text, format };
+      return { value: format === "json" ? parseJson(text, syntaxMessage) : parseYaml(text), text, format };
     }
     case "protobuf":
       return { value: decodeProtobuf(body), text: undefined, format };
@@ -47,26 +52,34 @@ export function decodeObject(
   validation: FieldValidation,
 ): KubeObject {
   const definition = scope.definition;
-  let decoded: ReturnType<typeof decodeBody>;
-  try {
-    decoded = decodeBody(body, ctx.req.headers["content-type"]);
-  } catch (error) {
-    const syntaxError = jsonSyntaxErrors.get(error as object);
-    if (syntaxError === undefined) throw error;
-    // Upstream's transformDecodeError: the serializer could not read apiVersion and kind.
-    throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): couldn't get version/kind; json parse error: ${syntaxError} (${summarizeData(body)})`, { cause: error });
-  }
-  const { value: object, text, format } = decoded;
+  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"], (syntaxError) => unrecognizedBody(definition.kind, syntaxError, body));
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
   const kubeObject = object as KubeObject;
   // Type errors come first, as Go's decoder reports them before fieldValidation sees the body.
   // Exact literals matter only where JSON.parse may have rounded an integer.
-  checkFieldTypes(kubeObject, definition, text !== undefined && LONG_NUMBER.test(text) ? numberLiteral : undefined);
+  checkFieldTypes(kubeObject, definition, text !== undefined && mayHoldLongIntegers(text) ? numberLiteral : undefined);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
   if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
+}
+
+/**
+ * upstream's transformDecodeError for a body whose kind could not be read: the serializer's
+ * `couldn't get version/kind` error and the first 30 bytes of the body (summarizeData).
+ */
+function unrecognizedBody(kind: string, syntaxError: string, body: Buffer): string {
+  return `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${syntaxError} (${summarizeBody(body)})`;
+}
+
+/** upstream's summarizeData: an object's text, anything else in hex, cut at 30 bytes. */
+function summarizeBody(body: Buffer): string {
+  const SUMMARY_BYTES = 30;
+  if (body.length === 0) return "<empty>";
+  const head = body.subarray(0, SUMMARY_BYTES);
+  const shown = body[0] === 0x7b ? head.toString("utf8") : head.toString("hex");
+  return body.length > SUMMARY_BYTES ? `${shown} ...` : shown;
 }
 
 /**
@@ -122,18 +135,20 @@ export function yamlUnmarshalErrors(errors: string[]): string {
   return `yaml: unmarshal errors:\n  ${errors.join("\n  ")}`;
 }
 
-/** Number literals JSON.parse rounded (integers beyond 2^53), by the object or array holding them. */
+/** Number literals JSON.parse rounded and no int64 holds, by the object or array holding them. */
 const numberLiterals = new WeakMap<object, Map<string, string>>();
-/** A run of digits long enough to be an integer JSON.parse cannot hold exactly. */
-const LONG_NUMBER = /\d{16}/;
 
-/** The literal a client sent for `holder[key]`, when JSON.parse could not keep it exactly. */
+/** The literal a client sent for `holder[key]`, when it is a number no int64 or double holds exactly. */
 export function numberLiteral(holder: object, key: string): string | undefined {
   return numberLiterals.get(holder)?.get(key);
 }
 
+/** Integer literals that fit int64 decode as exact bigints; the others keep their literal for error messages. */
 function keepLongIntegers(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source !== undefined && typeof this === "object" && this !== null) {
+  if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
+  const exact = int64Literal(context.source);
+  if (exact !== undefined) return exact;
+  if (Number.isInteger(value) && typeof this === "object" && this !== null) {
     let literals = numberLiterals.get(this);
     if (literals === undefined) numberLiterals.set(this, (literals = new Map<string, string>()));
     literals.set(key, context.source);
@@ -143,28 +158,23 @@ function keepLongIntegers(this: unknown, key: string, value: unknown, context?: 
 
 function parseJsonText(text: string): unknown {
   // Only bodies that may hold such numbers pay for the reviver.
-  return LONG_NUMBER.test(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
+  return mayHoldLongIntegers(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
 }
 
-/** Go encoding/json's message for a body's syntax error, by the error reporting it. */
-const jsonSyntaxErrors = new WeakMap<object, string>();
+/** The Status message for a body Go's JSON decoder would refuse, from the decoder's own error. */
+export type JsonSyntaxMessage = (syntaxError: string) => string;
 
-/** apimachinery's summarizeData: the start of a body a decode error quotes. */
-function summarizeData(body: Buffer, maxLength = 30): string {
-  if (body.length === 0) return "<empty>";
-  return body.length > maxLength ? `${body.subarray(0, maxLength).toString("utf8")} ...` : body.toString("utf8");
-}
+const requestBodyMessage: JsonSyntaxMessage = (syntaxError) => `error decoding request body: json parse error: ${syntaxError}`;
 
-export function parseJson(text: string): unknown {
+export function parseJson(text: string, syntaxMessage: JsonSyntaxMessage = requestBodyMessage): unknown {
   if (text.length === 0) throw badRequest("the body of the request was empty");
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    const syntaxError = goJsonSyntaxError(text) ?? (error as Error).message;
-    const failure = badRequest(`error decoding request body: json parse error: ${syntaxError}`, { cause: error });
-    jsonSyntaxErrors.set(failure, syntaxError);
-    throw failure;
+    // Clients (and their users) read Go's wording from a kube-apiserver; JavaScript's is the fallback.
+    const syntaxError = goJsonSyntaxError(Buffer.from(text, "utf8")) ?? (error as Error).message;
+    throw badRequest(syntaxMessage(syntaxError), { cause: error });
   }
   checkDecodedBody(value, "json");
   return value;

@@ -1,3 +1,5 @@
+import { stringifyExactJson } from "../../../api/exact-json.js";
+
 /**
  * Compact JSON of objects that are shared and never mutated (decoded stored values), remembered
  * per object as bytes: a value listed again is neither serialised nor encoded again.
@@ -8,7 +10,7 @@ const encoded = new WeakMap<object, Buffer>();
 export function sharedJsonAfterComma(value: object): Buffer {
   let bytes = encoded.get(value);
   if (bytes === undefined) {
-    bytes = Buffer.from(`,${JSON.stringify(value)}`);
+    bytes = Buffer.from(`,${stringifyExactJson(value)}`);
     encoded.set(value, bytes);
   }
   return bytes;

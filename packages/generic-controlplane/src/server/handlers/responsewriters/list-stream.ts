@@ -5,6 +5,7 @@ import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
 import { sharedJsonAfterComma } from "./json-cache.js";
 import { wantsPretty, type ListShape } from "./respond.js";
+import { stringifyExactJson } from "../../../api/exact-json.js";
 
 /**
  * How a list body is spelled around its element array, so it can be written element by element:
@@ -34,13 +35,13 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
     return { contentType: "application/yaml", prefix: split(stringifyYaml(shape.envelope), empty), first: (e) => key + element(e), next: element, close: "", empty };
   }
   if (wantsPretty(ctx)) {
-    const element = (value: unknown): string => JSON.stringify(value, null, 2).replaceAll("\n", "\n    ");
+    const element = (value: unknown): string => stringifyExactJson(value, 2).replaceAll("\n", "\n    ");
     const prefix = split(JSON.stringify(shape.envelope, null, 2), "]\n}");
     return { contentType: "application/json", prefix, first: (e) => `\n    ${element(e)}`, next: (e) => `,\n    ${element(e)}`, close: "\n  ]\n}\n", empty: "]\n}\n" };
   }
   const prefix = split(JSON.stringify(shape.envelope), "]}");
   // Listed objects are shared and never changed, so each is serialised once while it is stored.
-  const next = (e: unknown): string | Buffer => (typeof e === "object" && e !== null ? sharedJsonAfterComma(e) : `,${JSON.stringify(e)}`);
+  const next = (e: unknown): string | Buffer => (typeof e === "object" && e !== null ? sharedJsonAfterComma(e) : `,${stringifyExactJson(e)}`);
   const first = (e: unknown): string | Buffer => {
     const bytes = next(e);
     return typeof bytes === "string" ? bytes.slice(1) : bytes.subarray(1);

@@ -9,11 +9,12 @@ import type { RequestScope } from "../../request-scope.js";
 /** What shaping a body takes from a resource's request scope. */
 type TableConvertor = Pick<RequestScope, "toTable">;
 import { badRequest, notAcceptable } from "../../../api/errors/index.js";
+import { stringifyExactJson } from "../../../api/exact-json.js";
 
 /** Writes a JSON body with the headers kube-apiserver sends. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = "application/json"): void {
   // json.Encoder ends every body with a newline; clients that compare bytes expect it.
-  const text = (wantsPretty(ctx) ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + "\n";
+  const text = stringifyExactJson(body, wantsPretty(ctx) ? 2 : undefined) + "\n";
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": contentType,
     "Cache-Control": "no-cache, private",

@@ -1,0 +1,62 @@
+/**
+ * JSON that keeps every int64 exact. A kube object's integers are Go int64s; JSON.parse would round
+ * one beyond 2^53 (9007199254740993 becomes …992, the int64 maximum becomes 2^63, outside int64).
+ * Integer literals beyond 2^53 that fit int64 decode as bigint, as Go's decoder keeps them as int64;
+ * any other number stays a double, as Go's float64. Node's JSON source-text access (the reviver's
+ * `context.source`) and `JSON.rawJSON` make this lossless without a second parser, and only text
+ * that holds a long enough run of digits pays for the reviver.
+ */
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** A run of digits long enough to be an integer a double cannot hold exactly. */
+const LONG_NUMBER = /\d{16}/;
+const INTEGER_LITERAL = /^-?\d+$/;
+
+/** Whether `text` may hold an integer JSON.parse would round. */
+export function mayHoldLongIntegers(text: string): boolean {
+  return LONG_NUMBER.test(text);
+}
+
+/** The int64 a literal names, or undefined when it is not an integer literal within int64. */
+export function int64Literal(source: string): bigint | undefined {
+  if (!INTEGER_LITERAL.test(source)) return undefined;
+  const value = BigInt(source);
+  return value < INT64_MIN || value > INT64_MAX ? undefined : value;
+}
+
+function keepInt64(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
+  return int64Literal(context.source) ?? value;
+}
+
+/** JSON.parse, with integer literals beyond 2^53 that fit int64 as bigint. */
+export function parseExactJson(text: string): unknown {
+  return mayHoldLongIntegers(text) ? JSON.parse(text, keepInt64) : JSON.parse(text);
+}
+
+/** Node 22+'s JSON.rawJSON, which TypeScript's lib does not declare yet. */
+const rawJson = (text: string): unknown => (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(text);
+
+/** What a JSON.stringify replacer returns for a bigint: its exact integer literal. */
+export function int64Json(value: bigint): unknown {
+  return rawJson(value.toString());
+}
+
+function bigintAsRawJson(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? int64Json(value) : value;
+}
+
+/**
+ * JSON.stringify that writes bigints as their exact integer literal. Objects without one (nearly
+ * all) serialize with plain JSON.stringify; JSON.stringify refuses a bigint with a TypeError,
+ * and only then is the value serialized again with the replacer.
+ */
+export function stringifyExactJson(value: unknown, space?: number): string {
+  try {
+    return JSON.stringify(value, null, space);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return JSON.stringify(value, bigintAsRawJson, space);
+  }
+}
