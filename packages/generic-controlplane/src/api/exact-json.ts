@@ -7,8 +7,9 @@
  * that holds a long enough run of digits pays for the reviver.
  */
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+/** Go's int64 bounds. */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
 /** A run of digits long enough to be an integer a double cannot hold exactly. */
 const LONG_NUMBER = /\d{16}/;
 const INTEGER_LITERAL = /^-?\d+$/;
@@ -25,14 +26,22 @@ export function int64Literal(source: string): bigint | undefined {
   return value < INT64_MIN || value > INT64_MAX ? undefined : value;
 }
 
-function keepInt64(_key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
-  return int64Literal(context.source) ?? value;
-}
+/** Told of each integer literal that stays a rounded double (no int64 holds it): its holder, key and text. */
+export type InexactInteger = (holder: object, key: string, source: string) => void;
 
-/** JSON.parse, with integer literals beyond 2^53 that fit int64 as bigint. */
-export function parseExactJson(text: string): unknown {
-  return mayHoldLongIntegers(text) ? JSON.parse(text, keepInt64) : JSON.parse(text);
+/**
+ * JSON.parse, with integer literals beyond 2^53 that fit int64 as bigint; `onInexactInteger` hears
+ * of the integer literals beyond int64, which stay doubles as Go's float64.
+ */
+export function parseExactJson(text: string, onInexactInteger?: InexactInteger): unknown {
+  if (!mayHoldLongIntegers(text)) return JSON.parse(text);
+  return JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
+    if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
+    const exact = int64Literal(context.source);
+    if (exact !== undefined) return exact;
+    if (onInexactInteger !== undefined && Number.isInteger(value) && typeof this === "object" && this !== null) onInexactInteger(this, key, context.source);
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown);
 }
 
 /** Node 22+'s JSON.rawJSON, which TypeScript's lib does not declare yet. */

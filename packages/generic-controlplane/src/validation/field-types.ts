@@ -1,3 +1,4 @@
+import { INT64_MAX, INT64_MIN } from "../api/exact-json.js";
 import { refName } from "../patch/meta-schemas.js";
 import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema-walk.js";
 import { setOwn } from "../patch/json-value.js";
@@ -58,7 +59,7 @@ function typeName(given: JSONSchemaProps | undefined, resolved: JSONSchemaProps 
 
 const INT_RANGE = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  int64: [INT64_MIN, INT64_MAX],
 } as const;
 
 /**

@@ -13,7 +13,7 @@ import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
-import { int64Literal, mayHoldLongIntegers } from "../../../api/exact-json.js";
+import { mayHoldLongIntegers, parseExactJson } from "../../../api/exact-json.js";
 
 
 /**
@@ -144,21 +144,14 @@ export function numberLiteral(holder: object, key: string): string | undefined {
 }
 
 /** Integer literals that fit int64 decode as exact bigints; the others keep their literal for error messages. */
-function keepLongIntegers(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
-  const exact = int64Literal(context.source);
-  if (exact !== undefined) return exact;
-  if (Number.isInteger(value) && typeof this === "object" && this !== null) {
-    let literals = numberLiterals.get(this);
-    if (literals === undefined) numberLiterals.set(this, (literals = new Map<string, string>()));
-    literals.set(key, context.source);
-  }
-  return value;
+function keepLiteral(holder: object, key: string, source: string): void {
+  let literals = numberLiterals.get(holder);
+  if (literals === undefined) numberLiterals.set(holder, (literals = new Map<string, string>()));
+  literals.set(key, source);
 }
 
 function parseJsonText(text: string): unknown {
-  // Only bodies that may hold such numbers pay for the reviver.
-  return mayHoldLongIntegers(text) ? JSON.parse(text, keepLongIntegers) : JSON.parse(text);
+  return parseExactJson(text, keepLiteral);
 }
 
 /** The Status message for a body Go's JSON decoder would refuse, from the decoder's own error. */

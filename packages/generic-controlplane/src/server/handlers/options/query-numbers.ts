@@ -1,8 +1,6 @@
 import { badRequest } from "../../../api/errors/index.js";
+import { INT64_MAX, INT64_MIN } from "../../../api/exact-json.js";
 import type { ControlPlaneError } from "../../../errors.js";
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * An integer query parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`) as apimachinery
