@@ -26,6 +26,17 @@ export function int64Literal(source: string): bigint | undefined {
   return value < INT64_MIN || value > INT64_MAX ? undefined : value;
 }
 
+/**
+ * An integer another decoder read exactly (YAML's, as a bigint) as a JSON decode would hold it: a
+ * double when a double holds it exactly, the bigint within int64, and beyond int64 the rounded
+ * double Go's float64 would be.
+ */
+export function asDecodedInteger(value: bigint): number | bigint {
+  const double = Number(value);
+  if (Number.isSafeInteger(double) || value < INT64_MIN || value > INT64_MAX) return double;
+  return value;
+}
+
 /** Told of each integer literal that stays a rounded double (no int64 holds it): its holder, key and text. */
 export type InexactInteger = (holder: object, key: string, source: string) => void;
 

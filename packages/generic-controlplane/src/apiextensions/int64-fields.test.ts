@@ -62,6 +62,30 @@ describe("custom resource int64 fields stay exact", () => {
     expect(await yaml.text()).toContain("total: 9223372036854775807");
   });
 
+  it("reads integers exactly from block YAML too, as sigs.k8s.io/yaml converts YAML to JSON", async () => {
+    const body = [
+      "apiVersion: int64.example.com/v1",
+      "kind: Counter",
+      "metadata:",
+      "  name: block-yaml",
+      "spec:",
+      "  total: 9007199254740993",
+      "  free:",
+      "    min: -9223372036854775808",
+      "    past: 9223372036854775808",
+      "    small: 7",
+      "",
+    ].join("\n");
+    const created = await t.call("POST", COUNTERS, { raw: body, headers: { "Content-Type": "application/yaml" } });
+    expect(created.status, created.text).toBe(201);
+    const read = await t.call("GET", `${COUNTERS}/block-yaml`);
+    expect(read.text).toContain('"total":9007199254740993');
+    expect(read.text).toContain('"min":-9223372036854775808');
+    // Beyond int64 the value is a float64, as in JSON.
+    expect(read.json.spec.free.past).toBe(9223372036854775808);
+    expect(read.text).toContain('"small":7');
+  });
+
   it("CEL sees the exact int64: 2^53 is refused by the rule, 2^53+1 is not", async () => {
     const refused = await t.call("POST", COUNTERS, { raw: counter("cel-2-53", '{"total":9007199254740992}'), headers: JSON_TYPE });
     expect(refused.status).toBe(422);

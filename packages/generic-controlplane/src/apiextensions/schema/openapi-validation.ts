@@ -135,9 +135,7 @@ function validateSchema(schema: JSONSchemaProps, data: unknown, path: string): R
     if (check !== undefined && !check(data)) step({ errors: [invalidType(path, schema.format ?? "", data)], matchCount: 0 });
     else if (check !== undefined) step(undefined);
   }
-  if (typeof data === "number") step(numberValidator(schema, data, path));
-  // Bounds and multipleOf are float64 in the schema; an exact int64 is checked against them as one.
-  if (typeof data === "bigint") step(numberValidator(schema, Number(data), path));
+  if (typeof data === "number" || typeof data === "bigint") step(numberValidator(schema, data, path));
   if (Array.isArray(data)) step(sliceValidator(schema, data, path));
   step(enumValidator(schema, data, path));
   if (isObject(data)) step(objectValidator(schema, data, path));
@@ -207,33 +205,52 @@ function stringValidator(schema: JSONSchemaProps, data: string, path: string): R
 /**
  * `numberValidator` as Kubernetes has run it: bounds apply in integers to integral data (the bound
  * truncated, as Go converts it) and in floats otherwise. Numeric formats do not constrain values:
- * kube strips them from custom resource schemas.
+ * kube strips them from custom resource schemas. An int64 beyond 2^53 (a bigint here) is compared
+ * exactly, as go-openapi compares int64s; the schema's bounds are float64s in Go, so one written
+ * with more digits than a double holds counts as that double.
  */
-function numberValidator(schema: JSONSchemaProps, data: number, path: string): Result {
+function numberValidator(schema: JSONSchemaProps, data: number | bigint, path: string): Result {
   const result: Result = { errors: [], matchCount: 1 };
-  const isInt = Number.isInteger(data);
+  const isInt = typeof data === "bigint" || Number.isInteger(data);
   const fail = (code: Code, message: string): OpenAPIError => ({ code, name: path, value: data, message });
-  if (typeof schema.multipleOf === "number") {
-    const factor = isInt ? Math.trunc(schema.multipleOf) : schema.multipleOf;
+  const multipleOf = asFloat64(schema.multipleOf);
+  if (multipleOf !== undefined) {
+    const factor = isInt ? Math.trunc(multipleOf) : multipleOf;
     if (factor <= 0) {
       result.errors.push({ code: "MultipleOfMustBePositive", name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor)}` });
     } else {
-      const ok = isInt ? data % factor === 0 : Number.isInteger(factor < 1 ? (1 / factor) * data : data / factor);
+      const ok =
+        typeof data === "bigint"
+          ? data % BigInt(factor) === 0n
+          : isInt
+            ? data % factor === 0
+            : Number.isInteger(factor < 1 ? (1 / factor) * data : data / factor);
       if (!ok) result.errors.push(fail("MultipleOf", `${path} in ${IN} should be a multiple of ${goNumber(factor)}`));
     }
   }
-  const bound = (limit: number | undefined, exclusive: boolean | undefined, isMax: boolean): void => {
-    if (typeof limit !== "number") return;
+  const bound = (given: unknown, exclusive: boolean | undefined, isMax: boolean): void => {
+    const limit = asFloat64(given);
+    if (limit === undefined) return;
     const l = isInt ? Math.trunc(limit) : limit;
     const excl = exclusive === true;
-    const broken = isMax ? (excl ? data >= l : data > l) : excl ? data <= l : data < l;
+    // An int64 beyond 2^53 against the bound as an int64; everything else as doubles.
+    const against = typeof data === "bigint" ? BigInt(l) : l;
+    const broken = isMax ? (excl ? data >= against : data > against) : excl ? data <= against : data < against;
     if (!broken) return;
     const relation = isMax ? (excl ? "less than" : "less than or equal to") : excl ? "greater than" : "greater than or equal to";
-    result.errors.push(fail(isMax ? "Max" : "Min", `${path} in ${IN} should be ${relation} ${goNumber(l)}`));
+    const shown = typeof data === "bigint" ? against.toString() : goNumber(l);
+    result.errors.push(fail(isMax ? "Max" : "Min", `${path} in ${IN} should be ${relation} ${shown}`));
   };
   bound(schema.minimum, schema.exclusiveMinimum, false);
   bound(schema.maximum, schema.exclusiveMaximum, true);
   return result;
+}
+
+/** A schema number as Go's float64 field holds it; an exact integer (bigint) rounds as Go's decoder rounds it. */
+function asFloat64(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value === "bigint") return Number(value);
+  return undefined;
 }
 
 function sliceValidator(schema: JSONSchemaProps, data: unknown[], path: string): Result {

@@ -428,3 +428,23 @@ describe("integer fields beyond int64", () => {
     expect(errorsOf(schema, { field: value, plain: value })).toEqual([]);
   });
 });
+
+describe("bounds and multipleOf on integers beyond 2^53", () => {
+  // go-openapi checks an integer against a bound as int64 (the float64 bound truncated), so
+  // 2^53 + 1 exceeds a maximum of 2^53 although the two are the same double.
+  const field = (schema: JSONSchemaProps): JSONSchemaProps => ({ type: "object", properties: { field: { type: "integer", ...schema } } });
+  const twoTo53 = 2 ** 53;
+
+  it.each<[string, JSONSchemaProps, bigint, string[]]>([
+    ["maximum", { maximum: twoTo53 }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"]],
+    ["maximum, met", { maximum: twoTo53 }, 2n ** 53n, []],
+    ["exclusiveMaximum", { maximum: twoTo53, exclusiveMaximum: true }, 2n ** 53n, ["field: Invalid value: 9007199254740992: field in body should be less than 9007199254740992"]],
+    ["minimum", { minimum: -twoTo53 }, -(2n ** 53n) - 1n, ["field: Invalid value: -9007199254740993: field in body should be greater than or equal to -9007199254740992"]],
+    ["multipleOf", { multipleOf: 2 }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be a multiple of 2"]],
+    ["multipleOf, met", { multipleOf: 2 }, 2n ** 62n, []],
+    // A bound the CRD spelled with more digits than a double holds is that double, as Go decodes it.
+    ["a maximum decoded as an exact integer", { maximum: 2n ** 53n + 1n as unknown as number }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"]],
+  ])("%s", (_name, schema, value, expected) => {
+    expect(errorsOf(field(schema), { field: value })).toEqual(expected);
+  });
+});

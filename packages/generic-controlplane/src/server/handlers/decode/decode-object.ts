@@ -13,7 +13,7 @@ import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
 import { checkDecodedBody } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
-import { mayHoldLongIntegers, parseExactJson } from "../../../api/exact-json.js";
+import { asDecodedInteger, mayHoldLongIntegers, parseExactJson } from "../../../api/exact-json.js";
 
 
 /**
@@ -191,14 +191,35 @@ export function parseYaml(text: string): unknown {
     }
   }
   try {
-    const doc = parseDocument(text, { uniqueKeys: false });
+    // Integers are read as bigints, so none is rounded before it is known to need an int64.
+    const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true });
     const error = doc.errors[0];
     if (error) throw error;
-    value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
+    value = exactIntegers(doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }));
   } catch (error) {
     throw badRequest(`error decoding YAML: ${yamlFailure(error)}`, { cause: error });
   }
   checkDecodedBody(value, "yaml");
+  return value;
+}
+
+/**
+ * `value` with every integer the YAML parser read as a bigint held as a JSON decode holds it
+ * (asDecodedInteger), replaced in place; iterative, as YAML nests as deep as JSON.
+ */
+function exactIntegers(value: unknown): unknown {
+  if (typeof value === "bigint") return asDecodedInteger(value);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (current === null || typeof current !== "object" || ArrayBuffer.isView(current)) continue;
+    const holder = current as Record<string, unknown>;
+    for (const key of Object.keys(holder)) {
+      const item = holder[key];
+      if (typeof item === "bigint") holder[key] = asDecodedInteger(item);
+      else if (item !== null && typeof item === "object") pending.push(item);
+    }
+  }
   return value;
 }
 
