@@ -9,6 +9,7 @@ import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
 import { isConditionTrue, storageVersionOf, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionVersion } from "./types.js";
 import { SCALE_SUBRESOURCE, scaleErrors } from "./scale.js";
+import { stringifyExactJson } from "../api/exact-json.js";
 
 const AGE_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
@@ -18,7 +19,7 @@ function printValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (value === null || value === undefined) return "";
-  return JSON.stringify(value);
+  return stringifyExactJson(value);
 }
 
 /** upstream tableconvertor's `cellForJSONValue`: a cell only when the value has the column's type. */

@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { readdir, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
+import { stringifyExactJson } from "../api/exact-json.js";
 
 /** Where audit events go; `write` never throws into a request. */
 export interface AuditBackend {
@@ -28,7 +29,7 @@ export interface AuditLogOptions {
  */
 export function createAuditLog(options: AuditLogOptions): AuditBackend {
   if (options.path === "-") {
-    return { write: (event) => void process.stdout.write(`${JSON.stringify(event)}\n`), close: () => Promise.resolve() };
+    return { write: (event) => void process.stdout.write(`${stringifyExactJson(event)}\n`), close: () => Promise.resolve() };
   }
   const maxBytes = (options.maxSizeMB ?? 100) * 1024 * 1024;
   const pending: string[] = [];
@@ -65,7 +66,7 @@ export function createAuditLog(options: AuditLogOptions): AuditBackend {
   let queue: Promise<void> = Promise.resolve();
   return {
     write(event) {
-      pending.push(`${JSON.stringify(event)}\n`);
+      pending.push(`${stringifyExactJson(event)}\n`);
       // An unwritable log loses its events but never fails a request.
       queue = queue.then(drain).catch(() => undefined);
     },

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { DeleteOptions, KubeList, KubeObject, Status, WatchEvent } from "../api/types.js";
 import type { ClientConfig } from "./kubeconfig.js";
+import { parseExactJson } from "../api/exact-json.js";
 
 /** One served resource type, as discovery names it. */
 export interface ResourceRef {
@@ -217,7 +218,7 @@ function readAll(res: IncomingMessage): Promise<string> {
 function parseJson(text: string): unknown {
   if (text === "") return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseExactJson(text);
   } catch {
     return undefined;
   }

@@ -40,6 +40,22 @@ describe("callWebhook", () => {
     expect(seen).toEqual({ url: "/validate?timeout=10s", contentType: "application/json", body: { hello: "world" } });
   });
 
+  it("sends and reads int64s beyond 2^53 exactly, as Go's client does", async () => {
+    let sent = "";
+    const { ca, server } = await serve(["127.0.0.1"], (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        sent = Buffer.concat(chunks).toString("utf8");
+        res.setHeader("Content-Type", "application/json");
+        res.end('{"answer":9223372036854775807}');
+      });
+    });
+    const answer = await callWebhook({ url: server.url, caBundle: ca.caBundle }, { total: 9007199254740993n }, { timeoutMs: 10_000 });
+    expect(sent).toBe('{"total":9007199254740993}');
+    expect(answer).toEqual({ answer: 9223372036854775807n });
+  });
+
   it("calls a service through the resolver and verifies the certificate for <name>.<namespace>.svc", async () => {
     const { ca, server } = await serve(["webhook.system.svc"], (req, res) => res.end(JSON.stringify({ path: req.url })));
     const resolver = staticServiceResolver({ "system/webhook:8443": server.url });

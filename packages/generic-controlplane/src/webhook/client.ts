@@ -5,6 +5,7 @@ import type { PeerCertificate } from "node:tls";
 import { genericServerResponse, unknownServerResponse } from "../api/errors/index.js";
 import type { Status } from "../api/types.js";
 import { defaultServiceResolver, serviceServerName, type ServiceResolver, type WebhookClientConfig } from "./client-config.js";
+import { parseExactJson, stringifyExactJson } from "../api/exact-json.js";
 
 /** Largest webhook answer read (upstream bounds responses too; a runaway webhook must not exhaust memory). */
 const MAX_RESPONSE_BYTES = 30 * 1024 * 1024;
@@ -130,7 +131,7 @@ function isStatus(value: unknown): value is Status {
 /** What client-go makes of a non-2xx answer: the Status the body carries, else one from the HTTP code. */
 function statusOfErrorResponse(code: number, body: string): Status {
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = parseExactJson(body);
     if (isStatus(parsed)) return parsed;
   } catch {
     // Not JSON: the generic Status below.
@@ -156,7 +157,7 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, op
   // Go prints the URL the client requested.
   const shown = endpoint.keepsDefaultPort && url.port === "" ? `${url.protocol}//${url.host}:443${url.pathname}${url.search}` : url.href;
   const requested = `Post ${JSON.stringify(shown)}`;
-  const payload = Buffer.from(JSON.stringify(body));
+  const payload = Buffer.from(stringifyExactJson(body));
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
 
@@ -186,7 +187,7 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, op
               return;
             }
             try {
-              resolve(JSON.parse(text));
+              resolve(parseExactJson(text));
             } catch (error) {
               fail(`${requested}: invalid JSON in the response: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
             }

@@ -15,6 +15,12 @@ describe("verifyAdmissionResponse (upstream VerifyAdmissionResponse, v1)", () =>
     });
   });
 
+  it("decodes a patch's int64s beyond 2^53 exactly", () => {
+    const bigPatch = Buffer.from('[{"op":"add","path":"/spec/total","value":9007199254740993}]').toString("base64");
+    const verified = verifyAdmissionResponse("u1", true, review({ uid: "u1", allowed: true, patchType: "JSONPatch", patch: bigPatch }));
+    expect(verified.patch).toEqual([{ op: "add", path: "/spec/total", value: 9007199254740993n }]);
+  });
+
   it("keeps audit annotation keys named like Object.prototype's members as ordinary keys", () => {
     const body = JSON.parse('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u1","allowed":true,"auditAnnotations":{"__proto__":"a","constructor":"b"}}}') as unknown;
     const { auditAnnotations } = verifyAdmissionResponse("u1", false, body);

@@ -4,6 +4,7 @@ import type { ResourceDefinition } from "../../registry/resource-definition.js";
 import type { AdmissionUserInfo } from "../request-context.js";
 import type { AdmissionAttributes } from "../types.js";
 import { setOwn } from "../../patch/json-value.js";
+import { parseExactJson } from "../../api/exact-json.js";
 
 export const ADMISSION_REVIEW_API_VERSION = "admission.k8s.io/v1";
 
@@ -110,7 +111,7 @@ export function verifyAdmissionResponse(uid: string, mutating: boolean, review: 
     if (patchType === "") throw new Error("webhook returned response.patch but not response.patchType");
     if (!mutating) throw new Error("validating webhook may not return response.patch");
     if (patchType !== "JSONPatch") throw new Error(`webhook returned invalid response.patchType of ${JSON.stringify(patchType)}`);
-    const decoded: unknown = JSON.parse(Buffer.from(rawPatch, "base64").toString("utf8"));
+    const decoded: unknown = parseExactJson(Buffer.from(rawPatch, "base64").toString("utf8"));
     if (!Array.isArray(decoded)) throw new Error("response.patch is not a JSON patch (an array of operations)");
     patch = decoded;
   }

@@ -2,6 +2,7 @@ import type { KubeObject } from "../../api/types.js";
 import { conversionFailed, internalError } from "../../api/errors/index.js";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "../../storage/types.js";
 import type { CustomResourceConverter } from "../conversion.js";
+import { parseExactJson, stringifyExactJson } from "../../api/exact-json.js";
 
 export interface ConvertingStorageOptions {
   converter: CustomResourceConverter;
@@ -177,12 +178,12 @@ class ConvertingStorage implements Storage {
     const defaulted = new Map<string, string>();
     for (const kv of kvs) {
       if (pending.has(kv.value) || defaulted.has(kv.value)) continue;
-      const object = JSON.parse(kv.value) as KubeObject;
+      const object = parseExactJson(kv.value) as KubeObject;
       defaultStored?.(object);
       if (object.apiVersion !== served) pending.set(kv.value, object);
       else if (defaultStored !== undefined) {
         // Written by JSON.stringify, so the same text unless a default was filled in.
-        const value = JSON.stringify(object);
+        const value = stringifyExactJson(object);
         if (value !== kv.value) defaulted.set(kv.value, value);
       }
     }
@@ -202,7 +203,7 @@ class ConvertingStorage implements Storage {
 
   /** A written value (in the served version) in the storage version. */
   private async toStorage(value: string): Promise<string> {
-    const object = JSON.parse(value) as KubeObject;
+    const object = parseExactJson(value) as KubeObject;
     const target = this.options.storageApiVersion;
     if (object.apiVersion === target) return value;
     this.checkKnown([object]);

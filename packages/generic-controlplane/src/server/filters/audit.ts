@@ -4,6 +4,7 @@ import { evaluateAuditPolicy, type AuditAttributes, type AuditDecision, type Aud
 import { bodyIfRead } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { passThrough, type RequestFilter } from "./chain.js";
+import { parseExactJson } from "../../api/exact-json.js";
 
 /** Audit logging: which requests at which level (the policy) and where the events go. */
 export interface AuditOptions {
@@ -156,7 +157,7 @@ function pick(object: Record<string, unknown>, keys: readonly string[]): Record<
 function jsonOf(body: Buffer | undefined, contentType = "application/json"): Record<string, unknown> | undefined {
   if (body === undefined || body.length === 0 || !contentType.includes("json")) return undefined;
   try {
-    const value = JSON.parse(body.toString("utf8")) as unknown;
+    const value = parseExactJson(body.toString("utf8"));
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
