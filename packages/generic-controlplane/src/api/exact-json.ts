@@ -7,6 +7,8 @@
  * that holds a long enough run of digits pays for the reviver.
  */
 
+import { parseValidJsonIteratively, stringifyIteratively } from "./deep-json.js";
+
 /** Go's int64 bounds. */
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
@@ -46,13 +48,24 @@ export type InexactInteger = (holder: object, key: string, source: string) => vo
  */
 export function parseExactJson(text: string, onInexactInteger?: InexactInteger): unknown {
   if (!mayHoldLongIntegers(text)) return JSON.parse(text);
-  return JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
-    if (typeof value !== "number" || Number.isSafeInteger(value) || context?.source === undefined) return value;
-    const exact = int64Literal(context.source);
+  const revive = (source: string, value: number, holder: object, key: string): unknown => {
+    if (Number.isSafeInteger(value)) return value;
+    const exact = int64Literal(source);
     if (exact !== undefined) return exact;
-    if (onInexactInteger !== undefined && Number.isInteger(value) && typeof this === "object" && this !== null) onInexactInteger(this, key, context.source);
+    if (onInexactInteger !== undefined && Number.isInteger(value)) onInexactInteger(holder, key, source);
     return value;
-  } as (this: unknown, key: string, value: unknown) => unknown);
+  };
+  try {
+    return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }): unknown {
+      if (typeof value !== "number" || context?.source === undefined) return value;
+      return revive(context.source, value, this, key);
+    } as (this: unknown, key: string, value: unknown) => unknown);
+  } catch (error) {
+    // The reviver walk recurses once per level and overflows the stack long before Kubernetes'
+    // nesting limit; the text itself was valid (JSON.parse reads it before reviving).
+    if (!(error instanceof RangeError)) throw error;
+    return parseValidJsonIteratively(text, revive);
+  }
 }
 
 /** Node 22+'s JSON.rawJSON, which TypeScript's lib does not declare yet. */
@@ -67,16 +80,51 @@ function bigintAsRawJson(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? int64Json(value) : value;
 }
 
+function exactLeaf(value: unknown): string | undefined {
+  return typeof value === "bigint" ? value.toString() : JSON.stringify(value);
+}
+
 /**
  * JSON.stringify that writes bigints as their exact integer literal. Objects without one (nearly
  * all) serialize with plain JSON.stringify; JSON.stringify refuses a bigint with a TypeError,
- * and only then is the value serialized again with the replacer.
+ * and only then is the value serialized again with the replacer. A value nested deeper than
+ * JSON.stringify's recursion reaches (about 4,400 levels; Kubernetes allows 10,000) is written
+ * with an explicit stack instead.
  */
 export function stringifyExactJson(value: unknown, space?: number): string {
   try {
-    return JSON.stringify(value, null, space);
+    try {
+      return JSON.stringify(value, null, space);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      return JSON.stringify(value, bigintAsRawJson, space);
+    }
   } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    return JSON.stringify(value, bigintAsRawJson, space);
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyIteratively(value, exactLeaf, space);
+  }
+}
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return int64Json(value);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    // A "__proto__" key is data: defined, not assigned (assigning would set the prototype).
+    Object.defineProperty(sorted, key, { value: (value as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+  }
+  return sorted;
+}
+
+/**
+ * JSON with every object's keys sorted (and bigints exact), so two values compare equal whatever
+ * order their keys came in; deep values are written with an explicit stack, as stringifyExactJson's.
+ */
+export function sortedExactJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, sortedKeys);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyIteratively(value, exactLeaf, 0, true);
   }
 }

@@ -50,16 +50,22 @@ const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
+/** How many object properties `value` holds at every depth; iterative, as bodies nest 10,000 deep. */
 function countProperties(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += countProperties(item);
-    return count;
-  }
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    count += 1 + countProperties((value as Record<string, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (current === null || typeof current !== "object") continue;
+    if (Array.isArray(current)) {
+      for (const item of current) pending.push(item);
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
+      count++;
+      pending.push((current as Record<string, unknown>)[key]);
+    }
   }
   return count;
 }
@@ -96,91 +102,102 @@ function duplicateYamlKeys(text: string): string[] {
   return messages;
 }
 
-/** Every object key of a JSON text in document order, or undefined when the text is not JSON. */
+/** An array or object scanJsonFields is inside of: its path, and the keys it has named so far. */
+interface OpenValue {
+  path: string;
+  /** The keys seen so far, for an object; undefined for an array. */
+  seen: Set<string> | undefined;
+  /** The index of the next element, for an array. */
+  index: number;
+  /** Whether an entry was read and a comma or the closing bracket comes next. */
+  afterEntry: boolean;
+}
+
+const SCALAR = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Every object key of a JSON text in document order, or undefined when the text is not JSON. It
+ * keeps its place with an explicit stack rather than recursion, as a body may nest 10,000 deep.
+ */
 export function scanJsonFields(text: string): JsonField[] | undefined {
   const fields: JsonField[] = [];
+  const open: OpenValue[] = [];
   let i = 0;
-  const fail = (): never => {
-    throw new SyntaxError("invalid JSON");
+  const ws = (): void => {
+    while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
   };
-  const ws = () => {
-    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const string = (): string => {
+  const string = (): string | undefined => {
     const start = i;
     i++;
     while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    if (i >= text.length) fail();
+    if (i >= text.length) return undefined;
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const value = (path: string): void => {
-    ws();
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      const seen = new Set<string>();
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        const key = string();
-        const keyPath = path === "" ? key : `${path}.${key}`;
-        fields.push({ path: keyPath, duplicate: seen.has(key) });
-        seen.add(key);
-        ws();
-        if (text[i] !== ":") fail();
-        i++;
-        value(keyPath);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      for (let index = 0; ; index++) {
-        value(`${path}[${index}]`);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === '"') {
-      string();
-    } else {
-      const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
-      if (match === null) fail();
-      i += (match as RegExpExecArray)[0].length;
+    try {
+      return JSON.parse(text.slice(start, i)) as string;
+    } catch {
+      return undefined;
     }
   };
-  try {
-    value("");
+  /** Reads one value at `path`; false when the text is not JSON. Arrays and objects are opened, not read. */
+  const value = (path: string): boolean => {
     ws();
-    if (i !== text.length) fail();
-    return fields;
-  } catch {
-    return undefined;
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      i++;
+      open.push({ path, seen: c === "{" ? new Set() : undefined, index: 0, afterEntry: false });
+      ws();
+      if (text[i] === (c === "{" ? "}" : "]")) {
+        i++;
+        open.pop();
+      }
+      return true;
+    }
+    if (c === '"') return string() !== undefined;
+    SCALAR.lastIndex = i;
+    if (!SCALAR.test(text)) return false;
+    i = SCALAR.lastIndex;
+    return true;
+  };
+  /** Reads the next entry of the innermost open array or object; false when the text is not JSON. */
+  const entry = (container: OpenValue): boolean => {
+    if (container.seen === undefined) return value(`${container.path}[${container.index++}]`);
+    ws();
+    if (text[i] !== '"') return false;
+    const key = string();
+    if (key === undefined) return false;
+    const keyPath = container.path === "" ? key : `${container.path}.${key}`;
+    fields.push({ path: keyPath, duplicate: container.seen.has(key) });
+    container.seen.add(key);
+    ws();
+    if (text[i] !== ":") return false;
+    i++;
+    return value(keyPath);
+  };
+  /** After an entry: a comma (more entries follow) or the closing bracket; false when neither. */
+  const separator = (container: OpenValue): boolean => {
+    ws();
+    if (text[i] === ",") {
+      i++;
+      return true;
+    }
+    if (text[i] !== (container.seen === undefined ? "]" : "}")) return false;
+    i++;
+    open.pop();
+    return true;
+  };
+
+  if (!value("")) return undefined;
+  while (open.length > 0) {
+    const container = open.at(-1)!;
+    if (container.afterEntry) {
+      container.afterEntry = false;
+      if (!separator(container)) return undefined;
+      continue;
+    }
+    // A nested array or object the entry opens is read to its end before this separator.
+    container.afterEntry = true;
+    if (!entry(container)) return undefined;
   }
+  ws();
+  return i === text.length ? fields : undefined;
 }

@@ -33,7 +33,9 @@ export function applyStrategicMergePatch<T = unknown>(
   }
   const start = isJsonObject(original) ? (cloneJson(original)) : {};
   const merger = new Merger(options.definitions);
-  return merger.mergeMap(start, cloneJson(patch), withObjectMeta(schema)) as T;
+  const merged = merger.mergeMap(start, cloneJson(patch), withObjectMeta(schema));
+  merger.finish();
+  return merged as T;
 }
 
 interface PatchMeta {
@@ -44,7 +46,36 @@ interface PatchMeta {
 type ElementKind = "map" | "scalar";
 
 class Merger {
+  /**
+   * Maps nested in a map, merged after the map itself: objects nest 10,000 levels deep, and
+   * merging each level by recursion would run out of stack. A map's own keys are always merged
+   * at once (list merging reads the merge keys of the items it merges).
+   */
+  private readonly nested: Array<() => void> = [];
+
   constructor(private readonly definitions: Definitions | undefined) {}
+
+  /** Merges every nested map still waiting. */
+  finish(): void {
+    for (let next = this.nested.pop(); next !== undefined; next = this.nested.pop()) next();
+  }
+
+  /**
+   * The map `mergeMap(original, patch, schema)` returns, with its keys merged later (by finish):
+   * its map directive is settled now, as it decides which object that is.
+   */
+  private mergeMapLater(original: JsonObject, patch: JsonObject, schema: JSONSchemaProps | undefined): JsonObject {
+    let target = original;
+    if (Object.hasOwn(patch, DIRECTIVE)) {
+      const directive = patch[DIRECTIVE];
+      if (directive === "delete") return {};
+      if (directive === "replace") target = {};
+      else if (directive !== "merge") throw badRequest(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(withoutDirective(patch))}`);
+      delete patch[DIRECTIVE];
+    }
+    this.nested.push(() => this.mergeMap(target, patch, schema));
+    return target;
+  }
 
   private sub(schema: JSONSchemaProps | undefined, key: string): JSONSchemaProps | undefined {
     const found = fieldSchema(schema, key, this.definitions);
@@ -95,7 +126,7 @@ class Merger {
       const current = ownValue(original, key);
       if (isJsonObject(current) && isJsonObject(value)) {
         const { strategies } = this.meta(fieldSchemaOfKey);
-        setOwn(original, key, strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMap(current, value, fieldSchemaOfKey));
+        setOwn(original, key, strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMapLater(current, value, fieldSchemaOfKey));
       } else if (Array.isArray(current) && Array.isArray(value)) {
         setOwn(original, key, this.mergeListField(current, value, fieldSchemaOfKey, key));
       } else {
@@ -107,7 +138,7 @@ class Merger {
 
   /** A patch value for a field the original lacks (or holds with another type): directives and nulls removed. */
   private fresh(value: JsonValue, schema: JSONSchemaProps | undefined): JsonValue {
-    if (isJsonObject(value)) return this.mergeMap({}, value, schema);
+    if (isJsonObject(value)) return this.mergeMapLater({}, value, schema);
     if (Array.isArray(value)) return this.mergeListField([], value, schema, "");
     return value;
   }
@@ -361,4 +392,11 @@ function checkOrderMatchesPatch(patchList: JsonValue[], order: JsonValue[], merg
       `The order in patch list:\n${describeValue(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${describeValue(order)}\n`,
     );
   }
+}
+
+/** A map patch without its `$patch` directive, as the unknown-directive message shows it. */
+function withoutDirective(patch: JsonObject): JsonObject {
+  const rest = { ...patch };
+  delete rest[DIRECTIVE];
+  return rest;
 }

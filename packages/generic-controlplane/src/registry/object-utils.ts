@@ -1,18 +1,11 @@
 import { randomInt } from "node:crypto";
 import type { KubeObject, ObjectMeta } from "../api/types.js";
-import { int64Json } from "../api/exact-json.js";
-import { setOwn } from "../patch/json-value.js";
+import { sortedExactJson } from "../api/exact-json.js";
 import type { ResourceDefinition } from "./resource-definition.js";
 
 /** JSON with object keys sorted, so two objects compare equal whatever order a client sent fields in. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === "bigint") return int64Json(v);
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) setOwn(sorted, k, (v as Record<string, unknown>)[k]);
-    return sorted;
-  });
+  return sortedExactJson(value);
 }
 
 /**
