@@ -5,11 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { conflictError } from "./conflict.js";
+import { FieldSet } from "./field-set.js";
 import { makePath } from "./fields-v1.js";
 import { managerIdentifier, type ManagerEntry } from "./managed-fields.js";
 
 const manager = (name: string, operation: "Apply" | "Update", subresource = ""): { id: string; manager: ManagerEntry } => {
-  const entry: ManagerEntry = { manager: name, operation, apiVersion: "v1", subresource, time: "2001-02-03T04:05:06Z", fields: new Set() };
+  const entry: ManagerEntry = { manager: name, operation, apiVersion: "v1", subresource, time: "2001-02-03T04:05:06Z", fields: new FieldSet() };
   return { id: managerIdentifier(entry), manager: entry };
 };
 

@@ -8,15 +8,16 @@ import {
   compare,
   difference,
   ensureNamedFieldsAreMembers,
+  FieldSet,
   intersection,
-  recursiveDifference,
   removeItems,
+  sameSet,
   toFieldSet,
   union,
+  withoutTopLevel,
   type Comparison,
-  type FieldSet,
 } from "./field-set.js";
-import { fieldElement, makePath, pathElements, type FieldPath } from "./fields-v1.js";
+import { fieldElement, makePath } from "./fields-v1.js";
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed, type ManagerEntry } from "./managed-fields.js";
 import { mergeValues } from "./merge.js";
 import { isRecord } from "./type-shape.js";
@@ -54,14 +55,14 @@ export interface FieldManagerOptions {
 }
 
 /** upstream `stripMetaManager`: fields no manager owns. */
-const STRIPPED: ReadonlySet<FieldPath> = new Set([
+const STRIPPED: FieldSet = FieldSet.of(
   makePath("f:apiVersion"),
   makePath("f:kind"),
   makePath("f:metadata"),
   ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"].map((f) =>
     makePath("f:metadata", fieldElement(f)),
   ),
-]);
+);
 
 /** The manager that owns what an object held when it was first applied to without managedFields. */
 export const BEFORE_FIRST_APPLY = "before-first-apply";
@@ -107,7 +108,7 @@ export class FieldManager {
 
     const id = managerIdentifier({ manager: write.manager, operation: "Apply", apiVersion: this.options.apiVersion, subresource: write.subresource });
     const previous = managed.get(id);
-    const applied = recursiveDifference(toFieldSet(config, this.schema), (p) => this.ignored(p, write.subresource));
+    const applied = withoutTopLevel(toFieldSet(config, this.schema), (element) => this.ignored(element, write.subresource));
     managed.set(id, { manager: write.manager, operation: "Apply", apiVersion: this.options.apiVersion, subresource: write.subresource, time: previous?.time, fields: applied });
 
     const merged = mergeValues(before, config, this.schema) as KubeObject;
@@ -117,7 +118,7 @@ export class FieldManager {
     const mine = managed.get(id) as ManagerEntry;
     mine.fields = difference(mine.fields, STRIPPED);
     const changed = canonicalJson(before) !== canonicalJson(result);
-    if (mine.fields.size === 0) managed.delete(id);
+    if (mine.fields.isEmpty()) managed.delete(id);
     else if (changed || previous === undefined || !sameSet(previous.fields, mine.fields)) mine.time = write.time;
     const managedFields = encodeManagedFields(managed);
     const metadata = { ...(result.metadata ?? {}) };
@@ -146,7 +147,7 @@ export class FieldManager {
     const operation = "current-operation";
     const comparison = this.takeOwnership(managed, before, after, operation, true, write.subresource);
     const taken = difference(union(comparison.modified, comparison.added), STRIPPED);
-    if (taken.size > 0) {
+    if (!taken.isEmpty()) {
       const id = managerIdentifier({ manager: write.manager, operation: "Update", apiVersion: this.options.apiVersion, subresource: write.subresource });
       const previous = managed.get(id);
       managed.set(id, {
@@ -167,11 +168,11 @@ export class FieldManager {
    */
   private takeOwnership(managed: Managed, before: KubeObject, after: KubeObject, self: string, force: boolean, subresource: string): Comparison {
     const raw = compare(before, after, this.schema);
-    const ignored = (p: FieldPath) => this.ignored(p, subresource);
+    const ignored = (element: string) => this.ignored(element, subresource);
     const comparison: Comparison = {
-      added: recursiveDifference(raw.added, ignored),
-      modified: recursiveDifference(raw.modified, ignored),
-      removed: recursiveDifference(raw.removed, ignored),
+      added: withoutTopLevel(raw.added, ignored),
+      modified: withoutTopLevel(raw.modified, ignored),
+      removed: withoutTopLevel(raw.removed, ignored),
     };
     const changed = union(comparison.modified, comparison.added);
     const conflicts: Conflict[] = [];
@@ -179,7 +180,7 @@ export class FieldManager {
     for (const [id, entry] of managed) {
       if (id === self) continue;
       const contested = intersection(entry.fields, changed);
-      if (contested.size > 0) {
+      if (!contested.isEmpty()) {
         taken.set(id, contested);
         for (const path of contested) conflicts.push({ id, manager: entry, path });
       }
@@ -187,9 +188,9 @@ export class FieldManager {
     if (!force && conflicts.length > 0) throw conflictError(conflicts);
     for (const [id, entry] of [...managed]) {
       if (id === self) continue;
-      const fields = difference(difference(entry.fields, taken.get(id) ?? new Set()), comparison.removed);
-      if (fields.size === 0) managed.delete(id);
-      else if (fields.size !== entry.fields.size) managed.set(id, { ...entry, fields });
+      const fields = difference(difference(entry.fields, taken.get(id) ?? new FieldSet()), comparison.removed);
+      if (fields.isEmpty()) managed.delete(id);
+      else if (!sameSet(fields, entry.fields)) managed.set(id, { ...entry, fields });
     }
     return comparison;
   }
@@ -199,7 +200,7 @@ export class FieldManager {
    * another manager (or its new configuration) owns it.
    */
   private prune(merged: KubeObject, managed: Managed, last: FieldSet | undefined): KubeObject {
-    if (last === undefined || last.size === 0) return merged;
+    if (last === undefined || last.isEmpty()) return merged;
     const ensure = (set: FieldSet) => ensureNamedFieldsAreMembers(set, this.schema);
     const lastSet = ensure(last);
     const mergedSet = ensure(toFieldSet(merged, this.schema));
@@ -214,9 +215,8 @@ export class FieldManager {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  /** Fields the write's strategy resets, which nobody owns through it (upstream `GetResetFields`). */
-  private ignored(path: FieldPath, subresource: string): boolean {
-    const first = pathElements(path)[0];
+  /** Fields the write's strategy resets, which nobody owns through it (upstream `GetResetFields`), by their top-level element. */
+  private ignored(first: string, subresource: string): boolean {
     if (subresource === "status") return first !== "f:metadata" && first !== "f:status";
     return this.options.statusSubresource && first === "f:status";
   }
@@ -282,10 +282,6 @@ function withoutManagedFields(object: KubeObject): KubeObject {
 
 function asObject(value: unknown): KubeObject {
   return isRecord(value) ? value : {};
-}
-
-function sameSet(a: FieldSet, b: FieldSet): boolean {
-  return a.size === b.size && [...a].every((p) => b.has(p));
 }
 
 /** Go's `GroupVersionKind.String()`: `apps/v1, Kind=Deployment`. */

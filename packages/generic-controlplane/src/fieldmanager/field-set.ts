@@ -1,20 +1,23 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { ownValue, setOwn } from "../patch/json-value.js";
 import { canonicalJson } from "../registry/object-utils.js";
-import { childPath, fieldElement, keyElement, PATH_SEPARATOR, pathElements, valueElement, type FieldPath } from "./fields-v1.js";
+import { FieldSet, pruned } from "./field-set-trie.js";
+import { fieldElement, keyElement, valueElement } from "./fields-v1.js";
 import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
 
 /**
  * Field sets of objects, after structured-merge-diff's `typed` package: the set of fields a value
  * sets (`ToFieldSet`), the difference between two values (`Compare`), removing fields from a value
- * (`RemoveItems`) and the set algebra on them. Sets hold member paths (see fields-v1.ts).
+ * (`RemoveItems`). Sets are tries (field-set-trie.ts); every walk keeps an explicit stack, as
+ * objects nest 10,000 levels deep.
  */
 
-export type FieldSet = Set<FieldPath>;
-
+/** Equal as JSON, whatever the key order. */
 function equal(a: unknown, b: unknown): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
 }
+
+export { FieldSet, difference, intersection, sameSet, union, withoutTopLevel, type FieldPath } from "./field-set-trie.js";
 
 /** The path element of a list item: its key fields for a map-list, its value for a set. */
 export function itemElement(shape: Shape, item: unknown): string {
@@ -45,42 +48,36 @@ function indexItems(shape: Shape, list: unknown[]): Map<string, unknown[]> {
 
 /** The fields `value` sets: leaves, list items, map keys (not struct fields), empty or null maps. */
 export function toFieldSet(value: unknown, schema: JSONSchemaProps | undefined): FieldSet {
-  const out: FieldSet = new Set();
-  collect(value, schema, "", out);
-  return out;
-}
-
-function collect(value: unknown, schema: JSONSchemaProps | undefined, path: FieldPath, out: FieldSet): void {
-  const shape = shapeOf(schema, value);
-  if (shape.kind === "scalar") {
-    if (path !== "") out.add(path);
-    return;
-  }
-  if (shape.kind === "list") {
-    if (shape.type === "atomic") {
-      out.add(path);
-      return;
+  const root = new FieldSet();
+  // Each entry: a value, its schema, and the set of its parent with its element there (none for the root).
+  const pending: Array<[unknown, JSONSchemaProps | undefined, FieldSet | undefined, string]> = [[value, schema, undefined, ""]];
+  while (pending.length > 0) {
+    const [current, currentSchema, parent, element] = pending.pop()!;
+    const shape = shapeOf(currentSchema, current);
+    if (shape.kind === "scalar" || (shape.kind === "list" && shape.type === "atomic") || (shape.kind === "map" && shape.atomic)) {
+      parent?.members.add(element);
+      continue;
     }
-    if (!Array.isArray(value)) return;
-    const items = elementSchema(shape);
-    for (const [element, group] of indexItems(shape, value)) {
-      const itemPath = childPath(path, element);
-      // Duplicated items are owned as a whole.
-      if (group.length === 1) collect(group[0], items, itemPath, out);
-      out.add(itemPath);
+    const here = parent === undefined ? root : parent.child(element);
+    if (shape.kind === "list") {
+      if (!Array.isArray(current)) continue;
+      const items = elementSchema(shape);
+      for (const [itemElement, group] of indexItems(shape, current)) {
+        // Duplicated items are owned as a whole.
+        if (group.length === 1) pending.push([group[0], items, here, itemElement]);
+        here.members.add(itemElement);
+      }
+      continue;
     }
-    return;
+    if (!isRecord(current)) continue;
+    for (const key of Object.keys(current)) {
+      const child = current[key];
+      const childElement = fieldElement(key);
+      pending.push([child, childSchema(shape, key), here, childElement]);
+      if (child === null || (isRecord(child) && Object.keys(child).length === 0) || !declaresField(shape, key)) here.members.add(childElement);
+    }
   }
-  if (shape.atomic) {
-    if (path !== "") out.add(path);
-    return;
-  }
-  if (!isRecord(value)) return;
-  for (const [key, child] of Object.entries(value)) {
-    const path2 = childPath(path, fieldElement(key));
-    collect(child, childSchema(shape, key), path2, out);
-    if (child === null || (isRecord(child) && Object.keys(child).length === 0) || !declaresField(shape, key)) out.add(path2);
-  }
+  return pruned(root);
 }
 
 // ---- Compare -------------------------------------------------------------------------------
@@ -91,135 +88,182 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed subtree is listed. */
-export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined): Comparison {
-  const out: Comparison = { added: new Set(), modified: new Set(), removed: new Set() };
-  compareNode(lhs, rhs, schema, "", out);
-  return out;
+/**
+ * A node of the compared values: its element under its parent, and (made when first needed) its
+ * subset in each of the comparison's three sets, so a deep walk creates only the subsets it fills.
+ */
+class Place {
+  readonly subsets: Array<FieldSet | undefined> = [undefined, undefined, undefined];
+  constructor(
+    readonly parent: Place | undefined,
+    readonly element: string,
+  ) {}
+
+  /** Records this node's path in `sets[which]`. */
+  add(sets: FieldSet[], which: number): void {
+    if (this.parent !== undefined) subsetAt(this.parent, sets, which).members.add(this.element);
+  }
 }
+
+/** The subset of `sets[which]` at `place`, made (with those of its ancestors) when first needed. */
+function subsetAt(place: Place, sets: FieldSet[], which: number): FieldSet {
+  // Climb to the nearest place that has its subset (the root's is the set itself), then make them on the way back down.
+  const missing: Place[] = [];
+  let at = place;
+  while (at.subsets[which] === undefined && at.parent !== undefined) {
+    missing.push(at);
+    at = at.parent;
+  }
+  let set = at.subsets[which] ?? sets[which]!;
+  at.subsets[which] = set;
+  for (let i = missing.length - 1; i >= 0; i--) {
+    const child = missing[i]!;
+    set = set.child(child.element);
+    child.subsets[which] = set;
+  }
+  return set;
+}
+
+const ADDED = 0;
+const MODIFIED = 1;
+const REMOVED = 2;
 
 function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0);
 }
 
-function compareNode(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined, path: FieldPath, out: Comparison): void {
-  const leftShape = lhs === undefined ? undefined : shapeOf(schema, lhs);
-  const rightShape = rhs === undefined ? undefined : shapeOf(schema, rhs);
-  let leaf: boolean;
-  if (rightShape === undefined) leaf = compareAs(leftShape!, lhs, undefined, path, out);
-  else if (leftShape === undefined || leftShape.kind === rightShape.kind) leaf = compareAs(rightShape, lhs, rhs, path, out);
-  else leaf = compareLeaf(lhs, rhs, path, out);
-  if (!leaf && path !== "") {
-    if (lhs === undefined) out.added.add(path);
-    else if (rhs === undefined) out.removed.add(path);
+/** What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed subtree is listed. */
+export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined): Comparison {
+  const sets = [new FieldSet(), new FieldSet(), new FieldSet()];
+  const pending: Array<[unknown, unknown, JSONSchemaProps | undefined, Place]> = [[lhs, rhs, schema, new Place(undefined, "")]];
+  while (pending.length > 0) {
+    const [left, right, nodeSchema, place] = pending.pop()!;
+    const isRoot = place.parent === undefined;
+    const leftShape = left === undefined ? undefined : shapeOf(nodeSchema, left);
+    const rightShape = right === undefined ? undefined : shapeOf(nodeSchema, right);
+    const shape = rightShape === undefined ? leftShape! : leftShape === undefined || leftShape.kind === rightShape.kind ? rightShape : undefined;
+    if (shape === undefined || !compareChildren(shape, left, right, place, pending, sets)) {
+      // Compared as a leaf.
+      if (isRoot) continue;
+      if (left === undefined) place.add(sets, ADDED);
+      else if (right === undefined) place.add(sets, REMOVED);
+      else if (!equal(left, right)) place.add(sets, MODIFIED);
+      continue;
+    }
+    if (!isRoot) {
+      if (left === undefined) place.add(sets, ADDED);
+      else if (right === undefined) place.add(sets, REMOVED);
+    }
   }
+  return { added: pruned(sets[ADDED]!), modified: pruned(sets[MODIFIED]!), removed: pruned(sets[REMOVED]!) };
 }
 
-/** Returns whether the node was compared as a leaf (which records itself). */
-function compareAs(shape: Shape, lhs: unknown, rhs: unknown, path: FieldPath, out: Comparison): boolean {
-  if (shape.kind === "scalar") return compareLeaf(lhs, rhs, path, out);
+/**
+ * Queues the children of a list or granular map for comparison, recording what compares whole
+ * (groups of duplicated items); false when the node compares as a leaf.
+ */
+function compareChildren(
+  shape: Shape,
+  lhs: unknown,
+  rhs: unknown,
+  place: Place,
+  pending: Array<[unknown, unknown, JSONSchemaProps | undefined, Place]>,
+  sets: FieldSet[],
+): boolean {
+  if (shape.kind === "scalar") return false;
   if (shape.kind === "list") {
-    if (shape.type === "atomic" || (isEmpty(lhs) && isEmpty(rhs))) return compareLeaf(lhs, rhs, path, out);
+    if (shape.type === "atomic" || (isEmpty(lhs) && isEmpty(rhs))) return false;
     const left = indexItems(shape, Array.isArray(lhs) ? lhs : []);
     const right = indexItems(shape, Array.isArray(rhs) ? rhs : []);
     const items = elementSchema(shape);
     for (const element of new Set([...left.keys(), ...right.keys()])) {
       const l = left.get(element) ?? [];
       const r = right.get(element) ?? [];
-      const itemPath = childPath(path, element);
-      if (l.length <= 1 && r.length <= 1) compareNode(l[0], r[0], items, itemPath, out);
+      const itemPlace = new Place(place, element);
+      if (l.length <= 1 && r.length <= 1) pending.push([l[0], r[0], items, itemPlace]);
       else if (l.length >= 2 && r.length >= 2) {
-        if (!equal(l, r)) out.modified.add(itemPath);
+        if (!equal(l, r)) itemPlace.add(sets, MODIFIED);
       } else if (l.length >= 2) {
-        if (r.length !== 0) compareNode(undefined, r[0], items, itemPath, out);
-        out.removed.add(itemPath);
+        if (r.length !== 0) pending.push([undefined, r[0], items, itemPlace]);
+        itemPlace.add(sets, REMOVED);
       } else {
-        if (l.length !== 0) compareNode(l[0], undefined, items, itemPath, out);
-        out.added.add(itemPath);
+        if (l.length !== 0) pending.push([l[0], undefined, items, itemPlace]);
+        itemPlace.add(sets, ADDED);
       }
     }
-    return false;
+    return true;
   }
-  if (shape.atomic || (isEmpty(lhs) && isEmpty(rhs))) return compareLeaf(lhs, rhs, path, out);
+  if (shape.atomic || (isEmpty(lhs) && isEmpty(rhs))) return false;
   const left = isRecord(lhs) ? lhs : {};
   const right = isRecord(rhs) ? rhs : {};
   for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-    compareNode(ownValue(left, key), ownValue(right, key), childSchema(shape, key), childPath(path, fieldElement(key)), out);
+    pending.push([ownValue(left, key), ownValue(right, key), childSchema(shape, key), new Place(place, fieldElement(key))]);
   }
-  return false;
-}
-
-function compareLeaf(lhs: unknown, rhs: unknown, path: FieldPath, out: Comparison): boolean {
-  if (path === "") return true;
-  if (lhs === undefined) out.added.add(path);
-  else if (rhs === undefined) out.removed.add(path);
-  else if (!equal(lhs, rhs)) out.modified.add(path);
   return true;
 }
 
 // ---- RemoveItems ---------------------------------------------------------------------------
 
+/** A container of the result that may have lost every entry: its holder and where it sits there. */
+interface Emptied {
+  container: Record<string, unknown> | unknown[];
+  holder: Record<string, unknown> | unknown[] | undefined;
+  key: string | number;
+}
+
 /** `value` without the members of `remove` (each with everything under it); containers it empties go too. */
 export function removeItems(value: unknown, remove: FieldSet, schema: JSONSchemaProps | undefined): unknown {
-  if (remove.size === 0) return value;
-  // Every proper ancestor of a member: the nodes the walk has to descend into.
-  const ancestors = new Set<FieldPath>();
-  for (const member of remove) {
-    const elements = pathElements(member);
-    for (let i = 1; i < elements.length; i++) ancestors.add(elements.slice(0, i).join(PATH_SEPARATOR));
-  }
-  return removeUnder(value, { members: remove, ancestors }, schema, "");
-}
-
-interface Removal {
-  members: FieldSet;
-  ancestors: Set<FieldPath>;
-}
-
-function removeUnder(value: unknown, removal: Removal, schema: JSONSchemaProps | undefined, path: FieldPath): unknown {
-  const remove = removal.members;
-  const shape = shapeOf(schema, value);
-  if (shape.kind === "list") {
-    if (shape.type === "atomic" || !Array.isArray(value) || value.length === 0) return value;
-    const items = elementSchema(shape);
-    const kept: unknown[] = [];
-    for (const item of value) {
-      const itemPath = childPath(path, itemElement(shape, item));
-      if (remove.has(itemPath)) continue;
-      kept.push(removal.ancestors.has(itemPath) ? removeUnder(item, removal, items, itemPath) : item);
+  if (remove.isEmpty()) return value;
+  const root: { value: unknown } = { value };
+  // Containers copied (in walk order: every container after the one holding it).
+  const copied: Emptied[] = [];
+  const pending: Array<[unknown, FieldSet, JSONSchemaProps | undefined, Record<string, unknown> | unknown[] | undefined, string | number]> = [
+    [value, remove, schema, undefined, 0],
+  ];
+  while (pending.length > 0) {
+    const [current, set, nodeSchema, holder, key] = pending.pop()!;
+    const shape = shapeOf(nodeSchema, current);
+    let copy: Record<string, unknown> | unknown[];
+    if (shape.kind === "list") {
+      if (shape.type === "atomic" || !Array.isArray(current) || current.length === 0) continue;
+      const items = elementSchema(shape);
+      const kept: unknown[] = [];
+      for (const item of current) {
+        const element = itemElement(shape, item);
+        if (set.members.has(element)) continue;
+        const below = set.children.get(element);
+        kept.push(item);
+        if (below !== undefined) pending.push([item, below, items, kept, kept.length - 1]);
+      }
+      copy = kept;
+    } else {
+      if (shape.kind === "scalar" || shape.atomic || !isRecord(current) || Object.keys(current).length === 0) continue;
+      const out: Record<string, unknown> = {};
+      for (const name of Object.keys(current)) {
+        const element = fieldElement(name);
+        if (set.members.has(element)) continue;
+        const child = current[name];
+        setOwn(out, name, child);
+        const below = set.children.get(element);
+        if (below !== undefined) pending.push([child, below, childSchema(shape, name), out, name]);
+      }
+      copy = out;
     }
-    return kept.length === 0 ? undefined : kept;
+    if (holder === undefined) root.value = copy;
+    else if (Array.isArray(holder)) holder[key as number] = copy;
+    else setOwn(holder, key as string, copy);
+    copied.push({ container: copy, holder, key });
   }
-  if (shape.kind === "scalar" || shape.atomic || !isRecord(value) || Object.keys(value).length === 0) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    const path2 = childPath(path, fieldElement(key));
-    if (remove.has(path2)) continue;
-    const next = removal.ancestors.has(path2) ? removeUnder(child, removal, childSchema(shape, key), path2) : child;
-    if (next !== undefined) setOwn(out, key, next);
+  // Children before the containers holding them: a container emptied by its children goes too.
+  for (let i = copied.length - 1; i >= 0; i--) {
+    const { container, holder, key } = copied[i]!;
+    if ((Array.isArray(container) ? container.length : Object.keys(container).length) > 0) continue;
+    // An emptied map key goes; an emptied list item stays, as nothing (SMD keeps a nil item).
+    if (holder === undefined) root.value = undefined;
+    else if (Array.isArray(holder)) holder[key as number] = undefined;
+    else delete holder[key as string];
   }
-  return Object.keys(out).length === 0 ? undefined : out;
-}
-
-// ---- Set algebra ---------------------------------------------------------------------------
-
-export function union(...sets: ReadonlySet<FieldPath>[]): FieldSet {
-  const out: FieldSet = new Set();
-  for (const set of sets) for (const path of set) out.add(path);
-  return out;
-}
-
-export function difference(set: ReadonlySet<FieldPath>, other: ReadonlySet<FieldPath>): FieldSet {
-  return new Set([...set].filter((path) => !other.has(path)));
-}
-
-export function intersection(set: ReadonlySet<FieldPath>, other: ReadonlySet<FieldPath>): FieldSet {
-  return new Set([...set].filter((path) => other.has(path)));
-}
-
-/** `set` without the members of `other` and everything under them. */
-export function recursiveDifference(set: FieldSet, other: (path: FieldPath) => boolean): FieldSet {
-  return new Set([...set].filter((path) => !other(path)));
+  return root.value;
 }
 
 /**
@@ -227,20 +271,17 @@ export function recursiveDifference(set: FieldSet, other: (path: FieldPath) => b
  * `EnsureNamedFieldsAreMembers`), so that pruning a struct's last owned field can prune the struct.
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, schema: JSONSchemaProps | undefined): FieldSet {
-  const out = new Set(set);
-  for (const path of set) {
-    let current: JSONSchemaProps | undefined = schema;
-    let prefix = "";
-    const elements = pathElements(path);
-    for (let i = 0; i < elements.length - 1; i++) {
-      const element = elements[i] as string;
-      const shape = shapeOf(current, element.startsWith("f:") ? {} : []);
-      prefix = childPath(prefix, element);
-      if (element.startsWith("f:")) {
-        const name = element.slice(2);
-        if (declaresField(shape, name)) out.add(prefix);
-        current = childSchema(shape, name);
-      } else current = elementSchema(shape);
+  const out = new FieldSet();
+  const pending: Array<[FieldSet, JSONSchemaProps | undefined, FieldSet]> = [[set, schema, out]];
+  while (pending.length > 0) {
+    const [node, nodeSchema, into] = pending.pop()!;
+    for (const member of node.members) into.members.add(member);
+    for (const [element, child] of node.children) {
+      // `element` leads to members below it: it is their ancestor.
+      const isField = element.startsWith("f:");
+      const shape = shapeOf(nodeSchema, isField ? {} : []);
+      if (isField && declaresField(shape, element.slice(2))) into.members.add(element);
+      pending.push([child, isField ? childSchema(shape, element.slice(2)) : elementSchema(shape), into.child(element)]);
     }
   }
   return out;

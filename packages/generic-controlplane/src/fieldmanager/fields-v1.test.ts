@@ -5,7 +5,7 @@
  * an unencodable path).
  */
 import { describe, expect, it } from "vitest";
-import { FieldsV1Error, fromFieldsV1, makePath, printPath, toFieldsV1 } from "./fields-v1.js";
+import { FieldsV1Error, fromFieldsV1, makePath, printPath, sortPaths, toFieldsV1 } from "./fields-v1.js";
 
 describe("FieldsV1", () => {
   it.each([
@@ -19,7 +19,7 @@ describe("FieldsV1", () => {
 
   it("keeps members that have children apart from paths that only lead to them", () => {
     const members = fromFieldsV1({ "f:data": { ".": {}, "f:a": {} }, "f:spec": { "f:x": {} } });
-    expect([...members].sort()).toEqual([makePath("f:data"), makePath("f:data", "f:a"), makePath("f:spec", "f:x")].sort());
+    expect(sortPaths(members)).toEqual([makePath("f:data"), makePath("f:data", "f:a"), makePath("f:spec", "f:x")]);
   });
 
   it.each([

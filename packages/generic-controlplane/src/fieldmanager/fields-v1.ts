@@ -1,16 +1,14 @@
 import { setOwn } from "../patch/json-value.js";
+import { FieldSet, type FieldPath } from "./field-set-trie.js";
 
 /**
  * The FieldsV1 codec (`metadata.managedFields[].fieldsV1`), after structured-merge-diff's
- * `fieldpath.Set` JSON form. A field set is a set of member paths; a path is its elements in
- * FieldsV1 spelling joined by PATH_SEPARATOR: `f:<name>` for a field or map key, `k:{"name":"a"}`
- * for an associative-list item (key fields sorted), `v:"x"` for a set value, `i:<n>` for an
- * index. In the JSON trie a member that also has children carries `".": {}`.
+ * `fieldpath.Set` JSON form, and the path elements it spells: `f:<name>` for a field or map key,
+ * `k:{"name":"a"}` for an associative-list item (key fields sorted), `v:"x"` for a set value,
+ * `i:<n>` for an index. In the JSON trie a member that also has children carries `".": {}`.
  */
 
-export const PATH_SEPARATOR = "\u0000";
-
-export type FieldPath = string;
+export type { FieldPath } from "./field-set-trie.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -38,77 +36,74 @@ export function valueElement(value: unknown): string {
   return `v:${sortedJson(value)}`;
 }
 
-export function childPath(parent: FieldPath, element: string): FieldPath {
-  return parent === "" ? element : `${parent}${PATH_SEPARATOR}${element}`;
-}
-
-export function pathElements(path: FieldPath): string[] {
-  return path === "" ? [] : path.split(PATH_SEPARATOR);
-}
-
 export function makePath(...elements: string[]): FieldPath {
-  return elements.join(PATH_SEPARATOR);
+  return elements;
 }
 
 const ELEMENT_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
-function compareElements(a: string, b: string): number {
+/** structured-merge-diff's element order: field names, then keys, then values, then indexes. */
+export function compareElements(a: string, b: string): number {
   const kind = (ELEMENT_ORDER[a[0] ?? ""] ?? 9) - (ELEMENT_ORDER[b[0] ?? ""] ?? 9);
   if (kind !== 0) return kind;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Paths in structured-merge-diff's order (field names, then keys, then values), parents first. */
+/** Paths in structured-merge-diff's order, parents first. */
 export function sortPaths(paths: Iterable<FieldPath>): FieldPath[] {
-  return [...paths].sort((a, b) => {
-    const x = pathElements(a);
-    const y = pathElements(b);
+  return [...paths].sort((x, y) => {
     for (let i = 0; i < Math.min(x.length, y.length); i++) {
-      const c = compareElements(x[i] as string, y[i] as string);
+      const c = compareElements(x[i]!, y[i]!);
       if (c !== 0) return c;
     }
     return x.length - y.length;
   });
 }
 
-/** The FieldsV1 trie of a set of member paths. */
-export function toFieldsV1(members: Iterable<FieldPath>): Record<string, unknown> {
+/** The FieldsV1 trie of a field set; built level by level, as sets nest as deep as objects. */
+export function toFieldsV1(set: FieldSet): Record<string, unknown> {
   const root: Record<string, unknown> = {};
-  const memberSet = new Set(members);
-  for (const path of sortPaths(memberSet)) {
-    let node = root;
-    for (const element of pathElements(path)) {
-      let child = node[element] as Record<string, unknown> | undefined;
-      if (child === undefined) {
-        child = {};
-        node[element] = child;
-      }
-      node = child;
+  const pending: Array<[FieldSet, Record<string, unknown>]> = [[set, root]];
+  while (pending.length > 0) {
+    const [node, out] = pending.pop()!;
+    const elements = new Set([...node.members, ...node.children.keys()]);
+    for (const element of [...elements].sort(compareElements)) {
+      const child = node.children.get(element);
+      const entry: Record<string, unknown> = {};
+      // A member that also has children is marked with ".".
+      if (child !== undefined && !child.isEmpty() && node.members.has(element)) entry["."] = {};
+      setOwn(out, element, entry);
+      if (child !== undefined) pending.push([child, entry]);
     }
   }
-  // A member that also has children is marked with ".".
-  const mark = (node: Record<string, unknown>, path: FieldPath): Record<string, unknown> => {
-    const keys = Object.keys(node);
-    const out: Record<string, unknown> = {};
-    if (keys.length > 0 && path !== "" && memberSet.has(path)) out["."] = {};
-    for (const key of keys) out[key] = mark(node[key] as Record<string, unknown>, childPath(path, key));
-    return out;
-  };
-  return mark(root, "");
+  return root;
+}
+
+/** Where the decoder is, kept as links to the parent so that going deeper costs nothing. */
+interface Trail {
+  parent: Trail | undefined;
+  element: string;
+}
+
+function trailText(trail: Trail): string {
+  const elements: string[] = [];
+  for (let at: Trail | undefined = trail; at !== undefined; at = at.parent) elements.push(at.element);
+  return elements.reverse().join(".");
 }
 
 /** Thrown for a FieldsV1 value that is not a field set. */
 export class FieldsV1Error extends Error {}
 
-/** The member paths of a FieldsV1 trie; a malformed trie is a FieldsV1Error. */
-export function fromFieldsV1(fields: unknown): Set<FieldPath> {
-  const out = new Set<FieldPath>();
+/** The field set a FieldsV1 trie spells; a malformed trie is a FieldsV1Error. */
+export function fromFieldsV1(fields: unknown): FieldSet {
+  const out = new FieldSet();
   if (fields === undefined || fields === null) return out;
-  const walk = (node: unknown, path: FieldPath): void => {
-    if (!isRecord(node)) throw new FieldsV1Error(`expected an object at ${JSON.stringify(path)}`);
-    const children = Object.keys(node).filter((k) => k !== ".");
-    if (path !== "" && (children.length === 0 || node["."] !== undefined)) out.add(path);
-    for (const key of children) {
+  if (!isRecord(fields)) throw new FieldsV1Error(`expected an object at ""`);
+  const pending: Array<[Record<string, unknown>, FieldSet, Trail | undefined]> = [[fields, out, undefined]];
+  while (pending.length > 0) {
+    const [node, set, trail] = pending.pop()!;
+    for (const key of Object.keys(node)) {
+      if (key === ".") continue;
       if (!/^[fkvi]:/.test(key)) throw new FieldsV1Error(`unexpected path element ${JSON.stringify(key)}`);
       if (key[0] === "k" || key[0] === "v") {
         try {
@@ -117,16 +112,20 @@ export function fromFieldsV1(fields: unknown): Set<FieldPath> {
           throw new FieldsV1Error(`path element ${JSON.stringify(key)} does not hold JSON`);
         }
       }
-      walk(node[key], childPath(path, key));
+      const child = node[key];
+      const childTrail: Trail = { parent: trail, element: key };
+      if (!isRecord(child)) throw new FieldsV1Error(`expected an object at ${JSON.stringify(trailText(childTrail))}`);
+      const grandchildren = Object.keys(child).some((k) => k !== ".");
+      if (!grandchildren || child["."] !== undefined) set.members.add(key);
+      if (grandchildren) pending.push([child, set.child(key), childTrail]);
     }
-  };
-  walk(fields, "");
+  }
   return out;
 }
 
 /** `.spec.ports[name="a"].port`, `.metadata.finalizers[="x"]`: how structured-merge-diff prints a path. */
 export function printPath(path: FieldPath): string {
-  return pathElements(path)
+  return path
     .map((element) => {
       const body = element.slice(2);
       switch (element[0]) {

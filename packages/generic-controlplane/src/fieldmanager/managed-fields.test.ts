@@ -140,6 +140,6 @@ describe("capUpdateManagers (TestCapUpdateManagers)", () => {
     ]);
     capUpdateManagers(managed, 3);
     expect([...managed.values()].map((e) => e.manager).sort()).toEqual(["u1", "u2", "u3", "x"]);
-    expect(managed.get('{"manager":"x","operation":"Apply"}')?.fields).toEqual(new Set([makePath("f:x")]));
+    expect([...managed.get('{"manager":"x","operation":"Apply"}')!.fields]).toEqual([makePath("f:x")]);
   });
 });

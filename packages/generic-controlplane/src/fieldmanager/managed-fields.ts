@@ -1,6 +1,6 @@
 import type { ManagedFieldsEntry } from "../api/types.js";
 import { fromFieldsV1, toFieldsV1 } from "./fields-v1.js";
-import type { FieldSet } from "./field-set.js";
+import { union, type FieldSet } from "./field-set.js";
 
 /**
  * `metadata.managedFields` decoded into one field set per manager, after apimachinery's
@@ -126,7 +126,7 @@ export function capUpdateManagers(managed: Managed, max = MAX_UPDATE_MANAGERS): 
     }
     const bucketEntry = managed.get(bucket) as ManagerEntry;
     // The bucket takes the time of the newer update merged into it.
-    managed.set(bucket, { ...bucketEntry, fields: new Set([...bucketEntry.fields, ...entry.fields]), time: entry.time });
+    managed.set(bucket, { ...bucketEntry, fields: union(bucketEntry.fields, entry.fields), time: entry.time });
     managed.delete(id);
     length--;
   }

@@ -3,7 +3,7 @@ import { ownValue } from "../patch/json-value.js";
 import type { ControlPlaneError } from "../errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { itemElement } from "./field-set.js";
-import { childPath, fieldElement, printPath, type FieldPath } from "./fields-v1.js";
+import { fieldElement, printPath, type FieldPath } from "./fields-v1.js";
 import { childSchema, elementSchema, isRecord, shapeOf } from "./type-shape.js";
 
 /**
@@ -29,20 +29,20 @@ export function undeclaredFieldsError(
 
 /** A dotted field path (`spec.ports[0].x`) of `object` as structured-merge-diff addresses it. */
 function typedPath(object: unknown, schema: JSONSchemaProps | undefined, dotted: string): FieldPath {
-  let path: FieldPath = "";
+  const path: string[] = [];
   let value = object;
   let current = schema;
   for (const match of dotted.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
     const shape = shapeOf(current, value);
     if (match[1] !== undefined) {
-      path = childPath(path, fieldElement(match[1]));
+      path.push(fieldElement(match[1]));
       current = childSchema(shape, match[1]);
       value = isRecord(value) ? ownValue(value, match[1]) : undefined;
     } else {
       const index = Number(match[2]);
       const item = Array.isArray(value) ? (value[index] as unknown) : undefined;
       // Associative lists name an item by its keys (or value); atomic ones by its index.
-      path = childPath(path, shape.kind === "list" && shape.type !== "atomic" ? itemElement(shape, item) : `i:${index}`);
+      path.push(shape.kind === "list" && shape.type !== "atomic" ? itemElement(shape, item) : `i:${index}`);
       current = elementSchema(shape);
       value = item;
     }
