@@ -282,7 +282,8 @@ describe("numeric query parameters parse like Go's strconv.ParseInt (base 10)", 
 describe("over-deep and hostile bodies are refused at decode", () => {
   const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
   const nestedObjects = (depth: number) => '{"f:a":'.repeat(depth) + "{}" + "}".repeat(depth);
-  const TOO_DEEP = 1_001;
+  // Kubernetes' JSON decoder stops at 10,000 levels (sigs.k8s.io/json's maxNestingDepth).
+  const TOO_DEEP = 10_001;
 
   it.each([
     ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep"},"data":${nestedArrays(TOO_DEEP)}}`],
@@ -294,7 +295,7 @@ describe("over-deep and hostile bodies are refused at decode", () => {
     ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedArrays(TOO_DEEP)}}]`],
     ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`],
     ["DELETE", `${CM}/target`, JSON_TYPE, `{"preconditions":${nestedArrays(TOO_DEEP)}}`],
-  ])("%s %s with 1001 levels of nesting is a 400", async (method, path, headers, raw) => {
+  ])("%s %s with 10,001 levels of nesting is a 400", async (method, path, headers, raw) => {
     await t.call("POST", CM, { body: { metadata: { name: "target" } } });
     const r = await t.call(method, path, { raw, headers });
     expectStatus(r, 400, "BadRequest");
@@ -303,13 +304,13 @@ describe("over-deep and hostile bodies are refused at decode", () => {
   });
 
   it.each([
-    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-ok"},"unknown":${nestedArrays(999)}}`],
-    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(995)}}]}}`],
-    ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedObjects(998)}}`],
-    ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedObjects(998)}}`],
-    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedObjects(997)}}]`],
-    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"metadata":{"name":"target"},"unknown":${nestedObjects(998)}}`],
-  ])("%s %s 1000 levels deep (the limit) never fails with 5xx", async (method, path, headers, raw) => {
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-ok"},"unknown":${nestedArrays(9_999)}}`],
+    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(9_995)}}]}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedObjects(9_998)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedObjects(9_998)}}`],
+    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedObjects(9_997)}}]`],
+    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"metadata":{"name":"target"},"unknown":${nestedObjects(9_998)}}`],
+  ])("%s %s 10,000 levels deep (the limit) never fails with 5xx", async (method, path, headers, raw) => {
     await t.call("POST", CM, { body: { metadata: { name: "target" } } });
     const r = await t.call(method, path, { raw, headers });
     expect(r.status).toBeLessThan(500);
@@ -328,7 +329,7 @@ describe("over-deep and hostile bodies are refused at decode", () => {
     ["an alias bomb", CM, bomb, "error decoding YAML"],
     ["!!binary", CM, "metadata: {name: bin}\ndata: {a: !!binary aGVsbG8=}\n", "error decoding YAML"],
     ["a non-finite number", CM, "metadata: {name: inf}\nunknown: .inf\n", "error decoding YAML"],
-    ["1001 levels of flow nesting", CM, `metadata: {name: deep}\nunknown: ${nestedArrays(TOO_DEEP)}\n`, ""],
+    ["10,001 levels of flow nesting", CM, `metadata: {name: deep}\nunknown: ${nestedArrays(TOO_DEEP)}\n`, ""],
     ["an alias bomb as DeleteOptions", `${CM}/target`, bomb, "error decoding YAML"],
   ])("YAML with %s is a 400", async (_name, path, raw, message) => {
     await t.call("POST", CM, { body: { metadata: { name: "target" } } });

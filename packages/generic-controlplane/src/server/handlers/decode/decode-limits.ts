@@ -6,7 +6,7 @@ import { badRequest } from "../../../api/errors/index.js";
  * here recurse once per level, so the limit is lower to keep every such walk well clear of the
  * stack limit. Real objects nest a few dozen levels at most.
  */
-export const MAX_NESTING_DEPTH = 1000;
+export const MAX_NESTING_DEPTH = 10_000;
 
 export type BodySyntax = "json" | "yaml";
 

@@ -1,4 +1,4 @@
-import { parseDocument } from "yaml";
+import { Lexer, parseDocument } from "yaml";
 import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../../../api/errors/index.js";
 import { isControlPlaneError } from "../../../errors.js";
 import type { KubeObject } from "../../../api/types.js";
@@ -11,7 +11,7 @@ import type { RequestScope } from "../../request-scope.js";
 import { warningHeader } from "../responsewriters/status.js";
 import type { FieldValidation } from "../options/write-options.js";
 import { checkFieldTypes } from "../../../validation/field-types.js";
-import { checkDecodedBody } from "./decode-limits.js";
+import { checkDecodedBody, MAX_NESTING_DEPTH } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
 import { asDecodedInteger, mayHoldLongIntegers, parseExactJson } from "../../../api/exact-json.js";
 
@@ -190,6 +190,7 @@ export function parseYaml(text: string): unknown {
       if (isControlPlaneError(error)) throw error;
     }
   }
+  if (flowDepthExceeds(text, MAX_NESTING_DEPTH)) throw badRequest("error decoding YAML: exceeded max depth");
   try {
     // Integers are read as bigints, so none is rounded before it is known to need an int64.
     const doc = parseDocument(text, { uniqueKeys: false, intAsBigInt: true });
@@ -201,6 +202,21 @@ export function parseYaml(text: string): unknown {
   }
   checkDecodedBody(value, "yaml");
   return value;
+}
+
+/**
+ * Whether `text` opens more than `limit` flow collections (`[`, `{`) inside one another. Found from
+ * the yaml package's lexer, which stops here at the first level past the limit: its parser would
+ * spend seconds on a 3 MiB body of brackets before giving up.
+ */
+function flowDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === "[" || token === "{") {
+      if (++depth > limit) return true;
+    } else if (token === "]" || token === "}") depth--;
+  }
+  return false;
 }
 
 /**

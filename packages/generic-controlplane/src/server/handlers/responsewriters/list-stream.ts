@@ -1,10 +1,10 @@
-import { stringify as stringifyYaml } from "yaml";
 import type { ProtobufListParts } from "../../../protobuf/codec.js";
 import type { ListPages } from "../../../registry/types.js";
 import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
 import { sharedJsonAfterComma } from "./json-cache.js";
 import { wantsPretty, type ListShape } from "./respond.js";
+import { yamlListItem, yamlText } from "./yaml-text.js";
 import { stringifyExactJson } from "../../../api/exact-json.js";
 
 /**
@@ -30,9 +30,9 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
   if (syntax === "yaml") {
     // Each element is spelled inside a one-element list under the same key: same indentation, same folding.
     const key = `${shape.field}:\n`;
-    const element = (value: unknown): string => stringifyYaml({ [shape.field]: [value] }).slice(key.length);
+    const element = (value: unknown): string => yamlListItem(shape.field, value);
     const empty = `${shape.field}: []\n`;
-    return { contentType: "application/yaml", prefix: split(stringifyYaml(shape.envelope), empty), first: (e) => key + element(e), next: element, close: "", empty };
+    return { contentType: "application/yaml", prefix: split(yamlText(shape.envelope), empty), first: (e) => key + element(e), next: element, close: "", empty };
   }
   if (wantsPretty(ctx)) {
     const element = (value: unknown): string => stringifyExactJson(value, 2).replaceAll("\n", "\n    ");

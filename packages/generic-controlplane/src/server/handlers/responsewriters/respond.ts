@@ -1,9 +1,9 @@
-import { stringify as stringifyYaml } from "yaml";
 import type { KubeList, KubeObject, ListMeta, Table } from "../../../api/types.js";
 import { encodeProtobuf, supportsProtobuf } from "../../../protobuf/codec.js";
 import type { IncludeObject } from "../../../registry/table.js";
 import type { RequestContext } from "../../context.js";
 import type { ResponseFormat } from "../negotiation/negotiation.js";
+import { yamlText } from "./yaml-text.js";
 import type { RequestScope } from "../../request-scope.js";
 
 /** What shaping a body takes from a resource's request scope. */
@@ -34,7 +34,7 @@ export function wantsPretty(ctx: RequestContext): boolean {
 }
 
 function writeYaml(ctx: RequestContext, code: number, body: unknown): void {
-  const text = stringifyYaml(body);
+  const text = yamlText(body);
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/yaml",
     "Cache-Control": "no-cache, private",
