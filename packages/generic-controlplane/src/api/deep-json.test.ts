@@ -64,7 +64,7 @@ describe("exact JSON nested 10,000 levels deep", () => {
   const objects = `${'{"a":'.repeat(depth)}9223372036854775807${"}".repeat(depth)}`;
 
   it("parses past the reviver's recursion and keeps int64s exact", () => {
-    expect(() => JSON.parse(arrays, (_key, value: unknown) => value)).toThrow(RangeError);
+    expect((): unknown => JSON.parse(arrays, (_key, value: unknown) => value)).toThrow(RangeError);
     const parsed = parseExactJson(arrays) as { n: unknown };
     expect(parsed.n).toBe(9007199254740993n);
     let leaf: unknown = parseExactJson(objects);

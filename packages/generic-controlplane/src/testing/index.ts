@@ -1,6 +1,6 @@
 /**
- * `@kubekit/generic-controlplane/testing`: helpers for consumers' own tests. It imports `vitest`
- * and `fast-check` (optional peer dependencies), so it is meant to be loaded from test files only.
+ * `@kubekit/generic-controlplane/testing`: a control plane for consumers' own tests, like
+ * controller-runtime's envtest. It needs nothing beyond this package: use it from any test runner.
+ * The storage conformance suite is `/testing/storage` (it imports `vitest` and `fast-check`).
  */
-export { runStorageConformance, type StorageFactory } from "../storage/conformance.js";
 export { startTestPlane, type TestPlane, type TestResponse } from "../server/test-support.js";
