@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Kubectl } from "../../../packages/generic-controlplane/test/harness/kubectl.js";
-import { killAllChildren } from "../../../packages/generic-controlplane/test/harness/run.js";
+import { killAllChildren, run } from "../../../packages/generic-controlplane/test/harness/run.js";
 import { findKubectl120, findKubectl132 } from "../../../packages/generic-controlplane/test/harness/tools.js";
 import { startBinary, type RunningBinary } from "./binary.test-support.js";
 
@@ -33,6 +33,16 @@ afterAll(async () => {
 });
 
 describe("sample-generic-controlplane with kubectl", () => {
+  it("prints the kubectl command that reaches it, and that command works as printed", async () => {
+    const hint = binary.stdout.find((line) => line.startsWith("  kubectl "));
+    expect(binary.stdout).toContain(`kubeconfig written to ${join(dir, "kubeconfig")}; talk to the server with:`);
+    expect(hint).toBe(`  kubectl --kubeconfig ${join(dir, "kubeconfig")} get namespaces`);
+    const [, ...args] = hint!.trim().split(" ");
+    const answer = await run(findKubectl132(), args, { timeoutMs: 30_000 });
+    expect(answer.code, answer.stderr).toBe(0);
+    expect(answer.stdout).toMatch(/^NAME\s+STATUS\s+AGE\n(.*\n)*default\s+Active/);
+  });
+
   it("kubectl 1.32 creates (protobuf), applies twice, reads and deletes through the kubeconfig the binary wrote", async () => {
     expect(await kubectl132.ok(["version"])).toMatch(/^Server Version: v\d+\.\d+\.\d+/m);
     expect(await kubectl132.ok(["create", "namespace", "acceptance"])).toBe("namespace/acceptance created\n");

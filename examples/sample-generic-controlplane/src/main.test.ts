@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,13 +25,33 @@ async function start(args: string[], cwd: string): Promise<RunningBinary> {
 }
 
 describe("sample-generic-controlplane binary", () => {
+  it("says in one line, as kube-apiserver does, that its port is taken, and exits 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
+    dirs.push(dir);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const child = spawn(process.execPath, [mainScript, "--port", String(port), "--storage", "memory", "--kubeconfig", join(dir, "config"), "--insecure-http"], { cwd: dir });
+      children.add(child);
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code).toBe(1);
+      const lines = stderr.split("\n").filter((line) => line !== "" && !line.startsWith("{"));
+      expect(lines).toEqual([`failed to create listener: failed to listen on 127.0.0.1:${port}: listen tcp 127.0.0.1:${port}: bind: address already in use`]);
+    } finally {
+      taken.close();
+    }
+  });
+
   it("keeps objects across a restart on the same sqlite file and shuts down cleanly on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
     const args = ["--port", "0", "--storage", `sqlite:${join(dir, "data", "state.db")}`, "--kubeconfig", join(dir, "kube", "config"), "--quiet", "--insecure-http"];
 
     const first = await start(args, dir);
-    expect(first.stdout).toEqual([`ready ${first.url}`]);
+    expect(first.stdout[0]).toBe(`ready ${first.url}`);
     const kubeconfig = readFileSync(join(dir, "kube", "config"), "utf8");
     expect(kubeconfig).toContain(`server: ${first.url}`);
     expect(kubeconfig).toContain("current-context: sample-generic-controlplane");

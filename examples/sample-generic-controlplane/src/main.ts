@@ -81,8 +81,14 @@ async function run(options: SampleOptions, log: Logger): Promise<number | Runnin
   await plane.writeKubeconfig(kubeconfig);
   log({ msg: "kubeconfig written", path: kubeconfig });
 
-  process.stdout.write(`ready ${plane.url}\n`);
+  process.stdout.write(`ready ${plane.url}\n${connectHint(kubeconfig)}`);
   return { stop: () => plane.close() };
+}
+
+/** How to reach the server, as kind prints it after creating a cluster. */
+function connectHint(kubeconfig: string): string {
+  const path = /^[\w./-]+$/.test(kubeconfig) ? kubeconfig : `'${kubeconfig.replaceAll("'", "'\\''")}'`;
+  return `kubeconfig written to ${kubeconfig}; talk to the server with:\n  kubectl --kubeconfig ${path} get namespaces\n`;
 }
 
 /** How long a server started beside its etcd waits for it, as kube-apiserver retries its first connection. */

@@ -69,6 +69,30 @@ describe("runCommand", () => {
     expect(failed.err()).toMatch(/^Error: boom\n\s+at /);
   });
 
+  it("says a failure of the system (its own or its cause's syscall) in one line, without a stack", async () => {
+    const missing = fakeProcess();
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/nope/policy.yaml'"), { code: "ENOENT", syscall: "open" });
+    runCommand(spec(() => Promise.reject(enoent)), missing.host);
+    expect(await missing.exited).toBe(1);
+    expect(missing.err()).toBe("ENOENT: no such file or directory, open '/nope/policy.yaml'\n");
+
+    const wrapped = fakeProcess();
+    const cause = Object.assign(new Error("listen EADDRINUSE"), { code: "EADDRINUSE", syscall: "listen" });
+    runCommand(spec(() => Promise.reject(new Error("failed to create listener: port taken", { cause }))), wrapped.host);
+    expect(await wrapped.exited).toBe(1);
+    expect(wrapped.err()).toBe("failed to create listener: port taken\n");
+  });
+
+  it("ends quietly with 0 when the reader of its output goes away (EPIPE)", async () => {
+    const stdout = new EventEmitter();
+    const p = fakeProcess();
+    const host: CommandProcess = { ...p.host, stdout: Object.assign(stdout, { write: () => true }) };
+    runCommand(spec(() => Promise.resolve({ stop: () => Promise.resolve() })), host);
+    stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE", syscall: "write" }));
+    expect(await p.exited).toBe(0);
+    expect(p.err()).toBe("");
+  });
+
   it("stops a serving command on SIGTERM and exits 0, logging as JSON lines", async () => {
     const p = fakeProcess();
     let stopped = 0;

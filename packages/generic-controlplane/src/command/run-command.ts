@@ -25,7 +25,7 @@ export interface CommandSpec<O extends { help: boolean }> {
 /** The parts of `process` a command uses. */
 export interface CommandProcess {
   argv: string[];
-  stdout: { write(chunk: string): unknown };
+  stdout: { write(chunk: string): unknown; on?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown };
   stderr: { write(chunk: string): unknown };
   on(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
   exit(code: number): void;
@@ -33,20 +33,34 @@ export interface CommandProcess {
 
 /**
  * The life of a binary built on the library, as kube components behave: flags that do not parse
- * exit 2 with the usage; `--help` prints it and exits 0; a failure exits 1 (a `UsageError` with
- * its message, anything else with its stack); a serving command stops cleanly on the first
- * SIGINT or SIGTERM and exits 0 (1 when stopping fails), and exits 1 at once on a second signal.
+ * exit 2 with the usage; `--help` prints it and exits 0; a failure exits 1 (a `UsageError`, or a
+ * failure of the system rather than of the program — a port in use, a missing file — with its
+ * message in one line, anything else with its stack); a serving command stops cleanly on the
+ * first SIGINT or SIGTERM and exits 0 (1 when stopping fails), and exits 1 at once on a second
+ * signal. Output piped to a reader that stops early (`| head`) ends the command quietly.
  */
 export function runCommand<O extends { help: boolean }>(spec: CommandSpec<O>, host: CommandProcess = process): void {
+  host.stdout.on?.("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") host.exit(0);
+  });
   void start(spec, host).then(
     (code) => {
       if (code !== undefined) host.exit(code);
     },
     (error: unknown) => {
-      host.stderr.write(`${error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      host.stderr.write(`${oneLine(error) ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       host.exit(1);
     },
   );
+}
+
+/** Whether `error` is said in one line: a UsageError, or one the system raised (it or its cause has a `syscall`). */
+function oneLine(error: unknown): boolean {
+  if (error instanceof UsageError) return true;
+  for (let at: unknown = error; at instanceof Error; at = at.cause) {
+    if (typeof (at as NodeJS.ErrnoException).syscall === "string") return true;
+  }
+  return false;
 }
 
 async function start<O extends { help: boolean }>(spec: CommandSpec<O>, host: CommandProcess): Promise<number | undefined> {

@@ -289,9 +289,10 @@ export class ApiServer {
     return this.#server;
   }
 
+  /** Listens on `host:port`; a port that cannot be had fails as kube-apiserver words it. */
   listen(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
-      this.#server.once("error", reject);
+      this.#server.once("error", (error) => reject(listenError(error, host, port)));
       this.#server.listen(port, host, () => {
         this.#server.off("error", reject);
         resolve(this.#server.address() as AddressInfo);
@@ -400,4 +401,22 @@ export class ApiServer {
     if (scope === undefined) throw pathNotFound();
     return serveResource(ctx, info, scope, this.#env);
   }
+}
+
+/** Go's text for the errors a listen most often meets. */
+const SOCKET_ERRORS: Record<string, string> = {
+  EADDRINUSE: "bind: address already in use",
+  EACCES: "bind: permission denied",
+  EADDRNOTAVAIL: "bind: cannot assign requested address",
+};
+
+/**
+ * kube-apiserver's `failed to create listener: failed to listen on 127.0.0.1:6443: listen tcp
+ * 127.0.0.1:6443: bind: address already in use`, the system error kept as the cause.
+ */
+function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  const address = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  const reason = SOCKET_ERRORS[code] ?? error.message;
+  return new Error(`failed to create listener: failed to listen on ${address}: listen tcp ${address}: ${reason}`, { cause: error });
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { eventually, expectCode, runStorageConformance } from "./conformance.js";
 import { fillDiskUnder } from "./disk-full.fixture.js";
 import { LIST_SQL, createSqliteStorage } from "./sqlite.js";
@@ -91,6 +91,23 @@ describe("createSqliteStorage", () => {
       expect((await second.create("/k/x", "again")).modRevision).toBe(deleted.modRevision + 1);
     } finally {
       await second.close();
+    }
+  });
+
+  it("says which Node.js it needs when node:sqlite is missing, and leaves no file behind", async () => {
+    const builtin = process.getBuiltinModule.bind(process);
+    const spy = vi.spyOn(process, "getBuiltinModule").mockImplementation(((id: string) => (id === "node:sqlite" ? undefined : builtin(id as "node:fs"))));
+    const path = freshPath();
+    try {
+      const failure = await createSqliteStorage({ path, compactInterval: 0 }).then(
+        () => undefined,
+        (error: unknown) => error as { code?: string; message?: string },
+      );
+      expect(failure?.code).toBe("ServiceUnavailable");
+      expect(failure?.message).toBe(`cannot open sqlite storage at ${path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      spy.mockRestore();
     }
   });
 

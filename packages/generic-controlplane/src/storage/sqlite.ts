@@ -119,7 +119,10 @@ class SqliteStorage implements Storage {
 
   /** `openBusyTimeoutMs`: how long opening waits for another connection's lock (then `busyTimeout` applies). */
   constructor(options: SqliteStorageOptions, openBusyTimeoutMs: number) {
-    const sqlite = process.getBuiltinModule("node:sqlite");
+    const sqlite = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
+    if (sqlite === undefined) {
+      throw serviceUnavailable(`cannot open sqlite storage at ${options.path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`);
+    }
     // Like etcd's --data-dir, a fresh path just works: the directory is created with the file.
     if (options.path !== ":memory:" && !options.path.startsWith("file:")) mkdirSync(dirname(resolve(options.path)), { recursive: true });
     this.db = new sqlite.DatabaseSync(options.path);
