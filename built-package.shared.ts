@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { describe, expect, it } from "vitest";
 interface PackageJson {
   name: string;
   version: string;
+  license: string;
 }
 
 /**
@@ -27,6 +29,13 @@ export function describeBuiltPackage(packageDir: string): void {
       expect(resolved).toMatch(/[/\\]dist[/\\][^/\\]+\.cjs$/);
       const cjs = requireFromPackage(pkg.name) as { VERSION?: unknown };
       expect(cjs.VERSION).toBe(pkg.version);
+    });
+
+    it("ships its license text in the tarball npm would publish", () => {
+      const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" })) as Array<{ files: Array<{ path: string }> }>;
+      expect(packed!.files.map((file) => file.path)).toContain("LICENSE");
+      expect(pkg.license).toBe("Apache-2.0");
+      expect(readFileSync(join(packageDir, "LICENSE"), "utf8")).toContain("Apache License\n                           Version 2.0, January 2004");
     });
   });
 }
