@@ -45,7 +45,7 @@ describe(`${pkg.name} entry points as built`, () => {
     const resolved = requireFromPackage.resolve(specifier(subpath));
     expect(resolved).toMatch(/[/\\]dist[/\\].+\.cjs$/);
     expect(exportedNames(requireFromPackage(specifier(subpath)) as object)).toEqual(exportedNames(esm));
-  });
+  }, 30_000);
 
   it("shares one ControlPlaneError between the root and /storage (ESM)", async () => {
     const root = (await import(pkg.name)) as RootModule;

@@ -90,7 +90,7 @@ describe("servers sharing one etcd", () => {
     cleanup.push(() => Promise.resolve(watch.stop()));
     await eventually(() => events.length === 1200);
     expect(events.at(-1)?.kv.modRevision).toBe(latest.modRevision);
-  });
+  }, 30_000);
 
   it("compacts once per interval across servers, to the revision recorded an interval earlier", async () => {
     const etcd = await member();
