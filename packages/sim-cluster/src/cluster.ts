@@ -197,8 +197,15 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
-    subresourceStores = { bindings, pods: pods.store, budgets: plane.store("policy", "poddisruptionbudgets"), scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
     const services = served("", "services");
+    subresourceStores = {
+      bindings,
+      pods: pods.store,
+      budgets: plane.store("policy", "poddisruptionbudgets"),
+      services: services.store,
+      endpoints: plane.store("", "endpoints")!,
+      scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined),
+    };
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
     await repairing.resync();

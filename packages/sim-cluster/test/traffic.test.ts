@@ -191,6 +191,36 @@ describe("traffic mode with kubectl 1.32", () => {
     await run("delete", "pod", "held", "--grace-period=0", "--force");
   });
 
+  it("pods/proxy and services/proxy reach the pods through the API server, as kubectl get --raw uses them", async () => {
+    await run("create", "deployment", "proxied", "--image=x", "--replicas=2", "--port=8080");
+    await run("expose", "deployment", "proxied", "--port=80", "--target-port=8080", "--name=proxied");
+    const pods = await runningPods("app=proxied", 2);
+    const names = pods.map((p) => p.name);
+    // kubectl get --raw /api/v1/namespaces/x/pods/p:8080/proxy/hostname: the pod's own hostname.
+    for (const pod of pods) {
+      expect(await eventually(`pods/${pod.name}:8080/proxy`, async () => (await kubectl(kubeconfig, ["get", "--raw", `/api/v1/namespaces/default/pods/${pod.name}:8080/proxy/hostname`])).stdout || undefined)).toBe(pod.name);
+    }
+    // The port defaults to the pod's first container port; the query is forwarded.
+    expect(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}/proxy/echo?msg=through-the-proxy`)).toBe("through-the-proxy");
+    // A service by its port number (or name), to one of its endpoints.
+    const viaService = await eventually("services/proxied:80/proxy", async () => (await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:80/proxy/hostname"])).stdout || undefined);
+    expect(names).toContain(viaService);
+    // POST bodies go through too.
+    const body = join(dir, "posted.json");
+    await writeFile(body, '{"posted":true}');
+    const posted = await kubectl(kubeconfig, ["create", "--raw", "/api/v1/namespaces/default/services/http:proxied:80/proxy/echo?msg=posted", "-f", body]);
+    expect(posted.code, posted.stderr).toBe(0);
+    expect(posted.stdout).toBe("posted");
+
+    const unknownPort = await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:81/proxy/hostname"]);
+    expect(unknownPort.code).not.toBe(0);
+    expect(unknownPort.stderr).toContain('no service port 81 found for service "proxied"');
+    const closedPort = await kubectl(kubeconfig, ["get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}:9999/proxy/`]);
+    expect(closedPort.stderr).toContain(`error trying to reach service: dial tcp ${pods[0]!.ip}:9999: connect: connection refused`);
+    const missing = await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/pods/nope:8080/proxy/hostname"]);
+    expect(missing.stderr).toContain('pods "nope" not found');
+  });
+
   it("a stopped node answers nothing until it starts again", async () => {
     await run("create", "deployment", "halt", "--image=x", "--replicas=1");
     await run("expose", "deployment", "halt", "--type=NodePort", "--port=80", "--target-port=8080");

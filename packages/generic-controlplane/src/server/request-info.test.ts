@@ -41,4 +41,16 @@ describe("parseRequestInfo", () => {
     expect(parseRequestInfo("GET", "/healthz/ping", q())).toMatchObject({ isResourceRequest: false, segments: ["healthz", "ping"] });
     expect(parseRequestInfo("GET", "/api/v1/namespaces/a/configmaps/b/c/d", q())).toMatchObject({ isResourceRequest: false });
   });
+
+  it("reads a proxy request with the path it forwards as the proxy subresource, its verb from the method", () => {
+    expect(parseRequestInfo("GET", "/api/v1/namespaces/a/pods/web:8080/proxy/healthz/ready", q())).toMatchObject({
+      isResourceRequest: true,
+      verb: "get",
+      namespace: "a",
+      resource: "pods",
+      name: "web:8080",
+      subresource: "proxy",
+    });
+    expect(parseRequestInfo("POST", "/api/v1/namespaces/a/services/http:web:http/proxy/echo", q())).toMatchObject({ verb: "create", resource: "services", name: "http:web:http", subresource: "proxy" });
+  });
 });

@@ -72,7 +72,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   const resource = rest[0] as string;
   const name = rest[1] ?? "";
   const subresource = rest[2] ?? "";
-  if (rest.length > 3) return { isResourceRequest: false, path, segments };
+  // Only a proxy subresource has a path of its own after it (`pods/p:8080/proxy/healthz`), which
+  // the proxy forwards; upstream's parts beyond the subresource mean nothing to any other.
+  if (rest.length > 3 && subresource !== "proxy") return { isResourceRequest: false, path, segments };
 
   const verb = verbFor(method, name, legacyWatch || isTrue(query.get("watch")));
   if (verb === undefined) return { isResourceRequest: false, path, segments };

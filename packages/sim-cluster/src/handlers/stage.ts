@@ -2,6 +2,7 @@ import type { ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { HandlerStage, ServedResource } from "@kubekit/generic-controlplane/server";
 import { serveBinding } from "./binding.js";
 import { serveEviction } from "./eviction.js";
+import { serveProxy } from "./proxy.js";
 import { serveScale } from "./scale.js";
 
 export interface SubresourceStores {
@@ -11,12 +12,15 @@ export interface SubresourceStores {
   pods: ResourceStore;
   /** PodDisruptionBudgets, which evictions check and take from. */
   budgets: ResourceStore | undefined;
+  /** Services and their Endpoints, which `services/proxy` reads. */
+  services: ResourceStore;
+  endpoints: ResourceStore;
   /** The served resource behind a `scale`: deployments and replicasets. */
   scalable(group: string, plural: string): ServedResource | undefined;
 }
 
 /**
- * Serves `pods/binding`, `pods/eviction` and `<deployments|replicasets>/scale`, which upstream serves from those
+ * Serves `pods/binding`, `pods/eviction`, `pods/proxy`, `services/proxy` and `<deployments|replicasets>/scale`, which upstream serves from those
  * resources' REST storage and the generic handlers do not: a stage ahead of dispatch answers
  * them and lets every other request through. `stores` is read per request, so the stage can be
  * handed to the control plane before the stores exist.
@@ -35,6 +39,10 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
       }
       if (info.group === "" && info.resource === "pods" && info.subresource === "eviction") {
         await serveEviction(ctx, info, { pods: ready.pods, budgets: ready.budgets }, maxBodyBytes);
+        return true;
+      }
+      if (info.group === "" && (info.resource === "pods" || info.resource === "services") && info.subresource === "proxy") {
+        await serveProxy(ctx, info, { pods: ready.pods, services: ready.services, endpoints: ready.endpoints });
         return true;
       }
       if (info.group === "apps" && info.version === "v1" && info.subresource === "scale" && (info.resource === "deployments" || info.resource === "replicasets")) {
