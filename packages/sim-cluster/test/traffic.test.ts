@@ -212,6 +212,14 @@ describe("traffic mode with kubectl 1.32", () => {
     expect(posted.code, posted.stderr).toBe(0);
     expect(posted.stdout).toBe("posted");
 
+    // netexec's /dial, through pods/proxy: how upstream's e2e tests reach a ClusterIP from inside the cluster.
+    const clusterIP = await jsonpath("get", "svc", "proxied", "-o", "jsonpath={.spec.clusterIP}");
+    const dialled = JSON.parse(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${clusterIP}&port=80&tries=3`)) as { responses: string[] };
+    expect(dialled.responses).toHaveLength(3);
+    for (const answer of dialled.responses) expect(names).toContain(answer);
+    const refused = JSON.parse(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${pods[1]!.ip}&port=9999&tries=1`)) as { errors: string[] };
+    expect(refused).toEqual({ errors: [`Get "http://${pods[1]!.ip}:9999/hostname": dial tcp ${pods[1]!.ip}:9999: connect: connection refused`] });
+
     const unknownPort = await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:81/proxy/hostname"]);
     expect(unknownPort.code).not.toBe(0);
     expect(unknownPort.stderr).toContain('no service port 81 found for service "proxied"');

@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { once } from "node:events";
 import type { EchoListen } from "./echo-ports.js";
+import { isLoopback } from "./loopback.js";
 
 /** A listening echo server; `close` ends it and every connection it holds. */
 export interface EchoServer {
@@ -41,10 +42,91 @@ function netexecHttp(hostname: () => string): HttpServer {
       case "/healthz":
         response.end();
         return;
+      case "/dial":
+        void dial(url.searchParams).then(
+          ({ status, body }) => {
+            response.statusCode = status;
+            response.end(body);
+          },
+          () => {
+            response.statusCode = 500;
+            response.end();
+          },
+        );
+        return;
       default:
         response.end(`NOW: ${new Date().toISOString()}`);
     }
   });
+}
+
+/** How long one attempt of `/dial` waits, as netexec's client does. */
+const DIAL_TIMEOUT_MS = 5_000;
+
+/** One attempt of netexec's `/dial`: the answer, or Go's error text. Only loopback addresses are dialled: the sim cluster's pods, nodes and ClusterIPs. */
+async function dialOnce(protocol: string, host: string, port: number, request: string): Promise<string> {
+  const hostPort = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  if (!isLoopback(host)) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp ${hostPort}: connect: network is unreachable` : `Get "http://${hostPort}/${request}": dial tcp ${hostPort}: connect: network is unreachable`);
+  if (protocol === "udp") {
+    const socket = createSocket("udp4");
+    try {
+      socket.connect(port, host);
+      await once(socket, "connect");
+      socket.send(request);
+      const reply = await Promise.race([
+        once(socket, "message").then(([message]) => (message as Buffer).toString("utf8")),
+        once(socket, "error").then(([error]) => Promise.reject(error as Error)),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error("i/o timeout")), DIAL_TIMEOUT_MS).unref()),
+      ]);
+      return reply;
+    } catch (error) {
+      throw new Error(`reading from udp connection failed. err:'read udp ${hostPort}: ${(error as NodeJS.ErrnoException).code === "ECONNREFUSED" ? "recvfrom: connection refused" : (error as Error).message}'`);
+    } finally {
+      socket.close();
+    }
+  }
+  const url = `http://${hostPort}/${request}`;
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+    return await answer.text();
+  } catch (error) {
+    const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
+    throw new Error(`Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`);
+  }
+}
+
+/**
+ * netexec's `/dial?host=&port=&request=&protocol=http|udp&tries=`: `tries` attempts from this pod,
+ * answered as `{"responses":[…],"errors":[…]}` — how upstream's e2e tests reach ClusterIPs and pods
+ * from inside the cluster.
+ */
+async function dial(query: URLSearchParams): Promise<{ status: number; body: string }> {
+  const host = query.get("host") ?? "";
+  const port = Number(query.get("port") ?? "");
+  const request = query.get("request") ?? "";
+  const protocol = (query.get("protocol") ?? "").toLowerCase();
+  const triesParam = query.get("tries") ?? "";
+  const tries = triesParam === "" ? 1 : Number(triesParam);
+  if (!Number.isInteger(tries)) return { status: 400, body: `tries parameter is invalid. strconv.Atoi: parsing ${JSON.stringify(triesParam)}: invalid syntax\n` };
+  if (request === "") return { status: 400, body: "request parameter not specified. <nil>\n" };
+  if (protocol !== "" && protocol !== "http" && protocol !== "udp") return { status: 400, body: `unsupported protocol. ${protocol}\n` };
+  if (host === "" || !Number.isInteger(port) || port <= 0 || port > 65535) return { status: 400, body: "host and/or port param are invalid.\n" };
+  const responses: string[] = [];
+  const errors: string[] = [];
+  let last = "";
+  for (let i = 0; i < tries; i++) {
+    try {
+      last = await dialOnce(protocol === "udp" ? "udp" : "http", host, port, request);
+      responses.push(last);
+    } catch (error) {
+      last = "";
+      errors.push((error as Error).message);
+    }
+  }
+  const output: Record<string, string[]> = {};
+  if (last.length > 0) output["responses"] = responses;
+  if (errors.length > 0) output["errors"] = errors;
+  return { status: 200, body: JSON.stringify(output) };
 }
 
 /** netexec's UDP commands: `hostname`, `echo <msg>`, `clientip`; anything else gets no answer. */
