@@ -80,7 +80,7 @@ async function dialOnce(protocol: string, host: string, port: number, request: s
       ]);
       return reply;
     } catch (error) {
-      throw new Error(`reading from udp connection failed. err:'read udp ${hostPort}: ${(error as NodeJS.ErrnoException).code === "ECONNREFUSED" ? "recvfrom: connection refused" : (error as Error).message}'`);
+      throw new Error(`reading from udp connection failed. err:'read udp ${hostPort}: ${(error as NodeJS.ErrnoException).code === "ECONNREFUSED" ? "recvfrom: connection refused" : (error as Error).message}'`, { cause: error });
     } finally {
       socket.close();
     }
@@ -91,7 +91,7 @@ async function dialOnce(protocol: string, host: string, port: number, request: s
     return await answer.text();
   } catch (error) {
     const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
-    throw new Error(`Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`);
+    throw new Error(`Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`, { cause: error });
   }
 }
 
