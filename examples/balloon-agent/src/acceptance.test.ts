@@ -65,6 +65,33 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     }
   });
 
+  it("leaves alone a workload that carries the balloon label and a container named balloon", async () => {
+    const agent = startAgent(sim, "agent-impostor");
+    try {
+      await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
+      // Newer than the balloon (creation timestamps have whole seconds), as a pod created later is.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await sim.core.createNamespacedPod({
+        namespace: "default",
+        body: {
+          metadata: { name: "workload-balloon", labels: { "balloon.kubekit.dev/balloon": "true" } },
+          spec: { nodeName: "node-a", containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+        },
+      });
+      await sim.until("the impostor running", async () => ((await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" })).status?.phase === "Running" ? true : undefined));
+      // Give the agent time to (wrongly) act on the new pod.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" });
+      expect(impostor.metadata?.generation).toBe(1);
+      expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
+      const allocated = (await agent.registry.getSingleMetric("balloon_node_balloon_allocated")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
+      expect(allocated?.value).toBe(4);
+    } finally {
+      await agent.stop();
+      await sim.core.deleteNamespacedPod({ namespace: "default", name: "workload-balloon", gracePeriodSeconds: 0 });
+    }
+  });
+
   it("restarted mid-resize, converges without submitting the resize again", async () => {
     const first = startAgent(sim, "agent-1");
     // node-b: 8 cpus, 5 used: a target of 2 needs a 6-cpu balloon, which waits Deferred.

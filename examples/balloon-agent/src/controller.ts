@@ -1,6 +1,7 @@
 import {
+  type BalloonOwner,
   isBalloonError,
-  isBalloonPod,
+  isOwnedBalloonPod,
   NODE_TARGET_ANNOTATION,
   nodeBalloonStatus,
   parseResourceList,
@@ -39,6 +40,8 @@ export interface BalloonAgentOptions {
   /** The client `resizeNode` patches and reads with. */
   readonly core: CoreV1Api;
   readonly metrics: AgentMetrics;
+  /** Whose balloons to resize: the DaemonSet's name and namespace (default `kube-system/node-balloon`). */
+  readonly owner?: BalloonOwner;
   /** What to do when a node's target does not fit beside its pods (default `refuse`). */
   readonly onShortfall?: ShortfallPolicy;
   /** How long one resize may wait for the kubelet (default 60 s). */
@@ -81,6 +84,7 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const nodeName = typed<V1Pod>(pod).spec?.nodeName;
         return nodeName ? [nodeName] : [];
       });
+      const isBalloon = (pod: V1Pod) => isOwnedBalloonPod(pod, options.owner);
       const enqueueNode = (node: CachedObject) => queue.add(node.metadata?.name ?? "");
       const enqueuePodNode = (pod: V1Pod) => {
         if (pod.spec?.nodeName) queue.add(pod.spec.nodeName);
@@ -88,13 +92,13 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       nodes.addEventHandler({ add: enqueueNode, update: (_old, node) => enqueueNode(node), delete: enqueueNode });
       pods.addEventHandler({
         add: (pod) => {
-          if (isBalloonPod(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
+          if (isBalloon(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
         },
         update: (old, pod) => {
           const before = typed<V1Pod>(old);
           const after = typed<V1Pod>(pod);
           // A balloon's resize conditions or allocation moved, a pod got bound, or a pod finished (room freed).
-          if (isBalloonPod(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
+          if (isBalloon(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
         },
         delete: (pod) => enqueuePodNode(typed<V1Pod>(pod)),
       });
@@ -117,10 +121,10 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         let target: ResourceList | undefined;
         try {
           target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
-          options.metrics.observe(nodeBalloonStatus(node, onNode), target);
+          options.metrics.observe(nodeBalloonStatus(node, onNode, options.owner), target);
           if (target === undefined) return;
           // From the caches: nothing to do when the balloon already has (or is being given) the planned size.
-          const plan = planNodeResize({ node, pods: onNode, target, ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
+          const plan = planNodeResize({ node, pods: onNode, target, ...(options.owner ? { owner: options.owner } : {}), ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
           if (plan.decision === "unchanged" && !plan.inFlight) return;
         } catch (error) {
           if (!isBalloonError(error)) throw error;
@@ -137,6 +141,7 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           timeoutMs: options.resizeTimeoutMs ?? 60_000,
           component: "balloon-agent",
           signal,
+          ...(options.owner ? { owner: options.owner } : {}),
           ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}),
           ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
         });

@@ -26,6 +26,7 @@ runCommand({
         balloonAgentController({
           core,
           metrics,
+          owner: { name: options.balloonName, namespace: options.balloonNamespace },
           onShortfall: options.onShortfall,
           resizeTimeoutMs: options.resizeTimeoutMs,
           retryAfterMs: options.retryAfterMs,

@@ -88,7 +88,7 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
             {
               name: "agent",
               image: options.image,
-              args: ["--leader-elect", `--lease-namespace=${namespace}`, "--bind-address=0.0.0.0", "--port=8080"],
+              args: ["--leader-elect", `--lease-namespace=${namespace}`, `--balloon-name=${name}`, `--balloon-namespace=${namespace}`, "--bind-address=0.0.0.0", "--port=8080"],
               ports: [{ name: "metrics", containerPort: 8080 }],
               readinessProbe: { httpGet: { path: "/healthz", port: "metrics" } },
               resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },

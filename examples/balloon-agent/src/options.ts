@@ -13,6 +13,9 @@ export interface AgentOptions {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   onShortfall: ShortfallPolicy;
+  /** The balloon DaemonSet (and PriorityClass) whose pods are the balloons. */
+  balloonName: string;
+  balloonNamespace: string;
   resizeTimeoutMs: number;
   retryAfterMs: number;
   bindAddress: string;
@@ -36,6 +39,8 @@ Flags:
   --lease-duration <dur>          (default 15s)
   --renew-deadline <dur>          (default 10s)
   --retry-period <dur>            (default 2s)
+  --balloon-name <name>           the balloon DaemonSet and PriorityClass; only its pods are resized (default node-balloon)
+  --balloon-namespace <ns>        the balloon DaemonSet's namespace (default kube-system)
   --on-shortfall <policy>         refuse | defer | partial, when a target does not fit beside the pods (default refuse)
   --resize-timeout <dur>          how long one resize waits for the kubelet (default 1m)
   --retry-after <dur>             when to look again at a refused, deferred or timed-out node (default 30s)
@@ -80,6 +85,8 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
         "renew-deadline": { type: "string", default: "10s" },
         "retry-period": { type: "string", default: "2s" },
         "on-shortfall": { type: "string", default: "refuse" },
+        "balloon-name": { type: "string", default: "node-balloon" },
+        "balloon-namespace": { type: "string", default: "kube-system" },
         "resize-timeout": { type: "string", default: "1m" },
         "retry-after": { type: "string", default: "30s" },
         "bind-address": { type: "string", default: "127.0.0.1" },
@@ -104,6 +111,8 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
     renewDeadlineMs: duration("renew-deadline", values["renew-deadline"]),
     retryPeriodMs: duration("retry-period", values["retry-period"]),
     onShortfall: policy as ShortfallPolicy,
+    balloonName: values["balloon-name"],
+    balloonNamespace: values["balloon-namespace"],
     resizeTimeoutMs: duration("resize-timeout", values["resize-timeout"]),
     retryAfterMs: duration("retry-after", values["retry-after"]),
     bindAddress: values["bind-address"],

@@ -9,7 +9,7 @@ import { DaemonSet } from "kubernetes-models/apps/v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { startBalloonSim, type BalloonSim } from "../test/sim.js";
-import { NODE_TARGET_ANNOTATION } from "./names.js";
+import { BALLOON_LABEL, NODE_TARGET_ANNOTATION } from "./names.js";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -174,6 +174,15 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     await sim.cluster.writeKubeconfig(join(dir, "kubeconfig"));
     await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
     await sim.workload("node-a", "web", { cpu: "5", memory: "1Gi" });
+    // A workload that calls itself a balloon: the label and a container named balloon, but not
+    // in the balloon namespace, not the DaemonSet's, not at the balloon priority.
+    await sim.core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: { name: "impostor", labels: { [BALLOON_LABEL]: "true" } },
+        spec: { nodeName: "node-b", containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+      },
+    });
     await sim.core.patchNode(
       { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
@@ -209,6 +218,18 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
       stdout:
         "node: node-a\noutcome: refused\npatched: false\nreason: refused: the target does not fit beside running pods; cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3\n",
     });
+  });
+
+  it("neither reports nor resizes a pod that only looks like a balloon", async () => {
+    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig"), "-o", "json"], { timeout: 30_000 });
+    const rows = JSON.parse(stdout) as Array<{ node: string; balloonPod?: string; effective: Record<string, string> }>;
+    expect(rows.find((r) => r.node === "node-b")).toMatchObject({ effective: { cpu: "8", memory: "32Gi" } });
+    expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
+    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });
+    await expect(refused).rejects.toMatchObject({ code: 2, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
+    const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "impostor" });
+    expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
+    expect(impostor.metadata?.generation).toBe(1);
   });
 
   it("fails clearly without a reachable cluster", async () => {

@@ -5,6 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
 import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
+import { DEFAULT_NAME, DEFAULT_NAMESPACE } from "./names.js";
 import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
 import { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
@@ -179,10 +180,12 @@ function program(): Command {
     .description("show every node's capacity, allocatable, balloon and effective size from a kubeconfig")
     .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "kubeconfig context")
+    .option("--name <name>", "the balloon DaemonSet and PriorityClass (as given to manifests)", DEFAULT_NAME)
+    .option("--namespace <namespace>", "the balloon DaemonSet's namespace", DEFAULT_NAMESPACE)
     .addOption(outputOption())
-    .action(async (options: { kubeconfig?: string; context?: string; output: Output }) => {
+    .action(async (options: { kubeconfig?: string; context?: string; name: string; namespace: string; output: Output }) => {
       const { readNodeBalloonStatus } = await import("./node-status.js");
-      const rows = await readNodeBalloonStatus(await coreApi(options));
+      const rows = await readNodeBalloonStatus(await coreApi(options), { name: options.name, namespace: options.namespace });
       print(rows, options.output, () => formatStatusText(rows));
     });
 
@@ -193,6 +196,8 @@ function program(): Command {
     .requiredOption("--target <list>", "the effective node size wanted, e.g. cpu=4,memory=16Gi", resources("--target"))
     .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "kubeconfig context")
+    .option("--name <name>", "the balloon DaemonSet and PriorityClass (as given to manifests)", DEFAULT_NAME)
+    .option("--namespace <namespace>", "the balloon DaemonSet's namespace", DEFAULT_NAMESPACE)
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
     .addOption(new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods").choices(["refuse", "defer", "partial"]).default("refuse"))
@@ -202,10 +207,11 @@ function program(): Command {
     }, 60)
     .addOption(outputOption())
     .action(
-      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; output: Output }) => {
+      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; name: string; namespace: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; output: Output }) => {
         const { resizeNode } = await import("./resize-client.js");
         const result = await resizeNode(await coreApi(options), options.node, options.target, {
           onShortfall: options.onShortfall,
+          owner: { name: options.name, namespace: options.namespace },
           timeoutMs: options.timeout * 1000,
           ...(options.floor ? { floor: options.floor } : {}),
           ...(options.granularity ? { granularity: options.granularity } : {}),

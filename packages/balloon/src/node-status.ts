@@ -1,6 +1,7 @@
 import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE, NODE_TARGET_ANNOTATION } from "./names.js";
 import { balloonParts, nodeBalloon } from "./node-plan.js";
+import { balloonOwner, type BalloonOwner } from "./ownership.js";
 import { podResizeState } from "./pods.js";
 import { pickResources, resourceList, subtractResourceLists, sumResourceLists, type ResourceList } from "./resource-list.js";
 import { RESIZABLE_RESOURCES } from "./sizing-rules.js";
@@ -25,12 +26,12 @@ export interface NodeBalloonStatus {
 }
 
 /** What a node offers with its balloon, from the Node and the balloon pods bound to it. */
-export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[]): NodeBalloonStatus {
+export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: BalloonOwner): NodeBalloonStatus {
   const name = node.metadata?.name ?? "?";
   const capacity = pickResources(resourceList(node.status?.capacity ?? {}, `node ${name} capacity`), RESIZABLE_RESOURCES);
   const allocatable = pickResources(resourceList(node.status?.allocatable ?? {}, `node ${name} allocatable`), RESIZABLE_RESOURCES);
   const target = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
-  const balloon = nodeBalloon(pods, name);
+  const balloon = nodeBalloon(pods, name, owner);
   if (!balloon) {
     return { node: name, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
   }
@@ -46,9 +47,9 @@ export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[]): NodeBal
   return { node: name, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
 }
 
-/** Reads every Node and every balloon pod (by the well-known label) and reports each node. */
-export async function readNodeBalloonStatus(core: CoreV1Api): Promise<NodeBalloonStatus[]> {
+/** Reads every Node and `owner`'s balloon pods (in its namespace, by the well-known label) and reports each node. */
+export async function readNodeBalloonStatus(core: CoreV1Api, owner?: BalloonOwner): Promise<NodeBalloonStatus[]> {
   const nodes = await core.listNode();
-  const balloons = await core.listPodForAllNamespaces({ labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
-  return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items)).sort((a, b) => a.node.localeCompare(b.node));
+  const balloons = await core.listNamespacedPod({ namespace: balloonOwner(owner).namespace, labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
+  return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items, owner)).sort((a, b) => a.node.localeCompare(b.node));
 }
