@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { startBalloonSim, type BalloonSim } from "../test/sim.js";
 import { BALLOON_LABEL, NODE_TARGET_ANNOTATION } from "./names.js";
+import { resizeNode } from "./resize-client.js";
+import { parseResourceList } from "./resource-list.js";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -230,6 +232,25 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "impostor" });
     expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
     expect(impostor.metadata?.generation).toBe(1);
+  });
+
+  it("resize keeps the node's target annotation in step, so a recreated balloon is resized back to the new size", async () => {
+    const kubeconfig = join(dir, "kubeconfig");
+    const annotation = async () => (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+    // Refused: nothing changed, so neither does the annotation.
+    await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 2 });
+    expect(await annotation()).toBe("cpu=6,memory=24Gi");
+    // Applied: the resized resource replaces its entry, the others stay.
+    const { stdout } = await run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=5"], { timeout: 30_000 });
+    expect(stdout).toContain("outcome: applied");
+    expect(await annotation()).toBe("cpu=5,memory=24Gi");
+    // The balloon is recreated at the template size; whoever restores it reads the annotation.
+    await sim.core.deleteNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a", gracePeriodSeconds: 0 });
+    await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
+    const restored = await resizeNode(sim.core, "node-a", parseResourceList((await annotation()) ?? ""), { pollIntervalMs: 20, events: false });
+    expect(restored.outcome).toBe("applied");
+    const balloonPod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+    expect(balloonPod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "3", memory: "8Gi" });
   });
 
   it("fails clearly without a reachable cluster", async () => {

@@ -61,4 +61,5 @@ export { balloonParts, nodeBalloon, planNodeResize, type BalloonParts, type Ball
 export { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
 export { balloonResizePatch, resizeNode, type ResizeNodeOptions, type ResizeResult } from "./resize-client.js";
 export { resizeProgress, type ResizeProgress } from "./resize-progress.js";
+export { mergedTarget, recordNodeTarget, restoreNodeTarget, type RecordedTarget } from "./node-target.js";
 export { nodeBalloonStatus, readNodeBalloonStatus, type NodeBalloonStatus } from "./node-status.js";
