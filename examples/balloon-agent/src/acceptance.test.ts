@@ -92,6 +92,33 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     }
   });
 
+  it("keeps the node at its target across a capacity hot-plug up and down", async () => {
+    const agent = startAgent(sim, "agent-hotplug");
+    const balloonSize = async () => {
+      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+      const allocated = pod.status?.containerStatuses?.[0]?.allocatedResources;
+      return `${allocated?.cpu} ${allocated?.memory}`;
+    };
+    const effectiveCpu = async () =>
+      (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu")?.value;
+    try {
+      await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
+      expect(await balloonSize()).toBe("4 16Gi");
+      // The machine doubles: the balloon takes the new room, the node still offers 4 CPUs and 16Gi.
+      await sim.cluster.setNodeCapacity("node-a", { cpu: "16", memory: "64Gi" });
+      await sim.until("the balloon grown to 12 cpus and 48Gi", async () => ((await balloonSize()) === "12 48Gi" ? true : undefined));
+      await sim.until("effective cpu 4 after the hot-plug", async () => ((await effectiveCpu()) === 4 ? true : undefined));
+      // And back: the balloon gives the room back before the kubelet would find it over the machine.
+      await sim.cluster.setNodeCapacity("node-a", { cpu: "8", memory: "32Gi" });
+      await sim.until("the balloon back at 4 cpus and 16Gi", async () => ((await balloonSize()) === "4 16Gi" ? true : undefined));
+      const node = await sim.core.readNode({ name: "node-a" });
+      expect(node.status?.allocatable).toMatchObject({ cpu: "8", memory: "32Gi" });
+      await sim.until("effective cpu 4 after the hot-unplug", async () => ((await effectiveCpu()) === 4 ? true : undefined));
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it("restarted mid-resize, converges without submitting the resize again", async () => {
     const first = startAgent(sim, "agent-1");
     // node-b: 8 cpus, 5 used: a target of 2 needs a 6-cpu balloon, which waits Deferred.
