@@ -14,6 +14,7 @@ import {
 import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
 import type { AgentMetrics } from "./metrics.js";
+import { FailedResizes, resizeInputs } from "./retry-memo.js";
 
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
@@ -46,21 +47,34 @@ export interface BalloonAgentOptions {
   readonly onShortfall?: ShortfallPolicy;
   /** How long one resize may wait for the kubelet (default 60 s). */
   readonly resizeTimeoutMs?: number;
-  /** When to look again at a node whose resize was refused, deferred or timed out (default 30 s). */
+  /**
+   * When to look again at a node whose resize was deferred or timed out (default 30 s); also the
+   * first backoff after a refused or infeasible one, doubling while nothing changes.
+   */
   readonly retryAfterMs?: number;
+  /** The longest backoff after repeated refused or infeasible resizes of unchanged inputs (default 10 min). */
+  readonly maxRetryAfterMs?: number;
   /** Parallel reconciles (default 2): resizes of different nodes wait on different kubelets. */
   readonly workers?: number;
   readonly pollIntervalMs?: number;
 }
 
-/** What to do after a resize ended: nothing, or look again later. */
-function requeueFor(result: ResizeResult, retryAfterMs: number): Requeue | undefined {
+/**
+ * What to do after a resize ended: nothing when applied; for refused and infeasible, wait for the
+ * node or its pods to change, backing off exponentially (a put-back patch changes the balloon and
+ * would otherwise start the same resize at once); deferred and timed-out resizes are left to the
+ * kubelet and looked at again after `retryAfterMs`.
+ */
+function requeueFor(result: ResizeResult, retryAfterMs: number, failures: FailedResizes, inputs: string): Requeue | undefined {
   switch (result.outcome) {
     case "applied":
-    case "infeasible":
-      // Infeasible never becomes feasible by waiting; a change to the node or its pods enqueues it again.
+      failures.forget(result.node);
       return undefined;
+    case "refused":
+    case "infeasible":
+      return { requeueAfterMs: failures.failed(result.node, inputs) };
     default:
+      failures.forget(result.node);
       return { requeueAfterMs: retryAfterMs };
   }
 }
@@ -108,11 +122,13 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       const recorder = context.events("balloon-agent");
       // The annotation last reported invalid per node, so each bad value is reported once, not on every heartbeat.
       const reportedInvalid = new Map<string, string>();
+      const failures = new FailedResizes(retryAfterMs, Math.max(retryAfterMs, options.maxRetryAfterMs ?? 600_000));
 
       const reconcile = async (nodeName: string): Promise<void | Requeue> => {
         const cached = nodes.cache.get(nodeName);
         if (cached === undefined) {
           options.metrics.forget(nodeName);
+          failures.forget(nodeName);
           return;
         }
         const node = typed<V1Node>(cached);
@@ -137,6 +153,10 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           await recorder.event(involved, "Warning", "InvalidBalloonTarget", `${NODE_TARGET_ANNOTATION}=${annotation ?? ""}: ${error.message}`);
           return;
         }
+        // The same inputs as a resize that was just refused or found infeasible give the same answer.
+        const inputs = resizeInputs(node, onNode, options.owner);
+        const wait = failures.waitFor(nodeName, inputs);
+        if (wait > 0) return { requeueAfterMs: wait };
         const result = await resizeNode(options.core, nodeName, target, {
           timeoutMs: options.resizeTimeoutMs ?? 60_000,
           component: "balloon-agent",
@@ -147,7 +167,7 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         });
         options.metrics.resizes.inc({ outcome: result.outcome });
         context.logger({ msg: "balloon resize", node: nodeName, outcome: result.outcome, patched: result.patched, detail: result.outcome === "refused" ? result.reason : result.outcome === "applied" ? undefined : result.message });
-        return requeueFor(result, retryAfterMs);
+        return requeueFor(result, retryAfterMs, failures, inputs);
       };
 
       const workers = runWorkers(queue, options.workers ?? 2, reconcile, context.logger);

@@ -30,6 +30,7 @@ runCommand({
           onShortfall: options.onShortfall,
           resizeTimeoutMs: options.resizeTimeoutMs,
           retryAfterMs: options.retryAfterMs,
+          maxRetryAfterMs: options.maxRetryAfterMs,
         }),
       ],
       leaderElection: options.leaderElect

@@ -18,6 +18,7 @@ export interface AgentOptions {
   balloonNamespace: string;
   resizeTimeoutMs: number;
   retryAfterMs: number;
+  maxRetryAfterMs: number;
   bindAddress: string;
   port: number;
   /** Print the manifests for this image and exit. */
@@ -43,7 +44,9 @@ Flags:
   --balloon-namespace <ns>        the balloon DaemonSet's namespace (default kube-system)
   --on-shortfall <policy>         refuse | defer | partial, when a target does not fit beside the pods (default refuse)
   --resize-timeout <dur>          how long one resize waits for the kubelet (default 1m)
-  --retry-after <dur>             when to look again at a refused, deferred or timed-out node (default 30s)
+  --retry-after <dur>             when to look again at a deferred or timed-out node, and the first backoff
+                                  after a refused or infeasible one (default 30s)
+  --max-retry-after <dur>         the longest backoff while a refused or infeasible node does not change (default 10m)
   --bind-address <address>        where /metrics and /healthz listen (default 127.0.0.1)
   --port <n>                      their port; 0 picks a free one (default 8080)
   --print-manifests <image>       print the balloon bundle and the agent's RBAC, policy and Deployment, and exit
@@ -89,6 +92,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
         "balloon-namespace": { type: "string", default: "kube-system" },
         "resize-timeout": { type: "string", default: "1m" },
         "retry-after": { type: "string", default: "30s" },
+        "max-retry-after": { type: "string", default: "10m" },
         "bind-address": { type: "string", default: "127.0.0.1" },
         port: { type: "string", default: "8080" },
         "print-manifests": { type: "string" },
@@ -115,6 +119,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
     balloonNamespace: values["balloon-namespace"],
     resizeTimeoutMs: duration("resize-timeout", values["resize-timeout"]),
     retryAfterMs: duration("retry-after", values["retry-after"]),
+    maxRetryAfterMs: duration("max-retry-after", values["max-retry-after"]),
     bindAddress: values["bind-address"],
     port: Number(values.port),
     printManifests: values["print-manifests"],

@@ -1,5 +1,5 @@
 import { balloonManifests, NODE_TARGET_ANNOTATION } from "@kubekit/balloon";
-import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
+import { startSimCluster, type SimCluster, type SimClusterOptions } from "@kubekit/sim-cluster";
 import { AppsV1Api, CoreV1Api, KubeConfig, PatchStrategy, SchedulingV1Api, setHeaderOptions, type V1DaemonSet, type V1OwnerReference, type V1Pod } from "@kubernetes/client-node";
 
 /** A simulated cluster with the balloon PriorityClass and a client-node CoreV1Api, for the agent's tests. */
@@ -16,8 +16,8 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startTestCluster(nodes: readonly string[], nodeCapacity: Record<string, string>): Promise<TestCluster> {
-  const cluster = await startSimCluster({ nodes: nodes.map((name) => ({ name })), nodeCapacity });
+export async function startTestCluster(nodes: readonly string[], nodeCapacity: Record<string, string>, options: Omit<SimClusterOptions, "nodes" | "nodeCapacity"> = {}): Promise<TestCluster> {
+  const cluster = await startSimCluster({ ...options, nodes: nodes.map((name) => ({ name })), nodeCapacity });
   const config = new KubeConfig();
   config.loadFromString(cluster.kubeconfig);
   const core = config.makeApiClient(CoreV1Api);
