@@ -1,9 +1,12 @@
 import {
   type BalloonOwner,
   isBalloonError,
+  formatResourceList,
   isOwnedBalloonPod,
+  NODE_EFFECTIVE_ANNOTATION,
   NODE_TARGET_ANNOTATION,
   nodeBalloonStatus,
+  type NodeBalloonStatus,
   parseResourceList,
   planNodeResize,
   resizeNode,
@@ -12,13 +15,14 @@ import {
   type ShortfallPolicy,
 } from "@kubekit/balloon";
 import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Pod } from "@kubernetes/client-node";
 import type { AgentMetrics } from "./metrics.js";
 import { FailedResizes, resizeInputs } from "./retry-memo.js";
 
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 const BY_NODE = "node";
+const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
 interface CachedObject {
   metadata?: { name?: string };
@@ -124,6 +128,21 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       const reportedInvalid = new Map<string, string>();
       const failures = new FailedResizes(retryAfterMs, Math.max(retryAfterMs, options.maxRetryAfterMs ?? 600_000));
 
+      /**
+       * Writes the effective size on the Node (`balloon.kubekit.dev/effective`) when it changed, for
+       * autoscalers and dashboards that read Nodes. Best effort: without the right to patch nodes the
+       * metric and `balloon status` still publish it.
+       */
+      const publishEffective = async (node: V1Node, status: NodeBalloonStatus): Promise<void> => {
+        const effective = formatResourceList(status.effective);
+        if (node.metadata?.annotations?.[NODE_EFFECTIVE_ANNOTATION] === effective) return;
+        try {
+          await options.core.patchNode({ name: status.node, body: { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } } }, MERGE_PATCH);
+        } catch (error) {
+          context.logger({ level: "warn", msg: "cannot publish the effective size on the node", node: status.node, error: error instanceof Error ? error.message : String(error) });
+        }
+      };
+
       const reconcile = async (nodeName: string): Promise<void | Requeue> => {
         const cached = nodes.cache.get(nodeName);
         if (cached === undefined) {
@@ -136,8 +155,17 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const annotation = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
         let target: ResourceList | undefined;
         try {
-          target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
-          options.metrics.observe(nodeBalloonStatus(node, onNode, options.owner), target);
+          const status = nodeBalloonStatus(node, onNode, options.owner);
+          // The node's size is published whatever its target says; a bad target is reported below.
+          let badTarget: Error | undefined;
+          try {
+            target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
+          } catch (error) {
+            badTarget = error instanceof Error ? error : new Error(String(error));
+          }
+          options.metrics.observe(status, target);
+          await publishEffective(node, status);
+          if (badTarget !== undefined) throw badTarget;
           if (target === undefined) return;
           // From the caches: nothing to do when the balloon already has (or is being given) the planned size.
           const plan = planNodeResize({ node, pods: onNode, target, ...(options.owner ? { owner: options.owner } : {}), ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });

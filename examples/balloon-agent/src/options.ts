@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { ShortfallPolicy } from "@kubekit/balloon";
 import { parseGoDuration, UsageError } from "@kubekit/generic-controlplane";
+import { DEFAULT_METRIC_NODE_LABELS } from "./metrics.js";
 
 export interface AgentOptions {
   /** Kubeconfig file; undefined means `$KUBECONFIG`, else in-cluster, else `~/.kube/config`. */
@@ -19,6 +20,8 @@ export interface AgentOptions {
   resizeTimeoutMs: number;
   retryAfterMs: number;
   maxRetryAfterMs: number;
+  /** Node labels the node gauges carry (as `label_<name>`). */
+  metricNodeLabels: string[];
   bindAddress: string;
   port: number;
   /** Print the manifests for this image and exit. */
@@ -47,6 +50,8 @@ Flags:
   --retry-after <dur>             when to look again at a deferred or timed-out node, and the first backoff
                                   after a refused or infeasible one (default 30s)
   --max-retry-after <dur>         the longest backoff while a refused or infeasible node does not change (default 10m)
+  --metric-node-labels <list>     Node labels the node gauges carry as label_<name>, comma-separated; empty for none
+                                  (default topology.kubernetes.io/zone,node.kubernetes.io/instance-type)
   --bind-address <address>        where /metrics and /healthz listen (default 127.0.0.1)
   --port <n>                      their port; 0 picks a free one (default 8080)
   --print-manifests <image>       print the balloon bundle and the agent's RBAC, policy and Deployment, and exit
@@ -94,6 +99,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
         "retry-after": { type: "string", default: "30s" },
         "max-retry-after": { type: "string", default: "10m" },
         "bind-address": { type: "string", default: "127.0.0.1" },
+        "metric-node-labels": { type: "string", default: DEFAULT_METRIC_NODE_LABELS.join(",") },
         port: { type: "string", default: "8080" },
         "print-manifests": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -120,6 +126,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
     resizeTimeoutMs: duration("resize-timeout", values["resize-timeout"]),
     retryAfterMs: duration("retry-after", values["retry-after"]),
     maxRetryAfterMs: duration("max-retry-after", values["max-retry-after"]),
+    metricNodeLabels: values["metric-node-labels"].split(",").filter((label) => label !== ""),
     bindAddress: values["bind-address"],
     port: Number(values.port),
     printManifests: values["print-manifests"],

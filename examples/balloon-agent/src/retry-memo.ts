@@ -9,16 +9,20 @@ import type { V1Node, V1Pod } from "@kubernetes/client-node";
  */
 export function resizeInputs(node: V1Node, pods: readonly V1Pod[], owner: BalloonOwner | undefined): string {
   const size = nodeResources(node);
-  const balloons = pods.filter((pod) => isOwnedBalloonPod(pod, owner)).map((pod) => [pod.metadata?.uid, pod.status?.containerStatuses?.map((s) => [s.name, s.allocatedResources])]);
+  const byUid = (a: { uid: string }, b: { uid: string }) => a.uid.localeCompare(b.uid);
+  const balloons = pods
+    .filter((pod) => isOwnedBalloonPod(pod, owner))
+    .map((pod) => ({ uid: pod.metadata?.uid ?? "", allocated: pod.status?.containerStatuses?.map((s) => [s.name, s.allocatedResources]) ?? [] }))
+    .sort(byUid);
   const others = pods
     .filter((pod) => !isOwnedBalloonPod(pod, owner))
-    .map((pod) => [pod.metadata?.uid, pod.status?.phase, pod.metadata?.deletionTimestamp !== undefined, resourceListStrings(podRequests(pod))])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    .map((pod) => ({ uid: pod.metadata?.uid ?? "", phase: pod.status?.phase ?? "", leaving: pod.metadata?.deletionTimestamp !== undefined, requests: resourceListStrings(podRequests(pod)) }))
+    .sort(byUid);
   return JSON.stringify([
     resourceListStrings(size.allocatable),
     size.capacity ? resourceListStrings(size.capacity) : null,
     node.metadata?.annotations?.[NODE_TARGET_ANNOTATION] ?? null,
-    balloons.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    balloons,
     others,
   ]);
 }

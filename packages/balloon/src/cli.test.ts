@@ -224,7 +224,9 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
 
   it("neither reports nor resizes a pod that only looks like a balloon", async () => {
     const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig"), "-o", "json"], { timeout: 30_000 });
-    const rows = JSON.parse(stdout) as Array<{ node: string; balloonPod?: string; effective: Record<string, string> }>;
+    const rows = JSON.parse(stdout) as Array<{ node: string; labels: Record<string, string>; balloonPod?: string; effective: Record<string, string> }>;
+    // What an autoscaler groups and sizes nodes by: the Node's labels and its effective size.
+    expect(rows.find((r) => r.node === "node-a")).toMatchObject({ labels: { "kubernetes.io/hostname": "node-a" }, effective: { cpu: "6", memory: "24Gi" } });
     expect(rows.find((r) => r.node === "node-b")).toMatchObject({ effective: { cpu: "8", memory: "32Gi" } });
     expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
     const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });

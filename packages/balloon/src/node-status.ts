@@ -9,6 +9,8 @@ import { RESIZABLE_RESOURCES } from "./sizing-rules.js";
 /** One node as `balloon status` shows it. */
 export interface NodeBalloonStatus {
   readonly node: string;
+  /** The Node's labels (zone, instance type, node group), to group nodes as an autoscaler does. */
+  readonly labels: Readonly<Record<string, string>>;
   readonly capacity: ResourceList;
   readonly allocatable: ResourceList;
   /** The balloon pod resized on this node, if there is one. */
@@ -31,9 +33,10 @@ export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: 
   const capacity = pickResources(resourceList(node.status?.capacity ?? {}, `node ${name} capacity`), RESIZABLE_RESOURCES);
   const allocatable = pickResources(resourceList(node.status?.allocatable ?? {}, `node ${name} allocatable`), RESIZABLE_RESOURCES);
   const target = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+  const labels = { ...(node.metadata?.labels ?? {}) };
   const balloon = nodeBalloon(pods, name, owner);
   if (!balloon) {
-    return { node: name, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
+    return { node: name, labels, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
   }
   const { allocated, desired, fixed } = balloonParts(balloon);
   // The whole pod as the kubelet holds it: the allocated container plus overhead and anything else.
@@ -44,7 +47,7 @@ export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: 
     : state.inProgress
       ? `InProgress${state.inProgressError ? `: ${state.inProgressError}` : ""}`
       : "";
-  return { node: name, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
+  return { node: name, labels, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
 }
 
 /** Reads every Node and `owner`'s balloon pods (in its namespace, by the well-known label) and reports each node. */
