@@ -65,6 +65,60 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     }
   });
 
+  it("leaves alone a workload that carries the balloon label and a container named balloon", async () => {
+    const agent = startAgent(sim, "agent-impostor");
+    try {
+      await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
+      // Newer than the balloon (creation timestamps have whole seconds), as a pod created later is.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await sim.core.createNamespacedPod({
+        namespace: "default",
+        body: {
+          metadata: { name: "workload-balloon", labels: { "balloon.kubekit.dev/balloon": "true" } },
+          spec: { nodeName: "node-a", containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+        },
+      });
+      await sim.until("the impostor running", async () => ((await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" })).status?.phase === "Running" ? true : undefined));
+      // Give the agent time to (wrongly) act on the new pod.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" });
+      expect(impostor.metadata?.generation).toBe(1);
+      expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
+      const allocated = (await agent.registry.getSingleMetric("balloon_node_balloon_allocated")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
+      expect(allocated?.value).toBe(4);
+    } finally {
+      await agent.stop();
+      await sim.core.deleteNamespacedPod({ namespace: "default", name: "workload-balloon", gracePeriodSeconds: 0 });
+    }
+  });
+
+  it("keeps the node at its target across a capacity hot-plug up and down", async () => {
+    const agent = startAgent(sim, "agent-hotplug");
+    const balloonSize = async () => {
+      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+      const allocated = pod.status?.containerStatuses?.[0]?.allocatedResources;
+      return `${allocated?.cpu} ${allocated?.memory}`;
+    };
+    const effectiveCpu = async () =>
+      (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu")?.value;
+    try {
+      await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
+      expect(await balloonSize()).toBe("4 16Gi");
+      // The machine doubles: the balloon takes the new room, the node still offers 4 CPUs and 16Gi.
+      await sim.cluster.setNodeCapacity("node-a", { cpu: "16", memory: "64Gi" });
+      await sim.until("the balloon grown to 12 cpus and 48Gi", async () => ((await balloonSize()) === "12 48Gi" ? true : undefined));
+      await sim.until("effective cpu 4 after the hot-plug", async () => ((await effectiveCpu()) === 4 ? true : undefined));
+      // And back: the balloon gives the room back before the kubelet would find it over the machine.
+      await sim.cluster.setNodeCapacity("node-a", { cpu: "8", memory: "32Gi" });
+      await sim.until("the balloon back at 4 cpus and 16Gi", async () => ((await balloonSize()) === "4 16Gi" ? true : undefined));
+      const node = await sim.core.readNode({ name: "node-a" });
+      expect(node.status?.allocatable).toMatchObject({ cpu: "8", memory: "32Gi" });
+      await sim.until("effective cpu 4 after the hot-unplug", async () => ((await effectiveCpu()) === 4 ? true : undefined));
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it("restarted mid-resize, converges without submitting the resize again", async () => {
     const first = startAgent(sim, "agent-1");
     // node-b: 8 cpus, 5 used: a target of 2 needs a 6-cpu balloon, which waits Deferred.

@@ -72,6 +72,33 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
     expect(text).toContain('balloon_node_capacity{node="node-a",resource="memory"} 34359738368');
   });
 
+  it("publishes the effective size where autoscalers look: an annotation on the Node and the metric with the node's labels", async () => {
+    const agent = await leader();
+    await sim.core.patchNode(
+      { name: "node-a", body: { metadata: { labels: { "topology.kubernetes.io/zone": "zone-1", "node.kubernetes.io/instance-type": "sim.8x32" } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    const annotated = await sim.until("node-a's effective annotation", async () => {
+      const value = (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.["balloon.kubekit.dev/effective"];
+      return value === "cpu=6,memory=24Gi" ? value : undefined;
+    });
+    expect(annotated).toBe("cpu=6,memory=24Gi");
+    // A node without a balloon offers all of it.
+    await sim.until("node-b's effective annotation", async () =>
+      (await sim.core.readNode({ name: "node-b" })).metadata?.annotations?.["balloon.kubekit.dev/effective"] === "cpu=8,memory=32Gi" ? true : undefined,
+    );
+    const labelled = await sim.until("the effective metric with the zone and instance type", async () =>
+      (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find(
+        (v) => v.labels.node === "node-a" && v.labels.resource === "cpu" && v.labels.label_topology_kubernetes_io_zone === "zone-1",
+      ),
+    );
+    expect(labelled.value).toBe(6);
+    expect(labelled.labels.label_node_kubernetes_io_instance_type).toBe("sim.8x32");
+    // One series per node and resource: the old, unlabelled one is gone.
+    const series = (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.filter((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
+    expect(series).toHaveLength(1);
+  });
+
   it("refuses a target that would displace a running pod, records it on the Node and counts it", async () => {
     const agent = await leader();
     await sim.target("node-a", "cpu=2");

@@ -1,8 +1,12 @@
 import {
+  type BalloonOwner,
   isBalloonError,
-  isBalloonPod,
+  formatResourceList,
+  isOwnedBalloonPod,
+  NODE_EFFECTIVE_ANNOTATION,
   NODE_TARGET_ANNOTATION,
   nodeBalloonStatus,
+  type NodeBalloonStatus,
   parseResourceList,
   planNodeResize,
   resizeNode,
@@ -11,12 +15,14 @@ import {
   type ShortfallPolicy,
 } from "@kubekit/balloon";
 import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Pod } from "@kubernetes/client-node";
 import type { AgentMetrics } from "./metrics.js";
+import { FailedResizes, resizeInputs } from "./retry-memo.js";
 
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 const BY_NODE = "node";
+const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
 interface CachedObject {
   metadata?: { name?: string };
@@ -39,25 +45,40 @@ export interface BalloonAgentOptions {
   /** The client `resizeNode` patches and reads with. */
   readonly core: CoreV1Api;
   readonly metrics: AgentMetrics;
+  /** Whose balloons to resize: the DaemonSet's name and namespace (default `kube-system/node-balloon`). */
+  readonly owner?: BalloonOwner;
   /** What to do when a node's target does not fit beside its pods (default `refuse`). */
   readonly onShortfall?: ShortfallPolicy;
   /** How long one resize may wait for the kubelet (default 60 s). */
   readonly resizeTimeoutMs?: number;
-  /** When to look again at a node whose resize was refused, deferred or timed out (default 30 s). */
+  /**
+   * When to look again at a node whose resize was deferred or timed out (default 30 s); also the
+   * first backoff after a refused or infeasible one, doubling while nothing changes.
+   */
   readonly retryAfterMs?: number;
+  /** The longest backoff after repeated refused or infeasible resizes of unchanged inputs (default 10 min). */
+  readonly maxRetryAfterMs?: number;
   /** Parallel reconciles (default 2): resizes of different nodes wait on different kubelets. */
   readonly workers?: number;
   readonly pollIntervalMs?: number;
 }
 
-/** What to do after a resize ended: nothing, or look again later. */
-function requeueFor(result: ResizeResult, retryAfterMs: number): Requeue | undefined {
+/**
+ * What to do after a resize ended: nothing when applied; for refused and infeasible, wait for the
+ * node or its pods to change, backing off exponentially (a put-back patch changes the balloon and
+ * would otherwise start the same resize at once); deferred and timed-out resizes are left to the
+ * kubelet and looked at again after `retryAfterMs`.
+ */
+function requeueFor(result: ResizeResult, retryAfterMs: number, failures: FailedResizes, inputs: string): Requeue | undefined {
   switch (result.outcome) {
     case "applied":
-    case "infeasible":
-      // Infeasible never becomes feasible by waiting; a change to the node or its pods enqueues it again.
+      failures.forget(result.node);
       return undefined;
+    case "refused":
+    case "infeasible":
+      return { requeueAfterMs: failures.failed(result.node, inputs) };
     default:
+      failures.forget(result.node);
       return { requeueAfterMs: retryAfterMs };
   }
 }
@@ -81,6 +102,7 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const nodeName = typed<V1Pod>(pod).spec?.nodeName;
         return nodeName ? [nodeName] : [];
       });
+      const isBalloon = (pod: V1Pod) => isOwnedBalloonPod(pod, options.owner);
       const enqueueNode = (node: CachedObject) => queue.add(node.metadata?.name ?? "");
       const enqueuePodNode = (pod: V1Pod) => {
         if (pod.spec?.nodeName) queue.add(pod.spec.nodeName);
@@ -88,13 +110,13 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       nodes.addEventHandler({ add: enqueueNode, update: (_old, node) => enqueueNode(node), delete: enqueueNode });
       pods.addEventHandler({
         add: (pod) => {
-          if (isBalloonPod(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
+          if (isBalloon(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
         },
         update: (old, pod) => {
           const before = typed<V1Pod>(old);
           const after = typed<V1Pod>(pod);
           // A balloon's resize conditions or allocation moved, a pod got bound, or a pod finished (room freed).
-          if (isBalloonPod(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
+          if (isBalloon(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
         },
         delete: (pod) => enqueuePodNode(typed<V1Pod>(pod)),
       });
@@ -104,11 +126,28 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       const recorder = context.events("balloon-agent");
       // The annotation last reported invalid per node, so each bad value is reported once, not on every heartbeat.
       const reportedInvalid = new Map<string, string>();
+      const failures = new FailedResizes(retryAfterMs, Math.max(retryAfterMs, options.maxRetryAfterMs ?? 600_000));
+
+      /**
+       * Writes the effective size on the Node (`balloon.kubekit.dev/effective`) when it changed, for
+       * autoscalers and dashboards that read Nodes. Best effort: without the right to patch nodes the
+       * metric and `balloon status` still publish it.
+       */
+      const publishEffective = async (node: V1Node, status: NodeBalloonStatus): Promise<void> => {
+        const effective = formatResourceList(status.effective);
+        if (node.metadata?.annotations?.[NODE_EFFECTIVE_ANNOTATION] === effective) return;
+        try {
+          await options.core.patchNode({ name: status.node, body: { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } } }, MERGE_PATCH);
+        } catch (error) {
+          context.logger({ level: "warn", msg: "cannot publish the effective size on the node", node: status.node, error: error instanceof Error ? error.message : String(error) });
+        }
+      };
 
       const reconcile = async (nodeName: string): Promise<void | Requeue> => {
         const cached = nodes.cache.get(nodeName);
         if (cached === undefined) {
           options.metrics.forget(nodeName);
+          failures.forget(nodeName);
           return;
         }
         const node = typed<V1Node>(cached);
@@ -116,11 +155,20 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const annotation = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
         let target: ResourceList | undefined;
         try {
-          target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
-          options.metrics.observe(nodeBalloonStatus(node, onNode), target);
+          const status = nodeBalloonStatus(node, onNode, options.owner);
+          // The node's size is published whatever its target says; a bad target is reported below.
+          let badTarget: Error | undefined;
+          try {
+            target = annotation === undefined ? undefined : parseResourceList(annotation, NODE_TARGET_ANNOTATION);
+          } catch (error) {
+            badTarget = error instanceof Error ? error : new Error(String(error));
+          }
+          options.metrics.observe(status, target);
+          await publishEffective(node, status);
+          if (badTarget !== undefined) throw badTarget;
           if (target === undefined) return;
           // From the caches: nothing to do when the balloon already has (or is being given) the planned size.
-          const plan = planNodeResize({ node, pods: onNode, target, ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
+          const plan = planNodeResize({ node, pods: onNode, target, ...(options.owner ? { owner: options.owner } : {}), ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
           if (plan.decision === "unchanged" && !plan.inFlight) return;
         } catch (error) {
           if (!isBalloonError(error)) throw error;
@@ -133,16 +181,21 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           await recorder.event(involved, "Warning", "InvalidBalloonTarget", `${NODE_TARGET_ANNOTATION}=${annotation ?? ""}: ${error.message}`);
           return;
         }
+        // The same inputs as a resize that was just refused or found infeasible give the same answer.
+        const inputs = resizeInputs(node, onNode, options.owner);
+        const wait = failures.waitFor(nodeName, inputs);
+        if (wait > 0) return { requeueAfterMs: wait };
         const result = await resizeNode(options.core, nodeName, target, {
           timeoutMs: options.resizeTimeoutMs ?? 60_000,
           component: "balloon-agent",
           signal,
+          ...(options.owner ? { owner: options.owner } : {}),
           ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}),
           ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
         });
         options.metrics.resizes.inc({ outcome: result.outcome });
         context.logger({ msg: "balloon resize", node: nodeName, outcome: result.outcome, patched: result.patched, detail: result.outcome === "refused" ? result.reason : result.outcome === "applied" ? undefined : result.message });
-        return requeueFor(result, retryAfterMs);
+        return requeueFor(result, retryAfterMs, failures, inputs);
       };
 
       const workers = runWorkers(queue, options.workers ?? 2, reconcile, context.logger);

@@ -18,7 +18,7 @@ runCommand({
     const { client, core, server } = await loadClients(options.kubeconfig, options.context);
     log({ msg: "api server", server });
     const registry = new Registry();
-    const metrics = new AgentMetrics(registry);
+    const metrics = new AgentMetrics(registry, options.metricNodeLabels);
     const manager = new ControllerManager({
       client,
       controllers: ["balloon"],
@@ -26,9 +26,11 @@ runCommand({
         balloonAgentController({
           core,
           metrics,
+          owner: { name: options.balloonName, namespace: options.balloonNamespace },
           onShortfall: options.onShortfall,
           resizeTimeoutMs: options.resizeTimeoutMs,
           retryAfterMs: options.retryAfterMs,
+          maxRetryAfterMs: options.maxRetryAfterMs,
         }),
       ],
       leaderElection: options.leaderElect

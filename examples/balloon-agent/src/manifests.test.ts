@@ -1,12 +1,14 @@
 import { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from "kubernetes-models/admissionregistration.k8s.io/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
-import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import type { V1ValidatingAdmissionPolicy, V1ValidatingAdmissionPolicyBinding } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { agentManifests, agentManifestsYaml } from "./manifests.js";
 
 const models: Record<string, new (data: never) => { validate(): void }> = {
+  ClusterRole,
+  ClusterRoleBinding,
   Role,
   RoleBinding,
   ValidatingAdmissionPolicy,
@@ -54,6 +56,8 @@ describe("agentManifests", () => {
       "RoleBinding",
       "Role",
       "RoleBinding",
+      "ClusterRole",
+      "ClusterRoleBinding",
       "ValidatingAdmissionPolicy",
       "ValidatingAdmissionPolicyBinding",
       "Deployment",

@@ -1,5 +1,5 @@
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE, balloonManifests, DEFAULT_NAME, DEFAULT_NAMESPACE, manifestList } from "@kubekit/balloon";
-import type { KubernetesObject, V1Deployment, V1Role, V1RoleBinding, V1ValidatingAdmissionPolicy, V1ValidatingAdmissionPolicyBinding } from "@kubernetes/client-node";
+import type { KubernetesObject, V1ClusterRole, V1ClusterRoleBinding, V1Deployment, V1Role, V1RoleBinding, V1ValidatingAdmissionPolicy, V1ValidatingAdmissionPolicyBinding } from "@kubernetes/client-node";
 import { stringify } from "yaml";
 
 export interface AgentManifestOptions {
@@ -37,6 +37,20 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
     kind: "Role",
     metadata: { name: `${agent}-events`, namespace: "default", labels },
     rules: [{ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] }],
+  };
+  // The effective size is published as an annotation on each Node.
+  const nodeRole: V1ClusterRole = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: `${agent}-node-annotations`, labels },
+    rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["patch"] }],
+  };
+  const nodeRoleBinding: V1ClusterRoleBinding = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: `${agent}-node-annotations`, labels },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `${agent}-node-annotations` },
+    subjects: [{ kind: "ServiceAccount", name: agent, namespace }],
   };
   const bind = (role: V1Role): V1RoleBinding => ({
     apiVersion: "rbac.authorization.k8s.io/v1",
@@ -88,7 +102,7 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
             {
               name: "agent",
               image: options.image,
-              args: ["--leader-elect", `--lease-namespace=${namespace}`, "--bind-address=0.0.0.0", "--port=8080"],
+              args: ["--leader-elect", `--lease-namespace=${namespace}`, `--balloon-name=${name}`, `--balloon-namespace=${namespace}`, "--bind-address=0.0.0.0", "--port=8080"],
               ports: [{ name: "metrics", containerPort: 8080 }],
               readinessProbe: { httpGet: { path: "/healthz", port: "metrics" } },
               resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
@@ -99,7 +113,7 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
       },
     },
   };
-  return [leaseRole, bind(leaseRole), eventRole, bind(eventRole), policy, policyBinding, deployment];
+  return [leaseRole, bind(leaseRole), eventRole, bind(eventRole), nodeRole, nodeRoleBinding, policy, policyBinding, deployment];
 }
 
 /** The balloon bundle and the agent's objects, in apply order, as one YAML stream. */

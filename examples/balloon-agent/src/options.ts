@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { ShortfallPolicy } from "@kubekit/balloon";
 import { parseGoDuration, UsageError } from "@kubekit/generic-controlplane";
+import { DEFAULT_METRIC_NODE_LABELS } from "./metrics.js";
 
 export interface AgentOptions {
   /** Kubeconfig file; undefined means `$KUBECONFIG`, else in-cluster, else `~/.kube/config`. */
@@ -13,8 +14,14 @@ export interface AgentOptions {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   onShortfall: ShortfallPolicy;
+  /** The balloon DaemonSet (and PriorityClass) whose pods are the balloons. */
+  balloonName: string;
+  balloonNamespace: string;
   resizeTimeoutMs: number;
   retryAfterMs: number;
+  maxRetryAfterMs: number;
+  /** Node labels the node gauges carry (as `label_<name>`). */
+  metricNodeLabels: string[];
   bindAddress: string;
   port: number;
   /** Print the manifests for this image and exit. */
@@ -36,9 +43,15 @@ Flags:
   --lease-duration <dur>          (default 15s)
   --renew-deadline <dur>          (default 10s)
   --retry-period <dur>            (default 2s)
+  --balloon-name <name>           the balloon DaemonSet and PriorityClass; only its pods are resized (default node-balloon)
+  --balloon-namespace <ns>        the balloon DaemonSet's namespace (default kube-system)
   --on-shortfall <policy>         refuse | defer | partial, when a target does not fit beside the pods (default refuse)
   --resize-timeout <dur>          how long one resize waits for the kubelet (default 1m)
-  --retry-after <dur>             when to look again at a refused, deferred or timed-out node (default 30s)
+  --retry-after <dur>             when to look again at a deferred or timed-out node, and the first backoff
+                                  after a refused or infeasible one (default 30s)
+  --max-retry-after <dur>         the longest backoff while a refused or infeasible node does not change (default 10m)
+  --metric-node-labels <list>     Node labels the node gauges carry as label_<name>, comma-separated; empty for none
+                                  (default topology.kubernetes.io/zone,node.kubernetes.io/instance-type)
   --bind-address <address>        where /metrics and /healthz listen (default 127.0.0.1)
   --port <n>                      their port; 0 picks a free one (default 8080)
   --print-manifests <image>       print the balloon bundle and the agent's RBAC, policy and Deployment, and exit
@@ -80,9 +93,13 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
         "renew-deadline": { type: "string", default: "10s" },
         "retry-period": { type: "string", default: "2s" },
         "on-shortfall": { type: "string", default: "refuse" },
+        "balloon-name": { type: "string", default: "node-balloon" },
+        "balloon-namespace": { type: "string", default: "kube-system" },
         "resize-timeout": { type: "string", default: "1m" },
         "retry-after": { type: "string", default: "30s" },
+        "max-retry-after": { type: "string", default: "10m" },
         "bind-address": { type: "string", default: "127.0.0.1" },
+        "metric-node-labels": { type: "string", default: DEFAULT_METRIC_NODE_LABELS.join(",") },
         port: { type: "string", default: "8080" },
         "print-manifests": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -104,8 +121,12 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
     renewDeadlineMs: duration("renew-deadline", values["renew-deadline"]),
     retryPeriodMs: duration("retry-period", values["retry-period"]),
     onShortfall: policy as ShortfallPolicy,
+    balloonName: values["balloon-name"],
+    balloonNamespace: values["balloon-namespace"],
     resizeTimeoutMs: duration("resize-timeout", values["resize-timeout"]),
     retryAfterMs: duration("retry-after", values["retry-after"]),
+    maxRetryAfterMs: duration("max-retry-after", values["max-retry-after"]),
+    metricNodeLabels: values["metric-node-labels"].split(",").filter((label) => label !== ""),
     bindAddress: values["bind-address"],
     port: Number(values.port),
     printManifests: values["print-manifests"],

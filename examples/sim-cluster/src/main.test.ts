@@ -121,6 +121,18 @@ describe("sim-cluster binary", () => {
     await expect(get(address, nodePort, "/hostname")).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 
+  it("starts nodes at --node-capacity and hot-plugs one through kubectl annotate", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sim-cluster-bin-"));
+    dirs.push(dir);
+    const kubeconfig = join(dir, "kubeconfig");
+    await startBinary(["--nodes", "1", "--node-capacity", "cpu=8,memory=32Gi", "--kubeconfig", kubeconfig], dir);
+    const size = () => kubectl(kubeconfig, "get", "node", "sim-node-1", "-o", "jsonpath={.status.capacity.cpu} {.status.capacity.memory} {.status.allocatable.cpu}");
+    expect(await size()).toBe("8 32Gi 8");
+    await kubectl(kubeconfig, "annotate", "node", "sim-node-1", "sim.kubekit.dev/capacity=cpu=16");
+    // Taken at the kubelet's next status update (10 s).
+    expect(await eventually("the hot-plugged size", async () => ((await size()) === "16 32Gi 16" ? "ok" : undefined), 25_000)).toBe("ok");
+  }, 60_000);
+
   it("refuses bad flags with usage and exit code 2", async () => {
     const child = spawn(process.execPath, [mainScript, "--nodes", "none"], { stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
@@ -130,5 +142,11 @@ describe("sim-cluster binary", () => {
     expect(code).toBe(2);
     expect(stderr).toContain('--nodes must be an integer between 1 and 1000, got "none"');
     expect(stderr).toContain("Usage: sim-cluster [flags]");
+    const bad = spawn(process.execPath, [mainScript, "--node-capacity", "cpu=8,memory"], { stdio: ["ignore", "pipe", "pipe"] });
+    children.add(bad);
+    let badStderr = "";
+    bad.stderr.setEncoding("utf8").on("data", (chunk: string) => (badStderr += chunk));
+    expect(await new Promise<number | null>((resolve) => bad.once("exit", resolve))).toBe(2);
+    expect(badStderr).toContain('--node-capacity must be a list such as cpu=8,memory=32Gi, got "cpu=8,memory"');
   });
 });

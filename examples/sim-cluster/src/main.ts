@@ -34,6 +34,7 @@ runCommand({
     const cluster = await startSimCluster({
       nodes: options.nodes,
       traffic: options.traffic,
+      ...(options.nodeCapacity !== undefined ? { nodeCapacity: options.nodeCapacity } : {}),
       host: options.host,
       port: options.port,
       logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),

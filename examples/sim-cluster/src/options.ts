@@ -6,6 +6,8 @@ export interface SimClusterBinaryOptions {
   port: number;
   nodes: number;
   traffic: boolean;
+  /** Every node's capacity, e.g. `{ cpu: "8", memory: "32Gi" }`, over the defaults. */
+  nodeCapacity: Record<string, string> | undefined;
   kubeconfig: string;
   /** One JSON log line per request on stderr. */
   requestLog: boolean;
@@ -21,6 +23,9 @@ Flags:
   --nodes <n>             how many simulated nodes (default ${DEFAULT_NODES})
   --traffic               traffic mode: loopback addresses for nodes, pods and ClusterIPs, pods that
                           answer like agnhost netexec, and NodePort/ClusterIP forwarding (TCP and UDP)
+  --node-capacity <list>  every node's capacity, e.g. cpu=8,memory=32Gi (default cpu=4,memory=16Gi,
+                          pods=110,ephemeral-storage=100Gi); change one at run time (hot-plug) with
+                          kubectl annotate node <name> sim.kubekit.dev/capacity=cpu=16,memory=64Gi
   --kubeconfig <path>     where to write a kubeconfig for the cluster (default ${DEFAULT_KUBECONFIG})
   --host <address>        address the API server listens on (default 127.0.0.1)
   --port <n>              port the API server listens on; 0 picks a free port (default 0)
@@ -36,6 +41,21 @@ function integer(flag: string, text: string, min: number, max: number): number {
   return value;
 }
 
+const QUANTITY = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+|[numkMGTPE]|[KMGTPE]i)?$/;
+
+/** `cpu=8,memory=32Gi` as a resource map; the quantities are checked again by the API server. */
+function capacityList(text: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const entry of text.split(",")) {
+    const [name, value, extra] = entry.split("=");
+    if (!name || value === undefined || extra !== undefined || !QUANTITY.test(value)) {
+      throw new UsageError(`--node-capacity must be a list such as cpu=8,memory=32Gi, got ${JSON.stringify(text)}`);
+    }
+    out[name] = value;
+  }
+  return { ...out };
+}
+
 export function parseOptions(argv: string[]): SimClusterBinaryOptions {
   let values;
   try {
@@ -46,6 +66,7 @@ export function parseOptions(argv: string[]): SimClusterBinaryOptions {
       options: {
         nodes: { type: "string", default: String(DEFAULT_NODES) },
         traffic: { type: "boolean", default: false },
+        "node-capacity": { type: "string" },
         kubeconfig: { type: "string", default: DEFAULT_KUBECONFIG },
         host: { type: "string", default: "127.0.0.1" },
         port: { type: "string", default: "0" },
@@ -61,6 +82,7 @@ export function parseOptions(argv: string[]): SimClusterBinaryOptions {
     port: integer("--port", values.port, 0, 65535),
     nodes: integer("--nodes", values.nodes, 1, 1000),
     traffic: values.traffic,
+    nodeCapacity: values["node-capacity"] === undefined ? undefined : capacityList(values["node-capacity"]),
     kubeconfig: values.kubeconfig,
     requestLog: values["request-log"],
     help: values.help,

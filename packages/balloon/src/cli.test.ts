@@ -9,7 +9,9 @@ import { DaemonSet } from "kubernetes-models/apps/v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { startBalloonSim, type BalloonSim } from "../test/sim.js";
-import { NODE_TARGET_ANNOTATION } from "./names.js";
+import { BALLOON_LABEL, NODE_TARGET_ANNOTATION } from "./names.js";
+import { resizeNode } from "./resize-client.js";
+import { parseResourceList } from "./resource-list.js";
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -174,6 +176,15 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     await sim.cluster.writeKubeconfig(join(dir, "kubeconfig"));
     await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
     await sim.workload("node-a", "web", { cpu: "5", memory: "1Gi" });
+    // A workload that calls itself a balloon: the label and a container named balloon, but not
+    // in the balloon namespace, not the DaemonSet's, not at the balloon priority.
+    await sim.core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: { name: "impostor", labels: { [BALLOON_LABEL]: "true" } },
+        spec: { nodeName: "node-b", containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+      },
+    });
     await sim.core.patchNode(
       { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
@@ -209,6 +220,39 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
       stdout:
         "node: node-a\noutcome: refused\npatched: false\nreason: refused: the target does not fit beside running pods; cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3\n",
     });
+  });
+
+  it("neither reports nor resizes a pod that only looks like a balloon", async () => {
+    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig"), "-o", "json"], { timeout: 30_000 });
+    const rows = JSON.parse(stdout) as Array<{ node: string; labels: Record<string, string>; balloonPod?: string; effective: Record<string, string> }>;
+    // What an autoscaler groups and sizes nodes by: the Node's labels and its effective size.
+    expect(rows.find((r) => r.node === "node-a")).toMatchObject({ labels: { "kubernetes.io/hostname": "node-a" }, effective: { cpu: "6", memory: "24Gi" } });
+    expect(rows.find((r) => r.node === "node-b")).toMatchObject({ effective: { cpu: "8", memory: "32Gi" } });
+    expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
+    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });
+    await expect(refused).rejects.toMatchObject({ code: 2, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
+    const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "impostor" });
+    expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
+    expect(impostor.metadata?.generation).toBe(1);
+  });
+
+  it("resize keeps the node's target annotation in step, so a recreated balloon is resized back to the new size", async () => {
+    const kubeconfig = join(dir, "kubeconfig");
+    const annotation = async () => (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+    // Refused: nothing changed, so neither does the annotation.
+    await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 2 });
+    expect(await annotation()).toBe("cpu=6,memory=24Gi");
+    // Applied: the resized resource replaces its entry, the others stay.
+    const { stdout } = await run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=5"], { timeout: 30_000 });
+    expect(stdout).toContain("outcome: applied");
+    expect(await annotation()).toBe("cpu=5,memory=24Gi");
+    // The balloon is recreated at the template size; whoever restores it reads the annotation.
+    await sim.core.deleteNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a", gracePeriodSeconds: 0 });
+    await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
+    const restored = await resizeNode(sim.core, "node-a", parseResourceList((await annotation()) ?? ""), { pollIntervalMs: 20, events: false });
+    expect(restored.outcome).toBe("applied");
+    const balloonPod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+    expect(balloonPod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "3", memory: "8Gi" });
   });
 
   it("fails clearly without a reachable cluster", async () => {

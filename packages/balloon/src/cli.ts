@@ -5,6 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
 import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
+import { DEFAULT_NAME, DEFAULT_NAMESPACE, NODE_TARGET_ANNOTATION } from "./names.js";
 import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
 import { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
@@ -179,10 +180,12 @@ function program(): Command {
     .description("show every node's capacity, allocatable, balloon and effective size from a kubeconfig")
     .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "kubeconfig context")
+    .option("--name <name>", "the balloon DaemonSet and PriorityClass (as given to manifests)", DEFAULT_NAME)
+    .option("--namespace <namespace>", "the balloon DaemonSet's namespace", DEFAULT_NAMESPACE)
     .addOption(outputOption())
-    .action(async (options: { kubeconfig?: string; context?: string; output: Output }) => {
+    .action(async (options: { kubeconfig?: string; context?: string; name: string; namespace: string; output: Output }) => {
       const { readNodeBalloonStatus } = await import("./node-status.js");
-      const rows = await readNodeBalloonStatus(await coreApi(options));
+      const rows = await readNodeBalloonStatus(await coreApi(options), { name: options.name, namespace: options.namespace });
       print(rows, options.output, () => formatStatusText(rows));
     });
 
@@ -193,23 +196,33 @@ function program(): Command {
     .requiredOption("--target <list>", "the effective node size wanted, e.g. cpu=4,memory=16Gi", resources("--target"))
     .option("--kubeconfig <path>", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
     .option("--context <name>", "kubeconfig context")
+    .option("--name <name>", "the balloon DaemonSet and PriorityClass (as given to manifests)", DEFAULT_NAME)
+    .option("--namespace <namespace>", "the balloon DaemonSet's namespace", DEFAULT_NAMESPACE)
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
     .addOption(new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods").choices(["refuse", "defer", "partial"]).default("refuse"))
+    .option("--no-record-target", `leave the node's ${NODE_TARGET_ANNOTATION} annotation as it is`)
     .option("--timeout <seconds>", "how long to wait for the kubelet", (v) => {
       if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`--timeout: ${JSON.stringify(v)} is not a whole number of seconds`);
       return Number(v);
     }, 60)
     .addOption(outputOption())
     .action(
-      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; output: Output }) => {
+      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; name: string; namespace: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; recordTarget: boolean; output: Output }) => {
         const { resizeNode } = await import("./resize-client.js");
-        const result = await resizeNode(await coreApi(options), options.node, options.target, {
+        const { recordNodeTarget, restoreNodeTarget } = await import("./node-target.js");
+        const core = await coreApi(options);
+        // Recorded first, so an agent running meanwhile aims at the same size instead of undoing it.
+        const record = options.recordTarget ? await recordTarget(() => recordNodeTarget(core, options.node, options.target)) : undefined;
+        const result = await resizeNode(core, options.node, options.target, {
           onShortfall: options.onShortfall,
+          owner: { name: options.name, namespace: options.namespace },
           timeoutMs: options.timeout * 1000,
           ...(options.floor ? { floor: options.floor } : {}),
           ...(options.granularity ? { granularity: options.granularity } : {}),
         });
+        // Nothing was resized: the node keeps its former target.
+        if (record && (result.outcome === "refused" || result.outcome === "infeasible")) await recordTarget(() => restoreNodeTarget(core, record));
         print(result, options.output, () => formatResizeText(result));
         process.exitCode = RESIZE_EXIT[result.outcome];
       },
@@ -225,6 +238,19 @@ function formatResizeText(result: ResizeResult): string {
   const detail =
     result.outcome === "applied" ? `allocated: ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? `reason: ${result.reason}` : `message: ${result.message}`;
   return `node: ${result.node}\noutcome: ${result.outcome}\npatched: ${String(result.patched)}\n${detail}\n`;
+}
+
+/**
+ * Writing the target annotation is bookkeeping around the resize: without the right to patch
+ * nodes the resize still happens, and the user is told the annotation was not kept in step.
+ */
+async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    process.stderr.write(`balloon: warning: could not update the node's ${NODE_TARGET_ANNOTATION} annotation: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  }
 }
 
 /** A client from the kubeconfig; the client library loads only for the commands that talk to a cluster. */

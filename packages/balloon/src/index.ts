@@ -35,6 +35,7 @@ export {
 export { DEFAULT_FLOOR, DEFAULT_GRANULARITY, RESIZABLE_RESOURCES } from "./sizing-rules.js";
 export { splitHost, type HostSplit, type ResourceSplit, type SplitHostInput } from "./split-host.js";
 export { isBalloonPod, isPodActive, isPodTerminating, podQOSClass, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+export { balloonOwner, isOwnedBalloonPod, type BalloonOwner } from "./ownership.js";
 export { swapRisk, type SwapRisk } from "./swap.js";
 export {
   BALLOON_CAPACITY_ANNOTATION,
@@ -45,6 +46,7 @@ export {
   BALLOON_PRIORITY,
   DEFAULT_NAME,
   DEFAULT_NAMESPACE,
+  NODE_EFFECTIVE_ANNOTATION,
   NODE_TARGET_ANNOTATION,
 } from "./names.js";
 export {
@@ -60,4 +62,5 @@ export { balloonParts, nodeBalloon, planNodeResize, type BalloonParts, type Ball
 export { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
 export { balloonResizePatch, resizeNode, type ResizeNodeOptions, type ResizeResult } from "./resize-client.js";
 export { resizeProgress, type ResizeProgress } from "./resize-progress.js";
+export { mergedTarget, recordNodeTarget, restoreNodeTarget, type RecordedTarget } from "./node-target.js";
 export { nodeBalloonStatus, readNodeBalloonStatus, type NodeBalloonStatus } from "./node-status.js";

@@ -20,6 +20,13 @@ export const BALLOON_CAPACITY_ANNOTATION_VALUE = "nonexistent-capacity";
  */
 export const NODE_TARGET_ANNOTATION = "balloon.kubekit.dev/target";
 
+/**
+ * Node annotation publishing the node's effective size (`cpu=4,memory=16Gi`): allocatable minus the
+ * balloon pod as the kubelet holds it, what pods can actually request. Autoscalers and dashboards
+ * read it instead of `status.allocatable`, which still shows the whole machine.
+ */
+export const NODE_EFFECTIVE_ANNOTATION = "balloon.kubekit.dev/effective";
+
 /** Default object names; the PriorityClass cannot start with `system-`, which is reserved. */
 export const DEFAULT_NAME = "node-balloon";
 export const DEFAULT_NAMESPACE = "kube-system";

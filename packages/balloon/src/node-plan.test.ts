@@ -50,6 +50,20 @@ describe("planNodeResize", () => {
     expect(planNodeResize({ node, pods, target: parseResourceList("cpu=1499m") }).decision).toBe("refused");
   });
 
+  it("resizes only the DaemonSet's balloon: a labelled workload is an ordinary pod, whatever its container is called", () => {
+    const balloon = podOn("node-balloon-n8", { cpu: "2" }, { balloon: true, allocated: { cpu: "2" }, created: "2026-01-01T00:00:00Z" });
+    const impostor = podOn("impostor", { cpu: "1" }, { labelled: true, allocated: { cpu: "1" }, created: "2026-01-02T00:00:00Z" });
+    const plan = planNodeResize({ node: eightCpu, pods: [balloon, impostor], target: parseResourceList("cpu=4") });
+    expect(plan.balloonRef).toMatchObject({ namespace: "kube-system", name: "node-balloon-n8" });
+    // 8 − 4 = 4 for the balloon, beside the impostor's 1.
+    expect(resourceListStrings(plan.balloon)).toEqual({ cpu: "4" });
+    expect(plan.otherBalloons).toEqual([]);
+    // Without the DaemonSet's balloon there is nothing to resize, not the impostor.
+    expect(() => planNodeResize({ node: eightCpu, pods: [impostor], target: parseResourceList("cpu=4") })).toThrow(/node n8 has no running balloon pod/);
+    // Another installation's balloons are its own.
+    expect(() => planNodeResize({ node: eightCpu, pods: [balloon], target: parseResourceList("cpu=4"), owner: { name: "other-balloon" } })).toThrow(/no running balloon pod/);
+  });
+
   it("ignores pods bound to other nodes", () => {
     const elsewhere = pods.map((pod) => ({ ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: "node-b" } }));
     expect(() => planNodeResize({ node, pods: elsewhere, target: parseResourceList("cpu=4") })).toThrow(/node node-a has no running balloon pod/);
@@ -67,20 +81,22 @@ type Condition = NonNullable<NonNullable<V1Pod["status"]>["conditions"]>[number]
 function podOn(
   name: string,
   desired: Record<string, string>,
-  options: { allocated?: Record<string, string>; conditions?: Condition[]; balloon?: boolean; overhead?: Record<string, string>; created?: string; deleting?: boolean } = {},
+  options: { allocated?: Record<string, string>; conditions?: Condition[]; balloon?: boolean; labelled?: boolean; overhead?: Record<string, string>; created?: string; deleting?: boolean } = {},
 ): V1Pod {
   const container = options.balloon ? "balloon" : "main";
   return {
     metadata: {
       name,
       namespace: options.balloon ? "kube-system" : "default",
-      ...(options.balloon ? { labels: { "balloon.kubekit.dev/balloon": "true" } } : {}),
+      ...(options.balloon || options.labelled ? { labels: { "balloon.kubekit.dev/balloon": "true" } } : {}),
+      ...(options.balloon ? { ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "node-balloon", uid: "ds-uid", controller: true }] } : {}),
       ...(options.created ? { creationTimestamp: new Date(options.created) } : {}),
       ...(options.deleting ? { deletionTimestamp: new Date("2026-01-01T00:00:00Z") } : {}),
     },
     spec: {
       nodeName: "n8",
-      containers: [{ name: container, image: "x", resources: { requests: desired } }],
+      ...(options.balloon ? { priorityClassName: "node-balloon" } : {}),
+      containers: [{ name: options.labelled ? "balloon" : container, image: "x", resources: { requests: desired } }],
       ...(options.overhead ? { overhead: options.overhead } : {}),
     },
     status: {

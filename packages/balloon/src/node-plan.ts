@@ -3,7 +3,8 @@ import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
 import { bestEffortBalloon, requireValidTarget } from "./sizing-rules.js";
-import { isBalloonPod, isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+import { isOwnedBalloonPod, type BalloonOwner } from "./ownership.js";
+import { isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
 import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
 import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
 import { swapRisk, type SwapRisk } from "./swap.js";
@@ -16,6 +17,8 @@ export interface PlanNodeResizeInput {
   readonly floor?: ResourceList;
   readonly granularity?: ResourceList;
   readonly onShortfall?: ShortfallPolicy;
+  /** Whose balloons to resize (default the `node-balloon` DaemonSet in `kube-system`). */
+  readonly owner?: BalloonOwner;
 }
 
 /** The balloon pod a plan applies to, as read from the cluster. */
@@ -48,12 +51,13 @@ function byNewest(a: V1Pod, b: V1Pod): number {
 }
 
 /**
- * The balloon pod to resize on a node: the newest active, non-terminating pod with the balloon
- * label bound to it (a DaemonSet replacement is newer than the balloon it replaces).
+ * The balloon pod to resize on a node: the newest active, non-terminating balloon of `owner`'s
+ * DaemonSet bound to it (a DaemonSet replacement is newer than the balloon it replaces). Pods that
+ * merely carry the balloon label are ordinary pods.
  */
-export function nodeBalloon(pods: readonly V1Pod[], nodeName: string): V1Pod | undefined {
+export function nodeBalloon(pods: readonly V1Pod[], nodeName: string, owner?: BalloonOwner): V1Pod | undefined {
   return pods
-    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isBalloonPod(pod) && !isPodTerminating(pod))
+    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner) && !isPodTerminating(pod))
     .sort(byNewest)[0];
 }
 
@@ -84,7 +88,7 @@ export function balloonParts(pod: V1Pod): BalloonParts {
 
 /**
  * `planResize` from live objects, the way the kubelet will judge the resize: finds the node's
- * balloon pod (by the well-known label), takes the `balloon` container's allocated requests as B
+ * balloon pod (the well-known label on a pod of `owner`'s DaemonSet), takes the `balloon` container's allocated requests as B
  * (its spec as the resize already asked for), the rest of the balloon pod (RuntimeClass overhead,
  * other containers) as fixed, and every other active pod on the node at upstream's
  * `determineContainerReqs` size as O. A terminating balloon (an `OnDelete` replacement) still
@@ -96,9 +100,10 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   // A target no node could meet is the caller's error, whatever the node holds.
   requireValidTarget(input.target);
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
-  const balloonPod = nodeBalloon(onNode, nodeName);
+  const owned = (pod: V1Pod) => isOwnedBalloonPod(pod, input.owner);
+  const balloonPod = nodeBalloon(onNode, nodeName, input.owner);
   if (!balloonPod) {
-    const leaving = onNode.some(isBalloonPod);
+    const leaving = onNode.some(owned);
     throw new BalloonError(
       "invalid-input",
       leaving ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement` : `node ${nodeName} has no running balloon pod`,
@@ -137,7 +142,7 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
       ...(metadata.resourceVersion ? { resourceVersion: metadata.resourceVersion } : {}),
     },
     resizeState: podResizeState(balloonPod),
-    otherBalloons: others.filter(isBalloonPod).map((pod) => pod.metadata?.name ?? "?"),
+    otherBalloons: others.filter(owned).map((pod) => pod.metadata?.name ?? "?"),
     ...(swap ? { swap } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE, NODE_TARGET_ANNOTATION } from "./names.js";
 import { balloonParts, nodeBalloon } from "./node-plan.js";
+import { balloonOwner, type BalloonOwner } from "./ownership.js";
 import { podResizeState } from "./pods.js";
 import { pickResources, resourceList, subtractResourceLists, sumResourceLists, type ResourceList } from "./resource-list.js";
 import { RESIZABLE_RESOURCES } from "./sizing-rules.js";
@@ -8,6 +9,8 @@ import { RESIZABLE_RESOURCES } from "./sizing-rules.js";
 /** One node as `balloon status` shows it. */
 export interface NodeBalloonStatus {
   readonly node: string;
+  /** The Node's labels (zone, instance type, node group), to group nodes as an autoscaler does. */
+  readonly labels: Readonly<Record<string, string>>;
   readonly capacity: ResourceList;
   readonly allocatable: ResourceList;
   /** The balloon pod resized on this node, if there is one. */
@@ -25,14 +28,15 @@ export interface NodeBalloonStatus {
 }
 
 /** What a node offers with its balloon, from the Node and the balloon pods bound to it. */
-export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[]): NodeBalloonStatus {
+export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: BalloonOwner): NodeBalloonStatus {
   const name = node.metadata?.name ?? "?";
   const capacity = pickResources(resourceList(node.status?.capacity ?? {}, `node ${name} capacity`), RESIZABLE_RESOURCES);
   const allocatable = pickResources(resourceList(node.status?.allocatable ?? {}, `node ${name} allocatable`), RESIZABLE_RESOURCES);
   const target = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
-  const balloon = nodeBalloon(pods, name);
+  const labels = { ...(node.metadata?.labels ?? {}) };
+  const balloon = nodeBalloon(pods, name, owner);
   if (!balloon) {
-    return { node: name, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
+    return { node: name, labels, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
   }
   const { allocated, desired, fixed } = balloonParts(balloon);
   // The whole pod as the kubelet holds it: the allocated container plus overhead and anything else.
@@ -43,12 +47,12 @@ export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[]): NodeBal
     : state.inProgress
       ? `InProgress${state.inProgressError ? `: ${state.inProgressError}` : ""}`
       : "";
-  return { node: name, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
+  return { node: name, labels, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
 }
 
-/** Reads every Node and every balloon pod (by the well-known label) and reports each node. */
-export async function readNodeBalloonStatus(core: CoreV1Api): Promise<NodeBalloonStatus[]> {
+/** Reads every Node and `owner`'s balloon pods (in its namespace, by the well-known label) and reports each node. */
+export async function readNodeBalloonStatus(core: CoreV1Api, owner?: BalloonOwner): Promise<NodeBalloonStatus[]> {
   const nodes = await core.listNode();
-  const balloons = await core.listPodForAllNamespaces({ labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
-  return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items)).sort((a, b) => a.node.localeCompare(b.node));
+  const balloons = await core.listNamespacedPod({ namespace: balloonOwner(owner).namespace, labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
+  return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items, owner)).sort((a, b) => a.node.localeCompare(b.node));
 }

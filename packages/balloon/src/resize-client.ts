@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { isBalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { planNodeResize, type NodeResizePlan } from "./node-plan.js";
+import type { BalloonOwner } from "./ownership.js";
 import { resourceList, resourceListStrings, type ResourceList } from "./resource-list.js";
 import { resizeProgress } from "./resize-progress.js";
 import type { ShortfallPolicy } from "./sizing.js";
@@ -12,6 +13,8 @@ export interface ResizeNodeOptions {
   readonly granularity?: ResourceList;
   /** What to do when growing the balloon does not fit now (default `refuse`). */
   readonly onShortfall?: ShortfallPolicy;
+  /** Whose balloons to resize (default the `node-balloon` DaemonSet in `kube-system`); other pods are never patched. */
+  readonly owner?: BalloonOwner;
   /** How long to wait for the kubelet to apply the resize (default 60 s). */
   readonly timeoutMs?: number;
   /** How often to read the balloon pod while waiting (default 500 ms). */
@@ -191,6 +194,7 @@ export async function resizeNode(core: CoreV1Api, nodeName: string, target: Reso
         ...(options.floor ? { floor: options.floor } : {}),
         ...(options.granularity ? { granularity: options.granularity } : {}),
         ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}),
+        ...(options.owner ? { owner: options.owner } : {}),
       });
     } catch (error) {
       // The node's state rules a resize out (no balloon, a BestEffort one): nothing to patch.

@@ -1,4 +1,4 @@
-import { CoreV1Api, KubeConfig, SchedulingV1Api, type V1Pod } from "@kubernetes/client-node";
+import { AppsV1Api, CoreV1Api, KubeConfig, SchedulingV1Api, type V1OwnerReference, type V1Pod } from "@kubernetes/client-node";
 import { startSimCluster, type SimCluster, type SimNodeOptions } from "@kubekit/sim-cluster";
 import { balloonManifests } from "../src/manifests.js";
 import { resourceList } from "../src/resource-list.js";
@@ -22,6 +22,7 @@ export async function startBalloonSim(nodes: readonly SimNodeOptions[], nodeCapa
   const core = kubeconfig.makeApiClient(CoreV1Api);
   const bundle = balloonManifests();
   await kubeconfig.makeApiClient(SchedulingV1Api).createPriorityClass({ body: bundle.priorityClass });
+  const owner = await heldDaemonSet(kubeconfig.makeApiClient(AppsV1Api), bundle.daemonSet);
 
   const running = async (namespace: string, name: string): Promise<V1Pod> => {
     const deadline = Date.now() + 10_000;
@@ -43,7 +44,7 @@ export async function startBalloonSim(nodes: readonly SimNodeOptions[], nodeCapa
       if (!spec) throw new Error("the DaemonSet has no pod template");
       resourceList(requests); // reject a typo before the server does
       const body: V1Pod = {
-        metadata: { ...template.metadata, name, namespace: "kube-system" },
+        metadata: { ...template.metadata, name, namespace: "kube-system", ownerReferences: [owner] },
         spec: {
           ...spec,
           nodeName: node,
@@ -64,3 +65,27 @@ export async function startBalloonSim(nodes: readonly SimNodeOptions[], nodeCapa
     close: () => cluster.close(),
   };
 }
+
+/**
+ * The balloon DaemonSet, present (so its pods' owner reference is not dangling and the garbage
+ * collector keeps them) but held in deletion by a finalizer, so the DaemonSet controller leaves
+ * alone the balloons the tests create on the nodes they choose, at the sizes they choose.
+ */
+export async function heldDaemonSet(apps: AppsV1Api, daemonSet: BalloonManifestsDaemonSet): Promise<V1OwnerReference> {
+  const namespace = daemonSet.metadata?.namespace ?? "kube-system";
+  const name = daemonSet.metadata?.name ?? "node-balloon";
+  const template = daemonSet.spec?.template;
+  const created = await apps.createNamespacedDaemonSet({
+    namespace,
+    body: {
+      ...daemonSet,
+      metadata: { ...daemonSet.metadata, finalizers: ["test.kubekit.dev/hold"] },
+      // No node matches until the controller stops managing it.
+      spec: { ...daemonSet.spec!, template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } } },
+    },
+  });
+  await apps.deleteNamespacedDaemonSet({ namespace, name });
+  return { apiVersion: "apps/v1", kind: "DaemonSet", name, uid: created.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true };
+}
+
+type BalloonManifestsDaemonSet = ReturnType<typeof balloonManifests>["daemonSet"];

@@ -113,6 +113,14 @@ export interface SimCluster {
   stopNode(name: string): Promise<void>;
   /** Starts a stopped node's kubelet again (same name, addresses and boot ID); resolves once it reports Ready. */
   startNode(name: string): Promise<void>;
+  /**
+   * Hot-plugs resources into or out of a node (`{ cpu: "16", memory: "64Gi" }`; resources not named
+   * stay): its kubelet admits and resizes pods against the new size at once and reports it in
+   * `status.capacity` and `allocatable`, as a kubelet does after a CPU or memory hot-plug. The
+   * same from outside the process: annotate the Node `sim.kubekit.dev/capacity=cpu=16,memory=64Gi`,
+   * taken at the kubelet's next status update (`leaseRenewIntervalMs`). Resolves once the Node shows it.
+   */
+  setNodeCapacity(name: string, capacity: Readonly<Record<string, string>>): Promise<void>;
   /** Reboots a node: NotReady, a new boot ID, every container restarted (restartCount + 1), then Ready. */
   rebootNode(name: string): Promise<void>;
   close(): Promise<void>;
@@ -355,6 +363,11 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         await entry.kubelet.stop();
         throw error;
       }
+    },
+    async setNodeCapacity(name, nodeCapacity) {
+      const entry = entryOf(name);
+      if (!entry.running) throw new Error(`node ${name} is stopped; start it first`);
+      await entry.kubelet.setCapacity(nodeCapacity);
     },
     async rebootNode(name) {
       const entry = entryOf(name);

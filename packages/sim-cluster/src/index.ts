@@ -9,7 +9,7 @@ export { scheduler } from "./scheduler/scheduler.js";
 export { replicaSetController } from "./controllers/replicaset.js";
 export { deploymentController } from "./controllers/deployment.js";
 export { daemonSetController } from "./controllers/daemonset.js";
-export { SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
+export { NODE_CAPACITY_ANNOTATION, SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
 export { disruptionController } from "./controllers/disruption.js";

@@ -3,6 +3,7 @@ import { Informer, isApiError, isNotFound, type KubeClient } from "@kubekit/gene
 import { ClusterIPAllocator } from "../allocators/cluster-ip.js";
 import { nowRFC3339 } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
+import { parseMilli, quantityText } from "../quantity.js";
 import { allocatableOf } from "../scheduler/fit.js";
 import { NODE_LEASES, NODES, PODS } from "../refs.js";
 import { microTime, nodeConditions } from "./node-status.js";
@@ -45,6 +46,12 @@ export interface KubeletOptions {
 }
 
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
+/**
+ * Node annotation that hot-plugs resources into (or out of) a simulated node, e.g.
+ * `cpu=16,memory=64Gi`: its kubelet takes it as the machine's new size at its next status update,
+ * as a real kubelet reports a machine whose CPUs or memory were hot-plugged.
+ */
+export const NODE_CAPACITY_ANNOTATION = "sim.kubekit.dev/capacity";
 const MERGE_PATCH = "application/merge-patch+json";
 const DEFAULT_RESIZE_RETRY_MS = 180_000;
 
@@ -60,9 +67,13 @@ export class SimulatedKubelet {
   readonly #options: KubeletOptions;
   readonly #pods: Informer;
   readonly #workers: PodWorkers;
+  /** What the pod workers admit and resize against; replaced in place when the capacity changes. */
+  readonly #allocatable: Map<string, bigint>;
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #inFlight = new Set<Promise<unknown>>();
   #bootID: string | undefined;
+  /** The capacity annotation last acted on, so each value is applied (or reported invalid) once. */
+  #annotationSeen: string | undefined;
   #stopped = false;
 
   constructor(client: KubeClient, spec: SimNodeSpec, options: KubeletOptions) {
@@ -70,10 +81,11 @@ export class SimulatedKubelet {
     this.spec = spec;
     this.#options = options;
     this.#pods = new Informer(client, { ...PODS, kind: "Pod" }, { fieldSelector: `spec.nodeName=${spec.name}` });
+    this.#allocatable = allocatableOf({ status: { allocatable: spec.capacity } });
     const node = {
       address: spec.address,
       ...(spec.secondaryAddress !== undefined ? { secondaryAddress: spec.secondaryAddress } : {}),
-      allocatable: allocatableOf({ status: { allocatable: spec.capacity } }),
+      allocatable: this.#allocatable,
       // Pod IPs are handed out like service IPs: any free host address of the node's range.
       podIPs: new ClusterIPAllocator(spec.podCIDR),
       ...(spec.secondaryPodCIDR !== undefined ? { secondaryPodIPs: new ClusterIPAllocator(spec.secondaryPodCIDR) } : {}),
@@ -91,6 +103,28 @@ export class SimulatedKubelet {
   /** The node's current boot ID (`status.nodeInfo.bootID`). */
   get bootID(): string | undefined {
     return this.#bootID;
+  }
+
+  /**
+   * The machine's resources changed (CPU or memory hot-plug, a resized VM): the named resources
+   * replace theirs, the rest stay. Pods are admitted and resized against the new size at once;
+   * the Node reports it when this resolves. Pods already running stay, as on a real kubelet, even
+   * when they no longer fit.
+   */
+  async setCapacity(capacity: Readonly<Record<string, string>>): Promise<void> {
+    this.#adoptCapacity(capacity);
+    await this.#postNodeStatus(true);
+  }
+
+  #adoptCapacity(capacity: Readonly<Record<string, string>>): void {
+    for (const [name, value] of Object.entries(capacity)) {
+      if (parseMilli(value) === undefined) throw new Error(`invalid quantity ${JSON.stringify(value)} for ${name}`);
+    }
+    this.spec.capacity = { ...this.spec.capacity, ...capacity };
+    this.#allocatable.clear();
+    for (const [name, milli] of allocatableOf({ status: { allocatable: this.spec.capacity } })) this.#allocatable.set(name, milli);
+    // More room may let a Deferred resize through.
+    this.#workers.retryDeferred();
   }
 
   /** Registers the node and its Lease, then runs the pods bound to it. Resolves once the node reports Ready. */
@@ -199,7 +233,35 @@ export class SimulatedKubelet {
   async #postNodeStatus(ready: boolean): Promise<void> {
     const node = await this.#client.get<Node>(NODES, undefined, this.name);
     const status = this.#nodeStatus(node.status, ready);
-    await this.#client.patch(NODES, undefined, this.name, { status: { conditions: status?.conditions, nodeInfo: status?.nodeInfo } }, MERGE_PATCH, "status");
+    // Only the resources this kubelet measures: extended resources others advertise stay, as upstream.
+    await this.#client.patch(NODES, undefined, this.name, { status: { capacity: status?.capacity, allocatable: status?.allocatable, conditions: status?.conditions, nodeInfo: status?.nodeInfo } }, MERGE_PATCH, "status");
+  }
+
+  /** A hot-plug asked for through the Node's annotation; a value that does not parse is logged and ignored. */
+  #capacityFromAnnotation(node: Node): void {
+    const text = node.metadata?.annotations?.[NODE_CAPACITY_ANNOTATION];
+    if (text === undefined || text === this.#annotationSeen) return;
+    this.#annotationSeen = text;
+    const capacity: Record<string, string> = {};
+    for (const entry of text.split(",").filter((e) => e.trim() !== "")) {
+      const [name, value, extra] = entry.split("=").map((part) => part.trim());
+      if (!name || value === undefined || extra !== undefined || parseMilli(value) === undefined) {
+        this.#options.logger?.({ level: "warn", msg: "ignoring invalid capacity annotation", node: this.name, annotation: NODE_CAPACITY_ANNOTATION, value: text });
+        return;
+      }
+      capacity[name] = value;
+    }
+    this.#adoptCapacity(capacity);
+  }
+
+  /** Whether the Node shows another size than this kubelet measures (someone patched status.capacity, or a hot-plug). */
+  #reportsOtherSize(node: Node): boolean {
+    const differs = (reported: Record<string, unknown> | undefined) =>
+      Object.entries(this.spec.capacity).some(([name, value]) => {
+        const text = quantityText(reported?.[name]);
+        return text === undefined || parseMilli(text) !== parseMilli(value);
+      });
+    return differs(node.status?.capacity) || differs(node.status?.allocatable);
   }
 
   /**
@@ -209,8 +271,9 @@ export class SimulatedKubelet {
    */
   async #restoreNodeStatus(): Promise<void> {
     const node = await this.#client.get<Node>(NODES, undefined, this.name);
+    this.#capacityFromAnnotation(node);
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
-    if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID) await this.#postNodeStatus(true);
+    if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID || this.#reportsOtherSize(node)) await this.#postNodeStatus(true);
   }
 
   async #renewLease(): Promise<void> {

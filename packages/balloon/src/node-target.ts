@@ -1,0 +1,80 @@
+import type { CoreV1Api } from "@kubernetes/client-node";
+import { NODE_TARGET_ANNOTATION } from "./names.js";
+import { formatResourceList, parseResourceList, type ResourceList } from "./resource-list.js";
+
+const CONFLICT_RETRIES = 5;
+
+function isConflict(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 409;
+}
+
+async function mergePatch() {
+  const { PatchStrategy, setHeaderOptions } = await import("@kubernetes/client-node");
+  return setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+}
+
+/** What `recordNodeTarget` wrote over, so a resize that did not happen can put it back. */
+export interface RecordedTarget {
+  readonly node: string;
+  /** The annotation before (undefined: there was none). */
+  readonly previous: string | undefined;
+  /** The annotation written. */
+  readonly recorded: string;
+}
+
+/**
+ * The target a node should keep after a resize to `target`: the resources `target` names replace
+ * theirs in the current annotation, the others stay (a resize of cpu alone keeps the memory target).
+ * An annotation that does not parse is replaced.
+ */
+export function mergedTarget(current: string | undefined, target: ResourceList): string {
+  let kept: ResourceList;
+  try {
+    kept = current === undefined ? {} : parseResourceList(current, NODE_TARGET_ANNOTATION);
+  } catch {
+    kept = {};
+  }
+  return formatResourceList({ ...kept, ...target });
+}
+
+/**
+ * Writes `balloon.kubekit.dev/target` so it agrees with a resize to `target`: whatever restores a
+ * recreated balloon (the agent) then brings it back at this size instead of the old one, and an
+ * agent running meanwhile works towards the same size instead of undoing it. A merge patch with
+ * the read resourceVersion as precondition, re-read on 409.
+ */
+export async function recordNodeTarget(core: CoreV1Api, nodeName: string, target: ResourceList): Promise<RecordedTarget> {
+  for (let attempt = 0; ; attempt++) {
+    const node = await core.readNode({ name: nodeName });
+    const previous = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+    const recorded = mergedTarget(previous, target);
+    if (recorded === previous) return { node: nodeName, previous, recorded };
+    try {
+      await core.patchNode(
+        { name: nodeName, body: { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: recorded } } } },
+        await mergePatch(),
+      );
+      return { node: nodeName, previous, recorded };
+    } catch (error) {
+      if (!isConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
+    }
+  }
+}
+
+/** Puts back the annotation `recordNodeTarget` replaced, unless someone has changed it since. Returns whether it did. */
+export async function restoreNodeTarget(core: CoreV1Api, record: RecordedTarget): Promise<boolean> {
+  if (record.previous === record.recorded) return false;
+  for (let attempt = 0; ; attempt++) {
+    const node = await core.readNode({ name: record.node });
+    if (node.metadata?.annotations?.[NODE_TARGET_ANNOTATION] !== record.recorded) return false;
+    try {
+      await core.patchNode(
+        { name: record.node, body: { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: record.previous ?? null } } } },
+        await mergePatch(),
+      );
+      return true;
+    } catch (error) {
+      if (!isConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
+    }
+  }
+}
