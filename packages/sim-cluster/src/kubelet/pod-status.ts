@@ -29,8 +29,10 @@ export interface PodRecord {
   pending?: { reason: PendingReason; message: string } | undefined;
   /** Allocated but not yet actuated: PodResizeInProgress. */
   inProgress: boolean;
-  /** Shutting down after a graceful delete. */
+  /** Shutting down after a graceful delete, or ended by the kubelet (`ended`). */
   terminating: boolean;
+  /** Ended by the kubelet itself (its active deadline passed): phase Failed with this reason. */
+  ended?: { reason: string; message: string };
   /** The generation the kubelet last acted on. */
   generation: number;
 }
@@ -124,7 +126,8 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   return {
     observedGeneration: generation,
     // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
-    phase: ready ? "Running" : "Succeeded",
+    phase: record.ended !== undefined ? "Failed" : ready ? "Running" : "Succeeded",
+    ...(record.ended !== undefined ? { reason: record.ended.reason, message: record.ended.message } : {}),
     hostIP: node.address,
     hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],
     podIP: record.podIP,

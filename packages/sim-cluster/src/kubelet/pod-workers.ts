@@ -48,6 +48,8 @@ export class PodWorkers {
   readonly #queues = new Map<string, Promise<void>>();
   /** Pods shutting down after a graceful delete, by uid: the timer that ends it and when. */
   readonly #shutdowns = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Pods with an active deadline still ahead, by uid: the timer that checks it again. */
+  readonly #deadlines = new Map<string, NodeJS.Timeout>();
 
   constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined }) {
     this.#client = client;
@@ -68,6 +70,8 @@ export class PodWorkers {
   stop(): void {
     for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
     this.#shutdowns.clear();
+    for (const timer of this.#deadlines.values()) clearTimeout(timer);
+    this.#deadlines.clear();
   }
 
   /** A node reboot: every running container starts again (restartCount + 1), and the pods report it. */
@@ -116,6 +120,7 @@ export class PodWorkers {
       this.#records.set(uid, record);
     }
     if (record.terminating) return;
+    if (this.#pastActiveDeadline(pod, record)) return this.#endPastDeadline(pod, record);
     const freed = this.#decideResize(pod, record);
     const current = await this.#report(pod, record);
     if (record.inProgress) {
@@ -123,6 +128,42 @@ export class PodWorkers {
       await this.#report(current, record);
     }
     if (freed) this.retryDeferred();
+  }
+
+  /**
+   * The kubelet's activeDeadlineHandler: whether the pod has been active on the node (since its
+   * `status.startTime`) for `spec.activeDeadlineSeconds`; if not yet, the pod is synced again then
+   * (the deadline may only be shortened by an update, which syncs the pod anyway).
+   */
+  #pastActiveDeadline(pod: Pod, record: PodRecord): boolean {
+    const uid = record.uid;
+    clearTimeout(this.#deadlines.get(uid));
+    this.#deadlines.delete(uid);
+    const seconds = pod.spec?.activeDeadlineSeconds;
+    if (seconds === undefined || seconds === null) return false;
+    const remainingMs = Date.parse(record.startTime) + Number(seconds) * 1000 - Date.now();
+    if (remainingMs <= 0) return true;
+    // setTimeout holds at most 2^31-1 ms; a later deadline is checked again when that runs out.
+    const timer = setTimeout(() => void this.#run(uid, () => this.#syncLatest(uid)), Math.min(remainingMs, 2 ** 31 - 1));
+    timer.unref();
+    this.#deadlines.set(uid, timer);
+    return false;
+  }
+
+  /** Kills the pod's containers and reports it Failed with DeadlineExceeded, as the kubelet does; it stays until deleted. */
+  async #endPastDeadline(pod: Pod, record: PodRecord): Promise<void> {
+    const now = nowRFC3339();
+    record.terminating = true;
+    record.ended = { reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" };
+    record.pending = undefined;
+    record.inProgress = false;
+    for (const container of record.containers) {
+      // Killed, as the runtime reports a container stopped by SIGKILL.
+      container.terminated = { exitCode: 137, reason: "Error", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+    }
+    await this.#report(pod, record);
+    // Its room on the node is free again.
+    this.retryDeferred();
   }
 
   /** Takes a pod on: its containers run with what they ask for, or (after a kubelet restart) with what it reported. */
@@ -155,7 +196,7 @@ export class PodWorkers {
   /** The other pods this node runs, as the kubelet counts them: spec = allocated, status = actuated. */
   #allocatedPods(except: string): Pod[] {
     return [...this.#records.values()]
-      .filter((r) => r.uid !== except)
+      .filter((r) => r.uid !== except && r.ended === undefined)
       .map((r) => ({
         spec: { containers: r.containers.map((c) => ({ name: c.name, resources: c.allocated })) },
         status: { containerStatuses: r.containers.map((c) => ({ name: c.name, ready: true, restartCount: 0, image: "", imageID: "", allocatedResources: c.allocated.requests ?? {}, resources: c.actuated })) },
@@ -279,6 +320,8 @@ export class PodWorkers {
     const shutdown = this.#shutdowns.get(uid);
     if (shutdown !== undefined) clearTimeout(shutdown.timer);
     this.#shutdowns.delete(uid);
+    clearTimeout(this.#deadlines.get(uid));
+    this.#deadlines.delete(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
     this.#node.podIPs.release(record.podIP);

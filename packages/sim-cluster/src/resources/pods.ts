@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
+import { fieldForbidden, fieldInvalid, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
@@ -104,7 +104,19 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   const errors = validatePod(pod);
   // Values are compared, not serializations: a client may send the same spec with its keys in another order.
   if (!isDeepStrictEqual(withoutMutableFields(pod.spec), withoutMutableFields(old.spec))) errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
+  errors.push(...validateActiveDeadlineUpdate(pod.spec?.activeDeadlineSeconds, old.spec?.activeDeadlineSeconds));
   return errors;
+}
+
+/** A deadline may be set or shortened, never lengthened or removed (the kubelet may already be counting it). */
+function validateActiveDeadlineUpdate(value: number | bigint | undefined, old: number | bigint | undefined): FieldError[] {
+  const field = "spec.activeDeadlineSeconds";
+  if (value === undefined || value === null) {
+    // Go prints the nil pointer as the string "null".
+    return old === undefined || old === null ? [] : [fieldInvalid(field, "null", "must not update from a positive integer to nil value")];
+  }
+  if (old !== undefined && old !== null && old < value) return [fieldInvalid(field, value, "must be less than or equal to previous value")];
+  return [];
 }
 
 /**
