@@ -68,6 +68,12 @@ export interface SimClusterOptions {
   statusReportIntervalMs?: number;
   /** How long a deleted pod's containers take to stop before its kubelet removes it (at most its grace period). Default 100 ms. */
   podShutdownMs?: number;
+  /**
+   * Which images no registry serves: a container with one waits in `ErrImagePull`, then
+   * `ImagePullBackOff`, and its pod stays Pending, not ready. Default `isUnpullableImage` (the
+   * `.invalid` domain, `invalid.…` registries, tags `non-existent`/`nonexistent`).
+   */
+  imagePullFails?: (image: string) => boolean;
   /** The node lifecycle controller's `--node-monitor-grace-period`: a node silent this long goes Unknown. Default 40 s. */
   nodeMonitorGracePeriodMs?: number;
   /** How often the node lifecycle controller checks nodes (`--node-monitor-period`). Default 5 s. */
@@ -246,6 +252,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
     ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
+    ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
     kubeletVersion: KUBELET_VERSION,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
