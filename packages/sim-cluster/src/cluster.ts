@@ -15,6 +15,7 @@ import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
 import { endpointSliceController } from "./controllers/endpointslice.js";
+import { endpointSliceMirroringController } from "./controllers/endpointslice-mirroring.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -216,7 +217,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -227,6 +228,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         }),
         endpointsController(),
         endpointSliceController(),
+        endpointSliceMirroringController(),
         daemonSetController(),
         disruptionController(),
         taintEvictionController(),
