@@ -16,6 +16,7 @@ import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
 import { endpointSliceController } from "./controllers/endpointslice.js";
 import { endpointSliceMirroringController } from "./controllers/endpointslice-mirroring.js";
+import { publishApiServer, unvalidatedStore } from "./kubernetes-service.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -209,6 +210,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
     await repairing.resync();
+    const server = new URL(plane.url);
+    const host = server.hostname.replace(/^\[|\]$/g, "");
+    await publishApiServer(
+      { services: repairing, endpoints: unvalidatedStore(served("", "endpoints").definition, plane.storage), slices: unvalidatedStore(served("discovery.k8s.io", "endpointslices").definition, plane.storage) },
+      // A server listening on every address is reached on loopback.
+      { clusterIP: allocators.clusterIPs.firstAddress, address: host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host, port: Number(server.port) },
+    );
     for (const pc of SYSTEM_PRIORITY_CLASSES) {
       await priorityClasses!.create(undefined, structuredClone(pc)).catch((error: unknown) => {
         if (!(error instanceof Error && "code" in error && error.code === "AlreadyExists")) throw error;
