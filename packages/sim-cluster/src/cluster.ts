@@ -15,6 +15,8 @@ import { deploymentController } from "./controllers/deployment.js";
 import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
 import { endpointSliceController } from "./controllers/endpointslice.js";
+import { endpointSliceMirroringController } from "./controllers/endpointslice-mirroring.js";
+import { publishApiServer, unvalidatedStore } from "./kubernetes-service.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -68,6 +70,12 @@ export interface SimClusterOptions {
   statusReportIntervalMs?: number;
   /** How long a deleted pod's containers take to stop before its kubelet removes it (at most its grace period). Default 100 ms. */
   podShutdownMs?: number;
+  /**
+   * Which images no registry serves: a container with one waits in `ErrImagePull`, then
+   * `ImagePullBackOff`, and its pod stays Pending, not ready. Default `isUnpullableImage` (the
+   * `.invalid` domain, `invalid.…` registries, tags `non-existent`/`nonexistent`).
+   */
+  imagePullFails?: (image: string) => boolean;
   /** The node lifecycle controller's `--node-monitor-grace-period`: a node silent this long goes Unknown. Default 40 s. */
   nodeMonitorGracePeriodMs?: number;
   /** How often the node lifecycle controller checks nodes (`--node-monitor-period`). Default 5 s. */
@@ -217,6 +225,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
     await repairing.resync();
+    const server = new URL(plane.url);
+    const host = server.hostname.replace(/^\[|\]$/g, "");
+    await publishApiServer(
+      { services: repairing, endpoints: unvalidatedStore(served("", "endpoints").definition, plane.storage), slices: unvalidatedStore(served("discovery.k8s.io", "endpointslices").definition, plane.storage) },
+      // A server listening on every address is reached on loopback.
+      { clusterIP: allocators.clusterIPs.firstAddress, address: host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host, port: Number(server.port) },
+    );
     for (const pc of SYSTEM_PRIORITY_CLASSES) {
       await priorityClasses!.create(undefined, structuredClone(pc)).catch((error: unknown) => {
         if (!(error instanceof Error && "code" in error && error.code === "AlreadyExists")) throw error;
@@ -225,7 +240,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -236,6 +251,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         }),
         endpointsController(),
         endpointSliceController(),
+        endpointSliceMirroringController(),
         daemonSetController(),
         disruptionController(),
         taintEvictionController(),
@@ -261,6 +277,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
     ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
+    ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
     kubeletVersion: KUBELET_VERSION,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };

@@ -10,6 +10,7 @@ export { replicaSetController } from "./controllers/replicaset.js";
 export { deploymentController } from "./controllers/deployment.js";
 export { daemonSetController } from "./controllers/daemonset.js";
 export { NODE_CAPACITY_ANNOTATION, SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
+export { isUnpullableImage, type ImagePullRule } from "./kubelet/images.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
 export { disruptionController } from "./controllers/disruption.js";

@@ -43,6 +43,11 @@ export class ClusterIPAllocator {
     this.#random = random;
   }
 
+  /** The range's first address (the `kubernetes` Service's, as kube-apiserver takes it). */
+  get firstAddress(): string {
+    return formatIP({ family: this.family, value: this.#base + 1n });
+  }
+
   /** Addresses that can be handed out (the range less its network address, and an IPv4 range's broadcast address). */
   get capacity(): number {
     return this.#capacity;

@@ -168,6 +168,69 @@ describe("DaemonSet controller", { timeout: 20_000 }, () => {
     expect(surgedNodes).toEqual(new Set(["sim-node-1", "sim-node-2", "sim-node-3"]));
   });
 
+  // test/e2e/apps/daemon_set.go, "should rollback without unnecessary restarts" (conformance:
+  // DaemonSet-Rollback): upstream's objects and checks; the rollout stalls on an image no
+  // registry serves, whose pod waits in ErrImagePull/ImagePullBackOff as under a kubelet.
+  it("should rollback without unnecessary restarts", async () => {
+    const { client: c } = await start({ nodes: 2 });
+    const ns = "default";
+    const image = "registry.k8s.io/e2e-test-images/httpd:2.4.38-4";
+    const label = { "daemonset-name": "daemon-set" };
+    const selector = "daemonset-name=daemon-set";
+    type DaemonPod = Pod & { status: { conditions?: Array<{ type: string; status: string }>; containerStatuses?: Array<{ state?: { waiting?: { reason?: string } } }> } };
+    const listDaemonPods = async () => (await c.list<DaemonPod>(PODS, ns, { labelSelector: selector })).items;
+    const isAvailable = (p: DaemonPod) => p.status.conditions?.some((x) => x.type === "Ready" && x.status === "True") === true;
+    const nodeNames = ["sim-node-1", "sim-node-2"];
+    const dsObject = {
+      metadata: { name: "daemon-set" },
+      spec: { selector: { matchLabels: label }, template: { metadata: { labels: label }, spec: { containers: [{ name: "app", image, ports: [{ containerPort: 9376 }] }] } }, updateStrategy: { type: "RollingUpdate" } },
+    };
+    const ds = await c.create<DaemonSet>(DAEMON_SETS, ns, dsObject);
+    const controlled = (p: DaemonPod) => p.metadata?.ownerReferences?.some((r) => r.controller && r.uid === ds.metadata?.uid) === true;
+
+    // checkRunningOnAllNodes: one available pod on each node.
+    await eventually("daemon pods available on every node", async () => {
+      const pods = (await listDaemonPods()).filter((p) => controlled(p) && p.metadata?.deletionTimestamp === undefined && isAvailable(p));
+      return nodeNames.every((n) => pods.filter((p) => p.spec.nodeName === n).length === 1) && pods.length === nodeNames.length ? true : undefined;
+    });
+
+    // We use a nonexistent image here, so that we make sure it won't finish.
+    const newImage = "foo:non-existent";
+    const updateImage = async (to: string) => {
+      const current = await c.get<DaemonSet & { spec: typeof dsObject.spec }>(DAEMON_SETS, ns, "daemon-set");
+      current.spec.template.spec.containers[0]!.image = to;
+      await c.update(DAEMON_SETS, ns, current);
+    };
+    await updateImage(newImage);
+    // checkAtLeastOneNewPod.
+    await eventually("a pod with the new image", async () => ((await listDaemonPods()).some((p) => p.spec.containers[0]!.image === newImage) ? true : undefined));
+    const pods = await listDaemonPods();
+    const existingPods = pods.filter((p) => p.spec.containers[0]!.image === image);
+    const newPods = pods.filter((p) => p.spec.containers[0]!.image === newImage);
+    expect(existingPods.length + newPods.length, "unexpected pod found").toBe(pods.length);
+    expect(existingPods).not.toHaveLength(0);
+    expect(newPods).not.toHaveLength(0);
+    // The new pod cannot start: its container waits on the image, as a kubelet reports it.
+    const waiting = await eventually("the new pod waiting on its image", async () => {
+      const pod = (await listDaemonPods()).find((p) => p.spec.containers[0]!.image === newImage);
+      return pod?.status.containerStatuses?.[0]?.state?.waiting?.reason;
+    });
+    expect(["ErrImagePull", "ImagePullBackOff"]).toContain(waiting);
+
+    // Roll back the DaemonSet before rollout is complete.
+    await updateImage(image);
+    // checkDaemonPodsImageAndAvailability(c, rollbackDS, image, 1).
+    await eventually("the rollback complete", async () => {
+      const current = (await listDaemonPods()).filter(controlled);
+      const unavailable = current.filter((p) => !isAvailable(p)).length;
+      if (unavailable > 1) throw new Error(`number of unavailable pods: ${unavailable} is greater than maxUnavailable: 1`);
+      return nodeNames.every((n) => current.some((p) => p.spec.nodeName === n && p.spec.containers[0]!.image === image)) ? true : undefined;
+    });
+    // The pods that ran the old image before were not restarted.
+    const rollbackPods = new Set((await listDaemonPods()).map((p) => p.metadata?.name));
+    for (const pod of existingPods) expect(rollbackPods.has(pod.metadata?.name), `unexpected pod ${pod.metadata?.name ?? ""} be restarted`).toBe(true);
+  });
+
   it("should not update pod when spec was updated and update strategy is OnDelete", async () => {
     const { client } = await start({ nodes: 2 });
     await client.create(DAEMON_SETS, "default", daemonSet("ondelete", { updateStrategy: { type: "OnDelete" } }));

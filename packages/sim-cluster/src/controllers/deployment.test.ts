@@ -168,6 +168,37 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
     });
   });
 
+  // test/e2e/apps/deployment.go: testRollingUpdateDeployment ("RollingUpdateDeployment should
+  // delete old pods and create new ones"). The adopted ReplicaSet's revision is beyond 2^53, so
+  // the next one (…833) is exact only in integer arithmetic.
+  it("RollingUpdateDeployment should delete old pods and create new ones", async () => {
+    const c = await start({ nodes: 1 });
+    const webserverImage = "registry.k8s.io/e2e-test-images/httpd:2.4.38-4";
+    const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53";
+    const rsPodLabels = { name: "sample-pod", pod: "httpd" };
+    await c.create(REPLICA_SETS, "default", {
+      metadata: { name: "test-rolling-update-controller", labels: rsPodLabels, annotations: { "deployment.kubernetes.io/revision": "3546343826724305832" } },
+      spec: { replicas: 1, selector: { matchLabels: rsPodLabels }, template: { metadata: { labels: rsPodLabels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "httpd", image: webserverImage }] } } },
+    });
+    await eventually("the replica set's pod running", async () => ((await c.list<Pod>(PODS, "default", { labelSelector: "name=sample-pod" })).items.some((p) => p.status.phase === "Running") ? true : undefined));
+
+    const podLabels = { name: "sample-pod" };
+    await c.create(DEPLOYMENTS, "default", {
+      metadata: { name: "test-rolling-update-deployment" },
+      spec: { replicas: 1, selector: { matchLabels: podLabels }, strategy: { type: "RollingUpdate" }, template: { metadata: { labels: podLabels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "agnhost", image: agnhostImage, securityContext: {} }] } } },
+    });
+    // WaitForDeploymentRevisionAndImage: the Deployment and its new ReplicaSet at the revision, with the image.
+    await eventually("revision 3546343826724305833 with the agnhost image", async () => {
+      const d = await c.get<Deployment>(DEPLOYMENTS, "default", "test-rolling-update-deployment");
+      const newRS = (await c.list<ReplicaSet>(REPLICA_SETS, "default", { labelSelector: "name=sample-pod" })).items.find((rs) => rs.spec.template.spec.containers[0]!.image === agnhostImage);
+      return d.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833" && newRS?.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833" ? true : undefined;
+    });
+    await rolledOut(c, "test-rolling-update-deployment");
+    const deploymentUid = (await c.get<Deployment>(DEPLOYMENTS, "default", "test-rolling-update-deployment")).metadata?.uid;
+    const oldRSs = (await c.list<ReplicaSet>(REPLICA_SETS, "default")).items.filter((rs) => rs.metadata?.ownerReferences?.[0]?.uid === deploymentUid && rs.spec.template.spec.containers[0]!.image !== agnhostImage);
+    expect(oldRSs.map((rs) => rs.metadata?.name)).toEqual(["test-rolling-update-controller"]);
+  });
+
   // test/e2e/apps/deployment.go: testDeploymentsControllerRef.
   it("test Deployment ReplicaSet orphaning and adoption regarding controllerRef", async () => {
     const c = await start({ nodes: 1 });

@@ -1,4 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
+import { int64Literal } from "@kubekit/generic-controlplane/registry";
 import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { Deployment } from "../resources/deployments.js";
 import { scaledValue } from "../resources/int-or-percent.js";
@@ -23,9 +24,16 @@ function replicasOf(rs: ReplicaSet): number {
   return rs.spec?.replicas ?? 0;
 }
 
-function revisionOf(object: KubeObject): number {
-  const value = Number(object.metadata?.annotations?.[REVISION] ?? "0");
-  return Number.isFinite(value) ? value : 0;
+/**
+ * The revision annotation as upstream's `Revision` reads it: an int64, exact (revisions beyond 2^53
+ * are valid, as a ReplicaSet adopted with one shows); one that does not parse counts as none.
+ */
+function revisionOf(object: KubeObject): bigint {
+  return int64Literal(object.metadata?.annotations?.[REVISION] ?? "0") ?? 0n;
+}
+
+function maxRevision(revisions: readonly bigint[]): bigint {
+  return revisions.reduce((max, revision) => (revision > max ? revision : max), 0n);
 }
 
 /** EqualIgnoreHash: the templates match once the pod-template-hash label is taken out. */
@@ -142,7 +150,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         const replicas = deployment.spec?.replicas ?? 0;
         const recreate = deployment.spec?.strategy?.type === "Recreate";
         const { maxSurge, maxUnavailable } = recreate ? { maxSurge: 0, maxUnavailable: 0 } : fenceposts(deployment);
-        const maxOldRevision = Math.max(0, ...oldRSs.map(revisionOf));
+        const maxOldRevision = maxRevision(oldRSs.map(revisionOf));
         const paused = deployment.spec?.paused === true;
         const nowText = nowRFC3339();
         let conditions = pausedCondition((deployment.status?.["conditions"] as DeploymentCondition[] | undefined) ?? [], paused, nowText);
@@ -166,7 +174,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
                 name: `${name}-${hash}`,
                 namespace: namespace ?? "",
                 labels: { ...(template.metadata.labels ?? {}) },
-                annotations: { ...copiedAnnotations(deployment), [REVISION]: String(maxOldRevision + 1), [DESIRED_REPLICAS]: String(replicas), [MAX_REPLICAS]: String(replicas + maxSurge) },
+                annotations: { ...copiedAnnotations(deployment), [REVISION]: String(maxOldRevision + 1n), [DESIRED_REPLICAS]: String(replicas), [MAX_REPLICAS]: String(replicas + maxSurge) },
                 ownerReferences: [ownerReferenceTo(deployment, "apps/v1", "Deployment")],
               },
               spec: { replicas: initial, selector, template, ...(deployment.spec?.minReadySeconds !== undefined ? { minReadySeconds: deployment.spec.minReadySeconds } : {}) },
@@ -185,7 +193,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
           const had = newRS.metadata?.annotations ?? {};
           for (const [k, v] of Object.entries(copiedAnnotations(deployment))) if (had[k] !== v) annotations[k] = v;
           if (revisionOf(newRS) <= maxOldRevision) {
-            annotations[REVISION] = String(maxOldRevision + 1);
+            annotations[REVISION] = String(maxOldRevision + 1n);
             if (had[REVISION] !== undefined) annotations[REVISION_HISTORY] = had[REVISION_HISTORY] ? `${had[REVISION_HISTORY]},${had[REVISION]}` : had[REVISION];
           }
           const minReady = deployment.spec?.minReadySeconds ?? 0;
@@ -195,8 +203,8 @@ export function deploymentController(options: { workers?: number } = {}): Contro
           }
           if (rollout && !conditions.some((c) => c.type === "Progressing")) conditions = setProgressing(conditions, "FoundNewReplicaSet", `Found new replica set "${newRS.metadata?.name ?? ""}"`, nowText);
         }
-        const revision = Math.max(maxOldRevision, newRS !== undefined ? revisionOf(newRS) : 0);
-        if (revision > 0 && deployment.metadata?.annotations?.[REVISION] !== String(revision)) {
+        const revision = maxRevision([maxOldRevision, newRS !== undefined ? revisionOf(newRS) : 0n]);
+        if (revision > 0n && deployment.metadata?.annotations?.[REVISION] !== String(revision)) {
           await client.patch(DEPLOYMENTS, namespace, name, { metadata: { annotations: { [REVISION]: String(revision) } } }, MERGE_PATCH);
         }
 
@@ -279,7 +287,7 @@ export function deploymentController(options: { workers?: number } = {}): Contro
         if (newRS !== undefined && ((paused && rollout === false) || (counts.updatedReplicas === replicas && counts.replicas === replicas && counts.availableReplicas === replicas && replicasOf(newRS) === replicas))) {
           // Keep at most revisionHistoryLimit old ReplicaSets, oldest revisions go first (cleanupDeployment).
           const limit = deployment.spec?.revisionHistoryLimit ?? 10;
-          const idle = oldRSs.filter((rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0).sort((a, b) => revisionOf(a) - revisionOf(b));
+          const idle = oldRSs.filter((rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0).sort((a, b) => (revisionOf(a) < revisionOf(b) ? -1 : revisionOf(a) > revisionOf(b) ? 1 : 0));
           for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
             await client.delete(REPLICA_SETS, namespace, rs.metadata?.name ?? "").catch((error: unknown) => {
               if (!isNotFound(error)) throw error;

@@ -4,7 +4,7 @@ import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PODS } from "../refs.js";
 import { evictionDelayMs } from "./taint-eviction-time.js";
-import { aborted, keyOf, nowRFC3339 } from "./util.js";
+import { aborted, keyOf, nowRFC3339, podReference } from "./util.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
 
@@ -32,7 +32,7 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
         if (entry === undefined) return;
         clearTimeout(entry.timer);
         scheduled.delete(key);
-        if (pod !== undefined) void events.event(involved(pod), "Normal", "TaintManagerEviction", `Cancelling deletion of Pod ${key}`);
+        if (pod !== undefined) void events.event(podReference(pod), "Normal", "TaintManagerEviction", `Cancelling deletion of Pod ${key}`);
       };
       const enqueue = (object: KubeObject) => queue.add(keyOf(object));
       pods.addEventHandler({
@@ -58,7 +58,7 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
         const { namespace, name } = splitKey(key);
         const pod = pods.cache.get(key) as Pod | undefined;
         if (pod === undefined || pod.metadata?.deletionTimestamp !== undefined) return;
-        void events.event(involved(pod), "Normal", "TaintManagerEviction", `Marking for deletion Pod ${key}`);
+        void events.event(podReference(pod), "Normal", "TaintManagerEviction", `Marking for deletion Pod ${key}`);
         try {
           // addConditionAndDeletePod: the DisruptionTarget condition says why the pod is about to go.
           const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== "DisruptionTarget");
@@ -104,8 +104,4 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
       await workers;
     },
   };
-}
-
-function involved(pod: Pod): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
-  return { apiVersion: "v1", kind: "Pod", namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" };
 }

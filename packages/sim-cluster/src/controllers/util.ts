@@ -20,6 +20,11 @@ export function ownerReferenceTo(owner: KubeObject, apiVersion: string, kind: st
   return { apiVersion, kind, name: owner.metadata?.name ?? "", uid: owner.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true };
 }
 
+/** The pod as an Event's involvedObject. */
+export function podReference(pod: Pod): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
+  return { apiVersion: "v1", kind: "Pod", namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" };
+}
+
 export function isPodReady(pod: Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
 }

@@ -7,6 +7,7 @@ import { parseMilli, quantityText } from "../quantity.js";
 import { allocatableOf } from "../scheduler/fit.js";
 import { NODE_LEASES, NODES, PODS } from "../refs.js";
 import { microTime, nodeConditions } from "./node-status.js";
+import type { ImagePullRule } from "./images.js";
 import { PodWorkers } from "./pod-workers.js";
 
 /** What a simulated node is: its name, the resources it offers and where it sits. */
@@ -40,6 +41,11 @@ export interface KubeletOptions {
    * observable.
    */
   podShutdownMs?: number;
+  /**
+   * Which images fail to pull: their containers wait in `ErrImagePull`, then `ImagePullBackOff`,
+   * and the pod stays Pending. Default `isUnpullableImage`.
+   */
+  imagePullFails?: ImagePullRule;
   /** How often Deferred resizes are retried besides whenever room frees (the kubelet's 3 min). */
   resizeRetryIntervalMs?: number;
   logger?: (record: { msg: string; level?: "info" | "warn" | "error" } & Record<string, unknown>) => void;
@@ -93,7 +99,7 @@ export class SimulatedKubelet {
       track: (work: Promise<unknown>) => this.#track(work),
       stopped: () => this.#stopped,
     };
-    this.#workers = new PodWorkers(client, node, { podShutdownMs: options.podShutdownMs });
+    this.#workers = new PodWorkers(client, node, { podShutdownMs: options.podShutdownMs, imagePullFails: options.imagePullFails });
   }
 
   get name(): string {

@@ -13,6 +13,8 @@ export interface ContainerRecord {
   lastState?: Record<string, unknown>;
   /** Terminated (the pod is shutting down): its final state. */
   terminated?: Record<string, unknown>;
+  /** Not started: its image did not pull (ErrImagePull, then ImagePullBackOff). */
+  waiting?: { reason: string; message: string } | undefined;
   allocated: ContainerResources;
   actuated: ContainerResources;
 }
@@ -29,8 +31,10 @@ export interface PodRecord {
   pending?: { reason: PendingReason; message: string } | undefined;
   /** Allocated but not yet actuated: PodResizeInProgress. */
   inProgress: boolean;
-  /** Shutting down after a graceful delete. */
+  /** Shutting down after a graceful delete, or ended by the kubelet (`ended`). */
   terminating: boolean;
+  /** Ended by the kubelet itself (its active deadline passed): phase Failed with this reason. */
+  ended?: { reason: string; message: string };
   /** The generation the kubelet last acted on. */
   generation: number;
 }
@@ -68,6 +72,15 @@ function withoutEmpty(resources: ContainerResources): ContainerResources {
 }
 
 function containerStatus(record: ContainerRecord): ContainerStatus {
+  const resources = {
+    // allocatedResources holds requests only; resources is what the container runs with.
+    allocatedResources: { ...(record.allocated.requests ?? {}) },
+    resources: withoutEmpty(record.actuated),
+  };
+  if (record.waiting !== undefined && record.terminated === undefined) {
+    // Never started: no container ID, no image ID (nothing was pulled).
+    return { name: record.name, ready: false, started: false, restartCount: record.restartCount, image: record.image, imageID: "", state: { waiting: { ...record.waiting } }, lastState: record.lastState ?? {}, ...resources };
+  }
   const running = record.terminated === undefined;
   return {
     name: record.name,
@@ -79,9 +92,7 @@ function containerStatus(record: ContainerRecord): ContainerStatus {
     containerID: record.containerID,
     state: running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
     ...(record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
-    // allocatedResources holds requests only; resources is what the container runs with.
-    allocatedResources: { ...(record.allocated.requests ?? {}) },
-    resources: withoutEmpty(record.actuated),
+    ...resources,
   };
 }
 
@@ -106,14 +117,17 @@ const KUBELET_CONDITIONS = new Set(["PodReadyToStartContainers", "Initialized", 
 /** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
 export function podStatus(pod: Pod, record: PodRecord, node: { address: string; secondaryAddress?: string }, now: string): NonNullable<Pod["status"]> {
   const generation = pod.metadata?.generation ?? 0;
-  const ready = record.containers.every((c) => c.terminated === undefined);
+  const stopped = record.containers.some((c) => c.terminated !== undefined);
+  const waiting = record.containers.filter((c) => c.waiting !== undefined && c.terminated === undefined);
+  const ready = !stopped && waiting.length === 0;
   const readyStatus = ready ? "True" : "False";
-  const notReady = ready ? undefined : "PodCompleted";
+  // GeneratePodReadyCondition's reasons: an ended pod is PodCompleted; one with containers not started names them.
+  const notReady = ready ? undefined : stopped ? { reason: "PodCompleted" } : { reason: "ContainersNotReady", message: `containers with unready status: [${waiting.map((c) => c.name).join(" ")}]` };
   const conditions: PodCondition[] = [
-    condition(pod, "PodReadyToStartContainers", readyStatus, now, generation),
+    condition(pod, "PodReadyToStartContainers", stopped ? "False" : "True", now, generation),
     condition(pod, "Initialized", "True", now, generation),
-    condition(pod, "Ready", readyStatus, now, generation, notReady),
-    condition(pod, "ContainersReady", readyStatus, now, generation, notReady),
+    condition(pod, "Ready", readyStatus, now, generation, notReady?.reason, notReady?.message),
+    condition(pod, "ContainersReady", readyStatus, now, generation, notReady?.reason, notReady?.message),
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
@@ -124,7 +138,9 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   return {
     observedGeneration: generation,
     // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
-    phase: ready ? "Running" : "Succeeded",
+    // A container not started yet keeps the pod Pending (getPhase).
+    phase: record.ended !== undefined ? "Failed" : stopped ? "Succeeded" : waiting.length > 0 ? "Pending" : "Running",
+    ...(record.ended !== undefined ? { reason: record.ended.reason, message: record.ended.message } : {}),
     hostIP: node.address,
     hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],
     podIP: record.podIP,

@@ -8,10 +8,13 @@ import type { Pod } from "../resources/pods.js";
 import { podRequests } from "../scheduler/fit.js";
 import { PODS } from "../refs.js";
 import { changedResources, checkResize, resourcesOf, sameResources } from "./allocation.js";
+import { imagePullWaiting, isUnpullableImage, type ImagePullRule } from "./images.js";
 import { podStatus, restartContainer, startContainer, type ContainerRecord, type PodRecord } from "./pod-status.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
 const DEFAULT_POD_SHUTDOWN_MS = 100;
+/** How long a failed pull shows as ErrImagePull before the kubelet's back-off (ImagePullBackOff) is reported. */
+const IMAGE_PULL_BACKOFF_MS = 1000;
 
 /** Upstream's resize order for pending resizes: higher priority, then higher QoS class. */
 const QOS_RANK: Record<string, number> = { Guaranteed: 0, Burstable: 1, BestEffort: 2 };
@@ -42,17 +45,23 @@ export class PodWorkers {
   readonly #client: KubeClient;
   readonly #node: PodWorkersNode;
   readonly #podShutdownMs: number;
+  readonly #imagePullFails: ImagePullRule;
   /** The pods this kubelet runs, by uid (upstream's allocation checkpoint and runtime state). */
   readonly #records = new Map<string, PodRecord>();
   /** Each pod's work runs after the previous, so events arriving meanwhile never overlap. */
   readonly #queues = new Map<string, Promise<void>>();
   /** Pods shutting down after a graceful delete, by uid: the timer that ends it and when. */
   readonly #shutdowns = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Pods with an active deadline still ahead, by uid: the timer that checks it again. */
+  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  /** Pods with a failed pull reported as ErrImagePull, by uid: the timer that reports the back-off. */
+  readonly #pullBackOffs = new Map<string, NodeJS.Timeout>();
 
-  constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined }) {
+  constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined; imagePullFails?: ImagePullRule | undefined }) {
     this.#client = client;
     this.#node = node;
     this.#podShutdownMs = options.podShutdownMs ?? DEFAULT_POD_SHUTDOWN_MS;
+    this.#imagePullFails = options.imagePullFails ?? isUnpullableImage;
   }
 
   /** The informer handlers that drive the workers. */
@@ -68,6 +77,9 @@ export class PodWorkers {
   stop(): void {
     for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
     this.#shutdowns.clear();
+    for (const timer of [...this.#deadlines.values(), ...this.#pullBackOffs.values()]) clearTimeout(timer);
+    this.#deadlines.clear();
+    this.#pullBackOffs.clear();
   }
 
   /** A node reboot: every running container starts again (restartCount + 1), and the pods report it. */
@@ -116,6 +128,8 @@ export class PodWorkers {
       this.#records.set(uid, record);
     }
     if (record.terminating) return;
+    if (this.#pastActiveDeadline(pod, record)) return this.#endPastDeadline(pod, record);
+    this.#followImages(pod, record);
     const freed = this.#decideResize(pod, record);
     const current = await this.#report(pod, record);
     if (record.inProgress) {
@@ -123,6 +137,82 @@ export class PodWorkers {
       await this.#report(current, record);
     }
     if (freed) this.retryDeferred();
+  }
+
+  /**
+   * The kubelet's activeDeadlineHandler: whether the pod has been active on the node (since its
+   * `status.startTime`) for `spec.activeDeadlineSeconds`; if not yet, the pod is synced again then
+   * (the deadline may only be shortened by an update, which syncs the pod anyway).
+   */
+  #pastActiveDeadline(pod: Pod, record: PodRecord): boolean {
+    const uid = record.uid;
+    clearTimeout(this.#deadlines.get(uid));
+    this.#deadlines.delete(uid);
+    const seconds = pod.spec?.activeDeadlineSeconds;
+    if (seconds === undefined || seconds === null) return false;
+    const remainingMs = Date.parse(record.startTime) + Number(seconds) * 1000 - Date.now();
+    if (remainingMs <= 0) return true;
+    // setTimeout holds at most 2^31-1 ms; a later deadline is checked again when that runs out.
+    const timer = setTimeout(() => void this.#run(uid, () => this.#syncLatest(uid)), Math.min(remainingMs, 2 ** 31 - 1));
+    timer.unref();
+    this.#deadlines.set(uid, timer);
+    return false;
+  }
+
+  /** Kills the pod's containers and reports it Failed with DeadlineExceeded, as the kubelet does; it stays until deleted. */
+  async #endPastDeadline(pod: Pod, record: PodRecord): Promise<void> {
+    const now = nowRFC3339();
+    record.terminating = true;
+    record.ended = { reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" };
+    record.pending = undefined;
+    record.inProgress = false;
+    for (const container of record.containers) {
+      container.waiting = undefined;
+      // Killed, as the runtime reports a container stopped by SIGKILL.
+      container.terminated = { exitCode: 137, reason: "Error", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+    }
+    await this.#report(pod, record);
+    // Its room on the node is free again.
+    this.retryDeferred();
+  }
+
+  /** A container about to start: it waits in ErrImagePull instead when its image does not pull. */
+  #pulled(pod: Pod, container: ContainerRecord): ContainerRecord {
+    if (!this.#imagePullFails(container.image)) return { ...container, waiting: undefined };
+    this.#backOffLater(pod.metadata?.uid ?? "");
+    return { ...container, waiting: imagePullWaiting(container.image, false) };
+  }
+
+  /** After the first failed pull is reported, the kubelet's image back-off shows as ImagePullBackOff. */
+  #backOffLater(uid: string): void {
+    if (this.#pullBackOffs.has(uid)) return;
+    const timer = setTimeout(() => {
+      this.#pullBackOffs.delete(uid);
+      void this.#run(uid, async () => {
+        const record = this.#records.get(uid);
+        if (record === undefined || record.terminating) return;
+        for (const container of record.containers) if (container.waiting?.reason === "ErrImagePull") container.waiting = imagePullWaiting(container.image, true);
+        await this.#syncLatest(uid);
+      });
+    }, IMAGE_PULL_BACKOFF_MS);
+    timer.unref();
+    this.#pullBackOffs.set(uid, timer);
+  }
+
+  /**
+   * A container whose image the pod's spec changed (the one mutable container field) is started
+   * again with the new image, or waits on it when it does not pull; one waiting on an image that
+   * now pulls starts.
+   */
+  #followImages(pod: Pod, record: PodRecord): void {
+    const now = nowRFC3339();
+    for (const [i, container] of record.containers.entries()) {
+      const image = (pod.spec?.containers ?? []).find((c) => c.name === container.name)?.image;
+      if (image === undefined || image === container.image) continue;
+      if (container.waiting === undefined) restartContainer(container, now, "Completed", 0);
+      else container.startedAt = now;
+      record.containers[i] = this.#pulled(pod, { ...container, image });
+    }
   }
 
   /** Takes a pod on: its containers run with what they ask for, or (after a kubelet restart) with what it reported. */
@@ -135,7 +225,7 @@ export class PodWorkers {
     const containers = (pod.spec?.containers ?? []).map((container): ContainerRecord => {
       const fresh = startContainer(container, resourcesOf(container), now);
       const status = statuses.find((s) => s.name === container.name);
-      if (status === undefined) return fresh;
+      if (status === undefined || status.state?.["waiting"] !== undefined) return this.#pulled(pod, fresh);
       // Recovered from the status this kubelet posted before it restarted (upstream reads its checkpoint).
       const allocated = status.allocatedResources === undefined ? fresh.allocated : { requests: status.allocatedResources, ...(status.resources?.limits ? { limits: status.resources.limits } : {}) };
       const running = status.state?.["running"] as { startedAt?: string } | undefined;
@@ -155,7 +245,7 @@ export class PodWorkers {
   /** The other pods this node runs, as the kubelet counts them: spec = allocated, status = actuated. */
   #allocatedPods(except: string): Pod[] {
     return [...this.#records.values()]
-      .filter((r) => r.uid !== except)
+      .filter((r) => r.uid !== except && r.ended === undefined)
       .map((r) => ({
         spec: { containers: r.containers.map((c) => ({ name: c.name, resources: c.allocated })) },
         status: { containerStatuses: r.containers.map((c) => ({ name: c.name, ready: true, restartCount: 0, image: "", imageID: "", allocatedResources: c.allocated.requests ?? {}, resources: c.actuated })) },
@@ -254,6 +344,7 @@ export class PodWorkers {
     record.pending = undefined;
     record.inProgress = false;
     for (const container of record.containers) {
+      container.waiting = undefined;
       container.terminated = { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
     }
     const latest = (this.#node.pods.cache.get(objectKey(pod)) as Pod | undefined) ?? pod;
@@ -279,6 +370,10 @@ export class PodWorkers {
     const shutdown = this.#shutdowns.get(uid);
     if (shutdown !== undefined) clearTimeout(shutdown.timer);
     this.#shutdowns.delete(uid);
+    clearTimeout(this.#deadlines.get(uid));
+    this.#deadlines.delete(uid);
+    clearTimeout(this.#pullBackOffs.get(uid));
+    this.#pullBackOffs.delete(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
     this.#node.podIPs.release(record.podIP);

@@ -44,6 +44,8 @@ export interface PodSpec {
   priority?: number;
   dnsPolicy?: string;
   terminationGracePeriodSeconds?: number;
+  /** An int64: beyond 2^53 it arrives as a bigint. */
+  activeDeadlineSeconds?: number | bigint;
   securityContext?: Record<string, unknown>;
   [field: string]: unknown;
 }

@@ -1,5 +1,6 @@
+import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldForbidden, type FieldError } from "@kubekit/generic-controlplane/registry";
+import { fieldForbidden, fieldInvalid, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
@@ -86,12 +87,12 @@ function prepareForCreate(pod: Pod): void {
   pod.status = { phase: "Pending", qosClass: qosClass(pod.spec) };
 }
 
-function withoutImages(spec: PodSpec | undefined): string {
-  const copy = JSON.parse(JSON.stringify(spec ?? {})) as PodSpec;
+function withoutMutableFields(spec: PodSpec | undefined): PodSpec {
+  const copy = structuredClone(spec ?? {});
   for (const container of [...(copy.containers ?? []), ...(copy.initContainers ?? [])]) delete container.image;
   delete copy.activeDeadlineSeconds;
   delete copy.tolerations;
-  return JSON.stringify(copy);
+  return copy;
 }
 
 export function validatePod(pod: Pod): FieldError[] {
@@ -101,8 +102,21 @@ export function validatePod(pod: Pod): FieldError[] {
 /** ValidatePodUpdate: a pod's spec is fixed once created, but for images and a few fields. */
 export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   const errors = validatePod(pod);
-  if (withoutImages(pod.spec) !== withoutImages(old.spec)) errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
+  // Values are compared, not serializations: a client may send the same spec with its keys in another order.
+  if (!isDeepStrictEqual(withoutMutableFields(pod.spec), withoutMutableFields(old.spec))) errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
+  errors.push(...validateActiveDeadlineUpdate(pod.spec?.activeDeadlineSeconds, old.spec?.activeDeadlineSeconds));
   return errors;
+}
+
+/** A deadline may be set or shortened, never lengthened or removed (the kubelet may already be counting it). */
+function validateActiveDeadlineUpdate(value: number | bigint | undefined, old: number | bigint | undefined): FieldError[] {
+  const field = "spec.activeDeadlineSeconds";
+  if (value === undefined || value === null) {
+    // Go prints the nil pointer as the string "null".
+    return old === undefined || old === null ? [] : [fieldInvalid(field, "null", "must not update from a positive integer to nil value")];
+  }
+  if (old !== undefined && old !== null && old < value) return [fieldInvalid(field, value, "must be less than or equal to previous value")];
+  return [];
 }
 
 /**

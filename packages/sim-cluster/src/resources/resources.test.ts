@@ -74,6 +74,22 @@ describe("pods", () => {
     );
     expect(refused.message).toContain("spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`");
   });
+
+  it("lets activeDeadlineSeconds be set or shortened, never lengthened or unset (ValidatePodUpdate)", async () => {
+    const pods = storeFor(podsResource);
+    await pods.create("default", { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "x" }] } });
+    const setDeadline = (value: number | undefined) =>
+      pods.guaranteedUpdate("default", "p", (pod) => {
+        const spec = pod["spec"] as { activeDeadlineSeconds?: number };
+        if (value === undefined) delete spec.activeDeadlineSeconds;
+        else spec.activeDeadlineSeconds = value;
+        return pod;
+      });
+    await setDeadline(30);
+    await setDeadline(5);
+    expect((await rejection(setDeadline(10))).message).toContain("spec.activeDeadlineSeconds: Invalid value: 10: must be less than or equal to previous value");
+    expect((await rejection(setDeadline(undefined))).message).toContain("spec.activeDeadlineSeconds: Invalid value: \"null\": must not update from a positive integer to nil value");
+  });
 });
 
 describe("deployments and replicasets", () => {

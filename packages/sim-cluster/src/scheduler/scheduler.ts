@@ -1,7 +1,7 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isApiError, splitKey, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
 import { canonicalJson } from "../controllers/pod-template-hash.js";
-import { aborted, isPodActive, keyOf, nowRFC3339 } from "../controllers/util.js";
+import { aborted, isPodActive, keyOf, nowRFC3339, podReference } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PODS } from "../refs.js";
@@ -40,6 +40,7 @@ export function scheduler(): Controller {
     name: "scheduler",
     async run(context: ControllerContext, signal: AbortSignal) {
       const { client } = context;
+      const events = context.events(DEFAULT_SCHEDULER_NAME);
       const pods = context.informers.informerFor(PODS);
       const nodes = context.informers.informerFor(NODES);
       const queue = new SchedulingQueue((key) => {
@@ -116,6 +117,8 @@ export function scheduler(): Controller {
         if (feasible.length === 0) {
           unschedulable.add(key);
           const message = fitErrorMessage(all.length, reasons);
+          // Every failed attempt is reported, as the scheduler's failure handler records it; tests wait for this event.
+          void events.event(podReference(pod), "Warning", "FailedScheduling", message);
           const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
           if (current?.status === "False" && current.message === message) return;
           const others = (pod.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled");
@@ -153,6 +156,7 @@ export function scheduler(): Controller {
           if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
           throw error;
         }
+        void events.event(podReference(pod), "Normal", "Scheduled", `Successfully assigned ${namespace ?? ""}/${name} to ${nodeName}`);
       };
 
       // One attempt at a time, as kube-scheduler's scheduling cycle: each sees the last one's assumed pod.

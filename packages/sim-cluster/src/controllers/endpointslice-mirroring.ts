@@ -1,0 +1,135 @@
+import { isIPv4, isIPv6 } from "node:net";
+import { isDeepStrictEqual } from "node:util";
+import type { KubeObject } from "@kubekit/generic-controlplane";
+import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { ENDPOINT_SLICES, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type Endpoint, type EndpointSlice, type SlicePort } from "../resources/endpoint-slices.js";
+import { ENDPOINTS, type EndpointAddress, type Endpoints } from "../resources/endpoints.js";
+import type { Service } from "../resources/services.js";
+import { SERVICES } from "../refs.js";
+import { canonicalJson } from "./pod-template-hash.js";
+import { aborted, ownerReferenceTo } from "./util.js";
+
+export const MIRRORING_CONTROLLER_NAME = "endpointslicemirroring-controller.k8s.io";
+/** An Endpoints label that keeps it from being mirrored (the API server's own `default/kubernetes` carries it). */
+export const LABEL_SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror";
+/** kube-controller-manager's `--mirroring-max-endpoints-per-subset`. */
+const MAX_ENDPOINTS_PER_SUBSET = 1000;
+/** Annotations of the Endpoints not carried to its slices. */
+const ANNOTATIONS_NOT_MIRRORED = new Set(["endpoints.kubernetes.io/last-change-trigger-time", "kubectl.kubernetes.io/last-applied-configuration"]);
+
+interface DesiredSlice {
+  addressType: "IPv4" | "IPv6";
+  ports: SlicePort[];
+  endpoints: Endpoint[];
+}
+
+function toEndpoint(address: EndpointAddress, ready: boolean): Endpoint {
+  return {
+    addresses: [address.ip],
+    conditions: { ready },
+    ...(address.hostname ? { hostname: address.hostname } : {}),
+    ...(address.nodeName ? { nodeName: address.nodeName } : {}),
+    ...(address.targetRef ? { targetRef: address.targetRef } : {}),
+  };
+}
+
+/** The slices an Endpoints mirrors to: per subset and address type, its addresses (ready or not) with the subset's ports. */
+export function mirroredSlices(endpoints: Endpoints): DesiredSlice[] {
+  const byKey = new Map<string, DesiredSlice>();
+  for (const subset of endpoints.subsets ?? []) {
+    const ports: SlicePort[] = (subset.ports ?? []).map((p) => ({ name: p.name ?? "", port: p.port, protocol: p.protocol ?? "TCP", ...(p.appProtocol !== undefined ? { appProtocol: p.appProtocol } : {}) }));
+    const entries = [...(subset.addresses ?? []).map((a) => toEndpoint(a, true)), ...(subset.notReadyAddresses ?? []).map((a) => toEndpoint(a, false))].slice(0, MAX_ENDPOINTS_PER_SUBSET);
+    for (const endpoint of entries) {
+      const ip = endpoint.addresses[0] ?? "";
+      // Addresses that are not IPs are not mirrored, as upstream skips them.
+      const addressType = isIPv4(ip) ? "IPv4" : isIPv6(ip) ? "IPv6" : undefined;
+      if (addressType === undefined) continue;
+      const key = `${addressType}/${canonicalJson(ports)}`;
+      let slice = byKey.get(key);
+      if (slice === undefined) byKey.set(key, (slice = { addressType, ports, endpoints: [] }));
+      if (!slice.endpoints.some((e) => e.addresses[0] === ip)) slice.endpoints.push(endpoint);
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** Whether the Endpoints of `service` are mirrored: the Service exists without a selector and the Endpoints does not opt out. */
+function mirrors(endpoints: Endpoints | undefined, service: Service | undefined): endpoints is Endpoints {
+  return endpoints !== undefined && service !== undefined && service.spec?.selector === undefined && endpoints.metadata?.labels?.[LABEL_SKIP_MIRROR] !== "true";
+}
+
+/**
+ * The EndpointSlice mirroring controller (upstream `pkg/controller/endpointslicemirroring`): the
+ * Endpoints of a Service without a selector (written by its owner) get EndpointSlices of the same
+ * addresses and ports, labelled `kubernetes.io/service-name` and managed by
+ * `endpointslicemirroring-controller.k8s.io`, with the Endpoints' labels and annotations and owned
+ * by it; they follow its updates and go when it goes or the Service gains a selector.
+ */
+export function endpointSliceMirroringController(options: { workers?: number } = {}): Controller {
+  return {
+    name: "endpointslicemirroring",
+    async run(context: ControllerContext, signal: AbortSignal) {
+      const queue = new WorkQueue({ name: "endpoint_slice_mirroring", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
+      const endpointsInformer = context.informers.informerFor(ENDPOINTS);
+      const services = context.informers.informerFor(SERVICES);
+      const slices = context.informers.informerFor(ENDPOINT_SLICES);
+      const enqueue = (object: KubeObject) => queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`);
+      for (const informer of [endpointsInformer, services]) informer.addEventHandler({ add: enqueue, update: (_old, object) => enqueue(object), delete: enqueue });
+      const enqueueOwner = (slice: KubeObject) => {
+        const labels = slice.metadata?.labels ?? {};
+        if (labels[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME && labels[LABEL_SERVICE_NAME]) queue.add(`${slice.metadata?.namespace ?? ""}/${labels[LABEL_SERVICE_NAME]}`);
+      };
+      slices.addEventHandler({ add: enqueueOwner, update: (_old, slice) => enqueueOwner(slice), delete: enqueueOwner });
+      for (const informer of [endpointsInformer, services, slices]) informer.start();
+      await Promise.race([Promise.all([endpointsInformer.waitForSync(), services.waitForSync(), slices.waitForSync()]), aborted(signal)]);
+
+      const workers = runWorkers(
+        queue,
+        options.workers ?? 2,
+        async (key) => {
+          const { namespace, name } = splitKey(key);
+          const endpoints = endpointsInformer.cache.get(key) as Endpoints | undefined;
+          const existing = (slices.cache.list() as EndpointSlice[]).filter(
+            (s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name && s.metadata?.labels?.[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME,
+          );
+          const desired = mirrors(endpoints, services.cache.get(key)) ? mirroredSlices(endpoints) : [];
+          const labels = { ...(endpoints?.metadata?.labels ?? {}), [LABEL_SERVICE_NAME]: name ?? "", [LABEL_MANAGED_BY]: MIRRORING_CONTROLLER_NAME };
+          const annotations = Object.fromEntries(Object.entries(endpoints?.metadata?.annotations ?? {}).filter(([k]) => !ANNOTATIONS_NOT_MIRRORED.has(k)));
+          const unmatched = [...existing];
+          const writes: Array<Promise<unknown>> = [];
+          for (const want of desired) {
+            const at = unmatched.findIndex((s) => s.addressType === want.addressType && canonicalJson(s.ports ?? []) === canonicalJson(want.ports));
+            const have = at >= 0 ? unmatched.splice(at, 1)[0] : undefined;
+            const metadata = { labels, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
+            if (have === undefined) {
+              const slice: EndpointSlice = {
+                apiVersion: "discovery.k8s.io/v1",
+                kind: "EndpointSlice",
+                metadata: { generateName: `${name ?? ""}-`, namespace: namespace ?? "", ...metadata, ownerReferences: [ownerReferenceTo(endpoints!, "v1", "Endpoints")] },
+                addressType: want.addressType,
+                endpoints: want.endpoints,
+                ports: want.ports,
+              };
+              writes.push(context.client.create(ENDPOINT_SLICES, namespace, slice));
+            } else if (!isDeepStrictEqual(have.endpoints ?? [], want.endpoints) || !isDeepStrictEqual(have.metadata?.labels ?? {}, labels) || !isDeepStrictEqual(have.metadata?.annotations ?? {}, annotations)) {
+              writes.push(context.client.update(ENDPOINT_SLICES, namespace, { ...have, metadata: { ...have.metadata, ...metadata, annotations }, endpoints: want.endpoints }));
+            }
+          }
+          // Slices of an Endpoints gone or no longer mirrored, and duplicates made before the cache showed a write, go.
+          for (const slice of unmatched) {
+            writes.push(
+              context.client.delete(ENDPOINT_SLICES, namespace, slice.metadata?.name ?? "").catch((error: unknown) => {
+                if (!isNotFound(error)) throw error;
+              }),
+            );
+          }
+          await Promise.all(writes);
+        },
+        context.logger,
+      );
+      await aborted(signal);
+      await queue.shutDownWithDrain();
+      await workers;
+    },
+  };
+}
