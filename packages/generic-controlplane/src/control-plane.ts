@@ -390,6 +390,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
         loopback,
+        // The CA clients are told to trust is the one pods are given too.
+        rootCA: options.kubeconfigCredentials?.certificateAuthority,
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,

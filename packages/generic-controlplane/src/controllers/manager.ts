@@ -9,6 +9,7 @@ import { namespaceController } from "./namespace/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { eventTTLController } from "./eventttl/controller.js";
 import { resourceQuotaController } from "./resourcequota/controller.js";
+import { rootCACertPublisher } from "./rootcacertpublisher/controller.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
 
 /**
@@ -46,12 +47,18 @@ export interface ControllerManagerOptions {
   client: KubeClient;
   /** `--controllers` entries (default `["*"]`). */
   controllers?: readonly string[];
-  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount`, `eventttl` and `resourcequota`; selectable by name the same way. */
+  /** Controllers besides the built-in ones (`KNOWN_CONTROLLERS`); selectable by name the same way. */
   extraControllers?: readonly Controller[];
   /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
   leaderElection?: false | ControllerLeaderElection;
   /** Wait before a deleted namespace is emptied (default 5 s as upstream; 0 suits a single API server and store). */
   namespaceDeletionGracePeriodMs?: number;
+  /**
+   * The CA bundle clients verify the API server with, published as `kube-root-ca.crt` in every
+   * namespace (kube-controller-manager's `--root-ca-file`). Without it `root-ca-cert-publisher`
+   * runs only when named.
+   */
+  rootCA?: string;
   /** How often discovery is re-read for resource types added or removed (default 30 s). */
   discoveryPeriodMs?: number;
   registry?: Registry;
@@ -59,7 +66,7 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota"] as const;
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota", "root-ca-cert-publisher"] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -76,9 +83,9 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController()];
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController(), rootCACertPublisher({ rootCA: options.rootCA ?? "" })];
     const all = [...builtin, ...(options.extraControllers ?? [])];
-    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
+    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name), options.rootCA === undefined ? ["root-ca-cert-publisher"] : []);
     this.#controllers = all.filter((c) => selected.includes(c.name));
   }
 
