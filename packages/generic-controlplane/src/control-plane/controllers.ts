@@ -22,6 +22,8 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
   if (!serves("events")) off.push("-eventttl");
   if (!serves("resourcequotas")) off.push("-resourcequota");
   if (!serves("namespaces") || !serves("configmaps")) off.push("-root-ca-cert-publisher");
+  if (!serves("certificatesigningrequests.certificates.k8s.io")) off.push("-csrsigning");
+  else off.push("csrcleaner");
   return off;
 }
 
