@@ -166,7 +166,8 @@ export async function signCertificateRequest(ca: CertificateAndKey, requestPem: 
     signingAlgorithm: KEY_ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(signing.keyUsages, true),
+      // Go leaves out a key usage extension without bits; an empty one makes TLS stacks refuse the certificate.
+      ...(signing.keyUsages !== 0 ? [new x509.KeyUsagesExtension(signing.keyUsages, true)] : []),
       ...(signing.extendedKeyUsages.length > 0 ? [new x509.ExtendedKeyUsageExtension([...signing.extendedKeyUsages], false)] : []),
       await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
     ],
