@@ -14,7 +14,10 @@ export interface InProcessControllers {
   loopback: KubeClient;
 }
 
-/** Built-in controllers the default selection leaves out because what they work on is not served. */
+/**
+ * Built-in controllers the default selection leaves out because what they work on is not served,
+ * and `csrcleaner`, which a manager runs only when named, named when CSRs are served.
+ */
 function defaultlessControllers(serves: (groupResource: string) => boolean): string[] {
   const off: string[] = [];
   if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
