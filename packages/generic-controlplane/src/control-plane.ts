@@ -36,6 +36,7 @@ import {
 } from "./control-plane/authentication.js";
 import type { Logger } from "./server/logger.js";
 import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { certificateSigningRequestAdmission } from "./certificates/admission.js";
 import { limitRanger } from "./admission/limit-ranger.js";
 import { resourceQuotaAdmission } from "./admission/resource-quota.js";
 import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
@@ -262,6 +263,10 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   });
   // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
   admission.push(webhooks.mutating);
+  // The requester is recorded after every mutation, as upstream's strategy does; approve and sign
+  // are asked of the authorizer set up below.
+  let certificatesAuthorizer: Authorizer = alwaysAllow;
+  if (stores.has("certificatesigningrequests.certificates.k8s.io")) admission.push(certificateSigningRequestAdmission(() => certificatesAuthorizer));
   const policies = configurations["validatingadmissionpolicies.admissionregistration.k8s.io"];
   const policyBindings = configurations["validatingadmissionpolicybindings.admissionregistration.k8s.io"];
   if (policies !== undefined && policyBindings !== undefined) {
@@ -296,6 +301,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   let crdController: CrdController | undefined;
 
   const authorization = setUpAuthorization(options, served, stores);
+  certificatesAuthorizer = authorization.enforced ?? alwaysAllow;
   // In-process controllers authenticate with the loopback token, as system:masters.
   const loopback = await loopbackCredentials(options.tls !== undefined);
   const tokenOptions = options.serviceAccountTokens ?? {};
@@ -390,6 +396,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
         url,
         loopback,
+        // The CA clients are told to trust is the one pods are given too.
+        rootCA: options.kubeconfigCredentials?.certificateAuthority,
         serves: (name) => stores.has(name),
         registry: metrics.registry,
         logger: options.logger,

@@ -6,9 +6,9 @@ import { startInProcess, type TestServer } from "./harness/server.js";
 // Ports of the API-only Conformance tests of ConfigMap (test/e2e/common/node/configmap.go and the
 // immutable test of common/storage), Secret (common/node/secrets.go), ServiceAccount
 // (auth/service_accounts.go), Event (instrumentation/core_events.go and events.go) and Lease
-// (common/node/lease.go), keeping upstream's steps and assertions on the API objects. Left out: the
-// ServiceAccount test that needs a root-CA publisher (kube-root-ca.crt). TokenRequest/TokenReview and
-// OIDC discovery are ported in conformance-auth.test.ts.
+// (common/node/lease.go), keeping upstream's steps and assertions on the API objects. The ServiceAccount
+// test of kube-root-ca.crt needs a CA, so it runs over HTTPS in conformance-root-ca.test.ts;
+// TokenRequest/TokenReview and OIDC discovery are ported in conformance-auth.test.ts.
 
 interface List<T = Obj> {
   kind: string;

@@ -84,6 +84,15 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect(json.serverVersion.minor).toMatch(/^\d+\+?$/);
   });
 
+  it("cluster-info names the missing services type, and config view gives the control plane's URL", async () => {
+    // A generic control plane serves no Services (README, "How it maps onto KEP-4080").
+    const info = await kubectl.run(["cluster-info"]);
+    expect(info.code).toBe(1);
+    expect(info.stderr).toContain('the server doesn\'t have a resource type "services"');
+    expect(info.stdout).toContain("kubectl cluster-info dump");
+    expect(await kubectl.ok(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"])).toBe(server.url);
+  });
+
   it("api-versions lists v1 and the served groups", async () => {
     const versions = (await kubectl.ok(["api-versions"])).trim().split("\n");
     expect(versions).toContain("v1");

@@ -52,9 +52,12 @@ export interface SecurePlane {
   close(): Promise<void>;
 }
 
-/** A control plane over HTTPS with a fresh CA, client-certificate authentication and the given options. */
-export async function startSecurePlane(options: ControlPlaneOptions = {}): Promise<SecurePlane> {
-  const ca = await createCertificateAuthority("kubernetes");
+/**
+ * A control plane over HTTPS with a fresh CA (or `ca`, e.g. one the options sign with too),
+ * client-certificate authentication and the given options.
+ */
+export async function startSecurePlane(options: ControlPlaneOptions = {}, ca?: CertificateAndKey): Promise<SecurePlane> {
+  ca ??= await createCertificateAuthority("kubernetes");
   const serving = await issueServingCertificate(ca, "kube-apiserver", ["localhost", "127.0.0.1", "::1"]);
   const admin = await issueClientCertificate(ca, { name: "kubernetes-admin", groups: ["system:masters"] });
   const plane = await createControlPlane({

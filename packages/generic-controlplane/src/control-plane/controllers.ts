@@ -14,13 +14,19 @@ export interface InProcessControllers {
   loopback: KubeClient;
 }
 
-/** Built-in controllers the default selection leaves out because what they work on is not served. */
+/**
+ * Built-in controllers the default selection leaves out because what they work on is not served,
+ * and `csrcleaner`, which a manager runs only when named, named when CSRs are served.
+ */
 function defaultlessControllers(serves: (groupResource: string) => boolean): string[] {
   const off: string[] = [];
   if (!serves("namespaces")) off.push("-namespace", "-serviceaccount");
   else if (!serves("serviceaccounts")) off.push("-serviceaccount");
   if (!serves("events")) off.push("-eventttl");
   if (!serves("resourcequotas")) off.push("-resourcequota");
+  if (!serves("namespaces") || !serves("configmaps")) off.push("-root-ca-cert-publisher");
+  if (!serves("certificatesigningrequests.certificates.k8s.io")) off.push("-csrsigning");
+  else off.push("csrcleaner");
   return off;
 }
 
@@ -32,7 +38,7 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
  */
 export function createControllers(
   chosen: ControlPlaneControllers,
-  context: { url: string; loopback?: LoopbackCredentials; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
+  context: { url: string; loopback?: LoopbackCredentials; rootCA: string | undefined; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
 ): InProcessControllers {
   const { serves } = context;
   // The server's own loopback identity: controllers keep working when requests are authenticated.
@@ -53,6 +59,7 @@ export function createControllers(
       namespaceDeletionGracePeriodMs: 0,
       controllers: ["*", ...defaultlessControllers(serves)],
       ...(serves("leases.coordination.k8s.io") ? {} : { leaderElection: false as const }),
+      ...(context.rootCA !== undefined ? { rootCA: context.rootCA } : {}),
       ...chosen,
       client: loopback,
       registry: context.registry,

@@ -7,6 +7,8 @@ import type { ResourceStore } from "../registry/types.js";
 import type { AdmissionPlugin } from "../admission/types.js";
 import { flowSchemasResource, priorityLevelConfigurationsResource } from "../resources/flowcontrol.js";
 import { createNamespaceStorage } from "../resources/namespace-store.js";
+import { createCertificateSigningRequestStorage } from "../certificates/storage.js";
+import { CERTIFICATES_GROUP } from "../certificates/types.js";
 import type { ServedResource } from "../server/served-resource.js";
 import type { Storage } from "../storage/types.js";
 
@@ -58,6 +60,8 @@ export function buildServedResources(definitions: readonly ResourceDefinition[],
     if (definition.group === "" && definition.plural === "namespaces") {
       entry = { definition, ...createNamespaceStorage(storage, { admission }, definition) };
       namespaces = entry.store;
+    } else if (definition.group === CERTIFICATES_GROUP && definition.plural === "certificatesigningrequests") {
+      entry = { definition, ...createCertificateSigningRequestStorage(storage, { admission }, definition) };
     } else if (definition.group === CRD_GROUP && definition.plural === CRD_PLURAL) {
       entry = { definition, store: createCrdStorage(definition, storage, { admission }) };
     } else {

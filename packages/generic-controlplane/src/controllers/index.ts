@@ -58,3 +58,7 @@ export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type Controlle
 export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";
 export { EVENTS, eventTTLController, lastWriteOf, type EventTTLControllerOptions } from "./eventttl/controller.js";
 export { RESOURCE_QUOTAS, resourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";
+export { CONFIG_MAPS, ROOT_CA_CONFIG_MAP, rootCACertPublisher, type RootCACertPublisherOptions } from "./rootcacertpublisher/controller.js";
+export { CERTIFICATE_SIGNING_REQUESTS } from "./certificates/refs.js";
+export { csrSigningController, type CSRSigningControllerOptions } from "./certificates/signer.js";
+export { csrCleanerController, csrDeadline } from "./certificates/cleaner.js";

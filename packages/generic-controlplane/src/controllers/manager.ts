@@ -9,6 +9,10 @@ import { namespaceController } from "./namespace/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { eventTTLController } from "./eventttl/controller.js";
 import { resourceQuotaController } from "./resourcequota/controller.js";
+import { rootCACertPublisher } from "./rootcacertpublisher/controller.js";
+import { csrSigningController } from "./certificates/signer.js";
+import { csrCleanerController } from "./certificates/cleaner.js";
+import type { CertificateAndKey } from "../certs/authority.js";
 import { createControllerContext, type Controller, type ControllerContext } from "./runtime.js";
 
 /**
@@ -46,12 +50,25 @@ export interface ControllerManagerOptions {
   client: KubeClient;
   /** `--controllers` entries (default `["*"]`). */
   controllers?: readonly string[];
-  /** Controllers besides the built-in `namespace`, `garbagecollector`, `serviceaccount`, `eventttl` and `resourcequota`; selectable by name the same way. */
+  /** Controllers besides the built-in ones (`KNOWN_CONTROLLERS`); selectable by name the same way. */
   extraControllers?: readonly Controller[];
   /** Elect one manager among several on a Lease before running anything (default on); `false` runs at once. */
   leaderElection?: false | ControllerLeaderElection;
   /** Wait before a deleted namespace is emptied (default 5 s as upstream; 0 suits a single API server and store). */
   namespaceDeletionGracePeriodMs?: number;
+  /**
+   * The CA bundle clients verify the API server with, published as `kube-root-ca.crt` in every
+   * namespace (kube-controller-manager's `--root-ca-file`). Without it `root-ca-cert-publisher`
+   * runs only when named.
+   */
+  rootCA?: string;
+  /**
+   * The CA that signs approved `kubernetes.io/kube-apiserver-client` requests (the API server's
+   * client CA; kube-controller-manager's `--cluster-signing-kube-apiserver-client-{cert,key}-file`).
+   * Without it `csrsigning` runs only when named, and signs nothing. (`csrcleaner` runs when named;
+   * `createControlPlane` names it when it serves CertificateSigningRequests.)
+   */
+  clusterSigningKubeAPIServerClient?: CertificateAndKey;
   /** How often discovery is re-read for resource types added or removed (default 30 s). */
   discoveryPeriodMs?: number;
   registry?: Registry;
@@ -59,7 +76,7 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota"] as const;
+export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota", "root-ca-cert-publisher", "csrsigning", "csrcleaner"] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -76,9 +93,14 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController()];
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController(), rootCACertPublisher({ rootCA: options.rootCA ?? "" }),
+      csrSigningController({ kubeAPIServerClient: options.clusterSigningKubeAPIServerClient ?? { cert: "", key: "" } }),
+      csrCleanerController(),
+    ];
     const all = [...builtin, ...(options.extraControllers ?? [])];
-    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name));
+    // Each of these works on something not every server has: it runs when named.
+    const off = [...(options.rootCA === undefined ? ["root-ca-cert-publisher"] : []), ...(options.clusterSigningKubeAPIServerClient === undefined ? ["csrsigning"] : []), "csrcleaner"];
+    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name), off);
     this.#controllers = all.filter((c) => selected.includes(c.name));
   }
 

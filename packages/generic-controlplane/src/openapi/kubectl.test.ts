@@ -172,6 +172,7 @@ describe("kubectl 1.32 against the published documents", () => {
       ["validatingwebhookconfigurations", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration"],
       ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"],
       ["apiservices", "apiregistration.k8s.io/v1", "false", "APIService"],
+      ["certificatesigningrequests", "csr", "certificates.k8s.io/v1", "false", "CertificateSigningRequest"],
       ["leases", "coordination.k8s.io/v1", "true", "Lease"],
       ["events", "ev", "events.k8s.io/v1", "true", "Event"],
       ["widgets", "wd", "widgets.example.com/v1", "true", "Widget"],
@@ -182,7 +183,7 @@ describe("kubectl 1.32 against the published documents", () => {
 
   it("lists group versions with api-versions", async () => {
     aggregated = true;
-    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
+    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
   });
 
   it("explains configmap.data from the OpenAPI v3 document", async () => {

@@ -163,6 +163,25 @@ const samples: Array<Record<string, unknown>> = [
     status: { userInfo: { username: "admin", groups: ["system:masters", "system:authenticated"] } },
   },
   {
+    apiVersion: "certificates.k8s.io/v1",
+    kind: "CertificateSigningRequest",
+    metadata: meta,
+    spec: {
+      request: Buffer.from("-----BEGIN CERTIFICATE REQUEST-----").toString("base64"),
+      signerName: "kubernetes.io/kube-apiserver-client",
+      expirationSeconds: 0,
+      usages: ["digital signature", "client auth"],
+      username: "jane",
+      uid: "u",
+      groups: ["developers", "system:authenticated"],
+      extra: { scopes: ["a", "b"] },
+    },
+    status: {
+      conditions: [{ type: "Approved", status: "True", reason: "AutoApproved", message: "ok", lastUpdateTime: "2024-01-01T00:00:00Z", lastTransitionTime: "2024-01-01T00:00:00Z" }],
+      certificate: Buffer.from("-----BEGIN CERTIFICATE-----").toString("base64"),
+    },
+  },
+  {
     apiVersion: "v1",
     kind: "Status",
     metadata: { resourceVersion: "9", continue: "tok", remainingItemCount: 0 },

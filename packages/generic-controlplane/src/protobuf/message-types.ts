@@ -38,6 +38,8 @@ const MESSAGES_BY_KIND: Record<string, string | undefined> = {
   "authentication.k8s.io/v1/TokenRequest": "k8s.io.api.authentication.v1.TokenRequest",
   "authentication.k8s.io/v1/TokenReview": "k8s.io.api.authentication.v1.TokenReview",
   "authentication.k8s.io/v1/SelfSubjectReview": "k8s.io.api.authentication.v1.SelfSubjectReview",
+  "certificates.k8s.io/v1/CertificateSigningRequest": "k8s.io.api.certificates.v1.CertificateSigningRequest",
+  "certificates.k8s.io/v1/CertificateSigningRequestList": "k8s.io.api.certificates.v1.CertificateSigningRequestList",
 };
 
 export const TIME_TYPE = `${META}.Time`;
@@ -46,7 +48,7 @@ export const FIELDS_V1_TYPE = `${META}.FieldsV1`;
 /** Map fields are declared as repeated `*Entry` messages with `key` and `value` fields. */
 export const MAP_ENTRY_SUFFIX = "Entry";
 /** `ExtraValue` is a `[]string` in Go and JSON; protobuf wraps it in a message. */
-export const STRING_LIST_TYPES: ReadonlySet<string> = new Set(["k8s.io.api.authorization.v1.ExtraValue", "k8s.io.api.authentication.v1.ExtraValue"]);
+export const STRING_LIST_TYPES: ReadonlySet<string> = new Set(["k8s.io.api.authorization.v1.ExtraValue", "k8s.io.api.authentication.v1.ExtraValue", "k8s.io.api.certificates.v1.ExtraValue"]);
 export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
 export const QUANTITY_TYPE = "k8s.io.apimachinery.pkg.api.resource.Quantity";
 export const INT_OR_STRING_TYPE = "k8s.io.apimachinery.pkg.util.intstr.IntOrString";
@@ -85,6 +87,7 @@ export const KEEP_ZERO_FIELDS: Set<string> = new Set([
   "k8s.io.api.authorization.v1.SubjectAccessReviewSpec.nonResourceAttributes",
   "k8s.io.api.authentication.v1.TokenRequestSpec.expirationSeconds",
   "k8s.io.api.authentication.v1.TokenRequestSpec.boundObjectRef",
+  "k8s.io.api.certificates.v1.CertificateSigningRequestSpec.expirationSeconds",
 ]);
 
 /** Go fields without `omitempty`: JSON always carries them, zero or not. */

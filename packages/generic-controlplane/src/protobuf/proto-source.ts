@@ -628,6 +628,56 @@ message IntOrString {
 }
 `;
 
+export const CERTIFICATES_V1_PROTO = `
+syntax = "proto2";
+package k8s.io.api.certificates.v1;
+
+message ExtraValue {
+  repeated string items = 1;
+}
+
+message ExtraEntry {
+  optional string key = 1;
+  optional ExtraValue value = 2;
+}
+
+message CertificateSigningRequestSpec {
+  optional bytes request = 1;
+  optional string username = 2;
+  optional string uid = 3;
+  repeated string groups = 4;
+  repeated string usages = 5;
+  repeated ExtraEntry extra = 6;
+  optional string signerName = 7;
+  optional int32 expirationSeconds = 8;
+}
+
+message CertificateSigningRequestCondition {
+  optional string type = 1;
+  optional string reason = 2;
+  optional string message = 3;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastUpdateTime = 4;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 5;
+  optional string status = 6;
+}
+
+message CertificateSigningRequestStatus {
+  repeated CertificateSigningRequestCondition conditions = 1;
+  optional bytes certificate = 2;
+}
+
+message CertificateSigningRequest {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional CertificateSigningRequestSpec spec = 2;
+  optional CertificateSigningRequestStatus status = 3;
+}
+
+message CertificateSigningRequestList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated CertificateSigningRequest items = 2;
+}
+`;
+
 export const ALL_PROTO_SOURCES: readonly string[] = [
   QUANTITY_PROTO,
   INT_OR_STRING_PROTO,
@@ -639,4 +689,5 @@ export const ALL_PROTO_SOURCES: readonly string[] = [
   RBAC_V1_PROTO,
   AUTHORIZATION_V1_PROTO,
   AUTHENTICATION_V1_PROTO,
+  CERTIFICATES_V1_PROTO,
 ];

@@ -19,6 +19,7 @@ describe("built-in resources", () => {
       "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
       "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
       "apiregistration.k8s.io/v1/apiservices",
+      "certificates.k8s.io/v1/certificatesigningrequests",
       "apiextensions.k8s.io/v1/customresourcedefinitions",
     ]);
     for (const definition of all) {

@@ -13,6 +13,7 @@ import { resourceQuotasResource } from "./resource-quotas.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./service-accounts.js";
 
+import { certificateSigningRequestsResource } from "../certificates/resource.js";
 /** The built-in resources by `<plural>` (core group) or `<plural>.<group>`, as `kubectl api-resources` names them. */
 export const builtinResources = {
   namespaces: namespacesResource,
@@ -29,6 +30,7 @@ export const builtinResources = {
   "validatingadmissionpolicies.admissionregistration.k8s.io": validatingAdmissionPoliciesResource,
   "validatingadmissionpolicybindings.admissionregistration.k8s.io": validatingAdmissionPolicyBindingsResource,
   "apiservices.apiregistration.k8s.io": apiServicesResource,
+  "certificatesigningrequests.certificates.k8s.io": certificateSigningRequestsResource,
   "customresourcedefinitions.apiextensions.k8s.io": customResourceDefinitionsResource(),
 } as const satisfies Record<string, ResourceDefinition>;
 

@@ -1,12 +1,15 @@
 /**
- * How an embedded backend (memory, SQLite) compacts itself; kine's defaults: at start, then every
- * 5 minutes, keeping at least 1,000 revisions. etcd follows kube-apiserver's schedule instead
- * (`storage/etcd-compaction.ts`), and only `compactInterval` applies to it.
+ * How an embedded backend (memory, SQLite) compacts itself. Like kube-apiserver on etcd
+ * (`storage/etcd-compaction.ts`), every 5 minutes it compacts to the revision that was current one
+ * interval earlier, so history lives one to two intervals however few or many writes there are,
+ * and a continue token or watch that old expires. The round at startup knows nothing of an interval
+ * ago, so it keeps `minRetainRevisions`, as kine does, and a server restarted more often than the
+ * interval still compacts. On etcd only `compactInterval` applies.
  */
 export interface CompactionOptions {
   /** Milliseconds between automatic compactions (the first runs at startup); 0 turns them off. Default 300000. */
   compactInterval?: number;
-  /** Revisions automatic compaction keeps below the current one. Default 1000. */
+  /** Revisions the startup round keeps below the current one. Default 1000. */
   minRetainRevisions?: number;
 }
 
@@ -32,12 +35,28 @@ export function withCompactor<T extends Compactable & { close(): Promise<void> }
 }
 
 /**
- * Starts the periodic compaction: a first round right away (so a server restarted more often than
- * the interval still compacts), then one every interval. The returned function stops it.
+ * Starts the periodic compaction: a first round right away, keeping `minRetainRevisions`, that
+ * records the current revision; then every interval a round that records the current revision and
+ * compacts to the one recorded the round before. The returned function stops it.
  */
 export function startCompactor(storage: Compactable, options: CompactionOptions): () => void {
   const retain = options.minRetainRevisions ?? DEFAULT_MIN_RETAIN_REVISIONS;
-  return repeatEvery(options.compactInterval ?? DEFAULT_COMPACT_INTERVAL, () => compactOnce(storage, retain), { immediately: true });
+  let recorded: number | undefined;
+  return repeatEvery(
+    options.compactInterval ?? DEFAULT_COMPACT_INTERVAL,
+    async () => {
+      if (recorded === undefined) {
+        await compactOnce(storage, retain);
+        recorded = await storage.currentRevision();
+        return;
+      }
+      const oneIntervalAgo = recorded;
+      // Like upstream, the schedule moves on even when this round's compaction fails.
+      recorded = await storage.currentRevision();
+      if (oneIntervalAgo > (await storage.compactedRevision())) await storage.compact(oneIntervalAgo);
+    },
+    { immediately: true },
+  );
 }
 
 /**

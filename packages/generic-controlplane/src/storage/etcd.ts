@@ -76,7 +76,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   const stopCompaction = repeatEvery(
     options.compactInterval ?? DEFAULT_COMPACT_INTERVAL,
     async () => {
-      round = await storage.compactionRound(round);
+      // Through the list cache, so that its snapshots older than the compaction go too.
+      round = await storage.compactionRound(round, (revision) => cached.compact(revision));
     },
     { immediately: false },
   );
@@ -330,9 +331,9 @@ class EtcdStorage implements Storage {
    * One round of kube-apiserver's compaction schedule (etcd-compaction.ts): the round to run next.
    * Like upstream, a failed compaction still moves the schedule on; a failed write of the key does not.
    */
-  async compactionRound(round: CompactionRound): Promise<CompactionRound> {
+  async compactionRound(round: CompactionRound, compact: (revision: number) => Promise<void> = (revision) => this.compact(revision)): Promise<CompactionRound> {
     const { next, compactTo } = await compactionRound((request) => this.call((kv, callOptions) => kv.txn(request, callOptions)), round);
-    if (compactTo !== undefined) await this.compact(compactTo).catch(() => {});
+    if (compactTo !== undefined) await compact(compactTo).catch(() => {});
     return next;
   }
 

@@ -22,12 +22,14 @@ export interface InProcessOptions {
   storage?: "memory" | "sqlite" | "etcd";
   /** Run the in-process controllers (namespace deletion, garbage collection). */
   controllers?: boolean;
+  /** The storage's compaction interval in milliseconds (default the backend's, 5 minutes). */
+  compactIntervalMs?: number;
 }
 
 /** Starts `createControlPlane` in this process on a free 127.0.0.1 port. */
 export async function startInProcess(options: InProcessOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "kubekit-gcp-e2e-"));
-  const storage = await openStorage(options.storage ?? "memory", dir);
+  const storage = await openStorage(options.storage ?? "memory", dir, options.compactIntervalMs);
   try {
     const plane = await createControlPlane({ storage, port: 0, host: "127.0.0.1", ...(options.controllers ? { controllers: true } : {}) });
     const kubeconfigPath = join(dir, "kubeconfig");
@@ -52,8 +54,9 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Te
   }
 }
 
-async function openStorage(kind: NonNullable<InProcessOptions["storage"]>, dir: string): Promise<Storage> {
-  if (kind === "sqlite") return createSqliteStorage({ path: join(dir, "state.db") });
-  if (kind === "memory") return createMemoryStorage();
-  return startEtcdStorage();
+async function openStorage(kind: NonNullable<InProcessOptions["storage"]>, dir: string, compactInterval: number | undefined): Promise<Storage> {
+  const compaction = compactInterval === undefined ? {} : { compactInterval };
+  if (kind === "sqlite") return createSqliteStorage({ path: join(dir, "state.db"), ...compaction });
+  if (kind === "memory") return createMemoryStorage(compaction);
+  return startEtcdStorage(compaction);
 }
