@@ -9,6 +9,7 @@ import { NETWORK_CLAIM_KIND } from "../types.js";
 import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
 import { ArbiterMetrics } from "./arbiter-metrics.js";
 import { Decider, type ClaimDecision } from "./arbiter-pass.js";
+import { LeaseFence } from "./lease-fence.js";
 import { compareResourceVersion } from "./order.js";
 
 /** The arbiter's Lease and timings (default Lease `kube-system/kana-arbiter`), as the controller manager's. */
@@ -37,6 +38,8 @@ export interface Arbiter {
 }
 
 const ALL = "all";
+/** The elector's default retry period: how long one look at the Lease is trusted before a write. */
+const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
 /**
  * Runs the arbiter: while it holds the Lease it decides every NetworkClaim and NetworkAllocation
@@ -50,18 +53,23 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
   let served: ControllerEndpoints | undefined;
   if (options.metricsPort !== undefined) served = await serveControllerEndpoints({ registry: metrics.registry, port: options.metricsPort, bindAddress: options.metricsHost ?? "127.0.0.1" });
   const stop = new AbortController();
-  const lead = (signal: AbortSignal) => decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal);
   let elector: LeaderElector | undefined;
   let running: Promise<void>;
   if (options.leaderElection === false) {
-    running = lead(stop.signal);
+    running = decideWhileLeading(client, metrics, options.registry ?? {}, logger, stop.signal, undefined);
   } else {
     const election = options.leaderElection ?? {};
+    const namespace = election.namespace ?? "kube-system";
+    const name = election.name ?? ARBITER_NAME;
+    const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
+    const freshMs = election.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+    const lead = (signal: AbortSignal) =>
+      decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal, new LeaseFence({ client, namespace, name, identity, freshMs }));
     elector = new LeaderElector({
       client,
-      namespace: election.namespace ?? "kube-system",
-      name: election.name ?? ARBITER_NAME,
-      identity: election.identity ?? `${hostname()}_${randomUUID()}`,
+      namespace,
+      name,
+      identity,
       ...(election.leaseDurationMs !== undefined ? { leaseDurationMs: election.leaseDurationMs } : {}),
       ...(election.renewDeadlineMs !== undefined ? { renewDeadlineMs: election.renewDeadlineMs } : {}),
       ...(election.retryPeriodMs !== undefined ? { retryPeriodMs: election.retryPeriodMs } : {}),
@@ -87,7 +95,9 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
 }
 
 /** One leadership term: fresh caches, one worker, every change re-runs the whole pass. */
-async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal): Promise<void> {
+async function decideWhileLeading(
+  client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal, fence: LeaseFence | undefined,
+): Promise<void> {
   const claims = new Informer(client, NETWORK_CLAIMS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
   const allocations = new Informer(client, NETWORK_ALLOCATIONS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
   const queue = new WorkQueue({ name: ARBITER_NAME, registry: metrics.registry });
@@ -128,6 +138,15 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
     return caughtUp;
   }
 
+  /** Whether this term may still write: not stopped, and (with leader election) the Lease is still ours. */
+  async function mayWrite(): Promise<boolean> {
+    if (signal.aborted) return false;
+    if (fence === undefined || (await fence.holds())) return true;
+    logger({ level: "warn", msg: "the Lease is held by another instance; this term writes nothing more", lease: ARBITER_NAME });
+    queue.shutDown();
+    return false;
+  }
+
   async function pass(): Promise<void> {
     if (signal.aborted) return;
     const claimObjects = claims.cache.list() as NetworkClaimObject[];
@@ -137,15 +156,17 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
     // In decision order, stopping at the first failed write: a claim's sequence is never
     // recorded before the sequence of a claim ahead of it.
     for (const decision of plan.claims) {
-      if (signal.aborted) return;
       let current = decision.object;
       if (decision.changed) {
+        if (!(await mayWrite())) return;
+        logger({ msg: "writing status", resource: "networkclaims", name: current.metadata.name });
         current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
         written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
         metrics.wrote("claim");
         await announce(decision);
       }
       if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
+        if (!(await mayWrite())) return;
         const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
           metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
         }, PATCH_MERGE);
@@ -153,8 +174,10 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
       }
     }
     for (const decision of plan.allocations) {
-      if (signal.aborted || !decision.changed) continue;
+      if (!decision.changed) continue;
+      if (!(await mayWrite())) return;
       if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
+      logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
       try {
         const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
         written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
@@ -168,6 +191,7 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
       const object = claims.cache.get(name) as NetworkClaimObject | undefined;
       const finalizers = object?.metadata.finalizers ?? [];
       if (object === undefined || !finalizers.includes(CLAIM_FINALIZER)) continue;
+      if (!(await mayWrite())) return;
       try {
         await client.patch(NETWORK_CLAIMS, undefined, name, {
           metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
