@@ -160,6 +160,23 @@ spec:
     expect(exhausted.stderr).toMatch(/^kana: .*no free \/24 left in 10\.250\.0\.0\/23/);
   });
 
+  it("drift checks the ranges given by --cluster-cidr and --service-cluster-ip-range", async () => {
+    const unclaimed = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16", "--service-cluster-ip-range", "10.97.0.0/16", "-o", "json"]);
+    const report = JSON.parse(unclaimed.stdout) as { drift: boolean; findings: { type: string; observed?: { prefix: string; use: string } }[] };
+    expect(report.findings.map((f) => [f.type, f.observed?.prefix, f.observed?.use])).toEqual(expect.arrayContaining([
+      ["Unclaimed", "10.200.0.0/16", "pods"],
+      ["Unclaimed", "10.97.0.0/16", "services"],
+    ]));
+    expect(unclaimed.code).toBe(1);
+    // Each flag on its own, in the human form.
+    const services = await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.97.0.0/16"]);
+    expect(services.stdout).toContain("10.97.0.0/16");
+    expect(services.code).toBe(1);
+    const pods = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16"]);
+    expect(pods.stdout).toContain("10.200.0.0/16");
+    expect(pods.code).toBe(1);
+  });
+
   it("reports drift between nodes' pod CIDRs and the claims, and exits 0 once they agree", async () => {
     await plane.client.create(NODES, undefined, node("node-1", ["10.64.0.0/24"]));
     await plane.client.create(NODES, undefined, node("node-2", ["10.96.3.0/24"]));

@@ -48,16 +48,20 @@ export async function withCluster(flags: KubeconfigFlags, io: CliIO, work: (clie
 // ---------------------------------------------------------------------------------------------
 // drift
 
-export interface DriftOptions extends KubeconfigFlags, ControllerManagerFlags {
+/** The options as commander names them (it camel-cases `--cluster-cidr` to `clusterCidr`). */
+export interface DriftOptions extends KubeconfigFlags {
+  clusterCidr?: string;
+  serviceClusterIpRange?: string;
   output: OutputFormat;
 }
 
 export async function drift(options: DriftOptions, io: CliIO): Promise<number> {
+  const flags: ControllerManagerFlags = {
+    ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
+    ...(options.serviceClusterIpRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIpRange } : {}),
+  };
   return withCluster(options, io, async (client) => {
-    const space = await importObservedSpace(client, {
-      ...(options.clusterCIDR !== undefined ? { clusterCIDR: options.clusterCIDR } : {}),
-      ...(options.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIPRange } : {}),
-    });
+    const space = await importObservedSpace(client, flags);
     const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)));
     io.stdout(options.output === "human" ? renderDrift(report) : renderData(report, options.output));
     return report.drift ? EXIT_CONFLICT : EXIT_OK;
