@@ -180,8 +180,12 @@ export class Decider {
       return { object, status, changed: canonical(status) !== canonical(stored) };
     });
 
-    // A claim being deleted holds its records until nothing is delegated or allocated from them.
-    const dependedOn = new Set(registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim));
+    // A claim being deleted holds its records until nothing is delegated or allocated from them:
+    // another claim's delegations, and every allocated block, its own claim's included.
+    const dependedOn = new Set([
+      ...registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim),
+      ...registry.allocations().flatMap((a) => (a.record.parent === undefined ? [] : [a.record.parent.claim])),
+    ]);
     const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
 
     return { registry, claims, allocations, releasable, exhaustedPools: [...exhausted] };
