@@ -257,6 +257,12 @@ describe("kana against a cluster without the NetworkClaim API", { timeout: 60_00
       const kinds = parseAllDocuments(printed.stdout).map((d) => (d.toJS() as { kind: string }).kind);
       expect(kinds).toContain("CustomResourceDefinition");
       expect(kinds).toContain("ValidatingAdmissionPolicy");
+      // --arbiter-identity names the user the policy lets write the well-known claims, and binds kana:arbiter to it.
+      const forOps = (await kana(["install", "--arbiter-identity", "kana-ops", "-o", "json"])).stdout;
+      const items = (JSON.parse(forOps) as { items: { kind: string; spec?: { variables?: { expression: string }[] }; subjects?: unknown[] }[] }).items;
+      expect(items.find((i) => i.kind === "ValidatingAdmissionPolicy")!.spec!.variables![0]!.expression).toContain("'kana-ops'");
+      expect(items.find((i) => i.kind === "ClusterRoleBinding")!.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "kana-ops" }]);
+      expect(printed.stdout).toContain("subjects:\n  - kind: ServiceAccount\n    namespace: kube-system\n    name: kana-arbiter\n");
       const applied = await kana(["install", "--apply", "--kubeconfig", kubeconfig]);
       expect(applied.stderr).toBe("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
       expect(applied.code).toBe(0);

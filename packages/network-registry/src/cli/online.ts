@@ -284,8 +284,16 @@ export async function allocateOnline(options: OnlineAllocateOptions, io: CliIO):
 // ---------------------------------------------------------------------------------------------
 // install
 
-export async function install(options: KubeconfigFlags & { apply: boolean; output: "yaml" | "json" }, io: CliIO): Promise<number> {
-  const manifests = installManifests();
+export interface InstallCliOptions extends KubeconfigFlags {
+  apply: boolean;
+  output: "yaml" | "json";
+  /** `--arbiter-identity`: the user the arbiter runs as. */
+  arbiterIdentity?: string;
+}
+
+export async function install(options: InstallCliOptions, io: CliIO): Promise<number> {
+  const identity = options.arbiterIdentity !== undefined ? { arbiterIdentity: options.arbiterIdentity } : {};
+  const manifests = installManifests(identity);
   if (!options.apply) {
     io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: manifests }, "json") : manifests.map((m) => renderData(m, "yaml")).join("---\n"));
     return EXIT_OK;
@@ -294,7 +302,7 @@ export async function install(options: KubeconfigFlags & { apply: boolean; outpu
     // The bootstrap roles need RBAC; a server that does not authorize by RBAC works without them.
     const clusterRoles = (await servedResource(client, "rbac.authorization.k8s.io", "clusterroles")) !== undefined;
     if (!clusterRoles) io.stderr("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
-    for (const object of await installKanaAPI(client, { clusterRoles })) {
+    for (const object of await installKanaAPI(client, { clusterRoles, ...identity })) {
       const group = (object.apiVersion ?? "").includes("/") ? `.${(object.apiVersion ?? "").split("/")[0]}` : "";
       io.stdout(`${(object.kind ?? "").toLowerCase()}${group}/${object.metadata?.name ?? ""} applied\n`);
     }

@@ -297,9 +297,10 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
   kubeconfigOptions(program.command("install"))
     .description("print the NetworkClaim API's manifests (CRDs, policy, RBAC), or apply them with --apply")
     .option("--apply", "server-side apply them to the cluster", false)
+    .option("--arbiter-identity <user>", "the user the arbiter runs as: allowed to write the well-known claims' status and bound to kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter")
     .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.install(optionsOf<KubeconfigFlagsWith<{ apply: boolean; output: "yaml" | "json" }>>(command), io);
+      exitCode = await online.install(optionsOf<online.InstallCliOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("arbiter"))

@@ -106,6 +106,8 @@ async function decideWhileLeading(
   allocations.addEventHandler(enqueue);
   const events = new EventRecorder(client, ARBITER_NAME, logger);
   const decider = new Decider(registryOptions);
+  /** Claims whose latest write the server refused, with the reported message. */
+  const failedWrites = new Map<string, string>();
   /** The resourceVersion of each object this term last wrote, until the cache has caught up with it. */
   const written = new Map<string, string>();
   const onAbort = () => queue.shutDown();
@@ -153,24 +155,17 @@ async function decideWhileLeading(
     const allocationObjects = allocations.cache.list() as NetworkAllocationObject[];
     if (!cachesCaughtUp(claimObjects, allocationObjects)) return;
     const plan = decider.plan(claimObjects, allocationObjects);
-    // In decision order, stopping at the first failed write: a claim's sequence is never
-    // recorded before the sequence of a claim ahead of it.
+    // In decision order. A write the server refuses (a policy that does not name this arbiter's
+    // user, a conflict with a newer version) is reported on its claim and skipped: one claim
+    // never holds up the decisions of the others.
     for (const decision of plan.claims) {
-      let current = decision.object;
-      if (decision.changed) {
-        if (!(await mayWrite())) return;
-        logger({ msg: "writing status", resource: "networkclaims", name: current.metadata.name });
-        current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
-        written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
-        metrics.wrote("claim");
-        await announce(decision);
-      }
-      if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
-        if (!(await mayWrite())) return;
-        const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
-          metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
-        }, PATCH_MERGE);
-        written.set(`claim/${patched.metadata.name}`, patched.metadata.resourceVersion ?? "");
+      if (!(await mayWrite())) return;
+      try {
+        await writeClaim(decision);
+        failedWrites.delete(decision.object.metadata.name);
+      } catch (error) {
+        if (isNotFound(error) || isConflict(error)) continue; // deleted or changed meanwhile: the watch brings the news
+        await reportFailedWrite(decision.object, error);
       }
     }
     for (const decision of plan.allocations) {
@@ -201,6 +196,36 @@ async function decideWhileLeading(
       }
     }
     metrics.observe(plan.registry, plan.exhaustedPools);
+  }
+
+  async function writeClaim(decision: ClaimDecision): Promise<void> {
+    let current = decision.object;
+    if (decision.changed) {
+      logger({ msg: "writing status", resource: "networkclaims", name: current.metadata.name });
+      current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
+      written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
+      metrics.wrote("claim");
+      await announce(decision);
+    }
+    if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
+      if (!(await mayWrite())) return;
+      const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
+        metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
+      }, PATCH_MERGE);
+      written.set(`claim/${patched.metadata.name}`, patched.metadata.resourceVersion ?? "");
+    }
+  }
+
+  /** A Warning Event on the claim, once per claim and message until a write of it succeeds. */
+  async function reportFailedWrite(object: NetworkClaimObject, error: unknown): Promise<void> {
+    const name = object.metadata.name;
+    const message = `the arbiter could not record its decision on NetworkClaim ${name}: ${error instanceof Error ? error.message : String(error)}`;
+    logger({ level: "error", msg: "could not write claim", name, error: message });
+    if (failedWrites.get(name) === message) return;
+    failedWrites.set(name, message);
+    metrics.failedWrite();
+    const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
+    await events.event(involved, "Warning", "StatusWriteFailed", message);
   }
 
   async function announce(decision: ClaimDecision): Promise<void> {

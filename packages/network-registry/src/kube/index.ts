@@ -10,8 +10,8 @@ export type {
   AllocationPhase, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
 } from "./api.js";
 export {
-  ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, claimantRole, installManifests, installManifestsYAML,
-  networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding,
+  ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, arbiterRoleBinding, claimantRole, installManifests, installManifestsYAML,
+  networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding, wellKnownClaimsPolicyFor, type InstallManifestOptions,
 } from "./manifests.js";
 export { allocate, claim, createWhoisCache, release, watch } from "./client.js";
 export type { AllocationRequest, ClaimOptions, DecisionWatch, WaitOptions, WhoisCache } from "./client.js";

@@ -231,8 +231,12 @@ export const ARBITER_SERVICE_ACCOUNT = "system:serviceaccount:kube-system:kana-a
 
 const celList = (items: readonly string[]) => `[${items.map((s) => `'${s}'`).join(", ")}]`;
 
-/** Only the named writers (and the arbiter) may create, change or delete the well-known claims. */
-export const wellKnownClaimsPolicy: KubeObject = {
+/**
+ * Only the named writers and the arbiter (the user it runs as, `arbiterIdentity`) may create,
+ * change or delete the well-known claims.
+ */
+export function wellKnownClaimsPolicyFor(arbiterIdentity: string): KubeObject {
+  return {
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicy",
   metadata: { name: "kana-well-known-claims" },
@@ -244,7 +248,7 @@ export const wellKnownClaimsPolicy: KubeObject = {
     matchConditions: [{ name: "well-known-claim", expression: `request.name in ${celList(WELL_KNOWN_CLAIMS)}` }],
     variables: [{
       name: "writers",
-      expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), ARBITER_SERVICE_ACCOUNT])}`).join(" : ")} : []`,
+      expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), arbiterIdentity])}`).join(" : ")} : []`,
     }],
     validations: [{
       expression: "request.userInfo.username in variables.writers",
@@ -252,7 +256,11 @@ export const wellKnownClaimsPolicy: KubeObject = {
       reason: "Forbidden",
     }],
   },
-};
+  };
+}
+
+/** The policy for an arbiter running as {@link ARBITER_SERVICE_ACCOUNT}. */
+export const wellKnownClaimsPolicy: KubeObject = wellKnownClaimsPolicyFor(ARBITER_SERVICE_ACCOUNT);
 
 export const wellKnownClaimsPolicyBinding: KubeObject = {
   apiVersion: "admissionregistration.k8s.io/v1",
@@ -286,12 +294,35 @@ export const arbiterRole: KubeObject = clusterRole("kana:arbiter", [
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
 ]);
 
+/** Binds `kana:arbiter` to the user the arbiter runs as (a service account by its own kind). */
+export function arbiterRoleBinding(arbiterIdentity: string): KubeObject {
+  const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(arbiterIdentity);
+  const subject = serviceAccount === null
+    ? { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: arbiterIdentity }
+    : { kind: "ServiceAccount", namespace: serviceAccount[1], name: serviceAccount[2] };
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "kana:arbiter" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kana:arbiter" },
+    subjects: [subject],
+  } as KubeObject;
+}
+
+export interface InstallManifestOptions {
+  /** The user the arbiter runs as (default {@link ARBITER_SERVICE_ACCOUNT}): the policy lets it write the well-known claims' status, and `kana:arbiter` is bound to it. */
+  arbiterIdentity?: string;
+}
+
 /** Everything `kana install` applies, CRDs first. */
-export function installManifests(): KubeObject[] {
-  return structuredClone([networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding, claimantRole, viewerRole, arbiterRole]);
+export function installManifests(options: InstallManifestOptions = {}): KubeObject[] {
+  const identity = options.arbiterIdentity ?? ARBITER_SERVICE_ACCOUNT;
+  return structuredClone([
+    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
+  ]);
 }
 
 /** {@link installManifests} as one multi-document YAML stream. */
-export function installManifestsYAML(): string {
-  return installManifests().map((object) => stringify(object)).join("---\n");
+export function installManifestsYAML(options: InstallManifestOptions = {}): string {
+  return installManifests(options).map((object) => stringify(object)).join("---\n");
 }
