@@ -327,5 +327,3 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     throw error;
   }
 }
-
-type KubeconfigFlagsWith<T> = T & { kubeconfig?: string; context?: string };

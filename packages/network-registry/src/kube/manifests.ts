@@ -306,7 +306,7 @@ export function arbiterRoleBinding(arbiterIdentity: string): KubeObject {
     metadata: { name: "kana:arbiter" },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kana:arbiter" },
     subjects: [subject],
-  } as KubeObject;
+  };
 }
 
 export interface InstallManifestOptions {
