@@ -4,6 +4,8 @@ import { runArbiter, type Arbiter } from "./arbiter.js";
 import { claim } from "./client.js";
 import { claimOf, eventually, startKanaPlane, type KanaPlane } from "./test-support.js";
 
+const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
+
 describe("arbiter", () => {
   let plane: KanaPlane;
   let arbiter: Arbiter;
@@ -37,5 +39,20 @@ describe("arbiter", () => {
       return object.status?.phase === "Allocated" ? object : undefined;
     });
     expect(granted.status?.allocatedPrefixes).toBe("10.100.0.0/16");
+  });
+
+  it("emits ClaimConflict when a record's outcome changes, not when only its suggestion does", async () => {
+    await claim(plane.client, claimOf("holder", "10.20.0.0/24"), { timeoutMs: 10_000 });
+    const refused = await claim(plane.client, claimOf("refused", "10.20.0.0/24"), { timeoutMs: 10_000 });
+    expect(refused.status?.addressSpace?.[0]?.conflict?.nearestFree).toBe("10.20.1.0/24");
+    // Taking the suggested block moves the suggestion; the refusal itself is the same.
+    await claim(plane.client, claimOf("neighbour", "10.20.1.0/24"), { timeoutMs: 10_000 });
+    await eventually("the suggestion to move", async () => {
+      const object = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "refused");
+      const nearest = object.status?.addressSpace?.[0]?.conflict?.nearestFree;
+      return nearest !== undefined && nearest !== "10.20.1.0/24" ? nearest : undefined;
+    });
+    const events = await plane.client.list<{ reason?: string; involvedObject?: { name?: string } }>(EVENTS, "default");
+    expect(events.items.filter((e) => e.reason === "ClaimConflict" && e.involvedObject?.name === "refused")).toHaveLength(1);
   });
 });

@@ -231,8 +231,11 @@ async function decideWhileLeading(
   async function announce(decision: ClaimDecision): Promise<void> {
     const { object, status } = decision;
     const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name: object.metadata.name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
-    const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, r.conflict?.message]));
-    const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== r.conflict.message);
+    // An outcome is the refusal and what blocks it; a new nearest-free suggestion alone is no news.
+    const outcomeOf = (r: { conflict?: { reason: string; claim?: string; prefix?: string; relation?: string } | undefined }) =>
+      r.conflict === undefined ? undefined : `${r.conflict.reason} ${r.conflict.claim ?? ""} ${r.conflict.prefix ?? ""} ${r.conflict.relation ?? ""}`;
+    const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, outcomeOf(r)]));
+    const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== outcomeOf(r));
     for (const record of newlyRefused) await events.event(involved, "Warning", "ClaimConflict", record.conflict!.message);
     const decidedBefore = object.status?.phase === "Allocated" && object.status.observedGeneration === status.observedGeneration;
     if (status.phase === "Allocated" && !decidedBefore) {
