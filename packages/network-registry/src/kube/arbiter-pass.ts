@@ -171,7 +171,11 @@ export class Decider {
       const problem = this.#invalid.get(name);
       let status: NetworkClaimStatus;
       if (problem !== undefined) {
-        status = { ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem };
+        const held = (stored?.addressSpace ?? []).filter((r) => r.status === "allocated" && r.conflict === undefined).map((r) => r.prefix);
+        status = {
+          ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem,
+          ...(held.length > 0 ? { allocatedPrefixes: held.join(",") } : {}),
+        };
       } else {
         const addressSpace = keepDates(registry.get(name)?.status?.addressSpace ?? [], stored?.addressSpace);
         const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
