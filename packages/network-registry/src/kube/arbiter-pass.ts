@@ -2,6 +2,7 @@ import { isNetworkRegistryError } from "../errors.js";
 import type { NetworkRegistry, NetworkRegistryOptions } from "../registry.js";
 import type { AddressRecord } from "../types.js";
 import type { ClaimPhase, NetworkAllocationObject, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus } from "./api.js";
+import { claimConditions, conditionTime } from "./conditions.js";
 import { decisionOrder } from "./order.js";
 import { claimOf, loadRecordedDecisions, recordedGrants } from "./recorded.js";
 
@@ -164,6 +165,7 @@ export class Decider {
       allocations.push({ object, status, changed: canonical(status) !== canonical(stored) });
     }
 
+    const now = conditionTime();
     const claims: ClaimDecision[] = live.map((object) => {
       const name = object.metadata.name;
       const stored = object.status;
@@ -181,6 +183,7 @@ export class Decider {
         const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
         status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
       }
+      status.conditions = claimConditions(status, stored?.conditions, now);
       return { object, status, changed: canonical(status) !== canonical(stored) };
     });
 

@@ -28,6 +28,13 @@ describe("arbiter", () => {
     expect(record?.status).toBe("unavailable");
     expect(record?.conflict).toMatchObject({ reason: "Overlap", claim: "svc-a", prefix: "10.96.0.0/12", relation: "inside" });
     expect(second.status!.sequence).toBeGreaterThan(first.status!.sequence!);
+    // Conditions as API conventions have them; phase stays for the printer column.
+    const condition = (object: NetworkClaimObject, type: string) => object.status?.conditions?.find((c) => c.type === type);
+    expect(condition(first, "Ready")).toMatchObject({ status: "True", reason: "Allocated", observedGeneration: 1 });
+    expect(condition(first, "Conflict")).toMatchObject({ status: "False", reason: "NoConflict" });
+    expect(condition(second, "Ready")).toMatchObject({ status: "False", reason: "Conflict" });
+    expect(condition(second, "Conflict")).toMatchObject({ status: "True", reason: "Overlap", message: record!.conflict!.message });
+    expect(Date.parse(condition(second, "Conflict")!.lastTransitionTime)).not.toBeNaN();
     const stored = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "svc-a");
     expect(stored.metadata.finalizers).toContain("kana.kubekit.io/delegations");
   });

@@ -7,7 +7,7 @@ export {
   NETWORK_ALLOCATIONS, NETWORK_ALLOCATION_KIND, NETWORK_CLAIMS, isAllocationDecided, isClaimDecided, prefixObjectName,
 } from "./api.js";
 export type {
-  AllocationPhase, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
+  AllocationPhase, ClaimCondition, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
 } from "./api.js";
 export {
   ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, arbiterRoleBinding, claimantRole, installManifests, installManifestsYAML,
