@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { runArbiter, type Arbiter } from "../kube/arbiter.js";
+import { claim as applyClaim } from "../kube/client.js";
 import { NETWORK_CLAIMS, type NetworkClaimObject } from "../kube/api.js";
 import { NODES, node, SERVICE_CIDRS, serveServiceCIDRs, serviceCIDR } from "../kube/importers/test-plane.js";
 import { eventually, startKanaPlane, type KanaPlane } from "../kube/test-support.js";
@@ -175,6 +176,24 @@ spec:
     const pods = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16"]);
     expect(pods.stdout).toContain("10.200.0.0/16");
     expect(pods.code).toBe(1);
+  });
+
+  it("drift judges claims labelled for another cluster only with --cluster naming it", async () => {
+    const other = await applyClaim(plane.client, {
+      metadata: { name: "other-services", labels: { "kana.kubekit.io/cluster": "other" } },
+      spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.150.0.0/16" }] },
+    }, { timeoutMs: 15_000 });
+    expect(other.status?.phase).toBe("Allocated");
+    try {
+      const unusedOf = async (args: string[]) => {
+        const report = JSON.parse((await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.96.0.0/16", "-o", "json", ...args])).stdout) as { findings: { type: string; claim?: string }[] };
+        return report.findings.filter((f) => f.type === "Unused").map((f) => f.claim);
+      };
+      expect(await unusedOf([])).not.toContain("other-services");
+      expect(await unusedOf(["--cluster", "other"])).toContain("other-services");
+    } finally {
+      await plane.client.delete(NETWORK_CLAIMS, undefined, "other-services");
+    }
   });
 
   it("reports drift between nodes' pod CIDRs and the claims, and exits 0 once they agree", async () => {

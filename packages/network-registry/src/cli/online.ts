@@ -50,6 +50,8 @@ export async function withCluster(flags: KubeconfigFlags, io: CliIO, work: (clie
 
 /** The options as commander names them (it camel-cases `--cluster-cidr` to `clusterCidr`). */
 export interface DriftOptions extends KubeconfigFlags {
+  /** `--cluster`: the cluster observed, as the claims' `kana.kubekit.io/cluster` label names it. */
+  cluster?: string;
   clusterCidr?: string;
   serviceClusterIpRange?: string;
   output: OutputFormat;
@@ -62,7 +64,7 @@ export async function drift(options: DriftOptions, io: CliIO): Promise<number> {
   };
   return withCluster(options, io, async (client) => {
     const space = await importObservedSpace(client, flags);
-    const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)));
+    const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)), options.cluster !== undefined ? { cluster: options.cluster } : {});
     io.stdout(options.output === "human" ? renderDrift(report) : renderData(report, options.output));
     return report.drift ? EXIT_CONFLICT : EXIT_OK;
   });

@@ -289,6 +289,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .description("compare the address space the cluster uses (ServiceCIDRs, node pod CIDRs, flags) with its claims; exit 1 on drift")
     .option("--cluster-cidr <cidrs>", "kube-controller-manager's --cluster-cidr (comma-separated for dual-stack)")
     .option("--service-cluster-ip-range <cidrs>", "the --service-cluster-ip-range (when ServiceCIDRs are not served)")
+    .option("--cluster <name>", "the cluster observed: claims labelled kana.kubekit.io/cluster for another cluster are not judged Unused")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
       exitCode = await online.drift(optionsOf<online.DriftOptions>(command), io);
