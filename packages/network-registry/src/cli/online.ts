@@ -8,6 +8,7 @@ import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type AddressRecord, type NetworkClaim, type ResourceReference } from "../types.js";
 import { detectDrift, renderDrift } from "../kube/drift.js";
 import { importObservedSpace, type ControllerManagerFlags } from "../kube/importers/index.js";
+import { wellKnownClaimsFromObserved } from "../kube/importers/well-known-claims.js";
 import { servedResource } from "../kube/importers/served.js";
 import {
   allocate as requestAllocation, claim as applyClaim, install as installKanaAPI, installManifests, NETWORK_CLAIMS, runArbiter, type NetworkAllocationObject, type NetworkClaimObject,
@@ -67,6 +68,44 @@ export async function drift(options: DriftOptions, io: CliIO): Promise<number> {
     const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)), options.cluster !== undefined ? { cluster: options.cluster } : {});
     io.stdout(options.output === "human" ? renderDrift(report) : renderData(report, options.output));
     return report.drift ? EXIT_CONFLICT : EXIT_OK;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// import
+
+export interface ImportOptions extends KubeconfigFlags {
+  clusterCidr?: string;
+  serviceClusterIpRange?: string;
+  apply: boolean;
+  timeout: string;
+  output: "yaml" | "json";
+}
+
+/** The well-known claims for the ranges the cluster is configured with: printed, or applied with --apply. */
+export async function importClaims(options: ImportOptions, io: CliIO): Promise<number> {
+  const flags: ControllerManagerFlags = {
+    ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
+    ...(options.serviceClusterIpRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIpRange } : {}),
+  };
+  const timeoutMs = parseTimeout(options.timeout);
+  return withCluster(options, io, async (client) => {
+    const space = await importObservedSpace(client, flags);
+    for (const note of [...space.skipped, ...space.problems]) io.stderr(`kana: note: ${note}\n`);
+    const claims = wellKnownClaimsFromObserved(space);
+    if (claims.length === 0) throw new CliError("nothing to import: no ServiceCIDRs are served and neither --cluster-cidr nor --service-cluster-ip-range was given", EXIT_USAGE);
+    if (!options.apply) {
+      const objects = claims.map((c) => ({ apiVersion: NETWORK_CLAIM_API_VERSION, kind: NETWORK_CLAIM_KIND, ...c }));
+      io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: objects }, "json") : objects.map((o) => renderData(o, "yaml")).join("---\n"));
+      return EXIT_OK;
+    }
+    let conflict = false;
+    for (const c of claims) {
+      const decided = await applyClaim(client, c, { timeoutMs, fieldManager: "kana-import" });
+      conflict ||= decided.status?.phase !== "Allocated";
+      io.stdout(`networkclaim/${c.metadata.name} ${decided.status?.phase ?? "applied"}${decided.status?.allocatedPrefixes !== undefined ? ` ${decided.status.allocatedPrefixes}` : ""}\n`);
+    }
+    return conflict ? EXIT_CONFLICT : EXIT_OK;
   });
 }
 
