@@ -147,6 +147,8 @@ current-context: t
         "customresourcedefinition.apiextensions.k8s.io/networkallocations.kana.kubekit.io created",
         "validatingadmissionpolicy.admissionregistration.k8s.io/kana-well-known-claims created",
         "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-well-known-claims created",
+        "validatingadmissionpolicy.admissionregistration.k8s.io/kana-claim-owner created",
+        "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-claim-owner created",
       ]);
     } finally {
       await second.close();

@@ -11,7 +11,8 @@ export type {
 } from "./api.js";
 export {
   ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, arbiterRoleBinding, claimantRole, installManifests, installManifestsYAML,
-  networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding, wellKnownClaimsPolicyFor, type InstallManifestOptions,
+  CLAIM_OWNER_ANNOTATION, claimOwnerPolicyBinding, claimOwnerPolicyFor, networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding,
+  wellKnownClaimsPolicyFor, type InstallManifestOptions,
 } from "./manifests.js";
 export { allocate, claim, createWhoisCache, release, watch } from "./client.js";
 export type { AllocationRequest, ClaimOptions, DecisionWatch, WaitOptions, WhoisCache } from "./client.js";

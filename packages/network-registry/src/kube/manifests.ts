@@ -281,6 +281,56 @@ export function wellKnownClaimsPolicyFor(arbiterIdentity: string): KubeObject {
 /** The policy for an arbiter running as {@link ARBITER_SERVICE_ACCOUNT}. */
 export const wellKnownClaimsPolicy: KubeObject = wellKnownClaimsPolicyFor(ARBITER_SERVICE_ACCOUNT);
 
+/** The annotation naming a claim's owner: set by its creator to its own user name. */
+export const CLAIM_OWNER_ANNOTATION = "kana.kubekit.io/owner";
+
+const ownerOf = (object: string) => `(has(${object}.metadata.annotations) && '${CLAIM_OWNER_ANNOTATION}' in ${object}.metadata.annotations ? ${object}.metadata.annotations['${CLAIM_OWNER_ANNOTATION}'] : '')`;
+
+/**
+ * A claim created with the owner annotation naming its creator may be changed or deleted only by
+ * that user (the arbiter, `arbiterIdentity`, still writes its status and finalizer); the
+ * annotation cannot name anyone else at creation, nor change later. Claims without it are
+ * governed by RBAC alone.
+ */
+export function claimOwnerPolicyFor(arbiterIdentity: string): KubeObject {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: "kana-claim-owner" },
+    spec: {
+      failurePolicy: "Fail",
+      matchConstraints: {
+        resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["networkclaims"] }],
+      },
+      matchConditions: [{ name: "not-the-arbiter", expression: `request.userInfo.username != '${arbiterIdentity}'` }],
+      validations: [
+        {
+          expression: `request.operation != 'CREATE' || ${ownerOf("object")} == '' || ${ownerOf("object")} == request.userInfo.username`,
+          messageExpression: `'${CLAIM_OWNER_ANNOTATION} must name the user creating the claim (' + request.userInfo.username + ')'`,
+          reason: "Forbidden",
+        },
+        {
+          expression: `request.operation == 'CREATE' || ${ownerOf("oldObject")} == '' || ${ownerOf("oldObject")} == request.userInfo.username`,
+          messageExpression: `'NetworkClaim ' + request.name + ' is owned by ' + ${ownerOf("oldObject")} + ': ' + request.userInfo.username + ' may not change or delete it'`,
+          reason: "Forbidden",
+        },
+        {
+          expression: `request.operation != 'UPDATE' || ${ownerOf("oldObject")} == ${ownerOf("object")}`,
+          messageExpression: `'the owner of NetworkClaim ' + request.name + ' (${CLAIM_OWNER_ANNOTATION}) cannot change'`,
+          reason: "Forbidden",
+        },
+      ],
+    },
+  };
+}
+
+export const claimOwnerPolicyBinding: KubeObject = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicyBinding",
+  metadata: { name: "kana-claim-owner" },
+  spec: { policyName: "kana-claim-owner", validationActions: ["Deny"] },
+};
+
 export const wellKnownClaimsPolicyBinding: KubeObject = {
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicyBinding",
@@ -337,7 +387,7 @@ export interface InstallManifestOptions {
 export function installManifests(options: InstallManifestOptions = {}): KubeObject[] {
   const identity = options.arbiterIdentity ?? ARBITER_SERVICE_ACCOUNT;
   return structuredClone([
-    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
+    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimOwnerPolicyFor(identity), claimOwnerPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
   ]);
 }
 
