@@ -1,6 +1,7 @@
 import { containsCidr, overlapCidr } from "cidr-tools";
 import ipaddr from "ipaddr.js";
 import { FreeSpace, IPAddress, NetworkRegistry, Prefix, PrefixTrie, parseAddress, parsePrefix } from "../dist/index.js";
+import { arbiterRows } from "./arbiter.mjs";
 import { formatNs, measure, random, ratio, sink, table } from "./harness.mjs";
 
 /*
@@ -282,6 +283,15 @@ for (const [name, inputs, ours, baseline] of [
   results.push({ name: `parse ${name}`, ns: oursNs });
 }
 table("Parse cost per string (ours is strict: canonical form only, host bits checked)", ["input", "ours", "ipaddr.js IPvN.parse*", "ipaddr.js parse*", "vs IPvN"], parseRows);
+
+// ---------------------------------------------------------------------------------------------
+// 5. The arbiter through the API server (wall time until every object carries its decision).
+
+table(
+  "The arbiter through the API (control plane and arbiter in this process), against the pure registry deciding the same",
+  ["work", "arbiter through the API", "all objects created after", "pure registry", "pure registry per decision"],
+  await arbiterRows({ quick: QUICK }),
+);
 
 // ---------------------------------------------------------------------------------------------
 

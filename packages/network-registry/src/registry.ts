@@ -8,6 +8,7 @@ import { describeReference, normalizeRecord, normalizeReference, specOf, type Lo
 import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
 import { PrefixTrie } from "./trie.js";
+import { hull, rangeOf, watchTouched, type AddressRange, type RefusalWatch } from "./refusal-watch.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
   type AddressRecord, type Conflict, type NetworkClaim, type NetworkClaimMetadata, type OverlapRelation, type ResourceReference,
@@ -115,6 +116,8 @@ interface RecordState {
   status: AddressRecord;
   grant: Grant | undefined;
   validated: ValidatedRecord;
+  /** While refused: the ranges whose changes can change its outcome (unset: decide it at the next change). */
+  watch?: RefusalWatch | undefined;
 }
 
 interface ClaimState {
@@ -208,6 +211,9 @@ export class NetworkRegistry {
   private lastReference: ResourceReference | undefined;
   /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
   private readonly refused = new Set<RecordState>();
+  /** Ranges of grants added / removed (and carve-outs added) since refused records were last decided. */
+  private readonly grantsAdded: AddressRange[] = [];
+  private readonly grantsFreed: AddressRange[] = [];
   private readonly tablePrefixes = new Map<string, Prefix>();
   /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
   private readonly carving = new Set<ClaimState>();
@@ -288,7 +294,7 @@ export class NetworkRegistry {
     });
     for (const record of fresh) {
       if (record.spec.status === "unavailable") this.grantCarveOut(record, date);
-      else this.refused.add(record);
+      else this.refuse(record);
     }
     if (state.declared.some((r) => r.spec.status === "unavailable")) this.carving.add(state);
     else this.carving.delete(state);
@@ -604,6 +610,9 @@ export class NetworkRegistry {
         throw fail(`claim ${record.claim.name} ${record.status.prefix}: the recorded conflict is stale (now: ${outcome.conflict.message})`);
       }
     }
+    // Every refusal was just checked against the whole registry.
+    registry.grantsAdded.length = 0;
+    registry.grantsFreed.length = 0;
     registry.generationCounter = snapshot.generation;
     return registry;
   }
@@ -663,6 +672,8 @@ export class NetworkRegistry {
 
   /** A kept record takes the new spec's metadata; its grant and decision stay. */
   private updateMetadata(record: RecordState, spec: AddressRecord, validated: ValidatedRecord): void {
+    // A grant's reference is in the messages of the records it blocks, its delegateTo decides its delegations.
+    if (record.grant !== undefined) this.grantsFreed.push(rangeOf(record.grant.prefix));
     record.spec = spec;
     record.validated = validated;
     const { reference, description, delegateTo } = spec;
@@ -734,7 +745,7 @@ export class NetworkRegistry {
     }
     this.removeGrant(grant);
     record.grant = undefined;
-    this.refused.add(record);
+    this.refuse(record);
   }
 
   private dropAllocation(record: RecordState): void {
@@ -760,21 +771,46 @@ export class NetworkRegistry {
     }
   }
 
+  /** A declared record without a grant, to be decided at the next settle. */
+  private refuse(record: RecordState): void {
+    record.watch = undefined;
+    this.refused.add(record);
+  }
+
   /**
-   * Decide every record without a grant again, in claim order, until nothing more is granted:
-   * after each grant the scan restarts, so an earlier claim always goes first. Records that
-   * stay refused get a conflict that names the current blocker and a current suggestion.
+   * Decide records without a grant again, in claim order, until nothing more is granted: after
+   * each grant the scan restarts, so an earlier claim always goes first. Records that stay
+   * refused get a conflict that names the current blocker and a current suggestion. Only records
+   * a change since the last decision can affect are decided (see {@link RefusalWatch}), so the
+   * cost of a change grows with the refusals around it, not with all refusals.
    */
   private decideRefused(): void {
+    const added = this.grantsAdded.splice(0);
+    const freed = this.grantsFreed.splice(0);
     if (this.refused.size === 0) return;
     const date = this.now();
-    const pending = [...this.refused].sort(compareRecords);
+    const candidates = new Set<RecordState>();
+    const collect = (newlyAdded: readonly AddressRange[], newlyFreed: readonly AddressRange[]): boolean => {
+      let found = false;
+      for (const record of this.refused) {
+        if (candidates.has(record)) continue;
+        if (record.watch === undefined || watchTouched(record.watch, newlyAdded, newlyFreed)) {
+          candidates.add(record);
+          found = true;
+        }
+      }
+      return found;
+    };
+    collect(added, freed);
+    let pending = [...candidates].sort(compareRecords);
     for (let i = 0; i < pending.length;) {
       const record = pending[i]!;
       const outcome = this.evaluate(record.claim.name, record.validated, false);
       if (outcome.conflict === undefined) {
         this.grantRecord(record, outcome, date);
         pending.splice(i, 1);
+        const granted = this.grantsAdded.splice(0);
+        if (collect(granted, this.grantsFreed.splice(0))) pending = [...candidates].filter((r) => this.refused.has(r)).sort(compareRecords);
         i = 0;
       } else {
         i++;
@@ -787,7 +823,17 @@ export class NetworkRegistry {
       const { date: _new, ...after } = status;
       if (record.status.date === undefined || stableStringify(before) !== stableStringify(after)) this.setStatus(record, { ...status, date });
       if (outcome.conflict?.reason === "SpecialPurpose") this.refused.delete(record);
+      else record.watch = this.watchOf(record, outcome.parent, outcome.conflict?.nearestFree);
     }
+  }
+
+  /** The ranges a refused record's outcome depends on (see {@link RefusalWatch}). */
+  private watchOf(record: RecordState, parent: Grant | undefined, nearest: string | undefined): RefusalWatch {
+    const { prefix, parentPrefix } = record.validated;
+    const own = [rangeOf(prefix), ...(parentPrefix === undefined ? [] : [rangeOf(parentPrefix)])];
+    const searched = rangeOf(parent?.prefix ?? parentPrefix ?? this.searchBound(prefix));
+    const visited = nearest === undefined ? searched : hull(own[0]!, rangeOf(parsePrefix(nearest)));
+    return { added: [...own, visited], freed: [...own, searched] };
   }
 
   private grantRecord(record: RecordState, outcome: Evaluation, date: string): void {
@@ -1018,6 +1064,7 @@ export class NetworkRegistry {
 
   /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
   private indexGrant(grant: Grant): void {
+    (grant.kind === "carve-out" ? this.grantsFreed : this.grantsAdded).push(rangeOf(grant.prefix));
     const existing = this.index.get(grant.prefix);
     this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
   }
@@ -1030,6 +1077,7 @@ export class NetworkRegistry {
   }
 
   private removeGrant(grant: Grant): void {
+    this.grantsFreed.push(rangeOf(grant.prefix));
     grant.parent?.children.delete(grant);
     const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
     if (remaining.length === 0) this.index.remove(grant.prefix);

@@ -79,3 +79,5 @@ export const WELL_KNOWN_CLAIMS: readonly string[] = ["kube-apiserver", "kube-con
 
 export const NETWORK_CLAIM_API_VERSION = "kana.kubekit.io/v1alpha1";
 export const NETWORK_CLAIM_KIND = "NetworkClaim";
+/** The label naming the cluster a claim belongs to, when one registry holds several clusters' claims. */
+export const CLUSTER_LABEL = "kana.kubekit.io/cluster";

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The real kubectl 1.32, found as the control plane's suites find it (missing fails, never skips).
 import { findKubectl132 } from "../../generic-controlplane/test/harness/tools.js";
-import { NETWORK_CLAIMS, type NetworkClaimObject } from "../src/kube/api.js";
+import { NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "../src/kube/api.js";
+import { allocate, claim } from "../src/kube/client.js";
 import { runArbiter, type Arbiter } from "../src/kube/arbiter.js";
 import { installManifestsYAML } from "../src/kube/manifests.js";
 import { eventually, startKanaPlane, type KanaPlane } from "../src/kube/test-support.js";
@@ -82,6 +83,34 @@ current-context: test
     expect((await kubectl(kubeconfig, ["get", "kana"])).stdout).toContain("networkclaim.kana.kubekit.io/services");
   });
 
+  it("deletes a pool only once no block allocated from it is live, its own claim's blocks included", async () => {
+    await claim(plane.client, { metadata: { name: "node-ipam" }, spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.240.0.0/16" }] } });
+    const blocks = await Promise.all([0, 1, 2].map((i) => allocate(plane.client, {
+      claim: "node-ipam", pool: "10.240.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name: `node-${i}` }, name: `node-ipam-node-${i}`,
+    })));
+    expect(blocks.map((b) => b.status?.phase)).toEqual(["Allocated", "Allocated", "Allocated"]);
+
+    const deleted = await kubectl(kubeconfig, ["delete", "nc", "node-ipam", "--wait=false"]);
+    expect(deleted.stdout).toContain("deleted");
+    // The claim waits on its finalizer; its blocks stay allocated and whois still names it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const pool = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "node-ipam");
+    expect(pool.metadata.deletionTimestamp).toBeDefined();
+    const allocations = (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items.filter((a) => a.spec.claim === "node-ipam");
+    expect(allocations.map((a) => [a.metadata.name, a.status?.phase, a.status?.prefix])).toEqual(blocks.map((b) => [b.metadata.name, "Allocated", b.status?.prefix]));
+
+    // Once the blocks are given back, the claim goes.
+    expect((await kubectl(kubeconfig, ["delete", "na", ...blocks.map((b) => b.metadata.name)])).code).toBe(0);
+    await eventually("the pool deleted", async () => {
+      try {
+        await plane.client.get(NETWORK_CLAIMS, undefined, "node-ipam");
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+  });
+
   it("refuses a well-known claim from a user the policy does not name", async () => {
     const refused = await kubectl(kubeconfig, ["apply", "-f", "-"], claimYAML("kube-apiserver", "10.96.0.0/12"));
     expect(refused.code).toBe(1);
@@ -118,6 +147,8 @@ current-context: t
         "customresourcedefinition.apiextensions.k8s.io/networkallocations.kana.kubekit.io created",
         "validatingadmissionpolicy.admissionregistration.k8s.io/kana-well-known-claims created",
         "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-well-known-claims created",
+        "validatingadmissionpolicy.admissionregistration.k8s.io/kana-claim-owner created",
+        "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-claim-owner created",
       ]);
     } finally {
       await second.close();

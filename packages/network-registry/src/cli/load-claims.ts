@@ -2,10 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { NetworkRegistryError } from "../errors.js";
-import { NETWORK_CLAIM_KIND, type NetworkClaim } from "../types.js";
-
-/** Label that names the cluster a claim belongs to; defaults to the file name. */
-export const CLUSTER_LABEL = "kana.kubekit.io/cluster";
+import { CLUSTER_LABEL, NETWORK_CLAIM_KIND, type NetworkClaim } from "../types.js";
 
 export interface LoadedClaim {
   claim: NetworkClaim;

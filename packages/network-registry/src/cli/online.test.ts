@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { runArbiter, type Arbiter } from "../kube/arbiter.js";
+import { claim as applyClaim } from "../kube/client.js";
 import { NETWORK_CLAIMS, type NetworkClaimObject } from "../kube/api.js";
 import { NODES, node, SERVICE_CIDRS, serveServiceCIDRs, serviceCIDR } from "../kube/importers/test-plane.js";
 import { eventually, startKanaPlane, type KanaPlane } from "../kube/test-support.js";
@@ -160,6 +161,41 @@ spec:
     expect(exhausted.stderr).toMatch(/^kana: .*no free \/24 left in 10\.250\.0\.0\/23/);
   });
 
+  it("drift checks the ranges given by --cluster-cidr and --service-cluster-ip-range", async () => {
+    const unclaimed = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16", "--service-cluster-ip-range", "10.97.0.0/16", "-o", "json"]);
+    const report = JSON.parse(unclaimed.stdout) as { drift: boolean; findings: { type: string; observed?: { prefix: string; use: string } }[] };
+    expect(report.findings.map((f) => [f.type, f.observed?.prefix, f.observed?.use])).toEqual(expect.arrayContaining([
+      ["Unclaimed", "10.200.0.0/16", "pods"],
+      ["Unclaimed", "10.97.0.0/16", "services"],
+    ]));
+    expect(unclaimed.code).toBe(1);
+    // Each flag on its own, in the human form.
+    const services = await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.97.0.0/16"]);
+    expect(services.stdout).toContain("10.97.0.0/16");
+    expect(services.code).toBe(1);
+    const pods = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16"]);
+    expect(pods.stdout).toContain("10.200.0.0/16");
+    expect(pods.code).toBe(1);
+  });
+
+  it("drift judges claims labelled for another cluster only with --cluster naming it", async () => {
+    const other = await applyClaim(plane.client, {
+      metadata: { name: "other-services", labels: { "kana.kubekit.io/cluster": "other" } },
+      spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.150.0.0/16" }] },
+    }, { timeoutMs: 15_000 });
+    expect(other.status?.phase).toBe("Allocated");
+    try {
+      const unusedOf = async (args: string[]) => {
+        const report = JSON.parse((await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.96.0.0/16", "-o", "json", ...args])).stdout) as { findings: { type: string; claim?: string }[] };
+        return report.findings.filter((f) => f.type === "Unused").map((f) => f.claim);
+      };
+      expect(await unusedOf([])).not.toContain("other-services");
+      expect(await unusedOf(["--cluster", "other"])).toContain("other-services");
+    } finally {
+      await plane.client.delete(NETWORK_CLAIMS, undefined, "other-services");
+    }
+  });
+
   it("reports drift between nodes' pod CIDRs and the claims, and exits 0 once they agree", async () => {
     await plane.client.create(NODES, undefined, node("node-1", ["10.64.0.0/24"]));
     await plane.client.create(NODES, undefined, node("node-2", ["10.96.3.0/24"]));
@@ -240,6 +276,12 @@ describe("kana against a cluster without the NetworkClaim API", { timeout: 60_00
       const kinds = parseAllDocuments(printed.stdout).map((d) => (d.toJS() as { kind: string }).kind);
       expect(kinds).toContain("CustomResourceDefinition");
       expect(kinds).toContain("ValidatingAdmissionPolicy");
+      // --arbiter-identity names the user the policy lets write the well-known claims, and binds kana:arbiter to it.
+      const forOps = (await kana(["install", "--arbiter-identity", "kana-ops", "-o", "json"])).stdout;
+      const items = (JSON.parse(forOps) as { items: { kind: string; spec?: { variables?: { expression: string }[] }; subjects?: unknown[] }[] }).items;
+      expect(items.find((i) => i.kind === "ValidatingAdmissionPolicy")!.spec!.variables![0]!.expression).toContain("'kana-ops'");
+      expect(items.find((i) => i.kind === "ClusterRoleBinding")!.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "kana-ops" }]);
+      expect(printed.stdout).toContain("subjects:\n  - kind: ServiceAccount\n    namespace: kube-system\n    name: kana-arbiter\n");
       const applied = await kana(["install", "--apply", "--kubeconfig", kubeconfig]);
       expect(applied.stderr).toBe("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
       expect(applied.code).toBe(0);

@@ -8,6 +8,7 @@ import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type AddressRecord, type NetworkClaim, type ResourceReference } from "../types.js";
 import { detectDrift, renderDrift } from "../kube/drift.js";
 import { importObservedSpace, type ControllerManagerFlags } from "../kube/importers/index.js";
+import { wellKnownClaimsFromObserved } from "../kube/importers/well-known-claims.js";
 import { servedResource } from "../kube/importers/served.js";
 import {
   allocate as requestAllocation, claim as applyClaim, install as installKanaAPI, installManifests, NETWORK_CLAIMS, runArbiter, type NetworkAllocationObject, type NetworkClaimObject,
@@ -48,19 +49,63 @@ export async function withCluster(flags: KubeconfigFlags, io: CliIO, work: (clie
 // ---------------------------------------------------------------------------------------------
 // drift
 
-export interface DriftOptions extends KubeconfigFlags, ControllerManagerFlags {
+/** The options as commander names them (it camel-cases `--cluster-cidr` to `clusterCidr`). */
+export interface DriftOptions extends KubeconfigFlags {
+  /** `--cluster`: the cluster observed, as the claims' `kana.kubekit.io/cluster` label names it. */
+  cluster?: string;
+  clusterCidr?: string;
+  serviceClusterIpRange?: string;
   output: OutputFormat;
 }
 
 export async function drift(options: DriftOptions, io: CliIO): Promise<number> {
+  const flags: ControllerManagerFlags = {
+    ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
+    ...(options.serviceClusterIpRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIpRange } : {}),
+  };
   return withCluster(options, io, async (client) => {
-    const space = await importObservedSpace(client, {
-      ...(options.clusterCIDR !== undefined ? { clusterCIDR: options.clusterCIDR } : {}),
-      ...(options.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIPRange } : {}),
-    });
-    const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)));
+    const space = await importObservedSpace(client, flags);
+    const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)), options.cluster !== undefined ? { cluster: options.cluster } : {});
     io.stdout(options.output === "human" ? renderDrift(report) : renderData(report, options.output));
     return report.drift ? EXIT_CONFLICT : EXIT_OK;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// import
+
+export interface ImportOptions extends KubeconfigFlags {
+  clusterCidr?: string;
+  serviceClusterIpRange?: string;
+  apply: boolean;
+  timeout: string;
+  output: "yaml" | "json";
+}
+
+/** The well-known claims for the ranges the cluster is configured with: printed, or applied with --apply. */
+export async function importClaims(options: ImportOptions, io: CliIO): Promise<number> {
+  const flags: ControllerManagerFlags = {
+    ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
+    ...(options.serviceClusterIpRange !== undefined ? { serviceClusterIPRange: options.serviceClusterIpRange } : {}),
+  };
+  const timeoutMs = parseTimeout(options.timeout);
+  return withCluster(options, io, async (client) => {
+    const space = await importObservedSpace(client, flags);
+    for (const note of [...space.skipped, ...space.problems]) io.stderr(`kana: note: ${note}\n`);
+    const claims = wellKnownClaimsFromObserved(space);
+    if (claims.length === 0) throw new CliError("nothing to import: no ServiceCIDRs are served and neither --cluster-cidr nor --service-cluster-ip-range was given", EXIT_USAGE);
+    if (!options.apply) {
+      const objects = claims.map((c) => ({ apiVersion: NETWORK_CLAIM_API_VERSION, kind: NETWORK_CLAIM_KIND, ...c }));
+      io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: objects }, "json") : objects.map((o) => renderData(o, "yaml")).join("---\n"));
+      return EXIT_OK;
+    }
+    let conflict = false;
+    for (const c of claims) {
+      const decided = await applyClaim(client, c, { timeoutMs, fieldManager: "kana-import" });
+      conflict ||= decided.status?.phase !== "Allocated";
+      io.stdout(`networkclaim/${c.metadata.name} ${decided.status?.phase ?? "applied"}${decided.status?.allocatedPrefixes !== undefined ? ` ${decided.status.allocatedPrefixes}` : ""}\n`);
+    }
+    return conflict ? EXIT_CONFLICT : EXIT_OK;
   });
 }
 
@@ -280,8 +325,16 @@ export async function allocateOnline(options: OnlineAllocateOptions, io: CliIO):
 // ---------------------------------------------------------------------------------------------
 // install
 
-export async function install(options: KubeconfigFlags & { apply: boolean; output: "yaml" | "json" }, io: CliIO): Promise<number> {
-  const manifests = installManifests();
+export interface InstallCliOptions extends KubeconfigFlags {
+  apply: boolean;
+  output: "yaml" | "json";
+  /** `--arbiter-identity`: the user the arbiter runs as. */
+  arbiterIdentity?: string;
+}
+
+export async function install(options: InstallCliOptions, io: CliIO): Promise<number> {
+  const identity = options.arbiterIdentity !== undefined ? { arbiterIdentity: options.arbiterIdentity } : {};
+  const manifests = installManifests(identity);
   if (!options.apply) {
     io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: manifests }, "json") : manifests.map((m) => renderData(m, "yaml")).join("---\n"));
     return EXIT_OK;
@@ -290,7 +343,7 @@ export async function install(options: KubeconfigFlags & { apply: boolean; outpu
     // The bootstrap roles need RBAC; a server that does not authorize by RBAC works without them.
     const clusterRoles = (await servedResource(client, "rbac.authorization.k8s.io", "clusterroles")) !== undefined;
     if (!clusterRoles) io.stderr("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
-    for (const object of await installKanaAPI(client, { clusterRoles })) {
+    for (const object of await installKanaAPI(client, { clusterRoles, ...identity })) {
       const group = (object.apiVersion ?? "").includes("/") ? `.${(object.apiVersion ?? "").split("/")[0]}` : "";
       io.stdout(`${(object.kind ?? "").toLowerCase()}${group}/${object.metadata?.name ?? ""} applied\n`);
     }

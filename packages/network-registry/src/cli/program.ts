@@ -289,17 +289,30 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .description("compare the address space the cluster uses (ServiceCIDRs, node pod CIDRs, flags) with its claims; exit 1 on drift")
     .option("--cluster-cidr <cidrs>", "kube-controller-manager's --cluster-cidr (comma-separated for dual-stack)")
     .option("--service-cluster-ip-range <cidrs>", "the --service-cluster-ip-range (when ServiceCIDRs are not served)")
+    .option("--cluster <name>", "the cluster observed: claims labelled kana.kubekit.io/cluster for another cluster are not judged Unused")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
       exitCode = await online.drift(optionsOf<online.DriftOptions>(command), io);
     });
 
+  kubeconfigOptions(program.command("import"))
+    .description("print the well-known claims (kube-apiserver, kube-controller-manager) for the ranges the cluster is configured with, or apply them with --apply")
+    .option("--cluster-cidr <cidrs>", "kube-controller-manager's --cluster-cidr (comma-separated for dual-stack)")
+    .option("--service-cluster-ip-range <cidrs>", "the --service-cluster-ip-range (when ServiceCIDRs are not served)")
+    .option("--apply", "apply them and wait for the arbiter's decision; exit 1 on a conflict", false)
+    .option("--timeout <duration>", "how long to wait for the arbiter's decision", "30s")
+    .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
+    .action(async (_options: unknown, command: Command) => {
+      exitCode = await online.importClaims(optionsOf<online.ImportOptions>(command), io);
+    });
+
   kubeconfigOptions(program.command("install"))
     .description("print the NetworkClaim API's manifests (CRDs, policy, RBAC), or apply them with --apply")
     .option("--apply", "server-side apply them to the cluster", false)
+    .option("--arbiter-identity <user>", "the user the arbiter runs as: allowed to write the well-known claims' status and bound to kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter")
     .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.install(optionsOf<KubeconfigFlagsWith<{ apply: boolean; output: "yaml" | "json" }>>(command), io);
+      exitCode = await online.install(optionsOf<online.InstallCliOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("arbiter"))
@@ -326,5 +339,3 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     throw error;
   }
 }
-
-type KubeconfigFlagsWith<T> = T & { kubeconfig?: string; context?: string };

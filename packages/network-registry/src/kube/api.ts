@@ -44,6 +44,20 @@ export interface NetworkClaimStatus {
   allocatedPrefixes?: string;
   /** Why the spec cannot be decided (phase `Invalid`). */
   message?: string;
+  /** `Ready` (every record granted) and `Conflict` (a record refused), as API conventions have conditions. */
+  conditions?: ClaimCondition[];
+}
+
+/** A condition of a NetworkClaim (the shape of metav1.Condition). */
+export interface ClaimCondition {
+  type: "Ready" | "Conflict";
+  status: "True" | "False" | "Unknown";
+  /** CamelCase: `Allocated`, `Conflict`, `Invalid`, `NoConflict`, or the conflict reason (`Overlap`, …). */
+  reason: string;
+  message: string;
+  /** When `status` last changed (RFC 3339). */
+  lastTransitionTime: string;
+  observedGeneration?: number;
 }
 
 export interface NetworkClaimObject extends KubeObject {

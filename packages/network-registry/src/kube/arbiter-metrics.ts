@@ -10,6 +10,7 @@ export class ArbiterMetrics {
   readonly #exhausted: Gauge;
   readonly #failures: Counter;
   readonly #writes: Counter;
+  readonly #failedWrites: Counter;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -20,6 +21,7 @@ export class ArbiterMetrics {
     this.#exhausted = new Gauge({ name: "kana_allocations_pending_exhausted", help: "Allocation requests waiting because their pool has no free block of the size, per pool.", labelNames: ["pool"], registers });
     this.#failures = new Counter({ name: "kana_allocation_failures_total", help: "Allocation requests the arbiter could not satisfy, per reason (pool-exhausted is exhaustion).", labelNames: ["reason"], registers });
     this.#writes = new Counter({ name: "kana_decisions_total", help: "Status writes of the arbiter, per kind.", labelNames: ["kind"], registers });
+    this.#failedWrites = new Counter({ name: "kana_claim_write_failures_total", help: "Claim writes the API server refused (each reported once as a StatusWriteFailed Event).", registers });
   }
 
   /** Pools, conflicts and waiting requests as they stand after a pass. */
@@ -43,6 +45,10 @@ export class ArbiterMetrics {
 
   failed(reason: string): void {
     this.#failures.inc({ reason });
+  }
+
+  failedWrite(): void {
+    this.#failedWrites.inc();
   }
 
   wrote(kind: "claim" | "allocation"): void {

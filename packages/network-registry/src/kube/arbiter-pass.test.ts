@@ -102,6 +102,8 @@ describe("decision passes", () => {
     const changed = { ...first[0]!, metadata: { ...first[0]!.metadata, generation: 2 }, spec: { addressSpace: [{ reference: services, prefix: "10.97.0.0/16" }] } };
     const plan = decider.plan([changed], []);
     expect(plan.claims[0]!.status).toMatchObject({ phase: "Invalid", observedGeneration: 2, addressSpace: [{ prefix: "10.96.0.0/12", status: "allocated" }] });
+    // What it still holds is shown as for any claim.
+    expect(plan.claims[0]!.status.allocatedPrefixes).toBe("10.96.0.0/12");
     expect(plan.claims[0]!.status.message).toContain("the first writer wins");
     // A new leader decides the same from what was written.
     expect(planDecisions(written(plan)).claims[0]!.status).toEqual(plan.claims[0]!.status);
@@ -115,7 +117,7 @@ describe("decision passes", () => {
     expect(outcome(decider.plan(first, []))).toEqual({ pool: [1, "Allocated", "10.244.0.0/16"], node: [2, "Allocated", "10.244.1.0/24"] });
     const dropped = { ...first[0]!, metadata: { ...first[0]!.metadata, generation: 2 }, spec: { addressSpace: [] } };
     const running = decider.plan([dropped, first[1]!], []);
-    expect(outcome(running)).toEqual({ pool: [1, "Invalid", ""], node: [2, "Allocated", "10.244.1.0/24"] });
+    expect(outcome(running)).toEqual({ pool: [1, "Invalid", "10.244.0.0/16"], node: [2, "Allocated", "10.244.1.0/24"] });
     const next = written(running);
     expect(outcome(planDecisions(next))).toEqual(outcome(running));
     expect(planDecisions(next).claims.map((d) => d.changed)).toEqual([false, false]);

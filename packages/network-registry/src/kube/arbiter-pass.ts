@@ -2,6 +2,7 @@ import { isNetworkRegistryError } from "../errors.js";
 import type { NetworkRegistry, NetworkRegistryOptions } from "../registry.js";
 import type { AddressRecord } from "../types.js";
 import type { ClaimPhase, NetworkAllocationObject, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus } from "./api.js";
+import { claimConditions, conditionTime } from "./conditions.js";
 import { decisionOrder } from "./order.js";
 import { claimOf, loadRecordedDecisions, recordedGrants } from "./recorded.js";
 
@@ -164,6 +165,7 @@ export class Decider {
       allocations.push({ object, status, changed: canonical(status) !== canonical(stored) });
     }
 
+    const now = conditionTime();
     const claims: ClaimDecision[] = live.map((object) => {
       const name = object.metadata.name;
       const stored = object.status;
@@ -171,17 +173,26 @@ export class Decider {
       const problem = this.#invalid.get(name);
       let status: NetworkClaimStatus;
       if (problem !== undefined) {
-        status = { ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem };
+        const held = (stored?.addressSpace ?? []).filter((r) => r.status === "allocated" && r.conflict === undefined).map((r) => r.prefix);
+        status = {
+          ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem,
+          ...(held.length > 0 ? { allocatedPrefixes: held.join(",") } : {}),
+        };
       } else {
         const addressSpace = keepDates(registry.get(name)?.status?.addressSpace ?? [], stored?.addressSpace);
         const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
         status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
       }
+      status.conditions = claimConditions(status, stored?.conditions, now);
       return { object, status, changed: canonical(status) !== canonical(stored) };
     });
 
-    // A claim being deleted holds its records until nothing is delegated or allocated from them.
-    const dependedOn = new Set(registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim));
+    // A claim being deleted holds its records until nothing is delegated or allocated from them:
+    // another claim's delegations, and every allocated block, its own claim's included.
+    const dependedOn = new Set([
+      ...registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim),
+      ...registry.allocations().flatMap((a) => (a.record.parent === undefined ? [] : [a.record.parent.claim])),
+    ]);
     const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
 
     return { registry, claims, allocations, releasable, exhaustedPools: [...exhausted] };

@@ -4,6 +4,8 @@ import { runArbiter, type Arbiter } from "./arbiter.js";
 import { claim } from "./client.js";
 import { claimOf, eventually, startKanaPlane, type KanaPlane } from "./test-support.js";
 
+const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
+
 describe("arbiter", () => {
   let plane: KanaPlane;
   let arbiter: Arbiter;
@@ -26,6 +28,13 @@ describe("arbiter", () => {
     expect(record?.status).toBe("unavailable");
     expect(record?.conflict).toMatchObject({ reason: "Overlap", claim: "svc-a", prefix: "10.96.0.0/12", relation: "inside" });
     expect(second.status!.sequence).toBeGreaterThan(first.status!.sequence!);
+    // Conditions as API conventions have them; phase stays for the printer column.
+    const condition = (object: NetworkClaimObject, type: string) => object.status?.conditions?.find((c) => c.type === type);
+    expect(condition(first, "Ready")).toMatchObject({ status: "True", reason: "Allocated", observedGeneration: 1 });
+    expect(condition(first, "Conflict")).toMatchObject({ status: "False", reason: "NoConflict" });
+    expect(condition(second, "Ready")).toMatchObject({ status: "False", reason: "Conflict" });
+    expect(condition(second, "Conflict")).toMatchObject({ status: "True", reason: "Overlap", message: record!.conflict!.message });
+    expect(Date.parse(condition(second, "Conflict")!.lastTransitionTime)).not.toBeNaN();
     const stored = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "svc-a");
     expect(stored.metadata.finalizers).toContain("kana.kubekit.io/delegations");
   });
@@ -37,5 +46,20 @@ describe("arbiter", () => {
       return object.status?.phase === "Allocated" ? object : undefined;
     });
     expect(granted.status?.allocatedPrefixes).toBe("10.100.0.0/16");
+  });
+
+  it("emits ClaimConflict when a record's outcome changes, not when only its suggestion does", async () => {
+    await claim(plane.client, claimOf("holder", "10.20.0.0/24"), { timeoutMs: 10_000 });
+    const refused = await claim(plane.client, claimOf("refused", "10.20.0.0/24"), { timeoutMs: 10_000 });
+    expect(refused.status?.addressSpace?.[0]?.conflict?.nearestFree).toBe("10.20.1.0/24");
+    // Taking the suggested block moves the suggestion; the refusal itself is the same.
+    await claim(plane.client, claimOf("neighbour", "10.20.1.0/24"), { timeoutMs: 10_000 });
+    await eventually("the suggestion to move", async () => {
+      const object = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "refused");
+      const nearest = object.status?.addressSpace?.[0]?.conflict?.nearestFree;
+      return nearest !== undefined && nearest !== "10.20.1.0/24" ? nearest : undefined;
+    });
+    const events = await plane.client.list<{ reason?: string; involvedObject?: { name?: string } }>(EVENTS, "default");
+    expect(events.items.filter((e) => e.reason === "ClaimConflict" && e.involvedObject?.name === "refused")).toHaveLength(1);
   });
 });

@@ -9,6 +9,7 @@ import { NETWORK_CLAIM_KIND } from "../types.js";
 import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
 import { ArbiterMetrics } from "./arbiter-metrics.js";
 import { Decider, type ClaimDecision } from "./arbiter-pass.js";
+import { LeaseFence } from "./lease-fence.js";
 import { compareResourceVersion } from "./order.js";
 
 /** The arbiter's Lease and timings (default Lease `kube-system/kana-arbiter`), as the controller manager's. */
@@ -37,6 +38,8 @@ export interface Arbiter {
 }
 
 const ALL = "all";
+/** The elector's default retry period: how long one look at the Lease is trusted before a write. */
+const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
 /**
  * Runs the arbiter: while it holds the Lease it decides every NetworkClaim and NetworkAllocation
@@ -50,18 +53,23 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
   let served: ControllerEndpoints | undefined;
   if (options.metricsPort !== undefined) served = await serveControllerEndpoints({ registry: metrics.registry, port: options.metricsPort, bindAddress: options.metricsHost ?? "127.0.0.1" });
   const stop = new AbortController();
-  const lead = (signal: AbortSignal) => decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal);
   let elector: LeaderElector | undefined;
   let running: Promise<void>;
   if (options.leaderElection === false) {
-    running = lead(stop.signal);
+    running = decideWhileLeading(client, metrics, options.registry ?? {}, logger, stop.signal, undefined);
   } else {
     const election = options.leaderElection ?? {};
+    const namespace = election.namespace ?? "kube-system";
+    const name = election.name ?? ARBITER_NAME;
+    const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
+    const freshMs = election.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+    const lead = (signal: AbortSignal) =>
+      decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal, new LeaseFence({ client, namespace, name, identity, freshMs }));
     elector = new LeaderElector({
       client,
-      namespace: election.namespace ?? "kube-system",
-      name: election.name ?? ARBITER_NAME,
-      identity: election.identity ?? `${hostname()}_${randomUUID()}`,
+      namespace,
+      name,
+      identity,
       ...(election.leaseDurationMs !== undefined ? { leaseDurationMs: election.leaseDurationMs } : {}),
       ...(election.renewDeadlineMs !== undefined ? { renewDeadlineMs: election.renewDeadlineMs } : {}),
       ...(election.retryPeriodMs !== undefined ? { retryPeriodMs: election.retryPeriodMs } : {}),
@@ -87,7 +95,9 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
 }
 
 /** One leadership term: fresh caches, one worker, every change re-runs the whole pass. */
-async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal): Promise<void> {
+async function decideWhileLeading(
+  client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal, fence: LeaseFence | undefined,
+): Promise<void> {
   const claims = new Informer(client, NETWORK_CLAIMS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
   const allocations = new Informer(client, NETWORK_ALLOCATIONS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
   const queue = new WorkQueue({ name: ARBITER_NAME, registry: metrics.registry });
@@ -96,6 +106,8 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
   allocations.addEventHandler(enqueue);
   const events = new EventRecorder(client, ARBITER_NAME, logger);
   const decider = new Decider(registryOptions);
+  /** Claims whose latest write the server refused, with the reported message. */
+  const failedWrites = new Map<string, string>();
   /** The resourceVersion of each object this term last wrote, until the cache has caught up with it. */
   const written = new Map<string, string>();
   const onAbort = () => queue.shutDown();
@@ -128,33 +140,39 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
     return caughtUp;
   }
 
+  /** Whether this term may still write: not stopped, and (with leader election) the Lease is still ours. */
+  async function mayWrite(): Promise<boolean> {
+    if (signal.aborted) return false;
+    if (fence === undefined || (await fence.holds())) return true;
+    logger({ level: "warn", msg: "the Lease is held by another instance; this term writes nothing more", lease: ARBITER_NAME });
+    queue.shutDown();
+    return false;
+  }
+
   async function pass(): Promise<void> {
     if (signal.aborted) return;
     const claimObjects = claims.cache.list() as NetworkClaimObject[];
     const allocationObjects = allocations.cache.list() as NetworkAllocationObject[];
     if (!cachesCaughtUp(claimObjects, allocationObjects)) return;
     const plan = decider.plan(claimObjects, allocationObjects);
-    // In decision order, stopping at the first failed write: a claim's sequence is never
-    // recorded before the sequence of a claim ahead of it.
+    // In decision order. A write the server refuses (a policy that does not name this arbiter's
+    // user, a conflict with a newer version) is reported on its claim and skipped: one claim
+    // never holds up the decisions of the others.
     for (const decision of plan.claims) {
-      if (signal.aborted) return;
-      let current = decision.object;
-      if (decision.changed) {
-        current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
-        written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
-        metrics.wrote("claim");
-        await announce(decision);
-      }
-      if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
-        const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
-          metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
-        }, PATCH_MERGE);
-        written.set(`claim/${patched.metadata.name}`, patched.metadata.resourceVersion ?? "");
+      if (!(await mayWrite())) return;
+      try {
+        await writeClaim(decision);
+        failedWrites.delete(decision.object.metadata.name);
+      } catch (error) {
+        if (isNotFound(error) || isConflict(error)) continue; // deleted or changed meanwhile: the watch brings the news
+        await reportFailedWrite(decision.object, error);
       }
     }
     for (const decision of plan.allocations) {
-      if (signal.aborted || !decision.changed) continue;
+      if (!decision.changed) continue;
+      if (!(await mayWrite())) return;
       if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
+      logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
       try {
         const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
         written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
@@ -168,6 +186,7 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
       const object = claims.cache.get(name) as NetworkClaimObject | undefined;
       const finalizers = object?.metadata.finalizers ?? [];
       if (object === undefined || !finalizers.includes(CLAIM_FINALIZER)) continue;
+      if (!(await mayWrite())) return;
       try {
         await client.patch(NETWORK_CLAIMS, undefined, name, {
           metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
@@ -179,11 +198,44 @@ async function decideWhileLeading(client: KubeClient, metrics: ArbiterMetrics, r
     metrics.observe(plan.registry, plan.exhaustedPools);
   }
 
+  async function writeClaim(decision: ClaimDecision): Promise<void> {
+    let current = decision.object;
+    if (decision.changed) {
+      logger({ msg: "writing status", resource: "networkclaims", name: current.metadata.name });
+      current = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...current, status: decision.status }, "status");
+      written.set(`claim/${current.metadata.name}`, current.metadata.resourceVersion ?? "");
+      metrics.wrote("claim");
+      await announce(decision);
+    }
+    if (!(current.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) {
+      if (!(await mayWrite())) return;
+      const patched = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, current.metadata.name, {
+        metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: [...(current.metadata.finalizers ?? []), CLAIM_FINALIZER] },
+      }, PATCH_MERGE);
+      written.set(`claim/${patched.metadata.name}`, patched.metadata.resourceVersion ?? "");
+    }
+  }
+
+  /** A Warning Event on the claim, once per claim and message until a write of it succeeds. */
+  async function reportFailedWrite(object: NetworkClaimObject, error: unknown): Promise<void> {
+    const name = object.metadata.name;
+    const message = `the arbiter could not record its decision on NetworkClaim ${name}: ${error instanceof Error ? error.message : String(error)}`;
+    logger({ level: "error", msg: "could not write claim", name, error: message });
+    if (failedWrites.get(name) === message) return;
+    failedWrites.set(name, message);
+    metrics.failedWrite();
+    const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
+    await events.event(involved, "Warning", "StatusWriteFailed", message);
+  }
+
   async function announce(decision: ClaimDecision): Promise<void> {
     const { object, status } = decision;
     const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name: object.metadata.name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
-    const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, r.conflict?.message]));
-    const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== r.conflict.message);
+    // An outcome is the refusal and what blocks it; a new nearest-free suggestion alone is no news.
+    const outcomeOf = (r: { conflict?: { reason: string; claim?: string; prefix?: string; relation?: string } | undefined }) =>
+      r.conflict === undefined ? undefined : `${r.conflict.reason} ${r.conflict.claim ?? ""} ${r.conflict.prefix ?? ""} ${r.conflict.relation ?? ""}`;
+    const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, outcomeOf(r)]));
+    const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== outcomeOf(r));
     for (const record of newlyRefused) await events.event(involved, "Warning", "ClaimConflict", record.conflict!.message);
     const decidedBefore = object.status?.phase === "Allocated" && object.status.observedGeneration === status.observedGeneration;
     if (status.phase === "Allocated" && !decidedBefore) {

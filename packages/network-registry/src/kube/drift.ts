@@ -2,7 +2,7 @@ import { parsePrefix } from "../parse.js";
 import type { Prefix } from "../prefix.js";
 import { describeReference } from "../records.js";
 import type { NetworkRegistry, Owner } from "../registry.js";
-import type { AddressRecord, OverlapRelation, ResourceReference } from "../types.js";
+import { CLUSTER_LABEL, type AddressRecord, type OverlapRelation, type ResourceReference } from "../types.js";
 import type { ObservedRange, ObservedSpace, ObservedUse } from "./importers/index.js";
 
 /**
@@ -90,7 +90,16 @@ function carvedOutBy(registry: NetworkRegistry, claim: string, prefix: Prefix): 
 }
 
 /** Compares what the cluster uses with what is claimed; see {@link DriftType}. */
-export function detectDrift(space: ObservedSpace, registry: NetworkRegistry): DriftReport {
+export interface DriftOptions {
+  /**
+   * The cluster observed, as claims name it in their `kana.kubekit.io/cluster` label. Claims
+   * labelled for a cluster are judged `Unused` only when it is this one (a registry shared by
+   * connected clusters holds the others' claims too); unlabelled claims always are.
+   */
+  cluster?: string;
+}
+
+export function detectDrift(space: ObservedSpace, registry: NetworkRegistry, options: DriftOptions = {}): DriftReport {
   const findings: DriftFinding[] = [];
   const used = new Set<string>();
   const key = (claim: string, record: AddressRecord) => `${claim}\u0000${record.prefix}`;
@@ -151,9 +160,14 @@ export function detectDrift(space: ObservedSpace, registry: NetworkRegistry): Dr
     }
   }
 
+  const ofThisCluster = (claim: string) => {
+    const labels = registry.get(claim)?.metadata.labels;
+    const cluster = labels !== undefined && Object.hasOwn(labels, CLUSTER_LABEL) ? labels[CLUSTER_LABEL] : undefined;
+    return cluster === undefined || cluster === options.cluster;
+  };
   for (const { claim, record } of registry.records()) {
     const use = useOfReference(record.reference);
-    if (!isGranted(record) || use === undefined || !space.observedUses.includes(use) || used.has(key(claim, record))) continue;
+    if (!isGranted(record) || use === undefined || !space.observedUses.includes(use) || used.has(key(claim, record)) || !ofThisCluster(claim)) continue;
     findings.push({ type: "Unused", claim, record, message: `nothing observed uses ${describeOwner(claim, record)}` });
   }
 

@@ -7,11 +7,12 @@ export {
   NETWORK_ALLOCATIONS, NETWORK_ALLOCATION_KIND, NETWORK_CLAIMS, isAllocationDecided, isClaimDecided, prefixObjectName,
 } from "./api.js";
 export type {
-  AllocationPhase, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
+  AllocationPhase, ClaimCondition, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
 } from "./api.js";
 export {
-  ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, claimantRole, installManifests, installManifestsYAML,
-  networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding,
+  ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, arbiterRoleBinding, claimantRole, installManifests, installManifestsYAML,
+  CLAIM_OWNER_ANNOTATION, claimOwnerPolicyBinding, claimOwnerPolicyFor, networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding,
+  wellKnownClaimsPolicyFor, type InstallManifestOptions,
 } from "./manifests.js";
 export { allocate, claim, createWhoisCache, release, watch } from "./client.js";
 export type { AllocationRequest, ClaimOptions, DecisionWatch, WaitOptions, WhoisCache } from "./client.js";

@@ -20,6 +20,8 @@ describe("install", () => {
       "CustomResourceDefinition/networkallocations.kana.kubekit.io",
       "ValidatingAdmissionPolicy/kana-well-known-claims",
       "ValidatingAdmissionPolicyBinding/kana-well-known-claims",
+      "ValidatingAdmissionPolicy/kana-claim-owner",
+      "ValidatingAdmissionPolicyBinding/kana-claim-owner",
     ]);
     const again = await install(plane.client, { clusterRoles: false });
     expect(again.map((o) => o.metadata?.uid)).toEqual(first.map((o) => o.metadata?.uid));

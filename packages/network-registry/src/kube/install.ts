@@ -1,13 +1,14 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { resourcePath, type KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { NetworkRegistryError } from "../errors.js";
-import { installManifests } from "./manifests.js";
+import { installManifests, type InstallManifestOptions } from "./manifests.js";
 
 const RESOURCES: Record<string, string> = {
   CustomResourceDefinition: "customresourcedefinitions",
   ValidatingAdmissionPolicy: "validatingadmissionpolicies",
   ValidatingAdmissionPolicyBinding: "validatingadmissionpolicybindings",
   ClusterRole: "clusterroles",
+  ClusterRoleBinding: "clusterrolebindings",
 };
 
 function refOf(object: KubeObject): ResourceRef {
@@ -15,8 +16,8 @@ function refOf(object: KubeObject): ResourceRef {
   return { group, version, resource: RESOURCES[object.kind!]!, namespaced: false };
 }
 
-export interface InstallOptions {
-  /** Also apply the ClusterRoles (default true; off for a server that does not serve RBAC). */
+export interface InstallOptions extends InstallManifestOptions {
+  /** Also apply the ClusterRoles and the arbiter's binding (default true; off for a server that does not serve RBAC). */
   clusterRoles?: boolean;
   /** How long to wait for the CRDs to be Established (default 30 s). */
   timeoutMs?: number;
@@ -40,8 +41,8 @@ function applyObject(client: KubeClient, ref: ResourceRef, object: KubeObject): 
  */
 export async function install(client: KubeClient, options: InstallOptions = {}): Promise<KubeObject[]> {
   const applied: KubeObject[] = [];
-  for (const object of installManifests()) {
-    if (object.kind === "ClusterRole" && options.clusterRoles === false) continue;
+  for (const object of installManifests(options)) {
+    if ((object.kind === "ClusterRole" || object.kind === "ClusterRoleBinding") && options.clusterRoles === false) continue;
     const ref = refOf(object);
     try {
       applied.push(await applyObject(client, ref, object));

@@ -148,6 +148,25 @@ export const networkClaimCRD: KubeObject = crd(
           phase: str("Allocated (every record granted), Conflict (at least one refused) or Invalid.", { enum: ["Allocated", "Conflict", "Invalid"] }),
           allocatedPrefixes: str("The granted prefixes, comma-separated (for display)."),
           message: str("Why the spec cannot be decided (phase Invalid)."),
+          conditions: {
+            type: "array",
+            description: "Ready (every record granted) and Conflict (a record refused), as API conventions have conditions.",
+            maxItems: 8,
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["type"],
+            items: {
+              type: "object",
+              required: ["type", "status", "reason", "message", "lastTransitionTime"],
+              properties: {
+                type: str("Ready or Conflict."),
+                status: str("True, False or Unknown.", { enum: ["True", "False", "Unknown"] }),
+                reason: str("CamelCase reason: Allocated, Conflict, Invalid, NoConflict, or the conflict reason."),
+                message: str("Details for people."),
+                lastTransitionTime: str("When status last changed.", { format: "date-time" }),
+                observedGeneration: { type: "integer", format: "int64", description: "The metadata.generation the condition was set for." },
+              },
+            },
+          },
         },
       },
     },
@@ -231,8 +250,12 @@ export const ARBITER_SERVICE_ACCOUNT = "system:serviceaccount:kube-system:kana-a
 
 const celList = (items: readonly string[]) => `[${items.map((s) => `'${s}'`).join(", ")}]`;
 
-/** Only the named writers (and the arbiter) may create, change or delete the well-known claims. */
-export const wellKnownClaimsPolicy: KubeObject = {
+/**
+ * Only the named writers and the arbiter (the user it runs as, `arbiterIdentity`) may create,
+ * change or delete the well-known claims.
+ */
+export function wellKnownClaimsPolicyFor(arbiterIdentity: string): KubeObject {
+  return {
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicy",
   metadata: { name: "kana-well-known-claims" },
@@ -244,7 +267,7 @@ export const wellKnownClaimsPolicy: KubeObject = {
     matchConditions: [{ name: "well-known-claim", expression: `request.name in ${celList(WELL_KNOWN_CLAIMS)}` }],
     variables: [{
       name: "writers",
-      expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), ARBITER_SERVICE_ACCOUNT])}`).join(" : ")} : []`,
+      expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), arbiterIdentity])}`).join(" : ")} : []`,
     }],
     validations: [{
       expression: "request.userInfo.username in variables.writers",
@@ -252,6 +275,60 @@ export const wellKnownClaimsPolicy: KubeObject = {
       reason: "Forbidden",
     }],
   },
+  };
+}
+
+/** The policy for an arbiter running as {@link ARBITER_SERVICE_ACCOUNT}. */
+export const wellKnownClaimsPolicy: KubeObject = wellKnownClaimsPolicyFor(ARBITER_SERVICE_ACCOUNT);
+
+/** The annotation naming a claim's owner: set by its creator to its own user name. */
+export const CLAIM_OWNER_ANNOTATION = "kana.kubekit.io/owner";
+
+const ownerOf = (object: string) => `(has(${object}.metadata.annotations) && '${CLAIM_OWNER_ANNOTATION}' in ${object}.metadata.annotations ? ${object}.metadata.annotations['${CLAIM_OWNER_ANNOTATION}'] : '')`;
+
+/**
+ * A claim created with the owner annotation naming its creator may be changed or deleted only by
+ * that user (the arbiter, `arbiterIdentity`, still writes its status and finalizer); the
+ * annotation cannot name anyone else at creation, nor change later. Claims without it are
+ * governed by RBAC alone.
+ */
+export function claimOwnerPolicyFor(arbiterIdentity: string): KubeObject {
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: "kana-claim-owner" },
+    spec: {
+      failurePolicy: "Fail",
+      matchConstraints: {
+        resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["networkclaims"] }],
+      },
+      matchConditions: [{ name: "not-the-arbiter", expression: `request.userInfo.username != '${arbiterIdentity}'` }],
+      validations: [
+        {
+          expression: `request.operation != 'CREATE' || ${ownerOf("object")} == '' || ${ownerOf("object")} == request.userInfo.username`,
+          messageExpression: `'${CLAIM_OWNER_ANNOTATION} must name the user creating the claim (' + request.userInfo.username + ')'`,
+          reason: "Forbidden",
+        },
+        {
+          expression: `request.operation == 'CREATE' || ${ownerOf("oldObject")} == '' || ${ownerOf("oldObject")} == request.userInfo.username`,
+          messageExpression: `'NetworkClaim ' + request.name + ' is owned by ' + ${ownerOf("oldObject")} + ': ' + request.userInfo.username + ' may not change or delete it'`,
+          reason: "Forbidden",
+        },
+        {
+          expression: `request.operation != 'UPDATE' || ${ownerOf("oldObject")} == ${ownerOf("object")}`,
+          messageExpression: `'the owner of NetworkClaim ' + request.name + ' (${CLAIM_OWNER_ANNOTATION}) cannot change'`,
+          reason: "Forbidden",
+        },
+      ],
+    },
+  };
+}
+
+export const claimOwnerPolicyBinding: KubeObject = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicyBinding",
+  metadata: { name: "kana-claim-owner" },
+  spec: { policyName: "kana-claim-owner", validationActions: ["Deny"] },
 };
 
 export const wellKnownClaimsPolicyBinding: KubeObject = {
@@ -286,12 +363,35 @@ export const arbiterRole: KubeObject = clusterRole("kana:arbiter", [
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
 ]);
 
+/** Binds `kana:arbiter` to the user the arbiter runs as (a service account by its own kind). */
+export function arbiterRoleBinding(arbiterIdentity: string): KubeObject {
+  const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(arbiterIdentity);
+  const subject = serviceAccount === null
+    ? { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: arbiterIdentity }
+    : { kind: "ServiceAccount", namespace: serviceAccount[1], name: serviceAccount[2] };
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "kana:arbiter" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kana:arbiter" },
+    subjects: [subject],
+  };
+}
+
+export interface InstallManifestOptions {
+  /** The user the arbiter runs as (default {@link ARBITER_SERVICE_ACCOUNT}): the policy lets it write the well-known claims' status, and `kana:arbiter` is bound to it. */
+  arbiterIdentity?: string;
+}
+
 /** Everything `kana install` applies, CRDs first. */
-export function installManifests(): KubeObject[] {
-  return structuredClone([networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding, claimantRole, viewerRole, arbiterRole]);
+export function installManifests(options: InstallManifestOptions = {}): KubeObject[] {
+  const identity = options.arbiterIdentity ?? ARBITER_SERVICE_ACCOUNT;
+  return structuredClone([
+    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimOwnerPolicyFor(identity), claimOwnerPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
+  ]);
 }
 
 /** {@link installManifests} as one multi-document YAML stream. */
-export function installManifestsYAML(): string {
-  return installManifests().map((object) => stringify(object)).join("---\n");
+export function installManifestsYAML(options: InstallManifestOptions = {}): string {
+  return installManifests(options).map((object) => stringify(object)).join("---\n");
 }

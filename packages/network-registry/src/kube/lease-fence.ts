@@ -1,0 +1,47 @@
+import { LEASES, type KubeClient } from "@kubekit/generic-controlplane/controllers";
+
+/*
+ * A leader that was frozen (SIGSTOP, a long GC pause, a suspended VM) wakes up with writes in
+ * flight and timers that say it still leads; its elector notices the lost Lease only at the next
+ * renewal. Before each write the arbiter asks this fence, which answers from its last look at the
+ * Lease while that is fresh, and otherwise reads the Lease again: once another instance holds it,
+ * the term is over and nothing more is written. A look whose answer took long to arrive (the
+ * process may have been frozen in between) is not trusted.
+ */
+
+export interface LeaseFenceOptions {
+  client: KubeClient;
+  namespace: string;
+  name: string;
+  identity: string;
+  /** How long a look at the Lease is trusted (the elector's retry period). */
+  freshMs: number;
+  now?: () => number;
+}
+
+export class LeaseFence {
+  readonly #o: LeaseFenceOptions;
+  #confirmedAt = Number.NEGATIVE_INFINITY;
+  #lost = false;
+
+  constructor(options: LeaseFenceOptions) {
+    this.#o = options;
+  }
+
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** Whether this instance still holds the Lease; false from the first time it does not. */
+  async holds(): Promise<boolean> {
+    const now = this.#o.now ?? Date.now;
+    while (!this.#lost) {
+      if (now() - this.#confirmedAt < this.#o.freshMs) return true;
+      const asked = now();
+      const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, this.#o.namespace, this.#o.name);
+      if (lease.spec?.holderIdentity !== this.#o.identity) this.#lost = true;
+      else if (now() - asked < this.#o.freshMs) this.#confirmedAt = asked;
+    }
+    return false;
+  }
+}
