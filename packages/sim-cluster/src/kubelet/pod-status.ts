@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Container } from "../resources/pod-spec.js";
 import type { ContainerStatus, Pod, PodCondition } from "../resources/pods.js";
 import type { ContainerResources, PendingReason } from "./allocation.js";
+import { podPhase } from "./container-exit.js";
 
 /** One simulated container: what was allocated to it, what it runs with, and its run history. */
 export interface ContainerRecord {
@@ -11,8 +12,10 @@ export interface ContainerRecord {
   startedAt: string;
   restartCount: number;
   lastState?: Record<string, unknown>;
-  /** Terminated (the pod is shutting down): its final state. */
+  /** Terminated (its run ended, or the pod is shutting down): its final state. */
   terminated?: Record<string, unknown>;
+  /** Ended and waiting to restart (the crash loop back-off); `terminated` holds the run that ended. */
+  waiting?: { reason: string; message: string } | undefined;
   allocated: ContainerResources;
   actuated: ContainerResources;
 }
@@ -77,8 +80,8 @@ function containerStatus(record: ContainerRecord): ContainerStatus {
     image: record.image,
     imageID: `sim://${record.image}`,
     containerID: record.containerID,
-    state: running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
-    ...(record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
+    state: record.waiting !== undefined ? { waiting: record.waiting } : running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
+    ...(record.waiting !== undefined ? { lastState: { terminated: record.terminated } } : record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
     // allocatedResources holds requests only; resources is what the container runs with.
     allocatedResources: { ...(record.allocated.requests ?? {}) },
     resources: withoutEmpty(record.actuated),
@@ -108,12 +111,16 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   const generation = pod.metadata?.generation ?? 0;
   const ready = record.containers.every((c) => c.terminated === undefined);
   const readyStatus = ready ? "True" : "False";
-  const notReady = ready ? undefined : "PodCompleted";
+  const phase = podPhase(record);
+  const ended = phase !== "Running";
+  const unready = record.containers.filter((c) => c.terminated !== undefined).map((c) => c.name);
+  const notReady = ready ? undefined : ended ? "PodCompleted" : "ContainersNotReady";
+  const notReadyMessage = ready || ended ? undefined : `containers with unready status: [${unready.join(" ")}]`;
   const conditions: PodCondition[] = [
-    condition(pod, "PodReadyToStartContainers", readyStatus, now, generation),
+    condition(pod, "PodReadyToStartContainers", ended ? "False" : "True", now, generation),
     condition(pod, "Initialized", "True", now, generation),
-    condition(pod, "Ready", readyStatus, now, generation, notReady),
-    condition(pod, "ContainersReady", readyStatus, now, generation, notReady),
+    condition(pod, "Ready", readyStatus, now, generation, notReady, notReadyMessage),
+    condition(pod, "ContainersReady", readyStatus, now, generation, notReady, notReadyMessage),
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
@@ -123,8 +130,8 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   for (const other of pod.status?.conditions ?? []) if (!KUBELET_CONDITIONS.has(other.type)) conditions.push(other);
   return {
     observedGeneration: generation,
-    // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
-    phase: ready ? "Running" : "Succeeded",
+    // Containers stopped by a deletion exit 0; the others end as their command says (container-exit.ts).
+    phase,
     hostIP: node.address,
     hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],
     podIP: record.podIP,

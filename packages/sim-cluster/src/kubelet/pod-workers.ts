@@ -8,6 +8,7 @@ import type { Pod } from "../resources/pods.js";
 import { podRequests } from "../scheduler/fit.js";
 import { PODS } from "../refs.js";
 import { changedResources, checkResize, resourcesOf, sameResources } from "./allocation.js";
+import { ContainerRuns } from "./container-runs.js";
 import { podStatus, restartContainer, startContainer, type ContainerRecord, type PodRecord } from "./pod-status.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -48,6 +49,8 @@ export class PodWorkers {
   readonly #queues = new Map<string, Promise<void>>();
   /** Pods shutting down after a graceful delete, by uid: the timer that ends it and when. */
   readonly #shutdowns = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Containers' exits and restarts; each is reported as the pod's status. */
+  readonly #runs = new ContainerRuns((uid) => void this.#run(uid, () => this.#syncLatest(uid)));
 
   constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined }) {
     this.#client = client;
@@ -68,6 +71,7 @@ export class PodWorkers {
   stop(): void {
     for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
     this.#shutdowns.clear();
+    this.#runs.stop();
   }
 
   /** A node reboot: every running container starts again (restartCount + 1), and the pods report it. */
@@ -75,8 +79,9 @@ export class PodWorkers {
     const now = nowRFC3339();
     for (const record of this.#records.values()) {
       if (record.terminating) continue;
-      // Containers of a rebooted node end without an exit status of their own.
-      for (const container of record.containers) restartContainer(container, now, "Unknown", 255);
+      // Containers of a rebooted node end without an exit status of their own; those that ended stay so.
+      for (const container of record.containers) if (container.terminated === undefined) restartContainer(container, now, "Unknown", 255);
+      this.#runs.rearm(record.uid);
     }
     await Promise.all([...this.#records.keys()].map((uid) => this.#run(uid, () => this.#syncLatest(uid))));
   }
@@ -114,6 +119,7 @@ export class PodWorkers {
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       record = this.#admit(pod);
       this.#records.set(uid, record);
+      this.#runs.start(pod, record);
     }
     if (record.terminating) return;
     const freed = this.#decideResize(pod, record);
@@ -249,12 +255,15 @@ export class PodWorkers {
 
   async #finishShutdown(pod: Pod, record: PodRecord): Promise<void> {
     this.#shutdowns.delete(pod.metadata?.uid ?? "");
+    this.#runs.forget(record.uid);
     const now = nowRFC3339();
     record.terminating = true;
     record.pending = undefined;
     record.inProgress = false;
     for (const container of record.containers) {
-      container.terminated = { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+      // A container that had ended keeps its exit; one waiting to restart does not start again.
+      if (container.waiting === undefined) container.terminated ??= { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+      container.waiting = undefined;
     }
     const latest = (this.#node.pods.cache.get(objectKey(pod)) as Pod | undefined) ?? pod;
     await this.#report(latest, record);
@@ -279,6 +288,7 @@ export class PodWorkers {
     const shutdown = this.#shutdowns.get(uid);
     if (shutdown !== undefined) clearTimeout(shutdown.timer);
     this.#shutdowns.delete(uid);
+    this.#runs.forget(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
     this.#node.podIPs.release(record.podIP);
