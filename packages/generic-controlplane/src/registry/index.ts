@@ -17,7 +17,7 @@ export type {
   WatchRequest,
 } from "./types.js";
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
-export { toTable, translateTimestampSince, type TableOptions } from "./table.js";
+export { humanDuration, toTable, translateTimestampSince, type TableOptions } from "./table.js";
 export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
 export { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 export {
