@@ -16,6 +16,8 @@ import { nodeLifecycleController } from "./controllers/node-lifecycle.js";
 import { endpointsController } from "./controllers/endpoints.js";
 import { endpointSliceController } from "./controllers/endpointslice.js";
 import { replicaSetController } from "./controllers/replicaset.js";
+import { jobController } from "./controllers/job.js";
+import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
@@ -210,7 +212,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -224,6 +226,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         daemonSetController(),
         disruptionController(),
         taintEvictionController(),
+        jobController(),
+        ttlAfterFinishedController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

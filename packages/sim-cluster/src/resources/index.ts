@@ -5,6 +5,7 @@ import { deploymentsResource } from "./deployments.js";
 import type { EndpointAddressRules } from "./endpoint-ip.js";
 import { endpointSlicesResource } from "./endpoint-slices.js";
 import { endpointsResource } from "./endpoints.js";
+import { jobsResource } from "./jobs.js";
 import { nodesResource } from "./nodes.js";
 import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
@@ -26,6 +27,7 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     endpointsResource(endpointRules),
     endpointSlicesResource(endpointRules),
     podDisruptionBudgetsResource,
+    jobsResource,
   ];
 }
 
@@ -35,6 +37,7 @@ export {
   deploymentsResource,
   endpointSlicesResource,
   endpointsResource,
+  jobsResource,
   nodesResource,
   podDisruptionBudgetsResource,
   podsResource,
