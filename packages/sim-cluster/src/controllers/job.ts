@@ -167,8 +167,8 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
   const nowMs = Date.now();
   const suspended = spec.suspend === true;
   if (status.startTime === undefined && !suspended) status.startTime = now;
+  // Kept once the status counting these pods is written: a sync that loses a conflict must not count them twice.
   const backoff = nextBackoffRecord(state.backoffs.get(key), newSucceeded.length, countedNewFailures, nowMs);
-  state.backoffs.set(key, backoff);
   let requeueAfterMs: number | undefined;
 
   // What ends the Job, in upstream's order.
@@ -256,7 +256,7 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
   status.ready = ready;
   status.terminating = terminating;
   const needsUpdate = suspendChanged || before.active !== active || before.ready !== ready || before.terminating !== terminating;
-  await trackStatusAndRemoveFinalizers(state, key, job, { pods, tracked, finished, succeededIndexes, failedIndexes, terminating, needsUpdate, now });
+  await trackStatusAndRemoveFinalizers(state, key, job, { pods, tracked, finished, succeededIndexes, failedIndexes, terminating, needsUpdate, now, flushed: () => state.backoffs.set(key, backoff) });
   if (requeueAfterMs !== undefined && Number.isFinite(requeueAfterMs)) return { requeueAfterMs: Math.max(10, requeueAfterMs) };
 }
 
@@ -425,6 +425,8 @@ interface TrackInput {
   terminating: number;
   needsUpdate: boolean;
   now: string;
+  /** The counted pods are in the stored status (upstream then updates its back-off store). */
+  flushed: () => void;
 }
 
 /**
@@ -499,6 +501,7 @@ async function trackStatusAndRemoveFinalizers(state: SyncState, key: string, job
     current = await writeStatus(client, current);
     needsFlush = false;
   }
+  input.flushed();
   if (toRemove.length > 0) {
     const removed = state.removedFinalizers.get(key);
     const outcomes = await Promise.allSettled(toRemove.map((pod) => removeTrackingFinalizer(client, pod)));

@@ -99,7 +99,8 @@ function prepare(job: Job): void {
     job.spec,
     () => job.metadata?.labels,
     (labels) => {
-      job.metadata = { ...job.metadata, labels };
+      // In place: the registry holds this metadata object and fills in its uid next.
+      (job.metadata ??= {}).labels = labels;
     },
   );
 }
