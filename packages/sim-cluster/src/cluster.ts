@@ -17,6 +17,7 @@ import { endpointsController } from "./controllers/endpoints.js";
 import { endpointSliceController } from "./controllers/endpointslice.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { jobController } from "./controllers/job.js";
+import { cronJobController } from "./controllers/cronjob.js";
 import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -212,7 +213,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -228,6 +229,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         taintEvictionController(),
         jobController(),
         ttlAfterFinishedController(),
+        cronJobController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

@@ -55,6 +55,15 @@ message Toleration {
   optional int64 tolerationSeconds = 5;
 }
 
+message PodSecurityContext {
+  optional int64 runAsUser = 2;
+  optional bool runAsNonRoot = 3;
+  repeated int64 supplementalGroups = 4;
+  optional int64 fsGroup = 5;
+  optional int64 runAsGroup = 6;
+  optional string fsGroupChangePolicy = 9;
+}
+
 message PodSpec {
   repeated Container containers = 2;
   optional string restartPolicy = 3;
@@ -68,6 +77,7 @@ message PodSpec {
   optional bool hostNetwork = 11;
   optional bool hostPID = 12;
   optional bool hostIPC = 13;
+  optional PodSecurityContext securityContext = 14;
   optional string hostname = 16;
   optional string subdomain = 17;
   optional string schedulerName = 19;
@@ -333,6 +343,7 @@ const POINTER_FIELDS = [
   "k8s.io.api.core.v1.PodSpec.preemptionPolicy",
   "k8s.io.api.core.v1.Container.restartPolicy",
   "k8s.io.api.core.v1.Toleration.tolerationSeconds",
+  ...["runAsUser", "runAsNonRoot", "fsGroup", "runAsGroup", "fsGroupChangePolicy"].map((f) => `k8s.io.api.core.v1.PodSecurityContext.${f}`),
   "k8s.io.api.core.v1.ServiceSpec.ipFamilyPolicy",
   "k8s.io.api.core.v1.ServiceSpec.allocateLoadBalancerNodePorts",
   "k8s.io.api.core.v1.ServiceSpec.loadBalancerClass",

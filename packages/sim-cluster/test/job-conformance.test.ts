@@ -78,7 +78,7 @@ function newTestJob(behavior: Behavior, name: string, restartPolicy: string, par
         },
       },
     },
-  } as Job;
+  };
 }
 
 async function getJobPods(ns: string, name: string): Promise<Pod[]> {
@@ -148,11 +148,11 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     const ns = await newNamespace();
     const template = newTestJob("succeed", "suspend-true-to-false", "Never", parallelism, completions, undefined, backoffLimit);
     template.spec!.suspend = true;
-    let job = await client.create<Job>(JOBS, ns, template);
+    await client.create<Job>(JOBS, ns, template);
     // Upstream polls for pods until wait.ForeverTestTimeout and expects the poll to time out.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await getJobPods(ns, "suspend-true-to-false")).toHaveLength(0);
-    job = await eventually("Suspended condition", async () => {
+    const job = await eventually("Suspended condition", async () => {
       const j = await client.get<Job>(JOBS, ns, "suspend-true-to-false");
       return j.status?.conditions?.some((c) => c.type === "Suspended") ? j : undefined;
     });

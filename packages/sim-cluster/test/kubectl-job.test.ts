@@ -50,4 +50,21 @@ describe("kubectl 1.32 with Jobs", { timeout: 60_000 }, () => {
     const reason = await run("get", "job", "oops", "-o", "jsonpath={.status.conditions[?(@.type==\"Failed\")].reason}");
     expect(reason.stdout).toBe("BackoffLimitExceeded");
   });
+
+  it("create cronjob, get cronjob, create job --from=cronjob", async () => {
+    const created = await run("create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *", "--", "/bin/true");
+    expect(created.stderr).toBe("");
+    expect(created.stdout.trim()).toBe("cronjob.batch/tick created");
+    const table = await run("get", "cronjob", "tick");
+    expect(table.stdout).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\n/);
+    expect(table.stdout).toMatch(/\ntick\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s\n/);
+    const manual = await run("create", "job", "tick-manual", "--from=cronjob/tick");
+    expect(manual.stderr).toBe("");
+    expect(manual.stdout.trim()).toBe("job.batch/tick-manual created");
+    expect((await run("wait", "--for=condition=complete", "job/tick-manual", "--timeout=30s")).stdout.trim()).toBe("job.batch/tick-manual condition met");
+    const owner = await run("get", "job", "tick-manual", "-o", "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.annotations.cronjob\\.kubernetes\\.io/instantiate}");
+    expect(owner.stdout).toBe("CronJob/tick manual");
+    const bad = await run("create", "cronjob", "bad", "--image=busybox", "--schedule=61 * * * *");
+    expect(bad.stderr).toContain('spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61');
+  });
 });

@@ -6,6 +6,7 @@ import type { EndpointAddressRules } from "./endpoint-ip.js";
 import { endpointSlicesResource } from "./endpoint-slices.js";
 import { endpointsResource } from "./endpoints.js";
 import { jobsResource } from "./jobs.js";
+import { cronJobsResource } from "./cronjobs.js";
 import { nodesResource } from "./nodes.js";
 import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
@@ -28,11 +29,13 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     endpointSlicesResource(endpointRules),
     podDisruptionBudgetsResource,
     jobsResource,
+    cronJobsResource,
   ];
 }
 
 export {
   controllerRevisionsResource,
+  cronJobsResource,
   daemonSetsResource,
   deploymentsResource,
   endpointSlicesResource,

@@ -74,8 +74,11 @@ const LEGACY_JOB_NAME_LABEL = "job-name";
 export const COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index";
 const MAX_INT32 = 2_147_483_647;
 
-/** SetDefaults_Job (batch/v1), and the pod template's PodSpec defaults. */
-export function defaultJobSpec(spec: JobSpec, labels: () => Record<string, string> | undefined, setLabels: (labels: Record<string, string>) => void): void {
+/**
+ * SetDefaults_Job (batch/v1), and the pod template's PodSpec defaults. A Job (not a CronJob's
+ * template) without labels takes its template's: `labels` reads and writes the Job's.
+ */
+export function defaultJobSpec(spec: JobSpec, labels?: { get(): Record<string, string> | undefined; set(labels: Record<string, string>): void }): void {
   if (spec.completions === undefined && spec.parallelism === undefined) {
     spec.completions = 1;
     spec.parallelism = 1;
@@ -87,7 +90,7 @@ export function defaultJobSpec(spec: JobSpec, labels: () => Record<string, strin
   spec.podReplacementPolicy ??= spec.podFailurePolicy !== undefined ? "Failed" : "TerminatingOrFailed";
   for (const rule of spec.podFailurePolicy?.rules ?? []) for (const pattern of rule.onPodConditions ?? []) pattern.status ??= "True";
   const templateLabels = spec.template?.metadata?.labels;
-  if (templateLabels !== undefined && Object.keys(labels() ?? {}).length === 0) setLabels({ ...templateLabels });
+  if (labels !== undefined && templateLabels !== undefined && Object.keys(labels.get() ?? {}).length === 0) labels.set({ ...templateLabels });
   spec.template ??= {};
   spec.template.spec ??= {};
   defaultPodSpec(spec.template.spec);
@@ -95,14 +98,13 @@ export function defaultJobSpec(spec: JobSpec, labels: () => Record<string, strin
 
 function prepare(job: Job): void {
   job.spec ??= {};
-  defaultJobSpec(
-    job.spec,
-    () => job.metadata?.labels,
-    (labels) => {
+  defaultJobSpec(job.spec, {
+    get: () => job.metadata?.labels,
+    set: (labels) => {
       // In place: the registry holds this metadata object and fills in its uid next.
       (job.metadata ??= {}).labels = labels;
     },
-  );
+  });
 }
 
 /**
