@@ -199,8 +199,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
-    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
-    subresourceStores = { bindings, pods: pods.store, budgets: plane.store("policy", "poddisruptionbudgets"), scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined) };
+    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers") };
+    subresourceStores = { bindings, pods: pods.store, budgets: plane.store("policy", "poddisruptionbudgets"), scalable: (_group, plural) => (Object.hasOwn(scalable, plural) ? scalable[plural as keyof typeof scalable] : undefined) };
     const services = served("", "services");
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
@@ -213,7 +213,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -230,6 +230,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         jobController(),
         ttlAfterFinishedController(),
         cronJobController(),
+        replicaSetController({ kind: "ReplicationController" }),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

@@ -7,6 +7,8 @@ import { endpointSlicesResource } from "./endpoint-slices.js";
 import { endpointsResource } from "./endpoints.js";
 import { jobsResource } from "./jobs.js";
 import { cronJobsResource } from "./cronjobs.js";
+import { podTemplatesResource } from "./pod-templates.js";
+import { replicationControllersResource } from "./replication-controllers.js";
 import { nodesResource } from "./nodes.js";
 import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
@@ -30,6 +32,8 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     podDisruptionBudgetsResource,
     jobsResource,
     cronJobsResource,
+    replicationControllersResource,
+    podTemplatesResource,
   ];
 }
 
@@ -44,7 +48,9 @@ export {
   nodesResource,
   podDisruptionBudgetsResource,
   podsResource,
+  podTemplatesResource,
   priorityClassesResource,
   replicaSetsResource,
+  replicationControllersResource,
   servicesResource,
 };
