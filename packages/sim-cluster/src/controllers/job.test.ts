@@ -79,6 +79,16 @@ describe("the Job controller", { timeout: 40_000 }, () => {
     expect(failed.status?.completionTime).toBeUndefined();
   });
 
+  it("waits the pod failure back-off once per failure: 10 s before the second pod, not 20", async () => {
+    await client.create(JOBS, "default", job("twice", { backoffLimit: 1 }, ["/bin/false"]));
+    await finished("twice", "Failed", 25_000);
+    const pods = (await podsOf("twice")).sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? "") - Date.parse(b.metadata?.creationTimestamp ?? ""));
+    expect(pods).toHaveLength(2);
+    const gap = Date.parse(pods[1]!.metadata?.creationTimestamp ?? "") - Date.parse(pods[0]!.metadata?.creationTimestamp ?? "");
+    expect(gap).toBeGreaterThanOrEqual(9_000);
+    expect(gap).toBeLessThanOrEqual(13_000);
+  });
+
   it("fails a Job at once on a podFailurePolicy FailJob rule, naming the container, exit code and rule", async () => {
     await client.create(
       JOBS,
