@@ -2,9 +2,12 @@
  * Ports of kubernetes/kubernetes test/e2e/apps/cronjob.go (SIGDescribe("CronJob")), with
  * upstream's objects (newTestCronJob: parallelism 1, completions 1, backoffLimit 1,
  * restartPolicy OnFailure, busybox container "c" with an emptyDir "data" at /data) and
- * assertions: the conformance tests "should support CronJob API operations" and "should
- * schedule multiple jobs concurrently", and "should support timezone". Schedules fire on
- * minute boundaries, so the scheduling test takes up to two minutes, as upstream's does.
+ * assertions: the conformance tests "should support CronJob API operations", "should
+ * schedule multiple jobs concurrently" and "should not schedule jobs when suspended", and
+ * "should support timezone". Schedules fire on minute boundaries, so the scheduling test takes up
+ * to two minutes, as upstream's does. Upstream's suspended test polls for cronJobTimeout (15
+ * minutes) expecting no Job; the port waits past the next minute boundary, when the schedule
+ * would have fired.
  */
 import { ApiError, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import type { WatchEvent } from "@kubekit/generic-controlplane";
@@ -83,6 +86,25 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     expect(active.length).toBeGreaterThanOrEqual(2);
     for (const job of active) expect(job.metadata?.annotations?.["batch.kubernetes.io/cronjob-scheduled-timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
     await client.delete(CRON_JOBS, ns, cronJob.metadata?.name ?? "", { propagationPolicy: "Background" });
+  });
+
+  // Conformance (v1.21): CronJob MUST NOT schedule new jobs while suspended.
+  it("should not schedule jobs when suspended", async () => {
+    const ns = await newNamespace();
+    const cronJob = newTestCronJob("suspended", "*/1 * * * ?", "Allow", sleepCommand);
+    cronJob.spec!.suspend = true;
+    await client.create(CRON_JOBS, ns, cronJob);
+    const nextMinute = Math.ceil(Date.now() / 60_000) * 60_000;
+    let scheduled = false;
+    while (Date.now() < nextMinute + 5_000) {
+      const cj = await client.get<CronJob>(CRON_JOBS, ns, "suspended");
+      if ((cj.status?.active?.length ?? 0) > 0) scheduled = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(scheduled).toBe(false);
+    const jobs = await client.list<Job>(JOBS, ns);
+    expect(jobs.items).toHaveLength(0);
+    await client.delete(CRON_JOBS, ns, "suspended", { propagationPolicy: "Background" });
   });
 
   it("should support timezone", async () => {
