@@ -6,8 +6,9 @@
  *   first page's revision, which the in-memory storage this suite runs on never does.
  * - test/e2e/common/node/podtemplates.go (conformance): "should run the lifecycle of
  *   PodTemplates", "should delete a collection of pod templates", "should replace a pod template".
- * - test/e2e/apps/rc.go (conformance): "should adopt matching pods on creation", "should release
- *   no longer matching pods", and the scale subresource steps of "should test the lifecycle of a
+ * - test/e2e/apps/rc.go (conformance): "should surface a failure condition on a common issue like
+ *   exceeded quota", "should adopt matching pods on creation", "should release no longer
+ *   matching pods", and the scale subresource steps of "should test the lifecycle of a
  *   ReplicationController".
  */
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
@@ -127,12 +128,50 @@ describe("[sig-node] PodTemplates (test/e2e/common/node/podtemplates.go)", { tim
   });
 });
 
-describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 30_000 }, () => {
+describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70_000 }, () => {
   const rcOf = (name: string, replicas: number, labels: Record<string, string>): ReplicationController => ({
     apiVersion: "v1",
     kind: "ReplicationController",
     metadata: { name },
     spec: { replicas, selector: labels, template: { metadata: { labels }, spec: { containers: [{ name, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4" }] } } },
+  });
+
+  it("should surface a failure condition on a common issue like exceeded quota", async () => {
+    const ns = await newNamespace("rc");
+    const name = "condition-test";
+    const QUOTAS = { group: "", version: "v1", resource: "resourcequotas", namespaced: true };
+    await client.create(QUOTAS, ns, { metadata: { name }, spec: { hard: { pods: "2" } } });
+    await eventually("quota status", async () => ((await client.get<{ status?: { hard?: Record<string, string> } } & ReplicationController>(QUOTAS, ns, name)).status?.hard?.["pods"] === "2" ? true : undefined));
+    const rc = await client.create<ReplicationController>(REPLICATION_CONTROLLERS, ns, rcOf(name, 3, { name }));
+    const failing = await eventually(
+      "ReplicaFailure condition",
+      async () => {
+        const current = await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, name);
+        const cond = (current.status?.["conditions"] as Array<{ type: string }> | undefined)?.find((c) => c.type === "ReplicaFailure");
+        return (current.status?.observedGeneration ?? 0) >= (rc.metadata?.generation ?? 0) && cond !== undefined ? cond : undefined;
+      },
+      60_000,
+    );
+    expect(failing).toMatchObject({ type: "ReplicaFailure", status: "True", reason: "FailedCreate" });
+    let scaled: ReplicationController | undefined;
+    while (scaled === undefined) {
+      const update = await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, name);
+      update.spec!.replicas = 2;
+      try {
+        scaled = await client.update<ReplicationController>(REPLICATION_CONTROLLERS, ns, update);
+      } catch (error) {
+        if (!(error instanceof Error && "code" in error && error.code === 409)) throw error;
+      }
+    }
+    await eventually(
+      "no ReplicaFailure condition",
+      async () => {
+        const current = await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, name);
+        const cond = (current.status?.["conditions"] as Array<{ type: string }> | undefined)?.find((c) => c.type === "ReplicaFailure");
+        return (current.status?.observedGeneration ?? 0) >= (scaled.metadata?.generation ?? 0) && cond === undefined ? true : undefined;
+      },
+      60_000,
+    );
   });
 
   it("should adopt matching pods on creation", async () => {

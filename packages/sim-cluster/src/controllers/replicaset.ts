@@ -6,7 +6,7 @@ import { PODS, REPLICA_SETS, REPLICATION_CONTROLLERS } from "../refs.js";
 import { selectorMatches, type LabelSelector } from "../selector.js";
 import { Expectations } from "./expectations.js";
 import { claimObjects } from "./claim.js";
-import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
+import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, ownerReferenceTo, podAvailability } from "./util.js";
 
 /** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
 function deletionRank(pod: Pod): number[] {
@@ -16,6 +16,27 @@ function deletionRank(pod: Pod): number[] {
 function compareRanks(a: number[], b: number[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
+}
+
+type Condition = { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string };
+
+/**
+ * calculateStatus's ReplicaFailure condition: set (reason FailedCreate, the error as message)
+ * when managing the pods failed and it is not there yet, removed once a sync succeeds. The same
+ * array comes back when nothing changes.
+ */
+function replicaFailureConditions(conditions: unknown, failure: { reason: string; error: unknown } | undefined): Condition[] | undefined {
+  const list = Array.isArray(conditions) ? (conditions as Condition[]) : undefined;
+  const existing = list?.find((c) => c.type === "ReplicaFailure");
+  if (failure !== undefined && existing === undefined) {
+    const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
+    return [...(list ?? []), { type: "ReplicaFailure", status: "True", lastTransitionTime: nowRFC3339(), reason: failure.reason, message }];
+  }
+  if (failure === undefined && existing !== undefined) {
+    const rest = (list ?? []).filter((c) => c !== existing);
+    return rest.length > 0 ? rest : undefined;
+  }
+  return list;
 }
 
 /** What differs between ReplicaSets and ReplicationControllers (whose selector is a plain label map). */
@@ -99,10 +120,12 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
           const inNamespace = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isPodActive(pod));
           const active = await claimObjects(context.client, PODS, rs, kind, inNamespace, { apiVersion });
           const diff = expectations.satisfied(key) ? (rs.spec?.replicas ?? 0) - active.length : 0;
+          // A failed create or delete is reported as the ReplicaFailure condition, then retried.
+          let manageError: { reason: string; error: unknown } | undefined;
           if (diff > 0) {
             expectations.expectCreations(key, diff);
             const template = rs.spec?.template ?? {};
-            await Promise.all(
+            const created = await Promise.allSettled(
               Array.from({ length: diff }, () =>
                 context.client.create(PODS, namespace, {
                   apiVersion: "v1",
@@ -121,6 +144,8 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
                 }),
               ),
             );
+            const failed = created.find((r): r is PromiseRejectedResult => r.status === "rejected");
+            if (failed !== undefined) manageError = { reason: "FailedCreate", error: failed.reason };
           } else if (diff < 0) {
             const victims = [...active].sort((a, b) => compareRanks(deletionRank(a), deletionRank(b))).slice(0, -diff);
             expectations.expectDeletions(key, victims.map((pod) => pod.metadata?.name ?? ""));
@@ -151,14 +176,16 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
             observedGeneration: rs.metadata?.generation ?? 0,
           };
           const current = rs.status ?? {};
-          const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]);
+          const conditions = replicaFailureConditions(current.conditions, manageError);
+          const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]) || conditions !== current.conditions;
           if (changed) {
             try {
-              await context.client.patch(resource, namespace, rs.metadata?.name ?? "", { status }, "application/merge-patch+json", "status");
+              await context.client.patch(resource, namespace, rs.metadata?.name ?? "", { status: { ...status, conditions: conditions ?? null } }, "application/merge-patch+json", "status");
             } catch (error) {
               if (!isNotFound(error)) throw error;
             }
           }
+          if (manageError !== undefined) throw manageError.error instanceof Error ? manageError.error : new Error(String(manageError.error));
           // A pod ready but not yet for minReadySeconds becomes available without an event.
           if (availableInMs !== undefined) return { requeueAfterMs: availableInMs + 10 };
         },
