@@ -18,6 +18,9 @@ import { endpointSliceController } from "./controllers/endpointslice.js";
 import { endpointSliceMirroringController } from "./controllers/endpointslice-mirroring.js";
 import { publishApiServer, unvalidatedStore } from "./kubernetes-service.js";
 import { replicaSetController } from "./controllers/replicaset.js";
+import { jobController } from "./controllers/job.js";
+import { cronJobController } from "./controllers/cronjob.js";
+import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
@@ -212,7 +215,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
-    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets") };
+    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers") };
     const services = served("", "services");
     subresourceStores = {
       bindings,
@@ -220,7 +223,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       budgets: plane.store("policy", "poddisruptionbudgets"),
       services: services.store,
       endpoints: plane.store("", "endpoints")!,
-      scalable: (_group, plural) => (plural === "deployments" || plural === "replicasets" ? scalable[plural] : undefined),
+      scalable: (_group, plural) => (Object.hasOwn(scalable, plural) ? scalable[plural as keyof typeof scalable] : undefined),
     };
     const repairing = repairingServiceStore(services.store, allocators);
     plane.server.addResource({ definition: services.definition, store: repairing });
@@ -240,7 +243,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -255,6 +258,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         daemonSetController(),
         disruptionController(),
         taintEvictionController(),
+        jobController(),
+        ttlAfterFinishedController(),
+        cronJobController(),
+        replicaSetController({ kind: "ReplicationController" }),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

@@ -15,3 +15,7 @@ export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
 export { disruptionController } from "./controllers/disruption.js";
 export { podDisruptionBudgetsResource } from "./resources/pod-disruption-budgets.js";
+export { jobsResource, cronJobsResource, replicationControllersResource, podTemplatesResource } from "./resources/index.js";
+export { jobController, type JobControllerOptions } from "./controllers/job.js";
+export { cronJobController } from "./controllers/cronjob.js";
+export { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";

@@ -55,6 +55,15 @@ message Toleration {
   optional int64 tolerationSeconds = 5;
 }
 
+message PodSecurityContext {
+  optional int64 runAsUser = 2;
+  optional bool runAsNonRoot = 3;
+  repeated int64 supplementalGroups = 4;
+  optional int64 fsGroup = 5;
+  optional int64 runAsGroup = 6;
+  optional string fsGroupChangePolicy = 9;
+}
+
 message PodSpec {
   repeated Container containers = 2;
   optional string restartPolicy = 3;
@@ -68,6 +77,7 @@ message PodSpec {
   optional bool hostNetwork = 11;
   optional bool hostPID = 12;
   optional bool hostIPC = 13;
+  optional PodSecurityContext securityContext = 14;
   optional string hostname = 16;
   optional string subdomain = 17;
   optional string schedulerName = 19;
@@ -207,6 +217,115 @@ message PodDisruptionBudget {
 }
 `;
 
+const BATCH_V1 = `
+syntax = "proto2";
+package k8s.io.api.batch.v1;
+
+message PodFailurePolicyOnExitCodesRequirement {
+  optional string containerName = 1;
+  optional string operator = 2;
+  repeated int32 values = 3;
+}
+
+message PodFailurePolicyOnPodConditionsPattern {
+  optional string type = 1;
+  optional string status = 2;
+}
+
+message PodFailurePolicyRule {
+  optional string action = 1;
+  optional PodFailurePolicyOnExitCodesRequirement onExitCodes = 2;
+  repeated PodFailurePolicyOnPodConditionsPattern onPodConditions = 3;
+}
+
+message PodFailurePolicy {
+  repeated PodFailurePolicyRule rules = 1;
+}
+
+message SuccessPolicyRule {
+  optional string succeededIndexes = 1;
+  optional int32 succeededCount = 2;
+}
+
+message SuccessPolicy {
+  repeated SuccessPolicyRule rules = 1;
+}
+
+message JobSpec {
+  optional int32 parallelism = 1;
+  optional int32 completions = 2;
+  optional int64 activeDeadlineSeconds = 3;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector selector = 4;
+  optional bool manualSelector = 5;
+  optional .k8s.io.api.core.v1.PodTemplateSpec template = 6;
+  optional int32 backoffLimit = 7;
+  optional int32 ttlSecondsAfterFinished = 8;
+  optional string completionMode = 9;
+  optional bool suspend = 10;
+  optional PodFailurePolicy podFailurePolicy = 11;
+  optional int32 backoffLimitPerIndex = 12;
+  optional int32 maxFailedIndexes = 13;
+  optional string podReplacementPolicy = 14;
+  optional string managedBy = 15;
+  optional SuccessPolicy successPolicy = 16;
+}
+
+message JobCondition {
+  optional string type = 1;
+  optional string status = 2;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastProbeTime = 3;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 4;
+  optional string reason = 5;
+  optional string message = 6;
+}
+
+message JobStatus {
+  repeated JobCondition conditions = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time startTime = 2;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time completionTime = 3;
+  optional int32 active = 4;
+  optional int32 succeeded = 5;
+  optional int32 failed = 6;
+  optional string completedIndexes = 7;
+  optional int32 ready = 9;
+  optional string failedIndexes = 10;
+  optional int32 terminating = 11;
+}
+
+message Job {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional JobSpec spec = 2;
+  optional JobStatus status = 3;
+}
+
+message JobTemplateSpec {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional JobSpec spec = 2;
+}
+
+message CronJobSpec {
+  optional string schedule = 1;
+  optional int64 startingDeadlineSeconds = 2;
+  optional string concurrencyPolicy = 3;
+  optional bool suspend = 4;
+  optional JobTemplateSpec jobTemplate = 5;
+  optional int32 successfulJobsHistoryLimit = 6;
+  optional int32 failedJobsHistoryLimit = 7;
+  optional string timeZone = 8;
+}
+
+message CronJobStatus {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastScheduleTime = 4;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastSuccessfulTime = 5;
+}
+
+message CronJob {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional CronJobSpec spec = 2;
+  optional CronJobStatus status = 3;
+}
+`;
+
 /** Go pointer fields of these messages: a zero on the wire was set on purpose. */
 const POINTER_FIELDS = [
   "k8s.io.api.apps.v1.DeploymentSpec.replicas",
@@ -224,6 +343,7 @@ const POINTER_FIELDS = [
   "k8s.io.api.core.v1.PodSpec.preemptionPolicy",
   "k8s.io.api.core.v1.Container.restartPolicy",
   "k8s.io.api.core.v1.Toleration.tolerationSeconds",
+  ...["runAsUser", "runAsNonRoot", "fsGroup", "runAsGroup", "fsGroupChangePolicy"].map((f) => `k8s.io.api.core.v1.PodSecurityContext.${f}`),
   "k8s.io.api.core.v1.ServiceSpec.ipFamilyPolicy",
   "k8s.io.api.core.v1.ServiceSpec.allocateLoadBalancerNodePorts",
   "k8s.io.api.core.v1.ServiceSpec.loadBalancerClass",
@@ -231,13 +351,27 @@ const POINTER_FIELDS = [
   "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.minAvailable",
   "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.maxUnavailable",
   "k8s.io.api.policy.v1.PodDisruptionBudgetSpec.unhealthyPodEvictionPolicy",
+  ...["parallelism", "completions", "activeDeadlineSeconds", "manualSelector", "backoffLimit", "ttlSecondsAfterFinished", "completionMode", "suspend", "backoffLimitPerIndex", "maxFailedIndexes", "podReplacementPolicy", "managedBy"].map((f) => `k8s.io.api.batch.v1.JobSpec.${f}`),
+  "k8s.io.api.batch.v1.JobStatus.ready",
+  "k8s.io.api.batch.v1.JobStatus.failedIndexes",
+  "k8s.io.api.batch.v1.JobStatus.terminating",
+  "k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement.containerName",
+  "k8s.io.api.batch.v1.SuccessPolicyRule.succeededIndexes",
+  "k8s.io.api.batch.v1.SuccessPolicyRule.succeededCount",
+  ...["startingDeadlineSeconds", "suspend", "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "timeZone"].map((f) => `k8s.io.api.batch.v1.CronJobSpec.${f}`),
 ];
 
-/** Makes the control plane's protobuf codec read and write Deployments, Services and PodDisruptionBudgets (`kubectl create pdb`). */
+/** Makes the control plane's protobuf codec read and write Deployments, Services, PodDisruptionBudgets (`kubectl create pdb`), Jobs and CronJobs (`kubectl create job`, `create cronjob`). */
 export function registerWorkloadProtobuf(): void {
   registerProtobufKinds({
-    sources: [CORE_V1, APPS_V1, POLICY_V1],
-    kinds: { "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment", "v1/Service": "k8s.io.api.core.v1.Service", "policy/v1/PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget" },
+    sources: [CORE_V1, APPS_V1, POLICY_V1, BATCH_V1],
+    kinds: {
+      "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment",
+      "v1/Service": "k8s.io.api.core.v1.Service",
+      "policy/v1/PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget",
+      "batch/v1/Job": "k8s.io.api.batch.v1.Job",
+      "batch/v1/CronJob": "k8s.io.api.batch.v1.CronJob",
+    },
     keepZeroFields: POINTER_FIELDS,
   });
 }

@@ -9,3 +9,7 @@ export const PRIORITY_CLASSES: ResourceRef = { group: "scheduling.k8s.io", versi
 export const NODE_LEASES: ResourceRef = { group: "coordination.k8s.io", version: "v1", resource: "leases", namespaced: true };
 export const DAEMON_SETS: ResourceRef = { group: "apps", version: "v1", resource: "daemonsets", namespaced: true };
 export const CONTROLLER_REVISIONS: ResourceRef = { group: "apps", version: "v1", resource: "controllerrevisions", namespaced: true };
+export const JOBS: ResourceRef = { group: "batch", version: "v1", resource: "jobs", namespaced: true };
+export const CRON_JOBS: ResourceRef = { group: "batch", version: "v1", resource: "cronjobs", namespaced: true };
+export const REPLICATION_CONTROLLERS: ResourceRef = { group: "", version: "v1", resource: "replicationcontrollers", namespaced: true };
+export const POD_TEMPLATES: ResourceRef = { group: "", version: "v1", resource: "podtemplates", namespaced: true };

@@ -17,7 +17,7 @@ export type {
   WatchRequest,
 } from "./types.js";
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
-export { toTable, translateTimestampSince, type TableOptions } from "./table.js";
+export { humanDuration, toTable, translateTimestampSince, type TableOptions } from "./table.js";
 export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
 export { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 // Go's strconv.ParseInt(s, 10, 64), for int64s kept in strings (annotations such as a Deployment's revision).

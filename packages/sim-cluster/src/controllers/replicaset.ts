@@ -2,11 +2,11 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
-import { PODS, REPLICA_SETS } from "../refs.js";
-import { selectorMatches } from "../selector.js";
+import { PODS, REPLICA_SETS, REPLICATION_CONTROLLERS } from "../refs.js";
+import { selectorMatches, type LabelSelector } from "../selector.js";
 import { Expectations } from "./expectations.js";
 import { claimObjects } from "./claim.js";
-import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, ownerReferenceTo, podAvailability } from "./util.js";
+import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, ownerReferenceTo, podAvailability } from "./util.js";
 
 /** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
 function deletionRank(pod: Pod): number[] {
@@ -18,25 +18,56 @@ function compareRanks(a: number[], b: number[]): number {
   return 0;
 }
 
+type Condition = { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string };
+
+/**
+ * calculateStatus's ReplicaFailure condition: set (reason FailedCreate, the error as message)
+ * when managing the pods failed and it is not there yet, removed once a sync succeeds. The same
+ * array comes back when nothing changes.
+ */
+function replicaFailureConditions(conditions: unknown, failure: { reason: string; error: unknown } | undefined): Condition[] | undefined {
+  const list = Array.isArray(conditions) ? (conditions as Condition[]) : undefined;
+  const existing = list?.find((c) => c.type === "ReplicaFailure");
+  if (failure !== undefined && existing === undefined) {
+    const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
+    return [...(list ?? []), { type: "ReplicaFailure", status: "True", lastTransitionTime: nowRFC3339(), reason: failure.reason, message }];
+  }
+  if (failure === undefined && existing !== undefined) {
+    const rest = (list ?? []).filter((c) => c !== existing);
+    return rest.length > 0 ? rest : undefined;
+  }
+  return list;
+}
+
+/** What differs between ReplicaSets and ReplicationControllers (whose selector is a plain label map). */
+const KINDS = {
+  ReplicaSet: { name: "replicaset", resource: REPLICA_SETS, apiVersion: "apps/v1", selectorOf: (spec: ReplicaSet["spec"]) => spec?.selector },
+  ReplicationController: { name: "replicationcontroller", resource: REPLICATION_CONTROLLERS, apiVersion: "v1", selectorOf: (spec: ReplicaSet["spec"]) => ({ matchLabels: (spec?.selector ?? {}) as Record<string, string> }) as LabelSelector },
+};
+
 /**
  * The ReplicaSet controller (upstream `pkg/controller/replicaset`): keeps `spec.replicas` active
  * pods of each ReplicaSet, created from its template with a controller reference, adopting
  * orphaned pods its selector matches and releasing its pods whose labels no longer match; and
  * reports replicas, ready and available (ready for `minReadySeconds`) counts in its status.
+ * With `kind: "ReplicationController"` it is the replication manager, which upstream also runs
+ * on the ReplicaSet controller's code.
  */
-export function replicaSetController(options: { workers?: number } = {}): Controller {
+export function replicaSetController(options: { workers?: number; kind?: keyof typeof KINDS } = {}): Controller {
+  const kind = options.kind ?? "ReplicaSet";
+  const { name, resource, apiVersion, selectorOf } = KINDS[kind];
   return {
-    name: "replicaset",
+    name,
     async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "replicaset", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const replicaSets = context.informers.informerFor(REPLICA_SETS);
+      const queue = new WorkQueue({ name, ...(context.registry !== undefined ? { registry: context.registry } : {}) });
+      const replicaSets = context.informers.informerFor(resource);
       const pods = context.informers.informerFor(PODS);
       const enqueue = (rs: KubeObject) => queue.add(keyOf(rs));
       replicaSets.addEventHandler({ add: enqueue, update: (_old, rs) => enqueue(rs), delete: enqueue });
       const expectations = new Expectations();
       const ownerKey = (pod: KubeObject): string | undefined => {
         const ref = controllerRefOf(pod);
-        return ref?.kind === "ReplicaSet" ? `${pod.metadata?.namespace ?? ""}/${ref.name}` : undefined;
+        return ref?.kind === kind ? `${pod.metadata?.namespace ?? ""}/${ref.name}` : undefined;
       };
       const enqueueOwner = (pod: KubeObject) => {
         const key = ownerKey(pod);
@@ -44,7 +75,7 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
         // An orphan: the ReplicaSets whose selector matches it may adopt it (getPodReplicaSets).
         else if (controllerRefOf(pod) === undefined && isPodActive(pod)) {
           for (const rs of replicaSets.cache.list() as ReplicaSet[]) {
-            if (rs.metadata?.namespace === pod.metadata?.namespace && selectorMatches(rs.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(rs));
+            if (rs.metadata?.namespace === pod.metadata?.namespace && selectorMatches(selectorOf(rs.spec), pod.metadata?.labels)) queue.add(keyOf(rs));
           }
         }
       };
@@ -78,19 +109,23 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
         queue,
         options.workers ?? 2,
         async (key): Promise<void | Requeue> => {
-          const rs = replicaSets.cache.get(key) as ReplicaSet | undefined;
+          const stored = replicaSets.cache.get(key) as ReplicaSet | undefined;
+          const selector = selectorOf(stored?.spec);
+          const rs: ReplicaSet | undefined = stored === undefined ? undefined : { ...stored, spec: { ...stored.spec, ...(selector !== undefined ? { selector } : {}) } };
           if (rs === undefined || rs.metadata?.deletionTimestamp !== undefined) {
             expectations.forget(key);
             return;
           }
           const { namespace } = splitKey(key);
           const inNamespace = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && isPodActive(pod));
-          const active = await claimObjects(context.client, PODS, rs, "ReplicaSet", inNamespace);
+          const active = await claimObjects(context.client, PODS, rs, kind, inNamespace, { apiVersion });
           const diff = expectations.satisfied(key) ? (rs.spec?.replicas ?? 0) - active.length : 0;
+          // A failed create or delete is reported as the ReplicaFailure condition, then retried.
+          let manageError: { reason: string; error: unknown } | undefined;
           if (diff > 0) {
             expectations.expectCreations(key, diff);
             const template = rs.spec?.template ?? {};
-            await Promise.all(
+            const created = await Promise.allSettled(
               Array.from({ length: diff }, () =>
                 context.client.create(PODS, namespace, {
                   apiVersion: "v1",
@@ -100,7 +135,7 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
                     namespace: namespace ?? "",
                     labels: { ...(template.metadata?.labels ?? {}) },
                     ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
-                    ownerReferences: [ownerReferenceTo(rs, "apps/v1", "ReplicaSet")],
+                    ownerReferences: [ownerReferenceTo(rs, apiVersion, kind)],
                   },
                   spec: structuredClone(template.spec ?? {}),
                 }).catch((error: unknown) => {
@@ -109,6 +144,8 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
                 }),
               ),
             );
+            const failed = created.find((r): r is PromiseRejectedResult => r.status === "rejected");
+            if (failed !== undefined) manageError = { reason: "FailedCreate", error: failed.reason };
           } else if (diff < 0) {
             const victims = [...active].sort((a, b) => compareRanks(deletionRank(a), deletionRank(b))).slice(0, -diff);
             expectations.expectDeletions(key, victims.map((pod) => pod.metadata?.name ?? ""));
@@ -139,14 +176,16 @@ export function replicaSetController(options: { workers?: number } = {}): Contro
             observedGeneration: rs.metadata?.generation ?? 0,
           };
           const current = rs.status ?? {};
-          const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]);
+          const conditions = replicaFailureConditions(current.conditions, manageError);
+          const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]) || conditions !== current.conditions;
           if (changed) {
             try {
-              await context.client.patch(REPLICA_SETS, namespace, rs.metadata?.name ?? "", { status }, "application/merge-patch+json", "status");
+              await context.client.patch(resource, namespace, rs.metadata?.name ?? "", { status: { ...status, conditions: conditions ?? null } }, "application/merge-patch+json", "status");
             } catch (error) {
               if (!isNotFound(error)) throw error;
             }
           }
+          if (manageError !== undefined) throw manageError.error instanceof Error ? manageError.error : new Error(String(manageError.error));
           // A pod ready but not yet for minReadySeconds becomes available without an event.
           if (availableInMs !== undefined) return { requeueAfterMs: availableInMs + 10 };
         },

@@ -26,8 +26,16 @@ export function scaleOf(workload: Workload): Scale {
       ...(meta.creationTimestamp !== undefined ? { creationTimestamp: meta.creationTimestamp } : {}),
     },
     spec: { replicas: workload.spec?.replicas ?? 0 },
-    status: { replicas: workload.status?.replicas ?? 0, selector: workload.spec?.selector ? selectorString(workload.spec.selector) : "" },
+    status: { replicas: workload.status?.replicas ?? 0, selector: selectorOf(workload) },
   };
+}
+
+/** The selector as Scale reports it; a ReplicationController's is a plain label map. */
+function selectorOf(workload: Workload): string {
+  const selector = workload.spec?.selector;
+  if (selector === undefined) return "";
+  if (workload.kind === "ReplicationController") return selectorString({ matchLabels: selector as Record<string, string> });
+  return selectorString(selector);
 }
 
 const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json"];

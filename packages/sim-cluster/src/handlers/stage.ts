@@ -15,12 +15,12 @@ export interface SubresourceStores {
   /** Services and their Endpoints, which `services/proxy` reads. */
   services: ResourceStore;
   endpoints: ResourceStore;
-  /** The served resource behind a `scale`: deployments and replicasets. */
+  /** The served resource behind a `scale`: deployments, replicasets and replicationcontrollers. */
   scalable(group: string, plural: string): ServedResource | undefined;
 }
 
 /**
- * Serves `pods/binding`, `pods/eviction`, `pods/proxy`, `services/proxy` and `<deployments|replicasets>/scale`, which upstream serves from those
+ * Serves `pods/binding`, `pods/eviction`, `pods/proxy`, `services/proxy` and `<deployments|replicasets|replicationcontrollers>/scale`, which upstream serves from those
  * resources' REST storage and the generic handlers do not: a stage ahead of dispatch answers
  * them and lets every other request through. `stores` is read per request, so the stage can be
  * handed to the control plane before the stores exist.
@@ -45,7 +45,8 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
         await serveProxy(ctx, info, { pods: ready.pods, services: ready.services, endpoints: ready.endpoints });
         return true;
       }
-      if (info.group === "apps" && info.version === "v1" && info.subresource === "scale" && (info.resource === "deployments" || info.resource === "replicasets")) {
+      const scalable = (info.group === "apps" && (info.resource === "deployments" || info.resource === "replicasets")) || (info.group === "" && info.resource === "replicationcontrollers");
+      if (info.version === "v1" && info.subresource === "scale" && scalable) {
         const served = ready.scalable(info.group, info.resource);
         if (served === undefined) return false;
         await serveScale(ctx, info, served, maxBodyBytes);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Container } from "../resources/pod-spec.js";
 import type { ContainerStatus, Pod, PodCondition } from "../resources/pods.js";
 import type { ContainerResources, PendingReason } from "./allocation.js";
+import { podPhase } from "./container-exit.js";
 
 /** One simulated container: what was allocated to it, what it runs with, and its run history. */
 export interface ContainerRecord {
@@ -11,9 +12,13 @@ export interface ContainerRecord {
   startedAt: string;
   restartCount: number;
   lastState?: Record<string, unknown>;
-  /** Terminated (the pod is shutting down): its final state. */
+  /** Terminated (its run ended, or the pod is shutting down): its final state. */
   terminated?: Record<string, unknown>;
-  /** Not started: its image did not pull (ErrImagePull, then ImagePullBackOff). */
+  /**
+   * Waiting: never started because its image did not pull (ErrImagePull, then ImagePullBackOff;
+   * `terminated` unset), or ended and waiting to restart (the crash loop back-off; `terminated`
+   * holds the run that ended).
+   */
   waiting?: { reason: string; message: string } | undefined;
   allocated: ContainerResources;
   actuated: ContainerResources;
@@ -90,8 +95,8 @@ function containerStatus(record: ContainerRecord): ContainerStatus {
     image: record.image,
     imageID: `sim://${record.image}`,
     containerID: record.containerID,
-    state: running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
-    ...(record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
+    state: record.waiting !== undefined ? { waiting: record.waiting } : running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
+    ...(record.waiting !== undefined ? { lastState: { terminated: record.terminated } } : record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
     ...resources,
   };
 }
@@ -121,13 +126,19 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   const waiting = record.containers.filter((c) => c.waiting !== undefined && c.terminated === undefined);
   const ready = !stopped && waiting.length === 0;
   const readyStatus = ready ? "True" : "False";
-  // GeneratePodReadyCondition's reasons: an ended pod is PodCompleted; one with containers not started names them.
-  const notReady = ready ? undefined : stopped ? { reason: "PodCompleted" } : { reason: "ContainersNotReady", message: `containers with unready status: [${waiting.map((c) => c.name).join(" ")}]` };
+  // Ended by the kubelet (active deadline): Failed. A container whose image never pulled keeps
+  // the pod Pending (getPhase); otherwise the containers' runs decide (container-exit.ts).
+  const phase = record.ended !== undefined ? "Failed" : waiting.length > 0 ? "Pending" : podPhase(record);
+  const ended = phase === "Succeeded" || phase === "Failed";
+  // GeneratePodReadyCondition's reasons: an ended pod is PodCompleted; otherwise the containers not running are named.
+  const unready = record.containers.filter((c) => c.terminated !== undefined || c.waiting !== undefined).map((c) => c.name);
+  const notReady = ready ? undefined : ended ? "PodCompleted" : "ContainersNotReady";
+  const notReadyMessage = ready || ended ? undefined : `containers with unready status: [${unready.join(" ")}]`;
   const conditions: PodCondition[] = [
-    condition(pod, "PodReadyToStartContainers", stopped ? "False" : "True", now, generation),
+    condition(pod, "PodReadyToStartContainers", ended ? "False" : "True", now, generation),
     condition(pod, "Initialized", "True", now, generation),
-    condition(pod, "Ready", readyStatus, now, generation, notReady?.reason, notReady?.message),
-    condition(pod, "ContainersReady", readyStatus, now, generation, notReady?.reason, notReady?.message),
+    condition(pod, "Ready", readyStatus, now, generation, notReady, notReadyMessage),
+    condition(pod, "ContainersReady", readyStatus, now, generation, notReady, notReadyMessage),
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
@@ -137,9 +148,8 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   for (const other of pod.status?.conditions ?? []) if (!KUBELET_CONDITIONS.has(other.type)) conditions.push(other);
   return {
     observedGeneration: generation,
-    // Containers stopped by a deletion exited 0: the pod ends Succeeded, as the kubelet's terminal phase.
-    // A container not started yet keeps the pod Pending (getPhase).
-    phase: record.ended !== undefined ? "Failed" : stopped ? "Succeeded" : waiting.length > 0 ? "Pending" : "Running",
+    // Containers stopped by a deletion exit 0; the others end as their command says (container-exit.ts).
+    phase,
     ...(record.ended !== undefined ? { reason: record.ended.reason, message: record.ended.message } : {}),
     hostIP: node.address,
     hostIPs: [{ ip: node.address }, ...(node.secondaryAddress !== undefined ? [{ ip: node.secondaryAddress }] : [])],

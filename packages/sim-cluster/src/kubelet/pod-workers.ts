@@ -9,6 +9,7 @@ import { podRequests } from "../scheduler/fit.js";
 import { PODS } from "../refs.js";
 import { changedResources, checkResize, resourcesOf, sameResources } from "./allocation.js";
 import { imagePullWaiting, isUnpullableImage, type ImagePullRule } from "./images.js";
+import { ContainerRuns } from "./container-runs.js";
 import { podStatus, restartContainer, startContainer, type ContainerRecord, type PodRecord } from "./pod-status.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -56,6 +57,8 @@ export class PodWorkers {
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   /** Pods with a failed pull reported as ErrImagePull, by uid: the timer that reports the back-off. */
   readonly #pullBackOffs = new Map<string, NodeJS.Timeout>();
+  /** Containers' exits and restarts; each is reported as the pod's status. */
+  readonly #runs = new ContainerRuns((uid) => void this.#run(uid, () => this.#syncLatest(uid)));
 
   constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined; imagePullFails?: ImagePullRule | undefined }) {
     this.#client = client;
@@ -80,6 +83,7 @@ export class PodWorkers {
     for (const timer of [...this.#deadlines.values(), ...this.#pullBackOffs.values()]) clearTimeout(timer);
     this.#deadlines.clear();
     this.#pullBackOffs.clear();
+    this.#runs.stop();
   }
 
   /** A node reboot: every running container starts again (restartCount + 1), and the pods report it. */
@@ -87,8 +91,9 @@ export class PodWorkers {
     const now = nowRFC3339();
     for (const record of this.#records.values()) {
       if (record.terminating) continue;
-      // Containers of a rebooted node end without an exit status of their own.
-      for (const container of record.containers) restartContainer(container, now, "Unknown", 255);
+      // Containers of a rebooted node end without an exit status of their own; those that ended stay so.
+      for (const container of record.containers) if (container.terminated === undefined) restartContainer(container, now, "Unknown", 255);
+      this.#runs.rearm(record.uid);
     }
     await Promise.all([...this.#records.keys()].map((uid) => this.#run(uid, () => this.#syncLatest(uid))));
   }
@@ -126,6 +131,7 @@ export class PodWorkers {
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       record = this.#admit(pod);
       this.#records.set(uid, record);
+      this.#runs.start(pod, record);
     }
     if (record.terminating) return;
     if (this.#pastActiveDeadline(pod, record)) return this.#endPastDeadline(pod, record);
@@ -339,13 +345,15 @@ export class PodWorkers {
 
   async #finishShutdown(pod: Pod, record: PodRecord): Promise<void> {
     this.#shutdowns.delete(pod.metadata?.uid ?? "");
+    this.#runs.forget(record.uid);
     const now = nowRFC3339();
     record.terminating = true;
     record.pending = undefined;
     record.inProgress = false;
     for (const container of record.containers) {
+      // A container that had ended (or waits to restart) keeps its exit; a running one, or one whose image never pulled, ends now.
+      container.terminated ??= { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
       container.waiting = undefined;
-      container.terminated = { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
     }
     const latest = (this.#node.pods.cache.get(objectKey(pod)) as Pod | undefined) ?? pod;
     await this.#report(latest, record);
@@ -374,6 +382,7 @@ export class PodWorkers {
     this.#deadlines.delete(uid);
     clearTimeout(this.#pullBackOffs.get(uid));
     this.#pullBackOffs.delete(uid);
+    this.#runs.forget(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
     this.#node.podIPs.release(record.podIP);

@@ -5,6 +5,10 @@ import { deploymentsResource } from "./deployments.js";
 import type { EndpointAddressRules } from "./endpoint-ip.js";
 import { endpointSlicesResource } from "./endpoint-slices.js";
 import { endpointsResource } from "./endpoints.js";
+import { jobsResource } from "./jobs.js";
+import { cronJobsResource } from "./cronjobs.js";
+import { podTemplatesResource } from "./pod-templates.js";
+import { replicationControllersResource } from "./replication-controllers.js";
 import { nodesResource } from "./nodes.js";
 import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
@@ -26,19 +30,27 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     endpointsResource(endpointRules),
     endpointSlicesResource(endpointRules),
     podDisruptionBudgetsResource,
+    jobsResource,
+    cronJobsResource,
+    replicationControllersResource,
+    podTemplatesResource,
   ];
 }
 
 export {
   controllerRevisionsResource,
+  cronJobsResource,
   daemonSetsResource,
   deploymentsResource,
   endpointSlicesResource,
   endpointsResource,
+  jobsResource,
   nodesResource,
   podDisruptionBudgetsResource,
   podsResource,
+  podTemplatesResource,
   priorityClassesResource,
   replicaSetsResource,
+  replicationControllersResource,
   servicesResource,
 };
