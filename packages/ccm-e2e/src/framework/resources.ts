@@ -1,4 +1,4 @@
-import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import type { ResourceRef } from "@kubekit/generic-controlplane/client";
 
 /** The API resources the suite reads and writes. */
 export const SERVICES: ResourceRef = { group: "", version: "v1", resource: "services", namespaced: true };

@@ -1,4 +1,4 @@
-import { KubeClient, loadKubeconfig } from "@kubekit/generic-controlplane/controllers";
+import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/generic-controlplane/client";
 import { hostTraffic } from "../driver/host-traffic.js";
 import { loadDriver, validateDriver } from "../driver/load.js";
 import { resolveTimeouts } from "../driver/timeouts.js";
@@ -82,7 +82,13 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   if (dryRun) {
     selected.forEach((test, index) => finish({ name: test.name, labels: labelsOf(test.name), state: "passed", durationMs: 0, output: [] }, index));
   } else {
-    const client = new KubeClient(await loadKubeconfig(options.kubeconfig, options.context));
+    let clientConfig: ClientConfig;
+    try {
+      clientConfig = await loadKubeconfig(options.kubeconfig, options.context);
+    } catch (error) {
+      throw new CcmE2eError("invalid-argument", (error as Error).message, { cause: error });
+    }
+    const client = new KubeClient(clientConfig);
     const runContext = { kubeconfig: options.kubeconfig, log: () => {} };
     try {
       let setupOk = true;
