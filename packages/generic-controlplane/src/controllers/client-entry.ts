@@ -2,6 +2,7 @@
 // the JSON client, its errors) and nothing of the server or the controllers, so a CLI that only
 // calls an API server loads in a fraction of the time the root entry takes.
 export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubeconfig.js";
+export type { ExecApiVersion, ExecConfig } from "./exec-credential.js";
 export {
   ApiError,
   KubeClient,
