@@ -1,7 +1,11 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 
 // The built `ccm-e2e` binary as a shell runs it: a real process with real pipes.
 const packageDir = join(import.meta.dirname, "..");
@@ -15,9 +19,9 @@ interface Exit {
 }
 
 /** Runs the binary; with `closeStdoutAfterFirstChunk` the reader goes away like `| head -1` does. */
-function run(args: readonly string[], options: { closeStdoutAfterFirstChunk?: boolean } = {}): Promise<Exit> {
+function run(args: readonly string[], options: { closeStdoutAfterFirstChunk?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECONFIG: "" } });
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECONFIG: "", ...options.env } });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8");
@@ -68,4 +72,69 @@ describe("the ccm-e2e binary", () => {
       expect(new Set(specifiers), file).toEqual(new Set(["@kubekit/generic-controlplane/client"]));
     }
   });
+});
+
+// A managed cluster's front door: only the token the cloud's credential plugin hands out gets in.
+const PLUGIN_TOKEN = "token-from-the-cloud-cli";
+const PLUGIN = `#!/bin/sh
+echo run >> "$RUNS_FILE"
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s","expirationTimestamp":"2999-01-01T00:00:00Z"}}\\n' "$PLUGIN_TOKEN"
+`;
+
+describe("the ccm-e2e binary against a cluster behind an exec credential plugin", () => {
+  let cluster: SimCluster;
+  let front: Server;
+  let dir: string;
+  const refused: string[] = [];
+
+  beforeAll(async () => {
+    cluster = await startSimCluster({ nodes: 1 });
+    const upstream = new URL(cluster.url);
+    front = createServer((req, res) => {
+      if (req.headers.authorization !== `Bearer ${PLUGIN_TOKEN}`) {
+        refused.push(`${req.method} ${req.url}`);
+        res.writeHead(401, { "Content-Type": "application/json" }).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401, message: "Unauthorized" }));
+        return;
+      }
+      const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forwarded.on("error", () => res.destroy());
+      req.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    dir = await mkdtemp(join(tmpdir(), "ccm-e2e-exec-"));
+    await writeFile(join(dir, "token-plugin.sh"), PLUGIN);
+    await chmod(join(dir, "token-plugin.sh"), 0o755);
+  });
+  afterAll(async () => {
+    front?.closeAllConnections();
+    await new Promise((resolve) => front?.close(resolve));
+    await cluster?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("runs a test with the token the plugin prints, running the plugin once", async () => {
+    const kubeconfig = join(dir, "kubeconfig");
+    const runsFile = join(dir, "runs");
+    await writeFile(
+      kubeconfig,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        "current-context": "managed",
+        clusters: [{ name: "managed", cluster: { server: `http://127.0.0.1:${(front.address() as { port: number }).port}` } }],
+        users: [{ name: "ci", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "./token-plugin.sh", interactiveMode: "Never", env: [{ name: "PLUGIN_TOKEN", value: PLUGIN_TOKEN }, { name: "RUNS_FILE", value: runsFile }] } } }],
+        contexts: [{ name: "managed", context: { cluster: "managed", user: "ci" } }],
+      }),
+    );
+    await writeFile(join(dir, "driver.yaml"), "name: no-cloud\ncapabilities: {}\n");
+    const exit = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], { env: { KUBECONFIG: kubeconfig } });
+    expect(exit.stderr).toBe("");
+    expect(exit.stdout).toContain("PASS [sig-network] Services should delete a collection of services [Conformance]");
+    expect(exit.code).toBe(0);
+    expect(refused).toEqual([]);
+    expect((await readFile(runsFile, "utf8")).trim().split("\n")).toEqual(["run"]);
+  }, 60_000);
 });
