@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type AgentOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions as HttpsAgentOptions } from "node:https";
 import type { Duplex } from "node:stream";
-import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
+import type { TLSSocket } from "node:tls";
 
 type ConnectCallback = (error: Error | null, socket: Duplex) => void;
 type SocketOptions = { host?: string | null | undefined; port?: number | string | null | undefined };
@@ -44,7 +44,8 @@ export function proxyAgent(proxyUrl: string, secure: boolean, tls: HttpsAgentOpt
       override createConnection(options: SocketOptions, callback?: ConnectCallback): Duplex | null | undefined {
         tunnel(proxy, options.host ?? "localhost", Number(options.port ?? 443), (error, socket) => {
           if (error !== null || socket === undefined) return callback?.(error ?? new Error("proxy tunnel failed"), noSocket);
-          const secured = tlsConnect({ ...(options as ConnectionOptions), socket });
+          // https.Agent's own connection (its TLS options and session cache) over the tunnel.
+          const secured = HttpsAgent.prototype.createConnection.call(this, { ...options, socket } as never) as unknown as TLSSocket;
           // Errors after the handshake belong to the request using the socket, not to this callback.
           const failed = (tlsError: Error) => callback?.(tlsError, noSocket);
           secured.once("error", failed);
