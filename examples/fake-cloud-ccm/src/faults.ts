@@ -8,6 +8,7 @@
  * - `delete-on-lookup-error`: deletes a Node when the instance lookup fails (instead of skipping it).
  * - `drop-session-affinity`: balances every connection afresh, ignoring `sessionAffinity: ClientIP`.
  * - `etp-local-all-nodes`: sends `externalTrafficPolicy: Local` traffic to nodes without endpoints.
+ * - `ignore-source-ranges`: programs no firewall: `loadBalancerSourceRanges` admits every client.
  */
 export const FAULTS = [
   "keep-finalizer",
@@ -17,6 +18,7 @@ export const FAULTS = [
   "delete-on-lookup-error",
   "drop-session-affinity",
   "etp-local-all-nodes",
+  "ignore-source-ranges",
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

@@ -31,6 +31,7 @@ export interface Service {
     externalIPs?: string[];
     sessionAffinity?: "None" | "ClientIP";
     externalTrafficPolicy?: "Cluster" | "Local";
+    loadBalancerSourceRanges?: string[];
     internalTrafficPolicy?: "Cluster" | "Local";
     healthCheckNodePort?: number;
     allocateLoadBalancerNodePorts?: boolean;
