@@ -20,6 +20,7 @@ const CAUGHT_BY: Record<Fault, readonly string[]> = {
   "drop-session-affinity": [`${LB} should have session affinity work for LoadBalancer service with Cluster traffic policy [Slow] [LinuxOnly]`],
   "etp-local-all-nodes": ["[sig-network] LoadBalancers ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should only target nodes with endpoints"],
   "ignore-source-ranges": [`${LB} should only allow access from service loadbalancer source ranges [Slow]`],
+  "restart-loses-pods": ["[sig-cloud-provider-gcp] Restart [Disruptive] [KubeUp] should restart all nodes and ensure all nodes and pods recover"],
 };
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -6,7 +6,8 @@ import { lifecycleTests } from "./lb-lifecycle.js";
 import { rollingUpdateTests } from "./lb-rolling-update.js";
 import { sourceRangeTests } from "./lb-source-ranges.js";
 import { rebootTests } from "./reboot.js";
+import { restartTests } from "./restart.js";
 import { servicesTests } from "./services.js";
 
 /** Every ported test, in the order a run takes them. */
-export const SUITE: readonly SuiteTest[] = [...cloudNodeTests, ...rebootTests, ...lifecycleTests, ...affinityTests, ...sourceRangeTests, ...rollingUpdateTests, ...etpLocalTests, ...servicesTests];
+export const SUITE: readonly SuiteTest[] = [...cloudNodeTests, ...rebootTests, ...restartTests, ...lifecycleTests, ...affinityTests, ...sourceRangeTests, ...rollingUpdateTests, ...etpLocalTests, ...servicesTests];
