@@ -64,6 +64,18 @@ describe("the ccm-e2e binary", () => {
     expect(exit.stderr).toMatch(/^ccm-e2e: error loading kubeconfig \/nonexistent\/kubeconfig: [^\n]*\n$/);
   });
 
+  it("accepts the CI example's driver and label filters (examples/ccm-ci)", async () => {
+    const example = join(packageDir, "..", "..", "examples", "ccm-ci");
+    const workflow = await readFile(join(example, "ccm-e2e.yaml"), "utf8");
+    const filters = [...workflow.matchAll(/^\s+labels: "([^"]+)"$/gm)].map((m) => m[1]!);
+    expect(filters.length).toBe(3);
+    for (const filter of filters) {
+      const exit = await run(["run", "--driver", join(example, "driver.yaml"), "--label-filter", filter, "--dry-run", "-o", "json"]);
+      expect(exit.code, exit.stderr).toBe(0);
+      expect((JSON.parse(exit.stdout) as { tests: unknown[] }).tests.length, filter).toBeGreaterThan(0);
+    }
+  });
+
   it("keeps the API server out of the root entry: it imports only the client entry of generic-controlplane", async () => {
     for (const file of ["index.js", "index.cjs", "cli.js"]) {
       const text = await readFile(join(packageDir, "dist", file), "utf8");
