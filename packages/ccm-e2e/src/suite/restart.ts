@@ -62,7 +62,7 @@ async function podsRunningReady(ctx: TestContext, count: number, timeoutMs: numb
   try {
     await poll(`${count} pods running and ready ${when}`, { timeoutMs, signal: ctx.signal }, async (note) => {
       const pods = await watchedPods(ctx);
-      const notReady = pods.filter((pod) => !runningReadyOrSucceeded(pod)).map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`);
+      const notReady = pods.filter((pod) => !runningReadyOrSucceeded(pod)).map((pod) => `${String(pod.metadata.namespace)}/${pod.metadata.name}`);
       note(`${pods.length} pods, not running and ready: ${notReady.join(", ") || "none"}`);
       return pods.length === count && notReady.length === 0 ? true : undefined;
     });
