@@ -71,7 +71,13 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
       await cluster.startNode(name);
       // A machine that was off boots: a new boot ID, its containers started again (what
       // `common.RestartNodes` waits for); a kubelet merely started again would keep the old one.
-      await cluster.rebootNode(name);
+      // If its Node was deleted meanwhile the boot cannot be reported: a fresh start registers it again.
+      try {
+        await cluster.rebootNode(name);
+      } catch {
+        await cluster.stopNode(name).catch(() => undefined);
+        await cluster.startNode(name);
+      }
     },
   });
   const close = async () => {
