@@ -148,5 +148,12 @@ describe("the ccm-e2e binary against a cluster behind an exec credential plugin"
     expect(exit.code).toBe(0);
     expect(refused).toEqual([]);
     expect((await readFile(runsFile, "utf8")).trim().split("\n")).toEqual(["run"]);
+
+    // KUBECONFIG as a list, merged as kubectl merges it: the first file only chooses the context.
+    const chooser = join(dir, "chooser");
+    await writeFile(chooser, stringify({ apiVersion: "v1", kind: "Config", "current-context": "managed" }));
+    const merged = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], { env: { KUBECONFIG: `${chooser}:${kubeconfig}` } });
+    expect(merged.stderr).toBe("");
+    expect(merged.code).toBe(0);
   }, 60_000);
 });

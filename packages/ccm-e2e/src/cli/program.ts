@@ -55,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .command("run")
     .description("run the selected tests; exit 1 if any failed")
     .requiredOption("--driver <file>", "the driver: a JS module (.mjs/.js) or a declarative YAML file")
-    .option("--kubeconfig <file>", "kubeconfig of the cluster under test (default $KUBECONFIG, then ~/.kube/config)")
+    .option("--kubeconfig <file>", "kubeconfig of the cluster under test (default: the $KUBECONFIG files merged as kubectl merges them, then ~/.kube/config)")
     .option("--context <name>", "kubeconfig context (default: its current context)")
     .option("--focus <regex>", "run only tests whose full name matches")
     .option("--skip <regex>", "do not run tests whose full name matches")
@@ -66,9 +66,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .addOption(new Option("-o, --output <format>", "stdout: progress and a summary (text), or one JSON document at the end with progress on stderr (json)").choices(["text", "json"]).default("text"))
     .option("--report-html <file>", "write a self-contained HTML page of the run: pass/skip/fail with reasons and timings")
     .action(async (flags: RunFlags) => {
-      const kubeconfig = flags.kubeconfig ?? process.env.KUBECONFIG?.split(":")[0] ?? `${process.env.HOME ?? ""}/.kube/config`;
       const result = await runSuite({
-        kubeconfig,
+        ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
         driver: flags.driver,
         parallel: flags.parallel,
         dryRun: flags.dryRun ?? false,

@@ -1,3 +1,5 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/generic-controlplane/client";
 import { hostTraffic } from "../driver/host-traffic.js";
 import { loadDriver, validateDriver } from "../driver/load.js";
@@ -21,8 +23,11 @@ export interface SuiteReporter {
 }
 
 export interface RunSuiteOptions {
-  /** Path of the kubeconfig (its current context, or `context`). */
-  kubeconfig: string;
+  /**
+   * Path of the kubeconfig (its current context, or `context`). Without it, kubectl's rules: the
+   * `$KUBECONFIG` files merged, else `~/.kube/config`.
+   */
+  kubeconfig?: string;
   context?: string;
   /** A driver, or the path of a driver module or YAML file. */
   driver: CcmDriver | string;
@@ -68,7 +73,9 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     ...(options.skip ? { skip: compileRegex("--skip", options.skip)! } : {}),
     ...(options.labelFilter ? { labelFilter: parseLabelFilter(options.labelFilter) } : {}),
   });
-  const driver = typeof options.driver === "string" ? await loadDriver(options.driver, { kubeconfig: options.kubeconfig }) : validateDriver(options.driver);
+  // What the driver's commands get as KUBECONFIG: the same file, or the same list, the run reads.
+  const driverKubeconfig = options.kubeconfig ?? (process.env.KUBECONFIG || join(process.env.HOME ?? homedir(), ".kube", "config"));
+  const driver = typeof options.driver === "string" ? await loadDriver(options.driver, { kubeconfig: driverKubeconfig }) : validateDriver(options.driver);
   const dryRun = options.dryRun ?? false;
   options.reporter?.suiteStart?.({ driver: driver.name, total: selected.length, dryRun });
 
@@ -89,7 +96,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       throw new CcmE2eError("invalid-argument", (error as Error).message, { cause: error });
     }
     const client = new KubeClient(clientConfig);
-    const runContext = { kubeconfig: options.kubeconfig, log: () => {} };
+    const runContext = { kubeconfig: driverKubeconfig, log: () => {} };
     try {
       let setupOk = true;
       try {
