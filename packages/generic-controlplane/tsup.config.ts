@@ -13,6 +13,7 @@ export default defineConfig(
       "registry/index": "src/registry/index.ts",
       "server/index": "src/server/index.ts",
       "controllers/index": "src/controllers/index.ts",
+      "client/index": "src/controllers/client-entry.ts",
       "testing/index": "src/testing/index.ts",
       "testing/storage": "src/testing/storage.ts",
     },

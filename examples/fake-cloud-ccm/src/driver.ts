@@ -32,6 +32,7 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       // The cluster's kube-proxy stand-in answers it; the mini CCM programs the same nodes.
       healthCheckNodePort: options.serviceTraffic,
       allocateLoadBalancerNodePortsFalse: true,
+      loadBalancerSourceRanges: true,
       serviceTraffic: options.serviceTraffic,
       nodeDeletion: machines,
       nodeShutdown: machines,

@@ -5,7 +5,7 @@ import type { CcmDriver } from "@kubekit/ccm-e2e";
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
 import { startMiniCcm, type MiniCcm } from "./ccm/mini-ccm.js";
-import { NODES, type NodeObject } from "./ccm/objects.js";
+import { NODES, PODS, type NodeObject, type PodObject } from "./ccm/objects.js";
 import { FakeCloud } from "./cloud/fake-cloud.js";
 import { startAdminServer, type AdminServer } from "./admin-server.js";
 import { clusterTraffic } from "./cluster-traffic.js";
@@ -40,6 +40,12 @@ async function cutOff(cluster: SimCluster, name: string, seconds: number): Promi
   setTimeout(() => void cluster.startNode(name).catch(() => undefined), seconds * 1000).unref();
 }
 
+/** The `restart-loses-pods` fault: the node's pods vanish while its machine is down. */
+async function forgetPods(client: KubeClient, nodeName: string): Promise<void> {
+  const pods = (await client.list<PodObject>(PODS, undefined, { fieldSelector: `spec.nodeName=${nodeName}` })).items;
+  await Promise.all(pods.map((pod) => client.delete(PODS, pod.metadata.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).catch(() => undefined)));
+}
+
 export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOptions = {}): Promise<FakeCloudEnvironment> {
   const fault = options.fault ?? parseFault(process.env.FAKE_CLOUD_FAULT);
   const dir = await mkdtemp(join(tmpdir(), "fake-cloud-"));
@@ -58,7 +64,22 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
   let ccm: MiniCcm | undefined;
   let admin: AdminServer | undefined;
   // The machines behind the instances are the simulated nodes' kubelets.
-  const cloud = new FakeCloud({ stop: (name) => cluster.stopNode(name), start: (name) => cluster.startNode(name) });
+  const cloud = new FakeCloud({
+    stop: (name) => cluster.stopNode(name),
+    start: async (name) => {
+      if (fault === "restart-loses-pods") await forgetPods(client, name);
+      await cluster.startNode(name);
+      // A machine that was off boots: a new boot ID, its containers started again (what
+      // `common.RestartNodes` waits for); a kubelet merely started again would keep the old one.
+      // If its Node was deleted meanwhile the boot cannot be reported: a fresh start registers it again.
+      try {
+        await cluster.rebootNode(name);
+      } catch {
+        await cluster.stopNode(name).catch(() => undefined);
+        await cluster.startNode(name);
+      }
+    },
+  });
   const close = async () => {
     await ccm?.stop();
     await admin?.close();

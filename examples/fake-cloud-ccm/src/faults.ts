@@ -1,5 +1,6 @@
 /**
- * Defects the mini CCM can be built with, one at a time, to show the suite catches each:
+ * Defects the mini CCM (or the fake cloud under it) can be built with, one at a time, to show the
+ * suite catches each:
  *
  * - `keep-finalizer`: never removes `service.kubernetes.io/load-balancer-cleanup`.
  * - `leak-load-balancers`: forgets to delete the cloud load balancer (status and finalizer still go).
@@ -8,6 +9,8 @@
  * - `delete-on-lookup-error`: deletes a Node when the instance lookup fails (instead of skipping it).
  * - `drop-session-affinity`: balances every connection afresh, ignoring `sessionAffinity: ClientIP`.
  * - `etp-local-all-nodes`: sends `externalTrafficPolicy: Local` traffic to nodes without endpoints.
+ * - `ignore-source-ranges`: programs no firewall: `loadBalancerSourceRanges` admits every client.
+ * - `restart-loses-pods`: a restarted machine boots from a fresh disk: the pods bound to its node are gone.
  */
 export const FAULTS = [
   "keep-finalizer",
@@ -17,6 +20,8 @@ export const FAULTS = [
   "delete-on-lookup-error",
   "drop-session-affinity",
   "etp-local-all-nodes",
+  "ignore-source-ranges",
+  "restart-loses-pods",
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

@@ -19,6 +19,8 @@ const CAUGHT_BY: Record<Fault, readonly string[]> = {
   "delete-on-lookup-error": ["[sig-cloud-provider-gcp] Reboot [Disruptive] [Feature:Reboot] each node by ordering clean reboot and ensure they function upon restart"],
   "drop-session-affinity": [`${LB} should have session affinity work for LoadBalancer service with Cluster traffic policy [Slow] [LinuxOnly]`],
   "etp-local-all-nodes": ["[sig-network] LoadBalancers ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should only target nodes with endpoints"],
+  "ignore-source-ranges": [`${LB} should only allow access from service loadbalancer source ranges [Slow]`],
+  "restart-loses-pods": ["[sig-cloud-provider-gcp] Restart [Disruptive] [KubeUp] should restart all nodes and ensure all nodes and pods recover"],
 };
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -10,8 +10,18 @@ process.once("SIGINT", () => {
   process.once("SIGINT", () => process.exit(130));
 });
 
+// A reader that goes away (`ccm-e2e list | head -1`) is not an error: output stops, the run goes on
+// to its cleanup and exit code.
+let stdoutOpen = true;
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  stdoutOpen = false;
+});
+
 runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
+  stdout: (text) => {
+    if (stdoutOpen) process.stdout.write(text);
+  },
   stderr: (text) => process.stderr.write(text),
   tty: process.stdout.isTTY === true,
   signal: controller.signal,

@@ -36,4 +36,6 @@ export { runSuite, type RunSuiteOptions, type SuiteReporter } from "./runner/run
 export type { SuiteResult, TestResult, TestState } from "./runner/result.js";
 export { renderJunit, writeJunit, type JunitProperties } from "./runner/junit.js";
 export { progressReporter, summary } from "./runner/progress.js";
+export { jsonReport, type JsonSuiteReport, type JsonTestReport } from "./runner/json-report.js";
+export { renderHtmlReport, writeHtmlReport } from "./runner/html-report.js";
 export { SUITE } from "./suite/index.js";

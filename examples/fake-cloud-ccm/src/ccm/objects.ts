@@ -14,6 +14,7 @@ export interface ServiceObject extends KubeObject {
     sessionAffinity?: "None" | "ClientIP";
     externalTrafficPolicy?: "Cluster" | "Local";
     allocateLoadBalancerNodePorts?: boolean;
+    loadBalancerSourceRanges?: string[];
   };
   status?: { loadBalancer?: { ingress?: { ip?: string }[] } };
 }

@@ -99,6 +99,7 @@ export function loadBalancerSpec(name: string, service: ServiceObject, nodes: No
     sessionAffinity: fault === "drop-session-affinity" ? "None" : (service.spec.sessionAffinity ?? "None"),
     targets,
     backendNodes: backends.map((node) => node.metadata.name),
+    sourceRanges: fault === "ignore-source-ranges" ? [] : (service.spec.loadBalancerSourceRanges ?? []),
   };
 }
 

@@ -69,6 +69,17 @@ describe("FakeLoadBalancers", () => {
     await expect(hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).rejects.toThrow(/ECONNRESET|socket hang up/);
   });
 
+  it("admits only clients inside loadBalancerSourceRanges, and everyone once the ranges are gone", async () => {
+    const balancers = await lbs();
+    const target = await httpBackend("b1");
+    const ip = await balancers.ensure(spec([target], { sourceRanges: ["10.0.0.0/8", "127.0.0.1/32"] }));
+    expect((await hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).body).toBe("b1");
+    await balancers.ensure(spec([target], { sourceRanges: ["127.0.0.2/32"] }));
+    await expect(hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).rejects.toThrow(/ECONNRESET|socket hang up/);
+    await balancers.ensure(spec([target], { sourceRanges: [] }));
+    expect((await hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).body).toBe("b1");
+  });
+
   it("relays UDP flows both ways", async () => {
     const backend = createSocket("udp4");
     backend.on("message", (message, from) => backend.send(`echo ${message.toString()}`, from.port, from.address));

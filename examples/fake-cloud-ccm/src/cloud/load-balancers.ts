@@ -1,3 +1,4 @@
+import { BlockList, isIPv6 } from "node:net";
 import type { CloudLoadBalancer, Protocol } from "@kubekit/ccm-e2e";
 import { AddressPool } from "./address-pool.js";
 import { tcpListener, udpListener, type Listener, type Target } from "./listener.js";
@@ -12,10 +13,14 @@ export interface LoadBalancerSpec {
   targets: Map<string, Target[]>;
   /** The backend nodes, as the cloud reports them. */
   backendNodes: string[];
+  /** `spec.loadBalancerSourceRanges`: clients outside every CIDR are refused; empty or absent admits all. */
+  sourceRanges?: string[];
 }
 
 interface LoadBalancer {
   spec: LoadBalancerSpec;
+  /** The source ranges as a matcher, or undefined when every client is admitted. */
+  admitted: BlockList | undefined;
   ingressIP: string;
   listeners: Map<string, Listener>;
   /** ClientIP affinity: client address → backend name, per listener. */
@@ -38,11 +43,12 @@ export class FakeLoadBalancers {
   async ensure(spec: LoadBalancerSpec): Promise<string> {
     let lb = this.#lbs.get(spec.name);
     if (lb === undefined) {
-      lb = { spec, ingressIP: this.#pool.allocate(), listeners: new Map(), affinity: new Map(), roundRobin: 0 };
+      lb = { spec, admitted: undefined, ingressIP: this.#pool.allocate(), listeners: new Map(), affinity: new Map(), roundRobin: 0 };
       this.#lbs.set(spec.name, lb);
     }
     if (spec.sessionAffinity !== lb.spec.sessionAffinity) lb.affinity.clear();
     lb.spec = spec;
+    lb.admitted = sourceRangeMatcher(spec.sourceRanges);
     const wanted = new Set(spec.ports.map((p) => listenerKey(p.port, p.protocol)));
     for (const [key, listener] of lb.listeners) {
       if (!wanted.has(key)) {
@@ -61,6 +67,8 @@ export class FakeLoadBalancers {
   }
 
   #pick(lb: LoadBalancer, key: string, client: string): Target | undefined {
+    // A refused source gets what a cloud firewall gives it: no connection.
+    if (lb.admitted !== undefined && !lb.admitted.check(client, isIPv6(client) ? "ipv6" : "ipv4")) return undefined;
     const targets = lb.spec.targets.get(key) ?? [];
     if (targets.length === 0) return undefined;
     if (lb.spec.sessionAffinity === "ClientIP") {
@@ -103,4 +111,16 @@ export class FakeLoadBalancers {
   async close(): Promise<void> {
     await Promise.all(this.names().map((name) => this.delete(name)));
   }
+}
+
+/** The CIDRs a load balancer admits; an invalid one is the CCM's error, as the cloud API's would be. */
+function sourceRangeMatcher(ranges: readonly string[] | undefined): BlockList | undefined {
+  if (ranges === undefined || ranges.length === 0) return undefined;
+  const list = new BlockList();
+  for (const range of ranges) {
+    const [address, prefix] = range.trim().split("/");
+    if (address === undefined || prefix === undefined) throw new Error(`invalid source range ${JSON.stringify(range)}`);
+    list.addSubnet(address, Number(prefix), isIPv6(address) ? "ipv6" : "ipv4");
+  }
+  return list;
 }

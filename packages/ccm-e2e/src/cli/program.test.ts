@@ -67,6 +67,26 @@ describe("ccm-e2e CLI", () => {
     expect(xml).toContain('<property name="SuiteSucceeded" value="false">');
   }, 60_000);
 
+  it("prints one JSON document with -o json (progress on stderr) and writes an HTML report", async () => {
+    const driver = join(dir, "none-json.yaml");
+    await writeFile(driver, "name: no-cloud\ncapabilities: {}\n");
+    const html = join(dir, "report", "index.html");
+    const { code, out, err } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "-o", "json", "--report-html", html, "--focus", "delete a collection of services|cleanup finalizer");
+    expect(code).toBe(EXIT_OK);
+    const report = JSON.parse(out) as { driver: string; passed: number; skipped: number; exitCode: number; tests: { name: string; state: string; message?: string; durationMs: number }[] };
+    expect(report).toMatchObject({ driver: "no-cloud", passed: 1, skipped: 1, exitCode: 0 });
+    const finalizer = "[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup finalizer for service [Slow]";
+    expect(report.tests.map((t) => [t.name, t.state, t.message])).toEqual([
+      [finalizer, "skipped", 'driver "no-cloud" does not provide capability "loadBalancer"'],
+      ["[sig-network] Services should delete a collection of services [Conformance]", "passed", undefined],
+    ]);
+    expect(err).toContain("PASS [sig-network] Services should delete a collection of services [Conformance]");
+    const page = await readFile(html, "utf8");
+    expect(page).toContain("<title>ccm-e2e: no-cloud passed</title>");
+    expect(page).toContain(`<tr class="skipped"><td class="state">skipped</td><td>${finalizer}<pre>driver &quot;no-cloud&quot; does not provide capability &quot;loadBalancer&quot;</pre>`);
+    expect(page).toContain("1 passed, 0 failed, 1 skipped");
+  }, 60_000);
+
   it("exits 2 naming the field of an invalid driver", async () => {
     const driver = join(dir, "bad.yaml");
     await writeFile(driver, "name: x\ncapabilities:\n  loadbalancer: true\n");

@@ -1,6 +1,8 @@
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { isCcmE2eError } from "../errors.js";
 import { labelsOf } from "../framework/registry.js";
+import { writeHtmlReport } from "../runner/html-report.js";
+import { jsonReport } from "../runner/json-report.js";
 import { progressReporter } from "../runner/progress.js";
 import { runSuite } from "../runner/run-suite.js";
 import { SUITE } from "../suite/index.js";
@@ -30,6 +32,8 @@ interface RunFlags {
   junitDir?: string;
   parallel: number;
   dryRun?: boolean;
+  output: "text" | "json";
+  reportHtml?: string;
 }
 
 function positiveInteger(value: string): number {
@@ -51,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .command("run")
     .description("run the selected tests; exit 1 if any failed")
     .requiredOption("--driver <file>", "the driver: a JS module (.mjs/.js) or a declarative YAML file")
-    .option("--kubeconfig <file>", "kubeconfig of the cluster under test (default $KUBECONFIG, then ~/.kube/config)")
+    .option("--kubeconfig <file>", "kubeconfig of the cluster under test (default: the $KUBECONFIG files merged as kubectl merges them, then ~/.kube/config)")
     .option("--context <name>", "kubeconfig context (default: its current context)")
     .option("--focus <regex>", "run only tests whose full name matches")
     .option("--skip <regex>", "do not run tests whose full name matches")
@@ -59,14 +63,16 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .option("--junit-dir <dir>", "write junit_01.xml there")
     .option("--parallel <n>", "tests run at once", positiveInteger, 1)
     .option("--dry-run", "list what would run without touching the cluster or the cloud")
+    .addOption(new Option("-o, --output <format>", "stdout: progress and a summary (text), or one JSON document at the end with progress on stderr (json)").choices(["text", "json"]).default("text"))
+    .option("--report-html <file>", "write a self-contained HTML page of the run: pass/skip/fail with reasons and timings")
     .action(async (flags: RunFlags) => {
-      const kubeconfig = flags.kubeconfig ?? process.env.KUBECONFIG?.split(":")[0] ?? `${process.env.HOME ?? ""}/.kube/config`;
       const result = await runSuite({
-        kubeconfig,
+        ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
         driver: flags.driver,
         parallel: flags.parallel,
         dryRun: flags.dryRun ?? false,
-        reporter: progressReporter(io.stdout, { tty: io.tty }),
+        // With -o json stdout carries only the document; progress goes to stderr, one line per event.
+        reporter: flags.output === "json" ? progressReporter(io.stderr, { tty: false }) : progressReporter(io.stdout, { tty: io.tty }),
         ...(flags.context === undefined ? {} : { context: flags.context }),
         ...(flags.focus === undefined ? {} : { focus: flags.focus }),
         ...(flags.skip === undefined ? {} : { skip: flags.skip }),
@@ -74,6 +80,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         ...(flags.junitDir === undefined ? {} : { junitDir: flags.junitDir }),
         ...(io.signal === undefined ? {} : { signal: io.signal }),
       });
+      if (flags.reportHtml !== undefined) await writeHtmlReport(flags.reportHtml, result);
+      if (flags.output === "json") io.stdout(`${JSON.stringify(jsonReport(result), null, 2)}\n`);
       exitCode = result.exitCode;
     });
 

@@ -1,7 +1,9 @@
+import { access } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { CcmE2eError } from "../errors.js";
+import { unreadableDriver } from "./file-error.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import { capabilitiesSchema, parseStrict } from "./schema.js";
 import type { CcmDriver } from "./types.js";
@@ -51,6 +53,11 @@ export function validateDriver(value: unknown, source = "driver"): CcmDriver {
  * default export (or `driver` export) is a driver or a function returning one, given the kubeconfig.
  */
 export async function loadDriver(path: string, options: { kubeconfig: string }): Promise<CcmDriver> {
+  try {
+    await access(path);
+  } catch (error) {
+    throw unreadableDriver(path, error);
+  }
   const ext = extname(path).toLowerCase();
   if (ext === ".yaml" || ext === ".yml") return loadYamlDriver(path, options.kubeconfig);
   let module: Record<string, unknown>;
@@ -64,3 +71,4 @@ export async function loadDriver(path: string, options: { kubeconfig: string }):
   if (typeof exported === "function") exported = await (exported as (options: { kubeconfig: string }) => unknown)({ kubeconfig: options.kubeconfig });
   return validateDriver(exported, path);
 }
+

@@ -18,6 +18,8 @@ export interface Capabilities {
   healthCheckNodePort?: boolean;
   /** `allocateLoadBalancerNodePorts: false` load balancers (traffic goes to pods, not NodePorts). */
   allocateLoadBalancerNodePortsFalse?: boolean;
+  /** `spec.loadBalancerSourceRanges` is honoured: the load balancer accepts only clients from those CIDRs. */
+  loadBalancerSourceRanges?: boolean;
   /** Internal (private) load balancers. */
   internalLoadBalancer?: boolean;
   /** The CCM deletes Nodes whose instance is gone. */
@@ -44,6 +46,7 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = [
   "externalTrafficPolicyLocal",
   "healthCheckNodePort",
   "allocateLoadBalancerNodePortsFalse",
+  "loadBalancerSourceRanges",
   "internalLoadBalancer",
   "nodeDeletion",
   "nodeShutdown",

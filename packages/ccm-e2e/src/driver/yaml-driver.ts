@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { parseGoDuration } from "@kubekit/generic-controlplane";
+import { parseGoDuration } from "@kubekit/generic-controlplane/client";
+import { unreadableDriver } from "./file-error.js";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CcmE2eError } from "../errors.js";
@@ -133,5 +134,11 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
 
 /** Reads and checks a YAML driver file. */
 export async function loadYamlDriver(path: string, kubeconfig: string): Promise<CcmDriver> {
-  return yamlDriver(await readFile(path, "utf8"), { kubeconfig, source: path });
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw unreadableDriver(path, error);
+  }
+  return yamlDriver(text, { kubeconfig, source: path });
 }

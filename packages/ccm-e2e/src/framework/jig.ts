@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isApiError, isConflict, isNotFound } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, isConflict, isNotFound } from "@kubekit/generic-controlplane/client";
 import type { ServiceRef } from "../driver/types.js";
 import { fail } from "./assert.js";
 import type { TestContext } from "./context.js";

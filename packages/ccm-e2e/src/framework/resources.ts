@@ -1,4 +1,4 @@
-import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import type { ResourceRef } from "@kubekit/generic-controlplane/client";
 
 /** The API resources the suite reads and writes. */
 export const SERVICES: ResourceRef = { group: "", version: "v1", resource: "services", namespaced: true };
@@ -31,6 +31,7 @@ export interface Service {
     externalIPs?: string[];
     sessionAffinity?: "None" | "ClientIP";
     externalTrafficPolicy?: "Cluster" | "Local";
+    loadBalancerSourceRanges?: string[];
     internalTrafficPolicy?: "Cluster" | "Local";
     healthCheckNodePort?: number;
     allocateLoadBalancerNodePorts?: boolean;

@@ -1,4 +1,6 @@
-import { KubeClient, loadKubeconfig } from "@kubekit/generic-controlplane/controllers";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/generic-controlplane/client";
 import { hostTraffic } from "../driver/host-traffic.js";
 import { loadDriver, validateDriver } from "../driver/load.js";
 import { resolveTimeouts } from "../driver/timeouts.js";
@@ -21,8 +23,11 @@ export interface SuiteReporter {
 }
 
 export interface RunSuiteOptions {
-  /** Path of the kubeconfig (its current context, or `context`). */
-  kubeconfig: string;
+  /**
+   * Path of the kubeconfig (its current context, or `context`). Without it, kubectl's rules: the
+   * `$KUBECONFIG` files merged, else `~/.kube/config`.
+   */
+  kubeconfig?: string;
   context?: string;
   /** A driver, or the path of a driver module or YAML file. */
   driver: CcmDriver | string;
@@ -68,7 +73,9 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     ...(options.skip ? { skip: compileRegex("--skip", options.skip)! } : {}),
     ...(options.labelFilter ? { labelFilter: parseLabelFilter(options.labelFilter) } : {}),
   });
-  const driver = typeof options.driver === "string" ? await loadDriver(options.driver, { kubeconfig: options.kubeconfig }) : validateDriver(options.driver);
+  // What the driver's commands get as KUBECONFIG: the same file, or the same list, the run reads.
+  const driverKubeconfig = options.kubeconfig ?? (process.env.KUBECONFIG || join(process.env.HOME ?? homedir(), ".kube", "config"));
+  const driver = typeof options.driver === "string" ? await loadDriver(options.driver, { kubeconfig: driverKubeconfig }) : validateDriver(options.driver);
   const dryRun = options.dryRun ?? false;
   options.reporter?.suiteStart?.({ driver: driver.name, total: selected.length, dryRun });
 
@@ -82,8 +89,14 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   if (dryRun) {
     selected.forEach((test, index) => finish({ name: test.name, labels: labelsOf(test.name), state: "passed", durationMs: 0, output: [] }, index));
   } else {
-    const client = new KubeClient(await loadKubeconfig(options.kubeconfig, options.context));
-    const runContext = { kubeconfig: options.kubeconfig, log: () => {} };
+    let clientConfig: ClientConfig;
+    try {
+      clientConfig = await loadKubeconfig(options.kubeconfig, options.context);
+    } catch (error) {
+      throw new CcmE2eError("invalid-argument", (error as Error).message, { cause: error });
+    }
+    const client = new KubeClient(clientConfig);
+    const runContext = { kubeconfig: driverKubeconfig, log: () => {} };
     try {
       let setupOk = true;
       try {

@@ -1,4 +1,4 @@
-import { isNotFound } from "@kubekit/generic-controlplane/controllers";
+import { isNotFound } from "@kubekit/generic-controlplane/client";
 import { expectEqual, fail, skip } from "../framework/assert.js";
 import { isNodeReady, nodeRef, readySchedulableNodes } from "../framework/nodes.js";
 import { poll } from "../framework/poll.js";

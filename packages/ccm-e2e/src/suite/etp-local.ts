@@ -184,4 +184,42 @@ const targetAllNodesWithEndpoints: SuiteTest = {
   },
 };
 
-export const etpLocalTests: SuiteTest[] = [workForLoadBalancer, onlyTargetNodesWithEndpoints, targetAllNodesWithEndpoints];
+/**
+ * Ports `... ExternalTrafficPolicy: Local ... should work from pods`: a client inside the cluster
+ * reaching the ETP Local load balancer is seen by the backend with its own address. Upstream's
+ * pause pod becomes the driver's in-cluster vantage point on a node (`fromNode`, a host-network
+ * client), so the address expected is that node's InternalIP.
+ */
+const workFromPods: SuiteTest = {
+  name: `${ETP_LOCAL} should work from pods`,
+  upstream: "test/e2e/network/loadbalancer.go",
+  requires: { capabilities: ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"], hooks: ["inCluster"] },
+  async run(ctx) {
+    const jig = new TestJig(ctx, "external-local-pods");
+    const svc = await createOnlyLocalLoadBalancer(ctx, jig, true);
+    const ingressIP = ingressPoint(svc);
+    const port = svc.spec.ports![0]!.port;
+    const client = (await readySchedulableNodes(ctx.client))[0];
+    if (client === undefined) fail("no ready schedulable node to send from");
+    const expected = client.status?.addresses?.find((a) => a.type === "InternalIP")?.address;
+    if (expected === undefined) fail(`node ${client.metadata.name} has no InternalIP`);
+    ctx.log(`Waiting up to ${ctx.timeouts.lbPropagation} ms for ${ingressIP}:${port}/clientip from node ${client.metadata.name}`);
+    let srcIP = "";
+    try {
+      await poll(`${ingressIP}:${port}/clientip to report ${expected}`, { timeoutMs: ctx.timeouts.lbPropagation, signal: ctx.signal }, async (note) => {
+        try {
+          const response = await ctx.inCluster!.httpGet(ingressIP, port, "/clientip", { timeoutMs: 30_000, fromNode: client.metadata.name });
+          srcIP = response.body.trim().replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+        } catch (error) {
+          note(`got err: ${(error as Error).message}, retry until timeout`);
+          return undefined;
+        }
+        return srcIP === expected ? true : undefined;
+      });
+    } catch {
+      fail(`Source IP not preserved from ${client.metadata.name}, expected '${expected}' got '${srcIP}'`);
+    }
+  },
+};
+
+export const etpLocalTests: SuiteTest[] = [workForLoadBalancer, onlyTargetNodesWithEndpoints, targetAllNodesWithEndpoints, workFromPods];

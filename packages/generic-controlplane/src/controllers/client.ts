@@ -1,8 +1,10 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { DeleteOptions, KubeList, KubeObject, Status, WatchEvent } from "../api/types.js";
+import { ExecCredentialProvider, type ExecCredential } from "./exec-credential.js";
 import type { ClientConfig } from "./kubeconfig.js";
 import { parseExactJson } from "../api/exact-json.js";
+import { proxyAgent } from "./proxy-agent.js";
 
 /** One served resource type, as discovery names it. */
 export interface ResourceRef {
@@ -80,27 +82,35 @@ export class KubeClient {
   readonly #base: URL;
   readonly #agent: HttpAgent;
   readonly #request: typeof httpRequest;
+  readonly #exec: ExecCredentialProvider | undefined;
+  /** Agents for client certificates a credential plugin returned, by certificate. */
+  readonly #certificateAgents = new Map<string, HttpAgent>();
 
   constructor(config: ClientConfig | string) {
     this.config = typeof config === "string" ? { server: config.replace(/\/+$/, "") } : config;
     this.#base = new URL(this.config.server);
+    this.#request = this.#base.protocol === "https:" ? httpsRequest : httpRequest;
+    this.#agent = this.#newAgent(this.config.cert, this.config.key);
+    this.#exec = this.config.exec === undefined ? undefined : new ExecCredentialProvider(this.config.exec);
+  }
+
+  #newAgent(cert: string | undefined, key: string | undefined): HttpAgent {
     const https = this.#base.protocol === "https:";
-    this.#request = https ? httpsRequest : httpRequest;
-    this.#agent = https
-      ? new HttpsAgent({
-          keepAlive: true,
-          ...(this.config.ca !== undefined ? { ca: this.config.ca } : {}),
-          ...(this.config.cert !== undefined ? { cert: this.config.cert } : {}),
-          ...(this.config.key !== undefined ? { key: this.config.key } : {}),
-          ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
-          rejectUnauthorized: this.config.insecureSkipTLSVerify !== true,
-        })
-      : new HttpAgent({ keepAlive: true });
+    const tls = {
+      ...(this.config.ca !== undefined ? { ca: this.config.ca } : {}),
+      ...(cert !== undefined ? { cert } : {}),
+      ...(key !== undefined ? { key } : {}),
+      ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
+      rejectUnauthorized: this.config.insecureSkipTLSVerify !== true,
+    };
+    if (this.config.proxyUrl !== undefined) return proxyAgent(this.config.proxyUrl, https, tls);
+    return https ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true });
   }
 
   /** Closes idle keep-alive connections. */
   close(): void {
     this.#agent.destroy();
+    for (const agent of this.#certificateAgents.values()) agent.destroy();
   }
 
   async get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
@@ -185,12 +195,33 @@ export class KubeClient {
     };
   }
 
-  #send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+  async #send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+    const credential = await this.#exec?.get();
+    const res = await this.#sendWith(credential, method, path, init);
+    // As client-go's exec authenticator: a refused plugin credential is run for again next time.
+    if (credential !== undefined && res.statusCode === 401) this.#exec!.invalidate(credential);
+    return res;
+  }
+
+  #agentFor(credential: ExecCredential | undefined): HttpAgent {
+    if (credential?.cert === undefined || credential.key === undefined) return this.#agent;
+    let agent = this.#certificateAgents.get(credential.cert);
+    if (agent === undefined) {
+      for (const old of this.#certificateAgents.values()) old.destroy();
+      this.#certificateAgents.clear();
+      agent = this.#newAgent(credential.cert, credential.key);
+      this.#certificateAgents.set(credential.cert, agent);
+    }
+    return agent;
+  }
+
+  #sendWith(credential: ExecCredential | undefined, method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
     const url = new URL(this.#base.pathname.replace(/\/$/, "") + path, this.#base);
     for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { Accept: init.accept ?? "application/json" };
     if (this.config.userAgent !== undefined) headers["User-Agent"] = this.config.userAgent;
-    if (this.config.token !== undefined) headers.Authorization = `Bearer ${this.config.token}`;
+    const token = credential?.token ?? this.config.token;
+    if (token !== undefined) headers.Authorization = `Bearer ${token}`;
     else if (this.config.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ""}`).toString("base64")}`;
     let payload: string | undefined;
     if (init.body !== undefined) {
@@ -199,7 +230,7 @@ export class KubeClient {
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
-      const req = this.#request(url, { method, headers, agent: this.#agent, ...(init.signal ? { signal: init.signal } : {}) }, resolve);
+      const req = this.#request(url, { method, headers, agent: this.#agentFor(credential), ...(init.signal ? { signal: init.signal } : {}) }, resolve);
       req.on("error", reject);
       req.end(payload);
     });

@@ -1,4 +1,5 @@
 export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubeconfig.js";
+export type { ExecApiVersion, ExecConfig } from "./exec-credential.js";
 export {
   ApiError,
   KubeClient,

@@ -46,13 +46,32 @@ describe("configFromKubeconfig", () => {
   it("names what is missing or unsupported", async () => {
     await expect(configFromKubeconfig("clusters: []")).rejects.toThrow("kubeconfig has no current-context");
     await expect(configFromKubeconfig(stringify({ "current-context": "x", contexts: [] }))).rejects.toThrow('kubeconfig has no context "x"');
-    const exec = stringify({
-      "current-context": "x",
-      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-      clusters: [{ name: "c", cluster: { server: "https://c" } }],
-      users: [{ name: "u", user: { exec: { command: "aws" } } }],
+    const withUser = (user: Record<string, unknown>) =>
+      stringify({
+        "current-context": "x",
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+        clusters: [{ name: "c", cluster: { server: "https://c" } }],
+        users: [{ name: "u", user }],
+      });
+    await expect(configFromKubeconfig(withUser({ exec: { command: "aws" } }))).rejects.toThrow("apiVersion must be specified for u to use exec authentication plugin");
+    await expect(configFromKubeconfig(withUser({ exec: { apiVersion: "client.authentication.k8s.io/v1beta1" } }))).rejects.toThrow("command must be specified for u to use exec authentication plugin");
+    await expect(configFromKubeconfig(withUser({ "auth-provider": { name: "oidc" } }))).rejects.toThrow('kubeconfig context "x": auth-provider credentials are not supported');
+  });
+
+  it("describes an exec plugin as kubectl runs it: PATH lookup for a bare name, the kubeconfig's directory for a path", async () => {
+    const text = (command: string) =>
+      stringify({
+        "current-context": "x",
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+        clusters: [{ name: "c", cluster: { server: "https://c", "proxy-url": "http://proxy:3128" } }],
+        users: [{ name: "u", user: { exec: { command, args: ["eks", "get-token"], apiVersion: "client.authentication.k8s.io/v1beta1", env: [{ name: "AWS_PROFILE", value: "ci" }] } } }],
+      });
+    expect(await configFromKubeconfig(text("aws"), { baseDir: "/etc/kube" })).toEqual({
+      server: "https://c",
+      proxyUrl: "http://proxy:3128",
+      exec: { command: "aws", args: ["eks", "get-token"], env: [{ name: "AWS_PROFILE", value: "ci" }], apiVersion: "client.authentication.k8s.io/v1beta1", interactiveMode: "IfAvailable" },
     });
-    await expect(configFromKubeconfig(exec)).rejects.toThrow('kubeconfig context "x": exec and auth-provider credentials are not supported');
+    expect((await configFromKubeconfig(text("./bin/token"), { baseDir: "/etc/kube" })).exec?.command).toBe("/etc/kube/bin/token");
   });
 });
 

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
+import { EXEC_API_VERSIONS, type ExecApiVersion, type ExecConfig } from "./exec-credential.js";
 
 /** How to reach one API server: what a kubeconfig context resolves to. */
 export interface ClientConfig {
@@ -23,6 +24,10 @@ export interface ClientConfig {
   namespace?: string;
   /** Sent as `User-Agent`. */
   userAgent?: string;
+  /** A credential plugin run for the token or client certificate (kubeconfig `exec`). */
+  exec?: ExecConfig;
+  /** An `http://` or `https://` proxy reached with CONNECT (kubeconfig `proxy-url`). */
+  proxyUrl?: string;
 }
 
 interface Named<T> {
@@ -36,8 +41,9 @@ type Fields = Record<string, unknown>;
 
 /**
  * The connection a kubeconfig's context describes (`current-context` unless `context` is given).
- * Relative file paths resolve against `baseDir` (the kubeconfig's directory). Exec and auth-provider
- * plugins are not run: such users fail with an error naming the context.
+ * Relative file paths resolve against `baseDir` (the kubeconfig's directory). An `exec` plugin is
+ * checked and described (`exec`), run later by the client; auth-provider users fail with an error
+ * naming the context.
  */
 export async function configFromKubeconfig(text: string, options: { context?: string; baseDir?: string } = {}): Promise<ClientConfig> {
   const doc = (parse(text) ?? {}) as { "current-context"?: string; contexts?: Named<Fields>[]; clusters?: Named<Fields>[]; users?: Named<Fields>[] };
@@ -48,8 +54,8 @@ export async function configFromKubeconfig(text: string, options: { context?: st
   const cluster = doc.clusters?.find((c) => c.name === context.cluster)?.cluster;
   if (cluster === undefined || typeof cluster.server !== "string") throw new Error(`kubeconfig context ${JSON.stringify(contextName)} names no cluster with a server`);
   const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
-  if (user.exec !== undefined || user["auth-provider"] !== undefined) {
-    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: exec and auth-provider credentials are not supported`);
+  if (user["auth-provider"] !== undefined) {
+    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: auth-provider credentials are not supported (kubectl removed them too; use an exec plugin such as kubelogin)`);
   }
   const baseDir = options.baseDir ?? process.cwd();
   const material = async (data: unknown, file: unknown): Promise<string | undefined> => {
@@ -71,7 +77,70 @@ export async function configFromKubeconfig(text: string, options: { context?: st
   if (typeof user.username === "string") config.username = user.username;
   if (typeof user.password === "string") config.password = user.password;
   if (typeof context.namespace === "string" && context.namespace !== "") config.namespace = context.namespace;
+  const proxyUrl = cluster["proxy-url"];
+  if (typeof proxyUrl === "string" && proxyUrl !== "") config.proxyUrl = checkedProxyUrl(proxyUrl, contextName);
+  if (user.exec !== undefined && user.exec !== null) config.exec = execConfig(user.exec as Fields, context.user, cluster, config, baseDir);
   return config;
+}
+
+function checkedProxyUrl(text: string, contextName: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: proxy-url ${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: proxy-url scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))} is not supported (http and https are)`);
+  }
+  return text;
+}
+
+/** A user's `exec` stanza checked as clientcmd validates it; the messages are clientcmd's. */
+function execConfig(exec: Fields, userName: unknown, cluster: Fields, connection: ClientConfig, baseDir: string): ExecConfig {
+  const who = String(userName);
+  const command = exec.command;
+  if (typeof command !== "string" || command === "") throw new Error(`command must be specified for ${who} to use exec authentication plugin`);
+  const apiVersion = exec.apiVersion;
+  if (typeof apiVersion !== "string" || apiVersion === "") throw new Error(`apiVersion must be specified for ${who} to use exec authentication plugin`);
+  if (!(EXEC_API_VERSIONS as readonly string[]).includes(apiVersion)) throw new Error(`exec plugin: invalid apiVersion ${JSON.stringify(apiVersion)}`);
+  let interactiveMode = exec.interactiveMode;
+  if (interactiveMode === undefined || interactiveMode === "") {
+    if (apiVersion === "client.authentication.k8s.io/v1") throw new Error(`interactiveMode must be specified for ${who} to use exec authentication plugin`);
+    interactiveMode = "IfAvailable";
+  }
+  if (interactiveMode !== "Never" && interactiveMode !== "IfAvailable" && interactiveMode !== "Always") {
+    throw new Error(`invalid interactiveMode for ${who}: ${JSON.stringify(interactiveMode)}`);
+  }
+  const env: { name: string; value: string }[] = [];
+  for (const [index, entry] of (Array.isArray(exec.env) ? (exec.env as unknown[]) : []).entries()) {
+    const { name, value } = (entry ?? {}) as Fields;
+    if (typeof name !== "string" || name === "") throw new Error(`env variable name must be specified for ${who} to use exec authentication plugin (env[${index}])`);
+    env.push({ name, value: typeof value === "string" ? value : "" });
+  }
+  const config: ExecConfig = {
+    command: command.includes("/") && !isAbsolute(command) ? resolve(baseDir, command) : command,
+    args: Array.isArray(exec.args) ? (exec.args as unknown[]).map(String) : [],
+    env,
+    apiVersion: apiVersion as ExecApiVersion,
+    interactiveMode,
+  };
+  if (typeof exec.installHint === "string" && exec.installHint !== "") config.installHint = exec.installHint;
+  if (exec.provideClusterInfo === true) config.cluster = execClusterInfo(cluster, connection);
+  return config;
+}
+
+/** The `spec.cluster` of `KUBERNETES_EXEC_INFO` (client-go's `clientauthentication.Cluster`). */
+function execClusterInfo(cluster: Fields, connection: ClientConfig): Record<string, unknown> {
+  const info: Record<string, unknown> = { server: connection.server };
+  if (connection.tlsServerName !== undefined) info["tls-server-name"] = connection.tlsServerName;
+  if (connection.insecureSkipTLSVerify === true) info["insecure-skip-tls-verify"] = true;
+  if (connection.ca !== undefined) info["certificate-authority-data"] = Buffer.from(connection.ca).toString("base64");
+  if (connection.proxyUrl !== undefined) info["proxy-url"] = connection.proxyUrl;
+  const extensions = Array.isArray(cluster.extensions) ? (cluster.extensions as Fields[]) : [];
+  const execExtension = extensions.find((e) => e?.name === "client.authentication.k8s.io/exec");
+  if (execExtension?.extension !== undefined) info.config = execExtension.extension;
+  return info;
 }
 
 type Entry = { name?: unknown } & Record<string, unknown>;
@@ -84,6 +153,12 @@ const PATH_FIELDS = [
 ] as const;
 
 function absolutePaths(config: KubeconfigDocument, file: string): void {
+  // clientcmd resolves an exec command against the file only when it names a path (`./plugin`),
+  // not a program looked up on PATH.
+  for (const entry of config.users ?? []) {
+    const exec = (entry.user as Fields | undefined)?.exec as Fields | undefined;
+    if (typeof exec?.command === "string" && exec.command.includes("/") && !isAbsolute(exec.command)) exec.command = resolve(dirname(file), exec.command);
+  }
   for (const { list, key, fields } of PATH_FIELDS) {
     for (const entry of config[list] ?? []) {
       const body = entry[key];
