@@ -32,6 +32,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The ConfigMap the root CA publisher keeps in every namespace. */
+const ROOT_CA = "kube-root-ca.crt";
+
+/** The cluster CA published in `namespace`'s kube-root-ca.crt, once the publisher has written it (10 s at most). */
+async function publishedCA(namespace: string): Promise<string> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const answer = await kubectl132.run(["get", "configmap", ROOT_CA, "-n", namespace, "-o", "jsonpath={.data.ca\\.crt}"]);
+    if (answer.code === 0 && answer.stdout !== "") return answer.stdout;
+    if (Date.now() > deadline) throw new Error(`no ${ROOT_CA} in ${namespace}: ${answer.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe("sample-generic-controlplane with kubectl", () => {
   it("prints the kubectl command that reaches it, and that command works as printed", async () => {
     const hint = binary.stdout.find((line) => line.startsWith("  kubectl "));
@@ -52,10 +65,12 @@ describe("sample-generic-controlplane with kubectl", () => {
     expect(await kubectl132.ok(["apply", "-f", manifest])).toBe("configmap/applied created\n");
     expect(await kubectl132.ok(["apply", "-f", manifest])).toBe("configmap/applied unchanged\n");
     const listed = await kubectl132.json<{ items: { metadata: { name: string }; data?: Record<string, string> }[] }>(["get", "configmaps", "-n", "acceptance"]);
-    expect(listed.items.map((item) => [item.metadata.name, item.data])).toEqual([
+    // Every namespace also gets kube-root-ca.crt from the root CA publisher, on its own schedule.
+    expect(listed.items.filter((item) => item.metadata.name !== ROOT_CA).map((item) => [item.metadata.name, item.data])).toEqual([
       ["applied", { k: "v" }],
       ["made-by-create", { a: "1" }],
     ]);
+    expect(await publishedCA("acceptance")).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
     expect(await kubectl132.ok(["delete", "configmap", "applied", "made-by-create", "-n", "acceptance"])).toBe(
       'configmap "applied" deleted\nconfigmap "made-by-create" deleted\n',
     );
@@ -69,7 +84,7 @@ describe("sample-generic-controlplane with kubectl", () => {
     expect(await kubectl120.ok(["apply", "-f", manifest])).toBe("configmap/legacy-applied created\n");
     expect(await kubectl120.ok(["apply", "-f", manifest])).toBe("configmap/legacy-applied unchanged\n");
     const names = await kubectl120.ok(["get", "configmaps", "-n", "old-client", "-o", "name"]);
-    expect(names).toBe("configmap/legacy\nconfigmap/legacy-applied\n");
+    expect(names.split("\n").filter((name) => name !== `configmap/${ROOT_CA}`).join("\n")).toBe("configmap/legacy\nconfigmap/legacy-applied\n");
     expect(await kubectl120.ok(["delete", "configmap", "legacy", "-n", "old-client"])).toBe('configmap "legacy" deleted\n');
   });
 });
