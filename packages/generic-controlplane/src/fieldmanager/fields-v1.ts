@@ -1,3 +1,4 @@
+import { sortedExactJson } from "../api/exact-json.js";
 import { setOwn } from "../patch/json-value.js";
 import { FieldSet, type FieldPath } from "./field-set-trie.js";
 
@@ -14,26 +15,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** JSON with object keys sorted, the form `k:` and `v:` elements use. */
-function sortedJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (!isRecord(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) setOwn(sorted, k, v[k]);
-    return sorted;
-  });
-}
-
 export function fieldElement(name: string): string {
   return `f:${name}`;
 }
 
 export function keyElement(key: Record<string, unknown>): string {
-  return `k:${sortedJson(key)}`;
+  return `k:${sortedExactJson(key)}`;
 }
 
 export function valueElement(value: unknown): string {
-  return `v:${sortedJson(value)}`;
+  return `v:${sortedExactJson(value)}`;
 }
 
 export function makePath(...elements: string[]): FieldPath {
