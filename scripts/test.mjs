@@ -26,7 +26,14 @@ if (existsSync(resultsDir)) {
     // A file that failed outside its tests (an import error, a failing beforeAll) reports its
     // tests as skipped and none as failed: count the file itself as a failure.
     for (const result of report.testResults ?? []) {
-      const testFailed = (result.assertionResults ?? []).some((assertion) => assertion.status === "failed");
+      const failures = (result.assertionResults ?? []).filter((assertion) => assertion.status === "failed");
+      const testFailed = failures.length > 0;
+      // Name each failed test again here: with thirteen projects streaming at once, the
+      // reporter's own lines are far up the log.
+      for (const assertion of failures) {
+        const message = (assertion.failureMessages ?? []).join("\n").split("\n").slice(0, 12).join("\n");
+        console.error(`failed: ${result.name} > ${assertion.fullName ?? assertion.title}\n${message}`);
+      }
       if (result.status === "failed" && !testFailed) {
         failed++;
         console.error(`failed outside its tests: ${result.name}\n${result.message ?? ""}`);
