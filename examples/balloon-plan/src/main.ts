@@ -4,6 +4,9 @@ import { parseArgs } from "node:util";
 import { formatPlanText, isBalloonError, parseResourceList } from "@kubekit/balloon";
 import { planTargets } from "./plans.js";
 
+/** 2 for bad usage or unreadable input, as every command of the project. */
+const EXIT_USAGE = 2;
+
 const usage = "usage: balloon-plan <node-and-pods.yaml|-> --target cpu=4,memory=16Gi [--target …] [--floor …] [--granularity …] [--json]";
 
 function main(): number {
@@ -19,7 +22,7 @@ function main(): number {
   const [file] = positionals;
   if (!file || !values.target?.length) {
     process.stderr.write(`${usage}\n`);
-    return 64;
+    return EXIT_USAGE;
   }
   const yaml = readFileSync(file === "-" ? 0 : file, "utf8");
   const plans = planTargets(yaml, values.target, {
@@ -39,6 +42,7 @@ function main(): number {
 try {
   process.exitCode = main();
 } catch (error) {
+  // Every failure here is about the input: a flag parseArgs refuses, a file, a quantity.
   process.stderr.write(`balloon-plan: ${isBalloonError(error) || error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT_USAGE;
 }

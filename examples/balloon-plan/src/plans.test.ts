@@ -58,9 +58,9 @@ describe("the balloon-plan binary", () => {
     expect(stdout).toContain("refused cpu: the balloon needs 5910m, but other pods request 2600m of 7910m allocatable, leaving 5310m");
   });
 
-  it("fails with the bad value named", async () => {
+  it("fails with the bad value named, exit code 2 as for any bad usage", async () => {
     const failure = await run(process.execPath, [main, sample, "--target", "cpu=two"]).catch((error: unknown) => error as { code: number; stderr: string });
-    expect(failure).toMatchObject({ code: 1 });
+    expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('invalid quantity "two"');
   });
 });

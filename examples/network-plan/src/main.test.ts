@@ -47,6 +47,12 @@ describe("network-plan", () => {
     expect(result.stdout).toMatch(/10\.0\.0\.0\/8: [\d.]+% used/);
   });
 
+  it("refuses an unknown flag in one line with exit code 2", async () => {
+    const result = await run("--bogus");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^network-plan: Unknown option '--bogus'[^\n]*\n$/);
+  });
+
   it("fails clearly when the supernet cannot be claimed", async () => {
     const result = await run("--supernet", "127.0.0.0/8");
     expect(result.code).toBe(1);

@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +32,16 @@ beforeAll(() => {
     execFileSync("npm", ["run", "build"], { cwd: packageDir, stdio: "ignore" });
   }
 }, 120_000);
+
+/** A port on 127.0.0.1 that was just free: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
 
 interface Result {
   code: number;
@@ -68,7 +79,7 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
     expect(result.stdout).toContain("balloon requests: cpu=4,memory=16Gi");
   });
 
-  it("counts the pods in the file (not the finished one, not the balloon) and exits 2 on a refusal", async () => {
+  it("counts the pods in the file (not the finished one, not the balloon) and exits 1 on a refusal", async () => {
     const result = await balloon(
       "plan",
       "--allocatable=cpu=8,memory=32Gi",
@@ -77,7 +88,7 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
       "--target=cpu=1,memory=5Gi",
       "--output=json",
     );
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     const plan = JSON.parse(result.stdout) as { decision: string; refusals: { resource: string; otherPods: string; room: string }[] };
     expect(plan.decision).toBe("refused");
     // web 1 cpu + worker 500m (limits default the requests); memory 4Gi + 2Gi = 6Gi > 5Gi as well.
@@ -87,9 +98,9 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
     ]);
   });
 
-  it("exits non-zero on a bad quantity with a message naming the value", async () => {
+  it("exits 2 (bad usage) on a bad quantity with a message naming the value", async () => {
     const result = await balloon("plan", "--allocatable", "cpu=8,memory=32GB", "--balloon", "cpu=2", "--target", "cpu=4");
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain('invalid quantity "32GB"');
     expect(result.stderr).toContain("--allocatable");
@@ -98,25 +109,25 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
 
   it("reports a contract violation from the sizing API as an error", async () => {
     const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", "cpu=2", "--target", "ephemeral-storage=1Gi");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^balloon: target names "ephemeral-storage"/);
   });
 
   it("turns nonsense units into errors naming the flag's value and the rule", async () => {
     const plan = (target: string, ...extra: string[]) => balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
     const [halfByte, cpuBytes, milliBytes] = await Promise.all([plan("memory=500m"), plan("cpu=4Gi"), plan("memory=16Gi", "--granularity", "memory=1m")]);
-    expect(halfByte.code).toBe(1);
+    expect(halfByte.code).toBe(2);
     expect(halfByte.stderr).toContain('target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)');
-    expect(cpuBytes.code).toBe(1);
+    expect(cpuBytes.code).toBe(2);
     expect(cpuBytes.stderr).toContain('target cpu: "4Gi" uses a binary (byte) suffix');
-    expect(milliBytes.code).toBe(1);
+    expect(milliBytes.code).toBe(2);
     expect(milliBytes.stderr).toContain('granularity memory: fractional byte value "1m" is invalid');
   });
 
   it("refuses a BestEffort balloon, empty or zero", async () => {
     for (const requests of ["", "cpu=0,memory=0"]) {
       const result = await balloon("plan", "--allocatable", "cpu=8", "--balloon", requests, "--target", "cpu=4");
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(result.stderr).toContain("BestEffort");
     }
   });
@@ -124,7 +135,7 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
   it("does not add up pods of several nodes unless --node names one", async () => {
     const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${mixedPods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=4,memory=16Gi"];
     const mixed = await balloon(...args);
-    expect(mixed.code).toBe(1);
+    expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain("holds pods of 2 nodes (node-a, node-b); pass --node");
     const one = await balloon(...args, "--node=node-b", "-o", "json");
     expect(one.code).toBe(0);
@@ -213,10 +224,10 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     expect(lines[2]?.split(/\s+/)).toEqual(["node-b", "cpu=8,memory=32Gi", "cpu=8,memory=32Gi", "-", "-", "cpu=8,memory=32Gi", "-", "-"]);
   });
 
-  it("resize exits 2 with the reason when the target does not fit beside the running pods", async () => {
+  it("resize exits 1 with the reason when the target does not fit beside the running pods", async () => {
     const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-a", "--target", "cpu=2"], { timeout: 30_000 });
     await expect(refused).rejects.toMatchObject({
-      code: 2,
+      code: 1,
       stdout:
         "node: node-a\noutcome: refused\npatched: false\nreason: refused: the target does not fit beside running pods; cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3\n",
     });
@@ -230,7 +241,7 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     expect(rows.find((r) => r.node === "node-b")).toMatchObject({ effective: { cpu: "8", memory: "32Gi" } });
     expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
     const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });
-    await expect(refused).rejects.toMatchObject({ code: 2, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
+    await expect(refused).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
     const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "impostor" });
     expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
     expect(impostor.metadata?.generation).toBe(1);
@@ -240,7 +251,7 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     const kubeconfig = join(dir, "kubeconfig");
     const annotation = async () => (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
     // Refused: nothing changed, so neither does the annotation.
-    await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 2 });
+    await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 1 });
     expect(await annotation()).toBe("cpu=6,memory=24Gi");
     // Applied: the resized resource replaces its entry, the others stay.
     const { stdout } = await run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=5"], { timeout: 30_000 });
@@ -255,8 +266,14 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     expect(balloonPod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "3", memory: "8Gi" });
   });
 
-  it("fails clearly without a reachable cluster", async () => {
+  it("exits 2 for an unreadable kubeconfig and 3 for a cluster it cannot reach, with one line each", async () => {
     const missing = run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "nope")], { timeout: 30_000 });
-    await expect(missing).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^balloon: .*nope/) as unknown });
+    await expect(missing).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^balloon: cannot read the kubeconfig .*nope.*\n$/) as unknown });
+    // A kubeconfig whose server is a closed port on this machine.
+    const closed = join(dir, "closed");
+    const port = await closedPort();
+    writeFileSync(closed, readFileSync(join(dir, "kubeconfig"), "utf8").replace(/server: .*/, `server: http://127.0.0.1:${port}`));
+    const unreachable = run(process.execPath, [cli, "status", "--kubeconfig", closed], { timeout: 30_000 });
+    await expect(unreachable).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^balloon: .*ECONNREFUSED[^\n]*\n$/) as unknown });
   });
 });

@@ -15,8 +15,14 @@ import { planResize, type ShortfallPolicy } from "./sizing.js";
 import { splitHost } from "./split-host.js";
 import { VERSION } from "./version.js";
 
-/** Exit status of `balloon plan` when the plan is refused (a valid answer, but not a resize). */
-const EXIT_REFUSED = 2;
+/**
+ * Exit status, the same across the project's commands (`kana`, `ccm-e2e`): 0 done, 1 a valid answer
+ * that is "no" (a refused plan or resize), 2 bad usage or unreadable input, 3 the cluster could not
+ * be reached or refused the request. `balloon resize` adds 4 (infeasible on the node) and 5 (timeout).
+ */
+const EXIT_REFUSED = 1;
+const EXIT_USAGE = 2;
+const EXIT_SERVER = 3;
 
 type Output = "text" | "json" | "yaml";
 
@@ -232,7 +238,7 @@ function program(): Command {
 }
 
 /** `balloon resize` exit status per outcome: 0 when the node has (or is reserving) its size. */
-const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible: 3, timeout: 4 } as const;
+const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible: 4, timeout: 5 } as const;
 
 function formatResizeText(result: ResizeResult): string {
   const detail =
@@ -257,8 +263,12 @@ async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> 
 async function coreApi(options: { kubeconfig?: string; context?: string }): Promise<CoreV1Api> {
   const { CoreV1Api, KubeConfig } = await import("@kubernetes/client-node");
   const config = new KubeConfig();
-  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-  else config.loadFromDefault();
+  try {
+    if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+    else config.loadFromDefault();
+  } catch (error) {
+    throw new BalloonError("invalid-input", `cannot read the kubeconfig ${options.kubeconfig ?? "(default)"}: ${(error as Error).message}`, { cause: error });
+  }
   if (options.context) config.setCurrentContext(options.context);
   return config.makeApiClient(CoreV1Api);
 }
@@ -268,13 +278,23 @@ async function main(argv: readonly string[]): Promise<void> {
     await program().parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander has already printed its message (and help for usage errors).
-      process.exitCode = error.exitCode;
+      // Commander has already printed its message (and help for usage errors); --help and
+      // --version end here too, with 0.
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    process.stderr.write(`balloon: ${isBalloonError(error) ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    // Everything this package throws is about its input; anything else came from the cluster
+    // or the way to it (the client library's errors, a refused connection).
+    process.stderr.write(`balloon: ${isBalloonError(error) ? error.message : describeClusterError(error)}\n`);
+    process.exitCode = isBalloonError(error) ? EXIT_USAGE : EXIT_SERVER;
   }
+}
+
+/** One line for a failure reaching or talking to the cluster, with the underlying cause when there is one. */
+function describeClusterError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `${error.message}${cause}`;
 }
 
 void main(process.argv.slice(2));
