@@ -11,6 +11,13 @@ const repoRoot = import.meta.dirname;
 interface PackageJson {
   name: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
 
 /** A fenced TypeScript or JavaScript block of a README: run unless its info string says `fragment`. */
@@ -68,6 +75,10 @@ function asRequires(imports: string): string {
 
 /** The workspace packages `name` needs at run time, itself first. */
 function workspaceClosure(name: string): string[] {
+  return workspaceClosureOf([name]);
+}
+
+function workspaceClosureOf(names: readonly string[]): string[] {
   const dirs = new Map<string, string>();
   for (const dir of readdirSync(join(repoRoot, "packages"))) {
     const pkg = JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) as PackageJson;
@@ -80,8 +91,14 @@ function workspaceClosure(name: string): string[] {
     const pkg = JSON.parse(readFileSync(join(dirs.get(current)!, "package.json"), "utf8")) as PackageJson;
     for (const dep of Object.keys(pkg.dependencies ?? {})) if (dirs.has(dep)) visit(dep);
   };
-  visit(name);
+  for (const name of names) visit(name);
   return [...seen].map((n) => dirs.get(n)!);
+}
+
+function isWorkspacePackage(name: string): boolean {
+  return readdirSync(join(repoRoot, "packages")).some(
+    (dir) => (JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) as PackageJson).name === name,
+  );
 }
 
 function directorySize(dir: string): number {
@@ -129,7 +146,19 @@ function packageCount(nodeModules: string): number {
  * as an ES module and as CommonJS, then run with Node; each must exit 0 on its own. The install's
  * package count and size are printed.
  */
-export function describeConsumer(packageDir: string): void {
+/** A command of the package's own `bin`, run in the project before any optional peer is installed. */
+export interface LeanCommand {
+  title: string;
+  /** The bin name, then its arguments; `{project}` is replaced by the project's folder. */
+  argv: readonly string[];
+  /** Files written into the project first, by relative path. */
+  files?: Record<string, string>;
+  code: number;
+  stdout?: RegExp;
+  stderr?: RegExp;
+}
+
+export function describeConsumer(packageDir: string, options: { leanCommands?: readonly LeanCommand[] } = {}): void {
   const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageJson;
   const blocks = readmeBlocks(readFileSync(join(packageDir, "README.md"), "utf8"));
   const runnable = blocks.filter((block) => block.runnable);
@@ -137,27 +166,58 @@ export function describeConsumer(packageDir: string): void {
   describe(`${pkg.name} installed alone in a new project`, { timeout: 120_000 }, () => {
     let dir: string;
     let project: string;
+    let installPeers: () => Promise<void>;
+    let peersInstalled: Promise<void> | undefined;
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "kubekit-consumer-"));
       project = join(dir, "project");
       mkdirSync(project);
-      const tarballs: string[] = [];
-      for (const workspace of workspaceClosure(pkg.name)) {
-        const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], { cwd: workspace });
-        const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
-        tarballs.push(join(dir, basename(packed!.filename)));
-      }
+      const pack = async (workspaces: readonly string[]) => {
+        const tarballs: string[] = [];
+        for (const workspace of workspaces) {
+          const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], { cwd: workspace });
+          const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
+          tarballs.push(join(dir, basename(packed!.filename)));
+        }
+        return tarballs;
+      };
+      const install = (specs: readonly string[]) => run("npm", ["install", "--no-fund", "--no-audit", "--no-package-lock", ...specs], { cwd: project, maxBuffer: 16 << 20 });
       writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
-      await run("npm", ["install", "--no-fund", "--no-audit", "--no-package-lock", ...tarballs], { cwd: project, maxBuffer: 16 << 20 });
+      await install(await pack(workspaceClosure(pkg.name)));
       const modules = join(project, "node_modules");
       const mib = directorySize(modules) / (1 << 20);
       console.log(`${pkg.name}: npm install brings ${packageCount(modules)} packages, ${mib.toFixed(1)} MiB`);
+      // The optional peers (which the README tells users of those entries to install), added
+      // afterwards when an example needs them: it imports one, or a subpath entry of the package.
+      const specifiers = runnable.flatMap((block) => [...block.code.matchAll(/from\s+"([^"]+)"/g)].map((match) => match[1]!));
+      const allPeers = Object.keys(pkg.peerDependencies ?? {});
+      const needsPeers = specifiers.some((specifier) => specifier.startsWith(`${pkg.name}/`) || allPeers.includes(packageNameOf(specifier)));
+      const peers = needsPeers ? allPeers : [];
+      const workspacePeers = peers.filter(isWorkspacePackage);
+      const registryPeers = peers.filter((peer) => !isWorkspacePackage(peer)).map((peer) => `${peer}@${pkg.peerDependencies![peer]!}`);
+      installPeers = async () => {
+        if (peers.length > 0) await install([...(await pack(workspaceClosureOf(workspacePeers))), ...registryPeers]);
+      };
     }, 300_000);
 
     afterAll(() => {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
+
+    for (const command of options.leanCommands ?? []) {
+      it(`without its optional peers: ${command.title}`, async () => {
+        for (const [path, text] of Object.entries(command.files ?? {})) writeFileSync(join(project, path), text);
+        const [bin, ...args] = command.argv.map((arg) => arg.replaceAll("{project}", project));
+        const result = await run(join(project, "node_modules/.bin", bin!), args, { cwd: project, timeout: 60_000 }).then(
+          ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+          (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+        );
+        expect(result, JSON.stringify(result)).toMatchObject({ code: command.code });
+        if (command.stdout) expect(result.stdout).toMatch(command.stdout);
+        if (command.stderr) expect(result.stderr).toMatch(command.stderr);
+      });
+    }
 
     it("has README examples to run (```ts fragment marks excerpts)", () => {
       expect(runnable.length).toBeGreaterThan(0);
@@ -165,6 +225,7 @@ export function describeConsumer(packageDir: string): void {
 
     for (const block of runnable) {
       it(`compiles and runs README block ${block.index} (line ${block.line}) as ESM and CJS`, async () => {
+        await (peersInstalled ??= installPeers());
         const name = `readme-${block.index}`;
         const out = join(project, `out-${block.index}`);
         if (block.language === "ts") {

@@ -4,7 +4,6 @@ import { validateClaim } from "../claim-validation.js";
 import { isNetworkRegistryError, NetworkRegistryError } from "../errors.js";
 import { describeReference } from "../records.js";
 import { parsePrefix } from "../parse.js";
-import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type AddressRecord, type NetworkClaim, type ResourceReference } from "../types.js";
 import { detectDrift, renderDrift } from "../kube/drift.js";
 import { importObservedSpace, type ControllerManagerFlags } from "../kube/importers/index.js";
@@ -19,6 +18,7 @@ import { resolveClientConfig, type KubeconfigFlags } from "./kubeconfig.js";
 import { loadClaims } from "./load-claims.js";
 import { renderData, type OutputFormat } from "./output.js";
 import { serverFailure } from "./server-errors.js";
+import { renderWhois } from "./render-whois.js";
 import { age, renderTable } from "./table.js";
 
 export interface CliIO {
@@ -111,18 +111,6 @@ export async function importClaims(options: ImportOptions, io: CliIO): Promise<n
 
 // ---------------------------------------------------------------------------------------------
 // whois
-
-export function renderWhois(result: WhoisResult): string {
-  const lines = [`${result.query}`];
-  const show = (label: string, owners: WhoisResult["exact"]) => {
-    for (const o of owners) lines.push(`  ${label.padEnd(9)} ${o.record.prefix}  ${o.claim}  ${describeReference(o.record.reference)}${o.record.status === "unavailable" ? " (carved out)" : ""}`);
-  };
-  lines.push(result.mostSpecific === undefined ? "  owner     none" : `  owner     ${result.mostSpecific.claim} (${result.mostSpecific.record.prefix})`);
-  show("exact", result.exact);
-  show("covering", result.covering);
-  show("covered", result.covered);
-  return `${lines.join("\n")}\n`;
-}
 
 export async function whoisOnline(query: string, options: KubeconfigFlags & { output: OutputFormat }, io: CliIO): Promise<number> {
   return withCluster(options, io, async (client) => {

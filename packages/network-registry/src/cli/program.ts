@@ -8,11 +8,26 @@ import type { AddressRecord, NetworkClaim } from "../types.js";
 import { VERSION } from "../version.js";
 import { CliError, EXIT_CONFLICT, EXIT_OK, EXIT_USAGE } from "./cli-error.js";
 import { loadClaims } from "./load-claims.js";
-import * as online from "./online.js";
+import type * as Online from "./online.js";
 import { renderData, type OutputFormat } from "./output.js";
+import { renderWhois } from "./render-whois.js";
 
 export type { CliIO } from "./online.js";
-type CliIO = online.CliIO;
+type CliIO = Online.CliIO;
+
+/**
+ * The commands that talk to a cluster, loaded when one runs: they need
+ * `@kubekit/generic-controlplane` (an optional peer dependency), the offline ones do not.
+ */
+async function onlineCommands(command: string): Promise<typeof Online> {
+  try {
+    return await import("./online.js");
+  } catch (error) {
+    const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes("@kubekit/generic-controlplane");
+    if (!missing) throw error;
+    throw new CliError(`kana ${command} talks to a cluster through @kubekit/generic-controlplane, which is not installed: npm install @kubekit/generic-controlplane`, EXIT_USAGE);
+  }
+}
 export { EXIT_CONFLICT, EXIT_OK, EXIT_SERVER, EXIT_USAGE } from "./cli-error.js";
 
 interface CheckedClaim {
@@ -114,7 +129,7 @@ async function whois(query: string, files: string[], format: OutputFormat, io: C
     io.stdout(renderData(result, format));
     return EXIT_OK;
   }
-  io.stdout(online.renderWhois(result));
+  io.stdout(renderWhois(result));
   return EXIT_OK;
 }
 
@@ -221,7 +236,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .addOption(outputOption())
     .action(async (query: string, _options: unknown, command: Command) => {
       const options = optionsOf<{ file?: string[]; output: OutputFormat; kubeconfig?: string; context?: string }>(command);
-      exitCode = options.file !== undefined ? await whois(query, options.file, options.output, io) : await online.whoisOnline(query, options, io);
+      exitCode = options.file !== undefined ? await whois(query, options.file, options.output, io) : await (await onlineCommands("whois")).whoisOnline(query, options, io);
     });
 
   kubeconfigOptions(program.command("allocate"))
@@ -241,7 +256,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--timeout <duration>", "online: how long to wait for the arbiter's decision", "30s")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
-      const options = optionsOf<AllocateOptions & Partial<online.OnlineAllocateOptions> & { length?: string; size?: string; for?: string }>(command);
+      const options = optionsOf<AllocateOptions & Partial<Online.OnlineAllocateOptions> & { length?: string; size?: string; for?: string }>(command);
       if (options.length !== undefined && options.size !== undefined && options.length !== options.size) throw new CliError("--length and --size mean the same; pass one", EXIT_USAGE);
       const length = options.length ?? options.size;
       if (length === undefined) throw new CliError("pass --length <prefix length>, e.g. --length 24", EXIT_USAGE);
@@ -250,7 +265,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
         return;
       }
       if (options.for === undefined) throw new CliError("pass --for <resource>[/<name>] (what the block is for), or -f <files> for a dry run", EXIT_USAGE);
-      exitCode = await online.allocateOnline({ ...options, length, for: options.for } as online.OnlineAllocateOptions, io);
+      exitCode = await (await onlineCommands("allocate")).allocateOnline({ ...options, length, for: options.for } as Online.OnlineAllocateOptions, io);
     });
 
   program.command("free")
@@ -273,7 +288,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--timeout <duration>", "how long to wait for the arbiter's decision", "30s")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.claim(optionsOf<online.ClaimOptions>(command), io);
+      exitCode = await (await onlineCommands("claim")).claim(optionsOf<Online.ClaimOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("list"))
@@ -282,7 +297,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .addOption(outputOption())
     .action(async (what: string, _options: unknown, command: Command) => {
       if (what !== "claims" && what !== "allocations") throw new CliError(`list takes "claims" or "allocations", got ${JSON.stringify(what)}`, EXIT_USAGE);
-      exitCode = await online.list(what, optionsOf<{ output: OutputFormat }>(command), io);
+      exitCode = await (await onlineCommands("list")).list(what, optionsOf<{ output: OutputFormat }>(command), io);
     });
 
   kubeconfigOptions(program.command("drift"))
@@ -292,7 +307,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--cluster <name>", "the cluster observed: claims labelled kana.kubekit.io/cluster for another cluster are not judged Unused")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.drift(optionsOf<online.DriftOptions>(command), io);
+      exitCode = await (await onlineCommands("drift")).drift(optionsOf<Online.DriftOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("import"))
@@ -303,7 +318,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--timeout <duration>", "how long to wait for the arbiter's decision", "30s")
     .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.importClaims(optionsOf<online.ImportOptions>(command), io);
+      exitCode = await (await onlineCommands("import")).importClaims(optionsOf<Online.ImportOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("install"))
@@ -312,7 +327,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--arbiter-identity <user>", "the user the arbiter runs as: allowed to write the well-known claims' status and bound to kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter")
     .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.install(optionsOf<online.InstallCliOptions>(command), io);
+      exitCode = await (await onlineCommands("install")).install(optionsOf<Online.InstallCliOptions>(command), io);
     });
 
   kubeconfigOptions(program.command("arbiter"))
@@ -320,7 +335,7 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--metrics-port <port>", "serve Prometheus metrics on this port")
     .option("--no-leader-elect", "run without leader election (one instance only)")
     .action(async (_options: unknown, command: Command) => {
-      exitCode = await online.arbiter(optionsOf<online.ArbiterCliOptions>(command), io, runOptions.signals);
+      exitCode = await (await onlineCommands("arbiter")).arbiter(optionsOf<Online.ArbiterCliOptions>(command), io, runOptions.signals);
     });
 
   try {
