@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseGoDuration } from "@kubekit/generic-controlplane/client";
+import { parseGoDuration } from "@kubekit/client";
 import { unreadableDriver } from "./file-error.js";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import type { KubeClient } from "@kubekit/generic-controlplane/client";
+import type { KubeClient } from "@kubekit/client";
 import type { CcmDriver, Timeouts, TrafficClient } from "../driver/types.js";
 
 /** What a test body gets: the cluster, its own namespace, the driver and the run's timeouts. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isApiError, isConflict, isNotFound } from "@kubekit/generic-controlplane/client";
+import { isApiError, isConflict, isNotFound } from "@kubekit/client";
 import type { ServiceRef } from "../driver/types.js";
 import { fail } from "./assert.js";
 import type { TestContext } from "./context.js";

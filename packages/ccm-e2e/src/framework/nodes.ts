@@ -1,4 +1,4 @@
-import type { KubeClient } from "@kubekit/generic-controlplane/client";
+import type { KubeClient } from "@kubekit/client";
 import type { NodeRef } from "../driver/types.js";
 import { NODES, type Node } from "./resources.js";
 

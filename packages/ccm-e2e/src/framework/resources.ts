@@ -1,4 +1,4 @@
-import type { ResourceRef } from "@kubekit/generic-controlplane/client";
+import type { ResourceRef } from "@kubekit/client";
 
 /** The API resources the suite reads and writes. */
 export const SERVICES: ResourceRef = { group: "", version: "v1", resource: "services", namespaced: true };

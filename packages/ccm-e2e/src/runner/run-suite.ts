@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/generic-controlplane/client";
+import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/client";
 import { hostTraffic } from "../driver/host-traffic.js";
 import { loadDriver, validateDriver } from "../driver/load.js";
 import { resolveTimeouts } from "../driver/timeouts.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isNotFound, type KubeClient } from "@kubekit/generic-controlplane/client";
+import { isNotFound, type KubeClient } from "@kubekit/client";
 import type { CcmDriver, TestOutcome, Timeouts, TrafficClient } from "../driver/types.js";
 import { isCcmE2eError } from "../errors.js";
 import type { TestContext } from "../framework/context.js";

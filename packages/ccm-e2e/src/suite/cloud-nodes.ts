@@ -1,4 +1,4 @@
-import { isNotFound } from "@kubekit/generic-controlplane/client";
+import { isNotFound } from "@kubekit/client";
 import { expectEqual, fail, skip } from "../framework/assert.js";
 import { isNodeReady, nodeRef, readySchedulableNodes } from "../framework/nodes.js";
 import { poll } from "../framework/poll.js";

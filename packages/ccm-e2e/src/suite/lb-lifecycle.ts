@@ -7,7 +7,7 @@ import type { SuiteTest } from "../framework/registry.js";
 import { SERVICES as SERVICE_RESOURCE, type Service } from "../framework/resources.js";
 import { checkServiceReachability } from "../framework/service-reachability.js";
 import type { TestContext } from "../framework/context.js";
-import { isNotFound } from "@kubekit/generic-controlplane/client";
+import { isNotFound } from "@kubekit/client";
 import { LOAD_BALANCERS } from "./lb-names.js";
 
 /**

@@ -1,4 +1,4 @@
-import { isApiError, isNotFound } from "@kubekit/generic-controlplane/client";
+import { isApiError, isNotFound } from "@kubekit/client";
 import { expectEqual, fail, skip } from "../framework/assert.js";
 import type { TestContext } from "../framework/context.js";
 import { TestJig } from "../framework/jig.js";

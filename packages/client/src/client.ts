@@ -1,0 +1,262 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { DeleteOptions, KubeList, KubeObject, Status, WatchEvent } from "./types.js";
+import { ExecCredentialProvider, type ExecCredential } from "./exec-credential.js";
+import type { ClientConfig } from "./kubeconfig.js";
+import { parseExactJson } from "./exact-json.js";
+import { proxyAgent } from "./proxy-agent.js";
+
+/** One served resource type, as discovery names it. */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. `configmaps`. */
+  resource: string;
+  namespaced: boolean;
+}
+
+/** A non-2xx answer. `status` is the server's `Status` body when it sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly status?: Status,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export function isApiError(error: unknown, reason?: string): error is ApiError {
+  return error instanceof ApiError && (reason === undefined || error.reason === reason);
+}
+
+export const isNotFound = (error: unknown): boolean => isApiError(error) && error.code === 404;
+export const isConflict = (error: unknown): boolean => isApiError(error) && error.code === 409;
+/** 410 Gone: a resourceVersion older than the server keeps. */
+export const isGone = (error: unknown): boolean => isApiError(error) && error.code === 410;
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestInit {
+  query?: Query;
+  /** `Accept` (default `application/json`), e.g. for PartialObjectMetadata. */
+  accept?: string;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchHandle {
+  /** Ends the watch; `done` then resolves. */
+  stop(): void;
+  /** Resolves when the stream ends (server closed it, `stop`, or a dropped connection). */
+  readonly done: Promise<void>;
+}
+
+/** Accept headers asking for metadata only (what kube-apiserver serves metadata informers). */
+export const ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+export const ACCEPT_METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+export const PATCH_MERGE = "application/merge-patch+json";
+export const PATCH_JSON = "application/json-patch+json";
+export const PATCH_STRATEGIC = "application/strategic-merge-patch+json";
+
+/** Path of a resource collection or, with `name`, of one object. */
+export function resourcePath(ref: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
+  let path = ref.group === "" ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  if (ref.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
+  path += `/${ref.resource}`;
+  if (name !== undefined) path += `/${encodeURIComponent(name)}`;
+  if (subresource !== undefined) path += `/${subresource}`;
+  return path;
+}
+
+/**
+ * A small JSON client for any kube-compatible API server: CRUD, patch, list and watch over
+ * HTTP(S) with the credentials of a kubeconfig context. Objects stay plain JSON.
+ */
+export class KubeClient {
+  readonly config: ClientConfig;
+  readonly #base: URL;
+  readonly #agent: HttpAgent;
+  readonly #request: typeof httpRequest;
+  readonly #exec: ExecCredentialProvider | undefined;
+  /** Agents for client certificates a credential plugin returned, by certificate. */
+  readonly #certificateAgents = new Map<string, HttpAgent>();
+
+  constructor(config: ClientConfig | string) {
+    this.config = typeof config === "string" ? { server: config.replace(/\/+$/, "") } : config;
+    this.#base = new URL(this.config.server);
+    this.#request = this.#base.protocol === "https:" ? httpsRequest : httpRequest;
+    this.#agent = this.#newAgent(this.config.cert, this.config.key);
+    this.#exec = this.config.exec === undefined ? undefined : new ExecCredentialProvider(this.config.exec);
+  }
+
+  #newAgent(cert: string | undefined, key: string | undefined): HttpAgent {
+    const https = this.#base.protocol === "https:";
+    const tls = {
+      ...(this.config.ca !== undefined ? { ca: this.config.ca } : {}),
+      ...(cert !== undefined ? { cert } : {}),
+      ...(key !== undefined ? { key } : {}),
+      ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
+      rejectUnauthorized: this.config.insecureSkipTLSVerify !== true,
+    };
+    if (this.config.proxyUrl !== undefined) return proxyAgent(this.config.proxyUrl, https, tls);
+    return https ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true });
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.#agent.destroy();
+    for (const agent of this.#certificateAgents.values()) agent.destroy();
+  }
+
+  async get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
+    return (await this.request("GET", resourcePath(ref, namespace, name), signal ? { signal } : {})) as T;
+  }
+
+  async list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string, query: Query = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+    return (await this.request("GET", resourcePath(ref, namespace), { query, ...(signal ? { signal } : {}) })) as KubeList<T>;
+  }
+
+  async create<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, signal?: AbortSignal): Promise<T> {
+    return (await this.request("POST", resourcePath(ref, namespace), { body: object, ...(signal ? { signal } : {}) })) as T;
+  }
+
+  async update<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, subresource?: string, signal?: AbortSignal): Promise<T> {
+    return (await this.request("PUT", resourcePath(ref, namespace, object.metadata?.name ?? "", subresource), { body: object, ...(signal ? { signal } : {}) })) as T;
+  }
+
+  async patch<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, patch: unknown, contentType = PATCH_MERGE, subresource?: string): Promise<T> {
+    return (await this.request("PATCH", resourcePath(ref, namespace, name, subresource), { body: patch, contentType })) as T;
+  }
+
+  /** DELETE; resolves to the server's answer (the object while finalizers hold it, else a Status or the last state). */
+  async delete(ref: ResourceRef, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<KubeObject> {
+    return (await this.request("DELETE", resourcePath(ref, namespace, name), { body: { apiVersion: "v1", kind: "DeleteOptions", ...options } })) as KubeObject;
+  }
+
+  async deleteCollection(ref: ResourceRef, namespace: string | undefined, options: DeleteOptions = {}, query: Query = {}): Promise<KubeObject> {
+    return (await this.request("DELETE", resourcePath(ref, namespace), { query, body: { apiVersion: "v1", kind: "DeleteOptions", ...options } })) as KubeObject;
+  }
+
+  /** Any JSON request; non-2xx answers reject with `ApiError`. */
+  async request(method: string, path: string, init: RequestInit = {}): Promise<unknown> {
+    const res = await this.#send(method, path, init);
+    const text = await readAll(res);
+    const code = res.statusCode ?? 0;
+    const body = parseJson(text);
+    if (code < 200 || code > 299) throw toApiError(code, body, text, method, path);
+    return body;
+  }
+
+  /**
+   * Streams watch events of `path` (a collection) to `onEvent` until the server ends the stream or
+   * `stop()`. A non-2xx answer rejects with `ApiError`; a dropped connection just ends `done`.
+   */
+  async watch(path: string, query: Query, onEvent: (event: WatchEvent) => void, accept?: string): Promise<WatchHandle> {
+    const res = await this.#send("GET", path, { query: { ...query, watch: true }, ...(accept !== undefined ? { accept } : {}) });
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) {
+      const text = await readAll(res);
+      throw toApiError(code, parseJson(text), text, "GET", path);
+    }
+    res.setEncoding("utf8");
+    let stopped = false;
+    let closed = false;
+    const done = new Promise<void>((resolve) => {
+      let buffered = "";
+      res.on("data", (chunk: string) => {
+        buffered += chunk;
+        let newline: number;
+        while (!stopped && (newline = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line === "") continue;
+          const event = parseJson(line) as WatchEvent | undefined;
+          if (event !== undefined) onEvent(event);
+        }
+      });
+      res.once("close", () => {
+        closed = true;
+        resolve();
+      });
+      res.on("error", () => resolve());
+    });
+    return {
+      stop: () => {
+        stopped = true;
+        // Destroying without an error: the connection closes and nothing reports a failure.
+        if (!closed) res.destroy();
+      },
+      done,
+    };
+  }
+
+  async #send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+    const credential = await this.#exec?.get();
+    const res = await this.#sendWith(credential, method, path, init);
+    // As client-go's exec authenticator: a refused plugin credential is run for again next time.
+    if (credential !== undefined && res.statusCode === 401) this.#exec!.invalidate(credential);
+    return res;
+  }
+
+  #agentFor(credential: ExecCredential | undefined): HttpAgent {
+    if (credential?.cert === undefined || credential.key === undefined) return this.#agent;
+    let agent = this.#certificateAgents.get(credential.cert);
+    if (agent === undefined) {
+      for (const old of this.#certificateAgents.values()) old.destroy();
+      this.#certificateAgents.clear();
+      agent = this.#newAgent(credential.cert, credential.key);
+      this.#certificateAgents.set(credential.cert, agent);
+    }
+    return agent;
+  }
+
+  #sendWith(credential: ExecCredential | undefined, method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+    const url = new URL(this.#base.pathname.replace(/\/$/, "") + path, this.#base);
+    for (const [key, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = { Accept: init.accept ?? "application/json" };
+    if (this.config.userAgent !== undefined) headers["User-Agent"] = this.config.userAgent;
+    const token = credential?.token ?? this.config.token;
+    if (token !== undefined) headers.Authorization = `Bearer ${token}`;
+    else if (this.config.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ""}`).toString("base64")}`;
+    let payload: string | undefined;
+    if (init.body !== undefined) {
+      payload = JSON.stringify(init.body);
+      headers["Content-Type"] = init.contentType ?? "application/json";
+      headers["Content-Length"] = String(Buffer.byteLength(payload));
+    }
+    return new Promise((resolve, reject) => {
+      const req = this.#request(url, { method, headers, agent: this.#agentFor(credential), ...(init.signal ? { signal: init.signal } : {}) }, resolve);
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on("data", (chunk: Buffer) => chunks.push(chunk));
+    res.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    res.once("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return parseExactJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toApiError(code: number, body: unknown, text: string, method: string, path: string): ApiError {
+  const status = body as Status | undefined;
+  if (status?.kind === "Status") return new ApiError(code, status.reason ?? "", status.message ?? `${method} ${path}: ${code}`, status);
+  return new ApiError(code, "", `${method} ${path}: ${code} ${text.slice(0, 200)}`);
+}

@@ -1,0 +1,42 @@
+// What a program needs to talk to a Kubernetes API server: a kubeconfig's connection (exec
+// credential plugins, client certificates, tokens, proxies), a JSON client with watches, its
+// errors, the object types on the wire, and Go durations as kubectl reads them.
+export { VERSION } from "./version.js";
+export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubeconfig.js";
+export { EXEC_API_VERSIONS, ExecCredentialProvider, type ExecApiVersion, type ExecConfig, type ExecCredential } from "./exec-credential.js";
+export {
+  ApiError,
+  KubeClient,
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  PATCH_JSON,
+  PATCH_MERGE,
+  PATCH_STRATEGIC,
+  isApiError,
+  isConflict,
+  isGone,
+  isNotFound,
+  resourcePath,
+  type Query,
+  type RequestInit,
+  type ResourceRef,
+  type WatchHandle,
+} from "./client.js";
+export { parseGoDuration } from "./go-duration.js";
+export type {
+  DeleteOptions,
+  KubeList,
+  KubeObject,
+  ListMeta,
+  ManagedFieldsEntry,
+  ObjectMeta,
+  OwnerReference,
+  Status,
+  StatusCause,
+  StatusDetails,
+  Table,
+  TableColumnDefinition,
+  TableRow,
+  WatchEvent,
+  WatchEventType,
+} from "./types.js";
