@@ -158,7 +158,13 @@ export interface LeanCommand {
   stderr?: RegExp;
 }
 
-export function describeConsumer(packageDir: string, options: { leanCommands?: readonly LeanCommand[] } = {}): void {
+export interface ConsumerOptions {
+  leanCommands?: readonly LeanCommand[];
+  /** The most the install may bring: packages (the package itself included) and MiB on disk. */
+  budget?: { packages: number; mib: number };
+}
+
+export function describeConsumer(packageDir: string, options: ConsumerOptions = {}): void {
   const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageJson;
   const blocks = readmeBlocks(readFileSync(join(packageDir, "README.md"), "utf8"));
   const runnable = blocks.filter((block) => block.runnable);
@@ -167,6 +173,7 @@ export function describeConsumer(packageDir: string, options: { leanCommands?: r
     let dir: string;
     let project: string;
     let installPeers: () => Promise<void>;
+    let installed: { packages: number; mib: number };
     let peersInstalled: Promise<void> | undefined;
 
     beforeAll(async () => {
@@ -186,8 +193,9 @@ export function describeConsumer(packageDir: string, options: { leanCommands?: r
       writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
       await install(await pack(workspaceClosure(pkg.name)));
       const modules = join(project, "node_modules");
-      const mib = directorySize(modules) / (1 << 20);
-      console.log(`${pkg.name}: npm install brings ${packageCount(modules)} packages, ${mib.toFixed(1)} MiB`);
+      installed = { packages: packageCount(modules), mib: directorySize(modules) / (1 << 20) };
+      const budget = options.budget ? ` (budget ${options.budget.packages} packages, ${options.budget.mib} MiB)` : "";
+      console.log(`${pkg.name}: npm install brings ${installed.packages} packages, ${installed.mib.toFixed(1)} MiB${budget}`);
       // The optional peers (which the README tells users of those entries to install), added
       // afterwards when an example needs them: it imports one, or a subpath entry of the package.
       const specifiers = runnable.flatMap((block) => [...block.code.matchAll(/from\s+"([^"]+)"/g)].map((match) => match[1]!));
@@ -204,6 +212,14 @@ export function describeConsumer(packageDir: string, options: { leanCommands?: r
     afterAll(() => {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
+
+    if (options.budget) {
+      const budget = options.budget;
+      it(`installs at most ${budget.packages} packages and ${budget.mib} MiB`, () => {
+        expect(installed.packages).toBeLessThanOrEqual(budget.packages);
+        expect(installed.mib).toBeLessThanOrEqual(budget.mib);
+      });
+    }
 
     for (const command of options.leanCommands ?? []) {
       it(`without its optional peers: ${command.title}`, async () => {
