@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -29,6 +29,14 @@ export function describeBuiltPackage(packageDir: string): void {
       expect(resolved).toMatch(/[/\\]dist[/\\][^/\\]+\.cjs$/);
       const cjs = requireFromPackage(pkg.name) as { VERSION?: unknown };
       expect(cjs.VERSION).toBe(pkg.version);
+    });
+
+    it("publishes cleanly: npm publish --dry-run warns about nothing but the missing login", () => {
+      const result = spawnSync("npm", ["publish", "--dry-run", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" });
+      expect(result.status, result.stderr).toBe(0);
+      const warnings = result.stderr.split("\n").filter((line) => line.startsWith("npm warn") && !line.includes("requires you to be logged in"));
+      expect(warnings).toEqual([]);
+      expect(result.stdout).toContain(`+ ${pkg.name}@${pkg.version}`);
     });
 
     it("ships its license text in the tarball npm would publish", () => {
