@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import type { Logger } from "../server/logger.js";
@@ -144,6 +145,9 @@ export class ControllerManager {
   }
 
   async #runControllers(signal: AbortSignal): Promise<void> {
+    // Every controller waits on this one signal: a manager with more than ten controllers is
+    // not a listener leak, so Node should not warn about one.
+    setMaxListeners(0, signal);
     const logger = this.#options.logger ?? (() => undefined);
     const context: ControllerContext = createControllerContext(this.#options.client, {
       logger,
