@@ -62,6 +62,16 @@ function prepare(sts: StatefulSet): void {
   for (const template of spec.volumeClaimTemplates ?? []) defaultClaimSpec(template);
 }
 
+/**
+ * `dropStatefulSetDisabledFields`: with MaxUnavailableStatefulSet off (its 1.32 default),
+ * `rollingUpdate.maxUnavailable` is dropped unless the stored object already has it.
+ */
+function dropMaxUnavailable(sts: StatefulSet, old: StatefulSet | undefined): void {
+  if (old?.spec?.updateStrategy?.rollingUpdate?.maxUnavailable !== undefined) return;
+  const rolling = sts.spec?.updateStrategy?.rollingUpdate;
+  if (rolling !== undefined && rolling !== null) delete rolling.maxUnavailable;
+}
+
 /** ValidateStatefulSetSpec. */
 export function validateStatefulSet(sts: StatefulSet): FieldError[] {
   const spec = sts.spec ?? {};
@@ -176,5 +186,16 @@ export const statefulSetsResource = defineResource<StatefulSet>({
     { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },
   ],
-  strategy: { prepareForCreate: prepare, prepareForUpdate: prepare, validate: validateStatefulSet, validateUpdate: validateStatefulSetUpdate },
+  strategy: {
+    prepareForCreate: (sts) => {
+      dropMaxUnavailable(sts, undefined);
+      prepare(sts);
+    },
+    prepareForUpdate: (sts, old) => {
+      dropMaxUnavailable(sts, old);
+      prepare(sts);
+    },
+    validate: validateStatefulSet,
+    validateUpdate: validateStatefulSetUpdate,
+  },
 });
