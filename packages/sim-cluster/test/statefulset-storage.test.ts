@@ -18,6 +18,7 @@ import { eventually } from "./kubectl.js";
 import { getPodList, newStatefulSet, waitForRunningAndReady, waitForState } from "./statefulset-helpers.js";
 
 const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+const PDBS = { group: "policy", version: "v1", resource: "poddisruptionbudgets", namespaced: true };
 const ENDPOINT_SLICES = { group: "discovery.k8s.io", version: "v1", resource: "endpointslices", namespaced: true };
 const labels = { foo: "bar", baz: "blah" };
 const headlessSvcName = "test";
@@ -126,5 +127,19 @@ describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { 
     expect(pods.items.map((p) => p.metadata?.name).sort()).toEqual(["ord-3", "ord-4"]);
     expect(pods.items.map((p) => p.metadata?.labels?.["apps.kubernetes.io/pod-index"]).sort()).toEqual(["3", "4"]);
     await verifyStatefulSetPVCsExist(ss, [3, 4]);
+  });
+});
+
+describe("disruption budgets over a StatefulSet's pods", { timeout: 60_000 }, () => {
+  it("take the StatefulSet's replicas as the expected count of a percentage budget", async () => {
+    const ss = newStatefulSet("ss", ns, headlessSvcName, 3, labels);
+    await client.create<StatefulSet>(STATEFUL_SETS, ns, ss);
+    await waitForRunningAndReady(client, 3, ss);
+    await client.create(PDBS, ns, { metadata: { name: "budget" }, spec: { maxUnavailable: "33%", selector: { matchLabels: labels } } });
+    const status = await eventually("the budget computed", async () => {
+      const pdb = await client.get<{ status?: { expectedPods?: number; disruptionsAllowed?: number; observedGeneration?: number } } & StatefulSet>(PDBS, ns, "budget");
+      return (pdb.status?.observedGeneration ?? 0) >= 1 ? pdb.status : undefined;
+    });
+    expect(status).toMatchObject({ expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 });
   });
 });
