@@ -5,8 +5,9 @@
  * StatefulSetPersistentVolumeClaimPolicy should delete PVCs with a WhenDeleted policy" and
  * "should delete PVCs with a OnScaledown policy", and of "Basic StatefulSet functionality should
  * provide basic identity" the parts that need no container runtime (CheckHostname,
- * CheckServiceName, a claim per pod kept across a restart); plus spec.ordinals.start and the
- * headless service's endpoints naming each pod.
+ * CheckServiceName, a claim per pod kept across a restart) and "should adopt matching orphans and
+ * release non-matching pods"; plus spec.ordinals.start, the headless service's endpoints naming
+ * each pod, and a disruption budget over a StatefulSet's pods.
  */
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -92,6 +93,31 @@ describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { 
       return names.length === 3 ? names : undefined;
     });
     expect(hostnames).toEqual(["ss-0", "ss-1", "ss-2"]);
+  });
+
+  it("should adopt matching orphans and release non-matching pods", async () => {
+    const ss = withClaims("ss", 1);
+    const created = await client.create<StatefulSet>(STATEFUL_SETS, ns, ss);
+    await waitForRunningAndReady(client, 1, ss);
+    const controllerOf = async (name: string) => (await client.get(PODS, ns, name)).metadata?.ownerReferences?.find((r) => r.controller === true);
+    expect(await controllerOf("ss-0")).toMatchObject({ kind: "StatefulSet", name: "ss", uid: created.metadata?.uid });
+    // A pod with the set's labels but not one of its names is left alone.
+    await client.create(PODS, ns, { metadata: { name: "stranger", labels }, spec: { containers: [{ name: "c", image: "x" }] } });
+
+    // Orphaning one of the stateful set's pods
+    const pod = await client.get(PODS, ns, "ss-0");
+    await client.update(PODS, ns, { ...pod, metadata: { ...pod.metadata, ownerReferences: [] } });
+    await eventually("ss-0 readopted", async () => ((await controllerOf("ss-0"))?.uid === created.metadata?.uid ? true : undefined));
+    // Removing the labels from one of the stateful set's pods
+    const adopted = await client.get(PODS, ns, "ss-0");
+    const prevLabels = adopted.metadata?.labels;
+    await client.update(PODS, ns, { ...adopted, metadata: { ...adopted.metadata, labels: {} } });
+    await eventually("ss-0 released", async () => ((await controllerOf("ss-0")) === undefined ? true : undefined));
+    // Readding labels to the stateful set's pod
+    const released = await client.get(PODS, ns, "ss-0");
+    await client.update(PODS, ns, { ...released, metadata: { ...released.metadata, ...(prevLabels ? { labels: prevLabels } : {}) } });
+    await eventually("ss-0 readopted", async () => ((await controllerOf("ss-0"))?.uid === created.metadata?.uid ? true : undefined));
+    expect(await controllerOf("stranger")).toBeUndefined();
   });
 
   it("should delete PVCs with a WhenDeleted policy", async () => {

@@ -119,7 +119,9 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
         // The current revision is the one the status names while it exists (getStatefulSetRevisions).
         const current = set.status?.currentRevision === updateName ? update : (owned.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update);
         const currentName = current.metadata?.name ?? "";
-        const claimed = await claimObjects(client, PODS, set, "StatefulSet", (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace));
+        // Only pods named as its members are adopted (getPodsForStatefulSet's isMemberOf filter).
+        const candidates = (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace && (ordinalOf(set, p) !== undefined || isOwnedBy(p, set)));
+        const claimed = await claimObjects(client, PODS, set, "StatefulSet", candidates);
         const members: OrdinalPod[] = [];
         for (const pod of claimed) {
           const ordinal = ordinalOf(set, pod);
