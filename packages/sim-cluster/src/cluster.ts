@@ -20,6 +20,8 @@ import { publishApiServer, unvalidatedStore } from "./kubernetes-service.js";
 import { replicaSetController } from "./controllers/replicaset.js";
 import { jobController } from "./controllers/job.js";
 import { cronJobController } from "./controllers/cronjob.js";
+import { statefulSetController } from "./controllers/statefulset.js";
+import { volumeBinderController } from "./controllers/volume-binder.js";
 import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
@@ -215,7 +217,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
     const pods = served("", "pods");
     plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
-    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers") };
+    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers"), statefulsets: served("apps", "statefulsets") };
     const services = served("", "services");
     subresourceStores = {
       bindings,
@@ -243,7 +245,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller", "statefulset", "persistentvolume-binder"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -262,6 +264,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         ttlAfterFinishedController(),
         cronJobController(),
         replicaSetController({ kind: "ReplicationController" }),
+        statefulSetController(),
+        volumeBinderController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

@@ -19,3 +19,6 @@ export { jobsResource, cronJobsResource, replicationControllersResource, podTemp
 export { jobController, type JobControllerOptions } from "./controllers/job.js";
 export { cronJobController } from "./controllers/cronjob.js";
 export { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
+export { statefulSetsResource, persistentVolumesResource, persistentVolumeClaimsResource, storageClassesResource } from "./resources/index.js";
+export { statefulSetController } from "./controllers/statefulset.js";
+export { volumeBinderController } from "./controllers/volume-binder.js";

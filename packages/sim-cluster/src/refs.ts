@@ -13,3 +13,7 @@ export const JOBS: ResourceRef = { group: "batch", version: "v1", resource: "job
 export const CRON_JOBS: ResourceRef = { group: "batch", version: "v1", resource: "cronjobs", namespaced: true };
 export const REPLICATION_CONTROLLERS: ResourceRef = { group: "", version: "v1", resource: "replicationcontrollers", namespaced: true };
 export const POD_TEMPLATES: ResourceRef = { group: "", version: "v1", resource: "podtemplates", namespaced: true };
+export const STATEFUL_SETS: ResourceRef = { group: "apps", version: "v1", resource: "statefulsets", namespaced: true };
+export const PERSISTENT_VOLUMES: ResourceRef = { group: "", version: "v1", resource: "persistentvolumes", namespaced: false };
+export const PERSISTENT_VOLUME_CLAIMS: ResourceRef = { group: "", version: "v1", resource: "persistentvolumeclaims", namespaced: true };
+export const STORAGE_CLASSES: ResourceRef = { group: "storage.k8s.io", version: "v1", resource: "storageclasses", namespaced: false };

@@ -1,17 +1,24 @@
 import { isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import type { ControllerRevision } from "../resources/controller-revisions.js";
-import type { DaemonSet } from "../resources/daemonsets.js";
+import type { KubeObject } from "@kubekit/generic-controlplane";
 import type { Pod } from "../resources/pods.js";
 import { CONTROLLER_REVISIONS } from "../refs.js";
 import { CONTROLLER_REVISION_HASH } from "./daemonset-pods.js";
 import { canonicalJson, podTemplateHash } from "./pod-template-hash.js";
 import { ownerReferenceTo } from "./util.js";
 
+/** What keeps its templates as ControllerRevisions: a DaemonSet or a StatefulSet. */
+export interface HistoryOwner extends KubeObject {
+  kind?: string;
+  spec?: { template?: { metadata?: KubeObject["metadata"] }; revisionHistoryLimit?: number };
+  status?: { collisionCount?: number };
+}
+
 /**
- * What a DaemonSet's ControllerRevision holds (upstream `getPatch`): a strategic merge patch that
- * replaces the template, which `kubectl rollout undo daemonset` sends back to roll back.
+ * What a DaemonSet's or StatefulSet's ControllerRevision holds (upstream `getPatch`): a strategic merge patch that
+ * replaces the template, which `kubectl rollout undo` sends back to roll back.
  */
-export function revisionData(ds: DaemonSet): { spec: { template: Record<string, unknown> } } {
+export function revisionData(ds: HistoryOwner): { spec: { template: Record<string, unknown> } } {
   return { spec: { template: { ...structuredClone(ds.spec?.template ?? {}), $patch: "replace" } } };
 }
 
@@ -20,11 +27,12 @@ function revisionNumber(revision: ControllerRevision): number {
 }
 
 /**
- * `constructHistory`: the ControllerRevision of the DaemonSet's current template (created with
+ * `constructHistory` (`getStatefulSetRevisions` for a StatefulSet, the `kind` the revisions' owner
+ * reference names): the ControllerRevision of the owner's current template (created with
  * the next revision number when new, renumbered as the newest when an old template came back,
  * e.g. by `rollout undo`), its hash for the pods' `controller-revision-hash` label, and the older ones.
  */
-export async function currentRevision(client: KubeClient, ds: DaemonSet, owned: readonly ControllerRevision[]): Promise<{ hash: string; current: ControllerRevision; old: ControllerRevision[] }> {
+export async function currentRevision(client: KubeClient, ds: HistoryOwner, owned: readonly ControllerRevision[], kind = "DaemonSet"): Promise<{ hash: string; current: ControllerRevision; old: ControllerRevision[] }> {
   const data = revisionData(ds);
   const wanted = canonicalJson(data);
   const namespace = ds.metadata?.namespace;
@@ -40,7 +48,7 @@ export async function currentRevision(client: KubeClient, ds: DaemonSet, owned: 
         name: `${ds.metadata?.name ?? ""}-${hash}`,
         namespace: namespace ?? "",
         labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH]: hash },
-        ownerReferences: [ownerReferenceTo(ds, "apps/v1", "DaemonSet")],
+        ownerReferences: [ownerReferenceTo(ds, "apps/v1", kind)],
       },
       data,
       revision: maxOld + 1,
@@ -61,7 +69,7 @@ export async function currentRevision(client: KubeClient, ds: DaemonSet, owned: 
 }
 
 /** `cleanupHistory`: old revisions no live pod runs, beyond `revisionHistoryLimit`, lowest revision first. */
-export async function cleanupHistory(client: KubeClient, ds: DaemonSet, old: readonly ControllerRevision[], pods: readonly Pod[]): Promise<void> {
+export async function cleanupHistory(client: KubeClient, ds: HistoryOwner, old: readonly ControllerRevision[], pods: readonly Pod[]): Promise<void> {
   const limit = ds.spec?.revisionHistoryLimit ?? 10;
   const live = new Set(pods.map((p) => p.metadata?.labels?.[CONTROLLER_REVISION_HASH]));
   const unused = old.filter((r) => !live.has(r.metadata?.labels?.[CONTROLLER_REVISION_HASH])).sort((a, b) => revisionNumber(a) - revisionNumber(b));

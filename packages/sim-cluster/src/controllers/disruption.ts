@@ -4,7 +4,8 @@ import type { Deployment } from "../resources/deployments.js";
 import { PDBS, type PodDisruptionBudget } from "../resources/pod-disruption-budgets.js";
 import type { Pod } from "../resources/pods.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
-import { DEPLOYMENTS, PODS, REPLICA_SETS } from "../refs.js";
+import type { StatefulSet } from "../resources/statefulsets.js";
+import { DEPLOYMENTS, PODS, REPLICA_SETS, STATEFUL_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { budgetStatus, withDisruptionAllowed, type ScaleFinder } from "./disruption-status.js";
 import { aborted, controllerRefOf, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
@@ -14,7 +15,7 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) 
 /**
  * The disruption controller (upstream `pkg/controller/disruption`): for every
  * PodDisruptionBudget, the pods its selector matches, how many it expects (the pods themselves
- * for an integer `minAvailable`, else the scale of their Deployments and ReplicaSets) and how
+ * for an integer `minAvailable`, else the scale of their Deployments, ReplicaSets and StatefulSets) and how
  * many must stay healthy, the ready pods not being deleted or evicted moments ago, and so the
  * disruptions allowed; with `observedGeneration`, the `DisruptionAllowed` condition and the
  * evictions not yet seen through (`disruptedPods`, dropped once the pod goes or after 2 minutes).
@@ -29,6 +30,7 @@ export function disruptionController(options: { workers?: number } = {}): Contro
       const pods = context.informers.informerFor(PODS);
       const replicaSets = context.informers.informerFor(REPLICA_SETS);
       const deployments = context.informers.informerFor(DEPLOYMENTS);
+      const statefulSets = context.informers.informerFor(STATEFUL_SETS);
 
       const enqueue = (object: KubeObject) => queue.add(keyOf(object));
       budgets.addEventHandler({ add: enqueue, update: (_old, pdb) => enqueue(pdb), delete: enqueue });
@@ -48,11 +50,17 @@ export function disruptionController(options: { workers?: number } = {}): Contro
       const onScale = { update: (old: KubeObject, now: KubeObject) => (sameJson(old["spec"], now["spec"]) ? undefined : forNamespace(now)), delete: forNamespace };
       replicaSets.addEventHandler(onScale);
       deployments.addEventHandler(onScale);
-      for (const informer of [budgets, pods, replicaSets, deployments]) informer.start();
-      await Promise.race([Promise.all([budgets.waitForSync(), pods.waitForSync(), replicaSets.waitForSync(), deployments.waitForSync()]), aborted(signal)]);
+      statefulSets.addEventHandler(onScale);
+      const informers = [budgets, pods, replicaSets, deployments, statefulSets];
+      for (const informer of informers) informer.start();
+      await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
 
-      // The finders for the controllers served here: a ReplicaSet's Deployment, else the ReplicaSet.
+      // The finders for the controllers served here: a ReplicaSet's Deployment, else the ReplicaSet; a StatefulSet.
       const find: ScaleFinder = (ref: OwnerReference, namespace: string) => {
+        if (ref.kind === "StatefulSet" && ref.apiVersion.startsWith("apps/")) {
+          const set = statefulSets.cache.get(`${namespace}/${ref.name}`) as StatefulSet | undefined;
+          return set === undefined || set.metadata?.uid !== ref.uid ? undefined : { uid: ref.uid, scale: set.spec?.replicas ?? 1 };
+        }
         if (ref.kind !== "ReplicaSet" || !ref.apiVersion.startsWith("apps/")) return undefined;
         const rs = replicaSets.cache.get(`${namespace}/${ref.name}`) as ReplicaSet | undefined;
         if (rs === undefined || rs.metadata?.uid !== ref.uid) return undefined;

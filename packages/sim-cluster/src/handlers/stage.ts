@@ -45,7 +45,7 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
         await serveProxy(ctx, info, { pods: ready.pods, services: ready.services, endpoints: ready.endpoints });
         return true;
       }
-      const scalable = (info.group === "apps" && (info.resource === "deployments" || info.resource === "replicasets")) || (info.group === "" && info.resource === "replicationcontrollers");
+      const scalable = (info.group === "apps" && (info.resource === "deployments" || info.resource === "replicasets" || info.resource === "statefulsets")) || (info.group === "" && info.resource === "replicationcontrollers");
       if (info.version === "v1" && info.subresource === "scale" && scalable) {
         const served = ready.scalable(info.group, info.resource);
         if (served === undefined) return false;

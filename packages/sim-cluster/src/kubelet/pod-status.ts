@@ -116,6 +116,23 @@ function condition(pod: Pod, type: string, status: "True" | "False", now: string
   };
 }
 
+/**
+ * GeneratePodReadyCondition's readiness gates: each `spec.readinessGates` condition type must be
+ * True in the pod's status (set by whoever owns it) for the pod to be Ready; the messages name
+ * those that are not.
+ */
+function unmetReadinessGates(pod: Pod): string[] {
+  const gates = (pod.spec?.["readinessGates"] as Array<{ conditionType?: string }> | undefined) ?? [];
+  const unmet: string[] = [];
+  for (const gate of gates) {
+    const type = gate.conditionType ?? "";
+    const found = pod.status?.conditions?.find((c) => c.type === type);
+    if (found === undefined) unmet.push(`corresponding condition of pod readiness gate "${type}" does not exist.`);
+    else if (found.status !== "True") unmet.push(`the status of pod readiness gate "${type}" is not "True", but ${found.status}`);
+  }
+  return unmet;
+}
+
 /** The conditions the kubelet sets itself (PodConditionByKubelet, and PodScheduled which it carries over). */
 const KUBELET_CONDITIONS = new Set(["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled", "PodResizePending", "PodResizeInProgress"]);
 
@@ -134,10 +151,14 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   const unready = record.containers.filter((c) => c.terminated !== undefined || c.waiting !== undefined).map((c) => c.name);
   const notReady = ready ? undefined : ended ? "PodCompleted" : "ContainersNotReady";
   const notReadyMessage = ready || ended ? undefined : `containers with unready status: [${unready.join(" ")}]`;
+  const gates = ready ? unmetReadinessGates(pod) : [];
+  const podReady = ready && gates.length === 0;
   const conditions: PodCondition[] = [
     condition(pod, "PodReadyToStartContainers", ended ? "False" : "True", now, generation),
     condition(pod, "Initialized", "True", now, generation),
-    condition(pod, "Ready", readyStatus, now, generation, notReady, notReadyMessage),
+    podReady || !ready
+      ? condition(pod, "Ready", readyStatus, now, generation, notReady, notReadyMessage)
+      : condition(pod, "Ready", "False", now, generation, "ReadinessGatesNotReady", gates.join(", ")),
     condition(pod, "ContainersReady", readyStatus, now, generation, notReady, notReadyMessage),
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");

@@ -15,6 +15,10 @@ import { podsResource } from "./pods.js";
 import { priorityClassesResource } from "./priority-classes.js";
 import { replicaSetsResource } from "./replicasets.js";
 import { servicesResource, type ServiceAllocators } from "./services.js";
+import { persistentVolumeClaimsResource } from "./persistent-volume-claims.js";
+import { persistentVolumesResource } from "./persistent-volumes.js";
+import { statefulSetsResource } from "./statefulsets.js";
+import { storageClassesResource } from "./storage-classes.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
 export function simResources(allocators: ServiceAllocators, endpointRules: EndpointAddressRules = {}): ResourceDefinition[] {
@@ -34,6 +38,10 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     cronJobsResource,
     replicationControllersResource,
     podTemplatesResource,
+    statefulSetsResource,
+    persistentVolumesResource,
+    persistentVolumeClaimsResource,
+    storageClassesResource,
   ];
 }
 
@@ -53,4 +61,8 @@ export {
   replicaSetsResource,
   replicationControllersResource,
   servicesResource,
+  persistentVolumeClaimsResource,
+  persistentVolumesResource,
+  statefulSetsResource,
+  storageClassesResource,
 };

@@ -33,8 +33,8 @@ export function defaultWorkloadTemplate(spec: WorkloadSpec): void {
   defaultPodSpec(spec.template.spec);
 }
 
-/** apps/v1 ValidateDeploymentSpec / ValidateReplicaSetSpec / ValidateDaemonSetSpec, for the fields they share. */
-export function validateWorkloadSpec(spec: WorkloadSpec | undefined, kind: "deployment" | "replicaset" | "daemonset"): FieldError[] {
+/** apps/v1 ValidateDeploymentSpec / ValidateReplicaSetSpec / ValidateDaemonSetSpec / ValidateStatefulSetSpec, for the fields they share. */
+export function validateWorkloadSpec(spec: WorkloadSpec | undefined, kind: "deployment" | "replicaset" | "daemonset" | "statefulset"): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof spec?.replicas === "number" && spec.replicas < 0) errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
   if (typeof spec?.minReadySeconds === "number" && spec.minReadySeconds < 0) errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));

@@ -4,10 +4,11 @@ import { canonicalJson } from "../controllers/pod-template-hash.js";
 import { aborted, isPodActive, keyOf, nowRFC3339, podReference } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
-import { NODES, PODS } from "../refs.js";
+import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, STORAGE_CLASSES } from "../refs.js";
 import { fitErrorMessage } from "./fit.js";
 import { addToUsage, emptyUsage, filterReasons, scoreNodes, type NodeUsage } from "./framework.js";
 import { SchedulingQueue } from "./queue.js";
+import { volumeBindingReason } from "./volume-binding.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 
@@ -84,9 +85,14 @@ export function scheduler(): Controller {
         },
       });
       nodes.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable, delete: retryUnschedulable });
-      pods.start();
-      nodes.start();
-      await Promise.race([Promise.all([pods.waitForSync(), nodes.waitForSync()]), aborted(signal)]);
+      // A claim bound or made, or a class added, may let a pod waiting on its claims go.
+      const claims = context.informers.informerFor(PERSISTENT_VOLUME_CLAIMS);
+      const classes = context.informers.informerFor(STORAGE_CLASSES);
+      claims.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable });
+      classes.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable });
+      const informers = [pods, nodes, claims, classes];
+      for (const informer of informers) informer.start();
+      await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
 
       const usage = () => {
         const byNode = new Map<string, NodeUsage>();
@@ -107,16 +113,22 @@ export function scheduler(): Controller {
         const all = nodes.cache.list() as Node[];
         const reasons: string[][] = [];
         const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
+        const volumeReason = volumeBindingReason(
+          pod,
+          (namespace, name) => claims.cache.get(`${namespace}/${name}`),
+          (name) => classes.cache.get(name),
+        );
         for (const node of all) {
           const forNode = used.get(node.metadata?.name ?? "") ?? emptyUsage();
-          const why = filterReasons(pod, node, forNode);
+          const why = volumeReason !== undefined ? [volumeReason] : filterReasons(pod, node, forNode);
           if (why.length > 0) reasons.push(why);
           else feasible.push({ node, usage: forNode });
         }
         const { namespace, name } = splitKey(key);
         if (feasible.length === 0) {
           unschedulable.add(key);
-          const message = fitErrorMessage(all.length, reasons);
+          // A PreFilter rejection names its reason once, not per node.
+          const message = volumeReason !== undefined ? `0/${all.length} nodes are available: ${volumeReason}.` : fitErrorMessage(all.length, reasons);
           // Every failed attempt is reported, as the scheduler's failure handler records it; tests wait for this event.
           void events.event(podReference(pod), "Warning", "FailedScheduling", message);
           const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
