@@ -1,11 +1,9 @@
-import { hostTraffic, type CcmDriver, type TrafficClient } from "@kubekit/ccm-e2e";
+import { hostTraffic, type CcmDriver } from "@kubekit/ccm-e2e";
 import type { FakeCloud } from "./cloud/fake-cloud.js";
 
 export interface FakeCloudDriverOptions {
   /** The cluster carries service traffic (sim-cluster's traffic mode): the traffic tests can run. */
   serviceTraffic: boolean;
-  /** The in-cluster vantage point, when the cluster carries traffic. */
-  inCluster?: TrafficClient;
   /** How long a rebooted machine stays down. */
   rebootDownMs?: number;
   /**
@@ -53,7 +51,6 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
     driver.startInstance = (node) => cloud.instances.start(node.providerID);
     driver.rebootInstance = (node) => cloud.instances.reboot(node.providerID, options.rebootDownMs ?? 2000);
   }
-  if (options.inCluster !== undefined) driver.inCluster = options.inCluster;
   const disrupt = options.disruptNetwork;
   if (disrupt !== undefined) driver.disruptNetwork = (node, _direction, seconds) => disrupt(node.name, seconds);
   return driver;

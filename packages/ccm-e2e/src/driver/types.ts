@@ -192,7 +192,10 @@ export interface CcmDriver {
 
   /** The vantage point "outside" the cluster; the test host's own sockets when absent. */
   external?: TrafficClient;
-  /** A vantage point inside the cluster network (pod to service traffic); tests needing it skip without it. */
+  /**
+   * A vantage point inside the cluster network (pod to service traffic), for a driver with a
+   * better way; without it the run sends through agnhost dialer pods (`/dial` over `pods/proxy`).
+   */
   inCluster?: TrafficClient;
 }
 
@@ -209,5 +212,4 @@ export type DriverHookName =
   | "disruptNetwork"
   | "instanceExists"
   | "getLoadBalancer"
-  | "cleanupServiceResources"
-  | "inCluster";
+  | "cleanupServiceResources";

@@ -52,7 +52,7 @@ const deleteCollection: SuiteTest = {
 const externalIPNotOnNode: SuiteTest = {
   name: `${SERVICES} should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node`,
   upstream: UPSTREAM,
-  requires: { capabilities: ["externalIPs", "serviceTraffic"], hooks: ["inCluster"] },
+  requires: { capabilities: ["externalIPs", "serviceTraffic"] },
   async run(ctx) {
     const externalIP = "203.0.113.250";
     const jig = new TestJig(ctx, "externalip-test");
@@ -69,7 +69,7 @@ const externalIPNotOnNode: SuiteTest = {
     await jig.run();
     await checkServiceReachability(ctx, svc);
     ctx.step(`checking ${externalIP}:${svc.spec.ports![0]!.port} from inside the cluster`);
-    await testReachableHTTP(ctx.inCluster!, externalIP, svc.spec.ports![0]!.port, ctx.timeouts.kubeProxyLag, ctx.signal);
+    await testReachableHTTP(ctx.inCluster, externalIP, svc.spec.ports![0]!.port, ctx.timeouts.kubeProxyLag, ctx.signal);
   },
 };
 
@@ -81,7 +81,7 @@ const externalIPNotOnNode: SuiteTest = {
 const sameNodePortDifferentProtocols: SuiteTest = {
   name: `${SERVICES} should be able to update service type to NodePort listening on same port number but different protocols`,
   upstream: UPSTREAM,
-  requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+  requires: { capabilities: ["serviceTraffic"] },
   async run(ctx) {
     const jig = new TestJig(ctx, "nodeport-update-service");
     ctx.step(`creating a TCP service ${jig.name} with type=ClusterIP in namespace ${ctx.namespace}`);
@@ -113,7 +113,7 @@ function fromExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ExternalName to ${type} [Conformance]`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const jig = new TestJig(ctx, type === "ClusterIP" ? "externalname-service" : "externalname-service-np");
       ctx.step(`creating a service externalname-service with the type=ExternalName in namespace ${ctx.namespace}`);
@@ -139,7 +139,7 @@ function toExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ${type} to ExternalName [Conformance]`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const target = new TestJig(ctx, "externalsvc");
       ctx.step(`creating a service ${target.name} in namespace ${ctx.namespace}`);
@@ -162,7 +162,7 @@ function toExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
       if ((svc.spec.clusterIP ?? "") !== "") fail(`Spec.ClusterIP was not cleared: ${svc.spec.clusterIP}`);
       if ((svc.spec.clusterIPs ?? []).length !== 0) fail(`Spec.ClusterIPs was not cleared: ${JSON.stringify(svc.spec.clusterIPs)}`);
       ctx.step(`checking ${jig.name} resolves to ${externalName} from inside the cluster`);
-      await testReachableHTTP(ctx.inCluster!, `${jig.name}.${ctx.namespace}.svc.cluster.local`, 80, ctx.timeouts.kubeProxyLag, ctx.signal);
+      await testReachableHTTP(ctx.inCluster, `${jig.name}.${ctx.namespace}.svc.cluster.local`, 80, ctx.timeouts.kubeProxyLag, ctx.signal);
       if (nodePort !== undefined) {
         ctx.step(`checking NodePort ${nodePort} was released`);
         await recreateWithNodePort(ctx, `released-${nodePort}`, nodePort);
@@ -204,7 +204,7 @@ const releaseNodePorts: SuiteTest = {
     await ctx.client.delete(SERVICE_RESOURCE, ctx.namespace, jig.name);
     const nodeIP = await pickNodeIP(ctx);
     ctx.step(`checking NodePort ${nodePort} is closed on ${nodeIP}`);
-    await testNotReachableHTTP(ctx.inCluster ?? ctx.external, nodeIP, nodePort, ctx.timeouts.kubeProxyLag, ctx.signal);
+    await testNotReachableHTTP(ctx.inCluster, nodeIP, nodePort, ctx.timeouts.kubeProxyLag, ctx.signal);
     ctx.step(`creating service ${jig.name} with same NodePort ${nodePort}`);
     await recreateWithNodePort(ctx, jig.name, nodePort);
   },
@@ -220,7 +220,7 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
   return {
     name: `${SERVICES} should fallback to ${policy === "Local" ? "local " : ""}terminating endpoints when there are no ready endpoints with internalTrafficPolicy=${policy}`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const nodes = await readySchedulableNodes(ctx.client);
       if (nodes.length < 2) skip("The test requires at least two ready nodes");
@@ -235,7 +235,7 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
       const pod = await ctx.client.create<Pod>(PODS, ctx.namespace, { apiVersion: "v1", kind: "Pod", ...template, metadata: { ...template.metadata, name: "webserver-pod" } });
       ctx.defer(() => ctx.client.delete(PODS, ctx.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).then(() => undefined, (error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error))));
       await jig.waitForReadyPods(1);
-      const client = ctx.inCluster!;
+      const client = ctx.inCluster;
       const fromNode = policy === "Local" ? node0 : node1;
       const reach = () =>
         poll(`${svc.spec.clusterIP}:80 to answer from a pod on ${fromNode}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {
