@@ -1,4 +1,5 @@
 import { hostTraffic, type CcmDriver } from "@kubekit/ccm-e2e";
+import { INTERNAL_LB_ANNOTATION, INTERNAL_LB_VALUE } from "./ccm/service-controller.js";
 import type { FakeCloud } from "./cloud/fake-cloud.js";
 
 export interface FakeCloudDriverOptions {
@@ -31,6 +32,7 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       healthCheckNodePort: options.serviceTraffic,
       allocateLoadBalancerNodePortsFalse: true,
       loadBalancerSourceRanges: true,
+      internalLoadBalancer: true,
       serviceTraffic: options.serviceTraffic,
       nodeDeletion: machines,
       nodeShutdown: machines,
@@ -38,6 +40,7 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       ipMode: "VIP",
     },
     timeoutScale: 0.05,
+    internalLoadBalancer: { annotations: { [INTERNAL_LB_ANNOTATION]: INTERNAL_LB_VALUE }, ingressCIDRs: [cloud.loadBalancers.internalCIDR] },
     external: hostTraffic,
     deleteInstance: (node) => cloud.instances.delete(node.providerID),
     instanceExists: (node) => Promise.resolve(cloud.instances.exists(node.providerID)),

@@ -152,6 +152,14 @@ export interface ProbeOptions {
   fromNode?: string;
 }
 
+/** How the cloud is asked for an internal (private) load balancer, for the internal load balancer test. */
+export interface InternalLoadBalancerRequest {
+  /** The annotations that make a LoadBalancer Service internal; without them it is external. */
+  annotations: Record<string, string>;
+  /** Where internal ingress addresses lie; default the private ranges (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7). */
+  ingressCIDRs?: string[];
+}
+
 /** What the runner gives `setup` and `teardown`. */
 export interface DriverRunContext {
   kubeconfig: string;
@@ -190,6 +198,9 @@ export interface CcmDriver {
   /** Deletes whatever cloud resources remain for the Service (called after each test that made one). */
   cleanupServiceResources?(service: ServiceRef): Promise<void>;
 
+  /** How to ask for an internal load balancer (with the `internalLoadBalancer` capability). */
+  internalLoadBalancer?: InternalLoadBalancerRequest;
+
   /** The vantage point "outside" the cluster; the test host's own sockets when absent. */
   external?: TrafficClient;
   /**
@@ -212,4 +223,5 @@ export type DriverHookName =
   | "disruptNetwork"
   | "instanceExists"
   | "getLoadBalancer"
-  | "cleanupServiceResources";
+  | "cleanupServiceResources"
+  | "internalLoadBalancer";

@@ -6,9 +6,9 @@ import { z } from "zod";
 import { CcmE2eError } from "../errors.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import { runCommand } from "./exec.js";
-import { capabilitiesSchema, cloudLoadBalancerSchema, parseStrict } from "./schema.js";
+import { capabilitiesSchema, cloudLoadBalancerSchema, internalLoadBalancerSchema, parseStrict } from "./schema.js";
 import { checkTemplate, renderTemplate } from "./template.js";
-import type { Capabilities, CcmDriver, CloudLoadBalancer, NodeRef, ServiceRef, Timeouts } from "./types.js";
+import type { Capabilities, CcmDriver, CloudLoadBalancer, InternalLoadBalancerRequest, NodeRef, ServiceRef, Timeouts } from "./types.js";
 
 const NODE_VARIABLES = ["kubeconfig", "nodeName", "providerID"];
 const SERVICE_VARIABLES = ["kubeconfig", "namespace", "serviceName", "serviceUID", "loadBalancerName"];
@@ -51,6 +51,7 @@ const yamlDriverSchema = z.strictObject({
   timeoutScale: z.number().positive().optional(),
   /** Extra environment for every command (KUBECONFIG is always set). */
   env: z.record(z.string(), z.string()).optional(),
+  internalLoadBalancer: internalLoadBalancerSchema.optional(),
   hooks: z.strictObject(Object.fromEntries(Object.keys(HOOK_VARIABLES).map((key) => [key, commandSchema.optional()])) as Record<YamlHookName, z.ZodOptional<typeof commandSchema>>).optional(),
 });
 
@@ -95,6 +96,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   const driver: CcmDriver = { name: spec.name, capabilities: spec.capabilities as Capabilities };
   if (timeouts) driver.timeouts = timeouts;
   if (spec.timeoutScale !== undefined) driver.timeoutScale = spec.timeoutScale;
+  if (spec.internalLoadBalancer !== undefined) driver.internalLoadBalancer = spec.internalLoadBalancer as InternalLoadBalancerRequest;
   if (hooks.setup) driver.setup = async () => void (await run("setup", {}));
   if (hooks.teardown) driver.teardown = async () => void (await run("teardown", {}));
   if (hooks.beforeEach) driver.beforeEach = async (test) => void (await run("beforeEach", { testName: test.name, namespace: test.namespace }));

@@ -90,6 +90,9 @@ export function podVantagePoint(client: KubeClient, options: PodVantagePointOpti
               { containerPort: DIALER_HTTP_PORT, protocol: "TCP" },
               { containerPort: DIALER_UDP_PORT, protocol: "UDP" },
             ],
+            // Small requests of its own: a container without any is scored as 100m and 200 MB,
+            // which would steer the tests' own pods away from the nodes the dialers run on.
+            resources: { requests: { cpu: "1m", memory: "16Mi" } },
           },
         ],
       },
