@@ -1,6 +1,10 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { hostTraffic, type CcmDriver } from "@kubekit/ccm-e2e";
 import { INTERNAL_LB_ANNOTATION, INTERNAL_LB_VALUE } from "./ccm/service-controller.js";
 import type { FakeCloud } from "./cloud/fake-cloud.js";
+
+const run = promisify(execFile);
 
 export interface FakeCloudDriverOptions {
   /** The cluster carries service traffic (sim-cluster's traffic mode): the traffic tests can run. */
@@ -43,6 +47,8 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
     internalLoadBalancer: { annotations: { [INTERNAL_LB_ANNOTATION]: INTERNAL_LB_VALUE }, ingressCIDRs: [cloud.loadBalancers.internalCIDR] },
     external: hostTraffic,
     deleteInstance: (node) => cloud.instances.delete(node.providerID),
+    // The simulated nodes' network is this host's loopback: a shell here sees their sockets.
+    execOnNode: async (_node, command) => (await run("/bin/sh", ["-c", command])).stdout,
     instanceExists: (node) => Promise.resolve(cloud.instances.exists(node.providerID)),
     getLoadBalancer: (service) => Promise.resolve(cloud.loadBalancers.get(service.loadBalancerName)),
     cleanupServiceResources: (service) => cloud.loadBalancers.delete(service.loadBalancerName),

@@ -19,6 +19,7 @@ const FUNCTION_FIELDS = [
   "startInstance",
   "rebootInstance",
   "disruptNetwork",
+  "execOnNode",
   "instanceExists",
   "getLoadBalancer",
   "cleanupServiceResources",

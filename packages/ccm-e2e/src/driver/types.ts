@@ -191,6 +191,13 @@ export interface CcmDriver {
   /** Cuts the node's network (`all`: the interface down; `inbound`/`outbound`: packets dropped) for `seconds`, then restores it. Resolves once the disruption has started. */
   disruptNetwork?(node: NodeRef, direction: NetworkDirection, seconds: number): Promise<void>;
 
+  /**
+   * Node access (upstream's hostexec pod, or SSH): runs a `/bin/sh` command line on the node and
+   * resolves with its standard output; a non-zero exit rejects. Tests that look at the node
+   * itself (a NodePort no longer LISTENing) use it, and fall back to probing without it.
+   */
+  execOnNode?(node: NodeRef, command: string): Promise<string>;
+
   /** Cloud truth: does the instance exist (stopped instances exist)? */
   instanceExists?(node: NodeRef): Promise<boolean>;
   /** Cloud truth: the load balancer the CCM made for a Service, or undefined when there is none. */
@@ -221,6 +228,7 @@ export type DriverHookName =
   | "startInstance"
   | "rebootInstance"
   | "disruptNetwork"
+  | "execOnNode"
   | "instanceExists"
   | "getLoadBalancer"
   | "cleanupServiceResources"

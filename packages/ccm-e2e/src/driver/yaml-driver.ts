@@ -24,6 +24,7 @@ const HOOK_VARIABLES = {
   startInstance: NODE_VARIABLES,
   rebootInstance: [...NODE_VARIABLES, "mode"],
   disruptNetwork: [...NODE_VARIABLES, "direction", "seconds"],
+  execOnNode: [...NODE_VARIABLES, "command"],
   instanceExists: NODE_VARIABLES,
   getLoadBalancer: SERVICE_VARIABLES,
   cleanupServiceResources: SERVICE_VARIABLES,
@@ -106,6 +107,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   if (hooks.startInstance) driver.startInstance = async (ref) => void (await run("startInstance", node(ref)));
   if (hooks.rebootInstance) driver.rebootInstance = async (ref, mode) => void (await run("rebootInstance", { ...node(ref), mode }));
   if (hooks.disruptNetwork) driver.disruptNetwork = async (ref, direction, seconds) => void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
+  if (hooks.execOnNode) driver.execOnNode = (ref, command) => run("execOnNode", { ...node(ref), command });
   if (hooks.instanceExists) {
     driver.instanceExists = async (ref) => {
       const answer = (await run("instanceExists", node(ref))).trim();
