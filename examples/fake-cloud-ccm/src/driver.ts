@@ -1,11 +1,14 @@
-import { hostTraffic, type CcmDriver, type TrafficClient } from "@kubekit/ccm-e2e";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { hostTraffic, type CcmDriver } from "@kubekit/ccm-e2e";
+import { INTERNAL_LB_ANNOTATION, INTERNAL_LB_VALUE } from "./ccm/service-controller.js";
 import type { FakeCloud } from "./cloud/fake-cloud.js";
+
+const run = promisify(execFile);
 
 export interface FakeCloudDriverOptions {
   /** The cluster carries service traffic (sim-cluster's traffic mode): the traffic tests can run. */
   serviceTraffic: boolean;
-  /** The in-cluster vantage point, when the cluster carries traffic. */
-  inCluster?: TrafficClient;
   /** How long a rebooted machine stays down. */
   rebootDownMs?: number;
   /**
@@ -33,6 +36,7 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       healthCheckNodePort: options.serviceTraffic,
       allocateLoadBalancerNodePortsFalse: true,
       loadBalancerSourceRanges: true,
+      internalLoadBalancer: true,
       serviceTraffic: options.serviceTraffic,
       nodeDeletion: machines,
       nodeShutdown: machines,
@@ -40,8 +44,11 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       ipMode: "VIP",
     },
     timeoutScale: 0.05,
+    internalLoadBalancer: { annotations: { [INTERNAL_LB_ANNOTATION]: INTERNAL_LB_VALUE }, ingressCIDRs: [cloud.loadBalancers.internalCIDR] },
     external: hostTraffic,
     deleteInstance: (node) => cloud.instances.delete(node.providerID),
+    // The simulated nodes' network is this host's loopback: a shell here sees their sockets.
+    execOnNode: async (_node, command) => (await run("/bin/sh", ["-c", command])).stdout,
     instanceExists: (node) => Promise.resolve(cloud.instances.exists(node.providerID)),
     getLoadBalancer: (service) => Promise.resolve(cloud.loadBalancers.get(service.loadBalancerName)),
     cleanupServiceResources: (service) => cloud.loadBalancers.delete(service.loadBalancerName),
@@ -53,7 +60,6 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
     driver.startInstance = (node) => cloud.instances.start(node.providerID);
     driver.rebootInstance = (node) => cloud.instances.reboot(node.providerID, options.rebootDownMs ?? 2000);
   }
-  if (options.inCluster !== undefined) driver.inCluster = options.inCluster;
   const disrupt = options.disruptNetwork;
   if (disrupt !== undefined) driver.disruptNetwork = (node, _direction, seconds) => disrupt(node.name, seconds);
   return driver;

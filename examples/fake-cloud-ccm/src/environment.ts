@@ -8,7 +8,6 @@ import { startMiniCcm, type MiniCcm } from "./ccm/mini-ccm.js";
 import { NODES, PODS, type NodeObject, type PodObject } from "./ccm/objects.js";
 import { FakeCloud } from "./cloud/fake-cloud.js";
 import { startAdminServer, type AdminServer } from "./admin-server.js";
-import { clusterTraffic } from "./cluster-traffic.js";
 import { fakeCloudDriver } from "./driver.js";
 import { parseFault, type Fault } from "./faults.js";
 
@@ -96,7 +95,7 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
     const kubeconfig = join(dir, "kubeconfig");
     await cluster.writeKubeconfig(kubeconfig);
     // A rebooted machine stays down past the grace period, so its Node is seen NotReady.
-    const driver = fakeCloudDriver(cloud, { serviceTraffic: true, inCluster: clusterTraffic(client), rebootDownMs: 4_000, disruptNetwork: (name, seconds) => cutOff(cluster, name, seconds) });
+    const driver = fakeCloudDriver(cloud, { serviceTraffic: true, rebootDownMs: 4_000, disruptNetwork: (name, seconds) => cutOff(cluster, name, seconds) });
     return { cluster, cloud, driver, kubeconfig, adminUrl: admin.url, close };
   } catch (error) {
     await close();

@@ -8,6 +8,7 @@ export {
   type CloudLoadBalancer,
   type DriverHookName,
   type DriverRunContext,
+  type InternalLoadBalancerRequest,
   type NetworkDirection,
   type NodeRef,
   type ProbeOptions,

@@ -6,7 +6,7 @@ export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes",
 export const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 
 export interface ServiceObject extends KubeObject {
-  metadata: { name: string; namespace: string; uid: string; finalizers?: string[]; deletionTimestamp?: string; resourceVersion?: string };
+  metadata: { name: string; namespace: string; uid: string; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string; resourceVersion?: string };
   spec: {
     type?: string;
     selector?: Record<string, string>;
@@ -21,7 +21,7 @@ export interface ServiceObject extends KubeObject {
 
 export interface NodeObject extends KubeObject {
   metadata: { name: string; labels?: Record<string, string> };
-  spec?: { providerID?: string; taints?: { key: string; effect: string; value?: string; timeAdded?: string }[] };
+  spec?: { providerID?: string; podCIDRs?: string[]; taints?: { key: string; effect: string; value?: string; timeAdded?: string }[] };
   status?: { conditions?: { type: string; status: string }[]; addresses?: { type: string; address: string }[] };
 }
 

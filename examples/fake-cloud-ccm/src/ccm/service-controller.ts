@@ -7,6 +7,10 @@ import type { Fault } from "../faults.js";
 import { untilAborted } from "./until-aborted.js";
 import { internalIP, isReady, isReadyEndpoint, NODES, PODS, SERVICES, type NodeObject, type PodObject, type ServiceObject } from "./objects.js";
 
+/** The annotation that asks the fake cloud for an internal load balancer (as `networking.gke.io/load-balancer-type: Internal`). */
+export const INTERNAL_LB_ANNOTATION = "fake-cloud.kubekit.dev/load-balancer-type";
+export const INTERNAL_LB_VALUE = "Internal";
+
 /** Nodes with this label get no load balancer traffic (upstream's `node.kubernetes.io/exclude-from-external-load-balancers`). */
 const EXCLUDE_FROM_LB = "node.kubernetes.io/exclude-from-external-load-balancers";
 
@@ -100,7 +104,16 @@ export function loadBalancerSpec(name: string, service: ServiceObject, nodes: No
     targets,
     backendNodes: backends.map((node) => node.metadata.name),
     sourceRanges: fault === "ignore-source-ranges" ? [] : (service.spec.loadBalancerSourceRanges ?? []),
+    ...(service.metadata.annotations?.[INTERNAL_LB_ANNOTATION] === INTERNAL_LB_VALUE ? { internal: { clusterNetwork: clusterNetwork(nodes) } } : {}),
   };
+}
+
+/** The cluster's network as an internal load balancer sees it: every node's address and pod ranges. */
+function clusterNetwork(nodes: NodeObject[]): string[] {
+  return nodes.flatMap((node) => {
+    const address = internalIP(node);
+    return [...(address === undefined ? [] : [`${address}/32`]), ...(node.spec?.podCIDRs ?? [])];
+  });
 }
 
 function resolveTargetPort(pod: PodObject, targetPort: number | string | undefined, port: number): number {

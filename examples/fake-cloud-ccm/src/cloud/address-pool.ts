@@ -7,9 +7,11 @@ import { randomInt } from "node:crypto";
  */
 export class AddressPool {
   readonly prefix: string;
+  readonly secondOctet: number;
   #next = 1;
 
   constructor(secondOctet = randomInt(160, 250)) {
+    this.secondOctet = secondOctet;
     this.prefix = `127.${secondOctet}`;
   }
 

@@ -1,5 +1,5 @@
 import { createSocket } from "node:dgram";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostTraffic } from "@kubekit/ccm-e2e";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,6 +38,29 @@ describe("FakeLoadBalancers", () => {
     for (let i = 0; i < 4; i++) names.add((await hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).body);
     expect([...names].sort()).toEqual(["b1", "b2"]);
     expect((await hostTraffic.httpGet(ip, 18080, "/clientip", { timeoutMs: 2000 })).body).toBe("127.0.0.1");
+  });
+
+  it("gives an internal load balancer a private address that only the cluster's network reaches, and a new public one when it turns external", async () => {
+    const balancers = await lbs();
+    const targets = [await httpBackend("b1")];
+    // The cluster's network here: one node address on loopback, standing in for a node's InternalIP.
+    const ip = await balancers.ensure(spec(targets, { internal: { clusterNetwork: ["127.0.0.2/32"] } }));
+    expect(ip.startsWith(balancers.internalCIDR.replace(/0\.0\/16$/, ""))).toBe(true);
+    await expect(hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 1000 })).rejects.toThrow();
+    const fromNode = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: ip, port: 18080, path: "/", localAddress: "127.0.0.2", agent: false }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve(body));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(fromNode).toBe("b1");
+    const external = await balancers.ensure(spec(targets));
+    expect(external).not.toBe(ip);
+    expect((await hostTraffic.httpGet(external, 18080, "/", { timeoutMs: 2000 })).body).toBe("b1");
+    await expect(hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 1000 })).rejects.toThrow();
   });
 
   it("holds a client on one target with ClientIP affinity", async () => {

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { BlockList, isIPv6 } from "node:net";
 import type { CloudLoadBalancer, Protocol } from "@kubekit/ccm-e2e";
 import { AddressPool } from "./address-pool.js";
@@ -15,12 +16,19 @@ export interface LoadBalancerSpec {
   backendNodes: string[];
   /** `spec.loadBalancerSourceRanges`: clients outside every CIDR are refused; empty or absent admits all. */
   sourceRanges?: string[];
+  /**
+   * An internal load balancer: its address comes from the private pool and it admits only the
+   * cluster's network, these CIDRs (the nodes' addresses and pod ranges).
+   */
+  internal?: { clusterNetwork: string[] };
 }
 
 interface LoadBalancer {
   spec: LoadBalancerSpec;
   /** The source ranges as a matcher, or undefined when every client is admitted. */
   admitted: BlockList | undefined;
+  /** For an internal load balancer, the cluster's network; undefined for an external one. */
+  clusterNetwork: BlockList | undefined;
   ingressIP: string;
   listeners: Map<string, Listener>;
   /** ClientIP affinity: client address → backend name, per listener. */
@@ -33,22 +41,36 @@ export const listenerKey = (port: number, protocol: string) => `${port}/${protoc
 /**
  * The fake cloud's load balancers: one VIP each, with a real TCP or UDP listener per port on it,
  * forwarding to the targets the CCM last programmed. `ensure` creates or updates (keeping the
- * VIP), `delete` closes everything.
+ * VIP, unless the load balancer turns internal or external: then it moves to the other pool, as
+ * a cloud recreates its frontend), `delete` closes everything.
  */
 export class FakeLoadBalancers {
   readonly #pool = new AddressPool();
+  /** The private addresses of internal load balancers, a /16 of their own. */
+  readonly #internalPool = new AddressPool(internalSecondOctet(this.#pool.secondOctet));
   readonly #lbs = new Map<string, LoadBalancer>();
+
+  /** Where internal load balancers' addresses lie (what the driver declares as their `ingressCIDRs`). */
+  get internalCIDR(): string {
+    return `${this.#internalPool.prefix}.0.0/16`;
+  }
 
   /** Creates or updates; resolves with the ingress IP. */
   async ensure(spec: LoadBalancerSpec): Promise<string> {
     let lb = this.#lbs.get(spec.name);
+    if (lb !== undefined && (lb.spec.internal === undefined) !== (spec.internal === undefined)) {
+      await this.delete(spec.name);
+      lb = undefined;
+    }
     if (lb === undefined) {
-      lb = { spec, admitted: undefined, ingressIP: this.#pool.allocate(), listeners: new Map(), affinity: new Map(), roundRobin: 0 };
+      const ingressIP = spec.internal === undefined ? this.#pool.allocate() : this.#internalPool.allocate();
+      lb = { spec, admitted: undefined, clusterNetwork: undefined, ingressIP, listeners: new Map(), affinity: new Map(), roundRobin: 0 };
       this.#lbs.set(spec.name, lb);
     }
     if (spec.sessionAffinity !== lb.spec.sessionAffinity) lb.affinity.clear();
     lb.spec = spec;
     lb.admitted = sourceRangeMatcher(spec.sourceRanges);
+    lb.clusterNetwork = spec.internal === undefined ? undefined : sourceRangeMatcher(spec.internal.clusterNetwork) ?? new BlockList();
     const wanted = new Set(spec.ports.map((p) => listenerKey(p.port, p.protocol)));
     for (const [key, listener] of lb.listeners) {
       if (!wanted.has(key)) {
@@ -68,7 +90,10 @@ export class FakeLoadBalancers {
 
   #pick(lb: LoadBalancer, key: string, client: string): Target | undefined {
     // A refused source gets what a cloud firewall gives it: no connection.
-    if (lb.admitted !== undefined && !lb.admitted.check(client, isIPv6(client) ? "ipv6" : "ipv4")) return undefined;
+    const family = isIPv6(client) ? "ipv6" : "ipv4";
+    if (lb.admitted !== undefined && !lb.admitted.check(client, family)) return undefined;
+    // An internal load balancer is not routed from outside the cluster's network.
+    if (lb.clusterNetwork !== undefined && !lb.clusterNetwork.check(client, family)) return undefined;
     const targets = lb.spec.targets.get(key) ?? [];
     if (targets.length === 0) return undefined;
     if (lb.spec.sessionAffinity === "ClientIP") {
@@ -110,6 +135,17 @@ export class FakeLoadBalancers {
 
   async close(): Promise<void> {
     await Promise.all(this.names().map((name) => this.delete(name)));
+  }
+}
+
+/**
+ * A random /16 for internal addresses other than `taken`; one that is 3 modulo 4, which the sim
+ * cluster's own ranges (pods, services, nodes at 4n, 4n+1, 4n+2) never use.
+ */
+function internalSecondOctet(taken: number): number {
+  for (;;) {
+    const octet = 4 * randomInt(40, 63) + 3;
+    if (octet !== taken) return octet;
   }
 }
 

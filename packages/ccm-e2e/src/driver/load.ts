@@ -5,7 +5,7 @@ import { z } from "zod";
 import { CcmE2eError } from "../errors.js";
 import { unreadableDriver } from "./file-error.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
-import { capabilitiesSchema, parseStrict } from "./schema.js";
+import { capabilitiesSchema, internalLoadBalancerSchema, parseStrict } from "./schema.js";
 import type { CcmDriver } from "./types.js";
 import { loadYamlDriver } from "./yaml-driver.js";
 
@@ -19,6 +19,7 @@ const FUNCTION_FIELDS = [
   "startInstance",
   "rebootInstance",
   "disruptNetwork",
+  "execOnNode",
   "instanceExists",
   "getLoadBalancer",
   "cleanupServiceResources",
@@ -36,6 +37,7 @@ const moduleDriverSchema = z.strictObject({
   timeoutScale: z.number().positive().optional(),
   external: trafficClientSchema.optional(),
   inCluster: trafficClientSchema.optional(),
+  internalLoadBalancer: internalLoadBalancerSchema.optional(),
   ...Object.fromEntries(FUNCTION_FIELDS.map((name) => [name, z.function().optional()])),
 });
 

@@ -8,6 +8,12 @@ export const capabilitiesSchema = z.strictObject({
   ipMode: z.enum(["VIP", "Proxy"]).optional(),
 });
 
+/** `internalLoadBalancer`: the annotations asking for one, and where its addresses lie. */
+export const internalLoadBalancerSchema = z.strictObject({
+  annotations: z.record(z.string(), z.string()).refine((annotations) => Object.keys(annotations).length > 0, "must name at least one annotation"),
+  ingressCIDRs: z.array(z.union([z.cidrv4(), z.cidrv6()])).optional(),
+});
+
 const protocolSchema = z.enum(["TCP", "UDP", "SCTP"]);
 
 /** What a driver's `getLoadBalancer` answers (a YAML driver's command prints it as JSON). */

@@ -152,6 +152,14 @@ export interface ProbeOptions {
   fromNode?: string;
 }
 
+/** How the cloud is asked for an internal (private) load balancer, for the internal load balancer test. */
+export interface InternalLoadBalancerRequest {
+  /** The annotations that make a LoadBalancer Service internal; without them it is external. */
+  annotations: Record<string, string>;
+  /** Where internal ingress addresses lie; default the private ranges (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7). */
+  ingressCIDRs?: string[];
+}
+
 /** What the runner gives `setup` and `teardown`. */
 export interface DriverRunContext {
   kubeconfig: string;
@@ -183,6 +191,13 @@ export interface CcmDriver {
   /** Cuts the node's network (`all`: the interface down; `inbound`/`outbound`: packets dropped) for `seconds`, then restores it. Resolves once the disruption has started. */
   disruptNetwork?(node: NodeRef, direction: NetworkDirection, seconds: number): Promise<void>;
 
+  /**
+   * Node access (upstream's hostexec pod, or SSH): runs a `/bin/sh` command line on the node and
+   * resolves with its standard output; a non-zero exit rejects. Tests that look at the node
+   * itself (a NodePort no longer LISTENing) use it, and fall back to probing without it.
+   */
+  execOnNode?(node: NodeRef, command: string): Promise<string>;
+
   /** Cloud truth: does the instance exist (stopped instances exist)? */
   instanceExists?(node: NodeRef): Promise<boolean>;
   /** Cloud truth: the load balancer the CCM made for a Service, or undefined when there is none. */
@@ -190,9 +205,15 @@ export interface CcmDriver {
   /** Deletes whatever cloud resources remain for the Service (called after each test that made one). */
   cleanupServiceResources?(service: ServiceRef): Promise<void>;
 
+  /** How to ask for an internal load balancer (with the `internalLoadBalancer` capability). */
+  internalLoadBalancer?: InternalLoadBalancerRequest;
+
   /** The vantage point "outside" the cluster; the test host's own sockets when absent. */
   external?: TrafficClient;
-  /** A vantage point inside the cluster network (pod to service traffic); tests needing it skip without it. */
+  /**
+   * A vantage point inside the cluster network (pod to service traffic), for a driver with a
+   * better way; without it the run sends through agnhost dialer pods (`/dial` over `pods/proxy`).
+   */
   inCluster?: TrafficClient;
 }
 
@@ -207,7 +228,8 @@ export type DriverHookName =
   | "startInstance"
   | "rebootInstance"
   | "disruptNetwork"
+  | "execOnNode"
   | "instanceExists"
   | "getLoadBalancer"
   | "cleanupServiceResources"
-  | "inCluster";
+  | "internalLoadBalancer";

@@ -36,6 +36,13 @@ describe("yamlDriver validation", () => {
     expectInvalid("name: x\ncapabilities:\n  udp: yes please\n", "capabilities.udp: Invalid input: expected boolean");
   });
 
+  it("reads how to ask for an internal load balancer, and names a bad CIDR in it", () => {
+    const driver = yamlDriver("name: x\ncapabilities:\n  internalLoadBalancer: true\ninternalLoadBalancer:\n  annotations:\n    networking.gke.io/load-balancer-type: Internal\n  ingressCIDRs: [10.128.0.0/9]\n", { kubeconfig: "/kc" });
+    expect(driver.internalLoadBalancer).toEqual({ annotations: { "networking.gke.io/load-balancer-type": "Internal" }, ingressCIDRs: ["10.128.0.0/9"] });
+    expectInvalid("name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {a: b}\n  ingressCIDRs: [10.0.0.0]\n", "driver.yaml: internalLoadBalancer.ingressCIDRs[0]:");
+    expectInvalid("name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {}\n", "internalLoadBalancer.annotations: must name at least one annotation");
+  });
+
   it("rejects an unknown template variable at load time, naming the argument", () => {
     expectInvalid(
       'name: x\ncapabilities: {}\nhooks:\n  deleteInstance: [aws, ec2, terminate-instances, --instance-ids, "{{.providerId}}"]\n',

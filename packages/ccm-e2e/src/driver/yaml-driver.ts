@@ -6,9 +6,9 @@ import { z } from "zod";
 import { CcmE2eError } from "../errors.js";
 import { DEFAULT_TIMEOUTS } from "./timeouts.js";
 import { runCommand } from "./exec.js";
-import { capabilitiesSchema, cloudLoadBalancerSchema, parseStrict } from "./schema.js";
+import { capabilitiesSchema, cloudLoadBalancerSchema, internalLoadBalancerSchema, parseStrict } from "./schema.js";
 import { checkTemplate, renderTemplate } from "./template.js";
-import type { Capabilities, CcmDriver, CloudLoadBalancer, NodeRef, ServiceRef, Timeouts } from "./types.js";
+import type { Capabilities, CcmDriver, CloudLoadBalancer, InternalLoadBalancerRequest, NodeRef, ServiceRef, Timeouts } from "./types.js";
 
 const NODE_VARIABLES = ["kubeconfig", "nodeName", "providerID"];
 const SERVICE_VARIABLES = ["kubeconfig", "namespace", "serviceName", "serviceUID", "loadBalancerName"];
@@ -24,6 +24,7 @@ const HOOK_VARIABLES = {
   startInstance: NODE_VARIABLES,
   rebootInstance: [...NODE_VARIABLES, "mode"],
   disruptNetwork: [...NODE_VARIABLES, "direction", "seconds"],
+  execOnNode: [...NODE_VARIABLES, "command"],
   instanceExists: NODE_VARIABLES,
   getLoadBalancer: SERVICE_VARIABLES,
   cleanupServiceResources: SERVICE_VARIABLES,
@@ -51,6 +52,7 @@ const yamlDriverSchema = z.strictObject({
   timeoutScale: z.number().positive().optional(),
   /** Extra environment for every command (KUBECONFIG is always set). */
   env: z.record(z.string(), z.string()).optional(),
+  internalLoadBalancer: internalLoadBalancerSchema.optional(),
   hooks: z.strictObject(Object.fromEntries(Object.keys(HOOK_VARIABLES).map((key) => [key, commandSchema.optional()])) as Record<YamlHookName, z.ZodOptional<typeof commandSchema>>).optional(),
 });
 
@@ -95,6 +97,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   const driver: CcmDriver = { name: spec.name, capabilities: spec.capabilities as Capabilities };
   if (timeouts) driver.timeouts = timeouts;
   if (spec.timeoutScale !== undefined) driver.timeoutScale = spec.timeoutScale;
+  if (spec.internalLoadBalancer !== undefined) driver.internalLoadBalancer = spec.internalLoadBalancer as InternalLoadBalancerRequest;
   if (hooks.setup) driver.setup = async () => void (await run("setup", {}));
   if (hooks.teardown) driver.teardown = async () => void (await run("teardown", {}));
   if (hooks.beforeEach) driver.beforeEach = async (test) => void (await run("beforeEach", { testName: test.name, namespace: test.namespace }));
@@ -104,6 +107,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   if (hooks.startInstance) driver.startInstance = async (ref) => void (await run("startInstance", node(ref)));
   if (hooks.rebootInstance) driver.rebootInstance = async (ref, mode) => void (await run("rebootInstance", { ...node(ref), mode }));
   if (hooks.disruptNetwork) driver.disruptNetwork = async (ref, direction, seconds) => void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
+  if (hooks.execOnNode) driver.execOnNode = (ref, command) => run("execOnNode", { ...node(ref), command });
   if (hooks.instanceExists) {
     driver.instanceExists = async (ref) => {
       const answer = (await run("instanceExists", node(ref))).trim();

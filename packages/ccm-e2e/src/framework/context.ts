@@ -12,8 +12,8 @@ export interface TestContext {
   readonly timeouts: Timeouts;
   /** The vantage point "outside" the cluster (the driver's, else the test host). */
   readonly external: TrafficClient;
-  /** A vantage point inside the cluster network (the exec pod upstream), when the driver gives one. */
-  readonly inCluster: TrafficClient | undefined;
+  /** A vantage point inside the cluster network (the exec pod upstream): the driver's, else agnhost dialer pods reached through `pods/proxy`. */
+  readonly inCluster: TrafficClient;
   /** Aborted when the test times out or the run is interrupted. */
   readonly signal: AbortSignal;
   /** A step of the test (`ginkgo.By`), shown in the report. */

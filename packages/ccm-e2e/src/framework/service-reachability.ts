@@ -1,13 +1,7 @@
-import type { TrafficClient } from "../driver/types.js";
 import type { TestContext } from "./context.js";
 import { nodeAddress, readySchedulableNodes } from "./nodes.js";
 import { testReachableHTTP, testReachableUDP } from "./reachability.js";
 import type { Service } from "./resources.js";
-
-function inCluster(ctx: TestContext): TrafficClient {
-  if (!ctx.inCluster) throw new Error("the driver gives no in-cluster vantage point (the test should require the inCluster hook)");
-  return ctx.inCluster;
-}
 
 /**
  * `CheckServiceReachability` / `TestAllEndpointsReachable`: from inside the cluster, the ClusterIP
@@ -15,7 +9,7 @@ function inCluster(ctx: TestContext): TrafficClient {
  * ready node. Each within `KubeProxyLagTimeout`.
  */
 export async function checkServiceReachability(ctx: TestContext, service: Service): Promise<void> {
-  const client = inCluster(ctx);
+  const client = ctx.inCluster;
   const timeout = ctx.timeouts.kubeProxyLag;
   const type = service.spec.type ?? "ClusterIP";
   const nodeIP = type === "NodePort" || type === "LoadBalancer" ? await pickNodeIP(ctx) : undefined;

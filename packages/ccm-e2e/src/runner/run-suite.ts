@@ -4,6 +4,7 @@ import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/client";
 import { hostTraffic } from "../driver/host-traffic.js";
 import { loadDriver, validateDriver } from "../driver/load.js";
 import { resolveTimeouts } from "../driver/timeouts.js";
+import { podVantagePoint } from "../framework/pod-vantage-point.js";
 import type { CcmDriver } from "../driver/types.js";
 import { CcmE2eError } from "../errors.js";
 import { parseLabelFilter } from "../framework/label-filter.js";
@@ -96,6 +97,10 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       throw new CcmE2eError("invalid-argument", (error as Error).message, { cause: error });
     }
     const client = new KubeClient(clientConfig);
+    const timeouts = resolveTimeouts(driver);
+    // Made on first use, so a run whose tests never send from inside the cluster creates no pod.
+    const dialers = driver.inCluster === undefined ? podVantagePoint(client, { podStartTimeoutMs: timeouts.podStart, namespaceDeleteTimeoutMs: timeouts.namespaceDelete }) : undefined;
+    const inCluster = driver.inCluster ?? dialers!;
     const runContext = { kubeconfig: driverKubeconfig, log: () => {} };
     try {
       let setupOk = true;
@@ -105,7 +110,6 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
         setupOk = false;
         suiteErrors.push(`driver setup failed: ${(error as Error).message}`);
       }
-      const timeouts = resolveTimeouts(driver);
       let next = 0;
       const worker = async () => {
         while (next < selected.length) {
@@ -121,6 +125,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
             driver,
             timeouts,
             external: driver.external ?? hostTraffic,
+            inCluster,
             signal,
             onStep: (text) => options.reporter?.step?.(test.name, text),
           });
@@ -129,6 +134,11 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       };
       await Promise.all(Array.from({ length: Math.min(parallel, Math.max(selected.length, 1)) }, worker));
     } finally {
+      try {
+        await dialers?.close();
+      } catch (error) {
+        suiteErrors.push(`deleting the dialer pods failed: ${(error as Error).message}`);
+      }
       try {
         await driver.teardown?.(runContext);
       } catch (error) {

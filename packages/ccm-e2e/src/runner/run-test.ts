@@ -13,6 +13,8 @@ export interface RunTestOptions {
   driver: CcmDriver;
   timeouts: Timeouts;
   external: TrafficClient;
+  /** The driver's in-cluster vantage point, else the run's dialer pods. */
+  inCluster: TrafficClient;
   /** The run's signal: aborting it interrupts the test (its cleanup still runs). */
   signal: AbortSignal;
   onStep?: (text: string) => void;
@@ -59,7 +61,7 @@ export async function runTest(test: SuiteTest, options: RunTestOptions): Promise
     driver: options.driver,
     timeouts: options.timeouts,
     external: options.external,
-    inCluster: options.driver.inCluster,
+    inCluster: options.inCluster,
     signal: controller.signal,
     step: (text) => {
       record(`STEP: ${text}`);

@@ -10,7 +10,7 @@ describe("the ported suite", () => {
 
   it("tags every LoadBalancer test [Feature:LoadBalancer] and gates it on the loadBalancer capability", () => {
     const lbTests = SUITE.filter((t) => t.name.includes("LoadBalancers"));
-    expect(lbTests.length).toBe(17);
+    expect(lbTests.length).toBe(18);
     for (const test of lbTests) {
       expect(labelsOf(test.name)).toContain("Feature:LoadBalancer");
       expect(test.requires.capabilities).toContain("loadBalancer");
@@ -41,6 +41,7 @@ describe("the ported suite", () => {
       "should delete a collection of services [Conformance]",
       "should fallback to local terminating endpoints when there are no ready endpoints with internalTrafficPolicy=Local",
       "should only allow access from service loadbalancer source ranges [Slow]",
+      "should be able to create an internal type load balancer [Slow]",
       "ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should work from pods",
       "should be able to preserve UDP traffic when server pod cycles for a LoadBalancer service on different nodes",
       "should be able to preserve UDP traffic when server pod cycles for a LoadBalancer service on the same nodes",

@@ -22,7 +22,7 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
   return {
     name: `${LOAD_BALANCERS} [${protocol}] should be able to change the type and ports of the service [Slow]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: protocol === "UDP" ? ["loadBalancer", "udp", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: protocol === "UDP" ? ["loadBalancer", "udp", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"] },
     async run(ctx) {
       const reachable = protocol === "TCP" ? testReachableHTTP : testReachableUDP;
       const notReachable = protocol === "TCP" ? testNotReachableHTTP : testNotReachableUDP;

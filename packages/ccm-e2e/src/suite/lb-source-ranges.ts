@@ -19,7 +19,7 @@ function internalIP(node: Node): string {
  * in-cluster vantage point on that node): polls until the target answers, or until it does not.
  */
 async function checkReachabilityFromNode(ctx: TestContext, expectToBeReachable: boolean, timeoutMs: number, node: Node, target: string, port: number): Promise<void> {
-  const client = ctx.inCluster!;
+  const client = ctx.inCluster;
   const from = node.metadata.name;
   try {
     await poll(`${target}:${port} to be ${expectToBeReachable ? "" : "NOT "}reachable from node ${from}`, { timeoutMs, signal: ctx.signal }, async (note) => {
@@ -50,7 +50,7 @@ async function checkReachabilityFromNode(ctx: TestContext, expectToBeReachable: 
 const sourceRanges: SuiteTest = {
   name: `${LOAD_BALANCERS} should only allow access from service loadbalancer source ranges [Slow]`,
   upstream: "test/e2e/network/loadbalancer.go",
-  requires: { capabilities: ["loadBalancer", "loadBalancerSourceRanges", "serviceTraffic"], hooks: ["inCluster"] },
+  requires: { capabilities: ["loadBalancer", "loadBalancerSourceRanges", "serviceTraffic"] },
   async run(ctx) {
     const nodes = await readySchedulableNodes(ctx.client);
     if (nodes.length < 2) skip(`Test requires >= 2 Ready nodes, but there are only ${nodes.length} nodes`);

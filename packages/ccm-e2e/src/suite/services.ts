@@ -2,12 +2,12 @@ import { isApiError, isNotFound } from "@kubekit/client";
 import { expectEqual, fail, skip } from "../framework/assert.js";
 import type { TestContext } from "../framework/context.js";
 import { TestJig } from "../framework/jig.js";
-import { readySchedulableNodes } from "../framework/nodes.js";
+import { nodeAddress, nodeRef, readySchedulableNodes } from "../framework/nodes.js";
 import { poll } from "../framework/poll.js";
 import { testNotReachableHTTP, testReachableHTTP } from "../framework/reachability.js";
 import type { SuiteTest } from "../framework/registry.js";
-import { PODS, SERVICES as SERVICE_RESOURCE, type Pod, type Service } from "../framework/resources.js";
-import { checkServiceReachability, pickNodeIP } from "../framework/service-reachability.js";
+import { PODS, SERVICES as SERVICE_RESOURCE, type Node, type Pod, type Service } from "../framework/resources.js";
+import { checkServiceReachability } from "../framework/service-reachability.js";
 import { SERVICES } from "./lb-names.js";
 
 const UPSTREAM = "test/e2e/network/service.go";
@@ -52,7 +52,7 @@ const deleteCollection: SuiteTest = {
 const externalIPNotOnNode: SuiteTest = {
   name: `${SERVICES} should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node`,
   upstream: UPSTREAM,
-  requires: { capabilities: ["externalIPs", "serviceTraffic"], hooks: ["inCluster"] },
+  requires: { capabilities: ["externalIPs", "serviceTraffic"] },
   async run(ctx) {
     const externalIP = "203.0.113.250";
     const jig = new TestJig(ctx, "externalip-test");
@@ -69,7 +69,7 @@ const externalIPNotOnNode: SuiteTest = {
     await jig.run();
     await checkServiceReachability(ctx, svc);
     ctx.step(`checking ${externalIP}:${svc.spec.ports![0]!.port} from inside the cluster`);
-    await testReachableHTTP(ctx.inCluster!, externalIP, svc.spec.ports![0]!.port, ctx.timeouts.kubeProxyLag, ctx.signal);
+    await testReachableHTTP(ctx.inCluster, externalIP, svc.spec.ports![0]!.port, ctx.timeouts.kubeProxyLag, ctx.signal);
   },
 };
 
@@ -81,7 +81,7 @@ const externalIPNotOnNode: SuiteTest = {
 const sameNodePortDifferentProtocols: SuiteTest = {
   name: `${SERVICES} should be able to update service type to NodePort listening on same port number but different protocols`,
   upstream: UPSTREAM,
-  requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+  requires: { capabilities: ["serviceTraffic"] },
   async run(ctx) {
     const jig = new TestJig(ctx, "nodeport-update-service");
     ctx.step(`creating a TCP service ${jig.name} with type=ClusterIP in namespace ${ctx.namespace}`);
@@ -113,7 +113,7 @@ function fromExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ExternalName to ${type} [Conformance]`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const jig = new TestJig(ctx, type === "ClusterIP" ? "externalname-service" : "externalname-service-np");
       ctx.step(`creating a service externalname-service with the type=ExternalName in namespace ${ctx.namespace}`);
@@ -139,7 +139,7 @@ function toExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
   return {
     name: `${SERVICES} should be able to change the type from ${type} to ExternalName [Conformance]`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const target = new TestJig(ctx, "externalsvc");
       ctx.step(`creating a service ${target.name} in namespace ${ctx.namespace}`);
@@ -162,7 +162,7 @@ function toExternalName(type: "ClusterIP" | "NodePort"): SuiteTest {
       if ((svc.spec.clusterIP ?? "") !== "") fail(`Spec.ClusterIP was not cleared: ${svc.spec.clusterIP}`);
       if ((svc.spec.clusterIPs ?? []).length !== 0) fail(`Spec.ClusterIPs was not cleared: ${JSON.stringify(svc.spec.clusterIPs)}`);
       ctx.step(`checking ${jig.name} resolves to ${externalName} from inside the cluster`);
-      await testReachableHTTP(ctx.inCluster!, `${jig.name}.${ctx.namespace}.svc.cluster.local`, 80, ctx.timeouts.kubeProxyLag, ctx.signal);
+      await testReachableHTTP(ctx.inCluster, `${jig.name}.${ctx.namespace}.svc.cluster.local`, 80, ctx.timeouts.kubeProxyLag, ctx.signal);
       if (nodePort !== undefined) {
         ctx.step(`checking NodePort ${nodePort} was released`);
         await recreateWithNodePort(ctx, `released-${nodePort}`, nodePort);
@@ -188,8 +188,10 @@ async function recreateWithNodePort(ctx: TestContext, name: string, nodePort: nu
 
 /**
  * Ports `[sig-network] Services should release NodePorts on delete`: after the service is
- * deleted nothing answers on its NodePort any more (upstream looks for a LISTEN socket on the node
- * for `KubeProxyLagTimeout`), and a new service can take the same NodePort.
+ * deleted its NodePort is released. Where the driver gives node access (`execOnNode`, upstream's
+ * hostexec pod), upstream's check: no socket LISTENs on the port on the node (its address or a
+ * wildcard) within `KubeProxyLagTimeout`; without it, nothing answers on the NodePort any more.
+ * Then a new service can take the same NodePort.
  */
 const releaseNodePorts: SuiteTest = {
   name: `${SERVICES} should release NodePorts on delete`,
@@ -202,13 +204,44 @@ const releaseNodePorts: SuiteTest = {
     const nodePort = svc.spec.ports![0]!.nodePort!;
     ctx.step(`deleting original service ${jig.name}`);
     await ctx.client.delete(SERVICE_RESOURCE, ctx.namespace, jig.name);
-    const nodeIP = await pickNodeIP(ctx);
+    const node = (await readySchedulableNodes(ctx.client)).find((n) => nodeAddress(n) !== undefined);
+    if (node === undefined) fail("no ready schedulable node has an address");
+    const nodeIP = nodeAddress(node)!;
     ctx.step(`checking NodePort ${nodePort} is closed on ${nodeIP}`);
-    await testNotReachableHTTP(ctx.inCluster ?? ctx.external, nodeIP, nodePort, ctx.timeouts.kubeProxyLag, ctx.signal);
+    if (ctx.driver.execOnNode !== undefined) await expectNotListening(ctx, node, nodePort);
+    else await testNotReachableHTTP(ctx.inCluster, nodeIP, nodePort, ctx.timeouts.kubeProxyLag, ctx.signal);
     ctx.step(`creating service ${jig.name} with same NodePort ${nodePort}`);
     await recreateWithNodePort(ctx, jig.name, nodePort);
   },
 };
+
+/** `ss`'s listening TCP sockets on `port` whose local address is one of the node's or a wildcard. */
+function listenersOnNode(ssOutput: string, node: Node): string[] {
+  const own = new Set(["0.0.0.0", "*", "[::]", "::", ...(node.status?.addresses ?? []).map((a) => a.address)]);
+  return ssOutput
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .filter((line) => {
+      // State Recv-Q Send-Q Local:Port Peer:Port ...
+      const local = line.trim().split(/\s+/)[3] ?? "";
+      const address = local.slice(0, local.lastIndexOf(":")).replace(/%.*$/, "").replace(/^\[|\]$/g, "");
+      return own.has(address) || own.has(`[${address}]`);
+    });
+}
+
+/** Upstream's `! ss -ant46 'sport = :<port>' | tail -n +2 | grep LISTEN` on the node (as `ss -Hltn`, listening TCP sockets of either family), polled for `KubeProxyLagTimeout`. */
+async function expectNotListening(ctx: TestContext, node: Node, port: number): Promise<void> {
+  let listening: string[] = [];
+  try {
+    await poll(`NodePort ${port} to stop listening on node ${node.metadata.name}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {
+      listening = listenersOnNode(await ctx.driver.execOnNode!(nodeRef(node), `ss -Hltn 'sport = :${port}'`), node);
+      return listening.length === 0 ? true : undefined;
+    });
+  } catch (error) {
+    const reason = listening.length > 0 ? `stdout: ${listening.join("; ")}` : (error as Error).message;
+    fail(`expected node port ${port} to not be in use in ${ctx.timeouts.kubeProxyLag} ms, ${reason}`);
+  }
+}
 
 /**
  * `should fallback to [local] terminating endpoints when there are no ready endpoints with
@@ -220,7 +253,7 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
   return {
     name: `${SERVICES} should fallback to ${policy === "Local" ? "local " : ""}terminating endpoints when there are no ready endpoints with internalTrafficPolicy=${policy}`,
     upstream: UPSTREAM,
-    requires: { capabilities: ["serviceTraffic"], hooks: ["inCluster"] },
+    requires: { capabilities: ["serviceTraffic"] },
     async run(ctx) {
       const nodes = await readySchedulableNodes(ctx.client);
       if (nodes.length < 2) skip("The test requires at least two ready nodes");
@@ -235,7 +268,7 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
       const pod = await ctx.client.create<Pod>(PODS, ctx.namespace, { apiVersion: "v1", kind: "Pod", ...template, metadata: { ...template.metadata, name: "webserver-pod" } });
       ctx.defer(() => ctx.client.delete(PODS, ctx.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).then(() => undefined, (error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error))));
       await jig.waitForReadyPods(1);
-      const client = ctx.inCluster!;
+      const client = ctx.inCluster;
       const fromNode = policy === "Local" ? node0 : node1;
       const reach = () =>
         poll(`${svc.spec.clusterIP}:80 to answer from a pod on ${fromNode}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {

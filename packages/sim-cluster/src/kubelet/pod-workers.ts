@@ -226,8 +226,10 @@ export class PodWorkers {
     const now = nowRFC3339();
     const statuses = pod.status?.containerStatuses ?? [];
     const reported = (pod.status?.podIPs ?? []).map((p) => p.ip);
-    const podIP = takePodIP(this.#node.podIPs, reported);
-    const secondary = this.#node.secondaryPodIPs;
+    // A host-network pod shares its node's network namespace: its IPs are the node's.
+    const hostNetwork = pod.spec?.["hostNetwork"] === true;
+    const podIP = hostNetwork ? this.#node.address : takePodIP(this.#node.podIPs, reported);
+    const secondary = hostNetwork ? undefined : this.#node.secondaryPodIPs;
     const containers = (pod.spec?.containers ?? []).map((container): ContainerRecord => {
       const fresh = startContainer(container, resourcesOf(container), now);
       const status = statuses.find((s) => s.name === container.name);
@@ -245,7 +247,7 @@ export class PodWorkers {
         actuated: status.resources ?? allocated,
       };
     });
-    return { uid: pod.metadata?.uid ?? "", podIP, ...(secondary !== undefined ? { secondaryPodIP: takePodIP(secondary, reported) } : {}), startTime: pod.status?.startTime ?? now, containers, inProgress: false, terminating: false, generation: pod.metadata?.generation ?? 0 };
+    return { uid: pod.metadata?.uid ?? "", podIP, ...(secondary !== undefined ? { secondaryPodIP: takePodIP(secondary, reported) } : hostNetwork && this.#node.secondaryAddress !== undefined ? { secondaryPodIP: this.#node.secondaryAddress } : {}), startTime: pod.status?.startTime ?? now, containers, inProgress: false, terminating: false, generation: pod.metadata?.generation ?? 0 };
   }
 
   /** The other pods this node runs, as the kubelet counts them: spec = allocated, status = actuated. */
@@ -385,8 +387,9 @@ export class PodWorkers {
     this.#runs.forget(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
-    this.#node.podIPs.release(record.podIP);
-    if (record.secondaryPodIP !== undefined) this.#node.secondaryPodIPs?.release(record.secondaryPodIP);
+    // A host-network pod's IPs are the node's, never taken from its ranges.
+    if (record.podIP !== this.#node.address) this.#node.podIPs.release(record.podIP);
+    if (record.secondaryPodIP !== undefined && record.secondaryPodIP !== this.#node.secondaryAddress) this.#node.secondaryPodIPs?.release(record.secondaryPodIP);
     this.retryDeferred();
   }
 }

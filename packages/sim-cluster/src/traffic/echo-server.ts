@@ -1,7 +1,8 @@
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { once } from "node:events";
+import type { ResolveHost } from "./cluster-dns.js";
 import type { EchoListen } from "./echo-ports.js";
 import { isLoopback } from "./loopback.js";
 
@@ -14,8 +15,15 @@ function remote(address: string | undefined, port: number | undefined): string {
   return address?.includes(":") ? `[${address}]:${port ?? 0}` : `${address ?? ""}:${port ?? 0}`;
 }
 
+/** Where a pod's own requests start from and how it resolves names. */
+export interface PodNetwork {
+  /** The pod's IP: its outgoing connections and datagrams leave from it. */
+  ip: string;
+  resolve: ResolveHost;
+}
+
 /** agnhost netexec's HTTP endpoints that need no shell or filesystem. */
-function netexecHttp(hostname: () => string): HttpServer {
+function netexecHttp(hostname: () => string, network: PodNetwork): HttpServer {
   return createHttpServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://pod");
     switch (url.pathname) {
@@ -43,7 +51,7 @@ function netexecHttp(hostname: () => string): HttpServer {
         response.end();
         return;
       case "/dial":
-        void dial(url.searchParams).then(
+        void dial(url.searchParams, network).then(
           ({ status, body }) => {
             response.statusCode = status;
             response.end(body);
@@ -63,13 +71,23 @@ function netexecHttp(hostname: () => string): HttpServer {
 /** How long one attempt of `/dial` waits, as netexec's client does. */
 const DIAL_TIMEOUT_MS = 5_000;
 
-/** One attempt of netexec's `/dial`: the answer, or Go's error text. Only loopback addresses are dialled: the sim cluster's pods, nodes and ClusterIPs. */
-async function dialOnce(protocol: string, host: string, port: number, request: string): Promise<string> {
+/**
+ * One attempt of netexec's `/dial` from the pod's address: the answer, or Go's error text. Names
+ * resolve through cluster DNS; only loopback addresses are dialled: the sim cluster's pods,
+ * nodes and ClusterIPs.
+ */
+async function dialOnce(protocol: string, name: string, port: number, request: string, network: PodNetwork): Promise<string> {
+  const namePort = name.includes(":") ? `[${name}]:${port}` : `${name}:${port}`;
+  const host = network.resolve(name);
+  if (host === undefined) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp: lookup ${name}: no such host` : `Get "http://${namePort}/${request}": dial tcp: lookup ${name}: no such host`);
   const hostPort = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-  if (!isLoopback(host)) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp ${hostPort}: connect: network is unreachable` : `Get "http://${hostPort}/${request}": dial tcp ${hostPort}: connect: network is unreachable`);
+  if (!isLoopback(host)) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp ${hostPort}: connect: network is unreachable` : `Get "http://${namePort}/${request}": dial tcp ${hostPort}: connect: network is unreachable`);
+  const localAddress = isLoopback(network.ip) ? network.ip : undefined;
   if (protocol === "udp") {
     const socket = createSocket("udp4");
     try {
+      socket.bind({ port: 0, ...(localAddress !== undefined ? { address: localAddress } : {}) });
+      await once(socket, "listening");
       socket.connect(port, host);
       await once(socket, "connect");
       socket.send(request);
@@ -85,14 +103,29 @@ async function dialOnce(protocol: string, host: string, port: number, request: s
       socket.close();
     }
   }
-  const url = `http://${hostPort}/${request}`;
+  const url = `http://${namePort}/${request}`;
   try {
-    const answer = await fetch(url, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
-    return await answer.text();
+    return await httpGetFrom(`http://${hostPort}/${request}`, localAddress);
   } catch (error) {
-    const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code;
+    const code = (error as NodeJS.ErrnoException).code;
     throw new Error(`Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`, { cause: error });
   }
+}
+
+/** A GET from `localAddress` (as Go's client, one connection, no keep-alive), its body or the socket error. */
+function httpGetFrom(url: string, localAddress: string | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, timeout: DIAL_TIMEOUT_MS, headers: { connection: "close" }, ...(localAddress !== undefined ? { localAddress } : {}) }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve(body));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 /**
@@ -100,7 +133,7 @@ async function dialOnce(protocol: string, host: string, port: number, request: s
  * answered as `{"responses":[…],"errors":[…]}` — how upstream's e2e tests reach ClusterIPs and pods
  * from inside the cluster.
  */
-async function dial(query: URLSearchParams): Promise<{ status: number; body: string }> {
+async function dial(query: URLSearchParams, network: PodNetwork): Promise<{ status: number; body: string }> {
   const host = query.get("host") ?? "";
   const port = Number(query.get("port") ?? "");
   const request = query.get("request") ?? "";
@@ -116,7 +149,7 @@ async function dial(query: URLSearchParams): Promise<{ status: number; body: str
   let last = "";
   for (let i = 0; i < tries; i++) {
     try {
-      last = await dialOnce(protocol === "udp" ? "udp" : "http", host, port, request);
+      last = await dialOnce(protocol === "udp" ? "udp" : "http", host, port, request, network);
       responses.push(last);
     } catch (error) {
       last = "";
@@ -149,7 +182,7 @@ async function listenTcp(server: HttpServer | TcpServer, host: string, port: num
 }
 
 /** Starts one of a pod's servers on `ip`. */
-export async function startEchoServer(ip: string, listen: EchoListen, hostname: () => string): Promise<EchoServer> {
+export async function startEchoServer(ip: string, listen: EchoListen, hostname: () => string, resolve: ResolveHost): Promise<EchoServer> {
   if (listen.protocol === "UDP") {
     const socket = netexecUdp(hostname);
     socket.bind({ address: ip, port: listen.port, exclusive: true });
@@ -161,7 +194,7 @@ export async function startEchoServer(ip: string, listen: EchoListen, hostname: 
     await listenTcp(server, ip, listen.port);
     return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
-  const server = listen.style === "netexec" ? netexecHttp(hostname) : createHttpServer((_request, response) => response.end(hostname()));
+  const server = listen.style === "netexec" ? netexecHttp(hostname, { ip, resolve }) : createHttpServer((_request, response) => response.end(hostname()));
   await listenTcp(server, ip, listen.port);
   return {
     close: () =>

@@ -11,7 +11,7 @@ function pod(uid: string, name: string, ip: string, phase = "Running"): Pod {
 describe("PodServers", () => {
   it("serves a Running pod on its IP, stops when it finishes, and gives a reused IP to the new pod", async () => {
     const ip = randomTrafficRanges().podCIDR.replace(/0\/16$/, "7");
-    const servers = new PodServers();
+    const servers = new PodServers(() => undefined);
     try {
       await servers.sync(pod("a", "first", ip));
       expect((await httpGet(ip, 8080, "/hostname")).body).toBe("first");
@@ -32,7 +32,7 @@ describe("PodServers", () => {
 
   it("never tries to bind an address outside 127.0.0.0/8", async () => {
     const logs: unknown[] = [];
-    const servers = new PodServers((record) => logs.push(record));
+    const servers = new PodServers(() => undefined, (record) => logs.push(record));
     await servers.sync(pod("a", "p", "10.244.0.5"));
     await servers.close();
     // Binding it would have failed (the address is not local) and been logged.

@@ -1,5 +1,6 @@
 import type { Pod } from "../resources/pods.js";
 import { echoListensOf, podHostname } from "./echo-ports.js";
+import type { ResolveHost } from "./cluster-dns.js";
 import { startEchoServer, type EchoServer } from "./echo-server.js";
 import { isLoopback } from "./loopback.js";
 
@@ -22,13 +23,16 @@ export class PodServers {
   /** Per pod uid, the work in flight, so that a pod's starts and stops happen in order. */
   readonly #queue = new Map<string, Promise<void>>();
   readonly #log: Log | undefined;
+  readonly #resolve: ResolveHost;
   /** Nodes removed from the cluster: their pods run nowhere. */
   readonly #goneNodes = new Set<string>();
   /** Addresses whose servers are still closing: a pod given the same IP waits for them. */
   readonly #closingIPs = new Map<string, Promise<void>>();
   #closed = false;
 
-  constructor(log?: Log) {
+  /** `resolve` is the pods' DNS. */
+  constructor(resolve: ResolveHost, log?: Log) {
+    this.#resolve = resolve;
     this.#log = log;
   }
 
@@ -49,7 +53,7 @@ export class PodServers {
       this.#running.set(uid, running);
       for (const listen of echoListensOf(pod)) {
         try {
-          running.servers.push(await startEchoServer(ip, listen, () => running.hostname));
+          running.servers.push(await startEchoServer(ip, listen, () => running.hostname, this.#resolve));
         } catch (error) {
           this.#log?.({ level: "warn", msg: "pod server could not listen", pod: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`, address: `${ip}:${listen.port}/${listen.protocol}`, error: String(error) });
         }

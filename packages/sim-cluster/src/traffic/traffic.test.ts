@@ -147,6 +147,28 @@ describe("traffic mode", () => {
     expect(answer.endsWith("\r\n\r\nraw")).toBe(true);
   });
 
+  it("a hostNetwork pod has its node's address, and netexec's /dial leaves from the pod's address and resolves service names as cluster DNS does", async () => {
+    const { client } = await start(2);
+    const dialer = await runPod(client, "dialer", { app: "dialer" }, "sim-node-1", [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }]);
+    await client.create(PODS, "default", { metadata: { name: "on-host" }, spec: { nodeName: "sim-node-2", hostNetwork: true, containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] } });
+    const onHost = await eventually("on-host running", async () => {
+      const pod = await client.get<Running>(PODS, "default", "on-host");
+      return pod.status.phase === "Running" ? pod : undefined;
+    });
+    const node2 = await nodeAddress(client, "sim-node-2");
+    expect(onHost.status.podIP).toBe(node2);
+    const target = await runPod(client, "target", { app: "target" }, "sim-node-1");
+    await client.create(SERVICES, "default", { metadata: { name: "target" }, spec: { selector: { app: "target" }, ports: [{ port: 80, targetPort: 8080 }] } });
+    await client.create(SERVICES, "default", { metadata: { name: "alias" }, spec: { type: "ExternalName", externalName: "target.default.svc.cluster.local" } });
+    const dial = async (via: Running, host: string, port: number, request: string): Promise<{ responses?: string[]; errors?: string[] }> =>
+      JSON.parse((await httpGet(via.status.podIP, 8080, `/dial?request=${encodeURIComponent(request)}&protocol=http&host=${host}&port=${port}&tries=1`)).body) as { responses?: string[]; errors?: string[] };
+    expect((await dial(onHost, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(new RegExp(`^${node2.replaceAll(".", "\\.")}:\\d+$`));
+    expect((await dial(dialer, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(new RegExp(`^${dialer.status.podIP.replaceAll(".", "\\.")}:\\d+$`));
+    expect(await eventually("the service name", async () => (await dial(dialer, "target.default.svc.cluster.local", 80, "hostname")).responses?.[0])).toBe("target");
+    expect(await eventually("the ExternalName alias", async () => (await dial(dialer, "alias.default.svc.cluster.local", 80, "hostname")).responses?.[0])).toBe("target");
+    expect((await dial(dialer, "missing.default.svc.cluster.local", 80, "hostname")).errors?.[0]).toContain("no such host");
+  });
+
   it("close() releases every address it bound", async () => {
     const { cluster, client } = await start(1);
     const pod = await runPod(client, "p", { app: "c" }, "sim-node-1");

@@ -1,6 +1,7 @@
 import { Informer, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { ENDPOINT_SLICES, LABEL_SERVICE_NAME, type EndpointSlice } from "../resources/endpoint-slices.js";
 import { PODS, SERVICES } from "../refs.js";
+import { clusterDns } from "./cluster-dns.js";
 import { PodServers } from "./pod-servers.js";
 import { ServiceProxy, type ProxyNode } from "./proxy.js";
 
@@ -24,7 +25,7 @@ export class TrafficPlane {
     this.#pods = new Informer(client, { ...PODS, kind: "Pod" });
     this.#services = new Informer(client, { ...SERVICES, kind: "Service" });
     this.#slices = new Informer(client, { ...ENDPOINT_SLICES, kind: "EndpointSlice" });
-    this.#podServers = new PodServers(log);
+    this.#podServers = new PodServers(clusterDns(() => this.#services.cache.list()), log);
     this.#proxy = new ServiceProxy(
       () => this.#services.cache.list(),
       (namespace, name) => (this.#slices.cache.list() as EndpointSlice[]).filter((s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name),
