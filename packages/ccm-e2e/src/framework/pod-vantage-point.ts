@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/client";
+import { isApiError, isNotFound, type KubeClient } from "@kubekit/client";
 import type { ProbeOptions, ProbeResponse, TrafficClient } from "../driver/types.js";
 import { AGNHOST_IMAGE } from "./jig.js";
 import { poll } from "./poll.js";
