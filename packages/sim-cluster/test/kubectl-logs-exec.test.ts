@@ -75,7 +75,7 @@ describe("kubectl 1.32: logs, exec and nodes/proxy", { timeout: 60_000 }, () => 
         "  failurePolicy: Fail",
         "  matchConstraints:",
         "    resourceRules:",
-        '    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CONNECT"], resources: ["pods/exec", "pods/attach"]}',
+        '    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CONNECT"], resources: ["pods/exec", "pods/attach", "pods/proxy"]}',
         "  validations:",
         '  - {expression: "false", message: "exec and attach are denied here"}',
         "---",
@@ -96,6 +96,9 @@ describe("kubectl 1.32: logs, exec and nodes/proxy", { timeout: 60_000 }, () => 
     const attach = await run("attach", "target");
     expect(attach.code).toBe(1);
     expect(attach.stderr).toContain("denied here");
+    const proxied = await run("get", "--raw", "/api/v1/namespaces/default/pods/target/proxy/hostname");
+    expect(proxied.code).toBe(1);
+    expect(proxied.stderr).toContain("exec and attach are denied here");
     expect((await run("delete", "-f", policy)).code).toBe(0);
   });
 
