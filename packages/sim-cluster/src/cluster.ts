@@ -225,6 +225,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       budgets: plane.store("policy", "poddisruptionbudgets"),
       services: services.store,
       endpoints: plane.store("", "endpoints")!,
+      nodes: plane.store("", "nodes")!,
       scalable: (_group, plural) => (Object.hasOwn(scalable, plural) ? scalable[plural as keyof typeof scalable] : undefined),
     };
     const repairing = repairingServiceStore(services.store, allocators);

@@ -361,6 +361,22 @@ describe("admission", () => {
     ]);
   });
 
+  it("runs CONNECT admission with the connect options as the object, and a denial ends it", async () => {
+    const seen: string[] = [];
+    const plugin: AdmissionPlugin = {
+      name: "test",
+      admit: (a: AdmissionAttributes) => void seen.push(`admit ${a.operation} ${a.namespace ?? "-"}/${a.name}/${a.subresource} ${a.object?.kind ?? "-"} options=${JSON.stringify(a.options ?? null)}`),
+      validate(a: AdmissionAttributes) {
+        seen.push(`validate ${a.operation} ${JSON.stringify((a.object as { command?: string[] } | undefined)?.command ?? null)}`);
+        if ((a.object as { command?: string[] } | undefined)?.command?.[0] === "rm") throw new Error("denied");
+      },
+    };
+    const { store } = setup(widgets, { admission: [plugin] });
+    await store.connect!("default", "a", "exec", { apiVersion: "v1", kind: "PodExecOptions", command: ["ls"] });
+    await expect(store.connect!("default", "a", "exec", { apiVersion: "v1", kind: "PodExecOptions", command: ["rm"] })).rejects.toThrow("denied");
+    expect(seen).toEqual(["admit CONNECT default/a/exec PodExecOptions options=null", 'validate CONNECT ["ls"]', "admit CONNECT default/a/exec PodExecOptions options=null", 'validate CONNECT ["rm"]']);
+  });
+
   it("does not let a rejected object reach validation when validation fails first", async () => {
     let validated = 0;
     const { store } = setup(widgets, { admission: [{ name: "count", validate: () => void validated++ }] });

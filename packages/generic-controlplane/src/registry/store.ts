@@ -659,6 +659,13 @@ class GenericResourceStore implements GenericStore {
     return object;
   }
 
+  async connect(namespace: string | undefined, name: string, subresource: string, options: KubeObject): Promise<void> {
+    if (this.admission.length === 0) return;
+    const attributes = this.attributes("CONNECT", options, undefined, namespace, name, { subresource });
+    await runMutatingAdmission(this.admission, attributes);
+    await runValidatingAdmission(this.admission, attributes);
+  }
+
   private attributes(
     operation: AdmissionAttributes["operation"],
     object: KubeObject | undefined,

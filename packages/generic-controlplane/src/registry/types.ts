@@ -130,6 +130,12 @@ export interface ResourceStore {
     options?: RequestOptions,
   ): Promise<KubeObject>;
   delete(namespace: string | undefined, name: string, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<DeleteResult>;
+  /**
+   * Admission of a connect request (`pods/exec`, `pods/attach`, `pods/portforward`, `<resource>/proxy`):
+   * the chain runs with operation CONNECT and the request's options object (PodExecOptions, ...)
+   * as the object, as upstream's connecter handler does, before anything is opened.
+   */
+  connect?(namespace: string | undefined, name: string, subresource: string, options: KubeObject): Promise<void>;
   /** Absent when the resource serves no DELETE on its collection (405), like namespaces. */
   deleteCollection?(
     namespace: string | undefined,

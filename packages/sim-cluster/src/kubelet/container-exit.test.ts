@@ -5,7 +5,7 @@ import { startSimCluster, type SimCluster } from "../cluster.js";
 import type { Container } from "../resources/pod-spec.js";
 import type { Pod } from "../resources/pods.js";
 import { PODS } from "../refs.js";
-import { containerExit } from "./container-exit.js";
+import { containerExit, containerOutput } from "./container-exit.js";
 
 function exitOf(container: Container, annotations: Record<string, string> = {}, run = 0) {
   return containerExit({ metadata: { annotations } }, { name: "c1", image: "x", ...container }, run);
@@ -22,6 +22,16 @@ describe("the simulated container exit rule", () => {
     expect(exitOf({ command: ["bash", "-c", "sleep 1 && false || exit 7"] })).toEqual({ afterMs: 1000, exitCode: 7 });
     expect(exitOf({ command: ["sh", "-c", "false && sleep 5"] })).toEqual({ afterMs: 0, exitCode: 1 });
     expect(exitOf({ command: ["sh", "-c", "sleep 1\nfalse"] })).toEqual({ afterMs: 1000, exitCode: 1 });
+  });
+
+  it("reads echo: it succeeds and prints its words, unless the shell would expand or redirect them", () => {
+    expect(exitOf({ command: ["sh", "-c", "echo hi; sleep 1"] })).toEqual({ afterMs: 1000, exitCode: 0 });
+    expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "echo hi; echo 'a  b' \"c\"; exit 2"] })).toEqual(["hi", "a  b c"]);
+    expect(containerOutput({ name: "c", image: "x", command: ["echo", "hello world"] })).toEqual(["hello world"]);
+    expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "false && echo skipped || echo ran"] })).toEqual(["ran"]);
+    expect(exitOf({ command: ["sh", "-c", "echo $HOME"] })).toBeUndefined();
+    expect(exitOf({ command: ["sh", "-c", "echo hi > /tmp/x"] })).toBeUndefined();
+    expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "echo hi; touch /x"] })).toEqual([]);
   });
 
   it("runs until stopped when it cannot tell: no command, servers, sleep infinity, other scripts", () => {

@@ -32,20 +32,32 @@ const EXIT_CODE = /^\d{1,3}$/;
  * 2. Its command and args: `sleep N` (N seconds, or with an s/m/h/d suffix; `infinity` never
  *    ends) exits 0 after N; `true` exits 0 and `false` 1 at once; a shell (`sh -c`, `bash -c`)
  *    script of `sleep N`, `exit N`, `true`, `false` and `:` joined by `;`, `&&`, `||` or new
- *    lines runs as a shell would (the time of its sleeps, the code of its `exit` or last command).
+ *    lines runs as a shell would (the time of its sleeps, the code of its `exit` or last command);
+ *    `echo` of quoted or plain words (nothing to expand or redirect) succeeds and prints them.
  * 3. Anything else (no command, a server, a script with other commands) runs until stopped.
  */
 export function containerExit(pod: Pod, container: Container, run: number): ContainerExit | undefined {
   const annotated = fromAnnotations(pod.metadata?.annotations ?? {}, container.name ?? "", run);
   if (annotated !== undefined) return annotated;
+  const script = scriptOf(container);
+  return script === undefined ? undefined : runScript(script)?.exit;
+}
+
+/**
+ * What a container's command writes to its stdout, by the same rule: the lines `echo` prints in a
+ * script the rule knows (whether or not annotations decide its exit). Empty for anything else.
+ */
+export function containerOutput(container: Container): string[] {
+  const script = scriptOf(container);
+  return script === undefined ? [] : (runScript(script)?.output ?? []);
+}
+
+function scriptOf(container: Container): string | undefined {
   const words = [...stringsOf(container["command"]), ...stringsOf(container["args"])];
   if (words.length === 0) return undefined;
   const program = basename(words[0]!);
-  if (SHELLS.has(program)) {
-    const script = words[1] === "-c" ? words[2] : undefined;
-    return script === undefined ? undefined : runScript(script);
-  }
-  return runScript(words.map(quoteWord).join(" "));
+  if (SHELLS.has(program)) return words[1] === "-c" ? words[2] : undefined;
+  return words.map(quoteWord).join(" ");
 }
 
 function fromAnnotations(annotations: Record<string, string>, name: string, run: number): ContainerExit | undefined {
@@ -76,7 +88,19 @@ function basename(path: string): string {
 }
 
 function quoteWord(word: string): string {
-  return /^[\w./:-]+$/.test(word) ? word : "\u0000";
+  if (/^[\w./:-]+$/.test(word)) return word;
+  return word.includes("'") ? "\u0000" : `'${word}'`;
+}
+
+/** A word with its quotes taken off; undefined when the shell would expand or redirect something in it. */
+function unquote(word: string): string | undefined {
+  let out = "";
+  for (const part of word.match(/'[^']*'|"[^"]*"|[^'"]+/g) ?? []) {
+    if (part.startsWith("'")) out += part.slice(1, -1);
+    else if (/[$`\\<>*?~]/.test(part)) return undefined;
+    else out += part.startsWith('"') ? part.slice(1, -1) : part;
+  }
+  return out;
 }
 
 /** `sleep`'s operand in ms, or undefined when it is not one. */
@@ -91,18 +115,27 @@ function durationMs(text: string): number | undefined {
  * `||` only after failure; `;` and new lines always. Undefined when a command is not known or
  * a sleep never ends.
  */
-function runScript(script: string): ContainerExit | undefined {
-  const tokens = script.match(/&&|\|\||;|\n|[^\s;&|]+|[&|]/g) ?? [];
+function runScript(script: string): { exit: ContainerExit; output: string[] } | undefined {
+  const tokens = script.match(/&&|\|\||;|\n|(?:'[^']*'|"[^"]*"|[^\s;&|'"])+|[&|'"]/g) ?? [];
   let afterMs = 0;
   let status = 0;
   let skip = false;
   let command: string[] = [];
+  const output: string[] = [];
   const finish = (): ContainerExit | undefined | "ok" => {
     if (command.length === 0) return "ok";
-    const [name, ...operands] = command;
+    const words = command.map(unquote);
     command = [];
+    if (words.some((w) => w === undefined)) return undefined;
+    const [name, ...operands] = words as string[];
     if (skip) return "ok";
     switch (basename(name!)) {
+      case "echo":
+        // `-n` and `-e` change what is printed: not simulated.
+        if (operands[0]?.startsWith("-")) return undefined;
+        output.push(operands.join(" "));
+        status = 0;
+        return "ok";
       case "sleep": {
         if (operands.length !== 1) return undefined;
         const ms = durationMs(operands[0]!);
@@ -132,12 +165,12 @@ function runScript(script: string): ContainerExit | undefined {
     if (token === "&&" || token === "||" || token === ";" || token === "\n") {
       const outcome = finish();
       if (outcome === undefined) return undefined;
-      if (typeof outcome === "object") return outcome;
+      if (typeof outcome === "object") return { exit: outcome, output };
       skip = token === "&&" ? status !== 0 : token === "||" ? status === 0 : false;
-    } else if (token === "&" || token === "|") return undefined;
+    } else if (token === "&" || token === "|" || token === "'" || token === '"') return undefined;
     else command.push(token);
   }
-  return { afterMs, exitCode: status };
+  return { exit: { afterMs, exitCode: status }, output };
 }
 
 /**

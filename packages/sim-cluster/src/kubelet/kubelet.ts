@@ -51,6 +51,8 @@ export interface KubeletOptions {
   logger?: (record: { msg: string; level?: "info" | "warn" | "error" } & Record<string, unknown>) => void;
 }
 
+/** The port a kubelet serves on (its daemon endpoint), which `nodes/proxy` answers for. */
+export const KUBELET_PORT = 10250;
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
 /**
  * Node annotation that hot-plugs resources into (or out of) a simulated node, e.g.
@@ -202,7 +204,7 @@ export class SimulatedKubelet {
         ...(this.spec.secondaryAddress !== undefined ? [{ type: "InternalIP", address: this.spec.secondaryAddress }] : []),
         { type: "Hostname", address: this.name },
       ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } },
       nodeInfo: {
         machineID: previous?.nodeInfo?.["machineID"] ?? randomUUID().replaceAll("-", ""),
         systemUUID: previous?.nodeInfo?.["systemUUID"] ?? randomUUID(),

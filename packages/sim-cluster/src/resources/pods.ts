@@ -178,6 +178,12 @@ export const podsResource = defineResource<Pod>({
     // kubectl drain looks for this entry (kind policy/v1 Eviction) before it evicts instead of deleting.
     { name: "eviction", verbs: ["create"], kind: { group: "policy", version: "v1", kind: "Eviction" } },
     { name: "resize", verbs: ["get", "patch", "update"] },
+    // Served by the cluster's handlers (src/handlers/stage.ts), as upstream's connect and log REST.
+    { name: "log", verbs: ["get"] },
+    { name: "exec", verbs: ["create", "get"], kind: { group: "", version: "v1", kind: "PodExecOptions" } },
+    { name: "attach", verbs: ["create", "get"], kind: { group: "", version: "v1", kind: "PodAttachOptions" } },
+    { name: "portforward", verbs: ["create", "get"], kind: { group: "", version: "v1", kind: "PodPortForwardOptions" } },
+    { name: "proxy", verbs: ["create", "delete", "get", "patch", "update"], kind: { group: "", version: "v1", kind: "PodProxyOptions" } },
   ],
   schema,
   fieldSelectors: {

@@ -38,13 +38,13 @@ function truthy(value: string | undefined, fallback: boolean): boolean {
 }
 
 /** The agnhost subcommand a container runs (`agnhost netexec …` in its command or args), if any. */
-function agnhostArgs(container: Container): string[] | undefined {
+export function agnhostArgs(container: Container): string[] | undefined {
   const words = [...((container["command"] as string[] | undefined) ?? []), ...((container["args"] as string[] | undefined) ?? [])].filter((w) => typeof w === "string");
   const at = words.findIndex((w) => w === "netexec" || w === "serve-hostname");
   return at === -1 ? undefined : words.slice(at);
 }
 
-function listensOf(container: Container): EchoListen[] {
+export function listensOf(container: Container): EchoListen[] {
   const agnhost = agnhostArgs(container);
   if (agnhost?.[0] === "netexec") {
     const http = portFlag(agnhost, "http-port", NETEXEC_HTTP_PORT);
