@@ -3,6 +3,11 @@
  * test/e2e/apimachinery/resource_quota.go ("[sig-api-machinery] ResourceQuota", conformance):
  * "should create a ResourceQuota and capture the life of a pod", "… of a service", "should verify
  * ResourceQuota with terminating scopes" and "should verify ResourceQuota with best effort scope";
+ * and of its "[Feature:PodPriority]" block: "should verify ResourceQuota's priority class scope
+ * (quota set to pod count: 1) against a pod with same priority class", "… against 2 pods with same
+ * priority class", "… against 2 pods with different priority class", "…'s multiple priority class
+ * scope (quota set to pod count: 2) against 2 pods with same priority classes", "… against a pod
+ * with different priority class (ScopeSelectorOpNotIn)" and "… (ScopeSelectorOpExists)";
  * then what 1.32 does with an in-place resize (`pods/resize`) that a quota cannot take, and with a
  * pod that goes terminal. The `newTest…ForQuota` helpers are upstream's.
  */
@@ -11,7 +16,7 @@ import { isApiError, KubeClient, type ResourceRef } from "@kubekit/generic-contr
 import { parseMilli } from "@kubekit/generic-controlplane/registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimCluster, type SimCluster } from "../src/index.js";
-import { PODS, SERVICES } from "../src/refs.js";
+import { PODS, PRIORITY_CLASSES, SERVICES } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
 
 const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
@@ -21,7 +26,7 @@ const classGold = "gold";
 
 type ResourceList = Record<string, string>;
 interface Quota extends KubeObject {
-  spec?: { hard?: ResourceList; scopes?: string[] };
+  spec?: { hard?: ResourceList; scopes?: string[]; scopeSelector?: { matchExpressions: Array<{ scopeName: string; operator: string; values: string[] }> } };
   status?: { hard?: ResourceList; used?: ResourceList };
 }
 
@@ -86,6 +91,21 @@ function newTestPodForQuota(name: string, requests: ResourceList, limits: Resour
       containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests, limits } }],
     },
   };
+}
+
+function newTestResourceQuotaWithScopeForPriorityClass(name: string, hard: ResourceList, operator: string, values: string[]): Quota {
+  return { metadata: { name }, spec: { hard, scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator, values }] } } };
+}
+
+function newTestPodForQuotaWithPriority(name: string, requests: ResourceList, limits: ResourceList, priorityClassName: string) {
+  const pod = newTestPodForQuota(name, requests, limits);
+  return { ...pod, spec: { ...pod.spec, priorityClassName } };
+}
+
+async function createPriorityClass(name: string): Promise<void> {
+  await client.create(PRIORITY_CLASSES, undefined, { metadata: { name }, value: 1000 }).catch((error: unknown) => {
+    if (!(isApiError(error) && error.code === 409)) throw error;
+  });
 }
 
 function newTestServiceForQuota(name: string, type: string, allocateLoadBalancerNodePorts: boolean) {
@@ -245,6 +265,81 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     await waitForResourceQuota(ns, "quota-besteffort", { pods: "0" });
     await deleteNow(ns, "burstable-pod");
     await waitForResourceQuota(ns, "quota-not-besteffort", { pods: "0" });
+  });
+});
+
+describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apimachinery/resource_quota.go)", { timeout: 120_000 }, () => {
+  it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with same priority class", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass1");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass1"]));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass1", {}, {}, "pclass1"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
+    await deleteNow(ns, "testpod-pclass1");
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+  });
+
+  it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with same priority class", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass2");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass2"]));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-1", {}, {}, "pclass2"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
+    const refused = await refusal(client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass2")));
+    expect(refused.message).toBe('pods "testpod-pclass2-2" is forbidden: exceeded quota: quota-priorityclass, requested: pods=1, used: pods=1, limited: pods=1');
+    await deleteNow(ns, "testpod-pclass2-1");
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+  });
+
+  it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with different priority class", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass3");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass4"]));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass3-1", {}, {}, "pclass3"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass3"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await deleteNow(ns, "testpod-pclass3-1");
+    await deleteNow(ns, "testpod-pclass2-2");
+  });
+
+  it("should verify ResourceQuota's multiple priority class scope (quota set to pod count: 2) against 2 pods with same priority classes", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass5");
+    await createPriorityClass("pclass6");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "2" }, "In", ["pclass5", "pclass6"]));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass5", {}, {}, "pclass5"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass6", {}, {}, "pclass6"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "2" });
+    await deleteNow(ns, "testpod-pclass5");
+    await deleteNow(ns, "testpod-pclass6");
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+  });
+
+  it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpNotIn)", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass7");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "NotIn", ["pclass7"]));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass7", {}, {}, "pclass7"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await deleteNow(ns, "testpod-pclass7");
+  });
+
+  it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpExists)", async () => {
+    const ns = await newNamespace();
+    await createPriorityClass("pclass8");
+    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "Exists", []));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
+    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass8", {}, {}, "pclass8"));
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
+    await deleteNow(ns, "testpod-pclass8");
+    await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
   });
 });
 
