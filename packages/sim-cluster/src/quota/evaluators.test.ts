@@ -2,7 +2,7 @@
 // pkg/quota/v1/evaluator/core tests state them for pods, services and claims.
 import { formatQuantity, type QuotaUsage } from "@kubekit/generic-controlplane/registry";
 import { describe, expect, it } from "vitest";
-import type { Pod } from "../resources/pods.js";
+import { qosClass, type Pod } from "../resources/pods.js";
 import { podMatchesScope, podQuotaEvaluator, podQuotaUsage } from "./pod-evaluator.js";
 import { claimQuotaUsage } from "./pvc-evaluator.js";
 import { serviceQuotaUsage } from "./service-evaluator.js";
@@ -75,6 +75,15 @@ describe("pod scopes", () => {
     expect(podMatchesScope({ scopeName: "PriorityClass", operator: "NotIn", values: ["gold"] }, gold)).toBe(false);
     expect(podMatchesScope({ scopeName: "PriorityClass", operator: "Exists" }, plain)).toBe(false);
     expect(podMatchesScope({ scopeName: "PriorityClass", operator: "DoesNotExist" }, plain)).toBe(true);
+  });
+
+  it("takes QoS from cpu and memory only, comparing quantities by value (GetPodQOS)", () => {
+    const only = (requests: Record<string, string>, limits: Record<string, string> = {}): Pod => ({ spec: { containers: [{ name: "c", resources: { requests, limits } }] } });
+    expect(podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, only({ "ephemeral-storage": "1Gi", "example.com/dongle": "1" }))).toBe(true);
+    expect(podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, only({ cpu: "0" }))).toBe(true);
+    expect(podMatchesScope({ scopeName: "NotBestEffort", operator: "Exists" }, only({ memory: "1Mi" }))).toBe(true);
+    expect(qosClass(only({ cpu: "1", memory: "1Gi" }, { cpu: "1000m", memory: "1024Mi" }).spec)).toBe("Guaranteed");
+    expect(qosClass(only({ cpu: "1", memory: "1Gi" }, { cpu: "2", memory: "1Gi" }).spec)).toBe("Burstable");
   });
 
   it("tells terminating, best-effort and cross-namespace affinity pods", () => {
