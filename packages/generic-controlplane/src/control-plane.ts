@@ -39,6 +39,7 @@ import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
 import { certificateSigningRequestAdmission } from "./certificates/admission.js";
 import { limitRanger } from "./admission/limit-ranger.js";
 import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import type { QuotaEvaluator } from "./quota/evaluator.js";
 import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
 import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
 import { webhookAdmission } from "./admission/webhooks/plugin.js";
@@ -167,6 +168,12 @@ export interface ControlPlaneOptions {
    */
   controllers?: boolean | ControlPlaneControllers;
   /**
+   * ResourceQuota's evaluators of resources measured beyond an object count (a pod's requests, a
+   * Service's node ports), used by the ResourceQuota admission plugin and the `resourcequota`
+   * controller alike; every other resource is counted as `count/<resource>[.<group>]`.
+   */
+  quotaEvaluators?: readonly QuotaEvaluator[];
+  /**
    * Serve the custom resources that CustomResourceDefinitions define, with their naming,
    * establishing and cleanup (default true whenever `customresourcedefinitions.apiextensions.k8s.io`
    * is among `resources`, as it is by default). Conversion `Webhook` calls the CRD's conversion
@@ -198,6 +205,8 @@ export interface ControlPlane {
   readonly controllers: ControllerManager | undefined;
   /** The REST storage of a served resource, for in-process controllers. */
   store(group: string, plural: string): ResourceStore | undefined;
+  /** The admission chain every served resource's store runs, for stores added later (subresources). */
+  readonly admission: readonly AdmissionPlugin[];
   /** Graceful shutdown: ends watches, waits for in-flight requests, closes the storage. */
   close(): Promise<void>;
 }
@@ -250,7 +259,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const limitRangeStore = stores.get("limitranges");
   const quotaStore = stores.get("resourcequotas");
   const limits = limitRangeStore === undefined ? undefined : limitRanger(limitRangeStore);
-  const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore);
+  const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore, { ...(options.quotaEvaluators !== undefined ? { evaluators: options.quotaEvaluators } : {}) });
   if (limits !== undefined) admission.push(limits);
   admission.push(...(options.admission ?? []));
   const webhooks = webhookAdmission({
@@ -393,7 +402,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   let inProcess: InProcessControllers | undefined;
   if (options.controllers !== undefined && options.controllers !== false) {
     try {
-      inProcess = createControllers(options.controllers === true ? {} : options.controllers, {
+      const chosen = options.controllers === true ? {} : options.controllers;
+      inProcess = createControllers(options.quotaEvaluators === undefined ? chosen : { quotaEvaluators: options.quotaEvaluators, ...chosen }, {
         url,
         loopback,
         // The CA clients are told to trust is the one pods are given too.
@@ -419,6 +429,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     storage,
     server,
     controllers: inProcess?.manager,
+    admission,
     async writeKubeconfig(path) {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfig, { mode: 0o600 });

@@ -160,6 +160,27 @@ describe("[sig-api-machinery] ResourceQuota", () => {
     );
   });
 
+  it("validates scope selectors as upstream: operators per scope, values per operator, known scopes", async () => {
+    const ns = await createTestNamespace(http, "resourcequota");
+    const matchExpressions = [
+      { scopeName: "Terminating", operator: "In", values: ["x"] },
+      { scopeName: "PriorityClass", operator: "Exists", values: ["a"] },
+      { scopeName: "Foo", operator: "Exists" },
+    ];
+    const bad = await http.post<{ message: string }>(quotaPath(ns), { metadata: { name: "bad" }, spec: { hard: { pods: "1" }, scopeSelector: { matchExpressions } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe(
+      'ResourceQuota "bad" is invalid: [spec.scopeSelector.matchExpressions.operator: Invalid value: "In": must be \'Exist\' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity, ' +
+        'spec.scopeSelector.matchExpressions.values: Invalid value: ["a"]: must be no value when `operator` is \'Exist\' or \'DoesNotExist\' for scope selector, ' +
+        'spec.scopeSelector.matchExpressions.scopeName: Invalid value: "Foo": unsupported scope]',
+    );
+    const conflicting = await http.post<{ message: string }>(quotaPath(ns), { metadata: { name: "both" }, spec: { hard: { pods: "1", "requests.storage": "1Gi" }, scopes: ["BestEffort", "NotBestEffort"] } });
+    // Identical errors (requests.storage under either scope) print once, as field.ErrorList.ToAggregate does.
+    expect(conflicting.body.message).toBe(
+      'ResourceQuota "both" is invalid: [spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: unsupported scope applied to resource, spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes]',
+    );
+  });
+
   it("kubectl creates a quota and shows its usage", async () => {
     const kubectl = new Kubectl(await findKubectl132(), server);
     const ns = await createTestNamespace(http, "resourcequota");

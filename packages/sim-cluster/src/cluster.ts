@@ -6,6 +6,7 @@ import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
 import { nodeSubnet, podRanges, serviceRanges } from "./allocators/cidrs.js";
 import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
+import { simQuotaEvaluators } from "./quota/index.js";
 import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { daemonSetController } from "./controllers/daemonset.js";
@@ -195,6 +196,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
+    quotaEvaluators: simQuotaEvaluators,
     name: options.name ?? "sim-cluster",
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
@@ -216,7 +218,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     // A binding sets spec.nodeName without moving the generation, as upstream's BindingREST.
     const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
     const pods = served("", "pods");
-    plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage) } });
+    plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage, { admission: [...plane.admission] }) } });
     const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers"), statefulsets: served("apps", "statefulsets") };
     const services = served("", "services");
     subresourceStores = {

@@ -1,81 +1,112 @@
 import { forbidden } from "../api/errors/index.js";
-import { milliOf } from "../api/quantity.js";
+import type { KubeObject } from "../api/types.js";
 import { isControlPlaneError } from "../errors.js";
+import { inQuotaScope, QuotaEvaluatorRegistry, scopeRequirementsOf, type QuotaEvaluator } from "../quota/evaluator.js";
+import { addUsage, exceededNames, isZeroUsage, maskUsage, prettyPrintUsage, subtractNonNegative, usageOf, usageToList } from "../quota/resource-list.js";
 import type { ResourceStore } from "../registry/types.js";
-import { objectCountNames, type ResourceQuota } from "../resources/resource-quotas.js";
+import type { ResourceQuota } from "../resources/resource-quotas.js";
 import { StoreCache } from "./store-cache.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";
 
-/** Conflicts on a quota's status (another create charged it first) are retried this often, as upstream. */
+/** Conflicts on a quota's status (another request charged it first) are retried this often, as upstream. */
 const MAX_CHARGE_ATTEMPTS = 5;
 
-/** Whole objects in a quantity's text, as `resource.Quantity.String()` prints a count. */
-const formatCount = (milli: bigint): string => String(milli / 1000n);
+export interface ResourceQuotaAdmissionOptions {
+  /** Evaluators of resources measured beyond an object count (pods' requests, services' node ports…). */
+  evaluators?: readonly QuotaEvaluator[];
+  /** The time pod-like evaluators measure against (default: now). */
+  clock?: () => Date;
+}
+
+const createsResource = (attributes: AdmissionAttributes): boolean => attributes.operation === "CREATE" && attributes.subresource === "";
 
 /**
- * The ResourceQuota admission plugin for object counts (upstream `plugin/pkg/admission/resourcequota`
- * with the object count evaluators): a CREATE in a namespace whose quotas limit the resource's
- * count — `count/<resource>[.<group>]`, or the bare plural for the core types — is refused with
- * 403 `exceeded quota` when it would go over, and otherwise charged to each such quota's
- * `status.used` before the object is stored, with compare-and-swap on the quota so concurrent
- * creates never both take the last unit. A quota whose status does not list the resource yet
- * (the controller has not seen it) refuses the create, as upstream does. Dry runs are checked,
- * never charged. Deleted objects are given back by the `resourcequota` controller's recount.
- * Quotas are read from a watch-fed cache (no storage read for a create in a namespace without
- * quota); a charge that meets a newer quota reads the store and evaluates again.
+ * The ResourceQuota admission plugin (upstream `plugin/pkg/admission/resourcequota`): a request
+ * an evaluator handles (by default a CREATE) in a namespace with quotas is measured; each quota
+ * whose `status.hard` names a resource the evaluator tracks and whose scopes take the object is
+ * checked in order — the evaluator's constraints (`failed quota: …`), a status the controller has
+ * not calculated yet (`status unknown for quota: …`), then the new usage against the hard limits
+ * (`exceeded quota: <name>, requested: …, used: …, limited: …`), each a 403 — and charged to its
+ * `status.used` before the object is stored, with compare-and-swap so concurrent requests never
+ * both take the last unit. An update is charged what it adds over the old object. Dry runs are
+ * checked, never charged. What deletes and completions give back the `resourcequota` controller's
+ * recount returns. Quotas are read from a watch-fed cache; a charge that meets a newer quota reads
+ * the store and evaluates again.
  */
-export function resourceQuotaAdmission(quotas: ResourceStore): AdmissionPlugin & { stop(): void } {
+export function resourceQuotaAdmission(quotas: ResourceStore, options: ResourceQuotaAdmissionOptions = {}): AdmissionPlugin & { stop(): void } {
   const cache = new StoreCache(quotas);
+  const registry = new QuotaEvaluatorRegistry(options.evaluators);
+  const clock = options.clock ?? (() => new Date());
   return {
     stop: () => cache.stop(),
     name: "ResourceQuota",
     validate(attributes) {
-      if (attributes.operation !== "CREATE" || attributes.subresource !== "" || attributes.namespace === undefined) return;
-      const counted = objectCountNames(attributes.definition.group, attributes.definition.plural);
-      // No quota in the namespace limits this resource (the cache can tell at once): no promise to wait for.
+      if (attributes.namespace === undefined || attributes.object === undefined) return;
+      const evaluator = registry.get(attributes.definition.group, attributes.definition.plural);
+      if (!(evaluator.handles?.(attributes) ?? createsResource(attributes))) return;
+      // No quota in the namespace tracks this resource (the cache can tell at once): no promise to wait for.
       const held = cache.peekNamespace(attributes.namespace) as ResourceQuota[] | undefined;
-      if (held !== undefined && !held.some((quota) => counted.some((name) => quota.spec?.hard?.[name] !== undefined))) return;
-      return chargeQuotas(attributes, attributes.namespace, counted);
+      if (held !== undefined && !held.some((quota) => evaluator.matchingResources(hardNamesOf(quota)).length > 0)) return;
+      return chargeQuotas(attributes, attributes.namespace, evaluator);
     },
   };
 
-  async function chargeQuotas(attributes: AdmissionAttributes, namespace: string, counted: readonly string[]): Promise<void> {
+  async function chargeQuotas(attributes: AdmissionAttributes, namespace: string, evaluator: QuotaEvaluator): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const current = attempt === 1 ? await cache.list(namespace) : (await quotas.list(namespace)).items;
-      const limiting = (current as ResourceQuota[]).filter((quota) => counted.some((name) => quota.spec?.hard?.[name] !== undefined));
-      if (limiting.length === 0) return;
-      const charged = limiting.map((quota) => charge(quota, counted, attributes));
-      if (attributes.dryRun) return;
+      const current = (attempt === 1 ? await cache.list(namespace) : (await quotas.list(namespace)).items) as ResourceQuota[];
+      const charged = evaluate(attributes, evaluator, [...current].sort(byName));
+      if (charged.length === 0 || attributes.dryRun) return;
       try {
         for (const quota of charged) await quotas.update(namespace, quota.metadata?.name ?? "", quota, { subresource: "status" });
         return;
       } catch (error) {
-        // Another create charged a quota meanwhile: evaluate again against its new usage.
+        // Another request charged a quota meanwhile: evaluate again against its new usage.
         if (!(isControlPlaneError(error) && error.code === "Conflict") || attempt >= MAX_CHARGE_ATTEMPTS) throw error;
       }
     }
   }
+
+  /** upstream `CheckRequest`: the quotas with the request's usage added, or the 403 that refuses it. */
+  function evaluate(attributes: AdmissionAttributes, evaluator: QuotaEvaluator, quotasInNamespace: readonly ResourceQuota[]): ResourceQuota[] {
+    const object = attributes.object as KubeObject;
+    const interesting: ResourceQuota[] = [];
+    for (const quota of quotasInNamespace) {
+      const tracked = evaluator.matchingResources(hardNamesOf(quota));
+      if (tracked.length === 0 || !inQuotaScope(evaluator, scopeRequirementsOf(quota), object)) continue;
+      const name = quota.metadata?.name ?? "";
+      const broken = evaluator.constraints?.(tracked, object);
+      if (broken !== undefined) throw refuse(attributes, `failed quota: ${name}: ${broken}`);
+      const used = quota.status?.used ?? {};
+      if (tracked.some((resource) => !Object.hasOwn(used, resource))) throw refuse(attributes, `status unknown for quota: ${name}, resources: ${[...tracked].sort().join(",")}`);
+      interesting.push(quota);
+    }
+    if (interesting.length === 0) return [];
+    const now = clock();
+    let delta = evaluator.usage(object, now);
+    // An update is charged what it adds; an update that creates (no resourceVersion before) pays in full.
+    if (attributes.operation === "UPDATE" && attributes.oldObject?.metadata?.resourceVersion) delta = subtractNonNegative(delta, evaluator.usage(attributes.oldObject, now));
+    if (isZeroUsage(delta)) return [];
+    return interesting.map((quota) => {
+      const hard = usageOf(quota.status?.hard);
+      const used = usageOf(quota.status?.used);
+      const requested = maskUsage(delta, hard.keys());
+      const newUsage = addUsage(used, requested);
+      const exceeded = exceededNames(maskUsage(newUsage, requested.keys()), hard);
+      if (exceeded.length > 0) {
+        throw refuse(
+          attributes,
+          `exceeded quota: ${quota.metadata?.name ?? ""}, requested: ${prettyPrintUsage(maskUsage(requested, exceeded))}, used: ${prettyPrintUsage(maskUsage(used, exceeded))}, limited: ${prettyPrintUsage(maskUsage(hard, exceeded))}`,
+        );
+      }
+      return { ...quota, status: { ...quota.status, used: usageToList(newUsage) } };
+    });
+  }
 }
 
-/** The quota with one more object of each counted name in `status.used`, or the 403 when that goes over. */
-function charge(quota: ResourceQuota, counted: readonly string[], attributes: AdmissionAttributes): ResourceQuota {
-  const name = quota.metadata?.name ?? "";
-  const names = counted.filter((resource) => quota.spec?.hard?.[resource] !== undefined);
-  const hard = quota.status?.hard ?? {};
-  const unknown = names.filter((resource) => hard[resource] === undefined);
-  if (unknown.length > 0) throw refuse(attributes, `status unknown for quota: ${name}, resources: ${unknown.join(",")}`);
-  const used = { ...(quota.status?.used ?? {}) };
-  const over = names.filter((resource) => (milliOf(used[resource]) ?? 0n) + 1000n > (milliOf(hard[resource]) ?? 0n));
-  if (over.length > 0) {
-    const list = (values: (resource: string) => string) => over.map((resource) => `${resource}=${values(resource)}`).join(",");
-    throw refuse(
-      attributes,
-      `exceeded quota: ${name}, requested: ${list(() => "1")}, used: ${list((r) => formatCount(milliOf(used[r]) ?? 0n))}, limited: ${list((r) => formatCount(milliOf(hard[r]) ?? 0n))}`,
-    );
-  }
-  for (const resource of names) used[resource] = formatCount((milliOf(used[resource]) ?? 0n) + 1000n);
-  return { ...quota, status: { ...quota.status, used } };
-}
+/** The names a quota limits: its status's, and its spec's before the controller has copied them (then refused as status unknown). */
+const hardNamesOf = (quota: ResourceQuota): string[] => [...new Set([...Object.keys(quota.spec?.hard ?? {}), ...Object.keys(quota.status?.hard ?? {})])];
+
+const byName = (a: KubeObject, b: KubeObject): number => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? "");
 
 function refuse(attributes: AdmissionAttributes, why: string) {
   return forbidden({ group: attributes.definition.group, resource: attributes.definition.plural }, attributes.name, why);

@@ -34,3 +34,25 @@ describe("parseQuantityScaled", () => {
     expect(parseQuantityScaled("1e10001", 9)).toEqual({ ok: false, error: QUANTITY_FORMAT_MESSAGE });
   });
 });
+
+describe("formatQuantity", () => {
+  it("prints resource.Quantity.String(): the largest suffix that keeps the number whole, in the quantity's format", async () => {
+    const { formatQuantity, quantityFormatOf } = await import("./quantity.js");
+    const print = (text: string) => formatQuantity(parseMilli(text)!, quantityFormatOf(text));
+    expect(print("2000m")).toBe("2");
+    expect(print("1500m")).toBe("1500m");
+    expect(print("0.5")).toBe("500m");
+    expect(print("2000")).toBe("2k");
+    expect(print("1500")).toBe("1500");
+    expect(print("252Mi")).toBe("252Mi");
+    expect(print("1024Mi")).toBe("1Gi");
+    expect(print("1536Mi")).toBe("1536Mi");
+    // Binary amounts under 1024, or with a fraction, print in decimal, as apimachinery's do.
+    expect(print("0.5Ki")).toBe("512");
+    expect(print("1e3")).toBe("1e3");
+    expect(print("0")).toBe("0");
+    expect(formatQuantity(-1500n)).toBe("-1500m");
+    // Exact far beyond 2^53.
+    expect(formatQuantity(9007199254740993_000n)).toBe("9007199254740993");
+  });
+});

@@ -59,3 +59,47 @@ export function milliOf(value: unknown): bigint | undefined {
   const text = quantityText(value);
   return text === undefined ? undefined : parseMilli(text);
 }
+
+/** How a quantity prints (apimachinery's `resource.Format`): kept from the text it was read from. */
+export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
+
+/** The format apimachinery gives a quantity parsed from `text`: by its suffix (`Ki`…: binary, `e3`: exponent). */
+export function quantityFormatOf(text: string): QuantityFormat {
+  if (/i$/.test(text)) return "BinarySI";
+  if (/[eE][-+]?[0-9]+$/.test(text)) return "DecimalExponent";
+  return "DecimalSI";
+}
+
+const DECIMAL_SUFFIX: Record<string, string> = { "-9": "n", "-6": "u", "-3": "m", "0": "", "3": "k", "6": "M", "9": "G", "12": "T", "15": "P", "18": "E" };
+const BINARY_SUFFIXES = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
+/**
+ * `resource.Quantity.String()` of an amount in thousandths: the canonical form in `format`, with
+ * the largest suffix that keeps the number whole (`2000m` → `2`, `1536Mi` stays, `2000` → `2k`).
+ * Binary amounts under 1024 or with a fraction print in decimal, as apimachinery's do.
+ */
+export function formatQuantity(milli: bigint, format: QuantityFormat = "DecimalSI"): string {
+  if (milli < 0n) return `-${formatQuantity(-milli, format)}`;
+  if (milli === 0n) return "0";
+  if (format === "BinarySI" && milli % 1000n === 0n && milli >= 1024_000n) {
+    let whole = milli / 1000n;
+    let power = 0;
+    while (power < BINARY_SUFFIXES.length - 1 && whole % 1024n === 0n) {
+      whole /= 1024n;
+      power++;
+    }
+    return `${whole}${BINARY_SUFFIXES[power]}`;
+  }
+  let mantissa = milli;
+  let exponent = -3;
+  while (mantissa % 10n === 0n && exponent < 18) {
+    mantissa /= 10n;
+    exponent++;
+  }
+  while (exponent % 3 !== 0) {
+    mantissa *= 10n;
+    exponent--;
+  }
+  if (format === "DecimalExponent") return exponent === 0 ? `${mantissa}` : `${mantissa}e${exponent}`;
+  return `${mantissa}${DECIMAL_SUFFIX[String(exponent)] ?? ""}`;
+}

@@ -10,6 +10,7 @@ import { namespaceController } from "./namespace/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { eventTTLController } from "./eventttl/controller.js";
 import { resourceQuotaController } from "./resourcequota/controller.js";
+import type { QuotaEvaluator } from "../quota/evaluator.js";
 import { rootCACertPublisher } from "./rootcacertpublisher/controller.js";
 import { csrSigningController } from "./certificates/signer.js";
 import { csrCleanerController } from "./certificates/cleaner.js";
@@ -70,6 +71,8 @@ export interface ControllerManagerOptions {
    * `createControlPlane` names it when it serves CertificateSigningRequests.)
    */
   clusterSigningKubeAPIServerClient?: CertificateAndKey;
+  /** The `resourcequota` controller's evaluators of resources measured beyond an object count. */
+  quotaEvaluators?: readonly QuotaEvaluator[];
   /** How often discovery is re-read for resource types added or removed (default 30 s). */
   discoveryPeriodMs?: number;
   registry?: Registry;
@@ -94,7 +97,7 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController(), rootCACertPublisher({ rootCA: options.rootCA ?? "" }),
+    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController(options.quotaEvaluators === undefined ? {} : { evaluators: options.quotaEvaluators }), rootCACertPublisher({ rootCA: options.rootCA ?? "" }),
       csrSigningController({ kubeAPIServerClient: options.clusterSigningKubeAPIServerClient ?? { cert: "", key: "" } }),
       csrCleanerController(),
     ];

@@ -19,7 +19,10 @@ export type {
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
 export { humanDuration, toTable, translateTimestampSince, type TableOptions } from "./table.js";
 export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
-export { parseMilli, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
+export { formatQuantity, parseMilli, QUANTITY_FORMAT_MESSAGE, quantityFormatOf, quantityText, type QuantityFormat } from "../api/quantity.js";
+// ResourceQuota's extension point: evaluators of what objects of a resource use.
+export { objectCountName, type QuotaEvaluator, type QuotaScopeRequirement } from "../quota/evaluator.js";
+export { addUsage, countOf, usageOf, type QuotaAmount, type QuotaUsage } from "../quota/resource-list.js";
 // Go's strconv.ParseInt(s, 10, 64), for int64s kept in strings (annotations such as a Deployment's revision).
 export { int64Literal } from "../api/exact-json.js";
 export {

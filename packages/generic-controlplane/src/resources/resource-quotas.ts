@@ -1,7 +1,7 @@
 import type { KubeObject } from "../api/types.js";
 import { milliOf, QUANTITY_FORMAT_MESSAGE, quantityText } from "../api/quantity.js";
 import type { FieldError } from "../validation/field-errors.js";
-import { childPath, fieldInvalid, fieldNotSupported, indexPath, isQualifiedName, keyPath } from "../validation/index.js";
+import { childPath, fieldInvalid, fieldRequired, isQualifiedName, keyPath } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { kindSchema, resourceListSchema } from "./schema-parts.js";
@@ -43,16 +43,6 @@ const INTEGER_RESOURCES = new Set(["pods", "resourcequotas", "services", "replic
 
 const STANDARD_SCOPES = ["Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"];
 
-/**
- * The quota names that count objects of a resource, as the object count evaluators register them:
- * `count/<resource>[.<group>]`, and for the core types that had quota before it the bare plural.
- */
-export function objectCountNames(group: string, plural: string): string[] {
-  const names = [group === "" ? `count/${plural}` : `count/${plural}.${group}`];
-  if (group === "" && INTEGER_RESOURCES.has(plural)) names.push(plural);
-  return names;
-}
-
 function isHugePages(name: string): boolean {
   return name.startsWith("hugepages-") || name.startsWith("requests.hugepages-");
 }
@@ -84,25 +74,79 @@ function validateResourceList(list: unknown, field: string): FieldError[] {
   return errors;
 }
 
-/** `ValidateResourceQuota` (without the pod-only scope rules, which need pods to mean anything). */
-export function validateResourceQuota(quota: ResourceQuota): FieldError[] {
-  const errors = [...validateResourceList(quota.spec?.hard, "spec.hard"), ...validateResourceList(quota.status?.hard, "status.hard"), ...validateResourceList(quota.status?.used, "status.used")];
+/** The resources a scope may limit (`IsResourceQuotaScopeValidForResource`): pod-only scopes limit pods and their cpu and memory. */
+const POD_COMPUTE_RESOURCES = new Set(["pods", "cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"]);
+function scopeValidForResource(scope: string, resource: string): boolean {
+  if (scope === "BestEffort") return resource === "pods";
+  if (STANDARD_SCOPES.includes(scope)) return POD_COMPUTE_RESOURCES.has(resource);
+  return true;
+}
+
+/** Standard names under the hard limits that `scope` cannot limit (names with a `/` are not checked, as upstream). */
+const unsupportedUnder = (scope: string, hard: readonly string[]): string[] => hard.filter((name) => STANDARD_QUOTA_RESOURCES.has(name) && !scopeValidForResource(scope, name));
+
+const SCOPE_PAIRS = [
+  ["BestEffort", "NotBestEffort"],
+  ["Terminating", "NotTerminating"],
+] as const;
+
+/** `validateResourceQuotaScopes`. */
+function validateScopes(quota: ResourceQuota, hard: readonly string[]): FieldError[] {
   const scopes = quota.spec?.scopes ?? [];
-  scopes.forEach((scope, index) => {
-    if (!STANDARD_SCOPES.includes(scope)) errors.push(fieldNotSupported(indexPath("spec.scopes", index), scope, STANDARD_SCOPES));
-  });
-  const conflicting = (a: string, b: string) => scopes.includes(a) && scopes.includes(b);
-  if (conflicting("Terminating", "NotTerminating") || conflicting("BestEffort", "NotBestEffort")) {
-    errors.push(fieldInvalid("spec.scopes", scopes, "conflicting scopes"));
+  const errors: FieldError[] = [];
+  for (const scope of scopes) {
+    if (!STANDARD_SCOPES.includes(scope)) errors.push(fieldInvalid("spec.scopes", scopes, "unsupported scope"));
+    errors.push(...unsupportedUnder(scope, hard).map(() => fieldInvalid("spec.scopes", scopes, "unsupported scope applied to resource")));
   }
-  (quota.spec?.scopeSelector?.matchExpressions ?? []).forEach((expression, index) => {
-    const path = indexPath(childPath("spec.scopeSelector", "matchExpressions"), index);
-    if (!STANDARD_SCOPES.includes(expression.scopeName ?? "")) errors.push(fieldNotSupported(childPath(path, "scopeName"), expression.scopeName ?? "", STANDARD_SCOPES));
-    if (!["In", "NotIn", "Exists", "DoesNotExist"].includes(expression.operator ?? "")) {
-      errors.push(fieldNotSupported(childPath(path, "operator"), expression.operator ?? "", ["In", "NotIn", "Exists", "DoesNotExist"]));
-    }
-  });
+  if (SCOPE_PAIRS.some(([a, b]) => scopes.includes(a) && scopes.includes(b))) errors.push(fieldInvalid("spec.scopes", scopes, "conflicting scopes"));
   return errors;
+}
+
+const EXISTS_ONLY = ["BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity"];
+
+/** `validateScopedResourceSelectorRequirement`: upstream names the list, not the entry. */
+function validateScopeSelector(quota: ResourceQuota, hard: readonly string[]): FieldError[] {
+  const selector = quota.spec?.scopeSelector;
+  if (selector === undefined || selector === null) return [];
+  const path = childPath("spec.scopeSelector", "matchExpressions");
+  const errors: FieldError[] = [];
+  const names: string[] = [];
+  for (const requirement of selector.matchExpressions ?? []) {
+    const scope = requirement.scopeName ?? "";
+    const operator = requirement.operator ?? "";
+    const values = requirement.values ?? [];
+    if (!STANDARD_SCOPES.includes(scope)) errors.push(fieldInvalid(childPath(path, "scopeName"), scope, "unsupported scope"));
+    errors.push(...unsupportedUnder(scope, hard).map(() => fieldInvalid(path, selector, "unsupported scope applied to resource")));
+    if (EXISTS_ONLY.includes(scope) && operator !== "Exists") {
+      errors.push(
+        fieldInvalid(
+          childPath(path, "operator"),
+          operator,
+          "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+        ),
+      );
+    }
+    if (operator === "In" || operator === "NotIn") {
+      if (values.length === 0) errors.push(fieldRequired(childPath(path, "values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+    } else if (operator === "Exists" || operator === "DoesNotExist") {
+      if (values.length !== 0) errors.push(fieldInvalid(childPath(path, "values"), values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+    } else errors.push(fieldInvalid(childPath(path, "operator"), operator, "not a valid selector operator"));
+    names.push(scope);
+  }
+  if (SCOPE_PAIRS.some(([a, b]) => names.includes(a) && names.includes(b))) errors.push(fieldInvalid(path, selector, "conflicting scopes"));
+  return errors;
+}
+
+/** `ValidateResourceQuota`: the resource lists, and the scopes against the resources they limit. */
+export function validateResourceQuota(quota: ResourceQuota): FieldError[] {
+  const hard = Object.keys(asRecord(quota.spec?.hard) ?? {}).sort();
+  return [
+    ...validateResourceList(quota.spec?.hard, "spec.hard"),
+    ...validateScopes(quota, hard),
+    ...validateScopeSelector(quota, hard),
+    ...validateResourceList(quota.status?.hard, "status.hard"),
+    ...validateResourceList(quota.status?.used, "status.used"),
+  ];
 }
 
 /** kubectl's REQUEST / LIMIT cells: `configmaps: 1/10, secrets: 0/5`, request-side resources and `limits.*` apart. */

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, fieldInvalid, type FieldError } from "@kubekit/generic-controlplane/registry";
+import { parseMilli, quantityText } from "../quantity.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
@@ -55,23 +56,37 @@ export interface Pod extends KubeObject {
 export const POD_SPEC_IMMUTABLE_MESSAGE =
   "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-/** The QoS class kubelet and the API server derive from requests and limits (GetPodQOS). */
+/** The resources QoS is decided on (upstream `isSupportedQoSComputeResource`). */
+const QOS_RESOURCES = ["cpu", "memory"];
+
+/**
+ * The QoS class kubelet and the API server derive from requests and limits (GetPodQOS): only
+ * positive cpu and memory amounts count; Guaranteed when every container limits both and the
+ * summed requests equal the summed limits by value.
+ */
 export function qosClass(spec: PodSpec | undefined): string {
   const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
-  let any = false;
+  const requests = new Map<string, bigint>();
+  const limits = new Map<string, bigint>();
+  const addPositive = (into: Map<string, bigint>, list: ResourceList | undefined): Set<string> => {
+    const found = new Set<string>();
+    for (const name of QOS_RESOURCES) {
+      const text = list === undefined || !Object.hasOwn(list, name) ? undefined : quantityText(list[name]);
+      const milli = text === undefined ? undefined : parseMilli(text);
+      if (milli === undefined || milli <= 0n) continue;
+      into.set(name, (into.get(name) ?? 0n) + milli);
+      found.add(name);
+    }
+    return found;
+  };
   let guaranteed = true;
   for (const container of containers) {
-    const requests = container.resources?.requests ?? {};
-    const limits = container.resources?.limits ?? {};
-    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
-    for (const resource of ["cpu", "memory"]) {
-      const limit = limits[resource];
-      const request = requests[resource] ?? limit;
-      if (limit === undefined || String(request) !== String(limit)) guaranteed = false;
-    }
+    addPositive(requests, container.resources?.requests);
+    if (addPositive(limits, container.resources?.limits).size < QOS_RESOURCES.length) guaranteed = false;
   }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
+  if (requests.size === 0 && limits.size === 0) return "BestEffort";
+  if (guaranteed && [...requests].every(([name, milli]) => limits.get(name) === milli) && requests.size === limits.size) return "Guaranteed";
+  return "Burstable";
 }
 
 function prepareForCreate(pod: Pod): void {

@@ -17,32 +17,82 @@ function maxInto(into: Map<string, bigint>, from: Map<string, bigint>): void {
   for (const [name, milli] of from) if (milli > (into.get(name) ?? 0n)) into.set(name, milli);
 }
 
+function addInto(into: Map<string, bigint>, from: Map<string, bigint>): void {
+  for (const [name, milli] of from) into.set(name, (into.get(name) ?? 0n) + milli);
+}
+
+/** Sidecars: init containers that keep running beside the app containers (`restartPolicy: Always`). */
+const isSidecar = (container: Container): boolean => container.restartPolicy === "Always";
+
 /**
- * What a pod asks of a node: the larger of its containers' summed requests and its largest init
- * container's (upstream's PodRequests). With `useStatusResources` (the default, as the scheduler's
- * computePodResourceRequest) each container counts max(desired, allocated, actual) while a resize
- * is under way, so a pending upsize already reserves its room; a resize reported Infeasible
- * counts only what was allocated and actuated.
+ * upstream's AggregateContainerRequests/Limits: app containers and sidecars add up; each other
+ * init container runs alone beside the sidecars started before it; the pod asks the larger of
+ * the two. `own` gives one container's amounts.
+ */
+function aggregate(pod: Pod, own: (container: Container) => Map<string, bigint>): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const container of pod.spec?.containers ?? []) addInto(out, own(container));
+  const sidecars = new Map<string, bigint>();
+  const init = new Map<string, bigint>();
+  for (const container of pod.spec?.initContainers ?? []) {
+    const amounts = own(container);
+    if (isSidecar(container)) {
+      addInto(out, amounts);
+      addInto(sidecars, amounts);
+      maxInto(init, sidecars);
+    } else {
+      const beside = new Map(sidecars);
+      addInto(beside, amounts);
+      maxInto(init, beside);
+    }
+  }
+  maxInto(out, init);
+  return out;
+}
+
+/**
+ * What a pod asks of a node (upstream's PodRequests): app containers' and sidecars' requests
+ * summed, or an init container's beside the sidecars before it when larger, plus
+ * `spec.overhead`. With `useStatusResources` (the default, as the scheduler's
+ * computePodResourceRequest and the quota evaluator with in-place resize) each app container and
+ * sidecar counts max(desired, allocated, actual) while a resize is under way, so a pending upsize
+ * already reserves its room; a resize reported Infeasible counts only what was allocated and actuated.
  */
 export function podRequests(pod: Pod, options: { useStatusResources?: boolean } = {}): Map<string, bigint> {
   const phase = pod.status?.phase;
   const useStatus = (options.useStatusResources ?? true) && phase !== "Succeeded" && phase !== "Failed";
   const infeasible = pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.status === "True" && c.reason === "Infeasible") === true;
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  const initNames = new Set((pod.spec?.initContainers ?? []).filter((c) => !isSidecar(c)).map((c) => c.name));
   const requestsOf = (container: Container): Map<string, bigint> => {
     const desired = milliMap(container.resources?.requests);
-    const status = useStatus ? statuses.find((s) => s.name === container.name) : undefined;
+    const status = useStatus && !initNames.has(container.name) ? statuses.find((s) => s.name === container.name) : undefined;
     if (status === undefined) return desired;
     const out = infeasible ? new Map<string, bigint>() : desired;
     maxInto(out, milliMap(status.allocatedResources));
     maxInto(out, milliMap(status.resources?.requests));
     return out;
   };
-  const out = new Map<string, bigint>();
-  for (const container of pod.spec?.containers ?? []) {
-    for (const [name, milli] of requestsOf(container)) out.set(name, (out.get(name) ?? 0n) + milli);
+  const out = aggregate(pod, requestsOf);
+  addInto(out, milliMap(pod.spec?.["overhead"] as Record<string, unknown> | undefined));
+  return out;
+}
+
+/**
+ * A pod's limits (upstream's PodLimits): aggregated as its requests are, with each container's
+ * running limits counted while a resize is under way; the overhead adds to the limits that are set.
+ */
+export function podLimits(pod: Pod): Map<string, bigint> {
+  const statuses = pod.status?.containerStatuses ?? [];
+  const out = aggregate(pod, (container) => {
+    const limits = milliMap(container.resources?.limits);
+    maxInto(limits, milliMap(statuses.find((s) => s.name === container.name)?.resources?.limits));
+    return limits;
+  });
+  for (const [name, milli] of milliMap(pod.spec?.["overhead"] as Record<string, unknown> | undefined)) {
+    const limit = out.get(name);
+    if (limit !== undefined) out.set(name, limit + milli);
   }
-  for (const container of pod.spec?.initContainers ?? []) maxInto(out, requestsOf(container));
   return out;
 }
 

@@ -3,42 +3,41 @@ import { isApiError, type ResourceRef } from "../client.js";
 import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
 import { WorkQueue } from "../workqueue.js";
 import type { ResourceQuota } from "../../resources/resource-quotas.js";
+import { NAMESPACE_INDEX } from "../cache.js";
+import type { Informer } from "../informer.js";
+import { countedResource, inQuotaScope, QuotaEvaluatorRegistry, scopeRequirementsOf, type QuotaEvaluator } from "../../quota/evaluator.js";
+import { addUsage, countOf, maskUsage, sameUsage, usageToList, type QuotaUsage } from "../../quota/resource-list.js";
 
 export const RESOURCE_QUOTAS: ResourceRef = { group: "", version: "v1", resource: "resourcequotas", namespaced: true };
-
-/** Core types counted under their bare plural, from before `count/<resource>` existed. */
-const LEGACY_COUNTED = new Set(["pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims"]);
 
 export interface ResourceQuotaControllerOptions {
   /** Full recount of every quota this often (kube-controller-manager's `--resource-quota-sync-period`, default 5 min). */
   resyncPeriodMs?: number;
   workers?: number;
-}
-
-/** The group and resource a quota name counts objects of, or undefined for names that are no object count. */
-export function countedResource(name: string): { group: string; resource: string } | undefined {
-  if (name.startsWith("count/")) {
-    const rest = name.slice("count/".length);
-    const dot = rest.indexOf(".");
-    return dot < 0 ? { group: "", resource: rest } : { group: rest.slice(dot + 1), resource: rest.slice(0, dot) };
-  }
-  return LEGACY_COUNTED.has(name) ? { group: "", resource: name } : undefined;
+  /** Evaluators of resources measured beyond an object count, as the ResourceQuota admission plugin has them. */
+  evaluators?: readonly QuotaEvaluator[];
+  /** The time evaluators measure against (default: now). */
+  clock?: () => Date;
 }
 
 const sameMap = (a: Record<string, string> | undefined, b: Record<string, string>): boolean => {
   const left = a ?? {};
-  return Object.keys(left).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => left[key] === value);
+  return Object.keys(left).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => Object.hasOwn(left, key) && left[key] === value);
 };
 
 /**
  * Keeps each ResourceQuota's status (upstream `pkg/controller/resourcequota`): `status.hard` is
- * the spec's, `status.used` counts the objects of every counted resource of a served type in the
- * quota's namespace. A quota is recounted when it is created or its spec changes, when an object
- * it counts is deleted (the replenishment upstream's monitors do: the ResourceQuota admission
- * plugin charges creates itself), and every `resyncPeriodMs`. Names that count nothing here (cpu,
- * memory, unserved types) are enforced by nobody and get no usage.
+ * the spec's, `status.used` what the quota's namespace uses of each limited resource. Resources
+ * with an evaluator are measured by summing its usage over the namespace's objects that fall in
+ * the quota's scopes (read from informers); other object counts are the server's count of a
+ * served type. A quota is recalculated when it is created or its spec changes, when an object it
+ * measures is deleted or changes its usage (a pod completing or resized: the replenishment
+ * upstream's monitors do; the ResourceQuota admission plugin charges creates itself), and every
+ * `resyncPeriodMs`. Names nothing measures (unserved types) get no usage.
  */
 export function resourceQuotaController(options: ResourceQuotaControllerOptions = {}): Controller {
+  const registry = new QuotaEvaluatorRegistry(options.evaluators);
+  const clock = options.clock ?? (() => new Date());
   return {
     name: "resourcequota",
     async run(context: ControllerContext, signal: AbortSignal) {
@@ -46,7 +45,7 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
       const quotas = context.informers.informerFor(RESOURCE_QUOTAS);
       const keyOf = (quota: KubeObject) => `${quota.metadata?.namespace ?? ""}/${quota.metadata?.name ?? ""}`;
       const enqueueNamespace = (namespace: string | undefined) => {
-        for (const quota of quotas.cache.list()) if (quota.metadata?.namespace === namespace) queue.add(keyOf(quota));
+        for (const quota of quotas.cache.byIndex(NAMESPACE_INDEX, namespace ?? "")) queue.add(keyOf(quota));
       };
       quotas.addEventHandler({
         add: (quota) => queue.add(keyOf(quota)),
@@ -56,15 +55,29 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
           if (specChanged || !sameMap(after.status?.hard, after.spec?.hard ?? {})) queue.add(keyOf(quota));
         },
       });
-      /** Counted types whose deletions already enqueue their namespace's quotas. */
-      const monitored = new Set<string>();
-      const monitor = (ref: ResourceRef) => {
+      /** Watched types: deletions, and usage changes of measured ones, enqueue their namespace's quotas. */
+      const monitored = new Map<string, Informer>();
+      const monitor = async (ref: ResourceRef, evaluator: QuotaEvaluator | undefined): Promise<Informer> => {
         const key = `${ref.group}/${ref.resource}`;
-        if (monitored.has(key)) return;
-        monitored.add(key);
-        const informer = context.informers.informerFor(ref);
-        informer.addEventHandler({ delete: (object) => enqueueNamespace(object.metadata?.namespace) });
-        informer.start();
+        let informer = monitored.get(key);
+        if (informer === undefined) {
+          informer = context.informers.informerFor(ref);
+          monitored.set(key, informer);
+          informer.addEventHandler({
+            delete: (object) => enqueueNamespace(object.metadata?.namespace),
+            ...(evaluator === undefined
+              ? {}
+              : {
+                  update: (old: KubeObject, object: KubeObject) => {
+                    const now = clock();
+                    if (!sameUsage(evaluator.usage(old, now), evaluator.usage(object, now))) enqueueNamespace(object.metadata?.namespace);
+                  },
+                }),
+          });
+          informer.start();
+        }
+        await informer.waitForSync();
+        return informer;
       };
       quotas.start();
       await Promise.race([quotas.waitForSync(), aborted(signal)]);
@@ -72,6 +85,42 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
         for (const quota of quotas.cache.list()) queue.add(keyOf(quota));
       }, options.resyncPeriodMs ?? 300_000);
       resync.unref();
+
+      /** upstream `CalculateUsage`: each evaluator's usage over the namespace's objects in the quota's scopes, zero when none. */
+      const calculateUsage = async (quota: ResourceQuota, hardNames: readonly string[]): Promise<QuotaUsage> => {
+        const namespace = quota.metadata?.namespace ?? "";
+        const scopes = scopeRequirementsOf(quota);
+        let used: QuotaUsage = new Map();
+        const measured = new Set<string>();
+        for (const evaluator of registry.measuring()) {
+          const tracked = evaluator.matchingResources(hardNames);
+          const ref = tracked.length === 0 ? undefined : await context.mapper.resource(evaluator.group, evaluator.resource);
+          if (ref === undefined || !ref.namespaced) continue;
+          const informer = await monitor(ref, evaluator);
+          const now = clock();
+          let sum: QuotaUsage = new Map(tracked.map((name) => [name, countOf(0)]));
+          for (const object of informer.cache.byIndex(NAMESPACE_INDEX, namespace)) {
+            if (inQuotaScope(evaluator, scopes, object)) sum = addUsage(sum, maskUsage(evaluator.usage(object, now), tracked));
+          }
+          used = addUsage(used, sum);
+          for (const name of tracked) measured.add(name);
+        }
+        for (const name of hardNames) {
+          const counted = measured.has(name) ? undefined : countedResource(name);
+          const ref = counted === undefined ? undefined : await context.mapper.resource(counted.group, counted.resource);
+          if (ref === undefined || !ref.namespaced) continue;
+          await monitor(ref, undefined);
+          // An object count evaluator takes no scope: a scoped quota counts none of these.
+          if (scopes.length > 0) {
+            used.set(name, countOf(0));
+            continue;
+          }
+          // One item and the server's count of the rest: no full list to count a namespace.
+          const page = await context.client.list(ref, namespace, { limit: "1" });
+          used.set(name, countOf(page.items.length + (page.metadata.remainingItemCount ?? 0)));
+        }
+        return used;
+      };
 
       const workers = runWorkers(
         queue,
@@ -81,16 +130,7 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
           if (quota === undefined) return;
           const namespace = quota.metadata?.namespace ?? "";
           const hard = { ...(quota.spec?.hard ?? {}) };
-          const used: Record<string, string> = {};
-          for (const name of Object.keys(hard)) {
-            const counted = countedResource(name);
-            const ref = counted === undefined ? undefined : await context.mapper.resource(counted.group, counted.resource);
-            if (ref === undefined || !ref.namespaced) continue;
-            monitor(ref);
-            // One item and the server's count of the rest: no full list to count a namespace.
-            const page = await context.client.list(ref, namespace, { limit: "1" });
-            used[name] = String(page.items.length + (page.metadata.remainingItemCount ?? 0));
-          }
+          const used = usageToList(await calculateUsage(quota, Object.keys(hard)));
           if (sameMap(quota.status?.hard, hard) && sameMap(quota.status?.used, used)) return;
           try {
             await context.client.update(RESOURCE_QUOTAS, namespace, { ...quota, status: { hard, used } }, "status");

@@ -64,7 +64,8 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
     }
   };
 
-  const subresource = info.subresource === "status" ? "status" : "";
+  // The subresource reaches the store, as a PUT's does: admission and managedFields name it (`pods/resize`).
+  const subresource = info.subresource;
   let checked = false;
   const updated = await scope.store.guaranteedUpdate(
     info.namespace,
@@ -150,7 +151,8 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   // Unlike other writes, apply takes no type from the URL: the field manager requires the configuration's own.
   reconcileNamespace(object, info, definition);
   checkName(object, info.name);
-  const subresource = info.subresource === "status" ? "status" : "";
+  // The subresource reaches the store, as a PUT's does: admission and managedFields name it (`pods/resize`).
+  const subresource = info.subresource;
   // The store merges the configuration into the live object by field ownership (fieldmanager/).
   const writeOptions: RequestOptions = { ...requestOptions(options, subresource, ctx.user), fieldManager: manager, apply: { force: options.force === true } };
   for (let attempt = 0; attempt < 2; attempt++) {
