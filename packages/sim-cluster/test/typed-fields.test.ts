@@ -1,7 +1,7 @@
 // Deployments, Pods and Services are typed objects: fieldValidation=Strict refuses fields their
 // schema does not declare, Warn names them in Warning headers and Ignore drops them — and in no
 // mode is an unknown field stored. `kubectl explain` reads the same schemas.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,5 +115,48 @@ describe("kubectl 1.32 explain", { timeout: 30_000 }, () => {
     const explained = await kubectl(kubeconfig, ["explain", "deployment.spec.template.spec.containers.livenessProbe"]);
     expect(explained.code).toBe(0);
     expect(explained.stdout).toContain("initialDelaySeconds\t<integer>");
+  });
+});
+
+describe("kubectl 1.32 apply --server-side", { timeout: 30_000 }, () => {
+  const manifest = (image: string, extra = "") => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: applied
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: applied}
+  template:
+    metadata:
+      labels: {app: applied}
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+        ports:
+        - containerPort: 80
+        env:
+        - name: A
+          value: "1"
+      - name: sidecar
+        image: busybox${extra}
+`;
+
+  it("merges containers by name and refuses an unknown field", async () => {
+    const file = join(dir, "applied.yaml");
+    await writeFile(file, manifest("nginx"));
+    expect(await kubectl(kubeconfig, ["apply", "--server-side", "-f", file])).toMatchObject({ code: 0, stdout: "deployment.apps/applied serverside-applied\n" });
+    await writeFile(file, manifest("nginx:2"));
+    expect((await kubectl(kubeconfig, ["apply", "--server-side", "-f", file])).code).toBe(0);
+    const images = await kubectl(kubeconfig, ["get", "deployment", "applied", "-o", "jsonpath={.spec.template.spec.containers[*].image}"]);
+    expect(images.stdout).toBe("nginx:2 busybox");
+
+    await writeFile(file, manifest("nginx:3", "\n        unknownContainerField: x"));
+    const refused = await kubectl(kubeconfig, ["apply", "--server-side", "-f", file]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('.spec.template.spec.containers[name="sidecar"].unknownContainerField: field not declared in schema');
+    const after = await kubectl(kubeconfig, ["get", "deployment", "applied", "-o", "json"]);
+    expect(after.stdout).not.toContain("unknownContainerField");
   });
 });
