@@ -164,6 +164,14 @@ for (const [pkg, roots] of ROOTS) {
     }
   }
 }
+// A field typed by another model has no description of its own in the models: it gets the model's.
+for (const component of Object.values(components)) {
+  for (const [field, property] of Object.entries(component.properties)) {
+    if (typeof property.$ref !== "string" || property.$ref.startsWith("#")) continue;
+    const description = components[componentNames.get(property.$ref)]?.description;
+    if (description !== undefined) component.properties[field] = withDescription(property, description);
+  }
+}
 // Every reference by class name becomes a reference by component name.
 const resolveRefs = (value) => {
   if (Array.isArray(value)) return value.map(resolveRefs);

@@ -107,8 +107,10 @@ describe("kubectl 1.32 explain", { timeout: 30_000 }, () => {
     expect(explained.code).toBe(0);
     expect(explained.stdout).toContain("replicas\t<integer>");
     const text = explained.stdout.replaceAll(/\s+/g, " ");
+    expect(text).toContain("FIELD: spec <DeploymentSpec>");
+    expect(text).toContain("selector <LabelSelector> -required-");
     expect(text).toContain("replicas <integer> Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.");
-    expect(text).toContain("template <Object> -required- PodTemplateSpec describes the data a pod should have when created from a template");
+    expect(text).toContain("template <PodTemplateSpec> -required- PodTemplateSpec describes the data a pod should have when created from a template");
   });
 
   it("follows the spec into the pod template's containers", async () => {

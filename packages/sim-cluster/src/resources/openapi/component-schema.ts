@@ -1,4 +1,4 @@
-import type { JSONSchemaProps } from "@kubekit/generic-controlplane/registry";
+import type { JSONSchemaProps, ResourceDefinition } from "@kubekit/generic-controlplane/registry";
 import { components } from "./components.js";
 
 const PREFIX = "#/components/schemas/";
@@ -11,6 +11,7 @@ const PREFIX = "#/components/schemas/";
  */
 const built = new Map<string, JSONSchemaProps>();
 const building = new Set<string>();
+const names = new WeakMap<JSONSchemaProps, string>();
 
 /** The schema of the generated component `name` (e.g. `io.k8s.api.apps.v1.Deployment`), references inlined. */
 export function componentSchema(name: string): JSONSchemaProps {
@@ -23,7 +24,19 @@ export function componentSchema(name: string): JSONSchemaProps {
   const schema = inline(component);
   building.delete(name);
   built.set(name, schema);
+  names.set(schema, name);
   return schema;
+}
+
+/**
+ * `definition` publishing its schema as upstream does: the generated component with `$ref`s
+ * into the others (so `kubectl explain` shows `template <PodTemplateSpec>`), while the server
+ * keeps working from the self-contained schema.
+ */
+export function withPublishedSchema(definition: ResourceDefinition): ResourceDefinition {
+  const name = definition.schema === undefined ? undefined : names.get(definition.schema);
+  const component = name === undefined ? undefined : components[name];
+  return component === undefined ? definition : { ...definition, openapi: { schema: component, components } };
 }
 
 function referenced(schema: JSONSchemaProps): string | undefined {

@@ -55,10 +55,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetSpec"
+          }
+        ],
+        "description": "DaemonSetSpec is the specification of a daemon set."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetStatus"
+          }
+        ],
+        "description": "DaemonSetStatus represents the current status of a daemon set."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -115,13 +125,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       },
       "updateStrategy": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetUpdateStrategy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DaemonSetUpdateStrategy"
+          }
+        ],
+        "description": "DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet."
       }
     },
     "required": [
@@ -204,7 +229,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.",
     "properties": {
       "rollingUpdate": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateDaemonSet"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateDaemonSet"
+          }
+        ],
+        "description": "Spec to control the desired behavior of daemon set rolling update."
       },
       "type": {
         "description": "Type of daemon set update. Can be \"RollingUpdate\" or \"OnDelete\". Default is RollingUpdate.",
@@ -228,10 +258,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"
+          }
+        ],
+        "description": "DeploymentSpec is the specification of the desired behavior of the Deployment."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentStatus"
+          }
+        ],
+        "description": "DeploymentStatus is the most recently observed status of the Deployment."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -307,13 +347,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "strategy": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy"
+          }
+        ],
+        "description": "DeploymentStrategy describes how to replace existing pods with new ones."
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       }
     },
     "required": [
@@ -385,7 +440,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "DeploymentStrategy describes how to replace existing pods with new ones.",
     "properties": {
       "rollingUpdate": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateDeployment"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateDeployment"
+          }
+        ],
+        "description": "Spec to control the desired behavior of rolling update."
       },
       "type": {
         "description": "Type of deployment. Can be \"Recreate\" or \"RollingUpdate\". Default is RollingUpdate.",
@@ -409,10 +469,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.ReplicaSetSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.ReplicaSetSpec"
+          }
+        ],
+        "description": "ReplicaSetSpec is the specification of a ReplicaSet."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.ReplicaSetStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.ReplicaSetStatus"
+          }
+        ],
+        "description": "ReplicaSetStatus represents the current status of a ReplicaSet."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -469,10 +539,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       }
     },
     "required": [
@@ -630,10 +710,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetSpec"
+          }
+        ],
+        "description": "A StatefulSetSpec is the specification of a StatefulSet."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetStatus"
+          }
+        ],
+        "description": "StatefulSetStatus represents the current state of a StatefulSet."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -710,10 +800,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "ordinals": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetOrdinals"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetOrdinals"
+          }
+        ],
+        "description": "StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet."
       },
       "persistentVolumeClaimRetentionPolicy": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy"
+          }
+        ],
+        "description": "StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the StatefulSet VolumeClaimTemplates."
       },
       "podManagementPolicy": {
         "description": "podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.",
@@ -730,17 +830,32 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "serviceName": {
         "description": "serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where \"pod-specific-string\" is managed by the StatefulSet controller.",
         "type": "string"
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       },
       "updateStrategy": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetUpdateStrategy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.StatefulSetUpdateStrategy"
+          }
+        ],
+        "description": "StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates. It includes any additional parameters necessary to perform the update for the indicated strategy."
       },
       "volumeClaimTemplates": {
         "description": "volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.",
@@ -826,7 +941,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform updates. It includes any additional parameters necessary to perform the update for the indicated strategy.",
     "properties": {
       "rollingUpdate": {
-        "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy"
+          }
+        ],
+        "description": "RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrategyType."
       },
       "type": {
         "description": "Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.",
@@ -872,10 +992,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec"
+          }
+        ],
+        "description": "specification of a horizontal pod autoscaler."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus"
+          }
+        ],
+        "description": "current status of a horizontal pod autoscaler"
       }
     },
     "required": [
@@ -904,7 +1034,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "scaleTargetRef": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.CrossVersionObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.CrossVersionObjectReference"
+          }
+        ],
+        "description": "CrossVersionObjectReference contains enough information to let you identify the referred resource."
       },
       "targetCPUUtilizationPercentage": {
         "description": "targetCPUUtilizationPercentage is the target average CPU utilization (represented as a percentage of requested CPU) over all the pods; if not specified the default autoscaling policy will be used.",
@@ -965,7 +1100,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "target": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+          }
+        ],
+        "description": "MetricTarget defines the target value, average value, or average utilization of a specific metric"
       }
     },
     "required": [
@@ -983,7 +1123,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "current": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+          }
+        ],
+        "description": "MetricValueStatus holds the current value for a metric"
       },
       "name": {
         "description": "name is the name of the resource in question.",
@@ -1023,10 +1168,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ExternalMetricSource indicates how to scale on a metric not associated with any Kubernetes object (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).",
     "properties": {
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       },
       "target": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+          }
+        ],
+        "description": "MetricTarget defines the target value, average value, or average utilization of a specific metric"
       }
     },
     "required": [
@@ -1039,10 +1194,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ExternalMetricStatus indicates the current value of a global metric not associated with any Kubernetes object.",
     "properties": {
       "current": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+          }
+        ],
+        "description": "MetricValueStatus holds the current value for a metric"
       },
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       }
     },
     "required": [
@@ -1118,10 +1283,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec"
+          }
+        ],
+        "description": "HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus"
+          }
+        ],
+        "description": "HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler."
       }
     },
     "required": [
@@ -1140,10 +1315,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "HorizontalPodAutoscalerBehavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively).",
     "properties": {
       "scaleDown": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HPAScalingRules"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HPAScalingRules"
+          }
+        ],
+        "description": "HPAScalingRules configures the scaling behavior for one direction via scaling Policy Rules and a configurable metric tolerance.  Scaling Policy Rules are applied after calculating DesiredReplicas from metrics for the HPA. They can limit the scaling velocity by specifying scaling policies. They can prevent flapping by specifying the stabilization window, so that the number of replicas is not set instantly, instead, the safest value from the stabilization window is chosen.  The tolerance is applied to the metric values and prevents scaling too eagerly for small metric variations. (Note that setting a tolerance requires the beta HPAConfigurableTolerance feature gate to be enabled.)"
       },
       "scaleUp": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HPAScalingRules"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HPAScalingRules"
+          }
+        ],
+        "description": "HPAScalingRules configures the scaling behavior for one direction via scaling Policy Rules and a configurable metric tolerance.  Scaling Policy Rules are applied after calculating DesiredReplicas from metrics for the HPA. They can limit the scaling velocity by specifying scaling policies. They can prevent flapping by specifying the stabilization window, so that the number of replicas is not set instantly, instead, the safest value from the stabilization window is chosen.  The tolerance is applied to the metric values and prevents scaling too eagerly for small metric variations. (Note that setting a tolerance requires the beta HPAConfigurableTolerance feature gate to be enabled.)"
       }
     }
   },
@@ -1183,7 +1368,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler.",
     "properties": {
       "behavior": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior"
+          }
+        ],
+        "description": "HorizontalPodAutoscalerBehavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively)."
       },
       "maxReplicas": {
         "description": "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.",
@@ -1204,7 +1394,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "scaleTargetRef": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+          }
+        ],
+        "description": "CrossVersionObjectReference contains enough information to let you identify the referred resource."
       }
     },
     "required": [
@@ -1271,7 +1466,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       }
     },
     "required": [
@@ -1283,19 +1483,44 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "MetricSpec specifies how to scale based on a single metric (only `type` and one other matching field should be set at once).",
     "properties": {
       "containerResource": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ContainerResourceMetricSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ContainerResourceMetricSource"
+          }
+        ],
+        "description": "ContainerResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the \"pods\" source.  Only one \"target\" type should be set."
       },
       "external": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ExternalMetricSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ExternalMetricSource"
+          }
+        ],
+        "description": "ExternalMetricSource indicates how to scale on a metric not associated with any Kubernetes object (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster)."
       },
       "object": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ObjectMetricSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ObjectMetricSource"
+          }
+        ],
+        "description": "ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."
       },
       "pods": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.PodsMetricSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.PodsMetricSource"
+          }
+        ],
+        "description": "PodsMetricSource indicates how to scale on a metric describing each pod in the current scale target (for example, transactions-processed-per-second). The values will be averaged together before being compared to the target value."
       },
       "resource": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ResourceMetricSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ResourceMetricSource"
+          }
+        ],
+        "description": "ResourceMetricSource indicates how to scale on a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  The values will be averaged together before being compared to the target.  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the \"pods\" source.  Only one \"target\" type should be set."
       },
       "type": {
         "description": "type is the type of metric source.  It should be one of \"ContainerResource\", \"External\", \"Object\", \"Pods\" or \"Resource\", each mapping to a matching field in the object.",
@@ -1311,19 +1536,44 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "MetricStatus describes the last-read state of a single metric.",
     "properties": {
       "containerResource": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus"
+          }
+        ],
+        "description": "ContainerResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing a single container in each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the \"pods\" source."
       },
       "external": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ExternalMetricStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ExternalMetricStatus"
+          }
+        ],
+        "description": "ExternalMetricStatus indicates the current value of a global metric not associated with any Kubernetes object."
       },
       "object": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ObjectMetricStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ObjectMetricStatus"
+          }
+        ],
+        "description": "ObjectMetricStatus indicates the current value of a metric describing a kubernetes object (for example, hits-per-second on an Ingress object)."
       },
       "pods": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.PodsMetricStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.PodsMetricStatus"
+          }
+        ],
+        "description": "PodsMetricStatus indicates the current value of a metric describing each pod in the current scale target (for example, transactions-processed-per-second)."
       },
       "resource": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ResourceMetricStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.ResourceMetricStatus"
+          }
+        ],
+        "description": "ResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the \"pods\" source."
       },
       "type": {
         "description": "type is the type of metric source.  It will be one of \"ContainerResource\", \"External\", \"Object\", \"Pods\" or \"Resource\", each corresponds to a matching field in the object.",
@@ -1416,13 +1666,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for example, hits-per-second on an Ingress object).",
     "properties": {
       "describedObject": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+          }
+        ],
+        "description": "CrossVersionObjectReference contains enough information to let you identify the referred resource."
       },
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       },
       "target": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+          }
+        ],
+        "description": "MetricTarget defines the target value, average value, or average utilization of a specific metric"
       }
     },
     "required": [
@@ -1436,13 +1701,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ObjectMetricStatus indicates the current value of a metric describing a kubernetes object (for example, hits-per-second on an Ingress object).",
     "properties": {
       "current": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+          }
+        ],
+        "description": "MetricValueStatus holds the current value for a metric"
       },
       "describedObject": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.CrossVersionObjectReference"
+          }
+        ],
+        "description": "CrossVersionObjectReference contains enough information to let you identify the referred resource."
       },
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       }
     },
     "required": [
@@ -1456,10 +1736,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "PodsMetricSource indicates how to scale on a metric describing each pod in the current scale target (for example, transactions-processed-per-second). The values will be averaged together before being compared to the target value.",
     "properties": {
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       },
       "target": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+          }
+        ],
+        "description": "MetricTarget defines the target value, average value, or average utilization of a specific metric"
       }
     },
     "required": [
@@ -1472,10 +1762,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "PodsMetricStatus indicates the current value of a metric describing each pod in the current scale target (for example, transactions-processed-per-second).",
     "properties": {
       "current": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+          }
+        ],
+        "description": "MetricValueStatus holds the current value for a metric"
       },
       "metric": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricIdentifier"
+          }
+        ],
+        "description": "MetricIdentifier defines the name and optionally selector for a metric"
       }
     },
     "required": [
@@ -1492,7 +1792,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "target": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricTarget"
+          }
+        ],
+        "description": "MetricTarget defines the target value, average value, or average utilization of a specific metric"
       }
     },
     "required": [
@@ -1505,7 +1810,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ResourceMetricStatus indicates the current value of a resource metric known to Kubernetes, as specified in requests and limits, describing each pod in the current scale target (e.g. CPU or memory).  Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the \"pods\" source.",
     "properties": {
       "current": {
-        "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.autoscaling.v2.MetricValueStatus"
+          }
+        ],
+        "description": "MetricValueStatus holds the current value for a metric"
       },
       "name": {
         "description": "name is the name of the resource in question.",
@@ -1533,10 +1843,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobSpec"
+          }
+        ],
+        "description": "CronJobSpec describes how the job execution will look like and when it will actually run."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobStatus"
+          }
+        ],
+        "description": "CronJobStatus represents the current state of a cron job."
       }
     },
     "required": [
@@ -1564,7 +1884,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "jobTemplate": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobTemplateSpec"
+          }
+        ],
+        "description": "JobTemplateSpec describes the data a Job should have when created from a template"
       },
       "schedule": {
         "description": "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
@@ -1634,10 +1959,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobSpec"
+          }
+        ],
+        "description": "JobSpec describes how the job execution will look like."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobStatus"
+          }
+        ],
+        "description": "JobStatus represents the current state of a Job."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -1731,24 +2066,44 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "podFailurePolicy": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.PodFailurePolicy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.PodFailurePolicy"
+          }
+        ],
+        "description": "PodFailurePolicy describes how failed pods influence the backoffLimit."
       },
       "podReplacementPolicy": {
         "description": "podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods   when they are terminating (has a metadata.deletionTimestamp) or failed. - Failed means to wait until a previously created Pod is fully terminated (has phase   Failed or Succeeded) before creating a replacement Pod.  When using podFailurePolicy, Failed is the the only allowed value. TerminatingOrFailed and Failed are allowed values when podFailurePolicy is not in use.",
         "type": "string"
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "successPolicy": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.SuccessPolicy"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.SuccessPolicy"
+          }
+        ],
+        "description": "SuccessPolicy describes when a Job can be declared as succeeded based on the success of some indexes."
       },
       "suspend": {
         "description": "suspend specifies whether the Job controller should create Pods or not. If a Job is created with suspend set to true, no Pods are created by the Job controller. If a Job is suspended after creation (i.e. the flag goes from false to true), the Job controller will delete all active Pods associated with this Job. Users must design their workload to gracefully handle this. Suspending a Job will reset the StartTime field of the Job, effectively resetting the ActiveDeadlineSeconds timer too. Defaults to false.",
         "type": "boolean"
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       },
       "ttlSecondsAfterFinished": {
         "description": "ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed). If this field is set, ttlSecondsAfterFinished after the Job finishes, it is eligible to be automatically deleted. When the Job is being deleted, its lifecycle guarantees (e.g. finalizers) will be honored. If this field is unset, the Job won't be automatically deleted. If this field is set to zero, the Job becomes eligible to be deleted immediately after it finishes.",
@@ -1818,7 +2173,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "uncountedTerminatedPods": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.UncountedTerminatedPods"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.UncountedTerminatedPods"
+          }
+        ],
+        "description": "UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't been accounted in Job status counters."
       }
     }
   },
@@ -1830,7 +2190,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.JobSpec"
+          }
+        ],
+        "description": "JobSpec describes how the job execution will look like."
       }
     }
   },
@@ -1904,7 +2269,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "onExitCodes": {
-        "$ref": "#/components/schemas/io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement"
+          }
+        ],
+        "description": "PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod based on its container exit codes. In particular, it lookups the .state.terminated.exitCode for each app container and init container status, represented by the .status.containerStatuses and .status.initContainerStatuses fields in the Pod status, respectively. Containers completed with success (exit code 0) are excluded from the requirement check."
       },
       "onPodConditions": {
         "description": "Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.",
@@ -2004,13 +2374,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Affinity is a group of affinity scheduling rules.",
     "properties": {
       "nodeAffinity": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeAffinity"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeAffinity"
+          }
+        ],
+        "description": "Node affinity is a group of node affinity scheduling rules."
       },
       "podAffinity": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAffinity"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAffinity"
+          }
+        ],
+        "description": "Pod affinity is a group of inter pod affinity scheduling rules."
       },
       "podAntiAffinity": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAntiAffinity"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAntiAffinity"
+          }
+        ],
+        "description": "Pod anti affinity is a group of inter pod anti affinity scheduling rules."
       }
     }
   },
@@ -2136,10 +2521,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Represents storage that is managed by an external CSI volume driver",
     "properties": {
       "controllerExpandSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "controllerPublishSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "driver": {
         "description": "driver is the name of the driver to use for this volume. Required.",
@@ -2150,13 +2545,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "nodeExpandSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "nodePublishSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "nodeStageSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "readOnly": {
         "description": "readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write).",
@@ -2192,7 +2602,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "nodePublishSecretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "readOnly": {
         "description": "readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).",
@@ -2256,7 +2671,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "user": {
         "description": "user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
@@ -2291,7 +2711,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "user": {
         "description": "user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
@@ -2315,7 +2740,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "volumeID": {
         "description": "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md",
@@ -2339,7 +2769,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "volumeID": {
         "description": "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md",
@@ -2366,7 +2801,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.",
     "properties": {
       "labelSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "name": {
         "description": "Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.",
@@ -2552,10 +2992,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "lifecycle": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Lifecycle"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Lifecycle"
+          }
+        ],
+        "description": "Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted."
       },
       "livenessProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "name": {
         "description": "Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.",
@@ -2576,7 +3026,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "readinessProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "resizePolicy": {
         "description": "Resources resize policy for the container. This field cannot be set on ephemeral containers.",
@@ -2587,7 +3042,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+          }
+        ],
+        "description": "ResourceRequirements describes the compute resource requirements."
       },
       "restartPolicy": {
         "description": "RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as \"Always\" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy \"Always\" will be shut down. This lifecycle differs from normal init containers and is often referred to as a \"sidecar\" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.",
@@ -2602,10 +3062,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "securityContext": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecurityContext"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecurityContext"
+          }
+        ],
+        "description": "SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence."
       },
       "startupProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "stdin": {
         "description": "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.",
@@ -2762,7 +3232,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "exitCodes": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes"
+          }
+        ],
+        "description": "ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes."
       }
     },
     "required": [
@@ -2795,13 +3270,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting.",
     "properties": {
       "running": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateRunning"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateRunning"
+          }
+        ],
+        "description": "ContainerStateRunning is a running state of a container."
       },
       "terminated": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateTerminated"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateTerminated"
+          }
+        ],
+        "description": "ContainerStateTerminated is a terminated state of a container."
       },
       "waiting": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateWaiting"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerStateWaiting"
+          }
+        ],
+        "description": "ContainerStateWaiting is a waiting state of a container."
       }
     }
   },
@@ -2910,7 +3400,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "lastState": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerState"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerState"
+          }
+        ],
+        "description": "ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting."
       },
       "name": {
         "description": "Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.",
@@ -2921,7 +3416,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+          }
+        ],
+        "description": "ResourceRequirements describes the compute resource requirements."
       },
       "restartCount": {
         "description": "RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.",
@@ -2933,14 +3433,24 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "state": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerState"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerState"
+          }
+        ],
+        "description": "ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting."
       },
       "stopSignal": {
         "description": "StopSignal reports the effective stop signal for this container",
         "type": "string"
       },
       "user": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerUser"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ContainerUser"
+          }
+        ],
+        "description": "ContainerUser represents user identity information"
       },
       "volumeMounts": {
         "description": "Status of volume mounts.",
@@ -2963,7 +3473,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "ContainerUser represents user identity information",
     "properties": {
       "linux": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LinuxContainerUser"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LinuxContainerUser"
+          }
+        ],
+        "description": "LinuxContainerUser represents user identity information in Linux containers"
       }
     }
   },
@@ -2999,7 +3514,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "DownwardAPIVolumeFile represents information to create the file containing the pod field",
     "properties": {
       "fieldRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector"
+          }
+        ],
+        "description": "ObjectFieldSelector selects an APIVersioned field of an object."
       },
       "mode": {
         "description": "Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.",
@@ -3011,7 +3531,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "resourceFieldRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector"
+          }
+        ],
+        "description": "ResourceFieldSelector represents container resources (cpu, memory) and their output format"
       }
     },
     "required": [
@@ -3075,7 +3600,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "targetRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+          }
+        ],
+        "description": "ObjectReference contains enough information to let you inspect or modify the referred object."
       }
     },
     "required": [
@@ -3175,14 +3705,24 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "EnvFromSource represents the source of a set of ConfigMaps or Secrets",
     "properties": {
       "configMapRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapEnvSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapEnvSource"
+          }
+        ],
+        "description": "ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.  The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables."
       },
       "prefix": {
         "description": "Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.",
         "type": "string"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretEnvSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretEnvSource"
+          }
+        ],
+        "description": "SecretEnvSource selects a Secret to populate the environment variables with.  The contents of the target Secret's Data field will represent the key-value pairs as environment variables."
       }
     }
   },
@@ -3199,7 +3739,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "valueFrom": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.EnvVarSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.EnvVarSource"
+          }
+        ],
+        "description": "EnvVarSource represents a source for the value of an EnvVar."
       }
     },
     "required": [
@@ -3211,19 +3756,44 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "EnvVarSource represents a source for the value of an EnvVar.",
     "properties": {
       "configMapKeyRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapKeySelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapKeySelector"
+          }
+        ],
+        "description": "Selects a key from a ConfigMap."
       },
       "fieldRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectFieldSelector"
+          }
+        ],
+        "description": "ObjectFieldSelector selects an APIVersioned field of an object."
       },
       "fileKeyRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FileKeySelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FileKeySelector"
+          }
+        ],
+        "description": "FileKeySelector selects a key of the env file."
       },
       "resourceFieldRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceFieldSelector"
+          }
+        ],
+        "description": "ResourceFieldSelector represents container resources (cpu, memory) and their output format"
       },
       "secretKeyRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretKeySelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretKeySelector"
+          }
+        ],
+        "description": "SecretKeySelector selects a key of a Secret."
       }
     }
   },
@@ -3277,10 +3847,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "lifecycle": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Lifecycle"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Lifecycle"
+          }
+        ],
+        "description": "Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted."
       },
       "livenessProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "name": {
         "description": "Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.",
@@ -3301,7 +3881,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "readinessProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "resizePolicy": {
         "description": "Resources resize policy for the container.",
@@ -3312,7 +3897,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+          }
+        ],
+        "description": "ResourceRequirements describes the compute resource requirements."
       },
       "restartPolicy": {
         "description": "Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.",
@@ -3327,10 +3917,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "securityContext": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecurityContext"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecurityContext"
+          }
+        ],
+        "description": "SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence."
       },
       "startupProbe": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Probe"
+          }
+        ],
+        "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic."
       },
       "stdin": {
         "description": "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.",
@@ -3396,7 +3996,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Represents an ephemeral volume that is handled by a normal storage driver.",
     "properties": {
       "volumeClaimTemplate": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimTemplate"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimTemplate"
+          }
+        ],
+        "description": "PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource."
       }
     }
   },
@@ -3498,7 +4103,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       }
     },
     "required": [
@@ -3529,7 +4139,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       }
     },
     "required": [
@@ -3817,7 +4432,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "targetPortal": {
         "description": "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).",
@@ -3875,7 +4495,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "targetPortal": {
         "description": "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).",
@@ -3943,10 +4568,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted.",
     "properties": {
       "postStart": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LifecycleHandler"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LifecycleHandler"
+          }
+        ],
+        "description": "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified."
       },
       "preStop": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LifecycleHandler"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LifecycleHandler"
+          }
+        ],
+        "description": "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified."
       },
       "stopSignal": {
         "description": "StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name",
@@ -3959,16 +4594,36 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified.",
     "properties": {
       "exec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ExecAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ExecAction"
+          }
+        ],
+        "description": "ExecAction describes a \"run in container\" action."
       },
       "httpGet": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.HTTPGetAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.HTTPGetAction"
+          }
+        ],
+        "description": "HTTPGetAction describes an action based on HTTP Get requests."
       },
       "sleep": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SleepAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SleepAction"
+          }
+        ],
+        "description": "SleepAction describes a \"sleep\" action."
       },
       "tcpSocket": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.TCPSocketAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.TCPSocketAction"
+          }
+        ],
+        "description": "TCPSocketAction describes an action based on opening a socket"
       }
     }
   },
@@ -3988,7 +4643,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LimitRangeSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LimitRangeSpec"
+          }
+        ],
+        "description": "LimitRangeSpec defines a min/max usage limit for resources that match on kind."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -4255,10 +4915,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSpec"
+          }
+        ],
+        "description": "NodeSpec describes the attributes that a node is created with."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeStatus"
+          }
+        ],
+        "description": "NodeStatus is information about the current status of a node."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -4300,7 +4970,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "requiredDuringSchedulingIgnoredDuringExecution": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelector"
+          }
+        ],
+        "description": "A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms."
       }
     }
   },
@@ -4373,7 +5048,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22",
     "properties": {
       "configMap": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapNodeConfigSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapNodeConfigSource"
+          }
+        ],
+        "description": "ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration"
       }
     }
   },
@@ -4382,17 +5062,32 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource.",
     "properties": {
       "active": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+          }
+        ],
+        "description": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"
       },
       "assigned": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+          }
+        ],
+        "description": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"
       },
       "error": {
         "description": "Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.",
         "type": "string"
       },
       "lastKnownGood": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+          }
+        ],
+        "description": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"
       }
     }
   },
@@ -4401,7 +5096,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NodeDaemonEndpoints lists ports opened by daemons running on the Node.",
     "properties": {
       "kubeletEndpoint": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.DaemonEndpoint"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.DaemonEndpoint"
+          }
+        ],
+        "description": "DaemonEndpoint contains information about a single Daemon endpoint."
       }
     }
   },
@@ -4420,7 +5120,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NodeRuntimeHandler is a set of runtime handler information.",
     "properties": {
       "features": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeRuntimeHandlerFeatures"
+          }
+        ],
+        "description": "NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler."
       },
       "name": {
         "description": "Runtime handler name. Empty for the default runtime handler.",
@@ -4514,7 +5219,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NodeSpec describes the attributes that a node is created with.",
     "properties": {
       "configSource": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigSource"
+          }
+        ],
+        "description": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22"
       },
       "externalID": {
         "description": "Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966",
@@ -4609,10 +5319,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "config": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeConfigStatus"
+          }
+        ],
+        "description": "NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource."
       },
       "daemonEndpoints": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeDaemonEndpoints"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeDaemonEndpoints"
+          }
+        ],
+        "description": "NodeDaemonEndpoints lists ports opened by daemons running on the Node."
       },
       "declaredFeatures": {
         "description": "DeclaredFeatures represents the features related to feature gates that are declared by the node.",
@@ -4622,7 +5342,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         }
       },
       "features": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeFeatures"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeFeatures"
+          }
+        ],
+        "description": "NodeFeatures describes the set of features implemented by the CRI implementation. The features contained in the NodeFeatures should depend only on the cri implementation independent of runtime handlers."
       },
       "images": {
         "description": "List of container images on this node",
@@ -4633,7 +5358,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "nodeInfo": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSystemInfo"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSystemInfo"
+          }
+        ],
+        "description": "NodeSystemInfo is a set of ids/uuids to uniquely identify the node."
       },
       "phase": {
         "description": "NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.",
@@ -4716,7 +5446,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "swap": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSwapStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSwapStatus"
+          }
+        ],
+        "description": "NodeSwapStatus represents swap memory information."
       },
       "systemUUID": {
         "description": "SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid",
@@ -4804,10 +5539,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeSpec"
+          }
+        ],
+        "description": "PersistentVolumeSpec is the specification of a persistent volume."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeStatus"
+          }
+        ],
+        "description": "PersistentVolumeStatus is the current status of a persistent volume."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -4834,10 +5579,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec"
+          }
+        ],
+        "description": "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes"
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimStatus"
+          }
+        ],
+        "description": "PersistentVolumeClaimStatus is the current status of a persistent volume claim."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -4897,16 +5652,36 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "dataSource": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference"
+          }
+        ],
+        "description": "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace."
       },
       "dataSourceRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedObjectReference"
+          }
+        ],
+        "description": "TypedObjectReference contains enough information to let you locate the typed referenced object"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeResourceRequirements"
+          }
+        ],
+        "description": "VolumeResourceRequirements describes the storage resource requirements for a volume."
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "storageClassName": {
         "description": "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1",
@@ -4993,7 +5768,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "modifyVolumeStatus": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ModifyVolumeStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ModifyVolumeStatus"
+          }
+        ],
+        "description": "ModifyVolumeStatus represents the status object of ControllerModifyVolume operation"
       },
       "phase": {
         "description": "phase represents the current phase of PersistentVolumeClaim.",
@@ -5009,7 +5789,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimSpec"
+          }
+        ],
+        "description": "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes"
       }
     },
     "required": [
@@ -5046,13 +5831,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "awsElasticBlockStore": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"
+          }
+        ],
+        "description": "Represents a Persistent Disk resource in AWS.  An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling."
       },
       "azureDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource"
+          }
+        ],
+        "description": "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod."
       },
       "azureFile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureFilePersistentVolumeSource"
+          }
+        ],
+        "description": "AzureFile represents an Azure File Service mount on the host and bind mount to the pod."
       },
       "capacity": {
         "description": "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
@@ -5070,40 +5870,100 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         }
       },
       "cephfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CephFSPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CephFSPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling."
       },
       "cinder": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CinderPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CinderPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling."
       },
       "claimRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+          }
+        ],
+        "description": "ObjectReference contains enough information to let you inspect or modify the referred object."
       },
       "csi": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CSIPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CSIPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents storage that is managed by an external CSI volume driver"
       },
       "fc": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FCVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FCVolumeSource"
+          }
+        ],
+        "description": "Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling."
       },
       "flexVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FlexPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FlexPersistentVolumeSource"
+          }
+        ],
+        "description": "FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin."
       },
       "flocker": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource"
+          }
+        ],
+        "description": "Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling."
       },
       "gcePersistentDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a Persistent Disk resource in Google Compute Engine.  A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling."
       },
       "glusterfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GlusterfsPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling."
       },
       "hostPath": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource"
+          }
+        ],
+        "description": "Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling."
       },
       "iscsi": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ISCSIPersistentVolumeSource"
+          }
+        ],
+        "description": "ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling."
       },
       "local": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalVolumeSource"
+          }
+        ],
+        "description": "Local represents directly-attached storage with node affinity"
       },
       "mountOptions": {
         "description": "mountOptions is the list of mount options, e.g. [\"ro\", \"soft\"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options",
@@ -5114,36 +5974,76 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "nfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource"
+          }
+        ],
+        "description": "Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling."
       },
       "nodeAffinity": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeNodeAffinity"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeNodeAffinity"
+          }
+        ],
+        "description": "VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from."
       },
       "persistentVolumeReclaimPolicy": {
         "description": "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
         "type": "string"
       },
       "photonPersistentDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a Photon Controller persistent disk resource."
       },
       "portworxVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource"
+          }
+        ],
+        "description": "PortworxVolumeSource represents a Portworx volume resource."
       },
       "quobyte": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource"
+          }
+        ],
+        "description": "Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling."
       },
       "rbd": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.RBDPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.RBDPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."
       },
       "scaleIO": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ScaleIOPersistentVolumeSource"
+          }
+        ],
+        "description": "ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"
       },
       "storageClassName": {
         "description": "storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.",
         "type": "string"
       },
       "storageos": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.StorageOSPersistentVolumeSource"
+          }
+        ],
+        "description": "Represents a StorageOS persistent volume resource."
       },
       "volumeAttributesClassName": {
         "description": "Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process.",
@@ -5154,7 +6054,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "vsphereVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a vSphere volume resource."
       }
     }
   },
@@ -5214,10 +6119,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+          }
+        ],
+        "description": "PodSpec is a description of a pod."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodStatus"
+          }
+        ],
+        "description": "PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -5255,7 +6170,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running",
     "properties": {
       "labelSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "matchLabelKeys": {
         "description": "MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set.",
@@ -5282,7 +6202,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "namespaceSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "topologyKey": {
         "description": "This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed.",
@@ -5568,7 +6493,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext.",
     "properties": {
       "appArmorProfile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AppArmorProfile"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AppArmorProfile"
+          }
+        ],
+        "description": "AppArmorProfile defines a pod or container's AppArmor settings."
       },
       "fsGroup": {
         "description": "A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:  1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----  If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.",
@@ -5594,14 +6524,24 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int64"
       },
       "seccompProfile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SeccompProfile"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SeccompProfile"
+          }
+        ],
+        "description": "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set."
       },
       "seLinuxChangePolicy": {
         "description": "seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are \"MountOption\" and \"Recursive\".  \"Recursive\" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.  \"MountOption\" mounts all eligible Pod volumes with `-o context` mount option. This requires all Pods that share the same volume to use the same SELinux label. It is not possible to share the same volume among privileged and unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are always re-labelled recursively. \"MountOption\" value is allowed only when SELinuxMount feature gate is enabled.  If not specified and SELinuxMount feature gate is enabled, \"MountOption\" is used. If not specified and SELinuxMount feature gate is disabled, \"MountOption\" is used for ReadWriteOncePod volumes and \"Recursive\" for all other volumes.  This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.  All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.",
         "type": "string"
       },
       "seLinuxOptions": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SELinuxOptions"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SELinuxOptions"
+          }
+        ],
+        "description": "SELinuxOptions are the labels to be applied to the container"
       },
       "supplementalGroups": {
         "description": "A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.",
@@ -5625,7 +6565,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "windowsOptions": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions"
+          }
+        ],
+        "description": "WindowsSecurityContextOptions contain Windows-specific options and credentials."
       }
     }
   },
@@ -5639,7 +6584,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int64"
       },
       "affinity": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Affinity"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Affinity"
+          }
+        ],
+        "description": "Affinity is a group of affinity scheduling rules."
       },
       "automountServiceAccountToken": {
         "description": "AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.",
@@ -5659,7 +6609,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "dnsConfig": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodDNSConfig"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodDNSConfig"
+          }
+        ],
+        "description": "PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy."
       },
       "dnsPolicy": {
         "description": "Set DNS policy for the pod. Defaults to \"ClusterFirst\". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.",
@@ -5758,7 +6713,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-map-type": "atomic"
       },
       "os": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodOS"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodOS"
+          }
+        ],
+        "description": "PodOS defines the OS parameters of a pod."
       },
       "overhead": {
         "description": "Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md",
@@ -5810,7 +6770,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge,retainKeys"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+          }
+        ],
+        "description": "ResourceRequirements describes the compute resource requirements."
       },
       "restartPolicy": {
         "description": "Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy",
@@ -5838,10 +6803,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "schedulingGroup": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSchedulingGroup"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSchedulingGroup"
+          }
+        ],
+        "description": "PodSchedulingGroup identifies the runtime scheduling group instance that a Pod belongs to. The scheduler uses this information to apply workload-aware scheduling semantics. Exactly one field must be specified."
       },
       "securityContext": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSecurityContext"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSecurityContext"
+          }
+        ],
+        "description": "PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext."
       },
       "serviceAccount": {
         "description": "DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.",
@@ -5949,7 +6924,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "extendedResourceClaimStatus": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodExtendedResourceClaimStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodExtendedResourceClaimStatus"
+          }
+        ],
+        "description": "PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler."
       },
       "hostIP": {
         "description": "hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod",
@@ -6040,7 +7020,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge,retainKeys"
       },
       "resources": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceRequirements"
+          }
+        ],
+        "description": "ResourceRequirements describes the compute resource requirements."
       },
       "startTime": {
         "description": "RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.",
@@ -6065,7 +7050,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -6084,7 +7074,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+          }
+        ],
+        "description": "PodSpec is a description of a pod."
       }
     }
   },
@@ -6137,7 +7132,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).",
     "properties": {
       "preference": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelectorTerm"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelectorTerm"
+          }
+        ],
+        "description": "A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm."
       },
       "weight": {
         "description": "Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.",
@@ -6155,7 +7155,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic.",
     "properties": {
       "exec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ExecAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ExecAction"
+          }
+        ],
+        "description": "ExecAction describes a \"run in container\" action."
       },
       "failureThreshold": {
         "description": "Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.",
@@ -6163,10 +7168,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "grpc": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GRPCAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GRPCAction"
+          }
+        ],
+        "description": "GRPCAction specifies an action involving a GRPC service."
       },
       "httpGet": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.HTTPGetAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.HTTPGetAction"
+          }
+        ],
+        "description": "HTTPGetAction describes an action based on HTTP Get requests."
       },
       "initialDelaySeconds": {
         "description": "Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes",
@@ -6184,7 +7199,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int32"
       },
       "tcpSocket": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.TCPSocketAction"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.TCPSocketAction"
+          }
+        ],
+        "description": "TCPSocketAction describes an action based on opening a socket"
       },
       "terminationGracePeriodSeconds": {
         "description": "Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.",
@@ -6282,7 +7302,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "user": {
         "description": "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
@@ -6326,7 +7351,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "user": {
         "description": "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
@@ -6354,10 +7384,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ReplicationControllerSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ReplicationControllerSpec"
+          }
+        ],
+        "description": "ReplicationControllerSpec is the specification of a replication controller."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ReplicationControllerStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ReplicationControllerStatus"
+          }
+        ],
+        "description": "ReplicationControllerStatus represents the current status of a replication controller."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -6422,7 +7462,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-map-type": "atomic"
       },
       "template": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+          }
+        ],
+        "description": "PodTemplateSpec describes the data a pod should have when created from a template"
       }
     }
   },
@@ -6556,10 +7601,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceQuotaSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceQuotaSpec"
+          }
+        ],
+        "description": "ResourceQuotaSpec defines the desired hard limits to enforce for Quota."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceQuotaStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ResourceQuotaStatus"
+          }
+        ],
+        "description": "ResourceQuotaStatus defines the enforced hard limits and observed use."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -6598,7 +7653,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "scopeSelector": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ScopeSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ScopeSelector"
+          }
+        ],
+        "description": "A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements."
       }
     }
   },
@@ -6750,7 +7810,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretReference"
+          }
+        ],
+        "description": "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace"
       },
       "sslEnabled": {
         "description": "sslEnabled is the flag to enable/disable SSL communication with Gateway, default false",
@@ -6800,7 +7865,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "sslEnabled": {
         "description": "sslEnabled Flag enable/disable SSL communication with Gateway, default false",
@@ -6992,10 +8062,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "appArmorProfile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AppArmorProfile"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AppArmorProfile"
+          }
+        ],
+        "description": "AppArmorProfile defines a pod or container's AppArmor settings."
       },
       "capabilities": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.Capabilities"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.Capabilities"
+          }
+        ],
+        "description": "Adds and removes POSIX capabilities from running containers."
       },
       "privileged": {
         "description": "Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.",
@@ -7024,13 +8104,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "format": "int64"
       },
       "seccompProfile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SeccompProfile"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SeccompProfile"
+          }
+        ],
+        "description": "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set."
       },
       "seLinuxOptions": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SELinuxOptions"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SELinuxOptions"
+          }
+        ],
+        "description": "SELinuxOptions are the labels to be applied to the container"
       },
       "windowsOptions": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.WindowsSecurityContextOptions"
+          }
+        ],
+        "description": "WindowsSecurityContextOptions contain Windows-specific options and credentials."
       }
     }
   },
@@ -7050,10 +8145,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceSpec"
+          }
+        ],
+        "description": "ServiceSpec describes the attributes that a user creates on a service."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceStatus"
+          }
+        ],
+        "description": "ServiceStatus represents the current status of a service."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -7234,7 +8339,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "sessionAffinityConfig": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SessionAffinityConfig"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SessionAffinityConfig"
+          }
+        ],
+        "description": "SessionAffinityConfig represents the configurations of session affinity."
       },
       "trafficDistribution": {
         "description": "TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to \"PreferClose\", implementations should prioritize endpoints that are in the same zone.",
@@ -7264,7 +8374,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-patch-strategy": "merge"
       },
       "loadBalancer": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LoadBalancerStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LoadBalancerStatus"
+          }
+        ],
+        "description": "LoadBalancerStatus represents the status of a load-balancer."
       }
     }
   },
@@ -7273,7 +8388,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "SessionAffinityConfig represents the configurations of session affinity.",
     "properties": {
       "clientIP": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ClientIPConfig"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ClientIPConfig"
+          }
+        ],
+        "description": "ClientIPConfig represents the configurations of Client IP based session affinity."
       }
     }
   },
@@ -7304,7 +8424,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+          }
+        ],
+        "description": "ObjectReference contains enough information to let you inspect or modify the referred object."
       },
       "volumeName": {
         "description": "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.",
@@ -7329,7 +8454,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "secretRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.LocalObjectReference"
+          }
+        ],
+        "description": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."
       },
       "volumeName": {
         "description": "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.",
@@ -7477,7 +8607,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "TopologySpreadConstraint specifies how to spread matching pods among the given topology.",
     "properties": {
       "labelSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "matchLabelKeys": {
         "description": "MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.  This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).",
@@ -7574,98 +8709,248 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Volume represents a named volume in a pod that may be accessed by any container in the pod.",
     "properties": {
       "awsElasticBlockStore": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource"
+          }
+        ],
+        "description": "Represents a Persistent Disk resource in AWS.  An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling."
       },
       "azureDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureDiskVolumeSource"
+          }
+        ],
+        "description": "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod."
       },
       "azureFile": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureFileVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.AzureFileVolumeSource"
+          }
+        ],
+        "description": "AzureFile represents an Azure File Service mount on the host and bind mount to the pod."
       },
       "cephfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CephFSVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CephFSVolumeSource"
+          }
+        ],
+        "description": "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling."
       },
       "cinder": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CinderVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CinderVolumeSource"
+          }
+        ],
+        "description": "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling."
       },
       "configMap": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapVolumeSource"
+          }
+        ],
+        "description": "Adapts a ConfigMap into a volume.  The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling."
       },
       "csi": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.CSIVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.CSIVolumeSource"
+          }
+        ],
+        "description": "Represents a source location of a volume to mount, managed by an external CSI driver"
       },
       "downwardAPI": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.DownwardAPIVolumeSource"
+          }
+        ],
+        "description": "DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling."
       },
       "emptyDir": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.EmptyDirVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.EmptyDirVolumeSource"
+          }
+        ],
+        "description": "Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling."
       },
       "ephemeral": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.EphemeralVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.EphemeralVolumeSource"
+          }
+        ],
+        "description": "Represents an ephemeral volume that is handled by a normal storage driver."
       },
       "fc": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FCVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FCVolumeSource"
+          }
+        ],
+        "description": "Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling."
       },
       "flexVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FlexVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FlexVolumeSource"
+          }
+        ],
+        "description": "FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin."
       },
       "flocker": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.FlockerVolumeSource"
+          }
+        ],
+        "description": "Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling."
       },
       "gcePersistentDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a Persistent Disk resource in Google Compute Engine.  A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling."
       },
       "gitRepo": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GitRepoVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GitRepoVolumeSource"
+          }
+        ],
+        "description": "Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.  DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container."
       },
       "glusterfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.GlusterfsVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.GlusterfsVolumeSource"
+          }
+        ],
+        "description": "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling."
       },
       "hostPath": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.HostPathVolumeSource"
+          }
+        ],
+        "description": "Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling."
       },
       "image": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ImageVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ImageVolumeSource"
+          }
+        ],
+        "description": "ImageVolumeSource represents a image volume resource."
       },
       "iscsi": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ISCSIVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ISCSIVolumeSource"
+          }
+        ],
+        "description": "Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling."
       },
       "name": {
         "description": "name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
         "type": "string"
       },
       "nfs": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NFSVolumeSource"
+          }
+        ],
+        "description": "Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling."
       },
       "persistentVolumeClaim": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource"
+          }
+        ],
+        "description": "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system)."
       },
       "photonPersistentDisk": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a Photon Controller persistent disk resource."
       },
       "portworxVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PortworxVolumeSource"
+          }
+        ],
+        "description": "PortworxVolumeSource represents a Portworx volume resource."
       },
       "projected": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ProjectedVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ProjectedVolumeSource"
+          }
+        ],
+        "description": "Represents a projected volume source"
       },
       "quobyte": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.QuobyteVolumeSource"
+          }
+        ],
+        "description": "Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling."
       },
       "rbd": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.RBDVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.RBDVolumeSource"
+          }
+        ],
+        "description": "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling."
       },
       "scaleIO": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ScaleIOVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ScaleIOVolumeSource"
+          }
+        ],
+        "description": "ScaleIOVolumeSource represents a persistent ScaleIO volume"
       },
       "secret": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretVolumeSource"
+          }
+        ],
+        "description": "Adapts a Secret into a volume.  The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling."
       },
       "storageos": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.StorageOSVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.StorageOSVolumeSource"
+          }
+        ],
+        "description": "Represents a StorageOS persistent volume resource."
       },
       "vsphereVolume": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"
+          }
+        ],
+        "description": "Represents a vSphere volume resource."
       }
     },
     "required": [
@@ -7749,7 +9034,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "volumeStatus": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.VolumeStatus"
+          }
+        ],
+        "description": "VolumeStatus represents the status of a mounted volume. At most one of its members must be specified."
       }
     },
     "required": [
@@ -7762,7 +9052,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from.",
     "properties": {
       "required": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.NodeSelector"
+          }
+        ],
+        "description": "A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms."
       }
     }
   },
@@ -7771,22 +9066,52 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "Projection that may be projected along with other supported volume types. Exactly one of these fields must be set.",
     "properties": {
       "clusterTrustBundle": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ClusterTrustBundleProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ClusterTrustBundleProjection"
+          }
+        ],
+        "description": "ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem."
       },
       "configMap": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ConfigMapProjection"
+          }
+        ],
+        "description": "Adapts a ConfigMap into a projected volume.  The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode."
       },
       "downwardAPI": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.DownwardAPIProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.DownwardAPIProjection"
+          }
+        ],
+        "description": "Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode."
       },
       "podCertificate": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodCertificateProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodCertificateProjection"
+          }
+        ],
+        "description": "PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem."
       },
       "secret": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.SecretProjection"
+          }
+        ],
+        "description": "Adapts a secret into a projected volume.  The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode."
       },
       "serviceAccountToken": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceAccountTokenProjection"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ServiceAccountTokenProjection"
+          }
+        ],
+        "description": "ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise)."
       }
     }
   },
@@ -7831,7 +9156,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "VolumeStatus represents the status of a mounted volume. At most one of its members must be specified.",
     "properties": {
       "image": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ImageVolumeStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ImageVolumeStatus"
+          }
+        ],
+        "description": "ImageVolumeStatus represents the image-based volume status."
       }
     }
   },
@@ -7865,7 +9195,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)",
     "properties": {
       "podAffinityTerm": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAffinityTerm"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PodAffinityTerm"
+          }
+        ],
+        "description": "Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running"
       },
       "weight": {
         "description": "weight associated with matching the corresponding podAffinityTerm, in the range 1-100.",
@@ -7913,7 +9248,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "set"
       },
       "conditions": {
-        "$ref": "#/components/schemas/io.k8s.api.discovery.v1.EndpointConditions"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.discovery.v1.EndpointConditions"
+          }
+        ],
+        "description": "EndpointConditions represents the current condition of an endpoint."
       },
       "deprecatedTopology": {
         "description": "deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.",
@@ -7923,7 +9263,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         }
       },
       "hints": {
-        "$ref": "#/components/schemas/io.k8s.api.discovery.v1.EndpointHints"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.discovery.v1.EndpointHints"
+          }
+        ],
+        "description": "EndpointHints provides hints describing how an endpoint should be consumed."
       },
       "hostname": {
         "description": "hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.",
@@ -7934,7 +9279,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "targetRef": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.ObjectReference"
+          }
+        ],
+        "description": "ObjectReference contains enough information to let you inspect or modify the referred object."
       },
       "zone": {
         "description": "zone is the name of the Zone this endpoint exists in.",
@@ -8086,7 +9436,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "HTTPIngressPath associates a path with a backend. Incoming urls matching the path are forwarded to the backend.",
     "properties": {
       "backend": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressBackend"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressBackend"
+          }
+        ],
+        "description": "IngressBackend describes all endpoints for a given service and port."
       },
       "path": {
         "description": "path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional \"path\" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value \"Exact\" or \"Prefix\".",
@@ -8155,10 +9510,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressSpec"
+          }
+        ],
+        "description": "IngressSpec describes the Ingress the user wishes to exist."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressStatus"
+          }
+        ],
+        "description": "IngressStatus describe the current state of the Ingress."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -8174,10 +9539,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "IngressBackend describes all endpoints for a given service and port.",
     "properties": {
       "resource": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.TypedLocalObjectReference"
+          }
+        ],
+        "description": "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace."
       },
       "service": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressServiceBackend"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressServiceBackend"
+          }
+        ],
+        "description": "IngressServiceBackend references a Kubernetes Service as a Backend."
       }
     }
   },
@@ -8197,7 +9572,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressClassSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressClassSpec"
+          }
+        ],
+        "description": "IngressClassSpec provides information about the class of an Ingress."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -8247,7 +9627,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "parameters": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressClassParametersReference"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressClassParametersReference"
+          }
+        ],
+        "description": "IngressClassParametersReference identifies an API object. This can be used to specify a cluster or namespace-scoped resource."
       }
     }
   },
@@ -8317,7 +9702,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "http": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.HTTPIngressRuleValue"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.HTTPIngressRuleValue"
+          }
+        ],
+        "description": "HTTPIngressRuleValue is a list of http selectors pointing to backends. In the example: http://<host>/<path>?<searchpart> -> backend where where parts of the url correspond to RFC 3986, this resource will be used to match against everything after the last '/' and before the first '?' or '#'."
       }
     }
   },
@@ -8330,7 +9720,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "port": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.ServiceBackendPort"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.ServiceBackendPort"
+          }
+        ],
+        "description": "ServiceBackendPort is the service port being referenced."
       }
     },
     "required": [
@@ -8342,7 +9737,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "IngressSpec describes the Ingress the user wishes to exist.",
     "properties": {
       "defaultBackend": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressBackend"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressBackend"
+          }
+        ],
+        "description": "IngressBackend describes all endpoints for a given service and port."
       },
       "ingressClassName": {
         "description": "ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.",
@@ -8371,7 +9771,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "IngressStatus describe the current state of the Ingress.",
     "properties": {
       "loadBalancer": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressLoadBalancerStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IngressLoadBalancerStatus"
+          }
+        ],
+        "description": "IngressLoadBalancerStatus represents the status of a load-balancer."
       }
     }
   },
@@ -8409,7 +9814,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.NetworkPolicySpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.NetworkPolicySpec"
+          }
+        ],
+        "description": "NetworkPolicySpec provides the specification of a NetworkPolicy"
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -8465,13 +9875,28 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain combinations of fields are allowed",
     "properties": {
       "ipBlock": {
-        "$ref": "#/components/schemas/io.k8s.api.networking.v1.IPBlock"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.networking.v1.IPBlock"
+          }
+        ],
+        "description": "IPBlock describes a particular CIDR (Ex. \"192.168.1.0/24\",\"2001:db8::/64\") that is allowed to the pods matched by a NetworkPolicySpec's podSelector. The except entry describes CIDRs that should not be included within this rule."
       },
       "namespaceSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "podSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       }
     }
   },
@@ -8523,7 +9948,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "x-kubernetes-list-type": "atomic"
       },
       "podSelector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "policyTypes": {
         "description": "policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are [\"Ingress\"], [\"Egress\"], or [\"Ingress\", \"Egress\"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ \"Egress\" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include \"Egress\" (since such a policy would not include an egress section and would otherwise default to just [ \"Ingress\" ]). This field is beta-level in 1.8",
@@ -8591,10 +10021,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "overhead": {
-        "$ref": "#/components/schemas/io.k8s.api.node.v1.Overhead"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.node.v1.Overhead"
+          }
+        ],
+        "description": "Overhead structure represents the resource overhead associated with running a pod."
       },
       "scheduling": {
-        "$ref": "#/components/schemas/io.k8s.api.node.v1.Scheduling"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.node.v1.Scheduling"
+          }
+        ],
+        "description": "Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass."
       }
     },
     "required": [
@@ -8646,10 +10086,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.policy.v1.PodDisruptionBudgetSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.policy.v1.PodDisruptionBudgetSpec"
+          }
+        ],
+        "description": "PodDisruptionBudgetSpec is a description of a PodDisruptionBudget."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.policy.v1.PodDisruptionBudgetStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.policy.v1.PodDisruptionBudgetStatus"
+          }
+        ],
+        "description": "PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget. Status may trail the actual state of a system."
       }
     },
     "x-kubernetes-group-version-kind": [
@@ -8689,7 +10139,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         ]
       },
       "selector": {
-        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+          }
+        ],
+        "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects."
       },
       "unhealthyPodEvictionPolicy": {
         "description": "UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type=\"Ready\",status=\"True\".  Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified, the default behavior will be used, which corresponds to the IfHealthyBudget policy.  IfHealthyBudget policy means that running pods (status.phase=\"Running\"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.  AlwaysAllow policy means that all running pods (status.phase=\"Running\"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.  Additional policies may be added in the future. Clients making eviction decisions should disallow eviction of unhealthy pods if they encounter an unrecognized policy in this field.",
@@ -8806,7 +10261,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.CSIDriverSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.CSIDriverSpec"
+          }
+        ],
+        "description": "CSIDriverSpec is the specification of a CSIDriver."
       }
     },
     "required": [
@@ -8895,7 +10355,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.CSINodeSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.CSINodeSpec"
+          }
+        ],
+        "description": "CSINodeSpec holds information about the specification of all CSI drivers installed on a node"
       }
     },
     "required": [
@@ -8914,7 +10379,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "CSINodeDriver holds information about the specification of one CSI driver installed on a node",
     "properties": {
       "allocatable": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeNodeResources"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeNodeResources"
+          }
+        ],
+        "description": "VolumeNodeResources is a set of resource limits for scheduling of volumes."
       },
       "name": {
         "description": "name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.",
@@ -9059,10 +10529,20 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
       },
       "spec": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentSpec"
+          }
+        ],
+        "description": "VolumeAttachmentSpec is the specification of a VolumeAttachment request."
       },
       "status": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentStatus"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentStatus"
+          }
+        ],
+        "description": "VolumeAttachmentStatus is the status of a VolumeAttachment request."
       }
     },
     "required": [
@@ -9081,7 +10561,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
     "description": "VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set.",
     "properties": {
       "inlineVolumeSpec": {
-        "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeSpec"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeSpec"
+          }
+        ],
+        "description": "PersistentVolumeSpec is the specification of a persistent volume."
       },
       "persistentVolumeName": {
         "description": "persistentVolumeName represents the name of the persistent volume to attach.",
@@ -9102,7 +10587,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "string"
       },
       "source": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentSource"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeAttachmentSource"
+          }
+        ],
+        "description": "VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set."
       }
     },
     "required": [
@@ -9120,7 +10610,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         "type": "boolean"
       },
       "attachError": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeError"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeError"
+          }
+        ],
+        "description": "VolumeError captures an error encountered during a volume operation."
       },
       "attachmentMetadata": {
         "description": "attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.",
@@ -9130,7 +10625,12 @@ export const components: Readonly<Record<string, JSONSchemaProps>> = {
         }
       },
       "detachError": {
-        "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeError"
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/io.k8s.api.storage.v1.VolumeError"
+          }
+        ],
+        "description": "VolumeError captures an error encountered during a volume operation."
       }
     },
     "required": [
