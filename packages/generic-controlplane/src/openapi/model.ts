@@ -71,11 +71,26 @@ export function groupVersionSpec(definitions: readonly ResourceDefinition[], gro
   const owned: Record<string, JSONSchemaProps> = {};
   for (const definition of definitions.filter((d) => d.group === group && d.version === version)) {
     const r = resourceOperations(definition);
-    owned[r.itemName] = kindSchema(definition, r.gvk);
+    const item = kindSchema(definition, r.gvk);
+    owned[r.itemName] = item;
+    Object.assign(owned, publishedComponents(definition, r.itemName, item));
     owned[r.listName] = listKindSchema(definition, r.itemName, r.gvk);
     paths.push(...resourcePaths(r));
   }
   return { group, version, paths: paths.filter((p) => p.operations.length > 0), definitions: owned };
+}
+
+/** The components a definition's published schema reaches (its own kind's name excepted). */
+function publishedComponents(definition: ResourceDefinition, itemName: string, item: JSONSchemaProps): Record<string, JSONSchemaProps> {
+  const components = definition.openapi?.components;
+  if (components === undefined) return {};
+  const all: Record<string, JSONSchemaProps> = Object.assign(Object.create(null) as Record<string, JSONSchemaProps>, components, { [itemName]: item });
+  const out: Record<string, JSONSchemaProps> = {};
+  for (const name of referencedDefinitions([itemName], all)) {
+    const component = name === itemName ? undefined : all[name];
+    if (component !== undefined) out[name] = component;
+  }
+  return out;
 }
 
 /** Every served group-version, core first, then groups in first-seen order. */

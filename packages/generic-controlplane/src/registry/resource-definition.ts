@@ -77,6 +77,14 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    */
   schema?: JSONSchemaProps;
   /**
+   * The form of `schema` the OpenAPI documents publish, when it differs: `schema` with nested
+   * types as `$ref`s into `components` (`io.k8s.api.core.v1.PodSpec` …), as kube-apiserver
+   * publishes its built-in types, so `kubectl explain` names them and each is published once.
+   * The documents carry the components the published schema reaches. `schema` stays what the
+   * server decodes, validates and merges with, and must describe the same fields.
+   */
+  openapi?: { schema: JSONSchemaProps; components: Readonly<Record<string, JSONSchemaProps>> };
+  /**
    * Objects are decoded as unstructured JSON, as custom resources are: field types are not checked
    * by a typed decoder (400) but left to the strategy's schema validation (422), and strategic
    * merge patch is answered with 415 even though there is a schema.

@@ -2,7 +2,7 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldInvalid, validateImmutableField, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { kindSchema, open } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 /** An apps/v1 ControllerRevision: an immutable snapshot of a controller's template, numbered. */
 export interface ControllerRevision extends KubeObject {
@@ -29,10 +29,7 @@ function controllerCell(revision: ControllerRevision): string {
   return `${ref.kind.toLowerCase()}${group ? `.${group}` : ""}/${ref.name}`;
 }
 
-const schema = kindSchema("apps", "v1", "ControllerRevision", "ControllerRevision implements an immutable snapshot of state data.", {
-  data: open("Data is the serialized representation of the state."),
-  revision: { type: "integer", format: "int64", description: "Revision indicates the revision of the state represented by Data." },
-});
+const schema = componentSchema("io.k8s.api.apps.v1.ControllerRevision");
 
 /** apps/v1 ControllerRevision, which DaemonSets keep their template history in. */
 export const controllerRevisionsResource = defineResource<ControllerRevision>({

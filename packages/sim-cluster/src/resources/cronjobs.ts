@@ -5,9 +5,9 @@ import { selectorString } from "../selector.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { validateJobSpecFields } from "./job-validation.js";
-import { jobSpecSchema, type JobSpec } from "./jobs.js";
+import { type JobSpec } from "./jobs.js";
 import { defaultPodSpec } from "./pod-spec.js";
-import { bool, int32, kindSchema, objectMeta, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface CronJob extends KubeObject {
   spec?: {
@@ -73,23 +73,7 @@ export function validateCronJob(cronJob: CronJob): FieldError[] {
   return errors;
 }
 
-const schema = kindSchema("batch", "v1", "CronJob", "CronJob represents the configuration of a single cron job.", {
-  spec: open("Specification of the desired behavior of a cron job, including the schedule.", {
-    schedule: str("The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
-    timeZone: str("The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones."),
-    startingDeadlineSeconds: { type: "integer", format: "int64", description: "Optional deadline in seconds for starting the job if it misses scheduled time for any reason." },
-    concurrencyPolicy: str("Specifies how to treat concurrent executions of a Job."),
-    suspend: bool("This flag tells the controller to suspend subsequent executions."),
-    jobTemplate: { type: "object", description: "Specifies the job that will be created when executing a CronJob.", properties: { metadata: objectMeta(), spec: jobSpecSchema("Specification of the desired behavior of the job.") } },
-    successfulJobsHistoryLimit: int32("The number of successful finished jobs to retain."),
-    failedJobsHistoryLimit: int32("The number of failed finished jobs to retain."),
-  }),
-  status: open("Current status of a cron job.", {
-    active: { type: "array", "x-kubernetes-list-type": "atomic", description: "A list of pointers to currently running jobs.", items: open("ObjectReference") },
-    lastScheduleTime: { type: "string", format: "date-time", description: "Information when was the last time the job was successfully scheduled." },
-    lastSuccessfulTime: { type: "string", format: "date-time", description: "Information when was the last time the job successfully completed." },
-  }),
-});
+const schema = componentSchema("io.k8s.api.batch.v1.CronJob");
 
 /** batch/v1 CronJob (with /status). */
 export const cronJobsResource = defineResource<CronJob>({

@@ -3,8 +3,8 @@ import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from 
 import { ageColumn } from "./columns.js";
 import { validateIntOrPercent } from "./int-or-percent.js";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podTemplateSchema } from "./pod-spec.js";
-import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
+import { defaultPodSpec } from "./pod-spec.js";
+import { componentSchema } from "./openapi/component-schema.js";
 import { containersCell, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type WorkloadSpec } from "./workloads.js";
 
 export interface DaemonSetSpec extends WorkloadSpec {
@@ -86,22 +86,7 @@ function nodeSelectorCell(ds: DaemonSet): string {
   return text === "" ? "<none>" : text;
 }
 
-const schema = kindSchema("apps", "v1", "DaemonSet", "DaemonSet represents the configuration of a daemon set.", {
-  spec: open("The desired behavior of this daemon set.", {
-    selector: labelSelector("A label query over pods that are managed by the daemon set. It must match the pod template's labels."),
-    template: podTemplateSchema(),
-    updateStrategy: open("An update strategy to replace existing DaemonSet pods with new pods.", {
-      type: str('Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.'),
-      rollingUpdate: open("Rolling update config params. Present only if type = \"RollingUpdate\".", {
-        maxUnavailable: intOrString("The maximum number of DaemonSet pods that can be unavailable during the update."),
-        maxSurge: intOrString("The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during an update."),
-      }),
-    }),
-    minReadySeconds: int32("The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available."),
-    revisionHistoryLimit: int32("The number of old history to retain to allow rollback."),
-  }),
-  status: open("The current status of this daemon set.", { conditions: conditions("Represents the latest available observations of a DaemonSet's current state.") }),
-});
+const schema = componentSchema("io.k8s.api.apps.v1.DaemonSet");
 
 /** apps/v1 DaemonSet (with /status). */
 export const daemonSetsResource = defineResource<DaemonSet>({

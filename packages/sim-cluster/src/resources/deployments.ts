@@ -3,8 +3,7 @@ import { ageColumn } from "./columns.js";
 import { validateIntOrPercent } from "./int-or-percent.js";
 import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { defineResource } from "./define.js";
-import { podTemplateSchema } from "./pod-spec.js";
-import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 import { containersCell, defaultWorkloadTemplate, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type Workload, type WorkloadSpec } from "./workloads.js";
 
 export interface DeploymentSpec extends WorkloadSpec {
@@ -61,25 +60,7 @@ function prepare(deployment: Deployment): void {
   spec.progressDeadlineSeconds ??= 600;
 }
 
-const schema = kindSchema("apps", "v1", "Deployment", "Deployment enables declarative updates for Pods and ReplicaSets.", {
-  spec: open("Specification of the desired behavior of the Deployment.", {
-    replicas: int32("Number of desired pods."),
-    selector: labelSelector("Label selector for pods. It must match the pod template's labels."),
-    template: podTemplateSchema(),
-    strategy: open("The deployment strategy to use to replace existing pods with new ones.", {
-      type: str('Type of deployment. Can be "Recreate" or "RollingUpdate".'),
-      rollingUpdate: open("Rolling update config params.", {
-        maxSurge: intOrString("The maximum number of pods that can be scheduled above the desired number of pods."),
-        maxUnavailable: intOrString("The maximum number of pods that can be unavailable during the update."),
-      }),
-    }),
-    minReadySeconds: int32("Minimum number of seconds for which a newly created pod should be ready."),
-    revisionHistoryLimit: int32("The number of old ReplicaSets to retain to allow rollback."),
-    progressDeadlineSeconds: int32("The maximum time in seconds for a deployment to make progress before it is considered to be failed."),
-    paused: { type: "boolean", description: "Indicates that the deployment is paused." },
-  }),
-  status: open("Most recently observed status of the Deployment.", { conditions: conditions("Represents the latest available observations of a deployment's current state.") }),
-});
+const schema = componentSchema("io.k8s.api.apps.v1.Deployment");
 
 /** apps/v1 Deployment (with /status and /scale). */
 export const deploymentsResource = defineResource<Deployment>({

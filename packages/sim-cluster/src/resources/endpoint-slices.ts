@@ -20,7 +20,7 @@ import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { validateNonSpecialIP, type EndpointAddressRules } from "./endpoint-ip.js";
 import { PORT_PROTOCOLS, PORT_RANGE_MESSAGE, type ObjectReference } from "./endpoints.js";
-import { bool, kindSchema, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export const ENDPOINT_SLICES: ResourceRef = { group: "discovery.k8s.io", version: "v1", resource: "endpointslices", namespaced: true };
 
@@ -137,41 +137,7 @@ function defaultPorts(slice: EndpointSlice): void {
   }
 }
 
-const schema = kindSchema("discovery.k8s.io", "v1", "EndpointSlice", "EndpointSlice represents a subset of the endpoints that implement a service.", {
-  addressType: str("addressType specifies the type of address carried by this EndpointSlice: IPv4, IPv6 or FQDN."),
-  endpoints: {
-    type: "array",
-    "x-kubernetes-list-type": "atomic",
-    description: "endpoints is a list of unique endpoints in this slice.",
-    items: open("Endpoint represents a single logical \"backend\" implementing a service.", {
-      addresses: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "set", description: "addresses of this endpoint." },
-      conditions: {
-        type: "object",
-        description: "conditions contains information about the current status of the endpoint.",
-        properties: {
-          ready: bool("ready indicates that this endpoint is ready to receive traffic."),
-          serving: bool("serving indicates that this endpoint is able to receive traffic, regardless of whether it is terminating."),
-          terminating: bool("terminating indicates that this endpoint is terminating."),
-        },
-      },
-      hostname: str("hostname of this endpoint."),
-      targetRef: open("targetRef is a reference to a Kubernetes object that represents this endpoint."),
-      nodeName: str("nodeName represents the name of the Node hosting this endpoint."),
-      zone: str("zone is the name of the Zone this endpoint exists in."),
-    }),
-  },
-  ports: {
-    type: "array",
-    "x-kubernetes-list-type": "atomic",
-    description: "ports specifies the list of network ports exposed by each endpoint in this slice.",
-    items: open("EndpointPort represents a Port used by an EndpointSlice.", {
-      name: str("name represents the name of this port."),
-      protocol: str("protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."),
-      port: { type: "integer", format: "int32", description: "port represents the port number of the endpoint." },
-      appProtocol: str("The application protocol for this port."),
-    }),
-  },
-});
+const schema = componentSchema("io.k8s.api.discovery.v1.EndpointSlice");
 
 /** discovery.k8s.io/v1 EndpointSlice, as the EndpointSlice controller writes them and `kubectl get endpointslices` shows them. */
 export function endpointSlicesResource(rules: EndpointAddressRules = {}): ResourceDefinition {

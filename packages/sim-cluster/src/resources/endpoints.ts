@@ -14,7 +14,7 @@ import {
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { validateEndpointIP, type EndpointAddressRules } from "./endpoint-ip.js";
-import { kindSchema, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export const ENDPOINTS: ResourceRef = { group: "", version: "v1", resource: "endpoints", namespaced: true };
 
@@ -117,39 +117,7 @@ function defaultPorts(endpoints: Endpoints): void {
   for (const subset of endpoints.subsets ?? []) for (const port of subset.ports ?? []) port.protocol ??= "TCP";
 }
 
-const addressSchema = open("EndpointAddress is a tuple that describes single IP address.", {
-  ip: str("The IP of this endpoint."),
-  hostname: str("The Hostname of this endpoint"),
-  nodeName: str("Optional: Node hosting this endpoint."),
-  targetRef: open("Reference to object providing the endpoint."),
-});
-
-const schema = kindSchema("", "v1", "Endpoints", "Endpoints is a collection of endpoints that implement the actual service.", {
-  subsets: {
-    type: "array",
-    "x-kubernetes-list-type": "atomic",
-    description: "The set of all endpoints is the union of all subsets.",
-    items: {
-      type: "object",
-      description: "EndpointSubset is a group of addresses with a common set of ports.",
-      properties: {
-        addresses: { type: "array", "x-kubernetes-list-type": "atomic", items: addressSchema, description: "IP addresses which offer the related ports that are marked as ready." },
-        notReadyAddresses: { type: "array", "x-kubernetes-list-type": "atomic", items: addressSchema, description: "IP addresses which offer the related ports but are not currently marked as ready." },
-        ports: {
-          type: "array",
-          "x-kubernetes-list-type": "atomic",
-          description: "Port numbers available on the related IP addresses.",
-          items: open("EndpointPort is a tuple that describes a single port.", {
-            name: str("The name of this port."),
-            port: { type: "integer", format: "int32", description: "The port number of the endpoint." },
-            protocol: str("The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."),
-            appProtocol: str("The application protocol for this port."),
-          }),
-        },
-      },
-    },
-  },
-});
+const schema = componentSchema("io.k8s.api.core.v1.Endpoints");
 
 /** core/v1 Endpoints, as the endpoints controller writes them and `kubectl get endpoints` shows them. */
 export function endpointsResource(rules: EndpointAddressRules = {}): ResourceDefinition {

@@ -10,6 +10,7 @@ import { cronJobsResource } from "./cronjobs.js";
 import { podTemplatesResource } from "./pod-templates.js";
 import { replicationControllersResource } from "./replication-controllers.js";
 import { nodesResource } from "./nodes.js";
+import { withPublishedSchema } from "./openapi/component-schema.js";
 import { podDisruptionBudgetsResource } from "./pod-disruption-budgets.js";
 import { podsResource } from "./pods.js";
 import { priorityClassesResource } from "./priority-classes.js";
@@ -42,7 +43,7 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     persistentVolumesResource,
     persistentVolumeClaimsResource,
     storageClassesResource,
-  ];
+  ].map(withPublishedSchema);
 }
 
 export {

@@ -1,10 +1,10 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { humanDuration, type FieldError, type JSONSchemaProps } from "@kubekit/generic-controlplane/registry";
+import { humanDuration, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { validateJob, validateJobUpdate } from "./job-validation.js";
-import { defaultPodSpec, podTemplateSchema, type PodTemplateSpec } from "./pod-spec.js";
-import { bool, conditions, int32, kindSchema, labelSelector, open, str } from "./schema.js";
+import { defaultPodSpec, type PodTemplateSpec } from "./pod-spec.js";
+import { componentSchema } from "./openapi/component-schema.js";
 import { containersCell, imagesCell, selectorCell } from "./workloads.js";
 import type { LabelSelector } from "../selector.js";
 
@@ -164,59 +164,7 @@ function durationCell(job: Job): string {
   return humanDuration(Math.max(0, end - start));
 }
 
-const podFailurePolicySchema: JSONSchemaProps = {
-  type: "object",
-  description: "Specifies the policy of handling failed pods.",
-  properties: {
-    rules: {
-      type: "array",
-      "x-kubernetes-list-type": "atomic",
-      description: "A list of pod failure policy rules. The rules are evaluated in order.",
-      items: open("PodFailurePolicyRule describes how a pod failure is handled when the requirements are met.", {
-        action: str("Specifies the action taken on a pod failure when the requirements are satisfied."),
-        onExitCodes: open("Represents the requirement on the container exit codes.", {
-          containerName: str("Restricts the check for exit codes to the container with the specified name."),
-          operator: str("Represents the relationship between the container exit code(s) and the specified values."),
-          values: { type: "array", "x-kubernetes-list-type": "set", items: { type: "integer", format: "int32" }, description: "Specifies the set of values." },
-        }),
-        onPodConditions: { type: "array", "x-kubernetes-list-type": "atomic", description: "Represents the requirement on the pod conditions.", items: open("PodFailurePolicyOnPodConditionsPattern", { type: str("Specifies the required Pod condition type."), status: str("Specifies the required Pod condition status.") }) },
-      }),
-    },
-  },
-};
-
-export function jobSpecSchema(description: string): JSONSchemaProps {
-  return open(description, {
-    parallelism: int32("Specifies the maximum desired number of pods the job should run at any given time."),
-    completions: int32("Specifies the desired number of successfully finished pods the job should be run with."),
-    activeDeadlineSeconds: { type: "integer", format: "int64", description: "Specifies the duration in seconds relative to the startTime that the job may be continuously active before the system tries to terminate it." },
-    podFailurePolicy: podFailurePolicySchema,
-    successPolicy: open("successPolicy specifies the policy when the Job can be declared as succeeded.", {
-      rules: { type: "array", "x-kubernetes-list-type": "atomic", description: "rules represents the list of alternative rules for the declaring the Jobs as successful before `.status.succeeded >= .spec.completions`.", items: open("SuccessPolicyRule", { succeededIndexes: str("succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job."), succeededCount: int32("succeededCount specifies the minimal required size of the actual set of the succeeded indexes for the Job.") }) },
-    }),
-    backoffLimit: int32("Specifies the number of retries before marking this job failed."),
-    backoffLimitPerIndex: int32("Specifies the limit for the number of retries within an index before marking this index as failed."),
-    maxFailedIndexes: int32("Specifies the maximal number of failed indexes before marking the Job as failed."),
-    selector: labelSelector("A label query over pods that should match the pod count."),
-    manualSelector: bool("manualSelector controls generation of pod labels and pod selectors."),
-    template: podTemplateSchema(),
-    ttlSecondsAfterFinished: int32("ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed)."),
-    completionMode: str("completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`."),
-    suspend: bool("suspend specifies whether the Job controller should create Pods or not."),
-    podReplacementPolicy: str("podReplacementPolicy specifies when to create replacement Pods."),
-    managedBy: str("ManagedBy field indicates the controller that manages a Job."),
-  });
-}
-
-const schema = kindSchema("batch", "v1", "Job", "Job represents the configuration of a single job.", {
-  spec: jobSpecSchema("Specification of the desired behavior of a job."),
-  status: open("Current status of a job.", {
-    conditions: { ...conditions("The latest available observations of an object's current state."), "x-kubernetes-list-type": "atomic" },
-    active: int32("The number of pending and running pods which are not terminating (without a deletionTimestamp)."),
-    succeeded: int32("The number of pods which reached phase Succeeded."),
-    failed: int32("The number of pods which reached phase Failed."),
-  }),
-});
+const schema = componentSchema("io.k8s.api.batch.v1.Job");
 
 function validateCreate(job: Job): FieldError[] {
   return validateJob(job, { generateSelector });

@@ -3,7 +3,7 @@ import { fieldForbidden, fieldInvalid, keyPath, type FieldError } from "@kubekit
 import { parseMilli, quantityText } from "../quantity.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { bool, conditions, kindSchema, open, quantityMap, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface NodeCondition {
   type: string;
@@ -74,29 +74,7 @@ function address(node: Node, type: string): string {
   return orNone(node.status?.addresses?.find((a) => a.type === type)?.address);
 }
 
-const schema = kindSchema("", "v1", "Node", "Node is a worker node in Kubernetes.", {
-  spec: open("Spec defines the behavior of a node.", {
-    podCIDR: str("PodCIDR represents the pod IP range assigned to the node."),
-    podCIDRs: { type: "array", items: { type: "string" }, description: "podCIDRs represents the IP ranges assigned to the node.", "x-kubernetes-patch-strategy": "merge" },
-    providerID: str("ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>"),
-    unschedulable: bool("Unschedulable controls node schedulability of new pods."),
-    taints: { type: "array", description: "If specified, the node's taints.", items: open("A taint.", { key: str("The taint key."), value: str("The taint value."), effect: str("The effect of the taint.") }) },
-  }),
-  status: open("Most recently observed status of the node.", {
-    capacity: quantityMap("Capacity represents the total resources of a node."),
-    allocatable: quantityMap("Allocatable represents the resources of a node that are available for scheduling."),
-    conditions: conditions("Conditions is an array of current observed node conditions."),
-    // Upstream declares a merge key but no list type: a dual-stack node has two InternalIPs, so the list is atomic.
-    addresses: {
-      type: "array",
-      description: "List of addresses reachable to the node.",
-      items: open("A node address.", { type: str("Node address type."), address: str("The node address.") }),
-      "x-kubernetes-patch-merge-key": "type",
-      "x-kubernetes-patch-strategy": "merge",
-    },
-    nodeInfo: open("Set of ids/uuids to uniquely identify the node."),
-  }),
-});
+const schema = componentSchema("io.k8s.api.core.v1.Node");
 
 /** core/v1 Node (cluster-scoped, with /status). */
 export const nodesResource = defineResource<Node>({

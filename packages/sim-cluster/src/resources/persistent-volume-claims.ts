@@ -3,7 +3,7 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isDNS11
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { accessModesText, storageMilli, validateAccessModes, type PersistentVolumeClaim } from "./persistent-volumes.js";
-import { kindSchema, labelSelector, open, quantityMap, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 const VOLUME_MODES = ["Block", "Filesystem"];
 
@@ -53,28 +53,9 @@ export function validateClaimUpdate(claim: PersistentVolumeClaim, old: Persisten
   return errors;
 }
 
-export function claimSpecSchema(): ReturnType<typeof open> {
-  return open("spec defines the desired characteristics of a volume requested by a pod author.", {
-    accessModes: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "accessModes contains the desired access modes the volume should have." },
-    selector: labelSelector("selector is a label query over volumes to consider for binding."),
-    resources: open("resources represents the minimum resources the volume should have.", {
-      requests: quantityMap("Requests describes the minimum amount of compute resources required."),
-      limits: quantityMap("Limits describes the maximum amount of compute resources allowed."),
-    }),
-    volumeName: str("volumeName is the binding reference to the PersistentVolume backing this claim."),
-    storageClassName: str("storageClassName is the name of the StorageClass required by the claim."),
-    volumeMode: str("volumeMode defines what type of volume is required by the claim."),
-  });
-}
 
-const schema = kindSchema("", "v1", "PersistentVolumeClaim", "PersistentVolumeClaim is a user's request for and claim to a persistent volume", {
-  spec: claimSpecSchema(),
-  status: open("status represents the current information/status of a persistent volume claim.", {
-    phase: str("phase represents the current phase of PersistentVolumeClaim."),
-    capacity: quantityMap("capacity represents the actual resources of the underlying volume."),
-    accessModes: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "accessModes contains the actual access modes the volume backing the PVC has." },
-  }),
-});
+
+const schema = componentSchema("io.k8s.api.core.v1.PersistentVolumeClaim");
 
 const bound = (claim: PersistentVolumeClaim) => Boolean(claim.spec?.volumeName);
 

@@ -3,7 +3,7 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, keyPath
 import type { LabelSelector } from "../selector.js";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { kindSchema, open, quantityMap, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export const ACCESS_MODES = ["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"];
 const ACCESS_MODE_SHORT: Record<string, string> = { ReadWriteOnce: "RWO", ReadOnlyMany: "ROX", ReadWriteMany: "RWX", ReadWriteOncePod: "RWOP" };
@@ -91,21 +91,8 @@ export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
 
 const claimText = (pv: PersistentVolume) => (pv.spec?.claimRef ? `${pv.spec.claimRef.namespace ?? ""}/${pv.spec.claimRef.name ?? ""}` : "");
 
-const schema = kindSchema("", "v1", "PersistentVolume", "PersistentVolume (PV) is a storage resource provisioned by an administrator.", {
-  spec: open("spec defines a specification of a persistent volume owned by the cluster.", {
-    capacity: quantityMap("capacity is the description of the persistent volume's resources and capacity."),
-    accessModes: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "accessModes contains all ways the volume can be mounted." },
-    claimRef: { ...open("claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim."), "x-kubernetes-map-type": "granular" },
-    persistentVolumeReclaimPolicy: str("persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim."),
-    storageClassName: str("storageClassName is the name of StorageClass to which this persistent volume belongs."),
-    volumeMode: str("volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state."),
-  }),
-  status: open("status represents the current information/status for the persistent volume.", {
-    phase: str("phase indicates if a volume is available, bound to a claim, or released by a claim."),
-    message: str("message is a human-readable message indicating details about why the volume is in this state."),
-    reason: str("reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI."),
-  }),
-});
+
+const schema = componentSchema("io.k8s.api.core.v1.PersistentVolume");
 
 /** core/v1 PersistentVolume (with /status). */
 export const persistentVolumesResource = defineResource<PersistentVolume>({

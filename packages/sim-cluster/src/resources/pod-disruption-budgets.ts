@@ -5,7 +5,7 @@ import { validateLabelSelector, type LabelSelector } from "../selector.js";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { validateIntOrPercent } from "./int-or-percent.js";
-import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export const PDBS: ResourceRef = { group: "policy", version: "v1", resource: "poddisruptionbudgets", namespaced: true };
 
@@ -61,23 +61,7 @@ export function validatePodDisruptionBudgetStatus(pdb: PodDisruptionBudget): Fie
 
 const intOrPercentCell = (value: number | string | undefined): string => (value === undefined ? "N/A" : String(value));
 
-const schema = kindSchema("policy", "v1", "PodDisruptionBudget", "PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods", {
-  spec: open("Specification of the desired behavior of the PodDisruptionBudget.", {
-    minAvailable: intOrString("An eviction is allowed if at least \"minAvailable\" pods selected by \"selector\" will still be available after the eviction."),
-    maxUnavailable: intOrString("An eviction is allowed if at most \"maxUnavailable\" pods selected by \"selector\" are unavailable after the eviction."),
-    selector: labelSelector("Label query over pods whose evictions are managed by the disruption budget."),
-    unhealthyPodEvictionPolicy: str("UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction: IfHealthyBudget or AlwaysAllow."),
-  }),
-  status: open("Most recently observed status of the PodDisruptionBudget.", {
-    observedGeneration: { type: "integer", format: "int64", description: "Most recent generation observed when updating this PDB status." },
-    disruptedPods: { type: "object", additionalProperties: { type: "string", format: "date-time" }, description: "DisruptedPods contains information about pods whose eviction was processed by the API server eviction subresource handler but has not yet been observed by the PodDisruptionBudget controller." },
-    disruptionsAllowed: int32("Number of pod disruptions that are currently allowed."),
-    currentHealthy: int32("current number of healthy pods"),
-    desiredHealthy: int32("minimum desired number of healthy pods"),
-    expectedPods: int32("total number of pods counted by this disruption budget"),
-    conditions: conditions("Conditions contain conditions for PDB. The disruption controller sets the DisruptionAllowed condition."),
-  }),
-});
+const schema = componentSchema("io.k8s.api.policy.v1.PodDisruptionBudget");
 
 /** policy/v1 PodDisruptionBudget (with /status); the spec is mutable, as upstream since 1.15. */
 export const podDisruptionBudgetsResource: ResourceDefinition = defineResource<PodDisruptionBudget>({

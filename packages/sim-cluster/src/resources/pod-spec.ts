@@ -10,13 +10,11 @@ import {
   keyPath,
   validateLabels,
   type FieldError,
-  type JSONSchemaProps,
 } from "@kubekit/generic-controlplane/registry";
 import { parseMilli, quantityText } from "../quantity.js";
 import type { NodeAffinity } from "../scheduler/node-affinity.js";
 import type { Toleration } from "../scheduler/taint-toleration.js";
 import { validateNodeAffinity, validateTolerations } from "./scheduling-fields.js";
-import { bool, int32, intOrString, mapList, objectMeta, open, quantityMap, str, stringMap } from "./schema.js";
 
 export interface ResourceList {
   [resource: string]: string | number;
@@ -56,100 +54,6 @@ export interface PodTemplateSpec {
 }
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
-
-function containerSchema(): JSONSchemaProps {
-  return open("A single application container that you want to run within a pod.", {
-    name: str("Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name."),
-    image: str("Container image name."),
-    imagePullPolicy: str("Image pull policy. One of Always, Never, IfNotPresent."),
-    command: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Entrypoint array. Not executed within a shell." },
-    args: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "Arguments to the entrypoint." },
-    ports: mapList(
-      "List of ports to expose from the container.",
-      "containerPort",
-      open("A network port in a single container.", { containerPort: int32("Number of port to expose on the pod's IP address."), protocol: str("Protocol for port: UDP, TCP, or SCTP."), name: str("Name of the port.") }),
-    ),
-    resizePolicy: mapList(
-      "Resources resize policy for the container.",
-      "resourceName",
-      open("ContainerResizePolicy represents resource resize policy for the container.", {
-        resourceName: str("Name of the resource to which this resource resize policy applies. Supported values: cpu, memory."),
-        restartPolicy: str("Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired."),
-      }),
-    ),
-    resources: open("Compute Resources required by this container.", {
-      requests: quantityMap("Requests describes the minimum amount of compute resources required."),
-      limits: quantityMap("Limits describes the maximum amount of compute resources allowed."),
-    }),
-  });
-}
-
-export function podSpecSchema(): JSONSchemaProps {
-  return open("PodSpec is a description of a pod.", {
-    containers: mapList("List of containers belonging to the pod.", "name", containerSchema()),
-    initContainers: mapList("List of initialization containers belonging to the pod.", "name", containerSchema()),
-    nodeName: str("NodeName indicates in which node this pod is scheduled."),
-    nodeSelector: { ...stringMap("NodeSelector is a selector which must be true for the pod to fit on a node."), "x-kubernetes-map-type": "atomic" },
-    restartPolicy: str("Restart policy for all containers within the pod. One of Always, OnFailure, Never."),
-    schedulerName: str("If specified, the pod will be dispatched by specified scheduler."),
-    priorityClassName: str("If specified, indicates the pod's priority."),
-    priority: int32("The priority value, filled in from the PriorityClass by admission."),
-    terminationGracePeriodSeconds: { type: "integer", format: "int64", description: "Optional duration in seconds the pod needs to terminate gracefully." },
-    dnsPolicy: str("Set DNS policy for the pod."),
-    hostNetwork: bool("Host networking requested for this pod."),
-    tolerations: { type: "array", description: "If specified, the pod's tolerations.", items: tolerationSchema() },
-    affinity: open("If specified, the pod's scheduling constraints.", { nodeAffinity: nodeAffinitySchema() }),
-  });
-}
-
-function tolerationSchema(): JSONSchemaProps {
-  return open("The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>.", {
-    key: str("Key is the taint key that the toleration applies to. Empty means match all taint keys."),
-    operator: str("Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal."),
-    value: str("Value is the taint value the toleration matches to."),
-    effect: str("Effect indicates the taint effect to match. Empty means match all taint effects."),
-    tolerationSeconds: { type: "integer", format: "int64", description: "TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute) tolerates the taint." },
-  });
-}
-
-function nodeSelectorTermSchema(description: string): JSONSchemaProps {
-  const requirement = (what: string): JSONSchemaProps => ({
-    type: "array",
-    description: `A list of node selector requirements by node's ${what}.`,
-    items: {
-      type: "object",
-      required: ["key", "operator"],
-      properties: {
-        key: str("The label key that the selector applies to."),
-        operator: str("Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."),
-        values: { type: "array", items: { type: "string" }, description: "An array of string values." },
-      },
-    },
-  });
-  return { type: "object", description, "x-kubernetes-map-type": "atomic", properties: { matchExpressions: requirement("labels"), matchFields: requirement("fields") } };
-}
-
-function nodeAffinitySchema(): JSONSchemaProps {
-  return open("Describes node affinity scheduling rules for the pod.", {
-    requiredDuringSchedulingIgnoredDuringExecution: {
-      type: "object",
-      description: "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.",
-      "x-kubernetes-map-type": "atomic",
-      properties: { nodeSelectorTerms: { type: "array", description: "Required. A list of node selector terms. The terms are ORed.", items: nodeSelectorTermSchema("A null or empty node selector term matches no objects.") } },
-    },
-    preferredDuringSchedulingIgnoredDuringExecution: {
-      type: "array",
-      description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field.",
-      items: { type: "object", required: ["weight", "preference"], properties: { weight: int32("Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."), preference: nodeSelectorTermSchema("A node selector term, associated with the corresponding weight.") } },
-    },
-  });
-}
-
-export function podTemplateSchema(): JSONSchemaProps {
-  return { type: "object", description: "Template describes the pods that will be created.", properties: { metadata: objectMeta(), spec: podSpecSchema() } };
-}
-
-export { intOrString };
 
 /** SetDefaults_PodSpec and SetDefaults_Container for the fields kubectl shows. */
 export function defaultPodSpec(spec: PodSpec): void {

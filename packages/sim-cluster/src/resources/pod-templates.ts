@@ -1,8 +1,8 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { validateLabels, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podTemplateSchema, validatePodSpec, type PodTemplateSpec } from "./pod-spec.js";
-import { kindSchema } from "./schema.js";
+import { defaultPodSpec, validatePodSpec, type PodTemplateSpec } from "./pod-spec.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface PodTemplate extends KubeObject {
   template?: PodTemplateSpec;
@@ -22,9 +22,7 @@ function podLabels(podTemplate: PodTemplate): string {
   return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");
 }
 
-const schema = kindSchema("", "v1", "PodTemplate", "PodTemplate describes a template for creating copies of a predefined pod.", {
-  template: { ...podTemplateSchema(), description: "Template defines the pods that will be created from this pod template." },
-});
+const schema = componentSchema("io.k8s.api.core.v1.PodTemplate");
 
 /** v1 PodTemplate. */
 export const podTemplatesResource = defineResource<PodTemplate>({

@@ -4,8 +4,8 @@ import { fieldForbidden, fieldInvalid, type FieldError } from "@kubekit/generic-
 import { parseMilli, quantityText } from "../quantity.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podSpecSchema, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
-import { conditions, kindSchema, open, str } from "./schema.js";
+import { defaultPodSpec, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface PodCondition {
   type: string;
@@ -163,15 +163,7 @@ function readyCell(pod: Pod): string {
   return `${ready}/${total}`;
 }
 
-const schema = kindSchema("", "v1", "Pod", "Pod is a collection of containers that can run on a host.", {
-  spec: podSpecSchema(),
-  status: open("Most recently observed status of the pod.", {
-    phase: str("The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle."),
-    conditions: conditions("Current service state of pod."),
-    podIP: str("podIP address allocated to the pod."),
-    hostIP: str("hostIP holds the IP address of the host to which the pod is assigned."),
-  }),
-});
+const schema = componentSchema("io.k8s.api.core.v1.Pod");
 
 /** core/v1 Pod (with /status; /binding is served by the cluster's handlers). */
 export const podsResource = defineResource<Pod>({

@@ -2,7 +2,7 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, fieldNotSupported, fieldRequired, validateImmutableField, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { bool, kindSchema, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface PriorityClass extends KubeObject {
   value?: number;
@@ -61,12 +61,7 @@ export function validatePriorityClassUpdate(pc: PriorityClass, old: PriorityClas
   return errors;
 }
 
-const schema = kindSchema("scheduling.k8s.io", "v1", "PriorityClass", "PriorityClass defines mapping from a priority class name to the priority integer value.", {
-  value: { type: "integer", format: "int32", description: "value represents the integer value of this priority class." },
-  globalDefault: bool("globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class."),
-  description: str("description is an arbitrary string that usually provides guidelines on when this priority class should be used."),
-  preemptionPolicy: str("preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority."),
-});
+const schema = componentSchema("io.k8s.api.scheduling.v1.PriorityClass");
 
 /** scheduling.k8s.io/v1 PriorityClass (cluster-scoped). */
 export const priorityClassesResource = defineResource<PriorityClass>({

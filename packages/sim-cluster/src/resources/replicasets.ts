@@ -2,8 +2,7 @@ import type { FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { defineResource } from "./define.js";
-import { podTemplateSchema } from "./pod-spec.js";
-import { conditions, int32, kindSchema, labelSelector, open } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 import { containersCell, defaultWorkloadTemplate, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type Workload } from "./workloads.js";
 
 export type ReplicaSet = Workload;
@@ -17,15 +16,7 @@ function prepare(replicaSet: ReplicaSet): void {
   defaultWorkloadTemplate(replicaSet.spec);
 }
 
-const schema = kindSchema("apps", "v1", "ReplicaSet", "ReplicaSet ensures that a specified number of pod replicas are running at any given time.", {
-  spec: open("Spec defines the specification of the desired behavior of the ReplicaSet.", {
-    replicas: int32("Replicas is the number of desired pods."),
-    selector: labelSelector("Selector is a label query over pods that should match the replica count."),
-    template: podTemplateSchema(),
-    minReadySeconds: int32("Minimum number of seconds for which a newly created pod should be ready."),
-  }),
-  status: open("Status is the most recently observed status of the ReplicaSet.", { conditions: conditions("Represents the latest available observations of a replica set's current state.") }),
-});
+const schema = componentSchema("io.k8s.api.apps.v1.ReplicaSet");
 
 /** apps/v1 ReplicaSet (with /status and /scale). */
 export const replicaSetsResource = defineResource<ReplicaSet>({

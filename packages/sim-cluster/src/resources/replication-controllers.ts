@@ -3,9 +3,9 @@ import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, validateLabe
 import { selectorMatches } from "../selector.js";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { defaultPodSpec, podTemplateSchema, validatePodSpec, type PodTemplateSpec } from "./pod-spec.js";
+import { defaultPodSpec, validatePodSpec, type PodTemplateSpec } from "./pod-spec.js";
 import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
-import { conditions, int32, kindSchema, open, stringMap } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface ReplicationController extends KubeObject {
   spec?: { replicas?: number; minReadySeconds?: number; selector?: Record<string, string>; template?: PodTemplateSpec; [field: string]: unknown };
@@ -50,15 +50,7 @@ export function validateReplicationController(rc: ReplicationController): FieldE
   return errors;
 }
 
-const schema = kindSchema("", "v1", "ReplicationController", "ReplicationController represents the configuration of a replication controller.", {
-  spec: open("Spec defines the specification of the desired behavior of the replication controller.", {
-    replicas: int32("Replicas is the number of desired replicas."),
-    minReadySeconds: int32("Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available."),
-    selector: { ...stringMap("Selector is a label query over pods that should match the Replicas count."), "x-kubernetes-map-type": "atomic" },
-    template: podTemplateSchema(),
-  }),
-  status: open("Status is the most recently observed status of the replication controller.", { conditions: conditions("Represents the latest available observations of a replication controller's current state.") }),
-});
+const schema = componentSchema("io.k8s.api.core.v1.ReplicationController");
 
 const selectorText = (rc: ReplicationController) => {
   const entries = Object.entries(rc.spec?.selector ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

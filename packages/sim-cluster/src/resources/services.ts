@@ -19,7 +19,7 @@ import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { allocatorFor, initIPFamilyFields, isHeadless, keepsPreferDualStack, validateClusterIPsRelatedFields, validateUpgradeDowngrade, type ClusterIPRanges } from "./service-ip-families.js";
-import { int32, intOrString, kindSchema, mapList, open, str, stringMap } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 export interface ServicePort {
   name?: string;
@@ -407,35 +407,7 @@ function selectorCell(service: Service): string {
   return orNone(Object.entries(service.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(","));
 }
 
-const schema = kindSchema("", "v1", "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.", {
-  spec: open("Spec defines the behavior of a service.", {
-    type: str("type determines how the Service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName."),
-    clusterIP: str("clusterIP is the IP address of the service, usually assigned randomly."),
-    clusterIPs: { type: "array", items: { type: "string" }, description: "ClusterIPs is a list of IP addresses assigned to this service.", "x-kubernetes-list-type": "atomic" },
-    ports: {
-      ...mapList(
-        "The list of ports that are exposed by this service.",
-        "port",
-        open("ServicePort contains information on service's port.", {
-          name: str("The name of this port within the service."),
-          protocol: str('The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.'),
-          port: int32("The port that will be exposed by this service."),
-          targetPort: intOrString("Number or name of the port to access on the pods targeted by the service."),
-          nodePort: int32("The port on each node on which this service is exposed when type is NodePort or LoadBalancer."),
-        }),
-      ),
-      "x-kubernetes-list-map-keys": ["port", "protocol"],
-    },
-    selector: { ...stringMap("Route service traffic to pods with label keys and values matching this selector."), "x-kubernetes-map-type": "atomic" },
-    sessionAffinity: str('Supports "ClientIP" and "None". Used to maintain session affinity.'),
-    externalTrafficPolicy: str("describes how nodes distribute service traffic they receive on one of the Service's externally-facing addresses."),
-    internalTrafficPolicy: str("describes how nodes distribute service traffic they receive on the ClusterIP."),
-    healthCheckNodePort: int32("healthCheckNodePort specifies the healthcheck nodePort for the service, for LoadBalancer services with externalTrafficPolicy Local."),
-    ipFamilies: { type: "array", items: { type: "string" }, description: "IPFamilies is a list of IP families assigned to this service.", "x-kubernetes-list-type": "atomic" },
-    ipFamilyPolicy: str("IPFamilyPolicy represents the dual-stack-ness requested or required by this Service."),
-  }),
-  status: open("Most recently observed status of the service."),
-});
+const schema = componentSchema("io.k8s.api.core.v1.Service");
 
 /**
  * core/v1 Service (with /status). Addresses come from `allocators`: the strategy takes them once

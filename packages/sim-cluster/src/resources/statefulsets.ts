@@ -3,11 +3,10 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { claimSpecSchema, defaultClaimSpec, validateClaimSpec } from "./persistent-volume-claims.js";
+import { defaultClaimSpec, validateClaimSpec } from "./persistent-volume-claims.js";
 import type { PersistentVolumeClaim } from "./persistent-volumes.js";
-import { podTemplateSchema } from "./pod-spec.js";
 import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
-import { conditions, int32, intOrString, kindSchema, labelSelector, open, str } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 import { containersCell, defaultWorkloadTemplate, imagesCell, validateWorkloadSpec, type WorkloadSpec } from "./workloads.js";
 
 export interface StatefulSetSpec extends WorkloadSpec {
@@ -135,36 +134,8 @@ export function validateStatefulSetUpdate(sts: StatefulSet, old: StatefulSet): F
   return errors;
 }
 
-const schema = kindSchema("apps", "v1", "StatefulSet", "StatefulSet represents a set of pods with consistent identities.", {
-  spec: open("Spec defines the desired identities of pods in this set.", {
-    replicas: int32("replicas is the desired number of replicas of the given Template."),
-    selector: labelSelector("selector is a label query over pods that should match the replica count."),
-    template: podTemplateSchema(),
-    volumeClaimTemplates: {
-      type: "array",
-      "x-kubernetes-list-type": "atomic",
-      description: "volumeClaimTemplates is a list of claims that pods are allowed to reference.",
-      items: open("PersistentVolumeClaim is a user's request for and claim to a persistent volume", { spec: claimSpecSchema() }),
-    },
-    serviceName: str("serviceName is the name of the service that governs this StatefulSet."),
-    podManagementPolicy: str("podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down."),
-    updateStrategy: open("updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.", {
-      type: str("Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate."),
-      rollingUpdate: open("RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType.", {
-        partition: int32("Partition indicates the ordinal at which the StatefulSet should be partitioned for updates."),
-        maxUnavailable: intOrString("The maximum number of pods that can be unavailable during the update."),
-      }),
-    }),
-    revisionHistoryLimit: int32("revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history."),
-    minReadySeconds: int32("Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available."),
-    persistentVolumeClaimRetentionPolicy: open("persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates.", {
-      whenDeleted: str("WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted."),
-      whenScaled: str("WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down."),
-    }),
-    ordinals: open("ordinals controls the numbering of replica indices in a StatefulSet.", { start: int32("start is the number representing the first replica's index.") }),
-  }),
-  status: open("Status is the current status of Pods in this StatefulSet.", { conditions: conditions("Represents the latest available observations of a statefulset's current state.") }),
-});
+
+const schema = componentSchema("io.k8s.api.apps.v1.StatefulSet");
 
 /** apps/v1 StatefulSet (with /status and /scale). */
 export const statefulSetsResource = defineResource<StatefulSet>({

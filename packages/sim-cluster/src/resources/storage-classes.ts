@@ -3,7 +3,7 @@ import { fieldForbidden, fieldNotSupported, fieldRequired, isQualifiedName, vali
 import { isDeepStrictEqual } from "node:util";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { bool, kindSchema, str, stringMap } from "./schema.js";
+import { componentSchema } from "./openapi/component-schema.js";
 
 /** The annotation that makes a StorageClass the one claims without a class get. */
 export const DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
@@ -56,15 +56,8 @@ export function validateStorageClassUpdate(storageClass: StorageClass, old: Stor
   return errors;
 }
 
-const schema = kindSchema("storage.k8s.io", "v1", "StorageClass", "StorageClass describes the parameters for a class of storage for which PersistentVolumes can be dynamically provisioned.", {
-  provisioner: str("provisioner indicates the type of the provisioner."),
-  parameters: stringMap("parameters holds the parameters for the provisioner that should create volumes of this storage class."),
-  reclaimPolicy: str("reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete."),
-  volumeBindingMode: str("volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. When unset, VolumeBindingImmediate is used."),
-  allowVolumeExpansion: bool("allowVolumeExpansion shows whether the storage class allow volume expand."),
-  mountOptions: { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "atomic", description: "mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class." },
-  allowedTopologies: { type: "array", items: { type: "object", "x-kubernetes-preserve-unknown-fields": true }, "x-kubernetes-list-type": "atomic", description: "allowedTopologies restrict the node topologies where volumes can be dynamically provisioned." },
-});
+
+const schema = componentSchema("io.k8s.api.storage.v1.StorageClass");
 
 /** storage.k8s.io/v1 StorageClass. */
 export const storageClassesResource = defineResource<StorageClass>({
