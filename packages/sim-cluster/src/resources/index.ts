@@ -15,6 +15,7 @@ import { podsResource } from "./pods.js";
 import { priorityClassesResource } from "./priority-classes.js";
 import { replicaSetsResource } from "./replicasets.js";
 import { servicesResource, type ServiceAllocators } from "./services.js";
+import { apiOnlyResources } from "./api-only.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
 export function simResources(allocators: ServiceAllocators, endpointRules: EndpointAddressRules = {}): ResourceDefinition[] {
@@ -34,6 +35,7 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     cronJobsResource,
     replicationControllersResource,
     podTemplatesResource,
+    ...apiOnlyResources,
   ];
 }
 

@@ -19,7 +19,7 @@ function maxInto(into: Map<string, bigint>, from: Map<string, bigint>): void {
 
 /**
  * What a pod asks of a node: the larger of its containers' summed requests and its largest init
- * container's (upstream's PodRequests). With `useStatusResources` (the default, as the scheduler's
+ * container's, plus its RuntimeClass overhead (upstream's PodRequests). With `useStatusResources` (the default, as the scheduler's
  * computePodResourceRequest) each container counts max(desired, allocated, actual) while a resize
  * is under way, so a pending upsize already reserves its room; a resize reported Infeasible
  * counts only what was allocated and actuated.
@@ -43,6 +43,7 @@ export function podRequests(pod: Pod, options: { useStatusResources?: boolean } 
     for (const [name, milli] of requestsOf(container)) out.set(name, (out.get(name) ?? 0n) + milli);
   }
   for (const container of pod.spec?.initContainers ?? []) maxInto(out, requestsOf(container));
+  for (const [name, milli] of milliMap(pod.spec?.overhead)) out.set(name, (out.get(name) ?? 0n) + milli);
   return out;
 }
 
