@@ -57,11 +57,11 @@ function createIngressClass(name: string, isDefault: boolean, uniqueName: string
   return client.create<IngressClass>(INGRESS_CLASSES, undefined, {
     metadata: { name, labels: { ingressclass: uniqueName, "special-label": "generic" }, ...(isDefault ? { annotations: { [DEFAULT_CLASS]: "true" } } : {}) },
     spec: { controller: "example.com/controller" },
-  } as KubeObject);
+  });
 }
 
 function createBasicIngress(namespace: string): Promise<Ingress> {
-  return client.create<Ingress>(INGRESSES, namespace, { metadata: { name: "ingress1" }, spec: { defaultBackend: { service: { name: "defaultbackend", port: { number: 80 } } } } } as KubeObject);
+  return client.create<Ingress>(INGRESSES, namespace, { metadata: { name: "ingress1" }, spec: { defaultBackend: { service: { name: "defaultbackend", port: { number: 80 } } } } });
 }
 
 async function watchModified(path: string, query: Record<string, string>, until: (object: KubeObject) => boolean, act: () => Promise<void>): Promise<void> {
@@ -70,7 +70,7 @@ async function watchModified(path: string, query: Record<string, string>, until:
   const seen = new Promise<void>((resolve) => (resolveSeen = resolve));
   const handle = await client.watch(path, query, (event) => {
     types.push(event.type);
-    if (until(event.object as KubeObject)) resolveSeen();
+    if (until(event.object)) resolveSeen();
   });
   try {
     await act();
@@ -161,9 +161,9 @@ describe("[sig-network] Ingress API (test/e2e/network/ingress.go)", { timeout: 3
   it("refuses an Ingress path without a pathType, with upstream's field and message", async () => {
     const ns = await newNamespace("ingress");
     await expect(
-      client.create(INGRESSES, ns, { metadata: { name: "no-path-type" }, spec: { rules: [{ host: "foo.com", http: { paths: [{ path: "/", backend: { service: { name: "svc", port: { number: 80 } } } }] } }] } } as KubeObject),
+      client.create(INGRESSES, ns, { metadata: { name: "no-path-type" }, spec: { rules: [{ host: "foo.com", http: { paths: [{ path: "/", backend: { service: { name: "svc", port: { number: 80 } } } }] } }] } }),
     ).rejects.toThrow('Ingress.networking.k8s.io "no-path-type" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified');
-    await expect(client.create(INGRESSES, ns, { metadata: { name: "empty" }, spec: {} } as KubeObject)).rejects.toThrow(/spec: Invalid value: .*: either `defaultBackend` or `rules` must be specified/);
+    await expect(client.create(INGRESSES, ns, { metadata: { name: "empty" }, spec: {} })).rejects.toThrow(/spec: Invalid value: .*: either `defaultBackend` or `rules` must be specified/);
   });
 });
 
@@ -243,7 +243,7 @@ describe("[sig-network] IngressClass [Feature:Ingress] (test/e2e/network/ingress
     const created = await client.create<IngressClass>(INGRESS_CLASSES, undefined, {
       metadata: { name: "ingressclass1", labels: { ingressclass: "scoped", "special-label": "generic" } },
       spec: { controller: "example.com/controller", parameters: { scope: "Namespace", namespace: "foo-ns", kind: "fookind", name: "fooname", apiGroup: "example.com" } },
-    } as KubeObject);
+    });
     try {
       expect(created.spec?.parameters).toBeDefined();
       expect(created.spec?.parameters?.scope).toBe("Namespace");
@@ -256,13 +256,13 @@ describe("[sig-network] IngressClass [Feature:Ingress] (test/e2e/network/ingress
 describe("NetworkPolicy", { timeout: 30_000 }, () => {
   it("defaults policyTypes and port protocols as SetDefaults_NetworkPolicy, and refuses an ipBlock beside a selector", async () => {
     const ns = await newNamespace("netpol");
-    const ingressOnly = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "ingress-only" }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] } } as KubeObject);
+    const ingressOnly = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "ingress-only" }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] } });
     expect(ingressOnly.spec?.policyTypes).toEqual(["Ingress"]);
     expect(ingressOnly.spec?.ingress?.[0]?.ports?.[0]?.protocol).toBe("TCP");
-    const both = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "both" }, spec: { podSelector: { matchLabels: { app: "web" } }, egress: [{ to: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }] } } as KubeObject);
+    const both = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "both" }, spec: { podSelector: { matchLabels: { app: "web" } }, egress: [{ to: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }] } });
     expect(both.spec?.policyTypes).toEqual(["Ingress", "Egress"]);
     await expect(
-      client.create(NETWORK_POLICIES, ns, { metadata: { name: "bad" }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" }, podSelector: {} }] }] } } as KubeObject),
+      client.create(NETWORK_POLICIES, ns, { metadata: { name: "bad" }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" }, podSelector: {} }] }] } }),
     ).rejects.toThrow("spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer");
     const table = await kubectl(kubeconfig, ["get", "netpol", "-n", ns]);
     expect(table.stdout).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\nboth\s+app=web\s+\S+\ningress-only\s+<none>\s+\S+\n$/);

@@ -8,7 +8,6 @@
  * reaching the pod, and kubectl 1.32's `get runtimeclass`.
  */
 import { KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import type { KubeObject } from "@kubekit/generic-controlplane";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,7 +57,7 @@ function newRuntimeClassPod(runtimeClassName: string): Pod {
   return {
     metadata: { generateName: "test-runtimeclass-" },
     spec: { runtimeClassName, containers: [{ name: "test", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: ["true"] }], restartPolicy: "Never", automountServiceAccountToken: false },
-  } as Pod;
+  };
 }
 
 async function createRuntimeClass(ns: string, name: string, handler: string, overhead?: RuntimeClass["overhead"]): Promise<string> {
@@ -144,7 +143,7 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     // watching
     const seen = { added: false, patched: false, updated: false };
     const rcWatch = await client.watch("/apis/node.k8s.io/v1/runtimeclasses", { labelSelector: `test=${uniqueName}` }, (event) => {
-      const annotations = (event.object as KubeObject).metadata?.annotations ?? {};
+      const annotations = (event.object).metadata?.annotations ?? {};
       if (event.type === "ADDED") seen.added = true;
       if (event.type === "MODIFIED" && annotations["patched"] === "true") seen.patched = true;
       if (event.type === "MODIFIED" && annotations["updated"] === "true") seen.updated = true;
@@ -170,7 +169,7 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
       const updatedRC = await client.update<RuntimeClass>(RUNTIME_CLASSES, undefined, patchedRC);
       expect(updatedRC.metadata?.annotations).toHaveProperty("updated", "true");
 
-      await eventually("the watch events", async () => (seen.added || seen.patched || seen.updated ? true : undefined));
+      await eventually("the watch events", () => Promise.resolve(seen.added || seen.patched || seen.updated ? true : undefined));
     } finally {
       rcWatch.stop();
     }
@@ -208,7 +207,7 @@ describe("RuntimeClass overhead and scheduling", { timeout: 30_000 }, () => {
   it("merges the class's node selector and tolerations into the pod, and refuses a conflicting node selector or a different overhead", async () => {
     const ns = await newNamespace("rc-scheduling");
     const rcName = `${ns}-sched`;
-    await client.create(RUNTIME_CLASSES, undefined, { ...newRuntimeClass(rcName, "runc"), overhead: { podFixed: { cpu: "10m" } }, scheduling: { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] } } as KubeObject);
+    await client.create(RUNTIME_CLASSES, undefined, { ...newRuntimeClass(rcName, "runc"), overhead: { podFixed: { cpu: "10m" } }, scheduling: { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] } });
     try {
       const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       expect(pod.spec?.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
