@@ -44,4 +44,9 @@ describe("autoscaling/v1 ⇄ v2 HorizontalPodAutoscaler conversion", () => {
     expect(back.status?.conditions).toEqual(original.status?.conditions);
     expect(back.metadata?.annotations).toEqual({ owner: "me" });
   });
+
+  it("leaves v2's omitempty currentReplicas out when v1 says 0, keeping desiredReplicas (never omitted)", () => {
+    const v2 = hpaV1ToV2({ apiVersion: "autoscaling/v1", kind: "HorizontalPodAutoscaler", metadata: { name: "h" }, spec: { scaleTargetRef: ref, maxReplicas: 5 }, status: { currentReplicas: 0, desiredReplicas: 0 } });
+    expect(v2.status).toEqual({ desiredReplicas: 0 });
+  });
 });

@@ -81,8 +81,9 @@ export function hpaV1ToV2(object: KubeObject): HorizontalPodAutoscaler {
   else delete metadata.annotations;
   const out: HorizontalPodAutoscaler = { ...hpa, apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata, spec: { ...(spec.scaleTargetRef !== undefined ? { scaleTargetRef: spec.scaleTargetRef } : {}), ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}), ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}), ...(metrics.length > 0 ? { metrics } : {}), ...(behavior !== undefined ? { behavior } : {}) } };
   if (status !== undefined) {
-    const { currentCPUUtilizationPercentage: _cpu, ...rest } = status;
-    out.status = { ...rest, ...(currentMetrics.length > 0 ? { currentMetrics } : {}), ...(conditions !== undefined ? { conditions } : {}) };
+    const { currentCPUUtilizationPercentage: _cpu, currentReplicas, ...rest } = status;
+    // v2's currentReplicas is omitempty where v1's is not.
+    out.status = { ...rest, ...(currentReplicas ? { currentReplicas } : {}), ...(currentMetrics.length > 0 ? { currentMetrics } : {}), ...(conditions !== undefined ? { conditions } : {}) };
   }
   return out;
 }
