@@ -38,14 +38,16 @@ export function runtimeClassAdmission(runtimeClasses: () => ResourceStore | unde
       }
       const scheduling = runtimeClass.scheduling;
       if (scheduling === undefined) return;
-      const nodeSelector = { ...(pod.spec.nodeSelector ?? {}) };
+      // Keys are the client's: a Map, not an object they could index.
+      const nodeSelector = new Map(Object.entries(pod.spec.nodeSelector ?? {}));
       for (const [key, value] of Object.entries(scheduling.nodeSelector ?? {})) {
-        if (Object.hasOwn(nodeSelector, key) && nodeSelector[key] !== value) {
-          throw rejected(attributes, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${nodeSelector[key]}`);
+        const podValue = nodeSelector.get(key);
+        if (podValue !== undefined && podValue !== value) {
+          throw rejected(attributes, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`);
         }
-        nodeSelector[key] = value;
+        nodeSelector.set(key, value);
       }
-      if (Object.keys(nodeSelector).length > 0) pod.spec.nodeSelector = nodeSelector;
+      if (nodeSelector.size > 0) pod.spec.nodeSelector = Object.fromEntries(nodeSelector);
       const tolerations = [...((pod.spec["tolerations"] as Toleration[] | undefined) ?? [])];
       for (const toleration of scheduling.tolerations ?? []) if (!tolerations.some((t) => isDeepStrictEqual(t, toleration))) tolerations.push(toleration);
       if (tolerations.length > 0) pod.spec["tolerations"] = tolerations;
