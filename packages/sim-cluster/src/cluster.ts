@@ -8,6 +8,8 @@ import { NodePortAllocator } from "./allocators/node-port.js";
 import { priorityAdmission } from "./admission.js";
 import { simQuotaEvaluators } from "./quota/index.js";
 import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
+import { defaultIngressClassAdmission } from "./default-ingress-class.js";
+import { runtimeClassAdmission } from "./runtime-class-admission.js";
 import { registerWorkloadProtobuf } from "./protobuf.js";
 import { daemonSetController } from "./controllers/daemonset.js";
 import { disruptionController } from "./controllers/disruption.js";
@@ -185,6 +187,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   hostAddress(nodeCIDR, 0);
   if (secondaryNodeCIDR !== undefined) hostAddress(secondaryNodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
+  let runtimeClasses: ResourceStore | undefined;
+  let ingressClasses: ResourceStore | undefined;
   let subresourceStores: SubresourceStores | undefined;
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
@@ -192,6 +196,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [
       priorityAdmission(() => priorityClasses),
+      runtimeClassAdmission(() => runtimeClasses),
+      defaultIngressClassAdmission(() => ingressClasses),
       defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
     ],
     stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
@@ -208,6 +214,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let trafficPlane: TrafficPlane | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
+    runtimeClasses = plane.store("node.k8s.io", "runtimeclasses");
+    ingressClasses = plane.store("networking.k8s.io", "ingressclasses");
     const served = (group: string, plural: string) => {
       const store = plane.store(group, plural);
       const definition = plane.server.definitions.find((d) => d.group === group && d.plural === plural);

@@ -326,6 +326,121 @@ message CronJob {
 }
 `;
 
+const NETWORKING_V1 = `
+syntax = "proto2";
+package k8s.io.api.networking.v1;
+
+message TypedLocalObjectReference {
+  optional string apiGroup = 1;
+  optional string kind = 2;
+  optional string name = 3;
+}
+
+message ServiceBackendPort {
+  optional string name = 1;
+  optional int32 number = 2;
+}
+
+message IngressServiceBackend {
+  optional string name = 1;
+  optional ServiceBackendPort port = 2;
+}
+
+message IngressBackend {
+  optional TypedLocalObjectReference resource = 3;
+  optional IngressServiceBackend service = 4;
+}
+
+message HTTPIngressPath {
+  optional string path = 1;
+  optional IngressBackend backend = 2;
+  optional string pathType = 3;
+}
+
+message HTTPIngressRuleValue {
+  repeated HTTPIngressPath paths = 1;
+}
+
+message IngressRuleValue {
+  optional HTTPIngressRuleValue http = 1;
+}
+
+message IngressRule {
+  optional string host = 1;
+  optional IngressRuleValue ingressRuleValue = 2;
+}
+
+message IngressTLS {
+  repeated string hosts = 1;
+  optional string secretName = 2;
+}
+
+message IngressSpec {
+  optional IngressBackend defaultBackend = 1;
+  repeated IngressTLS tls = 2;
+  repeated IngressRule rules = 3;
+  optional string ingressClassName = 4;
+}
+
+message IngressPortStatus {
+  optional int32 port = 1;
+  optional string protocol = 2;
+  optional string error = 3;
+}
+
+message IngressLoadBalancerIngress {
+  optional string ip = 1;
+  optional string hostname = 2;
+  repeated IngressPortStatus ports = 4;
+}
+
+message IngressLoadBalancerStatus {
+  repeated IngressLoadBalancerIngress ingress = 1;
+}
+
+message IngressStatus {
+  optional IngressLoadBalancerStatus loadBalancer = 1;
+}
+
+message Ingress {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional IngressSpec spec = 2;
+  optional IngressStatus status = 3;
+}
+`;
+
+const AUTOSCALING_V1 = `
+syntax = "proto2";
+package k8s.io.api.autoscaling.v1;
+
+message CrossVersionObjectReference {
+  optional string kind = 1;
+  optional string name = 2;
+  optional string apiVersion = 3;
+}
+
+message HorizontalPodAutoscalerSpec {
+  optional CrossVersionObjectReference scaleTargetRef = 1;
+  optional int32 minReplicas = 2;
+  optional int32 maxReplicas = 3;
+  optional int32 targetCPUUtilizationPercentage = 4;
+}
+
+message HorizontalPodAutoscalerStatus {
+  optional int64 observedGeneration = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastScaleTime = 2;
+  optional int32 currentReplicas = 3;
+  optional int32 desiredReplicas = 4;
+  optional int32 currentCPUUtilizationPercentage = 5;
+}
+
+message HorizontalPodAutoscaler {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional HorizontalPodAutoscalerSpec spec = 2;
+  optional HorizontalPodAutoscalerStatus status = 3;
+}
+`;
+
 /** Go pointer fields of these messages: a zero on the wire was set on purpose. */
 const POINTER_FIELDS = [
   "k8s.io.api.apps.v1.DeploymentSpec.replicas",
@@ -359,19 +474,37 @@ const POINTER_FIELDS = [
   "k8s.io.api.batch.v1.SuccessPolicyRule.succeededIndexes",
   "k8s.io.api.batch.v1.SuccessPolicyRule.succeededCount",
   ...["startingDeadlineSeconds", "suspend", "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "timeZone"].map((f) => `k8s.io.api.batch.v1.CronJobSpec.${f}`),
+  "k8s.io.api.networking.v1.IngressSpec.ingressClassName",
+  "k8s.io.api.networking.v1.HTTPIngressPath.pathType",
+  "k8s.io.api.networking.v1.TypedLocalObjectReference.apiGroup",
+  ...["minReplicas", "targetCPUUtilizationPercentage"].map((f) => `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec.${f}`),
+  ...["observedGeneration", "currentCPUUtilizationPercentage"].map((f) => `k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus.${f}`),
 ];
 
-/** Makes the control plane's protobuf codec read and write Deployments, Services, PodDisruptionBudgets (`kubectl create pdb`), Jobs and CronJobs (`kubectl create job`, `create cronjob`). */
+/** Go fields without `omitempty`. */
+const ALWAYS_PRESENT_FIELDS = [
+  "k8s.io.api.autoscaling.v1.CrossVersionObjectReference.kind",
+  "k8s.io.api.autoscaling.v1.CrossVersionObjectReference.name",
+  "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec.maxReplicas",
+  "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus.currentReplicas",
+  "k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus.desiredReplicas",
+];
+
+/** Makes the control plane's protobuf codec read and write Deployments, Services, PodDisruptionBudgets (`kubectl create pdb`), Jobs and CronJobs (`kubectl create job`, `create cronjob`), Ingresses (`create ingress`) and autoscaling/v1 HorizontalPodAutoscalers (`autoscale`). */
 export function registerWorkloadProtobuf(): void {
   registerProtobufKinds({
-    sources: [CORE_V1, APPS_V1, POLICY_V1, BATCH_V1],
+    sources: [CORE_V1, APPS_V1, POLICY_V1, BATCH_V1, NETWORKING_V1, AUTOSCALING_V1],
     kinds: {
       "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment",
       "v1/Service": "k8s.io.api.core.v1.Service",
       "policy/v1/PodDisruptionBudget": "k8s.io.api.policy.v1.PodDisruptionBudget",
       "batch/v1/Job": "k8s.io.api.batch.v1.Job",
       "batch/v1/CronJob": "k8s.io.api.batch.v1.CronJob",
+      "networking.k8s.io/v1/Ingress": "k8s.io.api.networking.v1.Ingress",
+      "autoscaling/v1/HorizontalPodAutoscaler": "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler",
     },
     keepZeroFields: POINTER_FIELDS,
+    alwaysPresentFields: ALWAYS_PRESENT_FIELDS,
+    inlineFields: ["k8s.io.api.networking.v1.IngressRule.ingressRuleValue"],
   });
 }

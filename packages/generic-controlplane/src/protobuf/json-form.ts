@@ -3,6 +3,7 @@ import { formatMicroTime } from "../resources/wire-values.js";
 import {
   ALWAYS_PRESENT_FIELDS,
   FIELDS_V1_TYPE,
+  INLINE_FIELDS,
   INT_OR_STRING_TYPE,
   KEEP_ZERO_FIELDS,
   MAP_ENTRY_SUFFIX,
@@ -131,6 +132,10 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     }
     const converted = valueToJson(field, value);
     if (converted === undefined) continue;
+    if (INLINE_FIELDS.has(key)) {
+      Object.assign(out, converted);
+      continue;
+    }
     if (isZero(converted) && !KEEP_ZERO_FIELDS.has(key) && !ALWAYS_PRESENT_FIELDS.has(key)) continue;
     out[field.name] = converted;
   }
@@ -173,7 +178,8 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
   const source = json as Plain;
   const out: Plain = {};
   for (const field of type.fieldsArray) {
-    const value = source[field.name];
+    // An inline struct takes its fields from the parent's JSON.
+    const value = INLINE_FIELDS.has(fieldKey(type, field)) ? source : source[field.name];
     if (value === undefined || value === null) continue;
     const entryType = mapEntryType(field);
     if (entryType) {

@@ -102,6 +102,12 @@ export const ALWAYS_PRESENT_FIELDS: Set<string> = new Set([
   "k8s.io.api.authentication.v1.TokenRequestStatus.token",
 ]);
 
+/**
+ * Go struct fields embedded with `json:",inline"` (an Ingress rule's `IngressRuleValue`): a field
+ * of their own on the wire, their fields directly on the parent in JSON.
+ */
+export const INLINE_FIELDS: Set<string> = new Set();
+
 let root: protobuf.Root | undefined;
 const registeredSources: string[] = [];
 /** Kinds added by `registerProtobufKinds`: decoded strictly (a field their messages do not declare is refused, not dropped). */
@@ -127,6 +133,8 @@ export interface ProtobufKinds {
   keepZeroFields?: readonly string[];
   /** `<message>.<field>` of Go fields without `omitempty`. */
   alwaysPresentFields?: readonly string[];
+  /** `<message>.<field>` of Go struct fields embedded with `json:",inline"`. */
+  inlineFields?: readonly string[];
 }
 
 /**
@@ -155,6 +163,7 @@ export function registerProtobufKinds(registration: ProtobufKinds): void {
   }
   for (const field of registration.keepZeroFields ?? []) KEEP_ZERO_FIELDS.add(field);
   for (const field of registration.alwaysPresentFields ?? []) ALWAYS_PRESENT_FIELDS.add(field);
+  for (const field of registration.inlineFields ?? []) INLINE_FIELDS.add(field);
 }
 
 /** Whether a kind's bodies must not carry fields its message does not declare. */

@@ -83,4 +83,42 @@ describe("registerProtobufKinds", () => {
       "the body of the request was in an unknown format: protobuf field example.gadgets.v1.GadgetSpec.9 is not supported for gadgets.example.com/v1, Kind=Gadget - accepted media types include: application/json, application/yaml",
     );
   });
+
+  it("reads and writes a Go inline struct field (`json:\",inline\"`) as its fields on the parent, as an Ingress rule's http", () => {
+    registerProtobufKinds({
+      sources: [
+        `
+syntax = "proto2";
+package example.routes.v1;
+
+message Paths {
+  repeated string paths = 1;
+}
+
+message RuleValue {
+  optional Paths http = 1;
+}
+
+message Rule {
+  optional string host = 1;
+  optional RuleValue ruleValue = 2;
+}
+
+message Route {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated Rule rules = 2;
+}
+`,
+      ],
+      kinds: { "routes.example.com/v1/Route": "example.routes.v1.Route" },
+      inlineFields: ["example.routes.v1.Rule.ruleValue"],
+    });
+    const route = { apiVersion: "routes.example.com/v1", kind: "Route", metadata: { name: "r" }, rules: [{ host: "foo.com", http: { paths: ["/bar"] } }, { host: "bar.com" }] };
+    const encoded = encodeProtobuf(route);
+    expect(decodeProtobuf(encoded)).toEqual(route);
+    // On the wire the rule's field 2 holds the inline struct, whose field 1 is `http`.
+    const raw = lookupType(UNKNOWN_TYPE).decode(encoded.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
+    const wire = lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as { rules: Array<{ ruleValue?: { http?: { paths: string[] } } }> };
+    expect(wire.rules[0]?.ruleValue?.http?.paths).toEqual(["/bar"]);
+  });
 });

@@ -20,6 +20,7 @@ import { persistentVolumeClaimsResource } from "./persistent-volume-claims.js";
 import { persistentVolumesResource } from "./persistent-volumes.js";
 import { statefulSetsResource } from "./statefulsets.js";
 import { storageClassesResource } from "./storage-classes.js";
+import { apiOnlyResources } from "./api-only.js";
 
 /** Every resource a simulated cluster serves beyond the control plane's built-ins. */
 export function simResources(allocators: ServiceAllocators, endpointRules: EndpointAddressRules = {}): ResourceDefinition[] {
@@ -43,6 +44,7 @@ export function simResources(allocators: ServiceAllocators, endpointRules: Endpo
     persistentVolumesResource,
     persistentVolumeClaimsResource,
     storageClassesResource,
+    ...apiOnlyResources,
   ].map(withPublishedSchema);
 }
 

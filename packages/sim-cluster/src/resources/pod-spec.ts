@@ -45,6 +45,9 @@ export interface PodSpec {
   /** An int64: beyond 2^53 it arrives as a bigint. */
   activeDeadlineSeconds?: number | bigint;
   securityContext?: Record<string, unknown>;
+  runtimeClassName?: string;
+  /** Set from the pod's RuntimeClass by admission; counted with the containers' requests. */
+  overhead?: ResourceList;
   [field: string]: unknown;
 }
 
@@ -80,22 +83,27 @@ function quantityString(value: unknown): string {
 }
 
 /** ValidateResourceRequirements: valid, non-negative quantities, and requests within limits. */
+/** ValidateResourceQuantityValue over a resource list: each value a quantity of at least 0; the parsed values by name. */
+export function validateResourceList(list: ResourceList | undefined, path: string, parsed = new Map<string, bigint>()): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries(list ?? {})) {
+    const field = keyPath(path, name);
+    const text = quantityText(value);
+    const milli = text === undefined ? undefined : parseMilli(text);
+    if (milli === undefined) {
+      errors.push(fieldInvalid(field, value, "must be a valid quantity"));
+      continue;
+    }
+    if (milli < 0n) errors.push(fieldInvalid(field, quantityString(value), "must be greater than or equal to 0"));
+    parsed.set(name, milli);
+  }
+  return errors;
+}
+
 function validateResources(resources: Container["resources"], path: string): FieldError[] {
   const errors: FieldError[] = [];
   const parsed: Record<"requests" | "limits", Map<string, bigint>> = { requests: new Map(), limits: new Map() };
-  for (const kind of ["limits", "requests"] as const) {
-    for (const [name, value] of Object.entries(resources?.[kind] ?? {})) {
-      const field = keyPath(childPath(path, kind), name);
-      const text = quantityText(value);
-      const milli = text === undefined ? undefined : parseMilli(text);
-      if (milli === undefined) {
-        errors.push(fieldInvalid(field, value, "must be a valid quantity"));
-        continue;
-      }
-      if (milli < 0n) errors.push(fieldInvalid(field, quantityString(value), "must be greater than or equal to 0"));
-      parsed[kind].set(name, milli);
-    }
-  }
+  for (const kind of ["limits", "requests"] as const) errors.push(...validateResourceList(resources?.[kind], childPath(path, kind), parsed[kind]));
   for (const [name, request] of parsed.requests) {
     const limit = parsed.limits.get(name);
     if (limit !== undefined && request > limit) {
@@ -163,6 +171,7 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
     errors.push(fieldNotSupported(childPath(path, "restartPolicy"), spec.restartPolicy, RESTART_POLICIES));
   }
   errors.push(...validateLabels(spec?.nodeSelector, childPath(path, "nodeSelector")));
+  errors.push(...validateResourceList(spec?.overhead, childPath(path, "overhead")));
   errors.push(...validateTolerations(spec?.["tolerations"] as Toleration[] | undefined, childPath(path, "tolerations")));
   errors.push(...validateNodeAffinity((spec?.["affinity"] as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity, childPath(childPath(path, "affinity"), "nodeAffinity")));
   return errors;

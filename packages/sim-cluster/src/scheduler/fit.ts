@@ -74,7 +74,7 @@ export function podRequests(pod: Pod, options: { useStatusResources?: boolean } 
     return out;
   };
   const out = aggregate(pod, requestsOf);
-  addInto(out, milliMap(pod.spec?.["overhead"] as Record<string, unknown> | undefined));
+  addInto(out, milliMap(pod.spec?.["overhead"]));
   return out;
 }
 
@@ -89,7 +89,7 @@ export function podLimits(pod: Pod): Map<string, bigint> {
     maxInto(limits, milliMap(statuses.find((s) => s.name === container.name)?.resources?.limits));
     return limits;
   });
-  for (const [name, milli] of milliMap(pod.spec?.["overhead"] as Record<string, unknown> | undefined)) {
+  for (const [name, milli] of milliMap(pod.spec?.["overhead"])) {
     const limit = out.get(name);
     if (limit !== undefined) out.set(name, limit + milli);
   }
