@@ -91,6 +91,32 @@ export class Decider {
   }
 
   plan(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = []): DecisionPlan {
+    const steps = this.#planSteps(storedClaims, storedAllocations);
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+    }
+  }
+
+  /**
+   * {@link plan}, giving the event loop a turn every `sliceMs` of work, so that a pass over many
+   * objects never holds up the Lease renewals and watches of this process.
+   */
+  async planInSlices(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = [], sliceMs = 20): Promise<DecisionPlan> {
+    const steps = this.#planSteps(storedClaims, storedAllocations);
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+  }
+
+  /** The pass, yielding after each object it decides (nothing else may use this Decider until it is done). */
+  *#planSteps(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[]): Generator<void, DecisionPlan> {
     const claimOrder = decisionOrder(storedClaims);
     const allocationOrder = decisionOrder(storedAllocations);
     const registry = this.#registry ?? this.#load(claimOrder.ordered, allocationOrder.ordered);
@@ -121,6 +147,7 @@ export class Decider {
 
     const live = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp === undefined);
     for (const object of live) {
+      yield;
       const name = object.metadata.name;
       const key = object.spec?.addressSpace === undefined ? "[]" : canonicalSpec(object.spec.addressSpace);
       if (this.#applied.get(name) === key) continue;
@@ -140,6 +167,7 @@ export class Decider {
     const allocations: AllocationDecision[] = [];
     const exhausted = new Set<string>();
     for (const object of allocationOrder.ordered) {
+      yield;
       const { spec, status: stored } = object;
       const name = object.metadata.name;
       const base = { sequence: allocationOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
@@ -173,7 +201,9 @@ export class Decider {
     }
 
     const now = conditionTime();
-    const claims: ClaimDecision[] = live.map((object) => {
+    const claims: ClaimDecision[] = [];
+    for (const object of live) {
+      yield;
       const name = object.metadata.name;
       const stored = object.status;
       const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
@@ -191,8 +221,8 @@ export class Decider {
         status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
       }
       status.conditions = claimConditions(status, stored?.conditions, now);
-      return { object, status, changed: !sameJson(status, stored) };
-    });
+      claims.push({ object, status, changed: !sameJson(status, stored) });
+    }
 
     // A claim being deleted holds its records until nothing is delegated or allocated from them:
     // another claim's delegations, and every allocated block, its own claim's included.

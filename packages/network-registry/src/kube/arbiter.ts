@@ -159,7 +159,8 @@ async function decideWhileLeading(
     const claimObjects = claims.cache.list() as NetworkClaimObject[];
     const allocationObjects = allocations.cache.list() as NetworkAllocationObject[];
     if (!cachesCaughtUp(claimObjects, allocationObjects)) return;
-    const plan = decider.plan(claimObjects, allocationObjects);
+    const plan = await decider.planInSlices(claimObjects, allocationObjects);
+    if (signal.aborted) return;
     metrics.observe(plan.registry, plan.exhaustedPools);
     const writes = plannedWrites(plan);
     // A pass writes a bounded batch and the next pass (after the watch has caught up) the rest,
