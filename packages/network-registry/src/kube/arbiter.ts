@@ -109,7 +109,8 @@ async function decideWhileLeading(
   const enqueue = { add: () => queue.add(ALL), update: () => queue.add(ALL), delete: () => queue.add(ALL) };
   claims.addEventHandler(enqueue);
   allocations.addEventHandler(enqueue);
-  const events = new EventRecorder(client, ARBITER_NAME, logger);
+  // Repeats are counted on the Event written first (count, lastTimestamp), as client-go records them.
+  const events = new EventRecorder(client, ARBITER_NAME, logger, { correlate: true });
   const decider = new Decider(registryOptions);
   /** Claims whose latest write the server refused, with the reported message. */
   const failedWrites = new Map<string, string>();
