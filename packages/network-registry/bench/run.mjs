@@ -289,7 +289,7 @@ table("Parse cost per string (ours is strict: canonical form only, host bits che
 
 const arbiter = await arbiterRows({ quick: QUICK });
 table(
-  "The arbiter through the API (control plane, arbiter and the creating clients in this process), against the pure registry deciding the same",
+  "The arbiter through the API (control plane in its own process; arbiter and creating clients in this one), against the pure registry deciding the same",
   ["work", "arbiter deciding them once stored", "while being created: all decided after", "all created after", "decided after the last creation", "pure registry", "pure registry per decision"],
   arbiter.rows,
 );
