@@ -48,9 +48,11 @@ export {
   runWorkers,
   type Controller,
   type ControllerContext,
+  type EventRecorderOptions,
   type InvolvedObject,
   type Requeue,
 } from "./runtime.js";
+export { EventCorrelator, type CorrelatedEvent, type Correlation, type EventCorrelatorOptions } from "./event-correlator.js";
 export { namespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";
 export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Registry } from "prom-client";
 import type { KubeObject } from "../api/types.js";
 import type { Logger } from "../server/logger.js";
-import type { KubeClient, ResourceRef } from "./client.js";
+import { PATCH_MERGE, isNotFound, type KubeClient, type ResourceRef } from "./client.js";
+import { EventCorrelator, type CorrelatedEvent, type EventCorrelatorOptions } from "./event-correlator.js";
 import { ResourceMapper } from "./discovery.js";
 import { Informer, type InformerOptions } from "./informer.js";
 import type { WorkQueue } from "./workqueue.js";
@@ -60,19 +61,34 @@ export interface InvolvedObject {
   uid?: string;
 }
 
+export interface EventRecorderOptions {
+  /**
+   * Count repeats on the Event written first and fold many similar ones into one, as client-go's
+   * recorder does (see `EventCorrelator`); default off: every call writes a new Event.
+   */
+  correlate?: boolean | EventCorrelatorOptions;
+}
+
+const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
+
 /** Writes core/v1 Events about objects (client-go's `EventRecorder`), best effort. */
 export class EventRecorder {
+  readonly #correlator: EventCorrelator | undefined;
+
   constructor(
     private readonly client: KubeClient,
     private readonly component: string,
     private readonly logger?: Logger,
-  ) {}
+    options: EventRecorderOptions = {},
+  ) {
+    if (options.correlate !== undefined && options.correlate !== false) this.#correlator = new EventCorrelator(options.correlate === true ? {} : options.correlate);
+  }
 
   async event(involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
     // Events about cluster-scoped objects go to "default", as client-go's recorder does.
     const namespace = involved.namespace || "default";
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-    const event: KubeObject = {
+    const event = {
       apiVersion: "v1",
       kind: "Event",
       metadata: { name: `${involved.name ?? "unknown"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`, namespace },
@@ -88,7 +104,25 @@ export class EventRecorder {
       reportingInstance: "",
     };
     try {
-      await this.client.create({ group: "", version: "v1", resource: "events", namespaced: true }, namespace, event);
+      if (this.#correlator === undefined) {
+        await this.client.create(EVENTS, namespace, event);
+        return;
+      }
+      const { event: correlated, patch } = this.#correlator.correlate(event);
+      let stored: KubeObject | undefined;
+      if (patch !== undefined) {
+        try {
+          stored = await this.client.patch(EVENTS, namespace, correlated.metadata.name, patch, PATCH_MERGE);
+        } catch (error) {
+          // Deleted meanwhile (e.g. its TTL ran out): written anew, as client-go does.
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      if (stored === undefined) {
+        const { resourceVersion: _resourceVersion, ...metadata }: CorrelatedEvent["metadata"] = correlated.metadata;
+        stored = await this.client.create(EVENTS, namespace, { ...correlated, metadata });
+      }
+      this.#correlator.observe(stored as unknown as CorrelatedEvent);
     } catch (error) {
       this.logger?.({ level: "warn", msg: "could not write event", reason, error: String(error) });
     }

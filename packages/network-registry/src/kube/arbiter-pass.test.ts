@@ -122,4 +122,18 @@ describe("decision passes", () => {
     expect(outcome(planDecisions(next))).toEqual(outcome(running));
     expect(planDecisions(next).claims.map((d) => d.changed)).toEqual([false, false]);
   });
+
+  it("a pass over many claims gives the event loop turns and decides as a pass in one go does", async () => {
+    const many = Array.from({ length: 1_500 }, (_, i) => stored(`c-${i}`, i + 1, [`10.${i >> 8}.${(i & 255) - (i % 10 === 9 ? 1 : 0)}.0/24`]));
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    try {
+      const sliced = await new Decider().planInSlices(many, [], 1);
+      expect(turns).toBeGreaterThan(0);
+      expect(outcome(sliced)).toEqual(outcome(planDecisions(many)));
+      expect(sliced.claims.filter((d) => d.status.phase === "Conflict")).toHaveLength(150);
+    } finally {
+      clearInterval(ticking);
+    }
+  });
 });

@@ -4,6 +4,7 @@ import type { AddressRecord } from "../types.js";
 import type { ClaimPhase, NetworkAllocationObject, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus } from "./api.js";
 import { claimConditions, conditionTime } from "./conditions.js";
 import { decisionOrder } from "./order.js";
+import { sameJson } from "./same-json.js";
 import { claimOf, loadRecordedDecisions, recordedGrants } from "./recorded.js";
 
 /*
@@ -48,14 +49,20 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const withoutDate = (record: AddressRecord | undefined) => (record === undefined ? undefined : canonical({ ...record, date: undefined }));
+/** The canonical spec of each claim's address space, computed once per stored spec. */
+const canonicalSpecs = new WeakMap<object, string>();
+function canonicalSpec(addressSpace: AddressRecord[]): string {
+  let key = canonicalSpecs.get(addressSpace);
+  if (key === undefined) canonicalSpecs.set(addressSpace, (key = canonical(addressSpace)));
+  return key;
+}
 
 /** The new records, keeping the stored date of every record whose outcome did not change. */
 function keepDates(records: AddressRecord[], stored: AddressRecord[] | undefined): AddressRecord[] {
   const previous = new Map((stored ?? []).map((r) => [r.prefix, r]));
   return records.map((record) => {
     const old = previous.get(record.prefix);
-    return old?.date !== undefined && withoutDate(old) === withoutDate(record) ? { ...record, date: old.date } : record;
+    return old?.date !== undefined && sameJson({ ...old, date: undefined }, { ...record, date: undefined }) ? { ...record, date: old.date } : record;
   });
 }
 
@@ -66,6 +73,7 @@ function phaseOf(records: readonly AddressRecord[]): ClaimPhase {
 interface AppliedAllocation {
   claim: string;
   prefix: string;
+  parent?: { claim: string; prefix: string } | undefined;
 }
 
 /** Decides claims and allocations pass after pass, keeping one pure registry between passes. */
@@ -83,6 +91,32 @@ export class Decider {
   }
 
   plan(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = []): DecisionPlan {
+    const steps = this.#planSteps(storedClaims, storedAllocations);
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+    }
+  }
+
+  /**
+   * {@link plan}, giving the event loop a turn every `sliceMs` of work, so that a pass over many
+   * objects never holds up the Lease renewals and watches of this process.
+   */
+  async planInSlices(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = [], sliceMs = 20): Promise<DecisionPlan> {
+    const steps = this.#planSteps(storedClaims, storedAllocations);
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+  }
+
+  /** The pass, yielding after each object it decides (nothing else may use this Decider until it is done). */
+  *#planSteps(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[]): Generator<void, DecisionPlan> {
     const claimOrder = decisionOrder(storedClaims);
     const allocationOrder = decisionOrder(storedAllocations);
     const registry = this.#registry ?? this.#load(claimOrder.ordered, allocationOrder.ordered);
@@ -113,8 +147,9 @@ export class Decider {
 
     const live = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp === undefined);
     for (const object of live) {
+      yield;
       const name = object.metadata.name;
-      const key = canonical(object.spec?.addressSpace ?? []);
+      const key = object.spec?.addressSpace === undefined ? "[]" : canonicalSpec(object.spec.addressSpace);
       if (this.#applied.get(name) === key) continue;
       this.#applied.set(name, key);
       try {
@@ -132,6 +167,7 @@ export class Decider {
     const allocations: AllocationDecision[] = [];
     const exhausted = new Set<string>();
     for (const object of allocationOrder.ordered) {
+      yield;
       const { spec, status: stored } = object;
       const name = object.metadata.name;
       const base = { sequence: allocationOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
@@ -140,8 +176,7 @@ export class Decider {
       if (applied !== undefined && stored?.phase === "Allocated" && stored.prefix === applied.prefix) {
         status = { ...stored, ...base };
       } else if (applied !== undefined) {
-        const record = registry.allocations(applied.claim).find((a) => a.record.prefix === applied.prefix)?.record;
-        status = { prefix: applied.prefix, ...(record?.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
+        status = { prefix: applied.prefix, ...(applied.parent !== undefined ? { parent: { ...applied.parent } } : {}), ...base, phase: "Allocated" };
       } else {
         try {
           const record = registry.allocate({
@@ -153,7 +188,7 @@ export class Decider {
             ...(spec.description !== undefined ? { description: spec.description } : {}),
             ...(spec.prefix !== undefined ? { prefix: spec.prefix } : {}),
           });
-          this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix });
+          this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix, parent: record.parent });
           status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
         } catch (error) {
           const code = isNetworkRegistryError(error) ? error.code : "invalid-argument";
@@ -162,11 +197,13 @@ export class Decider {
           status = { ...base, phase: "Failed", reason: code, message };
         }
       }
-      allocations.push({ object, status, changed: canonical(status) !== canonical(stored) });
+      allocations.push({ object, status, changed: !sameJson(status, stored) });
     }
 
     const now = conditionTime();
-    const claims: ClaimDecision[] = live.map((object) => {
+    const claims: ClaimDecision[] = [];
+    for (const object of live) {
+      yield;
       const name = object.metadata.name;
       const stored = object.status;
       const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
@@ -184,8 +221,8 @@ export class Decider {
         status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
       }
       status.conditions = claimConditions(status, stored?.conditions, now);
-      return { object, status, changed: canonical(status) !== canonical(stored) };
-    });
+      claims.push({ object, status, changed: !sameJson(status, stored) });
+    }
 
     // A claim being deleted holds its records until nothing is delegated or allocated from them:
     // another claim's delegations, and every allocated block, its own claim's included.
@@ -205,7 +242,7 @@ export class Decider {
     for (const allocation of allocations) {
       const prefix = allocation.status?.prefix;
       if (allocation.status?.phase === "Allocated" && prefix !== undefined && !lost.has(allocation.metadata.name)) {
-        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix });
+        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix, parent: allocation.status.parent });
       }
     }
     this.#registry = registry;

@@ -8,7 +8,8 @@ import type { NetworkRegistryOptions } from "../registry.js";
 import { NETWORK_CLAIM_KIND } from "../types.js";
 import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
 import { ArbiterMetrics } from "./arbiter-metrics.js";
-import { Decider, type ClaimDecision } from "./arbiter-pass.js";
+import { Decider, type ClaimDecision, type DecisionPlan } from "./arbiter-pass.js";
+import { runBounded } from "./bounded.js";
 import { LeaseFence } from "./lease-fence.js";
 import { compareResourceVersion } from "./order.js";
 
@@ -38,6 +39,10 @@ export interface Arbiter {
 }
 
 const ALL = "all";
+/** Status writes in flight at once: the API server handles them in parallel, each waits for its round trip. */
+const WRITES_IN_FLIGHT = 24;
+/** Writes per pass; the rest go to the next pass. */
+const WRITES_PER_PASS = 1_000;
 /** The elector's default retry period: how long one look at the Lease is trusted before a write. */
 const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
@@ -104,7 +109,8 @@ async function decideWhileLeading(
   const enqueue = { add: () => queue.add(ALL), update: () => queue.add(ALL), delete: () => queue.add(ALL) };
   claims.addEventHandler(enqueue);
   allocations.addEventHandler(enqueue);
-  const events = new EventRecorder(client, ARBITER_NAME, logger);
+  // Repeats are counted on the Event written first (count, lastTimestamp), as client-go records them.
+  const events = new EventRecorder(client, ARBITER_NAME, logger, { correlate: true });
   const decider = new Decider(registryOptions);
   /** Claims whose latest write the server refused, with the reported message. */
   const failedWrites = new Map<string, string>();
@@ -154,48 +160,70 @@ async function decideWhileLeading(
     const claimObjects = claims.cache.list() as NetworkClaimObject[];
     const allocationObjects = allocations.cache.list() as NetworkAllocationObject[];
     if (!cachesCaughtUp(claimObjects, allocationObjects)) return;
-    const plan = decider.plan(claimObjects, allocationObjects);
-    // In decision order. A write the server refuses (a policy that does not name this arbiter's
-    // user, a conflict with a newer version) is reported on its claim and skipped: one claim
-    // never holds up the decisions of the others.
+    const plan = await decider.planInSlices(claimObjects, allocationObjects);
+    if (signal.aborted) return;
+    metrics.observe(plan.registry, plan.exhaustedPools);
+    const writes = plannedWrites(plan);
+    // A pass writes a bounded batch and the next pass (after the watch has caught up) the rest,
+    // so no pass outlives a small part of the Lease's renew deadline, however much is pending.
+    if (writes.length > WRITES_PER_PASS) queue.add(ALL);
+    const outcome = await runBounded(writes.slice(0, WRITES_PER_PASS), WRITES_IN_FLIGHT, async (write) => {
+      if (!(await mayWrite())) return false;
+      await write();
+      return true;
+    });
+    // A write that failed for a reason other than a refusal (reported on its claim) is retried,
+    // rate limited, once every other write of the batch has been made.
+    if (outcome.failed.length > 0) throw outcome.failed[0];
+  }
+
+  /** The writes a plan needs, in decision order: claims, then allocations, then finalizers to remove. */
+  function plannedWrites(plan: DecisionPlan): (() => Promise<void>)[] {
+    const writes: (() => Promise<void>)[] = [];
     for (const decision of plan.claims) {
-      if (!(await mayWrite())) return;
-      try {
-        await writeClaim(decision);
-        failedWrites.delete(decision.object.metadata.name);
-      } catch (error) {
-        if (isNotFound(error) || isConflict(error)) continue; // deleted or changed meanwhile: the watch brings the news
-        await reportFailedWrite(decision.object, error);
-      }
+      if (!decision.changed && (decision.object.metadata.finalizers ?? []).includes(CLAIM_FINALIZER)) continue;
+      writes.push(async () => {
+        try {
+          await writeClaim(decision);
+          failedWrites.delete(decision.object.metadata.name);
+        } catch (error) {
+          if (isNotFound(error) || isConflict(error)) return; // deleted or changed meanwhile: the watch brings the news
+          // A write the server refuses (a policy that does not name this arbiter's user) is
+          // reported on its claim: one claim never holds up the decisions of the others.
+          await reportFailedWrite(decision.object, error);
+        }
+      });
     }
     for (const decision of plan.allocations) {
       if (!decision.changed) continue;
-      if (!(await mayWrite())) return;
-      if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
-      logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
-      try {
-        const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
-        written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
-        metrics.wrote("allocation");
-      } catch (error) {
-        // Deleted meanwhile: the next pass no longer sees it.
-        if (!isNotFound(error)) throw error;
-      }
+      writes.push(async () => {
+        if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
+        logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
+        try {
+          const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
+          written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
+          metrics.wrote("allocation");
+        } catch (error) {
+          // Deleted meanwhile: the next pass no longer sees it.
+          if (!isNotFound(error)) throw error;
+        }
+      });
     }
     for (const name of plan.releasable) {
       const object = claims.cache.get(name) as NetworkClaimObject | undefined;
       const finalizers = object?.metadata.finalizers ?? [];
       if (object === undefined || !finalizers.includes(CLAIM_FINALIZER)) continue;
-      if (!(await mayWrite())) return;
-      try {
-        await client.patch(NETWORK_CLAIMS, undefined, name, {
-          metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
-        }, PATCH_MERGE);
-      } catch (error) {
-        if (!isNotFound(error) && !isConflict(error)) throw error;
-      }
+      writes.push(async () => {
+        try {
+          await client.patch(NETWORK_CLAIMS, undefined, name, {
+            metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
+          }, PATCH_MERGE);
+        } catch (error) {
+          if (!isNotFound(error) && !isConflict(error)) throw error;
+        }
+      });
     }
-    metrics.observe(plan.registry, plan.exhaustedPools);
+    return writes;
   }
 
   async function writeClaim(decision: ClaimDecision): Promise<void> {

@@ -23,6 +23,7 @@ export class LeaseFence {
   readonly #o: LeaseFenceOptions;
   #confirmedAt = Number.NEGATIVE_INFINITY;
   #lost = false;
+  #looking: Promise<void> | undefined;
 
   constructor(options: LeaseFenceOptions) {
     this.#o = options;
@@ -37,11 +38,17 @@ export class LeaseFence {
     const now = this.#o.now ?? Date.now;
     while (!this.#lost) {
       if (now() - this.#confirmedAt < this.#o.freshMs) return true;
-      const asked = now();
-      const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, this.#o.namespace, this.#o.name);
-      if (lease.spec?.holderIdentity !== this.#o.identity) this.#lost = true;
-      else if (now() - asked < this.#o.freshMs) this.#confirmedAt = asked;
+      // Writes in flight at once share one look at the Lease.
+      this.#looking ??= this.#look(now).finally(() => (this.#looking = undefined));
+      await this.#looking;
     }
     return false;
+  }
+
+  async #look(now: () => number): Promise<void> {
+    const asked = now();
+    const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, this.#o.namespace, this.#o.name);
+    if (lease.spec?.holderIdentity !== this.#o.identity) this.#lost = true;
+    else if (now() - asked < this.#o.freshMs) this.#confirmedAt = asked;
   }
 }
