@@ -7,10 +7,11 @@
  * "should support timezone". Schedules fire on minute boundaries, so the scheduling test takes up
  * to two minutes, as upstream's does. Upstream's suspended test polls for cronJobTimeout (15
  * minutes) expecting no Job; the port waits past the next minute boundary, when the schedule
- * would have fired.
+ * would have fired. Also "should remove from active list jobs that have been deleted" (not
+ * conformance), which waits for the controller's MissingJob Event.
  */
 import { ApiError, KubeClient } from "@kubekit/generic-controlplane/controllers";
-import type { WatchEvent } from "@kubekit/generic-controlplane";
+import type { KubeObject, WatchEvent } from "@kubekit/generic-controlplane";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimCluster, type SimCluster } from "../src/index.js";
 import type { CronJob } from "../src/resources/cronjobs.js";
@@ -19,6 +20,8 @@ import { CRON_JOBS, JOBS } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
 
 const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
+const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
 const sleepCommand = ["sleep", "300"];
 const successCommand = ["/bin/true"];
 const failureCommand = ["/bin/false"];
@@ -105,6 +108,44 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     const jobs = await client.list<Job>(JOBS, ns);
     expect(jobs.items).toHaveLength(0);
     await client.delete(CRON_JOBS, ns, "suspended", { propagationPolicy: "Background" });
+  });
+
+  // Deleted jobs should be removed from the active list.
+  it("should remove from active list jobs that have been deleted", async () => {
+    const ns = await newNamespace();
+    // Creating a ForbidConcurrent cronjob
+    await client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("forbid", "*/1 * * * ?", "Forbid", sleepCommand));
+    // Ensuring a job is scheduled: waitForActiveJobs(1)
+    await eventually("1 active job", async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active?.length ?? 0) >= 1 ? true : undefined), 140_000);
+    // Ensuring exactly one is scheduled
+    const cronJob = await client.get<CronJob>(CRON_JOBS, ns, "forbid");
+    expect(cronJob.status?.active).toHaveLength(1);
+    // Deleting the job: DeleteResourceAndWaitForGC (background propagation, then its pods gone)
+    const job = cronJob.status!.active![0]!;
+    await client.delete(JOBS, ns, job.name ?? "", { propagationPolicy: "Background" });
+    await eventually("the job's pods collected", async () => ((await client.list(PODS, ns, { labelSelector: `job-name=${job.name ?? ""}` })).items.length === 0 ? true : undefined), 60_000);
+    // Ensuring job was deleted
+    let error: unknown;
+    await client.get(JOBS, ns, job.name ?? "").catch((e: unknown) => (error = e));
+    expect(error instanceof ApiError && error.code === 404).toBe(true);
+    // Ensuring the job is not in the cronjob active list: waitForJobNotActive
+    await eventually(
+      "the job not active",
+      async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active ?? []).some((ref) => ref.name === job.name) ? undefined : true),
+      30_000,
+    );
+    // Ensuring MissingJob event has occurred: waitForEventWithReason, over the events Search finds for the CronJob
+    await eventually(
+      "a MissingJob event",
+      async () => {
+        const fieldSelector = `involvedObject.kind=CronJob,involvedObject.name=forbid,involvedObject.namespace=${ns},involvedObject.uid=${cronJob.metadata?.uid ?? ""}`;
+        const events = await client.list<KubeObject & { reason?: string }>(EVENTS, ns, { fieldSelector });
+        return events.items.some((event) => event.reason === "MissingJob") ? true : undefined;
+      },
+      30_000,
+    );
+    // Removing cronjob
+    await client.delete(CRON_JOBS, ns, "forbid", { propagationPolicy: "Background" });
   });
 
   it("should support timezone", async () => {

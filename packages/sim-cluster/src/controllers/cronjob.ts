@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type EventRecorder, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { CronJob } from "../resources/cronjobs.js";
 import { isJobFinished, jobCondition, type Job } from "../resources/jobs.js";
 import { CRON_JOBS, JOBS } from "../refs.js";
@@ -39,6 +39,7 @@ export function cronJobController(): Controller {
   return {
     name: "cronjob",
     async run(context: ControllerContext, signal: AbortSignal) {
+      const events = context.events("cronjob-controller");
       const queue = new WorkQueue({ name: "cronjob", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
       const cronJobs = context.informers.informerFor(CRON_JOBS);
       const jobs = context.informers.informerFor(JOBS);
@@ -57,7 +58,7 @@ export function cronJobController(): Controller {
         if (cronJob === undefined) return;
         const { namespace } = splitKey(key);
         const owned = (jobs.cache.list() as Job[]).filter((j) => j.metadata?.namespace === namespace && controllerRefOf(j)?.uid === cronJob.metadata?.uid);
-        return syncCronJob(context.client, structuredClone(cronJob), owned);
+        return syncCronJob(context.client, events, structuredClone(cronJob), owned);
       });
       const workers = runWorkers(queue, 2, async (key) => (await sync(key)) ?? undefined, context.logger);
       await aborted(signal);
@@ -73,19 +74,43 @@ function jobFinishedAt(job: Job): number | undefined {
   return Number.isFinite(at) ? at : undefined;
 }
 
-async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): Promise<void | Requeue> {
+async function syncCronJob(client: KubeClient, events: EventRecorder, cronJob: CronJob, owned: Job[]): Promise<void | Requeue> {
   const spec = cronJob.spec ?? {};
   const namespace = cronJob.metadata?.namespace ?? "";
   const status = (cronJob.status ??= {});
   const before = JSON.stringify(status);
+  const about = involved(cronJob);
   const byUid = new Map(owned.map((j) => [j.metadata?.uid ?? "", j]));
-  const activeRefs = (status.active ?? []).filter((ref) => {
+  const activeRefs: NonNullable<NonNullable<CronJob["status"]>["active"]> = [];
+  for (const ref of status.active ?? []) {
     const job = byUid.get(ref.uid ?? "");
-    return job !== undefined && !isJobFinished(job);
-  });
-  // Jobs of this CronJob running but not listed (a status write lost) are listed again.
-  for (const job of owned) {
-    if (!isJobFinished(job) && !activeRefs.some((r) => r.uid === job.metadata?.uid)) activeRefs.push(objectReference(job));
+    if (job !== undefined) {
+      if (!isJobFinished(job)) activeRefs.push(ref);
+      else void events.event(about, "Normal", "SawCompletedJob", `Saw completed job: ${job.metadata?.name ?? ""}, condition: ${jobCondition(job, "Complete") !== undefined ? "Complete" : "Failed"}`);
+      continue;
+    }
+    // Not in the cache: gone, or created after the cache was read. Ask the server, as upstream does.
+    const found = await client.get<Job>(JOBS, namespace, ref.name ?? "").catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    if (found !== undefined && found.metadata?.uid === ref.uid) {
+      if (!isJobFinished(found)) activeRefs.push(ref);
+      continue;
+    }
+    void events.event(about, "Normal", "MissingJob", `Active job went missing: ${ref.name ?? ""}`);
+  }
+  // Jobs of this CronJob running but not listed are listed again. The cache may be behind the
+  // status this controller wrote last: only a Job the stored CronJob does not list either is
+  // unexpected (a status write lost, or a Job someone else made for it), as upstream checks.
+  const unlisted = owned.filter((job) => !isJobFinished(job) && !activeRefs.some((r) => r.uid === job.metadata?.uid));
+  if (unlisted.length > 0) {
+    const stored = await client.get<CronJob>(CRON_JOBS, namespace, cronJob.metadata?.name ?? "").catch(() => undefined);
+    for (const job of unlisted) {
+      const listed = stored?.status?.active?.some((r) => r.uid === job.metadata?.uid) === true;
+      if (!listed) void events.event(about, "Warning", "UnexpectedJob", `Saw a job that the controller did not create or forgot: ${job.metadata?.name ?? ""}`);
+      activeRefs.push(objectReference(job));
+    }
   }
   for (const job of owned) {
     if (jobCondition(job, "Complete") === undefined) continue;
@@ -93,7 +118,7 @@ async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): 
     if (at !== undefined && (status.lastSuccessfulTime === undefined || Date.parse(status.lastSuccessfulTime) < at)) status.lastSuccessfulTime = rfc3339(at);
   }
   status.active = activeRefs;
-  await removeOldJobs(client, spec, owned);
+  await removeOldJobs(client, events, about, spec, owned);
   const writeStatus = async () => {
     const next = { ...status, ...(status.active?.length ? {} : { active: undefined }) };
     if (JSON.stringify(next) === before) return;
@@ -101,7 +126,10 @@ async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): 
   };
   if (cronJob.metadata?.deletionTimestamp !== undefined || spec.suspend === true) return writeStatus();
   const schedule = parseSchedule(spec.schedule ?? "");
-  if ("error" in schedule) return writeStatus();
+  if ("error" in schedule) {
+    void events.event(about, "Warning", "InvalidSchedule", `invalid schedule: ${spec.schedule ?? ""} : ${schedule.error}`);
+    return writeStatus();
+  }
   const zone = spec.timeZone ?? "UTC";
   const now = Date.now();
   const next = (from: number): Requeue | undefined => {
@@ -117,6 +145,7 @@ async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): 
     return next(now);
   }
   if (spec.startingDeadlineSeconds !== undefined && scheduledTime + spec.startingDeadlineSeconds * 1000 < now) {
+    void events.event(about, "Warning", "MissSchedule", `Missed scheduled time to start a job: ${rfc1123z(scheduledTime)}`);
     await writeStatus();
     return next(now);
   }
@@ -126,14 +155,20 @@ async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): 
     return next(now);
   }
   if (spec.concurrencyPolicy === "Forbid" && activeRefs.length > 0) {
+    void events.event(about, "Normal", "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid");
     await writeStatus();
     return next(now);
   }
   if (spec.concurrencyPolicy === "Replace") {
     for (const ref of activeRefs) {
-      await client.delete(JOBS, namespace, ref.name ?? "", { propagationPolicy: "Background" }).catch((error: unknown) => {
-        if (!isNotFound(error)) throw error;
-      });
+      const deleted = await client.delete(JOBS, namespace, ref.name ?? "", { propagationPolicy: "Background" }).then(
+        () => true,
+        (error: unknown) => {
+          if (!isNotFound(error)) throw error;
+          return false;
+        },
+      );
+      if (deleted) void events.event(about, "Normal", "SuccessfulDelete", `Deleted job ${ref.name ?? ""}`);
     }
     status.active = [];
   }
@@ -153,8 +188,12 @@ async function syncCronJob(client: KubeClient, cronJob: CronJob, owned: Job[]): 
   let created: Job;
   try {
     created = await client.create<Job>(JOBS, namespace, job);
+    void events.event(about, "Normal", "SuccessfulCreate", `Created job ${jobName}`);
   } catch (error) {
-    if (!(isApiError(error) && error.code === 409)) throw error;
+    if (!(isApiError(error) && error.code === 409)) {
+      void events.event(about, "Warning", "FailedCreate", `Error creating job: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
     created = await client.get<Job>(JOBS, namespace, jobName);
     if (controllerRefOf(created)?.uid !== cronJob.metadata?.uid) {
       await writeStatus();
@@ -172,7 +211,7 @@ function objectReference(job: Job): NonNullable<NonNullable<CronJob["status"]>["
 }
 
 /** cleanupFinishedJobs: the oldest finished Jobs beyond each history limit go, in the background. */
-async function removeOldJobs(client: KubeClient, spec: NonNullable<CronJob["spec"]>, owned: Job[]): Promise<void> {
+async function removeOldJobs(client: KubeClient, events: EventRecorder, about: InvolvedCronJob, spec: NonNullable<CronJob["spec"]>, owned: Job[]): Promise<void> {
   const finished = owned.filter((j) => isJobFinished(j) && j.metadata?.deletionTimestamp === undefined);
   const startOf = (j: Job) => Date.parse(j.status?.startTime ?? j.metadata?.creationTimestamp ?? "") || 0;
   const victims: Job[] = [];
@@ -185,8 +224,24 @@ async function removeOldJobs(client: KubeClient, spec: NonNullable<CronJob["spec
     victims.push(...ofType.slice(0, Math.max(0, ofType.length - limit)));
   }
   for (const job of victims) {
-    await client.delete(JOBS, job.metadata?.namespace, job.metadata?.name ?? "", { propagationPolicy: "Background" }).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    });
+    const deleted = await client.delete(JOBS, job.metadata?.namespace, job.metadata?.name ?? "", { propagationPolicy: "Background" }).then(
+      () => true,
+      (error: unknown) => {
+        if (!isNotFound(error)) throw error;
+        return false;
+      },
+    );
+    if (deleted) void events.event(about, "Normal", "SuccessfulDelete", `Deleted job ${job.metadata?.name ?? ""}`);
   }
+}
+
+type InvolvedCronJob = ReturnType<typeof involved>;
+
+function involved(cronJob: CronJob): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
+  return { apiVersion: "batch/v1", kind: "CronJob", namespace: cronJob.metadata?.namespace ?? "", name: cronJob.metadata?.name ?? "", uid: cronJob.metadata?.uid ?? "" };
+}
+
+/** Go's time.RFC1123Z of `ms` in UTC (`Mon, 02 Jan 2006 15:04:05 +0000`), as upstream's MissSchedule message. */
+function rfc1123z(ms: number): string {
+  return new Date(ms).toUTCString().replace(/GMT$/, "+0000");
 }
