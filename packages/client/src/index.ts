@@ -22,7 +22,7 @@ export {
   type ResourceRef,
   type WatchHandle,
 } from "./client.js";
-export { parseGoDuration } from "./go-duration.js";
+export { parseGoDuration } from "@kubekit/apimachinery";
 export type {
   DeleteOptions,
   KubeList,

@@ -1,2 +1,2 @@
-// Go durations as kubectl reads them: one implementation, in @kubekit/client.
-export { parseGoDuration } from "@kubekit/client";
+// Go durations as kubectl reads them: one implementation, in @kubekit/apimachinery.
+export { parseGoDuration } from "@kubekit/apimachinery";
