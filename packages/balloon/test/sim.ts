@@ -97,6 +97,13 @@ export async function heldDaemonSet(client: KubeClient, daemonSet: DaemonSet): P
     // No node matches until the controller stops managing it.
     spec: { ...daemonSet.spec!, template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } } },
   });
+  // Deleted only once the controller has synced it (its status says so): deleted earlier, the
+  // controller can still hold it as live when the first balloon arrives, and delete that balloon.
+  const deadline = Date.now() + 20_000;
+  while ((await client.get<DaemonSet>(DAEMONSETS, namespace, name)).status?.observedGeneration !== created.metadata?.generation) {
+    if (Date.now() > deadline) throw new Error(`the DaemonSet controller did not sync ${namespace}/${name} within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   await client.delete(DAEMONSETS, namespace, name);
   return { apiVersion: "apps/v1", kind: "DaemonSet", name, uid: created.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true };
 }
