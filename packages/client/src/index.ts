@@ -3,6 +3,7 @@
 // errors, the object types on the wire (meta, core, apps, scheduling, rbac), and Go durations as kubectl reads them.
 export { VERSION } from "./version.js";
 export { configFromKubeconfig, loadKubeconfig, type ClientConfig } from "./kubeconfig.js";
+export { inClusterConfig, isInCluster, SERVICE_ACCOUNT_DIR } from "./in-cluster.js";
 export { EXEC_API_VERSIONS, ExecCredentialProvider, type ExecApiVersion, type ExecConfig, type ExecCredential } from "./exec-credential.js";
 export {
   ApiError,
