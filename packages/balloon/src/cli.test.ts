@@ -270,4 +270,14 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     const unreachable = run(process.execPath, [cli, "status", "--kubeconfig", closed], { timeout: 30_000 });
     await expect(unreachable).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^balloon: .*ECONNREFUSED[^\n]*\n$/) as unknown });
   });
+
+  it("in a pod without a kubeconfig, uses the service account (and says when it has none)", async () => {
+    const home = mkdtempSync(join(dir, "home-"));
+    const env = { PATH: process.env.PATH ?? "", HOME: home, KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(await closedPort()) };
+    const status = run(process.execPath, [cli, "status"], { timeout: 30_000, env });
+    await expect(status).rejects.toMatchObject({
+      code: 2,
+      stderr: "balloon: cannot read the kubeconfig (default): unable to load in-cluster configuration: no service account token in /var/run/secrets/kubernetes.io/serviceaccount/token\n",
+    });
+  });
 });

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { KubeClient, Pod } from "@kubekit/client";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
@@ -261,12 +263,15 @@ async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> 
 
 /**
  * A client from the kubeconfig as kubectl reads it (`--kubeconfig`, else `$KUBECONFIG`, else
- * `~/.kube/config`; exec plugins included). The client loads only for the commands that talk to a cluster.
+ * `~/.kube/config`; exec plugins included), or in a pod without any of them, its service account.
+ * The client loads only for the commands that talk to a cluster.
  */
 async function kubeClient(options: { kubeconfig?: string; context?: string }): Promise<KubeClient> {
-  const { KubeClient, loadKubeconfig } = await import("@kubekit/client");
+  const { KubeClient, inClusterConfig, isInCluster, loadKubeconfig } = await import("@kubekit/client");
+  const noKubeconfig = options.kubeconfig === undefined && !process.env.KUBECONFIG && !existsSync(join(process.env.HOME ?? homedir(), ".kube", "config"));
   try {
-    return new KubeClient({ ...(await loadKubeconfig(options.kubeconfig, options.context)), userAgent: `balloon/${VERSION}` });
+    const config = noKubeconfig && isInCluster() ? await inClusterConfig() : await loadKubeconfig(options.kubeconfig, options.context);
+    return new KubeClient({ ...config, userAgent: `balloon/${VERSION}` });
   } catch (error) {
     throw new BalloonError("invalid-input", `cannot read the kubeconfig ${options.kubeconfig ?? "(default)"}: ${(error as Error).message}`, { cause: error });
   }
