@@ -12,7 +12,7 @@ function startAgent(sim: TestCluster, identity: string) {
     client,
     controllers: ["balloon"],
     extraControllers: [
-      balloonAgentController({ core: sim.core, metrics: new AgentMetrics(registry), onShortfall: "defer", retryAfterMs: 500, resizeTimeoutMs: 1_000, pollIntervalMs: 20 }),
+      balloonAgentController({ client, metrics: new AgentMetrics(registry), onShortfall: "defer", retryAfterMs: 500, resizeTimeoutMs: 1_000, pollIntervalMs: 20 }),
     ],
     leaderElection: { namespace: "kube-system", name: "balloon-agent", identity, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
     registry,
@@ -43,7 +43,7 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
   });
 
   const allocatedCpu = async (name: string) =>
-    (await sim.core.readNamespacedPod({ namespace: "kube-system", name })).status?.containerStatuses?.[0]?.allocatedResources?.cpu;
+    (await sim.pod("kube-system", name)).status?.containerStatuses?.[0]?.allocatedResources?.cpu;
 
   it("resizes a node to its annotation and restores the size after the balloon pod is recreated", async () => {
     const agent = startAgent(sim, "agent-a");
@@ -51,14 +51,14 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
       await sim.target("node-a", "cpu=4,memory=16Gi");
       await sim.until("node-a's balloon at 4 cpus", async () => ((await allocatedCpu("node-balloon-node-a")) === "4" ? true : undefined));
       // The balloon goes (a reboot, a preemption, kubectl delete) and the DaemonSet brings it back at the template size.
-      await sim.core.deleteNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+      await sim.deletePod("kube-system", "node-balloon-node-a");
       await sim.until("the old balloon gone", async () => {
-        const pods = await sim.core.listNamespacedPod({ namespace: "kube-system", fieldSelector: "metadata.name=node-balloon-node-a" });
-        return pods.items.length === 0 ? true : undefined;
+        const pods = await sim.pods("kube-system", "metadata.name=node-balloon-node-a");
+        return pods.length === 0 ? true : undefined;
       });
       await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
       await sim.until("the new balloon resized back to 4 cpus", async () => ((await allocatedCpu("node-balloon-node-a-2")) === "4" ? true : undefined));
-      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+      const pod = await sim.pod("kube-system", "node-balloon-node-a-2");
       expect(pod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "4", memory: "16Gi" });
     } finally {
       await agent.stop();
@@ -71,31 +71,28 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
       await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
       // Newer than the balloon (creation timestamps have whole seconds), as a pod created later is.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
-      await sim.core.createNamespacedPod({
-        namespace: "default",
-        body: {
-          metadata: { name: "workload-balloon", labels: { "balloon.kubekit.dev/balloon": "true" } },
-          spec: { nodeName: "node-a", containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
-        },
+      await sim.createPod("default", {
+        metadata: { name: "workload-balloon", labels: { "balloon.kubekit.dev/balloon": "true" } },
+        spec: { nodeName: "node-a", containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
       });
-      await sim.until("the impostor running", async () => ((await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" })).status?.phase === "Running" ? true : undefined));
+      await sim.until("the impostor running", async () => ((await sim.pod("default", "workload-balloon")).status?.phase === "Running" ? true : undefined));
       // Give the agent time to (wrongly) act on the new pod.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "workload-balloon" });
+      const impostor = await sim.pod("default", "workload-balloon");
       expect(impostor.metadata?.generation).toBe(1);
       expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
       const allocated = (await agent.registry.getSingleMetric("balloon_node_balloon_allocated")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
       expect(allocated?.value).toBe(4);
     } finally {
       await agent.stop();
-      await sim.core.deleteNamespacedPod({ namespace: "default", name: "workload-balloon", gracePeriodSeconds: 0 });
+      await sim.deletePod("default", "workload-balloon", 0);
     }
   });
 
   it("keeps the node at its target across a capacity hot-plug up and down", async () => {
     const agent = startAgent(sim, "agent-hotplug");
     const balloonSize = async () => {
-      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+      const pod = await sim.pod("kube-system", "node-balloon-node-a-2");
       const allocated = pod.status?.containerStatuses?.[0]?.allocatedResources;
       return `${allocated?.cpu} ${allocated?.memory}`;
     };
@@ -111,7 +108,7 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
       // And back: the balloon gives the room back before the kubelet would find it over the machine.
       await sim.cluster.setNodeCapacity("node-a", { cpu: "8", memory: "32Gi" });
       await sim.until("the balloon back at 4 cpus and 16Gi", async () => ((await balloonSize()) === "4 16Gi" ? true : undefined));
-      const node = await sim.core.readNode({ name: "node-a" });
+      const node = await sim.node("node-a");
       expect(node.status?.allocatable).toMatchObject({ cpu: "8", memory: "32Gi" });
       await sim.until("effective cpu 4 after the hot-unplug", async () => ((await effectiveCpu()) === 4 ? true : undefined));
     } finally {
@@ -124,7 +121,7 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     // node-b: 8 cpus, 5 used: a target of 2 needs a 6-cpu balloon, which waits Deferred.
     await sim.target("node-b", "cpu=2");
     const deferred = await sim.until("node-b's balloon Deferred", async () => {
-      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-b" });
+      const pod = await sim.pod("kube-system", "node-balloon-node-b");
       return pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.reason === "Deferred") ? pod : undefined;
     });
     expect(deferred.spec?.containers[0]?.resources?.requests?.cpu).toBe("6");
@@ -135,9 +132,9 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     try {
       await sim.until("agent-2 leading", () => Promise.resolve(second.manager.running ? true : undefined));
       // The room appears: the kubelet applies the resize agent-1 submitted.
-      await sim.core.deleteNamespacedPod({ namespace: "default", name: "busy" });
+      await sim.deletePod("default", "busy");
       await sim.until("node-b's balloon at 6 cpus", async () => ((await allocatedCpu("node-balloon-node-b")) === "6" ? true : undefined));
-      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-b" });
+      const pod = await sim.pod("kube-system", "node-balloon-node-b");
       expect(pod.metadata?.generation).toBe(generation);
       await sim.until("agent-2's metrics at the target", async () => {
         const values = (await second.registry.getSingleMetric("balloon_node_effective")?.get())?.values;

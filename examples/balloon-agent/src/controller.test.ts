@@ -1,5 +1,4 @@
 import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balloonAgentController } from "./controller.js";
@@ -19,7 +18,7 @@ function startAgent(sim: TestCluster, identity: string): Agent {
   const manager = new ControllerManager({
     client,
     controllers: ["balloon"],
-    extraControllers: [balloonAgentController({ core: sim.core, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 50 })],
+    extraControllers: [balloonAgentController({ client, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 50 })],
     leaderElection: { namespace: "kube-system", name: "balloon-agent", identity, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
     registry,
   });
@@ -74,18 +73,15 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
 
   it("publishes the effective size where autoscalers look: an annotation on the Node and the metric with the node's labels", async () => {
     const agent = await leader();
-    await sim.core.patchNode(
-      { name: "node-a", body: { metadata: { labels: { "topology.kubernetes.io/zone": "zone-1", "node.kubernetes.io/instance-type": "sim.8x32" } } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    );
+    await sim.patchNode("node-a", { metadata: { labels: { "topology.kubernetes.io/zone": "zone-1", "node.kubernetes.io/instance-type": "sim.8x32" } } });
     const annotated = await sim.until("node-a's effective annotation", async () => {
-      const value = (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.["balloon.kubekit.dev/effective"];
+      const value = (await sim.node("node-a")).metadata?.annotations?.["balloon.kubekit.dev/effective"];
       return value === "cpu=6,memory=24Gi" ? value : undefined;
     });
     expect(annotated).toBe("cpu=6,memory=24Gi");
     // A node without a balloon offers all of it.
     await sim.until("node-b's effective annotation", async () =>
-      (await sim.core.readNode({ name: "node-b" })).metadata?.annotations?.["balloon.kubekit.dev/effective"] === "cpu=8,memory=32Gi" ? true : undefined,
+      (await sim.node("node-b")).metadata?.annotations?.["balloon.kubekit.dev/effective"] === "cpu=8,memory=32Gi" ? true : undefined,
     );
     const labelled = await sim.until("the effective metric with the zone and instance type", async () =>
       (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find(
@@ -103,12 +99,12 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
     const agent = await leader();
     await sim.target("node-a", "cpu=2");
     await sim.until("a refused resize", () => sample(agent.registry, "balloon_resizes_total", { outcome: "refused" }));
-    const events = await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-a" });
-    const refused = events.items.find((e) => e.reason === "BalloonResizeRefused");
+    const events = await sim.events("node-a");
+    const refused = events.find((e) => e.reason === "BalloonResizeRefused");
     expect(refused).toMatchObject({ type: "Warning", source: { component: "balloon-agent" } });
     expect(refused?.message).toContain("cpu: the balloon needs 6 but other pods request 5 of 8 allocatable, leaving 3");
     expect(await sample(agent.registry, "balloon_node_target", { node: "node-a", resource: "cpu" })).toBe(2);
-    const balloon = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+    const balloon = await sim.pod("kube-system", "node-balloon-node-a");
     expect(balloon.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "2", memory: "8Gi" });
     // The standby did nothing.
     const standby = agents.find((a) => a !== agent);
@@ -118,16 +114,16 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
   it("names a malformed target annotation in a Warning on the Node", async () => {
     await sim.target("node-b", "cpu=4Gi");
     const event = await sim.until("an InvalidBalloonTarget event", async () =>
-      (await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-b" })).items.find((e) => e.reason === "InvalidBalloonTarget"),
+      (await sim.events("node-b")).find((e) => e.reason === "InvalidBalloonTarget"),
     );
     expect(event.message).toBe('balloon.kubekit.dev/target=cpu=4Gi: target cpu: "4Gi" uses a binary (byte) suffix; CPU is counted in cores, e.g. 4 or 500m');
     // Another change to the node (a label) reconciles it again, but the same bad value is not reported twice.
-    await sim.core.patchNode({ name: "node-b", body: { metadata: { labels: { touched: "1" } } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch));
+    await sim.patchNode("node-b", { metadata: { labels: { touched: "1" } } });
     await sim.target("node-b", "memory=500m");
     await sim.until("the second bad value reported", async () =>
-      (await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-b" })).items.find((e) => e.message?.includes("500m")),
+      (await sim.events("node-b")).find((e) => e.message?.includes("500m")),
     );
-    const reports = (await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-b" })).items.filter((e) => e.reason === "InvalidBalloonTarget");
+    const reports = (await sim.events("node-b")).filter((e) => e.reason === "InvalidBalloonTarget");
     expect(reports.map((e) => e.message?.split(":")[0])).toEqual(["balloon.kubekit.dev/target=cpu=4Gi", "balloon.kubekit.dev/target=memory=500m"]);
   });
 });

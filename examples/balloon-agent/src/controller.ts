@@ -14,27 +14,18 @@ import {
   type ResourceList,
   type ShortfallPolicy,
 } from "@kubekit/balloon";
-import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node, type V1Pod } from "@kubernetes/client-node";
+import { PATCH_MERGE, type KubeClient, type KubeObject, type Node, type Pod, type ResourceRef } from "@kubekit/client";
+import { runWorkers, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { AgentMetrics } from "./metrics.js";
 import { FailedResizes, resizeInputs } from "./retry-memo.js";
 
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 const BY_NODE = "node";
-const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
-interface CachedObject {
-  metadata?: { name?: string };
-}
-
-/**
- * An informer's object as the client-node type the balloon API reads. Informers keep the JSON
- * as served, so timestamps are strings where client-node would hold Dates; the balloon API only
- * passes them to `new Date(…)`, which takes either.
- */
-function typed<T>(object: CachedObject): T {
-  return object as unknown as T;
+/** An informer's object as the wire type of what it caches (informers keep the JSON as served). */
+function typed<T extends KubeObject>(object: KubeObject): T {
+  return object as T;
 }
 
 function whenAborted(signal: AbortSignal): Promise<void> {
@@ -42,8 +33,8 @@ function whenAborted(signal: AbortSignal): Promise<void> {
 }
 
 export interface BalloonAgentOptions {
-  /** The client `resizeNode` patches and reads with. */
-  readonly core: CoreV1Api;
+  /** The client `resizeNode` patches and reads with (the informers' own, or another on the same identity). */
+  readonly client: KubeClient;
   readonly metrics: AgentMetrics;
   /** Whose balloons to resize: the DaemonSet's name and namespace (default `kube-system/node-balloon`). */
   readonly owner?: BalloonOwner;
@@ -99,26 +90,26 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
       const nodes = context.informers.informerFor(NODES);
       const pods = context.informers.informerFor(PODS);
       pods.cache.addIndexer(BY_NODE, (pod) => {
-        const nodeName = typed<V1Pod>(pod).spec?.nodeName;
+        const nodeName = typed<Pod>(pod).spec?.nodeName;
         return nodeName ? [nodeName] : [];
       });
-      const isBalloon = (pod: V1Pod) => isOwnedBalloonPod(pod, options.owner);
-      const enqueueNode = (node: CachedObject) => queue.add(node.metadata?.name ?? "");
-      const enqueuePodNode = (pod: V1Pod) => {
+      const isBalloon = (pod: Pod) => isOwnedBalloonPod(pod, options.owner);
+      const enqueueNode = (node: KubeObject) => queue.add(node.metadata?.name ?? "");
+      const enqueuePodNode = (pod: Pod) => {
         if (pod.spec?.nodeName) queue.add(pod.spec.nodeName);
       };
       nodes.addEventHandler({ add: enqueueNode, update: (_old, node) => enqueueNode(node), delete: enqueueNode });
       pods.addEventHandler({
         add: (pod) => {
-          if (isBalloon(typed<V1Pod>(pod))) enqueuePodNode(typed<V1Pod>(pod));
+          if (isBalloon(typed<Pod>(pod))) enqueuePodNode(typed<Pod>(pod));
         },
         update: (old, pod) => {
-          const before = typed<V1Pod>(old);
-          const after = typed<V1Pod>(pod);
+          const before = typed<Pod>(old);
+          const after = typed<Pod>(pod);
           // A balloon's resize conditions or allocation moved, a pod got bound, or a pod finished (room freed).
           if (isBalloon(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
         },
-        delete: (pod) => enqueuePodNode(typed<V1Pod>(pod)),
+        delete: (pod) => enqueuePodNode(typed<Pod>(pod)),
       });
       nodes.start();
       pods.start();
@@ -133,11 +124,11 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
        * autoscalers and dashboards that read Nodes. Best effort: without the right to patch nodes the
        * metric and `balloon status` still publish it.
        */
-      const publishEffective = async (node: V1Node, status: NodeBalloonStatus): Promise<void> => {
+      const publishEffective = async (node: Node, status: NodeBalloonStatus): Promise<void> => {
         const effective = formatResourceList(status.effective);
         if (node.metadata?.annotations?.[NODE_EFFECTIVE_ANNOTATION] === effective) return;
         try {
-          await options.core.patchNode({ name: status.node, body: { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } } }, MERGE_PATCH);
+          await options.client.patch(NODES, undefined, status.node, { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } }, PATCH_MERGE);
         } catch (error) {
           context.logger({ level: "warn", msg: "cannot publish the effective size on the node", node: status.node, error: error instanceof Error ? error.message : String(error) });
         }
@@ -150,8 +141,8 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           failures.forget(nodeName);
           return;
         }
-        const node = typed<V1Node>(cached);
-        const onNode = pods.cache.byIndex(BY_NODE, nodeName).map((pod) => typed<V1Pod>(pod));
+        const node = typed<Node>(cached);
+        const onNode = pods.cache.byIndex(BY_NODE, nodeName).map((pod) => typed<Pod>(pod));
         const annotation = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
         let target: ResourceList | undefined;
         try {
@@ -185,7 +176,7 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const inputs = resizeInputs(node, onNode, options.owner);
         const wait = failures.waitFor(nodeName, inputs);
         if (wait > 0) return { requeueAfterMs: wait };
-        const result = await resizeNode(options.core, nodeName, target, {
+        const result = await resizeNode(options.client, nodeName, target, {
           timeoutMs: options.resizeTimeoutMs ?? 60_000,
           component: "balloon-agent",
           signal,

@@ -19,7 +19,7 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
     manager = new ControllerManager({
       client,
       controllers: ["balloon"],
-      extraControllers: [balloonAgentController({ core: sim.core, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 20 })],
+      extraControllers: [balloonAgentController({ client, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 20 })],
       leaderElection: false,
       registry,
     });
@@ -34,7 +34,7 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
 
   const infeasibleCount = async () => (await registry.getSingleMetric("balloon_resizes_total")?.get())?.values.find((v) => v.labels.outcome === "infeasible")?.value ?? 0;
   const warnings = async () =>
-    (await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-a" })).items.filter((e) => e.reason === "BalloonResizeInfeasible").length;
+    (await sim.events("node-a")).filter((e) => e.reason === "BalloonResizeInfeasible").length;
 
   it("does not retry while nothing changed, and retries at once when the node does", async () => {
     // The Node claims 16 CPUs, the kubelet measures 8: a 14-CPU balloon is Infeasible.
@@ -45,13 +45,13 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await infeasibleCount()).toBe(1);
     expect(await warnings()).toBe(1);
-    const balloon = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+    const balloon = await sim.pod("kube-system", "node-balloon-node-a");
     expect(balloon.spec?.containers[0]?.resources?.requests?.cpu).toBe("1m");
 
     // The machine gets 12 CPUs: the node changed, so the agent tries again at once and the kubelet applies a 10-CPU balloon.
     await sim.cluster.setNodeCapacity("node-a", { cpu: "12" });
     await sim.until("the balloon at 10 cpus", async () => {
-      const pod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+      const pod = await sim.pod("kube-system", "node-balloon-node-a");
       return pod.status?.containerStatuses?.[0]?.allocatedResources?.cpu === "10" ? true : undefined;
     });
     expect(await infeasibleCount()).toBe(1);

@@ -1,7 +1,7 @@
 import { runCommand } from "@kubekit/generic-controlplane";
 import { ControllerManager, serveControllerEndpoints } from "@kubekit/generic-controlplane/controllers";
 import { Registry } from "prom-client";
-import { loadClients } from "./clients.js";
+import { loadClient } from "./clients.js";
 import { balloonAgentController } from "./controller.js";
 import { agentManifestsYaml } from "./manifests.js";
 import { AgentMetrics } from "./metrics.js";
@@ -15,7 +15,7 @@ runCommand({
       process.stdout.write(agentManifestsYaml({ image: options.printManifests }));
       return 0;
     }
-    const { client, core, server } = await loadClients(options.kubeconfig, options.context);
+    const { client, server } = await loadClient(options.kubeconfig, options.context);
     log({ msg: "api server", server });
     const registry = new Registry();
     const metrics = new AgentMetrics(registry, options.metricNodeLabels);
@@ -24,7 +24,7 @@ runCommand({
       controllers: ["balloon"],
       extraControllers: [
         balloonAgentController({
-          core,
+          client,
           metrics,
           owner: { name: options.balloonName, namespace: options.balloonNamespace },
           onShortfall: options.onShortfall,

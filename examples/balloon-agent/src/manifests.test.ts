@@ -1,7 +1,11 @@
-import { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from "kubernetes-models/admissionregistration.k8s.io/v1";
+import {
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+  type IValidatingAdmissionPolicy,
+  type IValidatingAdmissionPolicyBinding,
+} from "kubernetes-models/admissionregistration.k8s.io/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
-import type { V1ValidatingAdmissionPolicy, V1ValidatingAdmissionPolicyBinding } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { agentManifests, agentManifestsYaml } from "./manifests.js";
@@ -28,7 +32,7 @@ describe("agentManifests", () => {
   });
 
   it("confines the agent's resizes to balloon pods with a ValidatingAdmissionPolicy RBAC cannot express", () => {
-    const policy = objects.find((o) => o.kind === "ValidatingAdmissionPolicy") as V1ValidatingAdmissionPolicy;
+    const policy = objects.find((o) => o.kind === "ValidatingAdmissionPolicy") as unknown as IValidatingAdmissionPolicy;
     expect(policy.spec?.matchConstraints?.resourceRules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/resize"] }]);
     expect(policy.spec?.matchConditions?.[0]?.expression).toBe('request.userInfo.username == "system:serviceaccount:kube-system:node-balloon-resizer"');
     expect(policy.spec?.validations?.[0]).toMatchObject({
@@ -36,7 +40,7 @@ describe("agentManifests", () => {
         'has(oldObject.metadata.labels) && "balloon.kubekit.dev/balloon" in oldObject.metadata.labels && oldObject.metadata.labels["balloon.kubekit.dev/balloon"] == "true"',
       reason: "Forbidden",
     });
-    const binding = objects.find((o) => o.kind === "ValidatingAdmissionPolicyBinding") as V1ValidatingAdmissionPolicyBinding;
+    const binding = objects.find((o) => o.kind === "ValidatingAdmissionPolicyBinding") as unknown as IValidatingAdmissionPolicyBinding;
     expect(binding.spec).toEqual({ policyName: policy.metadata?.name, validationActions: ["Deny"] });
   });
 

@@ -1,5 +1,5 @@
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE, balloonManifests, DEFAULT_NAME, DEFAULT_NAMESPACE, manifestList } from "@kubekit/balloon";
-import type { KubernetesObject, V1ClusterRole, V1ClusterRoleBinding, V1Deployment, V1Role, V1RoleBinding, V1ValidatingAdmissionPolicy, V1ValidatingAdmissionPolicyBinding } from "@kubernetes/client-node";
+import type { ClusterRole, ClusterRoleBinding, KubeObject, Role, RoleBinding } from "@kubekit/client";
 import { stringify } from "yaml";
 
 export interface AgentManifestOptions {
@@ -18,41 +18,41 @@ export interface AgentManifestOptions {
  * namespace, and the policy denies the agent's ServiceAccount any resize of a pod in it that does not
  * carry the balloon label (kube-system holds other pods too).
  */
-export function agentManifests(options: AgentManifestOptions): KubernetesObject[] {
+export function agentManifests(options: AgentManifestOptions): KubeObject[] {
   const name = options.name ?? DEFAULT_NAME;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const agent = `${name}-resizer`;
   const user = `system:serviceaccount:${namespace}:${agent}`;
   const labels = { "app.kubernetes.io/name": `${name}-agent`, "app.kubernetes.io/part-of": "kubekit-balloon" };
 
-  const leaseRole: V1Role = {
+  const leaseRole: Role = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: { name: `${agent}-leader-election`, namespace, labels },
     rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }],
   };
   // Events about Nodes (cluster-scoped) are written to "default", as client-go records them.
-  const eventRole: V1Role = {
+  const eventRole: Role = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: { name: `${agent}-events`, namespace: "default", labels },
     rules: [{ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] }],
   };
   // The effective size is published as an annotation on each Node.
-  const nodeRole: V1ClusterRole = {
+  const nodeRole: ClusterRole = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
     metadata: { name: `${agent}-node-annotations`, labels },
     rules: [{ apiGroups: [""], resources: ["nodes"], verbs: ["patch"] }],
   };
-  const nodeRoleBinding: V1ClusterRoleBinding = {
+  const nodeRoleBinding: ClusterRoleBinding = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
     metadata: { name: `${agent}-node-annotations`, labels },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `${agent}-node-annotations` },
     subjects: [{ kind: "ServiceAccount", name: agent, namespace }],
   };
-  const bind = (role: V1Role): V1RoleBinding => ({
+  const bind = (role: Role): RoleBinding => ({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
     metadata: { name: role.metadata?.name ?? agent, namespace: role.metadata?.namespace ?? namespace, labels },
@@ -60,7 +60,7 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
     subjects: [{ kind: "ServiceAccount", name: agent, namespace }],
   });
 
-  const policy: V1ValidatingAdmissionPolicy = {
+  const policy: KubeObject = {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingAdmissionPolicy",
     metadata: { name: `${agent}-balloons-only`, labels },
@@ -78,14 +78,14 @@ export function agentManifests(options: AgentManifestOptions): KubernetesObject[
       ],
     },
   };
-  const policyBinding: V1ValidatingAdmissionPolicyBinding = {
+  const policyBinding: KubeObject = {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingAdmissionPolicyBinding",
     metadata: { name: `${agent}-balloons-only`, labels },
     spec: { policyName: `${agent}-balloons-only`, validationActions: ["Deny"] },
   };
 
-  const deployment: V1Deployment = {
+  const deployment: KubeObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: `${name}-agent`, namespace, labels },

@@ -1,5 +1,5 @@
 import { isOwnedBalloonPod, NODE_TARGET_ANNOTATION, nodeResources, podRequests, resourceListStrings, type BalloonOwner } from "@kubekit/balloon";
-import type { V1Node, V1Pod } from "@kubernetes/client-node";
+import type { Node, Pod } from "@kubekit/client";
 
 /**
  * What a node's resize was decided from, leaving out the balloon's spec and resize conditions:
@@ -7,7 +7,7 @@ import type { V1Node, V1Pod } from "@kubernetes/client-node";
  * the same resize again. The node's size, the target, the balloon's identity and allocation, and
  * every other pod's requests and phase do.
  */
-export function resizeInputs(node: V1Node, pods: readonly V1Pod[], owner: BalloonOwner | undefined): string {
+export function resizeInputs(node: Node, pods: readonly Pod[], owner: BalloonOwner | undefined): string {
   const size = nodeResources(node);
   const byUid = (a: { uid: string }, b: { uid: string }) => a.uid.localeCompare(b.uid);
   const balloons = pods

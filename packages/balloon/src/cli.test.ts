@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { DaemonSet } from "kubernetes-models/apps/v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { startBalloonSim, type BalloonSim } from "../test/sim.js";
 import { BALLOON_LABEL, NODE_TARGET_ANNOTATION } from "./names.js";
 import { resizeNode } from "./resize-client.js";
+import { PODS } from "./resources.js";
 import { parseResourceList } from "./resource-list.js";
 
 const run = promisify(execFile);
@@ -189,17 +189,11 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     await sim.workload("node-a", "web", { cpu: "5", memory: "1Gi" });
     // A workload that calls itself a balloon: the label and a container named balloon, but not
     // in the balloon namespace, not the DaemonSet's, not at the balloon priority.
-    await sim.core.createNamespacedPod({
-      namespace: "default",
-      body: {
-        metadata: { name: "impostor", labels: { [BALLOON_LABEL]: "true" } },
-        spec: { nodeName: "node-b", containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
-      },
+    await sim.client.create(PODS, "default", {
+      metadata: { name: "impostor", labels: { [BALLOON_LABEL]: "true" } },
+      spec: { nodeName: "node-b", containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
     });
-    await sim.core.patchNode(
-      { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    );
+    await sim.patchNode("node-a", { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } });
   }, 60_000);
 
   afterAll(async () => {
@@ -242,14 +236,14 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
     const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });
     await expect(refused).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
-    const impostor = await sim.core.readNamespacedPod({ namespace: "default", name: "impostor" });
+    const impostor = await sim.pod("default", "impostor");
     expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
     expect(impostor.metadata?.generation).toBe(1);
   });
 
   it("resize keeps the node's target annotation in step, so a recreated balloon is resized back to the new size", async () => {
     const kubeconfig = join(dir, "kubeconfig");
-    const annotation = async () => (await sim.core.readNode({ name: "node-a" })).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
+    const annotation = async () => (await sim.node("node-a")).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
     // Refused: nothing changed, so neither does the annotation.
     await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 1 });
     expect(await annotation()).toBe("cpu=6,memory=24Gi");
@@ -258,11 +252,11 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     expect(stdout).toContain("outcome: applied");
     expect(await annotation()).toBe("cpu=5,memory=24Gi");
     // The balloon is recreated at the template size; whoever restores it reads the annotation.
-    await sim.core.deleteNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a", gracePeriodSeconds: 0 });
+    await sim.client.delete(PODS, "kube-system", "node-balloon-node-a", { gracePeriodSeconds: 0 });
     await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
-    const restored = await resizeNode(sim.core, "node-a", parseResourceList((await annotation()) ?? ""), { pollIntervalMs: 20, events: false });
+    const restored = await resizeNode(sim.client, "node-a", parseResourceList((await annotation()) ?? ""), { pollIntervalMs: 20, events: false });
     expect(restored.outcome).toBe("applied");
-    const balloonPod = await sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a-2" });
+    const balloonPod = await sim.pod("kube-system", "node-balloon-node-a-2");
     expect(balloonPod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "3", memory: "8Gi" });
   });
 
@@ -275,5 +269,15 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     writeFileSync(closed, readFileSync(join(dir, "kubeconfig"), "utf8").replace(/server: .*/, `server: http://127.0.0.1:${port}`));
     const unreachable = run(process.execPath, [cli, "status", "--kubeconfig", closed], { timeout: 30_000 });
     await expect(unreachable).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^balloon: .*ECONNREFUSED[^\n]*\n$/) as unknown });
+  });
+
+  it("in a pod without a kubeconfig, uses the service account (and says when it has none)", async () => {
+    const home = mkdtempSync(join(dir, "home-"));
+    const env = { PATH: process.env.PATH ?? "", HOME: home, KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(await closedPort()) };
+    const status = run(process.execPath, [cli, "status"], { timeout: 30_000, env });
+    await expect(status).rejects.toMatchObject({
+      code: 2,
+      stderr: "balloon: cannot read the kubeconfig (default): unable to load in-cluster configuration: no service account token in /var/run/secrets/kubernetes.io/serviceaccount/token\n",
+    });
   });
 });

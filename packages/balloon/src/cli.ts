@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
-import type { CoreV1Api, V1Pod } from "@kubernetes/client-node";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { KubeClient, Pod } from "@kubekit/client";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
@@ -60,7 +62,7 @@ function readInput(path: string): string {
  * The active, non-balloon pods of one node: `--node`'s, or the only node the file's bound pods
  * are on. Pods of several nodes without `--node` are an error, not a sum over the cluster.
  */
-function podsOnOneNode(pods: readonly V1Pod[], node: string | undefined, source: string): V1Pod[] {
+function podsOnOneNode(pods: readonly Pod[], node: string | undefined, source: string): Pod[] {
   const counted = pods.filter((pod) => isPodActive(pod) && !isBalloonPod(pod) && pod.spec?.nodeName);
   if (node !== undefined) return counted.filter((pod) => pod.spec?.nodeName === node);
   const nodes = [...new Set(counted.map((pod) => pod.spec?.nodeName))];
@@ -191,7 +193,7 @@ function program(): Command {
     .addOption(outputOption())
     .action(async (options: { kubeconfig?: string; context?: string; name: string; namespace: string; output: Output }) => {
       const { readNodeBalloonStatus } = await import("./node-status.js");
-      const rows = await readNodeBalloonStatus(await coreApi(options), { name: options.name, namespace: options.namespace });
+      const rows = await readNodeBalloonStatus(await kubeClient(options), { name: options.name, namespace: options.namespace });
       print(rows, options.output, () => formatStatusText(rows));
     });
 
@@ -217,10 +219,10 @@ function program(): Command {
       async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; name: string; namespace: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; recordTarget: boolean; output: Output }) => {
         const { resizeNode } = await import("./resize-client.js");
         const { recordNodeTarget, restoreNodeTarget } = await import("./node-target.js");
-        const core = await coreApi(options);
+        const client = await kubeClient(options);
         // Recorded first, so an agent running meanwhile aims at the same size instead of undoing it.
-        const record = options.recordTarget ? await recordTarget(() => recordNodeTarget(core, options.node, options.target)) : undefined;
-        const result = await resizeNode(core, options.node, options.target, {
+        const record = options.recordTarget ? await recordTarget(() => recordNodeTarget(client, options.node, options.target)) : undefined;
+        const result = await resizeNode(client, options.node, options.target, {
           onShortfall: options.onShortfall,
           owner: { name: options.name, namespace: options.namespace },
           timeoutMs: options.timeout * 1000,
@@ -228,7 +230,7 @@ function program(): Command {
           ...(options.granularity ? { granularity: options.granularity } : {}),
         });
         // Nothing was resized: the node keeps its former target.
-        if (record && (result.outcome === "refused" || result.outcome === "infeasible")) await recordTarget(() => restoreNodeTarget(core, record));
+        if (record && (result.outcome === "refused" || result.outcome === "infeasible")) await recordTarget(() => restoreNodeTarget(client, record));
         print(result, options.output, () => formatResizeText(result));
         process.exitCode = RESIZE_EXIT[result.outcome];
       },
@@ -259,18 +261,20 @@ async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> 
   }
 }
 
-/** A client from the kubeconfig; the client library loads only for the commands that talk to a cluster. */
-async function coreApi(options: { kubeconfig?: string; context?: string }): Promise<CoreV1Api> {
-  const { CoreV1Api, KubeConfig } = await import("@kubernetes/client-node");
-  const config = new KubeConfig();
+/**
+ * A client from the kubeconfig as kubectl reads it (`--kubeconfig`, else `$KUBECONFIG`, else
+ * `~/.kube/config`; exec plugins included), or in a pod without any of them, its service account.
+ * The client loads only for the commands that talk to a cluster.
+ */
+async function kubeClient(options: { kubeconfig?: string; context?: string }): Promise<KubeClient> {
+  const { KubeClient, inClusterConfig, isInCluster, loadKubeconfig } = await import("@kubekit/client");
+  const noKubeconfig = options.kubeconfig === undefined && !process.env.KUBECONFIG && !existsSync(join(process.env.HOME ?? homedir(), ".kube", "config"));
   try {
-    if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-    else config.loadFromDefault();
+    const config = noKubeconfig && isInCluster() ? await inClusterConfig() : await loadKubeconfig(options.kubeconfig, options.context);
+    return new KubeClient({ ...config, userAgent: `balloon/${VERSION}` });
   } catch (error) {
     throw new BalloonError("invalid-input", `cannot read the kubeconfig ${options.kubeconfig ?? "(default)"}: ${(error as Error).message}`, { cause: error });
   }
-  if (options.context) config.setCurrentContext(options.context);
-  return config.makeApiClient(CoreV1Api);
 }
 
 async function main(argv: readonly string[]): Promise<void> {

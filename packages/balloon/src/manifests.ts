@@ -1,13 +1,4 @@
-import type {
-  KubernetesObject,
-  V1ClusterRole,
-  V1ClusterRoleBinding,
-  V1DaemonSet,
-  V1PriorityClass,
-  V1Role,
-  V1RoleBinding,
-  V1ServiceAccount,
-} from "@kubernetes/client-node";
+import type { ClusterRole, ClusterRoleBinding, DaemonSet, KubeObject, PriorityClass, Role, RoleBinding, ServiceAccount } from "@kubekit/client";
 import { stringify } from "yaml";
 import { BalloonError } from "./errors.js";
 import {
@@ -49,18 +40,18 @@ export interface BalloonManifestOptions {
   readonly nodeSelector?: Readonly<Record<string, string>>;
 }
 
-/** Everything a cluster needs for balloons, as typed `@kubernetes/client-node` objects. */
+/** Everything a cluster needs for balloons, as typed wire objects of `@kubekit/client`. */
 export interface BalloonManifests {
-  readonly priorityClass: V1PriorityClass;
-  readonly daemonSet: V1DaemonSet;
+  readonly priorityClass: PriorityClass;
+  readonly daemonSet: DaemonSet;
   /** The identity of the resizing agent. */
-  readonly serviceAccount: V1ServiceAccount;
+  readonly serviceAccount: ServiceAccount;
   /** Cluster-wide read of nodes and pods, which the agent needs to see what else runs on a node. */
-  readonly clusterRole: V1ClusterRole;
-  readonly clusterRoleBinding: V1ClusterRoleBinding;
+  readonly clusterRole: ClusterRole;
+  readonly clusterRoleBinding: ClusterRoleBinding;
   /** `pods/resize` only in the balloon namespace, so the agent cannot resize workloads. */
-  readonly role: V1Role;
-  readonly roleBinding: V1RoleBinding;
+  readonly role: Role;
+  readonly roleBinding: RoleBinding;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -108,7 +99,7 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "kubekit-balloon" };
   const podLabels = { ...labels, [BALLOON_LABEL]: BALLOON_LABEL_VALUE };
 
-  const priorityClass: V1PriorityClass = {
+  const priorityClass: PriorityClass = {
     apiVersion: "scheduling.k8s.io/v1",
     kind: "PriorityClass",
     metadata: { name, labels },
@@ -120,7 +111,7 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
       "Balloon pods (KEP-5620): requests that stand for node capacity that does not exist. Below system-critical so the kubelet never evicts workloads for a balloon.",
   };
 
-  const daemonSet: V1DaemonSet = {
+  const daemonSet: DaemonSet = {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
     metadata: { name, namespace, labels },
@@ -168,13 +159,13 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
     },
   };
 
-  const serviceAccount: V1ServiceAccount = {
+  const serviceAccount: ServiceAccount = {
     apiVersion: "v1",
     kind: "ServiceAccount",
     metadata: { name: agent, namespace, labels },
   };
 
-  const clusterRole: V1ClusterRole = {
+  const clusterRole: ClusterRole = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
     metadata: { name: agent, labels },
@@ -184,7 +175,7 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
     ],
   };
 
-  const clusterRoleBinding: V1ClusterRoleBinding = {
+  const clusterRoleBinding: ClusterRoleBinding = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
     metadata: { name: agent, labels },
@@ -192,14 +183,14 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
     subjects: [{ kind: "ServiceAccount", name: agent, namespace }],
   };
 
-  const role: V1Role = {
+  const role: Role = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: { name: agent, namespace, labels },
     rules: [{ apiGroups: [""], resources: ["pods/resize"], verbs: ["get", "patch", "update"] }],
   };
 
-  const roleBinding: V1RoleBinding = {
+  const roleBinding: RoleBinding = {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
     metadata: { name: agent, namespace, labels },
@@ -211,7 +202,7 @@ export function balloonManifests(options: BalloonManifestOptions = {}): BalloonM
 }
 
 /** The bundle in apply order: the PriorityClass before the DaemonSet that names it, RBAC after its subjects. */
-export function manifestList(bundle: BalloonManifests): KubernetesObject[] {
+export function manifestList(bundle: BalloonManifests): KubeObject[] {
   return [
     bundle.priorityClass,
     bundle.serviceAccount,

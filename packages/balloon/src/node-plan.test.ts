@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import type { V1Node, V1Pod } from "@kubernetes/client-node";
+import type { Node, Pod } from "@kubekit/client";
 import { describe, expect, it } from "vitest";
 import { planNodeResize } from "./node-plan.js";
 import { nodeResources, nodesOf, parseObjectsYaml, podsOf } from "./objects.js";
 import { parseResourceList, resourceListStrings } from "./resource-list.js";
 
 const fixture = readFileSync(new URL("../test/fixtures/pods.yaml", import.meta.url), "utf8");
-const node: V1Node = {
+const node: Node = {
   apiVersion: "v1",
   kind: "Node",
   metadata: { name: "node-a" },
@@ -70,19 +70,19 @@ describe("planNodeResize", () => {
   });
 });
 
-const eightCpu: V1Node = {
+const eightCpu: Node = {
   metadata: { name: "n8" },
   status: { capacity: { cpu: "8", memory: "32Gi" }, allocatable: { cpu: "8", memory: "32Gi" } },
 };
 
-type Condition = NonNullable<NonNullable<V1Pod["status"]>["conditions"]>[number];
+type Condition = NonNullable<NonNullable<Pod["status"]>["conditions"]>[number];
 
 /** A pod on n8 with one container; `allocated` adds the kubelet's status (allocatedResources and actual requests). */
 function podOn(
   name: string,
   desired: Record<string, string>,
   options: { allocated?: Record<string, string>; conditions?: Condition[]; balloon?: boolean; labelled?: boolean; overhead?: Record<string, string>; created?: string; deleting?: boolean } = {},
-): V1Pod {
+): Pod {
   const container = options.balloon ? "balloon" : "main";
   return {
     metadata: {
@@ -90,8 +90,8 @@ function podOn(
       namespace: options.balloon ? "kube-system" : "default",
       ...(options.balloon || options.labelled ? { labels: { "balloon.kubekit.dev/balloon": "true" } } : {}),
       ...(options.balloon ? { ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "node-balloon", uid: "ds-uid", controller: true }] } : {}),
-      ...(options.created ? { creationTimestamp: new Date(options.created) } : {}),
-      ...(options.deleting ? { deletionTimestamp: new Date("2026-01-01T00:00:00Z") } : {}),
+      ...(options.created ? { creationTimestamp: options.created } : {}),
+      ...(options.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
     },
     spec: {
       nodeName: "n8",
@@ -217,9 +217,9 @@ describe("planNodeResize reads live state like the kubelet", () => {
   });
 
   it("reports that a memory resize may be Infeasible on a node with swap, unless the balloon's memory limit equals its request", () => {
-    const swapNode: V1Node = {
+    const swapNode: Node = {
       ...eightCpu,
-      status: { ...eightCpu.status, nodeInfo: { swap: { capacity: 4294967296 } } as NonNullable<NonNullable<V1Node["status"]>["nodeInfo"]> },
+      status: { ...eightCpu.status, nodeInfo: { swap: { capacity: 4294967296 } } },
     };
     const balloon = podOn("balloon", { cpu: "1", memory: "1Gi" }, { balloon: true, allocated: { cpu: "1", memory: "1Gi" } });
     const plan = planNodeResize({ node: swapNode, pods: [balloon], target: parseResourceList("memory=16Gi") });

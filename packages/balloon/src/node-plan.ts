@@ -1,4 +1,4 @@
-import type { V1Node, V1Pod } from "@kubernetes/client-node";
+import type { Node, Pod } from "@kubekit/client";
 import { BalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
@@ -10,9 +10,9 @@ import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
 import { swapRisk, type SwapRisk } from "./swap.js";
 
 export interface PlanNodeResizeInput {
-  readonly node: V1Node;
+  readonly node: Node;
   /** Pods as listed from the cluster (or a file); those bound to other nodes are ignored. */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   readonly target: ResourceList;
   readonly floor?: ResourceList;
   readonly granularity?: ResourceList;
@@ -45,8 +45,8 @@ export type NodeResizePlan = ResizePlan & {
   readonly swap?: SwapRisk;
 };
 
-function byNewest(a: V1Pod, b: V1Pod): number {
-  const time = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+function byNewest(a: Pod, b: Pod): number {
+  const time = (pod: Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
   return time(b) - time(a) || (b.metadata?.name ?? "").localeCompare(a.metadata?.name ?? "");
 }
 
@@ -55,7 +55,7 @@ function byNewest(a: V1Pod, b: V1Pod): number {
  * DaemonSet bound to it (a DaemonSet replacement is newer than the balloon it replaces). Pods that
  * merely carry the balloon label are ordinary pods.
  */
-export function nodeBalloon(pods: readonly V1Pod[], nodeName: string, owner?: BalloonOwner): V1Pod | undefined {
+export function nodeBalloon(pods: readonly Pod[], nodeName: string, owner?: BalloonOwner): Pod | undefined {
   return pods
     .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner) && !isPodTerminating(pod))
     .sort(byNewest)[0];
@@ -72,7 +72,7 @@ export interface BalloonParts {
 }
 
 /** Splits a balloon pod into its resizable container (allocated and desired) and the fixed rest. */
-export function balloonParts(pod: V1Pod): BalloonParts {
+export function balloonParts(pod: Pod): BalloonParts {
   const spec = pod.spec;
   const container = spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
   if (!spec || !container) {
@@ -82,7 +82,7 @@ export function balloonParts(pod: V1Pod): BalloonParts {
   const desired = resourceList({ ...container.resources?.limits, ...container.resources?.requests }, `${context} requests`);
   const status = pod.status?.containerStatuses?.find((s) => s.name === container.name);
   const allocated = status?.allocatedResources ? resourceList(status.allocatedResources, `${context} allocatedResources`) : desired;
-  const rest: V1Pod = { ...pod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
+  const rest: Pod = { ...pod, spec: { ...spec, containers: spec.containers.filter((c) => c !== container) } };
   return { allocated, desired, fixed: podRequests(rest) };
 }
 
@@ -100,7 +100,7 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   // A target no node could meet is the caller's error, whatever the node holds.
   requireValidTarget(input.target);
   const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
-  const owned = (pod: V1Pod) => isOwnedBalloonPod(pod, input.owner);
+  const owned = (pod: Pod) => isOwnedBalloonPod(pod, input.owner);
   const balloonPod = nodeBalloon(onNode, nodeName, input.owner);
   if (!balloonPod) {
     const leaving = onNode.some(owned);

@@ -1,4 +1,3 @@
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBalloonSim, type BalloonSim } from "../test/sim.js";
 import { NODE_TARGET_ANNOTATION } from "./names.js";
@@ -11,10 +10,7 @@ describe("readNodeBalloonStatus on a simulated cluster", () => {
   beforeAll(async () => {
     sim = await startBalloonSim([{ name: "node-a" }, { name: "node-b" }], { cpu: "8", memory: "32Gi" });
     await sim.balloon("node-a", { cpu: "2", memory: "8Gi" });
-    await sim.core.patchNode(
-      { name: "node-a", body: { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    );
+    await sim.patchNode("node-a", { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } });
   }, 120_000);
 
   afterAll(async () => {
@@ -22,7 +18,7 @@ describe("readNodeBalloonStatus on a simulated cluster", () => {
   });
 
   it("reads every node with its balloon and the effective size", async () => {
-    const rows = await readNodeBalloonStatus(sim.core);
+    const rows = await readNodeBalloonStatus(sim.client);
     expect(rows.map((r) => [r.node, r.balloonPod, resourceListStrings(r.effective), r.target])).toEqual([
       ["node-a", "node-balloon-node-a", { cpu: "6", memory: "24Gi" }, "cpu=6,memory=24Gi"],
       ["node-b", undefined, { cpu: "8", memory: "32Gi" }, undefined],

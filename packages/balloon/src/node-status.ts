@@ -1,8 +1,9 @@
-import type { CoreV1Api, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { KubeClient, Node, Pod } from "@kubekit/client";
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE, NODE_TARGET_ANNOTATION } from "./names.js";
 import { balloonParts, nodeBalloon } from "./node-plan.js";
 import { balloonOwner, type BalloonOwner } from "./ownership.js";
 import { podResizeState } from "./pods.js";
+import { NODES, PODS } from "./resources.js";
 import { pickResources, resourceList, subtractResourceLists, sumResourceLists, type ResourceList } from "./resource-list.js";
 import { RESIZABLE_RESOURCES } from "./sizing-rules.js";
 
@@ -28,7 +29,7 @@ export interface NodeBalloonStatus {
 }
 
 /** What a node offers with its balloon, from the Node and the balloon pods bound to it. */
-export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: BalloonOwner): NodeBalloonStatus {
+export function nodeBalloonStatus(node: Node, pods: readonly Pod[], owner?: BalloonOwner): NodeBalloonStatus {
   const name = node.metadata?.name ?? "?";
   const capacity = pickResources(resourceList(node.status?.capacity ?? {}, `node ${name} capacity`), RESIZABLE_RESOURCES);
   const allocatable = pickResources(resourceList(node.status?.allocatable ?? {}, `node ${name} allocatable`), RESIZABLE_RESOURCES);
@@ -51,8 +52,8 @@ export function nodeBalloonStatus(node: V1Node, pods: readonly V1Pod[], owner?: 
 }
 
 /** Reads every Node and `owner`'s balloon pods (in its namespace, by the well-known label) and reports each node. */
-export async function readNodeBalloonStatus(core: CoreV1Api, owner?: BalloonOwner): Promise<NodeBalloonStatus[]> {
-  const nodes = await core.listNode();
-  const balloons = await core.listNamespacedPod({ namespace: balloonOwner(owner).namespace, labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
+export async function readNodeBalloonStatus(client: KubeClient, owner?: BalloonOwner): Promise<NodeBalloonStatus[]> {
+  const nodes = await client.list<Node>(NODES);
+  const balloons = await client.list<Pod>(PODS, balloonOwner(owner).namespace, { labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
   return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items, owner)).sort((a, b) => a.node.localeCompare(b.node));
 }

@@ -1,17 +1,9 @@
-import type { CoreV1Api } from "@kubernetes/client-node";
+import { isConflict, PATCH_MERGE, type KubeClient, type Node } from "@kubekit/client";
 import { NODE_TARGET_ANNOTATION } from "./names.js";
 import { formatResourceList, parseResourceList, type ResourceList } from "./resource-list.js";
+import { NODES } from "./resources.js";
 
 const CONFLICT_RETRIES = 5;
-
-function isConflict(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === 409;
-}
-
-async function mergePatch() {
-  const { PatchStrategy, setHeaderOptions } = await import("@kubernetes/client-node");
-  return setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
-}
 
 /** What `recordNodeTarget` wrote over, so a resize that did not happen can put it back. */
 export interface RecordedTarget {
@@ -43,17 +35,14 @@ export function mergedTarget(current: string | undefined, target: ResourceList):
  * agent running meanwhile works towards the same size instead of undoing it. A merge patch with
  * the read resourceVersion as precondition, re-read on 409.
  */
-export async function recordNodeTarget(core: CoreV1Api, nodeName: string, target: ResourceList): Promise<RecordedTarget> {
+export async function recordNodeTarget(client: KubeClient, nodeName: string, target: ResourceList): Promise<RecordedTarget> {
   for (let attempt = 0; ; attempt++) {
-    const node = await core.readNode({ name: nodeName });
+    const node = await client.get<Node>(NODES, undefined, nodeName);
     const previous = node.metadata?.annotations?.[NODE_TARGET_ANNOTATION];
     const recorded = mergedTarget(previous, target);
     if (recorded === previous) return { node: nodeName, previous, recorded };
     try {
-      await core.patchNode(
-        { name: nodeName, body: { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: recorded } } } },
-        await mergePatch(),
-      );
+      await client.patch(NODES, undefined, nodeName, { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: recorded } } }, PATCH_MERGE);
       return { node: nodeName, previous, recorded };
     } catch (error) {
       if (!isConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
@@ -62,15 +51,18 @@ export async function recordNodeTarget(core: CoreV1Api, nodeName: string, target
 }
 
 /** Puts back the annotation `recordNodeTarget` replaced, unless someone has changed it since. Returns whether it did. */
-export async function restoreNodeTarget(core: CoreV1Api, record: RecordedTarget): Promise<boolean> {
+export async function restoreNodeTarget(client: KubeClient, record: RecordedTarget): Promise<boolean> {
   if (record.previous === record.recorded) return false;
   for (let attempt = 0; ; attempt++) {
-    const node = await core.readNode({ name: record.node });
+    const node = await client.get<Node>(NODES, undefined, record.node);
     if (node.metadata?.annotations?.[NODE_TARGET_ANNOTATION] !== record.recorded) return false;
     try {
-      await core.patchNode(
-        { name: record.node, body: { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: record.previous ?? null } } } },
-        await mergePatch(),
+      await client.patch(
+        NODES,
+        undefined,
+        record.node,
+        { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: record.previous ?? null } } },
+        PATCH_MERGE,
       );
       return true;
     } catch (error) {

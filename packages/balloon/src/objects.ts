@@ -1,4 +1,4 @@
-import type { KubernetesObject, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { KubeObject, Node, Pod } from "@kubekit/client";
 import { parseAllDocuments } from "yaml";
 import { BalloonError } from "./errors.js";
 import { resourceList } from "./resource-list.js";
@@ -12,8 +12,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Every Kubernetes object in a YAML or JSON stream: multiple documents, and `List`/`PodList`
  * style `items` (as `kubectl get -o yaml` prints) are flattened; empty documents are skipped.
  */
-export function parseObjectsYaml(text: string, source = "YAML"): KubernetesObject[] {
-  const result: KubernetesObject[] = [];
+export function parseObjectsYaml(text: string, source = "YAML"): KubeObject[] {
+  const result: KubeObject[] = [];
   const visit = (value: unknown, where: string): void => {
     if (value === null || value === undefined) return;
     if (!isObject(value) || typeof value.kind !== "string") {
@@ -43,17 +43,17 @@ export function parseObjectsYaml(text: string, source = "YAML"): KubernetesObjec
 }
 
 /** The pods among parsed objects. */
-export function podsOf(objects: readonly KubernetesObject[]): V1Pod[] {
-  return objects.filter((object) => object.kind === "Pod");
+export function podsOf(objects: readonly KubeObject[]): Pod[] {
+  return objects.filter((object): object is Pod => object.kind === "Pod");
 }
 
 /** The nodes among parsed objects. */
-export function nodesOf(objects: readonly KubernetesObject[]): V1Node[] {
-  return objects.filter((object) => object.kind === "Node");
+export function nodesOf(objects: readonly KubeObject[]): Node[] {
+  return objects.filter((object): object is Node => object.kind === "Node");
 }
 
 /** A node's `status.capacity` and `status.allocatable` as resource lists. */
-export function nodeResources(node: V1Node): NodeResources {
+export function nodeResources(node: Node): NodeResources {
   const name = node.metadata?.name ?? "?";
   const allocatable = node.status?.allocatable;
   if (!allocatable) throw new BalloonError("invalid-input", `node ${name} has no status.allocatable`);

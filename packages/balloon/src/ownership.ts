@@ -1,4 +1,4 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { Pod } from "@kubekit/client";
 import { DEFAULT_NAME, DEFAULT_NAMESPACE } from "./names.js";
 import { isBalloonPod } from "./pods.js";
 
@@ -24,7 +24,7 @@ export function balloonOwner(owner: BalloonOwner = {}): Required<BalloonOwner> {
  * PriorityClass. The label alone is not enough: any workload may carry it, and resizing it or
  * reporting it as the node's balloon would take capacity from (or hand it to) the wrong pod.
  */
-export function isOwnedBalloonPod(pod: V1Pod, owner: BalloonOwner = {}): boolean {
+export function isOwnedBalloonPod(pod: Pod, owner: BalloonOwner = {}): boolean {
   const { name, namespace } = balloonOwner(owner);
   if (!isBalloonPod(pod) || pod.metadata?.namespace !== namespace || pod.spec?.priorityClassName !== name) return false;
   return (pod.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.apiVersion === "apps/v1" && ref.kind === "DaemonSet" && ref.name === name);

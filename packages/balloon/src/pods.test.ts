@@ -1,9 +1,9 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { Pod } from "@kubekit/client";
 import { describe, expect, it } from "vitest";
 import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
 import { resourceListStrings } from "./resource-list.js";
 
-function pod(spec: Partial<NonNullable<V1Pod["spec"]>>, status?: V1Pod["status"]): V1Pod {
+function pod(spec: Partial<NonNullable<Pod["spec"]>>, status?: Pod["status"]): Pod {
   return { metadata: { name: "p", namespace: "ns" }, spec: { containers: [], ...spec }, ...(status ? { status } : {}) };
 }
 

@@ -1,4 +1,4 @@
-import type { V1Container, V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
+import type { Container as V1Container, ContainerStatus as V1ContainerStatus, Pod as V1Pod } from "@kubekit/client";
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE } from "./names.js";
 import { maxResourceLists, resourceList, sumResourceLists, type ResourceList } from "./resource-list.js";
 

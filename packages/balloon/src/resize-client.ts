@@ -1,4 +1,4 @@
-import type { ConfigurationOptions, CoreV1Api, CoreV1Event, V1Node, V1Pod } from "@kubernetes/client-node";
+import { isApiError, isConflict, PATCH_STRATEGIC, type CoreEvent, type KubeClient, type Node, type Pod } from "@kubekit/client";
 import { randomBytes } from "node:crypto";
 import { isBalloonError } from "./errors.js";
 import { BALLOON_CONTAINER } from "./names.js";
@@ -6,6 +6,7 @@ import { planNodeResize, type NodeResizePlan } from "./node-plan.js";
 import type { BalloonOwner } from "./ownership.js";
 import { resourceList, resourceListStrings, type ResourceList } from "./resource-list.js";
 import { resizeProgress } from "./resize-progress.js";
+import { EVENTS, NODES, PODS } from "./resources.js";
 import type { ShortfallPolicy } from "./sizing.js";
 
 export interface ResizeNodeOptions {
@@ -50,36 +51,15 @@ export type ResizeResult =
   | (ResultBase & { readonly outcome: "deferred" | "infeasible" | "timeout"; readonly message: string })
   | (ResultBase & { readonly outcome: "refused"; readonly reason: string });
 
-/**
- * The request options that send a patch as a strategic merge patch. The client library is loaded
- * on first use, so programs importing this package for planning alone (the CLI's `plan`) do not pay for it.
- */
-async function strategicMerge(): Promise<ConfigurationOptions> {
-  const { PatchStrategy, setHeaderOptions } = await import("@kubernetes/client-node");
-  return setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch);
-}
-
-/** client-node's `ApiException`: an HTTP status `code` and the response `body`. */
-function isApiException(error: unknown): error is Error & { code: number; body: unknown } {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === "number" && "body" in error;
-}
-
-function isStatus(error: unknown, code: number): boolean {
-  return isApiException(error) && error.code === code;
-}
-
-/** The message of a Kubernetes `Status` in an API error body, or the error's own. */
+/** The server's answer with its HTTP code (`ApiError`'s message is the `Status` message), or the error's own text. */
 function apiMessage(error: unknown): string {
-  if (isApiException(error)) {
-    try {
-      const body = (typeof error.body === "string" ? JSON.parse(error.body) : error.body) as { message?: string } | undefined;
-      if (body?.message) return `${error.code}: ${body.message}`;
-    } catch {
-      // Not JSON: fall through to the exception's text.
-    }
-    return `${error.code}: ${String(error.body)}`;
-  }
+  if (isApiError(error)) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Patches the balloon's resources through the `pods/resize` subresource. */
+function patchResize(client: KubeClient, ref: { name: string; namespace: string }, patch: object): Promise<Pod> {
+  return client.patch<Pod>(PODS, ref.namespace, ref.name, patch, PATCH_STRATEGIC, "resize");
 }
 
 function wait(ms: number, signal?: AbortSignal): Promise<void> {
@@ -102,7 +82,7 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
  * requests (a memory limit that equals the old request moves with it, as `memoryLimit` manifests
  * have), with the read resourceVersion as a precondition so a concurrent change answers 409.
  */
-export function balloonResizePatch(pod: V1Pod, balloon: ResourceList): object {
+export function balloonResizePatch(pod: Pod, balloon: ResourceList): object {
   const container = pod.spec?.containers.find((c) => c.name === BALLOON_CONTAINER);
   const requests = resourceList(container?.resources?.requests ?? {}, "balloon requests");
   const limits = resourceList(container?.resources?.limits ?? {}, "balloon limits");
@@ -127,8 +107,8 @@ export function balloonResizePatch(pod: V1Pod, balloon: ResourceList): object {
 
 class NodeEvents {
   constructor(
-    private readonly core: CoreV1Api,
-    private readonly node: V1Node | undefined,
+    private readonly client: KubeClient,
+    private readonly node: Node | undefined,
     private readonly enabled: boolean,
     private readonly component: string,
   ) {}
@@ -138,7 +118,7 @@ class NodeEvents {
     const name = this.node?.metadata?.name;
     if (!this.enabled || !name) return;
     const now = new Date();
-    const event: CoreV1Event = {
+    const event: CoreEvent = {
       apiVersion: "v1",
       kind: "Event",
       // Events about cluster-scoped objects live in "default", as client-go records them.
@@ -150,21 +130,21 @@ class NodeEvents {
       source: { component: this.component },
       reportingComponent: this.component,
       reportingInstance: "",
-      firstTimestamp: now,
-      lastTimestamp: now,
+      firstTimestamp: now.toISOString(),
+      lastTimestamp: now.toISOString(),
       count: 1,
     };
     try {
-      await this.core.createNamespacedEvent({ namespace: "default", body: event });
+      await this.client.create(EVENTS, "default", event);
     } catch {
       // Events are advisory; RBAC without events/create only loses them.
     }
   }
 }
 
-async function readState(core: CoreV1Api, nodeName: string): Promise<{ node: V1Node; pods: V1Pod[] }> {
-  const node = await core.readNode({ name: nodeName });
-  const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName}` });
+async function readState(client: KubeClient, nodeName: string): Promise<{ node: Node; pods: Pod[] }> {
+  const node = await client.get<Node>(NODES, undefined, nodeName);
+  const pods = await client.list<Pod>(PODS, undefined, { fieldSelector: `spec.nodeName=${nodeName}` });
   return { node, pods: pods.items };
 }
 
@@ -177,14 +157,14 @@ async function readState(core: CoreV1Api, nodeName: string): Promise<{ node: V1N
  * left Deferred), and a resize the kubelet unexpectedly defers or finds infeasible is put back.
  * A resize already in flight at the planned size is waited on, not submitted again. Emits Events on the Node.
  */
-export async function resizeNode(core: CoreV1Api, nodeName: string, target: ResourceList, options: ResizeNodeOptions = {}): Promise<ResizeResult> {
+export async function resizeNode(client: KubeClient, nodeName: string, target: ResourceList, options: ResizeNodeOptions = {}): Promise<ResizeResult> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const retries = options.conflictRetries ?? 5;
   const component = options.component ?? "balloon-resizer";
   for (let attempt = 0; ; attempt++) {
-    const { node, pods } = await readState(core, nodeName);
-    const events = new NodeEvents(core, node, options.events ?? true, component);
+    const { node, pods } = await readState(client, nodeName);
+    const events = new NodeEvents(client, node, options.events ?? true, component);
     let plan: NodeResizePlan;
     try {
       plan = planNodeResize({
@@ -216,27 +196,24 @@ export async function resizeNode(core: CoreV1Api, nodeName: string, target: Reso
     // (an agent restarted mid-resize, a Deferred upsize) is waited on, never submitted twice.
     if (plan.resources.some((r) => !r.desired.equals(r.planned))) {
       try {
-        submitted = await core.patchNamespacedPodResize(
-          { name: plan.balloonRef.name, namespace: plan.balloonRef.namespace, body: balloonResizePatch(balloonPod, plan.balloon) },
-          await strategicMerge(),
-        );
+        submitted = await patchResize(client, plan.balloonRef, balloonResizePatch(balloonPod, plan.balloon));
         patched = true;
       } catch (error) {
-        if (isStatus(error, 409) && attempt < retries) continue;
+        if (isConflict(error) && attempt < retries) continue;
         const reason = `the API server rejected the resize of ${plan.balloonRef.namespace}/${plan.balloonRef.name}: ${apiMessage(error)}`;
         await events.emit("Warning", "BalloonResizeRefused", reason);
         return { outcome: "refused", node: nodeName, plan, patched: false, reason };
       }
     }
-    return await awaitResize(core, submitted, plan, { patched, deadline, events, options, previous: balloonPod });
+    return await awaitResize(client, submitted, plan, { patched, deadline, events, options, previous: balloonPod });
   }
 }
 
 async function awaitResize(
-  core: CoreV1Api,
-  submitted: V1Pod,
+  client: KubeClient,
+  submitted: Pod,
   plan: NodeResizePlan,
-  context: { patched: boolean; deadline: number; events: NodeEvents; options: ResizeNodeOptions; previous: V1Pod },
+  context: { patched: boolean; deadline: number; events: NodeEvents; options: ResizeNodeOptions; previous: Pod },
 ): Promise<ResizeResult> {
   const { patched, deadline, events, options } = context;
   const node = plan.node;
@@ -256,7 +233,7 @@ async function awaitResize(
     }
     if (progress.state === "deferred" || progress.state === "infeasible") {
       // Never leave a resize the caller did not ask to wait for: put the allocated size back.
-      const putBack = await revert(core, pod, plan);
+      const putBack = await revert(client, pod, plan);
       const message = `the kubelet marked the resize ${progress.state === "deferred" ? "Deferred" : "Infeasible"}: ${progress.message}${putBack}`;
       await events.emit("Warning", progress.state === "deferred" ? "BalloonResizeRefused" : "BalloonResizeInfeasible", message);
       return progress.state === "deferred"
@@ -270,20 +247,17 @@ async function awaitResize(
       return { outcome: "timeout", node, plan, patched, message };
     }
     await wait(Math.min(options.pollIntervalMs ?? 500, left), options.signal);
-    pod = await core.readNamespacedPod(ref);
+    pod = await client.get<Pod>(PODS, ref.namespace, ref.name, options.signal);
   }
 }
 
 /** Patches the balloon's spec back to its allocated requests; says how that went. */
-async function revert(core: CoreV1Api, pod: V1Pod, plan: NodeResizePlan): Promise<string> {
+async function revert(client: KubeClient, pod: Pod, plan: NodeResizePlan): Promise<string> {
   const status = pod.status?.containerStatuses?.find((c) => c.name === BALLOON_CONTAINER);
   if (!status?.allocatedResources) return "; the spec was left as is (no allocation reported)";
   const allocated = resourceList(status.allocatedResources, "balloon allocatedResources");
   try {
-    await core.patchNamespacedPodResize(
-      { name: plan.balloonRef.name, namespace: plan.balloonRef.namespace, body: balloonResizePatch(pod, allocated) },
-      await strategicMerge(),
-    );
+    await patchResize(client, plan.balloonRef, balloonResizePatch(pod, allocated));
     return "; the spec was put back to the allocated size";
   } catch (error) {
     return `; putting the spec back failed: ${apiMessage(error)}`;

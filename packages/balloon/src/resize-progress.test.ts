@@ -1,12 +1,12 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { Pod } from "@kubekit/client";
 import { describe, expect, it } from "vitest";
 import { parseResourceList } from "./resource-list.js";
 import { resizeProgress } from "./resize-progress.js";
 
-type Status = NonNullable<V1Pod["status"]>;
+type Status = NonNullable<Pod["status"]>;
 type Condition = NonNullable<Status["conditions"]>[number];
 
-function balloon(status: { allocated?: Record<string, string>; actual?: Record<string, string>; conditions?: Condition[]; observedGeneration?: number }): V1Pod {
+function balloon(status: { allocated?: Record<string, string>; actual?: Record<string, string>; conditions?: Condition[]; observedGeneration?: number }): Pod {
   return {
     metadata: { name: "b", namespace: "kube-system", generation: 3 },
     spec: { containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "4" } } }] },

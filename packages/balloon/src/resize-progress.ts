@@ -1,4 +1,4 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { Pod } from "@kubekit/client";
 import { BALLOON_CONTAINER } from "./names.js";
 import { podResizeState } from "./pods.js";
 import { resourceList, type ResourceList } from "./resource-list.js";
@@ -17,7 +17,7 @@ export type ResizeProgress =
  * Applied means: allocated equals the spec for every planned resource, no `PodResizePending`, no
  * `PodResizeInProgress`, and the runtime's `status.resources` (when reported) caught up.
  */
-export function resizeProgress(pod: V1Pod, planned: ResourceList, generation?: number): ResizeProgress {
+export function resizeProgress(pod: Pod, planned: ResourceList, generation?: number): ResizeProgress {
   const status = pod.status;
   const observed = status?.observedGeneration;
   if (generation !== undefined && observed !== undefined && observed < generation) {

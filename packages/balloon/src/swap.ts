@@ -1,4 +1,4 @@
-import type { V1Container, V1Node, V1Pod } from "@kubernetes/client-node";
+import type { Container, Node, Pod } from "@kubekit/client";
 import { podQOSClass } from "./pods.js";
 import { resourceList } from "./resource-list.js";
 
@@ -17,7 +17,7 @@ export interface SwapRisk {
  * in the API, so a node that reports swap is a risk, not a certainty. A balloon whose memory limit
  * equals its memory request never swaps.
  */
-export function swapRisk(node: V1Node, pod: V1Pod, container: V1Container): SwapRisk | undefined {
+export function swapRisk(node: Node, pod: Pod, container: Container): SwapRisk | undefined {
   const swapBytes = node.status?.nodeInfo?.swap?.capacity ?? 0;
   if (swapBytes <= 0) return undefined;
   if (podQOSClass(pod) !== "Burstable") return undefined;

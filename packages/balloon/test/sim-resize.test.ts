@@ -1,9 +1,10 @@
-import { PatchStrategy, setHeaderOptions, type V1Pod } from "@kubernetes/client-node";
+import { KubeClient, PATCH_MERGE, type Pod } from "@kubekit/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readNodeBalloonStatus } from "../src/node-status.js";
 import { parseResourceList, resourceListStrings } from "../src/resource-list.js";
 import { resizeNode } from "../src/resize-client.js";
 import { resizeProgress } from "../src/resize-progress.js";
+import { PODS } from "../src/resources.js";
 import { splitHost } from "../src/split-host.js";
 import { startBalloonSim, type BalloonSim } from "./sim.js";
 
@@ -13,7 +14,7 @@ interface Untouched {
   readonly restarts: number;
 }
 
-function fingerprint(pod: V1Pod): Untouched {
+function fingerprint(pod: Pod): Untouched {
   return { uid: pod.metadata?.uid ?? "", restarts: (pod.status?.containerStatuses ?? []).reduce((n, s) => n + s.restartCount, 0) };
 }
 
@@ -21,10 +22,10 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
   let sim: BalloonSim;
   const before = new Map<string, Untouched>();
 
-  const balloonPod = () => sim.core.readNamespacedPod({ namespace: "kube-system", name: "node-balloon-node-a" });
+  const balloonPod = () => sim.pod("kube-system", "node-balloon-node-a");
   const expectWorkloadsUntouched = async () => {
     for (const [name, print] of before) {
-      const pod = await sim.core.readNamespacedPod({ namespace: "default", name });
+      const pod = await sim.pod("default", name);
       expect(fingerprint(pod), name).toEqual(print);
       expect(pod.status?.phase, name).toBe("Running");
       expect(pod.metadata?.deletionTimestamp, name).toBeUndefined();
@@ -47,24 +48,24 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
   });
 
   it("shrinks a node while its pods run: the kubelet allocates the bigger balloon and no workload pod is touched", async () => {
-    const result = await resizeNode(sim.core, "node-a", parseResourceList("cpu=4,memory=16Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
+    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=4,memory=16Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
     expect(result).toMatchObject({ outcome: "applied", patched: true });
     if (result.outcome !== "applied") return;
     expect(resourceListStrings(result.allocated)).toEqual({ cpu: "4", memory: "16Gi" });
     const pod = await balloonPod();
     expect(pod.status?.containerStatuses?.[0]?.allocatedResources).toEqual({ cpu: "4", memory: "16Gi" });
-    const [nodeA] = await readNodeBalloonStatus(sim.core);
+    const [nodeA] = await readNodeBalloonStatus(sim.client);
     expect(resourceListStrings(nodeA?.effective ?? {})).toEqual({ cpu: "4", memory: "16Gi" });
-    const events = await sim.core.listNamespacedEvent({ namespace: "default", fieldSelector: "involvedObject.name=node-a" });
-    expect(events.items.map((e) => e.reason)).toContain("BalloonResized");
+    const events = await sim.nodeEvents("node-a");
+    expect(events.map((e) => e.reason)).toContain("BalloonResized");
     await expectWorkloadsUntouched();
   });
 
   it("grows it back: the balloon shrinks at once, and asking again patches nothing", async () => {
-    const grown = await resizeNode(sim.core, "node-a", parseResourceList("cpu=7,memory=28Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
+    const grown = await resizeNode(sim.client, "node-a", parseResourceList("cpu=7,memory=28Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
     expect(grown).toMatchObject({ outcome: "applied", patched: true });
     const generation = (await balloonPod()).metadata?.generation;
-    const again = await resizeNode(sim.core, "node-a", parseResourceList("cpu=7,memory=28Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
+    const again = await resizeNode(sim.client, "node-a", parseResourceList("cpu=7,memory=28Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
     expect(again).toMatchObject({ outcome: "applied", patched: false });
     expect((await balloonPod()).metadata?.generation).toBe(generation);
     expect((await balloonPod()).spec?.containers[0]?.resources?.requests).toEqual({ cpu: "1", memory: "4Gi" });
@@ -75,22 +76,20 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
     let conflicts = 0;
     let calls = 0;
     // A client whose first resize is overtaken by another writer, as a concurrent agent or kubectl would.
-    const racing = new Proxy(sim.core, {
-      get(target, property, receiver) {
-        if (property !== "patchNamespacedPodResize") return Reflect.get(target, property, receiver) as unknown;
-        return async (...args: Parameters<typeof target.patchNamespacedPodResize>) => {
+    class RacingClient extends KubeClient {
+      override async patch<T extends Pod>(...args: Parameters<KubeClient["patch"]>): Promise<T> {
+        const [ref, namespace, name, , , subresource] = args;
+        if (subresource === "resize") {
           calls++;
           if (conflicts === 0) {
             conflicts++;
-            await target.patchNamespacedPod(
-              { name: args[0].name, namespace: args[0].namespace, body: { metadata: { labels: { touched: "yes" } } } },
-              setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-            );
+            await super.patch(ref, namespace, name, { metadata: { labels: { touched: "yes" } } }, PATCH_MERGE);
           }
-          return target.patchNamespacedPodResize(...args);
-        };
-      },
-    });
+        }
+        return super.patch<T>(...args);
+      }
+    }
+    const racing = new RacingClient(sim.client.config);
     const result = await resizeNode(racing, "node-a", parseResourceList("cpu=6,memory=24Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
     // The first patch carried the stale resourceVersion and was refused; the second, re-planned, went through.
     expect([conflicts, calls]).toEqual([1, 2]);
@@ -103,7 +102,7 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
 
   it("refuses an upsize that does not fit beside the running pods, with the reason, and touches nothing", async () => {
     const generation = (await balloonPod()).metadata?.generation;
-    const result = await resizeNode(sim.core, "node-a", parseResourceList("cpu=2"), { pollIntervalMs: 20 });
+    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=2"), { pollIntervalMs: 20 });
     expect(result).toMatchObject({ outcome: "refused", patched: false });
     if (result.outcome === "refused") expect(result.reason).toContain("cpu: the balloon needs 6 but other pods request 3 of 8 allocatable, leaving 5");
     expect((await balloonPod()).metadata?.generation).toBe(generation);
@@ -111,16 +110,16 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
   });
 
   it("when asked, leaves it Deferred: the scheduler keeps new pods off the space, and the kubelet applies it once a pod leaves", async () => {
-    const result = await resizeNode(sim.core, "node-a", parseResourceList("cpu=2"), { onShortfall: "defer", pollIntervalMs: 20, timeoutMs: 20_000 });
+    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=2"), { onShortfall: "defer", pollIntervalMs: 20, timeoutMs: 20_000 });
     expect(result).toMatchObject({ outcome: "deferred", patched: true });
     if (result.outcome === "deferred") expect(result.message).toMatch(/^Node didn't have enough resource: cpu/);
     // Drains by reservation: a 1-cpu pod for node-a no longer fits, though only 3 + 1 cpus are allocated.
-    await sim.core.createNamespacedPod({
-      namespace: "default",
-      body: { metadata: { name: "late" }, spec: { nodeSelector: { "kubernetes.io/hostname": "node-a" }, containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "1" } } }] } },
-    });
+    await sim.client.create(PODS, "default", {
+      metadata: { name: "late" },
+      spec: { nodeSelector: { "kubernetes.io/hostname": "node-a" }, containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "1" } } }] },
+    } satisfies Pod);
     const unschedulable = async () => {
-      const late = await sim.core.readNamespacedPod({ namespace: "default", name: "late" });
+      const late = await sim.pod("default", "late");
       return late.status?.conditions?.find((c) => c.type === "PodScheduled" && c.reason === "Unschedulable");
     };
     const deadline = Date.now() + 10_000;
@@ -128,9 +127,9 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
       if (Date.now() > deadline) throw new Error("the late pod was not reported Unschedulable within 10 s");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await sim.core.deleteNamespacedPod({ namespace: "default", name: "late" });
+    await sim.client.delete(PODS, "default", "late");
     // web-2 finishes: 8 − 2 (web-1) leaves room for the 6-cpu balloon.
-    await sim.core.deleteNamespacedPod({ namespace: "default", name: "web-2" });
+    await sim.client.delete(PODS, "default", "web-2");
     before.delete("web-2");
     const applied = Date.now() + 20_000;
     for (;;) {
@@ -161,20 +160,20 @@ describe("four kubelets carved from one host", () => {
   it("each sees a quarter of it, and the scheduler never puts more than a quarter on one", async () => {
     const split = splitHost({ host, kubelets: 4 });
     expect(resourceListStrings(split.effective)).toEqual({ cpu: "4", memory: "16Gi" });
-    const results = await Promise.all(nodes.map((node) => resizeNode(sim.core, node, split.effective, { pollIntervalMs: 20, timeoutMs: 20_000 })));
+    const results = await Promise.all(nodes.map((node) => resizeNode(sim.client, node, split.effective, { pollIntervalMs: 20, timeoutMs: 20_000 })));
     expect(results.map((r) => r.outcome)).toEqual(["applied", "applied", "applied", "applied"]);
-    const status = await readNodeBalloonStatus(sim.core);
+    const status = await readNodeBalloonStatus(sim.client);
     expect(status.map((s) => [s.node, resourceListStrings(s.effective)])).toEqual(nodes.map((node) => [node, { cpu: "4", memory: "16Gi" }]));
     // Four quarter-sized pods land one per kubelet; a fifth fits nowhere.
     for (let i = 0; i < 5; i++) {
-      await sim.core.createNamespacedPod({
-        namespace: "default",
-        body: { metadata: { name: `quarter-${i}` }, spec: { containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "4", memory: "16Gi" } } }] } },
-      });
+      await sim.client.create(PODS, "default", {
+        metadata: { name: `quarter-${i}` },
+        spec: { containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "4", memory: "16Gi" } } }] },
+      } satisfies Pod);
     }
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const pods = (await sim.core.listNamespacedPod({ namespace: "default" })).items;
+      const pods = (await sim.client.list<Pod>(PODS, "default")).items;
       const bound = pods.filter((p) => p.spec?.nodeName);
       const waiting = pods.find((p) => p.status?.conditions?.some((c) => c.type === "PodScheduled" && c.reason === "Unschedulable"));
       if (bound.length === 4 && waiting) {
