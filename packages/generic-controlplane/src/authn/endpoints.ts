@@ -31,7 +31,7 @@ export interface AuthenticationEndpointsEnv {
 
 async function readObject(ctx: RequestContext, maxBodyBytes: number): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req, maxBodyBytes);
-  const parsed = body.length === 0 ? {} : decodeBody(body, ctx.req.headers["content-type"]).value;
+  const parsed = body.length === 0 ? {} : decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf).value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("the body of the request must be an object");
   return parsed as Record<string, unknown>;
 }

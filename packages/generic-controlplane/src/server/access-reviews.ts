@@ -105,7 +105,7 @@ async function serveSelfReview(ctx: RequestContext, options: { maxBodyBytes: num
 
 async function readReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req, options.maxBodyBytes);
-  const parsed = decodeBody(body, ctx.req.headers["content-type"]).value;
+  const parsed = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf).value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("the body of a review must be an object");
   return parsed as Record<string, unknown>;
 }
