@@ -1,5 +1,5 @@
 import type protobuf from "protobufjs";
-import { formatMicroTime } from "../resources/wire-values.js";
+import { formatMicroTime } from "../validation/wire-values.js";
 import {
   FIELDS_V1_TYPE,
   INT_OR_STRING_TYPE,

@@ -1,6 +1,6 @@
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { PROTOBUF_MAGIC, decodeProtobuf, encodeProtobuf, supportsProtobuf } from "./codec.js";
 import { BUILTIN_PROTOBUF, ProtobufScheme, UNKNOWN_TYPE } from "./message-types.js";
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { Server as NetServer, type AddressInfo } from "node:net";
-import { ControlPlaneError } from "../errors.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { ControlPlaneError } from "../api/errors/control-plane-error.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
 import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout } from "./body.js";
 import { answerClientError } from "./client-errors.js";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createControlPlane, type ControlPlane } from "../control-plane.js";
 import { PROTOBUF_CONTENT_TYPE, decodeProtobuf, encodeProtobuf } from "../protobuf/codec.js";
 import { ProtobufScheme, type ProtobufKinds } from "../protobuf/message-types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 const gadgets: ResourceDefinition = {
   group: "example.com",

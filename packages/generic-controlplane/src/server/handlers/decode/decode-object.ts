@@ -1,6 +1,6 @@
 import { Lexer, parseDocument } from "yaml";
 import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../../../api/errors/index.js";
-import { isControlPlaneError } from "../../../errors.js";
+import { isControlPlaneError } from "../../../api/errors/control-plane-error.js";
 import type { KubeObject } from "../../../api/types.js";
 import { findStrictFieldErrors, findUnknownFields } from "../../../patch/index.js";
 import { decodeProtobuf } from "../../../protobuf/codec.js";
