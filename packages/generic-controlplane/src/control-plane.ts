@@ -7,6 +7,7 @@ import { healthChecks } from "./control-plane/health-checks.js";
 import { cachedObjectCounts, countStoredObjects } from "./control-plane/object-counts.js";
 import { buildServedResources, groupResource, servedDefinitions } from "./control-plane/served-resources.js";
 import { cacheAdmissionConfigurations } from "./control-plane/admission-caches.js";
+import { orderedAdmission } from "./control-plane/admission-chain.js";
 import { createSystemNamespaces } from "./control-plane/system-namespaces.js";
 import { CrdController } from "./apiextensions/controller.js";
 import type { ConverterFactory } from "./apiextensions/conversion.js";
@@ -16,10 +17,10 @@ import { createDiscoveryDocuments } from "./discovery/discovery.js";
 import { authenticationApiResources, serviceAccountTokenSubresource } from "./authn/api-resources.js";
 import { createOpenApiDocuments } from "./openapi/documents.js";
 import { ApiMetrics } from "./metrics/api-metrics.js";
-import type { ResourceDefinition } from "./registry/resource-definition.js";
+import type { ResourceDefinition } from "./registry/rest/resource-definition.js";
 import type { ResourceStore } from "./registry/types.js";
 import type { AdmissionPlugin } from "./admission/types.js";
-import { selectBuiltinResources } from "./resources/index.js";
+import { selectBuiltinResources } from "./control-plane/builtin-resources.js";
 import { accessReviewStage, alwaysAllow, type Authorizer } from "./server/access-reviews.js";
 import { BOOTSTRAP_HOOK } from "./rbac/bootstrap.js";
 import { setUpAuthorization, withLoopbackToken, withRbacDefinitions, type AuthorizationOptions } from "./control-plane/authorization.js";
@@ -35,15 +36,15 @@ import {
   type ServiceAccountTokenOptions,
 } from "./control-plane/authentication.js";
 import type { Logger } from "./server/logger.js";
-import { namespaceLifecycle } from "./admission/namespace-lifecycle.js";
+import { namespaceLifecycle } from "./admission/plugin/namespace-lifecycle.js";
 import { certificateSigningRequestAdmission } from "./certificates/admission.js";
-import { limitRanger } from "./admission/limit-ranger.js";
-import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import { limitRanger } from "./admission/plugin/limit-ranger.js";
+import { resourceQuotaAdmission } from "./admission/plugin/resource-quota.js";
 import type { QuotaEvaluator } from "./quota/evaluator.js";
-import { validatingAdmissionPolicy } from "./admission/validating-policy/plugin.js";
-import type { MatchConditionEvaluator } from "./admission/webhooks/match-conditions.js";
-import { webhookAdmission } from "./admission/webhooks/plugin.js";
-import { defaultMatchConditionEvaluator, withMatchConditionEvaluator } from "./admission/webhooks/configurations.js";
+import { validatingAdmissionPolicy } from "./admission/plugin/validating-policy/plugin.js";
+import type { MatchConditionEvaluator } from "./admission/plugin/webhooks/match-conditions.js";
+import { webhookAdmission } from "./admission/plugin/webhooks/plugin.js";
+import { defaultMatchConditionEvaluator, withMatchConditionEvaluator } from "./admission/plugin/webhooks/configurations.js";
 import type { ServiceResolver } from "./webhook/client-config.js";
 import { currentAdmissionRequestContext } from "./admission/request-context.js";
 import { createAggregator, type Aggregator } from "./aggregator/aggregator.js";
@@ -57,8 +58,9 @@ export interface ControlPlaneOptions {
   /** Resource types to serve. Default: every built-in. Pick a subset and add your own definitions. */
   resources?: readonly ResourceDefinition[];
   /**
-   * Admission plugins, run in order after NamespaceLifecycle and LimitRanger and before
-   * ResourceQuota, which upstream runs last (mutating `admit` hooks first, then `validate`).
+   * Admission plugins, run in order (mutating `admit` hooks first, then `validate`) in
+   * kube-apiserver's chain: NamespaceLifecycle, LimitRanger, these, MutatingAdmissionWebhook,
+   * CertificateSigningRequests, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota.
    */
   admission?: readonly AdmissionPlugin[];
   /**
@@ -248,20 +250,17 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const resources = withMatchConditionEvaluator(options.resources ?? selectBuiltinResources(), options.webhooks?.matchConditions);
   const definitions = withRbacDefinitions(servedDefinitions(resources, options.enablePriorityAndFairness !== false), options.authorization);
 
-  // Admission is shared by reference: NamespaceLifecycle needs the namespaces store built here.
+  // The stores run the chain they are given; its plugins read those stores (NamespaceLifecycle the
+  // namespaces, ResourceQuota the quotas), so the chain is filled once below, when they exist.
   const admission: AdmissionPlugin[] = [];
   const { served, stores, namespaces } = buildServedResources(definitions, storage, admission);
   const configurations = cacheAdmissionConfigurations(served, stores);
   const withLifecycle = options.namespaceLifecycle !== false && namespaces !== undefined;
   const lifecycle = withLifecycle ? namespaceLifecycle(namespaces) : undefined;
-  if (lifecycle !== undefined) admission.push(lifecycle);
-  // Upstream's order: LimitRanger defaults pods early; ResourceQuota, the last plugin, charges what the others let through.
   const limitRangeStore = stores.get("limitranges");
   const quotaStore = stores.get("resourcequotas");
   const limits = limitRangeStore === undefined ? undefined : limitRanger(limitRangeStore);
   const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore, { ...(options.quotaEvaluators !== undefined ? { evaluators: options.quotaEvaluators } : {}) });
-  if (limits !== undefined) admission.push(limits);
-  admission.push(...(options.admission ?? []));
   const webhooks = webhookAdmission({
     mutatingConfigurations: configurations["mutatingwebhookconfigurations.admissionregistration.k8s.io"],
     validatingConfigurations: configurations["validatingwebhookconfigurations.admissionregistration.k8s.io"],
@@ -270,27 +269,36 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
     serviceResolver: options.webhooks?.serviceResolver,
     matchConditions: options.webhooks?.matchConditions ?? defaultMatchConditionEvaluator,
   });
-  // Upstream's order: mutating webhooks, then ValidatingAdmissionPolicy, then validating webhooks.
-  admission.push(webhooks.mutating);
-  // The requester is recorded after every mutation, as upstream's strategy does; approve and sign
-  // are asked of the authorizer set up below.
+  // Approve and sign are asked of the authorizer set up below.
   let certificatesAuthorizer: Authorizer = alwaysAllow;
-  if (stores.has("certificatesigningrequests.certificates.k8s.io")) admission.push(certificateSigningRequestAdmission(() => certificatesAuthorizer));
+  const certificates = stores.has("certificatesigningrequests.certificates.k8s.io") ? certificateSigningRequestAdmission(() => certificatesAuthorizer) : undefined;
   const policies = configurations["validatingadmissionpolicies.admissionregistration.k8s.io"];
   const policyBindings = configurations["validatingadmissionpolicybindings.admissionregistration.k8s.io"];
-  if (policies !== undefined && policyBindings !== undefined) {
-    admission.push(
-      validatingAdmissionPolicy({
-        policies,
-        bindings: policyBindings,
-        namespaces,
-        served: () => server.definitions,
-        store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
-        requestContext: currentAdmissionRequestContext,
-      }),
-    );
-  }
-  admission.push(webhooks.validating);
+  const policy =
+    policies === undefined || policyBindings === undefined
+      ? undefined
+      : validatingAdmissionPolicy({
+          policies,
+          bindings: policyBindings,
+          namespaces,
+          served: () => server.definitions,
+          store: (definition) => server.resource(definition.group, definition.version, definition.plural)?.store,
+          requestContext: currentAdmissionRequestContext,
+        });
+  admission.push(
+    ...orderedAdmission(
+      {
+        NamespaceLifecycle: lifecycle,
+        LimitRanger: limits,
+        MutatingAdmissionWebhook: webhooks.mutating,
+        CertificateSigningRequests: certificates,
+        ValidatingAdmissionPolicy: policy,
+        ValidatingAdmissionWebhook: webhooks.validating,
+        ResourceQuota: quota,
+      },
+      options.admission ?? [],
+    ),
+  );
 
   const apiServices = stores.get("apiservices.apiregistration.k8s.io");
   const aggregator: Aggregator | undefined =
@@ -304,7 +312,6 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
           definitions: (): readonly ResourceDefinition[] => server.definitions,
           invalidateDocuments: () => server.invalidateDocuments(),
         });
-  if (quota !== undefined) admission.push(quota);
 
   const crdStore = options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
   let crdController: CrdController | undefined;

@@ -6,7 +6,7 @@
  * Types of the layers that the options mention (`Storage`, `ResourceDefinition`, `AdmissionPlugin`,
  * `HandlerStage`, `ApiServer`, ...) come from their layer's entry point.
  */
-export { VERSION } from "./version.js";
+export { VERSION } from "./server/version.js";
 export {
   createControlPlane,
   type AuthorizationOptions,
@@ -37,7 +37,7 @@ export {
   isControlPlaneError,
   type ControlPlaneErrorCode,
   type ControlPlaneErrorOptions,
-} from "./errors.js";
+} from "./api/errors/control-plane-error.js";
 // The errors of apimachinery's api/errors, worded as kube-apiserver words them, for admission
 // plugins, strategies and handlers of your own.
 export {
@@ -85,7 +85,7 @@ export type {
   WatchEvent,
   WatchEventType,
 } from "./api/types.js";
-export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./resources/index.js";
+export { builtinResources, selectBuiltinResources, type BuiltinResourceName } from "./control-plane/builtin-resources.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./server/logger.js";
 export { parseGoDuration } from "./api/go-duration.js";
 export { runCommand, UsageError, type CommandProcess, type CommandSpec, type RunningCommand } from "./command/run-command.js";
@@ -99,5 +99,5 @@ export type { AnonymousPaths } from "./authn/anonymous.js";
 export type { KubeconfigCredentials } from "./server/kubeconfig.js";
 // Admission webhooks and APIService aggregation: how services are reached, and the CEL seam of matchConditions.
 export { defaultServiceResolver, staticServiceResolver, type ServiceReference, type ServiceResolver, type WebhookClientConfig } from "./webhook/client-config.js";
-export type { MatchConditionEvaluator, MatchConditionVariables } from "./admission/webhooks/match-conditions.js";
-export type { AdmissionReview, AdmissionReviewRequest } from "./admission/webhooks/admission-review.js";
+export type { MatchConditionEvaluator, MatchConditionVariables } from "./admission/plugin/webhooks/match-conditions.js";
+export type { AdmissionReview, AdmissionReviewRequest } from "./admission/plugin/webhooks/admission-review.js";

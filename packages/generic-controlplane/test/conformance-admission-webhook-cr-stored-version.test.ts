@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
 import { establish } from "../src/apiextensions/test-fixtures.js";
 import type { CustomResourceDefinition } from "../src/apiextensions/types.js";
 

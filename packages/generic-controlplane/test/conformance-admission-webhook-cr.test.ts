@@ -5,7 +5,7 @@ import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "
 
 type CustomResourceValidation = NonNullable<CustomResourceDefinitionVersion["schema"]>;
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
 
 /**
  * The AdmissionWebhook e2e assertions on custom resources and CustomResourceDefinitions

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
 
 /**
  * The AdmissionWebhook e2e assertions (test/e2e/apimachinery/webhook.go), against a real control

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlane, type ControlPlane } from "../src/control-plane.js";
-import type { ResourceDefinition } from "../src/registry/resource-definition.js";
+import type { ResourceDefinition } from "../src/registry/rest/resource-definition.js";
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
 import { staticServiceResolver } from "../src/webhook/client-config.js";
 import { createTestCertificateAuthority, startTestHttpsServer, type TestCertificateAuthority, type TestHttpsServer } from "../src/webhook/test-tls.js";

@@ -18,7 +18,7 @@ import {
   type ReviewHandler,
   type TestConversionWebhook,
 } from "../src/apiextensions/conversion/test-conversion-webhook.js";
-import { startTestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
 import { Kubectl } from "./harness/kubectl.js";
 import { findKubectl132 } from "./harness/tools.js";
 

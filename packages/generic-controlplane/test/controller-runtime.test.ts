@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createControlPlane, type ControlPlane, type KubeObject } from "../src/index.js";
 import { createResourceStore } from "../src/registry/index.js";
-import { configMapsResource } from "../src/resources/index.js";
+import { configMapsResource } from "../src/control-plane/builtin-resources.js";
 import { createSqliteStorage } from "../src/storage/index.js";
 import { Informer, KubeClient, WorkQueue, isNotFound, runWorkers, splitKey, type ResourceRef } from "../src/controllers/index.js";
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestWebhookServer, type TestWebhookServer } from "../src/admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
 import { Kubectl, parseTable } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
 import { startInProcess, type TestServer } from "./harness/server.js";

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../src/registry/resource-definition.js";
-import { selectBuiltinResources } from "../src/resources/index.js";
+import type { ResourceDefinition } from "../src/registry/rest/resource-definition.js";
+import { selectBuiltinResources } from "../src/control-plane/builtin-resources.js";
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
 
 // Ports of test/e2e/scheduling/limit_range.go ("LimitRange should create a LimitRange with defaults

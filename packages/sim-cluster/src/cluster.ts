@@ -182,8 +182,6 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     if (allocators.clusterIPs.family !== "IPv4" || familyOf(podCIDRs[0]!.split("/")[0]!) !== "IPv4") throw new Error("traffic mode needs IPv4 as the primary family of serviceCIDR and podCIDR (it forwards IPv4 loopback traffic only)");
     assertLoopbackRanges({ podCIDR: podCIDRs[0]!, serviceCIDR: allocators.clusterIPs.cidr, nodeCIDR });
   }
-  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
-  registerWorkloadProtobuf();
   hostAddress(nodeCIDR, 0);
   if (secondaryNodeCIDR !== undefined) hostAddress(secondaryNodeCIDR, 0);
   let priorityClasses: ResourceStore | undefined;
@@ -208,6 +206,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
+  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
+  registerWorkloadProtobuf(plane.server);
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
   const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean }>();
   let manager: ControllerManager | undefined;

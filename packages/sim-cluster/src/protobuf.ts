@@ -1,4 +1,4 @@
-import { registerProtobufKinds } from "@kubekit/generic-controlplane/server";
+import type { ApiServer } from "@kubekit/generic-controlplane/server";
 
 /**
  * The protobuf messages of the kinds kubectl 1.32 creates with typed clients (`create
@@ -491,8 +491,8 @@ const ALWAYS_PRESENT_FIELDS = [
 ];
 
 /** Makes the control plane's protobuf codec read and write Deployments, Services, PodDisruptionBudgets (`kubectl create pdb`), Jobs and CronJobs (`kubectl create job`, `create cronjob`), Ingresses (`create ingress`) and autoscaling/v1 HorizontalPodAutoscalers (`autoscale`). */
-export function registerWorkloadProtobuf(): void {
-  registerProtobufKinds({
+export function registerWorkloadProtobuf(server: Pick<ApiServer, "registerProtobufKinds">): void {
+  server.registerProtobufKinds({
     sources: [CORE_V1, APPS_V1, POLICY_V1, BATCH_V1, NETWORKING_V1, AUTOSCALING_V1],
     kinds: {
       "apps/v1/Deployment": "k8s.io.api.apps.v1.Deployment",

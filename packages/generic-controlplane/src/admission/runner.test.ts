@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { forbidden } from "../api/errors/index.js";
-import { ControlPlaneError } from "../errors.js";
+import { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import { widgets } from "../registry/test-fixtures.js";
 import { runMutatingAdmission, runValidatingAdmission } from "./runner.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.js";

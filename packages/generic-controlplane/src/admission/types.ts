@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 /** What admission sees of a request; the seam for NamespaceLifecycle and, later, webhooks. */
 export interface AdmissionAttributes {

@@ -1,6 +1,6 @@
 import type { DiscoveryDocuments } from "../discovery/discovery.js";
 import type { OpenApiDocuments } from "../openapi/documents.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { HandlerStage } from "../server/filters/stages.js";
 import type { ServiceResolver } from "../webhook/client-config.js";

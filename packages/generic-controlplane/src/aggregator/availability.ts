@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { isControlPlaneError } from "../errors.js";
-import { formatTime } from "../registry/object-utils.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import { formatTime } from "../registry/rest/object-utils.js";
 import type { SwaggerDocument } from "../openapi/v2.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
 import type { ServiceResolver } from "../webhook/client-config.js";

@@ -1,6 +1,6 @@
-import { isControlPlaneError } from "../errors.js";
-import { formatTime } from "../registry/object-utils.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import { formatTime } from "../registry/rest/object-utils.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
 import { APIREGISTRATION_GROUP } from "./api-services.js";
 import { apiServiceName, type APIService } from "./types.js";

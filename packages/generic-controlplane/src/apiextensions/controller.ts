@@ -1,8 +1,8 @@
 import type { KubeObject } from "../api/types.js";
 import type { AdmissionPlugin } from "../admission/types.js";
-import { isControlPlaneError } from "../errors.js";
-import { formatTime } from "../registry/object-utils.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import { formatTime } from "../registry/rest/object-utils.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
 import type { ApiServer } from "../server/api-server.js";

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { VersionConverter } from "../registry/resource-definition.js";
+import type { VersionConverter } from "../registry/rest/resource-definition.js";
 import type { CustomResourceDefinition } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
 import { defineResource } from "../resources/define.js";
 import { booleanSchema, int32Schema, kindSchema, stringSchema } from "../resources/schema-parts.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { schemaErrors } from "./schema/index.js";
 import { CRD_GROUP, CRD_PLURAL, CRD_VERSION, storageVersionOf, type CustomResourceDefinition } from "./types.js";

@@ -1,7 +1,7 @@
 import type { DeleteOptions, KubeList, KubeObject } from "../api/types.js";
-import { isControlPlaneError } from "../errors.js";
-import { formatTime, nextGeneration } from "../registry/object-utils.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import { formatTime, nextGeneration } from "../registry/rest/object-utils.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createGenericStore, type GenericStore, type ResourceStoreOptions } from "../registry/store.js";
 import { TerminatingStore } from "../registry/terminating-store.js";
 import type { DeleteResult, ListRequest, RequestOptions, ResourceStore } from "../registry/types.js";

@@ -1,6 +1,6 @@
 import type { KubeObject } from "../api/types.js";
 import { notAllowedWhileTerminating } from "../api/errors/index.js";
-import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../registry/resource-definition.js";
+import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { FieldError } from "../validation/index.js";
 import { compareKubeVersions } from "../discovery/versions.js";

@@ -1,4 +1,3 @@
-import type { RequestInfo } from "../server/request-info.js";
 
 /**
  * Which requests without credentials are let in as `system:anonymous` (upstream's
@@ -7,6 +6,9 @@ import type { RequestInfo } from "../server/request-info.js";
  * matches below a path) admits only those, and any other request without credentials is a 401.
  */
 export type AnonymousPaths = readonly string[] | "*";
+
+/** What the decision reads of a request's RequestInfo. */
+export type AnonymousRequestInfo = { readonly isResourceRequest: true } | { readonly isResourceRequest: false; readonly path: string };
 
 /**
  * Health, version and discovery: what upstream's `system:public-info-viewer` and `system:discovery`
@@ -28,7 +30,7 @@ export const DEFAULT_ANONYMOUS_PATHS: readonly string[] = [
 ];
 
 /** `/api/v1`, `/apis/<group>`, `/apis/<group>/<version>`: discovery documents, not resources. */
-function discoveryRoot(info: RequestInfo | undefined): "/api" | "/apis" | undefined {
+function discoveryRoot(info: AnonymousRequestInfo | undefined): "/api" | "/apis" | undefined {
   if (info === undefined || info.isResourceRequest) return undefined;
   const segments = info.path.split("/").filter((s) => s !== "");
   if (segments[0] === "api" && segments.length === 2) return "/api";
@@ -36,7 +38,7 @@ function discoveryRoot(info: RequestInfo | undefined): "/api" | "/apis" | undefi
   return undefined;
 }
 
-export function anonymousAllowed(paths: AnonymousPaths, path: string, info: RequestInfo | undefined): boolean {
+export function anonymousAllowed(paths: AnonymousPaths, path: string, info: AnonymousRequestInfo | undefined): boolean {
   if (paths === "*") return true;
   if (info?.isResourceRequest) return false;
   for (const pattern of paths) {

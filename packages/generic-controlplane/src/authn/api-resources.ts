@@ -1,5 +1,5 @@
 import type { SubresourceSpec } from "../discovery/discovery.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 /** authentication.k8s.io/v1 TokenReview: create-only and never stored, as upstream serves it. */
 export const tokenReviewsResource: ResourceDefinition = {

@@ -1,7 +1,15 @@
-import type { UserInfo } from "../server/access-reviews.js";
-import type { RequestContext } from "../server/context.js";
-import { anonymousAllowed, DEFAULT_ANONYMOUS_PATHS, type AnonymousPaths } from "./anonymous.js";
+import type { UserInfo } from "./user.js";
+import type { IncomingMessage } from "node:http";
+import { anonymousAllowed, DEFAULT_ANONYMOUS_PATHS, type AnonymousPaths, type AnonymousRequestInfo } from "./anonymous.js";
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, AuthenticationFailure, type AuthenticationResult, type RequestAuthenticator } from "./types.js";
+
+/** What authentication reads of a request as it travels through the handler chain (the server's RequestContext). */
+export interface AuthenticatingRequest {
+  readonly req: IncomingMessage;
+  /** The path without the query string. */
+  readonly path: string;
+  readonly info: AnonymousRequestInfo | undefined;
+}
 
 export interface RequestAuthenticationOptions {
   /** Tried in order (kube-apiserver: client certificates, then bearer tokens); the first that knows the request decides. */
@@ -26,7 +34,7 @@ function withAuthenticatedGroup(result: AuthenticationResult): AuthenticationRes
  * for one whose credentials failed: `union.NewFailOnError`). Resolves to the user, or undefined for
  * a request without credentials that anonymous may not serve; rejects with `AuthenticationFailure`.
  */
-export function requestAuthentication(options: RequestAuthenticationOptions): (ctx: RequestContext) => Promise<UserInfo | undefined> {
+export function requestAuthentication(options: RequestAuthenticationOptions): (ctx: AuthenticatingRequest) => Promise<UserInfo | undefined> {
   const anonymous = options.anonymous === undefined ? DEFAULT_ANONYMOUS_PATHS : options.anonymous;
   return async (ctx) => {
     const failures: string[] = [];

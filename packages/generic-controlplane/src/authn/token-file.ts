@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { UserInfo } from "../server/access-reviews.js";
+import type { UserInfo } from "./user.js";
 import { parseCsv } from "./csv.js";
 import type { AuthenticationResult, TokenAuthenticator } from "./types.js";
 import { secretEquals } from "./secret-equal.js";

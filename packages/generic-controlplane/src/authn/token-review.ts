@@ -1,6 +1,6 @@
 import { badRequest } from "../api/errors/index.js";
 import type { KubeObject } from "../api/types.js";
-import type { UserInfo } from "../server/access-reviews.js";
+import type { UserInfo } from "./user.js";
 import { AuthenticationFailure, type AuthenticationResult } from "./types.js";
 
 export interface TokenReview extends KubeObject {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { UserInfo } from "../server/access-reviews.js";
+import type { UserInfo } from "./user.js";
 
 /** Who a request or token is from, and which audiences the credential was valid for. */
 export interface AuthenticationResult {

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createGenericStore, type ResourceStoreOptions } from "../registry/store.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { Storage } from "../storage/types.js";

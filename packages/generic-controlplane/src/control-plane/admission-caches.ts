@@ -1,4 +1,4 @@
-import { StoreCache } from "../admission/store-cache.js";
+import { StoreCache } from "../admission/plugin/store-cache.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { ServedResource } from "../server/served-resource.js";
 import { groupResource } from "./served-resources.js";

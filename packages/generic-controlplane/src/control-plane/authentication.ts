@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createCertificateAuthority, issueServingCertificate, type CertificateAndKey } from "../certs/authority.js";
 import type { KubeObject } from "../api/types.js";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { AnonymousPaths } from "../authn/anonymous.js";
 import { requestAuthentication } from "../authn/authenticator.js";
 import { bearerTokenAuthenticator } from "../authn/bearer-token.js";
-import { authenticationEndpoints } from "../authn/endpoints.js";
+import { authenticationEndpoints } from "../server/authentication-endpoints.js";
 import { DEFAULT_ISSUER } from "../authn/serviceaccount/claims.js";
 import { generateServiceAccountSigningKey, serviceAccountKeysFromPem, type ServiceAccountKeys } from "../authn/serviceaccount/keys.js";
 import { serviceAccountTokenAuthenticator, type ServiceAccountGetter, type ServiceAccountTokenConfig } from "../authn/serviceaccount/tokens.js";

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
 import { ClusterRoleAggregationController, ensureBootstrapPolicy, guardRbacStores, RbacAuthorizer, type RbacStores } from "../rbac/index.js";
 import { PolicyCache } from "../rbac/policy-cache.js";

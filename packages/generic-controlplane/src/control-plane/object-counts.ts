@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { resourceKeys } from "../registry/keys.js";
 import type { Storage } from "../storage/types.js";
 import { groupResource } from "./served-resources.js";

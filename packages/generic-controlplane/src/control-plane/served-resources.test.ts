@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AdmissionPlugin } from "../admission/types.js";
-import { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource } from "../resources/index.js";
+import { configMapsResource, eventsResource, eventsV1Resource, leasesResource, namespacesResource } from "./builtin-resources.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import type { Storage } from "../storage/types.js";
 import { cachedObjectCounts, countStoredObjects } from "./object-counts.js";

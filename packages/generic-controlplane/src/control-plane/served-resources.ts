@@ -1,7 +1,7 @@
 import { badRequest } from "../api/errors/index.js";
 import { createCrdStorage } from "../apiextensions/crd-store.js";
 import { CRD_GROUP, CRD_PLURAL } from "../apiextensions/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { AdmissionPlugin } from "../admission/types.js";

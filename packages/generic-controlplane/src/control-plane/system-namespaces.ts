@@ -1,4 +1,4 @@
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { ResourceStore } from "../registry/types.js";
 import { SYSTEM_NAMESPACES } from "../resources/namespaces.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
 import { createControlPlane, type ControlPlane } from "../control-plane.js";
-import { selectBuiltinResources } from "../resources/index.js";
+import { selectBuiltinResources } from "../control-plane/builtin-resources.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { KubeClient } from "./client.js";
 import { LEASES } from "./leader-election.js";

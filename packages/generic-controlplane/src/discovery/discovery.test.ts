@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testDefinitions } from "../openapi/test-fixtures.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import {
   buildAggregatedDiscovery,
   buildAPIGroup,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type {
   APIGroup,
   APIGroupDiscovery,

@@ -1,6 +1,6 @@
 import type { StatusCause } from "../api/types.js";
 import { applyConflict } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import { printPath, sortPaths, type FieldPath } from "./fields-v1.js";
 import type { ManagerEntry } from "./managed-fields.js";
 

@@ -21,8 +21,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { KubeObject, ManagedFieldsEntry } from "../api/types.js";
-import { isControlPlaneError } from "../errors.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { configMapsResource } from "../resources/config-maps.js";
 import { leasesResource } from "../resources/leases.js";
 import { namespacesResource } from "../resources/namespaces.js";

@@ -1,7 +1,7 @@
 import type { KubeObject, ManagedFieldsEntry } from "../api/types.js";
 import { badRequest } from "../api/errors/index.js";
 import { withObjectMeta } from "../patch/schema-walk.js";
-import { canonicalJson } from "../registry/object-utils.js";
+import { canonicalJson } from "../registry/rest/object-utils.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { conflictError, type Conflict } from "./conflict.js";
 import {

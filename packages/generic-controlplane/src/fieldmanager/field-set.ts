@@ -1,6 +1,6 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { ownValue, setOwn } from "../patch/json-value.js";
-import { canonicalJson } from "../registry/object-utils.js";
+import { canonicalJson } from "../registry/rest/object-utils.js";
 import { FieldSet, pruned } from "./field-set-trie.js";
 import { fieldElement, keyElement, valueElement } from "./fields-v1.js";
 import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";

@@ -1,6 +1,6 @@
 import { badRequest } from "../api/errors/index.js";
 import { ownValue } from "../patch/json-value.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { itemElement } from "./field-set.js";
 import { fieldElement, printPath, type FieldPath } from "./fields-v1.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { flowSchemasResource, priorityLevelConfigurationsResource } from "../resources/flowcontrol.js";
-import { selectBuiltinResources } from "../resources/index.js";
+import { selectBuiltinResources } from "../control-plane/builtin-resources.js";
 import { createOpenApiDocuments } from "./documents.js";
 import { testWidgetsV1, testWidgetsV1beta1 } from "./test-fixtures.js";
 import { contentHash } from "./v3.js";

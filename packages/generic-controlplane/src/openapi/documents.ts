@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { buildOpenAPIv2 } from "./v2.js";
 import { encodeGnosticDocument } from "./v2-protobuf.js";
 import { buildOpenAPIv3, type OpenAPIv3, type OpenAPIv3Index, type OpenApiOptions } from "./v3.js";

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { META_V1, patchMetaSchemas, schemaRef } from "../patch/meta-schemas.js";
 import { withObjectMeta } from "../patch/schema-walk.js";

@@ -13,7 +13,7 @@ import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { buildOpenAPIv3 } from "./v3.js";
 import { buildOpenAPIv2 } from "./v2.js";
 import { encodeGnosticDocument, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./v2-protobuf.js";
-import { configMapsResource, selectBuiltinResources } from "../resources/index.js";
+import { configMapsResource, selectBuiltinResources } from "../control-plane/builtin-resources.js";
 import { testWidgetsV1, testWidgetsV1beta1 } from "./test-fixtures.js";
 
 const run = promisify(execFile);

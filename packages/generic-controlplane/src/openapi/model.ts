@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { patchMetaSchemas } from "../patch/meta-schemas.js";
 import { DELETE_OPTIONS, kindSchema, listKindSchema, STATUS, WATCH_EVENT } from "./kind-definitions.js";

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 /** Groups whose types live outside k8s.io/api, with the package prefixes upstream publishes. */
 const SPECIAL_GROUP_PACKAGES: Record<string, string> = {

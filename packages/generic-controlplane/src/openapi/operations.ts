@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT } from "./kind-definitions.js";
 import type { GVK, OperationSpec, ParameterSpec, ResponseSpec } from "./model.js";
 import { definitionName, groupIdentifier, listKindOf, operationTag, pascal } from "./names.js";

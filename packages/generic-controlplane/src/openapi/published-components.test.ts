@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { buildOpenAPIv2 } from "./v2.js";
 import { buildOpenAPIv3 } from "./v3.js";

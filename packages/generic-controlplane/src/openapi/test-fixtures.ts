@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 /** Small resource definitions the discovery and OpenAPI tests build documents from. */
 export const testConfigMaps: ResourceDefinition = {

@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { gnosticDocumentType } from "./gnostic-proto.js";
 import { buildOpenAPIv2, type SwaggerDocument, type SwaggerOperation, type SwaggerParameter, type SwaggerSchema } from "./v2.js";
 import type { OpenApiOptions } from "./v3.js";

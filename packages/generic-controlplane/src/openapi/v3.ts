@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { setOwn } from "../patch/json-value.js";
 import { schemaRef } from "../patch/meta-schemas.js";

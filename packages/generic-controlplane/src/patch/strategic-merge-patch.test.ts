@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ControlPlaneError } from "../errors.js";
+import { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
 

@@ -1,5 +1,5 @@
 import { badRequest, patchNotApplicable } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { cloneJson, describeValue, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { fieldSchema, itemSchema, resolveSchema, withObjectMeta, type Definitions } from "./schema-walk.js";

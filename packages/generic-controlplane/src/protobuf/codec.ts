@@ -2,7 +2,7 @@ import protobuf from "protobufjs";
 import type { KubeObject, ListMeta } from "../api/types.js";
 import { badRequest, internalError, protobufFieldNotSupported, protobufNotAcceptable, protobufNotSupported } from "../api/errors/index.js";
 import { jsonToMessage, messageToJson } from "./json-form.js";
-import { UNKNOWN_TYPE, isStrictKind, lookupType, messageTypeFor } from "./message-types.js";
+import { BUILTIN_PROTOBUF, UNKNOWN_TYPE, type ProtobufMessages } from "./message-types.js";
 
 /** `k8s\0`: the prefix of every `application/vnd.kubernetes.protobuf` body. */
 export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -19,11 +19,11 @@ interface Envelope {
   raw: Uint8Array;
 }
 
-function decodeEnvelope(body: Uint8Array): Envelope {
+function decodeEnvelope(body: Uint8Array, scheme: ProtobufMessages): Envelope {
   if (!hasMagic(body)) throw badRequest(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(" ")}]`);
   let unknown: Record<string, unknown>;
   try {
-    unknown = lookupType(UNKNOWN_TYPE).decode(body.subarray(PROTOBUF_MAGIC.length)) as unknown as Record<string, unknown>;
+    unknown = scheme.lookupType(UNKNOWN_TYPE).decode(body.subarray(PROTOBUF_MAGIC.length)) as unknown as Record<string, unknown>;
   } catch (error) {
     throw badRequest(`unable to decode the protobuf envelope: ${(error as Error).message}`, { cause: error });
   }
@@ -35,8 +35,8 @@ function decodeEnvelope(body: Uint8Array): Envelope {
 }
 
 /** Whether `encodeProtobuf`/`decodeProtobuf` handle this kind. */
-export function supportsProtobuf(apiVersion: string, kind: string): boolean {
-  return messageTypeFor(apiVersion, kind) !== undefined;
+export function supportsProtobuf(apiVersion: string, kind: string, scheme: ProtobufMessages = BUILTIN_PROTOBUF): boolean {
+  return scheme.messageTypeFor(apiVersion, kind) !== undefined;
 }
 
 /**
@@ -44,10 +44,10 @@ export function supportsProtobuf(apiVersion: string, kind: string): boolean {
  * Throws `UnsupportedMediaType` (415) for kinds without protobuf support and `BadRequest` for
  * anything malformed.
  */
-export function decodeProtobuf(body: Uint8Array): KubeObject {
-  const envelope = decodeEnvelope(body);
+export function decodeProtobuf(body: Uint8Array, scheme: ProtobufMessages = BUILTIN_PROTOBUF): KubeObject {
+  const envelope = decodeEnvelope(body, scheme);
   if (envelope.kind === "" || envelope.apiVersion === "") throw badRequest("the protobuf envelope does not name an apiVersion and kind");
-  const type = messageTypeFor(envelope.apiVersion, envelope.kind);
+  const type = scheme.messageTypeFor(envelope.apiVersion, envelope.kind);
   if (type === undefined) {
     throw protobufNotSupported(envelope.apiVersion, envelope.kind);
   }
@@ -55,12 +55,12 @@ export function decodeProtobuf(body: Uint8Array): KubeObject {
   let undeclared: string | undefined;
   try {
     message = type.decode(envelope.raw);
-    if (isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
+    if (scheme.isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
   } catch (error) {
     throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, { cause: error });
   }
   if (undeclared !== undefined) throw protobufFieldNotSupported(envelope.apiVersion, envelope.kind, undeclared);
-  const { metadata, ...fields } = messageToJson(type, message) as Record<string, unknown>;
+  const { metadata, ...fields } = messageToJson(type, message, scheme.fieldRules) as Record<string, unknown>;
   // Go always writes the embedded ObjectMeta/ListMeta struct, so JSON clients send `metadata: {}` at least.
   if (type.fields["metadata"] === undefined) return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...fields };
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, metadata: (metadata ?? {}), ...fields };
@@ -86,18 +86,18 @@ function undeclaredField(type: protobuf.Type, bytes: Uint8Array): string | undef
 }
 
 /** Encodes an object of a supported kind as a `k8s\0` protobuf body (for protobuf responses). */
-export function encodeProtobuf(object: KubeObject): Uint8Array {
+export function encodeProtobuf(object: KubeObject, scheme: ProtobufMessages = BUILTIN_PROTOBUF): Uint8Array {
   const apiVersion = object.apiVersion ?? "";
   const kind = object.kind ?? "";
-  const type = messageTypeFor(apiVersion, kind);
+  const type = scheme.messageTypeFor(apiVersion, kind);
   if (type === undefined) throw protobufNotAcceptable(apiVersion, kind);
   let raw: Uint8Array;
   try {
-    raw = type.encode(type.fromObject(jsonToMessage(type, object) ?? {})).finish();
+    raw = type.encode(type.fromObject(jsonToMessage(type, object, scheme.fieldRules) ?? {})).finish();
   } catch (error) {
     throw internalError(new Error(`unable to encode ${apiVersion}, Kind=${kind} as protobuf: ${(error as Error).message}`, { cause: error }));
   }
-  const unknownType = lookupType(UNKNOWN_TYPE);
+  const unknownType = scheme.lookupType(UNKNOWN_TYPE);
   const envelope = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
   const out = new Uint8Array(PROTOBUF_MAGIC.length + envelope.length);
   out.set(PROTOBUF_MAGIC, 0);
@@ -121,22 +121,22 @@ export interface ProtobufListParts {
 }
 
 /** The parts of a list's protobuf body, or undefined when its kind has no protobuf form. */
-export function protobufListParts(list: { apiVersion: string; kind: string; metadata: ListMeta }): ProtobufListParts | undefined {
+export function protobufListParts(list: { apiVersion: string; kind: string; metadata: ListMeta }, scheme: ProtobufMessages = BUILTIN_PROTOBUF): ProtobufListParts | undefined {
   const { apiVersion, kind } = list;
-  const type = messageTypeFor(apiVersion, kind);
+  const type = scheme.messageTypeFor(apiVersion, kind);
   const itemsField = type?.fields["items"];
   const itemType = itemsField?.resolvedType;
   if (type === undefined || itemsField === undefined || !(itemType instanceof protobuf.Type)) return undefined;
   const encode = (messageType: protobuf.Type, json: unknown, what: string): Uint8Array => {
     try {
-      return messageType.encode(messageType.fromObject(jsonToMessage(messageType, json) ?? {})).finish();
+      return messageType.encode(messageType.fromObject(jsonToMessage(messageType, json, scheme.fieldRules) ?? {})).finish();
     } catch (error) {
       throw internalError(new Error(`unable to encode ${what} as protobuf: ${(error as Error).message}`, { cause: error }));
     }
   };
   const itemKey = (itemsField.id << 3) | 2;
   const listMeta = encode(type, { metadata: list.metadata }, `${apiVersion}, Kind=${kind}`);
-  const unknownType = lookupType(UNKNOWN_TYPE);
+  const unknownType = scheme.lookupType(UNKNOWN_TYPE);
   const rawKey = (unknownType.fields["raw"]!.id << 3) | 2;
   // Unknown's fields go out in field order: typeMeta, raw, contentEncoding, contentType.
   const before = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind } })).finish();

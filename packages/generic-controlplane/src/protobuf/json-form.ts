@@ -1,17 +1,15 @@
 import type protobuf from "protobufjs";
-import { formatMicroTime } from "../resources/wire-values.js";
+import { formatMicroTime } from "../validation/wire-values.js";
 import {
-  ALWAYS_PRESENT_FIELDS,
   FIELDS_V1_TYPE,
-  INLINE_FIELDS,
   INT_OR_STRING_TYPE,
-  KEEP_ZERO_FIELDS,
   MAP_ENTRY_SUFFIX,
   MICRO_TIME_TYPE,
   QUANTITY_TYPE,
   STRING_LIST_TYPES,
   TIME_TYPE,
   fieldKey,
+  type JsonFieldRules,
 } from "./message-types.js";
 
 /**
@@ -78,21 +76,21 @@ function scalarToJson(field: protobuf.Field, value: unknown): unknown {
   }
 }
 
-function valueToJson(field: protobuf.Field, value: unknown): unknown {
+function valueToJson(field: protobuf.Field, value: unknown, rules: JsonFieldRules): unknown {
   const type = field.resolvedType;
   if (type === null || !("fieldsArray" in type)) return scalarToJson(field, value);
-  return messageToJson(type, value as protobuf.Message);
+  return messageToJson(type, value as protobuf.Message, rules);
 }
 
 /** A map value: unset on the wire is the value type's zero value. */
-function entryValueToJson(valueField: protobuf.Field, entry: { value?: unknown }): unknown {
-  if (entry.value !== undefined && entry.value !== null) return valueToJson(valueField, entry.value) ?? null;
+function entryValueToJson(valueField: protobuf.Field, entry: { value?: unknown }, rules: JsonFieldRules): unknown {
+  if (entry.value !== undefined && entry.value !== null) return valueToJson(valueField, entry.value, rules) ?? null;
   if (valueField.type === "bytes" || valueField.type === "string") return "";
-  return valueToJson(valueField, valueField.resolvedType !== null && "fieldsArray" in valueField.resolvedType ? {} : valueField.defaultValue) ?? null;
+  return valueToJson(valueField, valueField.resolvedType !== null && "fieldsArray" in valueField.resolvedType ? {} : valueField.defaultValue, rules) ?? null;
 }
 
 /** A decoded message as JSON; `undefined` for an unset `Time`/`MicroTime` (Go's zero time). */
-export function messageToJson(type: protobuf.Type, message: protobuf.Message): unknown {
+export function messageToJson(type: protobuf.Type, message: protobuf.Message, rules: JsonFieldRules): unknown {
   const name = fullName(type);
   const record = message as unknown as Plain;
   if (name === TIME_TYPE || name === MICRO_TIME_TYPE) {
@@ -118,25 +116,25 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
       const entries = (value ?? []) as Array<{ key?: string; value?: unknown }>;
       const valueField = entryValueField(entryType);
       // Later entries win, as in protobuf map decoding; fromEntries keeps every key (even `__proto__`) an own property.
-      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map((entry) => [entry.key ?? "", entryValueToJson(valueField, entry)]));
+      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map((entry) => [entry.key ?? "", entryValueToJson(valueField, entry, rules)]));
       continue;
     }
     if (field.repeated) {
       const items = (value ?? []) as unknown[];
-      if (items.length > 0) out[field.name] = items.map((item) => valueToJson(field, item) ?? null);
+      if (items.length > 0) out[field.name] = items.map((item) => valueToJson(field, item, rules) ?? null);
       continue;
     }
     if (!has(record, field.name)) {
-      if (ALWAYS_PRESENT_FIELDS.has(key)) out[field.name] = field.type === "bool" ? false : "";
+      if (rules.alwaysPresent.has(key)) out[field.name] = field.type === "bool" ? false : "";
       continue;
     }
-    const converted = valueToJson(field, value);
+    const converted = valueToJson(field, value, rules);
     if (converted === undefined) continue;
-    if (INLINE_FIELDS.has(key)) {
+    if (rules.inline.has(key)) {
       Object.assign(out, converted);
       continue;
     }
-    if (isZero(converted) && !KEEP_ZERO_FIELDS.has(key) && !ALWAYS_PRESENT_FIELDS.has(key)) continue;
+    if (isZero(converted) && !rules.keepZero.has(key) && !rules.alwaysPresent.has(key)) continue;
     out[field.name] = converted;
   }
   return out;
@@ -152,9 +150,9 @@ function parseTime(value: unknown): { seconds: number; nanos: number } | undefin
   return { seconds, nanos };
 }
 
-function jsonToValue(field: protobuf.Field, value: unknown): unknown {
+function jsonToValue(field: protobuf.Field, value: unknown, rules: JsonFieldRules): unknown {
   const type = field.resolvedType;
-  if (type !== null && "fieldsArray" in type) return jsonToMessage(type, value);
+  if (type !== null && "fieldsArray" in type) return jsonToMessage(type, value, rules);
   if (field.type === "bytes") return typeof value === "string" ? Buffer.from(value, "base64") : value;
   // protobufjs reads an int64 exactly from its decimal string (it has no bigint input).
   if (typeof value === "bigint") return value.toString();
@@ -162,7 +160,7 @@ function jsonToValue(field: protobuf.Field, value: unknown): unknown {
 }
 
 /** The plain object `Type.fromObject` accepts for a JSON value; unknown JSON fields are dropped. */
-export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undefined {
+export function jsonToMessage(type: protobuf.Type, json: unknown, rules: JsonFieldRules): Plain | undefined {
   const name = fullName(type);
   if (name === TIME_TYPE || name === MICRO_TIME_TYPE) {
     const time = parseTime(json);
@@ -179,7 +177,7 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
   const out: Plain = {};
   for (const field of type.fieldsArray) {
     // An inline struct takes its fields from the parent's JSON.
-    const value = INLINE_FIELDS.has(fieldKey(type, field)) ? source : source[field.name];
+    const value = rules.inline.has(fieldKey(type, field)) ? source : source[field.name];
     if (value === undefined || value === null) continue;
     const entryType = mapEntryType(field);
     if (entryType) {
@@ -187,11 +185,11 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
       // Go writes map entries in key order.
       out[field.name] = Object.entries(value as Plain)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, v]) => ({ key: k, value: v === null ? undefined : jsonToValue(valueField, v) }));
+        .map(([k, v]) => ({ key: k, value: v === null ? undefined : jsonToValue(valueField, v, rules) }));
     } else if (field.repeated) {
-      out[field.name] = (value as unknown[]).map((item) => jsonToValue(field, item));
+      out[field.name] = (value as unknown[]).map((item) => jsonToValue(field, item, rules));
     } else {
-      const converted = jsonToValue(field, value);
+      const converted = jsonToValue(field, value, rules);
       if (converted !== undefined) out[field.name] = converted;
     }
   }

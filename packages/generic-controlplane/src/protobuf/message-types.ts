@@ -5,7 +5,7 @@ const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
 const CORE = "k8s.io.api.core.v1";
 
 /** The message of each `apiVersion` + `kind` this codec reads and writes. */
-const MESSAGES_BY_KIND: Record<string, string | undefined> = {
+const BUILTIN_MESSAGES: Readonly<Record<string, string>> = {
   "v1/Namespace": `${CORE}.Namespace`,
   "v1/NamespaceList": `${CORE}.NamespaceList`,
   "v1/ConfigMap": `${CORE}.ConfigMap`,
@@ -58,7 +58,7 @@ export const INT_OR_STRING_TYPE = "k8s.io.apimachinery.pkg.util.intstr.IntOrStri
  * on purpose and appears in JSON. Every other scalar field is a Go value field with `omitempty`,
  * whose zero value is omitted.
  */
-export const KEEP_ZERO_FIELDS: Set<string> = new Set([
+const KEEP_ZERO_FIELDS: ReadonlySet<string> = new Set([
   `${META}.ObjectMeta.deletionGracePeriodSeconds`,
   `${META}.OwnerReference.controller`,
   `${META}.OwnerReference.blockOwnerDeletion`,
@@ -91,7 +91,7 @@ export const KEEP_ZERO_FIELDS: Set<string> = new Set([
 ]);
 
 /** Go fields without `omitempty`: JSON always carries them, zero or not. */
-export const ALWAYS_PRESENT_FIELDS: Set<string> = new Set([
+const ALWAYS_PRESENT_FIELDS: ReadonlySet<string> = new Set([
   "k8s.io.api.rbac.v1.RoleRef.apiGroup",
   "k8s.io.api.rbac.v1.RoleRef.kind",
   "k8s.io.api.rbac.v1.RoleRef.name",
@@ -102,25 +102,17 @@ export const ALWAYS_PRESENT_FIELDS: Set<string> = new Set([
   "k8s.io.api.authentication.v1.TokenRequestStatus.token",
 ]);
 
-/**
- * Go struct fields embedded with `json:",inline"` (an Ingress rule's `IngressRuleValue`): a field
- * of their own on the wire, their fields directly on the parent in JSON.
- */
-export const INLINE_FIELDS: Set<string> = new Set();
-
-let root: protobuf.Root | undefined;
-const registeredSources: string[] = [];
-/** Kinds added by `registerProtobufKinds`: decoded strictly (a field their messages do not declare is refused, not dropped). */
-const STRICT_KINDS = new Set<string>();
-
-function loadRoot(): protobuf.Root {
-  if (root === undefined) {
-    const parsed = new protobuf.Root();
-    for (const source of [...ALL_PROTO_SOURCES, ...registeredSources]) protobuf.parse(source, parsed, { keepCase: true });
-    parsed.resolveAll();
-    root = parsed;
-  }
-  return root;
+/** How a message's fields map to JSON beyond their types: Go's pointers, `omitempty` and inline structs, by `<message>.<field>`. */
+export interface JsonFieldRules {
+  /** Pointer fields: a zero value on the wire was set on purpose and appears in JSON. */
+  readonly keepZero: ReadonlySet<string>;
+  /** Go fields without `omitempty`: JSON always carries them, zero or not. */
+  readonly alwaysPresent: ReadonlySet<string>;
+  /**
+   * Go struct fields embedded with `json:",inline"` (an Ingress rule's `IngressRuleValue`): a field
+   * of their own on the wire, their fields directly on the parent in JSON.
+   */
+  readonly inline: ReadonlySet<string>;
 }
 
 /** Protobuf messages for kinds served by resources registered outside this package. */
@@ -137,53 +129,102 @@ export interface ProtobufKinds {
   inlineFields?: readonly string[];
 }
 
+function parseRoot(sources: readonly string[]): protobuf.Root {
+  const root = new protobuf.Root();
+  for (const source of sources) protobuf.parse(source, root, { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
+/** The protobuf messages a server reads and writes: what its codec looks up for each kind. */
+export interface ProtobufMessages {
+  readonly fieldRules: JsonFieldRules;
+  /** Whether a kind's bodies must not carry fields its message does not declare. */
+  isStrictKind(apiVersion: string, kind: string): boolean;
+  /** A message type by its full name, e.g. `k8s.io.api.core.v1.ConfigMap`. */
+  lookupType(fullName: string): protobuf.Type;
+  /** The message type for an object's `apiVersion` and `kind`, if protobuf is supported for it. */
+  messageTypeFor(apiVersion: string, kind: string): protobuf.Type | undefined;
+  /** `apiVersion/kind` pairs with protobuf support, e.g. `v1/ConfigMap`. */
+  kinds(): string[];
+}
+
+/** The built-in messages, parsed once for every scheme that has no kinds of its own. */
+let builtinRoot: protobuf.Root | undefined;
+
 /**
- * Teaches the protobuf codec (request bodies of kubectl 1.32's typed creates, protobuf-only
- * responses) more kinds, process-wide. Their messages may declare only some of upstream's
- * fields: a body carrying a field they do not declare is refused with 415 rather than stored
- * without it.
+ * The protobuf messages one API server reads and writes (its `runtime.Scheme`, for protobuf): the
+ * built-in kinds, plus the kinds registered with this server alone.
  */
-export function registerProtobufKinds(registration: ProtobufKinds): void {
-  // Registering the same messages again (a second cluster in the process) changes nothing.
-  const fresh = registration.sources.filter((source) => !registeredSources.includes(source));
-  const candidate = new protobuf.Root();
-  const sources = [...ALL_PROTO_SOURCES, ...registeredSources, ...fresh];
-  for (const source of sources) protobuf.parse(source, candidate, { keepCase: true });
-  candidate.resolveAll();
-  for (const [kind, message] of Object.entries(registration.kinds)) {
-    const known = MESSAGES_BY_KIND[kind];
-    if (known !== undefined && (!STRICT_KINDS.has(kind) || known !== message)) throw new Error(`protobuf for ${kind} is already ${known}`);
-    candidate.lookupType(message);
+export class ProtobufScheme implements ProtobufMessages {
+  #root: protobuf.Root | undefined;
+  readonly #sources: string[] = [];
+  readonly #messages = new Map<string, string>(Object.entries(BUILTIN_MESSAGES));
+  /** Registered kinds: decoded strictly (a field their messages do not declare is refused, not dropped). */
+  readonly #strictKinds = new Set<string>();
+  readonly #keepZero = new Set(KEEP_ZERO_FIELDS);
+  readonly #alwaysPresent = new Set(ALWAYS_PRESENT_FIELDS);
+  readonly #inline = new Set<string>();
+  readonly fieldRules: JsonFieldRules = { keepZero: this.#keepZero, alwaysPresent: this.#alwaysPresent, inline: this.#inline };
+
+  #loadRoot(): protobuf.Root {
+    if (this.#root !== undefined) return this.#root;
+    if (this.#sources.length === 0) return (builtinRoot ??= parseRoot(ALL_PROTO_SOURCES));
+    return (this.#root = parseRoot([...ALL_PROTO_SOURCES, ...this.#sources]));
   }
-  registeredSources.push(...fresh);
-  root = candidate;
-  for (const [kind, message] of Object.entries(registration.kinds)) {
-    MESSAGES_BY_KIND[kind] = message;
-    STRICT_KINDS.add(kind);
+
+  /**
+   * Teaches this scheme more kinds. Their messages may declare only some of upstream's fields: a
+   * body carrying a field they do not declare is refused with 415 rather than stored without it.
+   * Registering the same messages again changes nothing; another message for a known kind is refused.
+   */
+  register(registration: ProtobufKinds): void {
+    const fresh = registration.sources.filter((source) => !this.#sources.includes(source));
+    const candidate = parseRoot([...ALL_PROTO_SOURCES, ...this.#sources, ...fresh]);
+    for (const [kind, message] of Object.entries(registration.kinds)) {
+      const known = this.#messages.get(kind);
+      if (known !== undefined && (!this.#strictKinds.has(kind) || known !== message)) throw new Error(`protobuf for ${kind} is already ${known}`);
+      candidate.lookupType(message);
+    }
+    this.#sources.push(...fresh);
+    this.#root = candidate;
+    for (const [kind, message] of Object.entries(registration.kinds)) {
+      this.#messages.set(kind, message);
+      this.#strictKinds.add(kind);
+    }
+    for (const field of registration.keepZeroFields ?? []) this.#keepZero.add(field);
+    for (const field of registration.alwaysPresentFields ?? []) this.#alwaysPresent.add(field);
+    for (const field of registration.inlineFields ?? []) this.#inline.add(field);
   }
-  for (const field of registration.keepZeroFields ?? []) KEEP_ZERO_FIELDS.add(field);
-  for (const field of registration.alwaysPresentFields ?? []) ALWAYS_PRESENT_FIELDS.add(field);
-  for (const field of registration.inlineFields ?? []) INLINE_FIELDS.add(field);
+
+  /** Whether a kind's bodies must not carry fields its message does not declare. */
+  isStrictKind(apiVersion: string, kind: string): boolean {
+    return this.#strictKinds.has(`${apiVersion}/${kind}`);
+  }
+
+  lookupType(fullName: string): protobuf.Type {
+    return this.#loadRoot().lookupType(fullName);
+  }
+
+  /** The message type for an object's `apiVersion` and `kind`, if protobuf is supported for it. */
+  messageTypeFor(apiVersion: string, kind: string): protobuf.Type | undefined {
+    const name = this.#messages.get(`${apiVersion}/${kind}`);
+    return name === undefined ? undefined : this.lookupType(name);
+  }
+
+  /** `apiVersion/kind` pairs with protobuf support, e.g. `v1/ConfigMap`. */
+  kinds(): string[] {
+    return [...this.#messages.keys()];
+  }
 }
 
-/** Whether a kind's bodies must not carry fields its message does not declare. */
-export function isStrictKind(apiVersion: string, kind: string): boolean {
-  return STRICT_KINDS.has(`${apiVersion}/${kind}`);
-}
 
-export function lookupType(fullName: string): protobuf.Type {
-  return loadRoot().lookupType(fullName);
-}
+/** The built-in kinds alone. Nothing registers with it: each API server has its own scheme. */
+export const BUILTIN_PROTOBUF: ProtobufMessages = new ProtobufScheme();
 
-/** The message type for an object's `apiVersion` and `kind`, if protobuf is supported for it. */
-export function messageTypeFor(apiVersion: string, kind: string): protobuf.Type | undefined {
-  const name = MESSAGES_BY_KIND[`${apiVersion}/${kind}`];
-  return name === undefined ? undefined : lookupType(name);
-}
-
-/** `apiVersion/kind` pairs with protobuf support, e.g. `v1/ConfigMap`. */
+/** `apiVersion/kind` pairs with protobuf support in every server, e.g. `v1/ConfigMap`. */
 export function protobufKinds(): string[] {
-  return Object.keys(MESSAGES_BY_KIND).filter((kind) => MESSAGES_BY_KIND[kind] !== undefined);
+  return BUILTIN_PROTOBUF.kinds();
 }
 
 export function fieldKey(type: protobuf.Type, field: protobuf.Field): string {

@@ -1,8 +1,8 @@
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { PROTOBUF_MAGIC, decodeProtobuf, encodeProtobuf, supportsProtobuf } from "./codec.js";
-import { UNKNOWN_TYPE, lookupType, registerProtobufKinds } from "./message-types.js";
+import { BUILTIN_PROTOBUF, ProtobufScheme, UNKNOWN_TYPE } from "./message-types.js";
 
 const GADGET_PROTO = `
 syntax = "proto2";
@@ -42,29 +42,31 @@ message Gadget {
 `;
 
 function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  const unknown = lookupType(UNKNOWN_TYPE);
+  const unknown = BUILTIN_PROTOBUF.lookupType(UNKNOWN_TYPE);
   const body = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
   return new Uint8Array([...PROTOBUF_MAGIC, ...body]);
 }
 
-describe("registerProtobufKinds", () => {
-  registerProtobufKinds({
+describe("ProtobufScheme.register", () => {
+  const scheme = new ProtobufScheme();
+  scheme.register({
     sources: [GADGET_PROTO],
     kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" },
     keepZeroFields: ["example.gadgets.v1.GadgetSpec.replicas"],
   });
 
   it("decodes a registered kind, with quantities and int-or-strings in their JSON forms", () => {
-    expect(supportsProtobuf("gadgets.example.com/v1", "Gadget")).toBe(true);
+    expect(supportsProtobuf("gadgets.example.com/v1", "Gadget", scheme)).toBe(true);
+    expect(supportsProtobuf("gadgets.example.com/v1", "Gadget")).toBe(false);
     const gadget = { apiVersion: "gadgets.example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { port: "http", limits: { cpu: "500m", memory: "1Gi" }, replicas: 0 } };
-    expect(decodeProtobuf(encodeProtobuf(gadget))).toEqual(gadget);
+    expect(decodeProtobuf(encodeProtobuf(gadget, scheme), scheme)).toEqual(gadget);
     const numeric = { ...gadget, spec: { port: 8080, limits: {}, replicas: 2 } };
-    expect(decodeProtobuf(encodeProtobuf(numeric))).toEqual({ ...gadget, spec: { port: 8080, replicas: 2 } });
+    expect(decodeProtobuf(encodeProtobuf(numeric, scheme), scheme)).toEqual({ ...gadget, spec: { port: 8080, replicas: 2 } });
   });
 
   it("registering the same messages again changes nothing; another message for the kind is refused", () => {
-    expect(() => registerProtobufKinds({ sources: [GADGET_PROTO], kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" } })).not.toThrow();
-    expect(() => registerProtobufKinds({ sources: [], kinds: { "v1/ConfigMap": "example.gadgets.v1.Gadget" } })).toThrow("protobuf for v1/ConfigMap is already");
+    expect(() => scheme.register({ sources: [GADGET_PROTO], kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" } })).not.toThrow();
+    expect(() => scheme.register({ sources: [], kinds: { "v1/ConfigMap": "example.gadgets.v1.Gadget" } })).toThrow("protobuf for v1/ConfigMap is already");
   });
 
   it("refuses a body with a field the registered message does not declare, instead of dropping it", () => {
@@ -74,7 +76,7 @@ describe("registerProtobufKinds", () => {
     const raw = type.encode(type.fromObject({ spec: { replicas: 1, color: "red" } })).finish();
     let refused: unknown;
     try {
-      decodeProtobuf(envelope("gadgets.example.com/v1", "Gadget", raw));
+      decodeProtobuf(envelope("gadgets.example.com/v1", "Gadget", raw), scheme);
     } catch (error) {
       refused = error;
     }
@@ -85,7 +87,7 @@ describe("registerProtobufKinds", () => {
   });
 
   it("reads and writes a Go inline struct field (`json:\",inline\"`) as its fields on the parent, as an Ingress rule's http", () => {
-    registerProtobufKinds({
+    scheme.register({
       sources: [
         `
 syntax = "proto2";
@@ -114,11 +116,11 @@ message Route {
       inlineFields: ["example.routes.v1.Rule.ruleValue"],
     });
     const route = { apiVersion: "routes.example.com/v1", kind: "Route", metadata: { name: "r" }, rules: [{ host: "foo.com", http: { paths: ["/bar"] } }, { host: "bar.com" }] };
-    const encoded = encodeProtobuf(route);
-    expect(decodeProtobuf(encoded)).toEqual(route);
+    const encoded = encodeProtobuf(route, scheme);
+    expect(decodeProtobuf(encoded, scheme)).toEqual(route);
     // On the wire the rule's field 2 holds the inline struct, whose field 1 is `http`.
-    const raw = lookupType(UNKNOWN_TYPE).decode(encoded.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
-    const wire = lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as { rules: Array<{ ruleValue?: { http?: { paths: string[] } } }> };
+    const raw = scheme.lookupType(UNKNOWN_TYPE).decode(encoded.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
+    const wire = scheme.lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as { rules: Array<{ ruleValue?: { http?: { paths: string[] } } }> };
     expect(wire.rules[0]?.ruleValue?.http?.paths).toEqual(["/bar"]);
   });
 });

@@ -1,4 +1,4 @@
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
 import { wireLabelSelectorAsSelector } from "./label-selector.js";
 import type { ClusterRole, PolicyRule } from "./types.js";

@@ -1,4 +1,4 @@
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { KubeObject } from "../api/types.js";
 import type { ResourceStore } from "../registry/types.js";
 import { AUTOUPDATE_ANNOTATION, bootstrapClusterRoleBindings, bootstrapClusterRoles } from "./bootstrap-policy.js";

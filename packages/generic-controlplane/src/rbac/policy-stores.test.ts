@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { Authorizer, UserInfo } from "../server/access-reviews.js";
 import { guardRbacStores, onlyGCFields, type RbacStores } from "./policy-stores.js";

@@ -1,5 +1,5 @@
 import { forbidden, notFound } from "../api/errors/index.js";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { KubeObject } from "../api/types.js";
 import type { RequestOptions, ResourceStore } from "../registry/types.js";
 import type { Authorizer, UserInfo } from "../server/access-reviews.js";

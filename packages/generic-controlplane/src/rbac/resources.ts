@@ -1,7 +1,7 @@
 import { defineResource } from "../resources/define.js";
 import { ageColumn } from "../resources/printer-columns.js";
 import { kindSchema, labelSelectorSchema, stringListSchema, stringSchema } from "../resources/schema-parts.js";
-import type { PrinterColumn } from "../registry/resource-definition.js";
+import type { PrinterColumn } from "../registry/rest/resource-definition.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { defaultBinding, validateBinding, validateBindingUpdate, validateClusterRole, validateRole } from "./validation.js";
 import { RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type Role, type RoleBinding } from "./types.js";

@@ -3,7 +3,7 @@
  * definition and strategy, the field-error constructors and name rules validation uses, admission
  * plugins, and the generic REST store (k8s.io/apiserver's `registry.Store`) for using one directly.
  */
-export type { PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs, VersionConverter } from "./resource-definition.js";
+export type { PrinterColumn, ResourceDefinition, ResourceStrategy, StoredAs, VersionConverter } from "./rest/resource-definition.js";
 export type { JSONSchemaProps } from "../schema/types.js";
 export type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 export type {
@@ -18,7 +18,7 @@ export type {
 } from "./types.js";
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
 export { humanDuration, toTable, translateTimestampSince, type TableOptions } from "./table.js";
-export { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
+export { namespaceLifecycle } from "../admission/plugin/namespace-lifecycle.js";
 export { formatQuantity, parseMilli, QUANTITY_FORMAT_MESSAGE, quantityFormatOf, quantityText, type QuantityFormat } from "../api/quantity.js";
 // ResourceQuota's extension point: evaluators of what objects of a resource use.
 export { objectCountName, type QuotaEvaluator, type QuotaScopeRequirement } from "../quota/evaluator.js";

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 
 /**
  * Storage keys in kube-apiserver's layout: `/registry/<group>/<plural>/[<namespace>/]<name>`,

@@ -1,9 +1,9 @@
 import type { KubeList, KubeObject } from "../api/types.js";
 import { resourceExpired, tooLargeResourceVersion } from "../api/errors/index.js";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { decodeContinueToken, encodeContinueToken } from "./continue-token.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 import { parseResourceVersion, validateListRequest } from "./request-validation.js";
 import { buildMatcher } from "./selection.js";
 import type { ListPages, ListRequest } from "./types.js";

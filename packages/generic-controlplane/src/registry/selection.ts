@@ -1,7 +1,7 @@
 import type { KubeObject } from "../api/types.js";
 import { parseFieldSelector } from "../selectors/fields.js";
 import { parseLabelSelector } from "../selectors/labels.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 
 /** The field labels a type can be selected by: `metadata.name`, `metadata.namespace` and its own. */
 export function supportedFieldLabels(definition: Pick<ResourceDefinition, "fieldSelectors">): string[] {

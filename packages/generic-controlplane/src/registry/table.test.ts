@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/types.js";
 import { toTable } from "./table.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 
 const now = new Date("2026-01-10T00:00:00Z");
 const cm = (name: string, data: Record<string, string>, created = "2026-01-09T23:55:00Z"): KubeObject => ({

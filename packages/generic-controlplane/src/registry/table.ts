@@ -1,6 +1,6 @@
 import { humanDuration, timestampSince } from "../api/human-duration.js";
 import type { KubeObject, ListMeta, Table, TableColumnDefinition, TableRow } from "../api/types.js";
-import type { PrinterColumn, ResourceDefinition } from "./resource-definition.js";
+import type { PrinterColumn, ResourceDefinition } from "./rest/resource-definition.js";
 
 /**
  * The `meta.k8s.io/v1` Table form of objects (`kubectl get`), like kube-apiserver's table

@@ -1,5 +1,5 @@
 import type { DeleteOptions, KubeList, KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 import { checkPreconditions, type GenericStore, type Preconditions } from "./store.js";
 import type { DeleteResult, ListPages, ListRequest, RequestOptions, ResourceStore, ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
 

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../api/types.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
 import type { Storage } from "../storage/types.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 import { createGenericStore, type ResourceStoreOptions } from "./store.js";
 
 /** A ConfigMap-like namespaced type for tests. */

@@ -1,5 +1,5 @@
 import type { DeleteOptions, KubeList, KubeObject, ListMeta, WatchEvent } from "../api/types.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 
 /** Who is asking, and how: carried from the HTTP layer into storage and admission. */
 export interface RequestOptions {

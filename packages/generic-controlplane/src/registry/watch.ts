@@ -1,7 +1,7 @@
 import type { KubeObject, WatchEvent, WatchEventType } from "../api/types.js";
 import { tooLargeResourceVersion } from "../api/errors/index.js";
 import type { KeyValue, ListResult, Storage, StorageEvent, StorageWatch } from "../storage/types.js";
-import type { ResourceDefinition } from "./resource-definition.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
 import { parseResourceVersion, validateWatchRequest } from "./request-validation.js";
 import { buildMatcher, type Matcher } from "./selection.js";
 import { LIST_PAGE_SIZE } from "./list.js";

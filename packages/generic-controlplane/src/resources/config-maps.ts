@@ -4,7 +4,7 @@ import { fieldForbidden, fieldInvalid, fieldTooLong, isConfigMapKey, keyPath } f
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "../validation/wire-values.js";
 import { setOwn } from "../patch/json-value.js";
 
 export interface ConfigMap extends KubeObject {

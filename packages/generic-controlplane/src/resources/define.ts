@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 
 /**
  * Lets each built-in be written against its own object shape while being served through the

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { PrinterColumn } from "../registry/resource-definition.js";
+import type { PrinterColumn } from "../registry/rest/resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { fieldInvalid, fieldRequired, isDNS1123Subdomain, isQualifiedName, validateImmutableField } from "../validation/index.js";
 import { asRecord } from "./define.js";

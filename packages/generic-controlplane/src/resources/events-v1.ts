@@ -2,7 +2,7 @@ import type { KubeObject } from "../api/types.js";
 import { asRecord, defineResource } from "./define.js";
 import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent, type ObjectReference } from "./event-rules.js";
 import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
-import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export interface EventsV1Event extends KubeObject {
   eventTime?: string;

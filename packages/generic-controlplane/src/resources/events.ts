@@ -1,7 +1,7 @@
 import { asRecord, defineResource } from "./define.js";
 import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent } from "./event-rules.js";
 import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
-import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export type { CoreEvent } from "./event-rules.js";
 

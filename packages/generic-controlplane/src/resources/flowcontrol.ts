@@ -1,7 +1,7 @@
 import type { KubeObject } from "../api/types.js";
 import type { FieldError } from "../validation/field-errors.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-import type { FlowSchema, PriorityLevelConfiguration } from "../server/flowcontrol/defaults.js";
+import type { FlowSchema, PriorityLevelConfiguration } from "./flowcontrol-types.js";
 import { fieldInvalid, fieldNotSupported, fieldRequired } from "../validation/index.js";
 import { defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";

@@ -4,7 +4,7 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName } from
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { int32Schema, kindSchema, microTimeSchema, stringSchema } from "./schema-parts.js";
-import { canonicalMicroTime, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalMicroTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export interface LeaseSpec {
   holderIdentity?: string;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { DeleteOptions } from "../api/types.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../admission/types.js";
 import { rejection } from "../registry/test-fixtures.js";

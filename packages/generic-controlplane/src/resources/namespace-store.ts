@@ -1,6 +1,6 @@
 import type { DeleteOptions } from "../api/types.js";
-import { formatTime, metadataOf } from "../registry/object-utils.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { formatTime, metadataOf } from "../registry/rest/object-utils.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createGenericStore, type GenericStore, type ResourceStoreOptions } from "../registry/store.js";
 import { TerminatingStore } from "../registry/terminating-store.js";
 import type { DeleteResult, RequestOptions, ResourceStore } from "../registry/types.js";

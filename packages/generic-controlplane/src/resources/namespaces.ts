@@ -1,12 +1,12 @@
 import type { KubeObject } from "../api/types.js";
 import { goType } from "../schema/go-type.js";
-import type { ResourceStrategy } from "../registry/resource-definition.js";
+import type { ResourceStrategy } from "../registry/rest/resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, fieldInvalid, validateFinalizerName } from "../validation/index.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { kindSchema, stringSchema, timeSchema } from "./schema-parts.js";
-import { canonicalTime, normalizeField, type DecodeTarget } from "./wire-values.js";
+import { canonicalTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export interface NamespaceCondition {
   type?: string;

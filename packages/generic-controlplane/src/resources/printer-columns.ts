@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { PrinterColumn } from "../registry/resource-definition.js";
+import type { PrinterColumn } from "../registry/rest/resource-definition.js";
 
 /** The AGE column every upstream printer ends with (a `date` cell shown as an age). */
 export function ageColumn<T extends KubeObject>(): PrinterColumn<T> {

@@ -6,7 +6,7 @@ import { IMMUTABLE_SET_MESSAGE, MAX_DATA_SIZE_BYTES, sameStringMap } from "./con
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
 import { booleanSchema, kindSchema, stringSchema } from "./schema-parts.js";
-import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "./wire-values.js";
+import { base64DecodedLength, canonicalBase64, type DecodeTarget } from "../validation/wire-values.js";
 
 export interface Secret extends KubeObject {
   data?: Record<string, string>;

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { checkFieldTypes, formatFieldError } from "../validation/index.js";
 
 /** Runs a definition's create path (decode, prepare, then validate) the way the registry does, and formats the errors as a 422 lists them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { formatLabelSelector, parseLabelSelector } from "./labels.js";
 
 const labels = { app: "web", tier: "frontend", version: "3", empty: "" };

@@ -1,7 +1,7 @@
 import { badRequest, methodNotAllowed, methodNotSupported, notAcceptable } from "../api/errors/index.js";
 import type { KubeObject } from "../api/types.js";
 import { defineResource } from "../resources/define.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { RequestOptions, ResourceStore } from "../registry/types.js";
 import { fieldInvalid, invalidError, type FieldError } from "../validation/index.js";
 import type { HandlerStage } from "./filters/stages.js";
@@ -12,17 +12,9 @@ import { negotiateObjectFormat } from "./handlers/negotiation/negotiation.js";
 import { writeJson } from "./handlers/responsewriters/respond.js";
 import type { ServedResource } from "./served-resource.js";
 import { reviewUserInfo } from "../authn/token-review.js";
+import { ANONYMOUS, type UserInfo } from "../authn/user.js";
 
-export interface UserInfo {
-  /** The user name, e.g. `jane` or `system:serviceaccount:default:builder`. */
-  name: string;
-  /** The groups the user is in, e.g. `system:authenticated`. */
-  groups: string[];
-  /** A unique value that identifies the user across time (a ServiceAccount's uid, a token file's uid column). */
-  uid?: string;
-  /** Additional information from the authenticator (e.g. a service account token's `authentication.kubernetes.io/credential-id`). */
-  extra?: Record<string, string[]>;
-}
+export { ANONYMOUS, type UserInfo } from "../authn/user.js";
 
 /** What is being asked for: resource attributes (verb on a resource) or non-resource ones (verb on a path). */
 export interface AuthorizationAttributes {
@@ -75,8 +67,6 @@ export const alwaysAllow: Authorizer = {
   rulesFor: () => ({ resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }], incomplete: false }),
 };
 
-/** Who a request is from when no authentication stage has set `ctx.user`. */
-export const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
 
 const SELF_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 
@@ -105,7 +95,7 @@ async function serveSelfReview(ctx: RequestContext, options: { maxBodyBytes: num
 
 async function readReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req, options.maxBodyBytes);
-  const parsed = decodeBody(body, ctx.req.headers["content-type"]).value;
+  const parsed = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf).value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("the body of a review must be an object");
   return parsed as Record<string, unknown>;
 }

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { Server as NetServer, type AddressInfo } from "node:net";
-import { ControlPlaneError } from "../errors.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import { ControlPlaneError } from "../api/errors/control-plane-error.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ApiMetrics } from "../metrics/api-metrics.js";
 import { DEFAULT_BODY_READ_IDLE_TIMEOUT_MS, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, isBodyTimeout } from "./body.js";
 import { answerClientError } from "./client-errors.js";
 import { createContext, type RequestContext } from "./context.js";
+import { ProtobufScheme, type ProtobufKinds } from "../protobuf/message-types.js";
 import type { DiscoveryDocuments, OpenApiDocuments } from "./documents.js";
 import type { HandlerEnv } from "./handler-env.js";
 import type { HealthCheck, HealthEndpoint } from "./health.js";
@@ -165,6 +166,8 @@ export class ApiServer {
   readonly #health: Record<HealthEndpoint, readonly HealthCheck[]>;
   readonly #server: Server | HttpsServer;
   readonly #nonLongRunning = new NonLongRunningRequests();
+  /** The kinds this server reads and writes as protobuf; registrations stay with this server. */
+  readonly #protobuf = new ProtobufScheme();
   readonly #chain: (ctx: RequestContext) => Promise<void>;
   #documents: { discovery?: DiscoveryDocuments; openapi?: OpenApiDocuments } | undefined;
   #shuttingDown = false;
@@ -353,9 +356,19 @@ export class ApiServer {
     ];
   }
 
+  /**
+   * Teaches this server's protobuf codec (request bodies of kubectl 1.32's typed creates,
+   * protobuf-only responses) more kinds, for resources served from outside this package. Another
+   * server in the same process does not learn them. Registering the same messages again changes
+   * nothing; another message for a kind already known throws.
+   */
+  registerProtobufKinds(registration: ProtobufKinds): void {
+    this.#protobuf.register(registration);
+  }
+
   /** Handles one request; usable as a plain `(req, res)` listener in another server. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const ctx = createContext(req, res);
+    const ctx = createContext(req, res, this.#protobuf);
     // Like kube-apiserver: every response names its request, and the log line carries the same id.
     res.setHeader("Audit-Id", ctx.auditID);
     const logger = this.#options.logger;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { badRequest, bodyReadTimeout, requestEntityTooLarge } from "../api/errors/index.js";
-import { isControlPlaneError, type ControlPlaneError } from "../errors.js";
+import { isControlPlaneError, type ControlPlaneError } from "../api/errors/control-plane-error.js";
 
 /** kube-apiserver's request body limit (3 MiB, `--max-request-body-bytes` default). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ANONYMOUS, type UserInfo } from "./access-reviews.js";
 import type { RequestInfo } from "./request-info.js";
+import { BUILTIN_PROTOBUF, type ProtobufMessages } from "../protobuf/message-types.js";
 
 /** One request as it travels through the handler chain. */
 export interface RequestContext {
@@ -21,6 +22,8 @@ export interface RequestContext {
   dryRun: boolean;
   /** Who sent the request: `system:anonymous` until the authentication filter says otherwise (and impersonation replaces it). */
   user: UserInfo;
+  /** The protobuf messages of the server serving the request: the built-in kinds and those registered with it. */
+  readonly protobuf: ProtobufMessages;
   /** `process.hrtime.bigint()` at arrival. */
   readonly startedAt: bigint;
   /** Sent as the `Audit-Id` response header and logged with the request. */
@@ -34,7 +37,7 @@ export interface RequestContext {
   watchInitialized?: () => void;
 }
 
-export function createContext(req: IncomingMessage, res: ServerResponse): RequestContext {
+export function createContext(req: IncomingMessage, res: ServerResponse, protobuf: ProtobufMessages = BUILTIN_PROTOBUF): RequestContext {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return {
@@ -48,6 +51,7 @@ export function createContext(req: IncomingMessage, res: ServerResponse): Reques
     auditAnnotations: {},
     dryRun: false,
     user: ANONYMOUS,
+    protobuf,
     startedAt: process.hrtime.bigint(),
     auditID: randomUUID(),
     longRunning: false,

@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { createResourceStore } from "../registry/store.js";
-import { selectBuiltinResources } from "../resources/index.js";
+import { selectBuiltinResources } from "../control-plane/builtin-resources.js";
 import { startTestPlane, type TestPlane } from "./test-support.js";
 
 const widgets: ResourceDefinition = {

@@ -10,7 +10,7 @@ export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } f
 // Handlers of other packages' subresources (a binding, a scale, served from a stage) read their request body through this.
 export { readBody, type BodyReadLimits } from "./body.js";
 // Resources of other packages whose typed clients send protobuf (kubectl 1.32's `create`).
-export { registerProtobufKinds, type ProtobufKinds } from "../protobuf/message-types.js";
+export type { JsonFieldRules, ProtobufKinds, ProtobufMessages } from "../protobuf/message-types.js";
 export type { ServedResource } from "./served-resource.js";
 export type { HealthCheck, HealthEndpoint } from "./health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";

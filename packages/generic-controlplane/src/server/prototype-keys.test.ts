@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { startTestWebhookServer } from "../admission/webhooks/test-webhook-server.js";
+import { startTestWebhookServer } from "../admission/plugin/webhooks/test-webhook-server.js";
 import { establish, eventually, widgetCrd } from "../apiextensions/test-fixtures.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import type { KubeObject } from "../api/types.js";

@@ -1,5 +1,5 @@
 import type { KubeObject, ListMeta, Table } from "../api/types.js";
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import { toTable, type IncludeObject } from "../registry/table.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { JSONSchemaProps } from "../schema/types.js";

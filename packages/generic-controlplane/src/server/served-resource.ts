@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from "../registry/resource-definition.js";
+import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
 
 /** One resource type the server routes to: its definition and its REST storage. */

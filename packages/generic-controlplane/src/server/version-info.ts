@@ -1,4 +1,4 @@
-import { VERSION } from "../version.js";
+import { VERSION } from "./version.js";
 
 /** The Kubernetes API version this server speaks (what clients compare for version skew). */
 export const KUBE_API_MAJOR = "1";

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { isControlPlaneError, type ControlPlaneErrorCode } from "../errors.js";
+import { isControlPlaneError, type ControlPlaneErrorCode } from "../api/errors/control-plane-error.js";
 import type { KeyValue, Storage, StorageEvent, StorageWatch } from "./types.js";
 
 export type StorageFactory = () => Storage | Promise<Storage>;

@@ -4,7 +4,7 @@ import type * as RPC from "etcd3";
 import { DEFAULT_COMPACT_INTERVAL, repeatEvery, type CompactionOptions } from "./compactor.js";
 import { compactionRound, FIRST_ROUND, type CompactionRound } from "./etcd-compaction.js";
 import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion, unknownError } from "../api/errors/index.js";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { EventWindow } from "./event-window.js";
 import { withListCache } from "./list-cache.js";
 import { directoryPrefix } from "./prefix.js";

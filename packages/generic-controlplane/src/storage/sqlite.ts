@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { isControlPlaneError } from "../errors.js";
+import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
 import { badRequest, internalError, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";

@@ -1,5 +1,5 @@
 import { badRequest } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 
 /** The kind and version a body was decoded as. */
 export interface DecodeTarget {

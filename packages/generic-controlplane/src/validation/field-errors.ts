@@ -1,6 +1,6 @@
 import type { StatusCause } from "../api/types.js";
 import { invalid } from "../api/errors/index.js";
-import type { ControlPlaneError } from "../errors.js";
+import type { ControlPlaneError } from "../api/errors/control-plane-error.js";
 
 /**
  * Constructors and formatting for `FieldError`s, after apimachinery's `util/validation/field`.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configMapsResource, leasesResource, namespacesResource, secretsResource } from "../resources/index.js";
+import { configMapsResource, leasesResource, namespacesResource, secretsResource } from "../control-plane/builtin-resources.js";
 import { fieldTypeError } from "./field-types.js";
 
 const check = (object: Record<string, unknown>, definition = configMapsResource, numberLiteral?: (holder: object, key: string) => string | undefined) =>

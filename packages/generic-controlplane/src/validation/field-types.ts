@@ -4,7 +4,7 @@ import { resolveSchema, withObjectMeta, type Definitions } from "../patch/schema
 import { setOwn } from "../patch/json-value.js";
 import { goTypeOf } from "../schema/go-type.js";
 import type { JSONSchemaProps } from "../schema/types.js";
-import { base64ErrorOffset, goTimeError } from "../resources/wire-values.js";
+import { base64ErrorOffset, goTimeError } from "./wire-values.js";
 import { decodeError } from "./decode-errors.js";
 import { declaredProperty } from "../schema/declared-property.js";
 

@@ -1,4 +1,4 @@
-import { ControlPlaneError, type ControlPlaneErrorCode } from "../../errors.js";
+import { ControlPlaneError, type ControlPlaneErrorCode } from "./control-plane-error.js";
 import { forbidden } from "./resource-errors.js";
 import type { GroupResource } from "./group-resource.js";
 

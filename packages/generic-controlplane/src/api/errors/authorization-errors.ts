@@ -1,4 +1,4 @@
-import type { ControlPlaneError } from "../../errors.js";
+import type { ControlPlaneError } from "./control-plane-error.js";
 import { forbidden } from "./resource-errors.js";
 
 /** What was asked for, as the server's `AuthorizationAttributes` carry it (resource attributes, or a non-resource path). */

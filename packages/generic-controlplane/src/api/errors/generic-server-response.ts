@@ -1,4 +1,4 @@
-import { ControlPlaneError, type ControlPlaneErrorCode } from "../../errors.js";
+import { ControlPlaneError, type ControlPlaneErrorCode } from "./control-plane-error.js";
 import type { StatusCause } from "../types.js";
 import { statusDetails } from "./details.js";
 import { isEmptyGroupResource, qualifiedResource, type GroupResource } from "./group-resource.js";

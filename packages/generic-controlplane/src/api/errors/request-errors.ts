@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { ControlPlaneError } from "./control-plane-error.js";
 import { statusDetails } from "./details.js";
 
 /**

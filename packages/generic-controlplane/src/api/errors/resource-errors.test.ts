@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ControlPlaneErrorCode } from "../../errors.js";
+import type { ControlPlaneErrorCode } from "./control-plane-error.js";
 import {
   OPTIMISTIC_LOCK_ERROR_MSG,
   alreadyExists,

@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { ControlPlaneError } from "./control-plane-error.js";
 import type { StatusCause } from "../types.js";
 import { statusDetails } from "./details.js";
 import { isEmptyGroupResource, qualifiedKind, qualifiedResource, type GroupKind, type GroupResource } from "./group-resource.js";

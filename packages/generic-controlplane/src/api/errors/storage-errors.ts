@@ -1,4 +1,4 @@
-import { ControlPlaneError } from "../../errors.js";
+import { ControlPlaneError } from "./control-plane-error.js";
 import type { GroupResource } from "./group-resource.js";
 import { badRequest, resourceExpired, serviceUnavailable, timeoutError } from "./request-errors.js";
 import { conflict } from "./resource-errors.js";

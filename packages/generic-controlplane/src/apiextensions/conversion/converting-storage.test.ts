@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../../api/types.js";
-import { isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import { createMemoryStorage } from "../../storage/index.js";
 import type { Storage, StorageEvent } from "../../storage/types.js";
 import type { CustomResourceConverter } from "../conversion.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeObject } from "../../api/types.js";
-import { isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import type { CustomResourceDefinition } from "../types.js";
 import { convertEach, startTestConversionWebhook, type ReceivedReview, type ReviewHandler, type TestConversionWebhook } from "./test-conversion-webhook.js";
 import { webhookConverter } from "./webhook-converter.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { KubeObject } from "../../api/types.js";
-import type { UserInfo } from "../../server/access-reviews.js";
+import type { UserInfo } from "../user.js";
 import { AuthenticationFailure, type AuthenticationResult, type TokenAuthenticator } from "../types.js";
 import { CREDENTIAL_ID_EXTRA, LEGACY_CLAIMS, LEGACY_ISSUER, serviceAccountGroups, serviceAccountUsername, type BoundClaims } from "./claims.js";
 import { publicJwks, type ServiceAccountKeys } from "./keys.js";

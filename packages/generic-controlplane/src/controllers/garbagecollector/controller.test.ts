@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { KubeObject } from "../../api/types.js";
-import type { ResourceDefinition } from "../../registry/resource-definition.js";
+import type { ResourceDefinition } from "../../registry/rest/resource-definition.js";
 import { createResourceStore } from "../../registry/store.js";
 import type { ResourceRef } from "../client.js";
 import { CONFIGMAPS, SECRETS, eventually, isGoneFrom, ownerRef, startControllers, type ControllerHarness } from "../test-support.js";

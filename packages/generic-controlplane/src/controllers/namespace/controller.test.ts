@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ResourceDefinition } from "../../registry/resource-definition.js";
+import type { ResourceDefinition } from "../../registry/rest/resource-definition.js";
 import { createResourceStore } from "../../registry/store.js";
 import type { Namespace } from "../../resources/namespaces.js";
 import { GroupDiscoveryFailedError, discoverPreferredResources } from "../discovery.js";

@@ -1,4 +1,4 @@
-import { isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import type { ResourceStore, ResourceWatch } from "../../registry/types.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "./defaults.js";
 import type { PriorityAndFairness } from "./priority-and-fairness.js";

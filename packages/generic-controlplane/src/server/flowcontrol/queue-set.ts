@@ -1,5 +1,5 @@
 import { tooManyInFlight } from "../../api/errors/index.js";
-import { ControlPlaneError } from "../../errors.js";
+import { ControlPlaneError } from "../../api/errors/control-plane-error.js";
 
 export interface QueuingConfig {
   /** Number of queues; 0 = no queuing (requests beyond the seats are rejected at once). */

@@ -21,7 +21,7 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
   let options: DeleteOptions = {};
   const body = await readBody(ctx.req, env.maxBodyBytes);
   if (body.length > 0) {
-    const parsed = decodeBody(body, ctx.req.headers["content-type"]).value;
+    const parsed = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf).value;
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw badRequest("the body of a delete request must be a DeleteOptions object");
     const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], { kind: "DeleteOptions" });

@@ -1,5 +1,5 @@
 import { badRequest, conflict, namespaceMismatch, nameMismatch, unsupportedMediaType } from "../../api/errors/index.js";
-import { isControlPlaneError, type ControlPlaneError } from "../../errors.js";
+import { isControlPlaneError, type ControlPlaneError } from "../../api/errors/control-plane-error.js";
 import type { RequestOptions } from "../../registry/types.js";
 import type { KubeObject, StatusCause } from "../../api/types.js";
 import { readBody } from "../body.js";

@@ -22,7 +22,7 @@ export async function handleList(ctx: RequestContext, info: ResourceRequestInfo,
   if (pages !== undefined && format.type !== "protobuf") {
     return writeListPages(ctx, pages, listShape(pages, format, scope, includeObject), format.type === "yaml" ? "yaml" : "json");
   }
-  const parts = pages === undefined ? undefined : protobufListParts(pages);
+  const parts = pages === undefined ? undefined : protobufListParts(pages, ctx.protobuf);
   if (pages !== undefined && parts !== undefined) return writeProtobufListPages(ctx, pages, parts);
   const list = await scope.store.list(info.namespace, request);
   writeEncoded(ctx, 200, shapeList(list, format, scope, includeObject), format);

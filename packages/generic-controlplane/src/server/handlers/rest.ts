@@ -1,6 +1,6 @@
 import { badRequest, nameMismatch, namespaceMismatch } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
-import type { ResourceDefinition } from "../../registry/resource-definition.js";
+import type { ResourceDefinition } from "../../registry/rest/resource-definition.js";
 import type { RequestOptions } from "../../registry/types.js";
 import type { ResourceRequestInfo } from "../request-info.js";
 

@@ -1,4 +1,4 @@
-import { isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import { readBody } from "../body.js";
 import type { RequestContext } from "../context.js";
 import { decodeObject } from "./decode/decode-object.js";

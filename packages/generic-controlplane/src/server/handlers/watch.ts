@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { isControlPlaneError } from "../../errors.js";
+import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import type { KubeObject, StatusCause, WatchEvent } from "../../api/types.js";
 import type { ResourceWatch, WatchRequest } from "../../registry/types.js";
 import type { RequestContext } from "../context.js";

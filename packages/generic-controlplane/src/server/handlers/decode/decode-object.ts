@@ -1,9 +1,10 @@
 import { Lexer, parseDocument } from "yaml";
 import { OBJECT_MEDIA_TYPES, badRequest, unsupportedMediaType } from "../../../api/errors/index.js";
-import { isControlPlaneError } from "../../../errors.js";
+import { isControlPlaneError } from "../../../api/errors/control-plane-error.js";
 import type { KubeObject } from "../../../api/types.js";
 import { findStrictFieldErrors, findUnknownFields } from "../../../patch/index.js";
 import { decodeProtobuf } from "../../../protobuf/codec.js";
+import type { ProtobufMessages } from "../../../protobuf/message-types.js";
 import type { JSONSchemaProps } from "../../../schema/types.js";
 import type { RequestContext } from "../../context.js";
 import { bodyFormat } from "../negotiation/negotiation.js";
@@ -24,6 +25,7 @@ import { asDecodedInteger, mayHoldLongIntegers, parseExactJson } from "../../../
 export function decodeBody(
   body: Buffer,
   contentType: string | undefined,
+  protobuf: ProtobufMessages,
   syntaxMessage?: JsonSyntaxMessage,
 ): { value: unknown; text: string | undefined; format: "json" | "yaml" | "protobuf" } {
   const format = bodyFormat(contentType);
@@ -34,7 +36,7 @@ export function decodeBody(
       return { value: format === "json" ? parseJson(text, syntaxMessage) : parseYaml(text), text, format };
     }
     case "protobuf":
-      return { value: decodeProtobuf(body), text: undefined, format };
+      return { value: decodeProtobuf(body, protobuf), text: undefined, format };
     default:
       throw unsupportedMediaType(contentType ?? "", OBJECT_MEDIA_TYPES);
   }
@@ -52,7 +54,7 @@ export function decodeObject(
   validation: FieldValidation,
 ): KubeObject {
   const definition = scope.definition;
-  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"], (syntaxError) => unrecognizedBody(definition.kind, syntaxError, body));
+  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf, (syntaxError) => unrecognizedBody(definition.kind, syntaxError, body));
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }

@@ -1,6 +1,6 @@
 import { badRequest } from "../../../api/errors/index.js";
 import { INT64_MAX, INT64_MIN } from "../../../api/exact-json.js";
-import type { ControlPlaneError } from "../../../errors.js";
+import type { ControlPlaneError } from "../../../api/errors/control-plane-error.js";
 
 /**
  * An integer query parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`) as apimachinery

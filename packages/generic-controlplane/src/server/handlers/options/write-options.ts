@@ -1,5 +1,5 @@
 import { invalid } from "../../../api/errors/index.js";
-import type { ControlPlaneError } from "../../../errors.js";
+import type { ControlPlaneError } from "../../../api/errors/control-plane-error.js";
 import type { StatusCause } from "../../../api/types.js";
 import { parseBool } from "../../request-info.js";
 

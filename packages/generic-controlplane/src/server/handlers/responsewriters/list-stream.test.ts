@@ -7,7 +7,7 @@ import { decodeProtobuf } from "../../../protobuf/codec.js";
 import { createContext } from "../../context.js";
 import { writeListPages } from "./list-stream.js";
 import { listShape } from "./respond.js";
-import type { ResourceDefinition } from "../../../registry/resource-definition.js";
+import type { ResourceDefinition } from "../../../registry/rest/resource-definition.js";
 import { toTable } from "../../../registry/table.js";
 import { startTestPlane, type TestPlane } from "../../test-support.js";
 

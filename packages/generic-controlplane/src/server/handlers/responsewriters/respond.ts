@@ -53,8 +53,8 @@ export function writeEncoded(ctx: RequestContext, code: number, body: unknown, f
 
 /** For clients that accept only protobuf; a kind without a protobuf form is a 406, as upstream. */
 function writeProtobuf(ctx: RequestContext, code: number, body: KubeObject): void {
-  if (!supportsProtobuf(body.apiVersion ?? "", body.kind ?? "")) throw notAcceptable(["application/json", "application/yaml"]);
-  const bytes = encodeProtobuf(body);
+  if (!supportsProtobuf(body.apiVersion ?? "", body.kind ?? "", ctx.protobuf)) throw notAcceptable(["application/json", "application/yaml"]);
+  const bytes = encodeProtobuf(body, ctx.protobuf);
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/vnd.kubernetes.protobuf",
     "Cache-Control": "no-cache, private",

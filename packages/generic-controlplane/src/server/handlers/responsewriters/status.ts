@@ -1,5 +1,5 @@
 import { internalError } from "../../../api/errors/index.js";
-import { isControlPlaneError } from "../../../errors.js";
+import { isControlPlaneError } from "../../../api/errors/control-plane-error.js";
 import type { Status } from "../../../api/types.js";
 import type { RequestContext } from "../../context.js";
 
