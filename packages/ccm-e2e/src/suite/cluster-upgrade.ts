@@ -9,9 +9,11 @@
  * - `network.ServiceUpgradeTest` (test/e2e/upgrades/network/services.go): a LoadBalancer service
  *   keeps answering through the upgrade and after it, and keeps its cleanup finalizer;
  * - `apps.ReplicaSetUpgradeTest` (test/e2e/upgrades/apps/replicasets.go): a ReplicaSet survives with
- *   its pods ready and can still scale.
- * Not ported: the Deployment, DaemonSet, Job, StatefulSet and HPA tests check controllers of the
- * control plane rather than the cloud provider; ConfigMap, Secret and AppArmor read files and
+ *   its pods ready and can still scale;
+ * - `apps.DaemonSetUpgradeTest` (test/e2e/upgrades/apps/daemonsets.go): a pod on every node before and
+ *   after, the DaemonSet's status agreeing.
+ * Not ported: the Deployment, Job, StatefulSet and HPA tests check controllers of the control plane
+ * rather than the nodes and the cloud provider; ConfigMap, Secret and AppArmor read files and
  * profiles inside running containers, which a check through the API alone cannot see; the
  * PersistentVolume and VolumeMode tests need the cloud's storage driver, outside a CCM. The etcd,
  * GPU, stateful-application and kube-proxy migration upgrades of the same file are not in the
@@ -24,13 +26,14 @@ import type { TestContext } from "../framework/context.js";
 import type { SuiteTest } from "../framework/registry.js";
 import { clusterDowngradeFunc, clusterUpgradeFunc, controlPlaneUpgradeFunc } from "../framework/upgrade-mechanics.js";
 import { runUpgradeSuite, type UpgradeTest } from "../framework/upgrade-suite.js";
+import { daemonSetUpgradeTest } from "./upgrades/daemonset-upgrade.js";
 import { replicaSetUpgradeTest } from "./upgrades/replicaset-upgrade.js";
 import { serviceUpgradeTest } from "./upgrades/service-upgrade.js";
 
 const UPSTREAM = "test/e2e/cloud/gcp/cluster_upgrade.go";
 
 /** `upgradeTests`, the ported ones, made afresh for each run. */
-const upgradeTests = (): UpgradeTest[] => [replicaSetUpgradeTest(), serviceUpgradeTest()];
+const upgradeTests = (): UpgradeTest[] => [daemonSetUpgradeTest(), replicaSetUpgradeTest(), serviceUpgradeTest()];
 
 /** `GetUpgradeContext`'s `Versions[1]`: the run's target; without one there is nothing to upgrade to. */
 function upgradeTarget(ctx: TestContext): string {
