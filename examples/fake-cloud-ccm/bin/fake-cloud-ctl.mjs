@@ -5,6 +5,8 @@
 //   fake-cloud-ctl.mjs --url <admin url> instance-exists <providerID>        prints true or false
 //   fake-cloud-ctl.mjs --url <admin url> get-load-balancer <name>           prints JSON or null
 //   fake-cloud-ctl.mjs --url <admin url> delete-load-balancer <name>
+//   fake-cloud-ctl.mjs --url <admin url> upgrade-control-plane|upgrade-nodes <version>
+//   fake-cloud-ctl.mjs --url <admin url> downgrade-nodes|downgrade-controlPlane <version>   (the downgrade hook's {{.part}})
 const args = process.argv.slice(2);
 const base = args[0] === "--url" ? args[1] : process.env.FAKE_CLOUD_URL;
 const [command, argument] = args[0] === "--url" ? args.slice(2) : args;
@@ -13,6 +15,7 @@ if (!base || !command || !argument) {
   process.exit(2);
 }
 const instance = (action) => [`${base}/instances/${action}?providerID=${encodeURIComponent(argument)}`, { method: action === "exists" ? "GET" : "POST" }];
+const upgrade = (part) => [`${base}/upgrade/${part}?version=${encodeURIComponent(argument)}`, { method: "POST" }];
 const routes = {
   "delete-instance": () => instance("delete"),
   "stop-instance": () => instance("stop"),
@@ -21,6 +24,10 @@ const routes = {
   "instance-exists": () => instance("exists"),
   "get-load-balancer": () => [`${base}/loadbalancers/${encodeURIComponent(argument)}`, { method: "GET" }],
   "delete-load-balancer": () => [`${base}/loadbalancers/${encodeURIComponent(argument)}`, { method: "DELETE" }],
+  "upgrade-control-plane": () => upgrade("control-plane"),
+  "upgrade-nodes": () => upgrade("nodes"),
+  "downgrade-controlPlane": () => upgrade("control-plane"),
+  "downgrade-nodes": () => upgrade("nodes"),
 };
 const route = routes[command];
 if (!route) {

@@ -16,6 +16,7 @@ export interface AdminServer {
  * - `GET /instances/exists?providerID=…` → `true` / `false` (503 on a lookup error)
  * - `GET /loadbalancers/<name>` → the cloud's view as JSON, or `null`
  * - `DELETE /loadbalancers/<name>`
+ * - `POST /upgrade/{control-plane,nodes}?version=…` (a downgrade too: the version is lower)
  */
 export async function startAdminServer(cloud: FakeCloud): Promise<AdminServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -30,6 +31,13 @@ export async function startAdminServer(cloud: FakeCloud): Promise<AdminServer> {
       if (lb && req.method === "GET") return send(200, cloud.loadBalancers.get(decodeURIComponent(lb[1]!)) ?? null);
       if (lb && req.method === "DELETE") return send(200, await cloud.loadBalancers.delete(decodeURIComponent(lb[1]!)).then(() => "deleted"));
       if (url.pathname === "/instances/exists" && req.method === "GET") return send(200, cloud.instances.exists(providerID));
+      const upgrade = /^\/upgrade\/(control-plane|nodes)$/.exec(url.pathname)?.[1];
+      if (upgrade !== undefined && req.method === "POST") {
+        if (cloud.upgrades === undefined) return send(501, "this fake cloud cannot upgrade its cluster");
+        const version = url.searchParams.get("version") ?? "";
+        await (upgrade === "nodes" ? cloud.upgrades.nodes(version) : cloud.upgrades.controlPlane(version));
+        return send(200, "ok");
+      }
       const action = /^\/instances\/(delete|stop|start|reboot)$/.exec(url.pathname)?.[1];
       if (action !== undefined && req.method === "POST") {
         if (action === "delete") await cloud.instances.delete(providerID);

@@ -41,6 +41,9 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       nodeDeletion: machines,
       nodeShutdown: machines,
       reboot: machines,
+      controlPlaneUpgrade: cloud.upgrades !== undefined,
+      nodeUpgrade: cloud.upgrades !== undefined,
+      downgrade: cloud.upgrades !== undefined,
       ipMode: "VIP",
     },
     timeoutScale: 0.05,
@@ -59,6 +62,12 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
     driver.stopInstance = (node) => cloud.instances.stop(node.providerID);
     driver.startInstance = (node) => cloud.instances.start(node.providerID);
     driver.rebootInstance = (node) => cloud.instances.reboot(node.providerID, options.rebootDownMs ?? 2000);
+  }
+  const upgrades = cloud.upgrades;
+  if (upgrades !== undefined) {
+    driver.upgradeControlPlane = (version) => upgrades.controlPlane(version);
+    driver.upgradeNodes = (version) => upgrades.nodes(version);
+    driver.downgrade = (version, part) => (part === "nodes" ? upgrades.nodes(version) : upgrades.controlPlane(version));
   }
   const disrupt = options.disruptNetwork;
   if (disrupt !== undefined) driver.disruptNetwork = (node, _direction, seconds) => disrupt(node.name, seconds);

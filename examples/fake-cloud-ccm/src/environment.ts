@@ -7,6 +7,7 @@ import { startSimCluster, type SimCluster } from "@kubekit/sim-cluster";
 import { startMiniCcm, type MiniCcm } from "./ccm/mini-ccm.js";
 import { NODES, PODS, type NodeObject, type PodObject } from "./ccm/objects.js";
 import { FakeCloud } from "./cloud/fake-cloud.js";
+import { upgradeNodes } from "./cloud/node-upgrade.js";
 import { startAdminServer, type AdminServer } from "./admin-server.js";
 import { fakeCloudDriver } from "./driver.js";
 import { parseFault, type Fault } from "./faults.js";
@@ -78,6 +79,9 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
         await cluster.startNode(name);
       }
     },
+  }, {
+    controlPlane: (version) => Promise.resolve(cluster.setVersion(`v${version}`)),
+    nodes: (version) => upgradeNodes(client, cluster, version),
   });
   const close = async () => {
     await ccm?.stop();

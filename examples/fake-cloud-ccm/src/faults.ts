@@ -11,6 +11,8 @@
  * - `etp-local-all-nodes`: sends `externalTrafficPolicy: Local` traffic to nodes without endpoints.
  * - `ignore-source-ranges`: programs no firewall: `loadBalancerSourceRanges` admits every client.
  * - `restart-loses-pods`: a restarted machine boots from a fresh disk: the pods bound to its node are gone.
+ * - `upgrade-drops-lb-backends`: the service controller loses the nodes an upgrade replaced: a node
+ *   whose kubelet version changed is no longer a load balancer backend.
  */
 export const FAULTS = [
   "keep-finalizer",
@@ -22,6 +24,7 @@ export const FAULTS = [
   "etp-local-all-nodes",
   "ignore-source-ranges",
   "restart-loses-pods",
+  "upgrade-drops-lb-backends",
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

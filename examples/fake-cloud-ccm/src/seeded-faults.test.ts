@@ -21,7 +21,14 @@ const CAUGHT_BY: Record<Fault, readonly string[]> = {
   "etp-local-all-nodes": ["[sig-network] LoadBalancers ExternalTrafficPolicy: Local [Feature:LoadBalancer] [Slow] should only target nodes with endpoints"],
   "ignore-source-ranges": [`${LB} should only allow access from service loadbalancer source ranges [Slow]`],
   "restart-loses-pods": ["[sig-cloud-provider-gcp] Restart [Disruptive] [KubeUp] should restart all nodes and ensure all nodes and pods recover"],
+  "upgrade-drops-lb-backends": [
+    "[sig-cloud-provider-gcp] Upgrade [Feature:Upgrade] cluster upgrade should maintain a functioning cluster [Feature:ClusterUpgrade]",
+    "[sig-cloud-provider-gcp] Downgrade [Feature:Downgrade] cluster downgrade should maintain a functioning cluster [Feature:ClusterDowngrade]",
+  ],
 };
+
+/** Where the upgrade tests move the cluster (the sim cluster starts at 1.32.0). */
+const UPGRADE_TARGET = "1.33.0";
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const xmlEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -41,7 +48,7 @@ describe("the suite against a mini CCM built with one seeded fault", () => {
     env = await startFakeCloudEnvironment({ fault });
     const junitDir = join(env.kubeconfig, "..", "junit");
     const focus = CAUGHT_BY[fault].map((name) => `^${escapeRegExp(name)}$`).join("|");
-    const result = await runSuite({ kubeconfig: env.kubeconfig, driver: env.driver, junitDir, focus });
+    const result = await runSuite({ kubeconfig: env.kubeconfig, driver: env.driver, junitDir, focus, upgradeTarget: UPGRADE_TARGET });
     expect(result.results.map((r) => r.name).sort()).toEqual([...CAUGHT_BY[fault]].sort());
     expect(result.exitCode).toBe(1);
     const failed = result.results.filter((r) => r.state === "failed" || r.state === "timedout");

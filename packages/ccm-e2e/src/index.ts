@@ -7,6 +7,7 @@ export {
   type CcmDriver,
   type CloudLoadBalancer,
   type DriverHookName,
+  type DowngradePart,
   type DriverRunContext,
   type InternalLoadBalancerRequest,
   type NetworkDirection,

@@ -27,6 +27,7 @@ import { statefulSetController } from "./controllers/statefulset.js";
 import { volumeBinderController } from "./controllers/volume-binder.js";
 import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
+import { ReportedVersion, versionStage } from "./handlers/version.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
 import { simResources } from "./resources/index.js";
 import { podResizeResource } from "./resources/pod-resize.js";
@@ -139,6 +140,18 @@ export interface SimCluster {
   setNodeCapacity(name: string, capacity: Readonly<Record<string, string>>): Promise<void>;
   /** Reboots a node: NotReady, a new boot ID, every container restarted (restartCount + 1), then Ready. */
   rebootNode(name: string): Promise<void>;
+  /**
+   * The version `GET /version` reports from now on (`v1.33.1`; major and minor follow), as after
+   * an upgrade or a downgrade of the control plane.
+   */
+  setVersion(gitVersion: string): void;
+  /**
+   * Upgrades (or downgrades) a running node in place: its kubelet stops and starts again at
+   * `kubeletVersion` (`status.nodeInfo.kubeletVersion` and `kubeProxyVersion`), and the machine
+   * boots, as a node upgrade replaces the node's image: a new boot ID, every container restarted.
+   * Resolves once the node reports Ready at the new version. Draining it first is the caller's part.
+   */
+  upgradeNode(name: string, kubeletVersion: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -188,6 +201,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let runtimeClasses: ResourceStore | undefined;
   let ingressClasses: ResourceStore | undefined;
   let subresourceStores: SubresourceStores | undefined;
+  const reportedVersion = new ReportedVersion();
   const maxBodyBytes = 3 * 1024 * 1024;
   const plane = await createControlPlane({
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
@@ -198,7 +212,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       defaultIngressClassAdmission(() => ingressClasses),
       defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
     ],
-    stages: [subresourceStage(() => subresourceStores, maxBodyBytes)],
+    stages: [versionStage(reportedVersion), subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
     quotaEvaluators: simQuotaEvaluators,
     name: options.name ?? "sim-cluster",
@@ -209,7 +223,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
   registerWorkloadProtobuf(plane.server);
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
-  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean }>();
+  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean; version: string }>();
   let manager: ControllerManager | undefined;
   let trafficPlane: TrafficPlane | undefined;
   try {
@@ -300,10 +314,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
     ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
     ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
-    kubeletVersion: KUBELET_VERSION,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
-  const newKubelet = (spec: SimNodeSpec) => new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${KUBELET_VERSION} (${spec.name})` }), spec, kubeletOptions);
+  const newKubelet = (spec: SimNodeSpec, version: string) =>
+    new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})` }), spec, { ...kubeletOptions, kubeletVersion: version });
   const entryOf = (name: string) => {
     const entry = kubelets.get(name);
     if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
@@ -331,8 +345,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
       ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
-    const kubelet = newKubelet(spec);
-    kubelets.set(name, { kubelet, index, running: true });
+    const kubelet = newKubelet(spec, KUBELET_VERSION);
+    kubelets.set(name, { kubelet, index, running: true, version: KUBELET_VERSION });
     try {
       await kubelet.start();
       await trafficPlane?.addNode(name, { address: spec.address, podCIDR: spec.podCIDR });
@@ -392,7 +406,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     async startNode(name) {
       const entry = entryOf(name);
       if (entry.running) throw new Error(`node ${name} is running already`);
-      entry.kubelet = newKubelet(entry.kubelet.spec);
+      entry.kubelet = newKubelet(entry.kubelet.spec, entry.version);
       entry.running = true;
       try {
         await trafficPlane?.addNode(name, { address: entry.kubelet.spec.address, podCIDR: entry.kubelet.spec.podCIDR });
@@ -411,6 +425,21 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     async rebootNode(name) {
       const entry = entryOf(name);
       if (!entry.running) throw new Error(`node ${name} is stopped; start it instead`);
+      await entry.kubelet.reboot();
+    },
+    setVersion: (gitVersion) => reportedVersion.set(gitVersion),
+    async upgradeNode(name, kubeletVersion) {
+      const entry = entryOf(name);
+      if (!entry.running) throw new Error(`node ${name} is stopped; start it first`);
+      if (!/^v\d+\.\d+\.\d+/.test(kubeletVersion)) throw new Error(`invalid kubelet version ${JSON.stringify(kubeletVersion)}: want one such as v1.33.1`);
+      entry.running = false;
+      await entry.kubelet.stop();
+      await trafficPlane?.removeNode(name);
+      entry.version = kubeletVersion;
+      entry.kubelet = newKubelet(entry.kubelet.spec, kubeletVersion);
+      entry.running = true;
+      await trafficPlane?.addNode(name, { address: entry.kubelet.spec.address, podCIDR: entry.kubelet.spec.podCIDR });
+      await entry.kubelet.start();
       await entry.kubelet.reboot();
     },
     close,

@@ -44,6 +44,17 @@ export function serviceController(cloud: FakeCloud, fault?: Fault): Controller {
       await Promise.race([Promise.all([services.waitForSync(), nodes.waitForSync(), pods.waitForSync()]), untilAborted(signal)]);
       signal.addEventListener("abort", () => queue.shutDown(), { once: true });
 
+      // The `upgrade-drops-lb-backends` fault: the version each node had when first seen.
+      const firstKubeletVersions = new Map<string, string>();
+      const backendCandidates = (): NodeObject[] => {
+        const all = nodes.cache.list() as NodeObject[];
+        if (fault !== "upgrade-drops-lb-backends") return all;
+        return all.filter((node) => {
+          const version = kubeletVersion(node);
+          if (!firstKubeletVersions.has(node.metadata.name)) firstKubeletVersions.set(node.metadata.name, version);
+          return firstKubeletVersions.get(node.metadata.name) === version;
+        });
+      };
       const reconcile = async (serviceKey: string) => {
         const service = services.cache.get(serviceKey) as ServiceObject | undefined;
         if (service === undefined) return;
@@ -59,7 +70,7 @@ export function serviceController(cloud: FakeCloud, fault?: Fault): Controller {
         }
         if (!hasFinalizer) await setFinalizer(context, service, true);
         const existing = cloud.loadBalancers.spec(lbName);
-        const spec = fault === "ignore-port-changes" && existing !== undefined ? existing : loadBalancerSpec(lbName, service, nodes.cache.list() as NodeObject[], pods.cache.list() as PodObject[], fault);
+        const spec = fault === "ignore-port-changes" && existing !== undefined ? existing : loadBalancerSpec(lbName, service, backendCandidates(), pods.cache.list() as PodObject[], fault);
         const ip = await cloud.loadBalancers.ensure(spec);
         if (service.status?.loadBalancer?.ingress?.[0]?.ip !== ip) await patchStatus(context, service, [{ ip }]);
       };
@@ -72,6 +83,10 @@ export function serviceController(cloud: FakeCloud, fault?: Fault): Controller {
       }, context.logger);
     },
   };
+}
+
+function kubeletVersion(node: NodeObject): string {
+  return (node.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo?.kubeletVersion ?? "";
 }
 
 /** What the cloud should be programmed with for the service, from the nodes and pods the caches hold. */

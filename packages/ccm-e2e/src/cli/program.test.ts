@@ -36,6 +36,17 @@ describe("ccm-e2e CLI", () => {
     expect(out).toContain("[sig-network] Services should delete a collection of services [Conformance]\n  labels: sig-network, Conformance\n  requires: -\n  ports: test/e2e/network/service.go");
   });
 
+  it("lists the upgrade tests with cluster_upgrade.go, and refuses an --upgrade-target that is no version", async () => {
+    const { out } = await cli("list");
+    expect(out).toContain(
+      "[sig-cloud-provider-gcp] Downgrade [Feature:Downgrade] cluster downgrade should maintain a functioning cluster [Feature:ClusterDowngrade]\n  labels: sig-cloud-provider-gcp, Feature:Downgrade, Feature:ClusterDowngrade\n  requires: capability:downgrade, hook:downgrade\n  ports: test/e2e/cloud/gcp/cluster_upgrade.go",
+    );
+    const driver = join(dir, "none-upgrade.yaml");
+    await writeFile(driver, "name: no-cloud\ncapabilities: {}\n");
+    const { code, err } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "--upgrade-target", "release/stable");
+    expect([code, err]).toEqual([EXIT_USAGE, 'ccm-e2e: --upgrade-target: "release/stable" is not a semantic version such as 1.33.1\n']);
+  });
+
   it("skips what a driver without load balancers cannot run, with reasons, and exits 0", async () => {
     const driver = join(dir, "none.yaml");
     await writeFile(driver, "name: no-cloud\ncapabilities: {}\n");

@@ -34,6 +34,7 @@ interface RunFlags {
   dryRun?: boolean;
   output: "text" | "json";
   reportHtml?: string;
+  upgradeTarget?: string;
 }
 
 function positiveInteger(value: string): number {
@@ -65,6 +66,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .option("--dry-run", "list what would run without touching the cluster or the cloud")
     .addOption(new Option("-o, --output <format>", "stdout: progress and a summary (text), or one JSON document at the end with progress on stderr (json)").choices(["text", "json"]).default("text"))
     .option("--report-html <file>", "write a self-contained HTML page of the run: pass/skip/fail with reasons and timings")
+    .option("--upgrade-target <version>", "the version the upgrade and downgrade tests move the cluster to, e.g. 1.33.1 (without it they are skipped)")
     .action(async (flags: RunFlags) => {
       const result = await runSuite({
         ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
@@ -78,6 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         ...(flags.skip === undefined ? {} : { skip: flags.skip }),
         ...(flags.labelFilter === undefined ? {} : { labelFilter: flags.labelFilter }),
         ...(flags.junitDir === undefined ? {} : { junitDir: flags.junitDir }),
+        ...(flags.upgradeTarget === undefined ? {} : { upgradeTarget: flags.upgradeTarget }),
         ...(io.signal === undefined ? {} : { signal: io.signal }),
       });
       if (flags.reportHtml !== undefined) await writeHtmlReport(flags.reportHtml, result);

@@ -18,6 +18,7 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   namespaceDelete: 5 * MINUTE,
   test: 60 * MINUTE,
   hook: 5 * MINUTE,
+  upgrade: 30 * MINUTE,
 });
 
 /** The timeouts a run uses: each default scaled by `timeoutScale`, then the driver's overrides. */

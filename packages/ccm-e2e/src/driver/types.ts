@@ -32,6 +32,12 @@ export interface Capabilities {
   externalIPs?: boolean;
   /** ClusterIPs and NodePorts carry traffic (kube-proxy or an equivalent runs): every real cluster; tests that send traffic need it. */
   serviceTraffic?: boolean;
+  /** The control plane can be upgraded to the run's `--upgrade-target` (`upgradeControlPlane`). */
+  controlPlaneUpgrade?: boolean;
+  /** The nodes can be upgraded to the run's `--upgrade-target` (`upgradeNodes`). */
+  nodeUpgrade?: boolean;
+  /** The cluster can be downgraded to the run's `--upgrade-target`, nodes first (`downgrade`). */
+  downgrade?: boolean;
   /** Load balancer ingress mode: `VIP` (the IP is on the nodes) or `Proxy` (a proxy in front). */
   ipMode?: "VIP" | "Proxy";
 }
@@ -53,6 +59,9 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = [
   "reboot",
   "externalIPs",
   "serviceTraffic",
+  "controlPlaneUpgrade",
+  "nodeUpgrade",
+  "downgrade",
 ];
 
 /** Per-operation timeouts in milliseconds (upstream's values by default; see `DEFAULT_TIMEOUTS`). */
@@ -85,6 +94,8 @@ export interface Timeouts {
   test: number;
   /** One driver hook call (a command of a YAML driver), 5 min. */
   hook: number;
+  /** One upgrade or downgrade hook call (`upgradeControlPlane`, `upgradeNodes`, `downgrade`), 30 min. */
+  upgrade: number;
 }
 
 /** A node as the driver's instance actions see it. */
@@ -118,6 +129,9 @@ export interface CloudLoadBalancer {
 export type RebootMode = "clean" | "hard" | "kernel-panic";
 
 export type NetworkDirection = "all" | "inbound" | "outbound";
+
+/** What one call of `downgrade` moves to the older version: upstream downgrades the nodes first, then the control plane. */
+export type DowngradePart = "nodes" | "controlPlane";
 
 /** Identifies the running test to the per-test hooks. */
 export interface TestInfo {
@@ -198,6 +212,23 @@ export interface CcmDriver {
    */
   execOnNode?(node: NodeRef, command: string): Promise<string>;
 
+  /**
+   * Upgrades the control plane to `version` (the run's `--upgrade-target`, e.g. `1.33.1`, upstream's
+   * `controlPlaneUpgrade`); resolves once it is done. The test then expects `/version` to report it.
+   */
+  upgradeControlPlane?(version: string): Promise<void>;
+  /**
+   * Upgrades every node to `version` the way the cloud does it (drain, then replace or reimage
+   * each node; upstream's `nodeUpgrade`); resolves once done. The test then waits for every node
+   * Ready and expects each kubelet to report the version.
+   */
+  upgradeNodes?(version: string): Promise<void>;
+  /**
+   * Downgrades one part of the cluster to `version`: called with `nodes`, then with `controlPlane`
+   * (upstream's order: "nodes must downgrade first"), each checked before the next.
+   */
+  downgrade?(version: string, part: DowngradePart): Promise<void>;
+
   /** Cloud truth: does the instance exist (stopped instances exist)? */
   instanceExists?(node: NodeRef): Promise<boolean>;
   /** Cloud truth: the load balancer the CCM made for a Service, or undefined when there is none. */
@@ -229,6 +260,9 @@ export type DriverHookName =
   | "rebootInstance"
   | "disruptNetwork"
   | "execOnNode"
+  | "upgradeControlPlane"
+  | "upgradeNodes"
+  | "downgrade"
   | "instanceExists"
   | "getLoadBalancer"
   | "cleanupServiceResources"

@@ -126,4 +126,23 @@ describe("yamlDriver hooks", () => {
     await driver.cleanupServiceResources!(service);
     expect(await readFile(out, "utf8")).toBe("ns/web 1234-5678 a12345678");
   });
+  it("gives the upgrade hooks the target version (and a downgrade the part), under the upgrade timeout", async () => {
+    const out = join(dir, "upgrade.txt");
+    const append = `require('fs').appendFileSync(process.argv[1], process.argv.slice(2).join(' ') + ';')`;
+    const driver = yamlDriver(
+      `name: x\ncapabilities: { controlPlaneUpgrade: true, nodeUpgrade: true, downgrade: true }\ntimeouts: { hook: 1ms }\nhooks:\n` +
+        `  upgradeControlPlane: [${NODE}, "-e", ${JSON.stringify(append)}, ${JSON.stringify(out)}, cp, "{{.version}}"]\n` +
+        `  upgradeNodes: [${NODE}, "-e", ${JSON.stringify(append)}, ${JSON.stringify(out)}, nodes, "{{.version}}"]\n` +
+        `  downgrade: [${NODE}, "-e", ${JSON.stringify(append)}, ${JSON.stringify(out)}, down, "{{.part}}", "{{.version}}"]\n`,
+      { kubeconfig: "/kc" },
+    );
+    await driver.upgradeControlPlane!("1.33.1");
+    await driver.upgradeNodes!("1.33.1");
+    await driver.downgrade!("1.31.0", "nodes");
+    await driver.downgrade!("1.31.0", "controlPlane");
+    expect(await readFile(out, "utf8")).toBe("cp 1.33.1;nodes 1.33.1;down nodes 1.31.0;down controlPlane 1.31.0;");
+    expect(() => yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  upgradeNodes: [x, "{{.part}}"]\n`, { kubeconfig: "/kc", source: "d.yaml" })).toThrow(
+      "d.yaml: hooks.upgradeNodes[1]: unknown template variable \".part\" (this hook has .kubeconfig, .version)",
+    );
+  });
 });

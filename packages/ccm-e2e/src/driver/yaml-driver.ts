@@ -25,12 +25,18 @@ const HOOK_VARIABLES = {
   rebootInstance: [...NODE_VARIABLES, "mode"],
   disruptNetwork: [...NODE_VARIABLES, "direction", "seconds"],
   execOnNode: [...NODE_VARIABLES, "command"],
+  upgradeControlPlane: ["kubeconfig", "version"],
+  upgradeNodes: ["kubeconfig", "version"],
+  downgrade: ["kubeconfig", "version", "part"],
   instanceExists: NODE_VARIABLES,
   getLoadBalancer: SERVICE_VARIABLES,
   cleanupServiceResources: SERVICE_VARIABLES,
 } as const;
 
 type YamlHookName = keyof typeof HOOK_VARIABLES;
+
+/** Hooks that run a whole upgrade, under the `upgrade` timeout rather than `hook`. */
+const UPGRADE_HOOKS: ReadonlySet<YamlHookName> = new Set(["upgradeControlPlane", "upgradeNodes", "downgrade"]);
 
 const commandSchema = z.array(z.string()).min(1, "a command needs at least the program to run");
 
@@ -89,7 +95,7 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
     runCommand(renderTemplate(hooks[name]!, { kubeconfig: options.kubeconfig, ...values }), {
       env,
       hook: `${spec.name}: hooks.${name}`,
-      timeoutMs: timeouts?.hook ?? DEFAULT_TIMEOUTS.hook,
+      timeoutMs: UPGRADE_HOOKS.has(name) ? (timeouts?.upgrade ?? DEFAULT_TIMEOUTS.upgrade) : (timeouts?.hook ?? DEFAULT_TIMEOUTS.hook),
     });
   const node = (ref: NodeRef) => ({ nodeName: ref.name, providerID: ref.providerID });
   const service = (ref: ServiceRef) => ({ namespace: ref.namespace, serviceName: ref.name, serviceUID: ref.uid, loadBalancerName: ref.loadBalancerName });
@@ -108,6 +114,9 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   if (hooks.rebootInstance) driver.rebootInstance = async (ref, mode) => void (await run("rebootInstance", { ...node(ref), mode }));
   if (hooks.disruptNetwork) driver.disruptNetwork = async (ref, direction, seconds) => void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
   if (hooks.execOnNode) driver.execOnNode = (ref, command) => run("execOnNode", { ...node(ref), command });
+  if (hooks.upgradeControlPlane) driver.upgradeControlPlane = async (version) => void (await run("upgradeControlPlane", { version }));
+  if (hooks.upgradeNodes) driver.upgradeNodes = async (version) => void (await run("upgradeNodes", { version }));
+  if (hooks.downgrade) driver.downgrade = async (version, part) => void (await run("downgrade", { version, part }));
   if (hooks.instanceExists) {
     driver.instanceExists = async (ref) => {
       const answer = (await run("instanceExists", node(ref))).trim();

@@ -14,6 +14,8 @@ export interface TestContext {
   readonly external: TrafficClient;
   /** A vantage point inside the cluster network (the exec pod upstream): the driver's, else agnhost dialer pods reached through `pods/proxy`. */
   readonly inCluster: TrafficClient;
+  /** The version the upgrade tests move the cluster to (`--upgrade-target`, without its `v`), if the run gave one. */
+  readonly upgradeTarget: string | undefined;
   /** Aborted when the test times out or the run is interrupted. */
   readonly signal: AbortSignal;
   /** A step of the test (`ginkgo.By`), shown in the report. */

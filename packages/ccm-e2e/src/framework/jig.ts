@@ -4,7 +4,7 @@ import type { ServiceRef } from "../driver/types.js";
 import { fail } from "./assert.js";
 import type { TestContext } from "./context.js";
 import { poll } from "./poll.js";
-import { DEPLOYMENTS, PODS, SERVICES, type Pod, type Service } from "./resources.js";
+import { DEPLOYMENTS, PODDISRUPTIONBUDGETS, PODS, SERVICES, type Pod, type Service } from "./resources.js";
 
 /** The image upstream's jig runs (`netexec` answers /hostname, /echo, /clientip, UDP "echo"). */
 export const AGNHOST_IMAGE = "registry.k8s.io/e2e-test-images/agnhost:2.53";
@@ -270,6 +270,33 @@ export class TestJig {
     tweak?.(deployment);
     await this.ctx.client.create(DEPLOYMENTS, this.ctx.namespace, deployment);
     await this.waitForReadyPods(Number(deployment.spec.replicas));
+  }
+
+  /** `AddDeploymentAntiAffinity`: two replicas, never two on one node. */
+  readonly addDeploymentAntiAffinity = (deployment: Record<string, unknown> & { spec: Record<string, unknown> }): void => {
+    deployment.spec.replicas = 2;
+    const template = deployment.spec.template as { spec: Record<string, unknown> };
+    template.spec.affinity = {
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { ...this.labels } }, topologyKey: "kubernetes.io/hostname" }] },
+    };
+  };
+
+  /**
+   * `CreatePDB`: a PodDisruptionBudget over the backends with `minAvailable` one less than their
+   * `replicas`, then waits until it allows a disruption (`waitForPdbReady`).
+   */
+  async createPDB(replicas: number): Promise<void> {
+    await this.ctx.client.create(PODDISRUPTIONBUDGETS, this.ctx.namespace, {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: { name: this.name, namespace: this.ctx.namespace, labels: { ...this.labels } },
+      spec: { minAvailable: replicas - 1, selector: { matchLabels: { ...this.labels } } },
+    });
+    await poll(`PodDisruptionBudget ${this.ctx.namespace}/${this.name} to allow a disruption`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async (note) => {
+      const pdb = await this.ctx.client.get<{ status?: { disruptionsAllowed?: number } }>(PODDISRUPTIONBUDGETS, this.ctx.namespace, this.name);
+      note(`disruptionsAllowed ${pdb.status?.disruptionsAllowed ?? 0}`);
+      return (pdb.status?.disruptionsAllowed ?? 0) > 0 ? true : undefined;
+    });
   }
 
   /** `Scale`: sets the backends' replicas and waits for exactly that many ready pods. */

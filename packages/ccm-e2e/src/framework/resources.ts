@@ -7,6 +7,8 @@ export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes",
 export const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 export const DEPLOYMENTS: ResourceRef = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
 export const DAEMONSETS: ResourceRef = { group: "apps", version: "v1", resource: "daemonsets", namespaced: true };
+export const REPLICASETS: ResourceRef = { group: "apps", version: "v1", resource: "replicasets", namespaced: true };
+export const PODDISRUPTIONBUDGETS: ResourceRef = { group: "policy", version: "v1", resource: "poddisruptionbudgets", namespaced: true };
 
 /** The fields of a v1 Service the tests read (objects stay plain JSON). */
 export interface ServicePort {

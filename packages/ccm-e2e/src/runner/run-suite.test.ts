@@ -8,6 +8,7 @@ import type { CcmDriver } from "../driver/types.js";
 import { fail } from "../framework/assert.js";
 import type { SuiteTest } from "../framework/registry.js";
 import { NAMESPACES } from "../framework/resources.js";
+import { upgradeSuiteTests } from "../suite/cluster-upgrade.js";
 import { runSuite } from "./run-suite.js";
 
 /** A callback as the async function a hook or cleanup must be. */
@@ -187,5 +188,26 @@ describe("runSuite", () => {
     const result = await runSuite({ kubeconfig, driver: noLoadBalancers, tests, parallel: 2 });
     expect(result.passed).toBe(3);
     expect(most).toBe(2);
+  });
+
+  it("skips the upgrade tests without an upgrade target, and rejects a target that is no version", async () => {
+    const upgrading: CcmDriver = {
+      name: "upgrading",
+      capabilities: { controlPlaneUpgrade: true, nodeUpgrade: true, downgrade: true },
+      upgradeControlPlane: () => Promise.reject(new Error("must not be called")),
+      upgradeNodes: () => Promise.reject(new Error("must not be called")),
+      downgrade: () => Promise.reject(new Error("must not be called")),
+    };
+    const result = await runSuite({ kubeconfig, driver: upgrading, tests: upgradeSuiteTests });
+    expect(result.results.map((r) => [r.state, r.message])).toEqual(
+      upgradeSuiteTests.map(() => ["skipped", "no upgrade target: give the run --upgrade-target <version> (upstream's flag), the version to move the cluster to"]),
+    );
+    const unable = await runSuite({ kubeconfig, driver: noLoadBalancers, tests: upgradeSuiteTests, upgradeTarget: "1.33.1" });
+    expect(unable.results.map((r) => r.message)).toEqual([
+      'driver "bare" does not provide capability "controlPlaneUpgrade", hook "upgradeControlPlane"',
+      'driver "bare" does not provide capability "controlPlaneUpgrade", capability "nodeUpgrade", hook "upgradeControlPlane", hook "upgradeNodes"',
+      'driver "bare" does not provide capability "downgrade", hook "downgrade"',
+    ]);
+    await expect(runSuite({ kubeconfig, driver: upgrading, tests: upgradeSuiteTests, upgradeTarget: "ci/latest" })).rejects.toThrow('--upgrade-target: "ci/latest" is not a semantic version such as 1.33.1');
   });
 });

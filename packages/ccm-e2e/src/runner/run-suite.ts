@@ -13,6 +13,7 @@ import { SUITE } from "../suite/index.js";
 import { writeJunit } from "./junit.js";
 import { isFailure, type SuiteResult, type TestResult } from "./result.js";
 import { runTest } from "./run-test.js";
+import { parseUpgradeTarget } from "./upgrade-target.js";
 
 /** Progress callbacks, for a live display or a log. */
 export interface SuiteReporter {
@@ -43,6 +44,11 @@ export interface RunSuiteOptions {
   junitDir?: string;
   /** Tests run at once (default 1). */
   parallel?: number;
+  /**
+   * The version the upgrade and downgrade tests move the cluster to (`--upgrade-target`, upstream's
+   * flag), a semantic version such as `1.33.1`; without it those tests are skipped.
+   */
+  upgradeTarget?: string;
   /** Lists what would run, contacting neither the cluster nor the cloud. */
   dryRun?: boolean;
   /** Aborting it interrupts the run: running tests clean up, the rest are reported interrupted. */
@@ -69,6 +75,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const signal = options.signal ?? new AbortController().signal;
   const parallel = options.parallel ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1) throw new CcmE2eError("invalid-argument", `--parallel: must be a positive integer, got ${parallel}`);
+  const upgradeTarget = parseUpgradeTarget(options.upgradeTarget);
   const selected = selectTests(options.tests ?? SUITE, {
     ...(options.focus ? { focus: compileRegex("--focus", options.focus)! } : {}),
     ...(options.skip ? { skip: compileRegex("--skip", options.skip)! } : {}),
@@ -127,6 +134,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
             external: driver.external ?? hostTraffic,
             inCluster,
             signal,
+            ...(upgradeTarget === undefined ? {} : { upgradeTarget }),
             onStep: (text) => options.reporter?.step?.(test.name, text),
           });
           finish(result, index);

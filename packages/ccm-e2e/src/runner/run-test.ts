@@ -15,6 +15,8 @@ export interface RunTestOptions {
   external: TrafficClient;
   /** The driver's in-cluster vantage point, else the run's dialer pods. */
   inCluster: TrafficClient;
+  /** `--upgrade-target`, without its `v`. */
+  upgradeTarget?: string;
   /** The run's signal: aborting it interrupts the test (its cleanup still runs). */
   signal: AbortSignal;
   onStep?: (text: string) => void;
@@ -62,6 +64,7 @@ export async function runTest(test: SuiteTest, options: RunTestOptions): Promise
     timeouts: options.timeouts,
     external: options.external,
     inCluster: options.inCluster,
+    upgradeTarget: options.upgradeTarget,
     signal: controller.signal,
     step: (text) => {
       record(`STEP: ${text}`);

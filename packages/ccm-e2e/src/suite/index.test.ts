@@ -46,8 +46,20 @@ describe("the ported suite", () => {
       "should be able to preserve UDP traffic when server pod cycles for a LoadBalancer service on different nodes",
       "should be able to preserve UDP traffic when server pod cycles for a LoadBalancer service on the same nodes",
       "Restart [Disruptive] [KubeUp] should restart all nodes and ensure all nodes and pods recover",
+      "Upgrade [Feature:Upgrade] master upgrade should maintain a functioning cluster [Feature:MasterUpgrade]",
+      "Upgrade [Feature:Upgrade] cluster upgrade should maintain a functioning cluster [Feature:ClusterUpgrade]",
+      "Downgrade [Feature:Downgrade] cluster downgrade should maintain a functioning cluster [Feature:ClusterDowngrade]",
     ]) {
       expect(names.filter((n) => n.includes(fragment)), fragment).toHaveLength(1);
     }
+  });
+
+  it("gates the upgrade tests on the upgrade capabilities and hooks, naming cluster_upgrade.go", () => {
+    const upgrades = SUITE.filter((t) => /Feature:(Upgrade|Downgrade)/.test(t.name));
+    expect(upgrades.map((t) => [t.upstream, t.requires])).toEqual([
+      ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["controlPlaneUpgrade"], hooks: ["upgradeControlPlane"] }],
+      ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["controlPlaneUpgrade", "nodeUpgrade"], hooks: ["upgradeControlPlane", "upgradeNodes"] }],
+      ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["downgrade"], hooks: ["downgrade"] }],
+    ]);
   });
 });

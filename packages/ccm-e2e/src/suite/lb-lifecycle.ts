@@ -1,14 +1,11 @@
 import { fail } from "../framework/assert.js";
 import { expectCloudLoadBalancer, portsMatch } from "../framework/cloud-truth.js";
-import { ingressPoint, LOAD_BALANCER_CLEANUP_FINALIZER, setServiceType, TestJig } from "../framework/jig.js";
-import { poll } from "../framework/poll.js";
+import { ingressPoint, setServiceType, TestJig } from "../framework/jig.js";
 import { testNotReachableHTTP, testNotReachableUDP, testReachableHTTP, testReachableUDP } from "../framework/reachability.js";
 import type { SuiteTest } from "../framework/registry.js";
-import { SERVICES as SERVICE_RESOURCE, type Service } from "../framework/resources.js";
 import { checkServiceReachability } from "../framework/service-reachability.js";
-import type { TestContext } from "../framework/context.js";
-import { isNotFound } from "@kubekit/client";
 import { LOAD_BALANCERS } from "./lb-names.js";
+import { waitForServiceDeletedWithFinalizer, waitForServiceUpdatedWithFinalizer } from "../framework/finalizer.js";
 
 /**
  * Ports `[sig-network] LoadBalancers [Feature:LoadBalancer] [TCP] should be able to change the
@@ -94,38 +91,6 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
   };
 }
 
-/** `e2eservice.WaitForServiceUpdatedWithFinalizer`: until the finalizer is (or is not) on the Service. */
-async function waitForFinalizer(ctx: TestContext, name: string, present: boolean): Promise<void> {
-  try {
-    await poll(`service ${ctx.namespace}/${name} to ${present ? "have" : "not have"} the finalizer ${LOAD_BALANCER_CLEANUP_FINALIZER}`, { timeoutMs: ctx.timeouts.lbCreate, signal: ctx.signal }, async () => {
-      const svc = await ctx.client.get<Service>(SERVICE_RESOURCE, ctx.namespace, name);
-      return (svc.metadata.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER) === present ? true : undefined;
-    });
-  } catch (error) {
-    fail(`Failed to wait for service to ${present ? "add" : "remove"} finalizer: ${(error as Error).message}`);
-  }
-}
-
-/** `e2eservice.WaitForServiceDeletedWithFinalizer`: delete, then wait until the Service is gone. */
-async function waitForServiceDeletedWithFinalizer(ctx: TestContext, name: string, signal?: AbortSignal): Promise<void> {
-  await ctx.client.delete(SERVICE_RESOURCE, ctx.namespace, name).catch((error: unknown) => {
-    if (!isNotFound(error)) throw error;
-  });
-  try {
-    await poll(`service ${ctx.namespace}/${name} to be deleted`, { timeoutMs: ctx.timeouts.lbCreate, signal }, async () => {
-      try {
-        await ctx.client.get(SERVICE_RESOURCE, ctx.namespace, name);
-        return undefined;
-      } catch (error) {
-        if (isNotFound(error)) return true;
-        throw error;
-      }
-    });
-  } catch (error) {
-    fail(`Failed to delete service with finalizer: ${(error as Error).message}`);
-  }
-}
-
 /**
  * Ports `[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup
  * finalizer for service [Slow]` (test/e2e/network/loadbalancer.go): LoadBalancer → finalizer
@@ -142,13 +107,13 @@ const cleanupFinalizer: SuiteTest = {
     ctx.step("Wait for load balancer to serve traffic");
     await jig.waitForLoadBalancer(ctx.timeouts.lbCreate);
     ctx.step("Check if finalizer presents on service with type=LoadBalancer");
-    await waitForFinalizer(ctx, svc.metadata.name, true);
+    await waitForServiceUpdatedWithFinalizer(ctx, svc.metadata.name, true);
     ctx.step("Check if finalizer is removed on service after changed to type=ClusterIP");
     await jig.changeServiceType("ClusterIP", ctx.timeouts.lbCreate);
-    await waitForFinalizer(ctx, svc.metadata.name, false);
+    await waitForServiceUpdatedWithFinalizer(ctx, svc.metadata.name, false);
     ctx.step("Check if finalizer is added back to service after changed to type=LoadBalancer");
     await jig.changeServiceType("LoadBalancer", ctx.timeouts.lbCreate);
-    await waitForFinalizer(ctx, svc.metadata.name, true);
+    await waitForServiceUpdatedWithFinalizer(ctx, svc.metadata.name, true);
     ctx.step("Check that service can be deleted with finalizer");
     const ref = await jig.getService();
     await waitForServiceDeletedWithFinalizer(ctx, svc.metadata.name, ctx.signal);

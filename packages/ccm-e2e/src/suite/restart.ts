@@ -1,7 +1,7 @@
 import { fail } from "../framework/assert.js";
 import type { TestContext } from "../framework/context.js";
 import { AGNHOST_IMAGE } from "../framework/jig.js";
-import { isNodeReady, nodeRef } from "../framework/nodes.js";
+import { checkReady, nodeRef } from "../framework/nodes.js";
 import { poll } from "../framework/poll.js";
 import type { SuiteTest } from "../framework/registry.js";
 import { NODES, PODS, type Node, type Pod } from "../framework/resources.js";
@@ -19,20 +19,6 @@ function restartable(pod: Pod): boolean {
   const annotations = (pod.metadata as { annotations?: Record<string, string> }).annotations ?? {};
   const mirror = Object.hasOwn(annotations, "kubernetes.io/config.mirror");
   return !(mirror && (pod.spec as { restartPolicy?: string } | undefined)?.restartPolicy !== "Always");
-}
-
-/** `e2enode.CheckReady`: all `count` nodes registered and Ready. */
-async function checkReady(ctx: TestContext, count: number, timeoutMs: number): Promise<Node[]> {
-  try {
-    return await poll(`${count} nodes to be registered and Ready`, { timeoutMs, signal: ctx.signal }, async (note) => {
-      const nodes = (await ctx.client.list<Node>(NODES)).items;
-      const ready = nodes.filter(isNodeReady);
-      note(`${nodes.length} registered, ${ready.length} Ready`);
-      return nodes.length === count && ready.length === count ? nodes : undefined;
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
 }
 
 /**
