@@ -9,6 +9,7 @@ import {
   MAP_ENTRY_SUFFIX,
   MICRO_TIME_TYPE,
   QUANTITY_TYPE,
+  RAW_EXTENSION_TYPE,
   STRING_LIST_TYPES,
   TIME_TYPE,
   fieldKey,
@@ -109,6 +110,11 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     const raw = record["Raw"];
     return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : {};
   }
+  if (name === RAW_EXTENSION_TYPE) {
+    const raw = record["raw"];
+    // Go's RawExtension marshals empty bytes as JSON null.
+    return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : null;
+  }
   const out: Plain = {};
   for (const field of type.fieldsArray) {
     const key = fieldKey(type, field);
@@ -127,7 +133,7 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
       continue;
     }
     if (!has(record, field.name)) {
-      if (ALWAYS_PRESENT_FIELDS.has(key)) out[field.name] = field.type === "bool" ? false : "";
+      if (ALWAYS_PRESENT_FIELDS.has(key)) out[field.name] = alwaysPresentZero(field);
       continue;
     }
     const converted = valueToJson(field, value);
@@ -140,6 +146,13 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message): u
     out[field.name] = converted;
   }
   return out;
+}
+
+/** The JSON zero value Go writes for an unset field without `omitempty`. */
+function alwaysPresentZero(field: protobuf.Field): unknown {
+  if (field.type === "bool") return false;
+  if (field.type === "string") return "";
+  return 0;
 }
 
 function parseTime(value: unknown): { seconds: number; nanos: number } | undefined {
@@ -174,6 +187,7 @@ export function jsonToMessage(type: protobuf.Type, json: unknown): Plain | undef
   if (name === QUANTITY_TYPE) return { string: typeof json === "number" ? String(json) : json };
   if (name === INT_OR_STRING_TYPE) return typeof json === "string" ? { type: 1, strVal: json } : { type: 0, intVal: json };
   if (name === FIELDS_V1_TYPE) return { Raw: Buffer.from(JSON.stringify(json ?? {}), "utf8") };
+  if (name === RAW_EXTENSION_TYPE) return { raw: Buffer.from(JSON.stringify(json), "utf8") };
   if (json === null || typeof json !== "object") return {};
   const source = json as Plain;
   const out: Plain = {};
