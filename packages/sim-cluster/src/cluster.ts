@@ -10,7 +10,7 @@ import { simQuotaEvaluators } from "./quota/index.js";
 import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
 import { defaultIngressClassAdmission } from "./default-ingress-class.js";
 import { runtimeClassAdmission } from "./runtime-class-admission.js";
-import { registerWorkloadProtobuf } from "./protobuf.js";
+import { registerWorkloadProtobuf } from "./protobuf/index.js";
 import { daemonSetController } from "./controllers/daemonset.js";
 import { disruptionController } from "./controllers/disruption.js";
 import { taintEvictionController } from "./controllers/taint-eviction.js";
@@ -182,7 +182,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     if (allocators.clusterIPs.family !== "IPv4" || familyOf(podCIDRs[0]!.split("/")[0]!) !== "IPv4") throw new Error("traffic mode needs IPv4 as the primary family of serviceCIDR and podCIDR (it forwards IPv4 loopback traffic only)");
     assertLoopbackRanges({ podCIDR: podCIDRs[0]!, serviceCIDR: allocators.clusterIPs.cidr, nodeCIDR });
   }
-  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
+  // client-go's typed clients (kubectl 1.32's `create deployment`, `create job`, ...) send protobuf.
   registerWorkloadProtobuf();
   hostAddress(nodeCIDR, 0);
   if (secondaryNodeCIDR !== undefined) hostAddress(secondaryNodeCIDR, 0);
