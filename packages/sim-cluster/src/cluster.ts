@@ -10,7 +10,8 @@ import { simQuotaEvaluators } from "./quota/index.js";
 import { defaultTolerationSecondsAdmission } from "./default-toleration-seconds.js";
 import { defaultIngressClassAdmission } from "./default-ingress-class.js";
 import { runtimeClassAdmission } from "./runtime-class-admission.js";
-import { registerWorkloadProtobuf } from "./protobuf.js";
+import { storageObjectInUseProtectionAdmission } from "./storage-protection-admission.js";
+import { registerWorkloadProtobuf } from "./protobuf/index.js";
 import { daemonSetController } from "./controllers/daemonset.js";
 import { disruptionController } from "./controllers/disruption.js";
 import { taintEvictionController } from "./controllers/taint-eviction.js";
@@ -25,6 +26,8 @@ import { jobController } from "./controllers/job.js";
 import { cronJobController } from "./controllers/cronjob.js";
 import { statefulSetController } from "./controllers/statefulset.js";
 import { volumeBinderController } from "./controllers/volume-binder.js";
+import { pvcProtectionController } from "./controllers/pvc-protection.js";
+import { pvProtectionController } from "./controllers/pv-protection.js";
 import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { ReportedVersion, versionStage } from "./handlers/version.js";
@@ -210,6 +213,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       priorityAdmission(() => priorityClasses),
       runtimeClassAdmission(() => runtimeClasses),
       defaultIngressClassAdmission(() => ingressClasses),
+      storageObjectInUseProtectionAdmission(),
       defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
     ],
     stages: [versionStage(reportedVersion), subresourceStage(() => subresourceStores, maxBodyBytes)],
@@ -220,7 +224,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
-  // kubectl 1.32 sends `create deployment` and `create service` as protobuf.
+  // client-go's typed clients (kubectl 1.32's `create deployment`, `create job`, ...) send protobuf.
   registerWorkloadProtobuf(plane.server);
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
   const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean; version: string }>();
@@ -270,7 +274,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller", "statefulset", "persistentvolume-binder"],
+      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller", "statefulset", "persistentvolume-binder", "pvc-protection", "pv-protection"],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -291,6 +295,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         replicaSetController({ kind: "ReplicationController" }),
         statefulSetController(),
         volumeBinderController(),
+        pvcProtectionController(),
+        pvProtectionController(),
       ],
       leaderElection: false,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),

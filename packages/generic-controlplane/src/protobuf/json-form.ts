@@ -6,6 +6,7 @@ import {
   MAP_ENTRY_SUFFIX,
   MICRO_TIME_TYPE,
   QUANTITY_TYPE,
+  RAW_EXTENSION_TYPE,
   STRING_LIST_TYPES,
   TIME_TYPE,
   fieldKey,
@@ -107,6 +108,11 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message, ru
     const raw = record["Raw"];
     return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : {};
   }
+  if (name === RAW_EXTENSION_TYPE) {
+    const raw = record["raw"];
+    // Go's RawExtension marshals empty bytes as JSON null.
+    return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(Buffer.from(raw).toString("utf8")) as unknown) : null;
+  }
   const out: Plain = {};
   for (const field of type.fieldsArray) {
     const key = fieldKey(type, field);
@@ -125,7 +131,7 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message, ru
       continue;
     }
     if (!has(record, field.name)) {
-      if (rules.alwaysPresent.has(key)) out[field.name] = field.type === "bool" ? false : "";
+      if (rules.alwaysPresent.has(key)) out[field.name] = alwaysPresentZero(field);
       continue;
     }
     const converted = valueToJson(field, value, rules);
@@ -138,6 +144,13 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message, ru
     out[field.name] = converted;
   }
   return out;
+}
+
+/** The JSON zero value Go writes for an unset field without `omitempty`. */
+function alwaysPresentZero(field: protobuf.Field): unknown {
+  if (field.type === "bool") return false;
+  if (field.type === "string") return "";
+  return 0;
 }
 
 function parseTime(value: unknown): { seconds: number; nanos: number } | undefined {
@@ -172,6 +185,7 @@ export function jsonToMessage(type: protobuf.Type, json: unknown, rules: JsonFie
   if (name === QUANTITY_TYPE) return { string: typeof json === "number" ? String(json) : json };
   if (name === INT_OR_STRING_TYPE) return typeof json === "string" ? { type: 1, strVal: json } : { type: 0, intVal: json };
   if (name === FIELDS_V1_TYPE) return { Raw: Buffer.from(JSON.stringify(json ?? {}), "utf8") };
+  if (name === RAW_EXTENSION_TYPE) return { raw: Buffer.from(JSON.stringify(json), "utf8") };
   if (json === null || typeof json !== "object") return {};
   const source = json as Plain;
   const out: Plain = {};

@@ -45,6 +45,7 @@ const BUILTIN_MESSAGES: Readonly<Record<string, string>> = {
 export const TIME_TYPE = `${META}.Time`;
 export const MICRO_TIME_TYPE = `${META}.MicroTime`;
 export const FIELDS_V1_TYPE = `${META}.FieldsV1`;
+export const RAW_EXTENSION_TYPE = "k8s.io.apimachinery.pkg.runtime.RawExtension";
 /** Map fields are declared as repeated `*Entry` messages with `key` and `value` fields. */
 export const MAP_ENTRY_SUFFIX = "Entry";
 /** `ExtraValue` is a `[]string` in Go and JSON; protobuf wraps it in a message. */

@@ -132,6 +132,11 @@ message Unknown {
   optional string contentEncoding = 3;
   optional string contentType = 4;
 }
+
+// An embedded object (a ControllerRevision's data): its JSON bytes, as Go writes them.
+message RawExtension {
+  optional bytes raw = 1;
+}
 `;
 
 export const CORE_V1_PROTO = `

@@ -123,4 +123,33 @@ message Route {
     const wire = scheme.lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as { rules: Array<{ ruleValue?: { http?: { paths: string[] } } }> };
     expect(wire.rules[0]?.ruleValue?.http?.paths).toEqual(["/bar"]);
   });
+
+  it("reads and writes an embedded object (RawExtension) as its JSON, and an unset int without omitempty as 0", () => {
+    scheme.register({
+      sources: [
+        `
+syntax = "proto2";
+package example.snapshots.v1;
+
+message Snapshot {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional .k8s.io.apimachinery.pkg.runtime.RawExtension data = 2;
+  optional int64 revision = 3;
+}
+`,
+      ],
+      kinds: { "snapshots.example.com/v1/Snapshot": "example.snapshots.v1.Snapshot" },
+      alwaysPresentFields: ["example.snapshots.v1.Snapshot.revision"],
+    });
+    const snapshot = { apiVersion: "snapshots.example.com/v1", kind: "Snapshot", metadata: { name: "s" }, data: { spec: { template: { metadata: { labels: { a: "b" } } } } }, revision: 3 };
+    const encoded = encodeProtobuf(snapshot, scheme);
+    expect(decodeProtobuf(encoded, scheme)).toEqual(snapshot);
+    // On the wire the data is the object's JSON bytes, as Go's RawExtension holds them.
+    const raw = scheme.lookupType(UNKNOWN_TYPE).decode(encoded.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
+    const wire = scheme.lookupType("example.snapshots.v1.Snapshot").decode(raw.raw) as unknown as { data: { raw: Uint8Array } };
+    expect(JSON.parse(Buffer.from(wire.data.raw).toString("utf8"))).toEqual(snapshot.data);
+    const type = scheme.lookupType("example.snapshots.v1.Snapshot");
+    const bare = type.encode(type.fromObject({ metadata: { name: "s" } })).finish();
+    expect(decodeProtobuf(envelope("snapshots.example.com/v1", "Snapshot", bare), scheme)).toEqual({ apiVersion: "snapshots.example.com/v1", kind: "Snapshot", metadata: { name: "s" }, revision: 0 });
+  });
 });

@@ -30,17 +30,26 @@ function revisionNumber(revision: ControllerRevision): number {
  * `constructHistory` (`getStatefulSetRevisions` for a StatefulSet, the `kind` the revisions' owner
  * reference names): the ControllerRevision of the owner's current template (created with
  * the next revision number when new, renumbered as the newest when an old template came back,
- * e.g. by `rollout undo`), its hash for the pods' `controller-revision-hash` label, and the older ones.
+ * e.g. by `rollout undo`), its hash for the pods' `controller-revision-hash` label, the older ones,
+ * and the owner's collision count: a new revision whose name another template's revision already
+ * has is named from the hash with the count raised, until the name is free or holds the same
+ * template (history's `CreateControllerRevision`).
  */
-export async function currentRevision(client: KubeClient, ds: HistoryOwner, owned: readonly ControllerRevision[], kind = "DaemonSet"): Promise<{ hash: string; current: ControllerRevision; old: ControllerRevision[] }> {
+export async function currentRevision(
+  client: KubeClient,
+  ds: HistoryOwner,
+  owned: readonly ControllerRevision[],
+  kind = "DaemonSet",
+): Promise<{ hash: string; current: ControllerRevision; old: ControllerRevision[]; collisionCount: number }> {
   const data = revisionData(ds);
   const wanted = canonicalJson(data);
   const namespace = ds.metadata?.namespace;
+  let collisionCount = ds.status?.collisionCount ?? 0;
   let current = owned.find((r) => canonicalJson(r.data) === wanted);
   const old = owned.filter((r) => r !== current);
   const maxOld = Math.max(0, ...old.map(revisionNumber));
-  if (current === undefined) {
-    const hash = podTemplateHash(data, ds.status?.collisionCount ?? 0);
+  while (current === undefined) {
+    const hash = podTemplateHash(data, collisionCount);
     const revision: ControllerRevision = {
       apiVersion: "apps/v1",
       kind: "ControllerRevision",
@@ -57,15 +66,16 @@ export async function currentRevision(client: KubeClient, ds: HistoryOwner, owne
       current = await client.create<ControllerRevision>(CONTROLLER_REVISIONS, namespace, revision);
     } catch (error) {
       if (!(isApiError(error) && error.code === 409)) throw error;
-      // Ours from an earlier sync the cache has not shown yet, when it holds the same template.
+      // The same template (ours from an earlier sync the cache has not shown yet), or a collision.
       const existing = await client.get<ControllerRevision>(CONTROLLER_REVISIONS, namespace, revision.metadata!.name!);
-      if (canonicalJson(existing.data) !== wanted || existing.metadata?.ownerReferences?.find((r) => r.controller)?.uid !== ds.metadata?.uid) throw error;
-      current = existing;
+      if (canonicalJson(existing.data) === wanted) current = existing;
+      else collisionCount++;
     }
-  } else if (revisionNumber(current) <= maxOld) {
+  }
+  if (revisionNumber(current) <= maxOld) {
     current = await client.patch<ControllerRevision>(CONTROLLER_REVISIONS, namespace, current.metadata?.name ?? "", { revision: maxOld + 1 }, "application/merge-patch+json");
   }
-  return { hash: current.metadata?.labels?.[CONTROLLER_REVISION_HASH] ?? "", current, old };
+  return { hash: current.metadata?.labels?.[CONTROLLER_REVISION_HASH] ?? "", current, old, collisionCount };
 }
 
 /** `cleanupHistory`: old revisions no live pod runs, beyond `revisionHistoryLimit`, lowest revision first. */

@@ -171,7 +171,7 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         }
         const { namespace } = splitKey(key);
         const owned = (revisions.cache.list() as ControllerRevision[]).filter((r) => r.metadata?.namespace === namespace && isOwnedBy(r, ds));
-        const { hash, old } = await currentRevision(client, ds, owned);
+        const { hash, old, collisionCount } = await currentRevision(client, ds, owned);
         // Its pods, with matching orphans adopted and pods that no longer match released (claimPods).
         const daemonPods = await claimObjects(client, PODS, ds, "DaemonSet", (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace));
         const nodeToPods = new Map<string, Pod[]>();
@@ -224,9 +224,12 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         }
 
         await cleanupHistory(client, ds, old, daemonPods);
-        const { status, availableInMs } = daemonSetStatus(ds, allNodes, nodeToPods, hash, Date.now());
-        const before = ds.status ?? {};
-        if ((Object.keys(status) as Array<keyof typeof status>).some((k) => (before[k] ?? 0) !== status[k])) {
+        const counted = daemonSetStatus(ds, allNodes, nodeToPods, hash, Date.now());
+        const { availableInMs } = counted;
+        // Upstream's DaemonSet status has a collision count only once there was a collision.
+        const status = { ...counted.status, ...(collisionCount > 0 || ds.status?.collisionCount !== undefined ? { collisionCount } : {}) };
+        const before: Record<string, unknown> = ds.status ?? {};
+        if (Object.entries(status).some(([k, v]) => (before[k] ?? 0) !== v)) {
           await client.patch(DAEMON_SETS, namespace, ds.metadata?.name ?? "", { status }, "application/merge-patch+json", "status");
         }
         // A pod ready but not yet for minReadySeconds becomes available without an event.

@@ -59,31 +59,55 @@ export function claimsFor(set: StatefulSet, ordinal: number): PersistentVolumeCl
   });
 }
 
+/** `updateStorage`: a claim volume per claim template, in place of any volume of the same name; the pod's other volumes after. */
+export function claimVolumes(set: StatefulSet, volumes: ReadonlyArray<{ name?: string }> | undefined, ordinal: number): Array<{ name?: string }> {
+  const claimTemplates = set.spec?.volumeClaimTemplates ?? [];
+  const claims = claimTemplates.map((t) => ({ name: t.metadata?.name ?? "", persistentVolumeClaim: { claimName: claimName(set, t.metadata?.name ?? "", ordinal) } }));
+  const names = new Set(claims.map((v) => v.name));
+  return [...claims, ...(volumes ?? []).filter((v) => !names.has(v.name ?? ""))];
+}
+
+/** `updateIdentity`'s labels: the pod's name and ordinal (PodIndexLabel is on in 1.32). */
+export function identityLabels(set: StatefulSet, ordinal: number): Record<string, string> {
+  return { [POD_NAME_LABEL]: podName(set, ordinal), [POD_INDEX_LABEL]: String(ordinal) };
+}
+
+/** `identityMatches`: the pod is `<set>-<n>` in the set's namespace and its pod-name label says so. */
+export function identityMatches(set: StatefulSet, pod: Pod): boolean {
+  const ordinal = ordinalOf(set, pod);
+  return ordinal !== undefined && pod.metadata?.namespace === set.metadata?.namespace && pod.metadata?.labels?.[POD_NAME_LABEL] === pod.metadata?.name;
+}
+
+/** `storageMatches`: each claim template has a volume of its name that mounts the pod's claim. */
+export function storageMatches(set: StatefulSet, pod: Pod): boolean {
+  const ordinal = ordinalOf(set, pod);
+  if (ordinal === undefined) return false;
+  const volumes = (pod.spec?.["volumes"] as Array<{ name?: string; persistentVolumeClaim?: { claimName?: string } }> | undefined) ?? [];
+  return (set.spec?.volumeClaimTemplates ?? []).every((template) => {
+    const volume = volumes.find((v) => v.name === (template.metadata?.name ?? ""));
+    return volume?.persistentVolumeClaim?.claimName === claimName(set, template.metadata?.name ?? "", ordinal);
+  });
+}
+
 /**
  * `newVersionedStatefulSetPod`: the pod at `ordinal` from `template` (the set's, or an older
  * revision's below the partition): its name, the identity labels, hostname `<set>-<n>` and
- * subdomain `serviceName` (`updateIdentity`), and a claim volume for each claim template in place
- * of a template volume of the same name (`updateStorage`).
+ * subdomain `serviceName` (`initIdentity`; both immutable, so set only here), and a claim volume
+ * for each claim template (`updateStorage`).
  */
 export function newStatefulSetPod(set: StatefulSet, template: PodTemplateSpec, ordinal: number, revision: string): Pod {
   const name = podName(set, ordinal);
   const spec = structuredClone(template.spec ?? {});
   spec["hostname"] = name;
   if (set.spec?.serviceName) spec["subdomain"] = set.spec.serviceName;
-  const claimTemplates = set.spec?.volumeClaimTemplates ?? [];
-  if (claimTemplates.length > 0) {
-    const claimVolumes = claimTemplates.map((t) => ({ name: t.metadata?.name ?? "", persistentVolumeClaim: { claimName: claimName(set, t.metadata?.name ?? "", ordinal) } }));
-    const names = new Set(claimVolumes.map((v) => v.name));
-    const others = ((spec["volumes"] as Array<{ name?: string }> | undefined) ?? []).filter((v) => !names.has(v.name ?? ""));
-    spec["volumes"] = [...claimVolumes, ...others];
-  }
+  if ((set.spec?.volumeClaimTemplates ?? []).length > 0) spec["volumes"] = claimVolumes(set, spec["volumes"] as Array<{ name?: string }> | undefined, ordinal);
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
       name,
       namespace: set.metadata?.namespace ?? "",
-      labels: { ...(template.metadata?.labels ?? {}), [POD_NAME_LABEL]: name, [POD_INDEX_LABEL]: String(ordinal), [CONTROLLER_REVISION_HASH]: revision },
+      labels: { ...(template.metadata?.labels ?? {}), ...identityLabels(set, ordinal), [CONTROLLER_REVISION_HASH]: revision },
       ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
       ...(template.metadata?.finalizers ? { finalizers: [...template.metadata.finalizers] } : {}),
       ownerReferences: [ownerReferenceTo(set, "apps/v1", "StatefulSet")],

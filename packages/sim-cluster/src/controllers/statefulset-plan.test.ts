@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../resources/pods.js";
 import type { StatefulSet } from "../resources/statefulsets.js";
-import { claimOwnerReferences, claimsFor, newStatefulSetPod, ordinalOf } from "./statefulset-identity.js";
+import { claimOwnerReferences, claimsFor, identityMatches, newStatefulSetPod, ordinalOf, storageMatches } from "./statefulset-identity.js";
 import { planStatefulSet, statefulSetStatus, type OrdinalPod } from "./statefulset-plan.js";
 
 // After pkg/controller/statefulset's stateful_set_control_test.go and stateful_set_utils_test.go.
@@ -104,5 +104,37 @@ describe("stateful pod identity", () => {
     expect(owners({ replicas: 1, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Delete" } })).toEqual(["other", "uid-1"]);
     expect(owners({ replicas: 3, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Delete" } })).toEqual(["other"]);
     expect(owners({ replicas: 1, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Delete" } })).toEqual(["other", "uid-1"]);
+  });
+});
+
+describe("identityMatches, storageMatches and the repairs they ask for (stateful_set_utils_test.go)", () => {
+  const withClaims = set({ serviceName: "web", volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }] });
+  const member = (change: (pod: Pod) => void = () => {}, phase = "Running"): OrdinalPod => {
+    const made = newStatefulSetPod(withClaims, withClaims.spec!.template!, 0, "rev-1");
+    made.status = { phase, conditions: [{ type: "Ready", status: phase === "Running" ? "True" : "False", lastTransitionTime: "2024-01-01T00:00:00Z" }] };
+    change(made);
+    return { ordinal: 0, pod: made };
+  };
+
+  it("a pod as made matches; a changed pod-name label, another namespace or a lost claim volume does not", () => {
+    expect(identityMatches(withClaims, member().pod)).toBe(true);
+    expect(storageMatches(withClaims, member().pod)).toBe(true);
+    expect(identityMatches(withClaims, member((p) => (p.metadata!.labels!["statefulset.kubernetes.io/pod-name"] = "web-9")).pod)).toBe(false);
+    expect(identityMatches(withClaims, member((p) => (p.metadata!.namespace = "elsewhere")).pod)).toBe(false);
+    expect(storageMatches(withClaims, member((p) => (p.spec!["volumes"] = [{ name: "data", emptyDir: {} }])).pod)).toBe(false);
+    expect(storageMatches(withClaims, member((p) => (p.spec!["volumes"] = [{ name: "data", persistentVolumeClaim: { claimName: "data-web-1" } }])).pod)).toBe(false);
+  });
+
+  it("repairs a healthy pod whose identity or storage is off, makes a Pending pod's missing claims, and waits on an unready one (OrderedReady)", () => {
+    const relabelled = member((p) => delete p.metadata!.labels!["statefulset.kubernetes.io/pod-name"]);
+    const plan = planStatefulSet({ ...withClaims, spec: { ...withClaims.spec, replicas: 1 } }, [relabelled], "rev-1", Date.now());
+    expect(plan.repair).toEqual([relabelled]);
+    const pending = member((p) => delete p.metadata!.labels!["statefulset.kubernetes.io/pod-name"], "Pending");
+    const waiting = planStatefulSet({ ...withClaims, spec: { ...withClaims.spec, replicas: 1 } }, [pending], "rev-1", Date.now());
+    expect(waiting.claimsFor).toEqual([pending]);
+    expect(waiting.repair).toEqual([]);
+    const parallel = planStatefulSet({ ...withClaims, spec: { ...withClaims.spec, replicas: 1, podManagementPolicy: "Parallel" } }, [pending], "rev-1", Date.now());
+    expect(parallel.repair).toEqual([pending]);
+    expect(planStatefulSet({ ...withClaims, spec: { ...withClaims.spec, replicas: 1 } }, [member()], "rev-1", Date.now()).repair).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Pod } from "../resources/pods.js";
 import type { StatefulSet, StatefulSetStatus } from "../resources/statefulsets.js";
-import { podRevision, startOrdinal } from "./statefulset-identity.js";
+import { identityMatches, podRevision, startOrdinal, storageMatches } from "./statefulset-identity.js";
 import { isPodReady, podAvailability } from "./util.js";
 
 /** A pod of the set with the ordinal its name gives it. */
@@ -9,15 +9,21 @@ export interface OrdinalPod {
   pod: Pod;
 }
 
-/** What one sync does: the ordinals to create pods at, the pods to delete, and when to look again. */
+/**
+ * What one sync does: the ordinals to create pods at, the pods to delete, the pending pods whose
+ * missing claims to create, the pods whose identity or storage to repair, and when to look again.
+ */
 export interface StatefulSetPlan {
   create: number[];
   delete: Pod[];
+  claimsFor: OrdinalPod[];
+  repair: OrdinalPod[];
   requeueAfterMs?: number;
 }
 
 const isTerminating = (pod: Pod) => pod.metadata?.deletionTimestamp !== undefined;
 const isFinished = (pod: Pod) => pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded";
+const isPending = (pod: Pod) => pod.status?.phase === "Pending";
 /** `isRunningAndReady`. */
 const isRunningAndReady = (pod: Pod) => pod.status?.phase === "Running" && isPodReady(pod);
 /** `isHealthy`. */
@@ -29,7 +35,10 @@ const isHealthy = (pod: Pod) => isRunningAndReady(pod) && !isTerminating(pod);
  * - each replica ordinal in `[start, start + replicas)` in order: a failed or succeeded pod is
  *   deleted (the next sync makes it again), a missing one created; under OrderedReady the sync
  *   stops at the first pod created, terminating, not Running and Ready, or not yet available
- *   (minReadySeconds), so each pod waits for all its predecessors; Parallel goes on.
+ *   (minReadySeconds), so each pod waits for all its predecessors; Parallel goes on. A Pending
+ *   pod gets its missing claims made again (`createMissingPersistentVolumeClaims`); a pod past
+ *   those gates whose identity label or claim volumes are not the set's is repaired
+ *   (`identityMatches`, `storageMatches`, then `UpdateStatefulPod`).
  * - then pods beyond the replicas, highest ordinal first: OrderedReady deletes one at a time, and
  *   only while every other pod is healthy (the first unhealthy one may go itself); Parallel deletes all.
  * - then, for RollingUpdate, the pod with the highest ordinal at or above the partition that is not
@@ -39,7 +48,7 @@ const isHealthy = (pod: Pod) => isRunningAndReady(pod) && !isTerminating(pod);
  *   when someone deletes it.
  */
 export function planStatefulSet(set: StatefulSet, pods: readonly OrdinalPod[], updateRevision: string, now: number): StatefulSetPlan {
-  const plan: StatefulSetPlan = { create: [], delete: [] };
+  const plan: StatefulSetPlan = { create: [], delete: [], claimsFor: [], repair: [] };
   const monotonic = set.spec?.podManagementPolicy !== "Parallel";
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
   const start = startOrdinal(set);
@@ -65,8 +74,9 @@ export function planStatefulSet(set: StatefulSet, pods: readonly OrdinalPod[], u
       if (monotonic) return plan;
       continue;
     }
-    if (!monotonic) continue;
-    if (isTerminating(pod) || !isRunningAndReady(pod) || waitFor(pod)) return plan;
+    if (isPending(pod) && !isTerminating(pod)) plan.claimsFor.push({ ordinal, pod });
+    if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || waitFor(pod))) return plan;
+    if (!isTerminating(pod) && !(identityMatches(set, pod) && storageMatches(set, pod))) plan.repair.push({ ordinal, pod });
   }
 
   for (const { pod } of [...condemned].reverse()) {

@@ -9,7 +9,7 @@ import { CONTROLLER_REVISIONS, PERSISTENT_VOLUME_CLAIMS, PODS, STATEFUL_SETS } f
 import { selectorMatches } from "../selector.js";
 import { claimObjects } from "./claim.js";
 import { cleanupHistory, currentRevision } from "./daemonset-history.js";
-import { claimOwnerReferences, claimsFor, newStatefulSetPod, ordinalOf, startOrdinal } from "./statefulset-identity.js";
+import { claimOwnerReferences, claimsFor, claimVolumes, identityLabels, identityMatches, newStatefulSetPod, ordinalOf, startOrdinal, storageMatches } from "./statefulset-identity.js";
 import { planStatefulSet, statefulSetStatus, type OrdinalPod } from "./statefulset-plan.js";
 import { aborted, controllerRefOf, isOwnedBy, keyOf, toleratingStaleCache } from "./util.js";
 
@@ -109,12 +109,35 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
         }
       };
 
+      /**
+       * `UpdateStatefulPod`: the identity labels and claim volumes put back on a pod that lost them
+       * (claim volumes with their claims made first); spec.volumes is immutable, so the API refuses
+       * that part, as upstream's update is refused, with a FailedUpdate event.
+       */
+      const repairPod = async (set: StatefulSet, { ordinal, pod }: OrdinalPod) => {
+        const name = pod.metadata?.name ?? "";
+        const patch: { metadata: Record<string, unknown>; spec?: Record<string, unknown> } = { metadata: { resourceVersion: pod.metadata?.resourceVersion } };
+        if (!identityMatches(set, pod)) patch.metadata["labels"] = identityLabels(set, ordinal);
+        try {
+          if (!storageMatches(set, pod)) {
+            patch.spec = { volumes: claimVolumes(set, pod.spec?.["volumes"] as Array<{ name?: string }> | undefined, ordinal) };
+            await createClaims(set, ordinal, name);
+          }
+          await client.patch(PODS, pod.metadata?.namespace, name, patch, MERGE_PATCH);
+        } catch (error) {
+          if (isNotFound(error)) return;
+          void events.event(involved(set), "Warning", "FailedUpdate", `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} failed error: ${error instanceof Error ? error.message : String(error)}`);
+          throw error;
+        }
+        void events.event(involved(set), "Normal", "SuccessfulUpdate", `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} successful`);
+      };
+
       const sync = async (key: string): Promise<void | Requeue> => {
         const set = sets.cache.get(key) as StatefulSet | undefined;
         if (set === undefined || set.metadata?.deletionTimestamp !== undefined) return;
         const { namespace } = splitKey(key);
         const owned = (revisions.cache.list() as ControllerRevision[]).filter((r) => r.metadata?.namespace === namespace && isOwnedBy(r, set));
-        const { current: update, old } = await currentRevision(client, set, owned, "StatefulSet");
+        const { current: update, old, collisionCount } = await currentRevision(client, set, owned, "StatefulSet");
         const updateName = update.metadata?.name ?? "";
         // The current revision is the one the status names while it exists (getStatefulSetRevisions).
         const current = set.status?.currentRevision === updateName ? update : (owned.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update);
@@ -154,7 +177,9 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
           }
           void events.event(involved(set), "Normal", "SuccessfulDelete", `delete Pod ${pod.metadata?.name ?? ""} in StatefulSet ${set.metadata?.name ?? ""} successful`);
         });
-        const results = await Promise.allSettled([...creates, ...deletes]);
+        const missingClaims = plan.claimsFor.map(({ ordinal, pod }) => createClaims(set, ordinal, pod.metadata?.name ?? ""));
+        const repairs = plan.repair.map((member) => repairPod(set, member));
+        const results = await Promise.allSettled([...creates, ...deletes, ...missingClaims, ...repairs]);
         await retainClaims(set, members);
         const failed = results.find((r) => r.status === "rejected");
         if (failed !== undefined) throw failed.reason;
@@ -162,7 +187,7 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
         // The plan's deletions count as terminating, its creations as not yet there (as upstream's status of this sync).
         const deleted = new Set(plan.delete);
         const counted = members.map((m) => (deleted.has(m.pod) ? { ...m, pod: { ...m.pod, metadata: { ...m.pod.metadata, deletionTimestamp: new Date(now).toISOString() } } } : m));
-        const status = statefulSetStatus(set, counted, currentName, updateName, now);
+        const status = { ...statefulSetStatus(set, counted, currentName, updateName, now), collisionCount };
         const before = set.status ?? {};
         if ((Object.keys(status) as Array<keyof typeof status>).some((k) => (before[k] ?? 0) !== status[k])) {
           await client.patch(STATEFUL_SETS, namespace, set.metadata?.name ?? "", { status }, MERGE_PATCH, "status");

@@ -37,7 +37,8 @@ const VOLUME = "volume:";
  * - a volume without a claim is Available; one whose claim is gone is Released, and deleted when
  *   its reclaim policy is Delete (there is no storage behind it to delete).
  *
- * There are no protection finalizers: a claim in use or a bound volume is deleted at once.
+ * A claim in use or a bound volume that is deleted stays Terminating until the protection
+ * controllers (`pvc-protection`, `pv-protection`) remove their finalizers.
  */
 export function volumeBinderController(): Controller {
   return {
@@ -169,7 +170,9 @@ export function volumeBinderController(): Controller {
 
       const syncVolume = async (name: string) => {
         const pv = volumes.cache.get(name) as PersistentVolume | undefined;
-        if (pv === undefined || pv.metadata?.deletionTimestamp !== undefined) return;
+        // A volume being deleted is still released when its claim goes, which lets its protection finalizer go.
+        if (pv === undefined) return;
+        const deleting = pv.metadata?.deletionTimestamp !== undefined;
         const ref = pv.spec?.claimRef;
         if (ref === undefined || ref === null) {
           if (pv.status?.phase !== "Available") await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Available" });
@@ -192,14 +195,13 @@ export function volumeBinderController(): Controller {
           if (claim.spec?.volumeName === name && pv.status?.phase !== "Bound") await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Bound" });
           return;
         }
-        // The claim is gone: reclaim the volume.
-        if (pv.spec?.persistentVolumeReclaimPolicy === "Delete") {
+        // The claim is gone: the volume is Released, then reclaimed.
+        if (pv.status?.phase !== "Released") await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Released" });
+        if (pv.spec?.persistentVolumeReclaimPolicy === "Delete" && !deleting) {
           await client.delete(PERSISTENT_VOLUMES, undefined, name).catch((error: unknown) => {
             if (!isNotFound(error)) throw error;
           });
-          return;
         }
-        if (pv.status?.phase !== "Released") await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Released" });
       };
 
       const sync = async (key: string) => {
