@@ -187,6 +187,18 @@ function toPrefixArgument(input: unknown, what: string): Prefix {
   throw invalidArgument(`${what} must be a CIDR prefix string or a Prefix, got ${describeValue(input)}`);
 }
 
+let heldStatusRecords: (registry: NetworkRegistry, name: string) => readonly AddressRecord[] | undefined;
+
+/**
+ * A claim's record statuses as the registry holds them, not copies (callers must not change
+ * them): each is replaced, never changed in place, so a record whose object is the same as
+ * before has the same outcome, and a caller can tell what changed without building the view.
+ * Internal to this package (the arbiter's incremental passes).
+ */
+export function claimStatusRecords(registry: NetworkRegistry, name: string): readonly AddressRecord[] | undefined {
+  return heldStatusRecords(registry, name);
+}
+
 /**
  * The address-space registry of one estate (one cluster, or several that must not overlap).
  * Pure and synchronous: all state is in memory and serializes with {@link snapshot}.
@@ -198,6 +210,10 @@ function toPrefixArgument(input: unknown, what: string): Prefix {
  * records are decided again, in claim order, whenever the granted records change.
  */
 export class NetworkRegistry {
+  static {
+    heldStatusRecords = (registry, name) => registry.claims.get(name)?.declared.map((r) => r.status);
+  }
+
   private readonly index = new PrefixTrie<Grant[]>();
   private readonly claims = new Map<string, ClaimState>();
   private readonly pools = new Map<Grant, FreeSpace>();
