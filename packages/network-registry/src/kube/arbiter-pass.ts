@@ -211,7 +211,8 @@ export class Decider {
       yield;
       const { spec, status: stored } = object;
       const name = object.metadata.name;
-      const base = { sequence: allocationOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
+      // The term a status was written in is the writer's; carried over, it is no change of decision.
+      const base = { sequence: allocationOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
       const applied = this.#allocations.get(name);
       const memo = this.#allocationMemo.get(name);
       if (memo !== undefined && memo.object === object && memo.sequence === base.sequence && memo.applied === applied && (applied !== undefined || memo.generation === registry.generation)) {
@@ -256,7 +257,7 @@ export class Decider {
       yield;
       const name = object.metadata.name;
       const stored = object.status;
-      const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
+      const base = { sequence: claimOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
       const problem = this.#invalid.get(name);
       const records = problem === undefined ? claimStatusRecords(registry, name) : undefined;
       const memo = this.#claimMemo.get(name);

@@ -12,6 +12,7 @@ import { Decider, type ClaimDecision, type DecisionPlan } from "./arbiter-pass.j
 import { BackgroundEvents } from "./background-events.js";
 import { runBounded } from "./bounded.js";
 import { LeaseFence } from "./lease-fence.js";
+import { STALE_TERM_REFUSAL } from "./manifests.js";
 import { compareResourceVersion } from "./order.js";
 
 /** The arbiter's Lease and timings (default Lease `kube-system/kana-arbiter`), as the controller manager's. */
@@ -80,7 +81,7 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
     const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
     const freshMs = election.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
     const lead = (signal: AbortSignal) =>
-      decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal, new LeaseFence({ client, namespace, name, identity, freshMs }));
+      decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal, new LeaseFence({ client, namespace, name, identity, freshMs }), namespace === "kube-system" && name === ARBITER_NAME);
     elector = new LeaderElector({
       client,
       namespace,
@@ -113,6 +114,8 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
 /** One leadership term: fresh caches, one worker, every change re-runs the whole pass. */
 async function decideWhileLeading(
   client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal, fence: LeaseFence | undefined,
+  /** Whether the Lease is the one the installed policy fences status writes by (kube-system/kana-arbiter). */
+  stampTerm = false,
 ): Promise<void> {
   const claims = new Informer(client, NETWORK_CLAIMS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
   const allocations = new Informer(client, NETWORK_ALLOCATIONS, { logger, initialBackoffMs: 100, maxBackoffMs: 2_000 });
@@ -159,6 +162,25 @@ async function decideWhileLeading(
       else caughtUp = false;
     }
     return caughtUp;
+  }
+
+  /**
+   * The status as this term writes it: stamped with the term, which the API server checks
+   * against the Lease, so a write still in flight when the term ends cannot land after the next
+   * leader's (without leader election there is no term, and nothing is stamped).
+   */
+  function stamped<S extends { term?: number }>(status: S): S {
+    const { term: _recorded, ...rest } = status;
+    const term = stampTerm ? fence?.term : undefined;
+    return (term === undefined ? rest : { ...rest, term }) as S;
+  }
+
+  /** Whether the server refused a write because this term is over; if so, the term writes nothing more. */
+  function termOver(error: unknown): boolean {
+    if (!(error instanceof Error) || !error.message.includes(STALE_TERM_REFUSAL)) return false;
+    logger({ level: "warn", msg: "a write of this term was refused: another instance leads; this term writes nothing more", error: error.message });
+    queue.shutDown();
+    return true;
   }
 
   /** Whether this term may still write: not stopped, and (with leader election) the Lease is still ours. */
@@ -246,7 +268,7 @@ async function decideWhileLeading(
           await writeClaim({ ...decision, object: finalizers.patched.get(name) ?? decision.object });
           failedWrites.delete(name);
         } catch (error) {
-          if (isNotFound(error) || isConflict(error)) return; // deleted or changed meanwhile: the watch brings the news
+          if (isNotFound(error) || isConflict(error) || termOver(error)) return; // deleted or changed meanwhile: the watch brings the news
           // A write the server refuses (a policy that does not name this arbiter's user) is
           // reported on its claim: one claim never holds up the decisions of the others.
           await reportFailedWrite(decision.object, error);
@@ -259,12 +281,12 @@ async function decideWhileLeading(
         if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
         logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
         try {
-          const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: decision.status }, "status");
+          const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: stamped(decision.status) }, "status");
           written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
           metrics.wrote("allocation");
         } catch (error) {
           // Deleted meanwhile: the next pass no longer sees it.
-          if (!isNotFound(error)) throw error;
+          if (!isNotFound(error) && !termOver(error)) throw error;
         }
       });
     }
@@ -287,7 +309,7 @@ async function decideWhileLeading(
 
   async function writeClaim(decision: ClaimDecision): Promise<void> {
     logger({ msg: "writing status", resource: "networkclaims", name: decision.object.metadata.name });
-    const updated = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...decision.object, status: decision.status }, "status");
+    const updated = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...decision.object, status: stamped(decision.status) }, "status");
     written.set(`claim/${updated.metadata.name}`, updated.metadata.resourceVersion ?? "");
     metrics.wrote("claim");
     announce(decision);
