@@ -45,8 +45,8 @@ const ALL = "all";
 const WRITES_IN_FLIGHT = 24;
 /** Writes per pass; the rest go to the next pass. */
 const WRITES_PER_PASS = 1_000;
-/** Event sends in flight at once, and waiting at most (client-go's broadcaster queues 1,000). */
-const EVENTS_IN_FLIGHT = 4;
+/** Event sends in flight at once (client-go's recorder sends one at a time), and waiting at most (its broadcaster queues 1,000). */
+const EVENTS_IN_FLIGHT = 1;
 const EVENTS_QUEUED = 1_000;
 /** The elector's default retry period: how long one look at the Lease is trusted before a write. */
 const DEFAULT_RETRY_PERIOD_MS = 2_000;
