@@ -8,7 +8,8 @@ import { describeReference, normalizeRecord, normalizeReference, specOf, type Lo
 import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
 import { PrefixTrie } from "./trie.js";
-import { hull, rangeOf, watchTouched, type AddressRange, type RefusalWatch } from "./refusal-watch.js";
+import { hull, rangeOf, type RefusalWatch } from "./refusal-watch.js";
+import { RefusedRecords } from "./refused-records.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
   type AddressRecord, type Conflict, type NetworkClaim, type NetworkClaimMetadata, type OverlapRelation, type ResourceReference,
@@ -225,11 +226,8 @@ export class NetworkRegistry {
   private lastDateMs = Number.NaN;
   private lastDate = "";
   private lastReference: ResourceReference | undefined;
-  /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
-  private readonly refused = new Set<RecordState>();
-  /** Ranges of grants added / removed (and carve-outs added) since refused records were last decided. */
-  private readonly grantsAdded: AddressRange[] = [];
-  private readonly grantsFreed: AddressRange[] = [];
+  /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones), and the grant changes since they were decided. */
+  private readonly refused = new RefusedRecords<RecordState>();
   private readonly tablePrefixes = new Map<string, Prefix>();
   /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
   private readonly carving = new Set<ClaimState>();
@@ -627,8 +625,7 @@ export class NetworkRegistry {
       }
     }
     // Every refusal was just checked against the whole registry.
-    registry.grantsAdded.length = 0;
-    registry.grantsFreed.length = 0;
+    registry.refused.forgetChanges();
     registry.generationCounter = snapshot.generation;
     return registry;
   }
@@ -689,7 +686,7 @@ export class NetworkRegistry {
   /** A kept record takes the new spec's metadata; its grant and decision stay. */
   private updateMetadata(record: RecordState, spec: AddressRecord, validated: ValidatedRecord): void {
     // A grant's reference is in the messages of the records it blocks, its delegateTo decides its delegations.
-    if (record.grant !== undefined) this.grantsFreed.push(rangeOf(record.grant.prefix));
+    if (record.grant !== undefined) this.refused.grantFreed(rangeOf(record.grant.prefix));
     record.spec = spec;
     record.validated = validated;
     const { reference, description, delegateTo } = spec;
@@ -789,7 +786,6 @@ export class NetworkRegistry {
 
   /** A declared record without a grant, to be decided at the next settle. */
   private refuse(record: RecordState): void {
-    record.watch = undefined;
     this.refused.add(record);
   }
 
@@ -801,23 +797,13 @@ export class NetworkRegistry {
    * cost of a change grows with the refusals around it, not with all refusals.
    */
   private decideRefused(): void {
-    const added = this.grantsAdded.splice(0);
-    const freed = this.grantsFreed.splice(0);
-    if (this.refused.size === 0) return;
+    if (this.refused.size === 0) {
+      this.refused.forgetChanges();
+      return;
+    }
     const date = this.now();
     const candidates = new Set<RecordState>();
-    const collect = (newlyAdded: readonly AddressRange[], newlyFreed: readonly AddressRange[]): boolean => {
-      let found = false;
-      for (const record of this.refused) {
-        if (candidates.has(record)) continue;
-        if (record.watch === undefined || watchTouched(record.watch, newlyAdded, newlyFreed)) {
-          candidates.add(record);
-          found = true;
-        }
-      }
-      return found;
-    };
-    collect(added, freed);
+    this.refused.collect(candidates);
     let pending = [...candidates].sort(compareRecords);
     for (let i = 0; i < pending.length;) {
       const record = pending[i]!;
@@ -825,8 +811,7 @@ export class NetworkRegistry {
       if (outcome.conflict === undefined) {
         this.grantRecord(record, outcome, date);
         pending.splice(i, 1);
-        const granted = this.grantsAdded.splice(0);
-        if (collect(granted, this.grantsFreed.splice(0))) pending = [...candidates].filter((r) => this.refused.has(r)).sort(compareRecords);
+        if (this.refused.collect(candidates)) pending = [...candidates].filter((r) => this.refused.has(r)).sort(compareRecords);
         i = 0;
       } else {
         i++;
@@ -1080,7 +1065,8 @@ export class NetworkRegistry {
 
   /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
   private indexGrant(grant: Grant): void {
-    (grant.kind === "carve-out" ? this.grantsFreed : this.grantsAdded).push(rangeOf(grant.prefix));
+    if (grant.kind === "carve-out") this.refused.grantFreed(rangeOf(grant.prefix));
+    else this.refused.grantAdded(rangeOf(grant.prefix));
     const existing = this.index.get(grant.prefix);
     this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
   }
@@ -1093,7 +1079,7 @@ export class NetworkRegistry {
   }
 
   private removeGrant(grant: Grant): void {
-    this.grantsFreed.push(rangeOf(grant.prefix));
+    this.refused.grantFreed(rangeOf(grant.prefix));
     grant.parent?.children.delete(grant);
     const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
     if (remaining.length === 0) this.index.remove(grant.prefix);
