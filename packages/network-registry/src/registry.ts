@@ -7,9 +7,10 @@ import { Prefix } from "./prefix.js";
 import { describeReference, normalizeRecord, normalizeReference, specOf, type LooseRecord } from "./records.js";
 import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
-import { PrefixTrie } from "./trie.js";
 import { hull, rangeOf, type RefusalWatch } from "./refusal-watch.js";
 import { RefusedRecords } from "./refused-records.js";
+import { GrantIndex } from "./grant-index.js";
+import { compareSamePrefix, isAncestor, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
   type AddressRecord, type Conflict, type NetworkClaim, type NetworkClaimMetadata, type OverlapRelation, type ResourceReference,
@@ -93,42 +94,6 @@ export interface RegistrySnapshot {
   claims: NetworkClaim[];
   /** Dynamic allocations, in claim order and then address order. */
   allocations: Allocation[];
-}
-
-interface Grant {
-  readonly claim: string;
-  readonly prefix: Prefix;
-  readonly key: string;
-  readonly kind: "allocated" | "carve-out";
-  parent: Grant | undefined;
-  delegateTo: readonly string[] | undefined;
-  status: AddressRecord;
-  /** Granted records delegated from this one. */
-  readonly children: Set<Grant>;
-  readonly record: RecordState;
-  /** The `parent` value of records allocated from this grant, shared by all of them. */
-  asParent?: Readonly<{ claim: string; prefix: string }>;
-}
-
-interface RecordState {
-  readonly claim: ClaimState;
-  readonly allocation: boolean;
-  spec: AddressRecord;
-  status: AddressRecord;
-  grant: Grant | undefined;
-  validated: ValidatedRecord;
-  /** While refused: the ranges whose changes can change its outcome (unset: decide it at the next change). */
-  watch?: RefusalWatch | undefined;
-}
-
-interface ClaimState {
-  readonly name: string;
-  /** Creation order: conflicts are decided in this order. */
-  readonly order: number;
-  metadata: NetworkClaimMetadata;
-  /** The spec records, in spec order. */
-  declared: RecordState[];
-  allocations: TombstoneMap<string, RecordState>;
 }
 
 interface Evaluation {
@@ -215,9 +180,7 @@ export class NetworkRegistry {
     heldStatusRecords = (registry, name) => registry.claims.get(name)?.declared.map((r) => r.status);
   }
 
-  private readonly index = new PrefixTrie<Grant[]>();
   private readonly claims = new Map<string, ClaimState>();
-  private readonly pools = new Map<Grant, FreeSpace>();
   private readonly policy: SpecialPurposePolicy;
   private readonly clock: () => Date;
   private readonly wellKnown: readonly string[];
@@ -228,6 +191,7 @@ export class NetworkRegistry {
   private lastReference: ResourceReference | undefined;
   /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones), and the grant changes since they were decided. */
   private readonly refused = new RefusedRecords<RecordState>();
+  private readonly grants = new GrantIndex(this.refused, (pool) => this.insideOwnCarveOut(pool));
   private readonly tablePrefixes = new Map<string, Prefix>();
   /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
   private readonly carving = new Set<ClaimState>();
@@ -413,7 +377,7 @@ export class NetworkRegistry {
   /** Every granted record (allocated, carved out and allocations), IPv4 first, in address order. */
   records(): { claim: string; record: AddressRecord }[] {
     const result: { claim: string; record: AddressRecord }[] = [];
-    for (const entry of this.index) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
+    for (const entry of this.grants.trie) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
     return result;
   }
 
@@ -426,7 +390,7 @@ export class NetworkRegistry {
     const exact: Owner[] = [];
     const covering: Owner[] = [];
     const covered: Owner[] = [];
-    for (const entry of this.index.overlapping(prefix)) {
+    for (const entry of this.grants.trie.overlapping(prefix)) {
       const relation = entry.prefix.length === prefix.length ? "exact" : entry.prefix.length < prefix.length ? "covering" : "covered";
       for (const grant of entry.value) {
         const owner: Owner = { claim: grant.claim, record: normalizeRecord(grant.status), relation };
@@ -465,7 +429,7 @@ export class NetworkRegistry {
     if (request.prefixLength === poolPrefix.length && request.claim === pool.claim) {
       throw invalidArgument(`${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
     }
-    const space = this.poolSpace(pool);
+    const space = this.grants.poolSpace(pool);
     const exact = request.prefix === undefined ? undefined : toPrefixArgument(request.prefix, "prefix");
     if (exact !== undefined && (exact.length !== request.prefixLength || !poolPrefix.contains(exact))) {
       throw invalidArgument(`prefix ${exact.toString()} is not a /${request.prefixLength} of ${poolPrefix.toString()}`);
@@ -482,7 +446,7 @@ export class NetworkRegistry {
       );
     }
     // A record of the requester around the pool (the pool sits in its carve-out) would overlap any block.
-    const outer = this.index.covering(pool.prefix).flatMap((e) => e.value)
+    const outer = this.grants.trie.covering(pool.prefix).flatMap((e) => e.value)
       .find((g) => g.claim === request.claim && g.kind === "allocated" && g !== pool && !isAncestor(g, pool.parent));
     if (outer !== undefined) {
       space.release(block);
@@ -513,7 +477,7 @@ export class NetworkRegistry {
     state.allocations.set(key, record);
     // The block was free, so only the pool itself can share its prefix (a whole-pool delegation),
     // and no other pool's free space changes.
-    this.indexGrant(grant);
+    this.grants.index(grant);
     this.decideRefused();
     this.generationCounter++;
     return status;
@@ -559,7 +523,7 @@ export class NetworkRegistry {
     if (!Array.isArray(snapshot.allocations)) throw fail("allocations must be a list");
     const parents: { grant: Grant; claim: string; prefix: Prefix }[] = [];
     const add = (grant: Grant, parent: AddressRecord["parent"], parentPrefix: Prefix | undefined) => {
-      registry.insertGrant(grant);
+      registry.grants.insert(grant);
       if (parent !== undefined && parentPrefix !== undefined) parents.push({ grant, claim: parent.claim, prefix: parentPrefix });
     };
     const recorded = new Map<RecordState, AddressRecord>();
@@ -614,7 +578,7 @@ export class NetworkRegistry {
     }
     registry.assertConsistent(fail);
     // Grants of one prefix are ordered by delegation depth, which is known only now.
-    for (const entry of [...registry.index]) if (entry.value.length > 1) registry.index.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
+    for (const entry of [...registry.grants.trie]) if (entry.value.length > 1) registry.grants.trie.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
     // Refused records must say what the registry would say now.
     for (const record of [...registry.claims.values()].flatMap((c) => c.declared.filter((r) => r.grant === undefined))) {
       const outcome = registry.evaluate(record.claim.name, record.validated, true);
@@ -680,7 +644,7 @@ export class NetworkRegistry {
   private grantCarveOut(record: RecordState, date: string): void {
     record.status = normalizeRecord({ ...record.spec, date, status: "unavailable" });
     record.grant = this.newGrant(record, "carve-out");
-    this.insertGrant(record.grant);
+    this.grants.insert(record.grant);
   }
 
   /** A kept record takes the new spec's metadata; its grant and decision stay. */
@@ -715,7 +679,7 @@ export class NetworkRegistry {
     const remainingCarveOuts = specs.filter((s) => s.status === "unavailable").map((s) => parsePrefix(s.prefix));
     const remainingOuter = [...kept.values()].flatMap(({ record }) => (record.grant?.kind === "allocated" ? [record.grant] : []));
     for (const carve of droppedGrants.filter((g) => g.kind === "carve-out")) {
-      for (const entry of this.index.coveredBy(carve.prefix)) {
+      for (const entry of this.grants.trie.coveredBy(carve.prefix)) {
         for (const inner of entry.value) {
           if (inner.kind !== "allocated" || inner.claim === state.name || remainingCarveOuts.some((c) => c.contains(inner.prefix))) continue;
           const outer = remainingOuter.find((o) => o.prefix.contains(inner.prefix) && !isAncestor(o, inner.parent));
@@ -756,19 +720,19 @@ export class NetworkRegistry {
       this.dropAllocation(record);
       return;
     }
-    this.removeGrant(grant);
+    this.grants.remove(grant);
     record.grant = undefined;
     this.refuse(record);
   }
 
   private dropAllocation(record: RecordState): void {
-    if (record.grant !== undefined) this.removeGrant(record.grant);
+    if (record.grant !== undefined) this.grants.remove(record.grant);
     record.claim.allocations.delete(record.validated.prefix.toString());
   }
 
   private dropDeclared(record: RecordState): void {
     this.refused.delete(record);
-    if (record.grant !== undefined) this.removeGrant(record.grant);
+    if (record.grant !== undefined) this.grants.remove(record.grant);
     record.grant = undefined;
   }
 
@@ -843,7 +807,7 @@ export class NetworkRegistry {
     record.grant = this.newGrant(record, "allocated");
     record.grant.parent = outcome.parent;
     outcome.parent?.children.add(record.grant);
-    this.insertGrant(record.grant);
+    this.grants.insert(record.grant);
   }
 
   /** The overlap policy for one allocated record. */
@@ -855,7 +819,7 @@ export class NetworkRegistry {
       return { warnings: [], conflict: { reason: "SpecialPurpose", message: `${warnings[0]}; such ranges cannot be claimed` } };
     }
     // The common case: nothing overlaps and nothing is delegated; one search of the flat index.
-    if (validated.parentPrefix === undefined && !this.index.overlapsAny(prefix)) return { warnings };
+    if (validated.parentPrefix === undefined && !this.grants.trie.overlapsAny(prefix)) return { warnings };
     let parent: Grant | undefined;
     if (validated.parentPrefix !== undefined) {
       const parentRef = validated.record.parent!;
@@ -902,8 +866,8 @@ export class NetworkRegistry {
         };
       }
     }
-    if (!this.index.overlapsAny(prefix)) return {};
-    for (const entry of this.index.overlapping(prefix)) {
+    if (!this.grants.trie.overlapsAny(prefix)) return {};
+    for (const entry of this.grants.trie.overlapping(prefix)) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out" || isAncestor(grant, parent)) continue;
         const relation: OverlapRelation = grant.prefix.length === prefix.length ? "equal" : grant.prefix.length < prefix.length ? "inside" : "contains";
@@ -928,14 +892,14 @@ export class NetworkRegistry {
   private carveOut(owner: string, target: Prefix): Grant | undefined {
     const state = this.claims.get(owner);
     if (state === undefined || !this.carving.has(state)) return undefined; // most claims carve nothing out
-    for (const entry of this.index.covering(target)) {
+    for (const entry of this.grants.trie.covering(target)) {
       for (const grant of entry.value) if (grant.kind === "carve-out" && grant.claim === owner) return grant;
     }
     return undefined;
   }
 
   private findGrant(claim: string, prefix: Prefix): Grant | undefined {
-    return this.index.get(prefix)?.find((g) => g.claim === claim && g.kind === "allocated");
+    return this.grants.trie.get(prefix)?.find((g) => g.claim === claim && g.kind === "allocated");
   }
 
   /** Where to look for an alternative: the innermost special-purpose range strictly around the prefix. */
@@ -1030,7 +994,7 @@ export class NetworkRegistry {
   }
 
   private poolGrant(prefix: Prefix, claim: string): Grant {
-    const grants = (this.index.get(prefix) ?? []).filter((g) => g.kind === "allocated");
+    const grants = (this.grants.trie.get(prefix) ?? []).filter((g) => g.kind === "allocated");
     if (grants.length === 0) throw new NetworkRegistryError("pool-not-found", `${prefix.toString()} is not an allocated record, so it cannot be a pool`);
     // A claim's own record first: after a whole-pool delegation the delegate allocates from its copy.
     const pool = grants.find((g) => g.claim === claim) ?? grants.find((g) => canDelegate(g, claim));
@@ -1040,64 +1004,17 @@ export class NetworkRegistry {
     return pool;
   }
 
-  private poolSpace(pool: Grant): FreeSpace {
-    let space = this.pools.get(pool);
-    if (space === undefined) {
-      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => countsIn(pool, g)).map((g) => g.prefix));
-      space = new FreeSpace(pool.prefix, this.insideOwnCarveOut(pool) ? [pool.prefix] : occupied);
-      this.pools.set(pool, space);
-    }
-    return space;
-  }
-
   /** A pool inside its owner's own carve-out has no space to give (as for a declared delegation: InsideExclusion). */
   private insideOwnCarveOut(pool: Grant): boolean {
     if (!this.carving.has(pool.record.claim)) return false;
-    return this.index.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
+    return this.grants.trie.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
   }
 
   private spaceOf(prefix: Prefix): FreeSpace {
-    const pool = this.index.get(prefix)?.find((g) => g.kind === "allocated");
-    if (pool !== undefined) return this.poolSpace(pool);
-    if (this.index.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
-    return new FreeSpace(prefix, this.index.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
-  }
-
-  /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
-  private indexGrant(grant: Grant): void {
-    if (grant.kind === "carve-out") this.refused.grantFreed(rangeOf(grant.prefix));
-    else this.refused.grantAdded(rangeOf(grant.prefix));
-    const existing = this.index.get(grant.prefix);
-    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
-  }
-
-  private insertGrant(grant: Grant): void {
-    this.indexGrant(grant);
-    for (const pool of [...this.pools.keys()]) {
-      if (pool.prefix.overlaps(grant.prefix)) this.pools.delete(pool);
-    }
-  }
-
-  private removeGrant(grant: Grant): void {
-    this.refused.grantFreed(rangeOf(grant.prefix));
-    grant.parent?.children.delete(grant);
-    const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
-    if (remaining.length === 0) this.index.remove(grant.prefix);
-    else this.index.insert(grant.prefix, remaining);
-    for (const [pool, space] of [...this.pools]) {
-      if (pool === grant || pool.prefix.equals(grant.prefix) || (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))) {
-        this.pools.delete(pool);
-        continue;
-      }
-      if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant) || this.insideOwnCarveOut(pool)) continue;
-      // Still occupied by something between the pool and the record: the pool's free space is unchanged.
-      const shadowed = this.index.covering(grant.prefix).some(
-        (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
-      );
-      if (shadowed) continue;
-      if (this.index.coveredBy(grant.prefix).length > 0) this.pools.delete(pool);
-      else space.release(grant.prefix);
-    }
+    const pool = this.grants.trie.get(prefix)?.find((g) => g.kind === "allocated");
+    if (pool !== undefined) return this.grants.poolSpace(pool);
+    if (this.grants.trie.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
+    return new FreeSpace(prefix, this.grants.trie.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
   }
 
   /**
@@ -1106,7 +1023,7 @@ export class NetworkRegistry {
    * through delegation or a carve-out of the outer record's owner.
    */
   private assertConsistent(fail: (message: string) => NetworkRegistryError): void {
-    const grants = [...this.index].flatMap((entry) => entry.value);
+    const grants = [...this.grants.trie].flatMap((entry) => entry.value);
     for (const grant of grants) {
       const seen = new Set<Grant>();
       for (let g: Grant | undefined = grant; g !== undefined; g = g.parent) {
@@ -1114,14 +1031,14 @@ export class NetworkRegistry {
         seen.add(g);
       }
     }
-    for (const entry of this.index) {
+    for (const entry of this.grants.trie) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out") continue;
         if (this.policy.actionOf(grant.prefix) === "reject") throw fail(`${grant.claim} ${grant.key} is granted, but the policy rejects it`);
         const parent = grant.parent;
         if (parent !== undefined && !parent.prefix.contains(grant.prefix)) throw fail(`${grant.claim} ${grant.key} is not inside its parent ${parent.claim} ${parent.key}`);
         if (parent !== undefined && !canDelegate(parent, grant.claim)) throw fail(`${parent.claim} ${parent.key} does not delegate to ${grant.claim} (${grant.key})`);
-        for (const other of this.index.overlapping(grant.prefix).flatMap((e) => e.value)) {
+        for (const other of this.grants.trie.overlapping(grant.prefix).flatMap((e) => e.value)) {
           if (other === grant || other.kind === "carve-out") continue;
           const [outer, inner] = other.prefix.length <= grant.prefix.length ? [other, grant] : [grant, other];
           if (!this.nestingDeclared(outer, inner) && !(outer.prefix.length === inner.prefix.length && this.nestingDeclared(inner, outer))) {
@@ -1137,22 +1054,6 @@ export class NetworkRegistry {
   }
 }
 
-function depthOf(grant: Grant): number {
-  let depth = 0;
-  for (let g = grant.parent; g !== undefined; g = g.parent) depth++;
-  return depth;
-}
-
-/**
- * The order of grants that share a prefix (a whole-pool delegation, or a range nested in an
- * equal carve-out): the pool before its delegates, then claim order, allocated before
- * carve-outs. It depends on the state only, never on history, so a restored registry answers
- * like the live one: the pool owner is the pool, and the deepest delegate is the most specific owner.
- */
-function compareSamePrefix(a: Grant, b: Grant): number {
-  return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
-}
-
 /** The metadata a claim keeps (validated by validateClaim): its name, labels and annotations. */
 function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
   const result: NetworkClaimMetadata = { name: metadata.name };
@@ -1165,11 +1066,6 @@ function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
 function compareRecords(a: RecordState, b: RecordState): number {
   if (a.claim !== b.claim) return a.claim.order - b.claim.order;
   return a.claim.declared.indexOf(a) - b.claim.declared.indexOf(b);
-}
-
-/** Whether `grant` takes space from `pool`: everything inside except the pool's own ancestors and other claims' carve-outs. */
-function countsIn(pool: Grant, grant: Grant): boolean {
-  return grant !== pool && !isAncestor(grant, pool.parent) && !(grant.kind === "carve-out" && grant.claim !== pool.claim);
 }
 
 /** A recorded status, checked against its spec: the spec's fields, an outcome, and a conflict only when refused. */
@@ -1187,11 +1083,6 @@ function statusOf(raw: AddressRecord | undefined, key: string, spec: AddressReco
 
 function canDelegate(grant: Grant, claim: string): boolean {
   return grant.claim === claim || (grant.delegateTo !== undefined && (grant.delegateTo.includes(claim) || grant.delegateTo.includes("*")));
-}
-
-function isAncestor(grant: Grant, parent: Grant | undefined): boolean {
-  for (let g = parent; g !== undefined; g = g.parent) if (g === grant) return true;
-  return false;
 }
 
 function parsePrefixOrTable(text: string): Prefix {
