@@ -4,12 +4,13 @@ import { NetworkRegistryError } from "./errors.js";
 import { ALLOCATION_STRATEGIES, FreeSpace, formatPercent, type AllocationStrategy, type Utilization } from "./free-space.js";
 import { parsePrefix, parsePrefixOrAddress } from "./parse.js";
 import { Prefix } from "./prefix.js";
-import { describeReference, normalizeRecord, normalizeReference, specOf, type LooseRecord } from "./records.js";
+import { describeReference, normalizeRecord, specOf, type LooseRecord } from "./records.js";
 import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
 import { hull, rangeOf, type RefusalWatch } from "./refusal-watch.js";
 import { RefusedRecords } from "./refused-records.js";
 import { GrantIndex } from "./grant-index.js";
+import { RecordStamps } from "./record-stamps.js";
 import { compareSamePrefix, isAncestor, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
@@ -182,13 +183,10 @@ export class NetworkRegistry {
 
   private readonly claims = new Map<string, ClaimState>();
   private readonly policy: SpecialPurposePolicy;
-  private readonly clock: () => Date;
+  private readonly stamps: RecordStamps;
   private readonly wellKnown: readonly string[];
   private generationCounter = 0;
   private claimCounter = 0;
-  private lastDateMs = Number.NaN;
-  private lastDate = "";
-  private lastReference: ResourceReference | undefined;
   /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones), and the grant changes since they were decided. */
   private readonly refused = new RefusedRecords<RecordState>();
   private readonly grants = new GrantIndex(this.refused, (pool) => this.insideOwnCarveOut(pool));
@@ -204,7 +202,7 @@ export class NetworkRegistry {
       throw invalidArgument("options.wellKnownClaims must be a list of claim names");
     }
     this.policy = options.policy ?? defaultSpecialPurposePolicy;
-    this.clock = options.clock ?? (() => new Date());
+    this.stamps = new RecordStamps(options.clock ?? (() => new Date()));
     this.wellKnown = options.wellKnownClaims ?? WELL_KNOWN_CLAIMS;
   }
 
@@ -257,7 +255,7 @@ export class NetworkRegistry {
     if (existing === undefined) this.claims.set(name, state);
     state.metadata = metadataOf(input.metadata);
     for (const record of dropped) this.dropDeclared(record);
-    const date = this.now();
+    const date = this.stamps.now();
     const fresh: RecordState[] = [];
     state.declared = records.map((validated, i) => {
       const spec = specs[i]!;
@@ -460,15 +458,15 @@ export class NetworkRegistry {
     // Built field by field in canonical order and frozen, so the status record can be shared
     // with the caller without copies (this is the allocation hot path).
     const key = block.toString();
-    const reference = this.frozenReference(request.reference);
+    const reference = this.stamps.frozenReference(request.reference);
     const parent = (pool.asParent ??= Object.freeze({ claim: pool.claim, prefix: pool.key }));
     const description = request.description;
     const spec: AddressRecord = description === undefined
       ? { reference, prefix: key, parent }
       : { reference, prefix: key, description, parent };
     const status: AddressRecord = description === undefined
-      ? { reference, prefix: key, date: this.now(), status: "allocated", parent }
-      : { reference, prefix: key, description, date: this.now(), status: "allocated", parent };
+      ? { reference, prefix: key, date: this.stamps.now(), status: "allocated", parent }
+      : { reference, prefix: key, description, date: this.stamps.now(), status: "allocated", parent };
     Object.freeze(status);
     const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } };
     const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status, children: new Set(), record };
@@ -604,29 +602,6 @@ export class NetworkRegistry {
       spec: { addressSpace: state.declared.map((r) => normalizeRecord(r.spec)) },
       status: { addressSpace: state.declared.map((r) => normalizeRecord(r.status)) },
     };
-  }
-
-  /** Frozen copy of a reference; consecutive allocations for the same reference share one. */
-  private frozenReference(reference: ResourceReference): ResourceReference {
-    const last = this.lastReference;
-    if (
-      last !== undefined && last.group === reference.group && last.resource === reference.resource &&
-      last.namespace === reference.namespace && last.name === reference.name && last.uid === reference.uid
-    ) {
-      return last;
-    }
-    this.lastReference = Object.freeze(normalizeReference(reference));
-    return this.lastReference;
-  }
-
-  /** ISO-8601 time from the clock, formatted once per millisecond. */
-  private now(): string {
-    const ms = this.clock().getTime();
-    if (ms !== this.lastDateMs) {
-      this.lastDateMs = ms;
-      this.lastDate = new Date(ms).toISOString();
-    }
-    return this.lastDate;
   }
 
   private newGrant(record: RecordState, kind: Grant["kind"]): Grant {
@@ -765,7 +740,7 @@ export class NetworkRegistry {
       this.refused.forgetChanges();
       return;
     }
-    const date = this.now();
+    const date = this.stamps.now();
     const candidates = new Set<RecordState>();
     this.refused.collect(candidates);
     let pending = [...candidates].sort(compareRecords);
