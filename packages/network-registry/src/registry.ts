@@ -4,11 +4,14 @@ import { NetworkRegistryError } from "./errors.js";
 import { ALLOCATION_STRATEGIES, FreeSpace, formatPercent, type AllocationStrategy, type Utilization } from "./free-space.js";
 import { parsePrefix, parsePrefixOrAddress } from "./parse.js";
 import { Prefix } from "./prefix.js";
-import { describeReference, normalizeRecord, normalizeReference, specOf, type LooseRecord } from "./records.js";
+import { describeReference, normalizeRecord, specOf, type LooseRecord } from "./records.js";
 import { defaultSpecialPurposePolicy, SpecialPurposePolicy } from "./special-purpose.js";
 import { TombstoneMap } from "./tombstone-map.js";
-import { PrefixTrie } from "./trie.js";
-import { hull, rangeOf, watchTouched, type AddressRange, type RefusalWatch } from "./refusal-watch.js";
+import { hull, rangeOf, type RefusalWatch } from "./refusal-watch.js";
+import { RefusedRecords } from "./refused-records.js";
+import { GrantIndex } from "./grant-index.js";
+import { RecordStamps } from "./record-stamps.js";
+import { compareSamePrefix, isAncestor, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
 import {
   NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
   type AddressRecord, type Conflict, type NetworkClaim, type NetworkClaimMetadata, type OverlapRelation, type ResourceReference,
@@ -94,42 +97,6 @@ export interface RegistrySnapshot {
   allocations: Allocation[];
 }
 
-interface Grant {
-  readonly claim: string;
-  readonly prefix: Prefix;
-  readonly key: string;
-  readonly kind: "allocated" | "carve-out";
-  parent: Grant | undefined;
-  delegateTo: readonly string[] | undefined;
-  status: AddressRecord;
-  /** Granted records delegated from this one. */
-  readonly children: Set<Grant>;
-  readonly record: RecordState;
-  /** The `parent` value of records allocated from this grant, shared by all of them. */
-  asParent?: Readonly<{ claim: string; prefix: string }>;
-}
-
-interface RecordState {
-  readonly claim: ClaimState;
-  readonly allocation: boolean;
-  spec: AddressRecord;
-  status: AddressRecord;
-  grant: Grant | undefined;
-  validated: ValidatedRecord;
-  /** While refused: the ranges whose changes can change its outcome (unset: decide it at the next change). */
-  watch?: RefusalWatch | undefined;
-}
-
-interface ClaimState {
-  readonly name: string;
-  /** Creation order: conflicts are decided in this order. */
-  readonly order: number;
-  metadata: NetworkClaimMetadata;
-  /** The spec records, in spec order. */
-  declared: RecordState[];
-  allocations: TombstoneMap<string, RecordState>;
-}
-
 interface Evaluation {
   conflict?: Conflict;
   parent?: Grant;
@@ -187,6 +154,18 @@ function toPrefixArgument(input: unknown, what: string): Prefix {
   throw invalidArgument(`${what} must be a CIDR prefix string or a Prefix, got ${describeValue(input)}`);
 }
 
+let heldStatusRecords: (registry: NetworkRegistry, name: string) => readonly AddressRecord[] | undefined;
+
+/**
+ * A claim's record statuses as the registry holds them, not copies (callers must not change
+ * them): each is replaced, never changed in place, so a record whose object is the same as
+ * before has the same outcome, and a caller can tell what changed without building the view.
+ * Internal to this package (the arbiter's incremental passes).
+ */
+export function claimStatusRecords(registry: NetworkRegistry, name: string): readonly AddressRecord[] | undefined {
+  return heldStatusRecords(registry, name);
+}
+
 /**
  * The address-space registry of one estate (one cluster, or several that must not overlap).
  * Pure and synchronous: all state is in memory and serializes with {@link snapshot}.
@@ -198,22 +177,19 @@ function toPrefixArgument(input: unknown, what: string): Prefix {
  * records are decided again, in claim order, whenever the granted records change.
  */
 export class NetworkRegistry {
-  private readonly index = new PrefixTrie<Grant[]>();
+  static {
+    heldStatusRecords = (registry, name) => registry.claims.get(name)?.declared.map((r) => r.status);
+  }
+
   private readonly claims = new Map<string, ClaimState>();
-  private readonly pools = new Map<Grant, FreeSpace>();
   private readonly policy: SpecialPurposePolicy;
-  private readonly clock: () => Date;
+  private readonly stamps: RecordStamps;
   private readonly wellKnown: readonly string[];
   private generationCounter = 0;
   private claimCounter = 0;
-  private lastDateMs = Number.NaN;
-  private lastDate = "";
-  private lastReference: ResourceReference | undefined;
-  /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones). */
-  private readonly refused = new Set<RecordState>();
-  /** Ranges of grants added / removed (and carve-outs added) since refused records were last decided. */
-  private readonly grantsAdded: AddressRange[] = [];
-  private readonly grantsFreed: AddressRange[] = [];
+  /** Declared records without a grant that a change may let in (refusals other than SpecialPurpose, and undecided ones), and the grant changes since they were decided. */
+  private readonly refused = new RefusedRecords<RecordState>();
+  private readonly grants = new GrantIndex(this.refused, (pool) => this.insideOwnCarveOut(pool));
   private readonly tablePrefixes = new Map<string, Prefix>();
   /** Claims with carve-outs, whose "carves nothing out" warnings follow their own grants. */
   private readonly carving = new Set<ClaimState>();
@@ -226,7 +202,7 @@ export class NetworkRegistry {
       throw invalidArgument("options.wellKnownClaims must be a list of claim names");
     }
     this.policy = options.policy ?? defaultSpecialPurposePolicy;
-    this.clock = options.clock ?? (() => new Date());
+    this.stamps = new RecordStamps(options.clock ?? (() => new Date()));
     this.wellKnown = options.wellKnownClaims ?? WELL_KNOWN_CLAIMS;
   }
 
@@ -279,7 +255,7 @@ export class NetworkRegistry {
     if (existing === undefined) this.claims.set(name, state);
     state.metadata = metadataOf(input.metadata);
     for (const record of dropped) this.dropDeclared(record);
-    const date = this.now();
+    const date = this.stamps.now();
     const fresh: RecordState[] = [];
     state.declared = records.map((validated, i) => {
       const spec = specs[i]!;
@@ -399,7 +375,7 @@ export class NetworkRegistry {
   /** Every granted record (allocated, carved out and allocations), IPv4 first, in address order. */
   records(): { claim: string; record: AddressRecord }[] {
     const result: { claim: string; record: AddressRecord }[] = [];
-    for (const entry of this.index) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
+    for (const entry of this.grants.trie) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
     return result;
   }
 
@@ -412,7 +388,7 @@ export class NetworkRegistry {
     const exact: Owner[] = [];
     const covering: Owner[] = [];
     const covered: Owner[] = [];
-    for (const entry of this.index.overlapping(prefix)) {
+    for (const entry of this.grants.trie.overlapping(prefix)) {
       const relation = entry.prefix.length === prefix.length ? "exact" : entry.prefix.length < prefix.length ? "covering" : "covered";
       for (const grant of entry.value) {
         const owner: Owner = { claim: grant.claim, record: normalizeRecord(grant.status), relation };
@@ -451,7 +427,7 @@ export class NetworkRegistry {
     if (request.prefixLength === poolPrefix.length && request.claim === pool.claim) {
       throw invalidArgument(`${pool.key} already belongs to ${pool.claim}; allocating all of it to the same claim changes nothing`);
     }
-    const space = this.poolSpace(pool);
+    const space = this.grants.poolSpace(pool);
     const exact = request.prefix === undefined ? undefined : toPrefixArgument(request.prefix, "prefix");
     if (exact !== undefined && (exact.length !== request.prefixLength || !poolPrefix.contains(exact))) {
       throw invalidArgument(`prefix ${exact.toString()} is not a /${request.prefixLength} of ${poolPrefix.toString()}`);
@@ -468,7 +444,7 @@ export class NetworkRegistry {
       );
     }
     // A record of the requester around the pool (the pool sits in its carve-out) would overlap any block.
-    const outer = this.index.covering(pool.prefix).flatMap((e) => e.value)
+    const outer = this.grants.trie.covering(pool.prefix).flatMap((e) => e.value)
       .find((g) => g.claim === request.claim && g.kind === "allocated" && g !== pool && !isAncestor(g, pool.parent));
     if (outer !== undefined) {
       space.release(block);
@@ -482,15 +458,15 @@ export class NetworkRegistry {
     // Built field by field in canonical order and frozen, so the status record can be shared
     // with the caller without copies (this is the allocation hot path).
     const key = block.toString();
-    const reference = this.frozenReference(request.reference);
+    const reference = this.stamps.frozenReference(request.reference);
     const parent = (pool.asParent ??= Object.freeze({ claim: pool.claim, prefix: pool.key }));
     const description = request.description;
     const spec: AddressRecord = description === undefined
       ? { reference, prefix: key, parent }
       : { reference, prefix: key, description, parent };
     const status: AddressRecord = description === undefined
-      ? { reference, prefix: key, date: this.now(), status: "allocated", parent }
-      : { reference, prefix: key, description, date: this.now(), status: "allocated", parent };
+      ? { reference, prefix: key, date: this.stamps.now(), status: "allocated", parent }
+      : { reference, prefix: key, description, date: this.stamps.now(), status: "allocated", parent };
     Object.freeze(status);
     const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } };
     const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status, children: new Set(), record };
@@ -499,7 +475,7 @@ export class NetworkRegistry {
     state.allocations.set(key, record);
     // The block was free, so only the pool itself can share its prefix (a whole-pool delegation),
     // and no other pool's free space changes.
-    this.indexGrant(grant);
+    this.grants.index(grant);
     this.decideRefused();
     this.generationCounter++;
     return status;
@@ -545,7 +521,7 @@ export class NetworkRegistry {
     if (!Array.isArray(snapshot.allocations)) throw fail("allocations must be a list");
     const parents: { grant: Grant; claim: string; prefix: Prefix }[] = [];
     const add = (grant: Grant, parent: AddressRecord["parent"], parentPrefix: Prefix | undefined) => {
-      registry.insertGrant(grant);
+      registry.grants.insert(grant);
       if (parent !== undefined && parentPrefix !== undefined) parents.push({ grant, claim: parent.claim, prefix: parentPrefix });
     };
     const recorded = new Map<RecordState, AddressRecord>();
@@ -600,7 +576,7 @@ export class NetworkRegistry {
     }
     registry.assertConsistent(fail);
     // Grants of one prefix are ordered by delegation depth, which is known only now.
-    for (const entry of [...registry.index]) if (entry.value.length > 1) registry.index.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
+    for (const entry of [...registry.grants.trie]) if (entry.value.length > 1) registry.grants.trie.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
     // Refused records must say what the registry would say now.
     for (const record of [...registry.claims.values()].flatMap((c) => c.declared.filter((r) => r.grant === undefined))) {
       const outcome = registry.evaluate(record.claim.name, record.validated, true);
@@ -611,8 +587,7 @@ export class NetworkRegistry {
       }
     }
     // Every refusal was just checked against the whole registry.
-    registry.grantsAdded.length = 0;
-    registry.grantsFreed.length = 0;
+    registry.refused.forgetChanges();
     registry.generationCounter = snapshot.generation;
     return registry;
   }
@@ -627,29 +602,6 @@ export class NetworkRegistry {
       spec: { addressSpace: state.declared.map((r) => normalizeRecord(r.spec)) },
       status: { addressSpace: state.declared.map((r) => normalizeRecord(r.status)) },
     };
-  }
-
-  /** Frozen copy of a reference; consecutive allocations for the same reference share one. */
-  private frozenReference(reference: ResourceReference): ResourceReference {
-    const last = this.lastReference;
-    if (
-      last !== undefined && last.group === reference.group && last.resource === reference.resource &&
-      last.namespace === reference.namespace && last.name === reference.name && last.uid === reference.uid
-    ) {
-      return last;
-    }
-    this.lastReference = Object.freeze(normalizeReference(reference));
-    return this.lastReference;
-  }
-
-  /** ISO-8601 time from the clock, formatted once per millisecond. */
-  private now(): string {
-    const ms = this.clock().getTime();
-    if (ms !== this.lastDateMs) {
-      this.lastDateMs = ms;
-      this.lastDate = new Date(ms).toISOString();
-    }
-    return this.lastDate;
   }
 
   private newGrant(record: RecordState, kind: Grant["kind"]): Grant {
@@ -667,13 +619,13 @@ export class NetworkRegistry {
   private grantCarveOut(record: RecordState, date: string): void {
     record.status = normalizeRecord({ ...record.spec, date, status: "unavailable" });
     record.grant = this.newGrant(record, "carve-out");
-    this.insertGrant(record.grant);
+    this.grants.insert(record.grant);
   }
 
   /** A kept record takes the new spec's metadata; its grant and decision stay. */
   private updateMetadata(record: RecordState, spec: AddressRecord, validated: ValidatedRecord): void {
     // A grant's reference is in the messages of the records it blocks, its delegateTo decides its delegations.
-    if (record.grant !== undefined) this.grantsFreed.push(rangeOf(record.grant.prefix));
+    if (record.grant !== undefined) this.refused.grantFreed(rangeOf(record.grant.prefix));
     record.spec = spec;
     record.validated = validated;
     const { reference, description, delegateTo } = spec;
@@ -702,7 +654,7 @@ export class NetworkRegistry {
     const remainingCarveOuts = specs.filter((s) => s.status === "unavailable").map((s) => parsePrefix(s.prefix));
     const remainingOuter = [...kept.values()].flatMap(({ record }) => (record.grant?.kind === "allocated" ? [record.grant] : []));
     for (const carve of droppedGrants.filter((g) => g.kind === "carve-out")) {
-      for (const entry of this.index.coveredBy(carve.prefix)) {
+      for (const entry of this.grants.trie.coveredBy(carve.prefix)) {
         for (const inner of entry.value) {
           if (inner.kind !== "allocated" || inner.claim === state.name || remainingCarveOuts.some((c) => c.contains(inner.prefix))) continue;
           const outer = remainingOuter.find((o) => o.prefix.contains(inner.prefix) && !isAncestor(o, inner.parent));
@@ -743,19 +695,19 @@ export class NetworkRegistry {
       this.dropAllocation(record);
       return;
     }
-    this.removeGrant(grant);
+    this.grants.remove(grant);
     record.grant = undefined;
     this.refuse(record);
   }
 
   private dropAllocation(record: RecordState): void {
-    if (record.grant !== undefined) this.removeGrant(record.grant);
+    if (record.grant !== undefined) this.grants.remove(record.grant);
     record.claim.allocations.delete(record.validated.prefix.toString());
   }
 
   private dropDeclared(record: RecordState): void {
     this.refused.delete(record);
-    if (record.grant !== undefined) this.removeGrant(record.grant);
+    if (record.grant !== undefined) this.grants.remove(record.grant);
     record.grant = undefined;
   }
 
@@ -773,7 +725,6 @@ export class NetworkRegistry {
 
   /** A declared record without a grant, to be decided at the next settle. */
   private refuse(record: RecordState): void {
-    record.watch = undefined;
     this.refused.add(record);
   }
 
@@ -785,23 +736,13 @@ export class NetworkRegistry {
    * cost of a change grows with the refusals around it, not with all refusals.
    */
   private decideRefused(): void {
-    const added = this.grantsAdded.splice(0);
-    const freed = this.grantsFreed.splice(0);
-    if (this.refused.size === 0) return;
-    const date = this.now();
+    if (this.refused.size === 0) {
+      this.refused.forgetChanges();
+      return;
+    }
+    const date = this.stamps.now();
     const candidates = new Set<RecordState>();
-    const collect = (newlyAdded: readonly AddressRange[], newlyFreed: readonly AddressRange[]): boolean => {
-      let found = false;
-      for (const record of this.refused) {
-        if (candidates.has(record)) continue;
-        if (record.watch === undefined || watchTouched(record.watch, newlyAdded, newlyFreed)) {
-          candidates.add(record);
-          found = true;
-        }
-      }
-      return found;
-    };
-    collect(added, freed);
+    this.refused.collect(candidates);
     let pending = [...candidates].sort(compareRecords);
     for (let i = 0; i < pending.length;) {
       const record = pending[i]!;
@@ -809,8 +750,7 @@ export class NetworkRegistry {
       if (outcome.conflict === undefined) {
         this.grantRecord(record, outcome, date);
         pending.splice(i, 1);
-        const granted = this.grantsAdded.splice(0);
-        if (collect(granted, this.grantsFreed.splice(0))) pending = [...candidates].filter((r) => this.refused.has(r)).sort(compareRecords);
+        if (this.refused.collect(candidates)) pending = [...candidates].filter((r) => this.refused.has(r)).sort(compareRecords);
         i = 0;
       } else {
         i++;
@@ -842,7 +782,7 @@ export class NetworkRegistry {
     record.grant = this.newGrant(record, "allocated");
     record.grant.parent = outcome.parent;
     outcome.parent?.children.add(record.grant);
-    this.insertGrant(record.grant);
+    this.grants.insert(record.grant);
   }
 
   /** The overlap policy for one allocated record. */
@@ -854,7 +794,7 @@ export class NetworkRegistry {
       return { warnings: [], conflict: { reason: "SpecialPurpose", message: `${warnings[0]}; such ranges cannot be claimed` } };
     }
     // The common case: nothing overlaps and nothing is delegated; one search of the flat index.
-    if (validated.parentPrefix === undefined && !this.index.overlapsAny(prefix)) return { warnings };
+    if (validated.parentPrefix === undefined && !this.grants.trie.overlapsAny(prefix)) return { warnings };
     let parent: Grant | undefined;
     if (validated.parentPrefix !== undefined) {
       const parentRef = validated.record.parent!;
@@ -901,8 +841,8 @@ export class NetworkRegistry {
         };
       }
     }
-    if (!this.index.overlapsAny(prefix)) return {};
-    for (const entry of this.index.overlapping(prefix)) {
+    if (!this.grants.trie.overlapsAny(prefix)) return {};
+    for (const entry of this.grants.trie.overlapping(prefix)) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out" || isAncestor(grant, parent)) continue;
         const relation: OverlapRelation = grant.prefix.length === prefix.length ? "equal" : grant.prefix.length < prefix.length ? "inside" : "contains";
@@ -927,14 +867,14 @@ export class NetworkRegistry {
   private carveOut(owner: string, target: Prefix): Grant | undefined {
     const state = this.claims.get(owner);
     if (state === undefined || !this.carving.has(state)) return undefined; // most claims carve nothing out
-    for (const entry of this.index.covering(target)) {
+    for (const entry of this.grants.trie.covering(target)) {
       for (const grant of entry.value) if (grant.kind === "carve-out" && grant.claim === owner) return grant;
     }
     return undefined;
   }
 
   private findGrant(claim: string, prefix: Prefix): Grant | undefined {
-    return this.index.get(prefix)?.find((g) => g.claim === claim && g.kind === "allocated");
+    return this.grants.trie.get(prefix)?.find((g) => g.claim === claim && g.kind === "allocated");
   }
 
   /** Where to look for an alternative: the innermost special-purpose range strictly around the prefix. */
@@ -1029,7 +969,7 @@ export class NetworkRegistry {
   }
 
   private poolGrant(prefix: Prefix, claim: string): Grant {
-    const grants = (this.index.get(prefix) ?? []).filter((g) => g.kind === "allocated");
+    const grants = (this.grants.trie.get(prefix) ?? []).filter((g) => g.kind === "allocated");
     if (grants.length === 0) throw new NetworkRegistryError("pool-not-found", `${prefix.toString()} is not an allocated record, so it cannot be a pool`);
     // A claim's own record first: after a whole-pool delegation the delegate allocates from its copy.
     const pool = grants.find((g) => g.claim === claim) ?? grants.find((g) => canDelegate(g, claim));
@@ -1039,63 +979,17 @@ export class NetworkRegistry {
     return pool;
   }
 
-  private poolSpace(pool: Grant): FreeSpace {
-    let space = this.pools.get(pool);
-    if (space === undefined) {
-      const occupied = this.index.coveredBy(pool.prefix).flatMap((e) => e.value.filter((g) => countsIn(pool, g)).map((g) => g.prefix));
-      space = new FreeSpace(pool.prefix, this.insideOwnCarveOut(pool) ? [pool.prefix] : occupied);
-      this.pools.set(pool, space);
-    }
-    return space;
-  }
-
   /** A pool inside its owner's own carve-out has no space to give (as for a declared delegation: InsideExclusion). */
   private insideOwnCarveOut(pool: Grant): boolean {
     if (!this.carving.has(pool.record.claim)) return false;
-    return this.index.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
+    return this.grants.trie.covering(pool.prefix).some((e) => e.value.some((g) => g.kind === "carve-out" && g.claim === pool.claim));
   }
 
   private spaceOf(prefix: Prefix): FreeSpace {
-    const pool = this.index.get(prefix)?.find((g) => g.kind === "allocated");
-    if (pool !== undefined) return this.poolSpace(pool);
-    if (this.index.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
-    return new FreeSpace(prefix, this.index.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
-  }
-
-  /** Store a grant in the index; grants of one prefix are kept in {@link compareSamePrefix} order. */
-  private indexGrant(grant: Grant): void {
-    (grant.kind === "carve-out" ? this.grantsFreed : this.grantsAdded).push(rangeOf(grant.prefix));
-    const existing = this.index.get(grant.prefix);
-    this.index.insert(grant.prefix, existing === undefined ? [grant] : [...existing, grant].sort(compareSamePrefix));
-  }
-
-  private insertGrant(grant: Grant): void {
-    this.indexGrant(grant);
-    for (const pool of [...this.pools.keys()]) {
-      if (pool.prefix.overlaps(grant.prefix)) this.pools.delete(pool);
-    }
-  }
-
-  private removeGrant(grant: Grant): void {
-    this.grantsFreed.push(rangeOf(grant.prefix));
-    grant.parent?.children.delete(grant);
-    const remaining = (this.index.get(grant.prefix) ?? []).filter((g) => g !== grant);
-    if (remaining.length === 0) this.index.remove(grant.prefix);
-    else this.index.insert(grant.prefix, remaining);
-    for (const [pool, space] of [...this.pools]) {
-      if (pool === grant || pool.prefix.equals(grant.prefix) || (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))) {
-        this.pools.delete(pool);
-        continue;
-      }
-      if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant) || this.insideOwnCarveOut(pool)) continue;
-      // Still occupied by something between the pool and the record: the pool's free space is unchanged.
-      const shadowed = this.index.covering(grant.prefix).some(
-        (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
-      );
-      if (shadowed) continue;
-      if (this.index.coveredBy(grant.prefix).length > 0) this.pools.delete(pool);
-      else space.release(grant.prefix);
-    }
+    const pool = this.grants.trie.get(prefix)?.find((g) => g.kind === "allocated");
+    if (pool !== undefined) return this.grants.poolSpace(pool);
+    if (this.grants.trie.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
+    return new FreeSpace(prefix, this.grants.trie.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
   }
 
   /**
@@ -1104,7 +998,7 @@ export class NetworkRegistry {
    * through delegation or a carve-out of the outer record's owner.
    */
   private assertConsistent(fail: (message: string) => NetworkRegistryError): void {
-    const grants = [...this.index].flatMap((entry) => entry.value);
+    const grants = [...this.grants.trie].flatMap((entry) => entry.value);
     for (const grant of grants) {
       const seen = new Set<Grant>();
       for (let g: Grant | undefined = grant; g !== undefined; g = g.parent) {
@@ -1112,14 +1006,14 @@ export class NetworkRegistry {
         seen.add(g);
       }
     }
-    for (const entry of this.index) {
+    for (const entry of this.grants.trie) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out") continue;
         if (this.policy.actionOf(grant.prefix) === "reject") throw fail(`${grant.claim} ${grant.key} is granted, but the policy rejects it`);
         const parent = grant.parent;
         if (parent !== undefined && !parent.prefix.contains(grant.prefix)) throw fail(`${grant.claim} ${grant.key} is not inside its parent ${parent.claim} ${parent.key}`);
         if (parent !== undefined && !canDelegate(parent, grant.claim)) throw fail(`${parent.claim} ${parent.key} does not delegate to ${grant.claim} (${grant.key})`);
-        for (const other of this.index.overlapping(grant.prefix).flatMap((e) => e.value)) {
+        for (const other of this.grants.trie.overlapping(grant.prefix).flatMap((e) => e.value)) {
           if (other === grant || other.kind === "carve-out") continue;
           const [outer, inner] = other.prefix.length <= grant.prefix.length ? [other, grant] : [grant, other];
           if (!this.nestingDeclared(outer, inner) && !(outer.prefix.length === inner.prefix.length && this.nestingDeclared(inner, outer))) {
@@ -1135,22 +1029,6 @@ export class NetworkRegistry {
   }
 }
 
-function depthOf(grant: Grant): number {
-  let depth = 0;
-  for (let g = grant.parent; g !== undefined; g = g.parent) depth++;
-  return depth;
-}
-
-/**
- * The order of grants that share a prefix (a whole-pool delegation, or a range nested in an
- * equal carve-out): the pool before its delegates, then claim order, allocated before
- * carve-outs. It depends on the state only, never on history, so a restored registry answers
- * like the live one: the pool owner is the pool, and the deepest delegate is the most specific owner.
- */
-function compareSamePrefix(a: Grant, b: Grant): number {
-  return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
-}
-
 /** The metadata a claim keeps (validated by validateClaim): its name, labels and annotations. */
 function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
   const result: NetworkClaimMetadata = { name: metadata.name };
@@ -1163,11 +1041,6 @@ function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
 function compareRecords(a: RecordState, b: RecordState): number {
   if (a.claim !== b.claim) return a.claim.order - b.claim.order;
   return a.claim.declared.indexOf(a) - b.claim.declared.indexOf(b);
-}
-
-/** Whether `grant` takes space from `pool`: everything inside except the pool's own ancestors and other claims' carve-outs. */
-function countsIn(pool: Grant, grant: Grant): boolean {
-  return grant !== pool && !isAncestor(grant, pool.parent) && !(grant.kind === "carve-out" && grant.claim !== pool.claim);
 }
 
 /** A recorded status, checked against its spec: the spec's fields, an outcome, and a conflict only when refused. */
@@ -1185,11 +1058,6 @@ function statusOf(raw: AddressRecord | undefined, key: string, spec: AddressReco
 
 function canDelegate(grant: Grant, claim: string): boolean {
   return grant.claim === claim || (grant.delegateTo !== undefined && (grant.delegateTo.includes(claim) || grant.delegateTo.includes("*")));
-}
-
-function isAncestor(grant: Grant, parent: Grant | undefined): boolean {
-  for (let g = parent; g !== undefined; g = g.parent) if (g === grant) return true;
-  return false;
 }
 
 function parsePrefixOrTable(text: string): Prefix {

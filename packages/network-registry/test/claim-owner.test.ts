@@ -2,7 +2,7 @@ import { KubeClient, PATCH_MERGE } from "@kubekit/generic-controlplane/controlle
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NETWORK_CLAIMS, type NetworkClaimObject } from "../src/kube/api.js";
 import { runArbiter, type Arbiter } from "../src/kube/arbiter.js";
-import { claim } from "../src/kube/client.js";
+import { allocate, claim, release } from "../src/kube/client.js";
 import { eventually, startKanaPlane, type KanaPlane } from "../src/kube/test-support.js";
 
 /*
@@ -59,10 +59,14 @@ describe("claim ownership", { timeout: 30_000 }, () => {
   it("lets only the owner change or delete its claim; the arbiter still decides it", async () => {
     const decided = await claim(cni, owned("cni", "10.100.0.0/16"), { timeoutMs: 15_000 });
     expect(decided.status?.phase).toBe("Allocated");
-    await eventually("the arbiter's finalizer", async () => {
-      const stored = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni");
-      return stored.metadata.finalizers?.includes("kana.kubekit.io/delegations") === true ? true : undefined;
-    });
+    // A pool the owner delegates from: the arbiter puts its finalizer on it before recording a block from it.
+    const pool = { metadata: { name: "cni-pool", annotations: { "kana.kubekit.io/owner": "cni" } }, spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.110.0.0/16", delegateTo: ["*"] }] } };
+    expect((await claim(cni, pool, { timeoutMs: 15_000 })).status?.phase).toBe("Allocated");
+    const block = await allocate(plane.client, { claim: "node-ipam", pool: "10.110.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name: "node-a" } }, { timeoutMs: 15_000 });
+    expect(block.status?.prefix).toBe("10.110.0.0/24");
+    const held = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni-pool");
+    expect(held.metadata.finalizers).toEqual(["kana.kubekit.io/delegations"]);
+    await release(plane.client, block.metadata.name);
 
     const rewrite = await lb.patch(NETWORK_CLAIMS, undefined, "cni", { spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.101.0.0/16" }] } }, PATCH_MERGE).catch((e: unknown) => e);
     expect(rewrite).toMatchObject({ code: 403 });

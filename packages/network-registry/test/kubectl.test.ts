@@ -149,6 +149,8 @@ current-context: t
         "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-well-known-claims created",
         "validatingadmissionpolicy.admissionregistration.k8s.io/kana-claim-owner created",
         "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-claim-owner created",
+        "validatingadmissionpolicy.admissionregistration.k8s.io/kana-arbiter-term created",
+        "validatingadmissionpolicybinding.admissionregistration.k8s.io/kana-arbiter-term created",
       ]);
     } finally {
       await second.close();

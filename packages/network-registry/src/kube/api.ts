@@ -37,6 +37,11 @@ export interface NetworkClaimStatus {
   addressSpace?: AddressRecord[];
   /** Position in the arbiter's decision order; set once, on the first decision, and never changed. */
   sequence?: number;
+  /**
+   * The arbiter's leadership term this status was written in (the Lease's `leaseTransitions`):
+   * the API server refuses a status written in a term that is over.
+   */
+  term?: number;
   /** The `metadata.generation` this status decides. */
   observedGeneration?: number;
   phase?: ClaimPhase;
@@ -95,6 +100,11 @@ export interface NetworkAllocationStatus {
   /** The claim and record the block was carved from. */
   parent?: ParentReference;
   sequence?: number;
+  /**
+   * The arbiter's leadership term this status was written in (the Lease's `leaseTransitions`):
+   * the API server refuses a status written in a term that is over.
+   */
+  term?: number;
   observedGeneration?: number;
   phase?: AllocationPhase;
   /** On `Failed`: the registry's error code (`pool-exhausted`, `pool-not-found`, `not-delegable`, `invalid-argument`). */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AddressRecord } from "../types.js";
 import type { NetworkAllocationObject, NetworkClaimObject } from "./api.js";
 import { Decider, planDecisions, type DecisionPlan } from "./arbiter-pass.js";
@@ -135,5 +135,37 @@ describe("decision passes", () => {
     } finally {
       clearInterval(ticking);
     }
+  });
+
+  it("decides again only what a change can affect: one new allocation re-reads no claim from the registry", () => {
+    const nodes = { group: "", resource: "nodes" };
+    const pool = stored("pool", 1, ["10.128.0.0/9"], { extra: { delegateTo: ["*"] } });
+    const claims = [pool, ...Array.from({ length: 200 }, (_, i) => stored(`c-${i}`, i + 2, [`10.0.${i % 10 === 9 ? i - 1 : i}.0/24`]))];
+    const allocation = (i: number): NetworkAllocationObject => ({
+      apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkAllocation",
+      metadata: { name: `node-${i}`, resourceVersion: String(1_000 + i), generation: 1, creationTimestamp: "2026-01-01T00:00:01Z" },
+      spec: { claim: "kubelet", pool: "10.128.0.0/9", prefixLength: 26, reference: { ...nodes, name: `node-${i}` } },
+    });
+    const decider = new Decider();
+    const first = decider.plan(claims, Array.from({ length: 500 }, (_, i) => allocation(i)));
+    const storedClaims = written(first);
+    const storedAllocations = first.allocations.map((d) => ({ ...d.object, status: d.status }));
+    decider.plan(storedClaims, storedAllocations);
+
+    const reads = vi.spyOn(first.registry, "get");
+    const next = decider.plan(storedClaims, [...storedAllocations, allocation(500)]);
+    expect(reads).toHaveBeenCalledTimes(0);
+    expect(next.allocations.filter((d) => d.changed).map((d) => d.object.metadata.name)).toEqual(["node-500"]);
+    expect(next.claims.filter((d) => d.changed)).toEqual([]);
+    // The same decisions as a new leader's pass over the same objects.
+    const fresh = planDecisions(storedClaims, [...storedAllocations, allocation(500)]);
+    expect(next.allocations.map((d) => d.status)).toEqual(fresh.allocations.map((d) => d.status));
+    expect(outcome(next)).toEqual(outcome(fresh));
+    expect([...next.dependedOn]).toEqual(["pool"]);
+
+    // Deleting the holder of a refused record re-decides that record.
+    const holder = storedClaims.findIndex((c) => c.metadata.name === "c-8");
+    const afterDelete = decider.plan(storedClaims.filter((_, i) => i !== holder), [...storedAllocations, allocation(500)]);
+    expect(afterDelete.claims.find((d) => d.object.metadata.name === "c-9")!.status).toMatchObject({ phase: "Allocated", allocatedPrefixes: "10.0.8.0/24" });
   });
 });

@@ -1,5 +1,5 @@
 import { isNetworkRegistryError } from "../errors.js";
-import type { NetworkRegistry, NetworkRegistryOptions } from "../registry.js";
+import { claimStatusRecords, type NetworkRegistry, type NetworkRegistryOptions } from "../registry.js";
 import type { AddressRecord } from "../types.js";
 import type { ClaimPhase, NetworkAllocationObject, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus } from "./api.js";
 import { claimConditions, conditionTime } from "./conditions.js";
@@ -36,6 +36,12 @@ export interface DecisionPlan {
   allocations: AllocationDecision[];
   /** Names of claims being deleted that nothing depends on any more (their finalizer may go). */
   releasable: string[];
+  /**
+   * Names of claims something is delegated or allocated from (another claim's delegation, or any
+   * allocated block, the claim's own included): each must carry the finalizer before a decision
+   * that depends on it is recorded.
+   */
+  dependedOn: ReadonlySet<string>;
   /** Pools with requests waiting for space. */
   exhaustedPools: string[];
 }
@@ -76,6 +82,28 @@ interface AppliedAllocation {
   parent?: { claim: string; prefix: string } | undefined;
 }
 
+/** What a claim's last decision was made from: while all of it is the same, so is the decision. */
+interface ClaimMemo {
+  object: NetworkClaimObject;
+  sequence: number;
+  problem: string | undefined;
+  records: readonly AddressRecord[] | undefined;
+  decision: ClaimDecision;
+}
+
+/** What an allocation's last decision was made from; a failed one also depends on the registry's generation. */
+interface AllocationMemo {
+  object: NetworkAllocationObject;
+  sequence: number;
+  applied: AppliedAllocation | undefined;
+  generation: number;
+  exhaustedPool: string | undefined;
+  decision: AllocationDecision;
+}
+
+const sameItems = <T>(a: readonly T[] | undefined, b: readonly T[] | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((item, i) => item === b[i]));
+
 /** Decides claims and allocations pass after pass, keeping one pure registry between passes. */
 export class Decider {
   readonly #options: NetworkRegistryOptions;
@@ -85,6 +113,13 @@ export class Decider {
   /** Why a claim's latest spec could not be applied (its status says Invalid). */
   readonly #invalid = new Map<string, string>();
   readonly #allocations = new Map<string, AppliedAllocation>();
+  /*
+   * A pass decides again only what can have changed: an object the store changed, a claim whose
+   * records' outcomes the registry changed (records are replaced, never changed in place), an
+   * allocation that failed while the registry changed since. The rest keep their last decision.
+   */
+  readonly #claimMemo = new Map<string, ClaimMemo>();
+  readonly #allocationMemo = new Map<string, AllocationMemo>();
 
   constructor(options: NetworkRegistryOptions = {}) {
     this.#options = options;
@@ -123,8 +158,10 @@ export class Decider {
 
     // Claims gone from the store: their records go (the finalizer kept them while anything depended on them).
     const present = new Set(storedClaims.map((c) => c.metadata.name));
+    let releasedClaims = false;
     for (const name of [...this.#applied.keys()]) {
       if (present.has(name)) continue;
+      releasedClaims = true;
       this.#applied.delete(name);
       this.#invalid.delete(name);
       try {
@@ -135,6 +172,8 @@ export class Decider {
     }
     // Allocation objects gone: their blocks go back to the pool.
     const presentAllocations = new Set(storedAllocations.map((a) => a.metadata.name));
+    for (const name of this.#allocationMemo.keys()) if (!presentAllocations.has(name)) this.#allocationMemo.delete(name);
+    for (const name of this.#claimMemo.keys()) if (!present.has(name)) this.#claimMemo.delete(name);
     for (const [name, applied] of [...this.#allocations]) {
       if (presentAllocations.has(name)) continue;
       this.#allocations.delete(name);
@@ -161,8 +200,10 @@ export class Decider {
     }
 
     // A block released with its claim is decided again.
-    const held = new Set(registry.allocations().map((a) => `${a.claim} ${a.record.prefix}`));
-    for (const [name, applied] of [...this.#allocations]) if (!held.has(`${applied.claim} ${applied.prefix}`)) this.#allocations.delete(name);
+    if (releasedClaims) {
+      const held = new Set(registry.allocations().map((a) => `${a.claim} ${a.record.prefix}`));
+      for (const [name, applied] of [...this.#allocations]) if (!held.has(`${applied.claim} ${applied.prefix}`)) this.#allocations.delete(name);
+    }
 
     const allocations: AllocationDecision[] = [];
     const exhausted = new Set<string>();
@@ -170,9 +211,17 @@ export class Decider {
       yield;
       const { spec, status: stored } = object;
       const name = object.metadata.name;
-      const base = { sequence: allocationOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
-      let status: NetworkAllocationStatus;
+      // The term a status was written in is the writer's; carried over, it is no change of decision.
+      const base = { sequence: allocationOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
       const applied = this.#allocations.get(name);
+      const memo = this.#allocationMemo.get(name);
+      if (memo !== undefined && memo.object === object && memo.sequence === base.sequence && memo.applied === applied && (applied !== undefined || memo.generation === registry.generation)) {
+        if (memo.exhaustedPool !== undefined) exhausted.add(memo.exhaustedPool);
+        allocations.push(memo.decision);
+        continue;
+      }
+      let status: NetworkAllocationStatus;
+      let exhaustedPool: string | undefined;
       if (applied !== undefined && stored?.phase === "Allocated" && stored.prefix === applied.prefix) {
         status = { ...stored, ...base };
       } else if (applied !== undefined) {
@@ -193,11 +242,13 @@ export class Decider {
         } catch (error) {
           const code = isNetworkRegistryError(error) ? error.code : "invalid-argument";
           const message = error instanceof Error ? error.message : String(error);
-          if (code === "pool-exhausted") exhausted.add(spec.pool);
+          if (code === "pool-exhausted") exhausted.add((exhaustedPool = spec.pool));
           status = { ...base, phase: "Failed", reason: code, message };
         }
       }
-      allocations.push({ object, status, changed: !sameJson(status, stored) });
+      const decision = { object, status, changed: !sameJson(status, stored) };
+      this.#allocationMemo.set(name, { object, sequence: base.sequence, applied: this.#allocations.get(name), generation: registry.generation, exhaustedPool, decision });
+      allocations.push(decision);
     }
 
     const now = conditionTime();
@@ -206,8 +257,14 @@ export class Decider {
       yield;
       const name = object.metadata.name;
       const stored = object.status;
-      const base = { sequence: claimOrder.sequence.get(name)!, observedGeneration: object.metadata.generation ?? 1 };
+      const base = { sequence: claimOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
       const problem = this.#invalid.get(name);
+      const records = problem === undefined ? claimStatusRecords(registry, name) : undefined;
+      const memo = this.#claimMemo.get(name);
+      if (memo !== undefined && memo.object === object && memo.sequence === base.sequence && memo.problem === problem && sameItems(memo.records, records)) {
+        claims.push(memo.decision);
+        continue;
+      }
       let status: NetworkClaimStatus;
       if (problem !== undefined) {
         const held = (stored?.addressSpace ?? []).filter((r) => r.status === "allocated" && r.conflict === undefined).map((r) => r.prefix);
@@ -221,28 +278,35 @@ export class Decider {
         status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
       }
       status.conditions = claimConditions(status, stored?.conditions, now);
-      claims.push({ object, status, changed: !sameJson(status, stored) });
+      const decision = { object, status, changed: !sameJson(status, stored) };
+      this.#claimMemo.set(name, { object, sequence: base.sequence, problem, records, decision });
+      claims.push(decision);
     }
 
     // A claim being deleted holds its records until nothing is delegated or allocated from them:
     // another claim's delegations, and every allocated block, its own claim's included.
-    const dependedOn = new Set([
-      ...registry.records().filter((r) => r.record.parent !== undefined && r.record.parent.claim !== r.claim).map((r) => r.record.parent!.claim),
-      ...registry.allocations().flatMap((a) => (a.record.parent === undefined ? [] : [a.record.parent.claim])),
-    ]);
+    const dependedOn = new Set<string>();
+    for (const name of this.#applied.keys()) {
+      for (const record of claimStatusRecords(registry, name) ?? []) {
+        if (record.status === "allocated" && record.parent !== undefined && record.parent.claim !== name) dependedOn.add(record.parent.claim);
+      }
+    }
+    for (const applied of this.#allocations.values()) if (applied.parent !== undefined) dependedOn.add(applied.parent.claim);
     const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
 
-    return { registry, claims, allocations, releasable, exhaustedPools: [...exhausted] };
+    return { registry, claims, allocations, releasable, dependedOn, exhaustedPools: [...exhausted] };
   }
 
   /** The registry of the recorded decisions; what each claim has applied is its recorded grants. */
   #load(claims: readonly NetworkClaimObject[], allocations: readonly NetworkAllocationObject[]): NetworkRegistry {
     const { registry, lost } = loadRecordedDecisions(claims, allocations, this.#options);
     for (const claim of claims) this.#applied.set(claim.metadata.name, canonical(recordedGrants(claim)));
+    // The pool each block came from, as the registry placed it (a recorded status may lack it).
+    const parents = new Map(registry.allocations().map((a) => [`${a.claim} ${a.record.prefix}`, a.record.parent]));
     for (const allocation of allocations) {
       const prefix = allocation.status?.prefix;
       if (allocation.status?.phase === "Allocated" && prefix !== undefined && !lost.has(allocation.metadata.name)) {
-        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix, parent: allocation.status.parent });
+        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix, parent: parents.get(`${allocation.spec.claim} ${prefix}`) ?? allocation.status.parent });
       }
     }
     this.#registry = registry;

@@ -22,6 +22,8 @@ describe("install", () => {
       "ValidatingAdmissionPolicyBinding/kana-well-known-claims",
       "ValidatingAdmissionPolicy/kana-claim-owner",
       "ValidatingAdmissionPolicyBinding/kana-claim-owner",
+      "ValidatingAdmissionPolicy/kana-arbiter-term",
+      "ValidatingAdmissionPolicyBinding/kana-arbiter-term",
     ]);
     const again = await install(plane.client, { clusterRoles: false });
     expect(again.map((o) => o.metadata?.uid)).toEqual(first.map((o) => o.metadata?.uid));

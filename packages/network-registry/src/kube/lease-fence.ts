@@ -23,6 +23,7 @@ export class LeaseFence {
   readonly #o: LeaseFenceOptions;
   #confirmedAt = Number.NEGATIVE_INFINITY;
   #lost = false;
+  #term: number | undefined;
   #looking: Promise<void> | undefined;
 
   constructor(options: LeaseFenceOptions) {
@@ -31,6 +32,11 @@ export class LeaseFence {
 
   get lost(): boolean {
     return this.#lost;
+  }
+
+  /** The leadership term (the Lease's `leaseTransitions`) this instance holds, once it has looked. */
+  get term(): number | undefined {
+    return this.#term;
   }
 
   /** Whether this instance still holds the Lease; false from the first time it does not. */
@@ -47,8 +53,12 @@ export class LeaseFence {
 
   async #look(now: () => number): Promise<void> {
     const asked = now();
-    const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, this.#o.namespace, this.#o.name);
-    if (lease.spec?.holderIdentity !== this.#o.identity) this.#lost = true;
-    else if (now() - asked < this.#o.freshMs) this.#confirmedAt = asked;
+    const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string; leaseTransitions?: number } }>(LEASES, this.#o.namespace, this.#o.name);
+    if (lease.spec?.holderIdentity !== this.#o.identity) {
+      this.#lost = true;
+      return;
+    }
+    this.#term ??= lease.spec.leaseTransitions ?? 0;
+    if (now() - asked < this.#o.freshMs) this.#confirmedAt = asked;
   }
 }

@@ -2,7 +2,7 @@ import type { KubeObject } from "@kubekit/generic-controlplane";
 import { stringify } from "yaml";
 import { MAX_DESCRIPTION_LENGTH } from "../claim-validation.js";
 import { NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS } from "../types.js";
-import { KANA_GROUP, KANA_VERSION, NETWORK_ALLOCATION_KIND, NETWORK_ALLOCATIONS, NETWORK_CLAIMS } from "./api.js";
+import { ARBITER_NAME, KANA_GROUP, KANA_VERSION, NETWORK_ALLOCATION_KIND, NETWORK_ALLOCATIONS, NETWORK_CLAIMS } from "./api.js";
 
 /*
  * What `kana install` applies: the two CRDs, the policy guarding the well-known claims and the
@@ -144,6 +144,7 @@ export const networkClaimCRD: KubeObject = crd(
         properties: {
           addressSpace: { type: "array", description: "One outcome per spec record, in spec order.", maxItems: MAX_RECORDS, items: recordSchema(true) },
           sequence: { type: "integer", format: "int64", description: "Position in the arbiter's decision order (creation order); set on the first decision and never changed." },
+          term: { type: "integer", format: "int64", description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in." },
           observedGeneration: { type: "integer", format: "int64", description: "The metadata.generation this status decides." },
           phase: str("Allocated (every record granted), Conflict (at least one refused) or Invalid.", { enum: ["Allocated", "Conflict", "Invalid"] }),
           allocatedPrefixes: str("The granted prefixes, comma-separated (for display)."),
@@ -223,6 +224,7 @@ export const networkAllocationCRD: KubeObject = crd(
           prefix: str("The allocated block."),
           parent: parentSchema(false),
           sequence: { type: "integer", format: "int64", description: "Position in the arbiter's decision order." },
+          term: { type: "integer", format: "int64", description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in." },
           observedGeneration: { type: "integer", format: "int64", description: "The metadata.generation this status decides." },
           phase: str("Allocated or Failed.", { enum: ["Allocated", "Failed"] }),
           reason: str("On Failed: pool-exhausted, pool-not-found, not-delegable or invalid-argument."),
@@ -338,6 +340,40 @@ export const wellKnownClaimsPolicyBinding: KubeObject = {
   spec: { policyName: "kana-well-known-claims", validationActions: ["Deny"] },
 };
 
+/** Words of the refusal of a status written in a leadership term that is over (the arbiter recognises it). */
+export const STALE_TERM_REFUSAL = "was decided in leadership term";
+
+/**
+ * Fences the arbiter's status writes: a status carrying `term` is accepted only while the
+ * arbiter's Lease (kube-system/kana-arbiter) is in that term. A leader that lost the Lease with
+ * writes in flight (frozen, or on a slow network) cannot land them after the new leader's.
+ */
+const arbiterTermPolicy: KubeObject = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicy",
+  metadata: { name: "kana-arbiter-term" },
+  spec: {
+    failurePolicy: "Fail",
+    paramKind: { apiVersion: "coordination.k8s.io/v1", kind: "Lease" },
+    matchConstraints: {
+      resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["UPDATE"], resources: ["networkclaims/status", "networkallocations/status"] }],
+    },
+    variables: [{ name: "term", expression: "has(params.spec.leaseTransitions) ? params.spec.leaseTransitions : 0" }],
+    validations: [{
+      expression: "!has(object.status) || !has(object.status.term) || object.status.term == variables.term",
+      messageExpression: `'the status of ' + request.name + ' ${STALE_TERM_REFUSAL} ' + string(object.status.term) + ', but the Lease kube-system/${ARBITER_NAME} is in term ' + string(variables.term)`,
+      reason: "Forbidden",
+    }],
+  },
+};
+
+const arbiterTermPolicyBinding: KubeObject = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicyBinding",
+  metadata: { name: "kana-arbiter-term" },
+  spec: { policyName: "kana-arbiter-term", validationActions: ["Deny"], paramRef: { name: ARBITER_NAME, namespace: "kube-system", parameterNotFoundAction: "Allow" } },
+};
+
 const READ = ["get", "list", "watch"];
 
 function clusterRole(name: string, rules: object[], labels?: Record<string, string>): KubeObject {
@@ -387,7 +423,7 @@ export interface InstallManifestOptions {
 export function installManifests(options: InstallManifestOptions = {}): KubeObject[] {
   const identity = options.arbiterIdentity ?? ARBITER_SERVICE_ACCOUNT;
   return structuredClone([
-    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimOwnerPolicyFor(identity), claimOwnerPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
+    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimOwnerPolicyFor(identity), claimOwnerPolicyBinding, arbiterTermPolicy, arbiterTermPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
   ]);
 }
 
