@@ -24,9 +24,9 @@ export interface ReconcileContext<State = undefined> {
   /** What `withState` made for this run. */
   readonly state: State;
   /** The shared informer of a resource (one of the watched ones, or any other). */
-  informer(resource: ResourceRef): Informer;
+  readonly informer: (resource: ResourceRef) => Informer;
   /** Runs when the controller stops, before the queue drains (timers, extra watches). */
-  onStop(cleanup: () => void | Promise<void>): void;
+  readonly onStop: (cleanup: () => void | Promise<void>) => void;
 }
 
 /** Reconciles one key: a result asks for a requeue; a throw requeues rate limited. */
