@@ -50,8 +50,21 @@ export {
   type ControllerContext,
   type EventRecorderOptions,
   type InvolvedObject,
+  type ReconcileResult,
   type Requeue,
 } from "./runtime.js";
+export {
+  ControllerBuilder,
+  controllerFor,
+  controllerOwnerKey,
+  type BuilderOptions,
+  type ForOptions,
+  type MapFn,
+  type Reconcile,
+  type ReconcileContext,
+  type WatchEventType,
+  type WatchOptions,
+} from "./builder.js";
 export { EventCorrelator, type CorrelatedEvent, type Correlation, type EventCorrelatorOptions } from "./event-correlator.js";
 export { namespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";

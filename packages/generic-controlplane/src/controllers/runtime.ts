@@ -165,14 +165,24 @@ export interface Requeue {
 }
 
 /**
+ * What a reconcile asks of the queue (controller-runtime's `reconcile.Result`): `requeueAfterMs`
+ * re-adds the key after that delay without counting a failure; `requeue` alone re-adds it rate
+ * limited, as a failure would but without logging one.
+ */
+export interface ReconcileResult {
+  requeue?: boolean;
+  requeueAfterMs?: number;
+}
+
+/**
  * Runs `workers` loops taking keys from `queue` and reconciling them until the queue shuts
- * down: success forgets the key's backoff; a thrown error re-adds it rate limited; a `Requeue`
- * result re-adds it after the delay.
+ * down: success forgets the key's backoff; a thrown error re-adds it rate limited; a result
+ * re-adds it as `ReconcileResult` says.
  */
 export async function runWorkers(
   queue: WorkQueue,
   workers: number,
-  reconcile: (key: string) => Promise<void | Requeue>,
+  reconcile: (key: string) => Promise<void | ReconcileResult>,
   logger?: Logger,
 ): Promise<void> {
   const worker = async () => {
@@ -181,8 +191,12 @@ export async function runWorkers(
       if (key === undefined) return;
       try {
         const result = await reconcile(key);
+        if (result?.requeueAfterMs === undefined && result?.requeue === true) {
+          queue.addRateLimited(key);
+          continue;
+        }
         queue.forget(key);
-        if (result !== undefined) queue.addAfter(key, result.requeueAfterMs);
+        if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (error) {
         logger?.({ level: "warn", msg: "reconcile failed, requeuing", queue: queue.name, key, retries: queue.numRequeues(key), error: error instanceof Error ? error.message : String(error) });
         queue.addRateLimited(key);

@@ -1,10 +1,9 @@
-import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type EventRecorder, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isApiError, isNotFound, splitKey, type Controller, type EventRecorder, type KubeClient, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { CronJob } from "../resources/cronjobs.js";
 import { isJobFinished, jobCondition, type Job } from "../resources/jobs.js";
 import { CRON_JOBS, JOBS } from "../refs.js";
 import { mostRecentTime, nextTime, parseSchedule } from "./cron-schedule.js";
-import { aborted, controllerRefOf, keyOf, ownerReferenceTo, toleratingStaleCache } from "./util.js";
+import { controllerRefOf, ownerReferenceTo, toleratingStaleCache } from "./util.js";
 
 /** The annotation a CronJob's Job carries: the time it was scheduled for, in the CronJob's zone. */
 export const SCHEDULED_TIMESTAMP = "batch.kubernetes.io/cronjob-scheduled-timestamp";
@@ -36,36 +35,20 @@ function rfc3339(ms: number): string {
  * oldest first; status keeps the active Jobs, `lastScheduleTime` and `lastSuccessfulTime`.
  */
 export function cronJobController(): Controller {
-  return {
-    name: "cronjob",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const events = context.events("cronjob-controller");
-      const queue = new WorkQueue({ name: "cronjob", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const cronJobs = context.informers.informerFor(CRON_JOBS);
-      const jobs = context.informers.informerFor(JOBS);
-      const enqueue = (cj: KubeObject) => queue.add(keyOf(cj));
-      cronJobs.addEventHandler({ add: enqueue, update: (_old, cj) => enqueue(cj), delete: enqueue });
-      const enqueueOwner = (job: KubeObject) => {
-        const ref = controllerRefOf(job);
-        if (ref?.kind === "CronJob" && ref.apiVersion === "batch/v1") queue.add(`${job.metadata?.namespace ?? ""}/${ref.name}`);
-      };
-      jobs.addEventHandler({ add: enqueueOwner, update: (_old, job) => enqueueOwner(job), delete: enqueueOwner });
-      cronJobs.start();
-      jobs.start();
-      await Promise.race([Promise.all([cronJobs.waitForSync(), jobs.waitForSync()]), aborted(signal)]);
-      const sync = toleratingStaleCache(async (key: string): Promise<void | Requeue> => {
+  return controllerFor(CRON_JOBS, { kind: "CronJob" })
+    .named("cronjob")
+    .owns(JOBS)
+    .withState(({ context }) => context.events("cronjob-controller"))
+    .withOptions({ workers: 2 })
+    .complete(
+      toleratingStaleCache(async (key: string, { primary: cronJobs, informer, client, state: events }: ReconcileContext<EventRecorder>): Promise<void | Requeue> => {
         const cronJob = cronJobs.cache.get(key) as CronJob | undefined;
         if (cronJob === undefined) return;
         const { namespace } = splitKey(key);
-        const owned = (jobs.cache.list() as Job[]).filter((j) => j.metadata?.namespace === namespace && controllerRefOf(j)?.uid === cronJob.metadata?.uid);
-        return syncCronJob(context.client, events, structuredClone(cronJob), owned);
-      });
-      const workers = runWorkers(queue, 2, async (key) => (await sync(key)) ?? undefined, context.logger);
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+        const owned = (informer(JOBS).cache.list() as Job[]).filter((j) => j.metadata?.namespace === namespace && controllerRefOf(j)?.uid === cronJob.metadata?.uid);
+        return syncCronJob(client, events, structuredClone(cronJob), owned);
+      }),
+    );
 }
 
 function jobFinishedAt(job: Job): number | undefined {

@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isNotFound, splitKey, type Controller, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { ControllerRevision } from "../resources/controller-revisions.js";
 import type { DaemonSet, DaemonSetStatus } from "../resources/daemonsets.js";
 import type { Node } from "../resources/nodes.js";
@@ -10,7 +10,7 @@ import { byCreationAndPhase, CONTROLLER_REVISION_HASH, daemonPodFor, nodeShouldR
 import { claimObjects } from "./claim.js";
 import { Expectations } from "./expectations.js";
 import { selectorMatches } from "../selector.js";
-import { aborted, controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability, toleratingStaleCache } from "./util.js";
+import { controllerRefOf, isOwnedBy, isPodReady, keyOf, ownerReferenceTo, podAvailability, toleratingStaleCache } from "./util.js";
 
 /** Pods the DaemonSet should create (one node each) and delete in this sync (`podsShouldBeOnNode` over every node). */
 function manage(ds: DaemonSet, nodes: readonly Node[], nodeToPods: ReadonlyMap<string, Pod[]>, hash: string, surge: boolean): { createOn: string[]; deletePods: Pod[] } {
@@ -108,62 +108,63 @@ function daemonSetStatus(ds: DaemonSet, nodes: readonly Node[], nodeToPods: Read
  * the desired/current/ready/updated/available/misscheduled counts and observedGeneration.
  */
 export function daemonSetController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "daemonset",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const { client } = context;
-      const queue = new WorkQueue({ name: "daemonset", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const daemonSets = context.informers.informerFor(DAEMON_SETS);
-      const pods = context.informers.informerFor(PODS);
-      const nodes = context.informers.informerFor(NODES);
-      const revisions = context.informers.informerFor(CONTROLLER_REVISIONS);
-      const expectations = new Expectations();
-      const enqueue = (ds: KubeObject) => queue.add(keyOf(ds));
-      const enqueueAll = () => {
-        for (const ds of daemonSets.cache.list()) enqueue(ds);
-      };
-      const ownerKey = (object: KubeObject): string | undefined => {
-        const ref = controllerRefOf(object);
-        return ref?.kind === "DaemonSet" ? `${object.metadata?.namespace ?? ""}/${ref.name}` : undefined;
-      };
-      const enqueueOwner = (object: KubeObject) => {
-        const key = ownerKey(object);
-        if (key !== undefined) queue.add(key);
-      };
-      // An orphaned pod: the DaemonSets whose selector matches it may adopt it (getDaemonSetsForPod).
-      const enqueueMatching = (pod: KubeObject) => {
-        if (controllerRefOf(pod) !== undefined || pod.metadata?.deletionTimestamp !== undefined) return;
-        for (const ds of daemonSets.cache.list() as DaemonSet[]) {
-          if (ds.metadata?.namespace === pod.metadata?.namespace && selectorMatches(ds.spec?.selector, pod.metadata?.labels)) enqueue(ds);
-        }
-      };
-      daemonSets.addEventHandler({ add: enqueue, update: (_old, ds) => enqueue(ds), delete: enqueue });
-      pods.addEventHandler({
-        add: (pod) => {
-          const key = ownerKey(pod);
-          if (key !== undefined) expectations.creationObserved(key);
-          enqueueOwner(pod);
-          enqueueMatching(pod);
-        },
-        update: (old, pod) => {
-          enqueueOwner(pod);
-          enqueueMatching(pod);
-          // Released or re-owned: the former owner counts again.
-          const before = ownerKey(old);
-          if (before !== undefined && before !== ownerKey(pod)) queue.add(before);
-        },
-        delete: (pod) => {
-          const key = ownerKey(pod);
-          if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
-          enqueueOwner(pod);
-        },
-      });
-      nodes.addEventHandler({ add: enqueueAll, update: enqueueAll, delete: enqueueAll });
-      revisions.addEventHandler({ add: enqueueOwner, update: (_old, r) => enqueueOwner(r), delete: enqueueOwner });
-      for (const informer of [daemonSets, pods, nodes, revisions]) informer.start();
-      await Promise.race([Promise.all([daemonSets, pods, nodes, revisions].map((i) => i.waitForSync())), aborted(signal)]);
-
-      const sync = async (key: string): Promise<void | Requeue> => {
+  const ownerKey = (object: KubeObject): string | undefined => {
+    const ref = controllerRefOf(object);
+    return ref?.kind === "DaemonSet" ? `${object.metadata?.namespace ?? ""}/${ref.name}` : undefined;
+  };
+  return controllerFor<Expectations>(DAEMON_SETS, { kind: "DaemonSet" })
+    .named("daemonset")
+    .watches(PODS, {
+      handlers: ({ queue, primary: daemonSets, state: expectations }) => {
+        const enqueueOwner = (object: KubeObject) => {
+          const key = ownerKey(object);
+          if (key !== undefined) queue.add(key);
+        };
+        // An orphaned pod: the DaemonSets whose selector matches it may adopt it (getDaemonSetsForPod).
+        const enqueueMatching = (pod: KubeObject) => {
+          if (controllerRefOf(pod) !== undefined || pod.metadata?.deletionTimestamp !== undefined) return;
+          for (const ds of daemonSets.cache.list() as DaemonSet[]) {
+            if (ds.metadata?.namespace === pod.metadata?.namespace && selectorMatches(ds.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(ds));
+          }
+        };
+        return {
+          add: (pod) => {
+            const key = ownerKey(pod);
+            if (key !== undefined) expectations.creationObserved(key);
+            enqueueOwner(pod);
+            enqueueMatching(pod);
+          },
+          update: (old, pod) => {
+            enqueueOwner(pod);
+            enqueueMatching(pod);
+            // Released or re-owned: the former owner counts again.
+            const before = ownerKey(old);
+            if (before !== undefined && before !== ownerKey(pod)) queue.add(before);
+          },
+          delete: (pod) => {
+            const key = ownerKey(pod);
+            if (key !== undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+            enqueueOwner(pod);
+          },
+        };
+      },
+    })
+    .watches(NODES, {
+      handlers: ({ queue, primary: daemonSets }) => {
+        const enqueueAll = () => {
+          for (const ds of daemonSets.cache.list()) queue.add(keyOf(ds));
+        };
+        return { add: enqueueAll, update: enqueueAll, delete: enqueueAll };
+      },
+    })
+    .owns(CONTROLLER_REVISIONS)
+    .withState(() => new Expectations())
+    .withOptions({ workers: options.workers ?? 2 })
+    .complete(
+      toleratingStaleCache(async (key: string, { client, primary: daemonSets, informer, state: expectations }: ReconcileContext<Expectations>): Promise<void | Requeue> => {
+        const pods = informer(PODS);
+        const nodes = informer(NODES);
+        const revisions = informer(CONTROLLER_REVISIONS);
         const ds = daemonSets.cache.get(key) as DaemonSet | undefined;
         if (ds === undefined || ds.metadata?.deletionTimestamp !== undefined) {
           expectations.forget(key);
@@ -234,17 +235,6 @@ export function daemonSetController(options: { workers?: number } = {}): Control
         }
         // A pod ready but not yet for minReadySeconds becomes available without an event.
         if (availableInMs !== undefined) return { requeueAfterMs: availableInMs + 10 };
-      };
-
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 2,
-        toleratingStaleCache(sync),
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+      }),
+    );
 }

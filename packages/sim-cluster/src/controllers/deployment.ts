@@ -1,13 +1,13 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { int64Literal } from "@kubekit/generic-controlplane/registry";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isApiError, isNotFound, splitKey, type Controller, type KubeClient, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import type { Deployment } from "../resources/deployments.js";
 import { scaledValue } from "../resources/int-or-percent.js";
 import type { ReplicaSet } from "../resources/replicasets.js";
 import { DEPLOYMENTS, REPLICA_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { claimObjects } from "./claim.js";
-import { aborted, controllerRefOf, keyOf, nowRFC3339, ownerReferenceTo, toleratingStaleCache } from "./util.js";
+import { controllerRefOf, keyOf, nowRFC3339, ownerReferenceTo, toleratingStaleCache } from "./util.js";
 import { canonicalJson, podTemplateHash } from "./pod-template-hash.js";
 import { activeOrLatest, DESIRED_REPLICAS, isScalingEvent, MAX_REPLICAS, proportionalSizes } from "./deployment-scale.js";
 import { deploymentConditions, newCondition, pausedCondition, setCondition, type DeploymentCondition } from "./deployment-progress.js";
@@ -100,44 +100,22 @@ async function scale(client: KubeClient, deployment: Deployment, newRS: ReplicaS
  * beyond `revisionHistoryLimit` are deleted.
  */
 export function deploymentController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "deployment",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const { client } = context;
-      const queue = new WorkQueue({ name: "deployment", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const deployments = context.informers.informerFor(DEPLOYMENTS);
-      const replicaSets = context.informers.informerFor(REPLICA_SETS);
-      const enqueue = (d: KubeObject) => queue.add(keyOf(d));
-      deployments.addEventHandler({ add: enqueue, update: (_old, d) => enqueue(d), delete: enqueue });
-      const enqueueOwner = (rs: KubeObject) => {
-        const ref = controllerRefOf(rs);
-        if (ref?.kind === "Deployment") queue.add(`${rs.metadata?.namespace ?? ""}/${ref.name}`);
-      };
-      // An orphaned ReplicaSet: the Deployments whose selector matches it may adopt it (getDeploymentsForReplicaSet).
-      const enqueueMatching = (rs: KubeObject) => {
-        if (controllerRefOf(rs) !== undefined || rs.metadata?.deletionTimestamp !== undefined) return;
-        for (const d of deployments.cache.list() as Deployment[]) {
-          if (d.metadata?.namespace === rs.metadata?.namespace && selectorMatches(d.spec?.selector, rs.metadata?.labels)) enqueue(d);
-        }
-      };
-      replicaSets.addEventHandler({
-        add: (rs) => {
-          enqueueOwner(rs);
-          enqueueMatching(rs);
-        },
-        update: (old, rs) => {
-          enqueueOwner(rs);
-          enqueueMatching(rs);
-          // Released or re-owned: the former owner looks again.
-          if (controllerRefOf(old)?.uid !== controllerRefOf(rs)?.uid) enqueueOwner(old);
-        },
-        delete: enqueueOwner,
-      });
-      deployments.start();
-      replicaSets.start();
-      await Promise.race([Promise.all([deployments.waitForSync(), replicaSets.waitForSync()]), aborted(signal)]);
-
-      const sync = async (key: string): Promise<void | Requeue> => {
+  return controllerFor(DEPLOYMENTS, { kind: "Deployment" })
+    .named("deployment")
+    .owns(REPLICA_SETS)
+    // An orphaned ReplicaSet: the Deployments whose selector matches it may adopt it (getDeploymentsForReplicaSet).
+    .watches(
+      REPLICA_SETS,
+      (rs, { primary: deployments }) => {
+        if (controllerRefOf(rs) !== undefined || rs.metadata?.deletionTimestamp !== undefined) return undefined;
+        return (deployments.cache.list() as Deployment[]).filter((d) => d.metadata?.namespace === rs.metadata?.namespace && selectorMatches(d.spec?.selector, rs.metadata?.labels)).map(keyOf);
+      },
+      { on: ["add", "update"] },
+    )
+    .withOptions({ workers: options.workers ?? 2 })
+    .complete(
+      toleratingStaleCache(async (key: string, { client, primary: deployments, informer }: ReconcileContext): Promise<void | Requeue> => {
+        const replicaSets = informer(REPLICA_SETS);
         const deployment = deployments.cache.get(key) as Deployment | undefined;
         if (deployment === undefined || deployment.metadata?.deletionTimestamp !== undefined) return;
         const { namespace } = splitKey(key);
@@ -295,19 +273,8 @@ export function deploymentController(options: { workers?: number } = {}): Contro
           }
         }
         if (progress.deadlineInMs !== undefined) return { requeueAfterMs: progress.deadlineInMs + 1000 };
-      };
-
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 2,
-        toleratingStaleCache(sync),
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+      }),
+    );
 }
 
 /** A Progressing=True condition of `reason` (when the new ReplicaSet is created or found), unless the Deployment has no deadline. */

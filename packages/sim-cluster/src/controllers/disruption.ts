@@ -1,5 +1,5 @@
 import type { KubeObject, OwnerReference } from "@kubekit/generic-controlplane";
-import { runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, splitKey, type Controller, type Informer, type ReconcileContext } from "@kubekit/generic-controlplane/controllers";
 import type { Deployment } from "../resources/deployments.js";
 import { PDBS, type PodDisruptionBudget } from "../resources/pod-disruption-budgets.js";
 import type { Pod } from "../resources/pods.js";
@@ -8,7 +8,7 @@ import type { StatefulSet } from "../resources/statefulsets.js";
 import { DEPLOYMENTS, PODS, REPLICA_SETS, STATEFUL_SETS } from "../refs.js";
 import { selectorMatches } from "../selector.js";
 import { budgetStatus, withDisruptionAllowed, type ScaleFinder } from "./disruption-status.js";
-import { aborted, controllerRefOf, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
+import { controllerRefOf, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -22,58 +22,36 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) 
  * A budget it cannot compute allows nothing (`SyncFailed`).
  */
 export function disruptionController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "disruption",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "disruption", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const budgets = context.informers.informerFor(PDBS);
-      const pods = context.informers.informerFor(PODS);
-      const replicaSets = context.informers.informerFor(REPLICA_SETS);
-      const deployments = context.informers.informerFor(DEPLOYMENTS);
-      const statefulSets = context.informers.informerFor(STATEFUL_SETS);
-
-      const enqueue = (object: KubeObject) => queue.add(keyOf(object));
-      budgets.addEventHandler({ add: enqueue, update: (_old, pdb) => enqueue(pdb), delete: enqueue });
+  // A controller's scale is the denominator of percentages and maxUnavailable.
+  const onScale = ({ queue, primary: budgets }: ReconcileContext) => {
+    const forNamespace = (object: KubeObject) => {
+      for (const pdb of budgets.cache.list()) if (pdb.metadata?.namespace === object.metadata?.namespace) queue.add(keyOf(pdb));
+    };
+    return { update: (old: KubeObject, now: KubeObject) => (sameJson(old["spec"], now["spec"]) ? undefined : forNamespace(now)), delete: forNamespace };
+  };
+  return controllerFor(PDBS)
+    .named("disruption")
+    .watches(PODS, {
       // A pod enqueues the budgets that select it, before and after the change (getPdbForPod).
-      const forPods = (...versions: KubeObject[]) => {
-        const namespace = versions[0]?.metadata?.namespace;
-        for (const pdb of budgets.cache.list() as PodDisruptionBudget[]) {
-          if (pdb.metadata?.namespace !== namespace) continue;
-          if (versions.some((pod) => selectorMatches(pdb.spec?.selector, pod.metadata?.labels))) enqueue(pdb);
-        }
-      };
-      pods.addEventHandler({ add: (pod) => forPods(pod), update: (old, pod) => forPods(old, pod), delete: (pod) => forPods(pod) });
-      // A controller's scale is the denominator of percentages and maxUnavailable.
-      const forNamespace = (object: KubeObject) => {
-        for (const pdb of budgets.cache.list()) if (pdb.metadata?.namespace === object.metadata?.namespace) enqueue(pdb);
-      };
-      const onScale = { update: (old: KubeObject, now: KubeObject) => (sameJson(old["spec"], now["spec"]) ? undefined : forNamespace(now)), delete: forNamespace };
-      replicaSets.addEventHandler(onScale);
-      deployments.addEventHandler(onScale);
-      statefulSets.addEventHandler(onScale);
-      const informers = [budgets, pods, replicaSets, deployments, statefulSets];
-      for (const informer of informers) informer.start();
-      await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
-
-      // The finders for the controllers served here: a ReplicaSet's Deployment, else the ReplicaSet; a StatefulSet.
-      const find: ScaleFinder = (ref: OwnerReference, namespace: string) => {
-        if (ref.kind === "StatefulSet" && ref.apiVersion.startsWith("apps/")) {
-          const set = statefulSets.cache.get(`${namespace}/${ref.name}`) as StatefulSet | undefined;
-          return set === undefined || set.metadata?.uid !== ref.uid ? undefined : { uid: ref.uid, scale: set.spec?.replicas ?? 1 };
-        }
-        if (ref.kind !== "ReplicaSet" || !ref.apiVersion.startsWith("apps/")) return undefined;
-        const rs = replicaSets.cache.get(`${namespace}/${ref.name}`) as ReplicaSet | undefined;
-        if (rs === undefined || rs.metadata?.uid !== ref.uid) return undefined;
-        const owner = controllerRefOf(rs);
-        if (owner !== undefined && owner.kind === "Deployment") {
-          const deployment = deployments.cache.get(`${namespace}/${owner.name}`) as Deployment | undefined;
-          if (deployment === undefined || deployment.metadata?.uid !== owner.uid) return undefined;
-          return { uid: owner.uid, scale: deployment.spec?.replicas ?? 1 };
-        }
-        return { uid: rs.metadata.uid, scale: rs.spec?.replicas ?? 1 };
-      };
-
-      const sync = toleratingStaleCache(async (key: string) => {
+      handlers: ({ queue, primary: budgets }) => {
+        const forPods = (...versions: KubeObject[]) => {
+          const namespace = versions[0]?.metadata?.namespace;
+          for (const pdb of budgets.cache.list() as PodDisruptionBudget[]) {
+            if (pdb.metadata?.namespace !== namespace) continue;
+            if (versions.some((pod) => selectorMatches(pdb.spec?.selector, pod.metadata?.labels))) queue.add(keyOf(pdb));
+          }
+        };
+        return { add: (pod) => forPods(pod), update: (old, pod) => forPods(old, pod), delete: (pod) => forPods(pod) };
+      },
+    })
+    .watches(REPLICA_SETS, { handlers: onScale })
+    .watches(DEPLOYMENTS, { handlers: onScale })
+    .watches(STATEFUL_SETS, { handlers: onScale })
+    .withOptions({ workers: options.workers ?? 2 })
+    .complete(
+      toleratingStaleCache(async (key: string, { primary: budgets, informer, client }: ReconcileContext) => {
+        const find = scaleFinder(informer(REPLICA_SETS), informer(DEPLOYMENTS), informer(STATEFUL_SETS));
+        const pods = informer(PODS);
         const pdb = budgets.cache.get(key) as PodDisruptionBudget | undefined;
         if (pdb === undefined) return undefined;
         const { namespace } = splitKey(key);
@@ -95,13 +73,28 @@ export function disruptionController(options: { workers?: number } = {}): Contro
             ),
           };
         }
-        if (!sameJson(next, pdb.status)) await context.client.update(PDBS, namespace, { ...pdb, status: next }, "status");
+        if (!sameJson(next, pdb.status)) await client.update(PDBS, namespace, { ...pdb, status: next }, "status");
         return recheckAt !== undefined ? { requeueAfterMs: Math.max(0, recheckAt - now) + 10 } : undefined;
-      });
-      const workers = runWorkers(queue, options.workers ?? 2, sync, context.logger);
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
+      }),
+    );
+}
+
+/** The finders for the controllers served here: a ReplicaSet's Deployment, else the ReplicaSet; a StatefulSet. */
+function scaleFinder(replicaSets: Informer, deployments: Informer, statefulSets: Informer): ScaleFinder {
+  return (ref: OwnerReference, namespace: string) => {
+    if (ref.kind === "StatefulSet" && ref.apiVersion.startsWith("apps/")) {
+      const set = statefulSets.cache.get(`${namespace}/${ref.name}`) as StatefulSet | undefined;
+      return set === undefined || set.metadata?.uid !== ref.uid ? undefined : { uid: ref.uid, scale: set.spec?.replicas ?? 1 };
+    }
+    if (ref.kind !== "ReplicaSet" || !ref.apiVersion.startsWith("apps/")) return undefined;
+    const rs = replicaSets.cache.get(`${namespace}/${ref.name}`) as ReplicaSet | undefined;
+    if (rs === undefined || rs.metadata?.uid !== ref.uid) return undefined;
+    const owner = controllerRefOf(rs);
+    if (owner !== undefined && owner.kind === "Deployment") {
+      const deployment = deployments.cache.get(`${namespace}/${owner.name}`) as Deployment | undefined;
+      if (deployment === undefined || deployment.metadata?.uid !== owner.uid) return undefined;
+      return { uid: owner.uid, scale: deployment.spec?.replicas ?? 1 };
+    }
+    return { uid: rs.metadata.uid, scale: rs.spec?.replicas ?? 1 };
   };
 }

@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import type { Informer, WorkQueue } from "@kubekit/generic-controlplane/controllers";
+import type { EventHandlers, Informer, ReconcileContext } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 import type { Service, ServicePort } from "../resources/services.js";
 import { selectorMatches } from "../selector.js";
@@ -52,21 +52,19 @@ export function podsOf(service: Service, pods: Informer): Pod[] {
 }
 
 /**
- * Enqueues a service when it changes and when a pod it selects (before or after the change)
- * appears, changes or goes, as both upstream controllers do.
+ * A pod's services: those that select it before or after the change, enqueued when it appears,
+ * changes or goes, as both upstream controllers do (for a controller of services).
  */
-export function enqueueServicesOfPods(queue: WorkQueue, services: Informer, pods: Informer): void {
-  const enqueue = (object: KubeObject) => queue.add(keyOf(object));
-  services.addEventHandler({ add: enqueue, update: (_old, service) => enqueue(service), delete: enqueue });
+export function servicesOfPods({ queue, primary: services }: ReconcileContext<unknown>): EventHandlers {
   const forPod = (...versions: KubeObject[]) => {
     const namespace = versions[0]?.metadata?.namespace;
     for (const service of services.cache.list() as Service[]) {
       if (service.metadata?.namespace !== namespace || service.spec?.selector === undefined) continue;
       const selector = { matchLabels: service.spec.selector };
-      if (versions.some((pod) => selectorMatches(selector, pod.metadata?.labels))) enqueue(service);
+      if (versions.some((pod) => selectorMatches(selector, pod.metadata?.labels))) queue.add(keyOf(service));
     }
   };
-  pods.addEventHandler({ add: (pod) => forPod(pod), update: (old, pod) => forPod(old, pod), delete: (pod) => forPod(pod) });
+  return { add: (pod) => forPod(pod), update: (old, pod) => forPod(old, pod), delete: (pod) => forPod(pod) };
 }
 
 /** The pod's address of `family` (from `status.podIPs`, or `podIP` of a client that sets only that). */

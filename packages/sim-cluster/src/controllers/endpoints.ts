@@ -1,10 +1,10 @@
-import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isNotFound, splitKey, type Controller } from "@kubekit/generic-controlplane/controllers";
 import { ENDPOINTS, type EndpointAddress, type EndpointPort, type Endpoints, type EndpointSubset } from "../resources/endpoints.js";
 import type { Pod } from "../resources/pods.js";
 import type { Service } from "../resources/services.js";
 import { PODS, SERVICES } from "../refs.js";
-import { endpointsFamily, enqueueServicesOfPods, findPort, hasManagedEndpoints, hostnameFor, podIPOfFamily, podsOf, shouldPodBeInEndpoints } from "./endpoints-util.js";
-import { aborted, isPodReady } from "./util.js";
+import { endpointsFamily, findPort, hasManagedEndpoints, hostnameFor, podIPOfFamily, podsOf, servicesOfPods, shouldPodBeInEndpoints } from "./endpoints-util.js";
+import { isPodReady } from "./util.js";
 
 /** The label upstream puts on Endpoints (and slices) of a headless service. */
 export const LABEL_HEADLESS = "service.kubernetes.io/headless";
@@ -99,54 +99,39 @@ export function endpointsLabels(service: Service): Record<string, string> {
  * last-change-trigger-time.
  */
 export function endpointsController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "endpoints",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "endpoint", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const services = context.informers.informerFor(SERVICES);
-      const pods = context.informers.informerFor(PODS);
-      const endpoints = context.informers.informerFor(ENDPOINTS);
-      enqueueServicesOfPods(queue, services, pods);
-      endpoints.addEventHandler({ delete: (object) => queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`) });
-      for (const informer of [services, pods, endpoints]) informer.start();
-      await Promise.race([Promise.all([services.waitForSync(), pods.waitForSync(), endpoints.waitForSync()]), aborted(signal)]);
-
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 2,
-        async (key) => {
-          const { namespace, name } = splitKey(key);
-          const service = services.cache.get(key) as Service | undefined;
-          const current = endpoints.cache.get(key) as Endpoints | undefined;
-          if (service === undefined) {
-            if (current === undefined) return;
-            // As upstream: the Endpoints go with the Service.
-            try {
-              await context.client.delete(ENDPOINTS, namespace, name);
-            } catch (error) {
-              if (!isNotFound(error)) throw error;
-            }
-            return;
-          }
-          if (!hasManagedEndpoints(service)) return;
-          const subsets = desiredSubsets(service, podsOf(service, pods));
-          const labels = endpointsLabels(service);
-          if (current !== undefined && JSON.stringify(current.subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(current.metadata?.labels ?? {}) === JSON.stringify(labels)) return;
-          const body: Endpoints = {
-            apiVersion: "v1",
-            kind: "Endpoints",
-            metadata: { ...(current?.metadata ?? { name, namespace: namespace ?? "" }), labels },
-            subsets,
-          };
-          // On a stale cache the write fails (409) and the retry, rate limited, sees the informer's newer copy.
-          if (current === undefined) await context.client.create(ENDPOINTS, namespace, body);
-          else await context.client.update(ENDPOINTS, namespace, body);
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+  return controllerFor(SERVICES)
+    .named("endpoints")
+    .watches(PODS, { handlers: servicesOfPods })
+    .watches(ENDPOINTS, (object) => `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`, { on: ["delete"] })
+    .withOptions({ workers: options.workers ?? 2, queueName: "endpoint" })
+    .complete(async (key, { client, primary: services, informer }) => {
+      const pods = informer(PODS);
+      const endpoints = informer(ENDPOINTS);
+      const { namespace, name } = splitKey(key);
+      const service = services.cache.get(key) as Service | undefined;
+      const current = endpoints.cache.get(key) as Endpoints | undefined;
+      if (service === undefined) {
+        if (current === undefined) return;
+        // As upstream: the Endpoints go with the Service.
+        try {
+          await client.delete(ENDPOINTS, namespace, name);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        return;
+      }
+      if (!hasManagedEndpoints(service)) return;
+      const subsets = desiredSubsets(service, podsOf(service, pods));
+      const labels = endpointsLabels(service);
+      if (current !== undefined && JSON.stringify(current.subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(current.metadata?.labels ?? {}) === JSON.stringify(labels)) return;
+      const body: Endpoints = {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { ...(current?.metadata ?? { name, namespace: namespace ?? "" }), labels },
+        subsets,
+      };
+      // On a stale cache the write fails (409) and the retry, rate limited, sees the informer's newer copy.
+      if (current === undefined) await client.create(ENDPOINTS, namespace, body);
+      else await client.update(ENDPOINTS, namespace, body);
+    });
 }

@@ -1,13 +1,12 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
-import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isNotFound, splitKey, type Controller } from "@kubekit/generic-controlplane/controllers";
 import { ENDPOINT_SLICES, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type Endpoint, type EndpointSlice, type SlicePort } from "../resources/endpoint-slices.js";
 import { ENDPOINTS, type EndpointAddress, type Endpoints } from "../resources/endpoints.js";
 import type { Service } from "../resources/services.js";
 import { SERVICES } from "../refs.js";
 import { canonicalJson } from "./pod-template-hash.js";
-import { aborted, ownerReferenceTo } from "./util.js";
+import { ownerReferenceTo } from "./util.js";
 
 export const MIRRORING_CONTROLLER_NAME = "endpointslicemirroring-controller.k8s.io";
 /** An Endpoints label that keeps it from being mirrored (the API server's own `default/kubernetes` carries it). */
@@ -66,70 +65,53 @@ function mirrors(endpoints: Endpoints | undefined, service: Service | undefined)
  * by it; they follow its updates and go when it goes or the Service gains a selector.
  */
 export function endpointSliceMirroringController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "endpointslicemirroring",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "endpoint_slice_mirroring", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const endpointsInformer = context.informers.informerFor(ENDPOINTS);
-      const services = context.informers.informerFor(SERVICES);
-      const slices = context.informers.informerFor(ENDPOINT_SLICES);
-      const enqueue = (object: KubeObject) => queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`);
-      for (const informer of [endpointsInformer, services]) informer.addEventHandler({ add: enqueue, update: (_old, object) => enqueue(object), delete: enqueue });
-      const enqueueOwner = (slice: KubeObject) => {
-        const labels = slice.metadata?.labels ?? {};
-        if (labels[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME && labels[LABEL_SERVICE_NAME]) queue.add(`${slice.metadata?.namespace ?? ""}/${labels[LABEL_SERVICE_NAME]}`);
-      };
-      slices.addEventHandler({ add: enqueueOwner, update: (_old, slice) => enqueueOwner(slice), delete: enqueueOwner });
-      for (const informer of [endpointsInformer, services, slices]) informer.start();
-      await Promise.race([Promise.all([endpointsInformer.waitForSync(), services.waitForSync(), slices.waitForSync()]), aborted(signal)]);
-
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 2,
-        async (key) => {
-          const { namespace, name } = splitKey(key);
-          const endpoints = endpointsInformer.cache.get(key) as Endpoints | undefined;
-          const existing = (slices.cache.list() as EndpointSlice[]).filter(
-            (s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name && s.metadata?.labels?.[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME,
-          );
-          const desired = mirrors(endpoints, services.cache.get(key)) ? mirroredSlices(endpoints) : [];
-          const labels = { ...(endpoints?.metadata?.labels ?? {}), [LABEL_SERVICE_NAME]: name ?? "", [LABEL_MANAGED_BY]: MIRRORING_CONTROLLER_NAME };
-          const annotations = Object.fromEntries(Object.entries(endpoints?.metadata?.annotations ?? {}).filter(([k]) => !ANNOTATIONS_NOT_MIRRORED.has(k)));
-          const unmatched = [...existing];
-          const writes: Array<Promise<unknown>> = [];
-          for (const want of desired) {
-            const at = unmatched.findIndex((s) => s.addressType === want.addressType && canonicalJson(s.ports ?? []) === canonicalJson(want.ports));
-            const have = at >= 0 ? unmatched.splice(at, 1)[0] : undefined;
-            const metadata = { labels, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
-            if (have === undefined) {
-              const slice: EndpointSlice = {
-                apiVersion: "discovery.k8s.io/v1",
-                kind: "EndpointSlice",
-                metadata: { generateName: `${name ?? ""}-`, namespace: namespace ?? "", ...metadata, ownerReferences: [ownerReferenceTo(endpoints!, "v1", "Endpoints")] },
-                addressType: want.addressType,
-                endpoints: want.endpoints,
-                ports: want.ports,
-              };
-              writes.push(context.client.create(ENDPOINT_SLICES, namespace, slice));
-            } else if (!isDeepStrictEqual(have.endpoints ?? [], want.endpoints) || !isDeepStrictEqual(have.metadata?.labels ?? {}, labels) || !isDeepStrictEqual(have.metadata?.annotations ?? {}, annotations)) {
-              writes.push(context.client.update(ENDPOINT_SLICES, namespace, { ...have, metadata: { ...have.metadata, ...metadata, annotations }, endpoints: want.endpoints }));
-            }
-          }
-          // Slices of an Endpoints gone or no longer mirrored, and duplicates made before the cache showed a write, go.
-          for (const slice of unmatched) {
-            writes.push(
-              context.client.delete(ENDPOINT_SLICES, namespace, slice.metadata?.name ?? "").catch((error: unknown) => {
-                if (!isNotFound(error)) throw error;
-              }),
-            );
-          }
-          await Promise.all(writes);
-        },
-        context.logger,
+  return controllerFor(ENDPOINTS)
+    .named("endpointslicemirroring")
+    .watches(SERVICES, (service) => `${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`)
+    .watches(ENDPOINT_SLICES, (slice) => {
+      const labels = slice.metadata?.labels ?? {};
+      return labels[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME && labels[LABEL_SERVICE_NAME] ? `${slice.metadata?.namespace ?? ""}/${labels[LABEL_SERVICE_NAME]}` : undefined;
+    })
+    .withOptions({ workers: options.workers ?? 2, queueName: "endpoint_slice_mirroring" })
+    .complete(async (key, { client, primary: endpointsInformer, informer }) => {
+      const services = informer(SERVICES);
+      const slices = informer(ENDPOINT_SLICES);
+      const { namespace, name } = splitKey(key);
+      const endpoints = endpointsInformer.cache.get(key) as Endpoints | undefined;
+      const existing = (slices.cache.list() as EndpointSlice[]).filter(
+        (s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name && s.metadata?.labels?.[LABEL_MANAGED_BY] === MIRRORING_CONTROLLER_NAME,
       );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+      const desired = mirrors(endpoints, services.cache.get(key)) ? mirroredSlices(endpoints) : [];
+      const labels = { ...(endpoints?.metadata?.labels ?? {}), [LABEL_SERVICE_NAME]: name ?? "", [LABEL_MANAGED_BY]: MIRRORING_CONTROLLER_NAME };
+      const annotations = Object.fromEntries(Object.entries(endpoints?.metadata?.annotations ?? {}).filter(([k]) => !ANNOTATIONS_NOT_MIRRORED.has(k)));
+      const unmatched = [...existing];
+      const writes: Array<Promise<unknown>> = [];
+      for (const want of desired) {
+        const at = unmatched.findIndex((s) => s.addressType === want.addressType && canonicalJson(s.ports ?? []) === canonicalJson(want.ports));
+        const have = at >= 0 ? unmatched.splice(at, 1)[0] : undefined;
+        const metadata = { labels, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
+        if (have === undefined) {
+          const slice: EndpointSlice = {
+            apiVersion: "discovery.k8s.io/v1",
+            kind: "EndpointSlice",
+            metadata: { generateName: `${name ?? ""}-`, namespace: namespace ?? "", ...metadata, ownerReferences: [ownerReferenceTo(endpoints!, "v1", "Endpoints")] },
+            addressType: want.addressType,
+            endpoints: want.endpoints,
+            ports: want.ports,
+          };
+          writes.push(client.create(ENDPOINT_SLICES, namespace, slice));
+        } else if (!isDeepStrictEqual(have.endpoints ?? [], want.endpoints) || !isDeepStrictEqual(have.metadata?.labels ?? {}, labels) || !isDeepStrictEqual(have.metadata?.annotations ?? {}, annotations)) {
+          writes.push(client.update(ENDPOINT_SLICES, namespace, { ...have, metadata: { ...have.metadata, ...metadata, annotations }, endpoints: want.endpoints }));
+        }
+      }
+      // Slices of an Endpoints gone or no longer mirrored, and duplicates made before the cache showed a write, go.
+      for (const slice of unmatched) {
+        writes.push(
+          client.delete(ENDPOINT_SLICES, namespace, slice.metadata?.name ?? "").catch((error: unknown) => {
+            if (!isNotFound(error)) throw error;
+          }),
+        );
+      }
+      await Promise.all(writes);
+    });
 }

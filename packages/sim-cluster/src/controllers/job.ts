@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Informer, type KubeClient, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isNotFound, splitKey, type Controller, type Informer, type KubeClient, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
 import { isJobFinished, jobCondition, type Job, type JobCondition } from "../resources/jobs.js";
 import type { Pod } from "../resources/pods.js";
 import { JOBS, PODS } from "../refs.js";
@@ -10,7 +10,7 @@ import { completionIndexOf, formatIndexes, indexSet } from "./job-indexes.js";
 import { activePodsForRemoval, hasTrackingFinalizer, INDEX_FAILURE_COUNT, isPodFailed, jobPod, onlyReplaceFailedPods, removeTrackingFinalizer } from "./job-pods.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./job-policies.js";
 import { backoffRemainingMs, ensureJobCondition, newJobCondition, nextBackoffRecord, POD_FAILURE_BACKOFF_MS, type BackoffRecord } from "./job-status.js";
-import { aborted, controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
+import { controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
 
 export interface JobControllerOptions {
   workers?: number;
@@ -35,59 +35,57 @@ const ORPHAN_PREFIX = "pod:";
  * `JobResumed` on resume, which restarts the deadline).
  */
 export function jobController(options: JobControllerOptions = {}): Controller {
-  return {
-    name: "job",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "job", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const jobs = context.informers.informerFor(JOBS);
-      const pods = context.informers.informerFor(PODS);
-      const expectations = new Expectations();
-      const state: SyncState = { client: context.client, pods, expectations, backoffs: new Map(), removedFinalizers: new Map(), backoffMs: options.podFailureBackoffMs ?? POD_FAILURE_BACKOFF_MS };
-      const enqueue = (job: KubeObject) => queue.add(keyOf(job));
-      jobs.addEventHandler({ add: enqueue, update: (_old, job) => enqueue(job), delete: enqueue });
-      const ownerKey = (pod: KubeObject): string | undefined => {
-        const ref = controllerRefOf(pod);
-        return ref?.kind === "Job" && ref.apiVersion === "batch/v1" ? `${pod.metadata?.namespace ?? ""}/${ref.name}` : undefined;
-      };
-      const podChanged = (pod: Pod) => {
-        const key = ownerKey(pod);
-        const job = key === undefined ? undefined : (jobs.cache.get(key) as Job | undefined);
-        if (key !== undefined && job?.metadata?.uid === controllerRefOf(pod)?.uid) queue.add(key);
-        else if (key === undefined && isPodActive(pod)) {
-          for (const candidate of jobs.cache.list() as Job[]) {
-            if (candidate.metadata?.namespace === pod.metadata?.namespace && selectorMatches(candidate.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(candidate));
+  const ownerKey = (pod: KubeObject): string | undefined => {
+    const ref = controllerRefOf(pod);
+    return ref?.kind === "Job" && ref.apiVersion === "batch/v1" ? `${pod.metadata?.namespace ?? ""}/${ref.name}` : undefined;
+  };
+  return controllerFor<SyncState>(JOBS)
+    .named("job")
+    .watches(PODS, {
+      handlers: ({ queue, primary: jobs, state }) => {
+        const { expectations } = state;
+        const podChanged = (pod: Pod) => {
+          const key = ownerKey(pod);
+          const job = key === undefined ? undefined : (jobs.cache.get(key) as Job | undefined);
+          if (key !== undefined && job?.metadata?.uid === controllerRefOf(pod)?.uid) queue.add(key);
+          else if (key === undefined && isPodActive(pod)) {
+            for (const candidate of jobs.cache.list() as Job[]) {
+              if (candidate.metadata?.namespace === pod.metadata?.namespace && selectorMatches(candidate.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(candidate));
+            }
           }
-        }
-        // A pod whose Job is gone or finished keeps no tracking finalizer (syncOrphanPod).
-        if (hasTrackingFinalizer(pod) && (job === undefined || job.metadata?.uid !== controllerRefOf(pod)?.uid || isJobFinished(job))) queue.add(ORPHAN_PREFIX + keyOf(pod));
-      };
-      pods.addEventHandler({
-        add: (pod) => {
-          const key = ownerKey(pod);
-          if (key !== undefined) expectations.creationObserved(key);
-          podChanged(pod);
-        },
-        update: (old, pod) => {
-          const key = ownerKey(pod);
-          if (key !== undefined && pod.metadata?.deletionTimestamp !== undefined && old.metadata?.deletionTimestamp === undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
-          if (key !== undefined && !hasTrackingFinalizer(pod)) state.removedFinalizers.get(key)?.delete(pod.metadata?.uid ?? "");
-          podChanged(pod);
-          const before = ownerKey(old);
-          if (before !== undefined && before !== key) queue.add(before);
-        },
-        delete: (pod) => {
-          const key = ownerKey(pod);
-          if (key !== undefined) {
-            expectations.deletionObserved(key, pod.metadata?.name ?? "");
-            state.removedFinalizers.get(key)?.delete(pod.metadata?.uid ?? "");
-            queue.add(key);
-          }
-        },
-      });
-      jobs.start();
-      pods.start();
-      await Promise.race([Promise.all([jobs.waitForSync(), pods.waitForSync()]), aborted(signal)]);
-      const sync = toleratingStaleCache(async (key: string): Promise<void | Requeue> => {
+          // A pod whose Job is gone or finished keeps no tracking finalizer (syncOrphanPod).
+          if (hasTrackingFinalizer(pod) && (job === undefined || job.metadata?.uid !== controllerRefOf(pod)?.uid || isJobFinished(job))) queue.add(ORPHAN_PREFIX + keyOf(pod));
+        };
+        return {
+          add: (pod) => {
+            const key = ownerKey(pod);
+            if (key !== undefined) expectations.creationObserved(key);
+            podChanged(pod);
+          },
+          update: (old, pod) => {
+            const key = ownerKey(pod);
+            if (key !== undefined && pod.metadata?.deletionTimestamp !== undefined && old.metadata?.deletionTimestamp === undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+            if (key !== undefined && !hasTrackingFinalizer(pod)) state.removedFinalizers.get(key)?.delete(pod.metadata?.uid ?? "");
+            podChanged(pod);
+            const before = ownerKey(old);
+            if (before !== undefined && before !== key) queue.add(before);
+          },
+          delete: (pod) => {
+            const key = ownerKey(pod);
+            if (key !== undefined) {
+              expectations.deletionObserved(key, pod.metadata?.name ?? "");
+              state.removedFinalizers.get(key)?.delete(pod.metadata?.uid ?? "");
+              queue.add(key);
+            }
+          },
+        };
+      },
+    })
+    .withState(({ client, informer }): SyncState => ({ client, pods: informer(PODS), expectations: new Expectations(), backoffs: new Map(), removedFinalizers: new Map(), backoffMs: options.podFailureBackoffMs ?? POD_FAILURE_BACKOFF_MS }))
+    .withOptions({ workers: options.workers ?? 4 })
+    .complete(
+      toleratingStaleCache(async (key: string, { primary: jobs, state }: ReconcileContext<SyncState>): Promise<void | Requeue> => {
+        const { expectations } = state;
         if (key.startsWith(ORPHAN_PREFIX)) return syncOrphanPod(state, jobs, key.slice(ORPHAN_PREFIX.length));
         const job = jobs.cache.get(key) as Job | undefined;
         if (job === undefined) {
@@ -97,13 +95,8 @@ export function jobController(options: JobControllerOptions = {}): Controller {
           return;
         }
         return syncJob(state, key, structuredClone(job));
-      });
-      const workers = runWorkers(queue, options.workers ?? 4, async (key) => (await sync(key)) ?? undefined, context.logger);
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+      }),
+    );
 }
 
 interface SyncState {

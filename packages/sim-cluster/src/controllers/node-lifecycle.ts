@@ -1,10 +1,10 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isNotFound, runWorkers, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { controllerFor, isNotFound, type Controller, type Informer, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { NODE_LEASE_NAMESPACE } from "../kubelet/kubelet.js";
 import type { Node, NodeCondition } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODE_LEASES, NODES, PODS } from "../refs.js";
-import { aborted, nowRFC3339 } from "./util.js";
+import { nowRFC3339 } from "./util.js";
 
 export interface NodeLifecycleOptions {
   /** kube-controller-manager's `--node-monitor-grace-period`: how long a node may post nothing before it is Unknown. Default 40 s. */
@@ -41,14 +41,23 @@ function taintsFor(ready: NodeCondition | undefined): Array<{ key: string; effec
 export function nodeLifecycleController(options: NodeLifecycleOptions = {}): Controller {
   const gracePeriodMs = options.gracePeriodMs ?? 40_000;
   const monitorPeriodMs = options.monitorPeriodMs ?? 5_000;
-  return {
-    name: "node-lifecycle",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const { client } = context;
-      const queue = new WorkQueue({ name: "node-lifecycle", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const nodes = context.informers.informerFor(NODES);
-      const leases = context.informers.informerFor(NODE_LEASES);
-      const pods = context.informers.informerFor(PODS);
+  return controllerFor<NodeHealth>(NODES, {
+    handlers: ({ state: { health, observe } }) => ({
+      add: (node) => observe(node.metadata?.name ?? ""),
+      update: (_old, node) => observe(node.metadata?.name ?? ""),
+      delete: (node) => health.delete(node.metadata?.name ?? ""),
+    }),
+  })
+    .named("node-lifecycle")
+    .watches(NODE_LEASES, {
+      handlers: ({ state: { observe } }) => ({
+        add: (lease) => lease.metadata?.namespace === NODE_LEASE_NAMESPACE && observe(lease.metadata.name ?? ""),
+        update: (_old, lease) => lease.metadata?.namespace === NODE_LEASE_NAMESPACE && observe(lease.metadata.name ?? ""),
+      }),
+    })
+    .watches(PODS, { handlers: () => ({}) })
+    .withState(({ queue, primary: nodes, informer, onStop }): NodeHealth => {
+      const leases = informer(NODE_LEASES);
       // When this controller last saw each node's Lease or Ready heartbeat move, on its own clock (upstream's probeTimestamp).
       const health = new Map<string, { probe: number; renewTime?: string | undefined; heartbeat?: string | undefined }>();
       const observe = (name: string) => {
@@ -60,83 +69,68 @@ export function nodeLifecycleController(options: NodeLifecycleOptions = {}): Con
         if (seen === undefined || seen.renewTime !== renewTime || seen.heartbeat !== heartbeat) health.set(name, { probe: Date.now(), renewTime, heartbeat });
         queue.add(name);
       };
-      nodes.addEventHandler({
-        add: (node) => observe(node.metadata?.name ?? ""),
-        update: (_old, node) => observe(node.metadata?.name ?? ""),
-        delete: (node) => health.delete(node.metadata?.name ?? ""),
-      });
-      leases.addEventHandler({
-        add: (lease) => lease.metadata?.namespace === NODE_LEASE_NAMESPACE && observe(lease.metadata.name ?? ""),
-        update: (_old, lease) => lease.metadata?.namespace === NODE_LEASE_NAMESPACE && observe(lease.metadata.name ?? ""),
-      });
-      nodes.start();
-      leases.start();
-      pods.start();
-      await Promise.race([Promise.all([nodes.waitForSync(), leases.waitForSync(), pods.waitForSync()]), aborted(signal)]);
       const monitor = setInterval(() => {
         for (const name of nodes.cache.keys()) queue.add(name);
       }, monitorPeriodMs);
-
-      const markUnknown = async (node: Node): Promise<Node> => {
-        const now = nowRFC3339();
-        const conditions = [...(node.status?.conditions ?? [])];
-        for (const type of KUBELET_CONDITIONS) {
-          const at = conditions.findIndex((c) => c.type === type);
-          const before = conditions[at];
-          if (before === undefined) {
-            conditions.push({ type, status: "Unknown", reason: "NodeStatusNeverUpdated", message: "Kubelet never posted node status.", lastHeartbeatTime: now, lastTransitionTime: now });
-          } else if (before.status !== "Unknown") {
-            conditions[at] = { ...before, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastTransitionTime: now };
-          }
+      onStop(() => clearInterval(monitor));
+      return { health, observe };
+    })
+    .withOptions({ workers: 1 })
+    .complete(async (name, { client, primary: nodes, informer, state: { health } }) => {
+      const pods = informer(PODS);
+      let node = nodes.cache.get(name) as Node | undefined;
+      const seen = health.get(name);
+      if (node === undefined || seen === undefined) return;
+      try {
+        if (Date.now() - seen.probe > gracePeriodMs && node.status?.conditions?.find((c) => c.type === "Ready")?.status !== "Unknown") {
+          node = await markUnknown(client, node);
+          await markPodsNotReady(client, pods, name);
         }
-        return client.patch<Node>(NODES, undefined, node.metadata?.name ?? "", { status: { conditions } }, MERGE_PATCH, "status");
-      };
-
-      // MarkPodsNotReady: a node that stopped posting runs no pod anyone should send traffic to.
-      const markPodsNotReady = async (name: string): Promise<void> => {
-        const now = nowRFC3339();
-        for (const pod of pods.cache.list() as Pod[]) {
-          if (pod.spec?.nodeName !== name || pod.metadata?.deletionTimestamp !== undefined) continue;
-          const conditions = pod.status?.conditions ?? [];
-          if (!conditions.some((c) => c.type === "Ready" && c.status !== "False")) continue;
-          const next = conditions.map((c) => (c.type === "Ready" ? { ...c, status: "False" as const, lastTransitionTime: now } : c));
-          await client.patch(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { status: { conditions: next } }, MERGE_PATCH, "status").catch((error: unknown) => {
-            if (!isNotFound(error)) throw error;
-          });
+        const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+        const managed = [UNREACHABLE_TAINT, NOT_READY_TAINT];
+        const current = node.spec?.taints ?? [];
+        const wanted = taintsFor(ready);
+        const kept = current.filter((t) => !managed.includes(t.key) || wanted.some((w) => w.key === t.key && w.effect === t.effect));
+        const added: Taint[] = wanted.filter((w) => !current.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => (w.effect === "NoExecute" ? { ...w, timeAdded: nowRFC3339() } : w));
+        if (added.length > 0 || kept.length !== current.length) {
+          await client.patch(NODES, undefined, name, { spec: { taints: [...kept, ...added] } }, MERGE_PATCH);
         }
-      };
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    });
+}
 
-      const workers = runWorkers(
-        queue,
-        1,
-        async (name) => {
-          let node = nodes.cache.get(name) as Node | undefined;
-          const seen = health.get(name);
-          if (node === undefined || seen === undefined) return;
-          try {
-            if (Date.now() - seen.probe > gracePeriodMs && node.status?.conditions?.find((c) => c.type === "Ready")?.status !== "Unknown") {
-              node = await markUnknown(node);
-              await markPodsNotReady(name);
-            }
-            const ready = node.status?.conditions?.find((c) => c.type === "Ready");
-            const managed = [UNREACHABLE_TAINT, NOT_READY_TAINT];
-            const current = node.spec?.taints ?? [];
-            const wanted = taintsFor(ready);
-            const kept = current.filter((t) => !managed.includes(t.key) || wanted.some((w) => w.key === t.key && w.effect === t.effect));
-            const added: Taint[] = wanted.filter((w) => !current.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => (w.effect === "NoExecute" ? { ...w, timeAdded: nowRFC3339() } : w));
-            if (added.length > 0 || kept.length !== current.length) {
-              await client.patch(NODES, undefined, name, { spec: { taints: [...kept, ...added] } }, MERGE_PATCH);
-            }
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      clearInterval(monitor);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+interface NodeHealth {
+  health: Map<string, { probe: number; renewTime?: string | undefined; heartbeat?: string | undefined }>;
+  observe: (name: string) => void;
+}
+
+async function markUnknown(client: KubeClient, node: Node): Promise<Node> {
+  const now = nowRFC3339();
+  const conditions = [...(node.status?.conditions ?? [])];
+  for (const type of KUBELET_CONDITIONS) {
+    const at = conditions.findIndex((c) => c.type === type);
+    const before = conditions[at];
+    if (before === undefined) {
+      conditions.push({ type, status: "Unknown", reason: "NodeStatusNeverUpdated", message: "Kubelet never posted node status.", lastHeartbeatTime: now, lastTransitionTime: now });
+    } else if (before.status !== "Unknown") {
+      conditions[at] = { ...before, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastTransitionTime: now };
+    }
+  }
+  return client.patch<Node>(NODES, undefined, node.metadata?.name ?? "", { status: { conditions } }, MERGE_PATCH, "status");
+}
+
+/** MarkPodsNotReady: a node that stopped posting runs no pod anyone should send traffic to. */
+async function markPodsNotReady(client: KubeClient, pods: Informer, name: string): Promise<void> {
+  const now = nowRFC3339();
+  for (const pod of pods.cache.list() as Pod[]) {
+    if (pod.spec?.nodeName !== name || pod.metadata?.deletionTimestamp !== undefined) continue;
+    const conditions = pod.status?.conditions ?? [];
+    if (!conditions.some((c) => c.type === "Ready" && c.status !== "False")) continue;
+    const next = conditions.map((c) => (c.type === "Ready" ? { ...c, status: "False" as const, lastTransitionTime: now } : c));
+    await client.patch(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { status: { conditions: next } }, MERGE_PATCH, "status").catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
 }

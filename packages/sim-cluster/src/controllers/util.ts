@@ -37,10 +37,10 @@ export function isPodActive(pod: Pod): boolean {
  * A sync that ends quietly on a 409 or 404: the cache it read was stale, and the event that
  * updates the cache requeues the key (as upstream's controllers rely on).
  */
-export function toleratingStaleCache<T>(sync: (key: string) => Promise<T>): (key: string) => Promise<T | undefined> {
-  return async (key) => {
+export function toleratingStaleCache<T, Rest extends unknown[]>(sync: (key: string, ...rest: Rest) => Promise<T>): (key: string, ...rest: Rest) => Promise<T | undefined> {
+  return async (key, ...rest) => {
     try {
-      return await sync(key);
+      return await sync(key, ...rest);
     } catch (error) {
       if (isApiError(error) && (error.code === 409 || error.code === 404)) return undefined;
       throw error;

@@ -3,8 +3,8 @@ import { x509 } from "../../certs/x509.js";
 import { CONDITION_APPROVED, CONDITION_DENIED, CONDITION_FAILED, type CertificateSigningRequest } from "../../certificates/types.js";
 import { pemOf } from "../../certificates/validation.js";
 import { isConflict, isNotFound } from "../client.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
-import { WorkQueue } from "../workqueue.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 import { CERTIFICATE_SIGNING_REQUESTS } from "./refs.js";
 
 const HOUR_MS = 3_600_000;
@@ -33,34 +33,24 @@ export function csrDeadline(csr: CertificateSigningRequest): number {
  * issued certificate has expired.
  */
 export function csrCleanerController(options: { workers?: number } = {}): Controller {
-  return {
-    name: "csrcleaner",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "csrcleaner", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const informer = context.informers.informerFor(CERTIFICATE_SIGNING_REQUESTS);
+  return controllerFor(CERTIFICATE_SIGNING_REQUESTS, {
+    handlers: ({ queue }) => {
       const schedule = (csr: KubeObject) => queue.addAfter(csr.metadata?.name ?? "", csrDeadline(csr) - Date.now());
-      informer.addEventHandler({ add: schedule, update: (_old, csr) => schedule(csr) });
-      informer.start();
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 1,
-        async (name) => {
-          const csr = informer.cache.get(name) as CertificateSigningRequest | undefined;
-          if (csr === undefined) return;
-          const remaining = csrDeadline(csr) - Date.now();
-          if (remaining > 0) return { requeueAfterMs: remaining };
-          try {
-            await context.client.delete(CERTIFICATE_SIGNING_REQUESTS, undefined, name, { preconditions: { resourceVersion: csr.metadata?.resourceVersion ?? "" } });
-          } catch (error) {
-            if (isNotFound(error) || isConflict(error)) return;
-            throw error;
-          }
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
+      return { add: schedule, update: (_old, csr) => schedule(csr) };
     },
-  };
+  })
+    .named("csrcleaner")
+    .withOptions({ workers: options.workers ?? 1 })
+    .complete(async (name, { primary, client }) => {
+      const csr = primary.cache.get(name) as CertificateSigningRequest | undefined;
+      if (csr === undefined) return;
+      const remaining = csrDeadline(csr) - Date.now();
+      if (remaining > 0) return { requeueAfterMs: remaining };
+      try {
+        await client.delete(CERTIFICATE_SIGNING_REQUESTS, undefined, name, { preconditions: { resourceVersion: csr.metadata?.resourceVersion ?? "" } });
+      } catch (error) {
+        if (isNotFound(error) || isConflict(error)) return;
+        throw error;
+      }
+    });
 }

@@ -1,11 +1,10 @@
-import type { KubeObject } from "../../api/types.js";
 import { signCertificateRequest, type CertificateAndKey } from "../../certs/authority.js";
 import { x509 } from "../../certs/x509.js";
 import { CONDITION_APPROVED, CONDITION_FAILED, KUBE_APISERVER_CLIENT_SIGNER, hasCondition, type CertificateSigningRequest } from "../../certificates/types.js";
 import { pemOf } from "../../certificates/validation.js";
 import { isConflict, isNotFound } from "../client.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
-import { WorkQueue } from "../workqueue.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 import { CERTIFICATE_SIGNING_REQUESTS } from "./refs.js";
 
 const CLIENT_AUTH = "client auth";
@@ -48,51 +47,35 @@ function validityMs(csr: CertificateSigningRequest, limit: number): number {
  * whose usages are not a client certificate's gets a Failed condition instead.
  */
 export function csrSigningController(options: CSRSigningControllerOptions): Controller {
-  return {
-    name: "csrsigning",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "csrsigning", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const informer = context.informers.informerFor(CERTIFICATE_SIGNING_REQUESTS);
-      const enqueue = (csr: KubeObject) => queue.add(csr.metadata?.name ?? "");
-      informer.addEventHandler({ add: enqueue, update: (_old, csr) => enqueue(csr) });
-      informer.start();
-      await Promise.race([informer.waitForSync(), aborted(signal)]);
-      const limit = options.signingDurationMs ?? DEFAULT_SIGNING_DURATION_MS;
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 1,
-        async (name) => {
-          const csr = informer.cache.get(name) as CertificateSigningRequest | undefined;
-          if (csr === undefined || csr.spec?.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return;
-          if (!hasCondition(csr, CONDITION_APPROVED) || hasCondition(csr, CONDITION_FAILED) || (csr.status?.certificate ?? "") !== "") return;
-          const updated: CertificateSigningRequest = structuredClone(csr);
-          const problem = usageProblem(csr.spec.usages ?? []);
-          if (problem !== undefined) {
-            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-            const failed = { type: CONDITION_FAILED, status: "True", reason: "SignerValidationFailure", message: problem, lastUpdateTime: now, lastTransitionTime: now };
-            updated.status = { ...updated.status, conditions: [...(updated.status?.conditions ?? []), failed] };
-          } else {
-            const keyUsages = (csr.spec.usages ?? []).reduce((bits, usage) => bits | (CLIENT_USAGES[usage] ?? 0), 0);
-            const pem = await signCertificateRequest(options.kubeAPIServerClient, pemOf(csr.spec.request) ?? "", {
-              keyUsages,
-              extendedKeyUsages: [EXT_KEY_USAGE_CLIENT_AUTH],
-              validityMs: validityMs(csr, limit),
-            });
-            updated.status = { ...updated.status, certificate: Buffer.from(pem).toString("base64") };
-          }
-          try {
-            await context.client.update(CERTIFICATE_SIGNING_REQUESTS, undefined, updated, "status");
-          } catch (error) {
-            // Deleted, or changed since: the change brings it back to the queue.
-            if (isNotFound(error) || isConflict(error)) return;
-            throw error;
-          }
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+  const limit = options.signingDurationMs ?? DEFAULT_SIGNING_DURATION_MS;
+  return controllerFor(CERTIFICATE_SIGNING_REQUESTS, { on: ["add", "update"] })
+    .named("csrsigning")
+    .withOptions({ workers: options.workers ?? 1 })
+    .complete(async (name, { primary, client }) => {
+      const csr = primary.cache.get(name) as CertificateSigningRequest | undefined;
+      if (csr === undefined || csr.spec?.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return;
+      if (!hasCondition(csr, CONDITION_APPROVED) || hasCondition(csr, CONDITION_FAILED) || (csr.status?.certificate ?? "") !== "") return;
+      const updated: CertificateSigningRequest = structuredClone(csr);
+      const problem = usageProblem(csr.spec.usages ?? []);
+      if (problem !== undefined) {
+        const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+        const failed = { type: CONDITION_FAILED, status: "True", reason: "SignerValidationFailure", message: problem, lastUpdateTime: now, lastTransitionTime: now };
+        updated.status = { ...updated.status, conditions: [...(updated.status?.conditions ?? []), failed] };
+      } else {
+        const keyUsages = (csr.spec.usages ?? []).reduce((bits, usage) => bits | (CLIENT_USAGES[usage] ?? 0), 0);
+        const pem = await signCertificateRequest(options.kubeAPIServerClient, pemOf(csr.spec.request) ?? "", {
+          keyUsages,
+          extendedKeyUsages: [EXT_KEY_USAGE_CLIENT_AUTH],
+          validityMs: validityMs(csr, limit),
+        });
+        updated.status = { ...updated.status, certificate: Buffer.from(pem).toString("base64") };
+      }
+      try {
+        await client.update(CERTIFICATE_SIGNING_REQUESTS, undefined, updated, "status");
+      } catch (error) {
+        // Deleted, or changed since: the change brings it back to the queue.
+        if (isNotFound(error) || isConflict(error)) return;
+        throw error;
+      }
+    });
 }

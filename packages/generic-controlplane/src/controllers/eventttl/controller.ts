@@ -1,8 +1,8 @@
 import type { KubeObject } from "../../api/types.js";
 import { isConflict, isNotFound, type ResourceRef } from "../client.js";
 import { splitKey, objectKey } from "../cache.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
-import { WorkQueue } from "../workqueue.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 
 export const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 
@@ -37,37 +37,27 @@ export function lastWriteOf(event: KubeObject): number {
  * computed wins: deletion is conditional on the resourceVersion it judged.
  */
 export function eventTTLController(options: EventTTLControllerOptions = {}): Controller {
-  return {
-    name: "eventttl",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const ttl = options.ttlMs ?? 3_600_000;
-      const queue = new WorkQueue({ name: "eventttl", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const informer = context.informers.informerFor(EVENTS);
+  const ttl = options.ttlMs ?? 3_600_000;
+  return controllerFor(EVENTS, {
+    handlers: ({ queue }) => {
       const schedule = (event: KubeObject) => queue.addAfter(objectKey(event), lastWriteOf(event) + ttl - Date.now());
-      informer.addEventHandler({ add: schedule, update: (_old, event) => schedule(event) });
-      informer.start();
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 2,
-        async (key) => {
-          const event = informer.cache.get(key);
-          if (event === undefined) return;
-          const remaining = lastWriteOf(event) + ttl - Date.now();
-          if (remaining > 0) return { requeueAfterMs: remaining };
-          const { namespace, name } = splitKey(key);
-          try {
-            await context.client.delete(EVENTS, namespace, name, { preconditions: { resourceVersion: event.metadata?.resourceVersion ?? "" } });
-          } catch (error) {
-            // Gone already, or written again since (its update reschedules it).
-            if (isNotFound(error) || isConflict(error)) return;
-            throw error;
-          }
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
+      return { add: schedule, update: (_old, event) => schedule(event) };
     },
-  };
+  })
+    .named("eventttl")
+    .withOptions({ workers: options.workers ?? 2 })
+    .complete(async (key, { primary, client }) => {
+      const event = primary.cache.get(key);
+      if (event === undefined) return;
+      const remaining = lastWriteOf(event) + ttl - Date.now();
+      if (remaining > 0) return { requeueAfterMs: remaining };
+      const { namespace, name } = splitKey(key);
+      try {
+        await client.delete(EVENTS, namespace, name, { preconditions: { resourceVersion: event.metadata?.resourceVersion ?? "" } });
+      } catch (error) {
+        // Gone already, or written again since (its update reschedules it).
+        if (isNotFound(error) || isConflict(error)) return;
+        throw error;
+      }
+    });
 }

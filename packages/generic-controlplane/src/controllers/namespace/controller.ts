@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../api/types.js";
-import { WorkQueue } from "../workqueue.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 import { NAMESPACES, NamespacedResourcesDeleter, ResourcesRemainingError } from "./deleter.js";
 
 export interface NamespaceControllerOptions {
@@ -19,43 +19,32 @@ export interface NamespaceControllerOptions {
  * finalizer (upstream `pkg/controller/namespace`).
  */
 export function namespaceController(options: NamespaceControllerOptions = {}): Controller {
-  return {
-    name: "namespace",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const logger = context.logger;
-      const queue = new WorkQueue({ name: "namespace", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const deleter = new NamespacedResourcesDeleter({ client: context.client, logger });
-      const grace = options.deletionGracePeriodMs ?? 5_000;
+  const grace = options.deletionGracePeriodMs ?? 5_000;
+  return controllerFor(NAMESPACES, {
+    handlers: ({ queue }) => {
       const enqueue = (object: KubeObject) => {
         if (object.metadata?.deletionTimestamp === undefined) return;
         queue.addAfter(object.metadata.name ?? "", grace);
       };
-      const informer = context.informers.informerFor(NAMESPACES);
-      informer.addEventHandler({ add: enqueue, update: (_old, object) => enqueue(object) });
-      informer.start();
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 10,
-        async (name) => {
-          const started = performance.now();
-          try {
-            await deleter.delete(name);
-          } catch (error) {
-            if (error instanceof ResourcesRemainingError) {
-              const seconds = Math.floor(error.estimateSeconds / 2) + 1;
-              logger({ msg: "content remaining, requeuing", namespace: name, afterSeconds: seconds });
-              return { requeueAfterMs: seconds * 1000 };
-            }
-            throw error;
-          } finally {
-            logger({ msg: "finished syncing namespace", namespace: name, durationMs: Math.round(performance.now() - started) });
-          }
-        },
-        logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
+      return { add: enqueue, update: (_old, object) => enqueue(object) };
     },
-  };
+  })
+    .named("namespace")
+    .withState(({ client, logger }) => new NamespacedResourcesDeleter({ client, logger }))
+    .withOptions({ workers: options.workers ?? 10 })
+    .complete(async (name, { state: deleter, logger }) => {
+      const started = performance.now();
+      try {
+        await deleter.delete(name);
+      } catch (error) {
+        if (error instanceof ResourcesRemainingError) {
+          const seconds = Math.floor(error.estimateSeconds / 2) + 1;
+          logger({ msg: "content remaining, requeuing", namespace: name, afterSeconds: seconds });
+          return { requeueAfterMs: seconds * 1000 };
+        }
+        throw error;
+      } finally {
+        logger({ msg: "finished syncing namespace", namespace: name, durationMs: Math.round(performance.now() - started) });
+      }
+    });
 }

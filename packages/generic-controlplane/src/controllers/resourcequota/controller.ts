@@ -1,7 +1,7 @@
 import type { KubeObject } from "../../api/types.js";
 import { isApiError, type ResourceRef } from "../client.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
-import { WorkQueue } from "../workqueue.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 import type { ResourceQuota } from "../../resources/resource-quotas.js";
 import { NAMESPACE_INDEX } from "../cache.js";
 import type { Informer } from "../informer.js";
@@ -38,30 +38,29 @@ const sameMap = (a: Record<string, string> | undefined, b: Record<string, string
 export function resourceQuotaController(options: ResourceQuotaControllerOptions = {}): Controller {
   const registry = new QuotaEvaluatorRegistry(options.evaluators);
   const clock = options.clock ?? (() => new Date());
-  return {
-    name: "resourcequota",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "resourcequota_primary", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const quotas = context.informers.informerFor(RESOURCE_QUOTAS);
-      const keyOf = (quota: KubeObject) => `${quota.metadata?.namespace ?? ""}/${quota.metadata?.name ?? ""}`;
+  const keyOf = (quota: KubeObject) => `${quota.metadata?.namespace ?? ""}/${quota.metadata?.name ?? ""}`;
+  return controllerFor(RESOURCE_QUOTAS, {
+    handlers: ({ queue }) => ({
+      add: (quota) => queue.add(keyOf(quota)),
+      update: (old, quota) => {
+        const [before, after] = [old as ResourceQuota, quota as ResourceQuota];
+        const specChanged = JSON.stringify(before.spec ?? {}) !== JSON.stringify(after.spec ?? {});
+        if (specChanged || !sameMap(after.status?.hard, after.spec?.hard ?? {})) queue.add(keyOf(quota));
+      },
+    }),
+  })
+    .named("resourcequota")
+    .withState(({ queue, client, context, primary: quotas, informer: informerFor, onStop }) => {
       const enqueueNamespace = (namespace: string | undefined) => {
         for (const quota of quotas.cache.byIndex(NAMESPACE_INDEX, namespace ?? "")) queue.add(keyOf(quota));
       };
-      quotas.addEventHandler({
-        add: (quota) => queue.add(keyOf(quota)),
-        update: (old, quota) => {
-          const [before, after] = [old as ResourceQuota, quota as ResourceQuota];
-          const specChanged = JSON.stringify(before.spec ?? {}) !== JSON.stringify(after.spec ?? {});
-          if (specChanged || !sameMap(after.status?.hard, after.spec?.hard ?? {})) queue.add(keyOf(quota));
-        },
-      });
       /** Watched types: deletions, and usage changes of measured ones, enqueue their namespace's quotas. */
       const monitored = new Map<string, Informer>();
       const monitor = async (ref: ResourceRef, evaluator: QuotaEvaluator | undefined): Promise<Informer> => {
         const key = `${ref.group}/${ref.resource}`;
         let informer = monitored.get(key);
         if (informer === undefined) {
-          informer = context.informers.informerFor(ref);
+          informer = informerFor(ref);
           monitored.set(key, informer);
           informer.addEventHandler({
             delete: (object) => enqueueNamespace(object.metadata?.namespace),
@@ -79,13 +78,11 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
         await informer.waitForSync();
         return informer;
       };
-      quotas.start();
-      await Promise.race([quotas.waitForSync(), aborted(signal)]);
       const resync = setInterval(() => {
         for (const quota of quotas.cache.list()) queue.add(keyOf(quota));
       }, options.resyncPeriodMs ?? 300_000);
       resync.unref();
-
+      onStop(() => clearInterval(resync));
       /** upstream `CalculateUsage`: each evaluator's usage over the namespace's objects in the quota's scopes, zero when none. */
       const calculateUsage = async (quota: ResourceQuota, hardNames: readonly string[]): Promise<QuotaUsage> => {
         const namespace = quota.metadata?.namespace ?? "";
@@ -116,40 +113,31 @@ export function resourceQuotaController(options: ResourceQuotaControllerOptions 
             continue;
           }
           // One item and the server's count of the rest: no full list to count a namespace.
-          const page = await context.client.list(ref, namespace, { limit: "1" });
+          const page = await client.list(ref, namespace, { limit: "1" });
           used.set(name, countOf(page.items.length + (page.metadata.remainingItemCount ?? 0)));
         }
         return used;
       };
-
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 1,
-        async (key) => {
-          const quota = quotas.cache.get(key) as ResourceQuota | undefined;
-          if (quota === undefined) return;
-          const namespace = quota.metadata?.namespace ?? "";
-          const hard = { ...(quota.spec?.hard ?? {}) };
-          const used = usageToList(await calculateUsage(quota, Object.keys(hard)));
-          if (sameMap(quota.status?.hard, hard) && sameMap(quota.status?.used, used)) return;
-          try {
-            await context.client.update(RESOURCE_QUOTAS, namespace, { ...quota, status: { hard, used } }, "status");
-          } catch (error) {
-            // A create charged the quota meanwhile (409) or it went away (404): the cache brings the news.
-            if (isApiError(error) && error.code === 409) {
-              queue.addAfter(key, 100);
-              return;
-            }
-            if (isApiError(error) && error.code === 404) return;
-            throw error;
-          }
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      clearInterval(resync);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+      return { calculateUsage };
+    })
+    .withOptions({ workers: options.workers ?? 1, queueName: "resourcequota_primary" })
+    .complete(async (key, { primary: quotas, queue, client, state: { calculateUsage } }) => {
+      const quota = quotas.cache.get(key) as ResourceQuota | undefined;
+      if (quota === undefined) return;
+      const namespace = quota.metadata?.namespace ?? "";
+      const hard = { ...(quota.spec?.hard ?? {}) };
+      const used = usageToList(await calculateUsage(quota, Object.keys(hard)));
+      if (sameMap(quota.status?.hard, hard) && sameMap(quota.status?.used, used)) return;
+      try {
+        await client.update(RESOURCE_QUOTAS, namespace, { ...quota, status: { hard, used } }, "status");
+      } catch (error) {
+        // A create charged the quota meanwhile (409) or it went away (404): the cache brings the news.
+        if (isApiError(error) && error.code === 409) {
+          queue.addAfter(key, 100);
+          return;
+        }
+        if (isApiError(error) && error.code === 404) return;
+        throw error;
+      }
+    });
 }

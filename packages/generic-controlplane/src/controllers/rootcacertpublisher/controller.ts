@@ -1,8 +1,8 @@
 import type { KubeObject } from "../../api/types.js";
 import { isApiError, type ResourceRef } from "../client.js";
 import { NAMESPACES } from "../namespace/deleter.js";
-import { aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
-import { WorkQueue } from "../workqueue.js";
+import { controllerFor } from "../builder.js";
+import type { Controller } from "../runtime.js";
 
 export const CONFIG_MAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
 
@@ -27,64 +27,46 @@ type ConfigMap = KubeObject & { data?: Record<string, string> };
  * description is edited (upstream `pkg/controller/certificates/rootcacertpublisher`).
  */
 export function rootCACertPublisher(options: RootCACertPublisherOptions): Controller {
-  return {
-    name: "root-ca-cert-publisher",
-    async run(context: ControllerContext, signal: AbortSignal) {
-      const queue = new WorkQueue({ name: "root_ca_cert_publisher", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
-      const namespaces = context.informers.informerFor(NAMESPACES);
-      const configMaps = context.informers.informerFor(CONFIG_MAPS);
-      namespaces.addEventHandler({
-        add: (ns) => queue.add(ns.metadata?.name ?? ""),
-        update: (_old, ns) => {
-          if ((ns as { status?: { phase?: string } }).status?.phase === "Active") queue.add(ns.metadata?.name ?? "");
-        },
-      });
-      const enqueueOwnNamespace = (cm: KubeObject) => {
-        if (cm.metadata?.name === ROOT_CA_CONFIG_MAP) queue.add(cm.metadata.namespace ?? "");
-      };
-      configMaps.addEventHandler({ update: (_old, cm) => enqueueOwnNamespace(cm), delete: enqueueOwnNamespace });
-      namespaces.start();
-      configMaps.start();
-      await Promise.race([Promise.all([namespaces.waitForSync(), configMaps.waitForSync()]), aborted(signal)]);
-      const data = { "ca.crt": options.rootCA };
-      const workers = runWorkers(
-        queue,
-        options.workers ?? 1,
-        async (namespace) => {
-          if (namespace === "") return;
-          const existing = configMaps.cache.get(`${namespace}/${ROOT_CA_CONFIG_MAP}`) as ConfigMap | undefined;
-          if (existing === undefined) {
-            try {
-              await context.client.create(CONFIG_MAPS, namespace, {
-                apiVersion: "v1",
-                kind: "ConfigMap",
-                metadata: { name: ROOT_CA_CONFIG_MAP, namespace, annotations: { [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
-                data,
-              });
-            } catch (error) {
-              // A namespace gone or terminating takes no new objects: nothing to retry.
-              if (isApiError(error) && error.code === 404) return;
-              if (isApiError(error) && error.status?.details?.causes?.some((c) => c.reason === "NamespaceTerminating")) return;
-              throw error;
-            }
-            return;
-          }
-          const annotations = existing.metadata?.annotations ?? {};
-          const described = Object.hasOwn(annotations, DESCRIPTION_ANNOTATION) && annotations[DESCRIPTION_ANNOTATION] !== "";
-          if (described && sameData(existing.data, data)) return;
-          await context.client.update(CONFIG_MAPS, namespace, {
-            ...existing,
-            metadata: { ...existing.metadata, annotations: { ...annotations, [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
+  const data = { "ca.crt": options.rootCA };
+  return controllerFor(NAMESPACES, {
+    handlers: ({ queue }) => ({
+      add: (ns) => queue.add(ns.metadata?.name ?? ""),
+      update: (_old, ns) => {
+        if ((ns as { status?: { phase?: string } }).status?.phase === "Active") queue.add(ns.metadata?.name ?? "");
+      },
+    }),
+  })
+    .named("root-ca-cert-publisher")
+    .watches(CONFIG_MAPS, (cm) => (cm.metadata?.name === ROOT_CA_CONFIG_MAP ? (cm.metadata.namespace ?? "") : undefined), { on: ["update", "delete"] })
+    .withOptions({ workers: options.workers ?? 1, queueName: "root_ca_cert_publisher" })
+    .complete(async (namespace, { informer, client }) => {
+      if (namespace === "") return;
+      const existing = informer(CONFIG_MAPS).cache.get(`${namespace}/${ROOT_CA_CONFIG_MAP}`) as ConfigMap | undefined;
+      if (existing === undefined) {
+        try {
+          await client.create(CONFIG_MAPS, namespace, {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: ROOT_CA_CONFIG_MAP, namespace, annotations: { [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
             data,
           });
-        },
-        context.logger,
-      );
-      await aborted(signal);
-      await queue.shutDownWithDrain();
-      await workers;
-    },
-  };
+        } catch (error) {
+          // A namespace gone or terminating takes no new objects: nothing to retry.
+          if (isApiError(error) && error.code === 404) return;
+          if (isApiError(error) && error.status?.details?.causes?.some((c) => c.reason === "NamespaceTerminating")) return;
+          throw error;
+        }
+        return;
+      }
+      const annotations = existing.metadata?.annotations ?? {};
+      const described = Object.hasOwn(annotations, DESCRIPTION_ANNOTATION) && annotations[DESCRIPTION_ANNOTATION] !== "";
+      if (described && sameData(existing.data, data)) return;
+      await client.update(CONFIG_MAPS, namespace, {
+        ...existing,
+        metadata: { ...existing.metadata, annotations: { ...annotations, [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
+        data,
+      });
+    });
 }
 
 function sameData(actual: Record<string, string> | undefined, wanted: Record<string, string>): boolean {
