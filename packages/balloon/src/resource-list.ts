@@ -1,5 +1,5 @@
 import { BalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { Quantity, QuantityError } from "@kubekit/apimachinery";
 
 /**
  * A set of named resource amounts, like a container's `resources.requests` or a node's
@@ -36,9 +36,9 @@ function parseEntry(name: string, value: string | number | Quantity, context: st
   try {
     return Quantity.parse(text);
   } catch (error) {
-    const reason = error instanceof BalloonError ? error.message : String(error);
+    const reason = error instanceof QuantityError ? error.message : String(error);
     throw new BalloonError(
-      error instanceof BalloonError ? error.code : "invalid-resource-list",
+      error instanceof QuantityError && error.code !== "invalid-argument" ? error.code : "invalid-resource-list",
       `${context}: resource ${JSON.stringify(name)}: ${reason}`,
       { cause: error },
     );
