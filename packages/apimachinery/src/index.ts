@@ -2,3 +2,5 @@
 export { VERSION } from "./version.js";
 export { parseGoDuration } from "./go-duration.js";
 export { Quantity, QuantityError, MAX_EXPONENT, QUANTITY_FORMAT_MESSAGE, QUANTITY_NUMERIC_MESSAGE, QUANTITY_SUFFIX_MESSAGE, type QuantityErrorCode, type QuantityFormat } from "./quantity/index.js";
+export * from "./validation/index.js";
+export * from "./labels/index.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isControlPlaneError } from "../errors.js";
-import { formatLabelSelector, parseLabelSelector } from "./labels.js";
+import { formatLabelSelector, LabelSelectorParseError, parseLabelSelector } from "./selector.js";
 
 const labels = { app: "web", tier: "frontend", version: "3", empty: "" };
 
@@ -74,7 +73,7 @@ describe("parseLabelSelector errors", () => {
     } catch (error) {
       thrown = error;
     }
-    expect(isControlPlaneError(thrown)).toBe(true);
-    expect(thrown).toMatchObject({ code: "BadRequest", message });
+    expect(thrown).toBeInstanceOf(LabelSelectorParseError);
+    expect(thrown).toMatchObject({ message });
   });
 });
