@@ -2,8 +2,8 @@ import { validateLabels } from "@kubekit/apimachinery";
 import type { ObjectMeta, OwnerReference } from "../api/types.js";
 import type { FieldError } from "./field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from "./field-errors.js";
-import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from "./messages.js";
-import { isQualifiedName, nameValidatorFor, validateNamespaceName, type NameRule, type NameValidator } from "./names.js";
+import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from "@kubekit/apimachinery";
+import { isQualifiedName, nameValidatorFor, validateNamespaceName, type NameRule, type NameValidator } from "@kubekit/apimachinery";
 
 /**
  * Object-metadata validation with the rules and messages of apimachinery's

@@ -1,6 +1,6 @@
 import { validateLabelSelector } from "../../selectors/index.js";
 import { childPath, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, indexPath, type FieldError } from "../../validation/field-errors.js";
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from "../../validation/names.js";
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from "@kubekit/apimachinery";
 import { validateWebhookClientConfig } from "../../webhook/validation.js";
 import type { MatchConditionEvaluator } from "./match-conditions.js";
 import type { MatchCondition, RuleWithOperations, Webhook, WebhookConfiguration, WebhookKind } from "./types.js";
