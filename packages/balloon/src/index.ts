@@ -1,7 +1,7 @@
 export { VERSION } from "./version.js";
 export { BalloonError, isBalloonError, type BalloonErrorCode } from "./errors.js";
-export { Quantity } from "./quantity.js";
-export { MAX_EXPONENT, type QuantityFormat } from "./quantity-parse.js";
+export { Quantity, QuantityError, type QuantityErrorCode } from "@kubekit/apimachinery";
+export { MAX_EXPONENT, type QuantityFormat } from "@kubekit/apimachinery";
 export {
   amountOf,
   clampResourceList,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-// Quantities are bigint nano counts end to end; these are the ways floating point would sneak in.
+// Sizing works on bigint nano counts end to end; these are the ways floating point would sneak in.
 const FLOAT_MARKERS = /\bparseFloat\b|\bparseInt\b|\.toFixed\(|\bMath\.(round|ceil|floor|trunc|pow|log10)\b|\*\*\s*-?\d+\.\d|\b\d+\.\d+e\d/;
 
 describe("no floating point in quantity code", () => {
@@ -14,7 +14,7 @@ describe("no floating point in quantity code", () => {
   });
 
   it("the scan sees the sources and catches a float helper", () => {
-    expect(sources).toContain("quantity.ts");
+    expect(sources).toContain("sizing.ts");
     expect("const x = Math.ceil(y * 1000);").toMatch(FLOAT_MARKERS);
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { Quantity } from "@kubekit/apimachinery";
 import {
   clampResourceList,
   fits,

@@ -1,5 +1,5 @@
 import { BalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { isQualifiedName, Quantity, QuantityError } from "@kubekit/apimachinery";
 
 /**
  * A set of named resource amounts, like a container's `resources.requests` or a node's
@@ -11,16 +11,9 @@ export type ResourceList = Readonly<Record<string, Quantity>>;
 /** What Kubernetes accepts in a resource list read from YAML or JSON: strings or plain numbers. */
 export type ResourceListInput = Readonly<Record<string, string | number | Quantity>>;
 
-// A qualified name: an optional DNS-subdomain prefix and "/", then a name of at most 63 characters.
-const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const PREFIX_PART = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** True when `name` is a valid resource name (a Kubernetes qualified name). */
+/** True when `name` is a valid resource name (a Kubernetes qualified name, `IsQualifiedName`). */
 export function isResourceName(name: string): boolean {
-  const slash = name.indexOf("/");
-  if (slash < 0) return NAME_PART.test(name);
-  const prefix = name.slice(0, slash);
-  return prefix.length <= 253 && PREFIX_PART.test(prefix) && NAME_PART.test(name.slice(slash + 1));
+  return isQualifiedName(name).length === 0;
 }
 
 function checkName(name: string, context: string): void {
@@ -36,9 +29,9 @@ function parseEntry(name: string, value: string | number | Quantity, context: st
   try {
     return Quantity.parse(text);
   } catch (error) {
-    const reason = error instanceof BalloonError ? error.message : String(error);
+    const reason = error instanceof QuantityError ? error.message : String(error);
     throw new BalloonError(
-      error instanceof BalloonError ? error.code : "invalid-resource-list",
+      error instanceof QuantityError && error.code !== "invalid-argument" ? error.code : "invalid-resource-list",
       `${context}: resource ${JSON.stringify(name)}: ${reason}`,
       { cause: error },
     );

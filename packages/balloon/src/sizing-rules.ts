@@ -1,5 +1,5 @@
 import { BalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { Quantity } from "@kubekit/apimachinery";
 import type { ResourceList } from "./resource-list.js";
 
 /** In-place pod resize (KEP-1287) can change only these, so a balloon can only move these. */

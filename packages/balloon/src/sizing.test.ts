@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Quantity } from "./quantity.js";
+import { Quantity } from "@kubekit/apimachinery";
 import { parseResourceList as rl, resourceListStrings, sumResourceLists, type ResourceList } from "./resource-list.js";
 import { effectiveNodeSize, planResize, type PlanResizeInput } from "./sizing.js";
 

@@ -1,5 +1,5 @@
 import { BalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { Quantity } from "@kubekit/apimachinery";
 import { amountOf, resourceListsEqual, sumResourceLists, type ResourceList } from "./resource-list.js";
 import { bestEffortBalloon, floorWithDefaults, granularityFor, requireNonNegative, requireSensibleUnits, requireValidTarget } from "./sizing-rules.js";
 

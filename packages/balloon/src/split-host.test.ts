@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isBalloonError } from "./errors.js";
-import { Quantity } from "./quantity.js";
+import { Quantity } from "@kubekit/apimachinery";
 import { parseResourceList as rl, resourceListStrings } from "./resource-list.js";
 import { splitHost } from "./split-host.js";
 

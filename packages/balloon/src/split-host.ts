@@ -1,5 +1,5 @@
 import { BalloonError } from "./errors.js";
-import type { Quantity } from "./quantity.js";
+import type { Quantity } from "@kubekit/apimachinery";
 import { amountOf, type ResourceList } from "./resource-list.js";
 import { floorWithDefaults, granularityFor, requireNonNegative, requireResizable, requireSensibleUnits } from "./sizing-rules.js";
 

@@ -3,7 +3,7 @@ import { defineResource } from "../resources/define.js";
 import { ageColumn } from "../resources/printer-columns.js";
 import { booleanSchema, int32Schema, kindSchema, stringSchema } from "../resources/schema-parts.js";
 import { childPath, fieldInvalid, fieldRequired, type FieldError } from "../validation/field-errors.js";
-import { isDNS1035Label, isDNS1123Subdomain } from "../validation/names.js";
+import { isDNS1035Label, isDNS1123Subdomain } from "@kubekit/apimachinery";
 import type { APIService } from "./types.js";
 
 export const APIREGISTRATION_GROUP = "apiregistration.k8s.io";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUANTITY_FORMAT_MESSAGE, parseMilli, parseQuantityScaled } from "./quantity.js";
+import { parseMilli } from "./quantity.js";
 
 describe("parseMilli", () => {
   it("reads decimal, binary and exponent forms as apimachinery does", () => {
@@ -20,18 +20,15 @@ describe("parseMilli", () => {
   });
 });
 
-describe("parseQuantityScaled", () => {
-  it("keeps nano units exact and rounds below them away from zero", () => {
-    expect(parseQuantityScaled("1.5Gi", 9)).toEqual({ ok: true, value: 1610612736_000_000_000n });
-    expect(parseQuantityScaled("1n", 9)).toEqual({ ok: true, value: 1n });
-    expect(parseQuantityScaled("0.1n", 9)).toEqual({ ok: true, value: 1n });
-    expect(parseQuantityScaled("-0.1n", 9)).toEqual({ ok: true, value: -1n });
-  });
-
-  it("says why text is not a quantity, in apimachinery's words", () => {
-    expect(parseQuantityScaled("abc", 9)).toEqual({ ok: false, error: QUANTITY_FORMAT_MESSAGE });
-    expect(parseQuantityScaled("1e", 9)).toEqual({ ok: false, error: "unable to parse quantity's suffix" });
-    expect(parseQuantityScaled("1e10001", 9)).toEqual({ ok: false, error: QUANTITY_FORMAT_MESSAGE });
+describe("binary quantities at and above 8Ei", () => {
+  it("are capped at the int64 maximum as apimachinery's ParseQuantity caps them, like every other package reads them", () => {
+    const MAX_INT64 = (1n << 63n) - 1n;
+    expect(parseMilli("7Ei")).toBe(7n * 2n ** 60n * 1000n);
+    expect(parseMilli("8Ei")).toBe(MAX_INT64 * 1000n);
+    expect(parseMilli("16Ei")).toBe(MAX_INT64 * 1000n);
+    expect(parseMilli("-16Ei")).toBe(-MAX_INT64 * 1000n);
+    // Decimal suffixes are not capped.
+    expect(parseMilli("16E")).toBe(16n * 10n ** 18n * 1000n);
   });
 });
 

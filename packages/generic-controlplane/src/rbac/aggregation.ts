@@ -1,14 +1,26 @@
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { ResourceStore, ResourceWatch } from "../registry/types.js";
-import { wireLabelSelectorAsSelector } from "./label-selector.js";
-import type { ClusterRole, PolicyRule } from "./types.js";
+import { labelSelectorAsSelector, type LabelSelector } from "../selectors/index.js";
+import type { ClusterRole, PolicyRule, WireLabelSelector } from "./types.js";
+
+/**
+ * An aggregation selector as a matcher; one upstream cannot convert (only in data stored before
+ * validation refused it) selects nothing, so it never grants rules.
+ */
+export function aggregationSelector(selector: WireLabelSelector): Pick<LabelSelector, "matches"> {
+  try {
+    return labelSelectorAsSelector(selector);
+  } catch {
+    return { matches: () => false };
+  }
+}
 
 /**
  * The rules an aggregated ClusterRole should hold (pkg/controller/clusterroleaggregation): those
  * of every other ClusterRole one of its selectors matches, in name order, each rule once.
  */
 export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]): PolicyRule[] {
-  const selectors = (role.aggregationRule?.clusterRoleSelectors ?? []).map(wireLabelSelectorAsSelector);
+  const selectors = (role.aggregationRule?.clusterRoleSelectors ?? []).map(aggregationSelector);
   const names = new Set<string>();
   for (const selector of selectors) {
     for (const other of all) if (selector.matches(other.metadata?.labels)) names.add(other.metadata?.name ?? "");

@@ -5,7 +5,7 @@ import type { RequestOptions, ResourceStore } from "../registry/types.js";
 import type { Authorizer, UserInfo } from "../server/access-reviews.js";
 import { SYSTEM_MASTERS } from "../server/authorizers.js";
 import { jsonEqual } from "../patch/json-value.js";
-import { wireLabelSelectorAsSelector } from "./label-selector.js";
+import { aggregationSelector } from "./aggregation.js";
 import { confirmNoEscalation } from "./escalation.js";
 import type { PolicySource, RuleResolver } from "./rule-resolver.js";
 import { ALL, RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Role, type RoleBinding } from "./types.js";
@@ -86,7 +86,7 @@ async function newlyAggregatedBy(clusterRoles: ResourceStore, role: ClusterRole,
   for (const other of (await clusterRoles.list(undefined)).items as ClusterRole[]) {
     if (other.metadata?.name === name) continue;
     for (const wire of other.aggregationRule?.clusterRoleSelectors ?? []) {
-      const selector = wireLabelSelectorAsSelector(wire);
+      const selector = aggregationSelector(wire);
       if (!selector.matches(role.metadata?.labels)) continue;
       if (rulesChange || !selector.matches(old.metadata?.labels)) return other.metadata?.name ?? "";
     }

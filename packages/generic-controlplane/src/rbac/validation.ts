@@ -1,5 +1,5 @@
 import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, isDNS1123Subdomain, isValidPathSegmentName, type FieldError } from "../validation/index.js";
-import { validateWireLabelSelector } from "./label-selector.js";
+import { validateLabelSelector } from "../selectors/index.js";
 import { GROUP_KIND, RBAC_GROUP, SERVICE_ACCOUNT_KIND, USER_KIND, type ClusterRole, type PolicyRule, type Role, type RoleBinding, type Subject } from "./types.js";
 
 /** Validation of pkg/apis/rbac/validation; object metadata is checked by the registry. */
@@ -39,7 +39,7 @@ export function validateClusterRole(role: ClusterRole): FieldError[] {
     if (selectors.length === 0) {
       errors.push(fieldRequired("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"));
     }
-    selectors.forEach((selector, i) => errors.push(...validateWireLabelSelector(selector, indexPath("aggregationRule.clusterRoleSelectors", i))));
+    selectors.forEach((selector, i) => errors.push(...validateLabelSelector(selector, indexPath("aggregationRule.clusterRoleSelectors", i))));
   }
   return errors;
 }

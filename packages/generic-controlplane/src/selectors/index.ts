@@ -7,4 +7,5 @@ export {
   type LabelRequirement,
   type LabelSelector,
 } from "./labels.js";
+export { labelSelectorAsSelector, validateLabelSelector, type LabelSelectorObject } from "@kubekit/apimachinery";
 export { EVERYTHING_FIELDS, parseFieldSelector, type FieldRequirement, type FieldSelector } from "./fields.js";

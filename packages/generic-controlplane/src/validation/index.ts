@@ -19,25 +19,9 @@ export {
   validatePathSegmentName,
   type NameRule,
   type NameValidator,
-} from "./names.js";
-export { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG, emptyError, maxLenError, regexError } from "./messages.js";
-export {
-  childPath,
-  fieldDuplicate,
-  fieldErrorBody,
-  fieldForbidden,
-  fieldInvalid,
-  fieldNotSupported,
-  fieldRequired,
-  fieldTooLong,
-  fieldTooMany,
-  formatFieldError,
-  indexPath,
-  invalidError,
-  keyPath,
-  toStatusCauses,
-  type FieldError,
-} from "./field-errors.js";
+} from "@kubekit/apimachinery";
+export { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG, emptyError, maxLenError, regexError } from "@kubekit/apimachinery";
+export * from "./field-errors.js";
 export {
   FINALIZER_DELETE_DEPENDENTS,
   FINALIZER_ORPHAN_DEPENDENTS,

@@ -1,8 +1,9 @@
+import { validateLabels } from "@kubekit/apimachinery";
 import type { ObjectMeta, OwnerReference } from "../api/types.js";
 import type { FieldError } from "./field-errors.js";
 import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from "./field-errors.js";
-import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from "./messages.js";
-import { isQualifiedName, isValidLabelValue, nameValidatorFor, validateNamespaceName, type NameRule, type NameValidator } from "./names.js";
+import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from "@kubekit/apimachinery";
+import { isQualifiedName, nameValidatorFor, validateNamespaceName, type NameRule, type NameValidator } from "@kubekit/apimachinery";
 
 /**
  * Object-metadata validation with the rules and messages of apimachinery's
@@ -17,18 +18,8 @@ export const FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion";
 
 const META = "metadata";
 
-export function validateLabels(labels: Record<string, string> | undefined, field = childPath(META, "labels")): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const [key, value] of Object.entries(labels ?? {})) {
-    for (const msg of isQualifiedName(key)) errors.push(fieldInvalid(field, key, msg));
-    if (typeof value !== "string") {
-      errors.push(fieldInvalid(field, value, "must be a string"));
-      continue;
-    }
-    for (const msg of isValidLabelValue(value)) errors.push(fieldInvalid(field, value, msg));
-  }
-  return errors;
-}
+/** `ValidateLabels`, in @kubekit/apimachinery with the label selector rules that use it. */
+export { validateLabels };
 
 export function validateAnnotations(annotations: Record<string, string> | undefined, field = childPath(META, "annotations")): FieldError[] {
   const errors: FieldError[] = [];

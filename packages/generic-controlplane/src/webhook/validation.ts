@@ -1,5 +1,5 @@
 import { childPath, fieldInvalid, fieldRequired, type FieldError } from "../validation/field-errors.js";
-import { isDNS1123Subdomain } from "../validation/names.js";
+import { isDNS1123Subdomain } from "@kubekit/apimachinery";
 import type { WebhookClientConfig } from "./client-config.js";
 
 const FORM = "; desired format: https://host[/path]";

@@ -4,7 +4,7 @@ import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
 import { childPath, fieldInvalid, fieldRequired, indexPath, keyPath } from "../../validation/field-errors.js";
 import { fieldTypeError } from "../../validation/field-types.js";
-import { isDNS1035Label } from "../../validation/names.js";
+import { isDNS1035Label } from "@kubekit/apimachinery";
 import { validateObjectMeta } from "../../validation/object-meta.js";
 import { additionalSchemaOf, isPlainObject, itemsOf } from "./walk.js";
 import { cloneJson } from "../../patch/json-value.js";

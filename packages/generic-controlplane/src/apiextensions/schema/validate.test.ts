@@ -3,7 +3,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../api/types.js";
 import type { JSONSchemaProps } from "../../schema/types.js";
 import { formatFieldError, toStatusCauses } from "../../validation/field-errors.js";
-import { isDNS1035Label } from "../../validation/names.js";
+import { isDNS1035Label } from "@kubekit/apimachinery";
 import { compileSchema } from "./index.js";
 
 /** The errors as apimachinery prints them (`field: body`), deduplicated and sorted like upstream's test compares them. */

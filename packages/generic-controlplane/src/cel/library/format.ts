@@ -1,5 +1,5 @@
 import { CelScalar, celError, celFunc, celMethod } from "@bufbuild/cel";
-import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "../../validation/names.js";
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "@kubekit/apimachinery";
 import { OpaqueType } from "./opaque.js";
 import { optionalNone, optionalOf } from "./optional.js";
 

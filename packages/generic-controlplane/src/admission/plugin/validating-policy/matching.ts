@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../../api/types.js";
 import type { ResourceDefinition } from "../../../registry/rest/resource-definition.js";
-import { labelSelectorFromObject } from "../../../selectors/label-selector-object.js";
+import { labelSelectorAsSelector } from "../../../selectors/index.js";
 import type { AdmissionAttributes } from "../../types.js";
 import type { EquivalentResources } from "../webhooks/equivalents.js";
 import { ruleMatches } from "../webhooks/rules.js";
@@ -38,7 +38,7 @@ function rulesMatch(match: MatchResources, attributes: AdmissionAttributes, cont
 }
 
 async function namespaceMatches(match: MatchResources, attributes: AdmissionAttributes, context: MatchContext): Promise<boolean> {
-  const selector = labelSelectorFromObject(match.namespaceSelector);
+  const selector = labelSelectorAsSelector(match.namespaceSelector);
   if (selector.empty) return true;
   const isNamespace = attributes.definition.group === "" && attributes.definition.plural === "namespaces";
   // A namespace is judged by its own (new) labels.
@@ -49,7 +49,7 @@ async function namespaceMatches(match: MatchResources, attributes: AdmissionAttr
 }
 
 function objectMatches(match: MatchResources, attributes: AdmissionAttributes): boolean {
-  const selector = labelSelectorFromObject(match.objectSelector);
+  const selector = labelSelectorAsSelector(match.objectSelector);
   if (selector.empty) return true;
   const matches = (object: KubeObject | undefined) => object !== undefined && selector.matches(labelsOf(object));
   return matches(attributes.object) || matches(attributes.oldObject);

@@ -6,7 +6,7 @@ import type { ResourceStore } from "../../../registry/types.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../types.js";
 import type { StoreCache } from "../store-cache.js";
 import { CompiledPolicy, type PolicyEvaluation } from "./compiled-policy.js";
-import { labelSelectorFromObject } from "../../../selectors/label-selector-object.js";
+import { labelSelectorAsSelector } from "../../../selectors/index.js";
 import { storageEquivalents } from "../webhooks/equivalents.js";
 import { isExemptAdmissionConfigurationResource } from "../webhooks/rules.js";
 import { matchesResources } from "./matching.js";
@@ -121,7 +121,7 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
       const found = await getOrUndefined(store, namespace, paramRef.name);
       params = found === undefined ? [] : [found];
     } else {
-      const selector = labelSelectorFromObject(paramRef.selector);
+      const selector = labelSelectorAsSelector(paramRef.selector);
       params = (await store.list(namespace)).items.filter((item) => selector.matches(item.metadata?.labels));
     }
     if (params.length > 0) return { params };

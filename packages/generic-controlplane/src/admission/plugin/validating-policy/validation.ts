@@ -8,7 +8,7 @@ import {
   indexPath,
   type FieldError,
 } from "../../../validation/field-errors.js";
-import { isQualifiedName } from "../../../validation/names.js";
+import { isQualifiedName } from "@kubekit/apimachinery";
 import type { MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from "./types.js";
 
 /**

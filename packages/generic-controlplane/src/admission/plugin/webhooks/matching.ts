@@ -2,7 +2,7 @@ import { notFound } from "../../../api/errors/index.js";
 import type { KubeObject } from "../../../api/types.js";
 import { isControlPlaneError } from "../../../api/errors/control-plane-error.js";
 import type { ResourceStore } from "../../../registry/types.js";
-import { labelSelectorFromObject } from "../../../selectors/label-selector-object.js";
+import { labelSelectorAsSelector } from "../../../selectors/index.js";
 import type { AdmissionAttributes } from "../../types.js";
 import type { Invocation } from "./admission-review.js";
 import type { EquivalentResources } from "./equivalents.js";
@@ -28,7 +28,7 @@ async function matchesNamespaceSelector(webhook: Webhook, attributes: AdmissionA
   const isNamespace = group === "" && plural === "namespaces";
   const namespace = isNamespace ? attributes.name : attributes.namespace;
   if ((namespace === undefined || namespace === "") && !isNamespace) return true;
-  const selector = labelSelectorFromObject(webhook.namespaceSelector);
+  const selector = labelSelectorAsSelector(webhook.namespaceSelector);
   if (selector.empty) return true;
   if (isNamespace && attributes.subresource === "" && (attributes.operation === "CREATE" || attributes.operation === "UPDATE")) {
     return selector.matches(labelsOf(attributes.object));
@@ -46,7 +46,7 @@ async function matchesNamespaceSelector(webhook: Webhook, attributes: AdmissionA
 
 /** Upstream `object.Matcher.MatchObjectSelector`: the new or the old object's labels match. */
 function matchesObjectSelector(webhook: Webhook, attributes: AdmissionAttributes): boolean {
-  const selector = labelSelectorFromObject(webhook.objectSelector);
+  const selector = labelSelectorAsSelector(webhook.objectSelector);
   if (selector.empty) return true;
   const matches = (object: KubeObject | undefined) => object !== undefined && selector.matches(labelsOf(object));
   return matches(attributes.object) || matches(attributes.oldObject);

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../../api/types.js";
-import type { LabelSelectorObject } from "../../../selectors/label-selector-object.js";
+import type { LabelSelectorObject } from "../../../selectors/index.js";
 import type { WebhookClientConfig } from "../../../webhook/client-config.js";
 
 /** admissionregistration.k8s.io/v1 RuleWithOperations. */

@@ -1,6 +1,6 @@
-import { validateLabelSelectorObject } from "../../../selectors/label-selector-object.js";
+import { validateLabelSelector } from "../../../selectors/index.js";
 import { childPath, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, indexPath, type FieldError } from "../../../validation/field-errors.js";
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from "../../../validation/names.js";
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from "@kubekit/apimachinery";
 import { validateWebhookClientConfig } from "../../../webhook/validation.js";
 import type { MatchConditionEvaluator } from "./match-conditions.js";
 import type { MatchCondition, RuleWithOperations, Webhook, WebhookConfiguration, WebhookKind } from "./types.js";
@@ -136,8 +136,8 @@ function validateWebhook(webhook: Webhook, field: string, options: Options): Fie
   if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds > 30 || webhook.timeoutSeconds < 1)) {
     errors.push(fieldInvalid(childPath(field, "timeoutSeconds"), webhook.timeoutSeconds, "the timeout value must be between 1 and 30 seconds"));
   }
-  errors.push(...validateLabelSelectorObject(webhook.namespaceSelector, childPath(field, "namespaceSelector")));
-  errors.push(...validateLabelSelectorObject(webhook.objectSelector, childPath(field, "objectSelector")));
+  errors.push(...validateLabelSelector(webhook.namespaceSelector, childPath(field, "namespaceSelector")));
+  errors.push(...validateLabelSelector(webhook.objectSelector, childPath(field, "objectSelector")));
   if (options.kind === "Mutating" && webhook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(webhook.reinvocationPolicy)) {
     errors.push(fieldNotSupported(childPath(field, "reinvocationPolicy"), webhook.reinvocationPolicy, REINVOCATION_POLICIES));
   }

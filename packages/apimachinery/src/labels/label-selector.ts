@@ -1,20 +1,25 @@
-import { fieldForbidden, fieldInvalid, fieldRequired, indexPath, childPath, type FieldError } from "../validation/field-errors.js";
+import { childPath, fieldForbidden, fieldInvalid, fieldRequired, indexPath, type FieldError } from "../validation/field.js";
+import { validateLabels } from "../validation/labels.js";
 import { isQualifiedName, isValidLabelValue } from "../validation/names.js";
-import { validateLabels } from "../validation/object-meta.js";
-import { EVERYTHING_LABELS, type LabelRequirement, type LabelSelector } from "./labels.js";
+import { EVERYTHING_LABELS, selectorFrom, type LabelRequirement, type LabelSelector } from "./selector.js";
 
-/** metav1.LabelSelector, the object form used in specs (webhook namespace/object selectors, RBAC aggregation). */
+/** metav1.LabelSelector, the object form used in specs (workload selectors, webhook namespace/object selectors, RBAC aggregation). */
 export interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
 }
 
+/** Why a metav1.LabelSelector cannot become a selector (`LabelSelectorAsSelector`'s error). */
+export class LabelSelectorOperatorError extends Error {
+  override readonly name = "LabelSelectorOperatorError";
+}
+
 const OPERATORS: Record<string, LabelRequirement["operator"]> = { In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!" };
 
 /** Upstream `ValidateLabelSelector` (metav1validation) with its field paths and messages. */
-export function validateLabelSelectorObject(selector: LabelSelectorObject | undefined, field: string): FieldError[] {
+export function validateLabelSelector(selector: LabelSelectorObject | undefined, field: string): FieldError[] {
   if (selector === undefined || selector === null) return [];
-  const errors: FieldError[] = [];
+  const errors = validateLabels(selector.matchLabels, childPath(field, "matchLabels"));
   (selector.matchExpressions ?? []).forEach((expression, i) => {
     const path = indexPath(childPath(field, "matchExpressions"), i);
     switch (expression.operator) {
@@ -34,41 +39,21 @@ export function validateLabelSelectorObject(selector: LabelSelectorObject | unde
       for (const message of isValidLabelValue(value)) errors.push(fieldInvalid(indexPath(childPath(path, "values"), j), value, message));
     });
   });
-  errors.push(...validateLabels(selector.matchLabels, childPath(field, "matchLabels")));
   return errors;
 }
 
-/** Upstream `LabelSelectorAsSelector` for a validated selector: `{}` matches everything. */
-export function labelSelectorFromObject(selector: LabelSelectorObject | undefined): LabelSelector {
+/**
+ * Upstream `LabelSelectorAsSelector`: `{}` matches everything. Throws a `LabelSelectorOperatorError`
+ * for an operator upstream does not know (validation reports it first where objects are stored).
+ */
+export function labelSelectorAsSelector(selector: LabelSelectorObject | undefined): LabelSelector {
   if (selector === undefined || selector === null) return EVERYTHING_LABELS;
   const requirements: LabelRequirement[] = [];
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) requirements.push({ key, operator: "=", values: [value] });
   for (const expression of selector.matchExpressions ?? []) {
     const operator = OPERATORS[expression.operator];
-    if (operator === undefined) throw new Error(`${JSON.stringify(expression.operator)} is not a valid label selector operator`);
+    if (operator === undefined) throw new LabelSelectorOperatorError(`${JSON.stringify(expression.operator)} is not a valid label selector operator`);
     requirements.push({ key: expression.key, operator, values: [...(expression.values ?? [])] });
   }
-  if (requirements.length === 0) return EVERYTHING_LABELS;
-  return {
-    requirements,
-    empty: false,
-    matches: (labels) => requirements.every((r) => matches(r, labels ?? {})),
-  };
-}
-
-function matches(requirement: LabelRequirement, labels: Record<string, string>): boolean {
-  const has = Object.hasOwn(labels, requirement.key);
-  switch (requirement.operator) {
-    case "=":
-    case "in":
-      return has && requirement.values.includes(labels[requirement.key] ?? "");
-    case "notin":
-      return !has || !requirement.values.includes(labels[requirement.key] ?? "");
-    case "exists":
-      return has;
-    case "!":
-      return !has;
-    default:
-      return false;
-  }
+  return requirements.length === 0 ? EVERYTHING_LABELS : selectorFrom(requirements);
 }

@@ -1,9 +1,11 @@
-import { BalloonError } from "./errors.js";
-import { formatQuantity } from "./quantity-format.js";
-import { MAX_EXPONENT, parseQuantity, type QuantityFormat } from "./quantity-parse.js";
+import { QuantityError } from "./errors.js";
+import { formatQuantity } from "./format.js";
+import { MAX_EXPONENT, parseQuantity, type QuantityFormat } from "./parse.js";
 
 const NANO_PER_UNIT = 1_000_000_000n;
 const NANO_PER_MILLI = 1_000_000n;
+const MAX_INT64 = (1n << 63n) - 1n;
+const MIN_INT64 = -(1n << 63n);
 /** Magnitudes from 10^(MAX_EXPONENT+1) on (in nanos) are out of range. */
 const NANO_LIMIT = 10n ** (MAX_EXPONENT + 1n + 9n);
 
@@ -24,7 +26,7 @@ function scaledToNanos(value: bigint, scale: bigint): bigint {
 function checkScale(scale: number): bigint {
   const exponent = Number.isSafeInteger(scale) ? BigInt(scale) : undefined;
   if (exponent === undefined || exponent > MAX_EXPONENT || exponent < -MAX_EXPONENT) {
-    throw new BalloonError("invalid-argument", `scale must be an integer exponent within ±${MAX_EXPONENT}, got ${scale}`);
+    throw new QuantityError("invalid-argument", `scale must be an integer exponent within ±${MAX_EXPONENT}, got ${scale}`);
   }
   return exponent;
 }
@@ -47,16 +49,13 @@ export class Quantity {
   private constructor(nanos: bigint, format: QuantityFormat) {
     if (nanos >= NANO_LIMIT || nanos <= -NANO_LIMIT) {
       // Past this, the canonical form needs an exponent above MAX_EXPONENT and would not parse back.
-      throw new BalloonError(
-        "quantity-range",
-        `quantity out of range: its magnitude must stay below 1e${MAX_EXPONENT + 1n} so that its canonical form parses back`,
-      );
+      throw new QuantityError("quantity-range", `quantity out of range: its magnitude must stay below 1e${MAX_EXPONENT + 1n} so that its canonical form parses back`);
     }
     this.nanos = nanos;
     this.format = format;
   }
 
-  /** Parses a quantity string; throws a `BalloonError` whose message names the text and the problem. */
+  /** Parses a quantity string; throws a `QuantityError` whose message names the text and the problem. */
   static parse(text: string): Quantity {
     const { nanos, format } = parseQuantity(text);
     return new Quantity(nanos, format);
@@ -131,7 +130,7 @@ export class Quantity {
   /** The quotient by a positive integer, rounded down (toward −∞) to nano precision. */
   divFloor(divisor: bigint): Quantity {
     if (divisor <= 0n) {
-      throw new BalloonError("invalid-argument", `a divisor must be a positive integer, got ${divisor}`);
+      throw new QuantityError("invalid-argument", `a divisor must be a positive integer, got ${divisor}`);
     }
     const quotient = this.nanos / divisor;
     const floored = quotient * divisor > this.nanos ? quotient - 1n : quotient;
@@ -169,6 +168,21 @@ export class Quantity {
   /** The value in whole units, rounded away from zero: `100m` → 1n, `1.5` → 2n (apimachinery `Value()`). */
   value(): bigint {
     return divideAwayFromZero(this.nanos, NANO_PER_UNIT);
+  }
+
+  /**
+   * The value as a whole int64, or undefined when it has a fraction or does not fit (apimachinery
+   * `AsInt64()`'s `ok`).
+   */
+  asInt64(): bigint | undefined {
+    if (this.nanos % NANO_PER_UNIT !== 0n) return undefined;
+    const units = this.nanos / NANO_PER_UNIT;
+    return units >= MIN_INT64 && units <= MAX_INT64 ? units : undefined;
+  }
+
+  /** The nearest double, for display and heuristics only (apimachinery `AsApproximateFloat64()`). */
+  asApproximateFloat64(): number {
+    return Number(this.nanos) / Number(NANO_PER_UNIT);
   }
 
   /** ceil(value × 1000), rounding away from zero (apimachinery `MilliValue()`; how the kubelet counts CPU). */
@@ -230,7 +244,7 @@ export class Quantity {
 
 function positiveStep(step: Quantity): bigint {
   if (step.nanos <= 0n) {
-    throw new BalloonError("invalid-argument", `a rounding step must be positive, got ${step.toString()}`);
+    throw new QuantityError("invalid-argument", `a rounding step must be positive, got ${step.toString()}`);
   }
   return step.nanos;
 }

@@ -6,9 +6,9 @@
  * JSON/CBOR codecs, pflag) have no counterpart here; every value-level row does.
  */
 import { describe, expect, it } from "vitest";
-import { BalloonError } from "./errors.js";
+import { QUANTITY_FORMAT_MESSAGE, QUANTITY_SUFFIX_MESSAGE, QuantityError } from "./errors.js";
 import { Quantity } from "./quantity.js";
-import type { QuantityFormat } from "./quantity-parse.js";
+import type { QuantityFormat } from "./parse.js";
 
 const MOST_POSITIVE = (1n << 63n) - 1n;
 const MOST_NEGATIVE = -(1n << 63n);
@@ -133,7 +133,10 @@ const PARSE_TABLE: ReadonlyArray<readonly [string, Quantity]> = [
   ["0.9n", dec(1n, -9)],
   ["0.00000012345", dec(124n, -9)],
   ["0.00000012354", dec(124n, -9)],
+  ["8Ei", dec(MOST_POSITIVE, 0, "BinarySI")],
   ["9Ei", dec(MOST_POSITIVE, 0, "BinarySI")],
+  ["16Ei", dec(MOST_POSITIVE, 0, "BinarySI")],
+  ["8192Pi", dec(MOST_POSITIVE, 0, "BinarySI")],
   ["9223372036854775807Ki", dec(MOST_POSITIVE, 0, "BinarySI")],
   ["12E", dec(12n, 18)],
 
@@ -153,7 +156,7 @@ const PARSE_TABLE: ReadonlyArray<readonly [string, Quantity]> = [
 
 describe("apimachinery TestQuantityParse", () => {
   it("rejects the empty string", () => {
-    expect(() => Quantity.parse("")).toThrow(BalloonError);
+    expect(() => Quantity.parse("")).toThrow(QuantityError);
   });
 
   it.each(PARSE_TABLE)("parses %s to the upstream value and format", (input, want) => {
@@ -188,9 +191,9 @@ describe("apimachinery TestQuantityParse", () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(BalloonError);
-    expect((caught as BalloonError).code).toBe(code);
-    expect((caught as BalloonError).message).toContain(JSON.stringify(input));
+    expect(caught).toBeInstanceOf(QuantityError);
+    expect((caught as QuantityError).code).toBe(code);
+    expect((caught as QuantityError).message).toContain(JSON.stringify(input));
   });
 });
 
@@ -739,5 +742,52 @@ describe("error hints", () => {
     ["512mb", "M or Mi"],
   ])("suggests the Kubernetes spelling for %s", (input, suggestion) => {
     expect(() => Quantity.parse(input)).toThrow(`did you mean ${suggestion}?`);
+  });
+});
+
+describe("binary quantities at and above 8Ei (ParseQuantity's cap at the int64 maximum)", () => {
+  // The oracle: the uncapped amount is mantissa × 1024^power; apimachinery keeps min(amount, 2^63−1) units.
+  const POWERS = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 } as const;
+  it.each([
+    ["7Ei", 7n, "Ei"],
+    ["8Ei", 8n, "Ei"],
+    ["16Ei", 16n, "Ei"],
+    ["1024Ei", 1024n, "Ei"],
+    ["8191Pi", 8191n, "Pi"],
+    ["8192Pi", 8192n, "Pi"],
+    ["9007199254740992Ki", 9007199254740992n, "Ki"],
+  ] as const)("%s holds min(value, 2^63−1) units, for either sign", (input, mantissa, suffix) => {
+    const uncapped = mantissa * 1024n ** BigInt(POWERS[suffix]);
+    const units = uncapped < MOST_POSITIVE ? uncapped : MOST_POSITIVE;
+    const q = Quantity.parse(input);
+    expect(q.value()).toBe(units);
+    expect(q.milliValue()).toBe(units * 1000n);
+    expect(q.asInt64()).toBe(units);
+    expect(q.format).toBe("BinarySI");
+    expect(Quantity.parse(`-${input}`).value()).toBe(-units);
+    expect(Quantity.parse(q.toString()).equals(q)).toBe(true);
+  });
+
+  it("prints the capped amount in full (it is not a multiple of 1024), and decimal suffixes are not capped", () => {
+    expect(Quantity.parse("8Ei").toString()).toBe("9223372036854775807");
+    expect(Quantity.parse("7Ei").toString()).toBe("7Ei");
+    expect(Quantity.parse("16E").value()).toBe(16n * 10n ** 18n);
+    expect(Quantity.parse("16E").asInt64()).toBeUndefined();
+  });
+
+  it("lets sums go past the cap, exactly (only parsing caps)", () => {
+    const sum = Quantity.parse("8Ei").add(Quantity.parse("8Ei"));
+    expect(sum.value()).toBe(2n * MOST_POSITIVE);
+    expect(sum.asInt64()).toBeUndefined();
+  });
+});
+
+describe("upstream's bare error reasons (what an API server's Status carries)", () => {
+  it.each([
+    ["abc", QUANTITY_FORMAT_MESSAGE],
+    ["1e", QUANTITY_SUFFIX_MESSAGE],
+    ["1K", QUANTITY_SUFFIX_MESSAGE],
+  ])("%s: %s", (input, reason) => {
+    expect(() => Quantity.parse(input)).toThrow(expect.objectContaining({ reason }));
   });
 });

@@ -1,4 +1,4 @@
-import { BalloonError } from "./errors.js";
+import { QUANTITY_FORMAT_MESSAGE, QUANTITY_NUMERIC_MESSAGE, QUANTITY_SUFFIX_MESSAGE, QuantityError } from "./errors.js";
 
 /** How a quantity is written, and so how it is written back. */
 export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
@@ -9,8 +9,6 @@ export interface ParsedQuantity {
   readonly format: QuantityFormat;
 }
 
-/** apimachinery's splitting expression; quoted in errors so messages match the API server's. */
-const SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
 const SUFFIX_CHARS = "eEinumkKMGTP";
 
 /** Exponents beyond this are rejected instead of building numbers with tens of thousands of digits. */
@@ -62,11 +60,8 @@ function hint(text: string): string {
   return ` (did you mean ${decimal} or ${upper}i?)`;
 }
 
-function formatError(text: string): BalloonError {
-  return new BalloonError(
-    "quantity-format",
-    `invalid quantity ${JSON.stringify(text)}: quantities must match the regular expression '${SPLIT_RE}'${hint(text)}`,
-  );
+function formatError(text: string): QuantityError {
+  return new QuantityError("quantity-format", QUANTITY_FORMAT_MESSAGE, `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_FORMAT_MESSAGE}${hint(text)}`);
 }
 
 /** The scanner of apimachinery's `parseQuantityString`: sign, integer digits, fraction, suffix. */
@@ -111,16 +106,15 @@ function interpretSuffix(text: string, suffix: string): Suffix {
   if (suffix.length > 1 && (suffix[0] === "e" || suffix[0] === "E") && /^[+-]?[0-9]+$/.test(suffix.slice(1))) {
     const exponent = BigInt(suffix.slice(1));
     if (exponent > MAX_EXPONENT || exponent < -MAX_EXPONENT) {
-      throw new BalloonError(
-        "quantity-range",
-        `invalid quantity ${JSON.stringify(text)}: exponent ${exponent} is outside ±${MAX_EXPONENT}`,
-      );
+      const reason = `exponent ${exponent} is outside ±${MAX_EXPONENT}`;
+      throw new QuantityError("quantity-range", reason, `invalid quantity ${JSON.stringify(text)}: ${reason}`);
     }
     return { base: 10n, exponent, format: "DecimalExponent" };
   }
-  throw new BalloonError(
+  throw new QuantityError(
     "quantity-suffix",
-    `invalid quantity ${JSON.stringify(text)}: unable to parse quantity's suffix ${JSON.stringify(suffix)}${hint(text)}`,
+    QUANTITY_SUFFIX_MESSAGE,
+    `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_SUFFIX_MESSAGE} ${JSON.stringify(suffix)}${hint(text)}`,
   );
 }
 
@@ -143,10 +137,7 @@ export function parseQuantity(text: string): ParsedQuantity {
   const { negative, num, denom, suffix } = scan(text);
   const { base, exponent, format: suffixFormat } = interpretSuffix(text, suffix);
   if (num.length === 0 && denom.length === 0) {
-    throw new BalloonError(
-      "quantity-numeric",
-      `invalid quantity ${JSON.stringify(text)}: unable to parse numeric part of quantity`,
-    );
+    throw new QuantityError("quantity-numeric", QUANTITY_NUMERIC_MESSAGE, `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_NUMERIC_MESSAGE}`);
   }
   let format = suffixFormat;
   const digits = BigInt(num + denom);

@@ -1,4 +1,4 @@
-import type { QuantityFormat } from "./quantity-parse.js";
+import type { QuantityFormat } from "./parse.js";
 
 const NANO_PER_UNIT = 1_000_000_000n;
 const BINARY_THRESHOLD_NANOS = 1024n * NANO_PER_UNIT;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Quantity } from "./quantity.js";
-import type { QuantityFormat } from "./quantity-parse.js";
+import type { QuantityFormat } from "./parse.js";
 
 const RUNS = { numRuns: 300 };
 const NANO = 1_000_000_000n;

@@ -31,9 +31,11 @@ const CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+";
 const CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const configMapKey = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
 
+const utf8 = new TextEncoder();
+
 /** Length in bytes, as Go's `len(string)` counts. */
 function byteLength(value: string): number {
-  return Buffer.byteLength(value, "utf8");
+  return utf8.encode(value).length;
 }
 
 /** `IsDNS1123Label`: at most 63 characters of `[a-z0-9-]`, alphanumeric at both ends. */
