@@ -1,3 +1,6 @@
 // Kubernetes' rules for values, each implemented once: every other package imports them from here.
 export { VERSION } from "./version.js";
 export { parseGoDuration } from "./go-duration.js";
+export { cloneJson, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json/json-value.js";
+export { applyMergePatch } from "./json/merge-patch.js";
+export { isPodActive, isPodPhaseTerminal, isPodTerminal, type PodLifecycle } from "./pods.js";
