@@ -4,3 +4,25 @@ export { parseGoDuration } from "./go-duration.js";
 export { cloneJson, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json/json-value.js";
 export { applyMergePatch } from "./json/merge-patch.js";
 export { isPodActive, isPodPhaseTerminal, isPodTerminal, type PodLifecycle } from "./pods.js";
+export {
+  formatIP,
+  formatPrefix,
+  isGlobalUnicast,
+  isLinkLocalMulticast,
+  isLinkLocalUnicast,
+  isLoopback,
+  isMulticast,
+  isUnspecified,
+  maskedPrefix,
+  parseCIDRSloppy,
+  parseIP,
+  parseIPSloppy,
+  parsePrefix,
+  prefixContains,
+  validateCIDR,
+  validateIP,
+  validateIPv4Address,
+  validateIPv6Address,
+  type IPAddress,
+  type IPPrefix,
+} from "./net/index.js";

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { parseIPSloppy } from "@kubekit/apimachinery";
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
@@ -42,8 +42,9 @@ export function mirroredSlices(endpoints: Endpoints): DesiredSlice[] {
     for (const endpoint of entries) {
       const ip = endpoint.addresses[0] ?? "";
       // Addresses that are not IPs are not mirrored, as upstream skips them.
-      const addressType = isIPv4(ip) ? "IPv4" : isIPv6(ip) ? "IPv6" : undefined;
-      if (addressType === undefined) continue;
+      const family = parseIPSloppy(ip)?.family;
+      if (family === undefined) continue;
+      const addressType = family === 4 ? "IPv4" : "IPv6";
       const key = `${addressType}/${canonicalJson(ports)}`;
       let slice = byKey.get(key);
       if (slice === undefined) byKey.set(key, (slice = { addressType, ports, endpoints: [] }));
