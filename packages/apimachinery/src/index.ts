@@ -19,10 +19,7 @@ export {
   parseIPSloppy,
   parsePrefix,
   prefixContains,
-  validateCIDR,
-  validateIP,
-  validateIPv4Address,
-  validateIPv6Address,
   type IPAddress,
   type IPPrefix,
-} from "./net/index.js";
+} from "./net/ip.js";
+export { validateCIDR, validateIP, validateIPv4Address, validateIPv6Address } from "./net/validation.js";
