@@ -8,3 +8,25 @@ export * from "./validation/messages.js";
 export * from "./validation/field.js";
 export * from "./validation/labels.js";
 export * from "./labels/index.js";
+export { cloneJson, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json/json-value.js";
+export { applyMergePatch } from "./json/merge-patch.js";
+export { isPodActive, isPodPhaseTerminal, isPodTerminal, type PodLifecycle } from "./pods.js";
+export {
+  formatIP,
+  formatPrefix,
+  isGlobalUnicast,
+  isLinkLocalMulticast,
+  isLinkLocalUnicast,
+  isLoopback,
+  isMulticast,
+  isUnspecified,
+  maskedPrefix,
+  parseCIDRSloppy,
+  parseIP,
+  parseIPSloppy,
+  parsePrefix,
+  prefixContains,
+  type IPAddress,
+  type IPPrefix,
+} from "./net/ip.js";
+export { validateCIDR, validateIP, validateIPv4Address, validateIPv6Address } from "./net/validation.js";

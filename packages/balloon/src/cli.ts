@@ -8,7 +8,7 @@ import { stringify } from "yaml";
 import { BalloonError, isBalloonError } from "./errors.js";
 import { balloonManifests, manifestList, manifestsToYaml } from "./manifests.js";
 import { DEFAULT_NAME, DEFAULT_NAMESPACE, NODE_TARGET_ANNOTATION } from "./names.js";
-import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
+import { isBalloonPod, isPodTerminal, podRequests } from "./pods.js";
 import { parseObjectsYaml, podsOf } from "./objects.js";
 import { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
 import type { ResizeResult } from "./resize-client.js";
@@ -59,11 +59,11 @@ function readInput(path: string): string {
 }
 
 /**
- * The active, non-balloon pods of one node: `--node`'s, or the only node the file's bound pods
+ * The unfinished (not terminal), non-balloon pods of one node: `--node`'s, or the only node the file's bound pods
  * are on. Pods of several nodes without `--node` are an error, not a sum over the cluster.
  */
 function podsOnOneNode(pods: readonly Pod[], node: string | undefined, source: string): Pod[] {
-  const counted = pods.filter((pod) => isPodActive(pod) && !isBalloonPod(pod) && pod.spec?.nodeName);
+  const counted = pods.filter((pod) => !isPodTerminal(pod) && !isBalloonPod(pod) && pod.spec?.nodeName);
   if (node !== undefined) return counted.filter((pod) => pod.spec?.nodeName === node);
   const nodes = [...new Set(counted.map((pod) => pod.spec?.nodeName))];
   if (nodes.length > 1) {

@@ -34,7 +34,7 @@ export {
 } from "./sizing.js";
 export { DEFAULT_FLOOR, DEFAULT_GRANULARITY, RESIZABLE_RESOURCES } from "./sizing-rules.js";
 export { splitHost, type HostSplit, type ResourceSplit, type SplitHostInput } from "./split-host.js";
-export { isBalloonPod, isPodActive, isPodTerminating, podQOSClass, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+export { isBalloonPod, isPodActive, isPodTerminal, isPodTerminating, podQOSClass, podRequests, podResizeState, type PodResizeState } from "./pods.js";
 export { balloonOwner, isOwnedBalloonPod, type BalloonOwner } from "./ownership.js";
 export { swapRisk, type SwapRisk } from "./swap.js";
 export {

@@ -4,7 +4,7 @@ import { BALLOON_CONTAINER } from "./names.js";
 import { nodeResources } from "./objects.js";
 import { bestEffortBalloon, requireValidTarget } from "./sizing-rules.js";
 import { isOwnedBalloonPod, type BalloonOwner } from "./ownership.js";
-import { isPodActive, isPodTerminating, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+import { isPodActive, isPodTerminal, podRequests, podResizeState, type PodResizeState } from "./pods.js";
 import { amountOf, resourceList, type ResourceList } from "./resource-list.js";
 import { planResize, type ResizePlan, type ShortfallPolicy } from "./sizing.js";
 import { swapRisk, type SwapRisk } from "./swap.js";
@@ -57,7 +57,7 @@ function byNewest(a: Pod, b: Pod): number {
  */
 export function nodeBalloon(pods: readonly Pod[], nodeName: string, owner?: BalloonOwner): Pod | undefined {
   return pods
-    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner) && !isPodTerminating(pod))
+    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner))
     .sort(byNewest)[0];
 }
 
@@ -99,7 +99,7 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
   if (!nodeName) throw new BalloonError("invalid-input", "the node has no metadata.name");
   // A target no node could meet is the caller's error, whatever the node holds.
   requireValidTarget(input.target);
-  const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod));
+  const onNode = input.pods.filter((pod) => pod.spec?.nodeName === nodeName && !isPodTerminal(pod));
   const owned = (pod: Pod) => isOwnedBalloonPod(pod, input.owner);
   const balloonPod = nodeBalloon(onNode, nodeName, input.owner);
   if (!balloonPod) {

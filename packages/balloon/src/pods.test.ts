@@ -1,6 +1,6 @@
 import type { Pod } from "@kubekit/client";
 import { describe, expect, it } from "vitest";
-import { isBalloonPod, isPodActive, podRequests } from "./pods.js";
+import { isBalloonPod, isPodActive, isPodTerminal, podRequests } from "./pods.js";
 import { resourceListStrings } from "./resource-list.js";
 
 function pod(spec: Partial<NonNullable<Pod["spec"]>>, status?: Pod["status"]): Pod {
@@ -63,5 +63,13 @@ describe("podRequests", () => {
     expect(isPodActive(pod({}, { phase: "Running" }))).toBe(true);
     expect(isBalloonPod({ metadata: { labels: { "balloon.kubekit.dev/balloon": "true" } } })).toBe(true);
     expect(isBalloonPod({ metadata: { labels: { app: "x" } } })).toBe(false);
+  });
+
+  it("means by active and terminal what upstream's controller.IsPodActive and IsPodTerminal mean", () => {
+    const deleting: Pod = { ...pod({}, { phase: "Running" }), metadata: { name: "p", namespace: "ns", deletionTimestamp: "1970-01-01T00:00:00Z" } };
+    // Being deleted, the pod no longer counts for its controller but still holds its node's resources.
+    expect(isPodActive(deleting)).toBe(false);
+    expect(isPodTerminal(deleting)).toBe(false);
+    expect(isPodTerminal(pod({}, { phase: "Failed" }))).toBe(true);
   });
 });

@@ -2,6 +2,9 @@ import type { Container as V1Container, ContainerStatus as V1ContainerStatus, Po
 import { BALLOON_LABEL, BALLOON_LABEL_VALUE } from "./names.js";
 import { maxResourceLists, resourceList, sumResourceLists, type ResourceList } from "./resource-list.js";
 
+// Upstream's pod predicates: a finished pod (terminal) holds no requests; an active one also is not being deleted.
+export { isPodActive, isPodTerminal } from "@kubekit/apimachinery";
+
 type StatusByName = ReadonlyMap<string, V1ContainerStatus>;
 
 function statusesByName(statuses: readonly V1ContainerStatus[] | undefined): StatusByName {
@@ -53,12 +56,6 @@ export function podRequests(pod: V1Pod): ResourceList {
   if (spec.resources?.requests) total = { ...total, ...resourceList(spec.resources.requests, "pod-level resources") };
   if (spec.overhead) total = sumResourceLists(total, resourceList(spec.overhead, "pod overhead"));
   return total;
-}
-
-/** False for pods that finished (`Succeeded` or `Failed`): they no longer hold requests. */
-export function isPodActive(pod: V1Pod): boolean {
-  const phase = pod.status?.phase;
-  return phase !== "Succeeded" && phase !== "Failed";
 }
 
 /** True for a pod carrying the well-known balloon label. */

@@ -118,4 +118,17 @@ describe("startSimCluster", () => {
     expect(refused.code).toBe(422);
     expect(refused.message).toBe('Scale.autoscaling "rs" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   });
+
+  it("merges a scale patch as the API server does: a \"__proto__\" key is data, never the scale's spec", async () => {
+    const { client } = await start({ nodes: 1 });
+    await client.create({ group: "apps", version: "v1", resource: "replicasets", namespaced: true }, "default", {
+      metadata: { name: "rs" },
+      spec: { replicas: 1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+    });
+    const patch = JSON.parse('{"spec":{"replicas":null,"__proto__":{"replicas":5}}}') as unknown;
+    const refused = await failure(client.request("PATCH", "/apis/apps/v1/namespaces/default/replicasets/rs/scale", { body: patch, contentType: "application/merge-patch+json" }));
+    expect(refused.code).toBe(422);
+    const scale = await client.request("GET", "/apis/apps/v1/namespaces/default/replicasets/rs/scale");
+    expect(scale).toMatchObject({ spec: { replicas: 1 } });
+  });
 });

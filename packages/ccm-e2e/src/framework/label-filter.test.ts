@@ -38,6 +38,12 @@ describe("parseLabelFilter", () => {
     expect(filter(lb)).toBe(false);
   });
 
+  it("reads /regex/ as Go's RE2 syntax, case-insensitively", () => {
+    expect(parseLabelFilter("/(?i)^FEATURE:/")(lb)).toBe(true);
+    expect(parseLabelFilter("/^\\pL+$/")(["Slow"])).toBe(true);
+    expect(() => parseLabelFilter("/a(?=b)/")).toThrow("bad regular expression /a(?=b)/: error parsing regexp: invalid or unsupported Perl syntax: `(?=`");
+  });
+
   it("rejects malformed filters with the reason", () => {
     expect(() => parseLabelFilter("Slow & Disruptive")).toThrow('a lone "&" at 5; write "&&"');
     expect(() => parseLabelFilter("(Slow")).toThrow("a parenthesis is not closed");

@@ -1,9 +1,10 @@
+import { compileRegexp, type Regexp } from "@kubekit/apimachinery/regex";
 import { CcmE2eError } from "../errors.js";
 
 /** A compiled label filter: true when a test with these labels is selected. */
 export type LabelFilter = (labels: readonly string[]) => boolean;
 
-type Token = { kind: "and" | "or" | "not" | "open" | "close" } | { kind: "label"; text: string } | { kind: "regex"; pattern: RegExp };
+type Token = { kind: "and" | "or" | "not" | "open" | "close" } | { kind: "label"; text: string } | { kind: "regex"; pattern: Regexp };
 
 const SPECIAL = "&|!,()/";
 
@@ -38,7 +39,8 @@ function tokenize(filter: string): Token[] {
       if (end < 0) invalid(filter, `unterminated regular expression at ${i}`);
       const source = filter.slice(i + 1, end);
       try {
-        tokens.push({ kind: "regex", pattern: new RegExp(source, "i") });
+        // Go's RE2 syntax, as Ginkgo compiles it; case-insensitive, as labels are.
+        tokens.push({ kind: "regex", pattern: compileRegexp(`(?i)${source}`) });
       } catch (error) {
         invalid(filter, `bad regular expression /${source}/: ${(error as Error).message}`);
       }

@@ -32,8 +32,9 @@ export function missingRequirements(test: SuiteTest, driver: CcmDriver): string 
 
 /** The tests a run selects, in registry order. */
 export interface Selection {
-  focus?: RegExp;
-  skip?: RegExp;
+  /** A pattern the name must match: a compiled `@kubekit/apimachinery/regex` pattern (Go's syntax) or a `RegExp`. */
+  focus?: { test(name: string): boolean };
+  skip?: { test(name: string): boolean };
   labelFilter?: (labels: readonly string[]) => boolean;
 }
 

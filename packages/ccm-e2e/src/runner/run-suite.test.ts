@@ -117,6 +117,15 @@ describe("runSuite", () => {
     await expect(names({ focus: "(" })).rejects.toThrow('--focus: invalid regular expression "("');
   });
 
+  it("reads --focus and --skip as Go's RE2 syntax, as Ginkgo does", async () => {
+    const tests: SuiteTest[] = ["[sig-a] one [Slow]", "[sig-b] three"].map((name) => ({ name, upstream: "x", requires: {}, run: () => fail("dry run ran a test") }));
+    const names = async (options: { focus?: string; skip?: string }) =>
+      (await runSuite({ kubeconfig: join(dir, "missing-kubeconfig"), driver: noLoadBalancers, tests, dryRun: true, ...options })).results.map((r) => r.name);
+    expect(await names({ focus: "(?i)SIG-A" })).toEqual(["[sig-a] one [Slow]"]);
+    expect(await names({ skip: "\\pN" })).toEqual(["[sig-a] one [Slow]", "[sig-b] three"]);
+    await expect(names({ focus: "(a)\\1" })).rejects.toThrow('--focus: invalid regular expression "(a)\\\\1": error parsing regexp: invalid escape sequence: `\\1`');
+  });
+
   it("times a test out with the per-test timeout, still running its cleanup", async () => {
     let cleaned = false;
     const tests: SuiteTest[] = [

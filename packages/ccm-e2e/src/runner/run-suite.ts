@@ -1,3 +1,4 @@
+import { compileRegexp, type Regexp } from "@kubekit/apimachinery/regex";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeClient, loadKubeconfig, type ClientConfig } from "@kubekit/client";
@@ -56,10 +57,11 @@ export interface RunSuiteOptions {
   reporter?: SuiteReporter;
 }
 
-function compileRegex(flag: string, source: string | undefined): RegExp | undefined {
+/** Ginkgo compiles `--focus` and `--skip` with Go's `regexp`: RE2 syntax, matching in linear time. */
+function compileRegex(flag: string, source: string | undefined): Regexp | undefined {
   if (source === undefined || source === "") return undefined;
   try {
-    return new RegExp(source);
+    return compileRegexp(source);
   } catch (error) {
     throw new CcmE2eError("invalid-argument", `${flag}: invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`, { cause: error });
   }

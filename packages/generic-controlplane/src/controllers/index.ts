@@ -44,6 +44,7 @@ export { LEASES, LeaderElector, type LeaderElectionOptions } from "./leader-elec
 export {
   EventRecorder,
   SharedInformerFactory,
+  aborted,
   createControllerContext,
   runWorkers,
   type Controller,

@@ -1,6 +1,5 @@
-import { isIPv6 } from "node:net";
+import { formatIP as formatAddress, parseIP as parseAddress } from "@kubekit/apimachinery";
 import { badRequest, internalError } from "@kubekit/generic-controlplane";
-import ipaddr from "ipaddr.js";
 
 export type IPFamily = "IPv4" | "IPv6";
 
@@ -118,40 +117,31 @@ export class AllocationError extends Error {
   override readonly name = "AllocationError";
 }
 
+/** A canonical dotted-decimal IPv4 address (Go's netip rules) as a 32-bit number, or undefined. */
 export function parseIPv4(text: string): number | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    // Canonical decimal octets only, as Go's netip: no leading zeros, no signs.
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
-  }
-  return value;
+  const ip = parseIP(text);
+  return ip?.family === "IPv4" ? Number(ip.value) : undefined;
 }
 
 export function formatIPv4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".");
+  return formatIP({ family: "IPv4", value: BigInt(value >>> 0) });
 }
 
-/** An IPv4 or IPv6 address (no zone), or undefined. IPv4 must be canonical dotted decimal, as Go's netip. */
+/** An IPv4 or IPv6 address (no zone), or undefined, read as Go's netip reads it (no leading zeros). */
 export function parseIP(text: string): ParsedIP | undefined {
-  const v4 = parseIPv4(text);
-  if (v4 !== undefined) return { family: "IPv4", value: BigInt(v4) };
-  if (text.includes("%") || !isIPv6(text)) return undefined;
+  const ip = parseAddress(text);
+  if (ip === undefined || ip.zone !== "") return undefined;
   let value = 0n;
-  for (const part of ipaddr.IPv6.parse(text).parts) value = (value << 16n) | BigInt(part);
-  return { family: "IPv6", value };
+  for (const byte of ip.bytes) value = (value << 8n) | BigInt(byte);
+  return { family: ip.family === 4 ? "IPv4" : "IPv6", value };
 }
 
 /** The address in its canonical form (an IPv6 address as RFC 5952, as Go prints it). */
 export function formatIP(ip: ParsedIP): string {
-  if (ip.family === "IPv4") return formatIPv4(Number(ip.value));
-  const parts: number[] = [];
-  for (let i = 7; i >= 0; i--) parts.push(Number((ip.value >> BigInt(i * 16)) & 0xffffn));
-  return new ipaddr.IPv6(parts).toRFC5952String();
+  const length = ip.family === "IPv4" ? 4 : 16;
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = Number((ip.value >> BigInt(8 * (length - 1 - i))) & 0xffn);
+  return formatAddress({ family: ip.family === "IPv4" ? 4 : 6, bytes, zone: "", mapped: false });
 }
 
 /** The family of an address, or undefined when it is none. */

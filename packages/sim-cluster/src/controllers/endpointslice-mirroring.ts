@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { parseIPSloppy } from "@kubekit/apimachinery";
 import { isDeepStrictEqual } from "node:util";
 import { controllerFor, isNotFound, splitKey, type Controller } from "@kubekit/generic-controlplane/controllers";
 import { ENDPOINT_SLICES, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type Endpoint, type EndpointSlice, type SlicePort } from "../resources/endpoint-slices.js";
@@ -41,8 +41,9 @@ export function mirroredSlices(endpoints: Endpoints): DesiredSlice[] {
     for (const endpoint of entries) {
       const ip = endpoint.addresses[0] ?? "";
       // Addresses that are not IPs are not mirrored, as upstream skips them.
-      const addressType = isIPv4(ip) ? "IPv4" : isIPv6(ip) ? "IPv6" : undefined;
-      if (addressType === undefined) continue;
+      const family = parseIPSloppy(ip)?.family;
+      if (family === undefined) continue;
+      const addressType = family === 4 ? "IPv4" : "IPv6";
       const key = `${addressType}/${canonicalJson(ports)}`;
       let slice = byKey.get(key);
       if (slice === undefined) byKey.set(key, (slice = { addressType, ports, endpoints: [] }));

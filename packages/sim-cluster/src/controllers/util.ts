@@ -2,11 +2,9 @@ import type { KubeObject, OwnerReference } from "@kubekit/generic-controlplane";
 import { isApiError } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 
-/** Resolves when `signal` aborts. */
-export function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}
+// One implementation each: the controller runtime's and upstream's pod predicate.
+export { aborted } from "@kubekit/generic-controlplane/controllers";
+export { isPodActive } from "@kubekit/apimachinery";
 
 export function controllerRefOf(object: KubeObject): OwnerReference | undefined {
   return object.metadata?.ownerReferences?.find((ref) => ref.controller === true);
@@ -27,10 +25,6 @@ export function podReference(pod: Pod): { apiVersion: string; kind: string; name
 
 export function isPodReady(pod: Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-}
-
-export function isPodActive(pod: Pod): boolean {
-  return pod.metadata?.deletionTimestamp === undefined && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
 }
 
 /**

@@ -24,14 +24,3 @@ export async function readJsonObject(ctx: RequestContext, maxBytes: number, kind
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest(`the body of the request is not a ${kind} object`);
   return parsed as KubeObject;
 }
-
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
-  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
-}

@@ -1,7 +1,8 @@
+import { applyMergePatch } from "@kubekit/apimachinery";
 import { ControlPlaneError, conflict, invalid, type KubeObject } from "@kubekit/generic-controlplane";
 import type { ServedResource, RequestContext, ResourceRequestInfo } from "@kubekit/generic-controlplane/server";
 import { selectorString, type LabelSelector } from "../selector.js";
-import { mergePatch, readJsonObject, writeJson } from "./respond.js";
+import { readJsonObject, writeJson } from "./respond.js";
 
 interface Workload extends KubeObject {
   spec?: { replicas?: number; selector?: LabelSelector };
@@ -59,7 +60,7 @@ export async function serveScale(ctx: RequestContext, info: ResourceRequestInfo,
       info.name,
       (current) => {
         const workload = current as Workload;
-        const scale = (info.verb === "patch" ? mergePatch(scaleOf(workload), body) : body) as Scale;
+        const scale = (info.verb === "patch" ? applyMergePatch(scaleOf(workload), body) : body) as Scale;
         const precondition = scale.metadata?.resourceVersion;
         if (precondition && precondition !== workload.metadata?.resourceVersion) {
           throw conflict({ group: definition.group, resource: definition.plural }, info.name);

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { validateIPv4Address, validateIPv6Address } from "@kubekit/apimachinery";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import {
@@ -63,12 +63,16 @@ const MAX_ENDPOINTS = 1000;
 const MAX_ADDRESSES = 100;
 const MAX_PORTS = 20000;
 
+function familyErrors(messages: string[], address: string, field: string): FieldError[] | undefined {
+  return messages.length === 0 ? undefined : messages.map((message) => fieldInvalid(field, address, message));
+}
+
 function validateAddress(address: string, type: string | undefined, field: string, rules: EndpointAddressRules): FieldError[] {
   switch (type) {
     case "IPv4":
-      return isIPv4(address) ? validateNonSpecialIP(address, field, rules) : [fieldInvalid(field, address, "must be a valid IPv4 address")];
+      return familyErrors(validateIPv4Address(address), address, field) ?? validateNonSpecialIP(address, field, rules);
     case "IPv6":
-      return isIPv6(address) ? validateNonSpecialIP(address, field, rules) : [fieldInvalid(field, address, "must be a valid IPv6 address")];
+      return familyErrors(validateIPv6Address(address), address, field) ?? validateNonSpecialIP(address, field, rules);
     case "FQDN":
       return isDNS1123Subdomain(address).map((message) => fieldInvalid(field, address, message));
     default:

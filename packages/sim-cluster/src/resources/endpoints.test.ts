@@ -48,6 +48,19 @@ describe("endpoints", () => {
     expect(message).toContain('subsets[1].ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"');
   });
 
+  it("reads addresses as Kubernetes' legacy fields do: leading zeros are decimal, an IPv4-mapped address is IPv4", async () => {
+    const endpoints = storeFor(endpointsResource());
+    await endpoints.create("default", { metadata: { name: "legacy" }, subsets: [{ addresses: [{ ip: "010.000.000.001" }], ports: [{ port: 80 }] }] });
+    const message = await refusal(
+      endpoints.create("default", { metadata: { name: "web" }, subsets: [{ addresses: [{ ip: "127.000.000.001" }, { ip: "::ffff:169.254.1.1" }, { ip: "0:0::0" }], ports: [{ port: 80 }] }] }),
+    );
+    expect(message).toContain('subsets[0].addresses[0].ip: Invalid value: "127.000.000.001": may not be in the loopback range (127.0.0.0/8, ::1/128)');
+    expect(message).toContain('subsets[0].addresses[1].ip: Invalid value: "::ffff:169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)');
+    expect(message).toContain('subsets[0].addresses[2].ip: Invalid value: "0:0::0": may not be unspecified (0.0.0.0, ::)');
+    const slices = storeFor(endpointSlicesResource());
+    await slices.create("default", { metadata: { name: "legacy-abc" }, addressType: "IPv4", endpoints: [{ addresses: ["010.0.0.2", "::ffff:10.0.0.3"] }], ports: [] });
+  });
+
   it("accepts loopback addresses when the cluster gives pods loopback IPs, and defaults the protocol", async () => {
     const endpoints = storeFor(endpointsResource({ allowLoopback: true }));
     const created = (await endpoints.create("default", { metadata: { name: "web" }, subsets: [{ addresses: [{ ip: "127.1.0.5" }], ports: [{ port: 80 }] }] })) as KubeObject & {

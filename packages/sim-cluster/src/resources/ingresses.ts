@@ -1,6 +1,6 @@
+import { parseIPSloppy } from "@kubekit/apimachinery";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, isDNS1123Label, isDNS1123Subdomain, type FieldError } from "@kubekit/generic-controlplane/registry";
-import { parseIP } from "../allocators/cluster-ip.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
@@ -41,7 +41,7 @@ function portNameErrors(name: string): string[] {
 
 /** IsWildcardDNS1123Subdomain's and IsDNS1123Subdomain's rule for a host, which may not be an IP. */
 function validateHost(host: string, path: string): FieldError[] {
-  if (parseIP(host) !== undefined) return [fieldInvalid(path, host, "must be a DNS name, not an IP address")];
+  if (parseIPSloppy(host) !== undefined) return [fieldInvalid(path, host, "must be a DNS name, not an IP address")];
   if (host.includes("*")) {
     if (!/^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host)) {
       return [fieldInvalid(path, host, "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")];
@@ -119,10 +119,10 @@ export function validateIngressStatus(ingress: Ingress): FieldError[] {
   const errors: FieldError[] = [];
   (ingress.status?.loadBalancer?.ingress ?? []).forEach((entry, i) => {
     const at = indexPath("status.loadBalancer.ingress", i);
-    if (entry.ip && parseIP(entry.ip) === undefined) errors.push(fieldInvalid(childPath(at, "ip"), entry.ip, "must be a valid IP address"));
+    if (entry.ip && parseIPSloppy(entry.ip) === undefined) errors.push(fieldInvalid(childPath(at, "ip"), entry.ip, "must be a valid IP address"));
     if (entry.hostname) {
       errors.push(...isDNS1123Subdomain(entry.hostname).map((m) => fieldInvalid(childPath(at, "hostname"), entry.hostname, m)));
-      if (parseIP(entry.hostname) !== undefined) errors.push(fieldInvalid(childPath(at, "hostname"), entry.hostname, "must be a DNS name, not an IP address"));
+      if (parseIPSloppy(entry.hostname) !== undefined) errors.push(fieldInvalid(childPath(at, "hostname"), entry.hostname, "must be a DNS name, not an IP address"));
     }
   });
   return errors;

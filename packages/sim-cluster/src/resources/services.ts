@@ -1,3 +1,4 @@
+import { parseIPSloppy } from "@kubekit/apimachinery";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import {
   childPath,
@@ -14,7 +15,6 @@ import {
   type ResourceDefinition,
 } from "@kubekit/generic-controlplane/registry";
 import { AllocationError, familyOf } from "../allocators/cluster-ip.js";
-import { isIP } from "node:net";
 import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -183,10 +183,10 @@ export function validateLoadBalancerStatus(service: Service): FieldError[] {
   const errors: FieldError[] = [];
   (service.status?.loadBalancer?.ingress ?? []).forEach((point, i) => {
     const at = indexPath("status.loadBalancer.ingress", i);
-    if (point.ip && isIP(point.ip) === 0) errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+    if (point.ip && parseIPSloppy(point.ip) === undefined) errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
     if (point.hostname) {
       for (const message of isDNS1123Subdomain(point.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, message));
-      if (isIP(point.hostname) !== 0) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
+      if (parseIPSloppy(point.hostname) !== undefined) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
     }
   });
   return errors;

@@ -1,4 +1,4 @@
-import { isIPv6 as nodeIsIPv6 } from "node:net";
+import { parseCIDRSloppy, parseIPSloppy } from "@kubekit/apimachinery";
 import { parseGoDuration } from "../../api/go-duration.js";
 
 /**
@@ -9,31 +9,14 @@ import { parseGoDuration } from "../../api/go-duration.js";
  * dashes (`date-time` is `datetime`), as go-openapi does.
  */
 
-/** `netutils.ParseIPSloppy` for IPv4: four decimal octets, leading zeros allowed. */
-function isSloppyIPv4(text: string): boolean {
-  const parts = text.split(".");
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
-
 /** Go's `net.ParseIP` (sloppy about leading zeros): no zones, IPv4-in-IPv6 allowed. */
 function isIP(text: string): boolean {
-  if (isSloppyIPv4(text)) return true;
-  if (text.includes("%")) return false;
-  if (nodeIsIPv6(text)) return true;
-  // Node rejects leading zeros in an embedded IPv4 tail that Go's sloppy parser accepts.
-  const tail = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
-  return tail !== null && isSloppyIPv4(tail[2] ?? "") && nodeIsIPv6(`${tail[1] ?? ""}0.0.0.0`);
+  return parseIPSloppy(text) !== undefined;
 }
 
+/** Go's `net.ParseCIDR`, which takes the family from the address as written. */
 function isCIDR(text: string): boolean {
-  const slash = text.indexOf("/");
-  if (slash < 0) return false;
-  const ip = text.slice(0, slash);
-  const bits = text.slice(slash + 1);
-  if (!/^\d+$/.test(bits) || !isIP(ip)) return false;
-  // Go's ParseCIDR takes the family from the address as written.
-  const max = ip.includes(":") ? 128 : 32;
-  return Number(bits) <= max;
+  return parseCIDRSloppy(text) !== undefined;
 }
 
 /** `net.ParseMAC`: 6, 8 or 20 octets separated by `:` or `-`, or groups of four hex digits separated by `.`. */
@@ -182,7 +165,7 @@ const CHECKS: Record<string, (text: string) => boolean> = {
   uri: isRequestURI,
   email: isEmail,
   hostname: isHostname,
-  ipv4: (t) => isSloppyIPv4(t),
+  ipv4: (t) => isIP(t) && !t.includes(":"),
   ipv6: (t) => isIP(t) && t.includes(":"),
   cidr: isCIDR,
   mac: isMAC,

@@ -13,7 +13,7 @@ import {
   prefixContains,
   type IPAddress,
   type IPPrefix,
-} from "./ip-address.js";
+} from "@kubekit/apimachinery";
 import { OpaqueType } from "./opaque.js";
 
 /**

@@ -1,6 +1,9 @@
 /**
- * IP addresses and prefixes parsed as Go's `net/netip` parses them (strict dotted quads, no
- * leading zeros, RFC 4291 IPv6 text) and printed in its canonical form (RFC 5952 for IPv6).
+ * IP addresses and prefixes as Kubernetes reads them, implemented once: `parseIP`/`parsePrefix`
+ * as Go's `net/netip` (strict dotted quads, no leading zeros, RFC 4291 IPv6 text; what CEL's
+ * `ip()` and `cidr()` use), `parseIPSloppy`/`parseCIDRSloppy` as k8s.io/utils/net (Go's older
+ * `net.ParseIP`/`ParseCIDR`, which read leading zeros as decimal; what legacy API fields are
+ * validated with), and printing in the canonical form (RFC 5952 for IPv6).
  */
 
 export interface IPAddress {
@@ -12,13 +15,17 @@ export interface IPAddress {
   mapped: boolean;
 }
 
-function parseIPv4(text: string): Uint8Array | undefined {
+/** Whether an IPv4 part may have leading zeros (read as decimal), as Go's `net.ParseIP` before 1.17. */
+type Leniency = "strict" | "sloppy";
+
+function parseIPv4(text: string, leniency: Leniency = "strict"): Uint8Array | undefined {
   const parts = text.split(".");
   if (parts.length !== 4) return undefined;
   const bytes = new Uint8Array(4);
   for (let i = 0; i < 4; i++) {
     const part = parts[i] ?? "";
-    if (!/^[0-9]{1,3}$/.test(part) || (part.length > 1 && part.startsWith("0"))) return undefined;
+    const valid = leniency === "sloppy" ? /^[0-9]+$/.test(part) : /^[0-9]{1,3}$/.test(part) && !(part.length > 1 && part.startsWith("0"));
+    if (!valid) return undefined;
     const value = Number(part);
     if (value > 255) return undefined;
     bytes[i] = value;
@@ -26,13 +33,13 @@ function parseIPv4(text: string): Uint8Array | undefined {
   return bytes;
 }
 
-function parseIPv6(text: string): Uint8Array | undefined {
+function parseIPv6(text: string, leniency: Leniency = "strict"): Uint8Array | undefined {
   let head = text;
   let tail: number[] = [];
   const embeddedAt = text.lastIndexOf(":");
   const last = text.slice(embeddedAt + 1);
   if (last.includes(".")) {
-    const v4 = parseIPv4(last);
+    const v4 = parseIPv4(last, leniency);
     if (v4 === undefined) return undefined;
     head = text.slice(0, embeddedAt + 1) + "0:0";
     tail = [...v4];
@@ -70,11 +77,50 @@ export function parseIP(text: string): IPAddress | undefined {
     if (zoneAt >= 0 && zone === "") return undefined;
     const bytes = parseIPv6(zoneAt >= 0 ? text.slice(0, zoneAt) : text);
     if (bytes === undefined) return undefined;
-    const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-    return { family: 6, bytes, zone, mapped };
+    return { family: 6, bytes, zone, mapped: isMapped(bytes) };
   }
   const bytes = parseIPv4(text);
   return bytes === undefined ? undefined : { family: 4, bytes, zone: "", mapped: false };
+}
+
+function isMapped(bytes: Uint8Array): boolean {
+  return bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+}
+
+/** An address as written (an IPv4-mapped IPv6 address stays IPv6), without zone; leading zeros allowed. */
+function parseSloppyAsWritten(text: string): IPAddress | undefined {
+  if (text.includes(":")) {
+    const bytes = parseIPv6(text, "sloppy");
+    return bytes === undefined ? undefined : { family: 6, bytes, zone: "", mapped: isMapped(bytes) };
+  }
+  const bytes = parseIPv4(text, "sloppy");
+  return bytes === undefined ? undefined : { family: 4, bytes, zone: "", mapped: false };
+}
+
+/**
+ * `netutils.ParseIPSloppy` (Go's `net.ParseIP` before 1.17): IPv4 parts may have leading zeros,
+ * read as decimal (`010.0.0.1` is 10.0.0.1); no zones. An IPv4-mapped IPv6 address is the IPv4
+ * address (family 4, `mapped` set), as Go's `To4` sees it.
+ */
+export function parseIPSloppy(text: string): IPAddress | undefined {
+  const ip = parseSloppyAsWritten(text);
+  if (ip?.mapped !== true) return ip;
+  return { family: 4, bytes: ip.bytes.slice(12), zone: "", mapped: true };
+}
+
+/**
+ * `netutils.ParseCIDRSloppy` (Go's `net.ParseCIDR` before 1.17): a sloppy address, `/`, and a
+ * decimal length (leading zeros allowed) up to the address's width as written. Host bits may be set.
+ */
+export function parseCIDRSloppy(text: string): IPPrefix | undefined {
+  const slash = text.indexOf("/");
+  if (slash < 0) return undefined;
+  const address = parseSloppyAsWritten(text.slice(0, slash));
+  const bitsText = text.slice(slash + 1);
+  if (address === undefined || !/^[0-9]+$/.test(bitsText)) return undefined;
+  const bits = Number(bitsText);
+  if (bits > address.bytes.length * 8) return undefined;
+  return { address, bits };
 }
 
 export function formatIP(ip: IPAddress): string {
