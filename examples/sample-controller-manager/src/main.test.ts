@@ -29,7 +29,7 @@ function start(args: string[]): Promise<Running> {
   const child = spawn(process.execPath, [main, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-64_000)));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-64_000)));
   const exited = new Promise<number | null>((resolve) =>
     child.once("exit", (code) => {
       children.delete(child);
@@ -38,7 +38,7 @@ function start(args: string[]): Promise<Running> {
   );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in time; stderr: ${stderr}`)), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
       const match = /^ready (http:\/\/\S+)$/.exec(line);
       if (match) {
         clearTimeout(timer);

@@ -115,7 +115,7 @@ describe("sample-generic-controlplane on etcd", () => {
     for (let batch = 0; batch < 10; batch++) {
       acknowledged.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => create(a.url, `cm-${batch * 10 + i}`)))));
     }
-    await until("the watch on the other server delivers every write", async () => (watch.events.length >= 100 ? true : undefined), 20_000);
+    await until("the watch on the other server delivers every write", () => Promise.resolve(watch.events.length >= 100 ? true : undefined), 20_000);
     const revisions = watch.events.map((event) => Number(event.object.metadata.resourceVersion));
     expect(watch.events.every((event) => event.type === "ADDED")).toBe(true);
     expect(revisions).toEqual([...revisions].sort((x, y) => x - y));
@@ -181,7 +181,7 @@ describe("sample-generic-controlplane on etcd", () => {
     const listed = await getJson<{ items: ConfigMap[] }>(configMaps(b.url));
     const stored = new Map(listed.items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]));
     for (const cm of acknowledged) expect(stored.get(cm.metadata.name), cm.metadata.name).toBe(cm.metadata.resourceVersion);
-    await until("the survivor's watch delivers every stored object", async () => (watch.events.length >= stored.size ? true : undefined), 20_000);
+    await until("the survivor's watch delivers every stored object", () => Promise.resolve(watch.events.length >= stored.size ? true : undefined), 20_000);
     const revisions = watch.events.map((event) => Number(event.object.metadata.resourceVersion));
     expect(revisions).toEqual([...revisions].sort((x, y) => x - y));
     expect(new Set(watch.events.map((event) => event.object.metadata.name))).toEqual(new Set(stored.keys()));

@@ -3,7 +3,6 @@ import { createServer, type AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { createSqliteStorage } from "@kubekit/generic-controlplane/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { mainScript, startBinary, type RunningBinary } from "./binary.test-support.js";

@@ -132,7 +132,7 @@ Flags:
                           serve with this PEM certificate and key instead of a generated one
   --client-ca-file <path> also accept client certificates signed by these CAs (CN = user, O = groups)
   --token-auth-file <path>
-                          static bearer tokens, one "token,user,uid,\"group1,group2\"" line each
+                          static bearer tokens, one token,user,uid,"group1,group2" line each
   --anonymous-auth=<true|false>
                           requests without credentials are system:anonymous and the authorizer
                           decides them (RBAC lets them read health and version) (default true)
@@ -275,7 +275,7 @@ function parseSecurity(values: {
   for (const issuer of values["service-account-issuer"]) {
     if (issuer === "") throw new UsageError("--service-account-issuer must not be empty");
     if (issuer.includes(":") && !issuer.startsWith("https://")) {
-      let ok = false;
+      let ok: boolean;
       try {
         ok = new URL(issuer).protocol === "https:";
       } catch {

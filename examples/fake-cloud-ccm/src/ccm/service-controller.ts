@@ -1,4 +1,4 @@
-import { defaultLoadBalancerName, LOAD_BALANCER_CLEANUP_FINALIZER, type Protocol } from "@kubekit/ccm-e2e";
+import { defaultLoadBalancerName, LOAD_BALANCER_CLEANUP_FINALIZER } from "@kubekit/ccm-e2e";
 import { ExponentialRateLimiter, isNotFound, PATCH_JSON, runWorkers, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
 import type { FakeCloud } from "../cloud/fake-cloud.js";
 import type { Target } from "../cloud/listener.js";
@@ -97,7 +97,7 @@ export function loadBalancerSpec(name: string, service: ServiceObject, nodes: No
   const backends = nodes.filter((node) => isReady(node) && node.metadata.labels?.[EXCLUDE_FROM_LB] === undefined && (!local || endpointNodes.has(node.metadata.name)));
   const ports = (service.spec.ports ?? []).map((p) => ({
     port: p.port,
-    protocol: (fault === "ignore-protocol" ? "TCP" : (p.protocol ?? "TCP")) as Protocol,
+    protocol: (fault === "ignore-protocol" ? "TCP" : (p.protocol ?? "TCP")),
     ...((p.nodePort ?? 0) !== 0 ? { nodePort: p.nodePort! } : {}),
     targetPort: p.targetPort,
   }));

@@ -24,10 +24,10 @@ describe("FakeLoadBalancers", () => {
     return { name: "a1", ports: [{ port: 18080, protocol: "TCP" }], sessionAffinity: "None", targets: new Map([[listenerKey(18080, "TCP"), targets]]), backendNodes: targets.map((t) => t.name), ...overrides };
   }
 
-  async function lbs(): Promise<FakeLoadBalancers> {
+  function lbs(): Promise<FakeLoadBalancers> {
     const balancers = new FakeLoadBalancers();
     closers.push(() => balancers.close());
-    return balancers;
+    return Promise.resolve(balancers);
   }
 
   it("forwards TCP to its targets in turn, from the client's own address", async () => {
