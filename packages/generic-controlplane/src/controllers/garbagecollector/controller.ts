@@ -254,6 +254,10 @@ class GarbageCollector {
 
   async #attemptToDeleteItem(item: GraphNode): Promise<Outcome> {
     if (item.beingDeleted && !item.deletingDependents) return Outcome.Done;
+    if (!item.deletingDependents) {
+      const deleted = await this.#deleteFromInformerCopy(item);
+      if (deleted) return Outcome.Done;
+    }
     const latest = await this.#getObject(item.identity);
     if (latest === undefined || latest.metadata?.uid !== item.identity.uid) {
       this.#graph.process({ type: "virtualDelete", identity: item.identity });
@@ -305,11 +309,7 @@ class GarbageCollector {
       await this.#deleteObject(item.identity, "Foreground");
       return Outcome.Done;
     }
-    const policy = hasOrphanFinalizer(latest)
-      ? "Orphan"
-      : hasDeleteDependentsFinalizer(latest)
-      ? "Foreground"
-      : "Background";
+    const policy = propagationPolicyOf(latest);
     this.#context.logger({
       msg: "deleting object",
       item: formatIdentity(item.identity),
@@ -317,6 +317,74 @@ class GarbageCollector {
     });
     await this.#deleteObject(item.identity, policy);
     return Outcome.Done;
+  }
+
+  /**
+   * Upstream reads a dependent live before deleting it. When the collector's informer copy already
+   * shows every owner known absent, the DELETE carries that copy's uid and resourceVersion instead,
+   * so it lands only on the very object classified; if the object changed or went since (a 409 or
+   * 404), the live read decides as upstream's does. False when the copy cannot decide or the
+   * DELETE did not land.
+   */
+  async #deleteFromInformerCopy(item: GraphNode): Promise<boolean> {
+    const { ref, namespace, monitor } = await this.#resourceOf(item.identity);
+    if (ref.namespaced && !namespace) return false;
+    const copy = this.#monitors
+      .get(monitor)
+      ?.informer.cache.get(
+        namespace ? `${namespace}/${item.identity.name}` : item.identity.name
+      );
+    const meta = copy?.metadata;
+    if (
+      copy === undefined ||
+      meta?.uid !== item.identity.uid ||
+      meta.resourceVersion === undefined ||
+      meta.deletionTimestamp !== undefined
+    )
+      return false;
+    const references = meta.ownerReferences ?? [];
+    if (
+      references.length === 0 ||
+      !references.every((reference) => this.#knownAbsent(reference, item))
+    )
+      return false;
+    const policy = propagationPolicyOf(copy);
+    this.#context.logger({
+      msg: "deleting object",
+      item: formatIdentity(item.identity),
+      propagationPolicy: policy,
+    });
+    try {
+      await this.#client.delete(ref, namespace, item.identity.name, {
+        propagationPolicy: policy,
+        preconditions: {
+          uid: item.identity.uid,
+          resourceVersion: meta.resourceVersion,
+        },
+      });
+      return true;
+    } catch (error) {
+      if (isNotFound(error) || isPreconditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Whether the absent-owner cache already holds the reference's owner, cluster-wide or in the item's namespace. */
+  #knownAbsent(reference: OwnerReference, item: GraphNode): boolean {
+    const key: ObjectIdentity = {
+      apiVersion: reference.apiVersion,
+      kind: reference.kind,
+      name: reference.name,
+      uid: reference.uid,
+      namespace: "",
+    };
+    return (
+      this.#graph.absentOwners.has(key) ||
+      this.#graph.absentOwners.has({
+        ...key,
+        namespace: item.identity.namespace,
+      })
+    );
   }
 
   async #processDeletingDependentsItem(item: GraphNode): Promise<void> {
@@ -375,9 +443,8 @@ class GarbageCollector {
       uid: reference.uid,
       namespace: "",
     };
-    if (this.#graph.absentOwners.has(key)) return { dangling: true };
+    if (this.#knownAbsent(reference, item)) return { dangling: true };
     const namespacedKey = { ...key, namespace: item.identity.namespace };
-    if (this.#graph.absentOwners.has(namespacedKey)) return { dangling: true };
     const resource = await this.#context.mapper.lookup(
       reference.apiVersion,
       reference.kind
@@ -464,6 +531,8 @@ class GarbageCollector {
     return {
       ref: { ...resource, version: versionOf(identity.apiVersion) },
       namespace: resource.namespaced ? identity.namespace : undefined,
+      /** The key of the monitor watching this resource. */
+      monitor: `${resource.group}/${resource.resource}`,
     };
   }
 
@@ -491,11 +560,7 @@ class GarbageCollector {
     } catch (error) {
       // Gone already, or replaced by a namesake (the uid precondition failed): nothing to do.
       if (isNotFound(error)) return;
-      if (
-        isConflict(error) &&
-        /Precondition failed: UID/.test((error as Error).message)
-      )
-        return;
+      if (isPreconditionFailure(error)) return;
       throw error;
     }
   }
@@ -549,6 +614,22 @@ class GarbageCollector {
       }
     }
   }
+}
+
+function propagationPolicyOf(
+  object: KubeObject
+): NonNullable<DeleteOptions["propagationPolicy"]> {
+  if (hasOrphanFinalizer(object)) return "Orphan";
+  if (hasDeleteDependentsFinalizer(object)) return "Foreground";
+  return "Background";
+}
+
+/** A 409 for a DELETE precondition (uid or resourceVersion) the object no longer meets. */
+function isPreconditionFailure(error: unknown): boolean {
+  return (
+    isConflict(error) &&
+    /Precondition failed: (UID|ResourceVersion)/.test((error as Error).message)
+  );
 }
 
 function versionOf(apiVersion: string): string {
