@@ -34,16 +34,22 @@ export function describeBuiltPackage(packageDir: string): void {
     it("publishes cleanly: npm publish --dry-run warns about nothing but the missing login", () => {
       const result = spawnSync("npm", ["publish", "--dry-run", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" });
       expect(result.status, result.stderr).toBe(0);
-      const warnings = result.stderr.split("\n").filter((line) => line.startsWith("npm warn") && !line.includes("requires you to be logged in"));
+      const warnings = result.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("npm warn") && !line.includes("requires you to be logged in"));
       expect(warnings).toEqual([]);
       expect(result.stdout).toContain(`+ ${pkg.name}@${pkg.version}`);
     });
 
     it("ships its license text in the tarball npm would publish", () => {
-      const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" })) as Array<{ files: Array<{ path: string }> }>;
+      const [packed] = JSON.parse(
+        execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" }),
+      ) as Array<{ files: Array<{ path: string }> }>;
       expect(packed!.files.map((file) => file.path)).toContain("LICENSE");
       expect(pkg.license).toBe("Apache-2.0");
-      expect(readFileSync(join(packageDir, "LICENSE"), "utf8")).toContain("Apache License\n                           Version 2.0, January 2004");
+      expect(readFileSync(join(packageDir, "LICENSE"), "utf8")).toContain(
+        "Apache License\n                           Version 2.0, January 2004",
+      );
     });
   });
 }

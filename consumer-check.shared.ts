@@ -43,7 +43,13 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     for (i++; i < lines.length && !lines[i]!.startsWith("```"); i++) body.push(lines[i]!);
     const info = (open[2] ?? "").trim().split(/\s+/);
     const language = open[1]!.startsWith("t") ? "ts" : "js";
-    blocks.push({ language, index: blocks.length + 1, line: start + 1, code: `${body.join("\n")}\n`, runnable: !info.includes("fragment") });
+    blocks.push({
+      language,
+      index: blocks.length + 1,
+      line: start + 1,
+      code: `${body.join("\n")}\n`,
+      runnable: !info.includes("fragment"),
+    });
   }
   return blocks;
 }
@@ -189,7 +195,8 @@ export function describeConsumer(packageDir: string, options: ConsumerOptions = 
         }
         return tarballs;
       };
-      const install = (specs: readonly string[]) => run("npm", ["install", "--no-fund", "--no-audit", "--no-package-lock", ...specs], { cwd: project, maxBuffer: 16 << 20 });
+      const install = (specs: readonly string[]) =>
+        run("npm", ["install", "--no-fund", "--no-audit", "--no-package-lock", ...specs], { cwd: project, maxBuffer: 16 << 20 });
       writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
       await install(await pack(workspaceClosure(pkg.name)));
       const modules = join(project, "node_modules");
@@ -200,7 +207,9 @@ export function describeConsumer(packageDir: string, options: ConsumerOptions = 
       // afterwards when an example needs them: it imports one, or a subpath entry of the package.
       const specifiers = runnable.flatMap((block) => [...block.code.matchAll(/from\s+"([^"]+)"/g)].map((match) => match[1]!));
       const allPeers = Object.keys(pkg.peerDependencies ?? {});
-      const needsPeers = specifiers.some((specifier) => specifier.startsWith(`${pkg.name}/`) || allPeers.includes(packageNameOf(specifier)));
+      const needsPeers = specifiers.some(
+        (specifier) => specifier.startsWith(`${pkg.name}/`) || allPeers.includes(packageNameOf(specifier)),
+      );
       const peers = needsPeers ? allPeers : [];
       const workspacePeers = peers.filter(isWorkspacePackage);
       const registryPeers = peers.filter((peer) => !isWorkspacePackage(peer)).map((peer) => `${peer}@${pkg.peerDependencies![peer]!}`);
@@ -227,7 +236,11 @@ export function describeConsumer(packageDir: string, options: ConsumerOptions = 
         const [bin, ...args] = command.argv.map((arg) => arg.replaceAll("{project}", project));
         const result = await run(join(project, "node_modules/.bin", bin!), args, { cwd: project, timeout: 60_000 }).then(
           ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-          (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+          (error: { code?: number; stdout?: string; stderr?: string }) => ({
+            code: error.code ?? -1,
+            stdout: error.stdout ?? "",
+            stderr: error.stderr ?? "",
+          }),
         );
         expect(result, JSON.stringify(result)).toMatchObject({ code: command.code });
         if (command.stdout) expect(result.stdout).toMatch(command.stdout);

@@ -91,7 +91,9 @@ try {
     });
     if (result.apiReportChanged && !update) {
       spawnSync("diff", ["-u", join(reportFolder, `${entry.name}.api.md`), join(tempFolder, `${entry.name}.api.md`)], { stdio: "inherit" });
-      console.error(`${pkg.name}: the API of entry ${entry.name} differs from etc/${entry.name}.api.md; if the change is deliberate, run \`npm run api:update\` and commit the report.`);
+      console.error(
+        `${pkg.name}: the API of entry ${entry.name} differs from etc/${entry.name}.api.md; if the change is deliberate, run \`npm run api:update\` and commit the report.`,
+      );
       failed = true;
     } else if (!result.succeeded) {
       console.error(`${pkg.name}: API Extractor reported ${result.errorCount} errors for entry ${entry.name}.`);

@@ -13,12 +13,19 @@ if (!existsSync(join(sample, "package.json"))) {
   process.exit(1);
 }
 process.stderr.write("building the sample control plane ... ");
-const build = spawnSync("npx", ["nx", "run", "sample-generic-controlplane:build", "--outputStyle=stream"], { cwd: root, encoding: "utf8", stdio: ["inherit", "pipe", "pipe"] });
+const build = spawnSync("npx", ["nx", "run", "sample-generic-controlplane:build", "--outputStyle=stream"], {
+  cwd: root,
+  encoding: "utf8",
+  stdio: ["inherit", "pipe", "pipe"],
+});
 if (build.status !== 0) {
   process.stderr.write(`failed:\n${build.stdout}${build.stderr}`);
   process.exit(build.status ?? 1);
 }
 process.stderr.write("done\n");
 const flags = process.argv.slice(2);
-const run = spawnSync(process.execPath, [join(sample, "dist", "main.js"), ...(flags.length > 0 ? flags : ["--quiet"])], { cwd: root, stdio: "inherit" });
+const run = spawnSync(process.execPath, [join(sample, "dist", "main.js"), ...(flags.length > 0 ? flags : ["--quiet"])], {
+  cwd: root,
+  stdio: "inherit",
+});
 process.exit(run.status ?? 1);

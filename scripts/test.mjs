@@ -8,6 +8,10 @@ const root = join(import.meta.dirname, "..");
 const resultsDir = join(root, ".nx-test-results");
 rmSync(resultsDir, { recursive: true, force: true });
 
+// The formatter over the whole repository first: the packages' lint checks their own folders, this
+// also the shared files at the root.
+const format = spawnSync("npx", ["prettier", "--check", "."], { cwd: root, stdio: "inherit" });
+
 const nx = spawnSync("npx", ["nx", "run-many", "-t", "lint", "typecheck", "build", "test", "--outputStyle=stream"], {
   cwd: root,
   stdio: "inherit",
@@ -42,6 +46,6 @@ if (existsSync(resultsDir)) {
   }
 }
 // A task that failed before its tests ran (lint, typecheck, build) still fails the run.
-if (nx.status !== 0 && failed === 0) failed = 1;
+if ((nx.status !== 0 || format.status !== 0) && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
-process.exit(nx.status === 0 && failed === 0 ? 0 : 1);
+process.exit(nx.status === 0 && format.status === 0 && failed === 0 ? 0 : 1);

@@ -12,9 +12,23 @@ function startAgent(sim: TestCluster, identity: string) {
     client,
     controllers: ["balloon"],
     extraControllers: [
-      balloonAgentController({ client, metrics: new AgentMetrics(registry), onShortfall: "defer", retryAfterMs: 500, resizeTimeoutMs: 1_000, pollIntervalMs: 20 }),
+      balloonAgentController({
+        client,
+        metrics: new AgentMetrics(registry),
+        onShortfall: "defer",
+        retryAfterMs: 500,
+        resizeTimeoutMs: 1_000,
+        pollIntervalMs: 20,
+      }),
     ],
-    leaderElection: { namespace: "kube-system", name: "balloon-agent", identity, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
+    leaderElection: {
+      namespace: "kube-system",
+      name: "balloon-agent",
+      identity,
+      leaseDurationMs: 2_000,
+      renewDeadlineMs: 1_500,
+      retryPeriodMs: 200,
+    },
     registry,
   });
   manager.start();
@@ -42,8 +56,7 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
     await sim?.close();
   });
 
-  const allocatedCpu = async (name: string) =>
-    (await sim.pod("kube-system", name)).status?.containerStatuses?.[0]?.allocatedResources?.cpu;
+  const allocatedCpu = async (name: string) => (await sim.pod("kube-system", name)).status?.containerStatuses?.[0]?.allocatedResources?.cpu;
 
   it("resizes a node to its annotation and restores the size after the balloon pod is recreated", async () => {
     const agent = startAgent(sim, "agent-a");
@@ -57,7 +70,9 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
         return pods.length === 0 ? true : undefined;
       });
       await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
-      await sim.until("the new balloon resized back to 4 cpus", async () => ((await allocatedCpu("node-balloon-node-a-2")) === "4" ? true : undefined));
+      await sim.until("the new balloon resized back to 4 cpus", async () =>
+        (await allocatedCpu("node-balloon-node-a-2")) === "4" ? true : undefined,
+      );
       const pod = await sim.pod("kube-system", "node-balloon-node-a-2");
       expect(pod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "4", memory: "16Gi" });
     } finally {
@@ -73,15 +88,22 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       await sim.createPod("default", {
         metadata: { name: "workload-balloon", labels: { "balloon.kubekit.dev/balloon": "true" } },
-        spec: { nodeName: "node-a", containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+        spec: {
+          nodeName: "node-a",
+          containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "100m", memory: "64Mi" } } }],
+        },
       });
-      await sim.until("the impostor running", async () => ((await sim.pod("default", "workload-balloon")).status?.phase === "Running" ? true : undefined));
+      await sim.until("the impostor running", async () =>
+        (await sim.pod("default", "workload-balloon")).status?.phase === "Running" ? true : undefined,
+      );
       // Give the agent time to (wrongly) act on the new pod.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const impostor = await sim.pod("default", "workload-balloon");
       expect(impostor.metadata?.generation).toBe(1);
       expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
-      const allocated = (await agent.registry.getSingleMetric("balloon_node_balloon_allocated")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
+      const allocated = (await agent.registry.getSingleMetric("balloon_node_balloon_allocated")?.get())?.values.find(
+        (v) => v.labels.node === "node-a" && v.labels.resource === "cpu",
+      );
       expect(allocated?.value).toBe(4);
     } finally {
       await agent.stop();
@@ -97,7 +119,9 @@ describe("the balloon agent with in-place resize (simulated kubelets)", () => {
       return `${allocated?.cpu} ${allocated?.memory}`;
     };
     const effectiveCpu = async () =>
-      (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find((v) => v.labels.node === "node-a" && v.labels.resource === "cpu")?.value;
+      (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.find(
+        (v) => v.labels.node === "node-a" && v.labels.resource === "cpu",
+      )?.value;
     try {
       await sim.until("agent leading", () => Promise.resolve(agent.manager.running ? true : undefined));
       expect(await balloonSize()).toBe("4 16Gi");

@@ -18,8 +18,23 @@ function startAgent(sim: TestCluster, identity: string): Agent {
   const manager = new ControllerManager({
     client,
     controllers: ["balloon"],
-    extraControllers: [balloonAgentController({ client, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 50 })],
-    leaderElection: { namespace: "kube-system", name: "balloon-agent", identity, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
+    extraControllers: [
+      balloonAgentController({
+        client,
+        metrics: new AgentMetrics(registry),
+        retryAfterMs: 60_000,
+        resizeTimeoutMs: 2_000,
+        pollIntervalMs: 50,
+      }),
+    ],
+    leaderElection: {
+      namespace: "kube-system",
+      name: "balloon-agent",
+      identity,
+      leaseDurationMs: 2_000,
+      renewDeadlineMs: 1_500,
+      retryPeriodMs: 200,
+    },
     registry,
   });
   manager.start();
@@ -35,7 +50,9 @@ function startAgent(sim: TestCluster, identity: string): Agent {
 }
 
 async function sample(registry: Registry, metric: string, labels: Record<string, string>): Promise<number | undefined> {
-  const found = (await registry.getSingleMetric(metric)?.get())?.values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value));
+  const found = (await registry.getSingleMetric(metric)?.get())?.values.find((v) =>
+    Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+  );
   return found?.value;
 }
 
@@ -73,7 +90,9 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
 
   it("publishes the effective size where autoscalers look: an annotation on the Node and the metric with the node's labels", async () => {
     const agent = await leader();
-    await sim.patchNode("node-a", { metadata: { labels: { "topology.kubernetes.io/zone": "zone-1", "node.kubernetes.io/instance-type": "sim.8x32" } } });
+    await sim.patchNode("node-a", {
+      metadata: { labels: { "topology.kubernetes.io/zone": "zone-1", "node.kubernetes.io/instance-type": "sim.8x32" } },
+    });
     const annotated = await sim.until("node-a's effective annotation", async () => {
       const value = (await sim.node("node-a")).metadata?.annotations?.["balloon.kubekit.dev/effective"];
       return value === "cpu=6,memory=24Gi" ? value : undefined;
@@ -91,7 +110,9 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
     expect(labelled.value).toBe(6);
     expect(labelled.labels.label_node_kubernetes_io_instance_type).toBe("sim.8x32");
     // One series per node and resource: the old, unlabelled one is gone.
-    const series = (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.filter((v) => v.labels.node === "node-a" && v.labels.resource === "cpu");
+    const series = (await agent.registry.getSingleMetric("balloon_node_effective")?.get())?.values.filter(
+      (v) => v.labels.node === "node-a" && v.labels.resource === "cpu",
+    );
     expect(series).toHaveLength(1);
   });
 
@@ -116,14 +137,17 @@ describe("the balloon agent on a simulated cluster (parts that need no kubelet r
     const event = await sim.until("an InvalidBalloonTarget event", async () =>
       (await sim.events("node-b")).find((e) => e.reason === "InvalidBalloonTarget"),
     );
-    expect(event.message).toBe('balloon.kubekit.dev/target=cpu=4Gi: target cpu: "4Gi" uses a binary (byte) suffix; CPU is counted in cores, e.g. 4 or 500m');
+    expect(event.message).toBe(
+      'balloon.kubekit.dev/target=cpu=4Gi: target cpu: "4Gi" uses a binary (byte) suffix; CPU is counted in cores, e.g. 4 or 500m',
+    );
     // Another change to the node (a label) reconciles it again, but the same bad value is not reported twice.
     await sim.patchNode("node-b", { metadata: { labels: { touched: "1" } } });
     await sim.target("node-b", "memory=500m");
-    await sim.until("the second bad value reported", async () =>
-      (await sim.events("node-b")).find((e) => e.message?.includes("500m")),
-    );
+    await sim.until("the second bad value reported", async () => (await sim.events("node-b")).find((e) => e.message?.includes("500m")));
     const reports = (await sim.events("node-b")).filter((e) => e.reason === "InvalidBalloonTarget");
-    expect(reports.map((e) => e.message?.split(":")[0])).toEqual(["balloon.kubekit.dev/target=cpu=4Gi", "balloon.kubekit.dev/target=memory=500m"]);
+    expect(reports.map((e) => e.message?.split(":")[0])).toEqual([
+      "balloon.kubekit.dev/target=cpu=4Gi",
+      "balloon.kubekit.dev/target=memory=500m",
+    ]);
   });
 });

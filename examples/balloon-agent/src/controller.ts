@@ -107,7 +107,8 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           const before = typed<Pod>(old);
           const after = typed<Pod>(pod);
           // A balloon's resize conditions or allocation moved, a pod got bound, or a pod finished (room freed).
-          if (isBalloon(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase) enqueuePodNode(after);
+          if (isBalloon(after) || before.spec?.nodeName !== after.spec?.nodeName || before.status?.phase !== after.status?.phase)
+            enqueuePodNode(after);
         },
         delete: (pod) => enqueuePodNode(typed<Pod>(pod)),
       });
@@ -128,9 +129,20 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
         const effective = formatResourceList(status.effective);
         if (node.metadata?.annotations?.[NODE_EFFECTIVE_ANNOTATION] === effective) return;
         try {
-          await options.client.patch(NODES, undefined, status.node, { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } }, PATCH_MERGE);
+          await options.client.patch(
+            NODES,
+            undefined,
+            status.node,
+            { metadata: { annotations: { [NODE_EFFECTIVE_ANNOTATION]: effective } } },
+            PATCH_MERGE,
+          );
         } catch (error) {
-          context.logger({ level: "warn", msg: "cannot publish the effective size on the node", node: status.node, error: error instanceof Error ? error.message : String(error) });
+          context.logger({
+            level: "warn",
+            msg: "cannot publish the effective size on the node",
+            node: status.node,
+            error: error instanceof Error ? error.message : String(error),
+          });
         }
       };
 
@@ -159,7 +171,13 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           if (badTarget !== undefined) throw badTarget;
           if (target === undefined) return;
           // From the caches: nothing to do when the balloon already has (or is being given) the planned size.
-          const plan = planNodeResize({ node, pods: onNode, target, ...(options.owner ? { owner: options.owner } : {}), ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}) });
+          const plan = planNodeResize({
+            node,
+            pods: onNode,
+            target,
+            ...(options.owner ? { owner: options.owner } : {}),
+            ...(options.onShortfall ? { onShortfall: options.onShortfall } : {}),
+          });
           if (plan.decision === "unchanged" && !plan.inFlight) return;
         } catch (error) {
           if (!isBalloonError(error)) throw error;
@@ -169,7 +187,12 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           if (reportedInvalid.get(nodeName) === annotation) return;
           reportedInvalid.set(nodeName, annotation ?? "");
           const involved = { apiVersion: "v1", kind: "Node", name: nodeName, ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) };
-          await recorder.event(involved, "Warning", "InvalidBalloonTarget", `${NODE_TARGET_ANNOTATION}=${annotation ?? ""}: ${error.message}`);
+          await recorder.event(
+            involved,
+            "Warning",
+            "InvalidBalloonTarget",
+            `${NODE_TARGET_ANNOTATION}=${annotation ?? ""}: ${error.message}`,
+          );
           return;
         }
         // The same inputs as a resize that was just refused or found infeasible give the same answer.
@@ -185,7 +208,13 @@ export function balloonAgentController(options: BalloonAgentOptions): Controller
           ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
         });
         options.metrics.resizes.inc({ outcome: result.outcome });
-        context.logger({ msg: "balloon resize", node: nodeName, outcome: result.outcome, patched: result.patched, detail: result.outcome === "refused" ? result.reason : result.outcome === "applied" ? undefined : result.message });
+        context.logger({
+          msg: "balloon resize",
+          node: nodeName,
+          outcome: result.outcome,
+          patched: result.patched,
+          detail: result.outcome === "refused" ? result.reason : result.outcome === "applied" ? undefined : result.message,
+        });
         return requeueFor(result, retryAfterMs, failures, inputs);
       };
 

@@ -19,7 +19,15 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
     manager = new ControllerManager({
       client,
       controllers: ["balloon"],
-      extraControllers: [balloonAgentController({ client, metrics: new AgentMetrics(registry), retryAfterMs: 60_000, resizeTimeoutMs: 2_000, pollIntervalMs: 20 })],
+      extraControllers: [
+        balloonAgentController({
+          client,
+          metrics: new AgentMetrics(registry),
+          retryAfterMs: 60_000,
+          resizeTimeoutMs: 2_000,
+          pollIntervalMs: 20,
+        }),
+      ],
       leaderElection: false,
       registry,
     });
@@ -32,13 +40,20 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
     await sim?.close();
   });
 
-  const infeasibleCount = async () => (await registry.getSingleMetric("balloon_resizes_total")?.get())?.values.find((v) => v.labels.outcome === "infeasible")?.value ?? 0;
-  const warnings = async () =>
-    (await sim.events("node-a")).filter((e) => e.reason === "BalloonResizeInfeasible").length;
+  const infeasibleCount = async () =>
+    (await registry.getSingleMetric("balloon_resizes_total")?.get())?.values.find((v) => v.labels.outcome === "infeasible")?.value ?? 0;
+  const warnings = async () => (await sim.events("node-a")).filter((e) => e.reason === "BalloonResizeInfeasible").length;
 
   it("does not retry while nothing changed, and retries at once when the node does", async () => {
     // The Node claims 16 CPUs, the kubelet measures 8: a 14-CPU balloon is Infeasible.
-    await client.patch({ group: "", version: "v1", resource: "nodes", namespaced: false }, undefined, "node-a", { status: { capacity: { cpu: "16" }, allocatable: { cpu: "16" } } }, "application/merge-patch+json", "status");
+    await client.patch(
+      { group: "", version: "v1", resource: "nodes", namespaced: false },
+      undefined,
+      "node-a",
+      { status: { capacity: { cpu: "16" }, allocatable: { cpu: "16" } } },
+      "application/merge-patch+json",
+      "status",
+    );
     await sim.target("node-a", "cpu=2");
     await sim.until("an Infeasible resize", async () => ((await infeasibleCount()) >= 1 ? true : undefined));
     // Putting the spec back changes the balloon, which must not start the same resize again.

@@ -34,9 +34,25 @@ describe("balloon-agent binary", () => {
   });
 
   it("serves /metrics with the node's real and effective size, and releases its Lease on SIGTERM", async () => {
-    agent = spawn(process.execPath, [main, "--kubeconfig", join(dir, "kubeconfig"), "--port", "0", "--lease-duration", "2s", "--renew-deadline", "1500ms", "--retry-period", "200ms"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    agent = spawn(
+      process.execPath,
+      [
+        main,
+        "--kubeconfig",
+        join(dir, "kubeconfig"),
+        "--port",
+        "0",
+        "--lease-duration",
+        "2s",
+        "--renew-deadline",
+        "1500ms",
+        "--retry-period",
+        "200ms",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     agent.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const url = await new Promise<string>((resolve, reject) => {

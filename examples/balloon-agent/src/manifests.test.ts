@@ -33,8 +33,12 @@ describe("agentManifests", () => {
 
   it("confines the agent's resizes to balloon pods with a ValidatingAdmissionPolicy RBAC cannot express", () => {
     const policy = objects.find((o) => o.kind === "ValidatingAdmissionPolicy") as unknown as IValidatingAdmissionPolicy;
-    expect(policy.spec?.matchConstraints?.resourceRules).toEqual([{ apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/resize"] }]);
-    expect(policy.spec?.matchConditions?.[0]?.expression).toBe('request.userInfo.username == "system:serviceaccount:kube-system:node-balloon-resizer"');
+    expect(policy.spec?.matchConstraints?.resourceRules).toEqual([
+      { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/resize"] },
+    ]);
+    expect(policy.spec?.matchConditions?.[0]?.expression).toBe(
+      'request.userInfo.username == "system:serviceaccount:kube-system:node-balloon-resizer"',
+    );
     expect(policy.spec?.validations?.[0]).toMatchObject({
       expression:
         'has(oldObject.metadata.labels) && "balloon.kubekit.dev/balloon" in oldObject.metadata.labels && oldObject.metadata.labels["balloon.kubekit.dev/balloon"] == "true"',

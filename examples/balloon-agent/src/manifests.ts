@@ -102,11 +102,23 @@ export function agentManifests(options: AgentManifestOptions): KubeObject[] {
             {
               name: "agent",
               image: options.image,
-              args: ["--leader-elect", `--lease-namespace=${namespace}`, `--balloon-name=${name}`, `--balloon-namespace=${namespace}`, "--bind-address=0.0.0.0", "--port=8080"],
+              args: [
+                "--leader-elect",
+                `--lease-namespace=${namespace}`,
+                `--balloon-name=${name}`,
+                `--balloon-namespace=${namespace}`,
+                "--bind-address=0.0.0.0",
+                "--port=8080",
+              ],
               ports: [{ name: "metrics", containerPort: 8080 }],
               readinessProbe: { httpGet: { path: "/healthz", port: "metrics" } },
               resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { memory: "256Mi" } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ["ALL"] },
+              },
             },
           ],
         },
@@ -118,6 +130,11 @@ export function agentManifests(options: AgentManifestOptions): KubeObject[] {
 
 /** The balloon bundle and the agent's objects, in apply order, as one YAML stream. */
 export function agentManifestsYaml(options: AgentManifestOptions): string {
-  const bundle = balloonManifests({ ...(options.name ? { name: options.name } : {}), ...(options.namespace ? { namespace: options.namespace } : {}) });
-  return [...manifestList(bundle), ...agentManifests(options)].map((object) => stringify(object, { aliasDuplicateObjects: false })).join("---\n");
+  const bundle = balloonManifests({
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  });
+  return [...manifestList(bundle), ...agentManifests(options)]
+    .map((object) => stringify(object, { aliasDuplicateObjects: false }))
+    .join("---\n");
 }

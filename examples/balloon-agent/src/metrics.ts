@@ -40,8 +40,14 @@ export class AgentMetrics {
     const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames, registers: [registry] });
     this.#capacity = gauge("balloon_node_capacity", "The node's status.capacity (the real machine), in cores or bytes.");
     this.#allocatable = gauge("balloon_node_allocatable", "The node's status.allocatable, in cores or bytes.");
-    this.#effective = gauge("balloon_node_effective", "Allocatable minus the balloon pod as the kubelet holds it: what pods can request, in cores or bytes.");
-    this.#target = gauge("balloon_node_target", "The effective size asked by the node's balloon.kubekit.dev/target annotation, in cores or bytes.");
+    this.#effective = gauge(
+      "balloon_node_effective",
+      "Allocatable minus the balloon pod as the kubelet holds it: what pods can request, in cores or bytes.",
+    );
+    this.#target = gauge(
+      "balloon_node_target",
+      "The effective size asked by the node's balloon.kubekit.dev/target annotation, in cores or bytes.",
+    );
     this.#balloon = gauge("balloon_node_balloon_allocated", "The balloon container's allocated requests, in cores or bytes.");
     this.resizes = new Counter({
       name: "balloon_resizes_total",
@@ -56,10 +62,12 @@ export class AgentMetrics {
     this.forget(status.node);
     // A label the node does not have is left out, which Prometheus reads as empty.
     const labels: Record<string, string> = {};
-    for (const [nodeLabel, name] of this.#nodeLabels) if (Object.hasOwn(status.labels, nodeLabel)) labels[name] = status.labels[nodeLabel] ?? "";
+    for (const [nodeLabel, name] of this.#nodeLabels)
+      if (Object.hasOwn(status.labels, nodeLabel)) labels[name] = status.labels[nodeLabel] ?? "";
     this.#recorded.set(status.node, labels);
     const set = (gauge: Gauge, list: ResourceList) => {
-      for (const [resource, quantity] of Object.entries(list)) gauge.set({ node: status.node, resource, ...labels }, metricValue(resource, quantity));
+      for (const [resource, quantity] of Object.entries(list))
+        gauge.set({ node: status.node, resource, ...labels }, metricValue(resource, quantity));
     };
     set(this.#capacity, status.capacity);
     set(this.#allocatable, status.allocatable);

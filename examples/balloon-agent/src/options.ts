@@ -109,8 +109,10 @@ export function parseOptions(argv: readonly string[]): AgentOptions {
     throw new UsageError((error as Error).message);
   }
   const policy = values["on-shortfall"];
-  if (!POLICIES.includes(policy as ShortfallPolicy)) throw new UsageError(`--on-shortfall must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(policy)}`);
-  if (!/^[0-9]+$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a port number, got ${JSON.stringify(values.port)}`);
+  if (!POLICIES.includes(policy as ShortfallPolicy))
+    throw new UsageError(`--on-shortfall must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(policy)}`);
+  if (!/^[0-9]+$/.test(values.port) || Number(values.port) > 65535)
+    throw new UsageError(`--port must be a port number, got ${JSON.stringify(values.port)}`);
   return {
     kubeconfig: values.kubeconfig,
     context: values.context,

@@ -1,4 +1,11 @@
-import { isOwnedBalloonPod, NODE_TARGET_ANNOTATION, nodeResources, podRequests, resourceListStrings, type BalloonOwner } from "@kubekit/balloon";
+import {
+  isOwnedBalloonPod,
+  NODE_TARGET_ANNOTATION,
+  nodeResources,
+  podRequests,
+  resourceListStrings,
+  type BalloonOwner,
+} from "@kubekit/balloon";
 import type { Node, Pod } from "@kubekit/client";
 
 /**
@@ -12,11 +19,19 @@ export function resizeInputs(node: Node, pods: readonly Pod[], owner: BalloonOwn
   const byUid = (a: { uid: string }, b: { uid: string }) => a.uid.localeCompare(b.uid);
   const balloons = pods
     .filter((pod) => isOwnedBalloonPod(pod, owner))
-    .map((pod) => ({ uid: pod.metadata?.uid ?? "", allocated: pod.status?.containerStatuses?.map((s) => [s.name, s.allocatedResources]) ?? [] }))
+    .map((pod) => ({
+      uid: pod.metadata?.uid ?? "",
+      allocated: pod.status?.containerStatuses?.map((s) => [s.name, s.allocatedResources]) ?? [],
+    }))
     .sort(byUid);
   const others = pods
     .filter((pod) => !isOwnedBalloonPod(pod, owner))
-    .map((pod) => ({ uid: pod.metadata?.uid ?? "", phase: pod.status?.phase ?? "", leaving: pod.metadata?.deletionTimestamp !== undefined, requests: resourceListStrings(podRequests(pod)) }))
+    .map((pod) => ({
+      uid: pod.metadata?.uid ?? "",
+      phase: pod.status?.phase ?? "",
+      leaving: pod.metadata?.deletionTimestamp !== undefined,
+      requests: resourceListStrings(podRequests(pod)),
+    }))
     .sort(byUid);
   return JSON.stringify([
     resourceListStrings(size.allocatable),

@@ -1,5 +1,15 @@
 import { balloonManifests, NODE_TARGET_ANNOTATION } from "@kubekit/balloon";
-import { configFromKubeconfig, KubeClient, PATCH_MERGE, type CoreEvent, type DaemonSet, type Node, type OwnerReference, type Pod, type ResourceRef } from "@kubekit/client";
+import {
+  configFromKubeconfig,
+  KubeClient,
+  PATCH_MERGE,
+  type CoreEvent,
+  type DaemonSet,
+  type Node,
+  type OwnerReference,
+  type Pod,
+  type ResourceRef,
+} from "@kubekit/client";
 import { startSimCluster, type SimCluster, type SimClusterOptions } from "@kubekit/sim-cluster";
 
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
@@ -32,7 +42,11 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startTestCluster(nodes: readonly string[], nodeCapacity: Record<string, string>, options: Omit<SimClusterOptions, "nodes" | "nodeCapacity"> = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  nodes: readonly string[],
+  nodeCapacity: Record<string, string>,
+  options: Omit<SimClusterOptions, "nodes" | "nodeCapacity"> = {},
+): Promise<TestCluster> {
   const cluster = await startSimCluster({ ...options, nodes: nodes.map((name) => ({ name })), nodeCapacity });
   const client = new KubeClient(await configFromKubeconfig(cluster.kubeconfig));
   const bundle = balloonManifests();
@@ -67,7 +81,10 @@ export async function startTestCluster(nodes: readonly string[], nodeCapacity: R
       await running("kube-system", name);
     },
     async workload(node, name, requests) {
-      const body: Pod = { metadata: { name, namespace: "default" }, spec: { nodeName: node, containers: [{ name: "main", image: "pause", resources: { requests } }] } };
+      const body: Pod = {
+        metadata: { name, namespace: "default" },
+        spec: { nodeName: node, containers: [{ name: "main", image: "pause", resources: { requests } }] },
+      };
       await client.create(PODS, "default", body);
       await running("default", name);
     },
@@ -75,7 +92,8 @@ export async function startTestCluster(nodes: readonly string[], nodeCapacity: R
       await client.patch(NODES, undefined, node, { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: target ?? null } } }, PATCH_MERGE);
     },
     pod,
-    pods: async (namespace, fieldSelector) => (await client.list<Pod>(PODS, namespace, fieldSelector === undefined ? {} : { fieldSelector })).items,
+    pods: async (namespace, fieldSelector) =>
+      (await client.list<Pod>(PODS, namespace, fieldSelector === undefined ? {} : { fieldSelector })).items,
     createPod: (namespace, body) => client.create<Pod>(PODS, namespace, body),
     deletePod: async (namespace, name, gracePeriodSeconds) => {
       await client.delete(PODS, namespace, name, gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds });
@@ -104,7 +122,10 @@ async function heldDaemonSet(client: KubeClient, daemonSet: DaemonSet): Promise<
     ...daemonSet,
     metadata: { ...daemonSet.metadata, finalizers: ["test.kubekit.dev/hold"] },
     // No node matches until the controller stops managing it.
-    spec: { ...daemonSet.spec!, template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } } },
+    spec: {
+      ...daemonSet.spec!,
+      template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } },
+    },
   });
   // Deleted only once the controller has synced it (its status says so): deleted earlier, the
   // controller can still hold it as live when the first balloon arrives, and delete that balloon.

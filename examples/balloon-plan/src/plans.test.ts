@@ -59,7 +59,9 @@ describe("the balloon-plan binary", () => {
   });
 
   it("fails with the bad value named, exit code 2 as for any bad usage", async () => {
-    const failure = await run(process.execPath, [main, sample, "--target", "cpu=two"]).catch((error: unknown) => error as { code: number; stderr: string });
+    const failure = await run(process.execPath, [main, sample, "--target", "cpu=two"]).catch(
+      (error: unknown) => error as { code: number; stderr: string },
+    );
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('invalid quantity "two"');
   });

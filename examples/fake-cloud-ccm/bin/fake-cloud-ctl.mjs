@@ -14,7 +14,10 @@ if (!base || !command || !argument) {
   console.error("usage: fake-cloud-ctl.mjs [--url <admin url>] <command> <argument> (or set FAKE_CLOUD_URL)");
   process.exit(2);
 }
-const instance = (action) => [`${base}/instances/${action}?providerID=${encodeURIComponent(argument)}`, { method: action === "exists" ? "GET" : "POST" }];
+const instance = (action) => [
+  `${base}/instances/${action}?providerID=${encodeURIComponent(argument)}`,
+  { method: action === "exists" ? "GET" : "POST" },
+];
 const upgrade = (part) => [`${base}/upgrade/${part}?version=${encodeURIComponent(argument)}`, { method: "POST" }];
 const routes = {
   "delete-instance": () => instance("delete"),

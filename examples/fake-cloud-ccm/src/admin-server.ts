@@ -29,7 +29,8 @@ export async function startAdminServer(cloud: FakeCloud): Promise<AdminServer> {
     try {
       const lb = /^\/loadbalancers\/([^/]+)$/.exec(url.pathname);
       if (lb && req.method === "GET") return send(200, cloud.loadBalancers.get(decodeURIComponent(lb[1]!)) ?? null);
-      if (lb && req.method === "DELETE") return send(200, await cloud.loadBalancers.delete(decodeURIComponent(lb[1]!)).then(() => "deleted"));
+      if (lb && req.method === "DELETE")
+        return send(200, await cloud.loadBalancers.delete(decodeURIComponent(lb[1]!)).then(() => "deleted"));
       if (url.pathname === "/instances/exists" && req.method === "GET") return send(200, cloud.instances.exists(providerID));
       const upgrade = /^\/upgrade\/(control-plane|nodes)$/.exec(url.pathname)?.[1];
       if (upgrade !== undefined && req.method === "POST") {

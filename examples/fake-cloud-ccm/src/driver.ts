@@ -47,7 +47,10 @@ export function fakeCloudDriver(cloud: FakeCloud, options: FakeCloudDriverOption
       ipMode: "VIP",
     },
     timeoutScale: 0.05,
-    internalLoadBalancer: { annotations: { [INTERNAL_LB_ANNOTATION]: INTERNAL_LB_VALUE }, ingressCIDRs: [cloud.loadBalancers.internalCIDR] },
+    internalLoadBalancer: {
+      annotations: { [INTERNAL_LB_ANNOTATION]: INTERNAL_LB_VALUE },
+      ingressCIDRs: [cloud.loadBalancers.internalCIDR],
+    },
     external: hostTraffic,
     deleteInstance: (node) => cloud.instances.delete(node.providerID),
     // The simulated nodes' network is this host's loopback: a shell here sees their sockets.

@@ -43,7 +43,9 @@ async function cutOff(cluster: SimCluster, name: string, seconds: number): Promi
 /** The `restart-loses-pods` fault: the node's pods vanish while its machine is down. */
 async function forgetPods(client: KubeClient, nodeName: string): Promise<void> {
   const pods = (await client.list<PodObject>(PODS, undefined, { fieldSelector: `spec.nodeName=${nodeName}` })).items;
-  await Promise.all(pods.map((pod) => client.delete(PODS, pod.metadata.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).catch(() => undefined)));
+  await Promise.all(
+    pods.map((pod) => client.delete(PODS, pod.metadata.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).catch(() => undefined)),
+  );
 }
 
 export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOptions = {}): Promise<FakeCloudEnvironment> {
@@ -64,25 +66,28 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
   let ccm: MiniCcm | undefined;
   let admin: AdminServer | undefined;
   // The machines behind the instances are the simulated nodes' kubelets.
-  const cloud = new FakeCloud({
-    stop: (name) => cluster.stopNode(name),
-    start: async (name) => {
-      if (fault === "restart-loses-pods") await forgetPods(client, name);
-      await cluster.startNode(name);
-      // A machine that was off boots: a new boot ID, its containers started again (what
-      // `common.RestartNodes` waits for); a kubelet merely started again would keep the old one.
-      // If its Node was deleted meanwhile the boot cannot be reported: a fresh start registers it again.
-      try {
-        await cluster.rebootNode(name);
-      } catch {
-        await cluster.stopNode(name).catch(() => undefined);
+  const cloud = new FakeCloud(
+    {
+      stop: (name) => cluster.stopNode(name),
+      start: async (name) => {
+        if (fault === "restart-loses-pods") await forgetPods(client, name);
         await cluster.startNode(name);
-      }
+        // A machine that was off boots: a new boot ID, its containers started again (what
+        // `common.RestartNodes` waits for); a kubelet merely started again would keep the old one.
+        // If its Node was deleted meanwhile the boot cannot be reported: a fresh start registers it again.
+        try {
+          await cluster.rebootNode(name);
+        } catch {
+          await cluster.stopNode(name).catch(() => undefined);
+          await cluster.startNode(name);
+        }
+      },
     },
-  }, {
-    controlPlane: (version) => Promise.resolve(cluster.setVersion(`v${version}`)),
-    nodes: (version) => upgradeNodes(client, cluster, version),
-  });
+    {
+      controlPlane: (version) => Promise.resolve(cluster.setVersion(`v${version}`)),
+      nodes: (version) => upgradeNodes(client, cluster, version),
+    },
+  );
   const close = async () => {
     await ccm?.stop();
     await admin?.close();
@@ -93,13 +98,23 @@ export async function startFakeCloudEnvironment(options: FakeCloudEnvironmentOpt
   };
   try {
     // The cloud's instances are the nodes the cluster started with.
-    for (const node of (await client.list<NodeObject>(NODES)).items) cloud.instances.register(node.spec?.providerID ?? "", node.metadata.name);
-    ccm = startMiniCcm({ client, cloud, nodeMonitorPeriodMs: options.nodeMonitorPeriodMs ?? 500, ...(fault === undefined ? {} : { fault }) });
+    for (const node of (await client.list<NodeObject>(NODES)).items)
+      cloud.instances.register(node.spec?.providerID ?? "", node.metadata.name);
+    ccm = startMiniCcm({
+      client,
+      cloud,
+      nodeMonitorPeriodMs: options.nodeMonitorPeriodMs ?? 500,
+      ...(fault === undefined ? {} : { fault }),
+    });
     admin = await startAdminServer(cloud);
     const kubeconfig = join(dir, "kubeconfig");
     await cluster.writeKubeconfig(kubeconfig);
     // A rebooted machine stays down past the grace period, so its Node is seen NotReady.
-    const driver = fakeCloudDriver(cloud, { serviceTraffic: true, rebootDownMs: 4_000, disruptNetwork: (name, seconds) => cutOff(cluster, name, seconds) });
+    const driver = fakeCloudDriver(cloud, {
+      serviceTraffic: true,
+      rebootDownMs: 4_000,
+      disruptNetwork: (name, seconds) => cutOff(cluster, name, seconds),
+    });
     return { cluster, cloud, driver, kubeconfig, adminUrl: admin.url, close };
   } catch (error) {
     await close();

@@ -6,8 +6,10 @@ import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { NODES } from "./ccm/objects.js";
 import { startFakeCloudEnvironment, type FakeCloudEnvironment } from "./environment.js";
 
-const NODE_DELETION = "[sig-cloud-provider] [Feature:CloudProvider] [Disruptive] Nodes should be deleted on API server if it doesn't exist in the cloud provider";
-const EXTERNAL_IP = "[sig-network] Services should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node";
+const NODE_DELETION =
+  "[sig-cloud-provider] [Feature:CloudProvider] [Disruptive] Nodes should be deleted on API server if it doesn't exist in the cloud provider";
+const EXTERNAL_IP =
+  "[sig-network] Services should be possible to connect to a service via ExternalIP when the external IP is not assigned to a node";
 const UPGRADES = SUITE.filter((t) => t.upstream === "test/e2e/cloud/gcp/cluster_upgrade.go").map((t) => t.name);
 const REBOOTS = ["clean reboot", "unclean reboot", "kernel panic"].map((what) => SUITE.find((t) => t.name.includes(what))!.name);
 
@@ -27,7 +29,9 @@ describe("the ported suite against the fake cloud and its mini CCM", () => {
     const junitDir = join(env.kubeconfig, "..", "junit");
     const result = await runSuite({ kubeconfig: env.kubeconfig, driver: env.driver, junitDir, upgradeTarget: "1.33.0" });
     expect(result.results.filter((r) => r.state !== "passed" && r.state !== "skipped").map((r) => [r.name, r.message])).toEqual([]);
-    expect(result.results.filter((r) => r.state === "skipped").map((r) => [r.name, r.message])).toEqual([[EXTERNAL_IP, 'driver "fake-cloud" does not provide capability "externalIPs"']]);
+    expect(result.results.filter((r) => r.state === "skipped").map((r) => [r.name, r.message])).toEqual([
+      [EXTERNAL_IP, 'driver "fake-cloud" does not provide capability "externalIPs"'],
+    ]);
     expect(byState(result, "passed")).toHaveLength(SUITE.length - 1);
     expect(result.exitCode).toBe(0);
     expect(await readFile(join(junitDir, "junit_01.xml"), "utf8")).toContain('failures="0"');
@@ -49,7 +53,9 @@ describe("the ported suite against the fake cloud and its mini CCM", () => {
     await writeFile(driverFile, `${text}env:\n  FAKE_CLOUD_URL: ${JSON.stringify(env.adminUrl)}\n`);
     const result = await runSuite({ kubeconfig: env.kubeconfig, driver: driverFile, focus: "Downgrade", upgradeTarget: "v1.31.2" });
     expect(result.results.map((r) => [r.name, r.state, r.message])).toEqual([[UPGRADES[2], "passed", undefined]]);
-    expect(result.results[0]!.output.join("\n")).toMatch(/downgrading the nodes to 1\.31\.2[\s\S]*downgrading the control plane to 1\.31\.2/);
+    expect(result.results[0]!.output.join("\n")).toMatch(
+      /downgrading the nodes to 1\.31\.2[\s\S]*downgrading the control plane to 1\.31\.2/,
+    );
     const client = new KubeClient({ server: env.cluster.url });
     try {
       expect(await client.request("GET", "/version")).toMatchObject({ gitVersion: "v1.31.2", minor: "31" });
@@ -63,7 +69,12 @@ describe("the ported suite against the fake cloud and its mini CCM", () => {
   it("catches a CCM that deletes Nodes when the instance lookup fails, naming the tests in the report", async () => {
     env = await startFakeCloudEnvironment({ fault: "delete-on-lookup-error" });
     const junitDir = join(env.kubeconfig, "..", "junit");
-    const result = await runSuite({ kubeconfig: env.kubeconfig, driver: env.driver, junitDir, focus: REBOOTS.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") });
+    const result = await runSuite({
+      kubeconfig: env.kubeconfig,
+      driver: env.driver,
+      junitDir,
+      focus: REBOOTS.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+    });
     expect(result.exitCode).toBe(1);
     // A rebooting instance cannot be looked up; the faulty CCM deletes its NotReady Node, which the
     // kubelet registers again once up. Depending on when the deletion lands, the test sees the Node
@@ -75,6 +86,8 @@ describe("the ported suite against the fake cloud and its mini CCM", () => {
       );
     }
     const xml = await readFile(join(junitDir, "junit_01.xml"), "utf8");
-    expect(xml).toContain(`<testcase name="[It] ${REBOOTS[0]} [sig-cloud-provider-gcp, Disruptive, Feature:Reboot]" classname="CCM e2e suite" status="failed"`);
+    expect(xml).toContain(
+      `<testcase name="[It] ${REBOOTS[0]} [sig-cloud-provider-gcp, Disruptive, Feature:Reboot]" classname="CCM e2e suite" status="failed"`,
+    );
   });
 });

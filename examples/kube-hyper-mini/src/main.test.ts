@@ -18,7 +18,10 @@ afterEach(async () => {
 
 async function start(dir: string): Promise<{ binary: RunningBinary; client: KubeClient }> {
   const kubeconfig = join(dir, "kubeconfig");
-  const binary = await startBinary(["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", kubeconfig, "--cert-dir", join(dir, "pki"), "--quiet"], dir);
+  const binary = await startBinary(
+    ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", kubeconfig, "--cert-dir", join(dir, "pki"), "--quiet"],
+    dir,
+  );
   running.push(binary);
   const client = new KubeClient(await configFromKubeconfig(readFileSync(kubeconfig, "utf8")));
   clients.push(client);
@@ -29,7 +32,12 @@ const WIDGETS = "/apis/hyper.example.com/v1/namespaces/default/widgets";
 const CRD = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.hyper.example.com";
 const WEBHOOK = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/widget-palette";
 
-const widget = (name: string, color: string, size: number) => ({ apiVersion: "hyper.example.com/v1", kind: "Widget", metadata: { name }, spec: { color, size } });
+const widget = (name: string, color: string, size: number) => ({
+  apiVersion: "hyper.example.com/v1",
+  kind: "Widget",
+  metadata: { name },
+  spec: { color, size },
+});
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   try {
@@ -52,7 +60,8 @@ describe("kube-hyper-mini binary", () => {
     dirs.push(dir);
     const first = await start(dir);
     const created = (await first.client.request("POST", WIDGETS, { body: widget("keeper", "red", 2) })) as { metadata: { uid: string } };
-    const firstWebhookUrl = ((await first.client.request("GET", WEBHOOK)) as { webhooks: Array<{ clientConfig: { url: string } }> }).webhooks[0]!.clientConfig.url;
+    const firstWebhookUrl = ((await first.client.request("GET", WEBHOOK)) as { webhooks: Array<{ clientConfig: { url: string } }> })
+      .webhooks[0]!.clientConfig.url;
     const crdUid = ((await first.client.request("GET", CRD)) as Crd).metadata.uid;
     first.binary.child.kill("SIGTERM");
     expect(await first.binary.exited).toBe(0);
@@ -67,15 +76,20 @@ describe("kube-hyper-mini binary", () => {
     expect(crd.metadata.managedFields?.map((entry) => entry.manager)).toContain("kube-hyper-mini");
     expect(crd.status?.conditions?.find((c) => c.type === "Established")?.status).toBe("True");
     // The webhook configuration follows the webhook to its new port, and the webhook answers there.
-    const webhookUrl = ((await second.client.request("GET", WEBHOOK)) as { webhooks: Array<{ clientConfig: { url: string } }> }).webhooks[0]!.clientConfig.url;
+    const webhookUrl = ((await second.client.request("GET", WEBHOOK)) as { webhooks: Array<{ clientConfig: { url: string } }> })
+      .webhooks[0]!.clientConfig.url;
     expect(webhookUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/validate-widgets$/);
     expect(webhookUrl).not.toBe(firstWebhookUrl);
     const offPalette = await refusal(second.client.request("POST", WIDGETS, { body: widget("odd", "chartreuse", 1) }));
     expect(offPalette.code).toBe(403);
-    expect(offPalette.message).toContain('admission webhook "palette.hyper.example.com" denied the request: widget color "chartreuse" is not in the palette (red, green, blue)');
+    expect(offPalette.message).toContain(
+      'admission webhook "palette.hyper.example.com" denied the request: widget color "chartreuse" is not in the palette (red, green, blue)',
+    );
     const tooBig = await refusal(second.client.request("POST", WIDGETS, { body: widget("big", "blue", 11) }));
     expect(tooBig.code).toBe(422);
-    expect(tooBig.message).toContain("ValidatingAdmissionPolicy 'widget-size-limit' with binding 'widget-size-limit' denied request: size 11 is over the limit of 10");
+    expect(tooBig.message).toContain(
+      "ValidatingAdmissionPolicy 'widget-size-limit' with binding 'widget-size-limit' denied request: size 11 is over the limit of 10",
+    );
     // The schema still holds too: a widget needs a size of at least 1.
     const tooSmall = await refusal(second.client.request("POST", WIDGETS, { body: widget("tiny", "blue", 0) }));
     expect(tooSmall.code).toBe(422);

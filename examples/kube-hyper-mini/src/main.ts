@@ -1,6 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createControlPlane, loadOrCreateServiceAccountKeyFiles, loadOrCreateServingPki, runCommand, type ControlPlane, type Logger, type RunningCommand } from "@kubekit/generic-controlplane";
+import {
+  createControlPlane,
+  loadOrCreateServiceAccountKeyFiles,
+  loadOrCreateServingPki,
+  runCommand,
+  type ControlPlane,
+  type Logger,
+  type RunningCommand,
+} from "@kubekit/generic-controlplane";
 import { configFromKubeconfig, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createMemoryStorage, createSqliteStorage, type Storage } from "@kubekit/generic-controlplane/storage";
 import { applyManifest, manifestObjects, readManifest } from "./manifest.js";

@@ -11,7 +11,9 @@ describe("the manifest kube-hyper-mini applies", () => {
       "ValidatingWebhookConfiguration/widget-palette",
     ]);
     const webhooks = (objects[3] as unknown as { webhooks: Array<{ name: string; clientConfig: unknown }> }).webhooks;
-    expect(webhooks).toMatchObject([{ name: "palette.hyper.example.com", clientConfig: { url: "https://127.0.0.1:1234/validate-widgets", caBundle: "Q0E=" } }]);
+    expect(webhooks).toMatchObject([
+      { name: "palette.hyper.example.com", clientConfig: { url: "https://127.0.0.1:1234/validate-widgets", caBundle: "Q0E=" } },
+    ]);
   });
 
   it("refuses a broken document, naming the file", () => {

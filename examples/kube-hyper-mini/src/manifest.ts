@@ -14,7 +14,8 @@ export const FIELD_MANAGER = "kube-hyper-mini";
 const COLLECTIONS: Record<string, string> = {
   "apiextensions.k8s.io/v1/CustomResourceDefinition": "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
   "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
-  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding":
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
   "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration": "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
 };
 
@@ -38,9 +39,14 @@ export function manifestObjects(text: string, webhook: Pick<PaletteWebhook, "url
 export async function applyManifest(client: KubeClient, objects: readonly KubeObject[], timeoutMs = 10_000): Promise<void> {
   for (const object of objects) {
     const collection = COLLECTIONS[`${object.apiVersion}/${object.kind}`];
-    if (collection === undefined) throw new Error(`${MANIFEST_PATH.pathname}: kube-hyper-mini does not apply ${object.apiVersion} ${object.kind}`);
+    if (collection === undefined)
+      throw new Error(`${MANIFEST_PATH.pathname}: kube-hyper-mini does not apply ${object.apiVersion} ${object.kind}`);
     const path = `${collection}/${encodeURIComponent(object.metadata?.name ?? "")}`;
-    await client.request("PATCH", path, { query: { fieldManager: FIELD_MANAGER, force: true }, body: object, contentType: "application/apply-patch+yaml" });
+    await client.request("PATCH", path, {
+      query: { fieldManager: FIELD_MANAGER, force: true },
+      body: object,
+      contentType: "application/apply-patch+yaml",
+    });
     if (object.kind === "CustomResourceDefinition") await waitEstablished(client, path, timeoutMs);
   }
 }

@@ -58,7 +58,8 @@ export function parseOptions(argv: string[]): HyperMiniOptions {
     throw new UsageError((error as Error).message);
   }
   const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
+  if (!/^\d+$/.test(values.port) || port > 65535)
+    throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
   return {
     host: values.host,
     port,

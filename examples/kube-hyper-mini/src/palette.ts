@@ -21,7 +21,11 @@ export function reviewWidget(request: AdmissionReviewRequest): AdmissionResponse
     return {
       uid: request.uid,
       allowed: false,
-      status: { code: 403, reason: "Forbidden", message: `widget color ${JSON.stringify(color)} is not in the palette (${PALETTE.join(", ")})` },
+      status: {
+        code: 403,
+        reason: "Forbidden",
+        message: `widget color ${JSON.stringify(color)} is not in the palette (${PALETTE.join(", ")})`,
+      },
     };
   }
   return { uid: request.uid, allowed: true };

@@ -3,7 +3,20 @@ import { comparable, shellWords, walkthroughSteps } from "./readme-walkthrough.j
 
 describe("README walkthrough extraction", () => {
   it("reads each $ command of console blocks with the lines under it, ignoring other blocks", () => {
-    const readme = ["```sh", "$ not-this", "```", "text", "```console", "$ kubectl get widgets", "NAME   AGE", "blue   5s", "$ kubectl delete widget blue", 'widget "blue" deleted', "```", ""].join("\n");
+    const readme = [
+      "```sh",
+      "$ not-this",
+      "```",
+      "text",
+      "```console",
+      "$ kubectl get widgets",
+      "NAME   AGE",
+      "blue   5s",
+      "$ kubectl delete widget blue",
+      'widget "blue" deleted',
+      "```",
+      "",
+    ].join("\n");
     expect(walkthroughSteps(readme)).toEqual([
       { command: "kubectl get widgets", output: "NAME   AGE\nblue   5s" },
       { command: "kubectl delete widget blue", output: 'widget "blue" deleted' },
@@ -11,7 +24,15 @@ describe("README walkthrough extraction", () => {
   });
 
   it("splits quoted words as a shell does", () => {
-    expect(shellWords(`kubectl get wd -o jsonpath='{.items[*].metadata.name}' -l "a=b c"`)).toEqual(["kubectl", "get", "wd", "-o", "jsonpath={.items[*].metadata.name}", "-l", "a=b c"]);
+    expect(shellWords(`kubectl get wd -o jsonpath='{.items[*].metadata.name}' -l "a=b c"`)).toEqual([
+      "kubectl",
+      "get",
+      "wd",
+      "-o",
+      "jsonpath={.items[*].metadata.name}",
+      "-l",
+      "a=b c",
+    ]);
   });
 
   it("compares output without ages or trailing whitespace, and nothing else", () => {

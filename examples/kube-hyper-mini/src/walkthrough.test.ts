@@ -21,7 +21,10 @@ let kubectl: string;
 beforeAll(async () => {
   kubectl = findKubectl132();
   dir = mkdtempSync(join(tmpdir(), "kube-hyper-mini-readme-"));
-  binary = await startBinary(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "kubeconfig"), "--cert-dir", join(dir, "pki"), "--quiet"], dir);
+  binary = await startBinary(
+    ["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "kubeconfig"), "--cert-dir", join(dir, "pki"), "--quiet"],
+    dir,
+  );
 });
 
 afterAll(async () => {
@@ -42,7 +45,10 @@ describe("the README walkthrough with kubectl 1.32", () => {
   it("prints what the README shows, step by step", async () => {
     for (const step of steps) {
       const [, ...args] = shellWords(step.command);
-      const result = await run(kubectl, args, { cwd: packageDir, env: { HOME: dir, KUBECONFIG: join(dir, "kubeconfig"), KUBECTL_EXTERNAL_DIFF: "" } });
+      const result = await run(kubectl, args, {
+        cwd: packageDir,
+        env: { HOME: dir, KUBECONFIG: join(dir, "kubeconfig"), KUBECTL_EXTERNAL_DIFF: "" },
+      });
       expect(comparable(result.stdout + result.stderr), `$ ${step.command}`).toBe(comparable(step.output));
       expect(result.code === 0, `$ ${step.command} exited ${result.code}`).toBe(!FAILURE.test(step.output));
     }

@@ -20,7 +20,9 @@ describe("network-plan", () => {
     expect(result.code).toBe(0);
     const plan = JSON.parse(result.stdout) as Plan;
     expect(plan.clusters).toHaveLength(4);
-    const clusterRanges = plan.clusters.flatMap((c) => [...c.pods, ...c.services].map((text) => ({ cluster: c.name, prefix: parsePrefix(text) })));
+    const clusterRanges = plan.clusters.flatMap((c) =>
+      [...c.pods, ...c.services].map((text) => ({ cluster: c.name, prefix: parsePrefix(text) })),
+    );
     for (const a of clusterRanges) {
       for (const b of clusterRanges) {
         if (a !== b) expect(a.prefix.overlaps(b.prefix), `${a.prefix.toString()} and ${b.prefix.toString()}`).toBe(false);
@@ -34,7 +36,9 @@ describe("network-plan", () => {
       for (const a of nodeCidrs) for (const b of nodeCidrs) if (a !== b) expect(a.overlaps(b)).toBe(false);
     }
     // Every record the registry holds was granted.
-    const statuses = [...plan.claims.flatMap((c) => c.status?.addressSpace ?? []), ...plan.allocations.map((a) => a.record)].map((r) => r.status);
+    const statuses = [...plan.claims.flatMap((c) => c.status?.addressSpace ?? []), ...plan.allocations.map((a) => a.record)].map(
+      (r) => r.status,
+    );
     expect(plan.allocations).toHaveLength(4 * (4 + 3 * 2));
     expect(new Set(statuses)).toEqual(new Set(["allocated"]));
   });

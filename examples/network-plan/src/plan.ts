@@ -108,6 +108,7 @@ export function formatPlan(plan: Plan): string {
     for (const node of cluster.nodes) lines.push(`  ${node.name.padEnd(8)}  ${node.podCIDRs.join("  ")}`);
   }
   lines.push("");
-  for (const u of plan.utilization) lines.push(`${u.pool}: ${Number(u.percentUsed.toPrecision(3))}% used, largest free block ${u.largestFree ?? "none"}`);
+  for (const u of plan.utilization)
+    lines.push(`${u.pool}: ${Number(u.percentUsed.toPrecision(3))}% used, largest free block ${u.largestFree ?? "none"}`);
   return `${lines.join("\n")}\n`;
 }

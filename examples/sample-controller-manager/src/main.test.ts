@@ -75,12 +75,23 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 
 function api(plane: ControlPlane) {
   return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${plane.url}${path}`, { method, headers: { "Content-Type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${plane.url}${path}`, {
+      method,
+      headers: { "Content-Type": "application/json" },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, json: (await res.json()) as { metadata?: { uid?: string }; spec?: { holderIdentity?: string } } };
   };
 }
 
-const fastElection = ["--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "500ms"];
+const fastElection = [
+  "--leader-elect-lease-duration",
+  "2s",
+  "--leader-elect-renew-deadline",
+  "1500ms",
+  "--leader-elect-retry-period",
+  "500ms",
+];
 
 describe("sample-controller-manager binary", () => {
   it("runs the controllers against a kubeconfig's server, serves /metrics, and releases its Lease on SIGTERM", async () => {
@@ -101,15 +112,25 @@ describe("sample-controller-manager binary", () => {
     // Garbage collection: a configmap owning a secret, deleted in the background.
     const owner = await call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "owner" } });
     const ownerReferences = [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.json.metadata?.uid }];
-    expect((await call("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "dependent", ownerReferences } })).status).toBe(201);
+    expect((await call("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "dependent", ownerReferences } })).status).toBe(
+      201,
+    );
     expect((await call("DELETE", "/api/v1/namespaces/default/configmaps/owner")).status).toBe(200);
-    await waitFor("the dependent to be collected", async () => ((await call("GET", "/api/v1/namespaces/default/secrets/dependent")).status === 404 ? true : undefined), 10_000);
+    await waitFor(
+      "the dependent to be collected",
+      async () => ((await call("GET", "/api/v1/namespaces/default/secrets/dependent")).status === 404 ? true : undefined),
+      10_000,
+    );
 
     // Namespace deletion (a separate process waits upstream's 5 s grace before emptying it).
     expect((await call("POST", "/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(201);
     expect((await call("POST", "/api/v1/namespaces/doomed/configmaps", { metadata: { name: "c" } })).status).toBe(201);
     expect((await call("DELETE", "/api/v1/namespaces/doomed")).status).toBe(200);
-    await waitFor("the namespace to go", async () => ((await call("GET", "/api/v1/namespaces/doomed")).status === 404 ? true : undefined), 15_000);
+    await waitFor(
+      "the namespace to go",
+      async () => ((await call("GET", "/api/v1/namespaces/doomed")).status === 404 ? true : undefined),
+      15_000,
+    );
 
     const metrics = await (await fetch(`${manager.url}/metrics`)).text();
     expect(metrics).toContain('workqueue_adds_total{name="namespace"}');
@@ -125,23 +146,33 @@ describe("sample-controller-manager binary", () => {
   it("a second manager takes over within the lease duration after the leader is killed with SIGKILL", async () => {
     const { plane, kubeconfig } = await apiServer();
     const call = api(plane);
-    const holder = async () => (await call("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager")).json.spec?.holderIdentity;
+    const holder = async () =>
+      (await call("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager")).json.spec?.holderIdentity;
     const first = await start(["--kubeconfig", kubeconfig, "--port", "0", ...fastElection]);
     const leader = await waitFor("a leader", holder, 10_000);
     const second = await start(["--kubeconfig", kubeconfig, "--port", "0", ...fastElection]);
     // Only one leads while both run.
-    const metricsOf = async (m: Running) => (await (await fetch(`${m.url}/metrics`)).text()).includes('leader_election_master_status{name="kube-controller-manager"} 1');
-    await waitFor("the second manager to find the lease held", () => Promise.resolve(second.stderr().includes("lock is held by another candidate") ? true : undefined), 5_000);
+    const metricsOf = async (m: Running) =>
+      (await (await fetch(`${m.url}/metrics`)).text()).includes('leader_election_master_status{name="kube-controller-manager"} 1');
+    await waitFor(
+      "the second manager to find the lease held",
+      () => Promise.resolve(second.stderr().includes("lock is held by another candidate") ? true : undefined),
+      5_000,
+    );
     expect(await metricsOf(first)).toBe(true);
     expect(await metricsOf(second)).toBe(false);
 
     const killedAt = Date.now();
     first.child.kill("SIGKILL");
     await first.exited;
-    const next = await waitFor("another leader", async () => {
-      const current = await holder();
-      return current !== undefined && current !== leader ? current : undefined;
-    }, 10_000);
+    const next = await waitFor(
+      "another leader",
+      async () => {
+        const current = await holder();
+        return current !== undefined && current !== leader ? current : undefined;
+      },
+      10_000,
+    );
     // The lease duration (2 s) after the last renewal the second saw, which it sees up to one
     // jittered retry period (500 ms x 2.2) late, plus one more retry period to take over.
     expect(Date.now() - killedAt).toBeLessThan(2_000 + 2 * 1_100 + 500);

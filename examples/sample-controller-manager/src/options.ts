@@ -78,9 +78,11 @@ export function parseOptions(argv: string[]): ManagerOptions {
     },
   });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
   const leaderElect = values["leader-elect"];
-  if (leaderElect !== "true" && leaderElect !== "false") throw new UsageError(`--leader-elect must be true or false, got ${JSON.stringify(leaderElect)}`);
+  if (leaderElect !== "true" && leaderElect !== "false")
+    throw new UsageError(`--leader-elect must be true or false, got ${JSON.stringify(leaderElect)}`);
   const controllers = values.controllers
     .split(",")
     .map((entry) => entry.trim())
@@ -93,8 +95,10 @@ export function parseOptions(argv: string[]): ManagerOptions {
   const leaseDurationMs = parseDuration("leader-elect-lease-duration", values["leader-elect-lease-duration"]);
   const renewDeadlineMs = parseDuration("leader-elect-renew-deadline", values["leader-elect-renew-deadline"]);
   const retryPeriodMs = parseDuration("leader-elect-retry-period", values["leader-elect-retry-period"]);
-  if (leaseDurationMs <= renewDeadlineMs) throw new UsageError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
-  if (renewDeadlineMs <= retryPeriodMs * 1.2) throw new UsageError("--leader-elect-renew-deadline must be greater than 1.2 times --leader-elect-retry-period");
+  if (leaseDurationMs <= renewDeadlineMs)
+    throw new UsageError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+  if (renewDeadlineMs <= retryPeriodMs * 1.2)
+    throw new UsageError("--leader-elect-renew-deadline must be greater than 1.2 times --leader-elect-retry-period");
   return {
     kubeconfig: values.kubeconfig,
     context: values.context,

@@ -33,7 +33,10 @@ async function etcdMember(): Promise<EtcdProcess> {
 async function server(etcd: EtcdProcess, name: string): Promise<RunningBinary> {
   const dir = mkdtempSync(join(tmpdir(), `sample-gcp-${name}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const running = await startBinary(["--port", "0", "--storage", `etcd:${etcd.endpoint}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet", "--insecure-http"], dir);
+  const running = await startBinary(
+    ["--port", "0", "--storage", `etcd:${etcd.endpoint}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet", "--insecure-http"],
+    dir,
+  );
   cleanup.push(() => {
     if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill("SIGKILL");
   });
@@ -64,7 +67,9 @@ function watchConfigMaps(url: string, resourceVersion: string): { events: WatchE
   const events: WatchEvent[] = [];
   const errors: unknown[] = [];
   void (async () => {
-    const response = await fetch(`${configMaps(url)}?watch=true&resourceVersion=${resourceVersion}&allowWatchBookmarks=false`, { signal: controller.signal });
+    const response = await fetch(`${configMaps(url)}?watch=true&resourceVersion=${resourceVersion}&allowWatchBookmarks=false`, {
+      signal: controller.signal,
+    });
     const decoder = new TextDecoder();
     let buffered = "";
     for await (const chunk of response.body!) {
@@ -106,7 +111,11 @@ describe("sample-generic-controlplane on etcd", () => {
   it("serves one store through two servers: writes through one are read and watched in order through the other; one controller leader", async () => {
     const etcd = await etcdMember();
     const a = await server(etcd, "a");
-    const leaderA = await until("the first server takes the controller Lease", async () => (await lease(a.url)).spec.holderIdentity, 20_000);
+    const leaderA = await until(
+      "the first server takes the controller Lease",
+      async () => (await lease(a.url)).spec.holderIdentity,
+      20_000,
+    );
     const b = await server(etcd, "b");
     const start = (await getJson<{ metadata: { resourceVersion: string } }>(configMaps(b.url))).metadata.resourceVersion;
     const watch = watchConfigMaps(b.url, start);
@@ -115,7 +124,11 @@ describe("sample-generic-controlplane on etcd", () => {
     for (let batch = 0; batch < 10; batch++) {
       acknowledged.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => create(a.url, `cm-${batch * 10 + i}`)))));
     }
-    await until("the watch on the other server delivers every write", () => Promise.resolve(watch.events.length >= 100 ? true : undefined), 20_000);
+    await until(
+      "the watch on the other server delivers every write",
+      () => Promise.resolve(watch.events.length >= 100 ? true : undefined),
+      20_000,
+    );
     const revisions = watch.events.map((event) => Number(event.object.metadata.resourceVersion));
     expect(watch.events.every((event) => event.type === "ADDED")).toBe(true);
     expect(revisions).toEqual([...revisions].sort((x, y) => x - y));
@@ -123,7 +136,9 @@ describe("sample-generic-controlplane on etcd", () => {
     expect(new Set(revisions)).toEqual(new Set(acknowledged.map((cm) => Number(cm.metadata.resourceVersion))));
     // Reads through the other server see each write at the revision its writer acknowledged.
     for (const cm of acknowledged.slice(0, 10)) {
-      expect((await getJson<ConfigMap>(`${configMaps(b.url)}/${cm.metadata.name}`)).metadata.resourceVersion).toBe(cm.metadata.resourceVersion);
+      expect((await getJson<ConfigMap>(`${configMaps(b.url)}/${cm.metadata.name}`)).metadata.resourceVersion).toBe(
+        cm.metadata.resourceVersion,
+      );
     }
     // The controllers elected one leader: both servers read the same holder, the one that started first.
     expect((await lease(b.url)).spec.holderIdentity).toBe(leaderA);
@@ -137,7 +152,11 @@ describe("sample-generic-controlplane on etcd", () => {
       body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ha" } }),
     });
     expect(created.status).toBe(201);
-    await until("the leader's serviceaccount controller creates the default ServiceAccount", () => getJson(`${b.url}/api/v1/namespaces/ha/serviceaccounts/default`), 20_000);
+    await until(
+      "the leader's serviceaccount controller creates the default ServiceAccount",
+      () => getJson(`${b.url}/api/v1/namespaces/ha/serviceaccounts/default`),
+      20_000,
+    );
     expect(await metric(a.url, 'workqueue_adds_total{name="serviceaccount"}')).toBeGreaterThan(0);
     expect(await metric(b.url, 'workqueue_adds_total{name="serviceaccount"}')).toBeUndefined();
     expect(watch.errors).toEqual([]);
@@ -146,7 +165,11 @@ describe("sample-generic-controlplane on etcd", () => {
   it("loses no acknowledged write when one server is killed under load; the survivor's watchers see every event in order and it takes over the controllers", async () => {
     const etcd = await etcdMember();
     const a = await server(etcd, "a");
-    const leaderA = await until("the first server takes the controller Lease", async () => (await lease(a.url)).spec.holderIdentity, 20_000);
+    const leaderA = await until(
+      "the first server takes the controller Lease",
+      async () => (await lease(a.url)).spec.holderIdentity,
+      20_000,
+    );
     const before = await lease(a.url);
     const b = await server(etcd, "b");
     const start = (await getJson<{ metadata: { resourceVersion: string } }>(configMaps(b.url))).metadata.resourceVersion;
@@ -181,7 +204,11 @@ describe("sample-generic-controlplane on etcd", () => {
     const listed = await getJson<{ items: ConfigMap[] }>(configMaps(b.url));
     const stored = new Map(listed.items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]));
     for (const cm of acknowledged) expect(stored.get(cm.metadata.name), cm.metadata.name).toBe(cm.metadata.resourceVersion);
-    await until("the survivor's watch delivers every stored object", () => Promise.resolve(watch.events.length >= stored.size ? true : undefined), 20_000);
+    await until(
+      "the survivor's watch delivers every stored object",
+      () => Promise.resolve(watch.events.length >= stored.size ? true : undefined),
+      20_000,
+    );
     const revisions = watch.events.map((event) => Number(event.object.metadata.resourceVersion));
     expect(revisions).toEqual([...revisions].sort((x, y) => x - y));
     expect(new Set(watch.events.map((event) => event.object.metadata.name))).toEqual(new Set(stored.keys()));

@@ -20,7 +20,10 @@ beforeAll(async () => {
   const versions = { "1.32": findKubectl132(), "1.20": findKubectl120() };
   dir = mkdtempSync(join(tmpdir(), "sample-gcp-kubectl-"));
   const kubeconfigPath = join(dir, "kubeconfig");
-  binary = await startBinary(["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", kubeconfigPath, "--quiet"], dir);
+  binary = await startBinary(
+    ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", kubeconfigPath, "--quiet"],
+    dir,
+  );
   const server = { url: binary.url, kubeconfigPath, dir, close: () => Promise.resolve() };
   kubectl132 = new Kubectl(versions["1.32"], server);
   kubectl120 = new Kubectl(versions["1.20"], server);
@@ -37,7 +40,7 @@ const ROOT_CA = "kube-root-ca.crt";
 
 /** The cluster CA published in `namespace`'s kube-root-ca.crt, once the publisher has written it (10 s at most). */
 async function publishedCA(namespace: string): Promise<string> {
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 10_000; ;) {
     const answer = await kubectl132.run(["get", "configmap", ROOT_CA, "-n", namespace, "-o", "jsonpath={.data.ca\\.crt}"]);
     if (answer.code === 0 && answer.stdout !== "") return answer.stdout;
     if (Date.now() > deadline) throw new Error(`no ${ROOT_CA} in ${namespace}: ${answer.stderr}`);
@@ -59,12 +62,19 @@ describe("sample-generic-controlplane with kubectl", () => {
   it("kubectl 1.32 creates (protobuf), applies twice, reads and deletes through the kubeconfig the binary wrote", async () => {
     expect(await kubectl132.ok(["version"])).toMatch(/^Server Version: v\d+\.\d+\.\d+/m);
     expect(await kubectl132.ok(["create", "namespace", "acceptance"])).toBe("namespace/acceptance created\n");
-    expect(await kubectl132.ok(["create", "configmap", "made-by-create", "-n", "acceptance", "--from-literal=a=1"])).toBe("configmap/made-by-create created\n");
+    expect(await kubectl132.ok(["create", "configmap", "made-by-create", "-n", "acceptance", "--from-literal=a=1"])).toBe(
+      "configmap/made-by-create created\n",
+    );
     const manifest = join(dir, "applied.yaml");
     writeFileSync(manifest, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: acceptance\ndata:\n  k: v\n");
     expect(await kubectl132.ok(["apply", "-f", manifest])).toBe("configmap/applied created\n");
     expect(await kubectl132.ok(["apply", "-f", manifest])).toBe("configmap/applied unchanged\n");
-    const listed = await kubectl132.json<{ items: { metadata: { name: string }; data?: Record<string, string> }[] }>(["get", "configmaps", "-n", "acceptance"]);
+    const listed = await kubectl132.json<{ items: { metadata: { name: string }; data?: Record<string, string> }[] }>([
+      "get",
+      "configmaps",
+      "-n",
+      "acceptance",
+    ]);
     // Every namespace also gets kube-root-ca.crt from the root CA publisher, on its own schedule.
     expect(listed.items.filter((item) => item.metadata.name !== ROOT_CA).map((item) => [item.metadata.name, item.data])).toEqual([
       ["applied", { k: "v" }],
@@ -78,13 +88,20 @@ describe("sample-generic-controlplane with kubectl", () => {
 
   it("kubectl 1.20 (legacy discovery, JSON bodies without Content-Type, protobuf OpenAPI v2) creates, applies and deletes", async () => {
     expect(await kubectl120.ok(["create", "namespace", "old-client"])).toBe("namespace/old-client created\n");
-    expect(await kubectl120.ok(["create", "configmap", "legacy", "-n", "old-client", "--from-literal=x=y"])).toBe("configmap/legacy created\n");
+    expect(await kubectl120.ok(["create", "configmap", "legacy", "-n", "old-client", "--from-literal=x=y"])).toBe(
+      "configmap/legacy created\n",
+    );
     const manifest = join(dir, "legacy.yaml");
     writeFileSync(manifest, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy-applied\n  namespace: old-client\ndata:\n  k: v\n");
     expect(await kubectl120.ok(["apply", "-f", manifest])).toBe("configmap/legacy-applied created\n");
     expect(await kubectl120.ok(["apply", "-f", manifest])).toBe("configmap/legacy-applied unchanged\n");
     const names = await kubectl120.ok(["get", "configmaps", "-n", "old-client", "-o", "name"]);
-    expect(names.split("\n").filter((name) => name !== `configmap/${ROOT_CA}`).join("\n")).toBe("configmap/legacy\nconfigmap/legacy-applied\n");
+    expect(
+      names
+        .split("\n")
+        .filter((name) => name !== `configmap/${ROOT_CA}`)
+        .join("\n"),
+    ).toBe("configmap/legacy\nconfigmap/legacy-applied\n");
     expect(await kubectl120.ok(["delete", "configmap", "legacy", "-n", "old-client"])).toBe('configmap "legacy" deleted\n');
   });
 });

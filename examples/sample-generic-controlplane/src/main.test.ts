@@ -31,14 +31,20 @@ describe("sample-generic-controlplane binary", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
-      const child = spawn(process.execPath, [mainScript, "--port", String(port), "--storage", "memory", "--kubeconfig", join(dir, "config"), "--insecure-http"], { cwd: dir });
+      const child = spawn(
+        process.execPath,
+        [mainScript, "--port", String(port), "--storage", "memory", "--kubeconfig", join(dir, "config"), "--insecure-http"],
+        { cwd: dir },
+      );
       children.add(child);
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
       const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
       expect(code).toBe(1);
       const lines = stderr.split("\n").filter((line) => line !== "" && !line.startsWith("{"));
-      expect(lines).toEqual([`failed to create listener: failed to listen on 127.0.0.1:${port}: listen tcp 127.0.0.1:${port}: bind: address already in use`]);
+      expect(lines).toEqual([
+        `failed to create listener: failed to listen on 127.0.0.1:${port}: listen tcp 127.0.0.1:${port}: bind: address already in use`,
+      ]);
     } finally {
       taken.close();
     }
@@ -47,7 +53,16 @@ describe("sample-generic-controlplane binary", () => {
   it("keeps objects across a restart on the same sqlite file and shuts down cleanly on SIGTERM", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
-    const args = ["--port", "0", "--storage", `sqlite:${join(dir, "data", "state.db")}`, "--kubeconfig", join(dir, "kube", "config"), "--quiet", "--insecure-http"];
+    const args = [
+      "--port",
+      "0",
+      "--storage",
+      `sqlite:${join(dir, "data", "state.db")}`,
+      "--kubeconfig",
+      join(dir, "kube", "config"),
+      "--quiet",
+      "--insecure-http",
+    ];
 
     const first = await start(args, dir);
     expect(first.stdout[0]).toBe(`ready ${first.url}`);
@@ -79,9 +94,26 @@ describe("sample-generic-controlplane binary", () => {
   it("runs the controllers selected with --controllers: a deleted namespace and its content go", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
-    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--insecure-http", "--controllers=*,-garbagecollector"], dir);
+    const running = await start(
+      [
+        "--port",
+        "0",
+        "--storage",
+        "memory",
+        "--kubeconfig",
+        join(dir, "config"),
+        "--quiet",
+        "--insecure-http",
+        "--controllers=*,-garbagecollector",
+      ],
+      dir,
+    );
     const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${running.url}${path}`, { method, headers: { "Content-Type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      fetch(`${running.url}${path}`, {
+        method,
+        headers: { "Content-Type": "application/json" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
     expect((await call("POST", "/api/v1/namespaces", { metadata: { name: "doomed" } })).status).toBe(201);
     expect((await call("POST", "/api/v1/namespaces/doomed/configmaps", { metadata: { name: "c" } })).status).toBe(201);
     expect((await call("DELETE", "/api/v1/namespaces/doomed")).status).toBe(200);
@@ -100,14 +132,19 @@ describe("sample-generic-controlplane binary", () => {
   it("serves rbac.authorization.k8s.io with --insecure-http (AlwaysAllow), with the bootstrap policy, as kube-apiserver in every mode", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sample-gcp-"));
     dirs.push(dir);
-    const running = await start(["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--insecure-http"], dir);
+    const running = await start(
+      ["--port", "0", "--storage", "memory", "--kubeconfig", join(dir, "config"), "--quiet", "--insecure-http"],
+      dir,
+    );
     const groups = (await (await fetch(`${running.url}/apis`)).json()) as { groups: Array<{ name: string }> };
     expect(groups.groups.map((g) => g.name)).toContain("rbac.authorization.k8s.io");
     const deadline = Date.now() + 5_000;
     let names: string[] = [];
     while (!names.includes("cluster-admin")) {
       if (Date.now() > deadline) throw new Error(`no bootstrap ClusterRoles after 5 s: ${names.join(", ")}`);
-      const list = (await (await fetch(`${running.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`)).json()) as { items?: Array<{ metadata: { name: string } }> };
+      const list = (await (await fetch(`${running.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`)).json()) as {
+        items?: Array<{ metadata: { name: string } }>;
+      };
       names = (list.items ?? []).map((r) => r.metadata.name);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -137,12 +174,27 @@ describe("sample-generic-controlplane binary", () => {
     const path = join(dir, "state.db");
     // 1,500 revisions of history: compaction keeps the last 1,000.
     const seed = await createSqliteStorage({ path, compactInterval: 0 });
-    const configMap = (i: number) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { i: String(i) } });
+    const configMap = (i: number) =>
+      JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { i: String(i) } });
     let kv = await seed.create("/registry/configmaps/default/c", configMap(0));
     for (let i = 1; i < 1500; i++) kv = await seed.update("/registry/configmaps/default/c", configMap(i), kv.modRevision);
     await seed.close();
 
-    const server = await start(["--port", "0", "--storage", `sqlite:${path}`, "--kubeconfig", join(dir, "kubeconfig"), "--compaction-interval", "1h", "--quiet", "--insecure-http"], dir);
+    const server = await start(
+      [
+        "--port",
+        "0",
+        "--storage",
+        `sqlite:${path}`,
+        "--kubeconfig",
+        join(dir, "kubeconfig"),
+        "--compaction-interval",
+        "1h",
+        "--quiet",
+        "--insecure-http",
+      ],
+      dir,
+    );
     // A list at an early revision answers 410 Expired once that revision is compacted away.
     const oldList = () => fetch(`${server.url}/api/v1/namespaces/default/configmaps?resourceVersion=10&resourceVersionMatch=Exact`);
     const deadline = Date.now() + 10_000;
@@ -159,7 +211,16 @@ describe("sample-generic-controlplane binary", () => {
       Array.from({ length: rounds }, async () => {
         const dir = mkdtempSync(join(tmpdir(), "sample-gcp-race-"));
         dirs.push(dir);
-        const args = (n: number) => ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, `kubeconfig-${n}`), "--quiet", "--insecure-http"];
+        const args = (n: number) => [
+          "--port",
+          "0",
+          "--storage",
+          `sqlite:${join(dir, "state.db")}`,
+          "--kubeconfig",
+          join(dir, `kubeconfig-${n}`),
+          "--quiet",
+          "--insecure-http",
+        ];
         const results = await Promise.allSettled([start(args(1), dir), start(args(2), dir)]);
         const winners = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
         const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));

@@ -22,7 +22,12 @@ async function run(options: SampleOptions, log: Logger): Promise<number | Runnin
         ? undefined
         : {
             policy: parseAuditPolicy(readFileSync(options.audit.policyFile, "utf8")),
-            backend: createAuditLog({ path: options.audit.logPath, maxSizeMB: options.audit.maxSizeMB, maxBackups: options.audit.maxBackups, maxAgeDays: options.audit.maxAgeDays }),
+            backend: createAuditLog({
+              path: options.audit.logPath,
+              maxSizeMB: options.audit.maxSizeMB,
+              maxBackups: options.audit.maxBackups,
+              maxAgeDays: options.audit.maxAgeDays,
+            }),
           };
   } catch (error) {
     process.stderr.write(`sample-generic-controlplane: --audit-policy-file: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -49,11 +54,20 @@ async function run(options: SampleOptions, log: Logger): Promise<number | Runnin
         compactInterval: options.compactionInterval,
         ...(etcd.caFile === undefined
           ? {}
-          : { tls: { ca: readFileSync(etcd.caFile), ...(etcd.certFile === undefined || etcd.keyFile === undefined ? {} : { cert: readFileSync(etcd.certFile), key: readFileSync(etcd.keyFile) }) } }),
+          : {
+              tls: {
+                ca: readFileSync(etcd.caFile),
+                ...(etcd.certFile === undefined || etcd.keyFile === undefined
+                  ? {}
+                  : { cert: readFileSync(etcd.certFile), key: readFileSync(etcd.keyFile) }),
+              },
+            }),
       });
       await waitForStorage(storage, ETCD_WAIT_MS);
     } catch (error) {
-      process.stderr.write(`sample-generic-controlplane: cannot use etcd at ${etcd.endpoints.join(",")}: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(
+        `sample-generic-controlplane: cannot use etcd at ${etcd.endpoints.join(",")}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       return 1;
     }
     log({ msg: "storage", backend: "etcd", endpoints: etcd.endpoints, prefix: etcd.prefix });
@@ -75,7 +89,9 @@ async function run(options: SampleOptions, log: Logger): Promise<number | Runnin
     maxRequestsInflight: options.maxRequestsInflight,
     maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
     logger: options.requestLog ? log : (record) => record.msg !== "request" && log(record),
-    ...(options.controllers.length > 0 ? { controllers: { controllers: options.controllers, ...(options.leaderElect ? {} : { leaderElection: false as const }) } } : {}),
+    ...(options.controllers.length > 0
+      ? { controllers: { controllers: options.controllers, ...(options.leaderElect ? {} : { leaderElection: false as const }) } }
+      : {}),
   });
   const kubeconfig = resolve(options.kubeconfig);
   await plane.writeKubeconfig(kubeconfig);

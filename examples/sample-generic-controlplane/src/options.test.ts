@@ -40,10 +40,28 @@ describe("parseOptions", () => {
   it("reads every flag", () => {
     expect(
       parseOptions([
-        "--port", "0", "--host", "::1", "--storage", "memory", "--kubeconfig", "/tmp/k",
-        "--compaction-interval", "1h30m", "--shutdown-delay-duration", "5s", "--request-timeout", "30s",
-        "--enable-priority-and-fairness=false", "--max-requests-inflight", "10", "--max-mutating-requests-inflight", "5",
-        "--quiet", "--controllers=*,-garbagecollector", "--leader-elect=false",
+        "--port",
+        "0",
+        "--host",
+        "::1",
+        "--storage",
+        "memory",
+        "--kubeconfig",
+        "/tmp/k",
+        "--compaction-interval",
+        "1h30m",
+        "--shutdown-delay-duration",
+        "5s",
+        "--request-timeout",
+        "30s",
+        "--enable-priority-and-fairness=false",
+        "--max-requests-inflight",
+        "10",
+        "--max-mutating-requests-inflight",
+        "5",
+        "--quiet",
+        "--controllers=*,-garbagecollector",
+        "--leader-elect=false",
       ]),
     ).toEqual({
       host: "::1",
@@ -70,10 +88,31 @@ describe("parseOptions", () => {
   it("reads the TLS and authentication flags, kube-apiserver style", () => {
     expect(
       parseOptions([
-        "--cert-dir", "/etc/pki", "--tls-san", "api.example.test", "--tls-san", "10.0.0.1,api2.example.test",
-        "--tls-cert-file", "/c.pem", "--tls-private-key-file", "/k.pem", "--client-ca-file", "/ca.pem", "--token-auth-file", "/t.csv",
-        "--anonymous-auth=false", "--service-account-issuer", "https://issuer.example", "--service-account-issuer", "https://old.example",
-        "--api-audiences", "api,vault", "--service-account-key-file", "/old.pub", "--service-account-max-token-expiration", "24h",
+        "--cert-dir",
+        "/etc/pki",
+        "--tls-san",
+        "api.example.test",
+        "--tls-san",
+        "10.0.0.1,api2.example.test",
+        "--tls-cert-file",
+        "/c.pem",
+        "--tls-private-key-file",
+        "/k.pem",
+        "--client-ca-file",
+        "/ca.pem",
+        "--token-auth-file",
+        "/t.csv",
+        "--anonymous-auth=false",
+        "--service-account-issuer",
+        "https://issuer.example",
+        "--service-account-issuer",
+        "https://old.example",
+        "--api-audiences",
+        "api,vault",
+        "--service-account-key-file",
+        "/old.pub",
+        "--service-account-max-token-expiration",
+        "24h",
       ]).security,
     ).toEqual({
       insecureHttp: false,
@@ -97,12 +136,27 @@ describe("parseOptions", () => {
     expect(parseOptions(["--insecure-http"]).authorizationModes).toEqual(["AlwaysAllow"]);
     expect(parseOptions(["--insecure-http", "--authorization-mode", "RBAC"]).authorizationModes).toEqual(["RBAC"]);
     expect(parseOptions(["--authorization-mode", "RBAC,AlwaysDeny"]).authorizationModes).toEqual(["RBAC", "AlwaysDeny"]);
-    expect(() => parseOptions(["--authorization-mode", "Node,RBAC"])).toThrow('--authorization-mode: "Node" is not one of RBAC, AlwaysAllow, AlwaysDeny');
+    expect(() => parseOptions(["--authorization-mode", "Node,RBAC"])).toThrow(
+      '--authorization-mode: "Node" is not one of RBAC, AlwaysAllow, AlwaysDeny',
+    );
     expect(() => parseOptions(["--authorization-mode", "RBAC,RBAC"])).toThrow("names a mode twice");
   });
 
   it("reads the audit flags, auditing only with both a policy and a log path", () => {
-    expect(parseOptions(["--audit-policy-file", "/p.yaml", "--audit-log-path", "/var/log/audit.log", "--audit-log-maxsize", "10", "--audit-log-maxbackup", "3", "--audit-log-maxage", "7"]).audit).toEqual({
+    expect(
+      parseOptions([
+        "--audit-policy-file",
+        "/p.yaml",
+        "--audit-log-path",
+        "/var/log/audit.log",
+        "--audit-log-maxsize",
+        "10",
+        "--audit-log-maxbackup",
+        "3",
+        "--audit-log-maxage",
+        "7",
+      ]).audit,
+    ).toEqual({
       policyFile: "/p.yaml",
       logPath: "/var/log/audit.log",
       maxSizeMB: 10,
@@ -116,10 +170,16 @@ describe("parseOptions", () => {
 
   it("rejects TLS and token flags that cannot work, naming the flag and the rule", () => {
     expect(() => parseOptions(["--tls-cert-file", "/c.pem"])).toThrow("--tls-cert-file and --tls-private-key-file go together");
-    expect(() => parseOptions(["--service-account-issuer", "http://plain:80"])).toThrow('--service-account-issuer "http://plain:80" contained a \':\' but was not a valid https URL');
-    expect(() => parseOptions(["--service-account-max-token-expiration", "10m"])).toThrow("--service-account-max-token-expiration must be at least 1h0m0s");
+    expect(() => parseOptions(["--service-account-issuer", "http://plain:80"])).toThrow(
+      "--service-account-issuer \"http://plain:80\" contained a ':' but was not a valid https URL",
+    );
+    expect(() => parseOptions(["--service-account-max-token-expiration", "10m"])).toThrow(
+      "--service-account-max-token-expiration must be at least 1h0m0s",
+    );
     expect(() => parseOptions(["--anonymous-auth", "maybe"])).toThrow("--anonymous-auth must be true or false");
-    expect(() => parseOptions(["--rotate-service-account-key", "--service-account-signing-key-file", "/k"])).toThrow(/--rotate-service-account-key/);
+    expect(() => parseOptions(["--rotate-service-account-key", "--service-account-signing-key-file", "/k"])).toThrow(
+      /--rotate-service-account-key/,
+    );
   });
 
   it("rejects bad ports and storage specs", () => {
@@ -128,7 +188,9 @@ describe("parseOptions", () => {
     expect(() => parseOptions(["--storage", "sqlite:"])).toThrow(/--storage/);
     expect(() => parseOptions(["--nope"])).toThrow();
     expect(() => parseOptions(["--leader-elect", "maybe"])).toThrow('--leader-elect must be true or false, got "maybe"');
-    expect(() => parseOptions(["--controllers", "*,-garbagecolector"])).toThrow('--controllers: "garbagecolector" is not in the list of known controllers');
+    expect(() => parseOptions(["--controllers", "*,-garbagecolector"])).toThrow(
+      '--controllers: "garbagecolector" is not in the list of known controllers',
+    );
     expect(() => parseOptions(["--enable-priority-and-fairness=no"])).toThrow(/--enable-priority-and-fairness must be true or false/);
     expect(() => parseOptions(["--max-requests-inflight", "1.5"])).toThrow(/--max-requests-inflight must be a non-negative integer/);
   });
@@ -141,19 +203,46 @@ describe("parseOptions", () => {
     });
     expect(
       parseOptions([
-        "--storage", "etcd:https://127.0.0.1:2379", "--etcd-prefix", "/kubekit",
-        "--etcd-cafile", "ca.pem", "--etcd-certfile", "client.pem", "--etcd-keyfile", "client-key.pem",
+        "--storage",
+        "etcd:https://127.0.0.1:2379",
+        "--etcd-prefix",
+        "/kubekit",
+        "--etcd-cafile",
+        "ca.pem",
+        "--etcd-certfile",
+        "client.pem",
+        "--etcd-keyfile",
+        "client-key.pem",
       ]).storage,
-    ).toEqual({ kind: "etcd", endpoints: ["https://127.0.0.1:2379"], prefix: "/kubekit", caFile: "ca.pem", certFile: "client.pem", keyFile: "client-key.pem" });
+    ).toEqual({
+      kind: "etcd",
+      endpoints: ["https://127.0.0.1:2379"],
+      prefix: "/kubekit",
+      caFile: "ca.pem",
+      certFile: "client.pem",
+      keyFile: "client-key.pem",
+    });
   });
 
   it("rejects etcd settings that cannot work, naming the flag and the rule", () => {
-    expect(() => parseOptions(["--storage", "etcd://x"])).toThrow('--storage etcd: "//x" is not an etcd client URL (http://host:port or https://host:port)');
-    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1"])).toThrow('--storage etcd: "http://127.0.0.1" is not an etcd client URL');
-    expect(() => parseOptions(["--storage", "etcd:https://127.0.0.1:2379"])).toThrow("--storage etcd: https://127.0.0.1:2379 is https, which needs --etcd-cafile");
-    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-prefix", "registry"])).toThrow('--etcd-prefix must start with "/" and not end with it, got "registry"');
-    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-certfile", "c.pem"])).toThrow("--etcd-certfile and --etcd-keyfile go together");
-    expect(() => parseOptions(["--storage", "postgres://x"])).toThrow('--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got "postgres://x"');
+    expect(() => parseOptions(["--storage", "etcd://x"])).toThrow(
+      '--storage etcd: "//x" is not an etcd client URL (http://host:port or https://host:port)',
+    );
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1"])).toThrow(
+      '--storage etcd: "http://127.0.0.1" is not an etcd client URL',
+    );
+    expect(() => parseOptions(["--storage", "etcd:https://127.0.0.1:2379"])).toThrow(
+      "--storage etcd: https://127.0.0.1:2379 is https, which needs --etcd-cafile",
+    );
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-prefix", "registry"])).toThrow(
+      '--etcd-prefix must start with "/" and not end with it, got "registry"',
+    );
+    expect(() => parseOptions(["--storage", "etcd:http://127.0.0.1:2379", "--etcd-certfile", "c.pem"])).toThrow(
+      "--etcd-certfile and --etcd-keyfile go together",
+    );
+    expect(() => parseOptions(["--storage", "postgres://x"])).toThrow(
+      '--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got "postgres://x"',
+    );
   });
 
   it("reads --compaction-interval as a Go duration, 0 turning compaction off", () => {

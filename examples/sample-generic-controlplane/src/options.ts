@@ -214,9 +214,11 @@ export function parseOptions(argv: string[]): SampleOptions {
     },
   });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer between 0 and 65535, got ${JSON.stringify(values.port)}`);
   const leaderElect = values["leader-elect"];
-  if (leaderElect !== "true" && leaderElect !== "false") throw new UsageError(`--leader-elect must be true or false, got ${JSON.stringify(leaderElect)}`);
+  if (leaderElect !== "true" && leaderElect !== "false")
+    throw new UsageError(`--leader-elect must be true or false, got ${JSON.stringify(leaderElect)}`);
   const controllers = values.controllers
     .split(",")
     .map((entry) => entry.trim())
@@ -268,9 +270,12 @@ function parseSecurity(values: {
   "service-account-max-token-expiration": string;
   "rotate-service-account-key": boolean;
 }): SecurityOptions {
-  if ((values["tls-cert-file"] === undefined) !== (values["tls-private-key-file"] === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
+  if ((values["tls-cert-file"] === undefined) !== (values["tls-private-key-file"] === undefined))
+    throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
   if (values["rotate-service-account-key"] && values["service-account-signing-key-file"] !== undefined) {
-    throw new UsageError("--rotate-service-account-key rotates the generated key in --cert-dir; it cannot be used with --service-account-signing-key-file");
+    throw new UsageError(
+      "--rotate-service-account-key rotates the generated key in --cert-dir; it cannot be used with --service-account-signing-key-file",
+    );
   }
   for (const issuer of values["service-account-issuer"]) {
     if (issuer === "") throw new UsageError("--service-account-issuer must not be empty");
@@ -285,19 +290,28 @@ function parseSecurity(values: {
     }
   }
   const maxExpiration = parseFlagDuration("--service-account-max-token-expiration", values["service-account-max-token-expiration"]);
-  if (maxExpiration !== 0 && maxExpiration < 3600_000) throw new UsageError("--service-account-max-token-expiration must be at least 1h0m0s");
+  if (maxExpiration !== 0 && maxExpiration < 3600_000)
+    throw new UsageError("--service-account-max-token-expiration must be at least 1h0m0s");
   return {
     insecureHttp: values["insecure-http"],
     certDir: values["cert-dir"],
-    tlsSans: values["tls-san"].flatMap((san) => san.split(",")).map((san) => san.trim()).filter((san) => san !== ""),
+    tlsSans: values["tls-san"]
+      .flatMap((san) => san.split(","))
+      .map((san) => san.trim())
+      .filter((san) => san !== ""),
     ...(values["tls-cert-file"] === undefined ? {} : { tlsCertFile: values["tls-cert-file"] }),
     ...(values["tls-private-key-file"] === undefined ? {} : { tlsPrivateKeyFile: values["tls-private-key-file"] }),
     ...(values["client-ca-file"] === undefined ? {} : { clientCaFile: values["client-ca-file"] }),
     ...(values["token-auth-file"] === undefined ? {} : { tokenAuthFile: values["token-auth-file"] }),
     anonymousAuth: parseFlagBool("--anonymous-auth", values["anonymous-auth"]),
     serviceAccountIssuers: values["service-account-issuer"],
-    apiAudiences: values["api-audiences"].split(",").map((a) => a.trim()).filter((a) => a !== ""),
-    ...(values["service-account-signing-key-file"] === undefined ? {} : { serviceAccountSigningKeyFile: values["service-account-signing-key-file"] }),
+    apiAudiences: values["api-audiences"]
+      .split(",")
+      .map((a) => a.trim())
+      .filter((a) => a !== ""),
+    ...(values["service-account-signing-key-file"] === undefined
+      ? {}
+      : { serviceAccountSigningKeyFile: values["service-account-signing-key-file"] }),
     serviceAccountKeyFiles: values["service-account-key-file"],
     serviceAccountMaxTokenExpiration: maxExpiration,
     rotateServiceAccountKey: values["rotate-service-account-key"],
@@ -307,7 +321,8 @@ function parseSecurity(values: {
 export function parseStorage(spec: string, etcd: Omit<EtcdOptions, "endpoints"> = { prefix: "/registry" }): SampleOptions["storage"] {
   if (spec === "memory") return { kind: "memory" };
   if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length) return { kind: "sqlite", path: spec.slice("sqlite:".length) };
-  if (spec.startsWith("etcd:")) return { kind: "etcd", endpoints: parseEtcdEndpoints(spec.slice("etcd:".length), etcd), ...checkEtcdSettings(etcd) };
+  if (spec.startsWith("etcd:"))
+    return { kind: "etcd", endpoints: parseEtcdEndpoints(spec.slice("etcd:".length), etcd), ...checkEtcdSettings(etcd) };
   throw new UsageError(`--storage must be "memory", "sqlite:<path>" or "etcd:<url>[,<url>...]", got ${JSON.stringify(spec)}`);
 }
 
@@ -321,17 +336,25 @@ function parseEtcdEndpoints(list: string, etcd: Omit<EtcdOptions, "endpoints">):
     } catch {
       url = undefined;
     }
-    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.port === "" || (url.pathname !== "/" && url.pathname !== "")) {
+    if (
+      url === undefined ||
+      (url.protocol !== "http:" && url.protocol !== "https:") ||
+      url.port === "" ||
+      (url.pathname !== "/" && url.pathname !== "")
+    ) {
       throw new UsageError(`--storage etcd: ${JSON.stringify(endpoint)} is not an etcd client URL (http://host:port or https://host:port)`);
     }
-    if (url.protocol === "https:" && etcd.caFile === undefined) throw new UsageError(`--storage etcd: ${endpoint} is https, which needs --etcd-cafile`);
+    if (url.protocol === "https:" && etcd.caFile === undefined)
+      throw new UsageError(`--storage etcd: ${endpoint} is https, which needs --etcd-cafile`);
   }
   return endpoints;
 }
 
 function checkEtcdSettings(etcd: Omit<EtcdOptions, "endpoints">): Omit<EtcdOptions, "endpoints"> {
-  if (!etcd.prefix.startsWith("/") || etcd.prefix.endsWith("/")) throw new UsageError(`--etcd-prefix must start with "/" and not end with it, got ${JSON.stringify(etcd.prefix)}`);
-  if ((etcd.certFile === undefined) !== (etcd.keyFile === undefined)) throw new UsageError("--etcd-certfile and --etcd-keyfile go together");
+  if (!etcd.prefix.startsWith("/") || etcd.prefix.endsWith("/"))
+    throw new UsageError(`--etcd-prefix must start with "/" and not end with it, got ${JSON.stringify(etcd.prefix)}`);
+  if ((etcd.certFile === undefined) !== (etcd.keyFile === undefined))
+    throw new UsageError("--etcd-certfile and --etcd-keyfile go together");
   return etcd;
 }
 
@@ -369,7 +392,9 @@ function parseFlagDuration(flag: string, text: string): number {
   try {
     ms = parseGoDuration(text);
   } catch (error) {
-    throw new UsageError(`${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}: ${(error as Error).message}`);
+    throw new UsageError(
+      `${flag} must be a duration such as 30s, 5m or 1h30m (0 turns it off), got ${JSON.stringify(text)}: ${(error as Error).message}`,
+    );
   }
   if (ms < 0) throw new UsageError(`${flag} must not be negative, got ${JSON.stringify(text)}`);
   return ms;
@@ -383,6 +408,7 @@ function parseFlagBool(flag: string, text: string): boolean {
 
 function parseFlagCount(flag: string, text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n))
+    throw new UsageError(`${flag} must be a non-negative integer, got ${JSON.stringify(text)}`);
   return n;
 }

@@ -29,7 +29,8 @@ export async function securitySettings(options: SecurityOptions): Promise<Securi
   const clientCA = pki.ca.cert + (options.clientCaFile === undefined ? "" : `\n${await readFile(options.clientCaFile, "utf8")}`);
 
   let keys: { signingKey: string; verificationKeys: string[] };
-  if (options.serviceAccountSigningKeyFile !== undefined) keys = { signingKey: await readFile(options.serviceAccountSigningKeyFile, "utf8"), verificationKeys: [] };
+  if (options.serviceAccountSigningKeyFile !== undefined)
+    keys = { signingKey: await readFile(options.serviceAccountSigningKeyFile, "utf8"), verificationKeys: [] };
   else if (options.rotateServiceAccountKey) keys = await rotateServiceAccountKeys(certDir);
   else keys = await loadOrCreateServiceAccountKeyFiles(certDir);
   for (const file of options.serviceAccountKeyFiles) keys.verificationKeys.push(await readFile(file, "utf8"));
@@ -45,9 +46,15 @@ export async function securitySettings(options: SecurityOptions): Promise<Securi
       verificationKeys: keys.verificationKeys,
       ...(options.serviceAccountIssuers.length > 0 ? { issuers: options.serviceAccountIssuers } : {}),
       ...(options.apiAudiences.length > 0 ? { apiAudiences: options.apiAudiences } : {}),
-      ...(options.serviceAccountMaxTokenExpiration > 0 ? { maxExpirationSeconds: Math.floor(options.serviceAccountMaxTokenExpiration / 1000) } : {}),
+      ...(options.serviceAccountMaxTokenExpiration > 0
+        ? { maxExpirationSeconds: Math.floor(options.serviceAccountMaxTokenExpiration / 1000) }
+        : {}),
     },
     // With the user's serving certificate the client trusts the system's CAs; with the generated one, ours.
-    kubeconfigCredentials: { ...(userServing ? {} : { certificateAuthority: pki.ca.cert }), clientCertificate: pki.admin.cert, clientKey: pki.admin.key },
+    kubeconfigCredentials: {
+      ...(userServing ? {} : { certificateAuthority: pki.ca.cert }),
+      clientCertificate: pki.admin.cert,
+      clientKey: pki.admin.key,
+    },
   };
 }

@@ -34,7 +34,10 @@ afterEach(async () => {
 afterAll(() => killAllChildren());
 
 async function start(dir: string, extra: string[] = []): Promise<RunningBinary> {
-  const binary = await startBinary(["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet", ...extra], dir);
+  const binary = await startBinary(
+    ["--port", "0", "--storage", `sqlite:${join(dir, "state.db")}`, "--kubeconfig", join(dir, "kubeconfig"), "--quiet", ...extra],
+    dir,
+  );
   running.push(binary);
   return binary;
 }
@@ -57,13 +60,27 @@ function get(url: string, ca: string, token?: string): Promise<number> {
   return send(url, ca, { ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) }).then((reply) => reply.status);
 }
 
-function send(url: string, ca: string, options: { method?: string; headers?: Record<string, string>; cert?: string; key?: string; body?: string } = {}): Promise<{ status: number; text: string }> {
+function send(
+  url: string,
+  ca: string,
+  options: { method?: string; headers?: Record<string, string>; cert?: string; key?: string; body?: string } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca, agent: false, method: options.method ?? "GET", headers: options.headers ?? {}, ...(options.cert ? { cert: options.cert, key: options.key } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      url,
+      {
+        ca,
+        agent: false,
+        method: options.method ?? "GET",
+        headers: options.headers ?? {},
+        ...(options.cert ? { cert: options.cert, key: options.key } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on("error", reject);
     req.end(options.body);
   });
@@ -134,7 +151,14 @@ describe("sample-generic-controlplane over TLS", () => {
     writeFileSync(join(dir, "tls.crt"), serving.cert);
     writeFileSync(join(dir, "tls.key"), serving.key);
     writeFileSync(join(dir, "clients.crt"), theirs.cert);
-    const binary = await start(dir, ["--tls-cert-file", join(dir, "tls.crt"), "--tls-private-key-file", join(dir, "tls.key"), "--client-ca-file", join(dir, "clients.crt")]);
+    const binary = await start(dir, [
+      "--tls-cert-file",
+      join(dir, "tls.crt"),
+      "--tls-private-key-file",
+      join(dir, "tls.key"),
+      "--client-ca-file",
+      join(dir, "clients.crt"),
+    ]);
     expect(await get(`${binary.url}/healthz`, theirs.cert)).toBe(200);
     const jane = await issueClientCertificate(theirs, { name: "jane", groups: ["corp"] });
     const whoami = await send(`${binary.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, theirs.cert, {
@@ -145,7 +169,10 @@ describe("sample-generic-controlplane over TLS", () => {
       key: jane.key,
     });
     expect(whoami.status).toBe(201);
-    expect((JSON.parse(whoami.text) as { status: { userInfo: unknown } }).status.userInfo).toEqual({ username: "jane", groups: ["corp", "system:authenticated"] });
+    expect((JSON.parse(whoami.text) as { status: { userInfo: unknown } }).status.userInfo).toEqual({
+      username: "jane",
+      groups: ["corp", "system:authenticated"],
+    });
     // The kubeconfig trusts the system's CAs for a certificate of the user's, and still carries the admin certificate.
     const config = await kubeconfigOf(dir);
     expect(config.ca).toBeUndefined();
@@ -156,7 +183,14 @@ describe("sample-generic-controlplane over TLS", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "tokens.csv"), 'viewer-token,jane,uid-jane,"devs"\n');
     writeFileSync(join(dir, "audit-policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n");
-    const binary = await start(dir, ["--token-auth-file", join(dir, "tokens.csv"), "--audit-policy-file", join(dir, "audit-policy.yaml"), "--audit-log-path", join(dir, "audit.log")]);
+    const binary = await start(dir, [
+      "--token-auth-file",
+      join(dir, "tokens.csv"),
+      "--audit-policy-file",
+      join(dir, "audit-policy.yaml"),
+      "--audit-log-path",
+      join(dir, "audit.log"),
+    ]);
     const admin = kubectl(binary.url, dir);
     await admin.ok(["create", "rolebinding", "jane-view", "--clusterrole=view", "--user=jane", "-n", "default"]);
     const ca = await caOf(dir);
@@ -168,7 +202,9 @@ describe("sample-generic-controlplane over TLS", () => {
       body: JSON.stringify({ metadata: { name: "x" } }),
     });
     expect(refused.status).toBe(403);
-    expect((JSON.parse(refused.text) as { message: string }).message).toContain('configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    expect((JSON.parse(refused.text) as { message: string }).message).toContain(
+      'configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    );
     // A viewer may not impersonate (kubectl whoami --as=bob as jane).
     const impersonating = await send(`${binary.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, ca, {
       method: "POST",
@@ -176,10 +212,19 @@ describe("sample-generic-controlplane over TLS", () => {
       body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }),
     });
     expect(impersonating.status).toBe(403);
-    expect((JSON.parse(impersonating.text) as { message: string }).message).toBe('users "bob" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect((JSON.parse(impersonating.text) as { message: string }).message).toBe(
+      'users "bob" is forbidden: User "jane" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     // Events are appended as responses complete; wait for the two this test made.
-    const auditLog = () => readFileSync(join(dir, "audit.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { stage: string; verb: string; user: { username: string }; responseStatus?: { code: number } });
-    const logged = (user: string, code: number) => () => auditLog().some((e) => e.stage === "ResponseComplete" && e.verb === "create" && e.user.username === user && e.responseStatus?.code === code);
+    const auditLog = () =>
+      readFileSync(join(dir, "audit.log"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { stage: string; verb: string; user: { username: string }; responseStatus?: { code: number } });
+    const logged = (user: string, code: number) => () =>
+      auditLog().some(
+        (e) => e.stage === "ResponseComplete" && e.verb === "create" && e.user.username === user && e.responseStatus?.code === code,
+      );
     await expect.poll(logged("jane", 403), { timeout: 5000 }).toBe(true);
     await expect.poll(logged("kubernetes-admin", 201), { timeout: 5000 }).toBe(true);
   });

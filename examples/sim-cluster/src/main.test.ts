@@ -105,7 +105,12 @@ describe("sim-cluster binary", () => {
     expect([...printed.keys()]).toEqual(["sim-node-1", "sim-node-2"]);
 
     const nodes = await kubectl(kubeconfig, "get", "nodes", "--no-headers");
-    expect(nodes.trim().split("\n").map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+    expect(
+      nodes
+        .trim()
+        .split("\n")
+        .map((l) => l.split(/\s+/).slice(0, 2)),
+    ).toEqual([
       ["sim-node-1", "Ready"],
       ["sim-node-2", "Ready"],
     ]);
@@ -126,7 +131,15 @@ describe("sim-cluster binary", () => {
     dirs.push(dir);
     const kubeconfig = join(dir, "kubeconfig");
     await startBinary(["--nodes", "1", "--node-capacity", "cpu=8,memory=32Gi", "--kubeconfig", kubeconfig], dir);
-    const size = () => kubectl(kubeconfig, "get", "node", "sim-node-1", "-o", "jsonpath={.status.capacity.cpu} {.status.capacity.memory} {.status.allocatable.cpu}");
+    const size = () =>
+      kubectl(
+        kubeconfig,
+        "get",
+        "node",
+        "sim-node-1",
+        "-o",
+        "jsonpath={.status.capacity.cpu} {.status.capacity.memory} {.status.allocatable.cpu}",
+      );
     expect(await size()).toBe("8 32Gi 8");
     await kubectl(kubeconfig, "annotate", "node", "sim-node-1", "sim.kubekit.dev/capacity=cpu=16");
     // Taken at the kubelet's next status update (10 s).

@@ -37,7 +37,8 @@ stderr as JSON lines. SIGINT/SIGTERM shut it down: every server, forwarder and n
 
 function integer(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag} must be an integer between ${min} and ${max}, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new UsageError(`${flag} must be an integer between ${min} and ${max}, got ${JSON.stringify(text)}`);
   return value;
 }
 

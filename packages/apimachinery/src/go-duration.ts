@@ -1,5 +1,5 @@
 /** Nanoseconds per unit, as Go's `time.ParseDuration` reads them. */
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
  * Go's `time.ParseDuration` in milliseconds: a signed sequence of decimal numbers with units

@@ -114,8 +114,13 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
   });
 
   it("turns nonsense units into errors naming the flag's value and the rule", async () => {
-    const plan = (target: string, ...extra: string[]) => balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
-    const [halfByte, cpuBytes, milliBytes] = await Promise.all([plan("memory=500m"), plan("cpu=4Gi"), plan("memory=16Gi", "--granularity", "memory=1m")]);
+    const plan = (target: string, ...extra: string[]) =>
+      balloon("plan", "--allocatable", "cpu=8,memory=32Gi", "--balloon", "cpu=2,memory=8Gi", "--target", target, ...extra);
+    const [halfByte, cpuBytes, milliBytes] = await Promise.all([
+      plan("memory=500m"),
+      plan("cpu=4Gi"),
+      plan("memory=16Gi", "--granularity", "memory=1m"),
+    ]);
     expect(halfByte.code).toBe(2);
     expect(halfByte.stderr).toContain('target memory: fractional byte value "500m" is invalid, must be an integer (did you mean 500Mi?)');
     expect(cpuBytes.code).toBe(2);
@@ -133,7 +138,13 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
   });
 
   it("does not add up pods of several nodes unless --node names one", async () => {
-    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${mixedPods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=4,memory=16Gi"];
+    const args = [
+      "plan",
+      "--allocatable=cpu=8,memory=32Gi",
+      `--pods=${mixedPods}`,
+      "--balloon=cpu=2,memory=8Gi",
+      "--target=cpu=4,memory=16Gi",
+    ];
     const mixed = await balloon(...args);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain("holds pods of 2 nodes (node-a, node-b); pass --node");
@@ -143,7 +154,15 @@ describe("balloon CLI (built, run as a child process)", { timeout: 30_000 }, () 
   });
 
   it("submits an upsize that does not fit when asked to defer, or grows the balloon partially", async () => {
-    const args = ["plan", "--allocatable=cpu=8,memory=32Gi", `--pods=${pods}`, "--balloon=cpu=2,memory=8Gi", "--target=cpu=1", "-o", "json"];
+    const args = [
+      "plan",
+      "--allocatable=cpu=8,memory=32Gi",
+      `--pods=${pods}`,
+      "--balloon=cpu=2,memory=8Gi",
+      "--target=cpu=1",
+      "-o",
+      "json",
+    ];
     const defer = await balloon(...args, "--on-shortfall=defer");
     expect(defer.code).toBe(0);
     expect(JSON.parse(defer.stdout)).toMatchObject({ decision: "defer", balloon: { cpu: "7" } });
@@ -191,7 +210,10 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     // in the balloon namespace, not the DaemonSet's, not at the balloon priority.
     await sim.client.create(PODS, "default", {
       metadata: { name: "impostor", labels: { [BALLOON_LABEL]: "true" } },
-      spec: { nodeName: "node-b", containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }] },
+      spec: {
+        nodeName: "node-b",
+        containers: [{ name: "balloon", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "64Mi" } } }],
+      },
     });
     await sim.patchNode("node-a", { metadata: { annotations: { [NODE_TARGET_ANNOTATION]: "cpu=6,memory=24Gi" } } });
   }, 60_000);
@@ -219,7 +241,11 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
   });
 
   it("resize exits 1 with the reason when the target does not fit beside the running pods", async () => {
-    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-a", "--target", "cpu=2"], { timeout: 30_000 });
+    const refused = run(
+      process.execPath,
+      [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-a", "--target", "cpu=2"],
+      { timeout: 30_000 },
+    );
     await expect(refused).rejects.toMatchObject({
       code: 1,
       stdout:
@@ -228,14 +254,31 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
   });
 
   it("neither reports nor resizes a pod that only looks like a balloon", async () => {
-    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig"), "-o", "json"], { timeout: 30_000 });
-    const rows = JSON.parse(stdout) as Array<{ node: string; labels: Record<string, string>; balloonPod?: string; effective: Record<string, string> }>;
+    const { stdout } = await run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "kubeconfig"), "-o", "json"], {
+      timeout: 30_000,
+    });
+    const rows = JSON.parse(stdout) as Array<{
+      node: string;
+      labels: Record<string, string>;
+      balloonPod?: string;
+      effective: Record<string, string>;
+    }>;
     // What an autoscaler groups and sizes nodes by: the Node's labels and its effective size.
-    expect(rows.find((r) => r.node === "node-a")).toMatchObject({ labels: { "kubernetes.io/hostname": "node-a" }, effective: { cpu: "6", memory: "24Gi" } });
+    expect(rows.find((r) => r.node === "node-a")).toMatchObject({
+      labels: { "kubernetes.io/hostname": "node-a" },
+      effective: { cpu: "6", memory: "24Gi" },
+    });
     expect(rows.find((r) => r.node === "node-b")).toMatchObject({ effective: { cpu: "8", memory: "32Gi" } });
     expect(rows.find((r) => r.node === "node-b")?.balloonPod).toBeUndefined();
-    const refused = run(process.execPath, [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"], { timeout: 30_000 });
-    await expect(refused).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown });
+    const refused = run(
+      process.execPath,
+      [cli, "resize", "--kubeconfig", join(dir, "kubeconfig"), "--node", "node-b", "--target", "cpu=7,memory=28Gi"],
+      { timeout: 30_000 },
+    );
+    await expect(refused).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining("reason: node node-b has no running balloon pod") as unknown,
+    });
     const impostor = await sim.pod("default", "impostor");
     expect(impostor.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "100m", memory: "64Mi" });
     expect(impostor.metadata?.generation).toBe(1);
@@ -245,16 +288,23 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
     const kubeconfig = join(dir, "kubeconfig");
     const annotation = async () => (await sim.node("node-a")).metadata?.annotations?.[NODE_TARGET_ANNOTATION];
     // Refused: nothing changed, so neither does the annotation.
-    await expect(run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 })).rejects.toMatchObject({ code: 1 });
+    await expect(
+      run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=1"], { timeout: 30_000 }),
+    ).rejects.toMatchObject({ code: 1 });
     expect(await annotation()).toBe("cpu=6,memory=24Gi");
     // Applied: the resized resource replaces its entry, the others stay.
-    const { stdout } = await run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=5"], { timeout: 30_000 });
+    const { stdout } = await run(process.execPath, [cli, "resize", "--kubeconfig", kubeconfig, "--node", "node-a", "--target", "cpu=5"], {
+      timeout: 30_000,
+    });
     expect(stdout).toContain("outcome: applied");
     expect(await annotation()).toBe("cpu=5,memory=24Gi");
     // The balloon is recreated at the template size; whoever restores it reads the annotation.
     await sim.client.delete(PODS, "kube-system", "node-balloon-node-a", { gracePeriodSeconds: 0 });
     await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" }, "node-balloon-node-a-2");
-    const restored = await resizeNode(sim.client, "node-a", parseResourceList((await annotation()) ?? ""), { pollIntervalMs: 20, events: false });
+    const restored = await resizeNode(sim.client, "node-a", parseResourceList((await annotation()) ?? ""), {
+      pollIntervalMs: 20,
+      events: false,
+    });
     expect(restored.outcome).toBe("applied");
     const balloonPod = await sim.pod("kube-system", "node-balloon-node-a-2");
     expect(balloonPod.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "3", memory: "8Gi" });
@@ -262,22 +312,34 @@ describe("balloon status (built, against a simulated cluster)", { timeout: 30_00
 
   it("exits 2 for an unreadable kubeconfig and 3 for a cluster it cannot reach, with one line each", async () => {
     const missing = run(process.execPath, [cli, "status", "--kubeconfig", join(dir, "nope")], { timeout: 30_000 });
-    await expect(missing).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^balloon: cannot read the kubeconfig .*nope.*\n$/) as unknown });
+    await expect(missing).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^balloon: cannot read the kubeconfig .*nope.*\n$/) as unknown,
+    });
     // A kubeconfig whose server is a closed port on this machine.
     const closed = join(dir, "closed");
     const port = await closedPort();
     writeFileSync(closed, readFileSync(join(dir, "kubeconfig"), "utf8").replace(/server: .*/, `server: http://127.0.0.1:${port}`));
     const unreachable = run(process.execPath, [cli, "status", "--kubeconfig", closed], { timeout: 30_000 });
-    await expect(unreachable).rejects.toMatchObject({ code: 3, stderr: expect.stringMatching(/^balloon: .*ECONNREFUSED[^\n]*\n$/) as unknown });
+    await expect(unreachable).rejects.toMatchObject({
+      code: 3,
+      stderr: expect.stringMatching(/^balloon: .*ECONNREFUSED[^\n]*\n$/) as unknown,
+    });
   });
 
   it("in a pod without a kubeconfig, uses the service account (and says when it has none)", async () => {
     const home = mkdtempSync(join(dir, "home-"));
-    const env = { PATH: process.env.PATH ?? "", HOME: home, KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(await closedPort()) };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      KUBERNETES_SERVICE_HOST: "127.0.0.1",
+      KUBERNETES_SERVICE_PORT: String(await closedPort()),
+    };
     const status = run(process.execPath, [cli, "status"], { timeout: 30_000, env });
     await expect(status).rejects.toMatchObject({
       code: 2,
-      stderr: "balloon: cannot read the kubeconfig (default): unable to load in-cluster configuration: no service account token in /var/run/secrets/kubernetes.io/serviceaccount/token\n",
+      stderr:
+        "balloon: cannot read the kubeconfig (default): unable to load in-cluster configuration: no service account token in /var/run/secrets/kubernetes.io/serviceaccount/token\n",
     });
   });
 });

@@ -95,21 +95,31 @@ function program(): Command {
     .option("--requests <list>", "template requests, e.g. cpu=1m,memory=1Mi", resources("--requests"))
     .option("--memory-limit", "give the balloon a memory limit equal to its request, so it never swaps (LimitedSwap nodes)")
     .addOption(new Option("-o, --output <format>", "output format").choices(["yaml", "json"]).default("yaml"))
-    .action((options: { name: string; namespace: string; image?: string; priority?: number; requests?: ResourceList; memoryLimit?: boolean; output: "yaml" | "json" }) => {
-      const bundle = balloonManifests({
-        name: options.name,
-        namespace: options.namespace,
-        ...(options.memoryLimit ? { memoryLimit: true } : {}),
-        ...(options.image ? { image: options.image } : {}),
-        ...(options.priority !== undefined ? { priority: options.priority } : {}),
-        ...(options.requests ? { requests: options.requests } : {}),
-      });
-      if (options.output === "json") {
-        process.stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items: manifestList(bundle) }, null, 2)}\n`);
-      } else {
-        process.stdout.write(manifestsToYaml(bundle));
-      }
-    });
+    .action(
+      (options: {
+        name: string;
+        namespace: string;
+        image?: string;
+        priority?: number;
+        requests?: ResourceList;
+        memoryLimit?: boolean;
+        output: "yaml" | "json";
+      }) => {
+        const bundle = balloonManifests({
+          name: options.name,
+          namespace: options.namespace,
+          ...(options.memoryLimit ? { memoryLimit: true } : {}),
+          ...(options.image ? { image: options.image } : {}),
+          ...(options.priority !== undefined ? { priority: options.priority } : {}),
+          ...(options.requests ? { requests: options.requests } : {}),
+        });
+        if (options.output === "json") {
+          process.stdout.write(`${JSON.stringify({ apiVersion: "v1", kind: "List", items: manifestList(bundle) }, null, 2)}\n`);
+        } else {
+          process.stdout.write(manifestsToYaml(bundle));
+        }
+      },
+    );
 
   cli
     .command("plan")
@@ -123,7 +133,10 @@ function program(): Command {
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
     .addOption(
-      new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods: refuse, defer (submit and wait), partial")
+      new Option(
+        "--on-shortfall <policy>",
+        "when the balloon cannot grow beside the running pods: refuse, defer (submit and wait), partial",
+      )
         .choices(["refuse", "defer", "partial"])
         .default("refuse"),
     )
@@ -141,7 +154,9 @@ function program(): Command {
         granularity?: ResourceList;
         output: Output;
       }) => {
-        const pods = options.pods ? podsOnOneNode(podsOf(parseObjectsYaml(readInput(options.pods), options.pods)), options.node, options.pods) : [];
+        const pods = options.pods
+          ? podsOnOneNode(podsOf(parseObjectsYaml(readInput(options.pods), options.pods)), options.node, options.pods)
+          : [];
         const plan = planResize({
           onShortfall: options.onShortfall,
           node: { allocatable: options.allocatable, ...(options.capacity ? { capacity: options.capacity } : {}) },
@@ -170,7 +185,15 @@ function program(): Command {
     .option("--floor <list>", "smallest balloon per node (default cpu=1m,memory=1Mi)", resources("--floor"))
     .addOption(outputOption())
     .action(
-      (options: { host: ResourceList; kubelets: bigint; reserved?: ResourceList; allocatable?: ResourceList; granularity?: ResourceList; floor?: ResourceList; output: Output }) => {
+      (options: {
+        host: ResourceList;
+        kubelets: bigint;
+        reserved?: ResourceList;
+        allocatable?: ResourceList;
+        granularity?: ResourceList;
+        floor?: ResourceList;
+        output: Output;
+      }) => {
         const split = splitHost({
           ...(options.floor ? { floor: options.floor } : {}),
           host: options.host,
@@ -208,15 +231,37 @@ function program(): Command {
     .option("--namespace <namespace>", "the balloon DaemonSet's namespace", DEFAULT_NAMESPACE)
     .option("--floor <list>", "smallest balloon allowed (default cpu=1m,memory=1Mi)", resources("--floor"))
     .option("--granularity <list>", "rounding step (default cpu=1m,memory=1Mi)", resources("--granularity"))
-    .addOption(new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods").choices(["refuse", "defer", "partial"]).default("refuse"))
+    .addOption(
+      new Option("--on-shortfall <policy>", "when the balloon cannot grow beside the running pods")
+        .choices(["refuse", "defer", "partial"])
+        .default("refuse"),
+    )
     .option("--no-record-target", `leave the node's ${NODE_TARGET_ANNOTATION} annotation as it is`)
-    .option("--timeout <seconds>", "how long to wait for the kubelet", (v) => {
-      if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`--timeout: ${JSON.stringify(v)} is not a whole number of seconds`);
-      return Number(v);
-    }, 60)
+    .option(
+      "--timeout <seconds>",
+      "how long to wait for the kubelet",
+      (v) => {
+        if (!/^[0-9]+$/.test(v)) throw new InvalidArgumentError(`--timeout: ${JSON.stringify(v)} is not a whole number of seconds`);
+        return Number(v);
+      },
+      60,
+    )
     .addOption(outputOption())
     .action(
-      async (options: { node: string; target: ResourceList; kubeconfig?: string; context?: string; name: string; namespace: string; floor?: ResourceList; granularity?: ResourceList; onShortfall: ShortfallPolicy; timeout: number; recordTarget: boolean; output: Output }) => {
+      async (options: {
+        node: string;
+        target: ResourceList;
+        kubeconfig?: string;
+        context?: string;
+        name: string;
+        namespace: string;
+        floor?: ResourceList;
+        granularity?: ResourceList;
+        onShortfall: ShortfallPolicy;
+        timeout: number;
+        recordTarget: boolean;
+        output: Output;
+      }) => {
         const { resizeNode } = await import("./resize-client.js");
         const { recordNodeTarget, restoreNodeTarget } = await import("./node-target.js");
         const client = await kubeClient(options);
@@ -230,7 +275,8 @@ function program(): Command {
           ...(options.granularity ? { granularity: options.granularity } : {}),
         });
         // Nothing was resized: the node keeps its former target.
-        if (record && (result.outcome === "refused" || result.outcome === "infeasible")) await recordTarget(() => restoreNodeTarget(client, record));
+        if (record && (result.outcome === "refused" || result.outcome === "infeasible"))
+          await recordTarget(() => restoreNodeTarget(client, record));
         print(result, options.output, () => formatResizeText(result));
         process.exitCode = RESIZE_EXIT[result.outcome];
       },
@@ -244,7 +290,11 @@ const RESIZE_EXIT = { applied: 0, deferred: 0, refused: EXIT_REFUSED, infeasible
 
 function formatResizeText(result: ResizeResult): string {
   const detail =
-    result.outcome === "applied" ? `allocated: ${formatResourceList(result.allocated)}` : result.outcome === "refused" ? `reason: ${result.reason}` : `message: ${result.message}`;
+    result.outcome === "applied"
+      ? `allocated: ${formatResourceList(result.allocated)}`
+      : result.outcome === "refused"
+        ? `reason: ${result.reason}`
+        : `message: ${result.message}`;
   return `node: ${result.node}\noutcome: ${result.outcome}\npatched: ${String(result.patched)}\n${detail}\n`;
 }
 
@@ -256,7 +306,9 @@ async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> 
   try {
     return await write();
   } catch (error) {
-    process.stderr.write(`balloon: warning: could not update the node's ${NODE_TARGET_ANNOTATION} annotation: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `balloon: warning: could not update the node's ${NODE_TARGET_ANNOTATION} annotation: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return undefined;
   }
 }
@@ -268,12 +320,17 @@ async function recordTarget<T>(write: () => Promise<T>): Promise<T | undefined> 
  */
 async function kubeClient(options: { kubeconfig?: string; context?: string }): Promise<KubeClient> {
   const { KubeClient, inClusterConfig, isInCluster, loadKubeconfig } = await import("@kubekit/client");
-  const noKubeconfig = options.kubeconfig === undefined && !process.env.KUBECONFIG && !existsSync(join(process.env.HOME ?? homedir(), ".kube", "config"));
+  const noKubeconfig =
+    options.kubeconfig === undefined && !process.env.KUBECONFIG && !existsSync(join(process.env.HOME ?? homedir(), ".kube", "config"));
   try {
     const config = noKubeconfig && isInCluster() ? await inClusterConfig() : await loadKubeconfig(options.kubeconfig, options.context);
     return new KubeClient({ ...config, userAgent: `balloon/${VERSION}` });
   } catch (error) {
-    throw new BalloonError("invalid-input", `cannot read the kubeconfig ${options.kubeconfig ?? "(default)"}: ${(error as Error).message}`, { cause: error });
+    throw new BalloonError(
+      "invalid-input",
+      `cannot read the kubeconfig ${options.kubeconfig ?? "(default)"}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 

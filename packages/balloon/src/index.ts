@@ -34,7 +34,16 @@ export {
 } from "./sizing.js";
 export { DEFAULT_FLOOR, DEFAULT_GRANULARITY, RESIZABLE_RESOURCES } from "./sizing-rules.js";
 export { splitHost, type HostSplit, type ResourceSplit, type SplitHostInput } from "./split-host.js";
-export { isBalloonPod, isPodActive, isPodTerminal, isPodTerminating, podQOSClass, podRequests, podResizeState, type PodResizeState } from "./pods.js";
+export {
+  isBalloonPod,
+  isPodActive,
+  isPodTerminal,
+  isPodTerminating,
+  podQOSClass,
+  podRequests,
+  podResizeState,
+  type PodResizeState,
+} from "./pods.js";
 export { balloonOwner, isOwnedBalloonPod, type BalloonOwner } from "./ownership.js";
 export { swapRisk, type SwapRisk } from "./swap.js";
 export {
@@ -58,7 +67,15 @@ export {
   type BalloonManifests,
 } from "./manifests.js";
 export { nodeResources, nodesOf, parseObjectsYaml, podsOf } from "./objects.js";
-export { balloonParts, nodeBalloon, planNodeResize, type BalloonParts, type BalloonPodRef, type NodeResizePlan, type PlanNodeResizeInput } from "./node-plan.js";
+export {
+  balloonParts,
+  nodeBalloon,
+  planNodeResize,
+  type BalloonParts,
+  type BalloonPodRef,
+  type NodeResizePlan,
+  type PlanNodeResizeInput,
+} from "./node-plan.js";
 export { formatPlanText, formatSplitText, formatStatusText } from "./plan-format.js";
 export { balloonResizePatch, resizeNode, type ResizeNodeOptions, type ResizeResult } from "./resize-client.js";
 export { resizeProgress, type ResizeProgress } from "./resize-progress.js";

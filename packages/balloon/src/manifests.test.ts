@@ -64,7 +64,12 @@ describe("balloonManifests", () => {
   });
 
   it("builds a PriorityClass that never preempts and stays below system-critical", () => {
-    expect(bundle.priorityClass).toMatchObject({ metadata: { name: "node-balloon" }, value: 1_000_000_000, preemptionPolicy: "Never", globalDefault: false });
+    expect(bundle.priorityClass).toMatchObject({
+      metadata: { name: "node-balloon" },
+      value: 1_000_000_000,
+      preemptionPolicy: "Never",
+      globalDefault: false,
+    });
     expect(() => balloonManifests({ priority: 2_000_000_000 })).toThrow(/at most 1000000000/);
     expect(() => balloonManifests({ name: "system-node-balloon" })).toThrow(/system- prefix is reserved/);
   });

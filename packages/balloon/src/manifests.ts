@@ -1,4 +1,13 @@
-import type { ClusterRole, ClusterRoleBinding, DaemonSet, KubeObject, PriorityClass, Role, RoleBinding, ServiceAccount } from "@kubekit/client";
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  DaemonSet,
+  KubeObject,
+  PriorityClass,
+  Role,
+  RoleBinding,
+  ServiceAccount,
+} from "@kubekit/client";
 import { stringify } from "yaml";
 import { BalloonError } from "./errors.js";
 import {
@@ -78,7 +87,10 @@ function checkOptions(name: string, namespace: string, priority: number, request
     if (quantity.sign() < 0) throw new BalloonError("invalid-argument", `requests ${resource} must not be negative`);
   }
   if (!Object.values(requests).some((quantity) => quantity.sign() > 0)) {
-    throw new BalloonError("invalid-argument", "requests need at least one amount above zero, or the balloon is BestEffort and cannot be resized");
+    throw new BalloonError(
+      "invalid-argument",
+      "requests need at least one amount above zero, or the balloon is BestEffort and cannot be resized",
+    );
   }
 }
 

@@ -59,14 +59,20 @@ describe("planNodeResize", () => {
     expect(resourceListStrings(plan.balloon)).toEqual({ cpu: "4" });
     expect(plan.otherBalloons).toEqual([]);
     // Without the DaemonSet's balloon there is nothing to resize, not the impostor.
-    expect(() => planNodeResize({ node: eightCpu, pods: [impostor], target: parseResourceList("cpu=4") })).toThrow(/node n8 has no running balloon pod/);
+    expect(() => planNodeResize({ node: eightCpu, pods: [impostor], target: parseResourceList("cpu=4") })).toThrow(
+      /node n8 has no running balloon pod/,
+    );
     // Another installation's balloons are its own.
-    expect(() => planNodeResize({ node: eightCpu, pods: [balloon], target: parseResourceList("cpu=4"), owner: { name: "other-balloon" } })).toThrow(/no running balloon pod/);
+    expect(() =>
+      planNodeResize({ node: eightCpu, pods: [balloon], target: parseResourceList("cpu=4"), owner: { name: "other-balloon" } }),
+    ).toThrow(/no running balloon pod/);
   });
 
   it("ignores pods bound to other nodes", () => {
     const elsewhere = pods.map((pod) => ({ ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: "node-b" } }));
-    expect(() => planNodeResize({ node, pods: elsewhere, target: parseResourceList("cpu=4") })).toThrow(/node node-a has no running balloon pod/);
+    expect(() => planNodeResize({ node, pods: elsewhere, target: parseResourceList("cpu=4") })).toThrow(
+      /node node-a has no running balloon pod/,
+    );
   });
 });
 
@@ -81,7 +87,15 @@ type Condition = NonNullable<NonNullable<Pod["status"]>["conditions"]>[number];
 function podOn(
   name: string,
   desired: Record<string, string>,
-  options: { allocated?: Record<string, string>; conditions?: Condition[]; balloon?: boolean; labelled?: boolean; overhead?: Record<string, string>; created?: string; deleting?: boolean } = {},
+  options: {
+    allocated?: Record<string, string>;
+    conditions?: Condition[];
+    balloon?: boolean;
+    labelled?: boolean;
+    overhead?: Record<string, string>;
+    created?: string;
+    deleting?: boolean;
+  } = {},
 ): Pod {
   const container = options.balloon ? "balloon" : "main";
   return {
@@ -89,7 +103,9 @@ function podOn(
       name,
       namespace: options.balloon ? "kube-system" : "default",
       ...(options.balloon || options.labelled ? { labels: { "balloon.kubekit.dev/balloon": "true" } } : {}),
-      ...(options.balloon ? { ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "node-balloon", uid: "ds-uid", controller: true }] } : {}),
+      ...(options.balloon
+        ? { ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: "node-balloon", uid: "ds-uid", controller: true }] }
+        : {}),
       ...(options.created ? { creationTimestamp: options.created } : {}),
       ...(options.deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
     },
@@ -121,8 +137,18 @@ function podOn(
   };
 }
 
-const deferred: Condition = { type: "PodResizePending", status: "True", reason: "Deferred", message: "Node didn't have enough resource: cpu" };
-const infeasible: Condition = { type: "PodResizePending", status: "True", reason: "Infeasible", message: "Node didn't have enough capacity" };
+const deferred: Condition = {
+  type: "PodResizePending",
+  status: "True",
+  reason: "Deferred",
+  message: "Node didn't have enough resource: cpu",
+};
+const infeasible: Condition = {
+  type: "PodResizePending",
+  status: "True",
+  reason: "Infeasible",
+  message: "Node didn't have enough capacity",
+};
 
 describe("planNodeResize reads live state like the kubelet", () => {
   const workload = podOn("work", { cpu: "5" }, { allocated: { cpu: "5" } });
@@ -134,9 +160,16 @@ describe("planNodeResize reads live state like the kubelet", () => {
     expect(plan.inFlight).toBe(true);
     expect(plan.resizeState).toMatchObject({ pending: "Deferred", inProgress: false });
     const cpu = plan.resources[0];
-    expect([cpu?.current.toString(), cpu?.desired.toString(), cpu?.planned.toString(), cpu?.direction]).toEqual(["2", "6", "4", "shrink-node"]);
+    expect([cpu?.current.toString(), cpu?.desired.toString(), cpu?.planned.toString(), cpu?.direction]).toEqual([
+      "2",
+      "6",
+      "4",
+      "shrink-node",
+    ]);
     if (plan.decision !== "refused") return;
-    expect(plan.refusals.map((r) => [r.resource, r.requested.toString(), r.room.toString(), r.otherPods.toString()])).toEqual([["cpu", "4", "3", "5"]]);
+    expect(plan.refusals.map((r) => [r.resource, r.requested.toString(), r.room.toString(), r.otherPods.toString()])).toEqual([
+      ["cpu", "4", "3", "5"],
+    ]);
     // Refused leaves the spec as it is.
     expect(resourceListStrings(plan.balloon)).toEqual({ cpu: "6" });
   });
@@ -197,7 +230,11 @@ describe("planNodeResize reads live state like the kubelet", () => {
   });
 
   it("resizes the replacement during an OnDelete rollout and counts the terminating balloon as still held", () => {
-    const old = podOn("balloon-old", { cpu: "3" }, { balloon: true, allocated: { cpu: "3" }, deleting: true, created: "2026-01-01T00:00:00Z" });
+    const old = podOn(
+      "balloon-old",
+      { cpu: "3" },
+      { balloon: true, allocated: { cpu: "3" }, deleting: true, created: "2026-01-01T00:00:00Z" },
+    );
     const fresh = podOn("balloon-new", { cpu: "1m" }, { balloon: true, allocated: { cpu: "1m" }, created: "2026-01-02T00:00:00Z" });
     const plan = planNodeResize({ node: eightCpu, pods: [old, fresh], target: parseResourceList("cpu=5") });
     expect(plan).toMatchObject({ decision: "resize", balloonPod: "balloon-new", otherBalloons: ["balloon-old"] });

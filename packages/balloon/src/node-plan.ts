@@ -56,9 +56,7 @@ function byNewest(a: Pod, b: Pod): number {
  * merely carry the balloon label are ordinary pods.
  */
 export function nodeBalloon(pods: readonly Pod[], nodeName: string, owner?: BalloonOwner): Pod | undefined {
-  return pods
-    .filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner))
-    .sort(byNewest)[0];
+  return pods.filter((pod) => pod.spec?.nodeName === nodeName && isPodActive(pod) && isOwnedBalloonPod(pod, owner)).sort(byNewest)[0];
 }
 
 /** A balloon pod split the way the kubelet holds it. */
@@ -106,7 +104,9 @@ export function planNodeResize(input: PlanNodeResizeInput): NodeResizePlan {
     const leaving = onNode.some(owned);
     throw new BalloonError(
       "invalid-input",
-      leaving ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement` : `node ${nodeName} has no running balloon pod`,
+      leaving
+        ? `node ${nodeName} has only a terminating balloon pod; wait for its replacement`
+        : `node ${nodeName} has no running balloon pod`,
     );
   }
   const { allocated, desired, fixed } = balloonParts(balloonPod);

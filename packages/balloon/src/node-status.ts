@@ -37,7 +37,17 @@ export function nodeBalloonStatus(node: Node, pods: readonly Pod[], owner?: Ball
   const labels = { ...(node.metadata?.labels ?? {}) };
   const balloon = nodeBalloon(pods, name, owner);
   if (!balloon) {
-    return { node: name, labels, capacity, allocatable, desired: {}, allocated: {}, effective: allocatable, ...(target ? { target } : {}), resize: "" };
+    return {
+      node: name,
+      labels,
+      capacity,
+      allocatable,
+      desired: {},
+      allocated: {},
+      effective: allocatable,
+      ...(target ? { target } : {}),
+      resize: "",
+    };
   }
   const { allocated, desired, fixed } = balloonParts(balloon);
   // The whole pod as the kubelet holds it: the allocated container plus overhead and anything else.
@@ -48,12 +58,25 @@ export function nodeBalloonStatus(node: Node, pods: readonly Pod[], owner?: Ball
     : state.inProgress
       ? `InProgress${state.inProgressError ? `: ${state.inProgressError}` : ""}`
       : "";
-  return { node: name, labels, capacity, allocatable, balloonPod: balloon.metadata?.name ?? "?", desired, allocated, effective, ...(target ? { target } : {}), resize };
+  return {
+    node: name,
+    labels,
+    capacity,
+    allocatable,
+    balloonPod: balloon.metadata?.name ?? "?",
+    desired,
+    allocated,
+    effective,
+    ...(target ? { target } : {}),
+    resize,
+  };
 }
 
 /** Reads every Node and `owner`'s balloon pods (in its namespace, by the well-known label) and reports each node. */
 export async function readNodeBalloonStatus(client: KubeClient, owner?: BalloonOwner): Promise<NodeBalloonStatus[]> {
   const nodes = await client.list<Node>(NODES);
-  const balloons = await client.list<Pod>(PODS, balloonOwner(owner).namespace, { labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}` });
+  const balloons = await client.list<Pod>(PODS, balloonOwner(owner).namespace, {
+    labelSelector: `${BALLOON_LABEL}=${BALLOON_LABEL_VALUE}`,
+  });
   return nodes.items.map((node) => nodeBalloonStatus(node, balloons.items, owner)).sort((a, b) => a.node.localeCompare(b.node));
 }

@@ -42,7 +42,13 @@ export async function recordNodeTarget(client: KubeClient, nodeName: string, tar
     const recorded = mergedTarget(previous, target);
     if (recorded === previous) return { node: nodeName, previous, recorded };
     try {
-      await client.patch(NODES, undefined, nodeName, { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: recorded } } }, PATCH_MERGE);
+      await client.patch(
+        NODES,
+        undefined,
+        nodeName,
+        { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: recorded } } },
+        PATCH_MERGE,
+      );
       return { node: nodeName, previous, recorded };
     } catch (error) {
       if (!isConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
@@ -61,7 +67,9 @@ export async function restoreNodeTarget(client: KubeClient, record: RecordedTarg
         NODES,
         undefined,
         record.node,
-        { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: record.previous ?? null } } },
+        {
+          metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [NODE_TARGET_ANNOTATION]: record.previous ?? null } },
+        },
         PATCH_MERGE,
       );
       return true;

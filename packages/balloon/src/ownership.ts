@@ -27,5 +27,7 @@ export function balloonOwner(owner: BalloonOwner = {}): Required<BalloonOwner> {
 export function isOwnedBalloonPod(pod: Pod, owner: BalloonOwner = {}): boolean {
   const { name, namespace } = balloonOwner(owner);
   if (!isBalloonPod(pod) || pod.metadata?.namespace !== namespace || pod.spec?.priorityClassName !== name) return false;
-  return (pod.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.apiVersion === "apps/v1" && ref.kind === "DaemonSet" && ref.name === name);
+  return (pod.metadata.ownerReferences ?? []).some(
+    (ref) => ref.controller === true && ref.apiVersion === "apps/v1" && ref.kind === "DaemonSet" && ref.name === name,
+  );
 }

@@ -61,6 +61,15 @@ export function formatStatusText(rows: readonly NodeBalloonStatus[]): string {
   const list = (l: ResourceList) => (Object.keys(l).length === 0 ? "-" : formatResourceList(l));
   return `${table([
     ["NODE", "CAPACITY", "ALLOCATABLE", "BALLOON DESIRED", "BALLOON ALLOCATED", "EFFECTIVE", "TARGET", "RESIZE"],
-    ...rows.map((r) => [r.node, list(r.capacity), list(r.allocatable), list(r.desired), list(r.allocated), list(r.effective), r.target ?? "-", r.resize || "-"]),
+    ...rows.map((r) => [
+      r.node,
+      list(r.capacity),
+      list(r.allocatable),
+      list(r.desired),
+      list(r.allocated),
+      list(r.effective),
+      r.target ?? "-",
+      r.resize || "-",
+    ]),
   ]).join("\n")}\n`;
 }

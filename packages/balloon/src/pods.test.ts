@@ -66,7 +66,10 @@ describe("podRequests", () => {
   });
 
   it("means by active and terminal what upstream's controller.IsPodActive and IsPodTerminal mean", () => {
-    const deleting: Pod = { ...pod({}, { phase: "Running" }), metadata: { name: "p", namespace: "ns", deletionTimestamp: "1970-01-01T00:00:00Z" } };
+    const deleting: Pod = {
+      ...pod({}, { phase: "Running" }),
+      metadata: { name: "p", namespace: "ns", deletionTimestamp: "1970-01-01T00:00:00Z" },
+    };
     // Being deleted, the pod no longer counts for its controller but still holds its node's resources.
     expect(isPodActive(deleting)).toBe(false);
     expect(isPodTerminal(deleting)).toBe(false);

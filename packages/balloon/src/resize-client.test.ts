@@ -26,7 +26,11 @@ describe("resizeNode on a simulated cluster (the parts that need no kubelet resi
     const balloon = await sim.pod("kube-system", "node-balloon-node-a");
     expect(balloon.spec?.containers[0]?.resources?.requests).toEqual({ cpu: "1", memory: "1Gi" });
     const events = await nodeEvents("node-a");
-    expect(events.map((e) => [e.type, e.reason, e.source?.component])).toContainEqual(["Warning", "BalloonResizeRefused", "balloon-resizer"]);
+    expect(events.map((e) => [e.type, e.reason, e.source?.component])).toContainEqual([
+      "Warning",
+      "BalloonResizeRefused",
+      "balloon-resizer",
+    ]);
     expect(events.find((e) => e.reason === "BalloonResizeRefused")?.message).toContain("leaving 1");
   });
 

@@ -157,7 +157,12 @@ async function readState(client: KubeClient, nodeName: string): Promise<{ node: 
  * left Deferred), and a resize the kubelet unexpectedly defers or finds infeasible is put back.
  * A resize already in flight at the planned size is waited on, not submitted again. Emits Events on the Node.
  */
-export async function resizeNode(client: KubeClient, nodeName: string, target: ResourceList, options: ResizeNodeOptions = {}): Promise<ResizeResult> {
+export async function resizeNode(
+  client: KubeClient,
+  nodeName: string,
+  target: ResourceList,
+  options: ResizeNodeOptions = {},
+): Promise<ResizeResult> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const retries = options.conflictRetries ?? 5;
@@ -187,7 +192,9 @@ export async function resizeNode(client: KubeClient, nodeName: string, target: R
       await events.emit("Warning", "BalloonResizeRefused", plan.message);
       return { outcome: "refused", node: nodeName, plan, patched: false, reason: plan.message };
     }
-    const balloonPod = pods.find((pod) => pod.metadata?.name === plan.balloonRef.name && pod.metadata.namespace === plan.balloonRef.namespace);
+    const balloonPod = pods.find(
+      (pod) => pod.metadata?.name === plan.balloonRef.name && pod.metadata.namespace === plan.balloonRef.namespace,
+    );
     if (!balloonPod) throw new Error(`balloon pod ${plan.balloonRef.name} vanished from the list it was planned from`);
 
     let submitted = balloonPod;

@@ -6,7 +6,12 @@ import { resizeProgress } from "./resize-progress.js";
 type Status = NonNullable<Pod["status"]>;
 type Condition = NonNullable<Status["conditions"]>[number];
 
-function balloon(status: { allocated?: Record<string, string>; actual?: Record<string, string>; conditions?: Condition[]; observedGeneration?: number }): Pod {
+function balloon(status: {
+  allocated?: Record<string, string>;
+  actual?: Record<string, string>;
+  conditions?: Condition[];
+  observedGeneration?: number;
+}): Pod {
   return {
     metadata: { name: "b", namespace: "kube-system", generation: 3 },
     spec: { containers: [{ name: "balloon", image: "pause", resources: { requests: { cpu: "4" } } }] },
@@ -38,12 +43,20 @@ describe("resizeProgress", () => {
   });
 
   it("waits while allocated, actual or PodResizeInProgress lag behind", () => {
-    expect(resizeProgress(balloon({ allocated: { cpu: "2" }, actual: { cpu: "2" } }), planned, 3)).toEqual({ state: "waiting", message: "cpu allocated 2, asked 4" });
+    expect(resizeProgress(balloon({ allocated: { cpu: "2" }, actual: { cpu: "2" } }), planned, 3)).toEqual({
+      state: "waiting",
+      message: "cpu allocated 2, asked 4",
+    });
     expect(resizeProgress(balloon({ allocated: { cpu: "4" }, actual: { cpu: "2" } }), planned, 3)).toEqual({
       state: "waiting",
       message: "cpu actuated 2, allocated 4",
     });
-    const inProgress: Condition = { type: "PodResizeInProgress", status: "True", reason: "Error", message: "memory usage above the new limit" };
+    const inProgress: Condition = {
+      type: "PodResizeInProgress",
+      status: "True",
+      reason: "Error",
+      message: "memory usage above the new limit",
+    };
     expect(resizeProgress(balloon({ allocated: { cpu: "4" }, conditions: [inProgress] }), planned, 3)).toEqual({
       state: "waiting",
       message: "in progress with an error: memory usage above the new limit",
@@ -51,12 +64,23 @@ describe("resizeProgress", () => {
   });
 
   it("reports Deferred and Infeasible with the kubelet's message", () => {
-    const deferred: Condition = { type: "PodResizePending", status: "True", reason: "Deferred", message: "Node didn't have enough resource: cpu", observedGeneration: 3 };
+    const deferred: Condition = {
+      type: "PodResizePending",
+      status: "True",
+      reason: "Deferred",
+      message: "Node didn't have enough resource: cpu",
+      observedGeneration: 3,
+    };
     expect(resizeProgress(balloon({ allocated: { cpu: "2" }, conditions: [deferred] }), planned, 3)).toEqual({
       state: "deferred",
       message: "Node didn't have enough resource: cpu",
     });
-    const infeasible: Condition = { type: "PodResizePending", status: "True", reason: "Infeasible", message: "Node didn't have enough capacity: cpu, requested: 4000, capacity: 3000" };
+    const infeasible: Condition = {
+      type: "PodResizePending",
+      status: "True",
+      reason: "Infeasible",
+      message: "Node didn't have enough capacity: cpu, requested: 4000, capacity: 3000",
+    };
     expect(resizeProgress(balloon({ allocated: { cpu: "2" }, conditions: [infeasible] }), planned, 3).state).toBe("infeasible");
   });
 

@@ -25,7 +25,8 @@ export function resizeProgress(pod: Pod, planned: ResourceList, generation?: num
   }
   const conditions = status?.conditions ?? [];
   const pendingCondition = conditions.find((c) => c.type === "PodResizePending" && c.status === "True");
-  const stale = generation !== undefined && pendingCondition?.observedGeneration !== undefined && pendingCondition.observedGeneration < generation;
+  const stale =
+    generation !== undefined && pendingCondition?.observedGeneration !== undefined && pendingCondition.observedGeneration < generation;
   const resize = podResizeState(pod);
   if (resize.pending && !stale) {
     const message = resize.pendingMessage ?? `resize ${resize.pending.toLowerCase()}`;

@@ -158,10 +158,7 @@ export function clampResourceList(list: ResourceList, bounds: { min?: ResourceLi
     const low = bounds.min?.[name];
     const high = bounds.max?.[name];
     if (low && high && low.cmp(high) > 0) {
-      throw new BalloonError(
-        "invalid-argument",
-        `cannot clamp ${name}: minimum ${low.toString()} exceeds maximum ${high.toString()}`,
-      );
+      throw new BalloonError("invalid-argument", `cannot clamp ${name}: minimum ${low.toString()} exceeds maximum ${high.toString()}`);
     }
     let clamped = quantity;
     if (low) clamped = clamped.max(low);

@@ -31,7 +31,10 @@ export function granularityFor(name: string, granularity: ResourceList | undefin
   requireSensibleUnits({ [name]: step }, "granularity");
   if (name === "cpu" && step.nanos % ONE_MILLI.nanos !== 0n) {
     // Finer steps would emit requests like "1500u" that the kubelet rounds up to whole millicores anyway.
-    throw new BalloonError("invalid-argument", `granularity cpu: ${JSON.stringify(step.toString())} must be a whole number of millicores (1m is the kubelet's unit)`);
+    throw new BalloonError(
+      "invalid-argument",
+      `granularity cpu: ${JSON.stringify(step.toString())} must be a whole number of millicores (1m is the kubelet's unit)`,
+    );
   }
   return step;
 }
@@ -57,7 +60,6 @@ export function requireNonNegative(list: ResourceList | undefined, role: string)
 function isByteResource(name: string): boolean {
   return name === "memory" || name === "ephemeral-storage" || name.startsWith("hugepages-");
 }
-
 
 /**
  * Units that make sense for the resource: whole bytes for memory (`memory=500m` is half a byte,

@@ -96,9 +96,9 @@ describe("planResize", () => {
     expect(() => planResize({ ...base, target: rl("cpu=-1") })).toThrow(expect.objectContaining({ code: "invalid-argument" }));
     expect(() => planResize({ ...base, target: rl("cpu=1"), floor: rl("cpu=9") })).toThrow(/floor for cpu/);
     expect(() => planResize({ ...base, node: { allocatable: rl("memory=1Gi") }, target: rl("cpu=1") })).toThrow(/does not list/);
-    expect(() =>
-      planResize({ ...base, node: { capacity: rl("cpu=4"), allocatable: rl("cpu=8") }, target: rl("cpu=1") }),
-    ).toThrow(/exceeds capacity/);
+    expect(() => planResize({ ...base, node: { capacity: rl("cpu=4"), allocatable: rl("cpu=8") }, target: rl("cpu=1") })).toThrow(
+      /exceeds capacity/,
+    );
   });
 
   it("computes the effective size as allocatable minus balloon", () => {
@@ -212,7 +212,15 @@ describe("planResize properties", () => {
           const a = input.node.allocatable[name] as Quantity;
           const step = input.granularity?.[name] as Quantity;
           const floor = (input.floor?.[name] ?? Quantity.zero()).ceilTo(step);
-          return { name, a, need: a.sub(input.target[name] as Quantity).ceilTo(step).max(floor).min(a) };
+          return {
+            name,
+            a,
+            need: a
+              .sub(input.target[name] as Quantity)
+              .ceilTo(step)
+              .max(floor)
+              .min(a),
+          };
         });
         const cannotFit = needs.some(({ name, a, need }) => sum(input.pods, name).add(need).cmp(a) > 0);
         const result = plan(input);

@@ -1,7 +1,14 @@
 import { BalloonError } from "./errors.js";
 import { Quantity } from "@kubekit/apimachinery";
 import { amountOf, resourceListsEqual, sumResourceLists, type ResourceList } from "./resource-list.js";
-import { bestEffortBalloon, floorWithDefaults, granularityFor, requireNonNegative, requireSensibleUnits, requireValidTarget } from "./sizing-rules.js";
+import {
+  bestEffortBalloon,
+  floorWithDefaults,
+  granularityFor,
+  requireNonNegative,
+  requireSensibleUnits,
+  requireValidTarget,
+} from "./sizing-rules.js";
 
 /** A node's sizes as reported in `status.capacity` and `status.allocatable`. */
 export interface NodeResources {
@@ -108,7 +115,12 @@ interface PlanBase {
  */
 export type ResizePlan =
   | (PlanBase & { readonly decision: "resize" | "unchanged"; readonly balloon: ResourceList; readonly effective: ResourceList })
-  | (PlanBase & { readonly decision: "defer"; readonly balloon: ResourceList; readonly effective: ResourceList; readonly refusals: readonly ResizeRefusal[] })
+  | (PlanBase & {
+      readonly decision: "defer";
+      readonly balloon: ResourceList;
+      readonly effective: ResourceList;
+      readonly refusals: readonly ResizeRefusal[];
+    })
   | (PlanBase & { readonly decision: "refused"; readonly balloon: ResourceList; readonly refusals: readonly ResizeRefusal[] });
 
 /** E = A − B: the node size pods can actually use, for every resource in allocatable. */
@@ -134,10 +146,7 @@ function validate(input: PlanResizeInput): void {
     for (const [name, amount] of Object.entries(node.allocatable)) {
       const capacity = node.capacity[name];
       if (capacity && amount.cmp(capacity) > 0) {
-        throw new BalloonError(
-          "invalid-argument",
-          `allocatable ${name} ${amount.toString()} exceeds capacity ${capacity.toString()}`,
-        );
+        throw new BalloonError("invalid-argument", `allocatable ${name} ${amount.toString()} exceeds capacity ${capacity.toString()}`);
       }
     }
   }

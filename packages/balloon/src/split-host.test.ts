@@ -69,7 +69,7 @@ describe("splitHost", () => {
           const host = { cpu: Quantity.fromNanos(cpuNanos), memory: Quantity.of(memoryBytes, "BinarySI") };
           const reserved = { cpu: Quantity.fromNanos(reservedCpu), memory: Quantity.of(reservedMemory, "BinarySI") };
           // Independent oracle: a share is host / N rounded down to the default step (1m, 1Mi).
-          const cpuShare = ((cpuNanos / count) / 1_000_000n) * 1_000_000n;
+          const cpuShare = (cpuNanos / count / 1_000_000n) * 1_000_000n;
           const memoryShare = (memoryBytes / count / MI) * MI;
           const mustRefuse = cpuShare <= reservedCpu || memoryShare <= reservedMemory;
           let split;

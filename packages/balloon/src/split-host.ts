@@ -91,7 +91,10 @@ export function splitHost(input: SplitHostInput): HostSplit {
     }
     const floor = amountOf(floors, name).ceilTo(step);
     if (floor.cmp(allocatable) > 0) {
-      throw new BalloonError("invalid-argument", `the balloon floor for ${name} (${floor.toString()}) exceeds allocatable ${allocatable.toString()}`);
+      throw new BalloonError(
+        "invalid-argument",
+        `the balloon floor for ${name} (${floor.toString()}) exceeds allocatable ${allocatable.toString()}`,
+      );
     }
     // The balloon is rounded up so a node never offers more than its budget, and never below the
     // floor, which keeps it Burstable (a BestEffort balloon can never be resized).

@@ -48,7 +48,10 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
   });
 
   it("shrinks a node while its pods run: the kubelet allocates the bigger balloon and no workload pod is touched", async () => {
-    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=4,memory=16Gi"), { pollIntervalMs: 20, timeoutMs: 20_000 });
+    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=4,memory=16Gi"), {
+      pollIntervalMs: 20,
+      timeoutMs: 20_000,
+    });
     expect(result).toMatchObject({ outcome: "applied", patched: true });
     if (result.outcome !== "applied") return;
     expect(resourceListStrings(result.allocated)).toEqual({ cpu: "4", memory: "16Gi" });
@@ -104,19 +107,27 @@ describe("resizing nodes on a simulated cluster with in-place resize", () => {
     const generation = (await balloonPod()).metadata?.generation;
     const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=2"), { pollIntervalMs: 20 });
     expect(result).toMatchObject({ outcome: "refused", patched: false });
-    if (result.outcome === "refused") expect(result.reason).toContain("cpu: the balloon needs 6 but other pods request 3 of 8 allocatable, leaving 5");
+    if (result.outcome === "refused")
+      expect(result.reason).toContain("cpu: the balloon needs 6 but other pods request 3 of 8 allocatable, leaving 5");
     expect((await balloonPod()).metadata?.generation).toBe(generation);
     await expectWorkloadsUntouched();
   });
 
   it("when asked, leaves it Deferred: the scheduler keeps new pods off the space, and the kubelet applies it once a pod leaves", async () => {
-    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=2"), { onShortfall: "defer", pollIntervalMs: 20, timeoutMs: 20_000 });
+    const result = await resizeNode(sim.client, "node-a", parseResourceList("cpu=2"), {
+      onShortfall: "defer",
+      pollIntervalMs: 20,
+      timeoutMs: 20_000,
+    });
     expect(result).toMatchObject({ outcome: "deferred", patched: true });
     if (result.outcome === "deferred") expect(result.message).toMatch(/^Node didn't have enough resource: cpu/);
     // Drains by reservation: a 1-cpu pod for node-a no longer fits, though only 3 + 1 cpus are allocated.
     await sim.client.create(PODS, "default", {
       metadata: { name: "late" },
-      spec: { nodeSelector: { "kubernetes.io/hostname": "node-a" }, containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "1" } } }] },
+      spec: {
+        nodeSelector: { "kubernetes.io/hostname": "node-a" },
+        containers: [{ name: "c", image: "pause", resources: { requests: { cpu: "1" } } }],
+      },
     } satisfies Pod);
     const unschedulable = async () => {
       const late = await sim.pod("default", "late");
@@ -149,7 +160,10 @@ describe("four kubelets carved from one host", () => {
 
   beforeAll(async () => {
     // Every kubelet on the host reports the whole host.
-    sim = await startBalloonSim(nodes.map((name) => ({ name })), { cpu: "16", memory: "64Gi" });
+    sim = await startBalloonSim(
+      nodes.map((name) => ({ name })),
+      { cpu: "16", memory: "64Gi" },
+    );
     for (const node of nodes) await sim.balloon(node, { cpu: "1m", memory: "1Mi" });
   }, 60_000);
 
@@ -160,10 +174,14 @@ describe("four kubelets carved from one host", () => {
   it("each sees a quarter of it, and the scheduler never puts more than a quarter on one", async () => {
     const split = splitHost({ host, kubelets: 4 });
     expect(resourceListStrings(split.effective)).toEqual({ cpu: "4", memory: "16Gi" });
-    const results = await Promise.all(nodes.map((node) => resizeNode(sim.client, node, split.effective, { pollIntervalMs: 20, timeoutMs: 20_000 })));
+    const results = await Promise.all(
+      nodes.map((node) => resizeNode(sim.client, node, split.effective, { pollIntervalMs: 20, timeoutMs: 20_000 })),
+    );
     expect(results.map((r) => r.outcome)).toEqual(["applied", "applied", "applied", "applied"]);
     const status = await readNodeBalloonStatus(sim.client);
-    expect(status.map((s) => [s.node, resourceListStrings(s.effective)])).toEqual(nodes.map((node) => [node, { cpu: "4", memory: "16Gi" }]));
+    expect(status.map((s) => [s.node, resourceListStrings(s.effective)])).toEqual(
+      nodes.map((node) => [node, { cpu: "4", memory: "16Gi" }]),
+    );
     // Four quarter-sized pods land one per kubelet; a fifth fits nowhere.
     for (let i = 0; i < 5; i++) {
       await sim.client.create(PODS, "default", {
@@ -178,7 +196,9 @@ describe("four kubelets carved from one host", () => {
       const waiting = pods.find((p) => p.status?.conditions?.some((c) => c.type === "PodScheduled" && c.reason === "Unschedulable"));
       if (bound.length === 4 && waiting) {
         expect(new Set(bound.map((p) => p.spec?.nodeName))).toEqual(new Set(nodes));
-        expect(waiting.status?.conditions?.find((c) => c.type === "PodScheduled")?.message).toMatch(/^0\/4 nodes are available: 4 Insufficient cpu/);
+        expect(waiting.status?.conditions?.find((c) => c.type === "PodScheduled")?.message).toMatch(
+          /^0\/4 nodes are available: 4 Insufficient cpu/,
+        );
         break;
       }
       if (Date.now() > deadline) throw new Error(`pods not placed within 20 s: ${bound.length} bound`);

@@ -1,4 +1,14 @@
-import { configFromKubeconfig, KubeClient, PATCH_MERGE, type CoreEvent, type DaemonSet, type Node, type OwnerReference, type Pod, type ResourceRef } from "@kubekit/client";
+import {
+  configFromKubeconfig,
+  KubeClient,
+  PATCH_MERGE,
+  type CoreEvent,
+  type DaemonSet,
+  type Node,
+  type OwnerReference,
+  type Pod,
+  type ResourceRef,
+} from "@kubekit/client";
 import { startSimCluster, type SimCluster, type SimNodeOptions } from "@kubekit/sim-cluster";
 import { balloonManifests } from "../src/manifests.js";
 import { resourceList } from "../src/resource-list.js";
@@ -95,7 +105,10 @@ export async function heldDaemonSet(client: KubeClient, daemonSet: DaemonSet): P
     ...daemonSet,
     metadata: { ...daemonSet.metadata, finalizers: ["test.kubekit.dev/hold"] },
     // No node matches until the controller stops managing it.
-    spec: { ...daemonSet.spec!, template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } } },
+    spec: {
+      ...daemonSet.spec!,
+      template: { ...template, spec: { ...template!.spec!, nodeSelector: { "test.kubekit.dev/no-node": "true" } } },
+    },
   });
   // Deleted only once the controller has synced it (its status says so): deleted earlier, the
   // controller can still hold it as live when the first balloon arrives, and delete that balloon.

@@ -12,13 +12,7 @@
  * - `interrupted`: the run was cancelled (Ctrl-C or an aborted signal).
  */
 export type CcmE2eErrorCode =
-  | "invalid-driver"
-  | "driver-hook-failed"
-  | "assertion-failed"
-  | "timeout"
-  | "skipped"
-  | "invalid-argument"
-  | "interrupted";
+  "invalid-driver" | "driver-hook-failed" | "assertion-failed" | "timeout" | "skipped" | "invalid-argument" | "interrupted";
 
 /** The one error class of `@kubekit/ccm-e2e`. Match on `code` (or `name`), not only `instanceof`. */
 export class CcmE2eError extends Error {

@@ -31,8 +31,24 @@ export { labelsOf, missingRequirements, selectTests, type Selection, type SuiteT
 export type { TestContext } from "./framework/context.js";
 export { fail, expectEqual, skip } from "./framework/assert.js";
 export { poll, type PollOptions } from "./framework/poll.js";
-export { TestJig, setServiceType, AGNHOST_IMAGE, LOAD_BALANCER_CLEANUP_FINALIZER, defaultLoadBalancerName, ingressPoint, serviceRef, type ServiceTweak } from "./framework/jig.js";
-export { testReachableHTTP, testNotReachableHTTP, testReachableUDP, testNotReachableUDP, checkAffinity, AFFINITY_CONFIRM_COUNT } from "./framework/reachability.js";
+export {
+  TestJig,
+  setServiceType,
+  AGNHOST_IMAGE,
+  LOAD_BALANCER_CLEANUP_FINALIZER,
+  defaultLoadBalancerName,
+  ingressPoint,
+  serviceRef,
+  type ServiceTweak,
+} from "./framework/jig.js";
+export {
+  testReachableHTTP,
+  testNotReachableHTTP,
+  testReachableUDP,
+  testNotReachableUDP,
+  checkAffinity,
+  AFFINITY_CONFIRM_COUNT,
+} from "./framework/reachability.js";
 export type { Service, ServicePort, Node, Pod } from "./framework/resources.js";
 export { runSuite, type RunSuiteOptions, type SuiteReporter } from "./runner/run-suite.js";
 export type { SuiteResult, TestResult, TestState } from "./runner/result.js";

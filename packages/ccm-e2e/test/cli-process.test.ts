@@ -21,7 +21,10 @@ interface Exit {
 /** Runs the binary; with `closeStdoutAfterFirstChunk` the reader goes away like `| head -1` does. */
 function run(args: readonly string[], options: { closeStdoutAfterFirstChunk?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Exit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECONFIG: "", ...options.env } });
+    const child = spawn(process.execPath, [cli, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, KUBECONFIG: "", ...options.env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8");
@@ -59,7 +62,13 @@ describe("the ccm-e2e binary", () => {
   });
 
   it("reports a missing kubeconfig in one line and exits 2", async () => {
-    const exit = await run(["run", "--driver", join(packageDir, "..", "..", "examples", "fake-cloud-ccm", "driver.yaml"), "--kubeconfig", "/nonexistent/kubeconfig"]);
+    const exit = await run([
+      "run",
+      "--driver",
+      join(packageDir, "..", "..", "examples", "fake-cloud-ccm", "driver.yaml"),
+      "--kubeconfig",
+      "/nonexistent/kubeconfig",
+    ]);
     expect(exit.code).toBe(2);
     expect(exit.stderr).toMatch(/^ccm-e2e: error loading kubeconfig \/nonexistent\/kubeconfig: [^\n]*\n$/);
   });
@@ -105,13 +114,25 @@ describe("the ccm-e2e binary against a cluster behind an exec credential plugin"
     front = createServer((req, res) => {
       if (req.headers.authorization !== `Bearer ${PLUGIN_TOKEN}`) {
         refused.push(`${req.method} ${req.url}`);
-        res.writeHead(401, { "Content-Type": "application/json" }).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401, message: "Unauthorized" }));
+        res.writeHead(401, { "Content-Type": "application/json" }).end(
+          JSON.stringify({
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            reason: "Unauthorized",
+            code: 401,
+            message: "Unauthorized",
+          }),
+        );
         return;
       }
-      const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forwarded = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forwarded.on("error", () => res.destroy());
       req.pipe(forwarded);
     });
@@ -137,12 +158,29 @@ describe("the ccm-e2e binary against a cluster behind an exec credential plugin"
         kind: "Config",
         "current-context": "managed",
         clusters: [{ name: "managed", cluster: { server: `http://127.0.0.1:${(front.address() as { port: number }).port}` } }],
-        users: [{ name: "ci", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "./token-plugin.sh", interactiveMode: "Never", env: [{ name: "PLUGIN_TOKEN", value: PLUGIN_TOKEN }, { name: "RUNS_FILE", value: runsFile }] } } }],
+        users: [
+          {
+            name: "ci",
+            user: {
+              exec: {
+                apiVersion: "client.authentication.k8s.io/v1",
+                command: "./token-plugin.sh",
+                interactiveMode: "Never",
+                env: [
+                  { name: "PLUGIN_TOKEN", value: PLUGIN_TOKEN },
+                  { name: "RUNS_FILE", value: runsFile },
+                ],
+              },
+            },
+          },
+        ],
         contexts: [{ name: "managed", context: { cluster: "managed", user: "ci" } }],
       }),
     );
     await writeFile(join(dir, "driver.yaml"), "name: no-cloud\ncapabilities: {}\n");
-    const exit = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], { env: { KUBECONFIG: kubeconfig } });
+    const exit = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], {
+      env: { KUBECONFIG: kubeconfig },
+    });
     expect(exit.stderr).toBe("");
     expect(exit.stdout).toContain("PASS [sig-network] Services should delete a collection of services [Conformance]");
     expect(exit.code).toBe(0);
@@ -152,7 +190,9 @@ describe("the ccm-e2e binary against a cluster behind an exec credential plugin"
     // KUBECONFIG as a list, merged as kubectl merges it: the first file only chooses the context.
     const chooser = join(dir, "chooser");
     await writeFile(chooser, stringify({ apiVersion: "v1", kind: "Config", "current-context": "managed" }));
-    const merged = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], { env: { KUBECONFIG: `${chooser}:${kubeconfig}` } });
+    const merged = await run(["run", "--driver", join(dir, "driver.yaml"), "--focus", "should delete a collection of services"], {
+      env: { KUBECONFIG: `${chooser}:${kubeconfig}` },
+    });
     expect(merged.stderr).toBe("");
     expect(merged.code).toBe(0);
   }, 60_000);

@@ -113,33 +113,74 @@ export class KubeClient {
     for (const agent of this.#certificateAgents.values()) agent.destroy();
   }
 
-  async get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
     return (await this.request("GET", resourcePath(ref, namespace, name), signal ? { signal } : {})) as T;
   }
 
-  async list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string, query: Query = {}, signal?: AbortSignal): Promise<KubeList<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    namespace?: string,
+    query: Query = {},
+    signal?: AbortSignal,
+  ): Promise<KubeList<T>> {
     return (await this.request("GET", resourcePath(ref, namespace), { query, ...(signal ? { signal } : {}) })) as KubeList<T>;
   }
 
-  async create<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, signal?: AbortSignal): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    object: KubeObject,
+    signal?: AbortSignal,
+  ): Promise<T> {
     return (await this.request("POST", resourcePath(ref, namespace), { body: object, ...(signal ? { signal } : {}) })) as T;
   }
 
-  async update<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, object: KubeObject, subresource?: string, signal?: AbortSignal): Promise<T> {
-    return (await this.request("PUT", resourcePath(ref, namespace, object.metadata?.name ?? "", subresource), { body: object, ...(signal ? { signal } : {}) })) as T;
+  async update<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    object: KubeObject,
+    subresource?: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return (await this.request("PUT", resourcePath(ref, namespace, object.metadata?.name ?? "", subresource), {
+      body: object,
+      ...(signal ? { signal } : {}),
+    })) as T;
   }
 
-  async patch<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string | undefined, name: string, patch: unknown, contentType = PATCH_MERGE, subresource?: string): Promise<T> {
+  async patch<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    contentType = PATCH_MERGE,
+    subresource?: string,
+  ): Promise<T> {
     return (await this.request("PATCH", resourcePath(ref, namespace, name, subresource), { body: patch, contentType })) as T;
   }
 
   /** DELETE; resolves to the server's answer (the object while finalizers hold it, else a Status or the last state). */
   async delete(ref: ResourceRef, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<KubeObject> {
-    return (await this.request("DELETE", resourcePath(ref, namespace, name), { body: { apiVersion: "v1", kind: "DeleteOptions", ...options } })) as KubeObject;
+    return (await this.request("DELETE", resourcePath(ref, namespace, name), {
+      body: { apiVersion: "v1", kind: "DeleteOptions", ...options },
+    })) as KubeObject;
   }
 
-  async deleteCollection(ref: ResourceRef, namespace: string | undefined, options: DeleteOptions = {}, query: Query = {}): Promise<KubeObject> {
-    return (await this.request("DELETE", resourcePath(ref, namespace), { query, body: { apiVersion: "v1", kind: "DeleteOptions", ...options } })) as KubeObject;
+  async deleteCollection(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    options: DeleteOptions = {},
+    query: Query = {},
+  ): Promise<KubeObject> {
+    return (await this.request("DELETE", resourcePath(ref, namespace), {
+      query,
+      body: { apiVersion: "v1", kind: "DeleteOptions", ...options },
+    })) as KubeObject;
   }
 
   /** Any JSON request; non-2xx answers reject with `ApiError`. */
@@ -222,7 +263,8 @@ export class KubeClient {
     if (this.config.userAgent !== undefined) headers["User-Agent"] = this.config.userAgent;
     const token = credential?.token ?? this.config.token;
     if (token !== undefined) headers.Authorization = `Bearer ${token}`;
-    else if (this.config.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ""}`).toString("base64")}`;
+    else if (this.config.username !== undefined)
+      headers.Authorization = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ""}`).toString("base64")}`;
     let payload: string | undefined;
     if (init.body !== undefined) {
       payload = JSON.stringify(init.body);
@@ -230,7 +272,11 @@ export class KubeClient {
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
-      const req = this.#request(url, { method, headers, agent: this.#agentFor(credential), ...(init.signal ? { signal: init.signal } : {}) }, resolve);
+      const req = this.#request(
+        url,
+        { method, headers, agent: this.#agentFor(credential), ...(init.signal ? { signal: init.signal } : {}) },
+        resolve,
+      );
       req.on("error", reject);
       req.end(payload);
     });

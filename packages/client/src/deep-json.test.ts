@@ -10,11 +10,11 @@ const samples: unknown[] = [
   null,
   0,
   -1.5e-7,
-  "a\"b\\c\u0000\u2028",
+  'a"b\\c\u0000\u2028',
   [],
   {},
   [1, [2, [3, []]], { a: {} }],
-  { z: 1, a: [true, false, null], "": { "__proto__": { x: "y" } }, "1": "numeric keys come first" },
+  { z: 1, a: [true, false, null], "": { __proto__: { x: "y" } }, "1": "numeric keys come first" },
   { skipped: undefined, kept: 1, fn: () => 1 },
   [undefined, () => 1],
 ];
@@ -31,9 +31,12 @@ describe("stringifyIteratively", () => {
 });
 
 describe("parseValidJsonIteratively", () => {
-  it.each(samples.filter((sample) => JSON.stringify(sample) !== undefined).map((sample) => [JSON.stringify(sample)]))("reads %s as JSON.parse does", (text) => {
-    expect(parseValidJsonIteratively(text, asIs)).toEqual(JSON.parse(text));
-  });
+  it.each(samples.filter((sample) => JSON.stringify(sample) !== undefined).map((sample) => [JSON.stringify(sample)]))(
+    "reads %s as JSON.parse does",
+    (text) => {
+      expect(parseValidJsonIteratively(text, asIs)).toEqual(JSON.parse(text));
+    },
+  );
 
   it("keeps __proto__ an own key and the last of duplicate keys, as JSON.parse does", () => {
     const text = '{"__proto__":{"polluted":true},"a":1,"a":2}';

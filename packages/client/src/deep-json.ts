@@ -143,7 +143,9 @@ export function stringifyIteratively(value: unknown, leaf: (value: unknown) => s
   const parts: string[] = [];
   const writing: WritingContainer[] = [];
   const entriesOf = (container: Record<string, unknown> | unknown[]): Array<[string | undefined, unknown]> =>
-    Array.isArray(container) ? container.map((item) => [undefined, item]) : (sortKeys ? Object.keys(container).sort() : Object.keys(container)).map((key) => [key, container[key]]);
+    Array.isArray(container)
+      ? container.map((item) => [undefined, item])
+      : (sortKeys ? Object.keys(container).sort() : Object.keys(container)).map((key) => [key, container[key]]);
 
   const begin = (current: unknown, indent: string): void => {
     if (!isContainer(current)) {

@@ -111,7 +111,12 @@ function sortedKeys(_key: string, value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     // A "__proto__" key is data: defined, not assigned (assigning would set the prototype).
-    Object.defineProperty(sorted, key, { value: (value as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(sorted, key, {
+      value: (value as Record<string, unknown>)[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return sorted;
 }

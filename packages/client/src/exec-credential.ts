@@ -72,21 +72,36 @@ export class ExecCredentialProvider {
   async #run(): Promise<ExecCredential> {
     const config = this.#config;
     const interactive = config.interactiveMode !== "Never" && this.#stdinIsTerminal;
-    if (config.interactiveMode === "Always" && !interactive) throw new Error("exec plugin cannot support interactive mode: standard input is not a terminal");
-    const info = { kind: "ExecCredential", apiVersion: config.apiVersion, spec: { interactive, ...(config.cluster !== undefined ? { cluster: config.cluster } : {}) } };
-    const env = { ...process.env, ...Object.fromEntries(config.env.map((e) => [e.name, e.value])), KUBERNETES_EXEC_INFO: JSON.stringify(info) };
+    if (config.interactiveMode === "Always" && !interactive)
+      throw new Error("exec plugin cannot support interactive mode: standard input is not a terminal");
+    const info = {
+      kind: "ExecCredential",
+      apiVersion: config.apiVersion,
+      spec: { interactive, ...(config.cluster !== undefined ? { cluster: config.cluster } : {}) },
+    };
+    const env = {
+      ...process.env,
+      ...Object.fromEntries(config.env.map((e) => [e.name, e.value])),
+      KUBERNETES_EXEC_INFO: JSON.stringify(info),
+    };
     const stdout = await new Promise<string>((resolve, reject) => {
       // Like client-go: the plugin's stderr is the user's (login prompts), stdin only when interactive.
       const child = spawn(config.command, [...config.args], { env, stdio: [interactive ? "inherit" : "ignore", "pipe", "inherit"] });
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       child.once("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") reject(new Error(`exec: executable ${config.command} not found${config.installHint ? `\n\n${config.installHint}` : ""}`, { cause: error }));
+        if (error.code === "ENOENT")
+          reject(
+            new Error(`exec: executable ${config.command} not found${config.installHint ? `\n\n${config.installHint}` : ""}`, {
+              cause: error,
+            }),
+          );
         else reject(new Error(`exec: executable ${config.command} failed: ${error.message}`, { cause: error }));
       });
       child.once("close", (code, signal) => {
         if (code === 0) resolve(Buffer.concat(chunks).toString("utf8"));
-        else reject(new Error(`exec: executable ${config.command} failed with ${signal === null ? `exit code ${code}` : `signal ${signal}`}`));
+        else
+          reject(new Error(`exec: executable ${config.command} failed with ${signal === null ? `exit code ${code}` : `signal ${signal}`}`));
       });
     });
     return this.#decode(stdout);
@@ -101,7 +116,9 @@ export class ExecCredentialProvider {
     }
     const object = typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {};
     if (object.apiVersion !== this.#config.apiVersion) {
-      throw new Error(`exec plugin is configured to use API version ${this.#config.apiVersion}, plugin returned version ${String(object.apiVersion)}`);
+      throw new Error(
+        `exec plugin is configured to use API version ${this.#config.apiVersion}, plugin returned version ${String(object.apiVersion)}`,
+      );
     }
     const status = object.status;
     if (typeof status !== "object" || status === null) throw new Error("exec plugin didn't return a status field");
@@ -110,7 +127,8 @@ export class ExecCredentialProvider {
     const token = text("token");
     const cert = text("clientCertificateData");
     const key = text("clientKeyData");
-    if (token === undefined && cert === undefined && key === undefined) throw new Error("exec plugin didn't return a token or cert/key pair");
+    if (token === undefined && cert === undefined && key === undefined)
+      throw new Error("exec plugin didn't return a token or cert/key pair");
     if ((cert === undefined) !== (key === undefined)) throw new Error("exec plugin returned only certificate or key, not both");
     const credential: ExecCredential = {};
     if (token !== undefined) credential.token = token;

@@ -31,7 +31,8 @@ export async function inClusterConfig(env: NodeJS.ProcessEnv = process.env, dir 
     throw new Error("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined");
   }
   const token = (await optionalFile(join(dir, "token")))?.trim();
-  if (token === undefined || token === "") throw new Error(`unable to load in-cluster configuration: no service account token in ${join(dir, "token")}`);
+  if (token === undefined || token === "")
+    throw new Error(`unable to load in-cluster configuration: no service account token in ${join(dir, "token")}`);
   const ca = await optionalFile(join(dir, "ca.crt"));
   const namespace = (await optionalFile(join(dir, "namespace")))?.trim();
   return {

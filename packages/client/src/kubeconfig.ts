@@ -46,16 +46,24 @@ type Fields = Record<string, unknown>;
  * naming the context.
  */
 export async function configFromKubeconfig(text: string, options: { context?: string; baseDir?: string } = {}): Promise<ClientConfig> {
-  const doc = (parse(text) ?? {}) as { "current-context"?: string; contexts?: Named<Fields>[]; clusters?: Named<Fields>[]; users?: Named<Fields>[] };
+  const doc = (parse(text) ?? {}) as {
+    "current-context"?: string;
+    contexts?: Named<Fields>[];
+    clusters?: Named<Fields>[];
+    users?: Named<Fields>[];
+  };
   const contextName = options.context ?? doc["current-context"];
   if (!contextName) throw new Error("kubeconfig has no current-context");
   const context = doc.contexts?.find((c) => c.name === contextName)?.context;
   if (context === undefined) throw new Error(`kubeconfig has no context ${JSON.stringify(contextName)}`);
   const cluster = doc.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  if (cluster === undefined || typeof cluster.server !== "string") throw new Error(`kubeconfig context ${JSON.stringify(contextName)} names no cluster with a server`);
+  if (cluster === undefined || typeof cluster.server !== "string")
+    throw new Error(`kubeconfig context ${JSON.stringify(contextName)} names no cluster with a server`);
   const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
   if (user["auth-provider"] !== undefined) {
-    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: auth-provider credentials are not supported (kubectl removed them too; use an exec plugin such as kubelogin)`);
+    throw new Error(
+      `kubeconfig context ${JSON.stringify(contextName)}: auth-provider credentials are not supported (kubectl removed them too; use an exec plugin such as kubelogin)`,
+    );
   }
   const baseDir = options.baseDir ?? process.cwd();
   const material = async (data: unknown, file: unknown): Promise<string | undefined> => {
@@ -67,7 +75,8 @@ export async function configFromKubeconfig(text: string, options: { context?: st
   const ca = await material(cluster["certificate-authority-data"], cluster["certificate-authority"]);
   if (ca !== undefined) config.ca = ca;
   if (cluster["insecure-skip-tls-verify"] === true) config.insecureSkipTLSVerify = true;
-  if (typeof cluster["tls-server-name"] === "string" && cluster["tls-server-name"] !== "") config.tlsServerName = cluster["tls-server-name"];
+  if (typeof cluster["tls-server-name"] === "string" && cluster["tls-server-name"] !== "")
+    config.tlsServerName = cluster["tls-server-name"];
   const cert = await material(user["client-certificate-data"], user["client-certificate"]);
   if (cert !== undefined) config.cert = cert;
   const key = await material(user["client-key-data"], user["client-key"]);
@@ -91,7 +100,9 @@ function checkedProxyUrl(text: string, contextName: string): string {
     throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: proxy-url ${JSON.stringify(text)} is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`kubeconfig context ${JSON.stringify(contextName)}: proxy-url scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))} is not supported (http and https are)`);
+    throw new Error(
+      `kubeconfig context ${JSON.stringify(contextName)}: proxy-url scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))} is not supported (http and https are)`,
+    );
   }
   return text;
 }
@@ -100,13 +111,17 @@ function checkedProxyUrl(text: string, contextName: string): string {
 function execConfig(exec: Fields, userName: unknown, cluster: Fields, connection: ClientConfig, baseDir: string): ExecConfig {
   const who = String(userName);
   const command = exec.command;
-  if (typeof command !== "string" || command === "") throw new Error(`command must be specified for ${who} to use exec authentication plugin`);
+  if (typeof command !== "string" || command === "")
+    throw new Error(`command must be specified for ${who} to use exec authentication plugin`);
   const apiVersion = exec.apiVersion;
-  if (typeof apiVersion !== "string" || apiVersion === "") throw new Error(`apiVersion must be specified for ${who} to use exec authentication plugin`);
-  if (!(EXEC_API_VERSIONS as readonly string[]).includes(apiVersion)) throw new Error(`exec plugin: invalid apiVersion ${JSON.stringify(apiVersion)}`);
+  if (typeof apiVersion !== "string" || apiVersion === "")
+    throw new Error(`apiVersion must be specified for ${who} to use exec authentication plugin`);
+  if (!(EXEC_API_VERSIONS as readonly string[]).includes(apiVersion))
+    throw new Error(`exec plugin: invalid apiVersion ${JSON.stringify(apiVersion)}`);
   let interactiveMode = exec.interactiveMode;
   if (interactiveMode === undefined || interactiveMode === "") {
-    if (apiVersion === "client.authentication.k8s.io/v1") throw new Error(`interactiveMode must be specified for ${who} to use exec authentication plugin`);
+    if (apiVersion === "client.authentication.k8s.io/v1")
+      throw new Error(`interactiveMode must be specified for ${who} to use exec authentication plugin`);
     interactiveMode = "IfAvailable";
   }
   if (interactiveMode !== "Never" && interactiveMode !== "IfAvailable" && interactiveMode !== "Always") {
@@ -115,7 +130,8 @@ function execConfig(exec: Fields, userName: unknown, cluster: Fields, connection
   const env: { name: string; value: string }[] = [];
   for (const [index, entry] of (Array.isArray(exec.env) ? (exec.env as unknown[]) : []).entries()) {
     const { name, value } = (entry ?? {}) as Fields;
-    if (typeof name !== "string" || name === "") throw new Error(`env variable name must be specified for ${who} to use exec authentication plugin (env[${index}])`);
+    if (typeof name !== "string" || name === "")
+      throw new Error(`env variable name must be specified for ${who} to use exec authentication plugin (env[${index}])`);
     env.push({ name, value: typeof value === "string" ? value : "" });
   }
   const config: ExecConfig = {
@@ -144,7 +160,12 @@ function execClusterInfo(cluster: Fields, connection: ClientConfig): Record<stri
 }
 
 type Entry = { name?: unknown } & Record<string, unknown>;
-type KubeconfigDocument = Record<string, unknown> & { "current-context"?: unknown; clusters?: Entry[]; users?: Entry[]; contexts?: Entry[] };
+type KubeconfigDocument = Record<string, unknown> & {
+  "current-context"?: unknown;
+  clusters?: Entry[];
+  users?: Entry[];
+  contexts?: Entry[];
+};
 
 /** Fields holding file paths; a relative one is relative to the file it is written in. */
 const PATH_FIELDS = [
@@ -157,7 +178,8 @@ function absolutePaths(config: KubeconfigDocument, file: string): void {
   // not a program looked up on PATH.
   for (const entry of config.users ?? []) {
     const exec = (entry.user as Fields | undefined)?.exec as Fields | undefined;
-    if (typeof exec?.command === "string" && exec.command.includes("/") && !isAbsolute(exec.command)) exec.command = resolve(dirname(file), exec.command);
+    if (typeof exec?.command === "string" && exec.command.includes("/") && !isAbsolute(exec.command))
+      exec.command = resolve(dirname(file), exec.command);
   }
   for (const { list, key, fields } of PATH_FIELDS) {
     for (const entry of config[list] ?? []) {
@@ -185,7 +207,8 @@ async function readKubeconfig(file: string, required: boolean): Promise<Kubeconf
   } catch (error) {
     throw new Error(`error loading kubeconfig ${file}: ${(error as Error).message}`, { cause: error });
   }
-  if (typeof config !== "object" || config === null || Array.isArray(config)) throw new Error(`error loading kubeconfig ${file}: not a kubeconfig`);
+  if (typeof config !== "object" || config === null || Array.isArray(config))
+    throw new Error(`error loading kubeconfig ${file}: not a kubeconfig`);
   absolutePaths(config as KubeconfigDocument, file);
   return config as KubeconfigDocument;
 }
@@ -197,7 +220,8 @@ async function readKubeconfig(file: string, required: boolean): Promise<Kubeconf
 function merge(configs: readonly KubeconfigDocument[]): KubeconfigDocument {
   const merged: KubeconfigDocument = { apiVersion: "v1", kind: "Config", clusters: [], users: [], contexts: [] };
   for (const config of configs) {
-    if (merged["current-context"] === undefined && typeof config["current-context"] === "string" && config["current-context"] !== "") merged["current-context"] = config["current-context"];
+    if (merged["current-context"] === undefined && typeof config["current-context"] === "string" && config["current-context"] !== "")
+      merged["current-context"] = config["current-context"];
     for (const list of ["clusters", "users", "contexts"] as const) {
       for (const entry of config[list] ?? []) {
         if (!merged[list]!.some((e) => e.name === entry.name)) merged[list]!.push(entry);
@@ -233,7 +257,8 @@ export async function loadKubeconfig(path?: string, context?: string, env: NodeJ
   if (configs.length === 0) throw new Error(`no kubeconfig found (${where}); pass --kubeconfig or set KUBECONFIG`);
   const merged = merge(configs);
   const contextName = context !== undefined && context !== "" ? context : merged["current-context"];
-  if (typeof contextName !== "string" || contextName === "") throw new Error(`the kubeconfig (${where}) sets no current-context; pass --context`);
+  if (typeof contextName !== "string" || contextName === "")
+    throw new Error(`the kubeconfig (${where}) sets no current-context; pass --context`);
   if (!merged.contexts!.some((c) => c.name === contextName)) throw new Error(`context "${contextName}" does not exist in ${where}`);
   try {
     return await configFromKubeconfig(stringify(merged), { context: contextName });

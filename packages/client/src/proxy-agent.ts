@@ -13,7 +13,8 @@ const noSocket = undefined as unknown as Duplex;
 function tunnel(proxy: URL, host: string, port: number, callback: (error: Error | null, socket?: Duplex) => void): void {
   const headers: Record<string, string> = { Host: `${host}:${port}` };
   if (proxy.username !== "") {
-    headers["Proxy-Authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`;
+    headers["Proxy-Authorization"] =
+      `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`;
   }
   const request = (proxy.protocol === "https:" ? httpsRequest : httpRequest)({
     host: proxy.hostname.replace(/^\[|\]$/g, ""),
@@ -26,7 +27,11 @@ function tunnel(proxy: URL, host: string, port: number, callback: (error: Error 
     if (response.statusCode === 200) callback(null, socket);
     else {
       socket.destroy();
-      callback(new Error(`proxy ${proxy.origin} refused the tunnel to ${host}:${port}: ${response.statusCode} ${response.statusMessage ?? ""}`.trim()));
+      callback(
+        new Error(
+          `proxy ${proxy.origin} refused the tunnel to ${host}:${port}: ${response.statusCode} ${response.statusMessage ?? ""}`.trim(),
+        ),
+      );
     }
   });
   request.once("error", (error) => callback(new Error(`proxy ${proxy.origin}: ${error.message}`, { cause: error })));

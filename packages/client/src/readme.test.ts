@@ -13,7 +13,12 @@ users: [{ name: me, user: { token: s3cret } }]
 contexts: [{ name: dev, context: { cluster: dev, user: me, namespace: team-a } }]
 current-context: dev
 `);
-    expect([config.server, config.namespace, config.insecureSkipTLSVerify, config.token]).toEqual(["https://127.0.0.1:6443", "team-a", true, "s3cret"]);
+    expect([config.server, config.namespace, config.insecureSkipTLSVerify, config.token]).toEqual([
+      "https://127.0.0.1:6443",
+      "team-a",
+      true,
+      "s3cret",
+    ]);
   });
 
   it("keeps an int64 beyond 2^53 exact both ways, and reads Go durations in milliseconds", () => {

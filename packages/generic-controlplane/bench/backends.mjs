@@ -9,15 +9,22 @@ import { createMemoryStorage, createSqliteStorage } from "../dist/storage/index.
 import { createEtcdStorage } from "../dist/storage/etcd.js";
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-const rawValue = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "bench" }, data: { payload: "x".repeat(64) } });
+const rawValue = JSON.stringify({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "x", namespace: "bench" },
+  data: { payload: "x".repeat(64) },
+});
 
 /** Runs `write(i)` `count` times with `concurrency` in flight; writes per second. */
 async function rateOf(count, concurrency, write) {
   let next = 0;
   const start = nowMs();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await write(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await write(next++);
+    }),
+  );
   return count / ((nowMs() - start) / 1000);
 }
 
@@ -34,13 +41,39 @@ async function startEtcdMember(dir) {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const endpoint = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const child = spawn("etcd", ["--name", "bench", "--data-dir", join(dir, "etcd"), "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-    "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", `bench=${peer}`, "--log-level", "error",
-    "--quota-backend-bytes", String(8 * 1024 ** 3)], { stdio: "ignore" });
+  const child = spawn(
+    "etcd",
+    [
+      "--name",
+      "bench",
+      "--data-dir",
+      join(dir, "etcd"),
+      "--listen-client-urls",
+      endpoint,
+      "--advertise-client-urls",
+      endpoint,
+      "--listen-peer-urls",
+      peer,
+      "--initial-advertise-peer-urls",
+      peer,
+      "--initial-cluster",
+      `bench=${peer}`,
+      "--log-level",
+      "error",
+      "--quota-backend-bytes",
+      String(8 * 1024 ** 3),
+    ],
+    { stdio: "ignore" },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const deadline = nowMs() + 20_000;
   for (;;) {
-    const healthy = await fetch(`${endpoint}/health`).then((r) => r.json()).then((b) => b.health === "true", () => false);
+    const healthy = await fetch(`${endpoint}/health`)
+      .then((r) => r.json())
+      .then(
+        (b) => b.health === "true",
+        () => false,
+      );
     if (healthy) break;
     if (child.exitCode !== null || nowMs() > deadline) {
       child.kill("SIGKILL");
@@ -48,7 +81,13 @@ async function startEtcdMember(dir) {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { endpoint, stop: async () => { child.kill("SIGKILL"); await exited; } };
+  return {
+    endpoint,
+    stop: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
 }
 
 /**
@@ -102,7 +141,10 @@ export async function openBackend(kind, dir) {
         try {
           return await rateOf(count, concurrency, (i) => {
             const key = Buffer.from(`${prefix}configmaps/bench/raw-${i}`);
-            return client.kv.txn({ compare: [{ key, target: "Create", result: "Equal", create_revision: 0 }], success: [{ request_put: { key, value: Buffer.from(rawValue) } }] });
+            return client.kv.txn({
+              compare: [{ key, target: "Create", result: "Equal", create_revision: 0 }],
+              success: [{ request_put: { key, value: Buffer.from(rawValue) } }],
+            });
           });
         } finally {
           await watcher.cancel();
@@ -127,7 +169,9 @@ function rawSqliteInsertRate(path, count) {
     create_revision INTEGER NOT NULL, prev_revision INTEGER NOT NULL, lease INTEGER NOT NULL DEFAULT 0, value TEXT, old_value TEXT);
     CREATE INDEX kine_name_id_index ON kine (name, id);
     CREATE UNIQUE INDEX kine_name_prev_revision_uindex ON kine (name, prev_revision);`);
-  const insert = db.prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)");
+  const insert = db.prepare(
+    "INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)",
+  );
   const start = nowMs();
   for (let i = 0; i < count; i++) insert.run(`/registry/configmaps/bench/raw-${i}`, rawValue);
   const seconds = (nowMs() - start) / 1000;

@@ -40,7 +40,12 @@ export async function bareCreateServer() {
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
       const object = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      object.metadata = { ...object.metadata, uid: randomUUID(), resourceVersion: String(++revision), creationTimestamp: new Date().toISOString() };
+      object.metadata = {
+        ...object.metadata,
+        uid: randomUUID(),
+        resourceVersion: String(++revision),
+        creationTimestamp: new Date().toISOString(),
+      };
       const body = JSON.stringify(object);
       res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       res.end(body);

@@ -16,7 +16,10 @@ function request(agent, method, url, body) {
       {
         method,
         agent,
-        headers: { accept: "application/json", ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) },
+        headers: {
+          accept: "application/json",
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         const chunks = [];
@@ -173,7 +176,10 @@ async function watchFanout({ url, namespace, watchers, events, rate }) {
     if (res.status !== 201) throw new Error(`create answered ${res.status}`);
   }
   let timer;
-  const timedOut = await Promise.race([done.then(() => false), new Promise((resolve) => (timer = setTimeout(() => resolve(true), 60_000)))]);
+  const timedOut = await Promise.race([
+    done.then(() => false),
+    new Promise((resolve) => (timer = setTimeout(() => resolve(true), 60_000))),
+  ]);
   clearTimeout(timer);
   for (const req of streams) req.destroy();
   agent.destroy();

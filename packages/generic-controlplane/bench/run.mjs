@@ -41,13 +41,62 @@ const GC_DEPENDENTS = 500;
  * two figures, `ratio` their quotient; a goal whose figures this run did not measure says so.
  */
 const GOALS = [
-  { name: "SQLite creates at 32 clients vs a bare node:http server answering the same POSTs", ratio: "backends.sqlite.creates.32.bareHttpRatio", us: "backends.sqlite.creates.32.perSecond", floor: "backends.sqlite.creates.32.bareHttp", unit: "/s", atLeast: 0.8 },
-  { name: "etcd creates at 32 clients vs etcd create transactions with a watch", ratio: "backends.etcd.creates.32.createTransactionRatio", us: "backends.etcd.creates.32.perSecond", floor: "backends.etcd.creates.32.rawCreateTransactions", unit: "/s", atLeast: 0.85 },
-  { name: "GET p99 at 2,000/s vs a bare server sending the same bytes, SQLite", ratio: "backends.sqlite.get.p99Ratio", us: "backends.sqlite.get.p99", floor: "backends.sqlite.get.bareP99", unit: " ms", atMost: 2 },
-  { name: "GET p99 at 2,000/s vs a bare server sending the same bytes, etcd", ratio: "backends.etcd.get.p99Ratio", us: "backends.etcd.get.p99", floor: "backends.etcd.get.bareP99", unit: " ms", atMost: 3 },
-  { name: "LIST 10k vs a bare server sending the same bytes, SQLite", ratio: "backends.sqlite.list.bareRatio", us: "backends.sqlite.list.p50", floor: "backends.sqlite.list.bareP50", unit: " ms", atMost: 1.2 },
-  { name: "watch fan-out p99 at 10,000 watchers vs a bare server fanning out the same creates, SQLite", ratio: "backends.sqlite.largeFanout.p99Ratio", us: "backends.sqlite.largeFanout.p99", floor: "backends.sqlite.largeFanout.bareP99", unit: " ms", atMost: 1.1 },
-  { name: `GC background delete of an owner with ${GC_DEPENDENTS} dependents vs deletecollection of the same ${GC_DEPENDENTS}`, ratio: "garbageCollection.ratio", us: "garbageCollection.gcMs", floor: "garbageCollection.directMs", unit: " ms", atMost: 4 },
+  {
+    name: "SQLite creates at 32 clients vs a bare node:http server answering the same POSTs",
+    ratio: "backends.sqlite.creates.32.bareHttpRatio",
+    us: "backends.sqlite.creates.32.perSecond",
+    floor: "backends.sqlite.creates.32.bareHttp",
+    unit: "/s",
+    atLeast: 0.8,
+  },
+  {
+    name: "etcd creates at 32 clients vs etcd create transactions with a watch",
+    ratio: "backends.etcd.creates.32.createTransactionRatio",
+    us: "backends.etcd.creates.32.perSecond",
+    floor: "backends.etcd.creates.32.rawCreateTransactions",
+    unit: "/s",
+    atLeast: 0.85,
+  },
+  {
+    name: "GET p99 at 2,000/s vs a bare server sending the same bytes, SQLite",
+    ratio: "backends.sqlite.get.p99Ratio",
+    us: "backends.sqlite.get.p99",
+    floor: "backends.sqlite.get.bareP99",
+    unit: " ms",
+    atMost: 2,
+  },
+  {
+    name: "GET p99 at 2,000/s vs a bare server sending the same bytes, etcd",
+    ratio: "backends.etcd.get.p99Ratio",
+    us: "backends.etcd.get.p99",
+    floor: "backends.etcd.get.bareP99",
+    unit: " ms",
+    atMost: 3,
+  },
+  {
+    name: "LIST 10k vs a bare server sending the same bytes, SQLite",
+    ratio: "backends.sqlite.list.bareRatio",
+    us: "backends.sqlite.list.p50",
+    floor: "backends.sqlite.list.bareP50",
+    unit: " ms",
+    atMost: 1.2,
+  },
+  {
+    name: "watch fan-out p99 at 10,000 watchers vs a bare server fanning out the same creates, SQLite",
+    ratio: "backends.sqlite.largeFanout.p99Ratio",
+    us: "backends.sqlite.largeFanout.p99",
+    floor: "backends.sqlite.largeFanout.bareP99",
+    unit: " ms",
+    atMost: 1.1,
+  },
+  {
+    name: `GC background delete of an owner with ${GC_DEPENDENTS} dependents vs deletecollection of the same ${GC_DEPENDENTS}`,
+    ratio: "garbageCollection.ratio",
+    us: "garbageCollection.gcMs",
+    floor: "garbageCollection.directMs",
+    unit: " ms",
+    atMost: 4,
+  },
 ];
 
 const { values: args } = parseArgs({
@@ -58,7 +107,10 @@ const { values: args } = parseArgs({
     "creates-and-gets": { type: "boolean", default: false },
   },
 });
-const backends = args.backends.split(",").map((b) => b.trim()).filter(Boolean);
+const backends = args.backends
+  .split(",")
+  .map((b) => b.trim())
+  .filter(Boolean);
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc (npm run bench does) to measure memory per object");
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -84,7 +136,11 @@ const load = (task, taskArgs) =>
   });
 
 async function createNamespace(url, name) {
-  const res = await fetch(`${url}/api/v1/namespaces`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }) });
+  const res = await fetch(`${url}/api/v1/namespaces`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ metadata: { name } }),
+  });
   if (res.status !== 201) throw new Error(`namespace ${name}: ${res.status} ${await res.text()}`);
 }
 
@@ -140,12 +196,28 @@ async function fanout(url, namespace, watchers, runs, warmUp) {
     if (warmUp) {
       await createNamespace(url, `${namespace}-warm-up`);
       await load("watchFanout", { url, namespace: `${namespace}-warm-up`, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
-      await load("watchFanout", { url: bare.url, namespace: `${namespace}-warm-up`, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE });
+      await load("watchFanout", {
+        url: bare.url,
+        namespace: `${namespace}-warm-up`,
+        watchers,
+        events: WATCH_EVENTS,
+        rate: WATCH_EVENT_RATE,
+      });
     }
     for (let run = 0; run < runs; run++) {
       await createNamespace(url, `${namespace}-${run}`);
-      served.push(await load("watchFanout", { url, namespace: `${namespace}-${run}`, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE }));
-      floors.push(await load("watchFanout", { url: bare.url, namespace: `${namespace}-${run}`, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE }));
+      served.push(
+        await load("watchFanout", { url, namespace: `${namespace}-${run}`, watchers, events: WATCH_EVENTS, rate: WATCH_EVENT_RATE }),
+      );
+      floors.push(
+        await load("watchFanout", {
+          url: bare.url,
+          namespace: `${namespace}-${run}`,
+          watchers,
+          events: WATCH_EVENTS,
+          rate: WATCH_EVENT_RATE,
+        }),
+      );
     }
   } finally {
     await bare.close();
@@ -221,7 +293,14 @@ async function measureBackend(backend) {
         await bare.close();
       }
       const [raw, perSecond, bareHttp] = [median(raws), median(rates), median(bareRates)];
-      figures.creates[concurrency] = { perSecond, raw, ratio: perSecond / raw, bareHttp, bareHttpRatio: perSecond / bareHttp, runs: CREATE_RUNS };
+      figures.creates[concurrency] = {
+        perSecond,
+        raw,
+        ratio: perSecond / raw,
+        bareHttp,
+        bareHttpRatio: perSecond / bareHttp,
+        runs: CREATE_RUNS,
+      };
       let transactions = "";
       if (backend.rawCreateTransactionRate !== undefined) {
         const rate = await backend.rawCreateTransactionRate(RAW_WRITES[backend.kind], concurrency);
@@ -236,7 +315,15 @@ async function measureBackend(backend) {
     }
 
     const gets = await getsAgainstBare(url, "/api/v1/namespaces/bench/configmaps/c32-r0-7");
-    figures.get = { p50: gets.served.p50, p99: gets.served.p99, achievedRate: gets.served.achievedRate, errors: gets.served.errors, bareP50: gets.bare.p50, bareP99: gets.bare.p99, p99Ratio: gets.served.p99 / gets.bare.p99 };
+    figures.get = {
+      p50: gets.served.p50,
+      p99: gets.served.p99,
+      achievedRate: gets.served.achievedRate,
+      errors: gets.served.errors,
+      bareP50: gets.bare.p50,
+      bareP99: gets.bare.p99,
+      p99Ratio: gets.served.p99 / gets.bare.p99,
+    };
     line(
       `  GET a configmap at ${GET_RATE}/s for ${GET_SECONDS} s (achieved ${fmt(gets.served.achievedRate, 0)}/s, ${gets.served.errors} errors): p50 ${fmt(gets.served.p50, 2)} ms, p99 ${fmt(gets.served.p99, 2)} ms` +
         ` | bare node:http, same bytes: p50 ${fmt(gets.bare.p50, 2)} ms, p99 ${fmt(gets.bare.p99, 2)} ms | p99 ratio ${fmt(gets.served.p99 / gets.bare.p99, 1)}`,
@@ -248,25 +335,46 @@ async function measureBackend(backend) {
     await creates(url, "list", LIST_SIZE, 32, "cm");
     const perTenThousand = settledMemory() - before;
     figures.memoryPer10k = perTenThousand;
-    line(`  memory of the server process per ${LIST_SIZE} configmaps created (heap + external after GC): ${fmt(perTenThousand / 1e6, 1)} MB`);
+    line(
+      `  memory of the server process per ${LIST_SIZE} configmaps created (heap + external after GC): ${fmt(perTenThousand / 1e6, 1)} MB`,
+    );
 
     const list = await againstBare(url, "/api/v1/namespaces/list/configmaps", LIST_REPEATS);
     if (list.served.items !== LIST_SIZE) throw new Error(`LIST returned ${list.served.items} items, expected ${LIST_SIZE}`);
     const encode = stringifyMs(JSON.parse(list.body.toString("utf8")), LIST_REPEATS);
-    figures.list = { p50: list.served.p50, bytes: list.body.length, bareP50: list.bare.p50, bareRatio: list.served.p50 / list.bare.p50, stringifyMs: encode, stringifyRatio: list.served.p50 / encode };
+    figures.list = {
+      p50: list.served.p50,
+      bytes: list.body.length,
+      bareP50: list.bare.p50,
+      bareRatio: list.served.p50 / list.bare.p50,
+      stringifyMs: encode,
+      stringifyRatio: list.served.p50 / encode,
+    };
     line(
       `  LIST ${LIST_SIZE} configmaps (JSON ${fmt(list.body.length / 1e6, 1)} MB, ${LIST_REPEATS} runs): p50 ${fmt(list.served.p50, 0)} ms` +
         ` | JSON.stringify of the same objects: ${fmt(encode, 1)} ms (ratio ${fmt(list.served.p50 / encode, 1)}) | bare node:http, same bytes: p50 ${fmt(list.bare.p50, 0)} ms (ratio ${fmt(list.served.p50 / list.bare.p50, 1)})`,
     );
 
     const watched = await fanout(url, "fanout", FANOUT_WATCHERS, FANOUT_RUNS, true);
-    figures.fanout = { watchers: FANOUT_WATCHERS, runs: FANOUT_RUNS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected, bareP50: watched.bareP50, bareP99: watched.bareP99 };
+    figures.fanout = {
+      watchers: FANOUT_WATCHERS,
+      runs: FANOUT_RUNS,
+      p50: watched.p50,
+      p99: watched.p99,
+      max: watched.max,
+      delivered: watched.delivered,
+      expected: watched.expected,
+      bareP50: watched.bareP50,
+      bareP99: watched.bareP99,
+    };
     line(fanoutLine(FANOUT_WATCHERS, watched));
   } finally {
     await plane.close();
   }
   figures.startToReady = await startToReady(backend);
-  line(`  in-process start to ready (createControlPlane → /readyz 200, ${STARTS} runs, fresh store each): median ${fmt(figures.startToReady.median, 1)} ms (min ${fmt(figures.startToReady.min, 1)})`);
+  line(
+    `  in-process start to ready (createControlPlane → /readyz 200, ${STARTS} runs, fresh store each): median ${fmt(figures.startToReady.median, 1)} ms (min ${fmt(figures.startToReady.min, 1)})`,
+  );
   return figures;
 }
 
@@ -304,7 +412,8 @@ async function measureScale(backend) {
     const url = plane.url;
     for (const size of SCALE_SIZES) await fillDirect(url, storage, `scale-${size}`, size);
     const pages = [];
-    for (const size of SCALE_SIZES) pages.push({ size, ...(await againstBare(url, `/api/v1/namespaces/scale-${size}/configmaps?limit=500`, FIRST_PAGE_REPEATS)) });
+    for (const size of SCALE_SIZES)
+      pages.push({ size, ...(await againstBare(url, `/api/v1/namespaces/scale-${size}/configmaps?limit=500`, FIRST_PAGE_REPEATS)) });
     const [small, large] = [pages[0], pages.at(-1)];
     figures.firstPage = { sizes: SCALE_SIZES, p50: pages.map((p) => p.served.p50), bareP50: large.bare.p50 };
     line(
@@ -320,7 +429,17 @@ async function measureScale(backend) {
     );
     // The watch path is warm from the 1,000-watcher runs in this process.
     const watched = await fanout(url, "fanout-large", LARGE_FANOUT_WATCHERS, 1, false);
-    figures.largeFanout = { watchers: LARGE_FANOUT_WATCHERS, p50: watched.p50, p99: watched.p99, max: watched.max, delivered: watched.delivered, expected: watched.expected, bareP50: watched.bareP50, bareP99: watched.bareP99, p99Ratio: watched.p99 / watched.bareP99 };
+    figures.largeFanout = {
+      watchers: LARGE_FANOUT_WATCHERS,
+      p50: watched.p50,
+      p99: watched.p99,
+      max: watched.max,
+      delivered: watched.delivered,
+      expected: watched.expected,
+      bareP50: watched.bareP50,
+      bareP99: watched.bareP99,
+      p99Ratio: watched.p99 / watched.bareP99,
+    };
     line(fanoutLine(LARGE_FANOUT_WATCHERS, watched));
   } finally {
     await plane.close();
@@ -331,8 +450,15 @@ async function measureScale(backend) {
 /** Creates `count` secrets in `namespace`, owned by `owner` when given. */
 async function createSecrets(url, namespace, prefix, count, owner) {
   for (let i = 0; i < count; i++) {
-    const metadata = { name: `${prefix}-${i}`, ...(owner ? { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: owner.metadata.name, uid: owner.metadata.uid }] } : {}) };
-    const res = await fetch(`${url}/api/v1/namespaces/${namespace}/secrets`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata }) });
+    const metadata = {
+      name: `${prefix}-${i}`,
+      ...(owner ? { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: owner.metadata.name, uid: owner.metadata.uid }] } : {}),
+    };
+    const res = await fetch(`${url}/api/v1/namespaces/${namespace}/secrets`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata }),
+    });
     if (res.status !== 201) throw new Error(`create secret answered ${res.status}`);
   }
 }
@@ -344,7 +470,11 @@ async function secretCount(url, namespace, limit) {
 
 /** Time until the garbage collector has removed every dependent of a deleted owner, against deleting as many objects with one deletecollection. */
 async function cascadeDeletion() {
-  const gcPlane = await createControlPlane({ port: 0, host: "127.0.0.1", controllers: { controllers: ["garbagecollector"], leaderElection: false } });
+  const gcPlane = await createControlPlane({
+    port: 0,
+    host: "127.0.0.1",
+    controllers: { controllers: ["garbagecollector"], leaderElection: false },
+  });
   try {
     const url = gcPlane.url;
     await createNamespace(url, "direct");
@@ -355,7 +485,11 @@ async function cascadeDeletion() {
     if ((await secretCount(url, "direct")) !== 0) throw new Error("deletecollection left secrets behind");
 
     await createNamespace(url, "cascade");
-    const ownerRes = await fetch(`${url}/api/v1/namespaces/cascade/configmaps`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata: { name: "owner" } }) });
+    const ownerRes = await fetch(`${url}/api/v1/namespaces/cascade/configmaps`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "owner" } }),
+    });
     const owner = await ownerRes.json();
     await createSecrets(url, "cascade", "dep", GC_DEPENDENTS, owner);
     const gcStart = nowMs();
@@ -386,7 +520,9 @@ function checkGoals(results) {
       return { ...goal, value: null, met: null };
     }
     const met = goal.atLeast !== undefined ? value >= goal.atLeast : value <= goal.atMost;
-    line(`goal ${met ? "met   " : "MISSED"}: ${goal.name}: ${fmt(value, 3)} (${target}) | ${fmt(us, goal.unit === "/s" ? 0 : 2)}${goal.unit} vs ${fmt(floor, goal.unit === "/s" ? 0 : 2)}${goal.unit}`);
+    line(
+      `goal ${met ? "met   " : "MISSED"}: ${goal.name}: ${fmt(value, 3)} (${target}) | ${fmt(us, goal.unit === "/s" ? 0 : 2)}${goal.unit} vs ${fmt(floor, goal.unit === "/s" ? 0 : 2)}${goal.unit}`,
+    );
     return { ...goal, value, met };
   });
 }

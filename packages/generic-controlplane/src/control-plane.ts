@@ -216,7 +216,10 @@ export interface ControlPlane {
 /** What the control plane tells the ApiServer: its resources and checks, and the options passed through. */
 function apiServerOptions(
   options: ControlPlaneOptions,
-  parts: Pick<ApiServerOptions, "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate" | "tls" | "onResourcesChanged">,
+  parts: Pick<
+    ApiServerOptions,
+    "resources" | "documents" | "health" | "metrics" | "storedObjects" | "authorizer" | "authenticate" | "tls" | "onResourcesChanged"
+  >,
   ownStages: readonly HandlerStage[],
   lastStages: readonly HandlerStage[] = [],
 ): ApiServerOptions {
@@ -225,7 +228,12 @@ function apiServerOptions(
     version: versionInfo(),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.audit ? { audit: options.audit } : {}),
-    stages: [accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }), ...ownStages, ...(options.stages ?? []), ...lastStages],
+    stages: [
+      accessReviewStage({ maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }),
+      ...ownStages,
+      ...(options.stages ?? []),
+      ...lastStages,
+    ],
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     ...(options.bodyReadIdleTimeoutMs !== undefined ? { bodyReadIdleTimeoutMs: options.bodyReadIdleTimeoutMs } : {}),
     ...(options.bodyReadTimeoutMs !== undefined ? { bodyReadTimeoutMs: options.bodyReadTimeoutMs } : {}),
@@ -260,7 +268,10 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   const limitRangeStore = stores.get("limitranges");
   const quotaStore = stores.get("resourcequotas");
   const limits = limitRangeStore === undefined ? undefined : limitRanger(limitRangeStore);
-  const quota = quotaStore === undefined ? undefined : resourceQuotaAdmission(quotaStore, { ...(options.quotaEvaluators !== undefined ? { evaluators: options.quotaEvaluators } : {}) });
+  const quota =
+    quotaStore === undefined
+      ? undefined
+      : resourceQuotaAdmission(quotaStore, { ...(options.quotaEvaluators !== undefined ? { evaluators: options.quotaEvaluators } : {}) });
   const webhooks = webhookAdmission({
     mutatingConfigurations: configurations["mutatingwebhookconfigurations.admissionregistration.k8s.io"],
     validatingConfigurations: configurations["validatingwebhookconfigurations.admissionregistration.k8s.io"],
@@ -271,7 +282,9 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   });
   // Approve and sign are asked of the authorizer set up below.
   let certificatesAuthorizer: Authorizer = alwaysAllow;
-  const certificates = stores.has("certificatesigningrequests.certificates.k8s.io") ? certificateSigningRequestAdmission(() => certificatesAuthorizer) : undefined;
+  const certificates = stores.has("certificatesigningrequests.certificates.k8s.io")
+    ? certificateSigningRequestAdmission(() => certificatesAuthorizer)
+    : undefined;
   const policies = configurations["validatingadmissionpolicies.admissionregistration.k8s.io"];
   const policyBindings = configurations["validatingadmissionpolicybindings.admissionregistration.k8s.io"];
   const policy =
@@ -313,7 +326,8 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
           invalidateDocuments: () => server.invalidateDocuments(),
         });
 
-  const crdStore = options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
+  const crdStore =
+    options.customResourceDefinitions === false ? undefined : stores.get(groupResource({ group: CRD_GROUP, plural: CRD_PLURAL }));
   let crdController: CrdController | undefined;
 
   const authorization = setUpAuthorization(options, served, stores);
@@ -341,10 +355,18 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
       ? withLoopbackToken(loopback.token, options.authenticate)
       : authentication.authenticate;
   const tls: TlsServingOptions | undefined =
-    options.tls === undefined ? undefined : { ...options.tls, ...(loopback.serving && loopback.serverName ? { sniCertificates: { [loopback.serverName]: loopback.serving } } : {}) };
+    options.tls === undefined
+      ? undefined
+      : {
+          ...options.tls,
+          ...(loopback.serving && loopback.serverName ? { sniCertificates: { [loopback.serverName]: loopback.serving } } : {}),
+        };
 
   let systemNamespacesReady = !withLifecycle;
-  const metrics = new ApiMetrics({ processMetrics: options.processMetrics ?? true, countObjects: () => countStoredObjects(definitions, storage) });
+  const metrics = new ApiMetrics({
+    processMetrics: options.processMetrics ?? true,
+    countObjects: () => countStoredObjects(definitions, storage),
+  });
   const gitVersion = versionInfo().gitVersion ?? "";
   const health = healthChecks(storage, () => systemNamespacesReady);
   const bootstrapHook = {
@@ -355,25 +377,35 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   };
   for (const checks of Object.values(health)) checks.push(bootstrapHook);
   const server = new ApiServer(
-    apiServerOptions(options, {
-      // Impersonation asks the authorizer too: without one configured, everything is allowed (AlwaysAllow).
-      authorizer: authorization.enforced ?? alwaysAllow,
-      ...(authenticate ? { authenticate } : {}),
-      resources: served,
-      // Rebuilt whenever the served set changes (server.addResource / removeResource) or an extension server's APIs do.
-      documents: (served) => {
-        const local = {
-          discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], { subresources: serviceAccountTokenSubresource }),
-          openapi: createOpenApiDocuments(served, { version: gitVersion }),
-        };
-        return aggregator ? aggregator.documents(local) : local;
+    apiServerOptions(
+      options,
+      {
+        // Impersonation asks the authorizer too: without one configured, everything is allowed (AlwaysAllow).
+        authorizer: authorization.enforced ?? alwaysAllow,
+        ...(authenticate ? { authenticate } : {}),
+        resources: served,
+        // Rebuilt whenever the served set changes (server.addResource / removeResource) or an extension server's APIs do.
+        documents: (served) => {
+          const local = {
+            discovery: createDiscoveryDocuments([...served, ...authenticationApiResources], {
+              subresources: serviceAccountTokenSubresource,
+            }),
+            openapi: createOpenApiDocuments(served, { version: gitVersion }),
+          };
+          return aggregator ? aggregator.documents(local) : local;
+        },
+        health,
+        metrics,
+        storedObjects: cachedObjectCounts(definitions, storage),
+        onResourcesChanged: () => aggregator?.resourcesChanged(),
+        ...(tls ? { tls } : {}),
       },
-      health,
-      metrics,
-      storedObjects: cachedObjectCounts(definitions, storage),
-      onResourcesChanged: () => aggregator?.resourcesChanged(),
-      ...(tls ? { tls } : {}),
-    }, [authentication.endpoints, ...(crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)])], aggregator ? [aggregator.stage] : []),
+      [
+        authentication.endpoints,
+        ...(crdStore === undefined ? [] : [customResourceStage(() => crdController, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)]),
+      ],
+      aggregator ? [aggregator.stage] : [],
+    ),
   );
 
   if (withLifecycle) {
@@ -394,7 +426,15 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
 
   if (crdStore !== undefined) {
     const crdOptions = typeof options.customResourceDefinitions === "object" ? options.customResourceDefinitions : {};
-    crdController = new CrdController({ crds: crdStore, server, storage, admission, converters: crdOptions.converters, serviceResolver: options.webhooks?.serviceResolver, logger: options.logger });
+    crdController = new CrdController({
+      crds: crdStore,
+      server,
+      storage,
+      admission,
+      converters: crdOptions.converters,
+      serviceResolver: options.webhooks?.serviceResolver,
+      logger: options.logger,
+    });
     // CRDs already stored are served before the server answers (a restart serves them at once).
     await crdController.start();
   }
@@ -410,15 +450,18 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
   if (options.controllers !== undefined && options.controllers !== false) {
     try {
       const chosen = options.controllers === true ? {} : options.controllers;
-      inProcess = createControllers(options.quotaEvaluators === undefined ? chosen : { quotaEvaluators: options.quotaEvaluators, ...chosen }, {
-        url,
-        loopback,
-        // The CA clients are told to trust is the one pods are given too.
-        rootCA: options.kubeconfigCredentials?.certificateAuthority,
-        serves: (name) => stores.has(name),
-        registry: metrics.registry,
-        logger: options.logger,
-      });
+      inProcess = createControllers(
+        options.quotaEvaluators === undefined ? chosen : { quotaEvaluators: options.quotaEvaluators, ...chosen },
+        {
+          url,
+          loopback,
+          // The CA clients are told to trust is the one pods are given too.
+          rootCA: options.kubeconfigCredentials?.certificateAuthority,
+          serves: (name) => stores.has(name),
+          registry: metrics.registry,
+          logger: options.logger,
+        },
+      );
     } catch (error) {
       // An impossible selection: nothing may keep running.
       await server.close();

@@ -98,6 +98,12 @@ export type { AuthenticationOptions, ServiceAccountTokenOptions } from "./contro
 export type { AnonymousPaths } from "./authn/anonymous.js";
 export type { KubeconfigCredentials } from "./server/kubeconfig.js";
 // Admission webhooks and APIService aggregation: how services are reached, and the CEL seam of matchConditions.
-export { defaultServiceResolver, staticServiceResolver, type ServiceReference, type ServiceResolver, type WebhookClientConfig } from "./webhook/client-config.js";
+export {
+  defaultServiceResolver,
+  staticServiceResolver,
+  type ServiceReference,
+  type ServiceResolver,
+  type WebhookClientConfig,
+} from "./webhook/client-config.js";
 export type { MatchConditionEvaluator, MatchConditionVariables } from "./admission/plugin/webhooks/match-conditions.js";
 export type { AdmissionReview, AdmissionReviewRequest } from "./admission/plugin/webhooks/admission-review.js";

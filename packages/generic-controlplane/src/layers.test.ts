@@ -262,11 +262,25 @@ describe("the layering of src", () => {
       [join("registry", "rest", "y.ts"), "imports a higher layer"],
     ]);
     expect(violations(tree, new Set([join("registry", "index.ts")])).map((v) => v.file)).not.toContain(join("registry", "index.ts"));
-    expect(violations(new Map([[join("nowhere", "x.ts"), ""]]))).toEqual([{ file: join("nowhere", "x.ts"), imports: "", rule: "in no layer" }]);
+    expect(violations(new Map([[join("nowhere", "x.ts"), ""]]))).toEqual([
+      { file: join("nowhere", "x.ts"), imports: "", rule: "in no layer" },
+    ]);
   });
 
   it("finds a cycle between layers", () => {
-    expect(cycles([{ from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }, { from: "c", to: "d" }])).toEqual([["a", "b", "c"]]);
-    expect(cycles([{ from: "a", to: "b" }, { from: "b", to: "c" }])).toEqual([]);
+    expect(
+      cycles([
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+        { from: "c", to: "a" },
+        { from: "c", to: "d" },
+      ]),
+    ).toEqual([["a", "b", "c"]]);
+    expect(
+      cycles([
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+      ]),
+    ).toEqual([]);
   });
 });

@@ -28,7 +28,8 @@ function countingStorage(): { storage: Storage; configurationReads: () => number
 function laggingStorage(lagMs: number): Storage {
   const storage = createMemoryStorage();
   const watch = storage.watch.bind(storage);
-  storage.watch = (prefix, options) => watch(prefix, { ...options, onEvents: (events) => void setTimeout(() => options.onEvents(events), lagMs) });
+  storage.watch = (prefix, options) =>
+    watch(prefix, { ...options, onEvents: (events) => void setTimeout(() => options.onEvents(events), lagMs) });
   return storage;
 }
 
@@ -43,7 +44,12 @@ const denyLabelled = {
   },
 };
 
-const binding = { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicyBinding", metadata: { name: "no-blocked" }, spec: { policyName: "no-blocked", validationActions: ["Deny"] } };
+const binding = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicyBinding",
+  metadata: { name: "no-blocked" },
+  spec: { policyName: "no-blocked", validationActions: ["Deny"] },
+};
 
 /** A webhook nobody listens on, failing closed: while it is configured, every configmap create fails. */
 const unreachableWebhook = {
@@ -74,14 +80,26 @@ describe("admission configuration caches", { timeout: 60_000 }, () => {
     t = await startTestPlane({ storage: laggingStorage(20) });
     expect((await t.call("POST", `${ADMISSION_REGISTRATION}/validatingadmissionpolicies`, { body: denyLabelled })).status).toBe(201);
     // Warm the caches, so each round below reads a running cache.
-    expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("warm", { a: "1" }, { blocked: "yes" }) })).status).toBe(201);
+    expect(
+      (await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("warm", { a: "1" }, { blocked: "yes" }) })).status,
+    ).toBe(201);
     for (let i = 0; i < 25; i++) {
       expect((await t.call("POST", `${ADMISSION_REGISTRATION}/validatingadmissionpolicybindings`, { body: binding })).status).toBe(201);
-      const denied = await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap(`denied-${i}`, { a: "1" }, { blocked: "yes" }) });
+      const denied = await t.call("POST", "/api/v1/namespaces/default/configmaps", {
+        body: configMap(`denied-${i}`, { a: "1" }, { blocked: "yes" }),
+      });
       expect(denied.status).toBe(422);
-      expect(denied.json.message).toBe(`configmaps "denied-${i}" is forbidden: ValidatingAdmissionPolicy 'no-blocked' with binding 'no-blocked' denied request: blocked`);
+      expect(denied.json.message).toBe(
+        `configmaps "denied-${i}" is forbidden: ValidatingAdmissionPolicy 'no-blocked' with binding 'no-blocked' denied request: blocked`,
+      );
       expect((await t.call("DELETE", `${ADMISSION_REGISTRATION}/validatingadmissionpolicybindings/no-blocked`)).status).toBe(200);
-      expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap(`admitted-${i}`, { a: "1" }, { blocked: "yes" }) })).status).toBe(201);
+      expect(
+        (
+          await t.call("POST", "/api/v1/namespaces/default/configmaps", {
+            body: configMap(`admitted-${i}`, { a: "1" }, { blocked: "yes" }),
+          })
+        ).status,
+      ).toBe(201);
     }
   });
 
@@ -89,7 +107,9 @@ describe("admission configuration caches", { timeout: 60_000 }, () => {
     t = await startTestPlane({ storage: laggingStorage(20) });
     expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("warm") })).status).toBe(201);
     for (let i = 0; i < 10; i++) {
-      expect((await t.call("POST", `${ADMISSION_REGISTRATION}/validatingwebhookconfigurations`, { body: unreachableWebhook })).status).toBe(201);
+      expect((await t.call("POST", `${ADMISSION_REGISTRATION}/validatingwebhookconfigurations`, { body: unreachableWebhook })).status).toBe(
+        201,
+      );
       const failed = await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap(`refused-${i}`) });
       expect(failed.status).toBe(500);
       expect(failed.json.message).toContain('failed calling webhook "unreachable.example.com"');
@@ -107,7 +127,9 @@ describe("admission configuration caches", { timeout: 60_000 }, () => {
     const before = configurationReads();
     for (let i = 0; i < 20; i++) {
       expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap(`c-${i}`) })).status).toBe(201);
-      expect((await t.call("PUT", `/api/v1/namespaces/default/configmaps/c-${i}`, { body: configMap(`c-${i}`, { a: "2" }) })).status).toBe(200);
+      expect((await t.call("PUT", `/api/v1/namespaces/default/configmaps/c-${i}`, { body: configMap(`c-${i}`, { a: "2" }) })).status).toBe(
+        200,
+      );
     }
     expect(configurationReads()).toBe(before);
   });

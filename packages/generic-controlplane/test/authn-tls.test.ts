@@ -25,7 +25,9 @@ beforeAll(async () => {
   secure = await startSecurePlane({
     authentication: { tokenFile: "viewer-token,viewer,uid-viewer,viewers\n" },
     // Until RBAC decides: only system:masters may impersonate.
-    authorizer: { authorize: (user, attributes) => ({ allowed: attributes.verb !== "impersonate" || user.groups.includes("system:masters") }) },
+    authorizer: {
+      authorize: (user, attributes) => ({ allowed: attributes.verb !== "impersonate" || user.groups.includes("system:masters") }),
+    },
     controllers: { controllers: ["serviceaccount"], leaderElection: false },
   });
   const kubeconfigPath = join(dir, "kubeconfig");
@@ -54,7 +56,11 @@ afterAll(async () => {
 
 /** kubectl with the CA-only kubeconfig and a bearer token. */
 async function withToken(token: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return run(kubectl.binary, ["--kubeconfig", caOnlyKubeconfig, "--cache-dir", join(server.dir, "token-cache"), "--token", token, ...args], { env: { HOME: server.dir }, timeoutMs: 30_000 });
+  return run(
+    kubectl.binary,
+    ["--kubeconfig", caOnlyKubeconfig, "--cache-dir", join(server.dir, "token-cache"), "--token", token, ...args],
+    { env: { HOME: server.dir }, timeoutMs: 30_000 },
+  );
 }
 
 async function waitForDefaultServiceAccount(): Promise<void> {
@@ -83,12 +89,18 @@ describe("kubectl 1.32 over TLS", () => {
     const asSa = await withToken(token, ["auth", "whoami", "-o", "json"]);
     expect(asSa.code, asSa.stderr).toBe(0);
     const user = (JSON.parse(asSa.stdout) as { status: { userInfo: Record<string, unknown> } }).status.userInfo;
-    expect(user).toMatchObject({ username: "system:serviceaccount:default:default", uid: sa.metadata.uid, groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"] });
+    expect(user).toMatchObject({
+      username: "system:serviceaccount:default:default",
+      uid: sa.metadata.uid,
+      groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+    });
     const listed = await withToken(token, ["get", "configmaps", "-o", "name"]);
     expect(listed.code, listed.stderr).toBe(0);
 
     const reviewed = JSON.parse(
-      await kubectl.ok(["create", "-o", "json", "-f", "-"], { input: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }) }),
+      await kubectl.ok(["create", "-o", "json", "-f", "-"], {
+        input: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }),
+      }),
     ) as { status: { authenticated: boolean; user: { username: string; uid: string } } };
     expect(reviewed.status.authenticated).toBe(true);
     expect(reviewed.status.user).toMatchObject({ username: "system:serviceaccount:default:default", uid: sa.metadata.uid });
@@ -117,7 +129,9 @@ describe("kubectl 1.32 over TLS", () => {
     expect(viewer.stderr).toContain("the selfsubjectreviews API is not enabled in the cluster or you do not have permission to call it");
     const listing = await withToken("viewer-token", ["get", "configmaps", "--as=jane", "--as-group=devs"]);
     expect(listing.code).not.toBe(0);
-    expect(listing.stderr).toContain('Error from server (Forbidden): users "jane" is forbidden: User "viewer" cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect(listing.stderr).toContain(
+      'Error from server (Forbidden): users "jane" is forbidden: User "viewer" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
   });
 });
 
@@ -127,7 +141,9 @@ describe("other clients over TLS with the admin kubeconfig", () => {
     config.loadFromFile(server.kubeconfigPath);
     const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
     expect(namespaces.items.map((ns) => ns.metadata?.name)).toContain("default");
-    const review = await config.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
+    const review = await config
+      .makeApiClient(AuthenticationV1Api)
+      .createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
     expect(review.status?.userInfo).toEqual({ username: "kubernetes-admin", groups: ["system:masters", "system:authenticated"] });
   });
 

@@ -1,4 +1,12 @@
-import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, Watch, setHeaderOptions, type V1CustomResourceDefinition } from "@kubernetes/client-node";
+import {
+  ApiextensionsV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  Watch,
+  setHeaderOptions,
+  type V1CustomResourceDefinition,
+} from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcess, type TestServer } from "./harness/server.js";
 
@@ -17,7 +25,15 @@ const crd: V1CustomResourceDefinition = {
         name: "v1",
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { teeth: { type: "integer" } } }, status: { type: "object", properties: { turning: { type: "boolean" } } } } } },
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: { type: "object", properties: { teeth: { type: "integer" } } },
+              status: { type: "object", properties: { turning: { type: "boolean" } } },
+            },
+          },
+        },
         subresources: { status: {} },
       },
     ],
@@ -81,14 +97,20 @@ describe("client-node with custom resources", () => {
     expect(read.status?.acceptedNames?.kind).toBe("Gear");
 
     const target = { group: "example.com", version: "v1", namespace: "default", plural: "gears" };
-    const created = (await objects.createNamespacedCustomObject({ ...target, body: { apiVersion: "example.com/v1", kind: "Gear", metadata: { name: "g1" }, spec: { teeth: 12 } } })) as Gear;
+    const created = (await objects.createNamespacedCustomObject({
+      ...target,
+      body: { apiVersion: "example.com/v1", kind: "Gear", metadata: { name: "g1" }, spec: { teeth: 12 } },
+    })) as Gear;
     expect(created.metadata.generation).toBe(1);
     const got = (await objects.getNamespacedCustomObject({ ...target, name: "g1" })) as Gear;
     expect(got.spec?.teeth).toBe(12);
     const list = (await objects.listNamespacedCustomObject(target)) as { items: Gear[] };
     expect(list.items.map((g) => g.metadata.name)).toEqual(["g1"]);
 
-    const patched = (await objects.patchNamespacedCustomObject({ ...target, name: "g1", body: { spec: { teeth: 24 } } }, setHeaderOptions("Content-Type", PatchStrategy.MergePatch))) as Gear;
+    const patched = (await objects.patchNamespacedCustomObject(
+      { ...target, name: "g1", body: { spec: { teeth: 24 } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    )) as Gear;
     expect(patched.spec?.teeth).toBe(24);
     expect(patched.metadata.generation).toBe(2);
     const jsonPatched = (await objects.patchNamespacedCustomObject(
@@ -97,7 +119,11 @@ describe("client-node with custom resources", () => {
     )) as Gear;
     expect(jsonPatched.spec?.teeth).toBe(36);
 
-    const status = (await objects.replaceNamespacedCustomObjectStatus({ ...target, name: "g1", body: { ...jsonPatched, status: { turning: true } } })) as Gear;
+    const status = (await objects.replaceNamespacedCustomObjectStatus({
+      ...target,
+      name: "g1",
+      body: { ...jsonPatched, status: { turning: true } },
+    })) as Gear;
     expect(status.status?.turning).toBe(true);
     expect(status.metadata.generation).toBe(3);
 

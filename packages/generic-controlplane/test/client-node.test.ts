@@ -28,7 +28,6 @@ class ShortWatch extends Watch {
   }
 }
 
-
 // @kubernetes/client-node 2.0.1 against the server: typed CRUD, paging, raw watch, informers.
 
 let server: TestServer;
@@ -116,7 +115,11 @@ describe("@kubernetes/client-node", () => {
     expect(created.metadata?.uid).toBeTruthy();
     const read = await coordination.readNamespacedLease({ name: "put-created", namespace: "default" });
     expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
-    const renewed = await coordination.replaceNamespacedLease({ name: "put-created", namespace: "default", body: { ...read, spec: { ...read.spec, holderIdentity: "b" } } });
+    const renewed = await coordination.replaceNamespacedLease({
+      name: "put-created",
+      namespace: "default",
+      body: { ...read, spec: { ...read.spec, holderIdentity: "b" } },
+    });
     expect(renewed.metadata?.uid).toBe(created.metadata?.uid);
     expect(renewed.spec?.holderIdentity).toBe("b");
 
@@ -296,16 +299,27 @@ describe("@kubernetes/client-node", () => {
     informer.on("error", (error) => errors.push(error));
     try {
       await informer.start();
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-1", labels: { "informer-test": "compacted" } } } });
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: "compacted-1", labels: { "informer-test": "compacted" } } },
+      });
       await waitFor(() => added.includes("compacted-1"), 5_000, "add of the first configmap");
       // Move the revision past the informer's resourceVersion with writes it does not select, then compact.
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-unselected" } } });
       await storage.compact(await storage.currentRevision());
       await waitFor(() => lists > 1, 10_000, "a relist after the watch answered 410 Expired");
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "compacted-2", labels: { "informer-test": "compacted" } } } });
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: "compacted-2", labels: { "informer-test": "compacted" } } },
+      });
       await waitFor(() => added.includes("compacted-2"), 10_000, "add of the second configmap after the relist");
       expect(added.filter((name) => name === "compacted-1")).toHaveLength(1);
-      expect(informer.list(namespace).map((cm) => cm.metadata?.name).sort()).toEqual(["compacted-1", "compacted-2"]);
+      expect(
+        informer
+          .list(namespace)
+          .map((cm) => cm.metadata?.name)
+          .sort(),
+      ).toEqual(["compacted-1", "compacted-2"]);
       expect(errors).toEqual([]);
     } finally {
       await within(informer.stop(), 5_000, "informer stop");
@@ -340,14 +354,33 @@ describe("@kubernetes/client-node", () => {
     // Strategic merge (the default patch type of this API) on a built-in type.
     const patched = await objects.patch<typeof lease>({ ...lease, spec: { holderIdentity: "b" } });
     expect(patched.spec).toEqual({ holderIdentity: "b", leaseDurationSeconds: 15 });
-    const read = await objects.read<typeof lease>({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "generic", namespace: "default" } });
+    const read = await objects.read<typeof lease>({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "generic", namespace: "default" },
+    });
     expect(read.spec?.["holderIdentity"]).toBe("b");
-    const list = await objects.list("coordination.k8s.io/v1", "Lease", "default", undefined, undefined, undefined, undefined, "via=object-api");
+    const list = await objects.list(
+      "coordination.k8s.io/v1",
+      "Lease",
+      "default",
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      "via=object-api",
+    );
     expect(list.items.map((item) => item.metadata?.name)).toEqual(["generic"]);
     // A cluster-scoped kind: the namespace is taken from discovery, not the spec.
-    const ns: KubernetesObject = await objects.create<KubernetesObject>({ apiVersion: "v1", kind: "Namespace", metadata: { name: "object-api-ns" } });
+    const ns: KubernetesObject = await objects.create<KubernetesObject>({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "object-api-ns" },
+    });
     expect(ns.metadata?.namespace).toBeUndefined();
     await objects.delete({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "generic", namespace: "default" } });
-    await expect(objects.read({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "generic", namespace: "default" } })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      objects.read({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "generic", namespace: "default" } }),
+    ).rejects.toMatchObject({ code: 404 });
   });
 });

@@ -1,7 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
+import {
+  startTestWebhookServer,
+  type TestWebhookHandler,
+  type TestWebhookServer,
+} from "../src/admission/plugin/webhooks/test-webhook-server.js";
 import { establish } from "../src/apiextensions/test-fixtures.js";
 import type { CustomResourceDefinition } from "../src/apiextensions/types.js";
 
@@ -39,7 +43,13 @@ async function setup(): Promise<{ t: TestPlane; webhook: TestWebhookServer }> {
   cleanups.push(() => webhook.close());
   const t = await startTestPlane();
   cleanups.push(() => t.close());
-  expect((await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS, labels: { [UNIQUE]: "true" } } } })).status).toBe(201);
+  expect(
+    (
+      await t.call("POST", "/api/v1/namespaces", {
+        body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS, labels: { [UNIQUE]: "true" } } },
+      })
+    ).status,
+  ).toBe(201);
   // upstream createAdmissionWebhookMultiVersionTestCRDWithV1Storage.
   const crd: CustomResourceDefinition = {
     apiVersion: "apiextensions.k8s.io/v1",
@@ -71,7 +81,10 @@ async function setup(): Promise<{ t: TestPlane; webhook: TestWebhookServer }> {
       apiVersion: "admissionregistration.k8s.io/v1",
       kind: "MutatingWebhookConfiguration",
       metadata: { name: "mutate-custom-resource-multiversion" },
-      webhooks: [hook("mutate-custom-resource-data-stage-1.k8s.io", ["CREATE", "UPDATE"]), hook("mutate-custom-resource-data-stage-2.k8s.io", ["CREATE"])],
+      webhooks: [
+        hook("mutate-custom-resource-data-stage-1.k8s.io", ["CREATE", "UPDATE"]),
+        hook("mutate-custom-resource-data-stage-2.k8s.io", ["CREATE"]),
+      ],
     },
   });
   expect(registered.status, registered.text).toBe(201);
@@ -85,7 +98,12 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
 
     // Creating a custom resource while v1 is storage version.
     const created = await t.call("POST", crs("v1"), {
-      body: { kind: KIND, apiVersion: `${GROUP}/v1`, metadata: { name: "cr-instance-1", namespace: NS }, data: { "mutation-start": "yes" } },
+      body: {
+        kind: KIND,
+        apiVersion: `${GROUP}/v1`,
+        metadata: { name: "cr-instance-1", namespace: NS },
+        data: { "mutation-start": "yes" },
+      },
     });
     expect(created.status, created.text).toBe(201);
 
@@ -113,6 +131,10 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
     expect(mutated.json.dummy).toBe("test");
     // The update reached the webhook in v2, the object stored as v1 handed over as v2's old object.
     const update = webhook.received("/mutating-custom-resource").find((r) => r.operation === "UPDATE");
-    expect(update).toMatchObject({ kind: { group: GROUP, version: "v2", kind: KIND }, object: { apiVersion: `${GROUP}/v2`, dummy: "test" }, oldObject: { apiVersion: `${GROUP}/v2` } });
+    expect(update).toMatchObject({
+      kind: { group: GROUP, version: "v2", kind: KIND },
+      object: { apiVersion: `${GROUP}/v2`, dummy: "test" },
+      oldObject: { apiVersion: `${GROUP}/v2` },
+    });
   });
 });

@@ -5,7 +5,11 @@ import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "
 
 type CustomResourceValidation = NonNullable<CustomResourceDefinitionVersion["schema"]>;
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
+import {
+  startTestWebhookServer,
+  type TestWebhookHandler,
+  type TestWebhookServer,
+} from "../src/admission/plugin/webhooks/test-webhook-server.js";
 
 /**
  * The AdmissionWebhook e2e assertions on custom resources and CustomResourceDefinitions
@@ -103,7 +107,13 @@ function servedVersions(crd: CustomResourceDefinition): string[] {
   return (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name!);
 }
 
-function webhookFor(s: Setup, name: string, path: string, rules: unknown[], selector: Record<string, unknown> = { namespaceSelector: { matchLabels: { [s.unique]: "true" } } }) {
+function webhookFor(
+  s: Setup,
+  name: string,
+  path: string,
+  rules: unknown[],
+  selector: Record<string, unknown> = { namespaceSelector: { matchLabels: { [s.unique]: "true" } } },
+) {
   return {
     name,
     rules,
@@ -116,7 +126,9 @@ function webhookFor(s: Setup, name: string, path: string, rules: unknown[], sele
 
 async function register(s: Setup, collection: string, name: string, webhooks: unknown[]): Promise<void> {
   const kind = collection === VALIDATING ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration";
-  const created = await s.plane.call("POST", collection, { body: { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name }, webhooks } });
+  const created = await s.plane.call("POST", collection, {
+    body: { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name }, webhooks },
+  });
   expect(created.status, created.text).toBe(201);
 }
 
@@ -125,7 +137,12 @@ function crPath(s: Setup, crd: CustomResourceDefinition, version: string, name?:
 }
 
 function customResource(s: Setup, crd: CustomResourceDefinition, name: string, data: Record<string, string>) {
-  return { kind: crd.spec!.names!.kind, apiVersion: `${crd.spec!.group}/${crd.spec!.versions![0]!.name}`, metadata: { name, namespace: s.namespace }, data };
+  return {
+    kind: crd.spec!.names!.kind,
+    apiVersion: `${crd.spec!.group}/${crd.spec!.versions![0]!.name}`,
+    metadata: { name, namespace: s.namespace },
+    data,
+  };
 }
 
 /** upstream's `updateCustomResource`: GET, mutate, PUT, retried only on 409 Conflict. */
@@ -141,7 +158,12 @@ async function updateCustomResource(s: Setup, path: string, mutate: (cr: Record<
 }
 
 async function registerMutatingWebhookForCustomResource(s: Setup, crd: CustomResourceDefinition): Promise<void> {
-  const rule = (operations: string[]) => ({ operations, apiGroups: [crd.spec!.group], apiVersions: servedVersions(crd), resources: [crd.spec!.names!.plural] });
+  const rule = (operations: string[]) => ({
+    operations,
+    apiGroups: [crd.spec!.group],
+    apiVersions: servedVersions(crd),
+    resources: [crd.spec!.names!.plural],
+  });
   await register(s, MUTATING, s.unique, [
     webhookFor(s, "mutate-custom-resource-data-stage-1.k8s.io", "/mutating-custom-resource", [rule(["CREATE", "UPDATE"])]),
     webhookFor(s, "mutate-custom-resource-data-stage-2.k8s.io", "/mutating-custom-resource", [rule(["CREATE"])]),
@@ -154,25 +176,35 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
     const crd = await establish(s.plane, testCrd(s.unique, singleVersion()));
     await register(s, VALIDATING, s.unique, [
       webhookFor(s, "deny-unwanted-custom-resource-data.k8s.io", "/custom-resource", [
-        { operations: ["CREATE", "UPDATE", "DELETE"], apiGroups: [crd.spec!.group], apiVersions: servedVersions(crd), resources: [crd.spec!.names!.plural] },
+        {
+          operations: ["CREATE", "UPDATE", "DELETE"],
+          apiGroups: [crd.spec!.group],
+          apiVersions: servedVersions(crd),
+          resources: [crd.spec!.names!.plural],
+        },
       ]),
     ]);
 
     // testCustomResourceWebhook
-    const denied = await s.plane.call("POST", crPath(s, crd, "v1"), { body: customResource(s, crd, "cr-instance-1", { "webhook-e2e-test": "webhook-disallow" }) });
+    const denied = await s.plane.call("POST", crPath(s, crd, "v1"), {
+      body: customResource(s, crd, "cr-instance-1", { "webhook-e2e-test": "webhook-disallow" }),
+    });
     expect(denied.status).toBe(400);
     expect(denied.json).toMatchObject({
       kind: "Status",
       status: "Failure",
       code: 400,
       reason: "the custom resource contains unwanted data",
-      message: 'admission webhook "deny-unwanted-custom-resource-data.k8s.io" denied the request: the custom resource contains unwanted data',
+      message:
+        'admission webhook "deny-unwanted-custom-resource-data.k8s.io" denied the request: the custom resource contains unwanted data',
     });
     expect((await s.plane.call("GET", crPath(s, crd, "v1", "cr-instance-1"))).status).toBe(404);
 
     // testBlockingCustomResourceUpdateDeletion
     const path = crPath(s, crd, "v1", "cr-instance-2");
-    const created = await s.plane.call("POST", crPath(s, crd, "v1"), { body: customResource(s, crd, "cr-instance-2", { "webhook-e2e-test": "webhook-nondeletable" }) });
+    const created = await s.plane.call("POST", crPath(s, crd, "v1"), {
+      body: customResource(s, crd, "cr-instance-2", { "webhook-e2e-test": "webhook-nondeletable" }),
+    });
     expect(created.status, created.text).toBe(201);
 
     const disallowedUpdate = await updateCustomResource(s, path, (cr) => {
@@ -200,7 +232,12 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
     // The webhook saw the delete with the stored object as oldObject, and no object.
     const deletes = s.webhook.received("/custom-resource").filter((r) => r.operation === "DELETE");
     expect(deletes).toHaveLength(2);
-    expect(deletes[0]).toMatchObject({ object: null, oldObject: { data: { "webhook-e2e-test": "webhook-nondeletable" } }, name: "cr-instance-2", namespace: s.namespace });
+    expect(deletes[0]).toMatchObject({
+      object: null,
+      oldObject: { data: { "webhook-e2e-test": "webhook-nondeletable" } },
+      name: "cr-instance-2",
+      namespace: s.namespace,
+    });
   });
 
   it("should mutate custom resource", async () => {
@@ -208,7 +245,9 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
     const crd = await establish(s.plane, testCrd(s.unique, singleVersion()));
     await registerMutatingWebhookForCustomResource(s, crd);
 
-    const created = await s.plane.call("POST", crPath(s, crd, "v1"), { body: customResource(s, crd, "cr-instance-1", { "mutation-start": "yes" }) });
+    const created = await s.plane.call("POST", crPath(s, crd, "v1"), {
+      body: customResource(s, crd, "cr-instance-1", { "mutation-start": "yes" }),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.json.data).toEqual({ "mutation-start": "yes", "mutation-stage-1": "yes", "mutation-stage-2": "yes" });
     expect((await s.plane.call("GET", crPath(s, crd, "v1", "cr-instance-1"))).json.data).toEqual(created.json.data);
@@ -232,10 +271,15 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
     const crd = await establish(s.plane, testCrd(s.unique, versions));
     await registerMutatingWebhookForCustomResource(s, crd);
 
-    const created = await s.plane.call("POST", crPath(s, crd, "v1"), { body: customResource(s, crd, "cr-instance-1", { "mutation-start": "yes" }) });
+    const created = await s.plane.call("POST", crPath(s, crd, "v1"), {
+      body: customResource(s, crd, "cr-instance-1", { "mutation-start": "yes" }),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.json.data).toEqual({ "mutation-start": "yes", "mutation-stage-1": "yes" });
-    expect((await s.plane.call("GET", crPath(s, crd, "v1", "cr-instance-1"))).json.data).toEqual({ "mutation-start": "yes", "mutation-stage-1": "yes" });
+    expect((await s.plane.call("GET", crPath(s, crd, "v1", "cr-instance-1"))).json.data).toEqual({
+      "mutation-start": "yes",
+      "mutation-stage-1": "yes",
+    });
     // Both stages ran: stage 2's field was added, then pruned.
     expect(s.webhook.received("/mutating-custom-resource")).toHaveLength(2);
   });
@@ -243,9 +287,15 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
   it("should deny crd creation", async () => {
     const s = await setup({ "/crd": admitCrd });
     await register(s, VALIDATING, s.unique, [
-      webhookFor(s, "deny-crd-with-unwanted-label.k8s.io", "/crd", [{ operations: ["CREATE"], apiGroups: ["apiextensions.k8s.io"], apiVersions: ["*"], resources: ["customresourcedefinitions"] }], {
-        objectSelector: { matchLabels: { [s.unique]: "true" } },
-      }),
+      webhookFor(
+        s,
+        "deny-crd-with-unwanted-label.k8s.io",
+        "/crd",
+        [{ operations: ["CREATE"], apiGroups: ["apiextensions.k8s.io"], apiVersions: ["*"], resources: ["customresourcedefinitions"] }],
+        {
+          objectSelector: { matchLabels: { [s.unique]: "true" } },
+        },
+      ),
     ]);
 
     const name = "e2e-test-webhook-deny-crd";
@@ -264,12 +314,18 @@ describe("[sig-api-machinery] AdmissionWebhook on custom resources", { timeout: 
     };
     const denied = await s.plane.call("POST", CRDS, { body: crd });
     expect(denied.status).toBe(400);
-    expect(denied.json.message).toBe('admission webhook "deny-crd-with-unwanted-label.k8s.io" denied the request: the crd contains unwanted label');
+    expect(denied.json.message).toBe(
+      'admission webhook "deny-crd-with-unwanted-label.k8s.io" denied the request: the crd contains unwanted label',
+    );
     expect((await s.plane.call("GET", `${CRDS}/${name}s.${group}`)).status).toBe(404);
-    expect(s.webhook.received("/crd")).toMatchObject([{ operation: "CREATE", resource: { group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions" } }]);
+    expect(s.webhook.received("/crd")).toMatchObject([
+      { operation: "CREATE", resource: { group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions" } },
+    ]);
 
     // Without the disallowed label the same CRD is admitted.
-    const allowed = await s.plane.call("POST", CRDS, { body: { ...crd, metadata: { name: crd.metadata.name, labels: { [s.unique]: "true" } } } });
+    const allowed = await s.plane.call("POST", CRDS, {
+      body: { ...crd, metadata: { name: crd.metadata.name, labels: { [s.unique]: "true" } } },
+    });
     expect(allowed.status, allowed.text).toBe(201);
   });
 });

@@ -1,7 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
 import { afterEach, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "../src/server/test-support.js";
-import { startTestWebhookServer, type TestWebhookHandler, type TestWebhookServer } from "../src/admission/plugin/webhooks/test-webhook-server.js";
+import {
+  startTestWebhookServer,
+  type TestWebhookHandler,
+  type TestWebhookServer,
+} from "../src/admission/plugin/webhooks/test-webhook-server.js";
 
 /**
  * The AdmissionWebhook e2e assertions (test/e2e/apimachinery/webhook.go), against a real control
@@ -25,7 +29,12 @@ async function setup(handlers: Record<string, TestWebhookHandler>): Promise<{ pl
   return { plane, webhook };
 }
 
-const configMapRule = (operations = ["CREATE", "UPDATE"]) => ({ operations, apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] });
+const configMapRule = (operations = ["CREATE", "UPDATE"]) => ({
+  operations,
+  apiGroups: [""],
+  apiVersions: ["v1"],
+  resources: ["configmaps"],
+});
 
 function hook(webhook: TestWebhookServer, name: string, path: string, extra: Record<string, unknown> = {}) {
   return {
@@ -40,7 +49,9 @@ function hook(webhook: TestWebhookServer, name: string, path: string, extra: Rec
 
 async function register(plane: TestPlane, collection: string, name: string, webhooks: unknown[]) {
   const kind = collection === VALIDATING ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration";
-  const created = await plane.call("POST", collection, { body: { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name }, webhooks } });
+  const created = await plane.call("POST", collection, {
+    body: { apiVersion: "admissionregistration.k8s.io/v1", kind, metadata: { name }, webhooks },
+  });
   expect(created.status, created.text).toBe(201);
   return created.json as { metadata: { resourceVersion: string }; webhooks: Array<Record<string, unknown>> };
 }
@@ -48,7 +59,8 @@ async function register(plane: TestPlane, collection: string, name: string, webh
 /** The sample webhook's `/configmaps`: refuses data `webhook-e2e-test: webhook-disallow`. */
 const denyUnwantedConfigMapData: TestWebhookHandler = (request) => {
   const data = (request.object as { data?: Record<string, string> } | null)?.data ?? {};
-  if (data["webhook-e2e-test"] === "webhook-disallow") return { allowed: false, status: { message: "the configmap contains unwanted key and value" } };
+  if (data["webhook-e2e-test"] === "webhook-disallow")
+    return { allowed: false, status: { message: "the configmap contains unwanted key and value" } };
   return { allowed: true };
 };
 
@@ -67,17 +79,27 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
         namespaceSelector: { matchExpressions: [{ key: "skip-webhook-admission", operator: "NotIn", values: ["yes"] }] },
       }),
       // Nothing listens there; failurePolicy Ignore admits the request anyway.
-      { ...hook(webhook, "fail-open.k8s.io", "/configmaps"), clientConfig: { url: "https://127.0.0.1:1/configmaps", caBundle: webhook.ca.caBundle }, failurePolicy: "Ignore" },
+      {
+        ...hook(webhook, "fail-open.k8s.io", "/configmaps"),
+        clientConfig: { url: "https://127.0.0.1:1/configmaps", caBundle: webhook.ca.caBundle },
+        failurePolicy: "Ignore",
+      },
     ]);
 
-    const denied = await plane.call("POST", CONFIGMAPS, { body: configMap("disallowed-configmap", { "webhook-e2e-test": "webhook-disallow" }) });
+    const denied = await plane.call("POST", CONFIGMAPS, {
+      body: configMap("disallowed-configmap", { "webhook-e2e-test": "webhook-disallow" }),
+    });
     expect(denied.status).toBe(400);
-    expect(denied.json.message).toBe('admission webhook "deny-unwanted-configmap-data.k8s.io" denied the request: the configmap contains unwanted key and value');
+    expect(denied.json.message).toBe(
+      'admission webhook "deny-unwanted-configmap-data.k8s.io" denied the request: the configmap contains unwanted key and value',
+    );
     expect((await plane.call("GET", `${CONFIGMAPS}/disallowed-configmap`)).status).toBe(404);
 
     const allowed = await plane.call("POST", CONFIGMAPS, { body: configMap("allowed-configmap", { admit: "this" }) });
     expect(allowed.status).toBe(201);
-    const update = await plane.call("PUT", `${CONFIGMAPS}/allowed-configmap`, { body: { ...allowed.json, data: { "webhook-e2e-test": "webhook-disallow" } } });
+    const update = await plane.call("PUT", `${CONFIGMAPS}/allowed-configmap`, {
+      body: { ...allowed.json, data: { "webhook-e2e-test": "webhook-disallow" } },
+    });
     expect(update.status).toBe(400);
     expect(update.json.message).toContain("the configmap contains unwanted key and value");
     const patch = await plane.call("PATCH", `${CONFIGMAPS}/allowed-configmap`, {
@@ -88,8 +110,16 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
     expect((await plane.call("GET", `${CONFIGMAPS}/allowed-configmap`)).json.data).toEqual({ admit: "this" });
 
     // The namespace labelled skip-webhook-admission=yes is exempt.
-    expect((await plane.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "exempted-namespace", labels: { "skip-webhook-admission": "yes" } } } })).status).toBe(201);
-    const exempt = await plane.call("POST", "/api/v1/namespaces/exempted-namespace/configmaps", { body: configMap("disallowed-configmap", { "webhook-e2e-test": "webhook-disallow" }) });
+    expect(
+      (
+        await plane.call("POST", "/api/v1/namespaces", {
+          body: { metadata: { name: "exempted-namespace", labels: { "skip-webhook-admission": "yes" } } },
+        })
+      ).status,
+    ).toBe(201);
+    const exempt = await plane.call("POST", "/api/v1/namespaces/exempted-namespace/configmaps", {
+      body: configMap("disallowed-configmap", { "webhook-e2e-test": "webhook-disallow" }),
+    });
     expect(exempt.status).toBe(201);
     expect(webhook.received("/configmaps").map((r) => r.name)).not.toContain(undefined);
   });
@@ -116,7 +146,9 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
       for (const release of held) release();
       return Promise.resolve();
     });
-    await register(plane, VALIDATING, "slow-fail", [hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/hang", { timeoutSeconds: 1 })]);
+    await register(plane, VALIDATING, "slow-fail", [
+      hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/hang", { timeoutSeconds: 1 }),
+    ]);
     const started = Date.now();
     const failed = await plane.call("POST", CONFIGMAPS, { body: configMap("timeout-fail") });
     expect(failed.status).toBe(500);
@@ -127,11 +159,15 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
     expect(Date.now() - started).toBeLessThan(5000);
 
     await plane.call("DELETE", `${VALIDATING}/slow-fail`);
-    await register(plane, VALIDATING, "slow-ignore", [hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/hang", { timeoutSeconds: 1, failurePolicy: "Ignore" })]);
+    await register(plane, VALIDATING, "slow-ignore", [
+      hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/hang", { timeoutSeconds: 1, failurePolicy: "Ignore" }),
+    ]);
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("timeout-ignored") })).status).toBe(201);
 
     await plane.call("DELETE", `${VALIDATING}/slow-ignore`);
-    await register(plane, VALIDATING, "slow-enough", [hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/allow-after-1s", { timeoutSeconds: 5 })]);
+    await register(plane, VALIDATING, "slow-enough", [
+      hook(webhook, "allow-configmap-with-delay-webhook.k8s.io", "/allow-after-1s", { timeoutSeconds: 5 }),
+    ]);
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("within-timeout") })).status).toBe(201);
   });
 
@@ -145,10 +181,18 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
         failurePolicy: "Fail",
       },
     ]);
-    expect((await plane.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "fail-closed-namespace", labels: { "fail-closed-webhook": "yes" } } } })).status).toBe(201);
+    expect(
+      (
+        await plane.call("POST", "/api/v1/namespaces", {
+          body: { metadata: { name: "fail-closed-namespace", labels: { "fail-closed-webhook": "yes" } } },
+        })
+      ).status,
+    ).toBe(201);
     const refused = await plane.call("POST", "/api/v1/namespaces/fail-closed-namespace/configmaps", { body: configMap("webhook-test") });
     expect(refused.status).toBe(500);
-    expect(refused.json.message).toMatch(/^Internal error occurred: failed calling webhook "fail-closed\.k8s\.io": failed to call webhook: Post "https:\/\/no-such-service\.default\.svc:443\/configmaps\?timeout=10s": dial tcp: lookup no-such-service\.default\.svc/);
+    expect(refused.json.message).toMatch(
+      /^Internal error occurred: failed calling webhook "fail-closed\.k8s\.io": failed to call webhook: Post "https:\/\/no-such-service\.default\.svc:443\/configmaps\?timeout=10s": dial tcp: lookup no-such-service\.default\.svc/,
+    );
     // Outside the selected namespace the webhook is not called.
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("webhook-test") })).status).toBe(201);
   });
@@ -159,13 +203,21 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
       "/add-label": () => ({ allowed: true, patch: [{ op: "add", path: "/metadata/labels", value: { mutated: "yes" } }] }),
     });
     const everything = [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"] }];
-    await register(plane, VALIDATING, "deny-webhook-configuration-deletions", [hook(webhook, "deny-webhook-configuration-deletions.k8s.io", "/always-deny", { rules: everything })]);
-    await register(plane, MUTATING, "add-label-to-webhook-configurations", [hook(webhook, "add-label-to-webhook-configurations.k8s.io", "/add-label", { rules: everything })]);
+    await register(plane, VALIDATING, "deny-webhook-configuration-deletions", [
+      hook(webhook, "deny-webhook-configuration-deletions.k8s.io", "/always-deny", { rules: everything }),
+    ]);
+    await register(plane, MUTATING, "add-label-to-webhook-configurations", [
+      hook(webhook, "add-label-to-webhook-configurations.k8s.io", "/add-label", { rules: everything }),
+    ]);
 
     // The configurations themselves stay writable and unmutated...
-    const dummy = await register(plane, VALIDATING, "dummy-validating-webhook-configuration", [hook(webhook, "dummy.k8s.io", "/always-deny")]);
+    const dummy = await register(plane, VALIDATING, "dummy-validating-webhook-configuration", [
+      hook(webhook, "dummy.k8s.io", "/always-deny"),
+    ]);
     expect((dummy as { metadata: { labels?: unknown } }).metadata.labels).toBeUndefined();
-    const dummyMutating = await register(plane, MUTATING, "dummy-mutating-webhook-configuration", [hook(webhook, "dummy.k8s.io", "/always-deny")]);
+    const dummyMutating = await register(plane, MUTATING, "dummy-mutating-webhook-configuration", [
+      hook(webhook, "dummy.k8s.io", "/always-deny"),
+    ]);
     expect((dummyMutating as { metadata: { labels?: unknown } }).metadata.labels).toBeUndefined();
     expect((await plane.call("DELETE", `${VALIDATING}/dummy-validating-webhook-configuration`)).status).toBe(200);
     expect((await plane.call("DELETE", `${MUTATING}/dummy-mutating-webhook-configuration`)).status).toBe(200);
@@ -199,8 +251,19 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
       options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1", fieldManager: "tester" },
     });
     expect(create?.uid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(update).toMatchObject({ operation: "UPDATE", dryRun: true, object: { data: { a: "2" } }, oldObject: { data: { a: "1" } }, options: { kind: "UpdateOptions", dryRun: ["All"] } });
-    expect(remove).toMatchObject({ operation: "DELETE", object: null, oldObject: { data: { a: "1" } }, options: { kind: "DeleteOptions" } });
+    expect(update).toMatchObject({
+      operation: "UPDATE",
+      dryRun: true,
+      object: { data: { a: "2" } },
+      oldObject: { data: { a: "1" } },
+      options: { kind: "UpdateOptions", dryRun: ["All"] },
+    });
+    expect(remove).toMatchObject({
+      operation: "DELETE",
+      object: null,
+      oldObject: { data: { a: "1" } },
+      options: { kind: "DeleteOptions" },
+    });
     expect(new Set([create?.uid, update?.uid, remove?.uid]).size).toBe(3);
   });
 
@@ -223,7 +286,13 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
       body: { metadata: { name: "some" }, webhooks: [hook(webhook, "some.k8s.io", "/allow", { sideEffects: "Some" })] },
     });
     expect(unknown.status).toBe(422);
-    expect(unknown.json.details.causes).toEqual([{ reason: "FieldValueNotSupported", message: 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"', field: "webhooks[0].sideEffects" }]);
+    expect(unknown.json.details.causes).toEqual([
+      {
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+        field: "webhooks[0].sideEffects",
+      },
+    ]);
   });
 
   it("reinvokes IfNeeded webhooks once after a later webhook changed the object", async () => {
@@ -277,19 +346,30 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
   });
 
   it("selects by objectSelector on the new or old object's labels, and by subresource rules", async () => {
-    const { plane, webhook } = await setup({ "/deny": () => ({ allowed: false, status: { message: "labelled", code: 403, reason: "Forbidden" } }), "/status": () => ({ allowed: true }) });
+    const { plane, webhook } = await setup({
+      "/deny": () => ({ allowed: false, status: { message: "labelled", code: 403, reason: "Forbidden" } }),
+      "/status": () => ({ allowed: true }),
+    });
     await register(plane, VALIDATING, "selective", [
       hook(webhook, "selective.k8s.io", "/deny", { objectSelector: { matchLabels: { guarded: "true" } } }),
-      hook(webhook, "status.k8s.io", "/status", { rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["*/status"] }] }),
+      hook(webhook, "status.k8s.io", "/status", {
+        rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["*/status"] }],
+      }),
     ]);
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("free") })).status).toBe(201);
     const guarded = await plane.call("POST", CONFIGMAPS, { body: configMap("guarded", { a: "1" }, { guarded: "true" }) });
     expect(guarded.status).toBe(403);
-    expect(guarded.json).toMatchObject({ reason: "Forbidden", code: 403, message: 'admission webhook "selective.k8s.io" denied the request: labelled' });
+    expect(guarded.json).toMatchObject({
+      reason: "Forbidden",
+      code: 403,
+      message: 'admission webhook "selective.k8s.io" denied the request: labelled',
+    });
 
     const ns = await plane.call("GET", "/api/v1/namespaces/default");
     expect((await plane.call("PUT", "/api/v1/namespaces/default/status", { body: ns.json })).status).toBe(200);
-    expect(webhook.received("/status")).toMatchObject([{ operation: "UPDATE", subResource: "status", resource: { resource: "namespaces" }, name: "default", namespace: "default" }]);
+    expect(webhook.received("/status")).toMatchObject([
+      { operation: "UPDATE", subResource: "status", resource: { resource: "namespaces" }, name: "default", namespace: "default" },
+    ]);
   });
 
   it("fails closed on an invalid response, naming what was wrong", async () => {
@@ -297,7 +377,9 @@ describe("AdmissionWebhook", { timeout: 30_000 }, () => {
     await register(plane, VALIDATING, "broken", [hook(webhook, "broken.k8s.io", "/patch-from-validating")]);
     const refused = await plane.call("POST", CONFIGMAPS, { body: configMap("x") });
     expect(refused.status).toBe(500);
-    expect(refused.json.message).toBe('Internal error occurred: failed calling webhook "broken.k8s.io": received invalid webhook response: validating webhook may not return response.patch');
+    expect(refused.json.message).toBe(
+      'Internal error occurred: failed calling webhook "broken.k8s.io": received invalid webhook response: validating webhook may not return response.patch',
+    );
   });
 });
 
@@ -318,7 +400,10 @@ describe("AdmissionWebhook configuration API", { timeout: 30_000 }, () => {
   it("patching/updating a validating webhook should work", async () => {
     const { plane, webhook } = await setup({ "/configmaps": denyUnwantedConfigMapData });
     await register(plane, VALIDATING, "patched", [hook(webhook, "deny-unwanted-configmap-data.k8s.io", "/configmaps")]);
-    const disallowed = () => plane.call("POST", CONFIGMAPS, { body: { metadata: { generateName: "disallowed-" }, data: { "webhook-e2e-test": "webhook-disallow" } } });
+    const disallowed = () =>
+      plane.call("POST", CONFIGMAPS, {
+        body: { metadata: { generateName: "disallowed-" }, data: { "webhook-e2e-test": "webhook-disallow" } },
+      });
     expect((await disallowed()).status).toBe(400);
     // Updating the rules to leave out CREATE lets the configmap in...
     const current = (await plane.call("GET", `${VALIDATING}/patched`)).json;
@@ -327,7 +412,10 @@ describe("AdmissionWebhook configuration API", { timeout: 30_000 }, () => {
     expect((await disallowed()).status).toBe(201);
     // ...and patching CREATE back in refuses it again.
     const patch = [{ op: "replace", path: "/webhooks/0/rules/0/operations", value: ["CREATE"] }];
-    const patched = await plane.call("PATCH", `${VALIDATING}/patched`, { raw: JSON.stringify(patch), headers: { "Content-Type": "application/json-patch+json" } });
+    const patched = await plane.call("PATCH", `${VALIDATING}/patched`, {
+      raw: JSON.stringify(patch),
+      headers: { "Content-Type": "application/json-patch+json" },
+    });
     expect(patched.status).toBe(200);
     expect((await disallowed()).status).toBe(400);
   });
@@ -336,13 +424,19 @@ describe("AdmissionWebhook configuration API", { timeout: 30_000 }, () => {
     const { plane, webhook } = await setup({ "/mutating-configmaps": mutateConfigMap });
     for (const name of ["first", "second"]) {
       await plane.call("POST", MUTATING, {
-        body: { metadata: { name, labels: { "e2e-list-test-uuid": "abc" } }, webhooks: [hook(webhook, "adding-configmap-data-stage-1.k8s.io", "/mutating-configmaps", { rules: [configMapRule(["CREATE"])] })] },
+        body: {
+          metadata: { name, labels: { "e2e-list-test-uuid": "abc" } },
+          webhooks: [hook(webhook, "adding-configmap-data-stage-1.k8s.io", "/mutating-configmaps", { rules: [configMapRule(["CREATE"])] })],
+        },
       });
     }
     const listed = await plane.call("GET", `${MUTATING}?labelSelector=e2e-list-test-uuid%3Dabc`);
     expect(listed.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["first", "second"]);
     // Both configurations mutate, the second seeing the first one's result.
-    expect((await plane.call("POST", CONFIGMAPS, { body: configMap("mutated", {}) })).json.data).toEqual({ "mutation-stage-1": "yes", "mutation-stage-2": "yes" });
+    expect((await plane.call("POST", CONFIGMAPS, { body: configMap("mutated", {}) })).json.data).toEqual({
+      "mutation-stage-1": "yes",
+      "mutation-stage-2": "yes",
+    });
     expect((await plane.call("DELETE", `${MUTATING}?labelSelector=e2e-list-test-uuid%3Dabc`)).status).toBe(200);
     expect((await plane.call("GET", MUTATING)).json.items).toEqual([]);
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("not-mutated", {}) })).json.data).toEqual({});
@@ -369,12 +463,19 @@ describe("AdmissionWebhook match conditions", { timeout: 30_000 }, () => {
     const { plane, webhook } = await setup({});
     for (const collection of [VALIDATING, MUTATING]) {
       const created = await register(plane, collection, "with-conditions", [
-        hook(webhook, "conditions.k8s.io", "/x", { matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system'" }] }),
+        hook(webhook, "conditions.k8s.io", "/x", {
+          matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system'" }],
+        }),
       ]);
-      const webhooks = created.webhooks.map((w) => ({ ...w, matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" }] }));
+      const webhooks = created.webhooks.map((w) => ({
+        ...w,
+        matchConditions: [{ name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" }],
+      }));
       const updated = await plane.call("PUT", `${collection}/with-conditions`, { body: { ...created, webhooks } });
       expect(updated.status, updated.text).toBe(200);
-      expect(updated.json.webhooks[0].matchConditions).toEqual([{ name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" }]);
+      expect(updated.json.webhooks[0].matchConditions).toEqual([
+        { name: "not-kube-system", expression: "request.namespace != 'kube-system' && has(object.metadata.labels)" },
+      ]);
     }
   });
 
@@ -382,11 +483,22 @@ describe("AdmissionWebhook match conditions", { timeout: 30_000 }, () => {
     const { plane, webhook } = await setup({});
     for (const collection of [VALIDATING, MUTATING]) {
       const refused = await plane.call("POST", collection, {
-        body: { metadata: { name: "invalid-conditions" }, webhooks: [hook(webhook, "conditions.k8s.io", "/x", { matchConditions: [{ name: "invalid-expression-1", expression: "object.nonExistentProperty ==" }] })] },
+        body: {
+          metadata: { name: "invalid-conditions" },
+          webhooks: [
+            hook(webhook, "conditions.k8s.io", "/x", {
+              matchConditions: [{ name: "invalid-expression-1", expression: "object.nonExistentProperty ==" }],
+            }),
+          ],
+        },
       });
       expect(refused.status).toBe(422);
-      expect(refused.json.details.causes).toMatchObject([{ reason: "FieldValueInvalid", field: "webhooks[0].matchConditions[0].expression" }]);
-      expect(refused.json.details.causes[0].message).toMatch(/^Invalid value: "object\.nonExistentProperty ==": compilation failed: ERROR: <input>:1:/);
+      expect(refused.json.details.causes).toMatchObject([
+        { reason: "FieldValueInvalid", field: "webhooks[0].matchConditions[0].expression" },
+      ]);
+      expect(refused.json.details.causes[0].message).toMatch(
+        /^Invalid value: "object\.nonExistentProperty ==": compilation failed: ERROR: <input>:1:/,
+      );
     }
   });
 
@@ -396,12 +508,16 @@ describe("AdmissionWebhook match conditions", { timeout: 30_000 }, () => {
     await register(plane, VALIDATING, "erroring", [hook(webhook, "erroring.k8s.io", "/deny", { matchConditions: erroring })]);
     const refused = await plane.call("POST", CONFIGMAPS, { body: configMap("unlabelled") });
     expect(refused.status).toBe(403);
-    expect(refused.json.message).toBe(`configmaps "unlabelled" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted in error: no such key: labels`);
+    expect(refused.json.message).toBe(
+      `configmaps "unlabelled" is forbidden: expression 'object.metadata.labels.team == 'a'' resulted in error: no such key: labels`,
+    );
     // A condition that is false skips the webhook even when another one errs.
     const labelled = await plane.call("POST", CONFIGMAPS, { body: configMap("labelled", { a: "1" }, { team: "b" }) });
     expect(labelled.status).toBe(201);
     await plane.call("DELETE", `${VALIDATING}/erroring`);
-    await register(plane, VALIDATING, "erroring-ignored", [hook(webhook, "erroring.k8s.io", "/deny", { matchConditions: erroring, failurePolicy: "Ignore" })]);
+    await register(plane, VALIDATING, "erroring-ignored", [
+      hook(webhook, "erroring.k8s.io", "/deny", { matchConditions: erroring, failurePolicy: "Ignore" }),
+    ]);
     expect((await plane.call("POST", CONFIGMAPS, { body: configMap("unlabelled") })).status).toBe(201);
     expect(webhook.received("/deny")).toEqual([]);
   });
@@ -439,8 +555,19 @@ describe("webhook configuration validation", { timeout: 30_000 }, () => {
             timeoutSeconds: 31,
             admissionReviewVersions: ["v2"],
           },
-          { name: "dup.example.com", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"], matchConditions: [{ name: "a", expression: "nope.x" }] },
-          { name: "dup.example.com", clientConfig: { service: { namespace: "", name: "x", port: 0, path: "no-slash" } }, sideEffects: "None", admissionReviewVersions: ["v1"] },
+          {
+            name: "dup.example.com",
+            clientConfig: {},
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+            matchConditions: [{ name: "a", expression: "nope.x" }],
+          },
+          {
+            name: "dup.example.com",
+            clientConfig: { service: { namespace: "", name: "x", port: 0, path: "no-slash" } },
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+          },
         ],
       },
     });

@@ -8,7 +8,12 @@ import { createControlPlane, type ControlPlane } from "../src/control-plane.js";
 import type { ResourceDefinition } from "../src/registry/rest/resource-definition.js";
 import { startTestPlane, type TestPlane } from "../src/server/test-support.js";
 import { staticServiceResolver } from "../src/webhook/client-config.js";
-import { createTestCertificateAuthority, startTestHttpsServer, type TestCertificateAuthority, type TestHttpsServer } from "../src/webhook/test-tls.js";
+import {
+  createTestCertificateAuthority,
+  startTestHttpsServer,
+  type TestCertificateAuthority,
+  type TestHttpsServer,
+} from "../src/webhook/test-tls.js";
 import { Kubectl, parseTable } from "./harness/kubectl.js";
 import { killAllChildren } from "./harness/run.js";
 import { findKubectl120, findKubectl132 } from "./harness/tools.js";
@@ -33,7 +38,11 @@ const flunders: ResourceDefinition = {
       apiVersion: { type: "string" },
       kind: { type: "string" },
       metadata: { type: "object" },
-      spec: { type: "object", description: "What the flunder refers to.", properties: { reference: { type: "string", description: "A reference to another flunder." } } },
+      spec: {
+        type: "object",
+        description: "What the flunder refers to.",
+        properties: { reference: { type: "string", description: "A reference to another flunder." } },
+      },
     },
   },
 };
@@ -47,7 +56,8 @@ let front: TestHttpsServer;
 let main: TestPlane;
 /** What the extension server received, health checks included. */
 const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders }> = [];
-const requestsTo = (method: string, prefix: string) => seen.filter((r) => r.method === method && r.url.startsWith(prefix)).map((r) => r.headers);
+const requestsTo = (method: string, prefix: string) =>
+  seen.filter((r) => r.method === method && r.url.startsWith(prefix)).map((r) => r.headers);
 const cleanups: Array<() => void> = [];
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -63,7 +73,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 
 async function availableCondition(name: string) {
   const got = await main.call("GET", `${APISERVICES}/${name}`);
-  return (got.json?.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available") as { status: string; reason: string; message: string } | undefined;
+  return (got.json?.status?.conditions ?? []).find((c: { type: string }) => c.type === "Available") as
+    { status: string; reason: string; message: string } | undefined;
 }
 
 const waitForCondition = (name: string, status: string, reason: string) =>
@@ -74,14 +85,20 @@ const waitForCondition = (name: string, status: string, reason: string) =>
 
 beforeAll(async () => {
   ca = await createTestCertificateAuthority("wardle-ca");
-  extension = await createControlPlane({ resources: [flunders], namespaceLifecycle: false, enablePriorityAndFairness: false, processMetrics: false });
+  extension = await createControlPlane({
+    resources: [flunders],
+    namespaceLifecycle: false,
+    enablePriorityAndFairness: false,
+    processMetrics: false,
+  });
   front = await startTestHttpsServer(await ca.issue(["api.wardle.svc"]), (req, res) => {
     seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
     void extension.server.handle(req, res);
   });
   main = await startTestPlane({
     aggregator: { serviceResolver: staticServiceResolver({ "wardle/api:443": front.url }), availabilityIntervalMs: 300 },
-    authenticate: (ctx) => (ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["wardle-admins", "system:authenticated"] } : undefined),
+    authenticate: (ctx) =>
+      ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["wardle-admins", "system:authenticated"] } : undefined,
   });
 }, 60_000);
 
@@ -97,10 +114,20 @@ describe("Aggregator", { timeout: 30_000 }, () => {
   it("registers a Local, Available APIService for every group version served here", async () => {
     const list = await main.call("GET", APISERVICES);
     const names = (list.json.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name);
-    expect(names).toEqual(expect.arrayContaining(["v1.", "v1.coordination.k8s.io", "v1.admissionregistration.k8s.io", "v1.apiregistration.k8s.io", "v1.events.k8s.io"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "v1.",
+        "v1.coordination.k8s.io",
+        "v1.admissionregistration.k8s.io",
+        "v1.apiregistration.k8s.io",
+        "v1.events.k8s.io",
+      ]),
+    );
     const core = await main.call("GET", `${APISERVICES}/v1.`);
     expect(core.json.spec).toEqual({ version: "v1", groupPriorityMinimum: 18000, versionPriority: 1 });
-    expect(core.json.status.conditions).toMatchObject([{ type: "Available", status: "True", reason: "Local", message: "Local APIServices are always available" }]);
+    expect(core.json.status.conditions).toMatchObject([
+      { type: "Available", status: "True", reason: "Local", message: "Local APIServices are always available" },
+    ]);
   });
 
   it("serves an extension server's group version through the aggregator", async () => {
@@ -109,7 +136,14 @@ describe("Aggregator", { timeout: 30_000 }, () => {
         apiVersion: "apiregistration.k8s.io/v1",
         kind: "APIService",
         metadata: { name: "v1alpha1.wardle.example.com" },
-        spec: { group: "wardle.example.com", version: "v1alpha1", service: { namespace: "wardle", name: "api" }, caBundle: ca.caBundle, groupPriorityMinimum: 2000, versionPriority: 200 },
+        spec: {
+          group: "wardle.example.com",
+          version: "v1alpha1",
+          service: { namespace: "wardle", name: "api" },
+          caBundle: ca.caBundle,
+          groupPriorityMinimum: 2000,
+          versionPriority: 200,
+        },
       },
     });
     expect(created.status, created.text).toBe(201);
@@ -127,14 +161,23 @@ describe("Aggregator", { timeout: 30_000 }, () => {
     expect((await main.call("GET", "/apis/wardle.example.com")).json).toMatchObject({ kind: "APIGroup", name: "wardle.example.com" });
     const resourceList = await main.call("GET", "/apis/wardle.example.com/v1alpha1");
     expect(resourceList.json.resources.map((r: { name: string }) => r.name)).toEqual(["flunders"]);
-    const aggregated = await main.call("GET", "/apis", { headers: { Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" } });
+    const aggregated = await main.call("GET", "/apis", {
+      headers: { Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" },
+    });
     expect(aggregated.json.items).toContainEqual({
       metadata: { name: "wardle.example.com", creationTimestamp: null },
       versions: [
         {
           version: "v1alpha1",
           freshness: "Current",
-          resources: [expect.objectContaining({ resource: "flunders", responseKind: { group: "wardle.example.com", version: "v1alpha1", kind: "Flunder" }, scope: "Namespaced", singularResource: "flunder" })],
+          resources: [
+            expect.objectContaining({
+              resource: "flunders",
+              responseKind: { group: "wardle.example.com", version: "v1alpha1", kind: "Flunder" },
+              scope: "Namespaced",
+              singularResource: "flunder",
+            }),
+          ],
         },
       ],
     });
@@ -146,23 +189,34 @@ describe("Aggregator", { timeout: 30_000 }, () => {
     expect(Object.keys(doc.json.components.schemas)).toContain("com.example.wardle.v1alpha1.Flunder");
 
     // Writes, reads and lists reach the extension server; the user is named in X-Remote-* headers.
-    const flunder = await main.call("POST", FLUNDERS, { body: { apiVersion: "wardle.example.com/v1alpha1", kind: "Flunder", metadata: { name: "one" }, spec: { reference: "two" } }, headers: { Authorization: "Bearer alice" } });
+    const flunder = await main.call("POST", FLUNDERS, {
+      body: { apiVersion: "wardle.example.com/v1alpha1", kind: "Flunder", metadata: { name: "one" }, spec: { reference: "two" } },
+      headers: { Authorization: "Bearer alice" },
+    });
     expect(flunder.status, flunder.text).toBe(201);
     expect((await extension.store("wardle.example.com", "flunders")!.get("default", "one")).spec).toEqual({ reference: "two" });
     const [post] = requestsTo("POST", FLUNDERS);
     expect(post).toMatchObject({ "x-remote-user": "alice", "x-remote-group": "wardle-admins, system:authenticated" });
     expect(post?.authorization).toBeUndefined();
     expect((await main.call("GET", `${FLUNDERS}/one`)).json.spec).toEqual({ reference: "two" });
-    expect(requestsTo("GET", `${FLUNDERS}/one`)[0]).toMatchObject({ "x-remote-user": "system:anonymous", "x-remote-group": "system:unauthenticated" });
+    expect(requestsTo("GET", `${FLUNDERS}/one`)[0]).toMatchObject({
+      "x-remote-user": "system:anonymous",
+      "x-remote-group": "system:unauthenticated",
+    });
     // Health checks come as the aggregator itself.
-    expect(requestsTo("GET", "/apis/wardle.example.com/v1alpha1")[0]).toMatchObject({ "x-remote-user": "system:kube-aggregator", "x-remote-group": "system:masters" });
+    expect(requestsTo("GET", "/apis/wardle.example.com/v1alpha1")[0]).toMatchObject({
+      "x-remote-user": "system:kube-aggregator",
+      "x-remote-group": "system:masters",
+    });
     expect((await main.call("GET", FLUNDERS)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["one"]);
   });
 
   it("streams a watch from the extension server", async () => {
     const list = await main.call("GET", FLUNDERS);
     const controller = new AbortController();
-    const response = await fetch(`${main.url}${FLUNDERS}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, { signal: controller.signal });
+    const response = await fetch(`${main.url}${FLUNDERS}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, {
+      signal: controller.signal,
+    });
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     expect((await main.call("POST", FLUNDERS, { body: { metadata: { name: "watched" } } })).status).toBe(201);
@@ -186,7 +240,10 @@ describe("Aggregator", { timeout: 30_000 }, () => {
     const resources = await kubectl.ok(["api-resources", "--api-group=wardle.example.com"]);
     expect(parseTable(resources).rows).toEqual([["flunders", "wardle.example.com/v1alpha1", "true", "Flunder"]]);
     const manifest = join(dir, "flunder.yaml");
-    writeFileSync(manifest, "apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata:\n  name: from-kubectl\nspec:\n  reference: one\n");
+    writeFileSync(
+      manifest,
+      "apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata:\n  name: from-kubectl\nspec:\n  reference: one\n",
+    );
     expect(await kubectl.ok(["create", "-f", manifest])).toBe("flunder.wardle.example.com/from-kubectl created\n");
     const table = parseTable(await kubectl.ok(["get", "flunders"]));
     expect(table.rows.map((r) => r[0])).toEqual(["from-kubectl", "one", "watched"]);
@@ -198,17 +255,31 @@ describe("Aggregator", { timeout: 30_000 }, () => {
   it("merges the extension server's /openapi/v2 into its own, which kubectl 1.20's explain reads", async () => {
     const swagger = await main.call("GET", "/openapi/v2");
     expect(swagger.status).toBe(200);
-    expect(Object.keys(swagger.json.paths)).toEqual(expect.arrayContaining(["/api/v1/namespaces/{namespace}/configmaps", "/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}"]));
+    expect(Object.keys(swagger.json.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/namespaces/{namespace}/configmaps",
+        "/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}",
+      ]),
+    );
     const definitions = Object.keys(swagger.json.definitions);
     expect(definitions).toEqual(expect.arrayContaining(["io.k8s.api.core.v1.ConfigMap", "com.example.wardle.v1alpha1.Flunder"]));
     expect(swagger.json.definitions["com.example.wardle.v1alpha1.Flunder"].properties.spec.description).toBe("What the flunder refers to.");
     // Definitions both servers publish alike (ObjectMeta, ...) are there once; those that differ
     // (DeleteOptions and WatchEvent list each server's group versions) are the extension's as `_v2`.
     expect(definitions).toContain("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
-    expect(definitions.filter((name) => /_v\d+$/.test(name)).sort()).toEqual(["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2", "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent_v2"]);
-    const bodyOf = (path: string) => (swagger.json.paths[path].delete.parameters as Array<{ in: string; schema?: { $ref: string } }>).find((p) => p.in === "body")?.schema?.$ref;
-    expect(bodyOf("/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}")).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2");
-    expect(bodyOf("/api/v1/namespaces/{namespace}/configmaps/{name}")).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions");
+    expect(definitions.filter((name) => /_v\d+$/.test(name)).sort()).toEqual([
+      "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2",
+      "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent_v2",
+    ]);
+    const bodyOf = (path: string) =>
+      (swagger.json.paths[path].delete.parameters as Array<{ in: string; schema?: { $ref: string } }>).find((p) => p.in === "body")?.schema
+        ?.$ref;
+    expect(bodyOf("/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}")).toBe(
+      "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions_v2",
+    );
+    expect(bodyOf("/api/v1/namespaces/{namespace}/configmaps/{name}")).toBe(
+      "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    );
 
     const dir = mkdtempSync(join(tmpdir(), "kubekit-aggregator-v2-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -224,7 +295,16 @@ describe("Aggregator", { timeout: 30_000 }, () => {
 
   it("reports ServiceNotFound and FailedDiscoveryCheck, and answers 503 while unavailable", async () => {
     const missing = await main.call("POST", APISERVICES, {
-      body: { metadata: { name: "v1.missing.example.com" }, spec: { group: "missing.example.com", version: "v1", service: { namespace: "wardle", name: "missing" }, groupPriorityMinimum: 100, versionPriority: 10 } },
+      body: {
+        metadata: { name: "v1.missing.example.com" },
+        spec: {
+          group: "missing.example.com",
+          version: "v1",
+          service: { namespace: "wardle", name: "missing" },
+          groupPriorityMinimum: 100,
+          versionPriority: 10,
+        },
+      },
     });
     expect(missing.status).toBe(201);
     const notFound = await waitForCondition("v1.missing.example.com", "False", "ServiceNotFound");
@@ -235,7 +315,17 @@ describe("Aggregator", { timeout: 30_000 }, () => {
 
     const wrongCa = await createTestCertificateAuthority("other");
     await main.call("POST", APISERVICES, {
-      body: { metadata: { name: "v1.untrusted.example.com" }, spec: { group: "untrusted.example.com", version: "v1", service: { namespace: "wardle", name: "api" }, caBundle: wrongCa.caBundle, groupPriorityMinimum: 100, versionPriority: 10 } },
+      body: {
+        metadata: { name: "v1.untrusted.example.com" },
+        spec: {
+          group: "untrusted.example.com",
+          version: "v1",
+          service: { namespace: "wardle", name: "api" },
+          caBundle: wrongCa.caBundle,
+          groupPriorityMinimum: 100,
+          versionPriority: 10,
+        },
+      },
     });
     const untrusted = await waitForCondition("v1.untrusted.example.com", "False", "FailedDiscoveryCheck");
     expect(untrusted.message).toBe(
@@ -247,13 +337,16 @@ describe("Aggregator", { timeout: 30_000 }, () => {
 
   it("validates APIServices as upstream does", async () => {
     const invalid = await main.call("POST", APISERVICES, {
-      body: { metadata: { name: "wrong-name" }, spec: { group: "x.example.com", version: "V1", groupPriorityMinimum: 0, versionPriority: 2000, caBundle: ca.caBundle } },
+      body: {
+        metadata: { name: "wrong-name" },
+        spec: { group: "x.example.com", version: "V1", groupPriorityMinimum: 0, versionPriority: 2000, caBundle: ca.caBundle },
+      },
     });
     expect(invalid.status).toBe(422);
     const causes = (invalid.json.details.causes as Array<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`);
     expect(causes).toEqual([
       'metadata.name: Invalid value: "wrong-name": must be `spec.version+"."+spec.group`',
-      'spec.version: Invalid value: "V1": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')',
+      "spec.version: Invalid value: \"V1\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
       "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000",
       "spec.versionPriority: Invalid value: 2000: must be positive and less than 1000",
       `spec.caBundle: Invalid value: "${Buffer.from(ca.caBundle, "base64").length} bytes": local APIServices may not have a caBundle`,
@@ -266,7 +359,9 @@ describe("Aggregator after the extension server stops", { timeout: 30_000 }, () 
     await front.close();
     const failed = await waitForCondition("v1alpha1.wardle.example.com", "False", "FailedDiscoveryCheck");
     expect(failed.message).toMatch(
-      new RegExp(`^failing or missing response from ${front.url.replace(/\./g, "\\.")}/apis/wardle\\.example\\.com/v1alpha1: Get "${front.url.replace(/\./g, "\\.")}/apis/wardle\\.example\\.com/v1alpha1": dial tcp 127\\.0\\.0\\.1:${front.port}: connect: connection refused$`),
+      new RegExp(
+        `^failing or missing response from ${front.url.replace(/\./g, "\\.")}/apis/wardle\\.example\\.com/v1alpha1: Get "${front.url.replace(/\./g, "\\.")}/apis/wardle\\.example\\.com/v1alpha1": dial tcp 127\\.0\\.0\\.1:${front.port}: connect: connection refused$`,
+      ),
     );
     const refused = await main.call("GET", FLUNDERS);
     expect(refused.status).toBe(503);
@@ -275,4 +370,3 @@ describe("Aggregator after the extension server stops", { timeout: 30_000 }, () 
     expect((await extension.store("wardle.example.com", "flunders")!.list("default")).items).toHaveLength(3);
   });
 });
-

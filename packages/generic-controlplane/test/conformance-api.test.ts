@@ -43,14 +43,20 @@ describe("[sig-api-machinery] FieldValidation", () => {
         "holderIdentity": "holder"
       }
     }`;
-    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
-      body,
-      contentType: "application/json",
-    });
+    const answer = await http.request<StatusBody>(
+      "POST",
+      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`,
+      {
+        body,
+        contentType: "application/json",
+      },
+    );
     expectStatus(answer, 400);
     expect(answer.body.kind).toBe("Status");
     expect(answer.body.reason).toBe("BadRequest");
-    expect(answer.body.message).toContain('strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"');
+    expect(answer.body.message).toContain(
+      'strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"',
+    );
     expectStatus(await http.get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/my-lease`), 404);
   });
 
@@ -71,10 +77,14 @@ describe("[sig-api-machinery] FieldValidation", () => {
       },
       "spec": { "holderIdentity": "holder" }
     }`;
-    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
-      body,
-      contentType: "application/json",
-    });
+    const answer = await http.request<StatusBody>(
+      "POST",
+      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`,
+      {
+        body,
+        contentType: "application/json",
+      },
+    );
     expectStatus(answer, 400);
     expect(answer.body.reason).toBe("BadRequest");
     expect(answer.body.message).toBe(
@@ -91,10 +101,14 @@ describe("[sig-api-machinery] FieldValidation", () => {
       "metadata": { "name": "my-lease", "unknownMeta": "foo", "labels": {"app": "nginx"} },
       "spec": { "holderIdentity": "holder" }
     }`;
-    const answer = await http.request<StatusBody>("POST", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
-      body,
-      contentType: "application/json",
-    });
+    const answer = await http.request<StatusBody>(
+      "POST",
+      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?fieldManager=field_validation_mgr&fieldValidation=Strict`,
+      {
+        body,
+        contentType: "application/json",
+      },
+    );
     expectStatus(answer, 400);
     expect(answer.body.message).toContain('strict decoding error: unknown field "metadata.unknownMeta"');
   });
@@ -162,8 +176,12 @@ describe("[sig-api-machinery] Discovery", () => {
     expect(v1.body.groupVersion).toBe("v1");
     const configmaps = v1.body.resources.find((r) => r.name === "configmaps");
     expect(configmaps).toMatchObject({ singularName: "configmap", namespaced: true, kind: "ConfigMap" });
-    expect(configmaps?.verbs).toEqual(expect.arrayContaining(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]));
-    expect(v1.body.resources.map((r) => r.name)).toEqual(expect.arrayContaining(["namespaces", "namespaces/status", "namespaces/finalize", "secrets", "serviceaccounts", "events"]));
+    expect(configmaps?.verbs).toEqual(
+      expect.arrayContaining(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]),
+    );
+    expect(v1.body.resources.map((r) => r.name)).toEqual(
+      expect.arrayContaining(["namespaces", "namespaces/status", "namespaces/finalize", "secrets", "serviceaccounts", "events"]),
+    );
     const leases = await http.get<APIResourceList>("/apis/coordination.k8s.io/v1");
     expect(leases.body.resources.find((r) => r.name === "leases")).toMatchObject({ kind: "Lease", namespaced: true });
   });
@@ -192,7 +210,13 @@ interface AggregatedList {
     versions: {
       version: string;
       freshness?: string;
-      resources: { resource: string; responseKind: { group: string; version: string; kind: string }; scope: string; verbs: string[]; subresources?: { subresource: string }[] }[];
+      resources: {
+        resource: string;
+        responseKind: { group: string; version: string; kind: string };
+        scope: string;
+        verbs: string[];
+        subresources?: { subresource: string }[];
+      }[];
     }[];
   }[];
 }
@@ -225,7 +249,10 @@ describe("[sig-api-machinery] AggregatedDiscovery (consistency)", () => {
       for (const sub of legacy.filter((r) => r.name.includes("/"))) {
         const [parent, subresource] = sub.name.split("/");
         const owner = entry?.resources.find((r) => r.resource === parent);
-        expect(owner?.subresources?.map((s) => s.subresource), `${gv} ${sub.name}`).toContain(subresource);
+        expect(
+          owner?.subresources?.map((s) => s.subresource),
+          `${gv} ${sub.name}`,
+        ).toContain(subresource);
       }
     }
     // The preferred version of each group comes first, as clients take the first as preferred.
@@ -305,7 +332,10 @@ describe("[sig-api-machinery] Servers with support for Table transformation", ()
     expect(paged.body.rows[0]?.cells[0]).toBe("template-0000");
     expect(paged.body.rows[1]?.cells[0]).toBe("template-0001");
 
-    const next = await http.get<Table>(`/api/v1/namespaces/${ns}/configmaps?continue=${encodeURIComponent(paged.body.metadata.continue!)}`, tableV1beta1);
+    const next = await http.get<Table>(
+      `/api/v1/namespaces/${ns}/configmaps?continue=${encodeURIComponent(paged.body.metadata.continue!)}`,
+      tableV1beta1,
+    );
     expectStatus(next, 200);
     expect(next.body.rows).not.toHaveLength(0);
     expect(next.body.rows[0]?.cells[0]).toBe("template-0002");
@@ -333,7 +363,12 @@ describe("[sig-api-machinery] Servers with support for Table transformation", ()
     expectTableShape(all.body, "meta.k8s.io/v1");
     expect(all.body.metadata.resourceVersion ?? "").not.toBe("");
     const rows = all.body.rows.map((row) => [row.object.metadata.namespace, row.cells[0]]);
-    expect(rows).toEqual(expect.arrayContaining([[first, `row-of-${first}`], [second, `row-of-${second}`]]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        [first, `row-of-${first}`],
+        [second, `row-of-${second}`],
+      ]),
+    );
   });
 
   it("should return a 406 for a backend which does not implement metadata", async () => {
@@ -351,7 +386,10 @@ describe("[sig-api-machinery] Servers with support for Table transformation", ()
     expect(answer.body.kind).toBe("Status");
     expect(answer.body.reason).toBe("NotAcceptable");
     // The same review with a JSON Accept is answered.
-    const allowed = await http.post<{ kind: string; status: { allowed: boolean } }>("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review);
+    const allowed = await http.post<{ kind: string; status: { allowed: boolean } }>(
+      "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+      review,
+    );
     expectStatus(allowed, 201);
     expect(allowed.body.status.allowed).toBe(true);
   });

@@ -34,11 +34,19 @@ describe("[sig-auth] ServiceAccounts", () => {
     expect(sa.status, sa.text).toBe(201);
 
     // By("Creating a ServiceAccount token")
-    const tokenRequest = await t.asAdmin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${saName}/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
+    const tokenRequest = await t.asAdmin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${saName}/token`, {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: {},
+    });
     expect(tokenRequest.status, tokenRequest.text).toBe(201);
 
     // By("Creating a TokenReview")
-    const review = await t.asAdmin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: tokenRequest.json.status.token } });
+    const review = await t.asAdmin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenReview",
+      spec: { token: tokenRequest.json.status.token },
+    });
     expect(review.status, review.text).toBe(201);
     expect(review.json.status.authenticated).toBe(true);
     expect(review.json.status.error ?? "").toBe("");
@@ -51,7 +59,11 @@ describe("[sig-auth] ServiceAccounts ServiceAccountIssuerDiscovery", () => {
   it("should support OIDC discovery of service account issuer [Conformance]", async () => {
     const ns = await namespace("svcaccounts");
     expect((await t.asAdmin("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "default" } })).status).toBe(201);
-    const token = (await t.asAdmin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/default/token`, { spec: { audiences: ["oidc-discovery-test"], expirationSeconds: 600 } })).json.status.token as string;
+    const token = (
+      await t.asAdmin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/default/token`, {
+        spec: { audiences: ["oidc-discovery-test"], expirationSeconds: 600 },
+      })
+    ).json.status.token as string;
     const claims = decodeJwt(token);
 
     // The discovery document and the keys it points at (upstream's agnhost test-service-account-issuer-discovery).
@@ -63,7 +75,11 @@ describe("[sig-auth] ServiceAccounts ServiceAccountIssuerDiscovery", () => {
     expect(configuration.json.subject_types_supported).toEqual(["public"]);
     const jwks = await t.asAdmin("GET", "/openid/v1/jwks");
     expect(jwks.status).toBe(200);
-    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks.json), { issuer: configuration.json.issuer, audience: "oidc-discovery-test", algorithms: configuration.json.id_token_signing_alg_values_supported });
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks.json), {
+      issuer: configuration.json.issuer,
+      audience: "oidc-discovery-test",
+      algorithms: configuration.json.id_token_signing_alg_values_supported,
+    });
     expect(payload.sub).toBe(`system:serviceaccount:${ns}:default`);
   });
 });
@@ -76,17 +92,29 @@ describe("[sig-auth] SelfSubjectReview", () => {
     const group = await t.asAdmin("GET", "/apis/authentication.k8s.io");
     expect((group.json.versions as { version: string }[]).map((v) => v.version)).toContain("v1");
     const resources = await t.asAdmin("GET", "/apis/authentication.k8s.io/v1");
-    const ssr = (resources.json.resources as { name: string; verbs: string[]; namespaced: boolean }[]).find((r) => r.name === "selfsubjectreviews");
+    const ssr = (resources.json.resources as { name: string; verbs: string[]; namespaced: boolean }[]).find(
+      (r) => r.name === "selfsubjectreviews",
+    );
     expect(ssr).toMatchObject({ verbs: ["create"], namespaced: false });
 
     // By("creating SSR") with the impersonation config of the e2e test.
-    const review = await t.asAdmin("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }, {
-      "Impersonate-User": "jane-doe",
-      "Impersonate-Uid": "uniq-id",
-      "Impersonate-Group": ["system:authenticated", "developers"],
-      "Impersonate-Extra-known": "value",
-    });
+    const review = await t.asAdmin(
+      "POST",
+      "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+      { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+      {
+        "Impersonate-User": "jane-doe",
+        "Impersonate-Uid": "uniq-id",
+        "Impersonate-Group": ["system:authenticated", "developers"],
+        "Impersonate-Extra-known": "value",
+      },
+    );
     expect(review.status, review.text).toBe(201);
-    expect(review.json.status.userInfo).toEqual({ username: "jane-doe", uid: "uniq-id", groups: ["system:authenticated", "developers"], extra: { known: ["value"] } });
+    expect(review.json.status.userInfo).toEqual({
+      username: "jane-doe",
+      uid: "uniq-id",
+      groups: ["system:authenticated", "developers"],
+      extra: { known: ["value"] },
+    });
   });
 });

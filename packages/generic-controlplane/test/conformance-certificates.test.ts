@@ -74,10 +74,16 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
     // Discovery
     // getting /apis
     const groups = ok(await http.get<{ groups: { name: string; versions: { version: string }[] }[] }>("/apis"));
-    expect(groups.groups.some((g) => g.name === "certificates.k8s.io" && g.versions.some((v) => v.version === csrVersion)), "expected certificates API group/version").toBe(true);
+    expect(
+      groups.groups.some((g) => g.name === "certificates.k8s.io" && g.versions.some((v) => v.version === csrVersion)),
+      "expected certificates API group/version",
+    ).toBe(true);
     // getting /apis/certificates.k8s.io
     const group = ok(await http.get<{ versions: { version: string }[] }>("/apis/certificates.k8s.io"));
-    expect(group.versions.some((v) => v.version === csrVersion), "expected certificates API version").toBe(true);
+    expect(
+      group.versions.some((v) => v.version === csrVersion),
+      "expected certificates API version",
+    ).toBe(true);
     // getting /apis/certificates.k8s.io/v1
     const resources = ok(await http.get<{ resources: { name: string }[] }>(`/apis/certificates.k8s.io/${csrVersion}`));
     const names = resources.resources.map((r) => r.name);
@@ -102,10 +108,14 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
     expect(csrs.items, "filtered list should have 3 items").toHaveLength(3);
 
     // watching
-    const csrWatch = await http.watch(`${CSRS}?resourceVersion=${csrs.metadata.resourceVersion}&fieldSelector=${encodeURIComponent(`metadata.name=${createdCSR.metadata.name}`)}`);
+    const csrWatch = await http.watch(
+      `${CSRS}?resourceVersion=${csrs.metadata.resourceVersion}&fieldSelector=${encodeURIComponent(`metadata.name=${createdCSR.metadata.name}`)}`,
+    );
     try {
       // patching
-      const patchedCSR = ok(await http.patch<Csr>(`${CSRS}/${createdCSR.metadata.name}`, { metadata: { annotations: { patched: "true" } } }, mergePatch));
+      const patchedCSR = ok(
+        await http.patch<Csr>(`${CSRS}/${createdCSR.metadata.name}`, { metadata: { annotations: { patched: "true" } } }, mergePatch),
+      );
       expect(patchedCSR.metadata.annotations, "patched object should have the applied annotation").toHaveProperty("patched", "true");
 
       // updating
@@ -115,7 +125,7 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
       expect(updatedCSR.metadata.annotations, "updated object should have the applied annotation").toHaveProperty("updated", "true");
 
       // waiting for watch events with expected annotations
-      for (let sawAnnotations = false; !sawAnnotations; ) {
+      for (let sawAnnotations = false; !sawAnnotations;) {
         const event = await csrWatch.next(30_000).catch((error: unknown) => {
           throw error instanceof WatchQuiet ? new Error("timed out waiting for watch event") : error;
         });
@@ -138,13 +148,19 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
     const patchedApproval = ok(
       await http.patch<Csr>(
         `${CSRS}/${createdCSR.metadata.name}/approval`,
-        { metadata: { annotations: { patchedapproval: "true" } }, status: { conditions: [{ type: "ApprovalPatch", status: "True", reason: "e2e" }] } },
+        {
+          metadata: { annotations: { patchedapproval: "true" } },
+          status: { conditions: [{ type: "ApprovalPatch", status: "True", reason: "e2e" }] },
+        },
         mergePatch,
       ),
     );
     expect(patchedApproval.status?.conditions, "patched object should have the applied condition").toHaveLength(1);
     expect(patchedApproval.status?.conditions?.[0]?.type, "patched object should have the applied condition").toBe("ApprovalPatch");
-    expect(patchedApproval.metadata.annotations, "patched object should have the applied annotation").toHaveProperty("patchedapproval", "true");
+    expect(patchedApproval.metadata.annotations, "patched object should have the applied annotation").toHaveProperty(
+      "patchedapproval",
+      "true",
+    );
 
     // updating /approval
     const approvalToUpdate = structuredClone(patchedApproval);
@@ -161,7 +177,11 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
 
     // patching /status
     const patchedStatus = ok(
-      await http.patch<Csr>(`${CSRS}/${createdCSR.metadata.name}/status`, { metadata: { annotations: { patchedstatus: "true" } }, status: { certificate: certificateData } }, mergePatch),
+      await http.patch<Csr>(
+        `${CSRS}/${createdCSR.metadata.name}/status`,
+        { metadata: { annotations: { patchedstatus: "true" } }, status: { certificate: certificateData } },
+        mergePatch,
+      ),
     );
     expect(patchedStatus.status?.certificate, "patched object should have the applied certificate").toBe(certificateData);
     expect(patchedStatus.metadata.annotations, "patched object should have the applied annotation").toHaveProperty("patchedstatus", "true");
@@ -170,7 +190,9 @@ describe("[sig-auth] Certificates API [Privileged:ClusterAdmin]", () => {
     const statusToUpdate = structuredClone(patchedStatus);
     statusToUpdate.status!.conditions!.push({ type: "StatusUpdate", status: "True", reason: "E2E", message: "Set from an e2e test" });
     const updatedStatus = ok(await http.put<Csr>(`${CSRS}/${createdCSR.metadata.name}/status`, statusToUpdate));
-    expect(updatedStatus.status?.conditions, "updated object should have the applied condition").toHaveLength(statusToUpdate.status!.conditions!.length);
+    expect(updatedStatus.status?.conditions, "updated object should have the applied condition").toHaveLength(
+      statusToUpdate.status!.conditions!.length,
+    );
     expect(updatedStatus.status?.conditions?.at(-1)?.type, "updated object should have the approved condition").toBe("StatusUpdate");
 
     // main resource delete operations

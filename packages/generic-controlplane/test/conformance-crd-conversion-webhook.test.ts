@@ -59,7 +59,10 @@ function conversionCrd(caBundle: string, conversionReviewVersions = ["v1", "v1be
       conversion: {
         strategy: "Webhook",
         webhook: {
-          clientConfig: { caBundle, service: { namespace: CONVERSION_SERVICE.namespace, name: CONVERSION_SERVICE.name, path: "/crdconvert", port: SERVICE_PORT } },
+          clientConfig: {
+            caBundle,
+            service: { namespace: CONVERSION_SERVICE.namespace, name: CONVERSION_SERVICE.name, path: "/crdconvert", port: SERVICE_PORT },
+          },
           conversionReviewVersions,
         },
       },
@@ -86,10 +89,16 @@ async function setup(handler: ReviewHandler = convertEach(hostPortConversion), r
   const storage = createMemoryStorage();
   const t = await startTestPlane({
     storage,
-    webhooks: { serviceResolver: staticServiceResolver({ [`${CONVERSION_SERVICE.namespace}/${CONVERSION_SERVICE.name}:${SERVICE_PORT}`]: webhook.url }) },
+    webhooks: {
+      serviceResolver: staticServiceResolver({
+        [`${CONVERSION_SERVICE.namespace}/${CONVERSION_SERVICE.name}:${SERVICE_PORT}`]: webhook.url,
+      }),
+    },
   });
   cleanups.push(() => t.close());
-  expect((await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } })).status).toBe(201);
+  expect(
+    (await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } })).status,
+  ).toBe(201);
   const crd = await establish(t, conversionCrd(webhook.caBundle, reviewVersions));
   return { t, webhook, storage, crd };
 }
@@ -97,7 +106,9 @@ async function setup(handler: ReviewHandler = convertEach(hostPortConversion), r
 /** upstream `waitWebhookConversionReady`: a stub created in `version` (needing conversion) succeeds, then is deleted. */
 async function waitWebhookConversionReady(t: TestPlane, version: string): Promise<void> {
   await eventually("a create needing conversion to succeed", async () => {
-    const created = await t.call("POST", crs(version), { body: { apiVersion: `${GROUP}/${version}`, kind: KIND, metadata: { name: "conversion-ready", namespace: NS } } });
+    const created = await t.call("POST", crs(version), {
+      body: { apiVersion: `${GROUP}/${version}`, kind: KIND, metadata: { name: "conversion-ready", namespace: NS } },
+    });
     return created.status === 201 ? true : undefined;
   });
   expect((await t.call("DELETE", `${crs(version)}/conversion-ready`)).status).toBe(200);
@@ -152,7 +163,12 @@ describe("CustomResourceConversionWebhook [Privileged:ClusterAdmin]", { timeout:
     expect(webhook.reviews.length).toBe(before);
     // The review: v1 (first listed), desired v2, the stored object, client-go's timeout parameter.
     const review = webhook.reviews.at(-1)!;
-    expect(review).toMatchObject({ path: "/crdconvert", apiVersion: "apiextensions.k8s.io/v1", timeout: "30s", request: { desiredAPIVersion: `${GROUP}/v2` } });
+    expect(review).toMatchObject({
+      path: "/crdconvert",
+      apiVersion: "apiextensions.k8s.io/v1",
+      timeout: "30s",
+      request: { desiredAPIVersion: `${GROUP}/v2` },
+    });
     expect(review.request.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(review.request.objects).toHaveLength(1);
     verifyV1Object(review.request.objects[0]);
@@ -166,7 +182,9 @@ describe("CustomResourceConversionWebhook [Privileged:ClusterAdmin]", { timeout:
     const crd = await setStorageVersion(t, alternativeAPIVersions());
     expect(crd.status?.storedVersions).toEqual(["v1", "v2"]);
     // upstream retries this create while the new storage version takes effect; here it applies at once.
-    await eventually("the create of cr-instance-2 to succeed", async () => ((await t.call("POST", crs("v1"), { body: crInstance("cr-instance-2") })).status === 201 ? true : undefined));
+    await eventually("the create of cr-instance-2 to succeed", async () =>
+      (await t.call("POST", crs("v1"), { body: crInstance("cr-instance-2") })).status === 201 ? true : undefined,
+    );
     verifyV1Object(await stored(storage, "cr-instance-1"));
     verifyV2Object(await stored(storage, "cr-instance-2"));
 
@@ -205,16 +223,24 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     const rest = await t.call("GET", `${crs("v2")}?limit=3&continue=${encodeURIComponent(first.json.metadata.continue)}`);
     expect(rest.json.items.map((i: any) => i.metadata.name)).toEqual(["c", "d", "e"]);
     for (const item of [...first.json.items, ...rest.json.items]) verifyV2Object(item);
-    expect(webhook.reviews.slice(paged).map((r) => r.request.objects.map((o) => o.metadata?.name))).toEqual([["a", "b"], ["c", "d", "e"]]);
+    expect(webhook.reviews.slice(paged).map((r) => r.request.objects.map((o) => o.metadata?.name))).toEqual([
+      ["a", "b"],
+      ["c", "d", "e"],
+    ]);
   });
 
   it("writes through v2 convert to the storage version, and updates see the old object in v2", async () => {
     const { t, storage } = await setup();
-    const created = await t.call("POST", crs("v2"), { body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "written", namespace: NS }, host: "example.org", port: "443" } });
+    const created = await t.call("POST", crs("v2"), {
+      body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "written", namespace: NS }, host: "example.org", port: "443" },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.json).toMatchObject({ apiVersion: `${GROUP}/v2`, host: "example.org", port: "443" });
     expect(await stored(storage, "written")).toMatchObject({ apiVersion: `${GROUP}/v1`, hostPort: "example.org:443" });
-    const patched = await t.call("PATCH", `${crs("v2")}/written`, { raw: JSON.stringify({ port: "8443" }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const patched = await t.call("PATCH", `${crs("v2")}/written`, {
+      raw: JSON.stringify({ port: "8443" }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.json).toMatchObject({ apiVersion: `${GROUP}/v2`, host: "example.org", port: "8443" });
     expect(patched.json.metadata.resourceVersion).not.toBe(created.json.metadata.resourceVersion);
@@ -242,9 +268,15 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     expect(live.type).toBe("ADDED");
     expect(live.object.metadata.name).toBe("during");
     verifyV2Object(live.object);
-    const patched = await t.call("PATCH", `${crs("v1")}/during`, { raw: JSON.stringify({ hostPort: "example.org:80" }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const patched = await t.call("PATCH", `${crs("v1")}/during`, {
+      raw: JSON.stringify({ hostPort: "example.org:80" }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(await next()).toMatchObject({ type: "MODIFIED", object: { apiVersion: `${GROUP}/v2`, host: "example.org", port: "80", metadata: { name: "during" } } });
+    expect(await next()).toMatchObject({
+      type: "MODIFIED",
+      object: { apiVersion: `${GROUP}/v2`, host: "example.org", port: "80", metadata: { name: "during" } },
+    });
     expect((await t.call("DELETE", `${crs("v1")}/before`)).status).toBe(200);
     const deleted = await next();
     expect(deleted.type).toBe("DELETED");
@@ -262,12 +294,21 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
 
     const get = await t.call("GET", `${crs("v2")}/cr-instance-1`);
     expect(get.status).toBe(500);
-    expect(get.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}`, code: 500 });
+    expect(get.json).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}`,
+      code: 500,
+    });
     const list = await t.call("GET", crs("v2"));
     expect(list.status).toBe(500);
     expect(list.json.message).toBe(`conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}`);
     // A write in v2 must be converted to v1 first: refused, nothing stored.
-    const create = await t.call("POST", crs("v2"), { body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "cr-instance-2", namespace: NS }, host: "h", port: "1" } });
+    const create = await t.call("POST", crs("v2"), {
+      body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "cr-instance-2", namespace: NS }, host: "h", port: "1" },
+    });
     expect(create.status).toBe(500);
     expect(create.json.message).toBe(`conversion webhook for ${GROUP}/v2, Kind=${KIND} failed: ${post}`);
     expect(await stored(storage, "cr-instance-2")).toBeUndefined();
@@ -275,12 +316,23 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     verifyV1Object((await t.call("GET", `${crs("v1")}/cr-instance-1`)).json);
     expect((await t.call("POST", crs("v1"), { body: crInstance("cr-instance-3") })).status).toBe(201);
     // A watch in v2 that meets an object it cannot convert ends with an ERROR event.
-    const response = await fetch(`${t.url}${crs("v2")}?watch=true&resourceVersion=${(await t.call("GET", crs("v1"))).json.metadata.resourceVersion}`);
+    const response = await fetch(
+      `${t.url}${crs("v2")}?watch=true&resourceVersion=${(await t.call("GET", crs("v1"))).json.metadata.resourceVersion}`,
+    );
     const next = lineReader(response);
     expect((await t.call("POST", crs("v1"), { body: crInstance("cr-instance-4") })).status).toBe(201);
     expect(await next()).toEqual({
       type: "ERROR",
-      object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `Internal error occurred: conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}`, reason: "InternalError", details: { causes: [{ message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}` }] }, code: 500 },
+      object: {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: `Internal error occurred: conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}`,
+        reason: "InternalError",
+        details: { causes: [{ message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: ${post}` }] },
+        code: 500,
+      },
     });
   });
 
@@ -291,11 +343,23 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
         message: "must have the same UID",
       },
       {
-        handler: (review) => ({ apiVersion: review.apiVersion, kind: "ConversionReview", response: { uid: review.request.uid, convertedObjects: [], result: { status: "Failure", message: "custom webhook conversion error" } } }),
+        handler: (review) => ({
+          apiVersion: review.apiVersion,
+          kind: "ConversionReview",
+          response: {
+            uid: review.request.uid,
+            convertedObjects: [],
+            result: { status: "Failure", message: "custom webhook conversion error" },
+          },
+        }),
         message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} failed: custom webhook conversion error`,
       },
       {
-        handler: (review) => ({ apiVersion: review.apiVersion, kind: "ConversionReview", response: { uid: review.request.uid, convertedObjects: [], result: { status: "Success" } } }),
+        handler: (review) => ({
+          apiVersion: review.apiVersion,
+          kind: "ConversionReview",
+          response: { uid: review.request.uid, convertedObjects: [], result: { status: "Success" } },
+        }),
         message: `conversion webhook for ${GROUP}/v1, Kind=${KIND} returned 0 objects, expected 1`,
       },
     ];
@@ -313,7 +377,14 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     const { t } = await setup(
       convertEach((object, desired) => ({
         ...object,
-        metadata: { ...object.metadata, labels: { from: "v1", to: desired.replace("/", ".") }, annotations: { from: object.apiVersion ?? "", to: desired }, finalizers: ["foo"], generation: 42, garbage: "yes" } as any,
+        metadata: {
+          ...object.metadata,
+          labels: { from: "v1", to: desired.replace("/", ".") },
+          annotations: { from: object.apiVersion ?? "", to: desired },
+          finalizers: ["foo"],
+          generation: 42,
+          garbage: "yes",
+        } as any,
       })),
     );
     expect((await t.call("POST", crs("v1"), { body: crInstance("meta") })).status).toBe(201);
@@ -332,7 +403,9 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     expect((await t.call("POST", crs("v1"), { body: crInstance("stored-as-v2") })).status).toBe(201);
     verifyV2Object(await stored(storage, "stored-as-v2"));
     expect((await t.call("DELETE", `${CRDS}/${PLURAL}.${GROUP}`)).status).toBe(200);
-    await eventually("the CRD to be gone", async () => ((await t.call("GET", `${CRDS}/${PLURAL}.${GROUP}`)).status === 404 ? true : undefined));
+    await eventually("the CRD to be gone", async () =>
+      (await t.call("GET", `${CRDS}/${PLURAL}.${GROUP}`)).status === 404 ? true : undefined,
+    );
     expect(await stored(storage, "stored-as-v1")).toBeUndefined();
     expect(await stored(storage, "stored-as-v2")).toBeUndefined();
   });
@@ -343,7 +416,15 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     const defaulting = (own: string) => ({
       openAPIV3Schema: {
         type: "object" as const,
-        properties: { defaults: { type: "object" as const, properties: { v1: { type: "boolean" as const, ...(own === "v1" ? { default: true } : {}) }, v2: { type: "boolean" as const, ...(own === "v2" ? { default: true } : {}) } } } },
+        properties: {
+          defaults: {
+            type: "object" as const,
+            properties: {
+              v1: { type: "boolean" as const, ...(own === "v1" ? { default: true } : {}) },
+              v2: { type: "boolean" as const, ...(own === "v2" ? { default: true } : {}) },
+            },
+          },
+        },
       },
     });
     const crd = await setStorageVersion(t, [
@@ -353,7 +434,9 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     expect(crd.spec?.conversion?.webhook?.clientConfig?.caBundle).toBe(webhook.caBundle);
     for (const createVersion of ["v1", "v2"]) {
       const name = `defaulting-${createVersion}`;
-      const created = await t.call("POST", crs(createVersion), { body: { apiVersion: `${GROUP}/${createVersion}`, kind: KIND, metadata: { name, namespace: NS }, defaults: {} } });
+      const created = await t.call("POST", crs(createVersion), {
+        body: { apiVersion: `${GROUP}/${createVersion}`, kind: KIND, metadata: { name, namespace: NS }, defaults: {} },
+      });
       expect(created.status, created.text).toBe(201);
       // The request version's default when decoding the request, the storage version's on the read-back.
       expect(created.json.defaults).toEqual(createVersion === "v1" ? { v1: true } : { v1: true, v2: true });
@@ -381,7 +464,9 @@ describe("conversion webhook", { timeout: 30_000 }, () => {
     crd.spec!.names = { plural: "others", singular: "other", kind: "Other" };
     const created = await t.call("POST", CRDS, { body: crd });
     expect(created.status).toBe(422);
-    expect(created.json.details.causes).toContainEqual(expect.objectContaining({ field: "spec.conversion.webhook.conversionReviewVersions" }));
+    expect(created.json.details.causes).toContainEqual(
+      expect.objectContaining({ field: "spec.conversion.webhook.conversionReviewVersions" }),
+    );
   });
 });
 
@@ -391,7 +476,9 @@ describe("conversion webhook and admission", { timeout: 30_000 }, () => {
       "/v1-only": (request) => {
         const object = request.object as { apiVersion?: string; hostPort?: string };
         // Only a v1 object has hostPort: the patch is written against v1.
-        return object.apiVersion === `${GROUP}/v1` && object.hostPort !== undefined ? { allowed: true, patch: [{ op: "replace", path: "/hostPort", value: "mutated:9090" }] } : { allowed: true };
+        return object.apiVersion === `${GROUP}/v1` && object.hostPort !== undefined
+          ? { allowed: true, patch: [{ op: "replace", path: "/hostPort", value: "mutated:9090" }] }
+          : { allowed: true };
       },
     });
     cleanups.push(() => admission.close());
@@ -414,10 +501,16 @@ describe("conversion webhook and admission", { timeout: 30_000 }, () => {
       },
     });
     expect(registered.status, registered.text).toBe(201);
-    const created = await t.call("POST", crs("v2"), { body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "admitted", namespace: NS }, host: "localhost", port: "8080" } });
+    const created = await t.call("POST", crs("v2"), {
+      body: { apiVersion: `${GROUP}/v2`, kind: KIND, metadata: { name: "admitted", namespace: NS }, host: "localhost", port: "8080" },
+    });
     expect(created.status, created.text).toBe(201);
     const [review] = admission.received("/v1-only");
-    expect(review).toMatchObject({ kind: { group: GROUP, version: "v1", kind: KIND }, requestKind: { version: "v2" }, object: { apiVersion: `${GROUP}/v1`, hostPort: "localhost:8080" } });
+    expect(review).toMatchObject({
+      kind: { group: GROUP, version: "v1", kind: KIND },
+      requestKind: { version: "v2" },
+      object: { apiVersion: `${GROUP}/v1`, hostPort: "localhost:8080" },
+    });
     expect(created.json).toMatchObject({ apiVersion: `${GROUP}/v2`, host: "mutated", port: "9090" });
     expect(await stored(storage, "admitted")).toMatchObject({ apiVersion: `${GROUP}/v1`, hostPort: "mutated:9090" });
   });
@@ -441,8 +534,12 @@ describe("conversion webhook with kubectl 1.32 and client-node", { timeout: 60_0
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfigPath);
     const objects = kc.makeApiClient(CustomObjectsApi);
-    verifyV2Object(await objects.getNamespacedCustomObject({ group: GROUP, version: "v2", namespace: NS, plural: PLURAL, name: "cr-instance-1" }));
-    const list = (await objects.listNamespacedCustomObject({ group: GROUP, version: "v2", namespace: NS, plural: PLURAL })) as { items: unknown[] };
+    verifyV2Object(
+      await objects.getNamespacedCustomObject({ group: GROUP, version: "v2", namespace: NS, plural: PLURAL, name: "cr-instance-1" }),
+    );
+    const list = (await objects.listNamespacedCustomObject({ group: GROUP, version: "v2", namespace: NS, plural: PLURAL })) as {
+      items: unknown[];
+    };
     expect(list.items).toHaveLength(1);
     verifyV2Object(list.items[0]);
   });
@@ -464,7 +561,9 @@ function lineReader(response: Response): () => Promise<any> {
       }
       const left = deadline - Date.now();
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no watch event within 5 s; buffered: ${buffer}`)), Math.max(left, 0))));
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no watch event within 5 s; buffered: ${buffer}`)), Math.max(left, 0))),
+      );
       try {
         const { value, done } = await Promise.race([reader.read(), timeout]);
         if (done) throw new Error(`watch ended; buffered: ${buffer}`);

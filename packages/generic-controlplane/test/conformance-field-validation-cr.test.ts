@@ -62,7 +62,12 @@ const ports = {
 
 /** The e2e tests' schema: spec.foo, spec.cronSpec and the ports list map; `spec` optionally preserving unknown fields, with extra properties. */
 function e2eSchema(spec: Record<string, unknown> = {}, extraProperties: Record<string, unknown> = {}) {
-  return { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", ...spec, properties: { ...extraProperties, foo: { type: "string" }, cronSpec, ports } } } } };
+  return {
+    openAPIV3Schema: {
+      type: "object",
+      properties: { spec: { type: "object", ...spec, properties: { ...extraProperties, foo: { type: "string" }, cronSpec, ports } } },
+    },
+  };
 }
 
 interface Served {
@@ -76,7 +81,12 @@ async function serve(crd: CustomResourceDefinition): Promise<Served> {
   const established = await establish(t, crd);
   const { group, names, versions } = established.spec!;
   const version = versions![0]!.name!;
-  return { crd: established, apiVersion: `${group}/${version}`, kind: names!.kind!, collection: `/apis/${group}/${version}/${names!.plural}` };
+  return {
+    crd: established,
+    apiVersion: `${group}/${version}`,
+    kind: names!.kind!,
+    collection: `/apis/${group}/${version}/${names!.plural}`,
+  };
 }
 
 /** The e2e tests' request: server-side apply of a YAML body with fieldManager and fieldValidation=Strict. */
@@ -116,7 +126,11 @@ spec:
     protocol: TCP`,
     );
     expect(applied.status, applied.text).toBe(201);
-    expect(applied.json.spec).toEqual({ unknown: "uk1", cronSpec: "* * * * */5", ports: [{ name: "x", containerPort: 80, protocol: "TCP" }] });
+    expect(applied.json.spec).toEqual({
+      unknown: "uk1",
+      cronSpec: "* * * * */5",
+      ports: [{ name: "x", containerPort: 80, protocol: "TCP" }],
+    });
   });
 
   it("should create/apply a valid CR for CRD with validation schema", async () => {
@@ -170,7 +184,11 @@ spec:
   });
 
   it("should detect unknown metadata fields in both the root and embedded object of a CR", async () => {
-    const template = { type: "object", "x-kubernetes-embedded-resource": true, properties: { metadata: { type: "object", properties: { name: { type: "string" } } }, spec: { type: "object" } } };
+    const template = {
+      type: "object",
+      "x-kubernetes-embedded-resource": true,
+      properties: { metadata: { type: "object", properties: { name: { type: "string" } } }, spec: { type: "object" } },
+    };
     const served = await serve(noxuDefinition(e2eSchema({ "x-kubernetes-preserve-unknown-fields": true }, { template })));
     const refused = await applyStrict(
       served,
@@ -200,7 +218,12 @@ spec:
     );
     expect(refused.status).toBe(400);
     // Upstream accepts either field being reported (the order is not specified).
-    expect([".spec.template.metadata.unknownSubMeta: field not declared in schema", ".metadata.unknownMeta: field not declared in schema"].some((m) => refused.text.includes(m)), refused.text).toBe(true);
+    expect(
+      [".spec.template.metadata.unknownSubMeta: field not declared in schema", ".metadata.unknownMeta: field not declared in schema"].some(
+        (m) => refused.text.includes(m),
+      ),
+      refused.text,
+    ).toBe(true);
     expect((await t.call("GET", `${served.collection}/mytest`)).status).toBe(404);
   });
 
@@ -234,7 +257,11 @@ spec:
 
 /** The integration test's CRD schema: spec.cronSpec, knownField1, an embedded resource and the ports list map. */
 function integrationSchema(preserveUnknownInSpec: boolean) {
-  const embeddedObj = { "x-kubernetes-embedded-resource": true, type: "object", properties: { apiversion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" } } };
+  const embeddedObj = {
+    "x-kubernetes-embedded-resource": true,
+    type: "object",
+    properties: { apiversion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" } },
+  };
   return {
     openAPIV3Schema: {
       type: "object",
@@ -313,7 +340,12 @@ spec:
       namespace: my-ns
       unknownEmbeddedMeta: foo`;
 
-const duplicates = ['duplicate field "metadata.name"', 'duplicate field "spec.unknownDupe"', 'duplicate field "spec.knownField1"', 'duplicate field "spec.ports[0].hostPort"'];
+const duplicates = [
+  'duplicate field "metadata.name"',
+  'duplicate field "spec.unknownDupe"',
+  'duplicate field "spec.knownField1"',
+  'duplicate field "spec.ports[0].hostPort"',
+];
 const yamlDuplicates = [
   'line 6: key "name" already set in map',
   'line 12: key "unknownDupe" already set in map',
@@ -327,7 +359,11 @@ const unknownWithSchema = [
   'unknown field "spec.unknownDupe"',
   'unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta"',
 ];
-const unknownSchemaless = ['unknown field "metadata.unknownMeta"', 'unknown field "spec.ports[0].unknownNested"', 'unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta"'];
+const unknownSchemaless = [
+  'unknown field "metadata.unknownMeta"',
+  'unknown field "spec.ports[0].unknownNested"',
+  'unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta"',
+];
 
 describe.each([
   { schema: "with a schema", preserveUnknownInSpec: false, unknown: unknownWithSchema },
@@ -339,10 +375,18 @@ describe.each([
   });
 
   const post = (name: string, body: string, contentType: string, fieldValidation?: string) =>
-    t.call("POST", `${served.collection}${fieldValidation === undefined ? "" : `?fieldValidation=${fieldValidation}`}`, { raw: body, headers: { "Content-Type": contentType } });
+    t.call("POST", `${served.collection}${fieldValidation === undefined ? "" : `?fieldValidation=${fieldValidation}`}`, {
+      raw: body,
+      headers: { "Content-Type": contentType },
+    });
 
   it("Strict refuses the JSON body, naming every duplicate and unknown field", async () => {
-    const refused = await post("crd-post-strict-validation", crdInvalidBody(served.apiVersion, served.kind, "crd-post-strict-validation"), "application/json", "Strict");
+    const refused = await post(
+      "crd-post-strict-validation",
+      crdInvalidBody(served.apiVersion, served.kind, "crd-post-strict-validation"),
+      "application/json",
+      "Strict",
+    );
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
     expect(refused.json.message).toBe(`strict decoding error: ${[...duplicates, ...unknown].join(", ")}`);
@@ -350,12 +394,20 @@ describe.each([
   });
 
   it("Warn and the default create the object with one warning per field; Ignore creates it silently", async () => {
-    for (const [name, fieldValidation] of [["crd-post-warn-validation", "Warn"], ["crd-post-no-validation", undefined]] as const) {
+    for (const [name, fieldValidation] of [
+      ["crd-post-warn-validation", "Warn"],
+      ["crd-post-no-validation", undefined],
+    ] as const) {
       const created = await post(name, crdInvalidBody(served.apiVersion, served.kind, name), "application/json", fieldValidation);
       expect(created.status, created.text).toBe(201);
       expect(warnings(created)).toEqual([...duplicates, ...unknown]);
     }
-    const ignored = await post("crd-post-ignore-validation", crdInvalidBody(served.apiVersion, served.kind, "crd-post-ignore-validation"), "application/json", "Ignore");
+    const ignored = await post(
+      "crd-post-ignore-validation",
+      crdInvalidBody(served.apiVersion, served.kind, "crd-post-ignore-validation"),
+      "application/json",
+      "Ignore",
+    );
     expect(ignored.status, ignored.text).toBe(201);
     expect(warnings(ignored)).toEqual([]);
     // The last duplicate wins; unknown fields are pruned unless preserved.
@@ -366,18 +418,33 @@ describe.each([
   });
 
   it("Strict refuses the YAML body with the YAML decoder's line numbers for duplicates", async () => {
-    const refused = await post("crd-post-strict-validation-yaml", crdInvalidBodyYAML(served.apiVersion, served.kind, "crd-post-strict-validation-yaml"), "application/yaml", "Strict");
+    const refused = await post(
+      "crd-post-strict-validation-yaml",
+      crdInvalidBodyYAML(served.apiVersion, served.kind, "crd-post-strict-validation-yaml"),
+      "application/yaml",
+      "Strict",
+    );
     expect(refused.status).toBe(400);
-    expect(refused.json.message).toBe(`strict decoding error: yaml: unmarshal errors:\n  ${yamlDuplicates.join("\n  ")}, ${unknown.join(", ")}`);
+    expect(refused.json.message).toBe(
+      `strict decoding error: yaml: unmarshal errors:\n  ${yamlDuplicates.join("\n  ")}, ${unknown.join(", ")}`,
+    );
   });
 
   it("Warn and the default warn about the YAML body's duplicates by line; Ignore is silent", async () => {
-    for (const [name, fieldValidation] of [["crd-post-warn-validation-yaml", "Warn"], ["crd-post-no-validation-yaml", undefined]] as const) {
+    for (const [name, fieldValidation] of [
+      ["crd-post-warn-validation-yaml", "Warn"],
+      ["crd-post-no-validation-yaml", undefined],
+    ] as const) {
       const created = await post(name, crdInvalidBodyYAML(served.apiVersion, served.kind, name), "application/yaml", fieldValidation);
       expect(created.status, created.text).toBe(201);
       expect(warnings(created)).toEqual([...yamlDuplicates, ...unknown]);
     }
-    const ignored = await post("crd-post-ignore-validation-yaml", crdInvalidBodyYAML(served.apiVersion, served.kind, "crd-post-ignore-validation-yaml"), "application/yaml", "Ignore");
+    const ignored = await post(
+      "crd-post-ignore-validation-yaml",
+      crdInvalidBodyYAML(served.apiVersion, served.kind, "crd-post-ignore-validation-yaml"),
+      "application/yaml",
+      "Ignore",
+    );
     expect(ignored.status, ignored.text).toBe(201);
     expect(warnings(ignored)).toEqual([]);
   });
@@ -413,7 +480,10 @@ describe("FieldValidation of a CR apply (testFieldValidationApplyCreateCRD)", ()
 	}
 }`;
   const apply = (served: Served, name: string, fieldValidation: string, body: string) =>
-    t.call("PATCH", `${served.collection}/${name}?fieldManager=mgr&fieldValidation=${fieldValidation}`, { raw: body, headers: { "Content-Type": "application/apply-patch+yaml" } });
+    t.call("PATCH", `${served.collection}/${name}?fieldManager=mgr&fieldValidation=${fieldValidation}`, {
+      raw: body,
+      headers: { "Content-Type": "application/apply-patch+yaml" },
+    });
 
   it("Strict refuses duplicates with go-yaml's lines, Warn sends one warning per line, Ignore is silent", async () => {
     const served = await serve(noxuDefinition(integrationSchema(false)));

@@ -53,7 +53,11 @@ describe("[sig-node] ConfigMap", () => {
     expect(fetched.body.data?.["valueName"]).toBe("value");
     expect(fetched.body.metadata.labels?.["test-configmap-static"]).toBe("true");
 
-    const patched = await http.patch(configMapPath(ns, name), { metadata: { labels: { "test-configmap": "patched" } }, data: { valueName: "value1" } }, strategicMergePatch);
+    const patched = await http.patch(
+      configMapPath(ns, name),
+      { metadata: { labels: { "test-configmap": "patched" } }, data: { valueName: "value1" } },
+      strategicMergePatch,
+    );
     expectStatus(patched, 200);
 
     const all = await http.get<List>(`/api/v1/configmaps?labelSelector=${encodeURIComponent("test-configmap=patched")}`);
@@ -84,7 +88,10 @@ describe("[sig-node] ConfigMap", () => {
 
   it("should fail to create ConfigMap with empty key", async () => {
     const ns = await createTestNamespace(http, "configmap");
-    const answer = await http.post<StatusBody>(configMapPath(ns), { metadata: { name: `configmap-test-emptykey-${uid()}` }, data: { "": "value-1" } });
+    const answer = await http.post<StatusBody>(configMapPath(ns), {
+      metadata: { name: `configmap-test-emptykey-${uid()}` },
+      data: { "": "value-1" },
+    });
     expectStatus(answer, 422);
     expect(answer.body.kind).toBe("Status");
     expect(answer.body.reason).toBe("Invalid");
@@ -126,7 +133,11 @@ describe("[sig-node] Secrets", () => {
     const listed = await http.get<List>(`/api/v1/secrets?labelSelector=${encodeURIComponent("testsecret-constant=true")}`);
     expect(listed.body.items.some((s) => s.metadata.name === name && s.metadata.namespace === ns)).toBe(true);
 
-    const patched = await http.patch(secretPath(ns, name), { metadata: { labels: { testsecret: "true" } }, data: { key: b64("value1") } }, strategicMergePatch);
+    const patched = await http.patch(
+      secretPath(ns, name),
+      { metadata: { labels: { testsecret: "true" } }, data: { key: b64("value1") } },
+      strategicMergePatch,
+    );
     expectStatus(patched, 200);
     const fetched = await http.get<Obj>(secretPath(ns, name));
     expect(Buffer.from(fetched.body.data?.["key"] ?? "", "base64").toString()).toBe("value1");
@@ -139,7 +150,10 @@ describe("[sig-node] Secrets", () => {
 
   it("should fail to create secret due to empty secret key", async () => {
     const ns = await createTestNamespace(http, "secrets");
-    const answer = await http.post<StatusBody>(secretPath(ns), { metadata: { name: `secret-emptykey-test-${uid()}` }, data: { "": b64("value-1\n") } });
+    const answer = await http.post<StatusBody>(secretPath(ns), {
+      metadata: { name: `secret-emptykey-test-${uid()}` },
+      data: { "": b64("value-1\n") },
+    });
     expectStatus(answer, 422);
     expect(answer.body.reason).toBe("Invalid");
   });
@@ -284,7 +298,9 @@ describe("[sig-instrumentation] Events API", () => {
     const bySource = await http.get<List>(`/api/v1/namespaces/${ns}/events?fieldSelector=${encodeURIComponent("source=test-controller")}`);
     expectStatus(bySource, 200);
     expect(bySource.body.items.map((e) => e.metadata.name)).toEqual([name]);
-    const byController = await http.get<List>(`${eventPath(ns)}?fieldSelector=${encodeURIComponent("reportingController=test-controller")}`);
+    const byController = await http.get<List>(
+      `${eventPath(ns)}?fieldSelector=${encodeURIComponent("reportingController=test-controller")}`,
+    );
     expectStatus(byController, 200);
     expect(byController.body.items.map((e) => e.metadata.name)).toEqual([name]);
 
@@ -353,7 +369,8 @@ describe("events.k8s.io/v1 and core/v1 serve the same events", () => {
 });
 
 describe("[sig-node] Lease", () => {
-  const leasePath = (ns: string, name?: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases${name === undefined ? "" : `/${name}`}`;
+  const leasePath = (ns: string, name?: string) =>
+    `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases${name === undefined ? "" : `/${name}`}`;
   const spec = (holder: string, day: string, duration = 30) => ({
     holderIdentity: holder,
     leaseDurationSeconds: duration,
@@ -363,7 +380,12 @@ describe("[sig-node] Lease", () => {
 
   it("lease API should be available", async () => {
     const ns = await createTestNamespace(http, "lease-test");
-    const created = await http.post<Obj>(leasePath(ns), { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "lease" }, spec: spec("holder", "01") });
+    const created = await http.post<Obj>(leasePath(ns), {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "lease" },
+      spec: spec("holder", "01"),
+    });
     expectStatus(created, 201);
     const read = await http.get<Obj>(leasePath(ns, "lease"));
     expect(read.body["spec"]).toEqual(spec("holder", "01"));
@@ -374,12 +396,28 @@ describe("[sig-node] Lease", () => {
     expect((await http.get<Obj>(leasePath(ns, "lease"))).body["spec"]).toEqual(spec("holder2", "02"));
 
     // The two-way strategic merge patch client-go computes from old and new spec.
-    const patched = await http.patch<Obj>(leasePath(ns, "lease"), { spec: { holderIdentity: "holder3", acquireTime: "2018-01-03T00:00:00.000000Z", renewTime: "2018-01-03T00:00:00.000000Z", leaseDurationSeconds: 60 } }, strategicMergePatch);
+    const patched = await http.patch<Obj>(
+      leasePath(ns, "lease"),
+      {
+        spec: {
+          holderIdentity: "holder3",
+          acquireTime: "2018-01-03T00:00:00.000000Z",
+          renewTime: "2018-01-03T00:00:00.000000Z",
+          leaseDurationSeconds: 60,
+        },
+      },
+      strategicMergePatch,
+    );
     expectStatus(patched, 200);
     expect((await http.get<Obj>(leasePath(ns, "lease"))).body["spec"]).toEqual(spec("holder3", "03", 60));
 
     expectStatus(
-      await http.post(leasePath(ns), { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "lease2", labels: { deletecollection: "true" } }, spec: spec("holder", "01") }),
+      await http.post(leasePath(ns), {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name: "lease2", labels: { deletecollection: "true" } },
+        spec: spec("holder", "01"),
+      }),
       201,
     );
     expect((await http.get<List>(leasePath(ns))).body.items).toHaveLength(2);

@@ -67,11 +67,25 @@ describe("Namespaces: deletion of a namespace with content", () => {
 
   it("removes content that waits on foreground deletion of its dependents", async () => {
     const ns = await createTestNamespace(http, "nsdeletetest-fg");
-    const owner = await http.post<Obj>(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner" } });
+    const owner = await http.post<Obj>(`/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "owner" },
+    });
     expectStatus(owner, 201);
     const ref = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.body.metadata.uid, blockOwnerDeletion: true };
-    expectStatus(await http.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: "v1", kind: "Secret", metadata: { name: "dep", ownerReferences: [ref] } }), 201);
-    expectStatus(await http.request("DELETE", `/api/v1/namespaces/${ns}/configmaps/owner`, { body: { propagationPolicy: "Foreground" } }), 200);
+    expectStatus(
+      await http.post(`/api/v1/namespaces/${ns}/secrets`, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "dep", ownerReferences: [ref] },
+      }),
+      201,
+    );
+    expectStatus(
+      await http.request("DELETE", `/api/v1/namespaces/${ns}/configmaps/owner`, { body: { propagationPolicy: "Foreground" } }),
+      200,
+    );
     expectStatus(await http.delete(`/api/v1/namespaces/${ns}`), 200);
     await waitForNamespaceGone(ns, 5_000);
   });

@@ -64,7 +64,10 @@ describe("[sig-api-machinery] Namespaces [Serial]", () => {
       const current = await http.get<Namespace>(nsPath(ns, "/status"));
       current.body.status = {
         ...current.body.status,
-        conditions: [...(current.body.status?.conditions ?? []), { type: "StatusUpdate", status: "True", reason: "E2E", message: "Updated by an e2e test" }],
+        conditions: [
+          ...(current.body.status?.conditions ?? []),
+          { type: "StatusUpdate", status: "True", reason: "E2E", message: "Updated by an e2e test" },
+        ],
       };
       const answer = await http.put<Namespace>(nsPath(ns, "/status"), current.body);
       if (answer.status === 409) continue;

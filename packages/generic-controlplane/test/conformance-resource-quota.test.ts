@@ -48,7 +48,12 @@ describe("[sig-api-machinery] ResourceQuota", () => {
     const ns = await createTestNamespace(http, "resourcequota");
     const hard = { configmaps: "10", secrets: "10", resourcequotas: "1", "count/leases.coordination.k8s.io": "5" };
     expectStatus(await http.post(quotaPath(ns), { metadata: { name: "test-quota" }, spec: { hard } }), 201);
-    const quota = await waitForUsage(ns, "test-quota", { resourcequotas: "1", configmaps: String(await count(ns, "configmaps")), secrets: String(await count(ns, "secrets")), "count/leases.coordination.k8s.io": "0" });
+    const quota = await waitForUsage(ns, "test-quota", {
+      resourcequotas: "1",
+      configmaps: String(await count(ns, "configmaps")),
+      secrets: String(await count(ns, "secrets")),
+      "count/leases.coordination.k8s.io": "0",
+    });
     expect(quota.status?.hard).toEqual(hard);
   });
 
@@ -59,7 +64,13 @@ describe("[sig-api-machinery] ResourceQuota", () => {
     it(`should create a ResourceQuota and capture the life of a ${plural === "configmaps" ? "configMap" : "secret"}`, async () => {
       const ns = await createTestNamespace(http, "resourcequota");
       const existing = await count(ns, plural);
-      expectStatus(await http.post(quotaPath(ns), { metadata: { name: "test-quota" }, spec: { hard: { [plural]: String(existing + 1), resourcequotas: "1" } } }), 201);
+      expectStatus(
+        await http.post(quotaPath(ns), {
+          metadata: { name: "test-quota" },
+          spec: { hard: { [plural]: String(existing + 1), resourcequotas: "1" } },
+        }),
+        201,
+      );
       await waitForUsage(ns, "test-quota", { [plural]: String(existing), resourcequotas: "1" });
 
       // Creating one captures its usage.
@@ -67,7 +78,10 @@ describe("[sig-api-machinery] ResourceQuota", () => {
       await waitForUsage(ns, "test-quota", { [plural]: String(existing + 1) });
 
       // Not allowing one to be created that exceeds remaining quota.
-      const refused = await http.post<{ message: string; reason: string; code: number }>(path(ns, plural), { metadata: { name: "too-many" }, ...body });
+      const refused = await http.post<{ message: string; reason: string; code: number }>(path(ns, plural), {
+        metadata: { name: "too-many" },
+        ...body,
+      });
       expect(refused.status).toBe(403);
       expect(refused.body.reason).toBe("Forbidden");
       expect(refused.body.message).toBe(
@@ -98,7 +112,11 @@ describe("[sig-api-machinery] ResourceQuota", () => {
     const hard = { configmaps: "3" };
     expectStatus(await http.post(quotaPath(ns), { metadata: { name: "e2e-rq-status" }, spec: { hard } }), 201);
     await waitForUsage(ns, "e2e-rq-status", { configmaps: String(await count(ns, "configmaps")) });
-    const patched = await http.patch<Quota>(quotaPath(ns, "e2e-rq-status", "/status"), { status: { hard: { configmaps: "7" } } }, mergePatch);
+    const patched = await http.patch<Quota>(
+      quotaPath(ns, "e2e-rq-status", "/status"),
+      { status: { hard: { configmaps: "7" } } },
+      mergePatch,
+    );
     expectStatus(patched, 200);
     expect(patched.body.status?.hard).toEqual({ configmaps: "7" });
     expect(patched.body.spec?.hard).toEqual(hard);
@@ -124,7 +142,10 @@ describe("[sig-api-machinery] ResourceQuota", () => {
 
   it("counts any namespaced type as count/<resource>.<group>, and charges a dry run nothing", async () => {
     const ns = await createTestNamespace(http, "resourcequota");
-    expectStatus(await http.post(quotaPath(ns), { metadata: { name: "leases" }, spec: { hard: { "count/leases.coordination.k8s.io": "1" } } }), 201);
+    expectStatus(
+      await http.post(quotaPath(ns), { metadata: { name: "leases" }, spec: { hard: { "count/leases.coordination.k8s.io": "1" } } }),
+      201,
+    );
     await waitForUsage(ns, "leases", { "count/leases.coordination.k8s.io": "0" });
     const lease = { metadata: { name: "l" }, spec: { holderIdentity: "x" } };
     const leases = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
@@ -141,9 +162,14 @@ describe("[sig-api-machinery] ResourceQuota", () => {
   it("lets exactly as many concurrent creates through as the quota allows", async () => {
     const ns = await createTestNamespace(http, "resourcequota");
     const existing = await count(ns, "configmaps");
-    expectStatus(await http.post(quotaPath(ns), { metadata: { name: "tight" }, spec: { hard: { configmaps: String(existing + 3) } } }), 201);
+    expectStatus(
+      await http.post(quotaPath(ns), { metadata: { name: "tight" }, spec: { hard: { configmaps: String(existing + 3) } } }),
+      201,
+    );
     await waitForUsage(ns, "tight", { configmaps: String(existing) });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => http.post(path(ns, "configmaps"), { metadata: { name: `c${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => http.post(path(ns, "configmaps"), { metadata: { name: `c${i}` } })),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 403)).toHaveLength(9);
     expect(await count(ns, "configmaps")).toBe(existing + 3);
@@ -151,7 +177,10 @@ describe("[sig-api-machinery] ResourceQuota", () => {
 
   it("rejects invalid quotas naming the field and the rule", async () => {
     const ns = await createTestNamespace(http, "resourcequota");
-    const bad = await http.post<{ message: string; code: number }>(quotaPath(ns), { metadata: { name: "bad" }, spec: { hard: { widgets: "1", configmaps: "-1", secrets: "1.5", "count/x": "2Q" } } });
+    const bad = await http.post<{ message: string; code: number }>(quotaPath(ns), {
+      metadata: { name: "bad" },
+      spec: { hard: { widgets: "1", configmaps: "-1", secrets: "1.5", "count/x": "2Q" } },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe(
       'ResourceQuota "bad" is invalid: [spec.hard[widgets]: Invalid value: "widgets": must be a standard resource for quota, ' +
@@ -167,14 +196,20 @@ describe("[sig-api-machinery] ResourceQuota", () => {
       { scopeName: "PriorityClass", operator: "Exists", values: ["a"] },
       { scopeName: "Foo", operator: "Exists" },
     ];
-    const bad = await http.post<{ message: string }>(quotaPath(ns), { metadata: { name: "bad" }, spec: { hard: { pods: "1" }, scopeSelector: { matchExpressions } } });
+    const bad = await http.post<{ message: string }>(quotaPath(ns), {
+      metadata: { name: "bad" },
+      spec: { hard: { pods: "1" }, scopeSelector: { matchExpressions } },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe(
       'ResourceQuota "bad" is invalid: [spec.scopeSelector.matchExpressions.operator: Invalid value: "In": must be \'Exist\' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity, ' +
-        'spec.scopeSelector.matchExpressions.values: Invalid value: ["a"]: must be no value when `operator` is \'Exist\' or \'DoesNotExist\' for scope selector, ' +
+        "spec.scopeSelector.matchExpressions.values: Invalid value: [\"a\"]: must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector, " +
         'spec.scopeSelector.matchExpressions.scopeName: Invalid value: "Foo": unsupported scope]',
     );
-    const conflicting = await http.post<{ message: string }>(quotaPath(ns), { metadata: { name: "both" }, spec: { hard: { pods: "1", "requests.storage": "1Gi" }, scopes: ["BestEffort", "NotBestEffort"] } });
+    const conflicting = await http.post<{ message: string }>(quotaPath(ns), {
+      metadata: { name: "both" },
+      spec: { hard: { pods: "1", "requests.storage": "1Gi" }, scopes: ["BestEffort", "NotBestEffort"] },
+    });
     // Identical errors (requests.storage under either scope) print once, as field.ErrorList.ToAggregate does.
     expect(conflicting.body.message).toBe(
       'ResourceQuota "both" is invalid: [spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: unsupported scope applied to resource, spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes]',
@@ -199,6 +234,8 @@ describe("[sig-api-machinery] ResourceQuota", () => {
     await kubectl.ok(["create", "secret", "generic", "s2", "-n", ns]);
     const over = await kubectl.run(["create", "secret", "generic", "s3", "-n", ns]);
     expect(over.code).not.toBe(0);
-    expect(over.stderr).toContain('secrets "s3" is forbidden: exceeded quota: objects, requested: secrets=1, used: secrets=2, limited: secrets=2');
+    expect(over.stderr).toContain(
+      'secrets "s3" is forbidden: exceeded quota: objects, requested: secrets=1, used: secrets=2, limited: secrets=2',
+    );
   });
 });

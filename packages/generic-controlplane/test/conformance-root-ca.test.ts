@@ -47,7 +47,9 @@ describe("[sig-auth] ServiceAccounts", () => {
   it("should guarantee kube-root-ca.crt exist in any namespace", async () => {
     // The framework's per-test namespace.
     const namespace = `svcaccounts-${Math.random().toString(36).slice(2, 7)}`;
-    expect((await secure.asAdmin("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } })).status).toBe(201);
+    expect(
+      (await secure.asAdmin("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } })).status,
+    ).toBe(201);
 
     await poll(async () => (await getRootCAConfigMap(namespace)) !== undefined);
 

@@ -141,31 +141,35 @@ describe.concurrent.each(["memory", "sqlite", "etcd"] as const)("[sig-api-machin
     await expectEvent(restarted, "DELETED");
   });
 
-  it("should observe an object deletion if it stops meeting the requirements of the selector", { timeout: quietTestTimeoutMs }, async () => {
-    const ns = await createTestNamespace(http, "watch");
-    const label = "label-changed-and-restored";
-    const watch = await watchConfigMaps(ns, "", label);
-    const cm = await create(ns, "e2e-watch-test-label-changed", label);
-    const firstUpdate = await setData(ns, cm.metadata.name, "mutation", "1");
-    await updateObject(http, configMapPath(ns, cm.metadata.name), (object) => {
-      object.metadata.labels = { ...object.metadata.labels, [labelKey]: "wrong-value" };
-    });
-    await expectEvent(watch, "ADDED", cm);
-    await expectEvent(watch, "MODIFIED", firstUpdate);
-    await expectEvent(watch, "DELETED");
+  it(
+    "should observe an object deletion if it stops meeting the requirements of the selector",
+    { timeout: quietTestTimeoutMs },
+    async () => {
+      const ns = await createTestNamespace(http, "watch");
+      const label = "label-changed-and-restored";
+      const watch = await watchConfigMaps(ns, "", label);
+      const cm = await create(ns, "e2e-watch-test-label-changed", label);
+      const firstUpdate = await setData(ns, cm.metadata.name, "mutation", "1");
+      await updateObject(http, configMapPath(ns, cm.metadata.name), (object) => {
+        object.metadata.labels = { ...object.metadata.labels, [labelKey]: "wrong-value" };
+      });
+      await expectEvent(watch, "ADDED", cm);
+      await expectEvent(watch, "MODIFIED", firstUpdate);
+      await expectEvent(watch, "DELETED");
 
-    await setData(ns, cm.metadata.name, "mutation", "2");
-    await expectNoEvent(watch);
+      await setData(ns, cm.metadata.name, "mutation", "2");
+      await expectNoEvent(watch);
 
-    const restored = await updateObject(http, configMapPath(ns, cm.metadata.name), (object) => {
-      object.metadata.labels = { ...object.metadata.labels, [labelKey]: label };
-    });
-    const thirdUpdate = await setData(ns, cm.metadata.name, "mutation", "3");
-    await remove(ns, cm.metadata.name);
-    await expectEvent(watch, "ADDED", restored);
-    await expectEvent(watch, "MODIFIED", thirdUpdate);
-    await expectEvent(watch, "DELETED");
-  });
+      const restored = await updateObject(http, configMapPath(ns, cm.metadata.name), (object) => {
+        object.metadata.labels = { ...object.metadata.labels, [labelKey]: label };
+      });
+      const thirdUpdate = await setData(ns, cm.metadata.name, "mutation", "3");
+      await remove(ns, cm.metadata.name);
+      await expectEvent(watch, "ADDED", restored);
+      await expectEvent(watch, "MODIFIED", thirdUpdate);
+      await expectEvent(watch, "DELETED");
+    },
+  );
 
   it("should receive events on concurrent watches in same order", { timeout: quietTestTimeoutMs }, async () => {
     const ns = await createTestNamespace(http, "watch");

@@ -22,7 +22,13 @@ afterEach(async () => {
 
 /** Mirrors every configmap labelled `mirror=yes` in `default` into a secret `mirror-<name>`, and removes mirrors of configmaps that went. */
 function startMirrorController(client: KubeClient) {
-  const informer = new Informer(client, CONFIGMAPS, { namespace: "default", labelSelector: "mirror=yes", minWatchTimeoutSeconds: 1, initialBackoffMs: 20, maxBackoffMs: 200 });
+  const informer = new Informer(client, CONFIGMAPS, {
+    namespace: "default",
+    labelSelector: "mirror=yes",
+    minWatchTimeoutSeconds: 1,
+    initialBackoffMs: 20,
+    maxBackoffMs: 200,
+  });
   const queue = new WorkQueue({ name: "mirror" });
   const enqueue = (object: KubeObject) => queue.add(`${object.metadata?.namespace}/${object.metadata?.name}`);
   informer.addEventHandler({ add: enqueue, update: (_old, object) => enqueue(object), delete: enqueue });
@@ -57,7 +63,10 @@ function startMirrorController(client: KubeClient) {
 }
 
 async function mirrors(client: KubeClient): Promise<string[]> {
-  return (await client.list(SECRETS, "default")).items.map((s) => s.metadata?.name ?? "").filter((n) => n.startsWith("mirror-")).sort();
+  return (await client.list(SECRETS, "default")).items
+    .map((s) => s.metadata?.name ?? "")
+    .filter((n) => n.startsWith("mirror-"))
+    .sort();
 }
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
@@ -75,12 +84,17 @@ describe("a controller on the runtime", () => {
     const dir = mkdtempSync(join(tmpdir(), "controller-runtime-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, "state.db");
-    let plane: ControlPlane | undefined = await createControlPlane({ port: 0, processMetrics: false, storage: await createSqliteStorage({ path }) });
+    let plane: ControlPlane | undefined = await createControlPlane({
+      port: 0,
+      processMetrics: false,
+      storage: await createSqliteStorage({ path }),
+    });
     cleanups.push(() => plane?.close());
     const port = plane.port;
     const client = new KubeClient(plane.url);
     cleanups.push(() => client.close());
-    for (const name of ["a", "b"]) await client.create(CONFIGMAPS, "default", { metadata: { name, labels: { mirror: "yes" } }, data: { v: name } });
+    for (const name of ["a", "b"])
+      await client.create(CONFIGMAPS, "default", { metadata: { name, labels: { mirror: "yes" } }, data: { v: name } });
     const informer = startMirrorController(client);
     await waitFor("mirrors of a and b", async () => ((await mirrors(client)).join() === "mirror-a,mirror-b" ? true : undefined));
     const listsBefore = informer.listCount;
@@ -91,12 +105,19 @@ describe("a controller on the runtime", () => {
     const storage = await createSqliteStorage({ path });
     const configMaps = createResourceStore(configMapsResource, storage);
     await configMaps.delete("default", "a");
-    await configMaps.create("default", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", labels: { mirror: "yes" } }, data: { v: "c" } });
+    await configMaps.create("default", {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", labels: { mirror: "yes" } },
+      data: { v: "c" },
+    });
     await storage.compact(await storage.currentRevision());
     await storage.close();
 
     plane = await createControlPlane({ port, processMetrics: false, storage: await createSqliteStorage({ path }) });
-    await waitFor("mirrors to follow the configmaps", async () => ((await mirrors(client)).join() === "mirror-b,mirror-c" ? true : undefined));
+    await waitFor("mirrors to follow the configmaps", async () =>
+      (await mirrors(client)).join() === "mirror-b,mirror-c" ? true : undefined,
+    );
     expect(informer.listCount).toBeGreaterThan(listsBefore);
     expect(informer.cache.keys().sort()).toEqual(["default/b", "default/c"]);
 

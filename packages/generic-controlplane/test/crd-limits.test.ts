@@ -38,8 +38,22 @@ function noxuDefinition(): CustomResourceDefinition {
     metadata: { name: "noxus.mygroup.example.com" },
     spec: {
       group: "mygroup.example.com",
-      versions: [{ name: "v1beta1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
-      names: { plural: "noxus", singular: "nonenglishnoxu", kind: "WishIHadChosenNoxu", shortNames: ["foo", "bar", "abc", "def"], listKind: "NoxuItemList", categories: ["all"] },
+      versions: [
+        {
+          name: "v1beta1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+        },
+      ],
+      names: {
+        plural: "noxus",
+        singular: "nonenglishnoxu",
+        kind: "WishIHadChosenNoxu",
+        shortNames: ["foo", "bar", "abc", "def"],
+        listKind: "NoxuItemList",
+        categories: ["all"],
+      },
       scope: "Cluster",
     },
   };
@@ -60,31 +74,46 @@ describe("TestLimits (apiextensions-apiserver test/integration/limit_test.go)", 
   });
 
   it("create YAML doc under limit, nested", async () => {
-    const body = `\n\tapiVersion: ${apiVersion}\n\tkind: ${kind}\n\tmetadata:\n\t  name: test\n\tvalues: ` + "[".repeat(MiB3 / 2 - 500) + "]".repeat(MiB3 / 2 - 500);
+    const body =
+      `\n\tapiVersion: ${apiVersion}\n\tkind: ${kind}\n\tmetadata:\n\t  name: test\n\tvalues: ` +
+      "[".repeat(MiB3 / 2 - 500) +
+      "]".repeat(MiB3 / 2 - 500);
     const r = await t.call("POST", noxus, { headers: yaml, raw: body });
     expect(r.status).toBe(400);
   });
 
   it("create YAML doc under limit, not nested", async () => {
-    const body = `\n\t\tapiVersion: ${apiVersion}\n\t\tkind: ${kind}\n\t\tmetadata:\n\t\t  name: test\n\t\tvalues: ` + "[".repeat(MiB3 - 1000);
+    const body =
+      `\n\t\tapiVersion: ${apiVersion}\n\t\tkind: ${kind}\n\t\tmetadata:\n\t\t  name: test\n\t\tvalues: ` + "[".repeat(MiB3 - 1000);
     const r = await t.call("POST", noxus, { headers: yaml, raw: body });
     expect(r.status).toBe(400);
   });
 
   it("create JSON over limit", async () => {
-    const body = `{\n\t"apiVersion": "${apiVersion}",\n\t"kind": "${kind}",\n\t"metadata": {\n\t  "name": "test"\n\t},\n\t"values": ` + "[".repeat(MiB3 / 2) + "]".repeat(MiB3 / 2) + "}";
+    const body =
+      `{\n\t"apiVersion": "${apiVersion}",\n\t"kind": "${kind}",\n\t"metadata": {\n\t  "name": "test"\n\t},\n\t"values": ` +
+      "[".repeat(MiB3 / 2) +
+      "]".repeat(MiB3 / 2) +
+      "}";
     const r = await t.call("POST", noxus, { headers: json, raw: body });
     expect(r.status).toBe(413);
   });
 
   it("create JSON doc under limit, nested", async () => {
-    const body = `{\n\t\t"apiVersion": "${apiVersion}",\n\t\t"kind": "${kind}",\n\t\t"metadata": {\n\t\t  "name": "test"\n\t\t},\n\t\t"values": ` + "[".repeat(MiB3 / 2 - 500) + "]".repeat(MiB3 / 2 - 500) + "}";
+    const body =
+      `{\n\t\t"apiVersion": "${apiVersion}",\n\t\t"kind": "${kind}",\n\t\t"metadata": {\n\t\t  "name": "test"\n\t\t},\n\t\t"values": ` +
+      "[".repeat(MiB3 / 2 - 500) +
+      "]".repeat(MiB3 / 2 - 500) +
+      "}";
     const r = await t.call("POST", noxus, { headers: json, raw: body });
     expect(r.status).toBe(400);
   });
 
   it("create JSON doc under limit, not nested", async () => {
-    const body = `{\n\t\t\t"apiVersion": "${apiVersion}",\n\t\t\t"kind": "${kind}",\n\t\t\t"metadata": {\n\t\t\t  "name": "test"\n\t\t\t},\n\t\t\t"values": ` + "[".repeat(MiB3 - 1000) + "}";
+    const body =
+      `{\n\t\t\t"apiVersion": "${apiVersion}",\n\t\t\t"kind": "${kind}",\n\t\t\t"metadata": {\n\t\t\t  "name": "test"\n\t\t\t},\n\t\t\t"values": ` +
+      "[".repeat(MiB3 - 1000) +
+      "}";
     const r = await t.call("POST", noxus, { headers: json, raw: body });
     expect(r.status).toBe(400);
   });
@@ -97,17 +126,26 @@ describe("TestLimits (apiextensions-apiserver test/integration/limit_test.go)", 
     const nestedValue = "[".repeat(MiB3 / 2 - 100) + "]".repeat(MiB3 / 2 - 100);
 
     it("JSONPatchType nested patch under limit", async () => {
-      const r = await t.call("PATCH", `${noxus}/test`, { headers: { "Content-Type": "application/json-patch+json" }, raw: `[{"op":"add","path":"/foo","value":${nestedValue}}]` });
+      const r = await t.call("PATCH", `${noxus}/test`, {
+        headers: { "Content-Type": "application/json-patch+json" },
+        raw: `[{"op":"add","path":"/foo","value":${nestedValue}}]`,
+      });
       expect(r.status).toBe(400);
     });
 
     it("MergePatchType nested patch under limit", async () => {
-      const r = await t.call("PATCH", `${noxus}/test`, { headers: { "Content-Type": "application/merge-patch+json" }, raw: `{"value":${nestedValue}}` });
+      const r = await t.call("PATCH", `${noxus}/test`, {
+        headers: { "Content-Type": "application/merge-patch+json" },
+        raw: `{"value":${nestedValue}}`,
+      });
       expect(r.status).toBe(400);
     });
 
     it("ApplyPatchType nested patch under limit", async () => {
-      const r = await t.call("PATCH", `${noxus}/test?fieldManager=test`, { headers: { "Content-Type": "application/apply-patch+yaml" }, raw: `{"value":${nestedValue}}` });
+      const r = await t.call("PATCH", `${noxus}/test?fieldManager=test`, {
+        headers: { "Content-Type": "application/apply-patch+yaml" },
+        raw: `{"value":${nestedValue}}`,
+      });
       expect(r.status).toBe(400);
     });
   });
@@ -134,7 +172,8 @@ function depthOf(value: unknown): number {
 /** The value at the end of the `a` chain of `objects(depth)`. */
 function leafOf(value: unknown): unknown {
   let current = value;
-  while (current !== null && typeof current === "object" && !Array.isArray(current) && Object.hasOwn(current, "a")) current = (current as { a: unknown }).a;
+  while (current !== null && typeof current === "object" && !Array.isArray(current) && Object.hasOwn(current, "a"))
+    current = (current as { a: unknown }).a;
   return current;
 }
 
@@ -146,7 +185,10 @@ describe(`custom resources nested ${MAX_DEPTH} levels deep`, () => {
     const watch = await fetch(`${t.url}${noxus}?watch=true&fieldSelector=metadata.name%3Ddeep-arrays`);
     const events = watchReader(watch);
     try {
-      const created = await t.call("POST", noxus, { headers: json, raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-arrays"},"values":${arrays(fieldLevels)}}` });
+      const created = await t.call("POST", noxus, {
+        headers: json,
+        raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-arrays"},"values":${arrays(fieldLevels)}}`,
+      });
       expect(created.status, created.text.slice(0, 300)).toBe(201);
       expect(depthOf(created.json)).toBe(MAX_DEPTH);
       expect(created.json.values).toBeDefined();
@@ -166,14 +208,20 @@ describe(`custom resources nested ${MAX_DEPTH} levels deep`, () => {
       await events.cancel();
     }
 
-    const tooDeep = await t.call("POST", noxus, { headers: json, raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"too-deep"},"values":${arrays(fieldLevels + 1)}}` });
+    const tooDeep = await t.call("POST", noxus, {
+      headers: json,
+      raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"too-deep"},"values":${arrays(fieldLevels + 1)}}`,
+    });
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.json.message).toContain("exceeded max depth");
   }, 60_000);
 
   it("are read from JSON-shaped YAML bodies and answered in YAML", async () => {
     // kubectl sends YAML bodies (apply configurations) as JSON, which YAML includes.
-    const created = await t.call("POST", noxus, { headers: yaml, raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-yaml"},"spec":${objects(fieldLevels)}}` });
+    const created = await t.call("POST", noxus, {
+      headers: yaml,
+      raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-yaml"},"spec":${objects(fieldLevels)}}`,
+    });
     expect(created.status, created.text.slice(0, 300)).toBe(201);
     expect(created.headers.get("content-type")).toBe("application/yaml");
     // A YAML writer recursing per level cannot spell this; JSON text is YAML too (flow style).
@@ -193,21 +241,36 @@ describe(`custom resources nested ${MAX_DEPTH} levels deep`, () => {
     let block = "";
     // 2,200 levels, one space of indentation each (2.4 MB, under the body limit).
     for (let level = 0; level < 2200; level++) block += `${" ".repeat(level + 1)}a:\n`;
-    const r = await t.call("POST", noxus, { headers: yaml, raw: `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: deep-block\nspec:\n${block}` });
+    const r = await t.call("POST", noxus, {
+      headers: yaml,
+      raw: `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: deep-block\nspec:\n${block}`,
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toBe("error decoding YAML: exceeded max depth");
   }, 60_000);
 
   it("take merge patches, JSON patches and server-side apply at every depth, and a replace", async () => {
-    const created = await t.call("POST", noxus, { headers: json, raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-objects"},"spec":${objects(fieldLevels, '"created"')}}` });
+    const created = await t.call("POST", noxus, {
+      headers: json,
+      raw: `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{"name":"deep-objects"},"spec":${objects(fieldLevels, '"created"')}}`,
+    });
     expect(created.status, created.text.slice(0, 300)).toBe(201);
 
-    const merged = await t.call("PATCH", `${noxus}/deep-objects`, { headers: { "Content-Type": "application/merge-patch+json" }, raw: `{"spec":${objects(fieldLevels, '"merged"')}}` });
+    const merged = await t.call("PATCH", `${noxus}/deep-objects`, {
+      headers: { "Content-Type": "application/merge-patch+json" },
+      raw: `{"spec":${objects(fieldLevels, '"merged"')}}`,
+    });
     expect(merged.status, merged.text.slice(0, 300)).toBe(200);
     expect(leafOf(merged.json.spec)).toBe("merged");
 
     const pointer = "/spec" + "/a".repeat(fieldLevels);
-    const patched = await t.call("PATCH", `${noxus}/deep-objects`, { headers: { "Content-Type": "application/json-patch+json" }, raw: JSON.stringify([{ op: "test", path: pointer, value: "merged" }, { op: "replace", path: pointer, value: "json-patched" }]) });
+    const patched = await t.call("PATCH", `${noxus}/deep-objects`, {
+      headers: { "Content-Type": "application/json-patch+json" },
+      raw: JSON.stringify([
+        { op: "test", path: pointer, value: "merged" },
+        { op: "replace", path: pointer, value: "json-patched" },
+      ]),
+    });
     expect(patched.status, patched.text.slice(0, 300)).toBe(200);
     expect(leafOf(patched.json.spec)).toBe("json-patched");
 

@@ -25,7 +25,11 @@ afterAll(async () => {
 function crdWithRule(plural: string, kind: string, rule: string): CustomResourceDefinition {
   const crd = widgetCrd({ group: "regex.example.com", plural, kind });
   const spec = crd.spec!.versions![0]!.schema!.openAPIV3Schema!.properties!["spec"]!;
-  spec.properties!["color"] = { type: "string", maxLength: 1024, "x-kubernetes-validations": [{ rule, message: "no run of a at the end" }] };
+  spec.properties!["color"] = {
+    type: "string",
+    maxLength: 1024,
+    "x-kubernetes-validations": [{ rule, message: "no run of a at the end" }],
+  };
   return crd;
 }
 
@@ -44,7 +48,11 @@ describe("regular expressions in CRD validation rules", () => {
     // A backtracking engine takes about 2^n steps on n a's and a mismatch: 20 s at 29, centuries at 64.
     const value = `${"a".repeat(64)}!`;
     const [create, version] = await Promise.all([
-      timed(t.call("POST", gauges, { body: { apiVersion: "regex.example.com/v1", kind: "Gauge", metadata: { name: "long" }, spec: { color: value } } })),
+      timed(
+        t.call("POST", gauges, {
+          body: { apiVersion: "regex.example.com/v1", kind: "Gauge", metadata: { name: "long" }, spec: { color: value } },
+        }),
+      ),
       timed(t.call("GET", "/version")),
     ]);
     expect(create.answer.status, create.answer.text).toBe(201);
@@ -54,9 +62,13 @@ describe("regular expressions in CRD validation rules", () => {
     expect(version.ms).toBeLessThan(10_000);
 
     // The rule does run: a value that ends in a's is refused.
-    const refused = await t.call("POST", gauges, { body: { apiVersion: "regex.example.com/v1", kind: "Gauge", metadata: { name: "short" }, spec: { color: "baaa" } } });
+    const refused = await t.call("POST", gauges, {
+      body: { apiVersion: "regex.example.com/v1", kind: "Gauge", metadata: { name: "short" }, spec: { color: "baaa" } },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.json.message).toBe('Gauge.regex.example.com "short" is invalid: spec.color: Invalid value: "string": no run of a at the end');
+    expect(refused.json.message).toBe(
+      'Gauge.regex.example.com "short" is invalid: spec.color: Invalid value: "string": no run of a at the end',
+    );
   }, 60_000);
 
   it("refuse a backreference in find() when the CRD is created, with Go's compile error", async () => {

@@ -14,7 +14,10 @@ interface ExportTarget {
 }
 
 const packageDir = join(import.meta.dirname, "..");
-const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { name: string; exports: Record<string, ExportTarget | string> };
+const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+  name: string;
+  exports: Record<string, ExportTarget | string>;
+};
 const requireFromPackage = createRequire(join(packageDir, "package.json"));
 const entries = Object.entries(pkg.exports).filter((entry): entry is [string, ExportTarget] => typeof entry[1] === "object");
 const specifier = (subpath: string) => (subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`);
@@ -34,18 +37,22 @@ describe(`${pkg.name} entry points as built`, () => {
     for (const [subpath, target] of entries) expect(target.import?.default, subpath).toMatch(/^\.\/dist\/.+\.js$/);
   });
 
-  it.each(entries.map(([subpath]) => subpath))("%s loads as ESM, and as CJS with the same names when it declares CJS", async (subpath) => {
-    const target = pkg.exports[subpath] as ExportTarget;
-    const esm = (await import(specifier(subpath))) as object;
-    expect(exportedNames(esm).length).toBeGreaterThan(0);
-    if (target.require === undefined) {
-      expect(() => requireFromPackage(specifier(subpath))).toThrow(/not defined by "exports"|ERR_PACKAGE_PATH_NOT_EXPORTED/);
-      return;
-    }
-    const resolved = requireFromPackage.resolve(specifier(subpath));
-    expect(resolved).toMatch(/[/\\]dist[/\\].+\.cjs$/);
-    expect(exportedNames(requireFromPackage(specifier(subpath)) as object)).toEqual(exportedNames(esm));
-  }, 30_000);
+  it.each(entries.map(([subpath]) => subpath))(
+    "%s loads as ESM, and as CJS with the same names when it declares CJS",
+    async (subpath) => {
+      const target = pkg.exports[subpath] as ExportTarget;
+      const esm = (await import(specifier(subpath))) as object;
+      expect(exportedNames(esm).length).toBeGreaterThan(0);
+      if (target.require === undefined) {
+        expect(() => requireFromPackage(specifier(subpath))).toThrow(/not defined by "exports"|ERR_PACKAGE_PATH_NOT_EXPORTED/);
+        return;
+      }
+      const resolved = requireFromPackage.resolve(specifier(subpath));
+      expect(resolved).toMatch(/[/\\]dist[/\\].+\.cjs$/);
+      expect(exportedNames(requireFromPackage(specifier(subpath)) as object)).toEqual(exportedNames(esm));
+    },
+    30_000,
+  );
 
   it("shares one ControlPlaneError between the root and /storage (ESM)", async () => {
     const root = (await import(pkg.name)) as RootModule;

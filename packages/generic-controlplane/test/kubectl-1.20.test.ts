@@ -32,7 +32,9 @@ describe.each(["sqlite", "etcd"] as const)("kubectl 1.20 (%s storage)", { timeou
 
   it("create namespace and configmap --from-literal, then get them", async () => {
     expect(await kubectl.ok(["create", "namespace", "old-client"])).toBe("namespace/old-client created\n");
-    expect(await kubectl.ok(["create", "configmap", "legacy", "-n", "old-client", "--from-literal=a=1"])).toBe("configmap/legacy created\n");
+    expect(await kubectl.ok(["create", "configmap", "legacy", "-n", "old-client", "--from-literal=a=1"])).toBe(
+      "configmap/legacy created\n",
+    );
     const { header, rows } = parseTable(await kubectl.ok(["get", "configmaps", "-n", "old-client"]));
     expect(header).toEqual(["NAME", "DATA", "AGE"]);
     expect(rows.map((row) => row.slice(0, 2))).toEqual([["legacy", "1"]]);

@@ -139,9 +139,9 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     const ns = await kubectl.json<Obj>(["get", "namespace", "create-ns"]);
     expect(ns.status?.phase).toBe("Active");
 
-    expect(await kubectl.ok(["create", "configmap", "settings", "-n", "create-ns", "--from-literal=mode=fast", "--from-literal=level=3"])).toBe(
-      "configmap/settings created\n",
-    );
+    expect(
+      await kubectl.ok(["create", "configmap", "settings", "-n", "create-ns", "--from-literal=mode=fast", "--from-literal=level=3"]),
+    ).toBe("configmap/settings created\n");
     const cm = await kubectl.json<Obj>(["get", "configmap", "settings", "-n", "create-ns"]);
     expect(cm.data).toEqual({ mode: "fast", level: "3" });
 
@@ -206,7 +206,17 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
       await kubectl.ok(["label", "configmap", "web-1", "web-2", "-n", ns, "tier=web"]);
       await kubectl.ok(["label", "configmap", "db-1", "-n", ns, "tier=db"]);
       await kubectl.ok(["create", "secret", "generic", "opaque-1", "-n", ns, "--from-literal=k=v"]);
-      await kubectl.ok(["create", "secret", "docker-registry", "pull-1", "-n", ns, "--docker-server=r.example", "--docker-username=u", "--docker-password=p"]);
+      await kubectl.ok([
+        "create",
+        "secret",
+        "docker-registry",
+        "pull-1",
+        "-n",
+        ns,
+        "--docker-server=r.example",
+        "--docker-username=u",
+        "--docker-password=p",
+      ]);
     }, 60_000);
 
     it("prints a table with the printer columns", async () => {
@@ -264,7 +274,18 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
       expect(events.header).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]);
       expect(events.rows[0]?.slice(1)).toEqual(["Normal", "Restarted", "configmap/web-1", "configmap reloaded"]);
       const wideEvents = parseTable(await kubectl.ok(["get", "events", "-n", ns, "-o", "wide"]));
-      expect(wideEvents.header).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"]);
+      expect(wideEvents.header).toEqual([
+        "LAST SEEN",
+        "TYPE",
+        "REASON",
+        "OBJECT",
+        "SUBOBJECT",
+        "SOURCE",
+        "MESSAGE",
+        "FIRST SEEN",
+        "COUNT",
+        "NAME",
+      ]);
       expect(wideEvents.rows[0]?.slice(-4)).toEqual(["configmap reloaded", expect.stringMatching(/^\d+[dhmsy]/), "3", "web-1.restarted"]);
       expect(wideEvents.rows[0]).toContain("tester");
     });
@@ -287,11 +308,20 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
       expect(byName).toBe("configmap/web-2\n");
       const notName = await kubectl.ok(["get", "configmaps", "-n", ns, "--field-selector", "metadata.name!=web-2", "-o", "name"]);
       expect(notName).toBe("configmap/db-1\nconfigmap/web-1\n");
-      const byType = await kubectl.ok(["get", "secrets", "-n", ns, "--field-selector", "type=kubernetes.io/dockerconfigjson", "-o", "name"]);
+      const byType = await kubectl.ok([
+        "get",
+        "secrets",
+        "-n",
+        ns,
+        "--field-selector",
+        "type=kubernetes.io/dockerconfigjson",
+        "-o",
+        "name",
+      ]);
       expect(byType).toBe("secret/pull-1\n");
       const unsupported = await kubectl.run(["get", "configmaps", "-n", ns, "--field-selector", "data.a=1"]);
       expect(unsupported.code).not.toBe(0);
-      expect(unsupported.stderr).toContain('field label not supported: data.a');
+      expect(unsupported.stderr).toContain("field label not supported: data.a");
     });
 
     it("-A lists across namespaces with a NAMESPACE column", async () => {
@@ -317,7 +347,9 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     await kubectl.ok(["label", "configmap", "target", "-n", ns, "app-"]);
     expect((await kubectl.json<Obj>(["get", "cm", "target", "-n", ns])).metadata.labels).toEqual({ tier: "db" });
 
-    expect(await kubectl.ok(["annotate", "configmap", "target", "-n", ns, "owner=team-a", "note=first"])).toBe("configmap/target annotated\n");
+    expect(await kubectl.ok(["annotate", "configmap", "target", "-n", ns, "owner=team-a", "note=first"])).toBe(
+      "configmap/target annotated\n",
+    );
     await kubectl.ok(["annotate", "configmap", "target", "-n", ns, "note=second", "--overwrite"]);
     await kubectl.ok(["annotate", "configmap", "target", "-n", ns, "owner-"]);
     expect((await kubectl.json<Obj>(["get", "cm", "target", "-n", ns])).metadata.annotations).toEqual({ note: "second" });
@@ -326,11 +358,31 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
   it("patch --type json, merge and strategic", async () => {
     const ns = await namespace("patch-ns");
     await kubectl.ok(["create", "configmap", "cfg", "-n", ns, "--from-literal=a=1", "--from-literal=b=2"]);
-    expect(await kubectl.ok(["patch", "configmap", "cfg", "-n", ns, "--type", "json", "-p", '[{"op":"add","path":"/data/c","value":"3"},{"op":"remove","path":"/data/a"}]'])).toBe(
-      "configmap/cfg patched\n",
-    );
+    expect(
+      await kubectl.ok([
+        "patch",
+        "configmap",
+        "cfg",
+        "-n",
+        ns,
+        "--type",
+        "json",
+        "-p",
+        '[{"op":"add","path":"/data/c","value":"3"},{"op":"remove","path":"/data/a"}]',
+      ]),
+    ).toBe("configmap/cfg patched\n");
     expect((await kubectl.json<Obj>(["get", "cm", "cfg", "-n", ns])).data).toEqual({ b: "2", c: "3" });
-    const failedTest = await kubectl.run(["patch", "configmap", "cfg", "-n", ns, "--type", "json", "-p", '[{"op":"test","path":"/data/b","value":"9"}]']);
+    const failedTest = await kubectl.run([
+      "patch",
+      "configmap",
+      "cfg",
+      "-n",
+      ns,
+      "--type",
+      "json",
+      "-p",
+      '[{"op":"test","path":"/data/b","value":"9"}]',
+    ]);
     expect(failedTest.code).not.toBe(0);
 
     await kubectl.ok(["patch", "configmap", "cfg", "-n", ns, "--type", "merge", "-p", '{"data":{"b":null,"d":"4"}}']);
@@ -355,7 +407,17 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     // its name: kubectl patch sends no fieldValidation, so the server warns and drops it.
     for (const type of ["merge", "strategic"]) {
       for (const dryRun of [["--dry-run=server"], []]) {
-        const patched = await kubectl.run(["patch", "cm", "x", "-n", ns, `--type=${type}`, "-p", '{"__proto__":{"polluted":"yes"}}', ...dryRun]);
+        const patched = await kubectl.run([
+          "patch",
+          "cm",
+          "x",
+          "-n",
+          ns,
+          `--type=${type}`,
+          "-p",
+          '{"__proto__":{"polluted":"yes"}}',
+          ...dryRun,
+        ]);
         expect(patched.code, patched.stderr).toBe(0);
         expect(patched.stderr).toContain('unknown field "__proto__"');
         expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
@@ -364,7 +426,12 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     await kubectl.ok(["patch", "cm", "x", "-n", ns, "--type=merge", "-p", '{"data":{"__proto__":"p","constructor":"c"}}']);
     await kubectl.ok(["patch", "cm", "x", "-n", ns, "--type=json", "-p", '[{"op":"add","path":"/data/toString","value":"t"}]']);
     const data = JSON.parse(await kubectl.ok(["get", "cm", "x", "-n", ns, "-o", "jsonpath={.data}"])) as Record<string, string>;
-    expect(Object.entries(data).sort()).toEqual([["__proto__", "p"], ["a", "1"], ["constructor", "c"], ["toString", "t"]]);
+    expect(Object.entries(data).sort()).toEqual([
+      ["__proto__", "p"],
+      ["a", "1"],
+      ["constructor", "c"],
+      ["toString", "t"],
+    ]);
     expect(Object.getPrototypeOf({})).toBe(Object.prototype);
   });
 
@@ -398,12 +465,18 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect(held.status).toBe(201);
     const deleting = kubectl.stream(["delete", "configmap", "held", "-n", ns, "--wait=true", "--timeout=30s"]);
     try {
-      await waitUntil(async () => (await http.get<Obj>(`/api/v1/namespaces/${ns}/configmaps/held`)).body.metadata.deletionTimestamp !== undefined);
+      await waitUntil(
+        async () => (await http.get<Obj>(`/api/v1/namespaces/${ns}/configmaps/held`)).body.metadata.deletionTimestamp !== undefined,
+      );
       // kubectl waits for the deletion with a watch; once it is registered, kubectl has seen the
       // object still held by its finalizer and must still be waiting.
       await waitUntil(async () => (await registeredConfigMapWatchers()) > 0);
       expect(deleting.child.exitCode).toBeNull();
-      const released = await http.patch(`/api/v1/namespaces/${ns}/configmaps/held`, [{ op: "remove", path: "/metadata/finalizers" }], jsonPatch);
+      const released = await http.patch(
+        `/api/v1/namespaces/${ns}/configmaps/held`,
+        [{ op: "remove", path: "/metadata/finalizers" }],
+        jsonPatch,
+      );
       expect(released.status).toBe(200);
       await deleting.waitFor((out) => out.includes('configmap "held" deleted'), 20_000);
       await new Promise<void>((resolve) => (deleting.child.exitCode === null ? deleting.child.once("exit", () => resolve()) : resolve()));
@@ -425,7 +498,18 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
 
     await kubectl.ok(["create", "configmap", "real", "-n", ns, "--from-literal=a=1"]);
     const before = await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns]);
-    const patched = await kubectl.json<Obj>(["patch", "configmap", "real", "-n", ns, "--type", "merge", "-p", '{"data":{"a":"2"}}', "--dry-run=server"]);
+    const patched = await kubectl.json<Obj>([
+      "patch",
+      "configmap",
+      "real",
+      "-n",
+      ns,
+      "--type",
+      "merge",
+      "-p",
+      '{"data":{"a":"2"}}',
+      "--dry-run=server",
+    ]);
     expect(patched.data).toEqual({ a: "2" });
     const after = await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns]);
     expect(after.data).toEqual({ a: "1" });
@@ -437,7 +521,9 @@ describe("kubectl 1.32", { timeout: 60_000 }, () => {
     expect(diff.code, diff.stderr).toBe(1);
     expect(diff.stdout).toMatch(/^-\s+a: "1"$/m);
     expect(diff.stdout).toMatch(/^\+\s+a: "3"$/m);
-    expect((await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns])).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect((await kubectl.json<Obj>(["get", "configmap", "real", "-n", ns])).metadata.resourceVersion).toBe(
+      before.metadata.resourceVersion,
+    );
   });
 
   it("get -w prints events as they happen", async () => {

@@ -15,7 +15,8 @@ beforeAll(async () => {
   webhook = await startTestWebhookServer({
     "/configmaps": (request) => {
       const data = (request.object as { data?: Record<string, string> } | null)?.data ?? {};
-      if (data["webhook-e2e-test"] === "webhook-disallow") return { allowed: false, status: { message: "the configmap contains unwanted key and value" } };
+      if (data["webhook-e2e-test"] === "webhook-disallow")
+        return { allowed: false, status: { message: "the configmap contains unwanted key and value" } };
       return { allowed: true, warnings: ["configmaps are watched by a webhook"] };
     },
   });
@@ -57,7 +58,9 @@ webhooks:
     admissionReviewVersions: ["v1"]
 `,
     );
-    expect(await kubectl.ok(["apply", "-f", config])).toBe("validatingwebhookconfiguration.admissionregistration.k8s.io/e2e-test-webhook-config created\n");
+    expect(await kubectl.ok(["apply", "-f", config])).toBe(
+      "validatingwebhookconfiguration.admissionregistration.k8s.io/e2e-test-webhook-config created\n",
+    );
     const table = parseTable(await kubectl.ok(["get", "validatingwebhookconfigurations"]));
     expect(table.header).toEqual(["NAME", "WEBHOOKS", "AGE"]);
     expect(table.rows[0]?.slice(0, 2)).toEqual(["e2e-test-webhook-config", "1"]);
@@ -69,9 +72,15 @@ webhooks:
       'error: failed to create configmap: admission webhook "deny-unwanted-configmap-data.k8s.io" denied the request: the configmap contains unwanted key and value\n',
     );
 
-    const applied = await kubectl.run(["apply", "-f", manifest("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: disallowed\ndata:\n  webhook-e2e-test: webhook-disallow\n")]);
+    const applied = await kubectl.run([
+      "apply",
+      "-f",
+      manifest("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: disallowed\ndata:\n  webhook-e2e-test: webhook-disallow\n"),
+    ]);
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain('admission webhook "deny-unwanted-configmap-data.k8s.io" denied the request: the configmap contains unwanted key and value');
+    expect(applied.stderr).toContain(
+      'admission webhook "deny-unwanted-configmap-data.k8s.io" denied the request: the configmap contains unwanted key and value',
+    );
 
     const allowed = await kubectl.run(["create", "configmap", "allowed", "--from-literal=a=b"]);
     expect(allowed.code).toBe(0);

@@ -32,7 +32,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "kubekit-csr-e2e-"));
   // The signer's CA is the client CA the server trusts (startSecurePlane's one CA).
   const ca = await createCertificateAuthority("kubernetes");
-  secure = await startSecurePlane({ authorization: { modes: ["RBAC"] }, controllers: { leaderElection: false, clusterSigningKubeAPIServerClient: ca } }, ca);
+  secure = await startSecurePlane(
+    { authorization: { modes: ["RBAC"] }, controllers: { leaderElection: false, clusterSigningKubeAPIServerClient: ca } },
+    ca,
+  );
   const adminConfig = join(dir, "admin");
   await secure.plane.writeKubeconfig(adminConfig);
   admin = kubectlFor(adminConfig);
@@ -89,7 +92,9 @@ describe("kubectl 1.32 and CertificateSigningRequests", { timeout: 60_000 }, () 
     // The requester is who sent the request, whatever the body said.
     expect(created.spec.username).toBe("kubernetes-admin");
     expect(created.spec.groups).toContain("system:masters");
-    expect(await admin.ok(["get", "csr", "jane"])).toMatch(/jane\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending/);
+    expect(await admin.ok(["get", "csr", "jane"])).toMatch(
+      /jane\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending/,
+    );
 
     expect(await admin.ok(["certificate", "approve", "jane"])).toContain("certificatesigningrequest.certificates.k8s.io/jane approved");
     const cert = await issuedCertificate("jane");
@@ -99,7 +104,14 @@ describe("kubectl 1.32 and CertificateSigningRequests", { timeout: 60_000 }, () 
     expect(issued.issuer).toBe(new x509.X509Certificate(secure.ca.cert).subject);
 
     const janeConfig = join(dir, "jane");
-    writeFileSync(janeConfig, kubeconfigFor(secure.plane.url, "jane", "default", { certificateAuthority: secure.ca.cert, clientCertificate: cert, clientKey: jane.key }));
+    writeFileSync(
+      janeConfig,
+      kubeconfigFor(secure.plane.url, "jane", "default", {
+        certificateAuthority: secure.ca.cert,
+        clientCertificate: cert,
+        clientKey: jane.key,
+      }),
+    );
     const whoami = await kubectlFor(janeConfig).json<{ status: { userInfo: { username: string; groups: string[] } } }>(["auth", "whoami"]);
     expect(whoami.status.userInfo.username).toBe("jane");
     expect(whoami.status.userInfo.groups).toContain("developers");
@@ -110,9 +122,22 @@ describe("kubectl 1.32 and CertificateSigningRequests", { timeout: 60_000 }, () 
     await admin.ok(["create", "-f", csrManifest("approver", approver.request)]);
     await admin.ok(["certificate", "approve", "approver"]);
     const approverConfig = join(dir, "approver");
-    writeFileSync(approverConfig, kubeconfigFor(secure.plane.url, "approver", "default", { certificateAuthority: secure.ca.cert, clientCertificate: await issuedCertificate("approver"), clientKey: approver.key }));
+    writeFileSync(
+      approverConfig,
+      kubeconfigFor(secure.plane.url, "approver", "default", {
+        certificateAuthority: secure.ca.cert,
+        clientCertificate: await issuedCertificate("approver"),
+        clientKey: approver.key,
+      }),
+    );
     const asApprover = kubectlFor(approverConfig);
-    await admin.ok(["create", "clusterrole", "csr-approval", "--verb=get,list,update", "--resource=certificatesigningrequests,certificatesigningrequests/approval"]);
+    await admin.ok([
+      "create",
+      "clusterrole",
+      "csr-approval",
+      "--verb=get,list,update",
+      "--resource=certificatesigningrequests,certificatesigningrequests/approval",
+    ]);
     await admin.ok(["create", "clusterrolebinding", "csr-approval", "--clusterrole=csr-approval", "--user=approver"]);
 
     const bob = await keyAndRequest("CN=bob");
@@ -146,7 +171,9 @@ rules:
     const legacy = await keyAndRequest("CN=legacy");
     const refusedLegacy = await admin.run(["create", "-f", csrManifest("legacy", legacy.request, "kubernetes.io/legacy-unknown")]);
     expect(refusedLegacy.code).not.toBe(0);
-    expect(refusedLegacy.stderr).toContain("spec.signerName: Invalid value: \"kubernetes.io/legacy-unknown\": the legacy signerName is not allowed via this API version");
+    expect(refusedLegacy.stderr).toContain(
+      'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version',
+    );
 
     const masters = await keyAndRequest("CN=mallory, O=system:masters");
     const refusedMasters = await admin.run(["create", "-f", csrManifest("mallory", masters.request)]);

@@ -42,7 +42,9 @@ async function family(namespace: string, owner: string): Promise<Obj> {
     metadata: {
       name: `${owner}-dep-${i}`,
       namespace,
-      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: owner, uid: created.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: "v1", kind: "ConfigMap", name: owner, uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ],
     },
     stringData: { i: String(i) },
   }));
@@ -77,15 +79,18 @@ describe("kubectl 1.32 with the in-process controllers", () => {
     expect(await exists("serviceaccount", "sa1", "with-content")).toBe(false);
   });
 
-  it.each(["foreground", "orphan"])("delete ns --cascade=%s finishes: the namespace is emptied, then its garbage-collection finalizer released", async (cascade) => {
-    const name = `cascade-ns-${cascade}`;
-    await kubectl.ok(["create", "namespace", name]);
-    await kubectl.ok(["create", "configmap", "c1", "-n", name, "--from-literal=a=b"]);
-    const out = await kubectl.ok(["delete", "namespace", name, `--cascade=${cascade}`], { timeoutMs: 20_000 });
-    expect(out.trim()).toBe(`namespace "${name}" deleted`);
-    const gone = await kubectl.run(["get", "namespace", name]);
-    expect(gone.stderr).toContain(`namespaces "${name}" not found`);
-  });
+  it.each(["foreground", "orphan"])(
+    "delete ns --cascade=%s finishes: the namespace is emptied, then its garbage-collection finalizer released",
+    async (cascade) => {
+      const name = `cascade-ns-${cascade}`;
+      await kubectl.ok(["create", "namespace", name]);
+      await kubectl.ok(["create", "configmap", "c1", "-n", name, "--from-literal=a=b"]);
+      const out = await kubectl.ok(["delete", "namespace", name, `--cascade=${cascade}`], { timeoutMs: 20_000 });
+      expect(out.trim()).toBe(`namespace "${name}" deleted`);
+      const gone = await kubectl.run(["get", "namespace", name]);
+      expect(gone.stderr).toContain(`namespaces "${name}" not found`);
+    },
+  );
 
   it("a new namespace gets the default ServiceAccount (ServiceAccounts: default service account in every namespace)", async () => {
     await kubectl.ok(["create", "namespace", "with-sa"]);
@@ -97,15 +102,20 @@ describe("kubectl 1.32 with the in-process controllers", () => {
   it("delete --cascade=background removes the owner at once and its dependents soon after", async () => {
     await kubectl.ok(["create", "namespace", "cascade-bg"]);
     await family("cascade-bg", "owner");
-    expect((await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-bg", "--cascade=background"])).trim()).toBe('configmap "owner" deleted');
+    expect((await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-bg", "--cascade=background"])).trim()).toBe(
+      'configmap "owner" deleted',
+    );
     expect(await exists("configmap", "owner", "cascade-bg")).toBe(false);
-    for (let i = 0; i < 3; i++) await waitUntil(`secret owner-dep-${i} to go`, async () => !(await exists("secret", `owner-dep-${i}`, "cascade-bg")));
+    for (let i = 0; i < 3; i++)
+      await waitUntil(`secret owner-dep-${i} to go`, async () => !(await exists("secret", `owner-dep-${i}`, "cascade-bg")));
   });
 
   it("delete --cascade=foreground returns once the owner is gone, and its blocking dependents went first", async () => {
     await kubectl.ok(["create", "namespace", "cascade-fg"]);
     await family("cascade-fg", "owner");
-    expect((await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-fg", "--cascade=foreground"], { timeoutMs: 20_000 })).trim()).toBe('configmap "owner" deleted');
+    expect(
+      (await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-fg", "--cascade=foreground"], { timeoutMs: 20_000 })).trim(),
+    ).toBe('configmap "owner" deleted');
     expect(await exists("configmap", "owner", "cascade-fg")).toBe(false);
     expect(await kubectl.ok(["get", "secrets", "-n", "cascade-fg", "-o", "name"])).toBe("");
   });
@@ -113,7 +123,9 @@ describe("kubectl 1.32 with the in-process controllers", () => {
   it("delete --cascade=orphan removes the owner and leaves its dependents without the reference", async () => {
     await kubectl.ok(["create", "namespace", "cascade-orphan"]);
     await family("cascade-orphan", "owner");
-    expect((await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-orphan", "--cascade=orphan"], { timeoutMs: 20_000 })).trim()).toBe('configmap "owner" deleted');
+    expect(
+      (await kubectl.ok(["delete", "configmap", "owner", "-n", "cascade-orphan", "--cascade=orphan"], { timeoutMs: 20_000 })).trim(),
+    ).toBe('configmap "owner" deleted');
     expect(await exists("configmap", "owner", "cascade-orphan")).toBe(false);
     const list = await kubectl.json<{ items: Obj[] }>(["get", "secrets", "-n", "cascade-orphan"]);
     expect(list.items.map((s) => s.metadata.name).sort()).toEqual(["owner-dep-0", "owner-dep-1", "owner-dep-2"]);

@@ -57,7 +57,12 @@ const FOO_SCHEMA = `        type: object
                       enum: [in-tree, out-of-tree]
 `;
 
-function crd(group: string, plural: string, kind: string, versions: Array<{ name: string; served?: boolean; storage?: boolean; schema?: string }>): string {
+function crd(
+  group: string,
+  plural: string,
+  kind: string,
+  versions: Array<{ name: string; served?: boolean; storage?: boolean; schema?: string }>,
+): string {
   const versionYaml = versions
     .map(
       (v) => `  - name: ${v.name}
@@ -125,7 +130,8 @@ describe("[sig-api-machinery] CustomResourcePublishOpenAPI", { timeout: 60_000 }
     const refusedUnknown = await kubectl.run(["create", "-f", "-"], { input: unknown });
     expect(refusedUnknown.code).not.toBe(0);
     expect(refusedUnknown.stderr).toContain('unknown field "spec.foo"');
-    const missingRequired = "apiVersion: publish.example.com/v1\nkind: Foo\nmetadata:\n  name: test-foo-missing\nspec:\n  bars:\n  - age: '10'\n";
+    const missingRequired =
+      "apiVersion: publish.example.com/v1\nkind: Foo\nmetadata:\n  name: test-foo-missing\nspec:\n  bars:\n  - age: '10'\n";
     const refusedMissing = await kubectl.run(["create", "-f", "-"], { input: missingRequired });
     expect(refusedMissing.code).not.toBe(0);
     expect(refusedMissing.stderr).toContain("spec.bars[0].name: Required value");
@@ -146,7 +152,10 @@ describe("[sig-api-machinery] CustomResourcePublishOpenAPI", { timeout: 60_000 }
 
   it("works for CRD preserving unknown fields at the schema root", async () => {
     const schema = "        type: object\n        x-kubernetes-preserve-unknown-fields: true\n";
-    await applyAndWait(crd("preserve.example.com", "waldos", "Waldo", [{ name: "v1", storage: true, schema }]), "waldos.preserve.example.com");
+    await applyAndWait(
+      crd("preserve.example.com", "waldos", "Waldo", [{ name: "v1", storage: true, schema }]),
+      "waldos.preserve.example.com",
+    );
     const anything = "apiVersion: preserve.example.com/v1\nkind: Waldo\nmetadata:\n  name: anything\na: {b: [1, 2]}\nspec: 42\n";
     expect(await kubectl.ok(["create", "-f", "-"], { input: anything })).toBe("waldo.preserve.example.com/anything created\n");
     const stored = await kubectl.json<{ a: unknown; spec: unknown }>(["get", "waldo", "anything"]);
@@ -158,21 +167,48 @@ describe("[sig-api-machinery] CustomResourcePublishOpenAPI", { timeout: 60_000 }
   it("works for multiple CRDs of different groups, and of the same group in different versions and kinds", async () => {
     await applyAndWait(crd("multi-a.example.com", "foos", "Foo", [{ name: "v1", storage: true }]), "foos.multi-a.example.com");
     await applyAndWait(crd("multi-b.example.com", "bazs", "Baz", [{ name: "v1", storage: true }]), "bazs.multi-b.example.com");
-    await applyAndWait(crd("multi-b.example.com", "quxes", "Qux", [{ name: "v1", storage: true }, { name: "v2" }]), "quxes.multi-b.example.com");
+    await applyAndWait(
+      crd("multi-b.example.com", "quxes", "Qux", [{ name: "v1", storage: true }, { name: "v2" }]),
+      "quxes.multi-b.example.com",
+    );
     expect(await v2Definitions("com.example.multi-a.")).toEqual(["com.example.multi-a.v1.Foo", "com.example.multi-a.v1.FooList"]);
-    expect(await v2Definitions("com.example.multi-b.")).toEqual(["com.example.multi-b.v1.Baz", "com.example.multi-b.v1.BazList", "com.example.multi-b.v1.Qux", "com.example.multi-b.v1.QuxList", "com.example.multi-b.v2.Qux", "com.example.multi-b.v2.QuxList"]);
+    expect(await v2Definitions("com.example.multi-b.")).toEqual([
+      "com.example.multi-b.v1.Baz",
+      "com.example.multi-b.v1.BazList",
+      "com.example.multi-b.v1.Qux",
+      "com.example.multi-b.v1.QuxList",
+      "com.example.multi-b.v2.Qux",
+      "com.example.multi-b.v2.QuxList",
+    ]);
     expect(await kubectl.ok(["explain", "quxes.spec", "--api-version=multi-b.example.com/v2"])).toContain("VERSION:    v2");
   });
 
   it("updates the published spec when one version gets renamed, and removes a version that stops being served", async () => {
-    await applyAndWait(crd("renamed.example.com", "foos", "Foo", [{ name: "v2", storage: true }, { name: "v3" }]), "foos.renamed.example.com");
+    await applyAndWait(
+      crd("renamed.example.com", "foos", "Foo", [{ name: "v2", storage: true }, { name: "v3" }]),
+      "foos.renamed.example.com",
+    );
     expect(await v3Paths("renamed.example.com")).toEqual(["apis/renamed.example.com/v2", "apis/renamed.example.com/v3"]);
 
-    await kubectl.ok(["apply", "-f", "-"], { input: crd("renamed.example.com", "foos", "Foo", [{ name: "v2", storage: true }, { name: "v4" }]) });
-    await expect.poll(() => v2Definitions("com.example.renamed."), { timeout: 5000 }).toEqual(["com.example.renamed.v2.Foo", "com.example.renamed.v2.FooList", "com.example.renamed.v4.Foo", "com.example.renamed.v4.FooList"]);
+    await kubectl.ok(["apply", "-f", "-"], {
+      input: crd("renamed.example.com", "foos", "Foo", [{ name: "v2", storage: true }, { name: "v4" }]),
+    });
+    await expect
+      .poll(() => v2Definitions("com.example.renamed."), { timeout: 5000 })
+      .toEqual([
+        "com.example.renamed.v2.Foo",
+        "com.example.renamed.v2.FooList",
+        "com.example.renamed.v4.Foo",
+        "com.example.renamed.v4.FooList",
+      ]);
     expect(await v3Paths("renamed.example.com")).toEqual(["apis/renamed.example.com/v2", "apis/renamed.example.com/v4"]);
 
-    await kubectl.ok(["apply", "-f", "-"], { input: crd("renamed.example.com", "foos", "Foo", [{ name: "v2", storage: true }, { name: "v4", served: false }]) });
+    await kubectl.ok(["apply", "-f", "-"], {
+      input: crd("renamed.example.com", "foos", "Foo", [
+        { name: "v2", storage: true },
+        { name: "v4", served: false },
+      ]),
+    });
     await expect.poll(() => v3Paths("renamed.example.com"), { timeout: 5000 }).toEqual(["apis/renamed.example.com/v2"]);
     expect(await v2Definitions("com.example.renamed.")).toEqual(["com.example.renamed.v2.Foo", "com.example.renamed.v2.FooList"]);
   });

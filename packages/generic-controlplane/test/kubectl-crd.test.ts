@@ -96,7 +96,9 @@ afterAll(async () => {
 
 describe("kubectl 1.32 with CustomResourceDefinitions", { timeout: 60_000 }, () => {
   it("applies a CRD and waits for it to be Established", async () => {
-    expect(await kubectl.ok(["apply", "-f", "-"], { input: CRD })).toBe("customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n");
+    expect(await kubectl.ok(["apply", "-f", "-"], { input: CRD })).toBe(
+      "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n",
+    );
     expect(await kubectl.ok(["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=10s"])).toBe(
       "customresourcedefinition.apiextensions.k8s.io/widgets.example.com condition met\n",
     );
@@ -125,9 +127,11 @@ describe("kubectl 1.32 with CustomResourceDefinitions", { timeout: 60_000 }, () 
   });
 
   it("applies server-side with a conflict between managers, then forces it", async () => {
-    const asA = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ssa\nspec:\n  color: blue\n  ports:\n  - name: http\n    port: 80\n";
+    const asA =
+      "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ssa\nspec:\n  color: blue\n  ports:\n  - name: http\n    port: 80\n";
     await kubectl.ok(["apply", "--server-side", "--field-manager=a", "-f", "-"], { input: asA });
-    const asB = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ssa\nspec:\n  color: red\n  ports:\n  - name: https\n    port: 443\n";
+    const asB =
+      "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ssa\nspec:\n  color: red\n  ports:\n  - name: https\n    port: 443\n";
     const conflict = await kubectl.run(["apply", "--server-side", "--field-manager=b", "-f", "-"], { input: asB });
     expect(conflict.code).not.toBe(0);
     expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "a": .spec.color');
@@ -179,7 +183,9 @@ describe("kubectl 1.32 with CustomResourceDefinitions", { timeout: 60_000 }, () 
   });
 
   it("deletes the CRD together with its custom resources", async () => {
-    expect(await kubectl.ok(["delete", "crd", "widgets.example.com"])).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted\n');
+    expect(await kubectl.ok(["delete", "crd", "widgets.example.com"])).toBe(
+      'customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted\n',
+    );
     const gone = await kubectl.run(["get", "crd", "widgets.example.com"]);
     expect(gone.stderr).toContain('customresourcedefinitions.apiextensions.k8s.io "widgets.example.com" not found');
   });

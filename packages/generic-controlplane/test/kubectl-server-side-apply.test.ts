@@ -17,7 +17,13 @@ interface ManagedEntry {
 }
 
 interface Obj {
-  metadata: { name: string; finalizers?: string[]; labels?: Record<string, string>; annotations?: Record<string, string>; managedFields?: ManagedEntry[] };
+  metadata: {
+    name: string;
+    finalizers?: string[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    managedFields?: ManagedEntry[];
+  };
   data?: Record<string, string>;
 }
 
@@ -52,9 +58,20 @@ function managers(object: Obj): Record<string, unknown> {
 describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
   it("removes a finalizer its applier drops while another manager's finalizer added by patch stays", async () => {
     await kubectl.ok(["create", "namespace", "ssa-finalizers"]);
-    const withFinalizer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\n  finalizers: [a.io/x]\ndata:\n  k: v\n";
+    const withFinalizer =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ssa-finalizers\n  finalizers: [a.io/x]\ndata:\n  k: v\n";
     await applyAs("a", withFinalizer);
-    await kubectl.ok(["patch", "configmap", "held", "-n", "ssa-finalizers", "--field-manager=b", "--type=strategic", "-p", '{"metadata":{"finalizers":["b.io/y"]}}']);
+    await kubectl.ok([
+      "patch",
+      "configmap",
+      "held",
+      "-n",
+      "ssa-finalizers",
+      "--field-manager=b",
+      "--type=strategic",
+      "-p",
+      '{"metadata":{"finalizers":["b.io/y"]}}',
+    ]);
     const patched = await kubectl.json<Obj>(["get", "configmap", "held", "-n", "ssa-finalizers", "--show-managed-fields"]);
     expect([...(patched.metadata.finalizers ?? [])].sort()).toEqual(["a.io/x", "b.io/y"]);
     // Sets are owned per value: b owns only the finalizer it added.
@@ -82,16 +99,37 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
     const object = await kubectl.json<Obj>(["get", "configmap", "shared", "-n", "ssa-shared", "--show-managed-fields"]);
     expect(object.metadata.finalizers).toEqual(["a.io/x"]);
     expect(Object.keys(managers(object))).toEqual(["b/Apply"]);
-    await kubectl.ok(["patch", "configmap", "shared", "-n", "ssa-shared", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await kubectl.ok([
+      "patch",
+      "configmap",
+      "shared",
+      "-n",
+      "ssa-shared",
+      "--type=json",
+      "-p",
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    ]);
   });
 
   it("reports a conflict with the manager that changed a field, and takes it over with --force-conflicts", async () => {
     await kubectl.ok(["create", "namespace", "ssa-conflict"]);
-    const v1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: blue\n  size: small\n";
+    const v1 =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: blue\n  size: small\n";
     await applyAs("deployer", v1);
-    await kubectl.ok(["patch", "configmap", "app", "-n", "ssa-conflict", "--field-manager=operator", "--type=merge", "-p", '{"data":{"mode":"green","size":"large"}}']);
+    await kubectl.ok([
+      "patch",
+      "configmap",
+      "app",
+      "-n",
+      "ssa-conflict",
+      "--field-manager=operator",
+      "--type=merge",
+      "-p",
+      '{"data":{"mode":"green","size":"large"}}',
+    ]);
 
-    const v2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: red\n  size: huge\n";
+    const v2 =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ssa-conflict\n  labels: {tier: web}\ndata:\n  mode: red\n  size: huge\n";
     const refusal = withManifest(["apply", "--server-side", "--field-manager=deployer"], v2);
     const refused = await kubectl.run(refusal.args, { input: refusal.input });
     expect(refused.code).not.toBe(0);
@@ -104,7 +142,9 @@ describe("kubectl 1.32 server-side apply", { timeout: 60_000 }, () => {
     const forced = await kubectl.json<Obj>(["get", "configmap", "app", "-n", "ssa-conflict", "--show-managed-fields"]);
     expect(forced.data).toEqual({ mode: "red", size: "huge" });
     // The operator owned nothing else, so its entry goes.
-    expect(managers(forced)).toEqual({ "deployer/Apply": { "f:data": { "f:mode": {}, "f:size": {} }, "f:metadata": { "f:labels": { "f:tier": {} } } } });
+    expect(managers(forced)).toEqual({
+      "deployer/Apply": { "f:data": { "f:mode": {}, "f:size": {} }, "f:metadata": { "f:labels": { "f:tier": {} } } },
+    });
   });
 
   it("lets kubectl edit-style replaces keep applied ownership and a label removed by the applier go", async () => {

@@ -31,7 +31,9 @@ afterAll(async () => {
 
 const podPath = "/api/v1/namespaces/default/pods";
 const createPod = (name: string, requirements: { requests?: Record<string, string>; limits?: Record<string, string> } = {}) =>
-  t.call("POST", podPath, { body: { metadata: { name }, spec: { containers: [{ name: "pause", image: "pause", resources: requirements }] } } });
+  t.call("POST", podPath, {
+    body: { metadata: { name }, spec: { containers: [{ name: "pause", image: "pause", resources: requirements }] } },
+  });
 
 describe("[sig-scheduling] LimitRange", () => {
   it("should create a LimitRange with defaults and ensure pod has those defaults applied", async () => {
@@ -56,13 +58,24 @@ describe("[sig-scheduling] LimitRange", () => {
     // A pod with no resource requirements gets the defaults.
     const bare = await createPod("pod-no-resources");
     expect(bare.status).toBe(201);
-    expect(bare.json.spec.containers[0].resources).toEqual({ requests: resources("100m", "200Mi", "200Gi"), limits: resources("500m", "500Mi", "500Gi") });
-    expect(bare.json.metadata.annotations["kubernetes.io/limit-ranger"]).toBe("LimitRanger plugin set: cpu, ephemeral-storage, memory request for container pause; cpu, ephemeral-storage, memory limit for container pause");
+    expect(bare.json.spec.containers[0].resources).toEqual({
+      requests: resources("100m", "200Mi", "200Gi"),
+      limits: resources("500m", "500Mi", "500Gi"),
+    });
+    expect(bare.json.metadata.annotations["kubernetes.io/limit-ranger"]).toBe(
+      "LimitRanger plugin set: cpu, ephemeral-storage, memory request for container pause; cpu, ephemeral-storage, memory limit for container pause",
+    );
 
     // Partial requirements keep what was given and get the rest.
-    const partial = await createPod("pod-partial-resources", { requests: resources("300m", "150Mi", "150Gi"), limits: resources("300m", "", "") });
+    const partial = await createPod("pod-partial-resources", {
+      requests: resources("300m", "150Mi", "150Gi"),
+      limits: resources("300m", "", ""),
+    });
     expect(partial.status).toBe(201);
-    expect(partial.json.spec.containers[0].resources).toEqual({ requests: resources("300m", "150Mi", "150Gi"), limits: resources("300m", "500Mi", "500Gi") });
+    expect(partial.json.spec.containers[0].resources).toEqual({
+      requests: resources("300m", "150Mi", "150Gi"),
+      limits: resources("300m", "500Mi", "500Gi"),
+    });
 
     // Below the minimum and above the maximum are refused.
     const small = await createPod("pod-too-small", { requests: resources("10m", "50Mi", "50Gi") });
@@ -87,14 +100,29 @@ describe("[sig-scheduling] LimitRange", () => {
   it("enforces Pod-wide bounds and the limit to request ratio", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "ratio" } } });
     const created = await t.call("POST", "/api/v1/namespaces/ratio/limitranges", {
-      body: { metadata: { name: "lr" }, spec: { limits: [{ type: "Pod", max: { cpu: "1" } }, { type: "Container", maxLimitRequestRatio: { cpu: "2" } }] } },
+      body: {
+        metadata: { name: "lr" },
+        spec: {
+          limits: [
+            { type: "Pod", max: { cpu: "1" } },
+            { type: "Container", maxLimitRequestRatio: { cpu: "2" } },
+          ],
+        },
+      },
     });
     expect(created.status).toBe(201);
-    const post = (name: string, containers: unknown[]) => t.call("POST", "/api/v1/namespaces/ratio/pods", { body: { metadata: { name }, spec: { containers } } });
-    const ratio = await eventuallyRefused(() => post("ratio", [{ name: "a", resources: { requests: { cpu: "100m" }, limits: { cpu: "300m" } } }]));
-    expect(ratio.json.message).toBe('pods "ratio" is forbidden: cpu max limit to request ratio per Container is 2, but provided ratio is 3.000000');
+    const post = (name: string, containers: unknown[]) =>
+      t.call("POST", "/api/v1/namespaces/ratio/pods", { body: { metadata: { name }, spec: { containers } } });
+    const ratio = await eventuallyRefused(() =>
+      post("ratio", [{ name: "a", resources: { requests: { cpu: "100m" }, limits: { cpu: "300m" } } }]),
+    );
+    expect(ratio.json.message).toBe(
+      'pods "ratio" is forbidden: cpu max limit to request ratio per Container is 2, but provided ratio is 3.000000',
+    );
     const unlimited = await post("unlimited", [{ name: "a", resources: { requests: { cpu: "100m" } } }]);
-    expect(unlimited.json.message).toBe('pods "unlimited" is forbidden: [maximum cpu usage per Pod is 1.  No limit is specified, cpu max limit to request ratio per Container is 2, but no limit is specified or limit is 0]');
+    expect(unlimited.json.message).toBe(
+      'pods "unlimited" is forbidden: [maximum cpu usage per Pod is 1.  No limit is specified, cpu max limit to request ratio per Container is 2, but no limit is specified or limit is 0]',
+    );
     const tooMuch = await post("pod-sum", [
       { name: "a", resources: { requests: { cpu: "400m" }, limits: { cpu: "600m" } } },
       { name: "b", resources: { requests: { cpu: "400m" }, limits: { cpu: "600m" } } },
@@ -106,7 +134,15 @@ describe("[sig-scheduling] LimitRange", () => {
 
   it("rejects invalid LimitRanges naming the field and the rule", async () => {
     const bad = await t.call("POST", "/api/v1/namespaces/default/limitranges", {
-      body: { metadata: { name: "bad" }, spec: { limits: [{ type: "Container", min: { cpu: "2" }, max: { cpu: "1" }, maxLimitRequestRatio: { memory: "0.5" } }, { type: "Pod", default: { cpu: "1" } }] } },
+      body: {
+        metadata: { name: "bad" },
+        spec: {
+          limits: [
+            { type: "Container", min: { cpu: "2" }, max: { cpu: "1" }, maxLimitRequestRatio: { memory: "0.5" } },
+            { type: "Pod", default: { cpu: "1" } },
+          ],
+        },
+      },
     });
     expect(bad.status).toBe(422);
     expect(bad.json.message).toBe(
@@ -115,7 +151,7 @@ describe("[sig-scheduling] LimitRange", () => {
         'spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1, ' +
         'spec.limits[0].default[cpu]: Invalid value: "1": min value 2 is greater than default value 1, ' +
         'spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: "0.5": ratio 0.5 is less than 1, ' +
-        "spec.limits[1].default: Invalid value: {\"cpu\":\"1\"}: may not be specified when `type` is 'Pod']",
+        'spec.limits[1].default: Invalid value: {"cpu":"1"}: may not be specified when `type` is \'Pod\']',
     );
   });
 });

@@ -37,7 +37,8 @@ describe("NamespaceLifecycle", () => {
       if (Date.now() > deadline) throw new Error("the namespace cache never served a create");
       before = namespaceReads();
     }
-    for (let i = 0; i < 20; i++) expect((await t.call("POST", "/api/v1/namespaces/busy/configmaps", { body: configMap(`c-${i}`) })).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      expect((await t.call("POST", "/api/v1/namespaces/busy/configmaps", { body: configMap(`c-${i}`) })).status).toBe(201);
     expect(namespaceReads()).toBe(before);
   });
 
@@ -46,13 +47,21 @@ describe("NamespaceLifecycle", () => {
     t = await startTestPlane({ storage });
     expect((await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("warm") })).status).toBe(201);
     // Written by another server on the same store: this one's cache has not seen it.
-    const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: "elsewhere", uid: "u-1", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } };
+    const namespace = {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "elsewhere", uid: "u-1", creationTimestamp: "2026-01-01T00:00:00Z" },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Active" },
+    };
     await storage.create("/registry/namespaces/elsewhere", JSON.stringify(namespace));
     expect((await t.call("POST", "/api/v1/namespaces/elsewhere/configmaps", { body: configMap("at-once") })).status).toBe(201);
     expect((await t.call("DELETE", "/api/v1/namespaces/elsewhere")).status).toBe(200);
     const late = await t.call("POST", "/api/v1/namespaces/elsewhere/configmaps", { body: configMap("late") });
     expect(late.status).toBe(403);
-    expect(late.json.details.causes).toEqual([{ reason: "NamespaceTerminating", message: "namespace elsewhere is being terminated", field: "metadata.namespace" }]);
+    expect(late.json.details.causes).toEqual([
+      { reason: "NamespaceTerminating", message: "namespace elsewhere is being terminated", field: "metadata.namespace" },
+    ]);
     expect((await t.call("POST", "/api/v1/namespaces/missing/configmaps", { body: configMap("x") })).status).toBe(404);
   });
 });

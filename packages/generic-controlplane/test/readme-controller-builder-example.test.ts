@@ -21,7 +21,9 @@ const keysAnnotator = controllerFor(CONFIGMAPS)
     const keys = String(Object.keys(configMap.data ?? {}).length);
     if (configMap.metadata.annotations?.[ANNOTATION] === keys) return;
     // A throw (a conflict, the server away) requeues the key with backoff.
-    await client.patch(CONFIGMAPS, configMap.metadata.namespace, configMap.metadata.name, { metadata: { annotations: { [ANNOTATION]: keys } } });
+    await client.patch(CONFIGMAPS, configMap.metadata.namespace, configMap.metadata.name, {
+      metadata: { annotations: { [ANNOTATION]: keys } },
+    });
   });
 
 let test: TestPlane;
@@ -41,6 +43,11 @@ afterAll(async () => {
 });
 
 it("annotates a ConfigMap with its number of keys", async () => {
-  await client.create(CONFIGMAPS, "default", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { mode: "fast", level: "3" } });
+  await client.create(CONFIGMAPS, "default", {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "settings" },
+    data: { mode: "fast", level: "3" },
+  });
   await expect.poll(async () => (await client.get(CONFIGMAPS, "default", "settings")).metadata?.annotations?.[ANNOTATION]).toBe("2");
 });

@@ -8,14 +8,18 @@ import { describe, expect, it } from "vitest";
 
 // What a third-party backend's test file does: run the published conformance suite against it
 // (here the memory backend, loaded like any consumer's through the package's entry points).
-runStorageConformance("memory backend through @kubekit/generic-controlplane/testing/storage", () => createMemoryStorage({ compactInterval: 0 }));
+runStorageConformance("memory backend through @kubekit/generic-controlplane/testing/storage", () =>
+  createMemoryStorage({ compactInterval: 0 }),
+);
 
 describe("startTestPlane from @kubekit/generic-controlplane/testing", () => {
   it("serves a control plane on a free loopback port until closed", async () => {
     const test = await startTestPlane();
     try {
       expect(test.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const created = await test.call("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "probe" }, data: { a: "1" } } });
+      const created = await test.call("POST", "/api/v1/namespaces/default/configmaps", {
+        body: { metadata: { name: "probe" }, data: { a: "1" } },
+      });
       expect(created.status).toBe(201);
       const read = await test.call("GET", "/api/v1/namespaces/default/configmaps/probe");
       expect(read.json).toMatchObject({ kind: "ConfigMap", metadata: { name: "probe" }, data: { a: "1" } });
@@ -43,11 +47,15 @@ describe("startTestPlane from @kubekit/generic-controlplane/testing", () => {
     process.stdout.write(String(answer.status));
   `;
 
-  const run = (code: string) => spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: import.meta.dirname, encoding: "utf8", timeout: 30_000 });
+  const run = (code: string) =>
+    spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: import.meta.dirname, encoding: "utf8", timeout: 30_000 });
 
   it.each([
     ["ESM", `import { startTestPlane } from "@kubekit/generic-controlplane/testing";`],
-    ["CJS", `import { createRequire } from "node:module"; const { startTestPlane } = createRequire(import.meta.url)("@kubekit/generic-controlplane/testing");`],
+    [
+      "CJS",
+      `import { createRequire } from "node:module"; const { startTestPlane } = createRequire(import.meta.url)("@kubekit/generic-controlplane/testing");`,
+    ],
   ])("needs neither vitest nor fast-check (%s)", (_format, load) => {
     const started = run(withoutTestLibraries + startAndStop(load));
     expect(started.stderr).toBe("");

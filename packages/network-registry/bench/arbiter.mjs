@@ -27,9 +27,11 @@ const prefixOf = (i, refusing) => {
 function pureRegistryMs(refusing) {
   const registry = new NetworkRegistry();
   const started = performance.now();
-  for (let i = 0; i < CLAIMS; i++) registry.claim({ metadata: { name: `component-${i}` }, spec: { addressSpace: [{ reference: pods, prefix: prefixOf(i, refusing) }] } });
+  for (let i = 0; i < CLAIMS; i++)
+    registry.claim({ metadata: { name: `component-${i}` }, spec: { addressSpace: [{ reference: pods, prefix: prefixOf(i, refusing) }] } });
   registry.claim({ metadata: { name: "node-pool" }, spec: { addressSpace: [{ reference: nodes, prefix: POOL, delegateTo: ["*"] }] } });
-  for (let i = 0; i < ALLOCATIONS; i++) registry.allocate({ claim: "kubelet", reference: { ...nodes, name: `node-${i}` }, from: POOL, prefixLength: 26 });
+  for (let i = 0; i < ALLOCATIONS; i++)
+    registry.allocate({ claim: "kubelet", reference: { ...nodes, name: `node-${i}` }, from: POOL, prefixLength: 26 });
   return performance.now() - started;
 }
 
@@ -41,9 +43,13 @@ async function createAll(url, count, make, { clients = 8, inFlight = 2 } = {}) {
   let next = 0;
   const connections = Array.from({ length: clients }, () => new KubeClient(url));
   try {
-    await Promise.all(connections.flatMap((client) => Array.from({ length: inFlight }, async () => {
-      while (next < count) await make(client, next++);
-    })));
+    await Promise.all(
+      connections.flatMap((client) =>
+        Array.from({ length: inFlight }, async () => {
+          while (next < count) await make(client, next++);
+        }),
+      ),
+    );
   } finally {
     for (const client of connections) client.close();
   }
@@ -92,12 +98,19 @@ async function statusWriteFloorMs(url) {
     ];
     let next = 0;
     const started = performance.now();
-    await Promise.all(Array.from({ length: 24 }, async () => {
-      while (next < objects.length) {
-        const [resource, object] = objects[next++];
-        await client.update(resource, undefined, { ...object, status: { ...object.status, sequence: object.status.sequence + 1_000_000 } }, "status");
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 24 }, async () => {
+        while (next < objects.length) {
+          const [resource, object] = objects[next++];
+          await client.update(
+            resource,
+            undefined,
+            { ...object, status: { ...object.status, sequence: object.status.sequence + 1_000_000 } },
+            "status",
+          );
+        }
+      }),
+    );
     return { ms: performance.now() - started, writes: objects.length };
   } finally {
     client.close();
@@ -120,20 +133,30 @@ function decided(client, resource, count) {
 
 /** Creates the claims (and the node pool) and the allocations, all at once, from concurrent clients. */
 async function createObjects(url, refusing) {
-  const claims = createAll(url, CLAIMS, (client, i) => client.create(NETWORK_CLAIMS, undefined, {
-    apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkClaim", metadata: { name: `component-${i}` },
-    spec: { addressSpace: [{ reference: pods, prefix: prefixOf(i, refusing) }] },
-  }));
+  const claims = createAll(url, CLAIMS, (client, i) =>
+    client.create(NETWORK_CLAIMS, undefined, {
+      apiVersion: "kana.kubekit.io/v1alpha1",
+      kind: "NetworkClaim",
+      metadata: { name: `component-${i}` },
+      spec: { addressSpace: [{ reference: pods, prefix: prefixOf(i, refusing) }] },
+    }),
+  );
   const client = new KubeClient(url);
   await client.create(NETWORK_CLAIMS, undefined, {
-    apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkClaim", metadata: { name: "node-pool" },
+    apiVersion: "kana.kubekit.io/v1alpha1",
+    kind: "NetworkClaim",
+    metadata: { name: "node-pool" },
     spec: { addressSpace: [{ reference: nodes, prefix: POOL, delegateTo: ["*"] }] },
   });
   client.close();
-  const allocations = createAll(url, ALLOCATIONS, (client, i) => client.create(NETWORK_ALLOCATIONS, undefined, {
-    apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkAllocation", metadata: { name: `node-${i}` },
-    spec: { claim: "kubelet", pool: POOL, prefixLength: 26, reference: { ...nodes, name: `node-${i}` } },
-  }));
+  const allocations = createAll(url, ALLOCATIONS, (client, i) =>
+    client.create(NETWORK_ALLOCATIONS, undefined, {
+      apiVersion: "kana.kubekit.io/v1alpha1",
+      kind: "NetworkAllocation",
+      metadata: { name: `node-${i}` },
+      spec: { claim: "kubelet", pool: POOL, prefixLength: 26, reference: { ...nodes, name: `node-${i}` } },
+    }),
+  );
   await Promise.all([claims, allocations]);
 }
 
@@ -212,12 +235,24 @@ export async function arbiterRows({ quick = false } = {}) {
     const undecided = stored.failed + live.failed;
     rows.push([
       `${work}${undecided > 0 ? ` (${undecided} failed)` : ""}`,
-      seconds(stored.elapsed), seconds(live.elapsed), seconds(live.created), seconds(live.elapsed - live.created),
-      `${(pure / 1000).toFixed(2)} s`, `${((pure * 1000) / (CLAIMS + ALLOCATIONS)).toFixed(0)} µs`,
+      seconds(stored.elapsed),
+      seconds(live.elapsed),
+      seconds(live.created),
+      seconds(live.elapsed - live.created),
+      `${(pure / 1000).toFixed(2)} s`,
+      `${((pure * 1000) / (CLAIMS + ALLOCATIONS)).toFixed(0)} µs`,
     ]);
-    goals.push(`  ${stored.elapsed <= GOAL_MS && undecided === 0 ? "goal met   " : "goal MISSED"}  ${work} decided by the arbiter through the API: ${seconds(stored.elapsed)} (target ≤ ${seconds(GOAL_MS)})`);
-    goals.push(`               the API server's floor in the same run: ${stored.floor.writes} plain status writes by a bare client (24 in flight) took ${seconds(stored.floor.ms)}; the arbiter took ${(stored.elapsed / stored.floor.ms).toFixed(2)}× that`);
-    goals.push(`               the arbiter's writes once stored: ${stored.total} (${Object.entries(stored.writes).map(([k, v]) => `${k} ${v}`).join(", ")}); while being created: ${live.total}`);
+    goals.push(
+      `  ${stored.elapsed <= GOAL_MS && undecided === 0 ? "goal met   " : "goal MISSED"}  ${work} decided by the arbiter through the API: ${seconds(stored.elapsed)} (target ≤ ${seconds(GOAL_MS)})`,
+    );
+    goals.push(
+      `               the API server's floor in the same run: ${stored.floor.writes} plain status writes by a bare client (24 in flight) took ${seconds(stored.floor.ms)}; the arbiter took ${(stored.elapsed / stored.floor.ms).toFixed(2)}× that`,
+    );
+    goals.push(
+      `               the arbiter's writes once stored: ${stored.total} (${Object.entries(stored.writes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}); while being created: ${live.total}`,
+    );
   }
   return { rows, goals };
 }

@@ -15,8 +15,18 @@ export class IPAddress {
 
   /** Words must already be unsigned 32-bit integers; IPv4 passes 0 for `w1`…`w3`. */
   constructor(family: IPFamily, w0: number, w1 = 0, w2 = 0, w3 = 0) {
-    if ((family !== 4 && family !== 6) || !isWord(w0) || !isWord(w1) || !isWord(w2) || !isWord(w3) || (family === 4 && (w1 | w2 | w3) !== 0)) {
-      throw new NetworkRegistryError("invalid-argument", `an IPAddress needs family 4 or 6 and unsigned 32-bit words (IPv4 uses w0 only), got ${describeValue(family)}, ${[w0, w1, w2, w3].map(describeValue).join(", ")}`);
+    if (
+      (family !== 4 && family !== 6) ||
+      !isWord(w0) ||
+      !isWord(w1) ||
+      !isWord(w2) ||
+      !isWord(w3) ||
+      (family === 4 && (w1 | w2 | w3) !== 0)
+    ) {
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `an IPAddress needs family 4 or 6 and unsigned 32-bit words (IPv4 uses w0 only), got ${describeValue(family)}, ${[w0, w1, w2, w3].map(describeValue).join(", ")}`,
+      );
     }
     this.family = family;
     this.w0 = w0;
@@ -40,13 +50,15 @@ export class IPAddress {
   }
 
   equals(other: IPAddress): boolean {
-    if (!(other instanceof IPAddress)) throw new NetworkRegistryError("invalid-argument", `equals takes an IPAddress, got ${describeValue(other)}`);
+    if (!(other instanceof IPAddress))
+      throw new NetworkRegistryError("invalid-argument", `equals takes an IPAddress, got ${describeValue(other)}`);
     return this.family === other.family && this.w0 === other.w0 && this.w1 === other.w1 && this.w2 === other.w2 && this.w3 === other.w3;
   }
 
   /** Address order, IPv4 before IPv6. */
   compare(other: IPAddress): number {
-    if (!(other instanceof IPAddress)) throw new NetworkRegistryError("invalid-argument", `compare takes an IPAddress, got ${describeValue(other)}`);
+    if (!(other instanceof IPAddress))
+      throw new NetworkRegistryError("invalid-argument", `compare takes an IPAddress, got ${describeValue(other)}`);
     if (this.family !== other.family) return this.family === 4 ? -1 : 1;
     return compareWords(this.w0, this.w1, this.w2, this.w3, other.w0, other.w1, other.w2, other.w3);
   }

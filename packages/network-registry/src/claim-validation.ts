@@ -51,7 +51,10 @@ export function validateClaim(claim: unknown): { problems: string[]; records: Va
     if (problem !== undefined) problems.push(problem);
     for (const field of ["labels", "annotations"] as const) {
       const map: unknown = c.metadata[field];
-      if (map !== undefined && (typeof map !== "object" || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== "string"))) {
+      if (
+        map !== undefined &&
+        (typeof map !== "object" || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== "string"))
+      ) {
         problems.push(`metadata.${field} must map strings to strings`);
       }
     }

@@ -5,10 +5,14 @@ import { runCli } from "./cli/program.js";
 // Installed as `kubectl-kana` on the PATH, kubectl runs it for `kubectl kana …`.
 const name = basename(process.argv[1] ?? "").startsWith("kubectl-") ? "kubectl kana" : "kana";
 
-runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-}, { name }).then(
+runCli(
+  process.argv.slice(2),
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  },
+  { name },
+).then(
   (code) => {
     process.exitCode = code;
   },

@@ -150,8 +150,11 @@ export class FlatIndex6<E> {
         walk(child, own);
         const end = nextAfter([child.w0, child.w1, child.w2, child.w3], child.length);
         if (end === undefined) continue;
-        const insideNode = nodeEnd === undefined ||
-          end[0] < nodeEnd[0] || (end[0] === nodeEnd[0] && (end[1] < nodeEnd[1] || (end[1] === nodeEnd[1] && (end[2] < nodeEnd[2] || (end[2] === nodeEnd[2] && end[3] < nodeEnd[3])))));
+        const insideNode =
+          nodeEnd === undefined ||
+          end[0] < nodeEnd[0] ||
+          (end[0] === nodeEnd[0] &&
+            (end[1] < nodeEnd[1] || (end[1] === nodeEnd[1] && (end[2] < nodeEnd[2] || (end[2] === nodeEnd[2] && end[3] < nodeEnd[3])))));
         if (insideNode) push(end[0], end[1], end[2], end[3], own);
       }
     };
@@ -168,7 +171,16 @@ export class FlatIndex6<E> {
     let shared = 128;
     if (n > 2) {
       const lastStart = n - 1;
-      shared = commonPrefixLength(this.s0[1]!, this.s1[1]!, this.s2[1]!, this.s3[1]!, this.s0[lastStart]!, this.s1[lastStart]!, this.s2[lastStart]!, this.s3[lastStart]!);
+      shared = commonPrefixLength(
+        this.s0[1]!,
+        this.s1[1]!,
+        this.s2[1]!,
+        this.s3[1]!,
+        this.s0[lastStart]!,
+        this.s1[lastStart]!,
+        this.s2[lastStart]!,
+        this.s3[lastStart]!,
+      );
     }
     this.window = Math.min(shared, 112);
     this.base = [this.s0[1] ?? 0, this.s1[1] ?? 0, this.s2[1] ?? 0, this.s3[1] ?? 0];

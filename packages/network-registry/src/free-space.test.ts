@@ -4,9 +4,20 @@ import { parsePrefix } from "./parse.js";
 
 describe("FreeSpace (buddy allocator)", () => {
   it("splits the free space into maximal aligned blocks around what is used", () => {
-    const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [parsePrefix("10.0.1.0/25"), parsePrefix("10.0.1.64/26"), parsePrefix("192.168.0.0/24")]);
+    const space = new FreeSpace(parsePrefix("10.0.0.0/22"), [
+      parsePrefix("10.0.1.0/25"),
+      parsePrefix("10.0.1.64/26"),
+      parsePrefix("192.168.0.0/24"),
+    ]);
     expect(space.blocks().map(String)).toEqual(["10.0.0.0/24", "10.0.1.128/25", "10.0.2.0/23"]);
-    expect(space.utilization()).toMatchObject({ size: "1024", used: "128", free: "896", percentUsed: 12.5, largestFree: "10.0.2.0/23", freeBlocksByLength: { 23: 1, 24: 1, 25: 1 } });
+    expect(space.utilization()).toMatchObject({
+      size: "1024",
+      used: "128",
+      free: "896",
+      percentUsed: 12.5,
+      largestFree: "10.0.2.0/23",
+      freeBlocksByLength: { 23: 1, 24: 1, 25: 1 },
+    });
   });
 
   it("first-fit takes the lowest block, best-fit the smallest that fits, and release merges buddies", () => {
@@ -50,6 +61,16 @@ describe("FreeSpace.takeExact", () => {
     expect(space.takeExact(parsePrefix("10.0.0.0/25"))).toBeUndefined();
     expect(space.takeExact(parsePrefix("10.1.0.0/24"))).toBeUndefined();
     expect(space.utilization().used).toBe("512");
-    expect(space.blocks().map(String)).toEqual(["10.0.1.0/24", "10.0.2.0/23", "10.0.4.0/23", "10.0.6.0/24", "10.0.8.0/21", "10.0.16.0/20", "10.0.32.0/19", "10.0.64.0/18", "10.0.128.0/17"]);
+    expect(space.blocks().map(String)).toEqual([
+      "10.0.1.0/24",
+      "10.0.2.0/23",
+      "10.0.4.0/23",
+      "10.0.6.0/24",
+      "10.0.8.0/21",
+      "10.0.16.0/20",
+      "10.0.32.0/19",
+      "10.0.64.0/18",
+      "10.0.128.0/17",
+    ]);
   });
 });

@@ -160,7 +160,10 @@ export class FreeSpace {
   /** Take the lowest aligned free /length (first-fit) or the lowest in the smallest block that fits (best-fit). */
   take(length: number, strategy: AllocationStrategy = "best-fit"): Prefix | undefined {
     if (!ALLOCATION_STRATEGIES.includes(strategy)) {
-      throw new NetworkRegistryError("invalid-argument", `unknown allocation strategy ${describeValue(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `unknown allocation strategy ${describeValue(strategy)}; use ${ALLOCATION_STRATEGIES.join(" or ")}`,
+      );
     }
     if (!Number.isInteger(length) || length < this.pool.length || length > this.pool.bits) {
       throw new NetworkRegistryError("invalid-argument", `cannot take a /${describeValue(length)} from ${this.pool.toString()}`);
@@ -220,10 +223,16 @@ export class FreeSpace {
    */
   release(prefix: Prefix): void {
     if (!(prefix instanceof Prefix) || !this.pool.contains(prefix)) {
-      throw new NetworkRegistryError("invalid-argument", `cannot release ${prefix instanceof Prefix ? prefix.toString() : describeValue(prefix)}: it is not inside the pool ${this.pool.toString()}`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `cannot release ${prefix instanceof Prefix ? prefix.toString() : describeValue(prefix)}: it is not inside the pool ${this.pool.toString()}`,
+      );
     }
     if (this.freeIndex.overlapsAny(prefix)) {
-      throw new NetworkRegistryError("invalid-argument", `cannot release ${prefix.toString()}: it is already free (in part or whole) in ${this.pool.toString()}`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `cannot release ${prefix.toString()}: it is already free (in part or whole) in ${this.pool.toString()}`,
+      );
     }
     let block = prefix;
     while (block.length > this.pool.length) {

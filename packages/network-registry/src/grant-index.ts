@@ -55,15 +55,19 @@ export class GrantIndex {
     if (remaining.length === 0) this.trie.remove(grant.prefix);
     else this.trie.insert(grant.prefix, remaining);
     for (const [pool, space] of [...this.#pools]) {
-      if (pool === grant || pool.prefix.equals(grant.prefix) || (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))) {
+      if (
+        pool === grant ||
+        pool.prefix.equals(grant.prefix) ||
+        (grant.kind === "carve-out" && grant.claim === pool.claim && grant.prefix.contains(pool.prefix))
+      ) {
         this.#pools.delete(pool);
         continue;
       }
       if (!pool.prefix.contains(grant.prefix) || !countsIn(pool, grant) || this.#insideOwnCarveOut(pool)) continue;
       // Still occupied by something between the pool and the record: the pool's free space is unchanged.
-      const shadowed = this.trie.covering(grant.prefix).some(
-        (e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)),
-      );
+      const shadowed = this.trie
+        .covering(grant.prefix)
+        .some((e) => e.prefix.length >= pool.prefix.length && e.value.some((g) => g !== grant && countsIn(pool, g)));
       if (shadowed) continue;
       if (this.trie.coveredBy(grant.prefix).length > 0) this.#pools.delete(pool);
       else space.release(grant.prefix);

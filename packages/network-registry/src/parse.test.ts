@@ -146,9 +146,12 @@ describe("parsePrefix: every strictness rule", () => {
     expect(() => parsePrefix("10.0.0.1/24")).toThrow("10.0.0.1/24 has host bits set; did you mean 10.0.0.0/24?");
   });
 
-  it.each([["0.0.0.0/0"], ["10.0.0.0/8"], ["10.1.2.3/32"], ["::/0"], ["2001:db8::/32"], ["fd00:1:2:3::/64"], ["::1/128"]])("accepts canonical %s", (text) => {
-    expect(parsePrefix(text).toString()).toBe(text);
-  });
+  it.each([["0.0.0.0/0"], ["10.0.0.0/8"], ["10.1.2.3/32"], ["::/0"], ["2001:db8::/32"], ["fd00:1:2:3::/64"], ["::1/128"]])(
+    "accepts canonical %s",
+    (text) => {
+      expect(parsePrefix(text).toString()).toBe(text);
+    },
+  );
 
   it("parsePrefixOrAddress takes a bare address as a full-length prefix", () => {
     expect(parsePrefixOrAddress("10.1.2.3").toString()).toBe("10.1.2.3/32");
@@ -196,13 +199,16 @@ describe("lenient parsing for importing existing configuration", () => {
     expect(parseAddress("010.0.0.1", { lenient: true }).value.toString()).toBe("10.0.0.1");
   });
 
-  it.each([["10.1/16", "not-four-parts"], ["0x0a.0.0.0/8", "not-decimal"], ["fe80::%eth0/64", "zone-id"], [" 10.0.0.0/8", "whitespace"], ["10.0.0.0/33", "length-out-of-range"]])(
-    "still refuses %s (%s), which Kubernetes' legacy validation refuses too",
-    (input, rule) => {
-      const error = failure(() => parsePrefix(input, { lenient: true }));
-      expect(error.rule).toBe(rule);
-    },
-  );
+  it.each([
+    ["10.1/16", "not-four-parts"],
+    ["0x0a.0.0.0/8", "not-decimal"],
+    ["fe80::%eth0/64", "zone-id"],
+    [" 10.0.0.0/8", "whitespace"],
+    ["10.0.0.0/33", "length-out-of-range"],
+  ])("still refuses %s (%s), which Kubernetes' legacy validation refuses too", (input, rule) => {
+    const error = failure(() => parsePrefix(input, { lenient: true }));
+    expect(error.rule).toBe(rule);
+  });
 
   it("stays strict when mapped over a list (the index is not an options object)", () => {
     expect(["10.0.0.0/8", "fd00::/64"].map(parsePrefix).map(String)).toEqual(["10.0.0.0/8", "fd00::/64"]);

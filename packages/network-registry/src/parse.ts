@@ -217,8 +217,15 @@ function strictPrefix(text: string): Prefix {
       }
       if (ok) {
         if (hasColon(text, 0, slash)) {
-          if (length <= 128 && scanIPv6(text, 0, slash) &&
-            ((out0 & ~wordMask(length, 0)) | (out1 & ~wordMask(length, 1)) | (out2 & ~wordMask(length, 2)) | (out3 & ~wordMask(length, 3))) === 0) {
+          if (
+            length <= 128 &&
+            scanIPv6(text, 0, slash) &&
+            ((out0 & ~wordMask(length, 0)) |
+              (out1 & ~wordMask(length, 1)) |
+              (out2 & ~wordMask(length, 2)) |
+              (out3 & ~wordMask(length, 3))) ===
+              0
+          ) {
             return new Prefix(6, out0, out1, out2, out3, length);
           }
         } else if (length <= 32 && scanIPv4(text, 0, slash) && (out0 & ~wordMask(length, 0)) === 0) {
@@ -282,9 +289,10 @@ export function fixPrefix(text: string): string | undefined {
   const addressText = text.slice(0, slash);
   // A short IPv4 network (`10.1/16`) means what iproute2 reads: the missing octets are zero.
   const parts = addressText.split(".");
-  const padded = !addressText.includes(":") && parts.length < 4 && parts.every((p) => /^\d+$/.test(p))
-    ? [...parts, ...Array<string>(4 - parts.length).fill("0")].join(".")
-    : addressText;
+  const padded =
+    !addressText.includes(":") && parts.length < 4 && parts.every((p) => /^\d+$/.test(p))
+      ? [...parts, ...Array<string>(4 - parts.length).fill("0")].join(".")
+      : addressText;
   const address = lenientAddress(padded);
   if (!address) return undefined;
   const fixed = address.address;
@@ -351,10 +359,14 @@ function lenientIPv4(text: string): number | undefined {
 function diagnoseIPv4(text: string): Problem {
   if (text === "") return { rule: "syntax", reason: "it is empty" };
   const parts = text.split(".");
-  if (parts.some((p) => /^0x/i.test(p))) return { rule: "not-decimal", reason: "hexadecimal parts are not allowed; write each octet in decimal" };
+  if (parts.some((p) => /^0x/i.test(p)))
+    return { rule: "not-decimal", reason: "hexadecimal parts are not allowed; write each octet in decimal" };
   if (parts.some((p) => !/^\d+$/.test(p))) return { rule: "syntax", reason: "expected four decimal octets separated by dots" };
   if (parts.length !== 4) {
-    return { rule: "not-four-parts", reason: `it has ${parts.length} part${parts.length === 1 ? "" : "s"}; only the four-part dotted-decimal form is allowed` };
+    return {
+      rule: "not-four-parts",
+      reason: `it has ${parts.length} part${parts.length === 1 ? "" : "s"}; only the four-part dotted-decimal form is allowed`,
+    };
   }
   const zeroed = parts.find((p) => p.length > 1 && p.startsWith("0"));
   if (zeroed !== undefined) {
@@ -392,15 +404,23 @@ function withSuggestion(message: string, suggestion: string | undefined, origina
 const WHITESPACE = /\s/;
 
 /** The error for text with whitespace in it, suggesting the text without it when that is valid (or fixable). */
-function whitespaceError(code: "invalid-address" | "invalid-prefix", text: string, fix: (text: string) => string | undefined): NetworkRegistryError {
+function whitespaceError(
+  code: "invalid-address" | "invalid-prefix",
+  text: string,
+  fix: (text: string) => string | undefined,
+): NetworkRegistryError {
   const compact = text.replace(/\s+/g, "");
   const suggestion = fix(compact);
   return new NetworkRegistryError(code, withSuggestion(`${JSON.stringify(text)} contains whitespace`, suggestion, text), {
-    rule: "whitespace", ...(suggestion !== undefined ? { suggestion } : {}),
+    rule: "whitespace",
+    ...(suggestion !== undefined ? { suggestion } : {}),
   });
 }
 
-function canonicalOrFixed<T extends { toString(): string }>(strict: (text: string) => T, fix: (text: string) => string | undefined): (text: string) => string | undefined {
+function canonicalOrFixed<T extends { toString(): string }>(
+  strict: (text: string) => T,
+  fix: (text: string) => string | undefined,
+): (text: string) => string | undefined {
   return (text) => {
     try {
       return strict(text).toString();

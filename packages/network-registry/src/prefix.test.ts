@@ -19,10 +19,18 @@ describe("Prefix math", () => {
   it("split, supernet and subtract", () => {
     expect(parsePrefix("10.0.0.0/23").split().map(String)).toEqual(["10.0.0.0/24", "10.0.1.0/24"]);
     expect(parsePrefix("10.0.0.0/22").split(24).map(String)).toEqual(["10.0.0.0/24", "10.0.1.0/24", "10.0.2.0/24", "10.0.3.0/24"]);
-    expect(parsePrefix("2001:db8::/32").split(34).map(String)).toEqual(["2001:db8::/34", "2001:db8:4000::/34", "2001:db8:8000::/34", "2001:db8:c000::/34"]);
+    expect(parsePrefix("2001:db8::/32").split(34).map(String)).toEqual([
+      "2001:db8::/34",
+      "2001:db8:4000::/34",
+      "2001:db8:8000::/34",
+      "2001:db8:c000::/34",
+    ]);
     expect(parsePrefix("10.1.2.0/24").supernet(8).toString()).toBe("10.0.0.0/8");
     expect(parsePrefix("10.0.0.0/8").subtract(parsePrefix("10.96.0.0/12")).map(String)).toEqual([
-      "10.0.0.0/10", "10.64.0.0/11", "10.112.0.0/12", "10.128.0.0/9",
+      "10.0.0.0/10",
+      "10.64.0.0/11",
+      "10.112.0.0/12",
+      "10.128.0.0/9",
     ]);
     expect(() => parsePrefix("10.0.0.0/8").split(32)).toThrow(/more than 65536/);
   });

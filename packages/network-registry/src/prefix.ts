@@ -2,7 +2,16 @@ import { IPAddress } from "./address.js";
 import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
 import {
-  bigIntToWords, bitAt, compareWords, familyBits, formatIPv4, formatIPv6, isWord, wordMask, wordsToBigInt, type IPFamily,
+  bigIntToWords,
+  bitAt,
+  compareWords,
+  familyBits,
+  formatIPv4,
+  formatIPv6,
+  isWord,
+  wordMask,
+  wordsToBigInt,
+  type IPFamily,
 } from "./words.js";
 
 /** Splitting into more pieces than this throws: enumerate with a loop over `first()`/`size()` instead. */
@@ -25,11 +34,21 @@ export class Prefix {
   constructor(family: IPFamily, w0: number, w1: number, w2: number, w3: number, length: number) {
     const bits = family === 4 ? 32 : 128;
     if (
-      (family !== 4 && family !== 6) || !isWord(w0) || !isWord(w1) || !isWord(w2) || !isWord(w3) || (family === 4 && (w1 | w2 | w3) !== 0) ||
-      !Number.isInteger(length) || length < 0 || length > bits ||
+      (family !== 4 && family !== 6) ||
+      !isWord(w0) ||
+      !isWord(w1) ||
+      !isWord(w2) ||
+      !isWord(w3) ||
+      (family === 4 && (w1 | w2 | w3) !== 0) ||
+      !Number.isInteger(length) ||
+      length < 0 ||
+      length > bits ||
       ((w0 & ~wordMask(length, 0)) | (w1 & ~wordMask(length, 1)) | (w2 & ~wordMask(length, 2)) | (w3 & ~wordMask(length, 3))) !== 0
     ) {
-      throw new NetworkRegistryError("invalid-argument", `a Prefix needs family 4 or 6, unsigned 32-bit words with the host bits clear and a length of 0..${bits}; use Prefix.from(address, length) to clear host bits`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `a Prefix needs family 4 or 6, unsigned 32-bit words with the host bits clear and a length of 0..${bits}; use Prefix.from(address, length) to clear host bits`,
+      );
     }
     this.family = family;
     this.w0 = w0;
@@ -41,10 +60,14 @@ export class Prefix {
 
   /** The prefix of `length` bits that contains `address` (host bits are cleared). */
   static from(address: IPAddress, length: number): Prefix {
-    if (!(address instanceof IPAddress)) throw new NetworkRegistryError("invalid-argument", `Prefix.from takes an IPAddress, got ${describeValue(address)}`);
+    if (!(address instanceof IPAddress))
+      throw new NetworkRegistryError("invalid-argument", `Prefix.from takes an IPAddress, got ${describeValue(address)}`);
     const bits = familyBits(address.family);
     if (!Number.isInteger(length) || length < 0 || length > bits) {
-      throw new NetworkRegistryError("invalid-argument", `prefix length ${describeValue(length)} is outside 0..${bits} for IPv${address.family}`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `prefix length ${describeValue(length)} is outside 0..${bits} for IPv${address.family}`,
+      );
     }
     return new Prefix(
       address.family,
@@ -58,7 +81,8 @@ export class Prefix {
 
   /** The whole address space of a family: `0.0.0.0/0` or `::/0`. */
   static all(family: IPFamily): Prefix {
-    if (family !== 4 && family !== 6) throw new NetworkRegistryError("invalid-argument", `the family must be 4 or 6, got ${describeValue(family)}`);
+    if (family !== 4 && family !== 6)
+      throw new NetworkRegistryError("invalid-argument", `the family must be 4 or 6, got ${describeValue(family)}`);
     return new Prefix(family, 0, 0, 0, 0, 0);
   }
 
@@ -101,8 +125,12 @@ export class Prefix {
   equals(other: Prefix): boolean {
     if (!(other instanceof Prefix)) throw notPrefix("equals", other);
     return (
-      this.family === other.family && this.length === other.length &&
-      this.w0 === other.w0 && this.w1 === other.w1 && this.w2 === other.w2 && this.w3 === other.w3
+      this.family === other.family &&
+      this.length === other.length &&
+      this.w0 === other.w0 &&
+      this.w1 === other.w1 &&
+      this.w2 === other.w2 &&
+      this.w3 === other.w3
     );
   }
 
@@ -173,7 +201,10 @@ export class Prefix {
     }
     const pieces = newLength - this.length;
     if (pieces > 16) {
-      throw new NetworkRegistryError("invalid-argument", `splitting ${this.toString()} into /${newLength} gives more than ${MAX_SPLIT_PIECES} subnets`);
+      throw new NetworkRegistryError(
+        "invalid-argument",
+        `splitting ${this.toString()} into /${newLength} gives more than ${MAX_SPLIT_PIECES} subnets`,
+      );
     }
     const count = 1 << pieces;
     const start = wordsToBigInt(this.family, this.w0, this.w1, this.w2, this.w3);

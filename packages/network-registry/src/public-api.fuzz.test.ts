@@ -14,7 +14,22 @@ const pods = { group: "", resource: "pods" };
 
 /** Values that are almost right as often as they are wrong. */
 const text = fc.oneof(
-  fc.constantFrom("10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24", "fd00::/64", "10.0.0.1", "::1", "10.0.0.1/24", "10.1/16", " 10.0.0.0/8", "", "/", "::/0", "alpha", "kube-apiserver"),
+  fc.constantFrom(
+    "10.0.0.0/8",
+    "10.1.0.0/16",
+    "10.1.2.0/24",
+    "fd00::/64",
+    "10.0.0.1",
+    "::1",
+    "10.0.0.1/24",
+    "10.1/16",
+    " 10.0.0.0/8",
+    "",
+    "/",
+    "::/0",
+    "alpha",
+    "kube-apiserver",
+  ),
   fc.string({ maxLength: 12 }),
 );
 const weird = fc.oneof(
@@ -25,12 +40,18 @@ const weird = fc.oneof(
 const reference = fc.oneof(fc.constant(pods), fc.record({ group: weird, resource: weird }), weird);
 const record = fc.oneof(
   fc.record({ reference, prefix: text }),
-  fc.record({ reference, prefix: weird, description: weird, status: weird, parent: weird, delegateTo: weird }, { requiredKeys: ["prefix"] }),
+  fc.record(
+    { reference, prefix: weird, description: weird, status: weird, parent: weird, delegateTo: weird },
+    { requiredKeys: ["prefix"] },
+  ),
   weird,
 );
 const claim = fc.oneof(
   fc.record({ metadata: fc.record({ name: text }), spec: fc.record({ addressSpace: fc.array(record, { maxLength: 3 }) }) }),
-  fc.record({ metadata: fc.oneof(fc.record({ name: weird, labels: weird, annotations: weird }), weird), spec: fc.oneof(fc.record({ addressSpace: weird }), weird) }),
+  fc.record({
+    metadata: fc.oneof(fc.record({ name: weird, labels: weird, annotations: weird }), weird),
+    spec: fc.oneof(fc.record({ addressSpace: weird }), weird),
+  }),
   weird,
 );
 const prefixValue = fc.oneof(fc.constantFrom(...["10.0.0.0/8", "10.1.0.0/16", "fd00::/64"].map((p) => api.parsePrefix(p))), weird);
@@ -41,8 +62,20 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   fc.tuple(fc.constant("claim"), claim).map(([n, c]): Call => [n, (r) => r.claim(c as never)]),
   fc.tuple(fc.constant("check"), weird, record).map(([n, a, b]): Call => [n, (r) => r.check(a as never, b as never)]),
   fc.tuple(fc.constant("release"), weird, weird).map(([n, a, b]): Call => [n, (r) => r.release(a as never, b as never)]),
-  fc.tuple(fc.constant("releaseRecord"), weird, prefixValue, weird).map(([n, a, b, c]): Call => [n, (r) => r.releaseRecord(a as never, b as never, c as never)]),
-  fc.tuple(fc.constant("allocate"), fc.oneof(fc.record({ claim: text, reference, from: prefixValue, prefixLength: weird, strategy: weird, description: weird }, { requiredKeys: ["claim", "from", "prefixLength"] }), weird))
+  fc
+    .tuple(fc.constant("releaseRecord"), weird, prefixValue, weird)
+    .map(([n, a, b, c]): Call => [n, (r) => r.releaseRecord(a as never, b as never, c as never)]),
+  fc
+    .tuple(
+      fc.constant("allocate"),
+      fc.oneof(
+        fc.record(
+          { claim: text, reference, from: prefixValue, prefixLength: weird, strategy: weird, description: weird },
+          { requiredKeys: ["claim", "from", "prefixLength"] },
+        ),
+        weird,
+      ),
+    )
     .map(([n, a]): Call => [n, (r) => r.allocate(a as never)]),
   fc.tuple(fc.constant("whois"), prefixValue).map(([n, a]): Call => [n, (r) => r.whois(a as never)]),
   fc.tuple(fc.constant("utilization"), prefixValue).map(([n, a]): Call => [n, (r) => r.utilization(a as never)]),
@@ -67,7 +100,15 @@ describe("public API: typed errors and atomic failure", () => {
     fc.assert(
       fc.property(fc.array(call, { minLength: 1, maxLength: 12 }), (calls) => {
         const registry = new NetworkRegistry({ clock });
-        registry.claim({ metadata: { name: "kcm" }, spec: { addressSpace: [{ reference: pods, prefix: "10.0.0.0/8", delegateTo: ["*"] }, { reference: pods, prefix: "10.96.0.0/12", status: "unavailable" }] } });
+        registry.claim({
+          metadata: { name: "kcm" },
+          spec: {
+            addressSpace: [
+              { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["*"] },
+              { reference: pods, prefix: "10.96.0.0/12", status: "unavailable" },
+            ],
+          },
+        });
         for (const [name, fn] of calls) {
           const before = JSON.stringify(registry.snapshot());
           const generation = registry.generation;
@@ -76,7 +117,9 @@ describe("public API: typed errors and atomic failure", () => {
             expect(registry.generation).toBe(generation);
           }
           // Every state the registry reaches must survive a snapshot round trip.
-          expect(NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as never, { clock }).snapshot()).toEqual(registry.snapshot());
+          expect(NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as never, { clock }).snapshot()).toEqual(
+            registry.snapshot(),
+          );
         }
       }),
       { numRuns: 300 },
@@ -116,9 +159,14 @@ describe("public API: typed errors and atomic failure", () => {
       ["validateClaim", (a) => api.validateClaim(a)],
     ];
     fc.assert(
-      fc.property(fc.constantFrom(...calls), fc.oneof(weird, prefixValue), fc.oneof(weird, prefixValue, fc.array(prefixValue, { maxLength: 2 })), ([name, fn], a, b) => {
-        expectTyped(name, () => fn(a, b));
-      }),
+      fc.property(
+        fc.constantFrom(...calls),
+        fc.oneof(weird, prefixValue),
+        fc.oneof(weird, prefixValue, fc.array(prefixValue, { maxLength: 2 })),
+        ([name, fn], a, b) => {
+          expectTyped(name, () => fn(a, b));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

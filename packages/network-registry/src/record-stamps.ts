@@ -20,8 +20,12 @@ export class RecordStamps {
   frozenReference(reference: ResourceReference): ResourceReference {
     const last = this.#lastReference;
     if (
-      last !== undefined && last.group === reference.group && last.resource === reference.resource &&
-      last.namespace === reference.namespace && last.name === reference.name && last.uid === reference.uid
+      last !== undefined &&
+      last.group === reference.group &&
+      last.resource === reference.resource &&
+      last.namespace === reference.namespace &&
+      last.name === reference.name &&
+      last.uid === reference.uid
     ) {
       return last;
     }

@@ -34,10 +34,15 @@ describe("updates compare record by record", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-1"] }));
     registry.claim(claim("cluster-1", { reference: pods, prefix: "10.0.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }));
-    const updated = registry.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-1", "cluster-2"], description: "all clusters" }));
+    const updated = registry.claim(
+      claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-1", "cluster-2"], description: "all clusters" }),
+    );
     expect(statuses(updated)).toEqual(["10.0.0.0/8 allocated"]);
     expect(updated.status!.addressSpace[0]).toMatchObject({ delegateTo: ["cluster-1", "cluster-2"], description: "all clusters" });
-    expect(registry.claim(claim("cluster-2", { reference: pods, prefix: "10.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } })).status!.addressSpace[0]!.status).toBe("allocated");
+    expect(
+      registry.claim(claim("cluster-2", { reference: pods, prefix: "10.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }))
+        .status!.addressSpace[0]!.status,
+    ).toBe("allocated");
     expect(roundTrip(registry).snapshot()).toEqual(registry.snapshot());
   });
 
@@ -68,7 +73,9 @@ describe("release that would orphan delegations", () => {
     const before = registry.snapshot();
     const error = thrown(() => registry.release("platform"));
     expect(error.code).toBe("has-dependants");
-    expect(error.message).toBe("NetworkClaim platform cannot be released: 10.0.0.0/8 has delegations (cluster-1 10.1.0.0/16, cluster-2 10.0.0.0/16); release them first or pass { cascade: true }");
+    expect(error.message).toBe(
+      "NetworkClaim platform cannot be released: 10.0.0.0/8 has delegations (cluster-1 10.1.0.0/16, cluster-2 10.0.0.0/16); release them first or pass { cascade: true }",
+    );
     expect(registry.snapshot()).toEqual(before);
     expect(thrown(() => registry.claim(claim("platform"))).code).toBe("has-dependants");
   });
@@ -133,7 +140,9 @@ describe("order independence", () => {
     registry.claim(claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }));
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }));
     expect(statuses(registry.get("kube-apiserver"))).toEqual(["10.96.0.0/12 unavailable Overlap"]);
-    registry.claim(claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
+    registry.claim(
+      claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }),
+    );
     expect(statuses(registry.get("kube-apiserver"))).toEqual(["10.96.0.0/12 allocated"]);
   });
 });
@@ -160,7 +169,9 @@ describe("fresh conflicts", () => {
 
   it("suggests a free block inside a carve-out of the blocking record's owner", () => {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
+    registry.claim(
+      claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }),
+    );
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/16" }));
     expect(registry.check("cilium", { reference: pods, prefix: "10.95.0.0/16" }).conflict?.nearestFree).toBe("10.97.0.0/16");
   });
@@ -168,7 +179,9 @@ describe("fresh conflicts", () => {
   it("gives OutsideParent refusals a suggestion inside the parent", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/16", delegateTo: ["*"] }));
-    const result = registry.claim(claim("c", { reference: pods, prefix: "10.1.0.0/24", parent: { claim: "platform", prefix: "10.0.0.0/16" } }));
+    const result = registry.claim(
+      claim("c", { reference: pods, prefix: "10.1.0.0/24", parent: { claim: "platform", prefix: "10.0.0.0/16" } }),
+    );
     expect(result.status!.addressSpace[0]!.conflict).toMatchObject({ reason: "OutsideParent", nearestFree: "10.0.255.0/24" });
   });
 });
@@ -177,7 +190,13 @@ describe("another claim's carve-out is not the pool owner's used space", () => {
   it("shows the service range unused although kube-controller-manager carved it out", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }));
-    registry.claim(claim("kube-controller-manager", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
+    registry.claim(
+      claim(
+        "kube-controller-manager",
+        { reference: pods, prefix: "10.0.0.0/8" },
+        { reference: services, prefix: "10.96.0.0/12", status: "unavailable" },
+      ),
+    );
     expect(registry.utilization("10.96.0.0/12")).toMatchObject({ used: "0", percentUsed: 0, largestFree: "10.96.0.0/12" });
     expect(registry.utilization("10.0.0.0/8")).toMatchObject({ used: String(2 ** 20) });
   });
@@ -197,9 +216,13 @@ describe("well-known claims can grow", () => {
   it("adds a second service range without release, and still refuses a changed one", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/16" }));
-    const grown = registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/16" }, { reference: services, prefix: "10.100.0.0/16" }));
+    const grown = registry.claim(
+      claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/16" }, { reference: services, prefix: "10.100.0.0/16" }),
+    );
     expect(statuses(grown)).toEqual(["10.96.0.0/16 allocated", "10.100.0.0/16 allocated"]);
-    expect(thrown(() => registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.100.0.0/16" }))).code).toBe("claim-mismatch");
+    expect(thrown(() => registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.100.0.0/16" }))).code).toBe(
+      "claim-mismatch",
+    );
   });
 });
 
@@ -217,14 +240,21 @@ describe("regressions found by the lifecycle model", () => {
   it("restores an allocation at the prefix of the same claim's refused declared record", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "fd00::/21" }, { reference: services, prefix: "fd00::/23" }));
-    expect(registry.allocate({ claim: "kube-apiserver", reference: services, from: "fd00::/21", prefixLength: 23, strategy: "first-fit" }).prefix).toBe("fd00::/23");
+    expect(
+      registry.allocate({ claim: "kube-apiserver", reference: services, from: "fd00::/21", prefixLength: 23, strategy: "first-fit" })
+        .prefix,
+    ).toBe("fd00::/23");
     expect(roundTrip(registry).snapshot()).toEqual(registry.snapshot());
   });
 
   it("gives no suggestion when the parent does not delegate to the claim at all", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/10" }));
-    const check = registry.check("newcomer", { reference: pods, prefix: "10.64.0.0/10", parent: { claim: "alpha", prefix: "10.0.0.0/10" } });
+    const check = registry.check("newcomer", {
+      reference: pods,
+      prefix: "10.64.0.0/10",
+      parent: { claim: "alpha", prefix: "10.0.0.0/10" },
+    });
     expect(check.conflict).toMatchObject({ reason: "OutsideParent" });
     expect(check.conflict?.nearestFree).toBeUndefined();
   });
@@ -244,12 +274,16 @@ describe("an allocation at the prefix of the same claim's carve-out", () => {
 
   it("refuses a block that would overlap the requester's own record around the pool", () => {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("beta", { reference: pods, prefix: "10.0.0.0/9", status: "unavailable" }, { reference: pods, prefix: "10.0.0.0/8" }));
+    registry.claim(
+      claim("beta", { reference: pods, prefix: "10.0.0.0/9", status: "unavailable" }, { reference: pods, prefix: "10.0.0.0/8" }),
+    );
     registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/9", delegateTo: ["*"] }));
     const before = registry.snapshot();
     const error = thrown(() => registry.allocate({ claim: "beta", reference: pods, from: "10.0.0.0/9", prefixLength: 9 }));
     expect(error.code).toBe("invalid-argument");
-    expect(error.message).toBe("beta cannot hold a block of alpha 10.0.0.0/9: its own record 10.0.0.0/8 contains the pool (which sits in its carve-out), so the block would overlap it");
+    expect(error.message).toBe(
+      "beta cannot hold a block of alpha 10.0.0.0/9: its own record 10.0.0.0/8 contains the pool (which sits in its carve-out), so the block would overlap it",
+    );
     expect(registry.snapshot()).toEqual(before);
     expect(registry.allocate({ claim: "gamma", reference: pods, from: "10.0.0.0/9", prefixLength: 9 }).prefix).toBe("10.0.0.0/9");
   });
@@ -258,11 +292,19 @@ describe("an allocation at the prefix of the same claim's carve-out", () => {
 describe("a pool inside its owner's own carve-out", () => {
   it("has no space to give, also after a record inside it is released", () => {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.0.0.0/9" }, { reference: services, prefix: "10.0.0.0/8", status: "unavailable" }));
+    registry.claim(
+      claim(
+        "kube-apiserver",
+        { reference: services, prefix: "10.0.0.0/9" },
+        { reference: services, prefix: "10.0.0.0/8", status: "unavailable" },
+      ),
+    );
     registry.claim(claim("alpha", { reference: pods, prefix: "10.0.0.0/10" }));
     expect(registry.get("alpha")!.status!.addressSpace[0]!.status).toBe("allocated");
     expect(registry.utilization("10.0.0.0/9").percentUsed).toBe(100);
-    expect(thrown(() => registry.allocate({ claim: "kube-apiserver", reference: services, from: "10.0.0.0/9", prefixLength: 10 })).code).toBe("pool-exhausted");
+    expect(
+      thrown(() => registry.allocate({ claim: "kube-apiserver", reference: services, from: "10.0.0.0/9", prefixLength: 10 })).code,
+    ).toBe("pool-exhausted");
     registry.release("alpha");
     expect(registry.utilization("10.0.0.0/9").percentUsed).toBe(100);
   });

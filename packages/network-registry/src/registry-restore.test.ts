@@ -35,10 +35,11 @@ function granted(record: AddressRecord): AddressRecord {
 }
 
 describe("restore re-validates everything", () => {
-  const base = () => snapshotOf((r) => {
-    r.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-1"] }));
-    r.claim(claim("cluster-1", { reference: pods, prefix: "10.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }));
-  });
+  const base = () =>
+    snapshotOf((r) => {
+      r.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-1"] }));
+      r.claim(claim("cluster-1", { reference: pods, prefix: "10.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }));
+    });
 
   it("accepts its own snapshots", () => {
     const snapshot = base();
@@ -61,8 +62,13 @@ describe("restore re-validates everything", () => {
 
   it("rejects overlapping grants of different claims", () => {
     const snapshot = base();
-    snapshot.claims.push({ ...claim("intruder", { reference: pods, prefix: "10.1.2.0/24" }), status: { addressSpace: [granted({ reference: pods, prefix: "10.1.2.0/24" })] } });
-    expect(restoreError(snapshot)).toMatch(/intruder 10.1.2.0\/24 and cluster-1 10.1.0.0\/16 overlap without a delegation or carve-out|overlap without a delegation/);
+    snapshot.claims.push({
+      ...claim("intruder", { reference: pods, prefix: "10.1.2.0/24" }),
+      status: { addressSpace: [granted({ reference: pods, prefix: "10.1.2.0/24" })] },
+    });
+    expect(restoreError(snapshot)).toMatch(
+      /intruder 10.1.2.0\/24 and cluster-1 10.1.0.0\/16 overlap without a delegation or carve-out|overlap without a delegation/,
+    );
   });
 
   it("rejects ranges the policy rejects", () => {
@@ -74,7 +80,10 @@ describe("restore re-validates everything", () => {
 
   it("rejects delegations outside their parent or without permission", () => {
     const outside = base();
-    outside.claims[1] = { ...claim("cluster-1", { reference: pods, prefix: "11.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }), status: { addressSpace: [granted({ reference: pods, prefix: "11.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } })] } };
+    outside.claims[1] = {
+      ...claim("cluster-1", { reference: pods, prefix: "11.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }),
+      status: { addressSpace: [granted({ reference: pods, prefix: "11.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } })] },
+    };
     expect(restoreError(outside)).toMatch(/cluster-1 11.1.0.0\/16 is not inside its parent platform 10.0.0.0\/8/);
     const unpermitted = base();
     const platform = { reference: pods, prefix: "10.0.0.0/8" };
@@ -86,8 +95,14 @@ describe("restore re-validates everything", () => {
     const a = { reference: pods, prefix: "10.0.0.0/16", parent: { claim: "b", prefix: "10.0.0.0/16" }, delegateTo: ["*"] };
     const b = { reference: pods, prefix: "10.0.0.0/16", parent: { claim: "a", prefix: "10.0.0.0/16" }, delegateTo: ["*"] };
     const snapshot: RegistrySnapshot = {
-      apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkRegistrySnapshot", generation: 2, allocations: [],
-      claims: [{ ...claim("a", a), status: { addressSpace: [granted(a)] } }, { ...claim("b", b), status: { addressSpace: [granted(b)] } }],
+      apiVersion: "kana.kubekit.io/v1alpha1",
+      kind: "NetworkRegistrySnapshot",
+      generation: 2,
+      allocations: [],
+      claims: [
+        { ...claim("a", a), status: { addressSpace: [granted(a)] } },
+        { ...claim("b", b), status: { addressSpace: [granted(b)] } },
+      ],
     };
     expect(restoreError(snapshot)).toMatch(/parents form a cycle/);
   });
@@ -112,7 +127,9 @@ describe("restore re-validates everything", () => {
       r.claim(claim("kcm", { reference: pods, prefix: "10.244.0.0/16" }));
       r.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24 });
     });
-    expect(restoreError({ ...snapshot, allocations: [{ ...snapshot.allocations[0]!, claim: "ghost" }] })).toMatch(/claim "ghost" is not in the snapshot/);
+    expect(restoreError({ ...snapshot, allocations: [{ ...snapshot.allocations[0]!, claim: "ghost" }] })).toMatch(
+      /claim "ghost" is not in the snapshot/,
+    );
     const { parent: _parent, ...orphan } = snapshot.allocations[0]!.record;
     expect(restoreError({ ...snapshot, allocations: [{ claim: "kcm", record: orphan }] })).toMatch(/must name its pool as parent/);
   });

@@ -15,7 +15,10 @@ function buildClaims(registry: NetworkRegistry): number {
   const started = performance.now();
   for (let i = 0; i < 2_000; i++) {
     const n = i % 10 === 9 ? i - 1 : i;
-    registry.claim({ metadata: { name: `component-${i}` }, spec: { addressSpace: [{ reference: pods, prefix: `10.${n >> 8}.${n & 255}.0/24` }] } });
+    registry.claim({
+      metadata: { name: `component-${i}` },
+      spec: { addressSpace: [{ reference: pods, prefix: `10.${n >> 8}.${n & 255}.0/24` }] },
+    });
   }
   return performance.now() - started;
 }
@@ -28,10 +31,18 @@ describe("registry at 2,000 claims with 10 % refused and 5,000 allocations", () 
     expect(refused).toHaveLength(200);
     expect(claimsMs / 2_000).toBeLessThan(PER_DECISION_MS);
 
-    registry.claim({ metadata: { name: "node-pool" }, spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: "10.128.0.0/9", delegateTo: ["*"] }] } });
+    registry.claim({
+      metadata: { name: "node-pool" },
+      spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: "10.128.0.0/9", delegateTo: ["*"] }] },
+    });
     const started = performance.now();
     for (let i = 0; i < 5_000; i++) {
-      registry.allocate({ claim: "kubelet", reference: { group: "", resource: "nodes", name: `node-${i}` }, from: "10.128.0.0/9", prefixLength: 26 });
+      registry.allocate({
+        claim: "kubelet",
+        reference: { group: "", resource: "nodes", name: `node-${i}` },
+        from: "10.128.0.0/9",
+        prefixLength: 26,
+      });
     }
     const allocationsMs = performance.now() - started;
     expect(allocationsMs / 5_000).toBeLessThan(PER_DECISION_MS);

@@ -58,7 +58,9 @@ export function depthOf(grant: Grant): number {
  * like the live one: the pool owner is the pool, and the deepest delegate is the most specific owner.
  */
 export function compareSamePrefix(a: Grant, b: Grant): number {
-  return depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1);
+  return (
+    depthOf(a) - depthOf(b) || a.record.claim.order - b.record.claim.order || (a.kind === b.kind ? 0 : a.kind === "allocated" ? -1 : 1)
+  );
 }
 
 /** Whether `grant` takes space from `pool`: everything inside except the pool's own ancestors and other claims' carve-outs. */

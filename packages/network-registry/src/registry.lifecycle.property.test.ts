@@ -31,31 +31,65 @@ const NAMES = ["alpha", "beta", "gamma", "kube-apiserver"];
 const pods = { group: "", resource: "pods" };
 
 function prefixArbitrary(family: IPFamily): fc.Arbitrary<string> {
-  const base = family === 4 ? fc.constantFrom("10.0.0.0", "10.96.0.0", "10.96.128.0", "10.1.2.0") : fc.constantFrom("fd00::", "fd00:0:96::", "fd00:0:96:8000::", "fd00:1:2::");
+  const base =
+    family === 4
+      ? fc.constantFrom("10.0.0.0", "10.96.0.0", "10.96.128.0", "10.1.2.0")
+      : fc.constantFrom("fd00::", "fd00:0:96::", "fd00:0:96:8000::", "fd00:1:2::");
   const length = family === 4 ? fc.integer({ min: 8, max: 26 }) : fc.integer({ min: 16, max: 66 });
-  return fc.tuple(base, length).map(([address, l]) => Prefix.from(parsePrefix(`${address}/${family === 4 ? 32 : 128}`).first(), l).toString());
+  return fc
+    .tuple(base, length)
+    .map(([address, l]) => Prefix.from(parsePrefix(`${address}/${family === 4 ? 32 : 128}`).first(), l).toString());
 }
 
-const specArbitrary = (family: IPFamily) => fc.record({
-  prefix: prefixArbitrary(family),
-  carveOut: fc.boolean(),
-  parentPick: fc.option(fc.nat(60), { nil: undefined }),
-  delegateTo: fc.option(fc.subarray([...NAMES, "*"], { maxLength: 2 }), { nil: undefined }),
-  description: fc.option(fc.constantFrom("pods", "nodes"), { nil: undefined }),
-});
+const specArbitrary = (family: IPFamily) =>
+  fc.record({
+    prefix: prefixArbitrary(family),
+    carveOut: fc.boolean(),
+    parentPick: fc.option(fc.nat(60), { nil: undefined }),
+    delegateTo: fc.option(fc.subarray([...NAMES, "*"], { maxLength: 2 }), { nil: undefined }),
+    description: fc.option(fc.constantFrom("pods", "nodes"), { nil: undefined }),
+  });
 
 type GeneratedSpec = ReturnType<typeof specArbitrary> extends fc.Arbitrary<infer T> ? T : never;
 
-const operationArbitrary = (family: IPFamily) => fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("claim" as const), name: fc.constantFrom(...NAMES), specs: fc.array(specArbitrary(family), { maxLength: 3 }) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("update" as const), pick: fc.nat(), change: fc.constantFrom("metadata", "add", "remove", "same"), spec: specArbitrary(family) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("release" as const), pick: fc.nat(), cascade: fc.boolean() }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("allocate" as const), name: fc.constantFrom(...NAMES), pick: fc.nat(), extra: fc.integer({ min: 0, max: 6 }), firstFit: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("releaseAllocation" as const), pick: fc.nat(), cascade: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("restore" as const) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("invalid" as const), name: fc.constantFrom(...NAMES) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("check" as const), name: fc.constantFrom(...NAMES, "newcomer"), spec: specArbitrary(family) }) },
-);
+const operationArbitrary = (family: IPFamily) =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant("claim" as const),
+        name: fc.constantFrom(...NAMES),
+        specs: fc.array(specArbitrary(family), { maxLength: 3 }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        op: fc.constant("update" as const),
+        pick: fc.nat(),
+        change: fc.constantFrom("metadata", "add", "remove", "same"),
+        spec: specArbitrary(family),
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant("release" as const), pick: fc.nat(), cascade: fc.boolean() }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant("allocate" as const),
+        name: fc.constantFrom(...NAMES),
+        pick: fc.nat(),
+        extra: fc.integer({ min: 0, max: 6 }),
+        firstFit: fc.boolean(),
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant("releaseAllocation" as const), pick: fc.nat(), cascade: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("restore" as const) }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("invalid" as const), name: fc.constantFrom(...NAMES) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ op: fc.constant("check" as const), name: fc.constantFrom(...NAMES, "newcomer"), spec: specArbitrary(family) }),
+    },
+  );
 
 type Operation = ReturnType<typeof operationArbitrary> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -160,23 +194,47 @@ function compare(registry: NetworkRegistry, model: RegistryModel, family: IPFami
       }
       const { reason, claim: blocker, prefix, relation } = status.conflict!;
       expect({ reason, claim: blocker, prefix, relation }, at).toEqual({ relation: undefined, ...record.conflict });
-      if (["Overlap", "InsideExclusion", "OutsideParent"].includes(reason)) assertNearest(model, claim.metadata.name, record.spec, status.conflict!.nearestFree);
+      if (["Overlap", "InsideExclusion", "OutsideParent"].includes(reason))
+        assertNearest(model, claim.metadata.name, record.spec, status.conflict!.nearestFree);
     });
   });
   expect(registry.allocations().map((a) => `${a.claim} ${a.record.prefix} ${a.record.parent!.claim} ${a.record.parent!.prefix}`)).toEqual(
-    model.claims.flatMap((c) => [...c.allocations].sort((a, b) => (a.block.lo < b.block.lo ? -1 : a.block.lo > b.block.lo ? 1 : a.block.length - b.block.length))
-      .map((a) => `${c.name} ${a.spec.prefix} ${a.parent!.claim} ${a.parent!.spec.prefix}`)),
+    model.claims.flatMap((c) =>
+      [...c.allocations]
+        .sort((a, b) => (a.block.lo < b.block.lo ? -1 : a.block.lo > b.block.lo ? 1 : a.block.length - b.block.length))
+        .map((a) => `${c.name} ${a.spec.prefix} ${a.parent!.claim} ${a.parent!.spec.prefix}`),
+    ),
   );
-  const granted = (list: { claim: string; record: AddressRecord }[]) => list.map((r) => `${r.claim} ${r.record.prefix} ${r.record.status!}`).sort();
-  expect(granted(registry.records())).toEqual(model.granted().map((r) => `${r.claim} ${r.spec.prefix} ${r.spec.carveOut ? "unavailable" : "allocated"}`).sort());
+  const granted = (list: { claim: string; record: AddressRecord }[]) =>
+    list.map((r) => `${r.claim} ${r.record.prefix} ${r.record.status!}`).sort();
+  expect(granted(registry.records())).toEqual(
+    model
+      .granted()
+      .map((r) => `${r.claim} ${r.spec.prefix} ${r.spec.carveOut ? "unavailable" : "allocated"}`)
+      .sort(),
+  );
   for (const value of probes) {
-    const address = new IPAddress(family, ...(family === 4 ? [Number(value), 0, 0, 0] as const : [Number(value >> 96n), Number((value >> 64n) & 0xffffffffn), Number((value >> 32n) & 0xffffffffn), Number(value & 0xffffffffn)] as const));
+    const address = new IPAddress(
+      family,
+      ...(family === 4
+        ? ([Number(value), 0, 0, 0] as const)
+        : ([
+            Number(value >> 96n),
+            Number((value >> 64n) & 0xffffffffn),
+            Number((value >> 32n) & 0xffffffffn),
+            Number(value & 0xffffffffn),
+          ] as const)),
+    );
     const owner = model.owner({ family, lo: value, hi: value, length: family === 4 ? 32 : 128 });
     const who = registry.whois(address.toString()).mostSpecific;
-    expect(who === undefined ? undefined : `${who.claim} ${who.record.prefix}`, `whois ${address.toString()}`).toBe(owner === undefined ? undefined : `${owner.claim} ${owner.spec.prefix}`);
+    expect(who === undefined ? undefined : `${who.claim} ${who.record.prefix}`, `whois ${address.toString()}`).toBe(
+      owner === undefined ? undefined : `${owner.claim} ${owner.spec.prefix}`,
+    );
   }
   for (const record of model.granted().filter((r) => !r.spec.carveOut)) {
-    expect(registry.utilization(record.spec.prefix).used, `used of ${record.spec.prefix}`).toBe(model.usedOf(record.spec.prefix)!.toString());
+    expect(registry.utilization(record.spec.prefix).used, `used of ${record.spec.prefix}`).toBe(
+      model.usedOf(record.spec.prefix)!.toString(),
+    );
   }
 }
 
@@ -184,7 +242,16 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
   switch (operation.op) {
     case "claim": {
       const specs = toSpecs(model, operation.specs);
-      both(registry, model, () => { registry.claim(toClaim(operation.name, specs)); }, () => { model.claim(operation.name, specs); });
+      both(
+        registry,
+        model,
+        () => {
+          registry.claim(toClaim(operation.name, specs));
+        },
+        () => {
+          model.claim(operation.name, specs);
+        },
+      );
       return registry;
     }
     case "update": {
@@ -201,12 +268,26 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
       } else if (operation.change === "remove") {
         specs.splice(k, 1);
       }
-      both(registry, model, () => { registry.claim(toClaim(state.name, specs)); }, () => { model.claim(state.name, specs); });
+      both(
+        registry,
+        model,
+        () => {
+          registry.claim(toClaim(state.name, specs));
+        },
+        () => {
+          model.claim(state.name, specs);
+        },
+      );
       return registry;
     }
     case "release": {
       const name = [...NAMES][operation.pick % NAMES.length]!;
-      both(registry, model, () => registry.release(name, { cascade: operation.cascade }), () => model.release(name, operation.cascade));
+      both(
+        registry,
+        model,
+        () => registry.release(name, { cascade: operation.cascade }),
+        () => model.release(name, operation.cascade),
+      );
       return registry;
     }
     case "allocate": {
@@ -214,9 +295,10 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
       const pool = pools[operation.pick % Math.max(1, pools.length)];
       if (pool === undefined) return registry;
       const length = Math.min(pool.block.length + operation.extra, pool.block.family === 4 ? 32 : 128);
-      const strategy = operation.firstFit ? "first-fit" as const : "best-fit" as const;
+      const strategy = operation.firstFit ? ("first-fit" as const) : ("best-fit" as const);
       both(
-        registry, model,
+        registry,
+        model,
         () => registry.allocate({ claim: operation.name, reference: pods, from: pool.spec.prefix, prefixLength: length, strategy }).prefix,
         () => model.allocate(operation.name, pool.spec.prefix, length, strategy, pods),
       );
@@ -226,17 +308,28 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
       const records = model.claims.flatMap((c) => [...c.allocations, ...c.declared]);
       const record = records[operation.pick % Math.max(1, records.length)];
       if (record === undefined) return registry;
-      both(registry, model, () => registry.releaseRecord(record.claim, record.spec.prefix, { cascade: operation.cascade }), () => model.releaseRecord(record.claim, record.spec.prefix, operation.cascade));
+      both(
+        registry,
+        model,
+        () => registry.releaseRecord(record.claim, record.spec.prefix, { cascade: operation.cascade }),
+        () => model.releaseRecord(record.claim, record.spec.prefix, operation.cascade),
+      );
       return registry;
     }
     case "restore": {
-      const restored = NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as RegistrySnapshot, { policy: allowAll, clock, wellKnownClaims: WELL_KNOWN });
+      const restored = NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as RegistrySnapshot, {
+        policy: allowAll,
+        clock,
+        wellKnownClaims: WELL_KNOWN,
+      });
       expect(restored.snapshot()).toEqual(registry.snapshot());
       return restored;
     }
     case "invalid": {
       const before = JSON.stringify(registry.snapshot());
-      expect(() => registry.claim(toClaim(operation.name, [{ reference: pods, prefix: "10.0.0.1/24", carveOut: false }]))).toThrow(/host bits set/);
+      expect(() => registry.claim(toClaim(operation.name, [{ reference: pods, prefix: "10.0.0.1/24", carveOut: false }]))).toThrow(
+        /host bits set/,
+      );
       expect(JSON.stringify(registry.snapshot())).toBe(before);
       return registry;
     }
@@ -248,7 +341,8 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
       if (conflict !== undefined) {
         const { reason, claim, prefix, relation } = result.conflict!;
         expect({ reason, claim, prefix, relation }).toEqual({ relation: undefined, ...conflict });
-        if (["Overlap", "InsideExclusion", "OutsideParent"].includes(reason)) assertNearest(model, operation.name, spec, result.conflict!.nearestFree);
+        if (["Overlap", "InsideExclusion", "OutsideParent"].includes(reason))
+          assertNearest(model, operation.name, spec, result.conflict!.nearestFree);
       }
       return registry;
     }
@@ -257,18 +351,28 @@ function step(registry: NetworkRegistry, model: RegistryModel, operation: Operat
 
 describe("NetworkRegistry lifecycle against an independent model", () => {
   it.each([4, 6] as const)("agrees on every state and answer over random operation sequences (IPv%s)", { timeout: 120_000 }, (family) => {
-    const probe = family === 4
-      ? fc.constantFrom(0x0a000000n, 0x0a600000n, 0x0a608000n, 0x0a010200n, 0x0a0102ffn, 0x0a60ffffn)
-      : fc.constantFrom(0xfd00n << 112n, (0xfd00n << 112n) | (0x96n << 80n), (0xfd00n << 112n) | (0x96n << 80n) | (0x8000n << 64n), (0xfd00n << 112n) | (1n << 96n) | (2n << 80n));
+    const probe =
+      family === 4
+        ? fc.constantFrom(0x0a000000n, 0x0a600000n, 0x0a608000n, 0x0a010200n, 0x0a0102ffn, 0x0a60ffffn)
+        : fc.constantFrom(
+            0xfd00n << 112n,
+            (0xfd00n << 112n) | (0x96n << 80n),
+            (0xfd00n << 112n) | (0x96n << 80n) | (0x8000n << 64n),
+            (0xfd00n << 112n) | (1n << 96n) | (2n << 80n),
+          );
     fc.assert(
-      fc.property(fc.array(operationArbitrary(family), { minLength: 1, maxLength: 24 }), fc.array(probe, { minLength: 1, maxLength: 3 }), (operations, probes) => {
-        let registry = new NetworkRegistry({ policy: allowAll, clock, wellKnownClaims: WELL_KNOWN });
-        const model = new RegistryModel(WELL_KNOWN);
-        for (const operation of operations) {
-          registry = step(registry, model, operation);
-          compare(registry, model, family, probes);
-        }
-      }),
+      fc.property(
+        fc.array(operationArbitrary(family), { minLength: 1, maxLength: 24 }),
+        fc.array(probe, { minLength: 1, maxLength: 3 }),
+        (operations, probes) => {
+          let registry = new NetworkRegistry({ policy: allowAll, clock, wellKnownClaims: WELL_KNOWN });
+          const model = new RegistryModel(WELL_KNOWN);
+          for (const operation of operations) {
+            registry = step(registry, model, operation);
+            compare(registry, model, family, probes);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });

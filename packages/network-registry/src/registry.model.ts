@@ -107,7 +107,9 @@ const sizeOf = (b: Block) => b.hi - b.lo + 1n;
 
 /** The union size of blocks (they are CIDR blocks: nested or disjoint). */
 function unionSize(blocks: Block[]): bigint {
-  const top = blocks.filter((b) => !blocks.some((o) => o !== b && contains(o, b) && !(o.lo === b.lo && o.hi === b.hi && blocks.indexOf(o) > blocks.indexOf(b))));
+  const top = blocks.filter(
+    (b) => !blocks.some((o) => o !== b && contains(o, b) && !(o.lo === b.lo && o.hi === b.hi && blocks.indexOf(o) > blocks.indexOf(b))),
+  );
   return top.reduce((sum, b) => sum + sizeOf(b), 0n);
 }
 
@@ -128,7 +130,9 @@ function freeBlocks(pool: Block, used: Block[]): Block[] {
   return result;
 }
 
-const RANGES = [...IPV4_SPECIAL_PURPOSE, ...IPV6_SPECIAL_PURPOSE].filter((r) => !r.prefix.startsWith("::ffff:")).map((r) => blockOf(r.prefix));
+const RANGES = [...IPV4_SPECIAL_PURPOSE, ...IPV6_SPECIAL_PURPOSE]
+  .filter((r) => !r.prefix.startsWith("::ffff:"))
+  .map((r) => blockOf(r.prefix));
 
 export class RegistryModel {
   claims: ModelClaim[] = [];
@@ -172,7 +176,14 @@ export class RegistryModel {
   parentOf(spec: ModelSpec): ModelRecord | undefined {
     if (spec.parent === undefined) return undefined;
     const target = blockOf(spec.parent.prefix);
-    return this.granted().find((r) => !r.spec.carveOut && r.claim === spec.parent!.claim && r.block.lo === target.lo && r.block.length === target.length && r.block.family === target.family);
+    return this.granted().find(
+      (r) =>
+        !r.spec.carveOut &&
+        r.claim === spec.parent!.claim &&
+        r.block.lo === target.lo &&
+        r.block.length === target.length &&
+        r.block.family === target.family,
+    );
   }
 
   /** The first rule a record breaks (see the README's overlap policy), or undefined when it may be granted. */
@@ -240,7 +251,8 @@ export class RegistryModel {
   claim(name: string, specs: ModelSpec[]): void {
     const existing = this.find(name);
     const key = (s: ModelSpec) => JSON.stringify([s.prefix, s.carveOut, s.parent ?? null]);
-    const full = (s: ModelSpec) => JSON.stringify([s.prefix, s.carveOut, s.parent ?? null, s.description ?? null, s.delegateTo ?? null, s.reference]);
+    const full = (s: ModelSpec) =>
+      JSON.stringify([s.prefix, s.carveOut, s.parent ?? null, s.description ?? null, s.delegateTo ?? null, s.reference]);
     if (existing !== undefined) {
       const current = existing.declared.map((r) => full(r.spec));
       if (JSON.stringify(current) === JSON.stringify(specs.map(full))) return;
@@ -260,7 +272,8 @@ export class RegistryModel {
       for (const hole of dropped.filter((r) => r.spec.carveOut)) {
         for (const inner of this.granted().filter((g) => !g.spec.carveOut && g.claim !== name && contains(hole.block, g.block))) {
           if (remainingHoles.some((h) => contains(h, inner.block))) continue;
-          if (keptOuter.some((o) => contains(o.block, inner.block) && !this.ancestors(inner.parent).includes(o))) throw new ModelError("has-dependants");
+          if (keptOuter.some((o) => contains(o.block, inner.block) && !this.ancestors(inner.parent).includes(o)))
+            throw new ModelError("has-dependants");
         }
       }
     }
@@ -360,16 +373,29 @@ export class RegistryModel {
     if (fitting.length === 0) throw new ModelError("pool-exhausted");
     // first-fit: the lowest address; best-fit: the smallest block that fits, lowest first.
     const chosen = strategy === "first-fit" ? fitting[0]! : [...fitting].sort((a, b) => b.length - a.length || (a.lo < b.lo ? -1 : 1))[0]!;
-    const block: Block = { family: chosen.family, lo: chosen.lo, hi: chosen.lo + (1n << BigInt(bitsOf(chosen.family) - length)) - 1n, length };
+    const block: Block = {
+      family: chosen.family,
+      lo: chosen.lo,
+      hi: chosen.lo + (1n << BigInt(bitsOf(chosen.family) - length)) - 1n,
+      length,
+    };
     const prefix = textOf(block);
     // The block must be one the claim could hold by the overlap rules, delegated from the pool.
-    if (this.place(claim, block, { reference, prefix, carveOut: false, parent: { claim: pool.claim, prefix: pool.spec.prefix } }) !== undefined) throw new ModelError("invalid-argument");
+    if (
+      this.place(claim, block, { reference, prefix, carveOut: false, parent: { claim: pool.claim, prefix: pool.spec.prefix } }) !==
+      undefined
+    )
+      throw new ModelError("invalid-argument");
     let state = this.find(claim);
     if (state === undefined) {
       state = { name: claim, declared: [], allocations: [] };
       this.claims.push(state);
     }
-    const record = this.record(claim, { reference, prefix, carveOut: false, parent: { claim: pool.claim, prefix: pool.spec.prefix } }, true);
+    const record = this.record(
+      claim,
+      { reference, prefix, carveOut: false, parent: { claim: pool.claim, prefix: pool.spec.prefix } },
+      true,
+    );
     record.parent = pool;
     record.grantedAt = this.grants++;
     state.allocations.push(record);

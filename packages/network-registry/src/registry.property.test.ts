@@ -20,7 +20,10 @@ const CLAIMS = ["alpha", "beta", "gamma", "delta"];
 
 /** Prefixes drawn from a few nested bases so that overlaps, nesting and equality are frequent. */
 function nestedPrefix(family: IPFamily): fc.Arbitrary<Prefix> {
-  const base = family === 4 ? fc.constantFrom("10.0.0.0", "10.96.0.0", "10.96.128.0", "10.1.2.0") : fc.constantFrom("fd00::", "fd00:0:96::", "fd00:0:96:8000::", "fd00:1:2::");
+  const base =
+    family === 4
+      ? fc.constantFrom("10.0.0.0", "10.96.0.0", "10.96.128.0", "10.1.2.0")
+      : fc.constantFrom("fd00::", "fd00:0:96::", "fd00:0:96:8000::", "fd00:1:2::");
   const length = family === 4 ? fc.integer({ min: 8, max: 24 }) : fc.integer({ min: 16, max: 64 });
   return fc.tuple(base, length).map(([address, l]) => Prefix.from(parsePrefix(`${address}/${family === 4 ? 32 : 128}`).first(), l));
 }
@@ -75,7 +78,8 @@ interface OracleGrant {
 function oracle(claims: NetworkClaim[]): Map<string, string> {
   const granted: OracleGrant[] = [];
   const outcome = new Map<string, string>();
-  const carvedBy = (owner: string, target: Prefix) => granted.some((g) => g.carveOut && g.claim === owner && oracleContains(g.prefix, target));
+  const carvedBy = (owner: string, target: Prefix) =>
+    granted.some((g) => g.carveOut && g.claim === owner && oracleContains(g.prefix, target));
   const delegable = (g: OracleGrant, claim: string) => g.claim === claim || (g.delegateTo ?? []).some((d) => d === claim || d === "*");
   const names = new Set<string>();
   for (const c of claims) {
@@ -100,7 +104,8 @@ function oracle(claims: NetworkClaim[]): Map<string, string> {
         if (parent === undefined) verdict = "ParentNotFound";
         else if (!oracleContains(parent.prefix, prefix)) verdict = "OutsideParent";
         else if (!delegable(parent, name)) verdict = "NotDelegable";
-        else if (granted.some((g) => g.carveOut && g.claim === parent!.claim && oracleContains(g.prefix, prefix))) verdict = "InsideExclusion";
+        else if (granted.some((g) => g.carveOut && g.claim === parent!.claim && oracleContains(g.prefix, prefix)))
+          verdict = "InsideExclusion";
       }
       if (verdict === "allocated") {
         const chain: OracleGrant[] = [];
@@ -130,7 +135,8 @@ function outcomes(registry: NetworkRegistry): Map<string, string> {
 
 /** The safety property: two allocated records overlap only through delegation or a carve-out. */
 function assertNoUndeclaredOverlap(registry: NetworkRegistry, released: NetworkClaim[] = []): void {
-  const flatten = (claims: NetworkClaim[]) => claims.flatMap((c) => c.status!.addressSpace.map((r) => ({ claim: c.metadata.name, record: r, prefix: parsePrefix(r.prefix) })));
+  const flatten = (claims: NetworkClaim[]) =>
+    claims.flatMap((c) => c.status!.addressSpace.map((r) => ({ claim: c.metadata.name, record: r, prefix: parsePrefix(r.prefix) })));
   const all = flatten(registry.list());
   // A released parent leaves its delegations in place; the chain still runs through it.
   const history = flatten(released).filter((x) => x.record.status === "allocated");
@@ -139,17 +145,26 @@ function assertNoUndeclaredOverlap(registry: NetworkRegistry, released: NetworkC
   const byKey = new Map([...history, ...allocated].map((x) => [`${x.claim} ${x.record.prefix}`, x]));
   const ancestors = (x: (typeof allocated)[number]) => {
     const chain = new Set<string>();
-    for (let p = x.record.parent; p !== undefined; p = byKey.get(`${p.claim} ${p.prefix}`)?.record.parent) chain.add(`${p.claim} ${p.prefix}`);
+    for (let p = x.record.parent; p !== undefined; p = byKey.get(`${p.claim} ${p.prefix}`)?.record.parent)
+      chain.add(`${p.claim} ${p.prefix}`);
     return chain;
   };
   for (const a of allocated) {
     for (const b of allocated) {
       if (a === b || !oracleOverlaps(a.prefix, b.prefix)) continue;
       // Equal prefixes may nest either way round.
-      const orientations = a.prefix.equals(b.prefix) ? [[a, b], [b, a]] : oracleContains(a.prefix, b.prefix) ? [[a, b]] : [[b, a]];
+      const orientations = a.prefix.equals(b.prefix)
+        ? [
+            [a, b],
+            [b, a],
+          ]
+        : oracleContains(a.prefix, b.prefix)
+          ? [[a, b]]
+          : [[b, a]];
       const declared = orientations.some(([outer, inner]) => {
         const delegated = ancestors(inner!).has(`${outer!.claim} ${outer!.record.prefix}`);
-        const carved = outer!.claim !== inner!.claim && carveOuts.some((c) => c.claim === outer!.claim && oracleContains(c.prefix, inner!.prefix));
+        const carved =
+          outer!.claim !== inner!.claim && carveOuts.some((c) => c.claim === outer!.claim && oracleContains(c.prefix, inner!.prefix));
         return delegated || carved;
       });
       expect(declared, `${a.claim} ${a.record.prefix} and ${b.claim} ${b.record.prefix} overlap`).toBe(true);
@@ -194,7 +209,12 @@ describe("NetworkRegistry against a brute-force oracle", () => {
 describe("allocation against a brute-force oracle", () => {
   const cases = [
     { family: 4 as const, pool: "10.0.0.0/16", lengths: [18, 26] as const, statics: ["10.0.4.0/22", "10.0.64.0/20", "10.0.130.0/24"] },
-    { family: 6 as const, pool: "fd00::/48", lengths: [50, 56] as const, statics: ["fd00:0:400::/54", "fd00:0:8000::/52", "fd00:0:c100::/56"] },
+    {
+      family: 6 as const,
+      pool: "fd00::/48",
+      lengths: [50, 56] as const,
+      statics: ["fd00:0:400::/54", "fd00:0:8000::/52", "fd00:0:c100::/56"],
+    },
   ];
 
   it.each(cases)("first-fit takes the lowest free aligned block; free space is exact (IPv$family)", ({ pool, lengths, statics }) => {
@@ -202,21 +222,42 @@ describe("allocation against a brute-force oracle", () => {
     fc.assert(
       fc.property(
         fc.subarray(statics),
-        fc.array(fc.oneof(
-          fc.record({ kind: fc.constant("allocate" as const), length: fc.integer({ min: lengths[0], max: lengths[1] }), firstFit: fc.boolean() }),
-          fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
-        ), { maxLength: 40 }),
+        fc.array(
+          fc.oneof(
+            fc.record({
+              kind: fc.constant("allocate" as const),
+              length: fc.integer({ min: lengths[0], max: lengths[1] }),
+              firstFit: fc.boolean(),
+            }),
+            fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
+          ),
+          { maxLength: 40 },
+        ),
         (chosenStatics, operations) => {
           const registry = new NetworkRegistry({ policy: allowAll, clock });
           const carve = chosenStatics[0];
-          registry.claim({ metadata: { name: "owner" }, spec: { addressSpace: [
-            { reference: { group: "", resource: "pods" }, prefix: pool, delegateTo: ["*"] },
-            ...(carve === undefined ? [] : [{ reference: { group: "", resource: "services" }, prefix: carve, status: "unavailable" as const }]),
-          ] } });
+          registry.claim({
+            metadata: { name: "owner" },
+            spec: {
+              addressSpace: [
+                { reference: { group: "", resource: "pods" }, prefix: pool, delegateTo: ["*"] },
+                ...(carve === undefined
+                  ? []
+                  : [{ reference: { group: "", resource: "services" }, prefix: carve, status: "unavailable" as const }]),
+              ],
+            },
+          });
           for (const [i, prefix] of chosenStatics.slice(1).entries()) {
-            registry.claim({ metadata: { name: `static-${i}` }, spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix, parent: { claim: "owner", prefix: pool } }] } });
+            registry.claim({
+              metadata: { name: `static-${i}` },
+              spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix, parent: { claim: "owner", prefix: pool } }] },
+            });
           }
-          const occupied = (): Prefix[] => registry.records().map((r) => parsePrefix(r.record.prefix)).filter((p) => !p.equals(poolPrefix) && poolPrefix.contains(p));
+          const occupied = (): Prefix[] =>
+            registry
+              .records()
+              .map((r) => parsePrefix(r.record.prefix))
+              .filter((p) => !p.equals(poolPrefix) && poolPrefix.contains(p));
           const mine: string[] = [];
           for (const op of operations) {
             if (op.kind === "release") {
@@ -229,14 +270,25 @@ describe("allocation against a brute-force oracle", () => {
             const [start, end] = range(poolPrefix);
             let lowest: bigint | undefined;
             for (let at = start; at <= end; at += step) {
-              if (used.every((u) => { const [a, b] = range(u); return b < at || a > at + step - 1n; })) {
+              if (
+                used.every((u) => {
+                  const [a, b] = range(u);
+                  return b < at || a > at + step - 1n;
+                })
+              ) {
                 lowest = at;
                 break;
               }
             }
             let got: string | undefined;
             try {
-              got = registry.allocate({ claim: "worker", reference: { group: "", resource: "nodes" }, from: pool, prefixLength: op.length, strategy: op.firstFit ? "first-fit" : "best-fit" }).prefix;
+              got = registry.allocate({
+                claim: "worker",
+                reference: { group: "", resource: "nodes" },
+                from: pool,
+                prefixLength: op.length,
+                strategy: op.firstFit ? "first-fit" : "best-fit",
+              }).prefix;
             } catch {
               got = undefined;
             }
@@ -249,7 +301,9 @@ describe("allocation against a brute-force oracle", () => {
             mine.push(got);
           }
           // Free space equals the pool minus the union of everything inside it.
-          const top = occupied().sort((a, b) => a.compare(b)).filter((p, i, all) => !all.slice(0, i).some((q) => q.contains(p)));
+          const top = occupied()
+            .sort((a, b) => a.compare(b))
+            .filter((p, i, all) => !all.slice(0, i).some((q) => q.contains(p)));
           const used = top.reduce((sum, p) => sum + p.size(), 0n);
           const usage = registry.utilization(pool);
           expect(BigInt(usage.used)).toBe(used);

@@ -40,10 +40,23 @@ describe("NetworkRegistry overlap policy", () => {
   it("refuses an undeclared overlap and explains it, first writer wins", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }));
-    const cni = registry.claim(claim("cilium", { reference: pods, prefix: "10.0.0.0/8" }, { reference: pods, prefix: "10.96.0.0/16" }, { reference: pods, prefix: "10.96.0.0/12" }));
+    const cni = registry.claim(
+      claim(
+        "cilium",
+        { reference: pods, prefix: "10.0.0.0/8" },
+        { reference: pods, prefix: "10.96.0.0/16" },
+        { reference: pods, prefix: "10.96.0.0/12" },
+      ),
+    );
     const [wide, inside, equal] = cni.status!.addressSpace;
     expect(wide?.status).toBe("unavailable");
-    expect(wide?.conflict).toMatchObject({ reason: "Overlap", relation: "contains", claim: "kube-apiserver", prefix: "10.96.0.0/12", reference: services });
+    expect(wide?.conflict).toMatchObject({
+      reason: "Overlap",
+      relation: "contains",
+      claim: "kube-apiserver",
+      prefix: "10.96.0.0/12",
+      reference: services,
+    });
     expect(wide?.conflict?.message).toBe("10.0.0.0/8 contains 10.96.0.0/12 allocated to kube-apiserver (services)");
     expect(inside?.conflict).toMatchObject({ relation: "inside", nearestFree: "10.95.0.0/16" });
     expect(inside?.conflict?.message).toContain("nearest free /16: 10.95.0.0/16");
@@ -53,7 +66,9 @@ describe("NetworkRegistry overlap policy", () => {
 
   it("treats overlapping records inside one claim like any other overlap", () => {
     const registry = new NetworkRegistry({ clock });
-    const result = registry.claim(claim("calico", { reference: pods, prefix: "192.168.0.0/16" }, { reference: pods, prefix: "192.168.1.0/24" }));
+    const result = registry.claim(
+      claim("calico", { reference: pods, prefix: "192.168.0.0/16" }, { reference: pods, prefix: "192.168.1.0/24" }),
+    );
     expect(statuses(result)).toEqual(["192.168.0.0/16 allocated", "192.168.1.0/24 unavailable Overlap"]);
     expect(result.status!.addressSpace[1]?.conflict?.message).toContain("calico's own record");
   });
@@ -61,10 +76,23 @@ describe("NetworkRegistry overlap policy", () => {
   it("allows declared delegation chains (IANA → RIR → LIR) and keeps siblings disjoint", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("platform", { reference: pods, prefix: "10.0.0.0/8", delegateTo: ["cluster-a", "cluster-b"] }));
-    const a = registry.claim(claim("cluster-a", { reference: pods, prefix: "10.1.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" }, delegateTo: ["*"] }));
-    const b = registry.claim(claim("cluster-b", { reference: pods, prefix: "10.1.0.0/17", parent: { claim: "platform", prefix: "10.0.0.0/8" } }));
-    const node = registry.claim(claim("node-1", { reference: nodes, prefix: "10.1.5.0/24", parent: { claim: "cluster-a", prefix: "10.1.0.0/16" } }));
-    const stranger = registry.claim(claim("stranger", { reference: pods, prefix: "10.2.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }));
+    const a = registry.claim(
+      claim("cluster-a", {
+        reference: pods,
+        prefix: "10.1.0.0/16",
+        parent: { claim: "platform", prefix: "10.0.0.0/8" },
+        delegateTo: ["*"],
+      }),
+    );
+    const b = registry.claim(
+      claim("cluster-b", { reference: pods, prefix: "10.1.0.0/17", parent: { claim: "platform", prefix: "10.0.0.0/8" } }),
+    );
+    const node = registry.claim(
+      claim("node-1", { reference: nodes, prefix: "10.1.5.0/24", parent: { claim: "cluster-a", prefix: "10.1.0.0/16" } }),
+    );
+    const stranger = registry.claim(
+      claim("stranger", { reference: pods, prefix: "10.2.0.0/16", parent: { claim: "platform", prefix: "10.0.0.0/8" } }),
+    );
     expect(statuses(a)).toEqual(["10.1.0.0/16 allocated"]);
     expect(statuses(b)).toEqual(["10.1.0.0/17 unavailable Overlap"]);
     expect(b.status!.addressSpace[0]?.conflict?.nearestFree).toBe("10.0.128.0/17");
@@ -75,18 +103,23 @@ describe("NetworkRegistry overlap policy", () => {
 
   it("refuses bad delegations", () => {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
-    const result = registry.claim(claim("kcm2",
-      { reference: nodes, prefix: "10.1.0.0/24", parent: { claim: "nobody", prefix: "10.0.0.0/8" } },
-    ));
+    registry.claim(
+      claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }),
+    );
+    const result = registry.claim(
+      claim("kcm2", { reference: nodes, prefix: "10.1.0.0/24", parent: { claim: "nobody", prefix: "10.0.0.0/8" } }),
+    );
     expect(statuses(result)).toEqual(["10.1.0.0/24 unavailable ParentNotFound"]);
-    const own = registry.claim(claim("kcm",
-      { reference: pods, prefix: "10.0.0.0/8" },
-      { reference: services, prefix: "10.96.0.0/12", status: "unavailable" },
-      { reference: nodes, prefix: "10.96.1.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
-      { reference: nodes, prefix: "11.0.0.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
-      { reference: nodes, prefix: "10.1.0.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
-    ));
+    const own = registry.claim(
+      claim(
+        "kcm",
+        { reference: pods, prefix: "10.0.0.0/8" },
+        { reference: services, prefix: "10.96.0.0/12", status: "unavailable" },
+        { reference: nodes, prefix: "10.96.1.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
+        { reference: nodes, prefix: "11.0.0.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
+        { reference: nodes, prefix: "10.1.0.0/24", parent: { claim: "kcm", prefix: "10.0.0.0/8" } },
+      ),
+    );
     expect(statuses(own)).toEqual([
       "10.0.0.0/8 allocated",
       "10.96.0.0/12 unavailable",
@@ -99,7 +132,14 @@ describe("NetworkRegistry overlap policy", () => {
 
   it("applies the special-purpose policy: reject, warn, allow, overridable", () => {
     const registry = new NetworkRegistry({ clock });
-    const result = registry.claim(claim("lb", { reference: services, prefix: "127.0.0.0/24" }, { reference: services, prefix: "100.64.0.0/16" }, { reference: services, prefix: "fd00:10:96::/112" }));
+    const result = registry.claim(
+      claim(
+        "lb",
+        { reference: services, prefix: "127.0.0.0/24" },
+        { reference: services, prefix: "100.64.0.0/16" },
+        { reference: services, prefix: "fd00:10:96::/112" },
+      ),
+    );
     expect(statuses(result)).toEqual(["127.0.0.0/24 unavailable SpecialPurpose", "100.64.0.0/16 allocated", "fd00:10:96::/112 allocated"]);
     expect(result.status!.addressSpace[0]?.conflict?.message).toContain("Loopback");
     expect(result.status!.addressSpace[1]?.warnings?.[0]).toContain("Shared Address Space");
@@ -156,7 +196,9 @@ describe("NetworkRegistry overlap policy", () => {
     expect(bad).toThrow(/metadata.name "Bad_Name" must be a DNS subdomain/);
     expect(bad).toThrow(/10.0.0.1\/24 has host bits set; did you mean 10.0.0.0\/24\?/);
     expect(bad).toThrow(/at most 255 characters/);
-    expect(() => registry.claim(claim("dup", { reference: pods, prefix: "10.0.0.0/24" }, { reference: nodes, prefix: "10.0.0.0/24" }))).toThrow(/appears twice/);
+    expect(() =>
+      registry.claim(claim("dup", { reference: pods, prefix: "10.0.0.0/24" }, { reference: nodes, prefix: "10.0.0.0/24" })),
+    ).toThrow(/appears twice/);
     expect(() => registry.claim({ metadata: { name: "x" } } as NetworkClaim)).toThrow(/spec.addressSpace/);
   });
 
@@ -168,8 +210,12 @@ describe("NetworkRegistry overlap policy", () => {
 
   it("answers whois for addresses and prefixes", () => {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
-    registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }, { reference: services, prefix: "fd00:10:96::/112" }));
+    registry.claim(
+      claim("kcm", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }),
+    );
+    registry.claim(
+      claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }, { reference: services, prefix: "fd00:10:96::/112" }),
+    );
     const who = registry.whois("10.96.0.0/12");
     expect(who.exact.map((o) => `${o.claim} ${o.record.status}`)).toEqual(["kcm unavailable", "kube-apiserver allocated"]);
     expect(who.mostSpecific?.claim).toBe("kube-apiserver");
@@ -185,21 +231,32 @@ describe("NetworkRegistry overlap policy", () => {
 describe("NetworkRegistry allocation", () => {
   function withPool(): NetworkRegistry {
     const registry = new NetworkRegistry({ clock });
-    registry.claim(claim("kcm",
-      { reference: pods, prefix: "10.244.0.0/16", delegateTo: ["*"] },
-      { reference: services, prefix: "10.244.0.0/24", status: "unavailable" },
-    ));
+    registry.claim(
+      claim(
+        "kcm",
+        { reference: pods, prefix: "10.244.0.0/16", delegateTo: ["*"] },
+        { reference: services, prefix: "10.244.0.0/24", status: "unavailable" },
+      ),
+    );
     return registry;
   }
 
   it("allocates the lowest aligned free block, skipping carve-outs and existing records", () => {
     const registry = withPool();
     const first = registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24 });
-    expect(first).toEqual({ reference: nodes, prefix: "10.244.1.0/24", date: "2026-01-01T00:00:00.000Z", status: "allocated", parent: { claim: "kcm", prefix: "10.244.0.0/16" } });
+    expect(first).toEqual({
+      reference: nodes,
+      prefix: "10.244.1.0/24",
+      date: "2026-01-01T00:00:00.000Z",
+      status: "allocated",
+      parent: { claim: "kcm", prefix: "10.244.0.0/16" },
+    });
     expect(registry.allocate({ claim: "node-b", reference: nodes, from: "10.244.0.0/16", prefixLength: 24 }).prefix).toBe("10.244.2.0/24");
     expect(registry.allocate({ claim: "node-b", reference: nodes, from: "10.244.0.0/16", prefixLength: 23 }).prefix).toBe("10.244.4.0/23");
     // best-fit takes the leftover /24 before splitting a larger block; first-fit takes the lowest.
-    expect(registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24, strategy: "first-fit" }).prefix).toBe("10.244.3.0/24");
+    expect(
+      registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24, strategy: "first-fit" }).prefix,
+    ).toBe("10.244.3.0/24");
     expect(registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 25 }).prefix).toBe("10.244.6.0/25");
     expect(registry.whois("10.244.2.1").mostSpecific?.claim).toBe("node-b");
   });
@@ -208,13 +265,23 @@ describe("NetworkRegistry allocation", () => {
     const registry = withPool();
     const before = registry.utilization("10.244.0.0/16");
     expect(before).toMatchObject({ size: "65536", used: "256", free: "65280", largestFree: "10.244.128.0/17" });
-    const taken = Array.from({ length: 4 }, () => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24 }).prefix);
+    const taken = Array.from(
+      { length: 4 },
+      () => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/16", prefixLength: 24 }).prefix,
+    );
     expect(taken).toEqual(["10.244.1.0/24", "10.244.2.0/24", "10.244.3.0/24", "10.244.4.0/24"]);
     expect(registry.utilization("10.244.0.0/16").used).toBe(String(5 * 256));
     for (const prefix of taken) expect(registry.releaseRecord("kcm", prefix)).toBe(true);
     expect(registry.utilization("10.244.0.0/16")).toEqual(before);
     expect(registry.freeBlocks("10.244.0.0/16").map(String)).toEqual([
-      "10.244.1.0/24", "10.244.2.0/23", "10.244.4.0/22", "10.244.8.0/21", "10.244.16.0/20", "10.244.32.0/19", "10.244.64.0/18", "10.244.128.0/17",
+      "10.244.1.0/24",
+      "10.244.2.0/23",
+      "10.244.4.0/22",
+      "10.244.8.0/21",
+      "10.244.16.0/20",
+      "10.244.32.0/19",
+      "10.244.64.0/18",
+      "10.244.128.0/17",
     ]);
   });
 
@@ -239,18 +306,28 @@ describe("NetworkRegistry allocation", () => {
       return undefined;
     };
     expect(code(() => registry.allocate({ claim: "kcm", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 }))).toBe("pool-not-found");
-    expect(code(() => registry.allocate({ claim: "other", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 }))).toBe("not-delegable");
+    expect(code(() => registry.allocate({ claim: "other", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 }))).toBe(
+      "not-delegable",
+    );
     registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 });
     registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 });
-    expect(code(() => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 }))).toBe("pool-exhausted");
-    expect(code(() => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 22 }))).toBe("invalid-argument");
+    expect(code(() => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 24 }))).toBe(
+      "pool-exhausted",
+    );
+    expect(code(() => registry.allocate({ claim: "kcm", reference: nodes, from: "10.244.0.0/23", prefixLength: 22 }))).toBe(
+      "invalid-argument",
+    );
   });
 
   it("counts IPv6 pools exactly with BigInt", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("kcm", { reference: pods, prefix: "fd00:10:244::/48" }));
-    expect(registry.allocate({ claim: "kcm", reference: nodes, from: "fd00:10:244::/48", prefixLength: 64 }).prefix).toBe("fd00:10:244::/64");
-    expect(registry.allocate({ claim: "kcm", reference: nodes, from: "fd00:10:244::/48", prefixLength: 64 }).prefix).toBe("fd00:10:244:1::/64");
+    expect(registry.allocate({ claim: "kcm", reference: nodes, from: "fd00:10:244::/48", prefixLength: 64 }).prefix).toBe(
+      "fd00:10:244::/64",
+    );
+    expect(registry.allocate({ claim: "kcm", reference: nodes, from: "fd00:10:244::/48", prefixLength: 64 }).prefix).toBe(
+      "fd00:10:244:1::/64",
+    );
     const usage = registry.utilization("fd00:10:244::/48");
     expect(BigInt(usage.size)).toBe(2n ** 80n);
     expect(BigInt(usage.used)).toBe(2n * 2n ** 64n);
@@ -262,8 +339,16 @@ describe("NetworkRegistry snapshots", () => {
   it("round-trips through JSON and replays deterministically", () => {
     const build = () => {
       const registry = new NetworkRegistry({ clock });
-      registry.claim(claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }, { reference: services, prefix: "fd00:10:96::/112" }));
-      registry.claim(claim("kube-controller-manager", { reference: pods, prefix: "10.0.0.0/8" }, { reference: services, prefix: "10.96.0.0/12", status: "unavailable" }));
+      registry.claim(
+        claim("kube-apiserver", { reference: services, prefix: "10.96.0.0/12" }, { reference: services, prefix: "fd00:10:96::/112" }),
+      );
+      registry.claim(
+        claim(
+          "kube-controller-manager",
+          { reference: pods, prefix: "10.0.0.0/8" },
+          { reference: services, prefix: "10.96.0.0/12", status: "unavailable" },
+        ),
+      );
       registry.claim(claim("cni", { reference: pods, prefix: "10.0.0.0/16" }));
       registry.allocate({ claim: "kube-controller-manager", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 });
       return registry;
@@ -274,9 +359,12 @@ describe("NetworkRegistry snapshots", () => {
     const restored = NetworkRegistry.restore(JSON.parse(json) as ReturnType<NetworkRegistry["snapshot"]>, { clock });
     expect(JSON.stringify(restored.snapshot())).toBe(json);
     expect(restored.whois("10.0.0.1").mostSpecific?.claim).toBe("kube-controller-manager");
-    expect(restored.allocate({ claim: "kube-controller-manager", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 }).prefix)
-      .toBe(registry.allocate({ claim: "kube-controller-manager", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 }).prefix);
-    expect(() => NetworkRegistry.restore({ kind: "nope" } as unknown as ReturnType<NetworkRegistry["snapshot"]>)).toThrow(/kind must be NetworkRegistrySnapshot/);
+    expect(restored.allocate({ claim: "kube-controller-manager", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 }).prefix).toBe(
+      registry.allocate({ claim: "kube-controller-manager", reference: nodes, from: "10.0.0.0/8", prefixLength: 24 }).prefix,
+    );
+    expect(() => NetworkRegistry.restore({ kind: "nope" } as unknown as ReturnType<NetworkRegistry["snapshot"]>)).toThrow(
+      /kind must be NetworkRegistrySnapshot/,
+    );
   });
 });
 
@@ -284,9 +372,13 @@ describe("NetworkRegistry whole-pool delegation", () => {
   it("delegates a whole pool to another claim once, and never to its owner", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("platform", { reference: pods, prefix: "10.8.0.0/16", delegateTo: ["cluster-a"] }));
-    expect(() => registry.allocate({ claim: "platform", reference: pods, from: "10.8.0.0/16", prefixLength: 16 })).toThrow(/changes nothing/);
+    expect(() => registry.allocate({ claim: "platform", reference: pods, from: "10.8.0.0/16", prefixLength: 16 })).toThrow(
+      /changes nothing/,
+    );
     expect(registry.allocate({ claim: "cluster-a", reference: pods, from: "10.8.0.0/16", prefixLength: 16 }).prefix).toBe("10.8.0.0/16");
-    expect(() => registry.allocate({ claim: "cluster-b", reference: pods, from: "10.8.0.0/16", prefixLength: 24 })).toThrow(/does not delegate/);
+    expect(() => registry.allocate({ claim: "cluster-b", reference: pods, from: "10.8.0.0/16", prefixLength: 24 })).toThrow(
+      /does not delegate/,
+    );
     // The delegate now allocates from its own copy of the block.
     expect(registry.allocate({ claim: "cluster-a", reference: nodes, from: "10.8.0.0/16", prefixLength: 24 }).prefix).toBe("10.8.0.0/24");
     expect(registry.whois("10.8.0.0/16").exact.map((o) => o.claim)).toEqual(["platform", "cluster-a"]);
@@ -299,7 +391,9 @@ describe("NetworkRegistry restore keeps refused records re-checkable", () => {
     const registry = new NetworkRegistry({ clock });
     registry.claim(claim("a", { reference: pods, prefix: "10.0.0.0/16" }));
     registry.claim(claim("b", { reference: pods, prefix: "10.0.0.0/17" }));
-    const restored = NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as ReturnType<NetworkRegistry["snapshot"]>, { clock });
+    const restored = NetworkRegistry.restore(JSON.parse(JSON.stringify(registry.snapshot())) as ReturnType<NetworkRegistry["snapshot"]>, {
+      clock,
+    });
     restored.release("a");
     expect(statuses(restored.get("b")!)).toEqual(["10.0.0.0/17 allocated"]);
     expect(restored.check("c", { reference: pods, prefix: "10.0.0.0/24" }).conflict?.claim).toBe("b");
@@ -310,11 +404,22 @@ describe("NetworkRegistry restore keeps refused records re-checkable", () => {
 describe("NetworkRegistry.allocate at a given prefix (replaying a recorded block)", () => {
   it("takes exactly that block when it is free, and refuses a taken or misfit one", () => {
     const registry = new NetworkRegistry();
-    registry.claim({ metadata: { name: "pods" }, spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.244.0.0/16", delegateTo: ["*"] }] } });
+    registry.claim({
+      metadata: { name: "pods" },
+      spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.244.0.0/16", delegateTo: ["*"] }] },
+    });
     const request = { claim: "kubelet", reference: { group: "", resource: "nodes" }, from: "10.244.0.0/16", prefixLength: 24 };
-    expect(registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toMatchObject({ prefix: "10.244.9.0/24", status: "allocated", parent: { claim: "pods", prefix: "10.244.0.0/16" } });
-    expect(() => registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toThrow(expect.objectContaining({ code: "pool-exhausted", message: "10.244.9.0/24 is not free in 10.244.0.0/16" }) as Error);
-    expect(() => registry.allocate({ ...request, prefix: "10.244.10.0/25" })).toThrow(expect.objectContaining({ code: "invalid-argument", message: "prefix 10.244.10.0/25 is not a /24 of 10.244.0.0/16" }) as Error);
+    expect(registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toMatchObject({
+      prefix: "10.244.9.0/24",
+      status: "allocated",
+      parent: { claim: "pods", prefix: "10.244.0.0/16" },
+    });
+    expect(() => registry.allocate({ ...request, prefix: "10.244.9.0/24" })).toThrow(
+      expect.objectContaining({ code: "pool-exhausted", message: "10.244.9.0/24 is not free in 10.244.0.0/16" }) as Error,
+    );
+    expect(() => registry.allocate({ ...request, prefix: "10.244.10.0/25" })).toThrow(
+      expect.objectContaining({ code: "invalid-argument", message: "prefix 10.244.10.0/25 is not a /24 of 10.244.0.0/16" }) as Error,
+    );
     expect(registry.allocate({ ...request, strategy: "first-fit" }).prefix).toBe("10.244.0.0/24");
   });
 });

@@ -13,8 +13,15 @@ import { GrantIndex } from "./grant-index.js";
 import { RecordStamps } from "./record-stamps.js";
 import { compareSamePrefix, isAncestor, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
 import {
-  NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS,
-  type AddressRecord, type Conflict, type NetworkClaim, type NetworkClaimMetadata, type OverlapRelation, type ResourceReference,
+  NETWORK_CLAIM_API_VERSION,
+  NETWORK_CLAIM_KIND,
+  WELL_KNOWN_CLAIMS,
+  type AddressRecord,
+  type Conflict,
+  type NetworkClaim,
+  type NetworkClaimMetadata,
+  type OverlapRelation,
+  type ResourceReference,
 } from "./types.js";
 import { bigIntToWords } from "./words.js";
 
@@ -119,7 +126,9 @@ const NEAREST_FREE_STEPS = 1024;
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -196,9 +205,14 @@ export class NetworkRegistry {
 
   constructor(options: NetworkRegistryOptions = {}) {
     if (typeof options !== "object" || options === null) throw invalidArgument("NetworkRegistry options must be an object");
-    if (options.policy !== undefined && !(options.policy instanceof SpecialPurposePolicy)) throw invalidArgument("options.policy must be a SpecialPurposePolicy");
-    if (options.clock !== undefined && typeof options.clock !== "function") throw invalidArgument("options.clock must be a function returning a Date");
-    if (options.wellKnownClaims !== undefined && (!Array.isArray(options.wellKnownClaims) || options.wellKnownClaims.some((n) => typeof n !== "string"))) {
+    if (options.policy !== undefined && !(options.policy instanceof SpecialPurposePolicy))
+      throw invalidArgument("options.policy must be a SpecialPurposePolicy");
+    if (options.clock !== undefined && typeof options.clock !== "function")
+      throw invalidArgument("options.clock must be a function returning a Date");
+    if (
+      options.wellKnownClaims !== undefined &&
+      (!Array.isArray(options.wellKnownClaims) || options.wellKnownClaims.some((n) => typeof n !== "string"))
+    ) {
       throw invalidArgument("options.wellKnownClaims must be a list of claim names");
     }
     this.policy = options.policy ?? defaultSpecialPurposePolicy;
@@ -223,7 +237,10 @@ export class NetworkRegistry {
   claim(input: NetworkClaim): NetworkClaim {
     const { problems, records } = validateClaim(input);
     if (problems.length > 0) {
-      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${describeValue((input as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name)} is invalid: ${problems.join("; ")}`);
+      throw new NetworkRegistryError(
+        "invalid-claim",
+        `NetworkClaim ${describeValue((input as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name)} is invalid: ${problems.join("; ")}`,
+      );
     }
     const name = input.metadata.name;
     const specs = records.map((v) => specOf(v.record, v.prefix.toString()));
@@ -251,7 +268,13 @@ export class NetworkRegistry {
     const dropped = [...previous.values()].filter((r) => !kept.has(r.validated.prefix.toString()));
     if (existing !== undefined) this.assertUpdateKeepsDependants(existing, dropped, kept, specs);
 
-    const state: ClaimState = existing ?? { name, order: this.claimCounter++, metadata: { name }, declared: [], allocations: new TombstoneMap() };
+    const state: ClaimState = existing ?? {
+      name,
+      order: this.claimCounter++,
+      metadata: { name },
+      declared: [],
+      allocations: new TombstoneMap(),
+    };
     if (existing === undefined) this.claims.set(name, state);
     state.metadata = metadataOf(input.metadata);
     for (const record of dropped) this.dropDeclared(record);
@@ -310,7 +333,10 @@ export class NetworkRegistry {
     const own = [...state.declared, ...state.allocations.values()].flatMap((r) => (r.grant === undefined ? [] : [r.grant]));
     const outside = this.dependantsOutside(own);
     if (outside.length > 0 && !cascade) {
-      throw new NetworkRegistryError("has-dependants", `NetworkClaim ${name} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`);
+      throw new NetworkRegistryError(
+        "has-dependants",
+        `NetworkClaim ${name} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`,
+      );
     }
     for (const [, children] of outside) for (const child of children) this.releaseTree(child);
     for (const record of [...state.allocations.values()]) this.dropAllocation(record);
@@ -342,7 +368,10 @@ export class NetworkRegistry {
     }
     const outside = this.dependantsOutside([record.grant!]);
     if (outside.length > 0 && !cascade) {
-      throw new NetworkRegistryError("has-dependants", `${claimName} ${key} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`);
+      throw new NetworkRegistryError(
+        "has-dependants",
+        `${claimName} ${key} cannot be released: ${this.describeDependants(outside)}; release them first or pass { cascade: true }`,
+      );
     }
     this.releaseTree(record.grant!);
     this.settle();
@@ -369,13 +398,15 @@ export class NetworkRegistry {
     return states.flatMap((state) =>
       [...state.allocations.values()]
         .sort((a, b) => a.validated.prefix.compare(b.validated.prefix))
-        .map((r) => ({ claim: state.name, record: normalizeRecord(r.status) })));
+        .map((r) => ({ claim: state.name, record: normalizeRecord(r.status) })),
+    );
   }
 
   /** Every granted record (allocated, carved out and allocations), IPv4 first, in address order. */
   records(): { claim: string; record: AddressRecord }[] {
     const result: { claim: string; record: AddressRecord }[] = [];
-    for (const entry of this.grants.trie) for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
+    for (const entry of this.grants.trie)
+      for (const grant of entry.value) result.push({ claim: grant.claim, record: normalizeRecord(grant.status) });
     return result;
   }
 
@@ -444,15 +475,25 @@ export class NetworkRegistry {
       );
     }
     // A record of the requester around the pool (the pool sits in its carve-out) would overlap any block.
-    const outer = this.grants.trie.covering(pool.prefix).flatMap((e) => e.value)
+    const outer = this.grants.trie
+      .covering(pool.prefix)
+      .flatMap((e) => e.value)
       .find((g) => g.claim === request.claim && g.kind === "allocated" && g !== pool && !isAncestor(g, pool.parent));
     if (outer !== undefined) {
       space.release(block);
-      throw invalidArgument(`${request.claim} cannot hold a block of ${pool.claim} ${pool.key}: its own record ${outer.key} contains the pool (which sits in its carve-out), so the block would overlap it`);
+      throw invalidArgument(
+        `${request.claim} cannot hold a block of ${pool.claim} ${pool.key}: its own record ${outer.key} contains the pool (which sits in its carve-out), so the block would overlap it`,
+      );
     }
     let state = this.claims.get(request.claim);
     if (state === undefined) {
-      state = { name: request.claim, order: this.claimCounter++, metadata: { name: request.claim }, declared: [], allocations: new TombstoneMap() };
+      state = {
+        name: request.claim,
+        order: this.claimCounter++,
+        metadata: { name: request.claim },
+        declared: [],
+        allocations: new TombstoneMap(),
+      };
       this.claims.set(request.claim, state);
     }
     // Built field by field in canonical order and frozen, so the status record can be shared
@@ -461,15 +502,32 @@ export class NetworkRegistry {
     const reference = this.stamps.frozenReference(request.reference);
     const parent = (pool.asParent ??= Object.freeze({ claim: pool.claim, prefix: pool.key }));
     const description = request.description;
-    const spec: AddressRecord = description === undefined
-      ? { reference, prefix: key, parent }
-      : { reference, prefix: key, description, parent };
-    const status: AddressRecord = description === undefined
-      ? { reference, prefix: key, date: this.stamps.now(), status: "allocated", parent }
-      : { reference, prefix: key, description, date: this.stamps.now(), status: "allocated", parent };
+    const spec: AddressRecord =
+      description === undefined ? { reference, prefix: key, parent } : { reference, prefix: key, description, parent };
+    const status: AddressRecord =
+      description === undefined
+        ? { reference, prefix: key, date: this.stamps.now(), status: "allocated", parent }
+        : { reference, prefix: key, description, date: this.stamps.now(), status: "allocated", parent };
     Object.freeze(status);
-    const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated: { record: spec, prefix: block, parentPrefix: pool.prefix } };
-    const grant: Grant = { claim: state.name, prefix: block, key, kind: "allocated", parent: pool, delegateTo: undefined, status, children: new Set(), record };
+    const record: RecordState = {
+      claim: state,
+      allocation: true,
+      spec,
+      status,
+      grant: undefined,
+      validated: { record: spec, prefix: block, parentPrefix: pool.prefix },
+    };
+    const grant: Grant = {
+      claim: state.name,
+      prefix: block,
+      key,
+      kind: "allocated",
+      parent: pool,
+      delegateTo: undefined,
+      status,
+      children: new Set(),
+      record,
+    };
     record.grant = grant;
     pool.children.add(grant);
     state.allocations.set(key, record);
@@ -514,8 +572,10 @@ export class NetworkRegistry {
   static restore(snapshot: RegistrySnapshot, options: NetworkRegistryOptions = {}): NetworkRegistry {
     const registry = new NetworkRegistry(options);
     const fail = (message: string) => new NetworkRegistryError("invalid-snapshot", `invalid NetworkRegistrySnapshot: ${message}`);
-    if (typeof snapshot !== "object" || snapshot === null || snapshot.kind !== "NetworkRegistrySnapshot") throw fail("kind must be NetworkRegistrySnapshot");
-    if (snapshot.apiVersion !== NETWORK_CLAIM_API_VERSION) throw fail(`apiVersion must be ${NETWORK_CLAIM_API_VERSION}, got ${describeValue(snapshot.apiVersion)}`);
+    if (typeof snapshot !== "object" || snapshot === null || snapshot.kind !== "NetworkRegistrySnapshot")
+      throw fail("kind must be NetworkRegistrySnapshot");
+    if (snapshot.apiVersion !== NETWORK_CLAIM_API_VERSION)
+      throw fail(`apiVersion must be ${NETWORK_CLAIM_API_VERSION}, got ${describeValue(snapshot.apiVersion)}`);
     if (!Number.isSafeInteger(snapshot.generation) || snapshot.generation < 0) throw fail("generation must be a non-negative integer");
     if (!Array.isArray(snapshot.claims)) throw fail("claims must be a list");
     if (!Array.isArray(snapshot.allocations)) throw fail("allocations must be a list");
@@ -531,8 +591,15 @@ export class NetworkRegistry {
       const name = claim.metadata.name;
       if (registry.claims.has(name)) throw fail(`claim ${name} appears twice`);
       const statuses: unknown = claim.status?.addressSpace;
-      if (!Array.isArray(statuses) || statuses.length !== records.length) throw fail(`claim ${name}: status.addressSpace must have one entry per spec record`);
-      const state: ClaimState = { name, order: registry.claimCounter++, metadata: metadataOf(claim.metadata), declared: [], allocations: new TombstoneMap() };
+      if (!Array.isArray(statuses) || statuses.length !== records.length)
+        throw fail(`claim ${name}: status.addressSpace must have one entry per spec record`);
+      const state: ClaimState = {
+        name,
+        order: registry.claimCounter++,
+        metadata: metadataOf(claim.metadata),
+        declared: [],
+        allocations: new TombstoneMap(),
+      };
       registry.claims.set(name, state);
       records.forEach((validated, r) => {
         const key = validated.prefix.toString();
@@ -553,14 +620,19 @@ export class NetworkRegistry {
     }
     for (const [i, allocation] of snapshot.allocations.entries()) {
       const state = typeof allocation?.claim === "string" ? registry.claims.get(allocation.claim) : undefined;
-      if (state === undefined) throw fail(`allocations[${i}]: claim ${describeValue((allocation as { claim?: unknown } | null | undefined)?.claim)} is not in the snapshot`);
+      if (state === undefined)
+        throw fail(
+          `allocations[${i}]: claim ${describeValue((allocation as { claim?: unknown } | null | undefined)?.claim)} is not in the snapshot`,
+        );
       const { problems, records } = validateClaim({ metadata: { name: state.name }, spec: { addressSpace: [allocation.record] } });
       const validated = records[0];
       if (problems.length > 0 || validated === undefined) throw fail(`allocations[${i}]: ${problems.join("; ")}`);
       const key = validated.prefix.toString();
       const spec = specOf(validated.record, key);
-      if (spec.parent === undefined || spec.status === "unavailable" || spec.delegateTo !== undefined) throw fail(`allocation ${state.name} ${key} must name its pool as parent and nothing else`);
-      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant?.kind === "allocated")) throw fail(`claim ${state.name} holds ${key} twice`);
+      if (spec.parent === undefined || spec.status === "unavailable" || spec.delegateTo !== undefined)
+        throw fail(`allocation ${state.name} ${key} must name its pool as parent and nothing else`);
+      if (state.allocations.has(key) || state.declared.some((r) => r.spec.prefix === key && r.grant?.kind === "allocated"))
+        throw fail(`claim ${state.name} holds ${key} twice`);
       const status = statusOf(allocation.record, key, spec, (m) => fail(`allocation ${state.name} ${key}: ${m}`));
       if (status.status !== "allocated") throw fail(`allocation ${state.name} ${key} must be allocated`);
       const record: RecordState = { claim: state, allocation: true, spec, status, grant: undefined, validated };
@@ -576,11 +648,13 @@ export class NetworkRegistry {
     }
     registry.assertConsistent(fail);
     // Grants of one prefix are ordered by delegation depth, which is known only now.
-    for (const entry of [...registry.grants.trie]) if (entry.value.length > 1) registry.grants.trie.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
+    for (const entry of [...registry.grants.trie])
+      if (entry.value.length > 1) registry.grants.trie.insert(entry.prefix, [...entry.value].sort(compareSamePrefix));
     // Refused records must say what the registry would say now.
     for (const record of [...registry.claims.values()].flatMap((c) => c.declared.filter((r) => r.grant === undefined))) {
       const outcome = registry.evaluate(record.claim.name, record.validated, true);
-      if (outcome.conflict === undefined) throw fail(`claim ${record.claim.name} ${record.status.prefix} is recorded as refused, but nothing blocks it`);
+      if (outcome.conflict === undefined)
+        throw fail(`claim ${record.claim.name} ${record.status.prefix} is recorded as refused, but nothing blocks it`);
       const expected = normalizeRecord({ ...record.status, conflict: outcome.conflict, warnings: outcome.warnings });
       if (stableStringify(expected) !== stableStringify(recorded.get(record))) {
         throw fail(`claim ${record.claim.name} ${record.status.prefix}: the recorded conflict is stale (now: ${outcome.conflict.message})`);
@@ -606,8 +680,15 @@ export class NetworkRegistry {
 
   private newGrant(record: RecordState, kind: Grant["kind"]): Grant {
     return {
-      claim: record.claim.name, prefix: record.validated.prefix, key: record.validated.prefix.toString(), kind,
-      parent: undefined, delegateTo: record.spec.delegateTo, status: record.status, children: new Set(), record,
+      claim: record.claim.name,
+      prefix: record.validated.prefix,
+      key: record.validated.prefix.toString(),
+      kind,
+      parent: undefined,
+      delegateTo: record.spec.delegateTo,
+      status: record.status,
+      children: new Set(),
+      record,
     };
   }
 
@@ -638,7 +719,10 @@ export class NetworkRegistry {
    * drop a carve-out another claim's record relies on.
    */
   private assertUpdateKeepsDependants(
-    state: ClaimState, dropped: readonly RecordState[], kept: ReadonlyMap<string, { record: RecordState; spec: AddressRecord }>, specs: readonly AddressRecord[],
+    state: ClaimState,
+    dropped: readonly RecordState[],
+    kept: ReadonlyMap<string, { record: RecordState; spec: AddressRecord }>,
+    specs: readonly AddressRecord[],
   ): void {
     const droppedGrants = dropped.flatMap((r) => (r.grant === undefined ? [] : [r.grant]));
     const problems: string[] = [];
@@ -656,14 +740,19 @@ export class NetworkRegistry {
     for (const carve of droppedGrants.filter((g) => g.kind === "carve-out")) {
       for (const entry of this.grants.trie.coveredBy(carve.prefix)) {
         for (const inner of entry.value) {
-          if (inner.kind !== "allocated" || inner.claim === state.name || remainingCarveOuts.some((c) => c.contains(inner.prefix))) continue;
+          if (inner.kind !== "allocated" || inner.claim === state.name || remainingCarveOuts.some((c) => c.contains(inner.prefix)))
+            continue;
           const outer = remainingOuter.find((o) => o.prefix.contains(inner.prefix) && !isAncestor(o, inner.parent));
-          if (outer !== undefined) problems.push(`${inner.claim} ${inner.key} sits inside ${outer.key} only because ${carve.key} is carved out`);
+          if (outer !== undefined)
+            problems.push(`${inner.claim} ${inner.key} sits inside ${outer.key} only because ${carve.key} is carved out`);
         }
       }
     }
     if (problems.length > 0) {
-      throw new NetworkRegistryError("has-dependants", `NetworkClaim ${state.name} cannot be updated: ${problems.join("; ")}; release them first`);
+      throw new NetworkRegistryError(
+        "has-dependants",
+        `NetworkClaim ${state.name} cannot be updated: ${problems.join("; ")}; release them first`,
+      );
     }
   }
 
@@ -684,7 +773,9 @@ export class NetworkRegistry {
   }
 
   private describeDependants(groups: readonly [Grant, Grant[]][]): string {
-    return groups.map(([grant, children]) => `${grant.key} has delegations (${children.map((c) => `${c.claim} ${c.key}`).join(", ")})`).join("; ");
+    return groups
+      .map(([grant, children]) => `${grant.key} has delegations (${children.map((c) => `${c.claim} ${c.key}`).join(", ")})`)
+      .join("; ");
   }
 
   /** Release a grant and everything delegated from it: allocations go, declared records lose their grant. */
@@ -717,7 +808,9 @@ export class NetworkRegistry {
     for (const state of this.carving) {
       for (const record of state.declared.filter((r) => r.spec.status === "unavailable")) {
         const inside = state.declared.some((r) => r.grant?.kind === "allocated" && r.grant.prefix.contains(record.validated.prefix));
-        const warnings = inside ? undefined : [`carve-out ${record.status.prefix} is not inside any allocated record of ${state.name}, so it carves nothing out`];
+        const warnings = inside
+          ? undefined
+          : [`carve-out ${record.status.prefix} is not inside any allocated record of ${state.name}, so it carves nothing out`];
         if (stableStringify(warnings) !== stableStringify(record.status.warnings)) this.setStatus(record, { ...record.status, warnings });
       }
     }
@@ -758,10 +851,17 @@ export class NetworkRegistry {
     }
     for (const record of pending) {
       const outcome = this.evaluate(record.claim.name, record.validated, true);
-      const status = normalizeRecord({ ...record.spec, date: record.status.date, status: "unavailable", conflict: outcome.conflict, warnings: outcome.warnings });
+      const status = normalizeRecord({
+        ...record.spec,
+        date: record.status.date,
+        status: "unavailable",
+        conflict: outcome.conflict,
+        warnings: outcome.warnings,
+      });
       const { date: _old, ...before } = record.status;
       const { date: _new, ...after } = status;
-      if (record.status.date === undefined || stableStringify(before) !== stableStringify(after)) this.setStatus(record, { ...status, date });
+      if (record.status.date === undefined || stableStringify(before) !== stableStringify(after))
+        this.setStatus(record, { ...status, date });
       if (outcome.conflict?.reason === "SpecialPurpose") this.refused.delete(record);
       else record.watch = this.watchOf(record, outcome.parent, outcome.conflict?.nearestFree);
     }
@@ -803,8 +903,10 @@ export class NetworkRegistry {
         return {
           warnings,
           conflict: {
-            reason: "ParentNotFound", message: `${prefix.toString()} names parent ${parentRef.claim} ${validated.parentPrefix.toString()}, which is not an allocated record`,
-            claim: parentRef.claim, prefix: validated.parentPrefix.toString(),
+            reason: "ParentNotFound",
+            message: `${prefix.toString()} names parent ${parentRef.claim} ${validated.parentPrefix.toString()}, which is not an allocated record`,
+            claim: parentRef.claim,
+            prefix: validated.parentPrefix.toString(),
           },
         };
       }
@@ -828,16 +930,35 @@ export class NetworkRegistry {
     if (parent !== undefined) {
       const parentText = `${parent.claim} ${parent.key}`;
       if (!parent.prefix.contains(prefix)) {
-        return { conflict: { reason: "OutsideParent", message: `${text} is not inside its parent ${parentText}`, claim: parent.claim, prefix: parent.key } };
+        return {
+          conflict: {
+            reason: "OutsideParent",
+            message: `${text} is not inside its parent ${parentText}`,
+            claim: parent.claim,
+            prefix: parent.key,
+          },
+        };
       }
       if (!canDelegate(parent, claim)) {
-        return { conflict: { reason: "NotDelegable", message: `${parentText} does not delegate to ${claim} (add it to the parent's delegateTo)`, claim: parent.claim, prefix: parent.key } };
+        return {
+          conflict: {
+            reason: "NotDelegable",
+            message: `${parentText} does not delegate to ${claim} (add it to the parent's delegateTo)`,
+            claim: parent.claim,
+            prefix: parent.key,
+          },
+        };
       }
       const exclusion = this.carveOut(parent.claim, prefix);
       if (exclusion !== undefined) {
         return {
           blocker: exclusion,
-          conflict: { reason: "InsideExclusion", message: `${text} is inside ${exclusion.key}, which ${parent.claim} carved out of ${parent.key}`, claim: parent.claim, prefix: exclusion.key },
+          conflict: {
+            reason: "InsideExclusion",
+            message: `${text} is inside ${exclusion.key}, which ${parent.claim} carved out of ${parent.key}`,
+            claim: parent.claim,
+            prefix: exclusion.key,
+          },
         };
       }
     }
@@ -845,7 +966,8 @@ export class NetworkRegistry {
     for (const entry of this.grants.trie.overlapping(prefix)) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out" || isAncestor(grant, parent)) continue;
-        const relation: OverlapRelation = grant.prefix.length === prefix.length ? "equal" : grant.prefix.length < prefix.length ? "inside" : "contains";
+        const relation: OverlapRelation =
+          grant.prefix.length === prefix.length ? "equal" : grant.prefix.length < prefix.length ? "inside" : "contains";
         if (grant.claim !== claim) {
           // The outer record's owner has carved the inner range out: nesting is declared.
           if (relation !== "contains" && this.carveOut(grant.claim, prefix) !== undefined) continue;
@@ -855,8 +977,12 @@ export class NetworkRegistry {
         return {
           blocker: grant,
           conflict: {
-            reason: "Overlap", message: `${text} ${RELATION_TEXT[relation]} ${grant.key} allocated to ${owner} (${describeReference(grant.status.reference)})`,
-            relation, claim: grant.claim, prefix: grant.key, reference: grant.status.reference,
+            reason: "Overlap",
+            message: `${text} ${RELATION_TEXT[relation]} ${grant.key} allocated to ${owner} (${describeReference(grant.status.reference)})`,
+            relation,
+            claim: grant.claim,
+            prefix: grant.key,
+            reference: grant.status.reference,
           },
         };
       }
@@ -932,7 +1058,10 @@ export class NetworkRegistry {
           if (SEVERITY[this.policy.actionOf(candidate)] <= ceiling) return start;
           // Jump over the innermost range around the candidate that the policy likes less.
           const verdict = this.policy.check(candidate);
-          const worse = verdict.findings.filter((f) => SEVERITY[f.range.action] > ceiling).map((f) => this.tablePrefix(f.range.prefix)).filter((p) => p.contains(candidate));
+          const worse = verdict.findings
+            .filter((f) => SEVERITY[f.range.action] > ceiling)
+            .map((f) => this.tablePrefix(f.range.prefix))
+            .filter((p) => p.contains(candidate));
           const skip = worse.sort((a, b) => a.length - b.length)[0];
           start = skip === undefined ? start + BigInt(direction) * step : jump(skip, direction);
           continue;
@@ -970,11 +1099,15 @@ export class NetworkRegistry {
 
   private poolGrant(prefix: Prefix, claim: string): Grant {
     const grants = (this.grants.trie.get(prefix) ?? []).filter((g) => g.kind === "allocated");
-    if (grants.length === 0) throw new NetworkRegistryError("pool-not-found", `${prefix.toString()} is not an allocated record, so it cannot be a pool`);
+    if (grants.length === 0)
+      throw new NetworkRegistryError("pool-not-found", `${prefix.toString()} is not an allocated record, so it cannot be a pool`);
     // A claim's own record first: after a whole-pool delegation the delegate allocates from its copy.
     const pool = grants.find((g) => g.claim === claim) ?? grants.find((g) => canDelegate(g, claim));
     if (pool === undefined) {
-      throw new NetworkRegistryError("not-delegable", `${prefix.toString()} belongs to ${grants.map((g) => g.claim).join(", ")} and does not delegate to ${claim}`);
+      throw new NetworkRegistryError(
+        "not-delegable",
+        `${prefix.toString()} belongs to ${grants.map((g) => g.claim).join(", ")} and does not delegate to ${claim}`,
+      );
     }
     return pool;
   }
@@ -989,7 +1122,13 @@ export class NetworkRegistry {
     const pool = this.grants.trie.get(prefix)?.find((g) => g.kind === "allocated");
     if (pool !== undefined) return this.grants.poolSpace(pool);
     if (this.grants.trie.covering(prefix).some((e) => e.value.some((g) => g.kind === "allocated"))) return new FreeSpace(prefix, [prefix]);
-    return new FreeSpace(prefix, this.grants.trie.coveredBy(prefix).filter((e) => e.value.some((g) => g.kind === "allocated")).map((e) => e.prefix));
+    return new FreeSpace(
+      prefix,
+      this.grants.trie
+        .coveredBy(prefix)
+        .filter((e) => e.value.some((g) => g.kind === "allocated"))
+        .map((e) => e.prefix),
+    );
   }
 
   /**
@@ -1009,10 +1148,13 @@ export class NetworkRegistry {
     for (const entry of this.grants.trie) {
       for (const grant of entry.value) {
         if (grant.kind === "carve-out") continue;
-        if (this.policy.actionOf(grant.prefix) === "reject") throw fail(`${grant.claim} ${grant.key} is granted, but the policy rejects it`);
+        if (this.policy.actionOf(grant.prefix) === "reject")
+          throw fail(`${grant.claim} ${grant.key} is granted, but the policy rejects it`);
         const parent = grant.parent;
-        if (parent !== undefined && !parent.prefix.contains(grant.prefix)) throw fail(`${grant.claim} ${grant.key} is not inside its parent ${parent.claim} ${parent.key}`);
-        if (parent !== undefined && !canDelegate(parent, grant.claim)) throw fail(`${parent.claim} ${parent.key} does not delegate to ${grant.claim} (${grant.key})`);
+        if (parent !== undefined && !parent.prefix.contains(grant.prefix))
+          throw fail(`${grant.claim} ${grant.key} is not inside its parent ${parent.claim} ${parent.key}`);
+        if (parent !== undefined && !canDelegate(parent, grant.claim))
+          throw fail(`${parent.claim} ${parent.key} does not delegate to ${grant.claim} (${grant.key})`);
         for (const other of this.grants.trie.overlapping(grant.prefix).flatMap((e) => e.value)) {
           if (other === grant || other.kind === "carve-out") continue;
           const [outer, inner] = other.prefix.length <= grant.prefix.length ? [other, grant] : [grant, other];
@@ -1044,15 +1186,22 @@ function compareRecords(a: RecordState, b: RecordState): number {
 }
 
 /** A recorded status, checked against its spec: the spec's fields, an outcome, and a conflict only when refused. */
-function statusOf(raw: AddressRecord | undefined, key: string, spec: AddressRecord, fail: (message: string) => NetworkRegistryError): AddressRecord {
+function statusOf(
+  raw: AddressRecord | undefined,
+  key: string,
+  spec: AddressRecord,
+  fail: (message: string) => NetworkRegistryError,
+): AddressRecord {
   if (typeof raw !== "object" || raw === null || raw.prefix !== key) throw fail("the status entry does not match the spec record");
   if (raw.status !== "allocated" && raw.status !== "unavailable") throw fail("status must be allocated or unavailable");
   if (typeof raw.date !== "string" || Number.isNaN(Date.parse(raw.date))) throw fail("status date must be an ISO-8601 time");
   const status = normalizeRecord(raw, key);
   const { date: _date, status: outcome, conflict, warnings: _warnings, ...fields } = status;
   if (stableStringify(fields) !== stableStringify({ ...spec, status: undefined })) throw fail("status disagrees with spec");
-  if (spec.status === "unavailable" && (outcome !== "unavailable" || conflict !== undefined)) throw fail("a carve-out's status must be unavailable without a conflict");
-  if (spec.status !== "unavailable" && (outcome === "allocated") === (conflict !== undefined)) throw fail("a record is either allocated or refused with a conflict");
+  if (spec.status === "unavailable" && (outcome !== "unavailable" || conflict !== undefined))
+    throw fail("a carve-out's status must be unavailable without a conflict");
+  if (spec.status !== "unavailable" && (outcome === "allocated") === (conflict !== undefined))
+    throw fail("a record is either allocated or refused with a conflict");
   return status;
 }
 

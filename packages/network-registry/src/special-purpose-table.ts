@@ -45,7 +45,12 @@ export const IPV4_SPECIAL_PURPOSE: readonly SpecialPurposeRange[] = [
   { prefix: "198.51.100.0/24", name: "Documentation (TEST-NET-2)", rfc: "RFC 5737", action: "warn" },
   { prefix: "203.0.113.0/24", name: "Documentation (TEST-NET-3)", rfc: "RFC 5737", action: "warn" },
   { prefix: "224.0.0.0/4", name: "Multicast", rfc: "RFC 5771", action: "reject" },
-  { prefix: "240.0.0.0/4", name: "Reserved (class E; usable on some networks, but network gear may drop it)", rfc: "RFC 1112", action: "warn" },
+  {
+    prefix: "240.0.0.0/4",
+    name: "Reserved (class E; usable on some networks, but network gear may drop it)",
+    rfc: "RFC 1112",
+    action: "warn",
+  },
   { prefix: "255.255.255.255/32", name: "Limited Broadcast", rfc: "RFC 8190", action: "reject" },
 ];
 
@@ -83,8 +88,14 @@ export const IPV6_SPECIAL_PURPOSE: readonly SpecialPurposeRange[] = [
 
 /** What applies where no table entry matches. */
 export const IPV4_DEFAULT: SpecialPurposeRange = {
-  prefix: "0.0.0.0/0", name: "Global Unicast (public space; routes here shadow Internet destinations)", rfc: "RFC 791", action: "warn",
+  prefix: "0.0.0.0/0",
+  name: "Global Unicast (public space; routes here shadow Internet destinations)",
+  rfc: "RFC 791",
+  action: "warn",
 };
 export const IPV6_DEFAULT: SpecialPurposeRange = {
-  prefix: "::/0", name: "Reserved by IETF (unassigned IPv6 space)", rfc: "RFC 4291", action: "warn",
+  prefix: "::/0",
+  name: "Reserved by IETF (unassigned IPv6 space)",
+  rfc: "RFC 4291",
+  action: "warn",
 };

@@ -3,7 +3,12 @@ import { parsePrefix, parseTablePrefix } from "./parse.js";
 import { Prefix } from "./prefix.js";
 import { describeValue } from "./describe-value.js";
 import {
-  IPV4_DEFAULT, IPV4_SPECIAL_PURPOSE, IPV6_DEFAULT, IPV6_SPECIAL_PURPOSE, type SpecialPurposeAction, type SpecialPurposeRange,
+  IPV4_DEFAULT,
+  IPV4_SPECIAL_PURPOSE,
+  IPV6_DEFAULT,
+  IPV6_SPECIAL_PURPOSE,
+  type SpecialPurposeAction,
+  type SpecialPurposeRange,
 } from "./special-purpose-table.js";
 import { PrefixTrie } from "./trie.js";
 
@@ -41,16 +46,24 @@ export class SpecialPurposePolicy {
   private readonly table = new PrefixTrie<SpecialPurposeRange>();
 
   constructor(overrides: readonly SpecialPurposeOverride[] = []) {
-    if (!Array.isArray(overrides)) throw new NetworkRegistryError("invalid-argument", `SpecialPurposePolicy takes a list of overrides, got ${describeValue(overrides)}`);
+    if (!Array.isArray(overrides))
+      throw new NetworkRegistryError("invalid-argument", `SpecialPurposePolicy takes a list of overrides, got ${describeValue(overrides)}`);
     for (const range of [...IPV4_SPECIAL_PURPOSE, ...IPV6_SPECIAL_PURPOSE]) this.table.insert(parseTablePrefix(range.prefix), range);
     for (const override of overrides as readonly SpecialPurposeOverride[]) {
-      if (typeof override !== "object" || override === null) throw new NetworkRegistryError("invalid-argument", `a special-purpose override must be an object, got ${describeValue(override)}`);
+      if (typeof override !== "object" || override === null)
+        throw new NetworkRegistryError("invalid-argument", `a special-purpose override must be an object, got ${describeValue(override)}`);
       const prefix = parsePrefix(override.prefix);
-      if ((override.name !== undefined && typeof override.name !== "string") || (override.rfc !== undefined && typeof override.rfc !== "string")) {
+      if (
+        (override.name !== undefined && typeof override.name !== "string") ||
+        (override.rfc !== undefined && typeof override.rfc !== "string")
+      ) {
         throw new NetworkRegistryError("invalid-argument", `special-purpose override for ${override.prefix}: name and rfc must be strings`);
       }
       if (!["reject", "warn", "allow"].includes(override.action)) {
-        throw new NetworkRegistryError("invalid-argument", `special-purpose override for ${override.prefix}: action must be reject, warn or allow`);
+        throw new NetworkRegistryError(
+          "invalid-argument",
+          `special-purpose override for ${override.prefix}: action must be reject, warn or allow`,
+        );
       }
       const existing = this.table.get(prefix) ?? (prefix.length === 0 ? (prefix.family === 4 ? IPV4_DEFAULT : IPV6_DEFAULT) : undefined);
       this.table.insert(prefix, {
@@ -81,7 +94,8 @@ export class SpecialPurposePolicy {
 
   check(input: string | Prefix): SpecialPurposeVerdict {
     const prefix = typeof input === "string" ? parsePrefix(input) : input;
-    if (!(prefix instanceof Prefix)) throw new NetworkRegistryError("invalid-argument", `check takes a prefix string or a Prefix, got ${describeValue(input)}`);
+    if (!(prefix instanceof Prefix))
+      throw new NetworkRegistryError("invalid-argument", `check takes a prefix string or a Prefix, got ${describeValue(input)}`);
     const covering = this.table.covering(prefix);
     const innermost = covering[covering.length - 1]?.value ?? (prefix.family === 4 ? IPV4_DEFAULT : IPV6_DEFAULT);
     const findings: SpecialPurposeFinding[] = [{ range: innermost, relation: "inside" }];
@@ -93,7 +107,10 @@ export class SpecialPurposePolicy {
     const text = prefix.toString();
     const reasons = findings
       .filter((f) => f.range.action === action && action !== "allow")
-      .map((f) => `${f.relation === "inside" ? "is inside" : "contains"} ${f.range.prefix} ${f.range.name}${f.range.rfc ? ` (${f.range.rfc})` : ""}`);
+      .map(
+        (f) =>
+          `${f.relation === "inside" ? "is inside" : "contains"} ${f.range.prefix} ${f.range.name}${f.range.rfc ? ` (${f.range.rfc})` : ""}`,
+      );
     return { prefix: text, action, findings, message: reasons.length === 0 ? "" : `${text} ${reasons.join("; ")}` };
   }
 }

@@ -8,7 +8,12 @@ import type { IPFamily } from "./words.js";
  * base values so that random prefixes nest and collide often.
  */
 
-const word = fc.oneof(fc.constant(0), fc.constant(0xffffffff), fc.constantFrom(0x0a000000, 0x0a600000, 0xc0a80000), fc.nat({ max: 0xffffffff }));
+const word = fc.oneof(
+  fc.constant(0),
+  fc.constant(0xffffffff),
+  fc.constantFrom(0x0a000000, 0x0a600000, 0xc0a80000),
+  fc.nat({ max: 0xffffffff }),
+);
 
 export function addressArbitrary(family: IPFamily): fc.Arbitrary<IPAddress> {
   if (family === 4) return word.map((w) => new IPAddress(4, w));
@@ -17,7 +22,10 @@ export function addressArbitrary(family: IPFamily): fc.Arbitrary<IPAddress> {
 
 export function prefixArbitrary(family: IPFamily): fc.Arbitrary<Prefix> {
   const max = family === 4 ? 32 : 128;
-  const lengths = family === 4 ? fc.integer({ min: 0, max }) : fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 28, max: 72 }), fc.integer({ min: 0, max }));
+  const lengths =
+    family === 4
+      ? fc.integer({ min: 0, max })
+      : fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 28, max: 72 }), fc.integer({ min: 0, max }));
   return fc.tuple(addressArbitrary(family), lengths).map(([address, length]) => Prefix.from(address, length));
 }
 

@@ -74,7 +74,9 @@ describe("PrefixTrie", () => {
           expect(keys([...trie])).toEqual(keys(all));
           // Enough lookups switch the trie to its flattened index: both paths must agree with the oracle.
           for (const round of ["trie walk", "flat index"]) {
-            if (round === "flat index") { for (let k = 0; k < 40 + all.length; k++) trie.lookup(addresses[0]!); }
+            if (round === "flat index") {
+              for (let k = 0; k < 40 + all.length; k++) trie.lookup(addresses[0]!);
+            }
             const probes = [...addresses, ...all.flatMap((e) => [e.prefix.first(), e.prefix.last()])];
             for (const address of probes) {
               const expected = all.filter((e) => oracleContains(e.prefix, address)).sort((a, b) => b.prefix.length - a.prefix.length)[0];

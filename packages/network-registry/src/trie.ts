@@ -230,7 +230,8 @@ export class PrefixTrie<T> {
 
   /** IPv4 longest-prefix match on a 32-bit unsigned address (no parsing, no allocation). */
   lookup4(address: number): PrefixEntry<T> | undefined {
-    if (!isWord(address)) throw new NetworkRegistryError("invalid-argument", `lookup4 takes an unsigned 32-bit IPv4 address, got ${describeValue(address)}`);
+    if (!isWord(address))
+      throw new NetworkRegistryError("invalid-argument", `lookup4 takes an unsigned 32-bit IPv4 address, got ${describeValue(address)}`);
     const flat = this.index4();
     if (flat !== undefined) return flat.lookup(address);
     let best: PrefixEntry<T> | undefined;

@@ -31,10 +31,7 @@ export function bitAt(w0: number, w1: number, w2: number, w3: number, position: 
 }
 
 /** Length of the common leading bits of two four-word values (0..128). */
-export function commonPrefixLength(
-  a0: number, a1: number, a2: number, a3: number,
-  b0: number, b1: number, b2: number, b3: number,
-): number {
+export function commonPrefixLength(a0: number, a1: number, a2: number, a3: number, b0: number, b1: number, b2: number, b3: number): number {
   let x = (a0 ^ b0) >>> 0;
   if (x !== 0) return Math.clz32(x);
   x = (a1 ^ b1) >>> 0;
@@ -47,10 +44,7 @@ export function commonPrefixLength(
 }
 
 /** Compare two four-word values as unsigned 128-bit integers. */
-export function compareWords(
-  a0: number, a1: number, a2: number, a3: number,
-  b0: number, b1: number, b2: number, b3: number,
-): number {
+export function compareWords(a0: number, a1: number, a2: number, a3: number, b0: number, b1: number, b2: number, b3: number): number {
   if (a0 !== b0) return a0 < b0 ? -1 : 1;
   if (a1 !== b1) return a1 < b1 ? -1 : 1;
   if (a2 !== b2) return a2 < b2 ? -1 : 1;
@@ -98,7 +92,10 @@ export function formatIPv6(w0: number, w1: number, w2: number, w3: number): stri
     }
   }
   const hex = (from: number, to: number): string =>
-    groups.slice(from, to).map((g) => g.toString(16)).join(":");
+    groups
+      .slice(from, to)
+      .map((g) => g.toString(16))
+      .join(":");
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }

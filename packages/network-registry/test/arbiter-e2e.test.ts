@@ -55,10 +55,14 @@ describe("arbiter end to end: concurrent components, failover by SIGKILL", () =>
     await startArbiter();
     await startArbiter();
     // The shared pool every component allocates its blocks from.
-    const pool = await claim(plane.client, {
-      metadata: { name: "node-pool" },
-      spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: POOL, delegateTo: ["*"] }] },
-    }, { timeoutMs: 20_000 });
+    const pool = await claim(
+      plane.client,
+      {
+        metadata: { name: "node-pool" },
+        spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: POOL, delegateTo: ["*"] }] },
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(pool.status?.phase).toBe("Allocated");
     for (let i = 0; i < CLAIMANTS; i++) claimants.push(new LineProcess("claimant-process.mjs", [plane.url, String(i)]));
   }, 60_000);
@@ -86,8 +90,13 @@ describe("arbiter end to end: concurrent components, failover by SIGKILL", () =>
       const roundResults = lines.map((line) => JSON.parse(line) as RoundResult);
       for (const result of roundResults) expect(result.error, `${result.name}`).toBeUndefined();
       // The winner is the claim created first (creationTimestamp, then resourceVersion).
-      const byCreation = [...roundResults].sort((a, b) => compareCreation({ metadata: { name: a.name, ...a.created } }, { metadata: { name: b.name, ...b.created } }));
-      expect(byCreation.map((r) => r.phase), `round ${round}: ${byCreation.map((r) => r.name).join(", ")}`).toEqual(["Allocated", "Conflict", "Conflict", "Conflict"]);
+      const byCreation = [...roundResults].sort((a, b) =>
+        compareCreation({ metadata: { name: a.name, ...a.created } }, { metadata: { name: b.name, ...b.created } }),
+      );
+      expect(
+        byCreation.map((r) => r.phase),
+        `round ${round}: ${byCreation.map((r) => r.name).join(", ")}`,
+      ).toEqual(["Allocated", "Conflict", "Conflict", "Conflict"]);
       results.push(...roundResults);
     }
     expect(kills).toBe(KILL_AT.size);
@@ -103,20 +112,38 @@ describe("arbiter end to end: concurrent components, failover by SIGKILL", () =>
     // Sequence order is creation order.
     const created = new Map(results.map((r) => [r.name, r.created!]));
     const bySequence = [...claims].sort((a, b) => a.status!.sequence! - b.status!.sequence!).filter((c) => created.has(c.metadata.name));
-    const byCreation = [...bySequence].sort((a, b) => compareCreation({ metadata: { name: a.metadata.name, ...created.get(a.metadata.name) } }, { metadata: { name: b.metadata.name, ...created.get(b.metadata.name) } }));
+    const byCreation = [...bySequence].sort((a, b) =>
+      compareCreation(
+        { metadata: { name: a.metadata.name, ...created.get(a.metadata.name) } },
+        { metadata: { name: b.metadata.name, ...created.get(b.metadata.name) } },
+      ),
+    );
     expect(bySequence.map((c) => c.metadata.name)).toEqual(byCreation.map((c) => c.metadata.name));
 
     const registry = new NetworkRegistry();
     for (const object of decisionOrder(claims).ordered) {
       const verdict = registry.claim(claimOf(object)).status!.addressSpace;
       const stored = object.status!.addressSpace!;
-      expect(stored.map((r) => [r.prefix, r.status, r.conflict?.claim]), object.metadata.name).toEqual(verdict.map((r) => [r.prefix, r.status, r.conflict?.claim]));
+      expect(
+        stored.map((r) => [r.prefix, r.status, r.conflict?.claim]),
+        object.metadata.name,
+      ).toEqual(verdict.map((r) => [r.prefix, r.status, r.conflict?.claim]));
     }
     // Each recorded block replays into the pure registry: none is handed out twice.
     for (const object of decisionOrder(allocations).ordered) {
       expect(object.status?.phase, object.metadata.name).toBe("Allocated");
       const { spec } = object;
-      expect(() => registry.allocate({ claim: spec.claim, reference: spec.reference, from: spec.pool, prefixLength: spec.prefixLength, prefix: object.status!.prefix! }), object.metadata.name).not.toThrow();
+      expect(
+        () =>
+          registry.allocate({
+            claim: spec.claim,
+            reference: spec.reference,
+            from: spec.pool,
+            prefixLength: spec.prefixLength,
+            prefix: object.status!.prefix!,
+          }),
+        object.metadata.name,
+      ).not.toThrow();
     }
     expect(new Set(allocations.map((a) => a.status!.prefix)).size).toBe(allocations.length);
     expect(new Set(results.map((r) => r.block)).size).toBe(results.length);

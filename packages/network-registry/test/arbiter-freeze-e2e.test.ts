@@ -37,22 +37,32 @@ describe("arbiter end to end: the leader frozen with SIGSTOP longer than its Lea
   };
   const logOf = (identity: string): LogLine[] => {
     try {
-      return readFileSync(join(dir, `${identity}.log`), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as LogLine);
+      return readFileSync(join(dir, `${identity}.log`), "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LogLine);
     } catch {
       return [];
     }
   };
-  const leaseHolder = async () => (await plane.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, "kube-system", "kana-arbiter")).spec?.holderIdentity || undefined;
+  const leaseHolder = async () =>
+    (await plane.client.get<{ spec?: { holderIdentity?: string } }>(LEASES, "kube-system", "kana-arbiter")).spec?.holderIdentity ||
+    undefined;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "kana-freeze-"));
     plane = await startKanaPlane();
     await startArbiter("arbiter-a");
     await startArbiter("arbiter-b");
-    const pool = await claim(plane.client, {
-      metadata: { name: "node-pool" },
-      spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: POOL, delegateTo: ["*"] }] },
-    }, { timeoutMs: 20_000 });
+    const pool = await claim(
+      plane.client,
+      {
+        metadata: { name: "node-pool" },
+        spec: { addressSpace: [{ reference: { group: "", resource: "nodes" }, prefix: POOL, delegateTo: ["*"] }] },
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(pool.status?.phase).toBe("Allocated");
   }, 60_000);
 
@@ -83,7 +93,9 @@ describe("arbiter end to end: the leader frozen with SIGSTOP longer than its Lea
       while (creating) {
         const name = `node-${created++}`;
         await plane.client.create(NETWORK_ALLOCATIONS, undefined, {
-          apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkAllocation", metadata: { name },
+          apiVersion: "kana.kubekit.io/v1alpha1",
+          kind: "NetworkAllocation",
+          metadata: { name },
           spec: { claim: "kubelet", pool: POOL, prefixLength: 28, reference: { group: "", resource: "nodes", name } },
         });
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -110,10 +122,14 @@ describe("arbiter end to end: the leader frozen with SIGSTOP longer than its Lea
       expect(logOf(other).some((l) => l.msg === "writing status")).toBe(true);
 
       // Everything decided, each block once, and no block ever changed.
-      const decided = await eventually("every allocation decided", async () => {
-        const items = (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items;
-        return items.length === created && items.every((a) => a.status?.phase === "Allocated") ? items : undefined;
-      }, 30_000);
+      const decided = await eventually(
+        "every allocation decided",
+        async () => {
+          const items = (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items;
+          return items.length === created && items.every((a) => a.status?.phase === "Allocated") ? items : undefined;
+        },
+        30_000,
+      );
       expect(new Set(decided.map((a) => a.status!.prefix)).size).toBe(decided.length);
       const changed = [...seen].filter(([, blocks]) => blocks.size > 1).map(([name, blocks]) => `${name}: ${[...blocks].join(" → ")}`);
       expect(changed).toEqual([]);

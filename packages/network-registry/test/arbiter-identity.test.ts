@@ -35,7 +35,9 @@ describe("the arbiter's identity and failed writes", { timeout: 30_000 }, () => 
   beforeAll(async () => {
     plane = await startKanaPlane({ authentication: { tokenFile: TOKENS }, authorization: { modes: ["RBAC"] } }, { token: "admin-token" });
     await plane.client.create(BINDINGS, undefined, {
-      apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "kana-claimant-kcm" },
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "kana-claimant-kcm" },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "kana:claimant" },
       subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "system:kube-controller-manager" }],
     });
@@ -49,11 +51,16 @@ describe("the arbiter's identity and failed writes", { timeout: 30_000 }, () => 
   it("decides every other claim when one claim's status cannot be written, and reports that one", async () => {
     arbiters.push(await runArbiter({ config: { server: plane.url, token: "admin-token" }, leaderElection: false }));
     const kcm = as("kcm-token");
-    await kcm.create(NETWORK_CLAIMS, undefined, { apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkClaim", ...claimOf("kube-controller-manager", "10.64.0.0/10") });
+    await kcm.create(NETWORK_CLAIMS, undefined, {
+      apiVersion: "kana.kubekit.io/v1alpha1",
+      kind: "NetworkClaim",
+      ...claimOf("kube-controller-manager", "10.64.0.0/10"),
+    });
     const later = await claim(plane.client, claimOf("cni", "10.200.0.0/16"), { timeoutMs: 15_000 });
     expect(later.status?.phase).toBe("Allocated");
     const event = await eventually("a StatusWriteFailed Event", async () => {
-      const events = (await plane.client.list<{ reason?: string; message?: string; involvedObject?: { name?: string } }>(EVENTS, "default")).items;
+      const events = (await plane.client.list<{ reason?: string; message?: string; involvedObject?: { name?: string } }>(EVENTS, "default"))
+        .items;
       return events.find((e) => e.reason === "StatusWriteFailed" && e.involvedObject?.name === "kube-controller-manager");
     });
     expect(event.message).toContain("NetworkClaim kube-controller-manager is well-known: admin may not write it");
@@ -67,7 +74,12 @@ describe("the arbiter's identity and failed writes", { timeout: 30_000 }, () => 
     const binding = await plane.client.get<{ subjects?: unknown[] }>(BINDINGS, undefined, "kana:arbiter");
     expect(binding.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "kana-ops" }]);
     // kana-ops has no other role: the binding is what lets it lead, write status and Events.
-    arbiters.push(await runArbiter({ config: { server: plane.url, token: "ops-token" }, leaderElection: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 } }));
+    arbiters.push(
+      await runArbiter({
+        config: { server: plane.url, token: "ops-token" },
+        leaderElection: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+      }),
+    );
     const decided = await eventually("kube-controller-manager decided", async () => {
       const object = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "kube-controller-manager");
       return object.status?.phase;

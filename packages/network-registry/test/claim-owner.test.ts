@@ -20,7 +20,9 @@ const TOKENS = [
 
 const BINDINGS = { group: "rbac.authorization.k8s.io", version: "v1", resource: "clusterrolebindings", namespaced: false };
 const bind = (name: string, role: string, user: string) => ({
-  apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name },
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  metadata: { name },
   roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
   subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
 });
@@ -60,28 +62,51 @@ describe("claim ownership", { timeout: 30_000 }, () => {
     const decided = await claim(cni, owned("cni", "10.100.0.0/16"), { timeoutMs: 15_000 });
     expect(decided.status?.phase).toBe("Allocated");
     // A pool the owner delegates from: the arbiter puts its finalizer on it before recording a block from it.
-    const pool = { metadata: { name: "cni-pool", annotations: { "kana.kubekit.io/owner": "cni" } }, spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.110.0.0/16", delegateTo: ["*"] }] } };
+    const pool = {
+      metadata: { name: "cni-pool", annotations: { "kana.kubekit.io/owner": "cni" } },
+      spec: { addressSpace: [{ reference: { group: "", resource: "pods" }, prefix: "10.110.0.0/16", delegateTo: ["*"] }] },
+    };
     expect((await claim(cni, pool, { timeoutMs: 15_000 })).status?.phase).toBe("Allocated");
-    const block = await allocate(plane.client, { claim: "node-ipam", pool: "10.110.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name: "node-a" } }, { timeoutMs: 15_000 });
+    const block = await allocate(
+      plane.client,
+      { claim: "node-ipam", pool: "10.110.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name: "node-a" } },
+      { timeoutMs: 15_000 },
+    );
     expect(block.status?.prefix).toBe("10.110.0.0/24");
     const held = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni-pool");
     expect(held.metadata.finalizers).toEqual(["kana.kubekit.io/delegations"]);
     await release(plane.client, block.metadata.name);
 
-    const rewrite = await lb.patch(NETWORK_CLAIMS, undefined, "cni", { spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.101.0.0/16" }] } }, PATCH_MERGE).catch((e: unknown) => e);
+    const rewrite = await lb
+      .patch(
+        NETWORK_CLAIMS,
+        undefined,
+        "cni",
+        { spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.101.0.0/16" }] } },
+        PATCH_MERGE,
+      )
+      .catch((e: unknown) => e);
     expect(rewrite).toMatchObject({ code: 403 });
     expect((rewrite as Error).message).toContain("NetworkClaim cni is owned by cni: load-balancer may not change or delete it");
-    const takeOver = await lb.patch(NETWORK_CLAIMS, undefined, "cni", { metadata: { annotations: { "kana.kubekit.io/owner": "load-balancer" } } }, PATCH_MERGE).catch((e: unknown) => e);
+    const takeOver = await lb
+      .patch(NETWORK_CLAIMS, undefined, "cni", { metadata: { annotations: { "kana.kubekit.io/owner": "load-balancer" } } }, PATCH_MERGE)
+      .catch((e: unknown) => e);
     expect(takeOver).toMatchObject({ code: 403 });
     const removal = await lb.delete(NETWORK_CLAIMS, undefined, "cni").catch((e: unknown) => e);
     expect(removal).toMatchObject({ code: 403 });
 
     const changed = await claim(cni, owned("cni", "10.102.0.0/16"), { timeoutMs: 15_000 });
     expect(changed.status?.allocatedPrefixes).toBe("10.102.0.0/16");
-    const handOver = await cni.patch(NETWORK_CLAIMS, undefined, "cni", { metadata: { annotations: { "kana.kubekit.io/owner": "load-balancer" } } }, PATCH_MERGE).catch((e: unknown) => e);
+    const handOver = await cni
+      .patch(NETWORK_CLAIMS, undefined, "cni", { metadata: { annotations: { "kana.kubekit.io/owner": "load-balancer" } } }, PATCH_MERGE)
+      .catch((e: unknown) => e);
     expect(handOver).toMatchObject({ code: 403 });
     await cni.delete(NETWORK_CLAIMS, undefined, "cni");
     const gone = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni").catch((e: unknown) => e);
-    expect(gone === undefined || (gone as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !== undefined || (gone as { code?: number }).code === 404).toBe(true);
+    expect(
+      gone === undefined ||
+        (gone as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !== undefined ||
+        (gone as { code?: number }).code === 404,
+    ).toBe(true);
   });
 });

@@ -20,7 +20,8 @@ describeConsumer(join(import.meta.dirname, ".."), {
       argv: ["kana", "claim", "-f", "claim.yaml", "--kubeconfig", "missing-kubeconfig"],
       files: { "claim.yaml": claim },
       code: 2,
-      stderr: /^kana: kana claim talks to a cluster through @kubekit\/generic-controlplane, which is not installed: npm install @kubekit\/generic-controlplane\n$/,
+      stderr:
+        /^kana: kana claim talks to a cluster through @kubekit\/generic-controlplane, which is not installed: npm install @kubekit\/generic-controlplane\n$/,
     },
   ],
 });

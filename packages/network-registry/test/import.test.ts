@@ -23,18 +23,24 @@ describe("kana import", { timeout: 60_000 }, () => {
   let kubeconfig: string;
 
   beforeAll(async () => {
-    plane = await startKanaPlane({ authentication: { tokenFile: TOKENS }, authorization: { modes: ["RBAC"] } }, { token: "ops-token", install: false });
+    plane = await startKanaPlane(
+      { authentication: { tokenFile: TOKENS }, authorization: { modes: ["RBAC"] } },
+      { token: "ops-token", install: false },
+    );
     await install(plane.client, { arbiterIdentity: "kana-ops" });
     arbiter = await runArbiter({ config: { server: plane.url, token: "ops-token" }, leaderElection: false });
     dir = mkdtempSync(join(tmpdir(), "kana-import-"));
     kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, `apiVersion: v1
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
 kind: Config
 clusters: [{name: test, cluster: {server: "${plane.url}"}}]
 users: [{name: ops, user: {token: ops-token}}]
 contexts: [{name: test, context: {cluster: test, user: ops}}]
 current-context: test
-`);
+`,
+    );
   });
   afterAll(async () => {
     await arbiter?.stop();
@@ -48,7 +54,12 @@ current-context: test
     const printed = await kana(["import", "--kubeconfig", kubeconfig, ...flags]);
     expect(printed.code).toBe(0);
     const claims = parseAllDocuments(printed.stdout).map((d) => d.toJS() as NetworkClaimObject);
-    expect(claims.map((c) => [c.metadata.name, c.spec.addressSpace.map((r) => `${r.prefix}${r.status === "unavailable" ? " unavailable" : ""}`)])).toEqual([
+    expect(
+      claims.map((c) => [
+        c.metadata.name,
+        c.spec.addressSpace.map((r) => `${r.prefix}${r.status === "unavailable" ? " unavailable" : ""}`),
+      ]),
+    ).toEqual([
       ["kube-apiserver", ["10.96.0.0/16"]],
       ["kube-controller-manager", ["10.64.0.0/10", "10.96.0.0/16 unavailable"]],
     ]);
@@ -58,7 +69,9 @@ current-context: test
   it("applies them with --apply and waits for the arbiter", async () => {
     const applied = await kana(["import", "--kubeconfig", kubeconfig, ...flags, "--apply"]);
     expect(applied.stderr).toMatch(/^kana: note: ServiceCIDRs \(networking.k8s.io\) are not served/);
-    expect(applied.stdout).toBe("networkclaim/kube-apiserver Allocated 10.96.0.0/16\nnetworkclaim/kube-controller-manager Allocated 10.64.0.0/10\n");
+    expect(applied.stdout).toBe(
+      "networkclaim/kube-apiserver Allocated 10.96.0.0/16\nnetworkclaim/kube-controller-manager Allocated 10.64.0.0/10\n",
+    );
     expect(applied.code).toBe(0);
     const stored = await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "kube-controller-manager");
     expect(stored.status?.phase).toBe("Allocated");

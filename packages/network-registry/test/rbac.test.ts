@@ -37,9 +37,16 @@ describe("RBAC and the well-known claims policy", () => {
     const bindings = { group: "rbac.authorization.k8s.io", version: "v1", resource: "clusterrolebindings", namespaced: false };
     await plane.client.create(bindings, undefined, binding("kana-claimant-cni", "kana:claimant", "cni"));
     await plane.client.create(bindings, undefined, binding("kana-claimant-kcm", "kana:claimant", "system:kube-controller-manager"));
-    await plane.client.create(bindings, undefined, binding("kana-arbiter", "kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter"));
+    await plane.client.create(
+      bindings,
+      undefined,
+      binding("kana-arbiter", "kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter"),
+    );
     // The arbiter runs with nothing but its role (its Lease, status, finalizers, Events).
-    arbiter = await runArbiter({ config: { server: plane.url, token: "arbiter-token" }, leaderElection: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 } });
+    arbiter = await runArbiter({
+      config: { server: plane.url, token: "arbiter-token" },
+      leaderElection: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 },
+    });
     cni = as("cni-token");
     kcm = as("kcm-token");
   });
@@ -58,7 +65,9 @@ describe("RBAC and the well-known claims policy", () => {
   it("another claimant may not write a well-known claim", async () => {
     const error = await claim(cni, claimOf("kube-apiserver", "10.96.0.0/12")).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "api-error" });
-    expect((error as Error).message).toContain("ValidatingAdmissionPolicy 'kana-well-known-claims' with binding 'kana-well-known-claims' denied request: NetworkClaim kube-apiserver is well-known: cni may not write it");
+    expect((error as Error).message).toContain(
+      "ValidatingAdmissionPolicy 'kana-well-known-claims' with binding 'kana-well-known-claims' denied request: NetworkClaim kube-apiserver is well-known: cni may not write it",
+    );
     const deleteError = await cni.delete(NETWORK_CLAIMS, undefined, "kube-controller-manager").catch((e: unknown) => e);
     expect(deleteError).toMatchObject({ code: 403 });
   });
@@ -66,8 +75,12 @@ describe("RBAC and the well-known claims policy", () => {
   it("a claimant claims its own ranges but cannot write status", async () => {
     const decided = await claim(cni, claimOf("cni", "10.100.0.0/16"), { timeoutMs: 15_000 });
     expect(decided.status).toMatchObject({ phase: "Conflict" });
-    const forged = await cni.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni", { status: { phase: "Allocated" } }, PATCH_MERGE, "status").catch((e: unknown) => e);
+    const forged = await cni
+      .patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "cni", { status: { phase: "Allocated" } }, PATCH_MERGE, "status")
+      .catch((e: unknown) => e);
     expect(forged).toMatchObject({ code: 403, reason: "Forbidden" });
-    expect((forged as Error).message).toBe('networkclaims.kana.kubekit.io "cni" is forbidden: User "cni" cannot patch resource "networkclaims/status" in API group "kana.kubekit.io" at the cluster scope');
+    expect((forged as Error).message).toBe(
+      'networkclaims.kana.kubekit.io "cni" is forbidden: User "cni" cannot patch resource "networkclaims/status" in API group "kana.kubekit.io" at the cluster scope',
+    );
   });
 });

@@ -29,10 +29,17 @@ it("runs the README's On Kubernetes example", async () => {
     spec: { addressSpace: [{ reference: { group: "cilium.io", resource: "ciliumnodes" }, prefix: "10.244.128.0/17" }] },
   });
   expect([cni.status?.phase, cni.status?.addressSpace?.[0]?.conflict?.message]).toEqual([
-    "Conflict", "10.244.128.0/17 is inside 10.244.0.0/16 allocated to pod-network (pods); nearest free /17: 10.245.0.0/17",
+    "Conflict",
+    "10.244.128.0/17 is inside 10.244.0.0/16 allocated to pod-network (pods); nearest free /17: 10.245.0.0/17",
   ]);
 
-  const node = await allocate(client, { claim: "kubelet", pool: "10.244.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name: "node-1" }, strategy: "first-fit" });
+  const node = await allocate(client, {
+    claim: "kubelet",
+    pool: "10.244.0.0/16",
+    prefixLength: 24,
+    reference: { group: "", resource: "nodes", name: "node-1" },
+    strategy: "first-fit",
+  });
   expect(node.status?.prefix).toBe("10.244.0.0/24");
 
   const cache = await createWhoisCache(client);

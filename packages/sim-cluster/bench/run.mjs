@@ -45,7 +45,11 @@ async function podsRunning() {
   const t0 = performance.now();
   await client.create(deployments, "default", {
     metadata: { name: "load" },
-    spec: { replicas: PODS, selector: { matchLabels: { app: "load" } }, template: { metadata: { labels: { app: "load" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+    spec: {
+      replicas: PODS,
+      selector: { matchLabels: { app: "load" } },
+      template: { metadata: { labels: { app: "load" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+    },
   });
   // Watching the Deployment's status (as `kubectl rollout status` does) costs one GET per poll;
   // listing the pods would load the server with the observer's own work.
@@ -68,7 +72,11 @@ async function configMaps() {
   const ref = { group: "", version: "v1", resource: "configmaps", namespaced: true };
   const t0 = performance.now();
   for (let i = 0; i < PODS; i += 16) {
-    await Promise.all(Array.from({ length: Math.min(16, PODS - i) }, (_, j) => client.create(ref, "default", { metadata: { name: `cm-${i + j}` }, data: { a: "b" } })));
+    await Promise.all(
+      Array.from({ length: Math.min(16, PODS - i) }, (_, j) =>
+        client.create(ref, "default", { metadata: { name: `cm-${i + j}` }, data: { a: "b" } }),
+      ),
+    );
   }
   const elapsed = performance.now() - t0;
   client.close();
@@ -89,7 +97,11 @@ async function jobsComplete() {
       Array.from({ length: Math.min(16, JOBS - i) }, (_, j) =>
         client.create(JOBS_REF, "default", {
           metadata: { name: `job-${i + j}` },
-          spec: { completions: COMPLETIONS, parallelism: 5, template: { spec: { restartPolicy: "Never", containers: [EXITING_CONTAINER] } } },
+          spec: {
+            completions: COMPLETIONS,
+            parallelism: 5,
+            template: { spec: { restartPolicy: "Never", containers: [EXITING_CONTAINER] } },
+          },
         }),
       ),
     );
@@ -117,7 +129,10 @@ async function plainPodCreates() {
   for (let i = 0; i < count; i += 16) {
     await Promise.all(
       Array.from({ length: Math.min(16, count - i) }, (_, j) =>
-        client.create(PODS_REF, "default", { metadata: { name: `pod-${i + j}` }, spec: { restartPolicy: "Never", containers: [EXITING_CONTAINER] } }),
+        client.create(PODS_REF, "default", {
+          metadata: { name: `pod-${i + j}` },
+          spec: { restartPolicy: "Never", containers: [EXITING_CONTAINER] },
+        }),
       ),
     );
   }
@@ -133,8 +148,18 @@ const podCreates = await plainPodCreates();
 const jobs = await jobsComplete();
 
 const rows = [
-  ["3-node cluster start to ready (median of " + ROUNDS + ")", `${sim.toFixed(1)} ms`, `bare control plane start: ${bare.toFixed(1)} ms`, (sim / bare).toFixed(2)],
-  [`${PODS} pods Running on 10 nodes`, `${running.toFixed(0)} ms`, `${PODS} ConfigMap creates, 16 in flight: ${baselineWrites.toFixed(0)} ms`, (running / baselineWrites).toFixed(2)],
+  [
+    "3-node cluster start to ready (median of " + ROUNDS + ")",
+    `${sim.toFixed(1)} ms`,
+    `bare control plane start: ${bare.toFixed(1)} ms`,
+    (sim / bare).toFixed(2),
+  ],
+  [
+    `${PODS} pods Running on 10 nodes`,
+    `${running.toFixed(0)} ms`,
+    `${PODS} ConfigMap creates, 16 in flight: ${baselineWrites.toFixed(0)} ms`,
+    (running / baselineWrites).toFixed(2),
+  ],
   [
     `${JOBS} Jobs × ${COMPLETIONS} completions Complete on 10 nodes`,
     `${jobs.toFixed(0)} ms`,

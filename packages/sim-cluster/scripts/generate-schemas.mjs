@@ -20,7 +20,21 @@ const clientVersion = JSON.parse(readFileSync(join(clientRoot, "package.json"), 
 
 /** The kinds, by the API package they belong to; a model first reached from a package's kind belongs to it. */
 const ROOTS = [
-  ["core", ["V1Pod", "V1Service", "V1Node", "V1Endpoints", "V1PodTemplate", "V1ReplicationController", "V1PersistentVolume", "V1PersistentVolumeClaim", "V1ResourceQuota", "V1LimitRange"]],
+  [
+    "core",
+    [
+      "V1Pod",
+      "V1Service",
+      "V1Node",
+      "V1Endpoints",
+      "V1PodTemplate",
+      "V1ReplicationController",
+      "V1PersistentVolume",
+      "V1PersistentVolumeClaim",
+      "V1ResourceQuota",
+      "V1LimitRange",
+    ],
+  ],
   ["apps", ["V1Deployment", "V1ReplicaSet", "V1DaemonSet", "V1ControllerRevision", "V1StatefulSet"]],
   ["batch", ["V1Job", "V1CronJob"]],
   ["discovery", ["V1EndpointSlice"]],
@@ -33,7 +47,18 @@ const ROOTS = [
 ];
 
 /** Kinds' groups for x-kubernetes-group-version-kind. */
-const GROUPS = { core: "", apps: "apps", batch: "batch", discovery: "discovery.k8s.io", policy: "policy", scheduling: "scheduling.k8s.io", storage: "storage.k8s.io", networking: "networking.k8s.io", node: "node.k8s.io", autoscaling: "autoscaling" };
+const GROUPS = {
+  core: "",
+  apps: "apps",
+  batch: "batch",
+  discovery: "discovery.k8s.io",
+  policy: "policy",
+  scheduling: "scheduling.k8s.io",
+  storage: "storage.k8s.io",
+  networking: "networking.k8s.io",
+  node: "node.k8s.io",
+  autoscaling: "autoscaling",
+};
 
 /** Models named with their package (CoreV1EndpointPort) and meta/v1 models. */
 const PREFIXED = /^(Core|Discovery|Storage|Events|Rbac|Flowcontrol)(V\d\w*?)([A-Z]\w*)$/;
@@ -160,7 +185,8 @@ for (const [pkg, roots] of ROOTS) {
     components[name] = schema;
     for (const child of pending) {
       if (!componentNames.has(child)) queue.push([child, pkgOfName, false]);
-      else if (components[componentNames.get(child)] === undefined && !queue.some(([c]) => c === child)) queue.push([child, pkgOfName, false]);
+      else if (components[componentNames.get(child)] === undefined && !queue.some(([c]) => c === child))
+        queue.push([child, pkgOfName, false]);
     }
   }
 }

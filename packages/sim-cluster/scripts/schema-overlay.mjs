@@ -128,8 +128,14 @@ export const overlay = {
   [core("NodeSelectorTerm")]: { $self: atomicMap, matchExpressions: atomic, matchFields: atomic },
   [core("NodeSelectorRequirement")]: { values: atomic },
   [core("NodeAffinity")]: { preferredDuringSchedulingIgnoredDuringExecution: atomic },
-  [core("PodAffinity")]: { requiredDuringSchedulingIgnoredDuringExecution: atomic, preferredDuringSchedulingIgnoredDuringExecution: atomic },
-  [core("PodAntiAffinity")]: { requiredDuringSchedulingIgnoredDuringExecution: atomic, preferredDuringSchedulingIgnoredDuringExecution: atomic },
+  [core("PodAffinity")]: {
+    requiredDuringSchedulingIgnoredDuringExecution: atomic,
+    preferredDuringSchedulingIgnoredDuringExecution: atomic,
+  },
+  [core("PodAntiAffinity")]: {
+    requiredDuringSchedulingIgnoredDuringExecution: atomic,
+    preferredDuringSchedulingIgnoredDuringExecution: atomic,
+  },
   [core("PodAffinityTerm")]: { namespaces: atomic, matchLabelKeys: atomic, mismatchLabelKeys: atomic },
   [core("TopologySpreadConstraint")]: { matchLabelKeys: atomic },
   [core("ObjectReference")]: { $self: atomicMap },

@@ -12,7 +12,13 @@ export function priorityAdmission(priorityClasses: () => ResourceStore | undefin
   return {
     name: "Priority",
     async admit(attributes) {
-      if (attributes.operation !== "CREATE" || attributes.definition.group !== "" || attributes.definition.plural !== "pods" || attributes.subresource !== "") return;
+      if (
+        attributes.operation !== "CREATE" ||
+        attributes.definition.group !== "" ||
+        attributes.definition.plural !== "pods" ||
+        attributes.subresource !== ""
+      )
+        return;
       const pod = attributes.object as Pod | undefined;
       const store = priorityClasses();
       if (pod === undefined || store === undefined) return;
@@ -21,7 +27,7 @@ export function priorityAdmission(priorityClasses: () => ResourceStore | undefin
       if (name) {
         let pc: PriorityClass;
         try {
-          pc = (await store.get(undefined, name));
+          pc = await store.get(undefined, name);
         } catch {
           throw forbidden({ group: "", resource: "pods" }, attributes.name, `no PriorityClass with name ${name} was found`);
         }

@@ -36,8 +36,13 @@ describe("the versions a simulated cluster reports", () => {
   it("upgrades a node in place: the kubelet comes back at the new version with a new boot ID and its containers restarted", async () => {
     cluster = await startSimCluster({ nodes: 2 });
     client = new KubeClient({ server: cluster.url });
-    await client.create(PODS, "default", { metadata: { name: "p" }, spec: { nodeName: "sim-node-1", containers: [{ name: "c", image: "x" }] } });
-    await eventually("the pod to run", async () => ((await client!.get<Pod>(PODS, "default", "p")).status.phase === "Running" ? true : undefined));
+    await client.create(PODS, "default", {
+      metadata: { name: "p" },
+      spec: { nodeName: "sim-node-1", containers: [{ name: "c", image: "x" }] },
+    });
+    await eventually("the pod to run", async () =>
+      (await client!.get<Pod>(PODS, "default", "p")).status.phase === "Running" ? true : undefined,
+    );
     const before = await client.get<Node>(NODES, undefined, "sim-node-1");
     expect(before.status.nodeInfo.kubeletVersion).toBe("v1.32.0");
 
@@ -46,7 +51,9 @@ describe("the versions a simulated cluster reports", () => {
     expect(after.status.nodeInfo).toMatchObject({ kubeletVersion: "v1.33.1", kubeProxyVersion: "v1.33.1" });
     expect(after.status.nodeInfo.bootID).not.toBe(before.status.nodeInfo.bootID);
     expect((await client.get<Node>(NODES, undefined, "sim-node-2")).status.nodeInfo.kubeletVersion).toBe("v1.32.0");
-    await eventually("the pod's container to restart", async () => ((await client!.get<Pod>(PODS, "default", "p")).status.containerStatuses?.[0]?.restartCount === 1 ? true : undefined));
+    await eventually("the pod's container to restart", async () =>
+      (await client!.get<Pod>(PODS, "default", "p")).status.containerStatuses?.[0]?.restartCount === 1 ? true : undefined,
+    );
 
     // A stopped node keeps its version when it starts again.
     await cluster.stopNode("sim-node-1");

@@ -25,7 +25,10 @@ type Pod = KubeObject & {
   status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
 };
 
-const pod = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "x" }], ...spec } });
+const pod = (name: string, spec: Record<string, unknown> = {}) => ({
+  metadata: { name },
+  spec: { containers: [{ name: "c", image: "x" }], ...spec },
+});
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   try {
@@ -40,7 +43,11 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
 describe("startSimCluster", () => {
   it("registers nodes with their Lease, and nodes can be added and removed", async () => {
     const { cluster, client } = await start({ nodes: [{ name: "a", labels: { zone: "z1" }, capacity: { cpu: "8" } }] });
-    const a = await client.get<{ metadata: { labels: Record<string, string> }; spec: { podCIDRs: string[]; providerID: string }; status: { allocatable: Record<string, string> } }>(NODES, undefined, "a");
+    const a = await client.get<{
+      metadata: { labels: Record<string, string> };
+      spec: { podCIDRs: string[]; providerID: string };
+      status: { allocatable: Record<string, string> };
+    }>(NODES, undefined, "a");
     expect(a.metadata.labels).toMatchObject({ zone: "z1", "kubernetes.io/hostname": "a", "kubernetes.io/os": "linux" });
     expect(a.spec).toMatchObject({ podCIDRs: ["10.244.0.0/24"], providerID: "sim://sim-cluster/a" });
     expect(a.status.allocatable).toMatchObject({ cpu: "8", memory: "16Gi", pods: "110" });
@@ -52,7 +59,9 @@ describe("startSimCluster", () => {
     expect(added).toBe("sim-node-1");
     expect(cluster.nodes).toEqual(["a", "sim-node-1"]);
     await client.create(PODS, "default", pod("on-added", { nodeSelector: { "kubernetes.io/hostname": "sim-node-1" } }));
-    await eventually("the pod to run on the added node", async () => ((await client.get<Pod>(PODS, "default", "on-added")).status.phase === "Running" ? true : undefined));
+    await eventually("the pod to run on the added node", async () =>
+      (await client.get<Pod>(PODS, "default", "on-added")).status.phase === "Running" ? true : undefined,
+    );
     await cluster.removeNode("sim-node-1");
     expect((await failure(client.get(NODES, undefined, "sim-node-1"))).code).toBe(404);
     expect((await failure(client.get(PODS, "default", "on-added"))).code).toBe(404);
@@ -86,7 +95,10 @@ describe("startSimCluster", () => {
   it("binds a pod once: a second binding is a conflict", async () => {
     const { client } = await start({ nodes: 1 });
     await client.create(PODS, "default", pod("p", { schedulerName: "someone-else" }));
-    const bind = (node: string) => client.request("POST", "/api/v1/namespaces/default/pods/p/binding", { body: { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { kind: "Node", name: node } } });
+    const bind = (node: string) =>
+      client.request("POST", "/api/v1/namespaces/default/pods/p/binding", {
+        body: { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { kind: "Node", name: node } },
+      });
     await bind("sim-node-1");
     const again = await failure(bind("other"));
     expect(again.code).toBe(409);
@@ -110,23 +122,41 @@ describe("startSimCluster", () => {
     const { client } = await start({ nodes: 1 });
     await client.create({ group: "apps", version: "v1", resource: "replicasets", namespaced: true }, "default", {
       metadata: { name: "rs" },
-      spec: { replicas: 1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { a: "b" } },
+        template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+      },
     });
     const scale = await client.request("GET", "/apis/apps/v1/namespaces/default/replicasets/rs/scale");
     expect(scale).toMatchObject({ kind: "Scale", apiVersion: "autoscaling/v1", spec: { replicas: 1 }, status: { selector: "a=b" } });
-    const refused = await failure(client.request("PATCH", "/apis/apps/v1/namespaces/default/replicasets/rs/scale", { body: { spec: { replicas: -1 } }, contentType: "application/merge-patch+json" }));
+    const refused = await failure(
+      client.request("PATCH", "/apis/apps/v1/namespaces/default/replicasets/rs/scale", {
+        body: { spec: { replicas: -1 } },
+        contentType: "application/merge-patch+json",
+      }),
+    );
     expect(refused.code).toBe(422);
     expect(refused.message).toBe('Scale.autoscaling "rs" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   });
 
-  it("merges a scale patch as the API server does: a \"__proto__\" key is data, never the scale's spec", async () => {
+  it('merges a scale patch as the API server does: a "__proto__" key is data, never the scale\'s spec', async () => {
     const { client } = await start({ nodes: 1 });
     await client.create({ group: "apps", version: "v1", resource: "replicasets", namespaced: true }, "default", {
       metadata: { name: "rs" },
-      spec: { replicas: 1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { a: "b" } },
+        template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+      },
     });
     const patch = JSON.parse('{"spec":{"replicas":null,"__proto__":{"replicas":5}}}') as unknown;
-    const refused = await failure(client.request("PATCH", "/apis/apps/v1/namespaces/default/replicasets/rs/scale", { body: patch, contentType: "application/merge-patch+json" }));
+    const refused = await failure(
+      client.request("PATCH", "/apis/apps/v1/namespaces/default/replicasets/rs/scale", {
+        body: patch,
+        contentType: "application/merge-patch+json",
+      }),
+    );
     expect(refused.code).toBe(422);
     const scale = await client.request("GET", "/apis/apps/v1/namespaces/default/replicasets/rs/scale");
     expect(scale).toMatchObject({ spec: { replicas: 1 } });

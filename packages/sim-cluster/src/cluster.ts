@@ -158,12 +158,18 @@ export interface SimCluster {
   close(): Promise<void>;
 }
 
-export const DEFAULT_NODE_CAPACITY: Readonly<Record<string, string>> = { cpu: "4", memory: "16Gi", pods: "110", "ephemeral-storage": "100Gi" };
+export const DEFAULT_NODE_CAPACITY: Readonly<Record<string, string>> = {
+  cpu: "4",
+  memory: "16Gi",
+  pods: "110",
+  "ephemeral-storage": "100Gi",
+};
 const KUBELET_VERSION = "v1.32.0";
 
 function parseRange(text: string): { base: number; size: number } {
   const match = /^(\d+)-(\d+)$/.exec(text);
-  if (match === null || Number(match[2]) < Number(match[1])) throw new Error(`invalid node port range ${JSON.stringify(text)}: want <first>-<last>`);
+  if (match === null || Number(match[2]) < Number(match[1]))
+    throw new Error(`invalid node port range ${JSON.stringify(text)}: want <first>-<last>`);
   return { base: Number(match[1]), size: Number(match[2]) - Number(match[1]) + 1 };
 }
 
@@ -193,9 +199,12 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   if (allocators.clusterIPs.family === "IPv6") defaultPodCIDRs.reverse();
   const podCIDRs = podRanges(options.podCIDR ?? defaultPodCIDRs.join(","));
   // Dual-stack nodes have an InternalIP of each family (kind's default IPv6 node network).
-  const [nodeCIDR, secondaryNodeCIDR] = (options.nodeCIDR ?? [loopback?.nodeCIDR ?? "172.18.0.0/16", ...(dualStack ? ["fc00:f853:ccd:e793::/64"] : [])].join(",")).split(",") as [string, string | undefined];
+  const [nodeCIDR, secondaryNodeCIDR] = (
+    options.nodeCIDR ?? [loopback?.nodeCIDR ?? "172.18.0.0/16", ...(dualStack ? ["fc00:f853:ccd:e793::/64"] : [])].join(",")
+  ).split(",") as [string, string | undefined];
   if (traffic) {
-    if (allocators.clusterIPs.family !== "IPv4" || familyOf(podCIDRs[0]!.split("/")[0]!) !== "IPv4") throw new Error("traffic mode needs IPv4 as the primary family of serviceCIDR and podCIDR (it forwards IPv4 loopback traffic only)");
+    if (allocators.clusterIPs.family !== "IPv4" || familyOf(podCIDRs[0]!.split("/")[0]!) !== "IPv4")
+      throw new Error("traffic mode needs IPv4 as the primary family of serviceCIDR and podCIDR (it forwards IPv4 loopback traffic only)");
     assertLoopbackRanges({ podCIDR: podCIDRs[0]!, serviceCIDR: allocators.clusterIPs.cidr, nodeCIDR });
   }
   hostAddress(nodeCIDR, 0);
@@ -214,7 +223,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       runtimeClassAdmission(() => runtimeClasses),
       defaultIngressClassAdmission(() => ingressClasses),
       storageObjectInUseProtectionAdmission(),
-      defaultTolerationSecondsAdmission({ notReady: options.defaultNotReadyTolerationSeconds ?? 300, unreachable: options.defaultUnreachableTolerationSeconds ?? 300 }),
+      defaultTolerationSecondsAdmission({
+        notReady: options.defaultNotReadyTolerationSeconds ?? 300,
+        unreachable: options.defaultUnreachableTolerationSeconds ?? 300,
+      }),
     ],
     stages: [versionStage(reportedVersion), subresourceStage(() => subresourceStores, maxBodyBytes)],
     controllers: { leaderElection: false },
@@ -242,10 +254,21 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     };
     // The subresources upstream serves from these resources' REST storage (see subresourceStage).
     // A binding sets spec.nodeName without moving the generation, as upstream's BindingREST.
-    const bindings = createResourceStore({ ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} }, plane.storage);
+    const bindings = createResourceStore(
+      { ...podsResource, statusSubresource: false, tracksGeneration: false, strategy: {} },
+      plane.storage,
+    );
     const pods = served("", "pods");
-    plane.server.addResource({ ...pods, subresources: { resize: createResourceStore(podResizeResource, plane.storage, { admission: [...plane.admission] }) } });
-    const scalable = { deployments: served("apps", "deployments"), replicasets: served("apps", "replicasets"), replicationcontrollers: served("", "replicationcontrollers"), statefulsets: served("apps", "statefulsets") };
+    plane.server.addResource({
+      ...pods,
+      subresources: { resize: createResourceStore(podResizeResource, plane.storage, { admission: [...plane.admission] }) },
+    });
+    const scalable = {
+      deployments: served("apps", "deployments"),
+      replicasets: served("apps", "replicasets"),
+      replicationcontrollers: served("", "replicationcontrollers"),
+      statefulsets: served("apps", "statefulsets"),
+    };
     const services = served("", "services");
     subresourceStores = {
       bindings,
@@ -262,9 +285,17 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     const server = new URL(plane.url);
     const host = server.hostname.replace(/^\[|\]$/g, "");
     await publishApiServer(
-      { services: repairing, endpoints: unvalidatedStore(served("", "endpoints").definition, plane.storage), slices: unvalidatedStore(served("discovery.k8s.io", "endpointslices").definition, plane.storage) },
+      {
+        services: repairing,
+        endpoints: unvalidatedStore(served("", "endpoints").definition, plane.storage),
+        slices: unvalidatedStore(served("discovery.k8s.io", "endpointslices").definition, plane.storage),
+      },
       // A server listening on every address is reached on loopback.
-      { clusterIP: allocators.clusterIPs.firstAddress, address: host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host, port: Number(server.port) },
+      {
+        clusterIP: allocators.clusterIPs.firstAddress,
+        address: host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host,
+        port: Number(server.port),
+      },
     );
     for (const pc of SYSTEM_PRIORITY_CLASSES) {
       await priorityClasses!.create(undefined, structuredClone(pc)).catch((error: unknown) => {
@@ -274,7 +305,26 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
 
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
-      controllers: ["scheduler", "replicaset", "deployment", "node-lifecycle", "endpoints", "endpointslice", "endpointslicemirroring", "daemonset", "disruption", "taint-eviction-controller", "job", "ttl-after-finished-controller", "cronjob", "replicationcontroller", "statefulset", "persistentvolume-binder", "pvc-protection", "pv-protection"],
+      controllers: [
+        "scheduler",
+        "replicaset",
+        "deployment",
+        "node-lifecycle",
+        "endpoints",
+        "endpointslice",
+        "endpointslicemirroring",
+        "daemonset",
+        "disruption",
+        "taint-eviction-controller",
+        "job",
+        "ttl-after-finished-controller",
+        "cronjob",
+        "replicationcontroller",
+        "statefulset",
+        "persistentvolume-binder",
+        "pvc-protection",
+        "pv-protection",
+      ],
       extraControllers: [
         scheduler(),
         replicaSetController(),
@@ -323,7 +373,10 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
   const newKubelet = (spec: SimNodeSpec, version: string) =>
-    new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})` }), spec, { ...kubeletOptions, kubeletVersion: version });
+    new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})` }), spec, {
+      ...kubeletOptions,
+      kubeletVersion: version,
+    });
   const entryOf = (name: string) => {
     const entry = kubelets.get(name);
     if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
@@ -398,7 +451,11 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       await plane.store("", "nodes")!.delete(undefined, name);
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
       // No kubelet will finish a graceful delete: force them, as the pod garbage collector does.
-      await Promise.all(bound.items.map((pod) => pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined)));
+      await Promise.all(
+        bound.items.map((pod) =>
+          pods.delete(pod.metadata?.namespace, pod.metadata?.name ?? "", { gracePeriodSeconds: 0 }).catch(() => undefined),
+        ),
+      );
       await trafficPlane?.removeNode(name);
     },
     async stopNode(name) {
@@ -437,7 +494,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     async upgradeNode(name, kubeletVersion) {
       const entry = entryOf(name);
       if (!entry.running) throw new Error(`node ${name} is stopped; start it first`);
-      if (!/^v\d+\.\d+\.\d+/.test(kubeletVersion)) throw new Error(`invalid kubelet version ${JSON.stringify(kubeletVersion)}: want one such as v1.33.1`);
+      if (!/^v\d+\.\d+\.\d+/.test(kubeletVersion))
+        throw new Error(`invalid kubelet version ${JSON.stringify(kubeletVersion)}: want one such as v1.33.1`);
       entry.running = false;
       await entry.kubelet.stop();
       await trafficPlane?.removeNode(name);

@@ -14,7 +14,13 @@ export function defaultIngressClassAdmission(ingressClasses: () => ResourceStore
   return {
     name: "DefaultIngressClass",
     async admit(attributes) {
-      if (attributes.operation !== "CREATE" || attributes.definition.group !== "networking.k8s.io" || attributes.definition.plural !== "ingresses" || attributes.subresource !== "") return;
+      if (
+        attributes.operation !== "CREATE" ||
+        attributes.definition.group !== "networking.k8s.io" ||
+        attributes.definition.plural !== "ingresses" ||
+        attributes.subresource !== ""
+      )
+        return;
       const ingress = attributes.object as Ingress | undefined;
       const store = ingressClasses();
       if (ingress === undefined || store === undefined || ingress.spec?.ingressClassName !== undefined) return;
@@ -24,7 +30,9 @@ export function defaultIngressClassAdmission(ingressClasses: () => ResourceStore
       const created = (c: IngressClass) => c.metadata?.creationTimestamp ?? "";
       const name = (c: IngressClass) => c.metadata?.name ?? "";
       // RFC 3339 seconds compare as text; a tie goes to the lower name.
-      const newest = defaults.sort((a, b) => (created(a) !== created(b) ? (created(a) < created(b) ? 1 : -1) : name(a) < name(b) ? -1 : 1))[0];
+      const newest = defaults.sort((a, b) =>
+        created(a) !== created(b) ? (created(a) < created(b) ? 1 : -1) : name(a) < name(b) ? -1 : 1,
+      )[0];
       if (newest?.metadata?.name !== undefined) (ingress.spec ??= {}).ingressClassName = newest.metadata.name;
     },
   };

@@ -12,15 +12,23 @@ export function defaultTolerationSecondsAdmission(seconds: { notReady: number; u
   return {
     name: "DefaultTolerationSeconds",
     admit(attributes) {
-      if (attributes.operation !== "CREATE" || attributes.definition.group !== "" || attributes.definition.plural !== "pods" || attributes.subresource !== "") return;
+      if (
+        attributes.operation !== "CREATE" ||
+        attributes.definition.group !== "" ||
+        attributes.definition.plural !== "pods" ||
+        attributes.subresource !== ""
+      )
+        return;
       const pod = attributes.object as Pod | undefined;
       if (pod === undefined) return;
       pod.spec ??= {};
       const tolerations = (pod.spec["tolerations"] as Toleration[] | undefined) ?? [];
       const covers = (key: string) => tolerations.some((t) => (t.key === key || !t.key) && (t.effect === "NoExecute" || !t.effect));
       const added: Toleration[] = [];
-      if (!covers(TAINT_NODE_NOT_READY)) added.push({ key: TAINT_NODE_NOT_READY, operator: "Exists", effect: "NoExecute", tolerationSeconds: seconds.notReady });
-      if (!covers(TAINT_NODE_UNREACHABLE)) added.push({ key: TAINT_NODE_UNREACHABLE, operator: "Exists", effect: "NoExecute", tolerationSeconds: seconds.unreachable });
+      if (!covers(TAINT_NODE_NOT_READY))
+        added.push({ key: TAINT_NODE_NOT_READY, operator: "Exists", effect: "NoExecute", tolerationSeconds: seconds.notReady });
+      if (!covers(TAINT_NODE_UNREACHABLE))
+        added.push({ key: TAINT_NODE_UNREACHABLE, operator: "Exists", effect: "NoExecute", tolerationSeconds: seconds.unreachable });
       if (added.length > 0) pod.spec["tolerations"] = [...tolerations, ...added];
     },
   };

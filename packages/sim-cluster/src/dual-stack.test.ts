@@ -24,7 +24,10 @@ beforeAll(async () => {
   client = new KubeClient({ server: cluster.url });
   // One pod per node behind the services below.
   for (const name of ["web-1", "web-2"]) {
-    await client.create(PODS, "default", { metadata: { name, labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "agnhost", ports: [{ containerPort: 8080 }] }] } });
+    await client.create(PODS, "default", {
+      metadata: { name, labels: { app: "web" } },
+      spec: { containers: [{ name: "c", image: "agnhost", ports: [{ containerPort: 8080 }] }] },
+    });
   }
 });
 
@@ -81,25 +84,47 @@ describe("[Feature:IPv6DualStack]", () => {
 
   // validateServiceAndClusterIPFamily plus the EndpointSlices the e2e waits for per family.
   const cases: Array<{ title: string; spec: Record<string, unknown>; families: string[]; policy: string }> = [
-    { title: "should create a single stack service with cluster ip from primary service range", spec: {}, families: ["IPv4"], policy: "SingleStack" },
+    {
+      title: "should create a single stack service with cluster ip from primary service range",
+      spec: {},
+      families: ["IPv4"],
+      policy: "SingleStack",
+    },
     { title: "should create service with ipv4 cluster ip", spec: { ipFamilies: ["IPv4"] }, families: ["IPv4"], policy: "SingleStack" },
     { title: "should create service with ipv6 cluster ip", spec: { ipFamilies: ["IPv6"] }, families: ["IPv6"], policy: "SingleStack" },
-    { title: "should create service with ipv4,v6 cluster ip", spec: { ipFamilyPolicy: "RequireDualStack", ipFamilies: ["IPv4", "IPv6"] }, families: ["IPv4", "IPv6"], policy: "RequireDualStack" },
-    { title: "should create service with ipv6,v4 cluster ip", spec: { ipFamilyPolicy: "RequireDualStack", ipFamilies: ["IPv6", "IPv4"] }, families: ["IPv6", "IPv4"], policy: "RequireDualStack" },
+    {
+      title: "should create service with ipv4,v6 cluster ip",
+      spec: { ipFamilyPolicy: "RequireDualStack", ipFamilies: ["IPv4", "IPv6"] },
+      families: ["IPv4", "IPv6"],
+      policy: "RequireDualStack",
+    },
+    {
+      title: "should create service with ipv6,v4 cluster ip",
+      spec: { ipFamilyPolicy: "RequireDualStack", ipFamilies: ["IPv6", "IPv4"] },
+      families: ["IPv6", "IPv4"],
+      policy: "RequireDualStack",
+    },
   ];
   cases.forEach(({ title, spec, families, policy }, i) => {
     it(title, async () => {
       const pods = await runningPods();
       const name = `svc-${i}`;
-      const service = await client.create<Service & KubeObject>(SERVICES, "default", { metadata: { name }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }], ...spec } });
+      const service = await client.create<Service & KubeObject>(SERVICES, "default", {
+        metadata: { name },
+        spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }], ...spec },
+      });
       expect(service.spec?.ipFamilies).toEqual(families);
       expect(service.spec?.ipFamilyPolicy).toBe(policy);
       expect(service.spec?.clusterIPs?.map(family)).toEqual(families);
       expect(service.spec?.clusterIP).toBe(service.spec?.clusterIPs?.[0]);
-      service.spec!.clusterIPs!.forEach((ip) => expect(new ClusterIPAllocator(family(ip) === "IPv4" ? SERVICE_V4 : SERVICE_V6).contains(ip)).toBe(true));
+      service.spec!.clusterIPs!.forEach((ip) =>
+        expect(new ClusterIPAllocator(family(ip) === "IPv4" ? SERVICE_V4 : SERVICE_V6).contains(ip)).toBe(true),
+      );
 
       const slices = await eventually(`${name}'s slices of each family to hold both pods`, async () => {
-        const all = (await client.list<EndpointSlice & KubeObject>(ENDPOINT_SLICES, "default", { labelSelector: `kubernetes.io/service-name=${name}` })).items;
+        const all = (
+          await client.list<EndpointSlice & KubeObject>(ENDPOINT_SLICES, "default", { labelSelector: `kubernetes.io/service-name=${name}` })
+        ).items;
         return all.length === families.length && all.every((s) => (s.endpoints ?? []).length === 2) ? all : undefined;
       });
       expect(slices.map((s) => s.addressType).sort()).toEqual([...families].sort());
@@ -118,12 +143,33 @@ describe("[Feature:IPv6DualStack]", () => {
 
   it("upgrades a single-stack service to dual-stack and gets the second family's slices; downgrading drops them", async () => {
     await runningPods();
-    await client.create(SERVICES, "default", { metadata: { name: "grow" }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] } });
-    const upgraded = await client.patch<Service & KubeObject>(SERVICES, "default", "grow", { spec: { ipFamilyPolicy: "PreferDualStack" } }, "application/merge-patch+json");
+    await client.create(SERVICES, "default", {
+      metadata: { name: "grow" },
+      spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    const upgraded = await client.patch<Service & KubeObject>(
+      SERVICES,
+      "default",
+      "grow",
+      { spec: { ipFamilyPolicy: "PreferDualStack" } },
+      "application/merge-patch+json",
+    );
     expect(upgraded.spec?.clusterIPs?.map(family)).toEqual(["IPv4", "IPv6"]);
-    const types = async () => (await client.list<EndpointSlice & KubeObject>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=grow" })).items.map((s) => s.addressType).sort().join(",");
+    const types = async () =>
+      (
+        await client.list<EndpointSlice & KubeObject>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=grow" })
+      ).items
+        .map((s) => s.addressType)
+        .sort()
+        .join(",");
     await eventually("slices of both families", async () => ((await types()) === "IPv4,IPv6" ? true : undefined));
-    const downgraded = await client.patch<Service & KubeObject>(SERVICES, "default", "grow", { spec: { ipFamilyPolicy: "SingleStack" } }, "application/merge-patch+json");
+    const downgraded = await client.patch<Service & KubeObject>(
+      SERVICES,
+      "default",
+      "grow",
+      { spec: { ipFamilyPolicy: "SingleStack" } },
+      "application/merge-patch+json",
+    );
     expect(downgraded.spec?.clusterIPs).toEqual([upgraded.spec!.clusterIPs![0]]);
     await eventually("the IPv6 slice to go", async () => ((await types()) === "IPv4" ? true : undefined));
   });

@@ -2,7 +2,17 @@ export { VERSION } from "./version.js";
 export { startSimCluster, DEFAULT_NODE_CAPACITY, type SimCluster, type SimClusterOptions, type SimNodeOptions } from "./cluster.js";
 export { ClusterIPAllocator, AllocationError } from "./allocators/cluster-ip.js";
 export { NodePortAllocator, DEFAULT_NODE_PORT_RANGE } from "./allocators/node-port.js";
-export { simResources, endpointsResource, endpointSlicesResource, nodesResource, podsResource, servicesResource, deploymentsResource, replicaSetsResource, priorityClassesResource } from "./resources/index.js";
+export {
+  simResources,
+  endpointsResource,
+  endpointSlicesResource,
+  nodesResource,
+  podsResource,
+  servicesResource,
+  deploymentsResource,
+  replicaSetsResource,
+  priorityClassesResource,
+} from "./resources/index.js";
 export { daemonSetsResource, controllerRevisionsResource } from "./resources/index.js";
 export { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 export { scheduler } from "./scheduler/scheduler.js";
@@ -19,6 +29,11 @@ export { jobsResource, cronJobsResource, replicationControllersResource, podTemp
 export { jobController, type JobControllerOptions } from "./controllers/job.js";
 export { cronJobController } from "./controllers/cronjob.js";
 export { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
-export { statefulSetsResource, persistentVolumesResource, persistentVolumeClaimsResource, storageClassesResource } from "./resources/index.js";
+export {
+  statefulSetsResource,
+  persistentVolumesResource,
+  persistentVolumeClaimsResource,
+  storageClassesResource,
+} from "./resources/index.js";
 export { statefulSetController } from "./controllers/statefulset.js";
 export { volumeBinderController } from "./controllers/volume-binder.js";

@@ -38,7 +38,13 @@ describe("the kubernetes Service", { timeout: 20_000 }, () => {
     const service = await client.get<Service>(SERVICES, "default", "kubernetes");
     // As kube-apiserver makes it: the first address of the service range, 443 to the server's port.
     expect(service.metadata?.labels).toEqual({ component: "apiserver", provider: "kubernetes" });
-    expect(service.spec).toMatchObject({ type: "ClusterIP", clusterIP: "10.96.0.1", clusterIPs: ["10.96.0.1"], sessionAffinity: "None", ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: Number(new URL(cluster.url).port) }] });
+    expect(service.spec).toMatchObject({
+      type: "ClusterIP",
+      clusterIP: "10.96.0.1",
+      clusterIPs: ["10.96.0.1"],
+      sessionAffinity: "None",
+      ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: Number(new URL(cluster.url).port) }],
+    });
   });
 
   it("should have Endpoints and EndpointSlices pointing to API Server", async () => {
@@ -50,12 +56,15 @@ describe("the kubernetes Service", { timeout: 20_000 }, () => {
     await cs.get(SERVICES, namespace, name);
     const endpoints = await cs.get<Endpoints>(ENDPOINTS, namespace, name);
     expect(endpoints.subsets?.length ?? 0).toBeGreaterThan(0);
-    const slices = (await cs.list<EndpointSlice>(ENDPOINT_SLICES, namespace, { labelSelector: `kubernetes.io/service-name=${name}` })).items;
+    const slices = (await cs.list<EndpointSlice>(ENDPOINT_SLICES, namespace, { labelSelector: `kubernetes.io/service-name=${name}` }))
+      .items;
     expect(slices.length).toBeGreaterThan(0);
     expect(endpointSlicesEqual(endpoints, slices)).toBe(true);
     // The server's own address and port; the mirroring controller leaves these alone.
     const server = new URL(cluster.url);
-    expect(endpoints.subsets).toEqual([{ addresses: [{ ip: server.hostname }], ports: [{ name: "https", port: Number(server.port), protocol: "TCP" }] }]);
+    expect(endpoints.subsets).toEqual([
+      { addresses: [{ ip: server.hostname }], ports: [{ name: "https", port: Number(server.port), protocol: "TCP" }] },
+    ]);
     expect(endpoints.metadata?.labels).toEqual({ "endpointslice.kubernetes.io/skip-mirror": "true" });
     expect(slices.map((s) => s.metadata?.name)).toEqual(["kubernetes"]);
   });

@@ -48,7 +48,10 @@ export function unvalidatedStore(definition: ResourceDefinition, storage: Storag
  * of the same name holding the server's address. Existing ones are brought up to date (a
  * restarted cluster may listen on another port).
  */
-export async function publishApiServer(stores: { services: ResourceStore; endpoints: ResourceStore; slices: ResourceStore }, server: ApiServerAddress): Promise<void> {
+export async function publishApiServer(
+  stores: { services: ResourceStore; endpoints: ResourceStore; slices: ResourceStore },
+  server: ApiServerAddress,
+): Promise<void> {
   const ports = [{ name: "https", port: 443, protocol: "TCP", targetPort: server.port }];
   const existing = (await getOrUndefined(stores.services, NAME)) as Service | undefined;
   if (existing === undefined) {
@@ -89,7 +92,11 @@ export async function publishApiServer(stores: { services: ResourceStore; endpoi
         if (!isCode(error, "AlreadyExists")) throw error;
       });
     } else {
-      await store.guaranteedUpdate(NAMESPACE, NAME, (current) => ({ ...current, ...wanted, metadata: { ...current.metadata, labels: wanted.metadata?.labels ?? {} } }));
+      await store.guaranteedUpdate(NAMESPACE, NAME, (current) => ({
+        ...current,
+        ...wanted,
+        metadata: { ...current.metadata, labels: wanted.metadata?.labels ?? {} },
+      }));
     }
   }
 }

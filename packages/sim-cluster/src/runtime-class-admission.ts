@@ -5,7 +5,11 @@ import type { Pod } from "./resources/pods.js";
 import type { RuntimeClass } from "./resources/runtime-classes.js";
 import type { Toleration } from "./scheduler/taint-toleration.js";
 
-const isPodCreate = (attributes: AdmissionAttributes) => attributes.operation === "CREATE" && attributes.definition.group === "" && attributes.definition.plural === "pods" && attributes.subresource === "";
+const isPodCreate = (attributes: AdmissionAttributes) =>
+  attributes.operation === "CREATE" &&
+  attributes.definition.group === "" &&
+  attributes.definition.plural === "pods" &&
+  attributes.subresource === "";
 const rejected = (attributes: AdmissionAttributes, message: string) => forbidden({ group: "", resource: "pods" }, attributes.name, message);
 
 async function runtimeClassOf(attributes: AdmissionAttributes, store: ResourceStore, name: string): Promise<RuntimeClass> {
@@ -33,7 +37,8 @@ export function runtimeClassAdmission(runtimeClasses: () => ResourceStore | unde
       const runtimeClass = await runtimeClassOf(attributes, store, name);
       const podFixed = runtimeClass.overhead?.podFixed;
       if (podFixed !== undefined) {
-        if (pod.spec.overhead !== undefined && !isDeepStrictEqual(pod.spec.overhead, podFixed)) throw rejected(attributes, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+        if (pod.spec.overhead !== undefined && !isDeepStrictEqual(pod.spec.overhead, podFixed))
+          throw rejected(attributes, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
         pod.spec.overhead = { ...podFixed };
       }
       const scheduling = runtimeClass.scheduling;
@@ -43,13 +48,17 @@ export function runtimeClassAdmission(runtimeClasses: () => ResourceStore | unde
       for (const [key, value] of Object.entries(scheduling.nodeSelector ?? {})) {
         const podValue = nodeSelector.get(key);
         if (podValue !== undefined && podValue !== value) {
-          throw rejected(attributes, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`);
+          throw rejected(
+            attributes,
+            `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`,
+          );
         }
         nodeSelector.set(key, value);
       }
       if (nodeSelector.size > 0) pod.spec.nodeSelector = Object.fromEntries(nodeSelector);
       const tolerations = [...((pod.spec["tolerations"] as Toleration[] | undefined) ?? [])];
-      for (const toleration of scheduling.tolerations ?? []) if (!tolerations.some((t) => isDeepStrictEqual(t, toleration))) tolerations.push(toleration);
+      for (const toleration of scheduling.tolerations ?? [])
+        if (!tolerations.some((t) => isDeepStrictEqual(t, toleration))) tolerations.push(toleration);
       if (tolerations.length > 0) pod.spec["tolerations"] = tolerations;
     },
     async validate(attributes) {
@@ -59,8 +68,10 @@ export function runtimeClassAdmission(runtimeClasses: () => ResourceStore | unde
       const name = pod.spec.runtimeClassName;
       if (!name) throw rejected(attributes, "pod rejected: Pod Overhead set without corresponding RuntimeClass");
       const runtimeClass = await runtimeClassOf(attributes, store, name);
-      if (runtimeClass.overhead === undefined) throw rejected(attributes, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
-      if (!isDeepStrictEqual(pod.spec.overhead, runtimeClass.overhead.podFixed)) throw rejected(attributes, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      if (runtimeClass.overhead === undefined)
+        throw rejected(attributes, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
+      if (!isDeepStrictEqual(pod.spec.overhead, runtimeClass.overhead.podFixed))
+        throw rejected(attributes, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     },
   };
 }

@@ -29,15 +29,22 @@ export function repairingServiceStore(inner: ResourceStore, allocators: ServiceA
     resync,
     get: (namespace, name) => inner.get(namespace, name),
     list: (namespace, request) => inner.list(namespace, request),
-    ...(inner.listPages !== undefined ? { listPages: (namespace: string | undefined, request?: Parameters<NonNullable<ResourceStore["listPages"]>>[1]) => inner.listPages!(namespace, request) } : {}),
+    ...(inner.listPages !== undefined
+      ? {
+          listPages: (namespace: string | undefined, request?: Parameters<NonNullable<ResourceStore["listPages"]>>[1]) =>
+            inner.listPages!(namespace, request),
+        }
+      : {}),
     watch: (namespace, request, onEvent, onClose, flow) => inner.watch(namespace, request, onEvent, onClose, flow),
     create: (namespace, object, options) => write(() => inner.create(namespace, object, options)),
     update: (namespace, name, object, options) => write(() => inner.update(namespace, name, object, options)),
-    guaranteedUpdate: (namespace, name, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, options) => write(() => inner.guaranteedUpdate(namespace, name, mutate, options)),
+    guaranteedUpdate: (namespace, name, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, options) =>
+      write(() => inner.guaranteedUpdate(namespace, name, mutate, options)),
     delete: (namespace, name, deleteOptions, options) => write(() => inner.delete(namespace, name, deleteOptions, options)),
     ...(inner.deleteCollection !== undefined
       ? {
-          deleteCollection: (...args: Parameters<NonNullable<ResourceStore["deleteCollection"]>>) => write(() => inner.deleteCollection!(...args)),
+          deleteCollection: (...args: Parameters<NonNullable<ResourceStore["deleteCollection"]>>) =>
+            write(() => inner.deleteCollection!(...args)),
         }
       : {}),
   };

@@ -15,7 +15,12 @@ export function storageObjectInUseProtectionAdmission(): AdmissionPlugin {
     name: "StorageObjectInUseProtection",
     admit(attributes) {
       if (attributes.operation !== "CREATE" || attributes.definition.group !== "" || attributes.subresource !== "") return;
-      const finalizer = attributes.definition.plural === "persistentvolumeclaims" ? PVC_PROTECTION_FINALIZER : attributes.definition.plural === "persistentvolumes" ? PV_PROTECTION_FINALIZER : undefined;
+      const finalizer =
+        attributes.definition.plural === "persistentvolumeclaims"
+          ? PVC_PROTECTION_FINALIZER
+          : attributes.definition.plural === "persistentvolumes"
+            ? PV_PROTECTION_FINALIZER
+            : undefined;
       const object = attributes.object;
       if (finalizer === undefined || object === undefined) return;
       const metadata = (object.metadata ??= {});

@@ -45,7 +45,14 @@ async function newNamespace(): Promise<string> {
   return name;
 }
 
-function newTestCronJob(name: string, schedule: string, concurrencyPolicy: string, command: string[] | undefined, successfulJobsHistoryLimit?: number, failedJobsHistoryLimit?: number): CronJob {
+function newTestCronJob(
+  name: string,
+  schedule: string,
+  concurrencyPolicy: string,
+  command: string[] | undefined,
+  successfulJobsHistoryLimit?: number,
+  failedJobsHistoryLimit?: number,
+): CronJob {
   return {
     apiVersion: "batch/v1",
     kind: "CronJob",
@@ -62,7 +69,14 @@ function newTestCronJob(name: string, schedule: string, concurrencyPolicy: strin
             spec: {
               restartPolicy: "OnFailure",
               volumes: [{ name: "data", emptyDir: {} }],
-              containers: [{ name: "c", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", volumeMounts: [{ mountPath: "/data", name: "data" }], ...(command ? { command } : {}) }],
+              containers: [
+                {
+                  name: "c",
+                  image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1",
+                  volumeMounts: [{ mountPath: "/data", name: "data" }],
+                  ...(command ? { command } : {}),
+                },
+              ],
             },
           },
         },
@@ -87,7 +101,8 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     const jobs = await client.list<Job>(JOBS, ns);
     const active = jobs.items.filter((j) => !isJobFinished(j));
     expect(active.length).toBeGreaterThanOrEqual(2);
-    for (const job of active) expect(job.metadata?.annotations?.["batch.kubernetes.io/cronjob-scheduled-timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
+    for (const job of active)
+      expect(job.metadata?.annotations?.["batch.kubernetes.io/cronjob-scheduled-timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
     await client.delete(CRON_JOBS, ns, cronJob.metadata?.name ?? "", { propagationPolicy: "Background" });
   });
 
@@ -116,14 +131,22 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     // Creating a ForbidConcurrent cronjob
     await client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("forbid", "*/1 * * * ?", "Forbid", sleepCommand));
     // Ensuring a job is scheduled: waitForActiveJobs(1)
-    await eventually("1 active job", async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active?.length ?? 0) >= 1 ? true : undefined), 140_000);
+    await eventually(
+      "1 active job",
+      async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active?.length ?? 0) >= 1 ? true : undefined),
+      140_000,
+    );
     // Ensuring exactly one is scheduled
     const cronJob = await client.get<CronJob>(CRON_JOBS, ns, "forbid");
     expect(cronJob.status?.active).toHaveLength(1);
     // Deleting the job: DeleteResourceAndWaitForGC (background propagation, then its pods gone)
     const job = cronJob.status!.active![0]!;
     await client.delete(JOBS, ns, job.name ?? "", { propagationPolicy: "Background" });
-    await eventually("the job's pods collected", async () => ((await client.list(PODS, ns, { labelSelector: `job-name=${job.name ?? ""}` })).items.length === 0 ? true : undefined), 60_000);
+    await eventually(
+      "the job's pods collected",
+      async () => ((await client.list(PODS, ns, { labelSelector: `job-name=${job.name ?? ""}` })).items.length === 0 ? true : undefined),
+      60_000,
+    );
     // Ensuring job was deleted
     let error: unknown;
     await client.get(JOBS, ns, job.name ?? "").catch((e: unknown) => (error = e));
@@ -131,7 +154,8 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     // Ensuring the job is not in the cronjob active list: waitForJobNotActive
     await eventually(
       "the job not active",
-      async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active ?? []).some((ref) => ref.name === job.name) ? undefined : true),
+      async () =>
+        ((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active ?? []).some((ref) => ref.name === job.name) ? undefined : true,
       30_000,
     );
     // Ensuring MissingJob event has occurred: waitForEventWithReason, over the events Search finds for the CronJob
@@ -176,14 +200,28 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     const cjs = await client.list<CronJob>(CRON_JOBS, ns, { labelSelector });
     expect(cjs.items).toHaveLength(1);
     const events: WatchEvent[] = [];
-    const watch = await client.watch(`/apis/batch/v1/namespaces/${ns}/cronjobs`, { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector }, (event) => events.push(event));
+    const watch = await client.watch(
+      `/apis/batch/v1/namespaces/${ns}/cronjobs`,
+      { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector },
+      (event) => events.push(event),
+    );
     try {
       const clusterCJs = await client.list<CronJob>(CRON_JOBS, undefined, { labelSelector });
       expect(clusterCJs.items).toHaveLength(1);
-      const clusterWatch = await client.watch("/apis/batch/v1/cronjobs", { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector }, () => undefined);
+      const clusterWatch = await client.watch(
+        "/apis/batch/v1/cronjobs",
+        { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector },
+        () => undefined,
+      );
       clusterWatch.stop();
 
-      const patchedCronJob = await client.patch<CronJob>(CRON_JOBS, ns, "test-api", { metadata: { annotations: { patched: "true" } } }, "application/merge-patch+json");
+      const patchedCronJob = await client.patch<CronJob>(
+        CRON_JOBS,
+        ns,
+        "test-api",
+        { metadata: { annotations: { patched: "true" } } },
+        "application/merge-patch+json",
+      );
       expect(patchedCronJob.metadata?.annotations?.["patched"]).toBe("true");
 
       let updatedCronJob: CronJob | undefined;
@@ -198,14 +236,23 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
       }
       expect(updatedCronJob.metadata?.annotations?.["updated"]).toBe("true");
 
-      await eventually("watch event with the patched annotation", () => Promise.resolve(events.some((e) => (e.object as CronJob).metadata?.annotations?.["patched"] === "true") ? true : undefined));
+      await eventually("watch event with the patched annotation", () =>
+        Promise.resolve(events.some((e) => (e.object as CronJob).metadata?.annotations?.["patched"] === "true") ? true : undefined),
+      );
       for (const event of events) expect(event.type).toBe("MODIFIED");
     } finally {
       watch.stop();
     }
 
     const now1 = new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, "Z");
-    const patchedStatus = await client.patch<CronJob>(CRON_JOBS, ns, "test-api", { metadata: { annotations: { patchedstatus: "true" } }, status: { lastScheduleTime: now1 } }, "application/merge-patch+json", "status");
+    const patchedStatus = await client.patch<CronJob>(
+      CRON_JOBS,
+      ns,
+      "test-api",
+      { metadata: { annotations: { patchedstatus: "true" } }, status: { lastScheduleTime: now1 } },
+      "application/merge-patch+json",
+      "status",
+    );
     expect(patchedStatus.status?.lastScheduleTime).toBe(now1);
     expect(patchedStatus.metadata?.annotations?.["patchedstatus"]).toBe("true");
 

@@ -56,6 +56,8 @@ describe("kubectl 1.32: endpoints and endpointslices of an exposed deployment", 
       const out = await run("get", "endpointslices", "-l", "kubernetes.io/service-name=web", "--no-headers");
       return /^web-[a-z0-9]{5}\s+IPv4\s+<unset>\s+<unset>\s+/.test(out.stdout) ? true : undefined;
     });
-    await eventually("Endpoints without addresses", async () => ((await run("get", "endpoints", "web", "--no-headers")).stdout.split(/\s+/)[1] === "<none>" ? true : undefined));
+    await eventually("Endpoints without addresses", async () =>
+      (await run("get", "endpoints", "web", "--no-headers")).stdout.split(/\s+/)[1] === "<none>" ? true : undefined,
+    );
   });
 });

@@ -24,11 +24,14 @@ afterAll(async () => {
 
 /** The error text client-go's RESTClient gives for a Status answer: its message. */
 async function postDeployment(body: string): Promise<{ status: number; message: string }> {
-  const response = await fetch(`${cluster.url}/apis/apps/v1/namespaces/${ns}/deployments?fieldManager=field_validation_mgr&fieldValidation=Strict`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
+  const response = await fetch(
+    `${cluster.url}/apis/apps/v1/namespaces/${ns}/deployments?fieldManager=field_validation_mgr&fieldValidation=Strict`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    },
+  );
   const answer = (await response.json()) as { message?: string };
   return { status: response.status, message: answer.message ?? "" };
 }

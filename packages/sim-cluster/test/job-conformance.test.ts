@@ -52,7 +52,15 @@ async function newNamespace(): Promise<string> {
 type Behavior = "notTerminate" | "fail" | "succeed" | "failOnce";
 
 /** e2ejob.NewTestJob. */
-function newTestJob(behavior: Behavior, name: string, restartPolicy: string, par: number, comp: number, activeDeadlineSeconds: number | undefined, backoff: number): Job {
+function newTestJob(
+  behavior: Behavior,
+  name: string,
+  restartPolicy: string,
+  par: number,
+  comp: number,
+  activeDeadlineSeconds: number | undefined,
+  backoff: number,
+): Job {
   const command = {
     notTerminate: ["sleep", "1000000"],
     fail: ["/bin/sh", "-c", "exit 1"],
@@ -70,11 +78,21 @@ function newTestJob(behavior: Behavior, name: string, restartPolicy: string, par
       backoffLimit: backoff,
       manualSelector: false,
       template: {
-        metadata: { labels: { somekey: "somevalue" }, ...(behavior === "failOnce" ? { annotations: { "sim.kubekit.io/exit-codes": "1,0" } } : {}) },
+        metadata: {
+          labels: { somekey: "somevalue" },
+          ...(behavior === "failOnce" ? { annotations: { "sim.kubekit.io/exit-codes": "1,0" } } : {}),
+        },
         spec: {
           restartPolicy,
           volumes: [{ name: "data", emptyDir: {} }],
-          containers: [{ name: "c", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command, volumeMounts: [{ mountPath: "/data", name: "data" }] }],
+          containers: [
+            {
+              name: "c",
+              image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1",
+              command,
+              volumeMounts: [{ mountPath: "/data", name: "data" }],
+            },
+          ],
         },
       },
     },
@@ -91,7 +109,9 @@ async function waitForJobComplete(ns: string, name: string, count: number): Prom
     `job ${name} complete`,
     async () => {
       const job = await client.get<Job>(JOBS, ns, name);
-      return job.status?.succeeded === count && job.status.conditions?.some((c) => c.type === "Complete" && c.status === "True") ? job : undefined;
+      return job.status?.succeeded === count && job.status.conditions?.some((c) => c.type === "Complete" && c.status === "True")
+        ? job
+        : undefined;
     },
     30_000,
   );
@@ -102,14 +122,20 @@ async function waitForJobFailure(ns: string, name: string, timeoutMs: number, re
     `job ${name} failed with ${reason}`,
     async () => {
       const job = await client.get<Job>(JOBS, ns, name);
-      return job.status?.conditions?.some((c) => c.type === "Failed" && c.status === "True" && (reason === "" || c.reason === reason)) ? job : undefined;
+      return job.status?.conditions?.some((c) => c.type === "Failed" && c.status === "True" && (reason === "" || c.reason === reason))
+        ? job
+        : undefined;
     },
     timeoutMs,
   );
 }
 
 async function waitForAllJobPodsRunning(ns: string, name: string, count: number): Promise<void> {
-  await eventually(`${count} pods of ${name} running`, async () => ((await getJobPods(ns, name)).filter((p) => p.status?.phase === "Running").length === count ? true : undefined), 30_000);
+  await eventually(
+    `${count} pods of ${name} running`,
+    async () => ((await getJobPods(ns, name)).filter((p) => p.status?.phase === "Running").length === count ? true : undefined),
+    30_000,
+  );
 }
 
 async function waitForAllJobPodsGone(ns: string, name: string): Promise<void> {
@@ -138,7 +164,11 @@ const controllerOf = (pod: Pod) => pod.metadata?.ownerReferences?.find((r) => r.
 describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   it("should run a job to completion when tasks succeed", async () => {
     const ns = await newNamespace();
-    const job = await client.create<Job>(JOBS, ns, newTestJob("succeed", "all-succeed", "Never", parallelism, completions, undefined, backoffLimit));
+    const job = await client.create<Job>(
+      JOBS,
+      ns,
+      newTestJob("succeed", "all-succeed", "Never", parallelism, completions, undefined, backoffLimit),
+    );
     await waitForJobComplete(ns, job.metadata?.name ?? "", completions);
     const pods = await getJobPods(ns, job.metadata?.name ?? "");
     expect(pods.filter((p) => p.status?.phase === "Succeeded").length).toBe(completions);
@@ -197,7 +227,11 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
 
   it("should remove pods when job is deleted", async () => {
     const ns = await newNamespace();
-    await client.create(JOBS, ns, newTestJob("notTerminate", "all-pods-removed", "Never", parallelism, completions, undefined, backoffLimit));
+    await client.create(
+      JOBS,
+      ns,
+      newTestJob("notTerminate", "all-pods-removed", "Never", parallelism, completions, undefined, backoffLimit),
+    );
     await waitForAllJobPodsRunning(ns, "all-pods-removed", parallelism);
     await deleteJobAndWaitForGC(ns, "all-pods-removed");
     await waitForAllJobPodsGone(ns, "all-pods-removed");
@@ -206,14 +240,22 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   // Conformance (v1.16): Jobs, completion after task failure.
   it("should run a job to completion when tasks sometimes fail and are locally restarted", async () => {
     const ns = await newNamespace();
-    await client.create(JOBS, ns, newTestJob("failOnce", "fail-once-local", "OnFailure", parallelism, completions, undefined, backoffLimit));
+    await client.create(
+      JOBS,
+      ns,
+      newTestJob("failOnce", "fail-once-local", "OnFailure", parallelism, completions, undefined, backoffLimit),
+    );
     await waitForJobComplete(ns, "fail-once-local", completions);
   });
 
   it("should fail when exceeds active deadline", async () => {
     const ns = await newNamespace();
     const activeDeadlineSeconds = 1;
-    await client.create(JOBS, ns, newTestJob("notTerminate", "exceed-active-deadline", "Never", parallelism, completions, activeDeadlineSeconds, backoffLimit));
+    await client.create(
+      JOBS,
+      ns,
+      newTestJob("notTerminate", "exceed-active-deadline", "Never", parallelism, completions, activeDeadlineSeconds, backoffLimit),
+    );
     await waitForJobFailure(ns, "exceed-active-deadline", (activeDeadlineSeconds + 15) * 1000, "DeadlineExceeded");
   });
 
@@ -229,7 +271,11 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   // Conformance (v1.16): Jobs, orphan pods, re-adoption.
   it("should adopt matching orphans and release non-matching pods", async () => {
     const ns = await newNamespace();
-    const job = await client.create<Job>(JOBS, ns, newTestJob("notTerminate", "adopt-release", "Never", parallelism, completions, undefined, backoffLimit));
+    const job = await client.create<Job>(
+      JOBS,
+      ns,
+      newTestJob("notTerminate", "adopt-release", "Never", parallelism, completions, undefined, backoffLimit),
+    );
     await waitForAllJobPodsRunning(ns, "adopt-release", parallelism);
     const pods = await getJobPods(ns, "adopt-release");
     expect(pods).toHaveLength(parallelism);
@@ -253,7 +299,8 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     await eventually("adopted", async () => {
       const ref = controllerOf(await client.get<Pod>(PODS, ns, name));
       if (ref === undefined) return undefined;
-      if (ref.kind !== "Job" || ref.name !== job.metadata?.name || ref.uid !== job.metadata?.uid) throw new Error(`pod has wrong controllerRef: ${JSON.stringify(ref)}`);
+      if (ref.kind !== "Job" || ref.name !== job.metadata?.name || ref.uid !== job.metadata?.uid)
+        throw new Error(`pod has wrong controllerRef: ${JSON.stringify(ref)}`);
       return true;
     });
     await updatePod((p) => {
@@ -276,11 +323,22 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   // Conformance (v1.24): Jobs, apply changes to status.
   it("should apply changes to a job status", async () => {
     const ns = await newNamespace();
-    const job = await client.create<Job>(JOBS, ns, newTestJob("notTerminate", "suspend-false-to-true", "Never", parallelism, completions, undefined, backoffLimit));
+    const job = await client.create<Job>(
+      JOBS,
+      ns,
+      newTestJob("notTerminate", "suspend-false-to-true", "Never", parallelism, completions, undefined, backoffLimit),
+    );
     await waitForAllJobPodsRunning(ns, "suspend-false-to-true", parallelism);
     const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
     const now1 = rfc3339(Date.now() - 60_000);
-    const patched = await client.patch<Job>(JOBS, ns, "suspend-false-to-true", { metadata: { annotations: { patchedstatus: "true" } }, status: { startTime: now1 } }, "application/merge-patch+json", "status");
+    const patched = await client.patch<Job>(
+      JOBS,
+      ns,
+      "suspend-false-to-true",
+      { metadata: { annotations: { patchedstatus: "true" } }, status: { startTime: now1 } },
+      "application/merge-patch+json",
+      "status",
+    );
     expect(patched.status?.startTime).toBe(now1);
     expect(patched.metadata?.annotations?.["patchedstatus"]).toBe("true");
     const now2 = rfc3339(Date.now() - 30_000);
@@ -306,14 +364,27 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     const labelSelector = `e2e-job-label=${jobName}`;
     const jobsList = await client.list<Job>(JOBS, ns, { labelSelector });
     const events: WatchEvent[] = [];
-    const watch = await client.watch(`/apis/batch/v1/namespaces/${ns}/jobs`, { labelSelector, resourceVersion: jobsList.metadata?.resourceVersion ?? "" }, (event) => events.push(event));
+    const watch = await client.watch(
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      { labelSelector, resourceVersion: jobsList.metadata?.resourceVersion ?? "" },
+      (event) => events.push(event),
+    );
     try {
       const template = newTestJob("succeed", jobName, "Never", parallelism, completions, undefined, backoffLimit);
       template.metadata!.labels = { "e2e-job-label": jobName };
       template.spec!.suspend = true;
       await client.create(JOBS, ns, template);
-      const patchedJob = await client.patch<Job>(JOBS, ns, jobName, { metadata: { labels: { [jobName]: "patched" } } }, "application/strategic-merge-patch+json");
-      const sawEvent = (type: string, check: (job: Job) => boolean) => eventually(`${type} event`, () => Promise.resolve(events.some((e) => e.type === type && check(e.object as Job)) ? true : undefined));
+      const patchedJob = await client.patch<Job>(
+        JOBS,
+        ns,
+        jobName,
+        { metadata: { labels: { [jobName]: "patched" } } },
+        "application/strategic-merge-patch+json",
+      );
+      const sawEvent = (type: string, check: (job: Job) => boolean) =>
+        eventually(`${type} event`, () =>
+          Promise.resolve(events.some((e) => e.type === type && check(e.object as Job)) ? true : undefined),
+        );
       await sawEvent("MODIFIED", (j) => j.metadata?.labels?.[jobName] === "patched");
       expect(patchedJob.metadata?.labels?.[jobName]).toBe("patched");
 

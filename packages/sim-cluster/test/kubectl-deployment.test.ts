@@ -11,12 +11,17 @@ let kubeconfig: string;
 const run = (...args: string[]) => kubectl(kubeconfig, args);
 
 interface RSList {
-  items: Array<{ metadata: { name: string; annotations: Record<string, string> }; spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } }>;
+  items: Array<{
+    metadata: { name: string; annotations: Record<string, string> };
+    spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } };
+  }>;
 }
 
 async function replicaSets(app: string): Promise<Record<string, number>> {
   const out = await run("get", "rs", "-l", `app=${app}`, "-o", "json");
-  return Object.fromEntries((JSON.parse(out.stdout) as RSList).items.map((rs) => [rs.spec.template.spec.containers[0]!.image, rs.spec.replicas]));
+  return Object.fromEntries(
+    (JSON.parse(out.stdout) as RSList).items.map((rs) => [rs.spec.template.spec.containers[0]!.image, rs.spec.replicas]),
+  );
 }
 
 async function image(name: string): Promise<string> {
@@ -65,9 +70,16 @@ describe("kubectl 1.32: Deployments", { timeout: 30_000 }, () => {
       return sets["v2"] === 3 && sets["v1"] === 0 && sets["v3"] === 0 ? true : undefined;
     });
     // The ReplicaSet that came back is revision 4; its old number is kept in revision-history.
-    expect((await run("rollout", "history", "deployment/web")).stdout).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n3\s+to v3\n4\s+to v2\n/);
-    const rs = (JSON.parse((await run("get", "rs", "-l", "app=web", "-o", "json")).stdout) as RSList).items.find((r) => r.spec.template.spec.containers[0]!.image === "v2")!;
-    expect(rs.metadata.annotations).toMatchObject({ "deployment.kubernetes.io/revision": "4", "deployment.kubernetes.io/revision-history": "2" });
+    expect((await run("rollout", "history", "deployment/web")).stdout).toMatch(
+      /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n3\s+to v3\n4\s+to v2\n/,
+    );
+    const rs = (JSON.parse((await run("get", "rs", "-l", "app=web", "-o", "json")).stdout) as RSList).items.find(
+      (r) => r.spec.template.spec.containers[0]!.image === "v2",
+    )!;
+    expect(rs.metadata.annotations).toMatchObject({
+      "deployment.kubernetes.io/revision": "4",
+      "deployment.kubernetes.io/revision-history": "2",
+    });
 
     expect((await run("rollout", "undo", "deployment/web", "--to-revision=1")).code).toBe(0);
     expect(await rolloutStatus("web")).toBe('deployment "web" successfully rolled out');
@@ -85,7 +97,13 @@ describe("kubectl 1.32: Deployments", { timeout: 30_000 }, () => {
     expect((await run("scale", "deployment/held", "--replicas=4")).code).toBe(0);
     await eventually("the paused deployment to scale without rolling out", async () => {
       const sets = await replicaSets("held");
-      const described = await run("get", "deployment", "held", "-o", "jsonpath={.status.availableReplicas} {.status.conditions[?(@.type==\"Progressing\")].reason}");
+      const described = await run(
+        "get",
+        "deployment",
+        "held",
+        "-o",
+        'jsonpath={.status.availableReplicas} {.status.conditions[?(@.type=="Progressing")].reason}',
+      );
       return JSON.stringify(sets) === JSON.stringify({ v1: 4 }) && described.stdout === "4 DeploymentPaused" ? true : undefined;
     });
     const again = await run("rollout", "pause", "deployment/held");
@@ -104,7 +122,15 @@ describe("kubectl 1.32: Deployments", { timeout: 30_000 }, () => {
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name: "stuck" },
-        spec: { replicas: 1, progressDeadlineSeconds: 1, selector: { matchLabels: { app: "stuck" } }, template: { metadata: { labels: { app: "stuck" } }, spec: { nodeSelector: { nowhere: "true" }, containers: [{ name: "c", image: "x" }] } } },
+        spec: {
+          replicas: 1,
+          progressDeadlineSeconds: 1,
+          selector: { matchLabels: { app: "stuck" } },
+          template: {
+            metadata: { labels: { app: "stuck" } },
+            spec: { nodeSelector: { nowhere: "true" }, containers: [{ name: "c", image: "x" }] },
+          },
+        },
       }),
     );
     expect((await run("create", "-f", file)).code).toBe(0);

@@ -24,10 +24,15 @@ afterAll(async () => {
 });
 
 interface PodList {
-  items: Array<{ metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { conditions?: Array<{ type: string; status: string }> } }>;
+  items: Array<{
+    metadata: { name: string; deletionTimestamp?: string };
+    spec: { nodeName?: string };
+    status: { conditions?: Array<{ type: string; status: string }> };
+  }>;
 }
 
-const isReady = (pod: PodList["items"][number]) => pod.metadata.deletionTimestamp === undefined && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+const isReady = (pod: PodList["items"][number]) =>
+  pod.metadata.deletionTimestamp === undefined && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
 
 describe("kubectl drain with a PodDisruptionBudget", () => {
   it("evicts a Deployment's pods from the node one at a time, as the budget allows, and completes", async () => {
@@ -40,7 +45,9 @@ describe("kubectl drain with a PodDisruptionBudget", () => {
 
     const created = await run("create", "pdb", "web", "--selector=app=web", "--max-unavailable=1");
     expect(created).toEqual({ code: 0, stdout: "poddisruptionbudget.policy/web created\n", stderr: "" });
-    await eventually("the budget to allow one disruption", async () => ((await run("get", "pdb", "web", "-o", "jsonpath={.status.disruptionsAllowed}")).stdout === "1" ? true : undefined));
+    await eventually("the budget to allow one disruption", async () =>
+      (await run("get", "pdb", "web", "-o", "jsonpath={.status.disruptionsAllowed}")).stdout === "1" ? true : undefined,
+    );
     const table = (await run("get", "pdb", "web")).stdout.split("\n");
     expect(table[0]).toMatch(/^NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE$/);
     expect(table[1]).toMatch(/^web\s+N\/A\s+1\s+1\s+\S+$/);
@@ -48,7 +55,11 @@ describe("kubectl drain with a PodDisruptionBudget", () => {
 
     // Watch the Deployment's pods throughout: never fewer than two ready (maxUnavailable 1).
     const client = new KubeClient({ server: cluster.url });
-    const pods = new Informer(client, { group: "", version: "v1", resource: "pods", namespaced: true, kind: "Pod" }, { labelSelector: "app=web" });
+    const pods = new Informer(
+      client,
+      { group: "", version: "v1", resource: "pods", namespaced: true, kind: "Pod" },
+      { labelSelector: "app=web" },
+    );
     let fewestReady = Number.POSITIVE_INFINITY;
     let synced = false;
     // Counted from the synced cache on: while the first list fills it, it holds only some of the pods.
@@ -68,7 +79,9 @@ describe("kubectl drain with a PodDisruptionBudget", () => {
       expect(drain.stdout).toContain("node/sim-node-1 drained");
       for (const pod of before.items) expect(drain.stdout).toContain(`pod/${pod.metadata.name} evicted`);
       // The budget held the second and third evictions back until a replacement was ready.
-      expect(drain.stderr).toMatch(/error when evicting pods\/"web-[a-z0-9-]+" -n "default" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\./);
+      expect(drain.stderr).toMatch(
+        /error when evicting pods\/"web-[a-z0-9-]+" -n "default" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\./,
+      );
 
       const after = await eventually("three ready replicas on sim-node-2", async () => {
         const list = JSON.parse((await run("get", "pods", "-l", "app=web", "-o", "json")).stdout) as PodList;

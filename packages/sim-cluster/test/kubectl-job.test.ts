@@ -47,7 +47,7 @@ describe("kubectl 1.32 with Jobs", { timeout: 60_000 }, () => {
     expect((await run("create", "-f", file)).stdout.trim()).toBe("job.batch/oops created");
     const waited = await run("wait", "--for=condition=failed", "job/oops", "--timeout=30s");
     expect(waited.stdout.trim()).toBe("job.batch/oops condition met");
-    const reason = await run("get", "job", "oops", "-o", "jsonpath={.status.conditions[?(@.type==\"Failed\")].reason}");
+    const reason = await run("get", "job", "oops", "-o", 'jsonpath={.status.conditions[?(@.type=="Failed")].reason}');
     expect(reason.stdout).toBe("BackoffLimitExceeded");
   });
 
@@ -61,8 +61,16 @@ describe("kubectl 1.32 with Jobs", { timeout: 60_000 }, () => {
     const manual = await run("create", "job", "tick-manual", "--from=cronjob/tick");
     expect(manual.stderr).toBe("");
     expect(manual.stdout.trim()).toBe("job.batch/tick-manual created");
-    expect((await run("wait", "--for=condition=complete", "job/tick-manual", "--timeout=30s")).stdout.trim()).toBe("job.batch/tick-manual condition met");
-    const owner = await run("get", "job", "tick-manual", "-o", "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.annotations.cronjob\\.kubernetes\\.io/instantiate}");
+    expect((await run("wait", "--for=condition=complete", "job/tick-manual", "--timeout=30s")).stdout.trim()).toBe(
+      "job.batch/tick-manual condition met",
+    );
+    const owner = await run(
+      "get",
+      "job",
+      "tick-manual",
+      "-o",
+      "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.annotations.cronjob\\.kubernetes\\.io/instantiate}",
+    );
     expect(owner.stdout).toBe("CronJob/tick manual");
     const bad = await run("create", "cronjob", "bad", "--image=busybox", "--schedule=61 * * * *");
     expect(bad.stderr).toContain('spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61');

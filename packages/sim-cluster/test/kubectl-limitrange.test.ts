@@ -26,7 +26,14 @@ afterAll(async () => {
 
 describe("kubectl 1.32 with a LimitRange", { timeout: 60_000 }, () => {
   it("defaults a pod's resources from the namespace's LimitRange and refuses one over its maximum", async () => {
-    const limitRange = { apiVersion: "v1", kind: "LimitRange", metadata: { name: "defaults" }, spec: { limits: [{ type: "Container", max: { cpu: "1" }, default: { cpu: "500m", memory: "256Mi" }, defaultRequest: { cpu: "250m" } }] } };
+    const limitRange = {
+      apiVersion: "v1",
+      kind: "LimitRange",
+      metadata: { name: "defaults" },
+      spec: {
+        limits: [{ type: "Container", max: { cpu: "1" }, default: { cpu: "500m", memory: "256Mi" }, defaultRequest: { cpu: "250m" } }],
+      },
+    };
     const file = join(dir, "limitrange.json");
     await writeFile(file, JSON.stringify(limitRange));
     expect(await run("apply", "-f", file)).toMatchObject({ code: 0, stdout: "limitrange/defaults created\n" });
@@ -44,9 +51,17 @@ describe("kubectl 1.32 with a LimitRange", { timeout: 60_000 }, () => {
     expect((await run("get", "pod", "web", "-o", "jsonpath={.metadata.annotations.kubernetes\\.io/limit-ranger}")).stdout).toBe(
       "LimitRanger plugin set: cpu, memory request for container web; cpu, memory limit for container web",
     );
-    await eventually("web Running", async () => ((await run("get", "pod", "web", "-o", "jsonpath={.status.phase}")).stdout === "Running" ? true : undefined));
+    await eventually("web Running", async () =>
+      (await run("get", "pod", "web", "-o", "jsonpath={.status.phase}")).stdout === "Running" ? true : undefined,
+    );
 
-    const big = await run("run", "big", "--image=x", "--overrides", JSON.stringify({ spec: { containers: [{ name: "big", image: "x", resources: { limits: { cpu: "2" } } }] } }));
+    const big = await run(
+      "run",
+      "big",
+      "--image=x",
+      "--overrides",
+      JSON.stringify({ spec: { containers: [{ name: "big", image: "x", resources: { limits: { cpu: "2" } } }] } }),
+    );
     expect(big.code).not.toBe(0);
     expect(big.stderr).toContain('pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
   });

@@ -32,12 +32,16 @@ afterAll(async () => {
 describe("kubectl 1.32: Kubectl replace", { timeout: 30_000 }, () => {
   it("should update a single-container pod's image", async () => {
     expect((await run("run", podName, `--image=${httpdImage}`, "--pod-running-timeout=2m0s", `--labels=run=${podName}`)).code).toBe(0);
-    await eventually("the pod running", async () => ((await run("get", "pod", podName, "-o", "jsonpath={.status.phase}")).stdout === "Running" ? true : undefined));
+    await eventually("the pod running", async () =>
+      (await run("get", "pod", podName, "-o", "jsonpath={.status.phase}")).stdout === "Running" ? true : undefined,
+    );
 
     const fetched = await run("get", "pod", podName, "-o", "json");
     expect(fetched.stdout).toContain(podName);
     // The keys come sorted (kubectl prints the object as a map), unlike the order the server stores.
-    expect(Object.keys((JSON.parse(fetched.stdout) as { spec: object }).spec)).toEqual(Object.keys((JSON.parse(fetched.stdout) as { spec: object }).spec).sort());
+    expect(Object.keys((JSON.parse(fetched.stdout) as { spec: object }).spec)).toEqual(
+      Object.keys((JSON.parse(fetched.stdout) as { spec: object }).spec).sort(),
+    );
 
     const podJSON = fetched.stdout.replace(httpdImage, busyboxImage);
     const file = join(dir, "pod.json");

@@ -11,7 +11,11 @@ let kubeconfig: string;
 const run = (...args: string[]) => kubectl(kubeconfig, args);
 
 interface PodList {
-  items: Array<{ metadata: { name: string }; spec: { nodeName?: string }; status: { phase?: string; conditions?: Array<{ type: string; reason?: string; message?: string }> } }>;
+  items: Array<{
+    metadata: { name: string };
+    spec: { nodeName?: string };
+    status: { phase?: string; conditions?: Array<{ type: string; reason?: string; message?: string }> };
+  }>;
 }
 
 async function pods(selector: string): Promise<PodList["items"]> {
@@ -54,21 +58,36 @@ afterAll(async () => {
 // Each case runs a dozen kubectl processes and waits on rollouts: more than the default 5 s on a loaded machine.
 describe("kubectl 1.32: scheduling", { timeout: 30_000 }, () => {
   it("kubectl taint keeps new pods off the node; a toleration lets them on", async () => {
-    expect(await run("taint", "nodes", "sim-node-3", "dedicated=gpu:NoSchedule")).toMatchObject({ code: 0, stdout: "node/sim-node-3 tainted\n" });
+    expect(await run("taint", "nodes", "sim-node-3", "dedicated=gpu:NoSchedule")).toMatchObject({
+      code: 0,
+      stdout: "node/sim-node-3 tainted\n",
+    });
     await apply("plain", deployment("plain", 6, {}));
     expect((await run("rollout", "status", "deployment/plain", "--timeout=20s")).code).toBe(0);
     const placed = (await pods("app=plain")).map((p) => p.spec.nodeName);
     expect(placed).toHaveLength(6);
     expect(new Set(placed)).toEqual(new Set(["sim-node-1", "sim-node-2"]));
 
-    await apply("gpu", deployment("gpu", 1, { tolerations: [{ key: "dedicated", operator: "Equal", value: "gpu", effect: "NoSchedule" }], nodeSelector: { "kubernetes.io/hostname": "sim-node-3" } }));
+    await apply(
+      "gpu",
+      deployment("gpu", 1, {
+        tolerations: [{ key: "dedicated", operator: "Equal", value: "gpu", effect: "NoSchedule" }],
+        nodeSelector: { "kubernetes.io/hostname": "sim-node-3" },
+      }),
+    );
     expect((await run("rollout", "status", "deployment/gpu", "--timeout=20s")).code).toBe(0);
     expect((await pods("app=gpu")).map((p) => p.spec.nodeName)).toEqual(["sim-node-3"]);
   });
 
   it("required node affinity is honoured, and a pod that fits nowhere says why in its PodScheduled condition", async () => {
     const affinity = (values: string[]) => ({
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values }] }],
+          },
+        },
+      },
     });
     await apply("zone-a", deployment("zone-a", 3, affinity(["a"])));
     expect((await run("rollout", "status", "deployment/zone-a", "--timeout=20s")).code).toBe(0);
@@ -79,7 +98,8 @@ describe("kubectl 1.32: scheduling", { timeout: 30_000 }, () => {
       const found = await pods("app=zone-c");
       return found.length === 1 && found[0]!.status.conditions?.some((c) => c.reason === "Unschedulable") ? found : undefined;
     });
-    const message = "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 node(s) didn't match Pod's node affinity/selector.";
+    const message =
+      "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 node(s) didn't match Pod's node affinity/selector.";
     expect(pending!.status.conditions?.find((c) => c.type === "PodScheduled")?.message).toBe(message);
     const wide = await run("get", "pod", pending!.metadata.name, "-o", "wide");
     expect(wide.stdout).toMatch(new RegExp(`${pending!.metadata.name}\\s+0/1\\s+Pending\\s+0\\s+\\S+\\s+<none>\\s+<none>`));

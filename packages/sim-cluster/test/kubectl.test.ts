@@ -38,7 +38,9 @@ describe("kubectl 1.32 against a simulated cluster", { timeout: 30_000 }, () => 
     const out = await run("get", "nodes", "-o", "wide");
     expect(out.code).toBe(0);
     const lines = out.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME$/);
+    expect(lines[0]).toMatch(
+      /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME$/,
+    );
     expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
       ["sim-node-1", "Ready"],
       ["sim-node-2", "Ready"],
@@ -72,7 +74,9 @@ describe("kubectl 1.32 against a simulated cluster", { timeout: 30_000 }, () => 
     const status = await run("rollout", "status", "deployment/web", "--timeout=20s");
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('deployment "web" successfully rolled out');
-    const rs = JSON.parse((await run("get", "rs", "-l", "app=web", "-o", "json")).stdout) as { items: Array<{ spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } }> };
+    const rs = JSON.parse((await run("get", "rs", "-l", "app=web", "-o", "json")).stdout) as {
+      items: Array<{ spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } }>;
+    };
     const byImage = Object.fromEntries(rs.items.map((r) => [r.spec.template.spec.containers[0]!.image, r.spec.replicas]));
     expect(byImage).toEqual({ x: 0, y: 5 });
   });
@@ -80,20 +84,34 @@ describe("kubectl 1.32 against a simulated cluster", { timeout: 30_000 }, () => 
   it("expose --type=NodePort allocates a NodePort and a ClusterIP, and deleting the service frees them", async () => {
     const exposed = await run("expose", "deployment", "web", "--type=NodePort", "--port=80");
     expect(exposed).toMatchObject({ code: 0, stdout: "service/web exposed\n" });
-    const svc = JSON.parse((await run("get", "svc", "web", "-o", "json")).stdout) as { spec: { clusterIP: string; ports: Array<{ nodePort: number }> } };
+    const svc = JSON.parse((await run("get", "svc", "web", "-o", "json")).stdout) as {
+      spec: { clusterIP: string; ports: Array<{ nodePort: number }> };
+    };
     const nodePort = svc.spec.ports[0]!.nodePort;
     expect(nodePort).toBeGreaterThanOrEqual(30000);
     expect(nodePort).toBeLessThanOrEqual(32767);
     expect(svc.spec.clusterIP).toMatch(/^10\.96\./);
     const wide = await run("get", "svc", "web", "-o", "wide");
-    expect(wide.stdout).toMatch(new RegExp(`web\\s+NodePort\\s+${svc.spec.clusterIP.replaceAll(".", "\\.")}\\s+<none>\\s+80:${nodePort}/TCP\\s+\\S+\\s+app=web`));
+    expect(wide.stdout).toMatch(
+      new RegExp(`web\\s+NodePort\\s+${svc.spec.clusterIP.replaceAll(".", "\\.")}\\s+<none>\\s+80:${nodePort}/TCP\\s+\\S+\\s+app=web`),
+    );
 
     // Taken: the same NodePort and ClusterIP are refused with upstream's errors.
     const clash = join(dir, "clash.json");
-    await writeFile(clash, JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "clash" }, spec: { type: "NodePort", clusterIP: svc.spec.clusterIP, ports: [{ port: 80, nodePort }] } }));
+    await writeFile(
+      clash,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "clash" },
+        spec: { type: "NodePort", clusterIP: svc.spec.clusterIP, ports: [{ port: 80, nodePort }] },
+      }),
+    );
     const refused = await run("create", "-f", clash);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain(`spec.clusterIPs: Invalid value: ["${svc.spec.clusterIP}"]: failed to allocate IP ${svc.spec.clusterIP}: provided IP is already allocated`);
+    expect(refused.stderr).toContain(
+      `spec.clusterIPs: Invalid value: ["${svc.spec.clusterIP}"]: failed to allocate IP ${svc.spec.clusterIP}: provided IP is already allocated`,
+    );
     expect(refused.stderr).toContain(`spec.ports[0].nodePort: Invalid value: ${nodePort}: provided port is already allocated`);
 
     expect((await run("delete", "svc", "web")).code).toBe(0);
@@ -105,11 +123,15 @@ describe("kubectl 1.32 against a simulated cluster", { timeout: 30_000 }, () => 
   it("create service nodeport (protobuf) allocates from the range, and a taken port is refused", async () => {
     const created = await run("create", "service", "nodeport", "fixed", "--tcp=80:8080", "--node-port=30555");
     expect(created).toMatchObject({ code: 0, stdout: "service/fixed created\n" });
-    const svc = JSON.parse((await run("get", "svc", "fixed", "-o", "json")).stdout) as { spec: { ports: Array<{ port: number; targetPort: number; nodePort: number }> } };
+    const svc = JSON.parse((await run("get", "svc", "fixed", "-o", "json")).stdout) as {
+      spec: { ports: Array<{ port: number; targetPort: number; nodePort: number }> };
+    };
     expect(svc.spec.ports).toEqual([{ name: "80-8080", port: 80, protocol: "TCP", targetPort: 8080, nodePort: 30555 }]);
     const taken = await run("create", "service", "nodeport", "other", "--tcp=80:8080", "--node-port=30555");
     expect(taken.code).not.toBe(0);
-    expect(taken.stderr).toBe('error: failed to create NodePort service: Service "other" is invalid: spec.ports[0].nodePort: Invalid value: 30555: provided port is already allocated\n');
+    expect(taken.stderr).toBe(
+      'error: failed to create NodePort service: Service "other" is invalid: spec.ports[0].nodePort: Invalid value: 30555: provided port is already allocated\n',
+    );
   });
 
   it("rollout restart replaces every pod, and deleting the deployment removes its ReplicaSets and pods", async () => {

@@ -55,16 +55,28 @@ async function newNamespace(prefix: string): Promise<string> {
 
 function createIngressClass(name: string, isDefault: boolean, uniqueName: string): Promise<IngressClass> {
   return client.create<IngressClass>(INGRESS_CLASSES, undefined, {
-    metadata: { name, labels: { ingressclass: uniqueName, "special-label": "generic" }, ...(isDefault ? { annotations: { [DEFAULT_CLASS]: "true" } } : {}) },
+    metadata: {
+      name,
+      labels: { ingressclass: uniqueName, "special-label": "generic" },
+      ...(isDefault ? { annotations: { [DEFAULT_CLASS]: "true" } } : {}),
+    },
     spec: { controller: "example.com/controller" },
   });
 }
 
 function createBasicIngress(namespace: string): Promise<Ingress> {
-  return client.create<Ingress>(INGRESSES, namespace, { metadata: { name: "ingress1" }, spec: { defaultBackend: { service: { name: "defaultbackend", port: { number: 80 } } } } });
+  return client.create<Ingress>(INGRESSES, namespace, {
+    metadata: { name: "ingress1" },
+    spec: { defaultBackend: { service: { name: "defaultbackend", port: { number: 80 } } } },
+  });
 }
 
-async function watchModified(path: string, query: Record<string, string>, until: (object: KubeObject) => boolean, act: () => Promise<void>): Promise<void> {
+async function watchModified(
+  path: string,
+  query: Record<string, string>,
+  until: (object: KubeObject) => boolean,
+  act: () => Promise<void>,
+): Promise<void> {
   const types: string[] = [];
   let resolveSeen: () => void = () => undefined;
   const seen = new Promise<void>((resolve) => (resolveSeen = resolve));
@@ -89,7 +101,16 @@ describe("[sig-network] Ingress API (test/e2e/network/ingress.go)", { timeout: 3
       metadata: { generateName: "e2e-example-ing", labels: { "special-label": uniqueName } },
       spec: {
         defaultBackend: { service: { name: "default-backend", port: { number: 8080 } } },
-        rules: [{ host, http: { paths: [{ path: "/", pathType: "ImplementationSpecific", backend: { service: { name: "test-backend", port: { number: 8080 } } } }] } }],
+        rules: [
+          {
+            host,
+            http: {
+              paths: [
+                { path: "/", pathType: "ImplementationSpecific", backend: { service: { name: "test-backend", port: { number: 8080 } } } },
+              ],
+            },
+          },
+        ],
       },
       status: { loadBalancer: {} },
     });
@@ -119,22 +140,38 @@ describe("[sig-network] Ingress API (test/e2e/network/ingress.go)", { timeout: 3
     // cluster-wide listing and watching
     const clusterIngs = await client.list<Ingress>(INGRESSES, undefined, { labelSelector: `special-label=${uniqueName}` });
     expect(clusterIngs.items).toHaveLength(3);
-    const clusterWatch = await client.watch("/apis/networking.k8s.io/v1/ingresses", { resourceVersion: ings.metadata?.resourceVersion ?? "", labelSelector: `special-label=${uniqueName}` }, () => undefined);
+    const clusterWatch = await client.watch(
+      "/apis/networking.k8s.io/v1/ingresses",
+      { resourceVersion: ings.metadata?.resourceVersion ?? "", labelSelector: `special-label=${uniqueName}` },
+      () => undefined,
+    );
     clusterWatch.stop();
 
     // watching, patching, updating
-    await watchModified(`/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, { resourceVersion: ings.metadata?.resourceVersion ?? "", labelSelector: `special-label=${uniqueName}` }, (o) => o.metadata?.annotations?.["patched"] === "true", async () => {
-      const patchedIngress = await client.patch<Ingress>(INGRESSES, ns, name, { metadata: { annotations: { patched: "true" } } });
-      expect(patchedIngress.metadata?.annotations).toHaveProperty("patched", "true");
-      const ingToUpdate = await client.get<Ingress>(INGRESSES, ns, name);
-      ingToUpdate.metadata!.annotations!["updated"] = "true";
-      const updatedIngress = await client.update<Ingress>(INGRESSES, ns, ingToUpdate);
-      expect(updatedIngress.metadata?.annotations).toHaveProperty("updated", "true");
-    });
+    await watchModified(
+      `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
+      { resourceVersion: ings.metadata?.resourceVersion ?? "", labelSelector: `special-label=${uniqueName}` },
+      (o) => o.metadata?.annotations?.["patched"] === "true",
+      async () => {
+        const patchedIngress = await client.patch<Ingress>(INGRESSES, ns, name, { metadata: { annotations: { patched: "true" } } });
+        expect(patchedIngress.metadata?.annotations).toHaveProperty("patched", "true");
+        const ingToUpdate = await client.get<Ingress>(INGRESSES, ns, name);
+        ingToUpdate.metadata!.annotations!["updated"] = "true";
+        const updatedIngress = await client.update<Ingress>(INGRESSES, ns, ingToUpdate);
+        expect(updatedIngress.metadata?.annotations).toHaveProperty("updated", "true");
+      },
+    );
 
     // patching /status
     const lbStatus = { ingress: [{ ip: "169.1.1.1" }] };
-    const patchedStatus = await client.patch<Ingress>(INGRESSES, ns, name, { metadata: { annotations: { patchedstatus: "true" } }, status: { loadBalancer: lbStatus } }, undefined, "status");
+    const patchedStatus = await client.patch<Ingress>(
+      INGRESSES,
+      ns,
+      name,
+      { metadata: { annotations: { patchedstatus: "true" } }, status: { loadBalancer: lbStatus } },
+      undefined,
+      "status",
+    );
     expect(patchedStatus.status?.loadBalancer).toEqual(lbStatus);
     expect(patchedStatus.metadata?.annotations).toHaveProperty("patchedstatus", "true");
 
@@ -145,7 +182,10 @@ describe("[sig-network] Ingress API (test/e2e/network/ingress.go)", { timeout: 3
     expect(updatedStatus.status?.loadBalancer).toEqual(statusToUpdate.status.loadBalancer);
 
     // get /status
-    const gottenStatus = (await client.request("GET", `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses/${name}/status`)) as KubeObject;
+    const gottenStatus = (await client.request(
+      "GET",
+      `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses/${name}/status`,
+    )) as KubeObject;
     expect(gottenStatus.metadata?.uid).toBe(createdIngress.metadata?.uid);
 
     // deleting (no ingress controller, so no finalizers: a 404)
@@ -161,9 +201,18 @@ describe("[sig-network] Ingress API (test/e2e/network/ingress.go)", { timeout: 3
   it("refuses an Ingress path without a pathType, with upstream's field and message", async () => {
     const ns = await newNamespace("ingress");
     await expect(
-      client.create(INGRESSES, ns, { metadata: { name: "no-path-type" }, spec: { rules: [{ host: "foo.com", http: { paths: [{ path: "/", backend: { service: { name: "svc", port: { number: 80 } } } }] } }] } }),
-    ).rejects.toThrow('Ingress.networking.k8s.io "no-path-type" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified');
-    await expect(client.create(INGRESSES, ns, { metadata: { name: "empty" }, spec: {} })).rejects.toThrow(/spec: Invalid value: .*: either `defaultBackend` or `rules` must be specified/);
+      client.create(INGRESSES, ns, {
+        metadata: { name: "no-path-type" },
+        spec: {
+          rules: [{ host: "foo.com", http: { paths: [{ path: "/", backend: { service: { name: "svc", port: { number: 80 } } } }] } }],
+        },
+      }),
+    ).rejects.toThrow(
+      'Ingress.networking.k8s.io "no-path-type" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified',
+    );
+    await expect(client.create(INGRESSES, ns, { metadata: { name: "empty" }, spec: {} })).rejects.toThrow(
+      /spec: Invalid value: .*: either `defaultBackend` or `rules` must be specified/,
+    );
   });
 });
 
@@ -183,13 +232,20 @@ describe("[sig-network] IngressClass API (test/e2e/network/ingressclass.go)", { 
     const ics = await client.list<IngressClass>(INGRESS_CLASSES, undefined, { labelSelector: `ingressclass=${uniqueName}` });
     expect(ics.items).toHaveLength(3);
 
-    await watchModified("/apis/networking.k8s.io/v1/ingressclasses", { resourceVersion: ics.metadata?.resourceVersion ?? "", labelSelector: `ingressclass=${uniqueName}` }, (o) => o.metadata?.annotations?.["patched"] === "true", async () => {
-      const patchedIC = await client.patch<IngressClass>(INGRESS_CLASSES, undefined, ingressClass1.metadata?.name ?? "", { metadata: { annotations: { patched: "true" } } });
-      expect(patchedIC.metadata?.annotations?.["patched"]).toBe("true");
-      patchedIC.metadata!.annotations!["updated"] = "true";
-      const updatedIC = await client.update<IngressClass>(INGRESS_CLASSES, undefined, patchedIC);
-      expect(updatedIC.metadata?.annotations?.["updated"]).toBe("true");
-    });
+    await watchModified(
+      "/apis/networking.k8s.io/v1/ingressclasses",
+      { resourceVersion: ics.metadata?.resourceVersion ?? "", labelSelector: `ingressclass=${uniqueName}` },
+      (o) => o.metadata?.annotations?.["patched"] === "true",
+      async () => {
+        const patchedIC = await client.patch<IngressClass>(INGRESS_CLASSES, undefined, ingressClass1.metadata?.name ?? "", {
+          metadata: { annotations: { patched: "true" } },
+        });
+        expect(patchedIC.metadata?.annotations?.["patched"]).toBe("true");
+        patchedIC.metadata!.annotations!["updated"] = "true";
+        const updatedIC = await client.update<IngressClass>(INGRESS_CLASSES, undefined, patchedIC);
+        expect(updatedIC.metadata?.annotations?.["updated"]).toBe("true");
+      },
+    );
 
     await client.delete(INGRESS_CLASSES, undefined, ingressClass1.metadata?.name ?? "");
     await expect(client.get(INGRESS_CLASSES, undefined, ingressClass1.metadata?.name ?? "")).rejects.toMatchObject({ code: 404 });
@@ -242,7 +298,10 @@ describe("[sig-network] IngressClass [Feature:Ingress] (test/e2e/network/ingress
   it("should allow IngressClass to have Namespace-scoped parameters", async () => {
     const created = await client.create<IngressClass>(INGRESS_CLASSES, undefined, {
       metadata: { name: "ingressclass1", labels: { ingressclass: "scoped", "special-label": "generic" } },
-      spec: { controller: "example.com/controller", parameters: { scope: "Namespace", namespace: "foo-ns", kind: "fookind", name: "fooname", apiGroup: "example.com" } },
+      spec: {
+        controller: "example.com/controller",
+        parameters: { scope: "Namespace", namespace: "foo-ns", kind: "fookind", name: "fooname", apiGroup: "example.com" },
+      },
     });
     try {
       expect(created.spec?.parameters).toBeDefined();
@@ -256,13 +315,25 @@ describe("[sig-network] IngressClass [Feature:Ingress] (test/e2e/network/ingress
 describe("NetworkPolicy", { timeout: 30_000 }, () => {
   it("defaults policyTypes and port protocols as SetDefaults_NetworkPolicy, and refuses an ipBlock beside a selector", async () => {
     const ns = await newNamespace("netpol");
-    const ingressOnly = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "ingress-only" }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] } });
+    const ingressOnly = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, {
+      metadata: { name: "ingress-only" },
+      spec: { podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] },
+    });
     expect(ingressOnly.spec?.policyTypes).toEqual(["Ingress"]);
     expect(ingressOnly.spec?.ingress?.[0]?.ports?.[0]?.protocol).toBe("TCP");
-    const both = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, { metadata: { name: "both" }, spec: { podSelector: { matchLabels: { app: "web" } }, egress: [{ to: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }] } });
+    const both = await client.create<NetworkPolicy>(NETWORK_POLICIES, ns, {
+      metadata: { name: "both" },
+      spec: {
+        podSelector: { matchLabels: { app: "web" } },
+        egress: [{ to: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }],
+      },
+    });
     expect(both.spec?.policyTypes).toEqual(["Ingress", "Egress"]);
     await expect(
-      client.create(NETWORK_POLICIES, ns, { metadata: { name: "bad" }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" }, podSelector: {} }] }] } }),
+      client.create(NETWORK_POLICIES, ns, {
+        metadata: { name: "bad" },
+        spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" }, podSelector: {} }] }] },
+      }),
     ).rejects.toThrow("spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer");
     const table = await kubectl(kubeconfig, ["get", "netpol", "-n", ns]);
     expect(table.stdout).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\nboth\s+app=web\s+\S+\ningress-only\s+<none>\s+\S+\n$/);
@@ -275,7 +346,12 @@ describe("kubectl 1.32 and Ingresses", { timeout: 30_000 }, () => {
     const created = await kubectl(kubeconfig, ["create", "ingress", "simple", "--rule=foo.com/bar=svc1:8080", "-n", ns]);
     expect(created).toMatchObject({ code: 0, stdout: "ingress.networking.k8s.io/simple created\n" });
     const stored = await client.get<Ingress>(INGRESSES, ns, "simple");
-    expect(stored.spec?.rules).toEqual([{ host: "foo.com", http: { paths: [{ path: "/bar", pathType: "Exact", backend: { service: { name: "svc1", port: { number: 8080 } } } }] } }]);
+    expect(stored.spec?.rules).toEqual([
+      {
+        host: "foo.com",
+        http: { paths: [{ path: "/bar", pathType: "Exact", backend: { service: { name: "svc1", port: { number: 8080 } } } }] },
+      },
+    ]);
     const table = await kubectl(kubeconfig, ["get", "ing", "-n", ns]);
     expect(table.stdout).toMatch(/^NAME\s+CLASS\s+HOSTS\s+ADDRESS\s+PORTS\s+AGE\nsimple\s+<none>\s+foo\.com\s+80\s+\S+\n$/);
   });

@@ -50,7 +50,10 @@ describe("[sig-api-machinery] Servers with support for API chunking (test/e2e/ap
     for (let start = 0; start < indexes.length; start += 20) {
       await Promise.all(
         indexes.slice(start, start + 20).map((i) =>
-          client.create(POD_TEMPLATES, ns, { metadata: { name: `template-${String(i).padStart(4, "0")}` }, template: { spec: { containers: [{ name: "test", image: "test2" }] } } }),
+          client.create(POD_TEMPLATES, ns, {
+            metadata: { name: `template-${String(i).padStart(4, "0")}` },
+            template: { spec: { containers: [{ name: "test", image: "test2" }] } },
+          }),
         ),
       );
     }
@@ -91,7 +94,16 @@ describe("[sig-node] PodTemplates (test/e2e/common/node/podtemplates.go)", { tim
     });
     const podTemplateRead = await client.get<PodTemplate>(POD_TEMPLATES, ns, podTemplateName);
     expect(podTemplateRead.metadata?.name).toBe(podTemplateName);
-    const patched = await client.patch<PodTemplate>(POD_TEMPLATES, ns, podTemplateName, { metadata: { labels: { podtemplate: "patched" } }, template: { spec: { containers: [{ name: "nginx", image: "registry.k8s.io/e2e-test-images/nginx:1.14-4" }] } } }, "application/strategic-merge-patch+json");
+    const patched = await client.patch<PodTemplate>(
+      POD_TEMPLATES,
+      ns,
+      podTemplateName,
+      {
+        metadata: { labels: { podtemplate: "patched" } },
+        template: { spec: { containers: [{ name: "nginx", image: "registry.k8s.io/e2e-test-images/nginx:1.14-4" }] } },
+      },
+      "application/strategic-merge-patch+json",
+    );
     expect(patched.metadata?.labels?.["podtemplate"]).toBe("patched");
     const podTemplateRead2 = await client.get<PodTemplate>(POD_TEMPLATES, ns, podTemplateName);
     expect(podTemplateRead2.metadata?.labels?.["podtemplate"]).toBe("patched");
@@ -104,7 +116,10 @@ describe("[sig-node] PodTemplates (test/e2e/common/node/podtemplates.go)", { tim
     const ns = await newNamespace("podtemplate");
     const podTemplateNames = ["podtemplate-1", "podtemplate-2", "podtemplate-3"];
     for (const name of podTemplateNames) {
-      await client.create(POD_TEMPLATES, ns, { metadata: { name, labels: { "podtemplate-set": "true" } }, template: { spec: { containers: [{ name: "token-test", image: "registry.k8s.io/e2e-test-images/nginx:1.14-4" }] } } });
+      await client.create(POD_TEMPLATES, ns, {
+        metadata: { name, labels: { "podtemplate-set": "true" } },
+        template: { spec: { containers: [{ name: "token-test", image: "registry.k8s.io/e2e-test-images/nginx:1.14-4" }] } },
+      });
     }
     const listed = await client.list(POD_TEMPLATES, ns, { labelSelector: "podtemplate-set=true" });
     expect(listed.items).toHaveLength(podTemplateNames.length);
@@ -116,7 +131,10 @@ describe("[sig-node] PodTemplates (test/e2e/common/node/podtemplates.go)", { tim
   it("should replace a pod template", async () => {
     const ns = await newNamespace("podtemplate");
     const ptName = `podtemplate-${Math.random().toString(36).slice(2, 7)}`;
-    const ptResource = await client.create<PodTemplate>(POD_TEMPLATES, ns, { metadata: { name: ptName }, template: { spec: { containers: [{ name: "e2e-test", image: "registry.k8s.io/e2e-test-images/agnhost:2.53" }] } } });
+    const ptResource = await client.create<PodTemplate>(POD_TEMPLATES, ns, {
+      metadata: { name: ptName },
+      template: { spec: { containers: [{ name: "e2e-test", image: "registry.k8s.io/e2e-test-images/agnhost:2.53" }] } },
+    });
     ptResource.metadata!.labels = { ...ptResource.metadata?.labels, [ptName]: "updated" };
     const updated = await client.update<PodTemplate>(POD_TEMPLATES, ns, ptResource);
     expect(updated.metadata?.labels?.[ptName]).toBe("updated");
@@ -124,7 +142,12 @@ describe("[sig-node] PodTemplates (test/e2e/common/node/podtemplates.go)", { tim
 
   it("refuses a template whose pod spec is invalid, as ValidatePodTemplate does", async () => {
     const ns = await newNamespace("podtemplate");
-    await expect(client.create(POD_TEMPLATES, ns, { metadata: { name: "bad" }, template: { spec: { containers: [{ name: "Bad_Name", image: "x" }] } } })).rejects.toThrow(/template\.spec\.containers\[0\]\.name/);
+    await expect(
+      client.create(POD_TEMPLATES, ns, {
+        metadata: { name: "bad" },
+        template: { spec: { containers: [{ name: "Bad_Name", image: "x" }] } },
+      }),
+    ).rejects.toThrow(/template\.spec\.containers\[0\]\.name/);
   });
 });
 
@@ -133,7 +156,11 @@ describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70
     apiVersion: "v1",
     kind: "ReplicationController",
     metadata: { name },
-    spec: { replicas, selector: labels, template: { metadata: { labels }, spec: { containers: [{ name, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4" }] } } },
+    spec: {
+      replicas,
+      selector: labels,
+      template: { metadata: { labels }, spec: { containers: [{ name, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4" }] } },
+    },
   });
 
   it("should surface a failure condition on a common issue like exceeded quota", async () => {
@@ -141,7 +168,13 @@ describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70
     const name = "condition-test";
     const QUOTAS = { group: "", version: "v1", resource: "resourcequotas", namespaced: true };
     await client.create(QUOTAS, ns, { metadata: { name }, spec: { hard: { pods: "2" } } });
-    await eventually("quota status", async () => ((await client.get<{ status?: { hard?: Record<string, string> } } & ReplicationController>(QUOTAS, ns, name)).status?.hard?.["pods"] === "2" ? true : undefined));
+    await eventually("quota status", async () =>
+      (await client.get<{ status?: { hard?: Record<string, string> } } & ReplicationController>(QUOTAS, ns, name)).status?.hard?.[
+        "pods"
+      ] === "2"
+        ? true
+        : undefined,
+    );
     const rc = await client.create<ReplicationController>(REPLICATION_CONTROLLERS, ns, rcOf(name, 3, { name }));
     const failing = await eventually(
       "ReplicaFailure condition",
@@ -177,7 +210,10 @@ describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70
   it("should adopt matching pods on creation", async () => {
     const ns = await newNamespace("rc");
     const name = "pod-adoption";
-    await client.create(PODS, ns, { metadata: { name, labels: { name } }, spec: { containers: [{ name, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4" }] } });
+    await client.create(PODS, ns, {
+      metadata: { name, labels: { name } },
+      spec: { containers: [{ name, image: "registry.k8s.io/e2e-test-images/httpd:2.4.38-4" }] },
+    });
     await eventually("pod running", async () => ((await client.get<Pod>(PODS, ns, name)).status?.phase === "Running" ? true : undefined));
     const rc = await client.create<ReplicationController>(REPLICATION_CONTROLLERS, ns, rcOf(name, 1, { name }));
     await eventually("adopted", async () => {
@@ -195,7 +231,13 @@ describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70
     const name = "pod-release";
     await client.create(REPLICATION_CONTROLLERS, ns, rcOf(name, 1, { name }));
     const pod = await eventually("a pod", async () => (await client.list<Pod>(PODS, ns, { labelSelector: `name=${name}` })).items[0]);
-    await client.patch(PODS, ns, pod.metadata?.name ?? "", { metadata: { labels: { name: "not-matching-name" } } }, "application/merge-patch+json");
+    await client.patch(
+      PODS,
+      ns,
+      pod.metadata?.name ?? "",
+      { metadata: { labels: { name: "not-matching-name" } } },
+      "application/merge-patch+json",
+    );
     await eventually("released", async () => {
       const p = await client.get<Pod>(PODS, ns, pod.metadata?.name ?? "");
       return p.metadata?.ownerReferences?.some((r) => r.controller === true) ? undefined : true;
@@ -205,14 +247,24 @@ describe("[sig-apps] ReplicationController (test/e2e/apps/rc.go)", { timeout: 70
   it("should test the lifecycle of a ReplicationController (scale subresource)", async () => {
     const ns = await newNamespace("rc");
     const testRcName = "rc-test";
-    await client.create(REPLICATION_CONTROLLERS, ns, { ...rcOf(testRcName, 1, { "test-rc-static": "true" }), metadata: { name: testRcName, labels: { "test-rc-static": "true" } } });
-    await eventually("1 ready replica", async () => ((await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, testRcName)).status?.readyReplicas === 1 ? true : undefined));
+    await client.create(REPLICATION_CONTROLLERS, ns, {
+      ...rcOf(testRcName, 1, { "test-rc-static": "true" }),
+      metadata: { name: testRcName, labels: { "test-rc-static": "true" } },
+    });
+    await eventually("1 ready replica", async () =>
+      (await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, testRcName)).status?.readyReplicas === 1 ? true : undefined,
+    );
     const path = `/api/v1/namespaces/${ns}/replicationcontrollers/${testRcName}/scale`;
-    const scale = (await client.request("GET", path)) as { spec?: { replicas?: number }; status?: { replicas?: number; selector?: string } };
+    const scale = (await client.request("GET", path)) as {
+      spec?: { replicas?: number };
+      status?: { replicas?: number; selector?: string };
+    };
     expect(scale.spec?.replicas).toBe(1);
     expect(scale.status?.selector).toBe("test-rc-static=true");
     await client.request("PUT", path, { body: { ...scale, spec: { replicas: 2 } }, contentType: "application/json" });
-    await eventually("2 ready replicas", async () => ((await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, testRcName)).status?.readyReplicas === 2 ? true : undefined));
+    await eventually("2 ready replicas", async () =>
+      (await client.get<ReplicationController>(REPLICATION_CONTROLLERS, ns, testRcName)).status?.readyReplicas === 2 ? true : undefined,
+    );
     await client.deleteCollection(REPLICATION_CONTROLLERS, ns, {}, { labelSelector: "test-rc-static=true" });
     const remaining = await client.list(REPLICATION_CONTROLLERS, ns, { labelSelector: "test-rc-static=true" });
     expect(remaining.items).toHaveLength(0);

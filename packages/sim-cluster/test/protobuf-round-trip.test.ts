@@ -65,9 +65,23 @@ message LocalObjectReference { optional string name = 1; }
 message QuantityEntry { optional string key = 1; optional .k8s.io.apimachinery.pkg.api.resource.Quantity value = 2; }
 `;
 
-const GROUPS = [META_V1, CORE_V1, APPS_V1, BATCH_V1, POLICY_V1, NETWORKING_V1, NODE_V1, STORAGE_V1, AUTOSCALING_V1, AUTOSCALING_V2, DISCOVERY_V1, SCHEDULING_V1];
+const GROUPS = [
+  META_V1,
+  CORE_V1,
+  APPS_V1,
+  BATCH_V1,
+  POLICY_V1,
+  NETWORKING_V1,
+  NODE_V1,
+  STORAGE_V1,
+  AUTOSCALING_V1,
+  AUTOSCALING_V2,
+  DISCOVERY_V1,
+  SCHEDULING_V1,
+];
 const root = new protobuf.Root();
-for (const source of [APIMACHINERY, RUNTIME, SCALARS, INT_OR_STRING, CORE_REFERENCES, ...GROUPS.flatMap((group) => group.sources)]) protobuf.parse(source, root, { keepCase: true });
+for (const source of [APIMACHINERY, RUNTIME, SCALARS, INT_OR_STRING, CORE_REFERENCES, ...GROUPS.flatMap((group) => group.sources)])
+  protobuf.parse(source, root, { keepCase: true });
 root.resolveAll();
 const unknownType = root.lookupType("k8s.io.apimachinery.pkg.runtime.Unknown");
 const MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -75,7 +89,11 @@ const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 const quantity = (value: string) => ({ string: value });
 const entries = (map: Record<string, unknown>) => Object.entries(map).map(([key, value]) => ({ key, value }));
-const meta = (name: string, namespace?: string) => ({ name, ...(namespace === undefined ? {} : { namespace }), labels: entries({ app: "rt" }) });
+const meta = (name: string, namespace?: string) => ({
+  name,
+  ...(namespace === undefined ? {} : { namespace }),
+  labels: entries({ app: "rt" }),
+});
 
 const podTemplateWire = {
   metadata: { labels: entries({ app: "rt" }) },
@@ -84,7 +102,9 @@ const podTemplateWire = {
       {
         name: "c",
         image: "nginx",
-        env: [{ name: "MODE", valueFrom: { configMapKeyRef: { localObjectReference: { name: "settings" }, key: "mode", optional: false } } }],
+        env: [
+          { name: "MODE", valueFrom: { configMapKeyRef: { localObjectReference: { name: "settings" }, key: "mode", optional: false } } },
+        ],
         resources: { limits: entries({ cpu: quantity("1") }), requests: entries({ cpu: quantity("500m"), memory: quantity("64Mi") }) },
         volumeMounts: [{ name: "data", mountPath: "/data" }],
         readinessProbe: { handler: { httpGet: { path: "/healthz", port: { type: 1, strVal: "http" } } }, periodSeconds: 5 },
@@ -92,7 +112,13 @@ const podTemplateWire = {
       },
     ],
     volumes: [{ name: "data", volumeSource: { emptyDir: { sizeLimit: quantity("1Gi") } } }],
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["linux"] }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["linux"] }] }],
+        },
+      },
+    },
     nodeSelector: entries({ "kubernetes.io/os": "linux" }),
     securityContext: { runAsNonRoot: true, runAsUser: 1000 },
   },
@@ -112,7 +138,13 @@ const podTemplateJson = {
       },
     ],
     volumes: [{ name: "data", emptyDir: { sizeLimit: "1Gi" } }],
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["linux"] }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["linux"] }] }],
+        },
+      },
+    },
     nodeSelector: { "kubernetes.io/os": "linux" },
     securityContext: { runAsNonRoot: true, runAsUser: 1000 },
   },
@@ -145,7 +177,12 @@ const CASES: Case[] = [
         serviceName: "pb-sts",
         podManagementPolicy: "Parallel",
         updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 0 } },
-        volumeClaimTemplates: [{ metadata: { name: "www" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: entries({ storage: quantity("1Gi") }) } } }],
+        volumeClaimTemplates: [
+          {
+            metadata: { name: "www" },
+            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: entries({ storage: quantity("1Gi") }) } },
+          },
+        ],
         persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
         ordinals: { start: 3 },
       },
@@ -158,7 +195,9 @@ const CASES: Case[] = [
         serviceName: "pb-sts",
         podManagementPolicy: "Parallel",
         updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 0 } },
-        volumeClaimTemplates: [{ metadata: { name: "www" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
+        volumeClaimTemplates: [
+          { metadata: { name: "www" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } },
+        ],
         persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
         ordinals: { start: 3 },
       },
@@ -169,8 +208,26 @@ const CASES: Case[] = [
     apiVersion: "apps/v1",
     path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
     message: "k8s.io.api.apps.v1.DaemonSet",
-    wire: { metadata: meta("pb-ds"), spec: { selector: selectorWire, template: podTemplateWire, updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: { type: 0, intVal: 2 }, maxSurge: { type: 0, intVal: 0 } } }, minReadySeconds: 3 } },
-    json: { spec: { selector: selectorJson, template: podTemplateJson, updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2, maxSurge: 0 } }, minReadySeconds: 3 } },
+    wire: {
+      metadata: meta("pb-ds"),
+      spec: {
+        selector: selectorWire,
+        template: podTemplateWire,
+        updateStrategy: {
+          type: "RollingUpdate",
+          rollingUpdate: { maxUnavailable: { type: 0, intVal: 2 }, maxSurge: { type: 0, intVal: 0 } },
+        },
+        minReadySeconds: 3,
+      },
+    },
+    json: {
+      spec: {
+        selector: selectorJson,
+        template: podTemplateJson,
+        updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2, maxSurge: 0 } },
+        minReadySeconds: 3,
+      },
+    },
   },
   {
     kind: "ReplicaSet",
@@ -185,7 +242,11 @@ const CASES: Case[] = [
     apiVersion: "apps/v1",
     path: `/apis/apps/v1/namespaces/${NS}/controllerrevisions`,
     message: "k8s.io.api.apps.v1.ControllerRevision",
-    wire: { metadata: meta("pb-rev"), data: { raw: Buffer.from(JSON.stringify({ spec: { template: { $patch: "replace", metadata: { labels: { app: "rt" } } } } })) }, revision: 2 },
+    wire: {
+      metadata: meta("pb-rev"),
+      data: { raw: Buffer.from(JSON.stringify({ spec: { template: { $patch: "replace", metadata: { labels: { app: "rt" } } } } })) },
+      revision: 2,
+    },
     json: { data: { spec: { template: { $patch: "replace", metadata: { labels: { app: "rt" } } } } }, revision: 2 },
   },
   {
@@ -209,8 +270,19 @@ const CASES: Case[] = [
     apiVersion: "networking.k8s.io/v1",
     path: "/apis/networking.k8s.io/v1/ingressclasses",
     message: "k8s.io.api.networking.v1.IngressClass",
-    wire: { metadata: meta("pb-ingressclass"), spec: { controller: "example.com/ingress", parameters: { apiGroup: "k8s.example.com", kind: "IngressParameters", name: "external-lb", scope: "Cluster" } } },
-    json: { spec: { controller: "example.com/ingress", parameters: { apiGroup: "k8s.example.com", kind: "IngressParameters", name: "external-lb", scope: "Cluster" } } },
+    wire: {
+      metadata: meta("pb-ingressclass"),
+      spec: {
+        controller: "example.com/ingress",
+        parameters: { apiGroup: "k8s.example.com", kind: "IngressParameters", name: "external-lb", scope: "Cluster" },
+      },
+    },
+    json: {
+      spec: {
+        controller: "example.com/ingress",
+        parameters: { apiGroup: "k8s.example.com", kind: "IngressParameters", name: "external-lb", scope: "Cluster" },
+      },
+    },
   },
   {
     kind: "NetworkPolicy",
@@ -221,7 +293,12 @@ const CASES: Case[] = [
       metadata: meta("pb-netpol"),
       spec: {
         podSelector: selectorWire,
-        ingress: [{ ports: [{ protocol: "TCP", port: { type: 0, intVal: 80 }, endPort: 90 }], from: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }],
+        ingress: [
+          {
+            ports: [{ protocol: "TCP", port: { type: 0, intVal: 80 }, endPort: 90 }],
+            from: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }],
+          },
+        ],
         egress: [{ to: [{ namespaceSelector: selectorWire }] }],
         policyTypes: ["Ingress", "Egress"],
       },
@@ -229,7 +306,9 @@ const CASES: Case[] = [
     json: {
       spec: {
         podSelector: selectorJson,
-        ingress: [{ ports: [{ protocol: "TCP", port: 80, endPort: 90 }], from: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] }],
+        ingress: [
+          { ports: [{ protocol: "TCP", port: 80, endPort: 90 }], from: [{ ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }] },
+        ],
         egress: [{ to: [{ namespaceSelector: selectorJson }] }],
         policyTypes: ["Ingress", "Egress"],
       },
@@ -240,31 +319,84 @@ const CASES: Case[] = [
     apiVersion: "node.k8s.io/v1",
     path: "/apis/node.k8s.io/v1/runtimeclasses",
     message: "k8s.io.api.node.v1.RuntimeClass",
-    wire: { metadata: meta("pb-runtimeclass"), handler: "runc", overhead: { podFixed: entries({ cpu: quantity("250m"), memory: quantity("120Mi") }) }, scheduling: { nodeSelector: entries({ sandbox: "true" }), tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] } },
-    json: { handler: "runc", overhead: { podFixed: { cpu: "250m", memory: "120Mi" } }, scheduling: { nodeSelector: { sandbox: "true" }, tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] } },
+    wire: {
+      metadata: meta("pb-runtimeclass"),
+      handler: "runc",
+      overhead: { podFixed: entries({ cpu: quantity("250m"), memory: quantity("120Mi") }) },
+      scheduling: {
+        nodeSelector: entries({ sandbox: "true" }),
+        tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }],
+      },
+    },
+    json: {
+      handler: "runc",
+      overhead: { podFixed: { cpu: "250m", memory: "120Mi" } },
+      scheduling: { nodeSelector: { sandbox: "true" }, tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] },
+    },
   },
   {
     kind: "StorageClass",
     apiVersion: "storage.k8s.io/v1",
     path: "/apis/storage.k8s.io/v1/storageclasses",
     message: "k8s.io.api.storage.v1.StorageClass",
-    wire: { metadata: meta("pb-storageclass"), provisioner: "example.com/disk", parameters: entries({ type: "ssd" }), reclaimPolicy: "Retain", mountOptions: ["ro"], allowVolumeExpansion: false, volumeBindingMode: "WaitForFirstConsumer", allowedTopologies: [{ matchLabelExpressions: [{ key: "zone", values: ["a"] }] }] },
-    json: { provisioner: "example.com/disk", parameters: { type: "ssd" }, reclaimPolicy: "Retain", mountOptions: ["ro"], allowVolumeExpansion: false, volumeBindingMode: "WaitForFirstConsumer", allowedTopologies: [{ matchLabelExpressions: [{ key: "zone", values: ["a"] }] }] },
+    wire: {
+      metadata: meta("pb-storageclass"),
+      provisioner: "example.com/disk",
+      parameters: entries({ type: "ssd" }),
+      reclaimPolicy: "Retain",
+      mountOptions: ["ro"],
+      allowVolumeExpansion: false,
+      volumeBindingMode: "WaitForFirstConsumer",
+      allowedTopologies: [{ matchLabelExpressions: [{ key: "zone", values: ["a"] }] }],
+    },
+    json: {
+      provisioner: "example.com/disk",
+      parameters: { type: "ssd" },
+      reclaimPolicy: "Retain",
+      mountOptions: ["ro"],
+      allowVolumeExpansion: false,
+      volumeBindingMode: "WaitForFirstConsumer",
+      allowedTopologies: [{ matchLabelExpressions: [{ key: "zone", values: ["a"] }] }],
+    },
   },
   {
     kind: "CSIDriver",
     apiVersion: "storage.k8s.io/v1",
     path: "/apis/storage.k8s.io/v1/csidrivers",
     message: "k8s.io.api.storage.v1.CSIDriver",
-    wire: { metadata: meta("pb.csi.example.com"), spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ["Persistent"], fsGroupPolicy: "File", tokenRequests: [{ audience: "vault", expirationSeconds: 3600 }], requiresRepublish: false, seLinuxMount: false } },
-    json: { spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ["Persistent"], fsGroupPolicy: "File", tokenRequests: [{ audience: "vault", expirationSeconds: 3600 }], requiresRepublish: false, seLinuxMount: false } },
+    wire: {
+      metadata: meta("pb.csi.example.com"),
+      spec: {
+        attachRequired: false,
+        podInfoOnMount: true,
+        volumeLifecycleModes: ["Persistent"],
+        fsGroupPolicy: "File",
+        tokenRequests: [{ audience: "vault", expirationSeconds: 3600 }],
+        requiresRepublish: false,
+        seLinuxMount: false,
+      },
+    },
+    json: {
+      spec: {
+        attachRequired: false,
+        podInfoOnMount: true,
+        volumeLifecycleModes: ["Persistent"],
+        fsGroupPolicy: "File",
+        tokenRequests: [{ audience: "vault", expirationSeconds: 3600 }],
+        requiresRepublish: false,
+        seLinuxMount: false,
+      },
+    },
   },
   {
     kind: "CSINode",
     apiVersion: "storage.k8s.io/v1",
     path: "/apis/storage.k8s.io/v1/csinodes",
     message: "k8s.io.api.storage.v1.CSINode",
-    wire: { metadata: meta("pb-csinode"), spec: { drivers: [{ name: "pb.csi.example.com", nodeID: "node-1", topologyKeys: ["zone"], allocatable: { count: 0 } }] } },
+    wire: {
+      metadata: meta("pb-csinode"),
+      spec: { drivers: [{ name: "pb.csi.example.com", nodeID: "node-1", topologyKeys: ["zone"], allocatable: { count: 0 } }] },
+    },
     json: { spec: { drivers: [{ name: "pb.csi.example.com", nodeID: "node-1", topologyKeys: ["zone"], allocatable: { count: 0 } }] } },
   },
   {
@@ -272,7 +404,10 @@ const CASES: Case[] = [
     apiVersion: "storage.k8s.io/v1",
     path: "/apis/storage.k8s.io/v1/volumeattachments",
     message: "k8s.io.api.storage.v1.VolumeAttachment",
-    wire: { metadata: meta("pb-attachment"), spec: { attacher: "pb.csi.example.com", source: { persistentVolumeName: "pv-1" }, nodeName: "sim-node-1" } },
+    wire: {
+      metadata: meta("pb-attachment"),
+      spec: { attacher: "pb.csi.example.com", source: { persistentVolumeName: "pv-1" }, nodeName: "sim-node-1" },
+    },
     json: { spec: { attacher: "pb.csi.example.com", source: { persistentVolumeName: "pv-1" }, nodeName: "sim-node-1" } },
   },
   {
@@ -284,7 +419,9 @@ const CASES: Case[] = [
       metadata: meta("pb-pv"),
       spec: {
         capacity: entries({ storage: quantity("5Gi") }),
-        persistentVolumeSource: { csi: { driver: "pb.csi.example.com", volumeHandle: "vol-1", volumeAttributes: entries({ tier: "gold" }) } },
+        persistentVolumeSource: {
+          csi: { driver: "pb.csi.example.com", volumeHandle: "vol-1", volumeAttributes: entries({ tier: "gold" }) },
+        },
         accessModes: ["ReadWriteOnce"],
         persistentVolumeReclaimPolicy: "Retain",
         storageClassName: "manual",
@@ -309,8 +446,25 @@ const CASES: Case[] = [
     apiVersion: "v1",
     path: `/api/v1/namespaces/${NS}/persistentvolumeclaims`,
     message: "k8s.io.api.core.v1.PersistentVolumeClaim",
-    wire: { metadata: meta("pb-pvc"), spec: { accessModes: ["ReadWriteOnce"], selector: selectorWire, resources: { requests: entries({ storage: quantity("1Gi") }) }, storageClassName: "manual", volumeMode: "Filesystem" } },
-    json: { spec: { accessModes: ["ReadWriteOnce"], selector: selectorJson, resources: { requests: { storage: "1Gi" } }, storageClassName: "manual", volumeMode: "Filesystem" } },
+    wire: {
+      metadata: meta("pb-pvc"),
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        selector: selectorWire,
+        resources: { requests: entries({ storage: quantity("1Gi") }) },
+        storageClassName: "manual",
+        volumeMode: "Filesystem",
+      },
+    },
+    json: {
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        selector: selectorJson,
+        resources: { requests: { storage: "1Gi" } },
+        storageClassName: "manual",
+        volumeMode: "Filesystem",
+      },
+    },
   },
   {
     kind: "HorizontalPodAutoscaler",
@@ -324,7 +478,9 @@ const CASES: Case[] = [
         minReplicas: 1,
         maxReplicas: 5,
         metrics: [{ type: "Resource", resource: { name: "memory", target: { type: "AverageValue", averageValue: quantity("100Mi") } } }],
-        behavior: { scaleDown: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } },
+        behavior: {
+          scaleDown: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] },
+        },
       },
     },
     json: {
@@ -333,7 +489,9 @@ const CASES: Case[] = [
         minReplicas: 1,
         maxReplicas: 5,
         metrics: [{ type: "Resource", resource: { name: "memory", target: { type: "AverageValue", averageValue: "100Mi" } } }],
-        behavior: { scaleDown: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } },
+        behavior: {
+          scaleDown: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] },
+        },
       },
     },
   },
@@ -345,12 +503,30 @@ const CASES: Case[] = [
     wire: {
       metadata: meta("pb-slice"),
       addressType: "IPv4",
-      endpoints: [{ addresses: ["10.244.1.5"], conditions: { ready: true, serving: true, terminating: false }, nodeName: "sim-node-1", zone: "a", hints: { forZones: [{ name: "a" }] }, deprecatedTopology: entries({ "kubernetes.io/hostname": "sim-node-1" }) }],
+      endpoints: [
+        {
+          addresses: ["10.244.1.5"],
+          conditions: { ready: true, serving: true, terminating: false },
+          nodeName: "sim-node-1",
+          zone: "a",
+          hints: { forZones: [{ name: "a" }] },
+          deprecatedTopology: entries({ "kubernetes.io/hostname": "sim-node-1" }),
+        },
+      ],
       ports: [{ name: "http", protocol: "TCP", port: 80, appProtocol: "http" }],
     },
     json: {
       addressType: "IPv4",
-      endpoints: [{ addresses: ["10.244.1.5"], conditions: { ready: true, serving: true, terminating: false }, nodeName: "sim-node-1", zone: "a", hints: { forZones: [{ name: "a" }] }, deprecatedTopology: { "kubernetes.io/hostname": "sim-node-1" } }],
+      endpoints: [
+        {
+          addresses: ["10.244.1.5"],
+          conditions: { ready: true, serving: true, terminating: false },
+          nodeName: "sim-node-1",
+          zone: "a",
+          hints: { forZones: [{ name: "a" }] },
+          deprecatedTopology: { "kubernetes.io/hostname": "sim-node-1" },
+        },
+      ],
       ports: [{ name: "http", protocol: "TCP", port: 80, appProtocol: "http" }],
     },
   },
@@ -367,13 +543,18 @@ const CASES: Case[] = [
 function encode(apiVersion: string, kind: string, message: string, wire: Record<string, unknown>): Uint8Array {
   const type = root.lookupType(message);
   const raw = type.encode(type.fromObject(wire)).finish();
-  const body = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
+  const body = unknownType
+    .encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" }))
+    .finish();
   return new Uint8Array([...MAGIC, ...body]);
 }
 
 function decode(body: Uint8Array, message: string): { typeMeta: { apiVersion: string; kind: string }; object: Record<string, unknown> } {
   expect([...body.subarray(0, 4)]).toEqual([...MAGIC]);
-  const envelope = unknownType.toObject(unknownType.decode(body.subarray(4))) as { typeMeta: { apiVersion: string; kind: string }; raw: Uint8Array };
+  const envelope = unknownType.toObject(unknownType.decode(body.subarray(4))) as {
+    typeMeta: { apiVersion: string; kind: string };
+    raw: Uint8Array;
+  };
   const type = root.lookupType(message);
   return { typeMeta: envelope.typeMeta, object: type.toObject(type.decode(envelope.raw), { longs: Number }) };
 }
@@ -388,19 +569,29 @@ afterAll(async () => {
 });
 
 describe("protobuf bodies of every served kind", { timeout: 30_000 }, () => {
-  it.each(CASES.map((c) => [`${c.apiVersion} ${c.kind}`, c] as const))("%s: a protobuf create reads back the same in JSON and in protobuf", async (_name, c) => {
-    const created = await fetch(`${cluster.url}${c.path}`, { method: "POST", headers: { "content-type": PROTOBUF, accept: "application/json" }, body: encode(c.apiVersion, c.kind, c.message, c.wire) });
-    expect(created.status, await created.clone().text()).toBe(201);
-    const name = (c.wire["metadata"] as { name: string }).name;
-    const json = (await (await fetch(`${cluster.url}${c.path}/${name}`, { headers: { accept: "application/json" } })).json()) as Record<string, unknown>;
-    expect(json).toMatchObject({ apiVersion: c.apiVersion, kind: c.kind, metadata: { name, labels: { app: "rt" } }, ...c.json });
-    const response = await fetch(`${cluster.url}${c.path}/${name}`, { headers: { accept: PROTOBUF } });
-    expect(response.headers.get("content-type")).toBe(PROTOBUF);
-    const decoded = decode(new Uint8Array(await response.arrayBuffer()), c.message);
-    expect(decoded.typeMeta).toEqual({ apiVersion: c.apiVersion, kind: c.kind });
-    const { metadata: _metadata, data, ...rest } = c.wire;
-    if (data === undefined) expect(decoded.object).toMatchObject(rest);
-    else expect(JSON.parse(Buffer.from((decoded.object["data"] as { raw: Uint8Array }).raw).toString("utf8"))).toEqual(c.json["data"]);
-    expect(decoded.object["metadata"]).toMatchObject({ name, labels: [{ key: "app", value: "rt" }] });
-  });
+  it.each(CASES.map((c) => [`${c.apiVersion} ${c.kind}`, c] as const))(
+    "%s: a protobuf create reads back the same in JSON and in protobuf",
+    async (_name, c) => {
+      const created = await fetch(`${cluster.url}${c.path}`, {
+        method: "POST",
+        headers: { "content-type": PROTOBUF, accept: "application/json" },
+        body: encode(c.apiVersion, c.kind, c.message, c.wire),
+      });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const name = (c.wire["metadata"] as { name: string }).name;
+      const json = (await (await fetch(`${cluster.url}${c.path}/${name}`, { headers: { accept: "application/json" } })).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(json).toMatchObject({ apiVersion: c.apiVersion, kind: c.kind, metadata: { name, labels: { app: "rt" } }, ...c.json });
+      const response = await fetch(`${cluster.url}${c.path}/${name}`, { headers: { accept: PROTOBUF } });
+      expect(response.headers.get("content-type")).toBe(PROTOBUF);
+      const decoded = decode(new Uint8Array(await response.arrayBuffer()), c.message);
+      expect(decoded.typeMeta).toEqual({ apiVersion: c.apiVersion, kind: c.kind });
+      const { metadata: _metadata, data, ...rest } = c.wire;
+      if (data === undefined) expect(decoded.object).toMatchObject(rest);
+      else expect(JSON.parse(Buffer.from((decoded.object["data"] as { raw: Uint8Array }).raw).toString("utf8"))).toEqual(c.json["data"]);
+      expect(decoded.object["metadata"]).toMatchObject({ name, labels: [{ key: "app", value: "rt" }] });
+    },
+  );
 });

@@ -24,10 +24,20 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-type Pod = KubeObject & { metadata: { name: string; deletionTimestamp?: string }; status?: { conditions?: Array<{ type: string; status: string }> } };
+type Pod = KubeObject & {
+  metadata: { name: string; deletionTimestamp?: string };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+};
 
 /** newRS(rsName, replicas, rsPodLabels, imageName, image, args). */
-function newRS(rsName: string, replicas: number, rsPodLabels: Record<string, string>, imageName: string, image: string, args: string[]): KubeObject {
+function newRS(
+  rsName: string,
+  replicas: number,
+  rsPodLabels: Record<string, string>,
+  imageName: string,
+  image: string,
+  args: string[],
+): KubeObject {
   return {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
@@ -46,7 +56,9 @@ describe("ReplicaSet", { timeout: 60_000 }, () => {
     const name = `my-hostname-basic-${randomUUID()}`;
     const replicas = 1;
     const rs = newRS(name, replicas, { name }, name, "registry.k8s.io/e2e-test-images/agnhost:2.53", ["serve-hostname"]);
-    (rs as { spec: { template: { spec: { containers: Array<{ ports?: unknown }> } } } }).spec.template.spec.containers[0]!.ports = [{ containerPort: 9376 }];
+    (rs as { spec: { template: { spec: { containers: Array<{ ports?: unknown }> } } } }).spec.template.spec.containers[0]!.ports = [
+      { containerPort: 9376 },
+    ];
     await client.create(REPLICA_SETS, ns, rs);
 
     // e2epod.PodsCreated: the ReplicaSet's pods, by its label.

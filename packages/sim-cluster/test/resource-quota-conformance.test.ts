@@ -26,7 +26,11 @@ const classGold = "gold";
 
 type ResourceList = Record<string, string>;
 interface Quota extends KubeObject {
-  spec?: { hard?: ResourceList; scopes?: string[]; scopeSelector?: { matchExpressions: Array<{ scopeName: string; operator: string; values: string[] }> } };
+  spec?: {
+    hard?: ResourceList;
+    scopes?: string[];
+    scopeSelector?: { matchExpressions: Array<{ scopeName: string; operator: string; values: string[] }> };
+  };
   status?: { hard?: ResourceList; used?: ResourceList };
 }
 
@@ -78,7 +82,8 @@ function newTestResourceQuota(name: string): Quota {
 
 function newTestResourceQuotaWithScope(name: string, scope: string): Quota {
   const hard: ResourceList = { pods: "5" };
-  if (scope === "Terminating" || scope === "NotTerminating") Object.assign(hard, { "requests.cpu": "1", "requests.memory": "500Mi", "limits.cpu": "2", "limits.memory": "1Gi" });
+  if (scope === "Terminating" || scope === "NotTerminating")
+    Object.assign(hard, { "requests.cpu": "1", "requests.memory": "500Mi", "limits.cpu": "2", "limits.memory": "1Gi" });
   return { metadata: { name }, spec: { hard, scopes: [scope] } };
 }
 
@@ -109,7 +114,10 @@ async function createPriorityClass(name: string): Promise<void> {
 }
 
 function newTestServiceForQuota(name: string, type: string, allocateLoadBalancerNodePorts: boolean) {
-  return { metadata: { name }, spec: { type, ports: [{ port: 80, targetPort: 80 }], ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts } : {}) } };
+  return {
+    metadata: { name },
+    spec: { type, ports: [{ port: 80, targetPort: 80 }], ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts } : {}) },
+  };
 }
 
 /** upstream `waitForResourceQuota`: until status.used equals each named quantity (by value); other resources are ignored. */
@@ -163,14 +171,22 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     const podToUpdate = await client.create<ReturnType<typeof newTestPodForQuota>>(PODS, ns, newTestPodForQuota(podName, requests, limits));
 
     // Ensuring ResourceQuota status captures the pod usage
-    Object.assign(usedResources, { pods: "1", cpu: requests.cpu, memory: requests.memory, "ephemeral-storage": requests["ephemeral-storage"], [`requests.${extendedResourceName}`]: requests[extendedResourceName] });
+    Object.assign(usedResources, {
+      pods: "1",
+      cpu: requests.cpu,
+      memory: requests.memory,
+      "ephemeral-storage": requests["ephemeral-storage"],
+      [`requests.${extendedResourceName}`]: requests[extendedResourceName],
+    });
     await waitForResourceQuota(ns, quotaName, usedResources);
 
     // Not allowing a pod to be created that exceeds remaining quota
     requests = { cpu: "600m", memory: "100Mi" };
     const overCpu = await refusal(client.create(PODS, ns, newTestPodForQuota("fail-pod", requests, {})));
     expect(overCpu.code).toBe(403);
-    expect(overCpu.message).toBe('pods "fail-pod" is forbidden: exceeded quota: test-quota, requested: cpu=600m, used: cpu=500m, limited: cpu=1');
+    expect(overCpu.message).toBe(
+      'pods "fail-pod" is forbidden: exceeded quota: test-quota, requested: cpu=600m, used: cpu=500m, limited: cpu=1',
+    );
 
     // Not allowing a pod to be created that exceeds remaining quota (validation on extended resources)
     requests = { cpu: "500m", memory: "100Mi", "ephemeral-storage": "30Gi", [extendedResourceName]: "2" };
@@ -189,7 +205,14 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
 
     // Deleting the pod; the quota releases its usage
     await deleteNow(ns, podName);
-    Object.assign(usedResources, { resourcequotas: "1", pods: "0", cpu: "0", memory: "0", "ephemeral-storage": "0", [`requests.${extendedResourceName}`]: "0" });
+    Object.assign(usedResources, {
+      resourcequotas: "1",
+      pods: "0",
+      cpu: "0",
+      memory: "0",
+      "ephemeral-storage": "0",
+      [`requests.${extendedResourceName}`]: "0",
+    });
     await waitForResourceQuota(ns, quotaName, usedResources);
   });
 
@@ -205,7 +228,9 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
 
     // Not allowing a LoadBalancer Service with NodePort to be created that exceeds remaining quota
     const refused = await refusal(client.create(SERVICES, ns, newTestServiceForQuota("test-service-lb", "LoadBalancer", true)));
-    expect(refused.message).toBe('services "test-service-lb" is forbidden: exceeded quota: test-quota, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1');
+    expect(refused.message).toBe(
+      'services "test-service-lb" is forbidden: exceeded quota: test-quota, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1',
+    );
 
     usedResources = { resourcequotas: "1", services: "2", "services.nodeports": "1" };
     await waitForResourceQuota(ns, quotaName, usedResources);
@@ -228,7 +253,13 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     const requests = { cpu: "500m", memory: "200Mi" };
     const limits = { cpu: "1", memory: "400Mi" };
     await client.create(PODS, ns, newTestPodForQuota("test-pod", requests, limits));
-    const charged = { pods: "1", "requests.cpu": requests.cpu, "requests.memory": requests.memory, "limits.cpu": limits.cpu, "limits.memory": limits.memory };
+    const charged = {
+      pods: "1",
+      "requests.cpu": requests.cpu,
+      "requests.memory": requests.memory,
+      "limits.cpu": limits.cpu,
+      "limits.memory": limits.memory,
+    };
     const released = { pods: "0", "requests.cpu": "0", "requests.memory": "0", "limits.cpu": "0", "limits.memory": "0" };
     await waitForResourceQuota(ns, "quota-not-terminating", charged);
     await ensureResourceQuota(ns, "quota-terminating", released);
@@ -272,7 +303,11 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with same priority class", async () => {
     const ns = await newNamespace();
     await createPriorityClass("pclass1");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass1"]));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass1"]),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass1", {}, {}, "pclass1"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
@@ -283,12 +318,18 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with same priority class", async () => {
     const ns = await newNamespace();
     await createPriorityClass("pclass2");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass2"]));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass2"]),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-1", {}, {}, "pclass2"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
     const refused = await refusal(client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass2")));
-    expect(refused.message).toBe('pods "testpod-pclass2-2" is forbidden: exceeded quota: quota-priorityclass, requested: pods=1, used: pods=1, limited: pods=1');
+    expect(refused.message).toBe(
+      'pods "testpod-pclass2-2" is forbidden: exceeded quota: quota-priorityclass, requested: pods=1, used: pods=1, limited: pods=1',
+    );
     await deleteNow(ns, "testpod-pclass2-1");
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
   });
@@ -296,7 +337,11 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with different priority class", async () => {
     const ns = await newNamespace();
     await createPriorityClass("pclass3");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass4"]));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass4"]),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass3-1", {}, {}, "pclass3"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
@@ -310,7 +355,11 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
     const ns = await newNamespace();
     await createPriorityClass("pclass5");
     await createPriorityClass("pclass6");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "2" }, "In", ["pclass5", "pclass6"]));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "2" }, "In", ["pclass5", "pclass6"]),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass5", {}, {}, "pclass5"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
@@ -324,7 +373,11 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpNotIn)", async () => {
     const ns = await newNamespace();
     await createPriorityClass("pclass7");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "NotIn", ["pclass7"]));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "NotIn", ["pclass7"]),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass7", {}, {}, "pclass7"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
@@ -334,7 +387,11 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpExists)", async () => {
     const ns = await newNamespace();
     await createPriorityClass("pclass8");
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "Exists", []));
+    await client.create(
+      RESOURCE_QUOTAS,
+      ns,
+      newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "Exists", []),
+    );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass8", {}, {}, "pclass8"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
@@ -346,24 +403,52 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
 describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout: 120_000 }, () => {
   it("refuses an in-place resize the quota cannot take, admits one it can, and frees a terminal pod's compute", async () => {
     const ns = await newNamespace();
-    await client.create(RESOURCE_QUOTAS, ns, { metadata: { name: "compute" }, spec: { hard: { "requests.cpu": "2", pods: "3", "count/pods": "3" } } });
+    await client.create(RESOURCE_QUOTAS, ns, {
+      metadata: { name: "compute" },
+      spec: { hard: { "requests.cpu": "2", pods: "3", "count/pods": "3" } },
+    });
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "0" });
-    const cpuPod = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...extra["metadata"] as object }, spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "x", resources: { requests: { cpu }, limits: { cpu } } }] } });
+    const cpuPod = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name, ...(extra["metadata"] as object) },
+      spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "x", resources: { requests: { cpu }, limits: { cpu } } }] },
+    });
     await client.create(PODS, ns, cpuPod("web", "500m"));
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "500m", pods: "1" });
-    await eventually("web running", async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "web")).status?.phase === "Running" ? true : undefined), 30_000);
+    await eventually(
+      "web running",
+      async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "web")).status?.phase === "Running" ? true : undefined),
+      30_000,
+    );
 
-    const resize = (cpu: string) => client.patch(PODS, ns, "web", { spec: { containers: [{ name: "c1", resources: { requests: { cpu }, limits: { cpu } } }] } }, "application/strategic-merge-patch+json", "resize");
+    const resize = (cpu: string) =>
+      client.patch(
+        PODS,
+        ns,
+        "web",
+        { spec: { containers: [{ name: "c1", resources: { requests: { cpu }, limits: { cpu } } }] } },
+        "application/strategic-merge-patch+json",
+        "resize",
+      );
     const refused = await refusal(resize("3"));
     expect(refused.code).toBe(403);
-    expect(refused.message).toBe('pods "web" is forbidden: exceeded quota: compute, requested: requests.cpu=2500m, used: requests.cpu=500m, limited: requests.cpu=2');
+    expect(refused.message).toBe(
+      'pods "web" is forbidden: exceeded quota: compute, requested: requests.cpu=2500m, used: requests.cpu=500m, limited: requests.cpu=2',
+    );
     await resize("1");
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1" });
 
     // A pod that completes no longer uses compute quota or `pods`, but still counts as an object.
-    await client.create(PODS, ns, cpuPod("once", "500m", { metadata: { annotations: { "sim.kubekit.io/exit-codes": "0", "sim.kubekit.io/run-seconds": "0.5" } } }));
+    await client.create(
+      PODS,
+      ns,
+      cpuPod("once", "500m", { metadata: { annotations: { "sim.kubekit.io/exit-codes": "0", "sim.kubekit.io/run-seconds": "0.5" } } }),
+    );
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1500m", pods: "2", "count/pods": "2" });
-    await eventually("once to succeed", async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "once")).status?.phase === "Succeeded" ? true : undefined), 30_000);
+    await eventually(
+      "once to succeed",
+      async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "once")).status?.phase === "Succeeded" ? true : undefined),
+      30_000,
+    );
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1", pods: "1", "count/pods": "2" });
   });
 
@@ -371,7 +456,19 @@ describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout:
     const ns = await newNamespace();
     await client.create(RESOURCE_QUOTAS, ns, { metadata: { name: "q" }, spec: { hard: { "requests.cpu": "1", "limits.memory": "1Gi" } } });
     await waitForResourceQuota(ns, "q", { "requests.cpu": "0" });
-    const refused = await refusal(client.create(PODS, ns, { metadata: { name: "bare" }, spec: { containers: [{ name: "app", image: "x" }, { name: "side", image: "x", resources: { requests: { cpu: "100m" } } }] } }));
-    expect(refused.message).toBe('pods "bare" is forbidden: failed quota: q: must specify limits.memory for: app,side; requests.cpu for: app');
+    const refused = await refusal(
+      client.create(PODS, ns, {
+        metadata: { name: "bare" },
+        spec: {
+          containers: [
+            { name: "app", image: "x" },
+            { name: "side", image: "x", resources: { requests: { cpu: "100m" } } },
+          ],
+        },
+      }),
+    );
+    expect(refused.message).toBe(
+      'pods "bare" is forbidden: failed quota: q: must specify limits.memory for: app,side; requests.cpu for: app',
+    );
   });
 });

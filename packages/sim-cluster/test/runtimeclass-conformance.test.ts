@@ -56,7 +56,12 @@ function newRuntimeClass(name: string, handler: string): RuntimeClass {
 function newRuntimeClassPod(runtimeClassName: string): Pod {
   return {
     metadata: { generateName: "test-runtimeclass-" },
-    spec: { runtimeClassName, containers: [{ name: "test", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: ["true"] }], restartPolicy: "Never", automountServiceAccountToken: false },
+    spec: {
+      runtimeClassName,
+      containers: [{ name: "test", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: ["true"] }],
+      restartPolicy: "Never",
+      automountServiceAccountToken: false,
+    },
   };
 }
 
@@ -99,7 +104,9 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
 
   it("should schedule a Pod requesting a RuntimeClass and initialize its Overhead", async () => {
     const ns = await newNamespace("runtimeclass");
-    const rcName = await createRuntimeClass(ns, "preconfigured-handler", PreconfiguredRuntimeClassHandler, { podFixed: { cpu: "10m", memory: "1Mi" } });
+    const rcName = await createRuntimeClass(ns, "preconfigured-handler", PreconfiguredRuntimeClassHandler, {
+      podFixed: { cpu: "10m", memory: "1Mi" },
+    });
     try {
       const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       const pods = await waitForPodsScheduled(ns);
@@ -117,15 +124,29 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     const ns = await newNamespace("runtimeclass");
     const rcName = await createRuntimeClass(ns, "delete-me", "runc");
     await client.delete(RUNTIME_CLASSES, undefined, rcName);
-    await eventually("the RuntimeClass gone", async () => client.get(RUNTIME_CLASSES, undefined, rcName).then(() => undefined, (error: { code?: number }) => (error.code === 404 ? true : undefined)));
+    await eventually("the RuntimeClass gone", async () =>
+      client.get(RUNTIME_CLASSES, undefined, rcName).then(
+        () => undefined,
+        (error: { code?: number }) => (error.code === 404 ? true : undefined),
+      ),
+    );
     await expectPodRejection(ns, newRuntimeClassPod(rcName));
   });
 
   it("should support RuntimeClasses API operations", async () => {
     const uniqueName = `runtimeclass-api-${++namespaceCount}`;
-    const rc = { ...newRuntimeClass(`${uniqueName}-handler`, `${uniqueName}-conformance-runtime-class`), metadata: { name: `${uniqueName}-handler`, labels: { test: uniqueName } } };
-    const rc2 = { ...newRuntimeClass(`${uniqueName}-handler2`, `${uniqueName}-conformance-runtime-class2`), metadata: { name: `${uniqueName}-handler2`, labels: { test: uniqueName } } };
-    const rc3 = { ...newRuntimeClass(`${uniqueName}-handler3`, `${uniqueName}-conformance-runtime-class3`), metadata: { name: `${uniqueName}-handler3`, labels: { test: uniqueName } } };
+    const rc = {
+      ...newRuntimeClass(`${uniqueName}-handler`, `${uniqueName}-conformance-runtime-class`),
+      metadata: { name: `${uniqueName}-handler`, labels: { test: uniqueName } },
+    };
+    const rc2 = {
+      ...newRuntimeClass(`${uniqueName}-handler2`, `${uniqueName}-conformance-runtime-class2`),
+      metadata: { name: `${uniqueName}-handler2`, labels: { test: uniqueName } },
+    };
+    const rc3 = {
+      ...newRuntimeClass(`${uniqueName}-handler3`, `${uniqueName}-conformance-runtime-class3`),
+      metadata: { name: `${uniqueName}-handler3`, labels: { test: uniqueName } },
+    };
 
     // Discovery
     const groups = (await client.request("GET", "/apis")) as { groups: Array<{ name: string; versions: Array<{ version: string }> }> };
@@ -143,7 +164,7 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     // watching
     const seen = { added: false, patched: false, updated: false };
     const rcWatch = await client.watch("/apis/node.k8s.io/v1/runtimeclasses", { labelSelector: `test=${uniqueName}` }, (event) => {
-      const annotations = (event.object).metadata?.annotations ?? {};
+      const annotations = event.object.metadata?.annotations ?? {};
       if (event.type === "ADDED") seen.added = true;
       if (event.type === "MODIFIED" && annotations["patched"] === "true") seen.patched = true;
       if (event.type === "MODIFIED" && annotations["updated"] === "true") seen.updated = true;
@@ -161,7 +182,9 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
       expect(rcs.items).toHaveLength(3);
 
       // patching
-      const patchedRC = await client.patch<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name, { metadata: { annotations: { patched: "true" } } });
+      const patchedRC = await client.patch<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name, {
+        metadata: { annotations: { patched: "true" } },
+      });
       expect(patchedRC.metadata?.annotations).toHaveProperty("patched", "true");
 
       // updating
@@ -207,21 +230,34 @@ describe("RuntimeClass overhead and scheduling", { timeout: 30_000 }, () => {
   it("merges the class's node selector and tolerations into the pod, and refuses a conflicting node selector or a different overhead", async () => {
     const ns = await newNamespace("rc-scheduling");
     const rcName = `${ns}-sched`;
-    await client.create(RUNTIME_CLASSES, undefined, { ...newRuntimeClass(rcName, "runc"), overhead: { podFixed: { cpu: "10m" } }, scheduling: { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }] } });
+    await client.create(RUNTIME_CLASSES, undefined, {
+      ...newRuntimeClass(rcName, "runc"),
+      overhead: { podFixed: { cpu: "10m" } },
+      scheduling: {
+        nodeSelector: { "kubernetes.io/os": "linux" },
+        tolerations: [{ key: "sandbox", operator: "Exists", effect: "NoSchedule" }],
+      },
+    });
     try {
       const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       expect(pod.spec?.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
       expect(pod.spec?.["tolerations"]).toContainEqual({ key: "sandbox", operator: "Exists", effect: "NoSchedule" });
       const conflicting = newRuntimeClassPod(rcName);
       conflicting.spec!.nodeSelector = { "kubernetes.io/os": "windows" };
-      await expect(client.create(PODS, ns, conflicting)).rejects.toThrow("conflict: runtimeClass.scheduling.nodeSelector[kubernetes.io/os] = linux; pod.spec.nodeSelector[kubernetes.io/os] = windows");
+      await expect(client.create(PODS, ns, conflicting)).rejects.toThrow(
+        "conflict: runtimeClass.scheduling.nodeSelector[kubernetes.io/os] = linux; pod.spec.nodeSelector[kubernetes.io/os] = windows",
+      );
       const otherOverhead = newRuntimeClassPod(rcName);
       otherOverhead.spec!.overhead = { cpu: "1" };
-      await expect(client.create(PODS, ns, otherOverhead)).rejects.toThrow("pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      await expect(client.create(PODS, ns, otherOverhead)).rejects.toThrow(
+        "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+      );
       const withoutClass = newRuntimeClassPod(rcName);
       delete withoutClass.spec!.runtimeClassName;
       withoutClass.spec!.overhead = { cpu: "10m" };
-      await expect(client.create(PODS, ns, withoutClass)).rejects.toThrow("pod rejected: Pod Overhead set without corresponding RuntimeClass");
+      await expect(client.create(PODS, ns, withoutClass)).rejects.toThrow(
+        "pod rejected: Pod Overhead set without corresponding RuntimeClass",
+      );
     } finally {
       await client.deleteCollection(PODS, ns);
       await client.delete(RUNTIME_CLASSES, undefined, rcName);

@@ -32,7 +32,10 @@ let counter = 0;
 beforeAll(async () => {
   cluster = await startSimCluster({ nodes: 2, podShutdownMs: 20 });
   client = new KubeClient({ server: cluster.url });
-  await client.create(STORAGE_CLASSES, undefined, { metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "example.com/sim" });
+  await client.create(STORAGE_CLASSES, undefined, {
+    metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+    provisioner: "example.com/sim",
+  });
 });
 afterAll(async () => {
   client.close();
@@ -41,25 +44,36 @@ afterAll(async () => {
 beforeEach(async () => {
   ns = `statefulset-storage-${++counter}`;
   await client.create(NAMESPACES, undefined, { metadata: { name: ns } });
-  await client.create(SERVICES, ns, { metadata: { name: headlessSvcName }, spec: { clusterIP: "None", selector: labels, ports: [{ port: 80, name: "http" }] } });
+  await client.create(SERVICES, ns, {
+    metadata: { name: headlessSvcName },
+    spec: { clusterIP: "None", selector: labels, ports: [{ port: 80, name: "http" }] },
+  });
 });
 
 /** e2estatefulset.NewStatefulSet with statefulPodMounts: a `datadir` claim template of 1Mi ReadWriteOnce. */
 function withClaims(name: string, replicas: number): StatefulSet {
   const ss = newStatefulSet(name, ns, headlessSvcName, replicas, labels);
   ss.spec!.template!.spec!.containers![0]!["volumeMounts"] = [{ name: "datadir", mountPath: "/data/" }];
-  ss.spec!.volumeClaimTemplates = [{ metadata: { name: "datadir" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Mi" } } } }];
+  ss.spec!.volumeClaimTemplates = [
+    { metadata: { name: "datadir" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Mi" } } } },
+  ];
   return ss;
 }
 
 /** `verifyStatefulSetPVCsExist`: exactly the claims of these ordinals. */
 async function verifyStatefulSetPVCsExist(ss: StatefulSet, ordinals: number[]): Promise<PersistentVolumeClaim[]> {
   const want = ordinals.map((i) => `datadir-${ss.metadata!.name!}-${i}`).sort();
-  return eventually(`claims ${want.join(", ") || "none"}`, async () => {
-    const claims = (await client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns)).items.filter((c) => c.metadata?.deletionTimestamp === undefined);
-    const names = claims.map((c) => c.metadata?.name ?? "").sort();
-    return JSON.stringify(names) === JSON.stringify(want) ? claims : undefined;
-  }, 20_000);
+  return eventually(
+    `claims ${want.join(", ") || "none"}`,
+    async () => {
+      const claims = (await client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns)).items.filter(
+        (c) => c.metadata?.deletionTimestamp === undefined,
+      );
+      const names = claims.map((c) => c.metadata?.name ?? "").sort();
+      return JSON.stringify(names) === JSON.stringify(want) ? claims : undefined;
+    },
+    20_000,
+  );
 }
 
 describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { timeout: 60_000 }, () => {
@@ -79,16 +93,20 @@ describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { 
     const volumeOf = Object.fromEntries(claims.map((c): [string, string | undefined] => [c.metadata?.name ?? "", c.spec?.volumeName]));
 
     // Restart: scale to 0 and back; each pod comes back with the claim (and volume) it had.
-    ss = (await client.patch<StatefulSet>(STATEFUL_SETS, ns, "ss", { spec: { replicas: 0 } }, "application/merge-patch+json"));
+    ss = await client.patch<StatefulSet>(STATEFUL_SETS, ns, "ss", { spec: { replicas: 0 } }, "application/merge-patch+json");
     await waitForState(client, ss, "no pods", (_set, list) => list.length === 0);
-    ss = (await client.patch<StatefulSet>(STATEFUL_SETS, ns, "ss", { spec: { replicas: 3 } }, "application/merge-patch+json"));
+    ss = await client.patch<StatefulSet>(STATEFUL_SETS, ns, "ss", { spec: { replicas: 3 } }, "application/merge-patch+json");
     await waitForRunningAndReady(client, 3, ss);
     const after = await verifyStatefulSetPVCsExist(ss, [0, 1, 2]);
-    expect(Object.fromEntries(after.map((c): [string, string | undefined] => [c.metadata?.name ?? "", c.spec?.volumeName]))).toEqual(volumeOf);
+    expect(Object.fromEntries(after.map((c): [string, string | undefined] => [c.metadata?.name ?? "", c.spec?.volumeName]))).toEqual(
+      volumeOf,
+    );
 
     // The headless service's endpoints name each pod by its hostname.
     const hostnames = await eventually("3 endpoints with hostnames", async () => {
-      const slices = await client.list<{ endpoints?: Array<{ hostname?: string }> } & { metadata?: object }>(ENDPOINT_SLICES, ns, { labelSelector: `kubernetes.io/service-name=${headlessSvcName}` });
+      const slices = await client.list<{ endpoints?: Array<{ hostname?: string }> } & { metadata?: object }>(ENDPOINT_SLICES, ns, {
+        labelSelector: `kubernetes.io/service-name=${headlessSvcName}`,
+      });
       const names = slices.items.flatMap((s) => (s.endpoints ?? []).map((e) => e.hostname ?? "")).sort();
       return names.length === 3 ? names : undefined;
     });
@@ -99,7 +117,8 @@ describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { 
     const ss = withClaims("ss", 1);
     const created = await client.create<StatefulSet>(STATEFUL_SETS, ns, ss);
     await waitForRunningAndReady(client, 1, ss);
-    const controllerOf = async (name: string) => (await client.get(PODS, ns, name)).metadata?.ownerReferences?.find((r) => r.controller === true);
+    const controllerOf = async (name: string) =>
+      (await client.get(PODS, ns, name)).metadata?.ownerReferences?.find((r) => r.controller === true);
     expect(await controllerOf("ss-0")).toMatchObject({ kind: "StatefulSet", name: "ss", uid: created.metadata?.uid });
     // A pod with the set's labels but not one of its names is left alone.
     await client.create(PODS, ns, { metadata: { name: "stranger", labels }, spec: { containers: [{ name: "c", image: "x" }] } });
@@ -125,11 +144,19 @@ describe("[sig-apps] StatefulSet with claims (test/e2e/apps/statefulset.go)", { 
     ss.spec!.persistentVolumeClaimRetentionPolicy = { whenDeleted: "Delete" };
     const created = await client.create<StatefulSet>(STATEFUL_SETS, ns, ss);
     // verifyStatefulSetPVCsExistWithOwnerRefs(…, true, false): each claim owned by the set, none by a pod.
-    await eventually("claims owned by the set", async () => {
-      const claims = await verifyStatefulSetPVCsExist(ss, [0, 1, 2]);
-      const ok = claims.every((c) => (c.metadata?.ownerReferences ?? []).some((r) => r.kind === "StatefulSet" && r.uid === created.metadata?.uid) && !(c.metadata?.ownerReferences ?? []).some((r) => r.kind === "Pod"));
-      return ok ? true : undefined;
-    }, 20_000);
+    await eventually(
+      "claims owned by the set",
+      async () => {
+        const claims = await verifyStatefulSetPVCsExist(ss, [0, 1, 2]);
+        const ok = claims.every(
+          (c) =>
+            (c.metadata?.ownerReferences ?? []).some((r) => r.kind === "StatefulSet" && r.uid === created.metadata?.uid) &&
+            !(c.metadata?.ownerReferences ?? []).some((r) => r.kind === "Pod"),
+        );
+        return ok ? true : undefined;
+      },
+      20_000,
+    );
     await client.delete(STATEFUL_SETS, ns, "ss");
     await verifyStatefulSetPVCsExist(ss, []);
   });
@@ -163,7 +190,9 @@ describe("disruption budgets over a StatefulSet's pods", { timeout: 60_000 }, ()
     await waitForRunningAndReady(client, 3, ss);
     await client.create(PDBS, ns, { metadata: { name: "budget" }, spec: { maxUnavailable: "33%", selector: { matchLabels: labels } } });
     const status = await eventually("the budget computed", async () => {
-      const pdb = await client.get<{ status?: { expectedPods?: number; disruptionsAllowed?: number; observedGeneration?: number } } & StatefulSet>(PDBS, ns, "budget");
+      const pdb = await client.get<
+        { status?: { expectedPods?: number; disruptionsAllowed?: number; observedGeneration?: number } } & StatefulSet
+      >(PDBS, ns, "budget");
       return (pdb.status?.observedGeneration ?? 0) >= 1 ? pdb.status : undefined;
     });
     expect(status).toMatchObject({ expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 });

@@ -39,8 +39,14 @@ describe("[sig-storage] CSIInlineVolumes (test/e2e/storage/csi_inline.go)", { ti
     const csiDriverLabel = { "e2e-test": uniqueName };
     const csiDriverLabelSelector = `e2e-test=${uniqueName}`;
     // Driver that supports only Ephemeral, and one that supports both
-    const driver1: CSIDriver = { metadata: { name: `inline-driver-${crypto.randomUUID()}`, labels: csiDriverLabel }, spec: { volumeLifecycleModes: ["Ephemeral"], fsGroupPolicy: "ReadWriteOnceWithFSType" } };
-    const driver2: CSIDriver = { metadata: { name: `inline-driver-${crypto.randomUUID()}`, labels: csiDriverLabel }, spec: { volumeLifecycleModes: ["Persistent", "Ephemeral"], fsGroupPolicy: "ReadWriteOnceWithFSType" } };
+    const driver1: CSIDriver = {
+      metadata: { name: `inline-driver-${crypto.randomUUID()}`, labels: csiDriverLabel },
+      spec: { volumeLifecycleModes: ["Ephemeral"], fsGroupPolicy: "ReadWriteOnceWithFSType" },
+    };
+    const driver2: CSIDriver = {
+      metadata: { name: `inline-driver-${crypto.randomUUID()}`, labels: csiDriverLabel },
+      spec: { volumeLifecycleModes: ["Persistent", "Ephemeral"], fsGroupPolicy: "ReadWriteOnceWithFSType" },
+    };
 
     // Creating two CSIDrivers
     const createdDriver1 = await client.create<CSIDriver>(CSI_DRIVERS, undefined, driver1);
@@ -55,7 +61,13 @@ describe("[sig-storage] CSIInlineVolumes (test/e2e/storage/csi_inline.go)", { ti
     expect(retrievedDriver2.metadata?.uid).toBe(createdDriver2.metadata?.uid);
 
     // Patching the CSIDriver (strategic merge)
-    const patchedCSIDriver = await client.patch<CSIDriver>(CSI_DRIVERS, undefined, name2, { metadata: { labels: { [name2]: "patched" } } }, "application/strategic-merge-patch+json");
+    const patchedCSIDriver = await client.patch<CSIDriver>(
+      CSI_DRIVERS,
+      undefined,
+      name2,
+      { metadata: { labels: { [name2]: "patched" } } },
+      "application/strategic-merge-patch+json",
+    );
     expect(patchedCSIDriver.metadata?.labels?.[name2]).toContain("patched");
 
     // Updating the CSIDriver
@@ -80,24 +92,44 @@ describe("[sig-storage] CSIInlineVolumes (test/e2e/storage/csi_inline.go)", { ti
   it("defaults a CSIDriver as a 1.32 kube-apiserver and keeps attachRequired and volumeLifecycleModes immutable", async () => {
     const name = `defaults.csi.example.com`;
     const created = await client.create<CSIDriver>(CSI_DRIVERS, undefined, { metadata: { name } });
-    expect(created.spec).toEqual({ attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ["Persistent"], storageCapacity: false, fsGroupPolicy: "ReadWriteOnceWithFSType", requiresRepublish: false, seLinuxMount: false });
+    expect(created.spec).toEqual({
+      attachRequired: true,
+      podInfoOnMount: false,
+      volumeLifecycleModes: ["Persistent"],
+      storageCapacity: false,
+      fsGroupPolicy: "ReadWriteOnceWithFSType",
+      requiresRepublish: false,
+      seLinuxMount: false,
+    });
     created.spec!.attachRequired = false;
-    await expect(client.update(CSI_DRIVERS, undefined, created)).rejects.toThrow(`CSIDriver.storage.k8s.io "${name}" is invalid: spec.attachedRequired: Invalid value: false: field is immutable`);
-    await expect(client.create(CSI_DRIVERS, undefined, { metadata: { name: "modes.csi.example.com" }, spec: { volumeLifecycleModes: ["Forever"] } })).rejects.toThrow('spec.volumeLifecycleModes[0]: Unsupported value: "Forever": supported values: "Ephemeral", "Persistent"');
+    await expect(client.update(CSI_DRIVERS, undefined, created)).rejects.toThrow(
+      `CSIDriver.storage.k8s.io "${name}" is invalid: spec.attachedRequired: Invalid value: false: field is immutable`,
+    );
+    await expect(
+      client.create(CSI_DRIVERS, undefined, { metadata: { name: "modes.csi.example.com" }, spec: { volumeLifecycleModes: ["Forever"] } }),
+    ).rejects.toThrow('spec.volumeLifecycleModes[0]: Unsupported value: "Forever": supported values: "Ephemeral", "Persistent"');
     await client.delete(CSI_DRIVERS, undefined, name);
   });
 });
 
 /** NewVolumeAttachment. */
 function newVolumeAttachment(vaName: string, pvName: string, nodeName: string, status: boolean): VolumeAttachment {
-  return { metadata: { name: vaName }, spec: { attacher: "e2e-test.storage.k8s.io", nodeName, source: { persistentVolumeName: pvName } }, status: { attached: status } };
+  return {
+    metadata: { name: vaName },
+    spec: { attacher: "e2e-test.storage.k8s.io", nodeName, source: { persistentVolumeName: pvName } },
+    status: { attached: status },
+  };
 }
 
 async function createVolumeAttachment(): Promise<[string, string]> {
   const randUID = `e2e-${randomSuffix()}`;
   const nodes = (await client.list(NODES)).items;
   const vaNodeName = nodes[Math.floor(Math.random() * nodes.length)]?.metadata?.name ?? "";
-  const createdVA = await client.create<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, newVolumeAttachment(`va-${randUID}`, `pv-${randUID}`, vaNodeName, false));
+  const createdVA = await client.create<VolumeAttachment>(
+    VOLUME_ATTACHMENTS,
+    undefined,
+    newVolumeAttachment(`va-${randUID}`, `pv-${randUID}`, vaNodeName, false),
+  );
   expect(createdVA.metadata?.name).toBe(`va-${randUID}`);
   return [createdVA.metadata?.name ?? "", vaNodeName];
 }
@@ -108,7 +140,9 @@ describe("[sig-storage] VolumeAttachment Conformance (test/e2e/storage/volume_at
     const retrievedVA = await client.get<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, firstVA);
     expect(retrievedVA.metadata?.name).toBe(firstVA);
 
-    const patchedVA = await client.patch<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, firstVA, { metadata: { labels: { [firstVA]: "patched" } } });
+    const patchedVA = await client.patch<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, firstVA, {
+      metadata: { labels: { [firstVA]: "patched" } },
+    });
     expect(patchedVA.metadata?.labels).toHaveProperty(firstVA, "patched");
     const patchedSelector = `${firstVA}=patched`;
     expect((await client.list(VOLUME_ATTACHMENTS, undefined, { labelSelector: patchedSelector })).items).toHaveLength(1);
@@ -134,10 +168,16 @@ describe("[sig-storage] VolumeAttachment Conformance (test/e2e/storage/volume_at
     const vaName = `va-${randUID}`;
     const nodes = (await client.list(NODES)).items;
     const vaNodeName = nodes[Math.floor(Math.random() * nodes.length)]?.metadata?.name ?? "";
-    const createdVA = await client.create<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, newVolumeAttachment(vaName, `pv-${randUID}`, vaNodeName, false));
+    const createdVA = await client.create<VolumeAttachment>(
+      VOLUME_ATTACHMENTS,
+      undefined,
+      newVolumeAttachment(vaName, `pv-${randUID}`, vaNodeName, false),
+    );
     expect(createdVA.metadata?.name).toBe(vaName);
 
-    const patchedVA = await client.patch<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, vaName, { metadata: { labels: { [vaName]: "patched" } } });
+    const patchedVA = await client.patch<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, vaName, {
+      metadata: { labels: { [vaName]: "patched" } },
+    });
     expect(patchedVA.metadata?.labels).toHaveProperty(vaName, "patched");
 
     // Reading the status: not attached
@@ -145,7 +185,14 @@ describe("[sig-storage] VolumeAttachment Conformance (test/e2e/storage/volume_at
     expect(retrievedVA.status?.attached).toBe(false);
 
     // Patching the status
-    const vaPatched = await client.patch<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, vaName, { status: { attached: true } }, undefined, "status");
+    const vaPatched = await client.patch<VolumeAttachment>(
+      VOLUME_ATTACHMENTS,
+      undefined,
+      vaName,
+      { status: { attached: true } },
+      undefined,
+      "status",
+    );
     expect(vaPatched.status?.attached).toBe(true);
 
     // Updating the status
@@ -163,17 +210,33 @@ describe("[sig-storage] VolumeAttachment Conformance (test/e2e/storage/volume_at
     const current = await client.get<VolumeAttachment>(VOLUME_ATTACHMENTS, undefined, va);
     current.spec!.nodeName = "elsewhere";
     await expect(client.update(VOLUME_ATTACHMENTS, undefined, current)).rejects.toThrow(/spec: Invalid value: .*: field is immutable/);
-    await expect(client.create(VOLUME_ATTACHMENTS, undefined, { metadata: { name: "no-source" }, spec: { attacher: "a.example.com", nodeName: "n", source: {} } })).rejects.toThrow("spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName");
+    await expect(
+      client.create(VOLUME_ATTACHMENTS, undefined, {
+        metadata: { name: "no-source" },
+        spec: { attacher: "a.example.com", nodeName: "n", source: {} },
+      }),
+    ).rejects.toThrow("spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName");
     await client.delete(VOLUME_ATTACHMENTS, undefined, va);
   });
 });
 
 describe("CSINode", { timeout: 30_000 }, () => {
   it("stores a node's drivers and refuses a driver listed twice", async () => {
-    const created = await client.create<CSINode>(CSI_NODES, undefined, { metadata: { name: "csinode-a" }, spec: { drivers: [{ name: "a.csi.example.com", nodeID: "node-a", topologyKeys: ["topology.example.com/zone"] }] } });
+    const created = await client.create<CSINode>(CSI_NODES, undefined, {
+      metadata: { name: "csinode-a" },
+      spec: { drivers: [{ name: "a.csi.example.com", nodeID: "node-a", topologyKeys: ["topology.example.com/zone"] }] },
+    });
     expect(created.spec?.drivers).toHaveLength(1);
     await expect(
-      client.create(CSI_NODES, undefined, { metadata: { name: "csinode-b" }, spec: { drivers: [{ name: "a.csi.example.com", nodeID: "x" }, { name: "a.csi.example.com", nodeID: "y" }] } }),
+      client.create(CSI_NODES, undefined, {
+        metadata: { name: "csinode-b" },
+        spec: {
+          drivers: [
+            { name: "a.csi.example.com", nodeID: "x" },
+            { name: "a.csi.example.com", nodeID: "y" },
+          ],
+        },
+      }),
     ).rejects.toThrow('spec.drivers[1].name: Duplicate value: "a.csi.example.com"');
     await client.delete(CSI_NODES, undefined, "csinode-a");
   });

@@ -57,10 +57,21 @@ async function retrying<T>(write: () => Promise<T>): Promise<T> {
 }
 
 /** e2epv.CreatePVsPVCs with one of each: a 2Gi ReadWriteOnce CSI volume of class `ns` labelled for the pool, and a claim of that class. */
-async function createPVAndPVC(ns: string, volLabel: Record<string, string>, driver: string, handle: string): Promise<{ pv: PersistentVolume; pvc: PersistentVolumeClaim }> {
+async function createPVAndPVC(
+  ns: string,
+  volLabel: Record<string, string>,
+  driver: string,
+  handle: string,
+): Promise<{ pv: PersistentVolume; pvc: PersistentVolumeClaim }> {
   const pv = await client.create<PersistentVolume>(PERSISTENT_VOLUMES, undefined, {
     metadata: { generateName: `${ns}-`, labels: { ...volLabel }, annotations: { "volume.beta.kubernetes.io/gid": "777" } },
-    spec: { persistentVolumeReclaimPolicy: "Retain", capacity: { storage: "2Gi" }, accessModes: ["ReadWriteOnce"], storageClassName: ns, csi: { driver, volumeHandle: handle } },
+    spec: {
+      persistentVolumeReclaimPolicy: "Retain",
+      capacity: { storage: "2Gi" },
+      accessModes: ["ReadWriteOnce"],
+      storageClassName: ns,
+      csi: { driver, volumeHandle: handle },
+    },
   });
   const pvc = await client.create<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, {
     metadata: { generateName: "pvc-", namespace: ns },
@@ -71,18 +82,32 @@ async function createPVAndPVC(ns: string, volLabel: Record<string, string>, driv
 
 describe("[sig-storage] StorageClasses CSI Conformance (test/e2e/storage/storageclass.go)", { timeout: 60_000 }, () => {
   it("should run through the lifecycle of a StorageClass", async () => {
-    const created = await client.create<StorageClass>(STORAGE_CLASSES, undefined, { kind: "StorageClass", metadata: { generateName: "e2e-" }, provisioner: "e2e-fake-provisioner" });
+    const created = await client.create<StorageClass>(STORAGE_CLASSES, undefined, {
+      kind: "StorageClass",
+      metadata: { generateName: "e2e-" },
+      provisioner: "e2e-fake-provisioner",
+    });
     expect(rv(created)).toBeGreaterThan(0n);
     const retrieved = await client.get<StorageClass>(STORAGE_CLASSES, undefined, created.metadata!.name!);
     const name = retrieved.metadata!.name!;
-    const patched = await client.patch<StorageClass>(STORAGE_CLASSES, undefined, name, { metadata: { labels: { [name]: "patched" } } }, "application/strategic-merge-patch+json");
+    const patched = await client.patch<StorageClass>(
+      STORAGE_CLASSES,
+      undefined,
+      name,
+      { metadata: { labels: { [name]: "patched" } } },
+      "application/strategic-merge-patch+json",
+    );
     expect(patched.metadata?.labels?.[name], "checking that patched label has been applied").toBe("patched");
     expect(rv(patched), "patched object should have a larger resource version").toBeGreaterThan(rv(retrieved));
     await client.delete(STORAGE_CLASSES, undefined, name);
     await gone(`StorageClass ${name} deleted`, () => client.list(STORAGE_CLASSES, undefined, { labelSelector: `${name}=patched` }));
 
     // Create a replacement StorageClass
-    const replacement = await client.create<StorageClass>(STORAGE_CLASSES, undefined, { kind: "StorageClass", metadata: { generateName: "e2e-v2-" }, provisioner: "e2e-fake-provisioner" });
+    const replacement = await client.create<StorageClass>(STORAGE_CLASSES, undefined, {
+      kind: "StorageClass",
+      metadata: { generateName: "e2e-v2-" },
+      provisioner: "e2e-fake-provisioner",
+    });
     const replacementName = replacement.metadata!.name!;
     const current = await client.get<StorageClass>(STORAGE_CLASSES, undefined, replacementName);
     current.metadata!.labels = { [replacementName]: "updated" };
@@ -110,11 +135,23 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
     const initialPVC = pvcList.items[0]!;
 
     const pvName = initialPV.metadata!.name!;
-    const patchedPV = await client.patch<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvName, { metadata: { labels: { [pvName]: "patched" } } }, "application/strategic-merge-patch+json");
+    const patchedPV = await client.patch<PersistentVolume>(
+      PERSISTENT_VOLUMES,
+      undefined,
+      pvName,
+      { metadata: { labels: { [pvName]: "patched" } } },
+      "application/strategic-merge-patch+json",
+    );
     expect(patchedPV.metadata?.labels?.[pvName]).toBe("patched");
     expect(rv(patchedPV)).toBeGreaterThan(rv(initialPV));
     const pvcName = initialPVC.metadata!.name!;
-    const patchedPVC = await client.patch<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcName, { metadata: { labels: { [pvcName]: "patched" } } }, "application/strategic-merge-patch+json");
+    const patchedPVC = await client.patch<PersistentVolumeClaim>(
+      PERSISTENT_VOLUME_CLAIMS,
+      ns,
+      pvcName,
+      { metadata: { labels: { [pvcName]: "patched" } } },
+      "application/strategic-merge-patch+json",
+    );
     expect(patchedPVC.metadata?.labels?.[pvcName]).toBe("patched");
     expect(rv(patchedPVC)).toBeGreaterThan(rv(initialPVC));
     expect((await client.get(PERSISTENT_VOLUMES, undefined, pvName)).metadata?.uid).toBe(patchedPV.metadata?.uid);
@@ -154,29 +191,59 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
     const ns = await newNamespace("pv-status");
     const volLabel = { "e2e-pv-pool": ns };
     await createPVAndPVC(ns, volLabel, `e2e-driver-${ns}`, "e2e-status-conformance");
-    const initialPV = (await client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: `e2e-pv-pool=${ns}` })).items[0]!;
+    const initialPV = (await client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: `e2e-pv-pool=${ns}` }))
+      .items[0]!;
     const initialPVC = (await client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns)).items[0]!;
     const pvcName = initialPVC.metadata!.name!;
     const pvName = initialPV.metadata!.name!;
 
-    const pvcStatus = (await client.request("GET", `/api/v1/namespaces/${ns}/persistentvolumeclaims/${pvcName}/status`)) as PersistentVolumeClaim;
+    const pvcStatus = (await client.request(
+      "GET",
+      `/api/v1/namespaces/${ns}/persistentvolumeclaims/${pvcName}/status`,
+    )) as PersistentVolumeClaim;
     expect(["Pending", "Bound"]).toContain(pvcStatus.status?.phase);
     const pvStatus = (await client.request("GET", `/api/v1/persistentvolumes/${pvName}/status`)) as PersistentVolume;
     expect(["Available", "Bound", "Pending"]).toContain(pvStatus.status?.phase);
 
     type Condition = { type?: string; reason?: string; message?: string };
-    const patchedPVC = await client.patch<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcName, { status: { conditions: [{ type: "StatusPatched", status: "True", reason: "E2E patchedStatus", message: "Set from e2e test" }] } }, "application/merge-patch+json", "status");
-    expect((patchedPVC.status?.conditions as Condition[]).find((c) => c.type === "StatusPatched")).toMatchObject({ reason: "E2E patchedStatus", message: "Set from e2e test" });
-    const patchedPV = await client.patch<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvName, { status: { message: "StatusPatched", reason: "E2E patchStatus" } }, "application/merge-patch+json", "status");
+    const patchedPVC = await client.patch<PersistentVolumeClaim>(
+      PERSISTENT_VOLUME_CLAIMS,
+      ns,
+      pvcName,
+      { status: { conditions: [{ type: "StatusPatched", status: "True", reason: "E2E patchedStatus", message: "Set from e2e test" }] } },
+      "application/merge-patch+json",
+      "status",
+    );
+    expect((patchedPVC.status?.conditions as Condition[]).find((c) => c.type === "StatusPatched")).toMatchObject({
+      reason: "E2E patchedStatus",
+      message: "Set from e2e test",
+    });
+    const patchedPV = await client.patch<PersistentVolume>(
+      PERSISTENT_VOLUMES,
+      undefined,
+      pvName,
+      { status: { message: "StatusPatched", reason: "E2E patchStatus" } },
+      "application/merge-patch+json",
+      "status",
+    );
     expect(patchedPV.status?.reason).toBe("E2E patchStatus");
     expect(patchedPV.status?.message).toBe("StatusPatched");
 
     const updatedPVC = await retrying(async () => {
       const toUpdate = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcName);
-      toUpdate.status = { ...(toUpdate.status ?? {}), conditions: [...(toUpdate.status?.conditions ?? []), { type: "StatusUpdated", status: "True", reason: "E2E updateStatus", message: "Set from e2e test" }] };
+      toUpdate.status = {
+        ...(toUpdate.status ?? {}),
+        conditions: [
+          ...(toUpdate.status?.conditions ?? []),
+          { type: "StatusUpdated", status: "True", reason: "E2E updateStatus", message: "Set from e2e test" },
+        ],
+      };
       return client.update<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, toUpdate, "status");
     });
-    expect((updatedPVC.status?.conditions as Condition[]).find((c) => c.type === "StatusUpdated")).toMatchObject({ reason: "E2E updateStatus", message: "Set from e2e test" });
+    expect((updatedPVC.status?.conditions as Condition[]).find((c) => c.type === "StatusUpdated")).toMatchObject({
+      reason: "E2E updateStatus",
+      message: "Set from e2e test",
+    });
     const updatedPV = await retrying(async () => {
       const toUpdate = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvName);
       toUpdate.status = { ...(toUpdate.status ?? {}), reason: "E2E updateStatus", message: "StatusUpdated" };
@@ -188,7 +255,10 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
 });
 
 describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
-  const claimOf = (name: string, spec: PersistentVolumeClaim["spec"] = {}) => ({ metadata: { name }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } }, ...spec } });
+  const claimOf = (name: string, spec: PersistentVolumeClaim["spec"] = {}) => ({
+    metadata: { name },
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } }, ...spec },
+  });
   const bound = (ns: string, name: string) =>
     eventually(`claim ${name} bound`, async () => {
       const claim = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name);
@@ -197,11 +267,20 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
 
   it("binds a claim to the smallest matching volume, and releases a Retain volume when the claim goes", async () => {
     const ns = await newNamespace("bind");
-    for (const [name, storage] of [[`${ns}-big`, "10Gi"], [`${ns}-small`, "2Gi"]] as const) {
-      await client.create(PERSISTENT_VOLUMES, undefined, { metadata: { name }, spec: { capacity: { storage }, accessModes: ["ReadWriteOnce"], storageClassName: ns, hostPath: { path: `/tmp/${name}` } } });
+    for (const [name, storage] of [
+      [`${ns}-big`, "10Gi"],
+      [`${ns}-small`, "2Gi"],
+    ] as const) {
+      await client.create(PERSISTENT_VOLUMES, undefined, {
+        metadata: { name },
+        spec: { capacity: { storage }, accessModes: ["ReadWriteOnce"], storageClassName: ns, hostPath: { path: `/tmp/${name}` } },
+      });
     }
     // Both seen by the binder (Available) before a claim can choose between them.
-    for (const name of [`${ns}-big`, `${ns}-small`]) await eventually(`${name} Available`, async () => ((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name)).status?.phase === "Available" ? true : undefined));
+    for (const name of [`${ns}-big`, `${ns}-small`])
+      await eventually(`${name} Available`, async () =>
+        (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name)).status?.phase === "Available" ? true : undefined,
+      );
     await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data", { storageClassName: ns }));
     const claim = await bound(ns, "data");
     expect(claim.spec?.volumeName).toBe(`${ns}-small`);
@@ -211,12 +290,17 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
     expect(pv.spec?.claimRef).toMatchObject({ namespace: ns, name: "data", uid: claim.metadata?.uid });
     expect((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-big`)).status?.phase).toBe("Available");
     await client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
-    await eventually("the volume Released", async () => ((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`)).status?.phase === "Released" ? true : undefined));
+    await eventually("the volume Released", async () =>
+      (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`)).status?.phase === "Released" ? true : undefined,
+    );
   });
 
   it("provisions from the default class, and a Delete volume goes with its claim", async () => {
     const ns = await newNamespace("provision");
-    await client.create(STORAGE_CLASSES, undefined, { metadata: { name: `${ns}-default`, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "example.com/sim" });
+    await client.create(STORAGE_CLASSES, undefined, {
+      metadata: { name: `${ns}-default`, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+      provisioner: "example.com/sim",
+    });
     try {
       await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data"));
       const claim = await bound(ns, "data");
@@ -225,9 +309,15 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
       expect(claim.metadata?.annotations?.["volume.kubernetes.io/storage-provisioner"]).toBe("example.com/sim");
       const pv = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, claim.spec!.volumeName!);
       expect(pv.metadata?.annotations?.["pv.kubernetes.io/provisioned-by"]).toBe("example.com/sim");
-      expect(pv.spec).toMatchObject({ persistentVolumeReclaimPolicy: "Delete", storageClassName: `${ns}-default`, capacity: { storage: "1Gi" } });
+      expect(pv.spec).toMatchObject({
+        persistentVolumeReclaimPolicy: "Delete",
+        storageClassName: `${ns}-default`,
+        capacity: { storage: "1Gi" },
+      });
       await client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
-      await eventually("the provisioned volume deleted", async () => ((await client.list(PERSISTENT_VOLUMES, undefined)).items.some((v) => v.metadata?.name === pv.metadata?.name) ? undefined : true));
+      await eventually("the provisioned volume deleted", async () =>
+        (await client.list(PERSISTENT_VOLUMES, undefined)).items.some((v) => v.metadata?.name === pv.metadata?.name) ? undefined : true,
+      );
     } finally {
       await client.delete(STORAGE_CLASSES, undefined, `${ns}-default`);
     }
@@ -235,7 +325,10 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
 
   it("holds a pod whose claim is unbound, and under WaitForFirstConsumer provisions once the pod is scheduled", async () => {
     const ns = await newNamespace("wffc");
-    const pod = (name: string, claim: string) => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "x" }], volumes: [{ name: "d", persistentVolumeClaim: { claimName: claim } }] } });
+    const pod = (name: string, claim: string) => ({
+      metadata: { name },
+      spec: { containers: [{ name: "c", image: "x" }], volumes: [{ name: "d", persistentVolumeClaim: { claimName: claim } }] },
+    });
     await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("nowhere", { storageClassName: "missing" }));
     await client.create(PODS, ns, pod("held", "nowhere"));
     const held = await eventually("the pod unschedulable", async () => {
@@ -244,14 +337,22 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
     });
     expect(held.message).toBe("0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
 
-    await client.create(STORAGE_CLASSES, undefined, { metadata: { name: `${ns}-local` }, provisioner: "example.com/local", volumeBindingMode: "WaitForFirstConsumer" });
+    await client.create(STORAGE_CLASSES, undefined, {
+      metadata: { name: `${ns}-local` },
+      provisioner: "example.com/local",
+      volumeBindingMode: "WaitForFirstConsumer",
+    });
     try {
       await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("later", { storageClassName: `${ns}-local` }));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, "later")).status?.phase, "no consumer yet").toBe("Pending");
+      expect((await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, "later")).status?.phase, "no consumer yet").toBe(
+        "Pending",
+      );
       await client.create(PODS, ns, pod("consumer", "later"));
       await bound(ns, "later");
-      await eventually("the consumer running", async () => ((await client.get<Pod>(PODS, ns, "consumer")).status?.phase === "Running" ? true : undefined));
+      await eventually("the consumer running", async () =>
+        (await client.get<Pod>(PODS, ns, "consumer")).status?.phase === "Running" ? true : undefined,
+      );
     } finally {
       await client.delete(STORAGE_CLASSES, undefined, `${ns}-local`);
     }

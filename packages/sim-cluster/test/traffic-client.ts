@@ -4,13 +4,16 @@ import { request } from "node:http";
 /** One HTTP GET, optionally from a given local address; rejects with the socket error (ECONNREFUSED, ECONNRESET). */
 export function httpGet(host: string, port: number, path: string, localAddress?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host, port, path, agent: false, timeout: 5_000, ...(localAddress !== undefined ? { localAddress } : {}) }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-      response.on("error", reject);
-    });
+    const req = request(
+      { host, port, path, agent: false, timeout: 5_000, ...(localAddress !== undefined ? { localAddress } : {}) },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("timed out")));
     req.on("error", reject);
     req.end();

@@ -21,7 +21,14 @@ async function jsonpath(...args: string[]): Promise<string> {
 }
 
 async function podsOf(selector: string): Promise<Array<{ name: string; node: string; ip: string }>> {
-  const out = await run("get", "pods", "-l", selector, "-o", "jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.podIP} {.status.phase}{\"\\n\"}{end}");
+  const out = await run(
+    "get",
+    "pods",
+    "-l",
+    selector,
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.podIP} {.status.phase}{"\\n"}{end}',
+  );
   return out
     .trim()
     .split("\n")
@@ -48,8 +55,18 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "sim-cluster-traffic-"));
   kubeconfig = join(dir, "kubeconfig");
   await cluster.writeKubeconfig(kubeconfig);
-  const wide = await run("get", "nodes", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.addresses[?(@.type==\"InternalIP\")].address}{\"\\n\"}{end}");
-  nodeAddress = new Map(wide.trim().split("\n").map((line) => line.split(" ") as [string, string]));
+  const wide = await run(
+    "get",
+    "nodes",
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.name} {.status.addresses[?(@.type=="InternalIP")].address}{"\\n"}{end}',
+  );
+  nodeAddress = new Map(
+    wide
+      .trim()
+      .split("\n")
+      .map((line) => line.split(" ") as [string, string]),
+  );
 });
 
 afterAll(async () => {
@@ -90,7 +107,11 @@ describe("traffic mode with kubectl 1.32", () => {
     expect(names).toContain((await httpGet(clusterIP, 80, "/hostname")).body);
 
     await run("scale", "deployment", "web", "--replicas=0");
-    expect(await eventually("the NodePort to refuse", async () => ((await httpFailure(node1, nodePort, "/hostname")) === "ECONNREFUSED" ? "refused" : undefined))).toBe("refused");
+    expect(
+      await eventually("the NodePort to refuse", async () =>
+        (await httpFailure(node1, nodePort, "/hostname")) === "ECONNREFUSED" ? "refused" : undefined,
+      ),
+    ).toBe("refused");
     expect(await httpFailure(clusterIP, 80, "/hostname")).toBe("ECONNREFUSED");
   });
 
@@ -128,7 +149,11 @@ describe("traffic mode with kubectl 1.32", () => {
     expect((await httpGet(home, nodePort, "/clientip", client)).body).toMatch(/^127\.0\.0\.77:\d+$/);
     for (const [node, address] of nodeAddress) {
       if (node === pod!.node) continue;
-      expect(await eventually(`node ${node} to refuse`, async () => ((await httpFailure(address, nodePort, "/hostname")) === "ECONNREFUSED" ? "refused" : undefined))).toBe("refused");
+      expect(
+        await eventually(`node ${node} to refuse`, async () =>
+          (await httpFailure(address, nodePort, "/hostname")) === "ECONNREFUSED" ? "refused" : undefined,
+        ),
+      ).toBe("refused");
     }
   });
 
@@ -138,7 +163,14 @@ describe("traffic mode with kubectl 1.32", () => {
     await runningPods("app=sticky", 3);
     const clusterIP = await jsonpath("get", "svc", "sticky", "-o", "jsonpath={.spec.clusterIP}");
     const first = await eventually("all 3 endpoints", async () => {
-      const slices = await run("get", "endpointslices", "-l", "kubernetes.io/service-name=sticky", "-o", "jsonpath={.items[*].endpoints[*].addresses[0]}");
+      const slices = await run(
+        "get",
+        "endpointslices",
+        "-l",
+        "kubernetes.io/service-name=sticky",
+        "-o",
+        "jsonpath={.items[*].endpoints[*].addresses[0]}",
+      );
       return slices.trim().split(" ").length === 3 ? reach(clusterIP, 80, "/hostname") : undefined;
     });
     // AffinityConfirmCount in the upstream e2e helpers: 15 identical answers in a row.
@@ -165,8 +197,21 @@ describe("traffic mode with kubectl 1.32", () => {
         kind: "List",
         items: [
           // As upstream's test: netexec keeps serving for --delay-shutdown seconds after SIGTERM, within a long grace period.
-          { apiVersion: "v1", kind: "Pod", metadata: { name: "held", labels: { app: "held" } }, spec: { terminationGracePeriodSeconds: 600, containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--delay-shutdown=600"] }] } },
-          { apiVersion: "v1", kind: "Service", metadata: { name: "held" }, spec: { selector: { app: "held" }, ports: [{ port: 80, targetPort: 8080 }] } },
+          {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name: "held", labels: { app: "held" } },
+            spec: {
+              terminationGracePeriodSeconds: 600,
+              containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--delay-shutdown=600"] }],
+            },
+          },
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "held" },
+            spec: { selector: { app: "held" }, ports: [{ port: 80, targetPort: 8080 }] },
+          },
         ],
       }),
     );
@@ -176,7 +221,16 @@ describe("traffic mode with kubectl 1.32", () => {
     expect(await reach(clusterIP, 80, "/hostname")).toBe("held");
     await run("delete", "pod", "held", "--wait=false");
     await eventually("the endpoint to turn terminating", async () =>
-      (await jsonpath("get", "endpointslices", "-l", "kubernetes.io/service-name=held", "-o", "jsonpath={.items[0].endpoints[0].conditions.terminating}")) === "true" ? true : undefined,
+      (await jsonpath(
+        "get",
+        "endpointslices",
+        "-l",
+        "kubernetes.io/service-name=held",
+        "-o",
+        "jsonpath={.items[0].endpoints[0].conditions.terminating}",
+      )) === "true"
+        ? true
+        : undefined,
     );
     // No ready endpoint anywhere: the serving terminating one still takes traffic.
     expect((await httpGet(clusterIP, 80, "/hostname")).body).toBe("held");
@@ -198,27 +252,60 @@ describe("traffic mode with kubectl 1.32", () => {
     const names = pods.map((p) => p.name);
     // kubectl get --raw /api/v1/namespaces/x/pods/p:8080/proxy/hostname: the pod's own hostname.
     for (const pod of pods) {
-      expect(await eventually(`pods/${pod.name}:8080/proxy`, async () => (await kubectl(kubeconfig, ["get", "--raw", `/api/v1/namespaces/default/pods/${pod.name}:8080/proxy/hostname`])).stdout || undefined)).toBe(pod.name);
+      expect(
+        await eventually(
+          `pods/${pod.name}:8080/proxy`,
+          async () =>
+            (await kubectl(kubeconfig, ["get", "--raw", `/api/v1/namespaces/default/pods/${pod.name}:8080/proxy/hostname`])).stdout ||
+            undefined,
+        ),
+      ).toBe(pod.name);
     }
     // The port defaults to the pod's first container port; the query is forwarded.
-    expect(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}/proxy/echo?msg=through-the-proxy`)).toBe("through-the-proxy");
+    expect(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}/proxy/echo?msg=through-the-proxy`)).toBe(
+      "through-the-proxy",
+    );
     // A service by its port number (or name), to one of its endpoints.
-    const viaService = await eventually("services/proxied:80/proxy", async () => (await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:80/proxy/hostname"])).stdout || undefined);
+    const viaService = await eventually(
+      "services/proxied:80/proxy",
+      async () =>
+        (await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:80/proxy/hostname"])).stdout || undefined,
+    );
     expect(names).toContain(viaService);
     // POST bodies go through too.
     const body = join(dir, "posted.json");
     await writeFile(body, '{"posted":true}');
-    const posted = await kubectl(kubeconfig, ["create", "--raw", "/api/v1/namespaces/default/services/http:proxied:80/proxy/echo?msg=posted", "-f", body]);
+    const posted = await kubectl(kubeconfig, [
+      "create",
+      "--raw",
+      "/api/v1/namespaces/default/services/http:proxied:80/proxy/echo?msg=posted",
+      "-f",
+      body,
+    ]);
     expect(posted.code, posted.stderr).toBe(0);
     expect(posted.stdout).toBe("posted");
 
     // netexec's /dial, through pods/proxy: how upstream's e2e tests reach a ClusterIP from inside the cluster.
     const clusterIP = await jsonpath("get", "svc", "proxied", "-o", "jsonpath={.spec.clusterIP}");
-    const dialled = JSON.parse(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${clusterIP}&port=80&tries=3`)) as { responses: string[] };
+    const dialled = JSON.parse(
+      await run(
+        "get",
+        "--raw",
+        `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${clusterIP}&port=80&tries=3`,
+      ),
+    ) as { responses: string[] };
     expect(dialled.responses).toHaveLength(3);
     for (const answer of dialled.responses) expect(names).toContain(answer);
-    const refused = JSON.parse(await run("get", "--raw", `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${pods[1]!.ip}&port=9999&tries=1`)) as { errors: string[] };
-    expect(refused).toEqual({ errors: [`Get "http://${pods[1]!.ip}:9999/hostname": dial tcp ${pods[1]!.ip}:9999: connect: connection refused`] });
+    const refused = JSON.parse(
+      await run(
+        "get",
+        "--raw",
+        `/api/v1/namespaces/default/pods/${names[0]}:8080/proxy/dial?request=hostname&protocol=http&host=${pods[1]!.ip}&port=9999&tries=1`,
+      ),
+    ) as { errors: string[] };
+    expect(refused).toEqual({
+      errors: [`Get "http://${pods[1]!.ip}:9999/hostname": dial tcp ${pods[1]!.ip}:9999: connect: connection refused`],
+    });
 
     const unknownPort = await kubectl(kubeconfig, ["get", "--raw", "/api/v1/namespaces/default/services/proxied:81/proxy/hostname"]);
     expect(unknownPort.code).not.toBe(0);

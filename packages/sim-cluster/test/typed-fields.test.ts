@@ -33,26 +33,49 @@ const kinds = [
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name },
-      spec: { unknownField: "foo", replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [container] } } },
+      spec: {
+        unknownField: "foo",
+        replicas: 0,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [container] } },
+      },
     }),
     unknown: ["spec.unknownField", "spec.template.spec.containers[0].unknownContainerField"],
   },
   {
     kind: "Pod",
     path: "/api/v1/namespaces/default/pods",
-    body: (name: string) => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { unknownField: "foo", nodeName: "nowhere", containers: [container] } }),
+    body: (name: string) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name },
+      spec: { unknownField: "foo", nodeName: "nowhere", containers: [container] },
+    }),
     unknown: ["spec.containers[0].unknownContainerField", "spec.unknownField"],
   },
   {
     kind: "Service",
     path: "/api/v1/namespaces/default/services",
-    body: (name: string) => ({ apiVersion: "v1", kind: "Service", metadata: { name }, spec: { unknownField: "foo", ports: [{ port: 80, unknownPortField: 1 }] } }),
+    body: (name: string) => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name },
+      spec: { unknownField: "foo", ports: [{ port: 80, unknownPortField: 1 }] },
+    }),
     unknown: ["spec.ports[0].unknownPortField", "spec.unknownField"],
   },
 ];
 
-async function post(path: string, validation: string, body: unknown): Promise<{ status: number; warning: string | null; body: Record<string, unknown> }> {
-  const response = await fetch(`${cluster.url}${path}?fieldValidation=${validation}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  validation: string,
+  body: unknown,
+): Promise<{ status: number; warning: string | null; body: Record<string, unknown> }> {
+  const response = await fetch(`${cluster.url}${path}?fieldValidation=${validation}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, warning: response.headers.get("warning"), body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -94,7 +117,11 @@ describe.each(kinds)("$kind", { timeout: 20_000 }, ({ kind, path, body, unknown 
     expect(created.status).toBe(201);
     const object = JSON.parse(await stored(path, `${lower}-status`)) as Record<string, unknown> & { status?: Record<string, unknown> };
     object.status = { ...object.status, unknownStatusField: "x" };
-    const response = await fetch(`${cluster.url}${path}/${lower}-status/status?fieldValidation=Strict`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(object) });
+    const response = await fetch(`${cluster.url}${path}/${lower}-status/status?fieldValidation=Strict`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(object),
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { message: string }).message).toContain('unknown field "status.unknownStatusField"');
   });
@@ -109,8 +136,12 @@ describe("kubectl 1.32 explain", { timeout: 30_000 }, () => {
     const text = explained.stdout.replaceAll(/\s+/g, " ");
     expect(text).toContain("FIELD: spec <DeploymentSpec>");
     expect(text).toContain("selector <LabelSelector> -required-");
-    expect(text).toContain("replicas <integer> Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.");
-    expect(text).toContain("template <PodTemplateSpec> -required- PodTemplateSpec describes the data a pod should have when created from a template");
+    expect(text).toContain(
+      "replicas <integer> Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.",
+    );
+    expect(text).toContain(
+      "template <PodTemplateSpec> -required- PodTemplateSpec describes the data a pod should have when created from a template",
+    );
   });
 
   it("follows the spec into the pod template's containers", async () => {
@@ -148,7 +179,10 @@ spec:
   it("merges containers by name and refuses an unknown field", async () => {
     const file = join(dir, "applied.yaml");
     await writeFile(file, manifest("nginx"));
-    expect(await kubectl(kubeconfig, ["apply", "--server-side", "-f", file])).toMatchObject({ code: 0, stdout: "deployment.apps/applied serverside-applied\n" });
+    expect(await kubectl(kubeconfig, ["apply", "--server-side", "-f", file])).toMatchObject({
+      code: 0,
+      stdout: "deployment.apps/applied serverside-applied\n",
+    });
     await writeFile(file, manifest("nginx:2"));
     expect((await kubectl(kubeconfig, ["apply", "--server-side", "-f", file])).code).toBe(0);
     const images = await kubectl(kubeconfig, ["get", "deployment", "applied", "-o", "jsonpath={.spec.template.spec.containers[*].image}"]);

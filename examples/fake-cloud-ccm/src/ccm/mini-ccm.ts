@@ -29,7 +29,10 @@ export function startMiniCcm(options: MiniCcmOptions): MiniCcm {
     controllers: ["service", "cloud-node-lifecycle"],
     extraControllers: [
       serviceController(options.cloud, options.fault),
-      nodeLifecycleController(options.cloud, { monitorPeriodMs: options.nodeMonitorPeriodMs ?? 5000, ...(options.fault === undefined ? {} : { fault: options.fault }) }),
+      nodeLifecycleController(options.cloud, {
+        monitorPeriodMs: options.nodeMonitorPeriodMs ?? 5000,
+        ...(options.fault === undefined ? {} : { fault: options.fault }),
+      }),
     ],
     leaderElection: false,
   });

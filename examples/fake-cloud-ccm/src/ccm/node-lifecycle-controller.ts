@@ -28,7 +28,8 @@ export function nodeLifecycleController(cloud: FakeCloud, options: { monitorPeri
           try {
             await monitor(context, cloud, node, events, options.fault);
           } catch (error) {
-            if (!isNotFound(error)) context.logger({ level: "warn", msg: "node lifecycle check failed", node: node.metadata.name, error: String(error) });
+            if (!isNotFound(error))
+              context.logger({ level: "warn", msg: "node lifecycle check failed", node: node.metadata.name, error: String(error) });
           }
         }
         await Promise.race([new Promise((resolve) => setTimeout(resolve, options.monitorPeriodMs).unref()), untilAborted(signal)]);
@@ -37,12 +38,23 @@ export function nodeLifecycleController(cloud: FakeCloud, options: { monitorPeri
   };
 }
 
-async function monitor(context: ControllerContext, cloud: FakeCloud, node: NodeObject, events: ReturnType<ControllerContext["events"]>, fault?: Fault): Promise<void> {
+async function monitor(
+  context: ControllerContext,
+  cloud: FakeCloud,
+  node: NodeObject,
+  events: ReturnType<ControllerContext["events"]>,
+  fault?: Fault,
+): Promise<void> {
   if (node.metadata.labels?.[EXCLUDE_FROM_LIFECYCLE] !== undefined) return;
   const taints = node.spec?.taints ?? [];
   const tainted = taints.some((t) => t.key === SHUTDOWN_TAINT);
   if (isReady(node)) {
-    if (tainted) await setTaints(context, node, taints.filter((t) => t.key !== SHUTDOWN_TAINT));
+    if (tainted)
+      await setTaints(
+        context,
+        node,
+        taints.filter((t) => t.key !== SHUTDOWN_TAINT),
+      );
     return;
   }
   const providerID = node.spec?.providerID ?? "";
@@ -57,8 +69,18 @@ async function monitor(context: ControllerContext, cloud: FakeCloud, node: NodeO
     exists = false;
   }
   if (!exists) {
-    const involved = { apiVersion: "v1", kind: "Node", name: node.metadata.name, uid: String((node.metadata as { uid?: string }).uid ?? "") };
-    await events.event(involved, "Normal", "DeletingNode", `Deleting node ${node.metadata.name} because it does not exist in the cloud provider`);
+    const involved = {
+      apiVersion: "v1",
+      kind: "Node",
+      name: node.metadata.name,
+      uid: String((node.metadata as { uid?: string }).uid ?? ""),
+    };
+    await events.event(
+      involved,
+      "Normal",
+      "DeletingNode",
+      `Deleting node ${node.metadata.name} because it does not exist in the cloud provider`,
+    );
     await context.client.delete(NODES, undefined, node.metadata.name);
     return;
   }
@@ -67,6 +89,10 @@ async function monitor(context: ControllerContext, cloud: FakeCloud, node: NodeO
   }
 }
 
-async function setTaints(context: ControllerContext, node: NodeObject, taints: NonNullable<NonNullable<NodeObject["spec"]>["taints"]>): Promise<void> {
+async function setTaints(
+  context: ControllerContext,
+  node: NodeObject,
+  taints: NonNullable<NonNullable<NodeObject["spec"]>["taints"]>,
+): Promise<void> {
   await context.client.patch(NODES, undefined, node.metadata.name, { spec: { taints } });
 }

@@ -6,7 +6,15 @@ export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes",
 export const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 
 export interface ServiceObject extends KubeObject {
-  metadata: { name: string; namespace: string; uid: string; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    resourceVersion?: string;
+  };
   spec: {
     type?: string;
     selector?: Record<string, string>;
@@ -45,5 +53,9 @@ export function isReadyEndpoint(service: ServiceObject, pod: PodObject): boolean
   if (selector === undefined || Object.keys(selector).length === 0) return false;
   if (pod.metadata.namespace !== service.metadata.namespace || pod.metadata.deletionTimestamp !== undefined) return false;
   if (!Object.entries(selector).every(([k, v]) => pod.metadata.labels?.[k] === v)) return false;
-  return pod.status?.phase === "Running" && (pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false) && pod.status.podIP !== undefined;
+  return (
+    pod.status?.phase === "Running" &&
+    (pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false) &&
+    pod.status.podIP !== undefined
+  );
 }

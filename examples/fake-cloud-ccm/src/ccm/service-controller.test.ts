@@ -44,16 +44,26 @@ describe("service controller against sim-cluster", () => {
   /** LoadBalancer, then ClusterIP: resolves once the finalizer and the cloud LB are as `expected` after the change. */
   async function lifecycle(expected: { finalizer: boolean; loadBalancer: boolean }, fault?: Fault): Promise<void> {
     const c = await start(fault);
-    const service = await c.create<ServiceObject>(SERVICES, "default", { metadata: { name: "web" }, spec: { type: "LoadBalancer", ports: [{ port: 80 }] } });
+    const service = await c.create<ServiceObject>(SERVICES, "default", {
+      metadata: { name: "web" },
+      spec: { type: "LoadBalancer", ports: [{ port: 80 }] },
+    });
     const lbName = `a${service.metadata.uid.replaceAll("-", "")}`.slice(0, 32);
     await until("the finalizer", async () => ((await finalizers(c)).includes(LOAD_BALANCER_CLEANUP_FINALIZER) ? true : undefined));
     const lb = await until("the cloud load balancer", () => cloud!.loadBalancers.get(lbName));
     expect(lb.ports).toEqual([{ port: 80, protocol: "TCP", nodePort: service.spec.ports![0]!.nodePort }]);
     expect(lb.backendNodes.sort()).toEqual(["sim-node-1", "sim-node-2"]);
     // As kube-apiserver drops them on a type change (sim-cluster does not yet): NodePorts and the traffic policy go.
-    await c.patch(SERVICES, "default", "web", { spec: { type: "ClusterIP", externalTrafficPolicy: null, ports: [{ port: 80, protocol: "TCP", targetPort: 80 }] } });
-    await until(`finalizer ${expected.finalizer ? "kept" : "removed"} and load balancer ${expected.loadBalancer ? "kept" : "deleted"}`, async () =>
-      (await finalizers(c)).includes(LOAD_BALANCER_CLEANUP_FINALIZER) === expected.finalizer && (cloud!.loadBalancers.get(lbName) !== undefined) === expected.loadBalancer ? true : undefined,
+    await c.patch(SERVICES, "default", "web", {
+      spec: { type: "ClusterIP", externalTrafficPolicy: null, ports: [{ port: 80, protocol: "TCP", targetPort: 80 }] },
+    });
+    await until(
+      `finalizer ${expected.finalizer ? "kept" : "removed"} and load balancer ${expected.loadBalancer ? "kept" : "deleted"}`,
+      async () =>
+        (await finalizers(c)).includes(LOAD_BALANCER_CLEANUP_FINALIZER) === expected.finalizer &&
+        (cloud!.loadBalancers.get(lbName) !== undefined) === expected.loadBalancer
+          ? true
+          : undefined,
     );
   }
 
@@ -71,7 +81,10 @@ describe("service controller against sim-cluster", () => {
 });
 
 describe("loadBalancerSpec", () => {
-  const node = (name: string, ip: string): NodeObject => ({ metadata: { name }, status: { conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: ip }] } });
+  const node = (name: string, ip: string): NodeObject => ({
+    metadata: { name },
+    status: { conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: ip }] },
+  });
   const pod = (name: string, nodeName: string, ip: string): PodObject => ({
     metadata: { name, namespace: "ns", labels: { app: "web" } },
     spec: { nodeName },
@@ -88,7 +101,11 @@ describe("loadBalancerSpec", () => {
     const spec = loadBalancerSpec("a", service({ externalTrafficPolicy: "Local" }), nodes, pods);
     expect(spec.backendNodes).toEqual(["n2"]);
     expect(spec.targets.get("53/UDP")).toEqual([{ name: "n2", address: "127.1.0.2", port: 30053 }]);
-    expect(loadBalancerSpec("a", service({ externalTrafficPolicy: "Local" }), nodes, pods, "etp-local-all-nodes").backendNodes).toEqual(["n1", "n2", "n3"]);
+    expect(loadBalancerSpec("a", service({ externalTrafficPolicy: "Local" }), nodes, pods, "etp-local-all-nodes").backendNodes).toEqual([
+      "n1",
+      "n2",
+      "n3",
+    ]);
   });
 
   it("sends to the pods when no NodePort is allocated", () => {
@@ -98,7 +115,10 @@ describe("loadBalancerSpec", () => {
 
   it("carries the protocol and affinity unless built with the faults that drop them", () => {
     const affine = service({ sessionAffinity: "ClientIP" });
-    expect(loadBalancerSpec("a", affine, nodes, pods)).toMatchObject({ ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }], sessionAffinity: "ClientIP" });
+    expect(loadBalancerSpec("a", affine, nodes, pods)).toMatchObject({
+      ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }],
+      sessionAffinity: "ClientIP",
+    });
     expect(loadBalancerSpec("a", affine, nodes, pods, "ignore-protocol").ports).toEqual([{ port: 53, protocol: "TCP", nodePort: 30053 }]);
     expect(loadBalancerSpec("a", affine, nodes, pods, "drop-session-affinity").sessionAffinity).toBe("None");
   });

@@ -1,11 +1,29 @@
 import { defaultLoadBalancerName, LOAD_BALANCER_CLEANUP_FINALIZER } from "@kubekit/ccm-e2e";
-import { ExponentialRateLimiter, isNotFound, PATCH_JSON, runWorkers, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import {
+  ExponentialRateLimiter,
+  isNotFound,
+  PATCH_JSON,
+  runWorkers,
+  WorkQueue,
+  type Controller,
+  type ControllerContext,
+} from "@kubekit/generic-controlplane/controllers";
 import type { FakeCloud } from "../cloud/fake-cloud.js";
 import type { Target } from "../cloud/listener.js";
 import { listenerKey, type LoadBalancerSpec } from "../cloud/load-balancers.js";
 import type { Fault } from "../faults.js";
 import { untilAborted } from "./until-aborted.js";
-import { internalIP, isReady, isReadyEndpoint, NODES, PODS, SERVICES, type NodeObject, type PodObject, type ServiceObject } from "./objects.js";
+import {
+  internalIP,
+  isReady,
+  isReadyEndpoint,
+  NODES,
+  PODS,
+  SERVICES,
+  type NodeObject,
+  type PodObject,
+  type ServiceObject,
+} from "./objects.js";
 
 /** The annotation that asks the fake cloud for an internal load balancer (as `networking.gke.io/load-balancer-type: Internal`). */
 export const INTERNAL_LB_ANNOTATION = "fake-cloud.kubekit.dev/load-balancer-type";
@@ -32,11 +50,16 @@ export function serviceController(cloud: FakeCloud, fault?: Fault): Controller {
       const pods = context.informers.informerFor(PODS);
       const key = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace}/${o.metadata?.name}`;
       const loadBalancerServices = (namespace?: string) =>
-        (services.cache.list() as ServiceObject[]).filter((s) => (namespace === undefined || s.metadata.namespace === namespace) && (s.spec.type === "LoadBalancer" || s.metadata.finalizers?.includes(LOAD_BALANCER_CLEANUP_FINALIZER)));
+        (services.cache.list() as ServiceObject[]).filter(
+          (s) =>
+            (namespace === undefined || s.metadata.namespace === namespace) &&
+            (s.spec.type === "LoadBalancer" || s.metadata.finalizers?.includes(LOAD_BALANCER_CLEANUP_FINALIZER)),
+        );
       services.addEventHandler({ add: (s) => queue.add(key(s)), update: (_o, s) => queue.add(key(s)), delete: (s) => queue.add(key(s)) });
       const resyncAll = () => loadBalancerServices().forEach((s) => queue.add(key(s)));
       nodes.addEventHandler({ add: resyncAll, update: resyncAll, delete: resyncAll });
-      const resyncNamespace = (p: { metadata?: { namespace?: string } }) => loadBalancerServices(p.metadata?.namespace).forEach((s) => queue.add(key(s)));
+      const resyncNamespace = (p: { metadata?: { namespace?: string } }) =>
+        loadBalancerServices(p.metadata?.namespace).forEach((s) => queue.add(key(s)));
       pods.addEventHandler({ add: resyncNamespace, update: (_o, p) => resyncNamespace(p), delete: resyncNamespace });
       services.start();
       nodes.start();
@@ -70,17 +93,25 @@ export function serviceController(cloud: FakeCloud, fault?: Fault): Controller {
         }
         if (!hasFinalizer) await setFinalizer(context, service, true);
         const existing = cloud.loadBalancers.spec(lbName);
-        const spec = fault === "ignore-port-changes" && existing !== undefined ? existing : loadBalancerSpec(lbName, service, backendCandidates(), pods.cache.list() as PodObject[], fault);
+        const spec =
+          fault === "ignore-port-changes" && existing !== undefined
+            ? existing
+            : loadBalancerSpec(lbName, service, backendCandidates(), pods.cache.list() as PodObject[], fault);
         const ip = await cloud.loadBalancers.ensure(spec);
         if (service.status?.loadBalancer?.ingress?.[0]?.ip !== ip) await patchStatus(context, service, [{ ip }]);
       };
-      await runWorkers(queue, 2, async (k) => {
-        try {
-          await reconcile(k);
-        } catch (error) {
-          if (!isNotFound(error)) throw error;
-        }
-      }, context.logger);
+      await runWorkers(
+        queue,
+        2,
+        async (k) => {
+          try {
+            await reconcile(k);
+          } catch (error) {
+            if (!isNotFound(error)) throw error;
+          }
+        },
+        context.logger,
+      );
     },
   };
 }
@@ -90,14 +121,22 @@ function kubeletVersion(node: NodeObject): string {
 }
 
 /** What the cloud should be programmed with for the service, from the nodes and pods the caches hold. */
-export function loadBalancerSpec(name: string, service: ServiceObject, nodes: NodeObject[], pods: PodObject[], fault?: Fault): LoadBalancerSpec {
+export function loadBalancerSpec(
+  name: string,
+  service: ServiceObject,
+  nodes: NodeObject[],
+  pods: PodObject[],
+  fault?: Fault,
+): LoadBalancerSpec {
   const endpoints = pods.filter((pod) => isReadyEndpoint(service, pod));
   const endpointNodes = new Set(endpoints.map((pod) => pod.spec?.nodeName));
   const local = service.spec.externalTrafficPolicy === "Local" && fault !== "etp-local-all-nodes";
-  const backends = nodes.filter((node) => isReady(node) && node.metadata.labels?.[EXCLUDE_FROM_LB] === undefined && (!local || endpointNodes.has(node.metadata.name)));
+  const backends = nodes.filter(
+    (node) => isReady(node) && node.metadata.labels?.[EXCLUDE_FROM_LB] === undefined && (!local || endpointNodes.has(node.metadata.name)),
+  );
   const ports = (service.spec.ports ?? []).map((p) => ({
     port: p.port,
-    protocol: (fault === "ignore-protocol" ? "TCP" : (p.protocol ?? "TCP")),
+    protocol: fault === "ignore-protocol" ? "TCP" : (p.protocol ?? "TCP"),
     ...((p.nodePort ?? 0) !== 0 ? { nodePort: p.nodePort! } : {}),
     targetPort: p.targetPort,
   }));
@@ -109,7 +148,13 @@ export function loadBalancerSpec(name: string, service: ServiceObject, nodes: No
             const address = internalIP(node);
             return address === undefined ? [] : [{ name: node.metadata.name, address, port: port.nodePort! }];
           })
-        : endpoints.filter((pod) => !local || backends.some((n) => n.metadata.name === pod.spec?.nodeName)).map((pod) => ({ name: pod.metadata.name, address: pod.status!.podIP!, port: resolveTargetPort(pod, port.targetPort, port.port) }));
+        : endpoints
+            .filter((pod) => !local || backends.some((n) => n.metadata.name === pod.spec?.nodeName))
+            .map((pod) => ({
+              name: pod.metadata.name,
+              address: pod.status!.podIP!,
+              port: resolveTargetPort(pod, port.targetPort, port.port),
+            }));
     targets.set(listenerKey(port.port, port.protocol), list);
   }
   return {
@@ -119,7 +164,9 @@ export function loadBalancerSpec(name: string, service: ServiceObject, nodes: No
     targets,
     backendNodes: backends.map((node) => node.metadata.name),
     sourceRanges: fault === "ignore-source-ranges" ? [] : (service.spec.loadBalancerSourceRanges ?? []),
-    ...(service.metadata.annotations?.[INTERNAL_LB_ANNOTATION] === INTERNAL_LB_VALUE ? { internal: { clusterNetwork: clusterNetwork(nodes) } } : {}),
+    ...(service.metadata.annotations?.[INTERNAL_LB_ANNOTATION] === INTERNAL_LB_VALUE
+      ? { internal: { clusterNetwork: clusterNetwork(nodes) } }
+      : {}),
   };
 }
 
@@ -144,7 +191,14 @@ function resolveTargetPort(pod: PodObject, targetPort: number | string | undefin
 
 async function patchStatus(context: ControllerContext, service: ServiceObject, ingress: { ip: string }[]): Promise<void> {
   // A merge patch removes a field with null; an empty object would leave the old ingress in place.
-  await context.client.patch(SERVICES, service.metadata.namespace, service.metadata.name, { status: { loadBalancer: { ingress: ingress.length === 0 ? null : ingress } } }, undefined, "status");
+  await context.client.patch(
+    SERVICES,
+    service.metadata.namespace,
+    service.metadata.name,
+    { status: { loadBalancer: { ingress: ingress.length === 0 ? null : ingress } } },
+    undefined,
+    "status",
+  );
 }
 
 /** Adds or removes the cleanup finalizer with a JSON patch guarded by the list read (a conflict retries). */

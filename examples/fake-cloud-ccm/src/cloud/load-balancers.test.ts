@@ -21,7 +21,14 @@ describe("FakeLoadBalancers", () => {
   }
 
   function spec(targets: Target[], overrides: Partial<LoadBalancerSpec> = {}): LoadBalancerSpec {
-    return { name: "a1", ports: [{ port: 18080, protocol: "TCP" }], sessionAffinity: "None", targets: new Map([[listenerKey(18080, "TCP"), targets]]), backendNodes: targets.map((t) => t.name), ...overrides };
+    return {
+      name: "a1",
+      ports: [{ port: 18080, protocol: "TCP" }],
+      sessionAffinity: "None",
+      targets: new Map([[listenerKey(18080, "TCP"), targets]]),
+      backendNodes: targets.map((t) => t.name),
+      ...overrides,
+    };
   }
 
   function lbs(): Promise<FakeLoadBalancers> {
@@ -76,11 +83,21 @@ describe("FakeLoadBalancers", () => {
     const balancers = await lbs();
     const target = await httpBackend("b1");
     const ip = await balancers.ensure(spec([target]));
-    const moved = await balancers.ensure(spec([target], { ports: [{ port: 18081, protocol: "TCP", nodePort: 30001 }], targets: new Map([[listenerKey(18081, "TCP"), [target]]]) }));
+    const moved = await balancers.ensure(
+      spec([target], {
+        ports: [{ port: 18081, protocol: "TCP", nodePort: 30001 }],
+        targets: new Map([[listenerKey(18081, "TCP"), [target]]]),
+      }),
+    );
     expect(moved).toBe(ip);
     expect((await hostTraffic.httpGet(ip, 18081, "/", { timeoutMs: 2000 })).body).toBe("b1");
     await expect(hostTraffic.httpGet(ip, 18080, "/", { timeoutMs: 2000 })).rejects.toThrow(/ECONNREFUSED/);
-    expect(balancers.get("a1")).toEqual({ ingress: [{ ip }], ports: [{ port: 18081, protocol: "TCP", nodePort: 30001 }], backendNodes: ["b1"], sessionAffinity: "None" });
+    expect(balancers.get("a1")).toEqual({
+      ingress: [{ ip }],
+      ports: [{ port: 18081, protocol: "TCP", nodePort: 30001 }],
+      backendNodes: ["b1"],
+      sessionAffinity: "None",
+    });
     await balancers.delete("a1");
     expect(balancers.get("a1")).toBeUndefined();
     await expect(hostTraffic.httpGet(ip, 18081, "/", { timeoutMs: 2000 })).rejects.toThrow(/ECONNREFUSED/);
@@ -110,7 +127,9 @@ describe("FakeLoadBalancers", () => {
     closers.push(() => new Promise((resolve) => backend.close(() => resolve())));
     const balancers = await lbs();
     const target = { name: "u1", address: "127.0.0.1", port: backend.address().port };
-    const ip = await balancers.ensure(spec([target], { ports: [{ port: 18082, protocol: "UDP" }], targets: new Map([[listenerKey(18082, "UDP"), [target]]]) }));
+    const ip = await balancers.ensure(
+      spec([target], { ports: [{ port: 18082, protocol: "UDP" }], targets: new Map([[listenerKey(18082, "UDP"), [target]]]) }),
+    );
     await expect(hostTraffic.udpExchange(ip, 18082, "hi", { timeoutMs: 2000 })).resolves.toBe("echo hi");
   });
 });

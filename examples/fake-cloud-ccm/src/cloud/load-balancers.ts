@@ -70,7 +70,7 @@ export class FakeLoadBalancers {
     if (spec.sessionAffinity !== lb.spec.sessionAffinity) lb.affinity.clear();
     lb.spec = spec;
     lb.admitted = sourceRangeMatcher(spec.sourceRanges);
-    lb.clusterNetwork = spec.internal === undefined ? undefined : sourceRangeMatcher(spec.internal.clusterNetwork) ?? new BlockList();
+    lb.clusterNetwork = spec.internal === undefined ? undefined : (sourceRangeMatcher(spec.internal.clusterNetwork) ?? new BlockList());
     const wanted = new Set(spec.ports.map((p) => listenerKey(p.port, p.protocol)));
     for (const [key, listener] of lb.listeners) {
       if (!wanted.has(key)) {
@@ -83,7 +83,10 @@ export class FakeLoadBalancers {
       if (lb.listeners.has(key)) continue;
       const current = lb;
       const pick = (client: string) => this.#pick(current, key, client);
-      lb.listeners.set(key, port.protocol === "UDP" ? await udpListener(lb.ingressIP, port.port, pick) : await tcpListener(lb.ingressIP, port.port, pick));
+      lb.listeners.set(
+        key,
+        port.protocol === "UDP" ? await udpListener(lb.ingressIP, port.port, pick) : await tcpListener(lb.ingressIP, port.port, pick),
+      );
     }
     return lb.ingressIP;
   }

@@ -50,7 +50,8 @@ async function evict(client: KubeClient, pod: OwnedPod, deadline: number): Promi
 async function drain(client: KubeClient, node: string): Promise<void> {
   await client.patch(NODES, undefined, node, { spec: { unschedulable: true } });
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-  const onNode = async () => (await client.list<OwnedPod>(PODS, undefined, { fieldSelector: `spec.nodeName=${node}` })).items.filter(evictable);
+  const onNode = async () =>
+    (await client.list<OwnedPod>(PODS, undefined, { fieldSelector: `spec.nodeName=${node}` })).items.filter(evictable);
   for (const pod of await onNode()) await evict(client, pod, deadline);
   while ((await onNode()).length > 0) {
     if (Date.now() > deadline) throw new Error(`draining node ${node}: its pods are still there after ${DRAIN_TIMEOUT_MS / 1000}s`);

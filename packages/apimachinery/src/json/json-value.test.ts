@@ -13,7 +13,7 @@ describe("cloneJson", () => {
     expect(copy.metadata).not.toBe(original.metadata);
   });
 
-  it("keeps a decoded \"__proto__\" key as data instead of setting the copy's prototype", () => {
+  it('keeps a decoded "__proto__" key as data instead of setting the copy\'s prototype', () => {
     const decoded = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
     const copy = cloneJson(decoded);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);

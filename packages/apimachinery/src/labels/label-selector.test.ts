@@ -36,7 +36,9 @@ describe("metav1.LabelSelector objects", () => {
     ).map(formatFieldError);
     // matchLabels first, then each expression, as upstream appends them.
     expect(errors).toEqual([
-      expect.stringMatching(/^webhooks\[0\]\.namespaceSelector\.matchLabels: Invalid value: "bad key!": name part must consist of alphanumeric characters/),
+      expect.stringMatching(
+        /^webhooks\[0\]\.namespaceSelector\.matchLabels: Invalid value: "bad key!": name part must consist of alphanumeric characters/,
+      ),
       "webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
       "webhooks[0].namespaceSelector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
       'webhooks[0].namespaceSelector.matchExpressions[2].operator: Invalid value: "Near": not a valid selector operator',
@@ -48,9 +50,30 @@ describe("metav1.LabelSelector objects", () => {
 describe("apimachinery TestLabelSelectorMatchExpression", () => {
   it.each([
     { name: "Valid LabelSelector", key: "key", operator: "In", values: ["value"], wantErrorNumber: 0, message: undefined },
-    { name: "MatchExpression's key name isn't valid", key: "-key", operator: "In", values: ["value"], wantErrorNumber: 1, message: "name part must consist of alphanumeric characters" },
-    { name: "MatchExpression's operator isn't valid", key: "key", operator: "abc", values: ["value"], wantErrorNumber: 1, message: "not a valid selector operator" },
-    { name: "MatchExpression's value name isn't valid", key: "key", operator: "In", values: ["-value"], wantErrorNumber: 1, message: "a valid label must be an empty string or consist of" },
+    {
+      name: "MatchExpression's key name isn't valid",
+      key: "-key",
+      operator: "In",
+      values: ["value"],
+      wantErrorNumber: 1,
+      message: "name part must consist of alphanumeric characters",
+    },
+    {
+      name: "MatchExpression's operator isn't valid",
+      key: "key",
+      operator: "abc",
+      values: ["value"],
+      wantErrorNumber: 1,
+      message: "not a valid selector operator",
+    },
+    {
+      name: "MatchExpression's value name isn't valid",
+      key: "key",
+      operator: "In",
+      values: ["-value"],
+      wantErrorNumber: 1,
+      message: "a valid label must be an empty string or consist of",
+    },
   ])("$name", ({ key, operator, values, wantErrorNumber, message }) => {
     const errors = validateLabelSelector({ matchExpressions: [{ key, operator, values }] }, "labelSelector").map(formatFieldError);
     expect(errors).toHaveLength(wantErrorNumber);
@@ -58,6 +81,8 @@ describe("apimachinery TestLabelSelectorMatchExpression", () => {
   });
 
   it("LabelSelectorAsSelector refuses an operator it does not know, as upstream returns an error", () => {
-    expect(() => labelSelectorAsSelector({ matchExpressions: [{ key: "key", operator: "abc", values: ["value"] }] })).toThrow(LabelSelectorOperatorError);
+    expect(() => labelSelectorAsSelector({ matchExpressions: [{ key: "key", operator: "abc", values: ["value"] }] })).toThrow(
+      LabelSelectorOperatorError,
+    );
   });
 });

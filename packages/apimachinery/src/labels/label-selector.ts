@@ -25,11 +25,13 @@ export function validateLabelSelector(selector: LabelSelectorObject | undefined,
     switch (expression.operator) {
       case "In":
       case "NotIn":
-        if ((expression.values ?? []).length === 0) errors.push(fieldRequired(childPath(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"));
+        if ((expression.values ?? []).length === 0)
+          errors.push(fieldRequired(childPath(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"));
         break;
       case "Exists":
       case "DoesNotExist":
-        if ((expression.values ?? []).length > 0) errors.push(fieldForbidden(childPath(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        if ((expression.values ?? []).length > 0)
+          errors.push(fieldForbidden(childPath(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       default:
         errors.push(fieldInvalid(childPath(path, "operator"), expression.operator, "not a valid selector operator"));
@@ -52,7 +54,8 @@ export function labelSelectorAsSelector(selector: LabelSelectorObject | undefine
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) requirements.push({ key, operator: "=", values: [value] });
   for (const expression of selector.matchExpressions ?? []) {
     const operator = OPERATORS[expression.operator];
-    if (operator === undefined) throw new LabelSelectorOperatorError(`${JSON.stringify(expression.operator)} is not a valid label selector operator`);
+    if (operator === undefined)
+      throw new LabelSelectorOperatorError(`${JSON.stringify(expression.operator)} is not a valid label selector operator`);
     requirements.push({ key: expression.key, operator, values: [...(expression.values ?? [])] });
   }
   return requirements.length === 0 ? EVERYTHING_LABELS : selectorFrom(requirements);

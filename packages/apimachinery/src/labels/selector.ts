@@ -30,7 +30,17 @@ interface Token {
 }
 
 const SPECIAL = new Set(["!", "=", "(", ")", ",", ">", "<"]);
-const SPECIAL_TOKENS: Record<string, TokenKind> = { "(": "(", ")": ")", ",": ",", "!": "!", "=": "=", "==": "==", "!=": "!=", ">": ">", "<": "<" };
+const SPECIAL_TOKENS: Record<string, TokenKind> = {
+  "(": "(",
+  ")": ")",
+  ",": ",",
+  "!": "!",
+  "=": "=",
+  "==": "==",
+  "!=": "!=",
+  ">": ">",
+  "<": "<",
+};
 const isWhitespace = (ch: string) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n";
 
 function lex(input: string): Token[] {
@@ -112,7 +122,8 @@ class Parser {
         if (after.kind === "end") return requirements;
         if (after.kind === ",") {
           const following = this.peek(true);
-          if (following.kind !== "ident" && following.kind !== "!") throw new LabelSelectorParseError(`found '${following.literal}', expected: identifier after ','`);
+          if (following.kind !== "ident" && following.kind !== "!")
+            throw new LabelSelectorParseError(`found '${following.literal}', expected: identifier after ','`);
           continue;
         }
         throw new LabelSelectorParseError(`found '${after.literal}', expected: ',' or 'end of string'`);

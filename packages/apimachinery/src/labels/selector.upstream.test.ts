@@ -8,9 +8,12 @@ import { describe, expect, it } from "vitest";
 import { EVERYTHING_LABELS, formatLabelSelector, LabelSelectorParseError, parseLabelSelector } from "./selector.js";
 
 describe("apimachinery TestSelectorParse", () => {
-  it.each(["x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"])("%j parses and restrings without spaces", (text) => {
-    expect(formatLabelSelector(parseLabelSelector(text))).toBe(text.replaceAll(" ", ""));
-  });
+  it.each(["x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"])(
+    "%j parses and restrings without spaces",
+    (text) => {
+      expect(formatLabelSelector(parseLabelSelector(text))).toBe(text.replaceAll(" ", ""));
+    },
+  );
 
   it.each(["x=a||y=b", "x==a==b", "!x=a", "x<a"])("%j is refused", (text) => {
     expect(() => parseLabelSelector(text)).toThrow(LabelSelectorParseError);

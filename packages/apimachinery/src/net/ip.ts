@@ -131,7 +131,7 @@ export function formatIP(ip: IPAddress): string {
   // RFC 5952: compress the first longest run of two or more zero groups.
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -152,7 +152,7 @@ export function formatIP(ip: IPAddress): string {
 function inPrefix(bytes: Uint8Array, prefix: number[], bits: number): boolean {
   for (let bit = 0; bit < bits; bit++) {
     const byte = Math.floor(bit / 8);
-    const mask = 0x80 >> bit % 8;
+    const mask = 0x80 >> (bit % 8);
     if (((bytes[byte] ?? 0) & mask) !== ((prefix[byte] ?? 0) & mask)) return false;
   }
   return true;
@@ -198,7 +198,7 @@ export function maskedPrefix(prefix: IPPrefix): IPPrefix {
   const bytes = new Uint8Array(prefix.address.bytes.length);
   for (let bit = 0; bit < prefix.bits; bit++) {
     const byte = Math.floor(bit / 8);
-    bytes[byte] = (bytes[byte] ?? 0) | ((prefix.address.bytes[byte] ?? 0) & (0x80 >> bit % 8));
+    bytes[byte] = (bytes[byte] ?? 0) | ((prefix.address.bytes[byte] ?? 0) & (0x80 >> (bit % 8)));
   }
   return { address: { ...prefix.address, bytes }, bits: prefix.bits };
 }

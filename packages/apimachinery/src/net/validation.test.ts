@@ -21,23 +21,56 @@ describe("validateIP (IsValidIP)", () => {
     expect(validateIP(value)).toEqual([]);
   });
 
-  it.each(["", "aaaaaaa", "myhost.mydomain", "1.2.3.0/24", "1.2.3.400", "-1.0.0.0", "2001:db8::10005", "1.2.3.4:80", "[2001:db8::1]", "[2001:db8::1]:80", "example.com:80", "1234::abcd%eth0", "169.254.0.0%eth0"])(
-    "refuses %j with upstream's message",
-    (value) => {
-      expect(validateIP(value)).toEqual(["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]);
-    },
-  );
+  it.each([
+    "",
+    "aaaaaaa",
+    "myhost.mydomain",
+    "1.2.3.0/24",
+    "1.2.3.400",
+    "-1.0.0.0",
+    "2001:db8::10005",
+    "1.2.3.4:80",
+    "[2001:db8::1]",
+    "[2001:db8::1]:80",
+    "example.com:80",
+    "1234::abcd%eth0",
+    "169.254.0.0%eth0",
+  ])("refuses %j with upstream's message", (value) => {
+    expect(validateIP(value)).toEqual(["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]);
+  });
 });
 
 describe("validateCIDR (IsValidCIDR)", () => {
-  it.each(["1.0.0.0/8", "0.0.0.0/0", "1.1.1.1/32", "2001:4860:4860::/48", "::/0", "::1/128", "2a00:79e0:2:0::/64", "2001:DB8::/64", "1.1.01.0/24", "::ffff:1.1.1.0/24", "::ffff:1.1.1.0/120", "1.2.3.4/24", "2001:db8::1/64", "192.168.0.0/016"])(
-    "accepts %j",
-    (value) => {
-      expect(validateCIDR(value)).toEqual([]);
-    },
-  );
+  it.each([
+    "1.0.0.0/8",
+    "0.0.0.0/0",
+    "1.1.1.1/32",
+    "2001:4860:4860::/48",
+    "::/0",
+    "::1/128",
+    "2a00:79e0:2:0::/64",
+    "2001:DB8::/64",
+    "1.1.01.0/24",
+    "::ffff:1.1.1.0/24",
+    "::ffff:1.1.1.0/120",
+    "1.2.3.4/24",
+    "2001:db8::1/64",
+    "192.168.0.0/016",
+  ])("accepts %j", (value) => {
+    expect(validateCIDR(value)).toEqual([]);
+  });
 
-  it.each(["", "aaaaaaa", "1.2.3.4", "192.168.0.1/healthz", "192.168.0.1/0/99", "192.168.0.0/-16", "192.168.0.0/+16", "1.2.3.0/33", "::/129"])("refuses %j with upstream's message", (value) => {
+  it.each([
+    "",
+    "aaaaaaa",
+    "1.2.3.4",
+    "192.168.0.1/healthz",
+    "192.168.0.1/0/99",
+    "192.168.0.0/-16",
+    "192.168.0.0/+16",
+    "1.2.3.0/33",
+    "::/129",
+  ])("refuses %j with upstream's message", (value) => {
     expect(validateCIDR(value)).toEqual(["must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]);
   });
 });

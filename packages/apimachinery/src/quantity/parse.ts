@@ -61,7 +61,11 @@ function hint(text: string): string {
 }
 
 function formatError(text: string): QuantityError {
-  return new QuantityError("quantity-format", QUANTITY_FORMAT_MESSAGE, `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_FORMAT_MESSAGE}${hint(text)}`);
+  return new QuantityError(
+    "quantity-format",
+    QUANTITY_FORMAT_MESSAGE,
+    `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_FORMAT_MESSAGE}${hint(text)}`,
+  );
 }
 
 /** The scanner of apimachinery's `parseQuantityString`: sign, integer digits, fraction, suffix. */
@@ -137,7 +141,11 @@ export function parseQuantity(text: string): ParsedQuantity {
   const { negative, num, denom, suffix } = scan(text);
   const { base, exponent, format: suffixFormat } = interpretSuffix(text, suffix);
   if (num.length === 0 && denom.length === 0) {
-    throw new QuantityError("quantity-numeric", QUANTITY_NUMERIC_MESSAGE, `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_NUMERIC_MESSAGE}`);
+    throw new QuantityError(
+      "quantity-numeric",
+      QUANTITY_NUMERIC_MESSAGE,
+      `invalid quantity ${JSON.stringify(text)}: ${QUANTITY_NUMERIC_MESSAGE}`,
+    );
   }
   let format = suffixFormat;
   const digits = BigInt(num + denom);

@@ -29,9 +29,9 @@ const quantityText = fc
     fc.option(fc.stringMatching(/^[0-9]{0,12}$/), { nil: undefined }),
     fc.oneof(
       fc.constantFrom("", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"),
-      fc.tuple(fc.constantFrom("e", "E"), fc.constantFrom("", "+", "-"), fc.integer({ min: 0, max: 30 })).map(
-        ([e, sign, exponent]) => `${e}${sign}${exponent}`,
-      ),
+      fc
+        .tuple(fc.constantFrom("e", "E"), fc.constantFrom("", "+", "-"), fc.integer({ min: 0, max: 30 }))
+        .map(([e, sign, exponent]) => `${e}${sign}${exponent}`),
     ),
   )
   .map(([sign, whole, fraction, suffix]) => `${sign}${whole}${fraction === undefined ? "" : `.${fraction}`}${suffix}`);
@@ -105,7 +105,12 @@ describe("Quantity properties", () => {
     fc.assert(
       fc.property(quantity, quantity, quantity, (a, b, c) => {
         expect(a.add(b).equals(b.add(a))).toBe(true);
-        expect(a.add(b).add(c).equals(a.add(b.add(c)))).toBe(true);
+        expect(
+          a
+            .add(b)
+            .add(c)
+            .equals(a.add(b.add(c))),
+        ).toBe(true);
         expect(a.add(Quantity.zero()).equals(a)).toBe(true);
         if (!a.isZero()) expect(a.add(Quantity.zero()).format).toBe(a.format);
       }),
@@ -127,8 +132,18 @@ describe("Quantity properties", () => {
   it("multiplication by integers distributes over addition and composes", () => {
     fc.assert(
       fc.property(quantity, quantity, fc.bigInt({ min: -1000n, max: 1000n }), fc.bigInt({ min: -1000n, max: 1000n }), (a, b, k, j) => {
-        expect(a.add(b).mul(k).equals(a.mul(k).add(b.mul(k)))).toBe(true);
-        expect(a.mul(k).mul(j).equals(a.mul(k * j))).toBe(true);
+        expect(
+          a
+            .add(b)
+            .mul(k)
+            .equals(a.mul(k).add(b.mul(k))),
+        ).toBe(true);
+        expect(
+          a
+            .mul(k)
+            .mul(j)
+            .equals(a.mul(k * j)),
+        ).toBe(true);
         expect(a.mul(1n).equals(a)).toBe(true);
         expect(a.mul(-1n).equals(a.neg())).toBe(true);
       }),

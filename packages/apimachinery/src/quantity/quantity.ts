@@ -49,7 +49,10 @@ export class Quantity {
   private constructor(nanos: bigint, format: QuantityFormat) {
     if (nanos >= NANO_LIMIT || nanos <= -NANO_LIMIT) {
       // Past this, the canonical form needs an exponent above MAX_EXPONENT and would not parse back.
-      throw new QuantityError("quantity-range", `quantity out of range: its magnitude must stay below 1e${MAX_EXPONENT + 1n} so that its canonical form parses back`);
+      throw new QuantityError(
+        "quantity-range",
+        `quantity out of range: its magnitude must stay below 1e${MAX_EXPONENT + 1n} so that its canonical form parses back`,
+      );
     }
     this.nanos = nanos;
     this.format = format;

@@ -557,8 +557,16 @@ describe("apimachinery TestNegAndSubAtMostNegative and neighbours", () => {
   });
 
   it("mostNegative+1 negates to mostPositive", () => {
-    expect(dec(MOST_NEGATIVE + 1n, 0).neg().equals(dec(MOST_POSITIVE, 0))).toBe(true);
-    expect(Quantity.zero().sub(dec(MOST_NEGATIVE + 1n, 0)).equals(dec(MOST_POSITIVE, 0))).toBe(true);
+    expect(
+      dec(MOST_NEGATIVE + 1n, 0)
+        .neg()
+        .equals(dec(MOST_POSITIVE, 0)),
+    ).toBe(true);
+    expect(
+      Quantity.zero()
+        .sub(dec(MOST_NEGATIVE + 1n, 0))
+        .equals(dec(MOST_POSITIVE, 0)),
+    ).toBe(true);
   });
 
   it("keeps the scale when negating and subtracting at milli scale", () => {

@@ -53,9 +53,12 @@ describe("isDNS1123Subdomain", () => {
 });
 
 describe("isQualifiedName", () => {
-  it.each(["a", "A", "MyName", "my.name", "123-abc", "a_b", "example.com/MyName", "k8s.io/initial-events-end", "a".repeat(63)])("accepts %j", (value) => {
-    expect(isQualifiedName(value)).toEqual([]);
-  });
+  it.each(["a", "A", "MyName", "my.name", "123-abc", "a_b", "example.com/MyName", "k8s.io/initial-events-end", "a".repeat(63)])(
+    "accepts %j",
+    (value) => {
+      expect(isQualifiedName(value)).toEqual([]);
+    },
+  );
   it.each([
     ["", ["name part must be non-empty", QNAME_MSG]],
     ["-a", [QNAME_MSG]],

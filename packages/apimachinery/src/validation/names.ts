@@ -6,24 +6,28 @@ import { emptyError, maxLenError, regexError } from "./messages.js";
  */
 
 const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_ERR = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1123_LABEL_ERR =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 export const DNS1123_LABEL_MAX_LENGTH = 63;
 const dns1123Label = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_ERR = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_ERR =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 const dns1123Subdomain = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 
 const QNAME_CHAR_FMT = "[A-Za-z0-9]";
 const QNAME_EXT_CHAR_FMT = "[-A-Za-z0-9_.]";
 const QUALIFIED_NAME_FMT = `(${QNAME_CHAR_FMT}${QNAME_EXT_CHAR_FMT}*)?${QNAME_CHAR_FMT}`;
-const QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_ERR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 export const QUALIFIED_NAME_MAX_LENGTH = 63;
 const qualifiedName = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE_ERR = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_ERR =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 export const LABEL_VALUE_MAX_LENGTH = 63;
 const labelValue = new RegExp(`^${LABEL_VALUE_FMT}$`);
 
@@ -51,7 +55,8 @@ export function isDNS1123Label(value: string): string[] {
 }
 
 const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const DNS1035_LABEL_ERR =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const dns1035Label = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 
 /** `IsDNS1035Label`: like a DNS-1123 label, but starting with a letter. */
@@ -90,7 +95,8 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errors.push(`name part ${emptyError()}`);
   else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errors.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!qualifiedName.test(name)) errors.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}`);
+  if (!qualifiedName.test(name))
+    errors.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")}`);
   return errors;
 }
 
@@ -143,7 +149,8 @@ function maskTrailingDash(name: string): string {
 
 export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
-export const validatePathSegmentName: NameValidator = (name, prefix) => (prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name));
+export const validatePathSegmentName: NameValidator = (name, prefix) =>
+  prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
 
 export type NameRule = "DNS1123Subdomain" | "DNS1123Label" | "PathSegment";
 

@@ -51,7 +51,11 @@ export default {
 };
 `,
     );
-    const child = spawn(process.execPath, [CLI, "run", "--kubeconfig", join(dir, "kubeconfig"), "--driver", driver, "--focus", "collection of services", "--junit-dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "run", "--kubeconfig", join(dir, "kubeconfig"), "--driver", driver, "--focus", "collection of services", "--junit-dir", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

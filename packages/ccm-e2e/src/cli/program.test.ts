@@ -33,7 +33,9 @@ describe("ccm-e2e CLI", () => {
     const { code, out } = await cli("list");
     expect(code).toBe(EXIT_OK);
     for (const test of SUITE) expect(out).toContain(`${test.name}\n  labels: `);
-    expect(out).toContain("[sig-network] Services should delete a collection of services [Conformance]\n  labels: sig-network, Conformance\n  requires: -\n  ports: test/e2e/network/service.go");
+    expect(out).toContain(
+      "[sig-network] Services should delete a collection of services [Conformance]\n  labels: sig-network, Conformance\n  requires: -\n  ports: test/e2e/network/service.go",
+    );
   });
 
   it("lists the upgrade tests with cluster_upgrade.go, and refuses an --upgrade-target that is no version", async () => {
@@ -66,14 +68,26 @@ describe("ccm-e2e CLI", () => {
     const driver = join(dir, "claims-lb.yaml");
     await writeFile(driver, "name: no-ccm\ncapabilities:\n  loadBalancer: true\ntimeouts:\n  lbCreate: 1s\n");
     const junit = join(dir, "junit-failed");
-    const { code, out } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "--junit-dir", junit, "--focus", "cleanup finalizer");
+    const { code, out } = await cli(
+      "run",
+      "--kubeconfig",
+      kubeconfig,
+      "--driver",
+      driver,
+      "--junit-dir",
+      junit,
+      "--focus",
+      "cleanup finalizer",
+    );
     expect(code).toBe(EXIT_FAILED);
     const name = "[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup finalizer for service [Slow]";
     expect(out).toContain(`FAIL ${name}`);
     const assertion = /timed out after 1s waiting for service [\w-]+\/lb-finalizer to have a load balancer/;
     expect(out).toMatch(assertion);
     const xml = await readFile(join(junit, "junit_01.xml"), "utf8");
-    expect(xml).toContain(`<testcase name="[It] ${name} [sig-network, Feature:LoadBalancer, Slow]" classname="CCM e2e suite" status="failed"`);
+    expect(xml).toContain(
+      `<testcase name="[It] ${name} [sig-network, Feature:LoadBalancer, Slow]" classname="CCM e2e suite" status="failed"`,
+    );
     expect(xml).toMatch(new RegExp(`<failure type="failed">${assertion.source}`));
     expect(xml).toContain('<property name="SuiteSucceeded" value="false">');
   }, 60_000);
@@ -82,9 +96,27 @@ describe("ccm-e2e CLI", () => {
     const driver = join(dir, "none-json.yaml");
     await writeFile(driver, "name: no-cloud\ncapabilities: {}\n");
     const html = join(dir, "report", "index.html");
-    const { code, out, err } = await cli("run", "--kubeconfig", kubeconfig, "--driver", driver, "-o", "json", "--report-html", html, "--focus", "delete a collection of services|cleanup finalizer");
+    const { code, out, err } = await cli(
+      "run",
+      "--kubeconfig",
+      kubeconfig,
+      "--driver",
+      driver,
+      "-o",
+      "json",
+      "--report-html",
+      html,
+      "--focus",
+      "delete a collection of services|cleanup finalizer",
+    );
     expect(code).toBe(EXIT_OK);
-    const report = JSON.parse(out) as { driver: string; passed: number; skipped: number; exitCode: number; tests: { name: string; state: string; message?: string; durationMs: number }[] };
+    const report = JSON.parse(out) as {
+      driver: string;
+      passed: number;
+      skipped: number;
+      exitCode: number;
+      tests: { name: string; state: string; message?: string; durationMs: number }[];
+    };
     expect(report).toMatchObject({ driver: "no-cloud", passed: 1, skipped: 1, exitCode: 0 });
     const finalizer = "[sig-network] LoadBalancers [Feature:LoadBalancer] should handle load balancer cleanup finalizer for service [Slow]";
     expect(report.tests.map((t) => [t.name, t.state, t.message])).toEqual([
@@ -94,7 +126,9 @@ describe("ccm-e2e CLI", () => {
     expect(err).toContain("PASS [sig-network] Services should delete a collection of services [Conformance]");
     const page = await readFile(html, "utf8");
     expect(page).toContain("<title>ccm-e2e: no-cloud passed</title>");
-    expect(page).toContain(`<tr class="skipped"><td class="state">skipped</td><td>${finalizer}<pre>driver &quot;no-cloud&quot; does not provide capability &quot;loadBalancer&quot;</pre>`);
+    expect(page).toContain(
+      `<tr class="skipped"><td class="state">skipped</td><td>${finalizer}<pre>driver &quot;no-cloud&quot; does not provide capability &quot;loadBalancer&quot;</pre>`,
+    );
     expect(page).toContain("1 passed, 0 failed, 1 skipped");
   }, 60_000);
 

@@ -56,7 +56,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .command("run")
     .description("run the selected tests; exit 1 if any failed")
     .requiredOption("--driver <file>", "the driver: a JS module (.mjs/.js) or a declarative YAML file")
-    .option("--kubeconfig <file>", "kubeconfig of the cluster under test (default: the $KUBECONFIG files merged as kubectl merges them, then ~/.kube/config)")
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig of the cluster under test (default: the $KUBECONFIG files merged as kubectl merges them, then ~/.kube/config)",
+    )
     .option("--context <name>", "kubeconfig context (default: its current context)")
     .option("--focus <regex>", "run only tests whose full name matches")
     .option("--skip <regex>", "do not run tests whose full name matches")
@@ -64,9 +67,19 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .option("--junit-dir <dir>", "write junit_01.xml there")
     .option("--parallel <n>", "tests run at once", positiveInteger, 1)
     .option("--dry-run", "list what would run without touching the cluster or the cloud")
-    .addOption(new Option("-o, --output <format>", "stdout: progress and a summary (text), or one JSON document at the end with progress on stderr (json)").choices(["text", "json"]).default("text"))
+    .addOption(
+      new Option(
+        "-o, --output <format>",
+        "stdout: progress and a summary (text), or one JSON document at the end with progress on stderr (json)",
+      )
+        .choices(["text", "json"])
+        .default("text"),
+    )
     .option("--report-html <file>", "write a self-contained HTML page of the run: pass/skip/fail with reasons and timings")
-    .option("--upgrade-target <version>", "the version the upgrade and downgrade tests move the cluster to, e.g. 1.33.1 (without it they are skipped)")
+    .option(
+      "--upgrade-target <version>",
+      "the version the upgrade and downgrade tests move the cluster to, e.g. 1.33.1 (without it they are skipped)",
+    )
     .action(async (flags: RunFlags) => {
       const result = await runSuite({
         ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
@@ -93,8 +106,13 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .description("print every test with its labels, the capabilities and hooks it needs, and the upstream file it ports")
     .action(() => {
       for (const test of SUITE) {
-        const needs = [...(test.requires.capabilities ?? []).map((c) => `capability:${c}`), ...(test.requires.hooks ?? []).map((h) => `hook:${h}`)];
-        io.stdout(`${test.name}\n  labels: ${labelsOf(test.name).join(", ") || "-"}\n  requires: ${needs.join(", ") || "-"}\n  ports: ${test.upstream}\n`);
+        const needs = [
+          ...(test.requires.capabilities ?? []).map((c) => `capability:${c}`),
+          ...(test.requires.hooks ?? []).map((h) => `hook:${h}`),
+        ];
+        io.stdout(
+          `${test.name}\n  labels: ${labelsOf(test.name).join(", ") || "-"}\n  requires: ${needs.join(", ") || "-"}\n  ports: ${test.upstream}\n`,
+        );
       }
     });
 

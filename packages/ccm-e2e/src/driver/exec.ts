@@ -31,12 +31,18 @@ export function runCommand(argv: readonly string[], options: ExecOptions): Promi
     }, options.timeoutMs);
     child.on("error", (error) => {
       clearTimeout(timer);
-      reject(new CcmE2eError("driver-hook-failed", `${options.hook}: cannot run ${JSON.stringify(shown)}: ${error.message}`, { cause: error }));
+      reject(
+        new CcmE2eError("driver-hook-failed", `${options.hook}: cannot run ${JSON.stringify(shown)}: ${error.message}`, { cause: error }),
+      );
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) return resolve(stdout);
-      const why = timedOut ? `did not finish within ${options.timeoutMs} ms` : signal ? `was killed by ${signal}` : `exited with status ${code}`;
+      const why = timedOut
+        ? `did not finish within ${options.timeoutMs} ms`
+        : signal
+          ? `was killed by ${signal}`
+          : `exited with status ${code}`;
       const detail = stderr.trim() === "" ? "" : `: ${stderr.trim()}`;
       reject(new CcmE2eError("driver-hook-failed", `${options.hook}: ${JSON.stringify(shown)} ${why}${detail}`));
     });

@@ -31,7 +31,10 @@ describe("hostTraffic", () => {
 
   it("answers an HTTP GET on a fresh connection", async () => {
     const port = await httpServer();
-    await expect(hostTraffic.httpGet("127.0.0.1", port, "/hostname", { timeoutMs: 2000 })).resolves.toEqual({ status: 200, body: "/hostname close" });
+    await expect(hostTraffic.httpGet("127.0.0.1", port, "/hostname", { timeoutMs: 2000 })).resolves.toEqual({
+      status: 200,
+      body: "/hostname close",
+    });
   });
 
   it("rejects when nothing listens", async () => {
@@ -55,6 +58,8 @@ describe("hostTraffic", () => {
     const silent = createSocket("udp4");
     await new Promise<void>((resolve) => silent.bind(0, "127.0.0.1", resolve));
     closers.push(() => new Promise((resolve) => silent.close(() => resolve())));
-    await expect(hostTraffic.udpExchange("127.0.0.1", silent.address().port, "x", { timeoutMs: 150 })).rejects.toThrow(/no UDP answer .* within 150 ms/);
+    await expect(hostTraffic.udpExchange("127.0.0.1", silent.address().port, "x", { timeoutMs: 150 })).rejects.toThrow(
+      /no UDP answer .* within 150 ms/,
+    );
   });
 });

@@ -11,13 +11,16 @@ import type { ProbeOptions, ProbeResponse, TrafficClient } from "./types.js";
 export const hostTraffic: TrafficClient = {
   httpGet(host: string, port: number, path: string, options: ProbeOptions): Promise<ProbeResponse> {
     return new Promise((resolve, reject) => {
-      const req = request({ host, port, path, method: "GET", agent: false, timeout: options.timeoutMs, headers: { connection: "close" } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on("error", reject);
-      });
+      const req = request(
+        { host, port, path, method: "GET", agent: false, timeout: options.timeoutMs, headers: { connection: "close" } },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on("error", reject);
+        },
+      );
       req.on("timeout", () => req.destroy(new Error(`no answer from ${host}:${port} within ${options.timeoutMs} ms`)));
       req.on("error", reject);
       req.end();
@@ -33,7 +36,10 @@ export const hostTraffic: TrafficClient = {
         if (error) reject(error);
         else resolve(answer!);
       };
-      const timer = setTimeout(() => finish(new Error(`no UDP answer from ${host}:${port} within ${options.timeoutMs} ms`)), options.timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`no UDP answer from ${host}:${port} within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
       socket.on("error", (error) => finish(error));
       socket.on("message", (message) => finish(undefined, message.toString("utf8")));
       socket.bind(options.srcPort ?? 0, () => socket.send(payload, port, host));

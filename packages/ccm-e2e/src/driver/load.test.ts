@@ -15,7 +15,10 @@ describe("loadDriver", () => {
 
   it("loads a module's default export, calling a factory with the kubeconfig", async () => {
     const file = join(dir, "driver.mjs");
-    await writeFile(file, "export default ({ kubeconfig }) => ({ name: 'mod:' + kubeconfig, capabilities: { loadBalancer: true }, async deleteInstance() {} });\n");
+    await writeFile(
+      file,
+      "export default ({ kubeconfig }) => ({ name: 'mod:' + kubeconfig, capabilities: { loadBalancer: true }, async deleteInstance() {} });\n",
+    );
     const driver = await loadDriver(file, { kubeconfig: "/kc" });
     expect(driver.name).toBe("mod:/kc");
     expect(driver.capabilities).toEqual({ loadBalancer: true });
@@ -43,7 +46,9 @@ describe("loadDriver", () => {
 
 describe("validateDriver", () => {
   it("checks traffic clients and hook types", () => {
-    expect(() => validateDriver({ name: "x", capabilities: {}, external: { httpGet() {} } })).toThrow("driver: external: must have httpGet and udpExchange functions");
+    expect(() => validateDriver({ name: "x", capabilities: {}, external: { httpGet() {} } })).toThrow(
+      "driver: external: must have httpGet and udpExchange functions",
+    );
     expect(() => validateDriver({ name: "x", capabilities: {}, setup: "echo" })).toThrow("driver: setup:");
     expect(() => validateDriver({ name: "x", capabilities: { ipMode: "Direct" } })).toThrow("driver: capabilities.ipMode:");
   });

@@ -29,14 +29,20 @@ const FUNCTION_FIELDS = [
 ] as const;
 
 const trafficClientSchema = z.custom<object>(
-  (value) => typeof value === "object" && value !== null && typeof (value as Record<string, unknown>).httpGet === "function" && typeof (value as Record<string, unknown>).udpExchange === "function",
+  (value) =>
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Record<string, unknown>).httpGet === "function" &&
+    typeof (value as Record<string, unknown>).udpExchange === "function",
   "must have httpGet and udpExchange functions",
 );
 
 const moduleDriverSchema = z.strictObject({
   name: z.string().min(1),
   capabilities: capabilitiesSchema,
-  timeouts: z.strictObject(Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((key) => [key, z.number().positive().optional()]))).optional(),
+  timeouts: z
+    .strictObject(Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((key) => [key, z.number().positive().optional()])))
+    .optional(),
   timeoutScale: z.number().positive().optional(),
   external: trafficClientSchema.optional(),
   inCluster: trafficClientSchema.optional(),
@@ -72,8 +78,9 @@ export async function loadDriver(path: string, options: { kubeconfig: string }):
     throw new CcmE2eError("invalid-driver", `${path}: cannot load the driver module: ${(error as Error).message}`, { cause: error });
   }
   let exported = module.default ?? module.driver;
-  if (exported === undefined) throw new CcmE2eError("invalid-driver", `${path}: exports no driver (export default a driver, or a function returning one)`);
-  if (typeof exported === "function") exported = await (exported as (options: { kubeconfig: string }) => unknown)({ kubeconfig: options.kubeconfig });
+  if (exported === undefined)
+    throw new CcmE2eError("invalid-driver", `${path}: exports no driver (export default a driver, or a function returning one)`);
+  if (typeof exported === "function")
+    exported = await (exported as (options: { kubeconfig: string }) => unknown)({ kubeconfig: options.kubeconfig });
   return validateDriver(exported, path);
 }
-

@@ -4,13 +4,18 @@ import { CAPABILITY_NAMES, type CapabilityName } from "./types.js";
 
 /** The capabilities manifest; an unknown name is an error (a typo must not silently skip tests). */
 export const capabilitiesSchema = z.strictObject({
-  ...(Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, z.boolean().optional()])) as Record<CapabilityName, z.ZodOptional<z.ZodBoolean>>),
+  ...(Object.fromEntries(CAPABILITY_NAMES.map((name) => [name, z.boolean().optional()])) as Record<
+    CapabilityName,
+    z.ZodOptional<z.ZodBoolean>
+  >),
   ipMode: z.enum(["VIP", "Proxy"]).optional(),
 });
 
 /** `internalLoadBalancer`: the annotations asking for one, and where its addresses lie. */
 export const internalLoadBalancerSchema = z.strictObject({
-  annotations: z.record(z.string(), z.string()).refine((annotations) => Object.keys(annotations).length > 0, "must name at least one annotation"),
+  annotations: z
+    .record(z.string(), z.string())
+    .refine((annotations) => Object.keys(annotations).length > 0, "must name at least one annotation"),
   ingressCIDRs: z.array(z.union([z.cidrv4(), z.cidrv6()])).optional(),
 });
 

@@ -37,10 +37,22 @@ describe("yamlDriver validation", () => {
   });
 
   it("reads how to ask for an internal load balancer, and names a bad CIDR in it", () => {
-    const driver = yamlDriver("name: x\ncapabilities:\n  internalLoadBalancer: true\ninternalLoadBalancer:\n  annotations:\n    networking.gke.io/load-balancer-type: Internal\n  ingressCIDRs: [10.128.0.0/9]\n", { kubeconfig: "/kc" });
-    expect(driver.internalLoadBalancer).toEqual({ annotations: { "networking.gke.io/load-balancer-type": "Internal" }, ingressCIDRs: ["10.128.0.0/9"] });
-    expectInvalid("name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {a: b}\n  ingressCIDRs: [10.0.0.0]\n", "driver.yaml: internalLoadBalancer.ingressCIDRs[0]:");
-    expectInvalid("name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {}\n", "internalLoadBalancer.annotations: must name at least one annotation");
+    const driver = yamlDriver(
+      "name: x\ncapabilities:\n  internalLoadBalancer: true\ninternalLoadBalancer:\n  annotations:\n    networking.gke.io/load-balancer-type: Internal\n  ingressCIDRs: [10.128.0.0/9]\n",
+      { kubeconfig: "/kc" },
+    );
+    expect(driver.internalLoadBalancer).toEqual({
+      annotations: { "networking.gke.io/load-balancer-type": "Internal" },
+      ingressCIDRs: ["10.128.0.0/9"],
+    });
+    expectInvalid(
+      "name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {a: b}\n  ingressCIDRs: [10.0.0.0]\n",
+      "driver.yaml: internalLoadBalancer.ingressCIDRs[0]:",
+    );
+    expectInvalid(
+      "name: x\ncapabilities: {}\ninternalLoadBalancer:\n  annotations: {}\n",
+      "internalLoadBalancer.annotations: must name at least one annotation",
+    );
   });
 
   it("rejects an unknown template variable at load time, naming the argument", () => {
@@ -52,7 +64,9 @@ describe("yamlDriver validation", () => {
   });
 
   it("reads Go durations for timeouts and rejects bad ones", () => {
-    const driver = yamlDriver("name: x\ncapabilities: {}\ntimeouts:\n  lbCreate: 90s\n  nodeDeleted: 1m30s\ntimeoutScale: 0.5\n", { kubeconfig: "/kc" });
+    const driver = yamlDriver("name: x\ncapabilities: {}\ntimeouts:\n  lbCreate: 90s\n  nodeDeleted: 1m30s\ntimeoutScale: 0.5\n", {
+      kubeconfig: "/kc",
+    });
     const timeouts = resolveTimeouts(driver);
     expect(timeouts.lbCreate).toBe(90_000);
     expect(timeouts.nodeDeleted).toBe(90_000);
@@ -89,32 +103,53 @@ describe("yamlDriver hooks", () => {
   });
 
   it("reports a failing command with its exit status and stderr", async () => {
-    const driver = yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  rebootInstance: [${NODE}, "-e", "console.error('no such instance {{.mode}}'); process.exit(3)"]\n`, {
-      kubeconfig: "/kc",
-    });
-    await expect(driver.rebootInstance!(node, "hard")).rejects.toThrow(/x: hooks\.rebootInstance: .* exited with status 3: no such instance hard/);
+    const driver = yamlDriver(
+      `name: x\ncapabilities: {}\nhooks:\n  rebootInstance: [${NODE}, "-e", "console.error('no such instance {{.mode}}'); process.exit(3)"]\n`,
+      {
+        kubeconfig: "/kc",
+      },
+    );
+    await expect(driver.rebootInstance!(node, "hard")).rejects.toThrow(
+      /x: hooks\.rebootInstance: .* exited with status 3: no such instance hard/,
+    );
   });
 
   it("kills a command that outlives the hook timeout", async () => {
-    const driver = yamlDriver(`name: x\ncapabilities: {}\ntimeouts: { hook: 200ms }\nhooks:\n  stopInstance: [${NODE}, "-e", "setTimeout(() => {}, 60000)"]\n`, { kubeconfig: "/kc" });
+    const driver = yamlDriver(
+      `name: x\ncapabilities: {}\ntimeouts: { hook: 200ms }\nhooks:\n  stopInstance: [${NODE}, "-e", "setTimeout(() => {}, 60000)"]\n`,
+      { kubeconfig: "/kc" },
+    );
     await expect(driver.stopInstance!(node)).rejects.toThrow(/did not finish within 200 ms/);
   });
 
   it("reads instanceExists as true or false and nothing else", async () => {
     const make = (printed: string) =>
-      yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  instanceExists: [${NODE}, "-e", "console.log(${JSON.stringify(printed).replaceAll('"', "'")})"]\n`, { kubeconfig: "/kc" });
+      yamlDriver(
+        `name: x\ncapabilities: {}\nhooks:\n  instanceExists: [${NODE}, "-e", "console.log(${JSON.stringify(printed).replaceAll('"', "'")})"]\n`,
+        { kubeconfig: "/kc" },
+      );
     await expect(make("true").instanceExists!(node)).resolves.toBe(true);
     await expect(make("false").instanceExists!(node)).resolves.toBe(false);
     await expect(make("yes").instanceExists!(node)).rejects.toThrow('hooks.instanceExists must print true or false, printed "yes"');
   });
 
   it("reads getLoadBalancer as JSON checked strictly, null meaning none", async () => {
-    const lb = { ingress: [{ ip: "127.0.0.9" }], ports: [{ port: 80, protocol: "TCP", nodePort: 30080 }], backendNodes: ["node-1"], sessionAffinity: "None" };
+    const lb = {
+      ingress: [{ ip: "127.0.0.9" }],
+      ports: [{ port: 80, protocol: "TCP", nodePort: 30080 }],
+      backendNodes: ["node-1"],
+      sessionAffinity: "None",
+    };
     const make = (value: unknown) =>
-      yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  getLoadBalancer: [${NODE}, "-e", ${JSON.stringify(`console.log(${JSON.stringify(JSON.stringify(value))})`)}]\n`, { kubeconfig: "/kc" });
+      yamlDriver(
+        `name: x\ncapabilities: {}\nhooks:\n  getLoadBalancer: [${NODE}, "-e", ${JSON.stringify(`console.log(${JSON.stringify(JSON.stringify(value))})`)}]\n`,
+        { kubeconfig: "/kc" },
+      );
     await expect(make(lb).getLoadBalancer!(service)).resolves.toEqual(lb);
     await expect(make(null).getLoadBalancer!(service)).resolves.toBeUndefined();
-    await expect(make({ ...lb, affinity: "x" }).getLoadBalancer!(service)).rejects.toThrow('getLoadBalancer output: affinity: unknown field "affinity"');
+    await expect(make({ ...lb, affinity: "x" }).getLoadBalancer!(service)).rejects.toThrow(
+      'getLoadBalancer output: affinity: unknown field "affinity"',
+    );
   });
 
   it("gives the service variables to load balancer hooks", async () => {
@@ -141,8 +176,8 @@ describe("yamlDriver hooks", () => {
     await driver.downgrade!("1.31.0", "nodes");
     await driver.downgrade!("1.31.0", "controlPlane");
     expect(await readFile(out, "utf8")).toBe("cp 1.33.1;nodes 1.33.1;down nodes 1.31.0;down controlPlane 1.31.0;");
-    expect(() => yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  upgradeNodes: [x, "{{.part}}"]\n`, { kubeconfig: "/kc", source: "d.yaml" })).toThrow(
-      "d.yaml: hooks.upgradeNodes[1]: unknown template variable \".part\" (this hook has .kubeconfig, .version)",
-    );
+    expect(() =>
+      yamlDriver(`name: x\ncapabilities: {}\nhooks:\n  upgradeNodes: [x, "{{.part}}"]\n`, { kubeconfig: "/kc", source: "d.yaml" }),
+    ).toThrow('d.yaml: hooks.upgradeNodes[1]: unknown template variable ".part" (this hook has .kubeconfig, .version)');
   });
 });

@@ -54,12 +54,26 @@ const durationSchema = z.string({ error: "must be a Go duration such as 90s or 2
 const yamlDriverSchema = z.strictObject({
   name: z.string().min(1),
   capabilities: capabilitiesSchema,
-  timeouts: z.strictObject(Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((key) => [key, durationSchema.optional()])) as Record<keyof Timeouts, z.ZodOptional<typeof durationSchema>>).optional(),
+  timeouts: z
+    .strictObject(
+      Object.fromEntries(Object.keys(DEFAULT_TIMEOUTS).map((key) => [key, durationSchema.optional()])) as Record<
+        keyof Timeouts,
+        z.ZodOptional<typeof durationSchema>
+      >,
+    )
+    .optional(),
   timeoutScale: z.number().positive().optional(),
   /** Extra environment for every command (KUBECONFIG is always set). */
   env: z.record(z.string(), z.string()).optional(),
   internalLoadBalancer: internalLoadBalancerSchema.optional(),
-  hooks: z.strictObject(Object.fromEntries(Object.keys(HOOK_VARIABLES).map((key) => [key, commandSchema.optional()])) as Record<YamlHookName, z.ZodOptional<typeof commandSchema>>).optional(),
+  hooks: z
+    .strictObject(
+      Object.fromEntries(Object.keys(HOOK_VARIABLES).map((key) => [key, commandSchema.optional()])) as Record<
+        YamlHookName,
+        z.ZodOptional<typeof commandSchema>
+      >,
+    )
+    .optional(),
 });
 
 export type YamlDriverDocument = z.infer<typeof yamlDriverSchema>;
@@ -98,7 +112,12 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
       timeoutMs: UPGRADE_HOOKS.has(name) ? (timeouts?.upgrade ?? DEFAULT_TIMEOUTS.upgrade) : (timeouts?.hook ?? DEFAULT_TIMEOUTS.hook),
     });
   const node = (ref: NodeRef) => ({ nodeName: ref.name, providerID: ref.providerID });
-  const service = (ref: ServiceRef) => ({ namespace: ref.namespace, serviceName: ref.name, serviceUID: ref.uid, loadBalancerName: ref.loadBalancerName });
+  const service = (ref: ServiceRef) => ({
+    namespace: ref.namespace,
+    serviceName: ref.name,
+    serviceUID: ref.uid,
+    loadBalancerName: ref.loadBalancerName,
+  });
 
   const driver: CcmDriver = { name: spec.name, capabilities: spec.capabilities as Capabilities };
   if (timeouts) driver.timeouts = timeouts;
@@ -106,13 +125,17 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
   if (spec.internalLoadBalancer !== undefined) driver.internalLoadBalancer = spec.internalLoadBalancer as InternalLoadBalancerRequest;
   if (hooks.setup) driver.setup = async () => void (await run("setup", {}));
   if (hooks.teardown) driver.teardown = async () => void (await run("teardown", {}));
-  if (hooks.beforeEach) driver.beforeEach = async (test) => void (await run("beforeEach", { testName: test.name, namespace: test.namespace }));
-  if (hooks.afterEach) driver.afterEach = async (test, outcome) => void (await run("afterEach", { testName: test.name, namespace: test.namespace, outcome }));
+  if (hooks.beforeEach)
+    driver.beforeEach = async (test) => void (await run("beforeEach", { testName: test.name, namespace: test.namespace }));
+  if (hooks.afterEach)
+    driver.afterEach = async (test, outcome) => void (await run("afterEach", { testName: test.name, namespace: test.namespace, outcome }));
   if (hooks.deleteInstance) driver.deleteInstance = async (ref) => void (await run("deleteInstance", node(ref)));
   if (hooks.stopInstance) driver.stopInstance = async (ref) => void (await run("stopInstance", node(ref)));
   if (hooks.startInstance) driver.startInstance = async (ref) => void (await run("startInstance", node(ref)));
   if (hooks.rebootInstance) driver.rebootInstance = async (ref, mode) => void (await run("rebootInstance", { ...node(ref), mode }));
-  if (hooks.disruptNetwork) driver.disruptNetwork = async (ref, direction, seconds) => void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
+  if (hooks.disruptNetwork)
+    driver.disruptNetwork = async (ref, direction, seconds) =>
+      void (await run("disruptNetwork", { ...node(ref), direction, seconds: String(seconds) }));
   if (hooks.execOnNode) driver.execOnNode = (ref, command) => run("execOnNode", { ...node(ref), command });
   if (hooks.upgradeControlPlane) driver.upgradeControlPlane = async (version) => void (await run("upgradeControlPlane", { version }));
   if (hooks.upgradeNodes) driver.upgradeNodes = async (version) => void (await run("upgradeNodes", { version }));
@@ -121,7 +144,10 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
     driver.instanceExists = async (ref) => {
       const answer = (await run("instanceExists", node(ref))).trim();
       if (answer === "true" || answer === "false") return answer === "true";
-      throw new CcmE2eError("driver-hook-failed", `${spec.name}: hooks.instanceExists must print true or false, printed ${JSON.stringify(answer)}`);
+      throw new CcmE2eError(
+        "driver-hook-failed",
+        `${spec.name}: hooks.instanceExists must print true or false, printed ${JSON.stringify(answer)}`,
+      );
     };
   }
   if (hooks.getLoadBalancer) {
@@ -132,7 +158,11 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
       try {
         parsed = JSON.parse(answer);
       } catch (error) {
-        throw new CcmE2eError("driver-hook-failed", `${spec.name}: hooks.getLoadBalancer must print JSON or null: ${(error as Error).message}`, { cause: error });
+        throw new CcmE2eError(
+          "driver-hook-failed",
+          `${spec.name}: hooks.getLoadBalancer must print JSON or null: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       try {
         return parseStrict(cloudLoadBalancerSchema, parsed, `${spec.name}: hooks.getLoadBalancer output`) as CloudLoadBalancer;
@@ -141,7 +171,8 @@ export function yamlDriver(text: string, options: YamlDriverOptions): CcmDriver 
       }
     };
   }
-  if (hooks.cleanupServiceResources) driver.cleanupServiceResources = async (ref) => void (await run("cleanupServiceResources", service(ref)));
+  if (hooks.cleanupServiceResources)
+    driver.cleanupServiceResources = async (ref) => void (await run("cleanupServiceResources", service(ref)));
   return driver;
 }
 

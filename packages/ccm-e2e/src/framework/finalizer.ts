@@ -8,10 +8,14 @@ import { SERVICES, type Service } from "./resources.js";
 /** `e2eservice.WaitForServiceUpdatedWithFinalizer`: until the finalizer is (or is not) on the Service. */
 export async function waitForServiceUpdatedWithFinalizer(ctx: TestContext, name: string, present: boolean): Promise<void> {
   try {
-    await poll(`service ${ctx.namespace}/${name} to ${present ? "have" : "not have"} the finalizer ${LOAD_BALANCER_CLEANUP_FINALIZER}`, { timeoutMs: ctx.timeouts.lbCreate, signal: ctx.signal }, async () => {
-      const svc = await ctx.client.get<Service>(SERVICES, ctx.namespace, name);
-      return (svc.metadata.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER) === present ? true : undefined;
-    });
+    await poll(
+      `service ${ctx.namespace}/${name} to ${present ? "have" : "not have"} the finalizer ${LOAD_BALANCER_CLEANUP_FINALIZER}`,
+      { timeoutMs: ctx.timeouts.lbCreate, signal: ctx.signal },
+      async () => {
+        const svc = await ctx.client.get<Service>(SERVICES, ctx.namespace, name);
+        return (svc.metadata.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER) === present ? true : undefined;
+      },
+    );
   } catch (error) {
     fail(`Failed to wait for service to ${present ? "add" : "remove"} finalizer: ${(error as Error).message}`);
   }

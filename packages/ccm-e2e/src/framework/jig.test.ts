@@ -11,6 +11,8 @@ describe("TestJig", () => {
   });
 
   it("names a load balancer as cloudprovider.DefaultLoadBalancerName does", () => {
-    expect(defaultLoadBalancerName({ metadata: { name: "x", uid: "d466ad38-122c-41d7-832d-4de58e626ebf" }, spec: {} })).toBe("ad466ad38122c41d7832d4de58e626eb");
+    expect(defaultLoadBalancerName({ metadata: { name: "x", uid: "d466ad38-122c-41d7-832d-4de58e626ebf" }, spec: {} })).toBe(
+      "ad466ad38122c41d7832d4de58e626eb",
+    );
   });
 });

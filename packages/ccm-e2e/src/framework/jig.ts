@@ -20,7 +20,12 @@ export function defaultLoadBalancerName(service: Service): string {
 }
 
 export function serviceRef(service: Service): ServiceRef {
-  return { namespace: service.metadata.namespace ?? "", name: service.metadata.name, uid: service.metadata.uid ?? "", loadBalancerName: defaultLoadBalancerName(service) };
+  return {
+    namespace: service.metadata.namespace ?? "",
+    name: service.metadata.name,
+    uid: service.metadata.uid ?? "",
+    loadBalancerName: defaultLoadBalancerName(service),
+  };
 }
 
 /** `e2eservice.GetIngressPoint`: the ingress IP, else its hostname. */
@@ -169,7 +174,11 @@ export class TestJig {
     for (const [i, port] of (service.spec.ports ?? []).entries()) {
       const hasNodePort = (port.nodePort ?? 0) !== 0;
       if (hasNodePort !== expectNodePorts) {
-        fail(hasNodePort ? `unexpected Spec.Ports[${i}].NodePort (${port.nodePort}) for service` : `didn't get a NodePort for Spec.Ports[${i}] of a ${type} service`);
+        fail(
+          hasNodePort
+            ? `unexpected Spec.Ports[${i}].NodePort (${port.nodePort}) for service`
+            : `didn't get a NodePort for Spec.Ports[${i}] of a ${type} service`,
+        );
       }
       if (hasNodePort && (port.nodePort! < NODE_PORT_RANGE.base || port.nodePort! >= NODE_PORT_RANGE.base + NODE_PORT_RANGE.size)) {
         fail(`out-of-range nodePort (${port.nodePort}) for service`);
@@ -180,10 +189,14 @@ export class TestJig {
 
   /** `WaitForLoadBalancer`: until `status.loadBalancer.ingress` is set, then the sanity check. */
   async waitForLoadBalancer(timeoutMs: number): Promise<Service> {
-    const service = await poll(`service ${this.ctx.namespace}/${this.name} to have a load balancer`, { timeoutMs, signal: this.ctx.signal }, async () => {
-      const current = await this.getService();
-      return (current.status?.loadBalancer?.ingress?.length ?? 0) > 0 ? current : undefined;
-    });
+    const service = await poll(
+      `service ${this.ctx.namespace}/${this.name} to have a load balancer`,
+      { timeoutMs, signal: this.ctx.signal },
+      async () => {
+        const current = await this.getService();
+        return (current.status?.loadBalancer?.ingress?.length ?? 0) > 0 ? current : undefined;
+      },
+    );
     return this.sanityCheckService(service, "LoadBalancer");
   }
 
@@ -192,10 +205,14 @@ export class TestJig {
    * until the cloud has no load balancer for it either (a leaked LB fails here, not later).
    */
   async waitForLoadBalancerDestroy(timeoutMs: number): Promise<Service> {
-    const service = await poll(`service ${this.ctx.namespace}/${this.name} to have no load balancer`, { timeoutMs, signal: this.ctx.signal }, async () => {
-      const current = await this.getService();
-      return (current.status?.loadBalancer?.ingress?.length ?? 0) === 0 ? current : undefined;
-    });
+    const service = await poll(
+      `service ${this.ctx.namespace}/${this.name} to have no load balancer`,
+      { timeoutMs, signal: this.ctx.signal },
+      async () => {
+        const current = await this.getService();
+        return (current.status?.loadBalancer?.ingress?.length ?? 0) === 0 ? current : undefined;
+      },
+    );
     await this.expectNoCloudLoadBalancer(service, timeoutMs);
     return service;
   }
@@ -206,12 +223,16 @@ export class TestJig {
     if (!driver.getLoadBalancer) return;
     const ref = serviceRef(service);
     try {
-      await poll(`the cloud load balancer ${ref.loadBalancerName} of ${ref.namespace}/${ref.name} to be deleted`, { timeoutMs, signal: this.ctx.signal }, async (note) => {
-        const lb = await driver.getLoadBalancer!(ref);
-        if (lb === undefined) return true;
-        note(`it still exists with ingress ${JSON.stringify(lb.ingress)}`);
-        return undefined;
-      });
+      await poll(
+        `the cloud load balancer ${ref.loadBalancerName} of ${ref.namespace}/${ref.name} to be deleted`,
+        { timeoutMs, signal: this.ctx.signal },
+        async (note) => {
+          const lb = await driver.getLoadBalancer!(ref);
+          if (lb === undefined) return true;
+          note(`it still exists with ingress ${JSON.stringify(lb.ingress)}`);
+          return undefined;
+        },
+      );
     } catch (error) {
       fail(`load balancer of service ${ref.namespace}/${ref.name} was not deleted in the cloud: ${(error as Error).message}`);
     }
@@ -230,11 +251,15 @@ export class TestJig {
 
   /** `WaitForNewIngressIP`: until the ingress differs from `existing`. */
   async waitForNewIngressIP(existing: string, timeoutMs: number): Promise<Service> {
-    return poll(`service ${this.ctx.namespace}/${this.name} to get an ingress other than ${existing}`, { timeoutMs, signal: this.ctx.signal }, async () => {
-      const current = await this.getService();
-      const point = ingressPoint(current);
-      return point !== "" && point !== existing ? current : undefined;
-    });
+    return poll(
+      `service ${this.ctx.namespace}/${this.name} to get an ingress other than ${existing}`,
+      { timeoutMs, signal: this.ctx.signal },
+      async () => {
+        const current = await this.getService();
+        const point = ingressPoint(current);
+        return point !== "" && point !== existing ? current : undefined;
+      },
+    );
   }
 
   /** The pod template of the backends: agnhost netexec on 80 TCP and UDP, ready when /hostname answers. */
@@ -277,7 +302,11 @@ export class TestJig {
     deployment.spec.replicas = 2;
     const template = deployment.spec.template as { spec: Record<string, unknown> };
     template.spec.affinity = {
-      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { ...this.labels } }, topologyKey: "kubernetes.io/hostname" }] },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { labelSelector: { matchLabels: { ...this.labels } }, topologyKey: "kubernetes.io/hostname" },
+        ],
+      },
     };
   };
 
@@ -292,11 +321,19 @@ export class TestJig {
       metadata: { name: this.name, namespace: this.ctx.namespace, labels: { ...this.labels } },
       spec: { minAvailable: replicas - 1, selector: { matchLabels: { ...this.labels } } },
     });
-    await poll(`PodDisruptionBudget ${this.ctx.namespace}/${this.name} to allow a disruption`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async (note) => {
-      const pdb = await this.ctx.client.get<{ status?: { disruptionsAllowed?: number } }>(PODDISRUPTIONBUDGETS, this.ctx.namespace, this.name);
-      note(`disruptionsAllowed ${pdb.status?.disruptionsAllowed ?? 0}`);
-      return (pdb.status?.disruptionsAllowed ?? 0) > 0 ? true : undefined;
-    });
+    await poll(
+      `PodDisruptionBudget ${this.ctx.namespace}/${this.name} to allow a disruption`,
+      { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal },
+      async (note) => {
+        const pdb = await this.ctx.client.get<{ status?: { disruptionsAllowed?: number } }>(
+          PODDISRUPTIONBUDGETS,
+          this.ctx.namespace,
+          this.name,
+        );
+        note(`disruptionsAllowed ${pdb.status?.disruptionsAllowed ?? 0}`);
+        return (pdb.status?.disruptionsAllowed ?? 0) > 0 ? true : undefined;
+      },
+    );
   }
 
   /** `Scale`: sets the backends' replicas and waits for exactly that many ready pods. */
@@ -306,14 +343,18 @@ export class TestJig {
   }
 
   async pods(): Promise<Pod[]> {
-    const selector = Object.entries(this.labels).map(([k, v]) => `${k}=${v}`).join(",");
+    const selector = Object.entries(this.labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",");
     return (await this.ctx.client.list<Pod>(PODS, this.ctx.namespace, { labelSelector: selector })).items;
   }
 
   async waitForReadyPods(count: number): Promise<Pod[]> {
     return poll(`${count} ready pods of ${this.name}`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async (note) => {
       const pods = (await this.pods()).filter((pod) => pod.metadata.deletionTimestamp === undefined);
-      const ready = pods.filter((pod) => pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+      const ready = pods.filter(
+        (pod) => pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+      );
       note(`${ready.length} ready of ${pods.length}`);
       return ready.length === count && pods.length === count ? ready : undefined;
     });
@@ -322,7 +363,9 @@ export class TestJig {
   /** Deletes the backends (`DeleteRCAndWaitForGC`): the Deployment, then waits until no pod is left. */
   async deleteBackends(): Promise<void> {
     await this.ctx.client.delete(DEPLOYMENTS, this.ctx.namespace, this.name, { propagationPolicy: "Foreground" });
-    await poll(`the pods of ${this.name} to be deleted`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async () => ((await this.pods()).length === 0 ? true : undefined));
+    await poll(`the pods of ${this.name} to be deleted`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async () =>
+      (await this.pods()).length === 0 ? true : undefined,
+    );
     await poll(`deployment ${this.name} to be deleted`, { timeoutMs: this.ctx.timeouts.podStart, signal: this.ctx.signal }, async () => {
       try {
         await this.ctx.client.get(DEPLOYMENTS, this.ctx.namespace, this.name);

@@ -41,7 +41,9 @@ describe("parseLabelFilter", () => {
   it("reads /regex/ as Go's RE2 syntax, case-insensitively", () => {
     expect(parseLabelFilter("/(?i)^FEATURE:/")(lb)).toBe(true);
     expect(parseLabelFilter("/^\\pL+$/")(["Slow"])).toBe(true);
-    expect(() => parseLabelFilter("/a(?=b)/")).toThrow("bad regular expression /a(?=b)/: error parsing regexp: invalid or unsupported Perl syntax: `(?=`");
+    expect(() => parseLabelFilter("/a(?=b)/")).toThrow(
+      "bad regular expression /a(?=b)/: error parsing regexp: invalid or unsupported Perl syntax: `(?=`",
+    );
   });
 
   it("rejects malformed filters with the reason", () => {

@@ -32,7 +32,10 @@ describe("the dialer pods, the default in-cluster vantage point", () => {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: "backend", labels: { app: "backend" } },
-      spec: { nodeName: "sim-node-1", containers: [{ name: "c", image: AGNHOST_IMAGE, args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] },
+      spec: {
+        nodeName: "sim-node-1",
+        containers: [{ name: "c", image: AGNHOST_IMAGE, args: ["netexec", "--http-port=8080", "--udp-port=8081"] }],
+      },
     });
     const service = await client.create<Service>(SERVICES, namespace, {
       apiVersion: "v1",
@@ -58,14 +61,21 @@ describe("the dialer pods, the default in-cluster vantage point", () => {
     const dialers = podVantagePoint(client, { podStartTimeoutMs: 30_000, namespaceDeleteTimeoutMs: 30_000 });
     try {
       const options = { timeoutMs: 2000 };
-      expect(await poll("the ClusterIP", { timeoutMs: 30_000 }, async () => (await dialers.httpGet(clusterIP, 80, "/hostname", options)).body)).toBe("backend");
-      expect(await dialers.httpGet(`backend.${namespace}.svc.cluster.local`, 80, "/echo?msg=hello", options)).toEqual({ status: 200, body: "hello" });
+      expect(
+        await poll("the ClusterIP", { timeoutMs: 30_000 }, async () => (await dialers.httpGet(clusterIP, 80, "/hostname", options)).body),
+      ).toBe("backend");
+      expect(await dialers.httpGet(`backend.${namespace}.svc.cluster.local`, 80, "/echo?msg=hello", options)).toEqual({
+        status: 200,
+        body: "hello",
+      });
       expect(await dialers.udpExchange(clusterIP, 90, "echo hello", options)).toBe("hello");
       const node2 = await client.get<Node>(NODES, undefined, "sim-node-2");
       const node2IP = node2.status!.addresses!.find((a) => a.type === "InternalIP")!.address;
       const seen = (await dialers.httpGet(clusterIP, 80, "/clientip", { ...options, fromNode: "sim-node-2" })).body;
       expect(seen.replace(/:\d+$/, "")).toBe(node2IP);
-      const hostDialers = (await client.list<Pod>(PODS, undefined, { labelSelector: "ccm-e2e-dialer=true" })).items.filter((p) => p.spec?.["hostNetwork"] === true);
+      const hostDialers = (await client.list<Pod>(PODS, undefined, { labelSelector: "ccm-e2e-dialer=true" })).items.filter(
+        (p) => p.spec?.["hostNetwork"] === true,
+      );
       expect(hostDialers.map((p) => p.spec?.nodeName)).toEqual(["sim-node-2"]);
       // No answer is an error with netexec's reason, as upstream's test container reports it.
       await expect(dialers.httpGet(clusterIP, 81, "/hostname", options)).rejects.toThrow(/connection refused|context deadline exceeded/);
@@ -87,15 +97,28 @@ describe("the dialer pods, the default in-cluster vantage point", () => {
           upstream: "x",
           requires: { capabilities: ["serviceTraffic"] },
           async run(ctx) {
-            const answer = await poll("the ClusterIP", { timeoutMs: 30_000, signal: ctx.signal }, async () => (await ctx.inCluster.httpGet(clusterIP, 80, "/hostname", { timeoutMs: 2000 })).body);
+            const answer = await poll(
+              "the ClusterIP",
+              { timeoutMs: 30_000, signal: ctx.signal },
+              async () => (await ctx.inCluster.httpGet(clusterIP, 80, "/hostname", { timeoutMs: 2000 })).body,
+            );
             if (answer !== "backend") fail(`answered ${answer}`);
-            dialerNamespaces.push(...(await ctx.client.list<{ metadata: { name: string } }>(NAMESPACES)).items.map((n) => n.metadata.name).filter((name) => name.startsWith("ccm-e2e-dialers-")));
+            dialerNamespaces.push(
+              ...(await ctx.client.list<{ metadata: { name: string } }>(NAMESPACES)).items
+                .map((n) => n.metadata.name)
+                .filter((name) => name.startsWith("ccm-e2e-dialers-")),
+            );
           },
         },
       ],
     });
     expect(result.results.map((r) => [r.state, r.message])).toEqual([["passed", undefined]]);
     expect(dialerNamespaces).toHaveLength(1);
-    await expect(client.get(NAMESPACES, undefined, dialerNamespaces[0]!).then(() => false, (error: unknown) => isNotFound(error))).resolves.toBe(true);
+    await expect(
+      client.get(NAMESPACES, undefined, dialerNamespaces[0]!).then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      ),
+    ).resolves.toBe(true);
   }, 90_000);
 });

@@ -33,7 +33,11 @@ export interface PodVantagePoint extends TrafficClient {
 type Dialer = { name: string; node: string | undefined };
 
 function isRunningAndReady(pod: Pod): boolean {
-  return pod.status?.phase === "Running" && (pod.status.podIP ?? "") !== "" && (pod.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+  return (
+    pod.status?.phase === "Running" &&
+    (pod.status.podIP ?? "") !== "" &&
+    (pod.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")
+  );
 }
 
 /**
@@ -60,7 +64,10 @@ export function podVantagePoint(client: KubeClient, options: PodVantagePointOpti
         apiVersion: "v1",
         kind: "Namespace",
         // Host-network pods need the privileged Pod Security level, as upstream's privileged namespaces.
-        metadata: { name: namespace, labels: { "e2e-run": "ccm-e2e", "e2e-framework": "ccm-e2e", "pod-security.kubernetes.io/enforce": "privileged" } },
+        metadata: {
+          name: namespace,
+          labels: { "e2e-run": "ccm-e2e", "e2e-framework": "ccm-e2e", "pod-security.kubernetes.io/enforce": "privileged" },
+        },
       })
       .then(
         () => undefined,
@@ -120,7 +127,9 @@ export function podVantagePoint(client: KubeClient, options: PodVantagePointOpti
     }
     const finished = pod?.status?.phase === "Succeeded" || pod?.status?.phase === "Failed";
     if (pod !== undefined && (finished || pod.metadata.deletionTimestamp !== undefined)) {
-      await client.delete(PODS, namespace, name, { gracePeriodSeconds: 0 }).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error)));
+      await client
+        .delete(PODS, namespace, name, { gracePeriodSeconds: 0 })
+        .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error)));
       await poll(`the finished dialer pod ${name} to go`, { timeoutMs: options.podStartTimeoutMs }, async () => {
         try {
           await client.get(PODS, namespace, name);
@@ -133,12 +142,16 @@ export function podVantagePoint(client: KubeClient, options: PodVantagePointOpti
       pod = undefined;
     }
     if (pod === undefined) await client.create(PODS, namespace, manifest);
-    await poll(`the dialer pod ${namespace}/${name}${node === undefined ? "" : ` on node ${node}`} to be running and ready`, { timeoutMs: options.podStartTimeoutMs }, async (note) => {
-      const current = await client.get<Pod>(PODS, namespace, name);
-      if (isRunningAndReady(current)) return true;
-      note(`phase ${current.status?.phase ?? "unknown"}`);
-      return undefined;
-    });
+    await poll(
+      `the dialer pod ${namespace}/${name}${node === undefined ? "" : ` on node ${node}`} to be running and ready`,
+      { timeoutMs: options.podStartTimeoutMs },
+      async (note) => {
+        const current = await client.get<Pod>(PODS, namespace, name);
+        if (isRunningAndReady(current)) return true;
+        note(`phase ${current.status?.phase ?? "unknown"}`);
+        return undefined;
+      },
+    );
     return { name, node };
   };
 

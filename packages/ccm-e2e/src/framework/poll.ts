@@ -11,7 +11,11 @@ export interface PollOptions {
  * naming `what`, the deadline and the last thing `attempt` saw (its error or its own note). An
  * attempt's error is not fatal: the condition may simply not hold yet.
  */
-export async function poll<T>(what: string, options: PollOptions, attempt: (note: (text: string) => void) => Promise<T | undefined>): Promise<T> {
+export async function poll<T>(
+  what: string,
+  options: PollOptions,
+  attempt: (note: (text: string) => void) => Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   const interval = options.intervalMs ?? Math.min(1000, Math.max(20, options.timeoutMs / 50));
   let last = "";
@@ -27,9 +31,13 @@ export async function poll<T>(what: string, options: PollOptions, attempt: (note
     }
     const left = deadline - Date.now();
     if (left <= 0) {
-      throw new CcmE2eError("timeout", `timed out after ${formatDuration(options.timeoutMs)} waiting for ${what}${last === "" ? "" : ` (last: ${last})`}`);
+      throw new CcmE2eError(
+        "timeout",
+        `timed out after ${formatDuration(options.timeoutMs)} waiting for ${what}${last === "" ? "" : ` (last: ${last})`}`,
+      );
     }
-    if (!(await sleep(Math.min(interval, left), options.signal))) throw new CcmE2eError("interrupted", `interrupted while waiting for ${what}`);
+    if (!(await sleep(Math.min(interval, left), options.signal)))
+      throw new CcmE2eError("interrupted", `interrupted while waiting for ${what}`);
   }
 }
 

@@ -12,7 +12,13 @@ function target(host: string, port: number): string {
 /**
  * `e2eservice.TestReachableHTTP`: polls `/echo?msg=hello` until the answer is 200 with "hello".
  */
-export async function testReachableHTTP(client: TrafficClient, host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function testReachableHTTP(
+  client: TrafficClient,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   await poll(`http://${target(host, port)}/echo?msg=hello to answer "hello"`, { timeoutMs, signal }, async (note) => {
     const response = await client.httpGet(host, port, "/echo?msg=hello", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS, timeoutMs) });
     if (response.status === 200 && response.body.trim() === "hello") return true;
@@ -26,7 +32,13 @@ export async function testReachableHTTP(client: TrafficClient, host: string, por
  * out). A load balancer in proxy mode may close the connection instead of refusing it; both count,
  * as cloud-provider-kind's fix to the upstream test settled.
  */
-export async function testNotReachableHTTP(client: TrafficClient, host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function testNotReachableHTTP(
+  client: TrafficClient,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   await poll(`http://${target(host, port)} to stop answering`, { timeoutMs, signal }, async (note) => {
     try {
       const response = await client.httpGet(host, port, "/echo?msg=hello", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS, timeoutMs) });
@@ -39,7 +51,13 @@ export async function testNotReachableHTTP(client: TrafficClient, host: string, 
 }
 
 /** `testReachableUDP`: netexec answers "echo hello" with "hello". */
-export async function testReachableUDP(client: TrafficClient, host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function testReachableUDP(
+  client: TrafficClient,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   await poll(`udp://${target(host, port)} to echo "hello"`, { timeoutMs, signal }, async (note) => {
     const answer = await client.udpExchange(host, port, "echo hello", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS / 5, timeoutMs) });
     if (answer.trim() === "hello") return true;
@@ -49,7 +67,13 @@ export async function testReachableUDP(client: TrafficClient, host: string, port
 }
 
 /** `testNotReachableUDP`: polls until a datagram gets no answer (no ICMP reject is required). */
-export async function testNotReachableUDP(client: TrafficClient, host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function testNotReachableUDP(
+  client: TrafficClient,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   await poll(`udp://${target(host, port)} to stop answering`, { timeoutMs, signal }, async (note) => {
     try {
       const answer = await client.udpExchange(host, port, "echo hello", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS / 5, timeoutMs) });
@@ -69,23 +93,34 @@ export const AFFINITY_CONFIRM_COUNT = 15;
  * answers came from one backend; without, once two different backends answered. Fails with
  * upstream's wording when the deadline passes first.
  */
-export async function checkAffinity(client: TrafficClient, host: string, port: number, shouldHold: boolean, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function checkAffinity(
+  client: TrafficClient,
+  host: string,
+  port: number,
+  shouldHold: boolean,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const seen: string[] = [];
   try {
-    await poll(shouldHold ? `session affinity on ${target(host, port)}` : `traffic to ${target(host, port)} to reach more than one backend`, { timeoutMs, signal, intervalMs: 50 }, async (note) => {
-      const response = await client.httpGet(host, port, "/hostname", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS, timeoutMs) });
-      if (response.status !== 200) {
-        note(`status ${response.status}`);
+    await poll(
+      shouldHold ? `session affinity on ${target(host, port)}` : `traffic to ${target(host, port)} to reach more than one backend`,
+      { timeoutMs, signal, intervalMs: 50 },
+      async (note) => {
+        const response = await client.httpGet(host, port, "/hostname", { timeoutMs: Math.min(REQUEST_TIMEOUT_MS, timeoutMs) });
+        if (response.status !== 200) {
+          note(`status ${response.status}`);
+          return undefined;
+        }
+        seen.push(response.body.trim());
+        const distinct = new Set(seen);
+        if (!shouldHold) return distinct.size >= 2 ? true : undefined;
+        const recent = seen.slice(-AFFINITY_CONFIRM_COUNT);
+        if (recent.length === AFFINITY_CONFIRM_COUNT && new Set(recent).size === 1) return true;
+        note(`answers so far: ${JSON.stringify(seen.slice(-AFFINITY_CONFIRM_COUNT))}`);
         return undefined;
-      }
-      seen.push(response.body.trim());
-      const distinct = new Set(seen);
-      if (!shouldHold) return distinct.size >= 2 ? true : undefined;
-      const recent = seen.slice(-AFFINITY_CONFIRM_COUNT);
-      if (recent.length === AFFINITY_CONFIRM_COUNT && new Set(recent).size === 1) return true;
-      note(`answers so far: ${JSON.stringify(seen.slice(-AFFINITY_CONFIRM_COUNT))}`);
-      return undefined;
-    });
+      },
+    );
   } catch (error) {
     if (shouldHold) fail(`Affinity should hold but didn't. (${(error as Error).message})`);
     fail(`Affinity shouldn't hold but did. (${(error as Error).message})`);

@@ -22,7 +22,15 @@ export interface ServicePort {
 export interface Service {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; uid?: string; labels?: Record<string, string>; finalizers?: string[]; resourceVersion?: string; [field: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+    resourceVersion?: string;
+    [field: string]: unknown;
+  };
   spec: {
     type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
     selector?: Record<string, string>;

@@ -15,10 +15,14 @@ export async function checkServiceReachability(ctx: TestContext, service: Servic
   const nodeIP = type === "NodePort" || type === "LoadBalancer" ? await pickNodeIP(ctx) : undefined;
   for (const port of service.spec.ports ?? []) {
     const reach = port.protocol === "UDP" ? testReachableUDP : testReachableHTTP;
-    ctx.step(`checking ${service.metadata.name} on ${service.spec.clusterIP}:${port.port}/${port.protocol ?? "TCP"} from inside the cluster`);
+    ctx.step(
+      `checking ${service.metadata.name} on ${service.spec.clusterIP}:${port.port}/${port.protocol ?? "TCP"} from inside the cluster`,
+    );
     await reach(client, service.spec.clusterIP!, port.port, timeout, ctx.signal);
     if (nodeIP !== undefined && (port.nodePort ?? 0) !== 0) {
-      ctx.step(`checking ${service.metadata.name} on NodePort ${nodeIP}:${port.nodePort}/${port.protocol ?? "TCP"} from inside the cluster`);
+      ctx.step(
+        `checking ${service.metadata.name} on NodePort ${nodeIP}:${port.nodePort}/${port.protocol ?? "TCP"} from inside the cluster`,
+      );
       await reach(client, nodeIP, port.nodePort!, timeout, ctx.signal);
     }
   }

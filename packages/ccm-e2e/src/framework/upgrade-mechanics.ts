@@ -17,10 +17,14 @@ export async function checkControlPlaneVersion(ctx: TestContext, want: string): 
   ctx.log("Checking control plane version");
   let gitVersion: string;
   try {
-    gitVersion = await poll("the control plane to report its version", { timeoutMs: CONTROL_PLANE_ANSWER_MS, signal: ctx.signal }, async () => {
-      const info = (await ctx.client.request("GET", "/version")) as { gitVersion?: string };
-      return info.gitVersion ?? "";
-    });
+    gitVersion = await poll(
+      "the control plane to report its version",
+      { timeoutMs: CONTROL_PLANE_ANSWER_MS, signal: ctx.signal },
+      async () => {
+        const info = (await ctx.client.request("GET", "/version")) as { gitVersion?: string };
+        return info.gitVersion ?? "";
+      },
+    );
   } catch (error) {
     fail(`CheckControlPlane() couldn't get the control plane version: ${(error as Error).message}`);
   }
@@ -41,7 +45,8 @@ export async function checkNodesVersions(ctx: TestContext, want: string): Promis
     const kubelet = withoutV(info?.kubeletVersion ?? "");
     const kubeProxy = withoutV(info?.kubeProxyVersion ?? "");
     if (!kubelet.startsWith(want)) fail(`node ${node.metadata.name} had kubelet version ${kubelet} which does not start with ${want}`);
-    if (kubeProxy !== "" && !kubeProxy.startsWith(want)) fail(`node ${node.metadata.name} had kube-proxy version ${kubeProxy} which does not start with ${want} or is not empty value`);
+    if (kubeProxy !== "" && !kubeProxy.startsWith(want))
+      fail(`node ${node.metadata.name} had kube-proxy version ${kubeProxy} which does not start with ${want} or is not empty value`);
   }
 }
 

@@ -20,7 +20,12 @@ export interface UpgradeTest {
  * when a test fails during it. Every failure is reported, one line each, the upgrade's first.
  * Unlike upstream, a failed setup ends the test before the upgrade: there is nothing to check it with.
  */
-export async function runUpgradeSuite(ctx: TestContext, tests: readonly UpgradeTest[], upgrade: UpgradeType, upgradeFunc: () => Promise<void>): Promise<void> {
+export async function runUpgradeSuite(
+  ctx: TestContext,
+  tests: readonly UpgradeTest[],
+  upgrade: UpgradeType,
+  upgradeFunc: () => Promise<void>,
+): Promise<void> {
   const problems = (outcomes: PromiseSettledResult<void>[]) =>
     outcomes.flatMap((outcome, index) => (outcome.status === "rejected" ? [`${tests[index]!.name}: ${messageOf(outcome.reason)}`] : []));
 

@@ -6,14 +6,16 @@ import { isFailure, type SuiteResult, type TestResult } from "./result.js";
 export const SUITE_NAME = "CCM e2e suite";
 
 function escape(text: string): string {
-  return text
-    // XML 1.0 has no place for most control characters: drop them.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;");
+  return (
+    text
+      // XML 1.0 has no place for most control characters: drop them.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;")
+      .replaceAll('"', "&quot;")
+  );
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(6);

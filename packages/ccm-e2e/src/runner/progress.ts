@@ -2,7 +2,13 @@ import { formatDuration } from "../framework/poll.js";
 import type { SuiteResult, TestResult } from "./result.js";
 import type { SuiteReporter } from "./run-suite.js";
 
-const MARK: Record<TestResult["state"], string> = { passed: "PASS", failed: "FAIL", skipped: "SKIP", timedout: "TIMEOUT", interrupted: "INTERRUPTED" };
+const MARK: Record<TestResult["state"], string> = {
+  passed: "PASS",
+  failed: "FAIL",
+  skipped: "SKIP",
+  timedout: "TIMEOUT",
+  interrupted: "INTERRUPTED",
+};
 
 /**
  * Progress for a terminal or a log. On a TTY one status line is redrawn in place (tests done,
@@ -52,7 +58,9 @@ export function progressReporter(write: (text: string) => void, options: { tty: 
 
 /** The closing summary: counts, every failure and every skip with its reason. */
 export function summary(suite: SuiteResult): string {
-  const lines = [`\nRan ${suite.results.length - suite.skipped} of ${suite.results.length} tests in ${formatDuration(suite.durationMs)}: ${suite.passed} passed, ${suite.failed} failed, ${suite.skipped} skipped`];
+  const lines = [
+    `\nRan ${suite.results.length - suite.skipped} of ${suite.results.length} tests in ${formatDuration(suite.durationMs)}: ${suite.passed} passed, ${suite.failed} failed, ${suite.skipped} skipped`,
+  ];
   for (const error of suite.suiteErrors) lines.push(`  ERROR ${error}`);
   const failed = suite.results.filter((r) => r.state !== "passed" && r.state !== "skipped");
   if (failed.length > 0) lines.push("Failures:", ...failed.map((r) => `  [${MARK[r.state]}] ${r.name}\n      ${r.message ?? ""}`));

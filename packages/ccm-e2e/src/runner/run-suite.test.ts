@@ -12,12 +12,10 @@ import { upgradeSuiteTests } from "../suite/cluster-upgrade.js";
 import { runSuite } from "./run-suite.js";
 
 /** A callback as the async function a hook or cleanup must be. */
-const settle =
-  (effect: () => unknown) =>
-  (): Promise<void> => {
-    effect();
-    return Promise.resolve();
-  };
+const settle = (effect: () => unknown) => (): Promise<void> => {
+  effect();
+  return Promise.resolve();
+};
 
 // The runner itself against a real API server (sim-cluster), with tests written for the purpose.
 describe("runSuite", () => {
@@ -74,7 +72,12 @@ describe("runSuite", () => {
           fail("TCP Spec.Ports[0].NodePort (30080) did not change");
         },
       },
-      { name: "[sig-test] C needs an LB [Feature:LoadBalancer]", upstream: "x", requires: { capabilities: ["loadBalancer", "udp"], hooks: ["deleteInstance"] }, run: () => fail("must not run") },
+      {
+        name: "[sig-test] C needs an LB [Feature:LoadBalancer]",
+        upstream: "x",
+        requires: { capabilities: ["loadBalancer", "udp"], hooks: ["deleteInstance"] },
+        run: () => fail("must not run"),
+      },
     ];
     const result = await runSuite({ kubeconfig, driver: noLoadBalancers, tests, junitDir: dir });
     expect(result.results.map((r) => [r.name, r.state])).toEqual([
@@ -83,7 +86,9 @@ describe("runSuite", () => {
       ["[sig-test] C needs an LB [Feature:LoadBalancer]", "skipped"],
     ]);
     expect(result.results[1]!.message).toBe("TCP Spec.Ports[0].NodePort (30080) did not change");
-    expect(result.results[2]!.message).toBe('driver "bare" does not provide capability "loadBalancer", capability "udp", hook "deleteInstance"');
+    expect(result.results[2]!.message).toBe(
+      'driver "bare" does not provide capability "loadBalancer", capability "udp", hook "deleteInstance"',
+    );
     expect(result.exitCode).toBe(1);
     expect(cleanedUp).toEqual(["B"]);
     for (const namespace of namespaces) expect(await namespaceGone(namespace)).toBe(true);
@@ -108,9 +113,16 @@ describe("runSuite", () => {
   });
 
   it("selects by focus, skip and label filter, and lists without touching the cluster on a dry run", async () => {
-    const tests: SuiteTest[] = ["[sig-a] one [Slow]", "[sig-a] two [Disruptive]", "[sig-b] three"].map((name) => ({ name, upstream: "x", requires: {}, run: () => fail("dry run ran a test") }));
+    const tests: SuiteTest[] = ["[sig-a] one [Slow]", "[sig-a] two [Disruptive]", "[sig-b] three"].map((name) => ({
+      name,
+      upstream: "x",
+      requires: {},
+      run: () => fail("dry run ran a test"),
+    }));
     const names = async (options: { focus?: string; skip?: string; labelFilter?: string }) =>
-      (await runSuite({ kubeconfig: join(dir, "missing-kubeconfig"), driver: noLoadBalancers, tests, dryRun: true, ...options })).results.map((r) => r.name);
+      (
+        await runSuite({ kubeconfig: join(dir, "missing-kubeconfig"), driver: noLoadBalancers, tests, dryRun: true, ...options })
+      ).results.map((r) => r.name);
     expect(await names({ focus: "sig-a" })).toEqual(["[sig-a] one [Slow]", "[sig-a] two [Disruptive]"]);
     expect(await names({ skip: "Disruptive" })).toEqual(["[sig-a] one [Slow]", "[sig-b] three"]);
     expect(await names({ labelFilter: "sig-a && !Slow" })).toEqual(["[sig-a] two [Disruptive]"]);
@@ -118,12 +130,21 @@ describe("runSuite", () => {
   });
 
   it("reads --focus and --skip as Go's RE2 syntax, as Ginkgo does", async () => {
-    const tests: SuiteTest[] = ["[sig-a] one [Slow]", "[sig-b] three"].map((name) => ({ name, upstream: "x", requires: {}, run: () => fail("dry run ran a test") }));
+    const tests: SuiteTest[] = ["[sig-a] one [Slow]", "[sig-b] three"].map((name) => ({
+      name,
+      upstream: "x",
+      requires: {},
+      run: () => fail("dry run ran a test"),
+    }));
     const names = async (options: { focus?: string; skip?: string }) =>
-      (await runSuite({ kubeconfig: join(dir, "missing-kubeconfig"), driver: noLoadBalancers, tests, dryRun: true, ...options })).results.map((r) => r.name);
+      (
+        await runSuite({ kubeconfig: join(dir, "missing-kubeconfig"), driver: noLoadBalancers, tests, dryRun: true, ...options })
+      ).results.map((r) => r.name);
     expect(await names({ focus: "(?i)SIG-A" })).toEqual(["[sig-a] one [Slow]"]);
     expect(await names({ skip: "\\pN" })).toEqual(["[sig-a] one [Slow]", "[sig-b] three"]);
-    await expect(names({ focus: "(a)\\1" })).rejects.toThrow('--focus: invalid regular expression "(a)\\\\1": error parsing regexp: invalid escape sequence: `\\1`');
+    await expect(names({ focus: "(a)\\1" })).rejects.toThrow(
+      '--focus: invalid regular expression "(a)\\\\1": error parsing regexp: invalid escape sequence: `\\1`',
+    );
   });
 
   it("times a test out with the per-test timeout, still running its cleanup", async () => {
@@ -162,7 +183,11 @@ describe("runSuite", () => {
       },
       { name: "not started", upstream: "x", requires: {}, run: () => fail("must not run") },
     ];
-    const driver: CcmDriver = { ...noLoadBalancers, teardown: settle(() => events.push("teardown")), afterEach: (_t, outcome) => settle(() => events.push(`afterEach ${outcome}`))() };
+    const driver: CcmDriver = {
+      ...noLoadBalancers,
+      teardown: settle(() => events.push("teardown")),
+      afterEach: (_t, outcome) => settle(() => events.push(`afterEach ${outcome}`))(),
+    };
     const result = await runSuite({ kubeconfig, driver, tests, signal: controller.signal });
     expect(result.results.map((r) => r.state)).toEqual(["interrupted", "interrupted"]);
     expect(events).toEqual(["cleanup", "afterEach interrupted", "teardown"]);
@@ -172,9 +197,16 @@ describe("runSuite", () => {
 
   it("fails every test when the driver's setup fails, and says why", async () => {
     const tests: SuiteTest[] = [{ name: "t", upstream: "x", requires: {}, run: () => Promise.resolve() }];
-    const result = await runSuite({ kubeconfig, driver: { ...noLoadBalancers, setup: () => Promise.reject(new Error("no credentials")) }, tests, junitDir: dir });
+    const result = await runSuite({
+      kubeconfig,
+      driver: { ...noLoadBalancers, setup: () => Promise.reject(new Error("no credentials")) },
+      tests,
+      junitDir: dir,
+    });
     expect(result.results[0]).toMatchObject({ state: "failed", message: "driver setup failed: no credentials" });
-    expect(await readFile(join(dir, "junit_01.xml"), "utf8")).toContain('<property name="SpecialSuiteFailureReason" value="driver setup failed: no credentials">');
+    expect(await readFile(join(dir, "junit_01.xml"), "utf8")).toContain(
+      '<property name="SpecialSuiteFailureReason" value="driver setup failed: no credentials">',
+    );
   });
 
   it("runs tests in parallel up to --parallel", async () => {
@@ -209,7 +241,10 @@ describe("runSuite", () => {
     };
     const result = await runSuite({ kubeconfig, driver: upgrading, tests: upgradeSuiteTests });
     expect(result.results.map((r) => [r.state, r.message])).toEqual(
-      upgradeSuiteTests.map(() => ["skipped", "no upgrade target: give the run --upgrade-target <version> (upstream's flag), the version to move the cluster to"]),
+      upgradeSuiteTests.map(() => [
+        "skipped",
+        "no upgrade target: give the run --upgrade-target <version> (upstream's flag), the version to move the cluster to",
+      ]),
     );
     const unable = await runSuite({ kubeconfig, driver: noLoadBalancers, tests: upgradeSuiteTests, upgradeTarget: "1.33.1" });
     expect(unable.results.map((r) => r.message)).toEqual([
@@ -217,6 +252,8 @@ describe("runSuite", () => {
       'driver "bare" does not provide capability "controlPlaneUpgrade", capability "nodeUpgrade", hook "upgradeControlPlane", hook "upgradeNodes"',
       'driver "bare" does not provide capability "downgrade", hook "downgrade"',
     ]);
-    await expect(runSuite({ kubeconfig, driver: upgrading, tests: upgradeSuiteTests, upgradeTarget: "ci/latest" })).rejects.toThrow('--upgrade-target: "ci/latest" is not a semantic version such as 1.33.1');
+    await expect(runSuite({ kubeconfig, driver: upgrading, tests: upgradeSuiteTests, upgradeTarget: "ci/latest" })).rejects.toThrow(
+      '--upgrade-target: "ci/latest" is not a semantic version such as 1.33.1',
+    );
   });
 });

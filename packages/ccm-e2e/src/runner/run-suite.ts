@@ -63,7 +63,11 @@ function compileRegex(flag: string, source: string | undefined): Regexp | undefi
   try {
     return compileRegexp(source);
   } catch (error) {
-    throw new CcmE2eError("invalid-argument", `${flag}: invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`, { cause: error });
+    throw new CcmE2eError(
+      "invalid-argument",
+      `${flag}: invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -76,7 +80,8 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const startedAt = new Date();
   const signal = options.signal ?? new AbortController().signal;
   const parallel = options.parallel ?? 1;
-  if (!Number.isInteger(parallel) || parallel < 1) throw new CcmE2eError("invalid-argument", `--parallel: must be a positive integer, got ${parallel}`);
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new CcmE2eError("invalid-argument", `--parallel: must be a positive integer, got ${parallel}`);
   const upgradeTarget = parseUpgradeTarget(options.upgradeTarget);
   const selected = selectTests(options.tests ?? SUITE, {
     ...(options.focus ? { focus: compileRegex("--focus", options.focus)! } : {}),
@@ -85,7 +90,10 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   });
   // What the driver's commands get as KUBECONFIG: the same file, or the same list, the run reads.
   const driverKubeconfig = options.kubeconfig ?? (process.env.KUBECONFIG || join(process.env.HOME ?? homedir(), ".kube", "config"));
-  const driver = typeof options.driver === "string" ? await loadDriver(options.driver, { kubeconfig: driverKubeconfig }) : validateDriver(options.driver);
+  const driver =
+    typeof options.driver === "string"
+      ? await loadDriver(options.driver, { kubeconfig: driverKubeconfig })
+      : validateDriver(options.driver);
   const dryRun = options.dryRun ?? false;
   options.reporter?.suiteStart?.({ driver: driver.name, total: selected.length, dryRun });
 
@@ -97,7 +105,9 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   };
 
   if (dryRun) {
-    selected.forEach((test, index) => finish({ name: test.name, labels: labelsOf(test.name), state: "passed", durationMs: 0, output: [] }, index));
+    selected.forEach((test, index) =>
+      finish({ name: test.name, labels: labelsOf(test.name), state: "passed", durationMs: 0, output: [] }, index),
+    );
   } else {
     let clientConfig: ClientConfig;
     try {
@@ -108,7 +118,10 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     const client = new KubeClient(clientConfig);
     const timeouts = resolveTimeouts(driver);
     // Made on first use, so a run whose tests never send from inside the cluster creates no pod.
-    const dialers = driver.inCluster === undefined ? podVantagePoint(client, { podStartTimeoutMs: timeouts.podStart, namespaceDeleteTimeoutMs: timeouts.namespaceDelete }) : undefined;
+    const dialers =
+      driver.inCluster === undefined
+        ? podVantagePoint(client, { podStartTimeoutMs: timeouts.podStart, namespaceDeleteTimeoutMs: timeouts.namespaceDelete })
+        : undefined;
     const inCluster = driver.inCluster ?? dialers!;
     const runContext = { kubeconfig: driverKubeconfig, log: () => {} };
     try {
@@ -125,7 +138,10 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
           const index = next++;
           const test = selected[index]!;
           if (!setupOk) {
-            finish({ name: test.name, labels: labelsOf(test.name), state: "failed", message: suiteErrors[0]!, durationMs: 0, output: [] }, index);
+            finish(
+              { name: test.name, labels: labelsOf(test.name), state: "failed", message: suiteErrors[0]!, durationMs: 0, output: [] },
+              index,
+            );
             continue;
           }
           options.reporter?.testStart?.(test.name);

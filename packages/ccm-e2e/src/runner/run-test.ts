@@ -97,7 +97,11 @@ export async function runTest(test: SuiteTest, options: RunTestOptions): Promise
 
   const info = { name: test.name, namespace };
   try {
-    await options.client.create(NAMESPACES, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { "e2e-run": "ccm-e2e", "e2e-framework": "ccm-e2e" } } });
+    await options.client.create(NAMESPACES, undefined, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: namespace, labels: { "e2e-run": "ccm-e2e", "e2e-framework": "ccm-e2e" } },
+    });
     record(`created namespace ${namespace}`);
     // Listen before the hook and body start: either may abort the run synchronously.
     const aborted = new Promise<never>((_resolve, reject) => {

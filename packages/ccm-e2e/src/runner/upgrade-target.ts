@@ -11,6 +11,7 @@ const SEMANTIC_VERSION = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-
 export function parseUpgradeTarget(text: string | undefined): string | undefined {
   if (text === undefined || text === "") return undefined;
   const match = SEMANTIC_VERSION.exec(text.trim());
-  if (match === null) throw new CcmE2eError("invalid-argument", `--upgrade-target: ${JSON.stringify(text)} is not a semantic version such as 1.33.1`);
+  if (match === null)
+    throw new CcmE2eError("invalid-argument", `--upgrade-target: ${JSON.stringify(text)} is not a semantic version such as 1.33.1`);
   return match[1]!;
 }

@@ -36,12 +36,16 @@ const nodeDeletion: SuiteTest = {
 
     let newNodes: Node[] = [];
     try {
-      newNodes = await poll(`${origNodes - 1} ready nodes (CheckReady)`, { timeoutMs: ctx.timeouts.nodeDeleted, signal: ctx.signal }, async (note) => {
-        const nodes = (await ctx.client.list<Node>(NODES)).items;
-        const readyNow = nodes.filter(isNodeReady).length;
-        note(`${readyNow} ready of ${nodes.length}`);
-        return readyNow === origNodes - 1 && !nodes.some((n) => n.metadata.name === nodeToDelete.metadata.name) ? nodes : undefined;
-      });
+      newNodes = await poll(
+        `${origNodes - 1} ready nodes (CheckReady)`,
+        { timeoutMs: ctx.timeouts.nodeDeleted, signal: ctx.signal },
+        async (note) => {
+          const nodes = (await ctx.client.list<Node>(NODES)).items;
+          const readyNow = nodes.filter(isNodeReady).length;
+          note(`${readyNow} ready of ${nodes.length}`);
+          return readyNow === origNodes - 1 && !nodes.some((n) => n.metadata.name === nodeToDelete.metadata.name) ? nodes : undefined;
+        },
+      );
     } catch (error) {
       fail(`CheckReady: ${(error as Error).message}`);
     }

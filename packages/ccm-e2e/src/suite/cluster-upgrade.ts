@@ -37,7 +37,8 @@ const upgradeTests = (): UpgradeTest[] => [daemonSetUpgradeTest(), replicaSetUpg
 
 /** `GetUpgradeContext`'s `Versions[1]`: the run's target; without one there is nothing to upgrade to. */
 function upgradeTarget(ctx: TestContext): string {
-  if (ctx.upgradeTarget === undefined) skip("no upgrade target: give the run --upgrade-target <version> (upstream's flag), the version to move the cluster to");
+  if (ctx.upgradeTarget === undefined)
+    skip("no upgrade target: give the run --upgrade-target <version> (upstream's flag), the version to move the cluster to");
   return ctx.upgradeTarget;
 }
 

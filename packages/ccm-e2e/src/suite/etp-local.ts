@@ -20,19 +20,30 @@ const HEALTH_CHECK_THRESHOLD = 2;
  * the node has local endpoints and 503 (or nothing) where it has none; `threshold` answers in a
  * row must agree with `expectSuccess`.
  */
-async function testHealthCheckNodePort(ctx: TestContext, client: TrafficClient, host: string, port: number, timeoutMs: number, expectSuccess: boolean): Promise<void> {
+async function testHealthCheckNodePort(
+  ctx: TestContext,
+  client: TrafficClient,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  expectSuccess: boolean,
+): Promise<void> {
   let streak = 0;
   try {
-    await poll(`http://${host}:${port}/healthz to ${expectSuccess ? "succeed" : "fail"} ${HEALTH_CHECK_THRESHOLD} times in a row`, { timeoutMs, signal: ctx.signal, intervalMs: 200 }, async (note) => {
-      let success = false;
-      try {
-        success = (await client.httpGet(host, port, "/healthz", { timeoutMs: 2000 })).status === 200;
-      } catch (error) {
-        note((error as Error).message);
-      }
-      streak = success === expectSuccess ? streak + 1 : 0;
-      return streak >= HEALTH_CHECK_THRESHOLD ? true : undefined;
-    });
+    await poll(
+      `http://${host}:${port}/healthz to ${expectSuccess ? "succeed" : "fail"} ${HEALTH_CHECK_THRESHOLD} times in a row`,
+      { timeoutMs, signal: ctx.signal, intervalMs: 200 },
+      async (note) => {
+        let success = false;
+        try {
+          success = (await client.httpGet(host, port, "/healthz", { timeoutMs: 2000 })).status === 200;
+        } catch (error) {
+          note((error as Error).message);
+        }
+        streak = success === expectSuccess ? streak + 1 : 0;
+        return streak >= HEALTH_CHECK_THRESHOLD ? true : undefined;
+      },
+    );
   } catch (error) {
     fail(`health check on ${host}:${port} ${expectSuccess ? "did not succeed" : "did not fail"}: ${(error as Error).message}`);
   }
@@ -77,17 +88,22 @@ const workForLoadBalancer: SuiteTest = {
       const client = healthCheckClient(ctx);
       for (const node of await endpointNodes(ctx, jig)) {
         const address = nodeAddress(node);
-        if (address !== undefined) await testHealthCheckNodePort(ctx, client, address, healthCheckNodePort, ctx.timeouts.kubeProxyLag, false);
+        if (address !== undefined)
+          await testHealthCheckNodePort(ctx, client, address, healthCheckNodePort, ctx.timeouts.kubeProxyLag, false);
       }
     });
     const ingress = svc.status?.loadBalancer?.ingress?.[0];
     if (!ingress?.ip || ingress.ipMode === "Proxy" || ctx.driver.capabilities.ipMode === "Proxy") skip("LoadBalancer uses 'Proxy' IPMode");
     const port = svc.spec.ports![0]!.port;
     ctx.step("reading clientIP using the TCP service's service port via its external VIP");
-    const clientIPPort = await poll(`/clientip through ${ingress.ip}:${port}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {
-      const response = await ctx.external.httpGet(ingress.ip!, port, "/clientip", { timeoutMs: 5000 });
-      return response.status === 200 ? response.body.trim() : undefined;
-    });
+    const clientIPPort = await poll(
+      `/clientip through ${ingress.ip}:${port}`,
+      { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal },
+      async () => {
+        const response = await ctx.external.httpGet(ingress.ip!, port, "/clientip", { timeoutMs: 5000 });
+        return response.status === 200 ? response.body.trim() : undefined;
+      },
+    );
     ctx.log(`ClientIP detected by target pod using VIP:SvcPort is ${clientIPPort}`);
     ctx.step("checking if Source IP is preserved");
     const host = clientIPPort.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
@@ -138,19 +154,25 @@ const onlyTargetNodesWithEndpoints: SuiteTest = {
       const nodeName = endpointNode.metadata.name;
       ctx.step(`creating a pod to be part of the service ${jig.name} on node ${nodeName}`);
       await jig.run((d) => {
-        ((d.spec.template as { spec: Record<string, unknown> }).spec).nodeName = nodeName;
+        (d.spec.template as { spec: Record<string, unknown> }).spec.nodeName = nodeName;
       });
       ctx.step(`waiting for service endpoint on node ${nodeName}`);
-      await poll(`the endpoint of ${jig.name} on ${nodeName}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => ((await jig.endpointNodeNames()).has(nodeName) ? true : undefined));
+      await poll(`the endpoint of ${jig.name} on ${nodeName}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () =>
+        (await jig.endpointNodeNames()).has(nodeName) ? true : undefined,
+      );
       await expectCloudLoadBalancer(ctx, svc, `sends traffic only to ${nodeName}`, (lb) =>
-        lb.backendNodes.length === 1 && lb.backendNodes[0] === nodeName ? undefined : `backend nodes are ${JSON.stringify(lb.backendNodes)}`,
+        lb.backendNodes.length === 1 && lb.backendNodes[0] === nodeName
+          ? undefined
+          : `backend nodes are ${JSON.stringify(lb.backendNodes)}`,
       );
       for (const node of nodes) {
         await testReachableHTTP(ctx.external, ingressIP, port, ctx.timeouts.kubeProxyLag, ctx.signal);
         const address = nodeAddress(node);
         if (address === undefined) fail(`node ${node.metadata.name} has no address`);
         const expectSuccess = node.metadata.name === nodeName;
-        ctx.log(`Health checking ${node.metadata.name}, http://${address}:${healthCheckNodePort}/healthz, expectedSuccess ${expectSuccess}`);
+        ctx.log(
+          `Health checking ${node.metadata.name}, http://${address}:${healthCheckNodePort}/healthz, expectedSuccess ${expectSuccess}`,
+        );
         await testHealthCheckNodePort(ctx, client, address, healthCheckNodePort, ctx.timeouts.kubeProxyEndpointLag, expectSuccess);
       }
       await jig.deleteBackends();
@@ -179,7 +201,11 @@ const targetAllNodesWithEndpoints: SuiteTest = {
     await jig.run((d) => {
       d.spec.replicas = 2;
       (d.spec.template as { spec: Record<string, unknown> }).spec.affinity = {
-        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: jig.labels }, topologyKey: "kubernetes.io/hostname" }] },
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { labelSelector: { matchLabels: jig.labels }, topologyKey: "kubernetes.io/hostname" },
+          ],
+        },
       };
     });
     const endpointNodes = await jig.endpointNodeNames();
@@ -215,16 +241,26 @@ const workFromPods: SuiteTest = {
     ctx.log(`Waiting up to ${ctx.timeouts.lbPropagation} ms for ${ingressIP}:${port}/clientip from node ${client.metadata.name}`);
     let srcIP = "";
     try {
-      await poll(`${ingressIP}:${port}/clientip to report ${expected}`, { timeoutMs: ctx.timeouts.lbPropagation, signal: ctx.signal }, async (note) => {
-        try {
-          const response = await ctx.inCluster.httpGet(ingressIP, port, "/clientip", { timeoutMs: 30_000, fromNode: client.metadata.name });
-          srcIP = response.body.trim().replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
-        } catch (error) {
-          note(`got err: ${(error as Error).message}, retry until timeout`);
-          return undefined;
-        }
-        return srcIP === expected ? true : undefined;
-      });
+      await poll(
+        `${ingressIP}:${port}/clientip to report ${expected}`,
+        { timeoutMs: ctx.timeouts.lbPropagation, signal: ctx.signal },
+        async (note) => {
+          try {
+            const response = await ctx.inCluster.httpGet(ingressIP, port, "/clientip", {
+              timeoutMs: 30_000,
+              fromNode: client.metadata.name,
+            });
+            srcIP = response.body
+              .trim()
+              .replace(/:\d+$/, "")
+              .replace(/^\[|\]$/g, "");
+          } catch (error) {
+            note(`got err: ${(error as Error).message}, retry until timeout`);
+            return undefined;
+          }
+          return srcIP === expected ? true : undefined;
+        },
+      );
     } catch {
       fail(`Source IP not preserved from ${client.metadata.name}, expected '${expected}' got '${srcIP}'`);
     }

@@ -19,7 +19,16 @@ describe("the ported suite", () => {
 
   it("gates the disruptive node tests on their driver hooks", () => {
     const disruptive = SUITE.filter((t) => labelsOf(t.name).includes("Disruptive"));
-    expect(disruptive.map((t) => t.requires.hooks?.[0])).toEqual(["deleteInstance", "rebootInstance", "rebootInstance", "rebootInstance", "disruptNetwork", "disruptNetwork", "disruptNetwork", "rebootInstance"]);
+    expect(disruptive.map((t) => t.requires.hooks?.[0])).toEqual([
+      "deleteInstance",
+      "rebootInstance",
+      "rebootInstance",
+      "rebootInstance",
+      "disruptNetwork",
+      "disruptNetwork",
+      "disruptNetwork",
+      "rebootInstance",
+    ]);
   });
 
   it("holds the tests the proposal lists, by their upstream names", () => {
@@ -50,7 +59,10 @@ describe("the ported suite", () => {
       "Upgrade [Feature:Upgrade] cluster upgrade should maintain a functioning cluster [Feature:ClusterUpgrade]",
       "Downgrade [Feature:Downgrade] cluster downgrade should maintain a functioning cluster [Feature:ClusterDowngrade]",
     ]) {
-      expect(names.filter((n) => n.includes(fragment)), fragment).toHaveLength(1);
+      expect(
+        names.filter((n) => n.includes(fragment)),
+        fragment,
+      ).toHaveLength(1);
     }
   });
 
@@ -58,7 +70,10 @@ describe("the ported suite", () => {
     const upgrades = SUITE.filter((t) => /Feature:(Upgrade|Downgrade)/.test(t.name));
     expect(upgrades.map((t) => [t.upstream, t.requires])).toEqual([
       ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["controlPlaneUpgrade"], hooks: ["upgradeControlPlane"] }],
-      ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["controlPlaneUpgrade", "nodeUpgrade"], hooks: ["upgradeControlPlane", "upgradeNodes"] }],
+      [
+        "test/e2e/cloud/gcp/cluster_upgrade.go",
+        { capabilities: ["controlPlaneUpgrade", "nodeUpgrade"], hooks: ["upgradeControlPlane", "upgradeNodes"] },
+      ],
       ["test/e2e/cloud/gcp/cluster_upgrade.go", { capabilities: ["downgrade"], hooks: ["downgrade"] }],
     ]);
   });

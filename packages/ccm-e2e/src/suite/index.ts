@@ -13,4 +13,17 @@ import { restartTests } from "./restart.js";
 import { servicesTests } from "./services.js";
 
 /** Every ported test, in the order a run takes them. */
-export const SUITE: readonly SuiteTest[] = [...cloudNodeTests, ...rebootTests, ...restartTests, ...lifecycleTests, ...affinityTests, ...sourceRangeTests, ...internalLoadBalancerTests, ...udpPodCycleTests, ...rollingUpdateTests, ...etpLocalTests, ...servicesTests, ...upgradeSuiteTests];
+export const SUITE: readonly SuiteTest[] = [
+  ...cloudNodeTests,
+  ...rebootTests,
+  ...restartTests,
+  ...lifecycleTests,
+  ...affinityTests,
+  ...sourceRangeTests,
+  ...internalLoadBalancerTests,
+  ...udpPodCycleTests,
+  ...rollingUpdateTests,
+  ...etpLocalTests,
+  ...servicesTests,
+  ...upgradeSuiteTests,
+];

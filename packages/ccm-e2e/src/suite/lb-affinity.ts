@@ -26,7 +26,10 @@ async function affinityTest(ctx: TestContext, name: string, policy: "Local" | "C
   let svc = await jig.waitForLoadBalancer(ctx.timeouts.lbCreate);
   const ingress = ingressPoint(svc);
   const port = svc.spec.ports![0]!.port;
-  const affinity = (expected: "None" | "ClientIP") => expectCloudLoadBalancer(ctx, svc, `session affinity ${expected}`, (lb) => (lb.sessionAffinity === expected ? undefined : `session affinity is ${lb.sessionAffinity}`));
+  const affinity = (expected: "None" | "ClientIP") =>
+    expectCloudLoadBalancer(ctx, svc, `session affinity ${expected}`, (lb) =>
+      lb.sessionAffinity === expected ? undefined : `session affinity is ${lb.sessionAffinity}`,
+    );
 
   await affinity("ClientIP");
   await checkAffinity(ctx.external, ingress, port, true, ctx.timeouts.affinity, ctx.signal);
@@ -45,7 +48,12 @@ function affinity(policy: "Local" | "Cluster", transition: boolean, serviceName:
   return {
     name: `${LOAD_BALANCERS} ${what} for LoadBalancer service with ${policy} traffic policy [Slow] [LinuxOnly]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: policy === "Local" ? ["loadBalancer", "sessionAffinityClientIP", "externalTrafficPolicyLocal", "serviceTraffic"] : ["loadBalancer", "sessionAffinityClientIP", "serviceTraffic"] },
+    requires: {
+      capabilities:
+        policy === "Local"
+          ? ["loadBalancer", "sessionAffinityClientIP", "externalTrafficPolicyLocal", "serviceTraffic"]
+          : ["loadBalancer", "sessionAffinityClientIP", "serviceTraffic"],
+    },
     run: (ctx) => affinityTest(ctx, serviceName, policy, transition),
   };
 }

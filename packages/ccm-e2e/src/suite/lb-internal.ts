@@ -57,19 +57,27 @@ const internalLoadBalancer: SuiteTest = {
     let svc = await jig.waitForLoadBalancer(createTimeout);
     const port = svc.spec.ports![0]!.port;
     const internalIP = ingressOf(svc)!;
-    if (!isInternalEndpoint(internalIP)) fail(`Expected the load balancer address ${internalIP} to be internal (in ${(request.ingressCIDRs ?? PRIVATE_RANGES).join(", ")})`);
+    if (!isInternalEndpoint(internalIP))
+      fail(`Expected the load balancer address ${internalIP} to be internal (in ${(request.ingressCIDRs ?? PRIVATE_RANGES).join(", ")})`);
 
     ctx.step("hitting the internal load balancer from pod");
     const from = (await readySchedulableNodes(ctx.client))[0];
     if (from === undefined) fail("no ready schedulable node to send from");
     ctx.log(`Waiting up to ${createTimeout} ms for service "${serviceName}"'s internal LB to respond to requests`);
     try {
-      await poll(`http://${internalIP}:${port}/echo?msg=hello from node ${from.metadata.name}`, { timeoutMs: createTimeout, signal: ctx.signal }, async (note) => {
-        const response = await ctx.inCluster.httpGet(internalIP, port, "/echo?msg=hello", { timeoutMs: 5000, fromNode: from.metadata.name });
-        if (response.body.includes("hello")) return true;
-        note(`answered ${JSON.stringify(response.body.slice(0, 200))}`);
-        return undefined;
-      });
+      await poll(
+        `http://${internalIP}:${port}/echo?msg=hello from node ${from.metadata.name}`,
+        { timeoutMs: createTimeout, signal: ctx.signal },
+        async (note) => {
+          const response = await ctx.inCluster.httpGet(internalIP, port, "/echo?msg=hello", {
+            timeoutMs: 5000,
+            fromNode: from.metadata.name,
+          });
+          if (response.body.includes("hello")) return true;
+          note(`answered ${JSON.stringify(response.body.slice(0, 200))}`);
+          return undefined;
+        },
+      );
     } catch (error) {
       fail(`ginkgo.Failed to hit ILB IP, err: ${(error as Error).message}`);
     }
@@ -82,12 +90,16 @@ const internalLoadBalancer: SuiteTest = {
     });
     ctx.log(`Waiting up to ${createTimeout} ms for service "${serviceName}" to have an external LoadBalancer`);
     try {
-      svc = await poll(`service ${serviceName} to have an external LoadBalancer`, { timeoutMs: createTimeout, signal: ctx.signal }, async (note) => {
-        const current = await jig.getService();
-        const address = ingressOf(current);
-        note(`ingress ${address ?? "none"}`);
-        return address !== undefined && !isInternalEndpoint(address) ? current : undefined;
-      });
+      svc = await poll(
+        `service ${serviceName} to have an external LoadBalancer`,
+        { timeoutMs: createTimeout, signal: ctx.signal },
+        async (note) => {
+          const current = await jig.getService();
+          const address = ingressOf(current);
+          note(`ingress ${address ?? "none"}`);
+          return address !== undefined && !isInternalEndpoint(address) ? current : undefined;
+        },
+      );
     } catch {
       fail("Loadbalancer IP not changed to external.");
     }

@@ -42,7 +42,8 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
       await jig.updateService((s) => void (s.spec.type = "LoadBalancer"));
       ctx.step(`[${protocol}] waiting for the service to have a load balancer`);
       svc = await jig.waitForLoadBalancer(ctx.timeouts.lbCreate);
-      if (svc.spec.ports![0]!.nodePort !== nodePort) fail(`[${protocol}] Spec.Ports[0].NodePort changed (${nodePort} -> ${svc.spec.ports![0]!.nodePort}) when not expected`);
+      if (svc.spec.ports![0]!.nodePort !== nodePort)
+        fail(`[${protocol}] Spec.Ports[0].NodePort changed (${nodePort} -> ${svc.spec.ports![0]!.nodePort}) when not expected`);
       const ingressIP = ingressPoint(svc);
       ctx.log(`[${protocol}] load balancer: ${ingressIP}`);
       await checkServiceReachability(ctx, svc);
@@ -55,7 +56,8 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
       const nodePortOld = nodePort;
       nodePort = svc.spec.ports![0]!.nodePort!;
       if (nodePort === nodePortOld) fail(`[${protocol}] Spec.Ports[0].NodePort (${nodePort}) did not change`);
-      if (ingressPoint(svc) !== ingressIP) fail(`[${protocol}] Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
+      if (ingressPoint(svc) !== ingressIP)
+        fail(`[${protocol}] Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
       ctx.step(`[${protocol}] hitting the service's LoadBalancer`);
       await expectCloudLoadBalancer(ctx, svc, "forwards to the new NodePort", portsMatch(svc));
       await reachable(ctx.external, ingressIP, svcPort, lag, ctx.signal);
@@ -66,7 +68,8 @@ function changeTypeAndPorts(protocol: "TCP" | "UDP"): SuiteTest {
       svcPort = svc.spec.ports![0]!.port;
       if (svcPort === svcPortOld) fail(`[${protocol}] Spec.Ports[0].Port (${svcPort}) did not change`);
       if (svc.spec.ports![0]!.nodePort !== nodePort) fail(`[${protocol}] Spec.Ports[0].NodePort (${svc.spec.ports![0]!.nodePort}) changed`);
-      if (ingressPoint(svc) !== ingressIP) fail(`[${protocol}] Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
+      if (ingressPoint(svc) !== ingressIP)
+        fail(`[${protocol}] Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
       ctx.step(`[${protocol}] hitting the service's LoadBalancer`);
       await expectCloudLoadBalancer(ctx, svc, "listens on the new port", portsMatch(svc));
       await reachable(ctx.external, ingressIP, svcPort, lag, ctx.signal);
@@ -147,7 +150,8 @@ const withoutNodePort: SuiteTest = {
     });
     ctx.step("waiting for the TCP service to have a load balancer");
     svc = await jig.waitForLoadBalancer(ctx.timeouts.lbCreate);
-    if ((svc.spec.ports![0]!.nodePort ?? 0) !== 0) fail(`TCP Spec.Ports[0].NodePort allocated ${svc.spec.ports![0]!.nodePort} when not expected`);
+    if ((svc.spec.ports![0]!.nodePort ?? 0) !== 0)
+      fail(`TCP Spec.Ports[0].NodePort allocated ${svc.spec.ports![0]!.nodePort} when not expected`);
     const ingressIP = ingressPoint(svc);
     ctx.step("hitting the TCP service's LoadBalancer");
     await testReachableHTTP(ctx.external, ingressIP, svcPort, lag, ctx.signal);
@@ -156,7 +160,8 @@ const withoutNodePort: SuiteTest = {
     svc = await jig.updateService((s) => void (s.spec.allocateLoadBalancerNodePorts = true));
     const nodePort = svc.spec.ports![0]!.nodePort ?? 0;
     if (nodePort === 0) fail(`TCP Spec.Ports[0].NodePort (${nodePort}) not allocated`);
-    if (ingressPoint(svc) !== ingressIP) fail(`TCP Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
+    if (ingressPoint(svc) !== ingressIP)
+      fail(`TCP Status.LoadBalancer.Ingress changed (${ingressIP} -> ${ingressPoint(svc)}) when not expected`);
     ctx.step("hitting the TCP service's LoadBalancer");
     await testReachableHTTP(ctx.external, ingressIP, svcPort, lag, ctx.signal);
   },

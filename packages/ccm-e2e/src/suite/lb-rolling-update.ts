@@ -53,7 +53,11 @@ async function rollingUpdate(ctx: TestContext, policy: "Cluster" | "Local"): Pro
     apiVersion: "apps/v1",
     kind: "DaemonSet",
     metadata: { name, labels },
-    spec: { selector: { matchLabels: labels }, updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "10%" } }, template: template(0) },
+    spec: {
+      selector: { matchLabels: labels },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "10%" } },
+      template: template(0),
+    },
   });
   const rolledOut = (what: string) =>
     poll(what, { timeoutMs: ctx.timeouts.lbCreate, signal: ctx.signal }, async (note) => {
@@ -61,7 +65,12 @@ async function rollingUpdate(ctx: TestContext, policy: "Cluster" | "Local"): Pro
       const s = ds.status ?? {};
       note(JSON.stringify(s));
       const desired = s.desiredNumberScheduled ?? -1;
-      return (s.observedGeneration ?? 0) >= (ds.metadata.generation ?? 1) && desired >= nodes.length && s.updatedNumberScheduled === desired && s.numberAvailable === desired ? true : undefined;
+      return (s.observedGeneration ?? 0) >= (ds.metadata.generation ?? 1) &&
+        desired >= nodes.length &&
+        s.updatedNumberScheduled === desired &&
+        s.numberAvailable === desired
+        ? true
+        : undefined;
     });
   ctx.step("Checking that daemon pods launch on every schedulable node of the cluster");
   await rolledOut("daemon pods on every schedulable node");
@@ -102,8 +111,13 @@ async function rollingUpdate(ctx: TestContext, policy: "Cluster" | "Local"): Pro
       const requests = total - startTotal;
       const failures = networkErrors - startNetwork + (httpErrors - startHttp);
       const rate = requests === 0 ? 0 : (requests - failures) / requests;
-      ctx.log(`rollout ${i}: ${requests} requests, ${networkErrors - startNetwork} network errors, ${httpErrors - startHttp} HTTP errors, success rate ${rate.toFixed(4)}`);
-      if (rate < MIN_SUCCESS_RATE) fail(`Encountered too many errors during rolling update: success rate ${rate.toFixed(4)} is lower than the minimum ${MIN_SUCCESS_RATE} (${failures} of ${requests} requests failed)`);
+      ctx.log(
+        `rollout ${i}: ${requests} requests, ${networkErrors - startNetwork} network errors, ${httpErrors - startHttp} HTTP errors, success rate ${rate.toFixed(4)}`,
+      );
+      if (rate < MIN_SUCCESS_RATE)
+        fail(
+          `Encountered too many errors during rolling update: success rate ${rate.toFixed(4)} is lower than the minimum ${MIN_SUCCESS_RATE} (${failures} of ${requests} requests failed)`,
+        );
     }
   } finally {
     stopped = true;
@@ -117,7 +131,10 @@ function rolling(policy: "Cluster" | "Local"): SuiteTest {
   return {
     name: `${LOAD_BALANCERS} should not have connectivity disruption during rolling update with externalTrafficPolicy=${policy} [Slow]`,
     upstream: "test/e2e/network/loadbalancer.go",
-    requires: { capabilities: policy === "Local" ? ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"] },
+    requires: {
+      capabilities:
+        policy === "Local" ? ["loadBalancer", "externalTrafficPolicyLocal", "serviceTraffic"] : ["loadBalancer", "serviceTraffic"],
+    },
     run: (ctx) => rollingUpdate(ctx, policy),
   };
 }

@@ -18,24 +18,37 @@ function internalIP(node: Node): string {
  * `checkReachabilityFromPod`, from a client on `node` (upstream's exec pods, here the driver's
  * in-cluster vantage point on that node): polls until the target answers, or until it does not.
  */
-async function checkReachabilityFromNode(ctx: TestContext, expectToBeReachable: boolean, timeoutMs: number, node: Node, target: string, port: number): Promise<void> {
+async function checkReachabilityFromNode(
+  ctx: TestContext,
+  expectToBeReachable: boolean,
+  timeoutMs: number,
+  node: Node,
+  target: string,
+  port: number,
+): Promise<void> {
   const client = ctx.inCluster;
   const from = node.metadata.name;
   try {
-    await poll(`${target}:${port} to be ${expectToBeReachable ? "" : "NOT "}reachable from node ${from}`, { timeoutMs, signal: ctx.signal }, async (note) => {
-      let reachable = false;
-      try {
-        const response = await client.httpGet(target, port, "/echo?msg=hello", { timeoutMs: 5000, fromNode: from });
-        reachable = response.status === 200;
-        if (!reachable) note(`status ${response.status}`);
-      } catch (error) {
-        note((error as Error).message);
-      }
-      if (reachable && !expectToBeReachable) note("Expect target NOT to be reachable. But it is reachable.");
-      return reachable === expectToBeReachable ? true : undefined;
-    });
+    await poll(
+      `${target}:${port} to be ${expectToBeReachable ? "" : "NOT "}reachable from node ${from}`,
+      { timeoutMs, signal: ctx.signal },
+      async (note) => {
+        let reachable = false;
+        try {
+          const response = await client.httpGet(target, port, "/echo?msg=hello", { timeoutMs: 5000, fromNode: from });
+          reachable = response.status === 200;
+          if (!reachable) note(`status ${response.status}`);
+        } catch (error) {
+          note((error as Error).message);
+        }
+        if (reachable && !expectToBeReachable) note("Expect target NOT to be reachable. But it is reachable.");
+        return reachable === expectToBeReachable ? true : undefined;
+      },
+    );
   } catch (error) {
-    fail(`${target}:${port} ${expectToBeReachable ? "is not reachable" : "is still reachable"} from node ${from} (${internalIP(node)}): ${(error as Error).message}`);
+    fail(
+      `${target}:${port} ${expectToBeReachable ? "is not reachable" : "is still reachable"} from node ${from} (${internalIP(node)}): ${(error as Error).message}`,
+    );
   }
 }
 

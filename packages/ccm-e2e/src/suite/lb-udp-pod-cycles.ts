@@ -13,11 +13,24 @@ async function createServerPod(ctx: TestContext, jig: TestJig, name: string, hos
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, labels: { ...jig.labels } },
-    spec: { hostname, nodeName, containers: [{ name: "agnhost-container", image: AGNHOST_IMAGE, args: ["netexec", "--udp-port=80"], ports: [{ containerPort: 80, protocol: "UDP" }] }] },
+    spec: {
+      hostname,
+      nodeName,
+      containers: [
+        {
+          name: "agnhost-container",
+          image: AGNHOST_IMAGE,
+          args: ["netexec", "--udp-port=80"],
+          ports: [{ containerPort: 80, protocol: "UDP" }],
+        },
+      ],
+    },
   });
   await poll(`pod ${name} to be running and ready`, { timeoutMs: ctx.timeouts.podStart, signal: ctx.signal }, async () => {
     const pod = await ctx.client.get<Pod>(PODS, ctx.namespace, name);
-    return pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ? true : undefined;
+    return pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True")
+      ? true
+      : undefined;
   });
 }
 
@@ -79,7 +92,9 @@ function preserveUdpTraffic(where: "different nodes" | "the same nodes", sourceP
       })();
       const connectedTo = async (hostname: string, what: string) => {
         try {
-          await poll(`an answer from ${hostname}`, { timeoutMs: ctx.timeouts.lbLag, signal: ctx.signal, intervalMs: 250 }, () => Promise.resolve(hostnames.has(hostname) ? true : undefined));
+          await poll(`an answer from ${hostname}`, { timeoutMs: ctx.timeouts.lbLag, signal: ctx.signal, intervalMs: 250 }, () =>
+            Promise.resolve(hostnames.has(hostname) ? true : undefined),
+          );
         } catch {
           fail(`Failed to connect to ${what}`);
         }
@@ -99,7 +114,8 @@ function preserveUdpTraffic(where: "different nodes" | "the same nodes", sourceP
         stopped = true;
         await client;
       }
-      if (hostnames.size !== 2) fail(`Failed to hit the 2 UDP LoadBalancer backends successfully, got ${JSON.stringify([...hostnames].sort())}`);
+      if (hostnames.size !== 2)
+        fail(`Failed to hit the 2 UDP LoadBalancer backends successfully, got ${JSON.stringify([...hostnames].sort())}`);
     },
   };
 }

@@ -22,7 +22,9 @@ function podReadyOrSucceeded(pod: Pod): boolean {
 /** kube-system pods on the node without liveness probes, as `rebootNode` checks them. */
 async function systemPodsOn(ctx: TestContext, nodeName: string): Promise<Pod[]> {
   const pods = (await ctx.client.list<Pod>(PODS, "kube-system", { fieldSelector: `spec.nodeName=${nodeName}` })).items;
-  return pods.filter((pod) => !((pod.spec?.containers as { livenessProbe?: unknown }[] | undefined) ?? []).some((c) => c.livenessProbe !== undefined));
+  return pods.filter(
+    (pod) => !((pod.spec?.containers as { livenessProbe?: unknown }[] | undefined) ?? []).some((c) => c.livenessProbe !== undefined),
+  );
 }
 
 async function nodeCondition(ctx: TestContext, name: string, ready: boolean, timeoutMs: number, what: string): Promise<void> {
@@ -59,7 +61,9 @@ async function podsRunningReady(ctx: TestContext, nodeName: string, names: strin
 async function sameNodeObject(ctx: TestContext, before: Node): Promise<void> {
   const after = await ctx.client.get<Node>(NODES, undefined, before.metadata.name);
   if (after.metadata.uid !== before.metadata.uid) {
-    fail(`Node ${before.metadata.name} failed reboot test: the Node was deleted and registered again (uid ${String(before.metadata.uid)} -> ${String(after.metadata.uid)})`);
+    fail(
+      `Node ${before.metadata.name} failed reboot test: the Node was deleted and registered again (uid ${String(before.metadata.uid)} -> ${String(after.metadata.uid)})`,
+    );
   }
 }
 
@@ -80,9 +84,16 @@ async function testReboot(ctx: TestContext, disruption: Disruption): Promise<voi
         await nodeCondition(ctx, name, true, Math.max(NODE_READY_INITIAL_MS, ctx.timeouts.nodeReadyAgain / 15), "not ready at first");
         const podNames = (await systemPodsOn(ctx, name)).map((pod) => pod.metadata.name);
         await podsRunningReady(ctx, name, podNames, ctx.timeouts.podStart);
-        ctx.step(`${disruption.kind === "reboot" ? `rebooting (${disruption.mode})` : `cutting the network (${disruption.direction})`} node ${name}`);
+        ctx.step(
+          `${disruption.kind === "reboot" ? `rebooting (${disruption.mode})` : `cutting the network (${disruption.direction})`} node ${name}`,
+        );
         if (disruption.kind === "reboot") await ctx.driver.rebootInstance!(nodeRef(node), disruption.mode);
-        else await ctx.driver.disruptNetwork!(nodeRef(node), disruption.direction, Math.max(1, Math.round(NETWORK_DISRUPTION_SECONDS * (ctx.driver.timeoutScale ?? 1))));
+        else
+          await ctx.driver.disruptNetwork!(
+            nodeRef(node),
+            disruption.direction,
+            Math.max(1, Math.round(NETWORK_DISRUPTION_SECONDS * (ctx.driver.timeoutScale ?? 1))),
+          );
         await nodeCondition(ctx, name, false, ctx.timeouts.nodeNotReady, "did not go NotReady");
         await nodeCondition(ctx, name, true, ctx.timeouts.nodeReadyAgain, "did not become Ready again");
         await sameNodeObject(ctx, node);

@@ -38,7 +38,11 @@ async function createPinnedPods(ctx: TestContext, nodes: Node[]): Promise<void> 
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name: `restart-${index}`, labels: { app: "restart" } },
-        spec: { nodeName: node.metadata.name, restartPolicy: "Always", containers: [{ name: "agnhost", image: AGNHOST_IMAGE, args: ["netexec", "--http-port=8080"] }] },
+        spec: {
+          nodeName: node.metadata.name,
+          restartPolicy: "Always",
+          containers: [{ name: "agnhost", image: AGNHOST_IMAGE, args: ["netexec", "--http-port=8080"] }],
+        },
       }),
     ),
   );
@@ -48,7 +52,9 @@ async function podsRunningReady(ctx: TestContext, count: number, timeoutMs: numb
   try {
     await poll(`${count} pods running and ready ${when}`, { timeoutMs, signal: ctx.signal }, async (note) => {
       const pods = await watchedPods(ctx);
-      const notReady = pods.filter((pod) => !runningReadyOrSucceeded(pod)).map((pod) => `${String(pod.metadata.namespace)}/${pod.metadata.name}`);
+      const notReady = pods
+        .filter((pod) => !runningReadyOrSucceeded(pod))
+        .map((pod) => `${String(pod.metadata.namespace)}/${pod.metadata.name}`);
       note(`${pods.length} pods, not running and ready: ${notReady.join(", ") || "none"}`);
       return pods.length === count && notReady.length === 0 ? true : undefined;
     });
@@ -111,7 +117,8 @@ const restartAllNodes: SuiteTest = {
     const nodesAfter = await checkReady(ctx, numNodes, ctx.timeouts.nodeReadyAgain);
     ctx.log(`Got the following nodes after restart: ${nodesAfter.map((n) => n.metadata.name).join(", ")}`);
     ctx.step("ensuring the same number of nodes exist after the restart");
-    if (originalNodes.length !== nodesAfter.length) fail(`Had ${originalNodes.length} nodes before nodes were restarted, but now only have ${nodesAfter.length}`);
+    if (originalNodes.length !== nodesAfter.length)
+      fail(`Had ${originalNodes.length} nodes before nodes were restarted, but now only have ${nodesAfter.length}`);
     ctx.step("ensuring the same number of pods are running and ready after restart");
     await podsRunningReady(ctx, originalPods.length, ctx.timeouts.podStart, "after the restart");
   },

@@ -34,7 +34,11 @@ describe("API-only Services tests against sim-cluster", () => {
       focus: "delete a collection of services|release NodePorts on delete",
     });
     expect(result.results.map((r) => [r.name, r.state, r.message])).toEqual([
-      ["[sig-network] Services should release NodePorts on delete", "skipped", 'driver "api-only" does not provide capability "serviceTraffic"'],
+      [
+        "[sig-network] Services should release NodePorts on delete",
+        "skipped",
+        'driver "api-only" does not provide capability "serviceTraffic"',
+      ],
       ["[sig-network] Services should delete a collection of services [Conformance]", "passed", undefined],
     ]);
   }, 60_000);
@@ -58,7 +62,12 @@ describe("should release NodePorts on delete with node access", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const driver = (execOnNode: (node: NodeRef, command: string) => Promise<string>): CcmDriver => ({ name: "node-access", capabilities: { serviceTraffic: true }, timeoutScale: 0.02, execOnNode });
+  const driver = (execOnNode: (node: NodeRef, command: string) => Promise<string>): CcmDriver => ({
+    name: "node-access",
+    capabilities: { serviceTraffic: true },
+    timeoutScale: 0.02,
+    execOnNode,
+  });
 
   it("passes when no socket listens on the port on the node, running upstream's ss check there", async () => {
     const commands: string[] = [];
@@ -85,7 +94,9 @@ describe("should release NodePorts on delete with node access", () => {
       focus: "release NodePorts on delete",
     });
     expect(result.results.map((r) => r.state)).toEqual(["failed"]);
-    expect(result.results[0]!.message).toMatch(/^expected node port (\d+) to not be in use in \d+ ms, stdout: LISTEN +0 +511 +127\.\d+\.\d+\.\d+:\1 0\.0\.0\.0:\*$/);
+    expect(result.results[0]!.message).toMatch(
+      /^expected node port (\d+) to not be in use in \d+ ms, stdout: LISTEN +0 +511 +127\.\d+\.\d+\.\d+:\1 0\.0\.0\.0:\*$/,
+    );
     expect(result.results[0]!.message).not.toContain("127.250.0.9:");
   }, 60_000);
 });

@@ -63,7 +63,8 @@ const externalIPNotOnNode: SuiteTest = {
         s.spec.externalIPs = [externalIP];
       });
     } catch (error) {
-      if (error instanceof Error && error.message.includes("Use of external IPs is denied by admission control")) skip("Admission controller to deny services with external IPs is enabled");
+      if (error instanceof Error && error.message.includes("Use of external IPs is denied by admission control"))
+        skip("Admission controller to deny services with external IPs is enabled");
       throw error;
     }
     await jig.run();
@@ -224,7 +225,10 @@ function listenersOnNode(ssOutput: string, node: Node): string[] {
     .filter((line) => {
       // State Recv-Q Send-Q Local:Port Peer:Port ...
       const local = line.trim().split(/\s+/)[3] ?? "";
-      const address = local.slice(0, local.lastIndexOf(":")).replace(/%.*$/, "").replace(/^\[|\]$/g, "");
+      const address = local
+        .slice(0, local.lastIndexOf(":"))
+        .replace(/%.*$/, "")
+        .replace(/^\[|\]$/g, "");
       return own.has(address) || own.has(`[${address}]`);
     });
 }
@@ -233,10 +237,14 @@ function listenersOnNode(ssOutput: string, node: Node): string[] {
 async function expectNotListening(ctx: TestContext, node: Node, port: number): Promise<void> {
   let listening: string[] = [];
   try {
-    await poll(`NodePort ${port} to stop listening on node ${node.metadata.name}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {
-      listening = listenersOnNode(await ctx.driver.execOnNode!(nodeRef(node), `ss -Hltn 'sport = :${port}'`), node);
-      return listening.length === 0 ? true : undefined;
-    });
+    await poll(
+      `NodePort ${port} to stop listening on node ${node.metadata.name}`,
+      { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal },
+      async () => {
+        listening = listenersOnNode(await ctx.driver.execOnNode!(nodeRef(node), `ss -Hltn 'sport = :${port}'`), node);
+        return listening.length === 0 ? true : undefined;
+      },
+    );
   } catch (error) {
     const reason = listening.length > 0 ? `stdout: ${listening.join("; ")}` : (error as Error).message;
     fail(`expected node port ${port} to not be in use in ${ctx.timeouts.kubeProxyLag} ms, ${reason}`);
@@ -261,20 +269,37 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
       const jig = new TestJig(ctx, `svc-itp-${policy.toLowerCase()}`);
       const svc = await jig.createTCPService((s) => void (s.spec.internalTrafficPolicy = policy));
       ctx.step("creating a backend pod with a long termination grace period on node0");
-      const template = jig.podTemplate() as { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: Record<string, unknown>[] } };
+      const template = jig.podTemplate() as {
+        metadata: Record<string, unknown>;
+        spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
+      };
       template.spec.nodeName = node0;
       template.spec.terminationGracePeriodSeconds = 600;
       template.spec.containers[0]!.args = ["netexec", "--http-port=80", "--udp-port=80", "--delay-shutdown=600"];
-      const pod = await ctx.client.create<Pod>(PODS, ctx.namespace, { apiVersion: "v1", kind: "Pod", ...template, metadata: { ...template.metadata, name: "webserver-pod" } });
-      ctx.defer(() => ctx.client.delete(PODS, ctx.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).then(() => undefined, (error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error))));
+      const pod = await ctx.client.create<Pod>(PODS, ctx.namespace, {
+        apiVersion: "v1",
+        kind: "Pod",
+        ...template,
+        metadata: { ...template.metadata, name: "webserver-pod" },
+      });
+      ctx.defer(() =>
+        ctx.client.delete(PODS, ctx.namespace, pod.metadata.name, { gracePeriodSeconds: 0 }).then(
+          () => undefined,
+          (error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error)),
+        ),
+      );
       await jig.waitForReadyPods(1);
       const client = ctx.inCluster;
       const fromNode = policy === "Local" ? node0 : node1;
       const reach = () =>
-        poll(`${svc.spec.clusterIP}:80 to answer from a pod on ${fromNode}`, { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal }, async () => {
-          const response = await client.httpGet(svc.spec.clusterIP!, 80, "/hostname", { timeoutMs: 5000, fromNode });
-          return response.status === 200 ? response.body : undefined;
-        });
+        poll(
+          `${svc.spec.clusterIP}:80 to answer from a pod on ${fromNode}`,
+          { timeoutMs: ctx.timeouts.kubeProxyLag, signal: ctx.signal },
+          async () => {
+            const response = await client.httpGet(svc.spec.clusterIP!, 80, "/hostname", { timeoutMs: 5000, fromNode });
+            return response.status === 200 ? response.body : undefined;
+          },
+        );
       ctx.step(`checking the service answers from a pod on ${fromNode}`);
       await reach();
       ctx.step("deleting the backend pod: it stays terminating and is the only endpoint");
@@ -285,7 +310,8 @@ function terminatingFallback(policy: "Cluster" | "Local"): SuiteTest {
       });
       ctx.step("checking the service still answers through the terminating endpoint");
       const hostname = await reach();
-      if (hostname.trim() !== pod.metadata.name) fail(`expected the answer from the terminating pod ${pod.metadata.name}, got ${JSON.stringify(hostname)}`);
+      if (hostname.trim() !== pod.metadata.name)
+        fail(`expected the answer from the terminating pod ${pod.metadata.name}, got ${JSON.stringify(hostname)}`);
     },
   };
 }

@@ -36,7 +36,7 @@ describe("admission chain", () => {
     const seen: string[] = [];
     const a = attributes();
     await runMutatingAdmission([labeller("first", seen), labeller("second", seen)], a);
-    expect(seen).toEqual(['admit first {}', 'admit second {"first":"yes"}']);
+    expect(seen).toEqual(["admit first {}", 'admit second {"first":"yes"}']);
     expect(a.object?.metadata?.labels).toEqual({ first: "yes", second: "yes" });
   });
 
@@ -62,7 +62,11 @@ describe("admission chain", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ControlPlaneError);
-    expect((error as ControlPlaneError).toStatus()).toMatchObject({ code: 403, reason: "Forbidden", message: 'widgets "a" is forbidden: not today' });
+    expect((error as ControlPlaneError).toStatus()).toMatchObject({
+      code: 403,
+      reason: "Forbidden",
+      message: 'widgets "a" is forbidden: not today',
+    });
     expect(seen).toEqual([]);
   });
 });

@@ -30,7 +30,10 @@ const OPTIONS_KIND: Record<AdmissionAttributes["operation"], string | undefined>
 };
 
 /** The operation's options object from what the registry was told (dry run, field manager). */
-export function operationOptions(operation: AdmissionAttributes["operation"], request: { dryRun?: boolean; fieldManager?: string }): Record<string, unknown> | undefined {
+export function operationOptions(
+  operation: AdmissionAttributes["operation"],
+  request: { dryRun?: boolean; fieldManager?: string },
+): Record<string, unknown> | undefined {
   const kind = OPTIONS_KIND[operation];
   if (kind === undefined) return undefined;
   const options: Record<string, unknown> = { kind, apiVersion: "meta.k8s.io/v1" };

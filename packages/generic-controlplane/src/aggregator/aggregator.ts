@@ -27,7 +27,10 @@ export interface Aggregator {
   /** Proxies requests of service-backed group versions; runs last among the handler stages. */
   readonly stage: HandlerStage;
   /** The local documents with the extension servers' group versions merged in. */
-  documents(local: { discovery: DiscoveryDocuments; openapi: OpenApiDocuments }): { discovery: DiscoveryDocuments; openapi: OpenApiDocuments };
+  documents(local: { discovery: DiscoveryDocuments; openapi: OpenApiDocuments }): {
+    discovery: DiscoveryDocuments;
+    openapi: OpenApiDocuments;
+  };
   /** Registers the local APIServices and starts checking the remote ones. */
   start(): Promise<void>;
   /** The served set changed: local APIServices follow (no-op before `start`). */
@@ -52,7 +55,10 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
   };
   return {
     stage: aggregatorProxyStage(availability, { maxBodyBytes: options.maxBodyBytes }),
-    documents: (local) => ({ discovery: mergedDiscovery(local.discovery, availability.remotes), openapi: mergedOpenApi(local.openapi, availability.remotes) }),
+    documents: (local) => ({
+      discovery: mergedDiscovery(local.discovery, availability.remotes),
+      openapi: mergedOpenApi(local.openapi, availability.remotes),
+    }),
     async start() {
       started = true;
       await syncLocalAPIServices(options.store, options.definitions());

@@ -135,7 +135,7 @@ export class AvailabilityController {
   async #check(name: string): Promise<void> {
     let apiService: APIService;
     try {
-      apiService = (await this.#options.store.get(undefined, name));
+      apiService = await this.#options.store.get(undefined, name);
     } catch (error) {
       if (isControlPlaneError(error) && error.code === "NotFound") return this.#forget(name);
       throw error;
@@ -157,7 +157,9 @@ export class AvailabilityController {
       try {
         answer = await getFromRemote(remote.endpoint, path, this.#options.checkTimeoutMs ?? 6000);
       } catch (error) {
-        throw new Error(`failing or missing response from ${discoveryURL}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(`failing or missing response from ${discoveryURL}: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       }
       if (answer.status < 200 || answer.status >= 300) throw new Error(`bad status from ${discoveryURL}: ${answer.status}`);
       resources = JSON.parse(answer.body.toString("utf8")) as RemoteGroupVersion["resources"];
@@ -218,7 +220,11 @@ export class AvailabilityController {
           const conditions = apiService.status?.conditions ?? [];
           const existing = conditions.find((c) => c.type === "Available");
           if (sameCondition(existing, condition)) return current;
-          const next: APIServiceCondition = { ...condition, lastTransitionTime: existing?.status === condition.status && existing.lastTransitionTime ? existing.lastTransitionTime : formatTime(new Date()) };
+          const next: APIServiceCondition = {
+            ...condition,
+            lastTransitionTime:
+              existing?.status === condition.status && existing.lastTransitionTime ? existing.lastTransitionTime : formatTime(new Date()),
+          };
           apiService.status = { conditions: [...conditions.filter((c) => c.type !== "Available"), next] };
           return apiService;
         },

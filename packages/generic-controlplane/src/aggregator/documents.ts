@@ -1,5 +1,11 @@
 import type { DiscoveryDocuments } from "../discovery/discovery.js";
-import type { APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResourceDiscovery, APISubresourceDiscovery } from "../discovery/types.js";
+import type {
+  APIGroupDiscovery,
+  APIGroupDiscoveryList,
+  APIGroupList,
+  APIResourceDiscovery,
+  APISubresourceDiscovery,
+} from "../discovery/types.js";
 import type { OpenApiDocuments } from "../openapi/documents.js";
 import type { SwaggerDocument } from "../openapi/v2.js";
 import { encodeGnosticDocument } from "../openapi/v2-protobuf.js";
@@ -27,7 +33,10 @@ function remoteGroups(remotes: readonly RemoteGroupVersion[]): Array<{ name: str
   }
   const priority = (versions: RemoteGroupVersion[]) => Math.max(...versions.map((v) => v.groupPriorityMinimum));
   return [...groups.entries()]
-    .map(([name, versions]) => ({ name, versions: versions.sort((a, b) => b.versionPriority - a.versionPriority || (a.version < b.version ? -1 : 1)) }))
+    .map(([name, versions]) => ({
+      name,
+      versions: versions.sort((a, b) => b.versionPriority - a.versionPriority || (a.version < b.version ? -1 : 1)),
+    }))
     .sort((a, b) => priority(b.versions) - priority(a.versions) || (a.name < b.name ? -1 : 1));
 }
 
@@ -77,7 +86,8 @@ export function mergedDiscovery(local: DiscoveryDocuments, remotes: readonly Rem
       for (const remote of groups) {
         const existing = merged.find((g) => g.name === remote.name);
         const versions = remote.versions.map((v) => forDiscovery(remote.name, v.version));
-        if (existing !== undefined) existing.versions.push(...versions.filter((v) => !existing.versions.some((e) => e.version === v.version)));
+        if (existing !== undefined)
+          existing.versions.push(...versions.filter((v) => !existing.versions.some((e) => e.version === v.version)));
         else merged.push({ name: remote.name, versions, preferredVersion: versions[0] as { groupVersion: string; version: string } });
       }
       return { ...list, groups: merged };
@@ -93,7 +103,8 @@ export function mergedDiscovery(local: DiscoveryDocuments, remotes: readonly Rem
       for (const remote of groups) {
         const versions = remote.versions.map(aggregatedVersion);
         const existing = items.find((item) => item.metadata.name === remote.name);
-        if (existing !== undefined) existing.versions.push(...versions.filter((v) => !existing.versions.some((e) => e.version === v.version)));
+        if (existing !== undefined)
+          existing.versions.push(...versions.filter((v) => !existing.versions.some((e) => e.version === v.version)));
         else items.push({ metadata: { name: remote.name, creationTimestamp: null }, versions });
       }
       return { ...list, items };
@@ -108,8 +119,11 @@ export function mergedDiscovery(local: DiscoveryDocuments, remotes: readonly Rem
  */
 export function mergedOpenApi(local: OpenApiDocuments, remotes: readonly RemoteGroupVersion[]): OpenApiDocuments {
   const documents = new Map<string, { json: string; hash: string }>();
-  for (const remote of remotes) if (remote.available && remote.openapi !== undefined) documents.set(`apis/${remote.group}/${remote.version}`, remote.openapi);
-  const swaggers = remoteGroups(remotes).flatMap((group) => group.versions.flatMap((v) => (v.openapiV2 === undefined ? [] : [v.openapiV2.document])));
+  for (const remote of remotes)
+    if (remote.available && remote.openapi !== undefined) documents.set(`apis/${remote.group}/${remote.version}`, remote.openapi);
+  const swaggers = remoteGroups(remotes).flatMap((group) =>
+    group.versions.flatMap((v) => (v.openapiV2 === undefined ? [] : [v.openapiV2.document])),
+  );
   let merged: SwaggerDocument | undefined;
   let json: string | undefined;
   let protobuf: Uint8Array | undefined;

@@ -50,7 +50,10 @@ function keepPaths(document: SwaggerDocument, paths: readonly string[]): Swagger
     }
   };
   forEachRef(kept, (ref) => (ref.startsWith(DEFINITION_PREFIX) ? note(ref.slice(DEFINITION_PREFIX.length)) : undefined));
-  while (pending.length > 0) forEachRef(definitions[pending.pop()!], (ref) => (ref.startsWith(DEFINITION_PREFIX) ? note(ref.slice(DEFINITION_PREFIX.length)) : undefined));
+  while (pending.length > 0)
+    forEachRef(definitions[pending.pop()!], (ref) =>
+      ref.startsWith(DEFINITION_PREFIX) ? note(ref.slice(DEFINITION_PREFIX.length)) : undefined,
+    );
   return { ...document, paths: kept, definitions: Object.fromEntries(Object.entries(definitions).filter(([name]) => reachable.has(name))) };
 }
 
@@ -70,7 +73,9 @@ function renameDefinitions(document: SwaggerDocument, renames: ReadonlyMap<strin
   };
   rewrite(document.paths);
   rewrite(document.definitions);
-  document.definitions = Object.fromEntries(Object.entries(document.definitions).map(([name, schema]) => [renames.get(name) ?? name, schema]));
+  document.definitions = Object.fromEntries(
+    Object.entries(document.definitions).map(([name, schema]) => [renames.get(name) ?? name, schema]),
+  );
 }
 
 function forEachRef(value: unknown, visit: (ref: string) => void): void {

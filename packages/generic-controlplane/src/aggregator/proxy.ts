@@ -8,7 +8,18 @@ import type { AvailabilityController, RemoteGroupVersion } from "./availability.
 import { remoteUserHeaders, tlsOptions } from "./remote.js";
 
 /** Headers never passed on: hop-by-hop ones, and the caller's credentials and identity claims (the proxy states who the user is). */
-const DROPPED = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "authorization", "content-length"]);
+const DROPPED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+  "authorization",
+  "content-length",
+]);
 const isIdentityHeader = (name: string) => name.startsWith("impersonate-") || name.startsWith("x-remote-");
 
 /** Answers as upstream's `proxyError` does: a plain-text body with the status (`http.Error`). */

@@ -40,7 +40,9 @@ export async function resolveRemote(apiService: APIService, resolver: ServiceRes
 }
 
 /** TLS options of a connection to `endpoint`: its CA (or none checked with insecureSkipTLSVerify) and the service's name. */
-export function tlsOptions(endpoint: RemoteEndpoint): Pick<RequestOptions, "ca" | "servername" | "rejectUnauthorized" | "checkServerIdentity"> {
+export function tlsOptions(
+  endpoint: RemoteEndpoint,
+): Pick<RequestOptions, "ca" | "servername" | "rejectUnauthorized" | "checkServerIdentity"> {
   const options: Pick<RequestOptions, "ca" | "servername" | "rejectUnauthorized" | "checkServerIdentity"> = {};
   if (endpoint.insecureSkipTLSVerify) options.rejectUnauthorized = false;
   else if (endpoint.ca !== undefined) options.ca = endpoint.ca;
@@ -49,7 +51,12 @@ export function tlsOptions(endpoint: RemoteEndpoint): Pick<RequestOptions, "ca" 
 }
 
 /** The headers an extension server trusts to name the user (upstream's request-header authentication). */
-export function remoteUserHeaders(user: { name: string; groups: readonly string[]; uid?: string | undefined; extra?: Record<string, string[]> | undefined }): Record<string, string | string[]> {
+export function remoteUserHeaders(user: {
+  name: string;
+  groups: readonly string[];
+  uid?: string | undefined;
+  extra?: Record<string, string[]> | undefined;
+}): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { "X-Remote-User": user.name };
   if (user.groups.length > 0) headers["X-Remote-Group"] = [...user.groups];
   if (user.uid) headers["X-Remote-Uid"] = user.uid;
@@ -69,7 +76,13 @@ export function getFromRemote(endpoint: RemoteEndpoint, path: string, timeoutMs:
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
-      { method: "GET", headers: { Accept: "application/json", ...remoteUserHeaders({ name: "system:kube-aggregator", groups: ["system:masters"] }) }, agent: false, signal: deadline, ...tlsOptions(endpoint) },
+      {
+        method: "GET",
+        headers: { Accept: "application/json", ...remoteUserHeaders({ name: "system:kube-aggregator", groups: ["system:masters"] }) },
+        agent: false,
+        signal: deadline,
+        ...tlsOptions(endpoint),
+      },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -43,7 +43,9 @@ describe("[sig-api-machinery] CustomResourceDefinition resources [Privileged:Clu
     const deleted = await t.call("DELETE", `${CRDS}?labelSelector=e2e-list-test-uuid%3Dabc`);
     expect(deleted.status).toBe(200);
     expect(deleted.json.items).toHaveLength(10);
-    const remaining = (await t.call("GET", CRDS)).json.items.filter((c: any) => c.spec.group === "listing.example.com" && c.metadata.deletionTimestamp === undefined);
+    const remaining = (await t.call("GET", CRDS)).json.items.filter(
+      (c: any) => c.spec.group === "listing.example.com" && c.metadata.deletionTimestamp === undefined,
+    );
     expect(remaining.map((c: any) => c.metadata.name)).toEqual(["others.listing.example.com"]);
   });
 
@@ -54,7 +56,10 @@ describe("[sig-api-machinery] CustomResourceDefinition resources [Privileged:Clu
     expect(status.status).toBe(200);
     expect(status.json.kind).toBe("CustomResourceDefinition");
     const updated = structuredClone(status.json);
-    updated.status.conditions = [...(updated.status.conditions ?? []), { type: "StatusUpdated", status: "True", reason: "E2E", message: "Set from e2e test" }];
+    updated.status.conditions = [
+      ...(updated.status.conditions ?? []),
+      { type: "StatusUpdated", status: "True", reason: "E2E", message: "Set from e2e test" },
+    ];
     const put = await t.call("PUT", `${CRDS}/statuses.status.example.com/status`, { body: updated });
     expect(put.status).toBe(200);
     expect(put.json.status.conditions).toContainEqual(expect.objectContaining({ type: "StatusUpdated", status: "True" }));
@@ -71,11 +76,18 @@ describe("[sig-api-machinery] CustomResourceDefinition resources [Privileged:Clu
   it("should include custom resource definition resources in discovery documents", async () => {
     const groups = (await t.call("GET", "/apis")).json;
     const group = groups.groups.find((g: any) => g.name === "apiextensions.k8s.io");
-    expect(group).toMatchObject({ preferredVersion: { groupVersion: "apiextensions.k8s.io/v1", version: "v1" }, versions: [{ groupVersion: "apiextensions.k8s.io/v1", version: "v1" }] });
+    expect(group).toMatchObject({
+      preferredVersion: { groupVersion: "apiextensions.k8s.io/v1", version: "v1" },
+      versions: [{ groupVersion: "apiextensions.k8s.io/v1", version: "v1" }],
+    });
     const groupDoc = (await t.call("GET", "/apis/apiextensions.k8s.io")).json;
     expect(groupDoc.preferredVersion.version).toBe("v1");
     const resources = (await t.call("GET", "/apis/apiextensions.k8s.io/v1")).json.resources;
-    expect(resources.find((r: any) => r.name === "customresourcedefinitions")).toMatchObject({ kind: "CustomResourceDefinition", namespaced: false, shortNames: ["crd", "crds"] });
+    expect(resources.find((r: any) => r.name === "customresourcedefinitions")).toMatchObject({
+      kind: "CustomResourceDefinition",
+      namespaced: false,
+      shortNames: ["crd", "crds"],
+    });
     expect(resources.map((r: any) => r.name)).toContain("customresourcedefinitions/status");
   });
 

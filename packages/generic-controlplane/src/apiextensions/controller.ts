@@ -202,7 +202,7 @@ export class CrdController {
   async #reconcile(name: string): Promise<boolean> {
     let crd: CustomResourceDefinition;
     try {
-      crd = (await this.#options.crds.get(undefined, name));
+      crd = await this.#options.crds.get(undefined, name);
     } catch (error) {
       if (isControlPlaneError(error) && error.code === "NotFound") {
         this.#unserve(name);
@@ -238,7 +238,11 @@ export class CrdController {
     }
     this.#serve(crd);
     if (!isConditionTrue(crd, "Established")) {
-      setCondition(next, { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" }, now);
+      setCondition(
+        next,
+        { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" },
+        now,
+      );
       await this.#updateStatus(next);
     }
     return false;
@@ -258,7 +262,11 @@ export class CrdController {
       return;
     }
     const message = problems.map((p) => `${p.field}: ${p.detail}`).join(", ");
-    setCondition(crd, { type: "NonStructuralSchema", status: "True", reason: "Violations", message: problems.length > 1 ? `[${message}]` : message }, now);
+    setCondition(
+      crd,
+      { type: "NonStructuralSchema", status: "True", reason: "Violations", message: problems.length > 1 ? `[${message}]` : message },
+      now,
+    );
   }
 
   async #updateStatus(crd: CustomResourceDefinition): Promise<void> {
@@ -270,7 +278,12 @@ export class CrdController {
    * deleted, then InstanceDeletionCompleted and the finalizer removed (the CRD then goes).
    */
   async #cleanUp(crd: CustomResourceDefinition, now: string): Promise<boolean> {
-    const progress: CustomResourceDefinitionCondition = { type: "Terminating", status: "True", reason: "InstanceDeletionInProgress", message: "CustomResource deletion is in progress" };
+    const progress: CustomResourceDefinitionCondition = {
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionInProgress",
+      message: "CustomResource deletion is in progress",
+    };
     if (findCondition(crd, "Terminating")?.reason !== "InstanceDeletionInProgress") {
       const next = cloneJson(crd);
       setCondition(next, progress, now);
@@ -292,7 +305,16 @@ export class CrdController {
         } catch (error) {
           if (!(isControlPlaneError(error) && error.code === "NotFound")) {
             const failed = cloneJson(crd);
-            setCondition(failed, { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not issue all deletes: ${(error as Error).message}` }, now);
+            setCondition(
+              failed,
+              {
+                type: "Terminating",
+                status: "True",
+                reason: "InstanceDeletionFailed",
+                message: `could not issue all deletes: ${(error as Error).message}`,
+              },
+              now,
+            );
             await this.#updateStatus(failed);
             return true;
           }
@@ -302,7 +324,11 @@ export class CrdController {
     // Custom resources held by their own finalizers: look again until they are gone.
     if (remaining > 0) return true;
     const done = cloneJson(crd);
-    setCondition(done, { type: "Terminating", status: "False", reason: "InstanceDeletionCompleted", message: "removed all instances" }, now);
+    setCondition(
+      done,
+      { type: "Terminating", status: "False", reason: "InstanceDeletionCompleted", message: "removed all instances" },
+      now,
+    );
     done.metadata!.finalizers = (done.metadata!.finalizers ?? []).filter((f) => f !== CUSTOM_RESOURCE_CLEANUP_FINALIZER);
     await this.#updateStatus(done);
     return false;
@@ -326,7 +352,9 @@ export class CrdController {
 
   /** The CRD's converter, undefined for `None`: the embedder's factory first, then the `Webhook` strategy's. */
   #converter(crd: CustomResourceDefinition) {
-    return converterFor(crd, this.#options.converters, (c) => (c.spec?.conversion?.strategy === "Webhook" ? webhookConverter(c, { resolver: this.#options.serviceResolver }) : undefined));
+    return converterFor(crd, this.#options.converters, (c) =>
+      c.spec?.conversion?.strategy === "Webhook" ? webhookConverter(c, { resolver: this.#options.serviceResolver }) : undefined,
+    );
   }
 
   /** Fills in the defaults of the CRD version an object is in (by its apiVersion). */
@@ -368,7 +396,11 @@ export class CrdController {
     for (const definition of this.#definitions(crd)) {
       const store = this.#store(crd, definition);
       const version = crd.spec?.versions?.find((v) => v.name === definition.version);
-      served.versions.set(definition.version, { store, scale: version?.subresources?.scale, warning: version === undefined ? undefined : deprecationWarning(crd, version) });
+      served.versions.set(definition.version, {
+        store,
+        scale: version?.subresources?.scale,
+        warning: version === undefined ? undefined : deprecationWarning(crd, version),
+      });
       this.#options.server.addResource({ definition, store });
     }
     for (const version of current?.versions.keys() ?? []) {

@@ -4,7 +4,10 @@ import { validateConversion } from "./validation.js";
 /** upstream `validateConversionReviewVersions` for a Webhook conversion's `conversionReviewVersions`. */
 describe("conversionReviewVersions", () => {
   const errors = (versions: string[]) =>
-    validateConversion({ strategy: "Webhook", webhook: { clientConfig: { url: "https://example.com/convert" }, conversionReviewVersions: versions } }, "spec.conversion").map((e) => [e.type, e.field, e.value, e.detail]);
+    validateConversion(
+      { strategy: "Webhook", webhook: { clientConfig: { url: "https://example.com/convert" }, conversionReviewVersions: versions } },
+      "spec.conversion",
+    ).map((e) => [e.type, e.field, e.value, e.detail]);
   const path = "spec.conversion.webhook.conversionReviewVersions";
 
   it("requires at least one version", () => {
@@ -18,7 +21,12 @@ describe("conversionReviewVersions", () => {
   it("refuses duplicates and versions that are no DNS-1035 label", () => {
     expect(errors(["v1", "v1", "V2"])).toEqual([
       ["FieldValueInvalid", `${path}[1]`, "v1", "duplicate version"],
-      ["FieldValueInvalid", `${path}[2]`, "V2", "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"],
+      [
+        "FieldValueInvalid",
+        `${path}[2]`,
+        "V2",
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      ],
     ]);
   });
 

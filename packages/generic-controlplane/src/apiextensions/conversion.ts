@@ -34,7 +34,11 @@ export function convertNone(object: KubeObject, apiVersion: string): KubeObject 
  * beyond rewriting `apiVersion`, as fast as a CRD with one version). `factory` (the embedder's)
  * is asked first, then `builtIn` (the `Webhook` converter).
  */
-export function converterFor(crd: CustomResourceDefinition, factory: ConverterFactory | undefined, builtIn?: ConverterFactory): CustomResourceConverter | undefined {
+export function converterFor(
+  crd: CustomResourceDefinition,
+  factory: ConverterFactory | undefined,
+  builtIn?: ConverterFactory,
+): CustomResourceConverter | undefined {
   const strategy = crd.spec?.conversion?.strategy ?? "None";
   if (strategy === "None") return undefined;
   const converter = factory?.(crd) ?? builtIn?.(crd);

@@ -8,18 +8,31 @@ import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdat
 
 /** Any JSON object, kept as sent (a JSONSchemaProps document, a subresource marker). */
 const anyObject = (description: string): JSONSchemaProps => ({ type: "object", description, "x-kubernetes-preserve-unknown-fields": true });
-const stringList = (description: string): JSONSchemaProps => ({ type: "array", description, items: { type: "string" }, "x-kubernetes-list-type": "atomic" });
+const stringList = (description: string): JSONSchemaProps => ({
+  type: "array",
+  description,
+  items: { type: "string" },
+  "x-kubernetes-list-type": "atomic",
+});
 
 const namesSchema = (description: string): JSONSchemaProps => ({
   type: "object",
   description,
   required: ["plural", "kind"],
   properties: {
-    categories: stringList("categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`."),
-    kind: stringSchema("kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls."),
+    categories: stringList(
+      "categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.",
+    ),
+    kind: stringSchema(
+      "kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.",
+    ),
     listKind: stringSchema('listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".'),
-    plural: stringSchema("plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase."),
-    shortNames: stringList("shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase."),
+    plural: stringSchema(
+      "plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.",
+    ),
+    shortNames: stringList(
+      "shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.",
+    ),
     singular: stringSchema("singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`."),
   },
 });
@@ -29,7 +42,11 @@ const conditionSchema: JSONSchemaProps = {
   description: "CustomResourceDefinitionCondition contains details for the current condition of this pod.",
   required: ["type", "status"],
   properties: {
-    lastTransitionTime: { type: "string", format: "date-time", description: "lastTransitionTime last time the condition transitioned from one status to another." },
+    lastTransitionTime: {
+      type: "string",
+      format: "date-time",
+      description: "lastTransitionTime last time the condition transitioned from one status to another.",
+    },
     message: stringSchema("message is a human-readable message indicating details about last transition."),
     reason: stringSchema("reason is a unique, one-word, CamelCase reason for the condition's last transition."),
     status: stringSchema("status is the status of the condition. Can be True, False, Unknown."),
@@ -41,7 +58,8 @@ const schema = kindSchema({
   group: CRD_GROUP,
   version: CRD_VERSION,
   kind: "CustomResourceDefinition",
-  description: "CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.",
+  description:
+    "CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.",
   required: ["spec"],
   properties: {
     spec: {
@@ -50,14 +68,21 @@ const schema = kindSchema({
       required: ["group", "names", "scope", "versions"],
       properties: {
         conversion: anyObject("conversion defines conversion settings for the CRD."),
-        group: stringSchema("group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`)."),
+        group: stringSchema(
+          "group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).",
+        ),
         names: namesSchema("names specify the resource and kind names for the custom resource."),
-        preserveUnknownFields: booleanSchema("preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`."),
-        scope: stringSchema("scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`."),
+        preserveUnknownFields: booleanSchema(
+          "preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`.",
+        ),
+        scope: stringSchema(
+          "scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.",
+        ),
         versions: {
           type: "array",
           "x-kubernetes-list-type": "atomic",
-          description: "versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery.",
+          description:
+            "versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery.",
           items: {
             type: "object",
             description: "CustomResourceDefinitionVersion describes a version for CRD.",
@@ -66,17 +91,24 @@ const schema = kindSchema({
               additionalPrinterColumns: {
                 type: "array",
                 "x-kubernetes-list-type": "atomic",
-                description: "additionalPrinterColumns specifies additional columns returned in Table output. If no columns are specified, a single column displaying the age of the custom resource is used.",
+                description:
+                  "additionalPrinterColumns specifies additional columns returned in Table output. If no columns are specified, a single column displaying the age of the custom resource is used.",
                 items: {
                   type: "object",
                   description: "CustomResourceColumnDefinition specifies a column for server side printing.",
                   required: ["name", "type", "jsonPath"],
                   properties: {
                     description: stringSchema("description is a human readable description of this column."),
-                    format: stringSchema("format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name."),
-                    jsonPath: stringSchema("jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column."),
+                    format: stringSchema(
+                      "format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name.",
+                    ),
+                    jsonPath: stringSchema(
+                      "jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.",
+                    ),
                     name: stringSchema("name is a human readable name for the column."),
-                    priority: int32Schema("priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0."),
+                    priority: int32Schema(
+                      "priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.",
+                    ),
                     type: stringSchema("type is an OpenAPI type definition for this column."),
                   },
                 },
@@ -84,15 +116,28 @@ const schema = kindSchema({
               deprecated: booleanSchema("deprecated indicates this version of the custom resource API is deprecated."),
               deprecationWarning: stringSchema("deprecationWarning overrides the default warning returned to API clients."),
               name: stringSchema("name is the version name, e.g. “v1”, “v2beta1”, etc."),
-              schema: anyObject("schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource."),
+              schema: anyObject(
+                "schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.",
+              ),
               selectableFields: {
                 type: "array",
                 "x-kubernetes-list-type": "atomic",
-                description: "selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed.",
-                items: { type: "object", required: ["jsonPath"], properties: { jsonPath: stringSchema("jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.") } },
+                description:
+                  "selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed.",
+                items: {
+                  type: "object",
+                  required: ["jsonPath"],
+                  properties: {
+                    jsonPath: stringSchema(
+                      "jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value.",
+                    ),
+                  },
+                },
               },
               served: booleanSchema("served is a flag enabling/disabling this version from being served via REST APIs"),
-              storage: booleanSchema("storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true."),
+              storage: booleanSchema(
+                "storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.",
+              ),
               subresources: anyObject("subresources specify what subresources this version of the defined custom resource have."),
             },
           },
@@ -103,7 +148,9 @@ const schema = kindSchema({
       type: "object",
       description: "status indicates the actual state of the CustomResourceDefinition",
       properties: {
-        acceptedNames: namesSchema("acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec."),
+        acceptedNames: namesSchema(
+          "acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.",
+        ),
         conditions: {
           type: "array",
           description: "conditions indicate state for particular aspects of a CustomResourceDefinition",

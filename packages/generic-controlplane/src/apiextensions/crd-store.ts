@@ -18,7 +18,12 @@ function beginTermination(crd: CustomResourceDefinition, now: Date): CustomResou
   if (!finalizers.includes(CUSTOM_RESOURCE_CLEANUP_FINALIZER)) meta.finalizers = [...finalizers, CUSTOM_RESOURCE_CLEANUP_FINALIZER];
   setCondition(
     crd,
-    { type: "Terminating", status: "True", reason: "InstanceDeletionPending", message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon" },
+    {
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionPending",
+      message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+    },
     formatTime(now),
   );
   return crd;
@@ -43,7 +48,12 @@ class CrdStore extends TerminatingStore {
   }
 
   /** upstream customresourcedefinition `REST.Delete`. */
-  async delete(_namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
+  async delete(
+    _namespace: string | undefined,
+    name: string,
+    deleteOptions: DeleteOptions = {},
+    options: RequestOptions = {},
+  ): Promise<DeleteResult> {
     const start = await this.startDeletion(name, deleteOptions);
     if (start.current.metadata?.deletionTimestamp === undefined) {
       const object = await this.terminate(name, start, options, (existing) => beginTermination(existing, this.clock()));
@@ -53,7 +63,12 @@ class CrdStore extends TerminatingStore {
   }
 
   /** Each CRD of the collection goes through `delete`, so each keeps its custom resources' cleanup. */
-  async deleteCollection(namespace: string | undefined, request: ListRequest, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<KubeList> {
+  async deleteCollection(
+    namespace: string | undefined,
+    request: ListRequest,
+    deleteOptions?: DeleteOptions,
+    options?: RequestOptions,
+  ): Promise<KubeList> {
     const list = await this.main.list(namespace, request);
     const items: KubeObject[] = [];
     for (const item of list.items) {

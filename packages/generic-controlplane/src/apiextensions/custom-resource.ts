@@ -7,7 +7,13 @@ import { compareKubeVersions } from "../discovery/versions.js";
 import { convertNone, type CustomResourceConverter } from "./conversion.js";
 import { compilePath } from "./jsonpath.js";
 import type { CompiledCustomResourceSchema, CustomResourceSchemas } from "./schema-seam.js";
-import { isConditionTrue, storageVersionOf, type CustomResourceColumnDefinition, type CustomResourceDefinition, type CustomResourceDefinitionVersion } from "./types.js";
+import {
+  isConditionTrue,
+  storageVersionOf,
+  type CustomResourceColumnDefinition,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionVersion,
+} from "./types.js";
 import { SCALE_SUBRESOURCE, scaleErrors } from "./scale.js";
 import { stringifyExactJson } from "../api/exact-json.js";
 
@@ -59,7 +65,8 @@ function printerColumn(column: CustomResourceColumnDefinition): PrinterColumn {
 /** Columns of a version: its additionalPrinterColumns, or Age when it has none (upstream `serveDefaultColumnsIfEmpty`). */
 function printerColumns(version: CustomResourceDefinitionVersion): PrinterColumn[] {
   const columns = version.additionalPrinterColumns ?? [];
-  if (columns.length === 0) return [printerColumn({ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: AGE_DESCRIPTION })];
+  if (columns.length === 0)
+    return [printerColumn({ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: AGE_DESCRIPTION })];
   return columns.map(printerColumn);
 }
 
@@ -214,4 +221,3 @@ export function customResourceDefinitionsFor(crd: CustomResourceDefinition, opti
       };
     });
 }
-

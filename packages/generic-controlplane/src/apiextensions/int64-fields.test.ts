@@ -23,7 +23,8 @@ afterAll(async () => {
 
 const COUNTERS = "/apis/int64.example.com/v1/namespaces/default/counters";
 const JSON_TYPE = { "Content-Type": "application/json" };
-const counter = (name: string, spec: string): string => `{"apiVersion":"int64.example.com/v1","kind":"Counter","metadata":{"name":"${name}"},"spec":${spec}}`;
+const counter = (name: string, spec: string): string =>
+  `{"apiVersion":"int64.example.com/v1","kind":"Counter","metadata":{"name":"${name}"},"spec":${spec}}`;
 
 describe("custom resource int64 fields stay exact", () => {
   it.each([
@@ -31,7 +32,10 @@ describe("custom resource int64 fields stay exact", () => {
     ["int64-max", "9223372036854775807"],
     ["int64-min", "-9223372036854775808"],
   ])("stores, returns and lists %s (%s) exactly", async (name, literal) => {
-    const created = await t.call("POST", COUNTERS, { raw: counter(name, `{"total":${literal},"free":{"n":${literal}}}`), headers: JSON_TYPE });
+    const created = await t.call("POST", COUNTERS, {
+      raw: counter(name, `{"total":${literal},"free":{"n":${literal}}}`),
+      headers: JSON_TYPE,
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.text).toContain(`"total":${literal}`);
     const read = await t.call("GET", `${COUNTERS}/${name}`);
@@ -46,16 +50,27 @@ describe("custom resource int64 fields stay exact", () => {
   it("keeps the int64 exact through merge, JSON and apply patches, YAML answers and watch events", async () => {
     const created = await t.call("POST", COUNTERS, { raw: counter("patched", '{"total":1}'), headers: JSON_TYPE });
     expect(created.status, created.text).toBe(201);
-    const watch = await fetch(`${t.plane.url}${COUNTERS}?watch=true&resourceVersion=${created.json.metadata.resourceVersion}&timeoutSeconds=2`);
-    const merged = await t.call("PATCH", `${COUNTERS}/patched`, { raw: '{"spec":{"total":9007199254740993}}', headers: { "Content-Type": "application/merge-patch+json" } });
+    const watch = await fetch(
+      `${t.plane.url}${COUNTERS}?watch=true&resourceVersion=${created.json.metadata.resourceVersion}&timeoutSeconds=2`,
+    );
+    const merged = await t.call("PATCH", `${COUNTERS}/patched`, {
+      raw: '{"spec":{"total":9007199254740993}}',
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(merged.status, merged.text).toBe(200);
     expect(merged.text).toContain('"total":9007199254740993');
     expect(await watch.text()).toContain('"total":9007199254740993');
-    const patched = await t.call("PATCH", `${COUNTERS}/patched`, { raw: '[{"op":"add","path":"/spec/free","value":{"n":-9223372036854775808}}]', headers: { "Content-Type": "application/json-patch+json" } });
+    const patched = await t.call("PATCH", `${COUNTERS}/patched`, {
+      raw: '[{"op":"add","path":"/spec/free","value":{"n":-9223372036854775808}}]',
+      headers: { "Content-Type": "application/json-patch+json" },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.text).toContain('"n":-9223372036854775808');
     expect(patched.text).toContain('"total":9007199254740993');
-    const applied = await t.call("PATCH", `${COUNTERS}/patched?fieldManager=m&force=true`, { raw: counter("patched", '{"total":9223372036854775807}'), headers: { "Content-Type": "application/apply-patch+yaml" } });
+    const applied = await t.call("PATCH", `${COUNTERS}/patched?fieldManager=m&force=true`, {
+      raw: counter("patched", '{"total":9223372036854775807}'),
+      headers: { "Content-Type": "application/apply-patch+yaml" },
+    });
     expect(applied.status, applied.text).toBe(200);
     expect(applied.text).toContain('"total":9223372036854775807');
     const yaml = await fetch(`${t.plane.url}${COUNTERS}/patched`, { headers: { Accept: "application/yaml" } });
@@ -98,7 +113,11 @@ describe("custom resource int64 fields stay exact", () => {
   ])("refuses %s (%s), which Go decodes as a float64 beyond 2^53", async (name, literal) => {
     const r = await t.call("POST", COUNTERS, { raw: counter(name, `{"total":${literal}}`), headers: JSON_TYPE });
     expect(r.status, r.text).toBe(422);
-    expect(r.json.details.causes).toContainEqual({ reason: "FieldValueTypeInvalid", field: "spec.total", message: 'Invalid value: "number": spec.total in body must be of type integer: "number"' });
+    expect(r.json.details.causes).toContainEqual({
+      reason: "FieldValueTypeInvalid",
+      field: "spec.total",
+      message: 'Invalid value: "number": spec.total in body must be of type integer: "number"',
+    });
     expect((await t.call("GET", `${COUNTERS}/${name}`)).status).toBe(404);
   });
 });

@@ -46,7 +46,8 @@ export function parsePath(expression: string): Step[] {
       }
       let name = "";
       while (i < text.length && FIELD_CHAR.test(text[i]!)) name += text[i++];
-      if (name === "" && i < text.length && text[i] !== "[") throw new JsonPathError(`invalid character ${JSON.stringify(text[i])} at ${i} in ${expression}`);
+      if (name === "" && i < text.length && text[i] !== "[")
+        throw new JsonPathError(`invalid character ${JSON.stringify(text[i])} at ${i} in ${expression}`);
       if (name !== "") steps.push({ kind: "field", name });
     } else if (c === "[") {
       const close = text.startsWith("[?(", i) ? text.indexOf(")]", i) + 1 : text.indexOf("]", i);
@@ -78,7 +79,8 @@ function apply(steps: readonly Step[], values: unknown[]): unknown[] {
     for (const value of current) {
       switch (step.kind) {
         case "field":
-          if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.name)) next.push((value as Record<string, unknown>)[step.name]);
+          if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.name))
+            next.push((value as Record<string, unknown>)[step.name]);
           break;
         case "index":
           if (Array.isArray(value)) {

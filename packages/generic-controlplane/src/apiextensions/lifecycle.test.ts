@@ -53,7 +53,11 @@ describe("CRD lifecycle", () => {
     expect(v2.definitions["com.example.discovery.v1.Probe"]).toBeDefined();
 
     expect((await t.call("DELETE", `${CRDS}/probes.discovery.example.com`)).status).toBe(200);
-    await eventually("the CRD to be gone", async () => ((await t.call("GET", `${CRDS}/probes.discovery.example.com`)).status === 404 ? true : undefined), 1000);
+    await eventually(
+      "the CRD to be gone",
+      async () => ((await t.call("GET", `${CRDS}/probes.discovery.example.com`)).status === 404 ? true : undefined),
+      1000,
+    );
     expect(await groupNames(t)).not.toContain("discovery.example.com");
     expect(await aggregatedResources(t, "discovery.example.com")).toBeUndefined();
     expect((await t.call("GET", "/openapi/v3")).json.paths["apis/discovery.example.com/v1"]).toBeUndefined();
@@ -72,22 +76,41 @@ describe("CRD lifecycle", () => {
     expect(deleted.status).toBe(200);
     expect(deleted.json.metadata.finalizers).toEqual(["customresourcecleanup.apiextensions.k8s.io"]);
     expect(deleted.json.metadata.deletionTimestamp).toBeDefined();
-    expect(deleted.json.status.conditions.find((c: any) => c.type === "Terminating")).toMatchObject({ status: "True", reason: "InstanceDeletionPending" });
+    expect(deleted.json.status.conditions.find((c: any) => c.type === "Terminating")).toMatchObject({
+      status: "True",
+      reason: "InstanceDeletionPending",
+    });
 
     const terminating: CustomResourceDefinition = await eventually("instance deletion to start", async () => {
       const current = (await t.call("GET", `${CRDS}/items.cleanup.example.com`)).json;
-      return current.status.conditions.some((c: any) => c.type === "Terminating" && c.reason === "InstanceDeletionInProgress") ? current : undefined;
+      return current.status.conditions.some((c: any) => c.type === "Terminating" && c.reason === "InstanceDeletionInProgress")
+        ? current
+        : undefined;
     });
     expect(terminating.status?.conditions?.find((c) => c.type === "Terminating")?.message).toBe("CustomResource deletion is in progress");
-    await eventually("the plain item to be deleted", async () => ((await t.call("GET", `${items}/plain`)).status === 404 ? true : undefined));
+    await eventually("the plain item to be deleted", async () =>
+      (await t.call("GET", `${items}/plain`)).status === 404 ? true : undefined,
+    );
     expect((await t.call("GET", `${items}/held`)).json.metadata.deletionTimestamp).toBeDefined();
 
     const refused = await t.call("POST", items, { body: { metadata: { name: "late" } } });
     expect(refused.status).toBe(405);
-    expect(refused.json).toMatchObject({ reason: "MethodNotAllowed", message: "create not allowed while custom resource definition is terminating" });
+    expect(refused.json).toMatchObject({
+      reason: "MethodNotAllowed",
+      message: "create not allowed while custom resource definition is terminating",
+    });
 
-    expect((await t.call("PATCH", `${items}/held`, { body: { metadata: { finalizers: null } }, headers: { "Content-Type": "application/merge-patch+json" } })).status).toBe(200);
-    await eventually("the CRD to be gone", async () => ((await t.call("GET", `${CRDS}/items.cleanup.example.com`)).status === 404 ? true : undefined));
+    expect(
+      (
+        await t.call("PATCH", `${items}/held`, {
+          body: { metadata: { finalizers: null } },
+          headers: { "Content-Type": "application/merge-patch+json" },
+        })
+      ).status,
+    ).toBe(200);
+    await eventually("the CRD to be gone", async () =>
+      (await t.call("GET", `${CRDS}/items.cleanup.example.com`)).status === 404 ? true : undefined,
+    );
     expect((await t.call("GET", items)).status).toBe(404);
     // Nothing of the custom resources is left in storage.
     expect((await t.plane.storage.list("/registry/cleanup.example.com/")).items).toEqual([]);
@@ -102,7 +125,9 @@ describe("CRD lifecycle", () => {
       { ...v1, name: "v2alpha1", served: false, storage: false, selectableFields: [] },
     ];
     await establish(t, crd);
-    const created = await t.call("POST", "/apis/versions.example.com/v1beta1/namespaces/default/dials", { body: { metadata: { name: "d1" }, spec: { color: "blue" } } });
+    const created = await t.call("POST", "/apis/versions.example.com/v1beta1/namespaces/default/dials", {
+      body: { metadata: { name: "d1" }, spec: { color: "blue" } },
+    });
     expect(created.status).toBe(201);
     expect(created.json.apiVersion).toBe("versions.example.com/v1beta1");
     const asV1 = await t.call("GET", "/apis/versions.example.com/v1/namespaces/default/dials/d1");
@@ -120,14 +145,25 @@ describe("CRD lifecycle", () => {
     const v1 = crd.spec!.versions![0]!;
     crd.spec!.versions = [
       { ...v1, name: "v1alpha1", storage: false, deprecated: true, selectableFields: [] },
-      { ...v1, name: "v1beta1", storage: false, deprecated: true, deprecationWarning: "v1beta1 relics go away in 2027", selectableFields: [] },
+      {
+        ...v1,
+        name: "v1beta1",
+        storage: false,
+        deprecated: true,
+        deprecationWarning: "v1beta1 relics go away in 2027",
+        selectableFields: [],
+      },
       v1,
     ];
     await establish(t, crd);
     const alpha = await t.call("GET", "/apis/deprecated.example.com/v1alpha1/namespaces/default/relics");
     expect(alpha.status).toBe(200);
-    expect(alpha.headers.get("warning")).toBe('299 - "deprecated.example.com/v1alpha1 Relic is deprecated; use deprecated.example.com/v1 Relic"');
-    const beta = await t.call("POST", "/apis/deprecated.example.com/v1beta1/namespaces/default/relics", { body: { metadata: { name: "r1" } } });
+    expect(alpha.headers.get("warning")).toBe(
+      '299 - "deprecated.example.com/v1alpha1 Relic is deprecated; use deprecated.example.com/v1 Relic"',
+    );
+    const beta = await t.call("POST", "/apis/deprecated.example.com/v1beta1/namespaces/default/relics", {
+      body: { metadata: { name: "r1" } },
+    });
     expect(beta.headers.get("warning")).toBe('299 - "v1beta1 relics go away in 2027"');
     expect((await t.call("GET", "/apis/deprecated.example.com/v1/namespaces/default/relics")).headers.get("warning")).toBeNull();
   });
@@ -162,7 +198,13 @@ describe("CRDs across a restart", () => {
     const first = await startTestPlane({ storage: await open() });
     try {
       await establish(first, widgetCrd({ group: "restart.example.com" }));
-      expect((await first.call("POST", "/apis/restart.example.com/v1/namespaces/default/widgets", { body: { metadata: { name: "kept" }, spec: { color: "gold" } } })).status).toBe(201);
+      expect(
+        (
+          await first.call("POST", "/apis/restart.example.com/v1/namespaces/default/widgets", {
+            body: { metadata: { name: "kept" }, spec: { color: "gold" } },
+          })
+        ).status,
+      ).toBe(201);
     } finally {
       await first.close();
     }

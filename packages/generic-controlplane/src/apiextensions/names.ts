@@ -1,4 +1,9 @@
-import { findCondition, type CustomResourceDefinition, type CustomResourceDefinitionCondition, type CustomResourceDefinitionNames } from "./types.js";
+import {
+  findCondition,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionCondition,
+  type CustomResourceDefinitionNames,
+} from "./types.js";
 
 /**
  * upstream's NamingConditionController (`pkg/controller/status/naming_controller.go`): which of a
@@ -12,7 +17,11 @@ export interface NamesResult {
 }
 
 /** The resource and kind names accepted for the other CRDs of `group`. */
-function acceptedNamesOfGroup(group: string, self: string, all: readonly CustomResourceDefinition[]): { resources: Set<string>; kinds: Set<string> } {
+function acceptedNamesOfGroup(
+  group: string,
+  self: string,
+  all: readonly CustomResourceDefinition[],
+): { resources: Set<string>; kinds: Set<string> } {
   const resources = new Set<string>();
   const kinds = new Set<string>();
   for (const crd of all) {
@@ -66,7 +75,9 @@ export function calculateNames(crd: CustomResourceDefinition, all: readonly Cust
   take("categories");
 
   const namesAccepted: CustomResourceDefinitionCondition =
-    failure === undefined ? { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" } : { type: "NamesAccepted", status: "False", ...failure };
+    failure === undefined
+      ? { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" }
+      : { type: "NamesAccepted", status: "False", ...failure };
 
   // Established only turns True once the names are in and the handler serves them (the establishing step).
   let established: CustomResourceDefinitionCondition = findCondition(crd, "Established") ?? {

@@ -11,7 +11,11 @@ import type { CustomResourceSubresourceScale } from "./types.js";
 import { cloneJson, ownValue, setOwn } from "../patch/json-value.js";
 
 /** The `scale` subresource as discovery lists it: it speaks autoscaling/v1 Scale, which `kubectl scale` looks up. */
-export const SCALE_SUBRESOURCE = { name: "scale", verbs: ["get", "patch", "update"], kind: { group: "autoscaling", version: "v1", kind: "Scale" } };
+export const SCALE_SUBRESOURCE = {
+  name: "scale",
+  verbs: ["get", "patch", "update"],
+  kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+};
 
 const MAX_INT32 = 2147483647;
 const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"];
@@ -57,7 +61,9 @@ export function scaleErrors(object: KubeObject, scale: CustomResourceSubresource
     const value = readPath(object, path);
     if (value === undefined || value === null) return;
     if (typeof value !== "number" || !Number.isInteger(value)) {
-      errors.push(fieldInvalid(path, 0, `${path} accessor error: ${JSON.stringify(value)} is of the type ${goTypeName(value)}, expected int64`));
+      errors.push(
+        fieldInvalid(path, 0, `${path} accessor error: ${JSON.stringify(value)} is of the type ${goTypeName(value)}, expected int64`),
+      );
     } else if (value < 0) errors.push(fieldInvalid(path, value, "should be a non-negative integer"));
     else if (value > MAX_INT32) errors.push(fieldInvalid(path, value, `should be less than or equal to ${MAX_INT32}`));
   };
@@ -66,7 +72,13 @@ export function scaleErrors(object: KubeObject, scale: CustomResourceSubresource
   if (scale.labelSelectorPath) {
     const selector = readPath(object, scale.labelSelectorPath);
     if (selector !== undefined && selector !== null && typeof selector !== "string") {
-      errors.push(fieldInvalid(scale.labelSelectorPath, "", `${scale.labelSelectorPath} accessor error: ${JSON.stringify(selector)} is of the type ${goTypeName(selector)}, expected string`));
+      errors.push(
+        fieldInvalid(
+          scale.labelSelectorPath,
+          "",
+          `${scale.labelSelectorPath} accessor error: ${JSON.stringify(selector)} is of the type ${goTypeName(selector)}, expected string`,
+        ),
+      );
     }
   }
   return errors;
@@ -107,7 +119,11 @@ function parseBody(body: Buffer): unknown {
 function replicasOf(scale: KubeObject, name: string): number {
   const replicas = (scale["spec"] as { replicas?: unknown } | undefined)?.replicas ?? 0;
   if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
-    throw invalid({ group: "autoscaling", kind: "Scale" }, name, toStatusCauses([fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0")]));
+    throw invalid(
+      { group: "autoscaling", kind: "Scale" },
+      name,
+      toStatusCauses([fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0")]),
+    );
   }
   return replicas;
 }

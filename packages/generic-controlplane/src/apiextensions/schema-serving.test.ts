@@ -44,10 +44,16 @@ describe("custom resources against their CRD's schema", () => {
     const levers = "/apis/validation.example.com/v1/namespaces/default/levers";
     const wrongType = await t.call("POST", levers, { body: { metadata: { name: "l1" }, spec: { replicas: "three" } } });
     expect(wrongType.status).toBe(422);
-    expect(wrongType.json.details.causes).toContainEqual({ reason: "FieldValueTypeInvalid", field: "spec.replicas", message: 'Invalid value: "string": spec.replicas in body must be of type integer: "string"' });
+    expect(wrongType.json.details.causes).toContainEqual({
+      reason: "FieldValueTypeInvalid",
+      field: "spec.replicas",
+      message: 'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    });
     const notInEnum = await t.call("POST", levers, { body: { metadata: { name: "l2" }, spec: { color: "green" } } });
     expect(notInEnum.status).toBe(422);
-    expect(notInEnum.json.message).toBe('Lever.validation.example.com "l2" is invalid: spec.color: Unsupported value: "green": supported values: "red", "blue"');
+    expect(notInEnum.json.message).toBe(
+      'Lever.validation.example.com "l2" is invalid: spec.color: Unsupported value: "green": supported values: "red", "blue"',
+    );
     expect((await t.call("GET", `${levers}/l2`)).status).toBe(404);
   });
 
@@ -77,7 +83,9 @@ describe("custom resources against their CRD's schema", () => {
     const gauges = "/apis/rules.example.com/v1/namespaces/default/gauges";
     const tooMany = await t.call("POST", gauges, { body: { metadata: { name: "g1" }, spec: { replicas: 11, color: "red" } } });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.json.message).toBe('Gauge.rules.example.com "g1" is invalid: spec: Invalid value: "object": replicas must be at most 10');
+    expect(tooMany.json.message).toBe(
+      'Gauge.rules.example.com "g1" is invalid: spec: Invalid value: "object": replicas must be at most 10',
+    );
     expect((await t.call("POST", gauges, { body: { metadata: { name: "g1" }, spec: { replicas: 1, color: "red" } } })).status).toBe(201);
     const recolored = await t.call("PATCH", `${gauges}/g1`, { body: { spec: { color: "blue" } }, headers: MERGE });
     expect(recolored.status).toBe(422);

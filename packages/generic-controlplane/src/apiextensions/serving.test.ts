@@ -19,19 +19,37 @@ afterAll(async () => {
 describe("a CustomResourceDefinition", () => {
   it("is accepted with upstream's status: names, conditions and stored versions", async () => {
     const crd = (await t.call("GET", `${CRDS}/widgets.example.com`)).json;
-    expect(crd.status.acceptedNames).toEqual({ plural: "widgets", singular: "widget", shortNames: ["wd"], kind: "Widget", listKind: "WidgetList", categories: [] });
+    expect(crd.status.acceptedNames).toEqual({
+      plural: "widgets",
+      singular: "widget",
+      shortNames: ["wd"],
+      kind: "Widget",
+      listKind: "WidgetList",
+      categories: [],
+    });
     expect(crd.status.storedVersions).toEqual(["v1"]);
     const conditions = Object.fromEntries(crd.status.conditions.map((c: any) => [c.type, c]));
     expect(conditions.NamesAccepted).toMatchObject({ status: "True", reason: "NoConflicts", message: "no conflicts found" });
-    expect(conditions.Established).toMatchObject({ status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" });
+    expect(conditions.Established).toMatchObject({
+      status: "True",
+      reason: "InitialNamesAccepted",
+      message: "the initial names have been accepted",
+    });
     expect(crd.spec.conversion).toEqual({ strategy: "None" });
     expect(crd.metadata.generation).toBe(1);
   });
 
   it("serves its custom resources: CRUD, generation, kind and apiVersion", async () => {
-    const created = await t.call("POST", WIDGETS, { body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1" }, spec: { color: "blue", replicas: 1 } } });
+    const created = await t.call("POST", WIDGETS, {
+      body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1" }, spec: { color: "blue", replicas: 1 } },
+    });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1", namespace: "default", generation: 1 }, spec: { color: "blue", replicas: 1 } });
+    expect(created.json).toMatchObject({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w1", namespace: "default", generation: 1 },
+      spec: { color: "blue", replicas: 1 },
+    });
     const got = await t.call("GET", `${WIDGETS}/w1`);
     expect(got.json.spec.color).toBe("blue");
     const patched = await t.call("PATCH", `${WIDGETS}/w1`, { body: { spec: { color: "red" } }, headers: MERGE });
@@ -45,12 +63,18 @@ describe("a CustomResourceDefinition", () => {
 
   it("answers strategic merge patch on a custom resource with 415 and takes JSON and merge patches", async () => {
     await t.call("POST", WIDGETS, { body: { metadata: { name: "smp" }, spec: { color: "blue" } } });
-    const smp = await t.call("PATCH", `${WIDGETS}/smp`, { body: { spec: { color: "red" } }, headers: { "Content-Type": "application/strategic-merge-patch+json" } });
+    const smp = await t.call("PATCH", `${WIDGETS}/smp`, {
+      body: { spec: { color: "red" } },
+      headers: { "Content-Type": "application/strategic-merge-patch+json" },
+    });
     expect(smp.status).toBe(415);
     expect(smp.json).toMatchObject({ reason: "UnsupportedMediaType" });
     expect(smp.json.message).toContain("application/merge-patch+json");
     expect(smp.json.message).not.toContain("strategic");
-    const json = await t.call("PATCH", `${WIDGETS}/smp`, { body: [{ op: "replace", path: "/spec/color", value: "green" }], headers: { "Content-Type": "application/json-patch+json" } });
+    const json = await t.call("PATCH", `${WIDGETS}/smp`, {
+      body: [{ op: "replace", path: "/spec/color", value: "green" }],
+      headers: { "Content-Type": "application/json-patch+json" },
+    });
     expect(json.json.spec.color).toBe("green");
   });
 
@@ -58,7 +82,10 @@ describe("a CustomResourceDefinition", () => {
     await t.call("POST", WIDGETS, { body: { metadata: { name: "st" }, spec: { color: "blue" }, status: { phase: "ignored" } } });
     const created = (await t.call("GET", `${WIDGETS}/st`)).json;
     expect(created.status).toBeUndefined();
-    const status = await t.call("PATCH", `${WIDGETS}/st/status`, { body: { spec: { color: "ignored" }, status: { phase: "Ready" } }, headers: MERGE });
+    const status = await t.call("PATCH", `${WIDGETS}/st/status`, {
+      body: { spec: { color: "ignored" }, status: { phase: "Ready" } },
+      headers: MERGE,
+    });
     expect(status.status).toBe(200);
     expect(status.json.status.phase).toBe("Ready");
     expect(status.json.spec.color).toBe("blue");
@@ -94,14 +121,22 @@ describe("a CustomResourceDefinition", () => {
     await t.call("POST", WIDGETS, { body: { metadata: { name: "sc" }, spec: { replicas: 1 } } });
     await t.call("PATCH", `${WIDGETS}/sc/status`, { body: { status: { replicas: 1, selector: "app=sc" } }, headers: MERGE });
     const scale = await t.call("GET", `${WIDGETS}/sc/scale`);
-    expect(scale.json).toMatchObject({ apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "sc", namespace: "default" }, spec: { replicas: 1 }, status: { replicas: 1, selector: "app=sc" } });
+    expect(scale.json).toMatchObject({
+      apiVersion: "autoscaling/v1",
+      kind: "Scale",
+      metadata: { name: "sc", namespace: "default" },
+      spec: { replicas: 1 },
+      status: { replicas: 1, selector: "app=sc" },
+    });
     const patched = await t.call("PATCH", `${WIDGETS}/sc/scale`, { body: { spec: { replicas: 5 } }, headers: MERGE });
     expect(patched.status).toBe(200);
     expect(patched.json.spec.replicas).toBe(5);
     expect((await t.call("GET", `${WIDGETS}/sc`)).json.spec.replicas).toBe(5);
     const negative = await t.call("PATCH", `${WIDGETS}/sc/scale`, { body: { spec: { replicas: -1 } }, headers: MERGE });
     expect(negative.status).toBe(422);
-    expect(negative.json.message).toBe('Scale.autoscaling "sc" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    expect(negative.json.message).toBe(
+      'Scale.autoscaling "sc" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+    );
     const discovery = await t.call("GET", "/apis/example.com/v1");
     expect(discovery.json.resources.map((r: any) => r.name).sort()).toEqual(["widgets", "widgets/scale", "widgets/status"]);
   });
@@ -109,7 +144,9 @@ describe("a CustomResourceDefinition", () => {
   it("rejects a replica count at specReplicasPath that is not an integer", async () => {
     const bad = await t.call("POST", WIDGETS, { body: { metadata: { name: "bad-replicas" }, spec: { replicas: -2 } } });
     expect(bad.status).toBe(422);
-    expect(bad.json.message).toBe('Widget.example.com "bad-replicas" is invalid: .spec.replicas: Invalid value: -2: should be a non-negative integer');
+    expect(bad.json.message).toBe(
+      'Widget.example.com "bad-replicas" is invalid: .spec.replicas: Invalid value: -2: should be a non-negative integer',
+    );
   });
 });
 

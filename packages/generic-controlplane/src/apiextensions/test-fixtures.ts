@@ -2,7 +2,9 @@ import type { TestPlane } from "../server/test-support.js";
 import type { CustomResourceDefinition } from "./types.js";
 
 /** A Namespaced `widgets.example.com` CRD: v1 (storage) with status, scale, printer columns and a selectable field. */
-export function widgetCrd(overrides: { group?: string; plural?: string; kind?: string; scope?: string; shortNames?: string[]; categories?: string[] } = {}): CustomResourceDefinition {
+export function widgetCrd(
+  overrides: { group?: string; plural?: string; kind?: string; scope?: string; shortNames?: string[]; categories?: string[] } = {},
+): CustomResourceDefinition {
   const group = overrides.group ?? "example.com";
   const plural = overrides.plural ?? "widgets";
   const kind = overrides.kind ?? "Widget";
@@ -13,7 +15,13 @@ export function widgetCrd(overrides: { group?: string; plural?: string; kind?: s
     spec: {
       group,
       scope: overrides.scope ?? "Namespaced",
-      names: { plural, singular: kind.toLowerCase(), kind, shortNames: overrides.shortNames ?? ["wd"], categories: overrides.categories ?? [] },
+      names: {
+        plural,
+        singular: kind.toLowerCase(),
+        kind,
+        shortNames: overrides.shortNames ?? ["wd"],
+        categories: overrides.categories ?? [],
+      },
       versions: [
         {
           name: "v1",
@@ -37,11 +45,17 @@ export function widgetCrd(overrides: { group?: string; plural?: string; kind?: s
                     },
                   },
                 },
-                status: { type: "object", properties: { replicas: { type: "integer" }, selector: { type: "string" }, phase: { type: "string" } } },
+                status: {
+                  type: "object",
+                  properties: { replicas: { type: "integer" }, selector: { type: "string" }, phase: { type: "string" } },
+                },
               },
             },
           },
-          subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" } },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" },
+          },
           additionalPrinterColumns: [
             { name: "Color", type: "string", jsonPath: ".spec.color" },
             { name: "Replicas", type: "integer", jsonPath: ".spec.replicas" },
@@ -75,7 +89,8 @@ export async function establish(t: TestPlane, crd: CustomResourceDefinition, tim
   return eventually(
     `${crd.metadata?.name} to be Established`,
     async () => {
-      const current = (await t.call("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`)).json as CustomResourceDefinition;
+      const current = (await t.call("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`))
+        .json as CustomResourceDefinition;
       return current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? current : undefined;
     },
     timeoutMs,

@@ -110,7 +110,8 @@ export function setCondition(crd: CustomResourceDefinition, condition: CustomRes
   const conditions = (status.conditions ??= []);
   const index = conditions.findIndex((c) => c.type === condition.type);
   const existing = index >= 0 ? conditions[index] : undefined;
-  const lastTransitionTime = existing !== undefined && existing.status === condition.status && existing.lastTransitionTime ? existing.lastTransitionTime : now;
+  const lastTransitionTime =
+    existing !== undefined && existing.status === condition.status && existing.lastTransitionTime ? existing.lastTransitionTime : now;
   const next = { ...condition, lastTransitionTime };
   if (index >= 0) conditions[index] = next;
   else conditions.push(next);

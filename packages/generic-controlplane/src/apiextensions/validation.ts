@@ -63,7 +63,14 @@ export function validateNames(names: CustomResourceDefinitionNames | undefined, 
   const label = (value: string | undefined, field: string, mixedCase: boolean) => {
     if (!value) return;
     const problems = isDNS1035Label(mixedCase ? value.toLowerCase() : value);
-    if (problems.length > 0) errors.push(fieldInvalid(childPath(path, field), value, (mixedCase ? "may have mixed case, but should otherwise match: " : "") + problems.join(",")));
+    if (problems.length > 0)
+      errors.push(
+        fieldInvalid(
+          childPath(path, field),
+          value,
+          (mixedCase ? "may have mixed case, but should otherwise match: " : "") + problems.join(","),
+        ),
+      );
   };
   label(n.plural, "plural", false);
   label(n.singular, "singular", false);
@@ -73,7 +80,8 @@ export function validateNames(names: CustomResourceDefinitionNames | undefined, 
     const problems = isDNS1035Label(shortName);
     if (problems.length > 0) errors.push(fieldInvalid(indexPath(childPath(path, "shortNames"), i), shortName, problems.join(",")));
   });
-  if (n.kind && n.kind === n.listKind) errors.push(fieldInvalid(childPath(path, "listKind"), n.listKind, "kind and listKind may not be the same"));
+  if (n.kind && n.kind === n.listKind)
+    errors.push(fieldInvalid(childPath(path, "listKind"), n.listKind, "kind and listKind may not be the same"));
   (n.categories ?? []).forEach((category, i) => {
     const problems = isDNS1035Label(category);
     if (problems.length > 0) errors.push(fieldInvalid(indexPath(childPath(path, "categories"), i), category, problems.join(",")));
@@ -84,7 +92,8 @@ export function validateNames(names: CustomResourceDefinitionNames | undefined, 
 function simplePathErrors(path: string, field: string, under?: ".spec." | ".status."): FieldError[] {
   const problem = simpleJsonPathProblem(path);
   if (problem !== undefined) return [fieldInvalid(field, path, problem)];
-  if (under !== undefined && !path.startsWith(under)) return [fieldInvalid(field, path, `should be a json path under ${under.slice(0, -1)}`)];
+  if (under !== undefined && !path.startsWith(under))
+    return [fieldInvalid(field, path, `should be a json path under ${under.slice(0, -1)}`)];
   return [];
 }
 
@@ -97,7 +106,8 @@ export function validateSubresources(subresources: CustomResourceSubresources | 
   else errors.push(...simplePathErrors(scale.specReplicasPath, childPath(path, "scale.specReplicasPath"), ".spec."));
   if (!scale.statusReplicasPath) errors.push(fieldRequired(childPath(path, "scale.statusReplicasPath")));
   else errors.push(...simplePathErrors(scale.statusReplicasPath, childPath(path, "scale.statusReplicasPath"), ".status."));
-  if (scale.labelSelectorPath) errors.push(...simplePathErrors(scale.labelSelectorPath, childPath(path, "scale.labelSelectorPath"), ".status."));
+  if (scale.labelSelectorPath)
+    errors.push(...simplePathErrors(scale.labelSelectorPath, childPath(path, "scale.labelSelectorPath"), ".status."));
   return errors;
 }
 
@@ -106,7 +116,8 @@ export function validateColumn(column: CustomResourceColumnDefinition, path: str
   const errors: FieldError[] = [];
   if (!column.name) errors.push(fieldRequired(childPath(path, "name")));
   if (!column.type) errors.push(fieldRequired(childPath(path, "type"), `must be one of ${COLUMN_TYPES.join(",")}`));
-  else if (!COLUMN_TYPES.includes(column.type)) errors.push(fieldInvalid(childPath(path, "type"), column.type, `must be one of ${COLUMN_TYPES.join(",")}`));
+  else if (!COLUMN_TYPES.includes(column.type))
+    errors.push(fieldInvalid(childPath(path, "type"), column.type, `must be one of ${COLUMN_TYPES.join(",")}`));
   if (column.format && !COLUMN_FORMATS.includes(column.format)) {
     errors.push(fieldInvalid(childPath(path, "format"), column.format, `must be one of ${COLUMN_FORMATS.join(",")}`));
   }
@@ -134,7 +145,8 @@ function schemaAt(schema: JSONSchemaProps, path: string): { schema: JSONSchemaPr
   let current: JSONSchemaProps | undefined = schema;
   for (const part of parts) {
     if (part === "" || /[[\]]/.test(part)) return "array notation is not allowed";
-    const next: JSONSchemaProps | undefined = declaredProperty(current, part) ?? (typeof current?.additionalProperties === "object" ? current.additionalProperties : undefined);
+    const next: JSONSchemaProps | undefined =
+      declaredProperty(current, part) ?? (typeof current?.additionalProperties === "object" ? current.additionalProperties : undefined);
     if (next === undefined) return `does not refer to a valid field`;
     current = next;
   }
@@ -163,7 +175,13 @@ function validateSelectableFields(version: CustomResourceDefinitionVersion, path
     if (found.root === "metadata") errors.push(fieldInvalid(jsonPathField, field.jsonPath, "must not select from metadata"));
     const type = found.schema.type;
     if (type !== "string" && type !== "integer" && type !== "boolean") {
-      errors.push(fieldInvalid(jsonPathField, field.jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."));
+      errors.push(
+        fieldInvalid(
+          jsonPathField,
+          field.jsonPath,
+          "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+        ),
+      );
     }
     if (seen.has(field.jsonPath)) errors.push(fieldDuplicate(jsonPathField, field.jsonPath));
     seen.add(field.jsonPath);
@@ -178,7 +196,9 @@ function validateVersion(version: CustomResourceDefinitionVersion, path: string,
   if (schema === undefined) errors.push(fieldRequired(childPath(path, "schema.openAPIV3Schema"), "schemas are required"));
   else if (options.schemaErrors) errors.push(...options.schemaErrors(schema, childPath(path, "schema.openAPIV3Schema")));
   errors.push(...validateSubresources(version.subresources, childPath(path, "subresources")));
-  (version.additionalPrinterColumns ?? []).forEach((column, i) => errors.push(...validateColumn(column, indexPath(childPath(path, "additionalPrinterColumns"), i))));
+  (version.additionalPrinterColumns ?? []).forEach((column, i) =>
+    errors.push(...validateColumn(column, indexPath(childPath(path, "additionalPrinterColumns"), i))),
+  );
   errors.push(...validateSelectableFields(version, childPath(path, "selectableFields")));
   return errors;
 }
@@ -208,7 +228,8 @@ export function validateConversion(conversion: CustomResourceConversion | undefi
   const errors: FieldError[] = [];
   const strategy = conversion.strategy ?? "";
   if (strategy === "") errors.push(fieldRequired(childPath(path, "strategy")));
-  else if (!CONVERSION_STRATEGIES.includes(strategy)) errors.push(fieldNotSupported(childPath(path, "strategy"), strategy, CONVERSION_STRATEGIES));
+  else if (!CONVERSION_STRATEGIES.includes(strategy))
+    errors.push(fieldNotSupported(childPath(path, "strategy"), strategy, CONVERSION_STRATEGIES));
   const webhook = conversion.webhook;
   if (strategy === "Webhook") {
     const clientConfig = webhook?.clientConfig;
@@ -220,12 +241,21 @@ export function validateConversion(conversion: CustomResourceConversion | undefi
     } else if (clientConfig.service !== undefined) {
       const service = clientConfig.service;
       if (!service.name) errors.push(fieldRequired(childPath(path, "webhook.clientConfig.service.name"), "service name is required"));
-      if (!service.namespace) errors.push(fieldRequired(childPath(path, "webhook.clientConfig.service.namespace"), "service namespace is required"));
+      if (!service.namespace)
+        errors.push(fieldRequired(childPath(path, "webhook.clientConfig.service.namespace"), "service namespace is required"));
       if (service.port !== undefined && (service.port < 1 || service.port > 65535)) {
-        errors.push(fieldInvalid(childPath(path, "webhook.clientConfig.service.port"), service.port, "port is not valid: must be between 1 and 65535, inclusive"));
+        errors.push(
+          fieldInvalid(
+            childPath(path, "webhook.clientConfig.service.port"),
+            service.port,
+            "port is not valid: must be between 1 and 65535, inclusive",
+          ),
+        );
       }
     }
-    errors.push(...validateConversionReviewVersions(webhook?.conversionReviewVersions ?? [], childPath(path, "webhook.conversionReviewVersions")));
+    errors.push(
+      ...validateConversionReviewVersions(webhook?.conversionReviewVersions ?? [], childPath(path, "webhook.conversionReviewVersions")),
+    );
   } else if (webhook?.clientConfig !== undefined) {
     errors.push(fieldForbidden(childPath(path, "webhook.clientConfig"), "should not be set when strategy is not set to Webhook"));
   }
@@ -287,7 +317,13 @@ export function validateSpec(spec: CustomResourceDefinitionSpec | undefined, opt
   errors.push(...validateNames(s.names, "spec.names"));
   errors.push(...validateConversion(s.conversion, "spec.conversion"));
   if (s.preserveUnknownFields === true) {
-    errors.push(fieldInvalid("spec.preserveUnknownFields", true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"));
+    errors.push(
+      fieldInvalid(
+        "spec.preserveUnknownFields",
+        true,
+        "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+      ),
+    );
   }
   return errors;
 }
@@ -314,7 +350,11 @@ export function validateCustomResourceDefinition(crd: CustomResourceDefinition, 
 }
 
 /** `ValidateCustomResourceDefinitionUpdate` without the object-meta rules the registry applies. */
-export function validateCustomResourceDefinitionUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition, options: CrdValidationOptions = {}): FieldError[] {
+export function validateCustomResourceDefinitionUpdate(
+  crd: CustomResourceDefinition,
+  old: CustomResourceDefinition,
+  options: CrdValidationOptions = {},
+): FieldError[] {
   const errors = [...crdNameErrors(crd), ...validateSpec(crd.spec, options)];
   if (isConditionTrue(old, "Established")) {
     // These shape storage, so they cannot change once objects may exist.

@@ -40,7 +40,13 @@ export function createAuditLog(options: AuditLogOptions): AuditBackend {
     await new Promise<void>((resolve) => current.end(resolve));
     // Two rotations within one millisecond would share a name: the later one takes the next millisecond.
     let at = Date.now();
-    while (await stat(backupName(options.path, new Date(at))).then(() => true, () => false)) at++;
+    while (
+      await stat(backupName(options.path, new Date(at))).then(
+        () => true,
+        () => false,
+      )
+    )
+      at++;
     await rename(options.path, backupName(options.path, new Date(at)));
     size = 0;
     stream = createWriteStream(options.path, { flags: "a", mode: 0o600 });
@@ -50,7 +56,10 @@ export function createAuditLog(options: AuditLogOptions): AuditBackend {
   /** Writes every pending line; one drain runs at a time (they are chained), so lines keep their order. */
   const drain = async () => {
     if (stream === undefined) {
-      size = await stat(options.path).then((s) => s.size, () => 0);
+      size = await stat(options.path).then(
+        (s) => s.size,
+        () => 0,
+      );
       stream = createWriteStream(options.path, { flags: "a", mode: 0o600 });
     }
     while (pending.length > 0) {

@@ -61,22 +61,32 @@ export interface AuditDecision {
 export function parseAuditPolicy(text: string): AuditPolicy {
   const document = parseYaml(text) as unknown;
   const policy = (document ?? {}) as AuditPolicy;
-  if (policy.kind !== undefined && policy.kind !== "Policy") throw badRequest(`audit policy: kind must be Policy, got ${JSON.stringify(policy.kind)}`);
-  if (policy.apiVersion !== undefined && policy.apiVersion !== "audit.k8s.io/v1") throw badRequest(`audit policy: apiVersion must be audit.k8s.io/v1, got ${JSON.stringify(policy.apiVersion)}`);
+  if (policy.kind !== undefined && policy.kind !== "Policy")
+    throw badRequest(`audit policy: kind must be Policy, got ${JSON.stringify(policy.kind)}`);
+  if (policy.apiVersion !== undefined && policy.apiVersion !== "audit.k8s.io/v1")
+    throw badRequest(`audit policy: apiVersion must be audit.k8s.io/v1, got ${JSON.stringify(policy.apiVersion)}`);
   if (!Array.isArray(policy.rules)) throw badRequest("audit policy: rules: Required value");
   const errors: string[] = [];
   const checkStages = (stages: unknown, field: string) => {
     (Array.isArray(stages) ? stages : []).forEach((stage: unknown, i) => {
-      if (!STAGES.includes(stage as AuditStage)) errors.push(`${field}[${i}]: Unsupported value: ${JSON.stringify(stage)}: supported values: ${STAGES.map((s) => `"${s}"`).join(", ")}`);
+      if (!STAGES.includes(stage as AuditStage))
+        errors.push(
+          `${field}[${i}]: Unsupported value: ${JSON.stringify(stage)}: supported values: ${STAGES.map((s) => `"${s}"`).join(", ")}`,
+        );
     });
   };
   checkStages(policy.omitStages, "omitStages");
   policy.rules.forEach((rule, i) => {
     const field = `rules[${i}]`;
-    if (!LEVELS.includes(rule?.level)) errors.push(`${field}.level: Unsupported value: ${JSON.stringify(rule?.level ?? "")}: supported values: ${LEVELS.map((l) => `"${l}"`).join(", ")}`);
+    if (!LEVELS.includes(rule?.level))
+      errors.push(
+        `${field}.level: Unsupported value: ${JSON.stringify(rule?.level ?? "")}: supported values: ${LEVELS.map((l) => `"${l}"`).join(", ")}`,
+      );
     checkStages(rule?.omitStages, `${field}.omitStages`);
     if ((rule?.nonResourceURLs?.length ?? 0) > 0 && ((rule.resources?.length ?? 0) > 0 || (rule.namespaces?.length ?? 0) > 0)) {
-      errors.push(`${field}.nonResourceURLs: Invalid value: ${JSON.stringify(rule.nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`);
+      errors.push(
+        `${field}.nonResourceURLs: Invalid value: ${JSON.stringify(rule.nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`,
+      );
     }
   });
   if (errors.length > 0) throw badRequest(`audit policy: ${errors.join(", ")}`);
@@ -111,7 +121,8 @@ function ruleMatches(rule: AuditPolicyRule, a: AuditAttributes): boolean {
     return true;
   }
   if (resourceRule) return false;
-  if (rule.nonResourceURLs?.length) return rule.nonResourceURLs.some((url) => (url.endsWith("*") ? (a.path ?? "").startsWith(url.slice(0, -1)) : url === a.path));
+  if (rule.nonResourceURLs?.length)
+    return rule.nonResourceURLs.some((url) => (url.endsWith("*") ? (a.path ?? "").startsWith(url.slice(0, -1)) : url === a.path));
   return true;
 }
 
@@ -120,7 +131,9 @@ function resourceMatches(rule: AuditGroupResources, r: NonNullable<AuditAttribut
   if ((rule.group ?? "") !== r.group && rule.group !== "*") return false;
   const full = r.subresource === "" ? r.resource : `${r.resource}/${r.subresource}`;
   if (rule.resources?.length) {
-    const hit = rule.resources.some((name) => name === "*" || name === full || name === `${r.resource}/*` || (name === `*/${r.subresource}` && r.subresource !== ""));
+    const hit = rule.resources.some(
+      (name) => name === "*" || name === full || name === `${r.resource}/*` || (name === `*/${r.subresource}` && r.subresource !== ""),
+    );
     if (!hit) return false;
   }
   if (rule.resourceNames?.length && !rule.resourceNames.includes(r.name)) return false;

@@ -1,4 +1,3 @@
-
 /**
  * Which requests without credentials are let in as `system:anonymous` (upstream's
  * `AuthenticationConfiguration.anonymous` with `conditions`): `"*"` lets every one through to the

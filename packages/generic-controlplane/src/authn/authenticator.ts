@@ -1,7 +1,14 @@
 import type { UserInfo } from "./user.js";
 import type { IncomingMessage } from "node:http";
 import { anonymousAllowed, DEFAULT_ANONYMOUS_PATHS, type AnonymousPaths, type AnonymousRequestInfo } from "./anonymous.js";
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, AuthenticationFailure, type AuthenticationResult, type RequestAuthenticator } from "./types.js";
+import {
+  ALL_AUTHENTICATED,
+  ALL_UNAUTHENTICATED,
+  ANONYMOUS_USER,
+  AuthenticationFailure,
+  type AuthenticationResult,
+  type RequestAuthenticator,
+} from "./types.js";
 
 /** What authentication reads of a request as it travels through the handler chain (the server's RequestContext). */
 export interface AuthenticatingRequest {
@@ -34,7 +41,9 @@ function withAuthenticatedGroup(result: AuthenticationResult): AuthenticationRes
  * for one whose credentials failed: `union.NewFailOnError`). Resolves to the user, or undefined for
  * a request without credentials that anonymous may not serve; rejects with `AuthenticationFailure`.
  */
-export function requestAuthentication(options: RequestAuthenticationOptions): (ctx: AuthenticatingRequest) => Promise<UserInfo | undefined> {
+export function requestAuthentication(
+  options: RequestAuthenticationOptions,
+): (ctx: AuthenticatingRequest) => Promise<UserInfo | undefined> {
   const anonymous = options.anonymous === undefined ? DEFAULT_ANONYMOUS_PATHS : options.anonymous;
   return async (ctx) => {
     const failures: string[] = [];
@@ -48,7 +57,8 @@ export function requestAuthentication(options: RequestAuthenticationOptions): (c
       }
     }
     if (failures.length > 0) throw new AuthenticationFailure(failures.join(", "));
-    if (anonymous !== false && anonymousAllowed(anonymous, ctx.path, ctx.info)) return { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
+    if (anonymous !== false && anonymousAllowed(anonymous, ctx.path, ctx.info))
+      return { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
     throw new AuthenticationFailure("no credentials, and anonymous requests are not allowed here");
   };
 }

@@ -32,7 +32,11 @@ async function serviceAccount(t: SecurePlane, name: string, namespace = "default
 }
 
 async function requestToken(t: SecurePlane, name: string, spec: Record<string, unknown> = {}, namespace = "default") {
-  return t.asAdmin("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec });
+  return t.asAdmin("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec,
+  });
 }
 
 describe("service account tokens", () => {
@@ -42,7 +46,11 @@ describe("service account tokens", () => {
     const before = Date.now();
     const reply = await requestToken(t, "builder");
     expect(reply.status, reply.text).toBe(201);
-    expect(reply.json).toMatchObject({ kind: "TokenRequest", apiVersion: "authentication.k8s.io/v1", spec: { audiences: [ISSUER], expirationSeconds: 3600 } });
+    expect(reply.json).toMatchObject({
+      kind: "TokenRequest",
+      apiVersion: "authentication.k8s.io/v1",
+      spec: { audiences: [ISSUER], expirationSeconds: 3600 },
+    });
     const expires = Date.parse(reply.json.status.expirationTimestamp as string);
     expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000);
@@ -68,8 +76,16 @@ describe("service account tokens", () => {
     await serviceAccount(t, "builder");
     const short = await requestToken(t, "builder", { expirationSeconds: 300 });
     expect(short.status).toBe(422);
-    expect(short.json.message).toBe('TokenRequest.authentication.k8s.io "builder" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes');
-    expect(short.json.details.causes).toEqual([{ reason: "FieldValueInvalid", field: "spec.expirationSeconds", message: "Invalid value: 300: may not specify a duration less than 10 minutes" }]);
+    expect(short.json.message).toBe(
+      'TokenRequest.authentication.k8s.io "builder" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes',
+    );
+    expect(short.json.details.causes).toEqual([
+      {
+        reason: "FieldValueInvalid",
+        field: "spec.expirationSeconds",
+        message: "Invalid value: 300: may not specify a duration less than 10 minutes",
+      },
+    ]);
     const missing = await requestToken(t, "nobody");
     expect([missing.status, missing.json.message]).toEqual([404, 'serviceaccounts "nobody" not found']);
     const toPod = await requestToken(t, "builder", { boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "web" } });
@@ -77,7 +93,9 @@ describe("service account tokens", () => {
     const toMissingSecret = await requestToken(t, "builder", { boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "gone" } });
     expect([toMissingSecret.status, toMissingSecret.json.message]).toEqual([404, 'secrets "gone" not found']);
     await t.asAdmin("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "anchor" } });
-    const wrongUid = await requestToken(t, "builder", { boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "anchor", uid: "not-the-uid" } });
+    const wrongUid = await requestToken(t, "builder", {
+      boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "anchor", uid: "not-the-uid" },
+    });
     expect(wrongUid.status).toBe(409);
     expect(wrongUid.json.message).toContain("the UID in the bound object reference (not-the-uid) does not match the UID in record");
     const long = await requestToken(t, "builder", { expirationSeconds: 7200, audiences: ["vault"] });
@@ -95,8 +113,12 @@ describe("service account tokens", () => {
     await serviceAccount(t, "builder");
     expect((await t.call("GET", "/api/v1/namespaces/default/configmaps", { token })).status).toBe(401);
 
-    const secret = (await t.asAdmin("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "anchor" } })).json as { metadata: { uid: string } };
-    const bound = (await requestToken(t, "builder", { boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "anchor", uid: secret.metadata.uid } })).json.status.token as string;
+    const secret = (await t.asAdmin("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "anchor" } })).json as {
+      metadata: { uid: string };
+    };
+    const bound = (
+      await requestToken(t, "builder", { boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "anchor", uid: secret.metadata.uid } })
+    ).json.status.token as string;
     expect(decodeJwt(bound)["kubernetes.io"]).toMatchObject({ secret: { name: "anchor", uid: secret.metadata.uid } });
     expect((await t.call("GET", "/version", { token: bound })).status).toBe(200);
     await t.asAdmin("DELETE", "/api/v1/namespaces/default/secrets/anchor");
@@ -107,19 +129,31 @@ describe("service account tokens", () => {
     const t = await start({ authentication: { tokenFile: "static-token,alice,uid-alice,devs\n" } });
     const sa = await serviceAccount(t, "builder");
     const token = (await requestToken(t, "builder", { audiences: ["vault", "api"] })).json.status.token as string;
-    const review = (spec: Record<string, unknown>) => t.asAdmin("POST", REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec });
+    const review = (spec: Record<string, unknown>) =>
+      t.asAdmin("POST", REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec });
     const good = await review({ token, audiences: ["vault"] });
     expect(good.status).toBe(201);
     expect(good.json.status).toMatchObject({
       authenticated: true,
       audiences: ["vault"],
-      user: { username: "system:serviceaccount:default:builder", uid: sa.metadata.uid, groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"] },
+      user: {
+        username: "system:serviceaccount:default:builder",
+        uid: sa.metadata.uid,
+        groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+      },
     });
     const wrongAudience = await review({ token, audiences: ["elsewhere"] });
-    expect(wrongAudience.json.status).toEqual({ authenticated: false, user: {}, error: 'token audiences ["vault" "api"] is invalid for the target audiences ["elsewhere"]' });
+    expect(wrongAudience.json.status).toEqual({
+      authenticated: false,
+      user: {},
+      error: 'token audiences ["vault" "api"] is invalid for the target audiences ["elsewhere"]',
+    });
     // Without audiences the API audiences apply, which this token was not issued for.
     expect((await review({ token })).json.status.authenticated).toBe(false);
-    expect((await review({ token: "static-token" })).json.status).toEqual({ authenticated: true, user: { username: "alice", uid: "uid-alice", groups: ["devs", "system:authenticated"] } });
+    expect((await review({ token: "static-token" })).json.status).toEqual({
+      authenticated: true,
+      user: { username: "alice", uid: "uid-alice", groups: ["devs", "system:authenticated"] },
+    });
     expect((await review({ token: "nonsense" })).json.status).toEqual({ authenticated: false, user: {}, error: "invalid bearer token" });
     const empty = await review({});
     expect([empty.status, empty.json.message]).toEqual([400, "token is required for TokenReview in authentication"]);
@@ -133,9 +167,15 @@ describe("service account tokens", () => {
     const strangers = await loadOrCreateServiceAccountKeys(join(dir, "b"));
     const t = await start({ serviceAccountTokens: { signingKey: keys.signing.key.export({ type: "pkcs8", format: "pem" }) as string } });
     const sa = await serviceAccount(t, "builder");
-    const expired = await issueBoundToken({ keys, issuer: ISSUER }, { serviceAccount: sa, audiences: [ISSUER], expirationSeconds: 600, now: new Date(Date.now() - 3600_000) });
+    const expired = await issueBoundToken(
+      { keys, issuer: ISSUER },
+      { serviceAccount: sa, audiences: [ISSUER], expirationSeconds: 600, now: new Date(Date.now() - 3600_000) },
+    );
     expect((await t.call("GET", "/version", { token: expired.token })).status).toBe(401);
-    const forged = await issueBoundToken({ keys: strangers, issuer: ISSUER }, { serviceAccount: sa, audiences: [ISSUER], expirationSeconds: 600 });
+    const forged = await issueBoundToken(
+      { keys: strangers, issuer: ISSUER },
+      { serviceAccount: sa, audiences: [ISSUER], expirationSeconds: 600 },
+    );
     expect((await t.call("GET", "/version", { token: forged.token })).status).toBe(401);
     const fine = await issueBoundToken({ keys, issuer: ISSUER }, { serviceAccount: sa, audiences: [ISSUER], expirationSeconds: 600 });
     expect((await t.call("GET", "/version", { token: fine.token })).status).toBe(200);
@@ -176,13 +216,22 @@ describe("service account tokens", () => {
     const keys = await loadOrCreateServiceAccountKeys(dir);
     const u = await start({ serviceAccountTokens: { signingKey: keys.signing.key.export({ type: "pkcs8", format: "pem" }) as string } });
     const sa = await serviceAccount(u, "legacy");
-    const secretMeta = { name: "legacy-token", annotations: { "kubernetes.io/service-account.name": "legacy", "kubernetes.io/service-account.uid": sa.metadata.uid } };
-    const created = await u.asAdmin("POST", "/api/v1/namespaces/default/secrets", { metadata: secretMeta, type: "kubernetes.io/service-account-token" });
+    const secretMeta = {
+      name: "legacy-token",
+      annotations: { "kubernetes.io/service-account.name": "legacy", "kubernetes.io/service-account.uid": sa.metadata.uid },
+    };
+    const created = await u.asAdmin("POST", "/api/v1/namespaces/default/secrets", {
+      metadata: secretMeta,
+      type: "kubernetes.io/service-account-token",
+    });
     expect(created.status, created.text).toBe(201);
     const token = await issueLegacyToken({ keys, issuer: ISSUER }, sa, created.json);
     // Not yet in the Secret: not valid.
     expect((await u.call("GET", "/version", { token })).status).toBe(401);
-    const filled = await u.asAdmin("PUT", "/api/v1/namespaces/default/secrets/legacy-token", { ...created.json, data: { token: Buffer.from(token).toString("base64") } });
+    const filled = await u.asAdmin("PUT", "/api/v1/namespaces/default/secrets/legacy-token", {
+      ...created.json,
+      data: { token: Buffer.from(token).toString("base64") },
+    });
     expect(filled.status, filled.text).toBe(200);
     const whoami = await u.call("POST", WHOAMI, { token }, {});
     expect(whoami.json.status.userInfo).toEqual({

@@ -17,7 +17,14 @@ export interface Credentials {
 }
 
 /** An HTTPS request trusting `ca`, with a client certificate and/or bearer token. */
-export function httpsCall(url: string, ca: string, method: string, path: string, credentials: Credentials = {}, body?: unknown): Promise<Reply> {
+export function httpsCall(
+  url: string,
+  ca: string,
+  method: string,
+  path: string,
+  credentials: Credentials = {},
+  body?: unknown,
+): Promise<Reply> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string | string[]> = { Accept: "application/json", ...(credentials.headers ?? {}) };
   if (credentials.token !== undefined) headers["Authorization"] = `Bearer ${credentials.token}`;
@@ -69,7 +76,8 @@ export async function startSecurePlane(options: ControlPlaneOptions = {}, ca?: C
     kubeconfigCredentials: { certificateAuthority: ca.cert, clientCertificate: admin.cert, clientKey: admin.key },
     ...options,
   });
-  const call = (method: string, path: string, credentials: Credentials = {}, body?: unknown) => httpsCall(plane.url, ca.cert, method, path, credentials, body);
+  const call = (method: string, path: string, credentials: Credentials = {}, body?: unknown) =>
+    httpsCall(plane.url, ca.cert, method, path, credentials, body);
   return {
     plane,
     ca,

@@ -23,10 +23,20 @@ export function tokenFileAuthenticator(csv: string, source = "token file"): Toke
     throw new TokenFileError(`${source}: ${(error as Error).message}`);
   }
   for (const { line, fields } of records) {
-    if (fields.length < 3) throw new TokenFileError(`token file '${source}' must have at least 3 columns (token, user name, user uid), found ${fields.length} on line ${line}`);
+    if (fields.length < 3)
+      throw new TokenFileError(
+        `token file '${source}' must have at least 3 columns (token, user name, user uid), found ${fields.length} on line ${line}`,
+      );
     const [token, name, uid, groups] = fields as [string, string, string, string | undefined];
     if (token === "") continue;
-    const user: UserInfo = { name, uid, groups: (groups ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "") };
+    const user: UserInfo = {
+      name,
+      uid,
+      groups: (groups ?? "")
+        .split(",")
+        .map((g) => g.trim())
+        .filter((g) => g !== ""),
+    };
     users.set(token, user);
   }
   return {

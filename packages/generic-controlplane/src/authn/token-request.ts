@@ -34,11 +34,14 @@ function validate(request: TokenRequest): FieldError[] {
   const seconds = request.spec?.expirationSeconds;
   if (seconds !== undefined) {
     if (!Number.isInteger(seconds)) errors.push(fieldInvalid("spec.expirationSeconds", seconds, "must be an integer"));
-    else if (seconds < MIN_EXPIRATION_SECONDS) errors.push(fieldInvalid("spec.expirationSeconds", seconds, "may not specify a duration less than 10 minutes"));
-    else if (seconds > MAX_EXPIRATION_SECONDS) errors.push(fieldInvalid("spec.expirationSeconds", seconds, "may not specify a duration larger than 2^32 seconds"));
+    else if (seconds < MIN_EXPIRATION_SECONDS)
+      errors.push(fieldInvalid("spec.expirationSeconds", seconds, "may not specify a duration less than 10 minutes"));
+    else if (seconds > MAX_EXPIRATION_SECONDS)
+      errors.push(fieldInvalid("spec.expirationSeconds", seconds, "may not specify a duration larger than 2^32 seconds"));
   }
   const audiences = request.spec?.audiences;
-  if (audiences !== undefined && (!Array.isArray(audiences) || audiences.some((a) => typeof a !== "string"))) errors.push(fieldInvalid("spec.audiences", audiences, "must be a list of strings"));
+  if (audiences !== undefined && (!Array.isArray(audiences) || audiences.some((a) => typeof a !== "string")))
+    errors.push(fieldInvalid("spec.audiences", audiences, "must be a list of strings"));
   return errors;
 }
 
@@ -66,10 +69,19 @@ export async function createToken(env: TokenRequestEnv, namespace: string, name:
     }
     secret = await env.getSecret(namespace, ref.name ?? "");
     if (ref.uid && ref.uid !== secret.metadata?.uid) {
-      throw conflict({ group: "", resource: "secrets" }, ref.name ?? "", `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      throw conflict(
+        { group: "", resource: "secrets" },
+        ref.name ?? "",
+        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
   }
-  const { token, expiresAt } = await issueBoundToken(env.config, { serviceAccount, audiences, expirationSeconds, ...(secret ? { secret } : {}) });
+  const { token, expiresAt } = await issueBoundToken(env.config, {
+    serviceAccount,
+    audiences,
+    expirationSeconds,
+    ...(secret ? { secret } : {}),
+  });
   return {
     apiVersion: "authentication.k8s.io/v1",
     kind: "TokenRequest",

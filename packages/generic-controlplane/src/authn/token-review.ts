@@ -38,10 +38,19 @@ export async function reviewToken(
   let status: NonNullable<TokenReview["status"]>;
   try {
     const result = await authenticate(token, audiences);
-    status = result === undefined ? { authenticated: false, user: {}, error: "invalid bearer token" } : { authenticated: true, user: reviewUserInfo(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) };
+    status =
+      result === undefined
+        ? { authenticated: false, user: {}, error: "invalid bearer token" }
+        : { authenticated: true, user: reviewUserInfo(result.user), ...(result.audiences ? { audiences: result.audiences } : {}) };
   } catch (error) {
     if (!(error instanceof AuthenticationFailure)) throw error;
     status = { authenticated: false, user: {}, error: error.message };
   }
-  return { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", metadata: { ...(review.metadata ?? {}) }, spec: review.spec ?? {}, status };
+  return {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenReview",
+    metadata: { ...(review.metadata ?? {}) },
+    spec: review.spec ?? {},
+    status,
+  };
 }

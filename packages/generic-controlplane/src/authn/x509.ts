@@ -23,11 +23,19 @@ export function x509Authenticator(): RequestAuthenticator {
       const peer = socket.getPeerCertificate();
       if (peer === null || peer === undefined || Object.keys(peer).length === 0) return Promise.resolve(undefined);
       if (socket.authorized !== true) {
-        return Promise.reject(new AuthenticationFailure(`verifying certificate ${describe(peer.subject?.CN, peer.serialNumber)} failed: ${String(socket.authorizationError ?? "unknown authority")}`));
+        return Promise.reject(
+          new AuthenticationFailure(
+            `verifying certificate ${describe(peer.subject?.CN, peer.serialNumber)} failed: ${String(socket.authorizationError ?? "unknown authority")}`,
+          ),
+        );
       }
       const usages = peer.ext_key_usage;
       if (usages !== undefined && !usages.includes(EXT_KEY_USAGE_CLIENT_AUTH)) {
-        return Promise.reject(new AuthenticationFailure(`verifying certificate ${describe(peer.subject?.CN, peer.serialNumber)} failed: x509: certificate specifies an incompatible key usage`));
+        return Promise.reject(
+          new AuthenticationFailure(
+            `verifying certificate ${describe(peer.subject?.CN, peer.serialNumber)} failed: x509: certificate specifies an incompatible key usage`,
+          ),
+        );
       }
       const name = asList(peer.subject?.CN)[0] ?? "";
       if (name === "") return Promise.reject(new AuthenticationFailure("x509: client certificate has no common name"));

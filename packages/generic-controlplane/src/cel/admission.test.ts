@@ -16,7 +16,9 @@ describe("admission CEL environment", () => {
   });
 
   it("reports compile errors and evaluation errors in cel-go's words", () => {
-    expect(evaluator.compile("object.metadata.name ==")).toEqual([expect.stringMatching(/^compilation failed: ERROR: <input>:1:\d+: Syntax error: /)]);
+    expect(evaluator.compile("object.metadata.name ==")).toEqual([
+      expect.stringMatching(/^compilation failed: ERROR: <input>:1:\d+: Syntax error: /),
+    ]);
     expect(evaluator.compile("self.x")[0]).toContain("undeclared reference to 'self' (in container '')");
     expect(evaluator.compile("object.metadata.name == 'x'")).toEqual([]);
     expect(() => evaluator.evaluate("object.spec.replicas > 1", variables)).toThrow("no such key: spec");

@@ -16,7 +16,13 @@ function errorsOf(schema: JSONSchemaProps): string[] {
 describe("compileErrors", () => {
   it("accepts well-formed rules", () => {
     expect(
-      errorsOf(specWith({ type: "object", properties: { a: { type: "integer", maxItems: 3 } }, "x-kubernetes-validations": [{ rule: "self.a > 0" }] })),
+      errorsOf(
+        specWith({
+          type: "object",
+          properties: { a: { type: "integer", maxItems: 3 } },
+          "x-kubernetes-validations": [{ rule: "self.a > 0" }],
+        }),
+      ),
     ).toEqual([]);
   });
 
@@ -31,7 +37,9 @@ describe("compileErrors", () => {
       ["FieldValueInvalid", `${ROOT}.properties[spec].x-kubernetes-validations[2].rule`],
     ]);
     expect(errors[0]?.detail).toMatch(/^compilation failed: ERROR: <input>:1:\d+: Syntax error: /);
-    expect(errors[1]?.detail).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo == 1\n | ^");
+    expect(errors[1]?.detail).toBe(
+      "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo == 1\n | ^",
+    );
     expect(errors[2]?.detail).toContain("undeclared reference to 'bogus' (in container '')");
   });
 
@@ -65,7 +73,11 @@ describe("compileErrors", () => {
         specWith({
           type: "object",
           properties: {
-            tags: { type: "array", maxItems: 5, items: { type: "string", maxLength: 10, "x-kubernetes-validations": [{ rule: "self == oldSelf" }] } },
+            tags: {
+              type: "array",
+              maxItems: 5,
+              items: { type: "string", maxLength: 10, "x-kubernetes-validations": [{ rule: "self == oldSelf" }] },
+            },
             name: { type: "string", maxLength: 10, "x-kubernetes-validations": [{ rule: "self != ''", optionalOldSelf: true }] },
           },
         }),
@@ -82,12 +94,16 @@ describe("compileErrors", () => {
     expect(unbounded).toContain(
       `${ROOT}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     );
-    expect(errorsOf(specWith({ type: "array", maxItems: 10, items: { type: "string", maxLength: 64 }, "x-kubernetes-validations": [rule] }))).toEqual([]);
+    expect(
+      errorsOf(specWith({ type: "array", maxItems: 10, items: { type: "string", maxLength: 64 }, "x-kubernetes-validations": [rule] })),
+    ).toEqual([]);
   });
 
   it("multiplies a rule's cost by how often its node can occur", () => {
     const item = { type: "string", "x-kubernetes-validations": [{ rule: "self.contains('a')" }] };
-    expect(errorsOf(specWith({ type: "array", items: item }))[0]).toMatch(/x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget/);
+    expect(errorsOf(specWith({ type: "array", items: item }))[0]).toMatch(
+      /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget/,
+    );
     expect(errorsOf(specWith({ type: "array", maxItems: 100, items: { ...item, maxLength: 100 } }))).toEqual([]);
   });
 });

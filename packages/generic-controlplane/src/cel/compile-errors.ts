@@ -24,10 +24,21 @@ export function compileErrors(schema: JSONSchemaProps, fieldPath: string, option
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const contributor of costs) {
       if (contributor.cost > 0) {
-        errors.push(fieldForbidden(contributor.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"));
+        errors.push(
+          fieldForbidden(contributor.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"),
+        );
       }
     }
-    errors.push(fieldForbidden(fieldPath, costErrorMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", total, STATIC_ESTIMATED_CRD_COST_LIMIT)));
+    errors.push(
+      fieldForbidden(
+        fieldPath,
+        costErrorMessage(
+          "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+          total,
+          STATIC_ESTIMATED_CRD_COST_LIMIT,
+        ),
+      ),
+    );
   }
   return errors;
 }
@@ -40,10 +51,22 @@ interface WalkState {
   uncorrelatable: string | undefined;
 }
 
-function walk(schema: JSONSchemaProps, path: string, state: WalkState, errors: FieldError[], costs: Array<{ path: string; cost: number }>): void {
+function walk(
+  schema: JSONSchemaProps,
+  path: string,
+  state: WalkState,
+  errors: FieldError[],
+  costs: Array<{ path: string; cost: number }>,
+): void {
   checkRules(schema, path, state, errors, costs);
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    walk(property, `${path}.properties[${name}]`, { ...state, isResourceRoot: property["x-kubernetes-embedded-resource"] === true }, errors, costs);
+    walk(
+      property,
+      `${path}.properties[${name}]`,
+      { ...state, isResourceRoot: property["x-kubernetes-embedded-resource"] === true },
+      errors,
+      costs,
+    );
   }
   if (schema.items !== undefined) {
     const correlatable = schema["x-kubernetes-list-type"] === "map";
@@ -64,14 +87,24 @@ function walk(schema: JSONSchemaProps, path: string, state: WalkState, errors: F
     walk(
       additional,
       `${path}.additionalProperties`,
-      { isResourceRoot: additional["x-kubernetes-embedded-resource"] === true, cardinality: state.cardinality * maxSizeOf(schema), uncorrelatable: state.uncorrelatable },
+      {
+        isResourceRoot: additional["x-kubernetes-embedded-resource"] === true,
+        cardinality: state.cardinality * maxSizeOf(schema),
+        uncorrelatable: state.uncorrelatable,
+      },
       errors,
       costs,
     );
   }
   (schema.allOf ?? []).forEach((part, i) => {
     if (validationRulesOf(part).length > 0) {
-      checkRules({ ...schema, ...({ "x-kubernetes-validations": validationRulesOf(part) } as JSONSchemaProps) }, `${path}.allOf[${i}]`, state, errors, costs);
+      checkRules(
+        { ...schema, ...({ "x-kubernetes-validations": validationRulesOf(part) } as JSONSchemaProps) },
+        `${path}.allOf[${i}]`,
+        state,
+        errors,
+        costs,
+      );
     }
   });
 }
@@ -80,7 +113,13 @@ function hasNewlines(text: string): boolean {
   return /[\n\r]/.test(text);
 }
 
-function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, errors: FieldError[], costs: Array<{ path: string; cost: number }>): void {
+function checkRules(
+  schema: JSONSchemaProps,
+  path: string,
+  state: WalkState,
+  errors: FieldError[],
+  costs: Array<{ path: string; cost: number }>,
+): void {
   const rules = validationRulesOf(schema);
   if (rules.length === 0) return;
   const before = errors.length;
@@ -89,9 +128,11 @@ function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, err
     const trimmedRule = (rule.rule ?? "").trim();
     const trimmedMessage = (rule.message ?? "").trim();
     if (trimmedRule.length === 0) errors.push(fieldRequired(`${at}.rule`, "rule is not specified"));
-    else if ((rule.message ?? "").length > 0 && trimmedMessage.length === 0) errors.push(fieldInvalid(`${at}.message`, rule.message, "message must be non-empty if specified"));
+    else if ((rule.message ?? "").length > 0 && trimmedMessage.length === 0)
+      errors.push(fieldInvalid(`${at}.message`, rule.message, "message must be non-empty if specified"));
     else if (hasNewlines(trimmedMessage)) errors.push(fieldInvalid(`${at}.message`, rule.message, "message must not contain line breaks"));
-    else if (hasNewlines(trimmedRule) && trimmedMessage.length === 0) errors.push(fieldRequired(`${at}.message`, "message must be specified if rule contains line breaks"));
+    else if (hasNewlines(trimmedRule) && trimmedMessage.length === 0)
+      errors.push(fieldRequired(`${at}.message`, "message must be specified if rule contains line breaks"));
     if ((rule.messageExpression ?? "").length > 0 && (rule.messageExpression ?? "").trim().length === 0) {
       errors.push(fieldRequired(`${at}.messageExpression`, "messageExpression must be non-empty if specified"));
     }
@@ -99,7 +140,8 @@ function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, err
       errors.push(fieldNotSupported(`${at}.reason`, rule.reason, SUPPORTED_REASONS));
     }
     const fieldPath = rule.fieldPath ?? "";
-    if (fieldPath.length > 0 && fieldPath.trim().length === 0) errors.push(fieldInvalid(`${at}.fieldPath`, fieldPath, "fieldPath must be non-empty if specified"));
+    if (fieldPath.length > 0 && fieldPath.trim().length === 0)
+      errors.push(fieldInvalid(`${at}.fieldPath`, fieldPath, "fieldPath must be non-empty if specified"));
     if (hasNewlines(fieldPath)) errors.push(fieldInvalid(`${at}.fieldPath`, fieldPath, "fieldPath must not contain line breaks"));
     if (fieldPath.trim().length > 0 && !parseRuleFieldPath(fieldPath.trim(), schema).ok) {
       errors.push(fieldInvalid(`${at}.fieldPath`, fieldPath, "fieldPath must be a valid path"));
@@ -108,7 +150,10 @@ function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, err
   // Schema mistakes first: compiling against a malformed node only adds confusing errors.
   if (errors.length > before) return;
   const celSchema = state.isResourceRoot ? withTypeAndObjectMeta(schema) : schema;
-  const variables = new Map([["self", celSchema], [OLD_SELF, celSchema]]);
+  const variables = new Map([
+    ["self", celSchema],
+    [OLD_SELF, celSchema],
+  ]);
   rules.forEach((rule, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
     const compiled = compileExpression(rule.rule, variables);
@@ -116,11 +161,18 @@ function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, err
       errors.push(fieldInvalid(`${at}.rule`, rule, compiled.error));
     } else {
       const cost = compiled.expression.maxCost * state.cardinality;
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) errors.push(fieldForbidden(`${at}.rule`, costErrorMessage("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT)));
+      if (cost > STATIC_ESTIMATED_COST_LIMIT)
+        errors.push(fieldForbidden(`${at}.rule`, costErrorMessage("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT)));
       costs.push({ path: `${at}.rule`, cost });
       if (compiled.expression.references.has(OLD_SELF)) {
         if (state.uncorrelatable !== undefined) {
-          errors.push(fieldInvalid(`${at}.rule`, rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${state.uncorrelatable}`));
+          errors.push(
+            fieldInvalid(
+              `${at}.rule`,
+              rule.rule,
+              `oldSelf cannot be used on the uncorrelatable portion of the schema within ${state.uncorrelatable}`,
+            ),
+          );
         }
       } else if (rule.optionalOldSelf !== undefined) {
         errors.push(fieldInvalid(`${at}.optionalOldSelf`, rule.optionalOldSelf, "may not be set if oldSelf is not used in rule"));
@@ -133,7 +185,12 @@ function checkRules(schema: JSONSchemaProps, path: string, state: WalkState, err
       } else {
         const cost = message.expression.maxCost * state.cardinality;
         if (cost > STATIC_ESTIMATED_COST_LIMIT) {
-          errors.push(fieldForbidden(`${at}.messageExpression`, costErrorMessage("estimated messageExpression cost", cost, STATIC_ESTIMATED_COST_LIMIT)));
+          errors.push(
+            fieldForbidden(
+              `${at}.messageExpression`,
+              costErrorMessage("estimated messageExpression cost", cost, STATIC_ESTIMATED_COST_LIMIT),
+            ),
+          );
         }
         costs.push({ path: `${at}.messageExpression`, cost });
       }

@@ -131,7 +131,10 @@ function checkReferences(
       const { function: fn, target, args } = kind.value;
       const qualifier = target !== undefined ? qualifiedName(target) : undefined;
       const isQualifiedFunction =
-        qualifier !== undefined && !locals.has(qualifier.split(".")[0] ?? "") && !declared.has(qualifier.split(".")[0] ?? "") && isKnownFunction(env(), `${qualifier}.${fn}`);
+        qualifier !== undefined &&
+        !locals.has(qualifier.split(".")[0] ?? "") &&
+        !declared.has(qualifier.split(".")[0] ?? "") &&
+        isKnownFunction(env(), `${qualifier}.${fn}`);
       if (isQualifiedFunction) {
         // `strings.quote(x)`: the target is a namespace, not a value.
       } else if (!isKnownFunction(env(), fn)) {

@@ -91,9 +91,33 @@ function traversal(size: number): number {
 
 /** Functions whose cost grows with the length of their string or list target. */
 const STRING_TRAVERSING = new Set([
-  "contains", "startsWith", "endsWith", "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii",
-  "replace", "split", "substring", "trim", "join", "format", "strings.quote", "find", "findAll",
-  "quantity", "isQuantity", "ip", "isIP", "cidr", "isCIDR", "url", "isURL", "validate", "string",
+  "contains",
+  "startsWith",
+  "endsWith",
+  "charAt",
+  "indexOf",
+  "lastIndexOf",
+  "lowerAscii",
+  "upperAscii",
+  "replace",
+  "split",
+  "substring",
+  "trim",
+  "join",
+  "format",
+  "strings.quote",
+  "find",
+  "findAll",
+  "quantity",
+  "isQuantity",
+  "ip",
+  "isIP",
+  "cidr",
+  "isCIDR",
+  "url",
+  "isURL",
+  "validate",
+  "string",
 ]);
 const LIST_TRAVERSING = new Set(["isSorted", "sum", "min", "max", "@in", "_==_", "_!=_"]);
 
@@ -138,8 +162,7 @@ export class CostEstimator {
         const range = c.iterRange ? this.visit(c.iterRange, locals) : { cost: 0, shape: UNKNOWN };
         const inner = new Map(locals);
         const rangeSchema = range.shape.schema;
-        const iterShape =
-          rangeSchema?.type === "object" ? shapeOf({ type: "string" }) : shapeOf(elementSchema(rangeSchema));
+        const iterShape = rangeSchema?.type === "object" ? shapeOf({ type: "string" }) : shapeOf(elementSchema(rangeSchema));
         inner.set(c.iterVar, iterShape);
         if (c.iterVar2 !== "") inner.set(c.iterVar2, shapeOf(elementSchema(rangeSchema)));
         const accuInit = c.accuInit ? this.visit(c.accuInit, inner) : { cost: 0, shape: UNKNOWN };

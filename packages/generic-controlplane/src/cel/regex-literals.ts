@@ -43,7 +43,8 @@ function forEachCall(expr: Expr, visit: (call: { fn: string; target: Expr | unde
       }
       return;
     case "comprehensionExpr":
-      for (const part of [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result]) walk(part);
+      for (const part of [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result])
+        walk(part);
       return;
     default:
       return;

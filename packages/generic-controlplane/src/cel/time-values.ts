@@ -18,7 +18,16 @@ export function parseTimestamp(text: string): Timestamp | undefined {
   return create(TimestampSchema, { seconds: BigInt(Math.floor(millis / 1000)), nanos: Number(fraction.padEnd(9, "0")) });
 }
 
-const UNIT_NANOS: Record<string, bigint> = { ns: 1n, us: 1_000n, "µs": 1_000n, "μs": 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const UNIT_NANOS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 
 /** Go's `time.ParseDuration`: `1h30m`, `-1.5s`, `300ms`, `0`. */
 export function parseDuration(text: string): Duration | undefined {

@@ -39,7 +39,12 @@ describe("compileValidationRules", () => {
       type: "object",
       properties: { replicas: { type: "integer" }, max: { type: "integer" } },
       ...rules(
-        { rule: "self.replicas <= self.max", message: "replicas must not exceed max", reason: "FieldValueForbidden", fieldPath: ".replicas" },
+        {
+          rule: "self.replicas <= self.max",
+          message: "replicas must not exceed max",
+          reason: "FieldValueForbidden",
+          fieldPath: ".replicas",
+        },
         { rule: "self.replicas >= 0", messageExpression: "'replicas is ' + string(self.replicas) + ', want >= 0'" },
         { rule: "self.max < 100", message: "too big", reason: "FieldValueRequired" },
         { rule: "self.max != 7", reason: "FieldValueDuplicate" },
@@ -68,12 +73,15 @@ describe("compileValidationRules", () => {
       properties: {
         name: { type: "string", ...rules({ rule: "self.startsWith('x-')" }) },
         ports: { type: "array", items: { type: "integer", ...rules({ rule: "self > 0 && self < 65536" }) } },
-        labels: { type: "object", additionalProperties: { type: "string", ...rules({ rule: "size(self) < 4", message: "short values only" }) } },
+        labels: {
+          type: "object",
+          additionalProperties: { type: "string", ...rules({ rule: "size(self) < 4", message: "short values only" }) },
+        },
       },
     });
     expect(messages(schema, { spec: { name: "x-a", ports: [80, 443], labels: { a: "b" } } })).toEqual([]);
     expect(messages(schema, { spec: { name: "a", ports: [80, 0], labels: { "app.kubernetes.io/name": "long value" } } })).toEqual([
-      'spec.name: Invalid value: "string": failed rule: self.startsWith(\'x-\')',
+      "spec.name: Invalid value: \"string\": failed rule: self.startsWith('x-')",
       'spec.ports[1]: Invalid value: "integer": failed rule: self > 0 && self < 65536',
       'spec.labels[app.kubernetes.io/name]: Invalid value: "string": short values only',
     ]);
@@ -85,7 +93,9 @@ describe("compileValidationRules", () => {
       properties: { size: { type: "integer", ...rules({ rule: "self >= oldSelf", message: "size may not shrink" }) } },
     });
     expect(messages(schema, { spec: { size: 1 } })).toEqual([]);
-    expect(messages(schema, { spec: { size: 1 } }, { spec: { size: 2 } })).toEqual(['spec.size: Invalid value: "integer": size may not shrink']);
+    expect(messages(schema, { spec: { size: 1 } }, { spec: { size: 2 } })).toEqual([
+      'spec.size: Invalid value: "integer": size may not shrink',
+    ]);
     expect(messages(schema, { spec: { size: 3 } }, { spec: { size: 2 } })).toEqual([]);
     expect(messages(schema, { spec: { size: 1 } }, { spec: {} })).toEqual([]);
   });
@@ -94,8 +104,14 @@ describe("compileValidationRules", () => {
     const schema = schemaWith({
       type: "object",
       properties: {
-        name: { type: "string", ...rules({ rule: "!oldSelf.hasValue() || self == oldSelf.value()", message: "name is immutable", optionalOldSelf: true }) },
-        tier: { type: "string", ...rules({ rule: "oldSelf.hasValue() || self == 'free'", message: "new objects start free", optionalOldSelf: true }) },
+        name: {
+          type: "string",
+          ...rules({ rule: "!oldSelf.hasValue() || self == oldSelf.value()", message: "name is immutable", optionalOldSelf: true }),
+        },
+        tier: {
+          type: "string",
+          ...rules({ rule: "oldSelf.hasValue() || self == 'free'", message: "new objects start free", optionalOldSelf: true }),
+        },
       },
     });
     expect(messages(schema, { spec: { name: "a", tier: "gold" } })).toEqual(['spec.tier: Invalid value: "string": new objects start free']);
@@ -105,15 +121,36 @@ describe("compileValidationRules", () => {
   });
 
   it("correlates list-map items by key and never set or atomic list items", () => {
-    const item = { type: "object", properties: { name: { type: "string" }, value: { type: "integer", ...rules({ rule: "self >= oldSelf", message: "no decrease" }) } } };
+    const item = {
+      type: "object",
+      properties: { name: { type: "string" }, value: { type: "integer", ...rules({ rule: "self >= oldSelf", message: "no decrease" }) } },
+    };
     const schema = schemaWith({
       type: "object",
       properties: { entries: { type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], items: item } },
     } as JSONSchemaProps);
-    const old = { spec: { entries: [{ name: "a", value: 5 }, { name: "b", value: 1 }] } };
-    expect(messages(schema, { spec: { entries: [{ name: "b", value: 0 }, { name: "a", value: 6 }] } }, old)).toEqual([
-      'spec.entries[0].value: Invalid value: "integer": no decrease',
-    ]);
+    const old = {
+      spec: {
+        entries: [
+          { name: "a", value: 5 },
+          { name: "b", value: 1 },
+        ],
+      },
+    };
+    expect(
+      messages(
+        schema,
+        {
+          spec: {
+            entries: [
+              { name: "b", value: 0 },
+              { name: "a", value: 6 },
+            ],
+          },
+        },
+        old,
+      ),
+    ).toEqual(['spec.entries[0].value: Invalid value: "integer": no decrease']);
   });
 
   it("types integers as int and numbers as double", () => {
@@ -177,7 +214,9 @@ describe("compileValidationRules", () => {
   it("stops validating once the object's cost budget is spent", () => {
     const schema = schemaWith({
       type: "object",
-      properties: { lists: { type: "array", items: { type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) } } },
+      properties: {
+        lists: { type: "array", items: { type: "array", items: { type: "integer" }, ...rules({ rule: "self.exists(x, x == 0)" }) } },
+      },
     });
     const lists = (count: number) => Array.from({ length: count }, () => new Array<number>(100_000).fill(0));
     expect(messages(schema, { spec: { lists: lists(19) } })).toEqual([]);
@@ -187,7 +226,11 @@ describe("compileValidationRules", () => {
   });
 
   it("reports root rules at <nil> as upstream does", () => {
-    const schema = { type: "object", properties: { spec: { type: "object" } }, ...rules({ rule: "has(self.spec)", message: "spec is required" }) } as JSONSchemaProps;
+    const schema = {
+      type: "object",
+      properties: { spec: { type: "object" } },
+      ...rules({ rule: "has(self.spec)", message: "spec is required" }),
+    } as JSONSchemaProps;
     expect(messages(schema, { metadata: { name: "x" } })).toEqual(['<nil>: Invalid value: "object": spec is required']);
   });
 });

@@ -15,7 +15,15 @@ import { parseRuleFieldPath } from "./field-path.js";
 import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from "./limits.js";
 import { boundedSchema } from "./value-bounds.js";
 import { optionalNone, optionalOf } from "./library/optional.js";
-import { OLD_SELF, SELF, hasValidationRules, ruleErrorString, ruleMessageOrDefault, validationRulesOf, type ValidationRule } from "./rules.js";
+import {
+  OLD_SELF,
+  SELF,
+  hasValidationRules,
+  ruleErrorString,
+  ruleMessageOrDefault,
+  validationRulesOf,
+  type ValidationRule,
+} from "./rules.js";
 import { toCelValue, withTypeAndObjectMeta } from "./values.js";
 import { ownValue } from "../patch/json-value.js";
 
@@ -76,7 +84,10 @@ export function compileRule(rule: ValidationRule, celSchema: JSONSchemaProps, no
     const parsed = parseRuleFieldPath(rule.fieldPath.trim(), nodeSchema);
     if (parsed.ok) fieldPath = parsed.path;
   }
-  const variables = new Map([[SELF, celSchema], [OLD_SELF, celSchema]]);
+  const variables = new Map([
+    [SELF, celSchema],
+    [OLD_SELF, celSchema],
+  ]);
   if (rule.rule.trim() === "") return { rule, fieldPath };
   const compiled = compileExpression(rule.rule, variables);
   if (!compiled.ok) return { rule, fieldPath, error: compiled.error };
@@ -154,7 +165,8 @@ function validateNode(node: ValidatorNode, path: string, value: unknown, oldValu
     }
   }
   for (const [name, property] of node.properties) {
-    if (Object.hasOwn(object, name)) validateNode(property, childPath(path, name), object[name], oldObject && ownValue(oldObject, name), run);
+    if (Object.hasOwn(object, name))
+      validateNode(property, childPath(path, name), object[name], oldObject && ownValue(oldObject, name), run);
   }
 }
 
@@ -195,13 +207,19 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
     const cost = expression.costFor(bounds);
     if (cost > PER_CALL_LIMIT) {
       errors.push(
-        fieldInvalid(reportPath, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`),
+        fieldInvalid(
+          reportPath,
+          type,
+          `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+        ),
       );
       run.remaining = -1;
       return false;
     }
     if (cost > run.remaining) {
-      errors.push(fieldInvalid(reportPath, type, "validation failed due to running out of cost budget, no further validation rules will be run"));
+      errors.push(
+        fieldInvalid(reportPath, type, "validation failed due to running out of cost budget, no further validation rules will be run"),
+      );
       run.remaining = -1;
       return false;
     }
@@ -236,7 +254,9 @@ function evaluateRules(node: ValidatorNode, path: string, value: unknown, oldVal
     }
     const target = compiled.fieldPath === "" ? reportPath : appendFieldPath(path, compiled.fieldPath);
     if (compiled.message !== undefined && !charge(compiled.message, rule)) return;
-    const detail = (compiled.message !== undefined ? messageExpressionResult(compiled.message.evaluate(bindings)) : undefined) ?? ruleMessageOrDefault(rule);
+    const detail =
+      (compiled.message !== undefined ? messageExpressionResult(compiled.message.evaluate(bindings)) : undefined) ??
+      ruleMessageOrDefault(rule);
     errors.push(errorForReason(target, type, detail, rule.reason));
   }
 }

@@ -28,11 +28,22 @@ function bound(values: readonly unknown[], schema: JSONSchemaProps): JSONSchemaP
   if (objects.length > 0) {
     out.type ??= "object";
     if (schema.properties !== undefined) {
-      out.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, bound(objects.map((o) => o[name]), property)]));
+      out.properties = Object.fromEntries(
+        Object.entries(schema.properties).map(([name, property]) => [
+          name,
+          bound(
+            objects.map((o) => o[name]),
+            property,
+          ),
+        ]),
+      );
     } else {
       out.maxProperties = Math.max(...objects.map((o) => Object.keys(o).length));
       const valueSchema = typeof schema.additionalProperties === "object" ? schema.additionalProperties : {};
-      out.additionalProperties = bound(objects.flatMap((o) => Object.values(o)), valueSchema);
+      out.additionalProperties = bound(
+        objects.flatMap((o) => Object.values(o)),
+        valueSchema,
+      );
     }
   }
   return out;

@@ -12,7 +12,8 @@ import { declaredProperty } from "../schema/declared-property.js";
  */
 export function toCelValue(value: unknown, schema: JSONSchemaProps | undefined): CelInput {
   if (value === null || value === undefined) return null;
-  if (schema === undefined || schema["x-kubernetes-int-or-string"] === true || schema.type === undefined) return untypedValue(value, schema);
+  if (schema === undefined || schema["x-kubernetes-int-or-string"] === true || schema.type === undefined)
+    return untypedValue(value, schema);
   switch (schema.type) {
     case "integer":
       return typeof value === "number" && Number.isInteger(value) ? BigInt(value) : untypedValue(value, schema);

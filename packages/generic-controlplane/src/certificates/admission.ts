@@ -20,7 +20,12 @@ async function authorizedForSigner(authorizer: Authorizer, verb: string, signerN
   const user = currentAdmissionRequestContext()?.user;
   // Writes from inside the process (controllers' own stores) carry no user to check.
   if (user === undefined) return true;
-  const subject = { name: user.name, groups: user.groups, ...(user.uid !== undefined ? { uid: user.uid } : {}), ...(user.extra !== undefined ? { extra: user.extra } : {}) };
+  const subject = {
+    name: user.name,
+    groups: user.groups,
+    ...(user.uid !== undefined ? { uid: user.uid } : {}),
+    ...(user.extra !== undefined ? { extra: user.extra } : {}),
+  };
   const attributes = { verb, group: CERTIFICATES_GROUP, resource: "signers" };
   if ((await authorizer.authorize(subject, { ...attributes, name: signerName })).allowed) return true;
   const slash = signerName.indexOf("/");
@@ -63,10 +68,18 @@ export function certificateSigningRequestAdmission(authorizer: () => Authorizer)
       }
       if (attributes.operation !== "UPDATE") return;
       if (attributes.subresource === "approval" && !(await authorizedForSigner(authorizer(), "approve", signerName))) {
-        throw forbidden(CSR_RESOURCE, attributes.name, `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
+        throw forbidden(
+          CSR_RESOURCE,
+          attributes.name,
+          `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`,
+        );
       }
       const old = attributes.oldObject as CertificateSigningRequest | undefined;
-      if (attributes.subresource === "status" && (csr.status?.certificate ?? "") !== (old?.status?.certificate ?? "") && !(await authorizedForSigner(authorizer(), "sign", signerName))) {
+      if (
+        attributes.subresource === "status" &&
+        (csr.status?.certificate ?? "") !== (old?.status?.certificate ?? "") &&
+        !(await authorizedForSigner(authorizer(), "sign", signerName))
+      ) {
         throw forbidden(CSR_RESOURCE, attributes.name, `user not permitted to sign requests with signerName ${JSON.stringify(signerName)}`);
       }
     },

@@ -3,7 +3,14 @@ import type { JSONSchemaProps } from "../schema/types.js";
 import { defineResource } from "../resources/define.js";
 import { ageColumn } from "../resources/printer-columns.js";
 import { kindSchema, stringListSchema, stringSchema, timeSchema } from "../resources/schema-parts.js";
-import { CERTIFICATES_GROUP, CONDITION_APPROVED, CONDITION_DENIED, hasCondition, type CertificateSigningRequest, type CertificateSigningRequestCondition } from "./types.js";
+import {
+  CERTIFICATES_GROUP,
+  CONDITION_APPROVED,
+  CONDITION_DENIED,
+  hasCondition,
+  type CertificateSigningRequest,
+  type CertificateSigningRequestCondition,
+} from "./types.js";
 import { validateCertificateSigningRequest, validateCertificateSigningRequestUpdate } from "./validation.js";
 
 const isApproval = (c: CertificateSigningRequestCondition) => c.type === CONDITION_APPROVED || c.type === CONDITION_DENIED;
@@ -15,7 +22,10 @@ function stampConditions(csr: CertificateSigningRequest, old: CertificateSigning
     condition.lastUpdateTime ??= now;
     if (condition.lastTransitionTime === undefined) {
       const before = old?.status?.conditions?.find((c) => c.type === condition.type);
-      condition.lastTransitionTime = before !== undefined && before.status === condition.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
+      condition.lastTransitionTime =
+        before !== undefined && before.status === condition.status && before.lastTransitionTime !== undefined
+          ? before.lastTransitionTime
+          : now;
     }
   }
 }
@@ -52,7 +62,9 @@ const conditionSchema: JSONSchemaProps = {
   required: ["type", "status"],
   properties: {
     type: stringSchema('type of the condition. Known conditions are "Approved", "Denied", and "Failed".'),
-    status: stringSchema('status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".'),
+    status: stringSchema(
+      'status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".',
+    ),
     reason: stringSchema("reason indicates a brief reason for the request state"),
     message: stringSchema("message contains a human readable message with details about the request state"),
     lastUpdateTime: timeSchema("lastUpdateTime is the time of the last update to this condition"),
@@ -70,26 +82,50 @@ const schema = kindSchema({
   properties: {
     spec: {
       type: "object",
-      description: "spec contains the certificate request, and is immutable after creation. Only the request, signerName, expirationSeconds, and usages fields can be set on creation.",
+      description:
+        "spec contains the certificate request, and is immutable after creation. Only the request, signerName, expirationSeconds, and usages fields can be set on creation.",
       required: ["request", "signerName"],
       properties: {
-        request: { type: "string", format: "byte", description: 'request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block.', "x-kubernetes-list-type": "atomic" },
+        request: {
+          type: "string",
+          format: "byte",
+          description: 'request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block.',
+          "x-kubernetes-list-type": "atomic",
+        },
         signerName: stringSchema("signerName indicates the requested signer, and is a qualified name."),
-        expirationSeconds: { type: "integer", format: "int32", description: "expirationSeconds is the requested duration of validity of the issued certificate." },
-        usages: { ...stringListSchema("usages specifies a set of key usages requested in the issued certificate."), "x-kubernetes-list-type": "atomic" },
-        username: stringSchema("username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable."),
-        uid: stringSchema("uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable."),
-        groups: { ...stringListSchema("groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable."), "x-kubernetes-list-type": "atomic" },
+        expirationSeconds: {
+          type: "integer",
+          format: "int32",
+          description: "expirationSeconds is the requested duration of validity of the issued certificate.",
+        },
+        usages: {
+          ...stringListSchema("usages specifies a set of key usages requested in the issued certificate."),
+          "x-kubernetes-list-type": "atomic",
+        },
+        username: stringSchema(
+          "username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.",
+        ),
+        uid: stringSchema(
+          "uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.",
+        ),
+        groups: {
+          ...stringListSchema(
+            "groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.",
+          ),
+          "x-kubernetes-list-type": "atomic",
+        },
         extra: {
           type: "object",
-          description: "extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.",
+          description:
+            "extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.",
           additionalProperties: stringListSchema(""),
         },
       },
     },
     status: {
       type: "object",
-      description: "status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure.",
+      description:
+        "status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure.",
       properties: {
         conditions: {
           type: "array",
@@ -98,7 +134,12 @@ const schema = kindSchema({
           "x-kubernetes-list-type": "map",
           "x-kubernetes-list-map-keys": ["type"],
         },
-        certificate: { type: "string", format: "byte", description: "certificate is populated with an issued certificate by the signer after an Approved condition is present.", "x-kubernetes-list-type": "atomic" },
+        certificate: {
+          type: "string",
+          format: "byte",
+          description: "certificate is populated with an issued certificate by the signer after an Approved condition is present.",
+          "x-kubernetes-list-type": "atomic",
+        },
       },
     },
   },
@@ -134,8 +175,18 @@ export const certificateSigningRequestsResource = defineResource<CertificateSign
   subresources: [{ name: "approval", verbs: ["get", "update", "patch"] }],
   printerColumns: [
     ageColumn(),
-    { name: "SignerName", type: "string", description: "signerName indicates the requested signer.", cell: (csr) => csr.spec?.signerName ?? "" },
-    { name: "Requestor", type: "string", description: "username of the user that created the request.", cell: (csr) => csr.spec?.username ?? "" },
+    {
+      name: "SignerName",
+      type: "string",
+      description: "signerName indicates the requested signer.",
+      cell: (csr) => csr.spec?.signerName ?? "",
+    },
+    {
+      name: "Requestor",
+      type: "string",
+      description: "username of the user that created the request.",
+      cell: (csr) => csr.spec?.username ?? "",
+    },
     { name: "RequestedDuration", type: "string", description: "expirationSeconds as a duration.", cell: durationCell },
     { name: "Condition", type: "string", description: "The request's approval and issuance state.", cell: conditionCell },
   ],

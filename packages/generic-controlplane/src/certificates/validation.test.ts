@@ -15,7 +15,10 @@ async function requestData(): Promise<string> {
 }
 
 async function csr(spec: Partial<NonNullable<CertificateSigningRequest["spec"]>> = {}): Promise<CertificateSigningRequest> {
-  return { metadata: { name: "x" }, spec: { request: await requestData(), signerName: "example.com/signer", usages: ["client auth"], ...spec } };
+  return {
+    metadata: { name: "x" },
+    spec: { request: await requestData(), signerName: "example.com/signer", usages: ["client auth"], ...spec },
+  };
 }
 
 const fields = (errors: { field: string; detail?: string }[]) => errors.map((e) => e.field);
@@ -38,13 +41,23 @@ describe("CertificateSigningRequest validation", () => {
   });
 
   it("refuses kubernetes.io/legacy-unknown and a missing signer or usages", async () => {
-    expect(validateCertificateSigningRequest(await csr({ signerName: "kubernetes.io/legacy-unknown" }))[0]?.detail).toBe("the legacy signerName is not allowed via this API version");
-    expect(fields(validateCertificateSigningRequest(await csr({ signerName: "", usages: [] })))).toEqual(["spec.signerName", "spec.usages"]);
+    expect(validateCertificateSigningRequest(await csr({ signerName: "kubernetes.io/legacy-unknown" }))[0]?.detail).toBe(
+      "the legacy signerName is not allowed via this API version",
+    );
+    expect(fields(validateCertificateSigningRequest(await csr({ signerName: "", usages: [] })))).toEqual([
+      "spec.signerName",
+      "spec.usages",
+    ]);
   });
 
   it("keeps Approved and Denied exclusive, and an issued certificate unchanged", async () => {
     const both = await csr();
-    both.status = { conditions: [{ type: "Approved", status: "True" }, { type: "Denied", status: "True" }] };
+    both.status = {
+      conditions: [
+        { type: "Approved", status: "True" },
+        { type: "Denied", status: "True" },
+      ],
+    };
     expect(validateCertificateSigningRequest(both).map((e) => e.detail)).toContain("Approved and Denied conditions are mutually exclusive");
     const certificate = async () => Buffer.from((await createCertificateAuthority("issued")).cert).toString("base64");
     const issued = await csr();
@@ -52,17 +65,28 @@ describe("CertificateSigningRequest validation", () => {
     expect(validateCertificateSigningRequestUpdate(issued, issued)).toEqual([]);
     const reissued = structuredClone(issued);
     reissued.status = { certificate: await certificate() };
-    expect(validateCertificateSigningRequestUpdate(reissued, issued).map((e) => `${e.field}: ${e.detail}`)).toEqual(["status.certificate: updates may not modify existing certificate content"]);
+    expect(validateCertificateSigningRequestUpdate(reissued, issued).map((e) => `${e.field}: ${e.detail}`)).toEqual([
+      "status.certificate: updates may not modify existing certificate content",
+    ]);
   });
 });
 
 describe("CertificateSigningRequest updates", () => {
   it("keep approval out of /status and the main resource, and let /approval write conditions only", async () => {
     const old = await csr();
-    old.status = { conditions: [{ type: "Approved", status: "True", lastUpdateTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2026-01-01T00:00:00Z" }] };
+    old.status = {
+      conditions: [
+        { type: "Approved", status: "True", lastUpdateTime: "2026-01-01T00:00:00Z", lastTransitionTime: "2026-01-01T00:00:00Z" },
+      ],
+    };
     const viaStatus = structuredClone(old);
     viaStatus.spec!.signerName = "example.com/other";
-    viaStatus.status = { conditions: [{ type: "Denied", status: "True" }, { type: "Progress", status: "True" }] };
+    viaStatus.status = {
+      conditions: [
+        { type: "Denied", status: "True" },
+        { type: "Progress", status: "True" },
+      ],
+    };
     certificateSigningRequestsResource.strategy!.prepareForUpdate!(viaStatus, old);
     expect(viaStatus.spec?.signerName).toBe("example.com/signer");
     expect(viaStatus.status?.conditions?.map((c) => c.type)).toEqual(["Approved", "Progress"]);

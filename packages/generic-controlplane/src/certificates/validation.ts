@@ -53,15 +53,18 @@ export function parseRequest(pem: string): x509.Pkcs10CertificateRequest | strin
 /** upstream `validateSignerName`: a qualified name with a domain-prefixed path. */
 function validateSignerName(path: string, signerName: string | undefined): FieldError[] {
   if (signerName === undefined || signerName === "") return [fieldRequired(path, "")];
-  if (signerName === LEGACY_UNKNOWN_SIGNER) return [fieldInvalid(path, signerName, "the legacy signerName is not allowed via this API version")];
+  if (signerName === LEGACY_UNKNOWN_SIGNER)
+    return [fieldInvalid(path, signerName, "the legacy signerName is not allowed via this API version")];
   const segments = signerName.split("/");
-  if (segments.length < 2) return [fieldInvalid(path, signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
+  if (segments.length < 2)
+    return [fieldInvalid(path, signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
   const errors: FieldError[] = [];
   const domain = segments[0]!;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(domain) || domain.length > 253) {
     errors.push(fieldInvalid(path, signerName, "the domain portion of the signerName must be a valid DNS subdomain"));
   }
-  if (segments.slice(1).some((segment) => segment === "")) errors.push(fieldInvalid(path, signerName, "the path of the signerName must not have empty segments"));
+  if (segments.slice(1).some((segment) => segment === ""))
+    errors.push(fieldInvalid(path, signerName, "the path of the signerName must not have empty segments"));
   return errors;
 }
 
@@ -76,7 +79,13 @@ export function validateCertificateSigningRequest(csr: CertificateSigningRequest
   }
   errors.push(...validateSignerName("spec.signerName", spec.signerName));
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < MIN_EXPIRATION_SECONDS) {
-    errors.push(fieldInvalid("spec.expirationSeconds", spec.expirationSeconds, `may not specify a duration less than ${MIN_EXPIRATION_SECONDS} seconds (10 minutes)`));
+    errors.push(
+      fieldInvalid(
+        "spec.expirationSeconds",
+        spec.expirationSeconds,
+        `may not specify a duration less than ${MIN_EXPIRATION_SECONDS} seconds (10 minutes)`,
+      ),
+    );
   }
   const usages = spec.usages ?? [];
   if (usages.length === 0) errors.push(fieldRequired("spec.usages", ""));
@@ -100,7 +109,10 @@ function validateStatus(csr: CertificateSigningRequest): FieldError[] {
     const type = condition.type ?? "";
     if (type === "") errors.push(fieldRequired(`${path}.type`, ""));
     if (condition.status === undefined || condition.status === "") errors.push(fieldRequired(`${path}.status`, ""));
-    else if (![CONDITION_APPROVED, CONDITION_DENIED, CONDITION_FAILED].includes(type) && !["True", "False", "Unknown"].includes(condition.status)) {
+    else if (
+      ![CONDITION_APPROVED, CONDITION_DENIED, CONDITION_FAILED].includes(type) &&
+      !["True", "False", "Unknown"].includes(condition.status)
+    ) {
       errors.push(fieldNotSupported(`${path}.status`, condition.status, ["False", "True", "Unknown"]));
     } else if ([CONDITION_APPROVED, CONDITION_DENIED, CONDITION_FAILED].includes(type) && condition.status !== "True") {
       errors.push(fieldNotSupported(`${path}.status`, condition.status, ["True"]));
@@ -117,10 +129,13 @@ function validateStatus(csr: CertificateSigningRequest): FieldError[] {
   if (certificate !== undefined && certificate !== "") {
     const pem = pemOf(certificate) ?? "";
     const blocks = [...pem.matchAll(/-----BEGIN ([A-Z ]+)-----[\s\S]*?-----END \1-----/g)];
-    if (blocks.length === 0) errors.push(fieldInvalid("status.certificate", "<certificate data>", "must contain at least one CERTIFICATE PEM block"));
+    if (blocks.length === 0)
+      errors.push(fieldInvalid("status.certificate", "<certificate data>", "must contain at least one CERTIFICATE PEM block"));
     for (const block of blocks) {
       if (block[1] !== "CERTIFICATE") {
-        errors.push(fieldInvalid("status.certificate", "<certificate data>", "only CERTIFICATE PEM blocks are allowed, found \"" + block[1] + "\""));
+        errors.push(
+          fieldInvalid("status.certificate", "<certificate data>", 'only CERTIFICATE PEM blocks are allowed, found "' + block[1] + '"'),
+        );
         continue;
       }
       try {

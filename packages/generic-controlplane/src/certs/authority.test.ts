@@ -16,10 +16,13 @@ afterEach(async () => {
 /** A TLS server with `serving` that asks for client certificates signed by `ca`; resolves with what it saw of the client. */
 async function tlsServer(serving: { cert: string; key: string }, ca: string) {
   const seen: Array<{ authorized: boolean; peer: PeerCertificate }> = [];
-  const server = createServer({ cert: serving.cert, key: serving.key, ca, requestCert: true, rejectUnauthorized: false }, (socket: TLSSocket) => {
-    seen.push({ authorized: socket.authorized, peer: socket.getPeerCertificate() });
-    socket.end("ok");
-  });
+  const server = createServer(
+    { cert: serving.cert, key: serving.key, ca, requestCert: true, rejectUnauthorized: false },
+    (socket: TLSSocket) => {
+      seen.push({ authorized: socket.authorized, peer: socket.getPeerCertificate() });
+      socket.end("ok");
+    },
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
@@ -27,7 +30,10 @@ async function tlsServer(serving: { cert: string; key: string }, ca: string) {
 }
 
 /** Connects with `servername` checked against the certificate, as HTTPS clients do. */
-async function handshake(port: number, options: { ca: string; servername: string; client?: { cert: string; key: string } }): Promise<string> {
+async function handshake(
+  port: number,
+  options: { ca: string; servername: string; client?: { cert: string; key: string } },
+): Promise<string> {
   const socket = connect({ host: "127.0.0.1", port, ca: options.ca, servername: options.servername, ...(options.client ?? {}) });
   socket.on("error", () => undefined);
   const chunks: Buffer[] = [];

@@ -97,7 +97,12 @@ async function issue(ca: CertificateAndKey, request: LeafRequest, now: Date): Pr
   ];
   const hosts = request.hosts ?? [];
   if (hosts.length > 0) {
-    extensions.push(new x509.SubjectAlternativeNameExtension(hosts.map((host) => (isIP(host) === 0 ? { type: "dns" as const, value: host } : { type: "ip" as const, value: host })), false));
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension(
+        hosts.map((host) => (isIP(host) === 0 ? { type: "dns" as const, value: host } : { type: "ip" as const, value: host })),
+        false,
+      ),
+    );
   }
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
@@ -114,12 +119,21 @@ async function issue(ca: CertificateAndKey, request: LeafRequest, now: Date): Pr
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), signed by `ca`. */
-export function issueServingCertificate(ca: CertificateAndKey, commonName: string, hosts: readonly string[], now = new Date()): Promise<CertificateAndKey> {
+export function issueServingCertificate(
+  ca: CertificateAndKey,
+  commonName: string,
+  hosts: readonly string[],
+  now = new Date(),
+): Promise<CertificateAndKey> {
   return issue(ca, { commonName, hosts, usage: "server" }, now);
 }
 
 /** A client certificate: the X.509 authenticator reads the user from CN and the groups from O. */
-export function issueClientCertificate(ca: CertificateAndKey, user: { name: string; groups?: readonly string[] }, now = new Date()): Promise<CertificateAndKey> {
+export function issueClientCertificate(
+  ca: CertificateAndKey,
+  user: { name: string; groups?: readonly string[] },
+  now = new Date(),
+): Promise<CertificateAndKey> {
   return issue(ca, { commonName: user.name, organizations: user.groups ?? [], usage: "client" }, now);
 }
 
@@ -151,7 +165,12 @@ export interface CertificateRequestSigning {
  * A certificate for the public key and subject of a PEM certificate request, signed by `ca`
  * (upstream `authority.CertificateAuthority.Sign`): backdated 5 minutes, never outliving the CA.
  */
-export async function signCertificateRequest(ca: CertificateAndKey, requestPem: string, signing: CertificateRequestSigning, now = new Date()): Promise<string> {
+export async function signCertificateRequest(
+  ca: CertificateAndKey,
+  requestPem: string,
+  signing: CertificateRequestSigning,
+  now = new Date(),
+): Promise<string> {
   const x509 = await x509Library();
   const caCert = new x509.X509Certificate(ca.cert);
   const request = new x509.Pkcs10CertificateRequest(requestPem);

@@ -1,6 +1,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { certificateHosts, certificateValid, createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAndKey } from "./authority.js";
+import {
+  certificateHosts,
+  certificateValid,
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+  type CertificateAndKey,
+} from "./authority.js";
 
 /** The names every generated serving certificate covers, as kubeadm's apiserver certificate does for loopback. */
 export const DEFAULT_SERVING_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1"];
@@ -49,7 +56,11 @@ export async function loadOrCreateServingPki(dir: string, extraHosts: readonly s
     fresh = true;
   }
   let serving = fresh ? undefined : await readPair(dir, "apiserver");
-  if (serving === undefined || !(await certificateValid(serving.cert, new Date(), RENEW_MARGIN_MS)) || !covers(await certificateHosts(serving.cert), hosts)) {
+  if (
+    serving === undefined ||
+    !(await certificateValid(serving.cert, new Date(), RENEW_MARGIN_MS)) ||
+    !covers(await certificateHosts(serving.cert), hosts)
+  ) {
     serving = await issueServingCertificate(ca, "kube-apiserver", hosts);
     await writePair(dir, "apiserver", serving);
   }

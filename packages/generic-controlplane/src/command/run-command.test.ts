@@ -33,7 +33,10 @@ function spec(run: CommandSpec<{ help: boolean; name: string }>["run"]): Command
 describe("runCommand", () => {
   it("exits 2 with the message and the usage when the flags do not parse", async () => {
     const p = fakeProcess("--bad");
-    runCommand(spec(() => Promise.resolve(0)), p.host);
+    runCommand(
+      spec(() => Promise.resolve(0)),
+      p.host,
+    );
     expect(await p.exited).toBe(2);
     expect(p.err()).toBe("unknown flag --bad\n\nUsage: demo [--name x]\n");
   });
@@ -55,30 +58,48 @@ describe("runCommand", () => {
 
   it("exits with the command's code, and 1 with the message alone for a UsageError", async () => {
     const done = fakeProcess();
-    runCommand(spec(() => Promise.resolve(3)), done.host);
+    runCommand(
+      spec(() => Promise.resolve(3)),
+      done.host,
+    );
     expect(await done.exited).toBe(3);
 
     const refused = fakeProcess();
-    runCommand(spec(() => Promise.reject(new UsageError("--name must not be empty"))), refused.host);
+    runCommand(
+      spec(() => Promise.reject(new UsageError("--name must not be empty"))),
+      refused.host,
+    );
     expect(await refused.exited).toBe(1);
     expect(refused.err()).toBe("--name must not be empty\n");
 
     const failed = fakeProcess();
-    runCommand(spec(() => Promise.reject(new Error("boom"))), failed.host);
+    runCommand(
+      spec(() => Promise.reject(new Error("boom"))),
+      failed.host,
+    );
     expect(await failed.exited).toBe(1);
     expect(failed.err()).toMatch(/^Error: boom\n\s+at /);
   });
 
   it("says a failure of the system (its own or its cause's syscall) in one line, without a stack", async () => {
     const missing = fakeProcess();
-    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/nope/policy.yaml'"), { code: "ENOENT", syscall: "open" });
-    runCommand(spec(() => Promise.reject(enoent)), missing.host);
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open '/nope/policy.yaml'"), {
+      code: "ENOENT",
+      syscall: "open",
+    });
+    runCommand(
+      spec(() => Promise.reject(enoent)),
+      missing.host,
+    );
     expect(await missing.exited).toBe(1);
     expect(missing.err()).toBe("ENOENT: no such file or directory, open '/nope/policy.yaml'\n");
 
     const wrapped = fakeProcess();
     const cause = Object.assign(new Error("listen EADDRINUSE"), { code: "EADDRINUSE", syscall: "listen" });
-    runCommand(spec(() => Promise.reject(new Error("failed to create listener: port taken", { cause }))), wrapped.host);
+    runCommand(
+      spec(() => Promise.reject(new Error("failed to create listener: port taken", { cause }))),
+      wrapped.host,
+    );
     expect(await wrapped.exited).toBe(1);
     expect(wrapped.err()).toBe("failed to create listener: port taken\n");
   });
@@ -87,7 +108,10 @@ describe("runCommand", () => {
     const stdout = new EventEmitter();
     const p = fakeProcess();
     const host: CommandProcess = { ...p.host, stdout: Object.assign(stdout, { write: () => true }) };
-    runCommand(spec(() => Promise.resolve({ stop: () => Promise.resolve() })), host);
+    runCommand(
+      spec(() => Promise.resolve({ stop: () => Promise.resolve() })),
+      host,
+    );
     stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE", syscall: "write" }));
     expect(await p.exited).toBe(0);
     expect(p.err()).toBe("");
@@ -96,7 +120,10 @@ describe("runCommand", () => {
   it("stops a serving command on SIGTERM and exits 0, logging as JSON lines", async () => {
     const p = fakeProcess();
     let stopped = 0;
-    runCommand(spec(() => Promise.resolve({ stop: () => Promise.resolve(void stopped++) })), p.host);
+    runCommand(
+      spec(() => Promise.resolve({ stop: () => Promise.resolve(void stopped++) })),
+      p.host,
+    );
     await expect.poll(() => p.signals.listenerCount("SIGTERM")).toBe(1);
     p.signals.emit("SIGTERM", "SIGTERM");
     expect(await p.exited).toBe(0);
@@ -106,14 +133,20 @@ describe("runCommand", () => {
 
   it("exits 1 when stopping fails, and at once on a second signal", async () => {
     const failing = fakeProcess();
-    runCommand(spec(() => Promise.resolve({ stop: () => Promise.reject(new Error("lease not released")) })), failing.host);
+    runCommand(
+      spec(() => Promise.resolve({ stop: () => Promise.reject(new Error("lease not released")) })),
+      failing.host,
+    );
     await expect.poll(() => failing.signals.listenerCount("SIGINT")).toBe(1);
     failing.signals.emit("SIGINT", "SIGINT");
     expect(await failing.exited).toBe(1);
     expect(failing.err()).toContain('"msg":"shutdown failed","error":"Error: lease not released"');
 
     const stuck = fakeProcess();
-    runCommand(spec(() => Promise.resolve({ stop: () => new Promise<void>(() => undefined) })), stuck.host);
+    runCommand(
+      spec(() => Promise.resolve({ stop: () => new Promise<void>(() => undefined) })),
+      stuck.host,
+    );
     await expect.poll(() => stuck.signals.listenerCount("SIGINT")).toBe(1);
     stuck.signals.emit("SIGINT", "SIGINT");
     stuck.signals.emit("SIGTERM", "SIGTERM");

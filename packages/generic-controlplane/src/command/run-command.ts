@@ -48,7 +48,9 @@ export function runCommand<O extends { help: boolean }>(spec: CommandSpec<O>, ho
       if (code !== undefined) host.exit(code);
     },
     (error: unknown) => {
-      host.stderr.write(`${oneLine(error) ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      host.stderr.write(
+        `${oneLine(error) ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       host.exit(1);
     },
   );

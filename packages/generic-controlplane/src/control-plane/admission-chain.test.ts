@@ -4,7 +4,14 @@ import { createControlPlane, type ControlPlane } from "../control-plane.js";
 import { ADMISSION_ORDER, CONFIGURED_PLUGINS, orderedAdmission } from "./admission-chain.js";
 
 /** kube-apiserver's AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go), the plugins this package implements. */
-const UPSTREAM_ORDER = ["NamespaceLifecycle", "LimitRanger", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota"];
+const UPSTREAM_ORDER = [
+  "NamespaceLifecycle",
+  "LimitRanger",
+  "MutatingAdmissionWebhook",
+  "ValidatingAdmissionPolicy",
+  "ValidatingAdmissionWebhook",
+  "ResourceQuota",
+];
 
 const planes: ControlPlane[] = [];
 afterEach(async () => {
@@ -27,7 +34,10 @@ describe("the admission chain", () => {
 
   it("leaves out the plugins that are off and keeps the others in order", () => {
     const plugin = (name: string): AdmissionPlugin => ({ name });
-    const chain = orderedAdmission({ ResourceQuota: plugin("ResourceQuota"), NamespaceLifecycle: plugin("NamespaceLifecycle"), LimitRanger: undefined }, [plugin("Mine")]);
+    const chain = orderedAdmission(
+      { ResourceQuota: plugin("ResourceQuota"), NamespaceLifecycle: plugin("NamespaceLifecycle"), LimitRanger: undefined },
+      [plugin("Mine")],
+    );
     expect(chain.map((p) => p.name)).toEqual(["NamespaceLifecycle", "Mine", "ResourceQuota"]);
   });
 });

@@ -26,7 +26,10 @@ export const ADMISSION_ORDER = [
 export type BuiltinAdmissionPlugin = Exclude<(typeof ADMISSION_ORDER)[number], typeof CONFIGURED_PLUGINS>;
 
 /** The chain in `ADMISSION_ORDER`, with the built-in plugins that are enabled and the configured ones. */
-export function orderedAdmission(builtins: { readonly [name in BuiltinAdmissionPlugin]?: AdmissionPlugin | undefined }, configured: readonly AdmissionPlugin[]): AdmissionPlugin[] {
+export function orderedAdmission(
+  builtins: { readonly [name in BuiltinAdmissionPlugin]?: AdmissionPlugin | undefined },
+  configured: readonly AdmissionPlugin[],
+): AdmissionPlugin[] {
   return ADMISSION_ORDER.flatMap((name) => {
     if (name === CONFIGURED_PLUGINS) return configured;
     const plugin = builtins[name];

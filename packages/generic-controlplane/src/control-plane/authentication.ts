@@ -8,9 +8,19 @@ import { bearerTokenAuthenticator } from "../authn/bearer-token.js";
 import { authenticationEndpoints } from "../server/authentication-endpoints.js";
 import { DEFAULT_ISSUER } from "../authn/serviceaccount/claims.js";
 import { generateServiceAccountSigningKey, serviceAccountKeysFromPem, type ServiceAccountKeys } from "../authn/serviceaccount/keys.js";
-import { serviceAccountTokenAuthenticator, type ServiceAccountGetter, type ServiceAccountTokenConfig } from "../authn/serviceaccount/tokens.js";
+import {
+  serviceAccountTokenAuthenticator,
+  type ServiceAccountGetter,
+  type ServiceAccountTokenConfig,
+} from "../authn/serviceaccount/tokens.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
-import { ALL_AUTHENTICATED, SYSTEM_MASTERS, type AuthenticationResult, type RequestAuthenticator, type TokenAuthenticator } from "../authn/types.js";
+import {
+  ALL_AUTHENTICATED,
+  SYSTEM_MASTERS,
+  type AuthenticationResult,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+} from "../authn/types.js";
 import { x509Authenticator } from "../authn/x509.js";
 import type { ResourceStore } from "../registry/types.js";
 import type { ApiServerOptions, HandlerStage } from "../server/api-server.js";
@@ -74,7 +84,9 @@ export async function loopbackCredentials(secure: boolean): Promise<LoopbackCred
 function loopbackTokenAuthenticator(token: string): TokenAuthenticator {
   return {
     authenticateToken(presented) {
-      return Promise.resolve(secretEquals(presented, token) ? { user: { name: LOOPBACK_USER, uid: "", groups: [SYSTEM_MASTERS] } } : undefined);
+      return Promise.resolve(
+        secretEquals(presented, token) ? { user: { name: LOOPBACK_USER, uid: "", groups: [SYSTEM_MASTERS] } } : undefined,
+      );
     },
   };
 }
@@ -94,7 +106,10 @@ function storeGetter(serviceAccounts: ResourceStore | undefined, secrets: Resour
 }
 
 export async function serviceAccountTokenConfig(options: ServiceAccountTokenOptions = {}): Promise<ServiceAccountTokenConfig> {
-  const keys: ServiceAccountKeys = serviceAccountKeysFromPem(options.signingKey ?? (await generateServiceAccountSigningKey()), options.verificationKeys ?? []);
+  const keys: ServiceAccountKeys = serviceAccountKeysFromPem(
+    options.signingKey ?? (await generateServiceAccountSigningKey()),
+    options.verificationKeys ?? [],
+  );
   const [issuer = DEFAULT_ISSUER, ...acceptedIssuers] = options.issuers ?? [];
   return {
     keys,
@@ -136,7 +151,11 @@ export function controlPlaneAuthentication(input: {
 }): ControlPlaneAuthentication {
   const serviceAccountTokens = serviceAccountTokenAuthenticator(input.tokens, storeGetter(input.serviceAccounts, input.secrets));
   const tokenFile = input.authentication?.tokenFile === undefined ? undefined : tokenFileAuthenticator(input.authentication.tokenFile);
-  const bearerTokens: TokenAuthenticator[] = [loopbackTokenAuthenticator(input.loopback.token), ...(tokenFile ? [tokenFile] : []), serviceAccountTokens];
+  const bearerTokens: TokenAuthenticator[] = [
+    loopbackTokenAuthenticator(input.loopback.token),
+    ...(tokenFile ? [tokenFile] : []),
+    serviceAccountTokens,
+  ];
   const reviewTokens = async (token: string, audiences: readonly string[] | undefined) => {
     // A TokenReview asks about tokens clients hold, never the server's own loopback token.
     const fromFile = tokenFile === undefined ? undefined : await tokenFile.authenticateToken(token);
@@ -144,7 +163,10 @@ export function controlPlaneAuthentication(input: {
   };
   let authenticate: ApiServerOptions["authenticate"];
   if (input.authentication !== undefined) {
-    const authenticators: RequestAuthenticator[] = [...(input.clientCertificates ? [x509Authenticator()] : []), bearerTokenAuthenticator(bearerTokens)];
+    const authenticators: RequestAuthenticator[] = [
+      ...(input.clientCertificates ? [x509Authenticator()] : []),
+      bearerTokenAuthenticator(bearerTokens),
+    ];
     const anonymous = input.authentication.anonymous ?? (input.anonymousToAuthorizer ? "*" : undefined);
     authenticate = requestAuthentication({ authenticators, ...(anonymous !== undefined ? { anonymous } : {}) });
   }

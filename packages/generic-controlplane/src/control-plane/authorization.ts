@@ -1,6 +1,12 @@
 import type { ResourceDefinition } from "../registry/rest/resource-definition.js";
 import type { ResourceStore } from "../registry/types.js";
-import { ClusterRoleAggregationController, ensureBootstrapPolicy, guardRbacStores, RbacAuthorizer, type RbacStores } from "../rbac/index.js";
+import {
+  ClusterRoleAggregationController,
+  ensureBootstrapPolicy,
+  guardRbacStores,
+  RbacAuthorizer,
+  type RbacStores,
+} from "../rbac/index.js";
 import { PolicyCache } from "../rbac/policy-cache.js";
 import { rbacResources } from "../rbac/resources.js";
 import { accessReviewResources, alwaysAllow, type Authorizer, type UserInfo } from "../server/access-reviews.js";
@@ -21,7 +27,10 @@ export interface AuthorizationOptions {
  * The RBAC types are served whenever authorization is configured, in every mode, as kube-apiserver
  * serves them (with AlwaysAllow too, so RBAC policy can be written before it is enforced).
  */
-export function withRbacDefinitions(definitions: ResourceDefinition[], authorization: AuthorizationOptions | undefined): ResourceDefinition[] {
+export function withRbacDefinitions(
+  definitions: ResourceDefinition[],
+  authorization: AuthorizationOptions | undefined,
+): ResourceDefinition[] {
   if (authorization === undefined) return definitions;
   const missing = rbacResources.filter((r) => !definitions.some((d) => d.group === r.group && d.plural === r.plural));
   return [...definitions, ...missing];
@@ -56,7 +65,11 @@ export function setUpAuthorization(
   const rbac = cache === undefined ? undefined : new RbacAuthorizer(cache);
   let enforced: Authorizer | undefined;
   if (options.authorization !== undefined) {
-    enforced = authorizerChain(options.authorization.modes, { ...(rbac ? { rbac } : {}), ...(options.authorization.webhook ? { webhook: options.authorization.webhook } : {}), alwaysAllow });
+    enforced = authorizerChain(options.authorization.modes, {
+      ...(rbac ? { rbac } : {}),
+      ...(options.authorization.webhook ? { webhook: options.authorization.webhook } : {}),
+      alwaysAllow,
+    });
   } else if (options.authorizer !== undefined) {
     enforced = authorizerChain(["Webhook"], { webhook: options.authorizer, alwaysAllow });
   }
@@ -127,5 +140,8 @@ export const LOOPBACK_USER: UserInfo = { name: "system:apiserver", groups: [SYST
  */
 export function withLoopbackToken(token: string, authenticate: Authenticate | undefined): Authenticate {
   const expected = `Bearer ${token}`;
-  return (ctx) => (secretEquals(ctx.req.headers.authorization ?? "", expected) ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] } : authenticate?.(ctx));
+  return (ctx) =>
+    secretEquals(ctx.req.headers.authorization ?? "", expected)
+      ? { ...LOOPBACK_USER, groups: [...LOOPBACK_USER.groups] }
+      : authenticate?.(ctx);
 }

@@ -23,13 +23,20 @@ describe("built-in resources", () => {
       "apiextensions.k8s.io/v1/customresourcedefinitions",
     ]);
     for (const definition of all) {
-      expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([{ group: definition.group, version: definition.version, kind: definition.kind }]);
-      expect(definition.schema?.properties?.["metadata"]?.$ref).toBe("#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+      expect(definition.schema?.["x-kubernetes-group-version-kind"]).toEqual([
+        { group: definition.group, version: definition.version, kind: definition.kind },
+      ]);
+      expect(definition.schema?.properties?.["metadata"]?.$ref).toBe(
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+      );
     }
   });
 
   it("lets a consumer choose a subset and rejects unknown names", () => {
-    expect(selectBuiltinResources(["configmaps", "leases.coordination.k8s.io"])).toEqual([builtinResources.configmaps, builtinResources["leases.coordination.k8s.io"]]);
+    expect(selectBuiltinResources(["configmaps", "leases.coordination.k8s.io"])).toEqual([
+      builtinResources.configmaps,
+      builtinResources["leases.coordination.k8s.io"],
+    ]);
     expect(() => selectBuiltinResources(["pods" as never])).toThrow(/unknown built-in resource "pods"/);
   });
 });

@@ -6,8 +6,14 @@ import { eventsV1Resource } from "../resources/events-v1.js";
 import { leasesResource } from "../resources/leases.js";
 import { limitRangesResource } from "../resources/limit-ranges.js";
 import { apiServicesResource } from "../aggregator/api-services.js";
-import { mutatingWebhookConfigurationsResource, validatingWebhookConfigurationsResource } from "../admission/plugin/webhooks/configurations.js";
-import { validatingAdmissionPoliciesResource, validatingAdmissionPolicyBindingsResource } from "../admission/plugin/validating-policy/resources.js";
+import {
+  mutatingWebhookConfigurationsResource,
+  validatingWebhookConfigurationsResource,
+} from "../admission/plugin/webhooks/configurations.js";
+import {
+  validatingAdmissionPoliciesResource,
+  validatingAdmissionPolicyBindingsResource,
+} from "../admission/plugin/validating-policy/resources.js";
 import { namespacesResource } from "../resources/namespaces.js";
 import { resourceQuotasResource } from "../resources/resource-quotas.js";
 import { secretsResource } from "../resources/secrets.js";
@@ -41,9 +47,20 @@ export function selectBuiltinResources(names?: readonly BuiltinResourceName[]): 
   const chosen = names ?? (Object.keys(builtinResources) as BuiltinResourceName[]);
   return chosen.map((name) => {
     const definition = builtinResources[name] as ResourceDefinition | undefined;
-    if (definition === undefined) throw new TypeError(`unknown built-in resource ${JSON.stringify(name)}; known: ${Object.keys(builtinResources).join(", ")}`);
+    if (definition === undefined)
+      throw new TypeError(`unknown built-in resource ${JSON.stringify(name)}; known: ${Object.keys(builtinResources).join(", ")}`);
     return definition;
   });
 }
 
-export { configMapsResource, eventsResource, eventsV1Resource, leasesResource, limitRangesResource, namespacesResource, resourceQuotasResource, secretsResource, serviceAccountsResource };
+export {
+  configMapsResource,
+  eventsResource,
+  eventsV1Resource,
+  leasesResource,
+  limitRangesResource,
+  namespacesResource,
+  resourceQuotasResource,
+  secretsResource,
+  serviceAccountsResource,
+};

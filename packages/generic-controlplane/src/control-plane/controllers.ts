@@ -38,7 +38,14 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
  */
 export function createControllers(
   chosen: ControlPlaneControllers,
-  context: { url: string; loopback?: LoopbackCredentials; rootCA: string | undefined; serves: (groupResource: string) => boolean; registry: Registry; logger: Logger | undefined },
+  context: {
+    url: string;
+    loopback?: LoopbackCredentials;
+    rootCA: string | undefined;
+    serves: (groupResource: string) => boolean;
+    registry: Registry;
+    logger: Logger | undefined;
+  },
 ): InProcessControllers {
   const { serves } = context;
   // The server's own loopback identity: controllers keep working when requests are authenticated.

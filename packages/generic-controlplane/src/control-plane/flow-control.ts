@@ -11,7 +11,10 @@ import { defaultFlowSchemas, defaultPriorityLevels } from "../server/flowcontrol
 export async function startFlowControlObjects(
   server: ApiServer,
   stores: ReadonlyMap<string, ResourceStore>,
-  configuration: { flowSchemas?: ApiServerOptions["flowSchemas"] | undefined; priorityLevels?: ApiServerOptions["priorityLevels"] | undefined },
+  configuration: {
+    flowSchemas?: ApiServerOptions["flowSchemas"] | undefined;
+    priorityLevels?: ApiServerOptions["priorityLevels"] | undefined;
+  },
 ): Promise<(() => void) | undefined> {
   const flowSchemas = stores.get("flowschemas.flowcontrol.apiserver.k8s.io");
   const priorityLevels = stores.get("prioritylevelconfigurations.flowcontrol.apiserver.k8s.io");
@@ -19,6 +22,9 @@ export async function startFlowControlObjects(
   return startFlowControlConfig(
     server.flowControl,
     { flowSchemas, priorityLevels },
-    { flowSchemas: configuration.flowSchemas ?? defaultFlowSchemas(), priorityLevels: configuration.priorityLevels ?? defaultPriorityLevels() },
+    {
+      flowSchemas: configuration.flowSchemas ?? defaultFlowSchemas(),
+      priorityLevels: configuration.priorityLevels ?? defaultPriorityLevels(),
+    },
   );
 }

@@ -7,7 +7,10 @@ import { groupResource } from "./served-resources.js";
 const COUNT_REUSE_MS = 10_000;
 
 /** Every stored type's object count, for `apiserver_storage_objects`. */
-export async function countStoredObjects(definitions: readonly ResourceDefinition[], storage: Storage): Promise<Array<{ resource: string; count: number }>> {
+export async function countStoredObjects(
+  definitions: readonly ResourceDefinition[],
+  storage: Storage,
+): Promise<Array<{ resource: string; count: number }>> {
   const counts: Array<{ resource: string; count: number }> = [];
   for (const definition of definitions) {
     // A type stored as another resource (events.k8s.io events) is counted under that resource.
@@ -21,7 +24,10 @@ export async function countStoredObjects(definitions: readonly ResourceDefinitio
  * Object counts for flow control's work estimates, read at most every 10 s per resource; a type
  * stored as another counts that one's objects. Undefined for a resource that is not served.
  */
-export function cachedObjectCounts(definitions: readonly ResourceDefinition[], storage: Storage): (group: string, resource: string) => Promise<number | undefined> {
+export function cachedObjectCounts(
+  definitions: readonly ResourceDefinition[],
+  storage: Storage,
+): (group: string, resource: string) => Promise<number | undefined> {
   const counts = new Map<string, { count: Promise<number | undefined>; at: number }>();
   return (group, resource) => {
     const key = `${group}/${resource}`;

@@ -20,9 +20,15 @@ function memory(): Storage {
 describe("served resources", () => {
   it("adds the flow control types while flow control is on, once, and refuses a type defined twice", () => {
     const withFlowControl = servedDefinitions([configMapsResource], true).map(groupResource);
-    expect(withFlowControl).toEqual(["configmaps", "flowschemas.flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io"]);
+    expect(withFlowControl).toEqual([
+      "configmaps",
+      "flowschemas.flowcontrol.apiserver.k8s.io",
+      "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io",
+    ]);
     expect(servedDefinitions([configMapsResource], false).map(groupResource)).toEqual(["configmaps"]);
-    expect(() => servedDefinitions([leasesResource, configMapsResource, leasesResource], false)).toThrow("resource leases.coordination.k8s.io (v1) is defined twice");
+    expect(() => servedDefinitions([leasesResource, configMapsResource, leasesResource], false)).toThrow(
+      "resource leases.coordination.k8s.io (v1) is defined twice",
+    );
   });
 
   it("serves namespaces through their own storage, with /finalize, and every store shares one admission chain", async () => {
@@ -49,7 +55,9 @@ describe("served resources", () => {
   it("counts stored objects per stored type, and flow control's counts follow a type stored as another", async () => {
     const storage = memory();
     const { stores } = buildServedResources([eventsResource, eventsV1Resource], storage, []);
-    await stores.get("events")!.create("default", { metadata: { name: "e" }, involvedObject: { kind: "Pod", namespace: "default", name: "p" } });
+    await stores
+      .get("events")!
+      .create("default", { metadata: { name: "e" }, involvedObject: { kind: "Pod", namespace: "default", name: "p" } });
     const definitions = [eventsResource, eventsV1Resource];
     expect(await countStoredObjects(definitions, storage)).toEqual([{ resource: "events", count: 1 }]);
     const counts = cachedObjectCounts(definitions, storage);

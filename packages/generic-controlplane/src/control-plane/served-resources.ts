@@ -51,7 +51,11 @@ export interface ServedResources {
  * other type the generic store. All share
  * `admission` by reference, so plugins added to it later apply to every store.
  */
-export function buildServedResources(definitions: readonly ResourceDefinition[], storage: Storage, admission: AdmissionPlugin[]): ServedResources {
+export function buildServedResources(
+  definitions: readonly ResourceDefinition[],
+  storage: Storage,
+  admission: AdmissionPlugin[],
+): ServedResources {
   const served: ServedResource[] = [];
   const stores = new Map<string, ResourceStore>();
   let namespaces: ResourceStore | undefined;

@@ -92,9 +92,15 @@ describe("controllerFor", () => {
         return { requeue: true };
       });
     h = await startControllers([controller]);
-    for (const name of ["throws", "after", "again"]) await h.client.create(CONFIGMAPS, "default", { apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
-    await eventually("three attempts of each", () => (["throws", "after", "again"].every((n) => attempts.get(`default/${n}`) === 3) ? true : undefined));
-    expect(h.logs.filter((r) => r.msg === "reconcile failed, requeuing").map((r) => r["key"])).toEqual(["default/throws", "default/throws"]);
+    for (const name of ["throws", "after", "again"])
+      await h.client.create(CONFIGMAPS, "default", { apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
+    await eventually("three attempts of each", () =>
+      ["throws", "after", "again"].every((n) => attempts.get(`default/${n}`) === 3) ? true : undefined,
+    );
+    expect(h.logs.filter((r) => r.msg === "reconcile failed, requeuing").map((r) => r["key"])).toEqual([
+      "default/throws",
+      "default/throws",
+    ]);
     expect(await metric(h, "workqueue_retries_total", "configmaps")).toBe(4);
     await h.close();
     h = undefined;
@@ -108,11 +114,22 @@ describe("controllerFor", () => {
 
 describe("controllerOwnerKey", () => {
   it("is the controlling owner's key when group and kind match, whatever the version", () => {
-    const pod = { metadata: { namespace: "ns", ownerReferences: [{ apiVersion: "apps/v1beta2", kind: "ReplicaSet", name: "rs", uid: "u", controller: true }] } };
+    const pod = {
+      metadata: {
+        namespace: "ns",
+        ownerReferences: [{ apiVersion: "apps/v1beta2", kind: "ReplicaSet", name: "rs", uid: "u", controller: true }],
+      },
+    };
     expect(controllerOwnerKey(pod, "apps", "ReplicaSet")).toBe("ns/rs");
     expect(controllerOwnerKey(pod, "", "ReplicaSet")).toBeUndefined();
     expect(controllerOwnerKey(pod, "apps", "Deployment")).toBeUndefined();
-    expect(controllerOwnerKey({ metadata: { namespace: "ns", ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u" }] } }, "apps", "ReplicaSet")).toBeUndefined();
+    expect(
+      controllerOwnerKey(
+        { metadata: { namespace: "ns", ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u" }] } },
+        "apps",
+        "ReplicaSet",
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -120,11 +137,23 @@ describe("runWorkers", () => {
   it("re-adds a key rate limited when the reconcile asks requeue, without logging a failure", async () => {
     const limiter = new ExponentialRateLimiter(1, 10);
     const waits: string[] = [];
-    const queue = new WorkQueue({ name: "t", rateLimiter: { when: (key) => (waits.push(key), limiter.when(key)), forget: (key) => limiter.forget(key), retries: (key) => limiter.retries(key) } });
+    const queue = new WorkQueue({
+      name: "t",
+      rateLimiter: {
+        when: (key) => (waits.push(key), limiter.when(key)),
+        forget: (key) => limiter.forget(key),
+        retries: (key) => limiter.retries(key),
+      },
+    });
     const logs: unknown[] = [];
     let calls = 0;
     queue.add("k");
-    const workers = runWorkers(queue, 1, () => Promise.resolve(++calls < 3 ? { requeue: true } : undefined), (r) => logs.push(r));
+    const workers = runWorkers(
+      queue,
+      1,
+      () => Promise.resolve(++calls < 3 ? { requeue: true } : undefined),
+      (r) => logs.push(r),
+    );
     await eventually("three calls", () => (calls === 3 ? true : undefined));
     expect(waits).toEqual(["k", "k"]);
     expect(queue.numRequeues("k")).toBe(0);

@@ -67,7 +67,11 @@ interface Watch<State> {
 }
 
 /** Handlers that hand each key `map` yields for an object to `add`, on the notifications in `on`. */
-function mapping<State>(map: MapFn<State>, on: readonly WatchEventType[], mapOld: boolean): (ctx: ReconcileContext<State>) => EventHandlers {
+function mapping<State>(
+  map: MapFn<State>,
+  on: readonly WatchEventType[],
+  mapOld: boolean,
+): (ctx: ReconcileContext<State>) => EventHandlers {
   return (ctx) => {
     const enqueue = (object: KubeObject) => {
       const keys = map(object, ctx);
@@ -145,7 +149,10 @@ export class ControllerBuilder<State = undefined> {
     const kind = this.#kind;
     if (kind === undefined) throw new Error(`controllerFor(${this.#primary.resource}) needs its kind to own ${resource.resource}`);
     const group = this.#primary.group;
-    this.#watches.push({ resource, handlers: mapping<State>((object) => controllerOwnerKey(object, group, kind), options.on ?? ALL_EVENTS, true) });
+    this.#watches.push({
+      resource,
+      handlers: mapping<State>((object) => controllerOwnerKey(object, group, kind), options.on ?? ALL_EVENTS, true),
+    });
     return this;
   }
 
@@ -153,7 +160,11 @@ export class ControllerBuilder<State = undefined> {
    * Objects of `resource` enqueue the keys `map` gives (on an update, of the new object), or, given
    * `{ handlers }`, do what those handlers do with `ctx.queue`.
    */
-  watches(resource: ResourceRef, map: MapFn<State> | { handlers: (ctx: ReconcileContext<State>) => EventHandlers }, options: WatchOptions = {}): this {
+  watches(
+    resource: ResourceRef,
+    map: MapFn<State> | { handlers: (ctx: ReconcileContext<State>) => EventHandlers },
+    options: WatchOptions = {},
+  ): this {
     const handlers = typeof map === "function" ? mapping(map, options.on ?? ALL_EVENTS, false) : map.handlers;
     this.#watches.push({ resource, handlers });
     return this;
@@ -206,7 +217,8 @@ export class ControllerBuilder<State = undefined> {
           informers.add(informer);
         }
         for (const informer of informers) informer.start();
-        if (options.waitForCacheSync !== false) await Promise.race([Promise.all([...informers].map((i) => i.waitForSync())), aborted(signal)]);
+        if (options.waitForCacheSync !== false)
+          await Promise.race([Promise.all([...informers].map((i) => i.waitForSync())), aborted(signal)]);
         const workers = runWorkers(queue, options.workers ?? 1, async (key) => reconcile(key, ctx), context.logger);
         await aborted(signal);
         for (const cleanup of cleanups) await cleanup();
@@ -218,6 +230,9 @@ export class ControllerBuilder<State = undefined> {
 }
 
 /** A controller of `resource` (controller-runtime's `NewControllerManagedBy(mgr).For(...)`). */
-export function controllerFor<State = undefined>(resource: ResourceRef & { kind?: string }, options: ForOptions<State> = {}): ControllerBuilder<State> {
+export function controllerFor<State = undefined>(
+  resource: ResourceRef & { kind?: string },
+  options: ForOptions<State> = {},
+): ControllerBuilder<State> {
   return new ControllerBuilder<State>(resource, options);
 }

@@ -9,14 +9,23 @@ function event(message: string, reason = "ClaimConflict", name = "claim-a"): Cor
   return {
     metadata: { name: `${name}.${serial++}`, namespace: "default" },
     involvedObject: { apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkClaim", name, uid: `uid-${name}` },
-    reason, message, type: "Warning", source: { component: "kana-arbiter" }, firstTimestamp: now, lastTimestamp: now, count: 1,
+    reason,
+    message,
+    type: "Warning",
+    source: { component: "kana-arbiter" },
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
   };
 }
 
 /** Writes as the recorder does: a patch updates the stored event, otherwise a new one is stored. */
 function record(correlator: EventCorrelator, stored: Map<string, CorrelatedEvent>, input: CorrelatedEvent): CorrelatedEvent {
   const { event: out, patch } = correlator.correlate(input);
-  const saved = patch !== undefined ? { ...stored.get(out.metadata.name)!, ...patch } : { ...out, metadata: { ...out.metadata, resourceVersion: String(serial) } };
+  const saved =
+    patch !== undefined
+      ? { ...stored.get(out.metadata.name)!, ...patch }
+      : { ...out, metadata: { ...out.metadata, resourceVersion: String(serial) } };
   stored.set(saved.metadata.name, saved);
   correlator.observe(saved);
   return saved;

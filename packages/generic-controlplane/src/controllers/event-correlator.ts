@@ -89,13 +89,27 @@ export class EventCorrelator {
     const seen = this.#seen.get(keyOf(aggregated));
     if (seen === undefined) return { event: aggregated };
     const count = seen.count + 1;
-    const counted = { ...aggregated, metadata: { ...aggregated.metadata, name: seen.name, ...(seen.resourceVersion !== undefined ? { resourceVersion: seen.resourceVersion } : {}) }, firstTimestamp: seen.firstTimestamp, count };
+    const counted = {
+      ...aggregated,
+      metadata: {
+        ...aggregated.metadata,
+        name: seen.name,
+        ...(seen.resourceVersion !== undefined ? { resourceVersion: seen.resourceVersion } : {}),
+      },
+      firstTimestamp: seen.firstTimestamp,
+      count,
+    };
     return { event: counted, patch: { count, lastTimestamp: counted.lastTimestamp, message: counted.message } };
   }
 
   /** Records the event as the server stored it (its name, resourceVersion and count). */
   observe(stored: CorrelatedEvent): void {
-    this.#seen.set(keyOf(stored), { name: stored.metadata.name, resourceVersion: stored.metadata.resourceVersion, firstTimestamp: stored.firstTimestamp, count: stored.count });
+    this.#seen.set(keyOf(stored), {
+      name: stored.metadata.name,
+      resourceVersion: stored.metadata.resourceVersion,
+      firstTimestamp: stored.firstTimestamp,
+      count: stored.count,
+    });
   }
 
   #aggregate<E extends CorrelatedEvent>(event: E): E {
@@ -113,7 +127,18 @@ export class EventCorrelator {
 
 function similarKeyOf(event: CorrelatedEvent): string {
   const o = event.involvedObject;
-  return JSON.stringify([event.source.component ?? "", event.source.host ?? "", o.kind ?? "", o.namespace ?? "", o.name ?? "", o.fieldPath ?? "", o.uid ?? "", o.apiVersion ?? "", event.type, event.reason]);
+  return JSON.stringify([
+    event.source.component ?? "",
+    event.source.host ?? "",
+    o.kind ?? "",
+    o.namespace ?? "",
+    o.name ?? "",
+    o.fieldPath ?? "",
+    o.uid ?? "",
+    o.apiVersion ?? "",
+    event.type,
+    event.reason,
+  ]);
 }
 
 function keyOf(event: CorrelatedEvent): string {

@@ -28,7 +28,12 @@ let plane: TestPlane;
 let dir: string;
 
 beforeAll(async () => {
-  plane = await startTestPlane({ authentication: { tokenFile: "plugin-token,alice,uid-alice,system:masters\nsecond-token,alice,uid-alice,system:masters\n", anonymous: false } });
+  plane = await startTestPlane({
+    authentication: {
+      tokenFile: "plugin-token,alice,uid-alice,system:masters\nsecond-token,alice,uid-alice,system:masters\n",
+      anonymous: false,
+    },
+  });
   dir = mkdtempSync(join(tmpdir(), "exec-credential-"));
   writeFileSync(join(dir, "plugin.sh"), PLUGIN);
   chmodSync(join(dir, "plugin.sh"), 0o755);
@@ -40,7 +45,11 @@ afterAll(async () => {
 
 let counter = 0;
 /** A kubeconfig whose user runs the plugin (by a path relative to the kubeconfig, as kubectl resolves it). */
-function kubeconfigWith(exec: Record<string, unknown>, env: Record<string, string>, cluster: Record<string, unknown> = {}): { path: string; runs: () => number; info: () => unknown } {
+function kubeconfigWith(
+  exec: Record<string, unknown>,
+  env: Record<string, string>,
+  cluster: Record<string, unknown> = {},
+): { path: string; runs: () => number; info: () => unknown } {
   const id = ++counter;
   const runsFile = join(dir, `runs-${id}`);
   const infoFile = join(dir, `info-${id}`);
@@ -53,7 +62,12 @@ function kubeconfigWith(exec: Record<string, unknown>, env: Record<string, strin
       kind: "Config",
       "current-context": "cloud",
       clusters: [{ name: "cloud", cluster: { server: plane.url, ...cluster } }],
-      users: [{ name: "cloud-user", user: { exec: { command: "./plugin.sh", env: Object.entries(pluginEnv).map(([name, value]) => ({ name, value })), ...exec } } }],
+      users: [
+        {
+          name: "cloud-user",
+          user: { exec: { command: "./plugin.sh", env: Object.entries(pluginEnv).map(([name, value]) => ({ name, value })), ...exec } },
+        },
+      ],
       contexts: [{ name: "cloud", context: { cluster: "cloud", user: "cloud-user" } }],
     }),
   );
@@ -79,7 +93,11 @@ describe("kubeconfig exec credential plugins", () => {
         await Promise.all([client.list(NAMESPACES), client.list(NAMESPACES)]);
         await client.get(NAMESPACES, undefined, "default");
         expect(kubeconfig.runs()).toBe(1);
-        expect(kubeconfig.info()).toEqual({ kind: "ExecCredential", apiVersion, spec: { interactive: false, cluster: { server: plane.url } } });
+        expect(kubeconfig.info()).toEqual({
+          kind: "ExecCredential",
+          apiVersion,
+          spec: { interactive: false, cluster: { server: plane.url } },
+        });
       } finally {
         client.close();
       }
@@ -104,7 +122,10 @@ describe("kubeconfig exec credential plugins", () => {
   it("runs the plugin again after the server refuses its token (401), as client-go does", async () => {
     const tokenFile = join(dir, "rotating-token");
     writeFileSync(tokenFile, "revoked-token");
-    const kubeconfig = kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "IfAvailable" }, { TOKEN_FILE: tokenFile });
+    const kubeconfig = kubeconfigWith(
+      { apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "IfAvailable" },
+      { TOKEN_FILE: tokenFile },
+    );
     const client = new KubeClient(await loadKubeconfig(kubeconfig.path));
     try {
       const refused = await client.get(NAMESPACES, undefined, "default").catch((error: unknown) => error);
@@ -118,19 +139,46 @@ describe("kubeconfig exec credential plugins", () => {
   });
 
   it("fails the request with the plugin's exit code, and with client-go's messages for bad answers and stanzas", async () => {
-    const failing = new KubeClient(await loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, { FAIL: "1" }).path));
-    await expect(failing.get(NAMESPACES, undefined, "default")).rejects.toThrow(/^exec: executable \/.*\/plugin\.sh failed with exit code 3$/);
-    const wrongVersion = new KubeClient(await loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, { ANSWER_VERSION: "client.authentication.k8s.io/v1" }).path));
+    const failing = new KubeClient(
+      await loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, { FAIL: "1" }).path),
+    );
+    await expect(failing.get(NAMESPACES, undefined, "default")).rejects.toThrow(
+      /^exec: executable \/.*\/plugin\.sh failed with exit code 3$/,
+    );
+    const wrongVersion = new KubeClient(
+      await loadKubeconfig(
+        kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, { ANSWER_VERSION: "client.authentication.k8s.io/v1" }).path,
+      ),
+    );
     await expect(wrongVersion.get(NAMESPACES, undefined, "default")).rejects.toThrow(
       "exec plugin is configured to use API version client.authentication.k8s.io/v1beta1, plugin returned version client.authentication.k8s.io/v1",
     );
-    const missing = new KubeClient(await loadKubeconfig(kubeconfigWith({ command: "no-such-credential-plugin", apiVersion: "client.authentication.k8s.io/v1beta1", installHint: "Install it from example.com" }, {}).path));
-    await expect(missing.get(NAMESPACES, undefined, "default")).rejects.toThrow("exec: executable no-such-credential-plugin not found\n\nInstall it from example.com");
-    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1" }, {}).path)).rejects.toThrow("interactiveMode must be specified for cloud-user to use exec authentication plugin");
-    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1alpha1" }, {}).path)).rejects.toThrow('exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"');
-    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Always" }, {}).path).then((c) => new KubeClient(c).get(NAMESPACES, undefined, "default"))).rejects.toThrow(
-      "exec plugin cannot support interactive mode: standard input is not a terminal",
+    const missing = new KubeClient(
+      await loadKubeconfig(
+        kubeconfigWith(
+          {
+            command: "no-such-credential-plugin",
+            apiVersion: "client.authentication.k8s.io/v1beta1",
+            installHint: "Install it from example.com",
+          },
+          {},
+        ).path,
+      ),
     );
+    await expect(missing.get(NAMESPACES, undefined, "default")).rejects.toThrow(
+      "exec: executable no-such-credential-plugin not found\n\nInstall it from example.com",
+    );
+    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1" }, {}).path)).rejects.toThrow(
+      "interactiveMode must be specified for cloud-user to use exec authentication plugin",
+    );
+    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1alpha1" }, {}).path)).rejects.toThrow(
+      'exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"',
+    );
+    await expect(
+      loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Always" }, {}).path).then((c) =>
+        new KubeClient(c).get(NAMESPACES, undefined, "default"),
+      ),
+    ).rejects.toThrow("exec plugin cannot support interactive mode: standard input is not a terminal");
   });
 });
 
@@ -162,7 +210,11 @@ describe("kubeconfig proxy-url", () => {
 
   it("reaches the server through the proxy, with the proxy's credentials from its URL", async () => {
     const address = proxy.address() as { port: number };
-    const kubeconfig = kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, {}, { "proxy-url": `http://user:secret@127.0.0.1:${address.port}` });
+    const kubeconfig = kubeconfigWith(
+      { apiVersion: "client.authentication.k8s.io/v1beta1" },
+      {},
+      { "proxy-url": `http://user:secret@127.0.0.1:${address.port}` },
+    );
     const client = new KubeClient(await loadKubeconfig(kubeconfig.path));
     try {
       await client.get(NAMESPACES, undefined, "default");
@@ -170,6 +222,8 @@ describe("kubeconfig proxy-url", () => {
     } finally {
       client.close();
     }
-    await expect(loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, {}, { "proxy-url": "ftp://127.0.0.1:1" }).path)).rejects.toThrow('proxy-url scheme "ftp" is not supported (http and https are)');
+    await expect(
+      loadKubeconfig(kubeconfigWith({ apiVersion: "client.authentication.k8s.io/v1beta1" }, {}, { "proxy-url": "ftp://127.0.0.1:1" }).path),
+    ).rejects.toThrow('proxy-url scheme "ftp" is not supported (http and https are)');
   });
 });

@@ -68,10 +68,26 @@ export {
 } from "./builder.js";
 export { EventCorrelator, type CorrelatedEvent, type Correlation, type EventCorrelatorOptions } from "./event-correlator.js";
 export { namespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
-export { FINALIZER_ESTIMATE_SECONDS, NamespacedResourcesDeleter, ResourcesRemainingError, type NamespacedResourcesDeleterOptions } from "./namespace/deleter.js";
-export { NAMESPACE_DELETION_CONDITION_TYPES, NamespaceConditionUpdater, updateConditions, type ContentTotals } from "./namespace/conditions.js";
+export {
+  FINALIZER_ESTIMATE_SECONDS,
+  NamespacedResourcesDeleter,
+  ResourcesRemainingError,
+  type NamespacedResourcesDeleterOptions,
+} from "./namespace/deleter.js";
+export {
+  NAMESPACE_DELETION_CONDITION_TYPES,
+  NamespaceConditionUpdater,
+  updateConditions,
+  type ContentTotals,
+} from "./namespace/conditions.js";
 export { garbageCollector, type GarbageCollectorOptions } from "./garbagecollector/controller.js";
-export { ControllerManager, KNOWN_CONTROLLERS, selectControllers, type ControllerLeaderElection, type ControllerManagerOptions } from "./manager.js";
+export {
+  ControllerManager,
+  KNOWN_CONTROLLERS,
+  selectControllers,
+  type ControllerLeaderElection,
+  type ControllerManagerOptions,
+} from "./manager.js";
 export { SERVICE_ACCOUNTS, serviceAccountController, type ServiceAccountControllerOptions } from "./serviceaccount/controller.js";
 export { EVENTS, eventTTLController, lastWriteOf, type EventTTLControllerOptions } from "./eventttl/controller.js";
 export { RESOURCE_QUOTAS, resourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";

@@ -207,8 +207,16 @@ describe("Informer", () => {
         return;
       }
       if (url.searchParams.get("resourceVersion") === "10") {
-        res.write(JSON.stringify({ type: "ADDED", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "default", resourceVersion: "11" } } }) + "\n");
-        res.end(JSON.stringify({ type: "BOOKMARK", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { resourceVersion: "500" } } }) + "\n");
+        res.write(
+          JSON.stringify({
+            type: "ADDED",
+            object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "default", resourceVersion: "11" } },
+          }) + "\n",
+        );
+        res.end(
+          JSON.stringify({ type: "BOOKMARK", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { resourceVersion: "500" } } }) +
+            "\n",
+        );
         return;
       }
       // Later watches stay open until the client goes.
@@ -220,7 +228,9 @@ describe("Informer", () => {
     const client = new KubeClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     cleanups.push(() => client.close());
     const { informer } = recordingInformer(client);
-    await eventually("a watch resumed after the bookmark", () => (requests.some((q) => q.includes("resourceVersion=500")) ? true : undefined));
+    await eventually("a watch resumed after the bookmark", () =>
+      requests.some((q) => q.includes("resourceVersion=500")) ? true : undefined,
+    );
     const watches = requests.filter((q) => q.includes("watch=true"));
     expect(watches[0]).toContain("allowWatchBookmarks=true");
     expect(watches[0]).toContain("resourceVersion=10");

@@ -1,7 +1,18 @@
 import type { KubeObject, Status, WatchEvent } from "../api/types.js";
 import type { Logger } from "../server/logger.js";
 import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, objectKey, type IndexFunc } from "./cache.js";
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, ApiError, isApiError, isGone, resourcePath, type KubeClient, type Query, type ResourceRef, type WatchHandle } from "./client.js";
+import {
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  ApiError,
+  isApiError,
+  isGone,
+  resourcePath,
+  type KubeClient,
+  type Query,
+  type ResourceRef,
+  type WatchHandle,
+} from "./client.js";
 
 export interface EventHandlers {
   /** A new object; `initialList` when it came with a (re)list rather than a watch event. */
@@ -285,6 +296,11 @@ export class Informer {
   }
 
   #log(level: "info" | "warn", msg: string, fields: Record<string, unknown>): void {
-    this.#options.logger?.({ level, msg, informer: `${this.resource.resource}${this.resource.group ? "." + this.resource.group : ""}`, ...fields });
+    this.#options.logger?.({
+      level,
+      msg,
+      informer: `${this.resource.resource}${this.resource.group ? "." + this.resource.group : ""}`,
+      ...fields,
+    });
   }
 }

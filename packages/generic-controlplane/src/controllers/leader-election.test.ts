@@ -104,7 +104,10 @@ describe("LeaderElector", () => {
     await eventually("a to lead", () => (a.leading() ? true : undefined));
     // Someone else takes the lease over (as after a long pause of this process).
     const current = await lease(client);
-    await client.update(LEASES, "kube-system", { ...current, spec: { ...current.spec, holderIdentity: "intruder", renewTime: new Date(Date.now() + 60_000).toISOString().replace("Z", "000Z") } });
+    await client.update(LEASES, "kube-system", {
+      ...current,
+      spec: { ...current.spec, holderIdentity: "intruder", renewTime: new Date(Date.now() + 60_000).toISOString().replace("Z", "000Z") },
+    });
     await eventually("a to stop leading", () => (a.leading() ? undefined : true), 5_000);
     expect(a.elector.leader).toBe("intruder");
     client.close();
@@ -170,7 +173,8 @@ async function fakeLeaseServer() {
   let revision = 1;
   let hanging = false;
   const hung: ServerResponse[] = [];
-  const status = (code: number, reason: string) => JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: reason, metadata: {} });
+  const status = (code: number, reason: string) =>
+    JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: reason, metadata: {} });
   const server = createServer((req, res) => {
     if (hanging) {
       hung.push(res);

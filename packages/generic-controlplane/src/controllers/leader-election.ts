@@ -57,7 +57,8 @@ function microTime(ms: number): string {
  * clocks need not agree).
  */
 export class LeaderElector {
-  readonly #o: Required<Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs" | "releaseOnCancel">> & LeaderElectionOptions;
+  readonly #o: Required<Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs" | "releaseOnCancel">> &
+    LeaderElectionOptions;
   #observed: Lease | undefined;
   #observedRaw = "";
   #observedTime = 0;
@@ -100,7 +101,9 @@ export class LeaderElector {
       this.#setLeading(true);
       const work = Promise.resolve()
         .then(() => this.#o.onStartedLeading(leading.signal))
-        .catch((error: unknown) => this.#o.logger?.({ level: "error", msg: "leader work failed", lease: this.#leaseName(), error: String(error) }));
+        .catch((error: unknown) =>
+          this.#o.logger?.({ level: "error", msg: "leader work failed", lease: this.#leaseName(), error: String(error) }),
+        );
       await this.#renew(signal);
       leading.abort();
       signal.removeEventListener("abort", abortLeading);
@@ -178,7 +181,12 @@ export class LeaderElector {
         return false;
       }
       try {
-        const created = await client.create<Lease>(LEASES, namespace, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: record }, signal);
+        const created = await client.create<Lease>(
+          LEASES,
+          namespace,
+          { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: record },
+          signal,
+        );
         this.#observe(created, now);
         return true;
       } catch (createError) {
@@ -210,7 +218,8 @@ export class LeaderElector {
       this.#observe(updated, now);
       return true;
     } catch (error) {
-      if (!isConflict(error)) this.#o.logger?.({ level: "warn", msg: "error updating lease", lease: this.#leaseName(), error: String(error) });
+      if (!isConflict(error))
+        this.#o.logger?.({ level: "warn", msg: "error updating lease", lease: this.#leaseName(), error: String(error) });
       return false;
     }
   }
@@ -238,7 +247,10 @@ export class LeaderElector {
       const released = await this.#o.client.update<Lease>(
         LEASES,
         this.#o.namespace,
-        { ...lease, spec: { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 } },
+        {
+          ...lease,
+          spec: { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 },
+        },
         undefined,
         abort.signal,
       );

@@ -57,7 +57,11 @@ describe("createControlPlane({ controllers })", () => {
     expect(lease.spec.holderIdentity).toMatch(/_[0-9a-f-]{36}$/);
     await c.create(NAMESPACES_REF, undefined, { metadata: { name: "short-lived" } });
     await c.delete(NAMESPACES_REF, undefined, "short-lived");
-    await eventually("the namespace to go", async () => ((await isGoneFrom(c, NAMESPACES_REF, undefined, "short-lived")) ? true : undefined), 5_000);
+    await eventually(
+      "the namespace to go",
+      async () => ((await isGoneFrom(c, NAMESPACES_REF, undefined, "short-lived")) ? true : undefined),
+      5_000,
+    );
     const metrics = await (await fetch(`${p.url}/metrics`)).text();
     expect(metrics).toContain('workqueue_adds_total{name="namespace"}');
     expect(metrics).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
@@ -68,13 +72,20 @@ describe("createControlPlane({ controllers })", () => {
     const p = await plane({ resources: selectBuiltinResources(["namespaces", "configmaps"]), controllers: true });
     expect(p.controllers?.controllers).toEqual(["namespace", "garbagecollector"]);
     await eventually("the controllers to run", () => (p.controllers?.running ? true : undefined));
-    await expect(createControlPlane({ port: 0, processMetrics: false, resources: selectBuiltinResources(["namespaces"]), controllers: { leaderElection: {} } })).rejects.toThrow(
-      "leader election needs leases.coordination.k8s.io to be served",
-    );
+    await expect(
+      createControlPlane({
+        port: 0,
+        processMetrics: false,
+        resources: selectBuiltinResources(["namespaces"]),
+        controllers: { leaderElection: {} },
+      }),
+    ).rejects.toThrow("leader election needs leases.coordination.k8s.io to be served");
   });
 
   it("rejects an unknown controller name", async () => {
-    await expect(createControlPlane({ port: 0, processMetrics: false, controllers: { controllers: ["nope"] } })).rejects.toThrow('"nope" is not in the list of known controllers');
+    await expect(createControlPlane({ port: 0, processMetrics: false, controllers: { controllers: ["nope"] } })).rejects.toThrow(
+      '"nope" is not in the list of known controllers',
+    );
   });
 
   it("two control planes on one store: exactly one runs the controllers; closing it hands over", async () => {
@@ -100,7 +111,11 @@ describe("createControlPlane({ controllers })", () => {
     const c = client(follower);
     await c.create(NAMESPACES_REF, undefined, { metadata: { name: "after-handover" } });
     await c.delete(NAMESPACES_REF, undefined, "after-handover");
-    await eventually("the namespace to go", async () => ((await isGoneFrom(c, NAMESPACES_REF, undefined, "after-handover")) ? true : undefined), 5_000);
+    await eventually(
+      "the namespace to go",
+      async () => ((await isGoneFrom(c, NAMESPACES_REF, undefined, "after-handover")) ? true : undefined),
+      5_000,
+    );
     await storage.close();
   });
 });

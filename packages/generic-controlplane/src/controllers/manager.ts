@@ -23,7 +23,10 @@ import { createControllerContext, type Controller, type ControllerContext } from
  * error, as upstream.
  */
 export function selectControllers(spec: readonly string[], known: readonly string[], disabledByDefault: readonly string[] = []): string[] {
-  const entries = spec.flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  const entries = spec
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   for (const entry of entries) {
     if (entry === "*") continue;
     const name = entry.startsWith("-") ? entry.slice(1) : entry;
@@ -80,7 +83,16 @@ export interface ControllerManagerOptions {
 }
 
 /** The built-in controllers' names. */
-export const KNOWN_CONTROLLERS = ["namespace", "garbagecollector", "serviceaccount", "eventttl", "resourcequota", "root-ca-cert-publisher", "csrsigning", "csrcleaner"] as const;
+export const KNOWN_CONTROLLERS = [
+  "namespace",
+  "garbagecollector",
+  "serviceaccount",
+  "eventttl",
+  "resourcequota",
+  "root-ca-cert-publisher",
+  "csrsigning",
+  "csrcleaner",
+] as const;
 
 /**
  * Runs a set of controllers against one API server, like kube-controller-manager: optionally
@@ -97,14 +109,28 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.#options = options;
-    const builtin: Controller[] = [namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }), garbageCollector(), serviceAccountController(), eventTTLController(), resourceQuotaController(options.quotaEvaluators === undefined ? {} : { evaluators: options.quotaEvaluators }), rootCACertPublisher({ rootCA: options.rootCA ?? "" }),
+    const builtin: Controller[] = [
+      namespaceController({ deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? 5_000 }),
+      garbageCollector(),
+      serviceAccountController(),
+      eventTTLController(),
+      resourceQuotaController(options.quotaEvaluators === undefined ? {} : { evaluators: options.quotaEvaluators }),
+      rootCACertPublisher({ rootCA: options.rootCA ?? "" }),
       csrSigningController({ kubeAPIServerClient: options.clusterSigningKubeAPIServerClient ?? { cert: "", key: "" } }),
       csrCleanerController(),
     ];
     const all = [...builtin, ...(options.extraControllers ?? [])];
     // Each of these works on something not every server has: it runs when named.
-    const off = [...(options.rootCA === undefined ? ["root-ca-cert-publisher"] : []), ...(options.clusterSigningKubeAPIServerClient === undefined ? ["csrsigning"] : []), "csrcleaner"];
-    const selected = selectControllers(options.controllers ?? ["*"], all.map((c) => c.name), off);
+    const off = [
+      ...(options.rootCA === undefined ? ["root-ca-cert-publisher"] : []),
+      ...(options.clusterSigningKubeAPIServerClient === undefined ? ["csrsigning"] : []),
+      "csrcleaner",
+    ];
+    const selected = selectControllers(
+      options.controllers ?? ["*"],
+      all.map((c) => c.name),
+      off,
+    );
     this.#controllers = all.filter((c) => selected.includes(c.name));
   }
 
@@ -160,7 +186,9 @@ export class ControllerManager {
     this.#leading = true;
     logger({ msg: "starting controllers", controllers: this.controllers });
     const runs = this.#controllers.map((controller) =>
-      controller.run(context, signal).catch((error: unknown) => logger({ level: "error", msg: "controller failed", controller: controller.name, error: String(error) })),
+      controller
+        .run(context, signal)
+        .catch((error: unknown) => logger({ level: "error", msg: "controller failed", controller: controller.name, error: String(error) })),
     );
     context.informers.start();
     await Promise.all(runs);

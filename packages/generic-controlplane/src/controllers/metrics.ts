@@ -25,7 +25,12 @@ export class WorkqueueMetrics {
     const registers = [registry];
     const active = this.#active;
     this.depth = new Gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames: ["name"], registers });
-    this.adds = new Counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue", labelNames: ["name"], registers });
+    this.adds = new Counter({
+      name: "workqueue_adds_total",
+      help: "Total number of adds handled by workqueue",
+      labelNames: ["name"],
+      registers,
+    });
     this.queueDuration = new Histogram({
       name: "workqueue_queue_duration_seconds",
       help: "How long in seconds an item stays in workqueue before being requested.",
@@ -47,7 +52,11 @@ export class WorkqueueMetrics {
       registers,
       collect() {
         const now = performance.now();
-        for (const queue of active) this.set({ name: queue.name }, queue.processingSince().reduce((sum, t) => sum + (now - t) / 1000, 0));
+        for (const queue of active)
+          this.set(
+            { name: queue.name },
+            queue.processingSince().reduce((sum, t) => sum + (now - t) / 1000, 0),
+          );
       },
     });
     this.longestRunning = new Gauge({
@@ -57,10 +66,19 @@ export class WorkqueueMetrics {
       registers,
       collect() {
         const now = performance.now();
-        for (const queue of active) this.set({ name: queue.name }, queue.processingSince().reduce((max, t) => Math.max(max, (now - t) / 1000), 0));
+        for (const queue of active)
+          this.set(
+            { name: queue.name },
+            queue.processingSince().reduce((max, t) => Math.max(max, (now - t) / 1000), 0),
+          );
       },
     });
-    this.retries = new Counter({ name: "workqueue_retries_total", help: "Total number of retries handled by workqueue", labelNames: ["name"], registers });
+    this.retries = new Counter({
+      name: "workqueue_retries_total",
+      help: "Total number of retries handled by workqueue",
+      labelNames: ["name"],
+      registers,
+    });
     this.leaderStatus = new Gauge({
       name: "leader_election_master_status",
       help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",

@@ -81,7 +81,8 @@ export class EventRecorder {
     private readonly logger?: Logger,
     options: EventRecorderOptions = {},
   ) {
-    if (options.correlate !== undefined && options.correlate !== false) this.#correlator = new EventCorrelator(options.correlate === true ? {} : options.correlate);
+    if (options.correlate !== undefined && options.correlate !== false)
+      this.#correlator = new EventCorrelator(options.correlate === true ? {} : options.correlate);
   }
 
   async event(involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
@@ -144,7 +145,10 @@ export interface ControllerContext {
   informerOptions: InformerOptions;
 }
 
-export function createControllerContext(client: KubeClient, options: { registry?: Registry; logger?: Logger; discoveryPeriodMs?: number; informer?: InformerOptions } = {}): ControllerContext {
+export function createControllerContext(
+  client: KubeClient,
+  options: { registry?: Registry; logger?: Logger; discoveryPeriodMs?: number; informer?: InformerOptions } = {},
+): ControllerContext {
   const logger = options.logger ?? (() => undefined);
   const informerOptions: InformerOptions = { logger, ...options.informer };
   return {
@@ -198,7 +202,14 @@ export async function runWorkers(
         queue.forget(key);
         if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (error) {
-        logger?.({ level: "warn", msg: "reconcile failed, requeuing", queue: queue.name, key, retries: queue.numRequeues(key), error: error instanceof Error ? error.message : String(error) });
+        logger?.({
+          level: "warn",
+          msg: "reconcile failed, requeuing",
+          queue: queue.name,
+          key,
+          retries: queue.numRequeues(key),
+          error: error instanceof Error ? error.message : String(error),
+        });
         queue.addRateLimited(key);
       } finally {
         queue.done(key);

@@ -20,12 +20,20 @@ export interface ControllerHarness {
   close(): Promise<void>;
 }
 
-export async function startControllers(controllers: Controller[], options: { discoveryPeriodMs?: number } = {}): Promise<ControllerHarness> {
+export async function startControllers(
+  controllers: Controller[],
+  options: { discoveryPeriodMs?: number } = {},
+): Promise<ControllerHarness> {
   const test = await startTestPlane();
   const client = new KubeClient(test.url);
   const registry = new Registry();
   const logs: LogRecord[] = [];
-  const context = createControllerContext(client, { registry, logger: (record) => logs.push(record), discoveryPeriodMs: options.discoveryPeriodMs ?? 200, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
+  const context = createControllerContext(client, {
+    registry,
+    logger: (record) => logs.push(record),
+    discoveryPeriodMs: options.discoveryPeriodMs ?? 200,
+    informer: { initialBackoffMs: 50, maxBackoffMs: 500 },
+  });
   const stop = new AbortController();
   const running = Promise.all(controllers.map((c) => c.run(context, stop.signal)));
   context.informers.start();
@@ -56,7 +64,8 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     } catch (error) {
       last = error instanceof Error ? error : new Error(JSON.stringify(error));
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last !== undefined ? `: ${last.message}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last !== undefined ? `: ${last.message}` : ""}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -73,5 +82,11 @@ export async function isGoneFrom(client: KubeClient, ref: ResourceRef, namespace
 }
 
 export function ownerRef(owner: KubeObject, extra: { blockOwnerDeletion?: boolean; controller?: boolean } = {}) {
-  return { apiVersion: owner.apiVersion ?? "v1", kind: owner.kind ?? "", name: owner.metadata?.name ?? "", uid: owner.metadata?.uid ?? "", ...extra };
+  return {
+    apiVersion: owner.apiVersion ?? "v1",
+    kind: owner.kind ?? "",
+    name: owner.metadata?.name ?? "",
+    uid: owner.metadata?.uid ?? "",
+    ...extra,
+  };
 }

@@ -106,7 +106,12 @@ describe("WorkQueue", () => {
     expect(text).toContain('workqueue_adds_total{name="work"} 8');
     expect(text).toContain('workqueue_retries_total{name="work"} 2');
     expect(text).toContain('workqueue_depth{name="work"} 0');
-    for (const name of ["workqueue_queue_duration_seconds_count", "workqueue_work_duration_seconds_count", "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds"]) {
+    for (const name of [
+      "workqueue_queue_duration_seconds_count",
+      "workqueue_work_duration_seconds_count",
+      "workqueue_unfinished_work_seconds",
+      "workqueue_longest_running_processor_seconds",
+    ]) {
       expect(text).toContain(name);
     }
   });

@@ -73,7 +73,10 @@ describe("legacy discovery", () => {
         storageVersionHash: "qFsyl6wFWjQ=",
       },
     ]);
-    expect(buildAPIResourceList(testDefinitions, "coordination.k8s.io", "v1")).toMatchObject({ apiVersion: "v1", groupVersion: "coordination.k8s.io/v1" });
+    expect(buildAPIResourceList(testDefinitions, "coordination.k8s.io", "v1")).toMatchObject({
+      apiVersion: "v1",
+      groupVersion: "coordination.k8s.io/v1",
+    });
     expect(buildAPIResourceList(testDefinitions, "", "v2")).toBeUndefined();
   });
 
@@ -109,7 +112,10 @@ describe("aggregated discovery", () => {
     expect(doc.items.map((g) => g.metadata.name)).toEqual(["coordination.k8s.io", "widgets.example.com"]);
     const widgets = doc.items[1];
     expect(widgets?.versions.map((v) => v.version)).toEqual(["v1", "v1beta1"]);
-    expect(widgets?.versions[0]).toMatchObject({ freshness: "Current", resources: [{ resource: "widgets", categories: ["all"], shortNames: ["wd"], scope: "Namespaced" }] });
+    expect(widgets?.versions[0]).toMatchObject({
+      freshness: "Current",
+      resources: [{ resource: "widgets", categories: ["all"], shortNames: ["wd"], scope: "Namespaced" }],
+    });
   });
 
   it("lists a definition's own subresources, with the kind a scale speaks", () => {
@@ -124,8 +130,22 @@ describe("aggregated discovery", () => {
       subresources: [{ name: "scale", verbs: ["get", "patch", "update"], kind: { group: "autoscaling", version: "v1", kind: "Scale" } }],
     };
     const list = buildAPIResourceList([deployments], "apps", "v1") as { resources: unknown[] };
-    expect(list.resources).toContainEqual({ name: "deployments/scale", singularName: "", namespaced: true, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] });
-    expect(list.resources).toContainEqual({ name: "deployments/status", singularName: "", namespaced: true, kind: "Deployment", verbs: ["get", "patch", "update"] });
+    expect(list.resources).toContainEqual({
+      name: "deployments/scale",
+      singularName: "",
+      namespaced: true,
+      group: "autoscaling",
+      version: "v1",
+      kind: "Scale",
+      verbs: ["get", "patch", "update"],
+    });
+    expect(list.resources).toContainEqual({
+      name: "deployments/status",
+      singularName: "",
+      namespaced: true,
+      kind: "Deployment",
+      verbs: ["get", "patch", "update"],
+    });
     const doc = buildAggregatedDiscovery([deployments], "apis", "v2");
     expect(doc.items[0]?.versions[0]?.resources[0]?.subresources).toEqual([
       { subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] },
@@ -154,12 +174,16 @@ describe("negotiateDiscovery", () => {
   });
 
   it("accepts parameters in any order and falls back to v2beta1", () => {
-    expect(negotiateDiscovery("application/json;as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io, application/json")).toMatchObject({
-      form: "aggregated",
-      version: "v2beta1",
-      contentType: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
-    });
-    expect(negotiateDiscovery("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,application/json")).toMatchObject({ version: "v2" });
+    expect(negotiateDiscovery("application/json;as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io, application/json")).toMatchObject(
+      {
+        form: "aggregated",
+        version: "v2beta1",
+        contentType: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+      },
+    );
+    expect(
+      negotiateDiscovery("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,application/json"),
+    ).toMatchObject({ version: "v2" });
   });
 
   it("serves legacy JSON to old clients and 406 to unacceptable ones", () => {
@@ -167,7 +191,9 @@ describe("negotiateDiscovery", () => {
     expect(negotiateDiscovery(undefined)).toMatchObject({ form: "legacy" });
     expect(negotiateDiscovery("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList")).toBeUndefined();
     expect(negotiateDiscovery("application/vnd.kubernetes.protobuf")).toBeUndefined();
-    expect(negotiateDiscovery("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0, */*")).toMatchObject({ form: "legacy" });
+    expect(negotiateDiscovery("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0, */*")).toMatchObject({
+      form: "legacy",
+    });
   });
 });
 
@@ -187,7 +213,33 @@ describe("ETag", () => {
 
 describe("compareKubeVersions", () => {
   it("orders like apimachinery", () => {
-    const sorted = ["v1alpha1", "foo", "v1beta2", "v2", "v1", "v11alpha2", "v10beta3", "v1beta1", "bar", "v12alpha1", "v10", "v3beta1"].sort(compareKubeVersions);
-    expect(sorted).toEqual(["v10", "v2", "v1", "v10beta3", "v3beta1", "v1beta2", "v1beta1", "v12alpha1", "v11alpha2", "v1alpha1", "bar", "foo"]);
+    const sorted = [
+      "v1alpha1",
+      "foo",
+      "v1beta2",
+      "v2",
+      "v1",
+      "v11alpha2",
+      "v10beta3",
+      "v1beta1",
+      "bar",
+      "v12alpha1",
+      "v10",
+      "v3beta1",
+    ].sort(compareKubeVersions);
+    expect(sorted).toEqual([
+      "v10",
+      "v2",
+      "v1",
+      "v10beta3",
+      "v3beta1",
+      "v1beta2",
+      "v1beta1",
+      "v12alpha1",
+      "v11alpha2",
+      "v1alpha1",
+      "bar",
+      "foo",
+    ]);
   });
 });

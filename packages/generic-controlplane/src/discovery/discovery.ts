@@ -54,7 +54,8 @@ function resourceKey(definition: ResourceDefinition): string {
 /** The verbs of the main resource: the standard set (namespaces have no deletecollection upstream) plus extras. */
 export function resourceVerbs(definition: ResourceDefinition): string[] {
   if (definition.restVerbs !== undefined) return [...definition.restVerbs].sort();
-  const standard = definition.group === "" && definition.plural === "namespaces" ? STANDARD_VERBS.filter((v) => v !== "deletecollection") : STANDARD_VERBS;
+  const standard =
+    definition.group === "" && definition.plural === "namespaces" ? STANDARD_VERBS.filter((v) => v !== "deletecollection") : STANDARD_VERBS;
   const extra = (definition.verbs ?? []).filter((v) => !standard.includes(v) && v !== "finalize");
   return [...standard, ...extra].sort();
 }
@@ -146,7 +147,14 @@ export function buildAPIResourceList(
     resources.push(resource);
     for (const sub of subresourcesOf(d, options)) {
       const speaks = sub.kind === undefined ? {} : { group: sub.kind.group, version: sub.kind.version };
-      resources.push({ name: `${d.plural}/${sub.name}`, singularName: "", namespaced: d.scope === "Namespaced", ...speaks, kind: sub.kind?.kind ?? d.kind, verbs: [...sub.verbs] });
+      resources.push({
+        name: `${d.plural}/${sub.name}`,
+        singularName: "",
+        namespaced: d.scope === "Namespaced",
+        ...speaks,
+        kind: sub.kind?.kind ?? d.kind,
+        verbs: [...sub.verbs],
+      });
     }
   }
   const list: APIResourceList = { kind: "APIResourceList", groupVersion: groupVersion(group, version), resources };

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 
 export type DiscoveryForm =
-  | { form: "aggregated"; version: "v2" | "v2beta1"; contentType: string }
-  | { form: "legacy"; contentType: "application/json" };
+  { form: "aggregated"; version: "v2" | "v2beta1"; contentType: string } | { form: "legacy"; contentType: "application/json" };
 
 interface MediaRange {
   type: string;
@@ -22,7 +21,10 @@ function parseAccept(header: string): MediaRange[] {
         const eq = param.indexOf("=");
         if (eq === -1) continue;
         const key = param.slice(0, eq).trim().toLowerCase();
-        const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+        const value = param
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, "$1");
         if (key === "q") q = Number.isNaN(Number(value)) ? 0 : Number(value);
         else params[key] = value;
       }
@@ -47,12 +49,18 @@ export function negotiateDiscovery(acceptHeader: string | undefined): DiscoveryF
   for (const range of parseAccept(acceptHeader)) {
     const { type, params } = range;
     if (params.as !== undefined) {
-      if (type === "application/json" && params.as === "APIGroupDiscoveryList" && params.g === "apidiscovery.k8s.io" && (params.v === "v2" || params.v === "v2beta1")) {
+      if (
+        type === "application/json" &&
+        params.as === "APIGroupDiscoveryList" &&
+        params.g === "apidiscovery.k8s.io" &&
+        (params.v === "v2" || params.v === "v2beta1")
+      ) {
         return { form: "aggregated", version: params.v, contentType: aggregatedDiscoveryContentType(params.v) };
       }
       continue;
     }
-    if (type === "application/json" || type === "application/*" || type === "*/*") return { form: "legacy", contentType: "application/json" };
+    if (type === "application/json" || type === "application/*" || type === "*/*")
+      return { form: "legacy", contentType: "application/json" };
   }
   return undefined;
 }

@@ -10,7 +10,14 @@ import { makePath } from "./fields-v1.js";
 import { managerIdentifier, type ManagerEntry } from "./managed-fields.js";
 
 const manager = (name: string, operation: "Apply" | "Update", subresource = ""): { id: string; manager: ManagerEntry } => {
-  const entry: ManagerEntry = { manager: name, operation, apiVersion: "v1", subresource, time: "2001-02-03T04:05:06Z", fields: new FieldSet() };
+  const entry: ManagerEntry = {
+    manager: name,
+    operation,
+    apiVersion: "v1",
+    subresource,
+    time: "2001-02-03T04:05:06Z",
+    fields: new FieldSet(),
+  };
   return { id: managerIdentifier(entry), manager: entry };
 };
 
@@ -35,7 +42,9 @@ describe("conflictError", () => {
       { ...manager("foo", "Update"), path: makePath("f:spec", "f:replicas") },
       { ...manager("bar", "Apply"), path: makePath("f:metadata", "f:labels", "f:app") },
     ]);
-    expect(error.message).toBe('Apply failed with 2 conflicts: conflicts with "bar":\n- .metadata.labels.app\nconflicts with "foo" using v1:\n- .spec.replicas');
+    expect(error.message).toBe(
+      'Apply failed with 2 conflicts: conflicts with "bar":\n- .metadata.labels.app\nconflicts with "foo" using v1:\n- .spec.replicas',
+    );
     expect(error.details?.causes).toEqual([
       { reason: "FieldManagerConflict", message: 'conflict with "bar"', field: ".metadata.labels.app" },
       { reason: "FieldManagerConflict", message: 'conflict with "foo" using v1', field: ".spec.replicas" },

@@ -30,7 +30,11 @@ export function conflictError(conflicts: Conflict[]): ControlPlaneError {
     const paths = sortPaths(group.map((c) => c.path));
     for (const path of paths) ordered.push(group.find((c) => c.path === path) as Conflict);
   }
-  const causes: StatusCause[] = ordered.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${printManager(c.manager)}`, field: printPath(c.path) }));
+  const causes: StatusCause[] = ordered.map((c) => ({
+    reason: "FieldManagerConflict",
+    message: `conflict with ${printManager(c.manager)}`,
+    field: printPath(c.path),
+  }));
   let message: string;
   if (ordered.length === 1) {
     const only = ordered[0] as Conflict;

@@ -97,7 +97,13 @@ function conflictOf(run: () => unknown): { message: string; causes: unknown } {
 describe("FieldManager.update", () => {
   it("owns on create what the object sets, but not identity and system metadata (TestApplyStripsFields)", () => {
     const live = new Live(configMapsResource);
-    live.update(cm({ labels: { app: "x" }, uid: "ignored", resourceVersion: "1", creationTimestamp: "2026-01-01T00:00:00Z", generation: 2 }, { a: "1" }), "creator");
+    live.update(
+      cm(
+        { labels: { app: "x" }, uid: "ignored", resourceVersion: "1", creationTimestamp: "2026-01-01T00:00:00Z", generation: 2 },
+        { a: "1" },
+      ),
+      "creator",
+    );
     expect(live.managedFields).toEqual([
       {
         manager: "creator",
@@ -112,7 +118,15 @@ describe("FieldManager.update", () => {
 
   it("owns the fields of a top-level struct on create, not the struct (a new typed object has it empty)", () => {
     const live = new Live(leasesResource);
-    live.update({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" }, spec: { holderIdentity: "me", leaseDurationSeconds: 15 } }, "kube-scheduler");
+    live.update(
+      {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name: "l" },
+        spec: { holderIdentity: "me", leaseDurationSeconds: 15 },
+      },
+      "kube-scheduler",
+    );
     expect(live.fieldsOf("kube-scheduler", "Update")).toEqual({ "f:spec": { "f:holderIdentity": {}, "f:leaseDurationSeconds": {} } });
   });
 
@@ -150,17 +164,35 @@ describe("FieldManager.update", () => {
     const stored = live.managedFields;
 
     // Bogus entries (here: an unknown operation) leave the stored ones in charge.
-    live.update(cm({ labels: { app: "y" }, managedFields: [{ manager: "evil", operation: "Steal", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} }] }), "editor");
+    live.update(
+      cm({
+        labels: { app: "y" },
+        managedFields: [{ manager: "evil", operation: "Steal", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} }],
+      }),
+      "editor",
+    );
     expect(live.managedFields.map((e) => e.manager)).toEqual(["creator", "editor"]);
     expect(live.managedFields[0]).toEqual({ ...stored[0], fieldsV1: { "f:metadata": { "f:labels": {} } } });
 
     // Well-formed entries replace the stored ones.
-    const handWritten: ManagedFieldsEntry[] = [{ manager: "owner", operation: "Apply", apiVersion: "v1", time: "2020-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:metadata": { "f:labels": { "f:app": {} } } } }];
+    const handWritten: ManagedFieldsEntry[] = [
+      {
+        manager: "owner",
+        operation: "Apply",
+        apiVersion: "v1",
+        time: "2020-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:metadata": { "f:labels": { "f:app": {} } } },
+      },
+    ];
     live.update({ ...live.object, metadata: { ...live.object?.metadata, managedFields: handWritten } }, "editor");
     expect(live.managedFields).toEqual(handWritten);
 
     for (const reset of [[], [{}]] as ManagedFieldsEntry[][]) {
-      live.update({ ...live.object, metadata: { ...live.object?.metadata, labels: { app: `reset-${reset.length}` }, managedFields: reset } }, "resetter");
+      live.update(
+        { ...live.object, metadata: { ...live.object?.metadata, labels: { app: `reset-${reset.length}` }, managedFields: reset } },
+        "resetter",
+      );
       expect(live.managedFields).toEqual([]);
       expect(live.object?.metadata?.managedFields).toBeUndefined();
     }
@@ -168,16 +200,31 @@ describe("FieldManager.update", () => {
 
   it("drops bogus managedFields sent on create", () => {
     const live = new Live(configMapsResource);
-    live.update(cm({ labels: { app: "x" }, managedFields: [{ manager: "evil", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV2" }] }), "creator");
+    live.update(
+      cm({ labels: { app: "x" }, managedFields: [{ manager: "evil", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV2" }] }),
+      "creator",
+    );
     expect(live.managedFields.map((e) => e.manager)).toEqual(["creator"]);
   });
 
   it("ignores managedFields sent to a subresource and owns only status through it (TestUpdateViaSubresources)", () => {
     const live = new Live(namespacesResource);
-    const ns = (extra: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ns" }, ...extra });
+    const ns = (extra: Record<string, unknown>): KubeObject => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ns" },
+      ...extra,
+    });
     live.update(ns({ spec: { finalizers: ["kubernetes"] } }), "creator");
     live.update(
-      ns({ metadata: { name: "ns", managedFields: [{ manager: "evil", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} }] }, spec: { finalizers: [] }, status: { phase: "Active" } }),
+      ns({
+        metadata: {
+          name: "ns",
+          managedFields: [{ manager: "evil", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} }],
+        },
+        spec: { finalizers: [] },
+        status: { phase: "Active" },
+      }),
       "namespace-controller",
       "status",
     );
@@ -215,19 +262,35 @@ describe("FieldManager.apply", () => {
     const created = live.apply(cm({ labels: { app: "nginx" } }, { a: "1" }), "applier");
     expect(created).toMatchObject({ metadata: { name: "cm", labels: { app: "nginx" } }, data: { a: "1" } });
     expect(live.managedFields).toEqual([
-      { manager: "applier", operation: "Apply", apiVersion: "v1", time: "2026-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} }, "f:metadata": { "f:labels": { "f:app": {} } } } },
+      {
+        manager: "applier",
+        operation: "Apply",
+        apiVersion: "v1",
+        time: "2026-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { "f:a": {} }, "f:metadata": { "f:labels": { "f:app": {} } } },
+      },
     ]);
   });
 
   it("creates no top-level struct the configuration leaves out (a ClusterRole applied without aggregationRule has none)", () => {
     const live = new Live(clusterRolesResource);
     const rules = [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }];
-    const created = live.apply({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules }, "applier");
+    const created = live.apply(
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules },
+      "applier",
+    );
     expect(created).not.toHaveProperty("aggregationRule");
     expect(created.rules).toEqual(rules);
-    const lease = new Live(leasesResource).apply({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" } }, "applier");
+    const lease = new Live(leasesResource).apply(
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" } },
+      "applier",
+    );
     expect(lease).not.toHaveProperty("spec");
-    const withSpec = new Live(leasesResource).apply({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" }, spec: {} }, "applier");
+    const withSpec = new Live(leasesResource).apply(
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" }, spec: {} },
+      "applier",
+    );
     expect(withSpec.spec).toEqual({});
   });
 
@@ -235,7 +298,9 @@ describe("FieldManager.apply", () => {
     const live = new Live(configMapsResource);
     expect(() => live.apply({ ...cm({}), apiVersion: "v2" }, "a")).toThrow("invalid object type: /v2, Kind=ConfigMap");
     expect(() => live.apply({ metadata: { name: "cm" } }, "a")).toThrow("invalid object type: /, Kind=");
-    expect(() => live.apply({ ...cm({}), apiVersion: "apps/v1", kind: "Deployment" }, "a")).toThrow("invalid object type: apps/v1, Kind=Deployment");
+    expect(() => live.apply({ ...cm({}), apiVersion: "apps/v1", kind: "Deployment" }, "a")).toThrow(
+      "invalid object type: apps/v1, Kind=Deployment",
+    );
     expect(() => live.apply(cm({ managedFields: [] }), "a")).toThrow("metadata.managedFields must be nil");
     expect(live.apply(cm({}, { a: "1" }), "a").data).toEqual({ a: "1" }); // TestApplySuccessWithNoManagedFields
   });
@@ -246,7 +311,9 @@ describe("FieldManager.apply", () => {
     live.update(cm({}, { replicas: "101" }), "update-manager");
     const conflict = conflictOf(() => live.apply(cm({}, { replicas: "4" }), "apply-manager"));
     expect(conflict.message).toBe('Apply failed with 1 conflict: conflict with "update-manager" using v1: .data.replicas');
-    expect(conflict.causes).toEqual([{ reason: "FieldManagerConflict", message: 'conflict with "update-manager" using v1', field: ".data.replicas" }]);
+    expect(conflict.causes).toEqual([
+      { reason: "FieldManagerConflict", message: 'conflict with "update-manager" using v1', field: ".data.replicas" },
+    ]);
     expect(live.object?.["data"]).toEqual({ replicas: "101" });
     live.apply(cm({}, { replicas: "4" }), "apply-manager", true);
     expect(live.object?.["data"]).toEqual({ replicas: "4" });
@@ -283,7 +350,9 @@ describe("FieldManager.apply", () => {
 
     const config = cm({ labels: { app: "nginx" } });
     const conflict = conflictOf(() => live.apply(config, "fieldmanager_test_apply"));
-    expect(conflict.causes).toEqual([{ reason: "FieldManagerConflict", message: `conflict with "${BEFORE_FIRST_APPLY}" using v1`, field: ".metadata.labels.app" }]);
+    expect(conflict.causes).toEqual([
+      { reason: "FieldManagerConflict", message: `conflict with "${BEFORE_FIRST_APPLY}" using v1`, field: ".metadata.labels.app" },
+    ]);
     live.apply(config, "fieldmanager_test_apply", true);
     expect(live.managedFields.map((e) => [e.manager, e.fieldsV1])).toEqual([
       ["fieldmanager_test_apply", { "f:metadata": { "f:labels": { "f:app": {} } } }],
@@ -298,7 +367,9 @@ describe("FieldManager.apply", () => {
     live.apply(cm({}, { a: "<2>" }), "other", true);
     expect(live.object?.metadata?.annotations?.[LAST]).toBe('{"old":true}\n');
     live.apply(cm({}, { a: "<2>" }), "kubectl", true);
-    expect(live.object?.metadata?.annotations?.[LAST]).toBe('{"apiVersion":"v1","data":{"a":"\\u003c2\\u003e"},"kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"}}\n');
+    expect(live.object?.metadata?.annotations?.[LAST]).toBe(
+      '{"apiVersion":"v1","data":{"a":"\\u003c2\\u003e"},"kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"}}\n',
+    );
     const fresh = new Live(configMapsResource);
     fresh.apply(cm({}, { a: "1" }), "kubectl");
     expect(fresh.object?.metadata?.annotations).toBeUndefined();
@@ -321,7 +392,13 @@ describe("FieldManager.apply", () => {
 
     it("owns secret data per key", () => {
       const live = new Live(secretsResource);
-      const secret = (data: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, type: "Opaque", data });
+      const secret = (data: Record<string, string>): KubeObject => ({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "s" },
+        type: "Opaque",
+        data,
+      });
       live.apply(secret({ user: "dXNlcg==" }), "a");
       live.update({ ...(live.object as KubeObject), data: { user: "dXNlcg==", pass: "cGFzcw==" } }, "b");
       expect(live.fieldsOf("b", "Update")).toEqual({ "f:data": { "f:pass": {} } });
@@ -354,7 +431,13 @@ describe("FieldManager.apply", () => {
   });
 
   describe("associative lists (metadata.ownerReferences, keyed by uid, atomic items)", () => {
-    const ref = (uid: string, name: string, controller?: boolean) => ({ apiVersion: "v1", kind: "ConfigMap", name, uid, ...(controller === undefined ? {} : { controller }) });
+    const ref = (uid: string, name: string, controller?: boolean) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name,
+      uid,
+      ...(controller === undefined ? {} : { controller }),
+    });
 
     it("owns each reference whole and removes the ones an applier drops", () => {
       const live = new Live(configMapsResource);
@@ -378,7 +461,12 @@ describe("FieldManager.apply", () => {
   });
 
   describe("atomic lists (Namespace spec.finalizers)", () => {
-    const ns = (finalizers: string[]): KubeObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ns" }, spec: { finalizers } });
+    const ns = (finalizers: string[]): KubeObject => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ns" },
+      spec: { finalizers },
+    });
 
     it("owns the list whole, so an updater's addition is a conflict on the list", () => {
       const live = new Live(namespacesResource);
@@ -414,7 +502,13 @@ describe("FieldManager.apply", () => {
               type: "array",
               "x-kubernetes-list-type": "map",
               "x-kubernetes-list-map-keys": ["name"],
-              items: { type: "object", properties: { name: { type: "string" }, value: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } } } },
+              items: {
+                type: "object",
+                properties: {
+                  name: { type: "string" },
+                  value: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } },
+                },
+              },
             },
             struct: { type: "object", properties: { name: { type: "string" }, value: { type: "integer" } } },
           },
@@ -422,28 +516,66 @@ describe("FieldManager.apply", () => {
       },
     };
     const widgets = { group: "example.com", version: "v1", kind: "Widget", schema: widgetSchema } as ResourceDefinition;
-    const widget = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" }, spec });
+    const widget = (spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w" },
+      spec,
+    });
 
     it("merges map-list items between managers, owning their fields, and removes the items an applier drops", () => {
       const live = new Live(widgets);
-      live.apply(widget({ ports: [{ name: "a", port: 1 }, { name: "b", port: 2 }], tags: ["x"] }), "a");
+      live.apply(
+        widget({
+          ports: [
+            { name: "a", port: 1 },
+            { name: "b", port: 2 },
+          ],
+          tags: ["x"],
+        }),
+        "a",
+      );
       expect(live.fieldsOf("a")).toEqual({
         "f:spec": {
-          "f:ports": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} }, 'k:{"name":"b"}': { ".": {}, "f:name": {}, "f:port": {} } },
+          "f:ports": {
+            'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} },
+            'k:{"name":"b"}': { ".": {}, "f:name": {}, "f:port": {} },
+          },
           "f:tags": { 'v:"x"': {} },
         },
       });
       live.apply(widget({ ports: [{ name: "c", port: 3 }], tags: ["y"] }), "b");
-      expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }, { name: "b", port: 2 }, { name: "c", port: 3 }], tags: ["x", "y"] });
+      expect(live.object?.["spec"]).toEqual({
+        ports: [
+          { name: "a", port: 1 },
+          { name: "b", port: 2 },
+          { name: "c", port: 3 },
+        ],
+        tags: ["x", "y"],
+      });
       live.apply(widget({ ports: [{ name: "a", port: 1 }], tags: ["x"] }), "a");
-      expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }, { name: "c", port: 3 }], tags: ["x", "y"] });
+      expect(live.object?.["spec"]).toEqual({
+        ports: [
+          { name: "a", port: 1 },
+          { name: "c", port: 3 },
+        ],
+        tags: ["x", "y"],
+      });
     });
 
     it("removes an item its applier drops even when an updater added to it (SMD remove_one_with_dangling_subitem_keep_one)", () => {
       const live = new Live(widgets);
       live.apply(widget({ listOfLists: [{ name: "a" }, { name: "b", value: ["c"] }] }), "apply-one");
       live.apply(widget({ listOfLists: [{ name: "a", value: ["b"] }] }), "apply-two");
-      live.update(widget({ listOfLists: [{ name: "a", value: ["b"] }, { name: "b", value: ["c", "d"] }] }), "controller");
+      live.update(
+        widget({
+          listOfLists: [
+            { name: "a", value: ["b"] },
+            { name: "b", value: ["c", "d"] },
+          ],
+        }),
+        "controller",
+      );
       live.apply(widget({ listOfLists: [{ name: "a" }] }), "apply-one");
       expect(live.object?.["spec"]).toEqual({ listOfLists: [{ name: "a", value: ["b"] }] });
       expect(Object.fromEntries(live.managedFields.map((e) => [e.manager, e.fieldsV1]))).toEqual({
@@ -458,9 +590,27 @@ describe("FieldManager.apply", () => {
       { name: "remove_all", update: undefined, last: undefined, object: {}, owned: undefined },
       { name: "remove_dangling", update: undefined, last: { struct: null }, object: {}, owned: { "f:spec": { "f:struct": {} } } },
       { name: "update_remove_all", update: { name: "a", value: 1 }, last: undefined, object: { struct: { value: 1 } }, owned: undefined },
-      { name: "update_dict_dangling", update: { name: "a", value: 1 }, last: { struct: {} }, object: { struct: { value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
-      { name: "update_dict_null", update: { name: "a", value: 1 }, last: { struct: null }, object: { struct: { value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
-      { name: "update_took_over", update: { name: "b", value: 1 }, last: { struct: null }, object: { struct: { name: "b", value: 1 } }, owned: { "f:spec": { "f:struct": {} } } },
+      {
+        name: "update_dict_dangling",
+        update: { name: "a", value: 1 },
+        last: { struct: {} },
+        object: { struct: { value: 1 } },
+        owned: { "f:spec": { "f:struct": {} } },
+      },
+      {
+        name: "update_dict_null",
+        update: { name: "a", value: 1 },
+        last: { struct: null },
+        object: { struct: { value: 1 } },
+        owned: { "f:spec": { "f:struct": {} } },
+      },
+      {
+        name: "update_took_over",
+        update: { name: "b", value: 1 },
+        last: { struct: null },
+        object: { struct: { name: "b", value: 1 } },
+        owned: { "f:spec": { "f:struct": {} } },
+      },
     ])("prunes structs like SMD struct_apply_$name", ({ update, last, object, owned }) => {
       const live = new Live(widgets);
       live.apply(widget({ struct: update === undefined ? { name: "a", value: 1 } : { name: "a" } }), "default");
@@ -475,10 +625,14 @@ describe("FieldManager.apply", () => {
       const live = new Live(widgets);
       live.apply(widget({ ports: [{ name: "a", port: 1 }], args: ["1", "2"], selector: { app: "x", tier: "y" } }), "a");
       const conflict = conflictOf(() => live.apply(widget({ ports: [{ name: "a", port: 9 }], args: ["3"], selector: { app: "z" } }), "b"));
-      expect(conflict.message).toBe('Apply failed with 3 conflicts: conflicts with "a":\n- .spec.args\n- .spec.ports[name="a"].port\n- .spec.selector');
+      expect(conflict.message).toBe(
+        'Apply failed with 3 conflicts: conflicts with "a":\n- .spec.args\n- .spec.ports[name="a"].port\n- .spec.selector',
+      );
       live.apply(widget({ ports: [{ name: "a", port: 1 }], args: ["3"], selector: { app: "x" } }), "a");
       expect(live.object?.["spec"]).toEqual({ ports: [{ name: "a", port: 1 }], args: ["3"], selector: { app: "x" } });
-      expect(live.fieldsOf("a")).toEqual({ "f:spec": { "f:args": {}, "f:selector": {}, "f:ports": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} } } } });
+      expect(live.fieldsOf("a")).toEqual({
+        "f:spec": { "f:args": {}, "f:selector": {}, "f:ports": { 'k:{"name":"a"}': { ".": {}, "f:name": {}, "f:port": {} } } },
+      });
     });
 
     it("owns untyped fields key by key, with lists in them atomic", () => {

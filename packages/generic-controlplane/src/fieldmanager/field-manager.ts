@@ -18,7 +18,15 @@ import {
   type Comparison,
 } from "./field-set.js";
 import { fieldElement, makePath } from "./fields-v1.js";
-import { capUpdateManagers, decodeManagedFields, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed, type ManagerEntry } from "./managed-fields.js";
+import {
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+  ManagedFieldsError,
+  type Managed,
+  type ManagerEntry,
+} from "./managed-fields.js";
 import { mergeValues } from "./merge.js";
 import { isRecord } from "./type-shape.js";
 import { cloneJson } from "../patch/json-value.js";
@@ -59,8 +67,8 @@ const STRIPPED: FieldSet = FieldSet.of(
   makePath("f:apiVersion"),
   makePath("f:kind"),
   makePath("f:metadata"),
-  ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"].map((f) =>
-    makePath("f:metadata", fieldElement(f)),
+  ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"].map(
+    (f) => makePath("f:metadata", fieldElement(f)),
   ),
 );
 
@@ -104,12 +112,25 @@ export class FieldManager {
     }
     const before: KubeObject = live === undefined ? this.emptyObject() : withoutManagedFields(live);
     // upstream `skipNonAppliedManager`: what an untracked object holds belongs to "before-first-apply".
-    if (managed.size === 0) this.recordUpdate(managed, this.emptyObject(), before, { ...write, manager: BEFORE_FIRST_APPLY, subresource: "" });
+    if (managed.size === 0)
+      this.recordUpdate(managed, this.emptyObject(), before, { ...write, manager: BEFORE_FIRST_APPLY, subresource: "" });
 
-    const id = managerIdentifier({ manager: write.manager, operation: "Apply", apiVersion: this.options.apiVersion, subresource: write.subresource });
+    const id = managerIdentifier({
+      manager: write.manager,
+      operation: "Apply",
+      apiVersion: this.options.apiVersion,
+      subresource: write.subresource,
+    });
     const previous = managed.get(id);
     const applied = withoutTopLevel(toFieldSet(config, this.schema), (element) => this.ignored(element, write.subresource));
-    managed.set(id, { manager: write.manager, operation: "Apply", apiVersion: this.options.apiVersion, subresource: write.subresource, time: previous?.time, fields: applied });
+    managed.set(id, {
+      manager: write.manager,
+      operation: "Apply",
+      apiVersion: this.options.apiVersion,
+      subresource: write.subresource,
+      time: previous?.time,
+      fields: applied,
+    });
 
     const merged = mergeValues(before, config, this.schema) as KubeObject;
     const result = this.prune(merged, managed, previous?.fields);
@@ -148,7 +169,12 @@ export class FieldManager {
     const comparison = this.takeOwnership(managed, before, after, operation, true, write.subresource);
     const taken = difference(union(comparison.modified, comparison.added), STRIPPED);
     if (!taken.isEmpty()) {
-      const id = managerIdentifier({ manager: write.manager, operation: "Update", apiVersion: this.options.apiVersion, subresource: write.subresource });
+      const id = managerIdentifier({
+        manager: write.manager,
+        operation: "Update",
+        apiVersion: this.options.apiVersion,
+        subresource: write.subresource,
+      });
       const previous = managed.get(id);
       managed.set(id, {
         manager: write.manager,
@@ -166,7 +192,14 @@ export class FieldManager {
    * SMD `Updater.update`: fields `after` adds or changes leave every other manager (a conflict
    * unless `force`), and fields it removes leave everyone. Managers left with nothing are dropped.
    */
-  private takeOwnership(managed: Managed, before: KubeObject, after: KubeObject, self: string, force: boolean, subresource: string): Comparison {
+  private takeOwnership(
+    managed: Managed,
+    before: KubeObject,
+    after: KubeObject,
+    self: string,
+    force: boolean,
+    subresource: string,
+  ): Comparison {
     const raw = compare(before, after, this.schema);
     const ignored = (element: string) => this.ignored(element, subresource);
     const comparison: Comparison = {

@@ -74,7 +74,8 @@ export function toFieldSet(value: unknown, schema: JSONSchemaProps | undefined):
       const child = current[key];
       const childElement = fieldElement(key);
       pending.push([child, childSchema(shape, key), here, childElement]);
-      if (child === null || (isRecord(child) && Object.keys(child).length === 0) || !declaresField(shape, key)) here.members.add(childElement);
+      if (child === null || (isRecord(child) && Object.keys(child).length === 0) || !declaresField(shape, key))
+        here.members.add(childElement);
     }
   }
   return pruned(root);
@@ -129,7 +130,12 @@ const MODIFIED = 1;
 const REMOVED = 2;
 
 function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0);
+  return (
+    value === undefined ||
+    value === null ||
+    (Array.isArray(value) && value.length === 0) ||
+    (isRecord(value) && Object.keys(value).length === 0)
+  );
 }
 
 /** What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed subtree is listed. */
@@ -141,7 +147,8 @@ export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | un
     const isRoot = place.parent === undefined;
     const leftShape = left === undefined ? undefined : shapeOf(nodeSchema, left);
     const rightShape = right === undefined ? undefined : shapeOf(nodeSchema, right);
-    const shape = rightShape === undefined ? leftShape! : leftShape === undefined || leftShape.kind === rightShape.kind ? rightShape : undefined;
+    const shape =
+      rightShape === undefined ? leftShape! : leftShape === undefined || leftShape.kind === rightShape.kind ? rightShape : undefined;
     if (shape === undefined || !compareChildren(shape, left, right, place, pending, sets)) {
       // Compared as a leaf.
       if (isRoot) continue;
@@ -217,9 +224,8 @@ export function removeItems(value: unknown, remove: FieldSet, schema: JSONSchema
   const root: { value: unknown } = { value };
   // Containers copied (in walk order: every container after the one holding it).
   const copied: Emptied[] = [];
-  const pending: Array<[unknown, FieldSet, JSONSchemaProps | undefined, Record<string, unknown> | unknown[] | undefined, string | number]> = [
-    [value, remove, schema, undefined, 0],
-  ];
+  const pending: Array<[unknown, FieldSet, JSONSchemaProps | undefined, Record<string, unknown> | unknown[] | undefined, string | number]> =
+    [[value, remove, schema, undefined, 0]];
   while (pending.length > 0) {
     const [current, set, nodeSchema, holder, key] = pending.pop()!;
     const shape = shapeOf(nodeSchema, current);

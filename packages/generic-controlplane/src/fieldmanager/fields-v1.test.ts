@@ -11,7 +11,10 @@ describe("FieldsV1", () => {
   it.each([
     { "f:metadata": { "f:labels": { "f:app": {} } }, "f:data": { ".": {}, "f:a": {} } },
     { "f:spec": { "f:containers": { 'k:{"name":"c"}': { "f:image": {}, "f:name": {} } } } },
-    { "f:metadata": { "f:finalizers": { ".": {}, 'v:"a/b"': {} } }, "f:spec": { ".": {}, "f:ports": { ".": {}, 'k:{"port":80}': { ".": {}, "f:port": {} } } } },
+    {
+      "f:metadata": { "f:finalizers": { ".": {}, 'v:"a/b"': {} } },
+      "f:spec": { ".": {}, "f:ports": { ".": {}, 'k:{"port":80}': { ".": {}, "f:port": {} } } },
+    },
     { "v:3": { "f:alsoPi": {} }, "v:3.1415": { "f:pi": {} }, "v:false": { "f:notTrue": {} }, "i:5": { "f:i": {} } },
   ])("round-trips %j", (fields) => {
     expect(toFieldsV1(fromFieldsV1(fields))).toEqual(fields);

@@ -138,7 +138,10 @@ export function printPath(path: FieldPath): string {
 function printValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return `[${value.map(printValue).join(",")}]`;
-  if (isRecord(value)) return `{${Object.entries(value).map(([k, v]) => `${k}=${printValue(v)}`).join(",")}}`;
+  if (isRecord(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}=${printValue(v)}`)
+      .join(",")}}`;
   // Scalars: strings quoted (Go's %q), numbers and booleans as they are.
   return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
 }

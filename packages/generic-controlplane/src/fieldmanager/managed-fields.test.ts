@@ -9,7 +9,14 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { ManagedFieldsEntry } from "../api/types.js";
 import { makePath } from "./fields-v1.js";
-import { ANCIENT_CHANGES, capUpdateManagers, decodeManagedFields, encodeManagedFields, managerIdentifier, ManagedFieldsError } from "./managed-fields.js";
+import {
+  ANCIENT_CHANGES,
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+  ManagedFieldsError,
+} from "./managed-fields.js";
 
 const entries = (text: string) => parse(text) as ManagedFieldsEntry[];
 
@@ -44,30 +51,59 @@ describe("decodeManagedFields", () => {
 
 describe("managerIdentifier", () => {
   it("names an updater by version, an applier without it, and both by subresource", () => {
-    expect(managerIdentifier({ manager: "foo", operation: "Update", apiVersion: "v1", subresource: "" })).toBe('{"manager":"foo","operation":"Update","apiVersion":"v1"}');
-    expect(managerIdentifier({ manager: "foo", operation: "Apply", apiVersion: "v1", subresource: "" })).toBe('{"manager":"foo","operation":"Apply"}');
-    expect(managerIdentifier({ manager: "foo", operation: "Apply", apiVersion: "v1", subresource: "scale" })).toBe('{"manager":"foo","operation":"Apply","subresource":"scale"}');
+    expect(managerIdentifier({ manager: "foo", operation: "Update", apiVersion: "v1", subresource: "" })).toBe(
+      '{"manager":"foo","operation":"Update","apiVersion":"v1"}',
+    );
+    expect(managerIdentifier({ manager: "foo", operation: "Apply", apiVersion: "v1", subresource: "" })).toBe(
+      '{"manager":"foo","operation":"Apply"}',
+    );
+    expect(managerIdentifier({ manager: "foo", operation: "Apply", apiVersion: "v1", subresource: "scale" })).toBe(
+      '{"manager":"foo","operation":"Apply","subresource":"scale"}',
+    );
   });
 });
 
 describe("encodeManagedFields order (TestSortEncodedManagedFields)", () => {
-  const entry = (manager: string, operation: "Apply" | "Update", time?: string, apiVersion = "v1", subresource = ""): ManagedFieldsEntry => {
+  const entry = (
+    manager: string,
+    operation: "Apply" | "Update",
+    time?: string,
+    apiVersion = "v1",
+    subresource = "",
+  ): ManagedFieldsEntry => {
     const out: ManagedFieldsEntry = { manager, operation, apiVersion, fieldsType: "FieldsV1", fieldsV1: { "f:x": {} } };
     if (time !== undefined) out.time = time;
     if (subresource !== "") out.subresource = subresource;
     return out;
   };
-  const sorted = (list: ManagedFieldsEntry[]) => encodeManagedFields(decodeManagedFields(list))?.map((e) => [e.manager, e.operation, e.time, e.apiVersion, e.subresource]);
+  const sorted = (list: ManagedFieldsEntry[]) =>
+    encodeManagedFields(decodeManagedFields(list))?.map((e) => [e.manager, e.operation, e.time, e.apiVersion, e.subresource]);
   const T1 = "2001-01-01T01:00:00Z";
   const T2 = "2002-01-01T01:00:00Z";
 
   it.each([
     ["apply first", [entry("a", "Update", T1), entry("a", "Apply")], [entry("a", "Apply"), entry("a", "Update", T1)]],
     ["manager without time first", [entry("b", "Apply", T1), entry("a", "Apply")], [entry("a", "Apply"), entry("b", "Apply", T1)]],
-    ["newest last", [entry("c", "Update", T1, "v2"), entry("a", "Apply"), entry("c", "Update", T2), entry("b", "Apply")], [entry("a", "Apply"), entry("b", "Apply"), entry("c", "Update", T1, "v2"), entry("c", "Update", T2)]],
-    ["manager last", [entry("c", "Update", T1), entry("a", "Apply"), entry("d", "Update", T1), entry("b", "Apply")], [entry("a", "Apply"), entry("b", "Apply"), entry("c", "Update", T1), entry("d", "Update", T1)]],
-    ["apiVersion last", [entry("c", "Update", T1, "v3"), entry("c", "Update", T1, "v1"), entry("c", "Update", T1, "v2")], [entry("c", "Update", T1, "v1"), entry("c", "Update", T1, "v2"), entry("c", "Update", T1, "v3")]],
-    ["subresource last", [entry("c", "Update", T1, "v1", "status"), entry("c", "Update", T1)], [entry("c", "Update", T1), entry("c", "Update", T1, "v1", "status")]],
+    [
+      "newest last",
+      [entry("c", "Update", T1, "v2"), entry("a", "Apply"), entry("c", "Update", T2), entry("b", "Apply")],
+      [entry("a", "Apply"), entry("b", "Apply"), entry("c", "Update", T1, "v2"), entry("c", "Update", T2)],
+    ],
+    [
+      "manager last",
+      [entry("c", "Update", T1), entry("a", "Apply"), entry("d", "Update", T1), entry("b", "Apply")],
+      [entry("a", "Apply"), entry("b", "Apply"), entry("c", "Update", T1), entry("d", "Update", T1)],
+    ],
+    [
+      "apiVersion last",
+      [entry("c", "Update", T1, "v3"), entry("c", "Update", T1, "v1"), entry("c", "Update", T1, "v2")],
+      [entry("c", "Update", T1, "v1"), entry("c", "Update", T1, "v2"), entry("c", "Update", T1, "v3")],
+    ],
+    [
+      "subresource last",
+      [entry("c", "Update", T1, "v1", "status"), entry("c", "Update", T1)],
+      [entry("c", "Update", T1), entry("c", "Update", T1, "v1", "status")],
+    ],
   ])("%s", (_name, input, expected) => {
     expect(sorted(input)).toEqual(sorted(expected));
     expect(encodeManagedFields(decodeManagedFields(input))).toEqual(expected);
@@ -97,33 +133,86 @@ describe("capUpdateManagers (TestCapUpdateManagers)", () => {
   it.each([
     {
       name: "one version, no ancient changes",
-      input: [entry("update-manager1", "v1", 1, "a"), entry("update-manager2", "v1", 2, "b"), entry("update-manager3", "v1", 3, "c"), entry("update-manager4", "v1", 4, "d")],
+      input: [
+        entry("update-manager1", "v1", 1, "a"),
+        entry("update-manager2", "v1", 2, "b"),
+        entry("update-manager3", "v1", 3, "c"),
+        entry("update-manager4", "v1", 4, "d"),
+      ],
       expected: [entry(ANCIENT_CHANGES, "v1", 2, "a", "b"), entry("update-manager3", "v1", 3, "c"), entry("update-manager4", "v1", 4, "d")],
     },
     {
       name: "one version, one ancient changes",
-      input: [entry(ANCIENT_CHANGES, "v1", 2, "a", "b"), entry("update-manager3", "v1", 3, "c"), entry("update-manager4", "v1", 4, "d"), entry("update-manager5", "v1", 5, "e")],
-      expected: [entry(ANCIENT_CHANGES, "v1", 3, "a", "b", "c"), entry("update-manager4", "v1", 4, "d"), entry("update-manager5", "v1", 5, "e")],
+      input: [
+        entry(ANCIENT_CHANGES, "v1", 2, "a", "b"),
+        entry("update-manager3", "v1", 3, "c"),
+        entry("update-manager4", "v1", 4, "d"),
+        entry("update-manager5", "v1", 5, "e"),
+      ],
+      expected: [
+        entry(ANCIENT_CHANGES, "v1", 3, "a", "b", "c"),
+        entry("update-manager4", "v1", 4, "d"),
+        entry("update-manager5", "v1", 5, "e"),
+      ],
     },
     {
       name: "two versions, no ancient changes",
-      input: [entry("update-manager1", "v1", 1, "a"), entry("update-manager2", "v2", 2, "b"), entry("update-manager3", "v1", 3, "c"), entry("update-manager4", "v1", 4, "d"), entry("update-manager5", "v1", 5, "e")],
-      expected: [entry("update-manager2", "v2", 2, "b"), entry(ANCIENT_CHANGES, "v1", 4, "a", "c", "d"), entry("update-manager5", "v1", 5, "e")],
+      input: [
+        entry("update-manager1", "v1", 1, "a"),
+        entry("update-manager2", "v2", 2, "b"),
+        entry("update-manager3", "v1", 3, "c"),
+        entry("update-manager4", "v1", 4, "d"),
+        entry("update-manager5", "v1", 5, "e"),
+      ],
+      expected: [
+        entry("update-manager2", "v2", 2, "b"),
+        entry(ANCIENT_CHANGES, "v1", 4, "a", "c", "d"),
+        entry("update-manager5", "v1", 5, "e"),
+      ],
     },
     {
       name: "three versions, one ancient changes",
-      input: [entry("update-manager2", "v2", 2, "b"), entry(ANCIENT_CHANGES, "v1", 4, "a", "c", "d"), entry("update-manager5", "v1", 5, "e"), entry("update-manager6", "v3", 6, "f"), entry("update-manager7", "v2", 7, "g")],
-      expected: [entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"), entry("update-manager6", "v3", 6, "f"), entry(ANCIENT_CHANGES, "v2", 7, "b", "g")],
+      input: [
+        entry("update-manager2", "v2", 2, "b"),
+        entry(ANCIENT_CHANGES, "v1", 4, "a", "c", "d"),
+        entry("update-manager5", "v1", 5, "e"),
+        entry("update-manager6", "v3", 6, "f"),
+        entry("update-manager7", "v2", 7, "g"),
+      ],
+      expected: [
+        entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"),
+        entry("update-manager6", "v3", 6, "f"),
+        entry(ANCIENT_CHANGES, "v2", 7, "b", "g"),
+      ],
     },
     {
       name: "three versions, two ancient changes",
-      input: [entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"), entry("update-manager6", "v3", 6, "f"), entry(ANCIENT_CHANGES, "v2", 7, "b", "g"), entry("update-manager8", "v3", 8, "h")],
-      expected: [entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"), entry(ANCIENT_CHANGES, "v2", 7, "b", "g"), entry(ANCIENT_CHANGES, "v3", 8, "f", "h")],
+      input: [
+        entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"),
+        entry("update-manager6", "v3", 6, "f"),
+        entry(ANCIENT_CHANGES, "v2", 7, "b", "g"),
+        entry("update-manager8", "v3", 8, "h"),
+      ],
+      expected: [
+        entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"),
+        entry(ANCIENT_CHANGES, "v2", 7, "b", "g"),
+        entry(ANCIENT_CHANGES, "v3", 8, "f", "h"),
+      ],
     },
     {
       name: "four versions, two ancient changes",
-      input: [entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"), entry("update-manager6", "v3", 6, "f"), entry(ANCIENT_CHANGES, "v2", 7, "b", "g"), entry("update-manager8", "v4", 8, "h")],
-      expected: [entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"), entry("update-manager6", "v3", 6, "f"), entry(ANCIENT_CHANGES, "v2", 7, "b", "g"), entry("update-manager8", "v4", 8, "h")],
+      input: [
+        entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"),
+        entry("update-manager6", "v3", 6, "f"),
+        entry(ANCIENT_CHANGES, "v2", 7, "b", "g"),
+        entry("update-manager8", "v4", 8, "h"),
+      ],
+      expected: [
+        entry(ANCIENT_CHANGES, "v1", 5, "a", "c", "d", "e"),
+        entry("update-manager6", "v3", 6, "f"),
+        entry(ANCIENT_CHANGES, "v2", 7, "b", "g"),
+        entry("update-manager8", "v4", 8, "h"),
+      ],
     },
   ])("$name", ({ input, expected }) => {
     expect(cap(input)).toEqual(expected);

@@ -43,7 +43,8 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     if (typeof entry.apiVersion !== "string" || entry.apiVersion === "") throw new ManagedFieldsError("apiVersion must not be empty");
     const fieldsType = entry.fieldsType as string | undefined;
     if (fieldsType === undefined || fieldsType === "") throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
-    if (fieldsType !== "FieldsV1") throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);
+    if (fieldsType !== "FieldsV1")
+      throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);
     let fields: FieldSet;
     try {
       fields = fromFieldsV1(entry.fieldsV1 ?? {});

@@ -39,7 +39,8 @@ function mergeNode(live: unknown, config: unknown, schema: JSONSchemaProps | und
   const liveShape = shapeOf(schema, live);
   if (shape.kind !== liveShape.kind) return cloneJson(config);
   if (shape.kind === "list") {
-    if (shape.type === "atomic" || !Array.isArray(live) || !Array.isArray(config) || (live.length === 0 && config.length === 0)) return cloneJson(config);
+    if (shape.type === "atomic" || !Array.isArray(live) || !Array.isArray(config) || (live.length === 0 && config.length === 0))
+      return cloneJson(config);
     const out: unknown[] = [];
     unfilled.push({ shape, live, config, out });
     return out;
@@ -51,7 +52,13 @@ function mergeNode(live: unknown, config: unknown, schema: JSONSchemaProps | und
   return out;
 }
 
-function mergeMaps(shape: Shape, live: Record<string, unknown>, config: Record<string, unknown>, out: Record<string, unknown>, unfilled: Unfilled[]): void {
+function mergeMaps(
+  shape: Shape,
+  live: Record<string, unknown>,
+  config: Record<string, unknown>,
+  out: Record<string, unknown>,
+  unfilled: Unfilled[],
+): void {
   for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
     const merged = mergeNode(ownValue(live, key), ownValue(config, key), childSchema(shape, key), unfilled);
     if (merged !== undefined && merged !== null) setOwn(out, key, merged);

@@ -43,7 +43,10 @@ export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Sh
   const untyped =
     resolved === undefined ||
     resolved["x-kubernetes-int-or-string"] === true ||
-    (resolved.type === undefined && resolved.properties === undefined && resolved.items === undefined && resolved.additionalProperties === undefined);
+    (resolved.type === undefined &&
+      resolved.properties === undefined &&
+      resolved.items === undefined &&
+      resolved.additionalProperties === undefined);
   if (untyped) {
     if (isRecord(value)) return { kind: "map", atomic: false, schema: undefined };
     if (Array.isArray(value)) return { kind: "list", type: "atomic", keys: [], schema: undefined };

@@ -24,7 +24,9 @@ export function undeclaredFieldsError(
   const errors = unknownPaths.map((path) => `${printPath(typedPath(object, schema, path))}: field not declared in schema`);
   const gv = identity.apiVersion.includes("/") ? identity.apiVersion : `/${identity.apiVersion}`;
   const detail = errors.length === 1 ? errors[0]! : `errors:\n  ${errors.join("\n  ")}`;
-  return badRequest(`failed to create typed patch object (${identity.namespace}/${identity.name}; ${gv}, Kind=${identity.kind}): ${detail}`);
+  return badRequest(
+    `failed to create typed patch object (${identity.namespace}/${identity.name}; ${gv}, Kind=${identity.kind}): ${detail}`,
+  );
 }
 
 /** A dotted field path (`spec.ports[0].x`) of `object` as structured-merge-diff addresses it. */

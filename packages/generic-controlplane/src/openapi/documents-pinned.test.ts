@@ -22,12 +22,21 @@ const gadgets: ResourceDefinition = {
   statusSubresource: true,
 };
 
-const definitions = [...selectBuiltinResources(), flowSchemasResource, priorityLevelConfigurationsResource, testWidgetsV1beta1, testWidgetsV1, gadgets];
+const definitions = [
+  ...selectBuiltinResources(),
+  flowSchemasResource,
+  priorityLevelConfigurationsResource,
+  testWidgetsV1beta1,
+  testWidgetsV1,
+  gadgets,
+];
 
 describe("the OpenAPI documents as published", () => {
   it("are unchanged for every built-in resource, a custom resource in two versions and one without a schema", () => {
     const documents = createOpenApiDocuments(definitions, { version: "v1.32.0+kubekit-0.0.0" });
-    const v3 = Object.fromEntries(Object.entries(documents.v3Index().paths).map(([path, { serverRelativeURL }]) => [path, serverRelativeURL.replace(/^.*hash=/, "")]));
+    const v3 = Object.fromEntries(
+      Object.entries(documents.v3Index().paths).map(([path, { serverRelativeURL }]) => [path, serverRelativeURL.replace(/^.*hash=/, "")]),
+    );
     expect({ v2Json: contentHash(documents.v2Json()), v2Protobuf: contentHash(documents.v2Protobuf()), v3 }).toMatchSnapshot();
   });
 });

@@ -18,7 +18,10 @@ describe("createOpenApiDocuments", () => {
 
   it("serves v2 as JSON and as gnostic protobuf with the same content, built once", () => {
     const json = JSON.parse(docs.v2Json()) as { swagger: string; definitions: Record<string, unknown> };
-    const decoded = gnosticDocumentType().decode(docs.v2Protobuf()) as unknown as { swagger: string; definitions: { additional_properties: Array<{ name: string }> } };
+    const decoded = gnosticDocumentType().decode(docs.v2Protobuf()) as unknown as {
+      swagger: string;
+      definitions: { additional_properties: Array<{ name: string }> };
+    };
     expect(decoded.swagger).toBe(json.swagger);
     expect(decoded.definitions.additional_properties.map((d) => d.name)).toEqual(Object.keys(json.definitions));
     expect(docs.v2Protobuf()).toBe(docs.v2Protobuf());

@@ -13,11 +13,12 @@ export const PATCH = `${META_V1}.Patch`;
 
 /** The definition of a resource's kind: its schema (or an open object) with ObjectMeta and its GVK. */
 export function kindSchema(definition: ResourceDefinition, gvk: GVK): JSONSchemaProps {
-  const base: JSONSchemaProps = definition.openapi?.schema ?? definition.schema ?? {
-    type: "object",
-    description: `${definition.kind} objects; this resource publishes no schema.`,
-    "x-kubernetes-preserve-unknown-fields": true,
-  };
+  const base: JSONSchemaProps = definition.openapi?.schema ??
+    definition.schema ?? {
+      type: "object",
+      description: `${definition.kind} objects; this resource publishes no schema.`,
+      "x-kubernetes-preserve-unknown-fields": true,
+    };
   return { ...withObjectMeta(base), "x-kubernetes-group-version-kind": [gvk] };
 }
 

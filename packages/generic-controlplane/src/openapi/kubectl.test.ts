@@ -59,9 +59,20 @@ describe("kubectl 1.32 against the published documents", () => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push(`${req.method} ${url.pathname}`);
     const segments = url.pathname.split("/").filter((s) => s !== "");
-    const notFound = () => reply(res, 404, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server could not find the requested resource", reason: "NotFound", code: 404 });
+    const notFound = () =>
+      reply(res, 404, {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "the server could not find the requested resource",
+        reason: "NotFound",
+        code: 404,
+      });
     if (segments.length === 1 && (segments[0] === "api" || segments[0] === "apis")) {
-      const form = aggregated ? negotiateDiscovery(req.headers.accept) : { form: "legacy" as const, contentType: "application/json" as const };
+      const form = aggregated
+        ? negotiateDiscovery(req.headers.accept)
+        : { form: "legacy" as const, contentType: "application/json" as const };
       if (form === undefined) return reply(res, 406, {});
       if (form.form === "aggregated") return reply(res, 200, discovery.aggregated(segments[0], form.version), form.contentType);
       return reply(res, 200, segments[0] === "api" ? discovery.legacyVersions() : discovery.groupList());
@@ -140,10 +151,14 @@ describe("kubectl 1.32 against the published documents", () => {
   }
 
   async function kubectlOutput(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return await run(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `${cacheName}-${String(aggregated)}`), ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
-      timeout: 20_000,
-    });
+    return await run(
+      kubectl,
+      ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, `${cacheName}-${String(aggregated)}`), ...args],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
+        timeout: 20_000,
+      },
+    );
   }
 
   function rows(output: string): string[][] {
@@ -183,7 +198,17 @@ describe("kubectl 1.32 against the published documents", () => {
 
   it("lists group versions with api-versions", async () => {
     aggregated = true;
-    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual(["admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "certificates.k8s.io/v1", "coordination.k8s.io/v1", "events.k8s.io/v1", "v1", "widgets.example.com/v1", "widgets.example.com/v1beta1"]);
+    expect((await kubectlRun("api-versions")).trim().split("\n")).toEqual([
+      "admissionregistration.k8s.io/v1",
+      "apiextensions.k8s.io/v1",
+      "apiregistration.k8s.io/v1",
+      "certificates.k8s.io/v1",
+      "coordination.k8s.io/v1",
+      "events.k8s.io/v1",
+      "v1",
+      "widgets.example.com/v1",
+      "widgets.example.com/v1beta1",
+    ]);
   });
 
   it("explains configmap.data from the OpenAPI v3 document", async () => {
@@ -244,7 +269,18 @@ describe("kubectl 1.32 against the published documents", () => {
     const manifest = join(dir, "demo.yaml");
     writeFileSync(
       manifest,
-      ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: demo", "  namespace: default", "  finalizers: [example.com/a]", "data:", "  keep: '1'", "  added: '3'", ""].join("\n"),
+      [
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "metadata:",
+        "  name: demo",
+        "  namespace: default",
+        "  finalizers: [example.com/a]",
+        "data:",
+        "  keep: '1'",
+        "  added: '3'",
+        "",
+      ].join("\n"),
     );
     requests.length = 0;
     patches.length = 0;
@@ -254,25 +290,33 @@ describe("kubectl 1.32 against the published documents", () => {
     return { body: patches[0]?.body, stdout, stderr };
   }
 
-  it.each([true, false])("computes kubectl apply's strategic merge patch from the published merge keys (OpenAPI v3 patch metadata: %s)", async (v3Patch) => {
-    const { body, stdout, stderr } = await applyChangedConfigMap({ KUBECTL_OPENAPIV3_PATCH: String(v3Patch) });
-    expect(stderr).not.toContain("error calculating patch from openapi");
-    expect(stdout.trim()).toBe("configmap/demo configured");
-    // kubectl 1.32 reads patch metadata from OpenAPI v3; with that off it falls back to the protobuf v2 document.
-    if (v3Patch) expect(requests).toContain("GET /openapi/v3/api/v1");
-    else expect(requests).toContain("GET /openapi/v2");
-    expect(body).toMatchObject({
-      data: { added: "3", drop: null },
-      metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/b"], "$setElementOrder/finalizers": ["example.com/a"] },
-    });
-    expect(stored).toMatchObject({ data: { keep: "1", added: "3" }, metadata: { finalizers: ["example.com/a", "example.com/server-added"] } });
-    expect((stored as { data: Record<string, string> }).data).not.toHaveProperty("drop");
-  });
+  it.each([true, false])(
+    "computes kubectl apply's strategic merge patch from the published merge keys (OpenAPI v3 patch metadata: %s)",
+    async (v3Patch) => {
+      const { body, stdout, stderr } = await applyChangedConfigMap({ KUBECTL_OPENAPIV3_PATCH: String(v3Patch) });
+      expect(stderr).not.toContain("error calculating patch from openapi");
+      expect(stdout.trim()).toBe("configmap/demo configured");
+      // kubectl 1.32 reads patch metadata from OpenAPI v3; with that off it falls back to the protobuf v2 document.
+      if (v3Patch) expect(requests).toContain("GET /openapi/v3/api/v1");
+      else expect(requests).toContain("GET /openapi/v2");
+      expect(body).toMatchObject({
+        data: { added: "3", drop: null },
+        metadata: { "$deleteFromPrimitiveList/finalizers": ["example.com/b"], "$setElementOrder/finalizers": ["example.com/a"] },
+      });
+      expect(stored).toMatchObject({
+        data: { keep: "1", added: "3" },
+        metadata: { finalizers: ["example.com/a", "example.com/server-added"] },
+      });
+      expect((stored as { data: Record<string, string> }).data).not.toHaveProperty("drop");
+    },
+  );
 
   it("takes the patch strategy from the protobuf v2 document, not from kubectl's built-in types", async () => {
     // Publish finalizers without a patch strategy: kubectl must then replace the list instead of merging it.
     const altered = structuredClone(swagger);
-    const objectMeta = altered.definitions["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"] as { properties: Record<string, Record<string, unknown>> };
+    const objectMeta = altered.definitions["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"] as {
+      properties: Record<string, Record<string, unknown>>;
+    };
     delete objectMeta.properties.finalizers?.["x-kubernetes-patch-strategy"];
     const original = swaggerProtobuf;
     swaggerProtobuf = encodeGnosticDocument(altered);
@@ -286,8 +330,12 @@ describe("kubectl 1.32 against the published documents", () => {
   });
 
   it("takes the patch strategy from the OpenAPI v3 document, not from kubectl's built-in types", async () => {
-    const core = JSON.parse(openapi.documents.get("api/v1")?.json ?? "{}") as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } };
-    delete core.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]?.properties.finalizers?.["x-kubernetes-patch-strategy"];
+    const core = JSON.parse(openapi.documents.get("api/v1")?.json ?? "{}") as {
+      components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+    };
+    delete core.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]?.properties.finalizers?.[
+      "x-kubernetes-patch-strategy"
+    ];
     v3Overrides.set("api/v1", JSON.stringify(core));
     cacheName = "cache-altered-v3";
     try {

@@ -84,7 +84,9 @@ export function groupVersionSpec(definitions: readonly ResourceDefinition[], gro
 function publishedComponents(definition: ResourceDefinition, itemName: string, item: JSONSchemaProps): Record<string, JSONSchemaProps> {
   const components = definition.openapi?.components;
   if (components === undefined) return {};
-  const all: Record<string, JSONSchemaProps> = Object.assign(Object.create(null) as Record<string, JSONSchemaProps>, components, { [itemName]: item });
+  const all: Record<string, JSONSchemaProps> = Object.assign(Object.create(null) as Record<string, JSONSchemaProps>, components, {
+    [itemName]: item,
+  });
   const out: Record<string, JSONSchemaProps> = {};
   for (const name of referencedDefinitions([itemName], all)) {
     const component = name === itemName ? undefined : all[name];

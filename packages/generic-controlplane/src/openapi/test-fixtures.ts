@@ -15,14 +15,24 @@ export const testConfigMaps: ResourceDefinition = {
     properties: {
       apiVersion: { type: "string", description: "APIVersion defines the versioned schema of this representation of an object." },
       kind: { type: "string", description: "Kind is a string value representing the REST resource this object represents." },
-      metadata: { $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", description: "Standard object's metadata." },
+      metadata: {
+        $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        description: "Standard object's metadata.",
+      },
       data: {
         type: "object",
         description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
         additionalProperties: { type: "string", default: "" },
       },
-      binaryData: { type: "object", description: "BinaryData contains the binary data.", additionalProperties: { type: "string", format: "byte" } },
-      immutable: { type: "boolean", description: "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated." },
+      binaryData: {
+        type: "object",
+        description: "BinaryData contains the binary data.",
+        additionalProperties: { type: "string", format: "byte" },
+      },
+      immutable: {
+        type: "boolean",
+        description: "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated.",
+      },
     },
   },
 };
@@ -45,9 +55,20 @@ export const testNamespaces: ResourceDefinition = {
       spec: {
         type: "object",
         description: "Spec defines the behavior of the Namespace.",
-        properties: { finalizers: { type: "array", description: "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.", items: { type: "string", default: "" }, "x-kubernetes-list-type": "atomic" } },
+        properties: {
+          finalizers: {
+            type: "array",
+            description: "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.",
+            items: { type: "string", default: "" },
+            "x-kubernetes-list-type": "atomic",
+          },
+        },
       },
-      status: { type: "object", description: "Status describes the current status of a Namespace.", properties: { phase: { type: "string", description: "Phase is the current lifecycle phase of the namespace." } } },
+      status: {
+        type: "object",
+        description: "Status describes the current status of a Namespace.",
+        properties: { phase: { type: "string", description: "Phase is the current lifecycle phase of the namespace." } },
+      },
     },
   },
 };
@@ -69,7 +90,11 @@ export const testLeases: ResourceDefinition = {
         description: "spec contains the specification of the Lease.",
         properties: {
           holderIdentity: { type: "string", description: "holderIdentity contains the identity of the holder of a current lease." },
-          leaseDurationSeconds: { type: "integer", format: "int32", description: "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it." },
+          leaseDurationSeconds: {
+            type: "integer",
+            format: "int32",
+            description: "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it.",
+          },
         },
       },
     },

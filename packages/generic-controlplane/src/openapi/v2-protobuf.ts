@@ -82,7 +82,10 @@ function schemaMessage(schema: SwaggerSchema): Message {
         break;
       case "properties":
         out.properties = {
-          additional_properties: Object.entries(value as Record<string, SwaggerSchema>).map(([name, child]) => ({ name, value: schemaMessage(child) })),
+          additional_properties: Object.entries(value as Record<string, SwaggerSchema>).map(([name, child]) => ({
+            name,
+            value: schemaMessage(child),
+          })),
         };
         break;
       case "additionalProperties":
@@ -103,11 +106,24 @@ function parameterMessage(parameter: SwaggerParameter): Message {
   if (parameter.in === "body") {
     return {
       parameter: {
-        body_parameter: { name: parameter.name, in: "body", required: parameter.required === true, schema: schemaMessage(parameter.schema ?? {}), description: parameter.description ?? "" },
+        body_parameter: {
+          name: parameter.name,
+          in: "body",
+          required: parameter.required === true,
+          schema: schemaMessage(parameter.schema ?? {}),
+          description: parameter.description ?? "",
+        },
       },
     };
   }
-  const sub: Message = { required: parameter.required === true, in: parameter.in, description: parameter.description ?? "", name: parameter.name, type: parameter.type ?? "string", unique_items: parameter.uniqueItems === true };
+  const sub: Message = {
+    required: parameter.required === true,
+    in: parameter.in,
+    description: parameter.description ?? "",
+    name: parameter.name,
+    type: parameter.type ?? "string",
+    unique_items: parameter.uniqueItems === true,
+  };
   const nonBody = parameter.in === "path" ? { path_parameter_sub_schema: sub } : { query_parameter_sub_schema: sub };
   return { parameter: { non_body_parameter: nonBody } };
 }
@@ -123,7 +139,12 @@ function operationMessage(operation: SwaggerOperation): Message {
     responses: {
       response_code: Object.entries(operation.responses).map(([name, response]) => ({
         name,
-        value: { response: { description: response.description, ...(response.schema === undefined ? {} : { schema: { schema: schemaMessage(response.schema) } }) } },
+        value: {
+          response: {
+            description: response.description,
+            ...(response.schema === undefined ? {} : { schema: { schema: schemaMessage(response.schema) } }),
+          },
+        },
       })),
     },
     schemes: operation.schemes,

@@ -8,7 +8,19 @@ import { buildOpenAPIv2Protobuf, encodeGnosticDocument } from "./v2-protobuf.js"
 interface Decoded {
   swagger: string;
   info: { title: string };
-  paths: { path: Array<{ name: string; value: Record<string, { operation_id: string; parameters: Array<Record<string, Record<string, Record<string, { name: string }>>>>; vendor_extension: Array<{ name: string; value: { yaml: string } }> }> }> };
+  paths: {
+    path: Array<{
+      name: string;
+      value: Record<
+        string,
+        {
+          operation_id: string;
+          parameters: Array<Record<string, Record<string, Record<string, { name: string }>>>>;
+          vendor_extension: Array<{ name: string; value: { yaml: string } }>;
+        }
+      >;
+    }>;
+  };
   definitions: { additional_properties: Array<{ name: string; value: DecodedSchema }> };
 }
 interface DecodedSchema {
@@ -60,16 +72,24 @@ describe("OpenAPI v2 as gnostic protobuf", () => {
 
   it("keeps the strategic merge patch extensions kubectl apply reads", () => {
     const meta = definition(doc, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
-    expect(extensions(property(meta, "ownerReferences"))).toMatchObject({ "x-kubernetes-patch-merge-key": "uid", "x-kubernetes-patch-strategy": "merge" });
+    expect(extensions(property(meta, "ownerReferences"))).toMatchObject({
+      "x-kubernetes-patch-merge-key": "uid",
+      "x-kubernetes-patch-strategy": "merge",
+    });
     expect(extensions(property(meta, "finalizers"))).toMatchObject({ "x-kubernetes-patch-strategy": "merge" });
-    expect(property(meta, "ownerReferences").items?.schema[0]?._ref).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference");
+    expect(property(meta, "ownerReferences").items?.schema[0]?._ref).toBe(
+      "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+    );
   });
 
   it("marks kinds with x-kubernetes-group-version-kind as a YAML list", () => {
     const configMap = definition(doc, "io.k8s.api.core.v1.ConfigMap");
     expect(extensions(configMap)["x-kubernetes-group-version-kind"]).toEqual([{ group: "", version: "v1", kind: "ConfigMap" }]);
     expect(property(configMap, "metadata")._ref).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
-    expect(property(configMap, "data")).toMatchObject({ type: { value: ["object"] }, additional_properties: { schema: { type: { value: ["string"] } } } });
+    expect(property(configMap, "data")).toMatchObject({
+      type: { value: ["object"] },
+      additional_properties: { schema: { type: { value: ["string"] } } },
+    });
     expect(definition(doc, "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference").required).toEqual(["apiVersion", "kind", "name", "uid"]);
   });
 
@@ -82,13 +102,19 @@ describe("OpenAPI v2 as gnostic protobuf", () => {
       return nonBody?.query_parameter_sub_schema?.name ?? nonBody?.path_parameter_sub_schema?.name ?? "body";
     });
     expect(names).toEqual(["name", "namespace", "pretty", "body", "dryRun", "fieldManager", "fieldValidation", "force"]);
-    expect(extensions(patch ?? {})).toEqual({ "x-kubernetes-action": "patch", "x-kubernetes-group-version-kind": { group: "", version: "v1", kind: "ConfigMap" } });
+    expect(extensions(patch ?? {})).toEqual({
+      "x-kubernetes-action": "patch",
+      "x-kubernetes-group-version-kind": { group: "", version: "v1", kind: "ConfigMap" },
+    });
   });
 });
 
 describe("toV2Schema", () => {
   it("turns v3 references (plain or allOf-wrapped) into #/definitions references and drops v3-only keywords", () => {
-    expect(toV2Schema({ allOf: [{ $ref: "#/components/schemas/a.B" }], description: "d" })).toEqual({ $ref: "#/definitions/a.B", description: "d" });
+    expect(toV2Schema({ allOf: [{ $ref: "#/components/schemas/a.B" }], description: "d" })).toEqual({
+      $ref: "#/definitions/a.B",
+      description: "d",
+    });
     expect(toV2Schema({ type: "string", nullable: true, anyOf: [{ type: "integer" }] })).toEqual({ type: "string" });
   });
 });

@@ -68,7 +68,12 @@ function renderParameter(parameter: ParameterSpec): SwaggerParameter {
   if (parameter.in === "body") {
     return { name: parameter.name, in: "body", required: true, schema: { $ref: definitionRef(parameter.schema ?? "") } };
   }
-  const out: SwaggerParameter = { name: parameter.name, in: parameter.in, description: parameter.description, type: parameter.type ?? "string" };
+  const out: SwaggerParameter = {
+    name: parameter.name,
+    in: parameter.in,
+    description: parameter.description,
+    type: parameter.type ?? "string",
+  };
   if (parameter.required === true) out.required = true;
   if (parameter.uniqueItems === true) out.uniqueItems = true;
   return out;
@@ -86,7 +91,10 @@ function renderOperation(operation: OperationSpec): SwaggerOperation {
   };
   if (operation.consumes.length > 0) out.consumes = operation.consumes;
   for (const [code, response] of Object.entries(operation.responses)) {
-    out.responses[code] = response.schema === undefined ? { description: response.description } : { description: response.description, schema: { $ref: definitionRef(response.schema) } };
+    out.responses[code] =
+      response.schema === undefined
+        ? { description: response.description }
+        : { description: response.description, schema: { $ref: definitionRef(response.schema) } };
   }
   if (operation.deprecated === true) out.deprecated = true;
   out["x-kubernetes-action"] = operation.action;

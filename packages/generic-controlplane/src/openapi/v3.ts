@@ -64,7 +64,9 @@ export function buildOpenAPIv3(definitions: readonly ResourceDefinition[], optio
       paths,
       components: {
         schemas,
-        securitySchemes: { BearerToken: { type: "apiKey", description: "Bearer Token authentication", name: "authorization", in: "header" } },
+        securitySchemes: {
+          BearerToken: { type: "apiKey", description: "Bearer Token authentication", name: "authorization", in: "header" },
+        },
       },
     };
     const json = JSON.stringify(document);

@@ -36,7 +36,10 @@ describe("mayHaveDuplicateJsonKeys", () => {
         const target = objects[where % objects.length] as Record<string, unknown>;
         target[key] = "__first__";
         const marker = JSON.stringify(key);
-        const text = JSON.stringify(value, null, space).replace(`${marker}:${space === undefined ? "" : " "}"__first__"`, `${marker}: 1, ${marker}: 2`);
+        const text = JSON.stringify(value, null, space).replace(
+          `${marker}:${space === undefined ? "" : " "}"__first__"`,
+          `${marker}: 1, ${marker}: 2`,
+        );
         expect(findDuplicateFields(text).length).toBeGreaterThan(0);
         expect(mayHaveDuplicateJsonKeys(text, JSON.parse(text))).toBe(true);
       }),

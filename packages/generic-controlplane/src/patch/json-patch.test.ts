@@ -33,7 +33,12 @@ describe("applyJsonPatch", () => {
   });
 
   it("reports a failed test like upstream, as 422 Invalid, leaving the input alone", () => {
-    const error = codeOf(() => applyJsonPatch(configMap, [{ op: "replace", path: "/data/x", value: "9" }, { op: "test", path: "/data/x", value: "1" }]));
+    const error = codeOf(() =>
+      applyJsonPatch(configMap, [
+        { op: "replace", path: "/data/x", value: "9" },
+        { op: "test", path: "/data/x", value: "1" },
+      ]),
+    );
     expect(error).toMatchObject({ code: "Invalid", message: "testing value /data/x failed: test failed" });
     expect(configMap.data.x).toBe("1");
   });
@@ -42,7 +47,10 @@ describe("applyJsonPatch", () => {
     [{ op: "replace", path: "/data/nope", value: "1" }, "replace operation does not apply: doc is missing key: /data/nope: missing value"],
     [{ op: "remove", path: "/data/nope" }, 'remove operation does not apply: doc is missing path: "/data/nope": missing value'],
     [{ op: "add", path: "/spec/nope/x", value: 1 }, 'add operation does not apply: doc is missing path: "/spec/nope/x": missing value'],
-    [{ op: "move", from: "/data/nope", path: "/data/z" }, "move operation does not apply: doc is missing from path: /data/nope: missing value"],
+    [
+      { op: "move", from: "/data/nope", path: "/data/z" },
+      "move operation does not apply: doc is missing from path: /data/nope: missing value",
+    ],
     [{ op: "test", path: "/data/nope", value: "1" }, "test operation does not apply: is missing path: /data/nope: missing value"],
     [{ op: "frob", path: "/data" }, "Unexpected kind: frob"],
   ])("rejects %j", (operation, message) => {

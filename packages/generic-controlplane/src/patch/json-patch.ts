@@ -62,7 +62,12 @@ function applyOperation(document: JsonValue, operation: Operation): JsonValue {
 }
 
 function tokensOf(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer === ""
+    ? []
+    : pointer
+        .split("/")
+        .slice(1)
+        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function valueAt(document: JsonValue, pointer: string): JsonValue {
@@ -89,7 +94,10 @@ function add(document: JsonValue, pointer: string, value: JsonValue, operation: 
   const { parent, key } = parentAndKey(document, pointer);
   if (Array.isArray(parent)) {
     const index = key === "-" ? parent.length : /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : Number.NaN;
-    if (!(index <= parent.length)) throw patchNotApplicable(`${operation.op} operation does not apply: Unable to access invalid index: ${key}: invalid index referenced`);
+    if (!(index <= parent.length))
+      throw patchNotApplicable(
+        `${operation.op} operation does not apply: Unable to access invalid index: ${key}: invalid index referenced`,
+      );
     parent.splice(index, 0, value);
   } else if (isJsonObject(parent)) {
     setOwn(parent, key, value);

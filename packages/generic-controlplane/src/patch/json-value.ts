@@ -20,7 +20,7 @@ export function goSprintValue(value: unknown): string {
   }
   if (typeof value === "number") return goFloat(value);
   if (typeof value === "string") return value;
-  return typeof value === "boolean" ? String(value) : JSON.stringify(value) ?? "";
+  return typeof value === "boolean" ? String(value) : (JSON.stringify(value) ?? "");
 }
 
 /** Go's `%v` of a number: int64s in full, other floats as `strconv.FormatFloat(f, 'g', -1, 64)`. */

@@ -117,7 +117,8 @@ export const patchMetaSchemas: Readonly<Record<string, JSONSchemaProps>> = {
       deletionGracePeriodSeconds: {
         type: "integer",
         format: "int64",
-        description: "Seconds allowed for this object to terminate gracefully before it is removed. Only set when deletionTimestamp is set. Read-only.",
+        description:
+          "Seconds allowed for this object to terminate gracefully before it is removed. Only set when deletionTimestamp is set. Read-only.",
       },
       deletionTimestamp: ref(
         "Time",
@@ -220,7 +221,12 @@ export const patchMetaSchemas: Readonly<Record<string, JSONSchemaProps>> = {
     type: "object",
     description: "StatusDetails is a set of additional properties a server may set to report a failure in more detail.",
     properties: {
-      causes: { type: "array", description: "Extended data about the failure.", items: ref("StatusCause"), "x-kubernetes-list-type": "atomic" },
+      causes: {
+        type: "array",
+        description: "Extended data about the failure.",
+        items: ref("StatusCause"),
+        "x-kubernetes-list-type": "atomic",
+      },
       group: { type: "string", description: "The group of the resource the failure concerns." },
       kind: { type: "string", description: "The kind (resource) of the object the failure concerns." },
       name: { type: "string", description: "The name of the object the failure concerns." },

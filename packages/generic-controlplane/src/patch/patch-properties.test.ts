@@ -41,9 +41,19 @@ describe("patch properties", () => {
   it("a merging list merged with itself is unchanged (set semantics)", () => {
     const schema: JSONSchemaProps = {
       type: "object",
-      properties: { items: { type: "array", items: { type: "object", properties: { name: { type: "string" }, v: { type: "integer" } } }, "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name" } },
+      properties: {
+        items: {
+          type: "array",
+          items: { type: "object", properties: { name: { type: "string" }, v: { type: "integer" } } },
+          "x-kubernetes-patch-strategy": "merge",
+          "x-kubernetes-patch-merge-key": "name",
+        },
+      },
     };
-    const items = fc.uniqueArray(fc.record({ name: fc.constantFrom("p", "q", "r", "s"), v: fc.integer({ min: 0, max: 3 }) }), { selector: (i) => i.name, maxLength: 4 });
+    const items = fc.uniqueArray(fc.record({ name: fc.constantFrom("p", "q", "r", "s"), v: fc.integer({ min: 0, max: 3 }) }), {
+      selector: (i) => i.name,
+      maxLength: 4,
+    });
     fc.assert(
       fc.property(items, (list) => {
         expect(applyStrategicMergePatch({ items: list }, { items: list }, schema)).toEqual({ items: list });

@@ -26,7 +26,10 @@ afterEach(() => {
 
 describe.each([
   ["merge patch", (document: unknown, patch: unknown) => applyMergePatch<Record<string, unknown>>(document, patch)],
-  ["strategic merge patch", (document: unknown, patch: unknown) => applyStrategicMergePatch<Record<string, unknown>>(document, patch, schema)],
+  [
+    "strategic merge patch",
+    (document: unknown, patch: unknown) => applyStrategicMergePatch<Record<string, unknown>>(document, patch, schema),
+  ],
 ])("%s", (_name, apply) => {
   it("merges a top-level __proto__ as an ordinary key, leaving Object.prototype alone", () => {
     const result = apply(configMap, JSON.parse('{"__proto__":{"polluted":"yes"}}'));
@@ -62,19 +65,26 @@ describe("JSON patch", () => {
     ]);
     expect(Object.getPrototypeOf(added.data)).toBe(Object.prototype);
     expect(JSON.stringify(added.data)).toBe('{"a":"1","__proto__":{"polluted":"yes"},"constructor":"d","prototype":"d"}');
-    const removed = applyJsonPatch<{ data: Record<string, unknown> }>(added, [{ op: "remove", path: "/data/__proto__" }, { op: "test", path: "/data/constructor", value: "d" }]);
+    const removed = applyJsonPatch<{ data: Record<string, unknown> }>(added, [
+      { op: "remove", path: "/data/__proto__" },
+      { op: "test", path: "/data/constructor", value: "d" },
+    ]);
     expect(ownKeys(removed.data)).toEqual(["a", "constructor", "prototype"]);
   });
 
   it("finds no inherited value at a prototype name", () => {
-    expect(() => applyJsonPatch(configMap, [{ op: "replace", path: "/data/constructor", value: "x" }])).toThrow(/doc is missing key: \/data\/constructor/);
+    expect(() => applyJsonPatch(configMap, [{ op: "replace", path: "/data/constructor", value: "x" }])).toThrow(
+      /doc is missing key: \/data\/constructor/,
+    );
     expect(() => applyJsonPatch(configMap, [{ op: "add", path: "/__proto__/polluted", value: "yes" }])).toThrow(/doc is missing path/);
   });
 });
 
 describe("unknown fields", () => {
   it("reports prototype names as unknown fields, and keeps them as map keys", () => {
-    const object = JSON.parse('{"constructor":1,"toString":2,"__proto__":3,"metadata":{"name":"x","valueOf":4},"data":{"hasOwnProperty":"v"}}') as unknown;
+    const object = JSON.parse(
+      '{"constructor":1,"toString":2,"__proto__":3,"metadata":{"name":"x","valueOf":4},"data":{"hasOwnProperty":"v"}}',
+    ) as unknown;
     expect(findUnknownFields(object, schema).sort()).toEqual(["__proto__", "constructor", "metadata.valueOf", "toString"]);
   });
 });

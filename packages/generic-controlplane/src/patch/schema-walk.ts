@@ -40,11 +40,7 @@ function resolveChain(schema: JSONSchemaProps, definitions: Definitions | undefi
 }
 
 /** The schema of field `key` of an object schema: a declared property, or the map's value schema. */
-export function fieldSchema(
-  schema: JSONSchemaProps | undefined,
-  key: string,
-  definitions?: Definitions,
-): JSONSchemaProps | undefined {
+export function fieldSchema(schema: JSONSchemaProps | undefined, key: string, definitions?: Definitions): JSONSchemaProps | undefined {
   const resolved = resolveSchema(schema, definitions);
   if (resolved === undefined) return undefined;
   const property = declaredProperty(resolved, key);

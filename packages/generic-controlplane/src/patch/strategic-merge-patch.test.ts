@@ -341,7 +341,11 @@ describe("applyStrategicMergePatch on ObjectMeta", () => {
   };
 
   it("merges finalizers as a set", () => {
-    const out = applyStrategicMergePatch<typeof configMap>(configMap, { metadata: { finalizers: ["c.example.com/z", "a.example.com/x"] } }, configMapSchema);
+    const out = applyStrategicMergePatch<typeof configMap>(
+      configMap,
+      { metadata: { finalizers: ["c.example.com/z", "a.example.com/x"] } },
+      configMapSchema,
+    );
     expect(out.metadata.finalizers).toEqual(["c.example.com/z", "a.example.com/x", "b.example.com/y"]);
   });
 
@@ -377,7 +381,10 @@ describe("applyStrategicMergePatch on ObjectMeta", () => {
   it("applies kubectl apply's patch shape: data merge plus last-applied annotation", () => {
     const out = applyStrategicMergePatch<typeof configMap & { metadata: { annotations?: Record<string, string> } }>(
       configMap,
-      { data: { b: null, c: "3" }, metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}" }, labels: { tier: null } } },
+      {
+        data: { b: null, c: "3" },
+        metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}" }, labels: { tier: null } },
+      },
       configMapSchema,
     );
     expect(out.data).toEqual({ a: "1", c: "3" });

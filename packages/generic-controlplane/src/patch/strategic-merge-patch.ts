@@ -31,7 +31,7 @@ export function applyStrategicMergePatch<T = unknown>(
   if (!isJsonObject(patch)) {
     throw badRequest(`strategic merge patch must be a JSON object, got ${describeValue(patch)}`);
   }
-  const start = isJsonObject(original) ? (cloneJson(original)) : {};
+  const start = isJsonObject(original) ? cloneJson(original) : {};
   const merger = new Merger(options.definitions);
   const merged = merger.mergeMap(start, cloneJson(patch), withObjectMeta(schema));
   merger.finish();
@@ -70,7 +70,8 @@ class Merger {
       const directive = patch[DIRECTIVE];
       if (directive === "delete") return {};
       if (directive === "replace") target = {};
-      else if (directive !== "merge") throw badRequest(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(withoutDirective(patch))}`);
+      else if (directive !== "merge")
+        throw badRequest(`unknown patch type: ${describeValue(directive)} in map: ${describeValue(withoutDirective(patch))}`);
       delete patch[DIRECTIVE];
     }
     this.nested.push(() => this.mergeMap(target, patch, schema));
@@ -126,7 +127,11 @@ class Merger {
       const current = ownValue(original, key);
       if (isJsonObject(current) && isJsonObject(value)) {
         const { strategies } = this.meta(fieldSchemaOfKey);
-        setOwn(original, key, strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMapLater(current, value, fieldSchemaOfKey));
+        setOwn(
+          original,
+          key,
+          strategies.includes("replace") ? this.fresh(value, fieldSchemaOfKey) : this.mergeMapLater(current, value, fieldSchemaOfKey),
+        );
       } else if (Array.isArray(current) && Array.isArray(value)) {
         setOwn(original, key, this.mergeListField(current, value, fieldSchemaOfKey, key));
       } else {
@@ -223,7 +228,11 @@ class Merger {
     if (!Array.isArray(value)) throw badRequest("invalid patch format of primitive list");
     const current = ownValue(original, key);
     if (!Array.isArray(current)) return;
-    setOwn(original, key, current.filter((item) => !value.some((gone) => jsonEqual(gone, item))));
+    setOwn(
+      original,
+      key,
+      current.filter((item) => !value.some((gone) => jsonEqual(gone, item))),
+    );
   }
 
   /** `$setElementOrder/<field>`: merge the field's list now, then order it as the directive says. */
@@ -236,8 +245,10 @@ class Merger {
       const { mergeKey } = this.meta(listSchema);
       const current = ownValue(original, key);
       const patchList = ownValue(patch, key);
-      if (current !== undefined && !Array.isArray(current)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(current)}`);
-      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList)) throw badRequest(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
+      if (current !== undefined && !Array.isArray(current))
+        throw badRequest(`expected a []interface {}, but received a ${goTypeName(current)}`);
+      if (patchList !== undefined && patchList !== null && !Array.isArray(patchList))
+        throw badRequest(`expected a []interface {}, but received a ${goTypeName(patchList)}`);
       if (current === undefined && (patchList === undefined || patchList === null)) continue;
       const originalList = current ?? [];
       checkOrderMatchesPatch(Array.isArray(patchList) ? patchList : [], order, mergeKey);

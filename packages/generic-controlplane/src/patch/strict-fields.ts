@@ -26,7 +26,8 @@ export function findStrictFieldErrors(
 ): string[] {
   if (options.customResource === true) {
     const unknown = schema === undefined ? [] : findUnknownCustomResourceFields(object, schema, options);
-    const duplicates = isYamlContentType(contentType) || mayHaveDuplicateJsonKeys(text, object) ? findDuplicateFields(text, contentType) : [];
+    const duplicates =
+      isYamlContentType(contentType) || mayHaveDuplicateJsonKeys(text, object) ? findDuplicateFields(text, contentType) : [];
     return [...duplicates, ...unknown.map(unknownFieldMessage)];
   }
   const unknown = schema === undefined ? [] : findUnknownFields(object, schema, options);

@@ -48,13 +48,22 @@ describe("findUnknownFields", () => {
       top: true,
     };
     expect(findUnknownFields(object, schema).sort()).toEqual(
-      ["metadata.ownerReferences[0].bogus", "metadata.unknownMeta", "spec.foo", "spec.free.known.nested", "spec.items[1].extra", "top"].sort(),
+      [
+        "metadata.ownerReferences[0].bogus",
+        "metadata.unknownMeta",
+        "spec.foo",
+        "spec.free.known.nested",
+        "spec.items[1].extra",
+        "top",
+      ].sort(),
     );
     expect(unknownFieldMessage("spec.foo")).toBe('unknown field "spec.foo"');
   });
 
   it("checks embedded resources against ObjectMeta", () => {
-    const object = { spec: { template: { apiVersion: "v1", kind: "X", metadata: { name: "n", unknownSubMeta: 1 }, spec: { x: "a", y: "b" } } } };
+    const object = {
+      spec: { template: { apiVersion: "v1", kind: "X", metadata: { name: "n", unknownSubMeta: 1 }, spec: { x: "a", y: "b" } } },
+    };
     expect(findUnknownFields(object, schema).sort()).toEqual(["spec.template.metadata.unknownSubMeta", "spec.template.spec.y"]);
   });
 
@@ -63,18 +72,29 @@ describe("findUnknownFields", () => {
       spec: { zeta: 1, template: { metadata: { unknownSubMeta: 1 }, spec: { y: "b" } }, alpha: 1 },
       metadata: { unknownMeta: "x" },
     };
-    expect(findUnknownCustomResourceFields(object, schema)).toEqual(["metadata.unknownMeta", "spec.alpha", "spec.template.spec.y", "spec.zeta", "spec.template.metadata.unknownSubMeta"]);
-    expect(findStrictFieldErrors('{"spec":{"zeta":1,"zeta":2},"metadata":{"unknownMeta":"x"}}', "application/json", { spec: { zeta: 2 }, metadata: { unknownMeta: "x" } }, schema, { customResource: true })).toEqual([
-      'duplicate field "spec.zeta"',
-      'unknown field "metadata.unknownMeta"',
-      'unknown field "spec.zeta"',
+    expect(findUnknownCustomResourceFields(object, schema)).toEqual([
+      "metadata.unknownMeta",
+      "spec.alpha",
+      "spec.template.spec.y",
+      "spec.zeta",
+      "spec.template.metadata.unknownSubMeta",
     ]);
+    expect(
+      findStrictFieldErrors(
+        '{"spec":{"zeta":1,"zeta":2},"metadata":{"unknownMeta":"x"}}',
+        "application/json",
+        { spec: { zeta: 2 }, metadata: { unknownMeta: "x" } },
+        schema,
+        { customResource: true },
+      ),
+    ).toEqual(['duplicate field "spec.zeta"', 'unknown field "metadata.unknownMeta"', 'unknown field "spec.zeta"']);
   });
 });
 
 describe("findDuplicateFields", () => {
   it("finds repeated JSON keys with their full path", () => {
-    const text = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"},"data":{"k":"1","k":"2"},"kind":"ConfigMap","list":[{"x":1,"x":2}]}';
+    const text =
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"},"data":{"k":"1","k":"2"},"kind":"ConfigMap","list":[{"x":1,"x":2}]}';
     expect(findDuplicateFields(text, "application/json")).toEqual([
       'duplicate field "metadata.name"',
       'duplicate field "data.k"',
@@ -88,7 +108,18 @@ describe("findDuplicateFields", () => {
   });
 
   it("finds repeated YAML keys with go-yaml's wording and line numbers", () => {
-    const text = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: a", "data:", "  foo: x", "  bar: y", "  other: z", "  foo: again", ""].join("\n");
+    const text = [
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      "  name: a",
+      "data:",
+      "  foo: x",
+      "  bar: y",
+      "  other: z",
+      "  foo: again",
+      "",
+    ].join("\n");
     expect(findDuplicateFields(text, "application/yaml")).toEqual(['line 9: key "foo" already set in map']);
   });
 
@@ -102,7 +133,10 @@ describe("findDuplicateFields", () => {
 describe("findStrictFieldErrors", () => {
   const lease: JSONSchemaProps = {
     type: "object",
-    properties: { metadata: { type: "object" }, spec: { type: "object", properties: { holderIdentity: { type: "string" }, leaseDurationSeconds: { type: "integer" } } } },
+    properties: {
+      metadata: { type: "object" },
+      spec: { type: "object", properties: { holderIdentity: { type: "string" }, leaseDurationSeconds: { type: "integer" } } },
+    },
   };
 
   it("lists unknown and duplicate JSON fields in document order, like one strict decoding pass", () => {
@@ -116,10 +150,9 @@ describe("findStrictFieldErrors", () => {
 
   it("puts YAML duplicate keys first", () => {
     const text = ["apiVersion: v1", "kind: Lease", "spec:", "  bogus: 1", "  holderIdentity: a", "  holderIdentity: b", ""].join("\n");
-    expect(findStrictFieldErrors(text, "application/yaml", { apiVersion: "v1", kind: "Lease", spec: { bogus: 1, holderIdentity: "b" } }, lease)).toEqual([
-      'line 6: key "holderIdentity" already set in map',
-      'unknown field "spec.bogus"',
-    ]);
+    expect(
+      findStrictFieldErrors(text, "application/yaml", { apiVersion: "v1", kind: "Lease", spec: { bogus: 1, holderIdentity: "b" } }, lease),
+    ).toEqual(['line 6: key "holderIdentity" already set in map', 'unknown field "spec.bogus"']);
   });
 
   it("reports only duplicates when there is no schema", () => {

@@ -20,7 +20,11 @@ const configMap = fc.record(
       { requiredKeys: ["name"] },
     ),
     data: fc.dictionary(key, text, { maxKeys: 5 }),
-    binaryData: fc.dictionary(key, fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString("base64")), { maxKeys: 3 }),
+    binaryData: fc.dictionary(
+      key,
+      fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+      { maxKeys: 3 },
+    ),
     immutable: fc.boolean(),
   },
   { requiredKeys: ["metadata"] },
@@ -38,7 +42,9 @@ function omitEmpty(value: Record<string, unknown>): Record<string, unknown> {
 
 describe("protobuf round trip (property)", () => {
   it("keeps a `__proto__` key an ordinary key", () => {
-    const object = JSON.parse('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{"__proto__":"x","a":"b"}}') as KubeObject;
+    const object = JSON.parse(
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{"__proto__":"x","a":"b"}}',
+    ) as KubeObject;
     const decoded = decodeProtobuf(encodeProtobuf(object));
     expect(Object.keys(decoded["data"] as object)).toEqual(["__proto__", "a"]);
     expect(Object.getPrototypeOf(decoded["data"])).toBe(Object.prototype);

@@ -18,28 +18,73 @@ const meta = {
   ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "u-1", controller: true, blockOwnerDeletion: false }],
   finalizers: ["example.com/keep"],
   managedFields: [
-    { manager: "kubectl", operation: "Update", apiVersion: "v1", time: "2024-05-06T07:08:09Z", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} } } },
+    {
+      manager: "kubectl",
+      operation: "Update",
+      apiVersion: "v1",
+      time: "2024-05-06T07:08:09Z",
+      fieldsType: "FieldsV1",
+      fieldsV1: { "f:data": { "f:a": {} } },
+    },
   ],
 };
 
 /** One object of every kind with protobuf support, using every field type the messages have. */
 const samples: Array<Record<string, unknown>> = [
-  { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active", conditions: [{ type: "NamespaceContentRemaining", status: "False", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "R", message: "m" }] } },
+  {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: "team" },
+    spec: { finalizers: ["kubernetes"] },
+    status: {
+      phase: "Active",
+      conditions: [
+        { type: "NamespaceContentRemaining", status: "False", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "R", message: "m" },
+      ],
+    },
+  },
   { apiVersion: "v1", kind: "ConfigMap", metadata: meta, data: { a: "1", empty: "" }, binaryData: { bin: "AAEC/w==" }, immutable: false },
-  { apiVersion: "v1", kind: "Secret", metadata: meta, data: { password: "czNjcjN0" }, type: "Opaque", stringData: { extra: "x" }, immutable: true },
+  {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: meta,
+    data: { password: "czNjcjN0" },
+    type: "Opaque",
+    stringData: { extra: "x" },
+    immutable: true,
+  },
   {
     apiVersion: "v1",
     kind: "ResourceQuota",
     metadata: meta,
-    spec: { hard: { configmaps: "10", "requests.cpu": "500m" }, scopes: ["NotTerminating"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } },
+    spec: {
+      hard: { configmaps: "10", "requests.cpu": "500m" },
+      scopes: ["NotTerminating"],
+      scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] },
+    },
     status: { hard: { configmaps: "10" }, used: { configmaps: "3" } },
   },
-  { apiVersion: "v1", kind: "ServiceAccount", metadata: meta, secrets: [{ name: "token", kind: "Secret" }], imagePullSecrets: [{ name: "registry" }], automountServiceAccountToken: false },
+  {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: meta,
+    secrets: [{ name: "token", kind: "Secret" }],
+    imagePullSecrets: [{ name: "registry" }],
+    automountServiceAccountToken: false,
+  },
   {
     apiVersion: "v1",
     kind: "Event",
     metadata: meta,
-    involvedObject: { kind: "Pod", namespace: "default", name: "p", uid: "u", apiVersion: "v1", resourceVersion: "7", fieldPath: "spec.containers{app}" },
+    involvedObject: {
+      kind: "Pod",
+      namespace: "default",
+      name: "p",
+      uid: "u",
+      apiVersion: "v1",
+      resourceVersion: "7",
+      fieldPath: "spec.containers{app}",
+    },
     reason: "Pulled",
     message: "pulled",
     source: { component: "kubelet", host: "node-1" },
@@ -54,7 +99,18 @@ const samples: Array<Record<string, unknown>> = [
     reportingComponent: "kubelet",
     reportingInstance: "node-1",
   },
-  { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: meta, spec: { holderIdentity: "", leaseDurationSeconds: 15, acquireTime: "2024-01-01T00:00:00.000000Z", renewTime: "2024-01-01T00:00:05.654321Z", leaseTransitions: 0 } },
+  {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: meta,
+    spec: {
+      holderIdentity: "",
+      leaseDurationSeconds: 15,
+      acquireTime: "2024-01-01T00:00:00.000000Z",
+      renewTime: "2024-01-01T00:00:05.654321Z",
+      leaseTransitions: 0,
+    },
+  },
   {
     apiVersion: "events.k8s.io/v1",
     kind: "Event",
@@ -74,12 +130,20 @@ const samples: Array<Record<string, unknown>> = [
     deprecatedLastTimestamp: "2024-01-01T00:00:01Z",
     deprecatedCount: 2,
   },
-  { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta, rules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["a"] }] },
+  {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: meta,
+    rules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["a"] }],
+  },
   {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
     metadata: meta,
-    subjects: [{ kind: "ServiceAccount", name: "builder", namespace: "default" }, { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }],
+    subjects: [
+      { kind: "ServiceAccount", name: "builder", namespace: "default" },
+      { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" },
+    ],
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" },
   },
   {
@@ -87,7 +151,11 @@ const samples: Array<Record<string, unknown>> = [
     kind: "ClusterRole",
     metadata: { name: "aggregate" },
     rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }],
-    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { "rbac.example.com/aggregate": "true" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] }] },
+    aggregationRule: {
+      clusterRoleSelectors: [
+        { matchLabels: { "rbac.example.com/aggregate": "true" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] },
+      ],
+    },
   },
   {
     apiVersion: "rbac.authorization.k8s.io/v1",
@@ -146,7 +214,11 @@ const samples: Array<Record<string, unknown>> = [
     apiVersion: "authentication.k8s.io/v1",
     kind: "TokenRequest",
     metadata: { name: "builder", namespace: "default" },
-    spec: { audiences: ["https://kubernetes.default.svc"], expirationSeconds: 3600, boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "s", uid: "u" } },
+    spec: {
+      audiences: ["https://kubernetes.default.svc"],
+      expirationSeconds: 3600,
+      boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "s", uid: "u" },
+    },
     status: { token: "eyJ", expirationTimestamp: "2024-01-01T01:00:00Z" },
   },
   {
@@ -154,7 +226,16 @@ const samples: Array<Record<string, unknown>> = [
     kind: "TokenReview",
     metadata: {},
     spec: { token: "abc", audiences: ["api"] },
-    status: { authenticated: true, user: { username: "system:serviceaccount:default:builder", uid: "u", groups: ["system:serviceaccounts"], extra: { "authentication.kubernetes.io/pod-name": ["p"] } }, audiences: ["api"] },
+    status: {
+      authenticated: true,
+      user: {
+        username: "system:serviceaccount:default:builder",
+        uid: "u",
+        groups: ["system:serviceaccounts"],
+        extra: { "authentication.kubernetes.io/pod-name": ["p"] },
+      },
+      audiences: ["api"],
+    },
   },
   {
     apiVersion: "authentication.k8s.io/v1",
@@ -177,7 +258,16 @@ const samples: Array<Record<string, unknown>> = [
       extra: { scopes: ["a", "b"] },
     },
     status: {
-      conditions: [{ type: "Approved", status: "True", reason: "AutoApproved", message: "ok", lastUpdateTime: "2024-01-01T00:00:00Z", lastTransitionTime: "2024-01-01T00:00:00Z" }],
+      conditions: [
+        {
+          type: "Approved",
+          status: "True",
+          reason: "AutoApproved",
+          message: "ok",
+          lastUpdateTime: "2024-01-01T00:00:00Z",
+          lastTransitionTime: "2024-01-01T00:00:00Z",
+        },
+      ],
       certificate: Buffer.from("-----BEGIN CERTIFICATE-----").toString("base64"),
     },
   },
@@ -188,18 +278,31 @@ const samples: Array<Record<string, unknown>> = [
     status: "Failure",
     message: 'ConfigMap "x" is invalid',
     reason: "Invalid",
-    details: { name: "x", kind: "ConfigMap", causes: [{ reason: "FieldValueInvalid", message: "bad", field: "data[]" }], retryAfterSeconds: 1 },
+    details: {
+      name: "x",
+      kind: "ConfigMap",
+      causes: [{ reason: "FieldValueInvalid", message: "bad", field: "data[]" }],
+      retryAfterSeconds: 1,
+    },
     code: 422,
   },
-  { apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: "10", continue: "c", remainingItemCount: 5 }, items: [{ metadata: { name: "a" }, data: { k: "v" } }] },
+  {
+    apiVersion: "v1",
+    kind: "ConfigMapList",
+    metadata: { resourceVersion: "10", continue: "c", remainingItemCount: 5 },
+    items: [{ metadata: { name: "a" }, data: { k: "v" } }],
+  },
 ];
 
 describe("protobuf round trip", () => {
-  it.each(samples.map((sample) => [`${String(sample["apiVersion"])} ${String(sample["kind"])}`, sample] as const))("%s decodes to the JSON it was encoded from", (_name, sample) => {
-    const bytes = encodeProtobuf(sample);
-    expect([...bytes.subarray(0, 4)]).toEqual([...PROTOBUF_MAGIC]);
-    expect(decodeProtobuf(bytes)).toEqual(sample);
-  });
+  it.each(samples.map((sample) => [`${String(sample["apiVersion"])} ${String(sample["kind"])}`, sample] as const))(
+    "%s decodes to the JSON it was encoded from",
+    (_name, sample) => {
+      const bytes = encodeProtobuf(sample);
+      expect([...bytes.subarray(0, 4)]).toEqual([...PROTOBUF_MAGIC]);
+      expect(decodeProtobuf(bytes)).toEqual(sample);
+    },
+  );
 
   it("covers every object kind it supports", () => {
     const covered = new Set(samples.map((s) => `${String(s["apiVersion"])}/${String(s["kind"])}`));
@@ -208,8 +311,17 @@ describe("protobuf round trip", () => {
   });
 
   it("keeps only whole seconds of a Time and microseconds of a MicroTime", () => {
-    const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l", creationTimestamp: "2024-01-01T00:00:00.999Z" }, spec: { renewTime: "2024-01-01T00:00:00.1234567Z" } };
-    expect(decodeProtobuf(encodeProtobuf(lease as KubeObject))).toEqual({ ...lease, metadata: { name: "l", creationTimestamp: "2024-01-01T00:00:00Z" }, spec: { renewTime: "2024-01-01T00:00:00.123456Z" } });
+    const lease = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "l", creationTimestamp: "2024-01-01T00:00:00.999Z" },
+      spec: { renewTime: "2024-01-01T00:00:00.1234567Z" },
+    };
+    expect(decodeProtobuf(encodeProtobuf(lease as KubeObject))).toEqual({
+      ...lease,
+      metadata: { name: "l", creationTimestamp: "2024-01-01T00:00:00Z" },
+      spec: { renewTime: "2024-01-01T00:00:00.123456Z" },
+    });
   });
 });
 
@@ -227,22 +339,36 @@ function envelope(apiVersion: string, kind: string, raw: Uint8Array, extra?: (w:
 
 function goObjectMeta(name: string, namespace: string): Uint8Array {
   return writer()
-    .uint32(0x0a).string(name) // name
-    .uint32(0x12).string("") // generateName
-    .uint32(0x1a).string(namespace) // namespace
-    .uint32(0x22).string("") // selfLink
-    .uint32(0x2a).string("") // uid
-    .uint32(0x32).string("") // resourceVersion
-    .uint32(0x38).int64(0) // generation
-    .uint32(0x42).bytes(new Uint8Array()) // creationTimestamp: zero time
-    .uint32(0x50).int64(0) // deletionGracePeriodSeconds unset in Go would be absent; present here means 0
+    .uint32(0x0a)
+    .string(name) // name
+    .uint32(0x12)
+    .string("") // generateName
+    .uint32(0x1a)
+    .string(namespace) // namespace
+    .uint32(0x22)
+    .string("") // selfLink
+    .uint32(0x2a)
+    .string("") // uid
+    .uint32(0x32)
+    .string("") // resourceVersion
+    .uint32(0x38)
+    .int64(0) // generation
+    .uint32(0x42)
+    .bytes(new Uint8Array()) // creationTimestamp: zero time
+    .uint32(0x50)
+    .int64(0) // deletionGracePeriodSeconds unset in Go would be absent; present here means 0
     .finish();
 }
 
 describe("decoding hand-built envelopes", () => {
   it("decodes a Go-style ConfigMap with empty strings, zero times and map entries", () => {
     const entry = writer().uint32(0x0a).string("a").uint32(0x12).string("b").finish();
-    const binEntry = writer().uint32(0x0a).string("bin").uint32(0x12).bytes(Uint8Array.of(0, 1, 255)).finish();
+    const binEntry = writer()
+      .uint32(0x0a)
+      .string("bin")
+      .uint32(0x12)
+      .bytes(Uint8Array.of(0, 1, 255))
+      .finish();
     const raw = writer().uint32(0x0a).bytes(goObjectMeta("x", "default")).uint32(0x12).bytes(entry).uint32(0x1a).bytes(binEntry).finish();
     expect(decodeProtobuf(envelope("v1", "ConfigMap", raw))).toEqual({
       apiVersion: "v1",
@@ -254,8 +380,19 @@ describe("decoding hand-built envelopes", () => {
   });
 
   it("omits empty embedded structs and keeps pointer zeros", () => {
-    const raw = writer().uint32(0x0a).bytes(goObjectMeta("ns", "")).uint32(0x12).bytes(new Uint8Array()).uint32(0x1a).bytes(writer().uint32(0x0a).string("").finish()).finish();
-    expect(decodeProtobuf(envelope("v1", "Namespace", raw))).toEqual({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ns", deletionGracePeriodSeconds: 0 } });
+    const raw = writer()
+      .uint32(0x0a)
+      .bytes(goObjectMeta("ns", ""))
+      .uint32(0x12)
+      .bytes(new Uint8Array())
+      .uint32(0x1a)
+      .bytes(writer().uint32(0x0a).string("").finish())
+      .finish();
+    expect(decodeProtobuf(envelope("v1", "Namespace", raw))).toEqual({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ns", deletionGracePeriodSeconds: 0 },
+    });
   });
 
   it.each([
@@ -263,7 +400,11 @@ describe("decoding hand-built envelopes", () => {
     [new TextEncoder().encode('{"kind":"ConfigMap"}'), "BadRequest", /does not appear to be a protobuf message/],
     [Uint8Array.from([...PROTOBUF_MAGIC, 0x0a, 0x05, 0x01]), "BadRequest", /envelope/],
     [envelope("", "", new Uint8Array()), "BadRequest", /does not name an apiVersion and kind/],
-    [envelope("apps/v1", "Deployment", new Uint8Array()), "UnsupportedMediaType", /protobuf is not supported for apps\/v1, Kind=Deployment/],
+    [
+      envelope("apps/v1", "Deployment", new Uint8Array()),
+      "UnsupportedMediaType",
+      /protobuf is not supported for apps\/v1, Kind=Deployment/,
+    ],
     [envelope("example.com/v1", "Widget", new Uint8Array()), "UnsupportedMediaType", /Kind=Widget/],
     [envelope("v1", "ConfigMap", Uint8Array.of(0x0a, 0x10, 0x01)), "BadRequest", /unable to decode v1, Kind=ConfigMap/],
     [envelope("v1", "ConfigMap", new Uint8Array(), (w) => w.uint32(0x1a).string("gzip")), "BadRequest", /content encoding "gzip"/],

@@ -12,7 +12,6 @@ function hasMagic(body: Uint8Array): boolean {
   return body.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((byte, i) => body[i] === byte);
 }
 
-
 interface Envelope {
   apiVersion: string;
   kind: string;
@@ -20,7 +19,8 @@ interface Envelope {
 }
 
 function decodeEnvelope(body: Uint8Array, scheme: ProtobufMessages): Envelope {
-  if (!hasMagic(body)) throw badRequest(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(" ")}]`);
+  if (!hasMagic(body))
+    throw badRequest(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(" ")}]`);
   let unknown: Record<string, unknown>;
   try {
     unknown = scheme.lookupType(UNKNOWN_TYPE).decode(body.subarray(PROTOBUF_MAGIC.length)) as unknown as Record<string, unknown>;
@@ -29,7 +29,8 @@ function decodeEnvelope(body: Uint8Array, scheme: ProtobufMessages): Envelope {
   }
   const typeMeta = (unknown["typeMeta"] ?? {}) as { apiVersion?: string; kind?: string };
   const encoding = unknown["contentEncoding"];
-  if (typeof encoding === "string" && encoding !== "") throw badRequest(`unsupported protobuf content encoding ${JSON.stringify(encoding)}`);
+  if (typeof encoding === "string" && encoding !== "")
+    throw badRequest(`unsupported protobuf content encoding ${JSON.stringify(encoding)}`);
   const raw = unknown["raw"];
   return { apiVersion: typeMeta.apiVersion ?? "", kind: typeMeta.kind ?? "", raw: raw instanceof Uint8Array ? raw : new Uint8Array() };
 }
@@ -57,13 +58,15 @@ export function decodeProtobuf(body: Uint8Array, scheme: ProtobufMessages = BUIL
     message = type.decode(envelope.raw);
     if (scheme.isStrictKind(envelope.apiVersion, envelope.kind)) undeclared = undeclaredField(type, envelope.raw);
   } catch (error) {
-    throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, { cause: error });
+    throw badRequest(`unable to decode ${envelope.apiVersion}, Kind=${envelope.kind} from protobuf: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (undeclared !== undefined) throw protobufFieldNotSupported(envelope.apiVersion, envelope.kind, undeclared);
   const { metadata, ...fields } = messageToJson(type, message, scheme.fieldRules) as Record<string, unknown>;
   // Go always writes the embedded ObjectMeta/ListMeta struct, so JSON clients send `metadata: {}` at least.
   if (type.fields["metadata"] === undefined) return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...fields };
-  return { apiVersion: envelope.apiVersion, kind: envelope.kind, metadata: (metadata ?? {}), ...fields };
+  return { apiVersion: envelope.apiVersion, kind: envelope.kind, metadata: metadata ?? {}, ...fields };
 }
 
 /**
@@ -95,10 +98,14 @@ export function encodeProtobuf(object: KubeObject, scheme: ProtobufMessages = BU
   try {
     raw = type.encode(type.fromObject(jsonToMessage(type, object, scheme.fieldRules) ?? {})).finish();
   } catch (error) {
-    throw internalError(new Error(`unable to encode ${apiVersion}, Kind=${kind} as protobuf: ${(error as Error).message}`, { cause: error }));
+    throw internalError(
+      new Error(`unable to encode ${apiVersion}, Kind=${kind} as protobuf: ${(error as Error).message}`, { cause: error }),
+    );
   }
   const unknownType = scheme.lookupType(UNKNOWN_TYPE);
-  const envelope = unknownType.encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" })).finish();
+  const envelope = unknownType
+    .encode(unknownType.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: "", contentType: "" }))
+    .finish();
   const out = new Uint8Array(PROTOBUF_MAGIC.length + envelope.length);
   out.set(PROTOBUF_MAGIC, 0);
   out.set(envelope, PROTOBUF_MAGIC.length);
@@ -121,7 +128,10 @@ export interface ProtobufListParts {
 }
 
 /** The parts of a list's protobuf body, or undefined when its kind has no protobuf form. */
-export function protobufListParts(list: { apiVersion: string; kind: string; metadata: ListMeta }, scheme: ProtobufMessages = BUILTIN_PROTOBUF): ProtobufListParts | undefined {
+export function protobufListParts(
+  list: { apiVersion: string; kind: string; metadata: ListMeta },
+  scheme: ProtobufMessages = BUILTIN_PROTOBUF,
+): ProtobufListParts | undefined {
   const { apiVersion, kind } = list;
   const type = scheme.messageTypeFor(apiVersion, kind);
   const itemsField = type?.fields["items"];
@@ -146,7 +156,16 @@ export function protobufListParts(list: { apiVersion: string; kind: string; meta
       const message = encode(itemType, object, `${apiVersion}, Kind=${kind} item`);
       return concat([protobuf.Writer.create().uint32(itemKey).uint32(message.length).finish(), message]);
     },
-    head: (itemsLength) => concat([PROTOBUF_MAGIC, before, protobuf.Writer.create().uint32(rawKey).uint32(listMeta.length + itemsLength).finish(), listMeta]),
+    head: (itemsLength) =>
+      concat([
+        PROTOBUF_MAGIC,
+        before,
+        protobuf.Writer.create()
+          .uint32(rawKey)
+          .uint32(listMeta.length + itemsLength)
+          .finish(),
+        listMeta,
+      ]),
     tail: after,
   };
 }

@@ -27,7 +27,8 @@ function fullName(type: protobuf.Type): string {
 
 function toNumber(value: unknown): number {
   if (typeof value === "number") return value;
-  if (value !== null && typeof value === "object" && "toNumber" in value && typeof value.toNumber === "function") return (value as { toNumber(): number }).toNumber();
+  if (value !== null && typeof value === "object" && "toNumber" in value && typeof value.toNumber === "function")
+    return (value as { toNumber(): number }).toNumber();
   return Number(value);
 }
 
@@ -87,7 +88,13 @@ function valueToJson(field: protobuf.Field, value: unknown, rules: JsonFieldRule
 function entryValueToJson(valueField: protobuf.Field, entry: { value?: unknown }, rules: JsonFieldRules): unknown {
   if (entry.value !== undefined && entry.value !== null) return valueToJson(valueField, entry.value, rules) ?? null;
   if (valueField.type === "bytes" || valueField.type === "string") return "";
-  return valueToJson(valueField, valueField.resolvedType !== null && "fieldsArray" in valueField.resolvedType ? {} : valueField.defaultValue, rules) ?? null;
+  return (
+    valueToJson(
+      valueField,
+      valueField.resolvedType !== null && "fieldsArray" in valueField.resolvedType ? {} : valueField.defaultValue,
+      rules,
+    ) ?? null
+  );
 }
 
 /** A decoded message as JSON; `undefined` for an unset `Time`/`MicroTime` (Go's zero time). */
@@ -122,7 +129,8 @@ export function messageToJson(type: protobuf.Type, message: protobuf.Message, ru
       const entries = (value ?? []) as Array<{ key?: string; value?: unknown }>;
       const valueField = entryValueField(entryType);
       // Later entries win, as in protobuf map decoding; fromEntries keeps every key (even `__proto__`) an own property.
-      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map((entry) => [entry.key ?? "", entryValueToJson(valueField, entry, rules)]));
+      if (entries.length > 0)
+        out[field.name] = Object.fromEntries(entries.map((entry) => [entry.key ?? "", entryValueToJson(valueField, entry, rules)]));
       continue;
     }
     if (field.repeated) {

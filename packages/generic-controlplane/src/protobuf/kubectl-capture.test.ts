@@ -20,12 +20,20 @@ const CAPTURED: Record<string, string> = {
   secret: "6b3873000a0c0a027631120653656372657412240a110a017312001a0022002a00320038004200120d0a0870617373776f72641201701a001a002200",
   serviceaccount: "6b3873000a140a027631120e536572766963654163636f756e7412140a120a02736112001a0022002a003200380042001a002200",
   role: "6b3873000a240a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311204526f6c6512280a110a017212001a0022002a0032003800420012130a0367657412001a0a636f6e6669676d6170731a002200",
-  rolebinding: "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b526f6c6542696e64696e6712660a120a02726212001a0022002a00320038004200122a0a04557365721219726261632e617574686f72697a6174696f6e2e6b38732e696f1a05616c69636522001a240a19726261632e617574686f72697a6174696f6e2e6b38732e696f1204526f6c651a01721a002200",
-  clusterrole: "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c6512260a120a02637212001a0022002a0032003800420012100a0367657412001a07736563726574731a002200",
-  clusterrolebinding: "6b3873000a320a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311212436c7573746572526f6c6542696e64696e67126f0a130a0363726212001a0022002a00320038004200122a0a0547726f75701219726261632e617574686f72697a6174696f6e2e6b38732e696f1a046465767322001a2c0a19726261632e617574686f72697a6174696f6e2e6b38732e696f120b436c7573746572526f6c651a0263721a002200",
-  selfsubjectaccessreview: "6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a65637441636365737352657669657712420a100a0012001a0022002a0032003800420012240a220a0764656661756c7412036765741a0022002a0a636f6e6669676d61707332003a001a08080012001a0020001a002200",  tokenrequest: "6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e5265717565737412220a100a0012001a0022002a0032003800420012080a0361706920901c1a040a0012001a002200",
-  selfsubjectreview: "6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a100a0012001a0022002a0032003800420012060a040a0012001a002200",
-  selfsubjectrulesreview: "6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200",
+  rolebinding:
+    "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b526f6c6542696e64696e6712660a120a02726212001a0022002a00320038004200122a0a04557365721219726261632e617574686f72697a6174696f6e2e6b38732e696f1a05616c69636522001a240a19726261632e617574686f72697a6174696f6e2e6b38732e696f1204526f6c651a01721a002200",
+  clusterrole:
+    "6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c6512260a120a02637212001a0022002a0032003800420012100a0367657412001a07736563726574731a002200",
+  clusterrolebinding:
+    "6b3873000a320a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311212436c7573746572526f6c6542696e64696e67126f0a130a0363726212001a0022002a00320038004200122a0a0547726f75701219726261632e617574686f72697a6174696f6e2e6b38732e696f1a046465767322001a2c0a19726261632e617574686f72697a6174696f6e2e6b38732e696f120b436c7573746572526f6c651a0263721a002200",
+  selfsubjectaccessreview:
+    "6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a65637441636365737352657669657712420a100a0012001a0022002a0032003800420012240a220a0764656661756c7412036765741a0022002a0a636f6e6669676d61707332003a001a08080012001a0020001a002200",
+  tokenrequest:
+    "6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e5265717565737412220a100a0012001a0022002a0032003800420012080a0361706920901c1a040a0012001a002200",
+  selfsubjectreview:
+    "6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a100a0012001a0022002a0032003800420012060a040a0012001a002200",
+  selfsubjectrulesreview:
+    "6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200",
 };
 
 const EXPECTED: Record<string, unknown> = {
@@ -33,7 +41,12 @@ const EXPECTED: Record<string, unknown> = {
   namespace: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } },
   secret: { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, data: { password: "cA==" } },
   serviceaccount: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "sa" } },
-  role: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "r" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }] },
+  role: {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: "r" },
+    rules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }],
+  },
   rolebinding: {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
@@ -41,7 +54,12 @@ const EXPECTED: Record<string, unknown> = {
     subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }],
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "r" },
   },
-  clusterrole: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "cr" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"] }] },
+  clusterrole: {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: "cr" },
+    rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"] }],
+  },
   clusterrolebinding: {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
@@ -88,12 +106,20 @@ const resourceList = (groupVersion: string, resources: Array<[string, string, bo
   resources: resources.map(([name, kind, namespaced]) => ({ name, singularName: "", namespaced, kind, verbs: ["create", "get", "list"] })),
 });
 
-const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: "v1" }], preferredVersion: { groupVersion: `${name}/v1`, version: "v1" } });
+const group = (name: string) => ({
+  name,
+  versions: [{ groupVersion: `${name}/v1`, version: "v1" }],
+  preferredVersion: { groupVersion: `${name}/v1`, version: "v1" },
+});
 
 /** Just enough legacy discovery for kubectl to map the resources, and a recorder for POST bodies. */
 const DISCOVERY: Record<string, unknown> = {
   "/api": { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1" }] },
-  "/apis": { kind: "APIGroupList", apiVersion: "v1", groups: [group("rbac.authorization.k8s.io"), group("authorization.k8s.io"), group("authentication.k8s.io")] },
+  "/apis": {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: [group("rbac.authorization.k8s.io"), group("authorization.k8s.io"), group("authentication.k8s.io")],
+  },
   "/api/v1": resourceList("v1", [
     ["configmaps", "ConfigMap", true],
     ["namespaces", "Namespace", false],
@@ -115,7 +141,9 @@ const DISCOVERY: Record<string, unknown> = {
 /** What the recording server fills in for the review and token kinds, so kubectl finishes normally. */
 const ANSWERS: Record<string, Record<string, unknown>> = {
   SelfSubjectAccessReview: { status: { allowed: true } },
-  SelfSubjectRulesReview: { status: { resourceRules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }], nonResourceRules: [], incomplete: false } },
+  SelfSubjectRulesReview: {
+    status: { resourceRules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"] }], nonResourceRules: [], incomplete: false },
+  },
   SelfSubjectReview: { status: { userInfo: { username: "alice", groups: ["devs"] } } },
   TokenRequest: { status: { token: "token-value", expirationTimestamp: "2030-01-01T00:00:00Z" } },
 };
@@ -182,14 +210,18 @@ describe("live kubectl 1.32", () => {
     ["serviceaccount", ["create", "serviceaccount", "sa"]],
     ["role", ["create", "role", "r", "--verb=get", "--resource=configmaps"]],
     ["rolebinding", ["create", "rolebinding", "rb", "--role=r", "--user=alice"]],
-  ])("kubectl create %s sends protobuf this codec decodes", async (name, args) => {
-    const before = posts.length;
-    const { stdout } = await kubectl(...args);
-    expect(stdout).toMatch(/created/);
-    const post = posts[before];
-    expect(post?.contentType).toBe("application/vnd.kubernetes.protobuf");
-    expect(decodeProtobuf(post?.body ?? Buffer.alloc(0))).toEqual(EXPECTED[name]);
-  }, 40_000);
+  ])(
+    "kubectl create %s sends protobuf this codec decodes",
+    async (name, args) => {
+      const before = posts.length;
+      const { stdout } = await kubectl(...args);
+      expect(stdout).toMatch(/created/);
+      const post = posts[before];
+      expect(post?.contentType).toBe("application/vnd.kubernetes.protobuf");
+      expect(decodeProtobuf(post?.body ?? Buffer.alloc(0))).toEqual(EXPECTED[name]);
+    },
+    40_000,
+  );
 
   it("kubectl auth can-i sends a SelfSubjectAccessReview and reads the answer", async () => {
     const before = posts.length;
@@ -202,11 +234,15 @@ describe("live kubectl 1.32", () => {
     ["tokenrequest", ["create", "token", "sa", "--audience=api", "--duration=1h"], /^token-value$/],
     ["selfsubjectreview", ["auth", "whoami"], /alice/],
     ["selfsubjectrulesreview", ["auth", "can-i", "--list"], /configmaps/],
-  ])("kubectl sends %s as protobuf this codec decodes", async (name, args, output) => {
-    const before = posts.length;
-    const { stdout } = await kubectl(...args);
-    expect(stdout.trim()).toMatch(output);
-    expect(posts[before]?.contentType).toBe("application/vnd.kubernetes.protobuf");
-    expect(decodeProtobuf(posts[before]?.body ?? Buffer.alloc(0))).toEqual(EXPECTED[name]);
-  }, 40_000);
+  ])(
+    "kubectl sends %s as protobuf this codec decodes",
+    async (name, args, output) => {
+      const before = posts.length;
+      const { stdout } = await kubectl(...args);
+      expect(stdout.trim()).toMatch(output);
+      expect(posts[before]?.contentType).toBe("application/vnd.kubernetes.protobuf");
+      expect(decodeProtobuf(posts[before]?.body ?? Buffer.alloc(0))).toEqual(EXPECTED[name]);
+    },
+    40_000,
+  );
 });

@@ -49,7 +49,11 @@ export const RAW_EXTENSION_TYPE = "k8s.io.apimachinery.pkg.runtime.RawExtension"
 /** Map fields are declared as repeated `*Entry` messages with `key` and `value` fields. */
 export const MAP_ENTRY_SUFFIX = "Entry";
 /** `ExtraValue` is a `[]string` in Go and JSON; protobuf wraps it in a message. */
-export const STRING_LIST_TYPES: ReadonlySet<string> = new Set(["k8s.io.api.authorization.v1.ExtraValue", "k8s.io.api.authentication.v1.ExtraValue", "k8s.io.api.certificates.v1.ExtraValue"]);
+export const STRING_LIST_TYPES: ReadonlySet<string> = new Set([
+  "k8s.io.api.authorization.v1.ExtraValue",
+  "k8s.io.api.authentication.v1.ExtraValue",
+  "k8s.io.api.certificates.v1.ExtraValue",
+]);
 export const UNKNOWN_TYPE = "k8s.io.apimachinery.pkg.runtime.Unknown";
 export const QUANTITY_TYPE = "k8s.io.apimachinery.pkg.api.resource.Quantity";
 export const INT_OR_STRING_TYPE = "k8s.io.apimachinery.pkg.util.intstr.IntOrString";
@@ -184,7 +188,8 @@ export class ProtobufScheme implements ProtobufMessages {
     const candidate = parseRoot([...ALL_PROTO_SOURCES, ...this.#sources, ...fresh]);
     for (const [kind, message] of Object.entries(registration.kinds)) {
       const known = this.#messages.get(kind);
-      if (known !== undefined && (!this.#strictKinds.has(kind) || known !== message)) throw new Error(`protobuf for ${kind} is already ${known}`);
+      if (known !== undefined && (!this.#strictKinds.has(kind) || known !== message))
+        throw new Error(`protobuf for ${kind} is already ${known}`);
       candidate.lookupType(message);
     }
     this.#sources.push(...fresh);
@@ -218,7 +223,6 @@ export class ProtobufScheme implements ProtobufMessages {
     return [...this.#messages.keys()];
   }
 }
-
 
 /** The built-in kinds alone. Nothing registers with it: each API server has its own scheme. */
 export const BUILTIN_PROTOBUF: ProtobufMessages = new ProtobufScheme();

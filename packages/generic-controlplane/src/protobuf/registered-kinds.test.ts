@@ -58,15 +58,24 @@ describe("ProtobufScheme.register", () => {
   it("decodes a registered kind, with quantities and int-or-strings in their JSON forms", () => {
     expect(supportsProtobuf("gadgets.example.com/v1", "Gadget", scheme)).toBe(true);
     expect(supportsProtobuf("gadgets.example.com/v1", "Gadget")).toBe(false);
-    const gadget = { apiVersion: "gadgets.example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { port: "http", limits: { cpu: "500m", memory: "1Gi" }, replicas: 0 } };
+    const gadget = {
+      apiVersion: "gadgets.example.com/v1",
+      kind: "Gadget",
+      metadata: { name: "g" },
+      spec: { port: "http", limits: { cpu: "500m", memory: "1Gi" }, replicas: 0 },
+    };
     expect(decodeProtobuf(encodeProtobuf(gadget, scheme), scheme)).toEqual(gadget);
     const numeric = { ...gadget, spec: { port: 8080, limits: {}, replicas: 2 } };
     expect(decodeProtobuf(encodeProtobuf(numeric, scheme), scheme)).toEqual({ ...gadget, spec: { port: 8080, replicas: 2 } });
   });
 
   it("registering the same messages again changes nothing; another message for the kind is refused", () => {
-    expect(() => scheme.register({ sources: [GADGET_PROTO], kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" } })).not.toThrow();
-    expect(() => scheme.register({ sources: [], kinds: { "v1/ConfigMap": "example.gadgets.v1.Gadget" } })).toThrow("protobuf for v1/ConfigMap is already");
+    expect(() =>
+      scheme.register({ sources: [GADGET_PROTO], kinds: { "gadgets.example.com/v1/Gadget": "example.gadgets.v1.Gadget" } }),
+    ).not.toThrow();
+    expect(() => scheme.register({ sources: [], kinds: { "v1/ConfigMap": "example.gadgets.v1.Gadget" } })).toThrow(
+      "protobuf for v1/ConfigMap is already",
+    );
   });
 
   it("refuses a body with a field the registered message does not declare, instead of dropping it", () => {
@@ -86,7 +95,7 @@ describe("ProtobufScheme.register", () => {
     );
   });
 
-  it("reads and writes a Go inline struct field (`json:\",inline\"`) as its fields on the parent, as an Ingress rule's http", () => {
+  it('reads and writes a Go inline struct field (`json:",inline"`) as its fields on the parent, as an Ingress rule\'s http', () => {
     scheme.register({
       sources: [
         `
@@ -115,12 +124,19 @@ message Route {
       kinds: { "routes.example.com/v1/Route": "example.routes.v1.Route" },
       inlineFields: ["example.routes.v1.Rule.ruleValue"],
     });
-    const route = { apiVersion: "routes.example.com/v1", kind: "Route", metadata: { name: "r" }, rules: [{ host: "foo.com", http: { paths: ["/bar"] } }, { host: "bar.com" }] };
+    const route = {
+      apiVersion: "routes.example.com/v1",
+      kind: "Route",
+      metadata: { name: "r" },
+      rules: [{ host: "foo.com", http: { paths: ["/bar"] } }, { host: "bar.com" }],
+    };
     const encoded = encodeProtobuf(route, scheme);
     expect(decodeProtobuf(encoded, scheme)).toEqual(route);
     // On the wire the rule's field 2 holds the inline struct, whose field 1 is `http`.
     const raw = scheme.lookupType(UNKNOWN_TYPE).decode(encoded.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
-    const wire = scheme.lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as { rules: Array<{ ruleValue?: { http?: { paths: string[] } } }> };
+    const wire = scheme.lookupType("example.routes.v1.Route").decode(raw.raw) as unknown as {
+      rules: Array<{ ruleValue?: { http?: { paths: string[] } } }>;
+    };
     expect(wire.rules[0]?.ruleValue?.http?.paths).toEqual(["/bar"]);
   });
 
@@ -141,7 +157,13 @@ message Snapshot {
       kinds: { "snapshots.example.com/v1/Snapshot": "example.snapshots.v1.Snapshot" },
       alwaysPresentFields: ["example.snapshots.v1.Snapshot.revision"],
     });
-    const snapshot = { apiVersion: "snapshots.example.com/v1", kind: "Snapshot", metadata: { name: "s" }, data: { spec: { template: { metadata: { labels: { a: "b" } } } } }, revision: 3 };
+    const snapshot = {
+      apiVersion: "snapshots.example.com/v1",
+      kind: "Snapshot",
+      metadata: { name: "s" },
+      data: { spec: { template: { metadata: { labels: { a: "b" } } } } },
+      revision: 3,
+    };
     const encoded = encodeProtobuf(snapshot, scheme);
     expect(decodeProtobuf(encoded, scheme)).toEqual(snapshot);
     // On the wire the data is the object's JSON bytes, as Go's RawExtension holds them.
@@ -150,6 +172,11 @@ message Snapshot {
     expect(JSON.parse(Buffer.from(wire.data.raw).toString("utf8"))).toEqual(snapshot.data);
     const type = scheme.lookupType("example.snapshots.v1.Snapshot");
     const bare = type.encode(type.fromObject({ metadata: { name: "s" } })).finish();
-    expect(decodeProtobuf(envelope("snapshots.example.com/v1", "Snapshot", bare), scheme)).toEqual({ apiVersion: "snapshots.example.com/v1", kind: "Snapshot", metadata: { name: "s" }, revision: 0 });
+    expect(decodeProtobuf(envelope("snapshots.example.com/v1", "Snapshot", bare), scheme)).toEqual({
+      apiVersion: "snapshots.example.com/v1",
+      kind: "Snapshot",
+      metadata: { name: "s" },
+      revision: 0,
+    });
   });
 });

@@ -32,10 +32,19 @@ export interface QuotaEvaluator<T extends KubeObject = KubeObject> {
 }
 
 /** Core types that had quota before `count/<resource>` existed, counted under their bare plural too. */
-const LEGACY_COUNTED = new Set(["pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims"]);
+const LEGACY_COUNTED = new Set([
+  "pods",
+  "services",
+  "replicationcontrollers",
+  "resourcequotas",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+]);
 
 /** The quota name that counts objects of a resource (`ObjectCountQuotaResourceNameFor`). */
-export const objectCountName = (group: string, resource: string): string => (group === "" ? `count/${resource}` : `count/${resource}.${group}`);
+export const objectCountName = (group: string, resource: string): string =>
+  group === "" ? `count/${resource}` : `count/${resource}.${group}`;
 
 /**
  * The quota names that count objects of a resource: `count/<resource>[.<group>]`, and for the
@@ -94,10 +103,16 @@ export class QuotaEvaluatorRegistry {
 }
 
 /** A quota's scope requirements: `spec.scopes` as `Exists`, then `spec.scopeSelector.matchExpressions`. */
-export function scopeRequirementsOf(quota: { spec?: { scopes?: string[]; scopeSelector?: { matchExpressions?: Array<{ scopeName?: string; operator?: string; values?: string[] }> } } }): QuotaScopeRequirement[] {
+export function scopeRequirementsOf(quota: {
+  spec?: { scopes?: string[]; scopeSelector?: { matchExpressions?: Array<{ scopeName?: string; operator?: string; values?: string[] }> } };
+}): QuotaScopeRequirement[] {
   return [
     ...(quota.spec?.scopes ?? []).map((scopeName) => ({ scopeName, operator: "Exists" })),
-    ...(quota.spec?.scopeSelector?.matchExpressions ?? []).map((e) => ({ scopeName: e.scopeName ?? "", operator: e.operator ?? "", ...(e.values !== undefined ? { values: e.values } : {}) })),
+    ...(quota.spec?.scopeSelector?.matchExpressions ?? []).map((e) => ({
+      scopeName: e.scopeName ?? "",
+      operator: e.operator ?? "",
+      ...(e.values !== undefined ? { values: e.values } : {}),
+    })),
   ];
 }
 

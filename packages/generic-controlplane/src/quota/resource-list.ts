@@ -26,7 +26,9 @@ export function usageOf(list: Readonly<Record<string, unknown>> | undefined): Qu
 /** The resource list as JSON, each amount in its canonical text. */
 export function usageToList(usage: QuotaUsage): Record<string, string> {
   // fromEntries defines own properties: `__proto__` stays a plain key.
-  return Object.fromEntries([...usage.keys()].sort().map((name) => [name, formatQuantity(usage.get(name)!.milli, usage.get(name)!.format)]));
+  return Object.fromEntries(
+    [...usage.keys()].sort().map((name) => [name, formatQuantity(usage.get(name)!.milli, usage.get(name)!.format)]),
+  );
 }
 
 /** apimachinery's Quantity.Add: a zero amount takes the other's format. */
@@ -74,10 +76,12 @@ export function sameUsage(a: QuotaUsage, b: QuotaUsage): boolean {
 
 /** `quota.LessThanOrEqual`: the names of `a` that exceed `b` (names `b` lacks are no limit). */
 export function exceededNames(a: QuotaUsage, b: QuotaUsage): string[] {
-  return [...a].filter(([name, amount]) => {
-    const limit = b.get(name);
-    return limit !== undefined && amount.milli > limit.milli;
-  }).map(([name]) => name);
+  return [...a]
+    .filter(([name, amount]) => {
+      const limit = b.get(name);
+      return limit !== undefined && amount.milli > limit.milli;
+    })
+    .map(([name]) => name);
 }
 
 /** The admission plugin's `prettyPrint`: `name=quantity` sorted by name, comma separated. */

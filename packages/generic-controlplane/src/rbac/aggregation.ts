@@ -63,7 +63,9 @@ export class ClusterRoleAggregationController {
   async start(): Promise<void> {
     await this.syncAll();
     const revision = (await this.clusterRoles.list(undefined, { limit: 1 })).metadata.resourceVersion;
-    this.#watch = await this.clusterRoles.watch(undefined, revision === undefined ? {} : { resourceVersion: revision }, () => this.#schedule());
+    this.#watch = await this.clusterRoles.watch(undefined, revision === undefined ? {} : { resourceVersion: revision }, () =>
+      this.#schedule(),
+    );
   }
 
   stop(): void {

@@ -21,7 +21,10 @@ export function ruleAllows(attributes: AuthorizationAttributes, rule: PolicyRule
 }
 
 function describe(source: RuleSource): string {
-  const binding = source.bindingKind === "RoleBinding" ? `RoleBinding "${source.bindingName}/${source.bindingNamespace}"` : `ClusterRoleBinding "${source.bindingName}"`;
+  const binding =
+    source.bindingKind === "RoleBinding"
+      ? `RoleBinding "${source.bindingName}/${source.bindingNamespace}"`
+      : `ClusterRoleBinding "${source.bindingName}"`;
   return `${binding} of ${source.roleRef.kind} "${source.roleRef.name}" to ${source.subject}`;
 }
 
@@ -58,11 +61,16 @@ export class RbacAuthorizer implements Authorizer {
     const info: RulesInfo = { resourceRules: [], nonResourceRules: [], incomplete: false };
     for (const rule of rules) {
       if ((rule.resources ?? []).length > 0) {
-        const resourceRule: RulesInfo["resourceRules"][number] = { verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [] };
+        const resourceRule: RulesInfo["resourceRules"][number] = {
+          verbs: rule.verbs,
+          apiGroups: rule.apiGroups ?? [],
+          resources: rule.resources ?? [],
+        };
         if ((rule.resourceNames ?? []).length > 0) resourceRule.resourceNames = rule.resourceNames ?? [];
         info.resourceRules.push(resourceRule);
       }
-      if ((rule.nonResourceURLs ?? []).length > 0) info.nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+      if ((rule.nonResourceURLs ?? []).length > 0)
+        info.nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
     }
     if (errors.length > 0) info.evaluationError = aggregateErrors(errors);
     return info;

@@ -25,13 +25,18 @@ function urls(verbs: string[], paths: string[]): PolicyRule {
 
 const EVENTS_RULE = rule(["create", "update", "patch"], ["", "events.k8s.io"], ["events"]);
 
-function clusterRole(name: string, rules: PolicyRule[] | undefined, options: { labels?: Record<string, string>; aggregateFrom?: string } = {}): ClusterRole {
+function clusterRole(
+  name: string,
+  rules: PolicyRule[] | undefined,
+  options: { labels?: Record<string, string>; aggregateFrom?: string } = {},
+): ClusterRole {
   const role: ClusterRole = {
     apiVersion: RBAC_API_VERSION,
     kind: "ClusterRole",
     metadata: { name, labels: { ...BOOTSTRAP_LABEL, ...(options.labels ?? {}) }, annotations: { [AUTOUPDATE_ANNOTATION]: "true" } },
   };
-  if (options.aggregateFrom !== undefined) role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO(options.aggregateFrom)]: "true" } }] };
+  if (options.aggregateFrom !== undefined)
+    role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO(options.aggregateFrom)]: "true" } }] };
   if (rules !== undefined) role.rules = rules;
   return role;
 }
@@ -53,9 +58,14 @@ export function bootstrapClusterRoles(): ClusterRole[] {
   return [
     clusterRole("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
     clusterRole("system:discovery", [
-      urls(["get"], ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]),
+      urls(
+        ["get"],
+        ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+      ),
     ]),
-    clusterRole("system:monitoring", [urls(["get"], ["/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*"])]),
+    clusterRole("system:monitoring", [
+      urls(["get"], ["/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*"]),
+    ]),
     clusterRole("system:basic-user", [
       rule(["create"], ["authorization.k8s.io"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
       rule(["create"], ["authentication.k8s.io"], ["selfsubjectreviews"]),
@@ -66,7 +76,10 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     clusterRole("view", undefined, { labels: { [AGGREGATE_TO("edit")]: "true" }, aggregateFrom: "view" }),
     clusterRole(
       "system:aggregate-to-admin",
-      [rule(["create"], ["authorization.k8s.io"], ["localsubjectaccessreviews"]), rule(READ_WRITE, ["rbac.authorization.k8s.io"], ["rolebindings", "roles"])],
+      [
+        rule(["create"], ["authorization.k8s.io"], ["localsubjectaccessreviews"]),
+        rule(READ_WRITE, ["rbac.authorization.k8s.io"], ["rolebindings", "roles"]),
+      ],
       { labels: { [AGGREGATE_TO("admin")]: "true" } },
     ),
     clusterRole(
@@ -76,12 +89,53 @@ export function bootstrapClusterRoles(): ClusterRole[] {
         rule(["impersonate"], [""], ["serviceaccounts"]),
         rule(WRITE, [""], ["pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"]),
         rule(["create"], [""], ["pods/eviction"]),
-        rule(WRITE, [""], ["configmaps", "events", "persistentvolumeclaims", "replicationcontrollers", "replicationcontrollers/scale", "secrets", "serviceaccounts", "services", "services/proxy"]),
+        rule(
+          WRITE,
+          [""],
+          [
+            "configmaps",
+            "events",
+            "persistentvolumeclaims",
+            "replicationcontrollers",
+            "replicationcontrollers/scale",
+            "secrets",
+            "serviceaccounts",
+            "services",
+            "services/proxy",
+          ],
+        ),
         rule(["create"], [""], ["serviceaccounts/token"]),
-        rule(WRITE, ["apps"], ["daemonsets", "deployments", "deployments/rollback", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale"]),
+        rule(
+          WRITE,
+          ["apps"],
+          [
+            "daemonsets",
+            "deployments",
+            "deployments/rollback",
+            "deployments/scale",
+            "replicasets",
+            "replicasets/scale",
+            "statefulsets",
+            "statefulsets/scale",
+          ],
+        ),
         rule(WRITE, ["autoscaling"], ["horizontalpodautoscalers"]),
         rule(WRITE, ["batch"], ["cronjobs", "jobs"]),
-        rule(WRITE, ["extensions"], ["daemonsets", "deployments", "deployments/rollback", "deployments/scale", "ingresses", "networkpolicies", "replicasets", "replicasets/scale", "replicationcontrollers/scale"]),
+        rule(
+          WRITE,
+          ["extensions"],
+          [
+            "daemonsets",
+            "deployments",
+            "deployments/rollback",
+            "deployments/scale",
+            "ingresses",
+            "networkpolicies",
+            "replicasets",
+            "replicasets/scale",
+            "replicationcontrollers/scale",
+          ],
+        ),
         rule(WRITE, ["policy"], ["poddisruptionbudgets"]),
         rule(WRITE, ["networking.k8s.io"], ["ingresses", "networkpolicies"]),
       ],
@@ -90,20 +144,86 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     clusterRole(
       "system:aggregate-to-view",
       [
-        rule(READ, [""], ["configmaps", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts", "services", "services/status"]),
-        rule(READ, [""], ["bindings", "events", "limitranges", "namespaces/status", "pods/log", "pods/status", "replicationcontrollers/status", "resourcequotas", "resourcequotas/status"]),
+        rule(
+          READ,
+          [""],
+          [
+            "configmaps",
+            "endpoints",
+            "persistentvolumeclaims",
+            "persistentvolumeclaims/status",
+            "pods",
+            "replicationcontrollers",
+            "replicationcontrollers/scale",
+            "serviceaccounts",
+            "services",
+            "services/status",
+          ],
+        ),
+        rule(
+          READ,
+          [""],
+          [
+            "bindings",
+            "events",
+            "limitranges",
+            "namespaces/status",
+            "pods/log",
+            "pods/status",
+            "replicationcontrollers/status",
+            "resourcequotas",
+            "resourcequotas/status",
+          ],
+        ),
         rule(READ, [""], ["namespaces"]),
         rule(READ, ["discovery.k8s.io"], ["endpointslices"]),
-        rule(READ, ["apps"], ["controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"]),
+        rule(
+          READ,
+          ["apps"],
+          [
+            "controllerrevisions",
+            "daemonsets",
+            "daemonsets/status",
+            "deployments",
+            "deployments/scale",
+            "deployments/status",
+            "replicasets",
+            "replicasets/scale",
+            "replicasets/status",
+            "statefulsets",
+            "statefulsets/scale",
+            "statefulsets/status",
+          ],
+        ),
         rule(READ, ["autoscaling"], ["horizontalpodautoscalers", "horizontalpodautoscalers/status"]),
         rule(READ, ["batch"], ["cronjobs", "cronjobs/status", "jobs", "jobs/status"]),
-        rule(READ, ["extensions"], ["daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "ingresses", "ingresses/status", "networkpolicies", "replicasets", "replicasets/scale", "replicasets/status", "replicationcontrollers/scale"]),
+        rule(
+          READ,
+          ["extensions"],
+          [
+            "daemonsets",
+            "daemonsets/status",
+            "deployments",
+            "deployments/scale",
+            "deployments/status",
+            "ingresses",
+            "ingresses/status",
+            "networkpolicies",
+            "replicasets",
+            "replicasets/scale",
+            "replicasets/status",
+            "replicationcontrollers/scale",
+          ],
+        ),
         rule(READ, ["policy"], ["poddisruptionbudgets", "poddisruptionbudgets/status"]),
         rule(READ, ["networking.k8s.io"], ["ingresses", "ingresses/status", "networkpolicies"]),
       ],
       { labels: { [AGGREGATE_TO("view")]: "true" } },
     ),
-    clusterRole("system:auth-delegator", [rule(["create"], ["authentication.k8s.io"], ["tokenreviews"]), rule(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"])]),
+    clusterRole("system:auth-delegator", [
+      rule(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
+      rule(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"]),
+    ]),
     clusterRole("system:kube-controller-manager", [
       EVENTS_RULE,
       rule(["create"], ["coordination.k8s.io"], ["leases"]),
@@ -124,8 +244,13 @@ export function bootstrapClusterRoles(): ClusterRole[] {
 /** The `system:controller:*` roles of the controllers this package runs (bootstrappolicy/controller_policy.go). */
 function controllerRoles(): ClusterRole[] {
   return [
-    clusterRole("system:controller:clusterrole-aggregation-controller", [rule(["escalate", "get", "list", "patch", "update", "watch"], ["rbac.authorization.k8s.io"], ["clusterroles"])]),
-    clusterRole("system:controller:garbage-collector", [rule(["delete", "get", "list", "patch", "update", "watch"], ["*"], ["*"]), EVENTS_RULE]),
+    clusterRole("system:controller:clusterrole-aggregation-controller", [
+      rule(["escalate", "get", "list", "patch", "update", "watch"], ["rbac.authorization.k8s.io"], ["clusterroles"]),
+    ]),
+    clusterRole("system:controller:garbage-collector", [
+      rule(["delete", "get", "list", "patch", "update", "watch"], ["*"], ["*"]),
+      EVENTS_RULE,
+    ]),
     clusterRole("system:controller:namespace-controller", [
       rule(["delete", "get", "list", "watch"], [""], ["namespaces"]),
       rule(["update"], [""], ["namespaces/finalize", "namespaces/status"]),
@@ -151,6 +276,8 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     clusterRoleBinding("system:basic-user", [group("system:authenticated")]),
     clusterRoleBinding("system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
     clusterRoleBinding("system:kube-controller-manager", [user("system:kube-controller-manager")]),
-    ...Object.entries(CONTROLLER_ACCOUNTS).map(([role, account]) => clusterRoleBinding(role, [{ kind: "ServiceAccount", name: account, namespace: "kube-system" }])),
+    ...Object.entries(CONTROLLER_ACCOUNTS).map(([role, account]) =>
+      clusterRoleBinding(role, [{ kind: "ServiceAccount", name: account, namespace: "kube-system" }]),
+    ),
   ];
 }

@@ -37,7 +37,11 @@ describe("rbac/bootstrap-roles", () => {
     const discovery = (await bindings.get(undefined, "system:discovery")) as ClusterRoleBinding;
     await bindings.update(undefined, "system:discovery", { ...discovery, subjects: [] });
     const monitoring = (await roles.get(undefined, "system:monitoring")) as ClusterRole;
-    await roles.update(undefined, "system:monitoring", { ...monitoring, metadata: { ...monitoring.metadata, annotations: { "rbac.authorization.kubernetes.io/autoupdate": "false" } }, rules: [] });
+    await roles.update(undefined, "system:monitoring", {
+      ...monitoring,
+      metadata: { ...monitoring.metadata, annotations: { "rbac.authorization.kubernetes.io/autoupdate": "false" } },
+      rules: [],
+    });
 
     await ensureBootstrapPolicy(roles, bindings);
     const restored = (await roles.get(undefined, "system:basic-user")) as ClusterRole;

@@ -14,7 +14,8 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
     for (const resource of rule.resources ?? []) {
       for (const verb of rule.verbs ?? []) {
         const names = rule.resourceNames ?? [];
-        if (names.length > 0) for (const name of names) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
+        if (names.length > 0)
+          for (const name of names) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
         else out.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
       }
     }
@@ -70,7 +71,10 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   for (const rule of rules) {
     const isSimple =
-      (rule.nonResourceURLs ?? []).length === 0 && (rule.apiGroups ?? []).length === 1 && (rule.resources ?? []).length === 1 && (rule.resourceNames ?? []).length <= 1;
+      (rule.nonResourceURLs ?? []).length === 0 &&
+      (rule.apiGroups ?? []).length === 1 &&
+      (rule.resources ?? []).length === 1 &&
+      (rule.resourceNames ?? []).length <= 1;
     if (!isSimple) {
       compacted.push(rule);
       continue;
@@ -103,7 +107,12 @@ export function compactString(rule: PolicyRule): string {
  * `ConfirmNoEscalation`: undefined when `user` holds every permission of `rules` in `namespace`
  * (`""`: cluster-wide), else upstream's message listing what is missing.
  */
-export async function confirmNoEscalation(resolver: RuleResolver, user: UserInfo, namespace: string, rules: readonly PolicyRule[]): Promise<string | undefined> {
+export async function confirmNoEscalation(
+  resolver: RuleResolver,
+  user: UserInfo,
+  namespace: string,
+  rules: readonly PolicyRule[],
+): Promise<string | undefined> {
   const owned = await resolver.rulesFor(user, namespace);
   const { covered, missing } = covers(owned.rules, rules);
   if (covered) return undefined;

@@ -12,7 +12,11 @@ afterEach(async () => {
   await storage?.close();
 });
 
-const binding = (name: string) => ({ metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name }] });
+const binding = (name: string) => ({
+  metadata: { name },
+  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+  subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name }],
+});
 
 describe("PolicyCache", () => {
   it("serves reads from memory, sees its own writes at once and others' writes through the watch", async () => {

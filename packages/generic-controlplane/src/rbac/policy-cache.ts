@@ -37,7 +37,9 @@ export class PolicyCache implements PolicySource {
   async start(): Promise<void> {
     for (const store of Object.values(this.stores) as ResourceStore[]) {
       const revision = (await store.list(undefined, { limit: 1 })).metadata.resourceVersion;
-      this.#watches.push(await store.watch(undefined, revision === undefined ? {} : { resourceVersion: revision }, () => this.invalidate()));
+      this.#watches.push(
+        await store.watch(undefined, revision === undefined ? {} : { resourceVersion: revision }, () => this.invalidate()),
+      );
     }
   }
 
@@ -63,20 +65,40 @@ export class PolicyCache implements PolicySource {
   }
 
   listClusterRoleBindings(): Promise<ClusterRoleBinding[]> {
-    return this.#read(() => this.#clusterRoleBindings, () => this.#clusterRoleBindings !== undefined, () => this.#source.listClusterRoleBindings(), (v) => (this.#clusterRoleBindings = v));
+    return this.#read(
+      () => this.#clusterRoleBindings,
+      () => this.#clusterRoleBindings !== undefined,
+      () => this.#source.listClusterRoleBindings(),
+      (v) => (this.#clusterRoleBindings = v),
+    );
   }
 
   listRoleBindings(namespace: string): Promise<RoleBinding[]> {
-    return this.#read(() => this.#roleBindings.get(namespace), () => this.#roleBindings.has(namespace), () => this.#source.listRoleBindings(namespace), (v) => this.#roleBindings.set(namespace, v));
+    return this.#read(
+      () => this.#roleBindings.get(namespace),
+      () => this.#roleBindings.has(namespace),
+      () => this.#source.listRoleBindings(namespace),
+      (v) => this.#roleBindings.set(namespace, v),
+    );
   }
 
   getClusterRole(name: string): Promise<ClusterRole | undefined> {
-    return this.#read(() => this.#clusterRoles.get(name), () => this.#clusterRoles.has(name), () => this.#source.getClusterRole(name), (v) => this.#clusterRoles.set(name, v));
+    return this.#read(
+      () => this.#clusterRoles.get(name),
+      () => this.#clusterRoles.has(name),
+      () => this.#source.getClusterRole(name),
+      (v) => this.#clusterRoles.set(name, v),
+    );
   }
 
   getRole(namespace: string, name: string): Promise<Role | undefined> {
     const key = `${namespace}/${name}`;
-    return this.#read(() => this.#roles.get(key), () => this.#roles.has(key), () => this.#source.getRole(namespace, name), (v) => this.#roles.set(key, v));
+    return this.#read(
+      () => this.#roles.get(key),
+      () => this.#roles.has(key),
+      () => this.#source.getRole(namespace, name),
+      (v) => this.#roles.set(key, v),
+    );
   }
 }
 
@@ -101,6 +123,11 @@ function invalidating(store: ResourceStore, invalidate: () => void): ResourceSto
     update: (namespace, name, object, options) => after(store.update(namespace, name, object, options)),
     guaranteedUpdate: (namespace, name, mutate, options) => after(store.guaranteedUpdate(namespace, name, mutate, options)),
     delete: (namespace, name, deleteOptions, options) => after(store.delete(namespace, name, deleteOptions, options)),
-    ...(store.deleteCollection ? { deleteCollection: (namespace, request, deleteOptions, options) => after(store.deleteCollection!(namespace, request, deleteOptions, options)) } : {}),
+    ...(store.deleteCollection
+      ? {
+          deleteCollection: (namespace, request, deleteOptions, options) =>
+            after(store.deleteCollection!(namespace, request, deleteOptions, options)),
+        }
+      : {}),
   };
 }

@@ -35,7 +35,8 @@ function fakeStorage(items: KubeObject[] = []) {
       counts.updated++;
       return Promise.resolve(object);
     },
-    get: (_namespace: string | undefined, name: string) => Promise.resolve(items.find((item) => item.metadata?.name === name) ?? { metadata: {} }),
+    get: (_namespace: string | undefined, name: string) =>
+      Promise.resolve(items.find((item) => item.metadata?.name === name) ?? { metadata: {} }),
     list: () => Promise.resolve({ apiVersion: "v1", kind: "List", metadata: {}, items }),
   } as unknown as ResourceStore;
   return { store, counts };
@@ -81,8 +82,16 @@ function setup(resource: "roles" | "clusterroles", clusterRoles: KubeObject[] = 
 const isForbidden = (error: unknown) => isControlPlaneError(error) && error.code === "Forbidden";
 
 describe.each([
-  { resource: "clusterroles" as const, namespace: undefined, role: { metadata: { name: "myrole" }, rules: [{ apiGroups: [""], verbs: ["get"], resources: ["pods"] }] } },
-  { resource: "roles" as const, namespace: "myns", role: { metadata: { name: "myrole", namespace: "myns" }, rules: [{ apiGroups: [""], verbs: ["get"], resources: ["pods"] }] } },
+  {
+    resource: "clusterroles" as const,
+    namespace: undefined,
+    role: { metadata: { name: "myrole" }, rules: [{ apiGroups: [""], verbs: ["get"], resources: ["pods"] }] },
+  },
+  {
+    resource: "roles" as const,
+    namespace: "myns",
+    role: { metadata: { name: "myrole", namespace: "myns" }, rules: [{ apiGroups: [""], verbs: ["get"], resources: ["pods"] }] },
+  },
 ])("TestEscalation ($resource)", ({ resource, namespace, role }) => {
   it.each([
     // superuser doesn't even trigger an authz check, and is allowed
@@ -129,9 +138,19 @@ describe("escalate scoped to a name", () => {
         return { allowed: attributes.verb === "escalate" && attributes.name === "myrole" };
       },
     };
-    const resolver = new RuleResolver({ getRole: () => Promise.resolve(undefined), getClusterRole: () => Promise.resolve(undefined), listRoleBindings: () => Promise.resolve([]), listClusterRoleBindings: () => Promise.resolve([]) });
+    const resolver = new RuleResolver({
+      getRole: () => Promise.resolve(undefined),
+      getClusterRole: () => Promise.resolve(undefined),
+      listRoleBindings: () => Promise.resolve([]),
+      listClusterRoleBindings: () => Promise.resolve([]),
+    });
     const target = fakeStorage();
-    const stores: RbacStores = { roles: fakeStorage().store, clusterRoles: target.store, roleBindings: fakeStorage().store, clusterRoleBindings: fakeStorage().store };
+    const stores: RbacStores = {
+      roles: fakeStorage().store,
+      clusterRoles: target.store,
+      roleBindings: fakeStorage().store,
+      clusterRoleBindings: fakeStorage().store,
+    };
     const guarded = guardRbacStores(stores, authorizer, resolver).clusterRoles;
     const role = { metadata: { name: "myrole" }, rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] } as KubeObject;
     const created = await guarded.create(undefined, role, { user: bob }).catch((e: unknown) => e);
@@ -157,16 +176,36 @@ describe("TestIsOnlyMutatingGCFields", () => {
     { name: "only annotations", obj: withMeta({ annotations: { foo: "bar" } }), old: newPod(), expected: false },
     { name: "only other", obj: withMeta({}, { restartPolicy: "Always" }), old: newPod(), expected: false },
     { name: "only ownerRef", obj: withMeta({ ownerReferences: [{ name: "foo" }] }), old: newPod(), expected: true },
-    { name: "ownerRef and finalizer", obj: withMeta({ ownerReferences: [{ name: "foo" }], finalizers: ["final"] }), old: newPod(), expected: true },
-    { name: "and annotations", obj: withMeta({ ownerReferences: [{ name: "foo" }], annotations: { foo: "bar" } }), old: newPod(), expected: false },
-    { name: "and other", obj: withMeta({ ownerReferences: [{ name: "foo" }] }, { restartPolicy: "Always" }), old: newPod(), expected: false },
+    {
+      name: "ownerRef and finalizer",
+      obj: withMeta({ ownerReferences: [{ name: "foo" }], finalizers: ["final"] }),
+      old: newPod(),
+      expected: true,
+    },
+    {
+      name: "and annotations",
+      obj: withMeta({ ownerReferences: [{ name: "foo" }], annotations: { foo: "bar" } }),
+      old: newPod(),
+      expected: false,
+    },
+    {
+      name: "and other",
+      obj: withMeta({ ownerReferences: [{ name: "foo" }] }, { restartPolicy: "Always" }),
+      old: newPod(),
+      expected: false,
+    },
   ])("$name", ({ obj, old, expected }) => {
     expect(onlyGCFields(obj, old)).toBe(expected);
   });
 
   it("compares values, not the order of their keys", () => {
     const pod = newPod();
-    const reordered = { spec: {}, metadata: { ownerReferences: [], name: "foo", annotations: {} }, kind: "Pod", apiVersion: "v1" } as KubeObject;
+    const reordered = {
+      spec: {},
+      metadata: { ownerReferences: [], name: "foo", annotations: {} },
+      kind: "Pod",
+      apiVersion: "v1",
+    } as KubeObject;
     expect(onlyGCFields(reordered, pod)).toBe(true);
   });
 });
@@ -178,7 +217,10 @@ describe("aggregation is full authority", () => {
     rules: [],
   };
   const podReader = { metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], verbs: ["get"], resources: ["pods"] }] };
-  const label = (role: KubeObject) => ({ ...role, metadata: { ...role.metadata, labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } } });
+  const label = (role: KubeObject) => ({
+    ...role,
+    metadata: { ...role.metadata, labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } },
+  });
   const holder: UserInfo = { name: "holder", groups: [] };
   const clusterAdmin = { metadata: { name: "cluster-admin" }, rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] } as KubeObject;
 
@@ -189,11 +231,20 @@ describe("aggregation is full authority", () => {
       listRoleBindings: () => Promise.resolve([]),
       listClusterRoleBindings: () =>
         Promise.resolve([
-          { metadata: { name: "holder" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "pod-reader-role" }, subjects: [{ kind: "User", name: "holder" }] },
+          {
+            metadata: { name: "holder" },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "pod-reader-role" },
+            subjects: [{ kind: "User", name: "holder" }],
+          },
         ]),
     });
     const roles = fakeStorage([view, podReader, clusterAdmin]);
-    const stores: RbacStores = { roles: fakeStorage().store, clusterRoles: roles.store, roleBindings: fakeStorage().store, clusterRoleBindings: fakeStorage().store };
+    const stores: RbacStores = {
+      roles: fakeStorage().store,
+      clusterRoles: roles.store,
+      roleBindings: fakeStorage().store,
+      clusterRoleBindings: fakeStorage().store,
+    };
     return { store: guardRbacStores(stores, { authorize: () => ({ allowed: false }) }, resolver).clusterRoles, counts: roles.counts };
   }
 
@@ -205,7 +256,9 @@ describe("aggregation is full authority", () => {
     expect((error as Error).message).toBe(
       'clusterroles.rbac.authorization.k8s.io "pod-reader" is forbidden: must have cluster-admin privileges to change the rules the aggregationRule of ClusterRole "view" gathers',
     );
-    const created = await s.store.create(undefined, label({ metadata: { name: "new-reader" }, rules: podReader.rules }), { user: holder }).catch((e: unknown) => e);
+    const created = await s.store
+      .create(undefined, label({ metadata: { name: "new-reader" }, rules: podReader.rules }), { user: holder })
+      .catch((e: unknown) => e);
     expect(isForbidden(created)).toBe(true);
     expect(s.counts).toEqual({ created: 0, updated: 1 });
   });
@@ -213,7 +266,14 @@ describe("aggregation is full authority", () => {
   it("lets only garbage-collector fields change on a role the writer holds none of", async () => {
     const s = setupHolder();
     const ownerReferences = [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "u1" }];
-    await expect(s.store.update(undefined, "cluster-admin", { ...clusterAdmin, metadata: { ...clusterAdmin.metadata, ownerReferences, finalizers: ["f"] } }, { user: holder })).resolves.toBeDefined();
+    await expect(
+      s.store.update(
+        undefined,
+        "cluster-admin",
+        { ...clusterAdmin, metadata: { ...clusterAdmin.metadata, ownerReferences, finalizers: ["f"] } },
+        { user: holder },
+      ),
+    ).resolves.toBeDefined();
     const labelled = await s.store.update(undefined, "cluster-admin", label(clusterAdmin), { user: holder }).catch((e: unknown) => e);
     expect(isForbidden(labelled)).toBe(true);
     expect((labelled as Error).message).toContain('user "holder" (groups=[]) is attempting to grant RBAC permissions not currently held');

@@ -80,7 +80,11 @@ function hasAggregationRule(role: KubeObject | undefined): boolean {
  * the new object and did not select the old one, or selects both while the rules change. Either way
  * the aggregating role, and everyone bound to it, gains the rules: only full authority may do that.
  */
-async function newlyAggregatedBy(clusterRoles: ResourceStore, role: ClusterRole, old: ClusterRole | undefined): Promise<string | undefined> {
+async function newlyAggregatedBy(
+  clusterRoles: ResourceStore,
+  role: ClusterRole,
+  old: ClusterRole | undefined,
+): Promise<string | undefined> {
   const name = role.metadata?.name ?? "";
   const rulesChange = old === undefined || !jsonEqual(role.rules ?? [], old.rules ?? []);
   for (const other of (await clusterRoles.list(undefined)).items as ClusterRole[]) {
@@ -102,7 +106,12 @@ async function newlyAggregatedBy(clusterRoles: ResourceStore, role: ClusterRole,
  * anything, so it needs full authority; so does a write that hands its rules to an aggregated
  * ClusterRole (a role newly selected by another's aggregationRule, or a selected role's new rules).
  */
-function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, resolver: RuleResolver, clusterRoles: ResourceStore): Checks {
+function roleChecks(
+  resource: "roles" | "clusterroles",
+  authorizer: Authorizer,
+  resolver: RuleResolver,
+  clusterRoles: ResourceStore,
+): Checks {
   const groupResource = { group: RBAC_GROUP, resource };
   const requireFullAuthority = async (user: UserInfo, name: string, why: string) => {
     if ((await confirmNoEscalation(resolver, user, "", FULL_AUTHORITY)) !== undefined) throw forbidden(groupResource, name, why);
@@ -112,7 +121,13 @@ function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, 
       if (escalationAllowed(user)) return;
       const name = object.metadata?.name ?? "";
       // Upstream's RoleEscalationAuthorized asks with the request's name, so a name-scoped `escalate` never covers a create.
-      const escalate = await authorizer.authorize(user, { verb: "escalate", group: RBAC_GROUP, resource, name: requestName, ...(namespace ? { namespace } : {}) });
+      const escalate = await authorizer.authorize(user, {
+        verb: "escalate",
+        group: RBAC_GROUP,
+        resource,
+        name: requestName,
+        ...(namespace ? { namespace } : {}),
+      });
       if (escalate.allowed) return;
       if (old !== undefined && onlyGCFields(object, old)) return;
       const role = object as ClusterRole;
@@ -125,7 +140,11 @@ function roleChecks(resource: "roles" | "clusterroles", authorizer: Authorizer, 
       }
       const aggregator = await newlyAggregatedBy(clusterRoles, role, old);
       if (aggregator !== undefined) {
-        await requireFullAuthority(user, name, `must have cluster-admin privileges to change the rules the aggregationRule of ClusterRole ${JSON.stringify(aggregator)} gathers`);
+        await requireFullAuthority(
+          user,
+          name,
+          `must have cluster-admin privileges to change the rules the aggregationRule of ClusterRole ${JSON.stringify(aggregator)} gathers`,
+        );
       }
     },
   };
@@ -144,12 +163,19 @@ function bindingChecks(resource: "rolebindings" | "clusterrolebindings", authori
       const roleRef = binding.roleRef;
       const name = object.metadata?.name ?? "";
       const roleResource = roleRef.kind === "Role" ? "roles" : "clusterroles";
-      const bind = await authorizer.authorize(user, { verb: "bind", group: RBAC_GROUP, resource: roleResource, name: roleRef.name, ...(namespace ? { namespace } : {}) });
+      const bind = await authorizer.authorize(user, {
+        verb: "bind",
+        group: RBAC_GROUP,
+        resource: roleResource,
+        name: roleRef.name,
+        ...(namespace ? { namespace } : {}),
+      });
       if (bind.allowed) return;
       const groupResource = { group: RBAC_GROUP, resource };
       const { rules, error } = await resolver.rulesOf(roleRef, namespace);
       // A missing role is upstream's NotFound from GetRoleReferenceRules, worded as the role's own store words it.
-      if (error !== undefined && (roleRef.kind === "Role" || roleRef.kind === "ClusterRole")) throw notFound({ group: RBAC_GROUP, resource: roleResource }, roleRef.name);
+      if (error !== undefined && (roleRef.kind === "Role" || roleRef.kind === "ClusterRole"))
+        throw notFound({ group: RBAC_GROUP, resource: roleResource }, roleRef.name);
       if (error !== undefined) throw forbidden(groupResource, name, error);
       const problem = await confirmNoEscalation(resolver, user, namespace, rules);
       if (problem !== undefined) throw forbidden(groupResource, name, problem);

@@ -41,7 +41,13 @@ const user = (token: string, method: string, path: string, body?: unknown) =>
 
 const RBAC = "/apis/rbac.authorization.k8s.io/v1";
 
-function roleBinding(name: string, namespace: string, roleKind: "Role" | "ClusterRole", role: string, subjects: Array<{ kind: string; name: string }>) {
+function roleBinding(
+  name: string,
+  namespace: string,
+  roleKind: "Role" | "ClusterRole",
+  role: string,
+  subjects: Array<{ kind: string; name: string }>,
+) {
   return {
     metadata: { name, namespace },
     roleRef: {
@@ -62,7 +68,9 @@ function roleBinding(name: string, namespace: string, roleKind: "Role" | "Cluste
  */
 async function kubectlAnonymous(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, "cache"), ...args], { timeout: 30_000 });
+    const { stdout, stderr } = await run(kubectl, ["--kubeconfig", join(dir, "kubeconfig"), "--cache-dir", join(dir, "cache"), ...args], {
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -99,9 +107,9 @@ beforeAll(async () => {
       await admin(
         "POST",
         `${RBAC}/namespaces/default/rolebindings`,
-        roleBinding("jane-view", "default", "ClusterRole", "view", [{ kind: "User", name: "jane" }])
+        roleBinding("jane-view", "default", "ClusterRole", "view", [{ kind: "User", name: "jane" }]),
       )
-    ).status
+    ).status,
   ).toBe(201);
 });
 
@@ -130,16 +138,22 @@ describe("authorization on every request", () => {
     // The binding is in default only.
     const other = await user("jane-token", "GET", "/api/v1/namespaces/kube-system/configmaps");
     expect(other.status).toBe(403);
-    expect(other.json.message).toBe('configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "kube-system"');
+    expect(other.json.message).toBe(
+      'configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "kube-system"',
+    );
     // A namespace object is in its own namespace: view there lets jane read it.
     expect((await user("jane-token", "GET", "/api/v1/namespaces/default")).status).toBe(200);
     const named = await user("jane-token", "DELETE", "/api/v1/namespaces/default/configmaps/x");
-    expect(named.json.message).toBe('configmaps "x" is forbidden: User "jane" cannot delete resource "configmaps" in API group "" in the namespace "default"');
+    expect(named.json.message).toBe(
+      'configmaps "x" is forbidden: User "jane" cannot delete resource "configmaps" in API group "" in the namespace "default"',
+    );
   });
 
   it("answers cluster-scope and non-resource denials with their own wording; anonymous users see only public info", async () => {
     const cluster = await user("jane-token", "GET", "/api/v1/namespaces");
-    expect(cluster.json.message).toBe('namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope');
+    expect(cluster.json.message).toBe(
+      'namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
     const metrics = await user("jane-token", "GET", "/metrics");
     expect(metrics.status).toBe(403);
     expect(metrics.json).toMatchObject({
@@ -152,7 +166,7 @@ describe("authorization on every request", () => {
     const anonymous = await t.call("GET", "/api/v1/namespaces/default/configmaps");
     expect(anonymous.status).toBe(403);
     expect(anonymous.json.message).toBe(
-      'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"'
+      'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"',
     );
   });
 
@@ -169,11 +183,11 @@ describe("authorization on every request", () => {
           },
           subjects: [{ kind: "User", name: "nobody" }],
         })
-      ).status
+      ).status,
     ).toBe(201);
     const denied = await user("nobody-token", "GET", "/api/v1/namespaces/default/secrets");
     expect(denied.json.message).toBe(
-      'secrets is forbidden: User "nobody" cannot list resource "secrets" in API group "" in the namespace "default": RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found'
+      'secrets is forbidden: User "nobody" cannot list resource "secrets" in API group "" in the namespace "default": RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found',
     );
   });
 
@@ -238,9 +252,9 @@ describe("escalation and bind checks", () => {
         await admin(
           "POST",
           `${RBAC}/namespaces/default/rolebindings`,
-          roleBinding("lead-writer", "default", "Role", "role-writer", [{ kind: "User", name: "lead" }])
+          roleBinding("lead-writer", "default", "Role", "role-writer", [{ kind: "User", name: "lead" }]),
         )
-      ).status
+      ).status,
     ).toBe(201);
   });
 
@@ -266,7 +280,7 @@ describe("escalation and bind checks", () => {
       },
     });
     expect(r.json.message).toBe(
-      'roles.rbac.authorization.k8s.io "cm-writer" is forbidden: user "lead" (groups=["system:authenticated" "leads"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["create" "delete"]}'
+      'roles.rbac.authorization.k8s.io "cm-writer" is forbidden: user "lead" (groups=["system:authenticated" "leads"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["create" "delete"]}',
     );
     // What lead holds can be granted.
     const held = {
@@ -301,7 +315,7 @@ describe("escalation and bind checks", () => {
     const refused = await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, binding);
     expect(refused.status).toBe(403);
     expect(refused.json.message).toMatch(
-      /^rolebindings.rbac.authorization.k8s.io "jane-edit" is forbidden: user "lead" \(groups=\["system:authenticated" "leads"\]\) is attempting to grant RBAC permissions not currently held:\n/
+      /^rolebindings.rbac.authorization.k8s.io "jane-edit" is forbidden: user "lead" \(groups=\["system:authenticated" "leads"\]\) is attempting to grant RBAC permissions not currently held:\n/,
     );
 
     const powers = {
@@ -326,9 +340,9 @@ describe("escalation and bind checks", () => {
         await admin(
           "POST",
           `${RBAC}/namespaces/default/rolebindings`,
-          roleBinding("lead-powers", "default", "Role", "lead-powers", [{ kind: "Group", name: "leads" }])
+          roleBinding("lead-powers", "default", "Role", "lead-powers", [{ kind: "Group", name: "leads" }]),
         )
-      ).status
+      ).status,
     ).toBe(201);
 
     expect((await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, binding)).status).toBe(201);
@@ -336,7 +350,7 @@ describe("escalation and bind checks", () => {
       "lead-token",
       "POST",
       `${RBAC}/namespaces/default/rolebindings`,
-      roleBinding("jane-admin", "default", "ClusterRole", "admin", [{ kind: "User", name: "jane" }])
+      roleBinding("jane-admin", "default", "ClusterRole", "admin", [{ kind: "User", name: "jane" }]),
     );
     expect(other.status).toBe(403);
     const role = {
@@ -348,7 +362,12 @@ describe("escalation and bind checks", () => {
   });
 
   it("answers a binding to a missing role with the role's NotFound, as upstream's GetRoleReferenceRules", async () => {
-    const r = await user("lead-token", "POST", `${RBAC}/namespaces/default/rolebindings`, roleBinding("to-ghost", "default", "Role", "ghost-role", [{ kind: "User", name: "jane" }]));
+    const r = await user(
+      "lead-token",
+      "POST",
+      `${RBAC}/namespaces/default/rolebindings`,
+      roleBinding("to-ghost", "default", "Role", "ghost-role", [{ kind: "User", name: "jane" }]),
+    );
     expect(r.status).toBe(404);
     expect(r.json).toMatchObject({
       reason: "NotFound",
@@ -378,8 +397,14 @@ describe("escalation and bind checks", () => {
         raw: JSON.stringify({ metadata: { labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } } }),
       });
       expect(r.status).toBe(403);
-      expect(r.json.message).toMatch(new RegExp(`^clusterroles.rbac.authorization.k8s.io "${role}" is forbidden: user "patcher" \\(groups=\\["system:authenticated"\\]\\) is attempting to grant RBAC permissions not currently held:\\n`));
-      expect((await admin("GET", `${RBAC}/clusterroles/${role}`)).json.metadata.labels?.["rbac.authorization.k8s.io/aggregate-to-view"]).toBeUndefined();
+      expect(r.json.message).toMatch(
+        new RegExp(
+          `^clusterroles.rbac.authorization.k8s.io "${role}" is forbidden: user "patcher" \\(groups=\\["system:authenticated"\\]\\) is attempting to grant RBAC permissions not currently held:\\n`,
+        ),
+      );
+      expect(
+        (await admin("GET", `${RBAC}/clusterroles/${role}`)).json.metadata.labels?.["rbac.authorization.k8s.io/aggregate-to-view"],
+      ).toBeUndefined();
     }
     const viewAfter = (await admin("GET", `${RBAC}/clusterroles/view`)).json;
     expect(viewAfter.rules).toEqual(viewBefore.rules);
@@ -394,7 +419,9 @@ describe("RBAC object validation", () => {
       rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: [] }],
     });
     expect(noVerbs.status).toBe(422);
-    expect(noVerbs.json.message).toBe('Role.rbac.authorization.k8s.io "bad" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
+    expect(noVerbs.json.message).toBe(
+      'Role.rbac.authorization.k8s.io "bad" is invalid: rules[0].verbs: Required value: verbs must contain at least one value',
+    );
     const urls = await admin("POST", `${RBAC}/namespaces/default/roles`, {
       metadata: { name: "bad" },
       rules: [{ nonResourceURLs: ["/x"], verbs: ["get"] }],
@@ -411,7 +438,7 @@ describe("RBAC object validation", () => {
       subjects: [],
     });
     expect(kind.json.message).toBe(
-      'ClusterRoleBinding.rbac.authorization.k8s.io "bad" is invalid: roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"'
+      'ClusterRoleBinding.rbac.authorization.k8s.io "bad" is invalid: roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
     );
     const sa = await admin("POST", `${RBAC}/clusterrolebindings`, {
       metadata: { name: "bad" },
@@ -428,7 +455,7 @@ describe("RBAC object validation", () => {
       aggregationRule: { clusterRoleSelectors: [] },
     });
     expect(agg.json.message).toBe(
-      'ClusterRole.rbac.authorization.k8s.io "bad" is invalid: aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil'
+      'ClusterRole.rbac.authorization.k8s.io "bad" is invalid: aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil',
     );
   });
 
@@ -501,7 +528,7 @@ describe("ClusterRole aggregation", () => {
     expect((await admin("POST", `${RBAC}/clusterroles`, extra)).status).toBe(201);
     const hasRule = (name: string) => async () =>
       ((await admin("GET", `${RBAC}/clusterroles/${name}`)).json.rules ?? []).some(
-        (r: { resources?: string[] }) => r.resources?.includes("leases") && r.resources.length === 1
+        (r: { resources?: string[] }) => r.resources?.includes("leases") && r.resources.length === 1,
       );
     await eventually("view to gather lease-reader", hasRule("view"));
     await eventually("admin to gather it through edit", hasRule("admin"));
@@ -541,7 +568,7 @@ describe("ClusterRole aggregation", () => {
             },
           ],
         })
-      ).status
+      ).status,
     ).toBe(201);
     const r = await user("lead-token", "POST", `${RBAC}/clusterroles`, {
       metadata: { name: "gatherer" },
@@ -549,7 +576,7 @@ describe("ClusterRole aggregation", () => {
     });
     expect(r.status).toBe(403);
     expect(r.json.message).toBe(
-      'clusterroles.rbac.authorization.k8s.io "gatherer" is forbidden: must have cluster-admin privileges to use the aggregationRule'
+      'clusterroles.rbac.authorization.k8s.io "gatherer" is forbidden: must have cluster-admin privileges to use the aggregationRule',
     );
   });
 });
@@ -597,7 +624,8 @@ describe("escalation through aggregation labels, with kubectl", () => {
     expect(adminAfter.metadata.labels).toEqual(adminBefore.metadata.labels);
     expect(adminAfter.metadata.resourceVersion).toBe(adminBefore.metadata.resourceVersion);
     expect((await user("jane-token", "GET", "/api/v1/namespaces/default/secrets")).status).toBe(403);
-    for (const binding of bindings) expect((await admin("DELETE", `${RBAC}/clusterrolebindings/${binding.metadata.name}`)).status).toBe(200);
+    for (const binding of bindings)
+      expect((await admin("DELETE", `${RBAC}/clusterrolebindings/${binding.metadata.name}`)).status).toBe(200);
   });
 });
 
@@ -611,7 +639,7 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
         ["selfsubjectaccessreviews", ["create"], false],
         ["selfsubjectrulesreviews", ["create"], false],
         ["subjectaccessreviews", ["create"], false],
-      ])
+      ]),
     );
     expect((await admin("GET", "/apis/authorization.k8s.io/v1/subjectaccessreviews")).status).toBe(405);
   });
@@ -661,10 +689,12 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
     });
     expect(forbidden.status).toBe(403);
     // Bad reviews.
-    const noSubject = await admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { spec: { resourceAttributes: attributes } });
+    const noSubject = await admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      spec: { resourceAttributes: attributes },
+    });
     expect(noSubject.status).toBe(422);
     expect(noSubject.json.message).toBe(
-      'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified'
+      'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
     );
     const mismatch = await admin("POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
       spec: {
@@ -683,16 +713,16 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
           await admin("POST", "/api/v1/namespaces", {
             metadata: { name: "open" },
           })
-        ).status
+        ).status,
       ).toBe(201);
       expect(
         (
           await admin(
             "POST",
             `${RBAC}/namespaces/open/rolebindings`,
-            roleBinding("anonymous-view", "open", "ClusterRole", "view", [{ kind: "User", name: "system:anonymous" }])
+            roleBinding("anonymous-view", "open", "ClusterRole", "view", [{ kind: "User", name: "system:anonymous" }]),
           )
-        ).status
+        ).status,
       ).toBe(201);
       for (const role of ["system:basic-user", "system:discovery"]) {
         const binding = {
@@ -724,12 +754,12 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
       const created = await kubectlAnonymous("create", "configmap", "kc", "-n", "open");
       expect(created.code).toBe(1);
       expect(created.stderr).toContain(
-        'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "open"'
+        'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "open"',
       );
       const elsewhere = await kubectlAnonymous("auth", "can-i", "list", "configmaps", "-n", "default");
       expect(elsewhere.stdout).toBe("no\n");
       expect((await kubectlAnonymous("get", "configmaps", "-n", "default")).stderr).toContain(
-        'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps"'
+        'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps"',
       );
     });
 
@@ -754,7 +784,16 @@ describe("access reviews (SubjectReview conformance, kubectl auth can-i)", () =>
 
       const role = await kubectlAnonymous("create", "role", "cm-reader", "--verb=get,list", "--resource=configmaps", "-n", "team");
       expect(role).toMatchObject({ code: 0, stdout: "role.rbac.authorization.k8s.io/cm-reader created\n" });
-      const binding = await kubectlAnonymous("create", "rolebinding", "bob-reads", "--role=cm-reader", "--user=bob", "--serviceaccount=team:bot", "-n", "team");
+      const binding = await kubectlAnonymous(
+        "create",
+        "rolebinding",
+        "bob-reads",
+        "--role=cm-reader",
+        "--user=bob",
+        "--serviceaccount=team:bot",
+        "-n",
+        "team",
+      );
       expect(binding).toMatchObject({ code: 0, stdout: "rolebinding.rbac.authorization.k8s.io/bob-reads created\n" });
       const stored = (await admin("GET", `${RBAC}/namespaces/team/rolebindings/bob-reads`)).json;
       expect(stored.subjects).toEqual([
@@ -807,7 +846,9 @@ describe("with @kubernetes/client-node as jane (bearer token)", () => {
       message: 'configmaps is forbidden: User "jane" cannot create resource "configmaps" in API group "" in the namespace "default"',
     });
     const authz = kc.makeApiClient(AuthorizationV1Api);
-    const review = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: "create", resource: "configmaps", namespace: "default" } } } });
+    const review = await authz.createSelfSubjectAccessReview({
+      body: { spec: { resourceAttributes: { verb: "create", resource: "configmaps", namespace: "default" } } },
+    });
     expect(review.status?.allowed).toBe(false);
     const rules = await authz.createSelfSubjectRulesReview({ body: { spec: { namespace: "default" } } });
     expect(rules.status?.incomplete).toBe(false);

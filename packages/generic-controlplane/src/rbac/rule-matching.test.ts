@@ -44,12 +44,32 @@ describe("rule matching (upstream rbac/v1 helpers)", () => {
 describe("aggregatedRules", () => {
   it("gathers the rules of matching roles in name order, each once, never the role's own", () => {
     const labels = { "rbac.authorization.k8s.io/aggregate-to-view": "true" };
-    const view = { metadata: { name: "view", labels }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: labels }] }, rules: [{ verbs: ["old"], apiGroups: [""], resources: ["x"] }] };
-    const b = { metadata: { name: "b", labels }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["b"] }, { verbs: ["get"], apiGroups: [""], resources: ["a"] }] };
+    const view = {
+      metadata: { name: "view", labels },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: labels }] },
+      rules: [{ verbs: ["old"], apiGroups: [""], resources: ["x"] }],
+    };
+    const b = {
+      metadata: { name: "b", labels },
+      rules: [
+        { verbs: ["get"], apiGroups: [""], resources: ["b"] },
+        { verbs: ["get"], apiGroups: [""], resources: ["a"] },
+      ],
+    };
     const a = { metadata: { name: "a", labels }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["a"] }] };
     const other = { metadata: { name: "c" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["c"] }] };
-    expect(aggregatedRules(view, [view, b, other, a])).toEqual([{ verbs: ["get"], apiGroups: [""], resources: ["a"] }, { verbs: ["get"], apiGroups: [""], resources: ["b"] }]);
-    const expressions = { ...view, aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: "rbac.authorization.k8s.io/aggregate-to-view", operator: "In", values: ["true"] }] }] } };
+    expect(aggregatedRules(view, [view, b, other, a])).toEqual([
+      { verbs: ["get"], apiGroups: [""], resources: ["a"] },
+      { verbs: ["get"], apiGroups: [""], resources: ["b"] },
+    ]);
+    const expressions = {
+      ...view,
+      aggregationRule: {
+        clusterRoleSelectors: [
+          { matchExpressions: [{ key: "rbac.authorization.k8s.io/aggregate-to-view", operator: "In", values: ["true"] }] },
+        ],
+      },
+    };
     expect(aggregatedRules(expressions, [b])).toHaveLength(2);
   });
 });

@@ -35,7 +35,13 @@ export class RuleResolver {
       const subject = appliesTo(user, binding, "");
       if (subject === undefined) continue;
       const { rules, error } = await this.rulesOf(binding.roleRef, "");
-      const source: RuleSource = { bindingKind: "ClusterRoleBinding", bindingName: binding.metadata?.name ?? "", bindingNamespace: "", roleRef: binding.roleRef, subject };
+      const source: RuleSource = {
+        bindingKind: "ClusterRoleBinding",
+        bindingName: binding.metadata?.name ?? "",
+        bindingNamespace: "",
+        roleRef: binding.roleRef,
+        subject,
+      };
       if (error !== undefined && !visit(undefined, undefined, error)) return;
       for (const rule of rules) if (!visit(source, rule, undefined)) return;
     }
@@ -44,7 +50,13 @@ export class RuleResolver {
       const subject = appliesTo(user, binding, namespace);
       if (subject === undefined) continue;
       const { rules, error } = await this.rulesOf(binding.roleRef, namespace);
-      const source: RuleSource = { bindingKind: "RoleBinding", bindingName: binding.metadata?.name ?? "", bindingNamespace: namespace, roleRef: binding.roleRef, subject };
+      const source: RuleSource = {
+        bindingKind: "RoleBinding",
+        bindingName: binding.metadata?.name ?? "",
+        bindingNamespace: namespace,
+        roleRef: binding.roleRef,
+        subject,
+      };
       if (error !== undefined && !visit(undefined, undefined, error)) return;
       for (const rule of rules) if (!visit(source, rule, undefined)) return;
     }

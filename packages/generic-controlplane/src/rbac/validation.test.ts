@@ -8,18 +8,41 @@ describe("a ClusterRole's aggregationRule selectors", () => {
   const selector = { matchExpressions: [{ key: "rbac.example.com/aggregate", operator: "Near", values: ["-x"] }] };
 
   it("are validated by ValidateLabelSelector, with its messages and paths", () => {
-    const errors = validateClusterRole({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "r" }, aggregationRule: { clusterRoleSelectors: [selector] } }).map(formatFieldError);
+    const errors = validateClusterRole({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "r" },
+      aggregationRule: { clusterRoleSelectors: [selector] },
+    }).map(formatFieldError);
     expect(errors).toEqual([
       'aggregationRule.clusterRoleSelectors[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
-      expect.stringMatching(/^aggregationRule\.clusterRoleSelectors\[0\]\.matchExpressions\[0\]\.values\[0\]: Invalid value: "-x": a valid label must be/),
+      expect.stringMatching(
+        /^aggregationRule\.clusterRoleSelectors\[0\]\.matchExpressions\[0\]\.values\[0\]: Invalid value: "-x": a valid label must be/,
+      ),
     ]);
   });
 
   it("get the answer a webhook's objectSelector gets", () => {
     const strip = (error: string) => error.replace(/^.*?\.matchExpressions/, "matchExpressions");
-    const role = validateClusterRole({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "r" }, aggregationRule: { clusterRoleSelectors: [selector] } });
+    const role = validateClusterRole({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "r" },
+      aggregationRule: { clusterRoleSelectors: [selector] },
+    });
     const webhook = validateWebhookConfiguration(
-      { metadata: { name: "w" }, webhooks: [{ name: "w.example.com", clientConfig: { url: "https://example.com" }, sideEffects: "None", admissionReviewVersions: ["v1"], objectSelector: selector }] },
+      {
+        metadata: { name: "w" },
+        webhooks: [
+          {
+            name: "w.example.com",
+            clientConfig: { url: "https://example.com" },
+            sideEffects: "None",
+            admissionReviewVersions: ["v1"],
+            objectSelector: selector,
+          },
+        ],
+      },
       "Validating",
       undefined,
     ).filter((error) => error.field.includes("objectSelector"));

@@ -1,6 +1,25 @@
-import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, isDNS1123Subdomain, isValidPathSegmentName, type FieldError } from "../validation/index.js";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  isDNS1123Subdomain,
+  isValidPathSegmentName,
+  type FieldError,
+} from "../validation/index.js";
 import { validateLabelSelector } from "../selectors/index.js";
-import { GROUP_KIND, RBAC_GROUP, SERVICE_ACCOUNT_KIND, USER_KIND, type ClusterRole, type PolicyRule, type Role, type RoleBinding, type Subject } from "./types.js";
+import {
+  GROUP_KIND,
+  RBAC_GROUP,
+  SERVICE_ACCOUNT_KIND,
+  USER_KIND,
+  type ClusterRole,
+  type PolicyRule,
+  type Role,
+  type RoleBinding,
+  type Subject,
+} from "./types.js";
 
 /** Validation of pkg/apis/rbac/validation; object metadata is checked by the registry. */
 
@@ -10,14 +29,19 @@ export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: 
   if ((rule.verbs ?? []).length === 0) errors.push(fieldRequired(childPath(path, "verbs"), "verbs must contain at least one value"));
   const urls = rule.nonResourceURLs ?? [];
   if (urls.length > 0) {
-    if (namespaced) errors.push(fieldInvalid(childPath(path, "nonResourceURLs"), urls, "namespaced rules cannot apply to non-resource URLs"));
+    if (namespaced)
+      errors.push(fieldInvalid(childPath(path, "nonResourceURLs"), urls, "namespaced rules cannot apply to non-resource URLs"));
     if ((rule.apiGroups ?? []).length > 0 || (rule.resources ?? []).length > 0 || (rule.resourceNames ?? []).length > 0) {
-      errors.push(fieldInvalid(childPath(path, "nonResourceURLs"), urls, "rules cannot apply to both regular resources and non-resource URLs"));
+      errors.push(
+        fieldInvalid(childPath(path, "nonResourceURLs"), urls, "rules cannot apply to both regular resources and non-resource URLs"),
+      );
     }
     return errors;
   }
-  if ((rule.apiGroups ?? []).length === 0) errors.push(fieldRequired(childPath(path, "apiGroups"), "resource rules must supply at least one api group"));
-  if ((rule.resources ?? []).length === 0) errors.push(fieldRequired(childPath(path, "resources"), "resource rules must supply at least one resource"));
+  if ((rule.apiGroups ?? []).length === 0)
+    errors.push(fieldRequired(childPath(path, "apiGroups"), "resource rules must supply at least one api group"));
+  if ((rule.resources ?? []).length === 0)
+    errors.push(fieldRequired(childPath(path, "resources"), "resource rules must supply at least one resource"));
   return errors;
 }
 
@@ -37,9 +61,13 @@ export function validateClusterRole(role: ClusterRole): FieldError[] {
   if (aggregation !== undefined && aggregation !== null) {
     const selectors = aggregation.clusterRoleSelectors ?? [];
     if (selectors.length === 0) {
-      errors.push(fieldRequired("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+      errors.push(
+        fieldRequired("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"),
+      );
     }
-    selectors.forEach((selector, i) => errors.push(...validateLabelSelector(selector, indexPath("aggregationRule.clusterRoleSelectors", i))));
+    selectors.forEach((selector, i) =>
+      errors.push(...validateLabelSelector(selector, indexPath("aggregationRule.clusterRoleSelectors", i))),
+    );
   }
   return errors;
 }
@@ -57,7 +85,8 @@ export function validateSubject(subject: Subject, namespaced: boolean, path: str
       break;
     case USER_KIND:
     case GROUP_KIND:
-      if (subject.apiGroup !== RBAC_GROUP) errors.push(fieldNotSupported(childPath(path, "apiGroup"), subject.apiGroup ?? "", [RBAC_GROUP]));
+      if (subject.apiGroup !== RBAC_GROUP)
+        errors.push(fieldNotSupported(childPath(path, "apiGroup"), subject.apiGroup ?? "", [RBAC_GROUP]));
       break;
     default:
       errors.push(fieldNotSupported(childPath(path, "kind"), subject.kind ?? "", [SERVICE_ACCOUNT_KIND, USER_KIND, GROUP_KIND]));
@@ -83,13 +112,20 @@ export function validateBindingUpdate(binding: RoleBinding, old: RoleBinding, na
   const errors = validateBinding(binding, namespaced);
   const a = binding.roleRef ?? {};
   const b = old.roleRef ?? {};
-  if (a.apiGroup !== b.apiGroup || a.kind !== b.kind || a.name !== b.name) errors.push(fieldInvalid("roleRef", binding.roleRef, "cannot change roleRef"));
+  if (a.apiGroup !== b.apiGroup || a.kind !== b.kind || a.name !== b.name)
+    errors.push(fieldInvalid("roleRef", binding.roleRef, "cannot change roleRef"));
   return errors;
 }
 
 /** v1 defaulting: subjects' and roleRef's apiGroup (`SetDefaults_Subject`, `SetDefaults_*RoleBinding`). */
 export function defaultBinding(binding: RoleBinding): void {
-  if (binding.roleRef !== undefined && binding.roleRef !== null && typeof binding.roleRef === "object" && (binding.roleRef.apiGroup ?? "") === "") binding.roleRef.apiGroup = RBAC_GROUP;
+  if (
+    binding.roleRef !== undefined &&
+    binding.roleRef !== null &&
+    typeof binding.roleRef === "object" &&
+    (binding.roleRef.apiGroup ?? "") === ""
+  )
+    binding.roleRef.apiGroup = RBAC_GROUP;
   for (const subject of binding.subjects ?? []) {
     if (subject === null || typeof subject !== "object" || (subject.apiGroup ?? "") !== "") continue;
     if (subject.kind === USER_KIND || subject.kind === GROUP_KIND) subject.apiGroup = RBAC_GROUP;

@@ -19,7 +19,14 @@ export type {
 export { createResourceStore, type ResourceStoreOptions } from "./store.js";
 export { humanDuration, toTable, translateTimestampSince, type TableOptions } from "./table.js";
 export { namespaceLifecycle } from "../admission/plugin/namespace-lifecycle.js";
-export { formatQuantity, parseMilli, QUANTITY_FORMAT_MESSAGE, quantityFormatOf, quantityText, type QuantityFormat } from "../api/quantity.js";
+export {
+  formatQuantity,
+  parseMilli,
+  QUANTITY_FORMAT_MESSAGE,
+  quantityFormatOf,
+  quantityText,
+  type QuantityFormat,
+} from "../api/quantity.js";
 // ResourceQuota's extension point: evaluators of what objects of a resource use.
 export { objectCountName, type QuotaEvaluator, type QuotaScopeRequirement } from "../quota/evaluator.js";
 export { addUsage, countOf, usageOf, type QuotaAmount, type QuotaUsage } from "../quota/resource-list.js";

@@ -4,9 +4,27 @@ import { resourceKeys } from "./keys.js";
 
 describe("resourceKeys", () => {
   it.each([
-    [{ group: "", plural: "configmaps", scope: "Namespaced" as const }, "default", "foo", "/registry/configmaps/default/foo", "/registry/configmaps/default"],
-    [{ group: "", plural: "namespaces", scope: "Cluster" as const }, undefined, "kube-system", "/registry/namespaces/kube-system", "/registry/namespaces"],
-    [{ group: "coordination.k8s.io", plural: "leases", scope: "Namespaced" as const }, "n", "l", "/registry/coordination.k8s.io/leases/n/l", "/registry/coordination.k8s.io/leases/n"],
+    [
+      { group: "", plural: "configmaps", scope: "Namespaced" as const },
+      "default",
+      "foo",
+      "/registry/configmaps/default/foo",
+      "/registry/configmaps/default",
+    ],
+    [
+      { group: "", plural: "namespaces", scope: "Cluster" as const },
+      undefined,
+      "kube-system",
+      "/registry/namespaces/kube-system",
+      "/registry/namespaces",
+    ],
+    [
+      { group: "coordination.k8s.io", plural: "leases", scope: "Namespaced" as const },
+      "n",
+      "l",
+      "/registry/coordination.k8s.io/leases/n/l",
+      "/registry/coordination.k8s.io/leases/n",
+    ],
   ])("%j in %s: %s → %s", (definition, namespace, name, key, prefix) => {
     const keys = resourceKeys(definition);
     expect(keys.key(namespace, name)).toBe(key);

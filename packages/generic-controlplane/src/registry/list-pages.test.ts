@@ -22,7 +22,8 @@ async function collect(pages: AsyncIterable<KubeObject[]>): Promise<KubeObject[]
 describe.each(backends)("listPages on $name", (backend: Backend) => {
   async function seeded(count: number) {
     const { store, storage } = await backend.open();
-    for (let i = 0; i < count; i++) await store.create("default", widget(`w-${String(i).padStart(2, "0")}`, { labels: { parity: i % 2 === 0 ? "even" : "odd" } }));
+    for (let i = 0; i < count; i++)
+      await store.create("default", widget(`w-${String(i).padStart(2, "0")}`, { labels: { parity: i % 2 === 0 ? "even" : "odd" } }));
     const reads: ListOptions[] = [];
     const ctx: ListContext = {
       definition: widgets,
@@ -89,7 +90,9 @@ describe.each(backends)("listPages on $name", (backend: Backend) => {
     expect(await listPages(ctx, "/registry/widgets/default", { limit: 1 })).toBeUndefined();
     expect(await listPages({ ...ctx, exactKey }, "/registry/widgets/default", { fieldSelector: "metadata.name=w-01" })).toBeUndefined();
     await expect(listPages(ctx, "/registry/widgets/default", { labelSelector: "a b" })).rejects.toMatchObject({ code: "BadRequest" });
-    await expect(listPages(ctx, "/registry/widgets/default", { resourceVersion: "999999", resourceVersionMatch: "NotOlderThan" })).rejects.toMatchObject({ code: "Timeout" });
+    await expect(
+      listPages(ctx, "/registry/widgets/default", { resourceVersion: "999999", resourceVersionMatch: "NotOlderThan" }),
+    ).rejects.toMatchObject({ code: "Timeout" });
   });
 
   it("answers 410 Expired before the first page when the snapshot was compacted", async () => {
@@ -97,7 +100,9 @@ describe.each(backends)("listPages on $name", (backend: Backend) => {
     const old = await storage.currentRevision();
     await store.create("default", widget("later"));
     await storage.compact(await storage.currentRevision());
-    await expect(listPages(ctx, "/registry/widgets/default", { resourceVersion: String(old), resourceVersionMatch: "Exact" })).rejects.toMatchObject({
+    await expect(
+      listPages(ctx, "/registry/widgets/default", { resourceVersion: String(old), resourceVersionMatch: "Exact" }),
+    ).rejects.toMatchObject({
       code: "Expired",
       message: "The resourceVersion for the provided list is too old.",
     });

@@ -21,7 +21,11 @@ describe.each(backends)("list on $name", (backend: Backend) => {
   it("lists a namespace or everything, with the list kind and current revision", async () => {
     const { store, storage } = await seeded(backend);
     const list = await store.list("default");
-    expect(list).toMatchObject({ apiVersion: "v1", kind: "WidgetList", metadata: { resourceVersion: String(await storage.currentRevision()) } });
+    expect(list).toMatchObject({
+      apiVersion: "v1",
+      kind: "WidgetList",
+      metadata: { resourceVersion: String(await storage.currentRevision()) },
+    });
     expect(names(list)).toEqual(["a", "b", "c"]);
     expect(names(await store.list(undefined))).toEqual(["a", "b", "c", "d", "e"]);
     expect(names(await store.list("nothing"))).toEqual([]);
@@ -42,7 +46,11 @@ describe.each(backends)("list on $name", (backend: Backend) => {
 
   it("reads objects stored with null labels, annotations and finalizers (written by older versions) under selectors", async () => {
     const { store, storage } = await seeded(backend);
-    const legacy = { apiVersion: "v1", kind: "Widget", metadata: { name: "n", namespace: "default", uid: "u", labels: null, annotations: null, finalizers: null } };
+    const legacy = {
+      apiVersion: "v1",
+      kind: "Widget",
+      metadata: { name: "n", namespace: "default", uid: "u", labels: null, annotations: null, finalizers: null },
+    };
     await storage.create("/registry/widgets/default/n", JSON.stringify(legacy));
     expect(names(await store.list("default", { labelSelector: "app=web" }))).toEqual(["a", "c"]);
     expect(names(await store.list(undefined, { labelSelector: "!app" }))).toEqual(["n", "e"]);
@@ -128,8 +136,14 @@ describe.each(backends)("list on $name", (backend: Backend) => {
   });
 
   it.each([
-    [{ resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-    [{ resourceVersion: "0", resourceVersionMatch: "Exact" as const }, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+    [
+      { resourceVersionMatch: "Exact" as const },
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    ],
+    [
+      { resourceVersion: "0", resourceVersionMatch: "Exact" as const },
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+    ],
   ])("rejects invalid list options %j", async (request, message) => {
     const { store } = await seeded(backend);
     const error = await rejection(store.list("default", request));
@@ -154,6 +168,8 @@ describe.each(backends)("list by name on $name", (backend: Backend) => {
     const before = (await store.list("default", { fieldSelector: "metadata.name=a" })).metadata.resourceVersion ?? "";
     await store.delete("default", "a");
     expect(names(await store.list("default", { fieldSelector: "metadata.name=a" }))).toEqual([]);
-    expect(names(await store.list("default", { fieldSelector: "metadata.name=a", resourceVersion: before, resourceVersionMatch: "Exact" }))).toEqual(["a"]);
+    expect(
+      names(await store.list("default", { fieldSelector: "metadata.name=a", resourceVersion: before, resourceVersionMatch: "Exact" })),
+    ).toEqual(["a"]);
   });
 });

@@ -108,7 +108,12 @@ export const LIST_PAGE_SIZE = 500;
  * continue) reject like `listObjects`; a failure of a later page (its snapshot was compacted
  * meanwhile) rejects the iteration.
  */
-export async function listPages(ctx: ListContext, prefix: string, request: ListRequest, pageSize = LIST_PAGE_SIZE): Promise<ListPages | undefined> {
+export async function listPages(
+  ctx: ListContext,
+  prefix: string,
+  request: ListRequest,
+  pageSize = LIST_PAGE_SIZE,
+): Promise<ListPages | undefined> {
   validateListRequest(request);
   if ((request.limit ?? 0) > 0) return undefined;
   const matcher = buildMatcher(ctx.definition, request.labelSelector, request.fieldSelector);
@@ -149,7 +154,12 @@ export async function listPages(ctx: ListContext, prefix: string, request: ListR
       page = await read(page.items[page.items.length - 1]!.key, revision);
     }
   }
-  return { apiVersion: ctx.apiVersion, kind: listKindOf(ctx), metadata: { resourceVersion: String(revision) }, pages: { [Symbol.asyncIterator]: pages } };
+  return {
+    apiVersion: ctx.apiVersion,
+    kind: listKindOf(ctx),
+    metadata: { resourceVersion: String(revision) },
+    pages: { [Symbol.asyncIterator]: pages },
+  };
 }
 
 function directoryOf(prefix: string): string {
@@ -172,7 +182,12 @@ async function listStart(
 ): Promise<{ revision: number; startAfter: string | undefined; paging: boolean; minRevision: number | undefined }> {
   if (request.continue) {
     const token = decodeContinueToken(request.continue);
-    return { revision: token.revision === -1 ? 0 : token.revision, startAfter: directory + token.start, paging: true, minRevision: undefined };
+    return {
+      revision: token.revision === -1 ? 0 : token.revision,
+      startAfter: directory + token.start,
+      paging: true,
+      minRevision: undefined,
+    };
   }
   // resourceVersion "0": any state will do, as upstream serves it from its watch cache.
   if (request.resourceVersion === "0") return { revision: 0, startAfter: undefined, paging: false, minRevision: 0 };

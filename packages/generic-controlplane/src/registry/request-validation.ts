@@ -13,10 +13,14 @@ export function validateListRequest(request: ListRequest): void {
   const errors: FieldError[] = [];
   const match = request.resourceVersionMatch as string | undefined;
   if (match !== undefined && match !== "") {
-    if (!request.resourceVersion) errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
-    if (request.continue) errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
-    if (match !== "Exact" && match !== "NotOlderThan") errors.push(fieldNotSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
-    if (match === "Exact" && request.resourceVersion === "0") errors.push(fieldForbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`));
+    if (!request.resourceVersion)
+      errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    if (request.continue)
+      errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    if (match !== "Exact" && match !== "NotOlderThan")
+      errors.push(fieldNotSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
+    if (match === "Exact" && request.resourceVersion === "0")
+      errors.push(fieldForbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`));
   }
   if (errors.length > 0) throw invalidError(LIST_OPTIONS, "", errors);
   if (request.continue && request.resourceVersion && request.resourceVersion !== "0") {
@@ -31,14 +35,16 @@ export function validateWatchRequest(request: WatchRequest): void {
   const errors: FieldError[] = [];
   const match = request.resourceVersionMatch as string | undefined;
   if (request.sendInitialEvents !== undefined) {
-    if (match !== "NotOlderThan") errors.push(fieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+    if (match !== "NotOlderThan")
+      errors.push(fieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
     if (request.sendInitialEvents && !request.allowWatchBookmarks) {
       errors.push(fieldForbidden("allowWatchBookmarks", "allowWatchBookmarks must be set to true when sendInitialEvents is true"));
     }
   } else if (match !== undefined && match !== "") {
     errors.push(fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
   }
-  if (match !== undefined && match !== "" && match !== "NotOlderThan") errors.push(fieldNotSupported("resourceVersionMatch", match, ["NotOlderThan"]));
+  if (match !== undefined && match !== "" && match !== "NotOlderThan")
+    errors.push(fieldNotSupported("resourceVersionMatch", match, ["NotOlderThan"]));
   if (errors.length > 0) throw invalidError(LIST_OPTIONS, "", errors);
 }
 

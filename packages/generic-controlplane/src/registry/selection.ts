@@ -9,7 +9,10 @@ export function supportedFieldLabels(definition: Pick<ResourceDefinition, "field
 }
 
 /** The field-label values of an object, as field selectors see them. */
-export function fieldValuesOf(definition: Pick<ResourceDefinition, "fieldSelectors">, object: KubeObject): Record<string, string | undefined> {
+export function fieldValuesOf(
+  definition: Pick<ResourceDefinition, "fieldSelectors">,
+  object: KubeObject,
+): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = {
     "metadata.name": object.metadata?.name ?? "",
     "metadata.namespace": object.metadata?.namespace ?? "",
@@ -27,7 +30,11 @@ export interface Matcher {
 }
 
 /** Parses both selectors (400 on errors) into one predicate. */
-export function buildMatcher(definition: Pick<ResourceDefinition, "fieldSelectors">, labelSelector: string | undefined, fieldSelector: string | undefined): Matcher {
+export function buildMatcher(
+  definition: Pick<ResourceDefinition, "fieldSelectors">,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+): Matcher {
   const labels = parseLabelSelector(labelSelector);
   const fields = parseFieldSelector(fieldSelector, supportedFieldLabels(definition));
   const requiredValue = (field: string) => fields.requiredValue(field);

@@ -52,7 +52,11 @@ describe("create", () => {
 
   it("keys grouped cluster-scoped types by group and clears status, starting generation at 1", async () => {
     const { store, storage } = setup(gadgets);
-    const created = await store.create(undefined, { metadata: { name: "g", namespace: "ignored" }, spec: { a: 1 }, status: { ready: true } });
+    const created = await store.create(undefined, {
+      metadata: { name: "g", namespace: "ignored" },
+      spec: { a: 1 },
+      status: { ready: true },
+    });
     expect(created.metadata).toMatchObject({ name: "g", generation: 1 });
     expect(created.metadata?.namespace).toBeUndefined();
     expect(created.status).toBeUndefined();
@@ -81,9 +85,15 @@ describe("create", () => {
     const error = await rejection(store.create("default", { metadata: { name: "Bad_Name", labels: { "-x": "y" } }, spec: { color: 1 } }));
     expect(error.code).toBe("Invalid");
     expect(error.httpStatus).toBe(422);
-    expect(error.message).toMatch(/^Widget "Bad_Name" is invalid: \[metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    expect(error.message).toMatch(
+      /^Widget "Bad_Name" is invalid: \[metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
     expect(error.details?.causes?.map((c) => c.field)).toEqual(["metadata.name", "metadata.labels", "spec.color"]);
-    expect(error.details?.causes?.[2]).toEqual({ reason: "FieldValueInvalid", field: "spec.color", message: "Invalid value: 1: must be a string" });
+    expect(error.details?.causes?.[2]).toEqual({
+      reason: "FieldValueInvalid",
+      field: "spec.color",
+      message: "Invalid value: 1: must be a string",
+    });
   });
 
   it("generates names from generateName and retries on collision", async () => {
@@ -113,7 +123,9 @@ describe("create", () => {
     const { store } = setup();
     const error = await rejection(store.create("default", { metadata: { name: "a", labels: { n: 1 } } } as unknown as KubeObject));
     expect(error.code).toBe("BadRequest");
-    expect(error.message).toBe('Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string');
+    expect(error.message).toBe(
+      'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+    );
   });
 
   it("defaults apiVersion and kind from the definition", async () => {
@@ -162,7 +174,9 @@ describe("update", () => {
     const { store } = setup();
     expect((await rejection(store.update("default", "a", widget("a")))).code).toBe("NotFound");
     await store.create("default", widget("a"));
-    expect((await rejection(store.update("default", "a", widget("b")))).message).toBe("the name of the object (b) does not match the name on the URL (a)");
+    expect((await rejection(store.update("default", "a", widget("b")))).message).toBe(
+      "the name of the object (b) does not match the name on the URL (a)",
+    );
   });
 
   it("rejects changes to immutable metadata", async () => {
@@ -170,7 +184,9 @@ describe("update", () => {
     const created = await store.create("default", widget("a"));
     const error = await rejection(store.update("default", "a", { ...created, metadata: { ...created.metadata, uid: "other" } }));
     expect(error.code).toBe("Invalid");
-    expect(error.details?.causes).toEqual([{ reason: "FieldValueInvalid", field: "metadata.uid", message: 'Invalid value: "other": field is immutable' }]);
+    expect(error.details?.causes).toEqual([
+      { reason: "FieldValueInvalid", field: "metadata.uid", message: 'Invalid value: "other": field is immutable' },
+    ]);
   });
 
   it("does not write when nothing changed", async () => {
@@ -188,11 +204,21 @@ describe("update", () => {
     const withStatus = await store.update(undefined, "g", { ...created, status: { ready: true } }, { subresource: "status" });
     expect(withStatus.status).toEqual({ ready: true });
     expect(withStatus.metadata?.generation).toBe(1);
-    const ignoredSpec = await store.update(undefined, "g", { ...withStatus, spec: { size: 9 }, status: { ready: false } }, { subresource: "status" });
+    const ignoredSpec = await store.update(
+      undefined,
+      "g",
+      { ...withStatus, spec: { size: 9 }, status: { ready: false } },
+      { subresource: "status" },
+    );
     expect(ignoredSpec.spec).toEqual({ size: 1 });
     expect(ignoredSpec.status).toEqual({ ready: false });
     // Metadata stays writable through /status (conformance: "should apply changes to a namespace status").
-    const annotated = await store.update(undefined, "g", { ...ignoredSpec, metadata: { ...ignoredSpec.metadata, annotations: { patched: "yes" } } }, { subresource: "status" });
+    const annotated = await store.update(
+      undefined,
+      "g",
+      { ...ignoredSpec, metadata: { ...ignoredSpec.metadata, annotations: { patched: "yes" } } },
+      { subresource: "status" },
+    );
     expect(annotated.metadata?.annotations).toEqual({ patched: "yes" });
     expect(annotated.metadata?.generation).toBe(1);
     const specChange = await store.update(undefined, "g", { ...annotated, spec: { size: 2 }, status: { ready: true } });
@@ -209,12 +235,18 @@ describe("update", () => {
     let calls = 0;
     const result = await store.guaranteedUpdate("default", "a", async (current) => {
       calls++;
-      if (calls === 1) await store.update("default", "a", { ...current, metadata: { ...current.metadata, labels: { n: "1" }, resourceVersion: "" } });
+      if (calls === 1)
+        await store.update("default", "a", { ...current, metadata: { ...current.metadata, labels: { n: "1" }, resourceVersion: "" } });
       return { ...current, metadata: { ...current.metadata, annotations: { seen: current.metadata?.labels?.n ?? "" } } };
     });
     expect(calls).toBe(2);
     expect(result.metadata?.annotations).toEqual({ seen: "1" });
-    const error = await rejection(store.guaranteedUpdate("default", "a", (current) => ({ ...current, metadata: { ...current.metadata, resourceVersion: created.metadata?.resourceVersion ?? "" } })));
+    const error = await rejection(
+      store.guaranteedUpdate("default", "a", (current) => ({
+        ...current,
+        metadata: { ...current.metadata, resourceVersion: created.metadata?.resourceVersion ?? "" },
+      })),
+    );
     expect(error.code).toBe("Conflict");
   });
 
@@ -237,10 +269,21 @@ describe("update", () => {
     await store.create("default", { metadata: { name: "a", finalizers: ["example.com/hold"] } });
     const { object: deleting, deleted } = await store.delete("default", "a");
     expect(deleted).toBe(false);
-    expect(deleting.metadata).toMatchObject({ deletionTimestamp: "2026-01-02T03:04:05Z", deletionGracePeriodSeconds: 0, finalizers: ["example.com/hold"] });
-    const added = await rejection(store.update("default", "a", { ...deleting, metadata: { ...deleting.metadata, finalizers: ["example.com/hold", "example.com/more"] } }));
+    expect(deleting.metadata).toMatchObject({
+      deletionTimestamp: "2026-01-02T03:04:05Z",
+      deletionGracePeriodSeconds: 0,
+      finalizers: ["example.com/hold"],
+    });
+    const added = await rejection(
+      store.update("default", "a", {
+        ...deleting,
+        metadata: { ...deleting.metadata, finalizers: ["example.com/hold", "example.com/more"] },
+      }),
+    );
     expect(added.code).toBe("Invalid");
-    expect(added.details?.causes?.[0]?.message).toBe('Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}');
+    expect(added.details?.causes?.[0]?.message).toBe(
+      'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}',
+    );
     const { deletionTimestamp: _dropped, ...withoutTimestamp } = deleting.metadata ?? {};
     const kept = await store.update("default", "a", { ...deleting, metadata: { ...withoutTimestamp, labels: { x: "y" } } });
     expect(kept.metadata?.deletionTimestamp).toBe(deleting.metadata?.deletionTimestamp);
@@ -252,7 +295,10 @@ describe("update", () => {
   it("lets server-internal writes set deletionTimestamp and a strategy decide when the object goes", async () => {
     const { store } = setup({
       ...gadgets,
-      strategy: { shouldDeleteDuringUpdate: (o) => !!o.metadata?.deletionTimestamp && ((o.spec as { finalizers?: string[] }).finalizers ?? []).length === 0 },
+      strategy: {
+        shouldDeleteDuringUpdate: (o) =>
+          !!o.metadata?.deletionTimestamp && ((o.spec as { finalizers?: string[] }).finalizers ?? []).length === 0,
+      },
     });
     await store.create(undefined, { metadata: { name: "ns" }, spec: { finalizers: ["kubernetes"] } });
     const terminating = await store.guaranteedUpdate(
@@ -284,7 +330,9 @@ describe("delete", () => {
     await store.create("default", widget("a"));
     const uid = await rejection(store.delete("default", "a", { preconditions: { uid: "nope" } }));
     expect(uid.code).toBe("Conflict");
-    expect(uid.message).toMatch(/^Operation cannot be fulfilled on widgets "a": Precondition failed: UID in precondition: nope, UID in object meta: /);
+    expect(uid.message).toMatch(
+      /^Operation cannot be fulfilled on widgets "a": Precondition failed: UID in precondition: nope, UID in object meta: /,
+    );
     const rv = await rejection(store.delete("default", "a", { preconditions: { resourceVersion: "999" } }));
     expect(rv.message).toMatch(/Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: \d+$/);
   });
@@ -339,7 +387,9 @@ describe("admission", () => {
         if (a.object) a.object.metadata = { ...a.object.metadata, labels: { admitted: "yes" } };
       },
       validate(a: AdmissionAttributes) {
-        seen.push(`validate ${a.operation} old=${a.oldObject?.metadata?.name ?? "-"} labels=${JSON.stringify(a.object?.metadata?.labels ?? null)}`);
+        seen.push(
+          `validate ${a.operation} old=${a.oldObject?.metadata?.name ?? "-"} labels=${JSON.stringify(a.object?.metadata?.labels ?? null)}`,
+        );
         if (a.object?.metadata?.name === "blocked") throw new Error("denied");
       },
     };
@@ -365,7 +415,10 @@ describe("admission", () => {
     const seen: string[] = [];
     const plugin: AdmissionPlugin = {
       name: "test",
-      admit: (a: AdmissionAttributes) => void seen.push(`admit ${a.operation} ${a.namespace ?? "-"}/${a.name}/${a.subresource} ${a.object?.kind ?? "-"} options=${JSON.stringify(a.options ?? null)}`),
+      admit: (a: AdmissionAttributes) =>
+        void seen.push(
+          `admit ${a.operation} ${a.namespace ?? "-"}/${a.name}/${a.subresource} ${a.object?.kind ?? "-"} options=${JSON.stringify(a.options ?? null)}`,
+        ),
       validate(a: AdmissionAttributes) {
         seen.push(`validate ${a.operation} ${JSON.stringify((a.object as { command?: string[] } | undefined)?.command ?? null)}`);
         if ((a.object as { command?: string[] } | undefined)?.command?.[0] === "rm") throw new Error("denied");
@@ -373,8 +426,15 @@ describe("admission", () => {
     };
     const { store } = setup(widgets, { admission: [plugin] });
     await store.connect!("default", "a", "exec", { apiVersion: "v1", kind: "PodExecOptions", command: ["ls"] });
-    await expect(store.connect!("default", "a", "exec", { apiVersion: "v1", kind: "PodExecOptions", command: ["rm"] })).rejects.toThrow("denied");
-    expect(seen).toEqual(["admit CONNECT default/a/exec PodExecOptions options=null", 'validate CONNECT ["ls"]', "admit CONNECT default/a/exec PodExecOptions options=null", 'validate CONNECT ["rm"]']);
+    await expect(store.connect!("default", "a", "exec", { apiVersion: "v1", kind: "PodExecOptions", command: ["rm"] })).rejects.toThrow(
+      "denied",
+    );
+    expect(seen).toEqual([
+      "admit CONNECT default/a/exec PodExecOptions options=null",
+      'validate CONNECT ["ls"]',
+      "admit CONNECT default/a/exec PodExecOptions options=null",
+      'validate CONNECT ["rm"]',
+    ]);
   });
 
   it("does not let a rejected object reach validation when validation fails first", async () => {
@@ -388,7 +448,11 @@ describe("admission", () => {
 describe("managedFields", () => {
   it("records an Update entry per field manager with the fields it set", async () => {
     const { store } = setup();
-    const created = await store.create("default", { metadata: { name: "a", labels: { app: "x" } }, data: { k: "v" } }, { fieldManager: "kubectl-create" });
+    const created = await store.create(
+      "default",
+      { metadata: { name: "a", labels: { app: "x" } }, data: { k: "v" } },
+      { fieldManager: "kubectl-create" },
+    );
     expect(created.metadata?.managedFields).toEqual([
       {
         manager: "kubectl-create",
@@ -399,7 +463,12 @@ describe("managedFields", () => {
         fieldsV1: { "f:data": { ".": {}, "f:k": {} }, "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } },
       },
     ]);
-    const labelled = await store.update("default", "a", { ...created, metadata: { ...created.metadata, labels: { app: "x", tier: "y" } } }, { fieldManager: "kubectl-label" });
+    const labelled = await store.update(
+      "default",
+      "a",
+      { ...created, metadata: { ...created.metadata, labels: { app: "x", tier: "y" } } },
+      { fieldManager: "kubectl-label" },
+    );
     expect(labelled.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([
       ["kubectl-create", { "f:data": { ".": {}, "f:k": {} }, "f:metadata": { "f:labels": { ".": {}, "f:app": {} } } }],
       ["kubectl-label", { "f:metadata": { "f:labels": { "f:tier": {} } } }],
@@ -412,7 +481,12 @@ describe("managedFields", () => {
       ["kubectl-label", { "f:metadata": { "f:labels": { "f:tier": {} } } }],
     ]);
     // A body echoing the stored entries keeps ownership going.
-    const replaced = await store.update("default", "a", { ...changed, metadata: { ...changed.metadata, labels: { app: "z", tier: "y" } } }, { fieldManager: "kubectl-replace" });
+    const replaced = await store.update(
+      "default",
+      "a",
+      { ...changed, metadata: { ...changed.metadata, labels: { app: "z", tier: "y" } } },
+      { fieldManager: "kubectl-replace" },
+    );
     expect(replaced.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1])).toEqual([
       ["kubectl-create", { "f:data": {}, "f:metadata": { "f:labels": {} } }],
       ["kubectl-edit", { "f:data": { "f:k": {} } }],
@@ -420,7 +494,12 @@ describe("managedFields", () => {
       ["kubectl-replace", { "f:metadata": { "f:labels": { "f:app": {} } } }],
     ]);
     // An empty list resets them, and the object is untracked from then on (upstream skipNonAppliedManager).
-    const reset = await store.update("default", "a", { ...replaced, data: { k: "r" }, metadata: { ...replaced.metadata, managedFields: [] } }, { fieldManager: "kubectl-reset" });
+    const reset = await store.update(
+      "default",
+      "a",
+      { ...replaced, data: { k: "r" }, metadata: { ...replaced.metadata, managedFields: [] } },
+      { fieldManager: "kubectl-reset" },
+    );
     expect(reset.data).toEqual({ k: "r" });
     expect(reset.metadata?.managedFields).toBeUndefined();
     const untracked = await store.update("default", "a", { ...reset, data: { k: "s" } }, { fieldManager: "kubectl-edit" });
@@ -453,10 +532,18 @@ describe("updateStored", () => {
     const { store } = genericSetup();
     const created = await store.create(undefined, { metadata: { name: "g" } });
     const uid = await rejection(store.updateStored(undefined, "g", (c) => c, { preconditions: { uid: "other" } }));
-    expect(uid).toMatchObject({ code: "Conflict", message: `Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}` });
+    expect(uid).toMatchObject({
+      code: "Conflict",
+      message: `Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}`,
+    });
     const rv = await rejection(store.updateStored(undefined, "g", (c) => c, { preconditions: { resourceVersion: "999" } }));
-    expect(rv.message).toBe(`Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: ${created.metadata?.resourceVersion}`);
-    const dry = await store.updateStored(undefined, "g", (c) => ({ ...c, spec: { b: 2 } }), { dryRun: true, preconditions: { uid: created.metadata?.uid ?? "" } });
+    expect(rv.message).toBe(
+      `Operation cannot be fulfilled on gadgets.example.com "g": Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: ${created.metadata?.resourceVersion}`,
+    );
+    const dry = await store.updateStored(undefined, "g", (c) => ({ ...c, spec: { b: 2 } }), {
+      dryRun: true,
+      preconditions: { uid: created.metadata?.uid ?? "" },
+    });
     expect(dry.spec).toEqual({ b: 2 });
     expect((await store.get(undefined, "g")).spec).toBeUndefined();
     expect((await rejection(store.updateStored(undefined, "missing", (c) => c))).code).toBe("NotFound");
@@ -466,7 +553,10 @@ describe("updateStored", () => {
     const seen: string[] = [];
     const plugins: AdmissionPlugin[] = ["one", "two"].map((name) => ({
       name,
-      admit: (a: AdmissionAttributes) => void seen.push(`${name} admit ${a.operation} ${a.name} old=${a.oldObject?.metadata?.uid ?? "-"} object=${a.object === undefined ? "-" : "set"}`),
+      admit: (a: AdmissionAttributes) =>
+        void seen.push(
+          `${name} admit ${a.operation} ${a.name} old=${a.oldObject?.metadata?.uid ?? "-"} object=${a.object === undefined ? "-" : "set"}`,
+        ),
       validate: (a: AdmissionAttributes) => void seen.push(`${name} validate ${a.operation} dryRun=${a.dryRun}`),
     }));
     const { store } = genericSetup(plugins);
@@ -474,7 +564,12 @@ describe("updateStored", () => {
     seen.length = 0;
     await store.validateDeletion(undefined, "g", created, { dryRun: true });
     const uid = created.metadata?.uid ?? "";
-    expect(seen).toEqual([`one admit DELETE g old=${uid} object=-`, `two admit DELETE g old=${uid} object=-`, "one validate DELETE dryRun=true", "two validate DELETE dryRun=true"]);
+    expect(seen).toEqual([
+      `one admit DELETE g old=${uid} object=-`,
+      `two admit DELETE g old=${uid} object=-`,
+      "one validate DELETE dryRun=true",
+      "two validate DELETE dryRun=true",
+    ]);
   });
 });
 
@@ -491,7 +586,12 @@ describe("storedAs", () => {
           group: "",
           plural: "widgets",
           toStorage: ({ shade, ...rest }) => ({ ...rest, apiVersion: "v1", kind: "Widget", spec: { color: shade } }),
-          fromStorage: ({ spec, ...rest }) => ({ ...rest, apiVersion: "new.example.com/v1", kind: "Thing", shade: (spec as { color?: string } | undefined)?.color }),
+          fromStorage: ({ spec, ...rest }) => ({
+            ...rest,
+            apiVersion: "new.example.com/v1",
+            kind: "Thing",
+            shade: (spec as { color?: string } | undefined)?.color,
+          }),
         },
       },
       storage,
@@ -524,7 +624,10 @@ describe("graceful delete (a strategy's gracefulDeletePeriod)", () => {
     expect(first.object.metadata).toMatchObject({ deletionTimestamp: "2026-01-02T03:04:35Z", deletionGracePeriodSeconds: 30 });
     expect(first.object.metadata?.finalizers).toBeUndefined();
     // Writes during the grace period (a kubelet reporting stopped containers) keep it.
-    const updated = await store.guaranteedUpdate("default", "p", (o) => ({ ...o, metadata: { ...o.metadata, labels: { stopped: "yes" } } }));
+    const updated = await store.guaranteedUpdate("default", "p", (o) => ({
+      ...o,
+      metadata: { ...o.metadata, labels: { stopped: "yes" } },
+    }));
     expect(updated.metadata?.labels).toEqual({ stopped: "yes" });
     expect((await store.get("default", "p")).metadata?.deletionGracePeriodSeconds).toBe(30);
     // Asking again with the same or a longer period changes nothing.

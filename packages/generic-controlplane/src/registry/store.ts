@@ -1,12 +1,25 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { DeleteOptions, KubeList, KubeObject, ObjectMeta, WatchEvent } from "../api/types.js";
 import { FieldManager, type FieldManagerWrite } from "../fieldmanager/field-manager.js";
-import { alreadyExists, conflict, namespaceMismatch, nameMismatch, notFound, preconditionFailed, resourceVersionSetOnCreate } from "../api/errors/index.js";
+import {
+  alreadyExists,
+  conflict,
+  namespaceMismatch,
+  nameMismatch,
+  notFound,
+  preconditionFailed,
+  resourceVersionSetOnCreate,
+} from "../api/errors/index.js";
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
 import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types.js";
-import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, validateObjectMeta, validateObjectMetaUpdate } from "../validation/object-meta.js";
+import {
+  FINALIZER_DELETE_DEPENDENTS,
+  FINALIZER_ORPHAN_DEPENDENTS,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
 import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./rest/object-utils.js";
@@ -100,7 +113,12 @@ export function createGenericStore<T extends KubeObject = KubeObject>(
 }
 
 /** upstream `storage.Preconditions.Check`: a Conflict naming which precondition failed. */
-export function checkPreconditions(groupResource: { group: string; resource: string }, name: string, preconditions: Preconditions | undefined, meta: ObjectMeta | undefined): void {
+export function checkPreconditions(
+  groupResource: { group: string; resource: string },
+  name: string,
+  preconditions: Preconditions | undefined,
+  meta: ObjectMeta | undefined,
+): void {
   if (preconditions?.uid !== undefined && preconditions.uid !== meta?.uid) {
     throw preconditionFailed(groupResource, name, "UID", preconditions.uid, meta?.uid ?? "");
   }
@@ -133,7 +151,10 @@ class GenericResourceStore implements GenericStore {
   ) {
     this.definition = definition;
     // A type stored as another (events.k8s.io/v1 events as core events) shares that type's keys.
-    this.keys = resourceKeys(definition.storedAs ? { ...definition, group: definition.storedAs.group, plural: definition.storedAs.plural } : definition, options.keyRoot);
+    this.keys = resourceKeys(
+      definition.storedAs ? { ...definition, group: definition.storedAs.group, plural: definition.storedAs.plural } : definition,
+      options.keyRoot,
+    );
     this.apiVersion = apiVersionOf(definition);
     this.namespaced = definition.scope === "Namespaced";
     this.groupResource = { group: definition.group, resource: definition.plural };
@@ -166,7 +187,11 @@ class GenericResourceStore implements GenericStore {
 
   listPages(namespace: string | undefined, request: ListRequest = {}): Promise<ListPages | undefined> {
     // Pages are written out, never handed to callers to change: each stored value is decoded once.
-    return listPages({ ...this.listContext(namespace), decode: (kv) => this.decode(kv) }, this.keys.prefix(this.scopeNamespace(namespace)), request);
+    return listPages(
+      { ...this.listContext(namespace), decode: (kv) => this.decode(kv) },
+      this.keys.prefix(this.scopeNamespace(namespace)),
+      request,
+    );
   }
 
   private listContext(namespace: string | undefined): ListContext {
@@ -241,7 +266,10 @@ class GenericResourceStore implements GenericStore {
     if (generated) meta.name = generateName(meta.generateName ?? "", this.random);
     // Without a manager nothing is tracked; managedFields a client sent are never stored unchecked.
     if (apply === undefined) {
-      this.setManagedFields(meta, options.fieldManager === undefined ? undefined : this.fieldManager.update(undefined, object, this.fieldManagerWrite(options, now)));
+      this.setManagedFields(
+        meta,
+        options.fieldManager === undefined ? undefined : this.fieldManager.update(undefined, object, this.fieldManagerWrite(options, now)),
+      );
     }
 
     const errors: FieldError[] = [
@@ -377,7 +405,10 @@ class GenericResourceStore implements GenericStore {
     await this.validateAdmission("UPDATE", desired, current, namespace, name, options);
 
     if (apply === undefined) {
-      const managed = options.fieldManager === undefined ? oldMeta.managedFields : this.fieldManager.update(current, desired, this.fieldManagerWrite(options, this.clock()));
+      const managed =
+        options.fieldManager === undefined
+          ? oldMeta.managedFields
+          : this.fieldManager.update(current, desired, this.fieldManagerWrite(options, this.clock()));
       this.setManagedFields(meta, managed);
     }
     // A write that changes nothing, ownership included, is not written (no new resourceVersion, no watch event).
@@ -402,7 +433,12 @@ class GenericResourceStore implements GenericStore {
    * strategies; metadata stays writable under the usual update rules.
    */
   private statusOnly(current: KubeObject, desired: KubeObject): KubeObject {
-    const next: KubeObject = { apiVersion: this.apiVersion, kind: this.definition.kind, metadata: desired.metadata ?? {}, ...cloneJson(specOf(current)) };
+    const next: KubeObject = {
+      apiVersion: this.apiVersion,
+      kind: this.definition.kind,
+      metadata: desired.metadata ?? {},
+      ...cloneJson(specOf(current)),
+    };
     if (desired.status !== undefined) next.status = desired.status;
     return next;
   }
@@ -417,7 +453,12 @@ class GenericResourceStore implements GenericStore {
 
   // ---- delete ------------------------------------------------------------------------------
 
-  async delete(namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
+  async delete(
+    namespace: string | undefined,
+    name: string,
+    deleteOptions: DeleteOptions = {},
+    options: RequestOptions = {},
+  ): Promise<DeleteResult> {
     const key = this.keys.key(this.scopeNamespace(namespace), name);
     return this.retryOnConflict(key, name, (kv, current) => this.deleteOnce(namespace, name, key, kv, current, deleteOptions, options));
   }
@@ -485,7 +526,10 @@ class GenericResourceStore implements GenericStore {
    * than the one asked for is already under way (the object is answered as it stands); undefined
    * when the object goes at once.
    */
-  private gracefulDeletion(current: KubeObject, deleteOptions: DeleteOptions): { period: number; deletionTimestamp: string } | "pending" | undefined {
+  private gracefulDeletion(
+    current: KubeObject,
+    deleteOptions: DeleteOptions,
+  ): { period: number; deletionTimestamp: string } | "pending" | undefined {
     const strategy = this.definition.strategy;
     if (strategy?.gracefulDeletePeriod === undefined) return undefined;
     const meta = current.metadata ?? {};
@@ -551,7 +595,12 @@ class GenericResourceStore implements GenericStore {
         throw error;
       }
     }
-    return { apiVersion: this.apiVersion, kind: this.definition.listKind ?? `${this.definition.kind}List`, metadata: { resourceVersion: list.metadata.resourceVersion ?? "" }, items };
+    return {
+      apiVersion: this.apiVersion,
+      kind: this.definition.listKind ?? `${this.definition.kind}List`,
+      metadata: { resourceVersion: list.metadata.resourceVersion ?? "" },
+      items,
+    };
   }
 
   // ---- helpers -----------------------------------------------------------------------------
@@ -740,4 +789,3 @@ export function finalizersForDeletion(existing: string[], options: DeleteOptions
   const same = next.length === existing.length && next.every((f) => existing.includes(f));
   return same ? existing : next;
 }
-

@@ -55,7 +55,21 @@ describe("toTable", () => {
   });
 
   it("shows a failing or missing cell as null", () => {
-    const table = toTable({ printerColumns: [{ name: "Boom", type: "string", cell: () => { throw new Error("x"); } }] }, [cm("a", {})], { now });
+    const table = toTable(
+      {
+        printerColumns: [
+          {
+            name: "Boom",
+            type: "string",
+            cell: () => {
+              throw new Error("x");
+            },
+          },
+        ],
+      },
+      [cm("a", {})],
+      { now },
+    );
     expect(table.rows[0]?.cells).toEqual(["a", null]);
   });
 });

@@ -27,17 +27,34 @@ const NAME_DESCRIPTION =
 const AGE_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
-const NAME_COLUMN: PrinterColumn = { name: "Name", type: "string", format: "name", description: NAME_DESCRIPTION, priority: 0, cell: (o) => o.metadata?.name ?? "" };
-const AGE_COLUMN: PrinterColumn = { name: "Age", type: "date", description: AGE_DESCRIPTION, priority: 0, cell: (o) => o.metadata?.creationTimestamp };
+const NAME_COLUMN: PrinterColumn = {
+  name: "Name",
+  type: "string",
+  format: "name",
+  description: NAME_DESCRIPTION,
+  priority: 0,
+  cell: (o) => o.metadata?.name ?? "",
+};
+const AGE_COLUMN: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  description: AGE_DESCRIPTION,
+  priority: 0,
+  cell: (o) => o.metadata?.creationTimestamp,
+};
 
 /** The columns of a type's table: Name first unless a printer column is the name column. */
 export function tableColumns(definition: Pick<ResourceDefinition, "printerColumns">): PrinterColumn[] {
-  const custom = (definition.printerColumns ?? []);
+  const custom = definition.printerColumns ?? [];
   if (custom.length === 0) return [NAME_COLUMN, AGE_COLUMN];
   return custom.some((c) => c.format === "name") ? custom : [NAME_COLUMN, ...custom];
 }
 
-export function toTable(definition: Pick<ResourceDefinition, "printerColumns">, objects: KubeObject | readonly KubeObject[], options: TableOptions = {}): Table {
+export function toTable(
+  definition: Pick<ResourceDefinition, "printerColumns">,
+  objects: KubeObject | readonly KubeObject[],
+  options: TableOptions = {},
+): Table {
   const list: readonly KubeObject[] = Array.isArray(objects) ? (objects as readonly KubeObject[]) : [objects as KubeObject];
   const now = options.now ?? new Date();
   const includeObject = options.includeObject ?? "Metadata";
@@ -53,12 +70,14 @@ export function toTable(definition: Pick<ResourceDefinition, "printerColumns">, 
   const rows = list.map((object): TableRow => {
     const row: TableRow = { cells: columns.map((c) => cellValue(c, object, now)) };
     if (includeObject === "Object") row.object = object;
-    else if (includeObject === "Metadata") row.object = { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: object.metadata ?? {} };
+    else if (includeObject === "Metadata")
+      row.object = { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: object.metadata ?? {} };
     return row;
   });
   let metadata: ListMeta = {};
   if (options.listMeta !== undefined) metadata = { ...options.listMeta };
-  else if (!Array.isArray(objects) && list[0]?.metadata?.resourceVersion !== undefined) metadata = { resourceVersion: list[0].metadata.resourceVersion };
+  else if (!Array.isArray(objects) && list[0]?.metadata?.resourceVersion !== undefined)
+    metadata = { resourceVersion: list[0].metadata.resourceVersion };
   return { kind: "Table", apiVersion: "meta.k8s.io/v1", metadata, columnDefinitions, rows };
 }
 

@@ -1,7 +1,16 @@
 import type { DeleteOptions, KubeList, KubeObject } from "../api/types.js";
 import type { ResourceDefinition } from "./rest/resource-definition.js";
 import { checkPreconditions, type GenericStore, type Preconditions } from "./store.js";
-import type { DeleteResult, ListPages, ListRequest, RequestOptions, ResourceStore, ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
+import type {
+  DeleteResult,
+  ListPages,
+  ListRequest,
+  RequestOptions,
+  ResourceStore,
+  ResourceWatch,
+  WatchFlowControl,
+  WatchRequest,
+} from "./types.js";
 
 /** What a terminating store's DELETE found: the object, and the preconditions every later step keeps. */
 export interface DeletionStart {
@@ -51,11 +60,21 @@ export abstract class TerminatingStore implements ResourceStore {
     return this.main.update(namespace, name, object, options);
   }
 
-  guaranteedUpdate(namespace: string | undefined, name: string, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, options?: RequestOptions): Promise<KubeObject> {
+  guaranteedUpdate(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    options?: RequestOptions,
+  ): Promise<KubeObject> {
     return this.main.guaranteedUpdate(namespace, name, mutate, options);
   }
 
-  abstract delete(namespace: string | undefined, name: string, deleteOptions?: DeleteOptions, options?: RequestOptions): Promise<DeleteResult>;
+  abstract delete(
+    namespace: string | undefined,
+    name: string,
+    deleteOptions?: DeleteOptions,
+    options?: RequestOptions,
+  ): Promise<DeleteResult>;
 
   /**
    * Reads the object and checks the request's preconditions. The uid read here becomes a
@@ -70,7 +89,12 @@ export abstract class TerminatingStore implements ResourceStore {
   }
 
   /** The first DELETE: admission's delete checks, then `beginTermination` written in place of removing the object. */
-  protected terminate(name: string, start: DeletionStart, options: RequestOptions, beginTermination: (existing: KubeObject) => KubeObject): Promise<KubeObject> {
+  protected terminate(
+    name: string,
+    start: DeletionStart,
+    options: RequestOptions,
+    beginTermination: (existing: KubeObject) => KubeObject,
+  ): Promise<KubeObject> {
     return this.main.updateStored(
       undefined,
       name,

@@ -19,7 +19,10 @@ export const widgets: ResourceDefinition = {
   scope: "Namespaced",
   fieldSelectors: { color: (o) => (o as { spec?: { color?: string } }).spec?.color },
   strategy: {
-    validate: (o) => ((o as { spec?: { color?: unknown } }).spec?.color === 1 ? [{ type: "FieldValueInvalid", field: "spec.color", detail: "must be a string", value: 1 }] : []),
+    validate: (o) =>
+      (o as { spec?: { color?: unknown } }).spec?.color === 1
+        ? [{ type: "FieldValueInvalid", field: "spec.color", detail: "must be a string", value: 1 }]
+        : [],
   },
 };
 
@@ -44,7 +47,10 @@ export function widget(name: string, extra: Partial<KubeObject> & { labels?: Rec
   };
 }
 
-export function setup(definition: ResourceDefinition = widgets, options: ResourceStoreOptions = {}): { storage: Storage; store: ReturnType<typeof createGenericStore> } {
+export function setup(
+  definition: ResourceDefinition = widgets,
+  options: ResourceStoreOptions = {},
+): { storage: Storage; store: ReturnType<typeof createGenericStore> } {
   const storage = createMemoryStorage({ compactInterval: 0 });
   return { storage, store: createGenericStore(definition, storage, { clock: () => new Date("2026-01-02T03:04:05.678Z"), ...options }) };
 }
@@ -52,7 +58,10 @@ export function setup(definition: ResourceDefinition = widgets, options: Resourc
 /** The storage backends the registry tests run on; each opened store is closed (and its files removed) by `closeAll`. */
 export interface Backend {
   name: string;
-  open(definition?: ResourceDefinition, options?: ResourceStoreOptions): Promise<{ storage: Storage; store: ReturnType<typeof createGenericStore> }>;
+  open(
+    definition?: ResourceDefinition,
+    options?: ResourceStoreOptions,
+  ): Promise<{ storage: Storage; store: ReturnType<typeof createGenericStore> }>;
 }
 
 const opened: { storage: Storage; dir?: string }[] = [];

@@ -62,9 +62,14 @@ describe.each(backends)("paged watch on $name", (backend: Backend) => {
     await live;
     await until(() => expect(held.events.length).toBe(COUNT + 1));
     expect(held.events.slice(0, COUNT).every((e) => e.type === "ADDED")).toBe(true);
-    expect(held.events.map((e) => e.object.metadata?.name)).toEqual([...Array.from({ length: COUNT }, (_, i) => `w-${String(i).padStart(5, "0")}`), "zz-live"]);
+    expect(held.events.map((e) => e.object.metadata?.name)).toEqual([
+      ...Array.from({ length: COUNT }, (_, i) => `w-${String(i).padStart(5, "0")}`),
+      "zz-live",
+    ]);
     // The live create came after the initial state's revision.
-    expect(Number(held.events.at(-1)!.object.metadata?.resourceVersion)).toBeGreaterThan(Number(held.events[COUNT - 1]!.object.metadata?.resourceVersion));
+    expect(Number(held.events.at(-1)!.object.metadata?.resourceVersion)).toBeGreaterThan(
+      Number(held.events[COUNT - 1]!.object.metadata?.resourceVersion),
+    );
     held.watch.stop();
   });
 

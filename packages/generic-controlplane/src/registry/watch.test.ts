@@ -13,7 +13,12 @@ interface Recorder {
 async function record(store: ResourceStore, namespace: string | undefined, request: WatchRequest): Promise<Recorder> {
   const events: WatchEvent[] = [];
   const closed: (Error | undefined)[] = [];
-  const watch = await store.watch(namespace, request, (e) => events.push(e), (error) => closed.push(error));
+  const watch = await store.watch(
+    namespace,
+    request,
+    (e) => events.push(e),
+    (error) => closed.push(error),
+  );
   return {
     events,
     closed,
@@ -100,7 +105,10 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     const w = await record(store, "default", { labelSelector: "watch=A", resourceVersion: a.metadata?.resourceVersion ?? "" });
     const moved = await store.update("default", "a", { ...a, metadata: { ...a.metadata, labels: { watch: "B" }, resourceVersion: "" } });
     await store.update("default", "a", { ...moved, data: { x: "1" }, metadata: { ...moved.metadata, resourceVersion: "" } });
-    const back = await store.update("default", "a", { ...moved, metadata: { ...moved.metadata, labels: { watch: "A" }, resourceVersion: "" } });
+    const back = await store.update("default", "a", {
+      ...moved,
+      metadata: { ...moved.metadata, labels: { watch: "A" }, resourceVersion: "" },
+    });
     await store.update("default", "a", { ...back, data: { x: "2" }, metadata: { ...back.metadata, resourceVersion: "" } });
     await until(() => expect(w.summary()).toEqual(["DELETED a", "ADDED a", "MODIFIED a"]));
     // The DELETED carries the last matching content at the revision of the change.
@@ -117,7 +125,10 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     await store.delete("default", "b");
     await until(() => expect(w.summary()).toEqual(["ADDED b", "DELETED b"]));
     w.stop();
-    await expect(store.watch("default", { fieldSelector: "nope=1" }, () => {})).rejects.toMatchObject({ code: "BadRequest", message: "field label not supported: nope" });
+    await expect(store.watch("default", { fieldSelector: "nope=1" }, () => {})).rejects.toMatchObject({
+      code: "BadRequest",
+      message: "field label not supported: nope",
+    });
   });
 
   it("watches from the same resourceVersion see the same sequence", async () => {
@@ -144,7 +155,11 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     const count = w.events.length;
     // A witness with the same interval: once it has seen two more BOOKMARKs, the stopped watch
     // would have seen at least one had it not stopped.
-    const witness = await record(store, "default", { resourceVersion: a.metadata?.resourceVersion ?? "", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });
+    const witness = await record(store, "default", {
+      resourceVersion: a.metadata?.resourceVersion ?? "",
+      allowWatchBookmarks: true,
+      bookmarkIntervalMs: 20,
+    });
     await until(() => expect(witness.events.filter((e) => e.type === "BOOKMARK").length).toBeGreaterThanOrEqual(2));
     witness.stop();
     expect(w.events.length).toBe(count);
@@ -154,7 +169,12 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
     const { store } = await backend.open();
     const a = await store.create("default", widget("a"));
     const rv = a.metadata?.resourceVersion ?? "";
-    const w = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: true, bookmarkIntervalMs: 60_000, deadline: Date.now() + 2_100 });
+    const w = await record(store, "default", {
+      resourceVersion: rv,
+      allowWatchBookmarks: true,
+      bookmarkIntervalMs: 60_000,
+      deadline: Date.now() + 2_100,
+    });
     const without = await record(store, "default", { resourceVersion: rv, allowWatchBookmarks: false, deadline: Date.now() + 2_100 });
     await until(() => expect(w.summary()).toEqual([`BOOKMARK ${rv}`]));
     expect(without.events).toEqual([]);
@@ -164,7 +184,12 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
 
   it("advances BOOKMARKs past changes a selector filters out", async () => {
     const { store } = await backend.open();
-    const w = await record(store, "default", { labelSelector: "app=web", resourceVersion: "0", allowWatchBookmarks: true, bookmarkIntervalMs: 20 });
+    const w = await record(store, "default", {
+      labelSelector: "app=web",
+      resourceVersion: "0",
+      allowWatchBookmarks: true,
+      bookmarkIntervalMs: 20,
+    });
     const other = await store.create("default", widget("db", { labels: { app: "db" } }));
     await until(() => expect(w.summary()).toContain(`BOOKMARK ${other.metadata?.resourceVersion}`));
     expect(w.summary().filter((s) => !s.startsWith("BOOKMARK"))).toEqual([]);
@@ -196,9 +221,18 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
   });
 
   it.each<[WatchRequest, string]>([
-    [{ sendInitialEvents: true, allowWatchBookmarks: true }, "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"],
-    [{ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }, "allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true"],
-    [{ resourceVersionMatch: "NotOlderThan" }, "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"],
+    [
+      { sendInitialEvents: true, allowWatchBookmarks: true },
+      "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+    ],
+    [
+      { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" },
+      "allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true",
+    ],
+    [
+      { resourceVersionMatch: "NotOlderThan" },
+      "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+    ],
   ])("rejects the invalid WatchList combination %j with 422", async (request, message) => {
     const { store } = await backend.open();
     const error = await rejection(store.watch("default", request, () => {}));
@@ -219,9 +253,14 @@ describe.each(backends)("watch on $name", (backend: Backend) => {
   it("ends only the watch whose consumer throws", async () => {
     const { store } = await backend.open();
     const closed: (Error | undefined)[] = [];
-    await store.watch("default", { resourceVersion: "0" }, () => {
-      throw new Error("socket gone");
-    }, (error) => closed.push(error));
+    await store.watch(
+      "default",
+      { resourceVersion: "0" },
+      () => {
+        throw new Error("socket gone");
+      },
+      (error) => closed.push(error),
+    );
     const healthy = await record(store, "default", { resourceVersion: "0" });
     await store.create("default", widget("a"));
     await store.create("default", widget("b"));

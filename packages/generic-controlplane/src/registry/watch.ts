@@ -54,7 +54,11 @@ export async function startWatch(
     // The first page fixes the revision; the rest of the initial state is read at it, page by page.
     // resourceVersion "0" (or a NotOlderThan revision) takes any state that new, as upstream's
     // watch cache answers it; unset reads the current one.
-    firstPage = await ctx.storage.list(prefix, { limit: LIST_PAGE_SIZE, countRemaining: false, ...(rv === "" ? {} : { minRevision: requested }) });
+    firstPage = await ctx.storage.list(prefix, {
+      limit: LIST_PAGE_SIZE,
+      countRemaining: false,
+      ...(rv === "" ? {} : { minRevision: requested }),
+    });
     if (firstPage.revision < requested) throw tooLargeResourceVersion(requested, firstPage.revision);
     startRevision = firstPage.revision;
   } else {

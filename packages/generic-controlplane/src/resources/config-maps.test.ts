@@ -4,7 +4,12 @@ import { cells, createErrors, updateErrors } from "./test-helpers.js";
 
 const KEY_MSG =
   "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
-const cm = (fields: Record<string, unknown>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, ...fields });
+const cm = (fields: Record<string, unknown>) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "c", namespace: "default" },
+  ...fields,
+});
 
 describe("ConfigMap create validation", () => {
   it.each([
@@ -13,7 +18,11 @@ describe("ConfigMap create validation", () => {
     ["key with a space", { data: { "a b": "x" } }, [`data[a b]: Invalid value: "a b": ${KEY_MSG}`]],
     ["key '.'", { data: { ".": "x" } }, [`data[.]: Invalid value: ".": must not be '.'`]],
     ["key starting with '..'", { binaryData: { "..a": "AA==" } }, [`binaryData[..a]: Invalid value: "..a": must not start with '..'`]],
-    ["same key in both maps", { data: { a: "x" }, binaryData: { a: "AA==" } }, [`data[a]: Invalid value: "a": duplicate of key present in binaryData`]],
+    [
+      "same key in both maps",
+      { data: { a: "x" }, binaryData: { a: "AA==" } },
+      [`data[a]: Invalid value: "a": duplicate of key present in binaryData`],
+    ],
     ["data over 1 MiB", { data: { a: "x".repeat(1024 * 1024), b: "y" } }, [": Too long: may not be more than 1048576 bytes"]],
     ["exactly 1 MiB across both maps", { data: { a: "x".repeat(1024 * 1024 - 3) }, binaryData: { b: "AAAA" } }, []],
   ])("%s", (_name, fields, expected) => {
@@ -22,7 +31,10 @@ describe("ConfigMap create validation", () => {
 
   it("rejects binaryData that is not base64 with Go's decode error, as a 400", () => {
     expect(() => createErrors(configMapsResource, cm({ binaryData: { a: "!!!" } }))).toThrow(
-      expect.objectContaining({ code: "BadRequest", message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0' }),
+      expect.objectContaining({
+        code: "BadRequest",
+        message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0',
+      }),
     );
   });
 
@@ -37,7 +49,10 @@ describe("ConfigMap create validation", () => {
   });
 
   it("decodes null entries as empty values, like Go", () => {
-    expect(createErrors(configMapsResource, cm({ data: { a: null }, binaryData: { b: null } })).object).toMatchObject({ data: { a: "" }, binaryData: { b: "" } });
+    expect(createErrors(configMapsResource, cm({ data: { a: null }, binaryData: { b: null } })).object).toMatchObject({
+      data: { a: "" },
+      binaryData: { b: "" },
+    });
   });
 
   it("stores binaryData in canonical base64", () => {
@@ -65,7 +80,10 @@ describe("ConfigMap immutability", () => {
 
 describe("ConfigMap table", () => {
   it("counts data and binaryData entries in DATA", () => {
-    const row = cells(configMapsResource, cm({ data: { a: "1", b: "2" }, binaryData: { c: "AA==" }, metadata: { name: "c", creationTimestamp: "2024-01-01T00:00:00Z" } }));
+    const row = cells(
+      configMapsResource,
+      cm({ data: { a: "1", b: "2" }, binaryData: { c: "AA==" }, metadata: { name: "c", creationTimestamp: "2024-01-01T00:00:00Z" } }),
+    );
     expect(row).toEqual({ Data: 3, Age: "2024-01-01T00:00:00Z" });
   });
 });

@@ -56,7 +56,8 @@ function legacyValidateEvent(event: CoreEvent, api: EventApi): FieldError[] {
   if (event.eventTime === undefined) {
     // Old-style events: the event lives in its object's namespace (or default, for cluster-scoped objects).
     if (involvedNamespace === "") {
-      if (namespace !== "" && namespace !== "default") errors.push(fieldInvalid("involvedObject.namespace", involvedNamespace, "does not match event.namespace"));
+      if (namespace !== "" && namespace !== "default")
+        errors.push(fieldInvalid("involvedObject.namespace", involvedNamespace, "does not match event.namespace"));
     } else if (namespace !== involvedNamespace) {
       errors.push(fieldInvalid("involvedObject.namespace", involvedNamespace, "does not match event.namespace"));
     }
@@ -69,14 +70,16 @@ function legacyValidateEvent(event: CoreEvent, api: EventApi): FieldError[] {
     for (const msg of isQualifiedName(controller)) errors.push(fieldInvalid(reportingField, controller, msg));
     const instance = str(event.reportingInstance);
     if (instance === "") errors.push(fieldRequired("reportingInstance"));
-    if (instance.length > REPORTING_INSTANCE_LENGTH_LIMIT) errors.push(fieldInvalid("reportingInstance", "", `can have at most ${REPORTING_INSTANCE_LENGTH_LIMIT} characters`));
+    if (instance.length > REPORTING_INSTANCE_LENGTH_LIMIT)
+      errors.push(fieldInvalid("reportingInstance", "", `can have at most ${REPORTING_INSTANCE_LENGTH_LIMIT} characters`));
     const action = str(event.action);
     if (action === "") errors.push(fieldRequired("action"));
     if (action.length > ACTION_LENGTH_LIMIT) errors.push(fieldInvalid("action", "", `can have at most ${ACTION_LENGTH_LIMIT} characters`));
     const reason = str(event.reason);
     if (reason === "") errors.push(fieldRequired("reason"));
     if (reason.length > REASON_LENGTH_LIMIT) errors.push(fieldInvalid("reason", "", `can have at most ${REASON_LENGTH_LIMIT} characters`));
-    if (str(event.message).length > NOTE_LENGTH_LIMIT) errors.push(fieldInvalid("message", "", `can have at most ${NOTE_LENGTH_LIMIT} characters`));
+    if (str(event.message).length > NOTE_LENGTH_LIMIT)
+      errors.push(fieldInvalid("message", "", `can have at most ${NOTE_LENGTH_LIMIT} characters`));
   }
   if (namespace !== "") {
     for (const msg of isDNS1123Subdomain(namespace)) errors.push(fieldInvalid("namespace", namespace, msg));
@@ -166,7 +169,8 @@ function firstNonEmpty(...values: unknown[]): string {
 
 /** The cells of upstream's `printEvent` (always the wide form; kubectl hides priority > 0 columns). */
 export function eventCells(event: CoreEvent, now: number = Date.now()): unknown[] {
-  const firstTimestamp = event.firstTimestamp !== undefined ? timestampSince(event.firstTimestamp, now) : timestampSince(event.eventTime, now);
+  const firstTimestamp =
+    event.firstTimestamp !== undefined ? timestampSince(event.firstTimestamp, now) : timestampSince(event.eventTime, now);
   let lastTimestamp = event.lastTimestamp !== undefined ? timestampSince(event.lastTimestamp, now) : firstTimestamp;
   let count = event.count ?? 0;
   if (event.series) {
@@ -182,18 +186,52 @@ export function eventCells(event: CoreEvent, now: number = Date.now()): unknown[
   const component = firstNonEmpty(event.source?.component, event.reportingComponent);
   const instance = firstNonEmpty(event.source?.host, event.reportingInstance);
   const source = instance === "" ? component : `${component}, ${instance}`;
-  return [lastTimestamp, str(event.type), str(event.reason), target, str(event.involvedObject?.fieldPath), source, str(event.message).trim(), firstTimestamp, count, event.metadata?.name ?? ""];
+  return [
+    lastTimestamp,
+    str(event.type),
+    str(event.reason),
+    target,
+    str(event.involvedObject?.fieldPath),
+    source,
+    str(event.message).trim(),
+    firstTimestamp,
+    count,
+    event.metadata?.name ?? "",
+  ];
 }
 
 /** Upstream's event columns; the last one is the object name (so no separate NAME column is added). */
 export function eventPrinterColumns<T extends KubeObject>(toCore: (object: T) => CoreEvent): PrinterColumn<T>[] {
   const cell = (index: number) => (object: T) => eventCells(toCore(object))[index];
   return [
-    { name: "Last Seen", type: "string", description: "The time at which the most recent occurrence of this event was recorded.", cell: cell(0) },
-    { name: "Type", type: "string", description: "Type of this event (Normal, Warning), new types could be added in the future", cell: cell(1) },
-    { name: "Reason", type: "string", description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", cell: cell(2) },
+    {
+      name: "Last Seen",
+      type: "string",
+      description: "The time at which the most recent occurrence of this event was recorded.",
+      cell: cell(0),
+    },
+    {
+      name: "Type",
+      type: "string",
+      description: "Type of this event (Normal, Warning), new types could be added in the future",
+      cell: cell(1),
+    },
+    {
+      name: "Reason",
+      type: "string",
+      description:
+        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      cell: cell(2),
+    },
     { name: "Object", type: "string", description: "The object that this event is about.", cell: cell(3) },
-    { name: "Subobject", type: "string", priority: 1, description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go-field access statement.", cell: cell(4) },
+    {
+      name: "Subobject",
+      type: "string",
+      priority: 1,
+      description:
+        "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go-field access statement.",
+      cell: cell(4),
+    },
     { name: "Source", type: "string", priority: 1, description: "The component reporting this event.", cell: cell(5) },
     { name: "Message", type: "string", description: "A human-readable description of the status of this operation.", cell: cell(6) },
     { name: "First Seen", type: "string", priority: 1, description: "The time at which the event was first recorded.", cell: cell(7) },

@@ -1,7 +1,22 @@
 import type { KubeObject } from "../api/types.js";
 import { asRecord, defineResource } from "./define.js";
-import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent, type ObjectReference } from "./event-rules.js";
-import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
+import {
+  eventPrinterColumns,
+  eventSelectableFields,
+  validateEventCreate,
+  validateEventUpdate,
+  type CoreEvent,
+  type ObjectReference,
+} from "./event-rules.js";
+import {
+  eventSourceSchema,
+  int32Schema,
+  kindSchema,
+  microTimeSchema,
+  objectReferenceSchema,
+  stringSchema,
+  timeSchema,
+} from "./schema-parts.js";
 import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export interface EventsV1Event extends KubeObject {
@@ -102,20 +117,36 @@ const schema = kindSchema({
     "Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time; do not rely on them for automation.",
   required: ["eventTime"],
   properties: {
-    action: stringSchema("action is what action was taken/failed regarding to the regarding object. It is machine-readable. Required for new Events; at most 128 characters."),
+    action: stringSchema(
+      "action is what action was taken/failed regarding to the regarding object. It is machine-readable. Required for new Events; at most 128 characters.",
+    ),
     deprecatedCount: int32Schema("deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type."),
-    deprecatedFirstTimestamp: timeSchema("deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."),
-    deprecatedLastTimestamp: timeSchema("deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."),
-    deprecatedSource: eventSourceSchema("deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type."),
+    deprecatedFirstTimestamp: timeSchema(
+      "deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.",
+    ),
+    deprecatedLastTimestamp: timeSchema(
+      "deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.",
+    ),
+    deprecatedSource: eventSourceSchema(
+      "deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.",
+    ),
     eventTime: microTimeSchema("eventTime is the time when this Event was first observed. It is required."),
-    note: stringSchema("note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB."),
+    note: stringSchema(
+      "note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.",
+    ),
     reason: stringSchema("reason is why the action was taken. It is human-readable. Required for new Events; at most 128 characters."),
     regarding: objectReferenceSchema(
       "regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.",
     ),
-    related: objectReferenceSchema("related is the optional secondary object for more complex actions, e.g. when the regarding object triggers a creation or deletion of related object."),
-    reportingController: stringSchema("reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. Required for new Events."),
-    reportingInstance: stringSchema("reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. Required for new Events; at most 128 characters."),
+    related: objectReferenceSchema(
+      "related is the optional secondary object for more complex actions, e.g. when the regarding object triggers a creation or deletion of related object.",
+    ),
+    reportingController: stringSchema(
+      "reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. Required for new Events.",
+    ),
+    reportingInstance: stringSchema(
+      "reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. Required for new Events; at most 128 characters.",
+    ),
     series: {
       type: "object",
       description: "series is data about the Event series this event represents or nil if it's a singleton Event.",
@@ -125,7 +156,9 @@ const schema = kindSchema({
         lastObservedTime: microTimeSchema("lastObservedTime is the time when last Event from the series was seen before last heartbeat."),
       },
     },
-    type: stringSchema("type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. Required for new Events."),
+    type: stringSchema(
+      "type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. Required for new Events.",
+    ),
   },
 });
 
@@ -141,7 +174,10 @@ export const eventsV1Resource = defineResource<EventsV1Event>({
   schema,
   printerColumns: eventPrinterColumns<EventsV1Event>(eventsV1ToCore),
   fieldSelectors: Object.fromEntries(
-    Object.entries(SELECTORS).map(([label, coreLabel]) => [label, (event: EventsV1Event) => eventSelectableFields(eventsV1ToCore(event))[coreLabel]]),
+    Object.entries(SELECTORS).map(([label, coreLabel]) => [
+      label,
+      (event: EventsV1Event) => eventSelectableFields(eventsV1ToCore(event))[coreLabel],
+    ]),
   ),
   // Upstream keeps both event APIs in one store: these are core/v1 Events under /registry/events.
   storedAs: {

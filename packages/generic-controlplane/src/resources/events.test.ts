@@ -34,7 +34,11 @@ describe("core/v1 Event (legacy validation)", () => {
   it.each([
     ["a kubelet-style event", {}, []],
     ["cluster-scoped object recorded in default", { involvedObject: { kind: "Node", name: "n1" } }, []],
-    ["namespace mismatch", { involvedObject: { kind: "Pod", name: "p", namespace: "other" } }, [`involvedObject.namespace: Invalid value: "other": does not match event.namespace`]],
+    [
+      "namespace mismatch",
+      { involvedObject: { kind: "Pod", name: "p", namespace: "other" } },
+      [`involvedObject.namespace: Invalid value: "other": does not match event.namespace`],
+    ],
     ["any type is accepted", { type: "Custom" }, []],
     [
       "new-style event through the old API names reportingComponent",
@@ -51,7 +55,10 @@ describe("core/v1 Event (legacy validation)", () => {
   });
 
   it("canonicalises its times", () => {
-    const { object } = createErrors(eventsResource, coreEvent({ firstTimestamp: "2024-01-01T00:00:00.5Z", lastTimestamp: null, eventTime: null }));
+    const { object } = createErrors(
+      eventsResource,
+      coreEvent({ firstTimestamp: "2024-01-01T00:00:00.5Z", lastTimestamp: null, eventTime: null }),
+    );
     expect(object["firstTimestamp"]).toBe("2024-01-01T00:00:00Z");
     expect(object).not.toHaveProperty("lastTimestamp");
     expect(object).not.toHaveProperty("eventTime");
@@ -92,18 +99,34 @@ describe("events.k8s.io/v1 Event (strict validation)", () => {
       [`involvedObject.namespace: Invalid value: "": does not match event.namespace`],
     ],
     ["bad type", { type: "Info" }, [`type: Invalid value: "": has invalid value: Info`]],
-    ["deprecated fields set", { deprecatedCount: 3, deprecatedSource: { component: "x" } }, [`count: Invalid value: "": needs to be unset`, `source: Invalid value: "": needs to be unset`]],
-    ["short series", { series: { count: 1 } }, [`series.count: Invalid value: "": should be at least 2`, "series.lastObservedTime: Required value"]],
+    [
+      "deprecated fields set",
+      { deprecatedCount: 3, deprecatedSource: { component: "x" } },
+      [`count: Invalid value: "": needs to be unset`, `source: Invalid value: "": needs to be unset`],
+    ],
+    [
+      "short series",
+      { series: { count: 1 } },
+      [`series.count: Invalid value: "": should be at least 2`, "series.lastObservedTime: Required value"],
+    ],
     ["long action", { action: "a".repeat(129) }, [`action: Invalid value: "": can have at most 128 characters`]],
-    ["missing reporting fields", { reportingController: undefined, reportingInstance: undefined }, expect.arrayContaining(["reportingController: Required value", "reportingInstance: Required value"])],
+    [
+      "missing reporting fields",
+      { reportingController: undefined, reportingInstance: undefined },
+      expect.arrayContaining(["reportingController: Required value", "reportingInstance: Required value"]),
+    ],
   ])("%s", (_name, fields, expected) => {
     expect(createErrors(eventsV1Resource, newEvent(fields)).errors).toEqual(expected);
   });
 
   it("allows only series and metadata to change", () => {
     const old = newEvent({});
-    expect(updateErrors(eventsV1Resource, newEvent({ series: { count: 2, lastObservedTime: "2024-01-01T00:01:00.000000Z" } }), old).errors).toEqual([]);
-    expect(updateErrors(eventsV1Resource, newEvent({ note: "changed" }), old).errors).toEqual([`message: Invalid value: "changed": field is immutable`]);
+    expect(
+      updateErrors(eventsV1Resource, newEvent({ series: { count: 2, lastObservedTime: "2024-01-01T00:01:00.000000Z" } }), old).errors,
+    ).toEqual([]);
+    expect(updateErrors(eventsV1Resource, newEvent({ note: "changed" }), old).errors).toEqual([
+      `message: Invalid value: "changed": field is immutable`,
+    ]);
   });
 
   it("requires MicroTime precision for eventTime", () => {
@@ -113,13 +136,29 @@ describe("events.k8s.io/v1 Event (strict validation)", () => {
   it("converts to and from the core shape without loss", () => {
     const event = newEvent({ deprecatedCount: 2, related: { kind: "Pod", name: "p" } });
     expect(coreEventToEventsV1(eventsV1ToCore(event))).toEqual(event);
-    expect(eventsV1ToCore(event)).toMatchObject({ involvedObject: event.regarding, message: "synced", reportingComponent: "example.com/controller", count: 2 });
+    expect(eventsV1ToCore(event)).toMatchObject({
+      involvedObject: event.regarding,
+      message: "synced",
+      reportingComponent: "example.com/controller",
+      count: 2,
+    });
   });
 
   it("maps its field selectors onto the core ones", () => {
     const selectors = eventsV1Resource.fieldSelectors ?? {};
     expect(Object.keys(selectors).sort()).toEqual(
-      ["reason", "regarding.apiVersion", "regarding.fieldPath", "regarding.kind", "regarding.name", "regarding.namespace", "regarding.resourceVersion", "regarding.uid", "reportingController", "type"].sort(),
+      [
+        "reason",
+        "regarding.apiVersion",
+        "regarding.fieldPath",
+        "regarding.kind",
+        "regarding.name",
+        "regarding.namespace",
+        "regarding.resourceVersion",
+        "regarding.uid",
+        "reportingController",
+        "type",
+      ].sort(),
     );
     expect(selectors["regarding.name"]?.(newEvent({}))).toBe("c");
     expect(selectors["reportingController"]?.(newEvent({}))).toBe("example.com/controller");
@@ -129,10 +168,38 @@ describe("events.k8s.io/v1 Event (strict validation)", () => {
 describe("event table", () => {
   const now = Date.parse("2024-01-01T01:00:00Z");
   it("prints LAST SEEN, TYPE, REASON, OBJECT, SUBOBJECT, SOURCE, MESSAGE, FIRST SEEN, COUNT, NAME like upstream", () => {
-    const legacy = coreEvent({ firstTimestamp: "2024-01-01T00:00:00Z", lastTimestamp: "2024-01-01T00:55:00Z", count: 4, source: { component: "kubelet", host: "node-1" }, message: " pulled \n" });
-    expect(eventCells(legacy, now)).toEqual(["5m", "Normal", "Started", "pod/pod-a", "", "kubelet, node-1", "pulled", "60m", 4, "pod-a.17a"]);
+    const legacy = coreEvent({
+      firstTimestamp: "2024-01-01T00:00:00Z",
+      lastTimestamp: "2024-01-01T00:55:00Z",
+      count: 4,
+      source: { component: "kubelet", host: "node-1" },
+      message: " pulled \n",
+    });
+    expect(eventCells(legacy, now)).toEqual([
+      "5m",
+      "Normal",
+      "Started",
+      "pod/pod-a",
+      "",
+      "kubelet, node-1",
+      "pulled",
+      "60m",
+      4,
+      "pod-a.17a",
+    ]);
     const modern = eventsV1ToCore(newEvent({ eventTime: "2024-01-01T00:59:30.000000Z" }));
-    expect(eventCells(modern, now)).toEqual(["30s", "Normal", "Synced", "configmap/c", "", "example.com/controller, controller-0", "synced", "30s", 1, "e1"]);
+    expect(eventCells(modern, now)).toEqual([
+      "30s",
+      "Normal",
+      "Synced",
+      "configmap/c",
+      "",
+      "example.com/controller, controller-0",
+      "synced",
+      "30s",
+      1,
+      "e1",
+    ]);
   });
 
   it("declares the upstream columns with NAME marked as the name column", () => {

@@ -1,6 +1,14 @@
 import { asRecord, defineResource } from "./define.js";
 import { eventPrinterColumns, eventSelectableFields, validateEventCreate, validateEventUpdate, type CoreEvent } from "./event-rules.js";
-import { eventSourceSchema, int32Schema, kindSchema, microTimeSchema, objectReferenceSchema, stringSchema, timeSchema } from "./schema-parts.js";
+import {
+  eventSourceSchema,
+  int32Schema,
+  kindSchema,
+  microTimeSchema,
+  objectReferenceSchema,
+  stringSchema,
+  timeSchema,
+} from "./schema-parts.js";
 import { canonicalMicroTime, canonicalTime, normalizeField, type DecodeTarget } from "../validation/wire-values.js";
 
 export type { CoreEvent } from "./event-rules.js";
@@ -20,7 +28,8 @@ const schema = kindSchema({
   group: "",
   version: "v1",
   kind: "Event",
-  description: "Event is a report of an event somewhere in the cluster. Events have a limited retention time and triggers and messages may evolve with time; do not rely on them for automation.",
+  description:
+    "Event is a report of an event somewhere in the cluster. Events have a limited retention time and triggers and messages may evolve with time; do not rely on them for automation.",
   required: ["metadata", "involvedObject"],
   properties: {
     action: stringSchema("What action was taken/failed regarding to the Regarding object."),
@@ -34,7 +43,11 @@ const schema = kindSchema({
       "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
     ),
     related: objectReferenceSchema("Optional secondary object for more complex actions."),
-    reportingComponent: { type: "string", default: "", description: "Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`." },
+    reportingComponent: {
+      type: "string",
+      default: "",
+      description: "Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.",
+    },
     reportingInstance: { type: "string", default: "", description: "ID of the controller instance, e.g. `kubelet-xyzf`." },
     series: {
       type: "object",

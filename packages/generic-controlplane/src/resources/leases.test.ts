@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { leasesResource } from "./leases.js";
 import { cells, createErrors, updateErrors } from "./test-helpers.js";
 
-const lease = (spec: Record<string, unknown>) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "leader", namespace: "kube-system" }, spec });
+const lease = (spec: Record<string, unknown>) => ({
+  apiVersion: "coordination.k8s.io/v1",
+  kind: "Lease",
+  metadata: { name: "leader", namespace: "kube-system" },
+  spec,
+});
 
 describe("Lease", () => {
   it.each([
@@ -31,13 +36,24 @@ describe("Lease", () => {
     expect(() => createErrors(leasesResource, lease({ renewTime: input }))).toThrow(
       expect.objectContaining({ code: "BadRequest", message: expect.stringContaining(detail) as string }),
     );
-    expect(() => createErrors(leasesResource, lease({ renewTime: input }))).toThrow(/^Lease in version "v1" cannot be handled as a Lease: parsing time/);
+    expect(() => createErrors(leasesResource, lease({ renewTime: input }))).toThrow(
+      /^Lease in version "v1" cannot be handled as a Lease: parsing time/,
+    );
   });
 
   it.each([
-    [{ leaseDurationSeconds: 1.5 }, "json: cannot unmarshal number 1.5 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32"],
-    [{ leaseDurationSeconds: "15" }, "json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32"],
-    [{ leaseTransitions: 2 ** 31 }, "json: cannot unmarshal number 2147483648 into Go struct field LeaseSpec.spec.leaseTransitions of type int32"],
+    [
+      { leaseDurationSeconds: 1.5 },
+      "json: cannot unmarshal number 1.5 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32",
+    ],
+    [
+      { leaseDurationSeconds: "15" },
+      "json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32",
+    ],
+    [
+      { leaseTransitions: 2 ** 31 },
+      "json: cannot unmarshal number 2147483648 into Go struct field LeaseSpec.spec.leaseTransitions of type int32",
+    ],
     [{ holderIdentity: 7 }, "json: cannot unmarshal number into Go struct field LeaseSpec.spec.holderIdentity of type string"],
   ])("rejects mistyped spec %j like Go's decoder", (spec, reason) => {
     expect(() => createErrors(leasesResource, lease(spec))).toThrow(

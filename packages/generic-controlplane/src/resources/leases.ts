@@ -72,7 +72,8 @@ const schema = kindSchema({
     spec: {
       type: "object",
       default: {},
-      description: "spec contains the specification of the Lease. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+      description:
+        "spec contains the specification of the Lease. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
       properties: {
         acquireTime: microTimeSchema("acquireTime is a time when the current lease was acquired."),
         holderIdentity: stringSchema(
@@ -104,7 +105,12 @@ export const leasesResource = defineResource<Lease>({
   scope: "Namespaced",
   schema,
   printerColumns: [
-    { name: "Holder", type: "string", description: "holderIdentity contains the identity of the holder of a current lease.", cell: (object) => object.spec?.holderIdentity ?? "" },
+    {
+      name: "Holder",
+      type: "string",
+      description: "holderIdentity contains the identity of the holder of a current lease.",
+      cell: (object) => object.spec?.holderIdentity ?? "",
+    },
     ageColumn(),
   ],
   strategy: {

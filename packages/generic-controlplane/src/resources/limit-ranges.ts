@@ -46,7 +46,8 @@ function applyDefaults(range: LimitRange): void {
 function validateResourceName(name: string, field: string): FieldError[] {
   const errors = isQualifiedName(name).map((message) => fieldInvalid(field, name, message));
   if (errors.length > 0) return errors;
-  if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !name.startsWith("hugepages-")) return [fieldInvalid(field, name, "must be a standard limit type or fully qualified")];
+  if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !name.startsWith("hugepages-"))
+    return [fieldInvalid(field, name, "must be a standard limit type or fully qualified")];
   return [];
 }
 
@@ -60,7 +61,13 @@ export function validateLimitRange(range: LimitRange): FieldError[] {
     if (type === "") errors.push(fieldRequired(childPath(path, "type")));
     else if (seenTypes.has(type)) errors.push(fieldDuplicate(childPath(path, "type"), type));
     seenTypes.add(type);
-    const values: Record<(typeof LIST_FIELDS)[number], Map<string, bigint>> = { max: new Map(), min: new Map(), default: new Map(), defaultRequest: new Map(), maxLimitRequestRatio: new Map() };
+    const values: Record<(typeof LIST_FIELDS)[number], Map<string, bigint>> = {
+      max: new Map(),
+      min: new Map(),
+      default: new Map(),
+      defaultRequest: new Map(),
+      maxLimitRequestRatio: new Map(),
+    };
     for (const field of LIST_FIELDS) {
       for (const [name, value] of Object.entries(asRecord(item[field]) ?? {})) {
         const at = keyPath(childPath(path, field), name);
@@ -72,33 +79,76 @@ export function validateLimitRange(range: LimitRange): FieldError[] {
       }
     }
     if (type === "Pod") {
-      if (values.default.size > 0) errors.push(fieldInvalid(childPath(path, "default"), item.default, "may not be specified when `type` is 'Pod'"));
-      if (values.defaultRequest.size > 0) errors.push(fieldInvalid(childPath(path, "defaultRequest"), item.defaultRequest, "may not be specified when `type` is 'Pod'"));
+      if (values.default.size > 0)
+        errors.push(fieldInvalid(childPath(path, "default"), item.default, "may not be specified when `type` is 'Pod'"));
+      if (values.defaultRequest.size > 0)
+        errors.push(fieldInvalid(childPath(path, "defaultRequest"), item.defaultRequest, "may not be specified when `type` is 'Pod'"));
     }
     const text = (field: (typeof LIST_FIELDS)[number], name: string) => quantityText(item[field]?.[name]) ?? "";
     for (const [name, max] of values.max) {
       const min = values.min.get(name);
-      if (min !== undefined && min > max) errors.push(fieldInvalid(keyPath(childPath(path, "min"), name), text("min", name), `min value ${text("min", name)} is greater than max value ${text("max", name)}`));
+      if (min !== undefined && min > max)
+        errors.push(
+          fieldInvalid(
+            keyPath(childPath(path, "min"), name),
+            text("min", name),
+            `min value ${text("min", name)} is greater than max value ${text("max", name)}`,
+          ),
+        );
     }
     for (const [name, request] of values.defaultRequest) {
       const [min, max, limit] = [values.min.get(name), values.max.get(name), values.default.get(name)];
       const at = keyPath(childPath(path, "defaultRequest"), name);
-      if (min !== undefined && min > request) errors.push(fieldInvalid(at, text("defaultRequest", name), `min value ${text("min", name)} is greater than default request value ${text("defaultRequest", name)}`));
-      if (max !== undefined && request > max) errors.push(fieldInvalid(at, text("defaultRequest", name), `default request value ${text("defaultRequest", name)} is greater than max value ${text("max", name)}`));
-      if (limit !== undefined && request > limit) errors.push(fieldInvalid(at, text("defaultRequest", name), `default request value ${text("defaultRequest", name)} is greater than default limit value ${text("default", name)}`));
+      if (min !== undefined && min > request)
+        errors.push(
+          fieldInvalid(
+            at,
+            text("defaultRequest", name),
+            `min value ${text("min", name)} is greater than default request value ${text("defaultRequest", name)}`,
+          ),
+        );
+      if (max !== undefined && request > max)
+        errors.push(
+          fieldInvalid(
+            at,
+            text("defaultRequest", name),
+            `default request value ${text("defaultRequest", name)} is greater than max value ${text("max", name)}`,
+          ),
+        );
+      if (limit !== undefined && request > limit)
+        errors.push(
+          fieldInvalid(
+            at,
+            text("defaultRequest", name),
+            `default request value ${text("defaultRequest", name)} is greater than default limit value ${text("default", name)}`,
+          ),
+        );
     }
     for (const [name, limit] of values.default) {
       const [min, max] = [values.min.get(name), values.max.get(name)];
       const at = keyPath(childPath(path, "default"), name);
-      if (min !== undefined && min > limit) errors.push(fieldInvalid(at, text("default", name), `min value ${text("min", name)} is greater than default value ${text("default", name)}`));
-      if (max !== undefined && limit > max) errors.push(fieldInvalid(at, text("default", name), `default value ${text("default", name)} is greater than max value ${text("max", name)}`));
+      if (min !== undefined && min > limit)
+        errors.push(
+          fieldInvalid(at, text("default", name), `min value ${text("min", name)} is greater than default value ${text("default", name)}`),
+        );
+      if (max !== undefined && limit > max)
+        errors.push(
+          fieldInvalid(at, text("default", name), `default value ${text("default", name)} is greater than max value ${text("max", name)}`),
+        );
     }
     for (const [name, ratio] of values.maxLimitRequestRatio) {
       const at = keyPath(childPath(path, "maxLimitRequestRatio"), name);
-      if (ratio < 1000n) errors.push(fieldInvalid(at, text("maxLimitRequestRatio", name), `ratio ${text("maxLimitRequestRatio", name)} is less than 1`));
+      if (ratio < 1000n)
+        errors.push(fieldInvalid(at, text("maxLimitRequestRatio", name), `ratio ${text("maxLimitRequestRatio", name)} is less than 1`));
       const [min, max] = [values.min.get(name), values.max.get(name)];
       if (min !== undefined && max !== undefined && min > 0n && ratio * min > max * 1000n) {
-        errors.push(fieldInvalid(at, text("maxLimitRequestRatio", name), `ratio ${text("maxLimitRequestRatio", name)} is greater than max/min = ${(Number(max) / Number(min)).toFixed(6)}`));
+        errors.push(
+          fieldInvalid(
+            at,
+            text("maxLimitRequestRatio", name),
+            `ratio ${text("maxLimitRequestRatio", name)} is greater than max/min = ${(Number(max) / Number(min)).toFixed(6)}`,
+          ),
+        );
       }
     }
   });
@@ -128,8 +178,12 @@ const schema = kindSchema({
               max: resourceListSchema("Max usage constraints on this kind by resource name."),
               min: resourceListSchema("Min usage constraints on this kind by resource name."),
               default: resourceListSchema("Default resource requirement limit value by resource name if resource limit is omitted."),
-              defaultRequest: resourceListSchema("DefaultRequest is the default resource requirement request value by resource name if resource request is omitted."),
-              maxLimitRequestRatio: resourceListSchema("MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value."),
+              defaultRequest: resourceListSchema(
+                "DefaultRequest is the default resource requirement request value by resource name if resource request is omitted.",
+              ),
+              maxLimitRequestRatio: resourceListSchema(
+                "MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value.",
+              ),
             },
           },
         },
@@ -149,7 +203,14 @@ export const limitRangesResource = defineResource<LimitRange>({
   shortNames: ["limits"],
   schema,
   // Upstream prints the creation time itself here, not an age.
-  printerColumns: [{ name: "Created At", type: "string", description: "CreationTimestamp is a timestamp representing the server time when this object was created, in UTC.", cell: (range) => range.metadata?.creationTimestamp }],
+  printerColumns: [
+    {
+      name: "Created At",
+      type: "string",
+      description: "CreationTimestamp is a timestamp representing the server time when this object was created, in UTC.",
+      cell: (range) => range.metadata?.creationTimestamp,
+    },
+  ],
   strategy: {
     allowCreateOnUpdate: true,
     prepareForCreate: applyDefaults,

@@ -29,7 +29,12 @@ function setup(admission: AdmissionPlugin[] = []): { storage: Storage; store: Re
 
 /** Writes a namespace straight into storage, like upstream's tests (`storage.store.Storage.Create`). */
 async function putRaw(storage: Storage, namespace: Namespace): Promise<void> {
-  const object: Namespace = { apiVersion: "v1", kind: "Namespace", ...namespace, metadata: { uid: "uid-1", creationTimestamp: EARLIER, ...namespace.metadata } };
+  const object: Namespace = {
+    apiVersion: "v1",
+    kind: "Namespace",
+    ...namespace,
+    metadata: { uid: "uid-1", creationTimestamp: EARLIER, ...namespace.metadata },
+  };
   await storage.create(`/registry/namespaces/${object.metadata?.name ?? ""}`, JSON.stringify(object));
 }
 
@@ -60,7 +65,11 @@ describe("namespace REST storage", () => {
     const first = await store.delete(undefined, "foo");
     expect(first.deleted).toBe(false);
     expect(first.returnDeletedObject).toBe(true);
-    expect(first.object).toMatchObject({ kind: "Namespace", metadata: { name: "foo", deletionTimestamp: "2026-01-02T03:04:05Z" }, status: { phase: "Terminating" } });
+    expect(first.object).toMatchObject({
+      kind: "Namespace",
+      metadata: { name: "foo", deletionTimestamp: "2026-01-02T03:04:05Z" },
+      status: { phase: "Terminating" },
+    });
     expect(first.object.metadata?.deletionGracePeriodSeconds).toBeUndefined();
     expect(first.object.metadata?.generation).toBe(created.metadata?.generation);
     expect(await exists(store, "foo")).toBe(true);
@@ -74,13 +83,21 @@ describe("namespace REST storage", () => {
     expect(first).toMatchObject({ deleted: false, object: { status: { phase: "Terminating" } } });
     expect(await exists(store, "foo")).toBe(true);
     const second = await store.delete(undefined, "foo");
-    expect(second).toMatchObject({ deleted: true, returnDeletedObject: true, object: { kind: "Namespace", metadata: { name: "foo", uid: created.metadata?.uid } } });
+    expect(second).toMatchObject({
+      deleted: true,
+      returnDeletedObject: true,
+      object: { kind: "Namespace", metadata: { name: "foo", uid: created.metadata?.uid } },
+    });
     expect(await exists(store, "foo")).toBe(false);
   });
 
   it("DELETE of a terminating namespace with spec finalizers left answers it and keeps it (TestDeleteNamespaceWithIncompleteFinalizers)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Terminating" },
+    });
     const result = await store.delete(undefined, "foo");
     expect(result.deleted).toBe(false);
     expect(result.object.metadata?.name).toBe("foo");
@@ -90,7 +107,11 @@ describe("namespace REST storage", () => {
 
   it("DELETE of a terminating namespace without spec finalizers removes it (TestDeleteNamespaceWithCompleteFinalizers)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER }, spec: { finalizers: [] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER },
+      spec: { finalizers: [] },
+      status: { phase: "Terminating" },
+    });
     const result = await store.delete(undefined, "foo");
     expect(result).toMatchObject({ deleted: true, object: { metadata: { name: "foo" } } });
     expect(await exists(store, "foo")).toBe(false);
@@ -98,7 +119,11 @@ describe("namespace REST storage", () => {
 
   it("DELETE of a terminating namespace whose metadata finalizers remain keeps it (generic finalizer rule)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] }, spec: {}, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] },
+      spec: {},
+      status: { phase: "Terminating" },
+    });
     const result = await store.delete(undefined, "foo");
     expect(result).toMatchObject({ deleted: false, object: { metadata: { finalizers: ["example.com/foo"] } } });
     expect(await exists(store, "foo")).toBe(true);
@@ -108,14 +133,22 @@ describe("namespace REST storage", () => {
   // deletionTimestamp (as the status strategy does upstream), so they are stored as termination leaves them.
   it("an update of a deleting namespace with metadata finalizers left keeps it (TestUpdateDeletingNamespaceWithIncompleteMetadataFinalizers)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] }, spec: { finalizers: [] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] },
+      spec: { finalizers: [] },
+      status: { phase: "Terminating" },
+    });
     await store.update(undefined, "foo", await store.get(undefined, "foo"));
     expect(await exists(store, "foo")).toBe(true);
   });
 
   it("an update of a deleting namespace with spec finalizers left keeps it (TestUpdateDeletingNamespaceWithIncompleteSpecFinalizers)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Terminating" },
+    });
     const current = await store.get(undefined, "foo");
     await store.update(undefined, "foo", { ...current, metadata: { ...current.metadata, labels: { touched: "yes" } } });
     expect((await store.get(undefined, "foo")).metadata?.labels).toMatchObject({ touched: "yes" });
@@ -123,7 +156,10 @@ describe("namespace REST storage", () => {
 
   it("an update removing the last metadata finalizer of a deleting namespace removes it (TestUpdateDeletingNamespaceWithCompleteFinalizers)", async () => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] },
+      status: { phase: "Terminating" },
+    });
     const current = await store.get(undefined, "foo");
     const { finalizers: _finalizers, ...metadata } = current.metadata ?? {};
     await store.update(undefined, "foo", { ...current, metadata });
@@ -132,7 +168,11 @@ describe("namespace REST storage", () => {
 
   it("finalizing the last spec finalizer of a deleting namespace removes it (TestFinalizeDeletingNamespaceWithCompleteFinalizers)", async () => {
     const { storage, store, finalize } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Terminating" },
+    });
     const current = await store.get(undefined, "foo");
     const finalized = await finalize.update(undefined, "foo", { ...current, spec: {} }, { subresource: "finalize" });
     expect(finalized.metadata?.name).toBe("foo");
@@ -141,7 +181,11 @@ describe("namespace REST storage", () => {
 
   it("finalizing a deleting namespace with metadata finalizers left keeps it (TestFinalizeDeletingNamespaceWithIncompleteMetadataFinalizers)", async () => {
     const { storage, store, finalize } = setup();
-    await putRaw(storage, { metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Terminating" } });
+    await putRaw(storage, {
+      metadata: { name: "foo", deletionTimestamp: EARLIER, finalizers: ["example.com/foo"] },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Terminating" },
+    });
     const current = await store.get(undefined, "foo");
     await finalize.update(undefined, "foo", { ...current, spec: {} }, { subresource: "finalize" });
     const after = (await store.get(undefined, "foo")) as Namespace;
@@ -152,12 +196,21 @@ describe("namespace REST storage", () => {
   it("finalize writes spec.finalizers only: status stays, names are validated, a stale resourceVersion conflicts", async () => {
     const { store, finalize } = setup();
     const created = (await store.create(undefined, { metadata: { name: "foo" } })) as Namespace;
-    const updated = (await finalize.update(undefined, "foo", { ...created, spec: { finalizers: ["example.com/x"] }, status: { phase: "Terminating" } }, { subresource: "finalize" })) as Namespace;
+    const updated = (await finalize.update(
+      undefined,
+      "foo",
+      { ...created, spec: { finalizers: ["example.com/x"] }, status: { phase: "Terminating" } },
+      { subresource: "finalize" },
+    )) as Namespace;
     expect(updated.spec?.finalizers).toEqual(["example.com/x"]);
     expect(updated.status?.phase).toBe("Active");
-    const invalid = await rejection(finalize.update(undefined, "foo", { ...updated, spec: { finalizers: ["bad"] } }, { subresource: "finalize" }));
+    const invalid = await rejection(
+      finalize.update(undefined, "foo", { ...updated, spec: { finalizers: ["bad"] } }, { subresource: "finalize" }),
+    );
     expect(invalid).toMatchObject({ code: "Invalid" });
-    expect(invalid.message).toBe(`Namespace "foo" is invalid: spec.finalizers: Invalid value: "bad": name is neither a standard finalizer name nor is it fully qualified`);
+    expect(invalid.message).toBe(
+      `Namespace "foo" is invalid: spec.finalizers: Invalid value: "bad": name is neither a standard finalizer name nor is it fully qualified`,
+    );
     const stale = await rejection(finalize.update(undefined, "foo", { ...created, spec: {} }, { subresource: "finalize" }));
     expect(stale.code).toBe("Conflict");
     // The main resource never changes spec.finalizers.
@@ -169,13 +222,20 @@ describe("namespace REST storage", () => {
     const { store } = setup();
     const created = await store.create(undefined, { metadata: { name: "foo" } });
     const uid = await rejection(store.delete(undefined, "foo", { preconditions: { uid: "other" } }));
-    expect(uid).toMatchObject({ code: "Conflict", message: `Operation cannot be fulfilled on namespaces "foo": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}` });
+    expect(uid).toMatchObject({
+      code: "Conflict",
+      message: `Operation cannot be fulfilled on namespaces "foo": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}`,
+    });
     expect(uid.details).toMatchObject({ name: "foo", kind: "namespaces" });
     const rv = await rejection(store.delete(undefined, "foo", { preconditions: { resourceVersion: "999" } }));
-    expect(rv.message).toBe(`Operation cannot be fulfilled on namespaces "foo": Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: ${created.metadata?.resourceVersion}`);
+    expect(rv.message).toBe(
+      `Operation cannot be fulfilled on namespaces "foo": Precondition failed: ResourceVersion in precondition: 999, ResourceVersion in object meta: ${created.metadata?.resourceVersion}`,
+    );
     const unchanged = await store.get(undefined, "foo");
     expect(unchanged).toEqual(created);
-    const matching = await store.delete(undefined, "foo", { preconditions: { uid: created.metadata?.uid ?? "", resourceVersion: created.metadata?.resourceVersion ?? "" } });
+    const matching = await store.delete(undefined, "foo", {
+      preconditions: { uid: created.metadata?.uid ?? "", resourceVersion: created.metadata?.resourceVersion ?? "" },
+    });
     expect(matching.object.metadata?.deletionTimestamp).toBeDefined();
   });
 
@@ -183,7 +243,10 @@ describe("namespace REST storage", () => {
     const { store } = setup();
     const created = await store.create(undefined, { metadata: { name: "foo" } });
     const result = await store.delete(undefined, "foo", { propagationPolicy: "Orphan" }, { dryRun: true });
-    expect(result.object).toMatchObject({ metadata: { deletionTimestamp: "2026-01-02T03:04:05Z", finalizers: ["orphan"] }, status: { phase: "Terminating" } });
+    expect(result.object).toMatchObject({
+      metadata: { deletionTimestamp: "2026-01-02T03:04:05Z", finalizers: ["orphan"] },
+      status: { phase: "Terminating" },
+    });
     expect(await store.get(undefined, "foo")).toEqual(created);
   });
 
@@ -191,7 +254,8 @@ describe("namespace REST storage", () => {
     const seen: string[] = [];
     const recorder: AdmissionPlugin = {
       name: "recorder",
-      admit: (a: AdmissionAttributes) => void seen.push(`admit ${a.operation} ${a.subresource || "-"} ${a.name} old=${a.oldObject?.metadata?.resourceVersion ?? "-"}`),
+      admit: (a: AdmissionAttributes) =>
+        void seen.push(`admit ${a.operation} ${a.subresource || "-"} ${a.name} old=${a.oldObject?.metadata?.resourceVersion ?? "-"}`),
       validate: (a: AdmissionAttributes) => {
         seen.push(`validate ${a.operation} ${a.subresource || "-"} phase=${(a.oldObject as Namespace | undefined)?.status?.phase ?? "-"}`);
         if (a.operation === "DELETE" && a.name === "guarded") throw new Error("denied");
@@ -205,7 +269,12 @@ describe("namespace REST storage", () => {
     await finalize.update(undefined, "foo", { ...terminating.object, spec: {} }, { subresource: "finalize" });
     const rv = created.metadata?.resourceVersion ?? "";
     const terminatingRv = terminating.object.metadata?.resourceVersion ?? "";
-    expect(seen).toEqual([`admit DELETE - foo old=${rv}`, "validate DELETE - phase=Active", `admit UPDATE finalize foo old=${terminatingRv}`, "validate UPDATE finalize phase=Terminating"]);
+    expect(seen).toEqual([
+      `admit DELETE - foo old=${rv}`,
+      "validate DELETE - phase=Active",
+      `admit UPDATE finalize foo old=${terminatingRv}`,
+      "validate UPDATE finalize phase=Terminating",
+    ]);
     const guarded = await store.get(undefined, "guarded");
     await expect(store.delete(undefined, "guarded")).rejects.toThrow("denied");
     expect(await store.get(undefined, "guarded")).toEqual(guarded);
@@ -236,12 +305,21 @@ describe("namespace DELETE and garbage-collection finalizers (TestDeleteWithGCFi
     ["orphan-dependents-without-finalizers", { orphanDependents: true }, [], ["orphan"]],
     // Namespace-specific (upstream shouldHaveDeleteDependentsFinalizer): not orphaning means foreground.
     ["no-orphan-dependents-with-orphan", { orphanDependents: false }, ["orphan"], ["foregroundDeletion"]],
-    ["other-finalizers-stay", { propagationPolicy: "Foreground" }, ["example.com/keep", "orphan"], ["example.com/keep", "foregroundDeletion"]],
+    [
+      "other-finalizers-stay",
+      { propagationPolicy: "Foreground" },
+      ["example.com/keep", "orphan"],
+      ["example.com/keep", "foregroundDeletion"],
+    ],
   ];
 
   it.each(cases)("%s", async (name, deleteOptions, existing, remaining) => {
     const { storage, store } = setup();
-    await putRaw(storage, { metadata: { name, ...(existing.length > 0 ? { finalizers: existing } : {}) }, spec: { finalizers: [] }, status: { phase: "Active" } });
+    await putRaw(storage, {
+      metadata: { name, ...(existing.length > 0 ? { finalizers: existing } : {}) },
+      spec: { finalizers: [] },
+      status: { phase: "Active" },
+    });
     const result = await store.delete(undefined, name, deleteOptions);
     expect(result.deleted).toBe(false);
     expect(result.object.kind).toBe("Namespace");

@@ -20,9 +20,17 @@ export interface NamespaceStorage {
  * whose updates follow the finalize strategy (`spec.finalizers` is written only there). Both
  * share the storage and the admission plugins of `options`.
  */
-export function createNamespaceStorage(storage: Storage, options: ResourceStoreOptions = {}, definition: ResourceDefinition = namespacesResource): NamespaceStorage {
+export function createNamespaceStorage(
+  storage: Storage,
+  options: ResourceStoreOptions = {},
+  definition: ResourceDefinition = namespacesResource,
+): NamespaceStorage {
   const main = createGenericStore(definition, storage, options);
-  const finalize = createGenericStore({ ...definition, strategy: { ...definition.strategy, ...namespaceFinalizeStrategy } }, storage, options);
+  const finalize = createGenericStore(
+    { ...definition, strategy: { ...definition.strategy, ...namespaceFinalizeStrategy } },
+    storage,
+    options,
+  );
   return { store: new NamespaceStore(main, options.clock ?? (() => new Date())), subresources: { finalize } };
 }
 
@@ -46,7 +54,12 @@ class NamespaceStore extends TerminatingStore {
    * remove it like any object (metadata finalizers still hold it). The answer is always the
    * namespace, removed or not (upstream's `ReturnDeletedObject`).
    */
-  async delete(_namespace: string | undefined, name: string, deleteOptions: DeleteOptions = {}, options: RequestOptions = {}): Promise<DeleteResult> {
+  async delete(
+    _namespace: string | undefined,
+    name: string,
+    deleteOptions: DeleteOptions = {},
+    options: RequestOptions = {},
+  ): Promise<DeleteResult> {
     const start = await this.startDeletion(name, deleteOptions);
     const current = start.current as Namespace;
     if (current.metadata?.deletionTimestamp === undefined) {

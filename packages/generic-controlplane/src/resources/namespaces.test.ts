@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import {
-  isNamespaceTerminating,
-  namespaceFinalizeStrategy,
-  namespacesResource,
-  shouldDeleteNamespaceDuringUpdate,
-} from "./namespaces.js";
+import { isNamespaceTerminating, namespaceFinalizeStrategy, namespacesResource, shouldDeleteNamespaceDuringUpdate } from "./namespaces.js";
 import { cells, createErrors, updateErrors } from "./test-helpers.js";
 import { formatFieldError } from "../validation/index.js";
 
-const ns = (fields: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a", ...metadata }, ...fields });
+const ns = (fields: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: "v1",
+  kind: "Namespace",
+  metadata: { name: "team-a", ...metadata },
+  ...fields,
+});
 
 describe("Namespace create", () => {
   it("starts Active with the kubernetes finalizer and the name label", () => {
@@ -22,14 +22,22 @@ describe("Namespace create", () => {
   });
 
   it("appends kubernetes to user finalizers once", () => {
-    expect(createErrors(namespacesResource, ns({ spec: { finalizers: ["example.com/x"] } })).object["spec"]).toEqual({ finalizers: ["example.com/x", "kubernetes"] });
-    expect(createErrors(namespacesResource, ns({ spec: { finalizers: ["kubernetes"] } })).object["spec"]).toEqual({ finalizers: ["kubernetes"] });
+    expect(createErrors(namespacesResource, ns({ spec: { finalizers: ["example.com/x"] } })).object["spec"]).toEqual({
+      finalizers: ["example.com/x", "kubernetes"],
+    });
+    expect(createErrors(namespacesResource, ns({ spec: { finalizers: ["kubernetes"] } })).object["spec"]).toEqual({
+      finalizers: ["kubernetes"],
+    });
   });
 
   it.each([
     ["qualified", ["example.com/cleanup"], []],
     ["standard", ["orphan"], []],
-    ["bare unknown", ["cleanup"], [`spec.finalizers: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`]],
+    [
+      "bare unknown",
+      ["cleanup"],
+      [`spec.finalizers: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`],
+    ],
   ])("finalizer names: %s", (_name, finalizers, expected) => {
     expect(createErrors(namespacesResource, ns({ spec: { finalizers } })).errors).toEqual(expected);
   });
@@ -39,7 +47,10 @@ describe("Namespace create", () => {
     expect(namespacesResource.statusSubresource).toBe(true);
     expect(namespacesResource.scope).toBe("Cluster");
     expect(namespacesResource.fieldSelectors?.["status.phase"]?.(ns({ status: { phase: "Active" } }))).toBe("Active");
-    expect(cells(namespacesResource, ns({ status: { phase: "Terminating" } }, { creationTimestamp: "2024-01-01T00:00:00Z" }))).toEqual({ Status: "Terminating", Age: "2024-01-01T00:00:00Z" });
+    expect(cells(namespacesResource, ns({ status: { phase: "Terminating" } }, { creationTimestamp: "2024-01-01T00:00:00Z" }))).toEqual({
+      Status: "Terminating",
+      Age: "2024-01-01T00:00:00Z",
+    });
   });
 });
 
@@ -54,8 +65,18 @@ describe("Namespace update", () => {
 
   it.each([
     ["Active without deletionTimestamp", { phase: "Active" }, undefined, []],
-    ["Terminating without deletionTimestamp", { phase: "Terminating" }, undefined, [`status.Phase: Invalid value: "Terminating": may only be 'Active' if \`deletionTimestamp\` is empty`]],
-    ["Active with deletionTimestamp", { phase: "Active" }, "2024-01-01T00:00:00Z", [`status.Phase: Invalid value: "Active": may only be 'Terminating' if \`deletionTimestamp\` is not empty`]],
+    [
+      "Terminating without deletionTimestamp",
+      { phase: "Terminating" },
+      undefined,
+      [`status.Phase: Invalid value: "Terminating": may only be 'Active' if \`deletionTimestamp\` is empty`],
+    ],
+    [
+      "Active with deletionTimestamp",
+      { phase: "Active" },
+      "2024-01-01T00:00:00Z",
+      [`status.Phase: Invalid value: "Active": may only be 'Terminating' if \`deletionTimestamp\` is not empty`],
+    ],
     ["missing phase defaults to Active", {}, undefined, []],
   ])("status phase: %s", (_name, status, deletionTimestamp, expected) => {
     const metadata = { ...stored.metadata, ...(deletionTimestamp ? { deletionTimestamp } : {}) };
@@ -73,7 +94,9 @@ describe("Namespace termination and finalize", () => {
     expect(isNamespaceTerminating(stored)).toBe(false);
     expect(shouldDeleteNamespaceDuringUpdate(deleting)).toBe(false);
     expect(shouldDeleteNamespaceDuringUpdate({ ...deleting, spec: {} })).toBe(true);
-    expect(shouldDeleteNamespaceDuringUpdate({ ...deleting, spec: {}, metadata: { ...deleting.metadata, finalizers: ["example.com/x"] } })).toBe(false);
+    expect(
+      shouldDeleteNamespaceDuringUpdate({ ...deleting, spec: {}, metadata: { ...deleting.metadata, finalizers: ["example.com/x"] } }),
+    ).toBe(false);
     expect(shouldDeleteNamespaceDuringUpdate({ ...stored, spec: {} })).toBe(false);
   });
 

@@ -63,7 +63,10 @@ function finalizersOf(object: Namespace): string[] {
 function prepareForCreate(object: Namespace): void {
   object.status = { phase: NAMESPACE_PHASE_ACTIVE };
   const finalizers = finalizersOf(object);
-  object.spec = { ...asRecord(object.spec), finalizers: finalizers.includes(NAMESPACE_FINALIZER_KUBERNETES) ? finalizers : [...finalizers, NAMESPACE_FINALIZER_KUBERNETES] };
+  object.spec = {
+    ...asRecord(object.spec),
+    finalizers: finalizers.includes(NAMESPACE_FINALIZER_KUBERNETES) ? finalizers : [...finalizers, NAMESPACE_FINALIZER_KUBERNETES],
+  };
   labelWithName(object);
 }
 
@@ -94,9 +97,13 @@ export function validateNamespaceFinalizers(object: Namespace): FieldError[] {
 export function validateNamespacePhase(object: Namespace): FieldError[] {
   const phase = object.status?.phase;
   if (object.metadata?.deletionTimestamp === undefined) {
-    return phase === NAMESPACE_PHASE_ACTIVE ? [] : [fieldInvalid("status.Phase", phase ?? "", "may only be 'Active' if `deletionTimestamp` is empty")];
+    return phase === NAMESPACE_PHASE_ACTIVE
+      ? []
+      : [fieldInvalid("status.Phase", phase ?? "", "may only be 'Active' if `deletionTimestamp` is empty")];
   }
-  return phase === NAMESPACE_PHASE_TERMINATING ? [] : [fieldInvalid("status.Phase", phase ?? "", "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+  return phase === NAMESPACE_PHASE_TERMINATING
+    ? []
+    : [fieldInvalid("status.Phase", phase ?? "", "may only be 'Terminating' if `deletionTimestamp` is not empty")];
 }
 
 /**
@@ -133,11 +140,13 @@ const schema = kindSchema({
     spec: {
       type: "object",
       default: {},
-      description: "Spec defines the behavior of the Namespace. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+      description:
+        "Spec defines the behavior of the Namespace. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
       properties: {
         finalizers: {
           type: "array",
-          description: "Finalizers is an opaque list of values that must be empty to permanently remove the object from storage. See https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
+          description:
+            "Finalizers is an opaque list of values that must be empty to permanently remove the object from storage. See https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
           items: goType("v1.FinalizerName", { type: "string", default: "" }),
           "x-kubernetes-list-type": "atomic",
         },
@@ -146,7 +155,8 @@ const schema = kindSchema({
     status: {
       type: "object",
       default: {},
-      description: "Status describes the current status of a Namespace. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+      description:
+        "Status describes the current status of a Namespace. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
       properties: {
         conditions: {
           type: "array",

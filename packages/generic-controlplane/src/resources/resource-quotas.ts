@@ -39,7 +39,17 @@ const STANDARD_QUOTA_RESOURCES = new Set([
 ]);
 
 /** Resources counted in whole objects (`IsIntegerResourceName`): their quantities must be integers. */
-const INTEGER_RESOURCES = new Set(["pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers"]);
+const INTEGER_RESOURCES = new Set([
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "persistentvolumeclaims",
+  "configmaps",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
 
 const STANDARD_SCOPES = ["Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"];
 
@@ -51,7 +61,8 @@ function isHugePages(name: string): boolean {
 function validateQuotaResourceName(name: string, field: string): FieldError[] {
   const errors = isQualifiedName(name).map((message) => fieldInvalid(field, name, message));
   if (errors.length > 0) return errors;
-  if (!name.includes("/") && !STANDARD_QUOTA_RESOURCES.has(name) && !isHugePages(name)) return [fieldInvalid(field, name, "must be a standard resource for quota")];
+  if (!name.includes("/") && !STANDARD_QUOTA_RESOURCES.has(name) && !isHugePages(name))
+    return [fieldInvalid(field, name, "must be a standard resource for quota")];
   return [];
 }
 
@@ -61,7 +72,8 @@ function validateQuantity(name: string, value: unknown, field: string): FieldErr
   const milli = milliOf(value);
   if (text === undefined || milli === undefined) return [fieldInvalid(field, value, QUANTITY_FORMAT_MESSAGE)];
   if (milli < 0n) return [fieldInvalid(field, text, "must be greater than or equal to 0")];
-  if ((INTEGER_RESOURCES.has(name) || name.startsWith("count/")) && milli % 1000n !== 0n) return [fieldInvalid(field, text, "must be an integer")];
+  if ((INTEGER_RESOURCES.has(name) || name.startsWith("count/")) && milli % 1000n !== 0n)
+    return [fieldInvalid(field, text, "must be an integer")];
   return [];
 }
 
@@ -83,7 +95,8 @@ function scopeValidForResource(scope: string, resource: string): boolean {
 }
 
 /** Standard names under the hard limits that `scope` cannot limit (names with a `/` are not checked, as upstream). */
-const unsupportedUnder = (scope: string, hard: readonly string[]): string[] => hard.filter((name) => STANDARD_QUOTA_RESOURCES.has(name) && !scopeValidForResource(scope, name));
+const unsupportedUnder = (scope: string, hard: readonly string[]): string[] =>
+  hard.filter((name) => STANDARD_QUOTA_RESOURCES.has(name) && !scopeValidForResource(scope, name));
 
 const SCOPE_PAIRS = [
   ["BestEffort", "NotBestEffort"],
@@ -98,7 +111,8 @@ function validateScopes(quota: ResourceQuota, hard: readonly string[]): FieldErr
     if (!STANDARD_SCOPES.includes(scope)) errors.push(fieldInvalid("spec.scopes", scopes, "unsupported scope"));
     errors.push(...unsupportedUnder(scope, hard).map(() => fieldInvalid("spec.scopes", scopes, "unsupported scope applied to resource")));
   }
-  if (SCOPE_PAIRS.some(([a, b]) => scopes.includes(a) && scopes.includes(b))) errors.push(fieldInvalid("spec.scopes", scopes, "conflicting scopes"));
+  if (SCOPE_PAIRS.some(([a, b]) => scopes.includes(a) && scopes.includes(b)))
+    errors.push(fieldInvalid("spec.scopes", scopes, "conflicting scopes"));
   return errors;
 }
 
@@ -127,9 +141,19 @@ function validateScopeSelector(quota: ResourceQuota, hard: readonly string[]): F
       );
     }
     if (operator === "In" || operator === "NotIn") {
-      if (values.length === 0) errors.push(fieldRequired(childPath(path, "values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+      if (values.length === 0)
+        errors.push(
+          fieldRequired(childPath(path, "values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"),
+        );
     } else if (operator === "Exists" || operator === "DoesNotExist") {
-      if (values.length !== 0) errors.push(fieldInvalid(childPath(path, "values"), values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      if (values.length !== 0)
+        errors.push(
+          fieldInvalid(
+            childPath(path, "values"),
+            values,
+            "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
+          ),
+        );
     } else errors.push(fieldInvalid(childPath(path, "operator"), operator, "not a valid selector operator"));
     names.push(scope);
   }
@@ -171,10 +195,16 @@ const schema = kindSchema({
       description: "Spec defines the desired quota.",
       properties: {
         hard: resourceListSchema("hard is the set of desired hard limits for each named resource."),
-        scopes: { type: "array", description: "A collection of filters that must match each object tracked by a quota.", items: { type: "string" }, "x-kubernetes-list-type": "atomic" },
+        scopes: {
+          type: "array",
+          description: "A collection of filters that must match each object tracked by a quota.",
+          items: { type: "string" },
+          "x-kubernetes-list-type": "atomic",
+        },
         scopeSelector: {
           type: "object",
-          description: "scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values.",
+          description:
+            "scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values.",
           properties: {
             matchExpressions: {
               type: "array",
@@ -219,7 +249,12 @@ export const resourceQuotasResource = defineResource<ResourceQuota>({
   statusSubresource: true,
   printerColumns: [
     ageColumn(),
-    { name: "Request", type: "string", description: "Usage of the resources that are not limits.", cell: (quota) => usageCell(quota, false) },
+    {
+      name: "Request",
+      type: "string",
+      description: "Usage of the resources that are not limits.",
+      cell: (quota) => usageCell(quota, false),
+    },
     { name: "Limit", type: "string", description: "Usage of the limits.* resources.", cell: (quota) => usageCell(quota, true) },
   ],
   strategy: {

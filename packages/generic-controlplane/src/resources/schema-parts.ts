@@ -13,21 +13,34 @@ export const OBJECT_META_REF = "#/components/schemas/io.k8s.apimachinery.pkg.api
 export function objectMetaSchema(): JSONSchemaProps {
   return {
     $ref: OBJECT_META_REF,
-    description: "Standard object metadata: name, namespace, labels, annotations and the fields the server maintains. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+    description:
+      "Standard object metadata: name, namespace, labels, annotations and the fields the server maintains. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
   };
 }
 
 export function timeSchema(description: string): JSONSchemaProps {
-  return goType("v1.Time", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with second precision.` });
+  return goType("v1.Time", {
+    type: "string",
+    format: "date-time",
+    description: `${description} An RFC 3339 timestamp with second precision.`,
+  });
 }
 
 export function microTimeSchema(description: string): JSONSchemaProps {
-  return goType("v1.MicroTime", { type: "string", format: "date-time", description: `${description} An RFC 3339 timestamp with microsecond precision.` });
+  return goType("v1.MicroTime", {
+    type: "string",
+    format: "date-time",
+    description: `${description} An RFC 3339 timestamp with microsecond precision.`,
+  });
 }
 
 /** A `ResourceList` (`map[ResourceName]resource.Quantity`): quantities as JSON strings or integers. */
 export function resourceListSchema(description: string): JSONSchemaProps {
-  return { type: "object", description, additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] } };
+  return {
+    type: "object",
+    description,
+    additionalProperties: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] },
+  };
 }
 
 /** A `[]string` kube replaces whole (`x-kubernetes-list-type: atomic`). */
@@ -51,7 +64,9 @@ export function labelSelectorSchema(description: string): JSONSchemaProps {
           required: ["key", "operator"],
           properties: {
             key: stringSchema("key is the label key that the selector applies to."),
-            operator: stringSchema("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."),
+            operator: stringSchema(
+              "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+            ),
             values: stringListSchema(
               "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.",
             ),
@@ -90,11 +105,18 @@ export function objectReferenceSchema(description: string): JSONSchemaProps {
       fieldPath: stringSchema(
         'If referring to a piece of an object instead of an entire object, a JSONPath-like expression naming it, e.g. "spec.containers{name}" or "spec.containers[2]".',
       ),
-      kind: stringSchema("Kind of the referent. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
+      kind: stringSchema(
+        "Kind of the referent. See https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+      ),
       name: stringSchema("Name of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"),
-      namespace: stringSchema("Namespace of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/"),
+      namespace: stringSchema(
+        "Namespace of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+      ),
       resourceVersion: stringSchema("Specific resourceVersion of the referent, if any."),
-      uid: goType("types.UID", stringSchema("UID of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids")),
+      uid: goType(
+        "types.UID",
+        stringSchema("UID of the referent. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"),
+      ),
     },
   });
 }
@@ -108,7 +130,8 @@ export function localObjectReferenceSchema(description: string): JSONSchemaProps
       name: {
         type: "string",
         default: "",
-        description: "Name of the referent. An empty value is allowed only for compatibility. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+        description:
+          "Name of the referent. An empty value is allowed only for compatibility. See https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
       },
     },
   });

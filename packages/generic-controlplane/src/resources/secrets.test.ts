@@ -16,7 +16,10 @@ describe("Secret defaulting and stringData", () => {
   });
 
   it("folds stringData into data (overriding equal keys) and drops it", () => {
-    const { object, errors } = createErrors(secretsResource, secret({ data: { a: b64("old"), b: b64("keep") }, stringData: { a: "new", c: "ü" } }));
+    const { object, errors } = createErrors(
+      secretsResource,
+      secret({ data: { a: b64("old"), b: b64("keep") }, stringData: { a: "new", c: "ü" } }),
+    );
     expect(errors).toEqual([]);
     expect(object["stringData"]).toBeUndefined();
     expect(object["data"]).toEqual({ a: b64("new"), b: b64("keep"), c: b64("ü") });
@@ -43,7 +46,10 @@ describe("Secret defaulting and stringData", () => {
     ["YQ=x", 2],
   ])("rejects data %j like Go: illegal base64 data at input byte %i", (value, offset) => {
     expect(() => createErrors(secretsResource, secret({ data: { a: value } }))).toThrow(
-      expect.objectContaining({ code: "BadRequest", message: `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${offset}` }),
+      expect.objectContaining({
+        code: "BadRequest",
+        message: `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${offset}`,
+      }),
     );
   });
 });
@@ -55,9 +61,19 @@ describe("Secret type rules", () => {
     ["tls without keys", { type: "kubernetes.io/tls" }, undefined, ["data[tls.crt]: Required value", "data[tls.key]: Required value"]],
     ["tls complete", { type: "kubernetes.io/tls", data: { "tls.crt": b64("c"), "tls.key": b64("k") } }, undefined, []],
     ["tls via stringData", { type: "kubernetes.io/tls", stringData: { "tls.crt": "c", "tls.key": "k" } }, undefined, []],
-    ["basic-auth with neither", { type: "kubernetes.io/basic-auth" }, undefined, ["data[username]: Required value", "data[password]: Required value"]],
+    [
+      "basic-auth with neither",
+      { type: "kubernetes.io/basic-auth" },
+      undefined,
+      ["data[username]: Required value", "data[password]: Required value"],
+    ],
     ["basic-auth with an empty password only", { type: "kubernetes.io/basic-auth", data: { password: "" } }, undefined, []],
-    ["ssh-auth with an empty key", { type: "kubernetes.io/ssh-auth", data: { "ssh-privatekey": "" } }, undefined, ["data[ssh-privatekey]: Required value"]],
+    [
+      "ssh-auth with an empty key",
+      { type: "kubernetes.io/ssh-auth", data: { "ssh-privatekey": "" } },
+      undefined,
+      ["data[ssh-privatekey]: Required value"],
+    ],
     ["dockerconfigjson missing", { type: "kubernetes.io/dockerconfigjson" }, undefined, ["data[.dockerconfigjson]: Required value"]],
     [
       "dockerconfigjson not JSON",
@@ -69,13 +85,35 @@ describe("Secret type rules", () => {
       "dockerconfigjson an array",
       { type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": b64("[]") } },
       undefined,
-      [`data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}`],
+      [
+        `data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}`,
+      ],
     ],
-    ["dockerconfigjson valid", { type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": b64('{"auths":{}}') } }, undefined, []],
+    [
+      "dockerconfigjson valid",
+      { type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": b64('{"auths":{}}') } },
+      undefined,
+      [],
+    ],
     ["dockercfg missing", { type: "kubernetes.io/dockercfg" }, undefined, ["data[.dockercfg]: Required value"]],
-    ["service-account-token without annotation", { type: "kubernetes.io/service-account-token" }, undefined, ["metadata.annotations[kubernetes.io/service-account.name]: Required value"]],
-    ["service-account-token with annotation", { type: "kubernetes.io/service-account-token" }, { "kubernetes.io/service-account.name": "default" }, []],
-    ["over 1 MiB", { data: { a: Buffer.alloc(1024 * 1024 + 1).toString("base64") } }, undefined, ["data: Too long: may not be more than 1048576 bytes"]],
+    [
+      "service-account-token without annotation",
+      { type: "kubernetes.io/service-account-token" },
+      undefined,
+      ["metadata.annotations[kubernetes.io/service-account.name]: Required value"],
+    ],
+    [
+      "service-account-token with annotation",
+      { type: "kubernetes.io/service-account-token" },
+      { "kubernetes.io/service-account.name": "default" },
+      [],
+    ],
+    [
+      "over 1 MiB",
+      { data: { a: Buffer.alloc(1024 * 1024 + 1).toString("base64") } },
+      undefined,
+      ["data: Too long: may not be more than 1048576 bytes"],
+    ],
   ])("%s", (_name, fields, annotations, expected) => {
     expect(createErrors(secretsResource, secret(fields, annotations)).errors).toEqual(expected);
   });
@@ -93,13 +131,19 @@ describe("Secret updates", () => {
 
   it("refuses a type reset by omission on a typed secret", () => {
     const typed = { ...old, type: "example.com/x" };
-    expect(updateErrors(secretsResource, { ...typed, type: undefined }, typed).errors).toEqual([`type: Invalid value: "Opaque": field is immutable`]);
+    expect(updateErrors(secretsResource, { ...typed, type: undefined }, typed).errors).toEqual([
+      `type: Invalid value: "Opaque": field is immutable`,
+    ]);
   });
 
   it("keeps an immutable secret's data and immutable flag", () => {
     const frozen = { ...old, immutable: true };
-    expect(updateErrors(secretsResource, { ...frozen, stringData: { a: "changed" } }, frozen).errors).toEqual(["data: Forbidden: field is immutable when `immutable` is set"]);
-    expect(updateErrors(secretsResource, { ...frozen, immutable: false }, frozen).errors).toEqual(["immutable: Forbidden: field is immutable when `immutable` is set"]);
+    expect(updateErrors(secretsResource, { ...frozen, stringData: { a: "changed" } }, frozen).errors).toEqual([
+      "data: Forbidden: field is immutable when `immutable` is set",
+    ]);
+    expect(updateErrors(secretsResource, { ...frozen, immutable: false }, frozen).errors).toEqual([
+      "immutable: Forbidden: field is immutable when `immutable` is set",
+    ]);
     expect(updateErrors(secretsResource, { ...frozen, metadata: { ...frozen.metadata, labels: { a: "b" } } }, frozen).errors).toEqual([]);
   });
 });

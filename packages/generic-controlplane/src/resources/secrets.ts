@@ -1,7 +1,16 @@
 import type { KubeObject } from "../api/types.js";
 import { goType } from "../schema/go-type.js";
 import type { FieldError } from "../validation/field-errors.js";
-import { childPath, fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, isConfigMapKey, keyPath, validateImmutableField } from "../validation/index.js";
+import {
+  childPath,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  fieldTooLong,
+  isConfigMapKey,
+  keyPath,
+  validateImmutableField,
+} from "../validation/index.js";
 import { IMMUTABLE_SET_MESSAGE, MAX_DATA_SIZE_BYTES, sameStringMap } from "./config-maps.js";
 import { asRecord, defineResource } from "./define.js";
 import { ageColumn } from "./printer-columns.js";
@@ -39,7 +48,8 @@ function prepare(object: Secret): void {
   // Built with entries so a key such as `__proto__` stays an ordinary key; a stringData key wins.
   const entries = new Map<string, string>();
   for (const [key, value] of Object.entries(asRecord(object.data) ?? {})) entries.set(key, canonicalBase64(value, TARGET));
-  for (const [key, value] of Object.entries(asRecord(object.stringData) ?? {})) entries.set(key, Buffer.from(String(value), "utf8").toString("base64"));
+  for (const [key, value] of Object.entries(asRecord(object.stringData) ?? {}))
+    entries.set(key, Buffer.from(String(value), "utf8").toString("base64"));
   const data = Object.fromEntries(entries) as Record<string, string>;
   delete object.stringData;
   if (Object.keys(data).length > 0) object.data = data;
@@ -82,7 +92,8 @@ export function validateSecret(object: Secret): FieldError[] {
   switch (object.type) {
     case SecretTypes.serviceAccountToken: {
       const name = object.metadata?.annotations?.[SERVICE_ACCOUNT_NAME_ANNOTATION];
-      if (name === undefined || name === "") errors.push(fieldRequired(keyPath(childPath("metadata", "annotations"), SERVICE_ACCOUNT_NAME_ANNOTATION)));
+      if (name === undefined || name === "")
+        errors.push(fieldRequired(keyPath(childPath("metadata", "annotations"), SERVICE_ACCOUNT_NAME_ANNOTATION)));
       break;
     }
     case SecretTypes.dockercfg:
@@ -130,7 +141,8 @@ const schema = kindSchema({
   group: "",
   version: "v1",
   kind: "Secret",
-  description: "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
+  description:
+    "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
   properties: {
     data: {
       type: "object",
@@ -166,8 +178,18 @@ export const secretsResource = defineResource<Secret>({
   scope: "Namespaced",
   schema,
   printerColumns: [
-    { name: "Type", type: "string", description: "Used to facilitate programmatic handling of secret data.", cell: (object) => object.type ?? "" },
-    { name: "Data", type: "string", description: "Data contains the secret data; the column counts its entries.", cell: (object) => Object.keys(asRecord(object.data) ?? {}).length },
+    {
+      name: "Type",
+      type: "string",
+      description: "Used to facilitate programmatic handling of secret data.",
+      cell: (object) => object.type ?? "",
+    },
+    {
+      name: "Data",
+      type: "string",
+      description: "Data contains the secret data; the column counts its entries.",
+      cell: (object) => Object.keys(asRecord(object.data) ?? {}).length,
+    },
     ageColumn(),
   ],
   fieldSelectors: { type: (object) => object.type ?? "" },

@@ -22,7 +22,8 @@ const schema = kindSchema({
   group: "",
   version: "v1",
   kind: "ServiceAccount",
-  description: "ServiceAccount binds together a name understood by users and perhaps by peripheral systems, a principal that can be authenticated and authorized, and a set of secrets.",
+  description:
+    "ServiceAccount binds together a name understood by users and perhaps by peripheral systems, a principal that can be authenticated and authorized, and a set of secrets.",
   properties: {
     automountServiceAccountToken: booleanSchema(
       "AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.",
@@ -31,7 +32,9 @@ const schema = kindSchema({
       type: "array",
       description:
         "ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. Unlike Secrets they can not be mounted in the pod; only the kubelet reads them. See https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod",
-      items: localObjectReferenceSchema("LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace."),
+      items: localObjectReferenceSchema(
+        "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.",
+      ),
       "x-kubernetes-list-type": "atomic",
     },
     secrets: {

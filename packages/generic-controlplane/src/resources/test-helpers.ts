@@ -10,7 +10,11 @@ export function createErrors(definition: ResourceDefinition, object: KubeObject)
   return { object: copy, errors: (definition.strategy?.validate?.(copy) ?? []).map(formatFieldError) };
 }
 
-export function updateErrors(definition: ResourceDefinition, object: KubeObject, old: KubeObject): { object: KubeObject; errors: string[] } {
+export function updateErrors(
+  definition: ResourceDefinition,
+  object: KubeObject,
+  old: KubeObject,
+): { object: KubeObject; errors: string[] } {
   const copy = structuredClone(object);
   checkFieldTypes(copy, definition);
   definition.strategy?.prepareForUpdate?.(copy, structuredClone(old));

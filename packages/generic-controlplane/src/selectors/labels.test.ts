@@ -12,6 +12,9 @@ describe("parseLabelSelector on the server", () => {
       thrown = error;
     }
     expect(isControlPlaneError(thrown)).toBe(true);
-    expect(thrown).toMatchObject({ code: "BadRequest", message: "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt" });
+    expect(thrown).toMatchObject({
+      code: "BadRequest",
+      message: "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt",
+    });
   });
 });

@@ -2,7 +2,13 @@ import { LabelSelectorParseError, parseLabelSelector as parseSelector, type Labe
 import { badRequest } from "../api/errors/index.js";
 
 /** Label selectors: `labels.Parse` and its matching live in @kubekit/apimachinery. */
-export { EVERYTHING_LABELS, formatLabelSelector, type LabelOperator, type LabelRequirement, type LabelSelector } from "@kubekit/apimachinery";
+export {
+  EVERYTHING_LABELS,
+  formatLabelSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelector,
+} from "@kubekit/apimachinery";
 
 /**
  * Parses a `labelSelector` query parameter. Throws a 400 BadRequest ControlPlaneError with the

@@ -4,7 +4,10 @@ import { formatLabelSelector, parseLabelSelector, type LabelRequirement } from "
 import { parseFieldSelector } from "./fields.js";
 
 const token = fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,6}[a-z0-9])?$/);
-const key = fc.oneof(token, fc.tuple(token, token).map(([p, n]) => `${p.replace(/[._]/g, "")}.io/${n}`));
+const key = fc.oneof(
+  token,
+  fc.tuple(token, token).map(([p, n]) => `${p.replace(/[._]/g, "")}.io/${n}`),
+);
 const requirement: fc.Arbitrary<LabelRequirement> = fc.oneof(
   fc.record({ key, operator: fc.constantFrom<"=" | "==" | "!=">("=", "==", "!="), values: fc.tuple(token) }),
   fc.record({

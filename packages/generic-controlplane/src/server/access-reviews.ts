@@ -64,9 +64,12 @@ export interface Authorizer {
 /** kube-apiserver's `--authorization-mode=AlwaysAllow`: what this server does until an authorizer is configured. */
 export const alwaysAllow: Authorizer = {
   authorize: () => ({ allowed: true }),
-  rulesFor: () => ({ resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }], incomplete: false }),
+  rulesFor: () => ({
+    resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+    nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+    incomplete: false,
+  }),
 };
-
 
 const SELF_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 
@@ -89,7 +92,12 @@ export function accessReviewStage(options: { maxBodyBytes: number }): HandlerSta
 
 async function serveSelfReview(ctx: RequestContext, options: { maxBodyBytes: number }): Promise<true> {
   await readReview(ctx, options);
-  writeJson(ctx, 201, { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1", metadata: {}, status: { userInfo: reviewUserInfo(ctx.user) } });
+  writeJson(ctx, 201, {
+    kind: "SelfSubjectReview",
+    apiVersion: "authentication.k8s.io/v1",
+    metadata: {},
+    status: { userInfo: reviewUserInfo(ctx.user) },
+  });
   return true;
 }
 
@@ -115,7 +123,15 @@ interface ReviewSpec {
 }
 
 function reviewDefinition(kind: string, plural: string, scope: "Namespaced" | "Cluster"): ResourceDefinition {
-  return defineResource<KubeObject>({ group: AUTHZ_GROUP, version: "v1", kind, plural, singular: plural.slice(0, -1), scope, restVerbs: ["create"] });
+  return defineResource<KubeObject>({
+    group: AUTHZ_GROUP,
+    version: "v1",
+    kind,
+    plural,
+    singular: plural.slice(0, -1),
+    scope,
+    restVerbs: ["create"],
+  });
 }
 
 export const subjectAccessReviewsResource = reviewDefinition("SubjectAccessReview", "subjectaccessreviews", "Cluster");
@@ -131,7 +147,11 @@ function str(value: unknown): string | undefined {
 function attributesOf(spec: ReviewSpec): AuthorizationAttributes {
   const r = spec.resourceAttributes;
   if (r !== undefined && r !== null) {
-    const attributes: AuthorizationAttributes = { verb: str(r["verb"]) ?? "", group: str(r["group"]) ?? "", resource: str(r["resource"]) ?? "" };
+    const attributes: AuthorizationAttributes = {
+      verb: str(r["verb"]) ?? "",
+      group: str(r["group"]) ?? "",
+      resource: str(r["resource"]) ?? "",
+    };
     for (const key of ["subresource", "namespace", "name"] as const) {
       const value = str(r[key]);
       if (value !== undefined) attributes[key] = value;
@@ -147,9 +167,20 @@ function validateReviewSpec(spec: ReviewSpec, needsSubject: boolean): FieldError
   const errors: FieldError[] = [];
   const hasResource = spec.resourceAttributes !== undefined && spec.resourceAttributes !== null;
   const hasNonResource = spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null;
-  if (hasResource && hasNonResource) errors.push(fieldInvalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes"));
-  if (!hasResource && !hasNonResource) errors.push(fieldInvalid("spec.resourceAttributes", spec.nonResourceAttributes ?? null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
-  if (needsSubject && (spec.user ?? "") === "" && (spec.groups ?? []).length === 0) errors.push(fieldInvalid("spec.user", spec.user ?? "", "at least one of user or group must be specified"));
+  if (hasResource && hasNonResource)
+    errors.push(
+      fieldInvalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes"),
+    );
+  if (!hasResource && !hasNonResource)
+    errors.push(
+      fieldInvalid(
+        "spec.resourceAttributes",
+        spec.nonResourceAttributes ?? null,
+        "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+      ),
+    );
+  if (needsSubject && (spec.user ?? "") === "" && (spec.groups ?? []).length === 0)
+    errors.push(fieldInvalid("spec.user", spec.user ?? "", "at least one of user or group must be specified"));
   return errors;
 }
 
@@ -157,11 +188,17 @@ function validateReviewSpec(spec: ReviewSpec, needsSubject: boolean): FieldError
 function validateEmptyMeta(object: KubeObject, allowNamespace: boolean): FieldError[] {
   const { managedFields: _m, namespace, ...rest } = object.metadata ?? {};
   const extra = allowNamespace || namespace === undefined || namespace === "" ? rest : { ...rest, namespace };
-  return Object.values(extra).some((v) => v !== undefined && v !== "" && v !== null) ? [fieldInvalid("metadata", object.metadata, "must be empty")] : [];
+  return Object.values(extra).some((v) => v !== undefined && v !== "" && v !== null)
+    ? [fieldInvalid("metadata", object.metadata, "must be empty")]
+    : [];
 }
 
-function reviewStore(definition: ResourceDefinition, evaluate: (namespace: string | undefined, review: KubeObject, user: UserInfo) => Promise<KubeObject>): ResourceStore {
-  const unsupported = (verb: string) => () => Promise.reject(methodNotSupported({ group: definition.group, resource: definition.plural }, verb));
+function reviewStore(
+  definition: ResourceDefinition,
+  evaluate: (namespace: string | undefined, review: KubeObject, user: UserInfo) => Promise<KubeObject>,
+): ResourceStore {
+  const unsupported = (verb: string) => () =>
+    Promise.reject(methodNotSupported({ group: definition.group, resource: definition.plural }, verb));
   return {
     definition,
     get: unsupported("get"),
@@ -210,9 +247,11 @@ export function accessReviewResources(authorizer: Authorizer): ServedResource[] 
   const lsar = reviewStore(localSubjectAccessReviewsResource, async (namespace, review) => {
     const spec = specOf(review);
     const errors = [...validateReviewSpec(spec, true), ...validateEmptyMeta(review, true)];
-    if (spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null) errors.push(fieldInvalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "disallowed on this kind of request"));
+    if (spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null)
+      errors.push(fieldInvalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "disallowed on this kind of request"));
     if (errors.length > 0) throw invalid("LocalSubjectAccessReview", errors);
-    if (str(spec.resourceAttributes?.["namespace"]) !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace ?? ""}`);
+    if (str(spec.resourceAttributes?.["namespace"]) !== namespace)
+      throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace ?? ""}`);
     return answer(review, spec, decisionStatus(await authorizer.authorize(subjectOf(spec), attributesOf(spec))));
   });
   const ssar = reviewStore(selfSubjectAccessReviewsResource, async (_ns, review, user) => {
@@ -225,8 +264,14 @@ export function accessReviewResources(authorizer: Authorizer): ServedResource[] 
     const spec = specOf(review);
     const namespace = spec.namespace ?? "";
     if (namespace === "") throw badRequest("no namespace on request");
-    const rules: RulesInfo = authorizer.rulesFor ? await authorizer.rulesFor(user, namespace) : { resourceRules: [], nonResourceRules: [], incomplete: true };
-    const status: Record<string, unknown> = { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete };
+    const rules: RulesInfo = authorizer.rulesFor
+      ? await authorizer.rulesFor(user, namespace)
+      : { resourceRules: [], nonResourceRules: [], incomplete: true };
+    const status: Record<string, unknown> = {
+      resourceRules: rules.resourceRules,
+      nonResourceRules: rules.nonResourceRules,
+      incomplete: rules.incomplete,
+    };
     if (rules.evaluationError) status["evaluationError"] = rules.evaluationError;
     return answer(review, spec, status);
   });

@@ -38,7 +38,10 @@ async function startBare(): Promise<Target> {
 }
 
 beforeAll(async () => {
-  [bare, plane] = await Promise.all([startBare(), startTestPlane({ resources: [builtinResources.namespaces, builtinResources.configmaps] })]);
+  [bare, plane] = await Promise.all([
+    startBare(),
+    startTestPlane({ resources: [builtinResources.namespaces, builtinResources.configmaps] }),
+  ]);
 });
 
 afterAll(async () => {
@@ -77,7 +80,11 @@ describe("a bare ApiServer validates fields like createControlPlane", () => {
   it("Strict rejects unknown fields with 400 naming each, in the body's order", async () => {
     const r = await same("POST", `${CM}?fieldValidation=Strict`, { body: withUnknown("strict") });
     expect(r.status).toBe(400);
-    expect(r.json).toMatchObject({ kind: "Status", reason: "BadRequest", message: 'strict decoding error: unknown field "spec", unknown field "bogus"' });
+    expect(r.json).toMatchObject({
+      kind: "Status",
+      reason: "BadRequest",
+      message: 'strict decoding error: unknown field "spec", unknown field "bogus"',
+    });
     expect((await bare.call("GET", `${CM}/strict`)).status).toBe(404);
   });
 
@@ -121,7 +128,10 @@ describe("a bare ApiServer validates fields like createControlPlane", () => {
 describe("a bare ApiServer speaks protobuf like createControlPlane", () => {
   it("creates from a protobuf body", async () => {
     const raw = encodeProtobuf({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "from-proto" }, data: { p: "q" } });
-    const r = await same("POST", CM, { raw, headers: { "Content-Type": "application/vnd.kubernetes.protobuf", Accept: "application/json" } });
+    const r = await same("POST", CM, {
+      raw,
+      headers: { "Content-Type": "application/vnd.kubernetes.protobuf", Accept: "application/json" },
+    });
     expect(r.status).toBe(201);
     expect(r.json).toMatchObject({ metadata: { name: "from-proto", namespace: "default" }, data: { p: "q" } });
   });
@@ -130,7 +140,11 @@ describe("a bare ApiServer speaks protobuf like createControlPlane", () => {
     const one = await fetch(`${bare.url}${CM}/from-proto`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
     expect(one.status).toBe(200);
     expect(one.headers.get("content-type")).toBe("application/vnd.kubernetes.protobuf");
-    expect(decodeProtobuf(new Uint8Array(await one.arrayBuffer()))).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-proto" }, data: { p: "q" } });
+    expect(decodeProtobuf(new Uint8Array(await one.arrayBuffer()))).toMatchObject({
+      kind: "ConfigMap",
+      metadata: { name: "from-proto" },
+      data: { p: "q" },
+    });
     const list = await fetch(`${bare.url}${CM}`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
     expect(list.status).toBe(200);
     const decoded = decodeProtobuf(new Uint8Array(await list.arrayBuffer())) as { kind?: string; items?: { metadata: { name: string } }[] };

@@ -180,7 +180,9 @@ export class ApiServer {
     this.#env = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
-      watches: new WatchTracker((watch, delta) => metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta)),
+      watches: new WatchTracker((watch, delta) =>
+        metrics?.watchers.inc({ group: watch.group, version: watch.version, kind: watch.kind }, delta),
+      ),
     };
     this.#flowControl =
       options.enablePriorityAndFairness === false
@@ -332,7 +334,11 @@ export class ApiServer {
     const metrics = options.metrics;
     return [
       withRequestInfo(),
-      withRequestLog({ metrics, logger: options.logger, isServed: (info) => this.#resources.has(resourceKey(info.group, info.version, info.resource)) }),
+      withRequestLog({
+        metrics,
+        logger: options.logger,
+        isServed: (info) => this.#resources.has(resourceKey(info.group, info.version, info.resource)),
+      }),
       withRetryAfter(() => this.#draining),
       withWaitGroup(this.#nonLongRunning),
       withRequestTimeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
@@ -348,7 +354,9 @@ export class ApiServer {
       ...(this.#flowControl ? [withPriorityAndFairness(this.#flowControl, { storedObjects: options.storedObjects })] : []),
       // With priority and fairness the seats are its own; max-in-flight then only counts requests.
       withMaxInFlight({
-        limits: this.#flowControl ? undefined : { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 },
+        limits: this.#flowControl
+          ? undefined
+          : { readOnly: options.maxRequestsInflight ?? 400, mutating: options.maxMutatingRequestsInflight ?? 200 },
         inflight: metrics?.inflightRequests,
       }),
       withAuthorization(options.authorizer),
@@ -376,7 +384,12 @@ export class ApiServer {
       await this.#chain(ctx);
     } catch (error) {
       if (!(error instanceof ControlPlaneError) && logger) {
-        logger({ level: "error", msg: "request failed", path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        logger({
+          level: "error",
+          msg: "request failed",
+          path: ctx.path,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
       }
       // The rest of a body that never came cannot be skipped: the connection is done.
       if (isBodyTimeout(error) && !res.headersSent) res.setHeader("Connection", "close");

@@ -40,7 +40,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "kubekit-audit-"));
   t = await startTestPlane({
     audit: { policy: POLICY, backend: createAuditLog({ path: join(dir, "audit.log") }) },
-    authenticate: (ctx) => (ctx.req.headers["x-test-user"] ? { name: String(ctx.req.headers["x-test-user"]), uid: "uid-1", groups: ["devs", "system:authenticated"], extra: { scopes: ["a"] } } : undefined),
+    authenticate: (ctx) =>
+      ctx.req.headers["x-test-user"]
+        ? { name: String(ctx.req.headers["x-test-user"]), uid: "uid-1", groups: ["devs", "system:authenticated"], extra: { scopes: ["a"] } }
+        : undefined,
   });
 });
 afterAll(async () => {
@@ -50,7 +53,10 @@ afterAll(async () => {
 
 describe("audit log", () => {
   it("writes RequestReceived and ResponseComplete with both bodies at RequestResponse, keyed by the Audit-Id", async () => {
-    const created = await t.call("POST", "/api/v1/namespaces/default/configmaps?fieldManager=audit-test", { body: configMap("audited"), headers: { "x-test-user": "jane", "User-Agent": "audit-test/1.0" } });
+    const created = await t.call("POST", "/api/v1/namespaces/default/configmaps?fieldManager=audit-test", {
+      body: configMap("audited"),
+      headers: { "x-test-user": "jane", "User-Agent": "audit-test/1.0" },
+    });
     expect(created.status).toBe(201);
     const id = created.headers.get("audit-id")!;
     const [received, complete] = await eventsOf(id, 2);
@@ -67,7 +73,12 @@ describe("audit log", () => {
       objectRef: { resource: "configmaps", namespace: "default", apiGroup: "", apiVersion: "v1" },
     });
     expect(received.requestObject).toBeUndefined();
-    expect(complete).toMatchObject({ stage: "ResponseComplete", responseStatus: { metadata: {}, code: 201 }, requestObject: { metadata: { name: "audited" } }, responseObject: { kind: "ConfigMap", metadata: { name: "audited" } } });
+    expect(complete).toMatchObject({
+      stage: "ResponseComplete",
+      responseStatus: { metadata: {}, code: 201 },
+      requestObject: { metadata: { name: "audited" } },
+      responseObject: { kind: "ConfigMap", metadata: { name: "audited" } },
+    });
     // omitManagedFields drops the server's managedFields from the recorded response.
     expect(complete.responseObject.metadata.managedFields).toBeUndefined();
     expect(complete.requestReceivedTimestamp).toBe(received.requestReceivedTimestamp);
@@ -77,9 +88,23 @@ describe("audit log", () => {
   it("records a failure's Status at any level, and only the request body at Request", async () => {
     const missing = await t.call("GET", "/api/v1/namespaces/default/secrets/nope");
     const [, complete] = await eventsOf(missing.headers.get("audit-id")!, 2);
-    expect(complete).toMatchObject({ level: "Request", verb: "get", user: { username: "system:anonymous", groups: ["system:unauthenticated"] }, objectRef: { name: "nope" } });
-    expect(complete.responseStatus).toEqual({ metadata: {}, status: "Failure", message: 'secrets "nope" not found', reason: "NotFound", details: { name: "nope", kind: "secrets" }, code: 404 });
-    const secret = await t.call("POST", "/api/v1/namespaces/default/secrets", { body: { metadata: { name: "s" }, stringData: { a: "b" } } });
+    expect(complete).toMatchObject({
+      level: "Request",
+      verb: "get",
+      user: { username: "system:anonymous", groups: ["system:unauthenticated"] },
+      objectRef: { name: "nope" },
+    });
+    expect(complete.responseStatus).toEqual({
+      metadata: {},
+      status: "Failure",
+      message: 'secrets "nope" not found',
+      reason: "NotFound",
+      details: { name: "nope", kind: "secrets" },
+      code: 404,
+    });
+    const secret = await t.call("POST", "/api/v1/namespaces/default/secrets", {
+      body: { metadata: { name: "s" }, stringData: { a: "b" } },
+    });
     const [, written] = await eventsOf(secret.headers.get("audit-id")!, 2);
     expect(written.requestObject).toEqual({ metadata: { name: "s" }, stringData: { a: "b" } });
     expect(written.responseObject).toBeUndefined();
@@ -93,7 +118,11 @@ describe("audit log", () => {
     await watch.text();
     const stages = (await eventsOf(id, 3)).map((e) => e.stage);
     expect(stages).toEqual(["RequestReceived", "ResponseStarted", "ResponseComplete"]);
-    expect(events().slice(before).filter((e) => e.requestURI === "/healthz")).toEqual([]);
+    expect(
+      events()
+        .slice(before)
+        .filter((e) => e.requestURI === "/healthz"),
+    ).toEqual([]);
   });
 });
 
@@ -102,7 +131,8 @@ describe("audit log rotation", () => {
     const rotating = mkdtempSync(join(tmpdir(), "kubekit-audit-rotate-"));
     try {
       const backend = createAuditLog({ path: join(rotating, "audit.log"), maxSizeMB: 0.002, maxBackups: 2 });
-      for (let i = 0; i < 40; i++) backend.write({ kind: "Event", apiVersion: "audit.k8s.io/v1", auditID: `id-${i}`, padding: "x".repeat(200) });
+      for (let i = 0; i < 40; i++)
+        backend.write({ kind: "Event", apiVersion: "audit.k8s.io/v1", auditID: `id-${i}`, padding: "x".repeat(200) });
       await backend.close();
       const files = readdirSync(rotating).sort();
       expect(files).toHaveLength(3);

@@ -58,7 +58,13 @@ export function authenticationEndpoints(env: AuthenticationEndpointsEnv): Handle
     name: "authentication-endpoints",
     async handle(ctx) {
       const info = ctx.info;
-      if (info?.isResourceRequest && info.group === "" && info.version === "v1" && info.resource === "serviceaccounts" && info.subresource === "token") {
+      if (
+        info?.isResourceRequest &&
+        info.group === "" &&
+        info.version === "v1" &&
+        info.resource === "serviceaccounts" &&
+        info.subresource === "token"
+      ) {
         if (info.verb !== "create") throw methodNotAllowed(ctx.method, ctx.path);
         const format = responseFormat(ctx);
         const request = (await readObject(ctx, env.maxBodyBytes)) as TokenRequest;
@@ -100,7 +106,10 @@ export function authenticationEndpoints(env: AuthenticationEndpointsEnv): Handle
 
 function writeJsonCached(ctx: RequestContext, body: unknown, contentType: string): void {
   const text = JSON.stringify(body);
-  ctx.res.writeHead(200, { "Content-Type": contentType, "Cache-Control": "public, max-age=3600", "Content-Length": Buffer.byteLength(text) });
+  ctx.res.writeHead(200, {
+    "Content-Type": contentType,
+    "Cache-Control": "public, max-age=3600",
+    "Content-Length": Buffer.byteLength(text),
+  });
   ctx.res.end(ctx.method === "HEAD" ? undefined : text);
 }
-

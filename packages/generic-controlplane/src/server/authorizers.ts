@@ -11,7 +11,11 @@ export const privilegedGroupAuthorizer: Authorizer = {
   authorize: (user) => (user.groups.includes(SYSTEM_MASTERS) ? { allowed: true } : { allowed: false }),
   rulesFor: (user) =>
     user.groups.includes(SYSTEM_MASTERS)
-      ? { resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }], incomplete: false }
+      ? {
+          resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+          nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+          incomplete: false,
+        }
       : { resourceRules: [], nonResourceRules: [], incomplete: false },
 };
 

@@ -27,7 +27,10 @@ function expectStatus(r: { status: number; json: any }, code: number, reason: st
 
 describe("integers beyond what a JavaScript number holds exactly", () => {
   it("keep an int64 exact: the int64 maximum is stored and returned as itself, not rounded to 2^63", async () => {
-    const edge = await t.call("POST", CM, { raw: '{"metadata":{"name":"int64-edge","generation":9223372036854775807}}', headers: { "content-type": "application/json" } });
+    const edge = await t.call("POST", CM, {
+      raw: '{"metadata":{"name":"int64-edge","generation":9223372036854775807}}',
+      headers: { "content-type": "application/json" },
+    });
     expect(edge.status, edge.text).toBe(201);
     const read = await t.call("GET", `${CM}/int64-edge`);
     expect(read.text).toContain('"generation":9223372036854775807');
@@ -39,7 +42,10 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
     const deleting = await t.call("DELETE", `${CM}/int64-held`);
     expect(deleting.status, deleting.text).toBe(200);
     expect(deleting.text).toContain('"generation":9007199254740994');
-    const released = await t.call("PATCH", `${CM}/int64-held`, { raw: '{"metadata":{"finalizers":null}}', headers: { "Content-Type": "application/merge-patch+json" } });
+    const released = await t.call("PATCH", `${CM}/int64-held`, {
+      raw: '{"metadata":{"finalizers":null}}',
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(released.status).toBe(200);
   });
 
@@ -55,8 +61,16 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
   });
 
   it("refuse one past the int64 maximum with Go's message, and store nothing", async () => {
-    const past = await t.call("POST", CM, { raw: '{"metadata":{"name":"int64-past","generation":9223372036854775808}}', headers: { "content-type": "application/json" } });
-    expectStatus(past, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64');
+    const past = await t.call("POST", CM, {
+      raw: '{"metadata":{"name":"int64-past","generation":9223372036854775808}}',
+      headers: { "content-type": "application/json" },
+    });
+    expectStatus(
+      past,
+      400,
+      "BadRequest",
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64',
+    );
     expect((await t.call("GET", `${CM}/int64-past`)).status).toBe(404);
   });
 });
@@ -64,12 +78,22 @@ describe("integers beyond what a JavaScript number holds exactly", () => {
 describe("malformed JSON bodies are refused in Go encoding/json's words", () => {
   it("a create with a trailing comma: upstream's transformDecodeError around the serializer's version/kind error", async () => {
     const r = await t.call("POST", CM, { raw: '{"metadata":{"name":"x",}}', headers: JSON_TYPE });
-    expectStatus(r, 400, "BadRequest", `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string ({"metadata":{"name":"x",}})`);
+    expectStatus(
+      r,
+      400,
+      "BadRequest",
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string ({"metadata":{"name":"x",}})`,
+    );
   });
 
   it("a truncated update: unexpected end of JSON input, with the body cut at 30 bytes", async () => {
     const r = await t.call("PUT", `${CM}/x`, { raw: '{"metadata":{"name":"x"},"data":{"a":"b"', headers: JSON_TYPE });
-    expectStatus(r, 400, "BadRequest", `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"metadata":{"name":"x"},"data ...)`);
+    expectStatus(
+      r,
+      400,
+      "BadRequest",
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"metadata":{"name":"x"},"data ...)`,
+    );
   });
 
   it("a malformed merge patch names Go's syntax error", async () => {
@@ -97,13 +121,20 @@ describe("malformed JSON bodies", () => {
     const message = `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string (${summary})`;
     expectStatus(await t.call("POST", CM, { raw, headers: JSON_TYPE }), 400, "BadRequest", message);
     await t.call("POST", CM, { body: { metadata: { name: "bad-update" } } });
-    expectStatus(await t.call("PUT", `${CM}/bad-update`, { raw: "{", headers: JSON_TYPE }), 400, "BadRequest", "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({)");
+    expectStatus(
+      await t.call("PUT", `${CM}/bad-update`, { raw: "{", headers: JSON_TYPE }),
+      400,
+      "BadRequest",
+      "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({)",
+    );
   });
 });
 
 describe("null maps and lists decode as empty, as Go does", () => {
   it("stores labels: null as no labels, so label selectors keep working namespaced and cluster-wide", async () => {
-    const created = await t.call("POST", CM, { body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null } });
+    const created = await t.call("POST", CM, {
+      body: { metadata: { name: "nl", labels: null, annotations: null, finalizers: null, ownerReferences: null }, data: null },
+    });
     expect(created.status).toBe(201);
     expect(created.json.metadata).not.toHaveProperty("labels");
     expect(created.json.metadata).not.toHaveProperty("annotations");
@@ -124,7 +155,9 @@ describe("null maps and lists decode as empty, as Go does", () => {
   });
 
   it("turns null map values and list items into their zero values and drops null fields on update", async () => {
-    const created = await t.call("POST", CM, { body: { metadata: { name: "nv", labels: { a: null }, finalizers: [null] }, data: { k: null } } });
+    const created = await t.call("POST", CM, {
+      body: { metadata: { name: "nv", labels: { a: null }, finalizers: [null] }, data: { k: null } },
+    });
     expect(created.status).toBe(422);
     expect(created.json.message).toContain(`metadata.finalizers: Invalid value: ""`);
     const ok = await t.call("POST", CM, { body: { metadata: { name: "nv", labels: { a: null } }, data: { k: null } } });
@@ -151,7 +184,10 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     await t.call("POST", CM, { body: { metadata: { name: "imm" }, data: { a: "b" } } });
     const put = await t.call("PUT", `${CM}/imm`, { raw: `{"metadata":{"name":"imm"},"immutable":${literal}}`, headers: JSON_TYPE });
     expectStatus(put, 400, "BadRequest", immutable(jsonKind));
-    const apply = await t.call("PATCH", `${CM}/imm?fieldManager=m`, { raw: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"imm"},"immutable":${literal}}`, headers: { "Content-Type": "application/apply-patch+yaml" } });
+    const apply = await t.call("PATCH", `${CM}/imm?fieldManager=m`, {
+      raw: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"imm"},"immutable":${literal}}`,
+      headers: { "Content-Type": "application/apply-patch+yaml" },
+    });
     expectStatus(apply, 400, "BadRequest", immutable(jsonKind));
     const stored = await t.call("GET", `${CM}/imm`);
     expect(stored.json).not.toHaveProperty("immutable");
@@ -168,9 +204,12 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     const before = await t.call("GET", `${CM}/patched`);
     const r = await t.call("PATCH", `${CM}/patched`, { raw: patch, headers: { "Content-Type": contentType } });
     expectStatus(r, 422, "Invalid");
-    expect(r.json.message).toMatch(/^ "" is invalid: patch: Invalid value: .*json: cannot unmarshal (array|string) into Go struct field (ConfigMap\.immutable of type bool|ObjectMeta\.metadata\.generation of type int64)$/);
+    expect(r.json.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: .*json: cannot unmarshal (array|string) into Go struct field (ConfigMap\.immutable of type bool|ObjectMeta\.metadata\.generation of type int64)$/,
+    );
     expect(r.json.details.causes).toEqual([expect.objectContaining({ reason: "FieldValueInvalid", field: "patch" })]);
-    if (contentType === "application/strategic-merge-patch+json") expect(r.json.message).toContain('patch: Invalid value: "map[immutable:yes]"');
+    if (contentType === "application/strategic-merge-patch+json")
+      expect(r.json.message).toContain('patch: Invalid value: "map[immutable:yes]"');
     const after = await t.call("GET", `${CM}/patched`);
     expect(after.json.metadata.resourceVersion).toBe(before.json.metadata.resourceVersion);
     await t.call("DELETE", `${CM}/patched`);
@@ -178,11 +217,19 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
 
   it("refuses a Secret type that is not a string", async () => {
     const r = await t.call("POST", SECRETS, { body: { metadata: { name: "s5" }, type: 5 } });
-    expectStatus(r, 400, "BadRequest", 'Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field Secret.type of type v1.SecretType');
+    expectStatus(
+      r,
+      400,
+      "BadRequest",
+      'Secret in version "v1" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field Secret.type of type v1.SecretType',
+    );
   });
 
   it("refuses a generation that is not an int64, quoting the number as sent", async () => {
-    const r = await t.call("POST", CM, { raw: '{"metadata":{"name":"gen","generation":123456789012345678901234567890}}', headers: JSON_TYPE });
+    const r = await t.call("POST", CM, {
+      raw: '{"metadata":{"name":"gen","generation":123456789012345678901234567890}}',
+      headers: JSON_TYPE,
+    });
     expectStatus(
       r,
       400,
@@ -196,9 +243,19 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     await t.call("POST", CM, { body: { metadata: { name: "times" } } });
     const managed = [{ manager: "m", operation: "Update", apiVersion: "v1", time: "yesterday", fieldsType: "FieldsV1", fieldsV1: {} }];
     const put = await t.call("PUT", `${CM}/times`, { body: { metadata: { name: "times", managedFields: managed } } });
-    expectStatus(put, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"');
+    expectStatus(
+      put,
+      400,
+      "BadRequest",
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+    );
     const post = await t.call("POST", CM, { body: { metadata: { name: "times2", deletionTimestamp: "2026-13-01T00:00:00Z" } } });
-    expectStatus(post, 400, "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "2026-13-01T00:00:00Z": month out of range');
+    expectStatus(
+      post,
+      400,
+      "BadRequest",
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "2026-13-01T00:00:00Z": month out of range',
+    );
     expect((await t.call("GET", `${CM}/times`)).text).not.toContain("yesterday");
   });
 
@@ -208,14 +265,35 @@ describe("wrongly typed fields are refused with Go's decode message", () => {
     [{ metadata: [] }, "array"],
   ])("refuses metadata %j with 400", async (body, jsonKind) => {
     const r = await t.call("POST", CM, { body });
-    expectStatus(r, 400, "BadRequest", `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${jsonKind} into Go struct field ConfigMap.metadata of type v1.ObjectMeta`);
+    expectStatus(
+      r,
+      400,
+      "BadRequest",
+      `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal ${jsonKind} into Go struct field ConfigMap.metadata of type v1.ObjectMeta`,
+    );
   });
 
   it.each([
-    ["/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "sa" }, automountServiceAccountToken: "yes" }, "ServiceAccount.automountServiceAccountToken of type bool"],
-    ["/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "sa" }, secrets: [{ name: 5 }] }, "ObjectReference.secrets.name of type string"],
-    ["/apis/coordination.k8s.io/v1/namespaces/default/leases", { metadata: { name: "l" }, spec: { leaseDurationSeconds: 2 ** 31 } }, "LeaseSpec.spec.leaseDurationSeconds of type int32"],
-    ["/api/v1/namespaces", { metadata: { name: "n", ownerReferences: [{ controller: "yes" }] } }, "OwnerReference.metadata.ownerReferences.controller of type bool"],
+    [
+      "/api/v1/namespaces/default/serviceaccounts",
+      { metadata: { name: "sa" }, automountServiceAccountToken: "yes" },
+      "ServiceAccount.automountServiceAccountToken of type bool",
+    ],
+    [
+      "/api/v1/namespaces/default/serviceaccounts",
+      { metadata: { name: "sa" }, secrets: [{ name: 5 }] },
+      "ObjectReference.secrets.name of type string",
+    ],
+    [
+      "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+      { metadata: { name: "l" }, spec: { leaseDurationSeconds: 2 ** 31 } },
+      "LeaseSpec.spec.leaseDurationSeconds of type int32",
+    ],
+    [
+      "/api/v1/namespaces",
+      { metadata: { name: "n", ownerReferences: [{ controller: "yes" }] } },
+      "OwnerReference.metadata.ownerReferences.controller of type bool",
+    ],
     [CM, { metadata: { name: "m", managedFields: [{ manager: 1 }] } }, "ManagedFieldsEntry.metadata.managedFields.manager of type string"],
   ])("type-checks nested fields of every built-in (%s)", async (path, body, where) => {
     const r = await t.call("POST", path, { body });
@@ -288,12 +366,27 @@ describe("over-deep and hostile bodies are refused at decode", () => {
   it.each([
     ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep"},"data":${nestedArrays(TOO_DEEP)}}`],
     ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep"},"unknown":${nestedArrays(TOO_DEEP)}}`],
-    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(TOO_DEEP)}}]}}`],
+    [
+      "POST",
+      CM,
+      JSON_TYPE,
+      `{"metadata":{"name":"deep","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(TOO_DEEP)}}]}}`,
+    ],
     ["PUT", `${CM}/target`, JSON_TYPE, `{"metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`],
     ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedArrays(TOO_DEEP)}}`],
     ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedArrays(TOO_DEEP)}}`],
-    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedArrays(TOO_DEEP)}}]`],
-    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`],
+    [
+      "PATCH",
+      `${CM}/target`,
+      { "Content-Type": "application/json-patch+json" },
+      `[{"op":"add","path":"/unknown","value":${nestedArrays(TOO_DEEP)}}]`,
+    ],
+    [
+      "PATCH",
+      `${CM}/target?fieldManager=m`,
+      { "Content-Type": "application/apply-patch+yaml" },
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"},"unknown":${nestedArrays(TOO_DEEP)}}`,
+    ],
     ["DELETE", `${CM}/target`, JSON_TYPE, `{"preconditions":${nestedArrays(TOO_DEEP)}}`],
   ])("%s %s with 10,001 levels of nesting is a 400", async (method, path, headers, raw) => {
     await t.call("POST", CM, { body: { metadata: { name: "target" } } });
@@ -305,11 +398,26 @@ describe("over-deep and hostile bodies are refused at decode", () => {
 
   it.each([
     ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-ok"},"unknown":${nestedArrays(9_999)}}`],
-    ["POST", CM, JSON_TYPE, `{"metadata":{"name":"deep-mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(9_995)}}]}}`],
+    [
+      "POST",
+      CM,
+      JSON_TYPE,
+      `{"metadata":{"name":"deep-mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${nestedObjects(9_995)}}]}}`,
+    ],
     ["PATCH", `${CM}/target`, { "Content-Type": "application/merge-patch+json" }, `{"unknown":${nestedObjects(9_998)}}`],
     ["PATCH", `${CM}/target`, { "Content-Type": "application/strategic-merge-patch+json" }, `{"unknown":${nestedObjects(9_998)}}`],
-    ["PATCH", `${CM}/target`, { "Content-Type": "application/json-patch+json" }, `[{"op":"add","path":"/unknown","value":${nestedObjects(9_997)}}]`],
-    ["PATCH", `${CM}/target?fieldManager=m`, { "Content-Type": "application/apply-patch+yaml" }, `{"metadata":{"name":"target"},"unknown":${nestedObjects(9_998)}}`],
+    [
+      "PATCH",
+      `${CM}/target`,
+      { "Content-Type": "application/json-patch+json" },
+      `[{"op":"add","path":"/unknown","value":${nestedObjects(9_997)}}]`,
+    ],
+    [
+      "PATCH",
+      `${CM}/target?fieldManager=m`,
+      { "Content-Type": "application/apply-patch+yaml" },
+      `{"metadata":{"name":"target"},"unknown":${nestedObjects(9_998)}}`,
+    ],
   ])("%s %s 10,000 levels deep (the limit) never fails with 5xx", async (method, path, headers, raw) => {
     await t.call("POST", CM, { body: { metadata: { name: "target" } } });
     const r = await t.call(method, path, { raw, headers });

@@ -23,7 +23,7 @@ describe("create", () => {
   });
 
   it("reads a body without Content-Type as JSON (kubectl 1.20)", async () => {
-        // fetch labels a string body text/plain; bytes go without a Content-Type.
+    // fetch labels a string body text/plain; bytes go without a Content-Type.
     const r = await t.call("POST", CM, { raw: new TextEncoder().encode(JSON.stringify(configMap("no-ct"))) });
     expect(r.status).toBe(201);
     expect(r.json.metadata.name).toBe("no-ct");
@@ -57,9 +57,15 @@ describe("create", () => {
     await t.call("POST", CM, { body: configMap("dup") });
     const r = await t.call("POST", CM, { body: configMap("dup") });
     expect(r.status).toBe(409);
-    expect(r.json).toMatchObject({ reason: "AlreadyExists", message: 'configmaps "dup" already exists', details: { name: "dup", kind: "configmaps" } });
+    expect(r.json).toMatchObject({
+      reason: "AlreadyExists",
+      message: 'configmaps "dup" already exists',
+      details: { name: "dup", kind: "configmaps" },
+    });
     // Byte for byte what kube-apiserver writes (the python client's e2e compares it).
-    expect(r.text).toBe('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"dup\\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"configmaps"},"code":409}\n');
+    expect(r.text).toBe(
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"dup\\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"configmaps"},"code":409}\n',
+    );
   });
 
   it("answers 422 Invalid with causes for an invalid object", async () => {
@@ -102,7 +108,12 @@ describe("create", () => {
         else controller.close();
       },
     });
-    const response = await fetch(t.url + CM, { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" });
+    const response = await fetch(t.url + CM, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { message: string }).message).toBe("Request entity too large: limit is 3145728");
   });
@@ -146,7 +157,10 @@ describe("fieldValidation", () => {
   it("Strict lists unknown and duplicate fields in document order, like upstream", async () => {
     const raw =
       '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"unknownField":"foo","leaseDurationSeconds":2,"leaseDurationSeconds":3}}';
-    const r = await t.call("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases?fieldValidation=Strict", { raw, headers: { "Content-Type": "application/json" } });
+    const r = await t.call("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases?fieldValidation=Strict", {
+      raw,
+      headers: { "Content-Type": "application/json" },
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toBe('strict decoding error: unknown field "spec.unknownField", duplicate field "spec.leaseDurationSeconds"');
   });
@@ -175,7 +189,14 @@ describe("get and list", () => {
     expect(r.json.metadata.name).toBe("g1");
     const missing = await t.call("GET", `${CM}/nope`);
     expect(missing.status).toBe(404);
-    expect(missing.json).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "nope" not found' });
+    expect(missing.json).toMatchObject({
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      message: 'configmaps "nope" not found',
+    });
   });
 
   it("lists with a resourceVersion, label selectors and cluster-wide", async () => {
@@ -195,7 +216,10 @@ describe("get and list", () => {
     const first = await t.call("GET", "/api/v1/namespaces/kube-public/configmaps?limit=2");
     expect(first.json.items).toHaveLength(2);
     expect(first.json.metadata.continue).toBeTruthy();
-    const second = await t.call("GET", `/api/v1/namespaces/kube-public/configmaps?limit=2&continue=${encodeURIComponent(first.json.metadata.continue)}`);
+    const second = await t.call(
+      "GET",
+      `/api/v1/namespaces/kube-public/configmaps?limit=2&continue=${encodeURIComponent(first.json.metadata.continue)}`,
+    );
     expect(second.json.items.map((i: any) => i.metadata.name)).toEqual(["p3"]);
   });
 
@@ -207,11 +231,16 @@ describe("get and list", () => {
     expect(r.json.columnDefinitions[0]).toMatchObject({ name: "Name", format: "name" });
     expect(r.json.columnDefinitions.map((c: any) => c.name)).toEqual(["Name", "Data", "Age"]);
     expect(r.json.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata" });
-    const one = await t.call("GET", `${CM}/g1?includeObject=Object`, { headers: { Accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io" } });
+    const one = await t.call("GET", `${CM}/g1?includeObject=Object`, {
+      headers: { Accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io" },
+    });
     expect(one.json.apiVersion).toBe("meta.k8s.io/v1beta1");
     expect(one.json.rows).toHaveLength(1);
     expect(one.json.rows[0].object.kind).toBe("ConfigMap");
-    const write = await t.call("POST", CM, { body: configMap("t406"), headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+    const write = await t.call("POST", CM, {
+      body: configMap("t406"),
+      headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+    });
     expect(write.status).toBe(406);
     expect(write.json.reason).toBe("NotAcceptable");
   });
@@ -262,9 +291,15 @@ describe("patch", () => {
     });
     expect(json.status).toBe(200);
     expect(json.json.data).toEqual({ c: "3" });
-    const merge = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ metadata: { labels: { l: "x" } } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const merge = await t.call("PATCH", `${CM}/pt`, {
+      raw: JSON.stringify({ metadata: { labels: { l: "x" } } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(merge.json.metadata.labels).toEqual({ l: "x" });
-    const smp = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ data: { d: "4", c: null } }), headers: { "Content-Type": "application/strategic-merge-patch+json" } });
+    const smp = await t.call("PATCH", `${CM}/pt`, {
+      raw: JSON.stringify({ data: { d: "4", c: null } }),
+      headers: { "Content-Type": "application/strategic-merge-patch+json" },
+    });
     expect(smp.status).toBe(200);
     expect(smp.json.data).toEqual({ d: "4" });
   });
@@ -278,15 +313,24 @@ describe("patch", () => {
   });
 
   it("rejects a failed JSON patch test and a patch that renames the object", async () => {
-    const test = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify([{ op: "test", path: "/data/d", value: "nope" }]), headers: { "Content-Type": "application/json-patch+json" } });
+    const test = await t.call("PATCH", `${CM}/pt`, {
+      raw: JSON.stringify([{ op: "test", path: "/data/d", value: "nope" }]),
+      headers: { "Content-Type": "application/json-patch+json" },
+    });
     expect(test.status).toBeGreaterThanOrEqual(400);
     expect(test.status).toBeLessThan(500);
-    const rename = await t.call("PATCH", `${CM}/pt`, { raw: JSON.stringify({ metadata: { name: "other" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const rename = await t.call("PATCH", `${CM}/pt`, {
+      raw: JSON.stringify({ metadata: { name: "other" } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(rename.status).toBe(400);
   });
 
   it("fails Strict validation for unknown fields introduced by a patch", async () => {
-    const r = await t.call("PATCH", `${CM}/pt?fieldValidation=Strict`, { raw: JSON.stringify({ spec: { x: 1 } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const r = await t.call("PATCH", `${CM}/pt?fieldValidation=Strict`, {
+      raw: JSON.stringify({ spec: { x: 1 } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toBe('strict decoding error: unknown field "spec"');
   });
@@ -297,7 +341,11 @@ describe("delete", () => {
     const created = (await t.call("POST", CM, { body: configMap("d1") })).json;
     const r = await t.call("DELETE", `${CM}/d1`, { body: { propagationPolicy: "Background" } });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ kind: "Status", status: "Success", details: { name: "d1", kind: "configmaps", uid: created.metadata.uid } });
+    expect(r.json).toMatchObject({
+      kind: "Status",
+      status: "Success",
+      details: { name: "d1", kind: "configmaps", uid: created.metadata.uid },
+    });
     expect((await t.call("GET", `${CM}/d1`)).status).toBe(404);
     expect((await t.call("DELETE", `${CM}/d1`)).status).toBe(404);
   });
@@ -320,7 +368,8 @@ describe("delete", () => {
   });
 
   it("deletes a collection by label selector and answers the deleted list", async () => {
-    for (const name of ["dc1", "dc2", "dc3"]) await t.call("POST", CM, { body: configMap(name, {}, name === "dc3" ? { keep: "yes" } : { gone: "yes" }) });
+    for (const name of ["dc1", "dc2", "dc3"])
+      await t.call("POST", CM, { body: configMap(name, {}, name === "dc3" ? { keep: "yes" } : { gone: "yes" }) });
     const r = await t.call("DELETE", `${CM}?labelSelector=gone%3Dyes`);
     expect(r.status).toBe(200);
     expect(r.json.items.map((i: any) => i.metadata.name).sort()).toEqual(["dc1", "dc2"]);
@@ -346,7 +395,11 @@ describe("protobuf request bodies (kubectl 1.32 create)", () => {
     const { decodeProtobuf } = await import("../protobuf/codec.js");
     const one = await fetch(`${t.url}${CM}/from-proto`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
     expect(one.headers.get("content-type")).toBe("application/vnd.kubernetes.protobuf");
-    expect(decodeProtobuf(new Uint8Array(await one.arrayBuffer()))).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-proto" }, data: { p: "q" } });
+    expect(decodeProtobuf(new Uint8Array(await one.arrayBuffer()))).toMatchObject({
+      kind: "ConfigMap",
+      metadata: { name: "from-proto" },
+      data: { p: "q" },
+    });
     const list = await fetch(`${t.url}${CM}`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
     expect(decodeProtobuf(new Uint8Array(await list.arrayBuffer())).kind).toBe("ConfigMapList");
     const watch = await t.call("GET", `${CM}?watch=true`, { headers: { Accept: "application/vnd.kubernetes.protobuf" } });
@@ -355,7 +408,10 @@ describe("protobuf request bodies (kubectl 1.32 create)", () => {
   });
 
   it("answers a Status in JSON for a malformed protobuf body", async () => {
-    const r = await t.call("POST", CM, { raw: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff]), headers: { "Content-Type": "application/vnd.kubernetes.protobuf" } });
+    const r = await t.call("POST", CM, {
+      raw: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff]),
+      headers: { "Content-Type": "application/vnd.kubernetes.protobuf" },
+    });
     expect(r.status).toBe(400);
     expect(r.json.kind).toBe("Status");
   });
@@ -363,7 +419,8 @@ describe("protobuf request bodies (kubectl 1.32 create)", () => {
 
 describe("server-side apply", () => {
   const APPLY = { "Content-Type": "application/apply-patch+yaml" };
-  const applyBody = (data: Record<string, string>) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa" }, data });
+  const applyBody = (data: Record<string, string>) =>
+    JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa" }, data });
 
   it("creates a missing object and records an Apply entry in managedFields", async () => {
     const r = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: applyBody({ a: "1", b: "2" }), headers: APPLY });
@@ -376,13 +433,19 @@ describe("server-side apply", () => {
   });
 
   it("applies changes and removes fields the manager no longer lists", async () => {
-    const r = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: '10'\n", headers: APPLY });
+    const r = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, {
+      raw: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: '10'\n",
+      headers: APPLY,
+    });
     expect(r.status).toBe(200);
     expect(r.json.data).toEqual({ a: "10" });
   });
 
   it("409s a change to a field another manager owns, unless forced", async () => {
-    const other = await t.call("PATCH", `${CM}/ssa?fieldManager=editor`, { raw: JSON.stringify({ data: { a: "edited" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const other = await t.call("PATCH", `${CM}/ssa?fieldManager=editor`, {
+      raw: JSON.stringify({ data: { a: "edited" } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(other.status).toBe(200);
     const conflict = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: applyBody({ a: "11" }), headers: APPLY });
     expect(conflict.status).toBe(409);
@@ -396,12 +459,21 @@ describe("server-side apply", () => {
   });
 
   it("400s a configuration of another type or one that carries managedFields, like kube-apiserver", async () => {
-    const secret = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "ssa" } }), headers: APPLY });
+    const secret = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, {
+      raw: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "ssa" } }),
+      headers: APPLY,
+    });
     expect(secret.status).toBe(400);
     expect(secret.json).toMatchObject({ reason: "BadRequest", message: "invalid object type: /v1, Kind=Secret" });
-    const untyped = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ metadata: { name: "ssa" } }), headers: APPLY });
+    const untyped = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, {
+      raw: JSON.stringify({ metadata: { name: "ssa" } }),
+      headers: APPLY,
+    });
     expect(untyped.json).toMatchObject({ code: 400, message: "invalid object type: /, Kind=" });
-    const managed = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, { raw: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa", managedFields: [] } }), headers: APPLY });
+    const managed = await t.call("PATCH", `${CM}/ssa?fieldManager=tool-a`, {
+      raw: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ssa", managedFields: [] } }),
+      headers: APPLY,
+    });
     expect(managed.json).toMatchObject({ code: 400, reason: "BadRequest", message: "metadata.managedFields must be nil" });
   });
 
@@ -417,7 +489,12 @@ describe("server-side apply", () => {
 describe("server-side apply racing a namesake", () => {
   it("gives up with a conflict naming the group-qualified resource when the object keeps being created and deleted", async () => {
     const LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
-    const lease = (holder: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "race" }, spec: { holderIdentity: holder } });
+    const lease = (holder: string) => ({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "race" },
+      spec: { holderIdentity: holder },
+    });
     const other: { plane?: TestPlane } = {};
     let nested = false;
     // Another client wins every race: it creates the lease just before the apply's create and
@@ -439,11 +516,15 @@ describe("server-side apply racing a namesake", () => {
     const racer = await startTestPlane({ admission: [plugin] });
     other.plane = racer;
     try {
-      const r = await racer.call("PATCH", `${LEASES}/race?fieldManager=tool&force=true`, { raw: JSON.stringify(lease("tool")), headers: { "Content-Type": "application/apply-patch+yaml" } });
+      const r = await racer.call("PATCH", `${LEASES}/race?fieldManager=tool&force=true`, {
+        raw: JSON.stringify(lease("tool")),
+        headers: { "Content-Type": "application/apply-patch+yaml" },
+      });
       expect(r.status).toBe(409);
       expect(r.json).toMatchObject({
         reason: "Conflict",
-        message: 'Operation cannot be fulfilled on leases.coordination.k8s.io "race": the object was created and deleted concurrently; try again',
+        message:
+          'Operation cannot be fulfilled on leases.coordination.k8s.io "race": the object was created and deleted concurrently; try again',
         details: { name: "race", group: "coordination.k8s.io", kind: "leases" },
       });
     } finally {
@@ -456,7 +537,10 @@ describe("managedFields", () => {
   it("records an Update entry for the fieldManager, or for the User-Agent prefix without one", async () => {
     const named = await t.call("POST", `${CM}?fieldManager=my-tool`, { body: configMap("mf1") });
     expect(named.json.metadata.managedFields[0]).toMatchObject({ manager: "my-tool", operation: "Update", fieldsType: "FieldsV1" });
-    const agent = await t.call("POST", CM, { body: configMap("mf2"), headers: { "User-Agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/abc" } });
+    const agent = await t.call("POST", CM, {
+      body: configMap("mf2"),
+      headers: { "User-Agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/abc" },
+    });
     expect(agent.json.metadata.managedFields[0].manager).toBe("kubectl");
   });
 });
@@ -464,7 +548,9 @@ describe("managedFields", () => {
 describe("more paths and options", () => {
   it("answers PartialObjectMetadata lists for the metadata-only Accept", async () => {
     await t.call("POST", CM, { body: configMap("pom") });
-    const r = await t.call("GET", CM, { headers: { Accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json" } });
+    const r = await t.call("GET", CM, {
+      headers: { Accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json" },
+    });
     expect(r.json.kind).toBe("PartialObjectMetadataList");
     expect(r.json.items[0]).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1" });
     expect(r.json.items[0].data).toBeUndefined();
@@ -475,7 +561,10 @@ describe("more paths and options", () => {
     const put = await t.call("PUT", `${CM}/dry-w?dryRun=All`, { body: { ...created, data: { v: "2" } } });
     expect(put.status).toBe(200);
     expect(put.json.data).toEqual({ v: "2" });
-    const patch = await t.call("PATCH", `${CM}/dry-w?dryRun=All`, { raw: JSON.stringify({ data: { v: "3" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    const patch = await t.call("PATCH", `${CM}/dry-w?dryRun=All`, {
+      raw: JSON.stringify({ data: { v: "3" } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(patch.json.data).toEqual({ v: "3" });
     const collection = await t.call("DELETE", `${CM}?labelSelector=dry%3Dw&dryRun=All`);
     expect(collection.json.items).toHaveLength(1);
@@ -514,7 +603,7 @@ describe("more paths and options", () => {
 
 describe("hostile input", () => {
   it("escapes non-ASCII unknown field names in Warning headers instead of failing", async () => {
-    const r = await t.call("POST", `${CM}?fieldValidation=Warn`, { body: { ...configMap("unicode-field"), "ключ": 1 } });
+    const r = await t.call("POST", `${CM}?fieldValidation=Warn`, { body: { ...configMap("unicode-field"), ключ: 1 } });
     expect(r.status).toBe(201);
     expect(r.headers.get("warning")).toBe('299 - "unknown field \\"\\u043a\\u043b\\u044e\\u0447\\""');
     expect((await t.call("GET", "/healthz")).status).toBe(200);

@@ -26,7 +26,9 @@ const widgets: ResourceDefinition = {
   strategy: {
     validate: (o) => {
       const size = (o["spec"] as { size?: number } | undefined)?.size;
-      return size !== undefined && size < 0 ? [{ type: "FieldValueInvalid", field: "spec.size", detail: "must be non-negative", value: size }] : [];
+      return size !== undefined && size < 0
+        ? [{ type: "FieldValueInvalid", field: "spec.size", detail: "must be non-negative", value: size }]
+        : [];
     },
   },
 };
@@ -42,10 +44,17 @@ afterAll(async () => {
 describe("consumer-defined resources", () => {
   it("serves only the chosen built-ins plus the consumer's types", async () => {
     const core = await t.call("GET", "/api/v1");
-    expect(core.json.resources.map((r: any) => r.name).sort()).toEqual(["configmaps", "namespaces", "namespaces/finalize", "namespaces/status"]);
+    expect(core.json.resources.map((r: any) => r.name).sort()).toEqual([
+      "configmaps",
+      "namespaces",
+      "namespaces/finalize",
+      "namespaces/status",
+    ]);
     expect((await t.call("GET", "/api/v1/namespaces/default/secrets")).status).toBe(404);
     const group = await t.call("GET", "/apis/example.com/v1");
-    expect(group.json.resources).toEqual([expect.objectContaining({ name: "widgets", kind: "Widget", namespaced: true, shortNames: ["wd"] })]);
+    expect(group.json.resources).toEqual([
+      expect.objectContaining({ name: "widgets", kind: "Widget", namespaced: true, shortNames: ["wd"] }),
+    ]);
   });
 
   it("runs CRUD, validation, unknown-field checks and tables for them", async () => {
@@ -65,24 +74,52 @@ describe("consumer-defined resources", () => {
 
   it("serves a subresource with its own storage for the verbs its definition declares", async () => {
     // Like pods/resize: GET, PUT and PATCH, each write through a store whose strategy keeps only spec.size.
-    const sized: ResourceDefinition = { ...widgets, kind: "Sized", plural: "sizeds", singular: "sized", shortNames: [], subresources: [{ name: "resize", verbs: ["get", "update", "patch"] }] };
-    const resize = createResourceStore({ ...sized, strategy: { prepareForUpdate: (o) => void delete o.metadata?.labels } }, t.plane.storage);
+    const sized: ResourceDefinition = {
+      ...widgets,
+      kind: "Sized",
+      plural: "sizeds",
+      singular: "sized",
+      shortNames: [],
+      subresources: [{ name: "resize", verbs: ["get", "update", "patch"] }],
+    };
+    const resize = createResourceStore(
+      { ...sized, strategy: { prepareForUpdate: (o) => void delete o.metadata?.labels } },
+      t.plane.storage,
+    );
     t.plane.server.addResource({ definition: sized, store: createResourceStore(sized, t.plane.storage), subresources: { resize } });
     const path = "/apis/example.com/v1/namespaces/default/sizeds";
     expect((await t.call("POST", path, { body: { metadata: { name: "s1" }, spec: { size: 1 } } })).status).toBe(201);
     expect((await t.call("GET", `${path}/s1/resize`)).json.spec).toEqual({ size: 1 });
-    const patched = await t.call("PATCH", `${path}/s1/resize`, { body: { metadata: { labels: { dropped: "yes" } }, spec: { size: 2 } }, headers: { "Content-Type": "application/merge-patch+json" } });
+    const patched = await t.call("PATCH", `${path}/s1/resize`, {
+      body: { metadata: { labels: { dropped: "yes" } }, spec: { size: 2 } },
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(patched.status).toBe(200);
     expect(patched.json.spec).toEqual({ size: 2 });
     expect(patched.json.metadata.labels).toBeUndefined();
     expect((await t.call("DELETE", `${path}/s1/resize`)).status).toBe(405);
     // Without a declaration a subresource store takes PUT only, like namespaces/finalize.
-    expect((await t.call("PATCH", "/api/v1/namespaces/default/finalize", { body: {}, headers: { "Content-Type": "application/merge-patch+json" } })).status).toBe(405);
+    expect(
+      (
+        await t.call("PATCH", "/api/v1/namespaces/default/finalize", {
+          body: {},
+          headers: { "Content-Type": "application/merge-patch+json" },
+        })
+      ).status,
+    ).toBe(405);
     t.plane.server.removeResource("example.com", "v1", "sizeds");
   });
 
   it("publishes a resource added at run time in discovery and OpenAPI", async () => {
-    const gadgets: ResourceDefinition = { ...widgets, kind: "Gadget", plural: "gadgets", singular: "gadget", shortNames: [], scope: "Cluster", printerColumns: [] };
+    const gadgets: ResourceDefinition = {
+      ...widgets,
+      kind: "Gadget",
+      plural: "gadgets",
+      singular: "gadget",
+      shortNames: [],
+      scope: "Cluster",
+      printerColumns: [],
+    };
     t.plane.server.addResource({ definition: gadgets, store: createResourceStore(gadgets, t.plane.storage) });
     const group = await t.call("GET", "/apis/example.com/v1");
     expect(group.json.resources.map((r: any) => r.name).sort()).toEqual(["gadgets", "widgets"]);

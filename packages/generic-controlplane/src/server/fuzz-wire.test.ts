@@ -73,13 +73,31 @@ function exchange(bytes: Buffer): Promise<WireAnswer> {
 const token = fc.stringMatching(/^[A-Za-z!#$%&'*+.^_`|~-]{1,12}$/);
 const method = fc.oneof(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE"), token);
 const pathOf = fc.oneof(
-  fc.constantFrom("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/configmaps/sentinel", "/apis", "/version", "/openapi/v2", "*"),
+  fc.constantFrom(
+    "/api/v1/namespaces/default/configmaps",
+    "/api/v1/namespaces/default/configmaps/sentinel",
+    "/apis",
+    "/version",
+    "/openapi/v2",
+    "*",
+  ),
   fc.string({ maxLength: 60 }).map((s) => `/${encodeURI(s)}`),
   fc.string({ unit: "binary-ascii", maxLength: 40 }),
 );
 const version = fc.constantFrom("HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/1.x", "", "http/1.1");
-const headerValue = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "binary-ascii", maxLength: 40 }), fc.constant("x".repeat(20_000)));
-const header = fc.tuple(fc.oneof(token, fc.string({ unit: "binary-ascii", maxLength: 12 }), fc.constantFrom("Content-Type", "Content-Length", "Transfer-Encoding", "Accept", "Host", "Expect", "Impersonate-User")), headerValue);
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "binary-ascii", maxLength: 40 }),
+  fc.constant("x".repeat(20_000)),
+);
+const header = fc.tuple(
+  fc.oneof(
+    token,
+    fc.string({ unit: "binary-ascii", maxLength: 12 }),
+    fc.constantFrom("Content-Type", "Content-Length", "Transfer-Encoding", "Accept", "Host", "Expect", "Impersonate-User"),
+  ),
+  headerValue,
+);
 const body = fc.oneof(
   fc.constant(Buffer.alloc(0)),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
@@ -100,43 +118,63 @@ function expectSurvivable(answer: WireAnswer, what: Buffer): void {
 }
 
 describe("wire fuzz", () => {
-  it("request lines, headers and bodies of any shape", async () => {
-    await fc.assert(
-      fc.asyncProperty(method, pathOf, version, fc.array(header, { maxLength: 6 }), body, async (verb, target, httpVersion, headers, payload) => {
-        const bytes = request(`${verb} ${target} ${httpVersion}`.trim(), [["Host", "127.0.0.1"], ...headers], payload);
-        expectSurvivable(await exchange(bytes), bytes);
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "request lines, headers and bodies of any shape",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          method,
+          pathOf,
+          version,
+          fc.array(header, { maxLength: 6 }),
+          body,
+          async (verb, target, httpVersion, headers, payload) => {
+            const bytes = request(`${verb} ${target} ${httpVersion}`.trim(), [["Host", "127.0.0.1"], ...headers], payload);
+            expectSurvivable(await exchange(bytes), bytes);
+          },
+        ),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("chunked bodies with bad sizes, extensions, trailers or truncation, and Content-Length that lies", async () => {
-    const chunk = fc.oneof(
-      fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.boolean()).map(([bytes, honest]) => `${(honest ? bytes.length : bytes.length + 7).toString(16)}\r\n${Buffer.from(bytes).toString("latin1")}\r\n`),
-      fc.constantFrom("zz\r\nabc\r\n", "-1\r\n\r\n", "ffffffffffffffff\r\nx\r\n", "3;ext=1\r\nabc\r\n", "3\r\nabcdef\r\n", "\r\n"),
-    );
-    const ending = fc.constantFrom("0\r\n\r\n", "0\r\nX-Trailer: 1\r\n\r\n", "", "0\r\n");
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom("POST", "PUT", "PATCH"),
-        fc.constantFrom("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/configmaps/sentinel"),
-        fc.array(chunk, { maxLength: 4 }),
-        ending,
-        fc.option(fc.nat({ max: 500 }), { nil: undefined }),
-        async (verb, target, chunks, end, length) => {
-          const headers: Array<[string, string]> = [
-            ["Host", "127.0.0.1"],
-            ["Content-Type", "application/merge-patch+json"],
-            ["Transfer-Encoding", "chunked"],
-          ];
-          if (length !== undefined) headers.push(["Content-Length", String(length)]);
-          const bytes = request(`${verb} ${target} HTTP/1.1`, headers, Buffer.from(chunks.join("") + end, "latin1"));
-          expectSurvivable(await exchange(bytes), bytes);
-        },
-      ),
-      { ...PARAMETERS, numRuns: Math.min(RUNS, 150) },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "chunked bodies with bad sizes, extensions, trailers or truncation, and Content-Length that lies",
+    async () => {
+      const chunk = fc.oneof(
+        fc
+          .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.boolean())
+          .map(
+            ([bytes, honest]) =>
+              `${(honest ? bytes.length : bytes.length + 7).toString(16)}\r\n${Buffer.from(bytes).toString("latin1")}\r\n`,
+          ),
+        fc.constantFrom("zz\r\nabc\r\n", "-1\r\n\r\n", "ffffffffffffffff\r\nx\r\n", "3;ext=1\r\nabc\r\n", "3\r\nabcdef\r\n", "\r\n"),
+      );
+      const ending = fc.constantFrom("0\r\n\r\n", "0\r\nX-Trailer: 1\r\n\r\n", "", "0\r\n");
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom("POST", "PUT", "PATCH"),
+          fc.constantFrom("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/configmaps/sentinel"),
+          fc.array(chunk, { maxLength: 4 }),
+          ending,
+          fc.option(fc.nat({ max: 500 }), { nil: undefined }),
+          async (verb, target, chunks, end, length) => {
+            const headers: Array<[string, string]> = [
+              ["Host", "127.0.0.1"],
+              ["Content-Type", "application/merge-patch+json"],
+              ["Transfer-Encoding", "chunked"],
+            ];
+            if (length !== undefined) headers.push(["Content-Length", String(length)]);
+            const bytes = request(`${verb} ${target} HTTP/1.1`, headers, Buffer.from(chunks.join("") + end, "latin1"));
+            expectSurvivable(await exchange(bytes), bytes);
+          },
+        ),
+        { ...PARAMETERS, numRuns: Math.min(RUNS, 150) },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
   it("keeps serving, with what was stored before unchanged", async () => {
     const now = await t.call("GET", "/api/v1/namespaces/guarded/configmaps/untouched");

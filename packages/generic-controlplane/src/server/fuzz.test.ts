@@ -33,7 +33,8 @@ beforeAll(async () => {
   t = await startTestPlane({ storage: await createSqliteStorage({ path: join(dir, "state.db") }) });
   // Objects the update, patch and delete requests aim at.
   for (const name of ["a", "b"]) {
-    for (const resource of RESOURCES) await send({ method: "POST", path: collectionPath(resource), headers: JSON_TYPE, body: JSON.stringify(seedObject(resource, name)) });
+    for (const resource of RESOURCES)
+      await send({ method: "POST", path: collectionPath(resource), headers: JSON_TYPE, body: JSON.stringify(seedObject(resource, name)) });
   }
 });
 afterAll(async () => {
@@ -65,7 +66,18 @@ function collectionPath(definition: ResourceDefinition, namespace = "default"): 
 
 function seedObject(definition: ResourceDefinition, name: string): KubeObject {
   const object: KubeObject = { metadata: { name: definition.scope === "Cluster" ? `fuzz-${name}` : name } };
-  if (definition.kind === "Event") Object.assign(object, { involvedObject: { kind: "ConfigMap", namespace: "default", name: "a" }, reportingComponent: "fuzz", eventTime: "2026-01-01T00:00:00.000000Z", reportingController: "fuzz", reportingInstance: "fuzz", action: "Fuzz", reason: "Fuzz", regarding: { kind: "ConfigMap", namespace: "default", name: "a" }, type: "Normal" });
+  if (definition.kind === "Event")
+    Object.assign(object, {
+      involvedObject: { kind: "ConfigMap", namespace: "default", name: "a" },
+      reportingComponent: "fuzz",
+      eventTime: "2026-01-01T00:00:00.000000Z",
+      reportingController: "fuzz",
+      reportingInstance: "fuzz",
+      action: "Fuzz",
+      reason: "Fuzz",
+      regarding: { kind: "ConfigMap", namespace: "default", name: "a" },
+      type: "Normal",
+    });
   return object;
 }
 
@@ -90,7 +102,8 @@ async function send(request: FuzzRequest): Promise<Answer> {
 }
 
 function describeRequest(request: FuzzRequest): string {
-  const body = typeof request.body === "string" ? request.body.slice(0, 300) : request.body === undefined ? "" : `<${request.body.length} bytes>`;
+  const body =
+    typeof request.body === "string" ? request.body.slice(0, 300) : request.body === undefined ? "" : `<${request.body.length} bytes>`;
   return `${request.method} ${request.path} ${JSON.stringify(request.headers)} ${body}`;
 }
 
@@ -113,7 +126,13 @@ function expectWellFormed(request: FuzzRequest, answer: Answer): void {
   } catch {
     status = answer.text;
   }
-  expect(status, where).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", code: answer.status, reason: expect.any(String) as string });
+  expect(status, where).toMatchObject({
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    code: answer.status,
+    reason: expect.any(String) as string,
+  });
   expect((status as { reason: string }).reason, where).not.toBe("");
 }
 
@@ -136,8 +155,21 @@ const anyValue = fc.oneof(
 );
 
 const META_FIELDS = [
-  "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "generation", "creationTimestamp", "deletionTimestamp",
-  "deletionGracePeriodSeconds", "labels", "annotations", "finalizers", "ownerReferences", "managedFields",
+  "name",
+  "generateName",
+  "namespace",
+  "uid",
+  "resourceVersion",
+  "selfLink",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "labels",
+  "annotations",
+  "finalizers",
+  "ownerReferences",
+  "managedFields",
 ];
 const metadataValue = fc.oneof(
   fc.constantFrom("x", 5, [], true),
@@ -145,8 +177,14 @@ const metadataValue = fc.oneof(
   fc.record({
     name: fc.constant("c"),
     labels: fc.oneof(fc.constant(null), fc.dictionary(fc.string({ maxLength: 6 }), anyValue, { maxKeys: 3 })),
-    ownerReferences: fc.array(fc.dictionary(fc.constantFrom("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"), anyValue), { maxLength: 2 }),
-    managedFields: fc.array(fc.dictionary(fc.constantFrom("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"), anyValue), { maxLength: 2 }),
+    ownerReferences: fc.array(
+      fc.dictionary(fc.constantFrom("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"), anyValue),
+      { maxLength: 2 },
+    ),
+    managedFields: fc.array(
+      fc.dictionary(fc.constantFrom("manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"), anyValue),
+      { maxLength: 2 },
+    ),
   }),
 );
 
@@ -157,7 +195,22 @@ function schemaFields(definition: ResourceDefinition): fc.Arbitrary<Record<strin
   return fc.dictionary(fc.constantFrom(...keys), anyValue, { maxKeys: 3 });
 }
 
-const shortText = fc.oneof(fc.constantFrom("", "a", "x/y", "Opaque", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000000Z", "Apply", "Update", "FieldsV1", "v1", "True"), fc.string({ maxLength: 10 }));
+const shortText = fc.oneof(
+  fc.constantFrom(
+    "",
+    "a",
+    "x/y",
+    "Opaque",
+    "2026-01-01T00:00:00Z",
+    "2026-01-01T00:00:00.000000Z",
+    "Apply",
+    "Update",
+    "FieldsV1",
+    "v1",
+    "True",
+  ),
+  fc.string({ maxLength: 10 }),
+);
 
 /** Values of the schema's own types (strings, integers, booleans, maps, lists, structs), sometimes null. */
 function typedValue(given: JSONSchemaProps | undefined, depth = 0): fc.Arbitrary<unknown> {
@@ -199,18 +252,30 @@ function typedValue(given: JSONSchemaProps | undefined, depth = 0): fc.Arbitrary
 function typedObject(definition: ResourceDefinition): fc.Arbitrary<Record<string, unknown>> {
   const root = withObjectMeta(definition.schema ?? { type: "object" });
   const { metadata: _metadata, apiVersion: _apiVersion, kind: _kind, ...fields } = root.properties ?? {};
-  return fc.record({
-    ...Object.fromEntries(Object.entries(fields).map(([key, property]) => [key, typedValue(property)])),
-    metadata: fc.tuple(typedValue(root.properties?.["metadata"]), name).map(([metadata, objectName]) => ({ ...(metadata as object), name: objectName })),
-  }, { requiredKeys: ["metadata"] });
+  return fc.record(
+    {
+      ...Object.fromEntries(Object.entries(fields).map(([key, property]) => [key, typedValue(property)])),
+      metadata: fc
+        .tuple(typedValue(root.properties?.["metadata"]), name)
+        .map(([metadata, objectName]) => ({ ...(metadata as object), name: objectName })),
+    },
+    { requiredKeys: ["metadata"] },
+  );
 }
 
 const objectBody = resource.chain((key) =>
   fc.record({
     resource: fc.constant(key),
-    object: fc.oneof(typedObject(definitionOf(key)), fc.tuple(fc.option(metadataValue, { nil: undefined }), schemaFields(definitionOf(key)), fc.dictionary(fc.string({ maxLength: 8 }), smallJson, { maxKeys: 2 })).map(
-      ([metadata, fields, extra]) => ({ ...extra, ...fields, ...(metadata === undefined ? {} : { metadata }) }),
-    )),
+    object: fc.oneof(
+      typedObject(definitionOf(key)),
+      fc
+        .tuple(
+          fc.option(metadataValue, { nil: undefined }),
+          schemaFields(definitionOf(key)),
+          fc.dictionary(fc.string({ maxLength: 8 }), smallJson, { maxKeys: 2 }),
+        )
+        .map(([metadata, fields, extra]) => ({ ...extra, ...fields, ...(metadata === undefined ? {} : { metadata }) })),
+    ),
   }),
 );
 
@@ -218,32 +283,112 @@ function nested(depth: number, kind: "array" | "object"): string {
   return kind === "array" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
 }
 
-const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"];
+const PATCH_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+];
 const CONTENT_TYPES = [
-  "application/json", "application/yaml", "application/vnd.kubernetes.protobuf", "text/plain", "application/json; charset=utf-16", "application/x-www-form-urlencoded",
-  "*/*", "application/json;stream=watch", "application/json;as=Table;g=meta.k8s.io;v=v1", "multipart/form-data; boundary=x", ...PATCH_TYPES,
+  "application/json",
+  "application/yaml",
+  "application/vnd.kubernetes.protobuf",
+  "text/plain",
+  "application/json; charset=utf-16",
+  "application/x-www-form-urlencoded",
+  "*/*",
+  "application/json;stream=watch",
+  "application/json;as=Table;g=meta.k8s.io;v=v1",
+  "multipart/form-data; boundary=x",
+  ...PATCH_TYPES,
 ];
 
 const jsonPatch = fc.array(
-  fc.record({
-    op: fc.oneof(fc.constantFrom("add", "remove", "replace", "move", "copy", "test"), fc.string({ maxLength: 5 }), fc.constant(5)),
-    path: fc.oneof(fc.constantFrom("/metadata/labels", "/metadata/labels/x", "/data", "/data/-", "/immutable", "/metadata", "/metadata/finalizers/0", "/spec", "/", "", "/metadata/managedFields"), fc.string({ maxLength: 10 })),
-    from: fc.constantFrom("/metadata/name", "/data", "/x"),
-    value: anyValue,
-  }, { requiredKeys: ["op"] }),
+  fc.record(
+    {
+      op: fc.oneof(fc.constantFrom("add", "remove", "replace", "move", "copy", "test"), fc.string({ maxLength: 5 }), fc.constant(5)),
+      path: fc.oneof(
+        fc.constantFrom(
+          "/metadata/labels",
+          "/metadata/labels/x",
+          "/data",
+          "/data/-",
+          "/immutable",
+          "/metadata",
+          "/metadata/finalizers/0",
+          "/spec",
+          "/",
+          "",
+          "/metadata/managedFields",
+        ),
+        fc.string({ maxLength: 10 }),
+      ),
+      from: fc.constantFrom("/metadata/name", "/data", "/x"),
+      value: anyValue,
+    },
+    { requiredKeys: ["op"] },
+  ),
   { maxLength: 3 },
 );
 
 const queryKey = fc.constantFrom(
-  "limit", "continue", "timeoutSeconds", "gracePeriodSeconds", "watch", "allowWatchBookmarks", "sendInitialEvents", "resourceVersion", "resourceVersionMatch",
-  "labelSelector", "fieldSelector", "dryRun", "fieldManager", "fieldValidation", "force", "propagationPolicy", "orphanDependents", "pretty", "includeObject", "timeout",
+  "limit",
+  "continue",
+  "timeoutSeconds",
+  "gracePeriodSeconds",
+  "watch",
+  "allowWatchBookmarks",
+  "sendInitialEvents",
+  "resourceVersion",
+  "resourceVersionMatch",
+  "labelSelector",
+  "fieldSelector",
+  "dryRun",
+  "fieldManager",
+  "fieldValidation",
+  "force",
+  "propagationPolicy",
+  "orphanDependents",
+  "pretty",
+  "includeObject",
+  "timeout",
 );
 const queryValue = fc.oneof(
-  fc.constantFrom("", "0", "1", "-1", "+2", "1e20", "0x10", " 1", "1.0", "9223372036854775807", "9223372036854775808", "-9223372036854775809", "2147483648", "true", "True", "yes", "All", "Strict", "x=y", "!x", "a in (b", "metadata.name=a", "Exact", "NotOlderThan", "Orphan", "\u0000", "%"),
+  fc.constantFrom(
+    "",
+    "0",
+    "1",
+    "-1",
+    "+2",
+    "1e20",
+    "0x10",
+    " 1",
+    "1.0",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "2147483648",
+    "true",
+    "True",
+    "yes",
+    "All",
+    "Strict",
+    "x=y",
+    "!x",
+    "a in (b",
+    "metadata.name=a",
+    "Exact",
+    "NotOlderThan",
+    "Orphan",
+    "\u0000",
+    "%",
+  ),
   fc.string({ maxLength: 12 }),
   fc.integer().map(String),
 );
-const query = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&"));
+const query = fc
+  .array(fc.tuple(queryKey, queryValue), { maxLength: 4 })
+  .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&"));
 
 const yamlSpecial = fc.constantFrom(
   "metadata: {name: y1}\ndata: {a: !!binary aGVsbG8=}\n",
@@ -269,7 +414,12 @@ const yamlSpecial = fc.constantFrom(
 );
 const yamlBomb = fc.integer({ min: 2, max: 12 }).map((levels) => {
   const lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"];
-  for (let i = 1; i < levels; i++) lines.push(`l${i}: &l${i} [${Array<string>(9).fill(`*l${i - 1}`).join(", ")}]`);
+  for (let i = 1; i < levels; i++)
+    lines.push(
+      `l${i}: &l${i} [${Array<string>(9)
+        .fill(`*l${i - 1}`)
+        .join(", ")}]`,
+    );
   return `${lines.join("\n")}\nmetadata: {name: bomb}\n`;
 });
 
@@ -284,109 +434,243 @@ const protobufGarbage = fc.oneof(
 );
 
 // Health endpoints (`/healthz/<check>`) answer in plain text and are another suite's concern.
-const PATH_SEGMENTS = ["api", "apis", "v1", "v2", "namespaces", "default", "kube-system", "configmaps", "secrets", "status", "finalize", "watch", "coordination.k8s.io", "events.k8s.io", "leases", "events", "x", "", "..", ".", "%2F", "%00", "a%20b", "openapi", "version", "proxy", "scale", "namespaces/default"];
-const path = fc.array(fc.oneof(fc.constantFrom(...PATH_SEGMENTS), fc.string({ maxLength: 6 }).map(encodeURIComponent)), { minLength: 1, maxLength: 7 }).map((segments) => `/${segments.join("/")}`);
+const PATH_SEGMENTS = [
+  "api",
+  "apis",
+  "v1",
+  "v2",
+  "namespaces",
+  "default",
+  "kube-system",
+  "configmaps",
+  "secrets",
+  "status",
+  "finalize",
+  "watch",
+  "coordination.k8s.io",
+  "events.k8s.io",
+  "leases",
+  "events",
+  "x",
+  "",
+  "..",
+  ".",
+  "%2F",
+  "%00",
+  "a%20b",
+  "openapi",
+  "version",
+  "proxy",
+  "scale",
+  "namespaces/default",
+];
+const path = fc
+  .array(fc.oneof(fc.constantFrom(...PATH_SEGMENTS), fc.string({ maxLength: 6 }).map(encodeURIComponent)), { minLength: 1, maxLength: 7 })
+  .map((segments) => `/${segments.join("/")}`);
 const method = fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
 
 // ---- properties ---------------------------------------------------------------------------
 
 describe("fuzzing the server never yields a 5xx or a non-Status error", () => {
-  it("object bodies with any field of any type, via POST and PUT", async () => {
-    await fc.assert(
-      fc.asyncProperty(objectBody, fc.boolean(), fc.constantFrom("", "?fieldValidation=Strict", "?fieldValidation=Ignore", "?dryRun=All"), async ({ resource: key, object }, update, options) => {
-        const definition = definitionOf(key);
-        const target = update ? objectPath(definition, "a") : collectionPath(definition);
-        await check({ method: update ? "PUT" : "POST", path: target + options, headers: JSON_TYPE, body: JSON.stringify(object) });
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "object bodies with any field of any type, via POST and PUT",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          objectBody,
+          fc.boolean(),
+          fc.constantFrom("", "?fieldValidation=Strict", "?fieldValidation=Ignore", "?dryRun=All"),
+          async ({ resource: key, object }, update, options) => {
+            const definition = definitionOf(key);
+            const target = update ? objectPath(definition, "a") : collectionPath(definition);
+            await check({ method: update ? "PUT" : "POST", path: target + options, headers: JSON_TYPE, body: JSON.stringify(object) });
+          },
+        ),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("patches of every type with any content", async () => {
-    await fc.assert(
-      fc.asyncProperty(resource, fc.constantFrom(...PATCH_TYPES), fc.oneof(jsonPatch, objectBody.map((b) => b.object), anyValue), fc.constantFrom("", "?fieldManager=fuzz", "?fieldManager=fuzz&force=true", "?fieldValidation=Strict"), async (key, contentType, patch, options) => {
-        const definition = definitionOf(key);
-        await check({ method: "PATCH", path: objectPath(definition, "b") + options, headers: { "Content-Type": contentType }, body: JSON.stringify(patch) });
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "patches of every type with any content",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          resource,
+          fc.constantFrom(...PATCH_TYPES),
+          fc.oneof(
+            jsonPatch,
+            objectBody.map((b) => b.object),
+            anyValue,
+          ),
+          fc.constantFrom("", "?fieldManager=fuzz", "?fieldManager=fuzz&force=true", "?fieldValidation=Strict"),
+          async (key, contentType, patch, options) => {
+            const definition = definitionOf(key);
+            await check({
+              method: "PATCH",
+              path: objectPath(definition, "b") + options,
+              headers: { "Content-Type": contentType },
+              body: JSON.stringify(patch),
+            });
+          },
+        ),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("nesting around the depth limit in bodies, patches and managedFields", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 990, max: 1010 }), fc.constantFrom<"array" | "object">("array", "object"), fc.constantFrom("post", "put", "merge", "smp", "json", "apply", "managedFields", "yaml"), async (depth, kind, where) => {
-        const deep = nested(depth, kind);
-        const cm = "/api/v1/namespaces/default/configmaps";
-        const requests: Record<string, FuzzRequest> = {
-          post: { method: "POST", path: cm, headers: JSON_TYPE, body: `{"metadata":{"name":"deep"},"x":${deep}}` },
-          put: { method: "PUT", path: `${cm}/b`, headers: JSON_TYPE, body: `{"metadata":{"name":"b"},"x":${deep}}` },
-          merge: { method: "PATCH", path: `${cm}/b`, headers: { "Content-Type": "application/merge-patch+json" }, body: `{"x":${deep}}` },
-          smp: { method: "PATCH", path: `${cm}/b`, headers: { "Content-Type": "application/strategic-merge-patch+json" }, body: `{"x":${deep}}` },
-          json: { method: "PATCH", path: `${cm}/b`, headers: { "Content-Type": "application/json-patch+json" }, body: `[{"op":"add","path":"/x","value":${deep}}]` },
-          apply: { method: "PATCH", path: `${cm}/b?fieldManager=fuzz`, headers: { "Content-Type": "application/apply-patch+yaml" }, body: `{"metadata":{"name":"b"},"x":${deep}}` },
-          managedFields: { method: "POST", path: `${cm}?dryRun=All`, headers: JSON_TYPE, body: `{"metadata":{"name":"mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${deep}}]}}` },
-          yaml: { method: "POST", path: cm, headers: { "Content-Type": "application/yaml" }, body: `metadata: {name: deep-yaml}\nx: ${deep}\n` },
-        };
-        await check(requests[where] as FuzzRequest);
-      }),
-      { ...PARAMETERS, numRuns: Math.min(RUNS, 60) },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "nesting around the depth limit in bodies, patches and managedFields",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 990, max: 1010 }),
+          fc.constantFrom<"array" | "object">("array", "object"),
+          fc.constantFrom("post", "put", "merge", "smp", "json", "apply", "managedFields", "yaml"),
+          async (depth, kind, where) => {
+            const deep = nested(depth, kind);
+            const cm = "/api/v1/namespaces/default/configmaps";
+            const requests: Record<string, FuzzRequest> = {
+              post: { method: "POST", path: cm, headers: JSON_TYPE, body: `{"metadata":{"name":"deep"},"x":${deep}}` },
+              put: { method: "PUT", path: `${cm}/b`, headers: JSON_TYPE, body: `{"metadata":{"name":"b"},"x":${deep}}` },
+              merge: {
+                method: "PATCH",
+                path: `${cm}/b`,
+                headers: { "Content-Type": "application/merge-patch+json" },
+                body: `{"x":${deep}}`,
+              },
+              smp: {
+                method: "PATCH",
+                path: `${cm}/b`,
+                headers: { "Content-Type": "application/strategic-merge-patch+json" },
+                body: `{"x":${deep}}`,
+              },
+              json: {
+                method: "PATCH",
+                path: `${cm}/b`,
+                headers: { "Content-Type": "application/json-patch+json" },
+                body: `[{"op":"add","path":"/x","value":${deep}}]`,
+              },
+              apply: {
+                method: "PATCH",
+                path: `${cm}/b?fieldManager=fuzz`,
+                headers: { "Content-Type": "application/apply-patch+yaml" },
+                body: `{"metadata":{"name":"b"},"x":${deep}}`,
+              },
+              managedFields: {
+                method: "POST",
+                path: `${cm}?dryRun=All`,
+                headers: JSON_TYPE,
+                body: `{"metadata":{"name":"mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${deep}}]}}`,
+              },
+              yaml: {
+                method: "POST",
+                path: cm,
+                headers: { "Content-Type": "application/yaml" },
+                body: `metadata: {name: deep-yaml}\nx: ${deep}\n`,
+              },
+            };
+            await check(requests[where] as FuzzRequest);
+          },
+        ),
+        { ...PARAMETERS, numRuns: Math.min(RUNS, 60) },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("numeric, boolean and selector query parameters on every verb", async () => {
-    await fc.assert(
-      fc.asyncProperty(resource, query, fc.constantFrom("LIST", "WATCH", "GET", "POST", "PUT", "PATCH", "DELETE", "DELETECOLLECTION"), async (key, search, verb) => {
-        const definition = definitionOf(key);
-        const collection = collectionPath(definition);
-        const item = objectPath(definition, "c");
-        const body = JSON.stringify(seedObject(definition, "c"));
-        const requests: Record<string, FuzzRequest> = {
-          LIST: { method: "GET", path: `${collection}?${search}`, headers: {} },
-          WATCH: { method: "GET", path: `${collection}?watch=true&timeoutSeconds=1&${search}`, headers: {} },
-          GET: { method: "GET", path: `${item}?${search}`, headers: {} },
-          POST: { method: "POST", path: `${collection}?${search}`, headers: JSON_TYPE, body },
-          PUT: { method: "PUT", path: `${item}?${search}`, headers: JSON_TYPE, body },
-          PATCH: { method: "PATCH", path: `${item}?${search}`, headers: { "Content-Type": "application/merge-patch+json" }, body: '{"metadata":{"labels":{"fuzz":"x"}}}' },
-          DELETE: { method: "DELETE", path: `${item}?${search}`, headers: {} },
-          DELETECOLLECTION: { method: "DELETE", path: `${collection}?labelSelector=fuzz-never&${search}`, headers: {} },
-        };
-        await check(requests[verb] as FuzzRequest);
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "numeric, boolean and selector query parameters on every verb",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          resource,
+          query,
+          fc.constantFrom("LIST", "WATCH", "GET", "POST", "PUT", "PATCH", "DELETE", "DELETECOLLECTION"),
+          async (key, search, verb) => {
+            const definition = definitionOf(key);
+            const collection = collectionPath(definition);
+            const item = objectPath(definition, "c");
+            const body = JSON.stringify(seedObject(definition, "c"));
+            const requests: Record<string, FuzzRequest> = {
+              LIST: { method: "GET", path: `${collection}?${search}`, headers: {} },
+              WATCH: { method: "GET", path: `${collection}?watch=true&timeoutSeconds=1&${search}`, headers: {} },
+              GET: { method: "GET", path: `${item}?${search}`, headers: {} },
+              POST: { method: "POST", path: `${collection}?${search}`, headers: JSON_TYPE, body },
+              PUT: { method: "PUT", path: `${item}?${search}`, headers: JSON_TYPE, body },
+              PATCH: {
+                method: "PATCH",
+                path: `${item}?${search}`,
+                headers: { "Content-Type": "application/merge-patch+json" },
+                body: '{"metadata":{"labels":{"fuzz":"x"}}}',
+              },
+              DELETE: { method: "DELETE", path: `${item}?${search}`, headers: {} },
+              DELETECOLLECTION: { method: "DELETE", path: `${collection}?labelSelector=fuzz-never&${search}`, headers: {} },
+            };
+            await check(requests[verb] as FuzzRequest);
+          },
+        ),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("bodies in every content type, YAML specials and protobuf garbage", async () => {
-    const body = fc.oneof(
-      objectBody.map((b) => JSON.stringify(b.object) as string | Uint8Array),
-      yamlSpecial,
-      yamlBomb,
-      protobufGarbage,
-      fc.string({ maxLength: 40 }),
-    );
-    await fc.assert(
-      fc.asyncProperty(resource, fc.oneof(fc.constantFrom(...CONTENT_TYPES), fc.string({ maxLength: 20 })), fc.constantFrom("POST", "PUT", "PATCH", "DELETE"), body, fc.constantFrom(undefined, "application/json", "application/yaml", "application/vnd.kubernetes.protobuf", "text/html", "application/json;as=Table;v=v1;g=meta.k8s.io"), async (key, contentType, verb, payload, accept) => {
-        const definition = definitionOf(key);
-        const target = verb === "POST" ? collectionPath(definition) : objectPath(definition, "b");
-        const headers: Record<string, string> = { "Content-Type": contentType };
-        // Protobuf answers are Status messages too, but this suite reads JSON ones.
-        if (accept !== undefined && accept !== "application/vnd.kubernetes.protobuf") headers["Accept"] = accept;
-        await check({ method: verb, path: target, headers, body: payload });
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "bodies in every content type, YAML specials and protobuf garbage",
+    async () => {
+      const body = fc.oneof(
+        objectBody.map((b) => JSON.stringify(b.object) as string | Uint8Array),
+        yamlSpecial,
+        yamlBomb,
+        protobufGarbage,
+        fc.string({ maxLength: 40 }),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          resource,
+          fc.oneof(fc.constantFrom(...CONTENT_TYPES), fc.string({ maxLength: 20 })),
+          fc.constantFrom("POST", "PUT", "PATCH", "DELETE"),
+          body,
+          fc.constantFrom(
+            undefined,
+            "application/json",
+            "application/yaml",
+            "application/vnd.kubernetes.protobuf",
+            "text/html",
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+          ),
+          async (key, contentType, verb, payload, accept) => {
+            const definition = definitionOf(key);
+            const target = verb === "POST" ? collectionPath(definition) : objectPath(definition, "b");
+            const headers: Record<string, string> = { "Content-Type": contentType };
+            // Protobuf answers are Status messages too, but this suite reads JSON ones.
+            if (accept !== undefined && accept !== "application/vnd.kubernetes.protobuf") headers["Accept"] = accept;
+            await check({ method: verb, path: target, headers, body: payload });
+          },
+        ),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it("paths, methods and empty or random bodies", async () => {
-    await fc.assert(
-      fc.asyncProperty(method, path, fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), async (verb, target, payload) => {
-        const request: FuzzRequest = { method: verb, path: target, headers: JSON_TYPE };
-        if (payload !== undefined && verb !== "GET") request.body = payload;
-        await check(request);
-      }),
-      PARAMETERS,
-    );
-  }, TIMEOUT_MS);
+  it(
+    "paths, methods and empty or random bodies",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(method, path, fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), async (verb, target, payload) => {
+          const request: FuzzRequest = { method: verb, path: target, headers: JSON_TYPE };
+          if (payload !== undefined && verb !== "GET") request.body = payload;
+          await check(request);
+        }),
+        PARAMETERS,
+      );
+    },
+    TIMEOUT_MS,
+  );
 
   it("leaves nothing stored that a Go client could not decode", async () => {
     for (const definition of RESOURCES) {

@@ -16,7 +16,12 @@ export interface HealthResult {
  * `[+]name ok` / `[-]name failed: reason withheld`; `?exclude=name` skips checks; `/readyz/<name>`
  * runs one check.
  */
-export async function runHealthChecks(endpoint: HealthEndpoint, checks: readonly HealthCheck[], subpath: string, query: URLSearchParams): Promise<HealthResult> {
+export async function runHealthChecks(
+  endpoint: HealthEndpoint,
+  checks: readonly HealthCheck[],
+  subpath: string,
+  query: URLSearchParams,
+): Promise<HealthResult> {
   if (subpath !== "") {
     const check = checks.find((c) => c.name === subpath);
     if (check === undefined) return { code: 404, body: "404 page not found\n" };

@@ -18,7 +18,9 @@ describe("a watch over HTTP/1.0", () => {
         }),
       );
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-      socket.write(`GET /api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&timeoutSeconds=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`);
+      socket.write(
+        `GET /api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&timeoutSeconds=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`,
+      );
       await headersArrived;
       await t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("over-http10") });
       await closed;

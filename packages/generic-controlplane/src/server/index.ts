@@ -16,7 +16,15 @@ export type { HealthCheck, HealthEndpoint } from "./health.js";
 export { jsonLineLogger, type Logger, type LogRecord } from "./logger.js";
 export type { AuditOptions } from "./filters/audit.js";
 export { createAuditLog, type AuditBackend, type AuditLogOptions } from "../audit/log-backend.js";
-export { evaluateAuditPolicy, METADATA_POLICY, parseAuditPolicy, type AuditLevel, type AuditPolicy, type AuditPolicyRule, type AuditStage } from "../audit/policy.js";
+export {
+  evaluateAuditPolicy,
+  METADATA_POLICY,
+  parseAuditPolicy,
+  type AuditLevel,
+  type AuditPolicy,
+  type AuditPolicyRule,
+  type AuditStage,
+} from "../audit/policy.js";
 export { kubeconfigFor, type KubeconfigCredentials } from "./kubeconfig.js";
 export { KUBE_API_MAJOR, KUBE_API_MINOR, versionInfo } from "./version-info.js";
 export {

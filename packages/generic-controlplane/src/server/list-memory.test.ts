@@ -86,9 +86,22 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "kubekit-list-memory-"));
   const fixture = join(import.meta.dirname, "list-load-server.fixture.ts");
   // stdin stays open as a lifeline: the server exits when this process goes away.
-  child = spawn(process.execPath, ["--experimental-transform-types", "--expose-gc", "--max-old-space-size=512", "--max-semi-space-size=16", "--disable-warning=ExperimentalWarning", fixture, join(dir, "state.db"), String(OBJECTS)], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  child = spawn(
+    process.execPath,
+    [
+      "--experimental-transform-types",
+      "--expose-gc",
+      "--max-old-space-size=512",
+      "--max-semi-space-size=16",
+      "--disable-warning=ExperimentalWarning",
+      fixture,
+      join(dir, "state.db"),
+      String(OBJECTS),
+    ],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   url = await new Promise<string>((resolve, reject) => {
@@ -147,7 +160,9 @@ describe(`a server holding ${OBJECTS} ConfigMaps`, () => {
     );
     const peak = await peakHeld();
     const [heap, external] = [peak.heap - base.heap, peak.external - base.external];
-    console.log(`${WATCHES} watches from resourceVersion=1: peak growth of the heap ${heap.toFixed(0)} MB (garbage included), of Buffers ${external.toFixed(0)} MB`);
+    console.log(
+      `${WATCHES} watches from resourceVersion=1: peak growth of the heap ${heap.toFixed(0)} MB (garbage included), of Buffers ${external.toFixed(0)} MB`,
+    );
     // Every event of the history arrives: the replay waits for each socket instead of overrunning its
     // backlog, so unsent events never pile up in Buffers (the whole history is ~90 MB per watch), and
     // none of it is held (the 512 MB heap would run out; the heap's peak varies with when V8 collects).
@@ -182,7 +197,9 @@ describe(`a server holding ${OBJECTS} ConfigMaps`, () => {
     const peak = await peakHeld();
     const [heap, external] = [peak.heap - base.heap, peak.external - base.external];
     const slowest = Math.max(...gets);
-    console.log(`${CONCURRENT_LISTS} full LISTs: peak growth of the heap ${heap.toFixed(0)} MB, of Buffers ${external.toFixed(0)} MB; ${gets.length} GETs meanwhile, slowest ${slowest.toFixed(0)} ms`);
+    console.log(
+      `${CONCURRENT_LISTS} full LISTs: peak growth of the heap ${heap.toFixed(0)} MB, of Buffers ${external.toFixed(0)} MB; ${gets.length} GETs meanwhile, slowest ${slowest.toFixed(0)} ms`,
+    );
     for (const list of lists) {
       expect(list.status).toBe(200);
       expect(list.bytes).toBe(lists[0]!.bytes);

@@ -23,12 +23,17 @@ describe("namespaces", () => {
     for (const name of ["default", "kube-system", "kube-public"]) {
       const r = await t.call("DELETE", `/api/v1/namespaces/${name}`);
       expect(r.status).toBe(403);
-      expect(r.json).toMatchObject({ reason: "Forbidden", message: `namespaces "${name}" is forbidden: this namespace may not be deleted` });
+      expect(r.json).toMatchObject({
+        reason: "Forbidden",
+        message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      });
     }
   });
 
   it("DELETE makes a namespace Terminating; creates in it get 403 NamespaceTerminating; /finalize removes it", async () => {
-    expect((await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "doomed" } } })).status).toBe(201);
+    expect(
+      (await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "doomed" } } })).status,
+    ).toBe(201);
     expect((await t.call("POST", "/api/v1/namespaces/doomed/configmaps", { body: configMap("inside") })).status).toBe(201);
 
     const del = await t.call("DELETE", "/api/v1/namespaces/doomed");
@@ -38,8 +43,12 @@ describe("namespaces", () => {
 
     const create = await t.call("POST", "/api/v1/namespaces/doomed/configmaps", { body: configMap("late") });
     expect(create.status).toBe(403);
-    expect(create.json.message).toBe('configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
-    expect(create.json.details.causes).toEqual([{ reason: "NamespaceTerminating", message: "namespace doomed is being terminated", field: "metadata.namespace" }]);
+    expect(create.json.message).toBe(
+      'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+    );
+    expect(create.json.details.causes).toEqual([
+      { reason: "NamespaceTerminating", message: "namespace doomed is being terminated", field: "metadata.namespace" },
+    ]);
 
     const still = await t.call("GET", "/api/v1/namespaces/doomed");
     expect(still.json.status.phase).toBe("Terminating");
@@ -55,16 +64,22 @@ describe("namespaces", () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "guarded" } } });
     const uid = await t.call("DELETE", "/api/v1/namespaces/guarded", { body: { preconditions: { uid: "not-it" } } });
     expect(uid.status).toBe(409);
-    expect(uid.json.message).toMatch(/^Operation cannot be fulfilled on namespaces "guarded": Precondition failed: UID in precondition: not-it, UID in object meta: [0-9a-f-]{36}$/);
+    expect(uid.json.message).toMatch(
+      /^Operation cannot be fulfilled on namespaces "guarded": Precondition failed: UID in precondition: not-it, UID in object meta: [0-9a-f-]{36}$/,
+    );
     const rv = await t.call("DELETE", "/api/v1/namespaces/guarded", { body: { preconditions: { resourceVersion: "1" } } });
     expect(rv.status).toBe(409);
-    expect(rv.json.message).toMatch(/^Operation cannot be fulfilled on namespaces "guarded": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: \d+$/);
+    expect(rv.json.message).toMatch(
+      /^Operation cannot be fulfilled on namespaces "guarded": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: \d+$/,
+    );
     expect((await t.call("GET", "/api/v1/namespaces/guarded")).json.status.phase).toBe("Active");
   });
 
   it("a namespace without spec finalizers stays Terminating after the first DELETE; the next DELETE removes it and answers the Namespace", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "quick" } } });
-    await t.call("PUT", "/api/v1/namespaces/quick/finalize", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "quick" }, spec: { finalizers: [] } } });
+    await t.call("PUT", "/api/v1/namespaces/quick/finalize", {
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "quick" }, spec: { finalizers: [] } },
+    });
     const first = await t.call("DELETE", "/api/v1/namespaces/quick");
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ kind: "Namespace", metadata: { name: "quick" }, status: { phase: "Terminating" } });
@@ -77,30 +92,51 @@ describe("namespaces", () => {
 
   it("DELETE adds the garbage-collection finalizer its propagation policy asks for", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "orphaning" } } });
-    const del = await t.call("DELETE", "/api/v1/namespaces/orphaning", { body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Orphan" } });
+    const del = await t.call("DELETE", "/api/v1/namespaces/orphaning", {
+      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Orphan" },
+    });
     expect(del.status).toBe(200);
     expect(del.json.metadata.finalizers).toEqual(["orphan"]);
     expect((await t.call("GET", "/api/v1/namespaces/orphaning")).json.metadata.finalizers).toEqual(["orphan"]);
   });
 
   it("/finalize records its manager's ownership of spec.finalizers under the finalize subresource", async () => {
-    const created = await t.call("POST", "/api/v1/namespaces?fieldManager=creator", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "owned" } } });
-    const fin = await t.call("PUT", "/api/v1/namespaces/owned/finalize?fieldManager=finalizer", { body: { ...created.json, spec: { finalizers: ["example.com/x"] } } });
+    const created = await t.call("POST", "/api/v1/namespaces?fieldManager=creator", {
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "owned" } },
+    });
+    const fin = await t.call("PUT", "/api/v1/namespaces/owned/finalize?fieldManager=finalizer", {
+      body: { ...created.json, spec: { finalizers: ["example.com/x"] } },
+    });
     expect(fin.status).toBe(200);
     expect(fin.json.spec.finalizers).toEqual(["example.com/x"]);
     const entry = fin.json.metadata.managedFields.find((m: { manager: string }) => m.manager === "finalizer");
-    expect(entry).toMatchObject({ operation: "Update", apiVersion: "v1", subresource: "finalize", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:finalizers": {} } } });
+    expect(entry).toMatchObject({
+      operation: "Update",
+      apiVersion: "v1",
+      subresource: "finalize",
+      fieldsType: "FieldsV1",
+      fieldsV1: { "f:spec": { "f:finalizers": {} } },
+    });
   });
 
   it("/finalize takes PUT only and validates the finalizer names", async () => {
     await t.call("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "fin" } } });
     expect((await t.call("GET", "/api/v1/namespaces/fin/finalize")).status).toBe(405);
-    const patch = await t.call("PATCH", "/api/v1/namespaces/fin/finalize", { raw: "{}", headers: { "Content-Type": "application/merge-patch+json" } });
+    const patch = await t.call("PATCH", "/api/v1/namespaces/fin/finalize", {
+      raw: "{}",
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     expect(patch.status).toBe(405);
-    const bad = await t.call("PUT", "/api/v1/namespaces/fin/finalize", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "fin" }, spec: { finalizers: ["bad"] } } });
+    const bad = await t.call("PUT", "/api/v1/namespaces/fin/finalize", {
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "fin" }, spec: { finalizers: ["bad"] } },
+    });
     expect(bad.status).toBe(422);
-    expect(bad.json.message).toBe('Namespace "fin" is invalid: spec.finalizers: Invalid value: "bad": name is neither a standard finalizer name nor is it fully qualified');
-    const mismatch = await t.call("PUT", "/api/v1/namespaces/fin/finalize", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" }, spec: {} } });
+    expect(bad.json.message).toBe(
+      'Namespace "fin" is invalid: spec.finalizers: Invalid value: "bad": name is neither a standard finalizer name nor is it fully qualified',
+    );
+    const mismatch = await t.call("PUT", "/api/v1/namespaces/fin/finalize", {
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" }, spec: {} },
+    });
     expect(mismatch.status).toBe(400);
   });
 
@@ -119,7 +155,9 @@ describe("namespace deletion and admission", () => {
       name: "recorder",
       validate(a) {
         if (a.definition.plural !== "namespaces" || a.name !== "watched") return;
-        seen.push(`${a.operation} ${a.subresource || "-"} old=${(a.oldObject as { status?: { phase?: string } } | undefined)?.status?.phase ?? "none"}`);
+        seen.push(
+          `${a.operation} ${a.subresource || "-"} old=${(a.oldObject as { status?: { phase?: string } } | undefined)?.status?.phase ?? "none"}`,
+        );
       },
     };
     const plane = await startTestPlane({ admission: [recorder] });

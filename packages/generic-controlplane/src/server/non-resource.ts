@@ -42,7 +42,11 @@ export async function serveNonResource(ctx: RequestContext, segments: string[], 
     case "livez":
     case "readyz": {
       const result = await runHealthChecks(head, env.health[head], segments.slice(1).join("/"), ctx.query);
-      ctx.res.writeHead(result.code, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache, private" });
+      ctx.res.writeHead(result.code, {
+        "Content-Type": "text/plain; charset=utf-8",
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-cache, private",
+      });
       ctx.res.end(result.body);
       return true;
     }
@@ -75,7 +79,8 @@ function rootPaths(env: NonResourceEnv): string[] {
   if (discovery) {
     paths.push("/api", "/apis");
     for (const version of (discovery.legacyVersions() as { versions?: string[] }).versions ?? []) paths.push(`/api/${version}`);
-    for (const group of (discovery.groupList() as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> }).groups ?? []) {
+    for (const group of (discovery.groupList() as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> }).groups ??
+      []) {
       paths.push(`/apis/${group.name}`);
       for (const version of group.versions) paths.push(`/apis/${version.groupVersion}`);
     }
@@ -83,7 +88,13 @@ function rootPaths(env: NonResourceEnv): string[] {
   return paths.sort();
 }
 
-function serveDiscovery(ctx: RequestContext, head: "api" | "apis", segments: string[], discovery: DiscoveryDocuments | undefined, accept: string | undefined): boolean {
+function serveDiscovery(
+  ctx: RequestContext,
+  head: "api" | "apis",
+  segments: string[],
+  discovery: DiscoveryDocuments | undefined,
+  accept: string | undefined,
+): boolean {
   if (!discovery) return false;
   if (segments.length === 1) {
     const negotiated = negotiateDiscovery(accept);
@@ -114,7 +125,13 @@ function writeJsonEtag(ctx: RequestContext, body: unknown, contentType: string):
     ctx.res.end();
     return;
   }
-  ctx.res.writeHead(200, { "Content-Type": contentType, ETag: etag, "Cache-Control": "no-cache, private", Vary: "Accept", "Content-Length": Buffer.byteLength(text) });
+  ctx.res.writeHead(200, {
+    "Content-Type": contentType,
+    ETag: etag,
+    "Cache-Control": "no-cache, private",
+    Vary: "Accept",
+    "Content-Length": Buffer.byteLength(text),
+  });
   ctx.res.end(ctx.method === "HEAD" ? undefined : text);
 }
 
@@ -124,12 +141,20 @@ function serveOpenApi(ctx: RequestContext, segments: string[], openapi: OpenApiD
   if (version === "v2" && segments.length === 2) {
     if (wantsProtobufV2(accept)) {
       const bytes = openapi.v2Protobuf();
-      ctx.res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF, "Content-Length": bytes.byteLength, "Cache-Control": "no-cache, private" });
+      ctx.res.writeHead(200, {
+        "Content-Type": OPENAPI_V2_PROTOBUF,
+        "Content-Length": bytes.byteLength,
+        "Cache-Control": "no-cache, private",
+      });
       ctx.res.end(ctx.method === "HEAD" ? undefined : bytes);
       return true;
     }
     const json = openapi.v2Json();
-    ctx.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(json), "Cache-Control": "no-cache, private" });
+    ctx.res.writeHead(200, {
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(json),
+      "Cache-Control": "no-cache, private",
+    });
     ctx.res.end(ctx.method === "HEAD" ? undefined : json);
     return true;
   }
@@ -142,7 +167,11 @@ function serveOpenApi(ctx: RequestContext, segments: string[], openapi: OpenApiD
   if (doc === undefined) throw pathNotFound();
   const hash = ctx.query.get("hash");
   const etag = `"${doc.hash}"`;
-  const headers: Record<string, string | number> = { "Content-Type": "application/json", ETag: etag, "Content-Length": Buffer.byteLength(doc.json) };
+  const headers: Record<string, string | number> = {
+    "Content-Type": "application/json",
+    ETag: etag,
+    "Content-Length": Buffer.byteLength(doc.json),
+  };
   // A request carrying the current hash may cache for a long time: the URL changes with the content.
   headers["Cache-Control"] = hash === doc.hash ? "public, immutable, max-age=31536000" : "no-cache, private";
   if (ctx.req.headers["if-none-match"] === etag) {

@@ -30,7 +30,19 @@ describe("version and discovery", () => {
 
   it("lists the served paths at /", async () => {
     const r = await t.call("GET", "/");
-    expect(r.json.paths).toEqual(expect.arrayContaining(["/api", "/api/v1", "/apis", "/apis/coordination.k8s.io", "/apis/coordination.k8s.io/v1", "/healthz", "/metrics", "/openapi/v3", "/version"]));
+    expect(r.json.paths).toEqual(
+      expect.arrayContaining([
+        "/api",
+        "/api/v1",
+        "/apis",
+        "/apis/coordination.k8s.io",
+        "/apis/coordination.k8s.io/v1",
+        "/healthz",
+        "/metrics",
+        "/openapi/v3",
+        "/version",
+      ]),
+    );
   });
 
   it("serves legacy discovery and the resource lists", async () => {
@@ -39,7 +51,17 @@ describe("version and discovery", () => {
     const v1 = await t.call("GET", "/api/v1");
     expect(v1.json.kind).toBe("APIResourceList");
     const names = v1.json.resources.map((r: { name: string }) => r.name);
-    expect(names).toEqual(expect.arrayContaining(["configmaps", "namespaces", "namespaces/finalize", "namespaces/status", "secrets", "serviceaccounts", "events"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "configmaps",
+        "namespaces",
+        "namespaces/finalize",
+        "namespaces/status",
+        "secrets",
+        "serviceaccounts",
+        "events",
+      ]),
+    );
     const apis = await t.call("GET", "/apis");
     expect(apis.json.kind).toBe("APIGroupList");
     const group = await t.call("GET", "/apis/coordination.k8s.io");
@@ -55,11 +77,14 @@ describe("version and discovery", () => {
   });
 
   it("serves aggregated discovery with the echoed Content-Type", async () => {
-    const accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    const accept =
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
     const r = await t.call("GET", "/apis", { headers: { Accept: accept } });
     expect(r.headers.get("content-type")).toBe("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
     expect(r.json.kind).toBe("APIGroupDiscoveryList");
-    const beta = await t.call("GET", "/api", { headers: { Accept: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList" } });
+    const beta = await t.call("GET", "/api", {
+      headers: { Accept: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList" },
+    });
     expect(beta.headers.get("content-type")).toBe("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
     expect(beta.json.items[0].versions[0].resources.map((x: { resource: string }) => x.resource)).toContain("configmaps");
   });
@@ -87,10 +112,18 @@ describe("openapi", () => {
 
 describe("self reviews (kubectl auth can-i, whoami)", () => {
   it("answers SelfSubjectAccessReview (JSON and protobuf) with allowed: true by default", async () => {
-    const review = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "get", resource: "configmaps", namespace: "default" } } };
+    const review = {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SelfSubjectAccessReview",
+      spec: { resourceAttributes: { verb: "get", resource: "configmaps", namespace: "default" } },
+    };
     const r = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review });
     expect(r.status).toBe(201);
-    expect(r.json).toMatchObject({ kind: "SelfSubjectAccessReview", status: { allowed: true }, spec: { resourceAttributes: { verb: "get" } } });
+    expect(r.json).toMatchObject({
+      kind: "SelfSubjectAccessReview",
+      status: { allowed: true },
+      spec: { resourceAttributes: { verb: "get" } },
+    });
     const { encodeProtobuf } = await import("../protobuf/codec.js");
     const proto = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
       raw: encodeProtobuf(review),
@@ -103,12 +136,22 @@ describe("self reviews (kubectl auth can-i, whoami)", () => {
   it("asks the configured authorizer, for the reviews and for every request", async () => {
     // Read-only, but may ask what it may do (kubectl auth can-i creates reviews).
     const readOnly = (_user: unknown, attributes: { verb: string; resource?: string }) =>
-      attributes.verb === "get" || attributes.verb === "list" || attributes.resource === "selfsubjectaccessreviews" ? { allowed: true } : { allowed: false, reason: "read-only" };
+      attributes.verb === "get" || attributes.verb === "list" || attributes.resource === "selfsubjectaccessreviews"
+        ? { allowed: true }
+        : { allowed: false, reason: "read-only" };
     const denied = await startTestPlane({ authorizer: { authorize: readOnly } });
     try {
-      const review = (verb: string) => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, resource: "secrets" } } });
-      expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("get") })).json.status).toEqual({ allowed: true });
-      expect((await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("delete") })).json.status).toEqual({ allowed: false, reason: "read-only" });
+      const review = (verb: string) => ({
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SelfSubjectAccessReview",
+        spec: { resourceAttributes: { verb, resource: "secrets" } },
+      });
+      expect(
+        (await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("get") })).json.status,
+      ).toEqual({ allowed: true });
+      expect(
+        (await denied.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: review("delete") })).json.status,
+      ).toEqual({ allowed: false, reason: "read-only" });
       // What can-i says is what a request gets.
       expect((await denied.call("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200);
       const create = await denied.call("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "x" } } });
@@ -117,7 +160,8 @@ describe("self reviews (kubectl auth can-i, whoami)", () => {
         kind: "Status",
         reason: "Forbidden",
         code: 403,
-        message: 'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default": read-only',
+        message:
+          'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default": read-only',
         details: { kind: "configmaps" },
       });
     } finally {
@@ -126,7 +170,9 @@ describe("self reviews (kubectl auth can-i, whoami)", () => {
   });
 
   it("answers SelfSubjectRulesReview and SelfSubjectReview for the anonymous user", async () => {
-    const rules = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", { body: { spec: { namespace: "default" } } });
+    const rules = await t.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", {
+      body: { spec: { namespace: "default" } },
+    });
     expect(rules.json.status.resourceRules).toEqual([{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }]);
     const whoami = await t.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body: {} });
     expect(whoami.json.status.userInfo).toEqual({ username: "system:anonymous", groups: ["system:unauthenticated"] });
@@ -161,7 +207,9 @@ describe("metrics and logs", () => {
     expect(r.text).toContain(
       'apiserver_request_total{verb="POST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="201"} 1',
     );
-    expect(r.text).toContain('apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="404"} 1');
+    expect(r.text).toContain(
+      'apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="404"} 1',
+    );
     expect(r.text).toContain("apiserver_request_duration_seconds_bucket{");
     await t.call("GET", "/apis/random.example/v9/things");
     expect((await t.call("GET", "/metrics")).text).not.toContain("random.example");

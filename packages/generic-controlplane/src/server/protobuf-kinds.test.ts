@@ -11,7 +11,15 @@ const gadgets: ResourceDefinition = {
   plural: "gadgets",
   singular: "gadget",
   scope: "Cluster",
-  schema: { type: "object", properties: { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" }, spec: { type: "object", properties: { replicas: { type: "integer" }, color: { type: "string" } } } } },
+  schema: {
+    type: "object",
+    properties: {
+      apiVersion: { type: "string" },
+      kind: { type: "string" },
+      metadata: { type: "object" },
+      spec: { type: "object", properties: { replicas: { type: "integer" }, color: { type: "string" } } },
+    },
+  },
   printerColumns: [],
 };
 
@@ -50,7 +58,11 @@ async function startPlane(): Promise<ControlPlane> {
 }
 
 function post(plane: ControlPlane, body: Uint8Array, accept = "application/json"): Promise<Response> {
-  return fetch(`${plane.url}/apis/example.com/v1/gadgets`, { method: "POST", headers: { "Content-Type": PROTOBUF_CONTENT_TYPE, Accept: accept }, body });
+  return fetch(`${plane.url}/apis/example.com/v1/gadgets`, {
+    method: "POST",
+    headers: { "Content-Type": PROTOBUF_CONTENT_TYPE, Accept: accept },
+    body,
+  });
 }
 
 describe("protobuf kinds registered with a server", () => {

@@ -46,27 +46,84 @@ const PLACES: Place[] = [
   // A null map value decodes as the type's zero value (""), or deletes the key in a merge.
   { label: "configmap data", resource: "configmaps", parent: ["data"], kind: "map", values: ["v", "", null] },
   { label: "configmap labels", resource: "configmaps", parent: ["metadata", "labels"], kind: "map", qualifiedKeys: true, values: ["v"] },
-  { label: "configmap annotations", resource: "configmaps", parent: ["metadata", "annotations"], kind: "map", qualifiedKeys: true, values: ["v"] },
+  {
+    label: "configmap annotations",
+    resource: "configmaps",
+    parent: ["metadata", "annotations"],
+    kind: "map",
+    qualifiedKeys: true,
+    values: ["v"],
+  },
   { label: "secret data", resource: "secrets", parent: ["data"], kind: "map", values: ["dg=="] },
   { label: "role rule", resource: "roles", parent: ["rules", 0], kind: "field", values: FIELD_VALUES },
   { label: "rolebinding roleRef", resource: "rolebindings", parent: ["roleRef"], kind: "field", values: FIELD_VALUES },
   // The aggregation controller matches these labels against every ClusterRole's.
-  { label: "clusterrole aggregation selector", resource: "clusterroles", parent: ["aggregationRule", "clusterRoleSelectors", 0, "matchLabels"], kind: "map", qualifiedKeys: true, values: ["v"] },
+  {
+    label: "clusterrole aggregation selector",
+    resource: "clusterroles",
+    parent: ["aggregationRule", "clusterRoleSelectors", 0, "matchLabels"],
+    kind: "map",
+    qualifiedKeys: true,
+    values: ["v"],
+  },
   { label: "custom resource top level", resource: "widgets", parent: [], kind: "field", values: FIELD_VALUES },
   { label: "custom resource spec", resource: "widgets", parent: ["spec"], kind: "field", values: FIELD_VALUES },
   { label: "custom resource list item", resource: "widgets", parent: ["spec", "ports", 0], kind: "field", values: FIELD_VALUES },
   // "forbidden" breaks the map's CEL rule, which must see every key; null is defaulted.
   { label: "custom resource map", resource: "widgets", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden", null] },
-  { label: "custom resource preserved fields", resource: "widgets", parent: ["spec", "extra"], kind: "map", values: ["v", { polluted: "yes" }, 7] },
-  { label: "custom resource preserved fields, deep", resource: "widgets", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
+  {
+    label: "custom resource preserved fields",
+    resource: "widgets",
+    parent: ["spec", "extra"],
+    kind: "map",
+    values: ["v", { polluted: "yes" }, 7],
+  },
+  {
+    label: "custom resource preserved fields, deep",
+    resource: "widgets",
+    parent: ["spec", "extra", "deep", "x"],
+    kind: "map",
+    values: ["v", { polluted: "yes" }],
+  },
   // Served as v2, stored as v1: every request converts.
   { label: "converted custom resource spec", resource: "widgets-v2", parent: ["spec"], kind: "field", values: FIELD_VALUES },
-  { label: "converted custom resource map", resource: "widgets-v2", parent: ["spec", "labels"], kind: "map", values: ["v", "forbidden", null] },
-  { label: "converted custom resource preserved fields", resource: "widgets-v2", parent: ["spec", "extra", "deep", "x"], kind: "map", values: ["v", { polluted: "yes" }] },
+  {
+    label: "converted custom resource map",
+    resource: "widgets-v2",
+    parent: ["spec", "labels"],
+    kind: "map",
+    values: ["v", "forbidden", null],
+  },
+  {
+    label: "converted custom resource preserved fields",
+    resource: "widgets-v2",
+    parent: ["spec", "extra", "deep", "x"],
+    kind: "map",
+    values: ["v", { polluted: "yes" }],
+  },
 ];
 
-type Operation = "create-json" | "create-yaml" | "create-protobuf" | "update-json" | "merge-patch" | "strategic-merge-patch" | "json-patch" | "apply-yaml" | "apply-json";
-const OPERATIONS: Operation[] = ["create-json", "create-yaml", "create-protobuf", "update-json", "merge-patch", "strategic-merge-patch", "json-patch", "apply-yaml", "apply-json"];
+type Operation =
+  | "create-json"
+  | "create-yaml"
+  | "create-protobuf"
+  | "update-json"
+  | "merge-patch"
+  | "strategic-merge-patch"
+  | "json-patch"
+  | "apply-yaml"
+  | "apply-json";
+const OPERATIONS: Operation[] = [
+  "create-json",
+  "create-yaml",
+  "create-protobuf",
+  "update-json",
+  "merge-patch",
+  "strategic-merge-patch",
+  "json-patch",
+  "apply-yaml",
+  "apply-json",
+];
 const VALIDATIONS = ["Strict", "Warn", "Ignore"] as const;
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
@@ -97,7 +154,12 @@ function baseObject(resource: Resource, name: string): Record<string, unknown> {
     case "secrets":
       return { apiVersion: "v1", kind: "Secret", metadata, type: "Opaque", data: { a: "MQ==" } };
     case "roles":
-      return { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] };
+      return {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata,
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }],
+      };
     case "clusterroles":
       return {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -270,10 +332,9 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
       break;
     case "create-protobuf":
       // Custom resources have no protobuf form; a typed message has no unknown fields to send.
-      answer =
-        place.resource.startsWith("widgets")
-          ? await call("POST", collection + query, PROTOBUF, JSON.stringify(full))
-          : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? full : base));
+      answer = place.resource.startsWith("widgets")
+        ? await call("POST", collection + query, PROTOBUF, JSON.stringify(full))
+        : await call("POST", collection + query, PROTOBUF, encodeProtobuf(place.kind === "map" ? full : base));
       break;
     case "update-json":
       answer = await call("PUT", item + query, "application/json", JSON.stringify(full));
@@ -285,7 +346,12 @@ async function run(testCase: Case, key: string, objectName: string): Promise<Out
       answer = await call("PATCH", item + query, "application/strategic-merge-patch+json", JSON.stringify(patch));
       break;
     case "json-patch":
-      answer = await call("PATCH", item + query, "application/json-patch+json", JSON.stringify([{ op: "add", path: pointer([...place.parent, key]), value }]));
+      answer = await call(
+        "PATCH",
+        item + query,
+        "application/json-patch+json",
+        JSON.stringify([{ op: "add", path: pointer([...place.parent, key]), value }]),
+      );
       break;
     case "apply-yaml":
       answer = await call("PATCH", `${item}${query}&fieldManager=pk&force=true`, "application/apply-patch+yaml", stringifyYaml(full));
@@ -332,7 +398,10 @@ function expectUpstreamOutcome(testCase: Case, outcome: Outcome): void {
     expect(outcome.status, described).toBeLessThan(300);
     if (value === null) return;
     for (const object of written) {
-      expect(at(object, place.parent)).toSatisfy((map: unknown) => typeof map === "object" && map !== null && Object.hasOwn(map, name), described);
+      expect(at(object, place.parent)).toSatisfy(
+        (map: unknown) => typeof map === "object" && map !== null && Object.hasOwn(map, name),
+        described,
+      );
       expect(at(object, [...place.parent, name]), described).toEqual(value);
     }
     return;
@@ -373,14 +442,25 @@ async function check(testCase: Case): Promise<void> {
 
   const control = controlName(testCase.name);
   const controlOutcome = await run(testCase, control, controlObject);
-  const swap = (value: unknown) => canonical(comparable(JSON.parse(JSON.stringify(value ?? null).replaceAll(controlObject, objectName).replaceAll(control, testCase.name))));
+  const swap = (value: unknown) =>
+    canonical(
+      comparable(
+        JSON.parse(
+          JSON.stringify(value ?? null)
+            .replaceAll(controlObject, objectName)
+            .replaceAll(control, testCase.name),
+        ),
+      ),
+    );
   const same = (value: unknown) => canonical(comparable(value ?? null));
   const described = `${testCase.place.label} ${testCase.name} ${testCase.operation} ${testCase.validation}`;
   expect(outcome.status, described).toBe(controlOutcome.status);
   // Compared as text, so a failure prints both objects whole.
   expect(`${described}\nanswered: ${same(outcome.body)}`).toBe(`${described}\nanswered: ${swap(controlOutcome.body)}`);
   expect(`${described}\nstored: ${same(outcome.stored)}`).toBe(`${described}\nstored: ${swap(controlOutcome.stored)}`);
-  expect(outcome.warning.replaceAll(objectName, ""), described).toBe(controlOutcome.warning.replaceAll(controlObject, objectName).replaceAll(objectName, "").replaceAll(control, testCase.name));
+  expect(outcome.warning.replaceAll(objectName, ""), described).toBe(
+    controlOutcome.warning.replaceAll(controlObject, objectName).replaceAll(objectName, "").replaceAll(control, testCase.name),
+  );
 }
 
 const caseArbitrary: fc.Arbitrary<Case> = fc
@@ -415,7 +495,12 @@ describe("prototype keys are ordinary keys", () => {
       const response = await fetch(t.url + path, { headers });
       return { status: response.status, text: await response.text() };
     };
-    const labelled = await call("POST", COLLECTIONS.configmaps, "application/json", JSON.stringify({ ...baseObject("configmaps", "labelled"), metadata: { name: "labelled", labels: { constructor: "yes" } } }));
+    const labelled = await call(
+      "POST",
+      COLLECTIONS.configmaps,
+      "application/json",
+      JSON.stringify({ ...baseObject("configmaps", "labelled"), metadata: { name: "labelled", labels: { constructor: "yes" } } }),
+    );
     expect(labelled.status, labelled.text).toBe(201);
     for (const name of PROTOTYPE_NAMES) {
       // Each path answers as it does for an ordinary name of the same shape.
@@ -440,7 +525,8 @@ describe("prototype keys are ordinary keys", () => {
         expect(bySelector.status, bySelector.text).toBe(200);
         // Only objects that carry the label match (the cases above label some with every name).
         const items = (JSON.parse(bySelector.text) as { items: KubeObject[] }).items;
-        for (const item of items) expect(Object.hasOwn(item.metadata?.labels ?? {}, name), `${item.metadata?.name} matched ${name}`).toBe(true);
+        for (const item of items)
+          expect(Object.hasOwn(item.metadata?.labels ?? {}, name), `${item.metadata?.name} matched ${name}`).toBe(true);
         if (name === "constructor") expect(items.map((item) => item.metadata?.name)).toContain("labelled");
       } else {
         expect(bySelector.status, bySelector.text).toBe(400);
@@ -462,7 +548,10 @@ describe("prototype keys are ordinary keys", () => {
       "/mutate": (request) => {
         const data = (request.object as { data?: Record<string, string> }).data ?? {};
         // `replace` needs the key to be there: the review must carry it as an own key.
-        return { allowed: true, patch: Object.keys(data).map((key) => ({ op: "replace", path: pointer(["data", key]), value: `webhook ${data[key]}` })) };
+        return {
+          allowed: true,
+          patch: Object.keys(data).map((key) => ({ op: "replace", path: pointer(["data", key]), value: `webhook ${data[key]}` })),
+        };
       },
     });
     try {
@@ -481,22 +570,42 @@ describe("prototype keys are ordinary keys", () => {
           },
         ],
       };
-      const registered = await call("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", "application/json", JSON.stringify(configuration));
+      const registered = await call(
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+        "application/json",
+        JSON.stringify(configuration),
+      );
       expect(registered.status, registered.text).toBe(201);
       const create = (name: string, data: Record<string, string>) =>
-        call("POST", COLLECTIONS.configmaps, "application/json", JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { "prototype-keys": "mutate" } }, data }));
+        call(
+          "POST",
+          COLLECTIONS.configmaps,
+          "application/json",
+          JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { "prototype-keys": "mutate" } }, data }),
+        );
       // The configuration reaches admission through a watch-fed cache.
       await eventually("the webhook to mutate", async () => {
         const answer = await create(`webhook-probe-${++serial}`, { probe: "x" });
         return answer.text.includes("webhook x") ? true : undefined;
       });
       for (const name of PROTOTYPE_NAMES) {
-        const data = Object.defineProperty({ a: "1" }, name, { value: "v", enumerable: true, writable: true, configurable: true }) as Record<string, string>;
+        const data = Object.defineProperty({ a: "1" }, name, {
+          value: "v",
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        }) as Record<string, string>;
         const objectName = `webhook-${++serial}`;
         const created = await create(objectName, data);
         expect(created.status, created.text).toBe(201);
         const stored = (await read("configmaps", objectName)) as { data: Record<string, string> };
-        expect(Object.entries(stored.data).sort(), name).toEqual([[name, "webhook v"], ["a", "webhook 1"]].sort());
+        expect(Object.entries(stored.data).sort(), name).toEqual(
+          [
+            [name, "webhook v"],
+            ["a", "webhook 1"],
+          ].sort(),
+        );
         expectPrototypeUntouched();
       }
     } finally {

@@ -23,12 +23,7 @@ function ownSubresourceVerbs(definition: RequestScope["definition"], name: strin
 }
 
 /** Routes one resource request to its verb handler. */
-export async function serveResource(
-  ctx: RequestContext,
-  info: ResourceRequestInfo,
-  scope: RequestScope,
-  env: HandlerEnv,
-): Promise<void> {
+export async function serveResource(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv): Promise<void> {
   const definition = scope.definition;
   const verb = info.verb;
   if (definition.restVerbs !== undefined && !definition.restVerbs.includes(verb)) throw methodNotAllowed(ctx.method, ctx.path);

@@ -28,10 +28,14 @@ describe("graceful shutdown", () => {
     const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "inflight" }, data: { a: "1" } });
     let finishBody = (): void => undefined;
     const status = new Promise<number>((resolve, reject) => {
-      const req = request(`${t.url}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "Content-Type": "application/json" } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        `${t.url}/api/v1/namespaces/default/configmaps`,
+        { method: "POST", headers: { "Content-Type": "application/json" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.write(body.slice(0, 10));
       finishBody = () => req.end(body.slice(10));
@@ -61,18 +65,22 @@ describe("graceful shutdown", () => {
     const t = await startTestPlane({ admission: [hold.plugin] });
     const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 1 })];
     const get = (agent: Agent, path: string) =>
-      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; reused: boolean }>((resolve, reject) => {
-        const req = request(`${t.url}${path}`, { agent }, (res) => {
-          let body = "";
-          res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reused: req.reusedSocket }));
-        });
-        req.on("error", reject);
-        req.end();
-      });
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; reused: boolean }>(
+        (resolve, reject) => {
+          const req = request(`${t.url}${path}`, { agent }, (res) => {
+            let body = "";
+            res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reused: req.reusedSocket }));
+          });
+          req.on("error", reject);
+          req.end();
+        },
+      );
     try {
       for (const agent of agents) expect((await get(agent, "/api/v1/namespaces/default/configmaps")).status).toBe(200);
-      const held = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held" } } });
+      const held = t.call("POST", "/api/v1/namespaces/default/configmaps", {
+        body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held" } },
+      });
       await hold.entered;
       const closed = t.close();
 

@@ -42,7 +42,11 @@ function requestsSeen(t: TestPlane, count: number): Promise<void> {
 
 function statusOf(raw: string): { code: number; headers: string; body: unknown } {
   const head = raw.slice(0, raw.indexOf("\r\n\r\n"));
-  return { code: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), headers: head.toLowerCase(), body: JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)) };
+  return {
+    code: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]),
+    headers: head.toLowerCase(),
+    body: JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)),
+  };
 }
 
 describe("slow request bodies", () => {

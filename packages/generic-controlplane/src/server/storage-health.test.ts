@@ -19,7 +19,9 @@ describe("/readyz and storage failures", () => {
       const ready = await t.call("GET", "/readyz?verbose");
       expect(ready.status).toBe(500);
       expect(ready.text).toContain("[-]etcd failed");
-      expect((await t.call("GET", "/readyz/etcd")).text).toMatch(/^internal server error: .*(database or disk is full|disk I\/O error|database disk image is malformed|file is not a database)/);
+      expect((await t.call("GET", "/readyz/etcd")).text).toMatch(
+        /^internal server error: .*(database or disk is full|disk I\/O error|database disk image is malformed|file is not a database)/,
+      );
       expect((await t.call("GET", "/livez")).status).toBe(500);
     } finally {
       await t.close().catch(() => undefined);

@@ -5,7 +5,11 @@ import type { AdmissionPlugin } from "../admission/types.js";
 export interface TestPlane {
   plane: ControlPlane;
   url: string;
-  call(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array }): Promise<TestResponse>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

@@ -26,7 +26,10 @@ async function openWatch(path: string, headers: Record<string, string> = {}) {
     // One deadline for the whole wait, raced against each read, so a stalled stream fails in time.
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms: ${JSON.stringify(events)}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms: ${JSON.stringify(events)}`)),
+        timeoutMs,
+      );
     });
     try {
       while (events.length < count && !ended) {
@@ -66,7 +69,10 @@ describe("watch", () => {
     expect(w.response.headers.get("content-type")).toBe("application/json");
     await t.call("POST", CM, { body: configMap("w-other", {}, { w: "2" }) });
     await t.call("POST", CM, { body: configMap("w1", {}, { w: "1" }) });
-    await t.call("PATCH", `${CM}/w1`, { raw: JSON.stringify({ data: { b: "2" } }), headers: { "Content-Type": "application/merge-patch+json" } });
+    await t.call("PATCH", `${CM}/w1`, {
+      raw: JSON.stringify({ data: { b: "2" } }),
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
     await t.call("DELETE", `${CM}/w1`);
     const events = await w.next(3);
     expect(events.map((e) => e.type)).toEqual(["ADDED", "MODIFIED", "DELETED"]);
@@ -78,7 +84,10 @@ describe("watch", () => {
     await t.call("POST", CM, { body: configMap("h-a", {}, { h: "1" }) });
     const rv = (await t.call("GET", CM)).json.metadata.resourceVersion;
     await t.call("POST", CM, { body: configMap("h-b", {}, { h: "1" }) });
-    await t.call("PATCH", `${CM}/h-b`, { raw: JSON.stringify({ data: { x: "y" } }), headers: { "Content-Type": "application/strategic-merge-patch+json" } });
+    await t.call("PATCH", `${CM}/h-b`, {
+      raw: JSON.stringify({ data: { x: "y" } }),
+      headers: { "Content-Type": "application/strategic-merge-patch+json" },
+    });
     await t.call("DELETE", `${CM}?labelSelector=h%3D1`);
     const w = await openWatch(`${CM}?resourceVersion=${rv}&timeoutSeconds=2&watch=True&labelSelector=h%3D1`);
     const events = await w.next(4);
@@ -128,7 +137,12 @@ describe("watch", () => {
     ] as const) {
       const response = await t.call("GET", `${CM}?watch=1&timeoutSeconds=${value}`);
       expect(response.status, value).toBe(400);
-      expect(response.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400, message: `strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}` });
+      expect(response.json).toMatchObject({
+        kind: "Status",
+        reason: "BadRequest",
+        code: 400,
+        message: `strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`,
+      });
     }
   });
 
@@ -172,7 +186,9 @@ describe("watch", () => {
 
   it("implements WatchList: initial ADDED events, then a BOOKMARK marked initial-events-end", async () => {
     await t.call("POST", "/api/v1/namespaces/kube-node-lease/configmaps", { body: configMap("wl") });
-    const w = await openWatch("/api/v1/namespaces/kube-node-lease/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true");
+    const w = await openWatch(
+      "/api/v1/namespaces/kube-node-lease/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+    );
     const events = await w.next(2);
     expect(events[0]).toMatchObject({ type: "ADDED", object: { metadata: { name: "wl" } } });
     expect(events[1].type).toBe("BOOKMARK");

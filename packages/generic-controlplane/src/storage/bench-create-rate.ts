@@ -25,7 +25,12 @@ const { createSqliteStorage } = await import("./sqlite.js");
 const creates = Number(process.argv[2] ?? 20_000);
 const rounds = 3;
 const dir = mkdtempSync(join(tmpdir(), "kubekit-storage-bench-"));
-const value = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "bench" }, data: { a: "b".repeat(200) } });
+const value = JSON.stringify({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "x", namespace: "bench" },
+  data: { a: "b".repeat(200) },
+});
 const keyOf = (i: number) => `/registry/configmaps/bench/cm-${i}`;
 
 /** Autocommit inserts through one prepared statement into a table with one index, same pragmas as the backend. */

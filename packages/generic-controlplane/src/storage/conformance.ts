@@ -59,7 +59,6 @@ function summary(events: StorageEvent[]): string[] {
   return events.map((e) => `${e.type} ${e.kv.key}=${e.kv.value}@${e.kv.modRevision}`);
 }
 
-
 /** The obvious implementation of the contract: an event log folded on demand. */
 class ReferenceModel {
   events: StorageEvent[] = [];
@@ -104,9 +103,27 @@ type Command =
 const MODEL_KEYS = ["/m/a", "/m/a/x", "/m/ab", "/m/b/c", "/m/b/d", "/m/a/y/z"];
 
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("create" as const), key: fc.constantFrom(...MODEL_KEYS), value: fc.string({ maxLength: 4 }) }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("update" as const), key: fc.constantFrom(...MODEL_KEYS), value: fc.string({ maxLength: 4 }), stale: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), key: fc.constantFrom(...MODEL_KEYS), precondition: fc.constantFrom("none" as const, "current" as const, "stale" as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ op: fc.constant("create" as const), key: fc.constantFrom(...MODEL_KEYS), value: fc.string({ maxLength: 4 }) }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant("update" as const),
+      key: fc.constantFrom(...MODEL_KEYS),
+      value: fc.string({ maxLength: 4 }),
+      stale: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("delete" as const),
+      key: fc.constantFrom(...MODEL_KEYS),
+      precondition: fc.constantFrom("none" as const, "current" as const, "stale" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("compact" as const), back: fc.nat({ max: 6 }) }) },
 );
 
@@ -135,7 +152,12 @@ async function step(storage: Storage, model: ReferenceModel, command: Command): 
       return [actual, { ok: model.record({ type: "put", kv, prev: live }) }];
     }
     case "delete": {
-      const expected = live === undefined || command.precondition === "none" ? undefined : command.precondition === "stale" ? live.modRevision - 1 : live.modRevision;
+      const expected =
+        live === undefined || command.precondition === "none"
+          ? undefined
+          : command.precondition === "stale"
+            ? live.modRevision - 1
+            : live.modRevision;
       const actual = await outcome(storage.delete(command.key, expected));
       if (live === undefined) return [actual, { error: "NotFound" }];
       if (command.precondition === "stale") return [actual, { error: "Conflict" }];
@@ -157,7 +179,8 @@ async function expectMatchesModel(storage: Storage, model: ReferenceModel): Prom
   expect(await storage.compactedRevision()).toBe(model.compacted);
   for (let revision = Math.max(1, model.compacted); revision <= model.revision; revision++) {
     const state = model.stateAt(revision);
-    const expected = (prefix: string) => [...state.values()].filter((kv) => kv.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
+    const expected = (prefix: string) =>
+      [...state.values()].filter((kv) => kv.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
     expect((await storage.list("/m", { revision })).items).toEqual(expected("/m/"));
     expect((await storage.list("/m/a", { revision })).items).toEqual(expected("/m/a/"));
     const paged: KeyValue[] = [];
@@ -367,7 +390,9 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
         expect(third.items.map((kv) => kv.key)).toEqual(keys.slice(8));
         expect(third.remaining).toBe(0);
         const now = await s.list("/p");
-        expect(now.items.map((kv) => kv.key)).toEqual([...keys.slice(0, 5), "/p/item-05a", keys[5]!, ...keys.slice(7), "/p/item-99"].sort());
+        expect(now.items.map((kv) => kv.key)).toEqual(
+          [...keys.slice(0, 5), "/p/item-05a", keys[5]!, ...keys.slice(7), "/p/item-99"].sort(),
+        );
       });
 
       it("treats limit 0 as unlimited and a startAfter past the prefix as the end", async () => {

@@ -40,7 +40,9 @@ describe("etcd compaction rounds (compact_test.go)", () => {
     const put = await client.put("/somekey").value("data").exec();
     const put1 = await client.put("/somekey").value("data2").exec();
     await compact(client, 0, Number(put1.header.revision));
-    await expect(client.get("/somekey").revision(Number(put.header.revision)).string()).rejects.toThrow("required revision has been compacted");
+    await expect(client.get("/somekey").revision(Number(put.header.revision)).string()).rejects.toThrow(
+      "required revision has been compacted",
+    );
   });
 
   it("TestCompactConflict: a second compactor with the same logical time compacts nothing and learns the new time", async () => {
@@ -86,7 +88,10 @@ describe("servers sharing one etcd", () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await b.compactedRevision()).toBe(0);
     const events: StorageEvent[] = [];
-    const watch = await b.watch("/registry/configmaps/ns", { afterRevision: first.modRevision, onEvents: (batch) => events.push(...batch) });
+    const watch = await b.watch("/registry/configmaps/ns", {
+      afterRevision: first.modRevision,
+      onEvents: (batch) => events.push(...batch),
+    });
     cleanup.push(() => Promise.resolve(watch.stop()));
     await eventually(() => events.length === 1200);
     expect(events.at(-1)?.kv.modRevision).toBe(latest.modRevision);

@@ -10,21 +10,28 @@ import type { KeyValue, Storage, StorageEvent } from "./types.js";
 
 runStorageConformance("etcd", () => startEtcdStorage({ compactInterval: 0 }));
 // The same contract with every key under /registry, where watches go through the watch cache.
-runStorageConformance("etcd, keys under /registry (watch cache)", async () => underRegistry(await startEtcdStorage({ compactInterval: 0 })));
+runStorageConformance("etcd, keys under /registry (watch cache)", async () =>
+  underRegistry(await startEtcdStorage({ compactInterval: 0 })),
+);
 
 /** `inner` with every key moved under `/registry` and back, so the conformance keys (`/c/x`) reach the watch cache. */
 function underRegistry(inner: Storage): Storage {
   const into = (key: string): string => `/registry${key}`;
   const out = (kv: KeyValue): KeyValue => ({ ...kv, key: kv.key.slice("/registry".length) });
   const outEvent = (event: StorageEvent): StorageEvent =>
-    event.type === "put" ? { type: "put", kv: out(event.kv), prev: event.prev && out(event.prev) } : { type: "delete", kv: out(event.kv), prev: out(event.prev) };
+    event.type === "put"
+      ? { type: "put", kv: out(event.kv), prev: event.prev && out(event.prev) }
+      : { type: "delete", kv: out(event.kv), prev: out(event.prev) };
   return {
     get: async (key, options) => {
       const kv = await inner.get(into(key), options);
       return kv && out(kv);
     },
     list: async (prefix, options = {}) => {
-      const result = await inner.list(into(prefix), options.startAfter === undefined ? options : { ...options, startAfter: into(options.startAfter) });
+      const result = await inner.list(
+        into(prefix),
+        options.startAfter === undefined ? options : { ...options, startAfter: into(options.startAfter) },
+      );
       return { ...result, items: result.items.map(out) };
     },
     count: (prefix) => inner.count(into(prefix)),
@@ -80,7 +87,9 @@ describe("createEtcdStorage", () => {
     expect(await etcdctl(etcd, "get", "/registry/configmaps/default/demo", "--print-value-only")).toBe(`${value}\n`);
     expect(await etcdctl(etcd, "get", "/tenant-b/configmaps/default/demo", "--print-value-only")).toBe("b\n");
     // The resourceVersion is etcd's own revision of the key.
-    const stored = JSON.parse(await etcdctl(etcd, "get", "/registry/configmaps/default/demo", "-w", "json")) as { kvs: Array<{ mod_revision: number }> };
+    const stored = JSON.parse(await etcdctl(etcd, "get", "/registry/configmaps/default/demo", "-w", "json")) as {
+      kvs: Array<{ mod_revision: number }>;
+    };
     expect(stored.kvs[0]!.mod_revision).toBe(created.modRevision);
     // Prefixes do not see each other.
     expect((await other.list("/registry/configmaps")).items.map((kv) => kv.value)).toEqual(["b"]);
@@ -109,7 +118,12 @@ describe("createEtcdStorage", () => {
     // min_mod_revision, so one range tells both "nothing newer" and "none deleted".
     const raw = new Etcd3({ hosts: [etcd.endpoint] });
     try {
-      const range = { key: Buffer.from("/registry/configmaps/ns/"), range_end: Buffer.from("/registry/configmaps/ns0"), keys_only: true, limit: 1 };
+      const range = {
+        key: Buffer.from("/registry/configmaps/ns/"),
+        range_end: Buffer.from("/registry/configmaps/ns0"),
+        keys_only: true,
+        limit: 1,
+      };
       const now = Number((await raw.kv.range({ ...range, count_only: true })).header.revision);
       const unchanged = await raw.kv.range({ ...range, min_mod_revision: now + 1 });
       expect([Number(unchanged.count), unchanged.kvs.length]).toEqual([100, 0]);
@@ -123,7 +137,9 @@ describe("createEtcdStorage", () => {
     for (let i = 0; i < 10; i++) {
       await tenant.create(`/registry/configmaps/other/t-${i}`, "t");
       const list = await kube.list("/registry/configmaps/ns");
-      expect(list.items.map((kv) => kv.key)).toEqual(Array.from({ length: 100 }, (_, j) => `/registry/configmaps/ns/cm-${String(j).padStart(3, "0")}`));
+      expect(list.items.map((kv) => kv.key)).toEqual(
+        Array.from({ length: 100 }, (_, j) => `/registry/configmaps/ns/cm-${String(j).padStart(3, "0")}`),
+      );
     }
     // Ten lists of 200 KB each from etcd would be 2 MB; the checks are a few hundred bytes each.
     expect((await etcdSentBytes(etcd)) - before).toBeLessThan(100_000);
@@ -131,8 +147,11 @@ describe("createEtcdStorage", () => {
     // Writes made behind the cache's back (etcdctl) are in the very next list, whichever answers it.
     const keys = async () => (await kube.list("/registry/configmaps/ns")).items.map((kv) => `${kv.key}=${kv.value.length}`);
     const etcdKeys = async () =>
-      (await etcdctl(etcd, "get", "--prefix", "/registry/configmaps/ns/", "-w", "json").then((out) => (JSON.parse(out) as { kvs?: Array<{ key: string; value: string }> }).kvs ?? []))
-        .map((kv) => `${Buffer.from(kv.key, "base64").toString()}=${Buffer.from(kv.value, "base64").length}`);
+      (
+        await etcdctl(etcd, "get", "--prefix", "/registry/configmaps/ns/", "-w", "json").then(
+          (out) => (JSON.parse(out) as { kvs?: Array<{ key: string; value: string }> }).kvs ?? [],
+        )
+      ).map((kv) => `${Buffer.from(kv.key, "base64").toString()}=${Buffer.from(kv.value, "base64").length}`);
     await etcdctl(etcd, "put", "/registry/configmaps/ns/cm-new", "short");
     expect(await keys()).toEqual(await etcdKeys());
     await etcdctl(etcd, "del", "/registry/configmaps/ns/cm-007");
@@ -182,7 +201,11 @@ describe("createEtcdStorage", () => {
     const s = client(etcd);
     await s.create("/registry/configmaps/ns/a", "1");
     const errors: Error[] = [];
-    await s.watch("/registry/configmaps", { afterRevision: await s.currentRevision(), onEvents: () => {}, onError: (error) => errors.push(error) });
+    await s.watch("/registry/configmaps", {
+      afterRevision: await s.currentRevision(),
+      onEvents: () => {},
+      onError: (error) => errors.push(error),
+    });
     await s.checkHealth!();
     await etcd.stop();
     await eventually(() => errors.length === 1, 10_000);
@@ -221,7 +244,9 @@ describe("createEtcdStorage", () => {
 
   it("refuses an empty endpoint list and a malformed prefix, naming the rule", () => {
     expect(() => createEtcdStorage({ endpoints: [] })).toThrow("etcd storage needs at least one endpoint");
-    expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow('etcd prefix must start with "/" and not end with it, got "registry/"');
+    expect(() => createEtcdStorage({ endpoints: ["http://127.0.0.1:1"], prefix: "registry/" })).toThrow(
+      'etcd prefix must start with "/" and not end with it, got "registry/"',
+    );
   });
 
   it("serves every watch under /registry from one etcd watch, each watcher seeing every event in order", async () => {
@@ -232,7 +257,10 @@ describe("createEtcdStorage", () => {
     for (let i = 0; i < 50; i++) {
       const events: StorageEvent[] = [];
       seen.push(events);
-      await s.watch(i % 2 === 0 ? "/registry/configmaps" : "/registry/configmaps/ns", { afterRevision: start, onEvents: (batch) => events.push(...batch) });
+      await s.watch(i % 2 === 0 ? "/registry/configmaps" : "/registry/configmaps/ns", {
+        afterRevision: start,
+        onEvents: (batch) => events.push(...batch),
+      });
     }
     expect(await etcdWatchers(etcd)).toBe(1);
     const a = await s.create("/registry/configmaps/ns/a", "1");
@@ -286,7 +314,14 @@ describe("createEtcdStorage", () => {
     const large = await post("large", 64 * 1024);
     expect(large.status).toBe(500);
     expect(large.headers.get("retry-after")).toBeNull();
-    expect(await large.json()).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 });
+    expect(await large.json()).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "etcdserver: request is too large",
+      code: 500,
+    });
     expect((await fetch(`${plane.url}/api/v1/namespaces/default/configmaps/large`)).status).toBe(404);
     const small = (await (await fetch(`${plane.url}/api/v1/namespaces/default/configmaps/small`)).json()) as { data: { blob: string } };
     expect(small.data.blob).toHaveLength(1024);

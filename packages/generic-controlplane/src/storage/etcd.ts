@@ -3,7 +3,17 @@ import { Etcd3, type IOptions } from "etcd3";
 import type * as RPC from "etcd3";
 import { DEFAULT_COMPACT_INTERVAL, repeatEvery, type CompactionOptions } from "./compactor.js";
 import { compactionRound, FIRST_ROUND, type CompactionRound } from "./etcd-compaction.js";
-import { badRequest, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion, unknownError } from "../api/errors/index.js";
+import {
+  badRequest,
+  keyExists,
+  keyNotFound,
+  revisionConflict,
+  serviceUnavailable,
+  storageClosed,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+  unknownError,
+} from "../api/errors/index.js";
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { EventWindow } from "./event-window.js";
 import { withListCache } from "./list-cache.js";
@@ -69,7 +79,11 @@ export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   // order progress notifications after pending events. Instead one range over the listed directory
   // proves it unchanged since the cache's revision, and the cache answers; otherwise etcd does.
   const storage = new EtcdStorage(options);
-  const cached = withListCache(storage, { root: `${REGISTRY}/`, consistentReads: false, unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count) });
+  const cached = withListCache(storage, {
+    root: `${REGISTRY}/`,
+    consistentReads: false,
+    unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count),
+  });
   // kube-apiserver's compaction (etcd-compaction.ts): the first round an interval after start only
   // records a revision, so a server's restart never takes history from the others' clients.
   let round = FIRST_ROUND;
@@ -105,12 +119,14 @@ class EtcdStorage implements Storage {
   constructor(options: EtcdStorageOptions) {
     if (options.endpoints.length === 0) throw badRequest("etcd storage needs at least one endpoint");
     const prefix = options.prefix ?? REGISTRY;
-    if (!prefix.startsWith("/") || prefix.endsWith("/")) throw badRequest(`etcd prefix must start with "/" and not end with it, got ${JSON.stringify(prefix)}`);
+    if (!prefix.startsWith("/") || prefix.endsWith("/"))
+      throw badRequest(`etcd prefix must start with "/" and not end with it, got ${JSON.stringify(prefix)}`);
     this.prefix = prefix;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
     this.watchCacheEvents = options.watchCacheEvents ?? DEFAULT_WATCH_CACHE_EVENTS;
-    if (!Number.isInteger(this.watchCacheEvents) || this.watchCacheEvents < 1) throw badRequest(`watchCacheEvents must be a positive integer, got ${this.watchCacheEvents}`);
+    if (!Number.isInteger(this.watchCacheEvents) || this.watchCacheEvents < 1)
+      throw badRequest(`watchCacheEvents must be a positive integer, got ${this.watchCacheEvents}`);
     const clientOptions: IOptions = {
       hosts: [...options.endpoints],
       // The client's per-host circuit breaker steers requests to the other members after three
@@ -142,7 +158,8 @@ class EtcdStorage implements Storage {
     const directory = directoryPrefix(prefix);
     const start = options.startAfter !== undefined && options.startAfter >= directory ? `${options.startAfter}\0` : directory;
     const response = await this.call(
-      (kv, callOptions) => kv.range({ key: this.toEtcd(start), range_end: this.rangeEnd(directory), revision: requested, limit }, callOptions),
+      (kv, callOptions) =>
+        kv.range({ key: this.toEtcd(start), range_end: this.rangeEnd(directory), revision: requested, limit }, callOptions),
       requested,
     );
     const items = response.kvs.map((entry) => this.fromEtcd(entry));
@@ -159,14 +176,19 @@ class EtcdStorage implements Storage {
    */
   async unchangedSince(directory: string, revision: number, count: number): Promise<number | undefined> {
     const response = await this.call((kv, callOptions) =>
-      kv.range({ key: this.toEtcd(directory), range_end: this.rangeEnd(directory), keys_only: true, min_mod_revision: revision + 1, limit: 1 }, callOptions),
+      kv.range(
+        { key: this.toEtcd(directory), range_end: this.rangeEnd(directory), keys_only: true, min_mod_revision: revision + 1, limit: 1 },
+        callOptions,
+      ),
     );
     return response.kvs.length === 0 && Number(response.count) === count ? Number(response.header.revision) : undefined;
   }
 
   async count(prefix: string): Promise<number> {
     const directory = directoryPrefix(prefix);
-    const response = await this.call((kv, callOptions) => kv.range({ key: this.toEtcd(directory), range_end: this.rangeEnd(directory), count_only: true }, callOptions));
+    const response = await this.call((kv, callOptions) =>
+      kv.range({ key: this.toEtcd(directory), range_end: this.rangeEnd(directory), count_only: true }, callOptions),
+    );
     return Number(response.count);
   }
 
@@ -201,7 +223,12 @@ class EtcdStorage implements Storage {
     if (!response.succeeded) throw this.casFailure(key, expectedModRevision, response);
     const previous = response.responses[0]?.response_put.prev_kv;
     const revision = Number(response.header.revision);
-    return { key, value, createRevision: previous === undefined || previous === null ? revision : Number(previous.create_revision), modRevision: revision };
+    return {
+      key,
+      value,
+      createRevision: previous === undefined || previous === null ? revision : Number(previous.create_revision),
+      modRevision: revision,
+    };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -225,7 +252,12 @@ class EtcdStorage implements Storage {
     // Another writer deleted the key between the compare and the delete cannot happen inside one
     // transaction; a missing previous value would mean etcd broke its own contract.
     if (previous === undefined) throw keyNotFound(key);
-    return { key, value: previous.value.toString(), createRevision: Number(previous.create_revision), modRevision: Number(response.header.revision) };
+    return {
+      key,
+      value: previous.value.toString(),
+      createRevision: Number(previous.create_revision),
+      modRevision: Number(response.header.revision),
+    };
   }
 
   async watch(prefix: string, options: WatchOptions): Promise<StorageWatch> {
@@ -238,7 +270,12 @@ class EtcdStorage implements Storage {
         // as the cacher's does.
         if (options.afterRevision < this.knownCompacted) throw tooOldResourceVersion(options.afterRevision, this.knownCompacted);
         if (options.afterRevision >= cache.window.latest) return this.hub.add(directory, options, [], options.afterRevision);
-        return this.hub.addReplaying(directory, options, (after, limit) => cache.window.readPage(directory, after, limit), options.afterRevision);
+        return this.hub.addReplaying(
+          directory,
+          options,
+          (after, limit) => cache.window.readPage(directory, after, limit),
+          options.afterRevision,
+        );
       }
     }
     return this.openWatch(directory, options);
@@ -286,9 +323,22 @@ class EtcdStorage implements Storage {
     const stream = await this.client.watchClient.watch().catch(async (error: unknown) => {
       throw await this.translate(error, 0);
     });
-    const watch = new EtcdWatch(stream, options, replayThrough, (entry) => this.fromEtcd(entry), () => this.compactedRevision(), () => this.watches.delete(watch));
+    const watch = new EtcdWatch(
+      stream,
+      options,
+      replayThrough,
+      (entry) => this.fromEtcd(entry),
+      () => this.compactedRevision(),
+      () => this.watches.delete(watch),
+    );
     this.watches.add(watch);
-    await watch.start({ key: this.toEtcd(directory), range_end: this.rangeEnd(directory), start_revision: options.afterRevision + 1, prev_kv: true, progress_notify: true });
+    await watch.start({
+      key: this.toEtcd(directory),
+      range_end: this.rangeEnd(directory),
+      start_revision: options.afterRevision + 1,
+      prev_kv: true,
+      progress_notify: true,
+    });
     return watch;
   }
 
@@ -331,7 +381,10 @@ class EtcdStorage implements Storage {
    * One round of kube-apiserver's compaction schedule (etcd-compaction.ts): the round to run next.
    * Like upstream, a failed compaction still moves the schedule on; a failed write of the key does not.
    */
-  async compactionRound(round: CompactionRound, compact: (revision: number) => Promise<void> = (revision) => this.compact(revision)): Promise<CompactionRound> {
+  async compactionRound(
+    round: CompactionRound,
+    compact: (revision: number) => Promise<void> = (revision) => this.compact(revision),
+  ): Promise<CompactionRound> {
     const { next, compactTo } = await compactionRound((request) => this.call((kv, callOptions) => kv.txn(request, callOptions)), round);
     if (compactTo !== undefined) await compact(compactTo).catch(() => {});
     return next;
@@ -358,7 +411,10 @@ class EtcdStorage implements Storage {
   private async readableAt(revision: number): Promise<boolean> {
     if (this.closed) throw storageClosed();
     try {
-      await this.client.kv.range({ key: this.toEtcd(`${REGISTRY}/`), revision, count_only: true }, { deadline: new Date(Date.now() + this.requestTimeoutMs) });
+      await this.client.kv.range(
+        { key: this.toEtcd(`${REGISTRY}/`), revision, count_only: true },
+        { deadline: new Date(Date.now() + this.requestTimeoutMs) },
+      );
       return true;
     } catch (error) {
       // Not through call(): its translation of a compacted read asks for the compacted revision.
@@ -381,7 +437,11 @@ class EtcdStorage implements Storage {
   }
 
   /** Runs one etcd request with a deadline, turning etcd's failures into the contract's errors. */
-  private async call<T>(request: (kv: RPC.KVClient, callOptions: { deadline: Date }) => Promise<T>, revision = 0, timeoutMs = this.requestTimeoutMs): Promise<T> {
+  private async call<T>(
+    request: (kv: RPC.KVClient, callOptions: { deadline: Date }) => Promise<T>,
+    revision = 0,
+    timeoutMs = this.requestTimeoutMs,
+  ): Promise<T> {
     if (this.closed) throw storageClosed();
     try {
       return await request(this.client.kv, { deadline: new Date(Date.now() + timeoutMs) });
@@ -459,10 +519,11 @@ class EtcdWatch implements StorageWatch {
         if (response.canceled) {
           const error = this.cancelled(response);
           if (created) void error.then((e) => this.fail(e));
-          else void error.then((e) => {
-            this.close();
-            reject(e);
-          });
+          else
+            void error.then((e) => {
+              this.close();
+              reject(e);
+            });
           return;
         }
         if (response.created && !created) {

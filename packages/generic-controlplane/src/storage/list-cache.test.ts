@@ -27,7 +27,8 @@ function backend(lagMs = 0) {
       delivered.events += events.length;
       options.onEvents(events);
     };
-    const onEvents = lagMs === 0 ? deliver : (events: Parameters<WatchOptions["onEvents"]>[0]) => void setTimeout(() => deliver(events), lagMs);
+    const onEvents =
+      lagMs === 0 ? deliver : (events: Parameters<WatchOptions["onEvents"]>[0]) => void setTimeout(() => deliver(events), lagMs);
     return watch(prefix, { ...options, onEvents });
   };
   return { inner, counts, delivered, breakWatches: (error: Error) => failures.splice(0).forEach((fail) => fail(error)) };
@@ -66,7 +67,9 @@ describe("withListCache", () => {
       if (i % 250 === 0) {
         for (const directory of ["a", "b"]) {
           const listed = await s.list(`/registry/configmaps/${directory}`);
-          const expected = [...live.values()].filter((kv) => kv.key.startsWith(`/registry/configmaps/${directory}/`)).sort((x, y) => (x.key < y.key ? -1 : 1));
+          const expected = [...live.values()]
+            .filter((kv) => kv.key.startsWith(`/registry/configmaps/${directory}/`))
+            .sort((x, y) => (x.key < y.key ? -1 : 1));
           expect(listed.items).toEqual(expected);
           expect(listed.items).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
         }
@@ -78,12 +81,18 @@ describe("withListCache", () => {
       live.set(key, await s.create(key, "again"));
     }
     for (const directory of ["a", "b"]) {
-      expect((await s.list(`/registry/configmaps/${directory}`)).items).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
+      expect((await s.list(`/registry/configmaps/${directory}`)).items).toEqual(
+        (await inner.list(`/registry/configmaps/${directory}`)).items,
+      );
       const pages: KeyValue[] = [];
       let page = await s.list(`/registry/configmaps/${directory}`, { limit: 100 });
       pages.push(...page.items);
       while (page.remaining > 0) {
-        page = await s.list(`/registry/configmaps/${directory}`, { limit: 100, revision: page.revision, startAfter: page.items.at(-1)!.key });
+        page = await s.list(`/registry/configmaps/${directory}`, {
+          limit: 100,
+          revision: page.revision,
+          startAfter: page.items.at(-1)!.key,
+        });
         pages.push(...page.items);
       }
       expect(pages).toEqual((await inner.list(`/registry/configmaps/${directory}`)).items);
@@ -197,7 +206,11 @@ describe("withListCache", () => {
     for (let i = 0; i < 6; i++) await s.create(`/registry/a/${i}`, String(i));
     const first = await s.list("/registry/a", { minRevision: 0, limit: 3 });
     const loaded = counts.lists;
-    expect((await s.list("/registry/a", { limit: 3, revision: first.revision, startAfter: first.items.at(-1)!.key })).items.map((kv) => kv.value)).toEqual(["3", "4", "5"]);
+    expect(
+      (await s.list("/registry/a", { limit: 3, revision: first.revision, startAfter: first.items.at(-1)!.key })).items.map(
+        (kv) => kv.value,
+      ),
+    ).toEqual(["3", "4", "5"]);
     expect(counts.lists).toBe(loaded);
     expect((await s.list("/registry/a")).items).toHaveLength(6);
     expect(counts.lists).toBe(loaded + 1);

@@ -134,8 +134,10 @@ class ListCache implements Storage {
       if (snapshot !== undefined) return page(snapshot, revision, options);
       return this.inner.list(prefix, options);
     }
-    if (options.minRevision === undefined && !this.consistentReads && this.unchangedSince !== undefined) return this.listVerified(prefix, directory, options, this.unchangedSince);
-    if (options.minRevision === undefined && (!this.consistentReads || Date.now() < this.bypassUntil)) return this.inner.list(prefix, options);
+    if (options.minRevision === undefined && !this.consistentReads && this.unchangedSince !== undefined)
+      return this.listVerified(prefix, directory, options, this.unchangedSince);
+    if (options.minRevision === undefined && (!this.consistentReads || Date.now() < this.bypassUntil))
+      return this.inner.list(prefix, options);
     const target = options.minRevision ?? (await this.inner.currentRevision());
     if (!(await this.caughtUp(target))) {
       if (this.loading !== undefined) this.bypassUntil = Date.now() + this.bypassMs;
@@ -146,7 +148,12 @@ class ListCache implements Storage {
   }
 
   /** A list of the latest state on a backend that can prove a directory unchanged since the cache's revision. */
-  private async listVerified(prefix: string, directory: string, options: ListOptions, unchangedSince: NonNullable<ListCacheOptions["unchangedSince"]>): Promise<ListResult> {
+  private async listVerified(
+    prefix: string,
+    directory: string,
+    options: ListOptions,
+    unchangedSince: NonNullable<ListCacheOptions["unchangedSince"]>,
+  ): Promise<ListResult> {
     if (!(await this.caughtUp(0))) return this.inner.list(prefix, options);
     const snapshot = this.currentSnapshot(directory);
     const revision = this.revision;
@@ -246,7 +253,12 @@ class ListCache implements Storage {
     for (;;) {
       entries.push(...page.items);
       if (page.remaining === 0 || page.items.length === 0) break;
-      page = await this.inner.list(this.root, { limit: this.loadPageSize, countRemaining: false, revision: at, startAfter: page.items[page.items.length - 1]!.key });
+      page = await this.inner.list(this.root, {
+        limit: this.loadPageSize,
+        countRemaining: false,
+        revision: at,
+        startAfter: page.items[page.items.length - 1]!.key,
+      });
     }
     if (this.closed) throw storageClosed();
     for (const kv of entries) this.entries.set(kv.key, kv);

@@ -1,6 +1,14 @@
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, StorageWatch, WatchOptions } from "./types.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
-import { badRequest, keyExists, keyNotFound, revisionConflict, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
+import {
+  badRequest,
+  keyExists,
+  keyNotFound,
+  revisionConflict,
+  storageClosed,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+} from "../api/errors/index.js";
 import { directoryPrefix } from "./prefix.js";
 import { firstAbove, firstAtOrAbove, partitionPoint } from "./sorted.js";
 import { LiveCounts } from "./live-counts.js";
@@ -47,12 +55,20 @@ class MemoryStorage implements Storage {
       const limit = options.limit ?? 0;
       if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit ${limit}`);
       const directory = directoryPrefix(prefix);
-      const start = options.startAfter !== undefined && options.startAfter >= directory ? firstAbove(this.sortedKeys, options.startAfter) : firstAtOrAbove(this.sortedKeys, directory);
+      const start =
+        options.startAfter !== undefined && options.startAfter >= directory
+          ? firstAbove(this.sortedKeys, options.startAfter)
+          : firstAtOrAbove(this.sortedKeys, directory);
       const counting = options.countRemaining !== false;
       // Keys from the start of the page on: a first page at the current revision takes the
       // directory's live count, a continuation what the previous page recorded.
       const firstAtCurrent = options.startAfter === undefined && revision === this.revision;
-      const known = !counting || limit === 0 ? undefined : firstAtCurrent ? this.liveCount(directory) : this.remainingAfter.after(directory, revision, options.startAfter ?? "");
+      const known =
+        !counting || limit === 0
+          ? undefined
+          : firstAtCurrent
+            ? this.liveCount(directory)
+            : this.remainingAfter.after(directory, revision, options.startAfter ?? "");
       const items: KeyValue[] = [];
       let remaining = 0;
       for (let i = start; i < this.sortedKeys.length; i++) {

@@ -49,7 +49,11 @@ describe("createSqliteStorage", () => {
       const events: StorageEvent[] = [];
       await second.watch("/registry/configmaps", { afterRevision: a.modRevision, onEvents: (batch) => events.push(...batch) });
       await eventually(() => events.length === 3);
-      expect(events.map((e) => `${e.type}@${e.kv.modRevision}`)).toEqual([`put@${a2.modRevision}`, `put@${a2.modRevision + 1}`, `delete@${deletedB.modRevision}`]);
+      expect(events.map((e) => `${e.type}@${e.kv.modRevision}`)).toEqual([
+        `put@${a2.modRevision}`,
+        `put@${a2.modRevision + 1}`,
+        `delete@${deletedB.modRevision}`,
+      ]);
       expect(events[0]!.prev).toEqual(a);
       const c = await second.create("/registry/configmaps/ns/c", "c");
       expect(c.modRevision).toBe(deletedB.modRevision + 1);
@@ -62,7 +66,9 @@ describe("createSqliteStorage", () => {
     const db = new DatabaseSync(":memory:");
     try {
       prepareDatabase(db, { synchronous: "normal", busyTimeoutMs: 0 });
-      const insert = db.prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)");
+      const insert = db.prepare(
+        "INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, 1, 0, 0, 0, ?, NULL)",
+      );
       db.exec("BEGIN");
       for (let i = 0; i < 20_000; i++) insert.run(`/registry/configmaps/ns/cm-${String(i).padStart(5, "0")}`, "v".repeat(100));
       db.exec("COMMIT");
@@ -96,7 +102,9 @@ describe("createSqliteStorage", () => {
 
   it("says which Node.js it needs when node:sqlite is missing, and leaves no file behind", async () => {
     const builtin = process.getBuiltinModule.bind(process);
-    const spy = vi.spyOn(process, "getBuiltinModule").mockImplementation(((id: string) => (id === "node:sqlite" ? undefined : builtin(id as "node:fs"))));
+    const spy = vi
+      .spyOn(process, "getBuiltinModule")
+      .mockImplementation((id: string) => (id === "node:sqlite" ? undefined : builtin(id as "node:fs")));
     const path = freshPath();
     try {
       const failure = await createSqliteStorage({ path, compactInterval: 0 }).then(
@@ -104,7 +112,9 @@ describe("createSqliteStorage", () => {
         (error: unknown) => error as { code?: string; message?: string },
       );
       expect(failure?.code).toBe("ServiceUnavailable");
-      expect(failure?.message).toBe(`cannot open sqlite storage at ${path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`);
+      expect(failure?.message).toBe(
+        `cannot open sqlite storage at ${path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`,
+      );
       expect(existsSync(path)).toBe(false);
     } finally {
       spy.mockRestore();
@@ -215,7 +225,9 @@ describe("createSqliteStorage", () => {
       await storage.checkHealth!();
       expect(fillDiskUnder(path)).toBeGreaterThan(0);
       await expect(storage.create("/h/b", "2")).rejects.toThrow();
-      await expect(storage.checkHealth!()).rejects.toThrow(/storage writes are failing: (database or disk is full|disk I\/O error|database disk image is malformed)/);
+      await expect(storage.checkHealth!()).rejects.toThrow(
+        /storage writes are failing: (database or disk is full|disk I\/O error|database disk image is malformed)/,
+      );
     } finally {
       await storage.close();
     }

@@ -3,7 +3,17 @@ import { dirname, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import { withCompactor, type CompactionOptions } from "./compactor.js";
-import { badRequest, internalError, keyExists, keyNotFound, revisionConflict, serviceUnavailable, storageClosed, tooLargeResourceVersion, tooOldResourceVersion } from "../api/errors/index.js";
+import {
+  badRequest,
+  internalError,
+  keyExists,
+  keyNotFound,
+  revisionConflict,
+  serviceUnavailable,
+  storageClosed,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+} from "../api/errors/index.js";
 import { directoryPrefix, prefixEnd } from "./prefix.js";
 import { withListCache } from "./list-cache.js";
 import { LiveCounts } from "./live-counts.js";
@@ -121,7 +131,9 @@ class SqliteStorage implements Storage {
   constructor(options: SqliteStorageOptions, openBusyTimeoutMs: number) {
     const sqlite = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
     if (sqlite === undefined) {
-      throw serviceUnavailable(`cannot open sqlite storage at ${options.path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`);
+      throw serviceUnavailable(
+        `cannot open sqlite storage at ${options.path}: node:sqlite is not available in Node.js ${process.version}; SQLite storage needs Node.js 22.19 or newer (memory and etcd storage do not)`,
+      );
     }
     // Like etcd's --data-dir, a fresh path just works: the directory is created with the file.
     if (options.path !== ":memory:" && !options.path.startsWith("file:")) mkdirSync(dirname(resolve(options.path)), { recursive: true });
@@ -142,7 +154,8 @@ class SqliteStorage implements Storage {
   get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
     return settle(() => {
       const revision = this.readRevision(options.revision);
-      const row = (revision === this.revision ? this.statements.latest.get(key) : this.statements.atRevision.get(key, revision)) as LatestRow | undefined;
+      const row = (revision === this.revision ? this.statements.latest.get(key) : this.statements.atRevision.get(key, revision)) as
+        LatestRow | undefined;
       return row === undefined || row.deleted !== 0 ? undefined : toKeyValue(key, row);
     });
   }
@@ -368,7 +381,8 @@ class SqliteStorage implements Storage {
       return { kv, event: { type: "put", kv, prev: undefined } };
     }
     if (live === undefined) throw keyNotFound(write.key);
-    if (write.expected !== undefined && write.expected !== live.modRevision) throw revisionConflict(write.key, write.expected, live.modRevision);
+    if (write.expected !== undefined && write.expected !== live.modRevision)
+      throw revisionConflict(write.key, write.expected, live.modRevision);
     if (write.kind === "update") {
       const id = Number(s.insert.run(write.key, 0, 0, live.createRevision, live.modRevision, write.value, live.value).lastInsertRowid);
       const kv: KeyValue = { key: write.key, value: write.value, createRevision: live.createRevision, modRevision: id };
@@ -392,7 +406,9 @@ class SqliteStorage implements Storage {
   }
 
   private liveCount(low: string): number {
-    return this.liveCounts.get(low, () => Number((this.statements.countFrom.get(low, prefixEnd(low), "", this.revision) as { count: number }).count));
+    return this.liveCounts.get(low, () =>
+      Number((this.statements.countFrom.get(low, prefixEnd(low), "", this.revision) as { count: number }).count),
+    );
   }
 
   private readRevision(requested: number | undefined): number {
@@ -425,14 +441,20 @@ function prepareStatements(db: DatabaseSync) {
     begin: prepare("BEGIN IMMEDIATE"),
     commit: prepare("COMMIT"),
     rollback: prepare("ROLLBACK"),
-    currentRevision: prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision"),
+    currentRevision: prepare(
+      "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), (SELECT MAX(id) FROM kine), 0) AS revision",
+    ),
     readMeta: prepare("SELECT value FROM kine_meta WHERE name = ?"),
     writeMeta: prepare("UPDATE kine_meta SET value = ? WHERE name = ?"),
     probeWrite: prepare("INSERT OR REPLACE INTO kine_meta (name, value) VALUES ('health_probe', ?)"),
     // prev_revision grows with id along a key's rows, so these walk the unique index from the newest row.
     latest: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? ORDER BY prev_revision DESC LIMIT 1"),
-    atRevision: prepare("SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1"),
-    insert: prepare("INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+    atRevision: prepare(
+      "SELECT id, created, deleted, create_revision, value FROM kine WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1",
+    ),
+    insert: prepare(
+      "INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value, old_value) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
     list: prepare(LIST_SQL),
     countFrom: prepare(`
       SELECT COUNT(*) AS count

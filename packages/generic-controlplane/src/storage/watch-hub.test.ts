@@ -27,7 +27,19 @@ describe("WatchHub", () => {
     const errors: Error[] = [];
     const healthy: StorageEvent[] = [];
     let calls = 0;
-    hub.add("/r/", { afterRevision: 0, onEvents: () => { calls++; throw new Error("consumer bug"); }, onError: (e) => errors.push(e) }, [], 0);
+    hub.add(
+      "/r/",
+      {
+        afterRevision: 0,
+        onEvents: () => {
+          calls++;
+          throw new Error("consumer bug");
+        },
+        onError: (e) => errors.push(e),
+      },
+      [],
+      0,
+    );
     hub.add("/r/", { afterRevision: 0, onEvents: (e) => healthy.push(...e) }, [], 0);
     hub.publish([put("/r/a", 1)]);
     await eventually(() => healthy.length === 1);
@@ -41,7 +53,12 @@ describe("WatchHub", () => {
   it("never delivers an event twice when the replay already covered it", async () => {
     const hub = new WatchHub();
     const seen: number[] = [];
-    hub.add("/r/", { afterRevision: 0, onEvents: (e) => seen.push(...e.map((x) => x.kv.modRevision)) }, [put("/r/a", 1), put("/r/b", 2)], 2);
+    hub.add(
+      "/r/",
+      { afterRevision: 0, onEvents: (e) => seen.push(...e.map((x) => x.kv.modRevision)) },
+      [put("/r/a", 1), put("/r/b", 2)],
+      2,
+    );
     hub.publish([put("/r/b", 2), put("/r/c", 3)]);
     await eventually(() => seen.length >= 3);
     expect(seen).toEqual([1, 2, 3]);
@@ -52,14 +69,19 @@ describe("WatchHub", () => {
     const stoppedSeen: number[] = [];
     const batches: number[][] = [];
     const stopped = hub.add("/r/", { afterRevision: 0, onEvents: (e) => stoppedSeen.push(...e.map((x) => x.kv.modRevision)) }, [], 0);
-    hub.add("/r/", {
-      afterRevision: 0,
-      onEvents: (e) => {
-        batches.push(e.map((x) => x.kv.modRevision));
-        // A change committed while this batch is delivered (e.g. by the consumer itself).
-        if (batches.length === 1) hub.publish([put("/r/c", 3)]);
+    hub.add(
+      "/r/",
+      {
+        afterRevision: 0,
+        onEvents: (e) => {
+          batches.push(e.map((x) => x.kv.modRevision));
+          // A change committed while this batch is delivered (e.g. by the consumer itself).
+          if (batches.length === 1) hub.publish([put("/r/c", 3)]);
+        },
       },
-    }, [], 0);
+      [],
+      0,
+    );
     hub.publish([put("/r/a", 1), put("/r/b", 2)]);
     stopped.stop();
     await eventually(() => batches.length === 2);

@@ -66,7 +66,12 @@ export class WatchHub {
    * the current revision joins the live stream in the same synchronous step as its read, so no
    * commit falls between replay and live events.
    */
-  addReplaying(prefix: string, options: WatchOptions, readPage: (after: number, limit: number) => ReplayPage, afterRevision: number): StorageWatch {
+  addReplaying(
+    prefix: string,
+    options: WatchOptions,
+    readPage: (after: number, limit: number) => ReplayPage,
+    afterRevision: number,
+  ): StorageWatch {
     const watcher: Watcher = { prefix, options, queuedThrough: afterRevision, pending: [], active: true, dirty: false };
     this.replaying.add(watcher);
     const fail = (error: unknown): void => {

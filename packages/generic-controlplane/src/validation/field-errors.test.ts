@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { fieldDuplicate, fieldErrorBody, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, invalidError, keyPath, toStatusCauses } from "./field-errors.js";
+import {
+  fieldDuplicate,
+  fieldErrorBody,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  invalidError,
+  keyPath,
+  toStatusCauses,
+} from "./field-errors.js";
 
 describe("field error formatting", () => {
   it.each([
@@ -19,14 +30,20 @@ describe("field error formatting", () => {
     const errors = [fieldInvalid(keyPath("data", "a b"), "a b", "bad key"), fieldRequired("spec.holder")];
     const err = invalidError({ group: "coordination.k8s.io", kind: "Lease" }, "l1", errors);
     expect(err.httpStatus).toBe(422);
-    expect(err.message).toBe(`Lease.coordination.k8s.io "l1" is invalid: [data[a b]: Invalid value: "a b": bad key, spec.holder: Required value]`);
+    expect(err.message).toBe(
+      `Lease.coordination.k8s.io "l1" is invalid: [data[a b]: Invalid value: "a b": bad key, spec.holder: Required value]`,
+    );
     expect(err.toStatus().details).toEqual({
       name: "l1",
       group: "coordination.k8s.io",
       kind: "Lease",
       causes: toStatusCauses(errors),
     });
-    expect(toStatusCauses(errors)[0]).toEqual({ reason: "FieldValueInvalid", message: `Invalid value: "a b": bad key`, field: "data[a b]" });
+    expect(toStatusCauses(errors)[0]).toEqual({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: "a b": bad key`,
+      field: "data[a b]",
+    });
   });
 
   it("keeps core kinds unqualified", () => {
@@ -40,20 +57,37 @@ describe("field error formatting", () => {
 describe("invalidError (TestNewInvalid)", () => {
   it.each([
     [fieldDuplicate("field[0].name", "bar"), "FieldValueDuplicate", `Kind "name" is invalid: field[0].name: Duplicate value: "bar"`],
-    [fieldInvalid("field[0].name", "bar", "detail"), "FieldValueInvalid", `Kind "name" is invalid: field[0].name: Invalid value: "bar": detail`],
-    [fieldNotSupported("field[0].name", "bar", []), "FieldValueNotSupported", `Kind "name" is invalid: field[0].name: Unsupported value: "bar"`],
+    [
+      fieldInvalid("field[0].name", "bar", "detail"),
+      "FieldValueInvalid",
+      `Kind "name" is invalid: field[0].name: Invalid value: "bar": detail`,
+    ],
+    [
+      fieldNotSupported("field[0].name", "bar", []),
+      "FieldValueNotSupported",
+      `Kind "name" is invalid: field[0].name: Unsupported value: "bar"`,
+    ],
     [fieldRequired("field[0].name", ""), "FieldValueRequired", `Kind "name" is invalid: field[0].name: Required value`],
   ])("%j", (fieldError, reason, message) => {
     const status = invalidError({ group: "", kind: "Kind" }, "name", [fieldError]).toStatus();
     expect(status.code).toBe(422);
     expect(status.reason).toBe("Invalid");
-    expect(status.details).toEqual({ kind: "Kind", name: "name", causes: [{ reason, field: "field[0].name", message: fieldErrorBody(fieldError) }] });
+    expect(status.details).toEqual({
+      kind: "Kind",
+      name: "name",
+      causes: [{ reason, field: "field[0].name", message: fieldErrorBody(fieldError) }],
+    });
     expect(status.message).toBe(message);
   });
 
   it("has no causes and no list without errors", () => {
     const status = invalidError({ group: "", kind: "Kind" }, "name", []).toStatus();
-    expect(status).toMatchObject({ code: 422, reason: "Invalid", message: 'Kind "name" is invalid', details: { kind: "Kind", name: "name" } });
+    expect(status).toMatchObject({
+      code: 422,
+      reason: "Invalid",
+      message: 'Kind "name" is invalid',
+      details: { kind: "Kind", name: "name" },
+    });
     expect(status.details).not.toHaveProperty("causes");
   });
 });

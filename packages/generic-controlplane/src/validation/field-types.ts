@@ -66,7 +66,11 @@ const INT_RANGE = {
  * Checks and normalises `object` in place; returns Go's decode error message for the first
  * mistyped field, or undefined.
  */
-export function fieldTypeError(object: Record<string, unknown>, schema: JSONSchemaProps | undefined, options: FieldTypeOptions): string | undefined {
+export function fieldTypeError(
+  object: Record<string, unknown>,
+  schema: JSONSchemaProps | undefined,
+  options: FieldTypeOptions,
+): string | undefined {
   const root = withObjectMeta(schema ?? ANY_OBJECT);
   try {
     decodeStruct(object, root, options.kind, "", options);
@@ -171,7 +175,13 @@ function zeroValue(schema: JSONSchemaProps | undefined): unknown {
   }
 }
 
-function decodeStruct(object: Record<string, unknown>, schema: JSONSchemaProps, struct: string, path: string, options: FieldTypeOptions): void {
+function decodeStruct(
+  object: Record<string, unknown>,
+  schema: JSONSchemaProps,
+  struct: string,
+  path: string,
+  options: FieldTypeOptions,
+): void {
   for (const key of Object.keys(object)) {
     const property = declaredProperty(schema, key);
     if (property === undefined) continue;
@@ -186,18 +196,12 @@ function decodeStruct(object: Record<string, unknown>, schema: JSONSchemaProps, 
 }
 
 /** Decodes `holder[key]` (already known not to be null) against `given`. */
-function decodeValue(
-  holder: object,
-  key: string,
-  value: unknown,
-  given: JSONSchemaProps,
-  place: Place,
-  options: FieldTypeOptions,
-): void {
+function decodeValue(holder: object, key: string, value: unknown, given: JSONSchemaProps, place: Place, options: FieldTypeOptions): void {
   let schema = resolveSchema(given, options.definitions);
   if (acceptsAnything(schema) || schema === undefined) return;
   if (schema["x-kubernetes-int-or-string"] === true) {
-    if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) throw mismatch(value, place, "intstr.IntOrString");
+    if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value)))
+      throw mismatch(value, place, "intstr.IntOrString");
     return;
   }
   // The Go type name is only spelled out when needed (an error, a struct): most values are fine.
@@ -281,7 +285,12 @@ function checkInteger(
     return;
   }
   if (!Number.isInteger(value) || value < Number(min) || value >= Number(max) + 1) {
-    throw mismatch(value, place, typeName(given, schema, place), literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)));
+    throw mismatch(
+      value,
+      place,
+      typeName(given, schema, place),
+      literal ?? (Number.isInteger(value) ? BigInt(value).toString() : String(value)),
+    );
   }
 }
 
@@ -290,11 +299,7 @@ function checkInteger(
  * would: a mistyped field is a 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: json: …`.
  * Unstructured types (custom resources) have no Go type: their schema validation reports types.
  */
-export function checkFieldTypes(
-  object: Record<string, unknown>,
-  definition: TypedDefinition,
-  numberLiteral?: NumberLiteral,
-): void {
+export function checkFieldTypes(object: Record<string, unknown>, definition: TypedDefinition, numberLiteral?: NumberLiteral): void {
   if (definition.unstructured === true || checked.get(object) === definition) return;
   const options: FieldTypeOptions = { kind: definition.kind };
   if (numberLiteral !== undefined) options.numberLiteral = numberLiteral;

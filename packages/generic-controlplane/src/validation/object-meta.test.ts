@@ -23,7 +23,12 @@ describe("validateObjectMeta", () => {
   it.each<[string, ObjectMeta, boolean, string[]]>([
     ["missing name", { namespace: "default" }, true, ["metadata.name: Required value: name or generateName is required"]],
     ["missing namespace", { name: "a" }, true, ["metadata.namespace: Required value"]],
-    ["namespace on a cluster-scoped type", { name: "a", namespace: "x" }, false, ["metadata.namespace: Forbidden: not allowed on this type"]],
+    [
+      "namespace on a cluster-scoped type",
+      { name: "a", namespace: "x" },
+      false,
+      ["metadata.namespace: Forbidden: not allowed on this type"],
+    ],
     [
       "upper-case name",
       { name: "Demo", namespace: "default" },
@@ -33,7 +38,12 @@ describe("validateObjectMeta", () => {
       ],
     ],
     ["invalid namespace", { name: "a", namespace: "a.b" }, true, [`metadata.namespace: Invalid value: "a.b": must not contain dots`]],
-    ["negative generation", { name: "a", namespace: "n", generation: -1 }, true, ["metadata.generation: Invalid value: -1: must be greater than or equal to 0"]],
+    [
+      "negative generation",
+      { name: "a", namespace: "n", generation: -1 },
+      true,
+      ["metadata.generation: Invalid value: -1: must be greater than or equal to 0"],
+    ],
     [
       "bad label value",
       { name: "a", namespace: "n", labels: { app: "-x" } },
@@ -42,15 +52,33 @@ describe("validateObjectMeta", () => {
         `metadata.labels: Invalid value: "-x": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
       ],
     ],
-    ["empty label key", { name: "a", namespace: "n", labels: { "": "x" } }, true, [`metadata.labels: Invalid value: "": name part must be non-empty`, expect.stringContaining(`metadata.labels: Invalid value: "": name part must consist of`)]],
-    ["oversized annotations", { name: "a", namespace: "n", annotations: { big: "x".repeat(256 * 1024) } }, true, ["metadata.annotations: Too long: may not be more than 262144 bytes"]],
+    [
+      "empty label key",
+      { name: "a", namespace: "n", labels: { "": "x" } },
+      true,
+      [
+        `metadata.labels: Invalid value: "": name part must be non-empty`,
+        expect.stringContaining(`metadata.labels: Invalid value: "": name part must consist of`),
+      ],
+    ],
+    [
+      "oversized annotations",
+      { name: "a", namespace: "n", annotations: { big: "x".repeat(256 * 1024) } },
+      true,
+      ["metadata.annotations: Too long: may not be more than 262144 bytes"],
+    ],
     [
       "orphan and foreground finalizers together",
       { name: "a", namespace: "n", finalizers: ["orphan", "foregroundDeletion"] },
       true,
       [`metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`],
     ],
-    ["invalid finalizer", { name: "a", namespace: "n", finalizers: ["a/b/c"] }, true, [expect.stringMatching(/^metadata\.finalizers: Invalid value: "a\/b\/c": a qualified name/)]],
+    [
+      "invalid finalizer",
+      { name: "a", namespace: "n", finalizers: ["a/b/c"] },
+      true,
+      [expect.stringMatching(/^metadata\.finalizers: Invalid value: "a\/b\/c": a qualified name/)],
+    ],
     [
       "incomplete owner reference",
       { name: "a", namespace: "n", ownerReferences: [{ apiVersion: "", kind: "", name: "", uid: "" }] },
@@ -73,7 +101,11 @@ describe("validateObjectMeta", () => {
         ],
       },
       true,
-      [expect.stringContaining(`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/x and Secret/y`)],
+      [
+        expect.stringContaining(
+          `Only one reference can have Controller set to true. Found "true" in references for ConfigMap/x and Secret/y`,
+        ),
+      ],
     ],
     [
       "event owner",
@@ -87,7 +119,9 @@ describe("validateObjectMeta", () => {
 
   it("checks generateName with the prefix rule and still requires a name", () => {
     expect(fmt({ generateName: "demo-", namespace: "n" })).toEqual(["metadata.name: Required value: name or generateName is required"]);
-    expect(fmt({ generateName: "Demo-", name: "demo-abcde", namespace: "n" })[0]).toMatch(/^metadata\.generateName: Invalid value: "Demo-": a lowercase RFC 1123 subdomain/);
+    expect(fmt({ generateName: "Demo-", name: "demo-abcde", namespace: "n" })[0]).toMatch(
+      /^metadata\.generateName: Invalid value: "Demo-": a lowercase RFC 1123 subdomain/,
+    );
   });
 
   it("applies the name rule of the type", () => {
@@ -98,7 +132,14 @@ describe("validateObjectMeta", () => {
 });
 
 describe("validateObjectMetaUpdate", () => {
-  const old: ObjectMeta = { name: "a", namespace: "n", uid: "u1", resourceVersion: "5", creationTimestamp: "2026-01-01T00:00:00Z", generation: 2 };
+  const old: ObjectMeta = {
+    name: "a",
+    namespace: "n",
+    uid: "u1",
+    resourceVersion: "5",
+    creationTimestamp: "2026-01-01T00:00:00Z",
+    generation: 2,
+  };
 
   it("accepts an update that keeps identity fields", () => {
     expect(validateObjectMetaUpdate({ ...old, labels: { x: "y" } }, old)).toEqual([]);
@@ -113,15 +154,28 @@ describe("validateObjectMetaUpdate", () => {
       { ...old, creationTimestamp: "2026-01-02T00:00:00Z" },
       [`metadata.creationTimestamp: Invalid value: "2026-01-02T00:00:00Z": field is immutable`],
     ],
-    ["a missing resourceVersion", { ...old, resourceVersion: "" }, [`metadata.resourceVersion: Invalid value: "": must be specified for an update`]],
+    [
+      "a missing resourceVersion",
+      { ...old, resourceVersion: "" },
+      [`metadata.resourceVersion: Invalid value: "": must be specified for an update`],
+    ],
     ["a decremented generation", { ...old, generation: 1 }, ["metadata.generation: Invalid value: 1: must not be decremented"]],
-    ["a set deletionTimestamp", { ...old, deletionTimestamp: "2026-01-03T00:00:00Z" }, [`metadata.deletionTimestamp: Invalid value: "2026-01-03T00:00:00Z": field is immutable`]],
+    [
+      "a set deletionTimestamp",
+      { ...old, deletionTimestamp: "2026-01-03T00:00:00Z" },
+      [`metadata.deletionTimestamp: Invalid value: "2026-01-03T00:00:00Z": field is immutable`],
+    ],
   ])("rejects %s", (_case, meta, expected) => {
     expect(validateObjectMetaUpdate(meta, old).map(formatFieldError)).toEqual(expected);
   });
 
   it("forbids adding finalizers once deletion started, but allows removing them", () => {
-    const deleting: ObjectMeta = { ...old, deletionTimestamp: "2026-01-03T00:00:00Z", deletionGracePeriodSeconds: 0, finalizers: ["a.io/x"] };
+    const deleting: ObjectMeta = {
+      ...old,
+      deletionTimestamp: "2026-01-03T00:00:00Z",
+      deletionGracePeriodSeconds: 0,
+      finalizers: ["a.io/x"],
+    };
     expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting)).toEqual([]);
     expect(validateObjectMetaUpdate({ ...deleting, finalizers: ["a.io/x", "b.io/y", "a.io/z"] }, deleting).map(formatFieldError)).toEqual([
       `metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"a.io/z", "b.io/y"}`,

@@ -46,7 +46,9 @@ export function validateFinalizers(finalizers: string[] | undefined, field = chi
   const list = finalizers ?? [];
   for (const finalizer of list) errors.push(...validateFinalizerName(finalizer, field));
   if (list.includes(FINALIZER_ORPHAN_DEPENDENTS) && list.includes(FINALIZER_DELETE_DEPENDENTS)) {
-    errors.push(fieldInvalid(field, list, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
+    errors.push(
+      fieldInvalid(field, list, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`),
+    );
   }
   return errors;
 }
@@ -63,7 +65,10 @@ function parseApiVersion(apiVersion: string): { group: string; version: string }
   return { group: "", version: "" };
 }
 
-export function validateOwnerReferences(ownerReferences: OwnerReference[] | undefined, field = childPath(META, "ownerReferences")): FieldError[] {
+export function validateOwnerReferences(
+  ownerReferences: OwnerReference[] | undefined,
+  field = childPath(META, "ownerReferences"),
+): FieldError[] {
   const errors: FieldError[] = [];
   let firstController = "";
   for (const ref of ownerReferences ?? []) {
@@ -81,7 +86,11 @@ export function validateOwnerReferences(ownerReferences: OwnerReference[] | unde
       const current = `${kind}/${ref.name}`;
       if (firstController !== "") {
         errors.push(
-          fieldInvalid(field, ownerReferences, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
+          fieldInvalid(
+            field,
+            ownerReferences,
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
         );
       } else {
         firstController = current;
@@ -113,11 +122,14 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, options: Object
   }
   if (options.namespaced) {
     if (!m.namespace) errors.push(fieldRequired(childPath(META, "namespace")));
-    else for (const msg of validateNamespaceName(m.namespace, false)) errors.push(fieldInvalid(childPath(META, "namespace"), m.namespace, msg));
+    else
+      for (const msg of validateNamespaceName(m.namespace, false))
+        errors.push(fieldInvalid(childPath(META, "namespace"), m.namespace, msg));
   } else if (m.namespace) {
     errors.push(fieldForbidden(childPath(META, "namespace"), "not allowed on this type"));
   }
-  if (m.generation !== undefined && m.generation < 0) errors.push(fieldInvalid(childPath(META, "generation"), m.generation, IS_NEGATIVE_ERROR_MSG));
+  if (m.generation !== undefined && m.generation < 0)
+    errors.push(fieldInvalid(childPath(META, "generation"), m.generation, IS_NEGATIVE_ERROR_MSG));
   errors.push(...validateLabels(m.labels));
   errors.push(...validateAnnotations(m.annotations));
   errors.push(...validateOwnerReferences(m.ownerReferences));
@@ -126,7 +138,11 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, options: Object
 }
 
 /** `ValidateNoNewFinalizers`: once deletion started, finalizers may only be removed. */
-export function validateNoNewFinalizers(newFinalizers: string[] | undefined, oldFinalizers: string[] | undefined, field = childPath(META, "finalizers")): FieldError[] {
+export function validateNoNewFinalizers(
+  newFinalizers: string[] | undefined,
+  oldFinalizers: string[] | undefined,
+  field = childPath(META, "finalizers"),
+): FieldError[] {
   const old = new Set(oldFinalizers ?? []);
   const extra = [...new Set((newFinalizers ?? []).filter((f) => !old.has(f)))].sort();
   if (extra.length === 0) return [];
@@ -149,14 +165,18 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMet
   const o = oldMeta ?? {};
   const errors: FieldError[] = [];
   if (o.deletionTimestamp) errors.push(...validateNoNewFinalizers(n.finalizers, o.finalizers));
-  if (!n.resourceVersion) errors.push(fieldInvalid(childPath(META, "resourceVersion"), n.resourceVersion ?? "", "must be specified for an update"));
-  if ((n.generation ?? 0) < (o.generation ?? 0)) errors.push(fieldInvalid(childPath(META, "generation"), n.generation ?? 0, "must not be decremented"));
+  if (!n.resourceVersion)
+    errors.push(fieldInvalid(childPath(META, "resourceVersion"), n.resourceVersion ?? "", "must be specified for an update"));
+  if ((n.generation ?? 0) < (o.generation ?? 0))
+    errors.push(fieldInvalid(childPath(META, "generation"), n.generation ?? 0, "must not be decremented"));
   errors.push(...validateImmutableField(n.name ?? "", o.name ?? "", childPath(META, "name")));
   errors.push(...validateImmutableField(n.namespace ?? "", o.namespace ?? "", childPath(META, "namespace")));
   errors.push(...validateImmutableField(n.uid ?? "", o.uid ?? "", childPath(META, "uid")));
   errors.push(...validateImmutableField(n.creationTimestamp, o.creationTimestamp, childPath(META, "creationTimestamp")));
   errors.push(...validateImmutableField(n.deletionTimestamp, o.deletionTimestamp, childPath(META, "deletionTimestamp")));
-  errors.push(...validateImmutableField(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds, childPath(META, "deletionGracePeriodSeconds")));
+  errors.push(
+    ...validateImmutableField(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds, childPath(META, "deletionGracePeriodSeconds")),
+  );
   errors.push(...validateLabels(n.labels));
   errors.push(...validateAnnotations(n.annotations));
   errors.push(...validateOwnerReferences(n.ownerReferences));

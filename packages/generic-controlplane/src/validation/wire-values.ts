@@ -22,7 +22,7 @@ export function base64ErrorOffset(text: string): number | undefined {
     while (si < n && (text[si] === "\n" || text[si] === "\r")) si++;
   };
   while (si < n) {
-    for (let j = 0; j < 4; ) {
+    for (let j = 0; j < 4;) {
       if (si === n) {
         if (j === 0) return undefined;
         return si - j;
@@ -51,7 +51,8 @@ export function base64ErrorOffset(text: string): number | undefined {
 
 /** Checks a base64 value and returns its canonical form (what upstream echoes back after a round trip). */
 export function canonicalBase64(text: unknown, target: DecodeTarget): string {
-  if (typeof text !== "string") throw decodeError(target, `illegal base64 data: expected a string, got ${text === null ? "null" : typeof text}`);
+  if (typeof text !== "string")
+    throw decodeError(target, `illegal base64 data: expected a string, got ${text === null ? "null" : typeof text}`);
   const offset = base64ErrorOffset(text);
   if (offset !== undefined) throw decodeError(target, `illegal base64 data at input byte ${offset}`);
   return Buffer.from(text.replace(/[\r\n]/g, ""), "base64").toString("base64");
@@ -93,7 +94,9 @@ const ZONE: LayoutElement = { layout: "Z07:00", pattern: /^(?:Z|[+-]\d{2}:\d{2})
 function parseGoTime(value: string, micro: boolean, invalid: (reason: string) => never): { epochSeconds: number; micros: number } {
   const layout = micro ? RFC3339_MICRO_LAYOUT : RFC3339_LAYOUT;
   const fail = (rest: string, element: string): never => {
-    return invalid(`parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}`);
+    return invalid(
+      `parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(element)}`,
+    );
   };
   let rest = value;
   const parts: string[] = [];
@@ -194,7 +197,11 @@ export function formatMicroTime(epochSeconds: number, micros: number): string {
  * Rewrites `object[key]` through `normalize`, deleting it when the result is unset, so each
  * strategy can canonicalise its time fields in one line per field.
  */
-export function normalizeField(object: Record<string, unknown> | undefined, key: string, normalize: (value: unknown) => string | undefined): void {
+export function normalizeField(
+  object: Record<string, unknown> | undefined,
+  key: string,
+  normalize: (value: unknown) => string | undefined,
+): void {
   if (!object || !(key in object)) return;
   const value = normalize(object[key]);
   if (value === undefined) delete object[key];

@@ -59,12 +59,22 @@ describe("callWebhook", () => {
   it("calls a service through the resolver and verifies the certificate for <name>.<namespace>.svc", async () => {
     const { ca, server } = await serve(["webhook.system.svc"], (req, res) => res.end(JSON.stringify({ path: req.url })));
     const resolver = staticServiceResolver({ "system/webhook:8443": server.url });
-    const answer = await callWebhook({ service: { namespace: "system", name: "webhook", port: 8443, path: "/convert" }, caBundle: ca.caBundle }, {}, { timeoutMs: 1500, resolver });
+    const answer = await callWebhook(
+      { service: { namespace: "system", name: "webhook", port: 8443, path: "/convert" }, caBundle: ca.caBundle },
+      {},
+      { timeoutMs: 1500, resolver },
+    );
     expect(answer).toEqual({ path: "/convert?timeout=1.5s" });
 
     const other = await serve(["other.system.svc"], (_req, res) => res.end("{}"));
     const wrongName = staticServiceResolver({ "system/webhook:443": other.server.url });
-    const error = await failure(callWebhook({ service: { namespace: "system", name: "webhook" }, caBundle: other.ca.caBundle }, {}, { timeoutMs: 5000, resolver: wrongName }));
+    const error = await failure(
+      callWebhook(
+        { service: { namespace: "system", name: "webhook" }, caBundle: other.ca.caBundle },
+        {},
+        { timeoutMs: 5000, resolver: wrongName },
+      ),
+    );
     expect(error.message).toBe(
       `Post "${other.server.url}/?timeout=5s": tls: failed to verify certificate: x509: certificate is valid for other.system.svc, not webhook.system.svc`,
     );
@@ -74,7 +84,9 @@ describe("callWebhook", () => {
     const { server } = await serve(["127.0.0.1"], (_req, res) => res.end("{}"));
     const stranger = await createTestCertificateAuthority("stranger");
     const error = await failure(callWebhook({ url: server.url, caBundle: stranger.caBundle }, {}, { timeoutMs: 5000 }));
-    expect(error.message).toBe(`Post "${server.url}/?timeout=5s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+    expect(error.message).toBe(
+      `Post "${server.url}/?timeout=5s": tls: failed to verify certificate: x509: certificate signed by unknown authority`,
+    );
 
     const expired = await serve(["127.0.0.1"], (_req, res) => res.end("{}"), { expired: true });
     const old = await failure(callWebhook({ url: expired.server.url, caBundle: expired.ca.caBundle }, {}, { timeoutMs: 5000 }));
@@ -115,17 +127,25 @@ describe("callWebhook", () => {
     expect(generic.message).toBe('an error on the server ("boom") has prevented the request from succeeding');
     expect(generic.status).toMatchObject({ code: 500, reason: "InternalError" });
 
-    answer = { code: 403, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message: "no way", reason: "Forbidden", code: 403 }) };
+    answer = {
+      code: 403,
+      body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message: "no way", reason: "Forbidden", code: 403 }),
+    };
     const own = await failure(callWebhook(config, {}, { timeoutMs: 5000 }));
     expect(own.message).toBe("no way");
     expect(own.status).toMatchObject({ reason: "Forbidden", code: 403 });
   });
 
   it("refuses plain http and configs naming both or neither of url and service", async () => {
-    expect((await failure(callWebhook({ url: "http://127.0.0.1:1/" }, {}, { timeoutMs: 1000 }))).message).toBe('unsupported scheme "http": webhooks are called over https');
-    expect((await failure(callWebhook({}, {}, { timeoutMs: 1000 }))).message).toBe("exactly one of url and service must be set in the webhook client config");
-    const unknown = await failure(callWebhook({ service: { namespace: "a", name: "b" } }, {}, { timeoutMs: 1000, resolver: staticServiceResolver({}) }));
+    expect((await failure(callWebhook({ url: "http://127.0.0.1:1/" }, {}, { timeoutMs: 1000 }))).message).toBe(
+      'unsupported scheme "http": webhooks are called over https',
+    );
+    expect((await failure(callWebhook({}, {}, { timeoutMs: 1000 }))).message).toBe(
+      "exactly one of url and service must be set in the webhook client config",
+    );
+    const unknown = await failure(
+      callWebhook({ service: { namespace: "a", name: "b" } }, {}, { timeoutMs: 1000, resolver: staticServiceResolver({}) }),
+    );
     expect(unknown.message).toBe('service "b" not found');
   });
 });
-

@@ -57,7 +57,8 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
   const ca = config.caBundle ? Buffer.from(config.caBundle, "base64").toString("utf8") : undefined;
   if (config.url !== undefined && config.service === undefined) {
     const url = new URL(config.url);
-    if (url.protocol !== "https:") throw new WebhookCallError(`unsupported scheme ${JSON.stringify(url.protocol.slice(0, -1))}: webhooks are called over https`);
+    if (url.protocol !== "https:")
+      throw new WebhookCallError(`unsupported scheme ${JSON.stringify(url.protocol.slice(0, -1))}: webhooks are called over https`);
     return { url, keepsDefaultPort: false, serverName: url.hostname.replace(/^\[|\]$/g, ""), ca };
   }
   if (config.service !== undefined && config.url === undefined) {
@@ -76,7 +77,10 @@ async function endpointOf(config: WebhookClientConfig, resolver: ServiceResolver
 }
 
 /** The text of a transport failure as Go's net and crypto/tls packages give it (shared with the aggregator's proxy and health checks). */
-export function transportMessage(error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string }, url: URL): string {
+export function transportMessage(
+  error: NodeJS.ErrnoException & { address?: string; port?: number; cert?: PeerCertificate; host?: string },
+  url: URL,
+): string {
   const address = `${error.address ?? url.hostname}:${error.port ?? url.port}`;
   switch (error.code) {
     case "ECONNREFUSED":
@@ -162,7 +166,8 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, op
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
 
   return new Promise<unknown>((resolve, reject) => {
-    const fail = (message: string, extra: { status?: Status; timedOut?: boolean; cause?: unknown } = {}) => reject(new WebhookCallError(message, extra));
+    const fail = (message: string, extra: { status?: Status; timedOut?: boolean; cause?: unknown } = {}) =>
+      reject(new WebhookCallError(message, extra));
     const req = httpsRequest(
       url,
       {
@@ -189,7 +194,9 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, op
             try {
               resolve(parseExactJson(text));
             } catch (error) {
-              fail(`${requested}: invalid JSON in the response: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+              fail(`${requested}: invalid JSON in the response: ${error instanceof Error ? error.message : String(error)}`, {
+                cause: error,
+              });
             }
           },
           (error: unknown) => {

@@ -41,7 +41,10 @@ export async function createTestCertificateAuthority(commonName = "test-ca"): Pr
     notAfter: new Date(now + 24 * HOUR),
     keys: caKeys,
     signingAlgorithm: ALGORITHM,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
   });
   const pem = ca.toString("pem");
   return {
@@ -49,7 +52,9 @@ export async function createTestCertificateAuthority(commonName = "test-ca"): Pr
     caBundle: Buffer.from(pem).toString("base64"),
     async issue(names, options = {}) {
       const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
-      const sans = names.map((name) => (/^[\d.]+$|:/.test(name) ? { type: "ip" as const, value: name } : { type: "dns" as const, value: name }));
+      const sans = names.map((name) =>
+        /^[\d.]+$|:/.test(name) ? { type: "ip" as const, value: name } : { type: "dns" as const, value: name },
+      );
       const cert = await x509.X509CertificateGenerator.create({
         serialNumber: (serial++).toString(16).padStart(2, "0"),
         subject: `CN=${names[0] ?? "server"}`,

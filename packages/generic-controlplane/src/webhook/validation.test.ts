@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { formatFieldError } from "../validation/field-errors.js";
 import { validateWebhookClientConfig } from "./validation.js";
 
-const check = (config: Parameters<typeof validateWebhookClientConfig>[1]) => validateWebhookClientConfig("clientConfig", config).map(formatFieldError);
+const check = (config: Parameters<typeof validateWebhookClientConfig>[1]) =>
+  validateWebhookClientConfig("clientConfig", config).map(formatFieldError);
 
 describe("webhook client config validation (k8s.io/apiserver util/webhook)", () => {
   it("accepts an https URL or a service", () => {
@@ -12,7 +13,9 @@ describe("webhook client config validation (k8s.io/apiserver util/webhook)", () 
 
   it("needs exactly one of url and service", () => {
     expect(check({})).toEqual(["clientConfig: Required value: exactly one of url or service is required"]);
-    expect(check({ url: "https://a.b", service: { namespace: "n", name: "s" } })).toEqual(["clientConfig: Required value: exactly one of url or service is required"]);
+    expect(check({ url: "https://a.b", service: { namespace: "n", name: "s" } })).toEqual([
+      "clientConfig: Required value: exactly one of url or service is required",
+    ]);
   });
 
   it("refuses other schemes, user information, fragments and queries", () => {
@@ -22,7 +25,9 @@ describe("webhook client config validation (k8s.io/apiserver util/webhook)", () 
       'clientConfig.url: Invalid value: "z": fragments are not permitted in the URL',
       'clientConfig.url: Invalid value: "y=1": query parameters are not permitted in the URL',
     ]);
-    expect(check({ url: "not a url" })[0]).toMatch(/^clientConfig\.url: Required value: url must be a valid URL: .*; desired format: https:\/\/host\[\/path\]$/);
+    expect(check({ url: "not a url" })[0]).toMatch(
+      /^clientConfig\.url: Required value: url must be a valid URL: .*; desired format: https:\/\/host\[\/path\]$/,
+    );
   });
 
   it("checks the service's name, namespace, port and path segments", () => {

@@ -17,20 +17,32 @@ export function validateWebhookURL(field: string, value: string): FieldError[] {
   if (scheme !== "https") errors.push(fieldInvalid(field, scheme, `'https' is the only allowed URL scheme${FORM}`));
   if (url.host === "") errors.push(fieldInvalid(field, url.host, `host must be specified${FORM}`));
   if (url.username !== "" || url.password !== "") {
-    errors.push(fieldInvalid(field, url.password === "" ? url.username : `${url.username}:${url.password}`, "user information is not permitted in the URL"));
+    errors.push(
+      fieldInvalid(
+        field,
+        url.password === "" ? url.username : `${url.username}:${url.password}`,
+        "user information is not permitted in the URL",
+      ),
+    );
   }
-  if (url.hash !== "" || value.includes("#")) errors.push(fieldInvalid(field, url.hash.replace(/^#/, ""), "fragments are not permitted in the URL"));
-  if (url.search !== "" || value.includes("?")) errors.push(fieldInvalid(field, url.search.replace(/^\?/, ""), "query parameters are not permitted in the URL"));
+  if (url.hash !== "" || value.includes("#"))
+    errors.push(fieldInvalid(field, url.hash.replace(/^#/, ""), "fragments are not permitted in the URL"));
+  if (url.search !== "" || value.includes("?"))
+    errors.push(fieldInvalid(field, url.search.replace(/^\?/, ""), "query parameters are not permitted in the URL"));
   return errors;
 }
 
 /** k8s.io/apiserver `webhook.ValidateWebhookService`. */
-export function validateWebhookService(field: string, service: { name?: string; namespace?: string; path?: string; port?: number }): FieldError[] {
+export function validateWebhookService(
+  field: string,
+  service: { name?: string; namespace?: string; path?: string; port?: number },
+): FieldError[] {
   const errors: FieldError[] = [];
   if (!service.name) errors.push(fieldRequired(childPath(field, "name"), "service name is required"));
   if (!service.namespace) errors.push(fieldRequired(childPath(field, "namespace"), "service namespace is required"));
   const port = service.port ?? 443;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) errors.push(fieldInvalid(childPath(field, "port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    errors.push(fieldInvalid(childPath(field, "port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
   const path = service.path;
   if (path === undefined || path === "" || path === "/") return errors;
   const pathField = childPath(field, "path");

@@ -36,17 +36,68 @@ async function freePort(): Promise<number> {
 function makeCertificates(dir: string): { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string } {
   const at = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=etcd-ca", "-keyout", at("ca.key"), "-out", at("ca.crt"));
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=etcd-ca",
+    "-keyout",
+    at("ca.key"),
+    "-out",
+    at("ca.crt"),
+  );
   for (const [name, subject, extensions] of [
     ["server", "/CN=etcd", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth"],
     ["client", "/CN=kube-apiserver", "extendedKeyUsage=clientAuth"],
   ] as const) {
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", subject, "-keyout", at(`${name}.key`), "-out", at(`${name}.csr`));
+    openssl(
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-subj",
+      subject,
+      "-keyout",
+      at(`${name}.key`),
+      "-out",
+      at(`${name}.csr`),
+    );
     const ext = at(`${name}.ext`);
     writeFileSync(ext, `${extensions}\n`);
-    openssl("x509", "-req", "-in", at(`${name}.csr`), "-CA", at("ca.crt"), "-CAkey", at("ca.key"), "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", at(`${name}.crt`));
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      at(`${name}.csr`),
+      "-CA",
+      at("ca.crt"),
+      "-CAkey",
+      at("ca.key"),
+      "-CAcreateserial",
+      "-days",
+      "1",
+      "-extfile",
+      ext,
+      "-out",
+      at(`${name}.crt`),
+    );
   }
-  return { ca: at("ca.crt"), serverCert: at("server.crt"), serverKey: at("server.key"), clientCert: at("client.crt"), clientKey: at("client.key") };
+  return {
+    ca: at("ca.crt"),
+    serverCert: at("server.crt"),
+    serverKey: at("server.key"),
+    clientCert: at("client.crt"),
+    clientKey: at("client.key"),
+  };
 }
 
 export interface EtcdStartOptions {
@@ -80,26 +131,48 @@ async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
   const clientTls =
     certificates === undefined
       ? undefined
-      : { ca: readFileSync(certificates.ca, "utf8"), cert: readFileSync(certificates.clientCert, "utf8"), key: readFileSync(certificates.clientKey, "utf8") };
+      : {
+          ca: readFileSync(certificates.ca, "utf8"),
+          cert: readFileSync(certificates.clientCert, "utf8"),
+          key: readFileSync(certificates.clientKey, "utf8"),
+        };
   const peer = `http://127.0.0.1:${peerPort}`;
   const child = spawn(
     "etcd",
     [
-      "--name", "default",
-      "--data-dir", join(dir, "data"),
-      "--listen-client-urls", endpoint,
-      "--advertise-client-urls", endpoint,
-      "--listen-peer-urls", peer,
-      "--initial-advertise-peer-urls", peer,
-      "--initial-cluster", `default=${peer}`,
+      "--name",
+      "default",
+      "--data-dir",
+      join(dir, "data"),
+      "--listen-client-urls",
+      endpoint,
+      "--advertise-client-urls",
+      endpoint,
+      "--listen-peer-urls",
+      peer,
+      "--initial-advertise-peer-urls",
+      peer,
+      "--initial-cluster",
+      `default=${peer}`,
       // A one-member cluster elects itself after one election timeout; keep it short for tests.
-      "--heartbeat-interval", "10",
-      "--election-timeout", "50",
-      "--log-level", "error",
+      "--heartbeat-interval",
+      "10",
+      "--election-timeout",
+      "50",
+      "--log-level",
+      "error",
       ...(options.maxRequestBytes === undefined ? [] : ["--max-request-bytes", String(options.maxRequestBytes)]),
       ...(certificates === undefined
         ? []
-        : ["--cert-file", certificates.serverCert, "--key-file", certificates.serverKey, "--client-cert-auth", "--trusted-ca-file", certificates.ca]),
+        : [
+            "--cert-file",
+            certificates.serverCert,
+            "--key-file",
+            certificates.serverKey,
+            "--client-cert-auth",
+            "--trusted-ca-file",
+            certificates.ca,
+          ]),
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -107,7 +180,13 @@ async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const spawnError = new Promise<never>((_, reject) =>
-    child.once("error", (error) => reject(new Error(`etcd (Debian's etcd-server) is required by these tests and could not be started: ${error.message}. CI installs it (.ci/run).`))),
+    child.once("error", (error) =>
+      reject(
+        new Error(
+          `etcd (Debian's etcd-server) is required by these tests and could not be started: ${error.message}. CI installs it (.ci/run).`,
+        ),
+      ),
+    ),
   );
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -119,7 +198,16 @@ async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await Promise.race([spawnError, waitHealthy(endpoint, clientTls, timeoutMs, () => stderr, () => child.exitCode)]);
+    await Promise.race([
+      spawnError,
+      waitHealthy(
+        endpoint,
+        clientTls,
+        timeoutMs,
+        () => stderr,
+        () => child.exitCode,
+      ),
+    ]);
   } catch (error) {
     await stop();
     throw error;
@@ -128,12 +216,22 @@ async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
 }
 
 /** etcd's `/health` answers `{"health":"true"}` once the member has a leader and serves requests. */
-async function waitHealthy(endpoint: string, tls: EtcdProcess["clientTls"], timeoutMs: number, stderr: () => string, exitCode: () => number | null): Promise<void> {
+async function waitHealthy(
+  endpoint: string,
+  tls: EtcdProcess["clientTls"],
+  timeoutMs: number,
+  stderr: () => string,
+  exitCode: () => number | null,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exitCode() !== null) throw new Error(`etcd exited with code ${exitCode()}: ${stderr()}`);
     try {
-      const body = JSON.parse(tls === undefined ? await (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) })).text() : await httpsHealth(endpoint, tls)) as { health?: string };
+      const body = JSON.parse(
+        tls === undefined
+          ? await (await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) })).text()
+          : await httpsHealth(endpoint, tls),
+      ) as { health?: string };
       if (body.health === "true") return;
     } catch {
       // Not listening yet.

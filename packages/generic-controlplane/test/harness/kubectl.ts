@@ -31,7 +31,9 @@ export class Kubectl {
   async ok(args: readonly string[], options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<string> {
     const result = await this.run(args, options);
     if (result.code !== 0) {
-      throw new Error(`kubectl ${args.join(" ")} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+      throw new Error(
+        `kubectl ${args.join(" ")} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`,
+      );
     }
     return result.stdout;
   }

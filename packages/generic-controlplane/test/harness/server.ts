@@ -54,7 +54,11 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<Te
   }
 }
 
-async function openStorage(kind: NonNullable<InProcessOptions["storage"]>, dir: string, compactInterval: number | undefined): Promise<Storage> {
+async function openStorage(
+  kind: NonNullable<InProcessOptions["storage"]>,
+  dir: string,
+  compactInterval: number | undefined,
+): Promise<Storage> {
   const compaction = compactInterval === undefined ? {} : { compactInterval };
   if (kind === "sqlite") return createSqliteStorage({ path: join(dir, "state.db"), ...compaction });
   if (kind === "memory") return createMemoryStorage(compaction);

@@ -79,7 +79,10 @@ export function findKubectl120(): string {
   const fromEnv = process.env["KUBECTL_1_20"];
   const binary = fromEnv ?? join(repoRoot, ".tools", "kubectl-1.20", "usr", "bin", "kubectl");
   if (!existsSync(binary)) {
-    throw missing("kubectl 1.20", `${binary} does not exist. Run packages/generic-controlplane/scripts/install-kubectl-1.20.sh (after apt-get update).`);
+    throw missing(
+      "kubectl 1.20",
+      `${binary} does not exist. Run packages/generic-controlplane/scripts/install-kubectl-1.20.sh (after apt-get update).`,
+    );
   }
   const version = clientMinor(binary);
   if (version !== "1.20") throw missing("kubectl 1.20", `${binary} reports client version ${version ?? "nothing"}.`);

@@ -108,7 +108,10 @@ beforeAll(async () => {
   await writeFile(file("cluster-b.yaml"), CLUSTER_B_DISJOINT);
   await writeFile(file("cluster-c.yaml"), CLUSTER_C_OVERLAPPING);
   await writeFile(file("mixed.yaml"), MIXED);
-  await writeFile(file("broken.yaml"), "metadata: { name: x }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.1/24\n");
+  await writeFile(
+    file("broken.yaml"),
+    "metadata: { name: x }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.1/24\n",
+  );
 });
 
 afterAll(async () => {
@@ -129,7 +132,9 @@ describe("kana check", () => {
   it("prints conflicts across clusters and exits 1", async () => {
     const run = await kana("check", file("cluster-a.yaml"), file("cluster-c.yaml"));
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/CONFLICT\s+10\.244\.128\.0\/17.*is inside 10\.244\.0\.0\/16 allocated to cluster-a\.kube-controller-manager/);
+    expect(run.stdout).toMatch(
+      /CONFLICT\s+10\.244\.128\.0\/17.*is inside 10\.244\.0\.0\/16 allocated to cluster-a\.kube-controller-manager/,
+    );
     expect(run.stdout).toContain("Shared Address Space");
     expect(run.stdout).toContain("FAIL");
   });
@@ -139,7 +144,11 @@ describe("kana check", () => {
     const yaml = await kana("check", file("cluster-a.yaml"), file("cluster-c.yaml"), "-o", "yaml");
     expect(json.code).toBe(1);
     expect(yaml.code).toBe(1);
-    const fromJson = JSON.parse(json.stdout) as { ok: boolean; summary: { conflicts: number; warnings: number }; conflicts: { claim: string; prefix: string; conflict: { relation: string; claim: string; prefix: string } }[] };
+    const fromJson = JSON.parse(json.stdout) as {
+      ok: boolean;
+      summary: { conflicts: number; warnings: number };
+      conflicts: { claim: string; prefix: string; conflict: { relation: string; claim: string; prefix: string } }[];
+    };
     expect(fromJson.ok).toBe(false);
     expect(fromJson.summary).toMatchObject({ conflicts: 1, warnings: 1 });
     expect(fromJson.conflicts[0]).toMatchObject({
@@ -173,8 +182,10 @@ describe("kana check", () => {
   });
 
   it("gives the same verdict for any document order (a delegation listed before its parent)", async () => {
-    const child = "metadata: { name: cluster-1 }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.1.0.0/16\n      parent: { claim: platform, prefix: 10.0.0.0/8 }\n";
-    const parent = "metadata: { name: platform }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.0/8\n      delegateTo: [cluster-1]\n";
+    const child =
+      "metadata: { name: cluster-1 }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.1.0.0/16\n      parent: { claim: platform, prefix: 10.0.0.0/8 }\n";
+    const parent =
+      "metadata: { name: platform }\nspec:\n  addressSpace:\n    - reference: { group: '', resource: pods }\n      prefix: 10.0.0.0/8\n      delegateTo: [cluster-1]\n";
     await writeFile(file("child-first.yaml"), `${child}---\n${parent}`);
     await writeFile(file("parent-first.yaml"), `${parent}---\n${child}`);
     for (const name of ["child-first.yaml", "parent-first.yaml"]) {
@@ -196,7 +207,9 @@ describe("kana whois, allocate, free", () => {
     const run = await kana("whois", "10.96.1.1", "-f", file("cluster-a.yaml"));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("owner     kube-apiserver (10.96.0.0/16)");
-    const json = JSON.parse((await kana("whois", "fd00:10:96::1", "-f", file("cluster-a.yaml"), "-o", "json")).stdout) as { mostSpecific: { claim: string } };
+    const json = JSON.parse((await kana("whois", "fd00:10:96::1", "-f", file("cluster-a.yaml"), "-o", "json")).stdout) as {
+      mostSpecific: { claim: string };
+    };
     expect(json.mostSpecific.claim).toBe("kube-apiserver");
   });
 
@@ -212,7 +225,11 @@ describe("kana whois, allocate, free", () => {
   });
 
   it("rejects sizes and counts that are not plain numbers", async () => {
-    for (const args of [["--size", "24x"], ["--size", "24", "--count", "2.5"], ["--size", " 24"]]) {
+    for (const args of [
+      ["--size", "24x"],
+      ["--size", "24", "--count", "2.5"],
+      ["--size", " 24"],
+    ]) {
       const run = await kana("allocate", "--from", "10.244.0.0/16", ...args, "-f", file("cluster-a.yaml"));
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(/--size must be a prefix length|--count must be a positive integer/);

@@ -1,6 +1,13 @@
 import { isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import type { NetworkRegistry } from "../registry.js";
-import { decisionOrder, loadRecordedDecisions, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "../kube/index.js";
+import {
+  decisionOrder,
+  loadRecordedDecisions,
+  NETWORK_ALLOCATIONS,
+  NETWORK_CLAIMS,
+  type NetworkAllocationObject,
+  type NetworkClaimObject,
+} from "../kube/index.js";
 import { listAll } from "../kube/importers/served.js";
 import { CliError, EXIT_SERVER } from "./cli-error.js";
 

@@ -10,7 +10,10 @@ import { resolveClientConfig } from "./kubeconfig.js";
 let dir = "";
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kana-kubeconfig-"));
-  await writeFile(join(dir, "config"), "current-context: c\nclusters: [{ name: c, cluster: { server: 'https://a.example:6443' } }]\nusers: [{ name: u, user: { token: t } }]\ncontexts: [{ name: c, context: { cluster: c, user: u } }]\n");
+  await writeFile(
+    join(dir, "config"),
+    "current-context: c\nclusters: [{ name: c, cluster: { server: 'https://a.example:6443' } }]\nusers: [{ name: u, user: { token: t } }]\ncontexts: [{ name: c, context: { cluster: c, user: u } }]\n",
+  );
 });
 
 afterAll(async () => {
@@ -29,14 +32,22 @@ async function failure(promise: Promise<unknown>): Promise<CliError> {
 
 describe("resolveClientConfig", () => {
   it("connects as kana with the context kubectl would use", async () => {
-    expect(await resolveClientConfig({}, { KUBECONFIG: join(dir, "config") })).toEqual({ server: "https://a.example:6443", token: "t", userAgent: "kana" });
+    expect(await resolveClientConfig({}, { KUBECONFIG: join(dir, "config") })).toEqual({
+      server: "https://a.example:6443",
+      token: "t",
+      userAgent: "kana",
+    });
   });
 
   it("explains what is missing, with exit code 2", async () => {
     const missing = await failure(resolveClientConfig({ kubeconfig: join(dir, "nope") }, {}));
     expect(missing.exitCode).toBe(2);
     expect(missing.message).toMatch(/^error loading kubeconfig .*nope: ENOENT/);
-    expect((await failure(resolveClientConfig({}, { HOME: join(dir, "nobody") }))).message).toBe(`no kubeconfig found (${join(dir, "nobody", ".kube", "config")}); pass --kubeconfig or set KUBECONFIG`);
-    expect((await failure(resolveClientConfig({ kubeconfig: join(dir, "config"), context: "zzz" }, {}))).message).toBe(`context "zzz" does not exist in ${join(dir, "config")}`);
+    expect((await failure(resolveClientConfig({}, { HOME: join(dir, "nobody") }))).message).toBe(
+      `no kubeconfig found (${join(dir, "nobody", ".kube", "config")}); pass --kubeconfig or set KUBECONFIG`,
+    );
+    expect((await failure(resolveClientConfig({ kubeconfig: join(dir, "config"), context: "zzz" }, {}))).message).toBe(
+      `context "zzz" does not exist in ${join(dir, "config")}`,
+    );
   });
 });

@@ -11,7 +11,10 @@ export interface LoadedClaim {
 }
 
 function clusterFromFile(file: string): string {
-  const stem = basename(file, extname(file)).toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
+  const stem = basename(file, extname(file))
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "");
   return stem === "" ? "cluster" : stem;
 }
 
@@ -56,7 +59,11 @@ export async function loadClaims(files: readonly string[]): Promise<LoadedFiles>
       items.forEach((item, i) => {
         const where = `document ${d + 1}${items.length > 1 || Array.isArray(document.toJS()) ? ` item ${i + 1}` : ""} of ${file}`;
         if (typeof item !== "object" || item === null || Array.isArray(item)) {
-          invalid.push({ file, where, message: `${where}: expected a NetworkClaim object, got ${Array.isArray(item) ? "a list" : JSON.stringify(item)}` });
+          invalid.push({
+            file,
+            where,
+            message: `${where}: expected a NetworkClaim object, got ${Array.isArray(item) ? "a list" : JSON.stringify(item)}`,
+          });
           return;
         }
         const object = item as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } };
@@ -92,7 +99,8 @@ function qualify(loaded: LoadedClaim[]): LoadedClaim[] {
     const local = namesByCluster.get(l.cluster)!;
     const rename = (name: string) => (local.has(name) ? `${l.cluster}.${name}` : name);
     const claim = structuredClone(l.claim);
-    if (claim.metadata !== undefined && typeof claim.metadata.name === "string") claim.metadata.name = `${l.cluster}.${claim.metadata.name}`;
+    if (claim.metadata !== undefined && typeof claim.metadata.name === "string")
+      claim.metadata.name = `${l.cluster}.${claim.metadata.name}`;
     for (const record of claim.spec?.addressSpace ?? []) {
       if (record?.parent !== undefined && typeof record.parent.claim === "string") record.parent.claim = rename(record.parent.claim);
       if (Array.isArray(record?.delegateTo)) record.delegateTo = record.delegateTo.map((d) => (d === "*" ? d : rename(d)));

@@ -23,17 +23,19 @@ const file = (name: string) => join(dir, name);
 
 /** A kubeconfig for `server`, with `token` when given. */
 function kubeconfigFor(contexts: { name: string; server: string; token?: string }[], current: string): string {
-  return [
-    "apiVersion: v1",
-    "kind: Config",
-    `current-context: ${current}`,
-    "clusters:",
-    ...contexts.map((c) => `- name: ${c.name}\n  cluster:\n    server: ${c.server}`),
-    "users:",
-    ...contexts.map((c) => `- name: ${c.name}\n  user:${c.token === undefined ? " {}" : `\n    token: ${c.token}`}`),
-    "contexts:",
-    ...contexts.map((c) => `- name: ${c.name}\n  context:\n    cluster: ${c.name}\n    user: ${c.name}`),
-  ].join("\n") + "\n";
+  return (
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      `current-context: ${current}`,
+      "clusters:",
+      ...contexts.map((c) => `- name: ${c.name}\n  cluster:\n    server: ${c.server}`),
+      "users:",
+      ...contexts.map((c) => `- name: ${c.name}\n  user:${c.token === undefined ? " {}" : `\n    token: ${c.token}`}`),
+      "contexts:",
+      ...contexts.map((c) => `- name: ${c.name}\n  context:\n    cluster: ${c.name}\n    user: ${c.name}`),
+    ].join("\n") + "\n"
+  );
 }
 
 /** A port nothing listens on: bound, read, closed. */
@@ -63,7 +65,9 @@ describe("kana against a cluster", { timeout: 60_000 }, () => {
     arbiter = await runArbiter({ config: plane.url, leaderElection: false });
     kubeconfig = file("cluster.kubeconfig");
     await writeFile(kubeconfig, kubeconfigFor([{ name: "kana-test", server: plane.url }], "kana-test"));
-    await writeFile(file("kcm.yaml"), `
+    await writeFile(
+      file("kcm.yaml"),
+      `
 apiVersion: kana.kubekit.io/v1alpha1
 kind: NetworkClaim
 metadata: { name: node-ipam }
@@ -74,7 +78,8 @@ spec:
     - reference: { group: "", resource: services }
       prefix: 10.96.0.0/16
       status: unavailable
-`);
+`,
+    );
   });
 
   afterAll(async () => {
@@ -84,10 +89,32 @@ spec:
 
   it("claims a range, waits for the arbiter and prints the decision", async () => {
     // The well-known names are protected by the API's admission policy; an anonymous user is refused.
-    const wellKnown = await kana(["claim", "--name", "kube-apiserver", "--prefix", "10.96.0.0/16", "--resource", "services", "--kubeconfig", kubeconfig]);
+    const wellKnown = await kana([
+      "claim",
+      "--name",
+      "kube-apiserver",
+      "--prefix",
+      "10.96.0.0/16",
+      "--resource",
+      "services",
+      "--kubeconfig",
+      kubeconfig,
+    ]);
     expect(wellKnown.code).toBe(3);
-    expect(wellKnown.stderr).toMatch(/^kana: Error from server \(Forbidden\): networkclaims\.kana\.kubekit\.io "kube-apiserver" is forbidden: ValidatingAdmissionPolicy 'kana-well-known-claims' with binding 'kana-well-known-claims' denied request: NetworkClaim kube-apiserver is well-known: /);
-    const apiserver = await kana(["claim", "--name", "cluster-services", "--prefix", "10.96.0.0/16", "--resource", "services", "--kubeconfig", kubeconfig]);
+    expect(wellKnown.stderr).toMatch(
+      /^kana: Error from server \(Forbidden\): networkclaims\.kana\.kubekit\.io "kube-apiserver" is forbidden: ValidatingAdmissionPolicy 'kana-well-known-claims' with binding 'kana-well-known-claims' denied request: NetworkClaim kube-apiserver is well-known: /,
+    );
+    const apiserver = await kana([
+      "claim",
+      "--name",
+      "cluster-services",
+      "--prefix",
+      "10.96.0.0/16",
+      "--resource",
+      "services",
+      "--kubeconfig",
+      kubeconfig,
+    ]);
     expect(apiserver.stderr).toBe("");
     expect(apiserver.code).toBe(0);
     expect(apiserver.stdout).toBe("networkclaim.kana.kubekit.io/cluster-services Allocated\n  allocated  10.96.0.0/16  services\n");
@@ -99,7 +126,9 @@ spec:
   it("exits 1 with the conflict when a claim loses", async () => {
     const cni = await kana(["claim", "--name", "cni", "--prefix", "10.96.128.0/17", "--kubeconfig", kubeconfig]);
     expect(cni.code).toBe(1);
-    expect(cni.stdout).toMatch(/^networkclaim\.kana\.kubekit\.io\/cni Conflict\n {2}CONFLICT {3}10\.96\.128\.0\/17 {2}pods: Overlap: 10\.96\.128\.0\/17 is inside 10\.96\.0\.0\/16 allocated to cluster-services/);
+    expect(cni.stdout).toMatch(
+      /^networkclaim\.kana\.kubekit\.io\/cni Conflict\n {2}CONFLICT {3}10\.96\.128\.0\/17 {2}pods: Overlap: 10\.96\.128\.0\/17 is inside 10\.96\.0\.0\/16 allocated to cluster-services/,
+    );
   });
 
   it("refuses an invalid prefix before sending anything, with the fix", async () => {
@@ -111,7 +140,9 @@ spec:
   });
 
   it("lists claims like kubectl get, and as JSON and YAML", async () => {
-    await eventually("the claims of the earlier tests", async () => ((await plane.client.list(NETWORK_CLAIMS)).items.length >= 3 ? true : undefined));
+    await eventually("the claims of the earlier tests", async () =>
+      (await plane.client.list(NETWORK_CLAIMS)).items.length >= 3 ? true : undefined,
+    );
     const table = await kana(["list", "--kubeconfig", kubeconfig]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
@@ -121,7 +152,10 @@ spec:
       ["node-ipam", "Allocated", "1/1", "10.64.0.0/10"],
       ["cni", "Conflict", "0/1", "<none>"],
     ]);
-    const json = JSON.parse((await kana(["list", "-o", "json", "--kubeconfig", kubeconfig])).stdout) as { kind: string; items: NetworkClaimObject[] };
+    const json = JSON.parse((await kana(["list", "-o", "json", "--kubeconfig", kubeconfig])).stdout) as {
+      kind: string;
+      items: NetworkClaimObject[];
+    };
     expect(json.kind).toBe("List");
     expect(json.items.map((c) => c.status?.phase)).toEqual(["Allocated", "Allocated", "Conflict"]);
     const yaml = parse((await kana(["list", "-o", "yaml", "--kubeconfig", kubeconfig])).stdout) as typeof json;
@@ -134,40 +168,115 @@ spec:
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("owner     cluster-services (10.96.0.0/16)");
-    const json = JSON.parse((await kana(["whois", "10.70.1.1", "-o", "json"], { KUBECONFIG: kubeconfig })).stdout) as { mostSpecific: { claim: string } };
+    const json = JSON.parse((await kana(["whois", "10.70.1.1", "-o", "json"], { KUBECONFIG: kubeconfig })).stdout) as {
+      mostSpecific: { claim: string };
+    };
     expect(json.mostSpecific.claim).toBe("node-ipam");
   });
 
   it("allocates a block for a node and lists it", async () => {
-    const result = await kana(["allocate", "--from", "node-ipam", "--length", "24", "--for", "nodes/node-1", "--strategy", "first-fit", "--kubeconfig", kubeconfig]);
+    const result = await kana([
+      "allocate",
+      "--from",
+      "node-ipam",
+      "--length",
+      "24",
+      "--for",
+      "nodes/node-1",
+      "--strategy",
+      "first-fit",
+      "--kubeconfig",
+      kubeconfig,
+    ]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("10.64.0.0/24\n");
     const table = await kana(["list", "allocations", "--kubeconfig", kubeconfig]);
-    expect(table.stdout).toMatch(/^NAME\s+CLAIM\s+POOL\s+PREFIX\s+PHASE\s+FOR\s+AGE\n\S+\s+node-ipam\s+10\.64\.0\.0\/10\s+10\.64\.0\.0\/24\s+Allocated\s+nodes\/node-1\s+\S+\n$/);
+    expect(table.stdout).toMatch(
+      /^NAME\s+CLAIM\s+POOL\s+PREFIX\s+PHASE\s+FOR\s+AGE\n\S+\s+node-ipam\s+10\.64\.0\.0\/10\s+10\.64\.0\.0\/24\s+Allocated\s+nodes\/node-1\s+\S+\n$/,
+    );
     const bad = await kana(["allocate", "--from", "node-ipam", "--length", "24", "--for", "Nodes/x y", "--kubeconfig", kubeconfig]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--for must name a resource as <resource>[.<group>][/<name>]");
-    const tiny = await kana(["claim", "--name", "tiny", "--prefix", "10.250.0.0/23", "--resource", "ciliumnodes", "--group", "cilium.io", "--kubeconfig", kubeconfig]);
+    const tiny = await kana([
+      "claim",
+      "--name",
+      "tiny",
+      "--prefix",
+      "10.250.0.0/23",
+      "--resource",
+      "ciliumnodes",
+      "--group",
+      "cilium.io",
+      "--kubeconfig",
+      kubeconfig,
+    ]);
     expect(tiny.code).toBe(0);
-    const first = await kana(["allocate", "--from", "tiny", "--length", "24", "--for", "ciliumnodes.cilium.io/a", "--kubeconfig", kubeconfig, "-o", "json"]);
+    const first = await kana([
+      "allocate",
+      "--from",
+      "tiny",
+      "--length",
+      "24",
+      "--for",
+      "ciliumnodes.cilium.io/a",
+      "--kubeconfig",
+      kubeconfig,
+      "-o",
+      "json",
+    ]);
     expect(first.stderr).toBe("");
-    const object = JSON.parse(first.stdout) as { spec: { claim: string; pool: string; reference: unknown }; status: { phase: string; prefix: string } };
-    expect(object.spec).toMatchObject({ claim: "tiny", pool: "10.250.0.0/23", reference: { group: "cilium.io", resource: "ciliumnodes", name: "a" } });
+    const object = JSON.parse(first.stdout) as {
+      spec: { claim: string; pool: string; reference: unknown };
+      status: { phase: string; prefix: string };
+    };
+    expect(object.spec).toMatchObject({
+      claim: "tiny",
+      pool: "10.250.0.0/23",
+      reference: { group: "cilium.io", resource: "ciliumnodes", name: "a" },
+    });
     expect(object.status).toMatchObject({ phase: "Allocated", prefix: "10.250.0.0/24" });
-    expect((await kana(["allocate", "--from", "tiny", "--length", "/24", "--for", "ciliumnodes.cilium.io/b", "--kubeconfig", kubeconfig])).stdout).toBe("10.250.1.0/24\n");
-    const exhausted = await kana(["allocate", "--from", "tiny", "--length", "24", "--for", "ciliumnodes.cilium.io/c", "--kubeconfig", kubeconfig]);
+    expect(
+      (await kana(["allocate", "--from", "tiny", "--length", "/24", "--for", "ciliumnodes.cilium.io/b", "--kubeconfig", kubeconfig]))
+        .stdout,
+    ).toBe("10.250.1.0/24\n");
+    const exhausted = await kana([
+      "allocate",
+      "--from",
+      "tiny",
+      "--length",
+      "24",
+      "--for",
+      "ciliumnodes.cilium.io/c",
+      "--kubeconfig",
+      kubeconfig,
+    ]);
     expect(exhausted.code).toBe(1);
     expect(exhausted.stderr).toMatch(/^kana: .*no free \/24 left in 10\.250\.0\.0\/23/);
   });
 
   it("drift checks the ranges given by --cluster-cidr and --service-cluster-ip-range", async () => {
-    const unclaimed = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.200.0.0/16", "--service-cluster-ip-range", "10.97.0.0/16", "-o", "json"]);
-    const report = JSON.parse(unclaimed.stdout) as { drift: boolean; findings: { type: string; observed?: { prefix: string; use: string } }[] };
-    expect(report.findings.map((f) => [f.type, f.observed?.prefix, f.observed?.use])).toEqual(expect.arrayContaining([
-      ["Unclaimed", "10.200.0.0/16", "pods"],
-      ["Unclaimed", "10.97.0.0/16", "services"],
-    ]));
+    const unclaimed = await kana([
+      "drift",
+      "--kubeconfig",
+      kubeconfig,
+      "--cluster-cidr",
+      "10.200.0.0/16",
+      "--service-cluster-ip-range",
+      "10.97.0.0/16",
+      "-o",
+      "json",
+    ]);
+    const report = JSON.parse(unclaimed.stdout) as {
+      drift: boolean;
+      findings: { type: string; observed?: { prefix: string; use: string } }[];
+    };
+    expect(report.findings.map((f) => [f.type, f.observed?.prefix, f.observed?.use])).toEqual(
+      expect.arrayContaining([
+        ["Unclaimed", "10.200.0.0/16", "pods"],
+        ["Unclaimed", "10.97.0.0/16", "services"],
+      ]),
+    );
     expect(unclaimed.code).toBe(1);
     // Each flag on its own, in the human form.
     const services = await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.97.0.0/16"]);
@@ -179,14 +288,20 @@ spec:
   });
 
   it("drift judges claims labelled for another cluster only with --cluster naming it", async () => {
-    const other = await applyClaim(plane.client, {
-      metadata: { name: "other-services", labels: { "kana.kubekit.io/cluster": "other" } },
-      spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.150.0.0/16" }] },
-    }, { timeoutMs: 15_000 });
+    const other = await applyClaim(
+      plane.client,
+      {
+        metadata: { name: "other-services", labels: { "kana.kubekit.io/cluster": "other" } },
+        spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.150.0.0/16" }] },
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(other.status?.phase).toBe("Allocated");
     try {
       const unusedOf = async (args: string[]) => {
-        const report = JSON.parse((await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.96.0.0/16", "-o", "json", ...args])).stdout) as { findings: { type: string; claim?: string }[] };
+        const report = JSON.parse(
+          (await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.96.0.0/16", "-o", "json", ...args])).stdout,
+        ) as { findings: { type: string; claim?: string }[] };
         return report.findings.filter((f) => f.type === "Unused").map((f) => f.claim);
       };
       expect(await unusedOf([])).not.toContain("other-services");
@@ -201,16 +316,34 @@ spec:
     await plane.client.create(NODES, undefined, node("node-2", ["10.96.3.0/24"]));
     const drifted = await kana(["drift", "--kubeconfig", kubeconfig, "--service-cluster-ip-range", "10.96.0.0/16"]);
     expect(drifted.code).toBe(1);
-    expect(drifted.stdout).toContain("OutsidePodRange  10.96.3.0/24 (pods of node node-2) is outside the claimed pod ranges 10.64.0.0/10 (node-ipam); it is inside 10.96.0.0/16 carved out by node-ipam");
-    expect(drifted.stdout).toContain("Overlap          10.96.3.0/24 (pods of node node-2) is inside 10.96.0.0/16 claimed by cluster-services for services");
+    expect(drifted.stdout).toContain(
+      "OutsidePodRange  10.96.3.0/24 (pods of node node-2) is outside the claimed pod ranges 10.64.0.0/10 (node-ipam); it is inside 10.96.0.0/16 carved out by node-ipam",
+    );
+    expect(drifted.stdout).toContain(
+      "Overlap          10.96.3.0/24 (pods of node node-2) is inside 10.96.0.0/16 claimed by cluster-services for services",
+    );
     expect(drifted.stdout).toContain("note             ServiceCIDRs (networking.k8s.io) are not served by this API server");
     expect(drifted.stdout).toContain("DRIFT");
-    const json = JSON.parse((await kana(["drift", "--kubeconfig", kubeconfig, "-o", "json"])).stdout) as { drift: boolean; findings: { type: string; observed?: { source: { name: string } } }[] };
+    const json = JSON.parse((await kana(["drift", "--kubeconfig", kubeconfig, "-o", "json"])).stdout) as {
+      drift: boolean;
+      findings: { type: string; observed?: { source: { name: string } } }[];
+    };
     expect(json.drift).toBe(true);
-    expect(json.findings.map((f) => [f.type, f.observed?.source.name])).toEqual([["OutsidePodRange", "node-2"], ["Overlap", "node-2"]]);
+    expect(json.findings.map((f) => [f.type, f.observed?.source.name])).toEqual([
+      ["OutsidePodRange", "node-2"],
+      ["Overlap", "node-2"],
+    ]);
 
     await plane.client.delete(NODES, undefined, "node-2");
-    const clean = await kana(["drift", "--kubeconfig", kubeconfig, "--cluster-cidr", "10.64.0.0/10", "--service-cluster-ip-range", "10.96.0.0/16"]);
+    const clean = await kana([
+      "drift",
+      "--kubeconfig",
+      kubeconfig,
+      "--cluster-cidr",
+      "10.64.0.0/10",
+      "--service-cluster-ip-range",
+      "10.96.0.0/16",
+    ]);
     expect(clean.stdout).toContain("OK: the cluster uses what it claims");
     expect(clean.code).toBe(0);
 
@@ -229,10 +362,21 @@ spec:
   it("picks the context with --context, and says when it does not exist", async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
     const two = file("two-contexts.kubeconfig");
-    await writeFile(two, kubeconfigFor([{ name: "dead", server: dead }, { name: "live", server: plane.url }], "dead"));
+    await writeFile(
+      two,
+      kubeconfigFor(
+        [
+          { name: "dead", server: dead },
+          { name: "live", server: plane.url },
+        ],
+        "dead",
+      ),
+    );
     const refused = await kana(["list", "--kubeconfig", two]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toBe(`kana: The connection to the server ${new URL(dead).host} was refused - did you specify the right host or port?\n`);
+    expect(refused.stderr).toBe(
+      `kana: The connection to the server ${new URL(dead).host} was refused - did you specify the right host or port?\n`,
+    );
     const live = await kana(["list", "--kubeconfig", two, "--context", "live"]);
     expect(live.code).toBe(0);
     expect(live.stdout).toContain("cluster-services");
@@ -270,7 +414,9 @@ describe("kana against a cluster without the NetworkClaim API", { timeout: 60_00
       await writeFile(kubeconfig, kubeconfigFor([{ name: "bare", server: test.url }], "bare"));
       const before = await kana(["list", "--kubeconfig", kubeconfig]);
       expect(before.code).toBe(3);
-      expect(before.stderr).toBe('kana: the server doesn\'t have a resource type "networkclaims" (kana.kubekit.io/v1alpha1); install the NetworkClaim API with "kana install --apply"\n');
+      expect(before.stderr).toBe(
+        'kana: the server doesn\'t have a resource type "networkclaims" (kana.kubekit.io/v1alpha1); install the NetworkClaim API with "kana install --apply"\n',
+      );
       const printed = await kana(["install"]);
       expect(printed.code).toBe(0);
       const kinds = parseAllDocuments(printed.stdout).map((d) => (d.toJS() as { kind: string }).kind);
@@ -278,12 +424,18 @@ describe("kana against a cluster without the NetworkClaim API", { timeout: 60_00
       expect(kinds).toContain("ValidatingAdmissionPolicy");
       // --arbiter-identity names the user the policy lets write the well-known claims, and binds kana:arbiter to it.
       const forOps = (await kana(["install", "--arbiter-identity", "kana-ops", "-o", "json"])).stdout;
-      const items = (JSON.parse(forOps) as { items: { kind: string; spec?: { variables?: { expression: string }[] }; subjects?: unknown[] }[] }).items;
+      const items = (
+        JSON.parse(forOps) as { items: { kind: string; spec?: { variables?: { expression: string }[] }; subjects?: unknown[] }[] }
+      ).items;
       expect(items.find((i) => i.kind === "ValidatingAdmissionPolicy")!.spec!.variables![0]!.expression).toContain("'kana-ops'");
-      expect(items.find((i) => i.kind === "ClusterRoleBinding")!.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "kana-ops" }]);
+      expect(items.find((i) => i.kind === "ClusterRoleBinding")!.subjects).toEqual([
+        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "kana-ops" },
+      ]);
       expect(printed.stdout).toContain("subjects:\n  - kind: ServiceAccount\n    namespace: kube-system\n    name: kana-arbiter\n");
       const applied = await kana(["install", "--apply", "--kubeconfig", kubeconfig]);
-      expect(applied.stderr).toBe("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
+      expect(applied.stderr).toBe(
+        "kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n",
+      );
       expect(applied.code).toBe(0);
       expect(applied.stdout).toContain("customresourcedefinition.apiextensions.k8s.io/networkclaims.kana.kubekit.io applied\n");
       // install waits until the CRDs are Established, so the API is there right away.
@@ -303,7 +455,9 @@ describe("kana against a cluster without the NetworkClaim API", { timeout: 60_00
       await writeFile(kubeconfig, kubeconfigFor([{ name: "nobody", server: test.url, token: "viewer-token" }], "nobody"));
       const result = await kana(["list", "--kubeconfig", kubeconfig]);
       expect(result.code).toBe(3);
-      expect(result.stderr).toBe('kana: Error from server (Forbidden): networkclaims.kana.kubekit.io is forbidden: User "nobody" cannot list resource "networkclaims" in API group "kana.kubekit.io" at the cluster scope\n');
+      expect(result.stderr).toBe(
+        'kana: Error from server (Forbidden): networkclaims.kana.kubekit.io is forbidden: User "nobody" cannot list resource "networkclaims" in API group "kana.kubekit.io" at the cluster scope\n',
+      );
     } finally {
       await test.close();
     }
@@ -317,8 +471,20 @@ describe("kana arbiter", { timeout: 60_000 }, () => {
     await writeFile(kubeconfig, kubeconfigFor([{ name: "arbiter", server: plane.url }], "arbiter"));
     const running = startKana(["arbiter", "--kubeconfig", kubeconfig, "--no-leader-elect"]);
     try {
-      await eventually("the arbiter to start", () => (running.stderr().includes("kana arbiter: deciding NetworkClaims") ? true : undefined));
-      const claimed = await kana(["claim", "--name", "cluster-services", "--prefix", "10.96.0.0/16", "--resource", "services", "--kubeconfig", kubeconfig]);
+      await eventually("the arbiter to start", () =>
+        running.stderr().includes("kana arbiter: deciding NetworkClaims") ? true : undefined,
+      );
+      const claimed = await kana([
+        "claim",
+        "--name",
+        "cluster-services",
+        "--prefix",
+        "10.96.0.0/16",
+        "--resource",
+        "services",
+        "--kubeconfig",
+        kubeconfig,
+      ]);
       expect(claimed.code).toBe(0);
       running.child.kill("SIGTERM");
       expect(await running.exited).toBe(0);

@@ -10,7 +10,14 @@ import { importObservedSpace, type ControllerManagerFlags } from "../kube/import
 import { wellKnownClaimsFromObserved } from "../kube/importers/well-known-claims.js";
 import { servedResource } from "../kube/importers/served.js";
 import {
-  allocate as requestAllocation, claim as applyClaim, install as installKanaAPI, installManifests, NETWORK_CLAIMS, runArbiter, type NetworkAllocationObject, type NetworkClaimObject,
+  allocate as requestAllocation,
+  claim as applyClaim,
+  install as installKanaAPI,
+  installManifests,
+  NETWORK_CLAIMS,
+  runArbiter,
+  type NetworkAllocationObject,
+  type NetworkClaimObject,
 } from "../kube/index.js";
 import { CliError, EXIT_CONFLICT, EXIT_OK, EXIT_SERVER, EXIT_USAGE } from "./cli-error.js";
 import { decidedRegistry, readClusterClaims } from "./cluster-state.js";
@@ -32,7 +39,11 @@ export interface CliIO {
  * Runs `work` with a client for the kubeconfig's cluster; failures to reach the server and
  * the server's refusals become kubectl-style messages (exit 3).
  */
-export async function withCluster(flags: KubeconfigFlags, io: CliIO, work: (client: KubeClient, config: ClientConfig) => Promise<number>): Promise<number> {
+export async function withCluster(
+  flags: KubeconfigFlags,
+  io: CliIO,
+  work: (client: KubeClient, config: ClientConfig) => Promise<number>,
+): Promise<number> {
   const config = await resolveClientConfig(flags, io.env);
   const client = new KubeClient(config);
   try {
@@ -65,7 +76,11 @@ export async function drift(options: DriftOptions, io: CliIO): Promise<number> {
   };
   return withCluster(options, io, async (client) => {
     const space = await importObservedSpace(client, flags);
-    const report = detectDrift(space, decidedRegistry(await readClusterClaims(client)), options.cluster !== undefined ? { cluster: options.cluster } : {});
+    const report = detectDrift(
+      space,
+      decidedRegistry(await readClusterClaims(client)),
+      options.cluster !== undefined ? { cluster: options.cluster } : {},
+    );
     io.stdout(options.output === "human" ? renderDrift(report) : renderData(report, options.output));
     return report.drift ? EXIT_CONFLICT : EXIT_OK;
   });
@@ -93,17 +108,27 @@ export async function importClaims(options: ImportOptions, io: CliIO): Promise<n
     const space = await importObservedSpace(client, flags);
     for (const note of [...space.skipped, ...space.problems]) io.stderr(`kana: note: ${note}\n`);
     const claims = wellKnownClaimsFromObserved(space);
-    if (claims.length === 0) throw new CliError("nothing to import: no ServiceCIDRs are served and neither --cluster-cidr nor --service-cluster-ip-range was given", EXIT_USAGE);
+    if (claims.length === 0)
+      throw new CliError(
+        "nothing to import: no ServiceCIDRs are served and neither --cluster-cidr nor --service-cluster-ip-range was given",
+        EXIT_USAGE,
+      );
     if (!options.apply) {
       const objects = claims.map((c) => ({ apiVersion: NETWORK_CLAIM_API_VERSION, kind: NETWORK_CLAIM_KIND, ...c }));
-      io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: objects }, "json") : objects.map((o) => renderData(o, "yaml")).join("---\n"));
+      io.stdout(
+        options.output === "json"
+          ? renderData({ apiVersion: "v1", kind: "List", items: objects }, "json")
+          : objects.map((o) => renderData(o, "yaml")).join("---\n"),
+      );
       return EXIT_OK;
     }
     let conflict = false;
     for (const c of claims) {
       const decided = await applyClaim(client, c, { timeoutMs, fieldManager: "kana-import" });
       conflict ||= decided.status?.phase !== "Allocated";
-      io.stdout(`networkclaim/${c.metadata.name} ${decided.status?.phase ?? "applied"}${decided.status?.allocatedPrefixes !== undefined ? ` ${decided.status.allocatedPrefixes}` : ""}\n`);
+      io.stdout(
+        `networkclaim/${c.metadata.name} ${decided.status?.phase ?? "applied"}${decided.status?.allocatedPrefixes !== undefined ? ` ${decided.status.allocatedPrefixes}` : ""}\n`,
+      );
     }
     return conflict ? EXIT_CONFLICT : EXIT_OK;
   });
@@ -148,7 +173,11 @@ function allocationRow(allocation: NetworkAllocationObject, now: number): string
   ];
 }
 
-export async function list(what: "claims" | "allocations", options: KubeconfigFlags & { output: OutputFormat }, io: CliIO): Promise<number> {
+export async function list(
+  what: "claims" | "allocations",
+  options: KubeconfigFlags & { output: OutputFormat },
+  io: CliIO,
+): Promise<number> {
   return withCluster(options, io, async (client) => {
     const state = await readClusterClaims(client);
     const items = what === "claims" ? state.claims : state.allocations;
@@ -161,9 +190,17 @@ export async function list(what: "claims" | "allocations", options: KubeconfigFl
       return EXIT_OK;
     }
     const now = Date.now();
-    io.stdout(what === "claims"
-      ? renderTable(["name", "phase", "granted", "prefixes", "age"], state.claims.map((c) => claimRow(c, now)))
-      : renderTable(["name", "claim", "pool", "prefix", "phase", "for", "age"], state.allocations.map((a) => allocationRow(a, now))));
+    io.stdout(
+      what === "claims"
+        ? renderTable(
+            ["name", "phase", "granted", "prefixes", "age"],
+            state.claims.map((c) => claimRow(c, now)),
+          )
+        : renderTable(
+            ["name", "claim", "pool", "prefix", "phase", "for", "age"],
+            state.allocations.map((a) => allocationRow(a, now)),
+          ),
+    );
     return EXIT_OK;
   });
 }
@@ -192,20 +229,30 @@ export function parseTimeout(text: string): number {
 
 async function claimsToApply(options: ClaimOptions): Promise<NetworkClaim[]> {
   if (options.file !== undefined && options.file.length > 0) {
-    if (options.name !== undefined || options.prefix !== undefined) throw new CliError("pass either -f or --name with --prefix, not both", EXIT_USAGE);
+    if (options.name !== undefined || options.prefix !== undefined)
+      throw new CliError("pass either -f or --name with --prefix, not both", EXIT_USAGE);
     const { claims, invalid } = await loadClaims(options.file);
     if (invalid.length > 0) throw new CliError(invalid.map((i) => i.message).join("\n"), EXIT_USAGE);
     if (claims.length === 0) throw new CliError(`no NetworkClaim in ${options.file.join(", ")}`, EXIT_USAGE);
     return claims.map((c) => c.claim);
   }
-  if (options.name === undefined || options.prefix === undefined || options.prefix.length === 0) throw new CliError("pass -f <file> or --name <name> with --prefix <cidr>", EXIT_USAGE);
+  if (options.name === undefined || options.prefix === undefined || options.prefix.length === 0)
+    throw new CliError("pass -f <file> or --name <name> with --prefix <cidr>", EXIT_USAGE);
   const reference: ResourceReference = { group: options.group, resource: options.resource };
-  return [{
-    apiVersion: NETWORK_CLAIM_API_VERSION,
-    kind: NETWORK_CLAIM_KIND,
-    metadata: { name: options.name },
-    spec: { addressSpace: options.prefix.map((prefix) => ({ reference, prefix, ...(options.description !== undefined ? { description: options.description } : {}) })) },
-  }];
+  return [
+    {
+      apiVersion: NETWORK_CLAIM_API_VERSION,
+      kind: NETWORK_CLAIM_KIND,
+      metadata: { name: options.name },
+      spec: {
+        addressSpace: options.prefix.map((prefix) => ({
+          reference,
+          prefix,
+          ...(options.description !== undefined ? { description: options.description } : {}),
+        })),
+      },
+    },
+  ];
 }
 
 function outcomeLine(record: AddressRecord): string {
@@ -221,7 +268,8 @@ export async function claim(options: ClaimOptions, io: CliIO): Promise<number> {
   for (const c of claims) {
     for (const record of c.spec?.addressSpace ?? []) if (typeof record?.prefix === "string") parsePrefix(record.prefix);
     const { problems } = validateClaim(c);
-    if (problems.length > 0) throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${String(c.metadata?.name)}: ${problems.join("; ")}`);
+    if (problems.length > 0)
+      throw new NetworkRegistryError("invalid-claim", `NetworkClaim ${String(c.metadata?.name)}: ${problems.join("; ")}`);
   }
   const timeoutMs = parseTimeout(options.timeout);
   return withCluster(options, io, async (client) => {
@@ -231,7 +279,10 @@ export async function claim(options: ClaimOptions, io: CliIO): Promise<number> {
         decided.push(await applyClaim(client, c, { timeoutMs, fieldManager: "kana" }));
       } catch (error) {
         if (isNetworkRegistryError(error) && error.code === "timeout") {
-          throw new CliError(`NetworkClaim ${c.metadata.name} was applied, but no decision came within ${options.timeout}: is the arbiter running ("kana arbiter")?`, EXIT_SERVER);
+          throw new CliError(
+            `NetworkClaim ${c.metadata.name} was applied, but no decision came within ${options.timeout}: is the arbiter running ("kana arbiter")?`,
+            EXIT_SERVER,
+          );
         }
         throw error;
       }
@@ -258,7 +309,11 @@ export async function claim(options: ClaimOptions, io: CliIO): Promise<number> {
 /** `nodes/node-1`, `ciliumnodes.cilium.io/worker-1`, `services`: a resource reference as kubectl names objects. */
 export function parseReference(text: string): ResourceReference {
   const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9.-]+)?(?:\/([^/\s]+))?$/.exec(text);
-  if (match === null) throw new CliError(`--for must name a resource as <resource>[.<group>][/<name>], e.g. nodes/node-1, got ${JSON.stringify(text)}`, EXIT_USAGE);
+  if (match === null)
+    throw new CliError(
+      `--for must name a resource as <resource>[.<group>][/<name>], e.g. nodes/node-1, got ${JSON.stringify(text)}`,
+      EXIT_USAGE,
+    );
   return { group: match[3]?.slice(1) ?? "", resource: match[1]!, ...(match[4] !== undefined ? { name: match[4] } : {}) };
 }
 
@@ -275,7 +330,8 @@ export interface OnlineAllocateOptions extends KubeconfigFlags {
 }
 
 export async function allocateOnline(options: OnlineAllocateOptions, io: CliIO): Promise<number> {
-  if (!/^\/?\d{1,3}$/.test(options.length)) throw new CliError(`--length must be a prefix length such as 24 or /24, got ${JSON.stringify(options.length)}`, EXIT_USAGE);
+  if (!/^\/?\d{1,3}$/.test(options.length))
+    throw new CliError(`--length must be a prefix length such as 24 or /24, got ${JSON.stringify(options.length)}`, EXIT_USAGE);
   const prefixLength = Number(options.length.replace(/^\//, ""));
   const reference = parseReference(options.for);
   if (options.pool !== undefined) parsePrefix(options.pool);
@@ -287,23 +343,34 @@ export async function allocateOnline(options: OnlineAllocateOptions, io: CliIO):
       if (owner === undefined) throw new CliError(`NetworkClaim ${options.from} not found`, EXIT_CONFLICT);
       const granted = (owner.status?.addressSpace ?? []).filter((r) => r.status === "allocated").map((r) => r.prefix);
       if (granted.length === 0) throw new CliError(`NetworkClaim ${options.from} has no granted record to allocate from`, EXIT_CONFLICT);
-      if (granted.length > 1) throw new CliError(`NetworkClaim ${options.from} has several granted records (${granted.join(", ")}); pass --pool <prefix>`, EXIT_USAGE);
+      if (granted.length > 1)
+        throw new CliError(
+          `NetworkClaim ${options.from} has several granted records (${granted.join(", ")}); pass --pool <prefix>`,
+          EXIT_USAGE,
+        );
       pool = granted[0]!;
     }
     try {
-      const allocation = await requestAllocation(client, {
-        claim: options.claim ?? options.from,
-        pool,
-        prefixLength,
-        reference,
-        strategy: options.strategy,
-        ...(options.description !== undefined ? { description: options.description } : {}),
-      }, { timeoutMs });
+      const allocation = await requestAllocation(
+        client,
+        {
+          claim: options.claim ?? options.from,
+          pool,
+          prefixLength,
+          reference,
+          strategy: options.strategy,
+          ...(options.description !== undefined ? { description: options.description } : {}),
+        },
+        { timeoutMs },
+      );
       io.stdout(options.output === "human" ? `${allocation.status?.prefix ?? ""}\n` : renderData(allocation, options.output));
       return EXIT_OK;
     } catch (error) {
       if (isNetworkRegistryError(error) && error.code === "timeout") {
-        throw new CliError(`no decision on the allocation within ${options.timeout}: is the arbiter running ("kana arbiter")?`, EXIT_SERVER);
+        throw new CliError(
+          `no decision on the allocation within ${options.timeout}: is the arbiter running ("kana arbiter")?`,
+          EXIT_SERVER,
+        );
       }
       throw error;
     }
@@ -324,13 +391,18 @@ export async function install(options: InstallCliOptions, io: CliIO): Promise<nu
   const identity = options.arbiterIdentity !== undefined ? { arbiterIdentity: options.arbiterIdentity } : {};
   const manifests = installManifests(identity);
   if (!options.apply) {
-    io.stdout(options.output === "json" ? renderData({ apiVersion: "v1", kind: "List", items: manifests }, "json") : manifests.map((m) => renderData(m, "yaml")).join("---\n"));
+    io.stdout(
+      options.output === "json"
+        ? renderData({ apiVersion: "v1", kind: "List", items: manifests }, "json")
+        : manifests.map((m) => renderData(m, "yaml")).join("---\n"),
+    );
     return EXIT_OK;
   }
   return withCluster(options, io, async (client) => {
     // The bootstrap roles need RBAC; a server that does not authorize by RBAC works without them.
     const clusterRoles = (await servedResource(client, "rbac.authorization.k8s.io", "clusterroles")) !== undefined;
-    if (!clusterRoles) io.stderr("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
+    if (!clusterRoles)
+      io.stderr("kana: note: skipped the ClusterRoles: the server does not serve rbac.authorization.k8s.io ClusterRoles\n");
     for (const object of await installKanaAPI(client, { clusterRoles, ...identity })) {
       const group = (object.apiVersion ?? "").includes("/") ? `.${(object.apiVersion ?? "").split("/")[0]}` : "";
       io.stdout(`${(object.kind ?? "").toLowerCase()}${group}/${object.metadata?.name ?? ""} applied\n`);
@@ -352,7 +424,8 @@ export async function arbiter(options: ArbiterCliOptions, io: CliIO, signals: No
   const config = await resolveClientConfig(options, io.env);
   let metricsPort: number | undefined;
   if (options.metricsPort !== undefined) {
-    if (!/^\d{1,5}$/.test(options.metricsPort) || Number(options.metricsPort) > 65535) throw new CliError(`--metrics-port must be a port number, got ${JSON.stringify(options.metricsPort)}`, EXIT_USAGE);
+    if (!/^\d{1,5}$/.test(options.metricsPort) || Number(options.metricsPort) > 65535)
+      throw new CliError(`--metrics-port must be a port number, got ${JSON.stringify(options.metricsPort)}`, EXIT_USAGE);
     metricsPort = Number(options.metricsPort);
   }
   const running = await runArbiter({
@@ -361,7 +434,9 @@ export async function arbiter(options: ArbiterCliOptions, io: CliIO, signals: No
     ...(metricsPort !== undefined ? { metricsPort } : {}),
     ...(options.leaderElect ? {} : { leaderElection: false as const }),
   });
-  io.stderr(`kana arbiter: deciding NetworkClaims on ${config.server}${running.metricsUrl !== undefined ? `; metrics on ${running.metricsUrl}` : ""}\n`);
+  io.stderr(
+    `kana arbiter: deciding NetworkClaims on ${config.server}${running.metricsUrl !== undefined ? `; metrics on ${running.metricsUrl}` : ""}\n`,
+  );
   await new Promise<void>((resolve) => {
     signals.once("SIGTERM", resolve);
     signals.once("SIGINT", resolve);
@@ -369,4 +444,3 @@ export async function arbiter(options: ArbiterCliOptions, io: CliIO, signals: No
   await running.stop();
   return EXIT_OK;
 }
-

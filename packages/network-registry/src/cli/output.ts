@@ -9,7 +9,11 @@ export function toPlain(value: unknown): unknown {
   if (value instanceof Prefix) return value.toString();
   if (Array.isArray(value)) return value.map(toPlain);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, toPlain(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, toPlain(v)]),
+    );
   }
   return value;
 }

@@ -23,9 +23,14 @@ async function onlineCommands(command: string): Promise<typeof Online> {
   try {
     return await import("./online.js");
   } catch (error) {
-    const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes("@kubekit/generic-controlplane");
+    const missing =
+      (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("@kubekit/generic-controlplane");
     if (!missing) throw error;
-    throw new CliError(`kana ${command} talks to a cluster through @kubekit/generic-controlplane, which is not installed: npm install @kubekit/generic-controlplane`, EXIT_USAGE);
+    throw new CliError(
+      `kana ${command} talks to a cluster through @kubekit/generic-controlplane, which is not installed: npm install @kubekit/generic-controlplane`,
+      EXIT_USAGE,
+    );
   }
 }
 export { EXIT_CONFLICT, EXIT_OK, EXIT_SERVER, EXIT_USAGE } from "./cli-error.js";
@@ -69,7 +74,10 @@ function recordLine(record: AddressRecord): string {
   const description = record.description ? ` "${record.description}"` : "";
   if (record.status === "allocated") return `  ok        ${record.prefix}  ${what}${description}`;
   if (record.conflict === undefined) return `  excluded  ${record.prefix}  ${what}${description} (carved out)`;
-  const hint = record.conflict.nearestFree !== undefined && !record.conflict.message.includes("nearest free") ? `; nearest free: ${record.conflict.nearestFree}` : "";
+  const hint =
+    record.conflict.nearestFree !== undefined && !record.conflict.message.includes("nearest free")
+      ? `; nearest free: ${record.conflict.nearestFree}`
+      : "";
   return `  CONFLICT  ${record.prefix}  ${what}: ${record.conflict.reason}: ${record.conflict.message}${hint}`;
 }
 
@@ -78,7 +86,9 @@ async function check(files: string[], format: OutputFormat, io: CliIO): Promise<
   const records = checked.flatMap((c) => (c.claim?.status?.addressSpace ?? []).map((record) => ({ claim: c.name, record })));
   const conflicts = records.filter((r) => r.record.conflict !== undefined);
   const errors = checked.filter((c) => c.error !== undefined);
-  const warnings = records.flatMap((r) => (r.record.warnings ?? []).map((warning) => ({ claim: r.claim, prefix: r.record.prefix, warning })));
+  const warnings = records.flatMap((r) =>
+    (r.record.warnings ?? []).map((warning) => ({ claim: r.claim, prefix: r.record.prefix, warning })),
+  );
   const summary = {
     claims: checked.length,
     records: records.length,
@@ -90,15 +100,20 @@ async function check(files: string[], format: OutputFormat, io: CliIO): Promise<
   };
   const failed = conflicts.length > 0 || errors.length > 0;
   if (format !== "human") {
-    io.stdout(renderData({
-      ok: !failed,
-      summary,
-      conflicts: conflicts.map((c) => ({ claim: c.claim, prefix: c.record.prefix, conflict: c.record.conflict })),
-      errors: errors.map((e) => ({ claim: e.name, file: e.file, message: e.error })),
-      skipped,
-      warnings,
-      claims: checked.flatMap((c) => (c.claim === undefined ? [] : [c.claim])),
-    }, format));
+    io.stdout(
+      renderData(
+        {
+          ok: !failed,
+          summary,
+          conflicts: conflicts.map((c) => ({ claim: c.claim, prefix: c.record.prefix, conflict: c.record.conflict })),
+          errors: errors.map((e) => ({ claim: e.name, file: e.file, message: e.error })),
+          skipped,
+          warnings,
+          claims: checked.flatMap((c) => (c.claim === undefined ? [] : [c.claim])),
+        },
+        format,
+      ),
+    );
     return failed ? EXIT_CONFLICT : EXIT_OK;
   }
   const lines: string[] = skipped.map((note) => `note      ${note}`);
@@ -115,7 +130,9 @@ async function check(files: string[], format: OutputFormat, io: CliIO): Promise<
     }
   }
   lines.push("");
-  lines.push(`${summary.claims} claims, ${summary.records} records: ${summary.allocated} allocated, ${summary.carvedOut} carved out, ${summary.conflicts} conflicts, ${summary.invalidClaims} invalid claims, ${summary.warnings} warnings`);
+  lines.push(
+    `${summary.claims} claims, ${summary.records} records: ${summary.allocated} allocated, ${summary.carvedOut} carved out, ${summary.conflicts} conflicts, ${summary.invalidClaims} invalid claims, ${summary.warnings} warnings`,
+  );
   lines.push(failed ? "FAIL: the address plan has conflicts" : "OK: no conflicts");
   io.stdout(`${lines.join("\n")}\n`);
   return failed ? EXIT_CONFLICT : EXIT_OK;
@@ -146,25 +163,40 @@ interface AllocateOptions {
 }
 
 async function allocate(options: AllocateOptions, io: CliIO): Promise<number> {
-  if (!/^\/?\d{1,3}$/.test(options.size)) throw new NetworkRegistryError("invalid-argument", `--size must be a prefix length such as 24 or /24, got ${JSON.stringify(options.size)}`);
-  if (!/^[1-9]\d{0,5}$/.test(options.count)) throw new NetworkRegistryError("invalid-argument", `--count must be a positive integer, got ${JSON.stringify(options.count)}`);
+  if (!/^\/?\d{1,3}$/.test(options.size))
+    throw new NetworkRegistryError(
+      "invalid-argument",
+      `--size must be a prefix length such as 24 or /24, got ${JSON.stringify(options.size)}`,
+    );
+  if (!/^[1-9]\d{0,5}$/.test(options.count))
+    throw new NetworkRegistryError("invalid-argument", `--count must be a positive integer, got ${JSON.stringify(options.count)}`);
   const size = Number(options.size.replace(/^\//, ""));
   const count = Number(options.count);
   const { registry, skipped } = await buildRegistry(options.file);
   for (const note of skipped) io.stderr(`kana: note: ${note}\n`);
   const pool = parsePrefix(options.from);
   const owner = options.claim ?? registry.whois(pool).exact.find((o) => o.record.status === "allocated")?.claim;
-  if (owner === undefined) throw new NetworkRegistryError("pool-not-found", `${pool.toString()} is not an allocated record in the given claims`);
+  if (owner === undefined)
+    throw new NetworkRegistryError("pool-not-found", `${pool.toString()} is not an allocated record in the given claims`);
   const allocated: AddressRecord[] = [];
   for (let i = 0; i < count; i++) {
     try {
-      allocated.push(registry.allocate({
-        claim: owner, reference: { group: options.group, resource: options.resource }, from: pool, prefixLength: size, strategy: options.strategy,
-      }));
+      allocated.push(
+        registry.allocate({
+          claim: owner,
+          reference: { group: options.group, resource: options.resource },
+          from: pool,
+          prefixLength: size,
+          strategy: options.strategy,
+        }),
+      );
     } catch (error) {
       if (!isNetworkRegistryError(error) || error.code !== "pool-exhausted" || count === 1) throw error;
       // All or nothing: a plan that needs three blocks gets none when only two fit.
-      throw new NetworkRegistryError("pool-exhausted", `only ${i} of ${count} /${size} blocks are free in ${pool.toString()}: ${error.message}`);
+      throw new NetworkRegistryError(
+        "pool-exhausted",
+        `only ${i} of ${count} /${size} blocks are free in ${pool.toString()}: ${error.message}`,
+      );
     }
   }
   if (options.output !== "human") io.stdout(renderData({ claim: owner, pool: pool.toString(), allocated }, options.output));
@@ -185,7 +217,11 @@ async function free(options: { from: string; file: string[]; output: OutputForma
     `pool      ${usage.pool}`,
     `used      ${usage.used} of ${usage.size} addresses (${formatPercent(usage.percentUsed)})`,
     `largest   ${usage.largestFree ?? "none"}`,
-    `by size   ${Object.entries(usage.freeBlocksByLength).map(([length, n]) => `${n}×/${length}`).join(" ") || "none"}`,
+    `by size   ${
+      Object.entries(usage.freeBlocksByLength)
+        .map(([length, n]) => `${n}×/${length}`)
+        .join(" ") || "none"
+    }`,
     "free blocks:",
     ...blocks.map((b) => `  ${b.toString()}`),
   ];
@@ -216,12 +252,15 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
   const name = runOptions.name ?? "kana";
   let exitCode = EXIT_OK;
   const program = kubeconfigOptions(new Command(name))
-    .description("Check, query and allocate a cluster's address space: NetworkClaim files offline, or a cluster's NetworkClaims with --kubeconfig.")
+    .description(
+      "Check, query and allocate a cluster's address space: NetworkClaim files offline, or a cluster's NetworkClaims with --kubeconfig.",
+    )
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
-  program.command("check")
+  program
+    .command("check")
     .description("validate claims from one or more clusters; exit 1 on any conflict")
     .argument("<files...>", "NetworkClaim YAML/JSON files; with several clusters, names become <cluster>.<name>")
     .addOption(outputOption())
@@ -236,11 +275,16 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .addOption(outputOption())
     .action(async (query: string, _options: unknown, command: Command) => {
       const options = optionsOf<{ file?: string[]; output: OutputFormat; kubeconfig?: string; context?: string }>(command);
-      exitCode = options.file !== undefined ? await whois(query, options.file, options.output, io) : await (await onlineCommands("whois")).whoisOnline(query, options, io);
+      exitCode =
+        options.file !== undefined
+          ? await whois(query, options.file, options.output, io)
+          : await (await onlineCommands("whois")).whoisOnline(query, options, io);
     });
 
   kubeconfigOptions(program.command("allocate"))
-    .description("take a free block: from a claim in the cluster (--from <claim> --length 24 --for nodes/node-1), or a dry run on files (-f … --from <prefix> --size 24)")
+    .description(
+      "take a free block: from a claim in the cluster (--from <claim> --length 24 --for nodes/node-1), or a dry run on files (-f … --from <prefix> --size 24)",
+    )
     .requiredOption("--from <claim|prefix>", "online: the claim to allocate from; with -f: the pool prefix")
     .option("--length <length>", "prefix length of the block, e.g. 24")
     .option("--size <length>", "the same as --length")
@@ -256,19 +300,26 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .option("--timeout <duration>", "online: how long to wait for the arbiter's decision", "30s")
     .addOption(outputOption())
     .action(async (_options: unknown, command: Command) => {
-      const options = optionsOf<AllocateOptions & Partial<Online.OnlineAllocateOptions> & { length?: string; size?: string; for?: string }>(command);
-      if (options.length !== undefined && options.size !== undefined && options.length !== options.size) throw new CliError("--length and --size mean the same; pass one", EXIT_USAGE);
+      const options = optionsOf<AllocateOptions & Partial<Online.OnlineAllocateOptions> & { length?: string; size?: string; for?: string }>(
+        command,
+      );
+      if (options.length !== undefined && options.size !== undefined && options.length !== options.size)
+        throw new CliError("--length and --size mean the same; pass one", EXIT_USAGE);
       const length = options.length ?? options.size;
       if (length === undefined) throw new CliError("pass --length <prefix length>, e.g. --length 24", EXIT_USAGE);
       if (options.file !== undefined) {
         exitCode = await allocate({ ...options, size: length }, io);
         return;
       }
-      if (options.for === undefined) throw new CliError("pass --for <resource>[/<name>] (what the block is for), or -f <files> for a dry run", EXIT_USAGE);
-      exitCode = await (await onlineCommands("allocate")).allocateOnline({ ...options, length, for: options.for } as Online.OnlineAllocateOptions, io);
+      if (options.for === undefined)
+        throw new CliError("pass --for <resource>[/<name>] (what the block is for), or -f <files> for a dry run", EXIT_USAGE);
+      exitCode = await (
+        await onlineCommands("allocate")
+      ).allocateOnline({ ...options, length, for: options.for } as Online.OnlineAllocateOptions, io);
     });
 
-  program.command("free")
+  program
+    .command("free")
     .description("free space and utilization of a pool or any prefix (in files)")
     .requiredOption("--from <prefix>", "pool prefix")
     .addOption(filesOption())
@@ -296,7 +347,8 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     .argument("[what]", "claims or allocations", "claims")
     .addOption(outputOption())
     .action(async (what: string, _options: unknown, command: Command) => {
-      if (what !== "claims" && what !== "allocations") throw new CliError(`list takes "claims" or "allocations", got ${JSON.stringify(what)}`, EXIT_USAGE);
+      if (what !== "claims" && what !== "allocations")
+        throw new CliError(`list takes "claims" or "allocations", got ${JSON.stringify(what)}`, EXIT_USAGE);
       exitCode = await (await onlineCommands("list")).list(what, optionsOf<{ output: OutputFormat }>(command), io);
     });
 
@@ -311,7 +363,9 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
     });
 
   kubeconfigOptions(program.command("import"))
-    .description("print the well-known claims (kube-apiserver, kube-controller-manager) for the ranges the cluster is configured with, or apply them with --apply")
+    .description(
+      "print the well-known claims (kube-apiserver, kube-controller-manager) for the ranges the cluster is configured with, or apply them with --apply",
+    )
     .option("--cluster-cidr <cidrs>", "kube-controller-manager's --cluster-cidr (comma-separated for dual-stack)")
     .option("--service-cluster-ip-range <cidrs>", "the --service-cluster-ip-range (when ServiceCIDRs are not served)")
     .option("--apply", "apply them and wait for the arbiter's decision; exit 1 on a conflict", false)
@@ -324,7 +378,11 @@ export async function runCli(argv: readonly string[], io: CliIO, runOptions: Run
   kubeconfigOptions(program.command("install"))
     .description("print the NetworkClaim API's manifests (CRDs, policy, RBAC), or apply them with --apply")
     .option("--apply", "server-side apply them to the cluster", false)
-    .option("--arbiter-identity <user>", "the user the arbiter runs as: allowed to write the well-known claims' status and bound to kana:arbiter", "system:serviceaccount:kube-system:kana-arbiter")
+    .option(
+      "--arbiter-identity <user>",
+      "the user the arbiter runs as: allowed to write the well-known claims' status and bound to kana:arbiter",
+      "system:serviceaccount:kube-system:kana-arbiter",
+    )
     .addOption(new Option("-o, --output <format>", "output format when printing").choices(["yaml", "json"]).default("yaml"))
     .action(async (_options: unknown, command: Command) => {
       exitCode = await (await onlineCommands("install")).install(optionsOf<Online.InstallCliOptions>(command), io);

@@ -28,7 +28,10 @@ export function kana(args: readonly string[], env: NodeJS.ProcessEnv = {}): Prom
 
 /** Starts `kana args…` in the background; `stderr` accumulates its output. */
 export function startKana(args: readonly string[]): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env["PATH"], HOME: process.env["HOME"] } });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { PATH: process.env["PATH"], HOME: process.env["HOME"] },
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

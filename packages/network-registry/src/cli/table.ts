@@ -3,7 +3,11 @@
 /** Columns padded to the widest cell plus three spaces (kubectl's tabwriter), header upper-case. */
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3))).join("").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3)))
+      .join("")
+      .trimEnd();
   return `${[line(headers.map((h) => h.toUpperCase())), ...rows.map(line)].join("\n")}\n`;
 }
 

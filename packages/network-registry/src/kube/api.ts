@@ -1,7 +1,13 @@
 import type { KubeObject, ObjectMeta } from "@kubekit/generic-controlplane";
 import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { parsePrefix } from "../parse.js";
-import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type AddressRecord, type ParentReference, type ResourceReference } from "../types.js";
+import {
+  NETWORK_CLAIM_API_VERSION,
+  NETWORK_CLAIM_KIND,
+  type AddressRecord,
+  type ParentReference,
+  type ResourceReference,
+} from "../types.js";
 
 /*
  * The registry's API on a cluster: two cluster-scoped custom resources of `kana.kubekit.io/v1alpha1`.
@@ -14,9 +20,19 @@ export const KANA_GROUP = "kana.kubekit.io";
 export const KANA_VERSION = "v1alpha1";
 export const NETWORK_ALLOCATION_KIND = "NetworkAllocation";
 
-export const NETWORK_CLAIMS: ResourceRef & { kind: string } = { group: KANA_GROUP, version: KANA_VERSION, resource: "networkclaims", namespaced: false, kind: NETWORK_CLAIM_KIND };
+export const NETWORK_CLAIMS: ResourceRef & { kind: string } = {
+  group: KANA_GROUP,
+  version: KANA_VERSION,
+  resource: "networkclaims",
+  namespaced: false,
+  kind: NETWORK_CLAIM_KIND,
+};
 export const NETWORK_ALLOCATIONS: ResourceRef & { kind: string } = {
-  group: KANA_GROUP, version: KANA_VERSION, resource: "networkallocations", namespaced: false, kind: NETWORK_ALLOCATION_KIND,
+  group: KANA_GROUP,
+  version: KANA_VERSION,
+  resource: "networkallocations",
+  namespaced: false,
+  kind: NETWORK_ALLOCATION_KIND,
 };
 
 /** Held by every decided claim; removed by the arbiter once nothing is delegated or allocated from it. */

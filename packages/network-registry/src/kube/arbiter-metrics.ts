@@ -15,13 +15,47 @@ export class ArbiterMetrics {
   constructor(registry = new Registry()) {
     this.registry = registry;
     const registers = [registry];
-    this.#allocated = new Gauge({ name: "kana_pool_addresses_allocated", help: "Addresses of a granted record handed out as allocations or delegations, per pool and IP family.", labelNames: ["pool", "claim", "family"], registers });
-    this.#size = new Gauge({ name: "kana_pool_addresses", help: "Addresses in a granted record (a pool), per pool and IP family.", labelNames: ["pool", "claim", "family"], registers });
-    this.#conflicts = new Gauge({ name: "kana_claim_conflicts", help: "Claim records currently refused, per conflict reason.", labelNames: ["reason"], registers });
-    this.#exhausted = new Gauge({ name: "kana_allocations_pending_exhausted", help: "Allocation requests waiting because their pool has no free block of the size, per pool.", labelNames: ["pool"], registers });
-    this.#failures = new Counter({ name: "kana_allocation_failures_total", help: "Allocation requests the arbiter could not satisfy, per reason (pool-exhausted is exhaustion).", labelNames: ["reason"], registers });
-    this.#writes = new Counter({ name: "kana_decisions_total", help: "Status writes of the arbiter, per kind.", labelNames: ["kind"], registers });
-    this.#failedWrites = new Counter({ name: "kana_claim_write_failures_total", help: "Claim writes the API server refused (each reported once as a StatusWriteFailed Event).", registers });
+    this.#allocated = new Gauge({
+      name: "kana_pool_addresses_allocated",
+      help: "Addresses of a granted record handed out as allocations or delegations, per pool and IP family.",
+      labelNames: ["pool", "claim", "family"],
+      registers,
+    });
+    this.#size = new Gauge({
+      name: "kana_pool_addresses",
+      help: "Addresses in a granted record (a pool), per pool and IP family.",
+      labelNames: ["pool", "claim", "family"],
+      registers,
+    });
+    this.#conflicts = new Gauge({
+      name: "kana_claim_conflicts",
+      help: "Claim records currently refused, per conflict reason.",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#exhausted = new Gauge({
+      name: "kana_allocations_pending_exhausted",
+      help: "Allocation requests waiting because their pool has no free block of the size, per pool.",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.#failures = new Counter({
+      name: "kana_allocation_failures_total",
+      help: "Allocation requests the arbiter could not satisfy, per reason (pool-exhausted is exhaustion).",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#writes = new Counter({
+      name: "kana_decisions_total",
+      help: "Status writes of the arbiter, per kind.",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.#failedWrites = new Counter({
+      name: "kana_claim_write_failures_total",
+      help: "Claim writes the API server refused (each reported once as a StatusWriteFailed Event).",
+      registers,
+    });
   }
 
   /** Pools, conflicts and waiting requests as they stand after a pass. */

@@ -5,11 +5,21 @@ import { Decider, planDecisions, type DecisionPlan } from "./arbiter-pass.js";
 
 const services = { group: "", resource: "services" };
 
-function stored(name: string, resourceVersion: number, prefixes: string[], options: { second?: number; extra?: Partial<AddressRecord> } = {}): NetworkClaimObject {
+function stored(
+  name: string,
+  resourceVersion: number,
+  prefixes: string[],
+  options: { second?: number; extra?: Partial<AddressRecord> } = {},
+): NetworkClaimObject {
   return {
     apiVersion: "kana.kubekit.io/v1alpha1",
     kind: "NetworkClaim",
-    metadata: { name, resourceVersion: String(resourceVersion), generation: 1, creationTimestamp: `2026-01-01T00:00:0${options.second ?? 0}Z` },
+    metadata: {
+      name,
+      resourceVersion: String(resourceVersion),
+      generation: 1,
+      creationTimestamp: `2026-01-01T00:00:0${options.second ?? 0}Z`,
+    },
     spec: { addressSpace: prefixes.map((prefix) => ({ reference: services, prefix, ...options.extra })) },
   };
 }
@@ -19,7 +29,10 @@ function written(plan: DecisionPlan): NetworkClaimObject[] {
   return plan.claims.map((d) => ({ ...d.object, status: d.status }));
 }
 
-const outcome = (plan: DecisionPlan) => Object.fromEntries(plan.claims.map((d) => [d.object.metadata.name, [d.status.sequence, d.status.phase, d.status.allocatedPrefixes ?? ""]]));
+const outcome = (plan: DecisionPlan) =>
+  Object.fromEntries(
+    plan.claims.map((d) => [d.object.metadata.name, [d.status.sequence, d.status.phase, d.status.allocatedPrefixes ?? ""]]),
+  );
 
 describe("decision passes", () => {
   it("orders claims of the same second by resourceVersion, not by name", () => {
@@ -31,20 +44,35 @@ describe("decision passes", () => {
     const plan = planDecisions([stored("early", 50, ["10.0.0.0/8"], { second: 1 }), stored("late", 40, ["10.1.0.0/16"], { second: 2 })]);
     expect(outcome(plan)).toEqual({ early: [1, "Allocated", "10.0.0.0/8"], late: [2, "Conflict", ""] });
     // Once recorded, the sequence decides, whatever the resourceVersions became since.
-    const after = written(plan).map((o) => ({ ...o, metadata: { ...o.metadata, resourceVersion: o.metadata.name === "early" ? "900" : "100" } }));
+    const after = written(plan).map((o) => ({
+      ...o,
+      metadata: { ...o.metadata, resourceVersion: o.metadata.name === "early" ? "900" : "100" },
+    }));
     expect(outcome(planDecisions(after))).toEqual(outcome(plan));
   });
 
   it("never takes a recorded grant back: an older claim that adds an overlapping record is refused", () => {
     const first = planDecisions([stored("old", 1, ["10.0.0.0/16"]), stored("new", 2, ["10.1.0.0/16"])]);
     const objects = written(first);
-    objects[0] = { ...objects[0]!, metadata: { ...objects[0]!.metadata, generation: 2 }, spec: { addressSpace: [{ reference: services, prefix: "10.0.0.0/16" }, { reference: services, prefix: "10.1.0.0/24" }] } };
+    objects[0] = {
+      ...objects[0]!,
+      metadata: { ...objects[0]!.metadata, generation: 2 },
+      spec: {
+        addressSpace: [
+          { reference: services, prefix: "10.0.0.0/16" },
+          { reference: services, prefix: "10.1.0.0/24" },
+        ],
+      },
+    };
     // A new leader (nothing in memory) and the running one decide the same.
-    for (const plan of [planDecisions(objects), (() => {
-      const decider = new Decider();
-      decider.plan(written(first), []);
-      return decider.plan(objects, []);
-    })()]) {
+    for (const plan of [
+      planDecisions(objects),
+      (() => {
+        const decider = new Decider();
+        decider.plan(written(first), []);
+        return decider.plan(objects, []);
+      })(),
+    ]) {
       expect(outcome(plan)).toEqual({ old: [1, "Conflict", "10.0.0.0/16"], new: [2, "Allocated", "10.1.0.0/16"] });
       expect(plan.claims[0]!.status.addressSpace![1]!.conflict).toMatchObject({ reason: "Overlap", claim: "new", prefix: "10.1.0.0/16" });
     }
@@ -68,16 +96,31 @@ describe("decision passes", () => {
       apiVersion: "kana.kubekit.io/v1alpha1",
       kind: "NetworkAllocation",
       metadata: { name, resourceVersion: String(rv), generation: 1, creationTimestamp: "2026-01-01T00:00:01Z" },
-      spec: { claim: "kubelet", pool: "10.244.0.0/16", prefixLength: 24, reference: { group: "", resource: "nodes", name }, strategy: "first-fit" },
+      spec: {
+        claim: "kubelet",
+        pool: "10.244.0.0/16",
+        prefixLength: 24,
+        reference: { group: "", resource: "nodes", name },
+        strategy: "first-fit",
+      },
       ...(status ? { status } : {}),
     });
     // The pool's grant is recorded (the arbiter writes claims before the allocations carved from them).
     const decidedPool = written(planDecisions([pool]));
-    const first = planDecisions(decidedPool, [request("n1", 10, { prefix: "10.244.7.0/24", phase: "Allocated", sequence: 1, observedGeneration: 1 }), request("n2", 11)]);
-    expect(first.allocations.map((d) => [d.object.metadata.name, d.status.prefix, d.changed])).toEqual([["n1", "10.244.7.0/24", false], ["n2", "10.244.0.0/24", true]]);
+    const first = planDecisions(decidedPool, [
+      request("n1", 10, { prefix: "10.244.7.0/24", phase: "Allocated", sequence: 1, observedGeneration: 1 }),
+      request("n2", 11),
+    ]);
+    expect(first.allocations.map((d) => [d.object.metadata.name, d.status.prefix, d.changed])).toEqual([
+      ["n1", "10.244.7.0/24", false],
+      ["n2", "10.244.0.0/24", true],
+    ]);
     expect(first.releasable).toEqual([]);
     // Without its pool's recorded grant the block cannot be replayed: it is decided again.
-    expect(planDecisions([pool], [request("n1", 10, { prefix: "10.244.7.0/24", phase: "Allocated", sequence: 1, observedGeneration: 1 })]).allocations[0]!.status.prefix).toBe("10.244.0.0/24");
+    expect(
+      planDecisions([pool], [request("n1", 10, { prefix: "10.244.7.0/24", phase: "Allocated", sequence: 1, observedGeneration: 1 })])
+        .allocations[0]!.status.prefix,
+    ).toBe("10.244.0.0/24");
   });
 
   it("lets the finalizer go only when nothing is allocated from the claim", () => {
@@ -99,9 +142,17 @@ describe("decision passes", () => {
     const decider = new Decider();
     const first = written(decider.plan([stored("kube-apiserver", 1, ["10.96.0.0/12"])], []));
     // A well-known claim may only add records (first writer wins).
-    const changed = { ...first[0]!, metadata: { ...first[0]!.metadata, generation: 2 }, spec: { addressSpace: [{ reference: services, prefix: "10.97.0.0/16" }] } };
+    const changed = {
+      ...first[0]!,
+      metadata: { ...first[0]!.metadata, generation: 2 },
+      spec: { addressSpace: [{ reference: services, prefix: "10.97.0.0/16" }] },
+    };
     const plan = decider.plan([changed], []);
-    expect(plan.claims[0]!.status).toMatchObject({ phase: "Invalid", observedGeneration: 2, addressSpace: [{ prefix: "10.96.0.0/12", status: "allocated" }] });
+    expect(plan.claims[0]!.status).toMatchObject({
+      phase: "Invalid",
+      observedGeneration: 2,
+      addressSpace: [{ prefix: "10.96.0.0/12", status: "allocated" }],
+    });
     // What it still holds is shown as for any claim.
     expect(plan.claims[0]!.status.allocatedPrefixes).toBe("10.96.0.0/12");
     expect(plan.claims[0]!.status.message).toContain("the first writer wins");
@@ -124,7 +175,9 @@ describe("decision passes", () => {
   });
 
   it("a pass over many claims gives the event loop turns and decides as a pass in one go does", async () => {
-    const many = Array.from({ length: 1_500 }, (_, i) => stored(`c-${i}`, i + 1, [`10.${i >> 8}.${(i & 255) - (i % 10 === 9 ? 1 : 0)}.0/24`]));
+    const many = Array.from({ length: 1_500 }, (_, i) =>
+      stored(`c-${i}`, i + 1, [`10.${i >> 8}.${(i & 255) - (i % 10 === 9 ? 1 : 0)}.0/24`]),
+    );
     let turns = 0;
     const ticking = setInterval(() => turns++, 0);
     try {
@@ -142,12 +195,16 @@ describe("decision passes", () => {
     const pool = stored("pool", 1, ["10.128.0.0/9"], { extra: { delegateTo: ["*"] } });
     const claims = [pool, ...Array.from({ length: 200 }, (_, i) => stored(`c-${i}`, i + 2, [`10.0.${i % 10 === 9 ? i - 1 : i}.0/24`]))];
     const allocation = (i: number): NetworkAllocationObject => ({
-      apiVersion: "kana.kubekit.io/v1alpha1", kind: "NetworkAllocation",
+      apiVersion: "kana.kubekit.io/v1alpha1",
+      kind: "NetworkAllocation",
       metadata: { name: `node-${i}`, resourceVersion: String(1_000 + i), generation: 1, creationTimestamp: "2026-01-01T00:00:01Z" },
       spec: { claim: "kubelet", pool: "10.128.0.0/9", prefixLength: 26, reference: { ...nodes, name: `node-${i}` } },
     });
     const decider = new Decider();
-    const first = decider.plan(claims, Array.from({ length: 500 }, (_, i) => allocation(i)));
+    const first = decider.plan(
+      claims,
+      Array.from({ length: 500 }, (_, i) => allocation(i)),
+    );
     const storedClaims = written(first);
     const storedAllocations = first.allocations.map((d) => ({ ...d.object, status: d.status }));
     decider.plan(storedClaims, storedAllocations);
@@ -165,7 +222,13 @@ describe("decision passes", () => {
 
     // Deleting the holder of a refused record re-decides that record.
     const holder = storedClaims.findIndex((c) => c.metadata.name === "c-8");
-    const afterDelete = decider.plan(storedClaims.filter((_, i) => i !== holder), [...storedAllocations, allocation(500)]);
-    expect(afterDelete.claims.find((d) => d.object.metadata.name === "c-9")!.status).toMatchObject({ phase: "Allocated", allocatedPrefixes: "10.0.8.0/24" });
+    const afterDelete = decider.plan(
+      storedClaims.filter((_, i) => i !== holder),
+      [...storedAllocations, allocation(500)],
+    );
+    expect(afterDelete.claims.find((d) => d.object.metadata.name === "c-9")!.status).toMatchObject({
+      phase: "Allocated",
+      allocatedPrefixes: "10.0.8.0/24",
+    });
   });
 });

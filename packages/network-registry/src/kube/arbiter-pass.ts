@@ -50,7 +50,11 @@ export interface DecisionPlan {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    return `{${Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value);
 }
@@ -68,7 +72,9 @@ function keepDates(records: AddressRecord[], stored: AddressRecord[] | undefined
   const previous = new Map((stored ?? []).map((r) => [r.prefix, r]));
   return records.map((record) => {
     const old = previous.get(record.prefix);
-    return old?.date !== undefined && sameJson({ ...old, date: undefined }, { ...record, date: undefined }) ? { ...record, date: old.date } : record;
+    return old?.date !== undefined && sameJson({ ...old, date: undefined }, { ...record, date: undefined })
+      ? { ...record, date: old.date }
+      : record;
   });
 }
 
@@ -137,7 +143,11 @@ export class Decider {
    * {@link plan}, giving the event loop a turn every `sliceMs` of work, so that a pass over many
    * objects never holds up the Lease renewals and watches of this process.
    */
-  async planInSlices(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = [], sliceMs = 20): Promise<DecisionPlan> {
+  async planInSlices(
+    storedClaims: readonly NetworkClaimObject[],
+    storedAllocations: readonly NetworkAllocationObject[] = [],
+    sliceMs = 20,
+  ): Promise<DecisionPlan> {
     const steps = this.#planSteps(storedClaims, storedAllocations);
     let sliceStart = performance.now();
     for (;;) {
@@ -151,7 +161,10 @@ export class Decider {
   }
 
   /** The pass, yielding after each object it decides (nothing else may use this Decider until it is done). */
-  *#planSteps(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[]): Generator<void, DecisionPlan> {
+  *#planSteps(
+    storedClaims: readonly NetworkClaimObject[],
+    storedAllocations: readonly NetworkAllocationObject[],
+  ): Generator<void, DecisionPlan> {
     const claimOrder = decisionOrder(storedClaims);
     const allocationOrder = decisionOrder(storedAllocations);
     const registry = this.#registry ?? this.#load(claimOrder.ordered, allocationOrder.ordered);
@@ -202,7 +215,8 @@ export class Decider {
     // A block released with its claim is decided again.
     if (releasedClaims) {
       const held = new Set(registry.allocations().map((a) => `${a.claim} ${a.record.prefix}`));
-      for (const [name, applied] of [...this.#allocations]) if (!held.has(`${applied.claim} ${applied.prefix}`)) this.#allocations.delete(name);
+      for (const [name, applied] of [...this.#allocations])
+        if (!held.has(`${applied.claim} ${applied.prefix}`)) this.#allocations.delete(name);
     }
 
     const allocations: AllocationDecision[] = [];
@@ -212,10 +226,20 @@ export class Decider {
       const { spec, status: stored } = object;
       const name = object.metadata.name;
       // The term a status was written in is the writer's; carried over, it is no change of decision.
-      const base = { sequence: allocationOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
+      const base = {
+        sequence: allocationOrder.sequence.get(name)!,
+        ...(stored?.term !== undefined ? { term: stored.term } : {}),
+        observedGeneration: object.metadata.generation ?? 1,
+      };
       const applied = this.#allocations.get(name);
       const memo = this.#allocationMemo.get(name);
-      if (memo !== undefined && memo.object === object && memo.sequence === base.sequence && memo.applied === applied && (applied !== undefined || memo.generation === registry.generation)) {
+      if (
+        memo !== undefined &&
+        memo.object === object &&
+        memo.sequence === base.sequence &&
+        memo.applied === applied &&
+        (applied !== undefined || memo.generation === registry.generation)
+      ) {
         if (memo.exhaustedPool !== undefined) exhausted.add(memo.exhaustedPool);
         allocations.push(memo.decision);
         continue;
@@ -225,7 +249,12 @@ export class Decider {
       if (applied !== undefined && stored?.phase === "Allocated" && stored.prefix === applied.prefix) {
         status = { ...stored, ...base };
       } else if (applied !== undefined) {
-        status = { prefix: applied.prefix, ...(applied.parent !== undefined ? { parent: { ...applied.parent } } : {}), ...base, phase: "Allocated" };
+        status = {
+          prefix: applied.prefix,
+          ...(applied.parent !== undefined ? { parent: { ...applied.parent } } : {}),
+          ...base,
+          phase: "Allocated",
+        };
       } else {
         try {
           const record = registry.allocate({
@@ -238,7 +267,12 @@ export class Decider {
             ...(spec.prefix !== undefined ? { prefix: spec.prefix } : {}),
           });
           this.#allocations.set(name, { claim: spec.claim, prefix: record.prefix, parent: record.parent });
-          status = { prefix: record.prefix, ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}), ...base, phase: "Allocated" };
+          status = {
+            prefix: record.prefix,
+            ...(record.parent !== undefined ? { parent: { ...record.parent } } : {}),
+            ...base,
+            phase: "Allocated",
+          };
         } catch (error) {
           const code = isNetworkRegistryError(error) ? error.code : "invalid-argument";
           const message = error instanceof Error ? error.message : String(error);
@@ -247,7 +281,14 @@ export class Decider {
         }
       }
       const decision = { object, status, changed: !sameJson(status, stored) };
-      this.#allocationMemo.set(name, { object, sequence: base.sequence, applied: this.#allocations.get(name), generation: registry.generation, exhaustedPool, decision });
+      this.#allocationMemo.set(name, {
+        object,
+        sequence: base.sequence,
+        applied: this.#allocations.get(name),
+        generation: registry.generation,
+        exhaustedPool,
+        decision,
+      });
       allocations.push(decision);
     }
 
@@ -257,11 +298,21 @@ export class Decider {
       yield;
       const name = object.metadata.name;
       const stored = object.status;
-      const base = { sequence: claimOrder.sequence.get(name)!, ...(stored?.term !== undefined ? { term: stored.term } : {}), observedGeneration: object.metadata.generation ?? 1 };
+      const base = {
+        sequence: claimOrder.sequence.get(name)!,
+        ...(stored?.term !== undefined ? { term: stored.term } : {}),
+        observedGeneration: object.metadata.generation ?? 1,
+      };
       const problem = this.#invalid.get(name);
       const records = problem === undefined ? claimStatusRecords(registry, name) : undefined;
       const memo = this.#claimMemo.get(name);
-      if (memo !== undefined && memo.object === object && memo.sequence === base.sequence && memo.problem === problem && sameItems(memo.records, records)) {
+      if (
+        memo !== undefined &&
+        memo.object === object &&
+        memo.sequence === base.sequence &&
+        memo.problem === problem &&
+        sameItems(memo.records, records)
+      ) {
         claims.push(memo.decision);
         continue;
       }
@@ -269,13 +320,21 @@ export class Decider {
       if (problem !== undefined) {
         const held = (stored?.addressSpace ?? []).filter((r) => r.status === "allocated" && r.conflict === undefined).map((r) => r.prefix);
         status = {
-          ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}), ...base, phase: "Invalid", message: problem,
+          ...(stored?.addressSpace !== undefined ? { addressSpace: stored.addressSpace } : {}),
+          ...base,
+          phase: "Invalid",
+          message: problem,
           ...(held.length > 0 ? { allocatedPrefixes: held.join(",") } : {}),
         };
       } else {
         const addressSpace = keepDates(registry.get(name)?.status?.addressSpace ?? [], stored?.addressSpace);
         const granted = addressSpace.filter((r) => r.status === "allocated").map((r) => r.prefix);
-        status = { addressSpace, ...base, phase: phaseOf(addressSpace), ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}) };
+        status = {
+          addressSpace,
+          ...base,
+          phase: phaseOf(addressSpace),
+          ...(granted.length > 0 ? { allocatedPrefixes: granted.join(",") } : {}),
+        };
       }
       status.conditions = claimConditions(status, stored?.conditions, now);
       const decision = { object, status, changed: !sameJson(status, stored) };
@@ -288,11 +347,14 @@ export class Decider {
     const dependedOn = new Set<string>();
     for (const name of this.#applied.keys()) {
       for (const record of claimStatusRecords(registry, name) ?? []) {
-        if (record.status === "allocated" && record.parent !== undefined && record.parent.claim !== name) dependedOn.add(record.parent.claim);
+        if (record.status === "allocated" && record.parent !== undefined && record.parent.claim !== name)
+          dependedOn.add(record.parent.claim);
       }
     }
     for (const applied of this.#allocations.values()) if (applied.parent !== undefined) dependedOn.add(applied.parent.claim);
-    const releasable = claimOrder.ordered.filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name)).map((c) => c.metadata.name);
+    const releasable = claimOrder.ordered
+      .filter((c) => c.metadata.deletionTimestamp !== undefined && !dependedOn.has(c.metadata.name))
+      .map((c) => c.metadata.name);
 
     return { registry, claims, allocations, releasable, dependedOn, exhaustedPools: [...exhausted] };
   }
@@ -306,7 +368,11 @@ export class Decider {
     for (const allocation of allocations) {
       const prefix = allocation.status?.prefix;
       if (allocation.status?.phase === "Allocated" && prefix !== undefined && !lost.has(allocation.metadata.name)) {
-        this.#allocations.set(allocation.metadata.name, { claim: allocation.spec.claim, prefix, parent: parents.get(`${allocation.spec.claim} ${prefix}`) ?? allocation.status.parent });
+        this.#allocations.set(allocation.metadata.name, {
+          claim: allocation.spec.claim,
+          prefix,
+          parent: parents.get(`${allocation.spec.claim} ${prefix}`) ?? allocation.status.parent,
+        });
       }
     }
     this.#registry = registry;
@@ -315,6 +381,10 @@ export class Decider {
 }
 
 /** One pass from nothing: what a new leader decides from the stored objects. */
-export function planDecisions(storedClaims: readonly NetworkClaimObject[], storedAllocations: readonly NetworkAllocationObject[] = [], options: NetworkRegistryOptions = {}): DecisionPlan {
+export function planDecisions(
+  storedClaims: readonly NetworkClaimObject[],
+  storedAllocations: readonly NetworkAllocationObject[] = [],
+  options: NetworkRegistryOptions = {},
+): DecisionPlan {
   return new Decider(options).plan(storedClaims, storedAllocations);
 }

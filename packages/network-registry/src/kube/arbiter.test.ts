@@ -66,7 +66,8 @@ describe("arbiter", () => {
 
   it("counts a refusal that comes back on the ClaimConflict Event written first, as client-go's recorder does", async () => {
     await claim(plane.client, claimOf("flap-holder", "10.30.0.0/24"), { timeoutMs: 10_000 });
-    for (const prefix of ["10.30.0.0/24", "10.31.0.0/24", "10.30.0.0/24"]) await claim(plane.client, claimOf("flapper", prefix), { timeoutMs: 10_000 });
+    for (const prefix of ["10.30.0.0/24", "10.31.0.0/24", "10.30.0.0/24"])
+      await claim(plane.client, claimOf("flapper", prefix), { timeoutMs: 10_000 });
     const events = await eventually("the refusal to be counted", async () => {
       const list = await plane.client.list<{ reason?: string; count?: number; involvedObject?: { name?: string } }>(EVENTS, "default");
       const conflicts = list.items.filter((e) => e.reason === "ClaimConflict" && e.involvedObject?.name === "flapper");

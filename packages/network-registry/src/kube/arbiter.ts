@@ -2,11 +2,30 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@kubekit/generic-controlplane";
 import {
-  EventRecorder, Informer, KubeClient, LeaderElector, PATCH_MERGE, WorkQueue, isConflict, isNotFound, runWorkers, serveControllerEndpoints, type ClientConfig, type ControllerEndpoints, type ControllerLeaderElection,
+  EventRecorder,
+  Informer,
+  KubeClient,
+  LeaderElector,
+  PATCH_MERGE,
+  WorkQueue,
+  isConflict,
+  isNotFound,
+  runWorkers,
+  serveControllerEndpoints,
+  type ClientConfig,
+  type ControllerEndpoints,
+  type ControllerLeaderElection,
 } from "@kubekit/generic-controlplane/controllers";
 import type { NetworkRegistryOptions } from "../registry.js";
 import { NETWORK_CLAIM_KIND } from "../types.js";
-import { ARBITER_NAME, CLAIM_FINALIZER, NETWORK_ALLOCATIONS, NETWORK_CLAIMS, type NetworkAllocationObject, type NetworkClaimObject } from "./api.js";
+import {
+  ARBITER_NAME,
+  CLAIM_FINALIZER,
+  NETWORK_ALLOCATIONS,
+  NETWORK_CLAIMS,
+  type NetworkAllocationObject,
+  type NetworkClaimObject,
+} from "./api.js";
 import { ArbiterMetrics } from "./arbiter-metrics.js";
 import { Decider, type ClaimDecision, type DecisionPlan } from "./arbiter-pass.js";
 import { BackgroundEvents } from "./background-events.js";
@@ -68,7 +87,12 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
   const logger: Logger = options.logger ?? (() => undefined);
   const metrics = new ArbiterMetrics();
   let served: ControllerEndpoints | undefined;
-  if (options.metricsPort !== undefined) served = await serveControllerEndpoints({ registry: metrics.registry, port: options.metricsPort, bindAddress: options.metricsHost ?? "127.0.0.1" });
+  if (options.metricsPort !== undefined)
+    served = await serveControllerEndpoints({
+      registry: metrics.registry,
+      port: options.metricsPort,
+      bindAddress: options.metricsHost ?? "127.0.0.1",
+    });
   const stop = new AbortController();
   let elector: LeaderElector | undefined;
   let running: Promise<void>;
@@ -81,7 +105,15 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
     const identity = election.identity ?? `${hostname()}_${randomUUID()}`;
     const freshMs = election.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
     const lead = (signal: AbortSignal) =>
-      decideWhileLeading(client, metrics, options.registry ?? {}, logger, signal, new LeaseFence({ client, namespace, name, identity, freshMs }), namespace === "kube-system" && name === ARBITER_NAME);
+      decideWhileLeading(
+        client,
+        metrics,
+        options.registry ?? {},
+        logger,
+        signal,
+        new LeaseFence({ client, namespace, name, identity, freshMs }),
+        namespace === "kube-system" && name === ARBITER_NAME,
+      );
     elector = new LeaderElector({
       client,
       namespace,
@@ -113,7 +145,12 @@ export async function runArbiter(options: ArbiterOptions): Promise<Arbiter> {
 
 /** One leadership term: fresh caches, one worker, every change re-runs the whole pass. */
 async function decideWhileLeading(
-  client: KubeClient, metrics: ArbiterMetrics, registryOptions: NetworkRegistryOptions, logger: Logger, signal: AbortSignal, fence: LeaseFence | undefined,
+  client: KubeClient,
+  metrics: ArbiterMetrics,
+  registryOptions: NetworkRegistryOptions,
+  logger: Logger,
+  signal: AbortSignal,
+  fence: LeaseFence | undefined,
   /** Whether the Lease is the one the installed policy fences status writes by (kube-system/kana-arbiter). */
   stampTerm = false,
 ): Promise<void> {
@@ -138,7 +175,10 @@ async function decideWhileLeading(
   claims.start();
   allocations.start();
   try {
-    await Promise.race([Promise.all([claims.waitForSync(), allocations.waitForSync()]), new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))]);
+    await Promise.race([
+      Promise.all([claims.waitForSync(), allocations.waitForSync()]),
+      new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
+    ]);
     if (!signal.aborted) {
       queue.add(ALL);
       await runWorkers(queue, 1, () => pass(), logger);
@@ -178,7 +218,11 @@ async function decideWhileLeading(
   /** Whether the server refused a write because this term is over; if so, the term writes nothing more. */
   function termOver(error: unknown): boolean {
     if (!(error instanceof Error) || !error.message.includes(STALE_TERM_REFUSAL)) return false;
-    logger({ level: "warn", msg: "a write of this term was refused: another instance leads; this term writes nothing more", error: error.message });
+    logger({
+      level: "warn",
+      msg: "a write of this term was refused: another instance leads; this term writes nothing more",
+      error: error.message,
+    });
     queue.shutDown();
     return true;
   }
@@ -213,7 +257,15 @@ async function decideWhileLeading(
       await write();
       return true;
     });
-    if (writes.length > 0) logger({ msg: "decision pass", objects: claimObjects.length + allocationObjects.length, planMs: Math.round(planMs), writes: Math.min(writes.length, WRITES_PER_PASS), pending: Math.max(0, writes.length - WRITES_PER_PASS), writeMs: Math.round(performance.now() - started - planMs) });
+    if (writes.length > 0)
+      logger({
+        msg: "decision pass",
+        objects: claimObjects.length + allocationObjects.length,
+        planMs: Math.round(planMs),
+        writes: Math.min(writes.length, WRITES_PER_PASS),
+        pending: Math.max(0, writes.length - WRITES_PER_PASS),
+        writeMs: Math.round(performance.now() - started - planMs),
+      });
     // A write that failed for a reason other than a refusal (reported on its claim) is retried,
     // rate limited, once every other write of the batch has been made.
     if (outcome.failed.length > 0) throw outcome.failed[0];
@@ -239,9 +291,18 @@ async function decideWhileLeading(
       if (!(await mayWrite())) return false;
       const name = object.metadata.name;
       try {
-        const updated = await client.patch<NetworkClaimObject>(NETWORK_CLAIMS, undefined, name, {
-          metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: [...(object.metadata.finalizers ?? []), CLAIM_FINALIZER] },
-        }, PATCH_MERGE);
+        const updated = await client.patch<NetworkClaimObject>(
+          NETWORK_CLAIMS,
+          undefined,
+          name,
+          {
+            metadata: {
+              resourceVersion: object.metadata.resourceVersion,
+              finalizers: [...(object.metadata.finalizers ?? []), CLAIM_FINALIZER],
+            },
+          },
+          PATCH_MERGE,
+        );
         written.set(`claim/${name}`, updated.metadata.resourceVersion ?? "");
         patched.set(name, updated);
       } catch (error) {
@@ -278,10 +339,16 @@ async function decideWhileLeading(
     for (const decision of plan.allocations) {
       if (!decision.changed || !held(decision.status.parent?.claim)) continue;
       writes.push(async () => {
-        if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason) metrics.failed(decision.status.reason ?? "unknown");
+        if (decision.status.phase === "Failed" && decision.object.status?.reason !== decision.status.reason)
+          metrics.failed(decision.status.reason ?? "unknown");
         logger({ msg: "writing status", resource: "networkallocations", name: decision.object.metadata.name });
         try {
-          const updated = await client.update(NETWORK_ALLOCATIONS, undefined, { ...decision.object, status: stamped(decision.status) }, "status");
+          const updated = await client.update(
+            NETWORK_ALLOCATIONS,
+            undefined,
+            { ...decision.object, status: stamped(decision.status) },
+            "status",
+          );
           written.set(`allocation/${decision.object.metadata.name}`, updated.metadata?.resourceVersion ?? "");
           metrics.wrote("allocation");
         } catch (error) {
@@ -296,9 +363,15 @@ async function decideWhileLeading(
       if (object === undefined || !finalizers.includes(CLAIM_FINALIZER)) continue;
       writes.push(async () => {
         try {
-          await client.patch(NETWORK_CLAIMS, undefined, name, {
-            metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
-          }, PATCH_MERGE);
+          await client.patch(
+            NETWORK_CLAIMS,
+            undefined,
+            name,
+            {
+              metadata: { resourceVersion: object.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) },
+            },
+            PATCH_MERGE,
+          );
         } catch (error) {
           if (!isNotFound(error) && !isConflict(error)) throw error;
         }
@@ -309,7 +382,12 @@ async function decideWhileLeading(
 
   async function writeClaim(decision: ClaimDecision): Promise<void> {
     logger({ msg: "writing status", resource: "networkclaims", name: decision.object.metadata.name });
-    const updated = await client.update<NetworkClaimObject>(NETWORK_CLAIMS, undefined, { ...decision.object, status: stamped(decision.status) }, "status");
+    const updated = await client.update<NetworkClaimObject>(
+      NETWORK_CLAIMS,
+      undefined,
+      { ...decision.object, status: stamped(decision.status) },
+      "status",
+    );
     written.set(`claim/${updated.metadata.name}`, updated.metadata.resourceVersion ?? "");
     metrics.wrote("claim");
     announce(decision);
@@ -323,23 +401,42 @@ async function decideWhileLeading(
     if (failedWrites.get(name) === message) return;
     failedWrites.set(name, message);
     metrics.failedWrite();
-    const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
+    const involved = {
+      apiVersion: object.apiVersion,
+      kind: NETWORK_CLAIM_KIND,
+      name,
+      ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}),
+    };
     await events.event(involved, "Warning", "StatusWriteFailed", message);
   }
 
   /** Queues the Events a newly written claim status calls for (sent without holding up the writes). */
   function announce(decision: ClaimDecision): void {
     const { object, status } = decision;
-    const involved = { apiVersion: object.apiVersion, kind: NETWORK_CLAIM_KIND, name: object.metadata.name, ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}) };
+    const involved = {
+      apiVersion: object.apiVersion,
+      kind: NETWORK_CLAIM_KIND,
+      name: object.metadata.name,
+      ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}),
+    };
     // An outcome is the refusal and what blocks it; a new nearest-free suggestion alone is no news.
     const outcomeOf = (r: { conflict?: { reason: string; claim?: string; prefix?: string; relation?: string } | undefined }) =>
-      r.conflict === undefined ? undefined : `${r.conflict.reason} ${r.conflict.claim ?? ""} ${r.conflict.prefix ?? ""} ${r.conflict.relation ?? ""}`;
+      r.conflict === undefined
+        ? undefined
+        : `${r.conflict.reason} ${r.conflict.claim ?? ""} ${r.conflict.prefix ?? ""} ${r.conflict.relation ?? ""}`;
     const before = new Map((object.status?.addressSpace ?? []).map((r) => [r.prefix, outcomeOf(r)]));
     const newlyRefused = (status.addressSpace ?? []).filter((r) => r.conflict !== undefined && before.get(r.prefix) !== outcomeOf(r));
     for (const record of newlyRefused) sendEvent(() => events.event(involved, "Warning", "ClaimConflict", record.conflict!.message));
     const decidedBefore = object.status?.phase === "Allocated" && object.status.observedGeneration === status.observedGeneration;
     if (status.phase === "Allocated" && !decidedBefore) {
-      sendEvent(() => events.event(involved, "Normal", "ClaimAllocated", `granted ${status.allocatedPrefixes ?? "nothing"} (sequence ${status.sequence})`));
+      sendEvent(() =>
+        events.event(
+          involved,
+          "Normal",
+          "ClaimAllocated",
+          `granted ${status.allocatedPrefixes ?? "nothing"} (sequence ${status.sequence})`,
+        ),
+      );
     }
   }
 }

@@ -41,10 +41,12 @@ export class BackgroundEvents {
   #pump(): void {
     while (this.#running.size < this.#o.inFlight && this.#queued.length > 0) {
       const send = this.#queued.shift()!;
-      const running: Promise<void> = send().catch(() => undefined).finally(() => {
-        this.#running.delete(running);
-        this.#pump();
-      });
+      const running: Promise<void> = send()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#running.delete(running);
+          this.#pump();
+        });
       this.#running.add(running);
     }
   }

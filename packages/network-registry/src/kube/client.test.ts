@@ -47,18 +47,41 @@ describe("client library against a control plane and an arbiter", () => {
   });
 
   it("allocate() gets a free block of the pool, never the same one twice; release() gives it back", async () => {
-    const a = await allocate(plane.client, { claim: "kubelet", pool: "10.244.0.0/22", prefixLength: 24, reference: { ...nodes, name: "node-a" }, strategy: "first-fit" });
-    const b = await allocate(plane.client, { claim: "kubelet", pool: "10.244.0.0/22", prefixLength: 24, reference: { ...nodes, name: "node-b" }, strategy: "first-fit" });
+    const a = await allocate(plane.client, {
+      claim: "kubelet",
+      pool: "10.244.0.0/22",
+      prefixLength: 24,
+      reference: { ...nodes, name: "node-a" },
+      strategy: "first-fit",
+    });
+    const b = await allocate(plane.client, {
+      claim: "kubelet",
+      pool: "10.244.0.0/22",
+      prefixLength: 24,
+      reference: { ...nodes, name: "node-b" },
+      strategy: "first-fit",
+    });
     expect(a.status).toMatchObject({ phase: "Allocated", prefix: "10.244.0.0/24", parent: { claim: "pods", prefix: "10.244.0.0/22" } });
     expect(b.status?.prefix).toBe("10.244.1.0/24");
     await release(plane.client, a.metadata.name);
-    const c = await allocate(plane.client, { claim: "kubelet", pool: "10.244.0.0/22", prefixLength: 24, reference: { ...nodes, name: "node-c" }, strategy: "first-fit" });
+    const c = await allocate(plane.client, {
+      claim: "kubelet",
+      pool: "10.244.0.0/22",
+      prefixLength: 24,
+      reference: { ...nodes, name: "node-c" },
+      strategy: "first-fit",
+    });
     expect(c.status?.prefix).toBe("10.244.0.0/24");
   });
 
   it("allocate() from a full pool throws pool-exhausted and deletes its request", async () => {
     await allocate(plane.client, { claim: "kubelet", pool: "10.244.0.0/22", prefixLength: 23, reference: { ...nodes, name: "node-d" } });
-    const error = await allocate(plane.client, { claim: "kubelet", pool: "10.244.0.0/22", prefixLength: 24, reference: { ...nodes, name: "node-e" } }).catch((e: unknown) => e);
+    const error = await allocate(plane.client, {
+      claim: "kubelet",
+      pool: "10.244.0.0/22",
+      prefixLength: 24,
+      reference: { ...nodes, name: "node-e" },
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "NetworkRegistryError", code: "pool-exhausted" });
     expect((error as Error).message).toBe("no free /24 left in 10.244.0.0/22 (100% used; largest free block none)");
     const left = (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items.map((o) => o.spec.reference.name).sort();
@@ -66,20 +89,45 @@ describe("client library against a control plane and an arbiter", () => {
   });
 
   it("allocate() of a specific block names the object after it; a second request for the block is refused by name", async () => {
-    await claim(plane.client, { metadata: { name: "lb" }, spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.70.0.0/16", delegateTo: ["*"] }] } });
-    const mine = await allocate(plane.client, { claim: "metallb", pool: "10.70.0.0/16", prefixLength: 28, prefix: "10.70.3.16/28", reference: { group: "", resource: "services", namespace: "web", name: "front" } });
+    await claim(plane.client, {
+      metadata: { name: "lb" },
+      spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.70.0.0/16", delegateTo: ["*"] }] },
+    });
+    const mine = await allocate(plane.client, {
+      claim: "metallb",
+      pool: "10.70.0.0/16",
+      prefixLength: 28,
+      prefix: "10.70.3.16/28",
+      reference: { group: "", resource: "services", namespace: "web", name: "front" },
+    });
     expect(mine.metadata.name).toBe("10.70.3.16-28");
     expect(mine.status).toMatchObject({ phase: "Allocated", prefix: "10.70.3.16/28" });
-    const again = await allocate(plane.client, { claim: "other", pool: "10.70.0.0/16", prefixLength: 28, prefix: "10.70.3.16/28", reference: nodes }).catch((e: unknown) => e);
+    const again = await allocate(plane.client, {
+      claim: "other",
+      pool: "10.70.0.0/16",
+      prefixLength: 28,
+      prefix: "10.70.3.16/28",
+      reference: nodes,
+    }).catch((e: unknown) => e);
     expect(again).toMatchObject({ code: "api-error" });
     expect((again as Error).message).toContain('networkallocations.kana.kubekit.io "10.70.3.16-28" already exists');
-    const misfit = await allocate(plane.client, { claim: "other", pool: "10.70.0.0/16", prefixLength: 24, prefix: "10.71.0.0/24", reference: nodes }).catch((e: unknown) => e);
-    expect((misfit as Error).message).toContain("spec.prefix: Invalid value: \"object\": must be a block of the pool with the requested prefixLength");
+    const misfit = await allocate(plane.client, {
+      claim: "other",
+      pool: "10.70.0.0/16",
+      prefixLength: 24,
+      prefix: "10.71.0.0/24",
+      reference: nodes,
+    }).catch((e: unknown) => e);
+    expect((misfit as Error).message).toContain(
+      'spec.prefix: Invalid value: "object": must be a block of the pool with the requested prefixLength',
+    );
     await release(plane.client, mine.metadata.name);
   });
 
   it("allocate() from a pool that does not delegate to the claim throws not-delegable", async () => {
-    const error = await allocate(plane.client, { claim: "someone-else", pool: "10.244.0.0/22", prefixLength: 28, reference: nodes }).catch((e: unknown) => e);
+    const error = await allocate(plane.client, { claim: "someone-else", pool: "10.244.0.0/22", prefixLength: 28, reference: nodes }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: "not-delegable" });
   });
 
@@ -91,7 +139,8 @@ describe("client library against a control plane and an arbiter", () => {
     // Still held while allocations remain: a later decision pass keeps the finalizer.
     await claim(plane.client, claimOf("pass-trigger", "10.60.0.0/16"));
     expect((await plane.client.get<NetworkClaimObject>(NETWORK_CLAIMS, undefined, "pods")).metadata.finalizers).toEqual([CLAIM_FINALIZER]);
-    for (const object of (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items) await release(plane.client, object.metadata.name);
+    for (const object of (await plane.client.list<NetworkAllocationObject>(NETWORK_ALLOCATIONS)).items)
+      await release(plane.client, object.metadata.name);
     await eventually("the pods claim to be gone", async () => {
       try {
         await plane.client.get(NETWORK_CLAIMS, undefined, "pods");
@@ -131,7 +180,12 @@ describe("client library against a control plane and an arbiter", () => {
 
   it("emits ClaimAllocated and ClaimConflict Events about the claims", async () => {
     const events = await eventually("events", async () => {
-      const list = (await plane.client.list<{ reason?: string; message?: string; type?: string; involvedObject?: { name?: string; kind?: string } }>({ group: "", version: "v1", resource: "events", namespaced: true }, "default")).items;
+      const list = (
+        await plane.client.list<{ reason?: string; message?: string; type?: string; involvedObject?: { name?: string; kind?: string } }>(
+          { group: "", version: "v1", resource: "events", namespaced: true },
+          "default",
+        )
+      ).items;
       return list.some((e) => e.reason === "ClaimConflict" && e.involvedObject?.name === "ingress") ? list : undefined;
     });
     expect(events.find((e) => e.reason === "ClaimConflict" && e.involvedObject?.name === "ingress")).toMatchObject({

@@ -4,8 +4,18 @@ import { NetworkRegistryError } from "../errors.js";
 import type { WhoisResult } from "../registry.js";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, type NetworkClaim } from "../types.js";
 import {
-  CLAIM_LABEL, CLIENT_FIELD_MANAGER, IP_FAMILY_LABEL, NETWORK_ALLOCATION_KIND, NETWORK_ALLOCATIONS, NETWORK_CLAIMS,
-  isAllocationDecided, isClaimDecided, prefixObjectName, type NetworkAllocationObject, type NetworkAllocationSpec, type NetworkClaimObject,
+  CLAIM_LABEL,
+  CLIENT_FIELD_MANAGER,
+  IP_FAMILY_LABEL,
+  NETWORK_ALLOCATION_KIND,
+  NETWORK_ALLOCATIONS,
+  NETWORK_CLAIMS,
+  isAllocationDecided,
+  isClaimDecided,
+  prefixObjectName,
+  type NetworkAllocationObject,
+  type NetworkAllocationSpec,
+  type NetworkClaimObject,
 } from "./api.js";
 import { decisionOrder } from "./order.js";
 import { loadRecordedDecisions } from "./recorded.js";
@@ -48,7 +58,14 @@ function apiError(action: string, error: unknown): NetworkRegistryError {
  * Resolves with the object once `decided(object)` holds, reading it and then watching it;
  * rejects with `timeout` after `timeoutMs`, or `api-error` when the object goes away.
  */
-async function waitFor<T extends KubeObject>(client: KubeClient, ref: ResourceRef, name: string, decided: (object: T) => boolean, what: string, options: WaitOptions): Promise<T> {
+async function waitFor<T extends KubeObject>(
+  client: KubeClient,
+  ref: ResourceRef,
+  name: string,
+  decided: (object: T) => boolean,
+  what: string,
+  options: WaitOptions,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
@@ -58,7 +75,9 @@ async function waitFor<T extends KubeObject>(client: KubeClient, ref: ResourceRe
     try {
       current = await client.get<T>(ref, undefined, name);
     } catch (error) {
-      throw isNotFound(error) ? new NetworkRegistryError("api-error", `${what}: ${ref.resource} ${name} was deleted`, { cause: error }) : apiError(`reading ${ref.resource} ${name}`, error);
+      throw isNotFound(error)
+        ? new NetworkRegistryError("api-error", `${what}: ${ref.resource} ${name} was deleted`, { cause: error })
+        : apiError(`reading ${ref.resource} ${name}`, error);
     }
     if (decided(current)) return current;
     last = current;
@@ -79,25 +98,37 @@ async function waitFor<T extends KubeObject>(client: KubeClient, ref: ResourceRe
       const timer = setTimeout(() => finish({ expired: true }), remaining);
       const onAbort = () => finish({ expired: true });
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      client.watch(resourcePath(ref), { fieldSelector: `metadata.name=${name}`, resourceVersion: current.metadata?.resourceVersion, allowWatchBookmarks: true }, (event: WatchEvent) => {
-        if (event.type === "DELETED") finish({ gone: true });
-        else if (event.type === "ADDED" || event.type === "MODIFIED") {
-          const object = event.object as T;
-          last = object;
-          if (decided(object)) finish({ object });
-        }
-      }).then((h) => {
-        handle = h;
-        if (settled) h.stop();
-        // The server ended the watch (or it expired): read again and watch again.
-        void h.done.then(() => finish({}));
-      }, () => finish({})); // The watch could not start (e.g. 410 Gone): read again.
+      client
+        .watch(
+          resourcePath(ref),
+          { fieldSelector: `metadata.name=${name}`, resourceVersion: current.metadata?.resourceVersion, allowWatchBookmarks: true },
+          (event: WatchEvent) => {
+            if (event.type === "DELETED") finish({ gone: true });
+            else if (event.type === "ADDED" || event.type === "MODIFIED") {
+              const object = event.object as T;
+              last = object;
+              if (decided(object)) finish({ object });
+            }
+          },
+        )
+        .then(
+          (h) => {
+            handle = h;
+            if (settled) h.stop();
+            // The server ended the watch (or it expired): read again and watch again.
+            void h.done.then(() => finish({}));
+          },
+          () => finish({}),
+        ); // The watch could not start (e.g. 410 Gone): read again.
     });
     if (outcome.object !== undefined) return outcome.object;
     if (outcome.gone === true) throw new NetworkRegistryError("api-error", `${what}: ${ref.resource} ${name} was deleted`);
     if (outcome.expired === true) break;
   }
-  throw new NetworkRegistryError("timeout", `${what}: no decision within ${timeoutMs} ms (${ref.resource} ${name} at resourceVersion ${last?.metadata?.resourceVersion ?? "?"}); is the arbiter running?`);
+  throw new NetworkRegistryError(
+    "timeout",
+    `${what}: no decision within ${timeoutMs} ms (${ref.resource} ${name} at resourceVersion ${last?.metadata?.resourceVersion ?? "?"}); is the arbiter running?`,
+  );
 }
 
 /**
@@ -111,7 +142,11 @@ export async function claim(client: KubeClient, input: NetworkClaim, options: Cl
   const body = {
     apiVersion: NETWORK_CLAIM_API_VERSION,
     kind: NETWORK_CLAIM_KIND,
-    metadata: { name, ...(input.metadata.labels ? { labels: input.metadata.labels } : {}), ...(input.metadata.annotations ? { annotations: input.metadata.annotations } : {}) },
+    metadata: {
+      name,
+      ...(input.metadata.labels ? { labels: input.metadata.labels } : {}),
+      ...(input.metadata.annotations ? { annotations: input.metadata.annotations } : {}),
+    },
     spec: { addressSpace: input.spec.addressSpace },
   };
   let applied: NetworkClaimObject;
@@ -127,7 +162,14 @@ export async function claim(client: KubeClient, input: NetworkClaim, options: Cl
   options.onApplied?.(applied);
   if (isClaimDecided(applied)) return applied;
   const generation = applied.metadata.generation ?? 1;
-  return waitFor<NetworkClaimObject>(client, NETWORK_CLAIMS, name, (o) => isClaimDecided(o) && (o.metadata.generation ?? 1) >= generation, `NetworkClaim ${name}`, options);
+  return waitFor<NetworkClaimObject>(
+    client,
+    NETWORK_CLAIMS,
+    name,
+    (o) => isClaimDecided(o) && (o.metadata.generation ?? 1) >= generation,
+    `NetworkClaim ${name}`,
+    options,
+  );
 }
 
 /**
@@ -137,12 +179,20 @@ export async function claim(client: KubeClient, input: NetworkClaim, options: Cl
  * the registry's error is thrown (`pool-exhausted`, `pool-not-found`, `not-delegable`,
  * `invalid-argument`); also on `timeout` the request is deleted.
  */
-export async function allocate(client: KubeClient, request: AllocationRequest, options: WaitOptions = {}): Promise<NetworkAllocationObject> {
+export async function allocate(
+  client: KubeClient,
+  request: AllocationRequest,
+  options: WaitOptions = {},
+): Promise<NetworkAllocationObject> {
   const object = {
     apiVersion: NETWORK_CLAIM_API_VERSION,
     kind: NETWORK_ALLOCATION_KIND,
     metadata: {
-      ...(request.name !== undefined ? { name: request.name } : request.prefix !== undefined ? { name: prefixObjectName(request.prefix) } : { generateName: `${request.claim}-` }),
+      ...(request.name !== undefined
+        ? { name: request.name }
+        : request.prefix !== undefined
+          ? { name: prefixObjectName(request.prefix) }
+          : { generateName: `${request.claim}-` }),
       labels: { [CLAIM_LABEL]: request.claim, [IP_FAMILY_LABEL]: request.pool.includes(":") ? "IPv6" : "IPv4" },
     },
     spec: {
@@ -164,7 +214,14 @@ export async function allocate(client: KubeClient, request: AllocationRequest, o
   const name = created.metadata.name;
   let decided: NetworkAllocationObject;
   try {
-    decided = await waitFor<NetworkAllocationObject>(client, NETWORK_ALLOCATIONS, name, isAllocationDecided, `NetworkAllocation ${name}`, options);
+    decided = await waitFor<NetworkAllocationObject>(
+      client,
+      NETWORK_ALLOCATIONS,
+      name,
+      isAllocationDecided,
+      `NetworkAllocation ${name}`,
+      options,
+    );
   } catch (error) {
     await release(client, name).catch(() => undefined);
     throw error;
@@ -239,7 +296,11 @@ export async function watch(client: KubeClient, onDecision: (claim: NetworkClaim
     seen.set(claimObject.metadata.name, key);
     onDecision(claimObject);
   };
-  informer.addEventHandler({ add: report, update: (_old, object) => report(object), delete: (object) => seen.delete(object.metadata?.name ?? "") });
+  informer.addEventHandler({
+    add: report,
+    update: (_old, object) => report(object),
+    delete: (object) => seen.delete(object.metadata?.name ?? ""),
+  });
   informer.start();
   await informer.waitForSync();
   return { close: () => informer.stop() };

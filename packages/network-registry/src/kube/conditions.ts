@@ -35,7 +35,11 @@ export function claimConditions(status: NetworkClaimStatus, stored: readonly Cla
   return outcomes(status).map((outcome) => {
     const previous = stored?.find((c) => c.type === outcome.type);
     const lastTransitionTime = previous !== undefined && previous.status === outcome.status ? previous.lastTransitionTime : now;
-    return { ...outcome, lastTransitionTime, ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}) };
+    return {
+      ...outcome,
+      lastTransitionTime,
+      ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+    };
   });
 }
 

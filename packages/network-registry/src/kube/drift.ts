@@ -59,7 +59,8 @@ const isGranted = (record: AddressRecord): boolean => record.status === "allocat
 function belongsTo(record: AddressRecord, observed: ObservedRange): boolean {
   if (useOfReference(record.reference) !== observed.use) return false;
   const ref = record.reference;
-  if (observed.source.kind === "Node" && ref.resource === "nodes" && ref.name !== undefined && ref.name !== observed.source.name) return false;
+  if (observed.source.kind === "Node" && ref.resource === "nodes" && ref.name !== undefined && ref.name !== observed.source.name)
+    return false;
   return true;
 }
 
@@ -103,7 +104,9 @@ export function detectDrift(space: ObservedSpace, registry: NetworkRegistry, opt
   const findings: DriftFinding[] = [];
   const used = new Set<string>();
   const key = (claim: string, record: AddressRecord) => `${claim}\u0000${record.prefix}`;
-  const podRanges = registry.records().filter((r) => isGranted(r.record) && r.record.reference.group === "" && r.record.reference.resource === "pods");
+  const podRanges = registry
+    .records()
+    .filter((r) => isGranted(r.record) && r.record.reference.group === "" && r.record.reference.resource === "pods");
 
   for (const observed of space.ranges) {
     const prefix = parsePrefix(observed.prefix);
@@ -124,8 +127,9 @@ export function detectDrift(space: ObservedSpace, registry: NetworkRegistry, opt
           type: "OutsidePodRange",
           observed,
           related: podRanges.map((r) => ({ claim: r.claim, prefix: r.record.prefix })),
-          message: `${describeObserved(observed)} is outside the claimed pod ranges${claimed.length > 0 ? ` ${claimed.join(", ")}` : " (no pod range is claimed)"}`
-            + (carvedBy.length > 0 ? `; it is inside ${carvedBy.map((o) => `${o.record.prefix} carved out by ${o.claim}`).join(", ")}` : ""),
+          message:
+            `${describeObserved(observed)} is outside the claimed pod ranges${claimed.length > 0 ? ` ${claimed.join(", ")}` : " (no pod range is claimed)"}` +
+            (carvedBy.length > 0 ? `; it is inside ${carvedBy.map((o) => `${o.record.prefix} carved out by ${o.claim}`).join(", ")}` : ""),
         });
       } else {
         const parts = whois.covered.filter((o) => isGranted(o.record) && belongsTo(o.record, observed));
@@ -133,8 +137,9 @@ export function detectDrift(space: ObservedSpace, registry: NetworkRegistry, opt
           type: "Unclaimed",
           observed,
           related: parts.map((o) => ({ claim: o.claim, prefix: o.record.prefix })),
-          message: `${describeObserved(observed)} is in use but not claimed for ${observed.use}`
-            + (parts.length > 0 ? `; only part of it is: ${parts.map((o) => `${o.record.prefix} (${o.claim})`).join(", ")}` : ""),
+          message:
+            `${describeObserved(observed)} is in use but not claimed for ${observed.use}` +
+            (parts.length > 0 ? `; only part of it is: ${parts.map((o) => `${o.record.prefix} (${o.claim})`).join(", ")}` : ""),
         });
       }
     }
@@ -167,7 +172,14 @@ export function detectDrift(space: ObservedSpace, registry: NetworkRegistry, opt
   };
   for (const { claim, record } of registry.records()) {
     const use = useOfReference(record.reference);
-    if (!isGranted(record) || use === undefined || !space.observedUses.includes(use) || used.has(key(claim, record)) || !ofThisCluster(claim)) continue;
+    if (
+      !isGranted(record) ||
+      use === undefined ||
+      !space.observedUses.includes(use) ||
+      used.has(key(claim, record)) ||
+      !ofThisCluster(claim)
+    )
+      continue;
     findings.push({ type: "Unused", claim, record, message: `nothing observed uses ${describeOwner(claim, record)}` });
   }
 
@@ -198,7 +210,9 @@ export function renderDrift(report: DriftReport): string {
   for (const note of report.notes) lines.push(`${"note".padEnd(width)}  ${note}`);
   if (lines.length > 0) lines.push("");
   const s = report.summary;
-  lines.push(`${s.observed} observed ranges, ${s.claimedRecords} claimed records: ${s.Unclaimed} unclaimed, ${s.OutsidePodRange} outside the pod range, ${s.Overlap} overlaps, ${s.Unused} unused`);
+  lines.push(
+    `${s.observed} observed ranges, ${s.claimedRecords} claimed records: ${s.Unclaimed} unclaimed, ${s.OutsidePodRange} outside the pod range, ${s.Overlap} overlaps, ${s.Unused} unused`,
+  );
   lines.push(report.drift ? "DRIFT: the cluster's address space differs from its claims" : "OK: the cluster uses what it claims");
   return `${lines.join("\n")}\n`;
 }

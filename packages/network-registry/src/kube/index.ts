@@ -3,16 +3,48 @@
  * NetworkAllocation API, its install manifests, the arbiter controller and the client library.
  */
 export {
-  ARBITER_NAME, CLAIM_FINALIZER, CLAIM_LABEL, CLIENT_FIELD_MANAGER, IP_FAMILY_LABEL, KANA_GROUP, KANA_VERSION,
-  NETWORK_ALLOCATIONS, NETWORK_ALLOCATION_KIND, NETWORK_CLAIMS, isAllocationDecided, isClaimDecided, prefixObjectName,
+  ARBITER_NAME,
+  CLAIM_FINALIZER,
+  CLAIM_LABEL,
+  CLIENT_FIELD_MANAGER,
+  IP_FAMILY_LABEL,
+  KANA_GROUP,
+  KANA_VERSION,
+  NETWORK_ALLOCATIONS,
+  NETWORK_ALLOCATION_KIND,
+  NETWORK_CLAIMS,
+  isAllocationDecided,
+  isClaimDecided,
+  prefixObjectName,
 } from "./api.js";
 export type {
-  AllocationPhase, ClaimCondition, ClaimPhase, NetworkAllocationObject, NetworkAllocationSpec, NetworkAllocationStatus, NetworkClaimObject, NetworkClaimStatus,
+  AllocationPhase,
+  ClaimCondition,
+  ClaimPhase,
+  NetworkAllocationObject,
+  NetworkAllocationSpec,
+  NetworkAllocationStatus,
+  NetworkClaimObject,
+  NetworkClaimStatus,
 } from "./api.js";
 export {
-  ARBITER_SERVICE_ACCOUNT, WELL_KNOWN_CLAIM_WRITERS, arbiterRole, arbiterRoleBinding, claimantRole, installManifests, installManifestsYAML,
-  CLAIM_OWNER_ANNOTATION, claimOwnerPolicyBinding, claimOwnerPolicyFor, networkAllocationCRD, networkClaimCRD, viewerRole, wellKnownClaimsPolicy, wellKnownClaimsPolicyBinding,
-  wellKnownClaimsPolicyFor, type InstallManifestOptions,
+  ARBITER_SERVICE_ACCOUNT,
+  WELL_KNOWN_CLAIM_WRITERS,
+  arbiterRole,
+  arbiterRoleBinding,
+  claimantRole,
+  installManifests,
+  installManifestsYAML,
+  CLAIM_OWNER_ANNOTATION,
+  claimOwnerPolicyBinding,
+  claimOwnerPolicyFor,
+  networkAllocationCRD,
+  networkClaimCRD,
+  viewerRole,
+  wellKnownClaimsPolicy,
+  wellKnownClaimsPolicyBinding,
+  wellKnownClaimsPolicyFor,
+  type InstallManifestOptions,
 } from "./manifests.js";
 export { allocate, claim, createWhoisCache, release, watch } from "./client.js";
 export type { AllocationRequest, ClaimOptions, DecisionWatch, WaitOptions, WhoisCache } from "./client.js";
@@ -27,7 +59,12 @@ export type { AllocationDecision, ClaimDecision, DecisionPlan } from "./arbiter-
 export { install } from "./install.js";
 export type { InstallOptions } from "./install.js";
 export {
-  controllerManagerFlagsFromArgs, importControllerManagerFlags, importNodePodCIDRs, importObservedSpace, importServiceCIDRs, SERVICE_CIDR_GROUP,
+  controllerManagerFlagsFromArgs,
+  importControllerManagerFlags,
+  importNodePodCIDRs,
+  importObservedSpace,
+  importServiceCIDRs,
+  SERVICE_CIDR_GROUP,
 } from "./importers/index.js";
 export type { ControllerManagerFlags, ImportResult, ObservedRange, ObservedSource, ObservedSpace, ObservedUse } from "./importers/index.js";
 export { detectDrift, renderDrift, useOfReference } from "./drift.js";

@@ -29,7 +29,14 @@ describe("install", () => {
     expect(again.map((o) => o.metadata?.uid)).toEqual(first.map((o) => o.metadata?.uid));
     const arbiter = await runArbiter({ config: plane.url, leaderElection: false });
     try {
-      expect((await claim(plane.client, { metadata: { name: "x" }, spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.9.0.0/16" }] } })).status?.phase).toBe("Allocated");
+      expect(
+        (
+          await claim(plane.client, {
+            metadata: { name: "x" },
+            spec: { addressSpace: [{ reference: { group: "", resource: "services" }, prefix: "10.9.0.0/16" }] },
+          })
+        ).status?.phase,
+      ).toBe("Allocated");
     } finally {
       await arbiter.stop();
     }

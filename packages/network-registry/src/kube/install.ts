@@ -47,7 +47,11 @@ export async function install(client: KubeClient, options: InstallOptions = {}):
     try {
       applied.push(await applyObject(client, ref, object));
     } catch (error) {
-      throw new NetworkRegistryError("api-error", `applying ${object.kind} ${object.metadata!.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new NetworkRegistryError(
+        "api-error",
+        `applying ${object.kind} ${object.metadata!.name}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -56,7 +60,8 @@ export async function install(client: KubeClient, options: InstallOptions = {}):
       const current = await client.get(refOf(crd), undefined, crd.metadata!.name!);
       const conditions = (current["status"] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
       if (conditions.some((c) => c.type === "Established" && c.status === "True")) break;
-      if (Date.now() > deadline) throw new NetworkRegistryError("timeout", `CustomResourceDefinition ${crd.metadata!.name} is not Established`);
+      if (Date.now() > deadline)
+        throw new NetworkRegistryError("timeout", `CustomResourceDefinition ${crd.metadata!.name} is not Established`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

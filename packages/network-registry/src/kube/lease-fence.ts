@@ -53,7 +53,11 @@ export class LeaseFence {
 
   async #look(now: () => number): Promise<void> {
     const asked = now();
-    const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string; leaseTransitions?: number } }>(LEASES, this.#o.namespace, this.#o.name);
+    const lease = await this.#o.client.get<{ spec?: { holderIdentity?: string; leaseTransitions?: number } }>(
+      LEASES,
+      this.#o.namespace,
+      this.#o.name,
+    );
     if (lease.spec?.holderIdentity !== this.#o.identity) {
       this.#lost = true;
       return;

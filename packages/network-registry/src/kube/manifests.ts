@@ -36,7 +36,7 @@ function cidrSchema(description: string): Schema {
 
 const referenceSchema: Schema = {
   type: "object",
-  description: "The resource the record is for, e.g. {group: \"\", resource: services}.",
+  description: 'The resource the record is for, e.g. {group: "", resource: services}.',
   required: ["group", "resource"],
   properties: {
     group: str("API group of the resource; empty for the core group.", { maxLength: 253 }),
@@ -69,13 +69,16 @@ function recordSchema(inStatus: boolean): Schema {
     reference: referenceSchema,
     prefix: prefixSchema("IP block in canonical CIDR notation, e.g. 10.96.0.0/12 or fd00:10:96::/112.", !inStatus),
     description: str("Free text about the record.", { maxLength: MAX_DESCRIPTION_LENGTH }),
-    status: str(inStatus
-      ? "Outcome: allocated (granted) or unavailable (carved out, or refused: then conflict says why)."
-      : "Set to unavailable to carve the range out of the claim's own space; leave empty to request it.", { enum: inStatus ? ["allocated", "unavailable"] : ["unavailable"] }),
+    status: str(
+      inStatus
+        ? "Outcome: allocated (granted) or unavailable (carved out, or refused: then conflict says why)."
+        : "Set to unavailable to carve the range out of the claim's own space; leave empty to request it.",
+      { enum: inStatus ? ["allocated", "unavailable"] : ["unavailable"] },
+    ),
     parent: parentSchema(!inStatus),
     delegateTo: {
       type: "array",
-      description: "Claims allowed to delegate from this record (\"*\" for any); the owning claim always may.",
+      description: 'Claims allowed to delegate from this record ("*" for any); the owning claim always may.',
       items: str("A claim name, or *.", { maxLength: 253 }),
       maxItems: 64,
       "x-kubernetes-list-type": "set",
@@ -99,7 +102,12 @@ function recordSchema(inStatus: boolean): Schema {
       },
     };
   }
-  return { type: "object", description: inStatus ? "The outcome of one spec record." : "One requested IP block.", required: ["reference", "prefix"], properties };
+  return {
+    type: "object",
+    description: inStatus ? "The outcome of one spec record." : "One requested IP block.",
+    required: ["reference", "prefix"],
+    properties,
+  };
 }
 
 function crd(plural: string, kind: string, shortNames: string[], description: string, schema: Schema, columns: Schema[]): KubeObject {
@@ -111,14 +119,16 @@ function crd(plural: string, kind: string, shortNames: string[], description: st
       group: KANA_GROUP,
       scope: "Cluster",
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames, categories: ["kana", "network"] },
-      versions: [{
-        name: KANA_VERSION,
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [...columns, { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }],
-        schema: { openAPIV3Schema: { type: "object", description, ...schema } },
-      }],
+      versions: [
+        {
+          name: KANA_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [...columns, { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }],
+          schema: { openAPIV3Schema: { type: "object", description, ...schema } },
+        },
+      ],
     },
   };
 }
@@ -136,17 +146,39 @@ export const networkClaimCRD: KubeObject = crd(
         type: "object",
         description: "The requested IP blocks.",
         required: ["addressSpace"],
-        properties: { addressSpace: { type: "array", description: "The claim's records, one per IP block.", maxItems: MAX_RECORDS, items: recordSchema(false) } },
+        properties: {
+          addressSpace: {
+            type: "array",
+            description: "The claim's records, one per IP block.",
+            maxItems: MAX_RECORDS,
+            items: recordSchema(false),
+          },
+        },
       },
       status: {
         type: "object",
         description: "The arbiter's decision; written only by the arbiter.",
         properties: {
-          addressSpace: { type: "array", description: "One outcome per spec record, in spec order.", maxItems: MAX_RECORDS, items: recordSchema(true) },
-          sequence: { type: "integer", format: "int64", description: "Position in the arbiter's decision order (creation order); set on the first decision and never changed." },
-          term: { type: "integer", format: "int64", description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in." },
+          addressSpace: {
+            type: "array",
+            description: "One outcome per spec record, in spec order.",
+            maxItems: MAX_RECORDS,
+            items: recordSchema(true),
+          },
+          sequence: {
+            type: "integer",
+            format: "int64",
+            description: "Position in the arbiter's decision order (creation order); set on the first decision and never changed.",
+          },
+          term: {
+            type: "integer",
+            format: "int64",
+            description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in.",
+          },
           observedGeneration: { type: "integer", format: "int64", description: "The metadata.generation this status decides." },
-          phase: str("Allocated (every record granted), Conflict (at least one refused) or Invalid.", { enum: ["Allocated", "Conflict", "Invalid"] }),
+          phase: str("Allocated (every record granted), Conflict (at least one refused) or Invalid.", {
+            enum: ["Allocated", "Conflict", "Invalid"],
+          }),
           allocatedPrefixes: str("The granted prefixes, comma-separated (for display)."),
           message: str("Why the spec cannot be decided (phase Invalid)."),
           conditions: {
@@ -196,7 +228,8 @@ export const networkAllocationCRD: KubeObject = crd(
           { rule: "self == oldSelf", message: "field is immutable", reason: "FieldValueInvalid" },
           {
             rule: "!isCIDR(self.pool) || (self.prefixLength >= cidr(self.pool).prefixLength() && self.prefixLength <= (cidr(self.pool).ip().family() == 4 ? 32 : 128))",
-            messageExpression: "'prefixLength must be between ' + string(cidr(self.pool).prefixLength()) + ' and ' + (cidr(self.pool).ip().family() == 4 ? '32' : '128') + ' for pool ' + self.pool",
+            messageExpression:
+              "'prefixLength must be between ' + string(cidr(self.pool).prefixLength()) + ' and ' + (cidr(self.pool).ip().family() == 4 ? '32' : '128') + ' for pool ' + self.pool",
             fieldPath: ".prefixLength",
             reason: "FieldValueInvalid",
           },
@@ -212,7 +245,9 @@ export const networkAllocationCRD: KubeObject = crd(
           pool: cidrSchema("The pool: a granted record's prefix that the claim owns or that delegates to it."),
           prefixLength: { type: "integer", format: "int32", minimum: 0, maximum: 128, description: "Size of the block to allocate." },
           reference: referenceSchema,
-          strategy: str("best-fit (default) keeps large blocks whole; first-fit takes the lowest address.", { enum: ["best-fit", "first-fit"] }),
+          strategy: str("best-fit (default) keeps large blocks whole; first-fit takes the lowest address.", {
+            enum: ["best-fit", "first-fit"],
+          }),
           description: str("Free text about the block.", { maxLength: MAX_DESCRIPTION_LENGTH }),
           prefix: cidrSchema("A specific block of the pool instead of any free one; the object is then named after it (10.244.1.0-24)."),
         },
@@ -224,7 +259,11 @@ export const networkAllocationCRD: KubeObject = crd(
           prefix: str("The allocated block."),
           parent: parentSchema(false),
           sequence: { type: "integer", format: "int64", description: "Position in the arbiter's decision order." },
-          term: { type: "integer", format: "int64", description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in." },
+          term: {
+            type: "integer",
+            format: "int64",
+            description: "The arbiter's leadership term (the Lease's leaseTransitions) this status was written in.",
+          },
           observedGeneration: { type: "integer", format: "int64", description: "The metadata.generation this status decides." },
           phase: str("Allocated or Failed.", { enum: ["Allocated", "Failed"] }),
           reason: str("On Failed: pool-exhausted, pool-not-found, not-delegable or invalid-argument."),
@@ -258,25 +297,36 @@ const celList = (items: readonly string[]) => `[${items.map((s) => `'${s}'`).joi
  */
 export function wellKnownClaimsPolicyFor(arbiterIdentity: string): KubeObject {
   return {
-  apiVersion: "admissionregistration.k8s.io/v1",
-  kind: "ValidatingAdmissionPolicy",
-  metadata: { name: "kana-well-known-claims" },
-  spec: {
-    failurePolicy: "Fail",
-    matchConstraints: {
-      resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["networkclaims", "networkclaims/status"] }],
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: "kana-well-known-claims" },
+    spec: {
+      failurePolicy: "Fail",
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: [KANA_GROUP],
+            apiVersions: ["*"],
+            operations: ["CREATE", "UPDATE", "DELETE"],
+            resources: ["networkclaims", "networkclaims/status"],
+          },
+        ],
+      },
+      matchConditions: [{ name: "well-known-claim", expression: `request.name in ${celList(WELL_KNOWN_CLAIMS)}` }],
+      variables: [
+        {
+          name: "writers",
+          expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), arbiterIdentity])}`).join(" : ")} : []`,
+        },
+      ],
+      validations: [
+        {
+          expression: "request.userInfo.username in variables.writers",
+          messageExpression: "'NetworkClaim ' + request.name + ' is well-known: ' + request.userInfo.username + ' may not write it'",
+          reason: "Forbidden",
+        },
+      ],
     },
-    matchConditions: [{ name: "well-known-claim", expression: `request.name in ${celList(WELL_KNOWN_CLAIMS)}` }],
-    variables: [{
-      name: "writers",
-      expression: `${WELL_KNOWN_CLAIMS.map((name) => `request.name == '${name}' ? ${celList([...(WELL_KNOWN_CLAIM_WRITERS[name] ?? []), arbiterIdentity])}`).join(" : ")} : []`,
-    }],
-    validations: [{
-      expression: "request.userInfo.username in variables.writers",
-      messageExpression: "'NetworkClaim ' + request.name + ' is well-known: ' + request.userInfo.username + ' may not write it'",
-      reason: "Forbidden",
-    }],
-  },
   };
 }
 
@@ -286,7 +336,8 @@ export const wellKnownClaimsPolicy: KubeObject = wellKnownClaimsPolicyFor(ARBITE
 /** The annotation naming a claim's owner: set by its creator to its own user name. */
 export const CLAIM_OWNER_ANNOTATION = "kana.kubekit.io/owner";
 
-const ownerOf = (object: string) => `(has(${object}.metadata.annotations) && '${CLAIM_OWNER_ANNOTATION}' in ${object}.metadata.annotations ? ${object}.metadata.annotations['${CLAIM_OWNER_ANNOTATION}'] : '')`;
+const ownerOf = (object: string) =>
+  `(has(${object}.metadata.annotations) && '${CLAIM_OWNER_ANNOTATION}' in ${object}.metadata.annotations ? ${object}.metadata.annotations['${CLAIM_OWNER_ANNOTATION}'] : '')`;
 
 /**
  * A claim created with the owner annotation naming its creator may be changed or deleted only by
@@ -302,7 +353,9 @@ export function claimOwnerPolicyFor(arbiterIdentity: string): KubeObject {
     spec: {
       failurePolicy: "Fail",
       matchConstraints: {
-        resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["networkclaims"] }],
+        resourceRules: [
+          { apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["CREATE", "UPDATE", "DELETE"], resources: ["networkclaims"] },
+        ],
       },
       matchConditions: [{ name: "not-the-arbiter", expression: `request.userInfo.username != '${arbiterIdentity}'` }],
       validations: [
@@ -356,14 +409,23 @@ const arbiterTermPolicy: KubeObject = {
     failurePolicy: "Fail",
     paramKind: { apiVersion: "coordination.k8s.io/v1", kind: "Lease" },
     matchConstraints: {
-      resourceRules: [{ apiGroups: [KANA_GROUP], apiVersions: ["*"], operations: ["UPDATE"], resources: ["networkclaims/status", "networkallocations/status"] }],
+      resourceRules: [
+        {
+          apiGroups: [KANA_GROUP],
+          apiVersions: ["*"],
+          operations: ["UPDATE"],
+          resources: ["networkclaims/status", "networkallocations/status"],
+        },
+      ],
     },
     variables: [{ name: "term", expression: "has(params.spec.leaseTransitions) ? params.spec.leaseTransitions : 0" }],
-    validations: [{
-      expression: "!has(object.status) || !has(object.status.term) || object.status.term == variables.term",
-      messageExpression: `'the status of ' + request.name + ' ${STALE_TERM_REFUSAL} ' + string(object.status.term) + ', but the Lease kube-system/${ARBITER_NAME} is in term ' + string(variables.term)`,
-      reason: "Forbidden",
-    }],
+    validations: [
+      {
+        expression: "!has(object.status) || !has(object.status.term) || object.status.term == variables.term",
+        messageExpression: `'the status of ' + request.name + ' ${STALE_TERM_REFUSAL} ' + string(object.status.term) + ', but the Lease kube-system/${ARBITER_NAME} is in term ' + string(variables.term)`,
+        reason: "Forbidden",
+      },
+    ],
   },
 };
 
@@ -371,7 +433,11 @@ const arbiterTermPolicyBinding: KubeObject = {
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicyBinding",
   metadata: { name: "kana-arbiter-term" },
-  spec: { policyName: "kana-arbiter-term", validationActions: ["Deny"], paramRef: { name: ARBITER_NAME, namespace: "kube-system", parameterNotFoundAction: "Allow" } },
+  spec: {
+    policyName: "kana-arbiter-term",
+    validationActions: ["Deny"],
+    paramRef: { name: ARBITER_NAME, namespace: "kube-system", parameterNotFoundAction: "Allow" },
+  },
 };
 
 const READ = ["get", "list", "watch"];
@@ -387,9 +453,11 @@ export const claimantRole: KubeObject = clusterRole("kana:claimant", [
 ]);
 
 /** Read-only; aggregated into the built-in `view` role. */
-export const viewerRole: KubeObject = clusterRole("kana:viewer", [
-  { apiGroups: [KANA_GROUP], resources: ["networkclaims", "networkallocations"], verbs: READ },
-], { "rbac.authorization.k8s.io/aggregate-to-view": "true" });
+export const viewerRole: KubeObject = clusterRole(
+  "kana:viewer",
+  [{ apiGroups: [KANA_GROUP], resources: ["networkclaims", "networkallocations"], verbs: READ }],
+  { "rbac.authorization.k8s.io/aggregate-to-view": "true" },
+);
 
 /** The arbiter: the only writer of status; finalizers; Events; its Lease. */
 export const arbiterRole: KubeObject = clusterRole("kana:arbiter", [
@@ -402,9 +470,10 @@ export const arbiterRole: KubeObject = clusterRole("kana:arbiter", [
 /** Binds `kana:arbiter` to the user the arbiter runs as (a service account by its own kind). */
 export function arbiterRoleBinding(arbiterIdentity: string): KubeObject {
   const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(arbiterIdentity);
-  const subject = serviceAccount === null
-    ? { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: arbiterIdentity }
-    : { kind: "ServiceAccount", namespace: serviceAccount[1], name: serviceAccount[2] };
+  const subject =
+    serviceAccount === null
+      ? { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: arbiterIdentity }
+      : { kind: "ServiceAccount", namespace: serviceAccount[1], name: serviceAccount[2] };
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
@@ -423,11 +492,24 @@ export interface InstallManifestOptions {
 export function installManifests(options: InstallManifestOptions = {}): KubeObject[] {
   const identity = options.arbiterIdentity ?? ARBITER_SERVICE_ACCOUNT;
   return structuredClone([
-    networkClaimCRD, networkAllocationCRD, wellKnownClaimsPolicyFor(identity), wellKnownClaimsPolicyBinding, claimOwnerPolicyFor(identity), claimOwnerPolicyBinding, arbiterTermPolicy, arbiterTermPolicyBinding, claimantRole, viewerRole, arbiterRole, arbiterRoleBinding(identity),
+    networkClaimCRD,
+    networkAllocationCRD,
+    wellKnownClaimsPolicyFor(identity),
+    wellKnownClaimsPolicyBinding,
+    claimOwnerPolicyFor(identity),
+    claimOwnerPolicyBinding,
+    arbiterTermPolicy,
+    arbiterTermPolicyBinding,
+    claimantRole,
+    viewerRole,
+    arbiterRole,
+    arbiterRoleBinding(identity),
   ]);
 }
 
 /** {@link installManifests} as one multi-document YAML stream. */
 export function installManifestsYAML(options: InstallManifestOptions = {}): string {
-  return installManifests(options).map((object) => stringify(object)).join("---\n");
+  return installManifests(options)
+    .map((object) => stringify(object))
+    .join("---\n");
 }

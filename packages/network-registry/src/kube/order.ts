@@ -36,7 +36,9 @@ type Sequenced = KubeObject & { status?: { sequence?: number } };
  * creation order, each given the next sequence. Returns the order and the sequence of each name.
  */
 export function decisionOrder<T extends Sequenced>(objects: readonly T[]): { ordered: T[]; sequence: Map<string, number> } {
-  const decided = objects.filter((o) => typeof o.status?.sequence === "number").sort((a, b) => a.status!.sequence! - b.status!.sequence! || compareCreation(a, b));
+  const decided = objects
+    .filter((o) => typeof o.status?.sequence === "number")
+    .sort((a, b) => a.status!.sequence! - b.status!.sequence! || compareCreation(a, b));
   const undecided = objects.filter((o) => typeof o.status?.sequence !== "number").sort(compareCreation);
   const sequence = new Map<string, number>();
   let next = 1;

@@ -32,9 +32,12 @@ function asSpecRecord(record: AddressRecord): AddressRecord {
  */
 export function recordedGrants(object: NetworkClaimObject): AddressRecord[] {
   const status = object.status;
-  const current = status !== undefined && status.phase !== "Invalid" && (status.observedGeneration ?? 0) >= (object.metadata.generation ?? 1);
+  const current =
+    status !== undefined && status.phase !== "Invalid" && (status.observedGeneration ?? 0) >= (object.metadata.generation ?? 1);
   if (status?.addressSpace !== undefined && !current) {
-    return status.addressSpace.filter((r) => r.status === "allocated" || (r.status === "unavailable" && r.conflict === undefined)).map(asSpecRecord);
+    return status.addressSpace
+      .filter((r) => r.status === "allocated" || (r.status === "unavailable" && r.conflict === undefined))
+      .map(asSpecRecord);
   }
   const granted = new Map((status?.addressSpace ?? []).filter((r) => r.status === "allocated").map((r) => [r.prefix, r]));
   return (object.spec?.addressSpace ?? []).filter((record) => {

@@ -16,7 +16,10 @@ export interface KanaPlane {
  * `options` go to the control plane; the ClusterRoles are installed only when it serves RBAC.
  * `setup.token` authenticates the returned client; `setup.install: false` installs nothing.
  */
-export async function startKanaPlane(options: ControlPlaneOptions = {}, setup: { install?: boolean; token?: string } = {}): Promise<KanaPlane> {
+export async function startKanaPlane(
+  options: ControlPlaneOptions = {},
+  setup: { install?: boolean; token?: string } = {},
+): Promise<KanaPlane> {
   const test = await startTestPlane(options);
   const client = new KubeClient(setup.token === undefined ? test.url : { server: test.url, token: setup.token });
   const install = setup.install ?? true;
@@ -43,7 +46,8 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -16,7 +16,9 @@ describe("ClusterIPAllocator", () => {
     const allocator = new ClusterIPAllocator("10.96.0.0/16");
     allocator.allocate("10.96.0.10");
     expect(() => allocator.allocate("10.96.0.10")).toThrow("provided IP is already allocated");
-    expect(() => allocator.allocate("10.97.0.1")).toThrow("the provided IP (10.97.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/16");
+    expect(() => allocator.allocate("10.97.0.1")).toThrow(
+      "the provided IP (10.97.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/16",
+    );
     expect(() => allocator.allocate("10.96.0.0")).toThrow("not in the valid range");
     allocator.release("10.96.0.10");
     expect(() => allocator.allocate("10.96.0.10")).not.toThrow();
@@ -27,7 +29,15 @@ describe("ClusterIPAllocator", () => {
     expect(small.family).toBe("IPv6");
     const got = new Set<string>();
     for (let i = 0; i < 7; i++) got.add(small.allocateNext());
-    expect([...got].sort()).toEqual(["fd00:10:96::1", "fd00:10:96::2", "fd00:10:96::3", "fd00:10:96::4", "fd00:10:96::5", "fd00:10:96::6", "fd00:10:96::7"]);
+    expect([...got].sort()).toEqual([
+      "fd00:10:96::1",
+      "fd00:10:96::2",
+      "fd00:10:96::3",
+      "fd00:10:96::4",
+      "fd00:10:96::5",
+      "fd00:10:96::6",
+      "fd00:10:96::7",
+    ]);
     expect(() => small.allocateNext()).toThrow("range is full");
 
     const big = new ClusterIPAllocator("fd00:10:96::/108");
@@ -35,7 +45,9 @@ describe("ClusterIPAllocator", () => {
     big.allocate("fd00:10:96:0:0:0:0:a");
     expect(big.isAllocated("fd00:10:96::a")).toBe(true);
     expect(() => big.allocate("fd00:10:96::A")).toThrow("provided IP is already allocated");
-    expect(() => big.allocate("fd00:10:96::1:0")).toThrow("the provided IP (fd00:10:96::1:0) is not in the valid range. The range of valid IPs is fd00:10:96::/108");
+    expect(() => big.allocate("fd00:10:96::1:0")).toThrow(
+      "the provided IP (fd00:10:96::1:0) is not in the valid range. The range of valid IPs is fd00:10:96::/108",
+    );
     expect(() => big.allocate("10.96.0.1")).toThrow("not in the valid range");
     expect(new ClusterIPAllocator("10.96.0.0/16").contains("fd00:10:96::1")).toBe(false);
   });
@@ -55,28 +67,38 @@ describe("ClusterIPAllocator", () => {
 
   it("never hands out an address twice, and every released address can be had again (random histories)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constant("next" as const), fc.nat(40).map((n) => ({ release: n }))), { maxLength: 200 }), fc.nat(), (ops, seed) => {
-        let state = seed;
-        const allocator = new ClusterIPAllocator("10.0.0.0/27", (max) => (state = (state * 1103515245 + 12345) >>> 0) % max);
-        const held: string[] = [];
-        for (const op of ops) {
-          if (op === "next") {
-            if (held.length === allocator.capacity) {
-              expect(() => allocator.allocateNext()).toThrow("range is full");
-              continue;
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constant("next" as const),
+            fc.nat(40).map((n) => ({ release: n })),
+          ),
+          { maxLength: 200 },
+        ),
+        fc.nat(),
+        (ops, seed) => {
+          let state = seed;
+          const allocator = new ClusterIPAllocator("10.0.0.0/27", (max) => (state = (state * 1103515245 + 12345) >>> 0) % max);
+          const held: string[] = [];
+          for (const op of ops) {
+            if (op === "next") {
+              if (held.length === allocator.capacity) {
+                expect(() => allocator.allocateNext()).toThrow("range is full");
+                continue;
+              }
+              const ip = allocator.allocateNext();
+              expect(held).not.toContain(ip);
+              expect(allocator.contains(ip)).toBe(true);
+              held.push(ip);
+            } else if (held.length > 0) {
+              const [ip] = held.splice(op.release % held.length, 1);
+              allocator.release(ip!);
+              expect(allocator.isAllocated(ip!)).toBe(false);
             }
-            const ip = allocator.allocateNext();
-            expect(held).not.toContain(ip);
-            expect(allocator.contains(ip)).toBe(true);
-            held.push(ip);
-          } else if (held.length > 0) {
-            const [ip] = held.splice(op.release % held.length, 1);
-            allocator.release(ip!);
-            expect(allocator.isAllocated(ip!)).toBe(false);
+            expect(allocator.used).toBe(held.length);
           }
-          expect(allocator.used).toBe(held.length);
-        }
-      }),
+        },
+      ),
     );
   });
 
@@ -100,30 +122,40 @@ describe("NodePortAllocator", () => {
 
   it("allocates distinct in-range ports until full, and a released port is free again (random histories)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constant("next" as const), fc.nat(40).map((n) => ({ release: n }))), { maxLength: 200 }), fc.nat(), (ops, seed) => {
-        let state = seed;
-        const allocator = new NodePortAllocator({ base: 31000, size: 20 }, (max) => (state = (state * 1103515245 + 12345) >>> 0) % max);
-        const held: number[] = [];
-        for (const op of ops) {
-          if (op === "next") {
-            if (held.length === allocator.size) {
-              expect(() => allocator.allocateNext()).toThrow("range is full");
-              continue;
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constant("next" as const),
+            fc.nat(40).map((n) => ({ release: n })),
+          ),
+          { maxLength: 200 },
+        ),
+        fc.nat(),
+        (ops, seed) => {
+          let state = seed;
+          const allocator = new NodePortAllocator({ base: 31000, size: 20 }, (max) => (state = (state * 1103515245 + 12345) >>> 0) % max);
+          const held: number[] = [];
+          for (const op of ops) {
+            if (op === "next") {
+              if (held.length === allocator.size) {
+                expect(() => allocator.allocateNext()).toThrow("range is full");
+                continue;
+              }
+              const port = allocator.allocateNext();
+              expect(port).toBeGreaterThanOrEqual(31000);
+              expect(port).toBeLessThan(31020);
+              expect(held).not.toContain(port);
+              held.push(port);
+            } else if (held.length > 0) {
+              const [port] = held.splice(op.release % held.length, 1);
+              allocator.release(port!);
+              expect(() => allocator.allocate(port!)).not.toThrow();
+              allocator.release(port!);
             }
-            const port = allocator.allocateNext();
-            expect(port).toBeGreaterThanOrEqual(31000);
-            expect(port).toBeLessThan(31020);
-            expect(held).not.toContain(port);
-            held.push(port);
-          } else if (held.length > 0) {
-            const [port] = held.splice(op.release % held.length, 1);
-            allocator.release(port!);
-            expect(() => allocator.allocate(port!)).not.toThrow();
-            allocator.release(port!);
+            expect(allocator.used).toBe(held.length);
           }
-          expect(allocator.used).toBe(held.length);
-        }
-      }),
+        },
+      ),
     );
   });
 });

@@ -7,7 +7,9 @@ describe("cluster ranges", () => {
     expect([dual.clusterIPs.family, dual.secondaryClusterIPs?.family]).toEqual(["IPv6", "IPv4"]);
     expect(serviceRanges("10.96.0.0/16").secondaryClusterIPs).toBeUndefined();
     expect(() => serviceRanges("10.96.0.0/16,10.97.0.0/16")).toThrow("must be of different IP family");
-    expect(() => serviceRanges("10.96.0.0/16,fd00::/64")).toThrow("specified --secondary-service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108");
+    expect(() => serviceRanges("10.96.0.0/16,fd00::/64")).toThrow(
+      "specified --secondary-service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108",
+    );
     expect(() => serviceRanges("10.96.0.0/16,fd00::/112,fd01::/112")).toThrow("at most 2 CIDRs");
   });
 

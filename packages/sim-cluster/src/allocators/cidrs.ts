@@ -7,16 +7,22 @@ import { ClusterIPAllocator, formatIP, parseIP, type IPFamily } from "./cluster-
  */
 export function serviceRanges(text: string): { clusterIPs: ClusterIPAllocator; secondaryClusterIPs?: ClusterIPAllocator } {
   const cidrs = text.split(",").map((c) => c.trim());
-  if (cidrs.length > 2) throw new Error(`invalid service CIDR ${JSON.stringify(text)}: --service-cluster-ip-range can contain at most 2 CIDRs, one of each family`);
+  if (cidrs.length > 2)
+    throw new Error(
+      `invalid service CIDR ${JSON.stringify(text)}: --service-cluster-ip-range can contain at most 2 CIDRs, one of each family`,
+    );
   const names = ["--service-cluster-ip-range", "--secondary-service-cluster-ip-range"];
   const ranges = cidrs.map((cidr, i) => {
     const range = new ClusterIPAllocator(cidr);
-    if (range.family === "IPv6" && Number(cidr.split("/")[1]) < 108) throw new Error(`specified ${names[i]} is too large; for 128-bit addresses, the mask must be >= 108`);
+    if (range.family === "IPv6" && Number(cidr.split("/")[1]) < 108)
+      throw new Error(`specified ${names[i]} is too large; for 128-bit addresses, the mask must be >= 108`);
     return range;
   });
   const [clusterIPs, secondaryClusterIPs] = ranges;
   if (secondaryClusterIPs !== undefined && secondaryClusterIPs.family === clusterIPs!.family) {
-    throw new Error(`invalid service CIDR ${JSON.stringify(text)}: --service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family`);
+    throw new Error(
+      `invalid service CIDR ${JSON.stringify(text)}: --service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family`,
+    );
   }
   return { clusterIPs: clusterIPs!, ...(secondaryClusterIPs !== undefined ? { secondaryClusterIPs } : {}) };
 }
@@ -32,7 +38,9 @@ export function podRanges(text: string): string[] {
     const [address, bits] = cidr.split("/");
     const ip = parseIP(address ?? "");
     if (ip === undefined || !/^\d+$/.test(bits ?? "") || Number(bits) > NODE_MASK[ip.family] - 8 || families.has(ip.family)) {
-      throw new Error(`invalid pod CIDR ${JSON.stringify(text)}: want an IPv4 range of /16 or wider, optionally with an IPv6 range of /56 or wider after a comma`);
+      throw new Error(
+        `invalid pod CIDR ${JSON.stringify(text)}: want an IPv4 range of /16 or wider, optionally with an IPv6 range of /56 or wider after a comma`,
+      );
     }
     families.add(ip.family);
   }

@@ -30,7 +30,9 @@ export class ClusterIPAllocator {
     const base = parseIP(address ?? "");
     const width = base?.family === "IPv6" ? 128 : 32;
     if (base === undefined || !Number.isInteger(prefix) || prefix < 1 || prefix > width - 2 || bits !== String(prefix)) {
-      throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30 or an IPv6 CIDR with one of 1 to 126`);
+      throw badRequest(
+        `invalid service CIDR ${JSON.stringify(cidr)}: an IPv4 CIDR with a prefix length of 1 to 30 or an IPv6 CIDR with one of 1 to 126`,
+      );
     }
     const hostBits = BigInt(width - prefix);
     if (base.value & ((1n << hostBits) - 1n)) throw badRequest(`invalid service CIDR ${JSON.stringify(cidr)}: host bits are set`);

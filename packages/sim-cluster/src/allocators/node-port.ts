@@ -15,8 +15,17 @@ export class NodePortAllocator {
   readonly #used = new Set<number>();
   readonly #random: (max: number) => number;
 
-  constructor(range: { base: number; size: number } = DEFAULT_NODE_PORT_RANGE, random: (max: number) => number = (max) => Math.floor(Math.random() * max)) {
-    if (!Number.isInteger(range.base) || !Number.isInteger(range.size) || range.base < 1 || range.size < 1 || range.base + range.size - 1 > 65535) {
+  constructor(
+    range: { base: number; size: number } = DEFAULT_NODE_PORT_RANGE,
+    random: (max: number) => number = (max) => Math.floor(Math.random() * max),
+  ) {
+    if (
+      !Number.isInteger(range.base) ||
+      !Number.isInteger(range.size) ||
+      range.base < 1 ||
+      range.size < 1 ||
+      range.base + range.size - 1 > 65535
+    ) {
       throw badRequest(`invalid node port range ${range.base}-${range.base + range.size - 1}`);
     }
     this.base = range.base;

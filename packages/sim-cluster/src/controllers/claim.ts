@@ -28,7 +28,19 @@ export async function claimObjects<T extends KubeObject>(
   const patchOwners = (pod: T, ownerReferences: unknown[], claim: boolean, finalizers?: string[]) =>
     changes.push(
       client
-        .patch<T>(resource, pod.metadata?.namespace, pod.metadata?.name ?? "", { metadata: { ownerReferences, resourceVersion: pod.metadata?.resourceVersion, ...(finalizers !== undefined ? { finalizers } : {}) } }, MERGE_PATCH)
+        .patch<T>(
+          resource,
+          pod.metadata?.namespace,
+          pod.metadata?.name ?? "",
+          {
+            metadata: {
+              ownerReferences,
+              resourceVersion: pod.metadata?.resourceVersion,
+              ...(finalizers !== undefined ? { finalizers } : {}),
+            },
+          },
+          MERGE_PATCH,
+        )
         .then((patched) => {
           if (claim) claimed.push(patched);
         })
@@ -42,13 +54,26 @@ export async function claimObjects<T extends KubeObject>(
     if (ref !== undefined) {
       if (ref.uid !== uid) continue;
       if (matches) claimed.push(pod);
-      else if (!deleting) patchOwners(pod, (pod.metadata?.ownerReferences ?? []).filter((r) => r.uid !== uid), false);
+      else if (!deleting)
+        patchOwners(
+          pod,
+          (pod.metadata?.ownerReferences ?? []).filter((r) => r.uid !== uid),
+          false,
+        );
       continue;
     }
     if (deleting || !matches || pod.metadata?.deletionTimestamp !== undefined) continue;
     const finalizer = options.finalizer;
-    const finalizers = finalizer === undefined || pod.metadata?.finalizers?.includes(finalizer) ? undefined : [...(pod.metadata?.finalizers ?? []), finalizer];
-    patchOwners(pod, [...(pod.metadata?.ownerReferences ?? []), ownerReferenceTo(owner, options.apiVersion ?? "apps/v1", kind)], true, finalizers);
+    const finalizers =
+      finalizer === undefined || pod.metadata?.finalizers?.includes(finalizer)
+        ? undefined
+        : [...(pod.metadata?.finalizers ?? []), finalizer];
+    patchOwners(
+      pod,
+      [...(pod.metadata?.ownerReferences ?? []), ownerReferenceTo(owner, options.apiVersion ?? "apps/v1", kind)],
+      true,
+      finalizers,
+    );
   }
   await Promise.all(changes);
   return claimed;

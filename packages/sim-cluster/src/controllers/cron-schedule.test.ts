@@ -40,7 +40,10 @@ describe("cron schedules (robfig/cron ParseStandard)", () => {
   });
 
   it("finds the most recent missed time and counts the misses", () => {
-    expect(mostRecentTime(schedule("*/10 * * * *"), at("2026-03-01T10:00:00Z"), at("2026-03-01T10:35:00Z"))).toEqual({ time: at("2026-03-01T10:30:00Z"), missed: 3 });
+    expect(mostRecentTime(schedule("*/10 * * * *"), at("2026-03-01T10:00:00Z"), at("2026-03-01T10:35:00Z"))).toEqual({
+      time: at("2026-03-01T10:30:00Z"),
+      missed: 3,
+    });
     const many = mostRecentTime(schedule("* * * * *"), at("2026-03-01T00:00:00Z"), at("2026-03-02T00:00:30Z"));
     expect(iso(many.time)).toBe("2026-03-02T00:00:00.000Z");
     expect(many.missed).toBeGreaterThan(100);

@@ -125,10 +125,22 @@ export function isKnownTimeZone(zone: string): boolean {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The wall clock in `zone` at `ms`. */
-export function wallClock(ms: number, zone: string): { year: number; month: number; day: number; hour: number; minute: number; weekday: number } {
+export function wallClock(
+  ms: number,
+  zone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; weekday: number } {
   let formatter = formatters.get(zone);
   if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", weekday: "short" });
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      weekday: "short",
+    });
     formatters.set(zone, formatter);
   }
   const parts: Record<string, string> = {};
@@ -190,7 +202,12 @@ export function mostRecentTime(schedule: CronSchedule, earliestMs: number, nowMs
       // Too many to walk one by one: the latest lies in the shortest recent window holding one.
       for (const windowMs of [60, 24 * 60, 32 * 24 * 60, 366 * 24 * 60].map((m) => m * MINUTE)) {
         let latest: number | undefined;
-        for (let u = nextTime(schedule, Math.max(t, nowMs - windowMs), zone); u !== undefined && u <= nowMs; u = nextTime(schedule, u, zone)) latest = u;
+        for (
+          let u = nextTime(schedule, Math.max(t, nowMs - windowMs), zone);
+          u !== undefined && u <= nowMs;
+          u = nextTime(schedule, u, zone)
+        )
+          latest = u;
         if (latest !== undefined) return { time: latest, missed };
       }
       return { time, missed };

@@ -1,4 +1,14 @@
-import { controllerFor, isApiError, isNotFound, splitKey, type Controller, type EventRecorder, type KubeClient, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import {
+  controllerFor,
+  isApiError,
+  isNotFound,
+  splitKey,
+  type Controller,
+  type EventRecorder,
+  type KubeClient,
+  type ReconcileContext,
+  type Requeue,
+} from "@kubekit/generic-controlplane/controllers";
 import type { CronJob } from "../resources/cronjobs.js";
 import { isJobFinished, jobCondition, type Job } from "../resources/jobs.js";
 import { CRON_JOBS, JOBS } from "../refs.js";
@@ -12,8 +22,25 @@ const MINUTE = 60_000;
 /** RFC 3339 of `ms` with the offset of `zone` at that instant (`2026-01-01T09:00:00+01:00`). */
 function rfc3339In(ms: number, zone: string): string {
   const parts: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }).formatToParts(ms)) parts[p.type] = p.value;
-  const local = Date.UTC(Number(parts["year"]), Number(parts["month"]) - 1, Number(parts["day"]), Number(parts["hour"]), Number(parts["minute"]), Number(parts["second"]));
+  for (const p of new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(ms))
+    parts[p.type] = p.value;
+  const local = Date.UTC(
+    Number(parts["year"]),
+    Number(parts["month"]) - 1,
+    Number(parts["day"]),
+    Number(parts["hour"]),
+    Number(parts["minute"]),
+    Number(parts["second"]),
+  );
   const offset = Math.round((local - Math.floor(ms / 1000) * 1000) / MINUTE);
   const sign = offset < 0 ? "-" : "+";
   const abs = Math.abs(offset);
@@ -41,13 +68,20 @@ export function cronJobController(): Controller {
     .withState(({ context }) => context.events("cronjob-controller"))
     .withOptions({ workers: 2 })
     .complete(
-      toleratingStaleCache(async (key: string, { primary: cronJobs, informer, client, state: events }: ReconcileContext<EventRecorder>): Promise<void | Requeue> => {
-        const cronJob = cronJobs.cache.get(key) as CronJob | undefined;
-        if (cronJob === undefined) return;
-        const { namespace } = splitKey(key);
-        const owned = (informer(JOBS).cache.list() as Job[]).filter((j) => j.metadata?.namespace === namespace && controllerRefOf(j)?.uid === cronJob.metadata?.uid);
-        return syncCronJob(client, events, structuredClone(cronJob), owned);
-      }),
+      toleratingStaleCache(
+        async (
+          key: string,
+          { primary: cronJobs, informer, client, state: events }: ReconcileContext<EventRecorder>,
+        ): Promise<void | Requeue> => {
+          const cronJob = cronJobs.cache.get(key) as CronJob | undefined;
+          if (cronJob === undefined) return;
+          const { namespace } = splitKey(key);
+          const owned = (informer(JOBS).cache.list() as Job[]).filter(
+            (j) => j.metadata?.namespace === namespace && controllerRefOf(j)?.uid === cronJob.metadata?.uid,
+          );
+          return syncCronJob(client, events, structuredClone(cronJob), owned);
+        },
+      ),
     );
 }
 
@@ -69,7 +103,13 @@ async function syncCronJob(client: KubeClient, events: EventRecorder, cronJob: C
     const job = byUid.get(ref.uid ?? "");
     if (job !== undefined) {
       if (!isJobFinished(job)) activeRefs.push(ref);
-      else void events.event(about, "Normal", "SawCompletedJob", `Saw completed job: ${job.metadata?.name ?? ""}, condition: ${jobCondition(job, "Complete") !== undefined ? "Complete" : "Failed"}`);
+      else
+        void events.event(
+          about,
+          "Normal",
+          "SawCompletedJob",
+          `Saw completed job: ${job.metadata?.name ?? ""}, condition: ${jobCondition(job, "Complete") !== undefined ? "Complete" : "Failed"}`,
+        );
       continue;
     }
     // Not in the cache: gone, or created after the cache was read. Ask the server, as upstream does.
@@ -91,14 +131,21 @@ async function syncCronJob(client: KubeClient, events: EventRecorder, cronJob: C
     const stored = await client.get<CronJob>(CRON_JOBS, namespace, cronJob.metadata?.name ?? "").catch(() => undefined);
     for (const job of unlisted) {
       const listed = stored?.status?.active?.some((r) => r.uid === job.metadata?.uid) === true;
-      if (!listed) void events.event(about, "Warning", "UnexpectedJob", `Saw a job that the controller did not create or forgot: ${job.metadata?.name ?? ""}`);
+      if (!listed)
+        void events.event(
+          about,
+          "Warning",
+          "UnexpectedJob",
+          `Saw a job that the controller did not create or forgot: ${job.metadata?.name ?? ""}`,
+        );
       activeRefs.push(objectReference(job));
     }
   }
   for (const job of owned) {
     if (jobCondition(job, "Complete") === undefined) continue;
     const at = jobFinishedAt(job);
-    if (at !== undefined && (status.lastSuccessfulTime === undefined || Date.parse(status.lastSuccessfulTime) < at)) status.lastSuccessfulTime = rfc3339(at);
+    if (at !== undefined && (status.lastSuccessfulTime === undefined || Date.parse(status.lastSuccessfulTime) < at))
+      status.lastSuccessfulTime = rfc3339(at);
   }
   status.active = activeRefs;
   await removeOldJobs(client, events, about, spec, owned);
@@ -138,7 +185,12 @@ async function syncCronJob(client: KubeClient, events: EventRecorder, cronJob: C
     return next(now);
   }
   if (spec.concurrencyPolicy === "Forbid" && activeRefs.length > 0) {
-    void events.event(about, "Normal", "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid");
+    void events.event(
+      about,
+      "Normal",
+      "JobAlreadyActive",
+      "Not starting job because prior execution is running and concurrency policy is Forbid",
+    );
     await writeStatus();
     return next(now);
   }
@@ -190,11 +242,24 @@ async function syncCronJob(client: KubeClient, events: EventRecorder, cronJob: C
 }
 
 function objectReference(job: Job): NonNullable<NonNullable<CronJob["status"]>["active"]>[number] {
-  return { kind: "Job", namespace: job.metadata?.namespace ?? "", name: job.metadata?.name ?? "", uid: job.metadata?.uid ?? "", apiVersion: "batch/v1", resourceVersion: job.metadata?.resourceVersion ?? "" };
+  return {
+    kind: "Job",
+    namespace: job.metadata?.namespace ?? "",
+    name: job.metadata?.name ?? "",
+    uid: job.metadata?.uid ?? "",
+    apiVersion: "batch/v1",
+    resourceVersion: job.metadata?.resourceVersion ?? "",
+  };
 }
 
 /** cleanupFinishedJobs: the oldest finished Jobs beyond each history limit go, in the background. */
-async function removeOldJobs(client: KubeClient, events: EventRecorder, about: InvolvedCronJob, spec: NonNullable<CronJob["spec"]>, owned: Job[]): Promise<void> {
+async function removeOldJobs(
+  client: KubeClient,
+  events: EventRecorder,
+  about: InvolvedCronJob,
+  spec: NonNullable<CronJob["spec"]>,
+  owned: Job[],
+): Promise<void> {
   const finished = owned.filter((j) => isJobFinished(j) && j.metadata?.deletionTimestamp === undefined);
   const startOf = (j: Job) => Date.parse(j.status?.startTime ?? j.metadata?.creationTimestamp ?? "") || 0;
   const victims: Job[] = [];
@@ -221,7 +286,13 @@ async function removeOldJobs(client: KubeClient, events: EventRecorder, about: I
 type InvolvedCronJob = ReturnType<typeof involved>;
 
 function involved(cronJob: CronJob): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
-  return { apiVersion: "batch/v1", kind: "CronJob", namespace: cronJob.metadata?.namespace ?? "", name: cronJob.metadata?.name ?? "", uid: cronJob.metadata?.uid ?? "" };
+  return {
+    apiVersion: "batch/v1",
+    kind: "CronJob",
+    namespace: cronJob.metadata?.namespace ?? "",
+    name: cronJob.metadata?.name ?? "",
+    uid: cronJob.metadata?.uid ?? "",
+  };
 }
 
 /** Go's time.RFC1123Z of `ms` in UTC (`Mon, 02 Jan 2006 15:04:05 +0000`), as upstream's MissSchedule message. */

@@ -73,16 +73,29 @@ export async function currentRevision(
     }
   }
   if (revisionNumber(current) <= maxOld) {
-    current = await client.patch<ControllerRevision>(CONTROLLER_REVISIONS, namespace, current.metadata?.name ?? "", { revision: maxOld + 1 }, "application/merge-patch+json");
+    current = await client.patch<ControllerRevision>(
+      CONTROLLER_REVISIONS,
+      namespace,
+      current.metadata?.name ?? "",
+      { revision: maxOld + 1 },
+      "application/merge-patch+json",
+    );
   }
   return { hash: current.metadata?.labels?.[CONTROLLER_REVISION_HASH] ?? "", current, old, collisionCount };
 }
 
 /** `cleanupHistory`: old revisions no live pod runs, beyond `revisionHistoryLimit`, lowest revision first. */
-export async function cleanupHistory(client: KubeClient, ds: HistoryOwner, old: readonly ControllerRevision[], pods: readonly Pod[]): Promise<void> {
+export async function cleanupHistory(
+  client: KubeClient,
+  ds: HistoryOwner,
+  old: readonly ControllerRevision[],
+  pods: readonly Pod[],
+): Promise<void> {
   const limit = ds.spec?.revisionHistoryLimit ?? 10;
   const live = new Set(pods.map((p) => p.metadata?.labels?.[CONTROLLER_REVISION_HASH]));
-  const unused = old.filter((r) => !live.has(r.metadata?.labels?.[CONTROLLER_REVISION_HASH])).sort((a, b) => revisionNumber(a) - revisionNumber(b));
+  const unused = old
+    .filter((r) => !live.has(r.metadata?.labels?.[CONTROLLER_REVISION_HASH]))
+    .sort((a, b) => revisionNumber(a) - revisionNumber(b));
   for (const revision of unused.slice(0, Math.max(0, unused.length - limit))) {
     await client.delete(CONTROLLER_REVISIONS, ds.metadata?.namespace, revision.metadata?.name ?? "").catch((error: unknown) => {
       if (!isNotFound(error)) throw error;

@@ -4,7 +4,10 @@ import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { daemonPodFor, nodeShouldRunDaemonPod, rollingUpdateStep, targetNodeName } from "./daemonset-pods.js";
 
-const ds = (podSpec: Record<string, unknown> = {}, rollingUpdate: Record<string, unknown> = { maxUnavailable: 1, maxSurge: 0 }): DaemonSet => ({
+const ds = (
+  podSpec: Record<string, unknown> = {},
+  rollingUpdate: Record<string, unknown> = { maxUnavailable: 1, maxSurge: 0 },
+): DaemonSet => ({
   metadata: { name: "ds", namespace: "default", uid: "u" },
   spec: {
     selector: { matchLabels: { app: "a" } },
@@ -12,29 +15,86 @@ const ds = (podSpec: Record<string, unknown> = {}, rollingUpdate: Record<string,
     updateStrategy: { type: "RollingUpdate", rollingUpdate },
   },
 });
-const node = (name: string, labels: Record<string, string> = {}, taints: Array<{ key: string; value?: string; effect: string }> = []): Node => ({ metadata: { name, labels }, spec: { taints } });
+const node = (
+  name: string,
+  labels: Record<string, string> = {},
+  taints: Array<{ key: string; value?: string; effect: string }> = [],
+): Node => ({ metadata: { name, labels }, spec: { taints } });
 
 // After pkg/controller/daemon's TestNodeShouldRunDaemonPod.
 describe("nodeShouldRunDaemonPod", () => {
   const cases: Array<{ name: string; ds: DaemonSet; node: Node; shouldRun: boolean; shouldContinueRunning: boolean }> = [
     { name: "a plain node", ds: ds(), node: node("n"), shouldRun: true, shouldContinueRunning: true },
-    { name: "nodeSelector not matching", ds: ds({ nodeSelector: { disk: "ssd" } }), node: node("n"), shouldRun: false, shouldContinueRunning: false },
+    {
+      name: "nodeSelector not matching",
+      ds: ds({ nodeSelector: { disk: "ssd" } }),
+      node: node("n"),
+      shouldRun: false,
+      shouldContinueRunning: false,
+    },
     { name: "nodeName of another node", ds: ds({ nodeName: "other" }), node: node("n"), shouldRun: false, shouldContinueRunning: false },
     {
       name: "required node affinity not matching",
-      ds: ds({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "type", operator: "In", values: ["gpu"] }] }] } } } }),
+      ds: ds({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: "type", operator: "In", values: ["gpu"] }] }],
+            },
+          },
+        },
+      }),
       node: node("n", { type: "cpu" }),
       shouldRun: false,
       shouldContinueRunning: false,
     },
-    { name: "an untolerated NoSchedule taint: no new pod, the old one stays", ds: ds(), node: node("n", {}, [{ key: "k", effect: "NoSchedule" }]), shouldRun: false, shouldContinueRunning: true },
-    { name: "an untolerated NoExecute taint", ds: ds(), node: node("n", {}, [{ key: "k", effect: "NoExecute" }]), shouldRun: false, shouldContinueRunning: false },
-    { name: "a tolerated taint", ds: ds({ tolerations: [{ key: "k", operator: "Exists" }] }), node: node("n", {}, [{ key: "k", effect: "NoExecute" }]), shouldRun: true, shouldContinueRunning: true },
-    { name: "a cordoned node's taint is tolerated by default", ds: ds(), node: node("n", {}, [{ key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" }]), shouldRun: true, shouldContinueRunning: true },
-    { name: "a not-ready node's NoExecute taint is tolerated by default", ds: ds(), node: node("n", {}, [{ key: "node.kubernetes.io/not-ready", effect: "NoExecute" }]), shouldRun: true, shouldContinueRunning: true },
-    { name: "PreferNoSchedule does not keep the pod off", ds: ds(), node: node("n", {}, [{ key: "k", effect: "PreferNoSchedule" }]), shouldRun: true, shouldContinueRunning: true },
+    {
+      name: "an untolerated NoSchedule taint: no new pod, the old one stays",
+      ds: ds(),
+      node: node("n", {}, [{ key: "k", effect: "NoSchedule" }]),
+      shouldRun: false,
+      shouldContinueRunning: true,
+    },
+    {
+      name: "an untolerated NoExecute taint",
+      ds: ds(),
+      node: node("n", {}, [{ key: "k", effect: "NoExecute" }]),
+      shouldRun: false,
+      shouldContinueRunning: false,
+    },
+    {
+      name: "a tolerated taint",
+      ds: ds({ tolerations: [{ key: "k", operator: "Exists" }] }),
+      node: node("n", {}, [{ key: "k", effect: "NoExecute" }]),
+      shouldRun: true,
+      shouldContinueRunning: true,
+    },
+    {
+      name: "a cordoned node's taint is tolerated by default",
+      ds: ds(),
+      node: node("n", {}, [{ key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" }]),
+      shouldRun: true,
+      shouldContinueRunning: true,
+    },
+    {
+      name: "a not-ready node's NoExecute taint is tolerated by default",
+      ds: ds(),
+      node: node("n", {}, [{ key: "node.kubernetes.io/not-ready", effect: "NoExecute" }]),
+      shouldRun: true,
+      shouldContinueRunning: true,
+    },
+    {
+      name: "PreferNoSchedule does not keep the pod off",
+      ds: ds(),
+      node: node("n", {}, [{ key: "k", effect: "PreferNoSchedule" }]),
+      shouldRun: true,
+      shouldContinueRunning: true,
+    },
   ];
-  for (const c of cases) it(c.name, () => expect(nodeShouldRunDaemonPod(c.node, c.ds)).toEqual({ shouldRun: c.shouldRun, shouldContinueRunning: c.shouldContinueRunning }));
+  for (const c of cases)
+    it(c.name, () =>
+      expect(nodeShouldRunDaemonPod(c.node, c.ds)).toEqual({ shouldRun: c.shouldRun, shouldContinueRunning: c.shouldContinueRunning }),
+    );
 });
 
 describe("daemon pods", () => {
@@ -43,8 +103,12 @@ describe("daemon pods", () => {
       ds({
         affinity: {
           nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "Exists" }] }] },
-            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: "b", operator: "Exists" }] } }],
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "Exists" }] }],
+            },
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 1, preference: { matchExpressions: [{ key: "b", operator: "Exists" }] } },
+            ],
           },
         },
         hostNetwork: true,
@@ -56,13 +120,19 @@ describe("daemon pods", () => {
     expect(pod.metadata?.labels).toEqual({ app: "a", "controller-revision-hash": "h1" });
     expect(pod.spec?.["affinity"]).toEqual({
       nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }] },
-        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: "b", operator: "Exists" }] } }],
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }],
+        },
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 1, preference: { matchExpressions: [{ key: "b", operator: "Exists" }] } },
+        ],
       },
     });
     const tolerations = pod.spec?.["tolerations"] as Array<{ key: string; tolerationSeconds?: number }>;
     // The default replaces one of the same key and effect; host networking adds network-unavailable.
-    expect(tolerations.filter((t) => t.key === "node.kubernetes.io/not-ready")).toEqual([{ key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" }]);
+    expect(tolerations.filter((t) => t.key === "node.kubernetes.io/not-ready")).toEqual([
+      { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" },
+    ]);
     expect(tolerations.map((t) => t.key)).toContain("node.kubernetes.io/network-unavailable");
     expect(targetNodeName(pod)).toBe("n1");
   });
@@ -72,7 +142,10 @@ const ready = (name: string, hash: string, readySince = "2020-01-01T00:00:00Z"):
   metadata: { name, labels: { "controller-revision-hash": hash }, creationTimestamp: readySince },
   status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: readySince }] },
 });
-const notReady = (name: string, hash: string): Pod => ({ metadata: { name, labels: { "controller-revision-hash": hash } }, status: { phase: "Pending" } });
+const notReady = (name: string, hash: string): Pod => ({
+  metadata: { name, labels: { "controller-revision-hash": hash } },
+  status: { phase: "Pending" },
+});
 const names = (pods: Pod[]) => pods.map((p) => p.metadata?.name);
 
 // After pkg/controller/daemon's TestDaemonSetUpdatesPods, TestDaemonSetUpdatesWhenNewPodIsNotReady and the surge cases of TestRollingUpdate.
@@ -87,7 +160,10 @@ describe("rollingUpdateStep", () => {
       ["c", [ready("c-old", "old")]],
     ]);
     expect(names(rollingUpdateStep(ds(), nodes, "new", 3, all, now).deletePods)).toEqual(["a-old"]);
-    expect(names(rollingUpdateStep(ds({}, { maxUnavailable: 2, maxSurge: 0 }), nodes, "new", 3, all, now).deletePods)).toEqual(["a-old", "b-old"]);
+    expect(names(rollingUpdateStep(ds({}, { maxUnavailable: 2, maxSurge: 0 }), nodes, "new", 3, all, now).deletePods)).toEqual([
+      "a-old",
+      "b-old",
+    ]);
   });
 
   it("waits while a new pod is unavailable, but always replaces unavailable old pods", () => {

@@ -55,11 +55,16 @@ function withDefaultTolerations(existing: readonly Toleration[], hostNetwork: bo
  * term selecting the node by `metadata.name`, so the scheduler puts it there (the controller has
  * already checked the template's own affinity against the node).
  */
-export function nodeNameAffinity(affinity: { nodeAffinity?: NodeAffinity } | undefined, nodeName: string): { nodeAffinity: NodeAffinity } & Record<string, unknown> {
+export function nodeNameAffinity(
+  affinity: { nodeAffinity?: NodeAffinity } | undefined,
+  nodeName: string,
+): { nodeAffinity: NodeAffinity } & Record<string, unknown> {
   const copy = structuredClone(affinity ?? {}) as { nodeAffinity?: NodeAffinity } & Record<string, unknown>;
   copy.nodeAffinity = {
     ...(copy.nodeAffinity ?? {}),
-    requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: NODE_NAME_FIELD, operator: "In", values: [nodeName] }] }] },
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchFields: [{ key: NODE_NAME_FIELD, operator: "In", values: [nodeName] }] }],
+    },
   };
   return copy as { nodeAffinity: NodeAffinity } & Record<string, unknown>;
 }

@@ -34,7 +34,10 @@ export function newCondition(type: string, status: string, reason: string, messa
 export function setCondition(conditions: readonly DeploymentCondition[], condition: DeploymentCondition): DeploymentCondition[] {
   const current = conditions.find((c) => c.type === condition.type);
   if (current !== undefined && current.status === condition.status && current.reason === condition.reason) return [...conditions];
-  const next = current !== undefined && current.status === condition.status ? { ...condition, lastTransitionTime: current.lastTransitionTime } : condition;
+  const next =
+    current !== undefined && current.status === condition.status
+      ? { ...condition, lastTransitionTime: current.lastTransitionTime }
+      : condition;
   return [...conditions.filter((c) => c.type !== condition.type), next];
 }
 
@@ -43,8 +46,10 @@ export function pausedCondition(conditions: readonly DeploymentCondition[], paus
   const current = conditions.find((c) => c.type === PROGRESSING);
   if (current?.reason === TIMED_OUT_REASON) return [...conditions];
   const pausedBefore = current?.reason === PAUSED_REASON;
-  if (paused && !pausedBefore) return setCondition(conditions, newCondition(PROGRESSING, "Unknown", PAUSED_REASON, "Deployment is paused", now));
-  if (!paused && pausedBefore) return setCondition(conditions, newCondition(PROGRESSING, "Unknown", RESUMED_REASON, "Deployment is resumed", now));
+  if (paused && !pausedBefore)
+    return setCondition(conditions, newCondition(PROGRESSING, "Unknown", PAUSED_REASON, "Deployment is paused", now));
+  if (!paused && pausedBefore)
+    return setCondition(conditions, newCondition(PROGRESSING, "Unknown", RESUMED_REASON, "Deployment is resumed", now));
   return [...conditions];
 }
 
@@ -85,8 +90,14 @@ export function deploymentConditions(input: {
   const now = new Date(input.now).toISOString().replace(/\.\d+Z$/, "Z");
   let conditions =
     input.after.availableReplicas >= input.replicas - input.maxUnavailable
-      ? setCondition(input.conditions, newCondition(AVAILABLE, "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now))
-      : setCondition(input.conditions, newCondition(AVAILABLE, "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", now));
+      ? setCondition(
+          input.conditions,
+          newCondition(AVAILABLE, "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now),
+        )
+      : setCondition(
+          input.conditions,
+          newCondition(AVAILABLE, "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", now),
+        );
   if (!input.rollout) return { conditions };
   const deadline = input.progressDeadlineSeconds;
   if (deadline === undefined) return { conditions: conditions.filter((c) => c.type !== PROGRESSING) };
@@ -96,13 +107,23 @@ export function deploymentConditions(input: {
   const settled = input.after.replicas === input.after.updatedReplicas && current?.reason === NEW_RS_AVAILABLE_REASON;
   if (!settled) {
     if (complete) {
-      conditions = setCondition(conditions, newCondition(PROGRESSING, "True", NEW_RS_AVAILABLE_REASON, `${subject} has successfully progressed.`, now));
+      conditions = setCondition(
+        conditions,
+        newCondition(PROGRESSING, "True", NEW_RS_AVAILABLE_REASON, `${subject} has successfully progressed.`, now),
+      );
     } else if (deploymentProgressing(input.before, input.after)) {
       const next = newCondition(PROGRESSING, "True", "ReplicaSetUpdated", `${subject} is progressing.`, now);
       if (current?.status === "True") next.lastTransitionTime = current.lastTransitionTime;
       conditions = [...conditions.filter((c) => c.type !== PROGRESSING), next];
-    } else if (current !== undefined && current.reason !== NEW_RS_AVAILABLE_REASON && (current.reason === TIMED_OUT_REASON || Date.parse(current.lastUpdateTime) + deadline * 1000 < input.now)) {
-      conditions = setCondition(conditions, newCondition(PROGRESSING, "False", TIMED_OUT_REASON, `${subject} has timed out progressing.`, now));
+    } else if (
+      current !== undefined &&
+      current.reason !== NEW_RS_AVAILABLE_REASON &&
+      (current.reason === TIMED_OUT_REASON || Date.parse(current.lastUpdateTime) + deadline * 1000 < input.now)
+    ) {
+      conditions = setCondition(
+        conditions,
+        newCondition(PROGRESSING, "False", TIMED_OUT_REASON, `${subject} has timed out progressing.`, now),
+      );
     }
   }
   // requeueStuckDeployment: look again when the deadline passes.

@@ -6,21 +6,31 @@ const rs = (name: string, replicas: number, created: string, maxReplicas?: numbe
   metadata: {
     name,
     creationTimestamp: created,
-    annotations: { ...(maxReplicas !== undefined ? { "deployment.kubernetes.io/max-replicas": String(maxReplicas) } : {}), ...(desired !== undefined ? { "deployment.kubernetes.io/desired-replicas": String(desired) } : {}) },
+    annotations: {
+      ...(maxReplicas !== undefined ? { "deployment.kubernetes.io/max-replicas": String(maxReplicas) } : {}),
+      ...(desired !== undefined ? { "deployment.kubernetes.io/desired-replicas": String(desired) } : {}),
+    },
   },
   spec: { replicas },
 });
-const sizes = (result: Map<ReplicaSet, number>): Record<string, number> => Object.fromEntries([...result].map(([r, n]) => [r.metadata?.name ?? "", n]));
+const sizes = (result: Map<ReplicaSet, number>): Record<string, number> =>
+  Object.fromEntries([...result].map(([r, n]) => [r.metadata?.name ?? "", n]));
 
 // After pkg/controller/deployment's TestScale and TestDeploymentController_cleanupDeployment's neighbours in sync_test.go.
 describe("proportional scaling", () => {
   it("scales up the active ReplicaSets in proportion (TestScale: proportional scaling: 5 -> 10)", () => {
     // replicas 10, maxSurge 0, was 5 (max-replicas 5): 2 and 3 become 4 and 6.
-    expect(sizes(proportionalSizes(10, 0, 5, [rs("new", 2, "2020-01-02T00:00:00Z", 5), rs("old", 3, "2020-01-01T00:00:00Z", 5)]))).toEqual({ old: 6, new: 4 });
+    expect(sizes(proportionalSizes(10, 0, 5, [rs("new", 2, "2020-01-02T00:00:00Z", 5), rs("old", 3, "2020-01-01T00:00:00Z", 5)]))).toEqual({
+      old: 6,
+      new: 4,
+    });
   });
 
   it("scales down in proportion (TestScale: proportional scaling: 5 -> 3)", () => {
-    expect(sizes(proportionalSizes(3, 0, 5, [rs("new", 2, "2020-01-02T00:00:00Z", 5), rs("old", 3, "2020-01-01T00:00:00Z", 5)]))).toEqual({ old: 2, new: 1 });
+    expect(sizes(proportionalSizes(3, 0, 5, [rs("new", 2, "2020-01-02T00:00:00Z", 5), rs("old", 3, "2020-01-01T00:00:00Z", 5)]))).toEqual({
+      old: 2,
+      new: 1,
+    });
   });
 
   it("gives leftovers to the largest ReplicaSet, the newer one when scaling up equal sizes (TestScale: leftover distribution)", () => {
@@ -31,7 +41,10 @@ describe("proportional scaling", () => {
   });
 
   it("scales everything to zero when the Deployment goes to zero", () => {
-    expect(sizes(proportionalSizes(0, 1, 6, [rs("a", 4, "2020-01-02T00:00:00Z", 6), rs("b", 2, "2020-01-01T00:00:00Z", 6)]))).toEqual({ a: 0, b: 0 });
+    expect(sizes(proportionalSizes(0, 1, 6, [rs("a", 4, "2020-01-02T00:00:00Z", 6), rs("b", 2, "2020-01-01T00:00:00Z", 6)]))).toEqual({
+      a: 0,
+      b: 0,
+    });
   });
 
   it("the e2e case: 10 replicas, maxSurge 3, maxUnavailable 2, mid-rollout scaled to 30", () => {

@@ -19,7 +19,10 @@ function annotationNumber(rs: ReplicaSet, key: string): number | undefined {
 
 /** `isScalingEvent`: an active ReplicaSet was sized for another replica count than the Deployment's. */
 export function isScalingEvent(replicas: number, all: readonly ReplicaSet[]): boolean {
-  return all.some((rs) => replicasOf(rs) > 0 && annotationNumber(rs, DESIRED_REPLICAS) !== undefined && annotationNumber(rs, DESIRED_REPLICAS) !== replicas);
+  return all.some(
+    (rs) =>
+      replicasOf(rs) > 0 && annotationNumber(rs, DESIRED_REPLICAS) !== undefined && annotationNumber(rs, DESIRED_REPLICAS) !== replicas,
+  );
 }
 
 /** `FindActiveOrLatest`: the only active ReplicaSet, or the newest when none is active; undefined when several are. */
@@ -61,7 +64,12 @@ function proportion(rs: ReplicaSet, replicas: number, maxSurge: number, statusRe
  * ReplicaSets in proportion to their sizes, larger ones first (newer first when scaling up, older
  * first when scaling down), leftovers to the first. Returns each active ReplicaSet's new size.
  */
-export function proportionalSizes(replicas: number, maxSurge: number, statusReplicas: number, all: readonly ReplicaSet[]): Map<ReplicaSet, number> {
+export function proportionalSizes(
+  replicas: number,
+  maxSurge: number,
+  statusReplicas: number,
+  all: readonly ReplicaSet[],
+): Map<ReplicaSet, number> {
   const active = all.filter((rs) => replicasOf(rs) > 0);
   const current = active.reduce((n, rs) => n + replicasOf(rs), 0);
   const allowedSize = replicas > 0 ? replicas + maxSurge : 0;

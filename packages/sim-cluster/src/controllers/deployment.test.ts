@@ -26,8 +26,21 @@ interface Condition {
   reason: string;
   message: string;
 }
-type Deployment = KubeObject & { spec: { replicas: number }; status: { replicas?: number; updatedReplicas?: number; availableReplicas?: number; readyReplicas?: number; observedGeneration?: number; conditions?: Condition[] } };
-type ReplicaSet = KubeObject & { spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } }; status: { replicas?: number; readyReplicas?: number; availableReplicas?: number } };
+type Deployment = KubeObject & {
+  spec: { replicas: number };
+  status: {
+    replicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    readyReplicas?: number;
+    observedGeneration?: number;
+    conditions?: Condition[];
+  };
+};
+type ReplicaSet = KubeObject & {
+  spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } };
+  status: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
+};
 type Pod = KubeObject & { status: { phase?: string } };
 
 const MERGE = "application/merge-patch+json";
@@ -53,7 +66,11 @@ async function rolledOut(c: KubeClient, name: string): Promise<Deployment> {
   return eventually(`${name} to roll out`, async () => {
     const d = await c.get<Deployment>(DEPLOYMENTS, "default", name);
     const r = d.spec.replicas;
-    const done = d.status.observedGeneration === d.metadata?.generation && d.status.updatedReplicas === r && d.status.replicas === r && d.status.availableReplicas === r;
+    const done =
+      d.status.observedGeneration === d.metadata?.generation &&
+      d.status.updatedReplicas === r &&
+      d.status.replicas === r &&
+      d.status.availableReplicas === r;
     return done && d.status.conditions?.some((x) => x.type === "Progressing" && x.reason === "NewReplicaSetAvailable") ? d : undefined;
   });
 }
@@ -68,9 +85,19 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
   // one whose pods fit no node, rather than one with an image that does not exist).
   it("deployment should support proportional scaling", async () => {
     const c = await start({ nodes: 2, nodeCapacity: { pods: "110" } });
-    await c.create(DEPLOYMENTS, "default", deployment("webserver", { replicas: 10, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }));
+    await c.create(
+      DEPLOYMENTS,
+      "default",
+      deployment("webserver", { replicas: 10, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }),
+    );
     await rolledOut(c, "webserver");
-    await c.patch(DEPLOYMENTS, "default", "webserver", { spec: { template: { spec: { containers: [{ name: "c", image: "v2" }], nodeSelector: { nowhere: "true" } } } } }, "application/strategic-merge-patch+json");
+    await c.patch(
+      DEPLOYMENTS,
+      "default",
+      "webserver",
+      { spec: { template: { spec: { containers: [{ name: "c", image: "v2" }], nodeSelector: { nowhere: "true" } } } } },
+      "application/strategic-merge-patch+json",
+    );
     // The first ReplicaSet keeps minAvailable (8), the blocked second one holds the surge (5).
     await eventually("8 old and 5 blocked new replicas", async () => {
       const sets = byImage(await replicaSets(c, "webserver"));
@@ -97,11 +124,22 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
       return progressing(d)?.reason === "DeploymentPaused" ? progressing(d) : undefined;
     });
     expect(pausedCondition).toMatchObject({ status: "Unknown", message: "Deployment is paused" });
-    await c.patch(DEPLOYMENTS, "default", "paused", { spec: { replicas: 5, template: { spec: { containers: [{ name: "c", image: "v2" }] } } } }, "application/strategic-merge-patch+json");
+    await c.patch(
+      DEPLOYMENTS,
+      "default",
+      "paused",
+      { spec: { replicas: 5, template: { spec: { containers: [{ name: "c", image: "v2" }] } } } },
+      "application/strategic-merge-patch+json",
+    );
     await eventually("the paused deployment scaled to 5 without a new ReplicaSet", async () => {
       const d = await c.get<Deployment>(DEPLOYMENTS, "default", "paused");
       const sets = await replicaSets(c, "paused");
-      return d.status.observedGeneration === d.metadata?.generation && d.status.availableReplicas === 5 && sets.length === 1 && byImage(sets)["v1"] === 5 ? true : undefined;
+      return d.status.observedGeneration === d.metadata?.generation &&
+        d.status.availableReplicas === 5 &&
+        sets.length === 1 &&
+        byImage(sets)["v1"] === 5
+        ? true
+        : undefined;
     });
 
     await c.patch(DEPLOYMENTS, "default", "paused", { spec: { paused: false } }, MERGE);
@@ -132,31 +170,48 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
       return d.status.readyReplicas === 3 ? d : undefined;
     });
     expect(ready.status.availableReplicas ?? 0).toBe(0);
-    expect(ready.status.conditions?.find((x) => x.type === "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" });
+    expect(ready.status.conditions?.find((x) => x.type === "Available")).toMatchObject({
+      status: "False",
+      reason: "MinimumReplicasUnavailable",
+    });
     const available = await eventually("3 available pods", async () => {
       const d = await c.get<Deployment>(DEPLOYMENTS, "default", "slow-ready");
       return d.status.availableReplicas === 3 ? d : undefined;
     });
     // Condition times have whole seconds, so "ready for 2 s" is judged to within one.
     expect(Date.now() - created).toBeGreaterThanOrEqual(1000);
-    expect(available.status.conditions?.find((x) => x.type === "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" });
+    expect(available.status.conditions?.find((x) => x.type === "Available")).toMatchObject({
+      status: "True",
+      reason: "MinimumReplicasAvailable",
+    });
   });
 
   // test/e2e/apps/replica_set.go: testRSAdoptMatchingAndReleaseNotMatching.
   it("a ReplicaSet adopts a matching orphan and releases a pod that no longer matches", async () => {
     const c = await start({ nodes: 1 });
-    await c.create(PODS, "default", { metadata: { name: "pod-adoption-release", labels: { name: "pod-adoption-release" } }, spec: { containers: [{ name: "c", image: "x" }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "pod-adoption-release", labels: { name: "pod-adoption-release" } },
+      spec: { containers: [{ name: "c", image: "x" }] },
+    });
     await c.create(REPLICA_SETS, "default", {
       metadata: { name: "pod-adoption-release" },
-      spec: { replicas: 1, selector: { matchLabels: { name: "pod-adoption-release" } }, template: { metadata: { labels: { name: "pod-adoption-release" } }, spec: { containers: [{ name: "c", image: "x" }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { name: "pod-adoption-release" } },
+        template: { metadata: { labels: { name: "pod-adoption-release" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+      },
     });
     const adopted = await eventually("the orphan to be adopted", async () => {
       const p = await c.get<Pod>(PODS, "default", "pod-adoption-release");
       return p.metadata?.ownerReferences?.find((r) => r.controller) ? p : undefined;
     });
-    expect(adopted.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: "ReplicaSet", name: "pod-adoption-release", controller: true, blockOwnerDeletion: true })]);
+    expect(adopted.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "ReplicaSet", name: "pod-adoption-release", controller: true, blockOwnerDeletion: true }),
+    ]);
     // Adopted, not duplicated.
-    await eventually("the ReplicaSet's status", async () => ((await c.get<ReplicaSet>(REPLICA_SETS, "default", "pod-adoption-release")).status.replicas === 1 ? true : undefined));
+    await eventually("the ReplicaSet's status", async () =>
+      (await c.get<ReplicaSet>(REPLICA_SETS, "default", "pod-adoption-release")).status.replicas === 1 ? true : undefined,
+    );
     // (A pod the ReplicaSet made before it saw the orphan may linger while terminating.)
     expect((await c.list<Pod>(PODS, "default")).items.filter((p) => p.metadata?.deletionTimestamp === undefined)).toHaveLength(1);
 
@@ -177,25 +232,55 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
     const agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53";
     const rsPodLabels = { name: "sample-pod", pod: "httpd" };
     await c.create(REPLICA_SETS, "default", {
-      metadata: { name: "test-rolling-update-controller", labels: rsPodLabels, annotations: { "deployment.kubernetes.io/revision": "3546343826724305832" } },
-      spec: { replicas: 1, selector: { matchLabels: rsPodLabels }, template: { metadata: { labels: rsPodLabels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "httpd", image: webserverImage }] } } },
+      metadata: {
+        name: "test-rolling-update-controller",
+        labels: rsPodLabels,
+        annotations: { "deployment.kubernetes.io/revision": "3546343826724305832" },
+      },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: rsPodLabels },
+        template: {
+          metadata: { labels: rsPodLabels },
+          spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "httpd", image: webserverImage }] },
+        },
+      },
     });
-    await eventually("the replica set's pod running", async () => ((await c.list<Pod>(PODS, "default", { labelSelector: "name=sample-pod" })).items.some((p) => p.status.phase === "Running") ? true : undefined));
+    await eventually("the replica set's pod running", async () =>
+      (await c.list<Pod>(PODS, "default", { labelSelector: "name=sample-pod" })).items.some((p) => p.status.phase === "Running")
+        ? true
+        : undefined,
+    );
 
     const podLabels = { name: "sample-pod" };
     await c.create(DEPLOYMENTS, "default", {
       metadata: { name: "test-rolling-update-deployment" },
-      spec: { replicas: 1, selector: { matchLabels: podLabels }, strategy: { type: "RollingUpdate" }, template: { metadata: { labels: podLabels }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "agnhost", image: agnhostImage, securityContext: {} }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: podLabels },
+        strategy: { type: "RollingUpdate" },
+        template: {
+          metadata: { labels: podLabels },
+          spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "agnhost", image: agnhostImage, securityContext: {} }] },
+        },
+      },
     });
     // WaitForDeploymentRevisionAndImage: the Deployment and its new ReplicaSet at the revision, with the image.
     await eventually("revision 3546343826724305833 with the agnhost image", async () => {
       const d = await c.get<Deployment>(DEPLOYMENTS, "default", "test-rolling-update-deployment");
-      const newRS = (await c.list<ReplicaSet>(REPLICA_SETS, "default", { labelSelector: "name=sample-pod" })).items.find((rs) => rs.spec.template.spec.containers[0]!.image === agnhostImage);
-      return d.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833" && newRS?.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833" ? true : undefined;
+      const newRS = (await c.list<ReplicaSet>(REPLICA_SETS, "default", { labelSelector: "name=sample-pod" })).items.find(
+        (rs) => rs.spec.template.spec.containers[0]!.image === agnhostImage,
+      );
+      return d.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833" &&
+        newRS?.metadata?.annotations?.["deployment.kubernetes.io/revision"] === "3546343826724305833"
+        ? true
+        : undefined;
     });
     await rolledOut(c, "test-rolling-update-deployment");
     const deploymentUid = (await c.get<Deployment>(DEPLOYMENTS, "default", "test-rolling-update-deployment")).metadata?.uid;
-    const oldRSs = (await c.list<ReplicaSet>(REPLICA_SETS, "default")).items.filter((rs) => rs.metadata?.ownerReferences?.[0]?.uid === deploymentUid && rs.spec.template.spec.containers[0]!.image !== agnhostImage);
+    const oldRSs = (await c.list<ReplicaSet>(REPLICA_SETS, "default")).items.filter(
+      (rs) => rs.metadata?.ownerReferences?.[0]?.uid === deploymentUid && rs.spec.template.spec.containers[0]!.image !== agnhostImage,
+    );
     expect(oldRSs.map((rs) => rs.metadata?.name)).toEqual(["test-rolling-update-controller"]);
   });
 
@@ -215,7 +300,14 @@ describe("Deployment controller", { timeout: 20_000 }, () => {
     });
 
     // A Deployment with the same selector adopts it: the same ReplicaSet and pods, none new.
-    const second = await c.create<Deployment>(DEPLOYMENTS, "default", { ...deployment("test-adopt-deployment", { replicas: 1 }), spec: { ...deployment("x", { replicas: 1 }).spec, selector: { matchLabels: { app: "test-orphan-deployment" } }, template: { metadata: { labels: { app: "test-orphan-deployment" } }, spec: { containers: [{ name: "c", image: "v1" }] } } } });
+    const second = await c.create<Deployment>(DEPLOYMENTS, "default", {
+      ...deployment("test-adopt-deployment", { replicas: 1 }),
+      spec: {
+        ...deployment("x", { replicas: 1 }).spec,
+        selector: { matchLabels: { app: "test-orphan-deployment" } },
+        template: { metadata: { labels: { app: "test-orphan-deployment" } }, spec: { containers: [{ name: "c", image: "v1" }] } },
+      },
+    });
     await eventually("the ReplicaSet to be adopted", async () => {
       const [adopted] = await replicaSets(c, "test-orphan-deployment");
       return adopted?.metadata?.ownerReferences?.[0]?.uid === second.metadata?.uid ? true : undefined;

@@ -39,7 +39,11 @@ export function expectedScale(pods: readonly Pod[], find: ScaleFinder): number {
 }
 
 /** getExpectedPodCount: how many pods the budget expects and how many must stay healthy. */
-export function expectedAndDesired(pdb: PodDisruptionBudget, pods: readonly Pod[], find: ScaleFinder): { expected: number; desired: number } {
+export function expectedAndDesired(
+  pdb: PodDisruptionBudget,
+  pods: readonly Pod[],
+  find: ScaleFinder,
+): { expected: number; desired: number } {
   const { maxUnavailable, minAvailable } = pdb.spec ?? {};
   if (maxUnavailable !== undefined) {
     const expected = expectedScale(pods, find);
@@ -58,7 +62,11 @@ export function expectedAndDesired(pdb: PodDisruptionBudget, pods: readonly Pod[
  * is not being deleted and was evicted less than DELETION_TIMEOUT_MS ago; with the time the first
  * of them expires (the budget is looked at again then).
  */
-export function disruptedPodMap(pdb: PodDisruptionBudget, pods: readonly Pod[], now: number): { disrupted: Record<string, string>; recheckAt?: number } {
+export function disruptedPodMap(
+  pdb: PodDisruptionBudget,
+  pods: readonly Pod[],
+  now: number,
+): { disrupted: Record<string, string>; recheckAt?: number } {
   const disrupted: Record<string, string> = {};
   let recheckAt: number | undefined;
   const listed = pdb.status?.disruptedPods ?? {};
@@ -86,13 +94,18 @@ export function countHealthy(pods: readonly Pod[], disrupted: Record<string, str
 }
 
 /** apimeta.SetStatusCondition for the one condition a budget has: the transition time moves only with the status. */
-export function withDisruptionAllowed(conditions: readonly Condition[] | undefined, next: Omit<Condition, "type" | "lastTransitionTime">, now: string): Condition[] {
+export function withDisruptionAllowed(
+  conditions: readonly Condition[] | undefined,
+  next: Omit<Condition, "type" | "lastTransitionTime">,
+  now: string,
+): Condition[] {
   const existing = (conditions ?? []).find((c) => c.type === "DisruptionAllowed");
   const condition: Condition = {
     type: "DisruptionAllowed",
     status: next.status,
     ...(next.observedGeneration !== undefined ? { observedGeneration: next.observedGeneration } : {}),
-    lastTransitionTime: existing !== undefined && existing.status === next.status && existing.lastTransitionTime ? existing.lastTransitionTime : now,
+    lastTransitionTime:
+      existing !== undefined && existing.status === next.status && existing.lastTransitionTime ? existing.lastTransitionTime : now,
     reason: next.reason ?? "",
     message: next.message ?? "",
   };
@@ -104,7 +117,11 @@ export function disruptionAllowedCondition(status: BudgetStatus, now: string): C
   const allowed = (status.disruptionsAllowed ?? 0) > 0;
   return withDisruptionAllowed(
     status.conditions,
-    { status: allowed ? "True" : "False", reason: allowed ? "SufficientPods" : "InsufficientPods", ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}) },
+    {
+      status: allowed ? "True" : "False",
+      reason: allowed ? "SufficientPods" : "InsufficientPods",
+      ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+    },
     now,
   );
 }
@@ -113,7 +130,12 @@ export function disruptionAllowedCondition(status: BudgetStatus, now: string): C
  * trySync and updatePdbStatus: the budget's status from its pods. A budget that expects no pods
  * allows no disruption (its first pods may appear before it is looked at again).
  */
-export function budgetStatus(pdb: PodDisruptionBudget, pods: readonly Pod[], find: ScaleFinder, now: number): { status: BudgetStatus; recheckAt?: number } {
+export function budgetStatus(
+  pdb: PodDisruptionBudget,
+  pods: readonly Pod[],
+  find: ScaleFinder,
+  now: number,
+): { status: BudgetStatus; recheckAt?: number } {
   const { expected, desired } = expectedAndDesired(pdb, pods, find);
   const { disrupted, recheckAt } = disruptedPodMap(pdb, pods, now);
   const healthy = countHealthy(pods, disrupted, now);

@@ -12,7 +12,12 @@ import { PODS, REPLICA_SETS } from "../refs.js";
 type Budget = PodDisruptionBudget & KubeObject;
 interface EvictionAnswer {
   status: number;
-  json: { reason?: string; message?: string; status?: string; details?: { causes?: Array<{ reason?: string; message?: string }>; retryAfterSeconds?: number } };
+  json: {
+    reason?: string;
+    message?: string;
+    status?: string;
+    details?: { causes?: Array<{ reason?: string; message?: string }>; retryAfterSeconds?: number };
+  };
 }
 
 async function evict(url: string, ns: string, name: string): Promise<EvictionAnswer> {
@@ -31,7 +36,10 @@ async function namespace(client: KubeClient): Promise<string> {
   return name;
 }
 
-const podSpec = (extra: Record<string, unknown> = {}) => ({ containers: [{ name: "donothing", image: "registry.k8s.io/pause" }], ...extra });
+const podSpec = (extra: Record<string, unknown> = {}) => ({
+  containers: [{ name: "donothing", image: "registry.k8s.io/pause" }],
+  ...extra,
+});
 
 async function replicaSet(client: KubeClient, ns: string, replicas: number): Promise<void> {
   await client.create(REPLICA_SETS, ns, {
@@ -43,7 +51,9 @@ async function replicaSet(client: KubeClient, ns: string, replicas: number): Pro
 async function readyPods(client: KubeClient, ns: string, count: number): Promise<Pod[]> {
   return eventually(`${count} ready pods in ${ns}`, async () => {
     const pods = (await client.list<Pod & KubeObject>(PODS, ns)).items.filter((p) => p.metadata?.deletionTimestamp === undefined);
-    return pods.length === count && pods.every((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) ? pods : undefined;
+    return pods.length === count && pods.every((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"))
+      ? pods
+      : undefined;
   });
 }
 
@@ -76,9 +86,15 @@ describe("DisruptionController", () => {
     await readyPods(client, ns, 3);
     const pdb = await budgetReaches(client, ns, { currentHealthy: 3, desiredHealthy: 1, expectedPods: 3, disruptionsAllowed: 2 });
     expect(pdb.status?.observedGeneration).toBe(1);
-    expect(pdb.status?.conditions).toEqual([expect.objectContaining({ type: "DisruptionAllowed", status: "True", reason: "SufficientPods", observedGeneration: 1 })]);
+    expect(pdb.status?.conditions).toEqual([
+      expect.objectContaining({ type: "DisruptionAllowed", status: "True", reason: "SufficientPods", observedGeneration: 1 }),
+    ]);
     // kubectl's columns.
-    const table = (await (await fetch(`${cluster.url}/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json()) as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
+    const table = (await (
+      await fetch(`${cluster.url}/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
+        headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+      })
+    ).json()) as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
     expect(table.columnDefinitions.map((c) => c.name)).toEqual(["Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"]);
     expect(table.rows[0]!.cells.slice(0, 4)).toEqual(["foo", "1", "N/A", 2]);
   });
@@ -91,8 +107,14 @@ describe("DisruptionController", () => {
     await budgetReaches(client, ns, { currentHealthy: 3, disruptionsAllowed: 0 });
     const denied = await evict(cluster.url, ns, victim!.metadata!.name!);
     expect(denied.status).toBe(429);
-    expect(denied.json).toMatchObject({ status: "Failure", reason: "TooManyRequests", message: "Cannot evict pod as it would violate the pod's disruption budget." });
-    expect(denied.json.details?.causes).toEqual([{ reason: "DisruptionBudget", message: "The disruption budget foo needs 3 healthy pods and has 3 currently" }]);
+    expect(denied.json).toMatchObject({
+      status: "Failure",
+      reason: "TooManyRequests",
+      message: "Cannot evict pod as it would violate the pod's disruption budget.",
+    });
+    expect(denied.json.details?.causes).toEqual([
+      { reason: "DisruptionBudget", message: "The disruption budget foo needs 3 healthy pods and has 3 currently" },
+    ]);
 
     await client.patch(PDBS, ns, "foo", { spec: { minAvailable: 2 } }, "application/merge-patch+json");
     await budgetReaches(client, ns, { observedGeneration: 2, disruptionsAllowed: 1 });
@@ -113,15 +135,24 @@ describe("DisruptionController", () => {
     { description: "enough pods, absolute", spec: { minAvailable: 2 }, pods: 3, shouldDeny: false },
     { description: "enough pods, replicaSet, percentage", spec: { minAvailable: "90%" }, pods: 10, replicaSet: true, shouldDeny: false },
     { description: "too few pods, replicaSet, percentage", spec: { minAvailable: "100%" }, pods: 5, replicaSet: true, shouldDeny: true },
-    { description: "maxUnavailable allow single eviction, percentage", spec: { maxUnavailable: "10%" }, pods: 10, replicaSet: true, shouldDeny: false },
+    {
+      description: "maxUnavailable allow single eviction, percentage",
+      spec: { maxUnavailable: "10%" },
+      pods: 10,
+      replicaSet: true,
+      shouldDeny: false,
+    },
     { description: "maxUnavailable deny evictions, integer", spec: { maxUnavailable: 0 }, pods: 5, replicaSet: true, shouldDeny: true },
   ];
   for (const { description, spec, pods, replicaSet: useRS, shouldDeny } of table) {
     it(`evictions: ${description} => should ${shouldDeny ? "not " : ""}allow an eviction`, async () => {
       const ns = await namespace(client);
-      if (Object.keys(spec).length > 0) await client.create(PDBS, ns, { metadata: { name: "foo" }, spec: { ...spec, selector: { matchLabels: { foo: "bar" } } } });
+      if (Object.keys(spec).length > 0)
+        await client.create(PDBS, ns, { metadata: { name: "foo" }, spec: { ...spec, selector: { matchLabels: { foo: "bar" } } } });
       if (useRS === true) await replicaSet(client, ns, pods);
-      else for (let i = 0; i < pods; i++) await client.create(PODS, ns, { metadata: { name: `pod-${i}`, labels: { foo: "bar" } }, spec: podSpec() });
+      else
+        for (let i = 0; i < pods; i++)
+          await client.create(PODS, ns, { metadata: { name: `pod-${i}`, labels: { foo: "bar" } }, spec: podSpec() });
       const [victim] = await readyPods(client, ns, pods);
       if (Object.keys(spec).length > 0) await budgetReaches(client, ns, { currentHealthy: pods });
       const answer = await evict(cluster.url, ns, victim!.metadata!.name!);
@@ -137,7 +168,9 @@ describe("DisruptionController", () => {
   it("fails safe on a budget it cannot compute, and evictions wait while the budget's status is older than its spec", async () => {
     const ns = await namespace(client);
     // A pod controlled by something that has no scale (a ConfigMap here): the expected count cannot be had.
-    const owner = await client.create({ group: "", version: "v1", resource: "configmaps", namespaced: true }, ns, { metadata: { name: "owner" } });
+    const owner = await client.create({ group: "", version: "v1", resource: "configmaps", namespaced: true }, ns, {
+      metadata: { name: "owner" },
+    });
     const ownerReferences = [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata?.uid ?? "", controller: true }];
     await client.create(PODS, ns, { metadata: { name: "p", labels: { foo: "bar" }, ownerReferences }, spec: podSpec() });
     await readyPods(client, ns, 1);
@@ -148,10 +181,23 @@ describe("DisruptionController", () => {
     });
     expect(failed.status).toMatchObject({ disruptionsAllowed: 0 });
     expect(failed.status?.observedGeneration ?? 0).toBe(0);
-    expect(failed.status?.conditions).toEqual([expect.objectContaining({ type: "DisruptionAllowed", status: "False", reason: "SyncFailed", message: 'found no controllers for pod "p"' })]);
+    expect(failed.status?.conditions).toEqual([
+      expect.objectContaining({
+        type: "DisruptionAllowed",
+        status: "False",
+        reason: "SyncFailed",
+        message: 'found no controllers for pod "p"',
+      }),
+    ]);
     const stale = await evict(cluster.url, ns, "p");
-    expect(stale).toMatchObject({ status: 429, json: { reason: "TooManyRequests", message: "Cannot evict pod as it would violate the pod's disruption budget." } });
-    expect(stale.json.details).toEqual({ causes: [{ reason: "DisruptionBudget", message: "The disruption budget foo is still being processed by the server." }], retryAfterSeconds: 10 });
+    expect(stale).toMatchObject({
+      status: 429,
+      json: { reason: "TooManyRequests", message: "Cannot evict pod as it would violate the pod's disruption budget." },
+    });
+    expect(stale.json.details).toEqual({
+      causes: [{ reason: "DisruptionBudget", message: "The disruption budget foo is still being processed by the server." }],
+      retryAfterSeconds: 10,
+    });
   });
 
   it("answers 500 for a pod that two budgets select, as the eviction subresource supports one", async () => {
@@ -159,11 +205,20 @@ describe("DisruptionController", () => {
     await client.create(PODS, ns, { metadata: { name: "p", labels: { foo: "bar" } }, spec: podSpec() });
     await readyPods(client, ns, 1);
     await client.create(PDBS, ns, { metadata: { name: "foo" }, spec: { minAvailable: 0, selector: { matchLabels: { foo: "bar" } } } });
-    await client.create(PDBS, ns, { metadata: { name: "bar" }, spec: { minAvailable: 0, selector: { matchExpressions: [{ key: "foo", operator: "Exists" }] } } });
+    await client.create(PDBS, ns, {
+      metadata: { name: "bar" },
+      spec: { minAvailable: 0, selector: { matchExpressions: [{ key: "foo", operator: "Exists" }] } },
+    });
     // An empty selector matches no pod here, as in the eviction handler upstream.
     await client.create(PDBS, ns, { metadata: { name: "everything" }, spec: { minAvailable: 5, selector: {} } });
     const two = await evict(cluster.url, ns, "p");
-    expect(two).toMatchObject({ status: 500, json: { status: "Failure", message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support." } });
+    expect(two).toMatchObject({
+      status: 500,
+      json: {
+        status: "Failure",
+        message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+      },
+    });
     await client.delete(PDBS, ns, "bar");
     await budgetReaches(client, ns, { disruptionsAllowed: 1 });
     expect((await evict(cluster.url, ns, "p")).status).toBe(201);
@@ -185,8 +240,10 @@ describe("unhealthyPodEvictionPolicy", () => {
     client = new KubeClient({ server: cluster.url });
     const ns = await namespace(client);
     const [down, up] = cluster.nodes;
-    for (let i = 0; i < 3; i++) await client.create(PODS, ns, { metadata: { name: `unready-${i}`, labels: { foo: "bar" } }, spec: podSpec({ nodeName: down }) });
-    for (let i = 0; i < healthy; i++) await client.create(PODS, ns, { metadata: { name: `ready-${i}`, labels: { foo: "bar" } }, spec: podSpec({ nodeName: up }) });
+    for (let i = 0; i < 3; i++)
+      await client.create(PODS, ns, { metadata: { name: `unready-${i}`, labels: { foo: "bar" } }, spec: podSpec({ nodeName: down }) });
+    for (let i = 0; i < healthy; i++)
+      await client.create(PODS, ns, { metadata: { name: `ready-${i}`, labels: { foo: "bar" } }, spec: podSpec({ nodeName: up }) });
     await readyPods(client, ns, 3 + healthy);
     await client.create(PDBS, ns, { metadata: { name: "foo" }, spec: { ...spec, selector: { matchLabels: { foo: "bar" } } } });
     await cluster.stopNode(down!);

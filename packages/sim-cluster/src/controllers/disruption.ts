@@ -27,7 +27,10 @@ export function disruptionController(options: { workers?: number } = {}): Contro
     const forNamespace = (object: KubeObject) => {
       for (const pdb of budgets.cache.list()) if (pdb.metadata?.namespace === object.metadata?.namespace) queue.add(keyOf(pdb));
     };
-    return { update: (old: KubeObject, now: KubeObject) => (sameJson(old["spec"], now["spec"]) ? undefined : forNamespace(now)), delete: forNamespace };
+    return {
+      update: (old: KubeObject, now: KubeObject) => (sameJson(old["spec"], now["spec"]) ? undefined : forNamespace(now)),
+      delete: forNamespace,
+    };
   };
   return controllerFor(PDBS)
     .named("disruption")
@@ -55,7 +58,9 @@ export function disruptionController(options: { workers?: number } = {}): Contro
         const pdb = budgets.cache.get(key) as PodDisruptionBudget | undefined;
         if (pdb === undefined) return undefined;
         const { namespace } = splitKey(key);
-        const selected = (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && selectorMatches(pdb.spec?.selector, pod.metadata?.labels));
+        const selected = (pods.cache.list() as Pod[]).filter(
+          (pod) => pod.metadata?.namespace === namespace && selectorMatches(pdb.spec?.selector, pod.metadata?.labels),
+        );
         const now = Date.now();
         let next: NonNullable<PodDisruptionBudget["status"]>;
         let recheckAt: number | undefined;
@@ -68,7 +73,12 @@ export function disruptionController(options: { workers?: number } = {}): Contro
             ...status,
             conditions: withDisruptionAllowed(
               status.conditions,
-              { status: "False", reason: "SyncFailed", message: error instanceof Error ? error.message : String(error), ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}) },
+              {
+                status: "False",
+                reason: "SyncFailed",
+                message: error instanceof Error ? error.message : String(error),
+                ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+              },
               nowRFC3339(),
             ),
           };

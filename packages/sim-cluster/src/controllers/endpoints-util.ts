@@ -36,7 +36,12 @@ export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): b
 /** ShouldSetHostname: the pod names a hostname and sits in the service's subdomain. */
 export function hostnameFor(pod: Pod, service: Service): string | undefined {
   const hostname = pod.spec?.["hostname"];
-  return typeof hostname === "string" && hostname !== "" && pod.spec?.["subdomain"] === service.metadata?.name && pod.metadata?.namespace === service.metadata?.namespace ? hostname : undefined;
+  return typeof hostname === "string" &&
+    hostname !== "" &&
+    pod.spec?.["subdomain"] === service.metadata?.name &&
+    pod.metadata?.namespace === service.metadata?.namespace
+    ? hostname
+    : undefined;
 }
 
 /** Whether the endpoints controllers act on `service`: one with a selector that is not ExternalName. */
@@ -48,7 +53,9 @@ export function hasManagedEndpoints(service: Service): boolean {
 export function podsOf(service: Service, pods: Informer): Pod[] {
   const selector = { matchLabels: service.spec?.selector ?? {} };
   const namespace = service.metadata?.namespace;
-  return (pods.cache.list() as Pod[]).filter((pod) => pod.metadata?.namespace === namespace && selectorMatches(selector, pod.metadata?.labels));
+  return (pods.cache.list() as Pod[]).filter(
+    (pod) => pod.metadata?.namespace === namespace && selectorMatches(selector, pod.metadata?.labels),
+  );
 }
 
 /**

@@ -3,7 +3,16 @@ import { ENDPOINTS, type EndpointAddress, type EndpointPort, type Endpoints, typ
 import type { Pod } from "../resources/pods.js";
 import type { Service } from "../resources/services.js";
 import { PODS, SERVICES } from "../refs.js";
-import { endpointsFamily, findPort, hasManagedEndpoints, hostnameFor, podIPOfFamily, podsOf, servicesOfPods, shouldPodBeInEndpoints } from "./endpoints-util.js";
+import {
+  endpointsFamily,
+  findPort,
+  hasManagedEndpoints,
+  hostnameFor,
+  podIPOfFamily,
+  podsOf,
+  servicesOfPods,
+  shouldPodBeInEndpoints,
+} from "./endpoints-util.js";
 import { isPodReady } from "./util.js";
 
 /** The label upstream puts on Endpoints (and slices) of a headless service. */
@@ -45,13 +54,18 @@ export function repackSubsets(entries: Array<{ address: EndpointAddress; ready: 
     if (subset === undefined) bySet.set(key, (subset = { ports: keys.map((k) => entry.ports.get(k)!), ready: [], notReady: [] }));
     (entry.ready ? subset.ready : subset.notReady).push(entry.address);
   }
-  const byIP = (a: EndpointAddress, b: EndpointAddress) => a.ip.localeCompare(b.ip, "en", { numeric: true }) || (a.targetRef?.uid ?? "").localeCompare(b.targetRef?.uid ?? "");
+  const byIP = (a: EndpointAddress, b: EndpointAddress) =>
+    a.ip.localeCompare(b.ip, "en", { numeric: true }) || (a.targetRef?.uid ?? "").localeCompare(b.targetRef?.uid ?? "");
   return [...bySet.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([, subset]) => {
       const addresses = subset.ready.sort(byIP);
       const notReadyAddresses = subset.notReady.sort(byIP);
-      return { ...(addresses.length > 0 ? { addresses } : {}), ...(notReadyAddresses.length > 0 ? { notReadyAddresses } : {}), ...(subset.ports.length > 0 ? { ports: subset.ports } : {}) };
+      return {
+        ...(addresses.length > 0 ? { addresses } : {}),
+        ...(notReadyAddresses.length > 0 ? { notReadyAddresses } : {}),
+        ...(subset.ports.length > 0 ? { ports: subset.ports } : {}),
+      };
     });
 }
 
@@ -76,7 +90,14 @@ export function desiredSubsets(service: Service, pods: Pod[]): EndpointSubset[] 
       entries.push({
         address,
         ready,
-        ports: [{ ...(servicePort.name ? { name: servicePort.name } : {}), port, protocol: servicePort.protocol ?? "TCP", ...(typeof servicePort["appProtocol"] === "string" ? { appProtocol: servicePort["appProtocol"] } : {}) }],
+        ports: [
+          {
+            ...(servicePort.name ? { name: servicePort.name } : {}),
+            port,
+            protocol: servicePort.protocol ?? "TCP",
+            ...(typeof servicePort["appProtocol"] === "string" ? { appProtocol: servicePort["appProtocol"] } : {}),
+          },
+        ],
       });
     }
   }
@@ -123,7 +144,12 @@ export function endpointsController(options: { workers?: number } = {}): Control
       if (!hasManagedEndpoints(service)) return;
       const subsets = desiredSubsets(service, podsOf(service, pods));
       const labels = endpointsLabels(service);
-      if (current !== undefined && JSON.stringify(current.subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(current.metadata?.labels ?? {}) === JSON.stringify(labels)) return;
+      if (
+        current !== undefined &&
+        JSON.stringify(current.subsets ?? []) === JSON.stringify(subsets) &&
+        JSON.stringify(current.metadata?.labels ?? {}) === JSON.stringify(labels)
+      )
+        return;
       const body: Endpoints = {
         apiVersion: "v1",
         kind: "Endpoints",

@@ -24,12 +24,21 @@ describe("EndpointSliceMirroring", { timeout: 30_000 }, () => {
     client = new KubeClient({ server: cluster.url });
     const cs = client;
     const ns = "default";
-    const svc = await cs.create(SERVICES, ns, { metadata: { name: "example-custom-endpoints" }, spec: { ports: [{ name: "example", port: 80, protocol: "TCP" }] } });
+    const svc = await cs.create(SERVICES, ns, {
+      metadata: { name: "example-custom-endpoints" },
+      spec: { ports: [{ name: "example", port: 80, protocol: "TCP" }] },
+    });
     const svcName = svc.metadata?.name ?? "";
     const endpoints: Endpoints = { metadata: { name: svcName }, subsets: [{ ports: [{ port: 80 }], addresses: [{ ip: "10.1.2.3" }] }] };
-    const slicesOf = async () => (await cs.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: `kubernetes.io/service-name=${svcName}` })).items;
+    const slicesOf = async () =>
+      (await cs.list<EndpointSlice>(ENDPOINT_SLICES, ns, { labelSelector: `kubernetes.io/service-name=${svcName}` })).items;
     /** The poll's checks: one port 80, one endpoint with the one address. */
-    const mirrors = (slice: EndpointSlice, address: string) => slice.ports?.length === 1 && slice.ports[0]!.port === 80 && slice.endpoints?.length === 1 && slice.endpoints[0]!.addresses.length === 1 && slice.endpoints[0]!.addresses[0] === address;
+    const mirrors = (slice: EndpointSlice, address: string) =>
+      slice.ports?.length === 1 &&
+      slice.ports[0]!.port === 80 &&
+      slice.endpoints?.length === 1 &&
+      slice.endpoints[0]!.addresses.length === 1 &&
+      slice.endpoints[0]!.addresses[0] === address;
 
     // mirroring a new custom Endpoint
     await cs.create(ENDPOINTS, ns, endpoints);
@@ -39,7 +48,10 @@ describe("EndpointSliceMirroring", { timeout: 30_000 }, () => {
       for (const slice of list) if (!mirrors(slice, "10.1.2.3")) throw new Error(`unexpected slice ${JSON.stringify(slice)}`);
       return list;
     });
-    expect(created[0]!.metadata?.labels).toEqual({ "kubernetes.io/service-name": svcName, "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io" });
+    expect(created[0]!.metadata?.labels).toEqual({
+      "kubernetes.io/service-name": svcName,
+      "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io",
+    });
     expect(created[0]).toMatchObject({ addressType: "IPv4", endpoints: [{ addresses: ["10.1.2.3"], conditions: { ready: true } }] });
 
     // mirroring an update to a custom Endpoint
@@ -61,10 +73,22 @@ describe("EndpointSliceMirroring", { timeout: 30_000 }, () => {
     client = new KubeClient({ server: cluster.url });
     const c = client;
     await c.create(SERVICES, "default", { metadata: { name: "skipped" }, spec: { ports: [{ port: 80 }] } });
-    await c.create(ENDPOINTS, "default", { metadata: { name: "skipped", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } }, subsets: [{ ports: [{ port: 80 }], addresses: [{ ip: "10.1.2.3" }] }] });
+    await c.create(ENDPOINTS, "default", {
+      metadata: { name: "skipped", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
+      subsets: [{ ports: [{ port: 80 }], addresses: [{ ip: "10.1.2.3" }] }],
+    });
     await c.create(SERVICES, "default", { metadata: { name: "mirrored" }, spec: { ports: [{ port: 80 }] } });
-    await c.create(ENDPOINTS, "default", { metadata: { name: "mirrored" }, subsets: [{ ports: [{ port: 80 }], addresses: [{ ip: "10.1.2.4" }] }] });
-    await eventually("the other service's slice", async () => ((await c.list<EndpointSlice>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=mirrored" })).items.length === 1 ? true : undefined));
-    expect((await c.list<EndpointSlice>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=skipped" })).items).toEqual([]);
+    await c.create(ENDPOINTS, "default", {
+      metadata: { name: "mirrored" },
+      subsets: [{ ports: [{ port: 80 }], addresses: [{ ip: "10.1.2.4" }] }],
+    });
+    await eventually("the other service's slice", async () =>
+      (await c.list<EndpointSlice>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=mirrored" })).items.length === 1
+        ? true
+        : undefined,
+    );
+    expect(
+      (await c.list<EndpointSlice>(ENDPOINT_SLICES, "default", { labelSelector: "kubernetes.io/service-name=skipped" })).items,
+    ).toEqual([]);
   });
 });

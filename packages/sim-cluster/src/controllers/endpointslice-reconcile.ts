@@ -71,13 +71,23 @@ export function endpointPortsFor(pod: Pod, service: Service): SlicePort[] {
     const port = findPort(pod, servicePort);
     if (port === undefined) continue;
     const appProtocol = servicePort["appProtocol"];
-    ports.push({ name: servicePort.name ?? "", port, protocol: servicePort.protocol ?? "TCP", ...(typeof appProtocol === "string" ? { appProtocol } : {}) });
+    ports.push({
+      name: servicePort.name ?? "",
+      port,
+      protocol: servicePort.protocol ?? "TCP",
+      ...(typeof appProtocol === "string" ? { appProtocol } : {}),
+    });
   }
   return ports;
 }
 
 /** The endpoints of one address type `service` should have, grouped by the port set they serve (terminating pods included). */
-export function desiredGroups(service: Service, pods: readonly Pod[], nodeNamed: (name: string) => Node | undefined, addressType: SliceAddressType = "IPv4"): EndpointGroup[] {
+export function desiredGroups(
+  service: Service,
+  pods: readonly Pod[],
+  nodeNamed: (name: string) => Node | undefined,
+  addressType: SliceAddressType = "IPv4",
+): EndpointGroup[] {
   const groups = new Map<string, EndpointGroup>();
   for (const pod of pods) {
     if (!shouldPodBeInEndpoints(pod, true)) continue;
@@ -108,11 +118,22 @@ export interface SliceChanges {
   delete: EndpointSlice[];
 }
 
-function newSlice(service: Service, owner: OwnerReference, addressType: SliceAddressType, ports: SlicePort[], endpoints: Endpoint[]): EndpointSlice {
+function newSlice(
+  service: Service,
+  owner: OwnerReference,
+  addressType: SliceAddressType,
+  ports: SlicePort[],
+  endpoints: Endpoint[],
+): EndpointSlice {
   return {
     apiVersion: "discovery.k8s.io/v1",
     kind: "EndpointSlice",
-    metadata: { generateName: `${service.metadata?.name ?? ""}-`, namespace: service.metadata?.namespace ?? "", labels: sliceLabels(service), ownerReferences: [owner] },
+    metadata: {
+      generateName: `${service.metadata?.name ?? ""}-`,
+      namespace: service.metadata?.namespace ?? "",
+      labels: sliceLabels(service),
+      ownerReferences: [owner],
+    },
     addressType,
     endpoints,
     ports,
@@ -144,7 +165,9 @@ export function reconcileSlices(
 ): SliceChanges {
   const changes: SliceChanges = { create: [], update: [], delete: [] };
   const labels = sliceLabels(service);
-  const pending = new Map(groups.map((g) => [portsKey(g.ports), { ports: g.ports, endpoints: new Map(g.endpoints.map((e) => [endpointId(e), e])) }]));
+  const pending = new Map(
+    groups.map((g) => [portsKey(g.ports), { ports: g.ports, endpoints: new Map(g.endpoints.map((e) => [endpointId(e), e])) }]),
+  );
   const kept: Array<{ slice: EndpointSlice; key: string; endpoints: Endpoint[] }> = [];
   for (const slice of [...existing].sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""))) {
     const key = portsKey(slice.ports);
@@ -174,22 +197,34 @@ export function reconcileSlices(
   }
   for (const group of pending.values()) {
     const rest = [...group.endpoints.values()];
-    for (let i = 0; i < rest.length; i += max) changes.create.push(newSlice(service, owner, addressType, group.ports, rest.slice(i, i + max)));
+    for (let i = 0; i < rest.length; i += max)
+      changes.create.push(newSlice(service, owner, addressType, group.ports, rest.slice(i, i + max)));
   }
   for (const entry of kept) {
     if (entry.endpoints.length === 0) {
       changes.delete.push(entry.slice);
       continue;
     }
-    const wanted: EndpointSlice = { ...entry.slice, metadata: { ...entry.slice.metadata, labels, ownerReferences: [owner] }, endpoints: entry.endpoints };
+    const wanted: EndpointSlice = {
+      ...entry.slice,
+      metadata: { ...entry.slice.metadata, labels, ownerReferences: [owner] },
+      endpoints: entry.endpoints,
+    };
     if (!sameContent(wanted, entry.slice)) changes.update.push(wanted);
   }
   if (groups.every((g) => g.endpoints.length === 0)) {
     // A placeholder: an empty slice says the service has been seen and has no endpoints.
-    const placeholder = changes.delete.find((s) => (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0 && s.addressType === addressType);
+    const placeholder = changes.delete.find(
+      (s) => (s.endpoints ?? []).length === 0 && (s.ports ?? []).length === 0 && s.addressType === addressType,
+    );
     if (placeholder !== undefined) {
       changes.delete = changes.delete.filter((s) => s !== placeholder);
-      const wanted: EndpointSlice = { ...placeholder, metadata: { ...placeholder.metadata, labels, ownerReferences: [owner] }, endpoints: [], ports: [] };
+      const wanted: EndpointSlice = {
+        ...placeholder,
+        metadata: { ...placeholder.metadata, labels, ownerReferences: [owner] },
+        endpoints: [],
+        ports: [],
+      };
       if (!sameContent(wanted, placeholder)) changes.update.push(wanted);
     } else {
       changes.create.push(newSlice(service, owner, addressType, [], []));

@@ -13,7 +13,10 @@ let namespaceCounter = 0;
 
 beforeAll(async () => {
   // Deleted pods stay terminating (and serving) for 5 s: long enough to observe them in the slices and Endpoints on a loaded machine.
-  cluster = await startSimCluster({ nodes: [{ name: "n1", labels: { "topology.kubernetes.io/zone": "zone-a" } }, { name: "n2" }], podShutdownMs: 5_000 });
+  cluster = await startSimCluster({
+    nodes: [{ name: "n1", labels: { "topology.kubernetes.io/zone": "zone-a" } }, { name: "n2" }],
+    podShutdownMs: 5_000,
+  });
   client = new KubeClient({ server: cluster.url });
 });
 
@@ -30,7 +33,19 @@ async function namespace(): Promise<string> {
 
 const podWith = (name: string, labels: Record<string, string>, extra: Record<string, unknown> = {}) => ({
   metadata: { name, labels },
-  spec: { containers: [{ name: "c", image: "agnhost", ports: [{ name: "http", containerPort: 8080 }, { name: "dns", containerPort: 5353, protocol: "UDP" }] }], ...extra },
+  spec: {
+    containers: [
+      {
+        name: "c",
+        image: "agnhost",
+        ports: [
+          { name: "http", containerPort: 8080 },
+          { name: "dns", containerPort: 5353, protocol: "UDP" },
+        ],
+      },
+    ],
+    ...extra,
+  },
 });
 
 async function slicesOf(ns: string, service: string): Promise<EndpointSlice[]> {
@@ -50,7 +65,11 @@ async function gone(promise: Promise<unknown>): Promise<boolean> {
 async function runningPod(ns: string, body: KubeObject): Promise<KubeObject & { status: { podIP: string }; metadata: { uid: string } }> {
   await client.create(PODS, ns, body);
   return eventually(`pod ${body.metadata?.name} running`, async () => {
-    const pod = await client.get<KubeObject & { status: { phase?: string; podIP: string }; metadata: { uid: string } }>(PODS, ns, body.metadata?.name ?? "");
+    const pod = await client.get<KubeObject & { status: { phase?: string; podIP: string }; metadata: { uid: string } }>(
+      PODS,
+      ns,
+      body.metadata?.name ?? "",
+    );
     return pod.status.phase === "Running" ? pod : undefined;
   });
 }
@@ -59,28 +78,66 @@ async function runningPod(ns: string, body: KubeObject): Promise<KubeObject & { 
 describe("endpoints and endpointslice controllers", () => {
   it("should create and delete Endpoints and EndpointSlices for a Service with a selector specified", async () => {
     const ns = await namespace();
-    const service = await client.create(SERVICES, ns, { metadata: { name: "example-empty-selector", labels: { team: "a" } }, spec: { selector: { "does-not": "match-anything" }, ports: [{ name: "example", port: 80, protocol: "TCP" }] } });
+    const service = await client.create(SERVICES, ns, {
+      metadata: { name: "example-empty-selector", labels: { team: "a" } },
+      spec: { selector: { "does-not": "match-anything" }, ports: [{ name: "example", port: 80, protocol: "TCP" }] },
+    });
     const endpoints = await eventually("the Endpoints", () => client.get<Endpoints>(ENDPOINTS, ns, "example-empty-selector"));
     expect(endpoints.subsets ?? []).toEqual([]);
     expect(endpoints.metadata?.labels).toEqual({ team: "a" });
-    const [placeholder] = await eventually("a placeholder slice", async () => ((await slicesOf(ns, "example-empty-selector")).length === 1 ? slicesOf(ns, "example-empty-selector") : undefined));
+    const [placeholder] = await eventually("a placeholder slice", async () =>
+      (await slicesOf(ns, "example-empty-selector")).length === 1 ? slicesOf(ns, "example-empty-selector") : undefined,
+    );
     expect(placeholder).toMatchObject({ addressType: "IPv4", endpoints: [], ports: [] });
     expect(placeholder!.metadata?.name).toMatch(/^example-empty-selector-[a-z0-9]{5}$/);
-    expect(placeholder!.metadata?.labels).toEqual({ team: "a", "kubernetes.io/service-name": "example-empty-selector", "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io" });
-    expect(placeholder!.metadata?.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Service", name: "example-empty-selector", uid: service.metadata?.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(placeholder!.metadata?.labels).toEqual({
+      team: "a",
+      "kubernetes.io/service-name": "example-empty-selector",
+      "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
+    });
+    expect(placeholder!.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        name: "example-empty-selector",
+        uid: service.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
 
     await client.delete(SERVICES, ns, "example-empty-selector");
-    await eventually("the Endpoints to go", async () => ((await gone(client.get(ENDPOINTS, ns, "example-empty-selector"))) ? true : undefined));
+    await eventually("the Endpoints to go", async () =>
+      (await gone(client.get(ENDPOINTS, ns, "example-empty-selector"))) ? true : undefined,
+    );
     await eventually("the slices to go", async () => ((await slicesOf(ns, "example-empty-selector")).length === 0 ? true : undefined));
   });
 
   it("should create Endpoints and EndpointSlices for Pods matching a Service, resolving named ports", async () => {
     const ns = await namespace();
-    const pod1 = await runningPod(ns, podWith("pod1", { "label1": "value1" }, { nodeName: "n1" }));
-    const pod2 = await runningPod(ns, podWith("pod2", { "label1": "value1" }, { nodeName: "n2", hostname: "pod2", subdomain: "example-named-port" }));
-    await client.create(SERVICES, ns, { metadata: { name: "example-int-port" }, spec: { selector: { label1: "value1" }, ports: [{ name: "example", port: 80, targetPort: 3000 }] } });
-    await client.create(SERVICES, ns, { metadata: { name: "example-named-port" }, spec: { selector: { label1: "value1" }, ports: [{ name: "http", port: 80, targetPort: "http" }, { name: "dns", port: 53, protocol: "UDP", targetPort: "dns" }] } });
-    await client.create(SERVICES, ns, { metadata: { name: "example-no-match" }, spec: { selector: { label1: "value1" }, ports: [{ name: "example-no-match", port: 80, targetPort: "nope" }] } });
+    const pod1 = await runningPod(ns, podWith("pod1", { label1: "value1" }, { nodeName: "n1" }));
+    const pod2 = await runningPod(
+      ns,
+      podWith("pod2", { label1: "value1" }, { nodeName: "n2", hostname: "pod2", subdomain: "example-named-port" }),
+    );
+    await client.create(SERVICES, ns, {
+      metadata: { name: "example-int-port" },
+      spec: { selector: { label1: "value1" }, ports: [{ name: "example", port: 80, targetPort: 3000 }] },
+    });
+    await client.create(SERVICES, ns, {
+      metadata: { name: "example-named-port" },
+      spec: {
+        selector: { label1: "value1" },
+        ports: [
+          { name: "http", port: 80, targetPort: "http" },
+          { name: "dns", port: 53, protocol: "UDP", targetPort: "dns" },
+        ],
+      },
+    });
+    await client.create(SERVICES, ns, {
+      metadata: { name: "example-no-match" },
+      spec: { selector: { label1: "value1" }, ports: [{ name: "example-no-match", port: 80, targetPort: "nope" }] },
+    });
 
     const named = await eventually("two endpoints of example-named-port", async () => {
       const slices = await slicesOf(ns, "example-named-port");
@@ -101,10 +158,14 @@ describe("endpoints and endpointslice controllers", () => {
     expect(byName.get("pod2")).toMatchObject({ addresses: [pod2.status.podIP], nodeName: "n2", hostname: "pod2" });
     expect(byName.get("pod2")!.zone).toBeUndefined();
 
-    const intPort = await eventually("example-int-port's slice", async () => ((await slicesOf(ns, "example-int-port"))[0]?.endpoints?.length === 2 ? (await slicesOf(ns, "example-int-port"))[0] : undefined));
+    const intPort = await eventually("example-int-port's slice", async () =>
+      (await slicesOf(ns, "example-int-port"))[0]?.endpoints?.length === 2 ? (await slicesOf(ns, "example-int-port"))[0] : undefined,
+    );
     expect(intPort.ports).toEqual([{ name: "example", port: 3000, protocol: "TCP" }]);
     // A named port no pod declares: the pods stay, with no ports.
-    const noMatch = await eventually("example-no-match's slice", async () => ((await slicesOf(ns, "example-no-match"))[0]?.endpoints?.length === 2 ? (await slicesOf(ns, "example-no-match"))[0] : undefined));
+    const noMatch = await eventually("example-no-match's slice", async () =>
+      (await slicesOf(ns, "example-no-match"))[0]?.endpoints?.length === 2 ? (await slicesOf(ns, "example-no-match"))[0] : undefined,
+    );
     expect(noMatch.ports).toEqual([]);
 
     const endpoints = await eventually("Endpoints with both pods", async () => {
@@ -119,16 +180,31 @@ describe("endpoints and endpointslice controllers", () => {
     expect(endpoints.subsets![0]!.addresses!.map((a) => a.targetRef?.name).sort()).toEqual(["pod1", "pod2"]);
     expect(endpoints.subsets![0]!.addresses!.find((a) => a.targetRef?.name === "pod2")).toMatchObject({ hostname: "pod2", nodeName: "n2" });
     // The no-match service's Endpoints have no subset (no resolvable port).
-    const noMatchEndpoints = await eventually("example-no-match's Endpoints", () => client.get<Endpoints>(ENDPOINTS, ns, "example-no-match"));
+    const noMatchEndpoints = await eventually("example-no-match's Endpoints", () =>
+      client.get<Endpoints>(ENDPOINTS, ns, "example-no-match"),
+    );
     expect(noMatchEndpoints.subsets ?? []).toEqual([]);
   });
 
   it("marks terminating pods terminating, not ready but serving, and only lists them in Endpoints when publishNotReadyAddresses", async () => {
     const ns = await namespace();
-    await runningPod(ns, { ...podWith("held", { app: "t" }), metadata: { name: "held", labels: { app: "t" }, finalizers: ["example.com/hold"] } });
-    await client.create(SERVICES, ns, { metadata: { name: "plain" }, spec: { selector: { app: "t" }, ports: [{ port: 80, targetPort: "http" }] } });
-    await client.create(SERVICES, ns, { metadata: { name: "publish" }, spec: { selector: { app: "t" }, publishNotReadyAddresses: true, ports: [{ port: 80, targetPort: "http" }] } });
-    await eventually("both slices list the pod", async () => ((await slicesOf(ns, "plain"))[0]?.endpoints?.length === 1 && (await slicesOf(ns, "publish"))[0]?.endpoints?.length === 1 ? true : undefined));
+    await runningPod(ns, {
+      ...podWith("held", { app: "t" }),
+      metadata: { name: "held", labels: { app: "t" }, finalizers: ["example.com/hold"] },
+    });
+    await client.create(SERVICES, ns, {
+      metadata: { name: "plain" },
+      spec: { selector: { app: "t" }, ports: [{ port: 80, targetPort: "http" }] },
+    });
+    await client.create(SERVICES, ns, {
+      metadata: { name: "publish" },
+      spec: { selector: { app: "t" }, publishNotReadyAddresses: true, ports: [{ port: 80, targetPort: "http" }] },
+    });
+    await eventually("both slices list the pod", async () =>
+      (await slicesOf(ns, "plain"))[0]?.endpoints?.length === 1 && (await slicesOf(ns, "publish"))[0]?.endpoints?.length === 1
+        ? true
+        : undefined,
+    );
 
     await client.delete(PODS, ns, "held");
     const terminating = await eventually("a terminating endpoint", async () => {
@@ -141,13 +217,20 @@ describe("endpoints and endpointslice controllers", () => {
       return endpoint?.conditions?.terminating === true ? endpoint : undefined;
     });
     expect(published.conditions).toEqual({ ready: true, serving: true, terminating: true });
-    await eventually("the plain Endpoints drop the pod", async () => (((await client.get<Endpoints>(ENDPOINTS, ns, "plain")).subsets ?? []).length === 0 ? true : undefined));
+    await eventually("the plain Endpoints drop the pod", async () =>
+      ((await client.get<Endpoints>(ENDPOINTS, ns, "plain")).subsets ?? []).length === 0 ? true : undefined,
+    );
     // The two services' Endpoints are synced one after the other: wait for the second, too.
-    const publishing = await eventually("the publishing Endpoints to list the pod", async () => (await client.get<Endpoints>(ENDPOINTS, ns, "publish")).subsets?.[0]?.addresses);
+    const publishing = await eventually(
+      "the publishing Endpoints to list the pod",
+      async () => (await client.get<Endpoints>(ENDPOINTS, ns, "publish")).subsets?.[0]?.addresses,
+    );
     expect(publishing).toHaveLength(1);
 
     await client.patch(PODS, ns, "held", { metadata: { finalizers: null } });
-    await eventually("the slice to become a placeholder", async () => ((await slicesOf(ns, "plain"))[0]?.endpoints?.length === 0 ? true : undefined));
+    await eventually("the slice to become a placeholder", async () =>
+      (await slicesOf(ns, "plain"))[0]?.endpoints?.length === 0 ? true : undefined,
+    );
   });
 
   it("lists not-ready pods as not ready, and leaves services without a selector alone", async () => {
@@ -158,7 +241,14 @@ describe("endpoints and endpointslice controllers", () => {
     const body = podWith("p", { app: "r" });
     const pod = await runningPod(ns, { ...body, spec: { ...(body as { spec: object }).spec, nodeName: quiet } });
     await cluster.stopNode(quiet);
-    await client.patch(PODS, ns, "p", { status: { conditions: [{ type: "Ready", status: "False" }] } }, "application/strategic-merge-patch+json", "status");
+    await client.patch(
+      PODS,
+      ns,
+      "p",
+      { status: { conditions: [{ type: "Ready", status: "False" }] } },
+      "application/strategic-merge-patch+json",
+      "status",
+    );
     await client.create(SERVICES, ns, { metadata: { name: "svc" }, spec: { selector: { app: "r" }, ports: [{ port: 80 }] } });
     const endpoints = await eventually("a not-ready address", async () => {
       const ep = await client.get<Endpoints>(ENDPOINTS, ns, "svc");
@@ -171,24 +261,46 @@ describe("endpoints and endpointslice controllers", () => {
 
     // A service without a selector: what its owner writes stays as written.
     await client.create(SERVICES, ns, { metadata: { name: "manual" }, spec: { ports: [{ port: 80 }] } });
-    await client.create(ENDPOINTS, ns, { metadata: { name: "manual" }, subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80 }] }] });
-    await client.create(ENDPOINT_SLICES, ns, { metadata: { name: "manual-1", labels: { "kubernetes.io/service-name": "manual" } }, addressType: "IPv4", endpoints: [{ addresses: ["10.1.2.3"] }], ports: [{ port: 80 }] });
+    await client.create(ENDPOINTS, ns, {
+      metadata: { name: "manual" },
+      subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80 }] }],
+    });
+    await client.create(ENDPOINT_SLICES, ns, {
+      metadata: { name: "manual-1", labels: { "kubernetes.io/service-name": "manual" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.1.2.3"] }],
+      ports: [{ port: 80 }],
+    });
     // A change the controllers would react to for a selecting service.
     await client.patch(SERVICES, ns, "manual", { metadata: { labels: { touched: "yes" } } });
     await client.create(SERVICES, ns, { metadata: { name: "marker" }, spec: { selector: { app: "r" }, ports: [{ port: 81 }] } });
-    await eventually("the marker service's slice", async () => ((await slicesOf(ns, "marker"))[0]?.endpoints?.length === 1 ? true : undefined));
-    expect((await client.get<Endpoints>(ENDPOINTS, ns, "manual")).subsets).toEqual([{ addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80, protocol: "TCP" }] }]);
+    await eventually("the marker service's slice", async () =>
+      (await slicesOf(ns, "marker"))[0]?.endpoints?.length === 1 ? true : undefined,
+    );
+    expect((await client.get<Endpoints>(ENDPOINTS, ns, "manual")).subsets).toEqual([
+      { addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80, protocol: "TCP" }] },
+    ]);
     // The owner's slice stays as written; the EndpointSlice controller makes none (the mirroring controller mirrors the Endpoints).
     const manual = await slicesOf(ns, "manual");
-    expect(manual.filter((s) => s.metadata?.labels?.["endpointslice.kubernetes.io/managed-by"] !== "endpointslicemirroring-controller.k8s.io").map((s) => s.metadata?.name)).toEqual(["manual-1"]);
-    expect(manual.some((s) => s.metadata?.labels?.["endpointslice.kubernetes.io/managed-by"] === "endpointslice-controller.k8s.io")).toBe(false);
+    expect(
+      manual
+        .filter((s) => s.metadata?.labels?.["endpointslice.kubernetes.io/managed-by"] !== "endpointslicemirroring-controller.k8s.io")
+        .map((s) => s.metadata?.name),
+    ).toEqual(["manual-1"]);
+    expect(manual.some((s) => s.metadata?.labels?.["endpointslice.kubernetes.io/managed-by"] === "endpointslice-controller.k8s.io")).toBe(
+      false,
+    );
     await cluster.removeNode(quiet);
   });
 
   it("should support a Service with many endpoints spread over slices of at most 100", { timeout: 60_000 }, async () => {
     const ns = await namespace();
     await client.create(SERVICES, ns, { metadata: { name: "big" }, spec: { selector: { app: "big" }, ports: [{ port: 80 }] } });
-    await Promise.all(Array.from({ length: 120 }, (_, i) => client.create(PODS, ns, podWith(`big-${i}`, { app: "big" }, { nodeName: i % 2 === 0 ? "n1" : "n2" }))));
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        client.create(PODS, ns, podWith(`big-${i}`, { app: "big" }, { nodeName: i % 2 === 0 ? "n1" : "n2" })),
+      ),
+    );
     const slices = await eventually(
       "120 endpoints",
       async () => {
@@ -204,22 +316,38 @@ describe("endpoints and endpointslice controllers", () => {
 
   it("serves EndpointSlice API operations: create, get, list, watch, patch, update, delete", async () => {
     const ns = await namespace();
-    const body = { metadata: { name: "e2e-example-ing", labels: { "e2e-test": "x" } }, addressType: "IPv4", endpoints: [{ addresses: ["1.2.3.4", "5.6.7.8"] }], ports: [] };
+    const body = {
+      metadata: { name: "e2e-example-ing", labels: { "e2e-test": "x" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["1.2.3.4", "5.6.7.8"] }],
+      ports: [],
+    };
     const events: string[] = [];
-    const watch = await client.watch(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, { labelSelector: "e2e-test=x" }, (event) => events.push(event.type));
+    const watch = await client.watch(
+      `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+      { labelSelector: "e2e-test=x" },
+      (event) => events.push(event.type),
+    );
     try {
       await client.create(ENDPOINT_SLICES, ns, body);
       await client.create(ENDPOINT_SLICES, ns, { ...body, metadata: { ...body.metadata, name: "e2e-example-ing-2" } });
-      expect((await client.get<EndpointSlice>(ENDPOINT_SLICES, ns, "e2e-example-ing")).endpoints?.[0]?.addresses).toEqual(["1.2.3.4", "5.6.7.8"]);
+      expect((await client.get<EndpointSlice>(ENDPOINT_SLICES, ns, "e2e-example-ing")).endpoints?.[0]?.addresses).toEqual([
+        "1.2.3.4",
+        "5.6.7.8",
+      ]);
       expect((await client.list(ENDPOINT_SLICES, ns, { labelSelector: "e2e-test=x" })).items).toHaveLength(2);
-      const patched = await client.patch<EndpointSlice>(ENDPOINT_SLICES, ns, "e2e-example-ing", { metadata: { annotations: { patched: "true" } } });
+      const patched = await client.patch<EndpointSlice>(ENDPOINT_SLICES, ns, "e2e-example-ing", {
+        metadata: { annotations: { patched: "true" } },
+      });
       expect(patched.metadata?.annotations).toEqual({ patched: "true" });
       const updated = await client.update<EndpointSlice>(ENDPOINT_SLICES, ns, { ...patched, endpoints: [{ addresses: ["9.9.9.9"] }] });
       expect(updated.endpoints).toEqual([{ addresses: ["9.9.9.9"] }]);
       await client.delete(ENDPOINT_SLICES, ns, "e2e-example-ing");
       await client.deleteCollection(ENDPOINT_SLICES, ns, {}, { labelSelector: "e2e-test=x" });
       expect((await client.list(ENDPOINT_SLICES, ns, { labelSelector: "e2e-test=x" })).items).toHaveLength(0);
-      await eventually("the watch to see every change", () => Promise.resolve(events.filter((e) => e === "DELETED").length === 2 ? true : undefined));
+      await eventually("the watch to see every change", () =>
+        Promise.resolve(events.filter((e) => e === "DELETED").length === 2 ? true : undefined),
+      );
       expect(events.filter((e) => e === "ADDED")).toHaveLength(2);
       expect(events.filter((e) => e === "MODIFIED")).toHaveLength(2);
     } finally {

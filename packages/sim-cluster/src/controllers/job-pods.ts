@@ -65,7 +65,13 @@ export function jobPod(job: Job, index: number | undefined, failureCount: number
 function addIndexEnv(container: Container): void {
   const env = (Array.isArray(container["env"]) ? container["env"] : []) as Array<{ name?: string }>;
   if (env.some((e) => e.name === "JOB_COMPLETION_INDEX")) return;
-  container["env"] = [...env, { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: `metadata.annotations['${COMPLETION_INDEX}']` } } }];
+  container["env"] = [
+    ...env,
+    {
+      name: "JOB_COMPLETION_INDEX",
+      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: `metadata.annotations['${COMPLETION_INDEX}']` } },
+    },
+  ];
 }
 
 /** Removes the tracking finalizer; true once it is gone (or the pod is). */
@@ -73,7 +79,13 @@ export async function removeTrackingFinalizer(client: KubeClient, pod: Pod): Pro
   if (!hasTrackingFinalizer(pod)) return true;
   const finalizers = (pod.metadata?.finalizers ?? []).filter((f) => f !== JOB_TRACKING_FINALIZER);
   try {
-    await client.patch(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { metadata: { finalizers: finalizers.length > 0 ? finalizers : null } }, MERGE_PATCH);
+    await client.patch(
+      PODS,
+      pod.metadata?.namespace,
+      pod.metadata?.name ?? "",
+      { metadata: { finalizers: finalizers.length > 0 ? finalizers : null } },
+      MERGE_PATCH,
+    );
     return true;
   } catch (error) {
     if (isNotFound(error)) return true;
@@ -83,7 +95,12 @@ export async function removeTrackingFinalizer(client: KubeClient, pod: Pod): Pro
 
 /** controller.ActivePods order, most deletable first: unscheduled, pending, not ready, newest. */
 function removalRank(pod: Pod): number[] {
-  return [pod.spec?.nodeName ? 1 : 0, pod.status?.phase === "Pending" ? 0 : pod.status?.phase === "Running" ? 2 : 1, isPodReady(pod) ? 1 : 0, -Date.parse(pod.metadata?.creationTimestamp ?? "0")];
+  return [
+    pod.spec?.nodeName ? 1 : 0,
+    pod.status?.phase === "Pending" ? 0 : pod.status?.phase === "Running" ? 2 : 1,
+    isPodReady(pod) ? 1 : 0,
+    -Date.parse(pod.metadata?.creationTimestamp ?? "0"),
+  ];
 }
 
 export function byRemovalOrder(a: Pod, b: Pod): number {

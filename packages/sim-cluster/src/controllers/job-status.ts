@@ -13,11 +13,25 @@ export function newJobCondition(type: string, reason: string, message: string, n
  * time only when the status changes); a missing condition is added unless it would be False.
  * Returns the list and whether it changed.
  */
-export function ensureJobCondition(list: readonly JobCondition[], type: string, status: "True" | "False", reason: string, message: string, now: string): [JobCondition[], boolean] {
+export function ensureJobCondition(
+  list: readonly JobCondition[],
+  type: string,
+  status: "True" | "False",
+  reason: string,
+  message: string,
+  now: string,
+): [JobCondition[], boolean] {
   const existing = list.find((c) => c.type === type);
   if (existing !== undefined) {
     if (existing.status === status && existing.reason === reason && existing.message === message) return [[...list], false];
-    const changed = { ...existing, status, reason, message, lastProbeTime: now, ...(existing.status !== status ? { lastTransitionTime: now } : {}) };
+    const changed = {
+      ...existing,
+      status,
+      reason,
+      message,
+      lastProbeTime: now,
+      ...(existing.status !== status ? { lastTransitionTime: now } : {}),
+    };
     return [list.map((c) => (c === existing ? changed : c)), true];
   }
   if (status === "False") return [[...list], false];
@@ -30,7 +44,12 @@ export interface BackoffRecord {
   lastFailureAt: number;
 }
 
-export function nextBackoffRecord(previous: BackoffRecord | undefined, newSucceeded: number, newFailed: number, now: number): BackoffRecord {
+export function nextBackoffRecord(
+  previous: BackoffRecord | undefined,
+  newSucceeded: number,
+  newFailed: number,
+  now: number,
+): BackoffRecord {
   if (newSucceeded > 0) return { failuresAfterLastSuccess: 0, lastFailureAt: previous?.lastFailureAt ?? 0 };
   if (newFailed === 0) return previous ?? { failuresAfterLastSuccess: 0, lastFailureAt: 0 };
   return { failuresAfterLastSuccess: (previous?.failuresAfterLastSuccess ?? 0) + newFailed, lastFailureAt: now };

@@ -1,5 +1,14 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { controllerFor, isNotFound, splitKey, type Controller, type Informer, type KubeClient, type ReconcileContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import {
+  controllerFor,
+  isNotFound,
+  splitKey,
+  type Controller,
+  type Informer,
+  type KubeClient,
+  type ReconcileContext,
+  type Requeue,
+} from "@kubekit/generic-controlplane/controllers";
 import { isJobFinished, jobCondition, type Job, type JobCondition } from "../resources/jobs.js";
 import type { Pod } from "../resources/pods.js";
 import { JOBS, PODS } from "../refs.js";
@@ -7,9 +16,24 @@ import { selectorMatches } from "../selector.js";
 import { claimObjects } from "./claim.js";
 import { Expectations } from "./expectations.js";
 import { completionIndexOf, formatIndexes, indexSet } from "./job-indexes.js";
-import { activePodsForRemoval, hasTrackingFinalizer, INDEX_FAILURE_COUNT, isPodFailed, jobPod, onlyReplaceFailedPods, removeTrackingFinalizer } from "./job-pods.js";
+import {
+  activePodsForRemoval,
+  hasTrackingFinalizer,
+  INDEX_FAILURE_COUNT,
+  isPodFailed,
+  jobPod,
+  onlyReplaceFailedPods,
+  removeTrackingFinalizer,
+} from "./job-pods.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./job-policies.js";
-import { backoffRemainingMs, ensureJobCondition, newJobCondition, nextBackoffRecord, POD_FAILURE_BACKOFF_MS, type BackoffRecord } from "./job-status.js";
+import {
+  backoffRemainingMs,
+  ensureJobCondition,
+  newJobCondition,
+  nextBackoffRecord,
+  POD_FAILURE_BACKOFF_MS,
+  type BackoffRecord,
+} from "./job-status.js";
 import { controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, toleratingStaleCache } from "./util.js";
 
 export interface JobControllerOptions {
@@ -50,11 +74,16 @@ export function jobController(options: JobControllerOptions = {}): Controller {
           if (key !== undefined && job?.metadata?.uid === controllerRefOf(pod)?.uid) queue.add(key);
           else if (key === undefined && isPodActive(pod)) {
             for (const candidate of jobs.cache.list() as Job[]) {
-              if (candidate.metadata?.namespace === pod.metadata?.namespace && selectorMatches(candidate.spec?.selector, pod.metadata?.labels)) queue.add(keyOf(candidate));
+              if (
+                candidate.metadata?.namespace === pod.metadata?.namespace &&
+                selectorMatches(candidate.spec?.selector, pod.metadata?.labels)
+              )
+                queue.add(keyOf(candidate));
             }
           }
           // A pod whose Job is gone or finished keeps no tracking finalizer (syncOrphanPod).
-          if (hasTrackingFinalizer(pod) && (job === undefined || job.metadata?.uid !== controllerRefOf(pod)?.uid || isJobFinished(job))) queue.add(ORPHAN_PREFIX + keyOf(pod));
+          if (hasTrackingFinalizer(pod) && (job === undefined || job.metadata?.uid !== controllerRefOf(pod)?.uid || isJobFinished(job)))
+            queue.add(ORPHAN_PREFIX + keyOf(pod));
         };
         return {
           add: (pod) => {
@@ -64,7 +93,8 @@ export function jobController(options: JobControllerOptions = {}): Controller {
           },
           update: (old, pod) => {
             const key = ownerKey(pod);
-            if (key !== undefined && pod.metadata?.deletionTimestamp !== undefined && old.metadata?.deletionTimestamp === undefined) expectations.deletionObserved(key, pod.metadata?.name ?? "");
+            if (key !== undefined && pod.metadata?.deletionTimestamp !== undefined && old.metadata?.deletionTimestamp === undefined)
+              expectations.deletionObserved(key, pod.metadata?.name ?? "");
             if (key !== undefined && !hasTrackingFinalizer(pod)) state.removedFinalizers.get(key)?.delete(pod.metadata?.uid ?? "");
             podChanged(pod);
             const before = ownerKey(old);
@@ -81,7 +111,14 @@ export function jobController(options: JobControllerOptions = {}): Controller {
         };
       },
     })
-    .withState(({ client, informer }): SyncState => ({ client, pods: informer(PODS), expectations: new Expectations(), backoffs: new Map(), removedFinalizers: new Map(), backoffMs: options.podFailureBackoffMs ?? POD_FAILURE_BACKOFF_MS }))
+    .withState(({ client, informer }): SyncState => ({
+      client,
+      pods: informer(PODS),
+      expectations: new Expectations(),
+      backoffs: new Map(),
+      removedFinalizers: new Map(),
+      backoffMs: options.podFailureBackoffMs ?? POD_FAILURE_BACKOFF_MS,
+    }))
     .withOptions({ workers: options.workers ?? 4 })
     .complete(
       toleratingStaleCache(async (key: string, { primary: jobs, state }: ReconcileContext<SyncState>): Promise<void | Requeue> => {
@@ -136,24 +173,33 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
   }
   const spec = job.spec ?? {};
   const status = (job.status ??= {});
-  const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
+  const uncounted = {
+    succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])],
+    failed: [...(status.uncountedTerminatedPods?.failed ?? [])],
+  };
   status.uncountedTerminatedPods = uncounted;
   const satisfied = expectations.satisfied(key);
   const { namespace } = splitKey(key);
   const inNamespace = (state.pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace);
-  const pods = await claimObjects(client, PODS, job, "Job", inNamespace, { apiVersion: "batch/v1", finalizer: "batch.kubernetes.io/job-tracking" });
+  const pods = await claimObjects(client, PODS, job, "Job", inNamespace, {
+    apiVersion: "batch/v1",
+    finalizer: "batch.kubernetes.io/job-tracking",
+  });
   const removed = state.removedFinalizers.get(key) ?? new Set<string>();
   state.removedFinalizers.set(key, removed);
   const tracked = (p: Pod) => hasTrackingFinalizer(p) && !removed.has(p.metadata?.uid ?? "");
   const activePods = pods.filter(isPodActive);
   let active = activePods.length;
   let ready = activePods.filter(isPodReady).length;
-  let terminating = pods.filter((p) => p.metadata?.deletionTimestamp !== undefined && p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed").length;
+  let terminating = pods.filter(
+    (p) => p.metadata?.deletionTimestamp !== undefined && p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed",
+  ).length;
   const uncountedSucceeded = new Set(uncounted.succeeded);
   const uncountedFailed = new Set(uncounted.failed);
   const newSucceeded = pods.filter((p) => tracked(p) && p.status?.phase === "Succeeded" && !uncountedSucceeded.has(p.metadata?.uid ?? ""));
   const newFailed = pods.filter((p) => tracked(p) && isPodFailed(p, job) && !uncountedFailed.has(p.metadata?.uid ?? ""));
-  const countedNewFailures = spec.podFailurePolicy === undefined ? newFailed.length : newFailed.filter((p) => matchPodFailurePolicy(spec, p).countFailed).length;
+  const countedNewFailures =
+    spec.podFailurePolicy === undefined ? newFailed.length : newFailed.filter((p) => matchPodFailurePolicy(spec, p).countFailed).length;
   let succeeded = (status.succeeded ?? 0) + newSucceeded.length + uncounted.succeeded.length;
   const failed = (status.failed ?? 0) + countedNewFailures + uncounted.failed.length;
   const now = nowRFC3339();
@@ -170,12 +216,16 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
     const target = jobCondition(job, "FailureTarget");
     if (target !== undefined) finished = target;
     else if (spec.podFailurePolicy !== undefined) {
-      const message = pods.filter((p) => isPodFailed(p, job)).map((p) => matchPodFailurePolicy(spec, p).failJobMessage).find((m) => m !== undefined);
+      const message = pods
+        .filter((p) => isPodFailed(p, job))
+        .map((p) => matchPodFailurePolicy(spec, p).failJobMessage)
+        .find((m) => m !== undefined);
       if (message !== undefined) finished = newJobCondition("FailureTarget", "PodFailurePolicy", message, now);
     }
   }
   if (finished === undefined) {
-    if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) finished = newJobCondition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit", now);
+    if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods))
+      finished = newJobCondition("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit", now);
     else if (spec.activeDeadlineSeconds !== undefined && status.startTime !== undefined && !suspended) {
       const left = Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000 - nowMs;
       if (left <= 0) finished = newJobCondition("FailureTarget", "DeadlineExceeded", "Job was active longer than specified deadline", now);
@@ -203,8 +253,15 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
         if (verdict.action === "FailIndex" || (verdict.countFailed && failures >= spec.backoffLimitPerIndex)) failedIndexes.add(index);
       }
       if (finished === undefined) {
-        if (spec.maxFailedIndexes !== undefined && failedIndexes.size > spec.maxFailedIndexes) finished = newJobCondition("FailureTarget", "MaxFailedIndexesExceeded", "Job has exceeded the specified maximal number of failed indexes", now);
-        else if (failedIndexes.size > 0 && failedIndexes.size + succeededIndexes.size >= completions) finished = newJobCondition("FailureTarget", "FailedIndexes", "Job has failed indexes", now);
+        if (spec.maxFailedIndexes !== undefined && failedIndexes.size > spec.maxFailedIndexes)
+          finished = newJobCondition(
+            "FailureTarget",
+            "MaxFailedIndexesExceeded",
+            "Job has exceeded the specified maximal number of failed indexes",
+            now,
+          );
+        else if (failedIndexes.size > 0 && failedIndexes.size + succeededIndexes.size >= completions)
+          finished = newJobCondition("FailureTarget", "FailedIndexes", "Job has failed indexes", now);
       }
     }
     if (finished === undefined) {
@@ -224,7 +281,16 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
   } else {
     let manageCalled = false;
     if (satisfied && job.metadata?.deletionTimestamp === undefined) {
-      const managed = await manageJob(state, key, job, { activePods, succeeded, succeededIndexes, failedIndexes, pods, terminating, backoff, nowMs });
+      const managed = await manageJob(state, key, job, {
+        activePods,
+        succeeded,
+        succeededIndexes,
+        failedIndexes,
+        pods,
+        terminating,
+        backoff,
+        nowMs,
+      });
       active = managed.active;
       terminating = managed.terminating;
       ready = managed.ready;
@@ -235,7 +301,15 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
     if (complete) finished = newJobCondition("SuccessCriteriaMet", COMPLETIONS_REACHED.reason, COMPLETIONS_REACHED.message, now);
     else if (manageCalled) {
       let changed: boolean;
-      if (suspended) [status.conditions, changed] = ensureJobCondition(status.conditions ?? [], "Suspended", "True", "JobSuspended", "Job suspended", now);
+      if (suspended)
+        [status.conditions, changed] = ensureJobCondition(
+          status.conditions ?? [],
+          "Suspended",
+          "True",
+          "JobSuspended",
+          "Job suspended",
+          now,
+        );
       else {
         [status.conditions, changed] = ensureJobCondition(status.conditions ?? [], "Suspended", "False", "JobResumed", "Job resumed", now);
         // A resumed Job's deadline counts from now.
@@ -249,7 +323,17 @@ async function syncJob(state: SyncState, key: string, job: Job): Promise<void | 
   status.ready = ready;
   status.terminating = terminating;
   const needsUpdate = suspendChanged || before.active !== active || before.ready !== ready || before.terminating !== terminating;
-  await trackStatusAndRemoveFinalizers(state, key, job, { pods, tracked, finished, succeededIndexes, failedIndexes, terminating, needsUpdate, now, flushed: () => state.backoffs.set(key, backoff) });
+  await trackStatusAndRemoveFinalizers(state, key, job, {
+    pods,
+    tracked,
+    finished,
+    succeededIndexes,
+    failedIndexes,
+    terminating,
+    needsUpdate,
+    now,
+    flushed: () => state.backoffs.set(key, backoff),
+  });
   if (requeueAfterMs !== undefined && Number.isFinite(requeueAfterMs)) return { requeueAfterMs: Math.max(10, requeueAfterMs) };
 }
 
@@ -259,7 +343,8 @@ function pastBackoffLimitOnFailure(job: Job, pods: readonly Pod[]): boolean {
   let restarts = 0;
   for (const pod of pods) {
     if (pod.status?.phase !== "Running" && pod.status?.phase !== "Pending") continue;
-    for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) restarts += s.restartCount ?? 0;
+    for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])])
+      restarts += s.restartCount ?? 0;
   }
   const limit = job.spec.backoffLimit ?? 6;
   return limit === 0 ? restarts > 0 : restarts >= limit;
@@ -293,7 +378,12 @@ interface ManageInput {
 }
 
 /** manageJob: deletes the pods of a suspended Job or beyond what is wanted, else creates the missing ones (after the failure back-off). */
-async function manageJob(state: SyncState, key: string, job: Job, input: ManageInput): Promise<{ active: number; terminating: number; ready: number; requeueAfterMs?: number }> {
+async function manageJob(
+  state: SyncState,
+  key: string,
+  job: Job,
+  input: ManageInput,
+): Promise<{ active: number; terminating: number; ready: number; requeueAfterMs?: number }> {
   const { client, expectations } = state;
   const spec = job.spec ?? {};
   let active = input.activePods.length;
@@ -301,7 +391,10 @@ async function manageJob(state: SyncState, key: string, job: Job, input: ManageI
   let ready = input.activePods.filter(isPodReady).length;
   const parallelism = spec.parallelism ?? 1;
   const removeAndDelete = async (victims: Pod[]) => {
-    expectations.expectDeletions(key, victims.map((p) => p.metadata?.name ?? ""));
+    expectations.expectDeletions(
+      key,
+      victims.map((p) => p.metadata?.name ?? ""),
+    );
     let removed = 0;
     await Promise.all(
       victims.map(async (pod) => {
@@ -360,14 +453,19 @@ async function manageJob(state: SyncState, key: string, job: Job, input: ManageI
  * when replacements wait for Failed, terminating) pod; with backoffLimitPerIndex each index's
  * failure count travels to its next pod, which waits out that index's back-off.
  */
-function pendingIndexes(job: Job, input: ManageInput, count: number): { indexes: Array<{ index: number; failureCount?: number }>; waitMs?: number } {
+function pendingIndexes(
+  job: Job,
+  input: ManageInput,
+  count: number,
+): { indexes: Array<{ index: number; failureCount?: number }>; waitMs?: number } {
   const spec = job.spec ?? {};
   const completions = spec.completions ?? 0;
   const held = new Set<number>();
   for (const pod of input.pods) {
     const index = completionIndexOf(pod);
     if (index === undefined) continue;
-    const terminatingPod = pod.metadata?.deletionTimestamp !== undefined && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
+    const terminatingPod =
+      pod.metadata?.deletionTimestamp !== undefined && pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
     if (isPodActive(pod) || (terminatingPod && onlyReplaceFailedPods(job))) held.add(index);
   }
   const perIndex = spec.backoffLimitPerIndex !== undefined;
@@ -513,9 +611,17 @@ async function trackStatusAndRemoveFinalizers(state: SyncState, key: string, job
     }
   }
   const currentStatus = current.status ?? {};
-  const stillUncounted = (currentStatus.uncountedTerminatedPods?.succeeded?.length ?? 0) + (currentStatus.uncountedTerminatedPods?.failed?.length ?? 0);
+  const stillUncounted =
+    (currentStatus.uncountedTerminatedPods?.succeeded?.length ?? 0) + (currentStatus.uncountedTerminatedPods?.failed?.length ?? 0);
   if (finished !== undefined && stillUncounted === 0 && input.terminating === 0) {
-    [currentStatus.conditions] = ensureJobCondition(currentStatus.conditions ?? [], finished.type, "True", finished.reason ?? "", finished.message ?? "", input.now);
+    [currentStatus.conditions] = ensureJobCondition(
+      currentStatus.conditions ?? [],
+      finished.type,
+      "True",
+      finished.reason ?? "",
+      finished.message ?? "",
+      input.now,
+    );
     if (finished.type === "Complete") currentStatus.completionTime = input.now;
     current.status = currentStatus;
     needsFlush = true;
@@ -559,6 +665,9 @@ async function writeStatus(client: KubeClient, job: Job): Promise<Job> {
   for (const field of ["active", "succeeded", "failed"] as const) if (clean.status?.[field] === 0) delete clean.status[field];
   const written = await client.update<Job>(JOBS, job.metadata?.namespace, clean, "status");
   written.status ??= {};
-  written.status.uncountedTerminatedPods = { succeeded: [...(written.status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(written.status.uncountedTerminatedPods?.failed ?? [])] };
+  written.status.uncountedTerminatedPods = {
+    succeeded: [...(written.status.uncountedTerminatedPods?.succeeded ?? [])],
+    failed: [...(written.status.uncountedTerminatedPods?.failed ?? [])],
+  };
   return written;
 }

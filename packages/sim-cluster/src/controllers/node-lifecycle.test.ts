@@ -26,7 +26,10 @@ const ready = (node: Node) => node.status?.conditions?.find((c) => c.type === "R
 const podReady = (pod: Pod) => pod.status?.conditions?.find((c) => c.type === "Ready")?.status;
 
 async function runPodOn(c: KubeClient, name: string, node: string): Promise<Pod> {
-  await c.create(PODS, "default", { metadata: { name }, spec: { nodeSelector: { "kubernetes.io/hostname": node }, containers: [{ name: "c1", image: "x" }] } });
+  await c.create(PODS, "default", {
+    metadata: { name },
+    spec: { nodeSelector: { "kubernetes.io/hostname": node }, containers: [{ name: "c1", image: "x" }] },
+  });
   return eventually(`${name} Running`, async () => {
     const pod = await c.get<Pod>(PODS, "default", name);
     return pod.status?.phase === "Running" ? pod : undefined;
@@ -45,7 +48,11 @@ describe("nodes stopped, started and rebooted from the outside", { timeout: 30_0
       return ready(node)?.status === "Unknown" && (node.spec?.taints ?? []).length === 2 ? node : undefined;
     });
     for (const type of ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]) {
-      expect(unknown.status?.conditions?.find((cond) => cond.type === type)).toMatchObject({ status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." });
+      expect(unknown.status?.conditions?.find((cond) => cond.type === type)).toMatchObject({
+        status: "Unknown",
+        reason: "NodeStatusUnknown",
+        message: "Kubelet stopped posting node status.",
+      });
     }
     expect(unknown.spec?.taints).toEqual([
       { key: "node.kubernetes.io/unreachable", effect: "NoSchedule" },
@@ -53,7 +60,7 @@ describe("nodes stopped, started and rebooted from the outside", { timeout: 30_0
     ]);
     // The other node keeps posting and stays Ready.
     expect(ready(await c.get<Node>(NODES, undefined, "sim-node-1"))?.status).toBe("True");
-    await eventually("p not Ready", async () => ((podReady(await c.get<Pod>(PODS, "default", "p"))) === "False" ? true : undefined));
+    await eventually("p not Ready", async () => (podReady(await c.get<Pod>(PODS, "default", "p")) === "False" ? true : undefined));
 
     await cluster.startNode("sim-node-2");
     const back = await eventually("sim-node-2 Ready without taints", async () => {
@@ -72,7 +79,11 @@ describe("nodes stopped, started and rebooted from the outside", { timeout: 30_0
   it("a running kubelet answers a node marked Unknown (it was only slow) by posting Ready again", async () => {
     const { client: c } = await start();
     const node = await c.get<Node>(NODES, undefined, "sim-node-1");
-    const conditions = (node.status?.conditions ?? []).map((cond) => (cond.type === "Ready" ? { ...cond, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." } : cond));
+    const conditions = (node.status?.conditions ?? []).map((cond) =>
+      cond.type === "Ready"
+        ? { ...cond, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." }
+        : cond,
+    );
     await c.patch(NODES, undefined, "sim-node-1", { status: { conditions } }, "application/merge-patch+json", "status");
     const back = await eventually("sim-node-1 Ready again", async () => {
       const n = await c.get<Node>(NODES, undefined, "sim-node-1");
@@ -95,11 +106,15 @@ describe("nodes stopped, started and rebooted from the outside", { timeout: 30_0
       const after = await c.get<Node>(NODES, undefined, "sim-node-1");
       expect(ready(after)?.status).toBe("True");
       expect(after.status?.nodeInfo?.["bootID"]).not.toBe(before.status?.nodeInfo?.["bootID"]);
-      await eventually("NotReady then Ready in the watch", () => Promise.resolve(readiness.includes("False") && readiness.at(-1) === "True" ? true : undefined));
+      await eventually("NotReady then Ready in the watch", () =>
+        Promise.resolve(readiness.includes("False") && readiness.at(-1) === "True" ? true : undefined),
+      );
       const pod = await c.get<Pod>(PODS, "default", "p");
       const status = pod.status!.containerStatuses![0]!;
       expect(status.restartCount).toBe(1);
-      expect(status.lastState).toMatchObject({ terminated: { exitCode: 255, reason: "Unknown", containerID: running.status!.containerStatuses![0]!.containerID } });
+      expect(status.lastState).toMatchObject({
+        terminated: { exitCode: 255, reason: "Unknown", containerID: running.status!.containerStatuses![0]!.containerID },
+      });
       expect(status.containerID).not.toBe(running.status!.containerStatuses![0]!.containerID);
     } finally {
       watch.stop();

@@ -24,10 +24,12 @@ const KUBELET_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPress
 /** The taints a node's Ready condition calls for (taint-by-condition and the NoExecute tainting pass). */
 function taintsFor(ready: NodeCondition | undefined): Array<{ key: string; effect: string }> {
   const key = ready?.status === "Unknown" ? UNREACHABLE_TAINT : ready?.status === "False" ? NOT_READY_TAINT : undefined;
-  return key === undefined ? [] : [
-    { key, effect: "NoSchedule" },
-    { key, effect: "NoExecute" },
-  ];
+  return key === undefined
+    ? []
+    : [
+        { key, effect: "NoSchedule" },
+        { key, effect: "NoExecute" },
+      ];
 }
 
 /**
@@ -66,7 +68,8 @@ export function nodeLifecycleController(options: NodeLifecycleOptions = {}): Con
         const renewTime = lease?.spec?.renewTime;
         const heartbeat = node?.status?.conditions?.find((c) => c.type === "Ready")?.lastHeartbeatTime;
         const seen = health.get(name);
-        if (seen === undefined || seen.renewTime !== renewTime || seen.heartbeat !== heartbeat) health.set(name, { probe: Date.now(), renewTime, heartbeat });
+        if (seen === undefined || seen.renewTime !== renewTime || seen.heartbeat !== heartbeat)
+          health.set(name, { probe: Date.now(), renewTime, heartbeat });
         queue.add(name);
       };
       const monitor = setInterval(() => {
@@ -91,7 +94,9 @@ export function nodeLifecycleController(options: NodeLifecycleOptions = {}): Con
         const current = node.spec?.taints ?? [];
         const wanted = taintsFor(ready);
         const kept = current.filter((t) => !managed.includes(t.key) || wanted.some((w) => w.key === t.key && w.effect === t.effect));
-        const added: Taint[] = wanted.filter((w) => !current.some((t) => t.key === w.key && t.effect === w.effect)).map((w) => (w.effect === "NoExecute" ? { ...w, timeAdded: nowRFC3339() } : w));
+        const added: Taint[] = wanted
+          .filter((w) => !current.some((t) => t.key === w.key && t.effect === w.effect))
+          .map((w) => (w.effect === "NoExecute" ? { ...w, timeAdded: nowRFC3339() } : w));
         if (added.length > 0 || kept.length !== current.length) {
           await client.patch(NODES, undefined, name, { spec: { taints: [...kept, ...added] } }, MERGE_PATCH);
         }
@@ -113,9 +118,22 @@ async function markUnknown(client: KubeClient, node: Node): Promise<Node> {
     const at = conditions.findIndex((c) => c.type === type);
     const before = conditions[at];
     if (before === undefined) {
-      conditions.push({ type, status: "Unknown", reason: "NodeStatusNeverUpdated", message: "Kubelet never posted node status.", lastHeartbeatTime: now, lastTransitionTime: now });
+      conditions.push({
+        type,
+        status: "Unknown",
+        reason: "NodeStatusNeverUpdated",
+        message: "Kubelet never posted node status.",
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      });
     } else if (before.status !== "Unknown") {
-      conditions[at] = { ...before, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastTransitionTime: now };
+      conditions[at] = {
+        ...before,
+        status: "Unknown",
+        reason: "NodeStatusUnknown",
+        message: "Kubelet stopped posting node status.",
+        lastTransitionTime: now,
+      };
     }
   }
   return client.patch<Node>(NODES, undefined, node.metadata?.name ?? "", { status: { conditions } }, MERGE_PATCH, "status");
@@ -129,8 +147,10 @@ async function markPodsNotReady(client: KubeClient, pods: Informer, name: string
     const conditions = pod.status?.conditions ?? [];
     if (!conditions.some((c) => c.type === "Ready" && c.status !== "False")) continue;
     const next = conditions.map((c) => (c.type === "Ready" ? { ...c, status: "False" as const, lastTransitionTime: now } : c));
-    await client.patch(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { status: { conditions: next } }, MERGE_PATCH, "status").catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    });
+    await client
+      .patch(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { status: { conditions: next } }, MERGE_PATCH, "status")
+      .catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
   }
 }

@@ -29,9 +29,16 @@ export function pvProtectionController(): Controller {
         const deleting = pv.metadata?.deletionTimestamp !== undefined;
         let wanted: string[];
         if (!deleting && !finalizers.includes(PV_PROTECTION_FINALIZER)) wanted = [...finalizers, PV_PROTECTION_FINALIZER];
-        else if (deleting && finalizers.includes(PV_PROTECTION_FINALIZER) && pv.status?.phase !== "Bound") wanted = finalizers.filter((f) => f !== PV_PROTECTION_FINALIZER);
+        else if (deleting && finalizers.includes(PV_PROTECTION_FINALIZER) && pv.status?.phase !== "Bound")
+          wanted = finalizers.filter((f) => f !== PV_PROTECTION_FINALIZER);
         else return;
-        await client.patch(PERSISTENT_VOLUMES, undefined, name, { metadata: { finalizers: wanted, resourceVersion: pv.metadata?.resourceVersion } }, "application/merge-patch+json");
+        await client.patch(
+          PERSISTENT_VOLUMES,
+          undefined,
+          name,
+          { metadata: { finalizers: wanted, resourceVersion: pv.metadata?.resourceVersion } },
+          "application/merge-patch+json",
+        );
       };
 
       const workers = runWorkers(queue, 1, toleratingStaleCache(sync), context.logger);

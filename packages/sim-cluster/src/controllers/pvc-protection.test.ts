@@ -4,7 +4,11 @@ import { claimsOfPod, podUsesClaim } from "./pvc-protection.js";
 
 // After pkg/controller/volume/pvcprotection's pvc_protection_controller_test.go.
 const claim = { metadata: { name: "data", namespace: "ns" } };
-const pod = (spec: Record<string, unknown>, phase = "Running"): Pod => ({ metadata: { name: "p", namespace: "ns" }, spec: { nodeName: "node-1", ...spec }, status: { phase } });
+const pod = (spec: Record<string, unknown>, phase = "Running"): Pod => ({
+  metadata: { name: "p", namespace: "ns" },
+  spec: { nodeName: "node-1", ...spec },
+  status: { phase },
+});
 
 describe("podUsesClaim", () => {
   it("a scheduled, non-terminal pod whose volume names the claim uses it", () => {

@@ -10,7 +10,9 @@ const MERGE_PATCH = "application/merge-patch+json";
 
 /** The claims a pod's volumes name: its `persistentVolumeClaim` volumes and its generic ephemeral volumes (`<pod>-<volume>`). */
 export function claimsOfPod(pod: Pod): string[] {
-  const volumes = (pod.spec?.["volumes"] as Array<{ name?: string; persistentVolumeClaim?: { claimName?: string }; ephemeral?: unknown }> | undefined) ?? [];
+  const volumes =
+    (pod.spec?.["volumes"] as Array<{ name?: string; persistentVolumeClaim?: { claimName?: string }; ephemeral?: unknown }> | undefined) ??
+    [];
   return volumes.flatMap((v) => {
     if (v.persistentVolumeClaim?.claimName) return [v.persistentVolumeClaim.claimName];
     return v.ephemeral !== undefined && v.ephemeral !== null ? [`${pod.metadata?.name ?? ""}-${v.name ?? ""}`] : [];
@@ -73,10 +75,17 @@ export function pvcProtectionController(): Controller {
         const deleting = claim.metadata?.deletionTimestamp !== undefined;
         let wanted: string[];
         if (!deleting && !finalizers.includes(PVC_PROTECTION_FINALIZER)) wanted = [...finalizers, PVC_PROTECTION_FINALIZER];
-        else if (deleting && finalizers.includes(PVC_PROTECTION_FINALIZER) && !(await inUse(claim))) wanted = finalizers.filter((f) => f !== PVC_PROTECTION_FINALIZER);
+        else if (deleting && finalizers.includes(PVC_PROTECTION_FINALIZER) && !(await inUse(claim)))
+          wanted = finalizers.filter((f) => f !== PVC_PROTECTION_FINALIZER);
         else return;
         const { namespace, name } = splitKey(key);
-        await client.patch(PERSISTENT_VOLUME_CLAIMS, namespace, name, { metadata: { finalizers: wanted, resourceVersion: claim.metadata?.resourceVersion } }, MERGE_PATCH);
+        await client.patch(
+          PERSISTENT_VOLUME_CLAIMS,
+          namespace,
+          name,
+          { metadata: { finalizers: wanted, resourceVersion: claim.metadata?.resourceVersion } },
+          MERGE_PATCH,
+        );
       };
 
       const workers = runWorkers(queue, 1, toleratingStaleCache(sync), context.logger);

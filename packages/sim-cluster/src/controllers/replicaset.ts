@@ -10,7 +10,12 @@ import { controllerRefOf, isPodActive, isPodReady, keyOf, nowRFC3339, ownerRefer
 
 /** Pods to delete first when scaling down, as upstream's ActivePods ordering: unscheduled, pending, not ready, newest. */
 function deletionRank(pod: Pod): number[] {
-  return [pod.spec?.nodeName ? 1 : 0, pod.status?.phase === "Pending" ? 0 : 1, isPodReady(pod) ? 1 : 0, -Date.parse(pod.metadata?.creationTimestamp ?? "0")];
+  return [
+    pod.spec?.nodeName ? 1 : 0,
+    pod.status?.phase === "Pending" ? 0 : 1,
+    isPodReady(pod) ? 1 : 0,
+    -Date.parse(pod.metadata?.creationTimestamp ?? "0"),
+  ];
 }
 
 function compareRanks(a: number[], b: number[]): number {
@@ -41,8 +46,18 @@ function replicaFailureConditions(conditions: unknown, failure: { reason: string
 
 /** What differs between ReplicaSets and ReplicationControllers (whose selector is a plain label map). */
 const KINDS = {
-  ReplicaSet: { name: "replicaset", resource: REPLICA_SETS, apiVersion: "apps/v1", selectorOf: (spec: ReplicaSet["spec"]) => spec?.selector },
-  ReplicationController: { name: "replicationcontroller", resource: REPLICATION_CONTROLLERS, apiVersion: "v1", selectorOf: (spec: ReplicaSet["spec"]) => ({ matchLabels: (spec?.selector ?? {}) as Record<string, string> }) as LabelSelector },
+  ReplicaSet: {
+    name: "replicaset",
+    resource: REPLICA_SETS,
+    apiVersion: "apps/v1",
+    selectorOf: (spec: ReplicaSet["spec"]) => spec?.selector,
+  },
+  ReplicationController: {
+    name: "replicationcontroller",
+    resource: REPLICATION_CONTROLLERS,
+    apiVersion: "v1",
+    selectorOf: (spec: ReplicaSet["spec"]) => ({ matchLabels: (spec?.selector ?? {}) as Record<string, string> }) as LabelSelector,
+  },
 };
 
 /**
@@ -70,7 +85,8 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
           // An orphan: the ReplicaSets whose selector matches it may adopt it (getPodReplicaSets).
           else if (controllerRefOf(pod) === undefined && isPodActive(pod)) {
             for (const rs of replicaSets.cache.list() as ReplicaSet[]) {
-              if (rs.metadata?.namespace === pod.metadata?.namespace && selectorMatches(selectorOf(rs.spec), pod.metadata?.labels)) queue.add(keyOf(rs));
+              if (rs.metadata?.namespace === pod.metadata?.namespace && selectorMatches(selectorOf(rs.spec), pod.metadata?.labels))
+                queue.add(keyOf(rs));
             }
           }
         };
@@ -104,7 +120,8 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
       const pods = informer(PODS);
       const stored = replicaSets.cache.get(key) as ReplicaSet | undefined;
       const selector = selectorOf(stored?.spec);
-      const rs: ReplicaSet | undefined = stored === undefined ? undefined : { ...stored, spec: { ...stored.spec, ...(selector !== undefined ? { selector } : {}) } };
+      const rs: ReplicaSet | undefined =
+        stored === undefined ? undefined : { ...stored, spec: { ...stored.spec, ...(selector !== undefined ? { selector } : {}) } };
       if (rs === undefined || rs.metadata?.deletionTimestamp !== undefined) {
         expectations.forget(key);
         return;
@@ -120,28 +137,33 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
         const template = rs.spec?.template ?? {};
         const created = await Promise.allSettled(
           Array.from({ length: diff }, () =>
-            context.client.create(PODS, namespace, {
-              apiVersion: "v1",
-              kind: "Pod",
-              metadata: {
-                generateName: `${rs.metadata?.name ?? ""}-`,
-                namespace: namespace ?? "",
-                labels: { ...(template.metadata?.labels ?? {}) },
-                ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
-                ownerReferences: [ownerReferenceTo(rs, apiVersion, kind)],
-              },
-              spec: structuredClone(template.spec ?? {}),
-            }).catch((error: unknown) => {
-              expectations.creationObserved(key);
-              throw error;
-            }),
+            context.client
+              .create(PODS, namespace, {
+                apiVersion: "v1",
+                kind: "Pod",
+                metadata: {
+                  generateName: `${rs.metadata?.name ?? ""}-`,
+                  namespace: namespace ?? "",
+                  labels: { ...(template.metadata?.labels ?? {}) },
+                  ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+                  ownerReferences: [ownerReferenceTo(rs, apiVersion, kind)],
+                },
+                spec: structuredClone(template.spec ?? {}),
+              })
+              .catch((error: unknown) => {
+                expectations.creationObserved(key);
+                throw error;
+              }),
           ),
         );
         const failed = created.find((r): r is PromiseRejectedResult => r.status === "rejected");
         if (failed !== undefined) manageError = { reason: "FailedCreate", error: failed.reason };
       } else if (diff < 0) {
         const victims = [...active].sort((a, b) => compareRanks(deletionRank(a), deletionRank(b))).slice(0, -diff);
-        expectations.expectDeletions(key, victims.map((pod) => pod.metadata?.name ?? ""));
+        expectations.expectDeletions(
+          key,
+          victims.map((pod) => pod.metadata?.name ?? ""),
+        );
         await Promise.all(
           victims.map((pod) =>
             context.client.delete(PODS, namespace, pod.metadata?.name ?? "").catch((error: unknown) => {
@@ -170,10 +192,19 @@ export function replicaSetController(options: { workers?: number; kind?: keyof t
       };
       const current = rs.status ?? {};
       const conditions = replicaFailureConditions(current.conditions, manageError);
-      const changed = (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]) || conditions !== current.conditions;
+      const changed =
+        (Object.keys(status) as Array<keyof typeof status>).some((k) => (current[k] ?? 0) !== status[k]) ||
+        conditions !== current.conditions;
       if (changed) {
         try {
-          await context.client.patch(resource, namespace, rs.metadata?.name ?? "", { status: { ...status, conditions: conditions ?? null } }, "application/merge-patch+json", "status");
+          await context.client.patch(
+            resource,
+            namespace,
+            rs.metadata?.name ?? "",
+            { status: { ...status, conditions: conditions ?? null } },
+            "application/merge-patch+json",
+            "status",
+          );
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }

@@ -60,9 +60,16 @@ export function claimsFor(set: StatefulSet, ordinal: number): PersistentVolumeCl
 }
 
 /** `updateStorage`: a claim volume per claim template, in place of any volume of the same name; the pod's other volumes after. */
-export function claimVolumes(set: StatefulSet, volumes: ReadonlyArray<{ name?: string }> | undefined, ordinal: number): Array<{ name?: string }> {
+export function claimVolumes(
+  set: StatefulSet,
+  volumes: ReadonlyArray<{ name?: string }> | undefined,
+  ordinal: number,
+): Array<{ name?: string }> {
   const claimTemplates = set.spec?.volumeClaimTemplates ?? [];
-  const claims = claimTemplates.map((t) => ({ name: t.metadata?.name ?? "", persistentVolumeClaim: { claimName: claimName(set, t.metadata?.name ?? "", ordinal) } }));
+  const claims = claimTemplates.map((t) => ({
+    name: t.metadata?.name ?? "",
+    persistentVolumeClaim: { claimName: claimName(set, t.metadata?.name ?? "", ordinal) },
+  }));
   const names = new Set(claims.map((v) => v.name));
   return [...claims, ...(volumes ?? []).filter((v) => !names.has(v.name ?? ""))];
 }
@@ -75,7 +82,11 @@ export function identityLabels(set: StatefulSet, ordinal: number): Record<string
 /** `identityMatches`: the pod is `<set>-<n>` in the set's namespace and its pod-name label says so. */
 export function identityMatches(set: StatefulSet, pod: Pod): boolean {
   const ordinal = ordinalOf(set, pod);
-  return ordinal !== undefined && pod.metadata?.namespace === set.metadata?.namespace && pod.metadata?.labels?.[POD_NAME_LABEL] === pod.metadata?.name;
+  return (
+    ordinal !== undefined &&
+    pod.metadata?.namespace === set.metadata?.namespace &&
+    pod.metadata?.labels?.[POD_NAME_LABEL] === pod.metadata?.name
+  );
 }
 
 /** `storageMatches`: each claim template has a volume of its name that mounts the pod's claim. */
@@ -100,7 +111,8 @@ export function newStatefulSetPod(set: StatefulSet, template: PodTemplateSpec, o
   const spec = structuredClone(template.spec ?? {});
   spec["hostname"] = name;
   if (set.spec?.serviceName) spec["subdomain"] = set.spec.serviceName;
-  if ((set.spec?.volumeClaimTemplates ?? []).length > 0) spec["volumes"] = claimVolumes(set, spec["volumes"] as Array<{ name?: string }> | undefined, ordinal);
+  if ((set.spec?.volumeClaimTemplates ?? []).length > 0)
+    spec["volumes"] = claimVolumes(set, spec["volumes"] as Array<{ name?: string }> | undefined, ordinal);
   return {
     apiVersion: "v1",
     kind: "Pod",

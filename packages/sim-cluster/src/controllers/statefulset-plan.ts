@@ -107,7 +107,13 @@ export function planStatefulSet(set: StatefulSet, pods: readonly OrdinalPod[], u
  * `computeReplicaStatus` and `completeRollingUpdate`: the counts over the set's pods, and the
  * update revision becoming the current one once a rolling update has every pod updated and ready.
  */
-export function statefulSetStatus(set: StatefulSet, pods: readonly OrdinalPod[], currentRevision: string, updateRevision: string, now: number): StatefulSetStatus {
+export function statefulSetStatus(
+  set: StatefulSet,
+  pods: readonly OrdinalPod[],
+  currentRevision: string,
+  updateRevision: string,
+  now: number,
+): StatefulSetStatus {
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
   const status = {
     observedGeneration: set.metadata?.generation ?? 0,
@@ -132,7 +138,11 @@ export function statefulSetStatus(set: StatefulSet, pods: readonly OrdinalPod[],
       if (revision === updateRevision) status.updatedReplicas++;
     }
   }
-  if (set.spec?.updateStrategy?.type !== "OnDelete" && status.updatedReplicas === status.replicas && status.readyReplicas === status.replicas) {
+  if (
+    set.spec?.updateStrategy?.type !== "OnDelete" &&
+    status.updatedReplicas === status.replicas &&
+    status.readyReplicas === status.replicas
+  ) {
     status.currentReplicas = status.updatedReplicas;
     status.currentRevision = updateRevision;
   }

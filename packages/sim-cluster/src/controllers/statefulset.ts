@@ -1,5 +1,14 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, splitKey, WorkQueue, type Controller, type ControllerContext, type Requeue } from "@kubekit/generic-controlplane/controllers";
+import {
+  isApiError,
+  isNotFound,
+  runWorkers,
+  splitKey,
+  WorkQueue,
+  type Controller,
+  type ControllerContext,
+  type Requeue,
+} from "@kubekit/generic-controlplane/controllers";
 import type { ControllerRevision } from "../resources/controller-revisions.js";
 import type { PersistentVolumeClaim } from "../resources/persistent-volumes.js";
 import type { PodTemplateSpec } from "../resources/pod-spec.js";
@@ -9,7 +18,17 @@ import { CONTROLLER_REVISIONS, PERSISTENT_VOLUME_CLAIMS, PODS, STATEFUL_SETS } f
 import { selectorMatches } from "../selector.js";
 import { claimObjects } from "./claim.js";
 import { cleanupHistory, currentRevision } from "./daemonset-history.js";
-import { claimOwnerReferences, claimsFor, claimVolumes, identityLabels, identityMatches, newStatefulSetPod, ordinalOf, startOrdinal, storageMatches } from "./statefulset-identity.js";
+import {
+  claimOwnerReferences,
+  claimsFor,
+  claimVolumes,
+  identityLabels,
+  identityMatches,
+  newStatefulSetPod,
+  ordinalOf,
+  startOrdinal,
+  storageMatches,
+} from "./statefulset-identity.js";
 import { planStatefulSet, statefulSetStatus, type OrdinalPod } from "./statefulset-plan.js";
 import { aborted, controllerRefOf, isOwnedBy, keyOf, toleratingStaleCache } from "./util.js";
 
@@ -51,7 +70,8 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
       const enqueueMatching = (pod: KubeObject) => {
         if (controllerRefOf(pod) !== undefined || pod.metadata?.deletionTimestamp !== undefined) return;
         for (const set of sets.cache.list() as StatefulSet[]) {
-          if (set.metadata?.namespace === pod.metadata?.namespace && selectorMatches(set.spec?.selector, pod.metadata?.labels)) enqueue(set);
+          if (set.metadata?.namespace === pod.metadata?.namespace && selectorMatches(set.spec?.selector, pod.metadata?.labels))
+            enqueue(set);
         }
       };
       sets.addEventHandler({ add: enqueue, update: (_old, set) => enqueue(set), delete: enqueue });
@@ -69,9 +89,11 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
       });
       revisions.addEventHandler({ add: enqueueOwner, update: (_old, r) => enqueueOwner(r), delete: enqueueOwner });
       // A claim gone (deleted with its pod) lets the set make the pod's claims again.
-      claims.addEventHandler({ delete: (claim) => {
-        for (const set of sets.cache.list() as StatefulSet[]) if (set.metadata?.namespace === claim.metadata?.namespace) enqueue(set);
-      } });
+      claims.addEventHandler({
+        delete: (claim) => {
+          for (const set of sets.cache.list() as StatefulSet[]) if (set.metadata?.namespace === claim.metadata?.namespace) enqueue(set);
+        },
+      });
       const informers = [sets, pods, revisions, claims];
       for (const informer of informers) informer.start();
       await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
@@ -87,7 +109,12 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
           }
           try {
             await client.create(PERSISTENT_VOLUME_CLAIMS, set.metadata?.namespace, claim);
-            void events.event(involved(set), "Normal", "SuccessfulCreate", `create Claim ${name} Pod ${podName} in StatefulSet ${set.metadata?.name ?? ""} success`);
+            void events.event(
+              involved(set),
+              "Normal",
+              "SuccessfulCreate",
+              `create Claim ${name} Pod ${podName} in StatefulSet ${set.metadata?.name ?? ""} success`,
+            );
           } catch (error) {
             if (!(isApiError(error) && error.code === 409)) throw error;
           }
@@ -99,12 +126,23 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
         for (const { ordinal, pod } of members) {
           if (pod.metadata?.deletionTimestamp !== undefined) continue;
           for (const wanted of claimsFor(set, ordinal)) {
-            const claim = claims.cache.get(`${set.metadata?.namespace ?? ""}/${wanted.metadata?.name ?? ""}`) as PersistentVolumeClaim | undefined;
+            const claim = claims.cache.get(`${set.metadata?.namespace ?? ""}/${wanted.metadata?.name ?? ""}`) as
+              PersistentVolumeClaim | undefined;
             if (claim === undefined || claim.metadata?.deletionTimestamp !== undefined) continue;
             const refs = claimOwnerReferences(claim, set, pod, ordinal);
-            const uids = (list: readonly { uid: string }[]) => list.map((r) => r.uid).sort().join(",");
+            const uids = (list: readonly { uid: string }[]) =>
+              list
+                .map((r) => r.uid)
+                .sort()
+                .join(",");
             if (uids(refs) === uids(claim.metadata?.ownerReferences ?? [])) continue;
-            await client.patch(PERSISTENT_VOLUME_CLAIMS, claim.metadata?.namespace, claim.metadata?.name ?? "", { metadata: { ownerReferences: refs, resourceVersion: claim.metadata?.resourceVersion } }, MERGE_PATCH);
+            await client.patch(
+              PERSISTENT_VOLUME_CLAIMS,
+              claim.metadata?.namespace,
+              claim.metadata?.name ?? "",
+              { metadata: { ownerReferences: refs, resourceVersion: claim.metadata?.resourceVersion } },
+              MERGE_PATCH,
+            );
           }
         }
       };
@@ -116,7 +154,9 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
        */
       const repairPod = async (set: StatefulSet, { ordinal, pod }: OrdinalPod) => {
         const name = pod.metadata?.name ?? "";
-        const patch: { metadata: Record<string, unknown>; spec?: Record<string, unknown> } = { metadata: { resourceVersion: pod.metadata?.resourceVersion } };
+        const patch: { metadata: Record<string, unknown>; spec?: Record<string, unknown> } = {
+          metadata: { resourceVersion: pod.metadata?.resourceVersion },
+        };
         if (!identityMatches(set, pod)) patch.metadata["labels"] = identityLabels(set, ordinal);
         try {
           if (!storageMatches(set, pod)) {
@@ -126,24 +166,41 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
           await client.patch(PODS, pod.metadata?.namespace, name, patch, MERGE_PATCH);
         } catch (error) {
           if (isNotFound(error)) return;
-          void events.event(involved(set), "Warning", "FailedUpdate", `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} failed error: ${error instanceof Error ? error.message : String(error)}`);
+          void events.event(
+            involved(set),
+            "Warning",
+            "FailedUpdate",
+            `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} failed error: ${error instanceof Error ? error.message : String(error)}`,
+          );
           throw error;
         }
-        void events.event(involved(set), "Normal", "SuccessfulUpdate", `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} successful`);
+        void events.event(
+          involved(set),
+          "Normal",
+          "SuccessfulUpdate",
+          `update Pod ${name} in StatefulSet ${set.metadata?.name ?? ""} successful`,
+        );
       };
 
       const sync = async (key: string): Promise<void | Requeue> => {
         const set = sets.cache.get(key) as StatefulSet | undefined;
         if (set === undefined || set.metadata?.deletionTimestamp !== undefined) return;
         const { namespace } = splitKey(key);
-        const owned = (revisions.cache.list() as ControllerRevision[]).filter((r) => r.metadata?.namespace === namespace && isOwnedBy(r, set));
+        const owned = (revisions.cache.list() as ControllerRevision[]).filter(
+          (r) => r.metadata?.namespace === namespace && isOwnedBy(r, set),
+        );
         const { current: update, old, collisionCount } = await currentRevision(client, set, owned, "StatefulSet");
         const updateName = update.metadata?.name ?? "";
         // The current revision is the one the status names while it exists (getStatefulSetRevisions).
-        const current = set.status?.currentRevision === updateName ? update : (owned.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update);
+        const current =
+          set.status?.currentRevision === updateName
+            ? update
+            : (owned.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update);
         const currentName = current.metadata?.name ?? "";
         // Only pods named as its members are adopted (getPodsForStatefulSet's isMemberOf filter).
-        const candidates = (pods.cache.list() as Pod[]).filter((p) => p.metadata?.namespace === namespace && (ordinalOf(set, p) !== undefined || isOwnedBy(p, set)));
+        const candidates = (pods.cache.list() as Pod[]).filter(
+          (p) => p.metadata?.namespace === namespace && (ordinalOf(set, p) !== undefined || isOwnedBy(p, set)),
+        );
         const claimed = await claimObjects(client, PODS, set, "StatefulSet", candidates);
         const members: OrdinalPod[] = [];
         for (const pod of claimed) {
@@ -166,7 +223,12 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
             if (isApiError(error) && error.code === 409) return;
             throw error;
           }
-          void events.event(involved(set), "Normal", "SuccessfulCreate", `create Pod ${pod.metadata?.name ?? ""} in StatefulSet ${set.metadata?.name ?? ""} successful`);
+          void events.event(
+            involved(set),
+            "Normal",
+            "SuccessfulCreate",
+            `create Pod ${pod.metadata?.name ?? ""} in StatefulSet ${set.metadata?.name ?? ""} successful`,
+          );
         });
         const deletes = plan.delete.map(async (pod) => {
           try {
@@ -175,7 +237,12 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
             if (isNotFound(error) || (isApiError(error) && error.code === 409)) return;
             throw error;
           }
-          void events.event(involved(set), "Normal", "SuccessfulDelete", `delete Pod ${pod.metadata?.name ?? ""} in StatefulSet ${set.metadata?.name ?? ""} successful`);
+          void events.event(
+            involved(set),
+            "Normal",
+            "SuccessfulDelete",
+            `delete Pod ${pod.metadata?.name ?? ""} in StatefulSet ${set.metadata?.name ?? ""} successful`,
+          );
         });
         const missingClaims = plan.claimsFor.map(({ ordinal, pod }) => createClaims(set, ordinal, pod.metadata?.name ?? ""));
         const repairs = plan.repair.map((member) => repairPod(set, member));
@@ -186,13 +253,22 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
 
         // The plan's deletions count as terminating, its creations as not yet there (as upstream's status of this sync).
         const deleted = new Set(plan.delete);
-        const counted = members.map((m) => (deleted.has(m.pod) ? { ...m, pod: { ...m.pod, metadata: { ...m.pod.metadata, deletionTimestamp: new Date(now).toISOString() } } } : m));
+        const counted = members.map((m) =>
+          deleted.has(m.pod)
+            ? { ...m, pod: { ...m.pod, metadata: { ...m.pod.metadata, deletionTimestamp: new Date(now).toISOString() } } }
+            : m,
+        );
         const status = { ...statefulSetStatus(set, counted, currentName, updateName, now), collisionCount };
         const before = set.status ?? {};
         if ((Object.keys(status) as Array<keyof typeof status>).some((k) => (before[k] ?? 0) !== status[k])) {
           await client.patch(STATEFUL_SETS, namespace, set.metadata?.name ?? "", { status }, MERGE_PATCH, "status");
         }
-        await cleanupHistory(client, set, old.filter((r) => r !== current), claimed);
+        await cleanupHistory(
+          client,
+          set,
+          old.filter((r) => r !== current),
+          claimed,
+        );
         if (plan.requeueAfterMs !== undefined) return { requeueAfterMs: plan.requeueAfterMs };
       };
 
@@ -205,5 +281,11 @@ export function statefulSetController(options: { workers?: number } = {}): Contr
 }
 
 function involved(set: StatefulSet): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
-  return { apiVersion: "apps/v1", kind: "StatefulSet", namespace: set.metadata?.namespace ?? "", name: set.metadata?.name ?? "", uid: set.metadata?.uid ?? "" };
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    namespace: set.metadata?.namespace ?? "",
+    name: set.metadata?.name ?? "",
+    uid: set.metadata?.uid ?? "",
+  };
 }

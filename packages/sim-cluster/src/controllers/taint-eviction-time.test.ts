@@ -15,7 +15,9 @@ describe("when a NoExecute taint evicts a pod", () => {
   });
 
   it("after the shortest tolerationSeconds among the tolerations used, never when none has a limit", () => {
-    expect(evictionDelayMs(pod([{ key: unreachable.key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 }]), [unreachable])).toBe(300_000);
+    expect(
+      evictionDelayMs(pod([{ key: unreachable.key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 }]), [unreachable]),
+    ).toBe(300_000);
     expect(evictionDelayMs(pod([{ key: unreachable.key, operator: "Exists", effect: "NoExecute" }]), [unreachable])).toBeUndefined();
     const two = [unreachable, { key: "dedicated", value: "gpu", effect: "NoExecute" }];
     const tolerations = [

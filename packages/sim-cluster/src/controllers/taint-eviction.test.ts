@@ -19,7 +19,14 @@ afterEach(async () => {
 });
 
 type PodObject = Pod & KubeObject;
-const podOn = (name: string, node: string, tolerations?: unknown[]) => ({ metadata: { name }, spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause" }], ...(tolerations !== undefined ? { tolerations } : {}) } });
+const podOn = (name: string, node: string, tolerations?: unknown[]) => ({
+  metadata: { name },
+  spec: {
+    nodeName: node,
+    containers: [{ name: "pause", image: "registry.k8s.io/pause" }],
+    ...(tolerations !== undefined ? { tolerations } : {}),
+  },
+});
 
 async function start(options: Parameters<typeof startSimCluster>[0] = {}): Promise<{ c: SimCluster; k: KubeClient }> {
   cluster = await startSimCluster({ nodes: 2, ...options });
@@ -46,7 +53,13 @@ describe("DefaultTolerationSeconds", () => {
       { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
       { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
     ]);
-    const own = await k.create<PodObject>(PODS, "default", podOn("own", "sim-node-1", [{ key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 10 }]));
+    const own = await k.create<PodObject>(
+      PODS,
+      "default",
+      podOn("own", "sim-node-1", [
+        { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 10 },
+      ]),
+    );
     expect(own.spec?.["tolerations"]).toEqual([
       { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 10 },
       { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
@@ -69,7 +82,14 @@ describe("NoExecuteTaintManager Single Pod", () => {
       const pod = await k.get<PodObject>(PODS, "default", "victim");
       return pod.metadata?.deletionTimestamp !== undefined ? pod : undefined;
     });
-    expect(going.status?.conditions).toContainEqual(expect.objectContaining({ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" }));
+    expect(going.status?.conditions).toContainEqual(
+      expect.objectContaining({
+        type: "DisruptionTarget",
+        status: "True",
+        reason: "DeletionByTaintManager",
+        message: "Taint manager: deleting due to NoExecute taint",
+      }),
+    );
     const bystander = await k.get<PodObject>(PODS, "default", "bystander");
     expect(bystander.metadata?.deletionTimestamp).toBeUndefined();
   });
@@ -100,33 +120,65 @@ describe("NoExecuteTaintManager Single Pod", () => {
     const a = { key: "example.com/a", value: "x", effect: "NoExecute" };
     const b = { key: "example.com/b", value: "x", effect: "NoExecute" };
     // "stays" tolerates a for 3 s and b for ever; "sentinel" a for ever and b for 4 s.
-    await k.create(PODS, "default", podOn("stays", "sim-node-1", [{ ...a, operator: "Equal", tolerationSeconds: 3 }, { key: b.key, operator: "Exists", effect: "NoExecute" }]));
-    await k.create(PODS, "default", podOn("sentinel", "sim-node-1", [{ key: a.key, operator: "Exists", effect: "NoExecute" }, { ...b, operator: "Equal", tolerationSeconds: 4 }]));
+    await k.create(
+      PODS,
+      "default",
+      podOn("stays", "sim-node-1", [
+        { ...a, operator: "Equal", tolerationSeconds: 3 },
+        { key: b.key, operator: "Exists", effect: "NoExecute" },
+      ]),
+    );
+    await k.create(
+      PODS,
+      "default",
+      podOn("sentinel", "sim-node-1", [
+        { key: a.key, operator: "Exists", effect: "NoExecute" },
+        { ...b, operator: "Equal", tolerationSeconds: 4 },
+      ]),
+    );
     await running(k, "stays");
     await running(k, "sentinel");
     await taint(k, "sim-node-1", [a, b]);
     await taint(k, "sim-node-1", [b]);
     await eventually("the cancellation event", async () => {
-      const events = await k.list<KubeObject & { reason?: string; message?: string }>({ group: "", version: "v1", resource: "events", namespaced: true }, "default");
-      return events.items.some((e) => e.reason === "TaintManagerEviction" && e.message === "Cancelling deletion of Pod default/stays") ? true : undefined;
+      const events = await k.list<KubeObject & { reason?: string; message?: string }>(
+        { group: "", version: "v1", resource: "events", namespaced: true },
+        "default",
+      );
+      return events.items.some((e) => e.reason === "TaintManagerEviction" && e.message === "Cancelling deletion of Pod default/stays")
+        ? true
+        : undefined;
     });
     // Had its eviction not been called off, "stays" would have gone a second before the sentinel.
     await eventually(
       "the sentinel to be evicted",
-      async () => ((await k.get<PodObject>(PODS, "default", "sentinel").catch(() => undefined))?.metadata?.deletionTimestamp !== undefined ? true : undefined),
+      async () =>
+        (await k.get<PodObject>(PODS, "default", "sentinel").catch(() => undefined))?.metadata?.deletionTimestamp !== undefined
+          ? true
+          : undefined,
       15_000,
     );
     expect((await k.get<PodObject>(PODS, "default", "stays")).metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it("evicts a pod from an unreachable node once the default unreachable toleration runs out", async () => {
-    const { c, k } = await start({ leaseRenewIntervalMs: 100, nodeMonitorGracePeriodMs: 1_000, nodeMonitorPeriodMs: 100, defaultUnreachableTolerationSeconds: 2 });
-    await k.create(PODS, "default", { metadata: { name: "lone", labels: { app: "lone" } }, spec: { nodeName: "sim-node-1", containers: [{ name: "pause", image: "registry.k8s.io/pause" }] } });
+    const { c, k } = await start({
+      leaseRenewIntervalMs: 100,
+      nodeMonitorGracePeriodMs: 1_000,
+      nodeMonitorPeriodMs: 100,
+      defaultUnreachableTolerationSeconds: 2,
+    });
+    await k.create(PODS, "default", {
+      metadata: { name: "lone", labels: { app: "lone" } },
+      spec: { nodeName: "sim-node-1", containers: [{ name: "pause", image: "registry.k8s.io/pause" }] },
+    });
     await running(k, "lone");
     await c.stopNode("sim-node-1");
     const unreachableAt = await eventually("the unreachable NoExecute taint", async () => {
       const node = await k.get<KubeObject & { spec?: { taints?: Array<{ key: string; effect: string }> } }>(NODES, undefined, "sim-node-1");
-      return node.spec?.taints?.some((t) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute") === true ? Date.now() : undefined;
+      return node.spec?.taints?.some((t) => t.key === "node.kubernetes.io/unreachable" && t.effect === "NoExecute") === true
+        ? Date.now()
+        : undefined;
     });
     const evictedAt = await eventually(
       "the pod to be marked for deletion",

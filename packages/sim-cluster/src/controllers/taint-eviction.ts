@@ -19,7 +19,10 @@ const MERGE_PATCH = "application/merge-patch+json";
  */
 export function taintEvictionController(options: { workers?: number } = {}): Controller {
   // A node whose NoExecute taints change has each of its pods looked at again.
-  const noExecute = (node: KubeObject | undefined) => JSON.stringify(((node as Node | undefined)?.spec?.taints ?? []).filter((t) => t.effect === "NoExecute").map((t) => [t.key, t.value ?? ""]));
+  const noExecute = (node: KubeObject | undefined) =>
+    JSON.stringify(
+      ((node as Node | undefined)?.spec?.taints ?? []).filter((t) => t.effect === "NoExecute").map((t) => [t.key, t.value ?? ""]),
+    );
   return controllerFor<TaintEvictionState>(PODS, {
     handlers: ({ queue, state: { cancel } }) => {
       const enqueue = (object: KubeObject) => queue.add(keyOf(object));
@@ -27,7 +30,8 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
         add: enqueue,
         update: (old, pod) => {
           const [before, after] = [old as Pod, pod as Pod];
-          const moved = before.spec?.nodeName !== after.spec?.nodeName || before.metadata?.deletionTimestamp !== after.metadata?.deletionTimestamp;
+          const moved =
+            before.spec?.nodeName !== after.spec?.nodeName || before.metadata?.deletionTimestamp !== after.metadata?.deletionTimestamp;
           if (moved || JSON.stringify(before.spec?.["tolerations"]) !== JSON.stringify(after.spec?.["tolerations"])) enqueue(pod);
         },
         delete: (pod) => cancel(keyOf(pod)),
@@ -62,7 +66,13 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
         try {
           // addConditionAndDeletePod: the DisruptionTarget condition says why the pod is about to go.
           const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== "DisruptionTarget");
-          conditions.push({ type: "DisruptionTarget", status: "True", lastTransitionTime: nowRFC3339(), reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" });
+          conditions.push({
+            type: "DisruptionTarget",
+            status: "True",
+            lastTransitionTime: nowRFC3339(),
+            reason: "DeletionByTaintManager",
+            message: "Taint manager: deleting due to NoExecute taint",
+          });
           await client.patch(PODS, namespace, name, { status: { conditions } }, MERGE_PATCH, "status");
           await client.delete(PODS, namespace, name, { preconditions: { uid: pod.metadata?.uid ?? "" } });
         } catch (error) {
@@ -92,10 +102,15 @@ export function taintEvictionController(options: { workers?: number } = {}): Con
       // Counted from when the pod was first seen tolerating the taints for a limited time.
       if (existing?.delay === delay) return;
       if (existing !== undefined) clearTimeout(existing.timer);
-      const timer = setTimeout(() => {
-        scheduled.delete(key);
-        evict(key).catch((error: unknown) => logger({ level: "warn", msg: "taint eviction failed", key, error: error instanceof Error ? error.message : String(error) }));
-      }, Math.max(0, since + delay - now));
+      const timer = setTimeout(
+        () => {
+          scheduled.delete(key);
+          evict(key).catch((error: unknown) =>
+            logger({ level: "warn", msg: "taint eviction failed", key, error: error instanceof Error ? error.message : String(error) }),
+          );
+        },
+        Math.max(0, since + delay - now),
+      );
       scheduled.set(key, { since, delay, timer });
     });
 }

@@ -33,7 +33,10 @@ export function ttlAfterFinishedController(): Controller {
         const freshAt = expiresAt(fresh);
         if (freshAt === undefined) return;
         if (freshAt > Date.now()) return { requeueAfterMs: freshAt - Date.now() + 10 };
-        await client.delete(JOBS, namespace, name, { propagationPolicy: "Foreground", preconditions: { uid: fresh.metadata?.uid ?? "", resourceVersion: fresh.metadata?.resourceVersion ?? "" } });
+        await client.delete(JOBS, namespace, name, {
+          propagationPolicy: "Foreground",
+          preconditions: { uid: fresh.metadata?.uid ?? "", resourceVersion: fresh.metadata?.resourceVersion ?? "" },
+        });
       } catch (error) {
         if (isNotFound(error) || (isApiError(error) && error.code === 409)) return;
         throw error;

@@ -20,7 +20,13 @@ export function ownerReferenceTo(owner: KubeObject, apiVersion: string, kind: st
 
 /** The pod as an Event's involvedObject. */
 export function podReference(pod: Pod): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
-  return { apiVersion: "v1", kind: "Pod", namespace: pod.metadata?.namespace ?? "", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    namespace: pod.metadata?.namespace ?? "",
+    name: pod.metadata?.name ?? "",
+    uid: pod.metadata?.uid ?? "",
+  };
 }
 
 export function isPodReady(pod: Pod): boolean {
@@ -31,7 +37,9 @@ export function isPodReady(pod: Pod): boolean {
  * A sync that ends quietly on a 409 or 404: the cache it read was stale, and the event that
  * updates the cache requeues the key (as upstream's controllers rely on).
  */
-export function toleratingStaleCache<T, Rest extends unknown[]>(sync: (key: string, ...rest: Rest) => Promise<T>): (key: string, ...rest: Rest) => Promise<T | undefined> {
+export function toleratingStaleCache<T, Rest extends unknown[]>(
+  sync: (key: string, ...rest: Rest) => Promise<T>,
+): (key: string, ...rest: Rest) => Promise<T | undefined> {
   return async (key, ...rest) => {
     try {
       return await sync(key, ...rest);

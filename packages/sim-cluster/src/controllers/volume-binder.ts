@@ -1,5 +1,12 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, isNotFound, runWorkers, WorkQueue, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
+import {
+  isApiError,
+  isNotFound,
+  runWorkers,
+  WorkQueue,
+  type Controller,
+  type ControllerContext,
+} from "@kubekit/generic-controlplane/controllers";
 import type { PersistentVolume, PersistentVolumeClaim } from "../resources/persistent-volumes.js";
 import type { Pod } from "../resources/pods.js";
 import type { StorageClass } from "../resources/storage-classes.js";
@@ -46,14 +53,19 @@ export function volumeBinderController(): Controller {
     async run(context: ControllerContext, signal: AbortSignal) {
       const { client } = context;
       const events = context.events("persistentvolume-controller");
-      const queue = new WorkQueue({ name: "persistentvolume-binder", ...(context.registry !== undefined ? { registry: context.registry } : {}) });
+      const queue = new WorkQueue({
+        name: "persistentvolume-binder",
+        ...(context.registry !== undefined ? { registry: context.registry } : {}),
+      });
       const claims = context.informers.informerFor(PERSISTENT_VOLUME_CLAIMS);
       const volumes = context.informers.informerFor(PERSISTENT_VOLUMES);
       const classes = context.informers.informerFor(STORAGE_CLASSES);
       const pods = context.informers.informerFor(PODS);
       const claimKey = (namespace: string | undefined, name: string | undefined) => `${CLAIM}${namespace ?? ""}/${name ?? ""}`;
       const pendingClaims = () => {
-        for (const claim of claims.cache.list() as PersistentVolumeClaim[]) if (!claim.spec?.volumeName || claim.status?.phase !== "Bound") queue.add(claimKey(claim.metadata?.namespace, claim.metadata?.name));
+        for (const claim of claims.cache.list() as PersistentVolumeClaim[])
+          if (!claim.spec?.volumeName || claim.status?.phase !== "Bound")
+            queue.add(claimKey(claim.metadata?.namespace, claim.metadata?.name));
       };
       const onClaim = (claim: KubeObject) => queue.add(claimKey(claim.metadata?.namespace, claim.metadata?.name));
       const onVolume = (pv: KubeObject) => {
@@ -67,7 +79,8 @@ export function volumeBinderController(): Controller {
         delete: (claim) => {
           for (const pv of volumes.cache.list() as PersistentVolume[]) {
             const ref = pv.spec?.claimRef;
-            if (ref?.namespace === claim.metadata?.namespace && ref?.name === claim.metadata?.name) queue.add(`${VOLUME}${pv.metadata?.name ?? ""}`);
+            if (ref?.namespace === claim.metadata?.namespace && ref?.name === claim.metadata?.name)
+              queue.add(`${VOLUME}${pv.metadata?.name ?? ""}`);
           }
         },
       });
@@ -91,7 +104,8 @@ export function volumeBinderController(): Controller {
       for (const informer of informers) informer.start();
       await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
 
-      const patchStatus = (ref: typeof PERSISTENT_VOLUMES, namespace: string | undefined, name: string, status: Record<string, unknown>) => client.patch(ref, namespace, name, { status }, MERGE_PATCH, "status");
+      const patchStatus = (ref: typeof PERSISTENT_VOLUMES, namespace: string | undefined, name: string, status: Record<string, unknown>) =>
+        client.patch(ref, namespace, name, { status }, MERGE_PATCH, "status");
 
       /** `bind`: the volume to the claim, then the claim to the volume, each spec before its status. */
       const bind = async (pv: PersistentVolume, claim: PersistentVolumeClaim) => {
@@ -105,8 +119,20 @@ export function volumeBinderController(): Controller {
             undefined,
             volumeName,
             {
-              metadata: { resourceVersion: pv.metadata?.resourceVersion, ...(byController ? { annotations: { [BOUND_BY_CONTROLLER]: "yes" } } : {}) },
-              spec: { claimRef: { kind: "PersistentVolumeClaim", apiVersion: "v1", namespace, name, uid: claim.metadata?.uid ?? "", resourceVersion: claim.metadata?.resourceVersion ?? "" } },
+              metadata: {
+                resourceVersion: pv.metadata?.resourceVersion,
+                ...(byController ? { annotations: { [BOUND_BY_CONTROLLER]: "yes" } } : {}),
+              },
+              spec: {
+                claimRef: {
+                  kind: "PersistentVolumeClaim",
+                  apiVersion: "v1",
+                  namespace,
+                  name,
+                  uid: claim.metadata?.uid ?? "",
+                  resourceVersion: claim.metadata?.resourceVersion ?? "",
+                },
+              },
             },
             MERGE_PATCH,
           );
@@ -114,9 +140,19 @@ export function volumeBinderController(): Controller {
         if (pv.status?.phase !== "Bound") await patchStatus(PERSISTENT_VOLUMES, undefined, volumeName, { phase: "Bound" });
         if (claim.spec?.volumeName !== volumeName || claim.metadata?.annotations?.[BIND_COMPLETED] !== "yes") {
           const annotations = { [BIND_COMPLETED]: "yes", ...(claim.spec?.volumeName ? {} : { [BOUND_BY_CONTROLLER]: "yes" }) };
-          await client.patch(PERSISTENT_VOLUME_CLAIMS, namespace, name, { metadata: { annotations, resourceVersion: claim.metadata?.resourceVersion }, spec: { volumeName } }, MERGE_PATCH);
+          await client.patch(
+            PERSISTENT_VOLUME_CLAIMS,
+            namespace,
+            name,
+            { metadata: { annotations, resourceVersion: claim.metadata?.resourceVersion }, spec: { volumeName } },
+            MERGE_PATCH,
+          );
         }
-        await patchStatus(PERSISTENT_VOLUME_CLAIMS, namespace, name, { phase: "Bound", accessModes: pv.spec?.accessModes ?? [], capacity: pv.spec?.capacity ?? {} });
+        await patchStatus(PERSISTENT_VOLUME_CLAIMS, namespace, name, {
+          phase: "Bound",
+          accessModes: pv.spec?.accessModes ?? [],
+          capacity: pv.spec?.capacity ?? {},
+        });
       };
 
       const syncClaim = async (key: string) => {
@@ -127,7 +163,14 @@ export function volumeBinderController(): Controller {
           const pv = allVolumes.find((v) => v.metadata?.name === claim.spec?.volumeName);
           const ref = pv?.spec?.claimRef;
           // Bound, or pre-bound to a volume that is free or promised to it.
-          if (pv !== undefined && (ref === undefined || ref === null || (ref.name === claim.metadata?.name && ref.namespace === claim.metadata?.namespace && (!ref.uid || ref.uid === claim.metadata?.uid)))) {
+          if (
+            pv !== undefined &&
+            (ref === undefined ||
+              ref === null ||
+              (ref.name === claim.metadata?.name &&
+                ref.namespace === claim.metadata?.namespace &&
+                (!ref.uid || ref.uid === claim.metadata?.uid)))
+          ) {
             if (claim.status?.phase !== "Bound" || pv.status?.phase !== "Bound" || ref?.uid !== claim.metadata?.uid) await bind(pv, claim);
           }
           return;
@@ -136,13 +179,24 @@ export function volumeBinderController(): Controller {
         if (claim.spec?.storageClassName === undefined || claim.spec.storageClassName === null) {
           const chosen = defaultClass(allClasses);
           if (chosen !== undefined) {
-            await client.patch(PERSISTENT_VOLUME_CLAIMS, claim.metadata?.namespace, claim.metadata?.name ?? "", { metadata: { resourceVersion: claim.metadata?.resourceVersion }, spec: { storageClassName: chosen.metadata?.name ?? "" } }, MERGE_PATCH);
+            await client.patch(
+              PERSISTENT_VOLUME_CLAIMS,
+              claim.metadata?.namespace,
+              claim.metadata?.name ?? "",
+              { metadata: { resourceVersion: claim.metadata?.resourceVersion }, spec: { storageClassName: chosen.metadata?.name ?? "" } },
+              MERGE_PATCH,
+            );
             return;
           }
         }
         const storageClass = allClasses.find((c) => c.metadata?.name === claimClass(claim) && claimClass(claim) !== "");
         if (storageClass?.volumeBindingMode === "WaitForFirstConsumer") {
-          const consumer = (pods.cache.list() as Pod[]).find((p) => p.metadata?.namespace === claim.metadata?.namespace && p.spec?.nodeName && podClaimNames(p).includes(claim.metadata?.name ?? ""));
+          const consumer = (pods.cache.list() as Pod[]).find(
+            (p) =>
+              p.metadata?.namespace === claim.metadata?.namespace &&
+              p.spec?.nodeName &&
+              podClaimNames(p).includes(claim.metadata?.name ?? ""),
+          );
           if (consumer === undefined) return;
         }
         const match = findMatchingVolume(claim, allVolumes);
@@ -152,7 +206,13 @@ export function volumeBinderController(): Controller {
         const pv = provisionedVolume(claim, storageClass);
         if (allVolumes.some((v) => v.metadata?.name === pv.metadata?.name)) return;
         if (claim.metadata?.annotations?.[STORAGE_PROVISIONER] !== provisioner) {
-          await client.patch(PERSISTENT_VOLUME_CLAIMS, claim.metadata?.namespace, claim.metadata?.name ?? "", { metadata: { annotations: { [STORAGE_PROVISIONER]: provisioner, [BETA_STORAGE_PROVISIONER]: provisioner } } }, MERGE_PATCH);
+          await client.patch(
+            PERSISTENT_VOLUME_CLAIMS,
+            claim.metadata?.namespace,
+            claim.metadata?.name ?? "",
+            { metadata: { annotations: { [STORAGE_PROVISIONER]: provisioner, [BETA_STORAGE_PROVISIONER]: provisioner } } },
+            MERGE_PATCH,
+          );
         }
         try {
           await client.create(PERSISTENT_VOLUMES, undefined, pv);
@@ -161,7 +221,13 @@ export function volumeBinderController(): Controller {
           return;
         }
         void events.event(
-          { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: claim.metadata?.namespace ?? "", name: claim.metadata?.name ?? "", uid: claim.metadata?.uid ?? "" },
+          {
+            apiVersion: "v1",
+            kind: "PersistentVolumeClaim",
+            namespace: claim.metadata?.namespace ?? "",
+            name: claim.metadata?.name ?? "",
+            uid: claim.metadata?.uid ?? "",
+          },
           "Normal",
           "ProvisioningSucceeded",
           `Successfully provisioned volume ${pv.metadata?.name ?? ""}`,
@@ -192,7 +258,8 @@ export function volumeBinderController(): Controller {
           return;
         }
         if (claim !== undefined && claim.metadata?.uid === ref.uid) {
-          if (claim.spec?.volumeName === name && pv.status?.phase !== "Bound") await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Bound" });
+          if (claim.spec?.volumeName === name && pv.status?.phase !== "Bound")
+            await patchStatus(PERSISTENT_VOLUMES, undefined, name, { phase: "Bound" });
           return;
         }
         // The claim is gone: the volume is Released, then reclaimed.

@@ -20,7 +20,11 @@ const volumeClass = (pv: PersistentVolume) => pv.spec?.storageClassName ?? "";
 /** `GetDefaultClass`: the newest class annotated default (the name breaks a tie), if any. */
 export function defaultClass(classes: readonly StorageClass[]): StorageClass | undefined {
   const defaults = classes.filter(isDefaultClass);
-  defaults.sort((a, b) => (b.metadata?.creationTimestamp ?? "").localeCompare(a.metadata?.creationTimestamp ?? "") || (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
+  defaults.sort(
+    (a, b) =>
+      (b.metadata?.creationTimestamp ?? "").localeCompare(a.metadata?.creationTimestamp ?? "") ||
+      (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""),
+  );
   return defaults[0];
 }
 
@@ -51,7 +55,9 @@ export function findMatchingVolume(claim: PersistentVolumeClaim, volumes: readon
   const candidates = volumes.filter(fits);
   const preBound = candidates.find((pv) => pv.spec?.claimRef?.name === claim.metadata?.name);
   if (preBound !== undefined) return preBound;
-  const available = candidates.filter((pv) => pv.spec?.claimRef === undefined || pv.spec.claimRef === null).filter((pv) => (pv.status?.phase ?? "Available") === "Available");
+  const available = candidates
+    .filter((pv) => pv.spec?.claimRef === undefined || pv.spec.claimRef === null)
+    .filter((pv) => (pv.status?.phase ?? "Available") === "Available");
   available.sort((a, b) => {
     const diff = (storageMilli(a.spec?.capacity) ?? 0n) - (storageMilli(b.spec?.capacity) ?? 0n);
     return diff < 0n ? -1 : diff > 0n ? 1 : (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? "");
@@ -84,7 +90,13 @@ export function provisionedVolume(claim: PersistentVolumeClaim, storageClass: St
       volumeMode: claim.spec?.volumeMode ?? "Filesystem",
       ...(storageClass.mountOptions ? { mountOptions: [...storageClass.mountOptions] } : {}),
       csi: { driver: storageClass.provisioner ?? "", volumeHandle: name, fsType: "ext4" },
-      claimRef: { kind: "PersistentVolumeClaim", apiVersion: "v1", namespace: claim.metadata?.namespace ?? "", name: claim.metadata?.name ?? "", uid: claim.metadata?.uid ?? "" },
+      claimRef: {
+        kind: "PersistentVolumeClaim",
+        apiVersion: "v1",
+        namespace: claim.metadata?.namespace ?? "",
+        name: claim.metadata?.name ?? "",
+        uid: claim.metadata?.uid ?? "",
+      },
     },
   };
 }

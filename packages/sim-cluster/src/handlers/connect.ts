@@ -66,16 +66,25 @@ export async function serveStreaming(ctx: RequestContext, info: ResourceRequestI
     const containers = pod.spec?.containers ?? [];
     if (requested === "" && containers.length !== 1) {
       if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${info.name}`);
-      throw badRequest(`a container name must be specified for pod ${info.name}, choose one of: [${containers.map((c) => c.name).join(" ")}]`);
+      throw badRequest(
+        `a container name must be specified for pod ${info.name}, choose one of: [${containers.map((c) => c.name).join(" ")}]`,
+      );
     }
     if (requested !== "" && ![...containers, ...(pod.spec?.initContainers ?? [])].some((c) => c.name === requested)) {
       throw badRequest(`container ${requested} is not valid for pod ${info.name}`);
     }
   }
   if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") {
-    throw badRequest(`cannot ${info.subresource === "portforward" ? "port-forward to" : `${info.subresource} into`} a container in a completed pod; current phase is ${pod.status.phase}`);
+    throw badRequest(
+      `cannot ${info.subresource === "portforward" ? "port-forward to" : `${info.subresource} into`} a container in a completed pod; current phase is ${pod.status.phase}`,
+    );
   }
   if (!pod.spec?.nodeName) throw badRequest(`pod ${info.name} does not have a host assigned`);
-  const action = info.subresource === "portforward" ? "forwarding ports of" : info.subresource === "exec" ? "executing command in" : "attaching to";
-  throw internalError(new Error(`error ${action} pod ${info.name}: the simulated container runtime runs no processes (${info.subresource} is not implemented)`));
+  const action =
+    info.subresource === "portforward" ? "forwarding ports of" : info.subresource === "exec" ? "executing command in" : "attaching to";
+  throw internalError(
+    new Error(
+      `error ${action} pod ${info.name}: the simulated container runtime runs no processes (${info.subresource} is not implemented)`,
+    ),
+  );
 }

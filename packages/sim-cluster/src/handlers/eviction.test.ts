@@ -11,9 +11,16 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-type Pod = KubeObject & { metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number }; status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> } };
+type Pod = KubeObject & {
+  metadata: { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+  status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+};
 
-async function evict(url: string, name: string, body: Record<string, unknown>): Promise<{ status: number; json: { reason?: string; message?: string; status?: string } }> {
+async function evict(
+  url: string,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: { reason?: string; message?: string; status?: string } }> {
   const response = await fetch(`${url}/api/v1/namespaces/default/pods/${name}/eviction`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -28,10 +35,15 @@ describe("pods/eviction", () => {
     const client = new KubeClient({ server: cluster.url });
     try {
       await client.create(PODS, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "c", image: "x" }] } });
-      await eventually("web running", async () => ((await client.get<Pod>(PODS, "default", "web")).status.phase === "Running" ? true : undefined));
+      await eventually("web running", async () =>
+        (await client.get<Pod>(PODS, "default", "web")).status.phase === "Running" ? true : undefined,
+      );
 
       const mismatch = await evict(cluster.url, "web", { metadata: { name: "other" } });
-      expect(mismatch).toMatchObject({ status: 400, json: { reason: "BadRequest", message: "name in URL does not match name in Eviction object" } });
+      expect(mismatch).toMatchObject({
+        status: 400,
+        json: { reason: "BadRequest", message: "name in URL does not match name in Eviction object" },
+      });
       expect((await evict(cluster.url, "absent", {})).status).toBe(404);
 
       const evicted = await evict(cluster.url, "web", { deleteOptions: { gracePeriodSeconds: 30 } });
@@ -40,8 +52,19 @@ describe("pods/eviction", () => {
       expect(terminating.metadata.deletionTimestamp).toBeDefined();
       expect(terminating.metadata.deletionGracePeriodSeconds).toBe(30);
       // PodDisruptionConditions: the pod says why it goes, and its kubelet keeps the condition.
-      expect(terminating.status.conditions).toContainEqual(expect.objectContaining({ type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting" }));
-      await eventually("the kubelet to finish the eviction", async () => ((await client.list<Pod>(PODS, "default")).items.length === 0 ? true : undefined), 15_000);
+      expect(terminating.status.conditions).toContainEqual(
+        expect.objectContaining({
+          type: "DisruptionTarget",
+          status: "True",
+          reason: "EvictionByEvictionAPI",
+          message: "Eviction API: evicting",
+        }),
+      );
+      await eventually(
+        "the kubelet to finish the eviction",
+        async () => ((await client.list<Pod>(PODS, "default")).items.length === 0 ? true : undefined),
+        15_000,
+      );
     } finally {
       client.close();
     }
@@ -49,7 +72,14 @@ describe("pods/eviction", () => {
 
   it("is listed in discovery as kubectl drain looks for it", async () => {
     cluster = await startSimCluster({ nodes: 1 });
-    const resources = (await (await fetch(`${cluster.url}/api/v1`)).json()) as { resources: Array<{ name: string; kind: string; group?: string; version?: string; verbs: string[] }> };
-    expect(resources.resources.find((r) => r.name === "pods/eviction")).toMatchObject({ kind: "Eviction", group: "policy", version: "v1", verbs: ["create"] });
+    const resources = (await (await fetch(`${cluster.url}/api/v1`)).json()) as {
+      resources: Array<{ name: string; kind: string; group?: string; version?: string; verbs: string[] }>;
+    };
+    expect(resources.resources.find((r) => r.name === "pods/eviction")).toMatchObject({
+      kind: "Eviction",
+      group: "policy",
+      version: "v1",
+      verbs: ["create"],
+    });
   });
 });

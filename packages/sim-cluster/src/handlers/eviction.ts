@@ -1,4 +1,11 @@
-import { ControlPlaneError, badRequest, isControlPlaneError, type DeleteOptions, type KubeObject, type Status } from "@kubekit/generic-controlplane";
+import {
+  ControlPlaneError,
+  badRequest,
+  isControlPlaneError,
+  type DeleteOptions,
+  type KubeObject,
+  type Status,
+} from "@kubekit/generic-controlplane";
 import type { ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { RequestContext, ResourceRequestInfo } from "@kubekit/generic-controlplane/server";
 import { disruptionAllowedCondition } from "../controllers/disruption-status.js";
@@ -22,7 +29,9 @@ function budgetRefusal(cause: string, retryAfterSeconds: number): ControlPlaneEr
 }
 
 function forbiddenBudget(name: string, reason: string): ControlPlaneError {
-  return new ControlPlaneError("Forbidden", `poddisruptionbudget.policy "${name}" is forbidden: ${reason}`, { details: { name, group: "policy", kind: "poddisruptionbudget" } });
+  return new ControlPlaneError("Forbidden", `poddisruptionbudget.policy "${name}" is forbidden: ${reason}`, {
+    details: { name, group: "policy", kind: "poddisruptionbudget" },
+  });
 }
 
 /** canIgnorePDB: a pod that ended, never started or is already going disrupts nothing more. */
@@ -34,7 +43,10 @@ function canIgnoreBudget(pod: Pod): boolean {
 /** getPodDisruptionBudgets: the budgets of the pod's namespace whose selector matches it (an empty selector matches nothing here). */
 async function budgetsOf(pod: Pod, budgets: ResourceStore): Promise<PodDisruptionBudget[]> {
   const all = (await budgets.list(pod.metadata?.namespace)).items as PodDisruptionBudget[];
-  return all.filter((pdb) => pdb.spec?.selector !== undefined && !isEmptySelector(pdb.spec.selector) && selectorMatches(pdb.spec.selector, pod.metadata?.labels));
+  return all.filter(
+    (pdb) =>
+      pdb.spec?.selector !== undefined && !isEmptySelector(pdb.spec.selector) && selectorMatches(pdb.spec.selector, pod.metadata?.labels),
+  );
 }
 
 const isConflict = (error: unknown): boolean => isControlPlaneError(error) && error.code === "Conflict";
@@ -48,11 +60,17 @@ const isConflict = (error: unknown): boolean => isControlPlaneError(error) && er
 async function checkAndDecrement(pdb: PodDisruptionBudget, podName: string, budgets: ResourceStore, dryRun: boolean): Promise<void> {
   const name = pdb.metadata?.name ?? "";
   const status = pdb.status ?? {};
-  if ((status.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0)) throw budgetRefusal(`The disruption budget ${name} is still being processed by the server.`, 10);
+  if ((status.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0))
+    throw budgetRefusal(`The disruption budget ${name} is still being processed by the server.`, 10);
   const allowed = status.disruptionsAllowed ?? 0;
   if (allowed < 0) throw forbiddenBudget(name, "pdb disruptions allowed is negative");
-  if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS) throw forbiddenBudget(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller");
-  if (allowed === 0) throw budgetRefusal(`The disruption budget ${name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`, 0);
+  if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS)
+    throw forbiddenBudget(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller");
+  if (allowed === 0)
+    throw budgetRefusal(
+      `The disruption budget ${name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`,
+      0,
+    );
   if (dryRun) return;
   const next = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [podName]: nowRFC3339() } };
   if (next.disruptionsAllowed === 0) next.conditions = disruptionAllowedCondition(next, nowRFC3339());
@@ -68,13 +86,25 @@ async function checkAndDecrement(pdb: PodDisruptionBudget, podName: string, budg
  * `unhealthyPodEvictionPolicy` is `AlwaysAllow` (then only if the pod has not changed since).
  * More than one budget for a pod is a 500, as upstream.
  */
-export async function serveEviction(ctx: RequestContext, info: ResourceRequestInfo, stores: { pods: ResourceStore; budgets: ResourceStore | undefined }, maxBodyBytes: number): Promise<void> {
-  if (info.verb !== "create") throw new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (${ctx.method} ${ctx.path})`);
-  const eviction = (await readJsonObject(ctx, maxBodyBytes, "policy/v1, Kind=Eviction")) as KubeObject & { deleteOptions?: DeleteOptions | null };
+export async function serveEviction(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  stores: { pods: ResourceStore; budgets: ResourceStore | undefined },
+  maxBodyBytes: number,
+): Promise<void> {
+  if (info.verb !== "create")
+    throw new ControlPlaneError(
+      "MethodNotAllowed",
+      `the server does not allow this method on the requested resource (${ctx.method} ${ctx.path})`,
+    );
+  const eviction = (await readJsonObject(ctx, maxBodyBytes, "policy/v1, Kind=Eviction")) as KubeObject & {
+    deleteOptions?: DeleteOptions | null;
+  };
   const name = eviction.metadata?.name;
   if (name !== undefined && name !== "" && name !== info.name) throw badRequest("name in URL does not match name in Eviction object");
   const namespace = eviction.metadata?.namespace;
-  if (namespace !== undefined && namespace !== "" && namespace !== info.namespace) throw badRequest("namespace in URL does not match namespace in Eviction object");
+  if (namespace !== undefined && namespace !== "" && namespace !== info.namespace)
+    throw badRequest("namespace in URL does not match namespace in Eviction object");
   const requested: DeleteOptions = { ...(eviction.deleteOptions ?? {}) };
   const dryRun = ctx.dryRun || (requested.dryRun ?? []).includes("All");
   if (ctx.dryRun) requested.dryRun = ["All"];
@@ -83,7 +113,15 @@ export async function serveEviction(ctx: RequestContext, info: ResourceRequestIn
     try {
       const pod = (await stores.pods.get(info.namespace, info.name)) as Pod;
       const deleteOptions = await admit(pod, stores.budgets, requested, dryRun);
-      if (deleteOptions === "refused") return writeJson(ctx, 500, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", code: 500 } satisfies Status);
+      if (deleteOptions === "refused")
+        return writeJson(ctx, 500, {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+          code: 500,
+        } satisfies Status);
       if (dryRun) await stores.pods.delete(info.namespace, info.name, deleteOptions, { dryRun: true });
       else await markAndDelete(pod, stores.pods, deleteOptions);
       break;
@@ -107,16 +145,37 @@ async function markAndDelete(pod: Pod, pods: ResourceStore, deleteOptions: Delet
   let latest = pod;
   for (let attempt = 1; ; attempt++) {
     // getLatestPod: the preconditions hold against the stored pod, whatever else (its kubelet) wrote meanwhile.
-    if ((preconditions?.uid && preconditions.uid !== latest.metadata?.uid) || (preconditions?.resourceVersion && preconditions.resourceVersion !== latest.metadata?.resourceVersion)) {
-      throw new ControlPlaneError("Conflict", `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`, { details: { name, kind: "pods" } });
+    if (
+      (preconditions?.uid && preconditions.uid !== latest.metadata?.uid) ||
+      (preconditions?.resourceVersion && preconditions.resourceVersion !== latest.metadata?.resourceVersion)
+    ) {
+      throw new ControlPlaneError(
+        "Conflict",
+        `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { details: { name, kind: "pods" } },
+      );
     }
     const now = nowRFC3339();
     const conditions = latest.status?.conditions ?? [];
     const before = conditions.find((c) => c.type === "DisruptionTarget");
-    const marked = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting", lastProbeTime: null, lastTransitionTime: before?.status === "True" ? (before.lastTransitionTime ?? now) : now };
+    const marked = {
+      type: "DisruptionTarget",
+      status: "True",
+      reason: "EvictionByEvictionAPI",
+      message: "Eviction API: evicting",
+      lastProbeTime: null,
+      lastTransitionTime: before?.status === "True" ? (before.lastTransitionTime ?? now) : now,
+    };
     try {
-      const updated = await pods.update(namespace, name, { ...latest, status: { ...latest.status, conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } }, { subresource: "status" });
-      const options = preconditions?.resourceVersion ? { ...deleteOptions, preconditions: { ...preconditions, resourceVersion: updated.metadata?.resourceVersion ?? "" } } : deleteOptions;
+      const updated = await pods.update(
+        namespace,
+        name,
+        { ...latest, status: { ...latest.status, conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } },
+        { subresource: "status" },
+      );
+      const options = preconditions?.resourceVersion
+        ? { ...deleteOptions, preconditions: { ...preconditions, resourceVersion: updated.metadata?.resourceVersion ?? "" } }
+        : deleteOptions;
       await pods.delete(namespace, name, options);
       return;
     } catch (error) {
@@ -127,14 +186,22 @@ async function markAndDelete(pod: Pod, pods: ResourceStore, deleteOptions: Delet
 }
 
 /** What the eviction may delete the pod with, after the budget allowed it; "refused" for several budgets. */
-async function admit(pod: Pod, budgets: ResourceStore | undefined, requested: DeleteOptions, dryRun: boolean): Promise<DeleteOptions | "refused"> {
+async function admit(
+  pod: Pod,
+  budgets: ResourceStore | undefined,
+  requested: DeleteOptions,
+  dryRun: boolean,
+): Promise<DeleteOptions | "refused"> {
   if (budgets === undefined || canIgnoreBudget(pod)) return requested;
   const matching = await budgetsOf(pod, budgets);
   if (matching.length > 1) return "refused";
   const pdb = matching[0];
   if (pdb === undefined) return requested;
   // An unhealthy pod does not count towards the budget: deleting it takes nothing from it, as long as it is still the pod judged.
-  const conditional: DeleteOptions = { ...requested, preconditions: { ...(requested.preconditions ?? {}), resourceVersion: pod.metadata?.resourceVersion ?? "" } };
+  const conditional: DeleteOptions = {
+    ...requested,
+    preconditions: { ...(requested.preconditions ?? {}), resourceVersion: pod.metadata?.resourceVersion ?? "" },
+  };
   if (!isPodReady(pod)) {
     if (pdb.spec?.unhealthyPodEvictionPolicy === ALWAYS_ALLOW) return conditional;
     const { currentHealthy = 0, desiredHealthy = 0 } = pdb.status ?? {};

@@ -46,7 +46,14 @@ function containerStats(pod: Pod, now: string) {
       name: container.name,
       startTime: running?.startedAt ?? pod.status?.startTime ?? now,
       cpu: { time: now, usageNanoCores: Number(cpuMilli * 1_000_000n), usageCoreNanoSeconds: 0 },
-      memory: { time: now, usageBytes: Number(memory), workingSetBytes: Number(memory), rssBytes: Number(memory), pageFaults: 0, majorPageFaults: 0 },
+      memory: {
+        time: now,
+        usageBytes: Number(memory),
+        workingSetBytes: Number(memory),
+        rssBytes: Number(memory),
+        pageFaults: 0,
+        majorPageFaults: 0,
+      },
     };
   });
 }
@@ -64,7 +71,11 @@ function statsSummary(node: Node, pods: Pod[]) {
       startTime: pod.status?.startTime ?? now,
       containers,
       cpu: { time: now, usageNanoCores: sum(containers.map((c) => c.cpu.usageNanoCores)), usageCoreNanoSeconds: 0 },
-      memory: { time: now, usageBytes: sum(containers.map((c) => c.memory.usageBytes)), workingSetBytes: sum(containers.map((c) => c.memory.workingSetBytes)) },
+      memory: {
+        time: now,
+        usageBytes: sum(containers.map((c) => c.memory.usageBytes)),
+        workingSetBytes: sum(containers.map((c) => c.memory.workingSetBytes)),
+      },
     };
   });
   const capacityMemory = Number(milli(node.status?.capacity, "memory") / 1000n);
@@ -96,7 +107,11 @@ function metricsText(node: Node, pods: Pod[]): string {
   ].join("\n");
 }
 
-export async function serveNodeProxy(ctx: RequestContext, info: ResourceRequestInfo, stores: { nodes: ResourceStore; pods: ResourceStore }): Promise<void> {
+export async function serveNodeProxy(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  stores: { nodes: ResourceStore; pods: ResourceStore },
+): Promise<void> {
   const { name, port } = nodeName(info.name);
   const node = (await stores.nodes.get(undefined, name)) as Node;
   const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
@@ -105,9 +120,16 @@ export async function serveNodeProxy(ctx: RequestContext, info: ResourceRequestI
   if (!ready || (port !== "" && port !== String(KUBELET_PORT))) {
     throw new ControlPlaneError("ServiceUnavailable", `error trying to reach service: dial tcp ${target}: connect: connection refused`);
   }
-  if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new ControlPlaneError("MethodNotAllowed", `the server does not allow this method on the requested resource (${ctx.method} ${proxiedPath(ctx)})`);
+  if (ctx.method !== "GET" && ctx.method !== "HEAD")
+    throw new ControlPlaneError(
+      "MethodNotAllowed",
+      `the server does not allow this method on the requested resource (${ctx.method} ${proxiedPath(ctx)})`,
+    );
   const path = proxiedPath(ctx);
-  const ownPods = async () => ((await stores.pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` })).items as Pod[]).filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
+  const ownPods = async () =>
+    ((await stores.pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` })).items as Pod[]).filter(
+      (p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed",
+    );
   switch (path) {
     case "/healthz": {
       ctx.res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": 2 });
@@ -120,7 +142,16 @@ export async function serveNodeProxy(ctx: RequestContext, info: ResourceRequestI
       return;
     case "/configz":
       writeJson(ctx, 200, {
-        kubeletconfig: { enableServer: true, port: KUBELET_PORT, podCIDR: node.spec?.podCIDR ?? "", maxPods: Number(milli(node.status?.capacity, "pods") / 1000n), cgroupDriver: "systemd", containerRuntimeEndpoint: "sim://", kind: "KubeletConfiguration", apiVersion: "kubelet.config.k8s.io/v1beta1" },
+        kubeletconfig: {
+          enableServer: true,
+          port: KUBELET_PORT,
+          podCIDR: node.spec?.podCIDR ?? "",
+          maxPods: Number(milli(node.status?.capacity, "pods") / 1000n),
+          cgroupDriver: "systemd",
+          containerRuntimeEndpoint: "sim://",
+          kind: "KubeletConfiguration",
+          apiVersion: "kubelet.config.k8s.io/v1beta1",
+        },
       });
       return;
     case "/stats/summary":

@@ -18,7 +18,9 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-type Pod = KubeObject & { status?: { phase?: string; containerStatuses?: Array<{ restartCount: number; state?: { running?: { startedAt: string } } }> } };
+type Pod = KubeObject & {
+  status?: { phase?: string; containerStatuses?: Array<{ restartCount: number; state?: { running?: { startedAt: string } } }> };
+};
 
 const agnhost = "registry.k8s.io/e2e-test-images/agnhost:2.53";
 
@@ -33,8 +35,14 @@ const logUrl = (pod: string, query = "") => `${cluster.url}/api/v1/namespaces/de
 
 describe("pods/log", { timeout: 30_000 }, () => {
   it("prints agnhost's startup lines, with timestamps, tailLines, limitBytes and sinceSeconds", async () => {
-    await client.create(PODS, "default", { metadata: { name: "netexec" }, spec: { containers: [{ name: "agnhost", image: agnhost, args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] } });
-    await client.create(PODS, "default", { metadata: { name: "hostnames" }, spec: { containers: [{ name: "agnhost", image: agnhost, args: ["serve-hostname"] }] } });
+    await client.create(PODS, "default", {
+      metadata: { name: "netexec" },
+      spec: { containers: [{ name: "agnhost", image: agnhost, args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] },
+    });
+    await client.create(PODS, "default", {
+      metadata: { name: "hostnames" },
+      spec: { containers: [{ name: "agnhost", image: agnhost, args: ["serve-hostname"] }] },
+    });
     const pod = await running("netexec");
     await running("hostnames");
 
@@ -56,39 +64,71 @@ describe("pods/log", { timeout: 30_000 }, () => {
 
     const invalid = await fetch(logUrl("netexec", "tailLines=-1&limitBytes=0"));
     expect(invalid.status).toBe(422);
-    expect(await invalid.json()).toMatchObject({ reason: "Invalid", message: 'PodLogOptions "netexec" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]' });
+    expect(await invalid.json()).toMatchObject({
+      reason: "Invalid",
+      message:
+        'PodLogOptions "netexec" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]',
+    });
   });
 
   it("prints what a shell script's echo prints, and follow streams until the container ends", async () => {
-    await client.create(PODS, "default", { metadata: { name: "echo" }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox", command: ["sh", "-c", "echo hi; echo 'two  words'; sleep 2"] }] } });
+    await client.create(PODS, "default", {
+      metadata: { name: "echo" },
+      spec: {
+        restartPolicy: "Never",
+        containers: [{ name: "c", image: "busybox", command: ["sh", "-c", "echo hi; echo 'two  words'; sleep 2"] }],
+      },
+    });
     await running("echo");
     const started = Date.now();
     const followed = await fetch(logUrl("echo", "follow=true"));
     expect(await followed.text()).toBe("hi\ntwo  words\n");
     // The stream stays open while the container runs (2 s), and ends when it exits.
     expect(Date.now() - started).toBeGreaterThan(500);
-    const done = await eventually("echo succeeded", async () => ((await client.get<Pod>(PODS, "default", "echo")).status?.phase === "Succeeded" ? true : undefined));
+    const done = await eventually("echo succeeded", async () =>
+      (await client.get<Pod>(PODS, "default", "echo")).status?.phase === "Succeeded" ? true : undefined,
+    );
     expect(done).toBe(true);
     expect(await (await fetch(logUrl("echo"))).text()).toBe("hi\ntwo  words\n");
   });
 
   it("answers upstream's errors: container name required, unknown container, waiting to start, no previous run", async () => {
-    await client.create(PODS, "default", { metadata: { name: "two" }, spec: { containers: [{ name: "a", image: agnhost, args: ["pause"] }, { name: "b", image: agnhost, args: ["pause"] }] } });
-    await client.create(PODS, "default", { metadata: { name: "unpullable" }, spec: { containers: [{ name: "x", image: "foo.invalid/none:latest" }] } });
+    await client.create(PODS, "default", {
+      metadata: { name: "two" },
+      spec: {
+        containers: [
+          { name: "a", image: agnhost, args: ["pause"] },
+          { name: "b", image: agnhost, args: ["pause"] },
+        ],
+      },
+    });
+    await client.create(PODS, "default", {
+      metadata: { name: "unpullable" },
+      spec: { containers: [{ name: "x", image: "foo.invalid/none:latest" }] },
+    });
     await running("two");
     const error = async (url: string) => {
       const response = await fetch(url);
       return { code: response.status, ...((await response.json()) as { reason: string; message: string }) };
     };
-    expect(await error(logUrl("two"))).toMatchObject({ code: 400, reason: "BadRequest", message: "a container name must be specified for pod two, choose one of: [a b]" });
+    expect(await error(logUrl("two"))).toMatchObject({
+      code: 400,
+      reason: "BadRequest",
+      message: "a container name must be specified for pod two, choose one of: [a b]",
+    });
     expect(await error(logUrl("two", "container=c"))).toMatchObject({ code: 400, message: "container c is not valid for pod two" });
-    expect(await error(logUrl("two", "container=a&previous=true"))).toMatchObject({ code: 400, message: 'previous terminated container "a" in pod "two" not found' });
+    expect(await error(logUrl("two", "container=a&previous=true"))).toMatchObject({
+      code: 400,
+      message: 'previous terminated container "a" in pod "two" not found',
+    });
     expect(await (await fetch(logUrl("two", "container=b"))).text()).toBe("");
     const waiting = await eventually("unpullable waiting", async () => {
       const answer = await error(logUrl("unpullable"));
       return answer.message.includes("image") ? answer : undefined;
     });
     expect(waiting.code).toBe(400);
-    expect(waiting.message).toMatch(/^container "x" in pod "unpullable" is waiting to start: (image can't be pulled|trying and failing to pull image)$/);
+    expect(waiting.message).toMatch(
+      /^container "x" in pod "unpullable" is waiting to start: (image can't be pulled|trying and failing to pull image)$/,
+    );
   });
 });

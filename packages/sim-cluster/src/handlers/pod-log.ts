@@ -34,7 +34,11 @@ interface Cause {
   message: string;
 }
 
-const fieldInvalid = (field: string, value: unknown, detail: string): Cause => ({ reason: "FieldValueInvalid", field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` });
+const fieldInvalid = (field: string, value: unknown, detail: string): Cause => ({
+  reason: "FieldValueInvalid",
+  field,
+  message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+});
 
 function integer(query: URLSearchParams, name: string, errors: Cause[]): number | undefined {
   const text = query.get(name);
@@ -56,11 +60,26 @@ function logOptions(query: URLSearchParams, name: string): LogOptions {
   const sinceTime = sinceTimeText === null ? undefined : new Date(sinceTimeText);
   if (tailLines !== undefined && tailLines < 0) errors.push(fieldInvalid("tailLines", tailLines, "must be greater than or equal to 0"));
   if (limitBytes !== undefined && limitBytes < 1) errors.push(fieldInvalid("limitBytes", limitBytes, "must be greater than 0"));
-  if (sinceSeconds !== undefined && sinceTime !== undefined) errors.push({ reason: "FieldValueForbidden", field: "", message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified" });
+  if (sinceSeconds !== undefined && sinceTime !== undefined)
+    errors.push({
+      reason: "FieldValueForbidden",
+      field: "",
+      message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified",
+    });
   if (sinceSeconds !== undefined && sinceSeconds < 1) errors.push(fieldInvalid("sinceSeconds", sinceSeconds, "must be greater than 0"));
-  if (sinceTime !== undefined && Number.isNaN(sinceTime.getTime())) errors.push(fieldInvalid("sinceTime", sinceTimeText, "must be an RFC 3339 time"));
+  if (sinceTime !== undefined && Number.isNaN(sinceTime.getTime()))
+    errors.push(fieldInvalid("sinceTime", sinceTimeText, "must be an RFC 3339 time"));
   if (errors.length > 0) throw invalid({ group: "", kind: "PodLogOptions" }, name, errors);
-  return { container: query.get("container") ?? "", follow: flag(query, "follow"), previous: flag(query, "previous"), timestamps: flag(query, "timestamps"), sinceSeconds, sinceTime, tailLines, limitBytes };
+  return {
+    container: query.get("container") ?? "",
+    follow: flag(query, "follow"),
+    previous: flag(query, "previous"),
+    timestamps: flag(query, "timestamps"),
+    sinceSeconds,
+    sinceTime,
+    tailLines,
+    limitBytes,
+  };
 }
 
 /** Upstream pod strategy's LogLocation: which container, by name or as the only one. */
@@ -80,7 +99,11 @@ function containerOf(pod: Pod, name: string, requested: string): Container {
   return found;
 }
 
-function startOf(state: Record<string, unknown> | undefined): { running?: { startedAt?: string }; terminated?: Terminated; waiting?: { reason?: string } } {
+function startOf(state: Record<string, unknown> | undefined): {
+  running?: { startedAt?: string };
+  terminated?: Terminated;
+  waiting?: { reason?: string };
+} {
   return state ?? {};
 }
 
@@ -88,13 +111,19 @@ function startOf(state: Record<string, unknown> | undefined): { running?: { star
  * The kubelet's validateContainerLogStatus: the run whose log is read (its start time), or
  * upstream's error for a container with none to show.
  */
-function runOf(status: ContainerStatus | undefined, container: string, pod: string, previous: boolean): { startedAt: Date; current: boolean; containerID: string } {
+function runOf(
+  status: ContainerStatus | undefined,
+  container: string,
+  pod: string,
+  previous: boolean,
+): { startedAt: Date; current: boolean; containerID: string } {
   if (status === undefined) throw badRequest(`container "${container}" in pod "${pod}" is waiting to start: ContainerCreating`);
   const state = startOf(status.state);
   const last = startOf(status.lastState);
   const at = (text: string | undefined) => new Date(text ?? 0);
   if (previous) {
-    if (last.terminated === undefined || !last.terminated.containerID) throw badRequest(`previous terminated container "${container}" in pod "${pod}" not found`);
+    if (last.terminated === undefined || !last.terminated.containerID)
+      throw badRequest(`previous terminated container "${container}" in pod "${pod}" not found`);
     return { startedAt: at(last.terminated.startedAt), current: false, containerID: last.terminated.containerID };
   }
   if (state.running !== undefined) return { startedAt: at(state.running.startedAt), current: true, containerID: status.containerID ?? "" };
@@ -108,7 +137,8 @@ function runOf(status: ContainerStatus | undefined, container: string, pod: stri
   }
   const reason = state.waiting?.reason;
   if (reason === "ErrImagePull") throw badRequest(`container "${container}" in pod "${pod}" is waiting to start: image can't be pulled`);
-  if (reason === "ImagePullBackOff") throw badRequest(`container "${container}" in pod "${pod}" is waiting to start: trying and failing to pull image`);
+  if (reason === "ImagePullBackOff")
+    throw badRequest(`container "${container}" in pod "${pod}" is waiting to start: trying and failing to pull image`);
   if (reason !== undefined) throw badRequest(`container "${container}" in pod "${pod}" is waiting to start: ${reason}`);
   throw badRequest(`container "${container}" in pod "${pod}" is waiting to start - no logs yet`);
 }
@@ -126,10 +156,17 @@ function statusOf(pod: Pod, name: string): ContainerStatus | undefined {
 }
 
 /** Whether the run `containerID` of `container` still runs (a `follow` keeps streaming while it does). */
-async function stillRunning(pods: ResourceStore, namespace: string | undefined, name: string, uid: string | undefined, container: string, containerID: string): Promise<boolean> {
+async function stillRunning(
+  pods: ResourceStore,
+  namespace: string | undefined,
+  name: string,
+  uid: string | undefined,
+  container: string,
+  containerID: string,
+): Promise<boolean> {
   let pod: Pod;
   try {
-    pod = (await pods.get(namespace, name));
+    pod = await pods.get(namespace, name);
   } catch {
     return false;
   }

@@ -18,7 +18,10 @@ describe("pods/proxy outside traffic mode", () => {
     cluster = await startSimCluster({ nodes: 1 });
     const client = new KubeClient({ server: cluster.url });
     try {
-      await client.create(PODS, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "c", image: "x", ports: [{ containerPort: 8080 }] }] } });
+      await client.create(PODS, "default", {
+        metadata: { name: "web" },
+        spec: { containers: [{ name: "c", image: "x", ports: [{ containerPort: 8080 }] }] },
+      });
       const pod = await eventually("web running", async () => {
         const current = await client.get<Pod>(PODS, "default", "web");
         return current.status.phase === "Running" ? current : undefined;

@@ -33,7 +33,8 @@ function splitSchemeNamePort(id: string): { scheme: string; name: string; port: 
   const parts = id.split(":");
   if (parts.length === 1) return { scheme: "", name: parts[0]!, port: "" };
   if (parts.length === 2) return { scheme: "", name: parts[0]!, port: parts[1]! };
-  if (parts.length === 3 && (parts[0] === "" || parts[0] === "http" || parts[0] === "https")) return { scheme: parts[0], name: parts[1]!, port: parts[2]! };
+  if (parts.length === 3 && (parts[0] === "" || parts[0] === "http" || parts[0] === "https"))
+    return { scheme: parts[0], name: parts[1]!, port: parts[2]! };
   return undefined;
 }
 
@@ -66,12 +67,13 @@ async function serviceTarget(stores: ProxyStores, namespace: string | undefined,
   if (/^\d+$/.test(portName)) {
     const number = Number(portName);
     const servicePort = (service.spec?.ports ?? []).find((p) => p.port === number);
-    if (servicePort === undefined) throw new ControlPlaneError("ServiceUnavailable", `no service port ${number} found for service "${parts.name}"`);
+    if (servicePort === undefined)
+      throw new ControlPlaneError("ServiceUnavailable", `no service port ${number} found for service "${parts.name}"`);
     portName = servicePort.name ?? "";
   }
   let endpoints: EndpointsObject;
   try {
-    endpoints = (await stores.endpoints.get(namespace, parts.name));
+    endpoints = await stores.endpoints.get(namespace, parts.name);
   } catch {
     endpoints = { subsets: [] };
   }
@@ -90,7 +92,17 @@ async function serviceTarget(stores: ProxyStores, namespace: string | undefined,
 }
 
 /** Request headers that belong to the hop to the API server, or carry the caller's credentials, and are not forwarded. */
-const NOT_FORWARDED = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "authorization"]);
+const NOT_FORWARDED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+  "authorization",
+]);
 
 function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
@@ -109,24 +121,33 @@ function forwardedPath(ctx: RequestContext): string {
 }
 
 export async function serveProxy(ctx: RequestContext, info: ResourceRequestInfo, stores: ProxyStores): Promise<void> {
-  const target = info.resource === "pods" ? await podTarget(stores.pods, info.namespace, info.name) : await serviceTarget(stores, info.namespace, info.name);
+  const target =
+    info.resource === "pods"
+      ? await podTarget(stores.pods, info.namespace, info.name)
+      : await serviceTarget(stores, info.namespace, info.name);
   if (target.scheme !== "http") throw badRequest(`the sim cluster proxies plain http only, not ${target.scheme}`);
   const port = target.port === "" ? "80" : target.port;
   const address = `${target.ip}:${port}`;
   if (!isLoopback(target.ip)) {
-    throw new ControlPlaneError("ServiceUnavailable", `error trying to reach service: dial tcp ${address}: connect: network is unreachable`);
+    throw new ControlPlaneError(
+      "ServiceUnavailable",
+      `error trying to reach service: dial tcp ${address}: connect: network is unreachable`,
+    );
   }
   if (ctx.req.headers.upgrade !== undefined) throw badRequest("the sim cluster does not proxy connection upgrades");
   await new Promise<void>((resolve, reject) => {
-    const outgoing = request({ host: target.ip, port: Number(port), method: ctx.method, path: forwardedPath(ctx), headers: forwardedHeaders(ctx.req.headers) }, (answer) => {
-      const headers = { ...answer.headers };
-      delete headers.connection;
-      delete headers["keep-alive"];
-      ctx.res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(ctx.res);
-      answer.once("end", resolve);
-      answer.once("error", reject);
-    });
+    const outgoing = request(
+      { host: target.ip, port: Number(port), method: ctx.method, path: forwardedPath(ctx), headers: forwardedHeaders(ctx.req.headers) },
+      (answer) => {
+        const headers = { ...answer.headers };
+        delete headers.connection;
+        delete headers["keep-alive"];
+        ctx.res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(ctx.res);
+        answer.once("end", resolve);
+        answer.once("error", reject);
+      },
+    );
     outgoing.once("error", (error: NodeJS.ErrnoException) => {
       if (ctx.res.headersSent) {
         ctx.res.destroy(error);
@@ -134,7 +155,9 @@ export async function serveProxy(ctx: RequestContext, info: ResourceRequestInfo,
         return;
       }
       const reason = error.code === "ECONNREFUSED" ? "connect: connection refused" : error.message;
-      reject(new ControlPlaneError("ServiceUnavailable", `error trying to reach service: dial tcp ${address}: ${reason}`, { cause: error }));
+      reject(
+        new ControlPlaneError("ServiceUnavailable", `error trying to reach service: dial tcp ${address}: ${reason}`, { cause: error }),
+      );
     });
     ctx.req.pipe(outgoing);
   });

@@ -13,7 +13,10 @@ export async function readJsonObject(ctx: RequestContext, maxBytes: number, kind
   const type = (ctx.req.headers["content-type"] ?? "application/json").split(";")[0]!.trim();
   const body = await readBody(ctx.req, maxBytes);
   if (type === "application/vnd.kubernetes.protobuf") {
-    throw new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format: protobuf is not supported for ${kind} - accepted media types include: application/json`);
+    throw new ControlPlaneError(
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format: protobuf is not supported for ${kind} - accepted media types include: application/json`,
+    );
   }
   let parsed: unknown;
   try {
@@ -21,6 +24,7 @@ export async function readJsonObject(ctx: RequestContext, maxBytes: number, kind
   } catch (error) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest(`the body of the request is not a ${kind} object`);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw badRequest(`the body of the request is not a ${kind} object`);
   return parsed as KubeObject;
 }

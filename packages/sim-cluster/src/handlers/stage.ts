@@ -66,7 +66,10 @@ export function subresourceStage(stores: () => SubresourceStores | undefined, ma
         await serveNodeProxy(ctx, info, { nodes: ready.nodes, pods: ready.pods });
         return true;
       }
-      const scalable = (info.group === "apps" && (info.resource === "deployments" || info.resource === "replicasets" || info.resource === "statefulsets")) || (info.group === "" && info.resource === "replicationcontrollers");
+      const scalable =
+        (info.group === "apps" &&
+          (info.resource === "deployments" || info.resource === "replicasets" || info.resource === "statefulsets")) ||
+        (info.group === "" && info.resource === "replicationcontrollers");
       if (info.version === "v1" && info.subresource === "scale" && scalable) {
         const served = ready.scalable(info.group, info.resource);
         if (served === undefined) return false;

@@ -7,7 +7,8 @@ export class ReportedVersion {
 
   /** Sets `gitVersion` (`v1.33.1`, the `v` optional); major and minor are read from it, as a real build's. */
   set(gitVersion: string): void {
-    if (!/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/.test(gitVersion)) throw new Error(`invalid version ${JSON.stringify(gitVersion)}: want a semantic version such as v1.33.1`);
+    if (!/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/.test(gitVersion))
+      throw new Error(`invalid version ${JSON.stringify(gitVersion)}: want a semantic version such as v1.33.1`);
     this.#gitVersion = gitVersion.startsWith("v") ? gitVersion : `v${gitVersion}`;
   }
 

@@ -31,11 +31,19 @@ describe("Pods", { timeout: 30_000 }, () => {
       metadata: { name, labels: { name: "foo", time: value } },
       spec: {
         securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: "RuntimeDefault" } },
-        containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }],
+        containers: [
+          {
+            name: "pause",
+            image: "registry.k8s.io/pause:3.10",
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+          },
+        ],
       },
     });
     // CreateSync: until Running.
-    await eventually("the pod running", async () => ((await podClient.get<Pod>(PODS, ns, name)).status?.phase === "Running" ? true : undefined));
+    await eventually("the pod running", async () =>
+      (await podClient.get<Pod>(PODS, ns, name)).status?.phase === "Running" ? true : undefined,
+    );
 
     const pods = await podClient.list<Pod>(PODS, ns, { labelSelector: `time=${value}` });
     expect(pods.items).toHaveLength(1);
@@ -53,7 +61,11 @@ describe("Pods", { timeout: 30_000 }, () => {
       },
       15_000,
     );
-    expect(terminated.status).toMatchObject({ phase: "Failed", reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" });
+    expect(terminated.status).toMatchObject({
+      phase: "Failed",
+      reason: "DeadlineExceeded",
+      message: "Pod was active on the node longer than the specified deadline",
+    });
     expect(terminated.status?.containerStatuses?.[0]?.state).toHaveProperty("terminated");
     expect(terminated.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False" });
   });

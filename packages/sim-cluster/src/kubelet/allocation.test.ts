@@ -28,12 +28,36 @@ describe("checkResize (the kubelet's canResizePod)", () => {
   });
 
   it("names memory before cpu when the pod alone exceeds allocatable (Infeasible)", () => {
-    expect(checkResize(pod("5", "5Gi"), allocatable, [])).toMatchObject({ reason: "Infeasible", message: `Node didn't have enough capacity: memory, requested: ${5 * 2 ** 30}, capacity: ${4 * 2 ** 30}` });
-    expect(checkResize(pod("4500m", "1Gi"), allocatable, [])).toMatchObject({ reason: "Infeasible", message: "Node didn't have enough capacity: cpu, requested: 4500, capacity: 4000" });
+    expect(checkResize(pod("5", "5Gi"), allocatable, [])).toMatchObject({
+      reason: "Infeasible",
+      message: `Node didn't have enough capacity: memory, requested: ${5 * 2 ** 30}, capacity: ${4 * 2 ** 30}`,
+    });
+    expect(checkResize(pod("4500m", "1Gi"), allocatable, [])).toMatchObject({
+      reason: "Infeasible",
+      message: "Node didn't have enough capacity: cpu, requested: 4500, capacity: 4000",
+    });
   });
 
   it("counts each other pod at max(allocated, actuated)", () => {
-    const shrinking: Pod = { ...pod("1", "1Gi"), status: { containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "", allocatedResources: { cpu: "1" }, resources: { requests: { cpu: "3" } } }] } };
-    expect(checkResize(pod("2", "1Gi"), allocatable, [shrinking])).toMatchObject({ reason: "Deferred", message: "Node didn't have enough resource: cpu, requested: 2000, used: 3000, capacity: 4000" });
+    const shrinking: Pod = {
+      ...pod("1", "1Gi"),
+      status: {
+        containerStatuses: [
+          {
+            name: "c",
+            ready: true,
+            restartCount: 0,
+            image: "",
+            imageID: "",
+            allocatedResources: { cpu: "1" },
+            resources: { requests: { cpu: "3" } },
+          },
+        ],
+      },
+    };
+    expect(checkResize(pod("2", "1Gi"), allocatable, [shrinking])).toMatchObject({
+      reason: "Deferred",
+      message: "Node didn't have enough resource: cpu, requested: 2000, used: 3000, capacity: 4000",
+    });
   });
 });

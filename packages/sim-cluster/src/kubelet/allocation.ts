@@ -17,8 +17,10 @@ export type ResizeVerdict = { fits: true } | { fits: false; reason: PendingReaso
 /** The resources a container asks for in its spec, as the kubelet allocates them. */
 export function resourcesOf(container: Container): ContainerResources {
   const out: ContainerResources = {};
-  if (container.resources?.requests !== undefined && Object.keys(container.resources.requests).length > 0) out.requests = { ...container.resources.requests };
-  if (container.resources?.limits !== undefined && Object.keys(container.resources.limits).length > 0) out.limits = { ...container.resources.limits };
+  if (container.resources?.requests !== undefined && Object.keys(container.resources.requests).length > 0)
+    out.requests = { ...container.resources.requests };
+  if (container.resources?.limits !== undefined && Object.keys(container.resources.limits).length > 0)
+    out.limits = { ...container.resources.limits };
   return out;
 }
 
@@ -39,8 +41,17 @@ export function sameResources(a: ContainerResources | undefined, b: ContainerRes
 
 /** The resources (cpu, memory) whose request or limit differs between `a` and `b`. */
 export function changedResources(a: ContainerResources, b: ContainerResources): string[] {
-  const names = new Set([...Object.keys(a.requests ?? {}), ...Object.keys(b.requests ?? {}), ...Object.keys(a.limits ?? {}), ...Object.keys(b.limits ?? {})]);
-  return [...names].filter((name) => !sameList({ [name]: a.requests?.[name] ?? "0" }, { [name]: b.requests?.[name] ?? "0" }) || !sameList({ [name]: a.limits?.[name] ?? "0" }, { [name]: b.limits?.[name] ?? "0" }));
+  const names = new Set([
+    ...Object.keys(a.requests ?? {}),
+    ...Object.keys(b.requests ?? {}),
+    ...Object.keys(a.limits ?? {}),
+    ...Object.keys(b.limits ?? {}),
+  ]);
+  return [...names].filter(
+    (name) =>
+      !sameList({ [name]: a.requests?.[name] ?? "0" }, { [name]: b.requests?.[name] ?? "0" }) ||
+      !sameList({ [name]: a.limits?.[name] ?? "0" }, { [name]: b.limits?.[name] ?? "0" }),
+  );
 }
 
 /** A quantity as the kubelet prints it in messages: millicores for cpu, whole units (rounded up) otherwise. */
@@ -69,14 +80,21 @@ export function checkResize(desired: Pod, allocatable: ReadonlyMap<string, bigin
   const cpuCapacity = allocatable.get("cpu") ?? 0n;
   const memoryCapacity = printed("memory", allocatable.get("memory") ?? 0n);
   if (cpu > cpuCapacity || memory > memoryCapacity) {
-    const detail = memory > memoryCapacity ? `memory, requested: ${memory}, capacity: ${memoryCapacity}` : `cpu, requested: ${cpu}, capacity: ${cpuCapacity}`;
+    const detail =
+      memory > memoryCapacity
+        ? `memory, requested: ${memory}, capacity: ${memoryCapacity}`
+        : `cpu, requested: ${cpu}, capacity: ${cpuCapacity}`;
     return { fits: false, reason: "Infeasible", message: `Node didn't have enough capacity: ${detail}` };
   }
   const used = new Map<string, bigint>();
   for (const pod of others) for (const [name, milli] of podRequests(pod)) used.set(name, (used.get(name) ?? 0n) + milli);
   const maxPods = allocatable.get("pods");
   if (maxPods !== undefined && BigInt(others.length + 1) * 1000n > maxPods) {
-    return { fits: false, reason: "Deferred", message: `Node didn't have enough resource: pods, requested: 1, used: ${others.length}, capacity: ${maxPods / 1000n}` };
+    return {
+      fits: false,
+      reason: "Deferred",
+      message: `Node didn't have enough resource: pods, requested: 1, used: ${others.length}, capacity: ${maxPods / 1000n}`,
+    };
   }
   for (const name of fitOrder(request.keys())) {
     const wanted = request.get(name) ?? 0n;

@@ -26,7 +26,10 @@ describe("the simulated container exit rule", () => {
 
   it("reads echo: it succeeds and prints its words, unless the shell would expand or redirect them", () => {
     expect(exitOf({ command: ["sh", "-c", "echo hi; sleep 1"] })).toEqual({ afterMs: 1000, exitCode: 0 });
-    expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "echo hi; echo 'a  b' \"c\"; exit 2"] })).toEqual(["hi", "a  b c"]);
+    expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "echo hi; echo 'a  b' \"c\"; exit 2"] })).toEqual([
+      "hi",
+      "a  b c",
+    ]);
     expect(containerOutput({ name: "c", image: "x", command: ["echo", "hello world"] })).toEqual(["hello world"]);
     expect(containerOutput({ name: "c", image: "x", command: ["sh", "-c", "false && echo skipped || echo ran"] })).toEqual(["ran"]);
     expect(exitOf({ command: ["sh", "-c", "echo $HOME"] })).toBeUndefined();
@@ -75,8 +78,20 @@ describe("containers that exit, on a simulated node", { timeout: 30_000 }, () =>
     cluster = await startSimCluster({ nodes: 1 });
     client = new KubeClient({ server: cluster.url });
     const c = client;
-    await c.create(PODS, "default", { metadata: { name: "ok" }, spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "busybox", command: ["sh", "-c", "sleep 0.2; exit 0"] }] } });
-    await c.create(PODS, "default", { metadata: { name: "bad" }, spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "busybox", command: ["/bin/false"] }, { name: "c2", image: "busybox", command: ["true"] }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "ok" },
+      spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "busybox", command: ["sh", "-c", "sleep 0.2; exit 0"] }] },
+    });
+    await c.create(PODS, "default", {
+      metadata: { name: "bad" },
+      spec: {
+        restartPolicy: "Never",
+        containers: [
+          { name: "c1", image: "busybox", command: ["/bin/false"] },
+          { name: "c2", image: "busybox", command: ["true"] },
+        ],
+      },
+    });
     const ok = await podOnceEnded(c, "ok", "Succeeded");
     expect(ok.status?.containerStatuses?.[0]?.state?.["terminated"]).toMatchObject({ exitCode: 0, reason: "Completed" });
     expect(ok.status?.conditions?.find((x) => x.type === "Ready")).toMatchObject({ status: "False", reason: "PodCompleted" });
@@ -90,7 +105,10 @@ describe("containers that exit, on a simulated node", { timeout: 30_000 }, () =>
   it("restarts a failed container under OnFailure (at once the first time) until it succeeds", async () => {
     cluster = await startSimCluster({ nodes: 1 });
     client = new KubeClient({ server: cluster.url });
-    await client.create(PODS, "default", { metadata: { name: "flaky", annotations: { "sim.kubekit.io/exit-codes": "1,0" } }, spec: { restartPolicy: "OnFailure", containers: [{ name: "c1", image: "busybox" }] } });
+    await client.create(PODS, "default", {
+      metadata: { name: "flaky", annotations: { "sim.kubekit.io/exit-codes": "1,0" } },
+      spec: { restartPolicy: "OnFailure", containers: [{ name: "c1", image: "busybox" }] },
+    });
     const pod = await podOnceEnded(client, "flaky", "Succeeded");
     const status = pod.status?.containerStatuses?.[0];
     expect(status?.restartCount).toBe(1);
@@ -102,7 +120,10 @@ describe("containers that exit, on a simulated node", { timeout: 30_000 }, () =>
     cluster = await startSimCluster({ nodes: 1 });
     client = new KubeClient({ server: cluster.url });
     const c = client;
-    await c.create(PODS, "default", { metadata: { name: "crash" }, spec: { containers: [{ name: "c1", image: "busybox", command: ["sh", "-c", "exit 2"] }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "crash" },
+      spec: { containers: [{ name: "c1", image: "busybox", command: ["sh", "-c", "exit 2"] }] },
+    });
     const pod = await eventually("crash in back-off", async () => {
       const p = await c.get<Pod>(PODS, "default", "crash");
       return p.status?.containerStatuses?.[0]?.state?.["waiting"] !== undefined ? p : undefined;
@@ -112,8 +133,14 @@ describe("containers that exit, on a simulated node", { timeout: 30_000 }, () =>
     expect(status?.restartCount).toBe(1);
     expect(status?.ready).toBe(false);
     expect(status?.state?.["waiting"]).toMatchObject({ reason: "CrashLoopBackOff" });
-    expect(String((status?.state?.["waiting"] as { message?: string }).message)).toMatch(/^back-off 10s restarting failed container=c1 pod=crash_default\(/);
+    expect(String((status?.state?.["waiting"] as { message?: string }).message)).toMatch(
+      /^back-off 10s restarting failed container=c1 pod=crash_default\(/,
+    );
     expect(status?.lastState?.["terminated"]).toMatchObject({ exitCode: 2, reason: "Error" });
-    expect(pod.status?.conditions?.find((x) => x.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [c1]" });
+    expect(pod.status?.conditions?.find((x) => x.type === "Ready")).toMatchObject({
+      status: "False",
+      reason: "ContainersNotReady",
+      message: "containers with unready status: [c1]",
+    });
   });
 });

@@ -23,7 +23,9 @@ function klogLine(time: Date, message: string): string {
 function agnhostStartup(container: Container, time: Date): string[] {
   const agnhost = agnhostArgs(container);
   if (agnhost?.[0] === "netexec") {
-    return listensOf(container).map((l) => klogLine(time, l.protocol === "TCP" ? `Started HTTP server on port ${l.port}` : `Started UDP server on port  ${l.port}`));
+    return listensOf(container).map((l) =>
+      klogLine(time, l.protocol === "TCP" ? `Started HTTP server on port ${l.port}` : `Started UDP server on port  ${l.port}`),
+    );
   }
   if (agnhost?.[0] === "serve-hostname") {
     const port = listensOf(container)[0]?.port;

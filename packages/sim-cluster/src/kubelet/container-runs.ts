@@ -39,7 +39,8 @@ export class ContainerRuns {
     if (entry === undefined) return;
     for (const timer of entry.timers.values()) clearTimeout(timer);
     entry.timers.clear();
-    for (const container of entry.record.containers) if (container.terminated === undefined && container.waiting === undefined) this.#arm(uid, container);
+    for (const container of entry.record.containers)
+      if (container.terminated === undefined && container.waiting === undefined) this.#arm(uid, container);
   }
 
   /** The pod is shutting down or gone: nothing of it exits or restarts any more. */
@@ -60,22 +61,37 @@ export class ContainerRuns {
     if (entry === undefined || spec === undefined) return;
     const exit = containerExit(entry.pod, spec, container.restartCount);
     if (exit === undefined) return;
-    entry.timers.set(container.name, setTimeout(() => this.#exited(uid, container, exit.exitCode), exit.afterMs));
+    entry.timers.set(
+      container.name,
+      setTimeout(() => this.#exited(uid, container, exit.exitCode), exit.afterMs),
+    );
   }
 
   #exited(uid: string, container: ContainerRecord, exitCode: number): void {
     const entry = this.#pods.get(uid);
     if (entry === undefined || entry.record.terminating) return;
     entry.timers.delete(container.name);
-    container.terminated = { exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt: container.startedAt, finishedAt: nowRFC3339(), containerID: container.containerID };
+    container.terminated = {
+      exitCode,
+      reason: exitCode === 0 ? "Completed" : "Error",
+      startedAt: container.startedAt,
+      finishedAt: nowRFC3339(),
+      containerID: container.containerID,
+    };
     const policy = entry.pod.spec?.restartPolicy ?? "Always";
     if (policy === "Always" || (policy === "OnFailure" && exitCode !== 0)) {
       const delay = restartBackoffMs(container.restartCount);
       if (delay === 0) this.#restart(uid, container, false);
       else {
         const meta = entry.pod.metadata;
-        container.waiting = { reason: "CrashLoopBackOff", message: `back-off ${delay / 1000}s restarting failed container=${container.name} pod=${meta?.name ?? ""}_${meta?.namespace ?? ""}(${uid})` };
-        entry.timers.set(container.name, setTimeout(() => this.#restart(uid, container, true), delay));
+        container.waiting = {
+          reason: "CrashLoopBackOff",
+          message: `back-off ${delay / 1000}s restarting failed container=${container.name} pod=${meta?.name ?? ""}_${meta?.namespace ?? ""}(${uid})`,
+        };
+        entry.timers.set(
+          container.name,
+          setTimeout(() => this.#restart(uid, container, true), delay),
+        );
       }
     }
     this.#changed(uid);
@@ -96,4 +112,3 @@ export class ContainerRuns {
     if (report) this.#changed(uid);
   }
 }
-

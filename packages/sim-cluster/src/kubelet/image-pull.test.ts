@@ -25,7 +25,10 @@ const waitingReason = (pod: Pod) => (pod.status?.containerStatuses?.[0]?.state?.
 describe("image pulls", { timeout: 20_000 }, () => {
   it("a pod whose image does not resolve waits in ErrImagePull, then ImagePullBackOff, Pending and not ready", async () => {
     const c = await start();
-    await c.create(PODS, "default", { metadata: { name: "nopull" }, spec: { containers: [{ name: "c", image: "foo.invalid/none:latest" }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "nopull" },
+      spec: { containers: [{ name: "c", image: "foo.invalid/none:latest" }] },
+    });
     const first = await eventually("ErrImagePull", async () => {
       const pod = await c.get<Pod>(PODS, "default", "nopull");
       return waitingReason(pod) === "ErrImagePull" ? pod : undefined;
@@ -37,18 +40,32 @@ describe("image pulls", { timeout: 20_000 }, () => {
       started: false,
       imageID: "",
     });
-    expect((first.status?.containerStatuses?.[0]?.state?.["waiting"] as { message?: string }).message).toContain('failed to pull and unpack image "foo.invalid/none:latest"');
-    expect(first.status?.conditions?.find((x) => x.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [c]" });
+    expect((first.status?.containerStatuses?.[0]?.state?.["waiting"] as { message?: string }).message).toContain(
+      'failed to pull and unpack image "foo.invalid/none:latest"',
+    );
+    expect(first.status?.conditions?.find((x) => x.type === "Ready")).toMatchObject({
+      status: "False",
+      reason: "ContainersNotReady",
+      message: "containers with unready status: [c]",
+    });
 
     const backingOff = await eventually("ImagePullBackOff", async () => {
       const pod = await c.get<Pod>(PODS, "default", "nopull");
       return waitingReason(pod) === "ImagePullBackOff" ? pod : undefined;
     });
-    expect(backingOff.status?.containerStatuses?.[0]?.state).toEqual({ waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "foo.invalid/none:latest"' } });
+    expect(backingOff.status?.containerStatuses?.[0]?.state).toEqual({
+      waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "foo.invalid/none:latest"' },
+    });
     expect(backingOff.status?.phase).toBe("Pending");
 
     // The image is the field a pod update may change: one that pulls starts the container.
-    await c.patch(PODS, "default", "nopull", { spec: { containers: [{ name: "c", image: "nginx" }] } }, "application/strategic-merge-patch+json");
+    await c.patch(
+      PODS,
+      "default",
+      "nopull",
+      { spec: { containers: [{ name: "c", image: "nginx" }] } },
+      "application/strategic-merge-patch+json",
+    );
     const running = await eventually("Running", async () => {
       const pod = await c.get<Pod>(PODS, "default", "nopull");
       return pod.status?.phase === "Running" ? pod : undefined;
@@ -58,9 +75,16 @@ describe("image pulls", { timeout: 20_000 }, () => {
 
   it("takes the rule from the imagePullFails option", async () => {
     const c = await start({ imagePullFails: (image) => image.startsWith("private.example/") });
-    await c.create(PODS, "default", { metadata: { name: "private" }, spec: { containers: [{ name: "c", image: "private.example/app:1" }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "private" },
+      spec: { containers: [{ name: "c", image: "private.example/app:1" }] },
+    });
     await c.create(PODS, "default", { metadata: { name: "public" }, spec: { containers: [{ name: "c", image: "foo:non-existent" }] } });
-    await eventually("the private image failing", async () => (waitingReason(await c.get<Pod>(PODS, "default", "private")) === "ErrImagePull" ? true : undefined));
-    await eventually("the other running", async () => ((await c.get<Pod>(PODS, "default", "public")).status?.phase === "Running" ? true : undefined));
+    await eventually("the private image failing", async () =>
+      waitingReason(await c.get<Pod>(PODS, "default", "private")) === "ErrImagePull" ? true : undefined,
+    );
+    await eventually("the other running", async () =>
+      (await c.get<Pod>(PODS, "default", "public")).status?.phase === "Running" ? true : undefined,
+    );
   });
 });

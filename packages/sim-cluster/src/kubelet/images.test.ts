@@ -11,10 +11,24 @@ describe("image references", () => {
   });
 
   it("fails images of the reserved .invalid domain, upstream's invalid registry and non-existent tags; others pull", () => {
-    for (const image of ["foo.invalid/none:latest", "FOO.INVALID:5000/none", "invalid.registry.k8s.io/invalid/alpine:3.1", "foo:non-existent", "gcr.io/google_samples/gb-redisslave:nonexistent"]) {
+    for (const image of [
+      "foo.invalid/none:latest",
+      "FOO.INVALID:5000/none",
+      "invalid.registry.k8s.io/invalid/alpine:3.1",
+      "foo:non-existent",
+      "gcr.io/google_samples/gb-redisslave:nonexistent",
+    ]) {
       expect(isUnpullableImage(image), image).toBe(true);
     }
-    for (const image of ["x", "nginx", "agent:2", "registry.k8s.io/e2e-test-images/agnhost:2.53", "invalid/app:1", "non-existent:1", "localhost:5000/app"]) {
+    for (const image of [
+      "x",
+      "nginx",
+      "agent:2",
+      "registry.k8s.io/e2e-test-images/agnhost:2.53",
+      "invalid/app:1",
+      "non-existent:1",
+      "localhost:5000/app",
+    ]) {
       expect(isUnpullableImage(image), image).toBe(false);
     }
   });
@@ -22,8 +36,12 @@ describe("image references", () => {
   it("words the waiting state as the kubelet does", () => {
     expect(imagePullWaiting("foo:non-existent", false)).toEqual({
       reason: "ErrImagePull",
-      message: 'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/foo:non-existent": failed to resolve reference "docker.io/library/foo:non-existent": docker.io/library/foo:non-existent: not found',
+      message:
+        'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/foo:non-existent": failed to resolve reference "docker.io/library/foo:non-existent": docker.io/library/foo:non-existent: not found',
     });
-    expect(imagePullWaiting("foo:non-existent", true)).toEqual({ reason: "ImagePullBackOff", message: 'Back-off pulling image "foo:non-existent"' });
+    expect(imagePullWaiting("foo:non-existent", true)).toEqual({
+      reason: "ImagePullBackOff",
+      message: 'Back-off pulling image "foo:non-existent"',
+    });
   });
 });

@@ -45,5 +45,8 @@ export function isUnpullableImage(image: string): boolean {
 export function imagePullWaiting(image: string, backingOff: boolean): { reason: string; message: string } {
   if (backingOff) return { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` };
   const reference = normalizedImageReference(image);
-  return { reason: "ErrImagePull", message: `rpc error: code = NotFound desc = failed to pull and unpack image "${reference}": failed to resolve reference "${reference}": ${reference}: not found` };
+  return {
+    reason: "ErrImagePull",
+    message: `rpc error: code = NotFound desc = failed to pull and unpack image "${reference}": failed to resolve reference "${reference}": ${reference}: not found`,
+  };
 }

@@ -170,7 +170,9 @@ export class SimulatedKubelet {
 
   #startTimers(): void {
     // nodeStatusUpdateFrequency runs with the Lease renewal (both 10 s upstream).
-    this.#timers.push(setInterval(() => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())), this.#options.leaseRenewIntervalMs));
+    this.#timers.push(
+      setInterval(() => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())), this.#options.leaseRenewIntervalMs),
+    );
     this.#timers.push(setInterval(() => this.#track(this.#postNodeStatus(true)), this.#options.statusReportIntervalMs));
     this.#timers.push(setInterval(() => this.#workers.retryDeferred(), this.#options.resizeRetryIntervalMs ?? DEFAULT_RESIZE_RETRY_MS));
   }
@@ -185,7 +187,13 @@ export class SimulatedKubelet {
 
   #track(work: Promise<unknown>): void {
     const tracked = work.catch((error: unknown) => {
-      if (!this.#stopped) this.#options.logger?.({ level: "warn", msg: "kubelet work failed", node: this.name, error: error instanceof Error ? error.message : String(error) });
+      if (!this.#stopped)
+        this.#options.logger?.({
+          level: "warn",
+          msg: "kubelet work failed",
+          node: this.name,
+          error: error instanceof Error ? error.message : String(error),
+        });
     });
     this.#inFlight.add(tracked);
     void tracked.finally(() => this.#inFlight.delete(tracked));
@@ -228,7 +236,12 @@ export class SimulatedKubelet {
         apiVersion: "v1",
         kind: "Node",
         metadata: { name: this.name, labels },
-        spec: { podCIDR: this.spec.podCIDR, podCIDRs: [this.spec.podCIDR, ...(this.spec.secondaryPodCIDR !== undefined ? [this.spec.secondaryPodCIDR] : [])], providerID: this.spec.providerID, ...(this.spec.taints?.length ? { taints: this.spec.taints } : {}) },
+        spec: {
+          podCIDR: this.spec.podCIDR,
+          podCIDRs: [this.spec.podCIDR, ...(this.spec.secondaryPodCIDR !== undefined ? [this.spec.secondaryPodCIDR] : [])],
+          providerID: this.spec.providerID,
+          ...(this.spec.taints?.length ? { taints: this.spec.taints } : {}),
+        },
       });
     } catch (error) {
       if (!(isApiError(error) && error.code === 409)) throw error;
@@ -242,7 +255,21 @@ export class SimulatedKubelet {
     const node = await this.#client.get<Node>(NODES, undefined, this.name);
     const status = this.#nodeStatus(node.status, ready);
     // Only the resources this kubelet measures: extended resources others advertise stay, as upstream.
-    await this.#client.patch(NODES, undefined, this.name, { status: { capacity: status?.capacity, allocatable: status?.allocatable, conditions: status?.conditions, nodeInfo: status?.nodeInfo } }, MERGE_PATCH, "status");
+    await this.#client.patch(
+      NODES,
+      undefined,
+      this.name,
+      {
+        status: {
+          capacity: status?.capacity,
+          allocatable: status?.allocatable,
+          conditions: status?.conditions,
+          nodeInfo: status?.nodeInfo,
+        },
+      },
+      MERGE_PATCH,
+      "status",
+    );
   }
 
   /** A hot-plug asked for through the Node's annotation; a value that does not parse is logged and ignored. */
@@ -254,7 +281,13 @@ export class SimulatedKubelet {
     for (const entry of text.split(",").filter((e) => e.trim() !== "")) {
       const [name, value, extra] = entry.split("=").map((part) => part.trim());
       if (!name || value === undefined || extra !== undefined || parseMilli(value) === undefined) {
-        this.#options.logger?.({ level: "warn", msg: "ignoring invalid capacity annotation", node: this.name, annotation: NODE_CAPACITY_ANNOTATION, value: text });
+        this.#options.logger?.({
+          level: "warn",
+          msg: "ignoring invalid capacity annotation",
+          node: this.name,
+          annotation: NODE_CAPACITY_ANNOTATION,
+          value: text,
+        });
         return;
       }
       capacity[name] = value;
@@ -281,7 +314,8 @@ export class SimulatedKubelet {
     const node = await this.#client.get<Node>(NODES, undefined, this.name);
     this.#capacityFromAnnotation(node);
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
-    if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID || this.#reportsOtherSize(node)) await this.#postNodeStatus(true);
+    if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID || this.#reportsOtherSize(node))
+      await this.#postNodeStatus(true);
   }
 
   async #renewLease(): Promise<void> {
@@ -294,7 +328,11 @@ export class SimulatedKubelet {
       await this.#client.create(NODE_LEASES, NODE_LEASE_NAMESPACE, {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name: this.name, namespace: NODE_LEASE_NAMESPACE, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: this.name, uid: node.metadata?.uid ?? "" }] },
+        metadata: {
+          name: this.name,
+          namespace: NODE_LEASE_NAMESPACE,
+          ownerReferences: [{ apiVersion: "v1", kind: "Node", name: this.name, uid: node.metadata?.uid ?? "" }],
+        },
         spec,
       });
     }

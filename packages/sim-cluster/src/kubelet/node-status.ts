@@ -12,12 +12,21 @@ export const NOT_READY_MESSAGE = "container runtime status check may not have co
 export function nodeConditions(now: string, previous: NodeCondition[] | undefined, ready = true): NodeCondition[] {
   const make = (type: string, status: "True" | "False", reason: string, message: string): NodeCondition => {
     const before = previous?.find((c) => c.type === type);
-    return { type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: before?.status === status && before.lastTransitionTime ? before.lastTransitionTime : now };
+    return {
+      type,
+      status,
+      reason,
+      message,
+      lastHeartbeatTime: now,
+      lastTransitionTime: before?.status === status && before.lastTransitionTime ? before.lastTransitionTime : now,
+    };
   };
   return [
     make("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
     make("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
     make("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-    ready ? make("Ready", "True", "KubeletReady", "kubelet is posting ready status") : make("Ready", "False", "KubeletNotReady", NOT_READY_MESSAGE),
+    ready
+      ? make("Ready", "True", "KubeletReady", "kubelet is posting ready status")
+      : make("Ready", "False", "KubeletNotReady", NOT_READY_MESSAGE),
   ];
 }

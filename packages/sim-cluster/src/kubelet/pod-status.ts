@@ -84,7 +84,17 @@ function containerStatus(record: ContainerRecord): ContainerStatus {
   };
   if (record.waiting !== undefined && record.terminated === undefined) {
     // Never started: no container ID, no image ID (nothing was pulled).
-    return { name: record.name, ready: false, started: false, restartCount: record.restartCount, image: record.image, imageID: "", state: { waiting: { ...record.waiting } }, lastState: record.lastState ?? {}, ...resources };
+    return {
+      name: record.name,
+      ready: false,
+      started: false,
+      restartCount: record.restartCount,
+      image: record.image,
+      imageID: "",
+      state: { waiting: { ...record.waiting } },
+      lastState: record.lastState ?? {},
+      ...resources,
+    };
   }
   const running = record.terminated === undefined;
   return {
@@ -95,14 +105,31 @@ function containerStatus(record: ContainerRecord): ContainerStatus {
     image: record.image,
     imageID: `sim://${record.image}`,
     containerID: record.containerID,
-    state: record.waiting !== undefined ? { waiting: record.waiting } : running ? { running: { startedAt: record.startedAt } } : { terminated: record.terminated },
-    ...(record.waiting !== undefined ? { lastState: { terminated: record.terminated } } : record.lastState !== undefined ? { lastState: record.lastState } : { lastState: {} }),
+    state:
+      record.waiting !== undefined
+        ? { waiting: record.waiting }
+        : running
+          ? { running: { startedAt: record.startedAt } }
+          : { terminated: record.terminated },
+    ...(record.waiting !== undefined
+      ? { lastState: { terminated: record.terminated } }
+      : record.lastState !== undefined
+        ? { lastState: record.lastState }
+        : { lastState: {} }),
     ...resources,
   };
 }
 
 /** A condition keeping its lastTransitionTime while its status stays, as the status manager does. */
-function condition(pod: Pod, type: string, status: "True" | "False", now: string, generation: number, reason?: string, message?: string): PodCondition {
+function condition(
+  pod: Pod,
+  type: string,
+  status: "True" | "False",
+  now: string,
+  generation: number,
+  reason?: string,
+  message?: string,
+): PodCondition {
   const before = pod.status?.conditions?.find((c) => c.type === type);
   const since = before !== undefined && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : now;
   return {
@@ -134,10 +161,23 @@ function unmetReadinessGates(pod: Pod): string[] {
 }
 
 /** The conditions the kubelet sets itself (PodConditionByKubelet, and PodScheduled which it carries over). */
-const KUBELET_CONDITIONS = new Set(["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled", "PodResizePending", "PodResizeInProgress"]);
+const KUBELET_CONDITIONS = new Set([
+  "PodReadyToStartContainers",
+  "Initialized",
+  "Ready",
+  "ContainersReady",
+  "PodScheduled",
+  "PodResizePending",
+  "PodResizeInProgress",
+]);
 
 /** The pod status the kubelet reports for `record` (sent as a merge patch of `status`, so lists are whole). */
-export function podStatus(pod: Pod, record: PodRecord, node: { address: string; secondaryAddress?: string }, now: string): NonNullable<Pod["status"]> {
+export function podStatus(
+  pod: Pod,
+  record: PodRecord,
+  node: { address: string; secondaryAddress?: string },
+  now: string,
+): NonNullable<Pod["status"]> {
   const generation = pod.metadata?.generation ?? 0;
   const stopped = record.containers.some((c) => c.terminated !== undefined);
   const waiting = record.containers.filter((c) => c.waiting !== undefined && c.terminated === undefined);
@@ -163,7 +203,8 @@ export function podStatus(pod: Pod, record: PodRecord, node: { address: string; 
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
   conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
-  if (record.pending !== undefined) conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
+  if (record.pending !== undefined)
+    conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
   if (record.inProgress) conditions.push(condition(pod, "PodResizeInProgress", "True", now, generation));
   // Conditions others own (DisruptionTarget, readiness gates' types) are kept as the API has them, as generateAPIPodStatus does.
   for (const other of pod.status?.conditions ?? []) if (!KUBELET_CONDITIONS.has(other.type)) conditions.push(other);

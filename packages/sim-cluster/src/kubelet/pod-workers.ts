@@ -60,7 +60,11 @@ export class PodWorkers {
   /** Containers' exits and restarts; each is reported as the pod's status. */
   readonly #runs = new ContainerRuns((uid) => void this.#run(uid, () => this.#syncLatest(uid)));
 
-  constructor(client: KubeClient, node: PodWorkersNode, options: { podShutdownMs?: number | undefined; imagePullFails?: ImagePullRule | undefined }) {
+  constructor(
+    client: KubeClient,
+    node: PodWorkersNode,
+    options: { podShutdownMs?: number | undefined; imagePullFails?: ImagePullRule | undefined },
+  ) {
     this.#client = client;
     this.#node = node;
     this.#podShutdownMs = options.podShutdownMs ?? DEFAULT_POD_SHUTDOWN_MS;
@@ -175,7 +179,13 @@ export class PodWorkers {
     for (const container of record.containers) {
       container.waiting = undefined;
       // Killed, as the runtime reports a container stopped by SIGKILL.
-      container.terminated = { exitCode: 137, reason: "Error", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+      container.terminated = {
+        exitCode: 137,
+        reason: "Error",
+        startedAt: container.startedAt,
+        finishedAt: now,
+        containerID: container.containerID,
+      };
     }
     await this.#report(pod, record);
     // Its room on the node is free again.
@@ -197,7 +207,8 @@ export class PodWorkers {
       void this.#run(uid, async () => {
         const record = this.#records.get(uid);
         if (record === undefined || record.terminating) return;
-        for (const container of record.containers) if (container.waiting?.reason === "ErrImagePull") container.waiting = imagePullWaiting(container.image, true);
+        for (const container of record.containers)
+          if (container.waiting?.reason === "ErrImagePull") container.waiting = imagePullWaiting(container.image, true);
         await this.#syncLatest(uid);
       });
     }, IMAGE_PULL_BACKOFF_MS);
@@ -235,7 +246,10 @@ export class PodWorkers {
       const status = statuses.find((s) => s.name === container.name);
       if (status === undefined || status.state?.["waiting"] !== undefined) return this.#pulled(pod, fresh);
       // Recovered from the status this kubelet posted before it restarted (upstream reads its checkpoint).
-      const allocated = status.allocatedResources === undefined ? fresh.allocated : { requests: status.allocatedResources, ...(status.resources?.limits ? { limits: status.resources.limits } : {}) };
+      const allocated =
+        status.allocatedResources === undefined
+          ? fresh.allocated
+          : { requests: status.allocatedResources, ...(status.resources?.limits ? { limits: status.resources.limits } : {}) };
       const running = status.state?.["running"] as { startedAt?: string } | undefined;
       return {
         ...fresh,
@@ -247,7 +261,20 @@ export class PodWorkers {
         actuated: status.resources ?? allocated,
       };
     });
-    return { uid: pod.metadata?.uid ?? "", podIP, ...(secondary !== undefined ? { secondaryPodIP: takePodIP(secondary, reported) } : hostNetwork && this.#node.secondaryAddress !== undefined ? { secondaryPodIP: this.#node.secondaryAddress } : {}), startTime: pod.status?.startTime ?? now, containers, inProgress: false, terminating: false, generation: pod.metadata?.generation ?? 0 };
+    return {
+      uid: pod.metadata?.uid ?? "",
+      podIP,
+      ...(secondary !== undefined
+        ? { secondaryPodIP: takePodIP(secondary, reported) }
+        : hostNetwork && this.#node.secondaryAddress !== undefined
+          ? { secondaryPodIP: this.#node.secondaryAddress }
+          : {}),
+      startTime: pod.status?.startTime ?? now,
+      containers,
+      inProgress: false,
+      terminating: false,
+      generation: pod.metadata?.generation ?? 0,
+    };
   }
 
   /** The other pods this node runs, as the kubelet counts them: spec = allocated, status = actuated. */
@@ -256,7 +283,17 @@ export class PodWorkers {
       .filter((r) => r.uid !== except && r.ended === undefined)
       .map((r) => ({
         spec: { containers: r.containers.map((c) => ({ name: c.name, resources: c.allocated })) },
-        status: { containerStatuses: r.containers.map((c) => ({ name: c.name, ready: true, restartCount: 0, image: "", imageID: "", allocatedResources: c.allocated.requests ?? {}, resources: c.actuated })) },
+        status: {
+          containerStatuses: r.containers.map((c) => ({
+            name: c.name,
+            ready: true,
+            restartCount: 0,
+            image: "",
+            imageID: "",
+            allocatedResources: c.allocated.requests ?? {},
+            resources: c.actuated,
+          })),
+        },
       }));
   }
 
@@ -291,7 +328,10 @@ export class PodWorkers {
     const now = nowRFC3339();
     for (const container of record.containers) {
       const changed = changedResources(container.actuated, container.allocated);
-      const policies = ((pod.spec?.containers ?? []).find((c) => c.name === container.name)?.["resizePolicy"] ?? []) as Array<{ resourceName?: string; restartPolicy?: string }>;
+      const policies = ((pod.spec?.containers ?? []).find((c) => c.name === container.name)?.["resizePolicy"] ?? []) as Array<{
+        resourceName?: string;
+        restartPolicy?: string;
+      }>;
       const restart = changed.some((name) => policies.some((p) => p.resourceName === name && p.restartPolicy === "RestartContainer"));
       if (restart) restartContainer(container, now, "Completed", 0);
       container.actuated = container.allocated;
@@ -319,7 +359,11 @@ export class PodWorkers {
       .list()
       .map((p) => p as Pod)
       .filter((p) => this.#records.get(p.metadata?.uid ?? "")?.pending?.reason === "Deferred");
-    waiting.sort((a, b) => (b.spec?.priority ?? 0) - (a.spec?.priority ?? 0) || (QOS_RANK[a.status?.qosClass ?? ""] ?? 3) - (QOS_RANK[b.status?.qosClass ?? ""] ?? 3));
+    waiting.sort(
+      (a, b) =>
+        (b.spec?.priority ?? 0) - (a.spec?.priority ?? 0) ||
+        (QOS_RANK[a.status?.qosClass ?? ""] ?? 3) - (QOS_RANK[b.status?.qosClass ?? ""] ?? 3),
+    );
     for (const pod of waiting) this.#enqueue(pod);
   }
 
@@ -354,7 +398,13 @@ export class PodWorkers {
     record.inProgress = false;
     for (const container of record.containers) {
       // A container that had ended (or waits to restart) keeps its exit; a running one, or one whose image never pulled, ends now.
-      container.terminated ??= { exitCode: 0, reason: "Completed", startedAt: container.startedAt, finishedAt: now, containerID: container.containerID };
+      container.terminated ??= {
+        exitCode: 0,
+        reason: "Completed",
+        startedAt: container.startedAt,
+        finishedAt: now,
+        containerID: container.containerID,
+      };
       container.waiting = undefined;
     }
     const latest = (this.#node.pods.cache.get(objectKey(pod)) as Pod | undefined) ?? pod;
@@ -389,7 +439,8 @@ export class PodWorkers {
     this.#records.delete(uid);
     // A host-network pod's IPs are the node's, never taken from its ranges.
     if (record.podIP !== this.#node.address) this.#node.podIPs.release(record.podIP);
-    if (record.secondaryPodIP !== undefined && record.secondaryPodIP !== this.#node.secondaryAddress) this.#node.secondaryPodIPs?.release(record.secondaryPodIP);
+    if (record.secondaryPodIP !== undefined && record.secondaryPodIP !== this.#node.secondaryAddress)
+      this.#node.secondaryPodIPs?.release(record.secondaryPodIP);
     this.retryDeferred();
   }
 }
@@ -404,5 +455,8 @@ function takePodIP(range: ClusterIPAllocator, reported: readonly string[]): stri
 
 /** A record's summed allocated requests. */
 function requestsOf(record: PodRecord): Map<string, bigint> {
-  return podRequests({ spec: { containers: record.containers.map((c) => ({ name: c.name, resources: c.allocated })) } }, { useStatusResources: false });
+  return podRequests(
+    { spec: { containers: record.containers.map((c) => ({ name: c.name, resources: c.allocated })) } },
+    { useStatusResources: false },
+  );
 }

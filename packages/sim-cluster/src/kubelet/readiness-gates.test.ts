@@ -24,8 +24,16 @@ const readyOf = (pod: Pod) => podStatus(pod, record(), { address: "172.18.0.2" }
 
 describe("readiness gates", () => {
   it("keep a pod whose containers run unready until every gate's condition is True", () => {
-    expect(readyOf(gated())).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady", message: 'corresponding condition of pod readiness gate "example.com/feature-1" does not exist.' });
-    expect(readyOf(gated("False"))).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady", message: 'the status of pod readiness gate "example.com/feature-1" is not "True", but False' });
+    expect(readyOf(gated())).toMatchObject({
+      status: "False",
+      reason: "ReadinessGatesNotReady",
+      message: 'corresponding condition of pod readiness gate "example.com/feature-1" does not exist.',
+    });
+    expect(readyOf(gated("False"))).toMatchObject({
+      status: "False",
+      reason: "ReadinessGatesNotReady",
+      message: 'the status of pod readiness gate "example.com/feature-1" is not "True", but False',
+    });
     expect(readyOf(gated("True"))?.status).toBe("True");
   });
 

@@ -59,7 +59,10 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
     const created = await runPod(c, "g", { resources: resources("100m", "200Mi", { cpu: "100m", memory: "200Mi" }) });
     expect(created.metadata?.generation).toBe(1);
     expect(created.status?.observedGeneration).toBe(1);
-    expect(created.status?.containerStatuses?.[0]).toMatchObject({ allocatedResources: { cpu: "100m", memory: "200Mi" }, resources: resources("100m", "200Mi", { cpu: "100m", memory: "200Mi" }) });
+    expect(created.status?.containerStatuses?.[0]).toMatchObject({
+      allocatedResources: { cpu: "100m", memory: "200Mi" },
+      resources: resources("100m", "200Mi", { cpu: "100m", memory: "200Mi" }),
+    });
 
     const patched = await resize(c, "g", { resources: resources("200m", "400Mi", { cpu: "200m", memory: "400Mi" }) });
     expect(patched.metadata?.generation).toBe(2);
@@ -96,7 +99,13 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
 
   it("restarts a container whose resized resource has resizePolicy RestartContainer (restartCount + 1)", async () => {
     const c = await start();
-    const before = await runPod(c, "r", { resources: resources("100m", "200Mi"), resizePolicy: [{ resourceName: "cpu", restartPolicy: "NotRequired" }, { resourceName: "memory", restartPolicy: "RestartContainer" }] });
+    const before = await runPod(c, "r", {
+      resources: resources("100m", "200Mi"),
+      resizePolicy: [
+        { resourceName: "cpu", restartPolicy: "NotRequired" },
+        { resourceName: "memory", restartPolicy: "RestartContainer" },
+      ],
+    });
     await resize(c, "r", { resources: resources("200m", "200Mi") });
     const cpuOnly = await settled(c, "r", 2);
     expect(cpuOnly.status!.containerStatuses![0]!.restartCount).toBe(0);
@@ -128,7 +137,9 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
       const pod = await c.get<Pod>(PODS, "default", "big");
       return conditionOf(pod, "PodResizePending")?.message?.includes("memory") ? pod : undefined;
     });
-    expect(conditionOf(memory, "PodResizePending")?.message).toBe(`Node didn't have enough capacity: memory, requested: ${20 * 2 ** 30}, capacity: ${16 * 2 ** 30}`);
+    expect(conditionOf(memory, "PodResizePending")?.message).toBe(
+      `Node didn't have enough capacity: memory, requested: ${20 * 2 ** 30}, capacity: ${16 * 2 ** 30}`,
+    );
     // Asking for what fits again clears the condition.
     await resize(c, "big", { resources: resources("1", "1Gi") });
     expect(conditionOf(await settled(c, "big", 4), "PodResizePending")).toBeUndefined();
@@ -160,7 +171,9 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
     await runPod(c, "a", { resources: resources("2", "1Gi") });
     await runPod(c, "b", { resources: resources("2", "1Gi") });
     await resize(c, "a", { resources: resources("3", "1Gi") });
-    await eventually("Deferred", async () => (conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Deferred" ? true : undefined));
+    await eventually("Deferred", async () =>
+      conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Deferred" ? true : undefined,
+    );
     await resize(c, "b", { resources: resources("1", "1Gi") });
     const granted = await settled(c, "a", 2);
     expect(granted.status!.containerStatuses![0]!.allocatedResources).toEqual({ cpu: "3", memory: "1Gi" });
@@ -171,9 +184,14 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
     await runPod(c, "a", { resources: resources("1", "1Gi") });
     await runPod(c, "b", { resources: resources("2", "1Gi") });
     await resize(c, "a", { resources: resources("3", "1Gi") });
-    await eventually("Deferred", async () => (conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Deferred" ? true : undefined));
+    await eventually("Deferred", async () =>
+      conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Deferred" ? true : undefined,
+    );
     // 4 CPUs: b holds 2, a holds 1 and waits for 3; the free CPU is a's, not a new pod's.
-    await c.create(PODS, "default", { metadata: { name: "late" }, spec: { containers: [{ name: "c1", image: "x", resources: resources("1", "1Gi") }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "late" },
+      spec: { containers: [{ name: "c1", image: "x", resources: resources("1", "1Gi") }] },
+    });
     const unschedulable = await eventually("late unschedulable", async () => {
       const pod = await c.get<Pod>(PODS, "default", "late");
       return conditionOf(pod, "PodScheduled")?.status === "False" ? pod : undefined;
@@ -182,7 +200,9 @@ describe("simulated kubelet: in-place resize as kubelet 1.35", { timeout: 30_000
     // An Infeasible resize reserves nothing: a counts at its allocated 1 CPU again, so a new pod fits.
     await c.delete(PODS, "default", "late");
     await resize(c, "a", { resources: resources("5", "1Gi") });
-    await eventually("Infeasible", async () => (conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Infeasible" ? true : undefined));
+    await eventually("Infeasible", async () =>
+      conditionOf(await c.get<Pod>(PODS, "default", "a"), "PodResizePending")?.reason === "Infeasible" ? true : undefined,
+    );
     await runPod(c, "later", { resources: resources("1", "1Gi") });
   });
 });

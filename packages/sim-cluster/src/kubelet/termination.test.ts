@@ -46,7 +46,11 @@ describe("graceful pod termination", { timeout: 30_000 }, () => {
     const c = await start(1000);
     const running = await runPod(c, "web");
     const events: WatchEvent[] = [];
-    const watch = await c.watch("/api/v1/namespaces/default/pods", { fieldSelector: "metadata.name=web", resourceVersion: running.metadata?.resourceVersion ?? "" }, (event) => events.push(event));
+    const watch = await c.watch(
+      "/api/v1/namespaces/default/pods",
+      { fieldSelector: "metadata.name=web", resourceVersion: running.metadata?.resourceVersion ?? "" },
+      (event) => events.push(event),
+    );
     try {
       const deleting = (await c.delete(PODS, "default", "web")) as Pod;
       expect(deleting.metadata?.deletionGracePeriodSeconds).toBe(30);
@@ -59,7 +63,10 @@ describe("graceful pod termination", { timeout: 30_000 }, () => {
       await gone(c, "web");
       await eventually("the DELETED event", () => Promise.resolve(events.some((e) => e.type === "DELETED") ? true : undefined));
       const stopped = events.map((e) => e.object as Pod).find((p) => p.status?.containerStatuses?.[0]?.state?.["terminated"] !== undefined);
-      expect(stopped?.status).toMatchObject({ phase: "Succeeded", containerStatuses: [{ ready: false, state: { terminated: { exitCode: 0, reason: "Completed" } } }] });
+      expect(stopped?.status).toMatchObject({
+        phase: "Succeeded",
+        containerStatuses: [{ ready: false, state: { terminated: { exitCode: 0, reason: "Completed" } } }],
+      });
       expect(stopped?.status?.conditions?.find((cond) => cond.type === "Ready")).toMatchObject({ status: "False", reason: "PodCompleted" });
       expect(events.at(-1)?.type).toBe("DELETED");
     } finally {
@@ -76,7 +83,10 @@ describe("graceful pod termination", { timeout: 30_000 }, () => {
 
   it("deletes a pod no node runs at once", async () => {
     const c = await start(5000);
-    await c.create(PODS, "default", { metadata: { name: "nowhere" }, spec: { nodeSelector: { missing: "label" }, containers: [{ name: "c1", image: "x" }] } });
+    await c.create(PODS, "default", {
+      metadata: { name: "nowhere" },
+      spec: { nodeSelector: { missing: "label" }, containers: [{ name: "c1", image: "x" }] },
+    });
     await c.delete(PODS, "default", "nowhere");
     await expect(c.get(PODS, "default", "nowhere")).rejects.toMatchObject({ code: 404 });
   });
@@ -97,12 +107,20 @@ describe("graceful pod termination", { timeout: 30_000 }, () => {
     const labels = { app: "rs" };
     await c.create(replicaSets, "default", {
       metadata: { name: "rs" },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "c1", image: "x" }] } } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: "c1", image: "x" }] } },
+      },
     });
     const listed = () => c.list<Pod>(PODS, "default", { labelSelector: "app=rs" });
-    await eventually("two running pods", async () => ((await listed()).items.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined));
+    await eventually("two running pods", async () =>
+      (await listed()).items.filter((p) => p.status?.phase === "Running").length === 2 ? true : undefined,
+    );
     await c.patch(replicaSets, "default", "rs", { spec: { replicas: 1 } });
-    const victim = await eventually("a terminating pod", async () => (await listed()).items.find((p) => p.metadata?.deletionTimestamp !== undefined));
+    const victim = await eventually("a terminating pod", async () =>
+      (await listed()).items.find((p) => p.metadata?.deletionTimestamp !== undefined),
+    );
     await c.patch(replicaSets, "default", "rs", { spec: { replicas: 2 } });
     await eventually("two running pods beside the terminating one", async () => {
       const pods = (await listed()).items;

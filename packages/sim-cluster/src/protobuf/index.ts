@@ -13,7 +13,20 @@ import { SCHEDULING_V1 } from "./scheduling-v1.js";
 import { STORAGE_V1 } from "./storage-v1.js";
 
 /** One registration per API group; their messages refer to each other's (a StatefulSet's pod template, a RuntimeClass's quantities). */
-const GROUPS: readonly ProtobufKinds[] = [META_V1, CORE_V1, APPS_V1, BATCH_V1, POLICY_V1, NETWORKING_V1, NODE_V1, STORAGE_V1, AUTOSCALING_V1, AUTOSCALING_V2, DISCOVERY_V1, SCHEDULING_V1];
+const GROUPS: readonly ProtobufKinds[] = [
+  META_V1,
+  CORE_V1,
+  APPS_V1,
+  BATCH_V1,
+  POLICY_V1,
+  NETWORKING_V1,
+  NODE_V1,
+  STORAGE_V1,
+  AUTOSCALING_V1,
+  AUTOSCALING_V2,
+  DISCOVERY_V1,
+  SCHEDULING_V1,
+];
 
 /**
  * Makes the control plane's protobuf codec read and write every kind the cluster serves beyond

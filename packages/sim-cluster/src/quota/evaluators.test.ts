@@ -7,7 +7,8 @@ import { podMatchesScope, podQuotaEvaluator, podQuotaUsage } from "./pod-evaluat
 import { claimQuotaUsage } from "./pvc-evaluator.js";
 import { serviceQuotaUsage } from "./service-evaluator.js";
 
-const texts = (usage: QuotaUsage): Record<string, string> => Object.fromEntries([...usage].map(([name, amount]) => [name, formatQuantity(amount.milli, amount.format)]));
+const texts = (usage: QuotaUsage): Record<string, string> =>
+  Object.fromEntries([...usage].map(([name, amount]) => [name, formatQuantity(amount.milli, amount.format)]));
 const now = new Date("2026-01-01T00:00:00Z");
 
 describe("pod usage", () => {
@@ -34,7 +35,19 @@ describe("pod usage", () => {
   });
 
   it("names extended resources only as requests, hugepages both ways, and ephemeral storage", () => {
-    const pod: Pod = { spec: { containers: [{ name: "c", resources: { requests: { "example.com/dongle": "2", "hugepages-2Mi": "4Mi", "ephemeral-storage": "1Gi" }, limits: { "example.com/dongle": "2", "ephemeral-storage": "2Gi" } } }] } };
+    const pod: Pod = {
+      spec: {
+        containers: [
+          {
+            name: "c",
+            resources: {
+              requests: { "example.com/dongle": "2", "hugepages-2Mi": "4Mi", "ephemeral-storage": "1Gi" },
+              limits: { "example.com/dongle": "2", "ephemeral-storage": "2Gi" },
+            },
+          },
+        ],
+      },
+    };
     expect(texts(podQuotaUsage(pod, now))).toEqual({
       "count/pods": "1",
       pods: "1",
@@ -48,20 +61,28 @@ describe("pod usage", () => {
   });
 
   it("stops charging compute for terminal pods and pods past their deletion grace, but still counts them", () => {
-    const pod: Pod = { metadata: { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 }, spec: { containers: [{ name: "c", resources: { requests: { cpu: "1" } } }] } };
+    const pod: Pod = {
+      metadata: { deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 },
+      spec: { containers: [{ name: "c", resources: { requests: { cpu: "1" } } }] },
+    };
     expect(texts(podQuotaUsage(pod, new Date("2026-01-01T00:00:10Z")))["requests.cpu"]).toBe("1");
     expect(texts(podQuotaUsage(pod, new Date("2026-01-01T00:00:31Z")))).toEqual({ "count/pods": "1" });
     expect(texts(podQuotaUsage({ ...pod, metadata: {}, status: { phase: "Failed" } }, now))).toEqual({ "count/pods": "1" });
   });
 
   it("tracks the pod names of a quota and no others", () => {
-    expect(podQuotaEvaluator.matchingResources(["pods", "requests.example.com/dongle", "limits.example.com/dongle", "hugepages-2Mi", "requests.hugepages-2Mi", "count/pods", "services", "requests.storage"])).toEqual([
-      "pods",
-      "requests.example.com/dongle",
-      "hugepages-2Mi",
-      "requests.hugepages-2Mi",
-      "count/pods",
-    ]);
+    expect(
+      podQuotaEvaluator.matchingResources([
+        "pods",
+        "requests.example.com/dongle",
+        "limits.example.com/dongle",
+        "hugepages-2Mi",
+        "requests.hugepages-2Mi",
+        "count/pods",
+        "services",
+        "requests.storage",
+      ]),
+    ).toEqual(["pods", "requests.example.com/dongle", "hugepages-2Mi", "requests.hugepages-2Mi", "count/pods"]);
   });
 });
 
@@ -78,8 +99,12 @@ describe("pod scopes", () => {
   });
 
   it("takes QoS from cpu and memory only, comparing quantities by value (GetPodQOS)", () => {
-    const only = (requests: Record<string, string>, limits: Record<string, string> = {}): Pod => ({ spec: { containers: [{ name: "c", resources: { requests, limits } }] } });
-    expect(podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, only({ "ephemeral-storage": "1Gi", "example.com/dongle": "1" }))).toBe(true);
+    const only = (requests: Record<string, string>, limits: Record<string, string> = {}): Pod => ({
+      spec: { containers: [{ name: "c", resources: { requests, limits } }] },
+    });
+    expect(
+      podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, only({ "ephemeral-storage": "1Gi", "example.com/dongle": "1" })),
+    ).toBe(true);
     expect(podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, only({ cpu: "0" }))).toBe(true);
     expect(podMatchesScope({ scopeName: "NotBestEffort", operator: "Exists" }, only({ memory: "1Mi" }))).toBe(true);
     expect(qosClass(only({ cpu: "1", memory: "1Gi" }, { cpu: "1000m", memory: "1024Mi" }).spec)).toBe("Guaranteed");
@@ -91,7 +116,15 @@ describe("pod scopes", () => {
     expect(podMatchesScope({ scopeName: "NotTerminating", operator: "Exists" }, plain)).toBe(true);
     expect(podMatchesScope({ scopeName: "BestEffort", operator: "Exists" }, gold)).toBe(true);
     expect(podMatchesScope({ scopeName: "NotBestEffort", operator: "Exists" }, plain)).toBe(true);
-    const affinity = (term: Record<string, unknown>): Pod => ({ spec: { affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: "zone", ...term } }] } } } });
+    const affinity = (term: Record<string, unknown>): Pod => ({
+      spec: {
+        affinity: {
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: "zone", ...term } }],
+          },
+        },
+      },
+    });
     expect(podMatchesScope({ scopeName: "CrossNamespacePodAffinity", operator: "Exists" }, affinity({ namespaces: ["other"] }))).toBe(true);
     expect(podMatchesScope({ scopeName: "CrossNamespacePodAffinity", operator: "Exists" }, affinity({ namespaceSelector: {} }))).toBe(true);
     expect(podMatchesScope({ scopeName: "CrossNamespacePodAffinity", operator: "Exists" }, affinity({}))).toBe(false);
@@ -101,14 +134,34 @@ describe("pod scopes", () => {
 describe("service and claim usage", () => {
   it("counts node ports of NodePort and LoadBalancer services unless a load balancer allocates none", () => {
     const ports = [{ port: 80 }, { port: 443 }];
-    expect(texts(serviceQuotaUsage({ spec: { type: "NodePort", ports } }))).toEqual({ services: "1", "count/services": "1", "services.nodeports": "2" });
-    expect(texts(serviceQuotaUsage({ spec: { type: "LoadBalancer", ports } }))).toEqual({ services: "1", "count/services": "1", "services.nodeports": "2", "services.loadbalancers": "1" });
-    expect(texts(serviceQuotaUsage({ spec: { type: "LoadBalancer", ports, allocateLoadBalancerNodePorts: false } }))).toEqual({ services: "1", "count/services": "1", "services.loadbalancers": "1" });
+    expect(texts(serviceQuotaUsage({ spec: { type: "NodePort", ports } }))).toEqual({
+      services: "1",
+      "count/services": "1",
+      "services.nodeports": "2",
+    });
+    expect(texts(serviceQuotaUsage({ spec: { type: "LoadBalancer", ports } }))).toEqual({
+      services: "1",
+      "count/services": "1",
+      "services.nodeports": "2",
+      "services.loadbalancers": "1",
+    });
+    expect(texts(serviceQuotaUsage({ spec: { type: "LoadBalancer", ports, allocateLoadBalancerNodePorts: false } }))).toEqual({
+      services: "1",
+      "count/services": "1",
+      "services.loadbalancers": "1",
+    });
     expect(texts(serviceQuotaUsage({ spec: { type: "ClusterIP", ports } }))).toEqual({ services: "1", "count/services": "1" });
   });
 
   it("counts a claim's storage, the larger of requested and allocated, also under its storage class", () => {
-    expect(texts(claimQuotaUsage({ spec: { storageClassName: "gold", resources: { requests: { storage: "1Gi" } } }, status: { allocatedResources: { storage: "2Gi" } } }))).toEqual({
+    expect(
+      texts(
+        claimQuotaUsage({
+          spec: { storageClassName: "gold", resources: { requests: { storage: "1Gi" } } },
+          status: { allocatedResources: { storage: "2Gi" } },
+        }),
+      ),
+    ).toEqual({
       "count/persistentvolumeclaims": "1",
       persistentvolumeclaims: "1",
       "gold.storageclass.storage.k8s.io/persistentvolumeclaims": "1",

@@ -1,4 +1,10 @@
-import type { AdmissionAttributes, QuotaAmount, QuotaEvaluator, QuotaScopeRequirement, QuotaUsage } from "@kubekit/generic-controlplane/registry";
+import type {
+  AdmissionAttributes,
+  QuotaAmount,
+  QuotaEvaluator,
+  QuotaScopeRequirement,
+  QuotaUsage,
+} from "@kubekit/generic-controlplane/registry";
 import { countOf, isQualifiedName, objectCountName, quantityFormatOf, quantityText } from "@kubekit/generic-controlplane/registry";
 import type { Container } from "../resources/pod-spec.js";
 import { qosClass, type Pod } from "../resources/pods.js";
@@ -28,7 +34,8 @@ const MUST_REQUEST = new Set(["cpu", "memory", "requests.cpu", "requests.memory"
 const isNative = (name: string): boolean => !name.includes("/") || name.includes("kubernetes.io/");
 
 /** `IsExtendedResourceName`: a domain-qualified resource that is quota-able as `requests.<name>`. */
-const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith("requests.") && isQualifiedName(`requests.${name}`).length === 0;
+const isExtended = (name: string): boolean =>
+  !isNative(name) && !name.startsWith("requests.") && isQualifiedName(`requests.${name}`).length === 0;
 
 /** Extended resources are limited only as `requests.<name>` (no overcommit, so no limits). */
 const isExtendedForQuota = (name: string): boolean => !isNative(name) && name.startsWith("requests.");
@@ -93,7 +100,8 @@ export function podChargesQuota(pod: Pod, now: Date): boolean {
 export function podQuotaUsage(pod: Pod, now: Date): QuotaUsage {
   const usage: QuotaUsage = new Map([[POD_COUNT, countOf(1)]]);
   if (!podChargesQuota(pod, now)) return usage;
-  for (const [name, amount] of computeUsage(withFormats(podRequests(pod), pod, "requests"), withFormats(podLimits(pod), pod, "limits"))) usage.set(name, amount);
+  for (const [name, amount] of computeUsage(withFormats(podRequests(pod), pod, "requests"), withFormats(podLimits(pod), pod, "limits")))
+    usage.set(name, amount);
   return usage;
 }
 
@@ -101,7 +109,8 @@ export function podQuotaUsage(pod: Pod, now: Date): QuotaUsage {
 function usesCrossNamespacePodAffinity(pod: Pod): boolean {
   const affinity = pod.spec?.["affinity"] as Record<string, Record<string, unknown> | undefined> | undefined;
   type Term = { namespaces?: unknown[]; namespaceSelector?: unknown };
-  const crossNamespace = (term: Term | undefined) => term !== undefined && ((term.namespaces?.length ?? 0) > 0 || (term.namespaceSelector !== undefined && term.namespaceSelector !== null));
+  const crossNamespace = (term: Term | undefined) =>
+    term !== undefined && ((term.namespaces?.length ?? 0) > 0 || (term.namespaceSelector !== undefined && term.namespaceSelector !== null));
   for (const kind of ["podAffinity", "podAntiAffinity"]) {
     const rules = affinity?.[kind];
     const required = (rules?.["requiredDuringSchedulingIgnoredDuringExecution"] as Term[] | undefined) ?? [];
@@ -158,7 +167,8 @@ function podConstraints(tracked: readonly string[], pod: Pod): string | undefine
   const missing = new Map<string, Set<string>>();
   for (const container of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
     const has = computeUsage(amountsOf(container.resources?.requests), amountsOf(container.resources?.limits));
-    for (const name of required) if (!has.has(name)) (missing.get(name) ?? missing.set(name, new Set()).get(name)!).add(container.name ?? "");
+    for (const name of required)
+      if (!has.has(name)) (missing.get(name) ?? missing.set(name, new Set()).get(name)!).add(container.name ?? "");
   }
   if (missing.size === 0) return undefined;
   const parts = [...missing.keys()].sort().map((name) => `${name} for: ${[...missing.get(name)!].sort().join(",")}`);
@@ -176,7 +186,9 @@ export const podQuotaEvaluator: QuotaEvaluator<Pod> = {
   resource: "pods",
   matchingResources: (names) => names.filter((name) => POD_RESOURCES.has(name) || isHugePagesForQuota(name) || isExtendedForQuota(name)),
   usage: podQuotaUsage,
-  handles: (attributes: AdmissionAttributes) => (attributes.subresource === "" && attributes.operation === "CREATE") || (attributes.subresource === "resize" && attributes.operation === "UPDATE"),
+  handles: (attributes: AdmissionAttributes) =>
+    (attributes.subresource === "" && attributes.operation === "CREATE") ||
+    (attributes.subresource === "resize" && attributes.operation === "UPDATE"),
   matchesScope: podMatchesScope,
   constraints: podConstraints,
 };

@@ -12,7 +12,8 @@ export interface ControllerRevision extends KubeObject {
 
 /** ValidateControllerRevision: the revision is a non-negative number. */
 export function validateControllerRevision(revision: ControllerRevision): FieldError[] {
-  if (typeof revision.revision !== "number" || revision.revision < 0) return [fieldInvalid("revision", revision.revision ?? 0, "must be greater than or equal to 0")];
+  if (typeof revision.revision !== "number" || revision.revision < 0)
+    return [fieldInvalid("revision", revision.revision ?? 0, "must be greater than or equal to 0")];
   return [];
 }
 
@@ -42,7 +43,12 @@ export const controllerRevisionsResource = defineResource<ControllerRevision>({
   schema,
   printerColumns: [
     { name: "Controller", type: "string", description: "The controller of this revision.", cell: controllerCell },
-    { name: "Revision", type: "integer", description: "Revision indicates the revision of the state represented by Data.", cell: (r) => r.revision ?? 0 },
+    {
+      name: "Revision",
+      type: "integer",
+      description: "Revision indicates the revision of the state represented by Data.",
+      cell: (r) => r.revision ?? 0,
+    },
     ageColumn(),
   ],
   strategy: { validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate },

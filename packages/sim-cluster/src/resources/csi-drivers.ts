@@ -1,5 +1,16 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, indexPath, isDNS1123Subdomain, validateImmutableField, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldDuplicate,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  indexPath,
+  isDNS1123Subdomain,
+  validateImmutableField,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
@@ -54,7 +65,8 @@ export function validateCSIDriver(driver: CSIDriver): FieldError[] {
   (spec.volumeLifecycleModes ?? []).forEach((mode, i) => {
     if (!LIFECYCLE_MODES.includes(mode)) errors.push(fieldNotSupported(indexPath("spec.volumeLifecycleModes", i), mode, LIFECYCLE_MODES));
   });
-  if (spec.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(spec.fsGroupPolicy)) errors.push(fieldNotSupported("spec.fsGroupPolicy", spec.fsGroupPolicy, FS_GROUP_POLICIES));
+  if (spec.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(spec.fsGroupPolicy))
+    errors.push(fieldNotSupported("spec.fsGroupPolicy", spec.fsGroupPolicy, FS_GROUP_POLICIES));
   const audiences = new Set<string>();
   (spec.tokenRequests ?? []).forEach((request, i) => {
     const at = indexPath("spec.tokenRequests", i);
@@ -62,8 +74,10 @@ export function validateCSIDriver(driver: CSIDriver): FieldError[] {
     if (audiences.has(audience)) errors.push(fieldDuplicate(childPath(at, "audience"), audience));
     audiences.add(audience);
     const seconds = request.expirationSeconds;
-    if (seconds !== undefined && seconds < MIN_TOKEN_AGE_SECONDS) errors.push(fieldInvalid(childPath(at, "expirationSeconds"), seconds, "may not specify a duration less than 10 minutes"));
-    if (seconds !== undefined && seconds > MAX_TOKEN_AGE_SECONDS) errors.push(fieldInvalid(childPath(at, "expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds"));
+    if (seconds !== undefined && seconds < MIN_TOKEN_AGE_SECONDS)
+      errors.push(fieldInvalid(childPath(at, "expirationSeconds"), seconds, "may not specify a duration less than 10 minutes"));
+    if (seconds !== undefined && seconds > MAX_TOKEN_AGE_SECONDS)
+      errors.push(fieldInvalid(childPath(at, "expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds"));
   });
   return errors;
 }
@@ -94,12 +108,43 @@ export const csiDriversResource = defineResource<CSIDriver>({
   scope: "Cluster",
   schema,
   printerColumns: [
-    { name: "AttachRequired", type: "boolean", description: "attachRequired indicates this CSI volume driver requires an attach operation.", cell: (d) => d.spec?.attachRequired ?? true },
-    { name: "PodInfoOnMount", type: "boolean", description: "podInfoOnMount indicates this CSI volume driver requires additional pod information during mount operations.", cell: (d) => d.spec?.podInfoOnMount ?? false },
-    { name: "StorageCapacity", type: "boolean", description: "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity.", cell: (d) => d.spec?.storageCapacity ?? false },
-    { name: "TokenRequests", type: "string", description: "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.", cell: tokenRequestsCell },
-    { name: "RequiresRepublish", type: "boolean", description: "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called.", cell: (d) => d.spec?.requiresRepublish ?? false },
-    { name: "Modes", type: "string", description: "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.", cell: (d) => (d.spec?.volumeLifecycleModes ?? []).join(",") || "<none>" },
+    {
+      name: "AttachRequired",
+      type: "boolean",
+      description: "attachRequired indicates this CSI volume driver requires an attach operation.",
+      cell: (d) => d.spec?.attachRequired ?? true,
+    },
+    {
+      name: "PodInfoOnMount",
+      type: "boolean",
+      description: "podInfoOnMount indicates this CSI volume driver requires additional pod information during mount operations.",
+      cell: (d) => d.spec?.podInfoOnMount ?? false,
+    },
+    {
+      name: "StorageCapacity",
+      type: "boolean",
+      description: "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity.",
+      cell: (d) => d.spec?.storageCapacity ?? false,
+    },
+    {
+      name: "TokenRequests",
+      type: "string",
+      description:
+        "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
+      cell: tokenRequestsCell,
+    },
+    {
+      name: "RequiresRepublish",
+      type: "boolean",
+      description: "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called.",
+      cell: (d) => d.spec?.requiresRepublish ?? false,
+    },
+    {
+      name: "Modes",
+      type: "string",
+      description: "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.",
+      cell: (d) => (d.spec?.volumeLifecycleModes ?? []).join(",") || "<none>",
+    },
     ageColumn(),
   ],
   strategy: { prepareForCreate: prepare, prepareForUpdate: prepare, validate: validateCSIDriver, validateUpdate: validateCSIDriverUpdate },

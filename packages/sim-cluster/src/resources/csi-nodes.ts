@@ -1,5 +1,14 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldDuplicate, fieldInvalid, fieldRequired, fieldTooLong, indexPath, isQualifiedName, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldDuplicate,
+  fieldInvalid,
+  fieldRequired,
+  fieldTooLong,
+  indexPath,
+  isQualifiedName,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { validateCSIDriverName } from "./csi-drivers.js";
 import { defineResource } from "./define.js";
@@ -33,7 +42,8 @@ export function validateCSINode(csiNode: CSINode): FieldError[] {
       keys.add(key);
     });
     const count = driver.allocatable?.count;
-    if (count !== undefined && count < 0) errors.push(fieldInvalid(childPath(childPath(at, "allocatable"), "count"), count, "must be greater than or equal to 0"));
+    if (count !== undefined && count < 0)
+      errors.push(fieldInvalid(childPath(childPath(at, "allocatable"), "count"), count, "must be greater than or equal to 0"));
   });
   return errors;
 }
@@ -49,6 +59,14 @@ export const csiNodesResource = defineResource<CSINode>({
   singular: "csinode",
   scope: "Cluster",
   schema,
-  printerColumns: [{ name: "Drivers", type: "integer", description: "Drivers indicates the number of CSI drivers registered on the node", cell: (n) => (n.spec?.drivers ?? []).length }, ageColumn()],
+  printerColumns: [
+    {
+      name: "Drivers",
+      type: "integer",
+      description: "Drivers indicates the number of CSI drivers registered on the node",
+      cell: (n) => (n.spec?.drivers ?? []).length,
+    },
+    ageColumn(),
+  ],
   strategy: { validate: validateCSINode, validateUpdate: validateCSINode },
 });

@@ -28,7 +28,11 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: string; mes
 
 const ds = (spec: Record<string, unknown> = {}) => ({
   metadata: { name: "ds" },
-  spec: { selector: { matchLabels: { app: "a" } }, template: { metadata: { labels: { app: "a" } }, spec: { containers: [{ name: "c", image: "x" }] } }, ...spec },
+  spec: {
+    selector: { matchLabels: { app: "a" } },
+    template: { metadata: { labels: { app: "a" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+    ...spec,
+  },
 });
 
 // After pkg/apis/apps/validation's TestValidateDaemonSet and TestValidateDaemonSetUpdate.
@@ -42,14 +46,46 @@ describe("daemonsets", () => {
 
   const invalid: Array<{ name: string; spec: Record<string, unknown>; message: string }> = [
     { name: "no selector", spec: { selector: undefined }, message: "spec.selector: Required value" },
-    { name: "an empty selector", spec: { selector: {} }, message: "spec.selector: Invalid value: \"\": empty selector is invalid for daemonset" },
-    { name: "a selector not matching the template", spec: { selector: { matchLabels: { app: "b" } } }, message: "`selector` does not match template `labels`" },
-    { name: "an unknown strategy", spec: { updateStrategy: { type: "Sometimes" } }, message: 'spec.updateStrategy.type: Unsupported value: "Sometimes": supported values: "OnDelete", "RollingUpdate"' },
-    { name: "both surge and unavailable", spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "10%", maxUnavailable: 1 } } }, message: 'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero' },
-    { name: "neither surge nor unavailable", spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: "0%" } } }, message: "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0" },
-    { name: "over 100%", spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "150%" } } }, message: 'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%' },
-    { name: "a restart policy other than Always", spec: { template: { metadata: { labels: { app: "a" } }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "x" }] } } }, message: 'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"' },
-    { name: "a negative minReadySeconds", spec: { minReadySeconds: -1 }, message: "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0" },
+    {
+      name: "an empty selector",
+      spec: { selector: {} },
+      message: 'spec.selector: Invalid value: "": empty selector is invalid for daemonset',
+    },
+    {
+      name: "a selector not matching the template",
+      spec: { selector: { matchLabels: { app: "b" } } },
+      message: "`selector` does not match template `labels`",
+    },
+    {
+      name: "an unknown strategy",
+      spec: { updateStrategy: { type: "Sometimes" } },
+      message: 'spec.updateStrategy.type: Unsupported value: "Sometimes": supported values: "OnDelete", "RollingUpdate"',
+    },
+    {
+      name: "both surge and unavailable",
+      spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "10%", maxUnavailable: 1 } } },
+      message: 'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero',
+    },
+    {
+      name: "neither surge nor unavailable",
+      spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: "0%" } } },
+      message: "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0",
+    },
+    {
+      name: "over 100%",
+      spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "150%" } } },
+      message: 'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
+    },
+    {
+      name: "a restart policy other than Always",
+      spec: { template: { metadata: { labels: { app: "a" } }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "x" }] } } },
+      message: 'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    },
+    {
+      name: "a negative minReadySeconds",
+      spec: { minReadySeconds: -1 },
+      message: "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0",
+    },
   ];
   for (const c of invalid) {
     it(`refuses ${c.name}`, async () => {
@@ -69,10 +105,39 @@ describe("daemonsets", () => {
   });
 
   it("prints kubectl's columns", async () => {
-    const created = (await storeFor(daemonSetsResource).create("default", ds({ template: { metadata: { labels: { app: "a" } }, spec: { nodeSelector: { b: "2", a: "1" }, containers: [{ name: "c", image: "x" }] } } }))) as DaemonSet;
-    created.status = { desiredNumberScheduled: 3, currentNumberScheduled: 2, numberReady: 1, updatedNumberScheduled: 2, numberAvailable: 1 };
-    const table = toTable(daemonSetsResource, [created], { includeObject: "None" }) as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
-    expect(table.columnDefinitions.map((c) => c.name)).toEqual(["Name", "Desired", "Current", "Ready", "Up-to-date", "Available", "Node Selector", "Age", "Containers", "Images", "Selector"]);
+    const created = (await storeFor(daemonSetsResource).create(
+      "default",
+      ds({
+        template: {
+          metadata: { labels: { app: "a" } },
+          spec: { nodeSelector: { b: "2", a: "1" }, containers: [{ name: "c", image: "x" }] },
+        },
+      }),
+    )) as DaemonSet;
+    created.status = {
+      desiredNumberScheduled: 3,
+      currentNumberScheduled: 2,
+      numberReady: 1,
+      updatedNumberScheduled: 2,
+      numberAvailable: 1,
+    };
+    const table = toTable(daemonSetsResource, [created], { includeObject: "None" }) as {
+      columnDefinitions: Array<{ name: string }>;
+      rows: Array<{ cells: unknown[] }>;
+    };
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual([
+      "Name",
+      "Desired",
+      "Current",
+      "Ready",
+      "Up-to-date",
+      "Available",
+      "Node Selector",
+      "Age",
+      "Containers",
+      "Images",
+      "Selector",
+    ]);
     expect(table.rows[0]!.cells.filter((_, i) => i !== 7)).toEqual(["ds", 3, 2, 1, 2, 1, "a=1,b=2", "c", "x", "app=a"]);
   });
 });
@@ -80,9 +145,16 @@ describe("daemonsets", () => {
 describe("controllerrevisions", () => {
   it("keeps data fixed and the revision non-negative", async () => {
     const store = storeFor(controllerRevisionsResource);
-    const created = (await store.create("default", { metadata: { name: "r" }, data: { spec: { a: 1 } }, revision: 1 })) as KubeObject & { data: unknown; revision: number };
-    expect((await rejection(store.update("default", "r", { ...created, data: { spec: { a: 2 } } }))).message).toContain("data: Invalid value");
-    expect((await rejection(store.create("default", { metadata: { name: "neg" }, data: {}, revision: -1 }))).message).toContain("revision: Invalid value: -1: must be greater than or equal to 0");
+    const created = (await store.create("default", { metadata: { name: "r" }, data: { spec: { a: 1 } }, revision: 1 })) as KubeObject & {
+      data: unknown;
+      revision: number;
+    };
+    expect((await rejection(store.update("default", "r", { ...created, data: { spec: { a: 2 } } }))).message).toContain(
+      "data: Invalid value",
+    );
+    expect((await rejection(store.create("default", { metadata: { name: "neg" }, data: {}, revision: -1 }))).message).toContain(
+      "revision: Invalid value: -1: must be greater than or equal to 0",
+    );
     expect(((await store.update("default", "r", { ...created, revision: 3 })) as { revision: number }).revision).toBe(3);
   });
 });

@@ -5,7 +5,14 @@ import { validateIntOrPercent } from "./int-or-percent.js";
 import { defineResource } from "./define.js";
 import { defaultPodSpec } from "./pod-spec.js";
 import { componentSchema } from "./openapi/component-schema.js";
-import { containersCell, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type WorkloadSpec } from "./workloads.js";
+import {
+  containersCell,
+  imagesCell,
+  selectorCell,
+  validateSelectorUnchanged,
+  validateWorkloadSpec,
+  type WorkloadSpec,
+} from "./workloads.js";
 
 export interface DaemonSetSpec extends WorkloadSpec {
   updateStrategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
@@ -41,7 +48,8 @@ function percentOrInt(value: number | string | undefined): number {
 export function validateDaemonSet(ds: DaemonSet): FieldError[] {
   const errors = validateWorkloadSpec(ds.spec, "daemonset");
   const limit = ds.spec?.revisionHistoryLimit;
-  if (typeof limit === "number" && limit < 0) errors.push(fieldInvalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+  if (typeof limit === "number" && limit < 0)
+    errors.push(fieldInvalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
   const strategy = ds.spec?.updateStrategy;
   const type = strategy?.type;
   if (!UPDATE_STRATEGIES.includes(type ?? "")) errors.push(fieldNotSupported("spec.updateStrategy.type", type ?? "", UPDATE_STRATEGIES));
@@ -53,8 +61,12 @@ export function validateDaemonSet(ds: DaemonSet): FieldError[] {
       errors.push(...validateIntOrPercent(rolling.maxSurge, "spec.updateStrategy.rollingUpdate.maxSurge"));
       const hasUnavailable = percentOrInt(rolling.maxUnavailable) !== 0;
       const hasSurge = percentOrInt(rolling.maxSurge) !== 0;
-      if (hasUnavailable && hasSurge) errors.push(fieldInvalid("spec.updateStrategy.rollingUpdate.maxSurge", rolling.maxSurge, "may not be set when maxUnavailable is non-zero"));
-      else if (!hasUnavailable && !hasSurge) errors.push(fieldRequired("spec.updateStrategy.rollingUpdate.maxUnavailable", "cannot be 0 when maxSurge is 0"));
+      if (hasUnavailable && hasSurge)
+        errors.push(
+          fieldInvalid("spec.updateStrategy.rollingUpdate.maxSurge", rolling.maxSurge, "may not be set when maxUnavailable is non-zero"),
+        );
+      else if (!hasUnavailable && !hasSurge)
+        errors.push(fieldRequired("spec.updateStrategy.rollingUpdate.maxUnavailable", "cannot be 0 when maxSurge is 0"));
     }
   }
   return errors;
@@ -102,16 +114,53 @@ export const daemonSetsResource = defineResource<DaemonSet>({
   tracksGeneration: true,
   schema,
   printerColumns: [
-    { name: "Desired", type: "integer", description: "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).", cell: (ds) => ds.status?.desiredNumberScheduled ?? 0 },
-    { name: "Current", type: "integer", description: "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.", cell: (ds) => ds.status?.currentNumberScheduled ?? 0 },
-    { name: "Ready", type: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.", cell: (ds) => ds.status?.numberReady ?? 0 },
-    { name: "Up-to-date", type: "integer", description: "The total number of nodes that are running updated daemon pod.", cell: (ds) => ds.status?.updatedNumberScheduled ?? 0 },
-    { name: "Available", type: "integer", description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds).", cell: (ds) => ds.status?.numberAvailable ?? 0 },
-    { name: "Node Selector", type: "string", description: "NodeSelector is a selector which must be true for the pod to fit on a node.", cell: nodeSelectorCell },
+    {
+      name: "Desired",
+      type: "integer",
+      description: "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).",
+      cell: (ds) => ds.status?.desiredNumberScheduled ?? 0,
+    },
+    {
+      name: "Current",
+      type: "integer",
+      description: "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
+      cell: (ds) => ds.status?.currentNumberScheduled ?? 0,
+    },
+    {
+      name: "Ready",
+      type: "integer",
+      description: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.",
+      cell: (ds) => ds.status?.numberReady ?? 0,
+    },
+    {
+      name: "Up-to-date",
+      type: "integer",
+      description: "The total number of nodes that are running updated daemon pod.",
+      cell: (ds) => ds.status?.updatedNumberScheduled ?? 0,
+    },
+    {
+      name: "Available",
+      type: "integer",
+      description:
+        "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds).",
+      cell: (ds) => ds.status?.numberAvailable ?? 0,
+    },
+    {
+      name: "Node Selector",
+      type: "string",
+      description: "NodeSelector is a selector which must be true for the pod to fit on a node.",
+      cell: nodeSelectorCell,
+    },
     ageColumn(),
     { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },
-    { name: "Selector", type: "string", priority: 1, description: "A label query over pods that are managed by the daemon set.", cell: selectorCell },
+    {
+      name: "Selector",
+      type: "string",
+      priority: 1,
+      description: "A label query over pods that are managed by the daemon set.",
+      cell: selectorCell,
+    },
   ],
   strategy: {
     prepareForCreate: prepare,

@@ -4,7 +4,16 @@ import { validateIntOrPercent } from "./int-or-percent.js";
 import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
-import { containersCell, defaultWorkloadTemplate, imagesCell, selectorCell, validateSelectorUnchanged, validateWorkloadSpec, type Workload, type WorkloadSpec } from "./workloads.js";
+import {
+  containersCell,
+  defaultWorkloadTemplate,
+  imagesCell,
+  selectorCell,
+  validateSelectorUnchanged,
+  validateWorkloadSpec,
+  type Workload,
+  type WorkloadSpec,
+} from "./workloads.js";
 
 export interface DeploymentSpec extends WorkloadSpec {
   strategy?: { type?: string; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
@@ -77,13 +86,35 @@ export const deploymentsResource = defineResource<Deployment>({
   subresources: [SCALE_SUBRESOURCE],
   schema,
   printerColumns: [
-    { name: "Ready", type: "string", description: "Number of the pod with ready state", cell: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}` },
-    { name: "Up-to-date", type: "string", description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", cell: (d) => d.status?.updatedReplicas ?? 0 },
-    { name: "Available", type: "string", description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", cell: (d) => d.status?.availableReplicas ?? 0 },
+    {
+      name: "Ready",
+      type: "string",
+      description: "Number of the pod with ready state",
+      cell: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}`,
+    },
+    {
+      name: "Up-to-date",
+      type: "string",
+      description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+      cell: (d) => d.status?.updatedReplicas ?? 0,
+    },
+    {
+      name: "Available",
+      type: "string",
+      description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+      cell: (d) => d.status?.availableReplicas ?? 0,
+    },
     ageColumn(),
     { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },
-    { name: "Selector", type: "string", priority: 1, description: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", cell: selectorCell },
+    {
+      name: "Selector",
+      type: "string",
+      priority: 1,
+      description:
+        "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+      cell: selectorCell,
+    },
   ],
   strategy: {
     prepareForCreate: prepare,

@@ -19,9 +19,11 @@ export function validateNonSpecialIP(ip: string, field: string, rules: EndpointA
   const address = parseIPSloppy(ip);
   if (address === undefined) return [fieldInvalid(field, ip, "must be a valid IP address")];
   if (isUnspecified(address)) return [fieldInvalid(field, ip, "may not be unspecified (0.0.0.0, ::)")];
-  if (isLoopback(address) && !rules.allowLoopback) return [fieldInvalid(field, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)")];
+  if (isLoopback(address) && !rules.allowLoopback)
+    return [fieldInvalid(field, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)")];
   if (isLinkLocalUnicast(address)) return [fieldInvalid(field, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)")];
-  if (isLinkLocalMulticast(address)) return [fieldInvalid(field, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")];
+  if (isLinkLocalMulticast(address))
+    return [fieldInvalid(field, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")];
   return [];
 }
 

@@ -93,9 +93,15 @@ export function validateEndpointSlice(slice: EndpointSlice, rules: EndpointAddre
       const addresses = endpoint.addresses ?? [];
       if (addresses.length === 0) errors.push(fieldRequired(childPath(at, "addresses"), "must contain at least 1 address"));
       else if (addresses.length > MAX_ADDRESSES) errors.push(fieldTooMany(childPath(at, "addresses"), addresses.length, MAX_ADDRESSES));
-      addresses.forEach((address, j) => errors.push(...validateAddress(address, slice.addressType, indexPath(childPath(at, "addresses"), j), rules)));
-      if (endpoint.nodeName) for (const message of isDNS1123Subdomain(endpoint.nodeName)) errors.push(fieldInvalid(childPath(at, "nodeName"), endpoint.nodeName, message));
-      if (endpoint.hostname) for (const message of isDNS1123Label(endpoint.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), endpoint.hostname, message));
+      addresses.forEach((address, j) =>
+        errors.push(...validateAddress(address, slice.addressType, indexPath(childPath(at, "addresses"), j), rules)),
+      );
+      if (endpoint.nodeName)
+        for (const message of isDNS1123Subdomain(endpoint.nodeName))
+          errors.push(fieldInvalid(childPath(at, "nodeName"), endpoint.nodeName, message));
+      if (endpoint.hostname)
+        for (const message of isDNS1123Label(endpoint.hostname))
+          errors.push(fieldInvalid(childPath(at, "hostname"), endpoint.hostname, message));
     });
   }
   const ports = slice.ports ?? [];
@@ -109,9 +115,13 @@ export function validateEndpointSlice(slice: EndpointSlice, rules: EndpointAddre
       if (names.has(name)) errors.push(fieldDuplicate(childPath(at, "name"), name));
       names.add(name);
       if (!port.protocol) errors.push(fieldRequired(childPath(at, "protocol")));
-      else if (!PORT_PROTOCOLS.includes(port.protocol)) errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PORT_PROTOCOLS));
-      if (port.port !== undefined && (!Number.isInteger(port.port) || port.port < 1 || port.port > 65535)) errors.push(fieldInvalid(childPath(at, "port"), port.port, PORT_RANGE_MESSAGE));
-      if (port.appProtocol !== undefined) for (const message of isQualifiedName(port.appProtocol)) errors.push(fieldInvalid(childPath(at, "appProtocol"), port.appProtocol, message));
+      else if (!PORT_PROTOCOLS.includes(port.protocol))
+        errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PORT_PROTOCOLS));
+      if (port.port !== undefined && (!Number.isInteger(port.port) || port.port < 1 || port.port > 65535))
+        errors.push(fieldInvalid(childPath(at, "port"), port.port, PORT_RANGE_MESSAGE));
+      if (port.appProtocol !== undefined)
+        for (const message of isQualifiedName(port.appProtocol))
+          errors.push(fieldInvalid(childPath(at, "appProtocol"), port.appProtocol, message));
     });
   }
   return errors;
@@ -155,7 +165,12 @@ export function endpointSlicesResource(rules: EndpointAddressRules = {}): Resour
     tracksGeneration: true,
     schema,
     printerColumns: [
-      { name: "AddressType", type: "string", description: "The type of address carried by this EndpointSlice.", cell: (s) => s.addressType ?? "" },
+      {
+        name: "AddressType",
+        type: "string",
+        description: "The type of address carried by this EndpointSlice.",
+        cell: (s) => s.addressType ?? "",
+      },
       { name: "Ports", type: "string", description: "The network ports exposed by each endpoint in this slice.", cell: slicePortsCell },
       { name: "Endpoints", type: "string", description: "The addresses of the endpoints in this slice.", cell: sliceEndpointsCell },
       ageColumn(),
@@ -164,7 +179,10 @@ export function endpointSlicesResource(rules: EndpointAddressRules = {}): Resour
       prepareForCreate: defaultPorts,
       prepareForUpdate: defaultPorts,
       validate: (slice) => validateEndpointSlice(slice, rules),
-      validateUpdate: (slice, old) => [...validateEndpointSlice(slice, rules), ...validateImmutableField(slice.addressType, old.addressType, "addressType")],
+      validateUpdate: (slice, old) => [
+        ...validateEndpointSlice(slice, rules),
+        ...validateImmutableField(slice.addressType, old.addressType, "addressType"),
+      ],
     },
   });
 }

@@ -55,8 +55,11 @@ export const PORT_RANGE_MESSAGE = "must be between 1 and 65535, inclusive";
 
 function validateAddress(address: EndpointAddress, at: string, rules: EndpointAddressRules): FieldError[] {
   const errors = validateEndpointIP(address.ip ?? "", childPath(at, "ip"), rules);
-  if (address.hostname) for (const message of isDNS1123Label(address.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), address.hostname, message));
-  if (address.nodeName) for (const message of isDNS1123Subdomain(address.nodeName)) errors.push(fieldInvalid(childPath(at, "nodeName"), address.nodeName, message));
+  if (address.hostname)
+    for (const message of isDNS1123Label(address.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), address.hostname, message));
+  if (address.nodeName)
+    for (const message of isDNS1123Subdomain(address.nodeName))
+      errors.push(fieldInvalid(childPath(at, "nodeName"), address.nodeName, message));
   return errors;
 }
 
@@ -64,9 +67,11 @@ function validatePort(port: EndpointPort, at: string, requireName: boolean): Fie
   const errors: FieldError[] = [];
   if (requireName && !port.name) errors.push(fieldRequired(childPath(at, "name")));
   else if (port.name) for (const message of isDNS1123Label(port.name)) errors.push(fieldInvalid(childPath(at, "name"), port.name, message));
-  if (typeof port.port !== "number" || !Number.isInteger(port.port) || port.port < 1 || port.port > 65535) errors.push(fieldInvalid(childPath(at, "port"), port.port ?? 0, PORT_RANGE_MESSAGE));
+  if (typeof port.port !== "number" || !Number.isInteger(port.port) || port.port < 1 || port.port > 65535)
+    errors.push(fieldInvalid(childPath(at, "port"), port.port ?? 0, PORT_RANGE_MESSAGE));
   if (!port.protocol) errors.push(fieldRequired(childPath(at, "protocol")));
-  else if (!PORT_PROTOCOLS.includes(port.protocol)) errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PORT_PROTOCOLS));
+  else if (!PORT_PROTOCOLS.includes(port.protocol))
+    errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PORT_PROTOCOLS));
   return errors;
 }
 
@@ -79,7 +84,9 @@ export function validateEndpoints(endpoints: Endpoints, rules: EndpointAddressRu
       errors.push(fieldRequired(at, "must specify `addresses` or `notReadyAddresses`"));
     }
     (subset.addresses ?? []).forEach((a, j) => errors.push(...validateAddress(a, indexPath(childPath(at, "addresses"), j), rules)));
-    (subset.notReadyAddresses ?? []).forEach((a, j) => errors.push(...validateAddress(a, indexPath(childPath(at, "notReadyAddresses"), j), rules)));
+    (subset.notReadyAddresses ?? []).forEach((a, j) =>
+      errors.push(...validateAddress(a, indexPath(childPath(at, "notReadyAddresses"), j), rules)),
+    );
     const ports = subset.ports ?? [];
     ports.forEach((p, j) => errors.push(...validatePort(p, indexPath(childPath(at, "ports"), j), ports.length > 1)));
   });

@@ -1,7 +1,23 @@
-import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, isValidPathSegmentName, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  isValidPathSegmentName,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
-import { hpaV1ToV2, hpaV2ToV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1, type MetricSpec, type MetricStatus, type MetricTarget } from "./hpa-conversion.js";
+import {
+  hpaV1ToV2,
+  hpaV2ToV1,
+  type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerV1,
+  type MetricSpec,
+  type MetricStatus,
+  type MetricTarget,
+} from "./hpa-conversion.js";
 import { componentSchema } from "./openapi/component-schema.js";
 
 const METRIC_TYPES = ["ContainerResource", "External", "Object", "Pods", "Resource"];
@@ -12,13 +28,19 @@ const DEFAULT_CPU_UTILIZATION = 80;
 function defaultHPA(hpa: HorizontalPodAutoscaler): void {
   const spec = (hpa.spec ??= {});
   spec.minReplicas ??= 1;
-  if (spec.metrics === undefined || spec.metrics.length === 0) spec.metrics = [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
+  if (spec.metrics === undefined || spec.metrics.length === 0)
+    spec.metrics = [
+      { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: DEFAULT_CPU_UTILIZATION } } },
+    ];
   const behavior = spec.behavior;
   if (behavior !== undefined) {
     const scaleUp = (behavior["scaleUp"] ??= {}) as Record<string, unknown>;
     scaleUp["stabilizationWindowSeconds"] ??= 0;
     scaleUp["selectPolicy"] ??= "Max";
-    scaleUp["policies"] ??= [{ type: "Pods", value: 4, periodSeconds: 15 }, { type: "Percent", value: 100, periodSeconds: 15 }];
+    scaleUp["policies"] ??= [
+      { type: "Pods", value: 4, periodSeconds: 15 },
+      { type: "Percent", value: 100, periodSeconds: 15 },
+    ];
     const scaleDown = (behavior["scaleDown"] ??= {}) as Record<string, unknown>;
     scaleDown["selectPolicy"] ??= "Max";
     scaleDown["policies"] ??= [{ type: "Percent", value: 100, periodSeconds: 15 }];
@@ -30,8 +52,10 @@ function validateTarget(target: MetricTarget | undefined, path: string): FieldEr
   const type = target?.type ?? "";
   if (type === "") errors.push(fieldRequired(childPath(path, "type"), "must specify a metric target type"));
   else if (!TARGET_TYPES.includes(type)) errors.push(fieldNotSupported(childPath(path, "type"), type, TARGET_TYPES));
-  if (target?.averageUtilization !== undefined && target.averageUtilization < 1) errors.push(fieldInvalid(childPath(path, "averageUtilization"), target.averageUtilization, "must be greater than 0"));
-  if (target?.value === undefined && target?.averageValue === undefined && target?.averageUtilization === undefined) errors.push(fieldRequired(path, "must set either a target value, average value, or average utilization"));
+  if (target?.averageUtilization !== undefined && target.averageUtilization < 1)
+    errors.push(fieldInvalid(childPath(path, "averageUtilization"), target.averageUtilization, "must be greater than 0"));
+  if (target?.value === undefined && target?.averageValue === undefined && target?.averageUtilization === undefined)
+    errors.push(fieldRequired(path, "must set either a target value, average value, or average utilization"));
   return errors;
 }
 
@@ -46,7 +70,8 @@ function validateMetric(metric: MetricSpec, at: string): FieldError[] {
   const sourcePath = childPath(at, field);
   if (type === "Resource" || type === "ContainerResource") {
     if (!source.name) errors.push(fieldRequired(childPath(sourcePath, "name"), "must specify a resource name"));
-  } else if (!source.metric?.name) errors.push(fieldRequired(childPath(childPath(sourcePath, "metric"), "name"), "must specify a metric name"));
+  } else if (!source.metric?.name)
+    errors.push(fieldRequired(childPath(childPath(sourcePath, "metric"), "name"), "must specify a metric name"));
   errors.push(...validateTarget(source.target, childPath(sourcePath, "target")));
   return errors;
 }
@@ -60,10 +85,12 @@ export function validateHPA(hpa: HorizontalPodAutoscaler): FieldError[] {
   else errors.push(...isValidPathSegmentName(ref.kind).map((m) => fieldInvalid("spec.scaleTargetRef.kind", ref.kind, m)));
   if (!ref.name) errors.push(fieldRequired("spec.scaleTargetRef.name"));
   else errors.push(...isValidPathSegmentName(ref.name).map((m) => fieldInvalid("spec.scaleTargetRef.name", ref.name, m)));
-  if (spec.minReplicas !== undefined && spec.minReplicas < 1) errors.push(fieldInvalid("spec.minReplicas", spec.minReplicas, "must be greater than or equal to 1"));
+  if (spec.minReplicas !== undefined && spec.minReplicas < 1)
+    errors.push(fieldInvalid("spec.minReplicas", spec.minReplicas, "must be greater than or equal to 1"));
   const max = spec.maxReplicas ?? 0;
   if (max < 1) errors.push(fieldInvalid("spec.maxReplicas", max, "must be greater than 0"));
-  if (spec.minReplicas !== undefined && max < spec.minReplicas) errors.push(fieldInvalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
+  if (spec.minReplicas !== undefined && max < spec.minReplicas)
+    errors.push(fieldInvalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
   (spec.metrics ?? []).forEach((metric, i) => errors.push(...validateMetric(metric, indexPath("spec.metrics", i))));
   return errors;
 }
@@ -83,7 +110,8 @@ export function targetsCell(hpa: HorizontalPodAutoscaler): string {
       const source = spec.type === "Resource" ? spec.resource : spec.containerResource;
       const current = spec.type === "Resource" ? status?.resource?.current : status?.containerResource?.current;
       const name = source?.name ?? "";
-      if (source?.target?.averageValue !== undefined) return `${name}: ${quantity(current?.averageValue)}/${quantity(source.target.averageValue)}`;
+      if (source?.target?.averageValue !== undefined)
+        return `${name}: ${quantity(current?.averageValue)}/${quantity(source.target.averageValue)}`;
       const now = current?.averageUtilization !== undefined ? `${current.averageUtilization}%` : "<unknown>";
       const target = source?.target?.averageUtilization !== undefined ? `${source.target.averageUtilization}%` : "<auto>";
       return `${name}: ${now}/${target}`;
@@ -98,11 +126,38 @@ export function targetsCell(hpa: HorizontalPodAutoscaler): string {
 
 function printerColumns<T>(asV2: (object: T) => HorizontalPodAutoscaler) {
   return [
-    { name: "Reference", type: "string" as const, description: "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.", cell: (o: T) => `${asV2(o).spec?.scaleTargetRef?.kind ?? ""}/${asV2(o).spec?.scaleTargetRef?.name ?? ""}` },
-    { name: "Targets", type: "string" as const, description: "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).", cell: (o: T) => targetsCell(asV2(o)) },
-    { name: "MinPods", type: "string" as const, description: "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.", cell: (o: T) => (asV2(o).spec?.minReplicas === undefined ? "<unset>" : String(asV2(o).spec?.minReplicas)) },
-    { name: "MaxPods", type: "integer" as const, description: "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.", cell: (o: T) => asV2(o).spec?.maxReplicas ?? 0 },
-    { name: "Replicas", type: "integer" as const, description: "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.", cell: (o: T) => asV2(o).status?.currentReplicas ?? 0 },
+    {
+      name: "Reference",
+      type: "string" as const,
+      description:
+        "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.",
+      cell: (o: T) => `${asV2(o).spec?.scaleTargetRef?.kind ?? ""}/${asV2(o).spec?.scaleTargetRef?.name ?? ""}`,
+    },
+    {
+      name: "Targets",
+      type: "string" as const,
+      description:
+        "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).",
+      cell: (o: T) => targetsCell(asV2(o)),
+    },
+    {
+      name: "MinPods",
+      type: "string" as const,
+      description: "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.",
+      cell: (o: T) => (asV2(o).spec?.minReplicas === undefined ? "<unset>" : String(asV2(o).spec?.minReplicas)),
+    },
+    {
+      name: "MaxPods",
+      type: "integer" as const,
+      description: "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.",
+      cell: (o: T) => asV2(o).spec?.maxReplicas ?? 0,
+    },
+    {
+      name: "Replicas",
+      type: "integer" as const,
+      description: "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.",
+      cell: (o: T) => asV2(o).status?.currentReplicas ?? 0,
+    },
     ageColumn(),
   ];
 }
@@ -111,7 +166,16 @@ const v2Schema = componentSchema("io.k8s.api.autoscaling.v2.HorizontalPodAutosca
 
 const v1Schema = componentSchema("io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler");
 
-const COMMON = { group: "autoscaling", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", scope: "Namespaced" as const, shortNames: ["hpa"], categories: ["all"], statusSubresource: true };
+const COMMON = {
+  group: "autoscaling",
+  kind: "HorizontalPodAutoscaler",
+  plural: "horizontalpodautoscalers",
+  singular: "horizontalpodautoscaler",
+  scope: "Namespaced" as const,
+  shortNames: ["hpa"],
+  categories: ["all"],
+  statusSubresource: true,
+};
 
 /** autoscaling/v2 HorizontalPodAutoscaler (with /status), the stored version. Nothing measures metrics or scales targets. */
 export const horizontalPodAutoscalersResource = defineResource<HorizontalPodAutoscaler>({

@@ -25,7 +25,11 @@ export interface MetricSpec {
 export interface MetricStatus {
   type?: string;
   resource?: { name?: string; current?: { averageUtilization?: number; averageValue?: string | number; value?: string | number } };
-  containerResource?: { name?: string; container?: string; current?: { averageUtilization?: number; averageValue?: string | number; value?: string | number } };
+  containerResource?: {
+    name?: string;
+    container?: string;
+    current?: { averageUtilization?: number; averageValue?: string | number; value?: string | number };
+  };
   [field: string]: unknown;
 }
 
@@ -36,13 +40,32 @@ export interface ScaleTargetRef {
 }
 
 export interface HorizontalPodAutoscaler extends KubeObject {
-  spec?: { scaleTargetRef?: ScaleTargetRef; minReplicas?: number; maxReplicas?: number; metrics?: MetricSpec[]; behavior?: Record<string, unknown> };
-  status?: { observedGeneration?: number; lastScaleTime?: string; currentReplicas?: number; desiredReplicas?: number; currentMetrics?: MetricStatus[]; conditions?: unknown[] };
+  spec?: {
+    scaleTargetRef?: ScaleTargetRef;
+    minReplicas?: number;
+    maxReplicas?: number;
+    metrics?: MetricSpec[];
+    behavior?: Record<string, unknown>;
+  };
+  status?: {
+    observedGeneration?: number;
+    lastScaleTime?: string;
+    currentReplicas?: number;
+    desiredReplicas?: number;
+    currentMetrics?: MetricStatus[];
+    conditions?: unknown[];
+  };
 }
 
 export interface HorizontalPodAutoscalerV1 extends KubeObject {
   spec?: { scaleTargetRef?: ScaleTargetRef; minReplicas?: number; maxReplicas?: number; targetCPUUtilizationPercentage?: number };
-  status?: { observedGeneration?: number; lastScaleTime?: string; currentReplicas?: number; desiredReplicas?: number; currentCPUUtilizationPercentage?: number };
+  status?: {
+    observedGeneration?: number;
+    lastScaleTime?: string;
+    currentReplicas?: number;
+    desiredReplicas?: number;
+    currentCPUUtilizationPercentage?: number;
+  };
 }
 
 const METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics";
@@ -51,8 +74,10 @@ const CONDITIONS_ANNOTATION = "autoscaling.alpha.kubernetes.io/conditions";
 const BEHAVIOR_ANNOTATION = "autoscaling.alpha.kubernetes.io/behavior";
 const CONVERSION_ANNOTATIONS = [METRICS_ANNOTATION, CURRENT_METRICS_ANNOTATION, CONDITIONS_ANNOTATION, BEHAVIOR_ANNOTATION];
 
-const isCPUUtilization = (metric: MetricSpec) => metric.type === "Resource" && metric.resource?.name === "cpu" && metric.resource.target?.averageUtilization !== undefined;
-const isCPUStatus = (metric: MetricStatus) => metric.type === "Resource" && metric.resource?.name === "cpu" && metric.resource.current?.averageUtilization !== undefined;
+const isCPUUtilization = (metric: MetricSpec) =>
+  metric.type === "Resource" && metric.resource?.name === "cpu" && metric.resource.target?.averageUtilization !== undefined;
+const isCPUStatus = (metric: MetricStatus) =>
+  metric.type === "Resource" && metric.resource?.name === "cpu" && metric.resource.current?.averageUtilization !== undefined;
 
 function readAnnotation<T>(annotations: Record<string, string>, key: string): T | undefined {
   if (!Object.hasOwn(annotations, key)) return undefined;
@@ -69,21 +94,46 @@ export function hpaV1ToV2(object: KubeObject): HorizontalPodAutoscaler {
   const annotations = { ...(hpa.metadata?.annotations ?? {}) };
   const spec = hpa.spec ?? {};
   const metrics = [...(readAnnotation<MetricSpec[]>(annotations, METRICS_ANNOTATION) ?? [])];
-  if (spec.targetCPUUtilizationPercentage !== undefined) metrics.unshift({ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: spec.targetCPUUtilizationPercentage } } });
+  if (spec.targetCPUUtilizationPercentage !== undefined)
+    metrics.unshift({
+      type: "Resource",
+      resource: { name: "cpu", target: { type: "Utilization", averageUtilization: spec.targetCPUUtilizationPercentage } },
+    });
   const behavior = readAnnotation<Record<string, unknown>>(annotations, BEHAVIOR_ANNOTATION);
   const status = hpa.status;
   const currentMetrics = [...(readAnnotation<MetricStatus[]>(annotations, CURRENT_METRICS_ANNOTATION) ?? [])];
-  if (status?.currentCPUUtilizationPercentage !== undefined) currentMetrics.unshift({ type: "Resource", resource: { name: "cpu", current: { averageUtilization: status.currentCPUUtilizationPercentage } } });
+  if (status?.currentCPUUtilizationPercentage !== undefined)
+    currentMetrics.unshift({
+      type: "Resource",
+      resource: { name: "cpu", current: { averageUtilization: status.currentCPUUtilizationPercentage } },
+    });
   const conditions = readAnnotation<unknown[]>(annotations, CONDITIONS_ANNOTATION);
   for (const key of CONVERSION_ANNOTATIONS) delete annotations[key];
   const metadata = { ...(hpa.metadata ?? {}) };
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   else delete metadata.annotations;
-  const out: HorizontalPodAutoscaler = { ...hpa, apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata, spec: { ...(spec.scaleTargetRef !== undefined ? { scaleTargetRef: spec.scaleTargetRef } : {}), ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}), ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}), ...(metrics.length > 0 ? { metrics } : {}), ...(behavior !== undefined ? { behavior } : {}) } };
+  const out: HorizontalPodAutoscaler = {
+    ...hpa,
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata,
+    spec: {
+      ...(spec.scaleTargetRef !== undefined ? { scaleTargetRef: spec.scaleTargetRef } : {}),
+      ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}),
+      ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
+      ...(metrics.length > 0 ? { metrics } : {}),
+      ...(behavior !== undefined ? { behavior } : {}),
+    },
+  };
   if (status !== undefined) {
     const { currentCPUUtilizationPercentage: _cpu, currentReplicas, ...rest } = status;
     // v2's currentReplicas is omitempty where v1's is not.
-    out.status = { ...rest, ...(currentReplicas ? { currentReplicas } : {}), ...(currentMetrics.length > 0 ? { currentMetrics } : {}), ...(conditions !== undefined ? { conditions } : {}) };
+    out.status = {
+      ...rest,
+      ...(currentReplicas ? { currentReplicas } : {}),
+      ...(currentMetrics.length > 0 ? { currentMetrics } : {}),
+      ...(conditions !== undefined ? { conditions } : {}),
+    };
   }
   return out;
 }
@@ -115,12 +165,21 @@ export function hpaV2ToV1(object: KubeObject): HorizontalPodAutoscalerV1 {
       ...(spec.scaleTargetRef !== undefined ? { scaleTargetRef: spec.scaleTargetRef } : {}),
       ...(spec.minReplicas !== undefined ? { minReplicas: spec.minReplicas } : {}),
       ...(spec.maxReplicas !== undefined ? { maxReplicas: spec.maxReplicas } : {}),
-      ...(cpu?.resource?.target?.averageUtilization !== undefined ? { targetCPUUtilizationPercentage: cpu.resource.target.averageUtilization } : {}),
+      ...(cpu?.resource?.target?.averageUtilization !== undefined
+        ? { targetCPUUtilizationPercentage: cpu.resource.target.averageUtilization }
+        : {}),
     },
   };
   if (status !== undefined) {
     const { currentMetrics: _metrics, conditions: _conditions, ...rest } = status;
-    out.status = { ...rest, currentReplicas: rest.currentReplicas ?? 0, desiredReplicas: rest.desiredReplicas ?? 0, ...(currentCPU?.resource?.current?.averageUtilization !== undefined ? { currentCPUUtilizationPercentage: currentCPU.resource.current.averageUtilization } : {}) };
+    out.status = {
+      ...rest,
+      currentReplicas: rest.currentReplicas ?? 0,
+      desiredReplicas: rest.desiredReplicas ?? 0,
+      ...(currentCPU?.resource?.current?.averageUtilization !== undefined
+        ? { currentCPUUtilizationPercentage: currentCPU.resource.current.averageUtilization }
+        : {}),
+    };
   }
   return out;
 }

@@ -1,5 +1,15 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isDNS1123Subdomain, validateImmutableField, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  isDNS1123Subdomain,
+  validateImmutableField,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
@@ -41,18 +51,24 @@ export function validateIngressClass(ingressClass: IngressClass): FieldError[] {
     const at = "spec.parameters";
     if (!parameters.kind) errors.push(fieldRequired(childPath(at, "kind")));
     if (!parameters.name) errors.push(fieldRequired(childPath(at, "name")));
-    if (parameters.apiGroup) errors.push(...isDNS1123Subdomain(parameters.apiGroup).map((m) => fieldInvalid(childPath(at, "apiGroup"), parameters.apiGroup, m)));
+    if (parameters.apiGroup)
+      errors.push(...isDNS1123Subdomain(parameters.apiGroup).map((m) => fieldInvalid(childPath(at, "apiGroup"), parameters.apiGroup, m)));
     const scope = parameters.scope;
     if (scope === undefined) errors.push(fieldRequired(childPath(at, "scope")));
     else if (!SCOPES.includes(scope)) errors.push(fieldNotSupported(childPath(at, "scope"), scope, SCOPES));
-    else if (scope === "Namespace" && !parameters.namespace) errors.push(fieldRequired(childPath(at, "namespace"), "`parameters.scope` is set to 'Namespace'"));
-    else if (scope === "Cluster" && parameters.namespace !== undefined) errors.push(fieldForbidden(childPath(at, "namespace"), "`parameters.scope` is set to 'Cluster'"));
+    else if (scope === "Namespace" && !parameters.namespace)
+      errors.push(fieldRequired(childPath(at, "namespace"), "`parameters.scope` is set to 'Namespace'"));
+    else if (scope === "Cluster" && parameters.namespace !== undefined)
+      errors.push(fieldForbidden(childPath(at, "namespace"), "`parameters.scope` is set to 'Cluster'"));
   }
   return errors;
 }
 
 export function validateIngressClassUpdate(ingressClass: IngressClass, old: IngressClass): FieldError[] {
-  return [...validateIngressClass(ingressClass), ...validateImmutableField(ingressClass.spec?.controller, old.spec?.controller, "spec.controller")];
+  return [
+    ...validateIngressClass(ingressClass),
+    ...validateImmutableField(ingressClass.spec?.controller, old.spec?.controller, "spec.controller"),
+  ];
 }
 
 /** SetDefaults_IngressClass: parameters without a scope are cluster-scoped. */
@@ -81,7 +97,12 @@ export const ingressClassesResource = defineResource<IngressClass>({
   tracksGeneration: true,
   schema,
   printerColumns: [
-    { name: "Controller", type: "string", description: "Controller that is responsible for handling this class", cell: (c) => c.spec?.controller ?? "" },
+    {
+      name: "Controller",
+      type: "string",
+      description: "Controller that is responsible for handling this class",
+      cell: (c) => c.spec?.controller ?? "",
+    },
     { name: "Parameters", type: "string", description: "A reference to a resource with additional parameters", cell: parametersCell },
     ageColumn(),
   ],

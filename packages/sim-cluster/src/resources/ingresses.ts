@@ -1,6 +1,15 @@
 import { parseIPSloppy } from "@kubekit/apimachinery";
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, isDNS1123Label, isDNS1123Subdomain, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
@@ -44,7 +53,13 @@ function validateHost(host: string, path: string): FieldError[] {
   if (parseIPSloppy(host) !== undefined) return [fieldInvalid(path, host, "must be a DNS name, not an IP address")];
   if (host.includes("*")) {
     if (!/^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host)) {
-      return [fieldInvalid(path, host, "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")];
+      return [
+        fieldInvalid(
+          path,
+          host,
+          "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+      ];
     }
     return [];
   }
@@ -54,7 +69,8 @@ function validateHost(host: string, path: string): FieldError[] {
 /** validateIngressBackend: exactly one of a service (with a port name or number) or a resource. */
 function validateBackend(backend: IngressBackend, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (backend.resource !== undefined && backend.service !== undefined) return [fieldInvalid(path, "", "cannot set both resource and service backends")];
+  if (backend.resource !== undefined && backend.service !== undefined)
+    return [fieldInvalid(path, "", "cannot set both resource and service backends")];
   if (backend.resource !== undefined) {
     const at = childPath(path, "resource");
     if (!backend.resource.kind) errors.push(fieldRequired(childPath(at, "kind")));
@@ -72,7 +88,8 @@ function validateBackend(backend: IngressBackend, path: string): FieldError[] {
   if (portName !== "" && portNumber !== 0) errors.push(fieldInvalid(path, "", "cannot set both port name & port number"));
   else if (portName !== "") errors.push(...portNameErrors(portName).map((m) => fieldInvalid(childPath(portPath, "name"), portName, m)));
   else if (portNumber !== 0) {
-    if (portNumber < 1 || portNumber > 65535) errors.push(fieldInvalid(childPath(portPath, "number"), portNumber, "must be between 1 and 65535, inclusive"));
+    if (portNumber < 1 || portNumber > 65535)
+      errors.push(fieldInvalid(childPath(portPath, "number"), portNumber, "must be between 1 and 65535, inclusive"));
   } else errors.push(fieldRequired(portPath, "port name or number is required"));
   return errors;
 }
@@ -83,8 +100,10 @@ function validatePath(ingressPath: IngressPath, at: string): FieldError[] {
   if (pathType === undefined || pathType === "") errors.push(fieldRequired(childPath(at, "pathType"), "pathType must be specified"));
   else if (!PATH_TYPES.includes(pathType)) errors.push(fieldNotSupported(childPath(at, "pathType"), pathType, PATH_TYPES));
   const text = ingressPath.path ?? "";
-  if ((pathType === "Exact" || pathType === "Prefix") && !text.startsWith("/")) errors.push(fieldInvalid(childPath(at, "path"), text, "must be an absolute path"));
-  if (pathType === "ImplementationSpecific" && text !== "" && !text.startsWith("/")) errors.push(fieldInvalid(childPath(at, "path"), text, "must be an absolute path"));
+  if ((pathType === "Exact" || pathType === "Prefix") && !text.startsWith("/"))
+    errors.push(fieldInvalid(childPath(at, "path"), text, "must be an absolute path"));
+  if (pathType === "ImplementationSpecific" && text !== "" && !text.startsWith("/"))
+    errors.push(fieldInvalid(childPath(at, "path"), text, "must be an absolute path"));
   errors.push(...validateBackend(ingressPath.backend ?? {}, childPath(at, "backend")));
   return errors;
 }
@@ -94,7 +113,8 @@ export function validateIngress(ingress: Ingress): FieldError[] {
   const errors: FieldError[] = [];
   const spec = ingress.spec ?? {};
   const rules = spec.rules ?? [];
-  if (rules.length === 0 && spec.defaultBackend === undefined) errors.push(fieldInvalid("spec", rules, "either `defaultBackend` or `rules` must be specified"));
+  if (rules.length === 0 && spec.defaultBackend === undefined)
+    errors.push(fieldInvalid("spec", rules, "either `defaultBackend` or `rules` must be specified"));
   if (spec.defaultBackend !== undefined) errors.push(...validateBackend(spec.defaultBackend, "spec.defaultBackend"));
   rules.forEach((rule, i) => {
     const at = indexPath("spec.rules", i);
@@ -119,10 +139,12 @@ export function validateIngressStatus(ingress: Ingress): FieldError[] {
   const errors: FieldError[] = [];
   (ingress.status?.loadBalancer?.ingress ?? []).forEach((entry, i) => {
     const at = indexPath("status.loadBalancer.ingress", i);
-    if (entry.ip && parseIPSloppy(entry.ip) === undefined) errors.push(fieldInvalid(childPath(at, "ip"), entry.ip, "must be a valid IP address"));
+    if (entry.ip && parseIPSloppy(entry.ip) === undefined)
+      errors.push(fieldInvalid(childPath(at, "ip"), entry.ip, "must be a valid IP address"));
     if (entry.hostname) {
       errors.push(...isDNS1123Subdomain(entry.hostname).map((m) => fieldInvalid(childPath(at, "hostname"), entry.hostname, m)));
-      if (parseIPSloppy(entry.hostname) !== undefined) errors.push(fieldInvalid(childPath(at, "hostname"), entry.hostname, "must be a DNS name, not an IP address"));
+      if (parseIPSloppy(entry.hostname) !== undefined)
+        errors.push(fieldInvalid(childPath(at, "hostname"), entry.hostname, "must be a DNS name, not an IP address"));
     }
   });
   return errors;
@@ -137,7 +159,10 @@ function hostsCell(ingress: Ingress): string {
 }
 
 function addressCell(ingress: Ingress): string {
-  return (ingress.status?.loadBalancer?.ingress ?? []).map((e) => e.ip || e.hostname || "").filter((a) => a !== "").join(",");
+  return (ingress.status?.loadBalancer?.ingress ?? [])
+    .map((e) => e.ip || e.hostname || "")
+    .filter((a) => a !== "")
+    .join(",");
 }
 
 const schema = componentSchema("io.k8s.api.networking.v1.Ingress");
@@ -155,10 +180,30 @@ export const ingressesResource = defineResource<Ingress>({
   tracksGeneration: true,
   schema,
   printerColumns: [
-    { name: "Class", type: "string", description: "The name of the IngressClass resource that should be used for ingresses", cell: (i) => orNone(i.spec?.ingressClassName) },
-    { name: "Hosts", type: "string", description: "Hosts that incoming requests are matched against before the ingress rule", cell: hostsCell },
-    { name: "Address", type: "string", description: "Address is a list containing ingress points for the load-balancer", cell: addressCell },
-    { name: "Ports", type: "string", description: "Ports of TLS configurations that open", cell: (i) => ((i.spec?.tls ?? []).length > 0 ? "80, 443" : "80") },
+    {
+      name: "Class",
+      type: "string",
+      description: "The name of the IngressClass resource that should be used for ingresses",
+      cell: (i) => orNone(i.spec?.ingressClassName),
+    },
+    {
+      name: "Hosts",
+      type: "string",
+      description: "Hosts that incoming requests are matched against before the ingress rule",
+      cell: hostsCell,
+    },
+    {
+      name: "Address",
+      type: "string",
+      description: "Address is a list containing ingress points for the load-balancer",
+      cell: addressCell,
+    },
+    {
+      name: "Ports",
+      type: "string",
+      description: "Ports of TLS configurations that open",
+      cell: (i) => ((i.spec?.tls ?? []).length > 0 ? "80, 443" : "80"),
+    },
     ageColumn(),
   ],
   strategy: {

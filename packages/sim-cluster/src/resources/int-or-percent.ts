@@ -13,7 +13,14 @@ export function scaledValue(value: number | string | undefined, total: number, r
 export function validateIntOrPercent(value: number | string | undefined, field: string): FieldError[] {
   if (value === undefined) return [];
   if (typeof value === "number") return value < 0 ? [fieldInvalid(field, value, "must be greater than or equal to 0")] : [];
-  if (!/^[0-9]+%$/.test(value)) return [fieldInvalid(field, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
+  if (!/^[0-9]+%$/.test(value))
+    return [
+      fieldInvalid(
+        field,
+        value,
+        "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+      ),
+    ];
   if (Number(value.slice(0, -1)) > 100) return [fieldInvalid(field, value, "must not be greater than 100%")];
   return [];
 }

@@ -37,12 +37,27 @@ export function validateJobSpecFields(spec: JobSpec | undefined, path: string): 
   errors.push(...nonNegative(spec?.backoffLimit, at("backoffLimit")));
   errors.push(...nonNegative(spec?.ttlSecondsAfterFinished, at("ttlSecondsAfterFinished")));
   const mode = spec?.completionMode;
-  if (mode !== undefined && mode !== "NonIndexed" && mode !== "Indexed") errors.push(fieldNotSupported(at("completionMode"), mode, ["NonIndexed", "Indexed"]));
+  if (mode !== undefined && mode !== "NonIndexed" && mode !== "Indexed")
+    errors.push(fieldNotSupported(at("completionMode"), mode, ["NonIndexed", "Indexed"]));
   const indexed = mode === "Indexed";
   if (indexed) {
     if (spec?.completions === undefined) errors.push(fieldRequired(at("completions"), "when completion mode is Indexed"));
-    else if (spec.completions > MAX_INDEXED_COMPLETIONS) errors.push(fieldInvalid(at("completions"), spec.completions, `must be less than or equal to ${MAX_INDEXED_COMPLETIONS} when completion mode is Indexed`));
-    if ((spec?.parallelism ?? 0) > MAX_INDEXED_COMPLETIONS) errors.push(fieldInvalid(at("parallelism"), spec?.parallelism, `must be less than or equal to ${MAX_INDEXED_COMPLETIONS} when completion mode is Indexed`));
+    else if (spec.completions > MAX_INDEXED_COMPLETIONS)
+      errors.push(
+        fieldInvalid(
+          at("completions"),
+          spec.completions,
+          `must be less than or equal to ${MAX_INDEXED_COMPLETIONS} when completion mode is Indexed`,
+        ),
+      );
+    if ((spec?.parallelism ?? 0) > MAX_INDEXED_COMPLETIONS)
+      errors.push(
+        fieldInvalid(
+          at("parallelism"),
+          spec?.parallelism,
+          `must be less than or equal to ${MAX_INDEXED_COMPLETIONS} when completion mode is Indexed`,
+        ),
+      );
   }
   if (spec?.backoffLimitPerIndex !== undefined) {
     errors.push(...nonNegative(spec.backoffLimitPerIndex, at("backoffLimitPerIndex")));
@@ -50,24 +65,30 @@ export function validateJobSpecFields(spec: JobSpec | undefined, path: string): 
   }
   if (spec?.maxFailedIndexes !== undefined) {
     errors.push(...nonNegative(spec.maxFailedIndexes, at("maxFailedIndexes")));
-    if (spec.backoffLimitPerIndex === undefined) errors.push(fieldRequired(at("backoffLimitPerIndex"), "when maxFailedIndexes is specified"));
-    if (spec.completions !== undefined && spec.maxFailedIndexes > spec.completions) errors.push(fieldInvalid(at("maxFailedIndexes"), spec.maxFailedIndexes, "must be less than or equal to completions"));
+    if (spec.backoffLimitPerIndex === undefined)
+      errors.push(fieldRequired(at("backoffLimitPerIndex"), "when maxFailedIndexes is specified"));
+    if (spec.completions !== undefined && spec.maxFailedIndexes > spec.completions)
+      errors.push(fieldInvalid(at("maxFailedIndexes"), spec.maxFailedIndexes, "must be less than or equal to completions"));
   }
   const template = spec?.template;
   errors.push(...validateLabels(template?.metadata?.labels, childPath(at("template"), "metadata.labels")));
   errors.push(...validatePodSpec(template?.spec, childPath(at("template"), "spec")));
   const restartPolicy = template?.spec?.restartPolicy;
   const restartPath = childPath(at("template"), "spec.restartPolicy");
-  if (restartPolicy !== "OnFailure" && restartPolicy !== "Never") errors.push(fieldNotSupported(restartPath, restartPolicy ?? "", ["OnFailure", "Never"]));
+  if (restartPolicy !== "OnFailure" && restartPolicy !== "Never")
+    errors.push(fieldNotSupported(restartPath, restartPolicy ?? "", ["OnFailure", "Never"]));
   if (spec?.podFailurePolicy !== undefined) {
     errors.push(...validatePodFailurePolicy(spec, at("podFailurePolicy")));
-    if (restartPolicy === "OnFailure") errors.push(fieldInvalid(restartPath, restartPolicy, "only \"Never\" is supported when podFailurePolicy is specified"));
+    if (restartPolicy === "OnFailure")
+      errors.push(fieldInvalid(restartPath, restartPolicy, 'only "Never" is supported when podFailurePolicy is specified'));
   }
   if (spec?.successPolicy !== undefined) errors.push(...validateSuccessPolicy(spec, at("successPolicy")));
   const replacement = spec?.podReplacementPolicy;
   if (replacement !== undefined) {
-    if (spec?.podFailurePolicy !== undefined && replacement !== "Failed") errors.push(fieldNotSupported(at("podReplacementPolicy"), replacement, ["Failed"]));
-    else if (replacement !== "Failed" && replacement !== "TerminatingOrFailed") errors.push(fieldNotSupported(at("podReplacementPolicy"), replacement, ["TerminatingOrFailed", "Failed"]));
+    if (spec?.podFailurePolicy !== undefined && replacement !== "Failed")
+      errors.push(fieldNotSupported(at("podReplacementPolicy"), replacement, ["Failed"]));
+    else if (replacement !== "Failed" && replacement !== "TerminatingOrFailed")
+      errors.push(fieldNotSupported(at("podReplacementPolicy"), replacement, ["TerminatingOrFailed", "Failed"]));
   }
   return errors;
 }
@@ -77,7 +98,9 @@ function validatePodFailurePolicy(spec: JobSpec, path: string): FieldError[] {
   const rules = spec.podFailurePolicy?.rules ?? [];
   const rulesPath = childPath(path, "rules");
   if (rules.length > MAX_FAILURE_POLICY_RULES) errors.push(fieldTooMany(rulesPath, rules.length, MAX_FAILURE_POLICY_RULES));
-  const containerNames = new Set([...(spec.template?.spec?.containers ?? []), ...(spec.template?.spec?.initContainers ?? [])].map((c) => c.name));
+  const containerNames = new Set(
+    [...(spec.template?.spec?.containers ?? []), ...(spec.template?.spec?.initContainers ?? [])].map((c) => c.name),
+  );
   rules.forEach((rule: PodFailurePolicyRule, i) => {
     const at = indexPath(rulesPath, i);
     const actions = spec.backoffLimitPerIndex !== undefined ? ACTIONS : ACTIONS.filter((a) => a !== "FailIndex");
@@ -93,17 +116,25 @@ function validatePodFailurePolicy(spec: JobSpec, path: string): FieldError[] {
       const requirement = rule.onExitCodes ?? {};
       const reqPath = childPath(at, "onExitCodes");
       if (requirement.containerName !== undefined && !containerNames.has(requirement.containerName)) {
-        errors.push(fieldInvalid(childPath(reqPath, "containerName"), requirement.containerName, "must be one of the container or initContainer names in the pod template"));
+        errors.push(
+          fieldInvalid(
+            childPath(reqPath, "containerName"),
+            requirement.containerName,
+            "must be one of the container or initContainer names in the pod template",
+          ),
+        );
       }
       if (requirement.operator === undefined) errors.push(fieldRequired(childPath(reqPath, "operator")));
-      else if (!EXIT_CODE_OPERATORS.includes(requirement.operator)) errors.push(fieldNotSupported(childPath(reqPath, "operator"), requirement.operator, EXIT_CODE_OPERATORS));
+      else if (!EXIT_CODE_OPERATORS.includes(requirement.operator))
+        errors.push(fieldNotSupported(childPath(reqPath, "operator"), requirement.operator, EXIT_CODE_OPERATORS));
       const values = requirement.values ?? [];
       const valuesPath = childPath(reqPath, "values");
       if (values.length === 0) errors.push(fieldInvalid(valuesPath, values, "at least one value is required"));
       if (values.length > MAX_EXIT_CODE_VALUES) errors.push(fieldTooMany(valuesPath, values.length, MAX_EXIT_CODE_VALUES));
       let previous: number | undefined;
       values.forEach((value, j) => {
-        if (value === 0 && requirement.operator === "In") errors.push(fieldInvalid(indexPath(valuesPath, j), value, "must not be 0 for the In operator"));
+        if (value === 0 && requirement.operator === "In")
+          errors.push(fieldInvalid(indexPath(valuesPath, j), value, "must not be 0 for the In operator"));
         if (previous !== undefined && previous > value) errors.push(fieldInvalid(indexPath(valuesPath, j), value, "must be ordered"));
         if (previous === value) errors.push(fieldInvalid(indexPath(valuesPath, j), value, "duplicate value"));
         previous = value;
@@ -112,7 +143,8 @@ function validatePodFailurePolicy(spec: JobSpec, path: string): FieldError[] {
       (rule.onPodConditions ?? []).forEach((pattern, j) => {
         const patternPath = indexPath(childPath(at, "onPodConditions"), j);
         if (!pattern.type) errors.push(fieldRequired(childPath(patternPath, "type")));
-        if (pattern.status !== undefined && !CONDITION_STATUSES.includes(pattern.status)) errors.push(fieldNotSupported(childPath(patternPath, "status"), pattern.status, CONDITION_STATUSES));
+        if (pattern.status !== undefined && !CONDITION_STATUSES.includes(pattern.status))
+          errors.push(fieldNotSupported(childPath(patternPath, "status"), pattern.status, CONDITION_STATUSES));
       });
     }
   });
@@ -138,9 +170,24 @@ function validateSuccessPolicy(spec: JobSpec, path: string): FieldError[] {
       else total = parsed.reduce((sum, [first, last]) => sum + last - first + 1, 0);
     }
     if (rule.succeededCount !== undefined) {
-      if (rule.succeededCount < 0) errors.push(fieldInvalid(childPath(at, "succeededCount"), rule.succeededCount, "must be greater than or equal to 0"));
-      if (spec.completions !== undefined && rule.succeededCount > spec.completions) errors.push(fieldInvalid(childPath(at, "succeededCount"), rule.succeededCount, `must be less than or equal to ${spec.completions} (the number of specified completions)`));
-      if (total !== undefined && rule.succeededCount > total) errors.push(fieldInvalid(childPath(at, "succeededCount"), rule.succeededCount, `must be less than or equal to ${total} (the number of indexes in the specified succeededIndexes field)`));
+      if (rule.succeededCount < 0)
+        errors.push(fieldInvalid(childPath(at, "succeededCount"), rule.succeededCount, "must be greater than or equal to 0"));
+      if (spec.completions !== undefined && rule.succeededCount > spec.completions)
+        errors.push(
+          fieldInvalid(
+            childPath(at, "succeededCount"),
+            rule.succeededCount,
+            `must be less than or equal to ${spec.completions} (the number of specified completions)`,
+          ),
+        );
+      if (total !== undefined && rule.succeededCount > total)
+        errors.push(
+          fieldInvalid(
+            childPath(at, "succeededCount"),
+            rule.succeededCount,
+            `must be less than or equal to ${total} (the number of indexes in the specified succeededIndexes field)`,
+          ),
+        );
     }
   });
   return errors;
@@ -154,14 +201,19 @@ export function validateJob(job: Job, hooks: { generateSelector(job: Job): void 
 
 function validateGeneratedSelector(job: Job): FieldError[] {
   if (job.spec?.manualSelector === true || job.spec?.selector === undefined) return [];
-  const expected = { "batch.kubernetes.io/controller-uid": job.metadata?.uid ?? "", "batch.kubernetes.io/job-name": job.metadata?.name ?? "" };
+  const expected = {
+    "batch.kubernetes.io/controller-uid": job.metadata?.uid ?? "",
+    "batch.kubernetes.io/job-name": job.metadata?.name ?? "",
+  };
   const errors: FieldError[] = [];
   const labels = job.spec.template?.metadata?.labels ?? {};
   for (const [key, value] of Object.entries(expected)) {
     if (!Object.hasOwn(labels, key)) errors.push(fieldRequired(childPath("spec.template.metadata.labels", key), ""));
-    else if (labels[key] !== value) errors.push(fieldInvalid(childPath("spec.template.metadata.labels", key), labels[key], `must be '${value}'`));
+    else if (labels[key] !== value)
+      errors.push(fieldInvalid(childPath("spec.template.metadata.labels", key), labels[key], `must be '${value}'`));
   }
-  if (!selectorMatches(job.spec.selector, expected)) errors.push(fieldInvalid("spec.selector", job.spec.selector, "`selector` not auto-generated"));
+  if (!selectorMatches(job.spec.selector, expected))
+    errors.push(fieldInvalid("spec.selector", job.spec.selector, "`selector` not auto-generated"));
   return errors;
 }
 
@@ -171,7 +223,9 @@ function validateJobSpecAndSelector(spec: JobSpec | undefined): FieldError[] {
   else {
     errors.push(...validateLabelSelector(spec.selector, "spec.selector"));
     if (!selectorMatches(spec.selector, spec.template?.metadata?.labels)) {
-      errors.push(fieldInvalid("spec.template.metadata.labels", spec.template?.metadata?.labels ?? {}, "`selector` does not match template `labels`"));
+      errors.push(
+        fieldInvalid("spec.template.metadata.labels", spec.template?.metadata?.labels ?? {}, "`selector` does not match template `labels`"),
+      );
     }
   }
   return errors;
@@ -189,8 +243,17 @@ export function validateJobUpdate(job: Job, old: Job): FieldError[] {
   const errors = validateJobSpecAndSelector(spec);
   const elastic = spec.completionMode === "Indexed" && spec.completions === spec.parallelism && before.completions === before.parallelism;
   if (!elastic) errors.push(...validateImmutableField(spec.completions ?? null, before.completions ?? null, "spec.completions"));
-  else if (spec.completions !== before.completions && spec.successPolicy !== undefined) errors.push(fieldInvalid("spec.completions", spec.completions, "cannot be changed when successPolicy is set"));
-  for (const field of ["selector", "completionMode", "podFailurePolicy", "successPolicy", "backoffLimitPerIndex", "podReplacementPolicy", "managedBy"] as const) {
+  else if (spec.completions !== before.completions && spec.successPolicy !== undefined)
+    errors.push(fieldInvalid("spec.completions", spec.completions, "cannot be changed when successPolicy is set"));
+  for (const field of [
+    "selector",
+    "completionMode",
+    "podFailurePolicy",
+    "successPolicy",
+    "backoffLimitPerIndex",
+    "podReplacementPolicy",
+    "managedBy",
+  ] as const) {
     errors.push(...validateImmutableField(spec[field] ?? null, before[field] ?? null, `spec.${field}`));
   }
   const neverStarted = before.suspend === true && old.status?.startTime === undefined;
@@ -203,10 +266,17 @@ export function validateJobUpdate(job: Job, old: Job): FieldError[] {
       metadata: { ...t.metadata, labels: undefined, annotations: undefined },
       spec: { ...t.spec, nodeSelector: undefined, affinity: undefined, tolerations: undefined, schedulingGates: undefined },
     });
-    errors.push(...validateImmutableField(JSON.parse(JSON.stringify(strip(template))) as unknown, JSON.parse(JSON.stringify(strip(oldTemplate))) as unknown, "spec.template"));
+    errors.push(
+      ...validateImmutableField(
+        JSON.parse(JSON.stringify(strip(template))) as unknown,
+        JSON.parse(JSON.stringify(strip(oldTemplate))) as unknown,
+        "spec.template",
+      ),
+    );
   } else {
     errors.push(...validateImmutableField(template, oldTemplate, "spec.template"));
   }
-  if (spec.maxFailedIndexes !== undefined && spec.backoffLimitPerIndex === undefined) errors.push(fieldForbidden("spec.maxFailedIndexes", "cannot be set without backoffLimitPerIndex set"));
+  if (spec.maxFailedIndexes !== undefined && spec.backoffLimitPerIndex === undefined)
+    errors.push(fieldForbidden("spec.maxFailedIndexes", "cannot be set without backoffLimitPerIndex set"));
   return errors;
 }

@@ -78,7 +78,10 @@ const MAX_INT32 = 2_147_483_647;
  * SetDefaults_Job (batch/v1), and the pod template's PodSpec defaults. A Job (not a CronJob's
  * template) without labels takes its template's: `labels` reads and writes the Job's.
  */
-export function defaultJobSpec(spec: JobSpec, labels?: { get(): Record<string, string> | undefined; set(labels: Record<string, string>): void }): void {
+export function defaultJobSpec(
+  spec: JobSpec,
+  labels?: { get(): Record<string, string> | undefined; set(labels: Record<string, string>): void },
+): void {
   if (spec.completions === undefined && spec.parallelism === undefined) {
     spec.completions = 1;
     spec.parallelism = 1;
@@ -90,7 +93,8 @@ export function defaultJobSpec(spec: JobSpec, labels?: { get(): Record<string, s
   spec.podReplacementPolicy ??= spec.podFailurePolicy !== undefined ? "Failed" : "TerminatingOrFailed";
   for (const rule of spec.podFailurePolicy?.rules ?? []) for (const pattern of rule.onPodConditions ?? []) pattern.status ??= "True";
   const templateLabels = spec.template?.metadata?.labels;
-  if (labels !== undefined && templateLabels !== undefined && Object.keys(labels.get() ?? {}).length === 0) labels.set({ ...templateLabels });
+  if (labels !== undefined && templateLabels !== undefined && Object.keys(labels.get() ?? {}).length === 0)
+    labels.set({ ...templateLabels });
   spec.template ??= {};
   spec.template.spec ??= {};
   defaultPodSpec(spec.template.spec);
@@ -189,7 +193,13 @@ export const jobsResource = defineResource<Job>({
     ageColumn(),
     { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },
-    { name: "Selector", type: "string", priority: 1, description: "Selector is a label query over pods that should match the replica count.", cell: selectorCell },
+    {
+      name: "Selector",
+      type: "string",
+      priority: 1,
+      description: "Selector is a label query over pods that should match the replica count.",
+      cell: selectorCell,
+    },
   ],
   fieldSelectors: { "status.successful": (job) => String(job.status?.succeeded ?? 0) },
   strategy: {

@@ -7,7 +7,15 @@ describe("ValidateNetworkPolicySpec", () => {
     const errors = validateNetworkPolicy({
       spec: {
         podSelector: {},
-        ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/16", except: ["10.1.0.0/24", "10.0.1.0/24"] } }, {}], ports: [{ port: "http", endPort: 90 }, { port: 100, endPort: 90 }] }],
+        ingress: [
+          {
+            from: [{ ipBlock: { cidr: "10.0.0.0/16", except: ["10.1.0.0/24", "10.0.1.0/24"] } }, {}],
+            ports: [
+              { port: "http", endPort: 90 },
+              { port: 100, endPort: 90 },
+            ],
+          },
+        ],
         policyTypes: ["Ingress", "Sideways"],
       },
     });
@@ -25,7 +33,20 @@ describe("ValidateIngressSpec", () => {
   it("refuses an IP as a host, a relative Prefix path, and a backend with both a service and a resource", () => {
     const errors = validateIngress({
       spec: {
-        rules: [{ host: "10.0.0.1", http: { paths: [{ path: "rel", pathType: "Prefix", backend: { service: { name: "s", port: { number: 80 } }, resource: { kind: "K", name: "n" } } }] } }],
+        rules: [
+          {
+            host: "10.0.0.1",
+            http: {
+              paths: [
+                {
+                  path: "rel",
+                  pathType: "Prefix",
+                  backend: { service: { name: "s", port: { number: 80 } }, resource: { kind: "K", name: "n" } },
+                },
+              ],
+            },
+          },
+        ],
       },
     });
     expect(errors.map((e) => `${e.field}: ${e.detail}`)).toEqual([

@@ -1,5 +1,13 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, indexPath, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  indexPath,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { parseIP } from "../allocators/cluster-ip.js";
 import { isEmptySelector, selectorString, validateLabelSelector, type LabelSelector } from "../selector.js";
 import { ageColumn } from "./columns.js";
@@ -37,7 +45,8 @@ function prepare(policy: NetworkPolicy): void {
   const spec = (policy.spec ??= {});
   spec.podSelector ??= {};
   for (const rule of [...(spec.ingress ?? []), ...(spec.egress ?? [])]) for (const port of rule.ports ?? []) port.protocol ??= "TCP";
-  if (spec.policyTypes === undefined || spec.policyTypes.length === 0) spec.policyTypes = (spec.egress ?? []).length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
+  if (spec.policyTypes === undefined || spec.policyTypes.length === 0)
+    spec.policyTypes = (spec.egress ?? []).length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
 }
 
 function parseCIDR(text: string): { family: string; value: bigint; bits: number } | undefined {
@@ -58,12 +67,16 @@ function contains(outer: { family: string; value: bigint; bits: number }, inner:
 
 function validatePort(port: NetworkPolicyPort, at: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol)) errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PROTOCOLS));
-  if (typeof port.port === "number" && (port.port < 1 || port.port > 65535)) errors.push(fieldInvalid(childPath(at, "port"), port.port, "must be between 1 and 65535, inclusive"));
+  if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol))
+    errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PROTOCOLS));
+  if (typeof port.port === "number" && (port.port < 1 || port.port > 65535))
+    errors.push(fieldInvalid(childPath(at, "port"), port.port, "must be between 1 and 65535, inclusive"));
   if (port.endPort !== undefined) {
     if (port.port === undefined) errors.push(fieldRequired(childPath(at, "port"), "when endPort is specified"));
-    else if (typeof port.port === "string") errors.push(fieldForbidden(childPath(at, "endPort"), "may not be specified when `port` is non-numeric"));
-    else if (port.endPort < port.port) errors.push(fieldInvalid(childPath(at, "endPort"), port.endPort, "must be greater than or equal to `port`"));
+    else if (typeof port.port === "string")
+      errors.push(fieldForbidden(childPath(at, "endPort"), "may not be specified when `port` is non-numeric"));
+    else if (port.endPort < port.port)
+      errors.push(fieldInvalid(childPath(at, "endPort"), port.endPort, "must be greater than or equal to `port`"));
   }
   return errors;
 }
@@ -85,7 +98,8 @@ function validatePeer(peer: NetworkPolicyPeer, at: string): FieldError[] {
       const exceptPath = indexPath(childPath(blockPath, "except"), i);
       const except = parseCIDR(text);
       if (except === undefined) errors.push(fieldInvalid(exceptPath, text, CIDR_MESSAGE));
-      else if (cidr !== undefined && !contains(cidr, except)) errors.push(fieldInvalid(exceptPath, text, "must be a strict subset of `cidr`"));
+      else if (cidr !== undefined && !contains(cidr, except))
+        errors.push(fieldInvalid(exceptPath, text, "must be a strict subset of `cidr`"));
     });
   }
   return errors;
@@ -128,7 +142,12 @@ export const networkPoliciesResource = defineResource<NetworkPolicy>({
   tracksGeneration: true,
   schema,
   printerColumns: [
-    { name: "Pod-Selector", type: "string", description: "podSelector selects the pods to which this NetworkPolicy object applies.", cell: (p) => (isEmptySelector(p.spec?.podSelector) ? "<none>" : selectorString(p.spec?.podSelector ?? {})) },
+    {
+      name: "Pod-Selector",
+      type: "string",
+      description: "podSelector selects the pods to which this NetworkPolicy object applies.",
+      cell: (p) => (isEmptySelector(p.spec?.podSelector) ? "<none>" : selectorString(p.spec?.podSelector ?? {})),
+    },
     ageColumn(),
   ],
   strategy: {

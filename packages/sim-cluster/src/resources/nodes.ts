@@ -15,7 +15,13 @@ export interface NodeCondition {
 }
 
 export interface Node extends KubeObject {
-  spec?: { podCIDR?: string; podCIDRs?: string[]; providerID?: string; unschedulable?: boolean; taints?: Array<{ key: string; value?: string; effect: string }> };
+  spec?: {
+    podCIDR?: string;
+    podCIDRs?: string[];
+    providerID?: string;
+    unschedulable?: boolean;
+    taints?: Array<{ key: string; value?: string; effect: string }>;
+  };
   status?: {
     capacity?: Record<string, string>;
     allocatable?: Record<string, string>;
@@ -37,7 +43,10 @@ function validateQuantities(map: Record<string, unknown> | undefined, path: stri
 }
 
 export function validateNode(node: Node): FieldError[] {
-  return [...validateQuantities(node.status?.capacity, "status.capacity"), ...validateQuantities(node.status?.allocatable, "status.allocatable")];
+  return [
+    ...validateQuantities(node.status?.capacity, "status.capacity"),
+    ...validateQuantities(node.status?.allocatable, "status.allocatable"),
+  ];
 }
 
 /** ValidateNodeUpdate: podCIDRs and providerID may only go from unset to set. */
@@ -45,10 +54,10 @@ export function validateNodeUpdate(node: Node, old: Node): FieldError[] {
   const errors = validateNode(node);
   const oldCIDRs = old.spec?.podCIDRs ?? [];
   if (oldCIDRs.length > 0 && JSON.stringify(node.spec?.podCIDRs ?? []) !== JSON.stringify(oldCIDRs)) {
-    errors.push(fieldForbidden("spec.podCIDRs", "node updates may not change podCIDR except from \"\" to valid"));
+    errors.push(fieldForbidden("spec.podCIDRs", 'node updates may not change podCIDR except from "" to valid'));
   }
   if (old.spec?.providerID && node.spec?.providerID !== old.spec.providerID) {
-    errors.push(fieldForbidden("spec.providerID", "node updates may not change providerID except from \"\" to valid"));
+    errors.push(fieldForbidden("spec.providerID", 'node updates may not change providerID except from "" to valid'));
   }
   return errors;
 }
@@ -91,12 +100,47 @@ export const nodesResource = defineResource<Node>({
     { name: "Status", type: "string", description: "The status of the node", cell: nodeStatusCell },
     { name: "Roles", type: "string", description: "The roles of the node", cell: roles },
     ageColumn(),
-    { name: "Version", type: "string", description: "Kubelet Version reported by the node.", cell: (n) => n.status?.nodeInfo?.["kubeletVersion"] ?? "" },
-    { name: "Internal-IP", type: "string", priority: 1, description: "List of addresses reachable to the node. Queried from cloud provider, if available.", cell: (n) => address(n, "InternalIP") },
-    { name: "External-IP", type: "string", priority: 1, description: "List of addresses reachable to the node. Queried from cloud provider, if available.", cell: (n) => address(n, "ExternalIP") },
-    { name: "OS-Image", type: "string", priority: 1, description: "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", cell: (n) => orNone(n.status?.nodeInfo?.["osImage"]) },
-    { name: "Kernel-Version", type: "string", priority: 1, description: "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", cell: (n) => orNone(n.status?.nodeInfo?.["kernelVersion"]) },
-    { name: "Container-Runtime", type: "string", priority: 1, description: "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", cell: (n) => orNone(n.status?.nodeInfo?.["containerRuntimeVersion"]) },
+    {
+      name: "Version",
+      type: "string",
+      description: "Kubelet Version reported by the node.",
+      cell: (n) => n.status?.nodeInfo?.["kubeletVersion"] ?? "",
+    },
+    {
+      name: "Internal-IP",
+      type: "string",
+      priority: 1,
+      description: "List of addresses reachable to the node. Queried from cloud provider, if available.",
+      cell: (n) => address(n, "InternalIP"),
+    },
+    {
+      name: "External-IP",
+      type: "string",
+      priority: 1,
+      description: "List of addresses reachable to the node. Queried from cloud provider, if available.",
+      cell: (n) => address(n, "ExternalIP"),
+    },
+    {
+      name: "OS-Image",
+      type: "string",
+      priority: 1,
+      description: "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+      cell: (n) => orNone(n.status?.nodeInfo?.["osImage"]),
+    },
+    {
+      name: "Kernel-Version",
+      type: "string",
+      priority: 1,
+      description: "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+      cell: (n) => orNone(n.status?.nodeInfo?.["kernelVersion"]),
+    },
+    {
+      name: "Container-Runtime",
+      type: "string",
+      priority: 1,
+      description: "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+      cell: (n) => orNone(n.status?.nodeInfo?.["containerRuntimeVersion"]),
+    },
   ],
   strategy: { validate: validateNode, validateUpdate: validateNodeUpdate },
 });

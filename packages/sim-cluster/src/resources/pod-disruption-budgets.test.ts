@@ -28,7 +28,10 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   throw new Error("expected the write to be refused as invalid");
 }
 
-const budget = (spec: Record<string, unknown>) => ({ metadata: { name: "pdb" }, spec: { selector: { matchLabels: { app: "web" } }, ...spec } });
+const budget = (spec: Record<string, unknown>) => ({
+  metadata: { name: "pdb" },
+  spec: { selector: { matchLabels: { app: "web" } }, ...spec },
+});
 
 describe("policy/v1 PodDisruptionBudgets", () => {
   it("refuses what upstream's validation refuses, with its messages", async () => {
@@ -38,10 +41,22 @@ describe("policy/v1 PodDisruptionBudgets", () => {
       [{ minAvailable: -1 }, "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"],
       [{ maxUnavailable: "101%" }, 'spec.maxUnavailable: Invalid value: "101%": must not be greater than 100%'],
       [{ minAvailable: "ten" }, "a valid percent string must be a numeric string followed by an ending '%'"],
-      [{ unhealthyPodEvictionPolicy: "Never" }, 'spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"'],
-      [{ selector: { matchExpressions: [{ key: "app", operator: "In" }] } }, "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"],
-      [{ selector: { matchExpressions: [{ key: "app", operator: "Exists", values: ["x"] }] } }, "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"],
-      [{ selector: { matchExpressions: [{ key: "app", operator: "Near", values: ["x"] }] } }, 'spec.selector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator'],
+      [
+        { unhealthyPodEvictionPolicy: "Never" },
+        'spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"',
+      ],
+      [
+        { selector: { matchExpressions: [{ key: "app", operator: "In" }] } },
+        "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      ],
+      [
+        { selector: { matchExpressions: [{ key: "app", operator: "Exists", values: ["x"] }] } },
+        "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      ],
+      [
+        { selector: { matchExpressions: [{ key: "app", operator: "Near", values: ["x"] }] } },
+        'spec.selector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
+      ],
     ];
     for (const [spec, message] of cases) expect(await refusal(store.create("default", budget(spec)))).toContain(message);
     expect((await store.list("default")).items).toHaveLength(0);
@@ -49,12 +64,20 @@ describe("policy/v1 PodDisruptionBudgets", () => {
 
   it("starts with a status that allows nothing, bumps the generation on spec changes, and keeps status counts non-negative", async () => {
     const store = budgets();
-    const created = (await store.create("default", budget({ minAvailable: "50%", unhealthyPodEvictionPolicy: "AlwaysAllow" }))) as PodDisruptionBudget;
+    const created = (await store.create(
+      "default",
+      budget({ minAvailable: "50%", unhealthyPodEvictionPolicy: "AlwaysAllow" }),
+    )) as PodDisruptionBudget;
     expect(created.status).toEqual({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 });
     expect(created.metadata?.generation).toBe(1);
-    const changed = (await store.guaranteedUpdate("default", "pdb", (p) => ({ ...p, spec: { ...(p as PodDisruptionBudget).spec, minAvailable: 2 } }))) as PodDisruptionBudget;
+    const changed = (await store.guaranteedUpdate("default", "pdb", (p) => ({
+      ...p,
+      spec: { ...(p as PodDisruptionBudget).spec, minAvailable: 2 },
+    }))) as PodDisruptionBudget;
     expect(changed.metadata?.generation).toBe(2);
     const negative = { ...changed, status: { ...changed.status, disruptionsAllowed: -1 } } as KubeObject;
-    expect(await refusal(store.update("default", "pdb", negative, { subresource: "status" }))).toContain("status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0");
+    expect(await refusal(store.update("default", "pdb", negative, { subresource: "status" }))).toContain(
+      "status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0",
+    );
   });
 });

@@ -24,7 +24,14 @@ export interface PodDisruptionBudget extends KubeObject {
     currentHealthy?: number;
     desiredHealthy?: number;
     expectedPods?: number;
-    conditions?: Array<{ type: string; status: string; reason?: string; message?: string; observedGeneration?: number; lastTransitionTime?: string }>;
+    conditions?: Array<{
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      observedGeneration?: number;
+      lastTransitionTime?: string;
+    }>;
     [field: string]: unknown;
   };
 }
@@ -38,7 +45,8 @@ const EVICTION_POLICIES = [ALWAYS_ALLOW, IF_HEALTHY_BUDGET];
 export function validatePodDisruptionBudget(pdb: PodDisruptionBudget): FieldError[] {
   const spec = pdb.spec ?? {};
   const errors: FieldError[] = [];
-  if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) errors.push(fieldInvalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"));
+  if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined)
+    errors.push(fieldInvalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"));
   errors.push(...validateIntOrPercent(spec.minAvailable, "spec.minAvailable"));
   errors.push(...validateIntOrPercent(spec.maxUnavailable, "spec.maxUnavailable"));
   errors.push(...validateLabelSelector(spec.selector, "spec.selector"));
@@ -76,9 +84,25 @@ export const podDisruptionBudgetsResource: ResourceDefinition = defineResource<P
   tracksGeneration: true,
   schema,
   printerColumns: [
-    { name: "Min Available", type: "string", description: "An eviction is allowed if at least \"minAvailable\" pods selected by \"selector\" will still be available after the eviction.", cell: (p) => intOrPercentCell(p.spec?.minAvailable) },
-    { name: "Max Unavailable", type: "string", description: "An eviction is allowed if at most \"maxUnavailable\" pods selected by \"selector\" are unavailable after the eviction.", cell: (p) => intOrPercentCell(p.spec?.maxUnavailable) },
-    { name: "Allowed Disruptions", type: "integer", description: "Number of pod disruptions that are currently allowed.", cell: (p) => p.status?.disruptionsAllowed ?? 0 },
+    {
+      name: "Min Available",
+      type: "string",
+      description:
+        'An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction.',
+      cell: (p) => intOrPercentCell(p.spec?.minAvailable),
+    },
+    {
+      name: "Max Unavailable",
+      type: "string",
+      description: 'An eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction.',
+      cell: (p) => intOrPercentCell(p.spec?.maxUnavailable),
+    },
+    {
+      name: "Allowed Disruptions",
+      type: "integer",
+      description: "Number of pod disruptions that are currently allowed.",
+      cell: (p) => p.status?.disruptionsAllowed ?? 0,
+    },
     ageColumn(),
   ],
   strategy: {

@@ -29,7 +29,10 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 }
 
 function podWith(resources: Container["resources"], extra: Partial<Container> = {}, restartPolicy?: string): KubeObject {
-  return { metadata: { name: "p", labels: { app: "a" } }, spec: { ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: "c1", image: "x", resources, ...extra }] } };
+  return {
+    metadata: { name: "p", labels: { app: "a" } },
+    spec: { ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: "c1", image: "x", resources, ...extra }] },
+  };
 }
 
 /** Sends `change` to the container through pods/resize, as `kubectl patch --subresource resize` does. */
@@ -44,7 +47,10 @@ function resizeTo(resize: ResourceStore, change: (container: Container, pod: Pod
 describe("pods/resize (ValidatePodResize, podResizeStrategy)", () => {
   it("writes only resources and the resize policy, and bumps metadata.generation", async () => {
     const { pods, resize } = stores();
-    const created = (await pods.create("default", podWith({ requests: { cpu: "100m", memory: "100Mi" }, limits: { cpu: "200m", memory: "200Mi" } }))) as Pod;
+    const created = (await pods.create(
+      "default",
+      podWith({ requests: { cpu: "100m", memory: "100Mi" }, limits: { cpu: "200m", memory: "200Mi" } }),
+    )) as Pod;
     expect(created.metadata?.generation).toBe(1);
     const resized = (await resizeTo(resize, (c, pod) => {
       c.resources = { requests: { cpu: "150m", memory: "100Mi" }, limits: { cpu: "300m", memory: "200Mi" } };
@@ -67,15 +73,23 @@ describe("pods/resize (ValidatePodResize, podResizeStrategy)", () => {
     const { pods, resize } = stores();
     await pods.create("default", podWith(undefined));
     const refused = await refusal(resizeTo(resize, (c) => (c.resources = { requests: { memory: "400Mi" } })));
-    expect(refused).toEqual({ code: "Invalid", message: 'Pod "p" is invalid: spec: Invalid value: "BestEffort": Pod QOS Class may not change as a result of resizing' });
+    expect(refused).toEqual({
+      code: "Invalid",
+      message: 'Pod "p" is invalid: spec: Invalid value: "BestEffort": Pod QOS Class may not change as a result of resizing',
+    });
   });
 
   it("refuses moving a Guaranteed pod's limit alone, and takes requests and limits moved together", async () => {
     const { pods, resize } = stores();
     await pods.create("default", podWith({ limits: { cpu: "100m", memory: "200Mi" } }));
     const refused = await refusal(resizeTo(resize, (c) => (c.resources!.limits!["cpu"] = "200m")));
-    expect(refused.message).toBe('Pod "p" is invalid: spec: Invalid value: "Guaranteed": Pod QOS Class may not change as a result of resizing');
-    const resized = (await resizeTo(resize, (c) => (c.resources = { requests: { cpu: "200m", memory: "400Mi" }, limits: { cpu: "200m", memory: "400Mi" } }))) as Pod;
+    expect(refused.message).toBe(
+      'Pod "p" is invalid: spec: Invalid value: "Guaranteed": Pod QOS Class may not change as a result of resizing',
+    );
+    const resized = (await resizeTo(
+      resize,
+      (c) => (c.resources = { requests: { cpu: "200m", memory: "400Mi" }, limits: { cpu: "200m", memory: "400Mi" } }),
+    )) as Pod;
     expect(resized.status?.qosClass).toBe("Guaranteed");
   });
 
@@ -85,7 +99,9 @@ describe("pods/resize (ValidatePodResize, podResizeStrategy)", () => {
     const limits = await refusal(resizeTo(resize, (c) => delete c.resources!.limits!["memory"]));
     expect(limits.message).toBe('Pod "p" is invalid: spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed');
     const requests = await refusal(resizeTo(resize, (c) => delete c.resources!.requests!["cpu"]));
-    expect(requests.message).toBe('Pod "p" is invalid: spec.containers[0].resources.requests: Forbidden: resource requests cannot be removed');
+    expect(requests.message).toBe(
+      'Pod "p" is invalid: spec.containers[0].resources.requests: Forbidden: resource requests cannot be removed',
+    );
   });
 
   it("lets only cpu and memory change", async () => {
@@ -101,13 +117,20 @@ describe("pods/resize (ValidatePodResize, podResizeStrategy)", () => {
     const { pods, resize } = stores();
     await pods.create("default", podWith({ requests: { cpu: "100m" }, limits: { cpu: "200m" } }));
     const refused = await refusal(resizeTo(resize, (c) => (c.resources!.requests!["cpu"] = "300m")));
-    expect(refused.message).toBe('Pod "p" is invalid: spec.containers[0].resources.requests: Invalid value: "300m": must be less than or equal to cpu limit of 200m');
+    expect(refused.message).toBe(
+      'Pod "p" is invalid: spec.containers[0].resources.requests: Invalid value: "300m": must be less than or equal to cpu limit of 200m',
+    );
   });
 
   it("refuses a pod whose running containers report no resources (a node without resize support)", async () => {
     const { pods, resize } = stores();
     await pods.create("default", podWith({ requests: { cpu: "100m" } }));
-    await pods.guaranteedUpdate("default", "p", (pod) => ({ ...pod, status: { ...(pod as Pod).status, containerStatuses: [{ name: "c1", state: { running: {} } }] } }), { subresource: "status" });
+    await pods.guaranteedUpdate(
+      "default",
+      "p",
+      (pod) => ({ ...pod, status: { ...(pod as Pod).status, containerStatuses: [{ name: "c1", state: { running: {} } }] } }),
+      { subresource: "status" },
+    );
     const refused = await refusal(resizeTo(resize, (c) => (c.resources!.requests!["cpu"] = "200m")));
     expect(refused.message).toBe('Pod "p" is invalid: spec: Forbidden: Pod running on node without support for resize');
   });
@@ -117,12 +140,25 @@ describe("pods/resize (ValidatePodResize, podResizeStrategy)", () => {
     const refused = await refusal(
       pods.create(
         "default",
-        podWith({ requests: { cpu: "1" } }, { resizePolicy: [{ resourceName: "cpu", restartPolicy: "RestartContainer" }, { resourceName: "gpu", restartPolicy: "Sometimes" }] }, "Never"),
+        podWith(
+          { requests: { cpu: "1" } },
+          {
+            resizePolicy: [
+              { resourceName: "cpu", restartPolicy: "RestartContainer" },
+              { resourceName: "gpu", restartPolicy: "Sometimes" },
+            ],
+          },
+          "Never",
+        ),
       ),
     );
-    expect(refused.message).toContain(`spec.containers[0].resizePolicy: Invalid value: "RestartContainer": must be 'NotRequired' when \`restartPolicy\` is 'Never'`);
+    expect(refused.message).toContain(
+      `spec.containers[0].resizePolicy: Invalid value: "RestartContainer": must be 'NotRequired' when \`restartPolicy\` is 'Never'`,
+    );
     expect(refused.message).toContain('spec.containers[0].resizePolicy: Unsupported value: "gpu": supported values: "cpu", "memory"');
-    expect(refused.message).toContain('spec.containers[0].resizePolicy: Unsupported value: "Sometimes": supported values: "NotRequired", "RestartContainer"');
+    expect(refused.message).toContain(
+      'spec.containers[0].resizePolicy: Unsupported value: "Sometimes": supported values: "NotRequired", "RestartContainer"',
+    );
   });
 
   it("leaves resources immutable through an ordinary pod update", async () => {

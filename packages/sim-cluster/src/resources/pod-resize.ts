@@ -1,4 +1,12 @@
-import { childPath, fieldForbidden, fieldInvalid, indexPath, type FieldError, type ResourceDefinition, type ResourceStrategy } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldForbidden,
+  fieldInvalid,
+  indexPath,
+  type FieldError,
+  type ResourceDefinition,
+  type ResourceStrategy,
+} from "@kubekit/generic-controlplane/registry";
 import { parseMilli, quantityText } from "../quantity.js";
 import type { Container, PodSpec, ResourceList } from "./pod-spec.js";
 import { podsResource, qosClass, validatePod, type Pod } from "./pods.js";
@@ -100,7 +108,11 @@ function onlyCpuMemoryChanged(spec: PodSpec | undefined, old: PodSpec | undefine
     (before ?? []).every((was, i) => {
       const now = containers?.[i];
       if (now === undefined) return false;
-      if (!resizable(was)) return sameResourceList(now.resources?.requests, was.resources?.requests) && sameResourceList(now.resources?.limits, was.resources?.limits);
+      if (!resizable(was))
+        return (
+          sameResourceList(now.resources?.requests, was.resources?.requests) &&
+          sameResourceList(now.resources?.limits, was.resources?.limits)
+        );
       return (
         sameResourceList(withOldCpuMemory(now.resources?.requests, was.resources?.requests), was.resources?.requests) &&
         sameResourceList(withOldCpuMemory(now.resources?.limits, was.resources?.limits), was.resources?.limits)
@@ -116,9 +128,11 @@ function onlyCpuMemoryChanged(spec: PodSpec | undefined, old: PodSpec | undefine
  */
 export function validatePodResize(pod: Pod, old: Pod): FieldError[] {
   const errors = validatePod(pod);
-  if (old.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined) return [fieldForbidden("", "static pods cannot be resized")];
+  if (old.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined)
+    return [fieldForbidden("", "static pods cannot be resized")];
   const oldQoS = old.status?.qosClass ?? qosClass(old.spec);
-  if (qosClass(pod.spec) !== oldQoS) errors.push(fieldInvalid("spec", pod.status?.qosClass ?? "", "Pod QOS Class may not change as a result of resizing"));
+  if (qosClass(pod.spec) !== oldQoS)
+    errors.push(fieldInvalid("spec", pod.status?.qosClass ?? "", "Pod QOS Class may not change as a result of resizing"));
   if (!nodeSupportsResize(old)) errors.push(fieldForbidden("spec", "Pod running on node without support for resize"));
   errors.push(...removedErrors(pod.spec?.initContainers ?? [], old.spec?.initContainers ?? [], "spec.initContainers", true));
   errors.push(...removedErrors(pod.spec?.containers ?? [], old.spec?.containers ?? [], "spec.containers", false));

@@ -103,11 +103,18 @@ export function validateResourceList(list: ResourceList | undefined, path: strin
 function validateResources(resources: Container["resources"], path: string): FieldError[] {
   const errors: FieldError[] = [];
   const parsed: Record<"requests" | "limits", Map<string, bigint>> = { requests: new Map(), limits: new Map() };
-  for (const kind of ["limits", "requests"] as const) errors.push(...validateResourceList(resources?.[kind], childPath(path, kind), parsed[kind]));
+  for (const kind of ["limits", "requests"] as const)
+    errors.push(...validateResourceList(resources?.[kind], childPath(path, kind), parsed[kind]));
   for (const [name, request] of parsed.requests) {
     const limit = parsed.limits.get(name);
     if (limit !== undefined && request > limit) {
-      errors.push(fieldInvalid(childPath(path, "requests"), quantityString(resources?.requests?.[name]), `must be less than or equal to ${name} limit of ${quantityString(resources?.limits?.[name])}`));
+      errors.push(
+        fieldInvalid(
+          childPath(path, "requests"),
+          quantityString(resources?.requests?.[name]),
+          `must be less than or equal to ${name} limit of ${quantityString(resources?.limits?.[name])}`,
+        ),
+      );
     }
   }
   return errors;
@@ -127,9 +134,11 @@ function validateResizePolicy(policies: unknown, path: string, podRestartPolicy:
     if (seen.has(resourceName)) errors.push(fieldDuplicate(indexPath(path, i), resourceName));
     seen.add(resourceName);
     if (resourceName === "") errors.push(fieldRequired(path));
-    else if (typeof resourceName !== "string" || !RESIZE_RESOURCES.includes(resourceName)) errors.push(fieldNotSupported(path, resourceName, RESIZE_RESOURCES));
+    else if (typeof resourceName !== "string" || !RESIZE_RESOURCES.includes(resourceName))
+      errors.push(fieldNotSupported(path, resourceName, RESIZE_RESOURCES));
     if (restartPolicy === "") errors.push(fieldRequired(path));
-    else if (typeof restartPolicy !== "string" || !RESIZE_RESTART_POLICIES.includes(restartPolicy)) errors.push(fieldNotSupported(path, restartPolicy, RESIZE_RESTART_POLICIES));
+    else if (typeof restartPolicy !== "string" || !RESIZE_RESTART_POLICIES.includes(restartPolicy))
+      errors.push(fieldNotSupported(path, restartPolicy, RESIZE_RESTART_POLICIES));
     if (podRestartPolicy === "Never" && restartPolicy !== "NotRequired") {
       errors.push(fieldInvalid(path, restartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
     }
@@ -137,7 +146,12 @@ function validateResizePolicy(policies: unknown, path: string, podRestartPolicy:
   return errors;
 }
 
-function validateContainers(containers: Container[] | undefined, path: string, names: Set<string>, podRestartPolicy?: string): FieldError[] {
+function validateContainers(
+  containers: Container[] | undefined,
+  path: string,
+  names: Set<string>,
+  podRestartPolicy?: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   (containers ?? []).forEach((container, i) => {
     const at = indexPath(path, i);
@@ -173,6 +187,11 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
   errors.push(...validateLabels(spec?.nodeSelector, childPath(path, "nodeSelector")));
   errors.push(...validateResourceList(spec?.overhead, childPath(path, "overhead")));
   errors.push(...validateTolerations(spec?.["tolerations"] as Toleration[] | undefined, childPath(path, "tolerations")));
-  errors.push(...validateNodeAffinity((spec?.["affinity"] as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity, childPath(childPath(path, "affinity"), "nodeAffinity")));
+  errors.push(
+    ...validateNodeAffinity(
+      (spec?.["affinity"] as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity,
+      childPath(childPath(path, "affinity"), "nodeAffinity"),
+    ),
+  );
   return errors;
 }

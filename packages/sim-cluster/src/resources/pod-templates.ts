@@ -14,7 +14,10 @@ function prepare(podTemplate: PodTemplate): void {
 
 /** ValidatePodTemplate: the template's labels and pod spec. */
 export function validatePodTemplate(podTemplate: PodTemplate): FieldError[] {
-  return [...validateLabels(podTemplate.template?.metadata?.labels, "template.metadata.labels"), ...validatePodSpec(podTemplate.template?.spec, "template.spec")];
+  return [
+    ...validateLabels(podTemplate.template?.metadata?.labels, "template.metadata.labels"),
+    ...validatePodSpec(podTemplate.template?.spec, "template.spec"),
+  ];
 }
 
 function podLabels(podTemplate: PodTemplate): string {
@@ -34,8 +37,18 @@ export const podTemplatesResource = defineResource<PodTemplate>({
   scope: "Namespaced",
   schema,
   printerColumns: [
-    { name: "Containers", type: "string", description: "Names of each container in the template.", cell: (pt) => (pt.template?.spec?.containers ?? []).map((c) => c.name ?? "").join(",") },
-    { name: "Images", type: "string", description: "Images referenced by each container in the template.", cell: (pt) => (pt.template?.spec?.containers ?? []).map((c) => c.image ?? "").join(",") },
+    {
+      name: "Containers",
+      type: "string",
+      description: "Names of each container in the template.",
+      cell: (pt) => (pt.template?.spec?.containers ?? []).map((c) => c.name ?? "").join(","),
+    },
+    {
+      name: "Images",
+      type: "string",
+      description: "Images referenced by each container in the template.",
+      cell: (pt) => (pt.template?.spec?.containers ?? []).map((c) => c.image ?? "").join(","),
+    },
     { name: "Pod Labels", type: "string", description: "The labels of the pods the template describes.", cell: podLabels },
   ],
   strategy: {

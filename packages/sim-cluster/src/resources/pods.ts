@@ -85,7 +85,8 @@ export function qosClass(spec: PodSpec | undefined): string {
     if (addPositive(limits, container.resources?.limits).size < QOS_RESOURCES.length) guaranteed = false;
   }
   if (requests.size === 0 && limits.size === 0) return "BestEffort";
-  if (guaranteed && [...requests].every(([name, milli]) => limits.get(name) === milli) && requests.size === limits.size) return "Guaranteed";
+  if (guaranteed && [...requests].every(([name, milli]) => limits.get(name) === milli) && requests.size === limits.size)
+    return "Guaranteed";
   return "Burstable";
 }
 
@@ -118,7 +119,8 @@ export function validatePod(pod: Pod): FieldError[] {
 export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   const errors = validatePod(pod);
   // Values are compared, not serializations: a client may send the same spec with its keys in another order.
-  if (!isDeepStrictEqual(withoutMutableFields(pod.spec), withoutMutableFields(old.spec))) errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
+  if (!isDeepStrictEqual(withoutMutableFields(pod.spec), withoutMutableFields(old.spec)))
+    errors.push(fieldForbidden("spec", POD_SPEC_IMMUTABLE_MESSAGE));
   errors.push(...validateActiveDeadlineUpdate(pod.spec?.activeDeadlineSeconds, old.spec?.activeDeadlineSeconds));
   return errors;
 }
@@ -204,12 +206,41 @@ export const podsResource = defineResource<Pod>({
   printerColumns: [
     { name: "Ready", type: "string", description: "The aggregate readiness state of this pod for accepting traffic.", cell: readyCell },
     { name: "Status", type: "string", description: "The aggregate status of the containers in this pod.", cell: podStatusCell },
-    { name: "Restarts", type: "string", description: "The number of times the containers in this pod have been restarted.", cell: (pod) => String((pod.status?.containerStatuses ?? []).reduce((n, s) => n + (s.restartCount ?? 0), 0)) },
+    {
+      name: "Restarts",
+      type: "string",
+      description: "The number of times the containers in this pod have been restarted.",
+      cell: (pod) => String((pod.status?.containerStatuses ?? []).reduce((n, s) => n + (s.restartCount ?? 0), 0)),
+    },
     ageColumn(),
-    { name: "IP", type: "string", priority: 1, description: "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.", cell: (pod) => orNone(pod.status?.podIP) },
-    { name: "Node", type: "string", priority: 1, description: "NodeName is a request to schedule this pod onto a specific node.", cell: (pod) => orNone(pod.spec?.nodeName) },
-    { name: "Nominated Node", type: "string", priority: 1, description: "nominatedNodeName is set when this pod preempts other pods on the node.", cell: (pod) => orNone(pod.status?.nominatedNodeName) },
-    { name: "Readiness Gates", type: "string", priority: 1, description: "If specified, all readiness gates will be evaluated for pod readiness.", cell: () => "<none>" },
+    {
+      name: "IP",
+      type: "string",
+      priority: 1,
+      description: "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+      cell: (pod) => orNone(pod.status?.podIP),
+    },
+    {
+      name: "Node",
+      type: "string",
+      priority: 1,
+      description: "NodeName is a request to schedule this pod onto a specific node.",
+      cell: (pod) => orNone(pod.spec?.nodeName),
+    },
+    {
+      name: "Nominated Node",
+      type: "string",
+      priority: 1,
+      description: "nominatedNodeName is set when this pod preempts other pods on the node.",
+      cell: (pod) => orNone(pod.status?.nominatedNodeName),
+    },
+    {
+      name: "Readiness Gates",
+      type: "string",
+      priority: 1,
+      description: "If specified, all readiness gates will be evaluated for pod readiness.",
+      cell: () => "<none>",
+    },
   ],
   strategy: { prepareForCreate, validate: validatePod, validateUpdate: validatePodUpdate, gracefulDeletePeriod },
 });

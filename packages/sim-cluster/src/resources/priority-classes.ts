@@ -1,5 +1,11 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldForbidden, fieldNotSupported, fieldRequired, validateImmutableField, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  fieldForbidden,
+  fieldNotSupported,
+  fieldRequired,
+  validateImmutableField,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { componentSchema } from "./openapi/component-schema.js";
@@ -43,7 +49,12 @@ export function validatePriorityClass(pc: PriorityClass): FieldError[] {
   if (system !== undefined) {
     if (pc.value !== system.value) errors.push(fieldForbidden("metadata.name", `priority class "${name}" must have value ${system.value}`));
   } else if (name.startsWith(SYSTEM_PRIORITY_CLASS_PREFIX)) {
-    errors.push(fieldForbidden("metadata.name", `priority class names with '${SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: priority class ${name} is not known`));
+    errors.push(
+      fieldForbidden(
+        "metadata.name",
+        `priority class names with '${SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: priority class ${name} is not known`,
+      ),
+    );
   } else if (typeof pc.value === "number" && pc.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
     errors.push(fieldForbidden("value", `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`));
   }
@@ -74,10 +85,25 @@ export const priorityClassesResource = defineResource<PriorityClass>({
   shortNames: ["pc"],
   schema,
   printerColumns: [
-    { name: "Value", type: "integer", description: "value represents the integer value of this priority class.", cell: (pc) => pc.value ?? 0 },
-    { name: "Global-Default", type: "boolean", description: "globalDefault specifies whether this PriorityClass should be considered as the default priority.", cell: (pc) => pc.globalDefault ?? false },
+    {
+      name: "Value",
+      type: "integer",
+      description: "value represents the integer value of this priority class.",
+      cell: (pc) => pc.value ?? 0,
+    },
+    {
+      name: "Global-Default",
+      type: "boolean",
+      description: "globalDefault specifies whether this PriorityClass should be considered as the default priority.",
+      cell: (pc) => pc.globalDefault ?? false,
+    },
     ageColumn(),
-    { name: "PreemptionPolicy", type: "string", description: "preemptionPolicy is the Policy for preempting pods with lower priority.", cell: (pc) => pc.preemptionPolicy ?? "" },
+    {
+      name: "PreemptionPolicy",
+      type: "string",
+      description: "preemptionPolicy is the Policy for preempting pods with lower priority.",
+      cell: (pc) => pc.preemptionPolicy ?? "",
+    },
   ],
   strategy: {
     prepareForCreate: (pc) => {

@@ -1,5 +1,12 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, validateLabels, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  validateLabels,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { selectorMatches } from "../selector.js";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -8,8 +15,20 @@ import { SCALE_SUBRESOURCE } from "./scale-subresource.js";
 import { componentSchema } from "./openapi/component-schema.js";
 
 export interface ReplicationController extends KubeObject {
-  spec?: { replicas?: number; minReadySeconds?: number; selector?: Record<string, string>; template?: PodTemplateSpec; [field: string]: unknown };
-  status?: Record<string, unknown> & { replicas?: number; readyReplicas?: number; availableReplicas?: number; fullyLabeledReplicas?: number; observedGeneration?: number };
+  spec?: {
+    replicas?: number;
+    minReadySeconds?: number;
+    selector?: Record<string, string>;
+    template?: PodTemplateSpec;
+    [field: string]: unknown;
+  };
+  status?: Record<string, unknown> & {
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    fullyLabeledReplicas?: number;
+    observedGeneration?: number;
+  };
 }
 
 /** SetDefaults_ReplicationController: the selector and labels come from the template when unset; one replica. */
@@ -29,8 +48,10 @@ function prepare(rc: ReplicationController): void {
 export function validateReplicationController(rc: ReplicationController): FieldError[] {
   const errors: FieldError[] = [];
   const spec = rc.spec ?? {};
-  if (typeof spec.replicas === "number" && spec.replicas < 0) errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
-  if (typeof spec.minReadySeconds === "number" && spec.minReadySeconds < 0) errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));
+  if (typeof spec.replicas === "number" && spec.replicas < 0)
+    errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
+  if (typeof spec.minReadySeconds === "number" && spec.minReadySeconds < 0)
+    errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));
   const selector = spec.selector ?? {};
   if (Object.keys(selector).length === 0) errors.push(fieldRequired("spec.selector"));
   else errors.push(...validateLabels(selector, "spec.selector"));
@@ -46,7 +67,8 @@ export function validateReplicationController(rc: ReplicationController): FieldE
   }
   errors.push(...validatePodSpec(template.spec, "spec.template.spec"));
   const restartPolicy = template.spec?.restartPolicy;
-  if (restartPolicy !== undefined && restartPolicy !== "Always") errors.push(fieldNotSupported(childPath("spec.template.spec", "restartPolicy"), restartPolicy, ["Always"]));
+  if (restartPolicy !== undefined && restartPolicy !== "Always")
+    errors.push(fieldNotSupported(childPath("spec.template.spec", "restartPolicy"), restartPolicy, ["Always"]));
   return errors;
 }
 
@@ -73,12 +95,40 @@ export const replicationControllersResource = defineResource<ReplicationControll
   schema,
   printerColumns: [
     { name: "Desired", type: "integer", description: "Replicas is the number of desired replicas.", cell: (rc) => rc.spec?.replicas ?? 0 },
-    { name: "Current", type: "integer", description: "Replicas is the most recently observed number of replicas.", cell: (rc) => rc.status?.replicas ?? 0 },
-    { name: "Ready", type: "integer", description: "The number of ready replicas for this replication controller.", cell: (rc) => rc.status?.readyReplicas ?? 0 },
+    {
+      name: "Current",
+      type: "integer",
+      description: "Replicas is the most recently observed number of replicas.",
+      cell: (rc) => rc.status?.replicas ?? 0,
+    },
+    {
+      name: "Ready",
+      type: "integer",
+      description: "The number of ready replicas for this replication controller.",
+      cell: (rc) => rc.status?.readyReplicas ?? 0,
+    },
     ageColumn(),
-    { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: (rc) => (rc.spec?.template?.spec?.containers ?? []).map((c) => c.name ?? "").join(",") },
-    { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: (rc) => (rc.spec?.template?.spec?.containers ?? []).map((c) => c.image ?? "").join(",") },
-    { name: "Selector", type: "string", priority: 1, description: "Selector is a label query over pods that should match the Replicas count.", cell: selectorText },
+    {
+      name: "Containers",
+      type: "string",
+      priority: 1,
+      description: "Names of each container in the template.",
+      cell: (rc) => (rc.spec?.template?.spec?.containers ?? []).map((c) => c.name ?? "").join(","),
+    },
+    {
+      name: "Images",
+      type: "string",
+      priority: 1,
+      description: "Images referenced by each container in the template.",
+      cell: (rc) => (rc.spec?.template?.spec?.containers ?? []).map((c) => c.image ?? "").join(","),
+    },
+    {
+      name: "Selector",
+      type: "string",
+      priority: 1,
+      description: "Selector is a label query over pods that should match the Replicas count.",
+      cell: selectorText,
+    },
   ],
   strategy: {
     prepareForCreate: prepare,

@@ -1,5 +1,11 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldInvalid, isDNS1123Label, validateImmutableField, validateLabels, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  fieldInvalid,
+  isDNS1123Label,
+  validateImmutableField,
+  validateLabels,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import type { Toleration } from "../scheduler/taint-toleration.js";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -38,6 +44,15 @@ export const runtimeClassesResource = defineResource<RuntimeClass>({
   singular: "runtimeclass",
   scope: "Cluster",
   schema,
-  printerColumns: [{ name: "Handler", type: "string", description: "handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.", cell: (rc) => rc.handler ?? "" }, ageColumn()],
+  printerColumns: [
+    {
+      name: "Handler",
+      type: "string",
+      description:
+        "handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.",
+      cell: (rc) => rc.handler ?? "",
+    },
+    ageColumn(),
+  ],
   strategy: { validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate },
 });

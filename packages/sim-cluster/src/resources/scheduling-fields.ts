@@ -1,4 +1,15 @@
-import { childPath, fieldInvalid, fieldNotSupported, fieldForbidden, fieldRequired, indexPath, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldForbidden,
+  fieldRequired,
+  indexPath,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import type { NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm } from "../scheduler/node-affinity.js";
 import type { Toleration } from "../scheduler/taint-toleration.js";
 
@@ -17,20 +28,30 @@ export function validateTolerations(tolerations: readonly Toleration[] | undefin
     const operator = toleration.operator ?? "";
     if (toleration.key) errors.push(...labelName(toleration.key, childPath(at, "key")));
     if (!toleration.key && operator !== "Exists") {
-      errors.push(fieldInvalid(childPath(at, "operator"), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+      errors.push(
+        fieldInvalid(
+          childPath(at, "operator"),
+          operator,
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
     }
     if (toleration.tolerationSeconds !== undefined && toleration.tolerationSeconds !== null && toleration.effect !== "NoExecute") {
-      errors.push(fieldInvalid(childPath(at, "effect"), toleration.effect ?? "", "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+      errors.push(
+        fieldInvalid(childPath(at, "effect"), toleration.effect ?? "", "effect must be 'NoExecute' when `tolerationSeconds` is set"),
+      );
     }
     if (operator === "" || operator === "Equal") {
       const problems = isValidLabelValue(toleration.value ?? "");
       if (problems.length > 0) errors.push(fieldInvalid(childPath(at, "operator"), toleration.value ?? "", problems.join(";")));
     } else if (operator === "Exists") {
-      if (toleration.value) errors.push(fieldInvalid(childPath(at, "operator"), toleration, "value must be empty when `operator` is 'Exists'"));
+      if (toleration.value)
+        errors.push(fieldInvalid(childPath(at, "operator"), toleration, "value must be empty when `operator` is 'Exists'"));
     } else {
       errors.push(fieldNotSupported(childPath(at, "operator"), operator, TOLERATION_OPERATORS));
     }
-    if (toleration.effect && !TAINT_EFFECTS.includes(toleration.effect)) errors.push(fieldNotSupported(childPath(at, "effect"), toleration.effect, TAINT_EFFECTS));
+    if (toleration.effect && !TAINT_EFFECTS.includes(toleration.effect))
+      errors.push(fieldNotSupported(childPath(at, "effect"), toleration.effect, TAINT_EFFECTS));
   });
   return errors;
 }
@@ -45,11 +66,13 @@ function validateRequirement(requirement: NodeSelectorRequirement, path: string)
       break;
     case "Exists":
     case "DoesNotExist":
-      if (count > 0) errors.push(fieldForbidden(childPath(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (count > 0)
+        errors.push(fieldForbidden(childPath(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
       break;
     case "Gt":
     case "Lt":
-      if (count !== 1) errors.push(fieldRequired(childPath(path, "values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      if (count !== 1)
+        errors.push(fieldRequired(childPath(path, "values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
       break;
     default:
       errors.push(fieldInvalid(childPath(path, "operator"), requirement.operator, "not a valid selector operator"));
@@ -61,11 +84,15 @@ function validateRequirement(requirement: NodeSelectorRequirement, path: string)
 function validateFieldRequirement(requirement: NodeSelectorRequirement, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (requirement.operator === "In" || requirement.operator === "NotIn") {
-    if ((requirement.values ?? []).length !== 1) errors.push(fieldRequired(childPath(path, "values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+    if ((requirement.values ?? []).length !== 1)
+      errors.push(
+        fieldRequired(childPath(path, "values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+      );
   } else {
     errors.push(fieldInvalid(childPath(path, "operator"), requirement.operator, "not a valid selector operator"));
   }
-  if (requirement.key !== "metadata.name") errors.push(fieldInvalid(childPath(path, "key"), requirement.key, "not a valid field selector key"));
+  if (requirement.key !== "metadata.name")
+    errors.push(fieldInvalid(childPath(path, "key"), requirement.key, "not a valid field selector key"));
   else {
     (requirement.values ?? []).forEach((value, i) => {
       for (const message of isDNS1123Subdomain(value)) errors.push(fieldInvalid(indexPath(childPath(path, "values"), i), value, message));

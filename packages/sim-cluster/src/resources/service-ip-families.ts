@@ -31,7 +31,8 @@ export function allocatorFor(ranges: ClusterIPRanges, family: string | undefined
 }
 
 const otherFamily = (family: string): IPFamily => (family === "IPv4" ? "IPv6" : "IPv4");
-const same = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+const same = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
+  JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
 /** isHeadlessService: `clusterIPs` is exactly `["None"]`. */
 export function isHeadless(service: Service): boolean {
@@ -46,7 +47,8 @@ const INVALID_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff
 export function validateExternalNameFamilies(service: Service): FieldError[] {
   const spec = service.spec ?? {};
   const errors: FieldError[] = [];
-  if (spec.clusterIP || (spec.clusterIPs ?? []).length > 0) errors.push(fieldForbidden("spec.clusterIPs", "may not be set for ExternalName services"));
+  if (spec.clusterIP || (spec.clusterIPs ?? []).length > 0)
+    errors.push(fieldForbidden("spec.clusterIPs", "may not be set for ExternalName services"));
   if ((spec.ipFamilies ?? []).length > 0) errors.push(fieldForbidden("spec.ipFamilies", "may not be set for ExternalName services"));
   if (spec.ipFamilyPolicy !== undefined) errors.push(fieldForbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services"));
   return errors;
@@ -71,7 +73,8 @@ export function validateClusterIPsRelatedFields(service: Service): FieldError[] 
     if (seen.has(family)) errors.push(fieldDuplicate(indexPath("spec.ipFamilies", i), family));
     seen.add(family);
   });
-  if (spec.ipFamilyPolicy !== undefined && !POLICIES.includes(spec.ipFamilyPolicy)) errors.push(fieldNotSupported("spec.ipFamilyPolicy", spec.ipFamilyPolicy, POLICIES));
+  if (spec.ipFamilyPolicy !== undefined && !POLICIES.includes(spec.ipFamilyPolicy))
+    errors.push(fieldNotSupported("spec.ipFamilyPolicy", spec.ipFamilyPolicy, POLICIES));
   let invalidIPs = false;
   ips.forEach((ip, i) => {
     if (i === 0 && ip === "None") {
@@ -96,8 +99,10 @@ export function validateClusterIPsRelatedFields(service: Service): FieldError[] 
     ips.forEach((ip, i) => {
       const family = families[i];
       if (family === undefined) return;
-      if (family === "IPv4" && familyOf(ip) === "IPv6") errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
-      if (family === "IPv6" && familyOf(ip) !== "IPv6") errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === "IPv4" && familyOf(ip) === "IPv6")
+        errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === "IPv6" && familyOf(ip) !== "IPv6")
+        errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     });
   }
   return errors;
@@ -120,7 +125,10 @@ export function validateUpgradeDowngrade(service: Service, old: Service): FieldE
     } else if (oldIPs.length > ips.length) {
       if (ips.length === 0) errors.push(fieldInvalid("spec.clusterIPs[0]", ips, "primary clusterIP can not be unset"));
       else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) errors.push(fieldInvalid("spec.clusterIPs[0]", ips, "may not change once set"));
-      if (ips.length === 1 && policy !== "SingleStack") errors.push(fieldInvalid("spec.ipFamilyPolicy", policy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+      if (ips.length === 1 && policy !== "SingleStack")
+        errors.push(
+          fieldInvalid("spec.ipFamilyPolicy", policy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"),
+        );
     } else if (oldIPs.length > 0 && ips[0] !== oldIPs[0]) {
       errors.push(fieldInvalid("spec.clusterIPs[0]", ips, "may not change once set"));
     }
@@ -130,11 +138,16 @@ export function validateUpgradeDowngrade(service: Service, old: Service): FieldE
   const families = service.spec?.ipFamilies ?? [];
   const oldFamilies = old.spec?.ipFamilies ?? [];
   if (oldFamilies.length === families.length) {
-    if (oldFamilies.some((family, i) => family !== families[i])) errors.push(fieldInvalid("spec.ipFamilies[0]", families, "may not change once set"));
+    if (oldFamilies.some((family, i) => family !== families[i]))
+      errors.push(fieldInvalid("spec.ipFamilies[0]", families, "may not change once set"));
   } else if (oldFamilies.length > families.length) {
     if (ips.length === 0) errors.push(fieldInvalid("spec.ipFamilies[0]", families, "primary ipFamily can not be unset"));
-    if (families.length > 0 && families[0] !== oldFamilies[0]) errors.push(fieldInvalid("spec.ipFamilies[0]", ips, "may not change once set"));
-    if (families.length === 1 && policy !== "SingleStack") errors.push(fieldInvalid("spec.ipFamilyPolicy", policy ?? null, "must be set to 'SingleStack' when releasing the secondary ipFamily"));
+    if (families.length > 0 && families[0] !== oldFamilies[0])
+      errors.push(fieldInvalid("spec.ipFamilies[0]", ips, "may not change once set"));
+    if (families.length === 1 && policy !== "SingleStack")
+      errors.push(
+        fieldInvalid("spec.ipFamilyPolicy", policy ?? null, "must be set to 'SingleStack' when releasing the secondary ipFamily"),
+      );
   } else if (oldFamilies.length > 0 && families.length > 0 && families[0] !== oldFamilies[0]) {
     errors.push(fieldInvalid("spec.ipFamilies[0]", ips, "may not change once set"));
   }
@@ -149,7 +162,11 @@ export function keepsPreferDualStack(service: Service, old: Service | undefined)
   if (old === undefined || service.spec?.ipFamilyPolicy === undefined) return false;
   const type = service.spec.type;
   if (old.spec?.type !== type || type === "ExternalName") return false;
-  if (service.spec.ipFamilyPolicy !== "PreferDualStack" || (old.spec?.ipFamilyPolicy !== undefined && old.spec.ipFamilyPolicy !== "PreferDualStack")) return false;
+  if (
+    service.spec.ipFamilyPolicy !== "PreferDualStack" ||
+    (old.spec?.ipFamilyPolicy !== undefined && old.spec.ipFamilyPolicy !== "PreferDualStack")
+  )
+    return false;
   return same(service.spec.clusterIPs, old.spec?.clusterIPs) && same(service.spec.ipFamilies, old.spec?.ipFamilies);
 }
 
@@ -174,34 +191,54 @@ export function initIPFamilyFields(service: Service, old: Service | undefined, r
       if (same(spec.clusterIPs, old.spec?.clusterIPs) && (spec.clusterIPs ?? []).length > 1) spec.clusterIPs = spec.clusterIPs!.slice(0, 1);
       if (same(spec.ipFamilies, old.spec?.ipFamilies) && (spec.ipFamilies ?? []).length > 1) spec.ipFamilies = spec.ipFamilies!.slice(0, 1);
     } else {
-      const reduced = (now: readonly string[] | undefined, before: readonly string[] | undefined) => (now ?? []).length > 0 && (now ?? []).length < (before ?? []).length;
-      if (reduced(spec.clusterIPs, old.spec?.clusterIPs)) errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'SingleStack' to release the secondary cluster IP"));
-      if (reduced(spec.ipFamilies, old.spec?.ipFamilies)) errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'SingleStack' to release the secondary IP family"));
+      const reduced = (now: readonly string[] | undefined, before: readonly string[] | undefined) =>
+        (now ?? []).length > 0 && (now ?? []).length < (before ?? []).length;
+      if (reduced(spec.clusterIPs, old.spec?.clusterIPs))
+        errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'SingleStack' to release the secondary cluster IP"));
+      if (reduced(spec.ipFamilies, old.spec?.ipFamilies))
+        errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'SingleStack' to release the secondary IP family"));
     }
   }
   if (spec.ipFamilyPolicy === "SingleStack") {
-    if ((spec.clusterIPs ?? []).length === 2) errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
-    if ((spec.ipFamilies ?? []).length === 2) errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
+    if ((spec.clusterIPs ?? []).length === 2)
+      errors.push(
+        fieldInvalid(
+          "spec.ipFamilyPolicy",
+          spec.ipFamilyPolicy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
+        ),
+      );
+    if ((spec.ipFamilies ?? []).length === 2)
+      errors.push(
+        fieldInvalid(
+          "spec.ipFamilyPolicy",
+          spec.ipFamilyPolicy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+        ),
+      );
   }
   const ips = spec.clusterIPs ?? [];
   for (let i = 0; i < ips.length && ips[i] !== "None"; i++) {
     if (i < (spec.ipFamilies ?? []).length) continue;
     const family = familyOf(ips[i]!)!;
-    if (allocatorFor(ranges, family) === undefined) errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ips, `${family} is not configured on this cluster`));
+    if (allocatorFor(ranges, family) === undefined)
+      errors.push(fieldInvalid(indexPath("spec.clusterIPs", i), ips, `${family} is not configured on this cluster`));
     else spec.ipFamilies = [...(spec.ipFamilies ?? []), family];
   }
   if (errors.length > 0) return errors;
   if (spec.clusterIP === "None" && selectorless) {
     // Headless without selector: no address is allocated, so any family may be asked for.
     if ((spec.ipFamilies ?? []).length === 0) spec.ipFamilies = [ranges.clusterIPs.family];
-    if (spec.ipFamilies!.length < 2 && spec.ipFamilyPolicy !== "SingleStack") spec.ipFamilies = [...spec.ipFamilies!, otherFamily(spec.ipFamilies![0]!)];
+    if (spec.ipFamilies!.length < 2 && spec.ipFamilyPolicy !== "SingleStack")
+      spec.ipFamilies = [...spec.ipFamilies!, otherFamily(spec.ipFamilies![0]!)];
     return [];
   }
   if (spec.ipFamilyPolicy === "RequireDualStack" && ranges.secondaryClusterIPs === undefined) {
     errors.push(fieldInvalid("spec.ipFamilyPolicy", spec.ipFamilyPolicy, "this cluster is not configured for dual-stack services"));
   }
   (spec.ipFamilies ?? []).forEach((family, i) => {
-    if (allocatorFor(ranges, family) === undefined) errors.push(fieldInvalid(indexPath("spec.ipFamilies", i), family, "not configured on this cluster"));
+    if (allocatorFor(ranges, family) === undefined)
+      errors.push(fieldInvalid(indexPath("spec.ipFamilies", i), family, "not configured on this cluster"));
   });
   if (errors.length > 0) return errors;
   if ((spec.ipFamilies ?? []).length === 0) spec.ipFamilies = [ranges.clusterIPs.family];

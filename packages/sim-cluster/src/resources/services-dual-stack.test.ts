@@ -42,7 +42,10 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   throw new Error("expected the write to be refused");
 }
 
-const svc = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }], ...spec } });
+const svc = (name: string, spec: Record<string, unknown> = {}) => ({
+  metadata: { name },
+  spec: { selector: { app: name }, ports: [{ port: 80 }], ...spec },
+});
 
 describe("dual-stack services on a single-stack cluster", () => {
   it("defaults SingleStack and the range's family; PreferDualStack gets one address", async () => {
@@ -59,15 +62,26 @@ describe("dual-stack services on a single-stack cluster", () => {
     const { store } = cluster(V4);
     const required = await refusal(store.create("default", svc("a", { ipFamilyPolicy: "RequireDualStack" })));
     expect(required.code).toBe("Invalid");
-    expect(required.message).toContain('spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
-    expect((await refusal(store.create("default", svc("b", { ipFamilies: ["IPv6"] })))).message).toContain('spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
-    expect((await refusal(store.create("default", svc("c", { clusterIP: "fd00:10:96::10" })))).message).toContain('spec.clusterIPs[0]: Invalid value: ["fd00:10:96::10"]: IPv6 is not configured on this cluster');
+    expect(required.message).toContain(
+      'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services',
+    );
+    expect((await refusal(store.create("default", svc("b", { ipFamilies: ["IPv6"] })))).message).toContain(
+      'spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster',
+    );
+    expect((await refusal(store.create("default", svc("c", { clusterIP: "fd00:10:96::10" })))).message).toContain(
+      'spec.clusterIPs[0]: Invalid value: ["fd00:10:96::10"]: IPv6 is not configured on this cluster',
+    );
   });
 
   it("gives a headless service without selector both families (RequireDualStack), as no address is allocated", async () => {
     const { store } = cluster(V4);
     const headless = (await store.create("default", { metadata: { name: "h" }, spec: { clusterIP: "None" } })) as Svc;
-    expect(headless.spec).toMatchObject({ clusterIP: "None", clusterIPs: ["None"], ipFamilyPolicy: "RequireDualStack", ipFamilies: ["IPv4", "IPv6"] });
+    expect(headless.spec).toMatchObject({
+      clusterIP: "None",
+      clusterIPs: ["None"],
+      ipFamilyPolicy: "RequireDualStack",
+      ipFamilies: ["IPv4", "IPv6"],
+    });
     const selected = (await store.create("default", svc("hs", { clusterIP: "None" }))) as Svc;
     expect(selected.spec).toMatchObject({ clusterIPs: ["None"], ipFamilyPolicy: "SingleStack", ipFamilies: ["IPv4"] });
   });
@@ -94,27 +108,60 @@ describe("dual-stack services on a dual-stack cluster", () => {
 
   it("infers the families from the addresses asked for, and takes exactly those", async () => {
     const { store } = cluster(`${V4},${V6}`);
-    const asked = (await store.create("default", svc("asked", { ipFamilyPolicy: "RequireDualStack", clusterIP: "fd00:10:96::a", clusterIPs: ["fd00:10:96::a", "10.96.0.10"] }))) as Svc;
-    expect(asked.spec).toMatchObject({ clusterIP: "fd00:10:96::a", clusterIPs: ["fd00:10:96::a", "10.96.0.10"], ipFamilies: ["IPv6", "IPv4"] });
+    const asked = (await store.create(
+      "default",
+      svc("asked", { ipFamilyPolicy: "RequireDualStack", clusterIP: "fd00:10:96::a", clusterIPs: ["fd00:10:96::a", "10.96.0.10"] }),
+    )) as Svc;
+    expect(asked.spec).toMatchObject({
+      clusterIP: "fd00:10:96::a",
+      clusterIPs: ["fd00:10:96::a", "10.96.0.10"],
+      ipFamilies: ["IPv6", "IPv4"],
+    });
     const taken = await refusal(store.create("default", svc("again", { ipFamilyPolicy: "PreferDualStack", clusterIP: "10.96.0.10" })));
-    expect(taken.message).toContain('spec.clusterIPs: Invalid value: ["10.96.0.10",""]: failed to allocate IP 10.96.0.10: provided IP is already allocated');
+    expect(taken.message).toContain(
+      'spec.clusterIPs: Invalid value: ["10.96.0.10",""]: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    );
   });
 
   it("validates the fields against each other with upstream's messages", async () => {
     const { store } = cluster(`${V4},${V6}`);
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ipFamilies: ["IPv4", "IPv6"] }, 'spec.ipFamilyPolicy: Invalid value: "SingleStack": must be \'RequireDualStack\' or \'PreferDualStack\' when multiple IP families are specified'],
-      [{ ipFamilyPolicy: "SingleStack", clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.5", "fd00:10:96::5"] }, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"],
-      [{ ipFamilyPolicy: "RequireDualStack", clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.5", "10.96.0.6"] }, 'spec.clusterIPs: Invalid value: ["10.96.0.5","10.96.0.6"]: may specify no more than one IP for each IP family'],
-      [{ ipFamilies: ["IPv6"], clusterIP: "10.96.0.5" }, 'spec.clusterIPs[0]: Invalid value: "10.96.0.5": expected an IPv6 value as indicated by `ipFamilies[0]`'],
+      [
+        { ipFamilies: ["IPv4", "IPv6"] },
+        "spec.ipFamilyPolicy: Invalid value: \"SingleStack\": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+      ],
+      [
+        { ipFamilyPolicy: "SingleStack", clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.5", "fd00:10:96::5"] },
+        "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
+      ],
+      [
+        { ipFamilyPolicy: "RequireDualStack", clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.5", "10.96.0.6"] },
+        'spec.clusterIPs: Invalid value: ["10.96.0.5","10.96.0.6"]: may specify no more than one IP for each IP family',
+      ],
+      [
+        { ipFamilies: ["IPv6"], clusterIP: "10.96.0.5" },
+        'spec.clusterIPs[0]: Invalid value: "10.96.0.5": expected an IPv6 value as indicated by `ipFamilies[0]`',
+      ],
       [{ ipFamilies: ["IPv4", "IPv4"], ipFamilyPolicy: "RequireDualStack" }, 'spec.ipFamilies[1]: Duplicate value: "IPv4"'],
       [{ ipFamilies: ["IPv5"] }, 'spec.ipFamilies[0]: Unsupported value: "IPv5": supported values: "IPv4", "IPv6"'],
-      [{ ipFamilyPolicy: "DualStack" }, 'spec.ipFamilyPolicy: Unsupported value: "DualStack": supported values: "PreferDualStack", "RequireDualStack", "SingleStack"'],
-      [{ clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.6"] }, 'spec.clusterIPs: Invalid value: ["10.96.0.6"]: first value must match `clusterIP`'],
+      [
+        { ipFamilyPolicy: "DualStack" },
+        'spec.ipFamilyPolicy: Unsupported value: "DualStack": supported values: "PreferDualStack", "RequireDualStack", "SingleStack"',
+      ],
+      [
+        { clusterIP: "10.96.0.5", clusterIPs: ["10.96.0.6"] },
+        'spec.clusterIPs: Invalid value: ["10.96.0.6"]: first value must match `clusterIP`',
+      ],
       [{ clusterIPs: ["10.96.0.6"] }, "must be empty when `clusterIP` is not specified"],
       [{ clusterIP: "None", clusterIPs: ["None", "10.96.0.6"] }, "'None' must be the first and only value"],
-      [{ type: "NodePort", clusterIP: "None" }, "spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for NodePort services"],
-      [{ type: "ExternalName", externalName: "example.com", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack" }, "spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services"],
+      [
+        { type: "NodePort", clusterIP: "None" },
+        "spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for NodePort services",
+      ],
+      [
+        { type: "ExternalName", externalName: "example.com", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack" },
+        "spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services",
+      ],
     ];
     for (const [spec, message] of cases) {
       const refused = await refusal(store.create("default", svc("bad", spec)));
@@ -129,21 +176,41 @@ describe("dual-stack services on a dual-stack cluster", () => {
     const single = (await store.create("default", svc("web"))) as Svc;
     const primary = single.spec!.clusterIP!;
 
-    const upgraded = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Svc).spec, ipFamilyPolicy: "RequireDualStack" } }))) as Svc;
+    const upgraded = (await store.guaranteedUpdate("default", "web", (s) => ({
+      ...s,
+      spec: { ...(s as Svc).spec, ipFamilyPolicy: "RequireDualStack" },
+    }))) as Svc;
     expect(upgraded.spec!.ipFamilies).toEqual(["IPv4", "IPv6"]);
     expect(upgraded.spec!.clusterIPs![0]).toBe(primary);
     const secondary = upgraded.spec!.clusterIPs![1]!;
     expect(allocators.secondaryClusterIPs!.isAllocated(secondary)).toBe(true);
 
-    const changed = await refusal(store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Svc).spec, clusterIP: "10.96.0.99", clusterIPs: ["10.96.0.99", secondary] } })));
+    const changed = await refusal(
+      store.guaranteedUpdate("default", "web", (s) => ({
+        ...s,
+        spec: { ...(s as Svc).spec, clusterIP: "10.96.0.99", clusterIPs: ["10.96.0.99", secondary] },
+      })),
+    );
     expect(changed.message).toContain(`spec.clusterIPs[0]: Invalid value: ["10.96.0.99","${secondary}"]: may not change once set`);
 
-    const cut = await refusal(store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Svc).spec, clusterIPs: [primary] } })));
-    expect(cut.message).toContain(`spec.ipFamilyPolicy: Invalid value: "RequireDualStack": must be 'SingleStack' to release the secondary cluster IP`);
+    const cut = await refusal(
+      store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Svc).spec, clusterIPs: [primary] } })),
+    );
+    expect(cut.message).toContain(
+      `spec.ipFamilyPolicy: Invalid value: "RequireDualStack": must be 'SingleStack' to release the secondary cluster IP`,
+    );
     expect(allocators.secondaryClusterIPs!.isAllocated(secondary)).toBe(true);
 
-    const downgraded = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Svc).spec, ipFamilyPolicy: "SingleStack" } }))) as Svc;
-    expect(downgraded.spec).toMatchObject({ clusterIP: primary, clusterIPs: [primary], ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack" });
+    const downgraded = (await store.guaranteedUpdate("default", "web", (s) => ({
+      ...s,
+      spec: { ...(s as Svc).spec, ipFamilyPolicy: "SingleStack" },
+    }))) as Svc;
+    expect(downgraded.spec).toMatchObject({
+      clusterIP: primary,
+      clusterIPs: [primary],
+      ipFamilies: ["IPv4"],
+      ipFamilyPolicy: "SingleStack",
+    });
     expect(allocators.secondaryClusterIPs!.isAllocated(secondary)).toBe(false);
     expect(allocators.clusterIPs.isAllocated(primary)).toBe(true);
   });

@@ -28,7 +28,10 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   throw new Error("expected the write to be refused");
 }
 
-const lb = (name: string, extra: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { type: "LoadBalancer", externalTrafficPolicy: "Local", ports: [{ port: 80 }], ...extra } });
+const lb = (name: string, extra: Record<string, unknown> = {}) => ({
+  metadata: { name },
+  spec: { type: "LoadBalancer", externalTrafficPolicy: "Local", ports: [{ port: 80 }], ...extra },
+});
 
 describe("services' healthCheckNodePort", () => {
   it("is allocated for a LoadBalancer with externalTrafficPolicy Local, kept on update and freed when no longer needed", async () => {
@@ -40,10 +43,16 @@ describe("services' healthCheckNodePort", () => {
     expect(health).not.toBe(created.spec!.ports![0]!.nodePort);
     expect(allocators.nodePorts.isAllocated(health)).toBe(true);
 
-    const relabelled = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, metadata: { ...s.metadata, labels: { a: "b" } } }))) as Service;
+    const relabelled = (await store.guaranteedUpdate("default", "web", (s) => ({
+      ...s,
+      metadata: { ...s.metadata, labels: { a: "b" } },
+    }))) as Service;
     expect(relabelled.spec!.healthCheckNodePort).toBe(health);
 
-    const cluster = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Service).spec, externalTrafficPolicy: "Cluster" } }))) as Service;
+    const cluster = (await store.guaranteedUpdate("default", "web", (s) => ({
+      ...s,
+      spec: { ...(s as Service).spec, externalTrafficPolicy: "Cluster" },
+    }))) as Service;
     expect(cluster.spec!.healthCheckNodePort).toBeUndefined();
     expect(allocators.nodePorts.isAllocated(health)).toBe(false);
   });
@@ -56,7 +65,11 @@ describe("services' healthCheckNodePort", () => {
     expect(await refusal(store.create("default", lb("b", { healthCheckNodePort: 31000 })))).toBe(
       'Service "b" is invalid: spec.healthCheckNodePort: Invalid value: 31000: failed to allocate requested HealthCheck NodePort 31000: provided port is already allocated',
     );
-    expect(await refusal(store.create("default", { metadata: { name: "c" }, spec: { type: "NodePort", ports: [{ port: 80 }], healthCheckNodePort: 31001 } }))).toBe(
+    expect(
+      await refusal(
+        store.create("default", { metadata: { name: "c" }, spec: { type: "NodePort", ports: [{ port: 80 }], healthCheckNodePort: 31001 } }),
+      ),
+    ).toBe(
       "Service \"c\" is invalid: spec.healthCheckNodePort: Invalid value: 31001: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
     );
   });
@@ -70,16 +83,27 @@ describe("services' type-dependent fields", () => {
 
   it("gives a LoadBalancer with allocateLoadBalancerNodePorts false no NodePort, and one once it turns true", async () => {
     const { allocators, store } = fresh();
-    const created = (await store.create("default", { metadata: { name: "lb" }, spec: { type: "LoadBalancer", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] } })) as Service;
+    const created = (await store.create("default", {
+      metadata: { name: "lb" },
+      spec: { type: "LoadBalancer", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] },
+    })) as Service;
     expect(created.spec!.ports![0]!.nodePort).toBeUndefined();
     expect(allocators.nodePorts.used).toBe(0);
-    const defaulted = (await store.create("default", { metadata: { name: "lb2" }, spec: { type: "LoadBalancer", ports: [{ port: 80 }] } })) as Service;
+    const defaulted = (await store.create("default", {
+      metadata: { name: "lb2" },
+      spec: { type: "LoadBalancer", ports: [{ port: 80 }] },
+    })) as Service;
     expect(defaulted.spec!["allocateLoadBalancerNodePorts"]).toBe(true);
-    const turned = (await store.guaranteedUpdate("default", "lb", (s) => ({ ...s, spec: { ...(s as Service).spec, allocateLoadBalancerNodePorts: true } }))) as Service;
+    const turned = (await store.guaranteedUpdate("default", "lb", (s) => ({
+      ...s,
+      spec: { ...(s as Service).spec, allocateLoadBalancerNodePorts: true },
+    }))) as Service;
     expect(turned.spec!.ports![0]!.nodePort).toBeGreaterThanOrEqual(30000);
-    expect(await refusal(store.create("default", { metadata: { name: "c" }, spec: { allocateLoadBalancerNodePorts: true, ports: [{ port: 80 }] } }))).toBe(
-      "Service \"c\" is invalid: spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'",
-    );
+    expect(
+      await refusal(
+        store.create("default", { metadata: { name: "c" }, spec: { allocateLoadBalancerNodePorts: true, ports: [{ port: 80 }] } }),
+      ),
+    ).toBe("Service \"c\" is invalid: spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'");
   });
 
   it("drops NodePorts, the traffic policy, the health check port and allocateLoadBalancerNodePorts when a LoadBalancer becomes a ClusterIP service", async () => {
@@ -87,7 +111,10 @@ describe("services' type-dependent fields", () => {
     const created = (await store.create("default", lb("web"))) as Service;
     const nodePort = created.spec!.ports![0]!.nodePort!;
     // What `kubectl patch svc web -p '{"spec":{"type":"ClusterIP"}}'` sends after merging: everything else as it was.
-    const changed = (await store.guaranteedUpdate("default", "web", (s) => ({ ...s, spec: { ...(s as Service).spec, type: "ClusterIP" } }))) as Service;
+    const changed = (await store.guaranteedUpdate("default", "web", (s) => ({
+      ...s,
+      spec: { ...(s as Service).spec, type: "ClusterIP" },
+    }))) as Service;
     expect(changed.spec!.type).toBe("ClusterIP");
     expect(changed.spec!.ports![0]!.nodePort).toBeUndefined();
     expect(changed.spec!.externalTrafficPolicy).toBeUndefined();

@@ -18,7 +18,15 @@ import { AllocationError, familyOf } from "../allocators/cluster-ip.js";
 import type { NodePortAllocator } from "../allocators/node-port.js";
 import { ageColumn, orNone } from "./columns.js";
 import { defineResource } from "./define.js";
-import { allocatorFor, initIPFamilyFields, isHeadless, keepsPreferDualStack, validateClusterIPsRelatedFields, validateUpgradeDowngrade, type ClusterIPRanges } from "./service-ip-families.js";
+import {
+  allocatorFor,
+  initIPFamilyFields,
+  isHeadless,
+  keepsPreferDualStack,
+  validateClusterIPsRelatedFields,
+  validateUpgradeDowngrade,
+  type ClusterIPRanges,
+} from "./service-ip-families.js";
 import { componentSchema } from "./openapi/component-schema.js";
 
 export interface ServicePort {
@@ -66,7 +74,9 @@ function usesNodePorts(service: Service): boolean {
 
 /** needsNodePort: node ports are allocated for ports that ask for none (a LoadBalancer may opt out). */
 function allocatesNodePorts(service: Service): boolean {
-  return service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec.allocateLoadBalancerNodePorts !== false);
+  return (
+    service.spec?.type === "NodePort" || (service.spec?.type === "LoadBalancer" && service.spec.allocateLoadBalancerNodePorts !== false)
+  );
 }
 
 /** NeedsHealthCheck: a LoadBalancer with `externalTrafficPolicy: Local` gets a health check NodePort. */
@@ -124,12 +134,20 @@ function dropTypeDependentFields(service: Service, old: Service): void {
   if (usesNodePorts(old) && !usesNodePorts(service)) {
     const ports = spec.ports ?? [];
     const oldPorts = oldSpec.ports ?? [];
-    if (ports.length === oldPorts.length && ports.every((p, i) => p.nodePort === oldPorts[i]?.nodePort)) for (const port of ports) delete port.nodePort;
+    if (ports.length === oldPorts.length && ports.every((p, i) => p.nodePort === oldPorts[i]?.nodePort))
+      for (const port of ports) delete port.nodePort;
   }
-  if (oldSpec.type === "LoadBalancer" && spec.type !== "LoadBalancer" && spec.allocateLoadBalancerNodePorts === oldSpec.allocateLoadBalancerNodePorts) delete spec.allocateLoadBalancerNodePorts;
+  if (
+    oldSpec.type === "LoadBalancer" &&
+    spec.type !== "LoadBalancer" &&
+    spec.allocateLoadBalancerNodePorts === oldSpec.allocateLoadBalancerNodePorts
+  )
+    delete spec.allocateLoadBalancerNodePorts;
   // The health check port goes with the need for it (the repair frees it).
-  if (needsHealthCheck(old) && !needsHealthCheck(service) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
-  if (externallyAccessible(old) && !externallyAccessible(service) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+  if (needsHealthCheck(old) && !needsHealthCheck(service) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort)
+    delete spec.healthCheckNodePort;
+  if (externallyAccessible(old) && !externallyAccessible(service) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy)
+    delete spec.externalTrafficPolicy;
   // Load balancer de-provisioning is asynchronous, but a service that is no LoadBalancer shows no ingress.
   if (spec.type !== "LoadBalancer") service.status = { ...service.status, loadBalancer: {} };
 }
@@ -171,7 +189,8 @@ function prepareForUpdate(service: Service, old: Service): void {
  * replaces them (an old client), a cleared one clears them.
  */
 function normalizeClusterIPsOnUpdate(spec: NonNullable<Service["spec"]>, oldSpec: NonNullable<Service["spec"]>): void {
-  if ((oldSpec.clusterIPs ?? []).length > 0 && (spec.clusterIPs ?? []).length === 0 && oldSpec.clusterIP === spec.clusterIP) spec.clusterIPs = [...oldSpec.clusterIPs!];
+  if ((oldSpec.clusterIPs ?? []).length > 0 && (spec.clusterIPs ?? []).length === 0 && oldSpec.clusterIP === spec.clusterIP)
+    spec.clusterIPs = [...oldSpec.clusterIPs!];
   if ((oldSpec.clusterIP ?? "") === (spec.clusterIP ?? "")) return;
   if (!sameJson(spec.clusterIPs ?? [], oldSpec.clusterIPs ?? [])) return;
   if (oldSpec.clusterIP && !spec.clusterIP) delete spec.clusterIPs;
@@ -183,10 +202,13 @@ export function validateLoadBalancerStatus(service: Service): FieldError[] {
   const errors: FieldError[] = [];
   (service.status?.loadBalancer?.ingress ?? []).forEach((point, i) => {
     const at = indexPath("status.loadBalancer.ingress", i);
-    if (point.ip && parseIPSloppy(point.ip) === undefined) errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+    if (point.ip && parseIPSloppy(point.ip) === undefined)
+      errors.push(fieldInvalid(childPath(at, "ip"), point.ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
     if (point.hostname) {
-      for (const message of isDNS1123Subdomain(point.hostname)) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, message));
-      if (parseIPSloppy(point.hostname) !== undefined) errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
+      for (const message of isDNS1123Subdomain(point.hostname))
+        errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, message));
+      if (parseIPSloppy(point.hostname) !== undefined)
+        errors.push(fieldInvalid(childPath(at, "hostname"), point.hostname, "must be a DNS name, not an IP address"));
     }
   });
   return errors;
@@ -198,16 +220,25 @@ export function validateService(service: Service): FieldError[] {
   const spec = service.spec ?? {};
   const type = spec.type ?? "ClusterIP";
   if (!TYPES.includes(type)) errors.push(fieldNotSupported("spec.type", type, TYPES));
-  if (spec.sessionAffinity !== undefined && !AFFINITIES.includes(spec.sessionAffinity)) errors.push(fieldNotSupported("spec.sessionAffinity", spec.sessionAffinity, AFFINITIES));
+  if (spec.sessionAffinity !== undefined && !AFFINITIES.includes(spec.sessionAffinity))
+    errors.push(fieldNotSupported("spec.sessionAffinity", spec.sessionAffinity, AFFINITIES));
   if (spec.externalTrafficPolicy !== undefined) {
-    if (!usesNodePorts(service)) errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
-    else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy)) errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
+    if (!usesNodePorts(service))
+      errors.push(fieldForbidden("spec.externalTrafficPolicy", "may only be set for externally-accessible services"));
+    else if (!TRAFFIC_POLICIES.includes(spec.externalTrafficPolicy))
+      errors.push(fieldNotSupported("spec.externalTrafficPolicy", spec.externalTrafficPolicy, TRAFFIC_POLICIES));
   }
   if (spec.allocateLoadBalancerNodePorts !== undefined && type !== "LoadBalancer") {
     errors.push(fieldForbidden("spec.allocateLoadBalancerNodePorts", "may only be used when `type` is 'LoadBalancer'"));
   }
   if (spec.healthCheckNodePort && !needsHealthCheck(service)) {
-    errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+    errors.push(
+      fieldInvalid(
+        "spec.healthCheckNodePort",
+        spec.healthCheckNodePort,
+        "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+      ),
+    );
   }
   if (type === "ExternalName") {
     if (!spec.externalName) errors.push(fieldRequired("spec.externalName"));
@@ -228,8 +259,10 @@ export function validateService(service: Service): FieldError[] {
       if (names.has(port.name)) errors.push(fieldDuplicate(childPath(at, "name"), port.name));
       names.add(port.name);
     }
-    if (typeof port.port !== "number" || port.port < 1 || port.port > 65535) errors.push(fieldInvalid(childPath(at, "port"), port.port ?? 0, "must be between 1 and 65535, inclusive"));
-    if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol)) errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PROTOCOLS));
+    if (typeof port.port !== "number" || port.port < 1 || port.port > 65535)
+      errors.push(fieldInvalid(childPath(at, "port"), port.port ?? 0, "must be between 1 and 65535, inclusive"));
+    if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol))
+      errors.push(fieldNotSupported(childPath(at, "protocol"), port.protocol, PROTOCOLS));
     if (port.nodePort !== undefined && port.nodePort !== 0 && !usesNodePorts(service)) {
       errors.push(fieldForbidden(childPath(at, "nodePort"), `may not be used when \`type\` is '${type}'`));
     }
@@ -344,7 +377,15 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
       }
     });
   }
-  if (needsHealthCheck(service) && !(old !== undefined && needsHealthCheck(old) && old.spec?.healthCheckNodePort && old.spec.healthCheckNodePort === spec.healthCheckNodePort)) {
+  if (
+    needsHealthCheck(service) &&
+    !(
+      old !== undefined &&
+      needsHealthCheck(old) &&
+      old.spec?.healthCheckNodePort &&
+      old.spec.healthCheckNodePort === spec.healthCheckNodePort
+    )
+  ) {
     // allocHealthCheckNodePort: the port asked for, or a free one from the NodePort range.
     if (spec.healthCheckNodePort) {
       try {
@@ -352,7 +393,13 @@ export function allocateServiceAddresses(service: Service, allocators: ServiceAl
         takenPorts.push(spec.healthCheckNodePort);
       } catch (error) {
         if (!(error instanceof AllocationError)) throw error;
-        errors.push(fieldInvalid("spec.healthCheckNodePort", spec.healthCheckNodePort, `failed to allocate requested HealthCheck NodePort ${spec.healthCheckNodePort}: ${error.message}`));
+        errors.push(
+          fieldInvalid(
+            "spec.healthCheckNodePort",
+            spec.healthCheckNodePort,
+            `failed to allocate requested HealthCheck NodePort ${spec.healthCheckNodePort}: ${error.message}`,
+          ),
+        );
       }
     } else {
       spec.healthCheckNodePort = allocators.nodePorts.allocateNext();
@@ -378,9 +425,16 @@ export function resyncAllocations(services: readonly Service[], allocators: Serv
       if (range !== undefined && !range.isAllocated(ip)) range.allocate(ip);
     }
     const health = service.spec?.healthCheckNodePort;
-    if (health && health >= nodePorts.base && health < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(health)) nodePorts.allocate(health);
+    if (health && health >= nodePorts.base && health < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(health))
+      nodePorts.allocate(health);
     for (const port of service.spec?.ports ?? []) {
-      if (port.nodePort !== undefined && port.nodePort >= nodePorts.base && port.nodePort < nodePorts.base + nodePorts.size && !nodePorts.isAllocated(port.nodePort)) nodePorts.allocate(port.nodePort);
+      if (
+        port.nodePort !== undefined &&
+        port.nodePort >= nodePorts.base &&
+        port.nodePort < nodePorts.base + nodePorts.size &&
+        !nodePorts.isAllocated(port.nodePort)
+      )
+        nodePorts.allocate(port.nodePort);
     }
   }
 }
@@ -404,7 +458,11 @@ function externalIPCell(service: Service): string {
 }
 
 function selectorCell(service: Service): string {
-  return orNone(Object.entries(service.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(","));
+  return orNone(
+    Object.entries(service.spec?.selector ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(","),
+  );
 }
 
 const schema = componentSchema("io.k8s.api.core.v1.Service");
@@ -427,11 +485,27 @@ export function servicesResource(allocators: ServiceAllocators): ResourceDefinit
     schema,
     printerColumns: [
       { name: "Type", type: "string", description: "type determines how the Service is exposed.", cell: (s) => s.spec?.type ?? "" },
-      { name: "Cluster-IP", type: "string", description: "clusterIP is the IP address of the service and is usually assigned randomly by the master.", cell: (s) => orNone(s.spec?.clusterIP) },
-      { name: "External-IP", type: "string", description: "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.", cell: externalIPCell },
+      {
+        name: "Cluster-IP",
+        type: "string",
+        description: "clusterIP is the IP address of the service and is usually assigned randomly by the master.",
+        cell: (s) => orNone(s.spec?.clusterIP),
+      },
+      {
+        name: "External-IP",
+        type: "string",
+        description: "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.",
+        cell: externalIPCell,
+      },
       { name: "Port(s)", type: "string", description: "The list of ports that are exposed by this service.", cell: portsCell },
       ageColumn(),
-      { name: "Selector", type: "string", priority: 1, description: "Route service traffic to pods with label keys and values matching this selector.", cell: selectorCell },
+      {
+        name: "Selector",
+        type: "string",
+        priority: 1,
+        description: "Route service traffic to pods with label keys and values matching this selector.",
+        cell: selectorCell,
+      },
     ],
     strategy: {
       prepareForCreate,

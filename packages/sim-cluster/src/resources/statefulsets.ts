@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  isDNS1123Label,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
 import { defaultClaimSpec, validateClaimSpec } from "./persistent-volume-claims.js";
@@ -77,7 +84,8 @@ export function validateStatefulSet(sts: StatefulSet): FieldError[] {
   const errors: FieldError[] = [];
   const policy = spec.podManagementPolicy ?? "";
   if (policy === "") errors.push(fieldRequired("spec.podManagementPolicy", ""));
-  else if (!POLICIES.includes(policy)) errors.push(fieldInvalid("spec.podManagementPolicy", policy, `must be 'OrderedReady' or 'Parallel'`));
+  else if (!POLICIES.includes(policy))
+    errors.push(fieldInvalid("spec.podManagementPolicy", policy, `must be 'OrderedReady' or 'Parallel'`));
   const strategy = spec.updateStrategy ?? {};
   switch (strategy.type ?? "") {
     case "":
@@ -85,12 +93,15 @@ export function validateStatefulSet(sts: StatefulSet): FieldError[] {
       break;
     case "OnDelete":
       if (strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
-        errors.push(fieldInvalid("spec.updateStrategy.rollingUpdate", strategy.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"));
+        errors.push(
+          fieldInvalid("spec.updateStrategy.rollingUpdate", strategy.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"),
+        );
       }
       break;
     case "RollingUpdate": {
       const partition = strategy.rollingUpdate?.partition;
-      if (typeof partition === "number" && partition < 0) errors.push(fieldInvalid("spec.updateStrategy.rollingUpdate.partition", partition, "must be greater than or equal to 0"));
+      if (typeof partition === "number" && partition < 0)
+        errors.push(fieldInvalid("spec.updateStrategy.rollingUpdate.partition", partition, "must be greater than or equal to 0"));
       break;
     }
     default:
@@ -99,13 +110,15 @@ export function validateStatefulSet(sts: StatefulSet): FieldError[] {
   const retention = spec.persistentVolumeClaimRetentionPolicy;
   for (const field of ["whenDeleted", "whenScaled"] as const) {
     const value = retention?.[field];
-    if (value !== undefined && !RETENTION.includes(value)) errors.push(fieldNotSupported(`spec.persistentVolumeClaimRetentionPolicy.${field}`, value, RETENTION));
+    if (value !== undefined && !RETENTION.includes(value))
+      errors.push(fieldNotSupported(`spec.persistentVolumeClaimRetentionPolicy.${field}`, value, RETENTION));
   }
   const start = spec.ordinals?.start;
   if (typeof start === "number" && start < 0) errors.push(fieldInvalid("spec.ordinals.start", start, "must be greater than or equal to 0"));
   errors.push(...validateWorkloadSpec(spec, "statefulset"));
   const deadline = spec.template?.spec?.activeDeadlineSeconds;
-  if (deadline !== undefined && deadline !== null) errors.push(fieldForbidden("spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in StatefulSet is not Supported"));
+  if (deadline !== undefined && deadline !== null)
+    errors.push(fieldForbidden("spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in StatefulSet is not Supported"));
   (spec.volumeClaimTemplates ?? []).forEach((template, i) => {
     const name = template.metadata?.name ?? "";
     const path = `spec.volumeClaimTemplates[${i}]`;
@@ -113,12 +126,21 @@ export function validateStatefulSet(sts: StatefulSet): FieldError[] {
     else for (const message of isDNS1123Label(name)) errors.push(fieldInvalid(`${path}.metadata.name`, name, message));
     errors.push(...validateClaimSpec(template.spec, `${path}.spec`));
   });
-  if (spec.serviceName !== undefined && spec.serviceName !== "") for (const message of isDNS1123Label(spec.serviceName)) errors.push(fieldInvalid("spec.serviceName", spec.serviceName, message));
+  if (spec.serviceName !== undefined && spec.serviceName !== "")
+    for (const message of isDNS1123Label(spec.serviceName)) errors.push(fieldInvalid("spec.serviceName", spec.serviceName, message));
   return errors;
 }
 
 /** The spec fields a StatefulSet update may change (ValidateStatefulSetUpdate). */
-const MUTABLE = ["replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "minReadySeconds", "revisionHistoryLimit"];
+const MUTABLE = [
+  "replicas",
+  "ordinals",
+  "template",
+  "updateStrategy",
+  "persistentVolumeClaimRetentionPolicy",
+  "minReadySeconds",
+  "revisionHistoryLimit",
+];
 
 export function validateStatefulSetUpdate(sts: StatefulSet, old: StatefulSet): FieldError[] {
   const errors = validateStatefulSet(sts);
@@ -133,7 +155,6 @@ export function validateStatefulSetUpdate(sts: StatefulSet, old: StatefulSet): F
   }
   return errors;
 }
-
 
 const schema = componentSchema("io.k8s.api.apps.v1.StatefulSet");
 
@@ -152,7 +173,12 @@ export const statefulSetsResource = defineResource<StatefulSet>({
   subresources: [SCALE_SUBRESOURCE],
   schema,
   printerColumns: [
-    { name: "Ready", type: "string", description: "Number of the pod with ready state", cell: (sts) => `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 0}` },
+    {
+      name: "Ready",
+      type: "string",
+      description: "Number of the pod with ready state",
+      cell: (sts) => `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 0}`,
+    },
     ageColumn(),
     { name: "Containers", type: "string", priority: 1, description: "Names of each container in the template.", cell: containersCell },
     { name: "Images", type: "string", priority: 1, description: "Images referenced by each container in the template.", cell: imagesCell },

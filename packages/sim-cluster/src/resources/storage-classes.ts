@@ -1,5 +1,13 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { fieldForbidden, fieldNotSupported, fieldRequired, isQualifiedName, validateImmutableField, fieldInvalid, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  fieldForbidden,
+  fieldNotSupported,
+  fieldRequired,
+  isQualifiedName,
+  validateImmutableField,
+  fieldInvalid,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { isDeepStrictEqual } from "node:util";
 import { ageColumn } from "./columns.js";
 import { defineResource } from "./define.js";
@@ -41,21 +49,24 @@ export function validateStorageClass(storageClass: StorageClass): FieldError[] {
     for (const message of isQualifiedName(provisioner.toLowerCase())) errors.push(fieldInvalid("provisioner", provisioner, message));
     if (provisioner.length > 63) errors.push(fieldInvalid("provisioner", provisioner, "must be no more than 63 characters"));
   }
-  if (!RECLAIM_POLICIES.includes(storageClass.reclaimPolicy ?? "")) errors.push(fieldNotSupported("reclaimPolicy", storageClass.reclaimPolicy ?? "", RECLAIM_POLICIES));
-  if (!BINDING_MODES.includes(storageClass.volumeBindingMode ?? "")) errors.push(fieldNotSupported("volumeBindingMode", storageClass.volumeBindingMode ?? "", BINDING_MODES));
+  if (!RECLAIM_POLICIES.includes(storageClass.reclaimPolicy ?? ""))
+    errors.push(fieldNotSupported("reclaimPolicy", storageClass.reclaimPolicy ?? "", RECLAIM_POLICIES));
+  if (!BINDING_MODES.includes(storageClass.volumeBindingMode ?? ""))
+    errors.push(fieldNotSupported("volumeBindingMode", storageClass.volumeBindingMode ?? "", BINDING_MODES));
   return errors;
 }
 
 /** ValidateStorageClassUpdate: provisioner, parameters and reclaimPolicy stay as created. */
 export function validateStorageClassUpdate(storageClass: StorageClass, old: StorageClass): FieldError[] {
   const errors = validateStorageClass(storageClass);
-  if (!isDeepStrictEqual(storageClass.parameters ?? {}, old.parameters ?? {})) errors.push(fieldForbidden("parameters", "updates to parameters are forbidden."));
+  if (!isDeepStrictEqual(storageClass.parameters ?? {}, old.parameters ?? {}))
+    errors.push(fieldForbidden("parameters", "updates to parameters are forbidden."));
   if (storageClass.provisioner !== old.provisioner) errors.push(fieldForbidden("provisioner", "updates to provisioner are forbidden."));
-  if (storageClass.reclaimPolicy !== old.reclaimPolicy) errors.push(fieldForbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."));
+  if (storageClass.reclaimPolicy !== old.reclaimPolicy)
+    errors.push(fieldForbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."));
   errors.push(...validateImmutableField(storageClass.volumeBindingMode ?? null, old.volumeBindingMode ?? null, "volumeBindingMode"));
   return errors;
 }
-
 
 const schema = componentSchema("io.k8s.api.storage.v1.StorageClass");
 
@@ -71,12 +82,43 @@ export const storageClassesResource = defineResource<StorageClass>({
   schema,
   printerColumns: [
     // printStorageClass names the default class "<name> (default)".
-    { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", cell: (sc) => `${sc.metadata?.name ?? ""}${isDefaultClass(sc) ? " (default)" : ""}` },
-    { name: "Provisioner", type: "string", description: "Provisioner indicates the type of the provisioner.", cell: (sc) => sc.provisioner ?? "" },
-    { name: "ReclaimPolicy", type: "string", description: "ReclaimPolicy indicates the reclaim policy of the storage class.", cell: (sc) => sc.reclaimPolicy ?? "Delete" },
-    { name: "VolumeBindingMode", type: "string", description: "VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.", cell: (sc) => sc.volumeBindingMode ?? "Immediate" },
-    { name: "AllowVolumeExpansion", type: "string", description: "AllowVolumeExpansion shows whether the storage class allow volume expand.", cell: (sc) => String(sc.allowVolumeExpansion ?? false) },
+    {
+      name: "Name",
+      type: "string",
+      format: "name",
+      description: "Name must be unique within a namespace.",
+      cell: (sc) => `${sc.metadata?.name ?? ""}${isDefaultClass(sc) ? " (default)" : ""}`,
+    },
+    {
+      name: "Provisioner",
+      type: "string",
+      description: "Provisioner indicates the type of the provisioner.",
+      cell: (sc) => sc.provisioner ?? "",
+    },
+    {
+      name: "ReclaimPolicy",
+      type: "string",
+      description: "ReclaimPolicy indicates the reclaim policy of the storage class.",
+      cell: (sc) => sc.reclaimPolicy ?? "Delete",
+    },
+    {
+      name: "VolumeBindingMode",
+      type: "string",
+      description: "VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.",
+      cell: (sc) => sc.volumeBindingMode ?? "Immediate",
+    },
+    {
+      name: "AllowVolumeExpansion",
+      type: "string",
+      description: "AllowVolumeExpansion shows whether the storage class allow volume expand.",
+      cell: (sc) => String(sc.allowVolumeExpansion ?? false),
+    },
     ageColumn(),
   ],
-  strategy: { prepareForCreate: prepare, prepareForUpdate: prepare, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
+  strategy: {
+    prepareForCreate: prepare,
+    prepareForUpdate: prepare,
+    validate: validateStorageClass,
+    validateUpdate: validateStorageClassUpdate,
+  },
 });

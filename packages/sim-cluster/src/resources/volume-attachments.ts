@@ -8,7 +8,12 @@ import { componentSchema } from "./openapi/component-schema.js";
 
 export interface VolumeAttachment extends KubeObject {
   spec?: { attacher?: string; nodeName?: string; source?: { persistentVolumeName?: string; inlineVolumeSpec?: Record<string, unknown> } };
-  status?: { attached?: boolean; attachmentMetadata?: Record<string, string>; attachError?: Record<string, unknown>; detachError?: Record<string, unknown> };
+  status?: {
+    attached?: boolean;
+    attachmentMetadata?: Record<string, string>;
+    attachError?: Record<string, unknown>;
+    detachError?: Record<string, unknown>;
+  };
 }
 
 /** ValidateVolumeAttachment: an attacher, exactly one source and a node. */
@@ -49,10 +54,30 @@ export const volumeAttachmentsResource = defineResource<VolumeAttachment>({
   statusSubresource: true,
   schema,
   printerColumns: [
-    { name: "Attacher", type: "string", description: "attacher indicates the name of the volume driver that MUST handle this request.", cell: (v) => v.spec?.attacher ?? "" },
-    { name: "PV", type: "string", description: "persistentVolumeName represents the name of the persistent volume to attach.", cell: (v) => v.spec?.source?.persistentVolumeName ?? "" },
-    { name: "Node", type: "string", description: "nodeName represents the node that the volume should be attached to.", cell: (v) => v.spec?.nodeName ?? "" },
-    { name: "Attached", type: "boolean", description: "attached indicates the volume is successfully attached.", cell: (v) => v.status?.attached ?? false },
+    {
+      name: "Attacher",
+      type: "string",
+      description: "attacher indicates the name of the volume driver that MUST handle this request.",
+      cell: (v) => v.spec?.attacher ?? "",
+    },
+    {
+      name: "PV",
+      type: "string",
+      description: "persistentVolumeName represents the name of the persistent volume to attach.",
+      cell: (v) => v.spec?.source?.persistentVolumeName ?? "",
+    },
+    {
+      name: "Node",
+      type: "string",
+      description: "nodeName represents the node that the volume should be attached to.",
+      cell: (v) => v.spec?.nodeName ?? "",
+    },
+    {
+      name: "Attached",
+      type: "boolean",
+      description: "attached indicates the volume is successfully attached.",
+      cell: (v) => v.status?.attached ?? false,
+    },
     ageColumn(),
   ],
   strategy: {

@@ -1,5 +1,13 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { childPath, fieldInvalid, fieldNotSupported, fieldRequired, validateImmutableField, validateLabels, type FieldError } from "@kubekit/generic-controlplane/registry";
+import {
+  childPath,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  validateImmutableField,
+  validateLabels,
+  type FieldError,
+} from "@kubekit/generic-controlplane/registry";
 import { isEmptySelector, selectorMatches, selectorString, type LabelSelector } from "../selector.js";
 import { defaultPodSpec, validatePodSpec, type PodTemplateSpec } from "./pod-spec.js";
 
@@ -34,15 +42,21 @@ export function defaultWorkloadTemplate(spec: WorkloadSpec): void {
 }
 
 /** apps/v1 ValidateDeploymentSpec / ValidateReplicaSetSpec / ValidateDaemonSetSpec / ValidateStatefulSetSpec, for the fields they share. */
-export function validateWorkloadSpec(spec: WorkloadSpec | undefined, kind: "deployment" | "replicaset" | "daemonset" | "statefulset"): FieldError[] {
+export function validateWorkloadSpec(
+  spec: WorkloadSpec | undefined,
+  kind: "deployment" | "replicaset" | "daemonset" | "statefulset",
+): FieldError[] {
   const errors: FieldError[] = [];
-  if (typeof spec?.replicas === "number" && spec.replicas < 0) errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
-  if (typeof spec?.minReadySeconds === "number" && spec.minReadySeconds < 0) errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));
+  if (typeof spec?.replicas === "number" && spec.replicas < 0)
+    errors.push(fieldInvalid("spec.replicas", spec.replicas, "must be greater than or equal to 0"));
+  if (typeof spec?.minReadySeconds === "number" && spec.minReadySeconds < 0)
+    errors.push(fieldInvalid("spec.minReadySeconds", spec.minReadySeconds, "must be greater than or equal to 0"));
   const selector = spec?.selector;
   if (selector === undefined) errors.push(fieldRequired("spec.selector"));
   else {
     errors.push(...validateLabels(selector.matchLabels, "spec.selector.matchLabels"));
-    if (isEmptySelector(selector)) errors.push(fieldInvalid("spec.selector", selectorString(selector), `empty selector is invalid for ${kind}`));
+    if (isEmptySelector(selector))
+      errors.push(fieldInvalid("spec.selector", selectorString(selector), `empty selector is invalid for ${kind}`));
   }
   const template = spec?.template;
   if (template === undefined) {

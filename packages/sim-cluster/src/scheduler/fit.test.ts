@@ -7,8 +7,18 @@ const node: Node = { metadata: { name: "n" }, status: { allocatable: { cpu: "1",
 
 describe("pod overhead (upstream's PodRequests adds spec.overhead)", () => {
   it("adds the RuntimeClass overhead to the containers' requests", () => {
-    const pod: Pod = { spec: { containers: [{ name: "c", resources: { requests: { cpu: "900m", memory: "100Mi" } } }], overhead: { cpu: "200m", memory: "1Mi" } } };
-    expect(podRequests(pod)).toEqual(new Map([["cpu", 1100n], ["memory", 101n * 1024n * 1024n * 1000n]]));
+    const pod: Pod = {
+      spec: {
+        containers: [{ name: "c", resources: { requests: { cpu: "900m", memory: "100Mi" } } }],
+        overhead: { cpu: "200m", memory: "1Mi" },
+      },
+    };
+    expect(podRequests(pod)).toEqual(
+      new Map([
+        ["cpu", 1100n],
+        ["memory", 101n * 1024n * 1024n * 1000n],
+      ]),
+    );
   });
 
   it("makes a pod that fits by its requests alone not fit", () => {

@@ -61,7 +61,8 @@ function aggregate(pod: Pod, own: (container: Container) => Map<string, bigint>)
 export function podRequests(pod: Pod, options: { useStatusResources?: boolean } = {}): Map<string, bigint> {
   const phase = pod.status?.phase;
   const useStatus = (options.useStatusResources ?? true) && phase !== "Succeeded" && phase !== "Failed";
-  const infeasible = pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.status === "True" && c.reason === "Infeasible") === true;
+  const infeasible =
+    pod.status?.conditions?.some((c) => c.type === "PodResizePending" && c.status === "True" && c.reason === "Infeasible") === true;
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
   const initNames = new Set((pod.spec?.initContainers ?? []).filter((c) => !isSidecar(c)).map((c) => c.name));
   const requestsOf = (container: Container): Map<string, bigint> => {

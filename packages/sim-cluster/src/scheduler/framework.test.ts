@@ -10,7 +10,10 @@ const readyNode = (name: string, extra: { labels?: Record<string, string>; taint
   spec: { ...(extra.taints ? { taints: extra.taints } : {}) },
   status: { allocatable: { cpu: extra.cpu ?? "4", memory: "16Gi", pods: "110" }, conditions: [{ type: "Ready", status: "True" }] },
 });
-const pod = (spec: Record<string, unknown> = {}): Pod => ({ metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "x" }], ...spec } });
+const pod = (spec: Record<string, unknown> = {}): Pod => ({
+  metadata: { name: "p" },
+  spec: { containers: [{ name: "c", image: "x" }], ...spec },
+});
 
 describe("filter plugins in upstream's order", () => {
   it("judges a node by the first plugin that rejects it", () => {
@@ -19,8 +22,16 @@ describe("filter plugins in upstream's order", () => {
     expect(filterReasons(big, tainted, emptyUsage())).toEqual(["node(s) had untolerated taint {k: v}"]);
     const tolerating = { ...big, spec: { ...big.spec, tolerations: [{ key: "k", operator: "Exists" }] } };
     expect(filterReasons(tolerating, tainted, emptyUsage())).toEqual(["node(s) didn't match Pod's node affinity/selector"]);
-    expect(filterReasons(tolerating, { ...tainted, metadata: { name: "n", labels: { disk: "ssd" } } }, emptyUsage())).toEqual(["Insufficient cpu"]);
-    expect(filterReasons(pod(), { ...readyNode("n"), spec: { unschedulable: true, taints: [{ key: "k", effect: "NoSchedule" }] } }, emptyUsage())).toEqual(["node(s) were unschedulable"]);
+    expect(filterReasons(tolerating, { ...tainted, metadata: { name: "n", labels: { disk: "ssd" } } }, emptyUsage())).toEqual([
+      "Insufficient cpu",
+    ]);
+    expect(
+      filterReasons(
+        pod(),
+        { ...readyNode("n"), spec: { unschedulable: true, taints: [{ key: "k", effect: "NoSchedule" }] } },
+        emptyUsage(),
+      ),
+    ).toEqual(["node(s) were unschedulable"]);
   });
 
   it("keeps a second pod wanting the same host port off the node", () => {
@@ -32,9 +43,13 @@ describe("filter plugins in upstream's order", () => {
   });
 
   it("counts each reason over the nodes in the FitError message", () => {
-    expect(fitErrorMessage(3, [["node(s) had untolerated taint {k: v}"], ["node(s) didn't match Pod's node affinity/selector"], ["node(s) didn't match Pod's node affinity/selector"]])).toBe(
-      "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 node(s) didn't match Pod's node affinity/selector.",
-    );
+    expect(
+      fitErrorMessage(3, [
+        ["node(s) had untolerated taint {k: v}"],
+        ["node(s) didn't match Pod's node affinity/selector"],
+        ["node(s) didn't match Pod's node affinity/selector"],
+      ]),
+    ).toBe("0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 node(s) didn't match Pod's node affinity/selector.");
   });
 });
 
@@ -48,7 +63,15 @@ describe("score plugins", () => {
   });
 
   it("prefers the node matching a heavier preferred term over an emptier one", () => {
-    const preferring = pod({ affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, preference: { matchExpressions: [{ key: "zone", operator: "In", values: ["b"] }] } }] } } });
+    const preferring = pod({
+      affinity: {
+        nodeAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 50, preference: { matchExpressions: [{ key: "zone", operator: "In", values: ["b"] }] } },
+          ],
+        },
+      },
+    });
     const busy = emptyUsage();
     for (let i = 0; i < 5; i++) addToUsage(busy, pod());
     const [a, b] = scoreNodes(preferring, [

@@ -79,7 +79,12 @@ export function termMatches(term: NodeSelectorTerm, node: Node): boolean {
   const labels = node.metadata?.labels ?? {};
   const nodeFields = { [NODE_NAME_FIELD]: node.metadata?.name ?? "" };
   for (const requirement of fields) {
-    if (requirement.key !== NODE_NAME_FIELD || (requirement.operator !== "In" && requirement.operator !== "NotIn") || (requirement.values ?? []).length !== 1) return false;
+    if (
+      requirement.key !== NODE_NAME_FIELD ||
+      (requirement.operator !== "In" && requirement.operator !== "NotIn") ||
+      (requirement.values ?? []).length !== 1
+    )
+      return false;
     if (!requirementMatches(requirement, nodeFields)) return false;
   }
   return expressions.every((requirement) => requirementMatches(requirement, labels));

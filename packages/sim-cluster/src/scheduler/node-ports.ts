@@ -14,7 +14,12 @@ export function hostPortsOf(pod: Pod): HostPort[] {
   const out: HostPort[] = [];
   const hostNetwork = pod.spec?.["hostNetwork"] === true;
   for (const container of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
-    for (const port of (container.ports ?? []) as Array<{ containerPort?: number; hostPort?: number; hostIP?: string; protocol?: string }>) {
+    for (const port of (container.ports ?? []) as Array<{
+      containerPort?: number;
+      hostPort?: number;
+      hostIP?: string;
+      protocol?: string;
+    }>) {
       const hostPort = port.hostPort ?? (hostNetwork ? port.containerPort : undefined);
       if (hostPort === undefined || hostPort <= 0) continue;
       out.push({ ip: port.hostIP || "0.0.0.0", protocol: port.protocol || "TCP", port: hostPort });
@@ -25,5 +30,7 @@ export function hostPortsOf(pod: Pod): HostPort[] {
 
 /** The NodePorts filter: a wanted port clashes with a used one of the same protocol and number on the same address, or when either listens on all addresses. */
 export function hostPortsConflict(wanted: readonly HostPort[], used: readonly HostPort[]): boolean {
-  return wanted.some((w) => used.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === "0.0.0.0" || w.ip === "0.0.0.0")));
+  return wanted.some((w) =>
+    used.some((u) => u.port === w.port && u.protocol === w.protocol && (u.ip === w.ip || u.ip === "0.0.0.0" || w.ip === "0.0.0.0")),
+  );
 }

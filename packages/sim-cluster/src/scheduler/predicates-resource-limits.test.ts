@@ -29,7 +29,8 @@ type Pod = KubeObject & {
 type Event = KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } };
 
 /** getRequestedCPU: the sum of the containers' CPU requests, in millicores. */
-const requestedCPU = (pod: Pod) => pod.spec.containers.reduce((sum, c) => sum + Number(parseMilli(c.resources?.requests?.cpu ?? "0") ?? 0n), 0);
+const requestedCPU = (pod: Pod) =>
+  pod.spec.containers.reduce((sum, c) => sum + Number(parseMilli(c.resources?.requests?.cpu ?? "0") ?? 0n), 0);
 
 /** createPausePod(pausePodConfig): one pause container named after the pod. */
 function pausePod(name: string, cpuMilli: number, extra: { labels?: Record<string, string>; nodeName?: string }): KubeObject {
@@ -39,7 +40,15 @@ function pausePod(name: string, cpuMilli: number, extra: { labels?: Record<strin
     spec: {
       containers: [{ name, image: "registry.k8s.io/pause:3.10", resources: { limits: { cpu }, requests: { cpu } } }],
       ...(extra.nodeName
-        ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "node", operator: "In", values: [extra.nodeName] }] }] } } } }
+        ? {
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [{ matchExpressions: [{ key: "node", operator: "In", values: [extra.nodeName] }] }],
+                },
+              },
+            },
+          }
         : {}),
     },
   };
@@ -53,7 +62,9 @@ describe("SchedulerPredicates", { timeout: 30_000 }, () => {
     const ns = "default";
     const nodeList = await eventually("the nodes Ready", async () => {
       const nodes = (await cs.list<Node>(NODES)).items;
-      return nodes.length === 3 && nodes.every((n) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True")) ? nodes : undefined;
+      return nodes.length === 3 && nodes.every((n) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True"))
+        ? nodes
+        : undefined;
     });
 
     let nodeMaxAllocatable = 0;
@@ -71,7 +82,8 @@ describe("SchedulerPredicates", { timeout: 30_000 }, () => {
 
     for (const pod of (await cs.list<Pod>(PODS)).items) {
       const left = nodeToAllocatableMap.get(pod.spec.nodeName ?? "");
-      if (left !== undefined && pod.status.phase !== "Succeeded" && pod.status.phase !== "Failed") nodeToAllocatableMap.set(pod.spec.nodeName!, left - requestedCPU(pod));
+      if (left !== undefined && pod.status.phase !== "Succeeded" && pod.status.phase !== "Failed")
+        nodeToAllocatableMap.set(pod.spec.nodeName!, left - requestedCPU(pod));
     }
 
     // Starting Pods to consume most of the cluster CPU: one per node with 70% of what is left.
@@ -89,7 +101,9 @@ describe("SchedulerPredicates", { timeout: 30_000 }, () => {
     const podName = "additional-pod";
     await cs.create(PODS, ns, pausePod(podName, Math.floor((nodeMaxAllocatable * 5) / 10), { labels: { name: "additional" } }));
     const event = await eventually("a FailedScheduling event about the pod", async () =>
-      (await cs.list<Event>(EVENTS, ns)).items.find((e) => (e.metadata?.name ?? "").startsWith(podName) && e.type === "Warning" && e.reason === "FailedScheduling"),
+      (await cs.list<Event>(EVENTS, ns)).items.find(
+        (e) => (e.metadata?.name ?? "").startsWith(podName) && e.type === "Warning" && e.reason === "FailedScheduling",
+      ),
     );
     expect(event.involvedObject?.name).toBe(podName);
 
@@ -97,7 +111,9 @@ describe("SchedulerPredicates", { timeout: 30_000 }, () => {
     const pods = (await cs.list<Pod>(PODS, ns)).items;
     const condition = (p: Pod) => p.status.conditions?.find((c) => c.type === "PodScheduled");
     const scheduled = pods.filter((p) => p.spec.nodeName && condition(p)?.status === "True");
-    const notScheduled = pods.filter((p) => !p.spec.nodeName && condition(p)?.status === "False" && condition(p)?.reason === "Unschedulable");
+    const notScheduled = pods.filter(
+      (p) => !p.spec.nodeName && condition(p)?.status === "False" && condition(p)?.reason === "Unschedulable",
+    );
     expect(scheduled).toHaveLength(fillerPods.length);
     expect(notScheduled).toHaveLength(1);
   });

@@ -17,11 +17,18 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-type Event = KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { kind?: string; name?: string }; source?: { component?: string } };
+type Event = KubeObject & {
+  type?: string;
+  reason?: string;
+  message?: string;
+  involvedObject?: { kind?: string; name?: string };
+  source?: { component?: string };
+};
 type Pod = KubeObject & { spec: { nodeName?: string }; status: { conditions?: Array<{ type: string; status: string; reason?: string }> } };
 
 /** scheduleFailureEvent(podName). */
-const scheduleFailureEvent = (podName: string) => (e: Event) => (e.metadata?.name ?? "").startsWith(podName) && e.type === "Warning" && e.reason === "FailedScheduling";
+const scheduleFailureEvent = (podName: string) => (e: Event) =>
+  (e.metadata?.name ?? "").startsWith(podName) && e.type === "Warning" && e.reason === "FailedScheduling";
 
 /** GetPodsScheduled: bound pods with PodScheduled=True, and unbound ones Unschedulable. */
 function podsScheduled(pods: readonly Pod[]): { scheduled: Pod[]; notScheduled: Pod[] } {
@@ -44,7 +51,9 @@ describe("SchedulerPredicates", { timeout: 20_000 }, () => {
       metadata: { name: podName, labels: { name: "restricted" } },
       spec: { containers: [{ name: podName, image: "registry.k8s.io/pause:3.10" }], nodeSelector: { label: "nonempty" } },
     });
-    const event = await eventually("a FailedScheduling event about the pod", async () => (await c.list<Event>(EVENTS, ns)).items.find(scheduleFailureEvent(podName)));
+    const event = await eventually("a FailedScheduling event about the pod", async () =>
+      (await c.list<Event>(EVENTS, ns)).items.find(scheduleFailureEvent(podName)),
+    );
     expect(event).toMatchObject({
       involvedObject: { kind: "Pod", name: podName },
       source: { component: "default-scheduler" },
@@ -61,7 +70,13 @@ describe("SchedulerPredicates", { timeout: 20_000 }, () => {
     client = new KubeClient({ server: cluster.url });
     const c = client;
     await c.create(PODS, "default", { metadata: { name: "placed" }, spec: { containers: [{ name: "c", image: "x" }] } });
-    const event = await eventually("a Scheduled event", async () => (await c.list<Event>(EVENTS, "default")).items.find((e) => e.reason === "Scheduled" && e.involvedObject?.name === "placed"));
-    expect(event).toMatchObject({ type: "Normal", message: "Successfully assigned default/placed to sim-node-1", source: { component: "default-scheduler" } });
+    const event = await eventually("a Scheduled event", async () =>
+      (await c.list<Event>(EVENTS, "default")).items.find((e) => e.reason === "Scheduled" && e.involvedObject?.name === "placed"),
+    );
+    expect(event).toMatchObject({
+      type: "Normal",
+      message: "Successfully assigned default/placed to sim-node-1",
+      source: { component: "default-scheduler" },
+    });
   });
 });

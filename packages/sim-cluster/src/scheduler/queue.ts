@@ -102,7 +102,11 @@ export class SchedulingQueue {
     for (const key of this.#queued) {
       const { priority, created } = this.#orders.get(key) ?? this.#order(key);
       const seen = this.#firstSeen.get(key) ?? 0;
-      if (best === undefined || priority > best.priority || (priority === best.priority && (created < best.created || (created === best.created && seen < best.seen)))) {
+      if (
+        best === undefined ||
+        priority > best.priority ||
+        (priority === best.priority && (created < best.created || (created === best.created && seen < best.seen)))
+      ) {
         best = { key, priority, created, seen };
       }
     }

@@ -25,7 +25,10 @@ type Pod = KubeObject & {
   status: { phase?: string; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
 };
 
-const pod = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "x" }], ...spec } });
+const pod = (name: string, spec: Record<string, unknown> = {}) => ({
+  metadata: { name },
+  spec: { containers: [{ name: "c", image: "x" }], ...spec },
+});
 const cpu = (amount: string) => ({ containers: [{ name: "c", image: "x", resources: { requests: { cpu: amount } } }] });
 
 async function unschedulableMessage(c: KubeClient, name: string): Promise<string | undefined> {
@@ -42,10 +45,22 @@ async function placed(c: KubeClient, name: string): Promise<string> {
 // Each case starts a cluster and waits on several rollouts: more than the default 5 s on a loaded machine.
 describe("scheduler", { timeout: 20_000 }, () => {
   it("keeps pods off a tainted node unless they tolerate it, and reports each reason with its count", async () => {
-    const { client } = await start({ nodes: [{ name: "gpu", taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] }, { name: "n2" }, { name: "n3" }] });
-    const zoned = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values: ["z1"] }] }] } } } };
+    const { client } = await start({
+      nodes: [{ name: "gpu", taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] }, { name: "n2" }, { name: "n3" }],
+    });
+    const zoned = {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values: ["z1"] }] }],
+          },
+        },
+      },
+    };
     await client.create(PODS, "default", pod("zoned", zoned));
-    expect(await unschedulableMessage(client, "zoned")).toBe("0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 node(s) didn't match Pod's node affinity/selector.");
+    expect(await unschedulableMessage(client, "zoned")).toBe(
+      "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 node(s) didn't match Pod's node affinity/selector.",
+    );
 
     // A node gaining the label is a cluster event: the pod is attempted again.
     await client.patch(NODES, undefined, "n3", { metadata: { labels: { zone: "z1" } } }, "application/merge-patch+json");
@@ -57,7 +72,13 @@ describe("scheduler", { timeout: 20_000 }, () => {
 
     const tolerating = {
       tolerations: [{ key: "dedicated", operator: "Equal", value: "gpu", effect: "NoSchedule" }],
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["gpu"] }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: ["gpu"] }] }],
+          },
+        },
+      },
     };
     await client.create(PODS, "default", pod("on-gpu", tolerating));
     expect(await placed(client, "on-gpu")).toBe("gpu");
@@ -65,22 +86,46 @@ describe("scheduler", { timeout: 20_000 }, () => {
 
   it("keeps pods off a control-plane node, and honours preferred node affinity", async () => {
     const { client } = await start({
-      nodes: [{ name: "cp", labels: { "node-role.kubernetes.io/control-plane": "" }, taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] }, { name: "w1", labels: { zone: "a" } }, { name: "w2", labels: { zone: "b" } }],
+      nodes: [
+        {
+          name: "cp",
+          labels: { "node-role.kubernetes.io/control-plane": "" },
+          taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }],
+        },
+        { name: "w1", labels: { zone: "a" } },
+        { name: "w2", labels: { zone: "b" } },
+      ],
     });
-    const preferB = { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: { matchExpressions: [{ key: "zone", operator: "In", values: ["b"] }] } }] } } };
+    const preferB = {
+      affinity: {
+        nodeAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 100, preference: { matchExpressions: [{ key: "zone", operator: "In", values: ["b"] }] } },
+          ],
+        },
+      },
+    };
     for (let i = 0; i < 3; i++) {
       await client.create(PODS, "default", pod(`prefers-b-${i}`, preferB));
       expect(await placed(client, `prefers-b-${i}`)).toBe("w2");
     }
     await client.create(PODS, "default", pod("only-cp", { nodeSelector: { "node-role.kubernetes.io/control-plane": "" } }));
-    expect(await unschedulableMessage(client, "only-cp")).toBe("0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector.");
+    expect(await unschedulableMessage(client, "only-cp")).toBe(
+      "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector.",
+    );
   });
 
   it("a pending pod that gains a toleration is attempted again", async () => {
     const { client } = await start({ nodes: [{ name: "tainted", taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] }] });
     await client.create(PODS, "default", pod("db"));
     expect(await unschedulableMessage(client, "db")).toBe("0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}.");
-    await client.patch(PODS, "default", "db", { spec: { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] } }, "application/strategic-merge-patch+json");
+    await client.patch(
+      PODS,
+      "default",
+      "db",
+      { spec: { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] } },
+      "application/strategic-merge-patch+json",
+    );
     expect(await placed(client, "db")).toBe("tainted");
   });
 
@@ -122,6 +167,8 @@ describe("scheduler", { timeout: 20_000 }, () => {
     expect(await unschedulableMessage(client, "next")).toBe("0/1 nodes are available: 1 Insufficient cpu.");
     expect((await client.get<Pod>(PODS, "default", "leaving")).metadata?.deletionTimestamp).toBeDefined();
     expect(await placed(client, "next")).toBe("sim-node-1");
-    await eventually("the terminating pod to be gone", async () => ((await client.list<Pod>(PODS, "default", { fieldSelector: "metadata.name=leaving" })).items.length === 0 ? true : undefined));
+    await eventually("the terminating pod to be gone", async () =>
+      (await client.list<Pod>(PODS, "default", { fieldSelector: "metadata.name=leaving" })).items.length === 0 ? true : undefined,
+    );
   });
 });

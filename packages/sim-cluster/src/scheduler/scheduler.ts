@@ -74,7 +74,12 @@ export function scheduler(): Controller {
           // A pending pod changed by its owner (tolerations added, labels changed) gets another
           // attempt at once (upstream's isPodUpdated); its own status updates do not.
           const key = keyOf(pod);
-          if (unschedulable.has(key) && canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !== canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })) unschedulable.delete(key);
+          if (
+            unschedulable.has(key) &&
+            canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !==
+              canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })
+          )
+            unschedulable.delete(key);
           onPod(pod);
         },
         delete: (pod) => {
@@ -128,7 +133,8 @@ export function scheduler(): Controller {
         if (feasible.length === 0) {
           unschedulable.add(key);
           // A PreFilter rejection names its reason once, not per node.
-          const message = volumeReason !== undefined ? `0/${all.length} nodes are available: ${volumeReason}.` : fitErrorMessage(all.length, reasons);
+          const message =
+            volumeReason !== undefined ? `0/${all.length} nodes are available: ${volumeReason}.` : fitErrorMessage(all.length, reasons);
           // Every failed attempt is reported, as the scheduler's failure handler records it; tests wait for this event.
           void events.event(podReference(pod), "Warning", "FailedScheduling", message);
           const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
@@ -138,7 +144,21 @@ export function scheduler(): Controller {
             PODS,
             namespace,
             name,
-            { status: { conditions: [...others, { type: "PodScheduled", status: "False", reason: "Unschedulable", message, lastProbeTime: null, lastTransitionTime: nowRFC3339() }] } },
+            {
+              status: {
+                conditions: [
+                  ...others,
+                  {
+                    type: "PodScheduled",
+                    status: "False",
+                    reason: "Unschedulable",
+                    message,
+                    lastProbeTime: null,
+                    lastTransitionTime: nowRFC3339(),
+                  },
+                ],
+              },
+            },
             "application/merge-patch+json",
             "status",
           );
@@ -160,7 +180,12 @@ export function scheduler(): Controller {
         assumed.set(key, { node: nodeName, pod });
         try {
           await client.request("POST", `/api/v1/namespaces/${namespace ?? ""}/pods/${name}/binding`, {
-            body: { apiVersion: "v1", kind: "Binding", metadata: { name, namespace }, target: { apiVersion: "v1", kind: "Node", name: nodeName } },
+            body: {
+              apiVersion: "v1",
+              kind: "Binding",
+              metadata: { name, namespace },
+              target: { apiVersion: "v1", kind: "Node", name: nodeName },
+            },
           });
         } catch (error) {
           assumed.delete(key);
@@ -182,7 +207,12 @@ export function scheduler(): Controller {
             failures = 0;
           } catch (error) {
             failures++;
-            context.logger?.({ level: "warn", msg: "scheduling attempt failed, retrying", key, error: error instanceof Error ? error.message : String(error) });
+            context.logger?.({
+              level: "warn",
+              msg: "scheduling attempt failed, retrying",
+              key,
+              error: error instanceof Error ? error.message : String(error),
+            });
             // The backoff queue: 1 s doubling to 10 s, as upstream's podInitialBackoff/podMaxBackoff.
             queue.addAfter(key, Math.min(10_000, 1000 * 2 ** Math.min(failures - 1, 4)));
           } finally {

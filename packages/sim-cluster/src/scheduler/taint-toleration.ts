@@ -54,7 +54,11 @@ export function isTolerated(taint: Taint, tolerations: readonly Toleration[]): b
 }
 
 /** `FindMatchingUntoleratedTaint`: the first taint selected by `include` that no toleration tolerates. */
-export function findUntoleratedTaint(taints: readonly Taint[], tolerations: readonly Toleration[], include: (taint: Taint) => boolean): Taint | undefined {
+export function findUntoleratedTaint(
+  taints: readonly Taint[],
+  tolerations: readonly Toleration[],
+  include: (taint: Taint) => boolean,
+): Taint | undefined {
   return taints.find((taint) => include(taint) && !isTolerated(taint, tolerations));
 }
 
@@ -69,7 +73,8 @@ export function schedulingTaints(node: Node): Taint[] {
   const taints: Taint[] = [...((node.spec?.taints as Taint[] | undefined) ?? [])];
   const ready = node.status?.conditions?.find((c) => c.type === "Ready");
   const implied = ready?.status === "True" ? undefined : ready?.status === "False" ? TAINT_NODE_NOT_READY : TAINT_NODE_UNREACHABLE;
-  if (implied !== undefined && !taints.some((t) => t.key === implied && t.effect === "NoSchedule")) taints.push({ key: implied, effect: "NoSchedule" });
+  if (implied !== undefined && !taints.some((t) => t.key === implied && t.effect === "NoSchedule"))
+    taints.push({ key: implied, effect: "NoSchedule" });
   return taints;
 }
 
@@ -93,5 +98,7 @@ export function intolerablePreferNoScheduleCount(pod: Pod, taints: readonly Tain
 /** The NodeUnschedulable filter: a cordoned node takes only pods tolerating `node.kubernetes.io/unschedulable:NoSchedule`. */
 export function unschedulableReason(pod: Pod, node: Node): string | undefined {
   if (node.spec?.unschedulable !== true) return undefined;
-  return isTolerated({ key: TAINT_NODE_UNSCHEDULABLE, effect: "NoSchedule" }, tolerationsOf(pod)) ? undefined : "node(s) were unschedulable";
+  return isTolerated({ key: TAINT_NODE_UNSCHEDULABLE, effect: "NoSchedule" }, tolerationsOf(pod))
+    ? undefined
+    : "node(s) were unschedulable";
 }

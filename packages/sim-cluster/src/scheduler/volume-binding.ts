@@ -10,7 +10,11 @@ import type { StorageClass } from "../resources/storage-classes.js";
  * the pod is placed. Bound volumes' node affinity is not checked: simulated volumes are reachable
  * from every node.
  */
-export function volumeBindingReason(pod: Pod, claimOf: (namespace: string, name: string) => PersistentVolumeClaim | undefined, classOf: (name: string) => StorageClass | undefined): string | undefined {
+export function volumeBindingReason(
+  pod: Pod,
+  claimOf: (namespace: string, name: string) => PersistentVolumeClaim | undefined,
+  classOf: (name: string) => StorageClass | undefined,
+): string | undefined {
   const namespace = pod.metadata?.namespace ?? "";
   let unboundImmediate = false;
   for (const name of podClaimNames(pod)) {

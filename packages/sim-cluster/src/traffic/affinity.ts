@@ -16,7 +16,13 @@ export class AffinityTable {
     this.#now = now;
   }
 
-  choose(servicePort: string, clientIP: string, timeoutSeconds: number, candidates: readonly ProxyEndpoint[], random: () => number = Math.random): ProxyEndpoint | undefined {
+  choose(
+    servicePort: string,
+    clientIP: string,
+    timeoutSeconds: number,
+    candidates: readonly ProxyEndpoint[],
+    random: () => number = Math.random,
+  ): ProxyEndpoint | undefined {
     if (candidates.length === 0) return undefined;
     const key = `${servicePort}|${clientIP}`;
     const now = this.#now();

@@ -23,7 +23,11 @@ export function clusterDns(services: () => readonly Service[]): ResolveHost {
     if (isLoopback(host)) return host;
     if (hops > MAX_CNAME_HOPS) return undefined;
     const name = host.replace(/\.$/, "").toLowerCase();
-    const parts = name.endsWith(`.${CLUSTER_DOMAIN}`) ? name.slice(0, -CLUSTER_DOMAIN.length - 1).split(".") : name.endsWith(".svc") ? name.slice(0, -4).split(".") : name.split(".");
+    const parts = name.endsWith(`.${CLUSTER_DOMAIN}`)
+      ? name.slice(0, -CLUSTER_DOMAIN.length - 1).split(".")
+      : name.endsWith(".svc")
+        ? name.slice(0, -4).split(".")
+        : name.split(".");
     if (parts.length !== 2) return undefined;
     const [serviceName, namespace] = parts as [string, string];
     const service = services().find((s) => s.metadata?.name === serviceName && s.metadata?.namespace === namespace);

@@ -39,7 +39,9 @@ function truthy(value: string | undefined, fallback: boolean): boolean {
 
 /** The agnhost subcommand a container runs (`agnhost netexec …` in its command or args), if any. */
 export function agnhostArgs(container: Container): string[] | undefined {
-  const words = [...((container["command"] as string[] | undefined) ?? []), ...((container["args"] as string[] | undefined) ?? [])].filter((w) => typeof w === "string");
+  const words = [...((container["command"] as string[] | undefined) ?? []), ...((container["args"] as string[] | undefined) ?? [])].filter(
+    (w) => typeof w === "string",
+  );
   const at = words.findIndex((w) => w === "netexec" || w === "serve-hostname");
   return at === -1 ? undefined : words.slice(at);
 }
@@ -81,10 +83,12 @@ export function listensOf(container: Container): EchoListen[] {
 export function echoListensOf(pod: Pod): EchoListen[] {
   const all = (pod.spec?.containers ?? []).flatMap(listensOf);
   const declared = (pod.spec?.containers ?? []).some((c) => (c.ports ?? []).length > 0 || agnhostArgs(c) !== undefined);
-  const listens = declared ? all : [
-    { protocol: "TCP" as const, port: NETEXEC_HTTP_PORT, style: "netexec" as const },
-    { protocol: "UDP" as const, port: NETEXEC_UDP_PORT, style: "netexec" as const },
-  ];
+  const listens = declared
+    ? all
+    : [
+        { protocol: "TCP" as const, port: NETEXEC_HTTP_PORT, style: "netexec" as const },
+        { protocol: "UDP" as const, port: NETEXEC_UDP_PORT, style: "netexec" as const },
+      ];
   const seen = new Set<string>();
   return listens.filter((l) => {
     const key = `${l.protocol}/${l.port}`;

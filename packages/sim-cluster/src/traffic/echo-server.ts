@@ -79,9 +79,19 @@ const DIAL_TIMEOUT_MS = 5_000;
 async function dialOnce(protocol: string, name: string, port: number, request: string, network: PodNetwork): Promise<string> {
   const namePort = name.includes(":") ? `[${name}]:${port}` : `${name}:${port}`;
   const host = network.resolve(name);
-  if (host === undefined) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp: lookup ${name}: no such host` : `Get "http://${namePort}/${request}": dial tcp: lookup ${name}: no such host`);
+  if (host === undefined)
+    throw new Error(
+      protocol === "udp"
+        ? `udp dial failed. err:dial udp: lookup ${name}: no such host`
+        : `Get "http://${namePort}/${request}": dial tcp: lookup ${name}: no such host`,
+    );
   const hostPort = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-  if (!isLoopback(host)) throw new Error(protocol === "udp" ? `udp dial failed. err:dial udp ${hostPort}: connect: network is unreachable` : `Get "http://${namePort}/${request}": dial tcp ${hostPort}: connect: network is unreachable`);
+  if (!isLoopback(host))
+    throw new Error(
+      protocol === "udp"
+        ? `udp dial failed. err:dial udp ${hostPort}: connect: network is unreachable`
+        : `Get "http://${namePort}/${request}": dial tcp ${hostPort}: connect: network is unreachable`,
+    );
   const localAddress = isLoopback(network.ip) ? network.ip : undefined;
   if (protocol === "udp") {
     const socket = createSocket("udp4");
@@ -98,7 +108,10 @@ async function dialOnce(protocol: string, name: string, port: number, request: s
       ]);
       return reply;
     } catch (error) {
-      throw new Error(`reading from udp connection failed. err:'read udp ${hostPort}: ${(error as NodeJS.ErrnoException).code === "ECONNREFUSED" ? "recvfrom: connection refused" : (error as Error).message}'`, { cause: error });
+      throw new Error(
+        `reading from udp connection failed. err:'read udp ${hostPort}: ${(error as NodeJS.ErrnoException).code === "ECONNREFUSED" ? "recvfrom: connection refused" : (error as Error).message}'`,
+        { cause: error },
+      );
     } finally {
       socket.close();
     }
@@ -108,20 +121,27 @@ async function dialOnce(protocol: string, name: string, port: number, request: s
     return await httpGetFrom(`http://${hostPort}/${request}`, localAddress);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`, { cause: error });
+    throw new Error(
+      `Get "${url}": ${code === "ECONNREFUSED" ? `dial tcp ${hostPort}: connect: connection refused` : code === "ECONNRESET" ? "read: connection reset by peer" : "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"}`,
+      { cause: error },
+    );
   }
 }
 
 /** A GET from `localAddress` (as Go's client, one connection, no keep-alive), its body or the socket error. */
 function httpGetFrom(url: string, localAddress: string | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: false, timeout: DIAL_TIMEOUT_MS, headers: { connection: "close" }, ...(localAddress !== undefined ? { localAddress } : {}) }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve(body));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      { agent: false, timeout: DIAL_TIMEOUT_MS, headers: { connection: "close" }, ...(localAddress !== undefined ? { localAddress } : {}) },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve(body));
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
     req.on("error", reject);
     req.end();
@@ -140,10 +160,12 @@ async function dial(query: URLSearchParams, network: PodNetwork): Promise<{ stat
   const protocol = (query.get("protocol") ?? "").toLowerCase();
   const triesParam = query.get("tries") ?? "";
   const tries = triesParam === "" ? 1 : Number(triesParam);
-  if (!Number.isInteger(tries)) return { status: 400, body: `tries parameter is invalid. strconv.Atoi: parsing ${JSON.stringify(triesParam)}: invalid syntax\n` };
+  if (!Number.isInteger(tries))
+    return { status: 400, body: `tries parameter is invalid. strconv.Atoi: parsing ${JSON.stringify(triesParam)}: invalid syntax\n` };
   if (request === "") return { status: 400, body: "request parameter not specified. <nil>\n" };
   if (protocol !== "" && protocol !== "http" && protocol !== "udp") return { status: 400, body: `unsupported protocol. ${protocol}\n` };
-  if (host === "" || !Number.isInteger(port) || port <= 0 || port > 65535) return { status: 400, body: "host and/or port param are invalid.\n" };
+  if (host === "" || !Number.isInteger(port) || port <= 0 || port > 65535)
+    return { status: 400, body: "host and/or port param are invalid.\n" };
   const responses: string[] = [];
   const errors: string[] = [];
   let last = "";
@@ -194,7 +216,10 @@ export async function startEchoServer(ip: string, listen: EchoListen, hostname: 
     await listenTcp(server, ip, listen.port);
     return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
-  const server = listen.style === "netexec" ? netexecHttp(hostname, { ip, resolve }) : createHttpServer((_request, response) => response.end(hostname()));
+  const server =
+    listen.style === "netexec"
+      ? netexecHttp(hostname, { ip, resolve })
+      : createHttpServer((_request, response) => response.end(hostname()));
   await listenTcp(server, ip, listen.port);
   return {
     close: () =>

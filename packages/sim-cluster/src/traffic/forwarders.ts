@@ -41,7 +41,12 @@ export async function startTcpForwarder(ip: string, port: number, choose: Choose
       client.resetAndDestroy();
       return;
     }
-    const upstream = connect({ host: target.endpoint.ip, port: target.endpoint.port, localAddress: target.localAddress, allowHalfOpen: true });
+    const upstream = connect({
+      host: target.endpoint.ip,
+      port: target.endpoint.port,
+      localAddress: target.localAddress,
+      allowHalfOpen: true,
+    });
     track(upstream);
     upstream.on("error", () => client.resetAndDestroy());
     upstream.on("connect", () => {

@@ -13,7 +13,11 @@ export interface HealthReport {
  * has a ready endpoint of the service, else 503, with upstream's JSON body and headers, so a load
  * balancer sends `externalTrafficPolicy: Local` traffic only to nodes that can serve it.
  */
-export async function startHealthCheckServer(ip: string, port: number, report: () => HealthReport | undefined): Promise<{ close(): Promise<void> }> {
+export async function startHealthCheckServer(
+  ip: string,
+  port: number,
+  report: () => HealthReport | undefined,
+): Promise<{ close(): Promise<void> }> {
   const server = createServer((_request, response) => {
     const current = report() ?? { namespace: "", name: "", localEndpoints: 0 };
     response.setHeader("Content-Type", "application/json");

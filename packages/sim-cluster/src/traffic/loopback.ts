@@ -33,6 +33,7 @@ export function randomTrafficRanges(random: () => number = Math.random): Traffic
 /** Throws unless every range is loopback: traffic mode binds only loopback addresses. */
 export function assertLoopbackRanges(ranges: TrafficRanges): void {
   for (const [option, cidr] of Object.entries(ranges) as Array<[string, string]>) {
-    if (!isLoopbackCIDR(cidr)) throw new Error(`traffic mode binds only loopback addresses: ${option} ${JSON.stringify(cidr)} must lie in 127.0.0.0/8`);
+    if (!isLoopbackCIDR(cidr))
+      throw new Error(`traffic mode binds only loopback addresses: ${option} ${JSON.stringify(cidr)} must lie in 127.0.0.0/8`);
   }
 }

@@ -5,7 +5,11 @@ import { PodServers } from "./pod-servers.js";
 import { randomTrafficRanges } from "./loopback.js";
 
 function pod(uid: string, name: string, ip: string, phase = "Running"): Pod {
-  return { metadata: { uid, name, namespace: "default" }, spec: { nodeName: "n1", containers: [{ name: "c", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] }, status: { phase, podIP: ip } };
+  return {
+    metadata: { uid, name, namespace: "default" },
+    spec: { nodeName: "n1", containers: [{ name: "c", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] },
+    status: { phase, podIP: ip },
+  };
 }
 
 describe("PodServers", () => {
@@ -32,7 +36,10 @@ describe("PodServers", () => {
 
   it("never tries to bind an address outside 127.0.0.0/8", async () => {
     const logs: unknown[] = [];
-    const servers = new PodServers(() => undefined, (record) => logs.push(record));
+    const servers = new PodServers(
+      () => undefined,
+      (record) => logs.push(record),
+    );
     await servers.sync(pod("a", "p", "10.244.0.5"));
     await servers.close();
     // Binding it would have failed (the address is not local) and been logged.

@@ -55,7 +55,13 @@ export class PodServers {
         try {
           running.servers.push(await startEchoServer(ip, listen, () => running.hostname, this.#resolve));
         } catch (error) {
-          this.#log?.({ level: "warn", msg: "pod server could not listen", pod: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`, address: `${ip}:${listen.port}/${listen.protocol}`, error: String(error) });
+          this.#log?.({
+            level: "warn",
+            msg: "pod server could not listen",
+            pod: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`,
+            address: `${ip}:${listen.port}/${listen.protocol}`,
+            error: String(error),
+          });
         }
       }
     });
@@ -75,7 +81,9 @@ export class PodServers {
   /** A node went away: the servers of its pods stop with it. */
   async removeNode(node: string): Promise<void> {
     this.#goneNodes.add(node);
-    await Promise.all([...this.#running.entries()].filter(([, r]) => r.node === node).map(([uid]) => this.#enqueue(uid, () => this.#stop(uid))));
+    await Promise.all(
+      [...this.#running.entries()].filter(([, r]) => r.node === node).map(([uid]) => this.#enqueue(uid, () => this.#stop(uid))),
+    );
   }
 
   async close(): Promise<void> {

@@ -127,7 +127,12 @@ export class ServiceProxy {
       const first = service.spec.ports?.[0];
       const endpoints = first !== undefined ? endpointsOfPort(this.#slicesOf(namespace, name), first) : [];
       for (const [node, { address }] of this.#nodes) {
-        if (isLoopback(address)) checks.set(`TCP/${address}:${port}`, { namespace, name, localEndpoints: endpoints.filter((e) => e.nodeName === node && e.ready).length });
+        if (isLoopback(address))
+          checks.set(`TCP/${address}:${port}`, {
+            namespace,
+            name,
+            localEndpoints: endpoints.filter((e) => e.nodeName === node && e.ready).length,
+          });
       }
     }
     return checks;
@@ -145,14 +150,24 @@ export class ServiceProxy {
       const namespace = service.metadata?.namespace ?? "";
       const name = service.metadata?.name ?? "";
       const slices = this.#slicesOf(namespace, name);
-      const affinity = spec.sessionAffinity === "ClientIP" ? ((spec["sessionAffinityConfig"] as { clientIP?: { timeoutSeconds?: number } } | undefined)?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS) : undefined;
+      const affinity =
+        spec.sessionAffinity === "ClientIP"
+          ? ((spec["sessionAffinityConfig"] as { clientIP?: { timeoutSeconds?: number } } | undefined)?.clientIP?.timeoutSeconds ??
+            DEFAULT_AFFINITY_SECONDS)
+          : undefined;
       for (const port of spec.ports ?? []) {
         const protocol = port.protocol ?? "TCP";
         if ((protocol !== "TCP" && protocol !== "UDP") || typeof port.port !== "number") continue;
-        const common = { protocol, servicePort: `${namespace}/${name}:${port.name ?? ""}/${protocol}`, endpoints: endpointsOfPort(slices, port), affinitySeconds: affinity } as const;
+        const common = {
+          protocol,
+          servicePort: `${namespace}/${name}:${port.name ?? ""}/${protocol}`,
+          endpoints: endpointsOfPort(slices, port),
+          affinitySeconds: affinity,
+        } as const;
         add({ ...common, ip: spec.clusterIP, port: port.port, node: undefined, local: spec.internalTrafficPolicy === "Local" });
         if ((type === "NodePort" || type === "LoadBalancer") && port.nodePort) {
-          for (const [node, { address }] of this.#nodes) add({ ...common, ip: address, port: port.nodePort, node, local: spec.externalTrafficPolicy === "Local" });
+          for (const [node, { address }] of this.#nodes)
+            add({ ...common, ip: address, port: port.nodePort, node, local: spec.externalTrafficPolicy === "Local" });
         }
       }
     }
@@ -169,13 +184,16 @@ export class ServiceProxy {
     const route = this.#routes.get(key);
     if (route === undefined) return undefined;
     let candidates: ProxyEndpoint[];
-    if (route.node !== undefined) candidates = route.local ? localEndpoints(route.endpoints, route.node) : clusterEndpoints(route.endpoints);
+    if (route.node !== undefined)
+      candidates = route.local ? localEndpoints(route.endpoints, route.node) : clusterEndpoints(route.endpoints);
     else {
       const from = route.local ? this.#clientNode(clientIP) : undefined;
       candidates = from !== undefined ? localEndpoints(route.endpoints, from) : clusterEndpoints(route.endpoints);
     }
     const endpoint =
-      route.affinitySeconds !== undefined ? this.#affinity.choose(route.servicePort, clientIP, route.affinitySeconds, candidates) : candidates[Math.floor(Math.random() * candidates.length)];
+      route.affinitySeconds !== undefined
+        ? this.#affinity.choose(route.servicePort, clientIP, route.affinitySeconds, candidates)
+        : candidates[Math.floor(Math.random() * candidates.length)];
     if (endpoint === undefined) return undefined;
     // NodePort traffic under Cluster policy is masqueraded to the node's address; otherwise the client's address is kept.
     const masquerade = route.node !== undefined && !route.local;
@@ -204,11 +222,20 @@ export class ServiceProxy {
         .map(async ([key, route]) => {
           const choose = (clientIP: string) => this.#choose(key, clientIP);
           try {
-            const forwarder = route.protocol === "TCP" ? await startTcpForwarder(route.ip, route.port, choose) : await startUdpForwarder(route.ip, route.port, choose);
+            const forwarder =
+              route.protocol === "TCP"
+                ? await startTcpForwarder(route.ip, route.port, choose)
+                : await startUdpForwarder(route.ip, route.port, choose);
             if (this.#closed) await forwarder.close();
             else this.#forwarders.set(key, forwarder);
           } catch (error) {
-            this.#log?.({ level: "warn", msg: "service address could not be bound", address: key, service: route.servicePort, error: String(error) });
+            this.#log?.({
+              level: "warn",
+              msg: "service address could not be bound",
+              address: key,
+              service: route.servicePort,
+              error: String(error),
+            });
           }
         }),
     );

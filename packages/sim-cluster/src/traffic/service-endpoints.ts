@@ -28,7 +28,14 @@ export function endpointsOfPort(slices: readonly EndpointSlice[], servicePort: S
       const ip = endpoint.addresses?.[0];
       if (ip === undefined) continue;
       const ready = endpoint.conditions?.ready ?? true;
-      found.set(`${ip}:${port}`, { ip, port, nodeName: endpoint.nodeName, ready, serving: endpoint.conditions?.serving ?? ready, terminating: endpoint.conditions?.terminating ?? false });
+      found.set(`${ip}:${port}`, {
+        ip,
+        port,
+        nodeName: endpoint.nodeName,
+        ready,
+        serving: endpoint.conditions?.serving ?? ready,
+        terminating: endpoint.conditions?.terminating ?? false,
+      });
     }
   }
   return [...found.values()].sort((a, b) => `${a.ip}:${a.port}`.localeCompare(`${b.ip}:${b.port}`));

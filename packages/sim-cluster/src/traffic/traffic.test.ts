@@ -26,7 +26,13 @@ async function start(nodes: number): Promise<{ cluster: SimCluster; client: Kube
 
 type Running = KubeObject & { status: { podIP: string; phase?: string } };
 
-async function runPod(c: KubeClient, name: string, labels: Record<string, string>, nodeName: string, containers: unknown[] = [{ name: "c", image: "agnhost", args: ["netexec"] }]): Promise<Running> {
+async function runPod(
+  c: KubeClient,
+  name: string,
+  labels: Record<string, string>,
+  nodeName: string,
+  containers: unknown[] = [{ name: "c", image: "agnhost", args: ["netexec"] }],
+): Promise<Running> {
   await c.create(PODS, "default", { metadata: { name, labels }, spec: { nodeName, containers } });
   return eventually(`${name} running`, async () => {
     const pod = await c.get<Running>(PODS, "default", name);
@@ -41,7 +47,9 @@ async function nodeAddress(c: KubeClient, name: string): Promise<string> {
 
 describe("traffic mode", () => {
   it("refuses address ranges outside 127.0.0.0/8", async () => {
-    await expect(startSimCluster({ traffic: true, podCIDR: "10.244.0.0/16" })).rejects.toThrow('podCIDR "10.244.0.0/16" must lie in 127.0.0.0/8');
+    await expect(startSimCluster({ traffic: true, podCIDR: "10.244.0.0/16" })).rejects.toThrow(
+      'podCIDR "10.244.0.0/16" must lie in 127.0.0.0/8',
+    );
   });
 
   it("internalTrafficPolicy Local sends a node's clients to that node's endpoints only", async () => {
@@ -120,12 +128,18 @@ describe("traffic mode", () => {
       const answer = await httpGet(withEndpoint, port, "/healthz");
       return answer.status === 200 ? answer : undefined;
     });
-    expect(JSON.parse(healthy.body)).toEqual({ service: { namespace: "default", name: "hc" }, localEndpoints: 1, serviceProxyHealthy: true });
+    expect(JSON.parse(healthy.body)).toEqual({
+      service: { namespace: "default", name: "hc" },
+      localEndpoints: 1,
+      serviceProxyHealthy: true,
+    });
     const unhealthy = await httpGet(without, port, "/healthz");
     expect(unhealthy.status).toBe(503);
     expect(JSON.parse(unhealthy.body)).toMatchObject({ localEndpoints: 0 });
     await client.delete(PODS, "default", "only");
-    await eventually("the endpoint node to report unhealthy once its pod is gone", async () => ((await httpGet(withEndpoint, port, "/healthz")).status === 503 ? true : undefined));
+    await eventually("the endpoint node to report unhealthy once its pod is gone", async () =>
+      (await httpGet(withEndpoint, port, "/healthz")).status === 503 ? true : undefined,
+    );
   });
 
   it("answers a TCP client that shuts down its sending side right after the request", async () => {
@@ -137,7 +151,9 @@ describe("traffic mode", () => {
     });
     await eventually("the ClusterIP", () => httpGet(service.spec.clusterIP, 80, "/hostname"));
     const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect({ host: service.spec.clusterIP, port: 80, allowHalfOpen: true }, () => socket.end("GET /hostname HTTP/1.0\r\n\r\n"));
+      const socket = connect({ host: service.spec.clusterIP, port: 80, allowHalfOpen: true }, () =>
+        socket.end("GET /hostname HTTP/1.0\r\n\r\n"),
+      );
       let data = "";
       socket.setEncoding("utf8").on("data", (chunk: string) => (data += chunk));
       socket.on("end", () => resolve(data));
@@ -149,8 +165,17 @@ describe("traffic mode", () => {
 
   it("a hostNetwork pod has its node's address, and netexec's /dial leaves from the pod's address and resolves service names as cluster DNS does", async () => {
     const { client } = await start(2);
-    const dialer = await runPod(client, "dialer", { app: "dialer" }, "sim-node-1", [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }]);
-    await client.create(PODS, "default", { metadata: { name: "on-host" }, spec: { nodeName: "sim-node-2", hostNetwork: true, containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }] } });
+    const dialer = await runPod(client, "dialer", { app: "dialer" }, "sim-node-1", [
+      { name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] },
+    ]);
+    await client.create(PODS, "default", {
+      metadata: { name: "on-host" },
+      spec: {
+        nodeName: "sim-node-2",
+        hostNetwork: true,
+        containers: [{ name: "c", image: "agnhost", args: ["netexec", "--http-port=8080", "--udp-port=8081"] }],
+      },
+    });
     const onHost = await eventually("on-host running", async () => {
       const pod = await client.get<Running>(PODS, "default", "on-host");
       return pod.status.phase === "Running" ? pod : undefined;
@@ -158,24 +183,56 @@ describe("traffic mode", () => {
     const node2 = await nodeAddress(client, "sim-node-2");
     expect(onHost.status.podIP).toBe(node2);
     const target = await runPod(client, "target", { app: "target" }, "sim-node-1");
-    await client.create(SERVICES, "default", { metadata: { name: "target" }, spec: { selector: { app: "target" }, ports: [{ port: 80, targetPort: 8080 }] } });
-    await client.create(SERVICES, "default", { metadata: { name: "alias" }, spec: { type: "ExternalName", externalName: "target.default.svc.cluster.local" } });
+    await client.create(SERVICES, "default", {
+      metadata: { name: "target" },
+      spec: { selector: { app: "target" }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    await client.create(SERVICES, "default", {
+      metadata: { name: "alias" },
+      spec: { type: "ExternalName", externalName: "target.default.svc.cluster.local" },
+    });
     const dial = async (via: Running, host: string, port: number, request: string): Promise<{ responses?: string[]; errors?: string[] }> =>
-      JSON.parse((await httpGet(via.status.podIP, 8080, `/dial?request=${encodeURIComponent(request)}&protocol=http&host=${host}&port=${port}&tries=1`)).body) as { responses?: string[]; errors?: string[] };
-    expect((await dial(onHost, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(new RegExp(`^${node2.replaceAll(".", "\\.")}:\\d+$`));
-    expect((await dial(dialer, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(new RegExp(`^${dialer.status.podIP.replaceAll(".", "\\.")}:\\d+$`));
-    expect(await eventually("the service name", async () => (await dial(dialer, "target.default.svc.cluster.local", 80, "hostname")).responses?.[0])).toBe("target");
-    expect(await eventually("the ExternalName alias", async () => (await dial(dialer, "alias.default.svc.cluster.local", 80, "hostname")).responses?.[0])).toBe("target");
+      JSON.parse(
+        (
+          await httpGet(
+            via.status.podIP,
+            8080,
+            `/dial?request=${encodeURIComponent(request)}&protocol=http&host=${host}&port=${port}&tries=1`,
+          )
+        ).body,
+      ) as { responses?: string[]; errors?: string[] };
+    expect((await dial(onHost, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(
+      new RegExp(`^${node2.replaceAll(".", "\\.")}:\\d+$`),
+    );
+    expect((await dial(dialer, target.status.podIP, 8080, "clientip")).responses?.[0]).toMatch(
+      new RegExp(`^${dialer.status.podIP.replaceAll(".", "\\.")}:\\d+$`),
+    );
+    expect(
+      await eventually(
+        "the service name",
+        async () => (await dial(dialer, "target.default.svc.cluster.local", 80, "hostname")).responses?.[0],
+      ),
+    ).toBe("target");
+    expect(
+      await eventually(
+        "the ExternalName alias",
+        async () => (await dial(dialer, "alias.default.svc.cluster.local", 80, "hostname")).responses?.[0],
+      ),
+    ).toBe("target");
     expect((await dial(dialer, "missing.default.svc.cluster.local", 80, "hostname")).errors?.[0]).toContain("no such host");
   });
 
   it("close() releases every address it bound", async () => {
     const { cluster, client } = await start(1);
     const pod = await runPod(client, "p", { app: "c" }, "sim-node-1");
-    const service = await client.create<KubeObject & { spec: { clusterIP: string; ports: Array<{ nodePort: number }> } }>(SERVICES, "default", {
-      metadata: { name: "c" },
-      spec: { type: "NodePort", selector: { app: "c" }, ports: [{ port: 80, targetPort: 8080 }] },
-    });
+    const service = await client.create<KubeObject & { spec: { clusterIP: string; ports: Array<{ nodePort: number }> } }>(
+      SERVICES,
+      "default",
+      {
+        metadata: { name: "c" },
+        spec: { type: "NodePort", selector: { app: "c" }, ports: [{ port: 80, targetPort: 8080 }] },
+      },
+    );
     const node = await nodeAddress(client, "sim-node-1");
     await eventually("the NodePort", () => httpGet(node, service.spec.ports[0]!.nodePort, "/hostname"));
     expect((await httpGet(service.spec.clusterIP, 80, "/hostname")).body).toBe("p");

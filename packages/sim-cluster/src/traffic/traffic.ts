@@ -25,10 +25,16 @@ export class TrafficPlane {
     this.#pods = new Informer(client, { ...PODS, kind: "Pod" });
     this.#services = new Informer(client, { ...SERVICES, kind: "Service" });
     this.#slices = new Informer(client, { ...ENDPOINT_SLICES, kind: "EndpointSlice" });
-    this.#podServers = new PodServers(clusterDns(() => this.#services.cache.list()), log);
+    this.#podServers = new PodServers(
+      clusterDns(() => this.#services.cache.list()),
+      log,
+    );
     this.#proxy = new ServiceProxy(
       () => this.#services.cache.list(),
-      (namespace, name) => (this.#slices.cache.list() as EndpointSlice[]).filter((s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name),
+      (namespace, name) =>
+        (this.#slices.cache.list() as EndpointSlice[]).filter(
+          (s) => s.metadata?.namespace === namespace && s.metadata?.labels?.[LABEL_SERVICE_NAME] === name,
+        ),
       log,
     );
   }

@@ -17,7 +17,11 @@ interface DaemonSet {
 }
 
 function runningAndReady(pod: Pod): boolean {
-  return pod.metadata.deletionTimestamp === undefined && pod.status?.phase === "Running" && (pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false);
+  return (
+    pod.metadata.deletionTimestamp === undefined &&
+    pod.status?.phase === "Running" &&
+    (pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)
+  );
 }
 
 /**
@@ -27,7 +31,11 @@ function runningAndReady(pod: Pod): boolean {
 async function nodesWithoutDaemonPod(ctx: TestContext): Promise<string[]> {
   const [nodes, pods] = await Promise.all([
     ctx.client.list<Node>(NODES),
-    ctx.client.list<Pod>(PODS, ctx.namespace, { labelSelector: Object.entries(LABELS).map(([k, v]) => `${k}=${v}`).join(",") }),
+    ctx.client.list<Pod>(PODS, ctx.namespace, {
+      labelSelector: Object.entries(LABELS)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+    }),
   ]);
   const running = new Set(pods.items.filter(runningAndReady).map((pod) => pod.spec?.nodeName));
   return nodes.items.map((node) => node.metadata.name).filter((name) => !running.has(name));
@@ -43,7 +51,8 @@ async function validateRunningDaemonSet(ctx: TestContext): Promise<void> {
   const desired = ds.status?.desiredNumberScheduled ?? 0;
   const scheduled = ds.status?.currentNumberScheduled ?? 0;
   const ready = ds.status?.numberReady ?? 0;
-  if (desired !== scheduled || desired !== ready) fail(`daemon set ${DS_NAME} is not ready; desired ${desired}, scheduled ${scheduled}, ready ${ready}`);
+  if (desired !== scheduled || desired !== ready)
+    fail(`daemon set ${DS_NAME} is not ready; desired ${desired}, scheduled ${scheduled}, ready ${ready}`);
 }
 
 /**
@@ -71,11 +80,15 @@ export function daemonSetUpgradeTest(): UpgradeTest {
         },
       });
       ctx.step("Waiting for DaemonSet pods to become ready");
-      await poll(`DaemonSet ${ctx.namespace}/${DS_NAME} to run on every node`, { timeoutMs: ctx.timeouts.podStart, intervalMs: POLL_MS, signal: ctx.signal }, async (note) => {
-        const missing = await nodesWithoutDaemonPod(ctx);
-        note(`no running pod on ${missing.join(", ")}`);
-        return missing.length === 0 ? true : undefined;
-      });
+      await poll(
+        `DaemonSet ${ctx.namespace}/${DS_NAME} to run on every node`,
+        { timeoutMs: ctx.timeouts.podStart, intervalMs: POLL_MS, signal: ctx.signal },
+        async (note) => {
+          const missing = await nodesWithoutDaemonPod(ctx);
+          note(`no running pod on ${missing.join(", ")}`);
+          return missing.length === 0 ? true : undefined;
+        },
+      );
       ctx.step("Validating the DaemonSet after creation");
       await validateRunningDaemonSet(ctx);
     },

@@ -18,12 +18,16 @@ interface ReplicaSet {
 
 /** `e2ereplicaset.WaitForReadyReplicaSet`: every replica of the ReplicaSet ready. */
 async function waitForReadyReplicaSet(ctx: TestContext): Promise<void> {
-  await poll(`replicaset ${ctx.namespace}/${RS_NAME} to have all of its replicas ready`, { timeoutMs: ctx.timeouts.podStart, signal: ctx.signal }, async (note) => {
-    const rs = await ctx.client.get<ReplicaSet>(REPLICASETS, ctx.namespace, RS_NAME);
-    const want = rs.spec.replicas ?? 1;
-    note(`${rs.status?.readyReplicas ?? 0} of ${want} ready`);
-    return (rs.status?.readyReplicas ?? 0) === want ? true : undefined;
-  });
+  await poll(
+    `replicaset ${ctx.namespace}/${RS_NAME} to have all of its replicas ready`,
+    { timeoutMs: ctx.timeouts.podStart, signal: ctx.signal },
+    async (note) => {
+      const rs = await ctx.client.get<ReplicaSet>(REPLICASETS, ctx.namespace, RS_NAME);
+      const want = rs.spec.replicas ?? 1;
+      note(`${rs.status?.readyReplicas ?? 0} of ${want} ready`);
+      return (rs.status?.readyReplicas ?? 0) === want ? true : undefined;
+    },
+  );
 }
 
 /**
@@ -42,7 +46,11 @@ export function replicaSetUpgradeTest(): UpgradeTest {
         apiVersion: "apps/v1",
         kind: "ReplicaSet",
         metadata: { name: RS_NAME, namespace: ctx.namespace },
-        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "nginx", image: NGINX_IMAGE, securityContext: {} }] } } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: "nginx", image: NGINX_IMAGE, securityContext: {} }] } },
+        },
       });
       ctx.step(`Waiting for replicaset ${RS_NAME} to have all of its replicas ready`);
       await waitForReadyReplicaSet(ctx);

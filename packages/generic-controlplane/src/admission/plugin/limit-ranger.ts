@@ -19,7 +19,11 @@ interface PodLike extends KubeObject {
 export const LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger";
 
 const isPodCreate = (attributes: AdmissionAttributes): boolean =>
-  attributes.operation === "CREATE" && attributes.subresource === "" && attributes.definition.group === "" && attributes.definition.plural === "pods" && attributes.namespace !== undefined;
+  attributes.operation === "CREATE" &&
+  attributes.subresource === "" &&
+  attributes.definition.group === "" &&
+  attributes.definition.plural === "pods" &&
+  attributes.namespace !== undefined;
 
 /**
  * The LimitRanger admission plugin (upstream `plugin/pkg/admission/limitranger`) for pods, when a
@@ -32,7 +36,8 @@ const isPodCreate = (attributes: AdmissionAttributes): boolean =>
  */
 export function limitRanger(limitRanges: ResourceStore): AdmissionPlugin & { stop(): void } {
   const cache = new StoreCache(limitRanges);
-  const itemsIn = async (namespace: string): Promise<LimitRangeItem[]> => ((await cache.list(namespace)) as LimitRange[]).flatMap((range) => range.spec?.limits ?? []);
+  const itemsIn = async (namespace: string): Promise<LimitRangeItem[]> =>
+    ((await cache.list(namespace)) as LimitRange[]).flatMap((range) => range.spec?.limits ?? []);
 
   async function admitPod(attributes: AdmissionAttributes): Promise<void> {
     const items = (await itemsIn(attributes.namespace!)).filter((item) => item.type === "Container");
@@ -161,7 +166,8 @@ function constraints(item: LimitRangeItem, type: "Container" | "Pod", usage: Usa
     const limit = usage.limits.get(name);
     if (request === undefined) errors.push(`minimum ${name} usage per ${type} is ${text}.  No request is specified`);
     else if (request.milli < enforced) errors.push(`minimum ${name} usage per ${type} is ${text}, but request is ${request.text}`);
-    else if (limit !== undefined && limit.milli < enforced) errors.push(`minimum ${name} usage per ${type} is ${text}, but limit is ${limit.text}`);
+    else if (limit !== undefined && limit.milli < enforced)
+      errors.push(`minimum ${name} usage per ${type} is ${text}, but limit is ${limit.text}`);
   }
   for (const [name, text] of Object.entries(item.max ?? {})) {
     const enforced = milliOf(text)!;
@@ -169,16 +175,21 @@ function constraints(item: LimitRangeItem, type: "Container" | "Pod", usage: Usa
     const limit = usage.limits.get(name);
     if (limit === undefined) errors.push(`maximum ${name} usage per ${type} is ${text}.  No limit is specified`);
     else if (limit.milli > enforced) errors.push(`maximum ${name} usage per ${type} is ${text}, but limit is ${limit.text}`);
-    else if (request !== undefined && request.milli > enforced) errors.push(`maximum ${name} usage per ${type} is ${text}, but request is ${request.text}`);
+    else if (request !== undefined && request.milli > enforced)
+      errors.push(`maximum ${name} usage per ${type} is ${text}, but request is ${request.text}`);
   }
   for (const [name, text] of Object.entries(item.maxLimitRequestRatio ?? {})) {
     const enforced = milliOf(text)!;
     const request = usage.requests.get(name);
     const limit = usage.limits.get(name);
-    if (request === undefined || request.milli === 0n) errors.push(`${name} max limit to request ratio per ${type} is ${text}, but no request is specified or request is 0`);
-    else if (limit === undefined || limit.milli === 0n) errors.push(`${name} max limit to request ratio per ${type} is ${text}, but no limit is specified or limit is 0`);
+    if (request === undefined || request.milli === 0n)
+      errors.push(`${name} max limit to request ratio per ${type} is ${text}, but no request is specified or request is 0`);
+    else if (limit === undefined || limit.milli === 0n)
+      errors.push(`${name} max limit to request ratio per ${type} is ${text}, but no limit is specified or limit is 0`);
     else if (limit.milli * 1000n > enforced * request.milli) {
-      errors.push(`${name} max limit to request ratio per ${type} is ${text}, but provided ratio is ${(Number(limit.milli) / Number(request.milli)).toFixed(6)}`);
+      errors.push(
+        `${name} max limit to request ratio per ${type} is ${text}, but provided ratio is ${(Number(limit.milli) / Number(request.milli)).toFixed(6)}`,
+      );
     }
   }
   return errors;

@@ -50,8 +50,14 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin &
   const admitInto = (attributes: AdmissionAttributes, namespace: string, found: KubeObject | undefined): void => {
     if (found === undefined) throw notFound(NAMESPACES, namespace);
     if (isNamespaceTerminating(found)) {
-      const error = admissionForbidden(attributes, attributes.name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-      error.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }];
+      const error = admissionForbidden(
+        attributes,
+        attributes.name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+      error.details!.causes = [
+        { reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" },
+      ];
       throw error;
     }
   };
@@ -62,7 +68,8 @@ export function namespaceLifecycle(namespaces: ResourceStore): AdmissionPlugin &
     validate(attributes) {
       const definition = attributes.definition;
       if (attributes.operation === "DELETE" && definition.group === "" && definition.plural === "namespaces") {
-        if (IMMORTAL_NAMESPACES.includes(attributes.name)) throw admissionForbidden(attributes, attributes.name, "this namespace may not be deleted");
+        if (IMMORTAL_NAMESPACES.includes(attributes.name))
+          throw admissionForbidden(attributes, attributes.name, "this namespace may not be deleted");
         deletedAt.set(attributes.name, Date.now());
         return;
       }

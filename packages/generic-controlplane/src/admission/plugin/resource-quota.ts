@@ -2,7 +2,16 @@ import { forbidden } from "../../api/errors/index.js";
 import type { KubeObject } from "../../api/types.js";
 import { isControlPlaneError } from "../../api/errors/control-plane-error.js";
 import { inQuotaScope, QuotaEvaluatorRegistry, scopeRequirementsOf, type QuotaEvaluator } from "../../quota/evaluator.js";
-import { addUsage, exceededNames, isZeroUsage, maskUsage, prettyPrintUsage, subtractNonNegative, usageOf, usageToList } from "../../quota/resource-list.js";
+import {
+  addUsage,
+  exceededNames,
+  isZeroUsage,
+  maskUsage,
+  prettyPrintUsage,
+  subtractNonNegative,
+  usageOf,
+  usageToList,
+} from "../../quota/resource-list.js";
 import type { ResourceStore } from "../../registry/types.js";
 import type { ResourceQuota } from "../../resources/resource-quotas.js";
 import { StoreCache } from "./store-cache.js";
@@ -33,7 +42,10 @@ const createsResource = (attributes: AdmissionAttributes): boolean => attributes
  * recount returns. Quotas are read from a watch-fed cache; a charge that meets a newer quota reads
  * the store and evaluates again.
  */
-export function resourceQuotaAdmission(quotas: ResourceStore, options: ResourceQuotaAdmissionOptions = {}): AdmissionPlugin & { stop(): void } {
+export function resourceQuotaAdmission(
+  quotas: ResourceStore,
+  options: ResourceQuotaAdmissionOptions = {},
+): AdmissionPlugin & { stop(): void } {
   const cache = new StoreCache(quotas);
   const registry = new QuotaEvaluatorRegistry(options.evaluators);
   const clock = options.clock ?? (() => new Date());
@@ -67,7 +79,11 @@ export function resourceQuotaAdmission(quotas: ResourceStore, options: ResourceQ
   }
 
   /** upstream `CheckRequest`: the quotas with the request's usage added, or the 403 that refuses it. */
-  function evaluate(attributes: AdmissionAttributes, evaluator: QuotaEvaluator, quotasInNamespace: readonly ResourceQuota[]): ResourceQuota[] {
+  function evaluate(
+    attributes: AdmissionAttributes,
+    evaluator: QuotaEvaluator,
+    quotasInNamespace: readonly ResourceQuota[],
+  ): ResourceQuota[] {
     const object = attributes.object as KubeObject;
     const interesting: ResourceQuota[] = [];
     for (const quota of quotasInNamespace) {
@@ -77,14 +93,16 @@ export function resourceQuotaAdmission(quotas: ResourceStore, options: ResourceQ
       const broken = evaluator.constraints?.(tracked, object);
       if (broken !== undefined) throw refuse(attributes, `failed quota: ${name}: ${broken}`);
       const used = quota.status?.used ?? {};
-      if (tracked.some((resource) => !Object.hasOwn(used, resource))) throw refuse(attributes, `status unknown for quota: ${name}, resources: ${[...tracked].sort().join(",")}`);
+      if (tracked.some((resource) => !Object.hasOwn(used, resource)))
+        throw refuse(attributes, `status unknown for quota: ${name}, resources: ${[...tracked].sort().join(",")}`);
       interesting.push(quota);
     }
     if (interesting.length === 0) return [];
     const now = clock();
     let delta = evaluator.usage(object, now);
     // An update is charged what it adds; an update that creates (no resourceVersion before) pays in full.
-    if (attributes.operation === "UPDATE" && attributes.oldObject?.metadata?.resourceVersion) delta = subtractNonNegative(delta, evaluator.usage(attributes.oldObject, now));
+    if (attributes.operation === "UPDATE" && attributes.oldObject?.metadata?.resourceVersion)
+      delta = subtractNonNegative(delta, evaluator.usage(attributes.oldObject, now));
     if (isZeroUsage(delta)) return [];
     return interesting.map((quota) => {
       const hard = usageOf(quota.status?.hard);
@@ -104,7 +122,9 @@ export function resourceQuotaAdmission(quotas: ResourceStore, options: ResourceQ
 }
 
 /** The names a quota limits: its status's, and its spec's before the controller has copied them (then refused as status unknown). */
-const hardNamesOf = (quota: ResourceQuota): string[] => [...new Set([...Object.keys(quota.spec?.hard ?? {}), ...Object.keys(quota.status?.hard ?? {})])];
+const hardNamesOf = (quota: ResourceQuota): string[] => [
+  ...new Set([...Object.keys(quota.spec?.hard ?? {}), ...Object.keys(quota.status?.hard ?? {})]),
+];
 
 const byName = (a: KubeObject, b: KubeObject): number => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? "");
 

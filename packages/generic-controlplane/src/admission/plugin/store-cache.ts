@@ -79,13 +79,17 @@ export class StoreCache {
     const writes: Partial<Record<keyof ResourceStore, (...args: never[]) => Promise<unknown>>> = {
       create: (...args: Parameters<ResourceStore["create"]>) => caughtUp(this.store.create(...args), objectVersion),
       update: (...args: Parameters<ResourceStore["update"]>) => caughtUp(this.store.update(...args), objectVersion),
-      guaranteedUpdate: (...args: Parameters<ResourceStore["guaranteedUpdate"]>) => caughtUp(this.store.guaranteedUpdate(...args), objectVersion),
-      delete: (...args: Parameters<ResourceStore["delete"]>) => caughtUp(this.store.delete(...args), (result: DeleteResult) => objectVersion(result.object)),
+      guaranteedUpdate: (...args: Parameters<ResourceStore["guaranteedUpdate"]>) =>
+        caughtUp(this.store.guaranteedUpdate(...args), objectVersion),
+      delete: (...args: Parameters<ResourceStore["delete"]>) =>
+        caughtUp(this.store.delete(...args), (result: DeleteResult) => objectVersion(result.object)),
     };
     const deleteCollection = this.store.deleteCollection?.bind(this.store);
     if (deleteCollection !== undefined) {
       writes.deleteCollection = (...args: Parameters<NonNullable<ResourceStore["deleteCollection"]>>) =>
-        caughtUp(deleteCollection(...args), (list: KubeList) => String(Math.max(0, ...list.items.map((item) => Number(objectVersion(item) ?? 0)))));
+        caughtUp(deleteCollection(...args), (list: KubeList) =>
+          String(Math.max(0, ...list.items.map((item) => Number(objectVersion(item) ?? 0)))),
+        );
     }
     return new Proxy(this.store, {
       get: (target, property, receiver) => {
@@ -146,7 +150,12 @@ export class StoreCache {
     const list = await this.store.list(undefined);
     for (const object of list.items) this.put(object);
     this.advance(list.metadata.resourceVersion);
-    this.watch = await this.store.watch(undefined, { resourceVersion: list.metadata.resourceVersion ?? "" }, (event) => this.apply(event), () => this.reset());
+    this.watch = await this.store.watch(
+      undefined,
+      { resourceVersion: list.metadata.resourceVersion ?? "" },
+      (event) => this.apply(event),
+      () => this.reset(),
+    );
   }
 
   private reset(): void {
@@ -163,7 +172,8 @@ export class StoreCache {
 
   private apply(event: WatchEvent): void {
     if (event.type === "ADDED" || event.type === "MODIFIED") this.put(event.object);
-    else if (event.type === "DELETED") this.byNamespace.get(event.object.metadata?.namespace ?? "")?.delete(event.object.metadata?.name ?? "");
+    else if (event.type === "DELETED")
+      this.byNamespace.get(event.object.metadata?.namespace ?? "")?.delete(event.object.metadata?.name ?? "");
     this.advance(event.object.metadata?.resourceVersion);
   }
 

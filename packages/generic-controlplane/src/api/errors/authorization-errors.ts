@@ -17,7 +17,8 @@ interface DeniedAttributes {
  * impersonate resource "users" in API group "" at the cluster scope`.
  */
 export function forbiddenMessage(user: string, attributes: DeniedAttributes): string {
-  if (attributes.resource === undefined) return `User ${JSON.stringify(user)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path ?? "")}`;
+  if (attributes.resource === undefined)
+    return `User ${JSON.stringify(user)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path ?? "")}`;
   const resource = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
   const where = attributes.namespace ? `in the namespace ${JSON.stringify(attributes.namespace)}` : "at the cluster scope";
   return `User ${JSON.stringify(user)} cannot ${attributes.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attributes.group ?? "")} ${where}`;
@@ -30,5 +31,9 @@ export function forbiddenMessage(user: string, attributes: DeniedAttributes): st
  */
 export function authorizationForbidden(user: string, attributes: DeniedAttributes, reason?: string): ControlPlaneError {
   const message = forbiddenMessage(user, attributes);
-  return forbidden({ group: attributes.group ?? "", resource: attributes.resource ?? "" }, attributes.name ?? "", reason ? `${message}: ${reason}` : message);
+  return forbidden(
+    { group: attributes.group ?? "", resource: attributes.resource ?? "" },
+    attributes.name ?? "",
+    reason ? `${message}: ${reason}` : message,
+  );
 }

@@ -15,7 +15,11 @@ import { deletedStatus } from "./success-status.js";
 
 describe("request handling errors", () => {
   it("words a body that does not match its URL as the handlers and registry do", () => {
-    expect(nameMismatch("a", "b").toStatus()).toMatchObject({ reason: "BadRequest", code: 400, message: "the name of the object (a) does not match the name on the URL (b)" });
+    expect(nameMismatch("a", "b").toStatus()).toMatchObject({
+      reason: "BadRequest",
+      code: 400,
+      message: "the name of the object (a) does not match the name on the URL (b)",
+    });
     expect(nameMismatch("", "b").message).toBe("the name of the object () does not match the name on the URL (b)");
     expect(namespaceMismatch().toStatus()).toMatchObject({
       reason: "BadRequest",
@@ -58,12 +62,26 @@ describe("request handling errors", () => {
   });
 
   it("gives a body that never arrived 408 with reason Timeout", () => {
-    expect(bodyReadTimeout("no data for 10s").toStatus()).toMatchObject({ reason: "Timeout", code: 408, message: "Timeout: request body not received in time: no data for 10s" });
+    expect(bodyReadTimeout("no data for 10s").toStatus()).toMatchObject({
+      reason: "Timeout",
+      code: 408,
+      message: "Timeout: request body not received in time: no data for 10s",
+    });
   });
 
   it("asks a client turned away to come back: 5 s while shutting down, 1 s when over the limits", () => {
-    expect(shuttingDown().toStatus()).toMatchObject({ reason: "TooManyRequests", code: 429, message: "The apiserver is shutting down, please try again later.", details: { retryAfterSeconds: 5 } });
-    expect(tooManyInFlight().toStatus()).toMatchObject({ reason: "TooManyRequests", code: 429, message: "Too many requests, please try again later.", details: { retryAfterSeconds: 1 } });
+    expect(shuttingDown().toStatus()).toMatchObject({
+      reason: "TooManyRequests",
+      code: 429,
+      message: "The apiserver is shutting down, please try again later.",
+      details: { retryAfterSeconds: 5 },
+    });
+    expect(tooManyInFlight().toStatus()).toMatchObject({
+      reason: "TooManyRequests",
+      code: 429,
+      message: "Too many requests, please try again later.",
+      details: { retryAfterSeconds: 1 },
+    });
   });
 });
 

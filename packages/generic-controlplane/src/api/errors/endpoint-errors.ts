@@ -42,9 +42,15 @@ export function notAcceptable(accepted: readonly string[] = OBJECT_MEDIA_TYPES):
  * (negotiation's `NewUnsupportedMediaTypeError`), naming the Content-Type that was refused in a cause.
  */
 export function unsupportedMediaType(contentType: string, accepted: readonly string[]): ControlPlaneError {
-  return new ControlPlaneError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`, {
-    details: statusDetails({ causes: [{ reason: "UnexpectedServerResponse", message: `unsupported media type ${JSON.stringify(contentType)}` }] }),
-  });
+  return new ControlPlaneError(
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+    {
+      details: statusDetails({
+        causes: [{ reason: "UnexpectedServerResponse", message: `unsupported media type ${JSON.stringify(contentType)}` }],
+      }),
+    },
+  );
 }
 
 /** 415 for a protobuf body of a kind that has no protobuf form (custom resources): JSON and YAML are what it takes. */

@@ -26,29 +26,49 @@ describe("genericServerResponse (NewGenericServerResponse)", () => {
 
   it("keeps the server's message where it says more (403, 406, 415) and quotes it for other 5xx", () => {
     expect(genericServerResponse({ code: 403, verb: "GET", serverMessage: "user x cannot" }).message).toBe("user x cannot");
-    expect(genericServerResponse({ code: 406, verb: "GET" }).message).toBe("the server was unable to respond with a content type that the client supports");
+    expect(genericServerResponse({ code: 406, verb: "GET" }).message).toBe(
+      "the server was unable to respond with a content type that the client supports",
+    );
     expect(genericServerResponse({ code: 406, verb: "GET", serverMessage: "json only" }).message).toBe("json only");
     expect(genericServerResponse({ code: 415, verb: "GET", serverMessage: "yaml only" }).message).toBe("yaml only");
     const bad = genericServerResponse({ code: 502, verb: "GET", serverMessage: "bad gateway" });
-    expect(bad.toStatus()).toMatchObject({ reason: "InternalError", code: 502, message: 'an error on the server ("bad gateway") has prevented the request from succeeding' });
+    expect(bad.toStatus()).toMatchObject({
+      reason: "InternalError",
+      code: 502,
+      message: 'an error on the server ("bad gateway") has prevented the request from succeeding',
+    });
   });
 
   it("appends the lower-case verb, the qualified resource and the name", () => {
     expect(genericServerResponse({ code: 405, verb: "POST", resource: { group: "coordination.k8s.io", resource: "leases" } }).message).toBe(
       "the server does not allow this method on the requested resource (post leases.coordination.k8s.io)",
     );
-    expect(genericServerResponse({ code: 404, verb: "GET", resource: tests, name: "t" }).message).toBe("the server could not find the requested resource (get tests t)");
+    expect(genericServerResponse({ code: 404, verb: "GET", resource: tests, name: "t" }).message).toBe(
+      "the server could not find the requested resource (get tests t)",
+    );
   });
 
   // SuggestsClientDelay rows of TestErrorNew.
   it("carries the retry hint it is given and marks an unexpected response with the server's message", () => {
-    expect(genericServerResponse({ code: 429, verb: "get", resource: tests, name: "test", serverMessage: "doing something", retryAfterSeconds: 10, isUnexpectedResponse: true }).details).toEqual({
+    expect(
+      genericServerResponse({
+        code: 429,
+        verb: "get",
+        resource: tests,
+        name: "test",
+        serverMessage: "doing something",
+        retryAfterSeconds: 10,
+        isUnexpectedResponse: true,
+      }).details,
+    ).toEqual({
       name: "test",
       kind: "tests",
       retryAfterSeconds: 10,
       causes: [{ reason: "UnexpectedServerResponse", message: "doing something" }],
     });
-    expect(genericServerResponse({ code: 500, verb: "get", resource: tests, name: "test", retryAfterSeconds: 10 }).details?.retryAfterSeconds).toBe(10);
+    expect(
+      genericServerResponse({ code: 500, verb: "get", resource: tests, name: "test", retryAfterSeconds: 10 }).details?.retryAfterSeconds,
+    ).toBe(10);
     expect(genericServerResponse({ code: 429, verb: "get", resource: tests, name: "test" }).details?.retryAfterSeconds).toBeUndefined();
   });
 

@@ -62,11 +62,21 @@ export function genericServerResponse(response: GenericServerResponse): ControlP
     throw new RangeError(`no generic server response for HTTP status ${code}`);
   }
   if (!isEmptyGroupResource(resource)) {
-    message += name === "" ? ` (${verb.toLowerCase()} ${qualifiedResource(resource)})` : ` (${verb.toLowerCase()} ${qualifiedResource(resource)} ${name})`;
+    message +=
+      name === ""
+        ? ` (${verb.toLowerCase()} ${qualifiedResource(resource)})`
+        : ` (${verb.toLowerCase()} ${qualifiedResource(resource)} ${name})`;
   }
-  const causes: StatusCause[] | undefined = response.isUnexpectedResponse === true ? [{ reason: "UnexpectedServerResponse", message: serverMessage }] : undefined;
+  const causes: StatusCause[] | undefined =
+    response.isUnexpectedResponse === true ? [{ reason: "UnexpectedServerResponse", message: serverMessage }] : undefined;
   return new ControlPlaneError(reason, message, {
-    details: statusDetails({ group: resource.group, kind: resource.resource, name, retryAfterSeconds, ...(causes === undefined ? {} : { causes }) }),
+    details: statusDetails({
+      group: resource.group,
+      kind: resource.resource,
+      name,
+      retryAfterSeconds,
+      ...(causes === undefined ? {} : { causes }),
+    }),
     httpStatus: code,
   });
 }

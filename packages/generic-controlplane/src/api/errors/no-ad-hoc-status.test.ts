@@ -25,7 +25,7 @@ type Rule = "status-literal" | "error-constructor" | "subclass";
 const RULES: Record<Rule, RegExp> = {
   "status-literal": /\bkind\s*:\s*["'`]Status["'`]/g,
   "error-constructor": /\bnew\s+ControlPlaneError\s*\(/g,
-  "subclass": /\bextends\s+ControlPlaneError\b/g,
+  subclass: /\bextends\s+ControlPlaneError\b/g,
 };
 
 interface Finding {

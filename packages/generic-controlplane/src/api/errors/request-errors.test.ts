@@ -43,7 +43,12 @@ describe("request errors", () => {
   it("reports an internal error with its text as the message and the one cause", () => {
     const cause = new Error("disk on fire");
     const error = internalError(cause);
-    expect(error.toStatus()).toMatchObject({ reason: "InternalError", code: 500, message: "Internal error occurred: disk on fire", details: { causes: [{ message: "disk on fire" }] } });
+    expect(error.toStatus()).toMatchObject({
+      reason: "InternalError",
+      code: 500,
+      message: "Internal error occurred: disk on fire",
+      details: { causes: [{ message: "disk on fire" }] },
+    });
     expect(error.cause).toBe(cause);
     expect(internalError("plain text").message).toBe("Internal error occurred: plain text");
   });

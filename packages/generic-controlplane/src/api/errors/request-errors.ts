@@ -32,7 +32,10 @@ export function gone(message: string): ControlPlaneError {
 
 /** 410 Expired: the requested content is older than the server keeps (`NewResourceExpired`). */
 export function resourceExpired(message: string, options?: CauseOption & { continueToken?: string }): ControlPlaneError {
-  return new ControlPlaneError("Expired", message, { ...withCause(options), ...(options?.continueToken === undefined ? {} : { continueToken: options.continueToken }) });
+  return new ControlPlaneError("Expired", message, {
+    ...withCause(options),
+    ...(options?.continueToken === undefined ? {} : { continueToken: options.continueToken }),
+  });
 }
 
 /** 429 with the message as given and a Retry-After (`NewTooManyRequests`). */

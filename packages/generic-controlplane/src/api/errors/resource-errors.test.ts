@@ -17,7 +17,10 @@ const tests = { group: "", resource: "tests" };
 const leases = { group: "coordination.k8s.io", resource: "leases" };
 
 /** apimachinery's `SuggestsClientDelay`: a ServerTimeout always asks for a delay, others when they name one. */
-function suggestsClientDelay(error: { code: ControlPlaneErrorCode; details: { retryAfterSeconds?: number } | undefined }): [number, boolean] {
+function suggestsClientDelay(error: {
+  code: ControlPlaneErrorCode;
+  details: { retryAfterSeconds?: number } | undefined;
+}): [number, boolean] {
   const seconds = error.details?.retryAfterSeconds ?? 0;
   if (error.details !== undefined && error.code === "ServerTimeout") return [seconds, true];
   return [seconds, seconds > 0];
@@ -87,14 +90,21 @@ describe("resource error wording", () => {
   it("words an unsupported action and a server timeout as upstream", () => {
     expect(methodNotSupported(leases, "delete").message).toBe('delete is not supported on resources of kind "leases.coordination.k8s.io"');
     const timeout = serverTimeout(leases, "list", 2);
-    expect(timeout.message).toBe("The list operation against leases.coordination.k8s.io could not be completed at this time, please try again.");
+    expect(timeout.message).toBe(
+      "The list operation against leases.coordination.k8s.io could not be completed at this time, please try again.",
+    );
     expect(timeout.toStatus().details).toEqual({ name: "list", group: "coordination.k8s.io", kind: "leases", retryAfterSeconds: 2 });
   });
 
   it("keeps an apply conflict's message and causes as given", () => {
     const causes = [{ reason: "FieldManagerConflict", message: 'conflict with "m"', field: ".data.a" }];
     const error = applyConflict(causes, 'Apply failed with 1 conflict: conflict with "m": .data.a');
-    expect(error.toStatus()).toMatchObject({ reason: "Conflict", code: 409, message: 'Apply failed with 1 conflict: conflict with "m": .data.a', details: { causes } });
+    expect(error.toStatus()).toMatchObject({
+      reason: "Conflict",
+      code: 409,
+      message: 'Apply failed with 1 conflict: conflict with "m": .data.a',
+      details: { causes },
+    });
   });
 });
 
@@ -104,7 +114,12 @@ describe("invalid (NewInvalid)", () => {
   it("qualifies the kind with its group and names the kind in details", () => {
     const error = invalid({ group: "coordination.k8s.io", kind: "Lease" }, "l", [cause("spec.x", "Invalid value: 1: no")]);
     expect(error.message).toBe('Lease.coordination.k8s.io "l" is invalid: spec.x: Invalid value: 1: no');
-    expect(error.toStatus().details).toEqual({ name: "l", group: "coordination.k8s.io", kind: "Lease", causes: [cause("spec.x", "Invalid value: 1: no")] });
+    expect(error.toStatus().details).toEqual({
+      name: "l",
+      group: "coordination.k8s.io",
+      kind: "Lease",
+      causes: [cause("spec.x", "Invalid value: 1: no")],
+    });
   });
 
   it("lists several errors in brackets, each message once, as the field errors' aggregate does", () => {
@@ -121,7 +136,9 @@ describe("invalid (NewInvalid)", () => {
   });
 
   it("answers an options kind without a name", () => {
-    const error = invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [{ reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" }]);
+    const error = invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+      { reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" },
+    ]);
     expect(error.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
     expect(error.toStatus().details).toMatchObject({ group: "meta.k8s.io", kind: "PatchOptions" });
     expect(error.toStatus().details).not.toHaveProperty("name");

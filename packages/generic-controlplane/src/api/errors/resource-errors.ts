@@ -17,12 +17,16 @@ function resourceDetails(resource: GroupResource, name: string, retryAfterSecond
 
 /** 404 `configmaps "foo" not found` (`NewNotFound`). */
 export function notFound(resource: GroupResource, name: string): ControlPlaneError {
-  return new ControlPlaneError("NotFound", `${qualifiedResource(resource)} "${name}" not found`, { details: resourceDetails(resource, name) });
+  return new ControlPlaneError("NotFound", `${qualifiedResource(resource)} "${name}" not found`, {
+    details: resourceDetails(resource, name),
+  });
 }
 
 /** 409 `configmaps "foo" already exists` (`NewAlreadyExists`). */
 export function alreadyExists(resource: GroupResource, name: string): ControlPlaneError {
-  return new ControlPlaneError("AlreadyExists", `${qualifiedResource(resource)} "${name}" already exists`, { details: resourceDetails(resource, name) });
+  return new ControlPlaneError("AlreadyExists", `${qualifiedResource(resource)} "${name}" already exists`, {
+    details: resourceDetails(resource, name),
+  });
 }
 
 /** 409 AlreadyExists for a generated name that collided, with a retry hint (`NewGenerateNameConflict`). */
@@ -92,5 +96,7 @@ export function invalid(kind: GroupKind, name: string, causes: readonly StatusCa
   let message = head;
   if (messages.length === 1) message = `${head}: ${messages[0]}`;
   else if (messages.length > 1) message = `${head}: [${messages.join(", ")}]`;
-  return new ControlPlaneError("Invalid", message, { details: statusDetails({ group: kind.group, kind: kind.kind, name, causes: [...causes] }) });
+  return new ControlPlaneError("Invalid", message, {
+    details: statusDetails({ group: kind.group, kind: kind.kind, name, causes: [...causes] }),
+  });
 }

@@ -9,7 +9,8 @@ describe("storage errors", () => {
     expect(uid.toStatus()).toMatchObject({
       reason: "Conflict",
       code: 409,
-      message: 'Operation cannot be fulfilled on leases.coordination.k8s.io "l": Precondition failed: UID in precondition: a, UID in object meta: b',
+      message:
+        'Operation cannot be fulfilled on leases.coordination.k8s.io "l": Precondition failed: UID in precondition: a, UID in object meta: b',
       details: { name: "l", group: "coordination.k8s.io", kind: "leases" },
     });
     expect(preconditionFailed({ group: "", resource: "namespaces" }, "n", "ResourceVersion", "1", "2").message).toBe(
@@ -31,10 +32,18 @@ describe("storage errors", () => {
   });
 
   it("answers a compacted revision with 410 Expired in the watch wording", () => {
-    expect(tooOldResourceVersion(3, 7).toStatus()).toMatchObject({ reason: "Expired", code: 410, message: "too old resource version: 3 (7)" });
+    expect(tooOldResourceVersion(3, 7).toStatus()).toMatchObject({
+      reason: "Expired",
+      code: 410,
+      message: "too old resource version: 3 (7)",
+    });
   });
 
   it("refuses a resourceVersion on create", () => {
-    expect(resourceVersionSetOnCreate().toStatus()).toMatchObject({ reason: "BadRequest", code: 400, message: "resourceVersion should not be set on objects to be created" });
+    expect(resourceVersionSetOnCreate().toStatus()).toMatchObject({
+      reason: "BadRequest",
+      code: 400,
+      message: "resourceVersion should not be set on objects to be created",
+    });
   });
 });

@@ -61,5 +61,9 @@ export function preconditionFailed(
   inPrecondition: string,
   inObjectMeta: string,
 ): ControlPlaneError {
-  return conflict(resource, name, `Precondition failed: ${field} in precondition: ${inPrecondition}, ${field} in object meta: ${inObjectMeta}`);
+  return conflict(
+    resource,
+    name,
+    `Precondition failed: ${field} in precondition: ${inPrecondition}, ${field} in object meta: ${inObjectMeta}`,
+  );
 }

@@ -43,7 +43,12 @@ function setup(served = V2) {
   const inner = createMemoryStorage();
   opened.push(inner);
   const converter = recordingConverter();
-  const storage = convertingStorage(inner, { converter, servedApiVersion: served, storageApiVersion: V1, knownApiVersions: new Set([V1, V2]) });
+  const storage = convertingStorage(inner, {
+    converter,
+    servedApiVersion: served,
+    storageApiVersion: V1,
+    knownApiVersions: new Set([V1, V2]),
+  });
   return { inner, converter, storage };
 }
 
@@ -102,14 +107,21 @@ describe("convertingStorage", () => {
       throw new Error("no failure");
     };
     expect(await failure(storage.get(KEY("a")))).toEqual([500, "request to convert CR from an invalid group/version: example.com/v9"]);
-    expect(await failure(storage.list("/registry/example.com/foos"))).toEqual([500, "request to convert CR list failed, list index 0 has invalid group/version: example.com/v9"]);
+    expect(await failure(storage.list("/registry/example.com/foos"))).toEqual([
+      500,
+      "request to convert CR list failed, list index 0 has invalid group/version: example.com/v9",
+    ]);
   });
 
   it("converts each batch of watch events once for every watcher of the version, delivering them in order", async () => {
     const { inner, converter, storage } = setup();
     const start = await inner.currentRevision();
     const seen: StorageEvent[][] = [[], []];
-    const watches = await Promise.all(seen.map((events) => storage.watch("/registry/example.com/foos", { afterRevision: start, onEvents: (batch) => events.push(...batch) })));
+    const watches = await Promise.all(
+      seen.map((events) =>
+        storage.watch("/registry/example.com/foos", { afterRevision: start, onEvents: (batch) => events.push(...batch) }),
+      ),
+    );
     const a = await inner.create(KEY("a"), v1("a"));
     await inner.update(KEY("a"), v1("a", "blue"), a.modRevision);
     await inner.create(KEY("b"), v2("b", "green"));

@@ -155,7 +155,11 @@ class ConvertingStorage implements Storage {
         const prevAt = event.prev === undefined ? -1 : at++;
         this.#events.set(
           event,
-          batch.then((converted) => (converted === values ? event : ({ ...event, kv: converted[kvAt]!, prev: prevAt < 0 ? undefined : converted[prevAt] } as StorageEvent))),
+          batch.then((converted) =>
+            converted === values
+              ? event
+              : ({ ...event, kv: converted[kvAt]!, prev: prevAt < 0 ? undefined : converted[prevAt] } as StorageEvent),
+          ),
         );
       }
       // A failed batch is reported to the watcher that asked; later watchers try again.

@@ -33,7 +33,8 @@ export function restoreObjectMeta(original: KubeObject, converted: KubeObject): 
     }
     if (!isRecord(value)) return `invalid metadata.${field} of type ${goTypeName(value)} in converted object`;
     const before = restored[field];
-    if (before !== undefined && before !== null && !isRecord(before)) return `invalid metadata.${field} of type ${goTypeName(before)} in original object`;
+    if (before !== undefined && before !== null && !isRecord(before))
+      return `invalid metadata.${field} of type ${goTypeName(before)} in original object`;
     const previous = isRecord(before) ? before : {};
     let changed = Object.keys(previous).length !== Object.keys(value).length;
     for (const [key, entry] of Object.entries(value)) {

@@ -41,13 +41,21 @@ export const CONVERSION_SERVICE = { namespace: "crd-webhook", name: "e2e-test-cr
 
 export async function startTestConversionWebhook(handlers: Record<string, ReviewHandler>): Promise<TestConversionWebhook> {
   const ca = await createCertificateAuthority("conversion-webhook-ca");
-  const serving = await issueServingCertificate(ca, "conversion-webhook", ["127.0.0.1", `${CONVERSION_SERVICE.name}.${CONVERSION_SERVICE.namespace}.svc`]);
+  const serving = await issueServingCertificate(ca, "conversion-webhook", [
+    "127.0.0.1",
+    `${CONVERSION_SERVICE.name}.${CONVERSION_SERVICE.namespace}.svc`,
+  ]);
   const reviews: ReceivedReview[] = [];
   const server = await startTestHttpsServer(serving, (req, res) => {
     const url = new URL(req.url ?? "/", "https://x");
     void (async () => {
       const body = (await readJson(req)) as { apiVersion: string; request: ConversionRequest };
-      const received: ReceivedReview = { path: url.pathname, apiVersion: body.apiVersion, request: body.request, timeout: url.searchParams.get("timeout") };
+      const received: ReceivedReview = {
+        path: url.pathname,
+        apiVersion: body.apiVersion,
+        request: body.request,
+        timeout: url.searchParams.get("timeout"),
+      };
       reviews.push(received);
       const handler = handlers[url.pathname];
       if (handler === undefined) {
@@ -62,7 +70,14 @@ export async function startTestConversionWebhook(handlers: Record<string, Review
       res.end(String(error));
     });
   });
-  return { url: server.url, port: server.port, caBundle: Buffer.from(ca.cert).toString("base64"), reviews, server: server.server, close: () => server.close() };
+  return {
+    url: server.url,
+    port: server.port,
+    caBundle: Buffer.from(ca.cert).toString("base64"),
+    reviews,
+    server: server.server,
+    close: () => server.close(),
+  };
 }
 
 /** What converting one object gives: the object (its apiVersion set by the framework) or a failure message. */
@@ -87,7 +102,11 @@ export function convertEach(convert: ObjectConversion): ReviewHandler {
       converted.push(out);
     }
     const failed = result.status !== "Success";
-    return { apiVersion: review.apiVersion, kind: "ConversionReview", response: { uid: review.request.uid, convertedObjects: failed ? [] : converted, result } };
+    return {
+      apiVersion: review.apiVersion,
+      kind: "ConversionReview",
+      response: { uid: review.request.uid, convertedObjects: failed ? [] : converted, result },
+    };
   };
 }
 

@@ -94,13 +94,18 @@ function convertedObjectsOf(answer: unknown, reviewVersion: string, uid: string)
   const review = isRecord(answer) ? answer : {};
   if (reviewVersion === "v1") {
     // v1 answers must say what they are and whom they answer; v1beta1 never checked either.
-    const got = gvkText({ apiVersion: typeof review.apiVersion === "string" ? review.apiVersion : "", kind: typeof review.kind === "string" ? review.kind : "" });
-    if (got !== `${REVIEW_GROUP}/v1, Kind=ConversionReview`) throw new Error(`expected webhook response of ${REVIEW_GROUP}/v1, Kind=ConversionReview, got ${got}`);
+    const got = gvkText({
+      apiVersion: typeof review.apiVersion === "string" ? review.apiVersion : "",
+      kind: typeof review.kind === "string" ? review.kind : "",
+    });
+    if (got !== `${REVIEW_GROUP}/v1, Kind=ConversionReview`)
+      throw new Error(`expected webhook response of ${REVIEW_GROUP}/v1, Kind=ConversionReview, got ${got}`);
   }
   const response = review.response;
   if (!isRecord(response)) throw new Error("no response provided");
   const typed = response as ConversionResponse;
-  if (reviewVersion === "v1" && typed.uid !== uid) throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(typeof typed.uid === "string" ? typed.uid : "")}`);
+  if (reviewVersion === "v1" && typed.uid !== uid)
+    throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(typeof typed.uid === "string" ? typed.uid : "")}`);
   const status = typeof typed.result?.status === "string" ? typed.result.status : "";
   if (status !== "Success") {
     const message = typeof typed.result?.message === "string" ? typed.result.message : "";
@@ -118,26 +123,38 @@ function checkConverted(original: KubeObject, raw: unknown, apiVersion: string, 
   const subject = gvkText(original);
   if (!isRecord(raw)) {
     const why = `json: cannot unmarshal ${jsonTypeWord(raw)} into Go value of type map[string]interface {}`;
-    throw conversionFailed(index === undefined ? why : `conversion webhook for ${subject} returned invalid converted object at index ${index}: ${why}`);
+    throw conversionFailed(
+      index === undefined ? why : `conversion webhook for ${subject} returned invalid converted object at index ${index}: ${why}`,
+    );
   }
   if (typeof raw.kind !== "string" || raw.kind === "") {
     const why = `Object 'Kind' is missing in '${JSON.stringify(raw)}'`;
-    throw conversionFailed(index === undefined ? why : `conversion webhook for ${subject} returned invalid converted object at index ${index}: ${why}`);
+    throw conversionFailed(
+      index === undefined ? why : `conversion webhook for ${subject} returned invalid converted object at index ${index}: ${why}`,
+    );
   }
   const converted = raw as KubeObject;
   // upstream counts the object before these checks, so a list's messages name the next index.
-  const invalid = index === undefined ? `conversion webhook for ${subject} returned invalid object at index 0` : `conversion webhook for ${subject} returned invalid converted object at index ${index + 1}`;
+  const invalid =
+    index === undefined
+      ? `conversion webhook for ${subject} returned invalid object at index 0`
+      : `conversion webhook for ${subject} returned invalid converted object at index ${index + 1}`;
   const received = typeof converted.apiVersion === "string" ? converted.apiVersion : "";
   if (received !== apiVersion) throw conversionFailed(`${invalid}: invalid groupVersion (expected ${apiVersion}, received ${received})`);
-  if (converted.kind !== original.kind) throw conversionFailed(`${invalid}: invalid kind (expected ${original.kind ?? ""}, received ${converted.kind ?? ""})`);
+  if (converted.kind !== original.kind)
+    throw conversionFailed(`${invalid}: invalid kind (expected ${original.kind ?? ""}, received ${converted.kind ?? ""})`);
   const mismatch = sameIdentity(original, converted);
   if (mismatch !== undefined) {
-    throw conversionFailed(index === undefined ? `conversion webhook for ${subject} returned invalid object: ${mismatch}` : `${invalid}: ${mismatch}`);
+    throw conversionFailed(
+      index === undefined ? `conversion webhook for ${subject} returned invalid object: ${mismatch}` : `${invalid}: ${mismatch}`,
+    );
   }
   const metaError = restoreObjectMeta(original, converted);
   if (metaError !== undefined) {
     throw conversionFailed(
-      index === undefined ? `conversion webhook for ${subject} returned invalid metadata: ${metaError}` : `conversion webhook for ${subject} returned invalid metadata in object at index ${index + 1}: ${metaError}`,
+      index === undefined
+        ? `conversion webhook for ${subject} returned invalid metadata: ${metaError}`
+        : `conversion webhook for ${subject} returned invalid metadata in object at index ${index + 1}: ${metaError}`,
     );
   }
   return converted;
@@ -151,9 +168,12 @@ function sameIdentity(original: KubeObject, converted: KubeObject): string | und
     return typeof value === "string" ? value : "";
   };
   if (original.kind !== converted.kind) return `must have the same kind: ${original.kind ?? ""} != ${converted.kind ?? ""}`;
-  if (field(original, "name") !== field(converted, "name")) return `must have the same name: ${field(original, "name")} != ${field(converted, "name")}`;
-  if (field(original, "namespace") !== field(converted, "namespace")) return `must have the same namespace: ${field(original, "namespace")} != ${field(converted, "namespace")}`;
-  if (field(original, "uid") !== field(converted, "uid")) return `must have the same UID: ${field(original, "uid")} != ${field(converted, "uid")}`;
+  if (field(original, "name") !== field(converted, "name"))
+    return `must have the same name: ${field(original, "name")} != ${field(converted, "name")}`;
+  if (field(original, "namespace") !== field(converted, "namespace"))
+    return `must have the same namespace: ${field(original, "namespace")} != ${field(converted, "namespace")}`;
+  if (field(original, "uid") !== field(converted, "uid"))
+    return `must have the same UID: ${field(original, "uid")} != ${field(converted, "uid")}`;
   return undefined;
 }
 

@@ -47,12 +47,37 @@ const upstream: Array<{ name: string; input: unknown; schema?: JSONSchemaProps; 
     schema: { items: { properties: { a: { default: "A" } } } },
     expected: [{ a: "A" }, { a: 1 }, { a: 0 }, { a: 0.0 }, { a: "" }, { a: "A" }, { a: [] }, { a: {} }],
   },
-  { name: "null in nullable list", input: [null], schema: { nullable: true, items: { properties: { a: { default: "A" } } } }, expected: [null] },
+  {
+    name: "null in nullable list",
+    input: [null],
+    schema: { nullable: true, items: { properties: { a: { default: "A" } } } },
+    expected: [null],
+  },
   { name: "null in non-nullable list", input: [null], schema: { nullable: false, items: { default: "A" } }, expected: ["A"] },
-  { name: "null in nullable object", input: { a: null }, schema: { properties: { a: { nullable: true, default: "A" } } }, expected: { a: null } },
-  { name: "null in non-nullable object", input: { a: null }, schema: { properties: { a: { nullable: false, default: "A" } } }, expected: { a: "A" } },
-  { name: "null in nullable object with additionalProperties", input: { a: null }, schema: { additionalProperties: { nullable: true, default: "A" } }, expected: { a: null } },
-  { name: "null in non-nullable object with additionalProperties", input: { a: null }, schema: { additionalProperties: { nullable: false, default: "A" } }, expected: { a: "A" } },
+  {
+    name: "null in nullable object",
+    input: { a: null },
+    schema: { properties: { a: { nullable: true, default: "A" } } },
+    expected: { a: null },
+  },
+  {
+    name: "null in non-nullable object",
+    input: { a: null },
+    schema: { properties: { a: { nullable: false, default: "A" } } },
+    expected: { a: "A" },
+  },
+  {
+    name: "null in nullable object with additionalProperties",
+    input: { a: null },
+    schema: { additionalProperties: { nullable: true, default: "A" } },
+    expected: { a: null },
+  },
+  {
+    name: "null in non-nullable object with additionalProperties",
+    input: { a: null },
+    schema: { additionalProperties: { nullable: false, default: "A" } },
+    expected: { a: "A" },
+  },
   { name: "null unknown field", input: { a: null }, schema: { additionalProperties: true }, expected: { a: null } },
 ];
 
@@ -120,7 +145,9 @@ properties:
   });
 
   it("keeps given values, replaces nulls the schema does not allow, keeps nulls it does", () => {
-    const object = { spec: { replicas: 0, image: null, labels: null, ports: [{ port: 80 }, { port: 53, protocol: "UDP" }] } } as unknown as KubeObject;
+    const object = {
+      spec: { replicas: 0, image: null, labels: null, ports: [{ port: 80 }, { port: 53, protocol: "UDP" }] },
+    } as unknown as KubeObject;
     compileSchema(schema).applyDefaults(object);
     expect(object.spec).toEqual({
       replicas: 0,

@@ -54,7 +54,8 @@ export function applyDefaultValues(value: unknown, schema: JSONSchemaProps | und
       if (property !== undefined) {
         applyDefaultValues(child, property);
       } else if (additional !== undefined) {
-        if (isNonNullableNull(child, additional) && additional.default !== undefined && additional.default !== null) setOwn(value, key, defaultValue(additional));
+        if (isNonNullableNull(child, additional) && additional.default !== undefined && additional.default !== null)
+          setOwn(value, key, defaultValue(additional));
         applyDefaultValues(child, additional);
       }
     }

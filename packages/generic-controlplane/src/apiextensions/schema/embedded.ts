@@ -53,7 +53,8 @@ function embeddedResourceErrors(path: string, object: Record<string, unknown>): 
       else if (value === "") errors.push(fieldInvalid(field, value, "must not be empty"));
       else {
         const problems = isDNS1035Label(value.toLowerCase());
-        if (problems.length > 0) errors.push(fieldInvalid(field, value, `may have mixed case, but should otherwise match: ${problems.join(",")}`));
+        if (problems.length > 0)
+          errors.push(fieldInvalid(field, value, `may have mixed case, but should otherwise match: ${problems.join(",")}`));
       }
     } else if (key === "metadata") {
       errors.push(...embeddedMetaErrors(path, value));
@@ -63,7 +64,12 @@ function embeddedResourceErrors(path: string, object: Record<string, unknown>): 
 }
 
 /** Checks every embedded resource below the root (the root's own type and metadata are the caller's). */
-export function validateEmbeddedResources(path: string, value: unknown, schema: JSONSchemaProps | undefined, isRoot: boolean): FieldError[] {
+export function validateEmbeddedResources(
+  path: string,
+  value: unknown,
+  schema: JSONSchemaProps | undefined,
+  isRoot: boolean,
+): FieldError[] {
   if (schema === undefined) return [];
   const errors: FieldError[] = [];
   if (isPlainObject(value)) {

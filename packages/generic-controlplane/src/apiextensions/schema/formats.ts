@@ -63,7 +63,16 @@ function isDateTime(text: string): boolean {
   return (m[1] ?? "") <= "23" && (m[2] ?? "") <= "59" && (m[3] ?? "") <= "59";
 }
 
-const DURATION_UNITS: ReadonlyArray<readonly string[]> = [["ns", "nano"], ["us", "µs", "micro"], ["ms", "milli"], ["s", "sec"], ["m", "min"], ["h", "hr", "hour"], ["d", "day"], ["w", "wk", "week"]];
+const DURATION_UNITS: ReadonlyArray<readonly string[]> = [
+  ["ns", "nano"],
+  ["us", "µs", "micro"],
+  ["ms", "milli"],
+  ["s", "sec"],
+  ["m", "min"],
+  ["h", "hr", "hour"],
+  ["d", "day"],
+  ["w", "wk", "week"],
+];
 
 /** strfmt's `ParseDuration`: Go's `time.ParseDuration`, or `<n> <unit>` pairs such as `3 days`. */
 function isDuration(text: string): boolean {
@@ -136,7 +145,8 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const CREDIT_CARD = /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
+const CREDIT_CARD =
+  /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
 
 function isCreditCard(text: string): boolean {
   const digits = text.replace(/[^0-9]+/g, "");
@@ -180,7 +190,9 @@ const CHECKS: Record<string, (text: string) => boolean> = {
   ssn: (t) => t.length === 11 && /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(t),
   hexcolor: (t) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(t),
   rgbcolor: (t) =>
-    /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(t),
+    /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(
+      t,
+    ),
   byte: (t) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/.test(t),
   password: () => true,
   date: isDate,

@@ -79,10 +79,20 @@ export function compileSchema(schema: JSONSchemaProps, options: CompileSchemaOpt
       applyDefaultValues(object, schema);
     },
     validate(object, oldObject) {
-      const errors = [...validateOpenAPI(schema, object), ...validateEmbeddedResources("", object, schema, true), ...validateListSetsAndMaps("", schema, object)];
+      const errors = [
+        ...validateOpenAPI(schema, object),
+        ...validateEmbeddedResources("", object, schema, true),
+        ...validateListSetsAndMaps("", schema, object),
+      ];
       if (rules === undefined) return errors;
       if (errors.some((e) => BLOCKING.has(e.type))) {
-        errors.push(fieldInvalid(ROOT_FIELD, null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
+        errors.push(
+          fieldInvalid(
+            ROOT_FIELD,
+            null,
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+          ),
+        );
         return errors;
       }
       return [...errors, ...rules(object, oldObject)];

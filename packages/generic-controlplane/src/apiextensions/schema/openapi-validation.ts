@@ -74,7 +74,8 @@ function schemaInfo(data: unknown): { type: string; format: string } {
   if (typeof data === "bigint") return { type: "integer", format: "int64" };
   // A decoded integer beyond 2^53 that fits int64 is a bigint; a number JSON.parse could not hold
   // exactly (1e20, 2^63) is what Go decodes as float64.
-  if (typeof data === "number") return Number.isSafeInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
+  if (typeof data === "number")
+    return Number.isSafeInteger(data) ? { type: "integer", format: "int64" } : { type: "number", format: "float64" };
   if (Array.isArray(data)) return { type: "array", format: "" };
   return { type: "object", format: "" };
 }
@@ -87,7 +88,10 @@ function goNumber(n: number): string {
 }
 
 function invalidType(name: string, typeName: string, value: unknown): OpenAPIError {
-  const message = typeof value === "string" ? `${name} in ${IN} must be of type ${typeName}: ${JSON.stringify(value)}` : `${name} in ${IN} must be of type ${typeName}`;
+  const message =
+    typeof value === "string"
+      ? `${name} in ${IN} must be of type ${typeName}: ${JSON.stringify(value)}`
+      : `${name} in ${IN} must be of type ${typeName}`;
   return { code: "InvalidType", name, value, message };
 }
 
@@ -157,14 +161,16 @@ function typeValidator(schema: JSONSchemaProps, types: string[], format: string,
   const result: Result = { errors: [], matchCount: 1 };
   const typeName = types.join(",");
   if (data === null) {
-    if (types.length > 0 && !types.includes("null") && schema.nullable !== true) return { errors: [invalidType(path, typeName, "null")], matchCount: 0 };
+    if (types.length > 0 && !types.includes("null") && schema.nullable !== true)
+      return { errors: [invalidType(path, typeName, "null")], matchCount: 0 };
     return result;
   }
   const info = schemaInfo(data);
   const isString = typeof data === "string";
   const isSlice = Array.isArray(data);
   // go-openapi's IsFloat64AJSONInteger: a whole float64 within ±2^53.
-  const isFloatInt = info.type === "number" && Number.isInteger(data) && Math.abs(data as number) <= MAX_JSON_FLOAT && types.includes("integer");
+  const isFloatInt =
+    info.type === "number" && Number.isInteger(data) && Math.abs(data as number) <= MAX_JSON_FLOAT && types.includes("integer");
   const isIntFloat = info.type === "integer" && types.includes("number");
   if (!isString && !isSlice && format !== "" && !(types.includes(info.type) || info.format === format || isFloatInt || isIntFloat)) {
     return { errors: [invalidType(path, format, info.format)], matchCount: 0 };
@@ -178,25 +184,65 @@ function enumValidator(schema: JSONSchemaProps, data: unknown, path: string): Re
   const values = schema.enum;
   if (values === undefined || values === null || values.length === 0) return undefined;
   if (data !== null && values.some((v) => v !== null && deepEqual(v, data))) return undefined;
-  return { errors: [{ code: "Enum", name: path, value: data, values, message: `${path} in ${IN} should be one of [${values.map(String).join(" ")}]` }], matchCount: 0 };
+  return {
+    errors: [
+      { code: "Enum", name: path, value: data, values, message: `${path} in ${IN} should be one of [${values.map(String).join(" ")}]` },
+    ],
+    matchCount: 0,
+  };
 }
 
 function stringValidator(schema: JSONSchemaProps, data: string, path: string): Result | undefined {
   const length = [...data].length;
   if (typeof schema.maxLength === "number" && length > schema.maxLength) {
-    return { errors: [{ code: "TooLong", name: path, value: data, valid: schema.maxLength, message: `${path} in ${IN} should be at most ${schema.maxLength} chars long` }], matchCount: 0 };
+    return {
+      errors: [
+        {
+          code: "TooLong",
+          name: path,
+          value: data,
+          valid: schema.maxLength,
+          message: `${path} in ${IN} should be at most ${schema.maxLength} chars long`,
+        },
+      ],
+      matchCount: 0,
+    };
   }
   if (typeof schema.minLength === "number" && length < schema.minLength) {
-    return { errors: [{ code: "TooShort", name: path, value: data, valid: schema.minLength, message: `${path} in ${IN} should be at least ${schema.minLength} chars long` }], matchCount: 0 };
+    return {
+      errors: [
+        {
+          code: "TooShort",
+          name: path,
+          value: data,
+          valid: schema.minLength,
+          message: `${path} in ${IN} should be at least ${schema.minLength} chars long`,
+        },
+      ],
+      matchCount: 0,
+    };
   }
   if (typeof schema.pattern === "string" && schema.pattern !== "") {
     // Patterns are Go regular expressions, unanchored like Go's `MatchString`.
     const problem = regexpError(schema.pattern);
     if (problem !== undefined) {
-      return { errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}, but pattern is invalid: ${problem}'` }], matchCount: 0 };
+      return {
+        errors: [
+          {
+            code: "Pattern",
+            name: path,
+            value: data,
+            message: `${path} in ${IN} should match '${schema.pattern}, but pattern is invalid: ${problem}'`,
+          },
+        ],
+        matchCount: 0,
+      };
     }
     if (!compileRegexp(schema.pattern).test(data)) {
-      return { errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}'` }], matchCount: 0 };
+      return {
+        errors: [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${schema.pattern}'` }],
+        matchCount: 0,
+      };
     }
   }
   return undefined;
@@ -217,7 +263,12 @@ function numberValidator(schema: JSONSchemaProps, data: number | bigint, path: s
   if (multipleOf !== undefined) {
     const factor = isInt ? Math.trunc(multipleOf) : multipleOf;
     if (factor <= 0) {
-      result.errors.push({ code: "MultipleOfMustBePositive", name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor)}` });
+      result.errors.push({
+        code: "MultipleOfMustBePositive",
+        name: path,
+        value: factor,
+        message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor)}`,
+      });
     } else {
       const ok =
         typeof data === "bigint"
@@ -265,10 +316,22 @@ function sliceValidator(schema: JSONSchemaProps, data: unknown[], path: string):
   }
   const size = data.length;
   if (typeof schema.minItems === "number" && size < schema.minItems) {
-    result.errors.push({ code: "MinItems", name: path, value: size, valid: schema.minItems, message: `${path} in ${IN} should have at least ${schema.minItems} items` });
+    result.errors.push({
+      code: "MinItems",
+      name: path,
+      value: size,
+      valid: schema.minItems,
+      message: `${path} in ${IN} should have at least ${schema.minItems} items`,
+    });
   }
   if (typeof schema.maxItems === "number" && size > schema.maxItems) {
-    result.errors.push({ code: "MaxItems", name: path, value: size, valid: schema.maxItems, message: `${path} in ${IN} should have at most ${schema.maxItems} items` });
+    result.errors.push({
+      code: "MaxItems",
+      name: path,
+      value: size,
+      valid: schema.maxItems,
+      message: `${path} in ${IN} should have at most ${schema.maxItems} items`,
+    });
   }
   if (schema.uniqueItems === true && data.some((v, i) => data.slice(0, i).some((u) => deepEqual(u, v)))) {
     result.errors.push({ code: "Unique", name: path, message: `${path} in ${IN} shouldn't contain duplicates` });
@@ -282,15 +345,33 @@ function objectValidator(schema: JSONSchemaProps, data: Record<string, unknown>,
   const keys = Object.keys(data);
   const properties = schema.properties ?? {};
   if (typeof schema.minProperties === "number" && keys.length < schema.minProperties) {
-    result.errors.push({ code: "TooFewProperties", name: path, value: keys.length, valid: schema.minProperties, message: `${path} in ${IN} should have at least ${schema.minProperties} properties` });
+    result.errors.push({
+      code: "TooFewProperties",
+      name: path,
+      value: keys.length,
+      valid: schema.minProperties,
+      message: `${path} in ${IN} should have at least ${schema.minProperties} properties`,
+    });
   }
   if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) {
-    result.errors.push({ code: "TooManyProperties", name: path, value: keys.length, valid: schema.maxProperties, message: `${path} in ${IN} should have at most ${schema.maxProperties} properties` });
+    result.errors.push({
+      code: "TooManyProperties",
+      name: path,
+      value: keys.length,
+      valid: schema.maxProperties,
+      message: `${path} in ${IN} should have at most ${schema.maxProperties} properties`,
+    });
   }
   const additional = schema.additionalProperties;
   if (additional === false) {
     for (const key of keys) {
-      if (declaredProperty(schema, key) === undefined) result.errors.push({ code: "UnallowedProperty", name: path, value: key, message: `${path}.${key} in ${IN} is a forbidden property` });
+      if (declaredProperty(schema, key) === undefined)
+        result.errors.push({
+          code: "UnallowedProperty",
+          name: path,
+          value: key,
+          message: `${path}.${key} in ${IN} is a forbidden property`,
+        });
     }
   } else if (isObject(additional)) {
     for (const key of keys) {
@@ -301,7 +382,8 @@ function objectValidator(schema: JSONSchemaProps, data: Record<string, unknown>,
     if (Object.hasOwn(data, name)) merge(result, validateSchema(property, data[name], path === "" ? name : childName(path, name)));
   }
   for (const name of schema.required ?? []) {
-    if (!Object.hasOwn(data, name)) result.errors.push({ code: "Required", name: childName(path, name), message: `${childName(path, name)} in ${IN} is required` });
+    if (!Object.hasOwn(data, name))
+      result.errors.push({ code: "Required", name: childName(path, name), message: `${childName(path, name)} in ${IN} is required` });
   }
   return result;
 }
@@ -357,7 +439,11 @@ function junctorValidator(schema: JSONSchemaProps, data: unknown, path: string):
       if (r.errors.length === 0) validated++;
       merge(result, r);
     }
-    if (validated !== allOf.length) result.errors.push({ name: "", message: `${quoted} must validate all the schemas (allOf)${validated === 0 ? ". None validated" : ""}` });
+    if (validated !== allOf.length)
+      result.errors.push({
+        name: "",
+        message: `${quoted} must validate all the schemas (allOf)${validated === 0 ? ". None validated" : ""}`,
+      });
   }
   if (schema.not !== undefined && schema.not !== null && validateSchema(schema.not, data, path).errors.length === 0) {
     result.errors.push({ name: "", message: `${quoted} must not validate the schema (not)` });

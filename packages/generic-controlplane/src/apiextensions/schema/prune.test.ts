@@ -70,13 +70,23 @@ const embeddedInput = () => ({
   nested: resource({ spec: { unspecified: "bar", embedded: resource() } }),
 });
 
-const prunedResource = (spec: Record<string, unknown> = {}) => ({ apiVersion: "foo/v1", kind: "Foo", metadata: { name: "instance", unspecified: "bar" }, spec });
+const prunedResource = (spec: Record<string, unknown> = {}) => ({
+  apiVersion: "foo/v1",
+  kind: "Foo",
+  metadata: { name: "instance", unspecified: "bar" },
+  spec,
+});
 
 const cases: Array<{ name: string; input: unknown; schema?: JSONSchemaProps; root?: boolean; expected: unknown }> = [
   { name: "empty", input: null, expected: null },
   { name: "scalar", input: 4, schema: {}, expected: 4 },
   { name: "scalar array", input: [1, 2], schema: { items: {} }, expected: [1, 2] },
-  { name: "object array", input: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }], schema: { items: { properties: { a: {}, c: {} } } }, expected: [{ a: 1 }, {}, { a: 1, c: 3 }] },
+  {
+    name: "object array",
+    input: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }],
+    schema: { items: { properties: { a: {}, c: {} } } },
+    expected: [{ a: 1 }, {}, { a: 1, c: 3 }],
+  },
   { name: "object array with nil schema", input: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }], expected: [{}, {}, {}] },
   {
     name: "object array object",
@@ -91,8 +101,18 @@ const cases: Array<{ name: string; input: unknown; schema?: JSONSchemaProps; roo
       alpha: "abc",
       beta: 42.0,
       unspecifiedObject: { unspecified: "bar" },
-      pruning: { unspecified: "bar", unspecifiedObject: { unspecified: "bar" }, pruning: { unspecified: "bar" }, preserving: { unspecified: "bar" } },
-      preserving: { unspecified: "bar", unspecifiedObject: { unspecified: "bar" }, pruning: { unspecified: "bar" }, preserving: { unspecified: "bar" } },
+      pruning: {
+        unspecified: "bar",
+        unspecifiedObject: { unspecified: "bar" },
+        pruning: { unspecified: "bar" },
+        preserving: { unspecified: "bar" },
+      },
+      preserving: {
+        unspecified: "bar",
+        unspecifiedObject: { unspecified: "bar" },
+        pruning: { unspecified: "bar" },
+        preserving: { unspecified: "bar" },
+      },
       preservingAdditionalPropertiesNotInheritingXPreserveUnknownFields: { foo: { specified: { unspecified: "bar" }, unspecified: "bar" } },
       preservingAdditionalPropertiesKeyPruneValues: { foo: { specified: { unspecified: "bar" }, unspecified: "bar" } },
     },
@@ -170,10 +190,21 @@ describe("pruned field paths, for fieldValidation", () => {
 
   it("indexes list items", () => {
     const value = { spec: { items: [{ a: 1, b: 2 }, { c: 3 }] } };
-    expect(pruneValue(value, { type: "object", properties: { spec: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { a: { type: "integer" } } } } } } } }, true)).toEqual([
-      "spec.items[0].b",
-      "spec.items[1].c",
-    ]);
+    expect(
+      pruneValue(
+        value,
+        {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              properties: { items: { type: "array", items: { type: "object", properties: { a: { type: "integer" } } } } },
+            },
+          },
+        },
+        true,
+      ),
+    ).toEqual(["spec.items[0].b", "spec.items[1].c"]);
   });
 });
 
@@ -196,7 +227,11 @@ describe("compileSchema().prune", () => {
       apiVersion: "example.com/v1",
       kind: "Widget",
       metadata: { name: "w" },
-      spec: { foo: 1, replicas: null, template: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", bogus: true, creationTimestamp: null }, spec: { x: 1 } } },
+      spec: {
+        foo: 1,
+        replicas: null,
+        template: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", bogus: true, creationTimestamp: null }, spec: { x: 1 } },
+      },
     } as KubeObject;
     expect(compileSchema(schema).prune(object)).toEqual(["spec.foo", "spec.template.metadata.bogus"]);
     expect(object).toEqual({

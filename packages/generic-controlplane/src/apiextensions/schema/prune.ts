@@ -82,7 +82,12 @@ class Pruner {
  */
 export function pruneValue(value: unknown, schema: JSONSchemaProps | undefined, isResourceRoot: boolean, path = ""): string[] {
   const pruner = new Pruner();
-  const root = isResourceRoot && schema !== undefined ? { ...schema, "x-kubernetes-embedded-resource": true } : isResourceRoot ? { "x-kubernetes-embedded-resource": true } : schema;
+  const root =
+    isResourceRoot && schema !== undefined
+      ? { ...schema, "x-kubernetes-embedded-resource": true }
+      : isResourceRoot
+        ? { "x-kubernetes-embedded-resource": true }
+        : schema;
   pruner.prune(value, root, path);
   return pruner.unknown.sort();
 }

@@ -63,13 +63,28 @@ afterAll(async () => {
 describe("custom resources against their structural schema", () => {
   it("answers a bad object with 422 Invalid and one cause per problem, as kube-apiserver words them", async () => {
     const res = await t.call("POST", GADGETS, {
-      body: { apiVersion: "schema.example.com/v1", kind: "Gadget", metadata: { name: "bad" }, spec: { size: "medium", replicas: "three", tags: ["a", "a"] } },
+      body: {
+        apiVersion: "schema.example.com/v1",
+        kind: "Gadget",
+        metadata: { name: "bad" },
+        spec: { size: "medium", replicas: "three", tags: ["a", "a"] },
+      },
     });
     expect(res.status).toBe(422);
-    expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { name: "bad", group: "schema.example.com", kind: "Gadget" } });
+    expect(res.json).toMatchObject({
+      kind: "Status",
+      status: "Failure",
+      reason: "Invalid",
+      code: 422,
+      details: { name: "bad", group: "schema.example.com", kind: "Gadget" },
+    });
     expect(res.json.details.causes).toEqual([
       { reason: "FieldValueNotSupported", message: `Unsupported value: "medium": supported values: "small", "large"`, field: "spec.size" },
-      { reason: "FieldValueTypeInvalid", message: `Invalid value: "string": spec.replicas in body must be of type integer: "string"`, field: "spec.replicas" },
+      {
+        reason: "FieldValueTypeInvalid",
+        message: `Invalid value: "string": spec.replicas in body must be of type integer: "string"`,
+        field: "spec.replicas",
+      },
       { reason: "FieldValueDuplicate", message: `Duplicate value: "a"`, field: "spec.tags[1]" },
     ]);
     expect(res.json.message).toBe(
@@ -82,13 +97,19 @@ describe("custom resources against their structural schema", () => {
     const res = await t.call("POST", GADGETS, { body: { metadata: { name: "bad2" }, spec: { replicas: -1 } } });
     expect(res.status).toBe(422);
     expect(res.json.details.causes).toEqual([
-      { reason: "FieldValueInvalid", message: "Invalid value: -1: spec.replicas in body should be greater than or equal to 0", field: "spec.replicas" },
+      {
+        reason: "FieldValueInvalid",
+        message: "Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
+        field: "spec.replicas",
+      },
       { reason: "FieldValueRequired", message: "Required value", field: "spec.size" },
     ]);
   });
 
   it("rejects unknown fields with fieldValidation=Strict, naming each", async () => {
-    const res = await t.call("POST", `${GADGETS}?fieldValidation=Strict`, { body: { metadata: { name: "strict" }, spec: { size: "small", foo: 1, bar: { x: 1 } } } });
+    const res = await t.call("POST", `${GADGETS}?fieldValidation=Strict`, {
+      body: { metadata: { name: "strict" }, spec: { size: "small", foo: 1, bar: { x: 1 } } },
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ reason: "BadRequest" });
     expect(res.json.message).toContain(`unknown field "spec.bar"`);
@@ -96,7 +117,9 @@ describe("custom resources against their structural schema", () => {
   });
 
   it("warns about unknown fields with fieldValidation=Warn, and prunes them while keeping preserved ones", async () => {
-    const res = await t.call("POST", `${GADGETS}?fieldValidation=Warn`, { body: { metadata: { name: "warn" }, spec: { size: "small", foo: 1, extra: { anything: { goes: true } } } } });
+    const res = await t.call("POST", `${GADGETS}?fieldValidation=Warn`, {
+      body: { metadata: { name: "warn" }, spec: { size: "small", foo: 1, extra: { anything: { goes: true } } } },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("warning")).toContain(`unknown field \\"spec.foo\\"`);
     const stored = (await t.call("GET", `${GADGETS}/warn`)).json;

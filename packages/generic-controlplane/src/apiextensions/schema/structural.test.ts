@@ -40,12 +40,15 @@ const cases: Case[] = [
   {
     desc: "embedded-resource without preserve-unknown-fields",
     schema: "type: object\nx-kubernetes-embedded-resource: true\n",
-    expected: [`${ROOT}.properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`],
+    expected: [
+      `${ROOT}.properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+    ],
     exact: true,
   },
   {
     desc: "embedded-resource without preserve-unknown-fields, but properties",
-    schema: "type: object\nx-kubernetes-embedded-resource: true\nproperties:\n apiVersion:\n   type: string\n kind:\n   type: string\n metadata:\n   type: object\n",
+    schema:
+      "type: object\nx-kubernetes-embedded-resource: true\nproperties:\n apiVersion:\n   type: string\n kind:\n   type: string\n metadata:\n   type: object\n",
     expected: [],
     exact: true,
   },
@@ -65,8 +68,18 @@ const cases: Case[] = [
     schema: 'type: ""\nx-kubernetes-embedded-resource: true\nx-kubernetes-preserve-unknown-fields: true\n',
     expected: [`${ROOT}.type: Required value: must be object if x-kubernetes-embedded-resource is true`],
   },
-  { desc: "no top-level type", schema: 'type: ""\n', expected: [`${ROOT}.type: Required value: must not be empty at the root`], exact: true },
-  { desc: "non-object top-level type", schema: 'type: "integer"\n', expected: [`${ROOT}.type: Invalid value: "integer": must be object at the root`], exact: true },
+  {
+    desc: "no top-level type",
+    schema: 'type: ""\n',
+    expected: [`${ROOT}.type: Required value: must not be empty at the root`],
+    exact: true,
+  },
+  {
+    desc: "non-object top-level type",
+    schema: 'type: "integer"\n',
+    expected: [`${ROOT}.type: Invalid value: "integer": must be object at the root`],
+    exact: true,
+  },
   {
     desc: "forbidden in nested value validation",
     schema: `
@@ -133,7 +146,9 @@ oneOf:
   {
     desc: "invalid regex pattern",
     schema: 'type: object\nproperties:\n foo:\n   type: string\n   pattern: "+"\n',
-    expected: [`${ROOT}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``],
+    expected: [
+      `${ROOT}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``,
+    ],
     exact: true,
   },
   {
@@ -430,7 +445,8 @@ oneOf:
   },
   {
     desc: "metadata with other properties",
-    schema: 'type: object\nproperties:\n metadata:\n   properties:\n     name:\n       pattern: "^[a-z]+$"\n     labels:\n       type: object\n       maxLength: 4\n',
+    schema:
+      'type: object\nproperties:\n metadata:\n   properties:\n     name:\n       pattern: "^[a-z]+$"\n     labels:\n       type: object\n       maxLength: 4\n',
     expected: [
       `${ROOT}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
       `${ROOT}.properties[metadata].type: Required value: must not be empty for specified object fields`,
@@ -439,13 +455,15 @@ oneOf:
   },
   {
     desc: "metadata with name property",
-    schema: 'type: object\nproperties:\n metadata:\n   type: object\n   properties:\n     name:\n       type: string\n       pattern: "^[a-z]+$"\n',
+    schema:
+      'type: object\nproperties:\n metadata:\n   type: object\n   properties:\n     name:\n       type: string\n       pattern: "^[a-z]+$"\n',
     expected: [],
     exact: true,
   },
   {
     desc: "metadata with name and generateName property",
-    schema: 'type: object\nproperties:\n metadata:\n   type: object\n   properties:\n     name:\n       type: string\n       pattern: "^[a-z]+$"\n     generateName:\n       type: string\n       pattern: "^[a-z]+$"\n',
+    schema:
+      'type: object\nproperties:\n metadata:\n   type: object\n   properties:\n     name:\n       type: string\n       pattern: "^[a-z]+$"\n     generateName:\n       type: string\n       pattern: "^[a-z]+$"\n',
     expected: [],
     exact: true,
   },
@@ -523,8 +541,10 @@ properties:
   });
 
   it("forbids additionalProperties on embedded resources", () => {
-    expect(violations("type: object\nproperties:\n  x:\n    type: object\n    x-kubernetes-embedded-resource: true\n    x-kubernetes-preserve-unknown-fields: true\n    additionalProperties: {type: string}\n")).toEqual([
-      `${ROOT}.properties[x].additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set`,
-    ]);
+    expect(
+      violations(
+        "type: object\nproperties:\n  x:\n    type: object\n    x-kubernetes-embedded-resource: true\n    x-kubernetes-preserve-unknown-fields: true\n    additionalProperties: {type: string}\n",
+      ),
+    ).toEqual([`${ROOT}.properties[x].additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set`]);
   });
 });

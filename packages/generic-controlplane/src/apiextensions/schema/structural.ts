@@ -1,6 +1,14 @@
 import type { JSONSchemaProps } from "../../schema/types.js";
 import type { FieldError } from "../../validation/field-errors.js";
-import { childPath, fieldForbidden, fieldInvalid, fieldRequired, formatFieldError, indexPath, keyPath } from "../../validation/field-errors.js";
+import {
+  childPath,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  formatFieldError,
+  indexPath,
+  keyPath,
+} from "../../validation/field-errors.js";
 import { regexpError } from "../../regex/index.js";
 import { additionalSchemaOf, itemsOf } from "./walk.js";
 import { declaredProperty } from "../../schema/declared-property.js";
@@ -21,15 +29,39 @@ const FORBIDDEN_IN_JUNCTORS: ReadonlyArray<{ key: keyof JSONSchemaProps; detail:
   { key: "additionalProperties", detail: "must be undefined to be structural", present: (s) => s.additionalProperties !== undefined },
   { key: "default", detail: "must be undefined to be structural", present: (s) => s.default !== undefined && s.default !== null },
   { key: "title", detail: "must be empty to be structural", present: (s) => typeof s.title === "string" && s.title !== "" },
-  { key: "description", detail: "must be empty to be structural", present: (s) => typeof s.description === "string" && s.description !== "" },
+  {
+    key: "description",
+    detail: "must be empty to be structural",
+    present: (s) => typeof s.description === "string" && s.description !== "",
+  },
   { key: "nullable", detail: "must be false to be structural", present: (s) => s.nullable === true },
-  { key: "x-kubernetes-preserve-unknown-fields", detail: "must be false to be structural", present: (s) => s["x-kubernetes-preserve-unknown-fields"] === true },
-  { key: "x-kubernetes-embedded-resource", detail: "must be false to be structural", present: (s) => s["x-kubernetes-embedded-resource"] === true },
+  {
+    key: "x-kubernetes-preserve-unknown-fields",
+    detail: "must be false to be structural",
+    present: (s) => s["x-kubernetes-preserve-unknown-fields"] === true,
+  },
+  {
+    key: "x-kubernetes-embedded-resource",
+    detail: "must be false to be structural",
+    present: (s) => s["x-kubernetes-embedded-resource"] === true,
+  },
   { key: "x-kubernetes-int-or-string", detail: "must be false to be structural", present: (s) => s["x-kubernetes-int-or-string"] === true },
-  { key: "x-kubernetes-list-map-keys", detail: "must be empty to be structural", present: (s) => (s["x-kubernetes-list-map-keys"] ?? []).length > 0 },
-  { key: "x-kubernetes-list-type", detail: "must be undefined to be structural", present: (s) => s["x-kubernetes-list-type"] !== undefined },
+  {
+    key: "x-kubernetes-list-map-keys",
+    detail: "must be empty to be structural",
+    present: (s) => (s["x-kubernetes-list-map-keys"] ?? []).length > 0,
+  },
+  {
+    key: "x-kubernetes-list-type",
+    detail: "must be undefined to be structural",
+    present: (s) => s["x-kubernetes-list-type"] !== undefined,
+  },
   { key: "x-kubernetes-map-type", detail: "must be undefined to be structural", present: (s) => s["x-kubernetes-map-type"] !== undefined },
-  { key: "x-kubernetes-validations", detail: "must be empty to be structural", present: (s) => (s["x-kubernetes-validations"] ?? []).length > 0 },
+  {
+    key: "x-kubernetes-validations",
+    detail: "must be empty to be structural",
+    present: (s) => (s["x-kubernetes-validations"] ?? []).length > 0,
+  },
 ];
 
 /** `NonStructuralSchema` causes for `schema`, rooted at `fieldPath` (e.g. `spec.versions[0].schema.openAPIV3Schema`). */
@@ -72,10 +104,14 @@ function invariantErrors(schema: JSONSchemaProps | undefined, level: Level, path
   }
 
   if (intOrString && schema["x-kubernetes-preserve-unknown-fields"] === true) {
-    errors.push(fieldInvalid(childPath(path, "x-kubernetes-preserve-unknown-fields"), true, "must be false if x-kubernetes-int-or-string is true"));
+    errors.push(
+      fieldInvalid(childPath(path, "x-kubernetes-preserve-unknown-fields"), true, "must be false if x-kubernetes-int-or-string is true"),
+    );
   }
   if (intOrString && embedded) {
-    errors.push(fieldInvalid(childPath(path, "x-kubernetes-embedded-resource"), true, "must be false if x-kubernetes-int-or-string is true"));
+    errors.push(
+      fieldInvalid(childPath(path, "x-kubernetes-embedded-resource"), true, "must be false if x-kubernetes-int-or-string is true"),
+    );
   }
 
   const skipAnyOf = isIntOrStringAnyOf(schema.anyOf);
@@ -105,10 +141,16 @@ function invariantErrors(schema: JSONSchemaProps | undefined, level: Level, path
     }
   }
   const metadata = properties.metadata;
-  if (metadata !== undefined) errors.push(...metadataErrors(metadata, checkMetadata, level, keyPath(childPath(path, "properties"), "metadata")));
+  if (metadata !== undefined)
+    errors.push(...metadataErrors(metadata, checkMetadata, level, keyPath(childPath(path, "properties"), "metadata")));
 
   if (embedded && schema["x-kubernetes-preserve-unknown-fields"] !== true && Object.keys(properties).length === 0) {
-    errors.push(fieldRequired(childPath(path, "properties"), "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields"));
+    errors.push(
+      fieldRequired(
+        childPath(path, "properties"),
+        "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
+      ),
+    );
   }
   return errors;
 }
@@ -116,7 +158,8 @@ function invariantErrors(schema: JSONSchemaProps | undefined, level: Level, path
 /** The root metadata schema may only restrict name and generateName: everything else is implied by ObjectMeta. */
 function metadataErrors(metadata: JSONSchemaProps, checkMetadata: boolean, level: Level, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (checkMetadata && typeOf(metadata) !== "object") errors.push(fieldInvalid(childPath(path, "type"), typeOf(metadata), "must be object"));
+  if (checkMetadata && typeOf(metadata) !== "object")
+    errors.push(fieldInvalid(childPath(path, "type"), typeOf(metadata), "must be object"));
   if (level === "root") {
     const rest: Record<string, unknown> = { ...metadata };
     delete rest.type;
@@ -139,15 +182,25 @@ function isZero(value: unknown): boolean {
   return false;
 }
 
-function junctorErrors(schema: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, level: Level, path: string): FieldError[] {
+function junctorErrors(
+  schema: JSONSchemaProps,
+  skipAnyOf: boolean,
+  skipFirstAllOfAnyOf: boolean,
+  level: Level,
+  path: string,
+): FieldError[] {
   const errors: FieldError[] = [];
-  if (!skipAnyOf) (schema.anyOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, false, level, indexPath(childPath(path, "anyOf"), i))));
-  (schema.allOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, skipFirstAllOfAnyOf && i === 0, level, indexPath(childPath(path, "allOf"), i))));
+  if (!skipAnyOf)
+    (schema.anyOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, false, level, indexPath(childPath(path, "anyOf"), i))));
+  (schema.allOf ?? []).forEach((s, i) =>
+    errors.push(...nestedErrors(s, skipFirstAllOfAnyOf && i === 0, level, indexPath(childPath(path, "allOf"), i))),
+  );
   (schema.oneOf ?? []).forEach((s, i) => errors.push(...nestedErrors(s, false, level, indexPath(childPath(path, "oneOf"), i))));
   errors.push(...nestedErrors(schema.not, false, level, childPath(path, "not")));
   if (typeof schema.pattern === "string" && schema.pattern !== "") {
     const problem = regexpError(schema.pattern);
-    if (problem !== undefined) errors.push(fieldInvalid(childPath(path, "pattern"), schema.pattern, `must be a valid regular expression, but isn't: ${problem}`));
+    if (problem !== undefined)
+      errors.push(fieldInvalid(childPath(path, "pattern"), schema.pattern, `must be a valid regular expression, but isn't: ${problem}`));
   }
   return errors;
 }
@@ -172,7 +225,8 @@ function nestedErrors(schema: JSONSchemaProps | undefined, skipAnyOf: boolean, l
 /** Every field or item a junctor talks about must also be specified in the structural part. */
 function valueValidationCompleteness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath: string, vPath: string): FieldError[] {
   const errors: FieldError[] = [];
-  const nested = (child: JSONSchemaProps | undefined, childPathText: string) => errors.push(...nestedCompleteness(child, s, sPath, childPathText));
+  const nested = (child: JSONSchemaProps | undefined, childPathText: string) =>
+    errors.push(...nestedCompleteness(child, s, sPath, childPathText));
   nested(v.not, childPath(vPath, "not"));
   (v.allOf ?? []).forEach((c, i) => nested(c, indexPath(childPath(vPath, "allOf"), i)));
   (v.anyOf ?? []).forEach((c, i) => nested(c, indexPath(childPath(vPath, "anyOf"), i)));
@@ -193,7 +247,8 @@ function nestedCompleteness(v: JSONSchemaProps | undefined, s: JSONSchemaProps |
       errors.push(...nestedCompleteness(vField, sField, keyPath(childPath(sPath, "properties"), name), vFieldPath));
     } else {
       const additional = additionalSchemaOf(s);
-      if (additional === undefined) errors.push(fieldRequired(keyPath(childPath(sPath, "properties"), name), `because it is defined in ${vFieldPath}`));
+      if (additional === undefined)
+        errors.push(fieldRequired(keyPath(childPath(sPath, "properties"), name), `because it is defined in ${vFieldPath}`));
       else errors.push(...nestedCompleteness(vField, additional, childPath(sPath, "additionalProperties"), vFieldPath));
     }
   }

@@ -8,7 +8,9 @@ import { compileSchema } from "./index.js";
 
 /** The errors as apimachinery prints them (`field: body`), deduplicated and sorted like upstream's test compares them. */
 function errorsOf(schema: JSONSchemaProps, object: unknown): string[] {
-  const errors = compileSchema(schema).validate(object as KubeObject).map(formatFieldError);
+  const errors = compileSchema(schema)
+    .validate(object as KubeObject)
+    .map(formatFieldError);
   return [...new Set(errors)].sort();
 }
 
@@ -80,7 +82,10 @@ const upstream: Table[] = [
   },
   {
     name: "nullable, x-kubernetes-int-or-string and user-provided anyOf",
-    schema: { type: "object", properties: { field: { nullable: true, "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] } } },
+    schema: {
+      type: "object",
+      properties: { field: { nullable: true, "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] } },
+    },
     objects: [{}, { field: null }, { field: 42 }, { field: "foo" }],
     failing: (["boolean", "number", "object", "array"] as const).map((kind) => {
       const value = { boolean: true, number: 1.2, object: {}, array: [] }[kind];
@@ -96,7 +101,12 @@ const upstream: Table[] = [
   },
   {
     name: "nullable, x-kubernetes-int-or-string and user-provider allOf",
-    schema: { type: "object", properties: { field: { nullable: true, "x-kubernetes-int-or-string": true, allOf: [{ anyOf: [{ type: "integer" }, { type: "string" }] }] } } },
+    schema: {
+      type: "object",
+      properties: {
+        field: { nullable: true, "x-kubernetes-int-or-string": true, allOf: [{ anyOf: [{ type: "integer" }, { type: "string" }] }] },
+      },
+    },
     objects: [{}, { field: null }, { field: 42 }, { field: "foo" }],
     failing: (["boolean", "number", "object", "array"] as const).map((kind) => {
       const value = { boolean: true, number: 1.2, object: {}, array: [] }[kind];
@@ -114,11 +124,22 @@ const upstream: Table[] = [
   {
     name: "invalid regex",
     schema: { type: "object", properties: { field: { type: "string", pattern: "+" } } },
-    failing: [[{ field: "foo" }, ["field: Invalid value: \"foo\": field in body should match '+, but pattern is invalid: error parsing regexp: missing argument to repetition operator: `+`'"]]],
+    failing: [
+      [
+        { field: "foo" },
+        [
+          "field: Invalid value: \"foo\": field in body should match '+, but pattern is invalid: error parsing regexp: missing argument to repetition operator: `+`'",
+        ],
+      ],
+    ],
   },
   {
     name: "required field",
-    schema: { type: "object", required: ["field"], properties: { field: { type: "object", required: ["nested"], properties: { nested: {} } } } },
+    schema: {
+      type: "object",
+      required: ["field"],
+      properties: { field: { type: "object", required: ["nested"], properties: { nested: {} } } },
+    },
     failing: [
       [{ test: "a" }, ["field: Required value"]],
       [{ field: {} }, ["field.nested: Required value"]],
@@ -170,7 +191,11 @@ const upstream: Table[] = [
     schema: { properties: { spec: { properties: { replicas: { type: "integer" } } } } },
     objects: [{ spec: { replicas: 1, items: ["1", "2"] } }],
   },
-  { name: "items in array", schema: { properties: { secrets: { type: "array", items: { type: "string" } } } }, objects: [{ secrets: ["1", "2"] }] },
+  {
+    name: "items in array",
+    schema: { properties: { secrets: { type: "array", items: { type: "string" } } } },
+    objects: [{ secrets: ["1", "2"] }],
+  },
 ];
 
 describe("validate (ported from TestValidateCustomResource)", () => {
@@ -185,42 +210,125 @@ describe("validate (ported from TestValidateCustomResource)", () => {
 });
 
 describe("validate: value validations with go-openapi's messages", () => {
-  const spec = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({ type: "object", properties: { spec: { type: "object", properties } } });
+  const spec = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
+    type: "object",
+    properties: { spec: { type: "object", properties } },
+  });
 
   it.each<[string, JSONSchemaProps, unknown, string[]]>([
-    ["an integer given a string (the 422 of `kubectl apply`)", { type: "integer" }, "string", [`spec.x: Invalid value: "string": spec.x in body must be of type integer: "string"`]],
-    ["a float where an integer is required", { type: "integer" }, 1.5, [`spec.x: Invalid value: "number": spec.x in body must be of type integer: "number"`]],
+    [
+      "an integer given a string (the 422 of `kubectl apply`)",
+      { type: "integer" },
+      "string",
+      [`spec.x: Invalid value: "string": spec.x in body must be of type integer: "string"`],
+    ],
+    [
+      "a float where an integer is required",
+      { type: "integer" },
+      1.5,
+      [`spec.x: Invalid value: "number": spec.x in body must be of type integer: "number"`],
+    ],
     ["int32 is not enforced (kube strips numeric formats)", { type: "integer", format: "int32" }, 2 ** 40, []],
-    ["a bound applies to integers truncated, as Go converts it", { type: "integer", maximum: 5.5 }, 6, ["spec.x: Invalid value: 6: spec.x in body should be less than or equal to 5"]],
+    [
+      "a bound applies to integers truncated, as Go converts it",
+      { type: "integer", maximum: 5.5 },
+      6,
+      ["spec.x: Invalid value: 6: spec.x in body should be less than or equal to 5"],
+    ],
     ["an integer where a number is required", { type: "number" }, 3, []],
     ["minimum", { type: "integer", minimum: 3 }, 2, ["spec.x: Invalid value: 2: spec.x in body should be greater than or equal to 3"]],
-    ["exclusiveMinimum", { type: "integer", minimum: 3, exclusiveMinimum: true }, 3, ["spec.x: Invalid value: 3: spec.x in body should be greater than 3"]],
+    [
+      "exclusiveMinimum",
+      { type: "integer", minimum: 3, exclusiveMinimum: true },
+      3,
+      ["spec.x: Invalid value: 3: spec.x in body should be greater than 3"],
+    ],
     ["maximum", { type: "number", maximum: 2.5 }, 2.6, ["spec.x: Invalid value: 2.6: spec.x in body should be less than or equal to 2.5"]],
-    ["exclusiveMaximum", { type: "integer", maximum: 10, exclusiveMaximum: true }, 10, ["spec.x: Invalid value: 10: spec.x in body should be less than 10"]],
+    [
+      "exclusiveMaximum",
+      { type: "integer", maximum: 10, exclusiveMaximum: true },
+      10,
+      ["spec.x: Invalid value: 10: spec.x in body should be less than 10"],
+    ],
     ["multipleOf", { type: "integer", multipleOf: 5 }, 12, ["spec.x: Invalid value: 12: spec.x in body should be a multiple of 5"]],
-    ["multipleOf a fraction", { type: "number", multipleOf: 0.5 }, 1.25, ["spec.x: Invalid value: 1.25: spec.x in body should be a multiple of 0.5"]],
+    [
+      "multipleOf a fraction",
+      { type: "number", multipleOf: 0.5 },
+      1.25,
+      ["spec.x: Invalid value: 1.25: spec.x in body should be a multiple of 0.5"],
+    ],
     ["minLength", { type: "string", minLength: 3 }, "ab", [`spec.x: Invalid value: "ab": spec.x in body should be at least 3 chars long`]],
     ["maxLength counts characters, not bytes", { type: "string", maxLength: 2 }, "éé", []],
     ["pattern", { type: "string", pattern: "^[a-z]+$" }, "ABC", [`spec.x: Invalid value: "ABC": spec.x in body should match '^[a-z]+$'`]],
     ["an unanchored pattern matches anywhere, as Go's MatchString", { type: "string", pattern: "[0-9]" }, "abc1", []],
     ["RE2 syntax: Unicode classes", { type: "string", pattern: "^\\pL+$" }, "héllo", []],
     ["RE2 syntax: case-insensitive flag", { type: "string", pattern: "(?i)^abc$" }, "ABC", []],
-    ["only the first string failure is reported", { type: "string", maxLength: 1, pattern: "^x$" }, "abc", ["spec.x: Too long: may not be more than 1 byte"]],
-    ["minItems", { type: "array", items: { type: "string" }, minItems: 2 }, ["a"], [`spec.x: Invalid value: 1: spec.x in body should have at least 2 items`]],
-    ["items are validated with their index", { type: "array", items: { type: "integer" } }, [1, "two"], [`spec.x[1]: Invalid value: "string": spec.x[1] in body must be of type integer: "string"`]],
-    ["minProperties", { type: "object", minProperties: 2 }, { a: 1 }, ["spec.x: Invalid value: 1: spec.x in body should have at least 2 properties"]],
-    ["additionalProperties schema", { type: "object", additionalProperties: { type: "string" } }, { a: "x", b: 2 }, [`spec.x.b: Invalid value: "integer": spec.x.b in body must be of type string: "integer"`]],
-    ["enum of objects", { type: "object", enum: [{ a: 1 }] }, { a: 2 }, [`spec.x: Unsupported value: {"a":2}: supported values: "{\\"a\\":1}"`]],
-    ["oneOf with two matches", { type: "integer", oneOf: [{ minimum: 1 }, { maximum: 10 }] }, 5, [`<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives`]],
-    ["oneOf with none", { type: "integer", oneOf: [{ minimum: 10 }, { maximum: 1 }] }, 5, [
-      `<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found none valid`,
-      "spec.x: Invalid value: 5: spec.x in body should be greater than or equal to 10",
-    ]],
-    ["allOf with one failing", { type: "integer", allOf: [{ minimum: 1 }, { maximum: 3 }] }, 5, [
-      `<nil>: Invalid value: "": "spec.x" must validate all the schemas (allOf)`,
-      "spec.x: Invalid value: 5: spec.x in body should be less than or equal to 3",
-    ]],
-    ["not", { type: "string", not: { pattern: "^forbidden$" } }, "forbidden", [`<nil>: Invalid value: "": "spec.x" must not validate the schema (not)`]],
+    [
+      "only the first string failure is reported",
+      { type: "string", maxLength: 1, pattern: "^x$" },
+      "abc",
+      ["spec.x: Too long: may not be more than 1 byte"],
+    ],
+    [
+      "minItems",
+      { type: "array", items: { type: "string" }, minItems: 2 },
+      ["a"],
+      [`spec.x: Invalid value: 1: spec.x in body should have at least 2 items`],
+    ],
+    [
+      "items are validated with their index",
+      { type: "array", items: { type: "integer" } },
+      [1, "two"],
+      [`spec.x[1]: Invalid value: "string": spec.x[1] in body must be of type integer: "string"`],
+    ],
+    [
+      "minProperties",
+      { type: "object", minProperties: 2 },
+      { a: 1 },
+      ["spec.x: Invalid value: 1: spec.x in body should have at least 2 properties"],
+    ],
+    [
+      "additionalProperties schema",
+      { type: "object", additionalProperties: { type: "string" } },
+      { a: "x", b: 2 },
+      [`spec.x.b: Invalid value: "integer": spec.x.b in body must be of type string: "integer"`],
+    ],
+    [
+      "enum of objects",
+      { type: "object", enum: [{ a: 1 }] },
+      { a: 2 },
+      [`spec.x: Unsupported value: {"a":2}: supported values: "{\\"a\\":1}"`],
+    ],
+    [
+      "oneOf with two matches",
+      { type: "integer", oneOf: [{ minimum: 1 }, { maximum: 10 }] },
+      5,
+      [`<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives`],
+    ],
+    [
+      "oneOf with none",
+      { type: "integer", oneOf: [{ minimum: 10 }, { maximum: 1 }] },
+      5,
+      [
+        `<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found none valid`,
+        "spec.x: Invalid value: 5: spec.x in body should be greater than or equal to 10",
+      ],
+    ],
+    [
+      "allOf with one failing",
+      { type: "integer", allOf: [{ minimum: 1 }, { maximum: 3 }] },
+      5,
+      [
+        `<nil>: Invalid value: "": "spec.x" must validate all the schemas (allOf)`,
+        "spec.x: Invalid value: 5: spec.x in body should be less than or equal to 3",
+      ],
+    ],
+    [
+      "not",
+      { type: "string", not: { pattern: "^forbidden$" } },
+      "forbidden",
+      [`<nil>: Invalid value: "": "spec.x" must not validate the schema (not)`],
+    ],
   ])("%s", (_name, x, value, expected) => {
     expect(errorsOf(spec({ x }), { spec: { x: value } })).toEqual([...expected].sort());
   });
@@ -229,13 +337,19 @@ describe("validate: value validations with go-openapi's messages", () => {
     const schema = spec({ replicas: { type: "integer" }, x: { type: "string", enum: ["a", "b"] } });
     const errors = compileSchema(schema).validate({ spec: { replicas: "string", x: "c" } });
     expect(toStatusCauses(errors)).toEqual([
-      { reason: "FieldValueTypeInvalid", field: "spec.replicas", message: `Invalid value: "string": spec.replicas in body must be of type integer: "string"` },
+      {
+        reason: "FieldValueTypeInvalid",
+        field: "spec.replicas",
+        message: `Invalid value: "string": spec.replicas in body must be of type integer: "string"`,
+      },
       { reason: "FieldValueNotSupported", field: "spec.x", message: `Unsupported value: "c": supported values: "a", "b"` },
     ]);
   });
 
   it("reports required properties of the whole object", () => {
-    const schema = yamlSchema("type: object\nrequired: [spec]\nproperties:\n  spec:\n    type: object\n    required: [x]\n    properties:\n      x: {type: string}\n");
+    const schema = yamlSchema(
+      "type: object\nrequired: [spec]\nproperties:\n  spec:\n    type: object\n    required: [x]\n    properties:\n      x: {type: string}\n",
+    );
     expect(errorsOf(schema, { metadata: { name: "a" } })).toEqual(["spec: Required value"]);
     expect(errorsOf(schema, { spec: {} })).toEqual(["spec.x: Required value"]);
   });
@@ -265,7 +379,10 @@ describe("validate: formats", () => {
   ])("%s", (format, good, bad) => {
     const schema = schemaFor(format);
     for (const v of good) expect(errorsOf(schema, { v }), `${format} should accept ${JSON.stringify(v)}`).toEqual([]);
-    for (const v of bad) expect(errorsOf(schema, { v }), `${format} should reject ${JSON.stringify(v)}`).toEqual([`v: Invalid value: ${JSON.stringify(v)}: v in body must be of type ${format}: ${JSON.stringify(v)}`]);
+    for (const v of bad)
+      expect(errorsOf(schema, { v }), `${format} should reject ${JSON.stringify(v)}`).toEqual([
+        `v: Invalid value: ${JSON.stringify(v)}: v in body must be of type ${format}: ${JSON.stringify(v)}`,
+      ]);
   });
 
   it("reports a non-string under a string format with the Go type it decoded", () => {
@@ -299,17 +416,21 @@ properties:
   });
 
   it("rejects map items with the same keys, counting a defaulted key as its default", () => {
-    expect(errorsOf(schema, { ports: [{ port: 80 }, { port: 80, protocol: "UDP" }, { port: 80, protocol: "TCP", name: "again" }] })).toEqual([
-      `ports[2]: Duplicate value: {"port":80,"protocol":"TCP","name":"again"}`,
-    ]);
+    expect(
+      errorsOf(schema, { ports: [{ port: 80 }, { port: 80, protocol: "UDP" }, { port: 80, protocol: "TCP", name: "again" }] }),
+    ).toEqual([`ports[2]: Duplicate value: {"port":80,"protocol":"TCP","name":"again"}`]);
   });
 
   it("requires the items of a map list to be objects", () => {
-    expect(errorsOf(schema, { ports: [{ port: 1 }, "x"] })).toContain(`ports[1]: Invalid value: "x": must be an object for an array of list-type map`);
+    expect(errorsOf(schema, { ports: [{ port: 1 }, "x"] })).toContain(
+      `ports[1]: Invalid value: "x": must be an object for an array of list-type map`,
+    );
   });
 
-  it("treats 1 and \"1\" as different set items", () => {
-    const loose = yamlSchema("type: object\nproperties:\n  s:\n    type: array\n    x-kubernetes-list-type: set\n    items: {x-kubernetes-int-or-string: true}\n");
+  it('treats 1 and "1" as different set items', () => {
+    const loose = yamlSchema(
+      "type: object\nproperties:\n  s:\n    type: array\n    x-kubernetes-list-type: set\n    items: {x-kubernetes-int-or-string: true}\n",
+    );
     expect(errorsOf(loose, { s: [1, "1"] })).toEqual([]);
   });
 });
@@ -325,11 +446,16 @@ properties:
 `);
 
   it("requires apiVersion and kind", () => {
-    expect(errorsOf(schema, { template: { metadata: { name: "x" } } })).toEqual(["template.apiVersion: Required value: must not be empty", "template.kind: Required value: must not be empty"]);
+    expect(errorsOf(schema, { template: { metadata: { name: "x" } } })).toEqual([
+      "template.apiVersion: Required value: must not be empty",
+      "template.kind: Required value: must not be empty",
+    ]);
   });
 
   it("checks apiVersion, kind and metadata as a resource's", () => {
-    expect(errorsOf(schema, { template: { apiVersion: "a/b/c", kind: "9Pod", metadata: { name: "a/b", labels: { "bad key!": "x" } } } })).toEqual([
+    expect(
+      errorsOf(schema, { template: { apiVersion: "a/b/c", kind: "9Pod", metadata: { name: "a/b", labels: { "bad key!": "x" } } } }),
+    ).toEqual([
       `template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`,
       `template.kind: Invalid value: "9Pod": may have mixed case, but should otherwise match: ${isDNS1035Label("9pod").join(",")}`,
       `template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
@@ -356,7 +482,9 @@ describe("validate: x-kubernetes-validations seam", () => {
         return [{ type: "FieldValueInvalid", field: "spec", value: object.spec, detail: "failed rule: self.n > 0" }];
       },
     });
-    expect(compiled.validate({ spec: { n: 0 } }, { spec: { n: 1 } }).map(formatFieldError)).toEqual([`spec: Invalid value: {"n":0}: failed rule: self.n > 0`]);
+    expect(compiled.validate({ spec: { n: 0 } }, { spec: { n: 1 } }).map(formatFieldError)).toEqual([
+      `spec: Invalid value: {"n":0}: failed rule: self.n > 0`,
+    ]);
     expect(seen).toEqual([[{ n: 0 }, { n: 1 }]]);
   });
 
@@ -377,7 +505,10 @@ describe("validate: x-kubernetes-validations seam", () => {
 });
 
 describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomResource's CEL rows)", () => {
-  const immutable: JSONSchemaProps = { type: "object", properties: { field: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf" }] } } };
+  const immutable: JSONSchemaProps = {
+    type: "object",
+    properties: { field: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf" }] } },
+  };
 
   it("checks a transition rule against the old object on update only", () => {
     const compiled = compileSchema(immutable);
@@ -391,7 +522,12 @@ describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomRes
   it("reports a rule under a list item at the item's path", () => {
     const schema: JSONSchemaProps = {
       type: "object",
-      properties: { field: { type: "array", items: { type: "object", properties: { x: { type: "string", "x-kubernetes-validations": [{ rule: "self == 'x'" }] } } } } },
+      properties: {
+        field: {
+          type: "array",
+          items: { type: "object", properties: { x: { type: "string", "x-kubernetes-validations": [{ rule: "self == 'x'" }] } } },
+        },
+      },
     };
     const compiled = compileSchema(schema);
     expect(compiled.validate({ field: [{ x: "x" }] })).toEqual([]);
@@ -399,7 +535,10 @@ describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomRes
   });
 
   it("skips rules on an object with type errors", () => {
-    const schema: JSONSchemaProps = { type: "object", properties: { n: { type: "integer", "x-kubernetes-validations": [{ rule: "self > 0" }] } } };
+    const schema: JSONSchemaProps = {
+      type: "object",
+      properties: { n: { type: "integer", "x-kubernetes-validations": [{ rule: "self > 0" }] } },
+    };
     expect(compileSchema(schema).validate({ n: "one" }).map(formatFieldError)).toEqual([
       `n: Invalid value: "string": n in body must be of type integer: "string"`,
       "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
@@ -414,7 +553,10 @@ describe("validate: x-kubernetes-validations with src/cel (TestValidateCustomRes
  * (swag.IsFloat64AJSONInteger); so `type: integer` refuses 1e20 as a "number".
  */
 describe("integer fields beyond int64", () => {
-  const schema: JSONSchemaProps = { type: "object", properties: { field: { type: "integer", format: "int64" }, plain: { type: "integer" } } };
+  const schema: JSONSchemaProps = {
+    type: "object",
+    properties: { field: { type: "integer", format: "int64" }, plain: { type: "integer" } },
+  };
 
   it.each([1e20, -1e20, 2 ** 64, 1.5e300])("refuses %d as a number", (value) => {
     expect(errorsOf(schema, { field: value, plain: value })).toEqual([
@@ -436,14 +578,34 @@ describe("bounds and multipleOf on integers beyond 2^53", () => {
   const twoTo53 = 2 ** 53;
 
   it.each<[string, JSONSchemaProps, bigint, string[]]>([
-    ["maximum", { maximum: twoTo53 }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"]],
+    [
+      "maximum",
+      { maximum: twoTo53 },
+      2n ** 53n + 1n,
+      ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"],
+    ],
     ["maximum, met", { maximum: twoTo53 }, 2n ** 53n, []],
-    ["exclusiveMaximum", { maximum: twoTo53, exclusiveMaximum: true }, 2n ** 53n, ["field: Invalid value: 9007199254740992: field in body should be less than 9007199254740992"]],
-    ["minimum", { minimum: -twoTo53 }, -(2n ** 53n) - 1n, ["field: Invalid value: -9007199254740993: field in body should be greater than or equal to -9007199254740992"]],
+    [
+      "exclusiveMaximum",
+      { maximum: twoTo53, exclusiveMaximum: true },
+      2n ** 53n,
+      ["field: Invalid value: 9007199254740992: field in body should be less than 9007199254740992"],
+    ],
+    [
+      "minimum",
+      { minimum: -twoTo53 },
+      -(2n ** 53n) - 1n,
+      ["field: Invalid value: -9007199254740993: field in body should be greater than or equal to -9007199254740992"],
+    ],
     ["multipleOf", { multipleOf: 2 }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be a multiple of 2"]],
     ["multipleOf, met", { multipleOf: 2 }, 2n ** 62n, []],
     // A bound the CRD spelled with more digits than a double holds is that double, as Go decodes it.
-    ["a maximum decoded as an exact integer", { maximum: 2n ** 53n + 1n as unknown as number }, 2n ** 53n + 1n, ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"]],
+    [
+      "a maximum decoded as an exact integer",
+      { maximum: (2n ** 53n + 1n) as unknown as number },
+      2n ** 53n + 1n,
+      ["field: Invalid value: 9007199254740993: field in body should be less than or equal to 9007199254740992"],
+    ],
   ])("%s", (_name, schema, value, expected) => {
     expect(errorsOf(field(schema), { field: value })).toEqual(expected);
   });

@@ -9,12 +9,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** The `items` schema when it is one schema (structural schemas never use the tuple form). */
 export function itemsOf(schema: JSONSchemaProps): JSONSchemaProps | undefined {
   const items: unknown = schema.items;
-  return isPlainObject(items) ? (items) : undefined;
+  return isPlainObject(items) ? items : undefined;
 }
 
 /** The `additionalProperties` schema, or undefined for `true`/`false`/unset. */
 export function additionalSchemaOf(schema: JSONSchemaProps): JSONSchemaProps | undefined {
   const additional: unknown = schema.additionalProperties;
-  return isPlainObject(additional) ? (additional) : undefined;
+  return isPlainObject(additional) ? additional : undefined;
 }
-

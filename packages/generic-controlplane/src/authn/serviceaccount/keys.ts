@@ -19,7 +19,9 @@ export interface ServiceAccountKeys {
 
 /** upstream `keyIDFromPublicKey`: base64url(sha256(DER SubjectPublicKeyInfo)), so a key has the same id wherever it is loaded. */
 export function keyId(publicKey: KeyObject): string {
-  return createHash("sha256").update(publicKey.export({ type: "spki", format: "der" })).digest("base64url");
+  return createHash("sha256")
+    .update(publicKey.export({ type: "spki", format: "der" }))
+    .digest("base64url");
 }
 
 /** The JWS algorithm for a key, as upstream's token generator picks it (RS256 for RSA, ES256/384/512 by curve). */
@@ -31,7 +33,9 @@ export function signingAlgorithm(key: KeyObject): string {
     if (curve === "secp384r1") return "ES384";
     if (curve === "secp521r1") return "ES512";
   }
-  throw new Error(`service account keys must be RSA or ECDSA (P-256, P-384, P-521), got ${key.asymmetricKeyType ?? "unknown"} ${key.asymmetricKeyDetails?.namedCurve ?? ""}`.trim());
+  throw new Error(
+    `service account keys must be RSA or ECDSA (P-256, P-384, P-521), got ${key.asymmetricKeyType ?? "unknown"} ${key.asymmetricKeyDetails?.namedCurve ?? ""}`.trim(),
+  );
 }
 
 function verificationKey(key: KeyObject): VerificationKey {

@@ -3,7 +3,14 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErro
 import type { KubeObject } from "../../api/types.js";
 import type { UserInfo } from "../user.js";
 import { AuthenticationFailure, type AuthenticationResult, type TokenAuthenticator } from "../types.js";
-import { CREDENTIAL_ID_EXTRA, LEGACY_CLAIMS, LEGACY_ISSUER, serviceAccountGroups, serviceAccountUsername, type BoundClaims } from "./claims.js";
+import {
+  CREDENTIAL_ID_EXTRA,
+  LEGACY_CLAIMS,
+  LEGACY_ISSUER,
+  serviceAccountGroups,
+  serviceAccountUsername,
+  type BoundClaims,
+} from "./claims.js";
 import { publicJwks, type ServiceAccountKeys } from "./keys.js";
 
 /** How service account tokens are issued and which ones are accepted. */
@@ -38,7 +45,10 @@ export interface BoundTokenRequest {
 }
 
 /** Signs a bound token (upstream `Claims`): the service account, the audiences, an expiry and optionally the Secret it lives and dies with. */
-export async function issueBoundToken(config: ServiceAccountTokenConfig, request: BoundTokenRequest): Promise<{ token: string; expiresAt: Date }> {
+export async function issueBoundToken(
+  config: ServiceAccountTokenConfig,
+  request: BoundTokenRequest,
+): Promise<{ token: string; expiresAt: Date }> {
   const nowSeconds = Math.floor((request.now ?? new Date()).getTime() / 1000);
   const sa = request.serviceAccount.metadata ?? {};
   const kubernetes: BoundClaims = { namespace: sa.namespace ?? "", serviceaccount: { name: sa.name ?? "", uid: sa.uid ?? "" } };
@@ -88,7 +98,10 @@ function quoteList(values: readonly string[]): string {
  * account (and bound Secret) still exist with the uids in the token. Tokens of other issuers and
  * tokens that are not JWTs are left to other authenticators.
  */
-export function serviceAccountTokenAuthenticator(config: ServiceAccountTokenConfig, getter: ServiceAccountGetter): TokenAuthenticator & {
+export function serviceAccountTokenAuthenticator(
+  config: ServiceAccountTokenConfig,
+  getter: ServiceAccountGetter,
+): TokenAuthenticator & {
   /** The same check for a TokenReview's audiences. */
   authenticateTokenFor(token: string, audiences: readonly string[] | undefined): Promise<AuthenticationResult | undefined>;
 } {
@@ -99,11 +112,16 @@ export function serviceAccountTokenAuthenticator(config: ServiceAccountTokenConf
 
   async function verify(token: string, issuer: string): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, await keys(), { issuer, clockTolerance: LEEWAY_SECONDS, algorithms: [...new Set(config.keys.verification.map((k) => k.alg))] });
+      const { payload } = await jwtVerify(token, await keys(), {
+        issuer,
+        clockTolerance: LEEWAY_SECONDS,
+        algorithms: [...new Set(config.keys.verification.map((k) => k.alg))],
+      });
       return payload;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new AuthenticationFailure("service account token has expired");
-      if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) throw new AuthenticationFailure("invalid bearer token, square/go-jose: error in cryptographic primitive");
+      if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey)
+        throw new AuthenticationFailure("invalid bearer token, square/go-jose: error in cryptographic primitive");
       if (error instanceof joseErrors.JOSEError) throw new AuthenticationFailure(`invalid bearer token, ${error.message}`);
       throw error;
     }
@@ -113,7 +131,10 @@ export function serviceAccountTokenAuthenticator(config: ServiceAccountTokenConf
     const sa = await getter.serviceAccount(namespace, name);
     if (sa === undefined) throw new AuthenticationFailure(`service account ${namespace}/${name} has been deleted`);
     if (sa.metadata?.deletionTimestamp) throw new AuthenticationFailure(`service account ${namespace}/${name} has been deleted`);
-    if (uid !== "" && sa.metadata?.uid !== uid) throw new AuthenticationFailure(`service account UID (${uid}) does not match the service account ${namespace}/${name}, which was deleted and recreated`);
+    if (uid !== "" && sa.metadata?.uid !== uid)
+      throw new AuthenticationFailure(
+        `service account UID (${uid}) does not match the service account ${namespace}/${name}, which was deleted and recreated`,
+      );
     return sa;
   }
 
@@ -125,18 +146,27 @@ export function serviceAccountTokenAuthenticator(config: ServiceAccountTokenConf
     const payload = await verify(token, issuer);
     const tokenAudiences = audiencesOf(payload);
     const matched = audiences.filter((a) => tokenAudiences.includes(a));
-    if (matched.length === 0) throw new AuthenticationFailure(`token audiences ${quoteList(tokenAudiences)} is invalid for the target audiences ${quoteList(audiences)}`);
+    if (matched.length === 0)
+      throw new AuthenticationFailure(
+        `token audiences ${quoteList(tokenAudiences)} is invalid for the target audiences ${quoteList(audiences)}`,
+      );
     const claims = payload["kubernetes.io"] as Partial<BoundClaims> | undefined;
     const namespace = claims?.namespace;
     const sa = claims?.serviceaccount;
-    if (typeof namespace !== "string" || namespace === "" || typeof sa?.name !== "string" || sa.name === "") throw new AuthenticationFailure("service account token claims could not be validated");
+    if (typeof namespace !== "string" || namespace === "" || typeof sa?.name !== "string" || sa.name === "")
+      throw new AuthenticationFailure("service account token claims could not be validated");
     await checkServiceAccount(namespace, sa.name, sa.uid ?? "");
     if (claims?.secret) {
       const secret = await getter.secret(namespace, claims.secret.name);
-      if (secret === undefined || secret.metadata?.deletionTimestamp) throw new AuthenticationFailure(`secret ${namespace}/${claims.secret.name} has been deleted`);
-      if (secret.metadata?.uid !== claims.secret.uid) throw new AuthenticationFailure(`secret ${namespace}/${claims.secret.name} UID (${claims.secret.uid}) does not match the secret, which was deleted and recreated`);
+      if (secret === undefined || secret.metadata?.deletionTimestamp)
+        throw new AuthenticationFailure(`secret ${namespace}/${claims.secret.name} has been deleted`);
+      if (secret.metadata?.uid !== claims.secret.uid)
+        throw new AuthenticationFailure(
+          `secret ${namespace}/${claims.secret.name} UID (${claims.secret.uid}) does not match the secret, which was deleted and recreated`,
+        );
     }
-    if (claims?.pod || claims?.node) throw new AuthenticationFailure("tokens bound to pods or nodes cannot be verified by a control plane without pods and nodes");
+    if (claims?.pod || claims?.node)
+      throw new AuthenticationFailure("tokens bound to pods or nodes cannot be verified by a control plane without pods and nodes");
     const extra: Record<string, string[]> = {};
     if (typeof payload.jti === "string" && payload.jti !== "") extra[CREDENTIAL_ID_EXTRA] = [`JTI=${payload.jti}`];
     return { user: user(namespace, sa.name, sa.uid ?? "", Object.keys(extra).length > 0 ? extra : undefined), audiences: matched };
@@ -148,13 +178,25 @@ export function serviceAccountTokenAuthenticator(config: ServiceAccountTokenConf
     const secretName = payload[LEGACY_CLAIMS.secretName];
     const name = payload[LEGACY_CLAIMS.serviceAccountName];
     const uid = payload[LEGACY_CLAIMS.serviceAccountUid];
-    if (typeof namespace !== "string" || typeof secretName !== "string" || typeof name !== "string" || typeof uid !== "string" || namespace === "" || name === "") {
+    if (
+      typeof namespace !== "string" ||
+      typeof secretName !== "string" ||
+      typeof name !== "string" ||
+      typeof uid !== "string" ||
+      namespace === "" ||
+      name === ""
+    ) {
       throw new AuthenticationFailure("service account token claims could not be validated");
     }
     // A legacy token lives as long as its Secret holds it: deleting the Secret revokes it.
     const secret = await getter.secret(namespace, secretName);
     const stored = (secret?.["data"] as Record<string, string> | undefined)?.["token"];
-    if (secret === undefined || secret.metadata?.deletionTimestamp || stored === undefined || Buffer.from(stored, "base64").toString("utf8") !== token) {
+    if (
+      secret === undefined ||
+      secret.metadata?.deletionTimestamp ||
+      stored === undefined ||
+      Buffer.from(stored, "base64").toString("utf8") !== token
+    ) {
       throw new AuthenticationFailure(`token has been invalidated`);
     }
     await checkServiceAccount(namespace, name, uid);

@@ -37,7 +37,8 @@ function toIP(text: string): IPAddress | string {
 
 function toCIDR(text: string): IPPrefix | string {
   const prefix = parsePrefix(text);
-  if (prefix === undefined) return `network address parse error during conversion from string: netip.ParsePrefix("${text}"): invalid prefix`;
+  if (prefix === undefined)
+    return `network address parse error during conversion from string: netip.ParsePrefix("${text}"): invalid prefix`;
   if (prefix.address.mapped) return "IPv4-mapped IPv6 address is not allowed";
   return prefix;
 }

@@ -103,7 +103,9 @@ describe("regex", () => {
 
   it("runs in time linear in the text where a backtracking engine never finishes", () => {
     const text = `${"a".repeat(5000)}!`;
-    expect(evaluate(`'${text}'.find('(a+)+$') == '' && '${text}'.findAll('(a+)+$').size() == 0 && !'${text}'.matches('(a+)+$')`)).toBe(true);
+    expect(evaluate(`'${text}'.find('(a+)+$') == '' && '${text}'.findAll('(a+)+$').size() == 0 && !'${text}'.matches('(a+)+$')`)).toBe(
+      true,
+    );
   });
 });
 

@@ -9,7 +9,12 @@ describe("csrDeadline", () => {
     expect(csrDeadline({ metadata: { creationTimestamp: created } })).toBe(Date.parse(created) + 24 * HOUR);
     for (const type of ["Approved", "Denied", "Failed"]) {
       const decided = "2026-01-01T05:00:00Z";
-      expect(csrDeadline({ metadata: { creationTimestamp: created }, status: { conditions: [{ type, status: "True", lastUpdateTime: decided }] } })).toBe(Date.parse(decided) + HOUR);
+      expect(
+        csrDeadline({
+          metadata: { creationTimestamp: created },
+          status: { conditions: [{ type, status: "True", lastUpdateTime: decided }] },
+        }),
+      ).toBe(Date.parse(decided) + HOUR);
     }
   });
 });

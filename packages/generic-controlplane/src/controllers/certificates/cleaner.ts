@@ -14,8 +14,13 @@ const DECIDED_MS = HOUR_MS;
 
 /** When the CSR is to go (upstream `isIssuedPastDeadline`, `isApprovedPastDeadline`, ...), in ms since the epoch. */
 export function csrDeadline(csr: CertificateSigningRequest): number {
-  const decided = (csr.status?.conditions ?? []).find((c) => c.type === CONDITION_APPROVED || c.type === CONDITION_DENIED || c.type === CONDITION_FAILED);
-  let deadline = decided === undefined ? Date.parse(csr.metadata?.creationTimestamp ?? "") + PENDING_MS : Date.parse(decided.lastUpdateTime ?? "") + DECIDED_MS;
+  const decided = (csr.status?.conditions ?? []).find(
+    (c) => c.type === CONDITION_APPROVED || c.type === CONDITION_DENIED || c.type === CONDITION_FAILED,
+  );
+  let deadline =
+    decided === undefined
+      ? Date.parse(csr.metadata?.creationTimestamp ?? "") + PENDING_MS
+      : Date.parse(decided.lastUpdateTime ?? "") + DECIDED_MS;
   const certificate = pemOf(csr.status?.certificate ?? "");
   if (certificate !== undefined && certificate !== "") {
     try {
@@ -47,7 +52,9 @@ export function csrCleanerController(options: { workers?: number } = {}): Contro
       const remaining = csrDeadline(csr) - Date.now();
       if (remaining > 0) return { requeueAfterMs: remaining };
       try {
-        await client.delete(CERTIFICATE_SIGNING_REQUESTS, undefined, name, { preconditions: { resourceVersion: csr.metadata?.resourceVersion ?? "" } });
+        await client.delete(CERTIFICATE_SIGNING_REQUESTS, undefined, name, {
+          preconditions: { resourceVersion: csr.metadata?.resourceVersion ?? "" },
+        });
       } catch (error) {
         if (isNotFound(error) || isConflict(error)) return;
         throw error;

@@ -46,7 +46,9 @@ describe("csrsigning", () => {
     expect(cert.notAfter.getTime() - cert.notBefore.getTime()).toBe(3600_000 + 5 * 60_000);
     expect(cert.getExtension(x509.ExtendedKeyUsageExtension)?.usages).toEqual(["1.3.6.1.5.5.7.3.2"]);
 
-    const failed = await eventually("the server-auth request to fail", async () => (await csr("server")).status?.conditions?.find((c) => c.type === "Failed"));
+    const failed = await eventually("the server-auth request to fail", async () =>
+      (await csr("server")).status?.conditions?.find((c) => c.type === "Failed"),
+    );
     expect(failed).toMatchObject({ status: "True", reason: "SignerValidationFailure", message: "invalid usages: [server auth]" });
     expect((await csr("server")).status?.certificate).toBeUndefined();
     // Another signer's request is left to its own controller.

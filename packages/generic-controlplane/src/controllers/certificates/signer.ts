@@ -1,6 +1,12 @@
 import { signCertificateRequest, type CertificateAndKey } from "../../certs/authority.js";
 import { x509 } from "../../certs/x509.js";
-import { CONDITION_APPROVED, CONDITION_FAILED, KUBE_APISERVER_CLIENT_SIGNER, hasCondition, type CertificateSigningRequest } from "../../certificates/types.js";
+import {
+  CONDITION_APPROVED,
+  CONDITION_FAILED,
+  KUBE_APISERVER_CLIENT_SIGNER,
+  hasCondition,
+  type CertificateSigningRequest,
+} from "../../certificates/types.js";
 import { pemOf } from "../../certificates/validation.js";
 import { isConflict, isNotFound } from "../client.js";
 import { controllerFor } from "../builder.js";
@@ -59,7 +65,14 @@ export function csrSigningController(options: CSRSigningControllerOptions): Cont
       const problem = usageProblem(csr.spec.usages ?? []);
       if (problem !== undefined) {
         const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-        const failed = { type: CONDITION_FAILED, status: "True", reason: "SignerValidationFailure", message: problem, lastUpdateTime: now, lastTransitionTime: now };
+        const failed = {
+          type: CONDITION_FAILED,
+          status: "True",
+          reason: "SignerValidationFailure",
+          message: problem,
+          lastUpdateTime: now,
+          lastTransitionTime: now,
+        };
         updated.status = { ...updated.status, conditions: [...(updated.status?.conditions ?? []), failed] };
       } else {
         const keyUsages = (csr.spec.usages ?? []).reduce((bits, usage) => bits | (CLIENT_USAGES[usage] ?? 0), 0);

@@ -41,9 +41,16 @@ describe("eventttl controller", () => {
     await client.create(EVENTS, "default", event("plain", now()));
     const refreshed = await client.create(EVENTS, "default", event("refreshed", now()));
     // Written again with a last timestamp 3 s on (a recorder bumping the count later).
-    await client.patch(EVENTS, "default", "refreshed", { count: 2, lastTimestamp: new Date(Date.now() + 3_000).toISOString().replace(/\.\d{3}Z$/, "Z") });
+    await client.patch(EVENTS, "default", "refreshed", {
+      count: 2,
+      lastTimestamp: new Date(Date.now() + 3_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    });
     await eventually("the plain event to go", async () => ((await isGoneFrom(client, EVENTS, "default", "plain")) ? true : undefined));
     expect((await client.get(EVENTS, "default", "refreshed")).metadata?.uid).toBe(refreshed.metadata?.uid);
-    await eventually("the refreshed event to go too", async () => ((await isGoneFrom(client, EVENTS, "default", "refreshed")) ? true : undefined), 10_000);
+    await eventually(
+      "the refreshed event to go too",
+      async () => ((await isGoneFrom(client, EVENTS, "default", "refreshed")) ? true : undefined),
+      10_000,
+    );
   });
 });

@@ -28,7 +28,11 @@ async function secret(name: string, extra: Record<string, unknown> = {}, namespa
 }
 
 async function gone(ref: ResourceRef, name: string, namespace: string | undefined = ns, timeoutMs = 10_000): Promise<void> {
-  await eventually(`${ref.resource}/${name} to be deleted`, async () => ((await isGoneFrom(h!.client, ref, namespace, name)) ? true : undefined), timeoutMs);
+  await eventually(
+    `${ref.resource}/${name} to be deleted`,
+    async () => ((await isGoneFrom(h!.client, ref, namespace, name)) ? true : undefined),
+    timeoutMs,
+  );
 }
 
 async function get(ref: ResourceRef, name: string, namespace: string | undefined = ns): Promise<KubeObject> {
@@ -54,7 +58,8 @@ describe("garbage collector conformance", () => {
   it("deletes dependents of an owner deleted in the background", async () => {
     await start();
     const owner = await configMap("rc");
-    for (let i = 0; i < 3; i++) await secret(`pod-${i}`, { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] });
+    for (let i = 0; i < 3; i++)
+      await secret(`pod-${i}`, { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] });
     await h!.client.delete(CONFIGMAPS, ns, "rc", { propagationPolicy: "Background" });
     for (let i = 0; i < 3; i++) await gone(SECRETS, `pod-${i}`);
   });
@@ -63,7 +68,8 @@ describe("garbage collector conformance", () => {
   it("orphans dependents when the owner is deleted with propagationPolicy Orphan", async () => {
     await start();
     const owner = await configMap("rc");
-    for (let i = 0; i < 3; i++) await secret(`pod-${i}`, { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] });
+    for (let i = 0; i < 3; i++)
+      await secret(`pod-${i}`, { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] });
     await h!.client.delete(CONFIGMAPS, ns, "rc", { propagationPolicy: "Orphan" });
     await gone(CONFIGMAPS, "rc");
     await settle();
@@ -98,9 +104,12 @@ describe("garbage collector conformance", () => {
   it("keeps a foreground-deleted owner until its blocking dependents are gone", async () => {
     await start();
     const owner = await configMap("rc");
-    await secret("pod-held", { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })], finalizers: ["example.com/hold"] });
+    await secret("pod-held", {
+      ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })],
+      finalizers: ["example.com/hold"],
+    });
     await secret("pod-free", { ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] });
-    const deleting = (await h!.client.delete(CONFIGMAPS, ns, "rc", { propagationPolicy: "Foreground" }));
+    const deleting = await h!.client.delete(CONFIGMAPS, ns, "rc", { propagationPolicy: "Foreground" });
     expect(deleting.metadata?.finalizers).toEqual(["foregroundDeletion"]);
     await gone(SECRETS, "pod-free");
     const held = await eventually("pod-held to be marked deleted", async () => {
@@ -167,9 +176,13 @@ function watchingGadgets(): Promise<true> {
 describe("garbage collector", () => {
   it("deletes a dependent whose owner never existed or has another uid (dangling references)", async () => {
     await start();
-    await secret("dangling", { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "never", uid: "00000000-0000-0000-0000-000000000001" }] });
+    await secret("dangling", {
+      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "never", uid: "00000000-0000-0000-0000-000000000001" }],
+    });
     await configMap("recreated");
-    await secret("mismatched", { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "recreated", uid: "00000000-0000-0000-0000-000000000002" }] });
+    await secret("mismatched", {
+      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "recreated", uid: "00000000-0000-0000-0000-000000000002" }],
+    });
     await gone(SECRETS, "dangling");
     await gone(SECRETS, "mismatched");
     expect((await get(CONFIGMAPS, "recreated")).metadata?.name).toBe("recreated");
@@ -193,7 +206,11 @@ describe("garbage collector", () => {
   it("collects namespaced dependents of a cluster-scoped owner whose type was added at run time", async () => {
     await start();
     h!.test.plane.server.addResource({ definition: gadgets, store: createResourceStore(gadgets, h!.test.plane.storage) });
-    const owner = await h!.client.create(GADGETS, undefined, { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "cluster-owner" } });
+    const owner = await h!.client.create(GADGETS, undefined, {
+      apiVersion: "example.com/v1",
+      kind: "Gadget",
+      metadata: { name: "cluster-owner" },
+    });
     await secret("in-default", { ownerReferences: [ownerRef(owner)] });
     await secret("in-kube-public", { ownerReferences: [ownerRef(owner)] }, "kube-public");
     // Wait until the collector watches the new type, so the delete is seen live.
@@ -228,7 +245,11 @@ describe("garbage collector", () => {
     h!.test.plane.server.addResource({ definition: gadgets, store: createResourceStore(gadgets, h!.test.plane.storage) });
     const owner = await configMap("ns-owner");
     await watchingGadgets();
-    await h!.client.create(GADGETS, undefined, { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "bad-child", ownerReferences: [ownerRef(owner)] } });
+    await h!.client.create(GADGETS, undefined, {
+      apiVersion: "example.com/v1",
+      kind: "Gadget",
+      metadata: { name: "bad-child", ownerReferences: [ownerRef(owner)] },
+    });
     const events = await eventually("the warning event", async () => {
       const list = await h!.client.list({ group: "", version: "v1", resource: "events", namespaced: true }, "default");
       const found = list.items.filter((e) => e["reason"] === "OwnerRefInvalidNamespace");

@@ -1,36 +1,12 @@
-import type {
-  DeleteOptions,
-  KubeObject,
-  OwnerReference,
-} from "../../api/types.js";
-import {
-  FINALIZER_DELETE_DEPENDENTS,
-  FINALIZER_ORPHAN_DEPENDENTS,
-} from "../../validation/object-meta.js";
+import type { DeleteOptions, KubeObject, OwnerReference } from "../../api/types.js";
+import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../../validation/object-meta.js";
 import { isConflict, isNotFound, type KubeClient } from "../client.js";
-import {
-  discoverPreferredResources,
-  GroupDiscoveryFailedError,
-  supportsVerbs,
-  type DiscoveredResource,
-} from "../discovery.js";
+import { discoverPreferredResources, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
 import type { Informer } from "../informer.js";
-import {
-  SharedInformerFactory,
-  aborted,
-  runWorkers,
-  type Controller,
-  type ControllerContext,
-} from "../runtime.js";
+import { SharedInformerFactory, aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
 import { WorkQueue } from "../workqueue.js";
 import { GraphBuilder } from "./graph-builder.js";
-import {
-  formatIdentity,
-  hasDeleteDependentsFinalizer,
-  hasOrphanFinalizer,
-  type GraphNode,
-  type ObjectIdentity,
-} from "./graph.js";
+import { formatIdentity, hasDeleteDependentsFinalizer, hasOrphanFinalizer, type GraphNode, type ObjectIdentity } from "./graph.js";
 
 export interface GarbageCollectorOptions {
   /** Workers per queue (default 20, kube-controller-manager's `--concurrent-gc-syncs`). */
@@ -60,13 +36,10 @@ const enum Outcome {
  * propagation. A dependent goes once none of its owners exists (a reference whose uid does not
  * match counts as absent); a namespaced owner counts only in its dependent's namespace.
  */
-export function garbageCollector(
-  options: GarbageCollectorOptions = {}
-): Controller {
+export function garbageCollector(options: GarbageCollectorOptions = {}): Controller {
   return {
     name: "garbagecollector",
-    run: (context, signal) =>
-      new GarbageCollector(context, options).run(signal),
+    run: (context, signal) => new GarbageCollector(context, options).run(signal),
   };
 }
 
@@ -76,10 +49,7 @@ class GarbageCollector {
   readonly #attemptToDelete: WorkQueue;
   readonly #attemptToOrphan: WorkQueue;
   readonly #graph: GraphBuilder;
-  readonly #monitors = new Map<
-    string,
-    { resource: DiscoveredResource; informer: Informer }
-  >();
+  readonly #monitors = new Map<string, { resource: DiscoveredResource; informer: Informer }>();
   /** Metadata-only informers of its own, as upstream's collector: owner references are all it reads. */
   readonly #informers: SharedInformerFactory;
   readonly #ignored: Set<string>;
@@ -96,8 +66,7 @@ class GarbageCollector {
   constructor(context: ControllerContext, options: GarbageCollectorOptions) {
     this.#context = context;
     this.#client = context.client;
-    const registry =
-      context.registry !== undefined ? { registry: context.registry } : {};
+    const registry = context.registry !== undefined ? { registry: context.registry } : {};
     this.#attemptToDelete = new WorkQueue({
       name: "garbage_collector_attempt_to_delete",
       ...registry,
@@ -110,7 +79,7 @@ class GarbageCollector {
       this.#attemptToDelete,
       this.#attemptToOrphan,
       context.events("garbage-collector-controller"),
-      context.logger
+      context.logger,
     );
     this.#ignored = new Set(options.ignoredResources ?? DEFAULT_IGNORED);
     this.#workers = options.workers ?? 20;
@@ -128,7 +97,7 @@ class GarbageCollector {
         level: "warn",
         msg: "garbage collector discovery failed",
         error: String(error),
-      })
+      }),
     );
     // Upstream's Run waits for the graph before its first worker, however long that takes.
     await Promise.race([this.#graphSynced, aborted(signal)]);
@@ -139,7 +108,7 @@ class GarbageCollector {
           level: "warn",
           msg: "garbage collector discovery failed",
           error: String(error),
-        })
+        }),
       );
     }, this.#context.discoveryPeriodMs);
     resync.unref();
@@ -150,7 +119,7 @@ class GarbageCollector {
         await this.#whenGraphSynced();
         await this.#attemptToDeleteWorker(uid);
       },
-      logger
+      logger,
     );
     const orphaners = runWorkers(
       this.#attemptToOrphan,
@@ -159,14 +128,11 @@ class GarbageCollector {
         await this.#whenGraphSynced();
         await this.#attemptToOrphanWorker(uid);
       },
-      logger
+      logger,
     );
     await aborted(signal);
     clearInterval(resync);
-    await Promise.all([
-      this.#attemptToDelete.shutDownWithDrain(),
-      this.#attemptToOrphan.shutDownWithDrain(),
-    ]);
+    await Promise.all([this.#attemptToDelete.shutDownWithDrain(), this.#attemptToOrphan.shutDownWithDrain()]);
     await Promise.all([deleters, orphaners]);
     await this.#informers.stop();
   }
@@ -182,9 +148,7 @@ class GarbageCollector {
     }
     this.#context.mapper.set(resources);
     const deletable = resources.filter(
-      (r) =>
-        supportsVerbs(r, "delete", "list", "watch") &&
-        !this.#ignored.has(`${r.resource}.${r.group}`)
+      (r) => supportsVerbs(r, "delete", "list", "watch") && !this.#ignored.has(`${r.resource}.${r.group}`),
     );
     const wanted = new Set(deletable.map((r) => `${r.group}/${r.resource}`));
     const started: Informer[] = [];
@@ -194,8 +158,7 @@ class GarbageCollector {
       const informer = this.#informers.informerFor(resource);
       informer.addEventHandler({
         add: (object) => this.#graph.process({ type: "add", object }),
-        update: (oldObject, object) =>
-          this.#graph.process({ type: "update", object, oldObject }),
+        update: (oldObject, object) => this.#graph.process({ type: "update", object, oldObject }),
         delete: (object) => this.#graph.process({ type: "delete", object }),
       });
       informer.start();
@@ -207,10 +170,7 @@ class GarbageCollector {
       });
     }
     if (started.length > 0) {
-      const synced = Promise.all([
-        this.#graphSynced,
-        ...started.map((informer) => informer.waitForSync()),
-      ]).then(() => {
+      const synced = Promise.all([this.#graphSynced, ...started.map((informer) => informer.waitForSync())]).then(() => {
         if (this.#graphSynced === synced) this.#graphIsSynced = true;
       });
       this.#graphSynced = synced;
@@ -245,11 +205,7 @@ class GarbageCollector {
     // A virtual node not yet observed is checked again, so one added and removed while the watch
     // was down does not linger (upstream issue 56121).
     if (!node.observed && this.#graph.uidToNode.get(uid) === node)
-      throw new Error(
-        `item ${formatIdentity(
-          node.identity
-        )} hasn't been observed via informer yet`
-      );
+      throw new Error(`item ${formatIdentity(node.identity)} hasn't been observed via informer yet`);
   }
 
   async #attemptToDeleteItem(item: GraphNode): Promise<Outcome> {
@@ -271,8 +227,7 @@ class GarbageCollector {
     if (references.length === 0) return Outcome.Done;
 
     const classified = await this.#classifyReferences(item, references);
-    if (classified === Outcome.NamespacedOwnerOfClusterScoped)
-      return classified;
+    if (classified === Outcome.NamespacedOwnerOfClusterScoped) return classified;
     const { solid, dangling, waiting } = classified;
     if (solid.length > 0) {
       if (dangling.length === 0 && waiting.length === 0) return Outcome.Done;
@@ -283,9 +238,7 @@ class GarbageCollector {
         item: formatIdentity(item.identity),
         owners: [...remove],
       });
-      await this.#patchOwnerReferences(item, (refs) =>
-        refs.filter((r) => !remove.has(r.uid))
-      );
+      await this.#patchOwnerReferences(item, (refs) => refs.filter((r) => !remove.has(r.uid)));
       return Outcome.Done;
     }
     if (waiting.length > 0 && item.dependents.size > 0) {
@@ -297,11 +250,7 @@ class GarbageCollector {
           item: formatIdentity(item.identity),
         });
         await this.#patchOwnerReferences(item, (refs) =>
-          refs.map((r) =>
-            r.blockOwnerDeletion === true
-              ? { ...r, blockOwnerDeletion: false }
-              : r
-          )
+          refs.map((r) => (r.blockOwnerDeletion === true ? { ...r, blockOwnerDeletion: false } : r)),
         );
         break;
       }
@@ -329,25 +278,12 @@ class GarbageCollector {
   async #deleteFromInformerCopy(item: GraphNode): Promise<boolean> {
     const { ref, namespace, monitor } = await this.#resourceOf(item.identity);
     if (ref.namespaced && !namespace) return false;
-    const copy = this.#monitors
-      .get(monitor)
-      ?.informer.cache.get(
-        namespace ? `${namespace}/${item.identity.name}` : item.identity.name
-      );
+    const copy = this.#monitors.get(monitor)?.informer.cache.get(namespace ? `${namespace}/${item.identity.name}` : item.identity.name);
     const meta = copy?.metadata;
-    if (
-      copy === undefined ||
-      meta?.uid !== item.identity.uid ||
-      meta.resourceVersion === undefined ||
-      meta.deletionTimestamp !== undefined
-    )
+    if (copy === undefined || meta?.uid !== item.identity.uid || meta.resourceVersion === undefined || meta.deletionTimestamp !== undefined)
       return false;
     const references = meta.ownerReferences ?? [];
-    if (
-      references.length === 0 ||
-      !references.every((reference) => this.#knownAbsent(reference, item))
-    )
-      return false;
+    if (references.length === 0 || !references.every((reference) => this.#knownAbsent(reference, item))) return false;
     const policy = propagationPolicyOf(copy);
     this.#context.logger({
       msg: "deleting object",
@@ -397,13 +333,12 @@ class GarbageCollector {
       await this.#removeFinalizer(item, FINALIZER_DELETE_DEPENDENTS);
       return;
     }
-    for (const dep of blocking)
-      if (!dep.deletingDependents) this.#graph.enqueueDelete(dep);
+    for (const dep of blocking) if (!dep.deletingDependents) this.#graph.enqueueDelete(dep);
   }
 
   async #classifyReferences(
     item: GraphNode,
-    references: readonly OwnerReference[]
+    references: readonly OwnerReference[],
   ): Promise<
     | {
         solid: OwnerReference[];
@@ -419,10 +354,7 @@ class GarbageCollector {
       const result = await this.#isDangling(reference, item);
       if (result === Outcome.NamespacedOwnerOfClusterScoped) return result;
       if (result.dangling) dangling.push(reference);
-      else if (
-        result.owner?.metadata?.deletionTimestamp !== undefined &&
-        hasDeleteDependentsFinalizer(result.owner)
-      )
+      else if (result.owner?.metadata?.deletionTimestamp !== undefined && hasDeleteDependentsFinalizer(result.owner))
         waiting.push(reference);
       else solid.push(reference);
     }
@@ -431,11 +363,8 @@ class GarbageCollector {
 
   async #isDangling(
     reference: OwnerReference,
-    item: GraphNode
-  ): Promise<
-    | { dangling: boolean; owner?: KubeObject }
-    | Outcome.NamespacedOwnerOfClusterScoped
-  > {
+    item: GraphNode,
+  ): Promise<{ dangling: boolean; owner?: KubeObject } | Outcome.NamespacedOwnerOfClusterScoped> {
     const key: ObjectIdentity = {
       apiVersion: reference.apiVersion,
       kind: reference.kind,
@@ -445,14 +374,8 @@ class GarbageCollector {
     };
     if (this.#knownAbsent(reference, item)) return { dangling: true };
     const namespacedKey = { ...key, namespace: item.identity.namespace };
-    const resource = await this.#context.mapper.lookup(
-      reference.apiVersion,
-      reference.kind
-    );
-    if (resource === undefined)
-      throw new Error(
-        `unable to get REST mapping for ${reference.apiVersion}/${reference.kind}`
-      );
+    const resource = await this.#context.mapper.lookup(reference.apiVersion, reference.kind);
+    if (resource === undefined) throw new Error(`unable to get REST mapping for ${reference.apiVersion}/${reference.kind}`);
     if (resource.namespaced && item.identity.namespace === "") {
       this.#graph.reportInvalidNamespaceOwnerRef(item, reference.uid);
       return Outcome.NamespacedOwnerOfClusterScoped;
@@ -463,7 +386,7 @@ class GarbageCollector {
       owner = await this.#client.get(
         { ...resource, version: versionOf(reference.apiVersion) },
         resource.namespaced ? item.identity.namespace : undefined,
-        reference.name
+        reference.name,
       );
     } catch (error) {
       if (!isNotFound(error)) throw error;
@@ -482,11 +405,7 @@ class GarbageCollector {
   /** A namespaced owner that exists, but in another namespace than its dependent: say so on the dependent. */
   #reportIfElsewhere(item: GraphNode, reference: OwnerReference): void {
     const known = this.#graph.uidToNode.get(reference.uid);
-    if (
-      known?.observed &&
-      known.identity.namespace !== "" &&
-      known.identity.namespace !== item.identity.namespace
-    ) {
+    if (known?.observed && known.identity.namespace !== "" && known.identity.namespace !== item.identity.namespace) {
       this.#graph.reportInvalidNamespaceOwnerRef(item, reference.uid);
     }
   }
@@ -500,18 +419,11 @@ class GarbageCollector {
     await Promise.all(
       [...owner.dependents].map(async (dep) => {
         try {
-          await this.#patchOwnerReferences(dep, (refs) =>
-            refs.filter((r) => r.uid !== owner.identity.uid)
-          );
+          await this.#patchOwnerReferences(dep, (refs) => refs.filter((r) => r.uid !== owner.identity.uid));
         } catch (error) {
-          if (!isNotFound(error))
-            failures.push(
-              `orphaning ${formatIdentity(dep.identity)} failed, ${String(
-                error
-              )}`
-            );
+          if (!isNotFound(error)) failures.push(`orphaning ${formatIdentity(dep.identity)} failed, ${String(error)}`);
         }
-      })
+      }),
     );
     if (failures.length > 0) throw new Error(failures.join("; "));
     await this.#removeFinalizer(owner, FINALIZER_ORPHAN_DEPENDENTS);
@@ -520,14 +432,8 @@ class GarbageCollector {
   // ---- API calls ---------------------------------------------------------------------------
 
   async #resourceOf(identity: ObjectIdentity) {
-    const resource = await this.#context.mapper.lookup(
-      identity.apiVersion,
-      identity.kind
-    );
-    if (resource === undefined)
-      throw new Error(
-        `unable to get REST mapping for ${identity.apiVersion}/${identity.kind}`
-      );
+    const resource = await this.#context.mapper.lookup(identity.apiVersion, identity.kind);
+    if (resource === undefined) throw new Error(`unable to get REST mapping for ${identity.apiVersion}/${identity.kind}`);
     return {
       ref: { ...resource, version: versionOf(identity.apiVersion) },
       namespace: resource.namespaced ? identity.namespace : undefined,
@@ -547,10 +453,7 @@ class GarbageCollector {
     }
   }
 
-  async #deleteObject(
-    identity: ObjectIdentity,
-    policy: NonNullable<DeleteOptions["propagationPolicy"]>
-  ): Promise<void> {
+  async #deleteObject(identity: ObjectIdentity, policy: NonNullable<DeleteOptions["propagationPolicy"]>): Promise<void> {
     const { ref, namespace } = await this.#resourceOf(identity);
     try {
       await this.#client.delete(ref, namespace, identity.name, {
@@ -566,10 +469,7 @@ class GarbageCollector {
   }
 
   /** Rewrites an object's ownerReferences with optimistic concurrency (merge patch carrying uid and resourceVersion). */
-  async #patchOwnerReferences(
-    node: GraphNode,
-    change: (refs: OwnerReference[]) => OwnerReference[]
-  ): Promise<void> {
+  async #patchOwnerReferences(node: GraphNode, change: (refs: OwnerReference[]) => OwnerReference[]): Promise<void> {
     const { ref, namespace } = await this.#resourceOf(node.identity);
     const current = await this.#client.get(ref, namespace, node.identity.name);
     if (current.metadata?.uid !== node.identity.uid) return;
@@ -616,9 +516,7 @@ class GarbageCollector {
   }
 }
 
-function propagationPolicyOf(
-  object: KubeObject
-): NonNullable<DeleteOptions["propagationPolicy"]> {
+function propagationPolicyOf(object: KubeObject): NonNullable<DeleteOptions["propagationPolicy"]> {
   if (hasOrphanFinalizer(object)) return "Orphan";
   if (hasDeleteDependentsFinalizer(object)) return "Foreground";
   return "Background";
@@ -626,10 +524,7 @@ function propagationPolicyOf(
 
 /** A 409 for a DELETE precondition (uid or resourceVersion) the object no longer meets. */
 function isPreconditionFailure(error: unknown): boolean {
-  return (
-    isConflict(error) &&
-    /Precondition failed: (UID|ResourceVersion)/.test((error as Error).message)
-  );
+  return isConflict(error) && /Precondition failed: (UID|ResourceVersion)/.test((error as Error).message);
 }
 
 function versionOf(apiVersion: string): string {

@@ -17,12 +17,18 @@ async function configMap(name: string): Promise<KubeObject> {
 }
 
 async function dependent(name: string, owners: KubeObject[]): Promise<KubeObject> {
-  return h!.client.create(SECRETS, ns, { apiVersion: "v1", kind: "Secret", metadata: { name, ownerReferences: owners.map((owner) => ownerRef(owner)) } });
+  return h!.client.create(SECRETS, ns, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, ownerReferences: owners.map((owner) => ownerRef(owner)) },
+  });
 }
 
 /** Waits until the collector has listed secrets, so it sees the dependents created next through its watch. */
 async function watchingSecrets(): Promise<void> {
-  await eventually("the collector to list secrets", () => (h!.logs.some((r) => r.msg === "listed" && r["informer"] === "secrets") ? true : undefined));
+  await eventually("the collector to list secrets", () =>
+    h!.logs.some((r) => r.msg === "listed" && r["informer"] === "secrets") ? true : undefined,
+  );
 }
 
 describe("garbage collector deletion path", () => {
@@ -38,7 +44,9 @@ describe("garbage collector deletion path", () => {
     const deletes = vi.spyOn(h.client, "delete");
     await h.client.delete(CONFIGMAPS, ns, "owner", { propagationPolicy: "Background" });
     // Polled with LISTs, so every GET of a secret counted below is the collector's.
-    await eventually("every dependent to be deleted", async () => ((await h!.client.list(SECRETS, ns)).items.length === 0 ? true : undefined));
+    await eventually("every dependent to be deleted", async () =>
+      (await h!.client.list(SECRETS, ns)).items.length === 0 ? true : undefined,
+    );
 
     const secretGets = gets.mock.calls.filter(([ref]) => ref.resource === "secrets");
     expect(secretGets).toEqual([]);
@@ -46,7 +54,10 @@ describe("garbage collector deletion path", () => {
     expect(secretDeletes).toHaveLength(created.size);
     for (const [, , name, options] of secretDeletes) {
       const object = created.get(name)!;
-      expect((options as DeleteOptions).preconditions).toEqual({ uid: object.metadata?.uid, resourceVersion: object.metadata?.resourceVersion });
+      expect((options as DeleteOptions).preconditions).toEqual({
+        uid: object.metadata?.uid,
+        resourceVersion: object.metadata?.resourceVersion,
+      });
     }
   }, 30_000);
 

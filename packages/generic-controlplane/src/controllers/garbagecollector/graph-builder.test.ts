@@ -38,7 +38,12 @@ function setup() {
   return { graph, events, deletes: () => drain(attemptToDelete), orphans: () => drain(attemptToOrphan) };
 }
 
-function cm(name: string, uid: string, namespace = "ns", extra: { ownerReferences?: OwnerReference[]; finalizers?: string[]; deletionTimestamp?: string } = {}): KubeObject {
+function cm(
+  name: string,
+  uid: string,
+  namespace = "ns",
+  extra: { ownerReferences?: OwnerReference[]; finalizers?: string[]; deletionTimestamp?: string } = {},
+): KubeObject {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace, uid, ...extra } };
 }
 
@@ -108,12 +113,20 @@ describe("GraphBuilder", () => {
     const { graph, deletes, orphans } = setup();
     graph.process({ type: "add", object: cm("owner", "o1") });
     graph.process({ type: "add", object: cm("dep", "d1", "ns", { ownerReferences: [ref("owner", "o1", true)] }) });
-    graph.process({ type: "update", oldObject: cm("owner", "o1"), object: cm("owner", "o1", "ns", { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] }) });
+    graph.process({
+      type: "update",
+      oldObject: cm("owner", "o1"),
+      object: cm("owner", "o1", "ns", { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["foregroundDeletion"] }),
+    });
     expect(graph.uidToNode.get("o1")!.deletingDependents).toBe(true);
     expect((await deletes()).sort()).toEqual(["d1", "o1"]);
 
     graph.process({ type: "add", object: cm("other", "o2") });
-    graph.process({ type: "update", oldObject: cm("other", "o2"), object: cm("other", "o2", "ns", { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["orphan"] }) });
+    graph.process({
+      type: "update",
+      oldObject: cm("other", "o2"),
+      object: cm("other", "o2", "ns", { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["orphan"] }),
+    });
     expect(await orphans()).toEqual(["o2"]);
   });
 

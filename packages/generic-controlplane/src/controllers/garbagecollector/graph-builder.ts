@@ -55,8 +55,17 @@ export class GraphBuilder {
       // A virtual node's object showed up: it is observed from now on, with its real coordinates.
       if (!sameIdentity(identity, existing.identity)) {
         for (const dep of existing.dependents) {
-          if (dep.owners.some((owner) => owner.uid === identity.uid && referenceMatches(owner, identity) && (identity.namespace === "" || dep.identity.namespace === identity.namespace))) continue;
-          if (identity.namespace !== "" && dep.identity.namespace !== identity.namespace) this.reportInvalidNamespaceOwnerRef(dep, identity.uid);
+          if (
+            dep.owners.some(
+              (owner) =>
+                owner.uid === identity.uid &&
+                referenceMatches(owner, identity) &&
+                (identity.namespace === "" || dep.identity.namespace === identity.namespace),
+            )
+          )
+            continue;
+          if (identity.namespace !== "" && dep.identity.namespace !== identity.namespace)
+            this.reportInvalidNamespaceOwnerRef(dep, identity.uid);
           this.enqueueDelete(dep);
         }
         existing = existing.clone();
@@ -101,9 +110,20 @@ export class GraphBuilder {
   reportInvalidNamespaceOwnerRef(node: GraphNode, ownerUid: string): void {
     const ref = node.owners.find((owner) => owner.uid === ownerUid);
     if (ref === undefined) return;
-    const invalid: ObjectIdentity = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: node.identity.namespace };
+    const invalid: ObjectIdentity = {
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      name: ref.name,
+      uid: ref.uid,
+      namespace: node.identity.namespace,
+    };
     const { apiVersion, kind, name, uid, namespace } = node.identity;
-    this.logger({ level: "warn", msg: "item references an owner but does not match namespaces", item: formatIdentity(node.identity), owner: formatIdentity(invalid) });
+    this.logger({
+      level: "warn",
+      msg: "item references an owner but does not match namespaces",
+      item: formatIdentity(node.identity),
+      owner: formatIdentity(invalid),
+    });
     void this.events.event(
       { apiVersion, kind, name, uid, ...(namespace !== "" ? { namespace } : {}) },
       "Warning",
@@ -137,7 +157,13 @@ export class GraphBuilder {
       const known = ownerNode !== undefined;
       if (ownerNode === undefined) {
         // Not seen yet: a virtual node, verified against the API server by the collector.
-        ownerNode = new GraphNode({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, namespace: node.identity.namespace });
+        ownerNode = new GraphNode({
+          apiVersion: owner.apiVersion,
+          kind: owner.kind,
+          name: owner.name,
+          uid: owner.uid,
+          namespace: node.identity.namespace,
+        });
         ownerNode.virtual = true;
         this.uidToNode.set(owner.uid, ownerNode);
       }
@@ -167,7 +193,10 @@ export class GraphBuilder {
   }
 
   /** Owners waiting on dependents get another look when a blocking reference goes away. */
-  #addUnblockedOwnersToDeleteQueue(removed: readonly OwnerReference[], changed: ReadonlyArray<{ oldRef: OwnerReference; newRef: OwnerReference }>): void {
+  #addUnblockedOwnersToDeleteQueue(
+    removed: readonly OwnerReference[],
+    changed: ReadonlyArray<{ oldRef: OwnerReference; newRef: OwnerReference }>,
+  ): void {
     for (const ref of removed) {
       if (ref.blockOwnerDeletion !== true) continue;
       const owner = this.uidToNode.get(ref.uid);
@@ -200,7 +229,12 @@ export class GraphBuilder {
   #processVirtualDelete(deleted: ObjectIdentity): void {
     const existing = this.uidToNode.get(deleted.uid);
     if (existing === undefined) return;
-    const matches = (dep: GraphNode) => dep.owners.some((owner) => referenceMatches(owner, deleted) && (deleted.namespace === "" || dep.identity.namespace === deleted.namespace || existing.identity.namespace === ""));
+    const matches = (dep: GraphNode) =>
+      dep.owners.some(
+        (owner) =>
+          referenceMatches(owner, deleted) &&
+          (deleted.namespace === "" || dep.identity.namespace === deleted.namespace || existing.identity.namespace === ""),
+      );
     const matching = [...existing.dependents].filter(matches);
     const nonMatching = [...existing.dependents].filter((dep) => !matches(dep));
     if (existing.virtual) {
@@ -214,7 +248,13 @@ export class GraphBuilder {
           const alternate = nonMatching[0]!;
           const ref = alternate.owners.find((owner) => owner.uid === deleted.uid)!;
           const replacement = existing.clone();
-          replacement.identity = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: alternate.identity.namespace };
+          replacement.identity = {
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            name: ref.name,
+            uid: ref.uid,
+            namespace: alternate.identity.namespace,
+          };
           for (const dep of matching) replacement.dependents.delete(dep);
           this.#replace(replacement);
           this.attemptToDelete.addRateLimited(replacement.identity.uid);

@@ -52,13 +52,21 @@ export class GraphNode {
 
   /** Dependents whose reference to this node has `blockOwnerDeletion: true`. */
   blockingDependents(): GraphNode[] {
-    return [...this.dependents].filter((dep) => dep.owners.some((owner) => owner.uid === this.identity.uid && owner.blockOwnerDeletion === true));
+    return [...this.dependents].filter((dep) =>
+      dep.owners.some((owner) => owner.uid === this.identity.uid && owner.blockOwnerDeletion === true),
+    );
   }
 }
 
 export function identityOf(object: KubeObject): ObjectIdentity {
   const meta = object.metadata ?? {};
-  return { apiVersion: object.apiVersion ?? "", kind: object.kind ?? "", name: meta.name ?? "", uid: meta.uid ?? "", namespace: meta.namespace ?? "" };
+  return {
+    apiVersion: object.apiVersion ?? "",
+    kind: object.kind ?? "",
+    name: meta.name ?? "",
+    uid: meta.uid ?? "",
+    namespace: meta.namespace ?? "",
+  };
 }
 
 export function isBeingDeleted(object: KubeObject | undefined): boolean {
@@ -74,7 +82,9 @@ export const hasDeleteDependentsFinalizer = (object: KubeObject | undefined) => 
 
 /** Whether `owner` is referenced with exactly these coordinates (uid, name, kind, apiVersion). */
 export function referenceMatches(owner: OwnerReference, identity: ObjectIdentity): boolean {
-  return owner.uid === identity.uid && owner.name === identity.name && owner.kind === identity.kind && owner.apiVersion === identity.apiVersion;
+  return (
+    owner.uid === identity.uid && owner.name === identity.name && owner.kind === identity.kind && owner.apiVersion === identity.apiVersion
+  );
 }
 
 /** Owner references added, removed and changed between two lists, by uid (upstream `referencesDiffs`). */

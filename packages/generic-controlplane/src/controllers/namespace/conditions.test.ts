@@ -38,16 +38,30 @@ describe("NamespaceConditionUpdater", () => {
     const updater = new NamespaceConditionUpdater();
     updater.processDeleteContentError(new Error("b failed"));
     updater.processDeleteContentError(new Error("a failed"));
-    updater.processContentTotals({ remainingByResource: new Map([["widgets.example.com", 2], ["configmaps.", 1]]), remainingByFinalizer: new Map([["example.com/x", 3]]) });
+    updater.processContentTotals({
+      remainingByResource: new Map([
+        ["widgets.example.com", 2],
+        ["configmaps.", 1],
+      ]),
+      remainingByFinalizer: new Map([["example.com/x", 3]]),
+    });
     expect(updater.update(status)).toBe(true);
     const byType = new Map(status.conditions.map((c) => [c.type, c]));
-    expect(byType.get("NamespaceDeletionContentFailure")).toMatchObject({ status: "True", reason: "ContentDeletionFailed", message: "Failed to delete all resource types, 2 remaining: a failed, b failed" });
+    expect(byType.get("NamespaceDeletionContentFailure")).toMatchObject({
+      status: "True",
+      reason: "ContentDeletionFailed",
+      message: "Failed to delete all resource types, 2 remaining: a failed, b failed",
+    });
     expect(byType.get("NamespaceContentRemaining")).toMatchObject({
       status: "True",
       reason: "SomeResourcesRemain",
       message: "Some resources are remaining: configmaps. has 1 resource instances, widgets.example.com has 2 resource instances",
     });
-    expect(byType.get("NamespaceFinalizersRemaining")).toMatchObject({ status: "True", reason: "SomeFinalizersRemain", message: "Some content in the namespace has finalizers remaining: example.com/x in 3 resource instances" });
+    expect(byType.get("NamespaceFinalizersRemaining")).toMatchObject({
+      status: "True",
+      reason: "SomeFinalizersRemain",
+      message: "Some content in the namespace has finalizers remaining: example.com/x in 3 resource instances",
+    });
     expect(byType.get("NamespaceDeletionContentFailure")!.lastTransitionTime).not.toBe(OLD);
     expect(byType.get("NamespaceDeletionDiscoveryFailure")!.lastTransitionTime).toBe(OLD);
 
@@ -57,18 +71,24 @@ describe("NamespaceConditionUpdater", () => {
     const again = new NamespaceConditionUpdater();
     again.processContentTotals({ remainingByResource: new Map([["configmaps.", 5]]), remainingByFinalizer: new Map() });
     expect(again.update(status)).toBe(true);
-    expect(status.conditions.find((c) => c.type === "NamespaceContentRemaining")).toMatchObject({ message: "Some resources are remaining: configmaps. has 5 resource instances", lastTransitionTime: flipped });
+    expect(status.conditions.find((c) => c.type === "NamespaceContentRemaining")).toMatchObject({
+      message: "Some resources are remaining: configmaps. has 5 resource instances",
+      lastTransitionTime: flipped,
+    });
   });
 
   it("names the failing groups of a partial discovery", () => {
     const status = { conditions: [] as NamespaceCondition[] };
     const updater = new NamespaceConditionUpdater();
-    updater.processDiscoveryError(new GroupDiscoveryFailedError(new Map([["metrics.k8s.io/v1beta1", new Error("stale GroupVersion discovery")]]), []));
+    updater.processDiscoveryError(
+      new GroupDiscoveryFailedError(new Map([["metrics.k8s.io/v1beta1", new Error("stale GroupVersion discovery")]]), []),
+    );
     updater.update(status);
     expect(status.conditions.find((c) => c.type === "NamespaceDeletionDiscoveryFailure")).toMatchObject({
       status: "True",
       reason: "DiscoveryFailed",
-      message: "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery",
+      message:
+        "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery",
     });
     expect(status.conditions).toHaveLength(NAMESPACE_DELETION_CONDITION_TYPES.length);
   });

@@ -51,8 +51,17 @@ export class NamespaceConditionUpdater {
   readonly #contentErrors: string[] = [];
 
   processDiscoveryError(error: Error): void {
-    const message = error instanceof GroupDiscoveryFailedError ? `Discovery failed for some groups, ${error.groups.size} failing: ${error.message}` : error.message;
-    this.#conditions.push({ type: "NamespaceDeletionDiscoveryFailure", status: "True", lastTransitionTime: now(), reason: "DiscoveryFailed", message });
+    const message =
+      error instanceof GroupDiscoveryFailedError
+        ? `Discovery failed for some groups, ${error.groups.size} failing: ${error.message}`
+        : error.message;
+    this.#conditions.push({
+      type: "NamespaceDeletionDiscoveryFailure",
+      status: "True",
+      lastTransitionTime: now(),
+      reason: "DiscoveryFailed",
+      message,
+    });
   }
 
   processDeleteContentError(error: Error): void {
@@ -106,7 +115,13 @@ export function updateConditions(status: { conditions?: NamespaceCondition[] }, 
   let changed = false;
   status.conditions ??= [];
   for (const type of NAMESPACE_DELETION_CONDITION_TYPES) {
-    const next: FullCondition = fresh.find((c) => c.type === type) ?? { type, status: "False", lastTransitionTime: now(), reason: OK_REASONS[type], message: OK_MESSAGES[type] };
+    const next: FullCondition = fresh.find((c) => c.type === type) ?? {
+      type,
+      status: "False",
+      lastTransitionTime: now(),
+      reason: OK_REASONS[type],
+      message: OK_MESSAGES[type],
+    };
     const old = status.conditions.find((c) => c.type === type);
     if (old === undefined) {
       status.conditions.push({ ...next });

@@ -46,7 +46,9 @@ describe("namespace controller", () => {
     await client.create(SECRETS, "doomed", { metadata: { name: "s1" }, stringData: { a: "1" } });
     await client.create(CONFIGMAPS, "default", { metadata: { name: "keep" } });
     await client.delete(NAMESPACES_REF, undefined, "doomed");
-    await eventually("namespace doomed to be gone", async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "doomed")) ? true : undefined));
+    await eventually("namespace doomed to be gone", async () =>
+      (await isGoneFrom(client, NAMESPACES_REF, undefined, "doomed")) ? true : undefined,
+    );
     // Re-creating the namespace does not bring old content back.
     await createNamespace(client, "doomed");
     expect((await client.list(CONFIGMAPS, "doomed")).items).toEqual([]);
@@ -62,7 +64,9 @@ describe("namespace controller", () => {
     await createNamespace(client, "late");
     await client.create(gadgetRef, "late", { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "g" } });
     await client.delete(NAMESPACES_REF, undefined, "late");
-    await eventually("namespace late to be gone", async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "late")) ? true : undefined));
+    await eventually("namespace late to be gone", async () =>
+      (await isGoneFrom(client, NAMESPACES_REF, undefined, "late")) ? true : undefined,
+    );
     expect(await isGoneFrom(client, gadgetRef, "late", "g")).toBe(true);
   });
 
@@ -86,7 +90,11 @@ describe("namespace controller", () => {
       reason: "SomeFinalizersRemain",
       message: "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
     });
-    expect(condition(ns, "NamespaceDeletionDiscoveryFailure")).toMatchObject({ status: "False", reason: "ResourcesDiscovered", message: "All resources successfully discovered" });
+    expect(condition(ns, "NamespaceDeletionDiscoveryFailure")).toMatchObject({
+      status: "False",
+      reason: "ResourcesDiscovered",
+      message: "All resources successfully discovered",
+    });
     expect(condition(ns, "NamespaceDeletionContentFailure")).toMatchObject({
       status: "False",
       reason: "ContentDeleted",
@@ -97,7 +105,11 @@ describe("namespace controller", () => {
     const pinned = await client.get(CONFIGMAPS, "held", "pinned");
     expect(pinned.metadata?.deletionTimestamp).toBeDefined();
     await client.patch(CONFIGMAPS, "held", "pinned", { metadata: { finalizers: null } });
-    await eventually("namespace held to be gone", async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "held")) ? true : undefined), 20_000);
+    await eventually(
+      "namespace held to be gone",
+      async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "held")) ? true : undefined),
+      20_000,
+    );
   }, 30_000);
 });
 
@@ -129,7 +141,10 @@ describe("NamespacedResourcesDeleter", () => {
   it("TestFinalizeNamespaceFunc: only its own token is removed from spec.finalizers", async () => {
     plain = await startTestPlane();
     const client = new KubeClient(plain.url);
-    await client.create(NAMESPACES_REF, undefined, { metadata: { name: "tokens" }, spec: { finalizers: ["kubernetes", "example.com/other"] } });
+    await client.create(NAMESPACES_REF, undefined, {
+      metadata: { name: "tokens" },
+      spec: { finalizers: ["kubernetes", "example.com/other"] },
+    });
     await client.delete(NAMESPACES_REF, undefined, "tokens");
     await new NamespacedResourcesDeleter({ client }).delete("tokens");
     expect((await client.get<Namespace>(NAMESPACES_REF, undefined, "tokens")).spec?.finalizers).toEqual(["example.com/other"]);
@@ -142,7 +157,10 @@ describe("NamespacedResourcesDeleter", () => {
     await createNamespace(client, "partial");
     await client.create(CONFIGMAPS, "partial", { metadata: { name: "c" } });
     await client.delete(NAMESPACES_REF, undefined, "partial");
-    const failing = new GroupDiscoveryFailedError(new Map([["metrics.k8s.io/v1beta1", new Error("the server is currently unable to handle the request")]]), await discoverPreferredResources(client));
+    const failing = new GroupDiscoveryFailedError(
+      new Map([["metrics.k8s.io/v1beta1", new Error("the server is currently unable to handle the request")]]),
+      await discoverPreferredResources(client),
+    );
     const deleter = new NamespacedResourcesDeleter({ client, discoverResources: () => Promise.reject(failing) });
     await expect(deleter.delete("partial")).rejects.toBe(failing);
     expect(await isGoneFrom(client, CONFIGMAPS, "partial", "c")).toBe(true);

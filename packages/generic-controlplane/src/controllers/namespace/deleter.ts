@@ -3,7 +3,13 @@ import type { Namespace } from "../../resources/namespaces.js";
 import { NAMESPACE_FINALIZER_KUBERNETES } from "../../resources/namespaces.js";
 import type { Logger } from "../../server/logger.js";
 import { isApiError, isConflict, isNotFound, type KubeClient, type ResourceRef } from "../client.js";
-import { discoverPreferredResources, formatGroupVersionResource, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
+import {
+  discoverPreferredResources,
+  formatGroupVersionResource,
+  GroupDiscoveryFailedError,
+  supportsVerbs,
+  type DiscoveredResource,
+} from "../discovery.js";
 import { NamespaceConditionUpdater, type ContentTotals } from "./conditions.js";
 import { cloneJson } from "../../patch/json-value.js";
 
@@ -106,13 +112,23 @@ export class NamespacedResourcesDeleter {
 
   async #ensureTerminating(namespace: Namespace): Promise<Namespace> {
     if (namespace.metadata?.deletionTimestamp === undefined || namespace.status?.phase === "Terminating") return namespace;
-    return this.#client.update<Namespace>(NAMESPACES, undefined, { ...namespace, status: { ...namespace.status, phase: "Terminating" } }, "status");
+    return this.#client.update<Namespace>(
+      NAMESPACES,
+      undefined,
+      { ...namespace, status: { ...namespace.status, phase: "Terminating" } },
+      "status",
+    );
   }
 
   async #finalize(namespace: Namespace): Promise<Namespace> {
     const finalizers = [...new Set((namespace.spec?.finalizers ?? []).filter((f) => f !== this.#token))].sort();
     try {
-      return await this.#client.update<Namespace>(NAMESPACES, undefined, { ...namespace, spec: { ...namespace.spec, finalizers } }, "finalize");
+      return await this.#client.update<Namespace>(
+        NAMESPACES,
+        undefined,
+        { ...namespace, spec: { ...namespace.spec, finalizers } },
+        "finalize",
+      );
     } catch (error) {
       if (isNotFound(error)) return namespace;
       throw error;
@@ -150,7 +166,8 @@ export class NamespacedResourcesDeleter {
       estimate = Math.max(estimate, result.estimateSeconds);
       if (result.remaining > 0) {
         totals.remainingByResource.set(`${resource.resource}.${resource.group}`, result.remaining);
-        for (const [finalizer, n] of result.remainingByFinalizer) totals.remainingByFinalizer.set(finalizer, (totals.remainingByFinalizer.get(finalizer) ?? 0) + n);
+        for (const [finalizer, n] of result.remainingByFinalizer)
+          totals.remainingByFinalizer.set(finalizer, (totals.remainingByFinalizer.get(finalizer) ?? 0) + n);
       }
     }
     conditions.processContentTotals(totals);
@@ -176,14 +193,18 @@ export class NamespacedResourcesDeleter {
     if (items === undefined || items.length === 0) return result;
     result.remaining = items.length;
     for (const item of items) {
-      for (const finalizer of item.metadata?.finalizers ?? []) result.remainingByFinalizer.set(finalizer, (result.remainingByFinalizer.get(finalizer) ?? 0) + 1);
+      for (const finalizer of item.metadata?.finalizers ?? [])
+        result.remainingByFinalizer.set(finalizer, (result.remainingByFinalizer.get(finalizer) ?? 0) + 1);
     }
     // Content held by finalizers is expected to go once they finish: wait, not an error.
     if (result.remainingByFinalizer.size > 0) {
       result.estimateSeconds = FINALIZER_ESTIMATE_SECONDS;
       return result;
     }
-    throw new RemainingContentError(`unexpected items still remain in namespace: ${namespace} for gvr: ${formatGroupVersionResource(resource)}`, result);
+    throw new RemainingContentError(
+      `unexpected items still remain in namespace: ${namespace} for gvr: ${formatGroupVersionResource(resource)}`,
+      result,
+    );
   }
 
   #key(operation: string, resource: ResourceRef): string {

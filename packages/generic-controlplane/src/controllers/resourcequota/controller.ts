@@ -22,7 +22,10 @@ export interface ResourceQuotaControllerOptions {
 
 const sameMap = (a: Record<string, string> | undefined, b: Record<string, string>): boolean => {
   const left = a ?? {};
-  return Object.keys(left).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => Object.hasOwn(left, key) && left[key] === value);
+  return (
+    Object.keys(left).length === Object.keys(b).length &&
+    Object.entries(b).every(([key, value]) => Object.hasOwn(left, key) && left[key] === value)
+  );
 };
 
 /**

@@ -29,7 +29,8 @@ describe("root-ca-cert-publisher", () => {
   it("publishes the CA in every namespace, and puts it back when deleted or edited", async () => {
     h = await startControllers([rootCACertPublisher({ rootCA: CA })]);
     const { client } = h;
-    for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) expect((await rootCAConfigMap(ns)).data).toEqual({ "ca.crt": CA });
+    for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"])
+      expect((await rootCAConfigMap(ns)).data).toEqual({ "ca.crt": CA });
     await client.create(NAMESPACES_REF, undefined, { metadata: { name: "team-a" } });
     const first = await rootCAConfigMap("team-a");
     expect(first.metadata?.annotations?.["kubernetes.io/description"]).toMatch(/^Contains a CA bundle/);
@@ -37,7 +38,11 @@ describe("root-ca-cert-publisher", () => {
     await client.delete(CONFIGMAPS, "team-a", ROOT_CA_CONFIG_MAP);
     const second = await rootCAConfigMap("team-a", (cm) => cm.metadata?.uid !== first.metadata?.uid);
 
-    await client.update(CONFIGMAPS, "team-a", { ...second, data: { "ca.crt": "", extra: "x" }, metadata: { ...second.metadata, annotations: {} } });
+    await client.update(CONFIGMAPS, "team-a", {
+      ...second,
+      data: { "ca.crt": "", extra: "x" },
+      metadata: { ...second.metadata, annotations: {} },
+    });
     const reconciled = await rootCAConfigMap("team-a", (cm) => cm.data?.["ca.crt"] === CA);
     expect(reconciled.data).toEqual({ "ca.crt": CA });
     expect(reconciled.metadata?.annotations?.["kubernetes.io/description"]).toMatch(/^Contains a CA bundle/);
@@ -49,7 +54,9 @@ describe("root-ca-cert-publisher", () => {
     await client.create(NAMESPACES_REF, undefined, { metadata: { name: "leaving" } });
     await rootCAConfigMap("leaving");
     await client.delete(NAMESPACES_REF, undefined, "leaving");
-    await eventually("the namespace to go", async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "leaving")) ? true : undefined));
+    await eventually("the namespace to go", async () =>
+      (await isGoneFrom(client, NAMESPACES_REF, undefined, "leaving")) ? true : undefined,
+    );
     expect(await h.registry.metrics()).toContain('workqueue_retries_total{name="root_ca_cert_publisher"} 0');
   });
 });

@@ -37,7 +37,9 @@ export function rootCACertPublisher(options: RootCACertPublisherOptions): Contro
     }),
   })
     .named("root-ca-cert-publisher")
-    .watches(CONFIG_MAPS, (cm) => (cm.metadata?.name === ROOT_CA_CONFIG_MAP ? (cm.metadata.namespace ?? "") : undefined), { on: ["update", "delete"] })
+    .watches(CONFIG_MAPS, (cm) => (cm.metadata?.name === ROOT_CA_CONFIG_MAP ? (cm.metadata.namespace ?? "") : undefined), {
+      on: ["update", "delete"],
+    })
     .withOptions({ workers: options.workers ?? 1, queueName: "root_ca_cert_publisher" })
     .complete(async (namespace, { informer, client }) => {
       if (namespace === "") return;

@@ -44,7 +44,9 @@ describe("serviceaccount controller", () => {
     await client.create(NAMESPACES_REF, undefined, { metadata: { name: "leaving" } });
     await defaultServiceAccount("leaving");
     await client.delete(NAMESPACES_REF, undefined, "leaving");
-    await eventually("the namespace to go", async () => ((await isGoneFrom(client, NAMESPACES_REF, undefined, "leaving")) ? true : undefined));
+    await eventually("the namespace to go", async () =>
+      (await isGoneFrom(client, NAMESPACES_REF, undefined, "leaving")) ? true : undefined,
+    );
     expect(await isGoneFrom(client, SERVICE_ACCOUNTS, "leaving", "default")).toBe(true);
     expect(await h.registry.metrics()).toContain('workqueue_retries_total{name="serviceaccount"} 0');
   });

@@ -20,7 +20,9 @@ export function serviceAccountController(options: ServiceAccountControllerOption
   const names = options.serviceAccounts ?? ["default"];
   return controllerFor(NAMESPACES, { on: ["add", "update"] })
     .named("serviceaccount")
-    .watches(SERVICE_ACCOUNTS, (sa) => (names.includes(sa.metadata?.name ?? "") ? (sa.metadata?.namespace ?? "") : undefined), { on: ["delete"] })
+    .watches(SERVICE_ACCOUNTS, (sa) => (names.includes(sa.metadata?.name ?? "") ? (sa.metadata?.namespace ?? "") : undefined), {
+      on: ["delete"],
+    })
     .withOptions({ workers: options.workers ?? 1 })
     .complete(async (namespace, { primary, informer, client }) => {
       const ns = primary.cache.get(namespace) as (KubeObject & { status?: { phase?: string } }) | undefined;

@@ -41,7 +41,10 @@ export function withAudit(options?: AuditOptions): RequestFilter {
         backend.write({ ...baseEvent(ctx, decision, user, received), stage, stageTimestamp: microTime(new Date()), ...extra });
       };
       emit("RequestReceived");
-      const captured = captureResponse(ctx.res, () => (decision.level === "RequestResponse" && !ctx.longRunning) || ctx.res.statusCode >= 400);
+      const captured = captureResponse(
+        ctx.res,
+        () => (decision.level === "RequestResponse" && !ctx.longRunning) || ctx.res.statusCode >= 400,
+      );
       let started = false;
       const onHeaders = (): void => {
         if (!ctx.longRunning || started) return;
@@ -117,7 +120,12 @@ function baseEvent(ctx: RequestContext, decision: AuditDecision, user: User | un
 }
 
 /** The `ResponseComplete` fields: status, bodies the level asks for, and who was impersonated. */
-async function completeEvent(ctx: RequestContext, decision: AuditDecision, user: User | undefined, response: Buffer | undefined): Promise<Record<string, unknown>> {
+async function completeEvent(
+  ctx: RequestContext,
+  decision: AuditDecision,
+  user: User | undefined,
+  response: Buffer | undefined,
+): Promise<Record<string, unknown>> {
   const code = ctx.res.statusCode;
   const extra: Record<string, unknown> = {};
   const status = code >= 400 ? jsonOf(response) : undefined;
@@ -185,7 +193,11 @@ function captureResponse(res: ServerResponse, wanted: () => boolean): { body(): 
   const record = (chunk: unknown, encoding?: unknown): void => {
     keep ??= wanted();
     if (!keep || overflow || chunk === undefined || chunk === null || typeof chunk === "function") return;
-    const buffer = Buffer.isBuffer(chunk) ? chunk : typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array);
+    const buffer = Buffer.isBuffer(chunk)
+      ? chunk
+      : typeof chunk === "string"
+        ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8")
+        : Buffer.from(chunk as Uint8Array);
     size += buffer.length;
     if (size > MAX_CAPTURED_RESPONSE_BYTES) {
       overflow = true;
@@ -197,11 +209,11 @@ function captureResponse(res: ServerResponse, wanted: () => boolean): { body(): 
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
+  res.writeHead = (...args: unknown[]) => {
     const result = writeHead(...args);
     state.onHeaders();
     return result;
-  });
+  };
   res.write = ((...args: unknown[]) => {
     record(args[0], args[1]);
     return write(...args);

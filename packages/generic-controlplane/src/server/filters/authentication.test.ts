@@ -9,7 +9,11 @@ describe("the authentication filter", () => {
   it("tells later stages who sent the request", async () => {
     const users: UserInfo[] = [];
     const server = await startChain(
-      [withAuthentication((ctx) => (ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["system:authenticated"] } : undefined))],
+      [
+        withAuthentication((ctx) =>
+          ctx.req.headers.authorization === "Bearer alice" ? { name: "alice", groups: ["system:authenticated"] } : undefined,
+        ),
+      ],
       (ctx) => {
         users.push(ctx.user);
         ctx.res.end();

@@ -21,7 +21,8 @@ export function requestAttributes(ctx: RequestContext): AuthorizationAttributes 
 
 /** upstream `forbiddenMessage` (endpoints/handlers/responsewriters/errors.go). */
 export function forbiddenMessage(user: UserInfo, attributes: AuthorizationAttributes): string {
-  if (attributes.path !== undefined) return `User ${JSON.stringify(user.name)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path)}`;
+  if (attributes.path !== undefined)
+    return `User ${JSON.stringify(user.name)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path)}`;
   let resource = attributes.resource ?? "";
   if (attributes.subresource) resource = `${resource}/${attributes.subresource}`;
   const what = `User ${JSON.stringify(user.name)} cannot ${attributes.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attributes.group ?? "")}`;
@@ -54,7 +55,8 @@ function decide(ctx: RequestContext, attributes: AuthorizationAttributes, decisi
   if (!decision.allowed) {
     const message = forbiddenMessage(ctx.user, attributes);
     const why = decision.reason ? `${message}: ${decision.reason}` : message;
-    const resource = attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
+    const resource =
+      attributes.path === undefined ? { group: attributes.group ?? "", resource: attributes.resource ?? "" } : { group: "", resource: "" };
     throw forbidden(resource, attributes.name ?? "", why);
   }
   return next(ctx);

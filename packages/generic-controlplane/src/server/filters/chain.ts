@@ -22,7 +22,10 @@ export function passThrough(name: string): RequestFilter {
  * Wraps `handler` in `filters`, the first of which sees the request first. A filter that throws,
  * at once or later, rejects the chain's promise, so one catch answers every stage's error.
  */
-export function buildHandlerChain(filters: readonly RequestFilter[], handler: (ctx: RequestContext) => Promise<void>): (ctx: RequestContext) => Promise<void> {
+export function buildHandlerChain(
+  filters: readonly RequestFilter[],
+  handler: (ctx: RequestContext) => Promise<void>,
+): (ctx: RequestContext) => Promise<void> {
   // Each layer hands on the filter's own promise rather than wrapping it in an async function's:
   // a dozen layers of async wrappers cost every request three dozen promise-resolution steps.
   // Each filter gets the rest of the chain as built once, not a closure per request.

@@ -63,7 +63,12 @@ describe("impersonation", () => {
     expect(response.status).toBe(200);
     expect(seen).toEqual([
       {
-        user: { name: "jane", uid: "1234", groups: ["devs", "ops, night shift", "system:authenticated"], extra: { "acme.com/project": ["apollo"], scopes: ["view"] } },
+        user: {
+          name: "jane",
+          uid: "1234",
+          groups: ["devs", "ops, night shift", "system:authenticated"],
+          extra: { "acme.com/project": ["apollo"], scopes: ["view"] },
+        },
         headers: [],
       },
     ]);
@@ -98,15 +103,27 @@ describe("impersonation", () => {
     const { authorizer, checks } = recordingAuthorizer(() => true);
     const { seen, call } = await serve(authorizer);
     expect((await call([["Impersonate-User", "system:serviceaccount:team-a:builder"]])).status).toBe(200);
-    expect(checks[0]!.attributes).toEqual({ verb: "impersonate", group: "", resource: "serviceaccounts", namespace: "team-a", name: "builder" });
-    expect(seen[0]!.user).toEqual({ name: "system:serviceaccount:team-a:builder", groups: ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"] });
+    expect(checks[0]!.attributes).toEqual({
+      verb: "impersonate",
+      group: "",
+      resource: "serviceaccounts",
+      namespace: "team-a",
+      name: "builder",
+    });
+    expect(seen[0]!.user).toEqual({
+      name: "system:serviceaccount:team-a:builder",
+      groups: ["system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"],
+    });
   });
 
   it("keeps system:unauthenticated for system:anonymous instead of adding system:authenticated", async () => {
     const { authorizer } = recordingAuthorizer(() => true);
     const { seen, call } = await serve(authorizer);
     await call([["Impersonate-User", "system:anonymous"]]);
-    await call([["Impersonate-User", "jane"], ["Impersonate-Group", "system:unauthenticated"]]);
+    await call([
+      ["Impersonate-User", "jane"],
+      ["Impersonate-Group", "system:unauthenticated"],
+    ]);
     expect(seen.map((s) => s.user)).toEqual([
       { name: "system:anonymous", groups: ["system:unauthenticated"] },
       { name: "jane", groups: ["system:unauthenticated"] },
@@ -116,7 +133,10 @@ describe("impersonation", () => {
   it("answers upstream's 403 for the first thing the requester may not impersonate, with the authorizer's reason", async () => {
     const { authorizer } = recordingAuthorizer((a) => a.resource === "users");
     const { seen, call } = await serve(authorizer);
-    const denied = await call([["Impersonate-User", "jane"], ["Impersonate-Group", "admins"]]);
+    const denied = await call([
+      ["Impersonate-User", "jane"],
+      ["Impersonate-Group", "admins"],
+    ]);
     expect(denied.status).toBe(403);
     expect(await denied.json()).toMatchObject({
       kind: "Status",
@@ -129,7 +149,9 @@ describe("impersonation", () => {
     const withReason = recordingAuthorizer(() => false, "no RBAC policy matched");
     const second = await serve(withReason.authorizer);
     const body = (await (await second.call([["Impersonate-User", "jane"]])).json()) as { message: string };
-    expect(body.message).toBe('users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope: no RBAC policy matched');
+    expect(body.message).toBe(
+      'users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope: no RBAC policy matched',
+    );
     const sa = await (await second.call([["Impersonate-User", "system:serviceaccount:team-a:builder"]])).json();
     expect((sa as { message: string }).message).toBe(
       'serviceaccounts "builder" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-a": no RBAC policy matched',
@@ -147,7 +169,9 @@ describe("impersonation", () => {
     const { call } = await serve(authorizer);
     const response = await call([["Impersonate-Group", "devs"]]);
     expect(response.status).toBe(500);
-    expect(((await response.json()) as { message: string }).message).toBe("Internal error occurred: requested [{Group devs}] without impersonating a user");
+    expect(((await response.json()) as { message: string }).message).toBe(
+      "Internal error occurred: requested [{Group devs}] without impersonating a user",
+    );
     expect(checks).toEqual([]);
   });
 

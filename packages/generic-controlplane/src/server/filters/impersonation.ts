@@ -48,17 +48,28 @@ function impersonationRequests(headers: Record<string, string[] | undefined>): I
     requests.push(
       sa === undefined
         ? { describe: `{User ${user}}`, attributes: { verb: "impersonate", group: "", resource: "users", name: user } }
-        : { describe: `{ServiceAccount ${sa.namespace}/${sa.name}}`, attributes: { verb: "impersonate", group: "", resource: "serviceaccounts", namespace: sa.namespace, name: sa.name } },
+        : {
+            describe: `{ServiceAccount ${sa.namespace}/${sa.name}}`,
+            attributes: { verb: "impersonate", group: "", resource: "serviceaccounts", namespace: sa.namespace, name: sa.name },
+          },
     );
   }
-  for (const group of headerValues(headers, GROUP_HEADER)) requests.push({ describe: `{Group ${group}}`, attributes: { verb: "impersonate", group: "", resource: "groups", name: group } });
+  for (const group of headerValues(headers, GROUP_HEADER))
+    requests.push({ describe: `{Group ${group}}`, attributes: { verb: "impersonate", group: "", resource: "groups", name: group } });
   for (const [key, values] of extraHeaders(headers)) {
     for (const value of values) {
-      requests.push({ describe: `{UserExtra ${key}=${value}}`, attributes: { verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: key, name: value } });
+      requests.push({
+        describe: `{UserExtra ${key}=${value}}`,
+        attributes: { verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: key, name: value },
+      });
     }
   }
   const uid = headers[UID_HEADER]?.[0] ?? "";
-  if (uid !== "") requests.push({ describe: `{UID ${uid}}`, attributes: { verb: "impersonate", group: "authentication.k8s.io", resource: "uids", name: uid } });
+  if (uid !== "")
+    requests.push({
+      describe: `{UID ${uid}}`,
+      attributes: { verb: "impersonate", group: "authentication.k8s.io", resource: "uids", name: uid },
+    });
   if (user === "" && requests.length > 0) {
     // upstream answers this with an internal error (500), not a 400.
     throw internalError(new Error(`requested [${requests.map((r) => r.describe).join(" ")}] without impersonating a user`));

@@ -10,15 +10,18 @@ describe("the max-in-flight filter", () => {
     const held = gate();
     const inflight = { readOnly: 0, mutating: 0 };
     let entered = 0;
-    const server = await startChain([withRequestInfo(), withMaxInFlight({ limits: { readOnly: 1, mutating: 1 }, inflight })], async (ctx) => {
-      entered++;
-      if (ctx.info?.isResourceRequest === true && ctx.info.verb === "watch") {
-        ctx.res.writeHead(200).write("streaming");
-        return;
-      }
-      if (ctx.path !== "/healthz") await held.opened;
-      ctx.res.end("done");
-    });
+    const server = await startChain(
+      [withRequestInfo(), withMaxInFlight({ limits: { readOnly: 1, mutating: 1 }, inflight })],
+      async (ctx) => {
+        entered++;
+        if (ctx.info?.isResourceRequest === true && ctx.info.verb === "watch") {
+          ctx.res.writeHead(200).write("streaming");
+          return;
+        }
+        if (ctx.path !== "/healthz") await held.opened;
+        ctx.res.end("done");
+      },
+    );
     const watch = new AbortController();
     void fetch(`${server.url}/api/v1/configmaps?watch=true`, { signal: watch.signal }).catch(() => undefined);
     const list = fetch(`${server.url}/api/v1/configmaps`);

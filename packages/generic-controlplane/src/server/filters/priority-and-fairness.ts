@@ -60,7 +60,8 @@ export function withPriorityAndFairness(flowControl: PriorityAndFairness, option
       const info = ctx.info!;
       // Only a LIST or a watch's initial listing is charged by collection size.
       const sized = info.isResourceRequest && (info.verb === "list" || info.verb === "watch");
-      if (sized && options.storedObjects) return options.storedObjects(info.group, info.resource).then((stored) => admitAndServe(ctx, next, stored));
+      if (sized && options.storedObjects)
+        return options.storedObjects(info.group, info.resource).then((stored) => admitAndServe(ctx, next, stored));
       return admitAndServe(ctx, next, undefined);
     },
   };

@@ -15,8 +15,22 @@ describe("the request-info filter", () => {
     await fetch(`${server.url}/api/v1/namespaces/ns/configmaps/a`, { method: "PUT", body: "{}" });
     await fetch(`${server.url}/apis/coordination.k8s.io/v1/leases?watch=true`);
     await fetch(`${server.url}/readyz`);
-    expect(seen[0]).toMatchObject({ isResourceRequest: true, verb: "update", group: "", version: "v1", resource: "configmaps", namespace: "ns", name: "a" });
-    expect(seen[1]).toMatchObject({ isResourceRequest: true, verb: "watch", group: "coordination.k8s.io", resource: "leases", namespace: undefined });
+    expect(seen[0]).toMatchObject({
+      isResourceRequest: true,
+      verb: "update",
+      group: "",
+      version: "v1",
+      resource: "configmaps",
+      namespace: "ns",
+      name: "a",
+    });
+    expect(seen[1]).toMatchObject({
+      isResourceRequest: true,
+      verb: "watch",
+      group: "coordination.k8s.io",
+      resource: "leases",
+      namespace: undefined,
+    });
     expect(seen[2]).toMatchObject({ isResourceRequest: false, path: "/readyz" });
   });
 });

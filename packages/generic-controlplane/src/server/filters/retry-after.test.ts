@@ -14,7 +14,11 @@ describe("the retry-after filter", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(refused.headers.get("connection")).toBe("close");
-    expect(await refused.json()).toMatchObject({ kind: "Status", reason: "TooManyRequests", message: "The apiserver is shutting down, please try again later." });
+    expect(await refused.json()).toMatchObject({
+      kind: "Status",
+      reason: "TooManyRequests",
+      message: "The apiserver is shutting down, please try again later.",
+    });
     for (const path of ["/readyz", "/livez?verbose", "/healthz/ping", "/metrics"]) {
       expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
     }

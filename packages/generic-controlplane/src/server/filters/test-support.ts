@@ -12,7 +12,10 @@ export interface ChainServer {
   close(): Promise<void>;
 }
 
-export async function startChain(filters: readonly RequestFilter[], handler: (ctx: RequestContext) => Promise<void> | void = (ctx) => void ctx.res.end("ok")): Promise<ChainServer> {
+export async function startChain(
+  filters: readonly RequestFilter[],
+  handler: (ctx: RequestContext) => Promise<void> | void = (ctx) => void ctx.res.end("ok"),
+): Promise<ChainServer> {
   const chain = buildHandlerChain(filters, async (ctx) => handler(ctx));
   const server = createServer((req, res) => {
     const ctx = createContext(req, res);

@@ -63,7 +63,11 @@ describe("the request timeout filter", () => {
     ]) {
       const response = await fetch(`${server.url}/api/v1/namespaces/default/configmaps?timeout=${value}`);
       expect(response.status, value).toBe(400);
-      expect(await response.json()).toMatchObject({ kind: "Status", reason: "BadRequest", message: `invalid timeout specified in the request URL - ${parseError}` });
+      expect(await response.json()).toMatchObject({
+        kind: "Status",
+        reason: "BadRequest",
+        message: `invalid timeout specified in the request URL - ${parseError}`,
+      });
     }
   });
 
@@ -101,7 +105,10 @@ describe("the request timeout filter", () => {
     const deadline = Date.now() + 500;
     const first = await reader.read();
     expect(first.done).toBe(false);
-    const next = await Promise.race([reader.read().then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("open"), deadline - Date.now()))]);
+    const next = await Promise.race([
+      reader.read().then(() => "ended"),
+      new Promise((resolve) => setTimeout(() => resolve("open"), deadline - Date.now())),
+    ]);
     expect(next).toBe("open");
     controller.abort();
   });

@@ -61,9 +61,11 @@ describe("API Priority and Fairness", () => {
     const t = await startTestPlane({ authenticate });
     const uids = new Map<string, string>();
     for (const plural of ["flowschemas", "prioritylevelconfigurations"]) {
-      for (const item of (await t.call("GET", `${FC}/${plural}`, { headers: ADMIN })).json.items as FlowSchema[]) uids.set(`${plural}/${item.metadata.name}`, item.metadata.uid);
+      for (const item of (await t.call("GET", `${FC}/${plural}`, { headers: ADMIN })).json.items as FlowSchema[])
+        uids.set(`${plural}/${item.metadata.name}`, item.metadata.uid);
     }
-    const uidOf = (kind: "schema" | "level", name: string) => uids.get(`${kind === "schema" ? "flowschemas" : "prioritylevelconfigurations"}/${name}`);
+    const uidOf = (kind: "schema" | "level", name: string) =>
+      uids.get(`${kind === "schema" ? "flowschemas" : "prioritylevelconfigurations"}/${name}`);
     try {
       const anonymous = await t.call("GET", "/api/v1/namespaces/default/configmaps");
       expect(anonymous.headers.get("x-kubernetes-pf-flowschema-uid")).toBe(uidOf("schema", "global-default"));
@@ -78,7 +80,9 @@ describe("API Priority and Fairness", () => {
       });
       expect(sa.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(uidOf("level", "workload-low"));
       const metrics = (await t.call("GET", "/metrics")).text;
-      expect(metrics).toMatch(/apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} [1-9]/);
+      expect(metrics).toMatch(
+        /apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} [1-9]/,
+      );
       expect(metrics).toContain('apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"} 245');
     } finally {
       await t.close();
@@ -97,16 +101,27 @@ describe("API Priority and Fairness", () => {
       );
       await hold.until(1);
       const inQueue = async () =>
-        Number(/apiserver_flowcontrol_current_inqueue_requests\{flow_schema="global-default",priority_level="global-default"\} (\d+)/.exec((await t.call("GET", "/metrics", { headers: admin })).text)?.[1] ?? 0);
+        Number(
+          /apiserver_flowcontrol_current_inqueue_requests\{flow_schema="global-default",priority_level="global-default"\} (\d+)/.exec(
+            (await t.call("GET", "/metrics", { headers: admin })).text,
+          )?.[1] ?? 0,
+        );
       const deadline = Date.now() + 5000;
       while ((await inQueue()) < heavyCount - 1) if (Date.now() > deadline) throw new Error("the heavy backlog never queued");
       const metrics = (await t.call("GET", "/metrics", { headers: admin })).text;
-      expect(metrics).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 1');
-      expect(metrics).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 1');
+      expect(metrics).toContain(
+        'apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 1',
+      );
+      expect(metrics).toContain(
+        'apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 1',
+      );
       // Only the admitted write is in flight; the queued ones have not reached the in-flight count.
       expect(metrics).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 1');
       // Now the light client asks, behind 29 queued heavy requests.
-      const light = t.call("POST", "/api/v1/namespaces/default/configmaps", { body: configMap("light"), headers: { "X-Test-User": "light" } });
+      const light = t.call("POST", "/api/v1/namespaces/default/configmaps", {
+        body: configMap("light"),
+        headers: { "X-Test-User": "light" },
+      });
       while ((await inQueue()) < heavyCount) if (Date.now() > deadline) throw new Error("the light request never queued");
       // Finish heavy requests one at a time until the server has run the light one.
       let finished = 0;
@@ -124,8 +139,12 @@ describe("API Priority and Fairness", () => {
       hold.open();
       for (const response of await Promise.all(heavy)) expect(response.status).toBe(201);
       const after = (await t.call("GET", "/metrics", { headers: admin })).text;
-      expect(after).toContain('apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 0');
-      expect(after).toContain('apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 0');
+      expect(after).toContain(
+        'apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"} 0',
+      );
+      expect(after).toContain(
+        'apiserver_flowcontrol_current_executing_seats{flow_schema="global-default",priority_level="global-default"} 0',
+      );
       expect(after).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 0');
     } finally {
       hold.open();
@@ -139,7 +158,14 @@ describe("API Priority and Fairness", () => {
       apiVersion: "flowcontrol.apiserver.k8s.io/v1",
       kind: "PriorityLevelConfiguration",
       metadata: { name: "tiny", uid: "00000000-0000-4000-a000-000000000001", annotations: {} },
-      spec: { type: "Limited", limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: "Queue", queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } } },
+      spec: {
+        type: "Limited",
+        limited: {
+          nominalConcurrencyShares: 1,
+          lendablePercent: 0,
+          limitResponse: { type: "Queue", queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } },
+        },
+      },
     };
     const everything: FlowSchema = {
       apiVersion: "flowcontrol.apiserver.k8s.io/v1",
@@ -149,7 +175,12 @@ describe("API Priority and Fairness", () => {
         priorityLevelConfiguration: { name: "tiny" },
         matchingPrecedence: 100,
         distinguisherMethod: { type: "ByUser" },
-        rules: [{ subjects: [{ kind: "Group", group: { name: "system:unauthenticated" } }], resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"] }] }],
+        rules: [
+          {
+            subjects: [{ kind: "Group", group: { name: "system:unauthenticated" } }],
+            resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"] }],
+          },
+        ],
       },
     };
     const exempt = SCHEMAS.filter((s) => s.metadata.name === "exempt" || s.metadata.name === "probes");
@@ -168,7 +199,11 @@ describe("API Priority and Fairness", () => {
       // The queue (length 1) fills with the second; the third is turned away.
       const admin = { "X-Test-User": "admin", "X-Test-Groups": "system:masters" };
       const deadline = Date.now() + 5000;
-      while (!/apiserver_flowcontrol_current_inqueue_requests\{flow_schema="everything",priority_level="tiny"\} 1/.test((await t.call("GET", "/metrics", { headers: admin })).text)) {
+      while (
+        !/apiserver_flowcontrol_current_inqueue_requests\{flow_schema="everything",priority_level="tiny"\} 1/.test(
+          (await t.call("GET", "/metrics", { headers: admin })).text,
+        )
+      ) {
         if (Date.now() > deadline) throw new Error("the second request never queued");
       }
       const rejected = await t.call("GET", "/api/v1/namespaces/default/configmaps");
@@ -179,7 +214,9 @@ describe("API Priority and Fairness", () => {
       expect(rejected.headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(await storedUid("prioritylevelconfigurations/tiny"));
       expect(rejected.json).toMatchObject({ kind: "Status", reason: "TooManyRequests", code: 429, details: { retryAfterSeconds: 1 } });
       const metrics = (await t.call("GET", "/metrics", { headers: admin })).text;
-      expect(metrics).toMatch(/apiserver_flowcontrol_rejected_requests_total\{flow_schema="everything",priority_level="tiny",reason="queue-full"\} [1-9]/);
+      expect(metrics).toMatch(
+        /apiserver_flowcontrol_rejected_requests_total\{flow_schema="everything",priority_level="tiny",reason="queue-full"\} [1-9]/,
+      );
       hold.open();
       expect((await first).status).toBe(201);
       expect((await second).status).toBe(201);
@@ -201,14 +238,20 @@ describe("API Priority and Fairness", () => {
     try {
       const schemas = (await t.call("GET", `${FC}/flowschemas`)).json.items.map((o: FlowSchema) => o.metadata.name);
       expect(schemas).toEqual(expect.arrayContaining(SCHEMAS.map((o) => o.metadata.name)));
-      const levels = (await t.call("GET", `${FC}/prioritylevelconfigurations`)).json.items.map((o: PriorityLevelConfiguration) => o.metadata.name);
+      const levels = (await t.call("GET", `${FC}/prioritylevelconfigurations`)).json.items.map(
+        (o: PriorityLevelConfiguration) => o.metadata.name,
+      );
       expect(levels).toEqual(expect.arrayContaining(["exempt", "system", "workload-low", "global-default", "catch-all"]));
-      const table = await t.call("GET", `${FC}/prioritylevelconfigurations/global-default`, { headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+      const table = await t.call("GET", `${FC}/prioritylevelconfigurations/global-default`, {
+        headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+      });
       expect(table.json.rows[0].cells).toEqual(["global-default", "Limited", "20", "128", "6", "50", expect.any(String)]);
 
       const exemptUid = (await t.call("GET", `${FC}/prioritylevelconfigurations/exempt`)).json.metadata.uid as string;
       const vip = { "X-Test-User": "vip" };
-      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-prioritylevel-uid")).not.toBe(exemptUid);
+      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-prioritylevel-uid")).not.toBe(
+        exemptUid,
+      );
       const created = await t.call("POST", `${FC}/flowschemas`, {
         body: {
           apiVersion: "flowcontrol.apiserver.k8s.io/v1",
@@ -217,7 +260,12 @@ describe("API Priority and Fairness", () => {
           spec: {
             priorityLevelConfiguration: { name: "exempt" },
             matchingPrecedence: 50,
-            rules: [{ subjects: [{ kind: "User", user: { name: "vip" } }], resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"] }] }],
+            rules: [
+              {
+                subjects: [{ kind: "User", user: { name: "vip" } }],
+                resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"] }],
+              },
+            ],
           },
         },
       });
@@ -226,7 +274,9 @@ describe("API Priority and Fairness", () => {
       while ((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-prioritylevel-uid") !== exemptUid) {
         if (Date.now() > deadline) throw new Error("the new FlowSchema was never applied");
       }
-      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-flowschema-uid")).toBe(created.json.metadata.uid);
+      expect((await t.call("GET", "/api/v1/namespaces", { headers: vip })).headers.get("x-kubernetes-pf-flowschema-uid")).toBe(
+        created.json.metadata.uid,
+      );
 
       // A schema naming a level that does not exist is marked Dangling (and skipped).
       await t.call("POST", `${FC}/flowschemas`, {
@@ -234,22 +284,46 @@ describe("API Priority and Fairness", () => {
           apiVersion: "flowcontrol.apiserver.k8s.io/v1",
           kind: "FlowSchema",
           metadata: { name: "orphan" },
-          spec: { priorityLevelConfiguration: { name: "nowhere" }, matchingPrecedence: 60, rules: [{ subjects: [{ kind: "User", user: { name: "*" } }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }] }] },
+          spec: {
+            priorityLevelConfiguration: { name: "nowhere" },
+            matchingPrecedence: 60,
+            rules: [{ subjects: [{ kind: "User", user: { name: "*" } }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }] }],
+          },
         },
       });
       let dangling;
-      while (!(dangling = (await t.call("GET", `${FC}/flowschemas/orphan`)).json.status?.conditions?.[0])) if (Date.now() > deadline) throw new Error("never marked");
-      expect(dangling).toMatchObject({ type: "Dangling", status: "True", reason: "NotFound", message: 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object' });
-      expect((await t.call("GET", `${FC}/flowschemas/vip`)).json.status.conditions[0]).toMatchObject({ type: "Dangling", status: "False", reason: "Found" });
+      while (!(dangling = (await t.call("GET", `${FC}/flowschemas/orphan`)).json.status?.conditions?.[0]))
+        if (Date.now() > deadline) throw new Error("never marked");
+      expect(dangling).toMatchObject({
+        type: "Dangling",
+        status: "True",
+        reason: "NotFound",
+        message: 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object',
+      });
+      expect((await t.call("GET", `${FC}/flowschemas/vip`)).json.status.conditions[0]).toMatchObject({
+        type: "Dangling",
+        status: "False",
+        reason: "Found",
+      });
       // The dangling schema would match /version first (precedence 60); it is skipped instead.
       const globalDefaultUid = (await t.call("GET", `${FC}/prioritylevelconfigurations/global-default`)).json.metadata.uid as string;
       expect((await t.call("GET", "/version")).headers.get("x-kubernetes-pf-prioritylevel-uid")).toBe(globalDefaultUid);
 
       const invalid = await t.call("POST", `${FC}/prioritylevelconfigurations`, {
-        body: { apiVersion: "flowcontrol.apiserver.k8s.io/v1", kind: "PriorityLevelConfiguration", metadata: { name: "bad" }, spec: { type: "Limited", limited: { limitResponse: { type: "Queue", queuing: { queues: 2, handSize: 4, queueLengthLimit: 10 } } } } },
+        body: {
+          apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+          kind: "PriorityLevelConfiguration",
+          metadata: { name: "bad" },
+          spec: {
+            type: "Limited",
+            limited: { limitResponse: { type: "Queue", queuing: { queues: 2, handSize: 4, queueLengthLimit: 10 } } },
+          },
+        },
       });
       expect(invalid.status).toBe(422);
-      expect(invalid.json.message).toContain("spec.limited.limitResponse.queuing.handSize: Invalid value: 4: should not be greater than queues (2)");
+      expect(invalid.json.message).toContain(
+        "spec.limited.limitResponse.queuing.handSize: Invalid value: 4: should not be greater than queues (2)",
+      );
     } finally {
       await t.close();
     }
@@ -262,8 +336,12 @@ describe("API Priority and Fairness", () => {
       for (let i = 0; i < 250; i++) await configmaps.create("default", configMap(`many-${i}`));
       expect((await t.call("GET", "/api/v1/namespaces/default/configmaps")).json.items).toHaveLength(250);
       const metrics = (await t.call("GET", "/metrics", { headers: ADMIN })).text;
-      expect(metrics).toContain('apiserver_flowcontrol_work_estimated_seats_sum{flow_schema="global-default",priority_level="global-default"} 5');
-      expect(metrics).toContain('apiserver_flowcontrol_work_estimated_seats_count{flow_schema="global-default",priority_level="global-default"} 1');
+      expect(metrics).toContain(
+        'apiserver_flowcontrol_work_estimated_seats_sum{flow_schema="global-default",priority_level="global-default"} 5',
+      );
+      expect(metrics).toContain(
+        'apiserver_flowcontrol_work_estimated_seats_count{flow_schema="global-default",priority_level="global-default"} 1',
+      );
     } finally {
       await t.close();
     }

@@ -65,7 +65,11 @@ export function schemaMatches(schema: FlowSchema, user: UserInfo, info: RequestI
 
 /** FlowSchemas in matching order: lowest matchingPrecedence first, then by name. */
 export function orderSchemas(schemas: readonly FlowSchema[]): FlowSchema[] {
-  return [...schemas].sort((a, b) => a.spec.matchingPrecedence - b.spec.matchingPrecedence || (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  return [...schemas].sort(
+    (a, b) =>
+      a.spec.matchingPrecedence - b.spec.matchingPrecedence ||
+      (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
+  );
 }
 
 /** The flow distinguisher: the user, the namespace, or nothing, per the schema's distinguisherMethod. */

@@ -76,8 +76,18 @@ async function markDangling(store: ResourceStore, schema: FlowSchema, levelNames
   const level = schema.spec.priorityLevelConfiguration.name;
   const found = levelNames.has(level);
   const desired: Condition = found
-    ? { type: "Dangling", status: "False", reason: "Found", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists` }
-    : { type: "Dangling", status: "True", reason: "NotFound", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object` };
+    ? {
+        type: "Dangling",
+        status: "False",
+        reason: "Found",
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists`,
+      }
+    : {
+        type: "Dangling",
+        status: "True",
+        reason: "NotFound",
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`,
+      };
   const current = ((schema as { status?: { conditions?: Condition[] } }).status?.conditions ?? []).find((c) => c.type === "Dangling");
   if (current?.status === desired.status && current.reason === desired.reason && current.message === desired.message) return;
   try {

@@ -1,8 +1,22 @@
 import { createHash } from "node:crypto";
-import type { FlowSchema, NonResourcePolicyRule, PolicyRulesWithSubjects, PriorityLevelConfiguration, ResourcePolicyRule, Subject } from "../../resources/flowcontrol-types.js";
+import type {
+  FlowSchema,
+  NonResourcePolicyRule,
+  PolicyRulesWithSubjects,
+  PriorityLevelConfiguration,
+  ResourcePolicyRule,
+  Subject,
+} from "../../resources/flowcontrol-types.js";
 
 // The API types are the flowcontrol resources' own; the server reads them from there.
-export type { FlowSchema, NonResourcePolicyRule, PolicyRulesWithSubjects, PriorityLevelConfiguration, ResourcePolicyRule, Subject } from "../../resources/flowcontrol-types.js";
+export type {
+  FlowSchema,
+  NonResourcePolicyRule,
+  PolicyRulesWithSubjects,
+  PriorityLevelConfiguration,
+  ResourcePolicyRule,
+  Subject,
+} from "../../resources/flowcontrol-types.js";
 
 /** A stable uid per default object, so the `X-Kubernetes-PF-*-UID` headers do not change across restarts. */
 function uidFor(kind: string, name: string): string {
@@ -12,14 +26,23 @@ function uidFor(kind: string, name: string): string {
 
 const AUTO_UPDATE = { "apf.kubernetes.io/autoupdate-spec": "true" };
 
-function level(name: string, shares: number, lendablePercent: number, queuing: { queues: number; handSize: number; queueLengthLimit: number } | undefined): PriorityLevelConfiguration {
+function level(
+  name: string,
+  shares: number,
+  lendablePercent: number,
+  queuing: { queues: number; handSize: number; queueLengthLimit: number } | undefined,
+): PriorityLevelConfiguration {
   return {
     apiVersion: "flowcontrol.apiserver.k8s.io/v1",
     kind: "PriorityLevelConfiguration",
     metadata: { name, uid: uidFor("prioritylevelconfigurations", name), annotations: AUTO_UPDATE },
     spec: {
       type: "Limited",
-      limited: { nominalConcurrencyShares: shares, lendablePercent, limitResponse: queuing ? { type: "Queue", queuing } : { type: "Reject" } },
+      limited: {
+        nominalConcurrencyShares: shares,
+        lendablePercent,
+        limitResponse: queuing ? { type: "Queue", queuing } : { type: "Reject" },
+      },
     },
   };
 }
@@ -32,12 +55,23 @@ const ALL = ["*"];
 const allResources: ResourcePolicyRule = { verbs: ALL, apiGroups: ALL, resources: ALL, clusterScope: true, namespaces: ALL };
 const allNonResources: NonResourcePolicyRule = { verbs: ALL, nonResourceURLs: ALL };
 
-function schema(name: string, priorityLevel: string, precedence: number, distinguisher: "ByUser" | "ByNamespace" | undefined, rules: PolicyRulesWithSubjects[]): FlowSchema {
+function schema(
+  name: string,
+  priorityLevel: string,
+  precedence: number,
+  distinguisher: "ByUser" | "ByNamespace" | undefined,
+  rules: PolicyRulesWithSubjects[],
+): FlowSchema {
   return {
     apiVersion: "flowcontrol.apiserver.k8s.io/v1",
     kind: "FlowSchema",
     metadata: { name, uid: uidFor("flowschemas", name), annotations: AUTO_UPDATE },
-    spec: { priorityLevelConfiguration: { name: priorityLevel }, matchingPrecedence: precedence, ...(distinguisher ? { distinguisherMethod: { type: distinguisher } } : {}), rules },
+    spec: {
+      priorityLevelConfiguration: { name: priorityLevel },
+      matchingPrecedence: precedence,
+      ...(distinguisher ? { distinguisherMethod: { type: distinguisher } } : {}),
+      rules,
+    },
   };
 }
 
@@ -71,8 +105,12 @@ export function defaultFlowSchemas(): FlowSchema[] {
     { verbs: ["get", "create", "update"], apiGroups: ["coordination.k8s.io"], resources: ["leases"], namespaces: ["kube-system"] },
   ];
   return [
-    schema("exempt", "exempt", 1, undefined, [{ subjects: [group("system:masters")], resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
-    schema("probes", "exempt", 2, undefined, [{ subjects: everyone, nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/healthz", "/readyz", "/livez"] }] }]),
+    schema("exempt", "exempt", 1, undefined, [
+      { subjects: [group("system:masters")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
+    schema("probes", "exempt", 2, undefined, [
+      { subjects: everyone, nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/healthz", "/readyz", "/livez"] }] },
+    ]),
     schema("system-leader-election", "leader-election", 100, "ByUser", [
       { subjects: [user("system:kube-controller-manager"), user("system:kube-scheduler")], resourceRules: leaderElectionResources },
     ]),
@@ -82,20 +120,38 @@ export function defaultFlowSchemas(): FlowSchema[] {
         resourceRules: [{ verbs: ["get", "create", "update"], apiGroups: [""], resources: ["endpoints"], namespaces: ALL }],
       },
     ]),
-    schema("workload-leader-election", "leader-election", 200, "ByUser", [{ subjects: [serviceAccount("kube-system", "*")], resourceRules: leaderElectionResources }]),
-    schema("system-node-high", "node-high", 400, "ByUser", [
-      { subjects: [group("system:nodes")], resourceRules: [{ verbs: ALL, apiGroups: [""], resources: ["nodes", "nodes/status"], clusterScope: true }, { verbs: ALL, apiGroups: ["coordination.k8s.io"], resources: ["leases"], namespaces: ALL }] },
+    schema("workload-leader-election", "leader-election", 200, "ByUser", [
+      { subjects: [serviceAccount("kube-system", "*")], resourceRules: leaderElectionResources },
     ]),
-    schema("system-nodes", "system", 500, "ByUser", [{ subjects: [group("system:nodes")], resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
+    schema("system-node-high", "node-high", 400, "ByUser", [
+      {
+        subjects: [group("system:nodes")],
+        resourceRules: [
+          { verbs: ALL, apiGroups: [""], resources: ["nodes", "nodes/status"], clusterScope: true },
+          { verbs: ALL, apiGroups: ["coordination.k8s.io"], resources: ["leases"], namespaces: ALL },
+        ],
+      },
+    ]),
+    schema("system-nodes", "system", 500, "ByUser", [
+      { subjects: [group("system:nodes")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
     schema("kube-controller-manager", "workload-high", 800, "ByNamespace", [
       { subjects: [user("system:kube-controller-manager")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
     ]),
-    schema("kube-scheduler", "workload-high", 800, "ByNamespace", [{ subjects: [user("system:kube-scheduler")], resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
+    schema("kube-scheduler", "workload-high", 800, "ByNamespace", [
+      { subjects: [user("system:kube-scheduler")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
     schema("kube-system-service-accounts", "workload-high", 900, "ByNamespace", [
       { subjects: [serviceAccount("kube-system", "*")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
     ]),
-    schema("service-accounts", "workload-low", 9000, "ByUser", [{ subjects: [group("system:serviceaccounts")], resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
-    schema("global-default", "global-default", 9900, "ByUser", [{ subjects: everyone, resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
-    schema("catch-all", "catch-all", 10000, "ByUser", [{ subjects: everyone, resourceRules: [allResources], nonResourceRules: [allNonResources] }]),
+    schema("service-accounts", "workload-low", 9000, "ByUser", [
+      { subjects: [group("system:serviceaccounts")], resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
+    schema("global-default", "global-default", 9900, "ByUser", [
+      { subjects: everyone, resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
+    schema("catch-all", "catch-all", 10000, "ByUser", [
+      { subjects: everyone, resourceRules: [allResources], nonResourceRules: [allNonResources] },
+    ]),
   ];
 }

@@ -8,7 +8,9 @@ const list = parseRequestInfo("GET", "/api/v1/namespaces/default/configmaps", ne
 describe("PriorityAndFairness", () => {
   it("keeps the mandatory exempt and catch-all configuration in force when the stored objects are gone", async () => {
     const apf = new PriorityAndFairness({ serverConcurrencyLimit: 10 });
-    expect(apf.classify(ANONYMOUS, list, "GET", "/api/v1/namespaces/default/configmaps").priorityLevel.metadata.name).toBe("global-default");
+    expect(apf.classify(ANONYMOUS, list, "GET", "/api/v1/namespaces/default/configmaps").priorityLevel.metadata.name).toBe(
+      "global-default",
+    );
     apf.configure([], []);
     const classified = apf.classify(ANONYMOUS, list, "GET", "/api/v1/namespaces/default/configmaps");
     expect([classified.flowSchema.metadata.name, classified.priorityLevel.metadata.name]).toEqual(["catch-all", "catch-all"]);

@@ -91,7 +91,8 @@ export class PriorityAndFairness {
       const limited = config.spec.limited;
       // Upstream: NominalCL = ceil(ServerCL * shares / sum of shares).
       const nominal = Math.ceil((this.#serverConcurrencyLimit * limited.nominalConcurrencyShares) / Math.max(1, totalShares));
-      const queuing = limited.limitResponse.type === "Queue" ? limited.limitResponse.queuing : { queues: 0, handSize: 0, queueLengthLimit: 0 };
+      const queuing =
+        limited.limitResponse.type === "Queue" ? limited.limitResponse.queuing : { queues: 0, handSize: 0, queueLengthLimit: 0 };
       const shape = JSON.stringify([nominal, queuing.queues, queuing.handSize, queuing.queueLengthLimit]);
       const previous = this.#levels.get(name);
       levels.set(name, {

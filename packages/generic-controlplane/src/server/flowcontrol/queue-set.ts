@@ -64,7 +64,13 @@ export class QueueSet {
     this.#limit = Math.max(1, concurrencyLimit);
     this.#config = config;
     this.#waitLimitMs = waitLimitMs;
-    this.#queues = Array.from({ length: config.queues }, (_, index) => ({ index, waiting: [], waitingSeats: 0, executingSeats: 0, virtualStart: 0 }));
+    this.#queues = Array.from({ length: config.queues }, (_, index) => ({
+      index,
+      waiting: [],
+      waitingSeats: 0,
+      executingSeats: 0,
+      virtualStart: 0,
+    }));
   }
 
   get concurrencyLimit(): number {

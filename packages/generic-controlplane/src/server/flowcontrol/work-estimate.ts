@@ -13,7 +13,9 @@ export const MAX_SEATS = 10;
  */
 export function estimateSeats(info: RequestInfo, query: URLSearchParams, storedObjects: number | undefined): number {
   if (!info.isResourceRequest || storedObjects === undefined) return MIN_SEATS;
-  const initialWatch = info.verb === "watch" && (query.get("sendInitialEvents") === "true" || !query.get("resourceVersion") || query.get("resourceVersion") === "0");
+  const initialWatch =
+    info.verb === "watch" &&
+    (query.get("sendInitialEvents") === "true" || !query.get("resourceVersion") || query.get("resourceVersion") === "0");
   if (info.verb !== "list" && !initialWatch) return MIN_SEATS;
   const limitParam = Number(query.get("limit") ?? "0");
   const limit = Number.isInteger(limitParam) && limitParam > 0 && limitParam < storedObjects ? limitParam : storedObjects;

@@ -10,7 +10,13 @@ import type { RequestScope } from "../request-scope.js";
 import { parseWriteOptions } from "./options/write-options.js";
 import { defaultTypeMeta, reconcileNamespace, requestOptions } from "./rest.js";
 
-export async function handleCreate(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleCreate(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const options = parseWriteOptions(ctx.query, "CreateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
   const definition = scope.definition;

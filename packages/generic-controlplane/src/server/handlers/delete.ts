@@ -24,7 +24,9 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     const parsed = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf).value;
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) options = parsed;
     else if (parsed !== null) throw badRequest("the body of a delete request must be a DeleteOptions object");
-    const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], { kind: "DeleteOptions" });
+    const mistyped = fieldTypeError(options as Record<string, unknown>, patchMetaSchemas[`${META_V1}.DeleteOptions`], {
+      kind: "DeleteOptions",
+    });
     if (mistyped !== undefined) throw badRequest(mistyped);
   }
   const query = ctx.query;
@@ -39,7 +41,12 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     if (b !== undefined) options.orphanDependents = b;
   }
   const dryRunValues = query.getAll("dryRun");
-  const dryRun = dryRunValues.length > 0 ? parseDryRun(dryRunValues, causes) : options.dryRun !== undefined ? parseDryRun(options.dryRun, causes) : false;
+  const dryRun =
+    dryRunValues.length > 0
+      ? parseDryRun(dryRunValues, causes)
+      : options.dryRun !== undefined
+        ? parseDryRun(options.dryRun, causes)
+        : false;
   if (dryRun) options.dryRun = ["All"];
   if (options.propagationPolicy !== undefined && !POLICIES.has(options.propagationPolicy)) {
     causes.push({
@@ -49,10 +56,18 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
     });
   }
   if (options.propagationPolicy !== undefined && options.orphanDependents !== undefined) {
-    causes.push({ reason: "FieldValueInvalid", field: "propagationPolicy", message: `Invalid value: ${JSON.stringify(options.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set` });
+    causes.push({
+      reason: "FieldValueInvalid",
+      field: "propagationPolicy",
+      message: `Invalid value: ${JSON.stringify(options.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`,
+    });
   }
   if (options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < 0) {
-    causes.push({ reason: "FieldValueInvalid", field: "gracePeriodSeconds", message: `Invalid value: ${options.gracePeriodSeconds}: must be greater than or equal to 0` });
+    causes.push({
+      reason: "FieldValueInvalid",
+      field: "gracePeriodSeconds",
+      message: `Invalid value: ${options.gracePeriodSeconds}: must be greater than or equal to 0`,
+    });
   }
   if (causes.length > 0) throw optionsInvalid("DeleteOptions", causes);
   ctx.dryRun = dryRun;
@@ -65,7 +80,13 @@ export async function readDeleteOptions(ctx: RequestContext, env: HandlerEnv): P
  * namespace entering `Terminating`), or one whose storage returns deleted objects (namespaces),
  * answers 200 with the object as it now stands.
  */
-export async function handleDelete(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleDelete(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const deleteOptions = await readDeleteOptions(ctx, env);
   const definition = scope.definition;
   const result = await scope.store.delete(info.namespace, info.name, deleteOptions, ctx.dryRun ? { dryRun: true } : {});
@@ -78,7 +99,13 @@ export async function handleDelete(ctx: RequestContext, info: ResourceRequestInf
 }
 
 /** DELETE on a collection: removes every object the selectors match and answers the list of them. */
-export async function handleDeleteCollection(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleDeleteCollection(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const deleteCollection = scope.store.deleteCollection?.bind(scope.store);
   if (deleteCollection === undefined) throw methodNotAllowed(ctx.method, ctx.path);
   const deleteOptions = await readDeleteOptions(ctx, env);

@@ -15,7 +15,14 @@ import { checkName, groupVersionOf, reconcileNamespace, requestOptions } from ".
 import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
 import { cloneJson, goSprintValue } from "../../patch/json-value.js";
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, findDuplicateFields, findUnknownFields, withObjectMeta } from "../../patch/index.js";
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  findDuplicateFields,
+  findUnknownFields,
+  withObjectMeta,
+} from "../../patch/index.js";
 import { undeclaredFieldsError } from "../../fieldmanager/undeclared-fields.js";
 import { warningHeader } from "./responsewriters/status.js";
 
@@ -27,7 +34,13 @@ type PatchType = "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply
  * resource's schema), and server-side apply (see fieldmanager/); other types are a 415
  * naming the accepted ones.
  */
-export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handlePatch(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const contentType = ctx.req.headers["content-type"] ?? "";
   const type = bodyFormat(contentType);
   const accepted = scope.patchTypes;
@@ -39,14 +52,18 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
   ctx.dryRun = options.dryRun;
   if (patchType === "apply-patch") return handleApply(ctx, info, scope, env, format, options);
   if (options.force !== undefined) {
-    const causes: StatusCause[] = [{ reason: "FieldValueForbidden", field: "force", message: "Forbidden: may not be specified for non-apply patch" }];
+    const causes: StatusCause[] = [
+      { reason: "FieldValueForbidden", field: "force", message: "Forbidden: may not be specified for non-apply patch" },
+    ];
     throw optionsInvalid("PatchOptions", causes);
   }
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const patch = parseJson(body.toString("utf8"));
   const definition = scope.definition;
   if (patchType === "json-patch" && !Array.isArray(patch)) {
-    throw badRequest("the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    throw badRequest(
+      "the server rejected our request due to an error in our request: json: cannot unmarshal object into Go value of type jsonpatch.Patch",
+    );
   }
   if (patchType !== "json-patch" && (patch === null || typeof patch !== "object" || Array.isArray(patch))) {
     throw badRequest("the body of a merge patch must be a JSON object");
@@ -76,7 +93,8 @@ export async function handlePatch(ctx: RequestContext, info: ResourceRequestInfo
         throw badRequest("the patch produced something other than an object");
       }
       const mistyped = fieldTypeError(patched, definition.schema, { kind: definition.kind });
-      if (mistyped !== undefined) throw patchInvalid(patchType === "strategic-merge-patch" ? goSprintValue(patch) : JSON.stringify(patched), mistyped);
+      if (mistyped !== undefined)
+        throw patchInvalid(patchType === "strategic-merge-patch" ? goSprintValue(patch) : JSON.stringify(patched), mistyped);
       keepIdentity(patched, current, definition);
       if (!checked) {
         // Warnings are collected once even when a conflict makes the store retry the mutation.
@@ -122,29 +140,45 @@ function checkApplyDuplicates(ctx: RequestContext, text: string, validation: Wri
   if (validation === "Ignore") return;
   const duplicates = findDuplicateFields(text, "application/yaml");
   if (duplicates.length === 0) return;
-  if (validation === "Strict") throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
+  if (validation === "Strict")
+    throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
   for (const duplicate of duplicates) ctx.warnings.push(warningHeader(duplicate));
 }
 
 /** Server-side apply: creates the object when it is missing (201), otherwise merges by field ownership (200). */
-async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat, options: WriteOptions): Promise<void> {
+async function handleApply(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+  options: WriteOptions,
+): Promise<void> {
   // Apply needs an explicit manager: the User-Agent default does not count.
   const manager = ctx.query.get("fieldManager") === null ? undefined : options.fieldManager;
   if (manager === undefined || manager === "") {
-    throw optionsInvalid("PatchOptions", [{ reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" }]);
+    throw optionsInvalid("PatchOptions", [
+      { reason: "FieldValueRequired", field: "fieldManager", message: "Required value: is required for apply patch" },
+    ]);
   }
   const definition = scope.definition;
   const body = await readBody(ctx.req, env.maxBodyBytes);
   const text = body.toString("utf8");
   const applied = parseYaml(text);
-  if (applied === null || typeof applied !== "object" || Array.isArray(applied)) throw badRequest("the body of an apply patch must be an object");
+  if (applied === null || typeof applied !== "object" || Array.isArray(applied))
+    throw badRequest("the body of an apply patch must be an object");
   const object = applied as KubeObject;
   // Type errors are refused as at decode; nulls stay, as apply gives them their own meaning.
   checkFieldTypes(cloneJson(object), definition);
   // The field manager types the configuration: fields the schema lacks fail whatever fieldValidation says.
   const unknown = scope.fieldSchema === undefined ? [] : findUnknownFields(object, scope.fieldSchema);
   if (unknown.length > 0) {
-    const identity = { namespace: info.namespace ?? "", name: info.name, apiVersion: object.apiVersion ?? groupVersionOf(definition), kind: object.kind ?? definition.kind };
+    const identity = {
+      namespace: info.namespace ?? "",
+      name: info.name,
+      apiVersion: object.apiVersion ?? groupVersionOf(definition),
+      kind: object.kind ?? definition.kind,
+    };
     throw undeclaredFieldsError(object, withObjectMeta(scope.fieldSchema!), unknown, identity);
   }
   checkApplyDuplicates(ctx, text, options.fieldValidation);
@@ -154,7 +188,11 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
   // The subresource reaches the store, as a PUT's does: admission and managedFields name it (`pods/resize`).
   const subresource = info.subresource;
   // The store merges the configuration into the live object by field ownership (fieldmanager/).
-  const writeOptions: RequestOptions = { ...requestOptions(options, subresource, ctx.user), fieldManager: manager, apply: { force: options.force === true } };
+  const writeOptions: RequestOptions = {
+    ...requestOptions(options, subresource, ctx.user),
+    fieldManager: manager,
+    apply: { force: options.force === true },
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const updated = await scope.store.guaranteedUpdate(info.namespace, info.name, () => object, writeOptions);
@@ -172,5 +210,9 @@ async function handleApply(ctx: RequestContext, info: ResourceRequestInfo, scope
       if (!(isControlPlaneError(error) && error.code === "AlreadyExists")) throw error;
     }
   }
-  throw conflict({ group: definition.group, resource: definition.plural }, info.name, "the object was created and deleted concurrently; try again");
+  throw conflict(
+    { group: definition.group, resource: definition.plural },
+    info.name,
+    "the object was created and deleted concurrently; try again",
+  );
 }

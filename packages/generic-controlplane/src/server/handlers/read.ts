@@ -8,13 +8,25 @@ import type { RequestScope } from "../request-scope.js";
 import { parseListRequest } from "./options/list-options.js";
 import { protobufListParts } from "../../protobuf/codec.js";
 
-export async function handleGet(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleGet(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const object = await scope.store.get(info.namespace, info.name);
   writeEncoded(ctx, 200, shapeObject(object, format, scope, includeObject), format);
 }
 
-export async function handleList(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleList(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const includeObject = includeObjectOf(ctx.query);
   const request = parseListRequest(ctx.query);
   // Every form goes out page by page as storage reads it.

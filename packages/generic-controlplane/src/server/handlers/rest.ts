@@ -12,7 +12,11 @@ import type { ResourceRequestInfo } from "../request-info.js";
  */
 
 /** The registry's options of a write: dry run, field manager and the subresource written. */
-export function requestOptions(options: { dryRun: boolean; fieldManager: string | undefined }, subresource = "", user?: RequestOptions["user"]): RequestOptions {
+export function requestOptions(
+  options: { dryRun: boolean; fieldManager: string | undefined },
+  subresource = "",
+  user?: RequestOptions["user"],
+): RequestOptions {
   const out: RequestOptions = {};
   if (user !== undefined) out.user = user;
   if (options.dryRun) out.dryRun = true;
@@ -46,7 +50,9 @@ export function defaultTypeMeta(object: KubeObject, definition: ResourceDefiniti
   }
   if (object.kind === undefined || object.kind === "") object.kind = definition.kind;
   else if (object.kind !== definition.kind) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): kind ${JSON.stringify(object.kind)} does not match`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${definition.kind}): kind ${JSON.stringify(object.kind)} does not match`,
+    );
   }
 }
 

@@ -11,7 +11,13 @@ import { parseWriteOptions } from "./options/write-options.js";
 import { checkName, defaultTypeMeta, reconcileNamespace, requestOptions } from "./rest.js";
 
 /** PUT of an object, its `status`, or a subresource with its own storage (namespaces' `finalize`): a stale `metadata.resourceVersion` is a 409, an empty one is unconditional. */
-export async function handleUpdate(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleUpdate(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const options = parseWriteOptions(ctx.query, "UpdateOptions", ctx.req.headers["user-agent"]);
   ctx.dryRun = options.dryRun;
   const definition = scope.definition;

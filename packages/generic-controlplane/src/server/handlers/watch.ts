@@ -63,7 +63,10 @@ function framedEvent(event: WatchEvent): Buffer {
   return chunk;
 }
 
-export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo): { request: WatchRequest; timeoutSeconds: number | undefined } {
+export function parseWatchRequest(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+): { request: WatchRequest; timeoutSeconds: number | undefined } {
   const query = ctx.query;
   const request: WatchRequest = {};
   const labelSelector = query.get("labelSelector");
@@ -81,19 +84,35 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
   if (rawInitial !== null && rawInitial !== "") {
     const initial = parseBool(rawInitial);
     if (initial === undefined) {
-      causes.push({ reason: "FieldValueInvalid", field: "sendInitialEvents", message: `Invalid value: ${JSON.stringify(rawInitial)}: must be a boolean` });
+      causes.push({
+        reason: "FieldValueInvalid",
+        field: "sendInitialEvents",
+        message: `Invalid value: ${JSON.stringify(rawInitial)}: must be a boolean`,
+      });
     } else {
       if (match !== "NotOlderThan") {
-        causes.push({ reason: "FieldValueForbidden", field: "sendInitialEvents", message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan" });
+        causes.push({
+          reason: "FieldValueForbidden",
+          field: "sendInitialEvents",
+          message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
+        });
       }
       if (!request.allowWatchBookmarks) {
-        causes.push({ reason: "FieldValueForbidden", field: "allowWatchBookmarks", message: "Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is requested" });
+        causes.push({
+          reason: "FieldValueForbidden",
+          field: "allowWatchBookmarks",
+          message: "Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is requested",
+        });
       }
       request.sendInitialEvents = initial;
       if (match === "NotOlderThan") request.resourceVersionMatch = "NotOlderThan";
     }
   } else if (match !== null && match !== "") {
-    causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" });
+    causes.push({
+      reason: "FieldValueForbidden",
+      field: "resourceVersionMatch",
+      message: "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+    });
   }
   // A watch decodes the same ListOptions as a LIST, so a malformed limit is refused here too.
   const limit = query.get("limit");
@@ -102,7 +121,12 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
   const rawTimeout = query.get("timeoutSeconds");
   if (rawTimeout !== null) {
     const n = parseInt64Query(rawTimeout);
-    if (n < 0) causes.push({ reason: "FieldValueInvalid", field: "timeoutSeconds", message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer` });
+    if (n < 0)
+      causes.push({
+        reason: "FieldValueInvalid",
+        field: "timeoutSeconds",
+        message: `Invalid value: ${JSON.stringify(rawTimeout)}: must be a non-negative integer`,
+      });
     else if (n > 0) timeoutSeconds = n;
   }
   if (causes.length > 0) throw optionsInvalid("ListOptions", causes);
@@ -115,7 +139,13 @@ export function parseWatchRequest(ctx: RequestContext, info: ResourceRequestInfo
  * when the client goes away, or on shutdown. A resourceVersion that is too old yields one ERROR
  * event carrying a 410 Expired Status, which is what client-go, client-node and python expect.
  */
-export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo, scope: RequestScope, env: HandlerEnv, format: ResponseFormat): Promise<void> {
+export async function handleWatch(
+  ctx: RequestContext,
+  info: ResourceRequestInfo,
+  scope: RequestScope,
+  env: HandlerEnv,
+  format: ResponseFormat,
+): Promise<void> {
   const { request, timeoutSeconds } = parseWatchRequest(ctx, info);
   const includeObject = includeObjectOf(ctx.query);
   const { res, req } = ctx;
@@ -134,7 +164,11 @@ export async function handleWatch(ctx: RequestContext, info: ResourceRequestInfo
   let direct: Socket | undefined;
   const startStream = (): void => {
     if (res.headersSent) return;
-    res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", ...(chunked ? { "Transfer-Encoding": "chunked" } : {}) });
+    res.writeHead(200, {
+      "Content-Type": "application/json",
+      "Cache-Control": "no-cache, private",
+      ...(chunked ? { "Transfer-Encoding": "chunked" } : {}),
+    });
     res.flushHeaders();
     if (chunked && !table && res.socket !== null) direct = res.socket;
   };

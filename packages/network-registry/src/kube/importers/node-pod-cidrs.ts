@@ -14,14 +14,20 @@ interface Node {
  */
 export async function importNodePodCIDRs(client: KubeClient, options: { pageSize?: number } = {}): Promise<ImportResult> {
   const ref = await servedResource(client, "", "nodes");
-  if (ref === undefined) return { ranges: [], problems: [], skipped: "nodes are not served by this API server; node pod CIDRs were not read" };
+  if (ref === undefined)
+    return { ranges: [], problems: [], skipped: "nodes are not served by this API server; node pod CIDRs were not read" };
   const nodes = await listAll<Node>(client, ref, options.pageSize);
   const ranges: ObservedRange[] = [];
   const problems: string[] = [];
   for (const node of nodes) {
     const name = node.metadata.name;
     const podCIDRs = node.spec?.podCIDRs;
-    const cidrs: unknown[] = Array.isArray(podCIDRs) && podCIDRs.length > 0 ? podCIDRs : node.spec?.podCIDR !== undefined && node.spec.podCIDR !== "" ? [node.spec.podCIDR] : [];
+    const cidrs: unknown[] =
+      Array.isArray(podCIDRs) && podCIDRs.length > 0
+        ? podCIDRs
+        : node.spec?.podCIDR !== undefined && node.spec.podCIDR !== ""
+          ? [node.spec.podCIDR]
+          : [];
     const field = Array.isArray(podCIDRs) && podCIDRs.length > 0 ? "spec.podCIDRs" : "spec.podCIDR";
     cidrs.forEach((cidr, i) => {
       const read = readObservedPrefix(cidr, `Node ${name} ${field}${field === "spec.podCIDRs" ? `[${i}]` : ""}`);

@@ -49,7 +49,10 @@ export async function listAll<T>(client: KubeClient, ref: ResourceRef, pageSize 
   const items: T[] = [];
   let continueToken: string | undefined;
   do {
-    const page = await client.list(ref, undefined, { limit: pageSize, ...(continueToken !== undefined ? { continue: continueToken } : {}) });
+    const page = await client.list(ref, undefined, {
+      limit: pageSize,
+      ...(continueToken !== undefined ? { continue: continueToken } : {}),
+    });
     items.push(...(page.items as unknown as T[]));
     continueToken = page.metadata?.continue || undefined;
   } while (continueToken !== undefined);

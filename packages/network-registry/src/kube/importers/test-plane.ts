@@ -38,17 +38,27 @@ export async function serveServiceCIDRs(client: KubeClient): Promise<void> {
   await client.create(CRDS, undefined, {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: "servicecidrs.networking.k8s.io", annotations: { "api-approved.kubernetes.io": "https://github.com/kubernetes/enhancements/pull/1881" } },
+    metadata: {
+      name: "servicecidrs.networking.k8s.io",
+      annotations: { "api-approved.kubernetes.io": "https://github.com/kubernetes/enhancements/pull/1881" },
+    },
     spec: {
       group: "networking.k8s.io",
       scope: "Cluster",
       names: { plural: "servicecidrs", singular: "servicecidr", kind: "ServiceCIDR", listKind: "ServiceCIDRList" },
-      versions: [{
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { cidrs: { type: "array", items: { type: "string" } } } } } } },
-      }],
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: { spec: { type: "object", properties: { cidrs: { type: "array", items: { type: "string" } } } } },
+            },
+          },
+        },
+      ],
     },
   });
   await eventually("ServiceCIDRs to be served", async () => {
@@ -57,10 +67,16 @@ export async function serveServiceCIDRs(client: KubeClient): Promise<void> {
   });
 }
 
-export function node(name: string, podCIDRs?: string[]): { apiVersion: string; kind: string; metadata: { name: string }; spec: Record<string, unknown> } {
+export function node(
+  name: string,
+  podCIDRs?: string[],
+): { apiVersion: string; kind: string; metadata: { name: string }; spec: Record<string, unknown> } {
   return { apiVersion: "v1", kind: "Node", metadata: { name }, spec: podCIDRs === undefined ? {} : { podCIDR: podCIDRs[0], podCIDRs } };
 }
 
-export function serviceCIDR(name: string, cidrs: string[]): { apiVersion: string; kind: string; metadata: { name: string }; spec: { cidrs: string[] } } {
+export function serviceCIDR(
+  name: string,
+  cidrs: string[],
+): { apiVersion: string; kind: string; metadata: { name: string }; spec: { cidrs: string[] } } {
   return { apiVersion: "networking.k8s.io/v1", kind: "ServiceCIDR", metadata: { name }, spec: { cidrs } };
 }

@@ -16,7 +16,9 @@ const IMPORTED = "imported by kana import from the cluster's configuration";
 /** `kube-apiserver` and `kube-controller-manager` claims for the observed ranges (each only when it has a range). */
 export function wellKnownClaimsFromObserved(space: ObservedSpace): NetworkClaim[] {
   const unique = (prefixes: string[]) => [...new Set(prefixes)];
-  const serviceRanges = unique(space.ranges.filter((r) => r.use === "services" && (r.source.kind === "ServiceCIDR" || r.source.kind === "Flag")).map((r) => r.prefix));
+  const serviceRanges = unique(
+    space.ranges.filter((r) => r.use === "services" && (r.source.kind === "ServiceCIDR" || r.source.kind === "Flag")).map((r) => r.prefix),
+  );
   const podRanges = unique(space.ranges.filter((r) => r.use === "pods" && r.source.kind === "Flag").map((r) => r.prefix));
   const claims: NetworkClaim[] = [];
   if (serviceRanges.length > 0) {
@@ -29,7 +31,12 @@ export function wellKnownClaimsFromObserved(space: ObservedSpace): NetworkClaim[
     const carveOuts = serviceRanges.filter((s) => podRanges.some((p) => parsePrefix(p).contains(parsePrefix(s))));
     const addressSpace: AddressRecord[] = [
       ...podRanges.map((prefix) => ({ reference: pods, prefix, description: IMPORTED })),
-      ...carveOuts.map((prefix) => ({ reference: services, prefix, status: "unavailable" as const, description: "the service range, not used for pods" })),
+      ...carveOuts.map((prefix) => ({
+        reference: services,
+        prefix,
+        status: "unavailable" as const,
+        description: "the service range, not used for pods",
+      })),
     ];
     claims.push({ metadata: { name: "kube-controller-manager" }, spec: { addressSpace } });
   }

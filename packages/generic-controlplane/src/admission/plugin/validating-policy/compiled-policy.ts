@@ -35,7 +35,13 @@ function compile(source: string): Compiled {
 export class CompiledPolicy {
   private readonly matchConditions: Array<{ name: string; expression: Compiled }>;
   private readonly variables: Array<{ name: string; expression: Compiled }>;
-  private readonly validations: Array<{ source: string; expression: Compiled; message: Compiled | undefined; text: string | undefined; reason: string | undefined }>;
+  private readonly validations: Array<{
+    source: string;
+    expression: Compiled;
+    message: Compiled | undefined;
+    text: string | undefined;
+    reason: string | undefined;
+  }>;
   private readonly auditAnnotations: Array<{ key: string; expression: Compiled }>;
 
   constructor(readonly policy: ValidatingAdmissionPolicy) {
@@ -80,7 +86,13 @@ export class CompiledPolicy {
         validations.push(expressionError("validation expression must evaluate to a bool"));
         return;
       }
-      validations.push({ failed: true, error: false, message: this.message(validation, activation), reason: validation.reason, expressionIndex: i });
+      validations.push({
+        failed: true,
+        error: false,
+        message: this.message(validation, activation),
+        reason: validation.reason,
+        expressionIndex: i,
+      });
     });
     const auditAnnotations: Array<{ key: string; value: string }> = [];
     for (const annotation of this.auditAnnotations) {

@@ -56,7 +56,11 @@ function objectMatches(match: MatchResources, attributes: AdmissionAttributes): 
 }
 
 /** Whether the request falls under `match` (a policy's matchConstraints or a binding's matchResources). */
-export async function matchesResources(match: MatchResources | undefined, attributes: AdmissionAttributes, context: MatchContext): Promise<boolean> {
+export async function matchesResources(
+  match: MatchResources | undefined,
+  attributes: AdmissionAttributes,
+  context: MatchContext,
+): Promise<boolean> {
   if (match === undefined) return true;
   // A binding without resourceRules covers everything its policy does, less its exclusions.
   if ((match.resourceRules ?? []).length > 0) {

@@ -100,7 +100,11 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
     return fresh;
   };
 
-  async function paramsFor(policy: ValidatingAdmissionPolicy, binding: ValidatingAdmissionPolicyBinding, attributes: AdmissionAttributes): Promise<{ params: Array<KubeObject | null> } | { error: string } | { skip: true }> {
+  async function paramsFor(
+    policy: ValidatingAdmissionPolicy,
+    binding: ValidatingAdmissionPolicyBinding,
+    attributes: AdmissionAttributes,
+  ): Promise<{ params: Array<KubeObject | null> } | { error: string } | { skip: true }> {
     const paramKind = policy.spec?.paramKind;
     const paramRef = binding.spec?.paramRef;
     if (paramKind === undefined) return { params: [null] };
@@ -108,13 +112,21 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
     const definition = options.served().find((d) => d.group === group && d.version === version && d.kind === paramKind.kind);
     const store = definition === undefined ? undefined : options.store(definition);
     if (definition === undefined || store === undefined) {
-      return { error: `failed to configure policy: failed to find resource referenced by paramKind: '${paramKind.apiVersion ?? ""}, Kind=${paramKind.kind ?? ""}'` };
+      return {
+        error: `failed to configure policy: failed to find resource referenced by paramKind: '${paramKind.apiVersion ?? ""}, Kind=${paramKind.kind ?? ""}'`,
+      };
     }
-    if (paramRef === undefined) return { error: `failed to configure binding: ValidatingAdmissionPolicy '${policy.metadata?.name ?? ""}' has paramKind but binding '${binding.metadata?.name ?? ""}' has no paramRef` };
+    if (paramRef === undefined)
+      return {
+        error: `failed to configure binding: ValidatingAdmissionPolicy '${policy.metadata?.name ?? ""}' has paramKind but binding '${binding.metadata?.name ?? ""}' has no paramRef`,
+      };
     let namespace: string | undefined;
     if (definition.scope === "Namespaced") {
       namespace = paramRef.namespace ?? attributes.namespace;
-      if (namespace === undefined) return { error: "failed to configure binding: cannot use a namespaced paramKind without paramRef.namespace for a cluster-scoped request" };
+      if (namespace === undefined)
+        return {
+          error: "failed to configure binding: cannot use a namespaced paramKind without paramRef.namespace for a cluster-scoped request",
+        };
     }
     let params: KubeObject[];
     if (paramRef.name !== undefined && paramRef.name !== "") {
@@ -125,14 +137,17 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
       params = (await store.list(namespace)).items.filter((item) => selector.matches(item.metadata?.labels));
     }
     if (params.length > 0) return { params };
-    if (paramRef.parameterNotFoundAction === "Deny") return { error: "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" };
+    if (paramRef.parameterNotFoundAction === "Deny")
+      return { error: "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" };
     return { skip: true };
   }
 
   async function validate(attributes: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(attributes)) return;
     // Bindings in name order, as the informer-fed lister upstream hands them out.
-    const bindings = ((await options.bindings.all()) as ValidatingAdmissionPolicyBinding[]).sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
+    const bindings = ((await options.bindings.all()) as ValidatingAdmissionPolicyBinding[]).sort((a, b) =>
+      (a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1,
+    );
     if (bindings.length === 0) return;
     const policies = new Map(((await options.policies.all()) as ValidatingAdmissionPolicy[]).map((p) => [p.metadata?.name ?? "", p]));
     const context = options.requestContext?.();
@@ -148,13 +163,18 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
       const policy = policies.get(binding.spec?.policyName ?? "");
       if (policy === undefined) continue;
       if (!(await matchesResources(policy.spec?.matchConstraints, attributes, { namespace, equivalents }))) continue;
-      if (binding.spec?.matchResources !== undefined && !(await matchesResources(binding.spec.matchResources, attributes, { namespace, equivalents }))) continue;
+      if (
+        binding.spec?.matchResources !== undefined &&
+        !(await matchesResources(binding.spec.matchResources, attributes, { namespace, equivalents }))
+      )
+        continue;
       const policyName = policy.metadata?.name ?? "";
       const bindingName = binding.metadata?.name ?? "";
       const actions = binding.spec?.validationActions ?? [];
       const failClosed = (policy.spec?.failurePolicy ?? "Fail") === "Fail";
       const fail = (message: string) => {
-        if (failClosed) decisions.push({ policy: policyName, binding: bindingName, message, reason: undefined, actions, expressionIndex: 0 });
+        if (failClosed)
+          decisions.push({ policy: policyName, binding: bindingName, message, reason: undefined, actions, expressionIndex: 0 });
       };
       const resolved = await paramsFor(policy, binding, attributes);
       if ("skip" in resolved) continue;
@@ -178,9 +198,17 @@ export function validatingAdmissionPolicy(options: ValidatingPolicyOptions): Adm
         }
         for (const outcome of evaluation.validations) {
           if (outcome.error && !failClosed) continue;
-          decisions.push({ policy: policyName, binding: bindingName, message: outcome.message, reason: outcome.reason, actions, expressionIndex: outcome.expressionIndex });
+          decisions.push({
+            policy: policyName,
+            binding: bindingName,
+            message: outcome.message,
+            reason: outcome.reason,
+            actions,
+            expressionIndex: outcome.expressionIndex,
+          });
         }
-        for (const annotation of evaluation.auditAnnotations) context?.addAuditAnnotation(`${policyName}/${annotation.key}`, annotation.value);
+        for (const annotation of evaluation.auditAnnotations)
+          context?.addAuditAnnotation(`${policyName}/${annotation.key}`, annotation.value);
       }
     }
     enforce(decisions, attributes, context);
@@ -198,12 +226,22 @@ function enforce(decisions: readonly Decision[], attributes: AdmissionAttributes
   if (audited.length > 0) {
     context?.addAuditAnnotation(
       VALIDATION_FAILURE_ANNOTATION,
-      JSON.stringify(audited.map((d) => ({ message: d.message, policy: d.policy, binding: d.binding, expressionIndex: d.expressionIndex, validationActions: d.actions }))),
+      JSON.stringify(
+        audited.map((d) => ({
+          message: d.message,
+          policy: d.policy,
+          binding: d.binding,
+          expressionIndex: d.expressionIndex,
+          validationActions: d.actions,
+        })),
+      ),
     );
   }
   for (const decision of decisions) {
     if (decision.actions.includes("Warn")) {
-      context?.addWarning(`Validation failed for ValidatingAdmissionPolicy '${decision.policy}' with binding '${decision.binding}': ${decision.message}`);
+      context?.addWarning(
+        `Validation failed for ValidatingAdmissionPolicy '${decision.policy}' with binding '${decision.binding}': ${decision.message}`,
+      );
     }
   }
   const denied = decisions.find((d) => d.actions.includes("Deny"));
@@ -214,5 +252,10 @@ function enforce(decisions: readonly Decision[], attributes: AdmissionAttributes
 /** `ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied request: <message>`, as a Forbidden-worded Status with the validation's reason. */
 function denial(decision: Decision, attributes: AdmissionAttributes): ControlPlaneError {
   const message = `ValidatingAdmissionPolicy '${decision.policy}' with binding '${decision.binding}' denied request: ${decision.message}`;
-  return policyDenied({ group: attributes.definition.group, resource: attributes.definition.plural }, attributes.name, message, decision.reason);
+  return policyDenied(
+    { group: attributes.definition.group, resource: attributes.definition.plural },
+    attributes.name,
+    message,
+    decision.reason,
+  );
 }

@@ -37,12 +37,18 @@ export const validatingAdmissionPoliciesResource = defineResource<ValidatingAdmi
   statusSubresource: true,
   tracksGeneration: true,
   printerColumns: [
-    { name: "Validations", type: "integer", description: "Validations is the number of validation expressions.", cell: (policy) => policy.spec?.validations?.length ?? 0 },
+    {
+      name: "Validations",
+      type: "integer",
+      description: "Validations is the number of validation expressions.",
+      cell: (policy) => policy.spec?.validations?.length ?? 0,
+    },
     {
       name: "ParamKind",
       type: "string",
       description: "ParamKind is the kind of resources that parameterize the policy.",
-      cell: (policy) => (policy.spec?.paramKind === undefined ? "<unset>" : `${policy.spec.paramKind.apiVersion ?? ""}/${policy.spec.paramKind.kind ?? ""}`),
+      cell: (policy) =>
+        policy.spec?.paramKind === undefined ? "<unset>" : `${policy.spec.paramKind.apiVersion ?? ""}/${policy.spec.paramKind.kind ?? ""}`,
     },
     ageColumn(),
   ],
@@ -66,7 +72,12 @@ export const validatingAdmissionPolicyBindingsResource = defineResource<Validati
   schema: bindingSchema,
   tracksGeneration: true,
   printerColumns: [
-    { name: "PolicyName", type: "string", description: "PolicyName is the name of the bound policy.", cell: (binding) => binding.spec?.policyName ?? "" },
+    {
+      name: "PolicyName",
+      type: "string",
+      description: "PolicyName is the name of the bound policy.",
+      cell: (binding) => binding.spec?.policyName ?? "",
+    },
     {
       name: "ParamRef",
       type: "string",

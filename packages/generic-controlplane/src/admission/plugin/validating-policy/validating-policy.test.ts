@@ -28,7 +28,11 @@ afterAll(async () => {
 const VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
 const BINDINGS = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
 
-async function request(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown>; warnings: string | null }> {
+async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown>; warnings: string | null }> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -108,7 +112,16 @@ spec:
     expect(applied).toContain("validatingadmissionpolicybinding.admissionregistration.k8s.io/max-keys-binding created");
 
     await kubectl.ok(["create", "configmap", "small", "-n", "vap-kubectl", "--from-literal=a=1", "--from-literal=b=2"]);
-    const denied = await kubectl.run(["create", "configmap", "big", "-n", "vap-kubectl", "--from-literal=a=1", "--from-literal=b=2", "--from-literal=c=3"]);
+    const denied = await kubectl.run([
+      "create",
+      "configmap",
+      "big",
+      "-n",
+      "vap-kubectl",
+      "--from-literal=a=1",
+      "--from-literal=b=2",
+      "--from-literal=c=3",
+    ]);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain(
       `configmaps "big" is forbidden: ValidatingAdmissionPolicy 'max-keys' with binding 'max-keys-binding' denied request: too many keys: 3 > 2`,
@@ -145,7 +158,11 @@ spec:
       reason: "Forbidden",
       code: 403,
       message: `configmaps "forbidden" is forbidden: ValidatingAdmissionPolicy 'reasons' with binding 'reasons' denied request: this name is reserved`,
-      details: { name: "forbidden", kind: "configmaps", causes: [{ message: "ValidatingAdmissionPolicy 'reasons' with binding 'reasons' denied request: this name is reserved" }] },
+      details: {
+        name: "forbidden",
+        kind: "configmaps",
+        causes: [{ message: "ValidatingAdmissionPolicy 'reasons' with binding 'reasons' denied request: this name is reserved" }],
+      },
     });
 
     const long = await request("POST", "/api/v1/namespaces/vap-reasons/configmaps", configMap("a-name-that-is-too-long", {}));
@@ -166,7 +183,12 @@ spec:
           resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "DELETE"], resources: ["configmaps"] }],
           namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-user" } },
         },
-        validations: [{ expression: "request.operation == 'CREATE' && object.metadata.name != 'refused'", messageExpression: "request.operation + ' by ' + request.userInfo.username + ' in ' + request.userInfo.groups[0]" }],
+        validations: [
+          {
+            expression: "request.operation == 'CREATE' && object.metadata.name != 'refused'",
+            messageExpression: "request.operation + ' by ' + request.userInfo.username + ' in ' + request.userInfo.groups[0]",
+          },
+        ],
       }),
     );
     await created(BINDINGS, binding("who", { policyName: "who", validationActions: ["Deny"] }));
@@ -185,7 +207,9 @@ spec:
         matchConstraints: {
           ...configMapRules("vap-compose"),
           objectSelector: { matchExpressions: [{ key: "checked", operator: "Exists" }] },
-          excludeResourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"], resourceNames: ["exempt"] }],
+          excludeResourceRules: [
+            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"], resourceNames: ["exempt"] },
+          ],
         },
         matchConditions: [{ name: "not-system", expression: "!object.metadata.name.startsWith('system-')" }],
         variables: [
@@ -205,7 +229,9 @@ spec:
     expect((await request("POST", path, configMap("system-x", two, { checked: "y" }))).status).toBe(201);
     expect((await request("POST", path, configMap("exempt", two, { checked: "y" }))).status).toBe(201);
     const denied = await request("POST", path, configMap("checked", two, { checked: "y" }));
-    expect(denied.body["message"]).toBe(`configmaps "checked" is forbidden: ValidatingAdmissionPolicy 'compose' with binding 'compose' denied request: has 2 keys`);
+    expect(denied.body["message"]).toBe(
+      `configmaps "checked" is forbidden: ValidatingAdmissionPolicy 'compose' with binding 'compose' denied request: has 2 keys`,
+    );
 
     expect((await request("POST", path, configMap("one", { mode: "a" }, { checked: "y" }))).status).toBe(201);
     const update = await request("PUT", `${path}/one`, configMap("one", { mode: "b" }, { checked: "y" }));
@@ -238,16 +264,24 @@ spec:
 
     await created(
       VAP,
-      policy("needs-params", { paramKind: { apiVersion: "v1", kind: "ConfigMap" }, matchConstraints: configMapRules("vap-failure"), validations: [{ expression: "params.data.allowed == 'true'" }] }),
+      policy("needs-params", {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: configMapRules("vap-failure"),
+        validations: [{ expression: "params.data.allowed == 'true'" }],
+      }),
     );
     const paramBinding = (action: string) =>
-      binding(`needs-params-${action.toLowerCase()}`, { policyName: "needs-params", validationActions: ["Deny"], paramRef: { name: "absent", parameterNotFoundAction: action } });
+      binding(`needs-params-${action.toLowerCase()}`, {
+        policyName: "needs-params",
+        validationActions: ["Deny"],
+        paramRef: { name: "absent", parameterNotFoundAction: action },
+      });
     await created(BINDINGS, paramBinding("Allow"));
     expect((await request("POST", path, configMap("allowed-without-params", {}))).status).toBe(201);
     await created(BINDINGS, paramBinding("Deny"));
     const noParams = await request("POST", path, configMap("denied-without-params", {}));
     expect(noParams.body["message"]).toBe(
-      'configmaps "denied-without-params" is forbidden: ValidatingAdmissionPolicy \'needs-params\' with binding \'needs-params-deny\' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction',
+      "configmaps \"denied-without-params\" is forbidden: ValidatingAdmissionPolicy 'needs-params' with binding 'needs-params-deny' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
     );
   });
 
@@ -256,31 +290,61 @@ spec:
     const path = "/api/v1/namespaces/vap-selector/configmaps";
     await created(path, configMap("forbid-a", { name: "a" }, { rule: "name" }));
     await created(path, configMap("forbid-b", { name: "b" }, { rule: "name" }));
-    await created(VAP, policy("names", { paramKind: { apiVersion: "v1", kind: "ConfigMap" }, matchConstraints: configMapRules("vap-selector"), validations: [{ expression: "object.metadata.name != params.data.name", messageExpression: "'name ' + params.data.name + ' is taken'" }] }));
-    await created(BINDINGS, binding("names", { policyName: "names", validationActions: ["Deny"], paramRef: { selector: { matchLabels: { rule: "name" } }, parameterNotFoundAction: "Allow" } }));
+    await created(
+      VAP,
+      policy("names", {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: configMapRules("vap-selector"),
+        validations: [
+          { expression: "object.metadata.name != params.data.name", messageExpression: "'name ' + params.data.name + ' is taken'" },
+        ],
+      }),
+    );
+    await created(
+      BINDINGS,
+      binding("names", {
+        policyName: "names",
+        validationActions: ["Deny"],
+        paramRef: { selector: { matchLabels: { rule: "name" } }, parameterNotFoundAction: "Allow" },
+      }),
+    );
     expect((await request("POST", path, configMap("b", {}))).body["message"]).toContain("denied request: name b is taken");
     expect((await request("POST", path, configMap("c", {}))).status).toBe(201);
   });
 
   it("warns instead of denying under validationActions Warn, as a Warning header kubectl prints", async () => {
     await kubectl.ok(["create", "namespace", "vap-warn"]);
-    await created(VAP, policy("warn-keys", { matchConstraints: configMapRules("vap-warn"), validations: [{ expression: "!has(object.data.legacy)", message: "the legacy key is deprecated" }] }));
+    await created(
+      VAP,
+      policy("warn-keys", {
+        matchConstraints: configMapRules("vap-warn"),
+        validations: [{ expression: "!has(object.data.legacy)", message: "the legacy key is deprecated" }],
+      }),
+    );
     await created(BINDINGS, binding("warn-keys", { policyName: "warn-keys", validationActions: ["Warn", "Audit"] }));
     const response = await request("POST", "/api/v1/namespaces/vap-warn/configmaps", configMap("old", { legacy: "1" }));
     expect(response.status).toBe(201);
-    expect(response.warnings).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated"`);
+    expect(response.warnings).toBe(
+      `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated"`,
+    );
     const clean = await request("POST", "/api/v1/namespaces/vap-warn/configmaps", configMap("new", { modern: "1" }));
     expect(clean.warnings).toBeNull();
     const created_ = await kubectl.run(["create", "configmap", "older", "-n", "vap-warn", "--from-literal=legacy=1"]);
     expect(created_.code).toBe(0);
-    expect(created_.stderr).toContain("Warning: Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated");
+    expect(created_.stderr).toContain(
+      "Warning: Validation failed for ValidatingAdmissionPolicy 'warn-keys' with binding 'warn-keys': the legacy key is deprecated",
+    );
   });
 
   it("refuses policies and bindings that cannot work, naming the field and the rule", async () => {
     const bad = await request(
       "POST",
       VAP,
-      policy("bad", { matchConstraints: configMapRules("x"), validations: [{ expression: "object.metadata.name ==" }, { expression: "foo == 1", reason: "Teapot" }], failurePolicy: "Sometimes" }),
+      policy("bad", {
+        matchConstraints: configMapRules("x"),
+        validations: [{ expression: "object.metadata.name ==" }, { expression: "foo == 1", reason: "Teapot" }],
+        failurePolicy: "Sometimes",
+      }),
     );
     expect(bad.status).toBe(422);
     const causes = (bad.body["details"] as { causes: Array<{ field: string; reason: string; message: string }> }).causes;
@@ -291,7 +355,9 @@ spec:
       ["spec.validations[1].reason", "FieldValueNotSupported"],
     ]);
     expect(causes[2]?.message).toContain("undeclared reference to 'foo' (in container '')");
-    expect(bad.body["message"]).toMatch(/^ValidatingAdmissionPolicy.admissionregistration.k8s.io "bad" is invalid: \[spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"/);
+    expect(bad.body["message"]).toMatch(
+      /^ValidatingAdmissionPolicy.admissionregistration.k8s.io "bad" is invalid: \[spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"/,
+    );
 
     const badBinding = await request("POST", BINDINGS, binding("bad", { validationActions: ["Deny", "Warn", "Deny"] }));
     expect(badBinding.status).toBe(422);
@@ -305,7 +371,10 @@ spec:
   it("never applies to admission configuration, so a policy that denies everything can be removed", async () => {
     await created(
       VAP,
-      policy("deny-all", { matchConstraints: { resourceRules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"] }] }, validations: [{ expression: "false", message: "nothing passes" }] }),
+      policy("deny-all", {
+        matchConstraints: { resourceRules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"] }] },
+        validations: [{ expression: "false", message: "nothing passes" }],
+      }),
     );
     await created(BINDINGS, binding("deny-all", { policyName: "deny-all", validationActions: ["Deny"] }));
     const blocked = await request("POST", "/api/v1/namespaces/default/configmaps", configMap("blocked", {}));
@@ -316,7 +385,13 @@ spec:
   });
 
   it("defaults policies and bindings as upstream does", async () => {
-    const stored = await created(VAP, policy("defaults", { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["secrets"] }] }, validations: [{ expression: "true" }] }));
+    const stored = await created(
+      VAP,
+      policy("defaults", {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["secrets"] }] },
+        validations: [{ expression: "true" }],
+      }),
+    );
     expect(stored["spec"]).toMatchObject({
       failurePolicy: "Fail",
       matchConstraints: { matchPolicy: "Equivalent", namespaceSelector: {}, objectSelector: {}, resourceRules: [{ scope: "*" }] },

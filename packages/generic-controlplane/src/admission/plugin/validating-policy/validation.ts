@@ -40,13 +40,19 @@ function compileError(path: string, expression: string, errors: FieldError[]): v
 }
 
 function validateRule(rule: NamedRuleWithOperations, path: string, errors: FieldError[]): void {
-  for (const [name, values] of [["apiGroups", rule.apiGroups], ["apiVersions", rule.apiVersions], ["resources", rule.resources], ["operations", rule.operations]] as const) {
+  for (const [name, values] of [
+    ["apiGroups", rule.apiGroups],
+    ["apiVersions", rule.apiVersions],
+    ["resources", rule.resources],
+    ["operations", rule.operations],
+  ] as const) {
     if (values === undefined || values.length === 0) errors.push(fieldRequired(childPath(path, name), ""));
   }
   (rule.operations ?? []).forEach((operation, i) => {
     if (!OPERATIONS.includes(operation)) errors.push(fieldNotSupported(indexPath(childPath(path, "operations"), i), operation, OPERATIONS));
   });
-  if (rule.scope !== undefined && !SCOPES.includes(rule.scope)) errors.push(fieldNotSupported(childPath(path, "scope"), rule.scope, SCOPES));
+  if (rule.scope !== undefined && !SCOPES.includes(rule.scope))
+    errors.push(fieldNotSupported(childPath(path, "scope"), rule.scope, SCOPES));
 }
 
 function validateMatchResources(match: MatchResources | undefined, path: string, requireRules: boolean, errors: FieldError[]): void {
@@ -59,7 +65,9 @@ function validateMatchResources(match: MatchResources | undefined, path: string,
   }
   if (requireRules && (match.resourceRules ?? []).length === 0) errors.push(fieldRequired(childPath(path, "resourceRules"), ""));
   (match.resourceRules ?? []).forEach((rule, i) => validateRule(rule, indexPath(childPath(path, "resourceRules"), i), errors));
-  (match.excludeResourceRules ?? []).forEach((rule, i) => validateRule(rule, indexPath(childPath(path, "excludeResourceRules"), i), errors));
+  (match.excludeResourceRules ?? []).forEach((rule, i) =>
+    validateRule(rule, indexPath(childPath(path, "excludeResourceRules"), i), errors),
+  );
 }
 
 export function validatePolicy(policy: ValidatingAdmissionPolicy): FieldError[] {
@@ -85,8 +93,10 @@ export function validatePolicy(policy: ValidatingAdmissionPolicy): FieldError[] 
     const path = indexPath("spec.validations", i);
     compileError(childPath(path, "expression"), validation.expression ?? "", errors);
     const message = validation.message ?? "";
-    if (message.length > 0 && message.trim().length === 0) errors.push(fieldInvalid(childPath(path, "message"), message, "message must be non-empty if specified"));
-    else if (hasNewlines(message.trim())) errors.push(fieldInvalid(childPath(path, "message"), message, "message must not contain line breaks"));
+    if (message.length > 0 && message.trim().length === 0)
+      errors.push(fieldInvalid(childPath(path, "message"), message, "message must be non-empty if specified"));
+    else if (hasNewlines(message.trim()))
+      errors.push(fieldInvalid(childPath(path, "message"), message, "message must not contain line breaks"));
     if (validation.reason !== undefined && !REASONS.includes(validation.reason)) {
       errors.push(fieldNotSupported(childPath(path, "reason"), validation.reason, REASONS));
     }
@@ -100,7 +110,8 @@ export function validatePolicy(policy: ValidatingAdmissionPolicy): FieldError[] 
     const key = annotation.key ?? "";
     if (key === "") errors.push(fieldRequired(childPath(path, "key"), ""));
     else {
-      for (const message of isQualifiedName(`${policy.metadata?.name ?? ""}/${key}`)) errors.push(fieldInvalid(childPath(path, "key"), key, message));
+      for (const message of isQualifiedName(`${policy.metadata?.name ?? ""}/${key}`))
+        errors.push(fieldInvalid(childPath(path, "key"), key, message));
       if (annotationKeys.has(key)) errors.push(fieldDuplicate(childPath(path, "key"), key));
       annotationKeys.add(key);
     }
@@ -161,7 +172,9 @@ export function validateBinding(binding: ValidatingAdmissionPolicyBinding): Fiel
     if (!hasName && !hasSelector) errors.push(fieldRequired("spec.paramRef", "one of name or selector must be specified"));
     if (paramRef.parameterNotFoundAction === undefined) errors.push(fieldRequired("spec.paramRef.parameterNotFoundAction", ""));
     else if (!PARAMETER_NOT_FOUND_ACTIONS.includes(paramRef.parameterNotFoundAction)) {
-      errors.push(fieldNotSupported("spec.paramRef.parameterNotFoundAction", paramRef.parameterNotFoundAction, PARAMETER_NOT_FOUND_ACTIONS));
+      errors.push(
+        fieldNotSupported("spec.paramRef.parameterNotFoundAction", paramRef.parameterNotFoundAction, PARAMETER_NOT_FOUND_ACTIONS),
+      );
     }
   }
   validateMatchResources(spec.matchResources, "spec.matchResources", false, errors);

@@ -44,7 +44,11 @@ const kindOf = (d: ResourceDefinition) => ({ group: d.group, version: d.version,
 const resourceOf = (d: ResourceDefinition) => ({ group: d.group, version: d.version, resource: d.plural });
 
 /** Upstream `CreateV1AdmissionReview`: an anonymous request has `system:anonymous` in `system:unauthenticated`. */
-export function admissionReview(attributes: AdmissionAttributes, invocation: Invocation, user: AdmissionUserInfo | undefined): AdmissionReview {
+export function admissionReview(
+  attributes: AdmissionAttributes,
+  invocation: Invocation,
+  user: AdmissionUserInfo | undefined,
+): AdmissionReview {
   const who = user ?? { name: "system:anonymous", groups: ["system:unauthenticated"] };
   const request: AdmissionReviewRequest = {
     uid: randomUUID(),
@@ -69,7 +73,9 @@ export function admissionReview(attributes: AdmissionAttributes, invocation: Inv
     request.requestSubResource = attributes.subresource;
   }
   if (attributes.name !== "") request.name = attributes.name;
-  const namespace = attributes.namespace ?? (attributes.definition.group === "" && attributes.definition.plural === "namespaces" ? attributes.name : undefined);
+  const namespace =
+    attributes.namespace ??
+    (attributes.definition.group === "" && attributes.definition.plural === "namespaces" ? attributes.name : undefined);
   if (namespace !== undefined && namespace !== "") request.namespace = namespace;
   return { apiVersion: ADMISSION_REVIEW_API_VERSION, kind: "AdmissionReview", request };
 }

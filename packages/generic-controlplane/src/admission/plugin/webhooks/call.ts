@@ -23,13 +23,23 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
  * ErrCallingWebhook; the caller applies failurePolicy. Warnings and audit annotations of the
  * answer are recorded on the request.
  */
-export async function callHook(webhook: Webhook, invocation: Invocation, attributes: AdmissionAttributes, mutating: boolean, context: CallContext): Promise<AdmissionResult | undefined> {
+export async function callHook(
+  webhook: Webhook,
+  invocation: Invocation,
+  attributes: AdmissionAttributes,
+  mutating: boolean,
+  context: CallContext,
+): Promise<AdmissionResult | undefined> {
   if (attributes.dryRun && webhook.sideEffects !== "None" && webhook.sideEffects !== "NoneOnDryRun") throw dryRunUnsupported(webhook.name);
   const request = currentAdmissionRequestContext();
   const review = admissionReview(attributes, invocation, request?.user);
   const conditions = webhook.matchConditions ?? [];
   if (conditions.length > 0) {
-    const match = matchConditions(conditions, context.matchConditions, { object: review.request.object, oldObject: review.request.oldObject, request: review.request });
+    const match = matchConditions(conditions, context.matchConditions, {
+      object: review.request.object,
+      oldObject: review.request.oldObject,
+      request: review.request,
+    });
     if ("error" in match) {
       // Upstream fails closed with a 403 here, unless failurePolicy is Ignore.
       if (webhook.failurePolicy === "Ignore") return undefined;
@@ -44,14 +54,19 @@ export async function callHook(webhook: Webhook, invocation: Invocation, attribu
       ...(context.resolver ? { resolver: context.resolver } : {}),
     });
   } catch (error) {
-    if (error instanceof WebhookCallError) throw new ErrCallingWebhook(webhook.name, `failed to call webhook: ${error.message}`, { cause: error });
+    if (error instanceof WebhookCallError)
+      throw new ErrCallingWebhook(webhook.name, `failed to call webhook: ${error.message}`, { cause: error });
     throw error;
   }
   let result: AdmissionResult;
   try {
     result = verifyAdmissionResponse(review.request.uid, mutating, answer);
   } catch (error) {
-    throw new ErrCallingWebhook(webhook.name, `received invalid webhook response: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ErrCallingWebhook(
+      webhook.name,
+      `received invalid webhook response: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   for (const [key, value] of Object.entries(result.auditAnnotations)) request?.addAuditAnnotation(`${webhook.name}/${key}`, value);
   for (const warning of result.warnings) request?.addWarning(warning);

@@ -14,7 +14,12 @@ const clientConfig: JSONSchemaProps = {
   type: "object",
   description: "ClientConfig defines how to communicate with the hook. Required",
   properties: {
-    caBundle: { type: "string", format: "byte", description: "`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used." },
+    caBundle: {
+      type: "string",
+      format: "byte",
+      description:
+        "`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.",
+    },
     service: {
       type: "object",
       description: "`service` is a reference to the service for this webhook. Either `service` or `url` must be specified.",
@@ -23,21 +28,30 @@ const clientConfig: JSONSchemaProps = {
         name: stringSchema("`name` is the name of the service. Required"),
         namespace: stringSchema("`namespace` is the namespace of the service. Required"),
         path: stringSchema("`path` is an optional URL path which will be sent in any request to this service."),
-        port: int32Schema("If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."),
+        port: int32Schema(
+          "If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).",
+        ),
       },
     },
-    url: stringSchema("`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified. The scheme must be \"https\"."),
+    url: stringSchema(
+      '`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified. The scheme must be "https".',
+    ),
   },
 };
 
 function webhookSchema(kind: WebhookKind): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {
-    admissionReviewVersions: stringListSchema("AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects."),
+    admissionReviewVersions: stringListSchema(
+      "AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects.",
+    ),
     clientConfig,
-    failurePolicy: stringSchema("FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail."),
+    failurePolicy: stringSchema(
+      "FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.",
+    ),
     matchConditions: {
       type: "array",
-      description: "MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector.",
+      description:
+        "MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector.",
       "x-kubernetes-list-type": "map",
       "x-kubernetes-list-map-keys": ["name"],
       "x-kubernetes-patch-merge-key": "name",
@@ -47,13 +61,19 @@ function webhookSchema(kind: WebhookKind): JSONSchemaProps {
         required: ["name", "expression"],
         properties: {
           expression: stringSchema("Expression represents the expression which will be evaluated by CEL. Must evaluate to bool."),
-          name: stringSchema("Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes."),
+          name: stringSchema(
+            "Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes.",
+          ),
         },
       },
     },
-    matchPolicy: stringSchema("matchPolicy defines how the \"rules\" list is used to match incoming requests. Allowed values are \"Exact\" or \"Equivalent\". Defaults to \"Equivalent\"."),
+    matchPolicy: stringSchema(
+      'matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent". Defaults to "Equivalent".',
+    ),
     name: stringSchema("The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io."),
-    namespaceSelector: labelSelectorSchema("NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector."),
+    namespaceSelector: labelSelectorSchema(
+      "NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector.",
+    ),
     objectSelector: labelSelectorSchema("ObjectSelector decides whether to run the webhook based on if the object has matching labels."),
     rules: {
       type: "array",
@@ -64,17 +84,25 @@ function webhookSchema(kind: WebhookKind): JSONSchemaProps {
         properties: {
           apiGroups: stringListSchema("APIGroups is the API groups the resources belong to. '*' is all groups."),
           apiVersions: stringListSchema("APIVersions is the API versions the resources belong to. '*' is all versions."),
-          operations: stringListSchema("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added."),
-          resources: stringListSchema("Resources is a list of resources this rule applies to. 'pods/status' means the status subresource of pods, '*' all resources, '*/*' all resources and their subresources."),
-          scope: stringSchema("scope specifies the scope of this rule. Valid values are \"Cluster\", \"Namespaced\", and \"*\". Default is \"*\"."),
+          operations: stringListSchema(
+            "Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added.",
+          ),
+          resources: stringListSchema(
+            "Resources is a list of resources this rule applies to. 'pods/status' means the status subresource of pods, '*' all resources, '*/*' all resources and their subresources.",
+          ),
+          scope: stringSchema('scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*". Default is "*".'),
         },
       },
     },
     sideEffects: stringSchema("SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun."),
-    timeoutSeconds: int32Schema("TimeoutSeconds specifies the timeout for this webhook. The timeout value must be between 1 and 30 seconds. Default to 10 seconds."),
+    timeoutSeconds: int32Schema(
+      "TimeoutSeconds specifies the timeout for this webhook. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.",
+    ),
   };
   if (kind === "Mutating") {
-    properties.reinvocationPolicy = stringSchema("reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are \"Never\" and \"IfNeeded\". Defaults to \"Never\".");
+    properties.reinvocationPolicy = stringSchema(
+      'reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded". Defaults to "Never".',
+    );
   }
   return { type: "object", required: ["name", "clientConfig", "sideEffects", "admissionReviewVersions"], properties };
 }
@@ -106,7 +134,15 @@ function configurationResource(kind: WebhookKind, evaluator: MatchConditionEvalu
         },
       },
     }),
-    printerColumns: [{ name: "Webhooks", type: "integer", description: "Webhooks is a list of webhooks and the affected resources and operations.", cell: (o) => (o.webhooks ?? []).length }, ageColumn()],
+    printerColumns: [
+      {
+        name: "Webhooks",
+        type: "integer",
+        description: "Webhooks is a list of webhooks and the affected resources and operations.",
+        cell: (o) => (o.webhooks ?? []).length,
+      },
+      ageColumn(),
+    ],
     strategy: {
       prepareForCreate: (object) => defaultWebhookConfiguration(object, kind),
       prepareForUpdate: (object) => defaultWebhookConfiguration(object, kind),
@@ -121,7 +157,10 @@ function configurationResource(kind: WebhookKind, evaluator: MatchConditionEvalu
  * `evaluator` compiles matchConditions (without one, configurations with matchConditions are refused;
  * the built-ins use the admission CEL environment).
  */
-export function webhookConfigurationResources(evaluator?: MatchConditionEvaluator): { mutating: ResourceDefinition; validating: ResourceDefinition } {
+export function webhookConfigurationResources(evaluator?: MatchConditionEvaluator): {
+  mutating: ResourceDefinition;
+  validating: ResourceDefinition;
+} {
   return { mutating: configurationResource("Mutating", evaluator), validating: configurationResource("Validating", evaluator) };
 }
 
@@ -133,8 +172,17 @@ export const mutatingWebhookConfigurationsResource = builtins.mutating;
 export const validatingWebhookConfigurationsResource = builtins.validating;
 
 /** `definitions` with the built-in webhook configuration types swapped for ones validating matchConditions with `evaluator`. */
-export function withMatchConditionEvaluator(definitions: readonly ResourceDefinition[], evaluator: MatchConditionEvaluator | undefined): ResourceDefinition[] {
+export function withMatchConditionEvaluator(
+  definitions: readonly ResourceDefinition[],
+  evaluator: MatchConditionEvaluator | undefined,
+): ResourceDefinition[] {
   if (evaluator === undefined || evaluator === defaultMatchConditionEvaluator) return [...definitions];
   const replacements = webhookConfigurationResources(evaluator);
-  return definitions.map((d) => (d === mutatingWebhookConfigurationsResource ? replacements.mutating : d === validatingWebhookConfigurationsResource ? replacements.validating : d));
+  return definitions.map((d) =>
+    d === mutatingWebhookConfigurationsResource
+      ? replacements.mutating
+      : d === validatingWebhookConfigurationsResource
+        ? replacements.validating
+        : d,
+  );
 }

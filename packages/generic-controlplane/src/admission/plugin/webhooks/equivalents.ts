@@ -26,12 +26,18 @@ export function storageEquivalents(served: () => readonly ResourceDefinition[]):
   return {
     equivalentsOf(definition) {
       const key = storageKey(definition);
-      return served().filter((d) => d !== definition && storageKey(d) === key && !(d.group === definition.group && d.version === definition.version && d.plural === definition.plural));
+      return served().filter(
+        (d) =>
+          d !== definition &&
+          storageKey(d) === key &&
+          !(d.group === definition.group && d.version === definition.version && d.plural === definition.plural),
+      );
     },
     convert(object, from, to) {
       if (from === to) return object;
       // A CRD's conversion webhook, as upstream's admission converts through the CRD's converter.
-      if (to.versionConverter !== undefined) return to.versionConverter.convert([cloneJson(object)], apiVersionOf(to)).then(([converted]) => converted!);
+      if (to.versionConverter !== undefined)
+        return to.versionConverter.convert([cloneJson(object)], apiVersionOf(to)).then(([converted]) => converted!);
       const stored = from.storedAs ? from.storedAs.toStorage(object) : object;
       return to.storedAs ? to.storedAs.fromStorage(stored) : stored;
     },

@@ -11,7 +11,10 @@ export class ErrCallingWebhook extends Error {
   readonly webhookName: string;
 
   constructor(webhookName: string, reason: string, options: { cause?: unknown } = {}) {
-    super(`failed calling webhook ${JSON.stringify(webhookName)}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `failed calling webhook ${JSON.stringify(webhookName)}: ${reason}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.webhookName = webhookName;
   }
 }

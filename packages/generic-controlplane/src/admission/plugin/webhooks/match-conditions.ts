@@ -26,7 +26,11 @@ export type MatchResult = { matches: true } | { matches: false } | { error: stri
  * true; any false condition skips it even if others failed to evaluate; otherwise evaluation
  * errors are the result (failurePolicy Ignore skips the webhook, Fail refuses the request).
  */
-export function matchConditions(conditions: readonly MatchCondition[], evaluator: MatchConditionEvaluator | undefined, variables: MatchConditionVariables): MatchResult {
+export function matchConditions(
+  conditions: readonly MatchCondition[],
+  evaluator: MatchConditionEvaluator | undefined,
+  variables: MatchConditionVariables,
+): MatchResult {
   if (conditions.length === 0) return { matches: true };
   const errors: string[] = [];
   for (const condition of conditions) {

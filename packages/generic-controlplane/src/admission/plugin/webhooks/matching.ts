@@ -57,7 +57,11 @@ function matchesObjectSelector(webhook: Webhook, attributes: AdmissionAttributes
  * then (matchPolicy Equivalent) against each equivalent resource, in rule order. Returns what the
  * webhook is sent, or undefined when it does not apply.
  */
-export async function shouldCallHook(webhook: Webhook, attributes: AdmissionAttributes, context: MatchingContext): Promise<Invocation | undefined> {
+export async function shouldCallHook(
+  webhook: Webhook,
+  attributes: AdmissionAttributes,
+  context: MatchingContext,
+): Promise<Invocation | undefined> {
   if (!(await matchesNamespaceSelector(webhook, attributes, context))) return undefined;
   if (!matchesObjectSelector(webhook, attributes)) return undefined;
   const rules = webhook.rules ?? [];
@@ -70,10 +74,14 @@ export async function shouldCallHook(webhook: Webhook, attributes: AdmissionAttr
     for (const equivalent of equivalents) {
       if (!ruleMatches(rule, attributes, equivalent)) continue;
       try {
-        const convert = async (object: KubeObject | undefined) => (object === undefined ? undefined : await context.equivalents.convert(object, attributes.definition, equivalent));
+        const convert = async (object: KubeObject | undefined) =>
+          object === undefined ? undefined : await context.equivalents.convert(object, attributes.definition, equivalent);
         return { definition: equivalent, object: await convert(attributes.object), oldObject: await convert(attributes.oldObject) };
       } catch (error) {
-        throw new ErrCallingWebhook(webhook.name, `unable to convert to ${equivalent.group}/${equivalent.version}, Resource=${equivalent.plural}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ErrCallingWebhook(
+          webhook.name,
+          `unable to convert to ${equivalent.group}/${equivalent.version}, Resource=${equivalent.plural}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }

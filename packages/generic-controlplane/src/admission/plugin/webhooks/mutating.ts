@@ -21,7 +21,13 @@ export interface ConfiguredWebhook {
  * Calls one mutating webhook and applies its JSON patch to `attributes.object` (in the form the
  * webhook was sent, carried back to the request's form). Says whether it was called and changed the object.
  */
-async function callMutating(entry: ConfiguredWebhook, attributes: AdmissionAttributes, context: MatchingContext & CallContext, round: number, index: number): Promise<Outcome> {
+async function callMutating(
+  entry: ConfiguredWebhook,
+  attributes: AdmissionAttributes,
+  context: MatchingContext & CallContext,
+  round: number,
+  index: number,
+): Promise<Outcome> {
   const { webhook } = entry;
   const invocation = await shouldCallHook(webhook, attributes, context);
   if (invocation === undefined) return "skipped";
@@ -32,7 +38,11 @@ async function callMutating(entry: ConfiguredWebhook, attributes: AdmissionAttri
   let changed = false;
   if (patch.length > 0) {
     if (invocation.object === undefined) {
-      throw internalError(new Error(`admission webhook ${JSON.stringify(webhook.name)} attempted to modify the object, which is not supported for this operation`));
+      throw internalError(
+        new Error(
+          `admission webhook ${JSON.stringify(webhook.name)} attempted to modify the object, which is not supported for this operation`,
+        ),
+      );
     }
     let patched: KubeObject;
     try {
@@ -40,7 +50,10 @@ async function callMutating(entry: ConfiguredWebhook, attributes: AdmissionAttri
     } catch (error) {
       throw internalError(error);
     }
-    const back = invocation.definition === attributes.definition ? patched : await context.equivalents.convert(patched, invocation.definition, attributes.definition);
+    const back =
+      invocation.definition === attributes.definition
+        ? patched
+        : await context.equivalents.convert(patched, invocation.definition, attributes.definition);
     changed = canonicalJson(back) !== canonicalJson(attributes.object);
     attributes.object = back;
   }
@@ -57,7 +70,11 @@ async function callMutating(entry: ConfiguredWebhook, attributes: AdmissionAttri
  * `reinvocationPolicy: IfNeeded` that ran before that change are called once more (round 1).
  * Call failures follow failurePolicy; a denial or a failing-closed call ends the request.
  */
-export async function dispatchMutating(webhooks: readonly ConfiguredWebhook[], attributes: AdmissionAttributes, context: MatchingContext & CallContext): Promise<void> {
+export async function dispatchMutating(
+  webhooks: readonly ConfiguredWebhook[],
+  attributes: AdmissionAttributes,
+  context: MatchingContext & CallContext,
+): Promise<void> {
   // failurePolicy Ignore: a webhook that cannot be called leaves the object as it was.
   const call = async (entry: ConfiguredWebhook, round: number, index: number): Promise<Outcome> => {
     try {

@@ -29,8 +29,12 @@ export interface WebhookAdmissionOptions {
 /** Every webhook of every configuration, configurations by name (upstream sorts them so), webhooks in order. */
 async function configuredWebhooks(cache: StoreCache | undefined): Promise<ConfiguredWebhook[]> {
   if (cache === undefined) return [];
-  const configurations = ((await cache.all()) as WebhookConfiguration[]).sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
-  return configurations.flatMap((configuration) => (configuration.webhooks ?? []).map((webhook) => ({ webhook, configuration: configuration.metadata?.name ?? "" })));
+  const configurations = ((await cache.all()) as WebhookConfiguration[]).sort((a, b) =>
+    (a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1,
+  );
+  return configurations.flatMap((configuration) =>
+    (configuration.webhooks ?? []).map((webhook) => ({ webhook, configuration: configuration.metadata?.name ?? "" })),
+  );
 }
 
 /**
@@ -56,7 +60,9 @@ export function webhookAdmission(options: WebhookAdmissionOptions): { mutating: 
       name: "MutatingAdmissionWebhook",
       admit(attributes) {
         if (!applies(attributes, options.mutatingConfigurations)) return;
-        return configuredWebhooks(options.mutatingConfigurations).then((webhooks) => (webhooks.length > 0 ? dispatchMutating(webhooks, attributes, context) : undefined));
+        return configuredWebhooks(options.mutatingConfigurations).then((webhooks) =>
+          webhooks.length > 0 ? dispatchMutating(webhooks, attributes, context) : undefined,
+        );
       },
     },
     validating: {
@@ -64,7 +70,13 @@ export function webhookAdmission(options: WebhookAdmissionOptions): { mutating: 
       validate(attributes) {
         if (!applies(attributes, options.validatingConfigurations)) return;
         return configuredWebhooks(options.validatingConfigurations).then((webhooks) =>
-          webhooks.length > 0 ? dispatchValidating(webhooks.map((entry) => entry.webhook), attributes, context) : undefined,
+          webhooks.length > 0
+            ? dispatchValidating(
+                webhooks.map((entry) => entry.webhook),
+                attributes,
+                context,
+              )
+            : undefined,
         );
       },
     },

@@ -2,7 +2,8 @@ import type { ResourceDefinition } from "../../../registry/rest/resource-definit
 import type { AdmissionAttributes } from "../../types.js";
 import type { RuleWithOperations } from "./types.js";
 
-const exactOrWildcard = (items: readonly string[] | undefined, wanted: string) => (items ?? []).some((item) => item === "*" || item === wanted);
+const exactOrWildcard = (items: readonly string[] | undefined, wanted: string) =>
+  (items ?? []).some((item) => item === "*" || item === wanted);
 
 /** `configmaps/status` → [`configmaps`, `status`]; `configmaps` → [`configmaps`, ``]. */
 function splitResource(resource: string): [string, string] {
@@ -17,7 +18,11 @@ const isNamespacesResource = (d: ResourceDefinition) => d.group === "" && d.plur
  * group/version/resource, or an equivalent one's), with its operation, subresource and scope.
  * Namespace objects count as cluster-scoped.
  */
-export function ruleMatches(rule: RuleWithOperations, attributes: AdmissionAttributes, resource: ResourceDefinition = attributes.definition): boolean {
+export function ruleMatches(
+  rule: RuleWithOperations,
+  attributes: AdmissionAttributes,
+  resource: ResourceDefinition = attributes.definition,
+): boolean {
   const operations = rule.operations ?? [];
   if (!operations.some((op) => op === "*" || op === attributes.operation)) return false;
   if (!exactOrWildcard(rule.apiGroups, resource.group)) return false;

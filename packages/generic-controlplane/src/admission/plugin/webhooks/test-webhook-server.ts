@@ -1,4 +1,9 @@
-import { createTestCertificateAuthority, readJson, startTestHttpsServer, type TestCertificateAuthority } from "../../../webhook/test-tls.js";
+import {
+  createTestCertificateAuthority,
+  readJson,
+  startTestHttpsServer,
+  type TestCertificateAuthority,
+} from "../../../webhook/test-tls.js";
 import type { AdmissionReview, AdmissionReviewRequest } from "./admission-review.js";
 
 /** What a test webhook answers: `allowed` plus optional status, JSON patch, warnings, audit annotations. */

@@ -11,7 +11,11 @@ import type { Webhook } from "./types.js";
  * a denial fails it with the webhook's Status. Of several failures the first webhook's, in
  * configuration order, is answered.
  */
-export async function dispatchValidating(webhooks: readonly Webhook[], attributes: AdmissionAttributes, context: MatchingContext & CallContext): Promise<void> {
+export async function dispatchValidating(
+  webhooks: readonly Webhook[],
+  attributes: AdmissionAttributes,
+  context: MatchingContext & CallContext,
+): Promise<void> {
   const outcomes = await Promise.all(
     webhooks.map(async (webhook): Promise<Error | undefined> => {
       try {

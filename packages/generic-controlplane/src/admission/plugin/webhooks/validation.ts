@@ -1,5 +1,14 @@
 import { validateLabelSelector } from "../../../selectors/index.js";
-import { childPath, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, indexPath, type FieldError } from "../../../validation/field-errors.js";
+import {
+  childPath,
+  fieldDuplicate,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooMany,
+  indexPath,
+  type FieldError,
+} from "../../../validation/field-errors.js";
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from "@kubekit/apimachinery";
 import { validateWebhookClientConfig } from "../../../webhook/validation.js";
 import type { MatchConditionEvaluator } from "./match-conditions.js";
@@ -40,13 +49,17 @@ function validateResources(resources: readonly string[], field: string): FieldEr
     }
     const resource = entry.slice(0, slash);
     const sub = entry.slice(slash + 1);
-    if (withWildcardSubresource.has(resource)) errors.push(fieldInvalid(indexPath(field, i), entry, `if '${resource}/*' is present, must not specify ${entry}`));
-    if (subresourcesOfWildcard.has(sub)) errors.push(fieldInvalid(indexPath(field, i), entry, `if '*/${sub}' is present, must not specify ${entry}`));
+    if (withWildcardSubresource.has(resource))
+      errors.push(fieldInvalid(indexPath(field, i), entry, `if '${resource}/*' is present, must not specify ${entry}`));
+    if (subresourcesOfWildcard.has(sub))
+      errors.push(fieldInvalid(indexPath(field, i), entry, `if '*/${sub}' is present, must not specify ${entry}`));
     if (sub === "*") withWildcardSubresource.add(resource);
     if (resource === "*") subresourcesOfWildcard.add(sub);
   });
-  if (resources.length > 1 && doubleWildcard) errors.push(fieldInvalid(field, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSubresource) errors.push(fieldInvalid(field, resources, "if '*' is present, must not specify other resources without subresources"));
+  if (resources.length > 1 && doubleWildcard)
+    errors.push(fieldInvalid(field, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && withoutSubresource)
+    errors.push(fieldInvalid(field, resources, "if '*' is present, must not specify other resources without subresources"));
   return errors;
 }
 
@@ -55,26 +68,35 @@ export function validateRuleWithOperations(rule: RuleWithOperations, field: stri
   const errors: FieldError[] = [];
   const operations = rule.operations ?? [];
   if (operations.length === 0) errors.push(fieldRequired(childPath(field, "operations")));
-  if (operations.length > 1 && hasWildcard(operations)) errors.push(fieldInvalid(childPath(field, "operations"), operations, "if '*' is present, must not specify other operations"));
+  if (operations.length > 1 && hasWildcard(operations))
+    errors.push(fieldInvalid(childPath(field, "operations"), operations, "if '*' is present, must not specify other operations"));
   operations.forEach((operation, i) => {
-    if (!OPERATIONS.includes(operation)) errors.push(fieldNotSupported(indexPath(childPath(field, "operations"), i), operation, OPERATIONS));
+    if (!OPERATIONS.includes(operation))
+      errors.push(fieldNotSupported(indexPath(childPath(field, "operations"), i), operation, OPERATIONS));
   });
   const groups = rule.apiGroups ?? [];
   if (groups.length === 0) errors.push(fieldRequired(childPath(field, "apiGroups")));
-  if (groups.length > 1 && hasWildcard(groups)) errors.push(fieldInvalid(childPath(field, "apiGroups"), groups, "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && hasWildcard(groups))
+    errors.push(fieldInvalid(childPath(field, "apiGroups"), groups, "if '*' is present, must not specify other API groups"));
   const versions = rule.apiVersions ?? [];
   if (versions.length === 0) errors.push(fieldRequired(childPath(field, "apiVersions")));
-  if (versions.length > 1 && hasWildcard(versions)) errors.push(fieldInvalid(childPath(field, "apiVersions"), versions, "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && hasWildcard(versions))
+    errors.push(fieldInvalid(childPath(field, "apiVersions"), versions, "if '*' is present, must not specify other API versions"));
   versions.forEach((version, i) => {
     if (version === "") errors.push(fieldRequired(indexPath(childPath(field, "apiVersions"), i)));
   });
   errors.push(...validateResources(rule.resources ?? [], childPath(field, "resources")));
-  if (rule.scope !== undefined && !SCOPES.includes(rule.scope)) errors.push(fieldNotSupported(childPath(field, "scope"), rule.scope, SCOPES));
+  if (rule.scope !== undefined && !SCOPES.includes(rule.scope))
+    errors.push(fieldNotSupported(childPath(field, "scope"), rule.scope, SCOPES));
   return errors;
 }
 
 /** `validateMatchConditions`: at most 64, unique qualified names, expressions that compile. */
-export function validateMatchConditions(conditions: readonly MatchCondition[], field: string, evaluator: MatchConditionEvaluator | undefined): FieldError[] {
+export function validateMatchConditions(
+  conditions: readonly MatchCondition[],
+  field: string,
+  evaluator: MatchConditionEvaluator | undefined,
+): FieldError[] {
   const errors: FieldError[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS) errors.push(fieldTooMany(field, conditions.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
@@ -82,7 +104,10 @@ export function validateMatchConditions(conditions: readonly MatchCondition[], f
     const path = indexPath(field, i);
     const expression = (condition.expression ?? "").trim();
     if (expression === "") errors.push(fieldRequired(childPath(path, "expression")));
-    else if (evaluator === undefined) errors.push(fieldInvalid(childPath(path, "expression"), expression, "compilation failed: no CEL environment is configured for matchConditions"));
+    else if (evaluator === undefined)
+      errors.push(
+        fieldInvalid(childPath(path, "expression"), expression, "compilation failed: no CEL environment is configured for matchConditions"),
+      );
     else for (const problem of evaluator.compile(expression)) errors.push(fieldInvalid(childPath(path, "expression"), expression, problem));
     if (!condition.name) errors.push(fieldRequired(childPath(path, "name")));
     else for (const message of isQualifiedName(condition.name)) errors.push(fieldInvalid(childPath(path, "name"), condition.name, message));
@@ -104,7 +129,8 @@ function validateFullyQualifiedName(field: string, name: string | undefined): Fi
 }
 
 function validateAdmissionReviewVersions(versions: readonly string[] | undefined, field: string): FieldError[] {
-  if (versions === undefined || versions.length === 0) return [fieldRequired(field, `must specify one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`)];
+  if (versions === undefined || versions.length === 0)
+    return [fieldRequired(field, `must specify one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`)];
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   versions.forEach((version, i) => {
@@ -115,7 +141,8 @@ function validateAdmissionReviewVersions(versions: readonly string[] | undefined
     seen.add(version);
     for (const problem of isDNS1035Label(version)) errors.push(fieldInvalid(indexPath(field, i), version, problem));
   });
-  if (!versions.some((v) => ADMISSION_REVIEW_VERSIONS.includes(v))) errors.push(fieldInvalid(field, versions, `must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`));
+  if (!versions.some((v) => ADMISSION_REVIEW_VERSIONS.includes(v)))
+    errors.push(fieldInvalid(field, versions, `must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(", ")}`));
   return errors;
 }
 
@@ -129,30 +156,48 @@ interface Options {
 function validateWebhook(webhook: Webhook, field: string, options: Options): FieldError[] {
   const errors = validateFullyQualifiedName(childPath(field, "name"), webhook.name);
   (webhook.rules ?? []).forEach((rule, i) => errors.push(...validateRuleWithOperations(rule, indexPath(childPath(field, "rules"), i))));
-  if (webhook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(webhook.failurePolicy)) errors.push(fieldNotSupported(childPath(field, "failurePolicy"), webhook.failurePolicy, FAILURE_POLICIES));
-  if (webhook.matchPolicy !== undefined && !MATCH_POLICIES.includes(webhook.matchPolicy)) errors.push(fieldNotSupported(childPath(field, "matchPolicy"), webhook.matchPolicy, MATCH_POLICIES));
-  if (webhook.sideEffects === undefined) errors.push(fieldRequired(childPath(field, "sideEffects"), `must specify one of ${NO_SIDE_EFFECTS.join(", ")}`));
-  else if (!NO_SIDE_EFFECTS.includes(webhook.sideEffects)) errors.push(fieldNotSupported(childPath(field, "sideEffects"), webhook.sideEffects, NO_SIDE_EFFECTS));
+  if (webhook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(webhook.failurePolicy))
+    errors.push(fieldNotSupported(childPath(field, "failurePolicy"), webhook.failurePolicy, FAILURE_POLICIES));
+  if (webhook.matchPolicy !== undefined && !MATCH_POLICIES.includes(webhook.matchPolicy))
+    errors.push(fieldNotSupported(childPath(field, "matchPolicy"), webhook.matchPolicy, MATCH_POLICIES));
+  if (webhook.sideEffects === undefined)
+    errors.push(fieldRequired(childPath(field, "sideEffects"), `must specify one of ${NO_SIDE_EFFECTS.join(", ")}`));
+  else if (!NO_SIDE_EFFECTS.includes(webhook.sideEffects))
+    errors.push(fieldNotSupported(childPath(field, "sideEffects"), webhook.sideEffects, NO_SIDE_EFFECTS));
   if (webhook.timeoutSeconds !== undefined && (webhook.timeoutSeconds > 30 || webhook.timeoutSeconds < 1)) {
-    errors.push(fieldInvalid(childPath(field, "timeoutSeconds"), webhook.timeoutSeconds, "the timeout value must be between 1 and 30 seconds"));
+    errors.push(
+      fieldInvalid(childPath(field, "timeoutSeconds"), webhook.timeoutSeconds, "the timeout value must be between 1 and 30 seconds"),
+    );
   }
   errors.push(...validateLabelSelector(webhook.namespaceSelector, childPath(field, "namespaceSelector")));
   errors.push(...validateLabelSelector(webhook.objectSelector, childPath(field, "objectSelector")));
-  if (options.kind === "Mutating" && webhook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(webhook.reinvocationPolicy)) {
+  if (
+    options.kind === "Mutating" &&
+    webhook.reinvocationPolicy !== undefined &&
+    !REINVOCATION_POLICIES.includes(webhook.reinvocationPolicy)
+  ) {
     errors.push(fieldNotSupported(childPath(field, "reinvocationPolicy"), webhook.reinvocationPolicy, REINVOCATION_POLICIES));
   }
   errors.push(...validateWebhookClientConfig(childPath(field, "clientConfig"), webhook.clientConfig));
-  if (!options.ignoreMatchConditions) errors.push(...validateMatchConditions(webhook.matchConditions ?? [], childPath(field, "matchConditions"), options.evaluator));
+  if (!options.ignoreMatchConditions)
+    errors.push(...validateMatchConditions(webhook.matchConditions ?? [], childPath(field, "matchConditions"), options.evaluator));
   return errors;
 }
 
 /** `ValidateValidatingWebhookConfiguration` / `ValidateMutatingWebhookConfiguration` (object metadata is the registry's). */
-export function validateWebhookConfiguration(configuration: WebhookConfiguration, kind: WebhookKind, evaluator: MatchConditionEvaluator | undefined, old?: WebhookConfiguration): FieldError[] {
+export function validateWebhookConfiguration(
+  configuration: WebhookConfiguration,
+  kind: WebhookKind,
+  evaluator: MatchConditionEvaluator | undefined,
+  old?: WebhookConfiguration,
+): FieldError[] {
   const webhooks = configuration.webhooks ?? [];
   const unchangedConditions =
     old !== undefined &&
     (old.webhooks ?? []).length === webhooks.length &&
-    webhooks.every((webhook, i) => JSON.stringify(webhook.matchConditions ?? []) === JSON.stringify(old.webhooks?.[i]?.matchConditions ?? []));
+    webhooks.every(
+      (webhook, i) => JSON.stringify(webhook.matchConditions ?? []) === JSON.stringify(old.webhooks?.[i]?.matchConditions ?? []),
+    );
   const options: Options = { kind, evaluator, ignoreMatchConditions: unchangedConditions };
   const errors: FieldError[] = [];
   const names = new Set<string>();

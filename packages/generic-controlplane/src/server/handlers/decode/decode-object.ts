@@ -16,7 +16,6 @@ import { checkDecodedBody, MAX_NESTING_DEPTH } from "./decode-limits.js";
 import { goJsonSyntaxError } from "./go-json-syntax.js";
 import { asDecodedInteger, mayHoldLongIntegers, parseExactJson } from "../../../api/exact-json.js";
 
-
 /**
  * A request body in the format its Content-Type names (JSON when absent, YAML, or protobuf), as
  * upstream decodes a body with the resource's serializers; any other type is 415. `text` is the
@@ -47,14 +46,15 @@ export function decodeBody(
  * `fieldValidation`: unknown and duplicate fields fail the request (Strict), become `Warning`
  * headers (Warn), or are dropped silently (Ignore) — a typed kube-apiserver drops them too.
  */
-export function decodeObject(
-  ctx: RequestContext,
-  body: Buffer,
-  scope: RequestScope,
-  validation: FieldValidation,
-): KubeObject {
+export function decodeObject(ctx: RequestContext, body: Buffer, scope: RequestScope, validation: FieldValidation): KubeObject {
   const definition = scope.definition;
-  const { value: object, text, format } = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf, (syntaxError) => unrecognizedBody(definition.kind, syntaxError, body));
+  const {
+    value: object,
+    text,
+    format,
+  } = decodeBody(body, ctx.req.headers["content-type"], ctx.protobuf, (syntaxError) =>
+    unrecognizedBody(definition.kind, syntaxError, body),
+  );
   if (object === null || typeof object !== "object" || Array.isArray(object)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${definition.kind}): the body is not a JSON object`);
   }
@@ -63,7 +63,8 @@ export function decodeObject(
   // Exact literals matter only where JSON.parse may have rounded an integer.
   checkFieldTypes(kubeObject, definition, text !== undefined && mayHoldLongIntegers(text) ? numberLiteral : undefined);
   // Protobuf bodies are typed messages: they cannot carry unknown or duplicate fields.
-  if (text !== undefined) checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
+  if (text !== undefined)
+    checkFields(ctx, kubeObject, scope, validation, text, format === "yaml" ? "application/yaml" : "application/json");
   return kubeObject;
 }
 
@@ -88,7 +89,14 @@ function summarizeBody(body: Buffer): string {
  * fieldValidation of a body: Strict fails with every unknown and duplicate field in upstream's
  * order, Warn sends them as Warning headers; unknown fields are dropped unless the request fails.
  */
-function checkFields(ctx: RequestContext, object: KubeObject, scope: RequestScope, validation: FieldValidation, text: string, contentType: string): void {
+function checkFields(
+  ctx: RequestContext,
+  object: KubeObject,
+  scope: RequestScope,
+  validation: FieldValidation,
+  text: string,
+  contentType: string,
+): void {
   const schema = scope.fieldSchema;
   if (validation !== "Ignore") {
     const problems = findStrictFieldErrors(text, contentType, object, schema, { customResource: scope.definition.unstructured === true });
@@ -260,7 +268,10 @@ export function removeFieldPaths(object: Record<string, unknown>, paths: string[
     const segments = splitFieldPath(path);
     let cursor: unknown = object;
     for (let i = 0; i < segments.length - 1 && cursor !== undefined; i++) {
-      cursor = cursor !== null && typeof cursor === "object" && Object.hasOwn(cursor, segments[i] as string) ? (cursor as Record<string, unknown>)[segments[i] as string] : undefined;
+      cursor =
+        cursor !== null && typeof cursor === "object" && Object.hasOwn(cursor, segments[i] as string)
+          ? (cursor as Record<string, unknown>)[segments[i] as string]
+          : undefined;
     }
     const last = segments[segments.length - 1];
     if (last !== undefined && cursor !== null && typeof cursor === "object" && !Array.isArray(cursor)) {

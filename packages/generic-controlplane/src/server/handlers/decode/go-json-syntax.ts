@@ -103,10 +103,12 @@ export function goJsonSyntaxError(body: Uint8Array): string | undefined {
     if (c < 0x20) fail(c, "in string literal");
     return inString;
   };
-  const hexDigit = (remaining: number): Step => (c) => {
-    if (!isHex(c)) fail(c, "in \\u hexadecimal character escape");
-    return remaining === 1 ? inString : hexDigit(remaining - 1);
-  };
+  const hexDigit =
+    (remaining: number): Step =>
+    (c) => {
+      if (!isHex(c)) fail(c, "in \\u hexadecimal character escape");
+      return remaining === 1 ? inString : hexDigit(remaining - 1);
+    };
   const inStringEscape: Step = (c) => {
     if ([0x62, 0x66, 0x6e, 0x72, 0x74, 0x5c, 0x2f, 0x22].includes(c)) return inString;
     if (c === 0x75) return hexDigit(4);
@@ -138,11 +140,13 @@ export function goJsonSyntaxError(body: Uint8Array): string | undefined {
     if (isDigit(c)) return integerDigits;
     return fail(c, "in numeric literal");
   };
-  const literal = (word: string, at: number): Step => (c) => {
-    const expected = word.charCodeAt(at);
-    if (c !== expected) fail(c, `in literal ${word} (expecting ${quoteChar(expected)})`);
-    return at === word.length - 1 ? endValue : literal(word, at + 1);
-  };
+  const literal =
+    (word: string, at: number): Step =>
+    (c) => {
+      const expected = word.charCodeAt(at);
+      if (c !== expected) fail(c, `in literal ${word} (expecting ${quoteChar(expected)})`);
+      return at === word.length - 1 ? endValue : literal(word, at + 1);
+    };
   const beginValue: Step = (c) => {
     if (isSpace(c)) return beginValue;
     switch (c) {

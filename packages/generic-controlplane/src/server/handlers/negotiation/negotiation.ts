@@ -53,7 +53,10 @@ export function parseMediaType(text: string): MediaRange | undefined {
     const eq = piece.indexOf("=");
     if (eq < 0) continue;
     const key = piece.slice(0, eq).trim().toLowerCase();
-    const value = piece.slice(eq + 1).trim().replace(/^"|"$/g, "");
+    const value = piece
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"|"$/g, "");
     if (key === "q") q = Number(value);
     else params[key] = value;
   }
@@ -74,7 +77,8 @@ export function negotiateObjectFormat(accept: string | undefined, allowTable: bo
     if (range.q <= 0) continue;
     const as = range.params["as"];
     if (as !== undefined) {
-      if (!allowTable || range.params["g"] !== "meta.k8s.io" || (range.type !== "application/json" && range.type !== "application/yaml")) continue;
+      if (!allowTable || range.params["g"] !== "meta.k8s.io" || (range.type !== "application/json" && range.type !== "application/yaml"))
+        continue;
       const v = range.params["v"];
       if (as === "Table") {
         if (v === "v1") return TABLE_V1;
@@ -119,7 +123,11 @@ export function negotiateDiscovery(accept: string | undefined): AggregatedDiscov
   if (accept === undefined || !accept.includes("APIGroupDiscoveryList")) return acceptsJson(accept) ? "legacy" : undefined;
   for (const range of parseAccept(accept)) {
     if (range.q <= 0) continue;
-    if (range.params["as"] === "APIGroupDiscoveryList" && range.params["g"] === "apidiscovery.k8s.io" && range.type === "application/json") {
+    if (
+      range.params["as"] === "APIGroupDiscoveryList" &&
+      range.params["g"] === "apidiscovery.k8s.io" &&
+      range.type === "application/json"
+    ) {
       const v = range.params["v"];
       if (v === "v2" || v === "v2beta1") return v;
       continue;
@@ -132,14 +140,7 @@ export function negotiateDiscovery(accept: string | undefined): AggregatedDiscov
 
 /** How a request body is encoded, from its Content-Type (absent means JSON, as kubectl 1.20 relies on). */
 export type BodyFormat =
-  | "json"
-  | "yaml"
-  | "protobuf"
-  | "json-patch"
-  | "merge-patch"
-  | "strategic-merge-patch"
-  | "apply-patch"
-  | "unsupported";
+  "json" | "yaml" | "protobuf" | "json-patch" | "merge-patch" | "strategic-merge-patch" | "apply-patch" | "unsupported";
 
 export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (contentType === undefined || contentType === "") return "json";

@@ -30,18 +30,34 @@ export function parseListRequest(query: URLSearchParams): ListRequest {
   const causes: StatusCause[] = [];
   if (match !== null && match !== "") {
     if (match !== "Exact" && match !== "NotOlderThan") {
-      causes.push({ reason: "FieldValueNotSupported", field: "resourceVersionMatch", message: `Unsupported value: ${JSON.stringify(match)}: supported values: "Exact", "NotOlderThan"` });
+      causes.push({
+        reason: "FieldValueNotSupported",
+        field: "resourceVersionMatch",
+        message: `Unsupported value: ${JSON.stringify(match)}: supported values: "Exact", "NotOlderThan"`,
+      });
     } else if (request.resourceVersion === undefined) {
-      causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided" });
+      causes.push({
+        reason: "FieldValueForbidden",
+        field: "resourceVersionMatch",
+        message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+      });
     } else {
       request.resourceVersionMatch = match;
       if (match === "Exact" && request.resourceVersion === "0") {
-        causes.push({ reason: "FieldValueForbidden", field: "resourceVersionMatch", message: "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"" });
+        causes.push({
+          reason: "FieldValueForbidden",
+          field: "resourceVersionMatch",
+          message: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        });
       }
     }
   }
   if (request.continue !== undefined && request.resourceVersion !== undefined && request.resourceVersion !== "0") {
-    causes.push({ reason: "FieldValueForbidden", field: "resourceVersion", message: "Forbidden: specifying resource version is not allowed when using continue" });
+    causes.push({
+      reason: "FieldValueForbidden",
+      field: "resourceVersion",
+      message: "Forbidden: specifying resource version is not allowed when using continue",
+    });
   }
   if (causes.length > 0) throw optionsInvalid("ListOptions", causes);
   return request;

@@ -20,7 +20,11 @@ const FIELD_MANAGER_MAX_LENGTH = 128;
  * Parses and validates write options like apimachinery's `ValidateCreateOptions` & co.: failures
  * are a 422 against the options kind, e.g. `CreateOptions.meta.k8s.io "" is invalid: dryRun: …`.
  */
-export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", userAgent?: string): WriteOptions {
+export function parseWriteOptions(
+  query: URLSearchParams,
+  kind: "CreateOptions" | "UpdateOptions" | "PatchOptions",
+  userAgent?: string,
+): WriteOptions {
   const causes: StatusCause[] = [];
   const dryRunValues = query.getAll("dryRun");
   const dryRun = parseDryRun(dryRunValues, causes);
@@ -34,7 +38,11 @@ export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" 
         message: `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`,
       });
     } else if (/[^\x20-\x7e]/.test(fieldManager)) {
-      causes.push({ reason: "FieldValueInvalid", field: "fieldManager", message: `Invalid value: ${JSON.stringify(fieldManager)}: must be a printable ASCII string` });
+      causes.push({
+        reason: "FieldValueInvalid",
+        field: "fieldManager",
+        message: `Invalid value: ${JSON.stringify(fieldManager)}: must be a printable ASCII string`,
+      });
     }
   }
 
@@ -53,7 +61,12 @@ export function parseWriteOptions(query: URLSearchParams, kind: "CreateOptions" 
   const rawForce = query.get("force");
   if (rawForce !== null) {
     force = parseBool(rawForce);
-    if (force === undefined) causes.push({ reason: "FieldValueInvalid", field: "force", message: `Invalid value: ${JSON.stringify(rawForce)}: must be a boolean` });
+    if (force === undefined)
+      causes.push({
+        reason: "FieldValueInvalid",
+        field: "force",
+        message: `Invalid value: ${JSON.stringify(rawForce)}: must be a boolean`,
+      });
   }
 
   if (causes.length > 0) throw optionsInvalid(kind, causes);
@@ -82,6 +95,9 @@ export function optionsInvalid(kind: string, causes: StatusCause[]): ControlPlan
 /** Upstream's default field manager: the User-Agent up to its first "/" (`kubectl`, `python-requests`, `node`). */
 export function managerFromUserAgent(userAgent: string | undefined): string | undefined {
   if (userAgent === undefined || userAgent === "") return undefined;
-  const prefix = userAgent.split("/")[0]!.slice(0, FIELD_MANAGER_MAX_LENGTH).replace(/[^\x20-\x7e]/g, "");
+  const prefix = userAgent
+    .split("/")[0]!
+    .slice(0, FIELD_MANAGER_MAX_LENGTH)
+    .replace(/[^\x20-\x7e]/g, "");
   return prefix === "" ? undefined : prefix;
 }

@@ -21,14 +21,20 @@ beforeAll(async () => {
   expect((await t.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "big" } } })).status).toBe(201);
   const created = await t.call("POST", "/api/v1/namespaces/big/configmaps", {
     body: {
-      metadata: { name: "cm-0000", labels: { parity: "even" }, annotations: { long: "a long annotation, ".repeat(10), empty: "", number: "12" } },
-      data: { text: "line one\nline two \u00e9 \"quoted\"", list: "- not: a list", colon: "key: value" },
+      metadata: {
+        name: "cm-0000",
+        labels: { parity: "even" },
+        annotations: { long: "a long annotation, ".repeat(10), empty: "", number: "12" },
+      },
+      data: { text: 'line one\nline two \u00e9 "quoted"', list: "- not: a list", colon: "key: value" },
     },
   });
   expect(created.status).toBe(201);
   // The rest are written straight to storage (the stored form of the first, renamed), with a
   // creationTimestamp long past, so Table ages read the same on every request.
-  const stored = JSON.parse((await t.plane.storage.get("/registry/configmaps/big/cm-0000"))!.value) as KubeObject & { metadata: Record<string, unknown> };
+  const stored = JSON.parse((await t.plane.storage.get("/registry/configmaps/big/cm-0000"))!.value) as KubeObject & {
+    metadata: Record<string, unknown>;
+  };
   stored.metadata.creationTimestamp = "2020-01-01T00:00:00Z";
   const createdMeta = (created.json as KubeObject).metadata;
   await t.plane.storage.update("/registry/configmaps/big/cm-0000", JSON.stringify(stored), Number(createdMeta?.resourceVersion));
@@ -62,7 +68,14 @@ describe("streamed LIST", { timeout: 60_000 }, () => {
   ];
   for (const [name, accept] of accepts) {
     const expected: Record<string, number> = { "labelSelector=parity%3Dodd": COUNT / 2, "labelSelector=tail": 3 };
-    for (const query of ["", "pretty=true", "labelSelector=parity%3Dodd", "labelSelector=tail", "includeObject=Object", "includeObject=None"]) {
+    for (const query of [
+      "",
+      "pretty=true",
+      "labelSelector=parity%3Dodd",
+      "labelSelector=tail",
+      "includeObject=Object",
+      "includeObject=None",
+    ]) {
       it(`sends the same bytes as the whole list for ${name}${query ? ` with ${query}` : ""}`, async () => {
         const sep = query ? "&" : "";
         const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?${query}`, { headers: { Accept: accept } });
@@ -96,9 +109,17 @@ describe("streamed LIST", { timeout: 60_000 }, () => {
   });
 
   it("sends the same bytes for an empty list, compact, indented and in YAML", async () => {
-    for (const [query, accept] of [["", "application/json"], ["pretty=true", "application/json"], ["", "application/yaml"]] as const) {
-      const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}`, { headers: { Accept: accept } });
-      const whole = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}&${WHOLE}`, { headers: { Accept: accept } });
+    for (const [query, accept] of [
+      ["", "application/json"],
+      ["pretty=true", "application/json"],
+      ["", "application/yaml"],
+    ] as const) {
+      const streamed = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}`, {
+        headers: { Accept: accept },
+      });
+      const whole = await t.call("GET", `/api/v1/namespaces/big/configmaps?labelSelector=absent&${query}&${WHOLE}`, {
+        headers: { Accept: accept },
+      });
       expect(streamed.headers.get("transfer-encoding")).toBe("chunked");
       expect(streamed.text).toBe(whole.text);
       expect((accept === "application/yaml" ? parseYaml(streamed.text) : streamed.json) as KubeList).toMatchObject({ items: [] });
@@ -112,7 +133,9 @@ describe("streamed LIST", { timeout: 60_000 }, () => {
     const rest = response.json as KubeList;
     expect(response.headers.get("transfer-encoding")).toBe("chunked");
     expect(rest.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
-    expect(rest.items.map((o) => o.metadata?.name)).toEqual(Array.from({ length: COUNT - 100 }, (_, i) => `cm-${String(i + 100).padStart(4, "0")}`));
+    expect(rest.items.map((o) => o.metadata?.name)).toEqual(
+      Array.from({ length: COUNT - 100 }, (_, i) => `cm-${String(i + 100).padStart(4, "0")}`),
+    );
     await t.call("DELETE", "/api/v1/namespaces/big/configmaps/cm-0500a");
   });
 
@@ -159,7 +182,14 @@ describe("writeListPages", () => {
         }
       }
       const list = { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: "7" }, pages: pages() };
-      const definition: ResourceDefinition = { group: "", version: "v1", kind: "Thing", plural: "things", singular: "thing", scope: "Cluster" };
+      const definition: ResourceDefinition = {
+        group: "",
+        version: "v1",
+        kind: "Thing",
+        plural: "things",
+        singular: "thing",
+        scope: "Cluster",
+      };
       const shape = listShape(list, { type: "json" }, { toTable: (objects, options) => toTable(definition, objects, options) }, "Metadata");
       writeListPages(ctx, list, shape).catch((error: unknown) => {
         res.writeHead(500);
@@ -174,7 +204,9 @@ describe("writeListPages", () => {
   it("writes every page between the list's envelope and its closing bracket", async () => {
     fail = undefined;
     const response = await fetch(url());
-    expect(await response.text()).toBe('{"apiVersion":"v1","kind":"ThingList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}\n');
+    expect(await response.text()).toBe(
+      '{"apiVersion":"v1","kind":"ThingList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}\n',
+    );
   });
 
   it("rejects before any byte when the first page fails", async () => {

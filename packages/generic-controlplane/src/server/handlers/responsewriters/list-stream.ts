@@ -32,16 +32,31 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
     const key = `${shape.field}:\n`;
     const element = (value: unknown): string => yamlListItem(shape.field, value);
     const empty = `${shape.field}: []\n`;
-    return { contentType: "application/yaml", prefix: split(yamlText(shape.envelope), empty), first: (e) => key + element(e), next: element, close: "", empty };
+    return {
+      contentType: "application/yaml",
+      prefix: split(yamlText(shape.envelope), empty),
+      first: (e) => key + element(e),
+      next: element,
+      close: "",
+      empty,
+    };
   }
   if (wantsPretty(ctx)) {
     const element = (value: unknown): string => stringifyExactJson(value, 2).replaceAll("\n", "\n    ");
     const prefix = split(JSON.stringify(shape.envelope, null, 2), "]\n}");
-    return { contentType: "application/json", prefix, first: (e) => `\n    ${element(e)}`, next: (e) => `,\n    ${element(e)}`, close: "\n  ]\n}\n", empty: "]\n}\n" };
+    return {
+      contentType: "application/json",
+      prefix,
+      first: (e) => `\n    ${element(e)}`,
+      next: (e) => `,\n    ${element(e)}`,
+      close: "\n  ]\n}\n",
+      empty: "]\n}\n",
+    };
   }
   const prefix = split(JSON.stringify(shape.envelope), "]}");
   // Listed objects are shared and never changed, so each is serialised once while it is stored.
-  const next = (e: unknown): string | Buffer => (typeof e === "object" && e !== null ? sharedJsonAfterComma(e) : `,${stringifyExactJson(e)}`);
+  const next = (e: unknown): string | Buffer =>
+    typeof e === "object" && e !== null ? sharedJsonAfterComma(e) : `,${stringifyExactJson(e)}`;
   const first = (e: unknown): string | Buffer => {
     const bytes = next(e);
     return typeof bytes === "string" ? bytes.slice(1) : bytes.subarray(1);
@@ -62,7 +77,12 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
  * the response short: the connection is destroyed, so a client never takes a truncated list for a
  * whole one.
  */
-export async function writeListPages(ctx: RequestContext, list: ListPages, shape: ListShape, syntax: "json" | "yaml" = "json"): Promise<void> {
+export async function writeListPages(
+  ctx: RequestContext,
+  list: ListPages,
+  shape: ListShape,
+  syntax: "json" | "yaml" = "json",
+): Promise<void> {
   const { res } = ctx;
   const spelling = listSyntax(ctx, shape, syntax);
   const pages = list.pages[Symbol.asyncIterator]();

@@ -53,7 +53,8 @@ export function writeEncoded(ctx: RequestContext, code: number, body: unknown, f
 
 /** For clients that accept only protobuf; a kind without a protobuf form is a 406, as upstream. */
 function writeProtobuf(ctx: RequestContext, code: number, body: KubeObject): void {
-  if (!supportsProtobuf(body.apiVersion ?? "", body.kind ?? "", ctx.protobuf)) throw notAcceptable(["application/json", "application/yaml"]);
+  if (!supportsProtobuf(body.apiVersion ?? "", body.kind ?? "", ctx.protobuf))
+    throw notAcceptable(["application/json", "application/yaml"]);
   const bytes = encodeProtobuf(body, ctx.protobuf);
   const headers: Record<string, string | string[] | number> = {
     "Content-Type": "application/vnd.kubernetes.protobuf",
@@ -73,12 +74,7 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
 }
 
 /** The body of a single object in the negotiated form (object, Table, or PartialObjectMetadata). */
-export function shapeObject(
-  object: KubeObject,
-  format: ResponseFormat,
-  convertor: TableConvertor,
-  includeObject: IncludeObject,
-): unknown {
+export function shapeObject(object: KubeObject, format: ResponseFormat, convertor: TableConvertor, includeObject: IncludeObject): unknown {
   switch (format.type) {
     case "table":
       return tableOf(convertor, [object], { resourceVersion: object.metadata?.resourceVersion ?? "" }, format.version, includeObject);
@@ -126,7 +122,11 @@ export function listShape(
   switch (format.type) {
     case "table": {
       const { rows: _rows, ...envelope } = tableOf(convertor, [], list.metadata, format.version, includeObject);
-      return { envelope: { ...envelope, rows: [] }, field: "rows", elements: (objects) => tableOf(convertor, objects, list.metadata, format.version, includeObject).rows };
+      return {
+        envelope: { ...envelope, rows: [] },
+        field: "rows",
+        elements: (objects) => tableOf(convertor, objects, list.metadata, format.version, includeObject).rows,
+      };
     }
     case "partial": {
       const version = format.version;
@@ -137,11 +137,21 @@ export function listShape(
       };
     }
     default:
-      return { envelope: { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items: [] }, field: "items", elements: (objects) => objects };
+      return {
+        envelope: { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items: [] },
+        field: "items",
+        elements: (objects) => objects,
+      };
   }
 }
 
-function tableOf(convertor: TableConvertor, objects: KubeObject[], listMeta: ListMeta, version: "v1" | "v1beta1", includeObject: IncludeObject): Table {
+function tableOf(
+  convertor: TableConvertor,
+  objects: KubeObject[],
+  listMeta: ListMeta,
+  version: "v1" | "v1beta1",
+  includeObject: IncludeObject,
+): Table {
   const table = convertor.toTable(objects, { listMeta, includeObject });
   if (version === "v1beta1") return { ...table, apiVersion: "meta.k8s.io/v1beta1" };
   return table;

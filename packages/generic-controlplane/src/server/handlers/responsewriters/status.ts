@@ -26,7 +26,12 @@ function inWireOrder(status: Status): Status {
     if (group !== undefined) details.group = group;
     if (kind !== undefined) details.kind = kind;
     if (uid !== undefined) details.uid = uid;
-    if (causes !== undefined) details.causes = causes.map((c) => ({ ...(c.reason === undefined ? {} : { reason: c.reason }), ...(c.message === undefined ? {} : { message: c.message }), ...(c.field === undefined ? {} : { field: c.field }) }));
+    if (causes !== undefined)
+      details.causes = causes.map((c) => ({
+        ...(c.reason === undefined ? {} : { reason: c.reason }),
+        ...(c.message === undefined ? {} : { message: c.message }),
+        ...(c.field === undefined ? {} : { field: c.field }),
+      }));
     if (retryAfterSeconds !== undefined) details.retryAfterSeconds = retryAfterSeconds;
     ordered.details = details;
   }
