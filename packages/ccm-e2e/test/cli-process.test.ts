@@ -88,7 +88,7 @@ describe("the ccm-e2e binary", () => {
   it("keeps the API server out: of the project's packages, the root entry and the CLI import only @kubekit/client and @kubekit/apimachinery", async () => {
     for (const file of ["index.js", "index.cjs", "cli.js"]) {
       const text = await readFile(join(packageDir, "dist", file), "utf8");
-      const specifiers = [...text.matchAll(/(?:from\s*|require\(|import\()\s*["'](@kubekit\/[^"']+)["']/g)].map((m) => m[1]);
+      const specifiers = [...text.matchAll(/(?:from\s*|require\(|import\()\s*["'](@kubekit\/[^"']+)["']/g)].map((m) => m[1]!);
       expect(specifiers.length, file).toBeGreaterThan(0);
       const packages = new Set(specifiers.map((specifier) => specifier.split("/").slice(0, 2).join("/")));
       expect(packages, file).toEqual(new Set(["@kubekit/client", "@kubekit/apimachinery"]));
