@@ -1,7 +1,7 @@
-// The whole suite: lint, typecheck, build and every package's tests through nx, then one summed
-// result line taken from the JSON report each vitest project writes to .nx-test-results/.
+// The whole suite: the scripts' own tests, then lint, typecheck, build and every package's tests through nx, then one summed
+// result line taken from the scripts' TAP report and the JSON report each vitest project writes to .nx-test-results/.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
@@ -11,6 +11,22 @@ rmSync(resultsDir, { recursive: true, force: true });
 // The formatter over the whole repository first: the packages' lint checks their own folders, this
 // also the shared files at the root.
 const format = spawnSync("npx", ["prettier", "--check", "."], { cwd: root, stdio: "inherit" });
+
+// The repository's own scripts (scripts/*.test.mjs, node:test): their TAP report is counted below.
+mkdirSync(resultsDir, { recursive: true });
+const scriptsReport = join(resultsDir, "scripts.tap");
+const scripts = spawnSync(
+  process.execPath,
+  [
+    "--test",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${scriptsReport}`,
+    "scripts/*.test.mjs",
+  ],
+  { cwd: root, stdio: "inherit" },
+);
 
 const nx = spawnSync("npx", ["nx", "run-many", "-t", "lint", "typecheck", "build", "test", "--outputStyle=stream"], {
   cwd: root,
@@ -45,7 +61,14 @@ if (existsSync(resultsDir)) {
     }
   }
 }
+if (existsSync(scriptsReport)) {
+  const tap = readFileSync(scriptsReport, "utf8");
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(tap)?.[1] ?? 0);
+  passed += count("pass");
+  failed += count("fail") + count("cancelled");
+  skipped += count("skipped") + count("todo");
+}
 // A task that failed before its tests ran (lint, typecheck, build) still fails the run.
-if ((nx.status !== 0 || format.status !== 0) && failed === 0) failed = 1;
+if ((nx.status !== 0 || format.status !== 0 || scripts.status !== 0) && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
-process.exit(nx.status === 0 && format.status === 0 && failed === 0 ? 0 : 1);
+process.exit(nx.status === 0 && format.status === 0 && scripts.status === 0 && failed === 0 ? 0 : 1);

@@ -10,40 +10,22 @@
  * would have fired. Also "should remove from active list jobs that have been deleted" (not
  * conformance), which waits for the controller's MissingJob Event.
  */
-import { ApiError, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ApiError } from "@kubekit/generic-controlplane/controllers";
 import type { KubeObject, WatchEvent } from "@kubekit/generic-controlplane";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import type { CronJob } from "../src/resources/cronjobs.js";
 import { isJobFinished, type Job } from "../src/resources/jobs.js";
 import { CRON_JOBS, JOBS } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
+import { useSimCluster } from "./fixture.js";
 
-const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
 const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
 const sleepCommand = ["sleep", "300"];
 const successCommand = ["/bin/true"];
 const failureCommand = ["/bin/false"];
 
-let cluster: SimCluster;
-let client: KubeClient;
-let namespaceCount = 0;
-
-beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: 1 });
-  client = new KubeClient({ server: cluster.url });
-});
-afterAll(async () => {
-  client.close();
-  await cluster.close();
-});
-
-async function newNamespace(): Promise<string> {
-  const name = `cronjob-${++namespaceCount}`;
-  await client.create(NAMESPACES, undefined, { metadata: { name } });
-  return name;
-}
+const sim = useSimCluster({ nodes: 1, namespacePrefix: "cronjob" });
 
 function newTestCronJob(
   name: string,
@@ -90,72 +72,75 @@ function newTestCronJob(
 describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, () => {
   // Conformance (v1.21): CronJob MUST schedule multiple jobs concurrently.
   it("should schedule multiple jobs concurrently", async () => {
-    const ns = await newNamespace();
-    const cronJob = await client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("concurrent", "*/1 * * * ?", "Allow", sleepCommand));
+    const ns = await sim.newNamespace();
+    const cronJob = await sim.client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("concurrent", "*/1 * * * ?", "Allow", sleepCommand));
     // waitForActiveJobs(2): a run at each of the next two minute boundaries.
     await eventually(
       "2 active jobs",
-      async () => (((await client.get<CronJob>(CRON_JOBS, ns, "concurrent")).status?.active?.length ?? 0) >= 2 ? true : undefined),
+      async () => (((await sim.client.get<CronJob>(CRON_JOBS, ns, "concurrent")).status?.active?.length ?? 0) >= 2 ? true : undefined),
       140_000,
     );
-    const jobs = await client.list<Job>(JOBS, ns);
+    const jobs = await sim.client.list<Job>(JOBS, ns);
     const active = jobs.items.filter((j) => !isJobFinished(j));
     expect(active.length).toBeGreaterThanOrEqual(2);
     for (const job of active)
       expect(job.metadata?.annotations?.["batch.kubernetes.io/cronjob-scheduled-timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
-    await client.delete(CRON_JOBS, ns, cronJob.metadata?.name ?? "", { propagationPolicy: "Background" });
+    await sim.client.delete(CRON_JOBS, ns, cronJob.metadata?.name ?? "", { propagationPolicy: "Background" });
   });
 
   // Conformance (v1.21): CronJob MUST NOT schedule new jobs while suspended.
   it("should not schedule jobs when suspended", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const cronJob = newTestCronJob("suspended", "*/1 * * * ?", "Allow", sleepCommand);
     cronJob.spec!.suspend = true;
-    await client.create(CRON_JOBS, ns, cronJob);
+    await sim.client.create(CRON_JOBS, ns, cronJob);
     const nextMinute = Math.ceil(Date.now() / 60_000) * 60_000;
     let scheduled = false;
     while (Date.now() < nextMinute + 5_000) {
-      const cj = await client.get<CronJob>(CRON_JOBS, ns, "suspended");
+      const cj = await sim.client.get<CronJob>(CRON_JOBS, ns, "suspended");
       if ((cj.status?.active?.length ?? 0) > 0) scheduled = true;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
     expect(scheduled).toBe(false);
-    const jobs = await client.list<Job>(JOBS, ns);
+    const jobs = await sim.client.list<Job>(JOBS, ns);
     expect(jobs.items).toHaveLength(0);
-    await client.delete(CRON_JOBS, ns, "suspended", { propagationPolicy: "Background" });
+    await sim.client.delete(CRON_JOBS, ns, "suspended", { propagationPolicy: "Background" });
   });
 
   // Deleted jobs should be removed from the active list.
   it("should remove from active list jobs that have been deleted", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     // Creating a ForbidConcurrent cronjob
-    await client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("forbid", "*/1 * * * ?", "Forbid", sleepCommand));
+    await sim.client.create<CronJob>(CRON_JOBS, ns, newTestCronJob("forbid", "*/1 * * * ?", "Forbid", sleepCommand));
     // Ensuring a job is scheduled: waitForActiveJobs(1)
     await eventually(
       "1 active job",
-      async () => (((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active?.length ?? 0) >= 1 ? true : undefined),
+      async () => (((await sim.client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active?.length ?? 0) >= 1 ? true : undefined),
       140_000,
     );
     // Ensuring exactly one is scheduled
-    const cronJob = await client.get<CronJob>(CRON_JOBS, ns, "forbid");
+    const cronJob = await sim.client.get<CronJob>(CRON_JOBS, ns, "forbid");
     expect(cronJob.status?.active).toHaveLength(1);
     // Deleting the job: DeleteResourceAndWaitForGC (background propagation, then its pods gone)
     const job = cronJob.status!.active![0]!;
-    await client.delete(JOBS, ns, job.name ?? "", { propagationPolicy: "Background" });
+    await sim.client.delete(JOBS, ns, job.name ?? "", { propagationPolicy: "Background" });
     await eventually(
       "the job's pods collected",
-      async () => ((await client.list(PODS, ns, { labelSelector: `job-name=${job.name ?? ""}` })).items.length === 0 ? true : undefined),
+      async () =>
+        (await sim.client.list(PODS, ns, { labelSelector: `job-name=${job.name ?? ""}` })).items.length === 0 ? true : undefined,
       60_000,
     );
     // Ensuring job was deleted
     let error: unknown;
-    await client.get(JOBS, ns, job.name ?? "").catch((e: unknown) => (error = e));
+    await sim.client.get(JOBS, ns, job.name ?? "").catch((e: unknown) => (error = e));
     expect(error instanceof ApiError && error.code === 404).toBe(true);
     // Ensuring the job is not in the cronjob active list: waitForJobNotActive
     await eventually(
       "the job not active",
       async () =>
-        ((await client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active ?? []).some((ref) => ref.name === job.name) ? undefined : true,
+        ((await sim.client.get<CronJob>(CRON_JOBS, ns, "forbid")).status?.active ?? []).some((ref) => ref.name === job.name)
+          ? undefined
+          : true,
       30_000,
     );
     // Ensuring MissingJob event has occurred: waitForEventWithReason, over the events Search finds for the CronJob
@@ -163,22 +148,22 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
       "a MissingJob event",
       async () => {
         const fieldSelector = `involvedObject.kind=CronJob,involvedObject.name=forbid,involvedObject.namespace=${ns},involvedObject.uid=${cronJob.metadata?.uid ?? ""}`;
-        const events = await client.list<KubeObject & { reason?: string }>(EVENTS, ns, { fieldSelector });
+        const events = await sim.client.list<KubeObject & { reason?: string }>(EVENTS, ns, { fieldSelector });
         return events.items.some((event) => event.reason === "MissingJob") ? true : undefined;
       },
       30_000,
     );
     // Removing cronjob
-    await client.delete(CRON_JOBS, ns, "forbid", { propagationPolicy: "Background" });
+    await sim.client.delete(CRON_JOBS, ns, "forbid", { propagationPolicy: "Background" });
   });
 
   it("should support timezone", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const cronJob = newTestCronJob("cronjob-with-timezone", "*/1 * * * ?", "Allow", failureCommand);
     cronJob.spec!.timeZone = "bad-time-zone";
     let error: unknown;
     try {
-      await client.create(CRON_JOBS, ns, cronJob);
+      await sim.client.create(CRON_JOBS, ns, cronJob);
     } catch (e) {
       error = e;
     }
@@ -187,35 +172,35 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
 
   // Conformance (v1.21): CronJob API Operations.
   it("should support CronJob API operations", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const uniqueName = `${ns}-unique`;
     const cjTemplate = newTestCronJob("test-api", "* */1 * * ?", "Allow", successCommand, 1, 0);
     cjTemplate.metadata!.labels = { "special-label": uniqueName };
     const labelSelector = `special-label=${uniqueName}`;
 
-    const createdCronJob = await client.create<CronJob>(CRON_JOBS, ns, cjTemplate);
-    const gottenCronJob = await client.get<CronJob>(CRON_JOBS, ns, "test-api");
+    const createdCronJob = await sim.client.create<CronJob>(CRON_JOBS, ns, cjTemplate);
+    const gottenCronJob = await sim.client.get<CronJob>(CRON_JOBS, ns, "test-api");
     expect(gottenCronJob.metadata?.uid).toBe(createdCronJob.metadata?.uid);
 
-    const cjs = await client.list<CronJob>(CRON_JOBS, ns, { labelSelector });
+    const cjs = await sim.client.list<CronJob>(CRON_JOBS, ns, { labelSelector });
     expect(cjs.items).toHaveLength(1);
     const events: WatchEvent[] = [];
-    const watch = await client.watch(
+    const watch = await sim.client.watch(
       `/apis/batch/v1/namespaces/${ns}/cronjobs`,
       { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector },
       (event) => events.push(event),
     );
     try {
-      const clusterCJs = await client.list<CronJob>(CRON_JOBS, undefined, { labelSelector });
+      const clusterCJs = await sim.client.list<CronJob>(CRON_JOBS, undefined, { labelSelector });
       expect(clusterCJs.items).toHaveLength(1);
-      const clusterWatch = await client.watch(
+      const clusterWatch = await sim.client.watch(
         "/apis/batch/v1/cronjobs",
         { resourceVersion: cjs.metadata?.resourceVersion ?? "", labelSelector },
         () => undefined,
       );
       clusterWatch.stop();
 
-      const patchedCronJob = await client.patch<CronJob>(
+      const patchedCronJob = await sim.client.patch<CronJob>(
         CRON_JOBS,
         ns,
         "test-api",
@@ -226,10 +211,10 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
 
       let updatedCronJob: CronJob | undefined;
       while (updatedCronJob === undefined) {
-        const cjToUpdate = await client.get<CronJob>(CRON_JOBS, ns, "test-api");
+        const cjToUpdate = await sim.client.get<CronJob>(CRON_JOBS, ns, "test-api");
         cjToUpdate.metadata!.annotations = { ...cjToUpdate.metadata?.annotations, updated: "true" };
         try {
-          updatedCronJob = await client.update<CronJob>(CRON_JOBS, ns, cjToUpdate);
+          updatedCronJob = await sim.client.update<CronJob>(CRON_JOBS, ns, cjToUpdate);
         } catch (error) {
           if (!(error instanceof ApiError && error.code === 409)) throw error;
         }
@@ -245,7 +230,7 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     }
 
     const now1 = new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, "Z");
-    const patchedStatus = await client.patch<CronJob>(
+    const patchedStatus = await sim.client.patch<CronJob>(
       CRON_JOBS,
       ns,
       "test-api",
@@ -259,16 +244,16 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
     const now2 = new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
     let updatedStatus: CronJob | undefined;
     while (updatedStatus === undefined) {
-      const statusToUpdate = await client.get<CronJob>(CRON_JOBS, ns, "test-api");
+      const statusToUpdate = await sim.client.get<CronJob>(CRON_JOBS, ns, "test-api");
       statusToUpdate.status = { ...statusToUpdate.status, lastScheduleTime: now2 };
       try {
-        updatedStatus = await client.update<CronJob>(CRON_JOBS, ns, statusToUpdate, "status");
+        updatedStatus = await sim.client.update<CronJob>(CRON_JOBS, ns, statusToUpdate, "status");
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 409)) throw error;
       }
     }
     expect(updatedStatus.status?.lastScheduleTime).toBe(now2);
-    const gottenStatus = (await client.request("GET", `/apis/batch/v1/namespaces/${ns}/cronjobs/test-api/status`)) as CronJob;
+    const gottenStatus = (await sim.client.request("GET", `/apis/batch/v1/namespaces/${ns}/cronjobs/test-api/status`)) as CronJob;
     expect(gottenStatus.metadata?.uid).toBe(createdCronJob.metadata?.uid);
 
     const expectFinalizer = (cj: CronJob) => {
@@ -276,15 +261,15 @@ describe("[sig-apps] CronJob (test/e2e/apps/cronjob.go)", { timeout: 150_000 }, 
       expect(cj.metadata?.finalizers ?? []).not.toHaveLength(0);
     };
     cjTemplate.metadata!.name = "for-removal";
-    const forRemoval = await client.create<CronJob>(CRON_JOBS, ns, cjTemplate);
-    await client.delete(CRON_JOBS, ns, forRemoval.metadata?.name ?? "");
+    const forRemoval = await sim.client.create<CronJob>(CRON_JOBS, ns, cjTemplate);
+    await sim.client.delete(CRON_JOBS, ns, forRemoval.metadata?.name ?? "");
     try {
-      expectFinalizer(await client.get<CronJob>(CRON_JOBS, ns, "for-removal"));
+      expectFinalizer(await sim.client.get<CronJob>(CRON_JOBS, ns, "for-removal"));
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 404)) throw error;
     }
-    await client.deleteCollection(CRON_JOBS, ns, {}, { labelSelector });
-    const remaining = await client.list<CronJob>(CRON_JOBS, ns, { labelSelector });
+    await sim.client.deleteCollection(CRON_JOBS, ns, {}, { labelSelector });
+    const remaining = await sim.client.list<CronJob>(CRON_JOBS, ns, { labelSelector });
     expect(remaining.items.length).toBeLessThanOrEqual(2);
     for (const cj of remaining.items) expectFinalizer(cj);
   });

@@ -16,38 +16,20 @@
  * the annotation `sim.kubekit.io/exit-codes: "1,0"` (the first run fails, the restart succeeds),
  * which is what that script does under restartPolicy OnFailure.
  */
-import { ApiError, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ApiError } from "@kubekit/generic-controlplane/controllers";
 import type { WatchEvent } from "@kubekit/generic-controlplane";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import type { Job } from "../src/resources/jobs.js";
 import type { Pod } from "../src/resources/pods.js";
 import { JOBS, PODS } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
+import { useSimCluster } from "./fixture.js";
 
-const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const parallelism = 2;
 const completions = 4;
 const backoffLimit = 6;
 
-let cluster: SimCluster;
-let client: KubeClient;
-let namespaceCount = 0;
-
-beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: 2 });
-  client = new KubeClient({ server: cluster.url });
-});
-afterAll(async () => {
-  client.close();
-  await cluster.close();
-});
-
-async function newNamespace(): Promise<string> {
-  const name = `job-${++namespaceCount}`;
-  await client.create(NAMESPACES, undefined, { metadata: { name } });
-  return name;
-}
+const sim = useSimCluster({ nodes: 2, namespacePrefix: "job" });
 
 type Behavior = "notTerminate" | "fail" | "succeed" | "failOnce";
 
@@ -100,7 +82,7 @@ function newTestJob(
 }
 
 async function getJobPods(ns: string, name: string): Promise<Pod[]> {
-  return (await client.list<Pod>(PODS, ns, { labelSelector: `job-name=${name}` })).items;
+  return (await sim.client.list<Pod>(PODS, ns, { labelSelector: `job-name=${name}` })).items;
 }
 
 /** e2ejob.WaitForJobComplete: succeeded reaches completions, and the Job is Complete. */
@@ -108,7 +90,7 @@ async function waitForJobComplete(ns: string, name: string, count: number): Prom
   return eventually(
     `job ${name} complete`,
     async () => {
-      const job = await client.get<Job>(JOBS, ns, name);
+      const job = await sim.client.get<Job>(JOBS, ns, name);
       return job.status?.succeeded === count && job.status.conditions?.some((c) => c.type === "Complete" && c.status === "True")
         ? job
         : undefined;
@@ -121,7 +103,7 @@ async function waitForJobFailure(ns: string, name: string, timeoutMs: number, re
   return eventually(
     `job ${name} failed with ${reason}`,
     async () => {
-      const job = await client.get<Job>(JOBS, ns, name);
+      const job = await sim.client.get<Job>(JOBS, ns, name);
       return job.status?.conditions?.some((c) => c.type === "Failed" && c.status === "True" && (reason === "" || c.reason === reason))
         ? job
         : undefined;
@@ -154,8 +136,8 @@ async function isNotFound(read: () => Promise<unknown>): Promise<boolean> {
 
 /** e2eresource.DeleteResourceAndWaitForGC: delete in the background, then wait for the Job and its pods to go. */
 async function deleteJobAndWaitForGC(ns: string, name: string): Promise<void> {
-  await client.delete(JOBS, ns, name, { propagationPolicy: "Background" });
-  await eventually(`job ${name} gone`, async () => ((await isNotFound(() => client.get(JOBS, ns, name))) ? true : undefined), 30_000);
+  await sim.client.delete(JOBS, ns, name, { propagationPolicy: "Background" });
+  await eventually(`job ${name} gone`, async () => ((await isNotFound(() => sim.client.get(JOBS, ns, name))) ? true : undefined), 30_000);
   await waitForAllJobPodsGone(ns, name);
 }
 
@@ -163,8 +145,8 @@ const controllerOf = (pod: Pod) => pod.metadata?.ownerReferences?.find((r) => r.
 
 describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   it("should run a job to completion when tasks succeed", async () => {
-    const ns = await newNamespace();
-    const job = await client.create<Job>(
+    const ns = await sim.newNamespace();
+    const job = await sim.client.create<Job>(
       JOBS,
       ns,
       newTestJob("succeed", "all-succeed", "Never", parallelism, completions, undefined, backoffLimit),
@@ -175,42 +157,42 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   });
 
   it("should not create pods when created in suspend state", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const template = newTestJob("succeed", "suspend-true-to-false", "Never", parallelism, completions, undefined, backoffLimit);
     template.spec!.suspend = true;
-    await client.create<Job>(JOBS, ns, template);
+    await sim.client.create<Job>(JOBS, ns, template);
     // Upstream polls for pods until wait.ForeverTestTimeout and expects the poll to time out.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await getJobPods(ns, "suspend-true-to-false")).toHaveLength(0);
     const job = await eventually("Suspended condition", async () => {
-      const j = await client.get<Job>(JOBS, ns, "suspend-true-to-false");
+      const j = await sim.client.get<Job>(JOBS, ns, "suspend-true-to-false");
       return j.status?.conditions?.some((c) => c.type === "Suspended") ? j : undefined;
     });
     job.spec!.suspend = false;
-    await client.update(JOBS, ns, job);
+    await sim.client.update(JOBS, ns, job);
     await waitForJobComplete(ns, "suspend-true-to-false", completions);
   });
 
   it("should delete pods when suspended", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const template = newTestJob("notTerminate", "suspend-false-to-true", "Never", parallelism, completions, undefined, backoffLimit);
     template.spec!.suspend = false;
-    await client.create(JOBS, ns, template);
+    await sim.client.create(JOBS, ns, template);
     await waitForAllJobPodsRunning(ns, "suspend-false-to-true", parallelism);
-    const job = await client.get<Job>(JOBS, ns, "suspend-false-to-true");
+    const job = await sim.client.get<Job>(JOBS, ns, "suspend-false-to-true");
     job.spec!.suspend = true;
-    await client.update(JOBS, ns, job);
+    await sim.client.update(JOBS, ns, job);
     await waitForAllJobPodsGone(ns, "suspend-false-to-true");
-    const suspended = await client.get<Job>(JOBS, ns, "suspend-false-to-true");
+    const suspended = await sim.client.get<Job>(JOBS, ns, "suspend-false-to-true");
     expect(suspended.status?.conditions?.some((c) => c.type === "Suspended")).toBe(true);
   });
 
   // Conformance (v1.24): Ensure Pods of an Indexed Job get a unique index.
   it("should create pods for an Indexed job with completion indexes and specified hostname", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const template = newTestJob("succeed", "indexed-job", "Never", parallelism, completions, undefined, backoffLimit);
     template.spec!.completionMode = "Indexed";
-    const job = await client.create<Job>(JOBS, ns, template);
+    const job = await sim.client.create<Job>(JOBS, ns, template);
     await waitForJobComplete(ns, "indexed-job", completions);
     const pods = await getJobPods(ns, "indexed-job");
     const succeededIndexes = new Set<number>();
@@ -226,8 +208,8 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   });
 
   it("should remove pods when job is deleted", async () => {
-    const ns = await newNamespace();
-    await client.create(
+    const ns = await sim.newNamespace();
+    await sim.client.create(
       JOBS,
       ns,
       newTestJob("notTerminate", "all-pods-removed", "Never", parallelism, completions, undefined, backoffLimit),
@@ -239,8 +221,8 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
 
   // Conformance (v1.16): Jobs, completion after task failure.
   it("should run a job to completion when tasks sometimes fail and are locally restarted", async () => {
-    const ns = await newNamespace();
-    await client.create(
+    const ns = await sim.newNamespace();
+    await sim.client.create(
       JOBS,
       ns,
       newTestJob("failOnce", "fail-once-local", "OnFailure", parallelism, completions, undefined, backoffLimit),
@@ -249,9 +231,9 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
   });
 
   it("should fail when exceeds active deadline", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const activeDeadlineSeconds = 1;
-    await client.create(
+    await sim.client.create(
       JOBS,
       ns,
       newTestJob("notTerminate", "exceed-active-deadline", "Never", parallelism, completions, activeDeadlineSeconds, backoffLimit),
@@ -261,17 +243,17 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
 
   // Conformance (v1.15): Jobs, active pods, graceful termination.
   it("should delete a job", async () => {
-    const ns = await newNamespace();
-    await client.create(JOBS, ns, newTestJob("notTerminate", "foo", "Never", parallelism, completions, undefined, backoffLimit));
+    const ns = await sim.newNamespace();
+    await sim.client.create(JOBS, ns, newTestJob("notTerminate", "foo", "Never", parallelism, completions, undefined, backoffLimit));
     await waitForAllJobPodsRunning(ns, "foo", parallelism);
     await deleteJobAndWaitForGC(ns, "foo");
-    expect(await isNotFound(() => client.get(JOBS, ns, "foo"))).toBe(true);
+    expect(await isNotFound(() => sim.client.get(JOBS, ns, "foo"))).toBe(true);
   });
 
   // Conformance (v1.16): Jobs, orphan pods, re-adoption.
   it("should adopt matching orphans and release non-matching pods", async () => {
-    const ns = await newNamespace();
-    const job = await client.create<Job>(
+    const ns = await sim.newNamespace();
+    const job = await sim.client.create<Job>(
       JOBS,
       ns,
       newTestJob("notTerminate", "adopt-release", "Never", parallelism, completions, undefined, backoffLimit),
@@ -283,10 +265,10 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     const name = pod.metadata?.name ?? "";
     const updatePod = async (change: (p: Pod) => void) => {
       for (;;) {
-        const current = await client.get<Pod>(PODS, ns, name);
+        const current = await sim.client.get<Pod>(PODS, ns, name);
         change(current);
         try {
-          await client.update(PODS, ns, current);
+          await sim.client.update(PODS, ns, current);
           return;
         } catch (error) {
           if (!(error instanceof ApiError && error.code === 409)) throw error;
@@ -297,7 +279,7 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
       delete p.metadata!.ownerReferences;
     });
     await eventually("adopted", async () => {
-      const ref = controllerOf(await client.get<Pod>(PODS, ns, name));
+      const ref = controllerOf(await sim.client.get<Pod>(PODS, ns, name));
       if (ref === undefined) return undefined;
       if (ref.kind !== "Job" || ref.name !== job.metadata?.name || ref.uid !== job.metadata?.uid)
         throw new Error(`pod has wrong controllerRef: ${JSON.stringify(ref)}`);
@@ -306,13 +288,13 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     await updatePod((p) => {
       delete p.metadata!.labels;
     });
-    await eventually("released", async () => (controllerOf(await client.get<Pod>(PODS, ns, name)) === undefined ? true : undefined));
+    await eventually("released", async () => (controllerOf(await sim.client.get<Pod>(PODS, ns, name)) === undefined ? true : undefined));
   });
 
   it("should fail to exceed backoffLimit", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const backoff = 1;
-    await client.create(JOBS, ns, newTestJob("fail", "backofflimit", "Never", 1, 1, undefined, backoff));
+    await sim.client.create(JOBS, ns, newTestJob("fail", "backofflimit", "Never", 1, 1, undefined, backoff));
     // The second pod waits out the controller's 10 s pod failure back-off.
     await waitForJobFailure(ns, "backofflimit", 30_000, "BackoffLimitExceeded");
     const pods = await getJobPods(ns, "backofflimit");
@@ -322,8 +304,8 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
 
   // Conformance (v1.24): Jobs, apply changes to status.
   it("should apply changes to a job status", async () => {
-    const ns = await newNamespace();
-    const job = await client.create<Job>(
+    const ns = await sim.newNamespace();
+    const job = await sim.client.create<Job>(
       JOBS,
       ns,
       newTestJob("notTerminate", "suspend-false-to-true", "Never", parallelism, completions, undefined, backoffLimit),
@@ -331,7 +313,7 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     await waitForAllJobPodsRunning(ns, "suspend-false-to-true", parallelism);
     const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
     const now1 = rfc3339(Date.now() - 60_000);
-    const patched = await client.patch<Job>(
+    const patched = await sim.client.patch<Job>(
       JOBS,
       ns,
       "suspend-false-to-true",
@@ -344,27 +326,27 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
     const now2 = rfc3339(Date.now() - 30_000);
     let updated: Job | undefined;
     for (let attempt = 0; updated === undefined; attempt++) {
-      const toUpdate = await client.get<Job>(JOBS, ns, "suspend-false-to-true");
+      const toUpdate = await sim.client.get<Job>(JOBS, ns, "suspend-false-to-true");
       toUpdate.status!.startTime = now2;
       try {
-        updated = await client.update<Job>(JOBS, ns, toUpdate, "status");
+        updated = await sim.client.update<Job>(JOBS, ns, toUpdate, "status");
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 409) || attempt > 5) throw error;
       }
     }
     expect(updated.status?.startTime).toBe(now2);
-    const gotten = (await client.request("GET", `/apis/batch/v1/namespaces/${ns}/jobs/suspend-false-to-true/status`)) as Job;
+    const gotten = (await sim.client.request("GET", `/apis/batch/v1/namespaces/${ns}/jobs/suspend-false-to-true/status`)) as Job;
     expect(gotten.metadata?.uid).toBe(job.metadata?.uid);
   });
 
   // Conformance (v1.25): Jobs, manage lifecycle.
   it("should manage the lifecycle of a job", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const jobName = `e2e-${Math.random().toString(36).slice(2, 7)}`;
     const labelSelector = `e2e-job-label=${jobName}`;
-    const jobsList = await client.list<Job>(JOBS, ns, { labelSelector });
+    const jobsList = await sim.client.list<Job>(JOBS, ns, { labelSelector });
     const events: WatchEvent[] = [];
-    const watch = await client.watch(
+    const watch = await sim.client.watch(
       `/apis/batch/v1/namespaces/${ns}/jobs`,
       { labelSelector, resourceVersion: jobsList.metadata?.resourceVersion ?? "" },
       (event) => events.push(event),
@@ -373,8 +355,8 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
       const template = newTestJob("succeed", jobName, "Never", parallelism, completions, undefined, backoffLimit);
       template.metadata!.labels = { "e2e-job-label": jobName };
       template.spec!.suspend = true;
-      await client.create(JOBS, ns, template);
-      const patchedJob = await client.patch<Job>(
+      await sim.client.create(JOBS, ns, template);
+      const patchedJob = await sim.client.patch<Job>(
         JOBS,
         ns,
         jobName,
@@ -390,11 +372,11 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
 
       let updatedJob: Job | undefined;
       while (updatedJob === undefined) {
-        const current = await client.get<Job>(JOBS, ns, jobName);
+        const current = await sim.client.get<Job>(JOBS, ns, jobName);
         current.spec!.suspend = false;
         current.metadata!.annotations = { ...current.metadata?.annotations, updated: "true" };
         try {
-          updatedJob = await client.update<Job>(JOBS, ns, current);
+          updatedJob = await sim.client.update<Job>(JOBS, ns, current);
         } catch (error) {
           if (!(error instanceof ApiError && error.code === 409)) throw error;
         }
@@ -402,12 +384,12 @@ describe("[sig-apps] Job (test/e2e/apps/job.go)", { timeout: 60_000 }, () => {
       await sawEvent("MODIFIED", (j) => j.metadata?.annotations?.["updated"] === "true");
       expect(updatedJob.metadata?.annotations?.["updated"]).toBe("true");
 
-      const jobs = await client.list<Job>(JOBS, undefined, { labelSelector });
+      const jobs = await sim.client.list<Job>(JOBS, undefined, { labelSelector });
       expect(jobs.items).toHaveLength(1);
       await waitForJobComplete(ns, jobName, completions);
-      await client.deleteCollection(JOBS, ns, { propagationPolicy: "Background" }, { labelSelector });
+      await sim.client.deleteCollection(JOBS, ns, { propagationPolicy: "Background" }, { labelSelector });
       await sawEvent("DELETED", (j) => j.metadata?.labels?.["e2e-job-label"] === jobName);
-      const relisted = await client.list<Job>(JOBS, undefined, { labelSelector });
+      const relisted = await sim.client.list<Job>(JOBS, undefined, { labelSelector });
       expect(relisted.items).toHaveLength(0);
     } finally {
       watch.stop();

@@ -12,14 +12,13 @@
  * pod that goes terminal. The `newTest…ForQuota` helpers are upstream's.
  */
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { isApiError, KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
 import { parseMilli } from "@kubekit/generic-controlplane/registry";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import { PODS, PRIORITY_CLASSES, SERVICES } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
+import { useSimCluster } from "./fixture.js";
 
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const RESOURCE_QUOTAS: ResourceRef = { group: "", version: "v1", resource: "resourcequotas", namespaced: true };
 const extendedResourceName = "example.com/dongle";
 const classGold = "gold";
@@ -34,24 +33,7 @@ interface Quota extends KubeObject {
   status?: { hard?: ResourceList; used?: ResourceList };
 }
 
-let cluster: SimCluster;
-let client: KubeClient;
-let namespaceCount = 0;
-
-beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: 1 });
-  client = new KubeClient({ server: cluster.url });
-}, 60_000);
-afterAll(async () => {
-  client?.close();
-  await cluster?.close();
-});
-
-async function newNamespace(): Promise<string> {
-  const name = `resourcequota-${++namespaceCount}`;
-  await client.create(NAMESPACES, undefined, { metadata: { name } });
-  return name;
-}
+const sim = useSimCluster({ nodes: 1, namespacePrefix: "resourcequota" });
 
 function newTestResourceQuota(name: string): Quota {
   return {
@@ -108,7 +90,7 @@ function newTestPodForQuotaWithPriority(name: string, requests: ResourceList, li
 }
 
 async function createPriorityClass(name: string): Promise<void> {
-  await client.create(PRIORITY_CLASSES, undefined, { metadata: { name }, value: 1000 }).catch((error: unknown) => {
+  await sim.client.create(PRIORITY_CLASSES, undefined, { metadata: { name }, value: 1000 }).catch((error: unknown) => {
     if (!(isApiError(error) && error.code === 409)) throw error;
   });
 }
@@ -125,7 +107,7 @@ async function waitForResourceQuota(ns: string, name: string, used: ResourceList
   return eventually(
     `quota ${ns}/${name} to use ${JSON.stringify(used)}`,
     async () => {
-      const quota = await client.get<Quota>(RESOURCE_QUOTAS, ns, name);
+      const quota = await sim.client.get<Quota>(RESOURCE_QUOTAS, ns, name);
       const matches = Object.entries(used).every(([resource, value]) => {
         const got = quota.status?.used?.[resource];
         return got !== undefined && parseMilli(got) === parseMilli(value);
@@ -154,13 +136,13 @@ async function refusal(attempt: Promise<unknown>): Promise<{ code: number; messa
   throw new Error("the request was not refused");
 }
 
-const deleteNow = (ns: string, name: string) => client.delete(PODS, ns, name, { gracePeriodSeconds: 0 });
+const deleteNow = (ns: string, name: string) => sim.client.delete(PODS, ns, name, { gracePeriodSeconds: 0 });
 
 describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quota.go)", { timeout: 120_000 }, () => {
   it("should create a ResourceQuota and capture the life of a pod", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const quotaName = "test-quota";
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuota(quotaName));
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuota(quotaName));
     const usedResources: ResourceList = { resourcequotas: "1" };
     await waitForResourceQuota(ns, quotaName, usedResources);
 
@@ -168,7 +150,11 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     const podName = "test-pod";
     let requests: ResourceList = { cpu: "500m", memory: "252Mi", "ephemeral-storage": "30Gi", [extendedResourceName]: "2" };
     let limits: ResourceList = { [extendedResourceName]: "2" };
-    const podToUpdate = await client.create<ReturnType<typeof newTestPodForQuota>>(PODS, ns, newTestPodForQuota(podName, requests, limits));
+    const podToUpdate = await sim.client.create<ReturnType<typeof newTestPodForQuota>>(
+      PODS,
+      ns,
+      newTestPodForQuota(podName, requests, limits),
+    );
 
     // Ensuring ResourceQuota status captures the pod usage
     Object.assign(usedResources, {
@@ -182,7 +168,7 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
 
     // Not allowing a pod to be created that exceeds remaining quota
     requests = { cpu: "600m", memory: "100Mi" };
-    const overCpu = await refusal(client.create(PODS, ns, newTestPodForQuota("fail-pod", requests, {})));
+    const overCpu = await refusal(sim.client.create(PODS, ns, newTestPodForQuota("fail-pod", requests, {})));
     expect(overCpu.code).toBe(403);
     expect(overCpu.message).toBe(
       'pods "fail-pod" is forbidden: exceeded quota: test-quota, requested: cpu=600m, used: cpu=500m, limited: cpu=1',
@@ -191,14 +177,14 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     // Not allowing a pod to be created that exceeds remaining quota (validation on extended resources)
     requests = { cpu: "500m", memory: "100Mi", "ephemeral-storage": "30Gi", [extendedResourceName]: "2" };
     limits = { [extendedResourceName]: "2" };
-    const overDongles = await refusal(client.create(PODS, ns, newTestPodForQuota("fail-pod-for-extended-resource", requests, limits)));
+    const overDongles = await refusal(sim.client.create(PODS, ns, newTestPodForQuota("fail-pod-for-extended-resource", requests, limits)));
     expect(overDongles.message).toBe(
       'pods "fail-pod-for-extended-resource" is forbidden: exceeded quota: test-quota, requested: ephemeral-storage=30Gi,requests.example.com/dongle=2, used: ephemeral-storage=30Gi,requests.example.com/dongle=2, limited: ephemeral-storage=50Gi,requests.example.com/dongle=3',
     );
 
     // Ensuring a pod cannot update its resource requirements
     podToUpdate.spec.containers[0]!.resources.requests = { cpu: "100m", memory: "100Mi", "ephemeral-storage": "10Gi" };
-    expect((await refusal(client.update(PODS, ns, podToUpdate))).code).toBeGreaterThanOrEqual(400);
+    expect((await refusal(sim.client.update(PODS, ns, podToUpdate))).code).toBeGreaterThanOrEqual(400);
 
     // Ensuring attempts to update pod resource requirements did not change quota usage
     await waitForResourceQuota(ns, quotaName, usedResources);
@@ -217,17 +203,17 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
   });
 
   it("should create a ResourceQuota and capture the life of a service", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     const quotaName = "test-quota";
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuota(quotaName));
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuota(quotaName));
     let usedResources: ResourceList = { resourcequotas: "1" };
     await waitForResourceQuota(ns, quotaName, usedResources);
 
-    await client.create(SERVICES, ns, newTestServiceForQuota("test-service", "ClusterIP", false));
-    await client.create(SERVICES, ns, newTestServiceForQuota("test-service-np", "NodePort", false));
+    await sim.client.create(SERVICES, ns, newTestServiceForQuota("test-service", "ClusterIP", false));
+    await sim.client.create(SERVICES, ns, newTestServiceForQuota("test-service-np", "NodePort", false));
 
     // Not allowing a LoadBalancer Service with NodePort to be created that exceeds remaining quota
-    const refused = await refusal(client.create(SERVICES, ns, newTestServiceForQuota("test-service-lb", "LoadBalancer", true)));
+    const refused = await refusal(sim.client.create(SERVICES, ns, newTestServiceForQuota("test-service-lb", "LoadBalancer", true)));
     expect(refused.message).toBe(
       'services "test-service-lb" is forbidden: exceeded quota: test-quota, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1',
     );
@@ -235,24 +221,24 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
     usedResources = { resourcequotas: "1", services: "2", "services.nodeports": "1" };
     await waitForResourceQuota(ns, quotaName, usedResources);
 
-    await client.delete(SERVICES, ns, "test-service");
-    await client.delete(SERVICES, ns, "test-service-np");
+    await sim.client.delete(SERVICES, ns, "test-service");
+    await sim.client.delete(SERVICES, ns, "test-service-np");
     Object.assign(usedResources, { services: "0", "services.nodeports": "0" });
     await waitForResourceQuota(ns, quotaName, usedResources);
   });
 
   it("should verify ResourceQuota with terminating scopes", async () => {
-    const ns = await newNamespace();
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-terminating", "Terminating"));
+    const ns = await sim.newNamespace();
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-terminating", "Terminating"));
     const usedResources: ResourceList = { pods: "0" };
     await waitForResourceQuota(ns, "quota-terminating", usedResources);
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-not-terminating", "NotTerminating"));
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-not-terminating", "NotTerminating"));
     await waitForResourceQuota(ns, "quota-not-terminating", usedResources);
 
     // Creating a long running pod
     const requests = { cpu: "500m", memory: "200Mi" };
     const limits = { cpu: "1", memory: "400Mi" };
-    await client.create(PODS, ns, newTestPodForQuota("test-pod", requests, limits));
+    await sim.client.create(PODS, ns, newTestPodForQuota("test-pod", requests, limits));
     const charged = {
       pods: "1",
       "requests.cpu": requests.cpu,
@@ -268,7 +254,7 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
 
     // Creating a terminating pod
     const terminating = newTestPodForQuota("terminating-pod", requests, limits);
-    await client.create(PODS, ns, { ...terminating, spec: { ...terminating.spec, activeDeadlineSeconds: 3600 } });
+    await sim.client.create(PODS, ns, { ...terminating, spec: { ...terminating.spec, activeDeadlineSeconds: 3600 } });
     await waitForResourceQuota(ns, "quota-terminating", charged);
     await waitForResourceQuota(ns, "quota-not-terminating", released);
     await ensureResourceQuota(ns, "quota-not-terminating", released);
@@ -277,21 +263,21 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
   });
 
   it("should verify ResourceQuota with best effort scope", async () => {
-    const ns = await newNamespace();
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-besteffort", "BestEffort"));
+    const ns = await sim.newNamespace();
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-besteffort", "BestEffort"));
     await waitForResourceQuota(ns, "quota-besteffort", { pods: "0" });
-    await client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-not-besteffort", "NotBestEffort"));
+    await sim.client.create(RESOURCE_QUOTAS, ns, newTestResourceQuotaWithScope("quota-not-besteffort", "NotBestEffort"));
     await waitForResourceQuota(ns, "quota-not-besteffort", { pods: "0" });
 
     // Creating a best-effort pod
-    await client.create(PODS, ns, newTestPodForQuota("pfpod", {}, {}));
+    await sim.client.create(PODS, ns, newTestPodForQuota("pfpod", {}, {}));
     await waitForResourceQuota(ns, "quota-besteffort", { pods: "1" });
     await waitForResourceQuota(ns, "quota-not-besteffort", { pods: "0" });
     await deleteNow(ns, "pfpod");
     await waitForResourceQuota(ns, "quota-besteffort", { pods: "0" });
 
     // Creating a not best-effort pod
-    await client.create(PODS, ns, newTestPodForQuota("burstable-pod", { cpu: "500m", memory: "200Mi" }, { cpu: "1", memory: "400Mi" }));
+    await sim.client.create(PODS, ns, newTestPodForQuota("burstable-pod", { cpu: "500m", memory: "200Mi" }, { cpu: "1", memory: "400Mi" }));
     await waitForResourceQuota(ns, "quota-not-besteffort", { pods: "1" });
     await waitForResourceQuota(ns, "quota-besteffort", { pods: "0" });
     await deleteNow(ns, "burstable-pod");
@@ -301,32 +287,32 @@ describe("[sig-api-machinery] ResourceQuota (test/e2e/apimachinery/resource_quot
 
 describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apimachinery/resource_quota.go)", { timeout: 120_000 }, () => {
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with same priority class", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass1");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass1"]),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass1", {}, {}, "pclass1"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass1", {}, {}, "pclass1"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
     await deleteNow(ns, "testpod-pclass1");
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
   });
 
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with same priority class", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass2");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass2"]),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-1", {}, {}, "pclass2"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-1", {}, {}, "pclass2"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
-    const refused = await refusal(client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass2")));
+    const refused = await refusal(sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass2")));
     expect(refused.message).toBe(
       'pods "testpod-pclass2-2" is forbidden: exceeded quota: quota-priorityclass, requested: pods=1, used: pods=1, limited: pods=1',
     );
@@ -335,35 +321,35 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   });
 
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against 2 pods with different priority class", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass3");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "In", ["pclass4"]),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass3-1", {}, {}, "pclass3"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass3-1", {}, {}, "pclass3"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass3"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass2-2", {}, {}, "pclass3"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await deleteNow(ns, "testpod-pclass3-1");
     await deleteNow(ns, "testpod-pclass2-2");
   });
 
   it("should verify ResourceQuota's multiple priority class scope (quota set to pod count: 2) against 2 pods with same priority classes", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass5");
     await createPriorityClass("pclass6");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "2" }, "In", ["pclass5", "pclass6"]),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass5", {}, {}, "pclass5"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass5", {}, {}, "pclass5"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass6", {}, {}, "pclass6"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass6", {}, {}, "pclass6"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "2" });
     await deleteNow(ns, "testpod-pclass5");
     await deleteNow(ns, "testpod-pclass6");
@@ -371,29 +357,29 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
   });
 
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpNotIn)", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass7");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "NotIn", ["pclass7"]),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass7", {}, {}, "pclass7"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass7", {}, {}, "pclass7"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
     await deleteNow(ns, "testpod-pclass7");
   });
 
   it("should verify ResourceQuota's priority class scope (quota set to pod count: 1) against a pod with different priority class (ScopeSelectorOpExists)", async () => {
-    const ns = await newNamespace();
+    const ns = await sim.newNamespace();
     await createPriorityClass("pclass8");
-    await client.create(
+    await sim.client.create(
       RESOURCE_QUOTAS,
       ns,
       newTestResourceQuotaWithScopeForPriorityClass("quota-priorityclass", { pods: "1" }, "Exists", []),
     );
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
-    await client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass8", {}, {}, "pclass8"));
+    await sim.client.create(PODS, ns, newTestPodForQuotaWithPriority("testpod-pclass8", {}, {}, "pclass8"));
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "1" });
     await deleteNow(ns, "testpod-pclass8");
     await waitForResourceQuota(ns, "quota-priorityclass", { pods: "0" });
@@ -402,8 +388,8 @@ describe("[sig-api-machinery] ResourceQuota [Feature:PodPriority] (test/e2e/apim
 
 describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout: 120_000 }, () => {
   it("refuses an in-place resize the quota cannot take, admits one it can, and frees a terminal pod's compute", async () => {
-    const ns = await newNamespace();
-    await client.create(RESOURCE_QUOTAS, ns, {
+    const ns = await sim.newNamespace();
+    await sim.client.create(RESOURCE_QUOTAS, ns, {
       metadata: { name: "compute" },
       spec: { hard: { "requests.cpu": "2", pods: "3", "count/pods": "3" } },
     });
@@ -412,16 +398,16 @@ describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout:
       metadata: { name, ...(extra["metadata"] as object) },
       spec: { restartPolicy: "Never", containers: [{ name: "c1", image: "x", resources: { requests: { cpu }, limits: { cpu } } }] },
     });
-    await client.create(PODS, ns, cpuPod("web", "500m"));
+    await sim.client.create(PODS, ns, cpuPod("web", "500m"));
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "500m", pods: "1" });
     await eventually(
       "web running",
-      async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "web")).status?.phase === "Running" ? true : undefined),
+      async () => ((await sim.client.get<{ status?: { phase?: string } }>(PODS, ns, "web")).status?.phase === "Running" ? true : undefined),
       30_000,
     );
 
     const resize = (cpu: string) =>
-      client.patch(
+      sim.client.patch(
         PODS,
         ns,
         "web",
@@ -438,7 +424,7 @@ describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout:
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1" });
 
     // A pod that completes no longer uses compute quota or `pods`, but still counts as an object.
-    await client.create(
+    await sim.client.create(
       PODS,
       ns,
       cpuPod("once", "500m", { metadata: { annotations: { "sim.kubekit.io/exit-codes": "0", "sim.kubekit.io/run-seconds": "0.5" } } }),
@@ -446,18 +432,22 @@ describe("ResourceQuota and a pod's life (upstream 1.32 evaluators)", { timeout:
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1500m", pods: "2", "count/pods": "2" });
     await eventually(
       "once to succeed",
-      async () => ((await client.get<{ status?: { phase?: string } }>(PODS, ns, "once")).status?.phase === "Succeeded" ? true : undefined),
+      async () =>
+        (await sim.client.get<{ status?: { phase?: string } }>(PODS, ns, "once")).status?.phase === "Succeeded" ? true : undefined,
       30_000,
     );
     await waitForResourceQuota(ns, "compute", { "requests.cpu": "1", pods: "1", "count/pods": "2" });
   });
 
   it("refuses a pod that omits a request the quota limits, naming the container", async () => {
-    const ns = await newNamespace();
-    await client.create(RESOURCE_QUOTAS, ns, { metadata: { name: "q" }, spec: { hard: { "requests.cpu": "1", "limits.memory": "1Gi" } } });
+    const ns = await sim.newNamespace();
+    await sim.client.create(RESOURCE_QUOTAS, ns, {
+      metadata: { name: "q" },
+      spec: { hard: { "requests.cpu": "1", "limits.memory": "1Gi" } },
+    });
     await waitForResourceQuota(ns, "q", { "requests.cpu": "0" });
     const refused = await refusal(
-      client.create(PODS, ns, {
+      sim.client.create(PODS, ns, {
         metadata: { name: "bare" },
         spec: {
           containers: [

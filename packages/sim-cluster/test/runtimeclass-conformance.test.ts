@@ -7,45 +7,18 @@
  * RuntimeClass". Plus the scheduler counting the overhead, the class's scheduling constraints
  * reaching the pod, and kubectl 1.32's `get runtimeclass`.
  */
-import { KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import { describe, expect, it } from "vitest";
 import type { Pod } from "../src/resources/pods.js";
 import type { RuntimeClass } from "../src/resources/runtime-classes.js";
 import { PODS } from "../src/refs.js";
 import { eventually, kubectl } from "./kubectl.js";
+import { useSimCluster } from "./fixture.js";
 
 const RUNTIME_CLASSES: ResourceRef = { group: "node.k8s.io", version: "v1", resource: "runtimeclasses", namespaced: false };
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const PreconfiguredRuntimeClassHandler = "test-handler";
 
-let cluster: SimCluster;
-let client: KubeClient;
-let dir: string;
-let kubeconfig: string;
-let namespaceCount = 0;
-
-beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: 1, nodeCapacity: { cpu: "1", memory: "1Gi", pods: "110" } });
-  client = new KubeClient({ server: cluster.url });
-  dir = await mkdtemp(join(tmpdir(), "sim-runtimeclass-"));
-  kubeconfig = join(dir, "kubeconfig");
-  await cluster.writeKubeconfig(kubeconfig);
-}, 60_000);
-afterAll(async () => {
-  client.close();
-  await cluster.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function newNamespace(prefix: string): Promise<string> {
-  const name = `${prefix}-${++namespaceCount}`;
-  await client.create(NAMESPACES, undefined, { metadata: { name } });
-  return name;
-}
+const sim = useSimCluster({ nodes: 1, nodeCapacity: { cpu: "1", memory: "1Gi", pods: "110" } });
 
 /** runtimeclasstest.NewRuntimeClass. */
 function newRuntimeClass(name: string, handler: string): RuntimeClass {
@@ -68,47 +41,47 @@ function newRuntimeClassPod(runtimeClassName: string): Pod {
 async function createRuntimeClass(ns: string, name: string, handler: string, overhead?: RuntimeClass["overhead"]): Promise<string> {
   const rc = newRuntimeClass(`${ns}-${name}`, handler);
   if (overhead !== undefined) rc.overhead = overhead;
-  return (await client.create<RuntimeClass>(RUNTIME_CLASSES, undefined, rc)).metadata?.name ?? "";
+  return (await sim.client.create<RuntimeClass>(RUNTIME_CLASSES, undefined, rc)).metadata?.name ?? "";
 }
 
 async function expectPodRejection(ns: string, pod: Pod): Promise<void> {
-  await expect(client.create(PODS, ns, pod)).rejects.toMatchObject({ code: 403 });
+  await expect(sim.client.create(PODS, ns, pod)).rejects.toMatchObject({ code: 403 });
 }
 
 async function waitForPodsScheduled(ns: string): Promise<Pod[]> {
   return eventually("the namespace's pods scheduled", async () => {
-    const pods = (await client.list<Pod>(PODS, ns)).items;
+    const pods = (await sim.client.list<Pod>(PODS, ns)).items;
     return pods.length > 0 && pods.every((p) => p.spec?.nodeName) ? pods : undefined;
   });
 }
 
 describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { timeout: 30_000 }, () => {
   it("should reject a Pod requesting a non-existent RuntimeClass", async () => {
-    const ns = await newNamespace("runtimeclass");
+    const ns = await sim.newNamespace("runtimeclass");
     await expectPodRejection(ns, newRuntimeClassPod(`${ns}-nonexistent`));
   });
 
   it("should schedule a Pod requesting a RuntimeClass without PodOverhead", async () => {
-    const ns = await newNamespace("runtimeclass");
+    const ns = await sim.newNamespace("runtimeclass");
     const rcName = await createRuntimeClass(ns, "preconfigured-handler", PreconfiguredRuntimeClassHandler);
     try {
-      const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
+      const pod = await sim.client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       const pods = await waitForPodsScheduled(ns);
       expect(pods).toHaveLength(1);
       expect(pods[0]?.metadata?.name).toBe(pod.metadata?.name);
       expect(pods[0]?.spec?.overhead ?? {}).toEqual({});
     } finally {
-      await client.delete(RUNTIME_CLASSES, undefined, rcName);
+      await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     }
   });
 
   it("should schedule a Pod requesting a RuntimeClass and initialize its Overhead", async () => {
-    const ns = await newNamespace("runtimeclass");
+    const ns = await sim.newNamespace("runtimeclass");
     const rcName = await createRuntimeClass(ns, "preconfigured-handler", PreconfiguredRuntimeClassHandler, {
       podFixed: { cpu: "10m", memory: "1Mi" },
     });
     try {
-      const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
+      const pod = await sim.client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       const pods = await waitForPodsScheduled(ns);
       expect(pods).toHaveLength(1);
       const scheduledPod = pods[0];
@@ -116,16 +89,16 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
       expect(scheduledPod?.spec?.overhead?.["cpu"]).toBe("10m");
       expect(scheduledPod?.spec?.overhead?.["memory"]).toBe("1Mi");
     } finally {
-      await client.delete(RUNTIME_CLASSES, undefined, rcName);
+      await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     }
   });
 
   it("should reject a Pod requesting a deleted RuntimeClass", async () => {
-    const ns = await newNamespace("runtimeclass");
+    const ns = await sim.newNamespace("runtimeclass");
     const rcName = await createRuntimeClass(ns, "delete-me", "runc");
-    await client.delete(RUNTIME_CLASSES, undefined, rcName);
+    await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     await eventually("the RuntimeClass gone", async () =>
-      client.get(RUNTIME_CLASSES, undefined, rcName).then(
+      sim.client.get(RUNTIME_CLASSES, undefined, rcName).then(
         () => undefined,
         (error: { code?: number }) => (error.code === 404 ? true : undefined),
       ),
@@ -134,7 +107,7 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
   });
 
   it("should support RuntimeClasses API operations", async () => {
-    const uniqueName = `runtimeclass-api-${++namespaceCount}`;
+    const uniqueName = sim.uniqueName("runtimeclass-api");
     const rc = {
       ...newRuntimeClass(`${uniqueName}-handler`, `${uniqueName}-conformance-runtime-class`),
       metadata: { name: `${uniqueName}-handler`, labels: { test: uniqueName } },
@@ -149,21 +122,21 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     };
 
     // Discovery
-    const groups = (await client.request("GET", "/apis")) as { groups: Array<{ name: string; versions: Array<{ version: string }> }> };
+    const groups = (await sim.client.request("GET", "/apis")) as { groups: Array<{ name: string; versions: Array<{ version: string }> }> };
     expect(groups.groups.find((g) => g.name === "node.k8s.io")?.versions.map((v) => v.version)).toContain("v1");
-    const group = (await client.request("GET", "/apis/node.k8s.io")) as { versions: Array<{ version: string }> };
+    const group = (await sim.client.request("GET", "/apis/node.k8s.io")) as { versions: Array<{ version: string }> };
     expect(group.versions.map((v) => v.version)).toContain("v1");
-    const resources = (await client.request("GET", "/apis/node.k8s.io/v1")) as { resources: Array<{ name: string }> };
+    const resources = (await sim.client.request("GET", "/apis/node.k8s.io/v1")) as { resources: Array<{ name: string }> };
     expect(resources.resources.map((r) => r.name)).toContain("runtimeclasses");
 
     // creating
-    const createdRC = await client.create<RuntimeClass>(RUNTIME_CLASSES, undefined, rc);
-    await expect(client.create(RUNTIME_CLASSES, undefined, rc)).rejects.toMatchObject({ code: 409 });
-    await client.create(RUNTIME_CLASSES, undefined, rc2);
+    const createdRC = await sim.client.create<RuntimeClass>(RUNTIME_CLASSES, undefined, rc);
+    await expect(sim.client.create(RUNTIME_CLASSES, undefined, rc)).rejects.toMatchObject({ code: 409 });
+    await sim.client.create(RUNTIME_CLASSES, undefined, rc2);
 
     // watching
     const seen = { added: false, patched: false, updated: false };
-    const rcWatch = await client.watch("/apis/node.k8s.io/v1/runtimeclasses", { labelSelector: `test=${uniqueName}` }, (event) => {
+    const rcWatch = await sim.client.watch("/apis/node.k8s.io/v1/runtimeclasses", { labelSelector: `test=${uniqueName}` }, (event) => {
       const annotations = event.object.metadata?.annotations ?? {};
       if (event.type === "ADDED") seen.added = true;
       if (event.type === "MODIFIED" && annotations["patched"] === "true") seen.patched = true;
@@ -171,25 +144,25 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     });
     try {
       // added for a watch
-      await client.create(RUNTIME_CLASSES, undefined, rc3);
+      await sim.client.create(RUNTIME_CLASSES, undefined, rc3);
 
       // getting
-      const gottenRC = await client.get<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name);
+      const gottenRC = await sim.client.get<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name);
       expect(gottenRC.metadata?.uid).toBe(createdRC.metadata?.uid);
 
       // listing
-      const rcs = await client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` });
+      const rcs = await sim.client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` });
       expect(rcs.items).toHaveLength(3);
 
       // patching
-      const patchedRC = await client.patch<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name, {
+      const patchedRC = await sim.client.patch<RuntimeClass>(RUNTIME_CLASSES, undefined, rc.metadata.name, {
         metadata: { annotations: { patched: "true" } },
       });
       expect(patchedRC.metadata?.annotations).toHaveProperty("patched", "true");
 
       // updating
       patchedRC.metadata!.annotations!["updated"] = "true";
-      const updatedRC = await client.update<RuntimeClass>(RUNTIME_CLASSES, undefined, patchedRC);
+      const updatedRC = await sim.client.update<RuntimeClass>(RUNTIME_CLASSES, undefined, patchedRC);
       expect(updatedRC.metadata?.annotations).toHaveProperty("updated", "true");
 
       await eventually("the watch events", () => Promise.resolve(seen.added || seen.patched || seen.updated ? true : undefined));
@@ -198,39 +171,39 @@ describe("[sig-node] RuntimeClass (test/e2e/common/node/runtimeclass.go)", { tim
     }
 
     // deleting
-    await client.delete(RUNTIME_CLASSES, undefined, rc.metadata.name);
-    await expect(client.get(RUNTIME_CLASSES, undefined, rc.metadata.name)).rejects.toMatchObject({ code: 404 });
-    expect((await client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` })).items).toHaveLength(2);
+    await sim.client.delete(RUNTIME_CLASSES, undefined, rc.metadata.name);
+    await expect(sim.client.get(RUNTIME_CLASSES, undefined, rc.metadata.name)).rejects.toMatchObject({ code: 404 });
+    expect((await sim.client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` })).items).toHaveLength(2);
 
     // deleting a collection
-    await client.deleteCollection(RUNTIME_CLASSES, undefined, {}, { labelSelector: `test=${uniqueName}` });
-    expect((await client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` })).items).toHaveLength(0);
+    await sim.client.deleteCollection(RUNTIME_CLASSES, undefined, {}, { labelSelector: `test=${uniqueName}` });
+    expect((await sim.client.list(RUNTIME_CLASSES, undefined, { labelSelector: `test=${uniqueName}` })).items).toHaveLength(0);
   });
 });
 
 describe("RuntimeClass overhead and scheduling", { timeout: 30_000 }, () => {
   it("the scheduler counts the overhead: a pod that fits by its requests alone stays Pending with upstream's FitError", async () => {
-    const ns = await newNamespace("overhead");
+    const ns = await sim.newNamespace("overhead");
     const rcName = await createRuntimeClass(ns, "heavy", "runc", { podFixed: { cpu: "200m" } });
     try {
       const pod = newRuntimeClassPod(rcName);
       pod.spec!.containers![0]!.resources = { requests: { cpu: "900m" } };
-      const created = await client.create<Pod>(PODS, ns, pod);
+      const created = await sim.client.create<Pod>(PODS, ns, pod);
       const unschedulable = await eventually("the pod marked unschedulable", async () => {
-        const current = await client.get<Pod>(PODS, ns, created.metadata?.name ?? "");
+        const current = await sim.client.get<Pod>(PODS, ns, created.metadata?.name ?? "");
         return current.status?.conditions?.find((c) => c.type === "PodScheduled" && c.reason === "Unschedulable");
       });
       expect(unschedulable.message).toMatch(/^0\/1 nodes are available: 1 Insufficient cpu\./);
     } finally {
-      await client.deleteCollection(PODS, ns);
-      await client.delete(RUNTIME_CLASSES, undefined, rcName);
+      await sim.client.deleteCollection(PODS, ns);
+      await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     }
   });
 
   it("merges the class's node selector and tolerations into the pod, and refuses a conflicting node selector or a different overhead", async () => {
-    const ns = await newNamespace("rc-scheduling");
+    const ns = await sim.newNamespace("rc-scheduling");
     const rcName = `${ns}-sched`;
-    await client.create(RUNTIME_CLASSES, undefined, {
+    await sim.client.create(RUNTIME_CLASSES, undefined, {
       ...newRuntimeClass(rcName, "runc"),
       overhead: { podFixed: { cpu: "10m" } },
       scheduling: {
@@ -239,39 +212,39 @@ describe("RuntimeClass overhead and scheduling", { timeout: 30_000 }, () => {
       },
     });
     try {
-      const pod = await client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
+      const pod = await sim.client.create<Pod>(PODS, ns, newRuntimeClassPod(rcName));
       expect(pod.spec?.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
       expect(pod.spec?.["tolerations"]).toContainEqual({ key: "sandbox", operator: "Exists", effect: "NoSchedule" });
       const conflicting = newRuntimeClassPod(rcName);
       conflicting.spec!.nodeSelector = { "kubernetes.io/os": "windows" };
-      await expect(client.create(PODS, ns, conflicting)).rejects.toThrow(
+      await expect(sim.client.create(PODS, ns, conflicting)).rejects.toThrow(
         "conflict: runtimeClass.scheduling.nodeSelector[kubernetes.io/os] = linux; pod.spec.nodeSelector[kubernetes.io/os] = windows",
       );
       const otherOverhead = newRuntimeClassPod(rcName);
       otherOverhead.spec!.overhead = { cpu: "1" };
-      await expect(client.create(PODS, ns, otherOverhead)).rejects.toThrow(
+      await expect(sim.client.create(PODS, ns, otherOverhead)).rejects.toThrow(
         "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
       );
       const withoutClass = newRuntimeClassPod(rcName);
       delete withoutClass.spec!.runtimeClassName;
       withoutClass.spec!.overhead = { cpu: "10m" };
-      await expect(client.create(PODS, ns, withoutClass)).rejects.toThrow(
+      await expect(sim.client.create(PODS, ns, withoutClass)).rejects.toThrow(
         "pod rejected: Pod Overhead set without corresponding RuntimeClass",
       );
     } finally {
-      await client.deleteCollection(PODS, ns);
-      await client.delete(RUNTIME_CLASSES, undefined, rcName);
+      await sim.client.deleteCollection(PODS, ns);
+      await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     }
   });
 
   it("kubectl 1.32 `get runtimeclass` shows the handler", async () => {
     const rcName = "kubectl-runtimeclass";
-    await client.create(RUNTIME_CLASSES, undefined, newRuntimeClass(rcName, "runsc"));
+    await sim.client.create(RUNTIME_CLASSES, undefined, newRuntimeClass(rcName, "runsc"));
     try {
-      const table = await kubectl(kubeconfig, ["get", "runtimeclass", rcName]);
+      const table = await kubectl(sim.kubeconfig, ["get", "runtimeclass", rcName]);
       expect(table.stdout).toMatch(/^NAME\s+HANDLER\s+AGE\nkubectl-runtimeclass\s+runsc\s+\S+\n$/);
     } finally {
-      await client.delete(RUNTIME_CLASSES, undefined, rcName);
+      await sim.client.delete(RUNTIME_CLASSES, undefined, rcName);
     }
   });
 });

@@ -9,35 +9,15 @@
  * provisioner makes one; reclaim policies; the scheduler holding pods whose claims are unbound).
  */
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { KubeClient } from "@kubekit/generic-controlplane/controllers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import type { PersistentVolume, PersistentVolumeClaim } from "../src/resources/persistent-volumes.js";
 import type { Pod } from "../src/resources/pods.js";
 import type { StorageClass } from "../src/resources/storage-classes.js";
 import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, STORAGE_CLASSES } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
+import { useSimCluster } from "./fixture.js";
 
-const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
-
-let cluster: SimCluster;
-let client: KubeClient;
-let counter = 0;
-
-beforeAll(async () => {
-  cluster = await startSimCluster({ nodes: 1 });
-  client = new KubeClient({ server: cluster.url });
-});
-afterAll(async () => {
-  client.close();
-  await cluster.close();
-});
-
-async function newNamespace(prefix: string): Promise<string> {
-  const name = `${prefix}-${++counter}`;
-  await client.create(NAMESPACES, undefined, { metadata: { name } });
-  return name;
-}
+const sim = useSimCluster({ nodes: 1 });
 
 const rv = (object: KubeObject) => BigInt(object.metadata?.resourceVersion ?? "0");
 
@@ -63,7 +43,7 @@ async function createPVAndPVC(
   driver: string,
   handle: string,
 ): Promise<{ pv: PersistentVolume; pvc: PersistentVolumeClaim }> {
-  const pv = await client.create<PersistentVolume>(PERSISTENT_VOLUMES, undefined, {
+  const pv = await sim.client.create<PersistentVolume>(PERSISTENT_VOLUMES, undefined, {
     metadata: { generateName: `${ns}-`, labels: { ...volLabel }, annotations: { "volume.beta.kubernetes.io/gid": "777" } },
     spec: {
       persistentVolumeReclaimPolicy: "Retain",
@@ -73,7 +53,7 @@ async function createPVAndPVC(
       csi: { driver, volumeHandle: handle },
     },
   });
-  const pvc = await client.create<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, {
+  const pvc = await sim.client.create<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, {
     metadata: { generateName: "pvc-", namespace: ns },
     spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "2Gi" } }, storageClassName: ns },
   });
@@ -82,15 +62,15 @@ async function createPVAndPVC(
 
 describe("[sig-storage] StorageClasses CSI Conformance (test/e2e/storage/storageclass.go)", { timeout: 60_000 }, () => {
   it("should run through the lifecycle of a StorageClass", async () => {
-    const created = await client.create<StorageClass>(STORAGE_CLASSES, undefined, {
+    const created = await sim.client.create<StorageClass>(STORAGE_CLASSES, undefined, {
       kind: "StorageClass",
       metadata: { generateName: "e2e-" },
       provisioner: "e2e-fake-provisioner",
     });
     expect(rv(created)).toBeGreaterThan(0n);
-    const retrieved = await client.get<StorageClass>(STORAGE_CLASSES, undefined, created.metadata!.name!);
+    const retrieved = await sim.client.get<StorageClass>(STORAGE_CLASSES, undefined, created.metadata!.name!);
     const name = retrieved.metadata!.name!;
-    const patched = await client.patch<StorageClass>(
+    const patched = await sim.client.patch<StorageClass>(
       STORAGE_CLASSES,
       undefined,
       name,
@@ -99,43 +79,43 @@ describe("[sig-storage] StorageClasses CSI Conformance (test/e2e/storage/storage
     );
     expect(patched.metadata?.labels?.[name], "checking that patched label has been applied").toBe("patched");
     expect(rv(patched), "patched object should have a larger resource version").toBeGreaterThan(rv(retrieved));
-    await client.delete(STORAGE_CLASSES, undefined, name);
-    await gone(`StorageClass ${name} deleted`, () => client.list(STORAGE_CLASSES, undefined, { labelSelector: `${name}=patched` }));
+    await sim.client.delete(STORAGE_CLASSES, undefined, name);
+    await gone(`StorageClass ${name} deleted`, () => sim.client.list(STORAGE_CLASSES, undefined, { labelSelector: `${name}=patched` }));
 
     // Create a replacement StorageClass
-    const replacement = await client.create<StorageClass>(STORAGE_CLASSES, undefined, {
+    const replacement = await sim.client.create<StorageClass>(STORAGE_CLASSES, undefined, {
       kind: "StorageClass",
       metadata: { generateName: "e2e-v2-" },
       provisioner: "e2e-fake-provisioner",
     });
     const replacementName = replacement.metadata!.name!;
-    const current = await client.get<StorageClass>(STORAGE_CLASSES, undefined, replacementName);
+    const current = await sim.client.get<StorageClass>(STORAGE_CLASSES, undefined, replacementName);
     current.metadata!.labels = { [replacementName]: "updated" };
-    const updated = await client.update<StorageClass>(STORAGE_CLASSES, undefined, current);
+    const updated = await sim.client.update<StorageClass>(STORAGE_CLASSES, undefined, current);
     expect(updated.metadata?.labels?.[replacementName], "checking that updated label has been applied").toBe("updated");
     const selector = `${replacementName}=updated`;
-    expect((await client.list(STORAGE_CLASSES, undefined, { labelSelector: selector })).items).toHaveLength(1);
-    await client.deleteCollection(STORAGE_CLASSES, undefined, {}, { labelSelector: selector });
-    await gone(`StorageClass ${replacementName} deleted`, () => client.list(STORAGE_CLASSES, undefined, { labelSelector: selector }));
+    expect((await sim.client.list(STORAGE_CLASSES, undefined, { labelSelector: selector })).items).toHaveLength(1);
+    await sim.client.deleteCollection(STORAGE_CLASSES, undefined, {}, { labelSelector: selector });
+    await gone(`StorageClass ${replacementName} deleted`, () => sim.client.list(STORAGE_CLASSES, undefined, { labelSelector: selector }));
   });
 });
 
 describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/persistent_volumes.go)", { timeout: 60_000 }, () => {
   it("should run through the lifecycle of a PV and a PVC", async () => {
-    const ns = await newNamespace("pv");
+    const ns = await sim.newNamespace("pv");
     const volLabel = { "e2e-pv-pool": ns };
     const poolSelector = `e2e-pv-pool=${ns}`;
     await createPVAndPVC(ns, volLabel, `inline-driver-${ns}`, "e2e-conformance");
-    const pvList = await client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: poolSelector });
+    const pvList = await sim.client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: poolSelector });
     expect(pvList.items).toHaveLength(1);
     const initialPV = pvList.items[0]!;
     expect(rv(initialPV)).toBeGreaterThan(0n);
-    const pvcList = await client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns);
+    const pvcList = await sim.client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns);
     expect(pvcList.items).toHaveLength(1);
     const initialPVC = pvcList.items[0]!;
 
     const pvName = initialPV.metadata!.name!;
-    const patchedPV = await client.patch<PersistentVolume>(
+    const patchedPV = await sim.client.patch<PersistentVolume>(
       PERSISTENT_VOLUMES,
       undefined,
       pvName,
@@ -145,7 +125,7 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
     expect(patchedPV.metadata?.labels?.[pvName]).toBe("patched");
     expect(rv(patchedPV)).toBeGreaterThan(rv(initialPV));
     const pvcName = initialPVC.metadata!.name!;
-    const patchedPVC = await client.patch<PersistentVolumeClaim>(
+    const patchedPVC = await sim.client.patch<PersistentVolumeClaim>(
       PERSISTENT_VOLUME_CLAIMS,
       ns,
       pvcName,
@@ -154,59 +134,59 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
     );
     expect(patchedPVC.metadata?.labels?.[pvcName]).toBe("patched");
     expect(rv(patchedPVC)).toBeGreaterThan(rv(initialPVC));
-    expect((await client.get(PERSISTENT_VOLUMES, undefined, pvName)).metadata?.uid).toBe(patchedPV.metadata?.uid);
-    expect((await client.get(PERSISTENT_VOLUME_CLAIMS, ns, pvcName)).metadata?.uid).toBe(patchedPVC.metadata?.uid);
+    expect((await sim.client.get(PERSISTENT_VOLUMES, undefined, pvName)).metadata?.uid).toBe(patchedPV.metadata?.uid);
+    expect((await sim.client.get(PERSISTENT_VOLUME_CLAIMS, ns, pvcName)).metadata?.uid).toBe(patchedPVC.metadata?.uid);
 
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, ns, pvcName);
-    await gone(`PVC ${pvcName} deleted`, () => client.list(PERSISTENT_VOLUME_CLAIMS, ns));
-    await client.delete(PERSISTENT_VOLUMES, undefined, pvName);
-    await gone(`PV ${pvName} deleted`, () => client.list(PERSISTENT_VOLUMES, undefined, { labelSelector: poolSelector }));
+    await sim.client.delete(PERSISTENT_VOLUME_CLAIMS, ns, pvcName);
+    await gone(`PVC ${pvcName} deleted`, () => sim.client.list(PERSISTENT_VOLUME_CLAIMS, ns));
+    await sim.client.delete(PERSISTENT_VOLUMES, undefined, pvName);
+    await gone(`PV ${pvName} deleted`, () => sim.client.list(PERSISTENT_VOLUMES, undefined, { labelSelector: poolSelector }));
 
     // Recreating another PV & PVC
     const { pv, pvc } = await createPVAndPVC(ns, volLabel, `inline-driver-${ns}`, "e2e-conformance");
     const name2 = pv.metadata!.name!;
     const updatedPV = await retrying(async () => {
-      const pvToUpdate = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name2);
+      const pvToUpdate = await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name2);
       pvToUpdate.metadata!.labels![name2] = "updated";
-      return client.update<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvToUpdate);
+      return sim.client.update<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvToUpdate);
     });
     expect(updatedPV.metadata?.labels?.[name2]).toBe("updated");
     const claimName = pvc.metadata!.name!;
     const updatedPVC = await retrying(async () => {
-      const pvcToUpdate = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, claimName);
+      const pvcToUpdate = await sim.client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, claimName);
       pvcToUpdate.metadata!.labels = { [claimName]: "updated" };
-      return client.update<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcToUpdate);
+      return sim.client.update<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcToUpdate);
     });
     expect(updatedPVC.metadata?.labels?.[claimName]).toBe("updated");
     const pvcSelector = `${claimName}=updated`;
-    expect((await client.list(PERSISTENT_VOLUME_CLAIMS, "", { labelSelector: pvcSelector })).items).toHaveLength(1);
-    await client.deleteCollection(PERSISTENT_VOLUME_CLAIMS, ns, {}, { labelSelector: pvcSelector });
-    await gone(`PVC ${claimName} deleted`, () => client.list(PERSISTENT_VOLUME_CLAIMS, ns, { labelSelector: pvcSelector }));
+    expect((await sim.client.list(PERSISTENT_VOLUME_CLAIMS, "", { labelSelector: pvcSelector })).items).toHaveLength(1);
+    await sim.client.deleteCollection(PERSISTENT_VOLUME_CLAIMS, ns, {}, { labelSelector: pvcSelector });
+    await gone(`PVC ${claimName} deleted`, () => sim.client.list(PERSISTENT_VOLUME_CLAIMS, ns, { labelSelector: pvcSelector }));
     const pvSelector = `${name2}=updated`;
-    await client.deleteCollection(PERSISTENT_VOLUMES, undefined, {}, { labelSelector: pvSelector });
-    await gone(`PV ${name2} deleted`, () => client.list(PERSISTENT_VOLUMES, undefined, { labelSelector: pvSelector }));
+    await sim.client.deleteCollection(PERSISTENT_VOLUMES, undefined, {}, { labelSelector: pvSelector });
+    await gone(`PV ${name2} deleted`, () => sim.client.list(PERSISTENT_VOLUMES, undefined, { labelSelector: pvSelector }));
   });
 
   it("should apply changes to a pv/pvc status", async () => {
-    const ns = await newNamespace("pv-status");
+    const ns = await sim.newNamespace("pv-status");
     const volLabel = { "e2e-pv-pool": ns };
     await createPVAndPVC(ns, volLabel, `e2e-driver-${ns}`, "e2e-status-conformance");
-    const initialPV = (await client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: `e2e-pv-pool=${ns}` }))
+    const initialPV = (await sim.client.list<PersistentVolume>(PERSISTENT_VOLUMES, undefined, { labelSelector: `e2e-pv-pool=${ns}` }))
       .items[0]!;
-    const initialPVC = (await client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns)).items[0]!;
+    const initialPVC = (await sim.client.list<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns)).items[0]!;
     const pvcName = initialPVC.metadata!.name!;
     const pvName = initialPV.metadata!.name!;
 
-    const pvcStatus = (await client.request(
+    const pvcStatus = (await sim.client.request(
       "GET",
       `/api/v1/namespaces/${ns}/persistentvolumeclaims/${pvcName}/status`,
     )) as PersistentVolumeClaim;
     expect(["Pending", "Bound"]).toContain(pvcStatus.status?.phase);
-    const pvStatus = (await client.request("GET", `/api/v1/persistentvolumes/${pvName}/status`)) as PersistentVolume;
+    const pvStatus = (await sim.client.request("GET", `/api/v1/persistentvolumes/${pvName}/status`)) as PersistentVolume;
     expect(["Available", "Bound", "Pending"]).toContain(pvStatus.status?.phase);
 
     type Condition = { type?: string; reason?: string; message?: string };
-    const patchedPVC = await client.patch<PersistentVolumeClaim>(
+    const patchedPVC = await sim.client.patch<PersistentVolumeClaim>(
       PERSISTENT_VOLUME_CLAIMS,
       ns,
       pvcName,
@@ -218,7 +198,7 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
       reason: "E2E patchedStatus",
       message: "Set from e2e test",
     });
-    const patchedPV = await client.patch<PersistentVolume>(
+    const patchedPV = await sim.client.patch<PersistentVolume>(
       PERSISTENT_VOLUMES,
       undefined,
       pvName,
@@ -230,7 +210,7 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
     expect(patchedPV.status?.message).toBe("StatusPatched");
 
     const updatedPVC = await retrying(async () => {
-      const toUpdate = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcName);
+      const toUpdate = await sim.client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, pvcName);
       toUpdate.status = {
         ...(toUpdate.status ?? {}),
         conditions: [
@@ -238,16 +218,16 @@ describe("[sig-storage] PersistentVolumes CSI Conformance (test/e2e/storage/pers
           { type: "StatusUpdated", status: "True", reason: "E2E updateStatus", message: "Set from e2e test" },
         ],
       };
-      return client.update<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, toUpdate, "status");
+      return sim.client.update<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, toUpdate, "status");
     });
     expect((updatedPVC.status?.conditions as Condition[]).find((c) => c.type === "StatusUpdated")).toMatchObject({
       reason: "E2E updateStatus",
       message: "Set from e2e test",
     });
     const updatedPV = await retrying(async () => {
-      const toUpdate = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvName);
+      const toUpdate = await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, pvName);
       toUpdate.status = { ...(toUpdate.status ?? {}), reason: "E2E updateStatus", message: "StatusUpdated" };
-      return client.update<PersistentVolume>(PERSISTENT_VOLUMES, undefined, toUpdate, "status");
+      return sim.client.update<PersistentVolume>(PERSISTENT_VOLUMES, undefined, toUpdate, "status");
     });
     expect(updatedPV.status?.reason).toBe("E2E updateStatus");
     expect(updatedPV.status?.message).toBe("StatusUpdated");
@@ -261,17 +241,17 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
   });
   const bound = (ns: string, name: string) =>
     eventually(`claim ${name} bound`, async () => {
-      const claim = await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name);
+      const claim = await sim.client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name);
       return claim.status?.phase === "Bound" ? claim : undefined;
     });
 
   it("binds a claim to the smallest matching volume, and releases a Retain volume when the claim goes", async () => {
-    const ns = await newNamespace("bind");
+    const ns = await sim.newNamespace("bind");
     for (const [name, storage] of [
       [`${ns}-big`, "10Gi"],
       [`${ns}-small`, "2Gi"],
     ] as const) {
-      await client.create(PERSISTENT_VOLUMES, undefined, {
+      await sim.client.create(PERSISTENT_VOLUMES, undefined, {
         metadata: { name },
         spec: { capacity: { storage }, accessModes: ["ReadWriteOnce"], storageClassName: ns, hostPath: { path: `/tmp/${name}` } },
       });
@@ -279,82 +259,84 @@ describe("the PersistentVolume binder", { timeout: 60_000 }, () => {
     // Both seen by the binder (Available) before a claim can choose between them.
     for (const name of [`${ns}-big`, `${ns}-small`])
       await eventually(`${name} Available`, async () =>
-        (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name)).status?.phase === "Available" ? true : undefined,
+        (await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, name)).status?.phase === "Available" ? true : undefined,
       );
-    await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data", { storageClassName: ns }));
+    await sim.client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data", { storageClassName: ns }));
     const claim = await bound(ns, "data");
     expect(claim.spec?.volumeName).toBe(`${ns}-small`);
     expect(claim.status).toMatchObject({ accessModes: ["ReadWriteOnce"], capacity: { storage: "2Gi" } });
-    const pv = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`);
+    const pv = await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`);
     expect(pv.status?.phase).toBe("Bound");
     expect(pv.spec?.claimRef).toMatchObject({ namespace: ns, name: "data", uid: claim.metadata?.uid });
-    expect((await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-big`)).status?.phase).toBe("Available");
-    await client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
+    expect((await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-big`)).status?.phase).toBe("Available");
+    await sim.client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
     await eventually("the volume Released", async () =>
-      (await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`)).status?.phase === "Released" ? true : undefined,
+      (await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, `${ns}-small`)).status?.phase === "Released"
+        ? true
+        : undefined,
     );
   });
 
   it("provisions from the default class, and a Delete volume goes with its claim", async () => {
-    const ns = await newNamespace("provision");
-    await client.create(STORAGE_CLASSES, undefined, {
+    const ns = await sim.newNamespace("provision");
+    await sim.client.create(STORAGE_CLASSES, undefined, {
       metadata: { name: `${ns}-default`, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
       provisioner: "example.com/sim",
     });
     try {
-      await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data"));
+      await sim.client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("data"));
       const claim = await bound(ns, "data");
       expect(claim.spec?.storageClassName).toBe(`${ns}-default`);
       expect(claim.spec?.volumeName).toBe(`pvc-${claim.metadata?.uid}`);
       expect(claim.metadata?.annotations?.["volume.kubernetes.io/storage-provisioner"]).toBe("example.com/sim");
-      const pv = await client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, claim.spec!.volumeName!);
+      const pv = await sim.client.get<PersistentVolume>(PERSISTENT_VOLUMES, undefined, claim.spec!.volumeName!);
       expect(pv.metadata?.annotations?.["pv.kubernetes.io/provisioned-by"]).toBe("example.com/sim");
       expect(pv.spec).toMatchObject({
         persistentVolumeReclaimPolicy: "Delete",
         storageClassName: `${ns}-default`,
         capacity: { storage: "1Gi" },
       });
-      await client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
+      await sim.client.delete(PERSISTENT_VOLUME_CLAIMS, ns, "data");
       await eventually("the provisioned volume deleted", async () =>
-        (await client.list(PERSISTENT_VOLUMES, undefined)).items.some((v) => v.metadata?.name === pv.metadata?.name) ? undefined : true,
+        (await sim.client.list(PERSISTENT_VOLUMES, undefined)).items.some((v) => v.metadata?.name === pv.metadata?.name) ? undefined : true,
       );
     } finally {
-      await client.delete(STORAGE_CLASSES, undefined, `${ns}-default`);
+      await sim.client.delete(STORAGE_CLASSES, undefined, `${ns}-default`);
     }
   });
 
   it("holds a pod whose claim is unbound, and under WaitForFirstConsumer provisions once the pod is scheduled", async () => {
-    const ns = await newNamespace("wffc");
+    const ns = await sim.newNamespace("wffc");
     const pod = (name: string, claim: string) => ({
       metadata: { name },
       spec: { containers: [{ name: "c", image: "x" }], volumes: [{ name: "d", persistentVolumeClaim: { claimName: claim } }] },
     });
-    await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("nowhere", { storageClassName: "missing" }));
-    await client.create(PODS, ns, pod("held", "nowhere"));
+    await sim.client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("nowhere", { storageClassName: "missing" }));
+    await sim.client.create(PODS, ns, pod("held", "nowhere"));
     const held = await eventually("the pod unschedulable", async () => {
-      const p = await client.get<Pod>(PODS, ns, "held");
+      const p = await sim.client.get<Pod>(PODS, ns, "held");
       return p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
     });
     expect(held.message).toBe("0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
 
-    await client.create(STORAGE_CLASSES, undefined, {
+    await sim.client.create(STORAGE_CLASSES, undefined, {
       metadata: { name: `${ns}-local` },
       provisioner: "example.com/local",
       volumeBindingMode: "WaitForFirstConsumer",
     });
     try {
-      await client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("later", { storageClassName: `${ns}-local` }));
+      await sim.client.create(PERSISTENT_VOLUME_CLAIMS, ns, claimOf("later", { storageClassName: `${ns}-local` }));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, "later")).status?.phase, "no consumer yet").toBe(
+      expect((await sim.client.get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, "later")).status?.phase, "no consumer yet").toBe(
         "Pending",
       );
-      await client.create(PODS, ns, pod("consumer", "later"));
+      await sim.client.create(PODS, ns, pod("consumer", "later"));
       await bound(ns, "later");
       await eventually("the consumer running", async () =>
-        (await client.get<Pod>(PODS, ns, "consumer")).status?.phase === "Running" ? true : undefined,
+        (await sim.client.get<Pod>(PODS, ns, "consumer")).status?.phase === "Running" ? true : undefined,
       );
     } finally {
-      await client.delete(STORAGE_CLASSES, undefined, `${ns}-local`);
+      await sim.client.delete(STORAGE_CLASSES, undefined, `${ns}-local`);
     }
   });
 });

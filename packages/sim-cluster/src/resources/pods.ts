@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import type { PodStatus as ClientPodStatus } from "@kubekit/client";
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { fieldForbidden, fieldInvalid, type FieldError } from "@kubekit/generic-controlplane/registry";
 import { parseMilli, quantityText } from "../quantity.js";
@@ -7,49 +8,18 @@ import { defineResource } from "./define.js";
 import { defaultPodSpec, validatePodSpec, type PodSpec, type ResourceList } from "./pod-spec.js";
 import { componentSchema } from "./openapi/component-schema.js";
 
-export interface PodCondition {
-  type: string;
-  status: "True" | "False" | "Unknown";
-  observedGeneration?: number;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string;
-}
+// The wire shapes every package reads pods with; the simulation adds the status fields it sets
+// that the client does not describe.
+export type { ContainerStatus, PodCondition } from "@kubekit/client";
 
-export interface ContainerStatus {
-  name: string;
-  ready: boolean;
-  restartCount: number;
-  image: string;
-  imageID: string;
-  containerID?: string;
-  started?: boolean;
-  state?: Record<string, unknown>;
-  lastState?: Record<string, unknown>;
-  /** What the kubelet admitted: the containers' requests it counts against the node. */
-  allocatedResources?: ResourceList;
-  /** What the container runs with now (requests and limits). */
-  resources?: { requests?: ResourceList; limits?: ResourceList };
+export interface PodStatus extends ClientPodStatus {
+  hostIPs?: Array<{ ip: string }>;
+  nominatedNodeName?: string;
 }
 
 export interface Pod extends KubeObject {
   spec?: PodSpec;
-  status?: {
-    phase?: string;
-    reason?: string;
-    conditions?: PodCondition[];
-    hostIP?: string;
-    hostIPs?: Array<{ ip: string }>;
-    podIP?: string;
-    podIPs?: Array<{ ip: string }>;
-    startTime?: string;
-    qosClass?: string;
-    containerStatuses?: ContainerStatus[];
-    initContainerStatuses?: ContainerStatus[];
-    nominatedNodeName?: string;
-    observedGeneration?: number;
-  };
+  status?: PodStatus;
 }
 
 /** Upstream's message for a pod update that touches more than the mutable fields. */
