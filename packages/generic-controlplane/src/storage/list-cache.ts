@@ -159,9 +159,11 @@ class ListCache implements Storage {
     const loading = this.loading;
     const latest = await this.latestRevision().catch(() => undefined);
     if (latest === undefined || latest <= this.heldThrough()) return latest;
+    const before = this.revision;
     if (await this.caughtUp(latest, this.getWaitMs)) return latest;
-    // Nothing under the root is coming: the backend's revision moved elsewhere (a shared etcd).
-    if (this.loading === loading) this.proveUnchanged();
+    // No event came while waiting: the backend's revision moved elsewhere (a shared etcd), and one
+    // proof over the root lets the cache answer again. A cache that is only behind catches up itself.
+    if (this.loading === loading && this.revision === before) this.proveUnchanged();
     return undefined;
   }
 
