@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "./conformance.js";
 import { withListCache } from "./list-cache.js";
 import { createMemoryStorage } from "./memory.js";
-import type { KeyValue, Storage, WatchOptions } from "./types.js";
+import type { KeyValue, Storage, StorageEvent, WatchOptions } from "./types.js";
 
 /** A memory backend counting its list calls, whose watches can lag and be broken. */
 function backend(lagMs = 0) {
@@ -320,6 +320,40 @@ describe("withListCache", () => {
     expect(Date.now() - started).toBeLessThan(20);
     expect(counts.gets).toBe(gets + 1);
     expect(elsewhere.modRevision).toBe(kept.modRevision + 1);
+  });
+
+  it("answers a get from the backend while its watch is behind, and proves the root only once no event comes", async () => {
+    const { inner } = backend();
+    // The watch's events wait here until released.
+    const held: StorageEvent[] = [];
+    let feed: WatchOptions["onEvents"] = () => {};
+    const watch = inner.watch.bind(inner);
+    inner.watch = (prefix, options) => {
+      feed = options.onEvents;
+      return watch(prefix, { ...options, onEvents: (events) => void held.push(...events) });
+    };
+    const release = (events: number) => feed(held.splice(0, events));
+    const proofs: number[] = [];
+    const s = cached(inner, {
+      root: "/registry/",
+      servesGets: true,
+      getWaitMs: 50,
+      unchangedSince: (_directory, revision) => {
+        proofs.push(revision);
+        return Promise.resolve(undefined);
+      },
+    });
+    const first = await s.create("/registry/a/1", "1");
+    expect(await s.get("/registry/a/1")).toEqual(first);
+    const second = await s.create("/registry/a/2", "2");
+    await s.create("/registry/a/3", "3");
+    // One event arrives while the get waits: the cache is behind, not stuck, and needs no proof.
+    setTimeout(() => release(1), 10);
+    expect(await s.get("/registry/a/2")).toEqual(second);
+    expect(proofs).toEqual([]);
+    // Nothing arrives during the next get's wait.
+    expect((await s.get("/registry/a/3"))?.value).toBe("3");
+    expect(proofs).toEqual([second.modRevision]);
   });
 
   it("lists outside its root read the backend", async () => {
