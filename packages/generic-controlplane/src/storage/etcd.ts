@@ -82,6 +82,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): Storage {
   const cached = withListCache(storage, {
     root: `${REGISTRY}/`,
     consistentReads: false,
+    servesGets: true,
     unchangedSince: (directory, revision, count) => storage.unchangedSince(directory, revision, count),
   });
   // kube-apiserver's compaction (etcd-compaction.ts): the first round an interval after start only

@@ -2,17 +2,22 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "./conformance.js";
 import { withListCache } from "./list-cache.js";
 import { createMemoryStorage } from "./memory.js";
-import type { KeyValue, Storage, WatchOptions } from "./types.js";
+import type { KeyValue, Storage, StorageEvent, WatchOptions } from "./types.js";
 
 /** A memory backend counting its list calls, whose watches can lag and be broken. */
 function backend(lagMs = 0) {
   const inner = createMemoryStorage({ compactInterval: 0 });
-  const counts = { lists: 0, currentRevisions: 0 };
+  const counts = { lists: 0, currentRevisions: 0, gets: 0 };
   const failures: Array<(error: Error) => void> = [];
   const delivered = { events: 0 };
   const list = inner.list.bind(inner);
   const watch = inner.watch.bind(inner);
   const currentRevision = inner.currentRevision.bind(inner);
+  const get = inner.get.bind(inner);
+  inner.get = (key, options) => {
+    counts.gets++;
+    return get(key, options);
+  };
   inner.list = (prefix, options) => {
     counts.lists++;
     return list(prefix, options);
@@ -240,6 +245,115 @@ describe("withListCache", () => {
     await s.create("/registry/configmaps/ns/c-3", "3");
     expect((await s.list("/registry/configmaps/ns")).items.map((kv) => kv.value)).toEqual(["0", "1", "2", "3"]);
     expect(counts.lists).toBe(lists + 1);
+  });
+
+  it("serves gets of the latest state from memory, concurrent gets sharing one revision read", async () => {
+    const { inner, counts } = backend();
+    const s = cached(inner, { root: "/registry/", servesGets: true });
+    const written = await Promise.all(Array.from({ length: 5 }, (_, i) => s.create(`/registry/a/${i}`, String(i))));
+    expect(await s.get("/registry/a/0")).toEqual(written[0]);
+    const [gets, revisions] = [counts.gets, counts.currentRevisions];
+    const read = await Promise.all(Array.from({ length: 100 }, (_, i) => s.get(`/registry/a/${i % 6}`)));
+    expect(read).toEqual(Array.from({ length: 100 }, (_, i) => written[i % 6]));
+    expect(counts.gets).toBe(gets);
+    // The first get's read, and at most one after it for all the gets that arrived while it was in flight.
+    expect(counts.currentRevisions - revisions).toBeLessThanOrEqual(2);
+    // A get at a revision, or outside the root, is the backend's.
+    expect(await s.get("/registry/a/1", { revision: written[1]!.modRevision })).toEqual(written[1]);
+    await inner.create("/other/x", "x");
+    expect((await s.get("/other/x"))?.value).toBe("x");
+    expect(counts.gets).toBe(gets + 2);
+  });
+
+  it("answers a get with a state no older than any write acknowledged before it began, while the watch lags", async () => {
+    const { inner } = backend(40);
+    // A revision read can be answered by the backend before a write and reach the cache after it.
+    const currentRevision = inner.currentRevision.bind(inner);
+    let answered: (() => void) | undefined;
+    inner.currentRevision = async () => {
+      const revision = await currentRevision();
+      if (answered === undefined) await new Promise<void>((resolve) => (answered = resolve));
+      return revision;
+    };
+    const s = cached(inner, { servesGets: true, getWaitMs: 2000 });
+    const first = await s.create("/registry/a/k", "1");
+    answered = () => {};
+    expect(await s.get("/registry/a/k")).toEqual(first);
+    answered = undefined;
+    const before = s.get("/registry/a/k");
+    await eventually(() => answered !== undefined);
+    // Acknowledged while the read above is in flight, and long before the watch delivers it.
+    const second = await s.update("/registry/a/k", "2", first.modRevision);
+    const after = s.get("/registry/a/k");
+    answered!();
+    expect(await before).toEqual(first);
+    expect(await after).toEqual(second);
+  });
+
+  it("reads gets from the backend while its revision moved without events under the root, until the root is proved unchanged", async () => {
+    const { inner, counts } = backend();
+    const proofs: Array<[string, number, number]> = [];
+    let proved = 0;
+    const s = cached(inner, {
+      root: "/registry/",
+      servesGets: true,
+      getWaitMs: 20,
+      unchangedSince: async (directory, revision, count) => {
+        proofs.push([directory, revision, count]);
+        const current = await inner.currentRevision();
+        proved++;
+        return current;
+      },
+    });
+    const kept = await s.create("/registry/a/k", "1");
+    expect(await s.get("/registry/a/k")).toEqual(kept);
+    const gets = counts.gets;
+    const elsewhere = await s.create("/other/x", "x");
+    expect(await s.get("/registry/a/k")).toEqual(kept);
+    expect(counts.gets).toBe(gets + 1);
+    expect(proofs).toEqual([["/registry/", kept.modRevision, 1]]);
+    await eventually(() => proved === 1);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Proved through the write elsewhere: the cache answers again, at once.
+    const started = Date.now();
+    expect(await s.get("/registry/a/k")).toEqual(kept);
+    expect(Date.now() - started).toBeLessThan(20);
+    expect(counts.gets).toBe(gets + 1);
+    expect(elsewhere.modRevision).toBe(kept.modRevision + 1);
+  });
+
+  it("answers a get from the backend while its watch is behind, and proves the root only once no event comes", async () => {
+    const { inner } = backend();
+    // The watch's events wait here until released.
+    const held: StorageEvent[] = [];
+    let feed: WatchOptions["onEvents"] = () => {};
+    const watch = inner.watch.bind(inner);
+    inner.watch = (prefix, options) => {
+      feed = options.onEvents;
+      return watch(prefix, { ...options, onEvents: (events) => void held.push(...events) });
+    };
+    const release = (events: number) => feed(held.splice(0, events));
+    const proofs: number[] = [];
+    const s = cached(inner, {
+      root: "/registry/",
+      servesGets: true,
+      getWaitMs: 50,
+      unchangedSince: (_directory, revision) => {
+        proofs.push(revision);
+        return Promise.resolve(undefined);
+      },
+    });
+    const first = await s.create("/registry/a/1", "1");
+    expect(await s.get("/registry/a/1")).toEqual(first);
+    const second = await s.create("/registry/a/2", "2");
+    await s.create("/registry/a/3", "3");
+    // One event arrives while the get waits: the cache is behind, not stuck, and needs no proof.
+    setTimeout(() => release(1), 10);
+    expect(await s.get("/registry/a/2")).toEqual(second);
+    expect(proofs).toEqual([]);
+    // Nothing arrives during the next get's wait.
+    expect((await s.get("/registry/a/3"))?.value).toBe("3");
+    expect(proofs).toEqual([second.modRevision]);
   });
 
   it("lists outside its root read the backend", async () => {

@@ -21,6 +21,17 @@ export interface ListCacheOptions {
    * cache at that current revision after one check, and read from the backend when it fails.
    */
   unchangedSince?: (directory: string, revision: number, count: number) => Promise<number | undefined>;
+  /**
+   * Whether gets of the latest state under `root` are served from the cache (default false), as
+   * kube-apiserver serves consistent reads from its watch cache: a get waits for a read of the
+   * backend's current revision that began after it (gets arriving while one is in flight share the
+   * next, so one backend request answers many gets, as etcd's ReadIndex batches reads), then for
+   * the cache to hold that revision. A backend whose revision moves without events under `root`
+   * proves the root unchanged with `unchangedSince` instead; meanwhile the backend answers.
+   */
+  servesGets?: boolean;
+  /** How long a get waits for the cache to reach the backend's revision before the backend answers it (default 100 ms). */
+  getWaitMs?: number;
   /** How long a consistent list waits for the cache to reach the backend's revision before reading the backend (default 3000 ms, upstream's). */
   consistentReadTimeoutMs?: number;
   /** Keys read per page when the cache loads the backend's state (default 1000). */
@@ -107,6 +118,14 @@ class ListCache implements Storage {
   private readonly unchangedSince: ListCacheOptions["unchangedSince"];
   /** Until when consistent lists read the backend (`bypassAfterTimeoutMs`). */
   private bypassUntil = 0;
+  private readonly servesGets: boolean;
+  private readonly getWaitMs: number;
+  /** The read of the backend's current revision in flight, and the one that follows it (shared by the gets that arrived meanwhile). */
+  private revisionRead: Promise<number> | undefined;
+  private nextRevisionRead: Promise<number> | undefined;
+  /** A revision the backend's keys under `root` were proved to equal the cache's at (`unchangedSince`; 0 while not proved). */
+  private provedThrough = 0;
+  private proving: Promise<void> | undefined;
 
   private readonly inner: Storage;
 
@@ -118,10 +137,90 @@ class ListCache implements Storage {
     this.bypassMs = options.bypassAfterTimeoutMs ?? 30_000;
     this.consistentReads = options.consistentReads ?? true;
     this.unchangedSince = options.unchangedSince;
+    this.servesGets = options.servesGets ?? false;
+    this.getWaitMs = options.getWaitMs ?? 100;
   }
 
-  get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
+  async get(key: string, options?: { revision?: number }): Promise<KeyValue | undefined> {
+    if (this.closed) throw storageClosed();
+    if (!this.servesGets || !key.startsWith(this.root) || (options?.revision ?? 0) !== 0) return this.inner.get(key, options);
+    const latest = await this.latestHeld();
+    // Checked again after the last await: the cache may have been dropped since (its watch failed).
+    if (latest !== undefined && this.revision > 0 && latest <= this.heldThrough()) return this.entries.get(key);
     return this.inner.get(key, options);
+  }
+
+  /**
+   * The backend's revision as read after the caller asked, once the cache holds that state;
+   * undefined when the cache cannot say (not loaded, lagging past `getWaitMs`, backend unreadable).
+   */
+  private async latestHeld(): Promise<number | undefined> {
+    if (!(await this.caughtUp(0)) || this.proving !== undefined) return undefined;
+    const loading = this.loading;
+    const latest = await this.latestRevision().catch(() => undefined);
+    if (latest === undefined || latest <= this.heldThrough()) return latest;
+    const before = this.revision;
+    if (await this.caughtUp(latest, this.getWaitMs)) return latest;
+    // No event came while waiting: the backend's revision moved elsewhere (a shared etcd), and one
+    // proof over the root lets the cache answer again. A cache that is only behind catches up itself.
+    if (this.loading === loading && this.revision === before) this.proveUnchanged();
+    return undefined;
+  }
+
+  /** The latest backend revision whose state under `root` the cache holds. */
+  private heldThrough(): number {
+    return Math.max(this.revision, this.provedThrough);
+  }
+
+  /** The backend's current revision, read after this call; concurrent callers share one read. */
+  private latestRevision(): Promise<number> {
+    if (this.nextRevisionRead !== undefined) return this.nextRevisionRead;
+    const inFlight = this.revisionRead;
+    if (inFlight === undefined) return this.readRevision();
+    // The read in flight may have been answered before this caller arrived; the next one was not.
+    const next = inFlight
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        if (this.nextRevisionRead === next) this.nextRevisionRead = undefined;
+        return this.readRevision();
+      });
+    this.nextRevisionRead = next;
+    return next;
+  }
+
+  private readRevision(): Promise<number> {
+    const read = this.inner.currentRevision();
+    this.revisionRead = read;
+    const done = (): void => {
+      if (this.revisionRead === read) this.revisionRead = undefined;
+    };
+    read.then(done, done);
+    return read;
+  }
+
+  /**
+   * Proves (one backend request at a time) that the keys under `root` are still the cache's at its
+   * revision, so that writes elsewhere no longer hold gets back. Any later event under the root
+   * has a later revision than the one proved, so the proof holds until the cache is dropped.
+   */
+  private proveUnchanged(): void {
+    const unchangedSince = this.unchangedSince;
+    if (unchangedSince === undefined || this.proving !== undefined) return;
+    const loading = this.loading;
+    const proving = unchangedSince(this.root, this.revision, this.entries.size)
+      .then(
+        (current) => {
+          if (current !== undefined && this.loading === loading) this.provedThrough = Math.max(this.provedThrough, current);
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.proving === proving) this.proving = undefined;
+      });
+    this.proving = proving;
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -213,7 +312,7 @@ class ListCache implements Storage {
    * Resolves true once every event up to `revision` is applied (loading the cache first, when
    * needed); false when that takes longer than the timeout or the cache cannot load.
    */
-  private async caughtUp(revision: number): Promise<boolean> {
+  private async caughtUp(revision: number, timeoutMs = this.timeoutMs): Promise<boolean> {
     try {
       await this.load();
     } catch {
@@ -227,7 +326,7 @@ class ListCache implements Storage {
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
           resolve(false);
-        }, this.timeoutMs),
+        }, timeoutMs),
       };
       waiter.timer.unref();
       this.waiters.push(waiter);
@@ -284,6 +383,7 @@ class ListCache implements Storage {
     this.removed.clear();
     this.entries.clear();
     this.revision = 0;
+    this.provedThrough = 0;
     this.lastChange.clear();
     this.current.clear();
     this.retired = [];
