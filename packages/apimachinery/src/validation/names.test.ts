@@ -90,6 +90,20 @@ describe("isValidLabelValue", () => {
   it("limits length to 63", () => {
     expect(isValidLabelValue("x".repeat(64))).toEqual(["must be no more than 63 characters"]);
   });
+  // Go's len(string) counts UTF-8 bytes: 2 for "é", 3 for "€" and for a lone surrogate (written as
+  // U+FFFD), 4 for a character outside the BMP (two UTF-16 code units).
+  it.each([
+    ["é", 2],
+    ["€", 3],
+    ["\ud800", 3],
+    ["\udc00", 3],
+    ["😀", 4],
+  ])("counts %j as %d bytes against the limit", (character, bytes) => {
+    const fits = Math.floor(63 / bytes);
+    const tooLong = "must be no more than 63 characters";
+    expect(isValidLabelValue(character.repeat(fits) + "a".repeat(63 - fits * bytes))).not.toContain(tooLong);
+    expect(isValidLabelValue(character.repeat(fits) + "a".repeat(64 - fits * bytes))).toContain(tooLong);
+  });
 });
 
 describe("isConfigMapKey", () => {

@@ -35,11 +35,24 @@ const CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+";
 const CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const configMapKey = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
 
-const utf8 = new TextEncoder();
-
-/** Length in bytes, as Go's `len(string)` counts. */
+/**
+ * Length in bytes, as Go's `len(string)` counts: the UTF-8 encoding's length (a lone surrogate is
+ * U+FFFD, 3 bytes, as TextEncoder writes it), counted without encoding, since names, label keys and
+ * values are checked on every write.
+ */
 function byteLength(value: string): number {
-  return utf8.encode(value).length;
+  let bytes = value.length;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: two code units, four bytes.
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 /** `IsDNS1123Label`: at most 63 characters of `[a-z0-9-]`, alphanumeric at both ends. */

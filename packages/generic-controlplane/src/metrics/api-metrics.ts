@@ -37,11 +37,19 @@ export class ApiMetrics {
 
   constructor(options: ApiMetricsOptions = {}) {
     const registers = [this.registry];
+    const counted = this.#children;
     this.requests = new Counter({
       name: "apiserver_request_total",
       help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
       labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
       registers,
+      collect() {
+        for (const child of counted.values()) {
+          if (child.uncounted === 0) continue;
+          child.count.inc(child.uncounted);
+          child.uncounted = 0;
+        }
+      },
     });
     this.duration = new Histogram({
       name: "apiserver_request_duration_seconds",
@@ -82,18 +90,24 @@ export class ApiMetrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Label children by a joined key: prom-client hashes a labels object on every call otherwise. */
-  readonly #children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
+  /**
+   * Label children by a joined key: prom-client hashes a labels object on every call otherwise.
+   * Requests are counted in plain numbers and added to `requests` when it is read (a scrape).
+   */
+  readonly #children = new Map<
+    string,
+    { count: { inc(value: number): void }; uncounted: number; time: { observe(value: number): void } }
+  >();
 
   /** Records one finished request. Watches are counted when they end, like upstream. */
   observe(labels: RequestLabels, code: number, seconds: number): void {
     const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${labels.component}|${code}`;
     let child = this.#children.get(key);
     if (child === undefined) {
-      child = { count: this.requests.labels({ ...labels, code: String(code) }), time: this.duration.labels(labels) };
+      child = { count: this.requests.labels({ ...labels, code: String(code) }), uncounted: 0, time: this.duration.labels(labels) };
       this.#children.set(key, child);
     }
-    child.count.inc();
+    child.uncounted++;
     child.time.observe(seconds);
   }
 

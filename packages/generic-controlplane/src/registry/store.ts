@@ -13,7 +13,7 @@ import {
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
 import type { KeyValue, Storage } from "../storage/types.js";
 import { invalidError } from "../validation/field-errors.js";
-import { carryFieldTypesCheck, checkFieldTypes } from "../validation/field-types.js";
+import { carryFieldTypesCheck, checkFieldTypes, passedFieldTypes } from "../validation/field-types.js";
 import {
   FINALIZER_DELETE_DEPENDENTS,
   FINALIZER_ORPHAN_DEPENDENTS,
@@ -236,12 +236,13 @@ class GenericResourceStore implements GenericStore {
 
   async create(namespace: string | undefined, input: KubeObject, options: RequestOptions = {}): Promise<KubeObject> {
     const dryRun = options.dryRun === true;
+    // The wire decoder has type-checked a body; its copy needs no second walk (and no mark of its own).
+    const typesChecked = passedFieldTypes(input, this.definition);
     let object = cloneJson(input);
-    carryFieldTypesCheck(input, object);
     // Server-side apply creates what the configuration merged into an empty object gives.
     const apply = this.applyWrite(options);
     if (apply !== undefined) object = this.fieldManager.apply(undefined, object, apply);
-    checkFieldTypes(object, this.definition);
+    if (apply !== undefined || !typesChecked) checkFieldTypes(object, this.definition);
     this.setTypeMeta(object);
     this.adoptNamespace(metadataOf(object), namespace);
     if (metadataOf(object).resourceVersion) {

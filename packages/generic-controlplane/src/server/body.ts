@@ -30,24 +30,23 @@ export function isBodyTimeout(error: unknown): boolean {
 
 // One read per request: the server reads a mutating request's body before it takes an in-flight
 // seat, and the handler that decodes it later gets the same bytes.
-const reads = new WeakMap<IncomingMessage, Promise<Buffer>>();
+// The read is kept on the request itself rather than in a WeakMap, whose entry per request is
+// extra work for every garbage collection.
+const READ = Symbol("body read");
+type ReadRequest = IncomingMessage & { [READ]?: Promise<Buffer> };
 
 /**
  * Reads the whole body, failing with 413 as soon as it passes the byte limit and with 408 when it
  * stalls or takes too long. Calling it again for the same request returns the first read.
  */
 export function readBody(req: IncomingMessage, limits: number | BodyReadLimits): Promise<Buffer> {
-  let read = reads.get(req);
-  if (read === undefined) {
-    read = startRead(req, typeof limits === "number" ? { maxBytes: limits } : limits);
-    reads.set(req, read);
-  }
-  return read;
+  const request = req as ReadRequest;
+  return (request[READ] ??= startRead(req, typeof limits === "number" ? { maxBytes: limits } : limits));
 }
 
 /** The body of a request whose body was read (a write), without reading one that was not. */
 export function bodyIfRead(req: IncomingMessage): Promise<Buffer> | undefined {
-  return reads.get(req);
+  return (req as ReadRequest)[READ];
 }
 
 function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer> {
@@ -61,31 +60,36 @@ function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    let idleTimer: NodeJS.Timeout | undefined;
-    let totalTimer: NodeJS.Timeout | undefined;
-    const stopTimers = (): void => {
-      clearTimeout(idleTimer);
-      clearTimeout(totalTimer);
-    };
+    // One timer watches both deadlines: it is set once for the nearer one and, when it fires
+    // early for the idle one (data came meanwhile), set again; a chunk only notes its time.
+    const idle = limits.idleTimeoutMs ?? 0;
+    const total = limits.timeoutMs ?? 0;
+    const startedAt = performance.now();
+    let lastDataAt = startedAt;
+    let timer: NodeJS.Timeout | undefined;
     const fail = (error: ControlPlaneError): void => {
       if (failed) return;
       failed = true;
       chunks.length = 0;
-      stopTimers();
+      clearTimeout(timer);
       reject(error);
     };
-    const idle = limits.idleTimeoutMs ?? 0;
-    const armIdle = (): void => {
-      if (idle <= 0) return;
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => fail(bodyReadTimeout(`no data for ${idle / 1000}s`)), idle);
+    const arm = (now: number): void => {
+      let wait = Infinity;
+      if (total > 0) wait = startedAt + total - now;
+      if (idle > 0) wait = Math.min(wait, lastDataAt + idle - now);
+      if (wait !== Infinity) timer = setTimeout(expire, Math.max(1, Math.ceil(wait)));
     };
-    const total = limits.timeoutMs ?? 0;
-    if (total > 0) totalTimer = setTimeout(() => fail(bodyReadTimeout(`not complete after ${total / 1000}s`)), total);
-    armIdle();
+    const expire = (): void => {
+      const now = performance.now();
+      if (total > 0 && now - startedAt >= total) fail(bodyReadTimeout(`not complete after ${total / 1000}s`));
+      else if (idle > 0 && now - lastDataAt >= idle) fail(bodyReadTimeout(`no data for ${idle / 1000}s`));
+      else arm(now);
+    };
+    arm(startedAt);
     req.on("data", (chunk: Buffer) => {
       if (failed) return;
-      armIdle();
+      if (idle > 0) lastDataAt = performance.now();
       size += chunk.length;
       if (size > limit) {
         fail(tooLarge(limit));
@@ -96,7 +100,7 @@ function startRead(req: IncomingMessage, limits: BodyReadLimits): Promise<Buffer
     let ended = false;
     req.on("end", () => {
       ended = true;
-      stopTimers();
+      clearTimeout(timer);
       if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     });
     req.on("error", (error) => fail(badRequest(`error reading request body: ${error.message}`, { cause: error })));

@@ -310,6 +310,11 @@ export function checkFieldTypes(object: Record<string, unknown>, definition: Typ
   if (numberLiteral === undefined) checked.set(object, definition);
 }
 
+/** Whether `object` passed `checkFieldTypes` for `definition` (so a deep copy of it would pass too). */
+export function passedFieldTypes(object: object, definition: TypedDefinition): boolean {
+  return checked.get(object) === definition;
+}
+
 /**
  * Marks `copy` (a deep copy of `original`) as checked when `original` passed `checkFieldTypes`:
  * the wire decoder checks a body (it alone knows the exact number literals), and the registry,

@@ -3,6 +3,22 @@ import type { RejectReason } from "./queue-set.js";
 
 type FlowLabels = "flow_schema" | "priority_level";
 
+/**
+ * The label sets of one flow schema and priority level, built once per flow rather than per
+ * request, and the key its counts are kept under.
+ */
+export interface FlowSeries {
+  readonly labels: Record<FlowLabels, string>;
+  /** The labels of a request that waited and then executed (`execute="true"`). */
+  readonly executed: Record<FlowLabels | "execute", string>;
+  readonly key: string;
+}
+
+export function flowSeries(flowSchema: string, priorityLevel: string): FlowSeries {
+  const labels = { flow_schema: flowSchema, priority_level: priorityLevel };
+  return { labels, executed: { ...labels, execute: "true" }, key: `${flowSchema}\0${priorityLevel}` };
+}
+
 /** Requests and seats of one flow schema and priority level that are executing now. */
 interface Executing {
   labels: Record<FlowLabels, string>;
@@ -25,6 +41,8 @@ export class FlowControlMetrics {
    * two gauge updates on entry and two on exit cost every request more than its flow control.
    */
   readonly #executing = new Map<string, Executing>();
+  /** Dispatches not yet added to `dispatched`, by flow: it is brought up to date when scraped, for the same reason. */
+  readonly #dispatched = new Map<string, { labels: Record<FlowLabels, string>; count: number }>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -35,11 +53,19 @@ export class FlowControlMetrics {
       labelNames: ["flow_schema", "priority_level", "reason"],
       registers,
     });
+    const dispatched = this.#dispatched;
     this.dispatched = new Counter({
       name: "apiserver_flowcontrol_dispatched_requests_total",
       help: "Number of requests executed by API Priority and Fairness subsystem",
       labelNames: ["flow_schema", "priority_level"],
       registers,
+      collect() {
+        for (const entry of dispatched.values()) {
+          if (entry.count === 0) continue;
+          this.inc(entry.labels, entry.count);
+          entry.count = 0;
+        }
+      },
     });
     this.inQueue = new Gauge({
       name: "apiserver_flowcontrol_current_inqueue_requests",
@@ -87,13 +113,22 @@ export class FlowControlMetrics {
     });
   }
 
-  /** Counts a request of `labels` holding `seats` as executing; the returned function counts it done. */
-  startExecuting(labels: Record<FlowLabels, string>, seats: number): () => void {
-    const key = `${labels.flow_schema}\0${labels.priority_level}`;
-    let entry = this.#executing.get(key);
+  /** Counts a request of the flow as dispatched (`dispatched` shows it from the next scrape on). */
+  countDispatched(series: FlowSeries): void {
+    let entry = this.#dispatched.get(series.key);
     if (entry === undefined) {
-      entry = { labels, requests: 0, seats: 0 };
-      this.#executing.set(key, entry);
+      entry = { labels: series.labels, count: 0 };
+      this.#dispatched.set(series.key, entry);
+    }
+    entry.count++;
+  }
+
+  /** Counts a request of the flow holding `seats` as executing; the returned function counts it done. */
+  startExecuting(series: FlowSeries, seats: number): () => void {
+    let entry = this.#executing.get(series.key);
+    if (entry === undefined) {
+      entry = { labels: series.labels, requests: 0, seats: 0 };
+      this.#executing.set(series.key, entry);
     }
     const counted = entry;
     counted.requests++;

@@ -1,3 +1,4 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ANONYMOUS } from "../access-reviews.js";
 import { parseRequestInfo } from "../request-info.js";
@@ -27,5 +28,34 @@ describe("PriorityAndFairness", () => {
     expect(nominal("workload-low")).toBe(Math.ceil((600 * 100) / 245));
     expect(nominal("catch-all")).toBe(Math.ceil((600 * 5) / 245));
     expect(nominal("exempt")).toBeUndefined();
+  });
+
+  it("counts every dispatched request, exempt ones too, in apiserver_flowcontrol_dispatched_requests_total, across scrapes and reconfiguration", async () => {
+    const registry = new Registry();
+    const apf = new PriorityAndFairness({ serverConcurrencyLimit: 10, registry });
+    const root = { name: "root", groups: ["system:masters"] };
+    const dispatch = async (user: typeof root, times: number) => {
+      for (let i = 0; i < times; i++) (await apf.admit(user, list, "GET", "/api/v1/namespaces/default/configmaps")).release();
+    };
+    const dispatched = async () => {
+      const text = await registry.metrics();
+      return text.split("\n").filter((line) => line.startsWith("apiserver_flowcontrol_dispatched_requests_total{"));
+    };
+    await dispatch(ANONYMOUS, 3);
+    await dispatch(root, 1);
+    const first = await dispatched();
+    expect(first).toEqual([
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="global-default",priority_level="global-default"} 3',
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="exempt",priority_level="exempt"} 1',
+    ]);
+    // A second scrape counts nothing twice; a new configuration keeps the series.
+    expect(await dispatched()).toEqual(first);
+    apf.configure([], []);
+    await dispatch(ANONYMOUS, 2);
+    expect(await dispatched()).toEqual([
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="global-default",priority_level="global-default"} 3',
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="exempt",priority_level="exempt"} 1',
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="catch-all",priority_level="catch-all"} 2',
+    ]);
   });
 });

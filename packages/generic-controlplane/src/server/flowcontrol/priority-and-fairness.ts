@@ -3,7 +3,7 @@ import type { UserInfo } from "../access-reviews.js";
 import type { RequestInfo } from "../request-info.js";
 import { distinguisherOf, orderSchemas, schemaMatches } from "./classifier.js";
 import { defaultFlowSchemas, defaultPriorityLevels, type FlowSchema, type PriorityLevelConfiguration } from "./defaults.js";
-import { FlowControlMetrics } from "./metrics.js";
+import { FlowControlMetrics, flowSeries, type FlowSeries } from "./metrics.js";
 import { FlowControlRejection, QueueSet, type Grant } from "./queue-set.js";
 import { dealHand, flowHash } from "./shuffle-sharding.js";
 
@@ -22,8 +22,6 @@ export interface Classification {
   flowSchema: FlowSchema;
   priorityLevel: PriorityLevelConfiguration;
 }
-
-type FlowLabels = { flow_schema: string; priority_level: string };
 
 interface Level {
   config: PriorityLevelConfiguration;
@@ -105,6 +103,20 @@ export class PriorityAndFairness {
       this.#metrics?.nominalLimitSeats.set({ priority_level: name }, nominal);
     }
     this.#levels = levels;
+    this.#series.clear();
+  }
+
+  /** The metric label sets of each flow schema (with the level it classified into), built once. */
+  readonly #series = new Map<FlowSchema, FlowSeries>();
+
+  #seriesOf(classification: Classification): FlowSeries {
+    const level = classification.priorityLevel.metadata.name;
+    let series = this.#series.get(classification.flowSchema);
+    if (series === undefined || series.labels.priority_level !== level) {
+      series = flowSeries(classification.flowSchema.metadata.name, level);
+      this.#series.set(classification.flowSchema, series);
+    }
+    return series;
   }
 
   // Hands are dealt once per flow and level shape; a bounded cache, dropped when full.
@@ -154,11 +166,12 @@ export class PriorityAndFairness {
   ): Admission | Promise<Admission> {
     const classification = this.classify(user, info, method, path);
     options.onClassified?.(classification);
-    const labels = { flow_schema: classification.flowSchema.metadata.name, priority_level: classification.priorityLevel.metadata.name };
+    const series = this.#seriesOf(classification);
+    const labels = series.labels;
     const level = this.#levels.get(labels.priority_level)!;
     const metrics = this.#metrics;
     if (level.queues === undefined) {
-      metrics?.dispatched.inc(labels);
+      metrics?.countDispatched(series);
       return { ...classification, release: () => undefined };
     }
     const seats = options.seats ?? 1;
@@ -169,29 +182,29 @@ export class PriorityAndFairness {
     try {
       acquired = level.queues.acquire(hand, seats, options.cancellation);
     } catch (error) {
-      this.#rejected(labels, queuedAt, error);
+      this.#rejected(series, queuedAt, error);
       throw error;
     }
-    if (!(acquired instanceof Promise)) return this.#admitted(classification, labels, seats, queuedAt, acquired);
+    if (!(acquired instanceof Promise)) return this.#admitted(classification, series, seats, queuedAt, acquired);
     metrics?.inQueue.inc(labels);
     return acquired.then(
       (grant) => {
         metrics?.inQueue.dec(labels);
-        return this.#admitted(classification, labels, seats, queuedAt, grant);
+        return this.#admitted(classification, series, seats, queuedAt, grant);
       },
       (error: unknown) => {
         metrics?.inQueue.dec(labels);
-        this.#rejected(labels, queuedAt, error);
+        this.#rejected(series, queuedAt, error);
         throw error;
       },
     );
   }
 
-  #admitted(classification: Classification, labels: FlowLabels, seats: number, queuedAt: bigint, grant: Grant): Admission {
+  #admitted(classification: Classification, series: FlowSeries, seats: number, queuedAt: bigint, grant: Grant): Admission {
     const metrics = this.#metrics;
-    metrics?.waitDuration.observe({ ...labels, execute: "true" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
-    metrics?.dispatched.inc(labels);
-    const done = metrics?.startExecuting(labels, seats);
+    metrics?.waitDuration.observe(series.executed, Number(process.hrtime.bigint() - queuedAt) / 1e9);
+    metrics?.countDispatched(series);
+    const done = metrics?.startExecuting(series, seats);
     let released = false;
     return {
       flowSchema: classification.flowSchema,
@@ -205,8 +218,9 @@ export class PriorityAndFairness {
     };
   }
 
-  #rejected(labels: FlowLabels, queuedAt: bigint, error: unknown): void {
+  #rejected(series: FlowSeries, queuedAt: bigint, error: unknown): void {
     if (!(error instanceof FlowControlRejection)) return;
+    const labels = series.labels;
     this.#metrics?.reject(labels.flow_schema, labels.priority_level, error.reason);
     this.#metrics?.waitDuration.observe({ ...labels, execute: "false" }, Number(process.hrtime.bigint() - queuedAt) / 1e9);
   }

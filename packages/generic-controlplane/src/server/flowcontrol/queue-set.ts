@@ -56,6 +56,8 @@ export class QueueSet {
   readonly #queues: Queue[];
   #limit: number;
   #executingSeats = 0;
+  /** Requests waiting in all queues: with none (nearly always), admitting and releasing look at no queue. */
+  #waiting = 0;
   #virtualTime = 0;
   readonly #config: QueuingConfig;
   readonly #waitLimitMs: number;
@@ -82,7 +84,7 @@ export class QueueSet {
   }
 
   get waitingRequests(): number {
-    return this.#queues.reduce((sum, queue) => sum + queue.waiting.length, 0);
+    return this.#waiting;
   }
 
   /**
@@ -103,7 +105,7 @@ export class QueueSet {
       const candidate = this.#queues[index % this.#queues.length]!;
       if (candidate.waitingSeats + candidate.executingSeats < queue.waitingSeats + queue.executingSeats) queue = candidate;
     }
-    if (queue.waiting.length === 0 && this.#executingSeats + width <= this.#limit && !this.#anyWaiting()) {
+    if (queue.waiting.length === 0 && this.#executingSeats + width <= this.#limit && this.#waiting === 0) {
       queue.virtualStart = Math.max(queue.virtualStart, this.#virtualTime);
       this.#virtualTime = queue.virtualStart;
       queue.virtualStart += width;
@@ -124,6 +126,7 @@ export class QueueSet {
       }
       queue.waiting.push(entry);
       queue.waitingSeats += width;
+      this.#waiting++;
       // A client that goes away while queued (or went before it queued) gives up its place.
       const cancelled = cancellation?.();
       const cancel = (): void => this.#remove(entry, new FlowControlRejection("cancelled"));
@@ -136,16 +139,13 @@ export class QueueSet {
     return granted;
   }
 
-  #anyWaiting(): boolean {
-    return this.#queues.some((queue) => queue.waiting.length > 0);
-  }
-
   #remove(entry: Waiting, error: FlowControlRejection): void {
     const queue = entry.queue;
     const at = queue.waiting.indexOf(entry);
     if (at < 0) return;
     queue.waiting.splice(at, 1);
     queue.waitingSeats -= entry.seats;
+    this.#waiting--;
     clearTimeout(entry.timer);
     entry.reject(error);
   }
@@ -172,7 +172,7 @@ export class QueueSet {
    * one that started with it. Stops when that request does not fit, as upstream does.
    */
   #dispatch(): void {
-    for (;;) {
+    while (this.#waiting > 0) {
       let next: Queue | undefined;
       let nextFinish = Infinity;
       for (const queue of this.#queues) {
@@ -189,6 +189,7 @@ export class QueueSet {
       if (this.#executingSeats + head.seats > this.#limit) return;
       next.waiting.shift();
       next.waitingSeats -= head.seats;
+      this.#waiting--;
       clearTimeout(head.timer);
       this.#virtualTime = next.virtualStart;
       next.virtualStart += head.seats;
