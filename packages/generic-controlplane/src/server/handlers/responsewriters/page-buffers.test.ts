@@ -8,19 +8,31 @@ describe("pageBytes", () => {
     page.release();
   });
 
-  it("reuses a released buffer for the next page, and never one still held", () => {
-    const first = pageBytes([Buffer.from("first page")]);
-    const held = pageBytes([Buffer.from("second page")]);
+  /** A page of 100 KiB: as large as 300 configmaps, large enough for a reused buffer. */
+  const page = (name: string) => [name, Buffer.alloc(100 * 1024, name.at(-1))];
+
+  it("reuses a released buffer for the next large page, and never one still held", () => {
+    const first = pageBytes(page("first"));
+    const held = pageBytes(page("second"));
     expect(held.bytes.buffer).not.toBe(first.bytes.buffer);
     first.release();
     // Releasing twice hands the buffer out once.
     first.release();
-    const third = pageBytes([Buffer.from("third page")]);
-    const fourth = pageBytes([Buffer.from("fourth page")]);
+    const third = pageBytes(page("third"));
+    const fourth = pageBytes(page("fourth"));
     expect(third.bytes.buffer).toBe(first.bytes.buffer);
     expect(fourth.bytes.buffer).not.toBe(first.bytes.buffer);
-    expect(held.bytes.toString()).toBe("second page");
-    for (const page of [held, third, fourth]) page.release();
+    expect(held.bytes.subarray(0, 8).toString()).toBe("seconddd");
+    expect(held.bytes.length).toBe("second".length + 100 * 1024);
+    for (const bytes of [held, third, fourth]) bytes.release();
+  });
+
+  it("gives a small page a buffer of its own", () => {
+    const small = pageBytes(["[", Buffer.from('{"a":1}'), "]"]);
+    small.release();
+    const next = pageBytes(page("next"));
+    expect(next.bytes.buffer).not.toBe(small.bytes.buffer);
+    next.release();
   });
 
   it("copies a page larger than a reusable buffer into a buffer of its own", () => {

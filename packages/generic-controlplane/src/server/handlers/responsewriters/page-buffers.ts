@@ -5,6 +5,11 @@
  * server more than the copy itself.
  */
 const SLAB_BYTES = 1 << 20;
+/**
+ * Smaller writes get a buffer of their own as before: many small lists at once would otherwise each
+ * hold a whole reusable buffer, and the few they keep could not be reused by the next ones.
+ */
+const POOLED_FROM_BYTES = 64 * 1024;
 /** Free buffers kept for the next write (a few lists in flight at once); more are left to the collector. */
 const KEPT_SLABS = 4;
 const free: Buffer[] = [];
@@ -17,11 +22,11 @@ export interface PageBytes {
 
 const nothingToRelease = (): void => {};
 
-/** One write's bytes: `parts` copied, in order, into a reused buffer when they fit one. */
+/** One write's bytes: `parts` copied, in order, into a reused buffer when they are large and fit one. */
 export function pageBytes(parts: ReadonlyArray<string | Buffer>): PageBytes {
   let length = 0;
   for (const part of parts) length += typeof part === "string" ? Buffer.byteLength(part) : part.length;
-  if (length > SLAB_BYTES) {
+  if (length < POOLED_FROM_BYTES || length > SLAB_BYTES) {
     return { bytes: Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part))), release: nothingToRelease };
   }
   const slab = free.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
