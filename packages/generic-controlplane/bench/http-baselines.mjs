@@ -1,7 +1,7 @@
 // Baselines that isolate the server's own cost: the same bytes from a bare node:http server, and
 // JSON.stringify of the same objects (the encoding floor of a LIST).
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
+import { Agent, createServer, request } from "node:http";
 
 /** A bare node:http server answering every request with `body`: the floor for serving those bytes over HTTP. */
 export async function bareServer(body) {
@@ -97,4 +97,61 @@ export async function bareFanoutServer() {
       return new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * `count` DELETE round trips with `concurrency` in flight, client and a bare node:http server in this
+ * process (as the in-process garbage collector and the API server share one), each answered with a
+ * small Status: what one HTTP request per dependent costs at the least, in ms.
+ */
+export async function bareDeleteRoundTripsMs(count, concurrency) {
+  const status = Buffer.from('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": status.length });
+      res.end(status);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  const agent = new Agent({ keepAlive: true });
+  const body = JSON.stringify({ apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background" });
+  const roundTrip = (i) =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: `/api/v1/namespaces/bare/secrets/dep-${i}`,
+          method: "DELETE",
+          agent,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          const chunks = [];
+          res.on("data", (chunk) => chunks.push(chunk));
+          res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  try {
+    const run = async () => {
+      let next = 0;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < count) await roundTrip(next++);
+        }),
+      );
+      return performance.now() - start;
+    };
+    await run(); // compiles the client and server paths, as the collector's are by its own first requests
+    return await run();
+  } finally {
+    agent.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }

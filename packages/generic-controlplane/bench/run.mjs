@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createControlPlane } from "../dist/index.js";
 import { openBackend } from "./backends.mjs";
-import { bareCreateServer, bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
+import { bareCreateServer, bareDeleteRoundTripsMs, bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
 
 const CREATE_COUNTS = { 1: 2_000, 32: 6_000 };
 /** Creates through the server before any is timed, so the figures are of a warmed-up process, not of its first compilations. */
@@ -34,6 +34,8 @@ const LARGE_FANOUT_WATCHERS = 10_000;
 const FANOUT_RUNS = 3;
 const STARTS = 10;
 const GC_DEPENDENTS = 500;
+/** The collector's workers (kube-controller-manager's `--concurrent-gc-syncs` default), so as many DELETEs in flight. */
+const GC_WORKERS = 20;
 
 /**
  * The performance goals: each a ratio of a figure to its floor measured in the same run (absolute
@@ -501,7 +503,8 @@ async function cascadeDeletion() {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const gcMs = nowMs() - gcStart;
-    return { gcMs, directMs, ratio: gcMs / directMs };
+    const bareRoundTripsMs = await bareDeleteRoundTripsMs(GC_DEPENDENTS, GC_WORKERS);
+    return { gcMs, directMs, ratio: gcMs / directMs, bareRoundTripsMs, bareRoundTripsRatio: bareRoundTripsMs / directMs };
   } finally {
     await gcPlane.close();
   }
@@ -547,7 +550,8 @@ try {
     results.garbageCollection = await cascadeDeletion();
     line(
       `garbage collection, background delete of an owner with ${GC_DEPENDENTS} dependent secrets (memory, controllers in-process): all gone in ${fmt(results.garbageCollection.gcMs, 0)} ms` +
-        ` | deletecollection of ${GC_DEPENDENTS} secrets, same server: ${fmt(results.garbageCollection.directMs, 0)} ms | ratio ${fmt(results.garbageCollection.gcMs / results.garbageCollection.directMs, 1)}`,
+        ` | deletecollection of ${GC_DEPENDENTS} secrets, same server: ${fmt(results.garbageCollection.directMs, 0)} ms | ratio ${fmt(results.garbageCollection.gcMs / results.garbageCollection.directMs, 1)}` +
+        ` | ${GC_DEPENDENTS} bare node:http DELETE round trips in one process, ${GC_WORKERS} in flight: ${fmt(results.garbageCollection.bareRoundTripsMs, 0)} ms (ratio ${fmt(results.garbageCollection.bareRoundTripsRatio, 1)}, what one request per dependent costs at the least)`,
     );
   }
   results.goals = checkGoals(results);

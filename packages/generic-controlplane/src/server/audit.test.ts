@@ -110,6 +110,27 @@ describe("audit log", () => {
     expect(written.responseObject).toBeUndefined();
   });
 
+  it("records a streamed list of several pages whole at RequestResponse", async () => {
+    // Straight to storage (the stored form of one created through the API, renamed): more objects
+    // than one page of a streamed list, in a namespace of their own.
+    expect((await t.call("POST", "/api/v1/namespaces", { body: { metadata: { name: "audited-list" } } })).status).toBe(201);
+    const created = await t.call("POST", "/api/v1/namespaces/audited-list/configmaps", { body: configMap("cm-0000") });
+    expect(created.status).toBe(201);
+    const stored = JSON.parse((await t.plane.storage.get("/registry/configmaps/audited-list/cm-0000"))!.value);
+    const writes: Array<Promise<unknown>> = [];
+    for (let i = 1; i < 1200; i++) {
+      stored.metadata.name = `cm-${String(i).padStart(4, "0")}`;
+      stored.metadata.uid = `uid-${i}`;
+      writes.push(t.plane.storage.create(`/registry/configmaps/audited-list/${stored.metadata.name}`, JSON.stringify(stored)));
+    }
+    await Promise.all(writes);
+    const listed = await t.call("GET", "/api/v1/namespaces/audited-list/configmaps");
+    expect(listed.headers.get("transfer-encoding")).toBe("chunked");
+    const [, complete] = await eventsOf(listed.headers.get("audit-id")!, 2);
+    expect(complete.responseObject).toEqual(listed.json);
+    expect(complete.responseObject.items).toHaveLength(1200);
+  });
+
   it("adds ResponseStarted for a watch, and writes nothing for requests the policy levels None", async () => {
     const before = events().length;
     expect((await t.call("GET", "/healthz")).status).toBe(200);

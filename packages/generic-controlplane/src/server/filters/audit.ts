@@ -193,8 +193,9 @@ function captureResponse(res: ServerResponse, wanted: () => boolean): { body(): 
   const record = (chunk: unknown, encoding?: unknown): void => {
     keep ??= wanted();
     if (!keep || overflow || chunk === undefined || chunk === null || typeof chunk === "function") return;
+    // A copy: a streamed list reuses its write buffers once the socket has taken their bytes.
     const buffer = Buffer.isBuffer(chunk)
-      ? chunk
+      ? Buffer.from(chunk)
       : typeof chunk === "string"
         ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8")
         : Buffer.from(chunk as Uint8Array);

@@ -1,16 +1,23 @@
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 
 /**
  * Resolves once a response's (or its socket's) write buffer drained, or once it closed (nothing more is written
- * then): what a streamed body waits for before producing its next page.
+ * then); rejects on its error: what a streamed body waits for before producing its next page. Plain listeners, as
+ * this runs once per page of every large list: an AbortSignal for `events.once` cost an AbortError each time.
  */
-export async function drainedOrClosed(res: Writable): Promise<void> {
-  if (res.destroyed || !res.writableNeedDrain) return;
-  const abort = new AbortController();
-  try {
-    await Promise.race([once(res, "drain", { signal: abort.signal }), once(res, "close", { signal: abort.signal })]);
-  } finally {
-    abort.abort();
-  }
+export function drainedOrClosed(res: Writable): Promise<void> {
+  if (res.destroyed || !res.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      res.off("drain", onDrain);
+      res.off("close", onDrain);
+      res.off("error", settle);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = (): void => settle();
+    res.on("drain", onDrain);
+    res.on("close", onDrain);
+    res.on("error", settle);
+  });
 }

@@ -2,6 +2,7 @@ import type { ProtobufListParts } from "../../../protobuf/codec.js";
 import type { ListPages } from "../../../registry/types.js";
 import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
+import { pageBytes } from "./page-buffers.js";
 import { sharedJsonAfterComma } from "./json-cache.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 import { yamlListItem, yamlText } from "./yaml-text.js";
@@ -108,7 +109,8 @@ export async function writeListPages(
         await pages.return?.();
         return;
       }
-      if (!res.write(bytesOf(chunk))) await drainedOrClosed(res);
+      const page = pageBytes(chunk);
+      if (!res.write(page.bytes, page.release)) await drainedOrClosed(res);
       chunk = [];
       await new Promise((resolve) => setImmediate(resolve));
       next = await pages.next();
@@ -118,13 +120,8 @@ export async function writeListPages(
     return;
   }
   chunk.push(first ? spelling.empty : spelling.close);
-  res.end(bytesOf(chunk));
-}
-
-/** One write's bytes: cached element bytes are copied once, text is encoded once. */
-function bytesOf(parts: ReadonlyArray<string | Buffer>): Buffer {
-  if (parts.every((part) => typeof part === "string")) return Buffer.from(parts.join(""));
-  return Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
+  const last = pageBytes(chunk);
+  res.end(last.bytes, last.release);
 }
 
 /**
