@@ -2,7 +2,7 @@
 // output, and its invalid inputs), run against parseIP and the word scanner it reads text with.
 import { describe, expect, it } from "vitest";
 import { formatIP, formatPrefix, parseCIDRSloppy, parseIP, parseIPSloppy, parsePrefix } from "./ip.js";
-import { IPV6_CANONICAL, IPV6_INVALID, IPV6_VALID, scanIPv4, scanIPv6 } from "./scan.js";
+import { formatIPv6Words, IPV6_CANONICAL, IPV6_INVALID, IPV6_VALID, scanIPv4, scanIPv6 } from "./scan.js";
 
 describe("parseIP (netip.ParseAddr)", () => {
   it.each([
@@ -87,6 +87,21 @@ describe("the word scanner", () => {
     ["2001:db8::1%eth0", IPV6_INVALID],
   ])("says whether %j is the canonical printing", (text, answer) => {
     expect(scanIPv6(text, 0, text.length, new Uint32Array(4))).toBe(answer);
+  });
+
+  it.each([
+    [[0x20010db8, 0, 0, 1], "2001:db8::1"],
+    [[0, 0, 0, 0], "::"],
+    [[0, 0, 0, 1], "::1"],
+    [[0x00010000, 0, 0x00010000, 0], "1::1:0:0:0"],
+    [[0x20010db8, 0x00000001, 0, 0x00010000], "2001:db8:0:1::1:0"],
+    [[0xfd7a115c, 0xa1e0ab12, 0x4843cd96, 0x626b430b], "fd7a:115c:a1e0:ab12:4843:cd96:626b:430b"],
+  ])("prints the words %j as %j, which the scanner calls canonical", (words, text) => {
+    const [w0, w1, w2, w3] = words as [number, number, number, number];
+    expect(formatIPv6Words(w0, w1, w2, w3)).toBe(text);
+    const back = new Uint32Array(4);
+    expect(scanIPv6(text, 0, text.length, back)).toBe(IPV6_CANONICAL);
+    expect([...back]).toEqual(words);
   });
 
   it("reads leading zeros as decimal only in the sloppy form", () => {

@@ -7,7 +7,7 @@
  * `scan.ts`, which callers that keep addresses as words use directly.
  */
 
-import { IPV6_INVALID, scanIPv4, scanIPv6, type IPTextForm } from "./scan.js";
+import { formatIPv6Words, IPV6_INVALID, scanIPv4, scanIPv6, type IPTextForm } from "./scan.js";
 
 export interface IPAddress {
   family: 4 | 6;
@@ -113,28 +113,11 @@ export function parseCIDRSloppy(text: string): IPPrefix | undefined {
 }
 
 export function formatIP(ip: IPAddress): string {
-  if (ip.family === 4) return [...ip.bytes].join(".");
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0));
-  if (ip.mapped) return `::ffff:${[...ip.bytes.slice(12)].join(".")}`;
-  // RFC 5952: compress the first longest run of two or more zero groups.
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  const text = bestStart < 0 ? hex.join(":") : `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+  const b = ip.bytes;
+  if (ip.family === 4) return b.join(".");
+  if (ip.mapped) return `::ffff:${b.subarray(12).join(".")}`;
+  const word = (k: number) => ((b[k]! << 24) | (b[k + 1]! << 16) | (b[k + 2]! << 8) | b[k + 3]!) >>> 0;
+  const text = formatIPv6Words(word(0), word(4), word(8), word(12));
   return ip.zone === "" ? text : `${text}%${ip.zone}`;
 }
 

@@ -169,11 +169,20 @@ export function scanIPv6(text: string, start: number, end: number, words: Uint32
 
 /** RFC 5952: `::` stands for the first longest run of two or more zero groups, and only for it. */
 function compressionIsCanonical(compressedAt: number, count: number): boolean {
+  const run = compressedRun(groups);
+  return compressedAt < 0 ? run < 0 : run >> 4 === compressedAt && (run & 15) === 8 - count;
+}
+
+/**
+ * The zero groups RFC 5952 prints as `::`: the first longest run of two or more, as
+ * `start << 4 | length`, or -1 when there is none.
+ */
+function compressedRun(groupValues: ArrayLike<number>): number {
   let bestStart = -1;
   let bestLength = 1;
   let runStart = -1;
   for (let k = 0; k <= 8; k++) {
-    if (k < 8 && groups[k] === 0) {
+    if (k < 8 && groupValues[k] === 0) {
       if (runStart < 0) runStart = k;
     } else if (runStart >= 0) {
       if (k - runStart > bestLength) {
@@ -183,5 +192,39 @@ function compressionIsCanonical(compressedAt: number, count: number): boolean {
       runStart = -1;
     }
   }
-  return compressedAt < 0 ? bestStart < 0 : bestStart === compressedAt && bestLength === 8 - count;
+  return bestStart < 0 ? -1 : (bestStart << 4) | bestLength;
+}
+
+/** Scratch for printing; printing is synchronous too. */
+const printed = new Int32Array(8);
+
+/**
+ * The canonical (RFC 5952) text of an IPv6 address held as four big-endian 32-bit words: lower
+ * case, no leading zeros, the first longest run of two or more zero groups as `::`. What
+ * `formatIP` prints for an address that is not IPv4-mapped; {@link scanIPv6} calls exactly
+ * this text canonical.
+ */
+export function formatIPv6Words(w0: number, w1: number, w2: number, w3: number): string {
+  printed[0] = w0 >>> 16;
+  printed[1] = w0 & 0xffff;
+  printed[2] = w1 >>> 16;
+  printed[3] = w1 & 0xffff;
+  printed[4] = w2 >>> 16;
+  printed[5] = w2 & 0xffff;
+  printed[6] = w3 >>> 16;
+  printed[7] = w3 & 0xffff;
+  const run = compressedRun(printed);
+  const skipFrom = run < 0 ? 8 : run >> 4;
+  const skipTo = run < 0 ? 8 : skipFrom + (run & 15);
+  let text = "";
+  for (let k = 0; k < 8; k++) {
+    if (k === skipFrom) {
+      text += "::";
+      k = skipTo - 1;
+      continue;
+    }
+    if (k > 0 && k !== skipTo) text += ":";
+    text += printed[k]!.toString(16);
+  }
+  return text;
 }
