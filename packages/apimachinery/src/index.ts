@@ -38,4 +38,14 @@ export {
   type IPAddress,
   type IPPrefix,
 } from "./net/ip.js";
+export {
+  formatIPv6Words,
+  IPV6_CANONICAL,
+  IPV6_INVALID,
+  IPV6_VALID,
+  scanIPv4,
+  scanIPv6,
+  type IPTextForm,
+  type IPv6Scan,
+} from "./net/scan.js";
 export { validateCIDR, validateIP, validateIPv4Address, validateIPv6Address } from "./net/validation.js";

@@ -1,6 +1,7 @@
 import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
-import { formatIPv4, formatIPv6, isWord, wordsToBigInt, compareWords, type IPFamily } from "./words.js";
+import { formatIPv6Words } from "@kubekit/apimachinery";
+import { formatIPv4, isWord, wordsToBigInt, compareWords, type IPFamily } from "./words.js";
 
 /**
  * A parsed IP address. Held as four big-endian 32-bit words (`w0` … `w3`); IPv4 uses `w0` only.
@@ -37,7 +38,7 @@ export class IPAddress {
 
   /** Canonical text: dotted decimal for IPv4, RFC 5952 for IPv6. */
   toString(): string {
-    return this.family === 4 ? formatIPv4(this.w0) : formatIPv6(this.w0, this.w1, this.w2, this.w3);
+    return this.family === 4 ? formatIPv4(this.w0) : formatIPv6Words(this.w0, this.w1, this.w2, this.w3);
   }
 
   toJSON(): string {

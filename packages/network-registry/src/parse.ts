@@ -1,3 +1,4 @@
+import { IPV6_CANONICAL, scanIPv4, scanIPv6 } from "@kubekit/apimachinery";
 import ipaddr from "ipaddr.js";
 import { IPAddress } from "./address.js";
 import { NetworkRegistryError, type ParseRule } from "./errors.js";
@@ -5,117 +6,20 @@ import { Prefix } from "./prefix.js";
 import { wordMask } from "./words.js";
 
 /*
- * Strict parsing in two layers. The fast path is a scanner that accepts only canonical text
- * (four-part decimal IPv4 without leading zeros; RFC 5952 IPv6) and builds words directly.
- * Anything it refuses goes to the diagnosis path, which names the broken rule and uses
- * ipaddr.js's lenient reading to propose the fix (the same fix-ups Kubernetes allows on update).
+ * Strict parsing in two layers. The fast path reads text with apimachinery's scanner (the one
+ * reader of IP text in kubekit, which yields words without allocating) and then applies KANA's
+ * rule: the text must be the canonical printing of the value (four-part decimal IPv4 without
+ * leading zeros; RFC 5952 IPv6; never IPv4-mapped), so that one value has one spelling in claims,
+ * keys and diffs. Anything it refuses goes to the diagnosis path, which names the broken rule and
+ * uses ipaddr.js's lenient reading to propose the fix (the same fix-ups Kubernetes allows on update).
  */
 
-let out0 = 0;
-let out1 = 0;
-let out2 = 0;
-let out3 = 0;
-const groups = new Int32Array(8);
+/** The words of the address the fast path last read. */
+const words = new Uint32Array(4);
 
-/** Scan canonical IPv4 in text[start, end); result in out0. */
-function scanIPv4(text: string, start: number, end: number): boolean {
-  let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  let leadingZero = false;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (leadingZero) return false;
-      if (digits === 0 && c === 48) leadingZero = true;
-      part = part * 10 + (c - 48);
-      if (++digits > 3) return false;
-    } else if (c === 46) {
-      if (digits === 0 || part > 255 || ++dots > 3) return false;
-      value = value * 256 + part;
-      part = 0;
-      digits = 0;
-      leadingZero = false;
-    } else {
-      return false;
-    }
-  }
-  if (digits === 0 || part > 255 || dots !== 3) return false;
-  out0 = value * 256 + part;
-  return true;
-}
-
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 102) return c - 87;
-  return -1; // upper case is not canonical
-}
-
-/** Scan RFC 5952 IPv6 in text[start, end); result in out0..out3. */
-function scanIPv6(text: string, start: number, end: number): boolean {
-  let i = start;
-  let count = 0;
-  let compressedAt = -1;
-  if (end - start < 2) return false;
-  if (text.charCodeAt(i) === 58) {
-    if (text.charCodeAt(i + 1) !== 58) return false;
-    compressedAt = 0;
-    i += 2;
-  }
-  while (i < end) {
-    let value = 0;
-    let digits = 0;
-    const firstDigit = text.charCodeAt(i);
-    while (i < end) {
-      const h = hexValue(text.charCodeAt(i));
-      if (h < 0) break;
-      value = value * 16 + h;
-      digits++;
-      i++;
-    }
-    if (digits === 0 || digits > 4 || (digits > 1 && firstDigit === 48) || count === 8) return false;
-    groups[count++] = value;
-    if (i === end) break;
-    if (text.charCodeAt(i) !== 58) return false;
-    i++;
-    if (i < end && text.charCodeAt(i) === 58) {
-      if (compressedAt >= 0) return false;
-      compressedAt = count;
-      i++;
-    } else if (i === end) {
-      return false;
-    }
-  }
-  if (compressedAt < 0 ? count !== 8 : count > 6) return false;
-  // Expand `::` in place, from the end.
-  if (compressedAt >= 0) {
-    const tail = count - compressedAt;
-    for (let k = 0; k < tail; k++) groups[7 - k] = groups[count - 1 - k]!;
-    for (let k = compressedAt; k < 8 - tail; k++) groups[k] = 0;
-  }
-  // RFC 5952: the compressed run must be the first longest run of two or more zero groups.
-  let bestStart = -1;
-  let bestLength = 1;
-  let runStart = -1;
-  for (let k = 0; k <= 8; k++) {
-    if (k < 8 && groups[k] === 0) {
-      if (runStart < 0) runStart = k;
-    } else if (runStart >= 0) {
-      if (k - runStart > bestLength) {
-        bestStart = runStart;
-        bestLength = k - runStart;
-      }
-      runStart = -1;
-    }
-  }
-  if (compressedAt < 0 ? bestStart >= 0 : bestStart !== compressedAt || bestLength !== 8 - count) return false;
-  out0 = ((groups[0]! << 16) | groups[1]!) >>> 0;
-  out1 = ((groups[2]! << 16) | groups[3]!) >>> 0;
-  out2 = ((groups[4]! << 16) | groups[5]!) >>> 0;
-  out3 = ((groups[6]! << 16) | groups[7]!) >>> 0;
-  // IPv4-mapped addresses are refused: the IPv4 form is the canonical one.
-  return !(out0 === 0 && out1 === 0 && out2 === 0xffff);
+/** Whether `text[start, end)` is a canonical IPv6 address that is not IPv4-mapped (the IPv4 form is the canonical one); its value is then in `words`. */
+function canonicalIPv6(text: string, start: number, end: number): boolean {
+  return scanIPv6(text, start, end, words) === IPV6_CANONICAL && !(words[0] === 0 && words[1] === 0 && words[2] === 0xffff);
 }
 
 function hasColon(text: string, start: number, end: number): boolean {
@@ -179,9 +83,10 @@ function strictAddress(text: string): IPAddress {
   if (typeof text === "string") {
     const end = text.length;
     if (hasColon(text, 0, end)) {
-      if (scanIPv6(text, 0, end)) return new IPAddress(6, out0, out1, out2, out3);
-    } else if (scanIPv4(text, 0, end)) {
-      return new IPAddress(4, out0);
+      if (canonicalIPv6(text, 0, end)) return new IPAddress(6, words[0]!, words[1], words[2], words[3]);
+    } else {
+      const word = scanIPv4(text, 0, end);
+      if (word >= 0) return new IPAddress(4, word);
     }
   }
   throw addressError(text);
@@ -217,19 +122,21 @@ function strictPrefix(text: string): Prefix {
       }
       if (ok) {
         if (hasColon(text, 0, slash)) {
-          if (
-            length <= 128 &&
-            scanIPv6(text, 0, slash) &&
-            ((out0 & ~wordMask(length, 0)) |
-              (out1 & ~wordMask(length, 1)) |
-              (out2 & ~wordMask(length, 2)) |
-              (out3 & ~wordMask(length, 3))) ===
+          if (length <= 128 && canonicalIPv6(text, 0, slash)) {
+            const w0 = words[0]!;
+            const w1 = words[1]!;
+            const w2 = words[2]!;
+            const w3 = words[3]!;
+            if (
+              ((w0 & ~wordMask(length, 0)) | (w1 & ~wordMask(length, 1)) | (w2 & ~wordMask(length, 2)) | (w3 & ~wordMask(length, 3))) ===
               0
-          ) {
-            return new Prefix(6, out0, out1, out2, out3, length);
+            ) {
+              return new Prefix(6, w0, w1, w2, w3, length);
+            }
           }
-        } else if (length <= 32 && scanIPv4(text, 0, slash) && (out0 & ~wordMask(length, 0)) === 0) {
-          return new Prefix(4, out0, 0, 0, 0, length);
+        } else if (length <= 32) {
+          const w0 = scanIPv4(text, 0, slash);
+          if (w0 >= 0 && (w0 & ~wordMask(length, 0)) === 0) return new Prefix(4, w0, 0, 0, 0, length);
         }
       }
     }
@@ -383,7 +290,7 @@ function diagnoseIPv6(text: string): Problem {
   const lastColon = text.lastIndexOf(":");
   const tail = text.slice(lastColon + 1);
   if (tail.includes(".")) {
-    const tailProblem = scanIPv4(tail, 0, tail.length) ? undefined : diagnoseIPv4(tail);
+    const tailProblem = scanIPv4(tail) >= 0 ? undefined : diagnoseIPv4(tail);
     if (tailProblem) return { rule: tailProblem.rule, reason: `the embedded IPv4 part is invalid: ${tailProblem.reason}` };
   }
   if (!lenient) return { rule: "syntax", reason: "it is not an IPv6 address" };
@@ -468,7 +375,7 @@ function prefixError(input: unknown): NetworkRegistryError {
   }
   const addressText = text.slice(0, slash);
   const lengthText = text.slice(slash + 1);
-  const addressOk = addressText.includes(":") ? scanIPv6(addressText, 0, addressText.length) : scanIPv4(addressText, 0, addressText.length);
+  const addressOk = addressText.includes(":") ? canonicalIPv6(addressText, 0, addressText.length) : scanIPv4(addressText) >= 0;
   if (!addressOk) {
     const problem = diagnoseAddress(addressText);
     return fail(problem.rule, `${text} is not a valid prefix: ${problem.reason}`);

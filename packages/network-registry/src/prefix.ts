@@ -1,18 +1,8 @@
+import { formatIPv6Words } from "@kubekit/apimachinery";
 import { IPAddress } from "./address.js";
 import { describeValue } from "./describe-value.js";
 import { NetworkRegistryError } from "./errors.js";
-import {
-  bigIntToWords,
-  bitAt,
-  compareWords,
-  familyBits,
-  formatIPv4,
-  formatIPv6,
-  isWord,
-  wordMask,
-  wordsToBigInt,
-  type IPFamily,
-} from "./words.js";
+import { bigIntToWords, bitAt, compareWords, familyBits, formatIPv4, isWord, wordMask, wordsToBigInt, type IPFamily } from "./words.js";
 
 /** Splitting into more pieces than this throws: enumerate with a loop over `first()`/`size()` instead. */
 export const MAX_SPLIT_PIECES = 65_536;
@@ -93,7 +83,7 @@ export class Prefix {
 
   /** Canonical text, e.g. `10.0.0.0/8` or `2001:db8::/32`. */
   toString(): string {
-    const address = this.family === 4 ? formatIPv4(this.w0) : formatIPv6(this.w0, this.w1, this.w2, this.w3);
+    const address = this.family === 4 ? formatIPv4(this.w0) : formatIPv6Words(this.w0, this.w1, this.w2, this.w3);
     return `${address}/${this.length}`;
   }
 

@@ -1,7 +1,8 @@
 import type { ValidatedRecord } from "./claim-validation.js";
 import type { Prefix } from "./prefix.js";
 import type { RefusalWatch } from "./refusal-watch.js";
-import type { TombstoneMap } from "./tombstone-map.js";
+import { TombstoneMap } from "./tombstone-map.js";
+import { normalizeRecord, type LooseRecord } from "./records.js";
 import type { AddressRecord, NetworkClaimMetadata } from "./types.js";
 
 /*
@@ -71,4 +72,37 @@ export function countsIn(pool: Grant, grant: Grant): boolean {
 export function isAncestor(grant: Grant, parent: Grant | undefined): boolean {
   for (let g = parent; g !== undefined; g = g.parent) if (g === grant) return true;
   return false;
+}
+
+export function newClaimState(name: string, order: number, metadata: NetworkClaimMetadata = { name }): ClaimState {
+  return { name, order, metadata, declared: [], allocations: new TombstoneMap() };
+}
+
+/** The grant of a record, not yet linked to a parent or placed in the index. */
+export function newGrant(record: RecordState, kind: Grant["kind"]): Grant {
+  return {
+    claim: record.claim.name,
+    prefix: record.validated.prefix,
+    key: record.validated.prefix.toString(),
+    kind,
+    parent: undefined,
+    delegateTo: record.spec.delegateTo,
+    status: record.status,
+    children: new Set(),
+    record,
+  };
+}
+
+/** The metadata a claim keeps (validated by validateClaim): its name, labels and annotations. */
+export function metadataOf(metadata: NetworkClaimMetadata): NetworkClaimMetadata {
+  const result: NetworkClaimMetadata = { name: metadata.name };
+  if (metadata.labels !== undefined) result.labels = { ...metadata.labels };
+  if (metadata.annotations !== undefined) result.annotations = { ...metadata.annotations };
+  return result;
+}
+
+/** Replace a record's status (statuses are replaced, never changed in place), in its grant too. */
+export function setStatus(record: RecordState, status: LooseRecord): void {
+  record.status = normalizeRecord(status);
+  if (record.grant !== undefined) record.grant.status = record.status;
 }

@@ -73,29 +73,3 @@ export function bigIntToWords(family: IPFamily, value: bigint): [number, number,
 export function formatIPv4(w0: number): string {
   return `${w0 >>> 24}.${(w0 >>> 16) & 255}.${(w0 >>> 8) & 255}.${w0 & 255}`;
 }
-
-/** RFC 5952 text of an IPv6 address: lower case, no leading zeros, longest zero run (≥ 2 groups, first on a tie) as `::`. */
-export function formatIPv6(w0: number, w1: number, w2: number, w3: number): string {
-  const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
-  let bestStart = -1;
-  let bestLength = 1;
-  let runStart = -1;
-  for (let i = 0; i <= 8; i++) {
-    if (i < 8 && groups[i] === 0) {
-      if (runStart < 0) runStart = i;
-    } else if (runStart >= 0) {
-      if (i - runStart > bestLength) {
-        bestStart = runStart;
-        bestLength = i - runStart;
-      }
-      runStart = -1;
-    }
-  }
-  const hex = (from: number, to: number): string =>
-    groups
-      .slice(from, to)
-      .map((g) => g.toString(16))
-      .join(":");
-  if (bestStart < 0) return hex(0, 8);
-  return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
-}

@@ -3,8 +3,11 @@
  * as Go's `net/netip` (strict dotted quads, no leading zeros, RFC 4291 IPv6 text; what CEL's
  * `ip()` and `cidr()` use), `parseIPSloppy`/`parseCIDRSloppy` as k8s.io/utils/net (Go's older
  * `net.ParseIP`/`ParseCIDR`, which read leading zeros as decimal; what legacy API fields are
- * validated with), and printing in the canonical form (RFC 5952 for IPv6).
+ * validated with), and printing in the canonical form (RFC 5952 for IPv6). The text is read by
+ * `scan.ts`, which callers that keep addresses as words use directly.
  */
+
+import { formatIPv6Words, IPV6_INVALID, scanIPv4, scanIPv6, type IPTextForm } from "./scan.js";
 
 export interface IPAddress {
   family: 4 | 6;
@@ -15,86 +18,57 @@ export interface IPAddress {
   mapped: boolean;
 }
 
-/** Whether an IPv4 part may have leading zeros (read as decimal), as Go's `net.ParseIP` before 1.17. */
-type Leniency = "strict" | "sloppy";
+/** Words of the address being read; every reader copies them out before returning. */
+const words = new Uint32Array(4);
 
-function parseIPv4(text: string, leniency: Leniency = "strict"): Uint8Array | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
+function ipv4Bytes(word: number): Uint8Array {
   const bytes = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const part = parts[i] ?? "";
-    const valid = leniency === "sloppy" ? /^[0-9]+$/.test(part) : /^[0-9]{1,3}$/.test(part) && !(part.length > 1 && part.startsWith("0"));
-    if (!valid) return undefined;
-    const value = Number(part);
-    if (value > 255) return undefined;
-    bytes[i] = value;
+  bytes[0] = word >>> 24;
+  bytes[1] = word >>> 16;
+  bytes[2] = word >>> 8;
+  bytes[3] = word;
+  return bytes;
+}
+
+function ipv6Bytes(): Uint8Array {
+  const bytes = new Uint8Array(16);
+  for (let k = 0; k < 4; k++) {
+    const word = words[k]!;
+    bytes[4 * k] = word >>> 24;
+    bytes[4 * k + 1] = word >>> 16;
+    bytes[4 * k + 2] = word >>> 8;
+    bytes[4 * k + 3] = word;
   }
   return bytes;
 }
 
-function parseIPv6(text: string, leniency: Leniency = "strict"): Uint8Array | undefined {
-  let head = text;
-  let tail: number[] = [];
-  const embeddedAt = text.lastIndexOf(":");
-  const last = text.slice(embeddedAt + 1);
-  if (last.includes(".")) {
-    const v4 = parseIPv4(last, leniency);
-    if (v4 === undefined) return undefined;
-    head = text.slice(0, embeddedAt + 1) + "0:0";
-    tail = [...v4];
+function wordsAreMapped(): boolean {
+  return words[0] === 0 && words[1] === 0 && words[2] === 0xffff;
+}
+
+/** The address in `text[0, end)` with the given zone; the family is IPv6 when the text has a colon anywhere. */
+function readAddress(text: string, end: number, zone: string, colon: boolean, form: IPTextForm): IPAddress | undefined {
+  if (colon) {
+    if (scanIPv6(text, 0, end, words, form) === IPV6_INVALID) return undefined;
+    return { family: 6, bytes: ipv6Bytes(), zone, mapped: wordsAreMapped() };
   }
-  const halves = head.split("::");
-  if (halves.length > 2) return undefined;
-  const groups = (part: string): number[] | undefined => {
-    if (part === "") return [];
-    const out: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
-      out.push(parseInt(group, 16));
-    }
-    return out;
-  };
-  const left = groups(halves[0] ?? "");
-  const right = halves.length === 2 ? groups(halves[1] ?? "") : [];
-  if (left === undefined || right === undefined) return undefined;
-  const missing = 8 - left.length - right.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const all = [...left, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...right];
-  const bytes = new Uint8Array(16);
-  all.forEach((group, i) => {
-    bytes[2 * i] = group >> 8;
-    bytes[2 * i + 1] = group & 0xff;
-  });
-  if (tail.length === 4) bytes.set(tail, 12);
-  return bytes;
+  const word = scanIPv4(text, 0, end, form);
+  return word < 0 ? undefined : { family: 4, bytes: ipv4Bytes(word), zone: "", mapped: false };
 }
 
 export function parseIP(text: string): IPAddress | undefined {
   if (text.includes(":")) {
     const zoneAt = text.indexOf("%");
-    const zone = zoneAt >= 0 ? text.slice(zoneAt + 1) : "";
-    if (zoneAt >= 0 && zone === "") return undefined;
-    const bytes = parseIPv6(zoneAt >= 0 ? text.slice(0, zoneAt) : text);
-    if (bytes === undefined) return undefined;
-    return { family: 6, bytes, zone, mapped: isMapped(bytes) };
+    if (zoneAt < 0) return readAddress(text, text.length, "", true, "strict");
+    if (zoneAt === text.length - 1) return undefined;
+    return readAddress(text, zoneAt, text.slice(zoneAt + 1), true, "strict");
   }
-  const bytes = parseIPv4(text);
-  return bytes === undefined ? undefined : { family: 4, bytes, zone: "", mapped: false };
-}
-
-function isMapped(bytes: Uint8Array): boolean {
-  return bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  return readAddress(text, text.length, "", false, "strict");
 }
 
 /** An address as written (an IPv4-mapped IPv6 address stays IPv6), without zone; leading zeros allowed. */
-function parseSloppyAsWritten(text: string): IPAddress | undefined {
-  if (text.includes(":")) {
-    const bytes = parseIPv6(text, "sloppy");
-    return bytes === undefined ? undefined : { family: 6, bytes, zone: "", mapped: isMapped(bytes) };
-  }
-  const bytes = parseIPv4(text, "sloppy");
-  return bytes === undefined ? undefined : { family: 4, bytes, zone: "", mapped: false };
+function parseSloppyAsWritten(text: string, end = text.length): IPAddress | undefined {
+  return readAddress(text, end, "", text.lastIndexOf(":", end - 1) >= 0, "sloppy");
 }
 
 /**
@@ -109,43 +83,41 @@ export function parseIPSloppy(text: string): IPAddress | undefined {
 }
 
 /**
+ * A prefix length in `text[start, end)`: decimal digits (without a leading zero unless
+ * `leadingZeros`), at most `max`; -1 otherwise.
+ */
+function scanBits(text: string, start: number, max: number, leadingZeros: boolean): number {
+  const end = text.length;
+  if (start === end || (!leadingZeros && end - start > 1 && text.charCodeAt(start) === 48)) return -1;
+  let bits = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return -1;
+    bits = bits * 10 + (c - 48);
+    if (bits > max) return -1;
+  }
+  return bits;
+}
+
+/**
  * `netutils.ParseCIDRSloppy` (Go's `net.ParseCIDR` before 1.17): a sloppy address, `/`, and a
  * decimal length (leading zeros allowed) up to the address's width as written. Host bits may be set.
  */
 export function parseCIDRSloppy(text: string): IPPrefix | undefined {
   const slash = text.indexOf("/");
   if (slash < 0) return undefined;
-  const address = parseSloppyAsWritten(text.slice(0, slash));
-  const bitsText = text.slice(slash + 1);
-  if (address === undefined || !/^[0-9]+$/.test(bitsText)) return undefined;
-  const bits = Number(bitsText);
-  if (bits > address.bytes.length * 8) return undefined;
-  return { address, bits };
+  const address = parseSloppyAsWritten(text, slash);
+  if (address === undefined) return undefined;
+  const bits = scanBits(text, slash + 1, address.bytes.length * 8, true);
+  return bits < 0 ? undefined : { address, bits };
 }
 
 export function formatIP(ip: IPAddress): string {
-  if (ip.family === 4) return [...ip.bytes].join(".");
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] ?? 0) << 8) | (ip.bytes[i + 1] ?? 0));
-  if (ip.mapped) return `::ffff:${[...ip.bytes.slice(12)].join(".")}`;
-  // RFC 5952: compress the first longest run of two or more zero groups.
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  const text = bestStart < 0 ? hex.join(":") : `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+  const b = ip.bytes;
+  if (ip.family === 4) return b.join(".");
+  if (ip.mapped) return `::ffff:${b.subarray(12).join(".")}`;
+  const word = (k: number) => ((b[k]! << 24) | (b[k + 1]! << 16) | (b[k + 2]! << 8) | b[k + 3]!) >>> 0;
+  const text = formatIPv6Words(word(0), word(4), word(8), word(12));
   return ip.zone === "" ? text : `${text}%${ip.zone}`;
 }
 
@@ -186,12 +158,12 @@ export interface IPPrefix {
 export function parsePrefix(text: string): IPPrefix | undefined {
   const slash = text.lastIndexOf("/");
   if (slash < 0) return undefined;
-  const address = parseIP(text.slice(0, slash));
-  const bitsText = text.slice(slash + 1);
-  if (address === undefined || address.zone !== "" || !/^(0|[1-9][0-9]*)$/.test(bitsText)) return undefined;
-  const bits = Number(bitsText);
-  if (bits > address.bytes.length * 8) return undefined;
-  return { address, bits };
+  // A zone is not allowed in a prefix, so any `%` is refused with it.
+  if (text.lastIndexOf("%", slash) >= 0) return undefined;
+  const address = readAddress(text, slash, "", text.lastIndexOf(":", slash) >= 0, "strict");
+  if (address === undefined) return undefined;
+  const bits = scanBits(text, slash + 1, address.bytes.length * 8, false);
+  return bits < 0 ? undefined : { address, bits };
 }
 
 export function maskedPrefix(prefix: IPPrefix): IPPrefix {
