@@ -32,6 +32,8 @@ import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js"
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { ReportedVersion, versionStage } from "./handlers/version.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
+import { SharedNodePods } from "./kubelet/node-pods.js";
+import { ComponentIdentities } from "./component-identities.js";
 import { simResources } from "./resources/index.js";
 import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
@@ -215,7 +217,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let subresourceStores: SubresourceStores | undefined;
   const reportedVersion = new ReportedVersion();
   const maxBodyBytes = 3 * 1024 * 1024;
+  const identities = new ComponentIdentities();
   const plane = await createControlPlane({
+    authenticate: identities.authenticate,
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
     resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [
@@ -304,7 +308,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     }
 
     manager = new ControllerManager({
-      client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
+      client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers", token: identities.controllerManager() }),
       controllers: [
         "scheduler",
         "replicaset",
@@ -372,11 +376,22 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
+  // One pod watch split by node for every kubelet, not one watch per node (see SharedNodePods).
+  const nodePods = new SharedNodePods(
+    new KubeClient({
+      server: plane.url,
+      userAgent: "sim-cluster-kubelets",
+      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
+    }),
+  );
+  nodePods.start();
   const newKubelet = (spec: SimNodeSpec, version: string) =>
-    new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})` }), spec, {
-      ...kubeletOptions,
-      kubeletVersion: version,
-    });
+    new SimulatedKubelet(
+      new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})`, token: identities.kubelet(spec.name) }),
+      spec,
+      { ...kubeletOptions, kubeletVersion: version },
+      nodePods.forNode(spec.name),
+    );
   const entryOf = (name: string) => {
     const entry = kubelets.get(name);
     if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
@@ -423,6 +438,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     (closing ??= (async () => {
       await trafficPlane?.close();
       await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
+      await nodePods.stop();
       await manager?.stop();
       client.close();
       await plane.close();
