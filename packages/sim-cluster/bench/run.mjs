@@ -203,7 +203,7 @@ if (!args["no-scale"]) {
     ["pods Running", `${r.running} of ${pods}`, `${KWOK.pods} pods`],
     [
       "pods created to Running, overall",
-      `${fmt(r.runningRate, 0)}/s (${fmt(r.runningMs / 1000)} s; creates alone ${fmt(r.createMs / 1000)} s)`,
+      `${fmt(r.runningRate, 0)}/s (${fmt(r.runningMs / 1000)} s; creates alone ${fmt(r.createMs / 1000)} s, ${r.createErrors} retried)`,
       `${KWOK.rate}/s by default`,
     ],
     ["pods to Running, steady seconds (worst / best)", `${fmt(r.steadyMinRate, 0)}/s / ${fmt(r.steadyMaxRate, 0)}/s`, `${KWOK.rate}/s`],
@@ -217,6 +217,12 @@ if (!args["no-scale"]) {
       `${fmt(r.idleGetP99, 2)} ms / ${fmt(r.runGetP99, 2)} ms / ${fmt(r.holdGetP99, 2)} ms`,
       "-",
     ],
+    [
+      "CPU per pod Running (this process: server, scheduler, kubelets, controllers, bench clients)",
+      `${fmt(r.cpuMsPerPod, 2)} ms, ${fmt(r.cpuShare * 100, 0)}% of one core over the run: the rate's ceiling on one core is ${fmt(1000 / r.cpuMsPerPod, 0)}/s`,
+      "-",
+    ],
+    ["event loop delay while pods went Running (p99 / max)", `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`, "-"],
     ["heap per Running pod (control plane + nodes)", `${fmt(r.heapPerPodKb)} KiB`, "-"],
     ["heap per node", `${fmt(r.heapPerNodeKb)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`, "-"],
   ];

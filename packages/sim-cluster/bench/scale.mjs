@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { startSimCluster } from "../dist/index.js";
 
@@ -39,6 +40,7 @@ const heapMb = () => {
 /** GETs `path` at GET_RATE/s until `stop()`, each timed from when it was due (no coordinated omission). */
 function getLoad(client, path) {
   const times = [];
+  let errors = 0;
   let running = true;
   const loop = (async () => {
     const start = nowMs();
@@ -47,7 +49,10 @@ function getLoad(client, path) {
       const due = start + (i * 1000) / GET_RATE;
       const wait = due - nowMs();
       if (wait > 0) await sleep(wait);
-      const request = client.request("GET", path).then(() => times.push(nowMs() - due));
+      const request = client.request("GET", path).then(
+        () => times.push(nowMs() - due),
+        () => errors++,
+      );
       inFlight.add(request);
       void request.finally(() => inFlight.delete(request));
     }
@@ -57,6 +62,7 @@ function getLoad(client, path) {
     async stop() {
       running = false;
       await loop;
+      if (errors > 0) times.errors = errors;
       return times;
     },
   };
@@ -179,13 +185,25 @@ export async function scaleBench({ nodes, pods, holdSeconds, line }) {
     const heapNodes = heapMb();
 
     load = getLoad(getter, "/api/v1/namespaces/default");
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const cpuBefore = process.cpuUsage();
     t0 = nowMs();
     let created = 0;
+    let createErrors = 0;
     const creating = pool(pods, 64, async (i) => {
-      await client.create(PODS_REF, "default", {
-        metadata: { name: `p-${i}`, labels: { app: "scale" } },
-        spec: { containers: [{ name: "c", image: "x" }] },
-      });
+      const pod = { metadata: { name: `p-${i}`, labels: { app: "scale" } }, spec: { containers: [{ name: "c", image: "x" }] } };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.create(PODS_REF, "default", pod);
+          break;
+        } catch (error) {
+          // A connection reset (a keep-alive socket the server closed) is retried; 409 means the retried create went through.
+          if (error?.code === 409) break;
+          createErrors++;
+          if (attempt >= 3) throw error;
+        }
+      }
       created++;
     });
     const progress = setInterval(
@@ -194,10 +212,18 @@ export async function scaleBench({ nodes, pods, holdSeconds, line }) {
     );
     await creating;
     results.createMs = nowMs() - t0;
+    results.createErrors = createErrors;
     const deadline = sleep(Math.max(120_000, pods * 5)).then(() => "timeout");
     const outcome = await Promise.race([running.until(pods), deadline]);
     clearInterval(progress);
     results.runningMs = nowMs() - t0;
+    const cpu = process.cpuUsage(cpuBefore);
+    // The process's CPU time (server, scheduler, kubelets, controllers and this bench's clients) per pod.
+    results.cpuMsPerPod = (cpu.user + cpu.system) / 1000 / Math.max(1, running.count());
+    results.cpuShare = (cpu.user + cpu.system) / 1000 / results.runningMs;
+    loopDelay.disable();
+    results.loopDelayP99 = loopDelay.percentile(99) / 1e6;
+    results.loopDelayMax = loopDelay.max / 1e6;
     results.runGetP99 = p99(await load.stop());
     results.running = running.count();
     if (outcome === "timeout") line(`only ${running.count()} of ${pods} pods Running in time`);
