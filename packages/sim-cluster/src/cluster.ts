@@ -1,5 +1,5 @@
 import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
-import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ControllerManager, Informer, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
@@ -37,6 +37,7 @@ import { ComponentIdentities } from "./component-identities.js";
 import { simResources } from "./resources/index.js";
 import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
+import { NODES } from "./refs.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
@@ -377,6 +378,16 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
   // One pod watch split by node for every kubelet, not one watch per node (see SharedNodePods).
+  // The kubelets read their Nodes between reports from one node watch rather than a GET each per renewal.
+  const kubeletNodes = new Informer(
+    new KubeClient({
+      server: plane.url,
+      userAgent: "sim-cluster-kubelets",
+      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
+    }),
+    { ...NODES, kind: "Node" },
+  );
+  kubeletNodes.start();
   const nodePods = new SharedNodePods(
     new KubeClient({
       server: plane.url,
@@ -389,7 +400,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     new SimulatedKubelet(
       new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})`, token: identities.kubelet(spec.name) }),
       spec,
-      { ...kubeletOptions, kubeletVersion: version },
+      { ...kubeletOptions, kubeletVersion: version, cachedNode: (name) => kubeletNodes.cache.get(name) },
       nodePods.forNode(spec.name),
     );
   const entryOf = (name: string) => {
@@ -439,6 +450,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       await trafficPlane?.close();
       await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
       await nodePods.stop();
+      await kubeletNodes.stop();
       await manager?.stop();
       client.close();
       await plane.close();
