@@ -1,3 +1,4 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
 import { randomUUID } from "node:crypto";
 import { isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { ClusterIPAllocator } from "../allocators/cluster-ip.js";
@@ -52,7 +53,7 @@ export interface KubeletOptions {
    * a cluster of many nodes in one process) instead of a GET every renewal; `undefined` when the
    * copy is not there yet, which falls back to a GET. Default: a GET each time, as upstream's kubelet.
    */
-  cachedNode?: (name: string) => Node | undefined;
+  cachedNode?: (name: string) => KubeObject | undefined;
   /** How often Deferred resizes are retried besides whenever room frees (the kubelet's 3 min). */
   resizeRetryIntervalMs?: number;
   logger?: (record: { msg: string; level?: "info" | "warn" | "error" } & Record<string, unknown>) => void;
@@ -338,7 +339,7 @@ export class SimulatedKubelet {
    * Unknown while it was slow is answered within one renewal.
    */
   async #restoreNodeStatus(): Promise<void> {
-    const node = this.#options.cachedNode?.(this.name) ?? (await this.#client.get<Node>(NODES, undefined, this.name));
+    const node = (this.#options.cachedNode?.(this.name) as Node | undefined) ?? (await this.#client.get<Node>(NODES, undefined, this.name));
     this.#capacityFromAnnotation(node);
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
     if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID || this.#reportsOtherSize(node))
