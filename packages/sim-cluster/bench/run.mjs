@@ -1,6 +1,8 @@
 import { createControlPlane } from "@kubekit/generic-controlplane";
 import { KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { parseArgs } from "node:util";
 import { startSimCluster } from "../dist/index.js";
+import { GET_RATE, KWOK, LATE_MARGIN_MS, LEASE_RENEW_MS, scaleBench } from "./scale.mjs";
 
 /*
  * Benchmarks for @kubekit/sim-cluster, each next to a baseline measured in the same run:
@@ -10,10 +12,23 @@ import { startSimCluster } from "../dist/index.js";
  *   the same API (the write path without scheduling, binding and kubelets);
  * - 100 Jobs of 10 completions each (parallelism 5, containers that exit 0 at once) all Complete on 10 nodes, against
  *   creating the same 1,000 pods directly through the same API (the Job controller's pod creates, the scheduler, the kubelets
- *   running each pod to Succeeded and the status it counts are what the ratio adds).
+ *   running each pod to Succeeded and the status it counts are what the ratio adds);
+ * - the cluster at kwok's scale (bench/scale.mjs): `--nodes` nodes (1,000) and `--pods` bare pods
+ *   (100,000) Running, held `--hold` seconds (60), printed against kwok's figures with goal lines.
+ *   `--scale-only` skips the rows above, `--no-scale` the scale run.
  */
 
-const QUICK = process.argv.includes("--quick");
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    nodes: { type: "string", default: "1000" },
+    pods: { type: "string", default: "100000" },
+    hold: { type: "string", default: "60" },
+    "scale-only": { type: "boolean", default: false },
+    "no-scale": { type: "boolean", default: false },
+  },
+});
+const QUICK = args.quick;
 const ROUNDS = QUICK ? 3 : 7;
 const PODS = QUICK ? 200 : 1000;
 const JOBS = QUICK ? 20 : 100;
@@ -34,9 +49,6 @@ async function timeStart(start) {
   }
   return median(times);
 }
-
-const bare = await timeStart(() => createControlPlane({ controllers: true }));
-const sim = await timeStart(() => startSimCluster({ nodes: 3 }));
 
 async function podsRunning() {
   const cluster = await startSimCluster({ nodes: 10 });
@@ -142,30 +154,88 @@ async function plainPodCreates() {
   return elapsed;
 }
 
-const baselineWrites = await configMaps();
-const running = await podsRunning();
-const podCreates = await plainPodCreates();
-const jobs = await jobsComplete();
+if (!args["scale-only"]) {
+  const bare = await timeStart(() => createControlPlane({ controllers: true }));
+  const sim = await timeStart(() => startSimCluster({ nodes: 3 }));
+  const baselineWrites = await configMaps();
+  const running = await podsRunning();
+  const podCreates = await plainPodCreates();
+  const jobs = await jobsComplete();
 
-const rows = [
-  [
-    "3-node cluster start to ready (median of " + ROUNDS + ")",
-    `${sim.toFixed(1)} ms`,
-    `bare control plane start: ${bare.toFixed(1)} ms`,
-    (sim / bare).toFixed(2),
-  ],
-  [
-    `${PODS} pods Running on 10 nodes`,
-    `${running.toFixed(0)} ms`,
-    `${PODS} ConfigMap creates, 16 in flight: ${baselineWrites.toFixed(0)} ms`,
-    (running / baselineWrites).toFixed(2),
-  ],
-  [
-    `${JOBS} Jobs × ${COMPLETIONS} completions Complete on 10 nodes`,
-    `${jobs.toFixed(0)} ms`,
-    `${JOBS * COMPLETIONS} plain pod creates, 16 in flight: ${podCreates.toFixed(0)} ms`,
-    (jobs / podCreates).toFixed(2),
-  ],
-];
-console.log("| figure | result | baseline in the same run | ratio |\n|---|---|---|---|");
-for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  const rows = [
+    [
+      "3-node cluster start to ready (median of " + ROUNDS + ")",
+      `${sim.toFixed(1)} ms`,
+      `bare control plane start: ${bare.toFixed(1)} ms`,
+      (sim / bare).toFixed(2),
+    ],
+    [
+      `${PODS} pods Running on 10 nodes`,
+      `${running.toFixed(0)} ms`,
+      `${PODS} ConfigMap creates, 16 in flight: ${baselineWrites.toFixed(0)} ms`,
+      (running / baselineWrites).toFixed(2),
+    ],
+    [
+      `${JOBS} Jobs × ${COMPLETIONS} completions Complete on 10 nodes`,
+      `${jobs.toFixed(0)} ms`,
+      `${JOBS * COMPLETIONS} plain pod creates, 16 in flight: ${podCreates.toFixed(0)} ms`,
+      (jobs / podCreates).toFixed(2),
+    ],
+  ];
+  console.log("| figure | result | baseline in the same run | ratio |\n|---|---|---|---|");
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
+
+if (!args["no-scale"]) {
+  const nodes = Number(args.nodes);
+  const pods = Number(args.pods);
+  const holdSeconds = Number(args.hold);
+  console.log(`\nscale: ${nodes} nodes, ${pods} bare pods created 64 in flight, held ${holdSeconds} s (node ${process.version})`);
+  const r = await scaleBench({ nodes, pods, holdSeconds, line: (text) => console.log(text) });
+  const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+  console.log("| figure | us | kwok's published figure |\n|---|---|---|");
+  const rows = [
+    [
+      "nodes Ready",
+      `${r.readyNodes} of ${nodes} (all Ready in ${fmt(r.nodesReadyMs / 1000)} s)`,
+      `${KWOK.nodes} nodes "reliably maintained"`,
+    ],
+    ["pods Running", `${r.running} of ${pods}`, `${KWOK.pods} pods`],
+    [
+      "pods created to Running, overall",
+      `${fmt(r.runningRate, 0)}/s (${fmt(r.runningMs / 1000)} s; creates alone ${fmt(r.createMs / 1000)} s, ${r.createErrors} retried)`,
+      `${KWOK.rate}/s by default`,
+    ],
+    ["pods to Running, steady seconds (worst / best)", `${fmt(r.steadyMinRate, 0)}/s / ${fmt(r.steadyMaxRate, 0)}/s`, `${KWOK.rate}/s`],
+    [
+      `Lease renewals later than ${(LEASE_RENEW_MS + LATE_MARGIN_MS) / 1000} s apart`,
+      `${r.leases.late} of ${r.leases.renewals} over ${r.leases.leases} Leases (longest gap ${fmt(r.leases.maxGap / 1000, 2)} s)`,
+      "none (a node is NotReady after 40 s)",
+    ],
+    [
+      `GET p99 at ${GET_RATE}/s: idle / pods going Running / held`,
+      `${fmt(r.idleGetP99, 2)} ms / ${fmt(r.runGetP99, 2)} ms / ${fmt(r.holdGetP99, 2)} ms`,
+      "-",
+    ],
+    [
+      "CPU per pod Running (this process: server, scheduler, kubelets, controllers, bench clients)",
+      `${fmt(r.cpuMsPerPod, 2)} ms, ${fmt(r.cpuShare * 100, 0)}% of one core over the run: the rate's ceiling on one core is ${fmt(1000 / r.cpuMsPerPod, 0)}/s`,
+      "-",
+    ],
+    ["event loop delay while pods went Running (p99 / max)", `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`, "-"],
+    ["heap per Running pod (control plane + nodes)", `${fmt(r.heapPerPodKb)} KiB`, "-"],
+    ["heap per node", `${fmt(r.heapPerNodeKb)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`, "-"],
+  ];
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+  const goals = [
+    [`${nodes} nodes Ready at the end (≥ ${KWOK.nodes})`, r.readyNodes === nodes && nodes >= KWOK.nodes],
+    [`${pods} pods Running (≥ ${KWOK.pods})`, r.running === pods && pods >= KWOK.pods],
+    ["every Lease renewed on time", r.leases.late === 0 && r.leases.leases === nodes],
+    [
+      `pods to Running ≥ 1000/s sustained (50× kwok's ${KWOK.rate}/s): ${fmt(r.runningRate, 0)}/s, worst second ${fmt(r.steadyMinRate, 0)}/s`,
+      r.runningRate >= 1000 && r.steadyMinRate >= 1000,
+    ],
+    [`GET p99 during the run ≤ 3× idle: ${fmt(r.runGetP99 / r.idleGetP99, 2)}×`, r.runGetP99 <= 3 * r.idleGetP99],
+  ];
+  for (const [name, met] of goals) console.log(`goal ${met ? "met   " : "MISSED"}: ${name}`);
+}

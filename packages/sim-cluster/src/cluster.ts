@@ -1,5 +1,5 @@
 import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
-import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ControllerManager, Informer, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
@@ -32,9 +32,12 @@ import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js"
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { ReportedVersion, versionStage } from "./handlers/version.js";
 import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
+import { SharedNodePods } from "./kubelet/node-pods.js";
+import { ComponentIdentities } from "./component-identities.js";
 import { simResources } from "./resources/index.js";
 import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
+import { NODES } from "./refs.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
@@ -215,7 +218,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let subresourceStores: SubresourceStores | undefined;
   const reportedVersion = new ReportedVersion();
   const maxBodyBytes = 3 * 1024 * 1024;
+  const identities = new ComponentIdentities();
   const plane = await createControlPlane({
+    authenticate: identities.authenticate,
     ...(options.storage !== undefined ? { storage: options.storage } : {}),
     resources: [...selectBuiltinResources(), ...simResources(allocators, { allowLoopback: traffic })],
     admission: [
@@ -304,7 +309,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     }
 
     manager = new ControllerManager({
-      client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers" }),
+      client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers", token: identities.controllerManager() }),
       controllers: [
         "scheduler",
         "replicaset",
@@ -372,11 +377,32 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
+  // One pod watch split by node for every kubelet, not one watch per node (see SharedNodePods).
+  // The kubelets read their Nodes between reports from one node watch rather than a GET each per renewal.
+  const kubeletNodes = new Informer(
+    new KubeClient({
+      server: plane.url,
+      userAgent: "sim-cluster-kubelets",
+      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
+    }),
+    { ...NODES, kind: "Node" },
+  );
+  kubeletNodes.start();
+  const nodePods = new SharedNodePods(
+    new KubeClient({
+      server: plane.url,
+      userAgent: "sim-cluster-kubelets",
+      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
+    }),
+  );
+  nodePods.start();
   const newKubelet = (spec: SimNodeSpec, version: string) =>
-    new SimulatedKubelet(new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})` }), spec, {
-      ...kubeletOptions,
-      kubeletVersion: version,
-    });
+    new SimulatedKubelet(
+      new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})`, token: identities.kubelet(spec.name) }),
+      spec,
+      { ...kubeletOptions, kubeletVersion: version, cachedNode: (name) => kubeletNodes.cache.get(name) },
+      nodePods.forNode(spec.name),
+    );
   const entryOf = (name: string) => {
     const entry = kubelets.get(name);
     if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
@@ -423,6 +449,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     (closing ??= (async () => {
       await trafficPlane?.close();
       await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
+      await nodePods.stop();
+      await kubeletNodes.stop();
       await manager?.stop();
       client.close();
       await plane.close();

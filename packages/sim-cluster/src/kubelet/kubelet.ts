@@ -1,13 +1,15 @@
+import type { KubeObject } from "@kubekit/generic-controlplane";
 import { randomUUID } from "node:crypto";
-import { Informer, isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { isApiError, isNotFound, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { ClusterIPAllocator } from "../allocators/cluster-ip.js";
 import { nowRFC3339 } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import { parseMilli, quantityText } from "../quantity.js";
 import { allocatableOf } from "../scheduler/fit.js";
-import { NODE_LEASES, NODES, PODS } from "../refs.js";
+import { NODE_LEASES, NODES } from "../refs.js";
 import { microTime, nodeConditions } from "./node-status.js";
 import type { ImagePullRule } from "./images.js";
+import { ownNodePods, type NodePodSource } from "./node-pods.js";
 import { PodWorkers } from "./pod-workers.js";
 
 /** What a simulated node is: its name, the resources it offers and where it sits. */
@@ -46,6 +48,12 @@ export interface KubeletOptions {
    * and the pod stays Pending. Default `isUnpullableImage`.
    */
   imagePullFails?: ImagePullRule;
+  /**
+   * Where the kubelet reads its Node between reports: a shared informer's copy (one node watch for
+   * a cluster of many nodes in one process) instead of a GET every renewal; `undefined` when the
+   * copy is not there yet, which falls back to a GET. Default: a GET each time, as upstream's kubelet.
+   */
+  cachedNode?: (name: string) => KubeObject | undefined;
   /** How often Deferred resizes are retried besides whenever room frees (the kubelet's 3 min). */
   resizeRetryIntervalMs?: number;
   logger?: (record: { msg: string; level?: "info" | "warn" | "error" } & Record<string, unknown>) => void;
@@ -73,7 +81,7 @@ export class SimulatedKubelet {
   readonly spec: SimNodeSpec;
   readonly #client: KubeClient;
   readonly #options: KubeletOptions;
-  readonly #pods: Informer;
+  readonly #pods: NodePodSource;
   readonly #workers: PodWorkers;
   /** What the pod workers admit and resize against; replaced in place when the capacity changes. */
   readonly #allocatable: Map<string, bigint>;
@@ -84,11 +92,15 @@ export class SimulatedKubelet {
   #annotationSeen: string | undefined;
   #stopped = false;
 
-  constructor(client: KubeClient, spec: SimNodeSpec, options: KubeletOptions) {
+  /**
+   * `pods` is where the kubelet learns of the pods bound to its node: by default its own informer
+   * (`spec.nodeName=<node>`, as upstream's); a cluster of many nodes in one process shares one.
+   */
+  constructor(client: KubeClient, spec: SimNodeSpec, options: KubeletOptions, pods?: NodePodSource) {
     this.#client = client;
     this.spec = spec;
     this.#options = options;
-    this.#pods = new Informer(client, { ...PODS, kind: "Pod" }, { fieldSelector: `spec.nodeName=${spec.name}` });
+    this.#pods = pods ?? ownNodePods(client, spec.name);
     this.#allocatable = allocatableOf({ status: { allocatable: spec.capacity } });
     const node = {
       address: spec.address,
@@ -170,14 +182,30 @@ export class SimulatedKubelet {
 
   #startTimers(): void {
     // nodeStatusUpdateFrequency runs with the Lease renewal (both 10 s upstream).
-    this.#timers.push(
-      setInterval(() => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())), this.#options.leaseRenewIntervalMs),
+    this.#every(this.#options.leaseRenewIntervalMs, () => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())));
+    this.#every(this.#options.statusReportIntervalMs, () => this.#track(this.#postNodeStatus(true)));
+    this.#every(this.#options.resizeRetryIntervalMs ?? DEFAULT_RESIZE_RETRY_MS, () => this.#workers.retryDeferred());
+  }
+
+  /**
+   * Runs `work` every `intervalMs`, the first time after a random part of one interval: nodes
+   * started together do not renew and report in phase (real kubelets never start in step), so
+   * a thousand of them spread their writes over the interval instead of sending them at once.
+   */
+  #every(intervalMs: number, work: () => void): void {
+    const first = setTimeout(
+      () => {
+        work();
+        const timer = setInterval(work, intervalMs);
+        this.#timers.splice(this.#timers.indexOf(first), 1, timer);
+      },
+      Math.ceil(Math.random() * intervalMs),
     );
-    this.#timers.push(setInterval(() => this.#track(this.#postNodeStatus(true)), this.#options.statusReportIntervalMs));
-    this.#timers.push(setInterval(() => this.#workers.retryDeferred(), this.#options.resizeRetryIntervalMs ?? DEFAULT_RESIZE_RETRY_MS));
+    this.#timers.push(first);
   }
 
   #stopTimers(): void {
+    // clearInterval and clearTimeout clear either kind.
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
   }
 
@@ -311,7 +339,7 @@ export class SimulatedKubelet {
    * Unknown while it was slow is answered within one renewal.
    */
   async #restoreNodeStatus(): Promise<void> {
-    const node = await this.#client.get<Node>(NODES, undefined, this.name);
+    const node = (this.#options.cachedNode?.(this.name) as Node | undefined) ?? (await this.#client.get<Node>(NODES, undefined, this.name));
     this.#capacityFromAnnotation(node);
     const ready = node.status?.conditions?.find((c) => c.type === "Ready");
     if (ready?.status !== "True" || node.status?.nodeInfo?.["bootID"] !== this.#bootID || this.#reportsOtherSize(node))

@@ -1,4 +1,4 @@
-import type { EventHandlers, Informer, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import type { EventHandlers, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { isApiError, isNotFound, objectKey } from "@kubekit/generic-controlplane/controllers";
 import type { ClusterIPAllocator } from "../allocators/cluster-ip.js";
 import { canonicalJson } from "../controllers/pod-template-hash.js";
@@ -10,6 +10,7 @@ import { PODS } from "../refs.js";
 import { changedResources, checkResize, resourcesOf, sameResources } from "./allocation.js";
 import { imagePullWaiting, isUnpullableImage, type ImagePullRule } from "./images.js";
 import { ContainerRuns } from "./container-runs.js";
+import type { NodePodSource } from "./node-pods.js";
 import { podStatus, restartContainer, startContainer, type ContainerRecord, type PodRecord } from "./pod-status.js";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -29,7 +30,7 @@ export interface PodWorkersNode {
   /** A dual-stack node's range of the other family. */
   secondaryPodIPs?: ClusterIPAllocator;
   /** Pods bound to the node, from the kubelet's informer. */
-  pods: Informer;
+  pods: Pick<NodePodSource, "cache">;
   /** Keeps the kubelet aware of work under way (awaited on stop, failures logged). */
   track(work: Promise<unknown>): void;
   stopped(): boolean;

@@ -106,16 +106,33 @@ export function allocatableOf(node: Node): Map<string, bigint> {
   return out;
 }
 
+// A Node object is replaced, never changed, on every update: its allocatable is parsed once per
+// object rather than once per pod and node at every scheduling attempt.
+const allocatables = new WeakMap<Node, ReadonlyMap<string, bigint>>();
+
+/** `allocatableOf`, parsed once per Node object; not to be changed. */
+export function nodeAllocatable(node: Node): ReadonlyMap<string, bigint> {
+  let allocatable = allocatables.get(node);
+  if (allocatable === undefined) allocatables.set(node, (allocatable = allocatableOf(node)));
+  return allocatable;
+}
+
 /**
  * The NodeResourcesFit filter (with the pod count): why `pod` does not fit `node` given what is
  * already placed there (`used`, by resource, and `podCount`), in upstream's words; empty when it fits.
  */
-export function resourceFitReasons(pod: Pod, node: Node, used: Map<string, bigint>, podCount: number): string[] {
+export function resourceFitReasons(
+  pod: Pod,
+  node: Node,
+  used: ReadonlyMap<string, bigint>,
+  podCount: number,
+  requests: ReadonlyMap<string, bigint> = podRequests(pod),
+): string[] {
   const reasons: string[] = [];
-  const allocatable = allocatableOf(node);
+  const allocatable = nodeAllocatable(node);
   const maxPods = allocatable.get("pods");
   if (maxPods !== undefined && BigInt(podCount + 1) * 1000n > maxPods) reasons.push("Too many pods");
-  for (const [name, request] of podRequests(pod)) {
+  for (const [name, request] of requests) {
     if (request === 0n) continue;
     const have = allocatable.get(name) ?? 0n;
     if ((used.get(name) ?? 0n) + request > have) reasons.push(`Insufficient ${name}`);

@@ -1,7 +1,7 @@
 import { parseMilli, quantityText } from "../quantity.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
-import { allocatableOf, podRequests, resourceFitReasons } from "./fit.js";
+import { nodeAllocatable, podRequests, resourceFitReasons } from "./fit.js";
 import { ERR_REASON_NODE_PORTS, hostPortsConflict, hostPortsOf, type HostPort } from "./node-ports.js";
 import { ERR_REASON_POD_AFFINITY, preferredNodeAffinityScore, requiredNodeAffinityMatches } from "./node-affinity.js";
 import { intolerablePreferNoScheduleCount, schedulingTaints, taintTolerationReason, unschedulableReason } from "./taint-toleration.js";
@@ -69,6 +69,28 @@ export function addToUsage(usage: NodeUsage, pod: Pod): void {
   if (hostPorts.length > 0) usage.hostPorts.push(...hostPorts);
 }
 
+/** Takes back what `addToUsage` added for the same pod object. */
+export function removeFromUsage(usage: NodeUsage, pod: Pod): void {
+  const { requests, nonZero, hostPorts } = footprintOf(pod);
+  for (const [name, milli] of requests) usage.requested.set(name, (usage.requested.get(name) ?? 0n) - milli);
+  usage.nonZeroCpu -= nonZero.cpu;
+  usage.nonZeroMemory -= nonZero.memory;
+  usage.podCount--;
+  for (const port of hostPorts) {
+    const at = usage.hostPorts.indexOf(port);
+    if (at >= 0) usage.hostPorts.splice(at, 1);
+  }
+}
+
+const nodeTaints = new WeakMap<Node, ReturnType<typeof schedulingTaints>>();
+
+/** `schedulingTaints`, worked out once per Node object (the informer replaces it on every change). */
+function taintsOf(node: Node): ReturnType<typeof schedulingTaints> {
+  let taints = nodeTaints.get(node);
+  if (taints === undefined) nodeTaints.set(node, (taints = schedulingTaints(node)));
+  return taints;
+}
+
 /**
  * The default profile's filter plugins in upstream's order (NodeUnschedulable, TaintToleration,
  * NodeAffinity, NodePorts, NodeResourcesFit). As upstream, a node is judged by the first plugin that
@@ -77,11 +99,12 @@ export function addToUsage(usage: NodeUsage, pod: Pod): void {
 export function filterReasons(pod: Pod, node: Node, usage: NodeUsage): string[] {
   const unschedulable = unschedulableReason(pod, node);
   if (unschedulable !== undefined) return [unschedulable];
-  const taint = taintTolerationReason(pod, schedulingTaints(node));
+  const taint = taintTolerationReason(pod, taintsOf(node));
   if (taint !== undefined) return [taint];
   if (!requiredNodeAffinityMatches(pod, node)) return [ERR_REASON_POD_AFFINITY];
-  if (hostPortsConflict(hostPortsOf(pod), usage.hostPorts)) return [ERR_REASON_NODE_PORTS];
-  return resourceFitReasons(pod, node, usage.requested, usage.podCount);
+  const footprint = footprintOf(pod);
+  if (hostPortsConflict(footprint.hostPorts, usage.hostPorts)) return [ERR_REASON_NODE_PORTS];
+  return resourceFitReasons(pod, node, usage.requested, usage.podCount, footprint.requests);
 }
 
 export const MAX_NODE_SCORE = 100;
@@ -103,8 +126,8 @@ function leastRequested(requested: bigint, capacity: bigint): number {
 
 /** NodeResourcesFit's LeastAllocated score over cpu and memory (weight 1 each), counting non-zero requests. */
 export function leastAllocatedScore(pod: Pod, node: Node, usage: NodeUsage): number {
-  const allocatable = allocatableOf(node);
-  const nonZero = nonZeroRequests(pod);
+  const allocatable = nodeAllocatable(node);
+  const { nonZero } = footprintOf(pod);
   const cpu = leastRequested(usage.nonZeroCpu + nonZero.cpu, allocatable.get("cpu") ?? 0n);
   const memory = leastRequested(usage.nonZeroMemory + nonZero.memory, allocatable.get("memory") ?? 0n);
   return Math.floor((cpu + memory) / 2);
@@ -112,8 +135,8 @@ export function leastAllocatedScore(pod: Pod, node: Node, usage: NodeUsage): num
 
 /** NodeResourcesBalancedAllocation: 100 when cpu and memory are equally used, less as they diverge. */
 export function balancedAllocationScore(pod: Pod, node: Node, usage: NodeUsage): number {
-  const allocatable = allocatableOf(node);
-  const requests = podRequests(pod);
+  const allocatable = nodeAllocatable(node);
+  const { requests } = footprintOf(pod);
   const fraction = (name: string) => {
     const capacity = allocatable.get(name) ?? 0n;
     if (capacity <= 0n) return 0;
@@ -133,7 +156,7 @@ const WEIGHTS = { taintToleration: 3, nodeAffinity: 2, nodeResourcesFit: 1, bala
  */
 export function scoreNodes(pod: Pod, nodes: ReadonlyArray<{ node: Node; usage: NodeUsage }>): number[] {
   const taints = normalizeScores(
-    nodes.map(({ node }) => intolerablePreferNoScheduleCount(pod, schedulingTaints(node))),
+    nodes.map(({ node }) => intolerablePreferNoScheduleCount(pod, taintsOf(node))),
     true,
   );
   const affinity = normalizeScores(

@@ -16,6 +16,11 @@ export class SchedulingQueue {
   readonly #firstSeen = new Map<string, number>();
   readonly #waiters: Array<(key: string | undefined) => void> = [];
   readonly #timers = new Set<NodeJS.Timeout>();
+  /**
+   * The queued keys in order, as a binary heap: an entry whose key has left `#queued` since is
+   * skipped when it comes up, so a pick costs O(log n) however many pods wait.
+   */
+  readonly #heap: HeapEntry[] = [];
   #sequence = 0;
   #shutDown = false;
   #wakeScheduled = false;
@@ -39,7 +44,11 @@ export class SchedulingQueue {
       this.#readded.add(key);
       return;
     }
-    this.#queued.add(key);
+    if (!this.#queued.has(key)) {
+      this.#queued.add(key);
+      const { priority, created } = this.#orders.get(key)!;
+      this.#push({ key, priority, created, seen: this.#firstSeen.get(key)! });
+    }
     // A waiting pop is answered after the current task's adds, so that of pods moved back together
     // (upstream's MoveAllToActiveQueue) the first in order goes first, not the first added.
     if (this.#waiters.length > 0 && !this.#wakeScheduled) {
@@ -98,21 +107,61 @@ export class SchedulingQueue {
   }
 
   #take(): string | undefined {
-    let best: { key: string; priority: number; created: number; seen: number } | undefined;
-    for (const key of this.#queued) {
-      const { priority, created } = this.#orders.get(key) ?? this.#order(key);
-      const seen = this.#firstSeen.get(key) ?? 0;
-      if (
-        best === undefined ||
-        priority > best.priority ||
-        (priority === best.priority && (created < best.created || (created === best.created && seen < best.seen)))
-      ) {
-        best = { key, priority, created, seen };
+    while (this.#heap.length > 0) {
+      const entry = this.#pop();
+      // Forgotten since it was queued, or queued again meanwhile under a newer entry.
+      if (!this.#queued.has(entry.key) || this.#firstSeen.get(entry.key) !== entry.seen) continue;
+      this.#queued.delete(entry.key);
+      this.#attempting.add(entry.key);
+      return entry.key;
+    }
+    return undefined;
+  }
+
+  #push(entry: HeapEntry): void {
+    const heap = this.#heap;
+    heap.push(entry);
+    let at = heap.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!before(heap[at]!, heap[parent]!)) break;
+      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+      at = parent;
+    }
+  }
+
+  #pop(): HeapEntry {
+    const heap = this.#heap;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let first = at;
+        if (left < heap.length && before(heap[left]!, heap[first]!)) first = left;
+        if (right < heap.length && before(heap[right]!, heap[first]!)) first = right;
+        if (first === at) break;
+        [heap[at], heap[first]] = [heap[first]!, heap[at]!];
+        at = first;
       }
     }
-    if (best === undefined) return undefined;
-    this.#queued.delete(best.key);
-    this.#attempting.add(best.key);
-    return best.key;
+    return top;
   }
+}
+
+interface HeapEntry {
+  key: string;
+  priority: number;
+  created: number;
+  seen: number;
+}
+
+/** PrioritySort: higher priority first, then older, then first queued. */
+function before(a: HeapEntry, b: HeapEntry): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.created !== b.created) return a.created < b.created;
+  return a.seen < b.seen;
 }

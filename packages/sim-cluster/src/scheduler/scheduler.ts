@@ -6,7 +6,7 @@ import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, STORAGE_CLASSES } from "../refs.js";
 import { fitErrorMessage } from "./fit.js";
-import { addToUsage, emptyUsage, filterReasons, scoreNodes, type NodeUsage } from "./framework.js";
+import { addToUsage, emptyUsage, filterReasons, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
 import { SchedulingQueue } from "./queue.js";
 import { volumeBindingReason } from "./volume-binding.js";
 
@@ -36,6 +36,29 @@ function occupiesNode(pod: Pod): boolean {
   return pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
 }
 
+/** upstream's minFeasibleNodesToFind and minFeasibleNodesPercentageToFind. */
+const MIN_FEASIBLE_NODES_TO_FIND = 100;
+const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/**
+ * How many feasible nodes are enough to stop filtering at (upstream's numFeasibleNodesToFind with
+ * the default `percentageOfNodesToScore`, adaptive: 50% less 1% per 125 nodes, at least 5% and
+ * 100 nodes): every node below 100, 420 of 1,000.
+ */
+export function numFeasibleNodesToFind(numAllNodes: number): number {
+  if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
+  const percentage = Math.max(MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND, 50 - Math.trunc(numAllNodes / 125));
+  return Math.max(MIN_FEASIBLE_NODES_TO_FIND, Math.trunc((numAllNodes * percentage) / 100));
+}
+
+/** The backoff queue: 1 s doubling to 10 s, as upstream's podInitialBackoff/podMaxBackoff. */
+function backoffMs(failures: number): number {
+  return Math.min(10_000, 1000 * 2 ** Math.min(failures - 1, 4));
+}
+
+/** Bindings sent and not answered yet at most (upstream binds each pod in its own goroutine). */
+const MAX_BINDINGS_IN_FLIGHT = 64;
+
 export function scheduler(): Controller {
   return {
     name: "scheduler",
@@ -56,6 +79,28 @@ export function scheduler(): Controller {
         for (const key of unschedulable) queue.add(key);
         unschedulable.clear();
       };
+      // What placed and assumed pods take of each node (the scheduler cache's NodeInfo), kept by
+      // pod events: an attempt reads it instead of adding up every pod.
+      const usageByNode = new Map<string, NodeUsage>();
+      const counted = new Map<string, { node: string; pod: Pod }>();
+      const recount = (key: string) => {
+        const pod = pods.cache.get(key) as Pod | undefined;
+        let wanted: { node: string; pod: Pod } | undefined;
+        if (pod?.spec?.nodeName) {
+          if (occupiesNode(pod)) wanted = { node: pod.spec.nodeName, pod };
+        } else wanted = assumed.get(key);
+        const had = counted.get(key);
+        if (had?.node === wanted?.node && had?.pod === wanted?.pod) return;
+        if (had !== undefined) removeFromUsage(usageByNode.get(had.node)!, had.pod);
+        if (wanted === undefined) {
+          counted.delete(key);
+          return;
+        }
+        let usage = usageByNode.get(wanted.node);
+        if (usage === undefined) usageByNode.set(wanted.node, (usage = emptyUsage()));
+        addToUsage(usage, wanted.pod);
+        counted.set(key, wanted);
+      };
       const onPod = (pod: KubeObject) => {
         const key = keyOf(pod);
         if (wantsScheduling(pod)) {
@@ -67,6 +112,7 @@ export function scheduler(): Controller {
           // A pod that stops counting against its node (finished) makes room.
           if ((pod as Pod).spec?.nodeName && !occupiesNode(pod)) retryUnschedulable();
         }
+        recount(key);
       };
       pods.addEventHandler({
         add: onPod,
@@ -84,6 +130,7 @@ export function scheduler(): Controller {
         },
         delete: (pod) => {
           assumed.delete(keyOf(pod));
+          recount(keyOf(pod));
           unschedulable.delete(keyOf(pod));
           queue.forget(keyOf(pod));
           retryUnschedulable();
@@ -99,22 +146,10 @@ export function scheduler(): Controller {
       for (const informer of informers) informer.start();
       await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), aborted(signal)]);
 
-      const usage = () => {
-        const byNode = new Map<string, NodeUsage>();
-        const add = (node: string, pod: Pod) => {
-          let forNode = byNode.get(node);
-          if (forNode === undefined) byNode.set(node, (forNode = emptyUsage()));
-          addToUsage(forNode, pod);
-        };
-        for (const pod of pods.cache.list() as Pod[]) if (pod.spec?.nodeName && occupiesNode(pod)) add(pod.spec.nodeName, pod);
-        for (const [key, { node, pod }] of assumed) if (!(pods.cache.get(key) as Pod | undefined)?.spec?.nodeName) add(node, pod);
-        return byNode;
-      };
-
+      let nextStartNodeIndex = 0;
       const attempt = async (key: string): Promise<void> => {
         const pod = pods.cache.get(key) as Pod | undefined;
         if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
-        const used = usage();
         const all = nodes.cache.list() as Node[];
         const reasons: string[][] = [];
         const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
@@ -123,12 +158,18 @@ export function scheduler(): Controller {
           (namespace, name) => claims.cache.get(`${namespace}/${name}`),
           (name) => classes.cache.get(name),
         );
-        for (const node of all) {
-          const forNode = used.get(node.metadata?.name ?? "") ?? emptyUsage();
+        // As upstream, filtering stops once enough nodes fit, and the next attempt starts where this
+        // one stopped, so every node gets its turn.
+        const enough = numFeasibleNodesToFind(all.length);
+        let examined = 0;
+        for (; examined < all.length && feasible.length < enough; examined++) {
+          const node = all[(nextStartNodeIndex + examined) % all.length]!;
+          const forNode = usageByNode.get(node.metadata?.name ?? "") ?? emptyUsage();
           const why = volumeReason !== undefined ? [volumeReason] : filterReasons(pod, node, forNode);
           if (why.length > 0) reasons.push(why);
           else feasible.push({ node, usage: forNode });
         }
+        if (all.length > 0) nextStartNodeIndex = (nextStartNodeIndex + examined) % all.length;
         const { namespace, name } = splitKey(key);
         if (feasible.length === 0) {
           unschedulable.add(key);
@@ -178,6 +219,17 @@ export function scheduler(): Controller {
         }
         const nodeName = feasible[best]!.node.metadata?.name ?? "";
         assumed.set(key, { node: nodeName, pod });
+        recount(key);
+        // The binding cycle runs beside the next scheduling cycles, which count this pod as assumed.
+        const binding = bind(key, pod, nodeName);
+        bindings.add(binding);
+        void binding.finally(() => bindings.delete(binding));
+      };
+
+      const bindings = new Set<Promise<void>>();
+      const bindFailures = new Map<string, number>();
+      const bind = async (key: string, pod: Pod, nodeName: string): Promise<void> => {
+        const { namespace, name } = splitKey(key);
         try {
           await client.request("POST", `/api/v1/namespaces/${namespace ?? ""}/pods/${name}/binding`, {
             body: {
@@ -189,10 +241,22 @@ export function scheduler(): Controller {
           });
         } catch (error) {
           assumed.delete(key);
+          recount(key);
           // Bound meanwhile, or gone: nothing to do.
           if (isApiError(error) && (error.code === 409 || error.code === 404)) return;
-          throw error;
+          if (signal.aborted) return;
+          const failures = (bindFailures.get(key) ?? 0) + 1;
+          bindFailures.set(key, failures);
+          context.logger?.({
+            level: "warn",
+            msg: "binding failed, retrying",
+            key,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          queue.addAfter(key, backoffMs(failures));
+          return;
         }
+        bindFailures.delete(key);
         void events.event(podReference(pod), "Normal", "Scheduled", `Successfully assigned ${namespace ?? ""}/${name} to ${nodeName}`);
       };
 
@@ -200,6 +264,7 @@ export function scheduler(): Controller {
       const loop = async () => {
         let failures = 0;
         for (;;) {
+          while (bindings.size >= MAX_BINDINGS_IN_FLIGHT) await Promise.race(bindings);
           const key = await queue.pop();
           if (key === undefined) return;
           try {
@@ -213,8 +278,7 @@ export function scheduler(): Controller {
               key,
               error: error instanceof Error ? error.message : String(error),
             });
-            // The backoff queue: 1 s doubling to 10 s, as upstream's podInitialBackoff/podMaxBackoff.
-            queue.addAfter(key, Math.min(10_000, 1000 * 2 ** Math.min(failures - 1, 4)));
+            queue.addAfter(key, backoffMs(failures));
           } finally {
             queue.done(key);
           }
@@ -224,6 +288,7 @@ export function scheduler(): Controller {
       await aborted(signal);
       queue.shutDown();
       await running;
+      await Promise.allSettled([...bindings]);
     },
   };
 }

@@ -1,0 +1,44 @@
+import { randomBytes } from "node:crypto";
+import type { ControlPlaneOptions } from "@kubekit/generic-controlplane";
+
+type Authenticate = NonNullable<ControlPlaneOptions["authenticate"]>;
+type UserInfo = NonNullable<Awaited<ReturnType<Authenticate>>>;
+
+/**
+ * Who the cluster's own components are to its API server: each kubelet `system:node:<node>` in
+ * `system:nodes`, the controllers and scheduler `system:kube-controller-manager`, as upstream's
+ * components present themselves. Flow control then gives them upstream's priority levels
+ * (`node-high` and `system` for kubelets, `workload-high` for controllers) instead of queuing
+ * them with every anonymous client in `global-default`. Each identity is a bearer token known only
+ * to this process; any other request stays anonymous, as before.
+ */
+export class ComponentIdentities {
+  readonly #secret = randomBytes(16).toString("hex");
+  readonly #users = new Map<string, UserInfo>();
+  readonly #tokens = new Map<string, string>();
+
+  readonly authenticate: Authenticate = (ctx) => {
+    const header = ctx.req.headers.authorization;
+    if (header === undefined || !header.startsWith("Bearer ")) return undefined;
+    return this.#users.get(header.slice("Bearer ".length));
+  };
+
+  /** A token that authenticates as `name` in `groups` (and `system:authenticated`). */
+  tokenFor(name: string, groups: readonly string[]): string {
+    let token = this.#tokens.get(name);
+    if (token === undefined) {
+      token = `${this.#secret}.${this.#users.size}`;
+      this.#tokens.set(name, token);
+      this.#users.set(token, { name, groups: [...groups, "system:authenticated"] });
+    }
+    return token;
+  }
+
+  kubelet(nodeName: string): string {
+    return this.tokenFor(`system:node:${nodeName}`, ["system:nodes"]);
+  }
+
+  controllerManager(): string {
+    return this.tokenFor("system:kube-controller-manager", []);
+  }
+}

@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startSimCluster, type SimCluster } from "../cluster.js";
+
+let cluster: SimCluster | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+/** GETs of single Nodes the server answered (`apiserver_request_total`). */
+async function nodeGets(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter(
+      (l) =>
+        l.startsWith("apiserver_request_total{") &&
+        l.includes('verb="GET"') &&
+        l.includes('resource="nodes"') &&
+        l.includes('subresource=""'),
+    )
+    .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+}
+
+describe("kubelets of one cluster", { timeout: 20_000 }, () => {
+  it("read their Nodes between reports from one shared watch, not a GET per renewal", async () => {
+    cluster = await startSimCluster({ nodes: 3, leaseRenewIntervalMs: 50 });
+    const before = await nodeGets(cluster.url);
+    // About 20 renewals per node.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await nodeGets(cluster.url)) - before).toBeLessThan(3);
+  });
+});
