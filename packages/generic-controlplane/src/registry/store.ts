@@ -22,6 +22,7 @@ import {
 } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
+import { DecodedPages } from "./decoded-pages.js";
 import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./rest/object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./rest/resource-definition.js";
@@ -141,6 +142,8 @@ class GenericResourceStore implements GenericStore {
   private readonly fieldManager: FieldManager;
   /** Decoded objects per stored value, shared by every watcher of this store. */
   private readonly decoded = new WeakMap<KeyValue, KubeObject>();
+  /** Decoded list pages, so an unchanged page is written out again without a look-up per object. */
+  private readonly decodedPages = new DecodedPages((kv) => this.decode(kv));
   /** Watch events per storage event, shared by every watcher (so they are serialised once). */
   private readonly eventCache = new WeakMap<object, Map<string, WatchEvent>>();
 
@@ -188,7 +191,7 @@ class GenericResourceStore implements GenericStore {
   listPages(namespace: string | undefined, request: ListRequest = {}): Promise<ListPages | undefined> {
     // Pages are written out, never handed to callers to change: each stored value is decoded once.
     return listPages(
-      { ...this.listContext(namespace), decode: (kv) => this.decode(kv) },
+      { ...this.listContext(namespace), decode: (kv) => this.decode(kv), decodePage: (values) => this.decodedPages.objectsOf(values) },
       this.keys.prefix(this.scopeNamespace(namespace)),
       request,
     );

@@ -6,6 +6,9 @@ import { stringifyExactJson } from "../../../api/exact-json.js";
  */
 const encoded = new WeakMap<object, Buffer>();
 
+/** The same for whole pages of such objects that are themselves shared and never changed (frozen). */
+const encodedPages = new WeakMap<readonly object[], Buffer>();
+
 /** `,` followed by the value's compact JSON, as UTF-8; `subarray(1)` is the JSON alone. */
 export function sharedJsonAfterComma(value: object): Buffer {
   let bytes = encoded.get(value);
@@ -13,5 +16,39 @@ export function sharedJsonAfterComma(value: object): Buffer {
     bytes = Buffer.from(`,${stringifyExactJson(value)}`);
     encoded.set(value, bytes);
   }
+  return bytes;
+}
+
+/**
+ * `sharedJsonAfterComma` of each value of a frozen page, in order, as one buffer kept for the
+ * page: writing the page again is one write of bytes already there, with no look-up or copy per
+ * object. Values first encoded here keep their JSON as a view of the page's buffer, so an object
+ * listed in one unchanged page has its encoding held once.
+ */
+export function sharedPageJsonAfterCommas(values: readonly object[]): Buffer {
+  let bytes = encodedPages.get(values);
+  if (bytes !== undefined) return bytes;
+  const parts: Array<Buffer | string> = [];
+  let length = 0;
+  for (const value of values) {
+    const known = encoded.get(value);
+    const part = known ?? `,${stringifyExactJson(value)}`;
+    parts.push(part);
+    length += typeof part === "string" ? Buffer.byteLength(part) : part.length;
+  }
+  bytes = Buffer.allocUnsafeSlow(length);
+  let offset = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (typeof part === "string") {
+      const written = bytes.write(part, offset);
+      encoded.set(values[i]!, bytes.subarray(offset, offset + written));
+      offset += written;
+    } else {
+      bytes.set(part, offset);
+      offset += part.length;
+    }
+  }
+  encodedPages.set(values, bytes);
   return bytes;
 }

@@ -3,7 +3,7 @@ import type { ListPages } from "../../../registry/types.js";
 import type { RequestContext } from "../../context.js";
 import { drainedOrClosed } from "./drain.js";
 import { pageBytes } from "./page-buffers.js";
-import { sharedJsonAfterComma } from "./json-cache.js";
+import { sharedJsonAfterComma, sharedPageJsonAfterCommas } from "./json-cache.js";
 import { wantsPretty, type ListShape } from "./respond.js";
 import { yamlListItem, yamlText } from "./yaml-text.js";
 import { stringifyExactJson } from "../../../api/exact-json.js";
@@ -19,6 +19,8 @@ interface ListSyntax {
   next(element: unknown): string | Buffer;
   close: string;
   empty: string;
+  /** `next` of each element of a shared, never changed (frozen) page, as one buffer; when the spelling keeps one per page. */
+  sharedPage?(elements: readonly object[]): Buffer;
 }
 
 /** The spelling `writeJson` (compact, or indented for `pretty`) or `writeYaml` uses for the whole list. */
@@ -62,7 +64,7 @@ function listSyntax(ctx: RequestContext, shape: ListShape, syntax: "json" | "yam
     const bytes = next(e);
     return typeof bytes === "string" ? bytes.slice(1) : bytes.subarray(1);
   };
-  return { contentType: "application/json", prefix, first, next, close: "]}\n", empty: "]}\n" };
+  return { contentType: "application/json", prefix, first, next, close: "]}\n", empty: "]}\n", sharedPage: sharedPageJsonAfterCommas };
 }
 
 /**
@@ -101,16 +103,32 @@ export async function writeListPages(
   let first = true;
   try {
     while (next.done !== true) {
-      for (const element of shape.elements(next.value)) {
-        chunk.push(first ? spelling.first(element) : spelling.next(element));
-        first = false;
+      const elements = shape.elements(next.value);
+      // A page storage shares unchanged between lists goes out as the bytes kept for it, uncopied.
+      const shared =
+        spelling.sharedPage !== undefined && elements === next.value && elements.length > 0 && Object.isFrozen(elements)
+          ? spelling.sharedPage(next.value)
+          : undefined;
+      if (shared === undefined) {
+        for (const element of elements) {
+          chunk.push(first ? spelling.first(element) : spelling.next(element));
+          first = false;
+        }
       }
       if (res.destroyed) {
         await pages.return?.();
         return;
       }
-      const page = pageBytes(chunk);
-      if (!res.write(page.bytes, page.release)) await drainedOrClosed(res);
+      let writable = true;
+      if (chunk.length > 0) {
+        const page = pageBytes(chunk);
+        writable = res.write(page.bytes, page.release);
+      }
+      if (shared !== undefined) {
+        writable = res.write(first ? shared.subarray(1) : shared);
+        first = false;
+      }
+      if (!writable) await drainedOrClosed(res);
       chunk = [];
       await new Promise((resolve) => setImmediate(resolve));
       next = await pages.next();
