@@ -107,6 +107,8 @@ const { values: args } = parseArgs({
     json: { type: "string", default: "bench-results.json" },
     // Creates and GETs only: the figures a change to the request path moves, in a fraction of the time.
     "creates-and-gets": { type: "boolean", default: false },
+    // The LIST of 10,000 configmaps only (after the warm-up creates): the figure a change to the list path moves.
+    "list-only": { type: "boolean", default: false },
   },
 });
 const backends = args.backends
@@ -269,6 +271,34 @@ async function bareStartToReady() {
   return median(times);
 }
 
+/** Memory per 10,000 configmaps created, and the LIST of them against a bare server sending the same bytes. */
+async function measureList(url) {
+  const figures = {};
+  await createNamespace(url, "list");
+  const before = settledMemory();
+  await creates(url, "list", LIST_SIZE, 32, "cm");
+  const perTenThousand = settledMemory() - before;
+  figures.memoryPer10k = perTenThousand;
+  line(`  memory of the server process per ${LIST_SIZE} configmaps created (heap + external after GC): ${fmt(perTenThousand / 1e6, 1)} MB`);
+
+  const list = await againstBare(url, "/api/v1/namespaces/list/configmaps", LIST_REPEATS);
+  if (list.served.items !== LIST_SIZE) throw new Error(`LIST returned ${list.served.items} items, expected ${LIST_SIZE}`);
+  const encode = stringifyMs(JSON.parse(list.body.toString("utf8")), LIST_REPEATS);
+  figures.list = {
+    p50: list.served.p50,
+    bytes: list.body.length,
+    bareP50: list.bare.p50,
+    bareRatio: list.served.p50 / list.bare.p50,
+    stringifyMs: encode,
+    stringifyRatio: list.served.p50 / encode,
+  };
+  line(
+    `  LIST ${LIST_SIZE} configmaps (JSON ${fmt(list.body.length / 1e6, 1)} MB, ${LIST_REPEATS} runs): p50 ${fmt(list.served.p50, 0)} ms` +
+      ` | JSON.stringify of the same objects: ${fmt(encode, 1)} ms (ratio ${fmt(list.served.p50 / encode, 1)}) | bare node:http, same bytes: p50 ${fmt(list.bare.p50, 0)} ms (ratio ${fmt(list.served.p50 / list.bare.p50, 1)})`,
+  );
+  return figures;
+}
+
 /** The matrix row of one backend. */
 async function measureBackend(backend) {
   const figures = {};
@@ -278,6 +308,7 @@ async function measureBackend(backend) {
     await createNamespace(url, "bench");
     await createNamespace(url, "warm-up");
     await creates(url, "warm-up", WARM_UP_CREATES, 32, "w");
+    if (args["list-only"]) return { ...figures, ...(await measureList(url)) };
     figures.creates = {};
     for (const concurrency of [1, 32]) {
       const raws = [];
@@ -332,30 +363,7 @@ async function measureBackend(backend) {
     );
     if (args["creates-and-gets"]) return figures;
 
-    await createNamespace(url, "list");
-    const before = settledMemory();
-    await creates(url, "list", LIST_SIZE, 32, "cm");
-    const perTenThousand = settledMemory() - before;
-    figures.memoryPer10k = perTenThousand;
-    line(
-      `  memory of the server process per ${LIST_SIZE} configmaps created (heap + external after GC): ${fmt(perTenThousand / 1e6, 1)} MB`,
-    );
-
-    const list = await againstBare(url, "/api/v1/namespaces/list/configmaps", LIST_REPEATS);
-    if (list.served.items !== LIST_SIZE) throw new Error(`LIST returned ${list.served.items} items, expected ${LIST_SIZE}`);
-    const encode = stringifyMs(JSON.parse(list.body.toString("utf8")), LIST_REPEATS);
-    figures.list = {
-      p50: list.served.p50,
-      bytes: list.body.length,
-      bareP50: list.bare.p50,
-      bareRatio: list.served.p50 / list.bare.p50,
-      stringifyMs: encode,
-      stringifyRatio: list.served.p50 / encode,
-    };
-    line(
-      `  LIST ${LIST_SIZE} configmaps (JSON ${fmt(list.body.length / 1e6, 1)} MB, ${LIST_REPEATS} runs): p50 ${fmt(list.served.p50, 0)} ms` +
-        ` | JSON.stringify of the same objects: ${fmt(encode, 1)} ms (ratio ${fmt(list.served.p50 / encode, 1)}) | bare node:http, same bytes: p50 ${fmt(list.bare.p50, 0)} ms (ratio ${fmt(list.served.p50 / list.bare.p50, 1)})`,
-    );
+    Object.assign(figures, await measureList(url));
 
     const watched = await fanout(url, "fanout", FANOUT_WATCHERS, FANOUT_RUNS, true);
     figures.fanout = {
@@ -538,13 +546,13 @@ try {
     try {
       line(`${kind}:`);
       results.backends[kind] = await measureBackend(backend);
-      if (args["creates-and-gets"]) continue;
+      if (args["creates-and-gets"] || args["list-only"]) continue;
       if (kind === "sqlite") Object.assign(results.backends[kind], await measureScale(backend));
     } finally {
       await backend.close();
     }
   }
-  if (!args["creates-and-gets"]) {
+  if (!args["creates-and-gets"] && !args["list-only"]) {
     results.bareStartToReady = await bareStartToReady();
     line(`bare node:http listen → first answer: ${fmt(results.bareStartToReady, 1)} ms (the floor of start to ready)`);
     results.garbageCollection = await cascadeDeletion();
