@@ -21,13 +21,13 @@ export function sharedJsonAfterComma(value: object): Buffer {
 
 /**
  * `sharedJsonAfterComma` of each value of a frozen page, in order, as one buffer kept for the
- * page: writing the page again is one write of bytes already there, with no look-up or copy per
+ * page (`encodedNow` when this call made it): writing the page again is one write of bytes already there, with no look-up or copy per
  * object. Values first encoded here keep their JSON as a view of the page's buffer, so an object
  * listed in one unchanged page has its encoding held once.
  */
-export function sharedPageJsonAfterCommas(values: readonly object[]): Buffer {
+export function sharedPageJsonAfterCommas(values: readonly object[]): { bytes: Buffer; encodedNow: boolean } {
   let bytes = encodedPages.get(values);
-  if (bytes !== undefined) return bytes;
+  if (bytes !== undefined) return { bytes, encodedNow: false };
   const parts: Array<Buffer | string> = [];
   let length = 0;
   for (const value of values) {
@@ -50,5 +50,5 @@ export function sharedPageJsonAfterCommas(values: readonly object[]): Buffer {
     }
   }
   encodedPages.set(values, bytes);
-  return bytes;
+  return { bytes, encodedNow: true };
 }

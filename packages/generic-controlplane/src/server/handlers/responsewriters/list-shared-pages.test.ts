@@ -104,6 +104,8 @@ describe("a LIST of 10,000 objects", { timeout: 120_000 }, () => {
 describe("writeListPages with a page storage shares between lists", () => {
   let server: Server;
   const written: Buffer[][] = [];
+  /** Per request, how many writes its socket made (each one or more buffers handed to the kernel at once). */
+  const socketWrites: number[] = [];
   // About 20 KB: bytes a copy would put in a new allocation of their own on every request.
   const objects: KubeObject[] = Array.from({ length: 50 }, (_, i) => ({ metadata: { name: `o-${i}` }, data: { fill: "x".repeat(400) } }));
   const page = Object.freeze(objects) as KubeObject[];
@@ -111,6 +113,15 @@ describe("writeListPages with a page storage shares between lists", () => {
     server = createServer((req, res) => {
       const writes: Buffer[] = [];
       written.push(writes);
+      const request = socketWrites.push(0) - 1;
+      const socket = res.socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => unknown>;
+      for (const method of ["_write", "_writev"] as const) {
+        const original = socket[method].bind(socket);
+        socket[method] = (...args: unknown[]) => {
+          socketWrites[request]!++;
+          return original(...args);
+        };
+      }
       const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
       (res as ServerResponse & { write: typeof write }).write = (chunk: unknown, ...rest: unknown[]) => {
         if (Buffer.isBuffer(chunk)) writes.push(chunk);
@@ -136,5 +147,13 @@ describe("writeListPages with a page storage shares between lists", () => {
     const pageBuffers = written.map((writes) => writes.filter((chunk) => chunk.length > 10_000).map((chunk) => chunk.buffer));
     expect(pageBuffers.map((buffers) => buffers.length)).toEqual([2, 2]);
     expect(new Set(pageBuffers.flat()).size).toBe(1);
+  });
+
+  it("hands the socket a list of kept pages at once, not a write per page", async () => {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const from = socketWrites.length;
+    // A fresh connection each, so no other response shares the sockets counted.
+    for (let i = 0; i < 2; i++) await (await fetch(url, { headers: { connection: "close" } })).text();
+    expect(socketWrites.slice(from)).toEqual([1, 1]);
   });
 });
