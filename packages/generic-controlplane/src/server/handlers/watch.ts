@@ -50,20 +50,16 @@ const framedEvents = new WeakMap<object, Buffer>();
 function framedEvent(event: WatchEvent): Buffer {
   let chunk = framedEvents.get(event);
   if (chunk === undefined) {
-    chunk = chunkOfLine(stringifyExactJson(event));
+    // Encoded straight into the chunk: no second copy of the line as a string.
+    const json = stringifyExactJson(event);
+    const size = Buffer.byteLength(json) + 1;
+    const header = `${size.toString(16)}\r\n`;
+    chunk = Buffer.allocUnsafe(header.length + size + 2);
+    let at = chunk.write(header, "latin1");
+    at += chunk.write(json, at, "utf8");
+    chunk.write("\n\r\n", at, "latin1");
     framedEvents.set(event, chunk);
   }
-  return chunk;
-}
-
-/** `json` and a newline as one HTTP/1.1 chunk, encoded straight into it: no second copy of the line as a string. */
-function chunkOfLine(json: string): Buffer {
-  const size = Buffer.byteLength(json) + 1;
-  const header = `${size.toString(16)}\r\n`;
-  const chunk = Buffer.allocUnsafe(header.length + size + 2);
-  let at = chunk.write(header, "latin1");
-  at += chunk.write(json, at, "utf8");
-  chunk.write("\n\r\n", at, "latin1");
   return chunk;
 }
 
@@ -174,7 +170,7 @@ export async function handleWatch(
       ...(chunked ? { "Transfer-Encoding": "chunked" } : {}),
     });
     res.flushHeaders();
-    if (chunked && res.socket !== null) direct = res.socket;
+    if (chunked && !table && res.socket !== null) direct = res.socket;
   };
   const finish = (): void => {
     if (ended) return;
@@ -189,10 +185,8 @@ export async function handleWatch(
     if (ended) return;
     startStream();
     if (table && event.type !== "ERROR" && event.type !== "BOOKMARK") {
-      // Shaped per watcher (a metadata informer's PartialObjectMetadata, a Table), framed as the shared events are.
-      const shaped = stringifyExactJson({ type: event.type, object: shapeObject(event.object, format, scope, includeObject) });
-      if (direct !== undefined) direct.write(chunkOfLine(shaped));
-      else res.write(shaped + "\n");
+      const shaped = { type: event.type, object: shapeObject(event.object, format, scope, includeObject) };
+      res.write(stringifyExactJson(shaped) + "\n");
     } else if (direct !== undefined) {
       direct.write(framedEvent(event));
     } else {
