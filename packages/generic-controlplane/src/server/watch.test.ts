@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- tests read arbitrary JSON responses */
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configMap, startTestPlane, type TestPlane } from "./test-support.js";
 
@@ -204,5 +205,73 @@ describe("watch", () => {
     await w.next(2);
     expect(w.rawLines).toHaveLength(2);
     w.close();
+  });
+});
+
+describe("watch framing", () => {
+  /** The chunks of a watch's chunked body, read off a raw socket until `count` chunks arrived. */
+  async function rawChunks(path: string, accept: string, count: number, act: () => Promise<void>): Promise<Buffer[]> {
+    const { port } = new URL(t.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = Buffer.alloc(0);
+    const chunks: Buffer[] = [];
+    let headerEnd = -1;
+    let waiting: (() => void) | undefined;
+    socket.on("data", (data: Buffer) => {
+      received = Buffer.concat([received, data]);
+      if (headerEnd < 0) {
+        headerEnd = received.indexOf("\r\n\r\n");
+        if (headerEnd < 0) return;
+        received = received.subarray(headerEnd + 4);
+      }
+      for (;;) {
+        const lineEnd = received.indexOf("\r\n");
+        if (lineEnd < 0) break;
+        const size = parseInt(received.subarray(0, lineEnd).toString("latin1"), 16);
+        if (received.length < lineEnd + 2 + size + 2) break;
+        chunks.push(received.subarray(lineEnd + 2, lineEnd + 2 + size));
+        expect(received.subarray(lineEnd + 2 + size, lineEnd + 4 + size).toString("latin1")).toBe("\r\n");
+        received = received.subarray(lineEnd + 4 + size);
+      }
+      waiting?.();
+    });
+    const headersSent = new Promise<void>((resolve) => {
+      waiting = () => {
+        if (headerEnd >= 0) resolve();
+      };
+    });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: ${accept}\r\n\r\n`);
+    await headersSent;
+    await act();
+    const deadline = Date.now() + 5000;
+    while (chunks.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
+    return chunks;
+  }
+
+  it("sends each PartialObjectMetadata event of a metadata watch as one chunk sized in UTF-8 bytes", async () => {
+    const rv = (await t.call("GET", CM)).json.metadata.resourceVersion;
+    const chunks = await rawChunks(
+      `${CM}?watch=true&resourceVersion=${rv}`,
+      "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+      2,
+      async () => {
+        await t.call("POST", CM, { body: { ...configMap("framed"), metadata: { name: "framed", annotations: { note: "grüße ✓" } } } });
+        await t.call("DELETE", `${CM}/framed`);
+      },
+    );
+    expect(chunks).toHaveLength(2);
+    const events = chunks.map((chunk) => {
+      const text = chunk.toString("utf8");
+      expect(text.indexOf("\n")).toBe(text.length - 1);
+      return JSON.parse(text);
+    });
+    expect(events.map((event) => [event.type, event.object.kind, event.object.apiVersion, event.object.metadata.annotations.note])).toEqual(
+      [
+        ["ADDED", "PartialObjectMetadata", "meta.k8s.io/v1", "grüße ✓"],
+        ["DELETED", "PartialObjectMetadata", "meta.k8s.io/v1", "grüße ✓"],
+      ],
+    );
+    expect(events[0].object.data).toBeUndefined();
   });
 });
