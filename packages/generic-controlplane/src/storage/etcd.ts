@@ -15,6 +15,7 @@ import {
   unknownError,
 } from "../api/errors/index.js";
 import { isControlPlaneError } from "../api/errors/control-plane-error.js";
+import { EtcdRefused, GatewayUnavailable, RevisionReader } from "./etcd-revision-read.js";
 import { EventWindow } from "./event-window.js";
 import { withListCache } from "./list-cache.js";
 import { directoryPrefix } from "./prefix.js";
@@ -112,6 +113,8 @@ class EtcdStorage implements Storage {
   private readonly watches = new Set<EtcdWatch>();
   private readonly watchCacheEvents: number;
   private readonly hub = new WatchHub();
+  /** Reads the current revision through etcd's JSON gateway; undefined once the gateway is found not to serve it. */
+  private revisionReader: RevisionReader | undefined;
   private watchCache: Promise<WatchCache> | undefined;
   /** The highest compacted revision seen; compaction only moves it forward. */
   private knownCompacted = 0;
@@ -143,6 +146,12 @@ class EtcdStorage implements Storage {
       };
     }
     this.client = new Etcd3(clientOptions);
+    this.revisionReader = new RevisionReader({
+      endpoint: options.endpoints[0]!,
+      key: this.toEtcd(`${REGISTRY}/`),
+      tls: options.tls,
+      timeoutMs: this.requestTimeoutMs,
+    });
   }
 
   async get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
@@ -343,7 +352,30 @@ class EtcdStorage implements Storage {
     return watch;
   }
 
+  /**
+   * A linearizable read of etcd's revision. Through the JSON gateway (see RevisionReader); when the
+   * gateway is not served (`--enable-grpc-gateway=false`) from then on, and when its connection
+   * failed for this read, through the gRPC client, which also knows the other members.
+   */
   async currentRevision(): Promise<number> {
+    if (this.closed) throw storageClosed();
+    const reader = this.revisionReader;
+    if (reader !== undefined) {
+      try {
+        return await reader.read();
+      } catch (error) {
+        if (this.closed) throw storageClosed();
+        if (error instanceof EtcdRefused || !(error instanceof GatewayUnavailable)) throw await this.translate(error, 0);
+        if (error.notServed) {
+          if (this.revisionReader === reader) this.revisionReader = undefined;
+          reader.close();
+        }
+      }
+    }
+    return this.currentRevisionOverGrpc();
+  }
+
+  private async currentRevisionOverGrpc(): Promise<number> {
     const response = await this.call((kv, callOptions) => kv.range({ key: this.toEtcd(`${REGISTRY}/`), count_only: true }, callOptions));
     return Number(response.header.revision);
   }
@@ -400,6 +432,7 @@ class EtcdStorage implements Storage {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     for (const watch of [...this.watches]) watch.fail(storageClosed());
+    this.revisionReader?.close();
     this.client.close();
     return Promise.resolve();
   }

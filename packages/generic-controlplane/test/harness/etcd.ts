@@ -105,6 +105,8 @@ export interface EtcdStartOptions {
   timeoutMs?: number;
   /** etcd's `--max-request-bytes` (default 1.5 MiB): larger requests are refused. */
   maxRequestBytes?: number;
+  /** etcd's `--enable-grpc-gateway` (default true): the JSON API under `/v3/` on the client port. */
+  grpcGateway?: boolean;
 }
 
 /**
@@ -162,6 +164,7 @@ async function startEtcdOnce(options: EtcdStartOptions): Promise<EtcdProcess> {
       "--log-level",
       "error",
       ...(options.maxRequestBytes === undefined ? [] : ["--max-request-bytes", String(options.maxRequestBytes)]),
+      ...(options.grpcGateway === false ? ["--enable-grpc-gateway=false"] : []),
       ...(certificates === undefined
         ? []
         : [
