@@ -22,7 +22,7 @@ import {
 } from "../validation/object-meta.js";
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
-import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./rest/object-utils.js";
+import { apiVersionOf, formatTime, generateName, nextGeneration, metadataOf, sameJson, specOf } from "./rest/object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./rest/resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
@@ -393,7 +393,7 @@ class GenericResourceStore implements GenericStore {
       meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     }
     meta.resourceVersion = oldMeta.resourceVersion ?? "";
-    if (this.definition.tracksGeneration && canonicalJson(specOf(desired)) !== canonicalJson(specOf(current))) {
+    if (this.definition.tracksGeneration && !sameJson(specOf(desired), specOf(current))) {
       meta.generation = nextGeneration(oldMeta.generation);
     }
     delete meta.selfLink;
@@ -489,7 +489,7 @@ class GenericResourceStore implements GenericStore {
       if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
       nextMeta.deletionTimestamp = graceful.deletionTimestamp;
       nextMeta.deletionGracePeriodSeconds = graceful.period;
-      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -508,7 +508,7 @@ class GenericResourceStore implements GenericStore {
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }
-      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -627,9 +627,9 @@ class GenericResourceStore implements GenericStore {
     const strip = (o: KubeObject) => {
       const meta: ObjectMeta = { ...(o.metadata ?? {}) };
       delete meta.resourceVersion;
-      return canonicalJson({ ...o, metadata: meta });
+      return { ...o, metadata: meta };
     };
-    return strip(a) === strip(b);
+    return sameJson(strip(a), strip(b));
   }
 
   private fieldManagerWrite(options: RequestOptions, now: Date): FieldManagerWrite {
