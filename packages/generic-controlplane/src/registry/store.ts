@@ -288,7 +288,7 @@ class GenericResourceStore implements GenericStore {
           return object;
         }
         const value = this.encode(object);
-        return this.created(object, value, await this.storage.create(key, value));
+        return this.written(object, value, await this.storage.create(key, value));
       } catch (error) {
         if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
         if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -422,11 +422,14 @@ class GenericResourceStore implements GenericStore {
       return desired;
     }
     if (options.dryRun) return desired;
+    const value = this.encode(desired);
+    let written: KeyValue;
     try {
-      return this.decodeFresh(await this.storage.update(key, this.encode(desired), kv.modRevision));
+      written = await this.storage.update(key, value, kv.modRevision);
     } catch (error) {
       throw this.casError(error, name);
     }
+    return this.written(desired, value, written);
   }
 
   /**
@@ -687,12 +690,12 @@ class GenericResourceStore implements GenericStore {
   }
 
   /**
-   * What `decodeFresh(kv)` gives for the value a create just encoded from `object`, without parsing
-   * back the JSON made from it a moment ago: the object itself (create's own copy of its input)
-   * with its resourceVersion. A resource stored in another form, or storage that answers with a
-   * value of its own (a converting one), is decoded as any read is.
+   * What `decodeFresh(kv)` gives for the value a create or update just encoded from `object`,
+   * without parsing back the JSON made from it a moment ago: the object itself (the write's own
+   * copy of its input) with its resourceVersion. A resource stored in another form, or storage that
+   * answers with a value of its own (a converting one), is decoded as any read is.
    */
-  private created(object: KubeObject, value: string, kv: KeyValue): KubeObject {
+  private written(object: KubeObject, value: string, kv: KeyValue): KubeObject {
     if (this.definition.storedAs || kv.value !== value) return this.decodeFresh(kv);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);
