@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { validatePodUpdate, type Pod } from "./pods.js";
 
-const pod = (spec: Record<string, unknown> = {}): Pod =>
-  ({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: "p", namespace: "default" },
-    spec: { containers: [{ name: "c", image: "x" }], activeDeadlineSeconds: 30, ...spec },
-    status: { phase: "Pending" },
-  });
+const pod = (spec: Record<string, unknown> = {}): Pod => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "p", namespace: "default" },
+  spec: { containers: [{ name: "c", image: "x" }], activeDeadlineSeconds: 30, ...spec },
+  status: { phase: "Pending" },
+});
 
 /** The fields of each error, the way a Status names them. */
 const fields = (next: Pod, old: Pod) => validatePodUpdate(next, old).map((error) => `${error.field}: ${error.type}`);
