@@ -1,7 +1,7 @@
 import type { KubeObject, ManagedFieldsEntry } from "../api/types.js";
 import { badRequest } from "../api/errors/index.js";
 import { withObjectMeta } from "../patch/schema-walk.js";
-import { canonicalJson } from "../registry/rest/object-utils.js";
+import { canonicalJson, sameJson } from "../registry/rest/object-utils.js";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { conflictError, type Conflict } from "./conflict.js";
 import {
@@ -138,7 +138,7 @@ export class FieldManager {
 
     const mine = managed.get(id) as ManagerEntry;
     mine.fields = difference(mine.fields, STRIPPED);
-    const changed = canonicalJson(before) !== canonicalJson(result);
+    const changed = !sameJson(before, result);
     if (mine.fields.isEmpty()) managed.delete(id);
     else if (changed || previous === undefined || !sameSet(previous.fields, mine.fields)) mine.time = write.time;
     const managedFields = encodeManagedFields(managed);

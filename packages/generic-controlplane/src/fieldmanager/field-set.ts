@@ -1,6 +1,6 @@
 import type { JSONSchemaProps } from "../schema/types.js";
 import { ownValue, setOwn } from "../patch/json-value.js";
-import { canonicalJson } from "../registry/rest/object-utils.js";
+import { sameJson } from "../registry/rest/object-utils.js";
 import { FieldSet, pruned } from "./field-set-trie.js";
 import { fieldElement, keyElement, valueElement } from "./fields-v1.js";
 import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shape } from "./type-shape.js";
@@ -11,11 +11,6 @@ import { childSchema, declaresField, elementSchema, isRecord, shapeOf, type Shap
  * (`RemoveItems`). Sets are tries (field-set-trie.ts); every walk keeps an explicit stack, as
  * objects nest 10,000 levels deep.
  */
-
-/** Equal as JSON, whatever the key order. */
-function equal(a: unknown, b: unknown): boolean {
-  return a === b || canonicalJson(a) === canonicalJson(b);
-}
 
 export { FieldSet, difference, intersection, sameSet, union, withoutTopLevel, type FieldPath } from "./field-set-trie.js";
 
@@ -95,10 +90,14 @@ export interface Comparison {
  */
 class Place {
   readonly subsets: Array<FieldSet | undefined> = [undefined, undefined, undefined];
+  /** How many elements the path has (the root's none). */
+  readonly depth: number;
   constructor(
     readonly parent: Place | undefined,
     readonly element: string,
-  ) {}
+  ) {
+    this.depth = parent === undefined ? 0 : parent.depth + 1;
+  }
 
   /** Records this node's path in `sets[which]`. */
   add(sets: FieldSet[], which: number): void {
@@ -125,6 +124,9 @@ function subsetAt(place: Place, sets: FieldSet[], which: number): FieldSet {
   return set;
 }
 
+/** The deepest place `compare` tests for an identical pair: the root, its fields, theirs and one more level (a list's items). */
+const IDENTICAL_TEST_DEPTH = 3;
+
 const ADDED = 0;
 const MODIFIED = 1;
 const REMOVED = 2;
@@ -138,12 +140,58 @@ function isEmpty(value: unknown): boolean {
   );
 }
 
-/** What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed subtree is listed. */
-export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined): Comparison {
+/**
+ * Whether two values are the same plain JSON data (objects, arrays, strings, finite numbers,
+ * bigints, booleans, null), nothing undefined in them: such a pair holds no change at any depth,
+ * so `compare` need not walk it. Anything else (an undefined value, NaN, a Date) answers false and
+ * is walked as before.
+ */
+function identicalData(a: unknown, b: unknown): boolean {
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const right = pending.pop();
+    const left = pending.pop();
+    if (typeof left !== "object" || left === null) {
+      if (left === undefined || left !== right) return false;
+      continue;
+    }
+    if (typeof right !== "object" || right === null) return false;
+    if (Array.isArray(left)) {
+      if (!Array.isArray(right) || left.length !== right.length) return false;
+      for (let i = 0; i < left.length; i++) pending.push(left[i], right[i]);
+      continue;
+    }
+    if (!isPlainRecord(left) || !isPlainRecord(right)) return false;
+    const keys = Object.keys(left);
+    if (keys.length !== Object.keys(right).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(right, key)) return false;
+      pending.push(left[key], right[key]);
+    }
+  }
+  return true;
+}
+
+function isPlainRecord(value: object): value is Record<string, unknown> {
+  if (Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed
+ * subtree is listed. A pair of identical containers near the root is passed over (most of an
+ * object is unchanged by a write: the spec under a status write); each such test reads its
+ * subtree, so only the first levels are tested, which keeps the walk linear in any depth.
+ * `walkIdentical` walks them too, as the reference the shortcut is tested against.
+ */
+export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined, walkIdentical = false): Comparison {
   const sets = [new FieldSet(), new FieldSet(), new FieldSet()];
   const pending: Array<[unknown, unknown, JSONSchemaProps | undefined, Place]> = [[lhs, rhs, schema, new Place(undefined, "")]];
   while (pending.length > 0) {
     const [left, right, nodeSchema, place] = pending.pop()!;
+    if (!walkIdentical && place.depth <= IDENTICAL_TEST_DEPTH && typeof left === "object" && left !== null && identicalData(left, right))
+      continue;
     const isRoot = place.parent === undefined;
     const leftShape = left === undefined ? undefined : shapeOf(nodeSchema, left);
     const rightShape = right === undefined ? undefined : shapeOf(nodeSchema, right);
@@ -154,7 +202,7 @@ export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | un
       if (isRoot) continue;
       if (left === undefined) place.add(sets, ADDED);
       else if (right === undefined) place.add(sets, REMOVED);
-      else if (!equal(left, right)) place.add(sets, MODIFIED);
+      else if (!sameJson(left, right)) place.add(sets, MODIFIED);
       continue;
     }
     if (!isRoot) {
@@ -189,7 +237,7 @@ function compareChildren(
       const itemPlace = new Place(place, element);
       if (l.length <= 1 && r.length <= 1) pending.push([l[0], r[0], items, itemPlace]);
       else if (l.length >= 2 && r.length >= 2) {
-        if (!equal(l, r)) itemPlace.add(sets, MODIFIED);
+        if (!sameJson(l, r)) itemPlace.add(sets, MODIFIED);
       } else if (l.length >= 2) {
         if (r.length !== 0) pending.push([undefined, r[0], items, itemPlace]);
         itemPlace.add(sets, REMOVED);

@@ -154,6 +154,45 @@ describe("get", () => {
 });
 
 describe("update", () => {
+  it("answers with what it stored, in an object neither the input nor the store shares", async () => {
+    const { store } = setup(gadgets);
+    await store.create(undefined, { metadata: { name: "g" }, spec: { a: 1 } }, { fieldManager: "creator" });
+    const writes: Array<[KubeObject, { subresource?: string; fieldManager?: string }]> = [
+      [{ metadata: { name: "g", labels: { x: "y" } }, spec: { a: 2, b: [1, 2] } }, { fieldManager: "editor" }],
+      [
+        { metadata: { name: "g" }, spec: { a: 2, b: [1, 2] }, status: { ready: true } },
+        { subresource: "status", fieldManager: "kubelet" },
+      ],
+      [{ metadata: { name: "g", annotations: { n: "9007199254740993" } }, spec: { a: 9007199254740993n } }, {}],
+    ];
+    for (const [input, options] of writes) {
+      const sent = JSON.stringify(input, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+      const updated = await store.update(undefined, "g", input, options);
+      // The answer is byte for byte what a read of the stored object gives.
+      const read = await store.get(undefined, "g");
+      expect(updated).toEqual(read);
+      expect(Object.keys(updated)).toEqual(Object.keys(read));
+      expect(JSON.stringify(input, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))).toBe(sent);
+      (updated.spec as { a: number }).a = 100;
+      expect((await store.get(undefined, "g")).spec).not.toMatchObject({ a: 100 });
+    }
+  });
+
+  it("answers with what storage answered when storage keeps a value of its own", async () => {
+    const storage = createMemoryStorage({ compactInterval: 0 });
+    const stamping: Storage = Object.assign(Object.create(storage) as Storage, {
+      update: async (key: string, value: string, revision: number) => {
+        const kv = await storage.update(key, value, revision);
+        const stored = JSON.parse(kv.value) as KubeObject;
+        return { ...kv, value: JSON.stringify({ ...stored, spec: { ...(stored.spec as object), stamped: true } }) };
+      },
+    });
+    const store = createGenericStore(widgets, stamping, { clock: () => new Date("2026-01-02T03:04:05.678Z") });
+    await store.create("default", widget("a", { color: "red" }));
+    const updated = await store.update("default", "a", widget("a", { color: "blue" }));
+    expect(updated.spec).toEqual({ color: "blue", stamped: true });
+  });
+
   it("conflicts on a stale resourceVersion and is unconditional without one", async () => {
     const { store } = setup();
     const created = await store.create("default", widget("a", { color: "red" }));

@@ -23,7 +23,7 @@ import {
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
 import { DecodedPages } from "./decoded-pages.js";
-import { apiVersionOf, canonicalJson, formatTime, generateName, nextGeneration, metadataOf, specOf } from "./rest/object-utils.js";
+import { apiVersionOf, formatTime, generateName, nextGeneration, metadataOf, sameJson, specOf } from "./rest/object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./rest/resource-definition.js";
 import type { FieldError } from "../validation/field-errors.js";
@@ -291,7 +291,7 @@ class GenericResourceStore implements GenericStore {
           return object;
         }
         const value = this.encode(object);
-        return this.created(object, value, await this.storage.create(key, value));
+        return this.written(object, value, await this.storage.create(key, value));
       } catch (error) {
         if (!isControlPlaneError(error) || error.code !== "AlreadyExists") throw error;
         if (generated && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -396,7 +396,7 @@ class GenericResourceStore implements GenericStore {
       meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     }
     meta.resourceVersion = oldMeta.resourceVersion ?? "";
-    if (this.definition.tracksGeneration && canonicalJson(specOf(desired)) !== canonicalJson(specOf(current))) {
+    if (this.definition.tracksGeneration && !sameJson(specOf(desired), specOf(current))) {
       meta.generation = nextGeneration(oldMeta.generation);
     }
     delete meta.selfLink;
@@ -425,11 +425,14 @@ class GenericResourceStore implements GenericStore {
       return desired;
     }
     if (options.dryRun) return desired;
+    const value = this.encode(desired);
+    let written: KeyValue;
     try {
-      return this.decodeFresh(await this.storage.update(key, this.encode(desired), kv.modRevision));
+      written = await this.storage.update(key, value, kv.modRevision);
     } catch (error) {
       throw this.casError(error, name);
     }
+    return this.written(desired, value, written);
   }
 
   /**
@@ -492,7 +495,7 @@ class GenericResourceStore implements GenericStore {
       if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
       nextMeta.deletionTimestamp = graceful.deletionTimestamp;
       nextMeta.deletionGracePeriodSeconds = graceful.period;
-      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -511,7 +514,7 @@ class GenericResourceStore implements GenericStore {
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }
-      if (canonicalJson(next) === canonicalJson(current)) return { object: current, deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -630,9 +633,9 @@ class GenericResourceStore implements GenericStore {
     const strip = (o: KubeObject) => {
       const meta: ObjectMeta = { ...(o.metadata ?? {}) };
       delete meta.resourceVersion;
-      return canonicalJson({ ...o, metadata: meta });
+      return { ...o, metadata: meta };
     };
-    return strip(a) === strip(b);
+    return sameJson(strip(a), strip(b));
   }
 
   private fieldManagerWrite(options: RequestOptions, now: Date): FieldManagerWrite {
@@ -690,12 +693,12 @@ class GenericResourceStore implements GenericStore {
   }
 
   /**
-   * What `decodeFresh(kv)` gives for the value a create just encoded from `object`, without parsing
-   * back the JSON made from it a moment ago: the object itself (create's own copy of its input)
-   * with its resourceVersion. A resource stored in another form, or storage that answers with a
-   * value of its own (a converting one), is decoded as any read is.
+   * What `decodeFresh(kv)` gives for the value a create or update just encoded from `object`,
+   * without parsing back the JSON made from it a moment ago: the object itself (the write's own
+   * copy of its input) with its resourceVersion. A resource stored in another form, or storage that
+   * answers with a value of its own (a converting one), is decoded as any read is.
    */
-  private created(object: KubeObject, value: string, kv: KeyValue): KubeObject {
+  private written(object: KubeObject, value: string, kv: KeyValue): KubeObject {
     if (this.definition.storedAs || kv.value !== value) return this.decodeFresh(kv);
     metadataOf(object).resourceVersion = String(kv.modRevision);
     this.definition.strategy?.decorate?.(object);

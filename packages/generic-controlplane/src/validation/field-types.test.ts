@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { configMapsResource, leasesResource, namespacesResource, secretsResource } from "../control-plane/builtin-resources.js";
-import { fieldTypeError } from "./field-types.js";
+import { carryFieldTypesCheck, fieldTypeError, passedFieldTypes, patchedFieldTypeError } from "./field-types.js";
 
 const check = (
   object: Record<string, unknown>,
@@ -108,5 +108,24 @@ describe("fieldTypeError", () => {
     const namespace: Record<string, unknown> = { status: { conditions: [null] } };
     expect(check(namespace, namespacesResource)).toBeUndefined();
     expect(namespace).toEqual({ status: { conditions: [{}] } });
+  });
+});
+
+describe("patchedFieldTypeError", () => {
+  it("gives the same message as fieldTypeError and remembers only a pass, so the registry checks a failed object again", () => {
+    const good = { metadata: { name: "a", labels: null }, data: { k: "v" } };
+    expect(patchedFieldTypeError(good, configMapsResource)).toBeUndefined();
+    // Normalised as fieldTypeError normalises: a null field is unset.
+    expect(good.metadata).toEqual({ name: "a" });
+    expect(passedFieldTypes(good, configMapsResource)).toBe(true);
+    expect(passedFieldTypes(good, secretsResource)).toBe(false);
+    const copy = structuredClone(good);
+    carryFieldTypesCheck(good, copy);
+    expect(passedFieldTypes(copy, configMapsResource)).toBe(true);
+
+    const bad = { metadata: { name: "a" }, immutable: [1] };
+    expect(patchedFieldTypeError(structuredClone(bad), configMapsResource)).toBe(check(structuredClone(bad)));
+    expect(patchedFieldTypeError(bad, configMapsResource)).toContain("cannot unmarshal array");
+    expect(passedFieldTypes(bad, configMapsResource)).toBe(false);
   });
 });

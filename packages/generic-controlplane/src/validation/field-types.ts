@@ -310,6 +310,17 @@ export function checkFieldTypes(object: Record<string, unknown>, definition: Typ
   if (numberLiteral === undefined) checked.set(object, definition);
 }
 
+/**
+ * Go's decode error for the first mistyped field of `object` (an object of `definition`), or
+ * undefined, remembered on a pass as `checkFieldTypes` remembers one: a PATCH checks the patched
+ * object itself (its error names the patch), and the registry need not walk it again.
+ */
+export function patchedFieldTypeError(object: Record<string, unknown>, definition: TypedDefinition): string | undefined {
+  const message = fieldTypeError(object, definition.schema, { kind: definition.kind });
+  if (message === undefined) checked.set(object, definition);
+  return message;
+}
+
 /** Whether `object` passed `checkFieldTypes` for `definition` (so a deep copy of it would pass too). */
 export function passedFieldTypes(object: object, definition: TypedDefinition): boolean {
   return checked.get(object) === definition;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base64ErrorOffset, canonicalBase64, canonicalTime } from "./wire-values.js";
+import { base64ErrorOffset, canonicalBase64, canonicalTime, goTimeError } from "./wire-values.js";
 
 const target = { kind: "Thing", version: "v1" };
 
@@ -37,5 +37,17 @@ describe("metav1.Time", () => {
 
   it.each(["2023-02-29T00:00:00Z", "2024-01-01 00:00:00Z", "2024-01-01T00:00:00"])("rejects %s", (input) => {
     expect(() => canonicalTime(input, target)).toThrow(/parsing time/);
+  });
+});
+
+describe("goTimeError", () => {
+  it("answers the same for a time it has seen, a Time's and a MicroTime's rules kept apart", () => {
+    const whole = "2024-01-02T03:04:05Z";
+    for (let i = 0; i < 2; i++) {
+      expect(goTimeError(whole, false)).toBeUndefined();
+      expect(goTimeError(whole, true)).toContain("cannot parse");
+      expect(goTimeError("2024-01-02T03:04:05.000000Z", true)).toBeUndefined();
+      expect(goTimeError("2024-13-02T03:04:05Z", false)).toContain("month out of range");
+    }
   });
 });

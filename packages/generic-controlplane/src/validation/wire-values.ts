@@ -152,15 +152,28 @@ function decodeFailure(target: DecodeTarget): (reason: string) => never {
 class TimeSyntax extends Error {}
 
 /**
+ * Times known to parse: every write type-checks each timestamp its object holds (creation, managed
+ * fields, conditions), and most of them are the same few recent seconds. Forgotten all at once
+ * when full.
+ */
+const parsedTimes = new Set<string>();
+const parsedMicroTimes = new Set<string>();
+const PARSED_TIMES_KEPT = 4096;
+
+/**
  * Go's `time.Parse` error for a `metav1.Time` (RFC 3339) or `metav1.MicroTime` string, or
  * undefined when it parses. The empty string counts as unset, as the strategies treat it.
  */
 export function goTimeError(value: string, micro: boolean): string | undefined {
   if (value === "") return undefined;
+  const parsed = micro ? parsedMicroTimes : parsedTimes;
+  if (parsed.has(value)) return undefined;
   try {
     parseGoTime(value, micro, (reason) => {
       throw new TimeSyntax(reason);
     });
+    if (parsed.size >= PARSED_TIMES_KEPT) parsed.clear();
+    parsed.add(value);
     return undefined;
   } catch (error) {
     if (error instanceof TimeSyntax) return error.message;

@@ -12,7 +12,7 @@ import { shapeObject, writeEncoded } from "./responsewriters/respond.js";
 import type { RequestScope } from "../request-scope.js";
 import { optionsInvalid, parseWriteOptions, type WriteOptions } from "./options/write-options.js";
 import { checkName, groupVersionOf, reconcileNamespace, requestOptions } from "./rest.js";
-import { checkFieldTypes, fieldTypeError } from "../../validation/field-types.js";
+import { checkFieldTypes, patchedFieldTypeError } from "../../validation/field-types.js";
 import { fieldInvalid, invalidError } from "../../validation/field-errors.js";
 import { cloneJson, goSprintValue } from "../../patch/json-value.js";
 import {
@@ -92,7 +92,7 @@ export async function handlePatch(
       if (patched === null || typeof patched !== "object" || Array.isArray(patched)) {
         throw badRequest("the patch produced something other than an object");
       }
-      const mistyped = fieldTypeError(patched, definition.schema, { kind: definition.kind });
+      const mistyped = patchedFieldTypeError(patched, definition);
       if (mistyped !== undefined)
         throw patchInvalid(patchType === "strategic-merge-patch" ? goSprintValue(patch) : JSON.stringify(patched), mistyped);
       keepIdentity(patched, current, definition);

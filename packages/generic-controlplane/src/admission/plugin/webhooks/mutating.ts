@@ -1,6 +1,6 @@
 import { internalError, webhookDenied } from "../../../api/errors/index.js";
 import type { KubeObject } from "../../../api/types.js";
-import { canonicalJson } from "../../../registry/rest/object-utils.js";
+import { sameJson } from "../../../registry/rest/object-utils.js";
 import { applyJsonPatch } from "../../../patch/json-patch.js";
 import { currentAdmissionRequestContext } from "../../request-context.js";
 import type { AdmissionAttributes } from "../../types.js";
@@ -54,7 +54,7 @@ async function callMutating(
       invocation.definition === attributes.definition
         ? patched
         : await context.equivalents.convert(patched, invocation.definition, attributes.definition);
-    changed = canonicalJson(back) !== canonicalJson(attributes.object);
+    changed = !sameJson(back, attributes.object);
     attributes.object = back;
   }
   currentAdmissionRequestContext()?.addAuditAnnotation(
