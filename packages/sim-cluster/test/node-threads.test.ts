@@ -8,6 +8,7 @@ import type { Node } from "../src/resources/nodes.js";
 import type { Pod } from "../src/resources/pods.js";
 import { NODES, PODS } from "../src/refs.js";
 import { eventually } from "./kubectl.js";
+import { httpFailure, httpGet } from "./traffic-client.js";
 
 // The simulated kubelets in worker threads (`nodeThreads`): every node operation of the cluster
 // reaches the thread that runs the node's kubelet, over the real HTTP API as with kubelets in the
@@ -109,6 +110,17 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
     await cluster.close();
     cluster = undefined;
     expect(threads.map((t) => t.running)).toEqual([false, false]);
+  });
+
+  it("serves traffic mode from the main thread while the kubelets run in a thread", async () => {
+    cluster = await startSimCluster({ nodes: 1, nodeThreads: 1, traffic: true });
+    const c = (client = new KubeClient({ server: cluster.url }));
+    const pod = await runPodOn(c, "web", "sim-node-1");
+    expect(pod.status?.podIP).toMatch(/^127\./);
+    const ip = pod.status!.podIP!;
+    expect(await eventually("the pod answering", () => httpGet(ip, 8080, "/hostname").then((r) => r.body))).toBe("web");
+    await cluster.stopNode("sim-node-1");
+    expect(await httpFailure(ip, 8080, "/hostname")).toBe("ECONNREFUSED");
   });
 
   it("refuses what cannot be sent to a thread, and a number of threads that is not one", async () => {
