@@ -83,6 +83,11 @@ class NodeWorker implements NodeThread {
     );
   }
 
+  /** Whether the thread has exited or failed: no call reaches it any more. */
+  get failed(): boolean {
+    return this.#exited !== undefined;
+  }
+
   get threadId(): number {
     return this.worker.threadId;
   }
@@ -159,9 +164,9 @@ export class NodeThreads implements KubeletHost {
     return this.#call(name, "setCapacity", [name, capacity]);
   }
 
-  /** Stops every worker's kubelets and watches, then the workers. */
+  /** Stops every worker's kubelets and watches, then the workers; a worker that failed before has nothing left to stop. */
   async close(): Promise<void> {
-    const results = await Promise.allSettled(this.#workers.map((w) => w.call("close", [])));
+    const results = await Promise.allSettled(this.#workers.filter((w) => !w.failed).map((w) => w.call("close", [])));
     await Promise.all(this.#workers.map(async (w) => (await w.worker.terminate(), await w.exit)));
     const failed = results.find((r) => r.status === "rejected");
     if (failed !== undefined) throw failed.reason;
