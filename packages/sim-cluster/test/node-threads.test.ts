@@ -57,6 +57,7 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
     expect(threads.map((t) => t.nodes.length)).toEqual([2, 2]);
     expect(threads.flatMap((t) => t.nodes).sort()).toEqual(["sim-node-1", "sim-node-2", "sim-node-3", "sim-node-4"]);
     expect(threads.every((t) => t.running && t.threadId > 0)).toBe(true);
+    const threadIds = threads.map((t) => t.threadId);
 
     for (const name of cluster.nodes) {
       const pod = await runPodOn(c, `p-${name}`, name);
@@ -110,6 +111,7 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
     await cluster.close();
     cluster = undefined;
     expect(threads.map((t) => t.running)).toEqual([false, false]);
+    expect(threads.map((t) => t.threadId)).toEqual(threadIds);
   });
 
   it("serves traffic mode from the main thread while the kubelets run in a thread", async () => {

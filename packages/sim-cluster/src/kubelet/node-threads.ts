@@ -57,6 +57,8 @@ function errorFrom(reply: Extract<NodeThreadReply, { ok: false }>["error"]): Err
 
 class NodeWorker implements NodeThread {
   readonly worker: Worker;
+  /** Kept: a Worker's own `threadId` reads -1 once it has exited. */
+  readonly threadId: number;
   readonly hosted = new Set<string>();
   readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   #nextId = 0;
@@ -66,6 +68,7 @@ class NodeWorker implements NodeThread {
 
   constructor(data: NodeThreadData, logger: Logger | undefined) {
     this.worker = new Worker(workerEntry(), { workerData: data, name: "sim-cluster-nodes" });
+    this.threadId = this.worker.threadId;
     this.worker.on("message", (reply: NodeThreadReply) => {
       if ("log" in reply) return logger?.(reply.log);
       const call = this.#pending.get(reply.id);
@@ -73,7 +76,11 @@ class NodeWorker implements NodeThread {
       if (reply.ok) call?.resolve();
       else call?.reject(errorFrom(reply.error));
     });
-    this.worker.on("error", (error) => this.#fail(error));
+    this.worker.on("error", (error) => {
+      // The thread is gone with its kubelets: their nodes go unreachable as machines that failed.
+      logger?.({ level: "error", msg: "node thread failed", threadId: this.threadId, nodes: this.nodes, error: String(error) });
+      this.#fail(error);
+    });
     this.exit = new Promise((resolve) =>
       this.worker.once("exit", (code) => {
         this.running = false;
@@ -86,10 +93,6 @@ class NodeWorker implements NodeThread {
   /** Whether the thread has exited or failed: no call reaches it any more. */
   get failed(): boolean {
     return this.#exited !== undefined;
-  }
-
-  get threadId(): number {
-    return this.worker.threadId;
   }
 
   get nodes(): readonly string[] {
