@@ -31,6 +31,14 @@ function inCidr24(ip: string, cidr: string): boolean {
   return cidr.endsWith("/24") && ip.split(".").slice(0, 3).join(".") === network!.split(".").slice(0, 3).join(".");
 }
 
+/** Waits for the node to report Ready: on a loaded machine a late Lease renewal can make it Unknown for a moment. */
+async function readyNode(c: KubeClient, name: string): Promise<Node> {
+  return eventually(`${name} Ready`, async () => {
+    const node = await c.get<Node>(NODES, undefined, name);
+    return ready(node) === "True" ? node : undefined;
+  });
+}
+
 async function runPodOn(c: KubeClient, name: string, node: string): Promise<Pod> {
   await c.create(PODS, "default", {
     metadata: { name },
@@ -61,8 +69,7 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
 
     for (const name of cluster.nodes) {
       const pod = await runPodOn(c, `p-${name}`, name);
-      const node = await c.get<Node>(NODES, undefined, name);
-      expect(ready(node)).toBe("True");
+      const node = await readyNode(c, name);
       expect(pod.spec?.nodeName).toBe(name);
       expect(inCidr24(pod.status?.podIP ?? "", node.spec?.podCIDR ?? "")).toBe(true);
     }
@@ -75,7 +82,7 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
       ready(await c.get<Node>(NODES, undefined, "sim-node-2")) === "Unknown" ? true : undefined,
     );
     await cluster.startNode("sim-node-2");
-    expect(ready(await c.get<Node>(NODES, undefined, "sim-node-2"))).toBe("True");
+    await readyNode(c, "sim-node-2");
     await eventually("sim-node-2 untainted", async () =>
       ((await c.get<Node>(NODES, undefined, "sim-node-2")).spec?.taints ?? []).length === 0 ? true : undefined,
     );
@@ -84,7 +91,9 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
     await cluster.rebootNode("sim-node-3");
     const rebooted = await c.get<Node>(NODES, undefined, "sim-node-3");
     expect(rebooted.status?.nodeInfo?.["bootID"]).not.toBe(bootID);
-    expect((await c.get<Pod>(PODS, "default", "p-sim-node-3")).status?.containerStatuses?.[0]?.restartCount).toBe(1);
+    await eventually("p-sim-node-3 restarted", async () =>
+      (await c.get<Pod>(PODS, "default", "p-sim-node-3")).status?.containerStatuses?.[0]?.restartCount === 1 ? true : undefined,
+    );
 
     await cluster.setNodeCapacity("sim-node-1", { cpu: "16" });
     expect((await c.get<Node>(NODES, undefined, "sim-node-1")).status?.capacity?.["cpu"]).toBe("16");
