@@ -15,7 +15,8 @@ import { GET_RATE, KWOK, LATE_MARGIN_MS, LEASE_RENEW_MS, scaleBench } from "./sc
  *   running each pod to Succeeded and the status it counts are what the ratio adds);
  * - the cluster at kwok's scale (bench/scale.mjs): `--nodes` nodes (1,000) and `--pods` bare pods
  *   (100,000) Running, held `--hold` seconds (60), printed against kwok's figures with goal lines.
- *   `--scale-only` skips the rows above, `--no-scale` the scale run.
+ *   `--scale-only` skips the rows above, `--no-scale` the scale run. `--node-threads` (1) runs the
+ *   simulated kubelets in that many worker threads (0: all in the main thread).
  */
 
 const { values: args } = parseArgs({
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     nodes: { type: "string", default: "1000" },
     pods: { type: "string", default: "100000" },
     hold: { type: "string", default: "60" },
+    "node-threads": { type: "string", default: "1" },
     "scale-only": { type: "boolean", default: false },
     "no-scale": { type: "boolean", default: false },
   },
@@ -190,8 +192,11 @@ if (!args["no-scale"]) {
   const nodes = Number(args.nodes);
   const pods = Number(args.pods);
   const holdSeconds = Number(args.hold);
-  console.log(`\nscale: ${nodes} nodes, ${pods} bare pods created 64 in flight, held ${holdSeconds} s (node ${process.version})`);
-  const r = await scaleBench({ nodes, pods, holdSeconds, line: (text) => console.log(text) });
+  const nodeThreads = Number(args["node-threads"]);
+  console.log(
+    `\nscale: ${nodes} nodes, ${pods} bare pods created 64 in flight, held ${holdSeconds} s, kubelets in ${nodeThreads === 0 ? "the main thread" : `${nodeThreads} node thread(s)`} (node ${process.version})`,
+  );
+  const r = await scaleBench({ nodes, pods, holdSeconds, nodeThreads, line: (text) => console.log(text) });
   const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
   console.log("| figure | us | kwok's published figure |\n|---|---|---|");
   const rows = [
@@ -218,11 +223,21 @@ if (!args["no-scale"]) {
       "-",
     ],
     [
-      "CPU per pod Running (this process: server, scheduler, kubelets, controllers, bench clients)",
+      "CPU per pod Running (this process, every thread: server, scheduler, kubelets, controllers, bench clients)",
       `${fmt(r.cpuMsPerPod, 2)} ms, ${fmt(r.cpuShare * 100, 0)}% of one core over the run: the rate's ceiling on one core is ${fmt(1000 / r.cpuMsPerPod, 0)}/s`,
       "-",
     ],
-    ["event loop delay while pods went Running (p99 / max)", `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`, "-"],
+    [
+      "CPU per pod Running of the main thread (all but the node threads' kubelets)",
+      `${fmt(r.mainCpuMsPerPod, 2)} ms, ${fmt(r.mainCpuShare * 100, 0)}% of one core over the run: its ceiling on one core is ${fmt(1000 / r.mainCpuMsPerPod, 0)}/s; other threads ${fmt(r.cpuMsPerPod - r.mainCpuMsPerPod, 2)} ms`,
+      "-",
+    ],
+    ...r.nodeThreadsBusyShare.map((share, i) => [`node thread ${i + 1}'s event loop busy`, `${fmt(share * 100, 0)}% of the run`, "-"]),
+    [
+      "event loop delay of the main thread while pods went Running (p99 / max)",
+      `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`,
+      "-",
+    ],
     ["heap per Running pod (control plane + nodes)", `${fmt(r.heapPerPodKb)} KiB`, "-"],
     ["heap per node", `${fmt(r.heapPerNodeKb)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`, "-"],
   ];

@@ -13,6 +13,9 @@ import { startSimCluster } from "../dist/index.js";
  * - GET p99 of one small object at a fixed rate while the pods go Running, against the same GETs on
  *   the same server before any node or pod existed;
  * - the heap held per Running pod (control plane and simulated nodes share this process);
+ * - the main thread's own CPU time per pod (`process.threadCpuUsage`; the process's counts every
+ *   thread) and, with `nodeThreads` (the kubelets in worker threads), how busy each node thread's
+ *   event loop was;
  * - the cluster then held at its size for `hold` seconds, every Lease still counted.
  */
 
@@ -159,7 +162,25 @@ function steadyRates(times, t0) {
   return { min: Math.min(...counts), max: Math.max(...counts) };
 }
 
-export async function scaleBench({ nodes, pods, holdSeconds, line }) {
+/**
+ * From now on: the main thread's CPU time (ms) and each node thread's event loop busy time (ms).
+ * Event loop busy time counts the time a thread waits for a core while it runs, so on a loaded
+ * machine it exceeds its CPU time; `process.threadCpuUsage` (Node 23.9+) counts the CPU alone.
+ */
+function threadUsage(threads) {
+  const cpu = () => {
+    const usage = process.threadCpuUsage?.() ?? process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  const mainCpu = cpu();
+  const workers = threads.map((t) => t.eventLoopUtilization());
+  return () => ({
+    mainCpuMs: cpu() - mainCpu,
+    nodeThreadsBusyMs: threads.map((t, i) => t.eventLoopUtilization(workers[i]).active),
+  });
+}
+
+export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, line }) {
   const heapBefore = heapMb();
   const podsPerNode = Math.ceil(pods / nodes);
   const cluster = await startSimCluster({
@@ -167,10 +188,11 @@ export async function scaleBench({ nodes, pods, holdSeconds, line }) {
     // Room for the pods whatever the ratio: upstream's 110 per node, or more for a denser bench.
     nodeCapacity: { pods: String(Math.max(110, Math.ceil(podsPerNode * 1.25))), cpu: "64", memory: "256Gi" },
     leaseRenewIntervalMs: LEASE_RENEW_MS,
+    nodeThreads,
   });
   const client = new KubeClient({ server: cluster.url, userAgent: "bench" });
   const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get" });
-  const results = { nodes, pods, holdSeconds };
+  const results = { nodes, pods, holdSeconds, nodeThreads };
   try {
     // The idle server: no nodes, no pods, nothing but its own controllers.
     await sleep(500);
@@ -190,6 +212,7 @@ export async function scaleBench({ nodes, pods, holdSeconds, line }) {
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const cpuBefore = process.cpuUsage();
+    const usage = threadUsage(cluster.nodeThreads);
     t0 = nowMs();
     let created = 0;
     let createErrors = 0;
@@ -220,9 +243,14 @@ export async function scaleBench({ nodes, pods, holdSeconds, line }) {
     clearInterval(progress);
     results.runningMs = nowMs() - t0;
     const cpu = process.cpuUsage(cpuBefore);
+    const { mainCpuMs, nodeThreadsBusyMs } = usage();
     // The process's CPU time (server, scheduler, kubelets, controllers and this bench's clients) per pod.
     results.cpuMsPerPod = (cpu.user + cpu.system) / 1000 / Math.max(1, running.count());
     results.cpuShare = (cpu.user + cpu.system) / 1000 / results.runningMs;
+    // The main thread runs the server, scheduler, controllers and bench clients (and the kubelets without node threads).
+    results.mainCpuMsPerPod = mainCpuMs / Math.max(1, running.count());
+    results.mainCpuShare = mainCpuMs / results.runningMs;
+    results.nodeThreadsBusyShare = nodeThreadsBusyMs.map((ms) => ms / results.runningMs);
     loopDelay.disable();
     results.loopDelayP99 = loopDelay.percentile(99) / 1e6;
     results.loopDelayMax = loopDelay.max / 1e6;

@@ -1,5 +1,5 @@
 import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
-import { ControllerManager, Informer, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
@@ -31,13 +31,14 @@ import { pvProtectionController } from "./controllers/pv-protection.js";
 import { ttlAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { subresourceStage, type SubresourceStores } from "./handlers/stage.js";
 import { ReportedVersion, versionStage } from "./handlers/version.js";
-import { SimulatedKubelet, type SimNodeSpec } from "./kubelet/kubelet.js";
-import { SharedNodePods } from "./kubelet/node-pods.js";
+import type { SimNodeSpec } from "./kubelet/kubelet.js";
+import { isUnpullableImage } from "./kubelet/images.js";
+import { LocalKubelets, type HostedKubeletOptions, type KubeletHost } from "./kubelet/kubelet-host.js";
+import { NodeThreads, type NodeThread } from "./kubelet/node-threads.js";
 import { ComponentIdentities } from "./component-identities.js";
 import { simResources } from "./resources/index.js";
 import { podResizeResource } from "./resources/pod-resize.js";
 import { podsResource } from "./resources/pods.js";
-import { NODES } from "./refs.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
@@ -114,6 +115,14 @@ export interface SimClusterOptions {
    * kube-proxy stand-in forwards ClusterIP and NodePort traffic (TCP and UDP) to endpoints.
    */
   traffic?: boolean;
+  /**
+   * How many worker threads run the simulated kubelets, the nodes spread over them, as kwok runs
+   * its node simulation beside kube-apiserver: each thread has its own pod and node watches and
+   * its kubelets their own clients against `url`, so the nodes' heartbeats and pod status writes
+   * take another core. Default 0: every kubelet in this thread. `imagePullFails` (a function) cannot
+   * be sent to a thread: only the default rule goes with threads.
+   */
+  nodeThreads?: number;
 }
 
 export interface SimCluster {
@@ -158,6 +167,8 @@ export interface SimCluster {
    * Resolves once the node reports Ready at the new version. Draining it first is the caller's part.
    */
   upgradeNode(name: string, kubeletVersion: string): Promise<void>;
+  /** The worker threads running the kubelets (`nodeThreads`); none by default. */
+  readonly nodeThreads: readonly NodeThread[];
   close(): Promise<void>;
 }
 
@@ -189,6 +200,11 @@ function hostAddress(cidr: string, index: number): string {
  * controllers; and one simulated kubelet per node. Resolves once every node is Ready.
  */
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const nodeThreads = options.nodeThreads ?? 0;
+  if (!Number.isSafeInteger(nodeThreads) || nodeThreads < 0)
+    throw new Error(`invalid nodeThreads ${JSON.stringify(nodeThreads)}: want a whole number of threads, 0 for none`);
+  if (nodeThreads > 0 && options.imagePullFails !== undefined && options.imagePullFails !== isUnpullableImage)
+    throw new Error("imagePullFails cannot be used with nodeThreads: a function cannot be sent to the node threads");
   const traffic = options.traffic === true;
   const loopback = traffic ? randomTrafficRanges() : undefined;
   const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
@@ -244,7 +260,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   // client-go's typed clients (kubectl 1.32's `create deployment`, `create job`, ...) send protobuf.
   registerWorkloadProtobuf(plane.server);
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
-  const kubelets = new Map<string, { kubelet: SimulatedKubelet; index: number; running: boolean; version: string }>();
+  const kubelets = new Map<string, { spec: SimNodeSpec; index: number; running: boolean; version: string }>();
   let manager: ControllerManager | undefined;
   let trafficPlane: TrafficPlane | undefined;
   try {
@@ -370,39 +386,26 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   }
 
   const capacity = { ...DEFAULT_NODE_CAPACITY, ...(options.nodeCapacity ?? {}) };
-  const kubeletOptions = {
+  const kubeletOptions: HostedKubeletOptions = {
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? 10_000,
     statusReportIntervalMs: options.statusReportIntervalMs ?? 300_000,
     ...(options.podShutdownMs !== undefined ? { podShutdownMs: options.podShutdownMs } : {}),
-    ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
-    ...(options.logger !== undefined ? { logger: options.logger } : {}),
   };
-  // One pod watch split by node for every kubelet, not one watch per node (see SharedNodePods).
-  // The kubelets read their Nodes between reports from one node watch rather than a GET each per renewal.
-  const kubeletNodes = new Informer(
-    new KubeClient({
-      server: plane.url,
-      userAgent: "sim-cluster-kubelets",
-      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
-    }),
-    { ...NODES, kind: "Node" },
-  );
-  kubeletNodes.start();
-  const nodePods = new SharedNodePods(
-    new KubeClient({
-      server: plane.url,
-      userAgent: "sim-cluster-kubelets",
-      token: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]),
-    }),
-  );
-  nodePods.start();
-  const newKubelet = (spec: SimNodeSpec, version: string) =>
-    new SimulatedKubelet(
-      new KubeClient({ server: plane.url, userAgent: `kubelet/${version} (${spec.name})`, token: identities.kubelet(spec.name) }),
-      spec,
-      { ...kubeletOptions, kubeletVersion: version, cachedNode: (name) => kubeletNodes.cache.get(name) },
-      nodePods.forNode(spec.name),
-    );
+  const hostOptions = { server: plane.url, sharedToken: identities.tokenFor("system:node:sim-cluster", ["system:nodes"]) };
+  const threads =
+    nodeThreads > 0
+      ? new NodeThreads(nodeThreads, { ...hostOptions, kubelet: kubeletOptions, log: options.logger !== undefined }, options.logger)
+      : undefined;
+  const host: KubeletHost =
+    threads ??
+    new LocalKubelets({
+      ...hostOptions,
+      kubelet: {
+        ...kubeletOptions,
+        ...(options.imagePullFails !== undefined ? { imagePullFails: options.imagePullFails } : {}),
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      },
+    });
   const entryOf = (name: string) => {
     const entry = kubelets.get(name);
     if (entry === undefined) throw new Error(`no node ${name} in this cluster`);
@@ -430,14 +433,18 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       providerID: `sim://${options.name ?? "sim-cluster"}/${name}`,
       ...(node.taints !== undefined ? { taints: node.taints.map((t) => ({ ...t })) } : {}),
     };
-    const kubelet = newKubelet(spec, KUBELET_VERSION);
-    kubelets.set(name, { kubelet, index, running: true, version: KUBELET_VERSION });
+    kubelets.set(name, { spec, index, running: true, version: KUBELET_VERSION });
     try {
-      await kubelet.start();
+      await host.add(spec, KUBELET_VERSION, identities.kubelet(name));
+    } catch (error) {
+      kubelets.delete(name);
+      throw error;
+    }
+    try {
       await trafficPlane?.addNode(name, { address: spec.address, podCIDR: spec.podCIDR });
     } catch (error) {
       kubelets.delete(name);
-      await kubelet.stop();
+      await host.remove(name);
       throw error;
     }
     return name;
@@ -448,9 +455,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       await trafficPlane?.close();
-      await Promise.all([...kubelets.values()].filter((k) => k.running).map(({ kubelet }) => kubelet.stop()));
-      await nodePods.stop();
-      await kubeletNodes.stop();
+      await host.close();
       await manager?.stop();
       client.close();
       await plane.close();
@@ -472,9 +477,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     },
     addNode,
     async removeNode(name) {
-      const entry = entryOf(name);
+      entryOf(name);
       kubelets.delete(name);
-      if (entry.running) await entry.kubelet.stop();
+      await host.remove(name);
       const pods = plane.store("", "pods")!;
       await plane.store("", "nodes")!.delete(undefined, name);
       const bound = await pods.list(undefined, { fieldSelector: `spec.nodeName=${name}` });
@@ -490,33 +495,31 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       const entry = entryOf(name);
       if (!entry.running) throw new Error(`node ${name} is stopped already`);
       entry.running = false;
-      await entry.kubelet.stop();
+      await host.stop(name);
       // A machine that is off answers nothing: its NodePorts and its pods' servers close.
       await trafficPlane?.removeNode(name);
     },
     async startNode(name) {
       const entry = entryOf(name);
       if (entry.running) throw new Error(`node ${name} is running already`);
-      entry.kubelet = newKubelet(entry.kubelet.spec, entry.version);
       entry.running = true;
       try {
-        await trafficPlane?.addNode(name, { address: entry.kubelet.spec.address, podCIDR: entry.kubelet.spec.podCIDR });
-        await entry.kubelet.start();
+        await trafficPlane?.addNode(name, { address: entry.spec.address, podCIDR: entry.spec.podCIDR });
+        await host.start(name, entry.version, identities.kubelet(name));
       } catch (error) {
         entry.running = false;
-        await entry.kubelet.stop();
         throw error;
       }
     },
     async setNodeCapacity(name, nodeCapacity) {
       const entry = entryOf(name);
       if (!entry.running) throw new Error(`node ${name} is stopped; start it first`);
-      await entry.kubelet.setCapacity(nodeCapacity);
+      await host.setCapacity(name, nodeCapacity);
     },
     async rebootNode(name) {
       const entry = entryOf(name);
       if (!entry.running) throw new Error(`node ${name} is stopped; start it instead`);
-      await entry.kubelet.reboot();
+      await host.reboot(name);
     },
     setVersion: (gitVersion) => reportedVersion.set(gitVersion),
     async upgradeNode(name, kubeletVersion) {
@@ -525,15 +528,15 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       if (!/^v\d+\.\d+\.\d+/.test(kubeletVersion))
         throw new Error(`invalid kubelet version ${JSON.stringify(kubeletVersion)}: want one such as v1.33.1`);
       entry.running = false;
-      await entry.kubelet.stop();
+      await host.stop(name);
       await trafficPlane?.removeNode(name);
       entry.version = kubeletVersion;
-      entry.kubelet = newKubelet(entry.kubelet.spec, kubeletVersion);
       entry.running = true;
-      await trafficPlane?.addNode(name, { address: entry.kubelet.spec.address, podCIDR: entry.kubelet.spec.podCIDR });
-      await entry.kubelet.start();
-      await entry.kubelet.reboot();
+      await trafficPlane?.addNode(name, { address: entry.spec.address, podCIDR: entry.spec.podCIDR });
+      await host.start(name, kubeletVersion, identities.kubelet(name));
+      await host.reboot(name);
     },
+    nodeThreads: threads?.threads ?? [],
     close,
   };
 }

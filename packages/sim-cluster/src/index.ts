@@ -22,6 +22,7 @@ export { daemonSetController } from "./controllers/daemonset.js";
 export { NODE_CAPACITY_ANNOTATION, SimulatedKubelet, type SimNodeSpec, type KubeletOptions } from "./kubelet/kubelet.js";
 export { isUnpullableImage, type ImagePullRule } from "./kubelet/images.js";
 export type { NodePodSource } from "./kubelet/node-pods.js";
+export type { NodeThread } from "./kubelet/node-threads.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
 export { disruptionController } from "./controllers/disruption.js";

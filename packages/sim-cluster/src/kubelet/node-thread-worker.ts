@@ -1,0 +1,60 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { LocalKubelets } from "./kubelet-host.js";
+import type { SimNodeSpec } from "./kubelet.js";
+import type { NodeThreadCall, NodeThreadData, NodeThreadReply } from "./node-threads.js";
+
+// A worker thread of NodeThreads: its kubelets answer the cluster's calls for the nodes it hosts.
+const port = parentPort!;
+const data = workerData as NodeThreadData;
+const post = (reply: NodeThreadReply) => port.postMessage(reply);
+
+const kubelets = new LocalKubelets({
+  ...data,
+  kubelet: {
+    ...data.kubelet,
+    ...(data.log
+      ? {
+          logger: (record) => {
+            try {
+              post({ log: record });
+            } catch {
+              // A record that cannot be cloned still says what happened.
+              post({ log: { msg: record.msg, ...(record.level !== undefined ? { level: record.level } : {}) } });
+            }
+          },
+        }
+      : {}),
+  },
+});
+
+function run({ method, args }: NodeThreadCall): Promise<void> {
+  switch (method) {
+    case "add":
+      return kubelets.add(args[0] as SimNodeSpec, args[1] as string, args[2] as string);
+    case "start":
+      return kubelets.start(args[0] as string, args[1] as string, args[2] as string);
+    case "stop":
+      return kubelets.stop(args[0] as string);
+    case "remove":
+      return kubelets.remove(args[0] as string);
+    case "reboot":
+      return kubelets.reboot(args[0] as string);
+    case "setCapacity":
+      return kubelets.setCapacity(args[0] as string, args[1] as Record<string, string>);
+    case "close":
+      return kubelets.close();
+  }
+}
+
+port.on("message", (call: NodeThreadCall) => {
+  // A synchronous throw (an unknown node) answers as a rejection does.
+  Promise.resolve()
+    .then(() => run(call))
+    .then(
+      () => post({ id: call.id, ok: true }),
+      (error: unknown) => {
+        const { name, message, stack, code }: Error & { code?: unknown } = error instanceof Error ? error : new Error(String(error));
+        post({ id: call.id, ok: false, error: { name, message, stack, ...(code !== undefined ? { code } : {}) } });
+      },
+    );
+});
