@@ -18,4 +18,42 @@ describe("createMemoryStorage", () => {
       await storage.close();
     }
   });
+
+  it("lists every key in order, one page after another, whatever order keys were created, deleted and compacted in", async () => {
+    const storage = createMemoryStorage({ compactInterval: 0 });
+    try {
+      const live = new Set<string>();
+      let seed = 7;
+      const random = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      for (let round = 0; round < 40; round++) {
+        for (let i = 0; i < 50; i++) {
+          const key = `/r/${["a", "b", "c"][random(3)]}/${random(400)}`;
+          if (live.has(key)) {
+            await storage.delete(key);
+            live.delete(key);
+          } else if (!(await storage.get(key))) {
+            await storage.create(key, "v");
+            live.add(key);
+          }
+        }
+        if (round % 7 === 3) await storage.compact(await storage.currentRevision());
+        const expected = [...live].filter((key) => key.startsWith("/r/b/")).sort();
+        const listed: string[] = [];
+        let startAfter: string | undefined;
+        for (;;) {
+          const page = await storage.list("/r/b", { limit: 17, ...(startAfter === undefined ? {} : { startAfter }) });
+          listed.push(...page.items.map((kv) => kv.key));
+          if (page.remaining === 0) break;
+          startAfter = page.items[page.items.length - 1]!.key;
+        }
+        expect(listed).toEqual(expected);
+        expect(await storage.count("/r/b")).toBe(expected.length);
+      }
+    } finally {
+      await storage.close();
+    }
+  });
 });
