@@ -10,7 +10,8 @@ import {
   tooOldResourceVersion,
 } from "../api/errors/index.js";
 import { directoryPrefix } from "./prefix.js";
-import { firstAbove, firstAtOrAbove, partitionPoint } from "./sorted.js";
+import { partitionPoint } from "./sorted.js";
+import { SortedKeys } from "./sorted-keys.js";
 import { LiveCounts } from "./live-counts.js";
 import { RemainingCache } from "./remaining-cache.js";
 import { WatchHub, type ReplayPage } from "./watch-hub.js";
@@ -37,15 +38,8 @@ class MemoryStorage implements Storage {
   private closed = false;
   /** Every key with retained history, oldest version first. */
   private readonly versions = new Map<string, Version[]>();
-  /**
-   * The keys of `versions` in ascending order, for range scans, but for `newKeys`. New keys wait
-   * there until the next read in key order merges them in: inserting each into the middle of an
-   * array of every key moves half of it, which at tens of thousands of keys (a large heap under
-   * incremental marking) cost a create hundreds of microseconds.
-   */
-  private orderedKeys: string[] = [];
-  /** Keys created since the last merge into `orderedKeys`, in creation order. */
-  private newKeys: string[] = [];
+  /** The keys of `versions` in ascending order, for range scans. */
+  private readonly orderedKeys = new SortedKeys();
   /** Retained events (revision > compacted), in revision order. */
   private log: StorageEvent[] = [];
   private readonly hub = new WatchHub();
@@ -62,11 +56,10 @@ class MemoryStorage implements Storage {
       const limit = options.limit ?? 0;
       if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit ${limit}`);
       const directory = directoryPrefix(prefix);
-      const keys = this.sortedKeys;
-      const start =
+      const keys =
         options.startAfter !== undefined && options.startAfter >= directory
-          ? firstAbove(keys, options.startAfter)
-          : firstAtOrAbove(keys, directory);
+          ? this.orderedKeys.from(options.startAfter, true)
+          : this.orderedKeys.from(directory);
       const counting = options.countRemaining !== false;
       // Keys from the start of the page on: a first page at the current revision takes the
       // directory's live count, a continuation what the previous page recorded.
@@ -79,8 +72,7 @@ class MemoryStorage implements Storage {
             : this.remainingAfter.after(directory, revision, options.startAfter ?? "");
       const items: KeyValue[] = [];
       let remaining = 0;
-      for (let i = start; i < keys.length; i++) {
-        const key = keys[i]!;
+      for (const key of keys) {
         if (!key.startsWith(directory)) break;
         const kv = versionAt(this.versions.get(key), revision);
         if (kv === undefined) continue;
@@ -173,7 +165,6 @@ class MemoryStorage implements Storage {
     if (this.closed) return Promise.reject(storageClosed());
     const target = Math.min(revision, this.revision);
     if (target <= this.compacted) return Promise.resolve();
-    let removedKeys = false;
     for (const [key, history] of this.versions) {
       // Keep the newest version at or below the target (the state a read at `target` sees) unless it is a tombstone.
       let keep = history.length - 1;
@@ -184,10 +175,9 @@ class MemoryStorage implements Storage {
       history.splice(0, dropThrough);
       if (history.length === 0) {
         this.versions.delete(key);
-        removedKeys = true;
+        this.orderedKeys.delete(key);
       }
     }
-    if (removedKeys) this.orderedKeys = this.sortedKeys.filter((key) => this.versions.has(key));
     this.log = this.log.slice(firstLogIndexAbove(this.log, target));
     this.compacted = target;
     return Promise.resolve();
@@ -204,8 +194,7 @@ class MemoryStorage implements Storage {
     this.hub.closeAll(storageClosed());
     this.liveCounts.clear();
     this.versions.clear();
-    this.orderedKeys = [];
-    this.newKeys = [];
+    this.orderedKeys.clear();
     this.log = [];
     return Promise.resolve();
   }
@@ -213,7 +202,7 @@ class MemoryStorage implements Storage {
   private append(key: string, history: Version[] | undefined, version: Version, event: StorageEvent): void {
     if (history === undefined) {
       this.versions.set(key, [version]);
-      this.newKeys.push(key);
+      this.orderedKeys.add(key);
     } else {
       history.push(version);
     }
@@ -222,33 +211,10 @@ class MemoryStorage implements Storage {
     this.hub.publish([event]);
   }
 
-  /** Every key of `versions` in ascending order, the new ones merged in first. */
-  private get sortedKeys(): string[] {
-    if (this.newKeys.length === 0) return this.orderedKeys;
-    const added = this.newKeys.sort();
-    this.newKeys = [];
-    const old = this.orderedKeys;
-    if (old.length === 0 || added[0]! > old[old.length - 1]!) {
-      this.orderedKeys = old.length === 0 ? added : old.concat(added);
-      return this.orderedKeys;
-    }
-    const merged: string[] = new Array<string>(old.length + added.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < old.length && j < added.length) merged[k++] = old[i]! <= added[j]! ? old[i++]! : added[j++]!;
-    while (i < old.length) merged[k++] = old[i++]!;
-    while (j < added.length) merged[k++] = added[j++]!;
-    this.orderedKeys = merged;
-    return merged;
-  }
-
   private liveCount(directory: string): number {
     return this.liveCounts.get(directory, () => {
       let count = 0;
-      const keys = this.sortedKeys;
-      for (let i = firstAtOrAbove(keys, directory); i < keys.length; i++) {
-        const key = keys[i]!;
+      for (const key of this.orderedKeys.from(directory)) {
         if (!key.startsWith(directory)) break;
         if (this.versions.get(key)?.at(-1)?.kv !== undefined) count++;
       }
