@@ -71,9 +71,49 @@ export interface EventRecorderOptions {
 
 const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 
-/** Writes core/v1 Events about objects (client-go's `EventRecorder`), best effort. */
+/** Events a recorder holds unwritten at most (client-go's `maxQueuedEvents`); it drops any more. */
+export const MAX_QUEUED_EVENTS = 1000;
+
+/** A new core/v1 Event, stamped now (when it happened, not when it is written). */
+function newEvent(component: string, involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string) {
+  // Events about cluster-scoped objects go to "default", as client-go's recorder does.
+  const namespace = involved.namespace || "default";
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${involved.name ?? "unknown"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`, namespace },
+    involvedObject: { ...involved },
+    reason,
+    message,
+    type,
+    source: { component },
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+    reportingComponent: component,
+    reportingInstance: "",
+  };
+}
+
+type NewEvent = ReturnType<typeof newEvent>;
+
+interface QueuedEvent {
+  event: NewEvent;
+  resolve: () => void;
+}
+
+/**
+ * Writes core/v1 Events about objects (client-go's `EventRecorder`), best effort. As client-go's
+ * broadcaster hands events to its sink, one write is in flight at a time and at most
+ * `MAX_QUEUED_EVENTS` wait behind it; events beyond that are dropped with a warning. An API server
+ * slowed down by load then meets one event stream per recorder, not a request (and a connection)
+ * per event.
+ */
 export class EventRecorder {
   readonly #correlator: EventCorrelator | undefined;
+  readonly #queue: QueuedEvent[] = [];
+  #writing = false;
 
   constructor(
     private readonly client: KubeClient,
@@ -85,25 +125,34 @@ export class EventRecorder {
       this.#correlator = new EventCorrelator(options.correlate === true ? {} : options.correlate);
   }
 
-  async event(involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
-    // Events about cluster-scoped objects go to "default", as client-go's recorder does.
-    const namespace = involved.namespace || "default";
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-    const event = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: `${involved.name ?? "unknown"}.${Date.now().toString(16)}${randomBytes(2).toString("hex")}`, namespace },
-      involvedObject: { ...involved },
-      reason,
-      message,
-      type,
-      source: { component: this.component },
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-      reportingComponent: this.component,
-      reportingInstance: "",
-    };
+  /** Queues an Event; the promise settles once it is written, refused or dropped (never rejects). */
+  event(involved: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): Promise<void> {
+    const event = newEvent(this.component, involved, type, reason, message);
+    if (this.#queue.length >= MAX_QUEUED_EVENTS) {
+      this.logger?.({ level: "warn", msg: "event queue full, event dropped", reason, queued: MAX_QUEUED_EVENTS });
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.#queue.push({ event, resolve });
+      if (!this.#writing) void this.#writeQueued();
+    });
+  }
+
+  async #writeQueued(): Promise<void> {
+    this.#writing = true;
+    try {
+      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+        await this.#write(next.event);
+        next.resolve();
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  async #write(event: NewEvent): Promise<void> {
+    const namespace = event.metadata.namespace;
+    const { reason } = event;
     try {
       if (this.#correlator === undefined) {
         await this.client.create(EVENTS, namespace, event);
