@@ -56,6 +56,11 @@ export interface KubeletOptions {
   cachedNode?: (name: string) => KubeObject | undefined;
   /** How often Deferred resizes are retried besides whenever room frees (the kubelet's 3 min). */
   resizeRetryIntervalMs?: number;
+  /**
+   * How often pods whose last sync failed, and bound pods never started, are synced again (the
+   * status manager's 10 s).
+   */
+  podResyncIntervalMs?: number;
   logger?: (record: { msg: string; level?: "info" | "warn" | "error" } & Record<string, unknown>) => void;
 }
 
@@ -70,6 +75,7 @@ export const NODE_LEASE_NAMESPACE = "kube-node-lease";
 export const NODE_CAPACITY_ANNOTATION = "sim.kubekit.dev/capacity";
 const MERGE_PATCH = "application/merge-patch+json";
 const DEFAULT_RESIZE_RETRY_MS = 180_000;
+const DEFAULT_POD_RESYNC_MS = 10_000;
 
 /**
  * A kubelet without containers: registers its Node (capacity, allocatable, addresses,
@@ -185,6 +191,7 @@ export class SimulatedKubelet {
     this.#every(this.#options.leaseRenewIntervalMs, () => this.#track(this.#renewLease().then(() => this.#restoreNodeStatus())));
     this.#every(this.#options.statusReportIntervalMs, () => this.#track(this.#postNodeStatus(true)));
     this.#every(this.#options.resizeRetryIntervalMs ?? DEFAULT_RESIZE_RETRY_MS, () => this.#workers.retryDeferred());
+    this.#every(this.#options.podResyncIntervalMs ?? DEFAULT_POD_RESYNC_MS, () => this.#workers.resync());
   }
 
   /**

@@ -58,6 +58,8 @@ export class PodWorkers {
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   /** Pods with a failed pull reported as ErrImagePull, by uid: the timer that reports the back-off. */
   readonly #pullBackOffs = new Map<string, NodeJS.Timeout>();
+  /** Pods whose last piece of work failed (a status write refused or lost), by uid: the next resync runs them again. */
+  readonly #failed = new Set<string>();
   /** Containers' exits and restarts; each is reported as the pod's status. */
   readonly #runs = new ContainerRuns((uid) => void this.#run(uid, () => this.#syncLatest(uid)));
 
@@ -106,13 +108,36 @@ export class PodWorkers {
   /** Runs `work` for the pod `uid` after the work queued for it before. */
   #run(uid: string, work: () => Promise<void>): Promise<void> {
     const next = (this.#queues.get(uid) ?? Promise.resolve()).then(() => (this.#node.stopped() ? undefined : work()));
-    const settled = next.catch(() => undefined);
+    const settled = next.then(
+      () => void this.#failed.delete(uid),
+      () => void this.#failed.add(uid),
+    );
     this.#queues.set(uid, settled);
     void settled.then(() => {
       if (this.#queues.get(uid) === settled) this.#queues.delete(uid);
     });
     this.#node.track(next);
     return settled;
+  }
+
+  /**
+   * The kubelet's periodic pass over its pods (the status manager's syncBatch and the pod workers'
+   * resync): a pod whose last work failed is synced again, and so is a bound pod the kubelet never
+   * started (an event it did not get). Without it, one failed status write leaves a pod Pending
+   * until something else changes it.
+   */
+  resync(): void {
+    if (this.#node.stopped()) return;
+    const present = new Set<string>();
+    for (const pod of this.#node.pods.cache.list() as Pod[]) {
+      const uid = pod.metadata?.uid ?? "";
+      present.add(uid);
+      if (this.#queues.has(uid)) continue;
+      const phase = pod.status?.phase;
+      const neverStarted = !this.#records.has(uid) && phase !== "Succeeded" && phase !== "Failed" && !pod.metadata?.deletionTimestamp;
+      if (neverStarted || this.#failed.has(uid)) this.#enqueue(pod);
+    }
+    for (const uid of this.#failed) if (!present.has(uid)) this.#failed.delete(uid);
   }
 
   #enqueue(pod: Pod): void {
@@ -427,6 +452,7 @@ export class PodWorkers {
   /** The pod is gone: its IP and its room are free again, and pending resizes may now fit. */
   #forget(pod: Pod): void {
     const uid = pod.metadata?.uid ?? "";
+    this.#failed.delete(uid);
     const record = this.#records.get(uid);
     const shutdown = this.#shutdowns.get(uid);
     if (shutdown !== undefined) clearTimeout(shutdown.timer);
