@@ -454,6 +454,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         options.quotaEvaluators === undefined ? chosen : { quotaEvaluators: options.quotaEvaluators, ...chosen },
         {
           url,
+          server,
           loopback,
           // The CA clients are told to trust is the one pods are given too.
           rootCA: options.kubeconfigCredentials?.certificateAuthority,
