@@ -36,11 +36,12 @@ function send(server: RequestHandler, request: TransportRequest): Promise<Transp
       else reject(error);
       hangUp();
     };
-    // What the server sees when a client goes away: the request and its response close.
+    // What the server sees when a client goes away before its answer ended: the request and its response close.
     const hangUp = (): void => {
       signal?.removeEventListener("abort", onAbort);
-      served?.req.destroy();
-      served?.res.destroy();
+      if (served === undefined || served.res.writableEnded) return;
+      served.req.destroy();
+      served.res.destroy();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     inject(
