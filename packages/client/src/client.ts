@@ -1,11 +1,13 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
 import type { DeleteOptions, KubeList, KubeObject, Status, WatchEvent } from "./types.js";
 import { ExecCredentialProvider, type ExecCredential } from "./exec-credential.js";
 import type { ClientConfig } from "./kubeconfig.js";
 import { parseExactJson } from "./exact-json.js";
 import { proxyAgent } from "./proxy-agent.js";
+import type { Transport, TransportResponse } from "./transport.js";
 
 /** One served resource type, as discovery names it. */
 export interface ResourceRef {
@@ -56,6 +58,16 @@ export interface WatchHandle {
   readonly done: Promise<void>;
 }
 
+/** How a `KubeClient` reaches its server, beyond what its `ClientConfig` says. */
+export interface KubeClientOptions {
+  /**
+   * Sends every request through this instead of connecting to `config.server` with `node:http(s)`
+   * (whose path prefix and host still shape each request). Requests, watches, credentials (exec
+   * plugins too) and errors behave as over HTTP.
+   */
+  transport?: Transport;
+}
+
 /** Accept headers asking for metadata only (what kube-apiserver serves metadata informers). */
 export const ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 export const ACCEPT_METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
@@ -90,8 +102,9 @@ export class KubeClient {
   readonly #exec: ExecCredentialProvider | undefined;
   /** Agents for client certificates a credential plugin returned, by certificate. */
   readonly #certificateAgents = new Map<string, HttpAgent>();
+  readonly #transport: Transport | undefined;
 
-  constructor(config: ClientConfig | string) {
+  constructor(config: ClientConfig | string, options: KubeClientOptions = {}) {
     this.config = typeof config === "string" ? { server: config.replace(/\/+$/, "") } : config;
     this.#base = new URL(this.config.server);
     const { protocol, hostname, port, auth } = urlToHttpOptions(this.#base);
@@ -100,6 +113,7 @@ export class KubeClient {
     this.#request = this.#base.protocol === "https:" ? httpsRequest : httpRequest;
     this.#agent = this.#newAgent(this.config.cert, this.config.key);
     this.#exec = this.config.exec === undefined ? undefined : new ExecCredentialProvider(this.config.exec);
+    this.#transport = options.transport;
   }
 
   #newAgent(cert: string | undefined, key: string | undefined): HttpAgent {
@@ -194,8 +208,8 @@ export class KubeClient {
   /** Any JSON request; non-2xx answers reject with `ApiError`. */
   async request(method: string, path: string, init: RequestInit = {}): Promise<unknown> {
     const res = await this.#send(method, path, init);
-    const text = await readAll(res);
-    const code = res.statusCode ?? 0;
+    const text = await readAll(res.body);
+    const code = res.statusCode;
     const body = parseJson(text);
     if (code < 200 || code > 299) throw toApiError(code, body, text, method, path);
     return body;
@@ -206,8 +220,10 @@ export class KubeClient {
    * `stop()`. A non-2xx answer rejects with `ApiError`; a dropped connection just ends `done`.
    */
   async watch(path: string, query: Query, onEvent: (event: WatchEvent) => void, accept?: string): Promise<WatchHandle> {
-    const res = await this.#send("GET", path, { query: { ...query, watch: true }, ...(accept !== undefined ? { accept } : {}) });
-    const code = res.statusCode ?? 0;
+    const { statusCode: code, body: res } = await this.#send("GET", path, {
+      query: { ...query, watch: true },
+      ...(accept !== undefined ? { accept } : {}),
+    });
     if (code < 200 || code > 299) {
       const text = await readAll(res);
       throw toApiError(code, parseJson(text), text, "GET", path);
@@ -244,7 +260,7 @@ export class KubeClient {
     };
   }
 
-  async #send(method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+  async #send(method: string, path: string, init: RequestInit): Promise<TransportResponse> {
     const credential = this.#exec === undefined ? undefined : await this.#exec.get();
     const res = await this.#sendWith(credential, method, path, init);
     // As client-go's exec authenticator: a refused plugin credential is run for again next time.
@@ -283,7 +299,7 @@ export class KubeClient {
     return url;
   }
 
-  #sendWith(credential: ExecCredential | undefined, method: string, path: string, init: RequestInit): Promise<IncomingMessage> {
+  #sendWith(credential: ExecCredential | undefined, method: string, path: string, init: RequestInit): Promise<TransportResponse> {
     const target = this.#target(path, init.query);
     const headers: Record<string, string> = { Accept: init.accept ?? "application/json" };
     if (this.config.userAgent !== undefined) headers["User-Agent"] = this.config.userAgent;
@@ -297,12 +313,27 @@ export class KubeClient {
       headers["Content-Type"] = init.contentType ?? "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
+    if (this.#transport !== undefined) {
+      // What node:http would add to the request line's target and headers.
+      headers.Host = this.#base.host;
+      const auth = this.#endpoint.auth;
+      if (typeof auth === "string" && headers.Authorization === undefined)
+        headers.Authorization = `Basic ${Buffer.from(auth).toString("base64")}`;
+      return this.#transport({
+        method,
+        target: typeof target === "string" ? target : target.pathname + target.search,
+        headers,
+        ...(payload !== undefined ? { body: Buffer.from(payload) } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+    }
     return new Promise((resolve, reject) => {
       const options = { method, headers, agent: this.#agentFor(credential), ...(init.signal ? { signal: init.signal } : {}) };
+      const answered = (res: IncomingMessage): void => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
       const req =
         typeof target === "string"
-          ? this.#request({ ...this.#endpoint, path: target, ...options }, resolve)
-          : this.#request(target, options, resolve);
+          ? this.#request({ ...this.#endpoint, path: target, ...options }, answered)
+          : this.#request(target, options, answered);
       req.on("error", reject);
       req.end(payload);
     });
@@ -316,7 +347,7 @@ export class KubeClient {
 const VERBATIM_PATH = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@%]+\/)*[A-Za-z0-9\-._~!$&'()*+,;=:@%]*$/;
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
 
-function readAll(res: IncomingMessage): Promise<string> {
+function readAll(res: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -8,6 +8,7 @@ export { EXEC_API_VERSIONS, ExecCredentialProvider, type ExecApiVersion, type Ex
 export {
   ApiError,
   KubeClient,
+  type KubeClientOptions,
   ACCEPT_METADATA,
   ACCEPT_METADATA_LIST,
   PATCH_JSON,
@@ -23,6 +24,7 @@ export {
   type ResourceRef,
   type WatchHandle,
 } from "./client.js";
+export type { Transport, TransportRequest, TransportResponse } from "./transport.js";
 export { parseGoDuration } from "@kubekit/apimachinery";
 export type {
   DeleteOptions,

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createControlPlane } from "../dist/index.js";
+import { ControllerManager, KubeClient } from "../dist/controllers/index.js";
 import { openBackend } from "./backends.mjs";
 import { bareCreateServer, bareDeleteRoundTripsMs, bareFanoutServer, bareServer, stringifyMs } from "./http-baselines.mjs";
 
@@ -112,9 +113,11 @@ const { values: args } = parseArgs({
     "creates-and-gets": { type: "boolean", default: false },
     // The LIST of 10,000 configmaps only (after the warm-up creates): the figure a change to the list path moves.
     "list-only": { type: "boolean", default: false },
+    // The garbage collector's cascade and its floors only (no backend matrix).
+    "gc-only": { type: "boolean", default: false },
   },
 });
-const backends = args.backends
+const backends = (args["gc-only"] ? "" : args.backends)
   .split(",")
   .map((b) => b.trim())
   .filter(Boolean);
@@ -600,20 +603,31 @@ async function cascadeDeletion() {
     host: "127.0.0.1",
     controllers: { controllers: ["garbagecollector"], leaderElection: false },
   });
+  // The same collector as a client of the server's URL (what in-process controllers were before
+  // they were handed the server's handler), on a server of its own so the two never share work.
+  const httpPlane = await createControlPlane({ port: 0, host: "127.0.0.1" });
+  const httpClient = new KubeClient({ server: httpPlane.url, userAgent: "kube-controller-manager" });
+  const httpCollector = new ControllerManager({ client: httpClient, controllers: ["garbagecollector"], leaderElection: false });
+  httpCollector.start();
   const agent = new HttpAgent({ keepAlive: true });
   try {
     const url = gcPlane.url;
     const firstDirect = await timedDeleteCollection(url, "direct-first", agent);
     const firstGc = await timedCascade(url, "cascade-first", agent);
-    const [directRuns, gcRuns] = [[], []];
+    await timedCascade(httpPlane.url, "cascade-first", agent);
+    const [directRuns, gcRuns, httpRuns] = [[], [], []];
     for (let run = 0; run < GC_RUNS; run++) {
       directRuns.push(await timedDeleteCollection(url, `direct-${run}`, agent));
       gcRuns.push(await timedCascade(url, `cascade-${run}`, agent));
+      httpRuns.push(await timedCascade(httpPlane.url, `cascade-${run}`, agent));
     }
     const bareRoundTripsMs = await bareDeleteRoundTripsMs(GC_DEPENDENTS, GC_WORKERS);
     const [gcMs, directMs] = [median(gcRuns.map((r) => r.ms)), median(directRuns.map((r) => r.ms))];
     const [gcCpuMs, directCpuMs] = [median(gcRuns.map((r) => r.cpuMs)), median(directRuns.map((r) => r.cpuMs))];
+    const [httpGcMs, httpGcCpuMs] = [median(httpRuns.map((r) => r.ms)), median(httpRuns.map((r) => r.cpuMs))];
     return {
+      httpGcMs,
+      httpGcCpuMs,
       gcMs,
       directMs,
       ratio: gcMs / directMs,
@@ -628,7 +642,9 @@ async function cascadeDeletion() {
     };
   } finally {
     agent.destroy();
-    await gcPlane.close();
+    await httpCollector.stop();
+    httpClient.close();
+    await Promise.all([gcPlane.close(), httpPlane.close()]);
   }
 }
 
@@ -675,7 +691,8 @@ try {
         ` | deletecollection of ${GC_DEPENDENTS} secrets, same server: ${fmt(results.garbageCollection.directMs, 0)} ms | ratio ${fmt(results.garbageCollection.gcMs / results.garbageCollection.directMs, 1)}` +
         ` | CPU of this process: ${fmt(results.garbageCollection.gcCpuMs, 0)} ms vs ${fmt(results.garbageCollection.directCpuMs, 0)} ms (ratio ${fmt(results.garbageCollection.cpuRatio, 1)}, ${fmt((results.garbageCollection.gcCpuMs * 1e3) / GC_DEPENDENTS, 0)} µs per dependent)` +
         ` | the first of each in the process: ${fmt(results.garbageCollection.firstGcMs, 0)} ms vs ${fmt(results.garbageCollection.firstDirectMs, 0)} ms (ratio ${fmt(results.garbageCollection.firstRatio, 1)})` +
-        ` | ${GC_DEPENDENTS} bare node:http DELETE round trips in one process, ${GC_WORKERS} in flight: ${fmt(results.garbageCollection.bareRoundTripsMs, 0)} ms (ratio ${fmt(results.garbageCollection.bareRoundTripsRatio, 1)}, what one request per dependent costs at the least)`,
+        ` | ${GC_DEPENDENTS} bare node:http DELETE round trips in one process, ${GC_WORKERS} in flight: ${fmt(results.garbageCollection.bareRoundTripsMs, 0)} ms (ratio ${fmt(results.garbageCollection.bareRoundTripsRatio, 1)}, what one request per dependent over HTTP costs at the least)` +
+        ` | the same cascade with the collector a client of the server's URL (loopback HTTP): ${fmt(results.garbageCollection.httpGcMs, 0)} ms, CPU ${fmt(results.garbageCollection.httpGcCpuMs, 0)} ms (${fmt((results.garbageCollection.httpGcCpuMs * 1e3) / GC_DEPENDENTS, 0)} µs per dependent)`,
     );
   }
   results.goals = checkGoals(results);

@@ -162,8 +162,9 @@ export interface ControlPlaneOptions {
   /** Export Node process metrics on `/metrics` next to the apiserver ones (default true). */
   processMetrics?: boolean;
   /**
-   * Run controllers in-process against this server's loopback URL, like kube-controller-manager
-   * next to kube-apiserver: `true` for every controller (namespace deletion, garbage collection)
+   * Run controllers in-process against this server, like kube-controller-manager next to
+   * kube-apiserver, their requests handed to the server's handler without a connection (every
+   * filter runs, with the loopback token): `true` for every controller (namespace deletion, garbage collection)
    * under leader election on Lease `kube-system/kube-controller-manager`, or the manager's
    * options (`controllers: ["*", "-garbagecollector"]`, `leaderElection: false`, ...). Default off.
    * Their `workqueue_*` metrics join `/metrics`.
@@ -454,6 +455,7 @@ export async function createControlPlane(options: ControlPlaneOptions = {}): Pro
         options.quotaEvaluators === undefined ? chosen : { quotaEvaluators: options.quotaEvaluators, ...chosen },
         {
           url,
+          server,
           loopback,
           // The CA clients are told to trust is the one pods are given too.
           rootCA: options.kubeconfigCredentials?.certificateAuthority,

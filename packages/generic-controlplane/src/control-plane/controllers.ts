@@ -3,6 +3,7 @@ import { KubeClient } from "../controllers/client.js";
 import { ControllerManager, type ControllerManagerOptions } from "../controllers/manager.js";
 import { badRequest } from "../api/errors/index.js";
 import type { Logger } from "../server/logger.js";
+import { inProcessTransport, type RequestHandler } from "../server/in-process-transport.js";
 import type { LoopbackCredentials } from "./authentication.js";
 
 /** Controller manager options for `createControlPlane` (client, metrics and logs are the control plane's). */
@@ -32,7 +33,9 @@ function defaultlessControllers(serves: (groupResource: string) => boolean): str
 
 /**
  * The controller manager against the server at `url`, like kube-controller-manager next to
- * kube-apiserver (not started yet). By default only the controllers whose resources are served,
+ * kube-apiserver (not started yet); with `server` (the same server, in this process) its requests
+ * go straight into `server.handle` instead of over a loopback connection, through every filter
+ * with the same credentials. By default only the controllers whose resources are served,
  * and leader election only on a served Lease. An impossible selection (an unknown controller,
  * election without leases) is a BadRequest, and leaves nothing open.
  */
@@ -40,6 +43,7 @@ export function createControllers(
   chosen: ControlPlaneControllers,
   context: {
     url: string;
+    server?: RequestHandler;
     loopback?: LoopbackCredentials;
     rootCA: string | undefined;
     serves: (groupResource: string) => boolean;
@@ -50,13 +54,17 @@ export function createControllers(
   const { serves } = context;
   // The server's own loopback identity: controllers keep working when requests are authenticated.
   const credentials = context.loopback;
-  const loopback = new KubeClient({
-    server: context.url,
-    userAgent: "kube-controller-manager",
-    ...(credentials ? { token: credentials.token } : {}),
-    ...(credentials?.ca ? { ca: credentials.ca } : {}),
-    ...(credentials?.serverName ? { tlsServerName: credentials.serverName } : {}),
-  });
+  const loopback = new KubeClient(
+    {
+      server: context.url,
+      userAgent: "kube-controller-manager",
+      ...(credentials ? { token: credentials.token } : {}),
+      ...(credentials?.ca ? { ca: credentials.ca } : {}),
+      ...(credentials?.serverName ? { tlsServerName: credentials.serverName } : {}),
+    },
+    // No socket, HTTP parser or framing per request: each dependent the garbage collector deletes costs one request.
+    context.server === undefined ? {} : { transport: inProcessTransport(context.server) },
+  );
   try {
     if (chosen.leaderElection !== false && chosen.leaderElection !== undefined && !serves("leases.coordination.k8s.io")) {
       throw new Error("leader election needs leases.coordination.k8s.io to be served");

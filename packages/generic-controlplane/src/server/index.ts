@@ -5,6 +5,7 @@
  * configuration and metrics.
  */
 export { ApiServer, type ApiServerOptions, type HandlerStage, type TlsServingOptions } from "./api-server.js";
+export { inProcessTransport, type RequestHandler } from "./in-process-transport.js";
 export type { RequestContext } from "./context.js";
 export type { NonResourceRequestInfo, RequestInfo, ResourceRequestInfo, Verb } from "./request-info.js";
 // Handlers of other packages' subresources (a binding, a scale, served from a stage) read their request body through this.
