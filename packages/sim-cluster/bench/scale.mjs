@@ -14,8 +14,8 @@ import { startSimCluster } from "../dist/index.js";
  *   the same server before any node or pod existed;
  * - the heap held per Running pod (control plane and simulated nodes share this process);
  * - the main thread's own CPU time per pod (`process.threadCpuUsage`; the process's counts every
- *   thread) and, with `nodeThreads` (the kubelets in worker threads), how busy each node thread's
- *   event loop was;
+ *   thread) and, with `nodeThreads` (the kubelets in worker threads) and `schedulerThread`, how busy
+ *   each node thread's and the scheduler thread's event loop was;
  * - the cluster then held at its size for `hold` seconds, every Lease still counted.
  */
 
@@ -180,7 +180,14 @@ function threadUsage(threads) {
   });
 }
 
-export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, line }) {
+/** From now on: how long `thread`'s event loop was busy (ms); undefined without the thread. */
+function busySince(thread) {
+  if (thread === undefined) return undefined;
+  const start = thread.eventLoopUtilization();
+  return () => thread.eventLoopUtilization(start).active;
+}
+
+export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, schedulerThread = false, line }) {
   const heapBefore = heapMb();
   const podsPerNode = Math.ceil(pods / nodes);
   const cluster = await startSimCluster({
@@ -189,10 +196,11 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     nodeCapacity: { pods: String(Math.max(110, Math.ceil(podsPerNode * 1.25))), cpu: "64", memory: "256Gi" },
     leaseRenewIntervalMs: LEASE_RENEW_MS,
     nodeThreads,
+    schedulerThread,
   });
   const client = new KubeClient({ server: cluster.url, userAgent: "bench" });
   const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get" });
-  const results = { nodes, pods, holdSeconds, nodeThreads };
+  const results = { nodes, pods, holdSeconds, nodeThreads, schedulerThread };
   try {
     // The idle server: no nodes, no pods, nothing but its own controllers.
     await sleep(500);
@@ -213,6 +221,7 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     loopDelay.enable();
     const cpuBefore = process.cpuUsage();
     const usage = threadUsage(cluster.nodeThreads);
+    const schedulerBusy = busySince(cluster.schedulerThread);
     t0 = nowMs();
     let created = 0;
     let createErrors = 0;
@@ -253,6 +262,7 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     results.mainCpuMsPerPod = mainCpuMs / Math.max(1, running.count());
     results.mainCpuShare = mainCpuMs / results.runningMs;
     results.nodeThreadsBusyShare = nodeThreadsBusyMs.map((ms) => ms / results.runningMs);
+    if (schedulerBusy !== undefined) results.schedulerThreadBusyShare = schedulerBusy() / results.runningMs;
     loopDelay.disable();
     results.loopDelayP99 = loopDelay.percentile(99) / 1e6;
     results.loopDelayMax = loopDelay.max / 1e6;

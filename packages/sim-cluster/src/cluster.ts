@@ -42,6 +42,7 @@ import { podsResource } from "./resources/pods.js";
 import { SYSTEM_PRIORITY_CLASSES } from "./resources/priority-classes.js";
 import type { ServiceAllocators } from "./resources/services.js";
 import { scheduler } from "./scheduler/scheduler.js";
+import { SchedulerWorker, type SchedulerThread } from "./scheduler/scheduler-thread.js";
 import { repairingServiceStore } from "./services-store.js";
 import { assertLoopbackRanges, randomTrafficRanges } from "./traffic/loopback.js";
 import { TrafficPlane } from "./traffic/traffic.js";
@@ -123,6 +124,13 @@ export interface SimClusterOptions {
    * be sent to a thread: only the default rule goes with threads.
    */
   nodeThreads?: number;
+  /**
+   * Runs the scheduler in a worker thread, as kube-scheduler is a process of its own beside
+   * kube-apiserver: its informers and client talk to `url` over HTTP as `system:kube-scheduler`,
+   * so its filtering, scoring and watch decoding take another core. Default false: the scheduler
+   * runs among the controllers in this thread, as `system:kube-controller-manager`.
+   */
+  schedulerThread?: boolean;
 }
 
 export interface SimCluster {
@@ -169,6 +177,8 @@ export interface SimCluster {
   upgradeNode(name: string, kubeletVersion: string): Promise<void>;
   /** The worker threads running the kubelets (`nodeThreads`); none by default. */
   readonly nodeThreads: readonly NodeThread[];
+  /** The worker thread running the scheduler (`schedulerThread`); none by default. */
+  readonly schedulerThread: SchedulerThread | undefined;
   close(): Promise<void>;
 }
 
@@ -205,6 +215,9 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     throw new Error(`invalid nodeThreads ${JSON.stringify(nodeThreads)}: want a whole number of threads, 0 for none`);
   if (nodeThreads > 0 && options.imagePullFails !== undefined && options.imagePullFails !== isUnpullableImage)
     throw new Error("imagePullFails cannot be used with nodeThreads: a function cannot be sent to the node threads");
+  const schedulerThread = options.schedulerThread ?? false;
+  if (typeof schedulerThread !== "boolean")
+    throw new Error(`invalid schedulerThread ${JSON.stringify(schedulerThread)}: want true or false`);
   const traffic = options.traffic === true;
   const loopback = traffic ? randomTrafficRanges() : undefined;
   const serviceCIDR = options.serviceCIDR ?? loopback?.serviceCIDR ?? "10.96.0.0/16";
@@ -262,6 +275,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const client = new KubeClient({ server: plane.url, userAgent: "sim-cluster" });
   const kubelets = new Map<string, { spec: SimNodeSpec; index: number; running: boolean; version: string }>();
   let manager: ControllerManager | undefined;
+  let schedulerWorker: SchedulerWorker | undefined;
   let trafficPlane: TrafficPlane | undefined;
   try {
     priorityClasses = plane.store("scheduling.k8s.io", "priorityclasses");
@@ -327,7 +341,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     manager = new ControllerManager({
       client: new KubeClient({ server: plane.url, userAgent: "sim-cluster-controllers", token: identities.controllerManager() }),
       controllers: [
-        "scheduler",
+        // In its own thread the scheduler does not run among the controllers.
+        ...(schedulerThread ? [] : ["scheduler"]),
         "replicaset",
         "deployment",
         "node-lifecycle",
@@ -373,12 +388,18 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
+    if (schedulerThread)
+      schedulerWorker = new SchedulerWorker(
+        { server: plane.url, token: identities.scheduler(), log: options.logger !== undefined },
+        options.logger,
+      );
     if (traffic) {
       trafficPlane = new TrafficPlane(new KubeClient({ server: plane.url, userAgent: "sim-cluster-traffic" }), options.logger);
       await trafficPlane.start();
     }
   } catch (error) {
     await trafficPlane?.close();
+    await schedulerWorker?.close();
     await manager?.stop();
     client.close();
     await plane.close();
@@ -456,6 +477,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     (closing ??= (async () => {
       await trafficPlane?.close();
       await host.close();
+      await schedulerWorker?.close();
       await manager?.stop();
       client.close();
       await plane.close();
@@ -537,6 +559,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       await host.reboot(name);
     },
     nodeThreads: threads?.threads ?? [],
+    schedulerThread: schedulerWorker,
     close,
   };
 }

@@ -6,9 +6,10 @@ type UserInfo = NonNullable<Awaited<ReturnType<Authenticate>>>;
 
 /**
  * Who the cluster's own components are to its API server: each kubelet `system:node:<node>` in
- * `system:nodes`, the controllers and scheduler `system:kube-controller-manager`, as upstream's
- * components present themselves. Flow control then gives them upstream's priority levels
- * (`node-high` and `system` for kubelets, `workload-high` for controllers) instead of queuing
+ * `system:nodes`, the controllers (and the scheduler when it runs among them)
+ * `system:kube-controller-manager`, a scheduler in a thread of its own `system:kube-scheduler`, as
+ * upstream's components present themselves. Flow control then gives them upstream's priority levels
+ * (`node-high` and `system` for kubelets, `workload-high` for controllers and the scheduler) instead of queuing
  * them with every anonymous client in `global-default`. Each identity is a bearer token known only
  * to this process; any other request stays anonymous, as before.
  */
@@ -40,5 +41,9 @@ export class ComponentIdentities {
 
   controllerManager(): string {
     return this.tokenFor("system:kube-controller-manager", []);
+  }
+
+  scheduler(): string {
+    return this.tokenFor("system:kube-scheduler", []);
   }
 }

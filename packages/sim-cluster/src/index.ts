@@ -23,6 +23,7 @@ export { NODE_CAPACITY_ANNOTATION, SimulatedKubelet, type SimNodeSpec, type Kube
 export { isUnpullableImage, type ImagePullRule } from "./kubelet/images.js";
 export type { NodePodSource } from "./kubelet/node-pods.js";
 export type { NodeThread } from "./kubelet/node-threads.js";
+export type { SchedulerThread } from "./scheduler/scheduler-thread.js";
 export { endpointsController } from "./controllers/endpoints.js";
 export { endpointSliceController } from "./controllers/endpointslice.js";
 export { disruptionController } from "./controllers/disruption.js";

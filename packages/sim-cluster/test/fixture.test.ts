@@ -3,7 +3,7 @@
 import { CoreV1Api } from "@kubernetes/client-node";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { useSimCluster } from "./fixture.js";
+import { useSimCluster, useSimClusterPerTest } from "./fixture.js";
 import { kubectl } from "./kubectl.js";
 
 const sim = useSimCluster({ nodes: 1, namespacePrefix: "fixture" });
@@ -61,5 +61,26 @@ describe("after that block", () => {
     expect(existsSync(closed!.kubeconfig)).toBe(false);
     await expect(fetch(`${closed!.url}/readyz`)).rejects.toThrow();
     expect(closed!.read).toThrow(/after afterAll closed it/);
+  });
+});
+
+let perTest: { url: string; kubeconfig: string } | undefined;
+describe("useSimClusterPerTest", () => {
+  const each = useSimClusterPerTest({ namespacePrefix: "each" });
+  it("starts the cluster a test asks for, with a client and a kubeconfig file, once", async () => {
+    const cluster = await each.start({ nodes: 2 });
+    perTest = { url: cluster.url, kubeconfig: each.kubeconfig };
+    expect(cluster.nodes).toHaveLength(2);
+    expect(each.cluster).toBe(cluster);
+    expect(existsSync(each.kubeconfig)).toBe(true);
+    expect(await each.newNamespace()).toBe("each-1");
+    await expect(each.start()).rejects.toThrow(/this test started its cluster already/);
+  });
+
+  it("closed the last test's cluster and removed its files, and hands out none before this test starts one", async () => {
+    expect(perTest).toBeDefined();
+    await expect(fetch(`${perTest!.url}/readyz`)).rejects.toThrow();
+    expect(existsSync(perTest!.kubeconfig)).toBe(false);
+    expect(() => each.client).toThrow(/read before this test started one/);
   });
 });

@@ -2,11 +2,11 @@ import { KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
-import { startSimCluster, type SimCluster } from "../src/index.js";
+import { describe, expect, it } from "vitest";
 import type { Node } from "../src/resources/nodes.js";
 import type { Pod } from "../src/resources/pods.js";
 import { NODES, PODS } from "../src/refs.js";
+import { useSimClusterPerTest } from "./fixture.js";
 import { eventually } from "./kubectl.js";
 import { httpFailure, httpGet } from "./traffic-client.js";
 
@@ -14,14 +14,7 @@ import { httpFailure, httpGet } from "./traffic-client.js";
 // reaches the thread that runs the node's kubelet, over the real HTTP API as with kubelets in the
 // main thread.
 
-let cluster: SimCluster | undefined;
-let client: KubeClient | undefined;
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await cluster?.close();
-  cluster = undefined;
-});
+const sim = useSimClusterPerTest();
 
 const ready = (node: Node) => node.status?.conditions?.find((c) => c.type === "Ready")?.status;
 
@@ -52,14 +45,14 @@ async function runPodOn(c: KubeClient, name: string, node: string): Promise<Pod>
 
 describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
   it("runs the kubelets in worker threads: pods Running on their node's range, every node operation, close ends the threads", async () => {
-    cluster = await startSimCluster({
+    const cluster = await sim.start({
       nodes: 4,
       nodeThreads: 2,
       leaseRenewIntervalMs: 100,
       nodeMonitorGracePeriodMs: 2000,
       nodeMonitorPeriodMs: 100,
     });
-    const c = (client = new KubeClient({ server: cluster.url }));
+    const c = sim.client;
     const threads = cluster.nodeThreads;
     expect(threads).toHaveLength(2);
     expect(threads.map((t) => t.nodes.length)).toEqual([2, 2]);
@@ -118,14 +111,13 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
     await runPodOn(c, "p-added", added);
 
     await cluster.close();
-    cluster = undefined;
     expect(threads.map((t) => t.running)).toEqual([false, false]);
     expect(threads.map((t) => t.threadId)).toEqual(threadIds);
   });
 
   it("serves traffic mode from the main thread while the kubelets run in a thread", async () => {
-    cluster = await startSimCluster({ nodes: 1, nodeThreads: 1, traffic: true });
-    const c = (client = new KubeClient({ server: cluster.url }));
+    const cluster = await sim.start({ nodes: 1, nodeThreads: 1, traffic: true });
+    const c = sim.client;
     const pod = await runPodOn(c, "web", "sim-node-1");
     expect(pod.status?.podIP).toMatch(/^127\./);
     const ip = pod.status!.podIP!;
@@ -135,15 +127,15 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
   });
 
   it("refuses what cannot be sent to a thread, and a number of threads that is not one", async () => {
-    await expect(startSimCluster({ nodeThreads: 1, imagePullFails: () => false })).rejects.toThrow(
+    await expect(sim.start({ nodeThreads: 1, imagePullFails: () => false })).rejects.toThrow(
       "imagePullFails cannot be used with nodeThreads",
     );
-    await expect(startSimCluster({ nodeThreads: 1.5 })).rejects.toThrow("invalid nodeThreads 1.5");
-    await expect(startSimCluster({ nodeThreads: -1 })).rejects.toThrow("invalid nodeThreads -1");
+    await expect(sim.start({ nodeThreads: 1.5 })).rejects.toThrow("invalid nodeThreads 1.5");
+    await expect(sim.start({ nodeThreads: -1 })).rejects.toThrow("invalid nodeThreads -1");
   });
 
   it("keeps every kubelet in the main thread by default", async () => {
-    cluster = await startSimCluster({ nodes: 1 });
+    const cluster = await sim.start({ nodes: 1 });
     expect(cluster.nodeThreads).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { forwardingLogger, toThreadError } from "../worker-threads.js";
 import { LocalKubelets } from "./kubelet-host.js";
 import type { SimNodeSpec } from "./kubelet.js";
 import type { NodeThreadCall, NodeThreadData, NodeThreadReply } from "./node-threads.js";
@@ -12,18 +13,7 @@ const kubelets = new LocalKubelets({
   ...data,
   kubelet: {
     ...data.kubelet,
-    ...(data.log
-      ? {
-          logger: (record) => {
-            try {
-              post({ log: record });
-            } catch {
-              // A record that cannot be cloned still says what happened.
-              post({ log: { msg: record.msg, ...(record.level !== undefined ? { level: record.level } : {}) } });
-            }
-          },
-        }
-      : {}),
+    ...(data.log ? { logger: forwardingLogger((record) => post({ log: record })) } : {}),
   },
 });
 
@@ -52,9 +42,6 @@ port.on("message", (call: NodeThreadCall) => {
     .then(() => run(call))
     .then(
       () => post({ id: call.id, ok: true }),
-      (error: unknown) => {
-        const { name, message, stack, code }: Error & { code?: unknown } = error instanceof Error ? error : new Error(String(error));
-        post({ id: call.id, ok: false, error: { name, message, stack, ...(code !== undefined ? { code } : {}) } });
-      },
+      (error: unknown) => post({ id: call.id, ok: false, error: toThreadError(error) }),
     );
 });

@@ -1,5 +1,6 @@
 import { Worker, type WorkerPerformance } from "node:worker_threads";
 import type { Logger, LogRecord } from "@kubekit/generic-controlplane";
+import { errorFrom, workerEntry, type ThreadError } from "../worker-threads.js";
 import type { KubeletHost, LocalKubeletsOptions } from "./kubelet-host.js";
 import type { SimNodeSpec } from "./kubelet.js";
 
@@ -25,35 +26,7 @@ type HostMethod = Exclude<keyof KubeletHost, "close">;
 
 /** A call from the cluster to a worker, answered by a `NodeThreadReply` with the same id. */
 export type NodeThreadCall = { id: number; method: HostMethod | "close"; args: unknown[] };
-export type NodeThreadReply =
-  | { id: number; ok: true }
-  | { id: number; ok: false; error: { name: string; message: string; code?: unknown; stack?: string | undefined } }
-  | { log: LogRecord };
-
-/**
- * The entry the workers run: beside this module in the built package; from source (the package's
- * own tests), the TypeScript entry behind a bootstrap whose resolve hook maps the sources' `.js`
- * imports to their `.ts` files (Node strips the types).
- */
-function workerEntry(): URL {
-  if (!import.meta.url.endsWith(".ts")) return new URL("./node-thread-worker.js", import.meta.url);
-  const entry = new URL("./node-thread-worker.ts", import.meta.url).href;
-  const bootstrap = `import { registerHooks } from "node:module";
-registerHooks({ resolve(specifier, context, next) {
-  try { return next(specifier, context); }
-  catch (error) { if (specifier.startsWith(".") && specifier.endsWith(".js")) return next(specifier.slice(0, -3) + ".ts", context); throw error; }
-} });
-await import(${JSON.stringify(entry)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
-}
-
-function errorFrom(reply: Extract<NodeThreadReply, { ok: false }>["error"]): Error {
-  const error = new Error(reply.message);
-  error.name = reply.name;
-  if (reply.stack !== undefined) error.stack = reply.stack;
-  if (reply.code !== undefined) Object.assign(error, { code: reply.code });
-  return error;
-}
+export type NodeThreadReply = { id: number; ok: true } | { id: number; ok: false; error: ThreadError } | { log: LogRecord };
 
 class NodeWorker implements NodeThread {
   readonly worker: Worker;
@@ -67,7 +40,7 @@ class NodeWorker implements NodeThread {
   readonly exit: Promise<void>;
 
   constructor(data: NodeThreadData, logger: Logger | undefined) {
-    this.worker = new Worker(workerEntry(), { workerData: data, name: "sim-cluster-nodes" });
+    this.worker = new Worker(workerEntry(import.meta.url, "node-thread-worker"), { workerData: data, name: "sim-cluster-nodes" });
     this.threadId = this.worker.threadId;
     this.worker.on("message", (reply: NodeThreadReply) => {
       if ("log" in reply) return logger?.(reply.log);

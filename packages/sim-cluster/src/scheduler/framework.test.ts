@@ -3,7 +3,7 @@ import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { fitErrorMessage } from "./fit.js";
 import type { Taint } from "./taint-toleration.js";
-import { addToUsage, emptyUsage, filterReasons, normalizeScores, scoreNodes } from "./framework.js";
+import { addToUsage, emptyUsage, filterReasons, normalizeScores, removeFromUsage, scoreNodes } from "./framework.js";
 
 const readyNode = (name: string, extra: { labels?: Record<string, string>; taints?: Taint[]; cpu?: string } = {}): Node => ({
   metadata: { name, labels: extra.labels ?? {} },
@@ -97,5 +97,54 @@ describe("score plugins", () => {
       { node: readyNode("b"), usage: one },
     ]);
     expect(empty!).toBeGreaterThan(used!);
+  });
+
+  it("works a node's resource scores out again when its pods, its Node or the pod's requests change", () => {
+    const requesting = (requests: Record<string, string>) => pod({ containers: [{ name: "c", image: "x", resources: { requests } }] });
+    const light = pod();
+    const heavy = requesting({ cpu: "3", memory: "1Gi" });
+    // Scored as `light` by LeastAllocated (100m and 200Mi are the defaults it counts for no request),
+    // but BalancedAllocation counts what is requested.
+    const cpuOnly = requesting({ cpu: "100m" });
+    const memoryOnly = requesting({ memory: "200Mi" });
+    const small = readyNode("a");
+    const resized = readyNode("a", { cpu: "64" });
+    const usage = emptyUsage();
+    const score = (p: Pod, node: Node) => scoreNodes(p, [{ node, usage }])[0]!;
+    // What a usage never scored before gives for the same pods and Node.
+    const fresh = (p: Pod, node: Node, pods: Pod[]) => {
+      const unscored = emptyUsage();
+      for (const placed of pods) addToUsage(unscored, placed);
+      return scoreNodes(p, [{ node, usage: unscored }])[0]!;
+    };
+
+    const idle = score(light, small);
+    expect(score(light, small)).toBe(idle);
+    addToUsage(usage, heavy);
+    const busy = score(light, small);
+    expect(busy).toBeLessThan(idle);
+    expect(busy).toBe(fresh(light, small, [heavy]));
+    for (const other of [heavy, cpuOnly, memoryOnly]) {
+      expect(score(light, small)).toBe(busy);
+      expect(score(other, small)).toBe(fresh(other, small, [heavy]));
+      expect(score(other, small)).not.toBe(busy);
+    }
+    // The same requests, but a second container that asks for no cpu (or no memory), which
+    // LeastAllocated counts with its default where BalancedAllocation counts nothing.
+    const both = requesting({ cpu: "100m", memory: "200Mi" });
+    for (const requests of [{ memory: "0" }, { cpu: "0" }]) {
+      const two: Pod = {
+        ...both,
+        spec: { ...both.spec!, containers: [...(both.spec!.containers ?? []), { name: "d", image: "x", resources: { requests } }] },
+      };
+      expect(score(both, small)).toBe(fresh(both, small, [heavy]));
+      expect(score(two, small)).toBe(fresh(two, small, [heavy]));
+      expect(score(two, small)).not.toBe(score(both, small));
+    }
+    expect(score(light, small)).toBe(busy);
+    expect(score(light, resized)).toBe(fresh(light, resized, [heavy]));
+    expect(score(light, resized)).not.toBe(busy);
+    removeFromUsage(usage, heavy);
+    expect(score(light, small)).toBe(idle);
   });
 });

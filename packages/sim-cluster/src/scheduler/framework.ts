@@ -14,10 +14,12 @@ export interface NodeUsage {
   nonZeroMemory: bigint;
   podCount: number;
   hostPorts: HostPort[];
+  /** Counts the changes above: a score worked out at one count holds until the next. */
+  changes: number;
 }
 
 export function emptyUsage(): NodeUsage {
-  return { requested: new Map(), nonZeroCpu: 0n, nonZeroMemory: 0n, podCount: 0, hostPorts: [] };
+  return { requested: new Map(), nonZeroCpu: 0n, nonZeroMemory: 0n, podCount: 0, hostPorts: [], changes: 0 };
 }
 
 /** `DefaultMilliCPURequest` and `DefaultMemoryRequest` (100m, 200 MB), in milli-units. */
@@ -66,6 +68,7 @@ export function addToUsage(usage: NodeUsage, pod: Pod): void {
   usage.nonZeroCpu += nonZero.cpu;
   usage.nonZeroMemory += nonZero.memory;
   usage.podCount++;
+  usage.changes++;
   if (hostPorts.length > 0) usage.hostPorts.push(...hostPorts);
 }
 
@@ -76,6 +79,7 @@ export function removeFromUsage(usage: NodeUsage, pod: Pod): void {
   usage.nonZeroCpu -= nonZero.cpu;
   usage.nonZeroMemory -= nonZero.memory;
   usage.podCount--;
+  usage.changes++;
   for (const port of hostPorts) {
     const at = usage.hostPorts.indexOf(port);
     if (at >= 0) usage.hostPorts.splice(at, 1);
@@ -150,6 +154,45 @@ export function balancedAllocationScore(pod: Pod, node: Node, usage: NodeUsage):
 /** The default profile's score plugins' weights. */
 const WEIGHTS = { taintToleration: 3, nodeAffinity: 2, nodeResourcesFit: 1, balancedAllocation: 1 };
 
+/** A node's weighted LeastAllocated and BalancedAllocation scores, with what they were worked out from. */
+interface ResourceScore {
+  node: Node;
+  changes: number;
+  nonZeroCpu: bigint;
+  nonZeroMemory: bigint;
+  cpu: bigint;
+  memory: bigint;
+  score: number;
+}
+
+// The resource scores depend only on the node's allocatable, what its pods take and the pod's cpu
+// and memory: most attempts find them unchanged for all but the node the last pod went to, so
+// each node's last score is kept with its usage rather than worked out again from the quantities.
+const resourceScores = new WeakMap<NodeUsage, ResourceScore>();
+
+/** NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation scores, weighted. */
+function resourceScore(pod: Pod, node: Node, usage: NodeUsage): number {
+  const { nonZero, requests } = footprintOf(pod);
+  const cpu = requests.get("cpu") ?? 0n;
+  const memory = requests.get("memory") ?? 0n;
+  const kept = resourceScores.get(usage);
+  if (
+    kept !== undefined &&
+    kept.node === node &&
+    kept.changes === usage.changes &&
+    kept.nonZeroCpu === nonZero.cpu &&
+    kept.nonZeroMemory === nonZero.memory &&
+    kept.cpu === cpu &&
+    kept.memory === memory
+  )
+    return kept.score;
+  const score =
+    WEIGHTS.nodeResourcesFit * leastAllocatedScore(pod, node, usage) +
+    WEIGHTS.balancedAllocation * balancedAllocationScore(pod, node, usage);
+  resourceScores.set(usage, { node, changes: usage.changes, nonZeroCpu: nonZero.cpu, nonZeroMemory: nonZero.memory, cpu, memory, score });
+  return score;
+}
+
 /**
  * Each feasible node's weighted score (TaintToleration, NodeAffinity, NodeResourcesFit,
  * NodeResourcesBalancedAllocation), in the order of `nodes`.
@@ -164,10 +207,6 @@ export function scoreNodes(pod: Pod, nodes: ReadonlyArray<{ node: Node; usage: N
     false,
   );
   return nodes.map(
-    ({ node, usage }, i) =>
-      WEIGHTS.taintToleration * taints[i]! +
-      WEIGHTS.nodeAffinity * affinity[i]! +
-      WEIGHTS.nodeResourcesFit * leastAllocatedScore(pod, node, usage) +
-      WEIGHTS.balancedAllocation * balancedAllocationScore(pod, node, usage),
+    ({ node, usage }, i) => WEIGHTS.taintToleration * taints[i]! + WEIGHTS.nodeAffinity * affinity[i]! + resourceScore(pod, node, usage),
   );
 }

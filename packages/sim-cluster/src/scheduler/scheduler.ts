@@ -7,6 +7,7 @@ import type { Pod } from "../resources/pods.js";
 import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, STORAGE_CLASSES } from "../refs.js";
 import { fitErrorMessage } from "./fit.js";
 import { addToUsage, emptyUsage, filterReasons, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
+import { NodeList } from "./node-list.js";
 import { SchedulingQueue } from "./queue.js";
 import { volumeBindingReason } from "./volume-binding.js";
 
@@ -136,7 +137,21 @@ export function scheduler(): Controller {
           retryUnschedulable();
         },
       });
-      nodes.addEventHandler({ add: retryUnschedulable, update: retryUnschedulable, delete: retryUnschedulable });
+      const nodeList = new NodeList();
+      nodes.addEventHandler({
+        add: (node) => {
+          nodeList.set(node);
+          retryUnschedulable();
+        },
+        update: (_old, node) => {
+          nodeList.set(node);
+          retryUnschedulable();
+        },
+        delete: (node) => {
+          nodeList.delete(node.metadata?.name ?? "");
+          retryUnschedulable();
+        },
+      });
       // A claim bound or made, or a class added, may let a pod waiting on its claims go.
       const claims = context.informers.informerFor(PERSISTENT_VOLUME_CLAIMS);
       const classes = context.informers.informerFor(STORAGE_CLASSES);
@@ -150,7 +165,7 @@ export function scheduler(): Controller {
       const attempt = async (key: string): Promise<void> => {
         const pod = pods.cache.get(key) as Pod | undefined;
         if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
-        const all = nodes.cache.list() as Node[];
+        const nodeCount = nodeList.length;
         const reasons: string[][] = [];
         const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
         const volumeReason = volumeBindingReason(
@@ -160,22 +175,25 @@ export function scheduler(): Controller {
         );
         // As upstream, filtering stops once enough nodes fit, and the next attempt starts where this
         // one stopped, so every node gets its turn.
-        const enough = numFeasibleNodesToFind(all.length);
+        const enough = numFeasibleNodesToFind(nodeCount);
         let examined = 0;
-        for (; examined < all.length && feasible.length < enough; examined++) {
-          const node = all[(nextStartNodeIndex + examined) % all.length]!;
-          const forNode = usageByNode.get(node.metadata?.name ?? "") ?? emptyUsage();
+        for (; examined < nodeCount && feasible.length < enough; examined++) {
+          const node = nodeList.at((nextStartNodeIndex + examined) % nodeCount);
+          // Kept for nodes without pods too: a node's resource scores are kept with its usage (see scoreNodes).
+          const nodeName = node.metadata?.name ?? "";
+          let forNode = usageByNode.get(nodeName);
+          if (forNode === undefined) usageByNode.set(nodeName, (forNode = emptyUsage()));
           const why = volumeReason !== undefined ? [volumeReason] : filterReasons(pod, node, forNode);
           if (why.length > 0) reasons.push(why);
           else feasible.push({ node, usage: forNode });
         }
-        if (all.length > 0) nextStartNodeIndex = (nextStartNodeIndex + examined) % all.length;
+        if (nodeCount > 0) nextStartNodeIndex = (nextStartNodeIndex + examined) % nodeCount;
         const { namespace, name } = splitKey(key);
         if (feasible.length === 0) {
           unschedulable.add(key);
           // A PreFilter rejection names its reason once, not per node.
           const message =
-            volumeReason !== undefined ? `0/${all.length} nodes are available: ${volumeReason}.` : fitErrorMessage(all.length, reasons);
+            volumeReason !== undefined ? `0/${nodeCount} nodes are available: ${volumeReason}.` : fitErrorMessage(nodeCount, reasons);
           // Every failed attempt is reported, as the scheduler's failure handler records it; tests wait for this event.
           void events.event(podReference(pod), "Warning", "FailedScheduling", message);
           const current = pod.status?.conditions?.find((c) => c.type === "PodScheduled");

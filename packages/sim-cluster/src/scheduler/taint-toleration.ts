@@ -91,8 +91,15 @@ export function taintTolerationReason(pod: Pod, taints: readonly Taint[]): strin
 
 /** The TaintToleration score before normalising: how many PreferNoSchedule taints the pod does not tolerate (fewer is better). */
 export function intolerablePreferNoScheduleCount(pod: Pod, taints: readonly Taint[]): number {
-  const tolerations = tolerationsOf(pod).filter((t) => !t.effect || t.effect === "PreferNoSchedule");
-  return taints.filter((taint) => taint.effect === "PreferNoSchedule" && !isTolerated(taint, tolerations)).length;
+  // The pod's tolerations are sorted out only for a node that has such a taint: most have none.
+  let tolerations: Toleration[] | undefined;
+  let count = 0;
+  for (const taint of taints) {
+    if (taint.effect !== "PreferNoSchedule") continue;
+    tolerations ??= tolerationsOf(pod).filter((t) => !t.effect || t.effect === "PreferNoSchedule");
+    if (!isTolerated(taint, tolerations)) count++;
+  }
+  return count;
 }
 
 /** The NodeUnschedulable filter: a cordoned node takes only pods tolerating `node.kubernetes.io/unschedulable:NoSchedule`. */
