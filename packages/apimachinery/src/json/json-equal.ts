@@ -66,7 +66,16 @@ export function jsonEqual(a: unknown, b: unknown, rules: JsonEqualRules = JSON_V
     if (Array.isArray(right)) return false;
     const l = left as Record<string, unknown>;
     const r = right as Record<string, unknown>;
-    if (omitted ? !pushPresentPairs(l, r, pending) : !pushPairs(l, r, pending)) return false;
+    if (omitted) {
+      if (!pushPresentPairs(l, r, pending)) return false;
+      continue;
+    }
+    const keys = Object.keys(l);
+    if (keys.length !== Object.keys(r).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(r, key)) return false;
+      pending.push(l[key], r[key]);
+    }
   }
   return true;
 }
@@ -82,18 +91,7 @@ function isPlainData(value: object, asText: boolean): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** Queues the values of two records with the same keys; false when their keys differ. */
-function pushPairs(l: Record<string, unknown>, r: Record<string, unknown>, pending: unknown[]): boolean {
-  const keys = Object.keys(l);
-  if (keys.length !== Object.keys(r).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(r, key)) return false;
-    pending.push(l[key], r[key]);
-  }
-  return true;
-}
-
-/** As `pushPairs`, counting only the keys whose values JSON.stringify writes. */
+/** Queues the values of two records under the keys whose values JSON.stringify writes; false when those keys differ. */
 function pushPresentPairs(l: Record<string, unknown>, r: Record<string, unknown>, pending: unknown[]): boolean {
   let present = 0;
   for (const key of Object.keys(l)) {
