@@ -17,8 +17,10 @@ export * from "./validation/messages.js";
 export * from "./validation/field.js";
 export * from "./validation/labels.js";
 export * from "./labels/index.js";
-export { cloneJson, isJsonObject, jsonEqual, ownValue, setOwn, type JsonObject, type JsonValue } from "./json/json-value.js";
+export { cloneJson, isJsonObject, ownValue, setOwn, type JsonObject, type JsonValue } from "./json/json-value.js";
+export { jsonEqual, type JsonEqualRules, type UndefinedRule } from "./json/json-equal.js";
 export { applyMergePatch } from "./json/merge-patch.js";
+export { stableStringify } from "./json/stable-stringify.js";
 export { isPodActive, isPodPhaseTerminal, isPodTerminal, type PodLifecycle } from "./pods.js";
 export {
   formatIP,

@@ -6,7 +6,7 @@ import { normalizeRecord } from "./records.js";
 import { hull, rangeOf, type RefusalWatch } from "./refusal-watch.js";
 import type { RefusedRecords } from "./refused-records.js";
 import { newGrant, setStatus, type Grant, type RecordState } from "./registry-state.js";
-import { stableStringify } from "./stable-stringify.js";
+import { stableStringify } from "@kubekit/apimachinery";
 
 /*
  * Deciding refused records again after the granted records change: which of them are granted

@@ -8,7 +8,7 @@ import { normalizeRecord, specOf } from "./records.js";
 import type { RefusedRecords } from "./refused-records.js";
 import type { Allocation } from "./registry-types.js";
 import { compareSamePrefix, metadataOf, newClaimState, newGrant, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
-import { stableStringify } from "./stable-stringify.js";
+import { stableStringify } from "@kubekit/apimachinery";
 import { NETWORK_CLAIM_API_VERSION, type AddressRecord, type NetworkClaim } from "./types.js";
 
 /*

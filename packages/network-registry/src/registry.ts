@@ -24,7 +24,7 @@ import { restoreState, type RegistrySnapshot } from "./registry-snapshot.js";
 import { metadataOf, newClaimState, newGrant, setStatus, type ClaimState, type Grant, type RecordState } from "./registry-state.js";
 import type { AllocateRequest, Allocation, NetworkRegistryOptions, RecordCheck, ReleaseOptions } from "./registry-types.js";
 import { defaultSpecialPurposePolicy } from "./special-purpose.js";
-import { stableStringify } from "./stable-stringify.js";
+import { stableStringify } from "@kubekit/apimachinery";
 import { NETWORK_CLAIM_API_VERSION, NETWORK_CLAIM_KIND, WELL_KNOWN_CLAIMS, type AddressRecord, type NetworkClaim } from "./types.js";
 import { whois, type WhoisResult } from "./whois.js";
 

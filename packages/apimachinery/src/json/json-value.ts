@@ -72,26 +72,3 @@ function shallowCopy<T>(value: T): T {
   if (Array.isArray(value)) return new Array(value.length) as T;
   return (isPlainContainer(value) ? {} : structuredClone(value)) as T;
 }
-
-/** Deep equality of JSON values (object key order ignored); iterative, as values nest 10,000 deep. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  const pending: unknown[] = [a, b];
-  while (pending.length > 0) {
-    const right = pending.pop();
-    const left = pending.pop();
-    if (left === right) continue;
-    if (Array.isArray(left)) {
-      if (!Array.isArray(right) || left.length !== right.length) return false;
-      for (let i = 0; i < left.length; i++) pending.push(left[i], right[i]);
-      continue;
-    }
-    if (!isJsonObject(left) || !isJsonObject(right)) return false;
-    const keys = Object.keys(left);
-    if (keys.length !== Object.keys(right).length) return false;
-    for (const key of keys) {
-      if (!Object.hasOwn(right, key)) return false;
-      pending.push(left[key], right[key]);
-    }
-  }
-  return true;
-}

@@ -1,3 +1,4 @@
+import { jsonEqual, type JsonEqualRules } from "@kubekit/apimachinery";
 import type { JSONSchemaProps } from "../schema/types.js";
 import { ownValue, setOwn } from "../patch/json-value.js";
 import { sameJson } from "../registry/rest/object-utils.js";
@@ -141,42 +142,12 @@ function isEmpty(value: unknown): boolean {
 }
 
 /**
- * Whether two values are the same plain JSON data (objects, arrays, strings, finite numbers,
- * bigints, booleans, null), nothing undefined in them: such a pair holds no change at any depth,
- * so `compare` need not walk it. Anything else (an undefined value, NaN, a Date) answers false and
+ * Two values are the same plain JSON data (objects, arrays, strings, finite numbers, bigints,
+ * booleans, null), nothing undefined in them: such a pair holds no change at any depth, so
+ * `compare` need not walk it. Anything else (an undefined value, NaN, a Date) is not identical and
  * is walked as before.
  */
-function identicalData(a: unknown, b: unknown): boolean {
-  const pending: unknown[] = [a, b];
-  while (pending.length > 0) {
-    const right = pending.pop();
-    const left = pending.pop();
-    if (typeof left !== "object" || left === null) {
-      if (left === undefined || left !== right) return false;
-      continue;
-    }
-    if (typeof right !== "object" || right === null) return false;
-    if (Array.isArray(left)) {
-      if (!Array.isArray(right) || left.length !== right.length) return false;
-      for (let i = 0; i < left.length; i++) pending.push(left[i], right[i]);
-      continue;
-    }
-    if (!isPlainRecord(left) || !isPlainRecord(right)) return false;
-    const keys = Object.keys(left);
-    if (keys.length !== Object.keys(right).length) return false;
-    for (const key of keys) {
-      if (!Object.hasOwn(right, key)) return false;
-      pending.push(left[key], right[key]);
-    }
-  }
-  return true;
-}
-
-function isPlainRecord(value: object): value is Record<string, unknown> {
-  if (Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
+const IDENTICAL_DATA: JsonEqualRules = { undefinedValue: "unequal", notPlainData: "unequal" };
 
 /**
  * What changed from `lhs` to `rhs`, after SMD's `Compare`: every node of an added or removed
@@ -190,7 +161,13 @@ export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | un
   const pending: Array<[unknown, unknown, JSONSchemaProps | undefined, Place]> = [[lhs, rhs, schema, new Place(undefined, "")]];
   while (pending.length > 0) {
     const [left, right, nodeSchema, place] = pending.pop()!;
-    if (!walkIdentical && place.depth <= IDENTICAL_TEST_DEPTH && typeof left === "object" && left !== null && identicalData(left, right))
+    if (
+      !walkIdentical &&
+      place.depth <= IDENTICAL_TEST_DEPTH &&
+      typeof left === "object" &&
+      left !== null &&
+      jsonEqual(left, right, IDENTICAL_DATA)
+    )
       continue;
     const isRoot = place.parent === undefined;
     const leftShape = left === undefined ? undefined : shapeOf(nodeSchema, left);

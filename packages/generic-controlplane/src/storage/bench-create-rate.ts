@@ -1,24 +1,14 @@
 /**
  * Storage-level create rate: the SQLite backend against a raw `node:sqlite` insert, in one run.
  * Run from the package directory: `npx node src/storage/bench-create-rate.ts [creates]`.
- * It runs from source on Node's type stripping; the hook maps `.js` specifiers to `.ts` files.
+ * It runs from source on Node's type stripping (see run-from-source.ts).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { registerHooks } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { fileURLToPath } from "node:url";
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
-      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
-      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-});
+await import(new URL("../run-from-source.ts", import.meta.url).href);
 
 const { createSqliteStorage } = await import("./sqlite.js");
 

@@ -2,21 +2,10 @@
  * Child process for the young-generation survival test: given an etcd client URL as argv[2], makes
  * one key and then reads it `argv[3]` times, one GET after another (each waits for a revision read
  * of its own), printing `start` and `end` around the timed GETs, so the parent can add up what its
- * `--trace-gc-nvp` scavenges promoted in between. Runs from source; the hook maps `.js` to `.ts`.
+ * `--trace-gc-nvp` scavenges promoted in between. Runs from source (see run-from-source.ts).
  */
-import { existsSync } from "node:fs";
-import { registerHooks } from "node:module";
-import { fileURLToPath } from "node:url";
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
-      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
-      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-});
+await import(new URL("../run-from-source.ts", import.meta.url).href);
 
 const { createEtcdStorage } = await import("./etcd.js");
 const endpoint = process.argv[2]!;

@@ -1,21 +1,10 @@
 /**
  * Child process for the kill -9 test: opens the database given as argv[2] and creates keys with
  * several concurrent writers, printing `ack <key> <revision>` only after each create resolved.
- * Runs from source on Node's type stripping; the hook maps the `.js` specifiers to `.ts` files.
+ * Runs from source on Node's type stripping (see run-from-source.ts).
  */
-import { existsSync } from "node:fs";
-import { registerHooks } from "node:module";
-import { fileURLToPath } from "node:url";
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
-      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
-      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-});
+await import(new URL("../run-from-source.ts", import.meta.url).href);
 
 const { createSqliteStorage } = await import("./sqlite.js");
 const path = process.argv[2];

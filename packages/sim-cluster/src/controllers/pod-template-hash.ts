@@ -1,17 +1,12 @@
+import { stableStringify } from "@kubekit/apimachinery";
 /** The alphabet of apimachinery's `rand.SafeEncodeString`: no vowels, no look-alikes. */
 const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
-/** JSON with object keys sorted, so equal templates give equal text whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
+/**
+ * JSON with object keys sorted, so equal templates give equal text whatever the key order: the
+ * controllers' name for apimachinery's `stableStringify`, the text the hash below is taken of.
+ */
+export { stableStringify as canonicalJson };
 
 function fnv32a(text: string): number {
   let hash = 0x811c9dc5;
@@ -29,6 +24,6 @@ function fnv32a(text: string): number {
  * from a real cluster's but have the same form and stability.
  */
 export function podTemplateHash(template: unknown, collisionCount = 0): string {
-  const text = canonicalJson(template) + (collisionCount > 0 ? String(collisionCount) : "");
+  const text = stableStringify(template) + (collisionCount > 0 ? String(collisionCount) : "");
   return [...String(fnv32a(text))].map((c) => SAFE_ALPHANUMS[c.charCodeAt(0) % SAFE_ALPHANUMS.length]).join("");
 }

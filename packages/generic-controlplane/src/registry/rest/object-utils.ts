@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { jsonEqual, type JsonEqualRules } from "@kubekit/apimachinery";
 import type { KubeObject, ObjectMeta } from "../../api/types.js";
 import { sortedExactJson } from "../../api/exact-json.js";
 import type { ResourceDefinition } from "./resource-definition.js";
@@ -9,83 +10,20 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * Whether `canonicalJson(a) === canonicalJson(b)`, without writing either: a walk that stops at the
- * first difference, where every write compared two whole objects as sorted JSON text. As JSON
- * text, an object key holding undefined (or a function) is absent, such an array item is null, as
- * is a non-finite number, and a bigint equals the number written with the same digits. Values
+ * What `canonicalJson(a) === canonicalJson(b)` says, without writing either: as JSON text, an
+ * object key holding undefined (or a function) is absent, such an array item is null, as is a
+ * non-finite number, and a bigint equals the number written with the same digits. Values
  * JSON.stringify would turn into something else (a Date, anything with toJSON, a boxed primitive)
- * are compared as their text. The walk keeps an explicit stack, as objects nest 10,000 deep.
+ * are compared as their text.
+ */
+const SAME_JSON_TEXT: JsonEqualRules = { undefinedValue: "omitted", notPlainData: "text", text: canonicalJson };
+
+/**
+ * Whether `canonicalJson(a) === canonicalJson(b)`, by a walk that stops at the first difference
+ * instead of writing two whole objects as sorted JSON text.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (omittedFromJson(a) || omittedFromJson(b)) return omittedFromJson(a) && omittedFromJson(b);
-  const pending: unknown[] = [a, b];
-  while (pending.length > 0) {
-    const right = pending.pop();
-    const left = pending.pop();
-    if (left === right) continue;
-    const leftKind = jsonKind(left);
-    const rightKind = jsonKind(right);
-    if (leftKind === "other" || rightKind === "other") return canonicalJson(a) === canonicalJson(b);
-    if (leftKind !== rightKind) {
-      if (leftKind === "leaf" && rightKind === "leaf") {
-        if (!sameJsonLeaf(left, right)) return false;
-        continue;
-      }
-      return false;
-    }
-    if (leftKind === "leaf") {
-      if (!sameJsonLeaf(left, right)) return false;
-    } else if (leftKind === "array") {
-      const l = left as unknown[];
-      const r = right as unknown[];
-      if (l.length !== r.length) return false;
-      for (let i = 0; i < l.length; i++) pending.push(arrayItemJson(l[i]), arrayItemJson(r[i]));
-    } else {
-      const l = left as Record<string, unknown>;
-      const r = right as Record<string, unknown>;
-      let present = 0;
-      for (const key of Object.keys(l)) {
-        const item = l[key];
-        if (omittedFromJson(item)) continue;
-        present++;
-        if (!Object.hasOwn(r, key)) return false;
-        const other = r[key];
-        if (omittedFromJson(other)) return false;
-        pending.push(item, other);
-      }
-      for (const key of Object.keys(r)) if (!omittedFromJson(r[key])) present--;
-      if (present !== 0) return false;
-    }
-  }
-  return true;
-}
-
-/** What JSON.stringify leaves out of an object (and writes as null in an array). */
-function omittedFromJson(value: unknown): boolean {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
-}
-
-function arrayItemJson(value: unknown): unknown {
-  return omittedFromJson(value) ? null : value;
-}
-
-/** How sameJson walks a value: a plain container, a primitive, or something JSON.stringify converts first. */
-function jsonKind(value: unknown): "array" | "object" | "leaf" | "other" {
-  if (typeof value !== "object" || value === null) return "leaf";
-  if (Array.isArray(value)) return typeof (value as { toJSON?: unknown }).toJSON === "function" ? "other" : "array";
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return "other";
-  return typeof (value as { toJSON?: unknown }).toJSON === "function" ? "other" : "object";
-}
-
-/** Two primitives' JSON texts are the same. */
-function sameJsonLeaf(a: unknown, b: unknown): boolean {
-  const left = typeof a === "number" && !Number.isFinite(a) ? null : a;
-  const right = typeof b === "number" && !Number.isFinite(b) ? null : b;
-  if (left === right) return true;
-  if (typeof left === "bigint" && typeof right === "number") return left.toString() === JSON.stringify(right);
-  if (typeof left === "number" && typeof right === "bigint") return JSON.stringify(left) === right.toString();
-  return false;
+  return jsonEqual(a, b, SAME_JSON_TEXT);
 }
 
 /**

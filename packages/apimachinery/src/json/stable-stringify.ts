@@ -1,7 +1,8 @@
 /**
- * JSON text of a value with object keys sorted and `undefined` fields left out: the registry
- * compares specs and statuses by it, so two records that mean the same compare equal whatever
- * order their fields were written in.
+ * JSON text of a value with object keys sorted and `undefined` fields left out, so two values that
+ * mean the same give the same text whatever order their fields were written in: what compares
+ * specs and statuses, and what a pod template's hash is taken of (the hash stays as long as this
+ * text does).
  */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
