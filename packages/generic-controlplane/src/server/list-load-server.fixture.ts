@@ -2,24 +2,13 @@
  * Child process for the LIST memory test and the bench: serves a control plane on a sqlite
  * database (argv[2]) holding `argv[3]` ConfigMaps in namespace `load`, then prints
  * `ready <url>`. A bearer token is taken as the user's name. Running in its own process keeps its RSS apart from the test runner's. Runs from
- * source on Node's type transform; the hook maps the `.js` specifiers to `.ts` files. A `gc` line
+ * source (see run-from-source.ts). A `gc` line
  * on stdin collects garbage (with --expose-gc) and answers `gc <heap> <external>` (bytes in use)
  * once done, so a measurement starts from the live heap; a `peak` line answers
  * `peak <heap> <external>`, the most of each in use since. It exits when stdin closes, so it never outlives the process that started it.
  */
-import { existsSync } from "node:fs";
-import { registerHooks } from "node:module";
-import { fileURLToPath } from "node:url";
+await import(new URL("../run-from-source.ts", import.meta.url).href);
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL !== undefined) {
-      const source = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
-      if (existsSync(fileURLToPath(source))) return nextResolve(source.href, context);
-    }
-    return nextResolve(specifier, context);
-  },
-});
 (globalThis as { __PACKAGE_VERSION__?: string }).__PACKAGE_VERSION__ = "0.0.0-fixture";
 
 const { createControlPlane } = await import("../control-plane.js");
