@@ -218,7 +218,7 @@ if (!args["no-scale"]) {
       "none (a node is NotReady after 40 s)",
     ],
     [
-      `GET p99 at ${GET_RATE}/s: idle / pods going Running / held`,
+      `GET p99 at ${GET_RATE}/s as ${r.getProbe.user} (${r.getProbe.groups.join(", ")}; flow schema ${r.getProbe.flowSchema}, priority level ${r.getProbe.priorityLevel}): idle / pods going Running / held`,
       `${fmt(r.idleGetP99, 2)} ms / ${fmt(r.runGetP99, 2)} ms / ${fmt(r.holdGetP99, 2)} ms`,
       "-",
     ],

@@ -11,7 +11,9 @@ import { startSimCluster } from "../dist/index.js";
  *   flight; the rate at which they reach Running, overall and over the best and worst seconds in
  *   the steady middle of the run;
  * - GET p99 of one small object at a fixed rate while the pods go Running, against the same GETs on
- *   the same server before any node or pod existed;
+ *   the same server before any node or pod existed; the GETs are the cluster admin's (system:masters,
+ *   which flow control exempts, as an operator's kubectl in kwokctl's cluster), the creates an
+ *   anonymous client's, so the probe measures the server rather than the creates' queue;
  * - the heap held per Running pod (control plane and simulated nodes share this process);
  * - the main thread's own CPU time per pod (`process.threadCpuUsage`; the process's counts every
  *   thread) and, with `nodeThreads` (the kubelets in worker threads), how busy each node thread's
@@ -70,6 +72,33 @@ function getLoad(client, path) {
       if (errors > 0) times.errors = errors;
       return times;
     },
+  };
+}
+
+/**
+ * Who the GET probe is to the server and where flow control put it: the user a SelfSubjectReview
+ * names, and the flow schema and priority level whose UIDs answer the probe's GET.
+ */
+async function probeClassification(url, token, path) {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const review = await (
+    await fetch(`${url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }),
+    })
+  ).json();
+  const answer = await fetch(`${url}${path}`, { headers });
+  await answer.arrayBuffer();
+  const nameOf = async (plural, uid) => {
+    const list = await (await fetch(`${url}/apis/flowcontrol.apiserver.k8s.io/v1/${plural}`, { headers })).json();
+    return list.items?.find((item) => item.metadata.uid === uid)?.metadata.name ?? `uid ${uid}`;
+  };
+  return {
+    user: review.status?.userInfo?.username,
+    groups: review.status?.userInfo?.groups ?? [],
+    flowSchema: await nameOf("flowschemas", answer.headers.get("x-kubernetes-pf-flowschema-uid")),
+    priorityLevel: await nameOf("prioritylevelconfigurations", answer.headers.get("x-kubernetes-pf-prioritylevel-uid")),
   };
 }
 
@@ -191,9 +220,11 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     nodeThreads,
   });
   const client = new KubeClient({ server: cluster.url, userAgent: "bench" });
-  const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get" });
+  // The probe is the cluster's admin, as an operator's kubectl; the creates above stay anonymous.
+  const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get", token: cluster.adminToken });
   const results = { nodes, pods, holdSeconds, nodeThreads };
   try {
+    results.getProbe = await probeClassification(cluster.url, cluster.adminToken, "/api/v1/namespaces/default");
     // The idle server: no nodes, no pods, nothing but its own controllers.
     await sleep(500);
     let load = getLoad(getter, "/api/v1/namespaces/default");
