@@ -238,8 +238,16 @@ if (!args["no-scale"]) {
       `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`,
       "-",
     ],
-    ["heap per Running pod (control plane + nodes)", `${fmt(r.heapPerPodKb)} KiB`, "-"],
-    ["heap per node", `${fmt(r.heapPerNodeKb)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`, "-"],
+    [
+      "memory per Running pod: main thread's heap + its Buffers + the node threads' heaps",
+      `${fmt(r.memoryPerPodKb.all)} KiB = ${fmt(r.memoryPerPodKb.heap)} + ${fmt(r.memoryPerPodKb.external)} + ${fmt(r.memoryPerPodKb.nodeThreads)} KiB`,
+      "-",
+    ],
+    [
+      "memory per node, the same parts",
+      `${fmt(r.memoryPerNodeKb.all)} KiB = ${fmt(r.memoryPerNodeKb.heap)} + ${fmt(r.memoryPerNodeKb.external)} + ${fmt(r.memoryPerNodeKb.nodeThreads)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`,
+      "-",
+    ],
   ];
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   const goals = [

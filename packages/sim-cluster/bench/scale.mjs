@@ -41,6 +41,27 @@ const heapMb = () => {
   globalThis.gc?.();
   return process.memoryUsage().heapUsed / 2 ** 20;
 };
+/**
+ * What the cluster holds, in MiB, each after a full collection: the main thread's heap, its
+ * memory outside the heap (Buffers: the watch events and responses kept as bytes), and the node
+ * threads' heaps (the kubelets, their watches and clients).
+ */
+const memoryMb = async (threads) => {
+  const heap = heapMb();
+  const external = process.memoryUsage().external / 2 ** 20;
+  const nodeThreads = (await Promise.all(threads.map((t) => t.heapUsed()))).reduce((sum, bytes) => sum + bytes, 0) / 2 ** 20;
+  return { heap, external, nodeThreads };
+};
+/** KiB per item between two `memoryMb` readings, and their sum. */
+const perItemKb = (after, before, count) => {
+  const kb = (key) => ((after[key] - before[key]) * 1024) / Math.max(1, count);
+  return {
+    heap: kb("heap"),
+    external: kb("external"),
+    nodeThreads: kb("nodeThreads"),
+    all: kb("heap") + kb("external") + kb("nodeThreads"),
+  };
+};
 
 /** GETs `path` at GET_RATE/s until `stop()`, each timed from when it was due (no coordinated omission). */
 function getLoad(client, path) {
@@ -210,7 +231,7 @@ function threadUsage(threads) {
 }
 
 export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, line }) {
-  const heapBefore = heapMb();
+  const memoryBefore = await memoryMb([]);
   const podsPerNode = Math.ceil(pods / nodes);
   const cluster = await startSimCluster({
     nodes: 0,
@@ -237,7 +258,7 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     line(`${nodes} nodes Ready in ${(results.nodesReadyMs / 1000).toFixed(1)} s`);
     const leases = await leaseWatch(client);
     const running = await runningWatch(client);
-    const heapNodes = heapMb();
+    const memoryNodes = await memoryMb(cluster.nodeThreads);
 
     load = getLoad(getter, "/api/v1/namespaces/default");
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -295,8 +316,8 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, li
     results.steadyMinRate = steady.min;
     results.steadyMaxRate = steady.max;
     running.stop();
-    results.heapPerPodKb = ((heapMb() - heapNodes) * 1024) / Math.max(1, results.running);
-    results.heapPerNodeKb = ((heapNodes - heapBefore) * 1024) / nodes;
+    results.memoryPerPodKb = perItemKb(await memoryMb(cluster.nodeThreads), memoryNodes, results.running);
+    results.memoryPerNodeKb = perItemKb(memoryNodes, memoryBefore, nodes);
 
     line(`${results.running} pods Running in ${(results.runningMs / 1000).toFixed(1)} s; holding for ${holdSeconds} s`);
     load = getLoad(getter, "/api/v1/namespaces/default");

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { LocalKubelets } from "./kubelet-host.js";
 import type { SimNodeSpec } from "./kubelet.js";
@@ -27,8 +28,17 @@ const kubelets = new LocalKubelets({
   },
 });
 
-function run({ method, args }: NodeThreadCall): Promise<void> {
+/** This thread's heap in use, after a full collection when the process exposes one (`--expose-gc`). */
+function heapUsed(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return getHeapStatistics().used_heap_size;
+}
+
+/** Runs a call; what it answers is a number (a measurement) or nothing. */
+function run({ method, args }: NodeThreadCall): Promise<unknown> {
   switch (method) {
+    case "heapUsed":
+      return Promise.resolve(heapUsed());
     case "add":
       return kubelets.add(args[0] as SimNodeSpec, args[1] as string, args[2] as string);
     case "start":
@@ -51,7 +61,7 @@ port.on("message", (call: NodeThreadCall) => {
   Promise.resolve()
     .then(() => run(call))
     .then(
-      () => post({ id: call.id, ok: true }),
+      (value) => post({ id: call.id, ok: true, ...(typeof value === "number" ? { value } : {}) }),
       (error: unknown) => {
         const { name, message, stack, code }: Error & { code?: unknown } = error instanceof Error ? error : new Error(String(error));
         post({ id: call.id, ok: false, error: { name, message, stack, ...(code !== undefined ? { code } : {}) } });
