@@ -15,6 +15,18 @@ describe("LruCache", () => {
     expect([cache.has("c"), cache.get("a"), cache.get("d")]).toEqual([false, 4, 5]);
   });
 
+  it("keeps an entry that is read while newer ones come, as long as it is read within half the capacity", () => {
+    const cache = new LruCache<number, number>(8);
+    cache.set(0, 0);
+    for (let i = 1; i <= 20; i++) {
+      expect(cache.get(0)).toBe(0);
+      cache.set(i, i);
+    }
+    expect(cache.get(0)).toBe(0);
+    expect(cache.size).toBe(8);
+    expect(cache.get(1)).toBeUndefined();
+  });
+
   it("refuses a capacity that holds nothing", () => {
     expect(() => new LruCache(0)).toThrow("invalid capacity 0: want a whole number above 0");
   });
