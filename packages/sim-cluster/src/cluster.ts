@@ -1,5 +1,5 @@
 import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
-import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ControllerManager, KubeClient, dropManagedFields } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
@@ -381,6 +381,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         pvProtectionController(),
       ],
       leaderElection: false,
+      // As kube-controller-manager and kube-scheduler do: no controller reads them.
+      informerTransform: dropManagedFields,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
