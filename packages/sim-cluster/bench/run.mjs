@@ -224,7 +224,7 @@ if (!args["no-scale"]) {
       "none (a node is NotReady after 40 s)",
     ],
     [
-      `GET p99 at ${GET_RATE}/s: idle / pods going Running / held`,
+      `GET p99 at ${GET_RATE}/s as ${r.getProbe.user} (${r.getProbe.groups.join(", ")}; flow schema ${r.getProbe.flowSchema}, priority level ${r.getProbe.priorityLevel}): idle / pods going Running / held`,
       `${fmt(r.idleGetP99, 2)} ms / ${fmt(r.runGetP99, 2)} ms / ${fmt(r.holdGetP99, 2)} ms`,
       "-",
     ],
@@ -247,8 +247,16 @@ if (!args["no-scale"]) {
       `${fmt(r.loopDelayP99, 0)} ms / ${fmt(r.loopDelayMax, 0)} ms`,
       "-",
     ],
-    ["heap per Running pod (control plane + nodes)", `${fmt(r.heapPerPodKb)} KiB`, "-"],
-    ["heap per node", `${fmt(r.heapPerNodeKb)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`, "-"],
+    [
+      "memory per Running pod: main thread's heap + its Buffers + the worker threads' heaps (kubelets, scheduler)",
+      `${fmt(r.memoryPerPodKb.all)} KiB = ${fmt(r.memoryPerPodKb.heap)} + ${fmt(r.memoryPerPodKb.external)} + ${fmt(r.memoryPerPodKb.threads)} KiB`,
+      "-",
+    ],
+    [
+      "memory per node, the same parts",
+      `${fmt(r.memoryPerNodeKb.all)} KiB = ${fmt(r.memoryPerNodeKb.heap)} + ${fmt(r.memoryPerNodeKb.external)} + ${fmt(r.memoryPerNodeKb.threads)} KiB; RSS at the end ${fmt(r.rssGb, 2)} GiB`,
+      "-",
+    ],
   ];
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   const goals = [

@@ -11,7 +11,9 @@ import { startSimCluster } from "../dist/index.js";
  *   flight; the rate at which they reach Running, overall and over the best and worst seconds in
  *   the steady middle of the run;
  * - GET p99 of one small object at a fixed rate while the pods go Running, against the same GETs on
- *   the same server before any node or pod existed;
+ *   the same server before any node or pod existed; the GETs are the cluster admin's (system:masters,
+ *   which flow control exempts, as an operator's kubectl in kwokctl's cluster), the creates an
+ *   anonymous client's, so the probe measures the server rather than the creates' queue;
  * - the heap held per Running pod (control plane and simulated nodes share this process);
  * - the main thread's own CPU time per pod (`process.threadCpuUsage`; the process's counts every
  *   thread) and, with `nodeThreads` (the kubelets in worker threads) and `schedulerThread`, how busy
@@ -38,6 +40,27 @@ const p99 = (values) => {
 const heapMb = () => {
   globalThis.gc?.();
   return process.memoryUsage().heapUsed / 2 ** 20;
+};
+/**
+ * What the cluster holds, in MiB, each after a full collection: the main thread's heap, its
+ * memory outside the heap (Buffers: the watch events and responses kept as bytes), and the worker
+ * threads' heaps (the kubelets, their watches and clients; the scheduler's informers).
+ */
+const memoryMb = async (threads) => {
+  const heap = heapMb();
+  const external = process.memoryUsage().external / 2 ** 20;
+  const threadsMb = (await Promise.all(threads.map((t) => t.heapUsed()))).reduce((sum, bytes) => sum + bytes, 0) / 2 ** 20;
+  return { heap, external, threads: threadsMb };
+};
+/** KiB per item between two `memoryMb` readings, and their sum. */
+const perItemKb = (after, before, count) => {
+  const kb = (key) => ((after[key] - before[key]) * 1024) / Math.max(1, count);
+  return {
+    heap: kb("heap"),
+    external: kb("external"),
+    threads: kb("threads"),
+    all: kb("heap") + kb("external") + kb("threads"),
+  };
 };
 
 /** GETs `path` at GET_RATE/s until `stop()`, each timed from when it was due (no coordinated omission). */
@@ -70,6 +93,33 @@ function getLoad(client, path) {
       if (errors > 0) times.errors = errors;
       return times;
     },
+  };
+}
+
+/**
+ * Who the GET probe is to the server and where flow control put it: the user a SelfSubjectReview
+ * names, and the flow schema and priority level whose UIDs answer the probe's GET.
+ */
+async function probeClassification(url, token, path) {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const review = await (
+    await fetch(`${url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }),
+    })
+  ).json();
+  const answer = await fetch(`${url}${path}`, { headers });
+  await answer.arrayBuffer();
+  const nameOf = async (plural, uid) => {
+    const list = await (await fetch(`${url}/apis/flowcontrol.apiserver.k8s.io/v1/${plural}`, { headers })).json();
+    return list.items?.find((item) => item.metadata.uid === uid)?.metadata.name ?? `uid ${uid}`;
+  };
+  return {
+    user: review.status?.userInfo?.username,
+    groups: review.status?.userInfo?.groups ?? [],
+    flowSchema: await nameOf("flowschemas", answer.headers.get("x-kubernetes-pf-flowschema-uid")),
+    priorityLevel: await nameOf("prioritylevelconfigurations", answer.headers.get("x-kubernetes-pf-prioritylevel-uid")),
   };
 }
 
@@ -188,7 +238,7 @@ function busySince(thread) {
 }
 
 export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, schedulerThread = false, line }) {
-  const heapBefore = heapMb();
+  const memoryBefore = await memoryMb([]);
   const podsPerNode = Math.ceil(pods / nodes);
   const cluster = await startSimCluster({
     nodes: 0,
@@ -199,9 +249,11 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, sc
     schedulerThread,
   });
   const client = new KubeClient({ server: cluster.url, userAgent: "bench" });
-  const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get" });
+  // The probe is the cluster's admin, as an operator's kubectl; the creates above stay anonymous.
+  const getter = new KubeClient({ server: cluster.url, userAgent: "bench-get", token: cluster.adminToken });
   const results = { nodes, pods, holdSeconds, nodeThreads, schedulerThread };
   try {
+    results.getProbe = await probeClassification(cluster.url, cluster.adminToken, "/api/v1/namespaces/default");
     // The idle server: no nodes, no pods, nothing but its own controllers.
     await sleep(500);
     let load = getLoad(getter, "/api/v1/namespaces/default");
@@ -214,7 +266,8 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, sc
     line(`${nodes} nodes Ready in ${(results.nodesReadyMs / 1000).toFixed(1)} s`);
     const leases = await leaseWatch(client);
     const running = await runningWatch(client);
-    const heapNodes = heapMb();
+    const workerThreads = [...cluster.nodeThreads, ...(cluster.schedulerThread ? [cluster.schedulerThread] : [])];
+    const memoryNodes = await memoryMb(workerThreads);
 
     load = getLoad(getter, "/api/v1/namespaces/default");
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -274,8 +327,8 @@ export async function scaleBench({ nodes, pods, holdSeconds, nodeThreads = 0, sc
     results.steadyMinRate = steady.min;
     results.steadyMaxRate = steady.max;
     running.stop();
-    results.heapPerPodKb = ((heapMb() - heapNodes) * 1024) / Math.max(1, results.running);
-    results.heapPerNodeKb = ((heapNodes - heapBefore) * 1024) / nodes;
+    results.memoryPerPodKb = perItemKb(await memoryMb(workerThreads), memoryNodes, results.running);
+    results.memoryPerNodeKb = perItemKb(memoryNodes, memoryBefore, nodes);
 
     line(`${results.running} pods Running in ${(results.runningMs / 1000).toFixed(1)} s; holding for ${holdSeconds} s`);
     load = getLoad(getter, "/api/v1/namespaces/default");

@@ -1,5 +1,5 @@
 import { createControlPlane, selectBuiltinResources, type ControlPlane, type Logger } from "@kubekit/generic-controlplane";
-import { ControllerManager, KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { ControllerManager, KubeClient, dropManagedFields } from "@kubekit/generic-controlplane/controllers";
 import { createResourceStore, type ResourceStore } from "@kubekit/generic-controlplane/registry";
 import type { Storage } from "@kubekit/generic-controlplane/storage";
 import { familyOf, formatIP, parseIP } from "./allocators/cluster-ip.js";
@@ -135,7 +135,18 @@ export interface SimClusterOptions {
 
 export interface SimCluster {
   readonly url: string;
+  /** A kubeconfig for `url` without credentials: its requests are `system:anonymous`. */
   readonly kubeconfig: string;
+  /**
+   * A bearer token for `url` that authenticates as the cluster's admin, `kubernetes-admin` in
+   * `system:masters` (kwokctl's kubeconfig user and kubeadm's super-admin are in that group), whose
+   * requests API Priority and Fairness exempts (flow schema and priority level `exempt`) instead of
+   * queuing them with the workload's in `global-default`. Known only to this process, valid until
+   * `close()`. The server speaks plain HTTP, over which kubectl (client-go) sends no credentials:
+   * it is for clients that send a token anyway, such as `@kubekit/client`'s `KubeClient` or
+   * `@kubernetes/client-node` with `skipTLSVerify`.
+   */
+  readonly adminToken: string;
   /** The control plane underneath (its stores, server and storage). */
   readonly plane: ControlPlane;
   writeKubeconfig(path: string): Promise<void>;
@@ -385,6 +396,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
         pvProtectionController(),
       ],
       leaderElection: false,
+      // As kube-controller-manager and kube-scheduler do: no controller reads them.
+      informerTransform: dropManagedFields,
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     manager.start();
@@ -492,6 +505,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   return {
     url: plane.url,
     kubeconfig: plane.kubeconfig,
+    adminToken: identities.admin(),
     plane,
     writeKubeconfig: (path) => plane.writeKubeconfig(path),
     get nodes() {

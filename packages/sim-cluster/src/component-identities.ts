@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ControlPlaneOptions } from "@kubekit/generic-controlplane";
+import { ADMIN_USER, type ControlPlaneOptions } from "@kubekit/generic-controlplane";
 
 type Authenticate = NonNullable<ControlPlaneOptions["authenticate"]>;
 type UserInfo = NonNullable<Awaited<ReturnType<Authenticate>>>;
@@ -9,9 +9,10 @@ type UserInfo = NonNullable<Awaited<ReturnType<Authenticate>>>;
  * `system:nodes`, the controllers (and the scheduler when it runs among them)
  * `system:kube-controller-manager`, a scheduler in a thread of its own `system:kube-scheduler`, as
  * upstream's components present themselves. Flow control then gives them upstream's priority levels
- * (`node-high` and `system` for kubelets, `workload-high` for controllers and the scheduler) instead of queuing
- * them with every anonymous client in `global-default`. Each identity is a bearer token known only
- * to this process; any other request stays anonymous, as before.
+ * (`node-high` and `system` for kubelets, `workload-high` for controllers and the scheduler) instead of
+ * queuing them with every anonymous client in `global-default`; the cluster's admin is
+ * `kubernetes-admin` in `system:masters`, whom flow control exempts. Each identity is a bearer token
+ * known only to this process; any other request stays anonymous, as before.
  */
 export class ComponentIdentities {
   readonly #secret = randomBytes(16).toString("hex");
@@ -37,6 +38,10 @@ export class ComponentIdentities {
 
   kubelet(nodeName: string): string {
     return this.tokenFor(`system:node:${nodeName}`, ["system:nodes"]);
+  }
+
+  admin(): string {
+    return this.tokenFor(ADMIN_USER.name, ADMIN_USER.groups);
   }
 
   controllerManager(): string {

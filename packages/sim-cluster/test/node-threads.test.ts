@@ -67,6 +67,9 @@ describe("startSimCluster({ nodeThreads })", { timeout: 60_000 }, () => {
       expect(inCidr24(pod.status?.podIP ?? "", node.spec?.podCIDR ?? "")).toBe(true);
     }
     expect(threads.every((t) => t.eventLoopUtilization().active > 0)).toBe(true);
+    // Each thread's own heap (its kubelets, watches and clients), apart from this thread's.
+    const heaps = await Promise.all(threads.map((t) => t.heapUsed()));
+    expect(heaps.every((bytes) => bytes > 2 ** 20 && bytes < process.memoryUsage().heapUsed)).toBe(true);
 
     // A stopped node's kubelet no longer posts: the node lifecycle controller marks it, then it comes back.
     await cluster.stopNode("sim-node-2");

@@ -93,9 +93,12 @@ describe("startSimCluster({ schedulerThread: true })", { timeout: 60_000 }, () =
     });
     expect(bound.spec?.nodeName).toBe(roomy);
     expect(scheduledCondition(bound)?.status).toBe("True");
+    // Its heap holds at least the informers' caches; a closed thread measures nothing.
+    expect(await thread.heapUsed()).toBeGreaterThan(1_000_000);
 
     await cluster.close();
     expect(thread.running).toBe(false);
+    expect(await thread.heapUsed()).toBe(0);
     expect(thread.error).toBeUndefined();
   });
 

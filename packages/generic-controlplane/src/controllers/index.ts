@@ -28,7 +28,7 @@ export {
   type DiscoveredResource,
 } from "./discovery.js";
 export { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, objectKey, splitKey, type IndexFunc } from "./cache.js";
-export { Informer, type EventHandlers, type InformerOptions } from "./informer.js";
+export { Informer, dropManagedFields, type EventHandlers, type InformerOptions } from "./informer.js";
 export {
   BucketRateLimiter,
   ExponentialRateLimiter,

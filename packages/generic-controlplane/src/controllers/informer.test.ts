@@ -9,7 +9,7 @@ import { createControlPlane, type ControlPlane } from "../control-plane.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { createSqliteStorage } from "../storage/sqlite.js";
 import { KubeClient } from "./client.js";
-import { Informer } from "./informer.js";
+import { dropManagedFields, Informer } from "./informer.js";
 import { CONFIGMAPS, eventually } from "./test-support.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -181,6 +181,34 @@ describe("Informer", () => {
       expect(cached.metadata?.uid).toBeDefined();
     }
     expect(informer.cache.get("default/listed")!.metadata?.labels).toEqual({ a: "b" });
+  });
+
+  it("transform: dropManagedFields caches objects without managed fields, from lists and watches, the rest as served", async () => {
+    const p = await plane();
+    // A named client, so its writes are owned by a manager.
+    const client = new KubeClient({ server: p.url, userAgent: "informer-test" });
+    cleanups.push(() => client.close());
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "listed" }, data: { a: "1" } });
+    const seen: KubeObject[] = [];
+    const informer = new Informer(client, CONFIGMAPS, { namespace: "default", transform: dropManagedFields });
+    informer.addEventHandler({ add: (o) => seen.push(o), update: (_old, o) => seen.push(o) });
+    informer.start();
+    cleanups.push(() => informer.stop());
+    await informer.waitForSync();
+    await client.create(CONFIGMAPS, "default", { metadata: { name: "watched" }, data: { b: "2" } });
+    await client.patch(CONFIGMAPS, "default", "listed", { data: { a: "3" } });
+    await eventually(
+      "the patch",
+      () => (informer.cache.get("default/listed")?.["data"] as { a?: string } | undefined)?.a === "3" || undefined,
+    );
+    const served = await client.get(CONFIGMAPS, "default", "listed");
+    expect(served.metadata?.managedFields?.[0]?.manager).toBe("informer-test");
+    const cached = informer.cache.get("default/listed")!;
+    const { managedFields: _dropped, ...metadata } = served.metadata!;
+    expect(cached).toEqual({ ...served, metadata });
+    expect(informer.cache.get("default/watched")!["data"]).toEqual({ b: "2" });
+    expect(seen).toHaveLength(3);
+    expect(seen.every((o) => o.metadata?.managedFields === undefined && o.kind === "ConfigMap")).toBe(true);
   });
 
   it("late handlers see the cache as adds", async () => {

@@ -37,6 +37,12 @@ export interface InformerOptions {
   metadataOnly?: boolean;
   /** Extra indexes; `namespace` is always there. */
   indexers?: Record<string, IndexFunc>;
+  /**
+   * Applied to every listed or watched object before it is cached or handed to handlers
+   * (client-go's `SetTransform`); it may change the object it is given, which nothing else holds.
+   * `dropManagedFields` is kube-controller-manager's and kube-scheduler's.
+   */
+  transform?: (object: KubeObject) => KubeObject;
   /** Page size of lists (default 500, like client-go's reflector). */
   pageSize?: number;
   /** Re-delivers every cached object as an update this often (default: never). */
@@ -47,6 +53,16 @@ export interface InformerOptions {
   /** Watch requests ask the server to end them after a random 5 to 10 minutes (client-go's reflector). */
   minWatchTimeoutSeconds?: number;
   logger?: Logger;
+}
+
+/**
+ * Drops `metadata.managedFields`, which kube-controller-manager and kube-scheduler drop from every
+ * object their informers cache ("for memory efficiency"): controllers never read them, and a
+ * status written by several managers can carry more field ownership than fields.
+ */
+export function dropManagedFields(object: KubeObject): KubeObject {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
 }
 
 /**
@@ -276,6 +292,11 @@ export class Informer {
 
   /** Objects as the resource's type: list items come without type meta, metadata-only ones as PartialObjectMetadata. */
   #typed(object: KubeObject): KubeObject {
+    const transformed = this.#options.transform?.(object) ?? object;
+    return this.#withTypeMeta(transformed);
+  }
+
+  #withTypeMeta(object: KubeObject): KubeObject {
     if (object.kind && object.kind !== "PartialObjectMetadata" && object.apiVersion) return object;
     const apiVersion = this.resource.group === "" ? this.resource.version : `${this.resource.group}/${this.resource.version}`;
     const kind = this.#kind ?? (object.kind === "PartialObjectMetadata" ? undefined : object.kind);

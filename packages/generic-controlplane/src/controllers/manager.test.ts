@@ -5,8 +5,9 @@ import { selectBuiltinResources } from "../control-plane/builtin-resources.js";
 import { createMemoryStorage } from "../storage/memory.js";
 import { KubeClient } from "./client.js";
 import { LEASES } from "./leader-election.js";
-import { selectControllers } from "./manager.js";
-import { NAMESPACES_REF, eventually, isGoneFrom } from "./test-support.js";
+import { dropManagedFields, type Informer } from "./informer.js";
+import { ControllerManager, selectControllers } from "./manager.js";
+import { CONFIGMAPS, NAMESPACES_REF, eventually, isGoneFrom } from "./test-support.js";
 
 const planes: ControlPlane[] = [];
 const clients: KubeClient[] = [];
@@ -117,5 +118,40 @@ describe("createControlPlane({ controllers })", () => {
       5_000,
     );
     await storage.close();
+  });
+});
+
+describe("ControllerManager({ informerTransform })", () => {
+  it("gives every controller's shared informers the transform, as kube-controller-manager drops managed fields", async () => {
+    const p = await plane({});
+    const named = new KubeClient({ server: p.url, userAgent: "manager-test" });
+    clients.push(named);
+    await named.create(CONFIGMAPS, "default", { metadata: { name: "cm" }, data: { a: "1" } });
+    let informer: Informer | undefined;
+    const manager = new ControllerManager({
+      client: named,
+      controllers: ["probe"],
+      extraControllers: [
+        {
+          name: "probe",
+          async run(context, signal) {
+            informer = context.informers.informerFor(CONFIGMAPS);
+            context.informers.start();
+            await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          },
+        },
+      ],
+      leaderElection: false,
+      informerTransform: dropManagedFields,
+    });
+    manager.start();
+    try {
+      const cached = await eventually("the cached configmap", () => informer?.cache.get("default/cm"));
+      expect((await named.get(CONFIGMAPS, "default", "cm")).metadata?.managedFields).toHaveLength(1);
+      expect(cached.metadata?.managedFields).toBeUndefined();
+      expect(cached["data"]).toEqual({ a: "1" });
+    } finally {
+      await manager.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import type { Logger } from "../server/logger.js";
+import type { KubeObject } from "../api/types.js";
 import type { KubeClient } from "./client.js";
 import { garbageCollector } from "./garbagecollector/controller.js";
 import { LeaderElector } from "./leader-election.js";
@@ -78,6 +79,12 @@ export interface ControllerManagerOptions {
   quotaEvaluators?: readonly QuotaEvaluator[];
   /** How often discovery is re-read for resource types added or removed (default 30 s). */
   discoveryPeriodMs?: number;
+  /**
+   * Applied to every object the controllers' shared informers cache (`InformerOptions.transform`),
+   * as kube-controller-manager gives its informers `dropManagedFields`. Default: none, as the
+   * event TTL controller reads an Event's last write from its managed fields.
+   */
+  informerTransform?: (object: KubeObject) => KubeObject;
   registry?: Registry;
   logger?: Logger;
 }
@@ -182,6 +189,7 @@ export class ControllerManager {
       logger,
       ...(this.#options.registry !== undefined ? { registry: this.#options.registry } : {}),
       ...(this.#options.discoveryPeriodMs !== undefined ? { discoveryPeriodMs: this.#options.discoveryPeriodMs } : {}),
+      ...(this.#options.informerTransform !== undefined ? { informer: { transform: this.#options.informerTransform } } : {}),
     });
     this.#leading = true;
     logger({ msg: "starting controllers", controllers: this.controllers });

@@ -40,6 +40,7 @@ import type {
   WatchRequest,
 } from "./types.js";
 import { startWatch } from "./watch.js";
+import { LruCache } from "./lru-cache.js";
 import { parseExactJson, stringifyExactJson } from "../api/exact-json.js";
 
 export interface ResourceStoreOptions {
@@ -66,6 +67,12 @@ export interface ResourceStoreOptions {
 const GENERATE_NAME_ATTEMPTS = 8;
 /** Optimistic-concurrency retries of an unconditional write before reporting the conflict. */
 const MAX_UPDATE_RETRIES = 16;
+/**
+ * Stored values (and storage events) whose decoded objects (and watch events) a store keeps: the
+ * writes of the last moments, which every watcher converts as they fan out and a watcher's
+ * selector compares with the version before.
+ */
+const RECENT_VALUES = 1024;
 
 const INTERNAL_CAS_CONFLICT = Symbol("casConflict");
 
@@ -140,12 +147,16 @@ class GenericResourceStore implements GenericStore {
   private readonly admission: AdmissionPlugin[];
   private readonly gc: boolean;
   private readonly fieldManager: FieldManager;
-  /** Decoded objects per stored value, shared by every watcher of this store. */
-  private readonly decoded = new WeakMap<KeyValue, KubeObject>();
+  /**
+   * Decoded objects of the stored values written or read most recently, shared by every watcher a
+   * change fans out to. Not kept for as long as storage keeps the value: storage keeps every
+   * version until compaction, and a decoded object per version is several times its JSON.
+   */
+  private readonly decoded = new LruCache<KeyValue, KubeObject>(RECENT_VALUES);
   /** Decoded list pages, so an unchanged page is written out again without a look-up per object. */
   private readonly decodedPages = new DecodedPages((kv) => this.decode(kv));
-  /** Watch events per storage event, shared by every watcher (so they are serialised once). */
-  private readonly eventCache = new WeakMap<object, Map<string, WatchEvent>>();
+  /** Watch events of the most recent storage events, shared by every watcher (so each is serialised once). */
+  private readonly eventCache = new LruCache<object, Map<string, WatchEvent>>(RECENT_VALUES);
 
   constructor(
     definition: ResourceDefinition,

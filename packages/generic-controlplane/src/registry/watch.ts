@@ -7,6 +7,7 @@ import { buildMatcher, type Matcher } from "./selection.js";
 import { LIST_PAGE_SIZE } from "./list.js";
 import type { ResourceWatch, WatchFlowControl, WatchRequest } from "./types.js";
 import { cloneJson } from "../patch/json-value.js";
+import type { LruCache } from "./lru-cache.js";
 
 export interface WatchContext {
   definition: ResourceDefinition;
@@ -15,7 +16,7 @@ export interface WatchContext {
   /** Decoded stored value; shared, never mutated. */
   decode(kv: KeyValue): KubeObject;
   /** Watch events already built for a storage event, shared by all watchers of the store. */
-  eventCache: WeakMap<object, Map<string, WatchEvent>>;
+  eventCache: Pick<LruCache<object, Map<string, WatchEvent>>, "get" | "set">;
   bookmarkIntervalMs: number;
 }
 

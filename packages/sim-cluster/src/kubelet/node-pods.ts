@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
-import { Informer, objectKey, type EventHandlers, type KubeClient } from "@kubekit/generic-controlplane/controllers";
+import { Informer, dropManagedFields, objectKey, type EventHandlers, type KubeClient } from "@kubekit/generic-controlplane/controllers";
 import type { Pod } from "../resources/pods.js";
 import { PODS } from "../refs.js";
 
@@ -14,7 +14,7 @@ export interface NodePodSource {
 
 /** A kubelet's own informer of the pods bound to its node (`spec.nodeName=<node>`), as upstream's. */
 export function ownNodePods(client: KubeClient, nodeName: string): NodePodSource {
-  return new Informer(client, { ...PODS, kind: "Pod" }, { fieldSelector: `spec.nodeName=${nodeName}` });
+  return new Informer(client, { ...PODS, kind: "Pod" }, { fieldSelector: `spec.nodeName=${nodeName}`, transform: dropManagedFields });
 }
 
 const NO_PODS: ReadonlyMap<string, KubeObject> = new Map();
@@ -33,7 +33,8 @@ export class SharedNodePods {
   readonly #views = new Map<string, NodePodView>();
 
   constructor(client: KubeClient) {
-    this.#informer = new Informer(client, { ...PODS, kind: "Pod" });
+    // The kubelets never read a pod's managed fields: the cache holds the pods without them.
+    this.#informer = new Informer(client, { ...PODS, kind: "Pod" }, { transform: dropManagedFields });
     this.#informer.addEventHandler({
       add: (pod, initialList) => {
         const node = nodeOf(pod);

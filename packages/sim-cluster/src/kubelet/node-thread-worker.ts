@@ -1,3 +1,4 @@
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { forwardingLogger, toThreadError } from "../worker-threads.js";
 import { LocalKubelets } from "./kubelet-host.js";
@@ -17,8 +18,17 @@ const kubelets = new LocalKubelets({
   },
 });
 
-function run({ method, args }: NodeThreadCall): Promise<void> {
+/** This thread's heap in use, after a full collection when the process exposes one (`--expose-gc`). */
+function heapUsed(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return getHeapStatistics().used_heap_size;
+}
+
+/** Runs a call; what it answers is a number (a measurement) or nothing. */
+function run({ method, args }: NodeThreadCall): Promise<unknown> {
   switch (method) {
+    case "heapUsed":
+      return Promise.resolve(heapUsed());
     case "add":
       return kubelets.add(args[0] as SimNodeSpec, args[1] as string, args[2] as string);
     case "start":
@@ -41,7 +51,7 @@ port.on("message", (call: NodeThreadCall) => {
   Promise.resolve()
     .then(() => run(call))
     .then(
-      () => post({ id: call.id, ok: true }),
+      (value) => post({ id: call.id, ok: true, ...(typeof value === "number" ? { value } : {}) }),
       (error: unknown) => post({ id: call.id, ok: false, error: toThreadError(error) }),
     );
 });

@@ -14,6 +14,12 @@ export interface NodeThread {
   readonly running: boolean;
   /** As `performance.eventLoopUtilization()`, of that thread's event loop. */
   readonly eventLoopUtilization: WorkerPerformance["eventLoopUtilization"];
+  /**
+   * The bytes the thread's heap holds (`v8.getHeapStatistics().used_heap_size` there), after a full
+   * collection when the process runs with `--expose-gc`: with the main thread's, what the
+   * simulated nodes cost in memory.
+   */
+  heapUsed(): Promise<number>;
 }
 
 /** What the worker is started with (its `workerData`). */
@@ -25,15 +31,15 @@ export interface NodeThreadData extends LocalKubeletsOptions {
 type HostMethod = Exclude<keyof KubeletHost, "close">;
 
 /** A call from the cluster to a worker, answered by a `NodeThreadReply` with the same id. */
-export type NodeThreadCall = { id: number; method: HostMethod | "close"; args: unknown[] };
-export type NodeThreadReply = { id: number; ok: true } | { id: number; ok: false; error: ThreadError } | { log: LogRecord };
+export type NodeThreadCall = { id: number; method: HostMethod | "close" | "heapUsed"; args: unknown[] };
+export type NodeThreadReply = { id: number; ok: true; value?: number } | { id: number; ok: false; error: ThreadError } | { log: LogRecord };
 
 class NodeWorker implements NodeThread {
   readonly worker: Worker;
   /** Kept: a Worker's own `threadId` reads -1 once it has exited. */
   readonly threadId: number;
   readonly hosted = new Set<string>();
-  readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (value: number | undefined) => void; reject: (error: Error) => void }>();
   #nextId = 0;
   #exited: Error | undefined;
   running = true;
@@ -46,7 +52,7 @@ class NodeWorker implements NodeThread {
       if ("log" in reply) return logger?.(reply.log);
       const call = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if (reply.ok) call?.resolve();
+      if (reply.ok) call?.resolve(reply.value);
       else call?.reject(errorFrom(reply.error));
     });
     this.worker.on("error", (error) => {
@@ -75,7 +81,11 @@ class NodeWorker implements NodeThread {
   readonly eventLoopUtilization: WorkerPerformance["eventLoopUtilization"] = (...args) =>
     this.worker.performance.eventLoopUtilization(...args);
 
-  call(method: NodeThreadCall["method"], args: unknown[]): Promise<void> {
+  async heapUsed(): Promise<number> {
+    return (await this.call("heapUsed", [])) ?? 0;
+  }
+
+  call(method: NodeThreadCall["method"], args: unknown[]): Promise<number | undefined> {
     if (this.#exited !== undefined) return Promise.reject(this.#exited);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -119,12 +129,12 @@ export class NodeThreads implements KubeletHost {
     }
   }
 
-  start(name: string, version: string, token: string): Promise<void> {
-    return this.#call(name, "start", [name, version, token]);
+  async start(name: string, version: string, token: string): Promise<void> {
+    await this.#call(name, "start", [name, version, token]);
   }
 
-  stop(name: string): Promise<void> {
-    return this.#call(name, "stop", [name]);
+  async stop(name: string): Promise<void> {
+    await this.#call(name, "stop", [name]);
   }
 
   async remove(name: string): Promise<void> {
@@ -132,12 +142,12 @@ export class NodeThreads implements KubeletHost {
     for (const worker of this.#workers) worker.hosted.delete(name);
   }
 
-  reboot(name: string): Promise<void> {
-    return this.#call(name, "reboot", [name]);
+  async reboot(name: string): Promise<void> {
+    await this.#call(name, "reboot", [name]);
   }
 
-  setCapacity(name: string, capacity: Readonly<Record<string, string>>): Promise<void> {
-    return this.#call(name, "setCapacity", [name, capacity]);
+  async setCapacity(name: string, capacity: Readonly<Record<string, string>>): Promise<void> {
+    await this.#call(name, "setCapacity", [name, capacity]);
   }
 
   /** Stops every worker's kubelets and watches, then the workers; a worker that failed before has nothing left to stop. */
@@ -148,7 +158,7 @@ export class NodeThreads implements KubeletHost {
     if (failed !== undefined) throw failed.reason;
   }
 
-  #call(name: string, method: HostMethod, args: unknown[]): Promise<void> {
+  #call(name: string, method: HostMethod, args: unknown[]): Promise<unknown> {
     const worker = this.#workers.find((w) => w.hosted.has(name));
     if (worker === undefined) return Promise.reject(new Error(`no node ${name} in this cluster`));
     return worker.call(method, args);

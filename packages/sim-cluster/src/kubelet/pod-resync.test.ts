@@ -5,7 +5,12 @@ import { startSimCluster, type SimCluster } from "../cluster.js";
 import type { Pod } from "../resources/pods.js";
 import { PODS } from "../refs.js";
 
-const POLICIES: ResourceRef = { group: "admissionregistration.k8s.io", version: "v1", resource: "validatingadmissionpolicies", namespaced: false };
+const POLICIES: ResourceRef = {
+  group: "admissionregistration.k8s.io",
+  version: "v1",
+  resource: "validatingadmissionpolicies",
+  namespaced: false,
+};
 const BINDINGS: ResourceRef = {
   group: "admissionregistration.k8s.io",
   version: "v1",
@@ -48,7 +53,9 @@ describe("kubelet resync", { timeout: 60_000 }, () => {
     await c.create(PODS, "default", { metadata: { name: "held" }, spec: { containers: [{ name: "c", image: "busybox" }] } });
     await c.create(PODS, "default", { metadata: { name: "free" }, spec: { containers: [{ name: "c", image: "busybox" }] } });
     // The other pod shows the kubelet at work: by then the held pod's first status write was refused.
-    await eventually("free Running", async () => ((await c.get<Pod>(PODS, "default", "free")).status?.phase === "Running" ? true : undefined));
+    await eventually("free Running", async () =>
+      (await c.get<Pod>(PODS, "default", "free")).status?.phase === "Running" ? true : undefined,
+    );
     const held = await c.get<Pod>(PODS, "default", "held");
     expect(held.spec?.nodeName).toBeTruthy();
     expect(held.status?.phase).toBe("Pending");

@@ -1,8 +1,9 @@
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
-import { KubeClient, createControllerContext } from "@kubekit/generic-controlplane/controllers";
+import { KubeClient, createControllerContext, dropManagedFields } from "@kubekit/generic-controlplane/controllers";
 import { forwardingLogger, toThreadError } from "../worker-threads.js";
 import { scheduler } from "./scheduler.js";
-import type { SchedulerThreadData, SchedulerThreadMessage } from "./scheduler-thread.js";
+import type { SchedulerThreadCall, SchedulerThreadData, SchedulerThreadMessage } from "./scheduler-thread.js";
 
 // The worker thread of SchedulerWorker: the scheduler with informers and a client of its own.
 const port = parentPort!;
@@ -10,7 +11,11 @@ const data = workerData as SchedulerThreadData;
 const post = (message: SchedulerThreadMessage) => port.postMessage(message);
 
 const client = new KubeClient({ server: data.server, userAgent: "sim-cluster-scheduler", token: data.token });
-const context = createControllerContext(client, data.log ? { logger: forwardingLogger((record) => post({ log: record })) } : {});
+// As kube-scheduler's informers, without managed fields (nothing here reads them).
+const context = createControllerContext(client, {
+  informer: { transform: dropManagedFields },
+  ...(data.log ? { logger: forwardingLogger((record) => post({ log: record })) } : {}),
+});
 const stop = new AbortController();
 const running = scheduler()
   .run(context, stop.signal)
@@ -22,7 +27,13 @@ const running = scheduler()
   );
 context.informers.start();
 
-port.once("message", () => {
+port.on("message", (message: SchedulerThreadCall) => {
+  if (message.call === "heapUsed") {
+    (globalThis as { gc?: () => void }).gc?.();
+    post({ id: message.id, heapUsed: getHeapStatistics().used_heap_size });
+    return;
+  }
+  if (stop.signal.aborted) return;
   stop.abort();
   void running.then(async () => {
     await context.informers.stop();

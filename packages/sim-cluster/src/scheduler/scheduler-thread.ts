@@ -12,6 +12,8 @@ export interface SchedulerThread {
   readonly error: Error | undefined;
   /** As `performance.eventLoopUtilization()`, of that thread's event loop. */
   readonly eventLoopUtilization: WorkerPerformance["eventLoopUtilization"];
+  /** The bytes the thread's heap holds (after a full collection when the process runs with `--expose-gc`). */
+  heapUsed(): Promise<number>;
 }
 
 /** What the worker is started with (its `workerData`). */
@@ -24,8 +26,11 @@ export interface SchedulerThreadData {
   log: boolean;
 }
 
-/** From the worker: a log record, the scheduler's failure, or that it stopped when asked to. */
-export type SchedulerThreadMessage = { log: LogRecord } | { failed: ThreadError } | { stopped: true };
+/** To the worker: stop the scheduler, or measure the heap (answered with the same id). */
+export type SchedulerThreadCall = { call: "stop" } | { call: "heapUsed"; id: number };
+
+/** From the worker: a log record, the scheduler's failure, that it stopped when asked to, or a heap measurement. */
+export type SchedulerThreadMessage = { log: LogRecord } | { failed: ThreadError } | { stopped: true } | { id: number; heapUsed: number };
 
 /**
  * The scheduler in a worker thread, as kube-scheduler is a process of its own beside
@@ -40,6 +45,8 @@ export class SchedulerWorker implements SchedulerThread {
   running = true;
   error: Error | undefined;
   #closing: Promise<void> | undefined;
+  readonly #heapReads = new Map<number, (bytes: number) => void>();
+  #nextRead = 0;
   readonly #exit: Promise<void>;
   readonly #stopped: Promise<void>;
 
@@ -53,12 +60,17 @@ export class SchedulerWorker implements SchedulerThread {
     this.#worker.on("message", (message: SchedulerThreadMessage) => {
       if ("log" in message) logger?.(message.log);
       else if ("failed" in message) this.#fail(errorFrom(message.failed));
-      else stopped();
+      else if ("heapUsed" in message) {
+        this.#heapReads.get(message.id)?.(message.heapUsed);
+        this.#heapReads.delete(message.id);
+      } else stopped();
     });
     this.#worker.on("error", (error) => this.#fail(error));
     this.#exit = new Promise((resolve) =>
       this.#worker.once("exit", (code) => {
         this.running = false;
+        for (const answer of this.#heapReads.values()) answer(0);
+        this.#heapReads.clear();
         if (this.#closing === undefined) this.#fail(new Error(`the scheduler thread ${this.threadId} exited (code ${code})`));
         resolve();
       }),
@@ -68,12 +80,20 @@ export class SchedulerWorker implements SchedulerThread {
   readonly eventLoopUtilization: WorkerPerformance["eventLoopUtilization"] = (...args) =>
     this.#worker.performance.eventLoopUtilization(...args);
 
+  heapUsed(): Promise<number> {
+    if (!this.running) return Promise.resolve(0);
+    const id = this.#nextRead++;
+    return new Promise((resolve) => {
+      this.#heapReads.set(id, resolve);
+      this.#worker.postMessage({ call: "heapUsed", id } satisfies SchedulerThreadCall);
+    });
+  }
+
   /** Stops the scheduler (its bindings in flight answered, its watches closed), then the thread. */
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
       if (this.running) {
-        // The only message the worker is ever sent.
-        this.#worker.postMessage("stop");
+        this.#worker.postMessage({ call: "stop" } satisfies SchedulerThreadCall);
         await Promise.race([this.#stopped, this.#exit]);
       }
       await this.#worker.terminate();

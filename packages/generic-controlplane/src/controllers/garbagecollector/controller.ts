@@ -2,7 +2,7 @@ import type { DeleteOptions, KubeObject, OwnerReference } from "../../api/types.
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../../validation/object-meta.js";
 import { isConflict, isNotFound, type KubeClient } from "../client.js";
 import { discoverPreferredResources, GroupDiscoveryFailedError, supportsVerbs, type DiscoveredResource } from "../discovery.js";
-import type { Informer } from "../informer.js";
+import { dropManagedFields, type Informer } from "../informer.js";
 import { SharedInformerFactory, aborted, runWorkers, type Controller, type ControllerContext } from "../runtime.js";
 import { WorkQueue } from "../workqueue.js";
 import { GraphBuilder } from "./graph-builder.js";
@@ -83,9 +83,11 @@ class GarbageCollector {
     );
     this.#ignored = new Set(options.ignoredResources ?? DEFAULT_IGNORED);
     this.#workers = options.workers ?? 20;
+    // kube-controller-manager's metadata informers drop managed fields too: the graph never reads them.
     this.#informers = new SharedInformerFactory(context.client, {
       ...context.informerOptions,
       metadataOnly: true,
+      transform: dropManagedFields,
     });
   }
 

@@ -1,5 +1,6 @@
 import type { KubeObject, OwnerReference } from "../../api/types.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from "../../validation/object-meta.js";
+import { LruCache } from "../../registry/lru-cache.js";
 
 /** Where an object is: its owner-reference coordinates plus namespace (upstream `objectReference`). */
 export interface ObjectIdentity {
@@ -106,19 +107,14 @@ export function referencesDiffs(old: readonly OwnerReference[], next: readonly O
  * dependents of one deleted owner costs one lookup.
  */
 export class AbsentOwnerCache {
-  readonly #entries = new Map<string, true>();
-  constructor(private readonly capacity = 500) {}
+  readonly #entries: LruCache<string, true>;
+  constructor(capacity = 500) {
+    this.#entries = new LruCache(capacity);
+  }
   add(id: ObjectIdentity): void {
-    const key = identityKey(id);
-    this.#entries.delete(key);
-    this.#entries.set(key, true);
-    if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(identityKey(id), true);
   }
   has(id: ObjectIdentity): boolean {
-    const key = identityKey(id);
-    if (!this.#entries.has(key)) return false;
-    this.#entries.delete(key);
-    this.#entries.set(key, true);
-    return true;
+    return this.#entries.has(identityKey(id));
   }
 }
