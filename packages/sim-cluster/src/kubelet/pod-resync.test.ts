@@ -1,7 +1,7 @@
-import { KubeClient, type ResourceRef } from "@kubekit/generic-controlplane/controllers";
-import { afterEach, describe, expect, it } from "vitest";
+import type { ResourceRef } from "@kubekit/generic-controlplane/controllers";
+import { describe, expect, it } from "vitest";
+import { useSimClusterPerTest } from "../../test/fixture.js";
 import { eventually } from "../../test/kubectl.js";
-import { startSimCluster, type SimCluster } from "../cluster.js";
 import type { Pod } from "../resources/pods.js";
 import { PODS } from "../refs.js";
 
@@ -18,19 +18,12 @@ const BINDINGS: ResourceRef = {
   namespaced: false,
 };
 
-let cluster: SimCluster | undefined;
-let client: KubeClient | undefined;
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await cluster?.close();
-  cluster = undefined;
-});
+const sim = useSimClusterPerTest();
 
 describe("kubelet resync", { timeout: 60_000 }, () => {
   it("a pod whose status writes were refused goes Running once they are allowed, without any change to the pod", async () => {
-    cluster = await startSimCluster({ nodes: 1 });
-    const c = (client = new KubeClient({ server: cluster.url }));
+    await sim.start({ nodes: 1 });
+    const c = sim.client;
     // The kubelet's status writes for this one pod are refused while the binding exists.
     await c.create(POLICIES, undefined, {
       apiVersion: "admissionregistration.k8s.io/v1",
