@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { text as readBody } from "node:stream/consumers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Transport } from "@kubekit/client";
 import { createAuditLog } from "../audit/log-backend.js";
@@ -29,15 +29,6 @@ const comparable = (answer: Answer) => ({
   body: answer.body,
   headers: Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !PER_CONNECTION_OR_REQUEST.has(name))),
 });
-
-function readBody(body: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    body.on("data", (chunk: Buffer) => chunks.push(chunk));
-    body.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    body.once("error", reject);
-  });
-}
 
 function requestHeaders(body: string | undefined, contentType = "application/json"): Record<string, string> {
   return {
