@@ -136,7 +136,8 @@ function condition(
     type,
     status,
     observedGeneration: generation,
-    lastProbeTime: null,
+    // No lastProbeTime: the kubelet never probes conditions, and the API keeps no null time, so a
+    // null here would make every report differ from the status it reads back and be sent again.
     lastTransitionTime: since,
     ...(reason !== undefined ? { reason } : {}),
     ...(message !== undefined ? { message } : {}),
@@ -202,7 +203,7 @@ export function podStatus(
     condition(pod, "ContainersReady", readyStatus, now, generation, notReady, notReadyMessage),
   ];
   const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
-  conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now });
+  conditions.push(scheduled ?? { type: "PodScheduled", status: "True", lastTransitionTime: now });
   if (record.pending !== undefined)
     conditions.push(condition(pod, "PodResizePending", "True", now, generation, record.pending.reason, record.pending.message));
   if (record.inProgress) conditions.push(condition(pod, "PodResizeInProgress", "True", now, generation));
