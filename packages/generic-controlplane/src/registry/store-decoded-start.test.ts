@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { KubeObject, WatchEvent } from "../api/types.js";
+import type { AdmissionPlugin } from "../admission/types.js";
+import { createMemoryStorage } from "../storage/memory.js";
+import type { Storage } from "../storage/types.js";
+import type { ResourceDefinition } from "./rest/resource-definition.js";
+import { createGenericStore } from "./store.js";
+import { backends, closeAll, rejection, widget, widgets } from "./test-fixtures.js";
+
+// A write starts from the shared decoded object of the value it read (as upstream's update starts
+// from the watch cache's object): these pin that it never starts from anything but that value,
+// and that nobody gets to change the shared object.
+
+afterEach(closeAll);
+
+const clock = () => new Date("2026-01-02T03:04:05.678Z");
+
+/** Widgets whose every decorated object (each decoding of a stored value, and each write's answer) is recorded. */
+function countingWidgets(): { definition: ResourceDefinition; decorated: KubeObject[] } {
+  const decorated: KubeObject[] = [];
+  const definition: ResourceDefinition = {
+    ...widgets,
+    strategy: { ...widgets.strategy, decorate: (object: KubeObject) => void decorated.push(object) },
+  };
+  return { definition, decorated };
+}
+
+function labelsOf(object: KubeObject): Record<string, string> | undefined {
+  return object.metadata?.labels;
+}
+
+function withLabel(key: string, value: string) {
+  return (current: KubeObject): KubeObject => ({
+    ...current,
+    metadata: { ...current.metadata, labels: { ...labelsOf(current), [key]: value } },
+  });
+}
+
+for (const backend of backends) {
+  describe(`a write's start (${backend.name})`, () => {
+    it("is the object watchers decoded: a value is parsed once for a watch and the write after it", async () => {
+      const { definition, decorated } = countingWidgets();
+      const { store } = await backend.open(definition);
+      const events: WatchEvent[] = [];
+      const watch = await store.watch("default", {}, (event) => events.push(event));
+      const created = await store.create("default", widget("a", { color: "red" }));
+      await expect.poll(() => events.length).toBe(1);
+      const version = created.metadata?.resourceVersion ?? "";
+      await store.guaranteedUpdate("default", "a", withLabel("x", "1"), { fieldManager: "m" });
+      await store.update("default", "a", { ...(await store.get("default", "a")), spec: { color: "blue" } }, { fieldManager: "m" });
+      await expect.poll(() => events.length).toBe(3);
+      watch.stop();
+      // Decoded once for the watch (the create's answer is the object it wrote), not again for the update that started from it.
+      const decodings = decorated.filter((object) => object !== created && object.metadata?.resourceVersion === version);
+      expect(decodings).toHaveLength(1);
+    });
+
+    it("is what another store wrote on the same storage, never what this one decoded before", async () => {
+      const { storage, store } = await backend.open();
+      const other = createGenericStore(widgets, storage, { clock });
+      await store.create("default", widget("a", { color: "red" }));
+      await store.guaranteedUpdate("default", "a", withLabel("mine", "1"));
+      const theirs = await other.guaranteedUpdate("default", "a", withLabel("theirs", "1"));
+      const after = await store.guaranteedUpdate("default", "a", withLabel("again", "1"));
+      expect(labelsOf(after)).toEqual({ mine: "1", theirs: "1", again: "1" });
+      // A precondition on the version this store wrote last is a conflict: the other store's write came after.
+      const stale = { ...theirs, metadata: { ...theirs.metadata, resourceVersion: String(Number(theirs.metadata?.resourceVersion) - 1) } };
+      expect((await rejection(store.update("default", "a", stale))).code).toBe("Conflict");
+    });
+
+    it("is the current value after a compaction", async () => {
+      const { storage, store } = await backend.open();
+      await store.create("default", widget("a", { color: "red" }));
+      await store.guaranteedUpdate("default", "a", withLabel("one", "1"));
+      const second = await store.guaranteedUpdate("default", "a", withLabel("two", "2"));
+      await storage.compact(Number(second.metadata?.resourceVersion));
+      const third = await store.guaranteedUpdate("default", "a", withLabel("three", "3"));
+      expect(labelsOf(third)).toEqual({ one: "1", two: "2", three: "3" });
+      expect(await store.get("default", "a")).toEqual(third);
+    });
+  });
+}
+
+describe("a write's start", () => {
+  it("after a lost compare-and-swap is the value that won", async () => {
+    const storage = createMemoryStorage({ compactInterval: 0 });
+    const store = createGenericStore(widgets, storage, { clock });
+    const other = createGenericStore(widgets, storage, { clock });
+    await store.create("default", widget("a", { color: "red" }));
+    await store.guaranteedUpdate("default", "a", withLabel("first", "1"));
+    let raced = false;
+    const racing: Storage = Object.assign(Object.create(storage) as Storage, {
+      update: async (key: string, value: string, revision: number) => {
+        if (!raced) {
+          raced = true;
+          // Another writer gets in between this store's read and its compare-and-swap.
+          await other.guaranteedUpdate("default", "a", withLabel("winner", "1"));
+        }
+        return storage.update(key, value, revision);
+      },
+    });
+    const racingStore = createGenericStore(widgets, racing, { clock });
+    await racingStore.get("default", "a");
+    const attempts: Array<Record<string, string> | undefined> = [];
+    const written = await racingStore.guaranteedUpdate("default", "a", (current) => {
+      attempts.push(labelsOf(current));
+      return withLabel("loser", "1")(current);
+    });
+    expect(attempts).toEqual([{ first: "1" }, { first: "1", winner: "1" }]);
+    expect(labelsOf(written)).toEqual({ first: "1", winner: "1", loser: "1" });
+  });
+
+  it("is frozen for admission and the strategy, while every answer is the caller's own", async () => {
+    const frozen: boolean[] = [];
+    const observer: AdmissionPlugin = {
+      name: "Observer",
+      admit: (attributes) => {
+        if (attributes.oldObject !== undefined) frozen.push(Object.isFrozen(attributes.oldObject.metadata));
+      },
+    };
+    const storage = createMemoryStorage({ compactInterval: 0 });
+    const store = createGenericStore(widgets, storage, { clock, admission: [observer] });
+    await store.create("default", widget("a", { color: "red" }));
+    const created = await store.get("default", "a");
+    // A write that changes nothing answers the stored object: one the caller may change.
+    const same = await store.update("default", "a", created);
+    (same.spec as { color: string }).color = "green";
+    const given: KubeObject[] = [];
+    await store.guaranteedUpdate("default", "a", (current) => {
+      given.push(current);
+      (current.spec as { color: string }).color = "blue";
+      return current;
+    });
+    expect(Object.isFrozen(given[0])).toBe(false);
+    const deleted = await store.delete("default", "a", {}, { dryRun: true });
+    (deleted.object.spec as { color: string }).color = "black";
+    expect((await store.get("default", "a")).spec).toEqual({ color: "blue" });
+    expect(frozen).toEqual([true, true, true]);
+  });
+});
