@@ -22,10 +22,10 @@ const at = (second: number) => ({ time: `2026-01-02T03:04:${String(second).padSt
 /** A stored ConfigMap whose `a` the creator owns and whose `b` another manager owns. */
 function stored(fm: FieldManager): KubeObject {
   const created: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { a: "1" } };
-  created.metadata!.managedFields = fm.update(undefined, created, { manager: "creator", ...at(1) });
+  created.metadata!.managedFields = fm.update(undefined, created, { manager: "creator", ...at(1) })!;
   const next = cloneJson(created);
   (next["data"] as Record<string, string>)["b"] = "2";
-  next.metadata!.managedFields = fm.update(created, next, { manager: "other", ...at(2) });
+  next.metadata!.managedFields = fm.update(created, next, { manager: "other", ...at(2) })!;
   return next;
 }
 

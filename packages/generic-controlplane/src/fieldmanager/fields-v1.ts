@@ -20,11 +20,34 @@ export function fieldElement(name: string): string {
 }
 
 export function keyElement(key: Record<string, unknown>): string {
-  return `k:${sortedExactJson(key)}`;
+  return `k:${flatSortedJson(key) ?? sortedExactJson(key)}`;
 }
 
 export function valueElement(value: unknown): string {
-  return `v:${sortedExactJson(value)}`;
+  return `v:${isFlatJson(value) ? JSON.stringify(value) : sortedExactJson(value)}`;
+}
+
+/** A string, boolean or finite number: JSON that needs no replacer. */
+function isFlatJson(value: unknown): value is string | boolean | number {
+  return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/**
+ * What `sortedExactJson` writes for a record of flat values (every list key is one: a name, a
+ * port, a protocol), spelled without a replacer call and a sorted copy per record; undefined for
+ * any other record.
+ */
+function flatSortedJson(record: Record<string, unknown>): string | undefined {
+  const names = Object.keys(record);
+  if (names.length > 1) names.sort();
+  let json = "{";
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = record[name];
+    if (!isFlatJson(value)) return undefined;
+    json += `${i === 0 ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `${json}}`;
 }
 
 export function makePath(...elements: string[]): FieldPath {
