@@ -29,7 +29,7 @@ import {
 } from "./managed-fields.js";
 import { mergeValues } from "./merge.js";
 import { isRecord } from "./type-shape.js";
-import { cloneJson, jsonEqual } from "../patch/json-value.js";
+import { cloneJson } from "../patch/json-value.js";
 
 /**
  * Field ownership for every write, after k8s.io/apimachinery's `managedfields` FieldManager and
@@ -77,12 +77,6 @@ export const BEFORE_FIRST_APPLY = "before-first-apply";
 
 export class FieldManager {
   private readonly schema: JSONSchemaProps;
-  /**
-   * The decoded managedFields of stored objects, by their (frozen, so unchanging) entries: the
-   * live object of each write is decoded once, not once per write. Every user gets its own map;
-   * the entries in it are replaced, never changed.
-   */
-  private readonly decodedLive = new WeakMap<readonly ManagedFieldsEntry[], Managed>();
 
   constructor(private readonly options: FieldManagerOptions) {
     this.schema = withObjectMeta(options.schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true });
@@ -110,7 +104,12 @@ export class FieldManager {
       throw badRequest(`invalid object type: ${gvkString(config)}`);
     }
     if (config.metadata?.managedFields !== undefined) throw badRequest("metadata.managedFields must be nil");
-    const managed = this.decodeLive(live);
+    let managed: Managed;
+    try {
+      managed = decodeManagedFields(live?.metadata?.managedFields);
+    } catch {
+      managed = new Map();
+    }
     const before: KubeObject = live === undefined ? this.emptyObject() : withoutManagedFields(live);
     // upstream `skipNonAppliedManager`: what an untracked object holds belongs to "before-first-apply".
     if (managed.size === 0)
@@ -268,29 +267,17 @@ export class FieldManager {
     return empty;
   }
 
-  /** The live object's managers; none when its managedFields do not decode. */
-  private decodeLive(live: KubeObject | undefined): Managed {
-    const entries = live?.metadata?.managedFields;
-    const known = entries === undefined ? undefined : this.decodedLive.get(entries);
-    if (known !== undefined) return new Map(known);
-    let managed: Managed;
-    try {
-      managed = decodeManagedFields(entries);
-    } catch {
-      return new Map();
-    }
-    if (entries !== undefined && Object.isFrozen(entries)) this.decodedLive.set(entries, new Map(managed));
-    return managed;
-  }
-
   private decodeLiveOrNew(live: KubeObject | undefined, next: KubeObject, ignoreRequest: boolean): Managed {
-    const fromLive = (): Managed => this.decodeLive(live);
+    const fromLive = (): Managed => {
+      try {
+        return decodeManagedFields(live?.metadata?.managedFields);
+      } catch {
+        return new Map();
+      }
+    };
     if (ignoreRequest) return fromLive();
     const sent = next.metadata?.managedFields;
     if (isResetManagedFields(sent)) return new Map();
-    // The live entries sent back unchanged (every write that leaves them alone) decode as the live ones do.
-    const liveEntries = live?.metadata?.managedFields;
-    if (liveEntries !== undefined && Object.isFrozen(liveEntries) && jsonEqual(sent, liveEntries)) return fromLive();
     try {
       const managed = decodeManagedFields(sent);
       return managed.size === 0 ? fromLive() : managed;

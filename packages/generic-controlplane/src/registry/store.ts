@@ -23,7 +23,6 @@ import {
 import { resourceKeys, type ResourceKeys } from "./keys.js";
 import { listObjects, listPages, type ListContext } from "./list.js";
 import { DecodedPages } from "./decoded-pages.js";
-import { DecodedValues } from "./decoded-values.js";
 import { apiVersionOf, formatTime, generateName, nextGeneration, metadataOf, sameJson, specOf } from "./rest/object-utils.js";
 import { cloneJson } from "../patch/json-value.js";
 import type { ResourceDefinition } from "./rest/resource-definition.js";
@@ -148,8 +147,12 @@ class GenericResourceStore implements GenericStore {
   private readonly admission: AdmissionPlugin[];
   private readonly gc: boolean;
   private readonly fieldManager: FieldManager;
-  /** Decoded objects of the most recent stored values, shared by watchers and the next write of a key. */
-  private readonly decoded = new DecodedValues((kv) => this.decodeFresh(kv), RECENT_VALUES);
+  /**
+   * Decoded objects of the stored values written or read most recently, shared by every watcher a
+   * change fans out to. Not kept for as long as storage keeps the value: storage keeps every
+   * version until compaction, and a decoded object per version is several times its JSON.
+   */
+  private readonly decoded = new LruCache<KeyValue, KubeObject>(RECENT_VALUES);
   /** Decoded list pages, so an unchanged page is written out again without a look-up per object. */
   private readonly decodedPages = new DecodedPages((kv) => this.decode(kv));
   /** Watch events of the most recent storage events, shared by every watcher (so each is serialised once). */
@@ -347,16 +350,14 @@ class GenericResourceStore implements GenericStore {
   /**
    * Runs `attempt` on the stored object, and again on fresh state each time its compare-and-swap
    * loses (it throws INTERNAL_CAS_CONFLICT): upstream's GuaranteedUpdate loop. NotFound when the
-   * object is gone; Conflict when the races go on. The stored object is the shared decoding of the
-   * value read (frozen, so it is copied before anything changes it), as upstream's update starts
-   * from the watch cache's object: a value watchers decoded already is not parsed again.
+   * object is gone; Conflict when the races go on.
    */
   private async retryOnConflict<R>(key: string, name: string, attempt: (kv: KeyValue, current: KubeObject) => Promise<R>): Promise<R> {
     for (let n = 1; ; n++) {
       const kv = await this.storage.get(key);
       if (kv === undefined) throw notFound(this.groupResource, name);
       try {
-        return await attempt(kv, this.decoded.frozen(kv));
+        return await attempt(kv, this.decodeFresh(kv));
       } catch (error) {
         if (error !== INTERNAL_CAS_CONFLICT) throw error;
         if (n >= MAX_UPDATE_RETRIES) throw conflict(this.groupResource, name);
@@ -374,10 +375,9 @@ class GenericResourceStore implements GenericStore {
     options: RequestOptions,
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? "";
-    // Server-side apply merges the configuration (whose type it checks) into a copy of the live
-    // object: the merged object keeps the live parts the configuration leaves alone, and is changed below.
+    // Server-side apply merges the configuration (whose type it checks) into the live object.
     const apply = this.applyWrite(options);
-    let desired = apply === undefined ? input : this.fieldManager.apply(cloneJson(current), input, apply);
+    let desired = apply === undefined ? input : this.fieldManager.apply(current, input, apply);
     checkFieldTypes(desired, this.definition);
     this.setTypeMeta(desired);
     const requestMeta = metadataOf(desired);
@@ -422,12 +422,12 @@ class GenericResourceStore implements GenericStore {
     if (apply === undefined) {
       const managed =
         options.fieldManager === undefined
-          ? cloneJson(oldMeta.managedFields)
+          ? oldMeta.managedFields
           : this.fieldManager.update(current, desired, this.fieldManagerWrite(options, this.clock()));
       this.setManagedFields(meta, managed);
     }
     // A write that changes nothing, ownership included, is not written (no new resourceVersion, no watch event).
-    if (this.sameContent(desired, current)) return cloneJson(current);
+    if (this.sameContent(desired, current)) return current;
 
     if (this.shouldDeleteDuringUpdate(desired)) {
       if (options.dryRun) return desired;
@@ -496,7 +496,7 @@ class GenericResourceStore implements GenericStore {
 
     const finalizers = this.gc ? finalizersForDeletion(meta.finalizers ?? [], deleteOptions) : (meta.finalizers ?? []);
     const graceful = this.gracefulDeletion(current, deleteOptions);
-    if (graceful === "pending") return { object: cloneJson(current), deleted: false };
+    if (graceful === "pending") return { object: current, deleted: false };
     if (graceful !== undefined && (graceful.period > 0 || finalizers.length > 0)) {
       // A grace period (or finalizers) holds the object: mark it deleted for the agent that cleans up.
       const next = cloneJson(current);
@@ -506,7 +506,7 @@ class GenericResourceStore implements GenericStore {
       if (!nextMeta.deletionTimestamp && (nextMeta.generation ?? 0) > 0) nextMeta.generation = nextGeneration(nextMeta.generation);
       nextMeta.deletionTimestamp = graceful.deletionTimestamp;
       nextMeta.deletionGracePeriodSeconds = graceful.period;
-      if (sameJson(next, current)) return { object: cloneJson(current), deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -525,7 +525,7 @@ class GenericResourceStore implements GenericStore {
         nextMeta.deletionTimestamp = formatTime(this.clock());
         nextMeta.deletionGracePeriodSeconds = 0;
       }
-      if (sameJson(next, current)) return { object: cloneJson(current), deleted: false };
+      if (sameJson(next, current)) return { object: current, deleted: false };
       if (options.dryRun) return { object: next, deleted: false };
       try {
         return { object: this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision)), deleted: false };
@@ -533,7 +533,7 @@ class GenericResourceStore implements GenericStore {
         throw this.casError(error, name);
       }
     }
-    if (options.dryRun) return { object: cloneJson(current), deleted: true };
+    if (options.dryRun) return { object: current, deleted: true };
     const deleted = await this.casDelete(key, kv.modRevision);
     return { object: this.decodeFresh(deleted), deleted: true };
   }
@@ -583,7 +583,7 @@ class GenericResourceStore implements GenericStore {
     return this.retryOnConflict(key, name, async (kv, current) => {
       checkPreconditions(this.groupResource, name, options.preconditions, current.metadata);
       const next = cloneJson(await mutate(cloneJson(current)));
-      if (this.sameContent(next, current)) return cloneJson(current);
+      if (this.sameContent(next, current)) return current;
       if (options.dryRun) return next;
       try {
         return this.decodeFresh(await this.storage.update(key, this.encode(next), kv.modRevision));
@@ -718,7 +718,12 @@ class GenericResourceStore implements GenericStore {
 
   /** Like `decodeFresh`, but cached per stored value for watch fan-out; the result is shared and never mutated. */
   private decode(kv: KeyValue): KubeObject {
-    return this.decoded.get(kv);
+    let object = this.decoded.get(kv);
+    if (object === undefined) {
+      object = this.decodeFresh(kv);
+      this.decoded.set(kv, object);
+    }
+    return object;
   }
 
   async connect(namespace: string | undefined, name: string, subresource: string, options: KubeObject): Promise<void> {
