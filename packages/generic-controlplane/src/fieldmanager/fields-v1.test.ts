@@ -36,6 +36,15 @@ describe("FieldsV1", () => {
     expect(() => fromFieldsV1(fields)).toThrow(message);
   });
 
+  it("refuses a key without JSON on every decoding, after decoding keys with JSON", () => {
+    const good = { "f:spec": { "f:ports": { 'k:{"port":80}': { "f:port": {} } } } };
+    expect(toFieldsV1(fromFieldsV1(good))).toEqual(good);
+    expect(toFieldsV1(fromFieldsV1(good))).toEqual(good);
+    for (let i = 0; i < 2; i++) expect(() => fromFieldsV1({ "f:spec": { 'k:{"port":80': {} } })).toThrow(/does not hold JSON/);
+    expect(() => fromFieldsV1({ "f:spec": { "x:": {} } })).toThrow(/unexpected path element "x:"/);
+    expect(() => fromFieldsV1({ "": {} })).toThrow(/unexpected path element ""/);
+  });
+
   it("prints paths as structured-merge-diff does", () => {
     expect(printPath(makePath("f:spec", "f:replicas"))).toBe(".spec.replicas");
     expect(printPath(makePath("f:spec", "f:ports", 'k:{"name":"a","port":80}', "f:port"))).toBe('.spec.ports[name="a",port=80].port');
