@@ -43,6 +43,9 @@ describe("FieldsV1", () => {
     for (let i = 0; i < 2; i++) expect(() => fromFieldsV1({ "f:spec": { 'k:{"port":80': {} } })).toThrow(/does not hold JSON/);
     expect(() => fromFieldsV1({ "f:spec": { "x:": {} } })).toThrow(/unexpected path element "x:"/);
     expect(() => fromFieldsV1({ "": {} })).toThrow(/unexpected path element ""/);
+    const long = `k:{"name":"${"a".repeat(300)}"}`;
+    for (let i = 0; i < 2; i++) expect(sortPaths(fromFieldsV1({ [long]: {} }))).toEqual([makePath(long)]);
+    expect(() => fromFieldsV1({ [long.slice(0, -1)]: {} })).toThrow(/does not hold JSON/);
   });
 
   it("prints paths as structured-merge-diff does", () => {

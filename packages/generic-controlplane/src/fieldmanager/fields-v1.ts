@@ -96,11 +96,12 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
 
 /**
  * Path elements that passed `checkElement`, so the JSON of a list key is parsed once, not on every
- * decoding of every object's managedFields (each write decodes the stored ones). Bounded: cleared
- * when full.
+ * decoding of every object's managedFields (each write decodes the stored ones). Bounded in count
+ * (cleared when full) and in size: a longer element is checked every time rather than kept.
  */
 const checkedElements = new Set<string>();
 const CHECKED_ELEMENTS = 10_000;
+const CHECKED_ELEMENT_LENGTH = 256;
 
 /** A `f:`, `i:`, or `k:`/`v:` element holding JSON; anything else is a FieldsV1Error. */
 function checkElement(key: string): void {
@@ -114,6 +115,7 @@ function checkElement(key: string): void {
     } catch {
       throw new FieldsV1Error(`path element ${JSON.stringify(key)} does not hold JSON`);
     }
+    if (key.length > CHECKED_ELEMENT_LENGTH) return;
     if (checkedElements.size >= CHECKED_ELEMENTS) checkedElements.clear();
     checkedElements.add(key);
   }
