@@ -208,7 +208,7 @@ function compareChildren(
     const left = indexItems(shape, Array.isArray(lhs) ? lhs : []);
     const right = indexItems(shape, Array.isArray(rhs) ? rhs : []);
     const items = elementSchema(shape);
-    for (const element of new Set([...left.keys(), ...right.keys()])) {
+    const queueItem = (element: string): void => {
       const l = left.get(element) ?? [];
       const r = right.get(element) ?? [];
       const itemPlace = new Place(place, element);
@@ -222,15 +222,19 @@ function compareChildren(
         if (l.length !== 0) pending.push([l[0], undefined, items, itemPlace]);
         itemPlace.add(sets, ADDED);
       }
-    }
+    };
+    // The left's items, then those only the right has: the order of a set of both, without one.
+    for (const element of left.keys()) queueItem(element);
+    for (const element of right.keys()) if (!left.has(element)) queueItem(element);
     return true;
   }
   if (shape.atomic || (isEmpty(lhs) && isEmpty(rhs))) return false;
   const left = isRecord(lhs) ? lhs : {};
   const right = isRecord(rhs) ? rhs : {};
-  for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
+  const queue = (key: string) =>
     pending.push([ownValue(left, key), ownValue(right, key), childSchema(shape, key), new Place(place, fieldElement(key))]);
-  }
+  for (const key of Object.keys(left)) queue(key);
+  for (const key of Object.keys(right)) if (!Object.hasOwn(left, key)) queue(key);
   return true;
 }
 

@@ -20,11 +20,34 @@ export function fieldElement(name: string): string {
 }
 
 export function keyElement(key: Record<string, unknown>): string {
-  return `k:${sortedExactJson(key)}`;
+  return `k:${flatSortedJson(key) ?? sortedExactJson(key)}`;
 }
 
 export function valueElement(value: unknown): string {
-  return `v:${sortedExactJson(value)}`;
+  return `v:${isFlatJson(value) ? JSON.stringify(value) : sortedExactJson(value)}`;
+}
+
+/** A string, boolean or finite number: JSON that needs no replacer. */
+function isFlatJson(value: unknown): value is string | boolean | number {
+  return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/**
+ * What `sortedExactJson` writes for a record of flat values (every list key is one: a name, a
+ * port, a protocol), spelled without a replacer call and a sorted copy per record; undefined for
+ * any other record.
+ */
+function flatSortedJson(record: Record<string, unknown>): string | undefined {
+  const names = Object.keys(record);
+  if (names.length > 1) names.sort();
+  let json = "{";
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = record[name];
+    if (!isFlatJson(value)) return undefined;
+    json += `${i === 0 ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `${json}}`;
 }
 
 export function makePath(...elements: string[]): FieldPath {
@@ -57,8 +80,9 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
   const pending: Array<[FieldSet, Record<string, unknown>]> = [[set, root]];
   while (pending.length > 0) {
     const [node, out] = pending.pop()!;
-    const elements = new Set([...node.members, ...node.children.keys()]);
-    for (const element of [...elements].sort(compareElements)) {
+    const elements = [...node.members];
+    for (const element of node.children.keys()) if (!node.members.has(element)) elements.push(element);
+    for (const element of elements.sort(compareElements)) {
       const child = node.children.get(element);
       const entry: Record<string, unknown> = {};
       // A member that also has children is marked with ".".
@@ -68,6 +92,33 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
     }
   }
   return root;
+}
+
+/**
+ * Path elements that passed `checkElement`, so the JSON of a list key is parsed once, not on every
+ * decoding of every object's managedFields (each write decodes the stored ones). Bounded in count
+ * (cleared when full) and in size: a longer element is checked every time rather than kept.
+ */
+const checkedElements = new Set<string>();
+const CHECKED_ELEMENTS = 10_000;
+const CHECKED_ELEMENT_LENGTH = 256;
+
+/** A `f:`, `i:`, or `k:`/`v:` element holding JSON; anything else is a FieldsV1Error. */
+function checkElement(key: string): void {
+  if (checkedElements.has(key)) return;
+  const kind = key[0];
+  if (key[1] !== ":" || (kind !== "f" && kind !== "k" && kind !== "v" && kind !== "i"))
+    throw new FieldsV1Error(`unexpected path element ${JSON.stringify(key)}`);
+  if (kind === "k" || kind === "v") {
+    try {
+      JSON.parse(key.slice(2));
+    } catch {
+      throw new FieldsV1Error(`path element ${JSON.stringify(key)} does not hold JSON`);
+    }
+    if (key.length > CHECKED_ELEMENT_LENGTH) return;
+    if (checkedElements.size >= CHECKED_ELEMENTS) checkedElements.clear();
+    checkedElements.add(key);
+  }
 }
 
 /** Where the decoder is, kept as links to the parent so that going deeper costs nothing. */
@@ -95,14 +146,7 @@ export function fromFieldsV1(fields: unknown): FieldSet {
     const [node, set, trail] = pending.pop()!;
     for (const key of Object.keys(node)) {
       if (key === ".") continue;
-      if (!/^[fkvi]:/.test(key)) throw new FieldsV1Error(`unexpected path element ${JSON.stringify(key)}`);
-      if (key[0] === "k" || key[0] === "v") {
-        try {
-          JSON.parse(key.slice(2));
-        } catch {
-          throw new FieldsV1Error(`path element ${JSON.stringify(key)} does not hold JSON`);
-        }
-      }
+      checkElement(key);
       const child = node[key];
       const childTrail: Trail = { parent: trail, element: key };
       if (!isRecord(child)) throw new FieldsV1Error(`expected an object at ${JSON.stringify(trailText(childTrail))}`);
