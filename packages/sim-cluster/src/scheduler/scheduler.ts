@@ -1,12 +1,12 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isApiError, splitKey, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
-import { canonicalJson } from "../controllers/pod-template-hash.js";
+import { sameJson } from "../controllers/pod-template-hash.js";
 import { aborted, isPodActive, keyOf, nowRFC3339, podReference } from "../controllers/util.js";
 import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, STORAGE_CLASSES } from "../refs.js";
 import { fitErrorMessage } from "./fit.js";
-import { addToUsage, emptyUsage, filterReasons, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
+import { addToUsage, emptyUsage, podFilter, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
 import { NodeList } from "./node-list.js";
 import { SchedulingQueue } from "./queue.js";
 import { volumeBindingReason } from "./volume-binding.js";
@@ -123,8 +123,7 @@ export function scheduler(): Controller {
           const key = keyOf(pod);
           if (
             unschedulable.has(key) &&
-            canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !==
-              canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })
+            !sameJson({ spec: old.spec, labels: old.metadata?.labels }, { spec: (pod as Pod).spec, labels: pod.metadata?.labels })
           )
             unschedulable.delete(key);
           onPod(pod);
@@ -166,7 +165,7 @@ export function scheduler(): Controller {
         const pod = pods.cache.get(key) as Pod | undefined;
         if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
         const nodeCount = nodeList.length;
-        const reasons: string[][] = [];
+        const reasons: Array<readonly string[]> = [];
         const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
         const volumeReason = volumeBindingReason(
           pod,
@@ -176,6 +175,7 @@ export function scheduler(): Controller {
         // As upstream, filtering stops once enough nodes fit, and the next attempt starts where this
         // one stopped, so every node gets its turn.
         const enough = numFeasibleNodesToFind(nodeCount);
+        const filter = podFilter(pod);
         let examined = 0;
         for (; examined < nodeCount && feasible.length < enough; examined++) {
           const node = nodeList.at((nextStartNodeIndex + examined) % nodeCount);
@@ -183,7 +183,7 @@ export function scheduler(): Controller {
           const nodeName = node.metadata?.name ?? "";
           let forNode = usageByNode.get(nodeName);
           if (forNode === undefined) usageByNode.set(nodeName, (forNode = emptyUsage()));
-          const why = volumeReason !== undefined ? [volumeReason] : filterReasons(pod, node, forNode);
+          const why = volumeReason !== undefined ? [volumeReason] : filter(node, forNode);
           if (why.length > 0) reasons.push(why);
           else feasible.push({ node, usage: forNode });
         }
