@@ -66,8 +66,8 @@ interface PodFootprint {
   requests: Map<string, bigint>;
   nonZero: { cpu: bigint; memory: bigint };
   hostPorts: HostPort[];
-  /** Everything of the pod the filters read, as text (see filterInputOf); worked out at its first filtering. */
-  filterInput?: string;
+  /** Everything of the pod the filters read, by number (see filterInputOf); worked out at its first filtering. */
+  filterInput?: number;
 }
 
 // What each pod takes, worked out once per object: the informer replaces an object on every
@@ -116,26 +116,40 @@ function taintsOf(node: Node): ReturnType<typeof schedulingTaints> {
   return taints;
 }
 
+/** Numbers given to filter inputs' texts; a number is never given to another text. */
+const filterInputNumbers = new Map<string, number>();
+let nextFilterInputNumber = 0;
+/** Texts numbered at most before the numbering starts over (with new numbers): pods of many shapes do not grow it for good. */
+const MAX_FILTER_INPUTS = 4096;
+
 /**
  * The pod's fields the filters below read (tolerations, nodeSelector, required node affinity), with
- * its host ports and requests, as one text: two pods with the same text get the same verdict on a
- * node in the same state. Pods of one controller share it.
+ * its host ports and requests, written as one text and numbered: two pods with the same number get
+ * the same verdict on a node in the same state, and a node's kept verdict is checked against it
+ * by comparing numbers. Pods of one controller share it.
  */
-function filterInputOf(pod: Pod, footprint: PodFootprint): string {
-  return (footprint.filterInput ??= canonicalJson({
+function filterInputOf(pod: Pod, footprint: PodFootprint): number {
+  if (footprint.filterInput !== undefined) return footprint.filterInput;
+  const text = canonicalJson({
     tolerations: tolerationsOf(pod),
     nodeSelector: pod.spec?.nodeSelector ?? {},
     required: nodeAffinityOf(pod)?.requiredDuringSchedulingIgnoredDuringExecution ?? null,
     hostPorts: footprint.hostPorts,
     requests: [...footprint.requests].map(([name, milli]) => [name, milli.toString()]),
-  }));
+  });
+  let number = filterInputNumbers.get(text);
+  if (number === undefined) {
+    if (filterInputNumbers.size >= MAX_FILTER_INPUTS) filterInputNumbers.clear();
+    filterInputNumbers.set(text, (number = nextFilterInputNumber++));
+  }
+  return (footprint.filterInput = number);
 }
 
 /** A node's last filter verdict, with what it was worked out from. */
 interface KeptVerdict {
   node: Node;
   changes: number;
-  filterInput: string;
+  filterInput: number;
   reasons: readonly string[];
 }
 
