@@ -1,4 +1,4 @@
-import { stableStringify } from "@kubekit/apimachinery";
+import { jsonEqual, stableStringify, type JsonEqualRules } from "@kubekit/apimachinery";
 /** The alphabet of apimachinery's `rand.SafeEncodeString`: no vowels, no look-alikes. */
 const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
@@ -7,6 +7,18 @@ const SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
  * controllers' name for apimachinery's `stableStringify`, the text the hash below is taken of.
  */
 export { stableStringify as canonicalJson };
+
+/** JSON data as `canonicalJson` writes it: a key holding undefined is absent, key order does not count. */
+const SAME_CANONICAL_JSON: JsonEqualRules = { undefinedValue: "omitted", notPlainData: "keys" };
+
+/**
+ * Whether `canonicalJson(a) === canonicalJson(b)` for JSON data (objects, arrays, strings, numbers,
+ * booleans, null, keys holding undefined), by a walk that stops at the first difference instead of
+ * writing both as sorted text: what a comparison run for every pod event can afford.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return jsonEqual(a, b, SAME_CANONICAL_JSON);
+}
 
 function fnv32a(text: string): number {
   let hash = 0x811c9dc5;

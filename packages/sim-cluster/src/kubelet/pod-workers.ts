@@ -1,7 +1,7 @@
 import type { EventHandlers, KubeClient } from "@kubekit/generic-controlplane/controllers";
 import { isApiError, isNotFound, objectKey } from "@kubekit/generic-controlplane/controllers";
 import type { ClusterIPAllocator } from "../allocators/cluster-ip.js";
-import { canonicalJson } from "../controllers/pod-template-hash.js";
+import { sameJson } from "../controllers/pod-template-hash.js";
 import { nowRFC3339 } from "../controllers/util.js";
 import { shutdownDelayMsOf } from "../traffic/echo-ports.js";
 import type { Pod } from "../resources/pods.js";
@@ -50,6 +50,8 @@ export class PodWorkers {
   readonly #imagePullFails: ImagePullRule;
   /** The pods this kubelet runs, by uid (upstream's allocation checkpoint and runtime state). */
   readonly #records = new Map<string, PodRecord>();
+  /** The informer key (namespace/name) of each pod with a record, by uid: its latest copy is one cache read away. */
+  readonly #keys = new Map<string, string>();
   /** Each pod's work runs after the previous, so events arriving meanwhile never overlap. */
   readonly #queues = new Map<string, Promise<void>>();
   /** Pods shutting down after a graceful delete, by uid: the timer that ends it and when. */
@@ -148,8 +150,8 @@ export class PodWorkers {
 
   /** Syncs the pod `uid` from the informer's latest copy. */
   async #syncLatest(uid: string): Promise<void> {
-    const pod = this.#node.pods.cache.list().find((p) => p.metadata?.uid === uid);
-    if (pod !== undefined) await this.#sync(objectKey(pod), uid);
+    const key = this.#keys.get(uid);
+    if (key !== undefined) await this.#sync(key, uid);
   }
 
   async #sync(key: string, uid: string): Promise<void> {
@@ -161,6 +163,7 @@ export class PodWorkers {
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       record = this.#admit(pod);
       this.#records.set(uid, record);
+      this.#keys.set(uid, key);
       this.#runs.start(pod, record);
     }
     if (record.terminating) return;
@@ -369,7 +372,7 @@ export class PodWorkers {
   async #report(pod: Pod, record: PodRecord): Promise<Pod> {
     const status = podStatus(pod, record, this.#node, nowRFC3339());
     const current = Object.fromEntries(Object.keys(status).map((k) => [k, (pod.status as Record<string, unknown> | undefined)?.[k]]));
-    if (canonicalJson(current) === canonicalJson(status)) return pod;
+    if (sameJson(current, status)) return pod;
     try {
       return await this.#client.patch<Pod>(PODS, pod.metadata?.namespace, pod.metadata?.name ?? "", { status }, MERGE_PATCH, "status");
     } catch (error) {
@@ -464,6 +467,7 @@ export class PodWorkers {
     this.#runs.forget(uid);
     if (record === undefined) return;
     this.#records.delete(uid);
+    this.#keys.delete(uid);
     // A host-network pod's IPs are the node's, never taken from its ranges.
     if (record.podIP !== this.#node.address) this.#node.podIPs.release(record.podIP);
     if (record.secondaryPodIP !== undefined && record.secondaryPodIP !== this.#node.secondaryAddress)

@@ -141,7 +141,7 @@ export function resourceFitReasons(
 }
 
 /** The FitError message: `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector.` */
-export function fitErrorMessage(nodeCount: number, reasonsByNode: readonly string[][]): string {
+export function fitErrorMessage(nodeCount: number, reasonsByNode: ReadonlyArray<readonly string[]>): string {
   const counts = new Map<string, number>();
   for (const reasons of reasonsByNode) for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   const parts = [...counts].map(([reason, n]) => `${n} ${reason}`).sort();

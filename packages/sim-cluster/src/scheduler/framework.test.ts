@@ -42,6 +42,29 @@ describe("filter plugins in upstream's order", () => {
     expect(filterReasons(wantsPort, readyNode("n"), usage)).toEqual(["node(s) didn't have free ports for the requested pod ports"]);
   });
 
+  it("judges each pod by its own fields and the node as it stands, attempt after attempt on the same node", () => {
+    const withCpu = (cpu: string, spec: Record<string, unknown> = {}) =>
+      pod({ containers: [{ name: "c", image: "x", resources: { requests: { cpu } } }], ...spec });
+    const node = readyNode("n");
+    const usage = emptyUsage();
+    const first = withCpu("3");
+    expect(filterReasons(first, node, usage)).toEqual([]);
+    expect(filterReasons(withCpu("3"), node, usage)).toEqual([]);
+    expect(filterReasons(withCpu("5"), node, usage)).toEqual(["Insufficient cpu"]);
+    expect(filterReasons(withCpu("3", { nodeSelector: { disk: "ssd" } }), node, usage)).toEqual([
+      "node(s) didn't match Pod's node affinity/selector",
+    ]);
+    addToUsage(usage, first);
+    expect(filterReasons(withCpu("3"), node, usage)).toEqual(["Insufficient cpu"]);
+    expect(filterReasons(withCpu("1"), node, usage)).toEqual([]);
+    removeFromUsage(usage, first);
+    expect(filterReasons(withCpu("3"), node, usage)).toEqual([]);
+    const tainted = readyNode("n", { taints: [{ key: "k", value: "v", effect: "NoSchedule" }] });
+    expect(filterReasons(withCpu("3"), tainted, usage)).toEqual(["node(s) had untolerated taint {k: v}"]);
+    expect(filterReasons(withCpu("3", { tolerations: [{ key: "k", operator: "Exists" }] }), tainted, usage)).toEqual([]);
+    expect(filterReasons(withCpu("3"), node, usage)).toEqual([]);
+  });
+
   it("counts each reason over the nodes in the FitError message", () => {
     expect(
       fitErrorMessage(3, [

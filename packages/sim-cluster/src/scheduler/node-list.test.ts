@@ -1,6 +1,7 @@
 import { Indexer } from "@kubekit/generic-controlplane/controllers";
 import { describe, expect, it } from "vitest";
 import type { Node } from "../resources/nodes.js";
+import { emptyUsage, type NodeUsage } from "./framework.js";
 import { NodeList } from "./node-list.js";
 
 const node = (name: string, generation: number): Node => ({ metadata: { name, generation } });
@@ -28,5 +29,20 @@ describe("NodeList", () => {
     set(node("b", 4));
     expect(contents()).toEqual(cache.list());
     expect(list.length).toBe(3);
+  });
+
+  it("holds each node's usage, by name, through the Node's updates and after a delete and a new add", () => {
+    const usages = new Map<string, NodeUsage>();
+    const list = new NodeList((name) => usages.get(name) ?? (usages.set(name, emptyUsage()), usages.get(name)!));
+    list.set(node("a", 1));
+    list.set(node("b", 1));
+    list.set(node("a", 2));
+    expect(list.slotAt(0)).toEqual({ name: "a", node: node("a", 2), usage: usages.get("a") });
+    expect(list.slotAt(0).usage).toBe(usages.get("a"));
+    list.delete("a");
+    list.set(node("a", 3));
+    expect(list.slotAt(1).name).toBe("a");
+    expect(list.slotAt(1).usage).toBe(usages.get("a"));
+    expect(list.slotAt(0).usage).toBe(usages.get("b"));
   });
 });

@@ -1,13 +1,12 @@
 import type { KubeObject } from "@kubekit/generic-controlplane";
 import { isApiError, splitKey, type Controller, type ControllerContext } from "@kubekit/generic-controlplane/controllers";
-import { canonicalJson } from "../controllers/pod-template-hash.js";
+import { sameJson } from "../controllers/pod-template-hash.js";
 import { aborted, isPodActive, keyOf, nowRFC3339, podReference } from "../controllers/util.js";
-import type { Node } from "../resources/nodes.js";
 import type { Pod } from "../resources/pods.js";
 import { NODES, PERSISTENT_VOLUME_CLAIMS, PODS, STORAGE_CLASSES } from "../refs.js";
 import { fitErrorMessage } from "./fit.js";
-import { addToUsage, emptyUsage, filterReasons, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
-import { NodeList } from "./node-list.js";
+import { addToUsage, emptyUsage, podFilter, removeFromUsage, scoreNodes, type NodeUsage } from "./framework.js";
+import { NodeList, type NodeSlot } from "./node-list.js";
 import { SchedulingQueue } from "./queue.js";
 import { volumeBindingReason } from "./volume-binding.js";
 
@@ -83,6 +82,11 @@ export function scheduler(): Controller {
       // What placed and assumed pods take of each node (the scheduler cache's NodeInfo), kept by
       // pod events: an attempt reads it instead of adding up every pod.
       const usageByNode = new Map<string, NodeUsage>();
+      const usageFor = (node: string): NodeUsage => {
+        let usage = usageByNode.get(node);
+        if (usage === undefined) usageByNode.set(node, (usage = emptyUsage()));
+        return usage;
+      };
       const counted = new Map<string, { node: string; pod: Pod }>();
       const recount = (key: string) => {
         const pod = pods.cache.get(key) as Pod | undefined;
@@ -97,9 +101,7 @@ export function scheduler(): Controller {
           counted.delete(key);
           return;
         }
-        let usage = usageByNode.get(wanted.node);
-        if (usage === undefined) usageByNode.set(wanted.node, (usage = emptyUsage()));
-        addToUsage(usage, wanted.pod);
+        addToUsage(usageFor(wanted.node), wanted.pod);
         counted.set(key, wanted);
       };
       const onPod = (pod: KubeObject) => {
@@ -123,8 +125,7 @@ export function scheduler(): Controller {
           const key = keyOf(pod);
           if (
             unschedulable.has(key) &&
-            canonicalJson({ spec: old.spec, labels: old.metadata?.labels }) !==
-              canonicalJson({ spec: (pod as Pod).spec, labels: pod.metadata?.labels })
+            !sameJson({ spec: old.spec, labels: old.metadata?.labels }, { spec: (pod as Pod).spec, labels: pod.metadata?.labels })
           )
             unschedulable.delete(key);
           onPod(pod);
@@ -137,7 +138,7 @@ export function scheduler(): Controller {
           retryUnschedulable();
         },
       });
-      const nodeList = new NodeList();
+      const nodeList = new NodeList(usageFor);
       nodes.addEventHandler({
         add: (node) => {
           nodeList.set(node);
@@ -166,8 +167,8 @@ export function scheduler(): Controller {
         const pod = pods.cache.get(key) as Pod | undefined;
         if (pod === undefined || !wantsScheduling(pod) || assumed.has(key)) return;
         const nodeCount = nodeList.length;
-        const reasons: string[][] = [];
-        const feasible: Array<{ node: Node; usage: NodeUsage }> = [];
+        const reasons: Array<readonly string[]> = [];
+        const feasible: NodeSlot[] = [];
         const volumeReason = volumeBindingReason(
           pod,
           (namespace, name) => claims.cache.get(`${namespace}/${name}`),
@@ -176,16 +177,14 @@ export function scheduler(): Controller {
         // As upstream, filtering stops once enough nodes fit, and the next attempt starts where this
         // one stopped, so every node gets its turn.
         const enough = numFeasibleNodesToFind(nodeCount);
+        const filter = podFilter(pod);
         let examined = 0;
         for (; examined < nodeCount && feasible.length < enough; examined++) {
-          const node = nodeList.at((nextStartNodeIndex + examined) % nodeCount);
-          // Kept for nodes without pods too: a node's resource scores are kept with its usage (see scoreNodes).
-          const nodeName = node.metadata?.name ?? "";
-          let forNode = usageByNode.get(nodeName);
-          if (forNode === undefined) usageByNode.set(nodeName, (forNode = emptyUsage()));
-          const why = volumeReason !== undefined ? [volumeReason] : filterReasons(pod, node, forNode);
+          // Kept for nodes without pods too: a node's verdict and resource scores are kept with its usage.
+          const slot = nodeList.slotAt((nextStartNodeIndex + examined) % nodeCount);
+          const why = volumeReason !== undefined ? [volumeReason] : filter(slot.node, slot.usage);
           if (why.length > 0) reasons.push(why);
-          else feasible.push({ node, usage: forNode });
+          else feasible.push(slot);
         }
         if (nodeCount > 0) nextStartNodeIndex = (nextStartNodeIndex + examined) % nodeCount;
         const { namespace, name } = splitKey(key);
@@ -233,9 +232,9 @@ export function scheduler(): Controller {
             if (scores[i]! > scores[best]!) best = i;
           } else if (a.usage.podCount !== b.usage.podCount) {
             if (a.usage.podCount < b.usage.podCount) best = i;
-          } else if ((a.node.metadata?.name ?? "") < (b.node.metadata?.name ?? "")) best = i;
+          } else if (a.name < b.name) best = i;
         }
-        const nodeName = feasible[best]!.node.metadata?.name ?? "";
+        const nodeName = feasible[best]!.name;
         assumed.set(key, { node: nodeName, pod });
         recount(key);
         // The binding cycle runs beside the next scheduling cycles, which count this pod as assumed.
