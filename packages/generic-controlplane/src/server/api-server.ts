@@ -144,6 +144,8 @@ export interface TlsServingOptions {
  * requests Kubernetes serves, such as long impersonation or bearer-token headers.
  */
 const MAX_HEADER_BYTES = 1 << 20;
+/** The listen backlog asked for; the kernel caps it at net.core.somaxconn (Go asks for that value). */
+const LISTEN_BACKLOG = 65_535;
 
 function resourceKey(group: string, version: string, plural: string): string {
   return `${group}/${version}/${plural}`;
@@ -294,11 +296,17 @@ export class ApiServer {
     return this.#server;
   }
 
-  /** Listens on `host:port`; a port that cannot be had fails as kube-apiserver words it. */
+  /**
+   * Listens on `host:port`; a port that cannot be had fails as kube-apiserver words it. The queue of
+   * connections not yet accepted is as long as the kernel allows (net.core.somaxconn), as Go's
+   * listener makes it for kube-apiserver, rather than Node's 511: a busy Node server accepts one
+   * connection per turn of its event loop, and handshakes past the queue are dropped and retried by
+   * the client only after 1, 3, 7 ... s.
+   */
   listen(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       this.#server.once("error", (error) => reject(listenError(error, host, port)));
-      this.#server.listen(port, host, () => {
+      this.#server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
         this.#server.off("error", reject);
         resolve(this.#server.address() as AddressInfo);
       });
