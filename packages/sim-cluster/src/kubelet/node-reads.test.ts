@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { servedRequests } from "../../test/metrics.js";
 import { startSimCluster, type SimCluster } from "../cluster.js";
 
 let cluster: SimCluster | undefined;
@@ -7,19 +8,9 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-/** GETs of single Nodes the server answered (`apiserver_request_total`). */
-async function nodeGets(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split("\n")
-    .filter(
-      (l) =>
-        l.startsWith("apiserver_request_total{") &&
-        l.includes('verb="GET"') &&
-        l.includes('resource="nodes"') &&
-        l.includes('subresource=""'),
-    )
-    .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+/** GETs of single Nodes the server answered. */
+function nodeGets(url: string): Promise<number> {
+  return servedRequests(url, (l) => l.includes('verb="GET"') && l.includes('resource="nodes"') && l.includes('subresource=""'));
 }
 
 describe("kubelets of one cluster", { timeout: 20_000 }, () => {

@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { useSimClusterPerTest } from "../../test/fixture.js";
 import { eventually } from "../../test/kubectl.js";
+import { servedRequests } from "../../test/metrics.js";
 import type { Pod } from "../resources/pods.js";
 import { PODS } from "../refs.js";
 
-/** The pod status writes the server answered (`apiserver_request_total`), refused ones included. */
-async function statusWrites(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split("\n")
-    .filter(
-      (l) =>
-        l.startsWith("apiserver_request_total{") &&
-        l.includes('resource="pods"') &&
-        l.includes('subresource="status"') &&
-        /verb="(PATCH|PUT)"/.test(l),
-    )
-    .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+/** The pod status writes the server answered, refused ones included. */
+function statusWrites(url: string): Promise<number> {
+  return servedRequests(url, (l) => l.includes('resource="pods"') && l.includes('subresource="status"') && /verb="(PATCH|PUT)"/.test(l));
 }
 
 const sim = useSimClusterPerTest();
