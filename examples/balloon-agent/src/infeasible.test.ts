@@ -12,10 +12,15 @@ describe("the balloon agent when the kubelet finds a resize Infeasible", () => {
   const registry = new Registry();
 
   beforeAll(async () => {
-    // The kubelet puts its measured size back into the Node's status after a Lease renewal, the first
-    // one at a random point of the interval: with an hour, a wrong size patched into the status stays
-    // for the test (with 2 minutes the renewal came within the test's seconds about one run in twenty).
-    sim = await startTestCluster(["node-a"], { cpu: "8", memory: "32Gi" }, { leaseRenewIntervalMs: 3_600_000 });
+    // The kubelet puts its measured size back into the Node's status after a Lease renewal and in its
+    // full status report, the first of each at a random point of its interval: with an hour each, a
+    // wrong size patched into the status stays for the test (with 2 and 5 minutes one of them came
+    // within the test's seconds about one run in ten).
+    sim = await startTestCluster(
+      ["node-a"],
+      { cpu: "8", memory: "32Gi" },
+      { leaseRenewIntervalMs: 3_600_000, statusReportIntervalMs: 3_600_000 },
+    );
     await sim.balloon("node-a", { cpu: "1m", memory: "1Mi" });
     client = new KubeClient(sim.cluster.url);
     manager = new ControllerManager({
